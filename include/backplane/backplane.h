@@ -1,0 +1,11 @@
+/* Backplane framework face: one C API for every plugged-in device. */
+#ifndef BACKPLANE_H_
+#define BACKPLANE_H_
+
+#include "backplane/device.h"
+#include "backplane/memory.h"
+#include "backplane/runtime.h"
+#include "backplane/status.h"
+#include "backplane/stream.h"
+
+#endif /* BACKPLANE_H_ */

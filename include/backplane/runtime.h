@@ -1,0 +1,79 @@
+/* The runtime object: owns every loaded plugin, device, stream and event.
+ * There is no hidden global state; several runtimes may coexist. */
+#ifndef BACKPLANE_RUNTIME_H_
+#define BACKPLANE_RUNTIME_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backplane/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct bp_runtime bp_runtime_t;
+
+typedef struct bp_runtime_options {
+  size_t struct_size; /* sizeof(bp_runtime_options_t) */
+  /* Colon-separated directories or .so files searched before anything else;
+   * NULL for none. */
+  const char *plugin_path;
+  /* Nonzero: ignore BACKPLANE_PLUGIN_PATH and CUSTOM_DEVICE_ROOT. */
+  int ignore_environment;
+  /* Nonzero: do not search the built-in plugin directory. */
+  int skip_builtin_plugins;
+} bp_runtime_options_t;
+
+/* Loads every plugin found on BACKPLANE_PLUGIN_PATH, then CUSTOM_DEVICE_ROOT,
+ * then the built-in directory beside libbackplane.so (`options` may be NULL).
+ * A plugin that fails to load is recorded as rejected, never fatal.
+ * Writes *out_runtime only on success. */
+BP_API bp_status_t bp_runtime_create(const bp_runtime_options_t *options,
+                              bp_runtime_t **out_runtime);
+
+/* Synchronizes and releases everything the runtime owns. Objects the caller
+ * forgot (streams, events, device memory) are reported on stderr and freed.
+ * NULL is a no-op. Not thread-safe against concurrent use of the runtime. */
+BP_API void bp_runtime_destroy(bp_runtime_t *runtime);
+
+/* Which optional plugin functions are the plugin's own ("native") and which
+ * are substitutes from Backplane's fallbacks. */
+typedef struct bp_plugin_info {
+  const char *path;            /* the shared object that was opened */
+  const char *device_type;     /* unique, e.g. "vcpu" */
+  const char *sub_device_type; /* may be "" */
+  size_t abi_major, abi_minor, abi_patch;
+  size_t interface_size; /* the C_DeviceInterface layout in bytes (912) */
+  size_t device_count;
+  /* Names of interface functions, each array NULL-terminated and owned by the
+   * runtime. */
+  const char *const *native_functions;
+  const char *const *fallback_functions;
+  const char *const *missing_functions; /* neither native nor substituted */
+  const char *const *extensions;        /* extension names the plugin exports */
+} bp_plugin_info_t;
+
+BP_API size_t bp_runtime_plugin_count(const bp_runtime_t *runtime);
+/* Fills *out_info for plugin `index`; pointers live as long as the runtime. */
+BP_API bp_status_t bp_runtime_plugin_info(const bp_runtime_t *runtime, size_t index,
+                                   bp_plugin_info_t *out_info);
+
+/* Plugins that were found but not loaded, with the reason. */
+BP_API size_t bp_runtime_rejected_count(const bp_runtime_t *runtime);
+BP_API bp_status_t bp_runtime_rejected_info(const bp_runtime_t *runtime, size_t index,
+                                     const char **out_path,
+                                     const char **out_reason);
+
+/* The dispatch table the runtime calls plugin `index` through (the plugin's
+ * own functions plus Backplane's fallbacks, layers spliced in), for
+ * conformance tools and benchmarks that call a plugin directly. */
+struct C_DeviceInterface;
+BP_API const struct C_DeviceInterface *
+bp_runtime_plugin_dispatch(const bp_runtime_t *runtime, size_t index);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BACKPLANE_RUNTIME_H_ */

@@ -1,0 +1,57 @@
+/* Streams (in-order queues of device work) and events (points in a stream).
+ * Handles are created by the caller and must be destroyed by it; each call is
+ * thread-safe, but destroying an object while another thread uses it is not.
+ * A plugin may have no streams at all (single-queue hardware): the stream is
+ * then the device's one queue and everything still works, synchronously. */
+#ifndef BACKPLANE_STREAM_H_
+#define BACKPLANE_STREAM_H_
+
+#include "backplane/device.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct bp_stream bp_stream_t;
+typedef struct bp_event bp_event_t;
+
+BP_API bp_status_t bp_stream_create(bp_device_t *device, bp_stream_t **out_stream);
+/* Drains pending work first. NULL is a no-op. */
+BP_API bp_status_t bp_stream_destroy(bp_stream_t *stream);
+BP_API bp_device_t *bp_stream_device(const bp_stream_t *stream);
+/* BP_OK when all enqueued work has finished, BP_ERR_NOT_READY otherwise. */
+BP_API bp_status_t bp_stream_query(bp_stream_t *stream);
+BP_API bp_status_t bp_stream_synchronize(bp_stream_t *stream);
+/* Work enqueued on `stream` after this waits until `event` completes; the
+ * event may belong to another stream or device. The caller does not block. */
+BP_API bp_status_t bp_stream_wait_event(bp_stream_t *stream, bp_event_t *event);
+/* Makes later work on `to` wait for everything enqueued on `from` so far
+ * (TVM's StreamStreamSynchronize / SyncStreamFromTo). */
+BP_API bp_status_t bp_stream_sync_from_to(bp_stream_t *from, bp_stream_t *to);
+
+/* A host function run once, in stream order, on a runtime thread; it must not
+ * enqueue work on or synchronize its own stream. */
+typedef void (*bp_host_fn_t)(void *user_data);
+BP_API bp_status_t bp_stream_add_callback(bp_stream_t *stream, bp_host_fn_t fn,
+                                   void *user_data);
+
+BP_API bp_status_t bp_event_create(bp_device_t *device, bp_event_t **out_event);
+/* NULL is a no-op. */
+BP_API bp_status_t bp_event_destroy(bp_event_t *event);
+/* Captures the work enqueued on `stream` so far; `stream` must belong to the
+ * event's device. Re-recording moves the event. */
+BP_API bp_status_t bp_event_record(bp_event_t *event, bp_stream_t *stream);
+/* BP_OK once the captured work has finished (or if never recorded),
+ * BP_ERR_NOT_READY before. */
+BP_API bp_status_t bp_event_query(bp_event_t *event);
+BP_API bp_status_t bp_event_synchronize(bp_event_t *event);
+/* Milliseconds between two completed events of one device. BP_ERR_NOT_READY
+ * while pending; BP_ERR_UNSUPPORTED if the plugin has no event timing. */
+BP_API bp_status_t bp_event_elapsed_time(bp_event_t *start, bp_event_t *end,
+                                  float *out_milliseconds);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BACKPLANE_STREAM_H_ */

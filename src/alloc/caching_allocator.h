@@ -1,0 +1,77 @@
+/* The caching device-memory allocator (internal). One instance per device.
+ *
+ * It knows nothing of plugins: the core hands it a backend (raw device
+ * allocate/free, memory info, size hints, and events for stream-ordered
+ * reuse). Streams are opaque keys (the core passes bp_stream_t*, NULL for
+ * "no stream": memory freed with no stream is reusable by anyone at once).
+ *
+ * Thread-safety: every function may be called from any thread concurrently,
+ * except destroy. Errors: bp_status_t with bp_last_error() set.
+ */
+#ifndef BACKPLANE_ALLOC_CACHING_ALLOCATOR_H_
+#define BACKPLANE_ALLOC_CACHING_ALLOCATOR_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backplane/status.h"
+
+typedef struct bp_alloc_backend {
+  void *self;
+  /* A label for messages, e.g. "vcpu:0". */
+  const char *name;
+  /* Raw device memory. Must return BP_ERR_OUT_OF_MEMORY when the device is
+   * full (the core maps C_FAILED and success-with-NULL to that). */
+  bp_status_t (*raw_allocate)(void *self, size_t size, void **out_ptr);
+  void (*raw_free)(void *self, void *ptr, size_t size);
+  bp_status_t (*memory_info)(void *self, size_t *out_total, size_t *out_free);
+  /* Events for cross-stream reuse. `stream` is the opaque stream key. */
+  bp_status_t (*event_create)(void *self, void **out_event);
+  bp_status_t (*event_record)(void *self, void *event, void *stream);
+  bp_status_t (*event_query)(void *self, void *event); /* BP_OK / NOT_READY */
+  void (*event_destroy)(void *self, void *event);
+} bp_alloc_backend_t;
+
+/* Seed 003's size hints. A hint the plugin did not give is 0 here; the
+ * allocator then applies seed 003's default and reports it in `defaulted`. */
+typedef struct bp_alloc_hints {
+  size_t min_chunk_size;
+  size_t max_chunk_size;
+  size_t max_alloc_size;
+  size_t extra_padding_size;
+  size_t init_alloc_size;
+  size_t realloc_size;
+} bp_alloc_hints_t;
+
+typedef struct bp_caching_allocator bp_caching_allocator_t;
+
+/* `backend` is copied; `backend->self` must outlive the allocator. */
+bp_status_t bp_caching_allocator_create(const bp_alloc_backend_t *backend,
+                                        const bp_alloc_hints_t *hints,
+                                        bp_caching_allocator_t **out);
+/* Returns all memory to the backend. Blocks still allocated are reported on
+ * stderr (count and bytes) and released. */
+void bp_caching_allocator_destroy(bp_caching_allocator_t *allocator);
+
+/* `stream` may be NULL. size 0 returns a unique pointer. */
+bp_status_t bp_caching_allocator_malloc(bp_caching_allocator_t *allocator,
+                                        size_t size, void *stream,
+                                        void **out_ptr);
+/* Unknown pointer or double free: BP_ERR_INVALID_ARGUMENT, nothing changes. */
+bp_status_t bp_caching_allocator_free(bp_caching_allocator_t *allocator,
+                                      void *ptr);
+/* Like PyTorch's record_stream: `ptr` is also in use on `stream`; its reuse
+ * on other streams waits for that stream's work at free time. */
+bp_status_t bp_caching_allocator_record_stream(
+    bp_caching_allocator_t *allocator, void *ptr, void *stream);
+/* Size the block at `ptr` was requested with; BP_ERR_INVALID_ARGUMENT if
+ * `ptr` is not a live block of this allocator. */
+bp_status_t bp_caching_allocator_block_size(bp_caching_allocator_t *allocator,
+                                            const void *ptr,
+                                            size_t *out_size);
+/* Called when `stream` is destroyed: its pending frees become plain frees
+ * and its workspaces are released. */
+void bp_caching_allocator_forget_stream(bp_caching_allocator_t *allocator,
+                                        void *stream);
+
+#endif /* BACKPLANE_ALLOC_CACHING_ALLOCATOR_H_ */
