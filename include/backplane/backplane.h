@@ -2,6 +2,7 @@
 #ifndef BACKPLANE_H_
 #define BACKPLANE_H_
 
+#include "backplane/allocator.h"
 #include "backplane/device.h"
 #include "backplane/memory.h"
 #include "backplane/runtime.h"

@@ -36,7 +36,7 @@ typedef enum {
 
 typedef struct C_Device_st {
   int id;
-} *C_Device;
+} * C_Device;
 
 typedef struct C_Stream_st *C_Stream;
 typedef struct C_Event_st *C_Event;
@@ -133,12 +133,12 @@ struct C_DeviceInterface {
                                       size_t size);
   C_Status (*unified_memory_deallocate)(const C_Device device, void *ptr,
                                         size_t size);
-  C_Status (*memory_copy_h2d)(const C_Device device, void *dst,
-                              const void *src, size_t size);
-  C_Status (*memory_copy_d2h)(const C_Device device, void *dst,
-                              const void *src, size_t size);
-  C_Status (*memory_copy_d2d)(const C_Device device, void *dst,
-                              const void *src, size_t size);
+  C_Status (*memory_copy_h2d)(const C_Device device, void *dst, const void *src,
+                              size_t size);
+  C_Status (*memory_copy_d2h)(const C_Device device, void *dst, const void *src,
+                              size_t size);
+  C_Status (*memory_copy_d2d)(const C_Device device, void *dst, const void *src,
+                              size_t size);
   C_Status (*memory_copy_p2p)(const C_Device dst_device,
                               const C_Device src_device, void *dst,
                               const void *src, size_t size);
@@ -292,7 +292,8 @@ typedef enum BP_DeviceAttr {
 } BP_DeviceAttr;
 
 typedef enum BP_AttrValueKind {
-  BP_ATTR_VALUE_UNSUPPORTED = 0, /* the zeroed default: "this device can't say" */
+  BP_ATTR_VALUE_UNSUPPORTED =
+      0, /* the zeroed default: "this device can't say" */
   BP_ATTR_VALUE_INT = 1,
   BP_ATTR_VALUE_STRING = 2,
 } BP_AttrValueKind;
@@ -321,6 +322,23 @@ typedef struct BP_EventTimingExtension {
                                  C_Event end, float *milliseconds);
 } BP_EventTimingExtension;
 
+/* A C-stable trace record (no C++ types). Plugins pass a pointer to one as
+ * the `event` of profiler_add_runtime_trace_event / _device_trace_event; the
+ * host copies it (strings included) before returning. */
+typedef struct BP_TraceEvent {
+  size_t struct_size;   /* sizeof(BP_TraceEvent) as built */
+  const char *name;     /* e.g. "memcpy_h2d"; required */
+  const char *category; /* "copy", "kernel", "collective", ...; may be NULL */
+  uint64_t start_ns;    /* CLOCK_MONOTONIC */
+  uint64_t end_ns;      /* >= start_ns */
+  int32_t device_id;    /* -1 for the host */
+  int32_t reserved;     /* zero */
+  uint64_t stream_id;   /* the plugin's stream identity; 0 for none */
+  uint64_t correlation_id; /* links a runtime call to its device work; 0 none */
+  uint64_t thread_id;      /* host thread for runtime events; 0 otherwise */
+  const char *args_json;   /* optional JSON object, e.g. {"bytes":4096} */
+} BP_TraceEvent;
+
 /* Pin the layout (LP64). */
 #if defined(__LP64__) || defined(_LP64)
 #ifdef __cplusplus
@@ -329,13 +347,14 @@ typedef struct BP_EventTimingExtension {
 #define BP_ABI_ASSERT(cond, msg) _Static_assert(cond, msg)
 #endif
 #define BP_ABI_SLOT(field, slot)                                               \
-  BP_ABI_ASSERT(offsetof(C_DeviceInterface, field) == (slot) * 8,              \
+  BP_ABI_ASSERT(offsetof(C_DeviceInterface, field) == (slot)*8,                \
                 "C_DeviceInterface." #field " must be slot " #slot)
 BP_ABI_ASSERT(sizeof(C_DeviceInterface) == 912, "layout B is 912 bytes");
 BP_ABI_ASSERT(sizeof(CustomRuntimeParams) == 88, "params are 88 bytes");
 BP_ABI_ASSERT(sizeof(CustomRuntimeVersion) == 24, "version is 24 bytes");
 BP_ABI_ASSERT(sizeof(C_CCLRootId) == 16, "root id is 16 bytes");
-BP_ABI_ASSERT(offsetof(CustomRuntimeParams, interface) == 8, "params.interface");
+BP_ABI_ASSERT(offsetof(CustomRuntimeParams, interface) == 8,
+              "params.interface");
 BP_ABI_ASSERT(offsetof(CustomRuntimeParams, version) == 16, "params.version");
 BP_ABI_ASSERT(offsetof(CustomRuntimeParams, device_type) == 40,
               "params.device_type");

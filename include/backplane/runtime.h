@@ -30,7 +30,7 @@ typedef struct bp_runtime_options {
  * A plugin that fails to load is recorded as rejected, never fatal.
  * Writes *out_runtime only on success. */
 BP_API bp_status_t bp_runtime_create(const bp_runtime_options_t *options,
-                              bp_runtime_t **out_runtime);
+                                     bp_runtime_t **out_runtime);
 
 /* Synchronizes and releases everything the runtime owns. Objects the caller
  * forgot (streams, events, device memory) are reported on stderr and freed.
@@ -56,14 +56,15 @@ typedef struct bp_plugin_info {
 
 BP_API size_t bp_runtime_plugin_count(const bp_runtime_t *runtime);
 /* Fills *out_info for plugin `index`; pointers live as long as the runtime. */
-BP_API bp_status_t bp_runtime_plugin_info(const bp_runtime_t *runtime, size_t index,
-                                   bp_plugin_info_t *out_info);
+BP_API bp_status_t bp_runtime_plugin_info(const bp_runtime_t *runtime,
+                                          size_t index,
+                                          bp_plugin_info_t *out_info);
 
 /* Plugins that were found but not loaded, with the reason. */
 BP_API size_t bp_runtime_rejected_count(const bp_runtime_t *runtime);
-BP_API bp_status_t bp_runtime_rejected_info(const bp_runtime_t *runtime, size_t index,
-                                     const char **out_path,
-                                     const char **out_reason);
+BP_API bp_status_t bp_runtime_rejected_info(const bp_runtime_t *runtime,
+                                            size_t index, const char **out_path,
+                                            const char **out_reason);
 
 /* The dispatch table the runtime calls plugin `index` through (the plugin's
  * own functions plus Backplane's fallbacks, layers spliced in), for

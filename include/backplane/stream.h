@@ -15,7 +15,8 @@ extern "C" {
 typedef struct bp_stream bp_stream_t;
 typedef struct bp_event bp_event_t;
 
-BP_API bp_status_t bp_stream_create(bp_device_t *device, bp_stream_t **out_stream);
+BP_API bp_status_t bp_stream_create(bp_device_t *device,
+                                    bp_stream_t **out_stream);
 /* Drains pending work first. NULL is a no-op. */
 BP_API bp_status_t bp_stream_destroy(bp_stream_t *stream);
 BP_API bp_device_t *bp_stream_device(const bp_stream_t *stream);
@@ -33,7 +34,7 @@ BP_API bp_status_t bp_stream_sync_from_to(bp_stream_t *from, bp_stream_t *to);
  * enqueue work on or synchronize its own stream. */
 typedef void (*bp_host_fn_t)(void *user_data);
 BP_API bp_status_t bp_stream_add_callback(bp_stream_t *stream, bp_host_fn_t fn,
-                                   void *user_data);
+                                          void *user_data);
 
 BP_API bp_status_t bp_event_create(bp_device_t *device, bp_event_t **out_event);
 /* NULL is a no-op. */
@@ -48,7 +49,7 @@ BP_API bp_status_t bp_event_synchronize(bp_event_t *event);
 /* Milliseconds between two completed events of one device. BP_ERR_NOT_READY
  * while pending; BP_ERR_UNSUPPORTED if the plugin has no event timing. */
 BP_API bp_status_t bp_event_elapsed_time(bp_event_t *start, bp_event_t *end,
-                                  float *out_milliseconds);
+                                         float *out_milliseconds);
 
 #ifdef __cplusplus
 }

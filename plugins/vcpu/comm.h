@@ -1,0 +1,141 @@
+/* vcpu communicators (internal): the objects behind C_CCLComm.
+ *
+ * A world is the set of `nranks` communicators created from one unique id.
+ * Ranks that live in this process (virtual devices driven by threads) share
+ * the world object directly: collectives read and write peers' buffers with
+ * no staging copy. Collective calls only enqueue a task on the rank's stream
+ * (comm_platform.h); the task meets its peers' tasks through per-rank arrival
+ * counters, so no call blocks its caller and one thread can drive every rank.
+ *
+ * Every collective gets a per-communicator sequence number at call time; at
+ * the first meeting point each rank checks that all ranks called the same
+ * operation (kind, count, type, op, root) at that number. Every wait has the
+ * deadline BACKPLANE_COMM_TIMEOUT_MS and watches the world's abort flag. The
+ * first failure poisons the communicator: later calls fail at once, and
+ * comm_error() names the communicator, operation, sequence number and the
+ * missing rank.
+ */
+#ifndef BACKPLANE_VCPU_COMM_H_
+#define BACKPLANE_VCPU_COMM_H_
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backplane/device_ext.h"
+#include "backplane/status.h"
+#include "comm_id.h"
+#include "comm_wait.h"
+
+typedef enum comm_kind {
+  COMM_ALL_REDUCE,
+  COMM_BROADCAST,
+  COMM_REDUCE,
+  COMM_ALL_GATHER,
+  COMM_REDUCE_SCATTER,
+  COMM_SEND,
+  COMM_RECV,
+} comm_kind;
+
+/* One call as every rank describes it; `count` is per rank for all_gather and
+ * reduce_scatter (NCCL's convention), `peer` is root or p2p peer. */
+typedef struct comm_desc {
+  comm_kind kind;
+  const void *send;
+  void *recv;
+  size_t count;
+  C_DataType dtype;
+  C_CCLReduceOp op;
+  size_t peer;
+  uint64_t seq; /* collective sequence, or the p2p message number per pair */
+} comm_desc;
+
+/* Per-rank state shared with peers. `arrive` is the rank's position in the
+ * current collective (seq * COMM_PHASES + phase); `desc` is valid for peers
+ * from the first phase on, until the rank leaves the collective. */
+typedef struct comm_rank_slot {
+  _Alignas(64) _Atomic uint64_t arrive;
+  atomic_bool joined;
+  comm_desc desc;
+} comm_rank_slot;
+
+enum { COMM_PHASES = 4, COMM_MAILBOX_SLOTS = 16 };
+
+/* A posted send, read by the receiver. `status` is written by the receiver
+ * before it consumes the message: 0, or 1 when count/type did not match. */
+typedef struct comm_message {
+  const void *buf;
+  size_t count;
+  C_DataType dtype;
+  int status;
+} comm_message;
+
+/* Ordered pair (src -> dst) of ranks: `posted` and `consumed` count messages.
+ * Message k lives in ring[k % COMM_MAILBOX_SLOTS]. */
+typedef struct comm_mailbox {
+  _Alignas(64) _Atomic uint64_t posted;
+  _Atomic uint64_t consumed;
+  comm_message ring[COMM_MAILBOX_SLOTS];
+} comm_mailbox;
+
+typedef struct comm_world {
+  struct comm_world *next; /* registry list, under the registry lock */
+  uint64_t token, secret;
+  size_t nranks;
+  size_t attached; /* communicators not yet destroyed (registry lock) */
+  comm_signal signal;
+  atomic_bool aborted;
+  comm_rank_slot *slots;   /* nranks */
+  comm_mailbox *mailboxes; /* nranks * nranks, [src * nranks + dst] */
+} comm_world;
+
+struct C_CCLComm_st {
+  comm_world *world;
+  size_t rank, nranks;
+  uint64_t timeout_ns;
+  char name[64];                /* "vcpu-comm:<token>" */
+  _Atomic uint64_t next_seq;    /* collectives called so far */
+  _Atomic uint64_t *sends_to;   /* nranks: messages sent to each peer */
+  _Atomic uint64_t *recvs_from; /* nranks: messages received from each */
+  pthread_mutex_t error_lock;
+  _Atomic int error; /* a bp_status_t, BP_OK until the first failure */
+  char error_message[512];
+};
+
+/* Creates rank `rank` of the world the id names (creating the world on first
+ * use). Does not wait for peers: a peer that never joins is reported by the
+ * first collective that needs it. BP_ERR_INVALID_ARGUMENT for a malformed id,
+ * a wrong secret, an nranks that differs from the world's, or a rank already
+ * joined; BP_ERR_UNSUPPORTED for an id from another process; the message is
+ * in comm_last_error(). */
+bp_status_t comm_create(size_t nranks, const C_CCLRootId *root, size_t rank,
+                        C_CCLComm *out_comm);
+
+/* Detaches from the world; the last communicator frees it. The caller has
+ * synchronized the streams the communicator was used on. */
+void comm_destroy(C_CCLComm comm);
+
+/* Sets the world's abort flag: every rank's pending and later waits end with
+ * BP_ERR_ABORTED promptly. Callable from any thread, never blocks. */
+void comm_abort(C_CCLComm comm);
+
+/* BP_OK, or the first failure of this communicator with its message copied
+ * into `message` (may be NULL) of `capacity` bytes. Thread-safe. */
+bp_status_t comm_error(C_CCLComm comm, char *message, size_t capacity);
+
+/* Records the first failure (later ones are dropped) and returns `status`. */
+bp_status_t comm_fail(C_CCLComm comm, bp_status_t status, const char *format,
+                      ...) __attribute__((format(printf, 3, 4)));
+
+/* The calling thread's message for the last call rejected before it was
+ * enqueued (bad argument, poisoned communicator). Never NULL. */
+const char *comm_last_error(void);
+bp_status_t comm_reject(bp_status_t status, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* "all_reduce", "broadcast", ... */
+const char *comm_kind_name(comm_kind kind);
+
+#endif /* BACKPLANE_VCPU_COMM_H_ */

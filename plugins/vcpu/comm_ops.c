@@ -1,0 +1,311 @@
+#include "comm_ops.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm_reduce.h"
+#include "comm_threads.h"
+#include "park.h"
+
+/* The work of one task: the calls one (communicator, stream) pair got. */
+typedef struct comm_batch {
+  struct comm_batch *next; /* the group's list */
+  C_CCLComm comm;
+  C_Stream stream;
+  comm_desc *calls;
+  size_t count, capacity;
+} comm_batch;
+
+typedef struct comm_group {
+  unsigned depth;
+  comm_batch *batches;
+  bp_status_t status; /* the first failure while recording */
+} comm_group;
+
+static _Atomic comm_enqueue_fn enqueue_task;
+static _Thread_local comm_group group;
+
+void comm_set_enqueue(comm_enqueue_fn enqueue) {
+  atomic_store(&enqueue_task, enqueue);
+}
+
+static void batch_free(comm_batch *batch) {
+  free(batch->calls);
+  free(batch);
+}
+
+/* Runs the batch's collectives in call order, then all its sends and
+ * receives together. A poisoned communicator runs nothing. */
+static void run_batch(void *argument) {
+  comm_batch *batch = argument;
+  C_CCLComm comm = batch->comm;
+  uint64_t deadline = vcpu_now_ns() + comm->timeout_ns;
+  bp_status_t status = (bp_status_t)atomic_load(&comm->error);
+  size_t p2p_count = 0;
+  for (size_t i = 0; i < batch->count && status == BP_OK; i++) {
+    if (batch->calls[i].kind >= COMM_SEND) /* gather p2p at the front */
+      batch->calls[p2p_count++] = batch->calls[i];
+    else
+      status = comm_threads_collective(comm, &batch->calls[i], deadline);
+  }
+  if (status == BP_OK && p2p_count != 0)
+    comm_threads_p2p(comm, batch->calls, p2p_count, deadline);
+  batch_free(batch);
+}
+
+static bp_status_t append(comm_batch *batch, const comm_desc *desc) {
+  if (batch->count == batch->capacity) {
+    size_t capacity = batch->capacity ? 2 * batch->capacity : 4;
+    comm_desc *calls = realloc(batch->calls, capacity * sizeof *calls);
+    if (calls == NULL)
+      return comm_reject(BP_ERR_OUT_OF_MEMORY, "%s: out of memory",
+                         batch->comm->name);
+    batch->calls = calls;
+    batch->capacity = capacity;
+  }
+  batch->calls[batch->count++] = *desc;
+  return BP_OK;
+}
+
+static comm_batch *batch_new(C_CCLComm comm, C_Stream stream) {
+  comm_batch *batch = calloc(1, sizeof *batch);
+  if (batch != NULL) {
+    batch->comm = comm;
+    batch->stream = stream;
+  }
+  return batch;
+}
+
+/* Enqueues the batch. Its calls already hold sequence numbers, so a batch
+ * that cannot run would desynchronize the ranks: its communicator is
+ * poisoned instead. */
+static bp_status_t submit(comm_batch *batch) {
+  C_CCLComm comm = batch->comm;
+  bp_status_t status = BP_OK;
+  comm_enqueue_fn enqueue = atomic_load(&enqueue_task);
+  if (enqueue == NULL)
+    status = comm_reject(BP_ERR_INTERNAL, "%s: no stream hand-off installed",
+                         comm->name);
+  else if (enqueue(batch->stream, run_batch, batch) != C_SUCCESS)
+    status = comm_reject(BP_ERR_PLUGIN,
+                         "%s rank %zu: could not enqueue on "
+                         "the stream",
+                         comm->name, comm->rank);
+  else
+    return BP_OK;
+  comm_fail(comm, status, "%s", comm_last_error());
+  batch_free(batch);
+  return status;
+}
+
+/* Records the call in the thread's group, or enqueues it alone. */
+static bp_status_t dispatch(C_CCLComm comm, const comm_desc *desc,
+                            C_Stream stream) {
+  if (group.depth == 0) {
+    comm_batch *batch = batch_new(comm, stream);
+    if (batch == NULL)
+      return comm_reject(BP_ERR_OUT_OF_MEMORY, "%s: out of memory", comm->name);
+    bp_status_t status = append(batch, desc);
+    if (status != BP_OK) {
+      batch_free(batch);
+      return status;
+    }
+    return submit(batch);
+  }
+  comm_batch **link = &group.batches;
+  while (*link && !((*link)->comm == comm && (*link)->stream == stream))
+    link = &(*link)->next;
+  if (*link == NULL && (*link = batch_new(comm, stream)) == NULL)
+    return comm_reject(BP_ERR_OUT_OF_MEMORY, "%s: out of memory", comm->name);
+  return append(*link, desc);
+}
+
+/* The call already holds its sequence number: if it cannot be dispatched,
+ * the ranks are out of step, so the communicator is poisoned. */
+static bp_status_t dispatch_numbered(C_CCLComm comm, const comm_desc *desc,
+                                     C_Stream stream) {
+  bp_status_t status = dispatch(comm, desc, stream);
+  if (status != BP_OK)
+    comm_fail(comm, status, "%s", comm_last_error());
+  return status;
+}
+
+static bp_status_t check_comm(C_CCLComm comm, const char *what,
+                              C_Stream stream) {
+  if (comm == NULL)
+    return comm_reject(BP_ERR_INVALID_ARGUMENT, "%s: comm is NULL", what);
+  if (stream == NULL)
+    return comm_reject(BP_ERR_INVALID_ARGUMENT, "%s on %s: stream is NULL",
+                       what, comm->name);
+  char message[512];
+  bp_status_t status = comm_error(comm, message, sizeof message);
+  if (status != BP_OK)
+    return comm_reject(status,
+                       "%s on %s rank %zu: the communicator failed "
+                       "earlier: %s",
+                       what, comm->name, comm->rank, message);
+  return BP_OK;
+}
+
+/* Count, type and buffer checks shared by every call. `elements` is the
+ * largest element count any buffer of the call spans. */
+static bp_status_t check_data(C_CCLComm comm, const comm_desc *d,
+                              size_t elements, bool needs_send,
+                              bool needs_recv) {
+  const char *what = comm_kind_name(d->kind);
+  size_t size = comm_dtype_size(d->dtype);
+  if (size == 0)
+    return comm_reject(BP_ERR_INVALID_ARGUMENT,
+                       "%s on %s: data type %s (%d) is not supported", what,
+                       comm->name, comm_dtype_name(d->dtype), (int)d->dtype);
+  if (elements > SIZE_MAX / size / 2)
+    return comm_reject(BP_ERR_INVALID_ARGUMENT,
+                       "%s on %s: count %zu overflows the address space", what,
+                       comm->name, d->count);
+  if (d->count != 0 &&
+      ((needs_send && d->send == NULL) || (needs_recv && d->recv == NULL)))
+    return comm_reject(BP_ERR_INVALID_ARGUMENT,
+                       "%s on %s rank %zu: buffer is NULL with count %zu", what,
+                       comm->name, comm->rank, d->count);
+  return BP_OK;
+}
+
+/* A call rejected inside a group fails the whole group. */
+static bp_status_t note(bp_status_t status) {
+  if (status != BP_OK && group.depth != 0 && group.status == BP_OK)
+    group.status = status;
+  return status;
+}
+
+static bp_status_t collective(C_CCLComm comm, comm_desc d, C_Stream stream) {
+  const char *what = comm_kind_name(d.kind);
+  bp_status_t status = check_comm(comm, what, stream);
+  if (status != BP_OK)
+    return status;
+  bool reduces = d.kind == COMM_ALL_REDUCE || d.kind == COMM_REDUCE ||
+                 d.kind == COMM_REDUCE_SCATTER;
+  if (reduces && !comm_op_valid(d.op))
+    return comm_reject(BP_ERR_INVALID_ARGUMENT,
+                       "%s on %s: reduce op %d is not one of sum, avg, max, "
+                       "min, prod",
+                       what, comm->name, (int)d.op);
+  if ((d.kind == COMM_BROADCAST || d.kind == COMM_REDUCE) &&
+      d.peer >= comm->nranks)
+    return comm_reject(BP_ERR_INVALID_ARGUMENT,
+                       "%s on %s: root %zu out of range for %zu ranks", what,
+                       comm->name, d.peer, comm->nranks);
+  bool gathers = d.kind == COMM_ALL_GATHER || d.kind == COMM_REDUCE_SCATTER;
+  size_t elements = d.count;
+  if (gathers && d.count > SIZE_MAX / comm->nranks)
+    elements = SIZE_MAX;
+  else if (gathers)
+    elements = d.count * comm->nranks;
+  /* A non-root rank of reduce may pass no receive buffer. */
+  bool needs_recv = d.kind != COMM_REDUCE || d.peer == comm->rank;
+  status = check_data(comm, &d, elements, true, needs_recv);
+  if (status != BP_OK)
+    return status;
+  d.seq = atomic_fetch_add(&comm->next_seq, 1) + 1;
+  return dispatch_numbered(comm, &d, stream);
+}
+
+bp_status_t comm_call_collective(C_CCLComm comm, comm_desc desc,
+                                 C_Stream stream) {
+  return note(collective(comm, desc, stream));
+}
+
+static bp_status_t p2p(C_CCLComm comm, comm_desc d, C_Stream stream) {
+  const char *what = comm_kind_name(d.kind);
+  bp_status_t status = check_comm(comm, what, stream);
+  if (status != BP_OK)
+    return status;
+  if (d.peer >= comm->nranks)
+    return comm_reject(BP_ERR_INVALID_ARGUMENT,
+                       "%s on %s: peer rank %zu out of range for %zu ranks",
+                       what, comm->name, d.peer, comm->nranks);
+  bool sends = d.kind == COMM_SEND;
+  status = check_data(comm, &d, d.count, sends, !sends);
+  if (status != BP_OK)
+    return status;
+  _Atomic uint64_t *counter =
+      sends ? &comm->sends_to[d.peer] : &comm->recvs_from[d.peer];
+  d.seq = atomic_fetch_add(counter, 1);
+  return dispatch_numbered(comm, &d, stream);
+}
+
+bp_status_t comm_call_p2p(C_CCLComm comm, comm_desc desc, C_Stream stream) {
+  return note(p2p(comm, desc, stream));
+}
+
+bp_status_t comm_call_all_to_all(C_CCLComm comm, const void **send_buf,
+                                 const size_t *send_count,
+                                 const C_DataType *send_dtype, void **recv_buf,
+                                 const size_t *recv_count,
+                                 const C_DataType *recv_dtype,
+                                 C_Stream stream) {
+  if (comm == NULL)
+    return note(
+        comm_reject(BP_ERR_INVALID_ARGUMENT, "all_to_all: comm is NULL"));
+  if (!send_buf || !send_count || !send_dtype || !recv_buf || !recv_count ||
+      !recv_dtype)
+    return note(comm_reject(BP_ERR_INVALID_ARGUMENT,
+                            "all_to_all on %s: an array argument is NULL",
+                            comm->name));
+  comm_group_start();
+  for (size_t r = 0; r < comm->nranks; r++) {
+    comm_desc send = {.kind = COMM_SEND,
+                      .send = send_buf[r],
+                      .count = send_count[r],
+                      .dtype = send_dtype[r],
+                      .peer = r};
+    comm_desc recv = {.kind = COMM_RECV,
+                      .recv = recv_buf[r],
+                      .count = recv_count[r],
+                      .dtype = recv_dtype[r],
+                      .peer = r};
+    if (comm_call_p2p(comm, send, stream) != BP_OK ||
+        comm_call_p2p(comm, recv, stream) != BP_OK)
+      break;
+  }
+  return comm_group_end();
+}
+
+void comm_group_start(void) {
+  group.depth++;
+}
+
+bp_status_t comm_group_end(void) {
+  if (group.depth == 0)
+    return comm_reject(BP_ERR_INVALID_ARGUMENT,
+                       "xccl_group_end without a matching xccl_group_start");
+  if (--group.depth != 0)
+    return BP_OK;
+  bp_status_t status = group.status;
+  comm_batch *batch = group.batches;
+  group.batches = NULL;
+  group.status = BP_OK;
+  char first_error[512] = "";
+  if (status != BP_OK)
+    snprintf(first_error, sizeof first_error, "%s", comm_last_error());
+  while (batch != NULL) {
+    comm_batch *next = batch->next;
+    batch->next = NULL;
+    if (status != BP_OK) { /* a failed group enqueues nothing more */
+      comm_fail(batch->comm, status,
+                "%s rank %zu: a call of its group "
+                "failed: %s",
+                batch->comm->name, batch->comm->rank, first_error);
+      batch_free(batch);
+    } else {
+      status = submit(batch);
+      if (status != BP_OK)
+        snprintf(first_error, sizeof first_error, "%s", comm_last_error());
+    }
+    batch = next;
+  }
+  if (status != BP_OK)
+    return comm_reject(status, "%s", first_error);
+  return BP_OK;
+}

@@ -1,0 +1,69 @@
+#include "comm_wait.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "park.h"
+
+enum {
+  SPIN_ROUNDS = 2000,
+  YIELD_ROUNDS = 50,
+  MAX_SLEEP_NS = 1000000, /* 1 ms between deadline/abort checks */
+};
+
+uint64_t comm_timeout_ms_from_env(void) {
+  const char *text = getenv("BACKPLANE_COMM_TIMEOUT_MS");
+  if (text == NULL || *text == '\0')
+    return COMM_DEFAULT_TIMEOUT_MS;
+  char *end;
+  errno = 0;
+  unsigned long long value = strtoull(text, &end, 10);
+  if (errno != 0 || *end != '\0' || value == 0 || value > UINT32_MAX)
+    return COMM_DEFAULT_TIMEOUT_MS;
+  return value;
+}
+
+void comm_signal_progress(comm_signal *signal) {
+  atomic_fetch_add_explicit(&signal->generation, 1, memory_order_seq_cst);
+  if (atomic_load_explicit(&signal->sleepers, memory_order_seq_cst) != 0)
+    syscall(SYS_futex, &signal->generation, FUTEX_WAKE_PRIVATE, INT_MAX, NULL,
+            NULL, 0);
+}
+
+comm_wait_result comm_wait(comm_signal *signal, const atomic_bool *aborted,
+                           uint64_t deadline_ns, bool (*ready)(void *context),
+                           void *context) {
+  for (unsigned round = 0;; round++) {
+    uint32_t seen =
+        atomic_load_explicit(&signal->generation, memory_order_acquire);
+    if (ready(context))
+      return COMM_WAIT_READY;
+    if (atomic_load_explicit(aborted, memory_order_acquire))
+      return COMM_WAIT_ABORTED;
+    if (round < SPIN_ROUNDS) {
+      vcpu_cpu_relax();
+      continue;
+    }
+    uint64_t now = vcpu_now_ns();
+    if (now >= deadline_ns)
+      return ready(context) ? COMM_WAIT_READY : COMM_WAIT_TIMEOUT;
+    if (round < SPIN_ROUNDS + YIELD_ROUNDS) {
+      sched_yield();
+      continue;
+    }
+    uint64_t left = deadline_ns - now;
+    struct timespec pause = {0,
+                             (long)(left < MAX_SLEEP_NS ? left : MAX_SLEEP_NS)};
+    atomic_fetch_add_explicit(&signal->sleepers, 1, memory_order_seq_cst);
+    if (!ready(context)) /* re-check after announcing ourselves */
+      syscall(SYS_futex, &signal->generation, FUTEX_WAIT_PRIVATE, seen, &pause,
+              NULL, 0);
+    atomic_fetch_sub_explicit(&signal->sleepers, 1, memory_order_relaxed);
+  }
+}

@@ -1,0 +1,99 @@
+/* The plugin's two exported symbols: InitPlugin fills the Paddle table
+ * (layout B); BackplanePluginExtensions returns the extension chain. Nothing
+ * else is exported. InitPlugin has no side effects beyond the params and the
+ * table, so a host may call it to probe the layout. */
+#include "attributes.h"
+#include "backplane/device_ext.h"
+#include "comm_interface.h"
+#include "copy.h"
+#include "device.h"
+#include "event.h"
+#include "memory.h"
+#include "stream.h"
+
+#include <string.h>
+
+#define VCPU_EXPORT __attribute__((visibility("default")))
+
+static const BP_EventTimingExtension g_event_timing = {
+    .base = {.struct_size = sizeof(BP_EventTimingExtension),
+             .type = BP_EXTENSION_EVENT_TIMING,
+             .next = NULL},
+    .event_elapsed_time = vcpu_event_elapsed_time,
+};
+
+static const BP_DeviceAttributesExtension g_device_attributes = {
+    .base = {.struct_size = sizeof(BP_DeviceAttributesExtension),
+             .type = BP_EXTENSION_DEVICE_ATTRIBUTES,
+             .next = &g_event_timing.base},
+    .get_attribute = vcpu_get_attribute,
+};
+
+VCPU_EXPORT const BP_ExtensionBase *BackplanePluginExtensions(void) {
+  return &g_device_attributes.base;
+}
+
+static void fill_table(C_DeviceInterface *table) {
+  size_t size = table->size;
+  memset(table, 0, sizeof *table);
+  table->size = size;
+
+  table->initialize = vcpu_initialize;
+  table->finalize = vcpu_finalize;
+  table->init_device = vcpu_init_device;
+  table->set_device = vcpu_set_device;
+  table->get_device = vcpu_get_device;
+  table->deinit_device = vcpu_deinit_device;
+  table->create_stream = vcpu_create_stream;
+  table->destroy_stream = vcpu_destroy_stream;
+  table->query_stream = vcpu_query_stream;
+  table->stream_add_callback = vcpu_stream_add_callback;
+  table->create_event = vcpu_create_event;
+  table->record_event = vcpu_record_event;
+  table->destroy_event = vcpu_destroy_event;
+  table->query_event = vcpu_query_event;
+  table->synchronize_device = vcpu_synchronize_device;
+  table->synchronize_stream = vcpu_synchronize_stream;
+  table->synchronize_event = vcpu_synchronize_event;
+  table->stream_wait_event = vcpu_stream_wait_event;
+
+  table->device_memory_allocate = vcpu_device_memory_allocate;
+  table->device_memory_deallocate = vcpu_device_memory_deallocate;
+  table->device_memory_set = vcpu_device_memory_set;
+  table->host_memory_allocate = vcpu_host_memory_allocate;
+  table->host_memory_deallocate = vcpu_host_memory_deallocate;
+  table->unified_memory_allocate = vcpu_unified_memory_allocate;
+  table->unified_memory_deallocate = vcpu_unified_memory_deallocate;
+  table->memory_copy_h2d = vcpu_memory_copy_h2d;
+  table->memory_copy_d2h = vcpu_memory_copy_d2h;
+  table->memory_copy_d2d = vcpu_memory_copy_d2d;
+  table->memory_copy_p2p = vcpu_memory_copy_p2p;
+  table->async_memory_copy_h2d = vcpu_async_memory_copy_h2d;
+  table->async_memory_copy_d2h = vcpu_async_memory_copy_d2h;
+  table->async_memory_copy_d2d = vcpu_async_memory_copy_d2d;
+  table->async_memory_copy_p2p = vcpu_async_memory_copy_p2p;
+
+  table->get_device_count = vcpu_get_device_count;
+  table->get_device_list = vcpu_get_device_list;
+  table->device_memory_stats = vcpu_device_memory_stats;
+  table->device_min_chunk_size = vcpu_device_min_chunk_size;
+  table->device_max_chunk_size = vcpu_device_max_chunk_size;
+  table->device_max_alloc_size = vcpu_device_max_alloc_size;
+  table->device_extra_padding_size = vcpu_device_extra_padding_size;
+  table->device_init_alloc_size = vcpu_device_init_alloc_size;
+  table->device_realloc_size = vcpu_device_realloc_size;
+  table->get_compute_capability = vcpu_get_compute_capability;
+  table->get_runtime_version = vcpu_get_runtime_version;
+  table->get_driver_version = vcpu_get_driver_version;
+
+  vcpu_comm_fill_interface(table, vcpu_stream_enqueue_host_fn);
+}
+
+VCPU_EXPORT void InitPlugin(CustomRuntimeParams *params) {
+  if (!params || !params->interface)
+    return;
+  PADDLE_CUSTOM_RUNTIME_CHECK_VERSION(params);
+  params->device_type = "vcpu";
+  params->sub_device_type = "v1";
+  fill_table(params->interface);
+}

@@ -1,0 +1,88 @@
+/* The command ring of one stream: a bounded multi-producer single-consumer
+ * queue (Vyukov-style cells with sequence numbers, producers take tickets with
+ * one atomic add). A full ring blocks producers until the worker frees a cell.
+ *
+ * The consumer (the stream's worker) peeks the front command, runs it, then
+ * pops it; `completed` counts popped commands, so a producer's ticket t is done
+ * once completed > t. The worker spins briefly on an empty ring, then parks;
+ * producers issue a futex wake only when it is parked.
+ */
+#ifndef BACKPLANE_VCPU_QUEUE_H_
+#define BACKPLANE_VCPU_QUEUE_H_
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backplane/device_ext.h"
+#include "progress.h"
+
+typedef enum vcpu_command_kind {
+  VCPU_COMMAND_COPY,     /* copy.dst <- copy.src, copy.size bytes */
+  VCPU_COMMAND_CALLBACK, /* C_Callback with a status pointer */
+  VCPU_COMMAND_HOST_FN,  /* host_fn.fn(host_fn.arg) */
+  VCPU_COMMAND_RECORD,   /* complete event.event's generation */
+  VCPU_COMMAND_WAIT,     /* wait for event.event's generation */
+  VCPU_COMMAND_STOP,     /* the worker exits after this one */
+} vcpu_command_kind;
+
+struct vcpu_copier;
+
+typedef struct vcpu_command {
+  uint32_t kind; /* a vcpu_command_kind */
+  union {
+    struct {
+      void *dst;
+      const void *src;
+      size_t size;
+      struct vcpu_copier *copier; /* helper thread of the destination */
+    } copy;
+    struct {
+      C_Callback fn;
+      void *user_data;
+    } callback;
+    struct {
+      void (*fn)(void *arg);
+      void *arg;
+    } host_fn;
+    struct {
+      C_Event event; /* holds a reference until the command ran */
+      uint64_t generation;
+    } event;
+  };
+} vcpu_command;
+
+typedef struct vcpu_queue_cell {
+  _Alignas(64) atomic_uint_least64_t sequence;
+  vcpu_command command;
+} vcpu_queue_cell;
+
+typedef struct vcpu_queue {
+  vcpu_queue_cell *cells;
+  uint64_t mask;                           /* capacity - 1 */
+  _Alignas(64) atomic_uint_least64_t tail; /* next ticket */
+  atomic_uint parked;         /* futex word: 1 while the worker sleeps */
+  _Alignas(64) uint64_t head; /* consumer only */
+  vcpu_progress completed;    /* commands popped */
+} vcpu_queue;
+
+/* capacity must be a power of two. Returns 0 or ENOMEM. */
+int vcpu_queue_init(vcpu_queue *queue, size_t capacity);
+void vcpu_queue_destroy(vcpu_queue *queue);
+
+/* Any thread. Copies `command` in and returns its ticket; blocks while full. */
+uint64_t vcpu_queue_push(vcpu_queue *queue, const vcpu_command *command);
+
+/* Tickets handed out so far: wait for completed >= this to drain. */
+static inline uint64_t vcpu_queue_issued(vcpu_queue *queue) {
+  return atomic_load_explicit(&queue->tail, memory_order_acquire);
+}
+
+/* Consumer only: waits for the next command and returns it in place; it stays
+ * valid (and its cell occupied) until vcpu_queue_pop. */
+vcpu_command *vcpu_queue_front(vcpu_queue *queue);
+
+/* Consumer only: frees the front cell and counts the command completed. */
+void vcpu_queue_pop(vcpu_queue *queue);
+
+#endif /* BACKPLANE_VCPU_QUEUE_H_ */

@@ -1,0 +1,54 @@
+/* Streams: each stream is a worker thread draining a FIFO of commands
+ * (queue.h). Nothing enqueued runs on the caller's thread; commands of one
+ * stream run one after another in enqueue order; streams run concurrently.
+ *
+ * ABI semantics:
+ *  - query_stream: C_SUCCESS when every enqueued command has run, C_FAILED
+ *    ("not ready") otherwise.
+ *  - synchronize_stream / synchronize_device: spin briefly, then park until
+ *    the commands enqueued before the call have run.
+ *  - destroy_stream: runs what is still queued, then joins the worker.
+ *  - stream_add_callback: the callback runs on the worker, in order, exactly
+ *    once, with a pointer to a C_Status holding C_SUCCESS. Like a CUDA host
+ *    function it must not wait for later work of its own stream (no
+ *    synchronize_stream / synchronize_device on it, no destroy_stream).
+ * A stream belongs to the device it was created on; passing it with another
+ * device is C_ERROR. BACKPLANE_VCPU_JITTER_US makes the worker sleep a random
+ * 0..N µs before each command.
+ */
+#ifndef BACKPLANE_VCPU_STREAM_H_
+#define BACKPLANE_VCPU_STREAM_H_
+
+#include <stddef.h>
+
+#include "backplane/device_ext.h"
+#include "device.h"
+#include "queue.h"
+
+C_Status vcpu_create_stream(const C_Device device, C_Stream *stream);
+C_Status vcpu_destroy_stream(const C_Device device, C_Stream stream);
+C_Status vcpu_query_stream(const C_Device device, C_Stream stream);
+C_Status vcpu_stream_add_callback(const C_Device device, C_Stream stream,
+                                  C_Callback callback, void *user_data);
+C_Status vcpu_synchronize_stream(const C_Device device, C_Stream stream);
+C_Status vcpu_synchronize_device(const C_Device device);
+
+/* For other in-plugin components (collectives, kernels): runs fn(arg) on the
+ * stream's worker after everything enqueued before. C_ERROR if `stream` is
+ * not a live vcpu stream or `fn` is NULL. Thread-safe. */
+C_Status vcpu_stream_enqueue_host_fn(C_Stream stream, void (*fn)(void *arg),
+                                     void *arg);
+
+/* The device a live stream belongs to, or NULL if `stream` is not one. */
+vcpu_device *vcpu_stream_device(C_Stream stream);
+
+/* `stream` if it is a live stream of `device`, else NULL. */
+C_Stream vcpu_stream_of(const vcpu_device *device, C_Stream stream);
+
+/* Enqueues a command (the caller validated the stream). */
+void vcpu_stream_enqueue(C_Stream stream, const vcpu_command *command);
+
+/* Destroys (draining first) every stream of `device`; returns how many. */
+size_t vcpu_streams_destroy_all(vcpu_device *device);
+
+#endif /* BACKPLANE_VCPU_STREAM_H_ */
