@@ -182,15 +182,24 @@ C_Status vcpu_comm_abort(C_CCLComm comm) {
   return C_SUCCESS;
 }
 
-C_Status vcpu_comm_get_async_error(C_CCLComm comm, int *out_status,
+C_Status vcpu_comm_get_async_error(C_CCLComm comm, int32_t *out_status,
                                    char *message, size_t capacity) {
   if (comm == NULL || out_status == NULL)
     return to_c_status(comm_reject(BP_ERR_INVALID_ARGUMENT,
                                    "comm async error: comm or status is NULL"));
-  *out_status = (int)comm_error(comm, message, capacity);
+  *out_status = (int32_t)comm_error(comm, message, capacity);
   return C_SUCCESS;
 }
 
 const char *vcpu_comm_last_error(void) {
   return comm_last_error();
 }
+
+const BP_CommExtension vcpu_comm_extension = {
+    .base = {.struct_size = sizeof(BP_CommExtension),
+             .type = BP_EXTENSION_COMM,
+             .next = NULL},
+    .comm_abort = vcpu_comm_abort,
+    .comm_get_async_error = vcpu_comm_get_async_error,
+    .last_error = vcpu_comm_last_error,
+};

@@ -3,6 +3,7 @@
 #ifndef BACKPLANE_VCPU_COMM_INTERFACE_H_
 #define BACKPLANE_VCPU_COMM_INTERFACE_H_
 
+#include "backplane/comm_ext.h"
 #include "backplane/device_ext.h"
 #include "comm_ops.h"
 
@@ -11,17 +12,20 @@
 void vcpu_comm_fill_interface(C_DeviceInterface *interface,
                               comm_enqueue_fn enqueue);
 
-/* Sets the communicator's world abort flag (any thread, never blocks).
- * C_ERROR for NULL. */
+/* The plugin's BP_CommExtension (comm_ext.h), the last of its chain. */
+extern const BP_CommExtension vcpu_comm_extension;
+
+/* BP_CommExtension.comm_abort: sets the world's abort flag (any thread,
+ * never blocks). C_ERROR for NULL. */
 C_Status vcpu_comm_abort(C_CCLComm comm);
 
-/* C_SUCCESS with *out_status = BP_OK while healthy, else the first failure's
- * bp_status_t and its message (copied into `message`, `capacity` bytes;
- * message may be NULL). C_ERROR for a NULL comm or out_status. */
-C_Status vcpu_comm_get_async_error(C_CCLComm comm, int *out_status,
+/* BP_CommExtension.comm_get_async_error. C_ERROR for a NULL comm or
+ * out_status. */
+C_Status vcpu_comm_get_async_error(C_CCLComm comm, int32_t *out_status,
                                    char *message, size_t capacity);
 
-/* The calling thread's message for its last rejected xccl_* call. */
+/* BP_CommExtension.last_error: the calling thread's message for its last
+ * rejected xccl_* call. */
 const char *vcpu_comm_last_error(void);
 
 #endif /* BACKPLANE_VCPU_COMM_INTERFACE_H_ */

@@ -18,7 +18,7 @@
 static const BP_EventTimingExtension g_event_timing = {
     .base = {.struct_size = sizeof(BP_EventTimingExtension),
              .type = BP_EXTENSION_EVENT_TIMING,
-             .next = NULL},
+             .next = &vcpu_comm_extension.base},
     .event_elapsed_time = vcpu_event_elapsed_time,
 };
 

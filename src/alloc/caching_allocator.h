@@ -5,6 +5,14 @@
  * reuse). Streams are opaque keys (the core passes bp_stream_t*, NULL for
  * "no stream": memory freed with no stream is reusable by anyone at once).
  *
+ * Sizing (seed 003; defaults and reasons in docs/allocator.md and
+ * alloc_sizing.h): a request takes size + extra_padding_size rounded up to
+ * min_chunk_size; above max_chunk_size it goes straight to the backend.
+ * Requests up to 1 MiB come from 2 MiB small-pool chunks, larger ones from
+ * large-pool chunks: the first large growth is init_alloc_size, later ones
+ * realloc_size, each at least the request, and reserved memory never exceeds
+ * max_alloc_size.
+ *
  * Thread-safety: every function may be called from any thread concurrently,
  * except destroy. Errors: bp_status_t with bp_last_error() set.
  */
@@ -14,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "backplane/allocator.h"
 #include "backplane/status.h"
 
 typedef struct bp_alloc_backend {
@@ -45,7 +54,8 @@ typedef struct bp_alloc_hints {
 
 typedef struct bp_caching_allocator bp_caching_allocator_t;
 
-/* `backend` is copied; `backend->self` must outlive the allocator. */
+/* `backend` is copied; `backend->self` and `backend->name` must outlive the
+ * allocator. `hints` may be NULL (all defaulted). */
 bp_status_t bp_caching_allocator_create(const bp_alloc_backend_t *backend,
                                         const bp_alloc_hints_t *hints,
                                         bp_caching_allocator_t **out);
@@ -53,7 +63,8 @@ bp_status_t bp_caching_allocator_create(const bp_alloc_backend_t *backend,
  * stderr (count and bytes) and released. */
 void bp_caching_allocator_destroy(bp_caching_allocator_t *allocator);
 
-/* `stream` may be NULL. size 0 returns a unique pointer. */
+/* `stream` may be NULL. size 0 returns a unique pointer. A size that
+ * overflows once padded and aligned is BP_ERR_INVALID_ARGUMENT. */
 bp_status_t bp_caching_allocator_malloc(bp_caching_allocator_t *allocator,
                                         size_t size, void *stream,
                                         void **out_ptr);
@@ -62,16 +73,50 @@ bp_status_t bp_caching_allocator_free(bp_caching_allocator_t *allocator,
                                       void *ptr);
 /* Like PyTorch's record_stream: `ptr` is also in use on `stream`; its reuse
  * on other streams waits for that stream's work at free time. */
-bp_status_t bp_caching_allocator_record_stream(
-    bp_caching_allocator_t *allocator, void *ptr, void *stream);
+bp_status_t
+bp_caching_allocator_record_stream(bp_caching_allocator_t *allocator, void *ptr,
+                                   void *stream);
 /* Size the block at `ptr` was requested with; BP_ERR_INVALID_ARGUMENT if
  * `ptr` is not a live block of this allocator. */
 bp_status_t bp_caching_allocator_block_size(bp_caching_allocator_t *allocator,
-                                            const void *ptr,
-                                            size_t *out_size);
-/* Called when `stream` is destroyed: its pending frees become plain frees
- * and its workspaces are released. */
+                                            const void *ptr, size_t *out_size);
+/* Called when `stream` is destroyed (its work drained): its pending frees
+ * become plain frees, its workspaces are released and its cached memory
+ * becomes reusable by every stream. */
 void bp_caching_allocator_forget_stream(bp_caching_allocator_t *allocator,
                                         void *stream);
+
+/* Extensions beyond the core's contract. */
+
+/* Workspaces: stream-ordered LIFO scratch (see backplane/allocator.h). */
+bp_status_t
+bp_caching_allocator_workspace_alloc(bp_caching_allocator_t *allocator,
+                                     size_t size, void *stream, void **out_ptr);
+bp_status_t
+bp_caching_allocator_workspace_free(bp_caching_allocator_t *allocator,
+                                    void *stream, void *ptr);
+
+/* Releases every idle chunk to the backend, waiting (by polling events, never
+ * a device-wide synchronize) for the streams that last used them and for
+ * pending frees. Returns the number of bytes released in *out_released (may
+ * be NULL). */
+bp_status_t bp_caching_allocator_empty_cache(bp_caching_allocator_t *allocator,
+                                             size_t *out_released);
+/* Reuses pending frees whose events have completed, without waiting.
+ * Allocation does this itself on a cache miss. */
+void bp_caching_allocator_process_events(bp_caching_allocator_t *allocator);
+
+void bp_caching_allocator_stats(bp_caching_allocator_t *allocator,
+                                bp_memory_stats_t *out_stats);
+void bp_caching_allocator_reset_peaks(bp_caching_allocator_t *allocator);
+void bp_caching_allocator_config(const bp_caching_allocator_t *allocator,
+                                 bp_allocator_config_t *out_config);
+const char *bp_caching_allocator_name(const bp_caching_allocator_t *allocator);
+
+/* The snapshot as a JSON string (caller frees), format in
+ * docs/allocator.md. */
+bp_status_t
+bp_caching_allocator_snapshot_json(bp_caching_allocator_t *allocator,
+                                   char **out_json);
 
 #endif /* BACKPLANE_ALLOC_CACHING_ALLOCATOR_H_ */

@@ -48,7 +48,7 @@ static C_Stream s(rank *r) {
 /* Waits for the rank's stream and returns its async error and message. */
 static int async_error(rank *r, char message[512]) {
   test_stream_synchronize(r->stream);
-  int status = -1;
+  int32_t status = -1;
   message[0] = '\0';
   assert_int_equal(vcpu_comm_get_async_error(r->comm, &status, message, 512),
                    C_SUCCESS);

@@ -55,7 +55,7 @@ static void world_sync(world *w) {
 
 static void world_expect_healthy(world *w) {
   for (size_t r = 0; r < w->n; r++) {
-    int status = -1;
+    int32_t status = -1;
     char message[512] = "";
     assert_int_equal(vcpu_comm_get_async_error(w->comms[r], &status, message,
                                                sizeof message),

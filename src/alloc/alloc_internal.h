@@ -1,0 +1,189 @@
+/* Internal structure of the caching allocator, shared by its files.
+ *
+ * Each stream key has a pool (created on first use, kept until destroy) with
+ * its own lock, free trees, live-block map, chunks, statistics and workspace:
+ * threads working on different streams never share a lock or a written cache
+ * line on the hot path. Chunks belong to one pool, so a block freed on stream
+ * S returns to S's pool and is reused on S at once; crossing streams happens
+ * only through pending frees (record_stream), forget_stream and releasing
+ * idle chunks to the device.
+ *
+ * Lock order: workspace mutex -> pool mutex (a non-NULL stream's) -> NULL
+ * stream pool mutex -> device_mu. Backend memory calls run without a pool
+ * lock held, except event calls made under device_mu. */
+#ifndef BACKPLANE_ALLOC_ALLOC_INTERNAL_H_
+#define BACKPLANE_ALLOC_ALLOC_INTERNAL_H_
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "alloc/alloc_block.h"
+#include "alloc/block_map.h"
+#include "alloc/caching_allocator.h"
+#include "alloc/free_tree.h"
+#include "alloc/workspace.h"
+
+typedef enum bp_stat_kind {
+  BP_STAT_ALLOCATED,
+  BP_STAT_RESERVED,
+  BP_STAT_ACTIVE,
+  BP_STAT_INACTIVE_SPLIT,
+  BP_STAT_REQUESTED,
+  BP_STAT_COUNT
+} bp_stat_kind_t;
+
+/* Written only under the owning pool's lock; read by anyone (relaxed). */
+typedef struct bp_stat_counter {
+  _Atomic uint64_t current, allocated, freed;
+} bp_stat_counter_t;
+
+struct bp_alloc_pool {
+  pthread_mutex_t mu;
+  void *stream;
+  bp_caching_allocator_t *allocator;
+  bp_free_tree_t small_free, large_free;
+  bp_block_map_t live; /* allocated and pending-free blocks */
+  bp_chunk_t *chunks;
+  bp_block_t *spare_blocks; /* recycled block records, linked by next */
+  uint64_t free_seq;
+  bp_stat_counter_t stats[BP_STAT_COUNT];
+  bp_workspace_t workspace;
+  bp_alloc_pool_t *_Atomic next_pool;
+} __attribute__((aligned(64)));
+
+/* A freed block waiting for events of the streams that used it. A NULL event
+ * (the backend could not record one) completes only when its stream is
+ * forgotten. */
+typedef struct bp_pending_free {
+  bp_block_t *block;
+  size_t count;
+  void **streams;
+  void **events;
+  struct bp_pending_free *next;
+} bp_pending_free_t;
+
+struct bp_caching_allocator {
+  bp_alloc_backend_t backend;
+  bp_allocator_config_t config;
+  uint64_t id;              /* unique per instance, keys thread-local caches */
+  pthread_mutex_t pools_mu; /* creating pools */
+  bp_alloc_pool_t *_Atomic pools;
+  bp_alloc_pool_t *null_pool;
+  pthread_mutex_t device_mu;
+  size_t reserved_total;      /* device_mu */
+  bool grew_large;            /* device_mu */
+  bp_pending_free_t *pending; /* device_mu */
+  _Atomic size_t pending_count;
+  void **spare_events; /* device_mu */
+  size_t spare_event_count, spare_event_capacity;
+  _Atomic uint64_t peaks[BP_STAT_COUNT];
+  _Atomic uint64_t num_alloc_retries, num_ooms, num_device_alloc,
+      num_device_free;
+};
+
+/* Relaxed atomics: the pool's lock orders writers; readers want a value. */
+static inline uint64_t bp_load(_Atomic uint64_t *v) {
+  return atomic_load_explicit(v, memory_order_relaxed);
+}
+static inline void bp_store(_Atomic uint64_t *v, uint64_t x) {
+  atomic_store_explicit(v, x, memory_order_relaxed);
+}
+static inline void bp_count(_Atomic uint64_t *v) {
+  atomic_fetch_add_explicit(v, 1, memory_order_relaxed);
+}
+
+/* Pool-locked statistic updates. Increases update the device-wide peaks of
+ * the kinds in `kinds` (a bit mask) via bp_alloc_update_peaks. */
+static inline void bp_stat_add(bp_alloc_pool_t *pool, bp_stat_kind_t kind,
+                               uint64_t n) {
+  bp_stat_counter_t *c = &pool->stats[kind];
+  bp_store(&c->current, bp_load(&c->current) + n);
+  bp_store(&c->allocated, bp_load(&c->allocated) + n);
+}
+static inline void bp_stat_sub(bp_alloc_pool_t *pool, bp_stat_kind_t kind,
+                               uint64_t n) {
+  bp_stat_counter_t *c = &pool->stats[kind];
+  bp_store(&c->current, bp_load(&c->current) - n);
+  bp_store(&c->freed, bp_load(&c->freed) + n);
+}
+/* Moves `n` of the current value of `kind` from one pool to another (a chunk
+ * changing pools): totals and cumulative counts do not change. */
+static inline void bp_stat_move(bp_alloc_pool_t *from, bp_alloc_pool_t *to,
+                                bp_stat_kind_t kind, uint64_t n) {
+  bp_store(&from->stats[kind].current, bp_load(&from->stats[kind].current) - n);
+  bp_store(&to->stats[kind].current, bp_load(&to->stats[kind].current) + n);
+}
+void bp_alloc_update_peaks(bp_caching_allocator_t *allocator, unsigned kinds);
+
+static inline bp_alloc_pool_t *bp_first_pool(bp_caching_allocator_t *a) {
+  return atomic_load_explicit(&a->pools, memory_order_acquire);
+}
+static inline bp_alloc_pool_t *bp_next_pool(bp_alloc_pool_t *pool) {
+  return atomic_load_explicit(&pool->next_pool, memory_order_acquire);
+}
+
+/* The pool for `stream`, created on first use. NULL with bp_last_error set
+ * when host memory runs out. */
+bp_alloc_pool_t *bp_alloc_pool_for(bp_caching_allocator_t *allocator,
+                                   void *stream);
+
+/* Allocation from `pool` (malloc's body; `workspace` marks slabs). */
+bp_status_t bp_alloc_allocate(bp_caching_allocator_t *allocator,
+                              bp_alloc_pool_t *pool, size_t size,
+                              bool workspace, void **out_ptr);
+
+/* Frees a workspace slab (an allocated block), as bp_caching_allocator_free
+ * does for ordinary blocks. */
+bp_status_t bp_alloc_free_slab(bp_caching_allocator_t *allocator, void *ptr);
+
+/* Pool-locked free-block bookkeeping. */
+void bp_alloc_free_insert(bp_alloc_pool_t *pool, bp_block_t *block);
+void bp_alloc_free_remove(bp_alloc_pool_t *pool, bp_block_t *block);
+/* Makes an allocated or pending `block` free: coalesces it with free
+ * neighbours and files it in the free tree (pool locked). */
+void bp_alloc_release_block(bp_alloc_pool_t *pool, bp_block_t *block);
+/* Returns a block record to the pool's spare list (pool locked). */
+void bp_alloc_recycle_block(bp_alloc_pool_t *pool, bp_block_t *block);
+/* Unlinks an idle or direct chunk from its pool, updating reserved stats
+ * (pool locked); the caller then calls bp_alloc_return_chunk unlocked. */
+void bp_alloc_unlink_chunk(bp_alloc_pool_t *pool, bp_chunk_t *chunk);
+void bp_alloc_return_chunk(bp_caching_allocator_t *allocator,
+                           bp_chunk_t *chunk);
+
+/* Locks and returns the pool whose map holds `addr`, with the block in
+ * *out_block; NULL if no pool has it. `hint` (may be NULL) is tried first. */
+bp_alloc_pool_t *bp_alloc_lock_owner(bp_caching_allocator_t *allocator,
+                                     uintptr_t addr, bp_alloc_pool_t *hint,
+                                     bp_block_t **out_block);
+/* Locks the pool that owns `chunk` now (chunks move in forget_stream). */
+bp_alloc_pool_t *bp_alloc_lock_chunk_pool(bp_chunk_t *chunk);
+
+/* Pending frees (alloc_pending.c). Parks `block` (state already
+ * PENDING_FREE, pool unlocked) until events recorded now on `streams` have
+ * completed. `entry` comes from bp_alloc_pending_new. */
+bp_pending_free_t *bp_alloc_pending_new(size_t stream_count);
+void bp_alloc_pending_park(bp_caching_allocator_t *allocator,
+                           bp_pending_free_t *entry);
+/* Reclaims pending frees whose events completed; with `wait`, polls until
+ * every pending free that has events is reclaimed. */
+void bp_alloc_pending_reclaim(bp_caching_allocator_t *allocator, bool wait);
+/* Marks `stream`'s part of every pending free as complete. */
+void bp_alloc_pending_forget_stream(bp_caching_allocator_t *allocator,
+                                    void *stream);
+void bp_alloc_pending_destroy(bp_caching_allocator_t *allocator);
+/* An event recorded now on `stream` (NULL if the backend cannot), and its
+ * return to the allocator's spare list. */
+void *bp_alloc_record_event(bp_caching_allocator_t *allocator, void *stream);
+void bp_alloc_recycle_event(bp_caching_allocator_t *allocator, void *event);
+/* Polls `event` until it completes (never a device-wide synchronize). */
+void bp_alloc_wait_event(bp_caching_allocator_t *allocator, void *event);
+
+/* Releases idle chunks of every pool (alloc_release.c); returns bytes. */
+size_t bp_alloc_release_idle(bp_caching_allocator_t *allocator);
+/* Workspace teardown of one pool (workspace.c). */
+void bp_workspace_init(bp_workspace_t *workspace);
+void bp_workspace_release(bp_caching_allocator_t *allocator,
+                          bp_alloc_pool_t *pool);
+void bp_workspace_destroy(bp_workspace_t *workspace);
+
+#endif /* BACKPLANE_ALLOC_ALLOC_INTERNAL_H_ */

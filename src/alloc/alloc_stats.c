@@ -1,0 +1,58 @@
+/* Statistics: per-pool counters summed on demand; device-wide peaks. */
+#include "alloc/alloc_internal.h"
+
+static uint64_t total_current(bp_caching_allocator_t *a, bp_stat_kind_t kind) {
+  uint64_t total = 0;
+  for (bp_alloc_pool_t *p = bp_first_pool(a); p; p = bp_next_pool(p))
+    total += bp_load(&p->stats[kind].current);
+  return total;
+}
+
+static void raise_peak(bp_caching_allocator_t *a, bp_stat_kind_t kind,
+                       uint64_t value) {
+  uint64_t peak = bp_load(&a->peaks[kind]);
+  while (value > peak && !atomic_compare_exchange_weak_explicit(
+                             &a->peaks[kind], &peak, value,
+                             memory_order_relaxed, memory_order_relaxed)) {
+  }
+}
+
+/* A peak is the largest device-wide total seen after an increase. With one
+ * stream at a time it is exact; with concurrent streams each increase reads
+ * the other pools' totals without their locks. */
+void bp_alloc_update_peaks(bp_caching_allocator_t *a, unsigned kinds) {
+  for (int k = 0; k < BP_STAT_COUNT; k++)
+    if (kinds & 1u << k)
+      raise_peak(a, (bp_stat_kind_t)k, total_current(a, (bp_stat_kind_t)k));
+}
+
+static void fill(bp_caching_allocator_t *a, bp_stat_kind_t kind,
+                 bp_memory_stat_t *out) {
+  out->current = out->allocated = out->freed = 0;
+  for (bp_alloc_pool_t *p = bp_first_pool(a); p; p = bp_next_pool(p)) {
+    out->current += bp_load(&p->stats[kind].current);
+    out->allocated += bp_load(&p->stats[kind].allocated);
+    out->freed += bp_load(&p->stats[kind].freed);
+  }
+  out->peak = bp_load(&a->peaks[kind]);
+  if (out->peak < out->current)
+    out->peak = out->current;
+}
+
+void bp_caching_allocator_stats(bp_caching_allocator_t *a,
+                                bp_memory_stats_t *out) {
+  fill(a, BP_STAT_ALLOCATED, &out->allocated_bytes);
+  fill(a, BP_STAT_RESERVED, &out->reserved_bytes);
+  fill(a, BP_STAT_ACTIVE, &out->active_bytes);
+  fill(a, BP_STAT_INACTIVE_SPLIT, &out->inactive_split_bytes);
+  fill(a, BP_STAT_REQUESTED, &out->requested_bytes);
+  out->num_alloc_retries = bp_load(&a->num_alloc_retries);
+  out->num_ooms = bp_load(&a->num_ooms);
+  out->num_device_alloc = bp_load(&a->num_device_alloc);
+  out->num_device_free = bp_load(&a->num_device_free);
+}
+
+void bp_caching_allocator_reset_peaks(bp_caching_allocator_t *a) {
+  for (int k = 0; k < BP_STAT_COUNT; k++)
+    bp_store(&a->peaks[k], total_current(a, (bp_stat_kind_t)k));
+}

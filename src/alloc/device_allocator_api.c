@@ -1,0 +1,155 @@
+/* The framework face of the caching allocator (backplane/allocator.h): each
+ * call finds the device's allocator through the core and forwards. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc/caching_allocator.h"
+#include "core/device_table.h"
+#include "core/status.h"
+
+/* The device's allocator (created on first use), after checking that
+ * `stream` (may be NULL) belongs to `device`. */
+static bp_status_t allocator_of(const char *function, bp_device_t *device,
+                                bp_stream_t *stream,
+                                bp_caching_allocator_t **out) {
+  if (!device)
+    return bp_error(BP_ERR_INVALID_ARGUMENT, "%s: device is NULL", function);
+  if (stream && bp_stream_device(stream) != device)
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "%s: the stream belongs to another device than %s",
+                    function, device->name);
+  return bp_device_allocator_get(device, out);
+}
+
+BP_API bp_status_t bp_device_malloc_async(bp_device_t *device, size_t size,
+                                          bp_stream_t *stream, void **out_ptr) {
+  bp_caching_allocator_t *a;
+  bp_status_t status =
+      allocator_of("bp_device_malloc_async", device, stream, &a);
+  if (status != BP_OK)
+    return status;
+  return bp_caching_allocator_malloc(a, size, stream, out_ptr);
+}
+
+BP_API bp_status_t bp_device_free_async(bp_device_t *device, void *ptr,
+                                        bp_stream_t *stream) {
+  if (!ptr)
+    return BP_OK;
+  bp_caching_allocator_t *a;
+  bp_status_t status = allocator_of("bp_device_free_async", device, stream, &a);
+  if (status == BP_OK && stream)
+    status = bp_caching_allocator_record_stream(a, ptr, stream);
+  if (status != BP_OK)
+    return status;
+  return bp_caching_allocator_free(a, ptr);
+}
+
+BP_API bp_status_t bp_device_record_stream(bp_device_t *device, void *ptr,
+                                           bp_stream_t *stream) {
+  bp_caching_allocator_t *a;
+  bp_status_t status =
+      allocator_of("bp_device_record_stream", device, stream, &a);
+  if (status != BP_OK)
+    return status;
+  return bp_caching_allocator_record_stream(a, ptr, stream);
+}
+
+BP_API bp_status_t bp_device_workspace_alloc(bp_device_t *device, size_t size,
+                                             bp_stream_t *stream,
+                                             void **out_ptr) {
+  bp_caching_allocator_t *a;
+  bp_status_t status =
+      allocator_of("bp_device_workspace_alloc", device, stream, &a);
+  if (status != BP_OK)
+    return status;
+  return bp_caching_allocator_workspace_alloc(a, size, stream, out_ptr);
+}
+
+BP_API bp_status_t bp_device_workspace_free(bp_device_t *device,
+                                            bp_stream_t *stream, void *ptr) {
+  bp_caching_allocator_t *a;
+  bp_status_t status =
+      allocator_of("bp_device_workspace_free", device, stream, &a);
+  if (status != BP_OK)
+    return status;
+  return bp_caching_allocator_workspace_free(a, stream, ptr);
+}
+
+BP_API bp_status_t bp_device_empty_cache(bp_device_t *device) {
+  if (!device)
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "bp_device_empty_cache: device is NULL");
+  bp_caching_allocator_t *a = bp_device_allocator_if_created(device);
+  return a ? bp_caching_allocator_empty_cache(a, NULL) : BP_OK;
+}
+
+BP_API bp_status_t bp_device_memory_stats(bp_device_t *device,
+                                          bp_memory_stats_t *out_stats) {
+  if (!out_stats)
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "bp_device_memory_stats: out_stats is NULL");
+  bp_caching_allocator_t *a;
+  bp_status_t status = allocator_of("bp_device_memory_stats", device, NULL, &a);
+  if (status != BP_OK)
+    return status;
+  bp_caching_allocator_stats(a, out_stats);
+  return BP_OK;
+}
+
+BP_API bp_status_t bp_device_reset_peak_memory_stats(bp_device_t *device) {
+  bp_caching_allocator_t *a;
+  bp_status_t status =
+      allocator_of("bp_device_reset_peak_memory_stats", device, NULL, &a);
+  if (status != BP_OK)
+    return status;
+  bp_caching_allocator_reset_peaks(a);
+  return BP_OK;
+}
+
+BP_API bp_status_t bp_device_allocator_config(bp_device_t *device,
+                                              bp_allocator_config_t *out) {
+  if (!out)
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "bp_device_allocator_config: out is NULL");
+  bp_caching_allocator_t *a;
+  bp_status_t status =
+      allocator_of("bp_device_allocator_config", device, NULL, &a);
+  if (status != BP_OK)
+    return status;
+  bp_caching_allocator_config(a, out);
+  return BP_OK;
+}
+
+BP_API bp_status_t bp_device_memory_snapshot(bp_device_t *device,
+                                             char **out_json) {
+  bp_caching_allocator_t *a;
+  bp_status_t status =
+      allocator_of("bp_device_memory_snapshot", device, NULL, &a);
+  if (status != BP_OK)
+    return status;
+  return bp_caching_allocator_snapshot_json(a, out_json);
+}
+
+BP_API bp_status_t bp_device_memory_snapshot_file(bp_device_t *device,
+                                                  const char *path) {
+  if (!path)
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "bp_device_memory_snapshot_file: path is NULL");
+  char *json;
+  bp_status_t status = bp_device_memory_snapshot(device, &json);
+  if (status != BP_OK)
+    return status;
+  FILE *file = fopen(path, "w");
+  bool written = file && fputs(json, file) >= 0;
+  if (file && fclose(file) != 0)
+    written = false;
+  free(json);
+  if (!written)
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "bp_device_memory_snapshot_file: cannot write %s: %s", path,
+                    strerror(errno));
+  return BP_OK;
+}

@@ -1,0 +1,55 @@
+/* Host callbacks in stream order. The plugin gets a trampoline and a heap
+ * closure; the trampoline runs the caller's function and frees the closure,
+ * so the plugin must call it exactly once (or not at all when
+ * stream_add_callback fails). */
+#include <stdlib.h>
+
+#include "core/status.h"
+#include "core/stream_internal.h"
+
+typedef struct callback_closure {
+  bp_host_fn_t fn;
+  void *user_data;
+} callback_closure_t;
+
+static void callback_trampoline(C_Device device, C_Stream stream,
+                                void *user_data, C_Status *status) {
+  (void)device;
+  (void)stream;
+  callback_closure_t closure = *(callback_closure_t *)user_data;
+  free(user_data);
+  closure.fn(closure.user_data);
+  if (status)
+    *status = C_SUCCESS;
+}
+
+BP_API bp_status_t bp_stream_add_callback(bp_stream_t *stream, bp_host_fn_t fn,
+                                          void *user_data) {
+  if (!stream || !fn)
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "bp_stream_add_callback: stream or fn is NULL");
+  if (!stream->native) {
+    /* One queue: once it has drained, "in stream order" is now. */
+    bp_status_t status = bp_stream_drain(stream);
+    if (status == BP_OK)
+      fn(user_data);
+    return status;
+  }
+  bp_device_t *device = stream->device;
+  bp_status_t status = bp_device_enter(device);
+  if (status != BP_OK)
+    return status;
+  callback_closure_t *closure = malloc(sizeof *closure);
+  if (!closure)
+    return bp_error(BP_ERR_OUT_OF_MEMORY,
+                    "bp_stream_add_callback on %s: out of memory",
+                    device->name);
+  *closure = (callback_closure_t){fn, user_data};
+  C_Status result = device->plugin->dispatch.stream_add_callback(
+      &device->c_device, stream->native, callback_trampoline, closure);
+  if (!BP_C_OK(result)) {
+    free(closure);
+    return bp_plugin_call_error(device, "stream_add_callback", result);
+  }
+  return BP_OK;
+}

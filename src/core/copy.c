@@ -1,0 +1,192 @@
+/* bp_copy (every direction) and bp_memset. */
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "core/fallbacks.h"
+#include "core/status.h"
+#include "core/stream_internal.h"
+
+typedef C_Status (*sync_copy_fn)(const C_Device, void *, const void *, size_t);
+typedef C_Status (*async_copy_fn)(const C_Device, C_Stream, void *,
+                                  const void *, size_t);
+
+static bp_status_t unsupported(const bp_device_t *device,
+                               const char *function) {
+  return bp_error(BP_ERR_UNSUPPORTED, "%s: %s is not provided (needed on %s)",
+                  device->plugin->device_type, function, device->name);
+}
+
+static bool overflows(const void *ptr, size_t size) {
+  return (uintptr_t)ptr > UINTPTR_MAX - size;
+}
+
+/* A copy that one device performs: h2d, d2h or d2d within the device. With a
+ * plugin stream the async form; otherwise drain the stream (if any), then the
+ * sync form. */
+static bp_status_t one_device_copy(bp_device_t *device, bp_stream_t *stream,
+                                   void *dst, const void *src, size_t size,
+                                   sync_copy_fn sync, const char *sync_name,
+                                   async_copy_fn async,
+                                   const char *async_name) {
+  bp_status_t status = bp_device_enter(device);
+  if (status != BP_OK)
+    return status;
+  if (stream && stream->native) {
+    if (!async)
+      return unsupported(device, async_name);
+    C_Status result = async(&device->c_device, stream->native, dst, src, size);
+    return BP_C_OK(result) ? BP_OK
+                           : bp_plugin_call_error(device, async_name, result);
+  }
+  if (!sync)
+    return unsupported(device, sync_name);
+  if (stream && (status = bp_stream_drain(stream)) != BP_OK)
+    return status;
+  C_Status result = sync(&device->c_device, dst, src, size);
+  return BP_C_OK(result) ? BP_OK
+                         : bp_plugin_call_error(device, sync_name, result);
+}
+
+/* Between two devices of one plugin. */
+static bp_status_t peer_copy(bp_device_t *dst_device, void *dst,
+                             bp_device_t *src_device, const void *src,
+                             size_t size, bp_stream_t *stream) {
+  const C_DeviceInterface *d = &src_device->plugin->dispatch;
+  /* Both must be initialized; the stream's device (else the source) ends up
+   * bound to this thread. */
+  bp_device_t *bound = stream ? stream->device : src_device;
+  bp_device_t *other = bound == src_device ? dst_device : src_device;
+  bp_status_t status = bp_device_enter(other);
+  if (status == BP_OK)
+    status = bp_device_enter(bound);
+  if (status != BP_OK)
+    return status;
+  if (stream && stream->native) {
+    if (!d->async_memory_copy_p2p)
+      return unsupported(src_device, "async_memory_copy_p2p");
+    C_Status result =
+        d->async_memory_copy_p2p(&dst_device->c_device, &src_device->c_device,
+                                 stream->native, dst, src, size);
+    return BP_C_OK(result) ? BP_OK
+                           : bp_plugin_call_error(
+                                 src_device, "async_memory_copy_p2p", result);
+  }
+  if (!d->memory_copy_p2p)
+    return unsupported(src_device, "memory_copy_p2p");
+  if (stream && (status = bp_stream_drain(stream)) != BP_OK)
+    return status;
+  C_Status result = d->memory_copy_p2p(&dst_device->c_device,
+                                       &src_device->c_device, dst, src, size);
+  return BP_C_OK(result)
+             ? BP_OK
+             : bp_plugin_call_error(src_device, "memory_copy_p2p", result);
+}
+
+/* Between plugins: through host memory, synchronously. */
+static bp_status_t cross_plugin_copy(bp_device_t *dst_device, void *dst,
+                                     bp_device_t *src_device, const void *src,
+                                     size_t size, bp_stream_t *stream) {
+  if (!src_device->plugin->dispatch.memory_copy_d2h)
+    return unsupported(src_device, "memory_copy_d2h");
+  if (!dst_device->plugin->dispatch.memory_copy_h2d)
+    return unsupported(dst_device, "memory_copy_h2d");
+  bp_status_t status = stream ? bp_stream_drain(stream) : BP_OK;
+  if (status != BP_OK)
+    return status;
+  const char *failed = NULL;
+  C_Status result = bp_bounce_copy(&dst_device->c_device, &src_device->c_device,
+                                   dst, src, size, &failed);
+  if (BP_C_OK(result))
+    return BP_OK;
+  if (strcmp(failed, "malloc") == 0)
+    return bp_error(BP_ERR_OUT_OF_MEMORY,
+                    "bp_copy %s -> %s: no host memory for the bounce buffer",
+                    src_device->name, dst_device->name);
+  if (strcmp(failed, "set_device") == 0)
+    return BP_ERR_PLUGIN; /* bp_device_enter set the message */
+  return bp_plugin_call_error(
+      strcmp(failed, "memory_copy_d2h") == 0 ? src_device : dst_device, failed,
+      result);
+}
+
+BP_API bp_status_t bp_copy(bp_device_t *dst_device, void *dst,
+                           bp_device_t *src_device, const void *src,
+                           size_t size, bp_stream_t *stream) {
+  if (stream && stream->device != dst_device && stream->device != src_device)
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "bp_copy: the stream belongs to %s, which is neither the "
+                    "source (%s) nor the destination (%s)",
+                    stream->device->name,
+                    src_device ? src_device->name : "host",
+                    dst_device ? dst_device->name : "host");
+  if (size == 0)
+    return BP_OK;
+  if (!dst || !src)
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "bp_copy: %s pointer is NULL (size %zu)",
+                    dst ? "source" : "destination", size);
+  if (overflows(dst, size) || overflows(src, size))
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "bp_copy: %s pointer %p + %zu bytes overflows",
+                    overflows(dst, size) ? "destination" : "source",
+                    overflows(dst, size) ? dst : src, size);
+  if (!dst_device && !src_device) {
+    memmove(dst, src, size);
+    return BP_OK;
+  }
+  if (!src_device) {
+    const C_DeviceInterface *d = &dst_device->plugin->dispatch;
+    return one_device_copy(dst_device, stream, dst, src, size,
+                           d->memory_copy_h2d, "memory_copy_h2d",
+                           d->async_memory_copy_h2d, "async_memory_copy_h2d");
+  }
+  if (!dst_device) {
+    const C_DeviceInterface *d = &src_device->plugin->dispatch;
+    return one_device_copy(src_device, stream, dst, src, size,
+                           d->memory_copy_d2h, "memory_copy_d2h",
+                           d->async_memory_copy_d2h, "async_memory_copy_d2h");
+  }
+  if (dst_device == src_device) {
+    const C_DeviceInterface *d = &src_device->plugin->dispatch;
+    return one_device_copy(src_device, stream, dst, src, size,
+                           d->memory_copy_d2d, "memory_copy_d2d",
+                           d->async_memory_copy_d2d, "async_memory_copy_d2d");
+  }
+  if (dst_device->plugin == src_device->plugin)
+    return peer_copy(dst_device, dst, src_device, src, size, stream);
+  return cross_plugin_copy(dst_device, dst, src_device, src, size, stream);
+}
+
+BP_API bp_status_t bp_memset(bp_device_t *device, void *ptr,
+                             unsigned char value, size_t size,
+                             bp_stream_t *stream) {
+  if (!device)
+    return bp_error(BP_ERR_INVALID_ARGUMENT, "bp_memset: device is NULL");
+  if (stream && stream->device != device)
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "bp_memset: the stream belongs to %s, the memory to %s",
+                    stream->device->name, device->name);
+  if (size == 0)
+    return BP_OK;
+  if (!ptr)
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "bp_memset: pointer is NULL (size %zu on %s)", size,
+                    device->name);
+  if (overflows(ptr, size))
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "bp_memset: %p + %zu bytes overflows", ptr, size);
+  const C_DeviceInterface *d = &device->plugin->dispatch;
+  if (!d->device_memory_set)
+    return unsupported(device, "device_memory_set");
+  bp_status_t status = bp_device_enter(device);
+  if (status != BP_OK)
+    return status;
+  /* The ABI has no stream-ordered memset: order it by draining first. */
+  if (stream && (status = bp_stream_drain(stream)) != BP_OK)
+    return status;
+  C_Status result = d->device_memory_set(&device->c_device, ptr, value, size);
+  return BP_C_OK(result)
+             ? BP_OK
+             : bp_plugin_call_error(device, "device_memory_set", result);
+}

@@ -1,0 +1,128 @@
+/* The caching allocator's backend for one device: raw memory, memory info,
+ * size hints and events, all through the plugin's dispatch table. */
+#include "core/status.h"
+#include "core/stream_internal.h"
+
+static bp_status_t raw_allocate(void *self, size_t size, void **out_ptr) {
+  bp_device_t *device = self;
+  bp_status_t status = bp_device_enter(device);
+  if (status != BP_OK)
+    return status;
+  void *ptr = NULL;
+  C_Status result = device->plugin->dispatch.device_memory_allocate(
+      &device->c_device, &ptr, size);
+  if (result == C_FAILED || (BP_C_OK(result) && !ptr))
+    return bp_error(BP_ERR_OUT_OF_MEMORY,
+                    "%s: device_memory_allocate of %zu bytes on %s returned "
+                    "%s%s",
+                    device->plugin->device_type, size, device->name,
+                    bp_c_status_name(result), ptr ? "" : " with no memory");
+  if (!BP_C_OK(result))
+    return bp_plugin_call_error(device, "device_memory_allocate", result);
+  *out_ptr = ptr;
+  return BP_OK;
+}
+
+static void raw_free(void *self, void *ptr, size_t size) {
+  bp_device_t *device = self;
+  if (bp_device_enter(device) == BP_OK)
+    device->plugin->dispatch.device_memory_deallocate(&device->c_device, ptr,
+                                                      size);
+}
+
+static bp_status_t memory_info(void *self, size_t *out_total,
+                               size_t *out_free) {
+  return bp_device_memory_info(self, out_total, out_free);
+}
+
+static bp_status_t event_create(void *self, void **out_event) {
+  bp_event_t *event;
+  bp_status_t status = bp_event_create_internal(self, &event);
+  if (status == BP_OK)
+    *out_event = event;
+  return status;
+}
+
+static bp_status_t event_record(void *self, void *event, void *stream) {
+  (void)self;
+  return bp_event_record_internal(event, stream);
+}
+
+static bp_status_t event_query(void *self, void *event) {
+  (void)self;
+  return bp_event_query(event);
+}
+
+static void event_destroy(void *self, void *event) {
+  (void)self;
+  bp_event_destroy_internal(event);
+}
+
+/* A hint the plugin does not give (or fails to give) is 0. */
+static size_t size_hint(bp_device_t *device,
+                        C_Status (*hint)(const C_Device, size_t *)) {
+  size_t value = 0;
+  if (hint && BP_C_OK(hint(&device->c_device, &value)))
+    return value;
+  return 0;
+}
+
+static bp_status_t create_allocator(bp_device_t *device,
+                                    bp_caching_allocator_t **out) {
+  const C_DeviceInterface *d = &device->plugin->dispatch;
+  bp_alloc_hints_t hints = {
+      .min_chunk_size = size_hint(device, d->device_min_chunk_size),
+      .max_chunk_size = size_hint(device, d->device_max_chunk_size),
+      .max_alloc_size = size_hint(device, d->device_max_alloc_size),
+      .extra_padding_size = size_hint(device, d->device_extra_padding_size),
+      .init_alloc_size = size_hint(device, d->device_init_alloc_size),
+      .realloc_size = size_hint(device, d->device_realloc_size),
+  };
+  bp_alloc_backend_t backend = {
+      .self = device,
+      .name = device->name,
+      .raw_allocate = raw_allocate,
+      .raw_free = raw_free,
+      .memory_info = memory_info,
+      .event_create = event_create,
+      .event_record = event_record,
+      .event_query = event_query,
+      .event_destroy = event_destroy,
+  };
+  return bp_caching_allocator_create(&backend, &hints, out);
+}
+
+bp_status_t bp_device_allocator_get(bp_device_t *device,
+                                    bp_caching_allocator_t **out_allocator) {
+  bp_caching_allocator_t *allocator =
+      atomic_load_explicit(&device->allocator, memory_order_acquire);
+  if (allocator) {
+    *out_allocator = allocator;
+    return BP_OK;
+  }
+  bp_status_t status = bp_device_enter(device); /* before taking the lock */
+  if (status != BP_OK)
+    return status;
+  pthread_mutex_lock(&device->lock);
+  allocator = atomic_load_explicit(&device->allocator, memory_order_relaxed);
+  if (!allocator) {
+    status = create_allocator(device, &allocator);
+    if (status == BP_OK)
+      atomic_store_explicit(&device->allocator, allocator,
+                            memory_order_release);
+  }
+  pthread_mutex_unlock(&device->lock);
+  if (status == BP_OK)
+    *out_allocator = allocator;
+  return status;
+}
+
+bp_caching_allocator_t *bp_device_allocator(bp_device_t *device) {
+  bp_caching_allocator_t *allocator = NULL;
+  return bp_device_allocator_get(device, &allocator) == BP_OK ? allocator
+                                                              : NULL;
+}
+
+bp_caching_allocator_t *bp_device_allocator_if_created(bp_device_t *device) {
+  return atomic_load_explicit(&device->allocator, memory_order_acquire);
+}

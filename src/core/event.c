@@ -1,0 +1,200 @@
+/* Events: points in a stream, their queries and timing. */
+#include <stdlib.h>
+
+#include "core/status.h"
+#include "core/stream_internal.h"
+
+bp_status_t bp_event_create_internal(bp_device_t *device,
+                                     bp_event_t **out_event) {
+  bp_status_t status = bp_device_enter(device);
+  if (status != BP_OK)
+    return status;
+  bp_event_t *event = calloc(1, sizeof *event);
+  if (!event)
+    return bp_error(BP_ERR_OUT_OF_MEMORY,
+                    "bp_event_create on %s: out of memory", device->name);
+  event->device = device;
+  event->dispatch = &device->plugin->dispatch;
+  atomic_init(&event->state, BP_EVENT_NEVER_RECORDED);
+  C_Event native = NULL;
+  C_Status result = event->dispatch->create_event(&device->c_device, &native);
+  if (!BP_C_OK(result)) {
+    free(event);
+    return bp_plugin_call_error(device, "create_event", result);
+  }
+  event->native = native;
+  *out_event = event;
+  return BP_OK;
+}
+
+void bp_event_destroy_internal(bp_event_t *event) {
+  if (event->native && bp_device_enter(event->device) == BP_OK)
+    event->dispatch->destroy_event(&event->device->c_device, event->native);
+  free(event);
+}
+
+bp_status_t bp_event_record_internal(bp_event_t *event, bp_stream_t *stream) {
+  bp_device_t *device = event->device;
+  if (!stream || !stream->native || !event->native) {
+    /* No plugin object to capture the work in: wait for it now. */
+    bp_status_t status;
+    if (stream) {
+      status = bp_stream_drain(stream);
+    } else {
+      status = bp_device_enter(device);
+      C_Status result =
+          status == BP_OK
+              ? event->dispatch->synchronize_device(&device->c_device)
+              : C_SUCCESS;
+      if (!BP_C_OK(result))
+        status = bp_plugin_call_error(device, "synchronize_device", result);
+    }
+    if (status == BP_OK)
+      atomic_store_explicit(&event->state, BP_EVENT_HOST_COMPLETE,
+                            memory_order_release);
+    return status;
+  }
+  bp_status_t status = bp_device_enter(device);
+  if (status != BP_OK)
+    return status;
+  C_Status result = event->dispatch->record_event(
+      &device->c_device, stream->native, event->native);
+  if (!BP_C_OK(result))
+    return bp_plugin_call_error(device, "record_event", result);
+  atomic_store_explicit(&event->state, BP_EVENT_RECORDED, memory_order_release);
+  return BP_OK;
+}
+
+BP_API bp_status_t bp_event_create(bp_device_t *device,
+                                   bp_event_t **out_event) {
+  if (!device || !out_event)
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "bp_event_create: device or out_event is NULL");
+  bp_event_t *event;
+  bp_status_t status = bp_event_create_internal(device, &event);
+  if (status != BP_OK)
+    return status;
+  event->registered = true;
+  pthread_mutex_lock(&device->lock);
+  bp_registry_insert(&device->events, &event->node);
+  pthread_mutex_unlock(&device->lock);
+  *out_event = event;
+  return BP_OK;
+}
+
+BP_API bp_status_t bp_event_destroy(bp_event_t *event) {
+  if (!event)
+    return BP_OK;
+  bp_device_t *device = event->device;
+  /* A record still pending in the plugin must not outlive its event. */
+  if (atomic_load(&event->state) == BP_EVENT_RECORDED &&
+      bp_device_enter(device) == BP_OK)
+    event->dispatch->synchronize_event(&device->c_device, event->native);
+  pthread_mutex_lock(&device->lock);
+  bp_registry_remove(&device->events, &event->node);
+  pthread_mutex_unlock(&device->lock);
+  bp_event_destroy_internal(event);
+  return BP_OK;
+}
+
+void bp_event_release_leaked(bp_event_t *event) {
+  bp_registry_remove(&event->device->events, &event->node);
+  bp_event_destroy_internal(event);
+}
+
+BP_API bp_status_t bp_event_record(bp_event_t *event, bp_stream_t *stream) {
+  if (!event || !stream)
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "bp_event_record: event or stream is NULL");
+  if (stream->device != event->device)
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "bp_event_record: the event belongs to %s but the stream "
+                    "to %s",
+                    event->device->name, stream->device->name);
+  return bp_event_record_internal(event, stream);
+}
+
+/* Maps a plugin query answer: C_FAILED means "still pending". */
+static bp_status_t query_result(const bp_device_t *device, const char *function,
+                                C_Status result) {
+  if (BP_C_OK(result))
+    return BP_OK;
+  if (result == C_FAILED)
+    return BP_ERR_NOT_READY;
+  return bp_plugin_call_error(device, function, result);
+}
+
+BP_API bp_status_t bp_event_query(bp_event_t *event) {
+  if (!event)
+    return bp_error(BP_ERR_INVALID_ARGUMENT, "bp_event_query: event is NULL");
+  if (atomic_load_explicit(&event->state, memory_order_acquire) !=
+      BP_EVENT_RECORDED)
+    return BP_OK;
+  C_Status result =
+      event->dispatch->query_event(&event->device->c_device, event->native);
+  if (result == C_SUCCESS)
+    return BP_OK;
+  return query_result(event->device, "query_event", result);
+}
+
+BP_API bp_status_t bp_event_synchronize(bp_event_t *event) {
+  if (!event)
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "bp_event_synchronize: event is NULL");
+  if (atomic_load_explicit(&event->state, memory_order_acquire) !=
+      BP_EVENT_RECORDED)
+    return BP_OK;
+  bp_device_t *device = event->device;
+  bp_status_t status = bp_device_enter(device);
+  if (status != BP_OK)
+    return status;
+  C_Status result =
+      event->dispatch->synchronize_event(&device->c_device, event->native);
+  if (!BP_C_OK(result))
+    return bp_plugin_call_error(device, "synchronize_event", result);
+  return BP_OK;
+}
+
+BP_API bp_status_t bp_event_elapsed_time(bp_event_t *start, bp_event_t *end,
+                                         float *out_milliseconds) {
+  if (!start || !end || !out_milliseconds)
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "bp_event_elapsed_time: start, end or out_milliseconds is "
+                    "NULL");
+  bp_device_t *device = start->device;
+  if (end->device != device)
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "bp_event_elapsed_time: events of different devices (%s "
+                    "and %s)",
+                    device->name, end->device->name);
+  bp_event_elapsed_time_fn elapsed = device->plugin->event_elapsed_time;
+  if (!elapsed)
+    return bp_error(BP_ERR_UNSUPPORTED,
+                    "%s: no event timing (the plugin does not export the "
+                    "event_timing extension)",
+                    device->plugin->device_type);
+  int start_state = atomic_load(&start->state);
+  int end_state = atomic_load(&end->state);
+  if (start_state == BP_EVENT_NEVER_RECORDED ||
+      end_state == BP_EVENT_NEVER_RECORDED)
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "bp_event_elapsed_time: the %s event on %s was never "
+                    "recorded",
+                    start_state == BP_EVENT_NEVER_RECORDED ? "start" : "end",
+                    device->name);
+  if (start_state != BP_EVENT_RECORDED || end_state != BP_EVENT_RECORDED)
+    return bp_error(BP_ERR_UNSUPPORTED,
+                    "bp_event_elapsed_time: %s recorded the event without a "
+                    "plugin event (no streams or events), so it has no time",
+                    device->name);
+  bp_status_t status = bp_device_enter(device);
+  if (status != BP_OK)
+    return status;
+  float milliseconds = 0.0f;
+  C_Status result =
+      elapsed(&device->c_device, start->native, end->native, &milliseconds);
+  status = query_result(device, "event_elapsed_time", result);
+  if (status == BP_OK)
+    *out_milliseconds = milliseconds;
+  return status;
+}

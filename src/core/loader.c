@@ -1,0 +1,303 @@
+#include "core/loader.h"
+
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/device_table.h"
+#include "core/fallbacks.h"
+#include "core/plugin_security.h"
+#include "core/runtime_internal.h"
+#include "core/status.h"
+
+/* A plugin built against a larger layout writes past our 912/88 bytes before
+ * we can reject it: give it slack to scribble on. */
+#define BP_INTERFACE_STORAGE 4096
+#define BP_PARAMS_STORAGE 512
+#define BP_MAX_EXTENSIONS 64
+
+typedef struct required_function {
+  const char *name;
+  size_t offset;
+} required_function_t;
+
+/* Paddle's ten required pointers, plus synchronize_device, which Paddle
+ * calls without checking. */
+static const required_function_t required_functions[] = {
+    {"set_device", offsetof(C_DeviceInterface, set_device)},
+    {"get_device", offsetof(C_DeviceInterface, get_device)},
+    {"create_event", offsetof(C_DeviceInterface, create_event)},
+    {"record_event", offsetof(C_DeviceInterface, record_event)},
+    {"destroy_event", offsetof(C_DeviceInterface, destroy_event)},
+    {"synchronize_event", offsetof(C_DeviceInterface, synchronize_event)},
+    {"device_memory_allocate",
+     offsetof(C_DeviceInterface, device_memory_allocate)},
+    {"device_memory_deallocate",
+     offsetof(C_DeviceInterface, device_memory_deallocate)},
+    {"get_device_count", offsetof(C_DeviceInterface, get_device_count)},
+    {"get_device_list", offsetof(C_DeviceInterface, get_device_list)},
+    {"synchronize_device", offsetof(C_DeviceInterface, synchronize_device)},
+};
+
+/* What is known about a plugin between dlopen and acceptance. */
+typedef struct load_state {
+  bp_runtime_t *runtime;
+  const char *path;
+  void *handle;
+  int initialized; /* initialize() succeeded: finalize on rejection */
+  C_DeviceInterface native;
+  bp_plugin_t *plugin;
+  bp_status_t status; /* of recording a rejection: only out-of-memory fails */
+} load_state_t;
+
+static void release_plugin_memory(bp_plugin_t *plugin) {
+  if (!plugin)
+    return;
+  free(plugin->path);
+  free(plugin->device_type);
+  free(plugin->sub_device_type);
+  free(plugin->native_functions);
+  free(plugin->fallback_functions);
+  free(plugin->missing_functions);
+  free(plugin->extensions);
+  free(plugin->devices);
+  free(plugin);
+}
+
+/* Records the rejection, undoes everything done so far and returns false. */
+static bool reject(load_state_t *state, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+static bool reject(load_state_t *state, const char *format, ...) {
+  char reason[1024];
+  va_list args;
+  va_start(args, format);
+  vsnprintf(reason, sizeof reason, format, args);
+  va_end(args);
+  if (state->initialized && state->native.finalize)
+    state->native.finalize();
+  if (state->plugin) {
+    for (size_t i = 0; i < state->plugin->device_count; ++i)
+      bp_device_teardown(&state->plugin->devices[i]);
+    release_plugin_memory(state->plugin);
+  }
+  if (state->handle)
+    dlclose(state->handle);
+  state->status = bp_runtime_reject(state->runtime, state->path, "%s", reason);
+  return false;
+}
+
+static bp_status_t read_extensions(bp_plugin_t *plugin, void *handle) {
+  plugin->extensions = calloc(3, sizeof(const char *));
+  if (!plugin->extensions)
+    return BP_ERR_OUT_OF_MEMORY;
+  BP_PluginExtensionsFn entry;
+  void *symbol = dlsym(handle, BP_PLUGIN_EXTENSIONS_SYMBOL);
+  memcpy(&entry, &symbol, sizeof entry);
+  if (!entry)
+    return BP_OK;
+  size_t names = 0;
+  const BP_ExtensionBase *ext = entry();
+  for (int n = 0; ext && n < BP_MAX_EXTENSIONS; ++n, ext = ext->next) {
+    if (ext->struct_size < sizeof(BP_ExtensionBase))
+      break; /* cannot trust `next` either */
+    if (ext->type == BP_EXTENSION_DEVICE_ATTRIBUTES &&
+        ext->struct_size >=
+            offsetof(BP_DeviceAttributesExtension, get_attribute) +
+                sizeof(bp_get_attribute_fn) &&
+        !plugin->get_attribute) {
+      plugin->get_attribute =
+          ((const BP_DeviceAttributesExtension *)ext)->get_attribute;
+      if (plugin->get_attribute)
+        plugin->extensions[names++] = "device_attributes";
+    } else if (ext->type == BP_EXTENSION_EVENT_TIMING &&
+               ext->struct_size >=
+                   offsetof(BP_EventTimingExtension, event_elapsed_time) +
+                       sizeof(bp_event_elapsed_time_fn) &&
+               !plugin->event_elapsed_time) {
+      plugin->event_elapsed_time =
+          ((const BP_EventTimingExtension *)ext)->event_elapsed_time;
+      if (plugin->event_elapsed_time)
+        plugin->extensions[names++] = "event_timing";
+    }
+  }
+  return BP_OK;
+}
+
+/* Runs InitPlugin and checks what it wrote. */
+typedef void (*init_plugin_fn)(CustomRuntimeParams *);
+
+static bp_status_t call_init_plugin(load_state_t *state, init_plugin_fn init,
+                                    CustomRuntimeParams *params) {
+  void *interface_storage = calloc(1, BP_INTERFACE_STORAGE);
+  void *params_storage = calloc(1, BP_PARAMS_STORAGE);
+  if (!interface_storage || !params_storage) {
+    free(interface_storage);
+    free(params_storage);
+    return BP_ERR_OUT_OF_MEMORY;
+  }
+  CustomRuntimeParams *p = params_storage;
+  p->size = sizeof(CustomRuntimeParams);
+  p->interface = interface_storage;
+  p->interface->size = sizeof(C_DeviceInterface);
+  init(p);
+  *params = *p;
+  memcpy(&state->native, interface_storage, sizeof(C_DeviceInterface));
+  free(interface_storage);
+  free(params_storage);
+  return BP_OK;
+}
+
+static bool validate_params(load_state_t *state,
+                            const CustomRuntimeParams *params) {
+  if (!params->device_type)
+    return reject(state, "InitPlugin left device_type NULL (built against "
+                         "another device_ext.h layout?)");
+  if (state->native.size != 0 &&
+      state->native.size != sizeof(C_DeviceInterface))
+    return reject(state,
+                  "plugin's C_DeviceInterface is %zu bytes, Backplane expects "
+                  "%zu (Paddle layout B)",
+                  state->native.size, sizeof(C_DeviceInterface));
+  if (params->size != 0 && params->size != sizeof(CustomRuntimeParams))
+    return reject(state,
+                  "plugin's CustomRuntimeParams is %zu bytes, Backplane "
+                  "expects %zu",
+                  params->size, sizeof(CustomRuntimeParams));
+  const CustomRuntimeVersion *v = &params->version;
+  if (v->major != 0 || (v->minor < 1 || (v->minor == 1 && v->patch < 1)))
+    return reject(state,
+                  "plugin ABI version %zu.%zu.%zu is not supported (need "
+                  "major 0, at least 0.1.1)",
+                  v->major, v->minor, v->patch);
+  for (size_t i = 0;
+       i < sizeof required_functions / sizeof required_functions[0]; ++i) {
+    if (!bp_interface_has(&state->native, required_functions[i].offset))
+      return reject(state, "required function %s is not set",
+                    required_functions[i].name);
+  }
+  const bp_plugin_t *other =
+      bp_runtime_find_plugin(state->runtime, params->device_type);
+  if (other)
+    return reject(state, "device type \"%s\" of %s is already provided by %s",
+                  params->device_type, state->path, other->path);
+  return true;
+}
+
+/* Everything after validation: initialize, devices, dispatch. */
+static bool accept(load_state_t *state, const CustomRuntimeParams *params) {
+  bp_runtime_t *runtime = state->runtime;
+  C_DeviceInterface *native = &state->native;
+  if (native->initialize) {
+    C_Status result = native->initialize();
+    if (!BP_C_OK(result))
+      return reject(state, "initialize returned %s", bp_c_status_name(result));
+    state->initialized = 1;
+  }
+  size_t count = 0;
+  C_Status result = native->get_device_count(&count);
+  if (!BP_C_OK(result))
+    return reject(state, "get_device_count returned %s",
+                  bp_c_status_name(result));
+  if (count == 0)
+    return reject(state, "get_device_count reported 0 devices");
+  if (count > 4096)
+    return reject(state, "get_device_count reported %zu devices (limit 4096)",
+                  count);
+  size_t *ids = calloc(count, sizeof *ids);
+  if (!ids)
+    return reject(state, "out of memory while loading");
+  for (size_t i = 0; i < count; ++i)
+    ids[i] = i;
+  result = native->get_device_list(ids);
+  if (!BP_C_OK(result)) {
+    free(ids);
+    return reject(state, "get_device_list returned %s",
+                  bp_c_status_name(result));
+  }
+
+  bp_plugin_t *plugin = calloc(1, sizeof *plugin);
+  bp_device_t **devices =
+      realloc(runtime->devices,
+              (runtime->device_count + count) * sizeof *runtime->devices);
+  bp_plugin_t **plugins =
+      realloc(runtime->plugins, (runtime->plugin_count + 1) * sizeof *plugins);
+  if (devices)
+    runtime->devices = devices;
+  if (plugins)
+    runtime->plugins = plugins;
+  state->plugin = plugin;
+  if (plugin) {
+    plugin->path = strdup(state->path);
+    plugin->device_type = strdup(params->device_type);
+    plugin->sub_device_type =
+        strdup(params->sub_device_type ? params->sub_device_type : "");
+    plugin->devices = calloc(count, sizeof *plugin->devices);
+  }
+  if (!plugin || !devices || !plugins || !plugin->path ||
+      !plugin->device_type || !plugin->sub_device_type || !plugin->devices ||
+      read_extensions(plugin, state->handle) != BP_OK) {
+    free(ids);
+    return reject(state, "out of memory while loading");
+  }
+  plugin->runtime = runtime;
+  plugin->index = runtime->plugin_count;
+  plugin->handle = state->handle;
+  plugin->version = params->version;
+  plugin->native = *native;
+  plugin->native.size = sizeof(C_DeviceInterface);
+  plugin->dispatch = plugin->native;
+  bp_fallbacks_install(&plugin->dispatch);
+  if (bp_plugin_classify_functions(plugin) != BP_OK) {
+    free(ids);
+    return reject(state, "out of memory while loading");
+  }
+  plugin->device_count = count;
+  for (size_t i = 0; i < count; ++i) {
+    bp_device_setup(&plugin->devices[i], plugin, i, runtime->device_count + i,
+                    (int)ids[i]);
+    runtime->devices[runtime->device_count + i] = &plugin->devices[i];
+  }
+  free(ids);
+  runtime->device_count += count;
+  runtime->plugins[runtime->plugin_count++] = plugin;
+  return true;
+}
+
+bp_status_t bp_plugin_load(bp_runtime_t *runtime, const char *path) {
+  load_state_t state = {.runtime = runtime, .path = path};
+  char reason[512];
+  if (!bp_plugin_permissions_ok(path, reason, sizeof reason)) {
+    reject(&state, "%s", reason);
+    return state.status;
+  }
+  dlerror();
+  state.handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!state.handle) {
+    const char *error = dlerror();
+    reject(&state, "dlopen failed: %s", error ? error : "unknown error");
+    return state.status;
+  }
+  void *symbol = dlsym(state.handle, "InitPlugin");
+  init_plugin_fn init;
+  memcpy(&init, &symbol, sizeof init);
+  CustomRuntimeParams params;
+  if (!init)
+    reject(&state, "no InitPlugin symbol (not a runtime plugin)");
+  else if (call_init_plugin(&state, init, &params) != BP_OK)
+    reject(&state, "out of memory while loading");
+  else if (validate_params(&state, &params))
+    accept(&state, &params);
+  return state.status;
+}
+
+void bp_plugin_unload(bp_plugin_t *plugin) {
+  for (size_t i = plugin->device_count; i-- > 0;)
+    bp_device_teardown(&plugin->devices[i]);
+  if (plugin->dispatch.finalize)
+    plugin->dispatch.finalize();
+  dlclose(plugin->handle);
+  release_plugin_memory(plugin);
+}

@@ -1,0 +1,21 @@
+/* Loading one plugin file (internal).
+ *
+ * dlopen(RTLD_NOW | RTLD_LOCAL), InitPlugin with zeroed params (size 88) and a
+ * zeroed interface (size 912), then validation: device_type set, layout sizes,
+ * ABI version 0.x >= 0.1.1, the required functions, a unique device_type,
+ * initialize, and at least one device. A plugin failing any step is recorded
+ * with bp_runtime_reject and closed; the others are unaffected. */
+#ifndef BACKPLANE_CORE_LOADER_H_
+#define BACKPLANE_CORE_LOADER_H_
+
+#include "backplane/runtime.h"
+#include "core/dispatch.h"
+
+/* Loads `path` into `runtime` (appending the plugin and its devices) or
+ * records it as rejected. Only running out of memory is an error. */
+bp_status_t bp_plugin_load(bp_runtime_t *runtime, const char *path);
+
+/* Releases the devices' objects, calls finalize, dlcloses, frees. */
+void bp_plugin_unload(bp_plugin_t *plugin);
+
+#endif /* BACKPLANE_CORE_LOADER_H_ */

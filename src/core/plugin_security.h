@@ -1,0 +1,13 @@
+/* Refusing plugin files others could have replaced (internal). */
+#ifndef BACKPLANE_CORE_PLUGIN_SECURITY_H_
+#define BACKPLANE_CORE_PLUGIN_SECURITY_H_
+
+#include <stddef.h>
+
+/* Checks that neither the file at `path` nor its directory is writable by
+ * group or others (unless BACKPLANE_ALLOW_INSECURE_PLUGINS=1). On refusal
+ * writes a one-line reason into `reason` and returns 0. */
+int bp_plugin_permissions_ok(const char *path, char *reason,
+                             size_t reason_size);
+
+#endif /* BACKPLANE_CORE_PLUGIN_SECURITY_H_ */

@@ -1,0 +1,158 @@
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/loader.h"
+#include "core/plugin_search.h"
+#include "core/runtime_internal.h"
+#include "core/status.h"
+
+bp_status_t bp_runtime_reject(bp_runtime_t *runtime, const char *path,
+                              const char *format, ...) {
+  bp_rejection_t *rejected =
+      realloc(runtime->rejected,
+              (runtime->rejected_count + 1) * sizeof *runtime->rejected);
+  if (!rejected)
+    return BP_ERR_OUT_OF_MEMORY;
+  runtime->rejected = rejected;
+  char reason[1024];
+  va_list args;
+  va_start(args, format);
+  vsnprintf(reason, sizeof reason, format, args);
+  va_end(args);
+  bp_rejection_t entry = {strdup(path), strdup(reason)};
+  if (!entry.path || !entry.reason) {
+    free(entry.path);
+    free(entry.reason);
+    return BP_ERR_OUT_OF_MEMORY;
+  }
+  runtime->rejected[runtime->rejected_count++] = entry;
+  return BP_OK;
+}
+
+bp_plugin_t *bp_runtime_find_plugin(const bp_runtime_t *runtime,
+                                    const char *device_type) {
+  for (size_t i = 0; i < runtime->plugin_count; ++i) {
+    if (strcmp(runtime->plugins[i]->device_type, device_type) == 0)
+      return runtime->plugins[i];
+  }
+  return NULL;
+}
+
+/* Reads only the option fields `struct_size` covers. */
+static bp_status_t read_options(const bp_runtime_options_t *options,
+                                bp_runtime_options_t *out) {
+  *out = (bp_runtime_options_t){.struct_size = sizeof *out};
+  if (!options)
+    return BP_OK;
+  if (options->struct_size < sizeof options->struct_size)
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "bp_runtime_create: options->struct_size is %zu; set it "
+                    "to sizeof(bp_runtime_options_t)",
+                    options->struct_size);
+  size_t n =
+      options->struct_size < sizeof *out ? options->struct_size : sizeof *out;
+  memcpy(out, options, n);
+  return BP_OK;
+}
+
+BP_API bp_status_t bp_runtime_create(const bp_runtime_options_t *options,
+                                     bp_runtime_t **out_runtime) {
+  if (!out_runtime)
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "bp_runtime_create: out_runtime is NULL");
+  bp_runtime_options_t opts;
+  bp_status_t status = read_options(options, &opts);
+  if (status != BP_OK)
+    return status;
+  bp_runtime_t *runtime = calloc(1, sizeof *runtime);
+  if (!runtime)
+    return bp_error(BP_ERR_OUT_OF_MEMORY, "bp_runtime_create: out of memory");
+  bp_plugin_candidates_t candidates = {0};
+  status = bp_plugin_search(runtime, &opts, &candidates);
+  for (size_t i = 0; status == BP_OK && i < candidates.count; ++i)
+    status = bp_plugin_load(runtime, candidates.paths[i]);
+  bp_plugin_candidates_release(&candidates);
+  if (status != BP_OK) {
+    bp_runtime_destroy(runtime);
+    return bp_error(status, "bp_runtime_create: out of memory while loading "
+                            "plugins");
+  }
+  *out_runtime = runtime;
+  return BP_OK;
+}
+
+BP_API void bp_runtime_destroy(bp_runtime_t *runtime) {
+  if (!runtime)
+    return;
+  for (size_t i = runtime->plugin_count; i-- > 0;)
+    bp_plugin_unload(runtime->plugins[i]);
+  for (size_t i = 0; i < runtime->rejected_count; ++i) {
+    free(runtime->rejected[i].path);
+    free(runtime->rejected[i].reason);
+  }
+  free(runtime->rejected);
+  free(runtime->plugins);
+  free(runtime->devices);
+  free(runtime);
+}
+
+BP_API size_t bp_runtime_plugin_count(const bp_runtime_t *runtime) {
+  return runtime ? runtime->plugin_count : 0;
+}
+
+BP_API bp_status_t bp_runtime_plugin_info(const bp_runtime_t *runtime,
+                                          size_t index,
+                                          bp_plugin_info_t *out_info) {
+  if (!runtime || !out_info)
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "bp_runtime_plugin_info: runtime or out_info is NULL");
+  if (index >= runtime->plugin_count)
+    return bp_error(BP_ERR_NOT_FOUND,
+                    "bp_runtime_plugin_info: plugin %zu of %zu", index,
+                    runtime->plugin_count);
+  const bp_plugin_t *plugin = runtime->plugins[index];
+  *out_info = (bp_plugin_info_t){
+      .path = plugin->path,
+      .device_type = plugin->device_type,
+      .sub_device_type = plugin->sub_device_type,
+      .abi_major = plugin->version.major,
+      .abi_minor = plugin->version.minor,
+      .abi_patch = plugin->version.patch,
+      .interface_size = sizeof(C_DeviceInterface),
+      .device_count = plugin->device_count,
+      .native_functions = plugin->native_functions,
+      .fallback_functions = plugin->fallback_functions,
+      .missing_functions = plugin->missing_functions,
+      .extensions = plugin->extensions,
+  };
+  return BP_OK;
+}
+
+BP_API size_t bp_runtime_rejected_count(const bp_runtime_t *runtime) {
+  return runtime ? runtime->rejected_count : 0;
+}
+
+BP_API bp_status_t bp_runtime_rejected_info(const bp_runtime_t *runtime,
+                                            size_t index, const char **out_path,
+                                            const char **out_reason) {
+  if (!runtime || !out_path || !out_reason)
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "bp_runtime_rejected_info: runtime, out_path or "
+                    "out_reason is NULL");
+  if (index >= runtime->rejected_count)
+    return bp_error(BP_ERR_NOT_FOUND,
+                    "bp_runtime_rejected_info: rejection %zu of %zu", index,
+                    runtime->rejected_count);
+  *out_path = runtime->rejected[index].path;
+  *out_reason = runtime->rejected[index].reason;
+  return BP_OK;
+}
+
+BP_API const struct C_DeviceInterface *
+bp_runtime_plugin_dispatch(const bp_runtime_t *runtime, size_t index) {
+  if (!runtime || index >= runtime->plugin_count)
+    return NULL;
+  return &runtime->plugins[index]->dispatch;
+}

@@ -1,0 +1,36 @@
+/* The runtime object (internal). Everything is created in bp_runtime_create
+ * and is immutable afterwards except per-device state (device_table.h), so
+ * lookups need no lock. */
+#ifndef BACKPLANE_CORE_RUNTIME_INTERNAL_H_
+#define BACKPLANE_CORE_RUNTIME_INTERNAL_H_
+
+#include <stddef.h>
+
+#include "backplane/runtime.h"
+#include "core/dispatch.h"
+
+typedef struct bp_rejection {
+  char *path;
+  char *reason;
+} bp_rejection_t;
+
+struct bp_runtime {
+  bp_plugin_t **plugins;
+  size_t plugin_count;
+  bp_device_t **devices; /* by ordinal */
+  size_t device_count;
+  bp_rejection_t *rejected;
+  size_t rejected_count;
+};
+
+/* Records a plugin that was found but not loaded. The reason is formatted
+ * printf-style; BP_ERR_OUT_OF_MEMORY if it cannot be stored. */
+bp_status_t bp_runtime_reject(bp_runtime_t *runtime, const char *path,
+                              const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The plugin whose device_type is `device_type`, or NULL. */
+bp_plugin_t *bp_runtime_find_plugin(const bp_runtime_t *runtime,
+                                    const char *device_type);
+
+#endif /* BACKPLANE_CORE_RUNTIME_INTERNAL_H_ */

@@ -1,0 +1,212 @@
+/* Streams: creation, queries, synchronization, waits between streams. */
+#include <stdlib.h>
+
+#include "core/status.h"
+#include "core/stream_internal.h"
+
+/* Above this many retired internal events a stream is polled for idleness
+ * on the next sync_from_to, so the list stays bounded. */
+#define BP_RETIRED_POLL_THRESHOLD 64
+
+BP_API bp_status_t bp_stream_create(bp_device_t *device,
+                                    bp_stream_t **out_stream) {
+  if (!device || !out_stream)
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "bp_stream_create: device or out_stream is NULL");
+  bp_status_t status = bp_device_enter(device);
+  if (status != BP_OK)
+    return status;
+  bp_stream_t *stream = calloc(1, sizeof *stream);
+  if (!stream)
+    return bp_error(BP_ERR_OUT_OF_MEMORY,
+                    "bp_stream_create on %s: out of memory", device->name);
+  stream->device = device;
+  C_Stream native = NULL;
+  C_Status result =
+      device->plugin->dispatch.create_stream(&device->c_device, &native);
+  if (!BP_C_OK(result)) {
+    free(stream);
+    return bp_plugin_call_error(device, "create_stream", result);
+  }
+  stream->native = native;
+  pthread_mutex_lock(&device->lock);
+  bp_registry_insert(&device->streams, &stream->node);
+  pthread_mutex_unlock(&device->lock);
+  *out_stream = stream;
+  return BP_OK;
+}
+
+bp_status_t bp_stream_drain(bp_stream_t *stream) {
+  bp_device_t *device = stream->device;
+  bp_status_t status = bp_device_enter(device);
+  if (status != BP_OK)
+    return status;
+  const C_DeviceInterface *d = &device->plugin->dispatch;
+  if (!stream->native) {
+    C_Status result = d->synchronize_device(&device->c_device);
+    return BP_C_OK(result)
+               ? BP_OK
+               : bp_plugin_call_error(device, "synchronize_device", result);
+  }
+  C_Status result = d->synchronize_stream(&device->c_device, stream->native);
+  return BP_C_OK(result)
+             ? BP_OK
+             : bp_plugin_call_error(device, "synchronize_stream", result);
+}
+
+static bp_event_t *take_retired(bp_stream_t *stream) {
+  pthread_mutex_lock(&stream->device->lock);
+  bp_event_t *list = stream->retired;
+  stream->retired = NULL;
+  stream->retired_count = 0;
+  pthread_mutex_unlock(&stream->device->lock);
+  return list;
+}
+
+static void give_back_retired(bp_stream_t *stream, bp_event_t *list) {
+  size_t n = 0;
+  bp_event_t *last = NULL;
+  for (bp_event_t *e = list; e; e = e->next_retired, ++n)
+    last = e;
+  if (!last)
+    return;
+  pthread_mutex_lock(&stream->device->lock);
+  last->next_retired = stream->retired;
+  stream->retired = list;
+  stream->retired_count += n;
+  pthread_mutex_unlock(&stream->device->lock);
+}
+
+static void destroy_retired(bp_event_t *list) {
+  while (list) {
+    bp_event_t *next = list->next_retired;
+    bp_event_destroy_internal(list);
+    list = next;
+  }
+}
+
+BP_API bp_status_t bp_stream_synchronize(bp_stream_t *stream) {
+  if (!stream)
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "bp_stream_synchronize: stream is NULL");
+  /* Only events retired before the wait began are known to be unused after
+   * it. */
+  bp_event_t *retired = take_retired(stream);
+  bp_status_t status = bp_stream_drain(stream);
+  if (status == BP_OK)
+    destroy_retired(retired);
+  else
+    give_back_retired(stream, retired);
+  return status;
+}
+
+static void release_stream(bp_stream_t *stream) {
+  bp_device_t *device = stream->device;
+  destroy_retired(take_retired(stream));
+  bp_caching_allocator_t *allocator = bp_device_allocator_if_created(device);
+  if (allocator)
+    bp_caching_allocator_forget_stream(allocator, stream);
+  if (stream->native && bp_device_enter(device) == BP_OK)
+    device->plugin->dispatch.destroy_stream(&device->c_device, stream->native);
+  free(stream);
+}
+
+BP_API bp_status_t bp_stream_destroy(bp_stream_t *stream) {
+  if (!stream)
+    return BP_OK;
+  bp_status_t status = bp_stream_drain(stream);
+  bp_device_t *device = stream->device;
+  pthread_mutex_lock(&device->lock);
+  bp_registry_remove(&device->streams, &stream->node);
+  pthread_mutex_unlock(&device->lock);
+  release_stream(stream);
+  return status;
+}
+
+void bp_stream_release_leaked(bp_stream_t *stream) {
+  bp_registry_remove(&stream->device->streams, &stream->node);
+  release_stream(stream);
+}
+
+BP_API bp_device_t *bp_stream_device(const bp_stream_t *stream) {
+  return stream ? stream->device : NULL;
+}
+
+BP_API bp_status_t bp_stream_query(bp_stream_t *stream) {
+  if (!stream)
+    return bp_error(BP_ERR_INVALID_ARGUMENT, "bp_stream_query: stream is NULL");
+  if (!stream->native)
+    return bp_stream_drain(stream); /* one queue: done once drained */
+  bp_device_t *device = stream->device;
+  C_Status result =
+      device->plugin->dispatch.query_stream(&device->c_device, stream->native);
+  if (BP_C_OK(result))
+    return BP_OK;
+  if (result == C_FAILED)
+    return BP_ERR_NOT_READY;
+  return bp_plugin_call_error(device, "query_stream", result);
+}
+
+BP_API bp_status_t bp_stream_wait_event(bp_stream_t *stream,
+                                        bp_event_t *event) {
+  if (!stream || !event)
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "bp_stream_wait_event: stream or event is NULL");
+  if (atomic_load_explicit(&event->state, memory_order_acquire) !=
+      BP_EVENT_RECORDED)
+    return BP_OK; /* nothing pending to wait for */
+  bp_device_t *device = stream->device;
+  /* Another plugin's event, or no stream to order on: wait on the host. */
+  if (!stream->native || event->device->plugin != device->plugin)
+    return bp_event_synchronize(event);
+  bp_status_t status = bp_device_enter(device);
+  if (status != BP_OK)
+    return status;
+  C_Status result = device->plugin->dispatch.stream_wait_event(
+      &device->c_device, stream->native, event->native);
+  return BP_C_OK(result)
+             ? BP_OK
+             : bp_plugin_call_error(device, "stream_wait_event", result);
+}
+
+/* Keeps the internal event alive until `to` has passed its wait. */
+static void retire_event(bp_stream_t *to, bp_event_t *event) {
+  pthread_mutex_lock(&to->device->lock);
+  event->next_retired = to->retired;
+  to->retired = event;
+  size_t count = ++to->retired_count;
+  pthread_mutex_unlock(&to->device->lock);
+  if (count <= BP_RETIRED_POLL_THRESHOLD)
+    return;
+  bp_event_t *list = take_retired(to);
+  if (bp_stream_query(to) == BP_OK)
+    destroy_retired(list);
+  else
+    give_back_retired(to, list);
+}
+
+BP_API bp_status_t bp_stream_sync_from_to(bp_stream_t *from, bp_stream_t *to) {
+  if (!from || !to)
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "bp_stream_sync_from_to: from or to is NULL");
+  if (from == to)
+    return BP_OK;
+  if (!from->native || !to->native ||
+      from->device->plugin != to->device->plugin)
+    return bp_stream_drain(from); /* host-side: `to` then needs no wait */
+  bp_event_t *event = NULL;
+  bp_status_t status = bp_event_create_internal(from->device, &event);
+  if (status == BP_OK)
+    status = bp_event_record_internal(event, from);
+  if (status != BP_OK) {
+    if (event)
+      bp_event_destroy_internal(event);
+    return status;
+  }
+  status = bp_stream_wait_event(to, event);
+  if (atomic_load(&event->state) == BP_EVENT_RECORDED && status == BP_OK)
+    retire_event(to, event);
+  else
+    bp_event_destroy_internal(event);
+  return status;
+}

@@ -1,0 +1,61 @@
+/* Streams and events (internal).
+ *
+ * A bp_stream_t wraps the plugin's C_Stream; NULL means the plugin has no
+ * streams (or returned none): the stream is then the device's single queue,
+ * so work on it takes the synchronous path after synchronize_device.
+ * A bp_event_t wraps a C_Event the same way; its state says whether the
+ * plugin holds the captured work (RECORDED) or it was already waited for on
+ * the host (HOST_COMPLETE). */
+#ifndef BACKPLANE_CORE_STREAM_INTERNAL_H_
+#define BACKPLANE_CORE_STREAM_INTERNAL_H_
+
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "backplane/stream.h"
+#include "core/device_table.h"
+
+enum bp_event_state {
+  BP_EVENT_NEVER_RECORDED = 0,
+  BP_EVENT_HOST_COMPLETE = 1, /* recorded by draining on the host */
+  BP_EVENT_RECORDED = 2,      /* record_event handed it to the plugin */
+};
+
+struct bp_event {
+  bp_registry_node_t node; /* in device->events when `registered` */
+  bp_device_t *device;
+  const C_DeviceInterface *dispatch; /* &device->plugin->dispatch */
+  C_Event native;
+  atomic_int state; /* enum bp_event_state */
+  bool registered;
+  struct bp_event *next_retired; /* see bp_stream_t.retired */
+};
+
+struct bp_stream {
+  bp_registry_node_t node; /* in device->streams */
+  bp_device_t *device;
+  C_Stream native;
+  /* Internal events of bp_stream_sync_from_to that a wait enqueued on this
+   * stream may still reference; destroyed once the stream has been seen idle
+   * after they were enqueued. Guarded by device->lock. */
+  bp_event_t *retired;
+  size_t retired_count;
+};
+
+/* Events the core uses itself (the allocator, sync_from_to): like the public
+ * ones but not in the leak registry. */
+bp_status_t bp_event_create_internal(bp_device_t *device,
+                                     bp_event_t **out_event);
+void bp_event_destroy_internal(bp_event_t *event);
+/* `stream` may be NULL: the device's queue (records by draining it). */
+bp_status_t bp_event_record_internal(bp_event_t *event, bp_stream_t *stream);
+
+/* Waits for all work on `stream` (the device's when stream->native is NULL). */
+bp_status_t bp_stream_drain(bp_stream_t *stream);
+
+/* Releases a stream or event the caller leaked (bp_runtime_destroy). The
+ * device has been synchronized; the device lock is not held. */
+void bp_stream_release_leaked(bp_stream_t *stream);
+void bp_event_release_leaked(bp_event_t *event);
+
+#endif /* BACKPLANE_CORE_STREAM_INTERNAL_H_ */

@@ -1,0 +1,9 @@
+// device_ext.h must be self-contained C++17: it is the first include here.
+#include "backplane/device_ext.h"
+
+#include <string.h>
+
+#include "abi/abi_layout.h"
+
+#define ABI_LAYOUT_FN abi_layout_from_cxx17
+#include "abi/abi_layout_fill.inc"

@@ -1,0 +1,276 @@
+/* Splitting, coalescing, best fit, small/large pools, empty_cache, OOM and
+ * retry, statistics, and bad frees. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "alloc/fake_backend.h"
+#include "backplane/status.h"
+
+#define KiB ((size_t)1 << 10)
+#define MiB ((size_t)1 << 20)
+
+static bp_caching_allocator_t *create(fake_device_t *d, size_t capacity) {
+  fake_device_init(d, capacity);
+  bp_alloc_backend_t backend = fake_backend(d, true);
+  bp_caching_allocator_t *a = NULL;
+  assert_int_equal(bp_caching_allocator_create(&backend, NULL, &a), BP_OK);
+  return a;
+}
+
+static void *alloc(bp_caching_allocator_t *a, size_t size) {
+  void *p = NULL;
+  assert_int_equal(bp_caching_allocator_malloc(a, size, NULL, &p), BP_OK);
+  assert_non_null(p);
+  return p;
+}
+
+static void release(bp_caching_allocator_t *a, void *p) {
+  assert_int_equal(bp_caching_allocator_free(a, p), BP_OK);
+}
+
+static bp_memory_stats_t stats(bp_caching_allocator_t *a) {
+  bp_memory_stats_t s;
+  bp_caching_allocator_stats(a, &s);
+  return s;
+}
+
+static void test_split_and_coalesce(void **state) {
+  (void)state;
+  fake_device_t d;
+  bp_caching_allocator_t *a = create(&d, 1024 * MiB);
+  char *x = alloc(a, 1 * KiB);
+  char *y = alloc(a, 1 * KiB);
+  char *z = alloc(a, 1 * KiB);
+  assert_ptr_equal(y, x + 1 * KiB); /* split from one chunk, in order */
+  assert_ptr_equal(z, y + 1 * KiB);
+  assert_int_equal(d.allocate_calls, 1);
+  assert_int_equal(stats(a).inactive_split_bytes.current, 2 * MiB - 3 * KiB);
+  release(a, y);
+  assert_int_equal(stats(a).inactive_split_bytes.current, 2 * MiB - 2 * KiB);
+  release(a, x); /* merges with y's block */
+  /* Best fit: the 2 KiB hole, not the big rest of the chunk. */
+  char *w = alloc(a, 2 * KiB);
+  assert_ptr_equal(w, x);
+  release(a, w);
+  release(a, z); /* merges with both neighbours: the chunk is whole again */
+  bp_memory_stats_t s = stats(a);
+  assert_int_equal(s.inactive_split_bytes.current, 0);
+  assert_int_equal(s.allocated_bytes.current, 0);
+  assert_int_equal(s.reserved_bytes.current, 2 * MiB);
+  /* One whole free block again: a chunk-sized request fits it exactly. */
+  char *all = alloc(a, 1 * MiB);
+  assert_ptr_equal(all, x);
+  release(a, all);
+  bp_caching_allocator_destroy(a);
+}
+
+static void test_best_fit_picks_smallest_hole(void **state) {
+  (void)state;
+  fake_device_t d;
+  bp_caching_allocator_t *a = create(&d, 1024 * MiB);
+  void *p[6];
+  size_t sizes[] = {4 * KiB, 1 * KiB, 2 * KiB, 1 * KiB, 3 * KiB, 1 * KiB};
+  for (int i = 0; i < 6; i++)
+    p[i] = alloc(a, sizes[i]);
+  release(a, p[0]); /* 4 KiB hole */
+  release(a, p[2]); /* 2 KiB hole */
+  release(a, p[4]); /* 3 KiB hole */
+  assert_ptr_equal(alloc(a, 2 * KiB), p[2]);
+  assert_ptr_equal(alloc(a, 3 * KiB), p[4]);
+  assert_ptr_equal(alloc(a, 3 * KiB), p[0]); /* the 4 KiB hole, split */
+  bp_caching_allocator_destroy(a);
+}
+
+static bool within(const void *p, const void *base, size_t size) {
+  return (uintptr_t)p >= (uintptr_t)base &&
+         (uintptr_t)p < (uintptr_t)base + size;
+}
+
+static void test_small_requests_use_their_own_chunks(void **state) {
+  (void)state;
+  fake_device_t d;
+  bp_caching_allocator_t *a = create(&d, 1024 * MiB);
+  void *large = alloc(a, 4 * MiB);
+  assert_int_equal(d.last_allocate_size, 20 * MiB);
+  void *small = alloc(a, 512);
+  assert_int_equal(d.allocate_calls, 2);
+  assert_int_equal(d.last_allocate_size, 2 * MiB);
+  assert_false(within(small, large, 20 * MiB));
+  /* A large request does not take small-pool memory either. */
+  release(a, small);
+  void *large2 = alloc(a, (size_t)(1.5 * MiB));
+  assert_true(within(large2, large, 20 * MiB));
+  release(a, large2);
+  release(a, large);
+  bp_caching_allocator_destroy(a);
+}
+
+static void test_small_falls_back_to_large_when_device_full(void **state) {
+  (void)state;
+  fake_device_t d;
+  bp_caching_allocator_t *a = create(&d, 20 * MiB);
+  void *large = alloc(a, 4 * MiB); /* takes the whole device */
+  void *small = alloc(a, 512);
+  assert_true(within(small, large, 20 * MiB));
+  release(a, small);
+  release(a, large);
+  bp_caching_allocator_destroy(a);
+}
+
+static void test_empty_cache_returns_idle_chunks(void **state) {
+  (void)state;
+  fake_device_t d;
+  bp_caching_allocator_t *a = create(&d, 1024 * MiB);
+  void *keep = alloc(a, 512);
+  void *small = alloc(a, 3 * MiB); /* a large chunk of 20 MiB */
+  void *direct = alloc(a, 30 * MiB);
+  release(a, small);
+  release(a, direct);
+  assert_int_equal(d.used, 2 * MiB + 20 * MiB + 30 * MiB);
+  size_t released = 0;
+  assert_int_equal(bp_caching_allocator_empty_cache(a, &released), BP_OK);
+  assert_int_equal(released, 20 * MiB + 30 * MiB);
+  assert_int_equal(d.used, 2 * MiB); /* the chunk still in use stays */
+  bp_memory_stats_t s = stats(a);
+  assert_int_equal(s.reserved_bytes.current, 2 * MiB);
+  assert_int_equal(s.num_device_free, 2);
+  release(a, keep);
+  assert_int_equal(bp_caching_allocator_empty_cache(a, &released), BP_OK);
+  assert_int_equal(released, 2 * MiB);
+  assert_int_equal(d.used, 0);
+  assert_int_equal(stats(a).num_device_free, stats(a).num_device_alloc);
+  bp_caching_allocator_destroy(a);
+}
+
+static void test_oom_releases_idle_and_retries(void **state) {
+  (void)state;
+  fake_device_t d;
+  bp_caching_allocator_t *a = create(&d, 30 * MiB);
+  release(a, alloc(a, 15 * MiB)); /* leaves an idle 20 MiB chunk */
+  void *big = alloc(a, 25 * MiB);
+  bp_memory_stats_t s = stats(a);
+  assert_int_equal(s.num_alloc_retries, 1);
+  assert_int_equal(s.num_ooms, 0);
+  assert_int_equal(s.reserved_bytes.current, 25 * MiB);
+  assert_int_equal(d.used, 25 * MiB);
+  void *more = NULL;
+  assert_int_equal(bp_caching_allocator_malloc(a, 10 * MiB, NULL, &more),
+                   BP_ERR_OUT_OF_MEMORY);
+  assert_null(more);
+  const char *message = bp_last_error();
+  assert_non_null(strstr(message, "fake:0"));
+  assert_non_null(strstr(message, "allocating 10485760 bytes"));
+  assert_non_null(strstr(message, "26214400 bytes allocated"));
+  assert_non_null(strstr(message, "26214400 reserved"));
+  assert_non_null(strstr(message, "5242880 free on the device"));
+  assert_non_null(strstr(message, "largest free cached block 0"));
+  s = stats(a);
+  assert_int_equal(s.num_alloc_retries, 2);
+  assert_int_equal(s.num_ooms, 1);
+  release(a, big);
+  bp_caching_allocator_destroy(a);
+}
+
+static void test_stats_track_every_key(void **state) {
+  (void)state;
+  fake_device_t d;
+  bp_caching_allocator_t *a = create(&d, 1024 * MiB);
+  void *p = alloc(a, 1000); /* 1024 */
+  void *q = alloc(a, 3000); /* 3072 */
+  bp_memory_stats_t s = stats(a);
+  assert_int_equal(s.allocated_bytes.current, 4096);
+  assert_int_equal(s.requested_bytes.current, 4000);
+  assert_int_equal(s.active_bytes.current, 4096);
+  assert_int_equal(s.reserved_bytes.current, 2 * MiB);
+  assert_int_equal(s.num_device_alloc, 1);
+  release(a, p);
+  s = stats(a);
+  assert_int_equal(s.allocated_bytes.current, 3072);
+  assert_int_equal(s.allocated_bytes.peak, 4096);
+  assert_int_equal(s.allocated_bytes.allocated, 4096);
+  assert_int_equal(s.allocated_bytes.freed, 1024);
+  assert_int_equal(s.requested_bytes.current, 3000);
+  assert_int_equal(s.requested_bytes.peak, 4000);
+  assert_int_equal(s.active_bytes.current, 3072);
+  assert_int_equal(s.inactive_split_bytes.current, 2 * MiB - 3072);
+  bp_caching_allocator_reset_peaks(a);
+  s = stats(a);
+  assert_int_equal(s.allocated_bytes.peak, 3072);
+  assert_int_equal(s.requested_bytes.peak, 3000);
+  assert_int_equal(s.reserved_bytes.peak, 2 * MiB);
+  assert_int_equal(s.allocated_bytes.allocated, 4096); /* not reset */
+  release(a, q);
+  s = stats(a);
+  assert_int_equal(s.allocated_bytes.current, 0);
+  assert_int_equal(s.allocated_bytes.freed, 4096);
+  assert_int_equal(s.inactive_split_bytes.current, 0);
+  bp_caching_allocator_destroy(a);
+}
+
+static void test_bad_frees_change_nothing(void **state) {
+  (void)state;
+  fake_device_t d;
+  bp_caching_allocator_t *a = create(&d, 1024 * MiB);
+  char *p = alloc(a, 4096);
+  char *q = alloc(a, 4096);
+  release(a, p);
+  bp_memory_stats_t before = stats(a);
+  assert_int_equal(bp_caching_allocator_free(a, p), BP_ERR_INVALID_ARGUMENT);
+  assert_non_null(strstr(bp_last_error(), "not a live allocation"));
+  assert_int_equal(bp_caching_allocator_free(a, q + 8),
+                   BP_ERR_INVALID_ARGUMENT);
+  int on_stack;
+  assert_int_equal(bp_caching_allocator_free(a, &on_stack),
+                   BP_ERR_INVALID_ARGUMENT);
+  size_t size;
+  assert_int_equal(bp_caching_allocator_block_size(a, p, &size),
+                   BP_ERR_INVALID_ARGUMENT);
+  assert_int_equal(bp_caching_allocator_record_stream(a, p, &on_stack),
+                   BP_ERR_INVALID_ARGUMENT);
+  bp_memory_stats_t after = stats(a);
+  assert_memory_equal(&before, &after, sizeof before);
+  /* q still works, and p's memory is reused normally. */
+  assert_ptr_equal(alloc(a, 4096), p);
+  release(a, q);
+  assert_int_equal(bp_caching_allocator_free(a, NULL), BP_OK);
+  assert_int_equal(bp_caching_allocator_free(NULL, q), BP_ERR_INVALID_ARGUMENT);
+  assert_int_equal(bp_caching_allocator_malloc(a, 1, NULL, NULL),
+                   BP_ERR_INVALID_ARGUMENT);
+  bp_caching_allocator_destroy(a);
+}
+
+static void test_zero_size_is_unique(void **state) {
+  (void)state;
+  fake_device_t d;
+  bp_caching_allocator_t *a = create(&d, 1024 * MiB);
+  void *p = alloc(a, 0);
+  void *q = alloc(a, 0);
+  assert_ptr_not_equal(p, q);
+  size_t size = 1;
+  assert_int_equal(bp_caching_allocator_block_size(a, p, &size), BP_OK);
+  assert_int_equal(size, 0);
+  release(a, p);
+  release(a, q);
+  assert_int_equal(stats(a).requested_bytes.current, 0);
+  bp_caching_allocator_destroy(a);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_split_and_coalesce),
+      cmocka_unit_test(test_best_fit_picks_smallest_hole),
+      cmocka_unit_test(test_small_requests_use_their_own_chunks),
+      cmocka_unit_test(test_small_falls_back_to_large_when_device_full),
+      cmocka_unit_test(test_empty_cache_returns_idle_chunks),
+      cmocka_unit_test(test_oom_releases_idle_and_retries),
+      cmocka_unit_test(test_stats_track_every_key),
+      cmocka_unit_test(test_bad_frees_change_nothing),
+      cmocka_unit_test(test_zero_size_is_unique),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

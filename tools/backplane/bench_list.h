@@ -1,0 +1,7 @@
+/* The benches of `backplane bench`, in the order `all` runs them.
+ * BP_BENCH(name, summary): one line per bench, implemented as
+ * `bp_status_t bench_<name>(bench_ctx_t *ctx)` in bench_<name>.c.
+ * No include guard: included once per expansion. */
+BP_BENCH(dispatch, "runtime call vs the same plugin function called directly")
+BP_BENCH(copy, "host<->device copies vs memcpy (1 and 2 threads)")
+BP_BENCH(stream, "stream round trip vs spin hand-off; enqueue throughput")

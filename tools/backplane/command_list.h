@@ -1,0 +1,10 @@
+/* The commands of `backplane`, in the order `backplane help` lists them.
+ * BP_COMMAND(name, usage, summary): one line per command, implemented as
+ * `int cmd_<name>(int argc, char **argv)` (the words after the name; returns
+ * the exit code). No include guard: included once per expansion. */
+BP_COMMAND(info, "[--json]",
+           "plugins (native/fallback/missing functions), devices, rejects")
+BP_COMMAND(check, "[--plugin NAME] [--quick] [--json]",
+           "conformance suite: one PASS/FAIL/SKIP line per check")
+BP_COMMAND(bench, "NAME...|all [--plugin NAME] [--quick] [--json]",
+           "budgets measured against baselines in the same run")
