@@ -3,6 +3,7 @@
 #define BACKPLANE_H_
 
 #include "backplane/allocator.h"
+#include "backplane/comm.h"
 #include "backplane/device.h"
 #include "backplane/memory.h"
 #include "backplane/runtime.h"

@@ -77,8 +77,8 @@ int tool_run(const char *const *args, const char *plugin_path,
   int status;
   if (waitpid(pid, &status, 0) != pid)
     return -1;
-  out->exit_code = WIFEXITED(status) ? WEXITSTATUS(status)
-                                     : 128 + WTERMSIG(status);
+  out->exit_code =
+      WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return read_status;
 }
 

@@ -16,8 +16,7 @@ typedef struct tool_run {
  * environment that could add plugins (CUSTOM_DEVICE_ROOT) and change vcpu
  * (BACKPLANE_VCPU_*) is cleared first, so results do not depend on the
  * caller's shell. Returns 0, or -1 if the binary could not be run. */
-int tool_run(const char *const *args, const char *plugin_path,
-             tool_run_t *out);
+int tool_run(const char *const *args, const char *plugin_path, tool_run_t *out);
 void tool_run_release(tool_run_t *run);
 
 /* Counts the lines of `text` that start with `prefix` after leading spaces. */

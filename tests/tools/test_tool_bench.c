@@ -1,0 +1,87 @@
+/* `backplane bench`, run as a program: the structure of its records only
+ * (benchmarks are never timed tests). */
+#include <jansson.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "tool_runner.h"
+
+static int is_number_or_null(json_t *value) {
+  return json_is_number(value) || json_is_null(value);
+}
+
+static void test_all_json_records(void **state) {
+  (void)state;
+  tool_run_t run;
+  assert_int_equal(
+      tool_run((const char *[]){"bench", "all", "--quick", "--json", NULL},
+               NULL, &run),
+      0);
+  assert_int_equal(run.exit_code, 0);
+  json_t *records = json_loads(run.out, 0, NULL);
+  assert_true(json_is_array(records));
+  size_t i, dispatch = 0, copy = 0, stream = 0;
+  json_t *record;
+  json_array_foreach(records, i, record) {
+    const char *bench = json_string_value(json_object_get(record, "bench"));
+    assert_non_null(bench);
+    dispatch += !strcmp(bench, "dispatch");
+    copy += !strcmp(bench, "copy");
+    stream += !strcmp(bench, "stream");
+    assert_true(json_is_string(json_object_get(record, "case")));
+    assert_true(json_is_number(json_object_get(record, "value")));
+    assert_true(json_is_string(json_object_get(record, "unit")));
+    json_t *baseline = json_object_get(record, "baseline");
+    assert_true(json_is_string(baseline) || json_is_null(baseline));
+    assert_true(is_number_or_null(json_object_get(record, "baseline_value")));
+    assert_true(is_number_or_null(json_object_get(record, "ratio")));
+    if (json_is_string(baseline))
+      assert_true(json_is_number(json_object_get(record, "baseline_value")));
+  }
+  assert_int_equal(dispatch, 2);
+  assert_int_equal(copy, 16);
+  assert_int_equal(stream, 4);
+  json_decref(records);
+  tool_run_release(&run);
+}
+
+static void test_table_has_budgets(void **state) {
+  (void)state;
+  tool_run_t run;
+  assert_int_equal(
+      tool_run((const char *[]){"bench", "dispatch", "--quick", NULL}, NULL,
+               &run),
+      0);
+  assert_int_equal(run.exit_code, 0);
+  assert_non_null(strstr(run.out, "budget"));
+  assert_non_null(strstr(run.out, "<= 2 ns extra"));
+  assert_int_equal(tool_count_lines(run.out, "dispatch"), 2);
+  tool_run_release(&run);
+}
+
+static void test_bench_usage_errors(void **state) {
+  (void)state;
+  static const char *const *const cases[] = {
+      (const char *[]){"bench", NULL},
+      (const char *[]){"bench", "no-such-bench", NULL},
+  };
+  for (size_t i = 0; i < 2; i++) {
+    tool_run_t run;
+    assert_int_equal(tool_run(cases[i], NULL, &run), 0);
+    assert_int_equal(run.exit_code, 2);
+    tool_run_release(&run);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_all_json_records),
+      cmocka_unit_test(test_table_has_budgets),
+      cmocka_unit_test(test_bench_usage_errors),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,142 @@
+/* `backplane check`, run as a program against vcpu (asynchronous, right),
+ * the corpus stub (synchronous, right) and a plugin whose h2d copies corrupt
+ * data. */
+#include <jansson.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "tool_runner.h"
+
+/* The status word of the line for `check`, e.g. "PASS"; "" if absent. */
+static const char *status_of(const char *out, const char *check, char *word,
+                             size_t size) {
+  word[0] = '\0';
+  for (const char *line = out; line && *line;) {
+    char status[16], name[64];
+    if (sscanf(line, " %15s %63s", status, name) == 2 && !strcmp(name, check))
+      snprintf(word, size, "%s", status);
+    const char *end = strchr(line, '\n');
+    line = end ? end + 1 : NULL;
+  }
+  return word;
+}
+
+static void test_vcpu_passes_and_is_asynchronous(void **state) {
+  (void)state;
+  tool_run_t run;
+  assert_int_equal(
+      tool_run((const char *[]){"check", "--plugin", "vcpu", "--quick", NULL},
+               NULL, &run),
+      0);
+  fputs(run.out, stderr);
+  assert_int_equal(run.exit_code, 0);
+  assert_int_equal(tool_count_lines(run.out, "FAIL"), 0);
+  assert_true(tool_count_lines(run.out, "PASS") >= 25);
+  char word[16];
+  assert_string_equal(status_of(run.out, "streams.asynchrony", word, 16),
+                      "ASYNCHRONOUS");
+  assert_string_equal(status_of(run.out, "copy.p2p.dst_stream", word, 16),
+                      "PASS");
+  assert_string_equal(status_of(run.out, "cross_stream.wait_event", word, 16),
+                      "PASS");
+  tool_run_release(&run);
+}
+
+static void test_synchronous_stub_is_reported_not_failed(void **state) {
+  (void)state;
+  tool_run_t run;
+  assert_int_equal(
+      tool_run((const char *[]){"check", "--plugin", "stub", "--quick",
+                                "--plugin-path", BP_STUB_PLUGIN, NULL},
+               NULL, &run),
+      0);
+  fputs(run.out, stderr);
+  char word[16];
+  assert_string_equal(status_of(run.out, "streams.asynchrony", word, 16),
+                      "SYNCHRONOUS");
+  assert_int_equal(tool_count_lines(run.out, "FAIL"), 0);
+  assert_int_equal(run.exit_code, 0);
+  assert_non_null(strstr(run.out, "streams are synchronous"));
+  tool_run_release(&run);
+}
+
+static void test_corrupting_plugin_fails(void **state) {
+  (void)state;
+  tool_run_t run;
+  assert_int_equal(tool_run((const char *[]){"check", "--plugin",
+                                             "corrupt_copy", "--quick", NULL},
+                            BP_CORRUPT_PLUGIN, &run),
+                   0);
+  fputs(run.out, stderr);
+  assert_int_equal(run.exit_code, 1);
+  char word[16];
+  assert_string_equal(status_of(run.out, "copy.h2d.sync", word, 16), "FAIL");
+  assert_string_equal(status_of(run.out, "copy.h2d.stream", word, 16), "FAIL");
+  assert_string_equal(status_of(run.out, "streams.order", word, 16), "FAIL");
+  assert_string_equal(status_of(run.out, "abi.layout", word, 16), "PASS");
+  assert_string_equal(status_of(run.out, "copy.p2p", word, 16), "SKIP");
+  tool_run_release(&run);
+}
+
+static void test_json_report(void **state) {
+  (void)state;
+  tool_run_t run;
+  assert_int_equal(
+      tool_run((const char *[]){"check", "--plugin", "corrupt_copy", "--quick",
+                                "--json", NULL},
+               BP_CORRUPT_PLUGIN, &run),
+      0);
+  assert_int_equal(run.exit_code, 1);
+  json_t *root = json_loads(run.out, 0, NULL);
+  assert_non_null(root);
+  json_t *plugins = json_object_get(root, "plugins");
+  assert_int_equal(json_array_size(plugins), 1);
+  json_t *plugin = json_array_get(plugins, 0);
+  assert_string_equal(json_string_value(json_object_get(plugin, "plugin")),
+                      "corrupt_copy");
+  assert_string_equal(json_string_value(json_object_get(plugin, "streams")),
+                      "synchronous");
+  json_int_t failed = json_integer_value(json_object_get(plugin, "failed"));
+  assert_true(failed > 0);
+  assert_int_equal(json_integer_value(json_object_get(root, "failed")), failed);
+  size_t i, fail_lines = 0;
+  json_t *line;
+  json_array_foreach(json_object_get(plugin, "checks"), i, line) {
+    const char *status = json_string_value(json_object_get(line, "status"));
+    assert_non_null(status);
+    assert_true(json_is_string(json_object_get(line, "check")));
+    assert_true(json_is_string(json_object_get(line, "detail")));
+    if (!strcmp(status, "FAIL"))
+      fail_lines++;
+  }
+  assert_int_equal(fail_lines, (size_t)failed);
+  json_decref(root);
+  tool_run_release(&run);
+}
+
+static void test_unknown_plugin_exits_1(void **state) {
+  (void)state;
+  tool_run_t run;
+  assert_int_equal(
+      tool_run((const char *[]){"check", "--plugin", "no-such-plugin", NULL},
+               NULL, &run),
+      0);
+  assert_int_equal(run.exit_code, 1);
+  assert_int_equal(tool_count_lines(run.out, "PASS"), 0);
+  tool_run_release(&run);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_vcpu_passes_and_is_asynchronous),
+      cmocka_unit_test(test_synchronous_stub_is_reported_not_failed),
+      cmocka_unit_test(test_corrupting_plugin_fails),
+      cmocka_unit_test(test_json_report),
+      cmocka_unit_test(test_unknown_plugin_exits_1),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

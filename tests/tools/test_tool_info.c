@@ -1,0 +1,149 @@
+/* `backplane help`, usage errors and `backplane info`, run as a program. */
+#include <jansson.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "tool_runner.h"
+
+static void test_help_lists_commands(void **state) {
+  (void)state;
+  tool_run_t run;
+  assert_int_equal(tool_run((const char *[]){"help", NULL}, NULL, &run), 0);
+  assert_int_equal(run.exit_code, 0);
+  assert_non_null(strstr(run.out, "  info "));
+  assert_non_null(strstr(run.out, "  check "));
+  assert_non_null(strstr(run.out, "  bench "));
+  tool_run_release(&run);
+}
+
+static void test_usage_errors_exit_2(void **state) {
+  (void)state;
+  static const char *const *const cases[] = {
+      (const char *[]){NULL},
+      (const char *[]){"no-such-command", NULL},
+      (const char *[]){"info", "--no-such-option", NULL},
+      (const char *[]){"info", "--plugin-path", NULL},
+      (const char *[]){"info", "stray", NULL},
+  };
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    tool_run_t run;
+    assert_int_equal(tool_run(cases[i], NULL, &run), 0);
+    assert_int_equal(run.exit_code, 2);
+    assert_int_equal(run.out_size, 0);
+    tool_run_release(&run);
+  }
+}
+
+static json_t *find_by(json_t *array, const char *key, const char *value) {
+  size_t i;
+  json_t *item;
+  json_array_foreach(array, i, item) {
+    json_t *field = json_object_get(item, key);
+    if (json_is_string(field) && !strcmp(json_string_value(field), value))
+      return item;
+  }
+  return NULL;
+}
+
+static void test_info_json_lists_vcpu_and_rejected(void **state) {
+  (void)state;
+  tool_run_t run;
+  assert_int_equal(tool_run((const char *[]){"info", "--json", NULL},
+                            BP_BROKEN_PLUGIN, &run),
+                   0);
+  assert_int_equal(run.exit_code, 0);
+  json_error_t error;
+  json_t *root = json_loads(run.out, 0, &error);
+  assert_non_null(root);
+
+  json_t *vcpu =
+      find_by(json_object_get(root, "plugins"), "device_type", "vcpu");
+  assert_non_null(vcpu);
+  assert_int_equal(json_integer_value(json_object_get(vcpu, "device_count")),
+                   2);
+  assert_int_equal(json_integer_value(json_object_get(vcpu, "interface_size")),
+                   912);
+  assert_string_equal(json_string_value(json_object_get(vcpu, "abi_version")),
+                      "0.1.1");
+  assert_true(json_array_size(json_object_get(vcpu, "native_functions")) > 0);
+  assert_true(json_is_array(json_object_get(vcpu, "fallback_functions")));
+  assert_true(json_is_array(json_object_get(vcpu, "missing_functions")));
+  assert_true(json_is_array(json_object_get(vcpu, "extensions")));
+
+  json_t *devices = json_object_get(root, "devices");
+  size_t i, vcpu_devices = 0;
+  json_t *device;
+  json_array_foreach(devices, i, device) {
+    const char *type =
+        json_string_value(json_object_get(device, "device_type"));
+    if (!type || strcmp(type, "vcpu"))
+      continue;
+    vcpu_devices++;
+    json_t *attributes = json_object_get(device, "attributes");
+    assert_int_equal(json_object_size(attributes), 17);
+    assert_int_equal(json_integer_value(json_object_get(attributes, "exist")),
+                     1);
+    json_t *memory = json_object_get(device, "memory");
+    assert_true(json_integer_value(json_object_get(memory, "total")) > 0);
+  }
+  assert_int_equal(vcpu_devices, 2);
+
+  json_t *rejected = json_object_get(root, "rejected");
+  assert_int_equal(json_array_size(rejected), 1);
+  json_t *entry = json_array_get(rejected, 0);
+  assert_string_equal(json_string_value(json_object_get(entry, "path")),
+                      BP_BROKEN_PLUGIN);
+  assert_true(strlen(json_string_value(json_object_get(entry, "reason"))) > 0);
+  json_decref(root);
+  tool_run_release(&run);
+}
+
+static void test_info_table_shows_rejected(void **state) {
+  (void)state;
+  tool_run_t run;
+  assert_int_equal(
+      tool_run((const char *[]){"info", NULL}, BP_BROKEN_PLUGIN, &run), 0);
+  assert_int_equal(run.exit_code, 0);
+  assert_non_null(strstr(run.out, "Rejected plugins: 1"));
+  assert_non_null(strstr(run.out, BP_BROKEN_PLUGIN));
+  assert_non_null(strstr(run.out, "vcpu:1"));
+  assert_non_null(strstr(run.out, "unsupported"));
+  tool_run_release(&run);
+}
+
+static void test_plugin_path_option_adds_a_plugin(void **state) {
+  (void)state;
+  tool_run_t run;
+  assert_int_equal(tool_run((const char *[]){"info", "--json", "--plugin-path",
+                                             BP_STUB_PLUGIN, NULL},
+                            NULL, &run),
+                   0);
+  assert_int_equal(run.exit_code, 0);
+  json_t *root = json_loads(run.out, 0, NULL);
+  assert_non_null(root);
+  json_t *plugins = json_object_get(root, "plugins");
+  json_t *stub = find_by(plugins, "device_type", "stub");
+  assert_non_null(stub);
+  assert_string_equal(json_string_value(json_object_get(stub, "path")),
+                      BP_STUB_PLUGIN);
+  assert_true(json_array_size(json_object_get(stub, "fallback_functions")) > 0);
+  assert_non_null(find_by(plugins, "device_type", "vcpu"));
+  assert_int_equal(json_array_size(json_object_get(root, "rejected")), 0);
+  json_decref(root);
+  tool_run_release(&run);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_help_lists_commands),
+      cmocka_unit_test(test_usage_errors_exit_2),
+      cmocka_unit_test(test_info_json_lists_vcpu_and_rejected),
+      cmocka_unit_test(test_info_table_shows_rejected),
+      cmocka_unit_test(test_plugin_path_option_adds_a_plugin),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
