@@ -74,9 +74,9 @@ BP_API bp_status_t bp_comm_all_reduce(const void *send, void *recv,
                                       size_t count, C_DataType dtype,
                                       C_CCLReduceOp op, bp_comm_t *comm,
                                       bp_stream_t *stream);
-BP_API bp_status_t bp_comm_broadcast(void *buf, size_t count,
-                                     C_DataType dtype, size_t root,
-                                     bp_comm_t *comm, bp_stream_t *stream);
+BP_API bp_status_t bp_comm_broadcast(void *buf, size_t count, C_DataType dtype,
+                                     size_t root, bp_comm_t *comm,
+                                     bp_stream_t *stream);
 /* recv may be NULL on ranks other than root. */
 BP_API bp_status_t bp_comm_reduce(const void *send, void *recv, size_t count,
                                   C_DataType dtype, C_CCLReduceOp op,
@@ -90,8 +90,8 @@ BP_API bp_status_t bp_comm_reduce_scatter(const void *send, void *recv,
                                           C_CCLReduceOp op, bp_comm_t *comm,
                                           bp_stream_t *stream);
 BP_API bp_status_t bp_comm_send(const void *send, size_t count,
-                                C_DataType dtype, size_t peer,
-                                bp_comm_t *comm, bp_stream_t *stream);
+                                C_DataType dtype, size_t peer, bp_comm_t *comm,
+                                bp_stream_t *stream);
 BP_API bp_status_t bp_comm_recv(void *recv, size_t count, C_DataType dtype,
                                 size_t peer, bp_comm_t *comm,
                                 bp_stream_t *stream);

@@ -1,5 +1,8 @@
 #include "comm.h"
 
+#include "comm_segment.h"
+#include "park.h"
+
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -52,73 +55,85 @@ static comm_world *world_find(uint64_t token) {
   return NULL;
 }
 
-static comm_world *world_new(const comm_unique_id *id, size_t nranks) {
-  comm_world *world = calloc(1, sizeof *world);
-  if (world == NULL)
-    return NULL;
-  world->token = id->world_token;
-  world->secret = id->secret;
-  world->nranks = nranks;
-  world->slots = aligned_alloc(64, nranks * sizeof *world->slots);
-  world->mailboxes =
-      aligned_alloc(64, nranks * nranks * sizeof *world->mailboxes);
-  if (world->slots == NULL || world->mailboxes == NULL) {
-    free(world->slots);
-    free(world->mailboxes);
-    free(world);
-    return NULL;
-  }
-  memset(world->slots, 0, nranks * sizeof *world->slots);
-  memset(world->mailboxes, 0, nranks * nranks * sizeof *world->mailboxes);
-  world->next = registry_head;
-  registry_head = world;
-  return world;
-}
-
-static void world_unlink_and_free(comm_world *world) {
+static void world_unregister(comm_world *world) {
   for (comm_world **link = &registry_head; *link; link = &(*link)->next) {
     if (*link == world) {
       *link = world->next;
-      break;
+      return;
     }
   }
-  free(world->slots);
-  free(world->mailboxes);
-  free(world);
 }
 
-/* Checks the id against the world (or creates it) and claims `rank`. Called
- * with the registry lock held. */
+/* Finds this process's view of the world (or maps its segment), then claims
+ * `rank` in it. Called with the registry lock held. */
 static bp_status_t world_attach(const comm_unique_id *id, size_t nranks,
-                                size_t rank, comm_world **out_world) {
+                                size_t rank, uint64_t deadline_ns,
+                                comm_world **out_world) {
   comm_world *world = world_find(id->world_token);
-  if (world == NULL) {
-    world = world_new(id, nranks);
-    if (world == NULL)
-      return comm_reject(BP_ERR_OUT_OF_MEMORY,
-                         "xccl_comm_init_rank: out of memory for a world of "
-                         "%zu ranks",
-                         nranks);
-  } else if (world->secret != id->secret) {
+  if (world != NULL && world->secret != id->secret)
     return comm_reject(BP_ERR_INVALID_ARGUMENT,
                        "xccl_comm_init_rank: rank %zu presented a wrong secret "
                        "for world %016" PRIx64 ": refused",
                        rank, id->world_token);
-  } else if (world->nranks != nranks) {
+  if (world != NULL && world->nranks != nranks)
     return comm_reject(BP_ERR_INVALID_ARGUMENT,
                        "xccl_comm_init_rank: rank %zu says nranks=%zu but "
                        "world %016" PRIx64 " has %zu ranks",
                        rank, nranks, id->world_token, world->nranks);
-  } else if (atomic_load(&world->slots[rank].joined)) {
+  bool mapped_here = world == NULL;
+  if (mapped_here) {
+    world = calloc(1, sizeof *world);
+    if (world == NULL)
+      return comm_reject(BP_ERR_OUT_OF_MEMORY,
+                         "xccl_comm_init_rank: out of memory");
+    bp_status_t status = comm_segment_map(id, nranks, deadline_ns, world);
+    if (status != BP_OK) {
+      free(world);
+      return status;
+    }
+  }
+  int32_t none = 0;
+  if (!atomic_compare_exchange_strong(&world->slots[rank].pid, &none,
+                                      (int32_t)getpid())) {
+    if (mapped_here) {
+      comm_segment_unmap(world);
+      free(world);
+    }
     return comm_reject(BP_ERR_INVALID_ARGUMENT,
                        "xccl_comm_init_rank: rank %zu of world %016" PRIx64
                        " has already joined",
                        rank, id->world_token);
   }
+  if (mapped_here) {
+    world->next = registry_head;
+    registry_head = world;
+  }
   world->attached++;
+  comm_world_header *header = world->header;
+  atomic_fetch_add(&header->attached, 1);
   atomic_store(&world->slots[rank].joined, true);
+  /* Everyone has mapped the segment: its name can go. */
+  if (atomic_fetch_add(&header->joined, 1) + 1 == nranks)
+    comm_segment_unlink(world);
+  comm_signal_progress(world->signal);
   *out_world = world;
   return BP_OK;
+}
+
+bool comm_peer_is_local(const comm_world *world, size_t peer) {
+  return atomic_load(&world->slots[peer].pid) == (int32_t)getpid();
+}
+
+bool comm_world_is_local(comm_world *world) {
+  int locality = atomic_load(&world->locality);
+  if (locality == 0) {
+    locality = 1;
+    for (size_t r = 0; r < world->nranks; r++)
+      if (!comm_peer_is_local(world, r))
+        locality = 2;
+    atomic_store(&world->locality, locality);
+  }
+  return locality == 1;
 }
 
 bp_status_t comm_create(size_t nranks, const C_CCLRootId *root, size_t rank,
@@ -139,12 +154,6 @@ bp_status_t comm_create(size_t nranks, const C_CCLRootId *root, size_t rank,
   if (nranks > 4096)
     return comm_reject(BP_ERR_INVALID_ARGUMENT,
                        "xccl_comm_init_rank: nranks %zu exceeds 4096", nranks);
-  if (id.pid != (int32_t)getpid())
-    return comm_reject(BP_ERR_UNSUPPORTED,
-                       "xccl_comm_init_rank: the unique id comes from process "
-                       "%d; ranks in other processes are not supported by "
-                       "this build's thread transport",
-                       (int)id.pid);
 
   C_CCLComm comm = calloc(1, sizeof *comm);
   _Atomic uint64_t *sends = calloc(nranks, sizeof *sends);
@@ -156,9 +165,11 @@ bp_status_t comm_create(size_t nranks, const C_CCLRootId *root, size_t rank,
     return comm_reject(BP_ERR_OUT_OF_MEMORY,
                        "xccl_comm_init_rank: out of memory");
   }
+  uint64_t timeout_ns = comm_timeout_ms_from_env() * 1000000u;
   pthread_mutex_lock(&registry_lock);
   comm_world *world = NULL;
-  bp_status_t status = world_attach(&id, nranks, rank, &world);
+  bp_status_t status =
+      world_attach(&id, nranks, rank, vcpu_now_ns() + timeout_ns, &world);
   pthread_mutex_unlock(&registry_lock);
   if (status != BP_OK) {
     free(comm);
@@ -169,7 +180,7 @@ bp_status_t comm_create(size_t nranks, const C_CCLRootId *root, size_t rank,
   comm->world = world;
   comm->rank = rank;
   comm->nranks = nranks;
-  comm->timeout_ns = comm_timeout_ms_from_env() * 1000000u;
+  comm->timeout_ns = timeout_ns;
   comm->sends_to = sends;
   comm->recvs_from = recvs;
   snprintf(comm->name, sizeof comm->name, "vcpu-comm:%016" PRIx64,
@@ -184,8 +195,14 @@ void comm_destroy(C_CCLComm comm) {
     return;
   comm_world *world = comm->world;
   pthread_mutex_lock(&registry_lock);
-  if (--world->attached == 0)
-    world_unlink_and_free(world);
+  /* The last rank of the world removes a name that peers never joined. */
+  if (atomic_fetch_sub(&world->header->attached, 1) == 1)
+    comm_segment_unlink(world);
+  if (--world->attached == 0) {
+    world_unregister(world);
+    comm_segment_unmap(world);
+    free(world);
+  }
   pthread_mutex_unlock(&registry_lock);
   pthread_mutex_destroy(&comm->error_lock);
   free(comm->sends_to);
@@ -194,8 +211,8 @@ void comm_destroy(C_CCLComm comm) {
 }
 
 void comm_abort(C_CCLComm comm) {
-  atomic_store_explicit(&comm->world->aborted, true, memory_order_release);
-  comm_signal_progress(&comm->world->signal);
+  atomic_store_explicit(comm->world->aborted, true, memory_order_release);
+  comm_signal_progress(comm->world->signal);
 }
 
 bp_status_t comm_error(C_CCLComm comm, char *message, size_t capacity) {

@@ -52,19 +52,23 @@ typedef struct comm_desc {
   uint64_t seq; /* collective sequence, or the p2p message number per pair */
 } comm_desc;
 
-/* Per-rank state shared with peers. `arrive` is the rank's position in the
- * current collective (seq * COMM_PHASES + phase); `desc` is valid for peers
- * from the first phase on, until the rank leaves the collective. */
+/* Per-rank state shared with peers. `arrive` is the rank's position:
+ * (sequence << 32) + step of the collective it is in; `desc` is valid for
+ * peers from step 1 on, until the rank leaves the collective. */
 typedef struct comm_rank_slot {
   _Alignas(64) _Atomic uint64_t arrive;
   atomic_bool joined;
+  _Atomic int32_t pid; /* the rank's process, 0 until it joins */
   comm_desc desc;
 } comm_rank_slot;
 
-enum { COMM_PHASES = 4, COMM_MAILBOX_SLOTS = 16 };
+#define COMM_STEP_BITS 32
+enum { COMM_MAILBOX_SLOTS = 16 };
 
-/* A posted send, read by the receiver. `status` is written by the receiver
- * before it consumes the message: 0, or 1 when count/type did not match. */
+/* A posted send, read by the receiver. `buf` is only meaningful when both
+ * ranks share a process; otherwise the data streams through the pair's
+ * staging buffer. `status` is written by the receiver before it consumes the
+ * message: 0, or 1 when count/type did not match. */
 typedef struct comm_message {
   const void *buf;
   size_t count;
@@ -72,23 +76,42 @@ typedef struct comm_message {
   int status;
 } comm_message;
 
-/* Ordered pair (src -> dst) of ranks: `posted` and `consumed` count messages.
- * Message k lives in ring[k % COMM_MAILBOX_SLOTS]. */
+/* Ordered pair (src -> dst) of ranks: `posted` and `consumed` count messages,
+ * message k lives in ring[k % COMM_MAILBOX_SLOTS]. Between processes the
+ * bytes go through the pair's staging buffer one chunk at a time, counted by
+ * `chunks_posted` / `chunks_consumed`. */
 typedef struct comm_mailbox {
   _Alignas(64) _Atomic uint64_t posted;
   _Atomic uint64_t consumed;
+  _Alignas(64) _Atomic uint64_t chunks_posted;
+  _Atomic uint64_t chunks_consumed;
   comm_message ring[COMM_MAILBOX_SLOTS];
 } comm_mailbox;
 
+/* The shared state of a world: one POSIX shared-memory segment that every
+ * rank maps (comm_segment.h). Ranks of one process share one mapping. */
+typedef struct comm_world_header comm_world_header;
+
 typedef struct comm_world {
-  struct comm_world *next; /* registry list, under the registry lock */
+  struct comm_world *next; /* this process's registry, under its lock */
   uint64_t token, secret;
   size_t nranks;
-  size_t attached; /* communicators not yet destroyed (registry lock) */
-  comm_signal signal;
-  atomic_bool aborted;
-  comm_rank_slot *slots;   /* nranks */
-  comm_mailbox *mailboxes; /* nranks * nranks, [src * nranks + dst] */
+  size_t attached; /* this process's communicators (registry lock) */
+  comm_world_header *header;
+  size_t mapped_bytes;
+  char segment_name[64];
+  /* Views into the segment: */
+  comm_signal *signal;
+  atomic_bool *aborted;
+  comm_rank_slot *slots;       /* nranks */
+  comm_mailbox *mailboxes;     /* nranks * nranks, [src * nranks + dst] */
+  unsigned char *pair_buffers; /* nranks * nranks * pair_bytes */
+  size_t pair_bytes;
+  unsigned char *data_slots; /* nranks * slot_bytes: collective staging */
+  size_t slot_bytes;
+  /* 0 unknown, 1 every rank lives in this process, 2 some do not. Decided
+   * once every rank has joined. */
+  _Atomic int locality;
 } comm_world;
 
 struct C_CCLComm_st {
@@ -104,17 +127,19 @@ struct C_CCLComm_st {
   char error_message[512];
 };
 
-/* Creates rank `rank` of the world the id names (creating the world on first
- * use). Does not wait for peers: a peer that never joins is reported by the
- * first collective that needs it. BP_ERR_INVALID_ARGUMENT for a malformed id,
- * a wrong secret, an nranks that differs from the world's, or a rank already
- * joined; BP_ERR_UNSUPPORTED for an id from another process; the message is
- * in comm_last_error(). */
+/* Creates rank `rank` of the world the id names, in this process or another
+ * one on this host (creating the world's segment on first use). Does not
+ * wait for peers: a peer that never joins is reported by the first
+ * collective that needs it. BP_ERR_INVALID_ARGUMENT for a malformed id, a
+ * wrong secret, an nranks that differs from the world's, or a rank already
+ * joined; BP_ERR_PLUGIN when the segment cannot be made; the message is in
+ * comm_last_error(). */
 bp_status_t comm_create(size_t nranks, const C_CCLRootId *root, size_t rank,
                         C_CCLComm *out_comm);
 
-/* Detaches from the world; the last communicator frees it. The caller has
- * synchronized the streams the communicator was used on. */
+/* Detaches from the world; the last communicator of the process unmaps it,
+ * the last of the world removes its segment if it still has a name. The
+ * caller has synchronized the streams the communicator was used on. */
 void comm_destroy(C_CCLComm comm);
 
 /* Sets the world's abort flag: every rank's pending and later waits end with
@@ -134,6 +159,14 @@ bp_status_t comm_fail(C_CCLComm comm, bp_status_t status, const char *format,
 const char *comm_last_error(void);
 bp_status_t comm_reject(bp_status_t status, const char *format, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* True when `peer` runs in this process (waits for nothing: false until the
+ * peer has joined). */
+bool comm_peer_is_local(const comm_world *world, size_t peer);
+
+/* Whether every rank of the world lives in this process; decided (and
+ * cached) once all have joined, which the caller has made sure of. */
+bool comm_world_is_local(comm_world *world);
 
 /* "all_reduce", "broadcast", ... */
 const char *comm_kind_name(comm_kind kind);

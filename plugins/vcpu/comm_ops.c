@@ -5,7 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "comm_meet.h"
+#include "comm_p2p.h"
 #include "comm_reduce.h"
+#include "comm_staged.h"
 #include "comm_threads.h"
 #include "park.h"
 
@@ -36,6 +39,18 @@ static void batch_free(comm_batch *batch) {
   free(batch);
 }
 
+/* Single-copy through peers' buffers when every rank lives in this process,
+ * else staged through the world segment. */
+static bp_status_t run_collective(C_CCLComm comm, const comm_desc *desc,
+                                  uint64_t deadline) {
+  bp_status_t status = comm_start_collective(comm, desc, deadline);
+  if (status != BP_OK)
+    return status;
+  return comm_world_is_local(comm->world)
+             ? comm_threads_collective(comm, desc, deadline)
+             : comm_staged_collective(comm, desc, deadline);
+}
+
 /* Runs the batch's collectives in call order, then all its sends and
  * receives together. A poisoned communicator runs nothing. */
 static void run_batch(void *argument) {
@@ -48,10 +63,10 @@ static void run_batch(void *argument) {
     if (batch->calls[i].kind >= COMM_SEND) /* gather p2p at the front */
       batch->calls[p2p_count++] = batch->calls[i];
     else
-      status = comm_threads_collective(comm, &batch->calls[i], deadline);
+      status = run_collective(comm, &batch->calls[i], deadline);
   }
   if (status == BP_OK && p2p_count != 0)
-    comm_threads_p2p(comm, batch->calls, p2p_count, deadline);
+    comm_p2p_run(comm, batch->calls, p2p_count, deadline);
   batch_free(batch);
 }
 

@@ -10,15 +10,9 @@
 
 #include "comm.h"
 
-/* One collective (kind < COMM_SEND) described by `desc`, whose seq is this
- * communicator's next collective sequence number. */
+/* The rest of one collective (kind < COMM_SEND) after
+ * comm_start_collective(), when every rank lives in this process. */
 bp_status_t comm_threads_collective(C_CCLComm comm, const comm_desc *desc,
                                     uint64_t deadline_ns);
-
-/* A batch of sends and receives (kind COMM_SEND/COMM_RECV, seq = the message
- * number of that ordered pair) progressed together: none of them blocks
- * another. */
-bp_status_t comm_threads_p2p(C_CCLComm comm, const comm_desc *ops, size_t n,
-                             uint64_t deadline_ns);
 
 #endif /* BACKPLANE_VCPU_COMM_THREADS_H_ */

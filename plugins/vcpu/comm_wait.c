@@ -11,9 +11,13 @@
 
 #include "park.h"
 
+/* Spinning pays only while the peer runs on another core; with more ranks
+ * than cores (processes, oversubscribed mpirun) it steals the peer's CPU, so
+ * it is short and bounded by time. */
 enum {
-  SPIN_ROUNDS = 2000,
-  YIELD_ROUNDS = 50,
+  SPIN_NS = 10000,
+  CLOCK_EVERY = 32, /* spin rounds between clock reads */
+  YIELD_ROUNDS = 8,
   MAX_SLEEP_NS = 1000000, /* 1 ms between deadline/abort checks */
 };
 
@@ -32,28 +36,33 @@ uint64_t comm_timeout_ms_from_env(void) {
 void comm_signal_progress(comm_signal *signal) {
   atomic_fetch_add_explicit(&signal->generation, 1, memory_order_seq_cst);
   if (atomic_load_explicit(&signal->sleepers, memory_order_seq_cst) != 0)
-    syscall(SYS_futex, &signal->generation, FUTEX_WAKE_PRIVATE, INT_MAX, NULL,
-            NULL, 0);
+    syscall(SYS_futex, &signal->generation, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
 comm_wait_result comm_wait(comm_signal *signal, const atomic_bool *aborted,
                            uint64_t deadline_ns, bool (*ready)(void *context),
                            void *context) {
-  for (unsigned round = 0;; round++) {
+  uint64_t spin_until = 0;
+  unsigned yields = 0;
+  for (unsigned round = 1;; round++) {
     uint32_t seen =
         atomic_load_explicit(&signal->generation, memory_order_acquire);
     if (ready(context))
       return COMM_WAIT_READY;
     if (atomic_load_explicit(aborted, memory_order_acquire))
       return COMM_WAIT_ABORTED;
-    if (round < SPIN_ROUNDS) {
+    if (round % CLOCK_EVERY != 0) {
       vcpu_cpu_relax();
       continue;
     }
     uint64_t now = vcpu_now_ns();
     if (now >= deadline_ns)
       return ready(context) ? COMM_WAIT_READY : COMM_WAIT_TIMEOUT;
-    if (round < SPIN_ROUNDS + YIELD_ROUNDS) {
+    if (spin_until == 0)
+      spin_until = now + SPIN_NS;
+    if (now < spin_until)
+      continue;
+    if (yields++ < YIELD_ROUNDS) {
       sched_yield();
       continue;
     }
@@ -62,8 +71,8 @@ comm_wait_result comm_wait(comm_signal *signal, const atomic_bool *aborted,
                              (long)(left < MAX_SLEEP_NS ? left : MAX_SLEEP_NS)};
     atomic_fetch_add_explicit(&signal->sleepers, 1, memory_order_seq_cst);
     if (!ready(context)) /* re-check after announcing ourselves */
-      syscall(SYS_futex, &signal->generation, FUTEX_WAIT_PRIVATE, seen, &pause,
-              NULL, 0);
+      syscall(SYS_futex, &signal->generation, FUTEX_WAIT, seen, &pause, NULL,
+              0);
     atomic_fetch_sub_explicit(&signal->sleepers, 1, memory_order_relaxed);
   }
 }

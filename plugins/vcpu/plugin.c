@@ -10,6 +10,7 @@
 #include "event.h"
 #include "memory.h"
 #include "stream.h"
+#include "trace.h"
 
 #include <string.h>
 
@@ -87,6 +88,13 @@ static void fill_table(C_DeviceInterface *table) {
   table->get_driver_version = vcpu_get_driver_version;
 
   vcpu_comm_fill_interface(table, vcpu_stream_enqueue_host_fn);
+
+  table->profiler_initialize = vcpu_profiler_initialize; /* trace.h */
+  table->profiler_finalize = vcpu_profiler_finalize;
+  table->profiler_prepare_tracing = vcpu_profiler_prepare_tracing;
+  table->profiler_start_tracing = vcpu_profiler_start_tracing;
+  table->profiler_stop_tracing = vcpu_profiler_stop_tracing;
+  table->profiler_collect_trace_data = vcpu_profiler_collect_trace_data;
 }
 
 VCPU_EXPORT void InitPlugin(CustomRuntimeParams *params) {

@@ -9,6 +9,7 @@
 
 #include "event.h"
 #include "park.h"
+#include "trace.h"
 
 #define STREAM_MAGIC 0x76637075u /* "vcpu" */
 #define STREAM_QUEUE_CAPACITY 1024u
@@ -89,7 +90,10 @@ static void *worker_main(void *arg) {
     if (stream->device->jitter_us != 0)
       sleep_jitter(stream);
     bool stop = command->kind == VCPU_COMMAND_STOP;
+    uint64_t traced_at = vcpu_trace_begin(); /* trace.h: 0 unless tracing */
     run_command(stream, command);
+    if (traced_at)
+      vcpu_trace_command(stream->device->id, stream, command, traced_at);
     vcpu_queue_pop(&stream->queue);
     if (stop)
       return NULL;

@@ -21,6 +21,7 @@
 #include "alloc/block_map.h"
 #include "alloc/caching_allocator.h"
 #include "alloc/free_tree.h"
+#include "alloc/pool_lock.h"
 #include "alloc/workspace.h"
 
 typedef enum bp_stat_kind {
@@ -38,7 +39,7 @@ typedef struct bp_stat_counter {
 } bp_stat_counter_t;
 
 struct bp_alloc_pool {
-  pthread_mutex_t mu;
+  bp_spinlock_t mu;
   void *stream;
   bp_caching_allocator_t *allocator;
   bp_free_tree_t small_free, large_free;

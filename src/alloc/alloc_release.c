@@ -16,10 +16,10 @@ static bool has_idle_chunk(const bp_alloc_pool_t *pool) {
  * (last_free_seq past the event) wait for the next release. */
 static size_t release_pool_idle(bp_caching_allocator_t *a,
                                 bp_alloc_pool_t *pool) {
-  pthread_mutex_lock(&pool->mu);
+  bp_spin_lock(&pool->mu);
   bool any = has_idle_chunk(pool);
   uint64_t covered_seq = pool->free_seq;
-  pthread_mutex_unlock(&pool->mu);
+  bp_spin_unlock(&pool->mu);
   if (!any)
     return 0;
   if (pool->stream) {
@@ -30,7 +30,7 @@ static size_t release_pool_idle(bp_caching_allocator_t *a,
     bp_alloc_recycle_event(a, event);
   }
   bp_chunk_t *released = NULL;
-  pthread_mutex_lock(&pool->mu);
+  bp_spin_lock(&pool->mu);
   for (bp_chunk_t *c = pool->chunks, *next; c; c = next) {
     next = c->next;
     if (!bp_chunk_is_idle(c) ||
@@ -40,7 +40,7 @@ static size_t release_pool_idle(bp_caching_allocator_t *a,
     c->next = released;
     released = c;
   }
-  pthread_mutex_unlock(&pool->mu);
+  bp_spin_unlock(&pool->mu);
   size_t bytes = 0;
   while (released) {
     bp_chunk_t *next = released->next;
@@ -124,13 +124,13 @@ void bp_caching_allocator_forget_stream(bp_caching_allocator_t *a,
   if (!pool)
     return;
   bp_workspace_release(a, pool);
-  pthread_mutex_lock(&pool->mu);
-  pthread_mutex_lock(&a->null_pool->mu);
+  bp_spin_lock(&pool->mu);
+  bp_spin_lock(&a->null_pool->mu);
   /* Without host memory to move them, the chunks stay with the stream key:
    * still correct (the stream is drained), only not shared. */
   if (bp_block_map_reserve(&a->null_pool->live, a->null_pool->live.count +
                                                     pool->live.count) == BP_OK)
     move_chunks(pool, a->null_pool);
-  pthread_mutex_unlock(&a->null_pool->mu);
-  pthread_mutex_unlock(&pool->mu);
+  bp_spin_unlock(&a->null_pool->mu);
+  bp_spin_unlock(&pool->mu);
 }

@@ -48,6 +48,12 @@ void bp_alloc_resolve_hints(const bp_alloc_hints_t *given, size_t device_free,
 }
 
 bool bp_alloc_align_up(size_t size, size_t unit, size_t *out) {
+  if ((unit & (unit - 1)) == 0) { /* a power of two: no division */
+    if (size > SIZE_MAX - (unit - 1))
+      return false;
+    *out = (size + unit - 1) & ~(unit - 1);
+    return true;
+  }
   size_t rem = size % unit;
   if (rem == 0) {
     *out = size;

@@ -21,9 +21,14 @@ static void raise_peak(bp_caching_allocator_t *a, bp_stat_kind_t kind,
  * stream at a time it is exact; with concurrent streams each increase reads
  * the other pools' totals without their locks. */
 void bp_alloc_update_peaks(bp_caching_allocator_t *a, unsigned kinds) {
+  uint64_t totals[BP_STAT_COUNT] = {0};
+  for (bp_alloc_pool_t *p = bp_first_pool(a); p; p = bp_next_pool(p))
+    for (int k = 0; k < BP_STAT_COUNT; k++)
+      if (kinds & 1u << k)
+        totals[k] += bp_load(&p->stats[k].current);
   for (int k = 0; k < BP_STAT_COUNT; k++)
     if (kinds & 1u << k)
-      raise_peak(a, (bp_stat_kind_t)k, total_current(a, (bp_stat_kind_t)k));
+      raise_peak(a, (bp_stat_kind_t)k, totals[k]);
 }
 
 static void fill(bp_caching_allocator_t *a, bp_stat_kind_t kind,

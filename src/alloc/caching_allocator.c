@@ -23,7 +23,6 @@ static bp_alloc_pool_t *pool_create(bp_caching_allocator_t *a, void *stream) {
   if (!pool)
     return NULL;
   memset(pool, 0, sizeof *pool);
-  pthread_mutex_init(&pool->mu, NULL);
   pool->stream = stream;
   pool->allocator = a;
   bp_workspace_init(&pool->workspace);
@@ -131,7 +130,6 @@ void bp_caching_allocator_destroy(bp_caching_allocator_t *a) {
     }
     bp_block_map_destroy(&pool->live);
     bp_workspace_destroy(&pool->workspace);
-    pthread_mutex_destroy(&pool->mu);
     free(pool);
     pool = next;
   }
@@ -271,7 +269,7 @@ static bp_status_t allocate_cached(bp_caching_allocator_t *a,
                                    size_t rounded, bool use_large,
                                    bool workspace, void **out_ptr) {
   bool small = rounded <= BP_ALLOC_SMALL_REQUEST;
-  pthread_mutex_lock(&pool->mu);
+  bp_spin_lock(&pool->mu);
   bp_block_t *b = bp_free_tree_best_fit(
       small && !use_large ? &pool->small_free : &pool->large_free, rounded);
   bp_status_t status = BP_ERR_NOT_FOUND;
@@ -279,7 +277,7 @@ static bp_status_t allocate_cached(bp_caching_allocator_t *a,
     carve(a, pool, b, rounded, true);
     status = hand_out(a, pool, b, size, workspace, out_ptr);
   }
-  pthread_mutex_unlock(&pool->mu);
+  bp_spin_unlock(&pool->mu);
   return status;
 }
 
@@ -383,7 +381,7 @@ static bp_status_t allocate_from_chunk(bp_caching_allocator_t *a,
                                        bp_alloc_pool_t *pool, bp_chunk_t *chunk,
                                        size_t size, size_t rounded,
                                        bool workspace, void **out_ptr) {
-  pthread_mutex_lock(&pool->mu);
+  bp_spin_lock(&pool->mu);
   link_chunk(pool, chunk);
   bp_block_t *b = chunk->first;
   if (chunk->kind != BP_CHUNK_DIRECT)
@@ -391,27 +389,27 @@ static bp_status_t allocate_from_chunk(bp_caching_allocator_t *a,
   bp_status_t status = hand_out(a, pool, b, size, workspace, out_ptr);
   if (status != BP_OK && chunk->kind == BP_CHUNK_DIRECT) {
     bp_alloc_unlink_chunk(pool, chunk);
-    pthread_mutex_unlock(&pool->mu);
+    bp_spin_unlock(&pool->mu);
     bp_alloc_return_chunk(a, chunk);
     return bp_error(BP_ERR_OUT_OF_MEMORY,
                     "%s: no host memory to track a device allocation",
                     a->backend.name);
   }
-  pthread_mutex_unlock(&pool->mu);
+  bp_spin_unlock(&pool->mu);
   return status;
 }
 
 static size_t largest_free_block(bp_caching_allocator_t *a) {
   size_t largest = 0;
   for (bp_alloc_pool_t *p = bp_first_pool(a); p; p = bp_next_pool(p)) {
-    pthread_mutex_lock(&p->mu);
+    bp_spin_lock(&p->mu);
     bp_block_t *small = bp_free_tree_largest(&p->small_free);
     bp_block_t *large = bp_free_tree_largest(&p->large_free);
     if (small && small->size > largest)
       largest = small->size;
     if (large && large->size > largest)
       largest = large->size;
-    pthread_mutex_unlock(&p->mu);
+    bp_spin_unlock(&p->mu);
   }
   return largest;
 }
@@ -540,13 +538,13 @@ bp_status_t bp_caching_allocator_malloc(bp_caching_allocator_t *a, size_t size,
 
 static bool pool_has(bp_alloc_pool_t *pool, uintptr_t addr,
                      bp_block_t **out_block) {
-  pthread_mutex_lock(&pool->mu);
+  bp_spin_lock(&pool->mu);
   bp_block_t *b = bp_block_map_find(&pool->live, addr);
   if (b) {
     *out_block = b;
     return true;
   }
-  pthread_mutex_unlock(&pool->mu);
+  bp_spin_unlock(&pool->mu);
   return false;
 }
 
@@ -567,10 +565,10 @@ bp_alloc_pool_t *bp_alloc_lock_chunk_pool(bp_chunk_t *chunk) {
   for (;;) {
     bp_alloc_pool_t *pool =
         atomic_load_explicit(&chunk->pool, memory_order_acquire);
-    pthread_mutex_lock(&pool->mu);
+    bp_spin_lock(&pool->mu);
     if (atomic_load_explicit(&chunk->pool, memory_order_relaxed) == pool)
       return pool;
-    pthread_mutex_unlock(&pool->mu);
+    bp_spin_unlock(&pool->mu);
   }
 }
 
@@ -596,7 +594,7 @@ static bp_status_t lock_allocated(bp_caching_allocator_t *a, const char *what,
   if (!pool)
     return unknown_pointer(a, what, ptr);
   if (b->state != BP_BLOCK_ALLOCATED) {
-    pthread_mutex_unlock(&pool->mu);
+    bp_spin_unlock(&pool->mu);
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "%s: %s of %p: already freed (double free)",
                     a->backend.name, what, ptr);
@@ -614,7 +612,7 @@ static bp_status_t free_locked(bp_caching_allocator_t *a, bp_alloc_pool_t *pool,
   if (waits) {
     bp_pending_free_t *entry = bp_alloc_pending_new(waits);
     if (!entry) {
-      pthread_mutex_unlock(&pool->mu);
+      bp_spin_unlock(&pool->mu);
       return bp_error(BP_ERR_OUT_OF_MEMORY,
                       "%s: no host memory to defer the free of %p",
                       a->backend.name, (void *)b->addr);
@@ -627,7 +625,7 @@ static bp_status_t free_locked(bp_caching_allocator_t *a, bp_alloc_pool_t *pool,
     b->state = BP_BLOCK_PENDING_FREE;
     bp_stat_sub(pool, BP_STAT_ALLOCATED, b->size);
     bp_stat_sub(pool, BP_STAT_REQUESTED, b->requested);
-    pthread_mutex_unlock(&pool->mu);
+    bp_spin_unlock(&pool->mu);
     bp_alloc_pending_park(a, entry);
     return BP_OK;
   }
@@ -638,13 +636,13 @@ static bp_status_t free_locked(bp_caching_allocator_t *a, bp_alloc_pool_t *pool,
   if (direct) {
     bp_chunk_t *chunk = b->chunk;
     bp_alloc_unlink_chunk(pool, chunk);
-    pthread_mutex_unlock(&pool->mu);
+    bp_spin_unlock(&pool->mu);
     bp_alloc_return_chunk(a, chunk);
     return BP_OK;
   }
   b->chunk->last_free_seq = ++pool->free_seq;
   bp_alloc_release_block(pool, b);
-  pthread_mutex_unlock(&pool->mu);
+  bp_spin_unlock(&pool->mu);
   return BP_OK;
 }
 
@@ -660,7 +658,7 @@ bp_status_t bp_caching_allocator_free(bp_caching_allocator_t *a, void *ptr) {
   if (status != BP_OK)
     return status;
   if (b->workspace) {
-    pthread_mutex_unlock(&pool->mu);
+    bp_spin_unlock(&pool->mu);
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "%s: free of %p: it is a workspace slab; free workspaces "
                     "with the workspace call",
@@ -699,7 +697,7 @@ bp_status_t bp_caching_allocator_record_stream(bp_caching_allocator_t *a,
       void **streams =
           realloc(b->other_streams, capacity * sizeof *b->other_streams);
       if (!streams) {
-        pthread_mutex_unlock(&pool->mu);
+        bp_spin_unlock(&pool->mu);
         return bp_error(BP_ERR_OUT_OF_MEMORY,
                         "%s: no host memory to record a stream for %p",
                         a->backend.name, ptr);
@@ -709,7 +707,7 @@ bp_status_t bp_caching_allocator_record_stream(bp_caching_allocator_t *a,
     }
     b->other_streams[b->other_stream_count++] = stream;
   }
-  pthread_mutex_unlock(&pool->mu);
+  bp_spin_unlock(&pool->mu);
   return BP_OK;
 }
 
@@ -725,7 +723,7 @@ bp_status_t bp_caching_allocator_block_size(bp_caching_allocator_t *a,
   if (status != BP_OK)
     return status;
   *out_size = b->requested;
-  pthread_mutex_unlock(&pool->mu);
+  bp_spin_unlock(&pool->mu);
   return BP_OK;
 }
 

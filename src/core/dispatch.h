@@ -41,6 +41,8 @@ typedef struct bp_plugin {
   const char **extensions;
   size_t device_count;
   bp_device_t *devices; /* device_count entries */
+  /* Hook for src/layers: the spliced layers, NULL when none is enabled. */
+  struct bp_layers *layers;
 } bp_plugin_t;
 
 /* Every function slot of C_DeviceInterface, in layout order. */

@@ -65,7 +65,7 @@ static void test_table_has_budgets(void **state) {
 
 static void test_bench_usage_errors(void **state) {
   (void)state;
-  static const char *const *const cases[] = {
+  const char *const *const cases[] = {
       (const char *[]){"bench", NULL},
       (const char *[]){"bench", "no-such-bench", NULL},
   };

@@ -22,7 +22,7 @@ static void test_help_lists_commands(void **state) {
 
 static void test_usage_errors_exit_2(void **state) {
   (void)state;
-  static const char *const *const cases[] = {
+  const char *const *const cases[] = {
       (const char *[]){NULL},
       (const char *[]){"no-such-command", NULL},
       (const char *[]){"info", "--no-such-option", NULL},

@@ -118,7 +118,7 @@ static bp_status_t run(bench_ctx_t *ctx, bp_stream_t *stream,
                        bp_event_t *event) {
   size_t reps = bench_reps(ctx, FULL_REPS);
   size_t trips = ctx->quick ? 200 : 20000;
-  double spin_ns = spin_round_trip_ns(trips * 10, reps);
+  double spin_ns = spin_round_trip_ns(ctx->quick ? trips : trips * 10, reps);
   if (spin_ns == 0)
     return bench_error(ctx, "starting the spin thread", BP_ERR_INTERNAL);
   for (int kind = EVENT_RECORD; kind <= HOST_CALLBACK; kind++) {

@@ -21,13 +21,12 @@ typedef struct check_ctx {
   size_t plugin_index;
   bp_plugin_info_t info;
   const struct C_DeviceInterface *dispatch;
-  bp_device_t **devices; /* the plugin's devices, in index order */
-  size_t device_count;
+  bp_device_t **devices;   /* the plugin's devices, in index order */
+  size_t device_count;     /* at least 1 when a check runs */
   int quick;               /* smaller sizes and fewer iterations */
   check_streams_t streams; /* set by check_asynchrony */
 
   /* Reporting state (check_report.c). */
-  const char *check_name; /* the check running now, for the watchdog */
   int json;
   json_t *lines; /* JSON mode: the lines of this plugin */
   size_t passed, failed, skipped;

@@ -21,6 +21,13 @@ typedef enum copy_direction { H2D, D2H, D2D, P2P } copy_direction_t;
  * or destination device. */
 typedef enum copy_mode { SYNC, SRC_STREAM, DST_STREAM } copy_mode_t;
 
+/* The outcome of one size; `why` says more for FAILED and UNSUPPORTED. */
+typedef enum case_result {
+  CASE_OK,
+  CASE_FAILED,
+  CASE_UNSUPPORTED, /* the plugin lacks the function under test */
+} case_result_t;
+
 typedef struct copy_env {
   bp_device_t *dev0, *dev1; /* dev1 == dev0 with one device */
   bp_stream_t *stream0, *stream1;
@@ -69,10 +76,24 @@ static bp_status_t copy(copy_env_t *env, copy_mode_t mode,
   return status;
 }
 
-/* Runs one direction at one size; returns 0, or -1 with `why` filled in. */
-static int copy_case(copy_env_t *env, copy_direction_t direction,
-                     copy_mode_t mode, size_t size, char *why,
-                     size_t why_size) {
+/* Reports a failed call at `step`; the step under test being unsupported is
+ * CASE_UNSUPPORTED rather than a failure. */
+static case_result_t call_failed(const char *step, const char *tested,
+                                 bp_status_t status, const char *size_text,
+                                 char *why, size_t why_size) {
+  snprintf(why, why_size, "size %s: %s: %s: %s", size_text, step,
+           bp_status_name(status), bp_last_error());
+  return status == BP_ERR_UNSUPPORTED && step == tested ? CASE_UNSUPPORTED
+                                                        : CASE_FAILED;
+}
+
+static const char *const COPY_STEP = "the copy";
+static const char *const MEMSET_STEP = "the memset";
+
+/* Runs one direction at one size. */
+static case_result_t copy_case(copy_env_t *env, copy_direction_t direction,
+                               copy_mode_t mode, size_t size, char *why,
+                               size_t why_size) {
   size_t span = size + GUARD;
   check_pattern_fill(env->src, span, check_pattern_seed(direction, mode, size));
   memcpy(env->expect, env->src, size);
@@ -89,7 +110,7 @@ static int copy_case(copy_env_t *env, copy_direction_t direction,
   case H2D:
     status = copy(env, SYNC, env->dev0, env->d1, NULL, env->dst, span);
     if (status == BP_OK) {
-      step = "the copy";
+      step = COPY_STEP;
       status = copy(env, mode, env->dev0, env->d1, NULL, env->src, size);
     }
     break;
@@ -97,7 +118,7 @@ static int copy_case(copy_env_t *env, copy_direction_t direction,
     step = "filling the device";
     status = copy(env, SYNC, env->dev0, env->d1, NULL, env->src, size);
     if (status == BP_OK) {
-      step = "the copy";
+      step = COPY_STEP;
       status = copy(env, mode, NULL, env->dst, env->dev0, env->d1, size);
     }
     break;
@@ -109,7 +130,7 @@ static int copy_case(copy_env_t *env, copy_direction_t direction,
       status = copy(env, SYNC, env->dev0, env->d1, NULL, env->src, size);
     }
     if (status == BP_OK) {
-      step = "the copy";
+      step = COPY_STEP;
       status = copy(env, mode, target_device, target, env->dev0, env->d1, size);
     }
     break;
@@ -120,24 +141,23 @@ static int copy_case(copy_env_t *env, copy_direction_t direction,
   }
   char size_text[32];
   cli_format_bytes(size, size_text, sizeof(size_text));
-  if (status != BP_OK) {
-    snprintf(why, why_size, "size %s: %s: %s: %s", size_text, step,
-             bp_status_name(status), bp_last_error());
-    return -1;
-  }
+  if (status != BP_OK)
+    return call_failed(step, COPY_STEP, status, size_text, why, why_size);
   size_t at = check_pattern_mismatch(env->dst, env->expect, span);
   if (at == SIZE_MAX)
-    return 0;
+    return CASE_OK;
   if (at >= size)
-    snprintf(why, why_size, "size %s: wrote past the end (byte %zu + %zu)",
-             size_text, size, at - size);
+    snprintf(why, why_size,
+             "size %s: a byte past the end changed (end + %zu), or the "
+             "bytes written before the copy did not land",
+             size_text, at - size);
   else
     snprintf(why, why_size, "size %s: byte %zu is 0x%02x, expected 0x%02x%s",
              size_text, at, env->dst[at], env->expect[at],
              env->dst[at] == (unsigned char)~env->expect[at]
                  ? " (never written)"
                  : "");
-  return -1;
+  return CASE_FAILED;
 }
 
 static const char *line_name(copy_direction_t direction, copy_mode_t mode) {
@@ -150,19 +170,38 @@ static const char *line_name(copy_direction_t direction, copy_mode_t mode) {
   return names[direction][mode];
 }
 
-static void run_direction(check_ctx_t *ctx, copy_env_t *env,
-                          copy_direction_t direction, copy_mode_t mode) {
-  const char *name = line_name(direction, mode);
+typedef case_result_t (*size_case_fn)(copy_env_t *env,
+                                      copy_direction_t direction,
+                                      copy_mode_t mode, size_t size, char *why,
+                                      size_t why_size);
+
+/* Runs `run` at every size and reports one line: the first failure, SKIP if
+ * the function under test is missing, or PASS. */
+static void run_line(check_ctx_t *ctx, copy_env_t *env, const char *name,
+                     size_case_fn run, copy_direction_t direction,
+                     copy_mode_t mode, const char *what) {
   char why[512];
   for (size_t i = 0; i < sizeof(env->sizes) / sizeof(env->sizes[0]); i++) {
-    if (copy_case(env, direction, mode, env->sizes[i], why, sizeof(why))) {
+    case_result_t result =
+        run(env, direction, mode, env->sizes[i], why, sizeof(why));
+    if (result == CASE_UNSUPPORTED) {
+      check_skip(ctx, name, "not provided: %s", why);
+      return;
+    }
+    if (result == CASE_FAILED) {
       check_fail(ctx, name, "%s", why);
       return;
     }
   }
   char large[32];
-  check_pass(ctx, name, "sizes 0, 1, 4099, 4 KiB, %s verified",
-             cli_format_bytes(env->capacity, large, sizeof(large)));
+  check_pass(ctx, name, "sizes 0, 1, 4099, 4 KiB, %s %s",
+             cli_format_bytes(env->capacity, large, sizeof(large)), what);
+}
+
+static void run_direction(check_ctx_t *ctx, copy_env_t *env,
+                          copy_direction_t direction, copy_mode_t mode) {
+  run_line(ctx, env, line_name(direction, mode), copy_case, direction, mode,
+           "verified");
 }
 
 void check_copies(check_ctx_t *ctx) {
@@ -192,9 +231,12 @@ void check_copies(check_ctx_t *ctx) {
 
 /* ---- memset ------------------------------------------------------------- */
 
-/* Sets `size` bytes at d1 + GUARD and checks GUARD bytes on either side. */
-static int memset_case(copy_env_t *env, copy_mode_t mode, size_t size,
-                       char *why, size_t why_size) {
+/* Sets `size` bytes at d1 + GUARD and checks GUARD bytes on either side
+ * (`direction` is unused: the signature is size_case_fn's). */
+static case_result_t memset_case(copy_env_t *env, copy_direction_t direction,
+                                 copy_mode_t mode, size_t size, char *why,
+                                 size_t why_size) {
+  (void)direction;
   const unsigned char value = 0xA5;
   size_t span = size + 2 * GUARD;
   check_pattern_fill(env->src, span, check_pattern_seed(7, mode, size));
@@ -207,7 +249,7 @@ static int memset_case(copy_env_t *env, copy_mode_t mode, size_t size,
   bp_status_t status =
       copy(env, SYNC, env->dev0, env->d1, NULL, env->src, span);
   if (status == BP_OK) {
-    step = "the memset";
+    step = MEMSET_STEP;
     bp_stream_t *stream = mode == SYNC ? NULL : env->stream0;
     status = bp_memset(env->dev0, (unsigned char *)env->d1 + GUARD, value, size,
                        stream);
@@ -220,14 +262,11 @@ static int memset_case(copy_env_t *env, copy_mode_t mode, size_t size,
   }
   char size_text[32];
   cli_format_bytes(size, size_text, sizeof(size_text));
-  if (status != BP_OK) {
-    snprintf(why, why_size, "size %s: %s: %s: %s", size_text, step,
-             bp_status_name(status), bp_last_error());
-    return -1;
-  }
+  if (status != BP_OK)
+    return call_failed(step, MEMSET_STEP, status, size_text, why, why_size);
   size_t at = check_pattern_mismatch(env->dst, env->expect, span);
   if (at == SIZE_MAX)
-    return 0;
+    return CASE_OK;
   if (at < GUARD || at >= GUARD + size)
     snprintf(why, why_size, "size %s: wrote outside the range (%s byte %zu)",
              size_text, at < GUARD ? "before it," : "after it,",
@@ -235,7 +274,7 @@ static int memset_case(copy_env_t *env, copy_mode_t mode, size_t size,
   else
     snprintf(why, why_size, "size %s: byte %zu is 0x%02x, expected 0x%02x",
              size_text, at - GUARD, env->dst[at], value);
-  return -1;
+  return CASE_FAILED;
 }
 
 void check_memset(check_ctx_t *ctx) {
@@ -246,23 +285,10 @@ void check_memset(check_ctx_t *ctx) {
     check_fail_call(ctx, "memset.setup", "allocating buffers and streams",
                     status);
   } else {
-    static const copy_mode_t modes[] = {SYNC, DST_STREAM};
-    static const char *const names[] = {"memset.sync", "memset.stream"};
-    for (size_t m = 0; m < 2; m++) {
-      char why[512];
-      int failed = 0;
-      for (size_t i = 0; i < 5 && !failed; i++)
-        failed = memset_case(&env, modes[m], env.sizes[i], why, sizeof(why));
-      if (failed) {
-        check_fail(ctx, names[m], "%s", why);
-      } else {
-        char large[32];
-        check_pass(ctx, names[m],
-                   "sizes 0, 1, 4099, 4 KiB, %s at an offset; neighbours "
-                   "untouched",
-                   cli_format_bytes(env.capacity, large, sizeof(large)));
-      }
-    }
+    run_line(ctx, &env, "memset.sync", memset_case, H2D, SYNC,
+             "at an offset; neighbours untouched");
+    run_line(ctx, &env, "memset.stream", memset_case, H2D, DST_STREAM,
+             "at an offset; neighbours untouched");
   }
   check_pool_release(&pool);
 }

@@ -8,7 +8,7 @@
 #include "check_pool.h"
 #include "check_report.h"
 
-enum { GATE_DEADLINE_MS = 5000, TIMED_WORK_SIZE = 4 << 20 };
+enum { GATE_DEADLINE_MS = 15000, TIMED_WORK_SIZE = 4 << 20 };
 
 static void check_unrecorded(check_ctx_t *ctx, check_pool_t *pool) {
   const char *name = "events.unrecorded";
@@ -58,6 +58,8 @@ static void check_completion(check_ctx_t *ctx, check_pool_t *pool) {
   if (status == BP_OK && gated) {
     held = bp_event_query(event);
     held_elapsed = bp_event_elapsed_time(done, event, &ms);
+    if (!check_gate_holding(&gate)) /* held up too long: cannot tell */
+      held = held_elapsed = BP_ERR_NOT_READY;
   }
   check_gate_open(&gate);
   bp_status_t after = BP_ERR_NOT_READY;

@@ -45,7 +45,11 @@ static void gate_callback(void *user_data) {
 }
 
 bp_status_t check_gate_enqueue(check_gate_t *gate, bp_stream_t *stream) {
-  return bp_stream_add_callback(stream, gate_callback, gate);
+  bp_status_t status = bp_stream_add_callback(stream, gate_callback, gate);
+  pthread_mutex_lock(&gate->mutex);
+  gate->finished_first = gate->finished;
+  pthread_mutex_unlock(&gate->mutex);
+  return status;
 }
 
 void check_gate_open(check_gate_t *gate) {
@@ -57,10 +61,16 @@ void check_gate_open(check_gate_t *gate) {
 
 check_gate_state_t check_gate_state(check_gate_t *gate) {
   pthread_mutex_lock(&gate->mutex);
-  check_gate_state_t state = {gate->entered, gate->finished, gate->opened,
-                              gate->ran_inline, gate->timed_out};
+  check_gate_state_t state = {gate->entered,   gate->finished,
+                              gate->opened,    gate->ran_inline,
+                              gate->timed_out, gate->finished_first};
   pthread_mutex_unlock(&gate->mutex);
   return state;
+}
+
+int check_gate_holding(check_gate_t *gate) {
+  check_gate_state_t state = check_gate_state(gate);
+  return !state.opened && !state.timed_out && !state.ran_inline;
 }
 
 void check_marker_init(check_marker_t *marker, check_gate_t *gate) {
@@ -71,11 +81,8 @@ void check_marker_init(check_marker_t *marker, check_gate_t *gate) {
 
 static void marker_callback(void *user_data) {
   check_marker_t *marker = user_data;
-  if (marker->gate) {
-    check_gate_state_t state = check_gate_state(marker->gate);
-    if (!state.opened && !state.timed_out && !state.ran_inline)
-      atomic_fetch_add(&marker->overtook, 1);
-  }
+  if (marker->gate && check_gate_holding(marker->gate))
+    atomic_fetch_add(&marker->overtook, 1);
   atomic_fetch_add(&marker->runs, 1);
 }
 

@@ -28,12 +28,14 @@ typedef struct check_gate {
   int opened;           /* check_gate_open was called */
   int ran_inline;       /* the callback ran on the owner thread */
   int timed_out;        /* the callback gave up waiting */
+  int finished_first;   /* it had returned before add_callback did */
 } check_gate_t;
 
 void check_gate_init(check_gate_t *gate, unsigned deadline_ms);
 void check_gate_destroy(check_gate_t *gate);
 
-/* Enqueues the gate's callback on `stream` (bp_stream_add_callback). */
+/* Enqueues the gate's callback on `stream` (bp_stream_add_callback) and notes
+ * whether the callback had already returned when the call did. */
 bp_status_t check_gate_enqueue(check_gate_t *gate, bp_stream_t *stream);
 
 /* Lets the callback return. */
@@ -41,9 +43,14 @@ void check_gate_open(check_gate_t *gate);
 
 /* A snapshot of the gate's state, taken under its lock. */
 typedef struct check_gate_state {
-  int entered, finished, opened, ran_inline, timed_out;
+  int entered, finished, opened, ran_inline, timed_out, finished_first;
 } check_gate_state_t;
 check_gate_state_t check_gate_state(check_gate_t *gate);
+
+/* 1 while the gate still holds its stream back: enqueued work behind it that
+ * has been observed running (read before calling this) ran early. 0 once it
+ * was opened or gave up, or if it ran inline. */
+int check_gate_holding(check_gate_t *gate);
 
 typedef struct check_marker {
   check_gate_t *gate; /* may be NULL: then only `runs` counts */

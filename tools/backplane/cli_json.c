@@ -4,7 +4,9 @@
 #include <stdio.h>
 
 int cli_json_print(json_t *value) {
-  int result = value ? json_dumpf(value, stdout, JSON_INDENT(2)) : -1;
+  int result =
+      value ? json_dumpf(value, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(6))
+            : -1;
   json_decref(value);
   if (result != 0) {
     fprintf(stderr, "backplane: cannot print the JSON output\n");

@@ -61,12 +61,14 @@ static json_t *check_plugin(check_ctx_t *ctx) {
     if (!ctx->json)
       printf("plugin %zu\n", ctx->plugin_index);
     check_fail_call(ctx, "setup", "describing the plugin", status);
+  } else if (ctx->device_count == 0) {
+    check_fail(ctx, "setup", "%s has no devices to check",
+               ctx->info.device_type);
   } else {
     if (!ctx->json)
       printf("%s  (%s, %zu device%s)\n", ctx->info.device_type, ctx->info.path,
              ctx->info.device_count, ctx->info.device_count == 1 ? "" : "s");
     for (size_t i = 0; i < sizeof(checks) / sizeof(checks[0]); i++) {
-      ctx->check_name = checks[i].name;
       check_watchdog_arm(ctx->info.device_type, checks[i].name,
                          CHECK_TIME_LIMIT_S);
       checks[i].run(ctx);

@@ -20,14 +20,16 @@ static const cli_command_t commands[] = {
 static void print_usage(FILE *out) {
   fprintf(out, "usage: backplane <command> [options]\n\ncommands:\n");
   for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-    fprintf(out, "  %-7s %-46s %s\n", commands[i].name, commands[i].usage,
-            commands[i].summary);
-  fprintf(out, "  %-7s %-46s %s\n", "help", "", "this text");
+    fprintf(out, "  %-6s %s\n  %-6s   %s\n", commands[i].name,
+            commands[i].usage, "", commands[i].summary);
+  fprintf(out, "  %-6s this text\n", "help");
   fprintf(out,
           "\noptions of every command:\n"
           "  --plugin-path DIR  search DIR (or one .so) for plugins first; "
           "repeatable\n"
           "  --json             machine-readable output on stdout\n"
+          "  --quick            (check, bench) small sizes, few repetitions: "
+          "for tests\n"
           "\nenvironment: BACKPLANE_PLUGIN_PATH, CUSTOM_DEVICE_ROOT (plugin "
           "search)\n"
           "exit codes: 0 success, 1 failure (e.g. a FAIL in check), 2 usage\n");

@@ -1,6 +1,11 @@
 #include "comm_reference.h"
 
 #include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+
+#include <cmocka.h>
 
 const small_float_format F16 = {10, 5};
 const small_float_format BF16 = {7, 8};
@@ -135,4 +140,59 @@ void ref_store(C_DataType dtype, void *buf, size_t i, double value) {
   default:
     ((double *)buf)[i] = value;
   }
+}
+
+static bool is_unsigned(C_DataType t) {
+  return t == UINT8 || t == UINT16 || t == UINT32 || t == UINT64;
+}
+static bool is_integer(C_DataType t) {
+  return t <= INT64 || t == UINT8;
+}
+
+/* Rank r's element i: small values every type holds exactly, whose sums and
+ * products of up to four stay exact too. */
+double ref_value(C_DataType t, size_t rank, size_t i) {
+  size_t mix = i * 7 + rank * 5 + 1;
+  return is_unsigned(t) ? (double)(mix % 4) : (double)(mix % 7) - 3.0;
+}
+
+double ref_expected_reduction(C_DataType t, C_CCLReduceOp op, size_t n,
+                              size_t i) {
+  double acc = ref_value(t, 0, i);
+  for (size_t r = 1; r < n; r++) {
+    double v = ref_value(t, r, i);
+    switch (op) {
+    case SUM:
+    case AVG:
+      acc += v;
+      break;
+    case PRODUCT:
+      acc *= v;
+      break;
+    case MAX:
+      acc = fmax(acc, v);
+      break;
+    case MIN:
+      acc = fmin(acc, v);
+      break;
+    }
+  }
+  if (op == AVG)
+    acc = is_integer(t) ? trunc(acc / (double)n) : acc / (double)n;
+  return acc;
+}
+
+bool ref_close(C_DataType t, double got, double want) {
+  double tolerance = t == FLOAT16    ? fabs(want) * 0x1p-10
+                     : t == BFLOAT16 ? fabs(want) * 0x1p-7
+                     : t == FLOAT32  ? fabs(want) * 1e-6
+                                     : fabs(want) * 1e-12;
+  return fabs(got - want) <= tolerance;
+}
+
+void ref_expect_close(C_DataType t, double got, double want, const char *what,
+                      size_t rank, size_t i) {
+  if (!ref_close(t, got, want))
+    fail_msg("%s (type %d) rank %zu element %zu: got %g expected %g", what,
+             (int)t, rank, i, got, want);
 }

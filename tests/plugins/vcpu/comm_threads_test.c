@@ -78,61 +78,10 @@ static const C_DataType dtypes[] = {INT8,    INT16,    INT32,   INT64,
 static const C_CCLReduceOp ops[] = {SUM, AVG, MAX, MIN, PRODUCT};
 static const size_t counts[] = {0, 1, 37, 20011};
 
-static bool is_unsigned(C_DataType t) {
-  return t == UINT8 || t == UINT16 || t == UINT32 || t == UINT64;
-}
-static bool is_integer(C_DataType t) {
-  return t <= INT64 || t == UINT8;
-}
-
-/* Rank r's element i: small values every type holds exactly, whose sums and
- * products of up to four stay exact too. */
-static double value(C_DataType t, size_t rank, size_t i) {
-  size_t mix = i * 7 + rank * 5 + 1;
-  return is_unsigned(t) ? (double)(mix % 4) : (double)(mix % 7) - 3.0;
-}
-
-static double expected_reduction(C_DataType t, C_CCLReduceOp op, size_t n,
-                                 size_t i) {
-  double acc = value(t, 0, i);
-  for (size_t r = 1; r < n; r++) {
-    double v = value(t, r, i);
-    switch (op) {
-    case SUM:
-    case AVG:
-      acc += v;
-      break;
-    case PRODUCT:
-      acc *= v;
-      break;
-    case MAX:
-      acc = fmax(acc, v);
-      break;
-    case MIN:
-      acc = fmin(acc, v);
-      break;
-    }
-  }
-  if (op == AVG)
-    acc = is_integer(t) ? trunc(acc / (double)n) : acc / (double)n;
-  return acc;
-}
-
-static void expect_close(C_DataType t, double got, double want,
-                         const char *what, size_t rank, size_t i) {
-  double tolerance = t == FLOAT16    ? fabs(want) * 0x1p-10
-                     : t == BFLOAT16 ? fabs(want) * 0x1p-7
-                     : t == FLOAT32  ? fabs(want) * 1e-6
-                                     : fabs(want) * 1e-12;
-  if (fabs(got - want) > tolerance)
-    fail_msg("%s %s rank %zu element %zu: got %g expected %g", what,
-             t == FLOAT16 ? "f16" : "", rank, i, got, want);
-}
-
 static void fill(C_DataType t, void *buf, size_t rank, size_t offset,
                  size_t count) {
   for (size_t i = 0; i < count; i++)
-    ref_store(t, buf, i, value(t, rank, offset + i));
+    ref_store(t, buf, i, ref_value(t, rank, offset + i));
 }
 
 /* ---- the collectives ---------------------------------------------------- */
@@ -156,11 +105,11 @@ static void run_all_reduce(size_t n, C_DataType t, C_CCLReduceOp op,
   world_expect_healthy(&w);
   for (size_t r = 0; r < n; r++) {
     for (size_t i = 0; i < count; i++)
-      expect_close(t, ref_load(t, recv[r], i), expected_reduction(t, op, n, i),
-                   "all_reduce", r, i);
+      ref_expect_close(t, ref_load(t, recv[r], i),
+                       ref_expected_reduction(t, op, n, i), "all_reduce", r, i);
     if (!in_place)
       for (size_t i = 0; i < count; i++)
-        assert_true(ref_load(t, send[r], i) == value(t, r, i));
+        assert_true(ref_load(t, send[r], i) == ref_value(t, r, i));
   }
   for (size_t r = 0; r < n; r++) {
     if (!in_place)
@@ -189,8 +138,8 @@ static void run_reduce(size_t n, C_DataType t, C_CCLReduceOp op, size_t count,
   world_sync(&w);
   world_expect_healthy(&w);
   for (size_t i = 0; i < count; i++)
-    expect_close(t, ref_load(t, recv[root], i), expected_reduction(t, op, n, i),
-                 "reduce", root, i);
+    ref_expect_close(t, ref_load(t, recv[root], i),
+                     ref_expected_reduction(t, op, n, i), "reduce", root, i);
   for (size_t r = 0; r < n; r++) {
     if (recv[r] != send[r])
       free(recv[r]);
@@ -217,7 +166,7 @@ static void run_broadcast(size_t n, C_DataType t, size_t count, size_t root) {
   world_expect_healthy(&w);
   for (size_t r = 0; r < n; r++) {
     for (size_t i = 0; i < count; i++)
-      assert_true(ref_load(t, buf[r], i) == value(t, root, i));
+      assert_true(ref_load(t, buf[r], i) == ref_value(t, root, i));
     free(buf[r]);
   }
   world_close(&w);
@@ -246,7 +195,7 @@ static void run_all_gather(size_t n, C_DataType t, size_t count,
     for (size_t from = 0; from < n; from++)
       for (size_t i = 0; i < count; i++)
         assert_true(ref_load(t, recv[r], from * count + i) ==
-                    value(t, from, i));
+                    ref_value(t, from, i));
     if (!in_place)
       free(send[r]);
     free(recv[r]);
@@ -274,9 +223,9 @@ static void run_reduce_scatter(size_t n, C_DataType t, C_CCLReduceOp op,
   world_expect_healthy(&w);
   for (size_t r = 0; r < n; r++) {
     for (size_t i = 0; i < count; i++)
-      expect_close(t, ref_load(t, recv[r], i),
-                   expected_reduction(t, op, n, r * count + i),
-                   "reduce_scatter", r, i);
+      ref_expect_close(t, ref_load(t, recv[r], i),
+                       ref_expected_reduction(t, op, n, r * count + i),
+                       "reduce_scatter", r, i);
     if (!in_place)
       free(recv[r]);
     free(send[r]);

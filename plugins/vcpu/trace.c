@@ -1,0 +1,158 @@
+#include "trace.h"
+
+#include <dlfcn.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "device.h"
+
+typedef void (*add_event_fn)(C_Profiler prof, void *event);
+
+static _Atomic(C_Profiler) g_active;
+static _Atomic(add_event_fn) g_add_device_event;
+/* Workers inside vcpu_trace_command: deactivating waits for them, so no
+ * report reaches a profiler after stop_tracing or finalize returned. */
+static atomic_int g_reporting;
+
+static void deactivate(C_Profiler prof) {
+  C_Profiler expected = prof;
+  atomic_compare_exchange_strong(&g_active, &expected, NULL);
+  while (atomic_load(&g_reporting) != 0)
+    sched_yield();
+}
+
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+C_Status vcpu_profiler_initialize(C_Profiler prof, void **user_data) {
+  if (!prof || !user_data)
+    return C_ERROR;
+  void *symbol = dlsym(RTLD_DEFAULT, "profiler_add_device_trace_event");
+  if (!symbol)
+    return C_ERROR;
+  add_event_fn add;
+  memcpy(&add, &symbol, sizeof add);
+  atomic_store(&g_add_device_event, add);
+  *user_data = NULL;
+  return C_SUCCESS;
+}
+
+C_Status vcpu_profiler_finalize(C_Profiler prof, void *user_data) {
+  (void)user_data;
+  deactivate(prof);
+  return prof ? C_SUCCESS : C_ERROR;
+}
+
+C_Status vcpu_profiler_prepare_tracing(C_Profiler prof, void *user_data) {
+  (void)user_data;
+  return prof && atomic_load(&g_add_device_event) ? C_SUCCESS : C_ERROR;
+}
+
+C_Status vcpu_profiler_start_tracing(C_Profiler prof, void *user_data) {
+  (void)user_data;
+  if (!prof || !atomic_load(&g_add_device_event))
+    return C_ERROR;
+  C_Profiler expected = NULL;
+  /* Another profiler already tracing: refuse rather than mix records. */
+  return atomic_compare_exchange_strong(&g_active, &expected, prof) ||
+                 expected == prof
+             ? C_SUCCESS
+             : C_FAILED;
+}
+
+C_Status vcpu_profiler_stop_tracing(C_Profiler prof, void *user_data) {
+  (void)user_data;
+  deactivate(prof);
+  return prof ? C_SUCCESS : C_ERROR;
+}
+
+/* Records went to the host as each command finished: nothing is buffered. */
+C_Status vcpu_profiler_collect_trace_data(C_Profiler prof, uint64_t start_ns,
+                                          void *user_data) {
+  (void)start_ns;
+  (void)user_data;
+  return prof ? C_SUCCESS : C_ERROR;
+}
+
+/* The vcpu device whose arena holds [ptr, ptr + size), or -1 for host. */
+static int owner_of(const void *ptr, size_t size) {
+  for (int id = 0; id < vcpu_device_count(); ++id) {
+    vcpu_device *device = vcpu_device_at(id);
+    if (device && vcpu_arena_contains(&device->arena, ptr, size))
+      return id;
+  }
+  return -1;
+}
+
+/* "h2d", "d2h", "d2d" (one device) or "p2p" (two devices). */
+static const char *copy_direction(const void *dst, const void *src,
+                                  size_t size) {
+  int to = owner_of(dst, size), from = owner_of(src, size);
+  if (from < 0)
+    return to < 0 ? "h2h" : "h2d";
+  if (to < 0)
+    return "d2h";
+  return to == from ? "d2d" : "p2p";
+}
+
+uint64_t vcpu_trace_begin(void) {
+  return atomic_load_explicit(&g_active, memory_order_relaxed) ? now_ns() : 0;
+}
+
+static void report_command(int device_id, const void *stream,
+                           const vcpu_command *command, uint64_t start_ns) {
+  C_Profiler prof = atomic_load(&g_active);
+  add_event_fn add = atomic_load(&g_add_device_event);
+  if (!prof || !add)
+    return;
+  char args[160];
+  const char *name = "host_fn", *category = "callback";
+  switch ((vcpu_command_kind)command->kind) {
+  case VCPU_COMMAND_COPY:
+    name = copy_direction(command->copy.dst, command->copy.src,
+                          command->copy.size);
+    category = "copy";
+    snprintf(args, sizeof args, "{\"bytes\":%zu,\"direction\":\"%s\"}",
+             command->copy.size, name);
+    break;
+  case VCPU_COMMAND_CALLBACK:
+    name = "callback";
+    snprintf(args, sizeof args, "{}");
+    break;
+  case VCPU_COMMAND_HOST_FN:
+    snprintf(args, sizeof args, "{}");
+    break;
+  case VCPU_COMMAND_RECORD:
+  case VCPU_COMMAND_WAIT:
+    name = command->kind == VCPU_COMMAND_RECORD ? "event_record" : "event_wait";
+    category = "event";
+    snprintf(args, sizeof args, "{\"event\":\"%p\",\"generation\":%llu}",
+             (void *)command->event.event,
+             (unsigned long long)command->event.generation);
+    break;
+  case VCPU_COMMAND_STOP:
+    return;
+  }
+  BP_TraceEvent event = {.struct_size = sizeof event,
+                         .name = name,
+                         .category = category,
+                         .start_ns = start_ns,
+                         .end_ns = now_ns(),
+                         .device_id = device_id,
+                         .stream_id = (uint64_t)(uintptr_t)stream,
+                         .args_json = args};
+  add(prof, &event);
+}
+
+void vcpu_trace_command(int device_id, const void *stream,
+                        const vcpu_command *command, uint64_t start_ns) {
+  atomic_fetch_add(&g_reporting, 1);
+  report_command(device_id, stream, command, start_ns);
+  atomic_fetch_sub(&g_reporting, 1);
+}

@@ -1,0 +1,272 @@
+/* The collectives of the framework face: argument checks, then one call into
+ * the plugin's xccl_* slot on the stream's native queue. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "backplane/memory.h"
+#include "comm/comm_internal.h"
+#include "core/runtime_internal.h"
+#include "core/status.h"
+#include "core/stream_internal.h"
+
+/* Checks the communicator, that the stream is on its device and, when
+ * `slot_name` is given, that the plugin has `slot`. */
+static bp_status_t check_call(bp_comm_t *comm, bp_stream_t *stream,
+                              const char *what, const void *slot,
+                              const char *slot_name) {
+  if (comm == NULL || stream == NULL)
+    return bp_error(BP_ERR_INVALID_ARGUMENT, "%s: comm or stream is NULL",
+                    what);
+  if (stream->device != comm->device)
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "%s: the stream belongs to %s, the communicator (rank "
+                    "%zu) to %s",
+                    what, stream->device->name, comm->rank, comm->device->name);
+  if (slot_name != NULL && slot == NULL)
+    return bp_error(BP_ERR_UNSUPPORTED, "%s: plugin %s has no %s", what,
+                    comm->device->plugin->device_type, slot_name);
+  return bp_device_enter(comm->device);
+}
+
+static bp_status_t finish(bp_comm_t *comm, const char *function,
+                          C_Status result) {
+  if (BP_C_OK(result))
+    return BP_OK;
+  return bp_comm_call_failed(comm, comm->device, comm->extension, function,
+                             result);
+}
+
+/* The ABI's buffers are non-const even where the plugin only reads. */
+static void *unconst(const void *ptr) {
+  return (void *)(uintptr_t)ptr;
+}
+
+BP_API bp_status_t bp_comm_all_reduce(const void *send, void *recv,
+                                      size_t count, C_DataType dtype,
+                                      C_CCLReduceOp op, bp_comm_t *comm,
+                                      bp_stream_t *stream) {
+  bp_status_t status = check_call(
+      comm, stream, "bp_comm_all_reduce",
+      comm ? (void *)comm->dispatch->xccl_all_reduce : NULL, "xccl_all_reduce");
+  if (status != BP_OK)
+    return status;
+  return finish(comm, "xccl_all_reduce",
+                comm->dispatch->xccl_all_reduce(unconst(send), recv, count,
+                                                dtype, op, comm->native,
+                                                stream->native));
+}
+
+BP_API bp_status_t bp_comm_broadcast(void *buf, size_t count, C_DataType dtype,
+                                     size_t root, bp_comm_t *comm,
+                                     bp_stream_t *stream) {
+  bp_status_t status = check_call(
+      comm, stream, "bp_comm_broadcast",
+      comm ? (void *)comm->dispatch->xccl_broadcast : NULL, "xccl_broadcast");
+  if (status != BP_OK)
+    return status;
+  return finish(comm, "xccl_broadcast",
+                comm->dispatch->xccl_broadcast(buf, count, dtype, root,
+                                               comm->native, stream->native));
+}
+
+BP_API bp_status_t bp_comm_reduce(const void *send, void *recv, size_t count,
+                                  C_DataType dtype, C_CCLReduceOp op,
+                                  size_t root, bp_comm_t *comm,
+                                  bp_stream_t *stream) {
+  bp_status_t status = check_call(
+      comm, stream, "bp_comm_reduce",
+      comm ? (void *)comm->dispatch->xccl_reduce : NULL, "xccl_reduce");
+  if (status != BP_OK)
+    return status;
+  return finish(comm, "xccl_reduce",
+                comm->dispatch->xccl_reduce(unconst(send), recv, count, dtype,
+                                            op, root, comm->native,
+                                            stream->native));
+}
+
+BP_API bp_status_t bp_comm_all_gather(const void *send, void *recv,
+                                      size_t count, C_DataType dtype,
+                                      bp_comm_t *comm, bp_stream_t *stream) {
+  bp_status_t status = check_call(
+      comm, stream, "bp_comm_all_gather",
+      comm ? (void *)comm->dispatch->xccl_all_gather : NULL, "xccl_all_gather");
+  if (status != BP_OK)
+    return status;
+  return finish(comm, "xccl_all_gather",
+                comm->dispatch->xccl_all_gather(unconst(send), recv, count,
+                                                dtype, comm->native,
+                                                stream->native));
+}
+
+BP_API bp_status_t bp_comm_reduce_scatter(const void *send, void *recv,
+                                          size_t count, C_DataType dtype,
+                                          C_CCLReduceOp op, bp_comm_t *comm,
+                                          bp_stream_t *stream) {
+  bp_status_t status =
+      check_call(comm, stream, "bp_comm_reduce_scatter",
+                 comm ? (void *)comm->dispatch->xccl_reduce_scatter : NULL,
+                 "xccl_reduce_scatter");
+  if (status != BP_OK)
+    return status;
+  return finish(comm, "xccl_reduce_scatter",
+                comm->dispatch->xccl_reduce_scatter(unconst(send), recv, count,
+                                                    dtype, op, comm->native,
+                                                    stream->native));
+}
+
+BP_API bp_status_t bp_comm_send(const void *send, size_t count,
+                                C_DataType dtype, size_t peer, bp_comm_t *comm,
+                                bp_stream_t *stream) {
+  bp_status_t status =
+      check_call(comm, stream, "bp_comm_send",
+                 comm ? (void *)comm->dispatch->xccl_send : NULL, "xccl_send");
+  if (status != BP_OK)
+    return status;
+  return finish(comm, "xccl_send",
+                comm->dispatch->xccl_send(unconst(send), count, dtype, peer,
+                                          comm->native, stream->native));
+}
+
+BP_API bp_status_t bp_comm_recv(void *recv, size_t count, C_DataType dtype,
+                                size_t peer, bp_comm_t *comm,
+                                bp_stream_t *stream) {
+  bp_status_t status =
+      check_call(comm, stream, "bp_comm_recv",
+                 comm ? (void *)comm->dispatch->xccl_recv : NULL, "xccl_recv");
+  if (status != BP_OK)
+    return status;
+  return finish(comm, "xccl_recv",
+                comm->dispatch->xccl_recv(recv, count, dtype, peer,
+                                          comm->native, stream->native));
+}
+
+/* Paddle's substitute for a plugin without xccl_all_to_all, as one group:
+ * receive from lower ranks, send to every other rank, copy the own chunk on
+ * the stream, receive from higher ranks. */
+static bp_status_t
+all_to_all_fallback(const void *const *send_bufs, const size_t *send_counts,
+                    void *const *recv_bufs, const size_t *recv_counts,
+                    C_DataType dtype, bp_comm_t *comm, bp_stream_t *stream,
+                    size_t element_size) {
+  const C_DeviceInterface *d = comm->dispatch;
+  if (d->xccl_send == NULL || d->xccl_recv == NULL)
+    return bp_error(BP_ERR_UNSUPPORTED,
+                    "bp_comm_all_to_all: plugin %s has neither "
+                    "xccl_all_to_all nor xccl_send/xccl_recv",
+                    comm->device->plugin->device_type);
+  if (d->xccl_group_start)
+    d->xccl_group_start();
+  bp_status_t status = BP_OK;
+  size_t me = comm->rank;
+  for (size_t r = 0; r < me && status == BP_OK; r++)
+    status = bp_comm_recv(recv_bufs[r], recv_counts[r], dtype, r, comm, stream);
+  for (size_t r = 0; r < comm->nranks && status == BP_OK; r++)
+    if (r != me)
+      status =
+          bp_comm_send(send_bufs[r], send_counts[r], dtype, r, comm, stream);
+  if (status == BP_OK && send_counts[me] != 0)
+    status = bp_copy(comm->device, recv_bufs[me], comm->device, send_bufs[me],
+                     send_counts[me] * element_size, stream);
+  for (size_t r = me + 1; r < comm->nranks && status == BP_OK; r++)
+    status = bp_comm_recv(recv_bufs[r], recv_counts[r], dtype, r, comm, stream);
+  if (d->xccl_group_end && d->xccl_group_start) {
+    C_Status result = d->xccl_group_end();
+    if (status == BP_OK)
+      status = finish(comm, "xccl_group_end", result);
+  }
+  return status;
+}
+
+static size_t element_size(C_DataType dtype) {
+  switch (dtype) {
+  case BOOL:
+  case INT8:
+  case UINT8:
+    return 1;
+  case INT16:
+  case UINT16:
+  case FLOAT16:
+  case BFLOAT16:
+    return 2;
+  case INT32:
+  case UINT32:
+  case FLOAT32:
+    return 4;
+  case INT64:
+  case UINT64:
+  case FLOAT64:
+  case COMPLEX64:
+    return 8;
+  case COMPLEX128:
+    return 16;
+  default:
+    return 0;
+  }
+}
+
+BP_API bp_status_t bp_comm_all_to_all(const void *const *send_bufs,
+                                      const size_t *send_counts,
+                                      void *const *recv_bufs,
+                                      const size_t *recv_counts,
+                                      C_DataType dtype, bp_comm_t *comm,
+                                      bp_stream_t *stream) {
+  bp_status_t status =
+      check_call(comm, stream, "bp_comm_all_to_all", "", "xccl_all_to_all");
+  if (status != BP_OK)
+    return status;
+  size_t size = element_size(dtype);
+  if (!send_bufs || !send_counts || !recv_bufs || !recv_counts || size == 0)
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "bp_comm_all_to_all on %s: an array is NULL or the data "
+                    "type (%d) is unknown",
+                    comm->device->name, (int)dtype);
+  if (comm->dispatch->xccl_all_to_all == NULL)
+    return all_to_all_fallback(send_bufs, send_counts, recv_bufs, recv_counts,
+                               dtype, comm, stream, size);
+  C_DataType *dtypes = malloc(comm->nranks * sizeof *dtypes);
+  if (dtypes == NULL)
+    return bp_error(BP_ERR_OUT_OF_MEMORY,
+                    "bp_comm_all_to_all on %s: out of memory",
+                    comm->device->name);
+  for (size_t r = 0; r < comm->nranks; r++)
+    dtypes[r] = dtype;
+  C_Status result = comm->dispatch->xccl_all_to_all(
+      (const void **)(uintptr_t)send_bufs, send_counts, dtypes,
+      (void **)(uintptr_t)recv_bufs, recv_counts, dtypes, comm->rank,
+      comm->nranks, comm->native, stream->native);
+  free(dtypes);
+  return finish(comm, "xccl_all_to_all", result);
+}
+
+/* Calls group_start or group_end (by slot offset) of every plugin that has
+ * groups; a plugin without them treats a group as a no-op (Paddle). */
+static bp_status_t for_each_plugin_group(bp_runtime_t *runtime,
+                                         const char *what, bool start) {
+  if (runtime == NULL)
+    return bp_error(BP_ERR_INVALID_ARGUMENT, "%s: runtime is NULL", what);
+  bp_status_t status = BP_OK;
+  for (size_t i = 0; i < runtime->plugin_count; i++) {
+    const C_DeviceInterface *d = &runtime->plugins[i]->dispatch;
+    if (d->xccl_group_start == NULL || d->xccl_group_end == NULL)
+      continue;
+    C_Status result = start ? d->xccl_group_start() : d->xccl_group_end();
+    if (!BP_C_OK(result) && status == BP_OK) {
+      const BP_CommExtension *ext = bp_comm_find_extension(runtime->plugins[i]);
+      status = bp_error(bp_status_from_c(result), "%s: %s %s returned %s: %s",
+                        what, runtime->plugins[i]->device_type,
+                        start ? "xccl_group_start" : "xccl_group_end",
+                        bp_c_status_name(result),
+                        ext && ext->last_error ? ext->last_error()
+                                               : "no reason given");
+    }
+  }
+  return status;
+}
+
+BP_API bp_status_t bp_comm_group_start(bp_runtime_t *runtime) {
+  return for_each_plugin_group(runtime, "bp_comm_group_start", true);
+}
+
+BP_API bp_status_t bp_comm_group_end(bp_runtime_t *runtime) {
+  return for_each_plugin_group(runtime, "bp_comm_group_end", false);
+}

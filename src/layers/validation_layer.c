@@ -1,0 +1,100 @@
+/* The validation layer's life cycle, its report channel and the leak report
+ * at unload. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backplane/device.h"
+#include "core/status.h"
+#include "layers/validation_internal.h"
+
+bp_status_t bp_validation_layer_create(const char *log_path,
+                                       bool abort_on_report,
+                                       bp_validation_layer_t **out_layer) {
+  bp_validation_layer_t *layer = calloc(1, sizeof *layer);
+  if (!layer)
+    return bp_error(BP_ERR_OUT_OF_MEMORY, "validation layer: out of memory");
+  layer->log = stderr;
+  if (log_path) {
+    layer->log = fopen(log_path, "a");
+    if (!layer->log) {
+      int error = errno;
+      free(layer);
+      return bp_error(BP_ERR_INVALID_ARGUMENT,
+                      "BACKPLANE_VALIDATION_LOG: cannot open \"%s\": %s",
+                      log_path, strerror(error));
+    }
+    layer->close_log = true;
+  }
+  layer->abort_on_report = abort_on_report;
+  pthread_mutex_init(&layer->lock, NULL);
+  *out_layer = layer;
+  return BP_OK;
+}
+
+void bp_validation_layer_destroy(bp_validation_layer_t *layer) {
+  if (layer->close_log)
+    fclose(layer->log);
+  bp_object_set_release(&layer->live);
+  bp_object_set_release(&layer->dead);
+  pthread_mutex_destroy(&layer->lock);
+  free(layer);
+}
+
+uint64_t bp_validation_layer_reports(const bp_validation_layer_t *layer) {
+  return atomic_load(&layer->reports);
+}
+
+const char *bp_validation_device_name(C_Device device) {
+  return bp_device_name((const bp_device_t *)device);
+}
+
+void bp_validation_report(bp_validation_layer_t *layer, const char *function,
+                          C_Device device, const char *format, ...) {
+  char message[768];
+  va_list args;
+  va_start(args, format);
+  vsnprintf(message, sizeof message, format, args);
+  va_end(args);
+  fprintf(layer->log, "backplane validation: %s on %s: %s\n", function,
+          bp_validation_device_name(device), message);
+  fflush(layer->log);
+  atomic_fetch_add(&layer->reports, 1);
+  if (layer->abort_on_report)
+    abort();
+}
+
+void bp_validation_layer_report_leaks(bp_validation_layer_t *layer,
+                                      const bp_plugin_t *plugin) {
+  pthread_mutex_lock(&layer->lock);
+  if (layer->live.count > 0) {
+    fprintf(layer->log,
+            "backplane validation: %s plugin ABI objects at unload (after "
+            "the runtime released its own):\n"
+            "  %-16s %9s %9s\n",
+            plugin->device_type, "kind", "created", "destroyed");
+    for (int k = 0; k < BP_OBJECT_KIND_COUNT; ++k) {
+      uint64_t leaked = layer->created[k] - layer->destroyed[k];
+      fprintf(layer->log, "  %-16s %9llu %9llu", bp_object_kind_names[k],
+              (unsigned long long)layer->created[k],
+              (unsigned long long)layer->destroyed[k]);
+      if (leaked)
+        fprintf(layer->log, "   LEAK = %llu", (unsigned long long)leaked);
+      fputc('\n', layer->log);
+    }
+  }
+  for (size_t i = 0; i < layer->live.count; ++i) {
+    const bp_object_t *o = &layer->live.objects[i];
+    if (o->kind == BP_OBJECT_STREAM || o->kind == BP_OBJECT_EVENT)
+      bp_validation_report(layer, "finalize", o->device, "leaked %s #%llu (%p)",
+                           bp_object_kind_names[o->kind],
+                           (unsigned long long)o->seq, (void *)o->address);
+    else
+      bp_validation_report(
+          layer, "finalize", o->device, "leaked %s #%llu: %zu bytes at %p",
+          bp_object_kind_names[o->kind], (unsigned long long)o->seq, o->size,
+          (void *)o->address);
+  }
+  pthread_mutex_unlock(&layer->lock);
+}

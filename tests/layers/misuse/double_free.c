@@ -1,0 +1,11 @@
+/* Misuse: freeing device memory twice. */
+#include "misuse_common.h"
+
+int main(void) {
+  misuse_t m = misuse_open();
+  void *ptr = NULL;
+  m.d->device_memory_allocate(m.dev0, &ptr, 4096);
+  m.d->device_memory_deallocate(m.dev0, ptr, 4096);
+  m.d->device_memory_deallocate(m.dev0, ptr, 4096);
+  return misuse_close(&m);
+}

@@ -1,0 +1,81 @@
+#include "workload.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+enum { BYTES = 4096 };
+
+static void count_callback(void *user_data) {
+  atomic_fetch_add((atomic_int *)user_data, 1);
+}
+
+#define STEP(call)                                                             \
+  do {                                                                         \
+    if ((call) != BP_OK)                                                       \
+      goto cleanup;                                                            \
+  } while (0)
+
+outcome_t workload(bp_runtime_t *runtime, atomic_int *ran) {
+  outcome_t outcome = {0, 0};
+  unsigned char src[BYTES], out[BYTES], sync_out[BYTES];
+  for (int i = 0; i < BYTES; ++i)
+    src[i] = (unsigned char)(i * 7 + 3);
+  memset(out, 0, sizeof out);
+  memset(sync_out, 0, sizeof sync_out);
+  bp_device_t *dev0 = NULL, *dev1 = NULL;
+  bp_stream_t *s0 = NULL, *s1 = NULL;
+  bp_event_t *e0 = NULL;
+  void *d0 = NULL, *d1 = NULL, *d2 = NULL, *pinned = NULL;
+  STEP(bp_device_at(runtime, 0, &dev0));
+  STEP(bp_device_at(runtime, 1, &dev1));
+  STEP(bp_stream_create(dev0, &s0));
+  STEP(bp_stream_create(dev1, &s1));
+  STEP(bp_device_malloc(dev0, BYTES, &d0));
+  STEP(bp_device_malloc(dev1, BYTES, &d1));
+  STEP(bp_device_malloc(dev0, BYTES, &d2));
+  STEP(bp_memset(dev1, d1, 0xee, BYTES, s1));
+  STEP(bp_copy(dev0, d0, NULL, src, BYTES, s0));
+  STEP(bp_event_create(dev0, &e0));
+  STEP(bp_event_record(e0, s0));
+  STEP(bp_stream_wait_event(s1, e0));
+  STEP(bp_copy(dev1, d1, dev0, d0, BYTES, s1));
+  STEP(bp_stream_add_callback(s1, count_callback, ran));
+  outcome.callbacks_accepted = 1;
+  STEP(bp_copy(NULL, out, dev1, d1, BYTES, s1));
+  STEP(bp_stream_synchronize(s1));
+  STEP(bp_copy(dev0, d2, dev0, d0, BYTES, NULL));
+  STEP(bp_copy(NULL, sync_out, dev0, d2, BYTES, NULL));
+  STEP(bp_event_query(e0));
+  STEP(bp_host_malloc(dev0, BYTES, &pinned));
+  memcpy(pinned, src, BYTES);
+  STEP(bp_copy(dev0, d2, NULL, pinned, BYTES, s0));
+  STEP(bp_stream_synchronize(s0));
+  STEP(bp_device_synchronize(dev1));
+  assert_memory_equal(out, src, BYTES);
+  assert_memory_equal(sync_out, src, BYTES);
+  outcome.completed = 1;
+cleanup:
+  /* Streams first (they finish their queued work), then the devices, so no
+   * copy still reads memory freed below, even when a drain was faulted. */
+  bp_stream_destroy(s1);
+  bp_stream_destroy(s0);
+  if (dev0)
+    bp_device_synchronize(dev0);
+  if (dev1)
+    bp_device_synchronize(dev1);
+  if (pinned)
+    bp_host_free(dev0, pinned);
+  if (d2)
+    bp_device_free(dev0, d2);
+  if (d1)
+    bp_device_free(dev1, d1);
+  if (d0)
+    bp_device_free(dev0, d0);
+  bp_event_destroy(e0);
+  return outcome;
+}

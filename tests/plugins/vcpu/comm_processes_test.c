@@ -1,0 +1,479 @@
+/* vcpu collectives with ranks in separate processes (fork) on one host,
+ * through the POSIX shared-memory world segment: every collective, op, type,
+ * in-place and out-of-place, counts 0, 1, odd and several staging rounds,
+ * with 2, 3 and 4 ranks; send/recv and all_to_all across processes; and the
+ * failures: a peer killed with SIGKILL mid-collective, a peer that never
+ * joins, a wrong secret, mismatched calls. Nothing may be left in /dev/shm.
+ * Runs with BACKPLANE_COMM_SHM_SLOT_BYTES=131072 so large counts take several
+ * rounds, and BACKPLANE_COMM_TIMEOUT_MS=1000. */
+#include <dirent.h>
+#include <inttypes.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "plugins/vcpu/comm_id.h"
+#include "plugins/vcpu/comm_interface.h"
+#include "plugins/vcpu/comm_reference.h"
+#include "plugins/vcpu/comm_test_streams.h"
+
+enum { MAX_RANKS = 4 };
+
+static C_DeviceInterface xccl;
+
+/* What a rank process gets. */
+typedef struct rank_env {
+  size_t rank, n;
+  C_CCLRootId *id;
+  C_CCLComm comm;
+  test_stream *stream;
+  int pipe_in;  /* read end of a pipe from the test, or -1 */
+  int pipe_out; /* write end of a pipe to the test, or -1 */
+} rank_env;
+
+typedef int (*rank_main_fn)(rank_env *env);
+
+static void new_id(char bytes[128], C_CCLRootId *id) {
+  *id = (C_CCLRootId){128, bytes};
+  assert_int_equal(xccl.xccl_get_unique_id(id), C_SUCCESS);
+}
+
+static int join(rank_env *env) {
+  if (xccl.xccl_comm_init_rank(env->n, env->id, env->rank, &env->comm) !=
+      C_SUCCESS) {
+    fprintf(stderr, "rank %zu: init failed: %s\n", env->rank,
+            vcpu_comm_last_error());
+    return 1;
+  }
+  env->stream = test_stream_create();
+  return env->stream ? 0 : 1;
+}
+
+static void leave(rank_env *env) {
+  test_stream_destroy(env->stream);
+  xccl.xccl_destroy_comm(env->comm);
+}
+
+/* The rank's async status after draining its stream; message on stderr. */
+static int32_t settle(rank_env *env, char message[512]) {
+  test_stream_synchronize(env->stream);
+  int32_t status = -1;
+  vcpu_comm_get_async_error(env->comm, &status, message, 512);
+  return status;
+}
+
+static pid_t spawn(rank_main_fn fn, rank_env env) {
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0)
+    _exit(fn(&env));
+  return pid;
+}
+
+static int exit_code(pid_t pid) {
+  int status = 0;
+  assert_int_equal(waitpid(pid, &status, 0), pid);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* Fails the test if /dev/shm still holds a segment of the world. */
+static void expect_no_segment(const C_CCLRootId *id) {
+  const comm_unique_id *u = id->data;
+  char prefix[40];
+  snprintf(prefix, sizeof prefix, "bpvcpu-%016" PRIx64 "-", u->world_token);
+  DIR *dir = opendir("/dev/shm");
+  assert_non_null(dir);
+  struct dirent *entry;
+  while ((entry = readdir(dir)) != NULL)
+    if (strncmp(entry->d_name, prefix, strlen(prefix)) == 0)
+      fail_msg("/dev/shm/%s was left behind", entry->d_name);
+  closedir(dir);
+}
+
+/* Runs fn as every rank of an n-rank world, each in its own process, and
+ * expects every one to exit 0. */
+static void run_world(size_t n, rank_main_fn fn) {
+  char bytes[128];
+  C_CCLRootId id;
+  new_id(bytes, &id);
+  pid_t pids[MAX_RANKS];
+  for (size_t r = 0; r < n; r++)
+    pids[r] = spawn(fn, (rank_env){r, n, &id, NULL, NULL, -1, -1});
+  for (size_t r = 0; r < n; r++) {
+    int code = exit_code(pids[r]);
+    if (code != 0)
+      fail_msg("%zu ranks: rank %zu exited with %d", n, r, code);
+  }
+  expect_no_segment(&id);
+}
+
+/* ---- correctness -------------------------------------------------------- */
+
+typedef enum kind {
+  ALL_REDUCE,
+  REDUCE,
+  BROADCAST,
+  ALL_GATHER,
+  REDUCE_SCATTER
+} kind;
+
+static const C_DataType dtypes[] = {INT8,    INT16,    INT32,   INT64,
+                                    UINT8,   UINT16,   UINT32,  UINT64,
+                                    FLOAT16, BFLOAT16, FLOAT32, FLOAT64};
+static const C_CCLReduceOp ops[] = {SUM, AVG, MAX, MIN, PRODUCT};
+static const size_t counts[] = {0, 1, 37, 33333};
+
+/* One case on this rank: 0 if its result is right. */
+static int run_case(rank_env *env, kind k, C_DataType t, C_CCLReduceOp op,
+                    size_t count, bool in_place, size_t root) {
+  size_t n = env->n, me = env->rank, es = ref_dtype_size(t);
+  size_t send_elems = k == REDUCE_SCATTER ? n * count : count;
+  size_t recv_elems = k == ALL_GATHER ? n * count : count;
+  char *send_mem = malloc(send_elems * es + 8);
+  char *recv_mem = malloc(recv_elems * es + 8);
+  char *send = send_mem, *recv = in_place ? send_mem : recv_mem;
+  if (k == ALL_GATHER && in_place) {
+    send = recv_mem + me * count * es;
+    recv = recv_mem;
+  } else if (k == REDUCE_SCATTER && in_place) {
+    recv = send_mem + me * count * es;
+  }
+  for (size_t i = 0; i < send_elems; i++)
+    ref_store(t, send, i, ref_value(t, me, i));
+  C_Stream s = test_stream_handle(env->stream);
+  C_Status called;
+  switch (k) {
+  case ALL_REDUCE:
+    called = xccl.xccl_all_reduce(send, recv, count, t, op, env->comm, s);
+    break;
+  case REDUCE:
+    called = xccl.xccl_reduce(send, recv, count, t, op, root, env->comm, s);
+    break;
+  case BROADCAST:
+    called = xccl.xccl_broadcast(send, count, t, root, env->comm, s);
+    recv = send;
+    break;
+  case ALL_GATHER:
+    called = xccl.xccl_all_gather(send, recv, count, t, env->comm, s);
+    break;
+  default:
+    called = xccl.xccl_reduce_scatter(send, recv, count, t, op, env->comm, s);
+  }
+  char message[512];
+  int failures = called != C_SUCCESS || settle(env, message) != 0;
+  for (size_t i = 0; i < recv_elems && !failures; i++) {
+    double got = ref_load(t, recv, i), want;
+    switch (k) {
+    case ALL_REDUCE:
+      want = ref_expected_reduction(t, op, n, i);
+      break;
+    case REDUCE:
+      want = me == root ? ref_expected_reduction(t, op, n, i) : got;
+      break;
+    case BROADCAST:
+      want = ref_value(t, root, i);
+      break;
+    case ALL_GATHER:
+      want = ref_value(t, i / count, i % count);
+      break;
+    default:
+      want = ref_expected_reduction(t, op, n, me * count + i);
+    }
+    if (!ref_close(t, got, want)) {
+      fprintf(stderr,
+              "rank %zu/%zu kind %d type %d op %d count %zu in_place %d: "
+              "element %zu is %g, expected %g\n",
+              me, n, (int)k, (int)t, (int)op, count, (int)in_place, i, got,
+              want);
+      failures = 1;
+    }
+  }
+  if (called != C_SUCCESS || (failures && settle(env, message) != 0))
+    fprintf(stderr, "rank %zu: %s\n", me,
+            called != C_SUCCESS ? vcpu_comm_last_error() : message);
+  free(send_mem);
+  free(recv_mem);
+  return failures;
+}
+
+static int every_collective(rank_env *env) {
+  if (join(env) != 0)
+    return 1;
+  int failures = 0;
+  for (int k = ALL_REDUCE; k <= REDUCE_SCATTER && !failures; k++) {
+    bool reduces = k != BROADCAST && k != ALL_GATHER;
+    size_t op_count = reduces ? sizeof ops / sizeof *ops : 1;
+    for (size_t d = 0; d < sizeof dtypes / sizeof *dtypes; d++)
+      for (size_t o = 0; o < op_count; o++)
+        for (size_t c = 0; c < sizeof counts / sizeof *counts; c++)
+          for (int in_place = 0; in_place < 2; in_place++)
+            failures += run_case(env, (kind)k, dtypes[d], ops[o], counts[c],
+                                 in_place, (d + c) % env->n);
+  }
+  leave(env);
+  return failures != 0;
+}
+
+static void test_every_collective(void **state) {
+  (void)state;
+  for (size_t n = 2; n <= MAX_RANKS; n++)
+    run_world(n, every_collective);
+}
+
+/* A ring shift of a message bigger than a pair's staging buffer, then an
+ * all_to_all with counts that differ per pair, each as one group. */
+static int p2p_exchange(rank_env *env) {
+  if (join(env) != 0)
+    return 1;
+  size_t n = env->n, me = env->rank, count = 300007;
+  C_Stream s = test_stream_handle(env->stream);
+  int32_t *out = malloc(count * sizeof *out), *in = malloc(count * sizeof *in);
+  for (size_t i = 0; i < count; i++)
+    out[i] = (int32_t)(me * 1000000 + i);
+  xccl.xccl_group_start();
+  xccl.xccl_send(out, count, INT32, (me + 1) % n, env->comm, s);
+  xccl.xccl_recv(in, count, INT32, (me + n - 1) % n, env->comm, s);
+  xccl.xccl_group_end();
+  const void *sends[MAX_RANKS];
+  void *recvs[MAX_RANKS];
+  size_t send_counts[MAX_RANKS], recv_counts[MAX_RANKS];
+  C_DataType types[MAX_RANKS] = {FLOAT64, FLOAT64, FLOAT64, FLOAT64};
+  double *a2a_out = malloc(100 * n * sizeof(double));
+  double *a2a_in = calloc(100 * n, sizeof(double));
+  for (size_t p = 0; p < n; p++) {
+    send_counts[p] = 10 * (me + p + 1);
+    recv_counts[p] = 10 * (p + me + 1);
+    sends[p] = a2a_out + 100 * p;
+    recvs[p] = a2a_in + 100 * p;
+    for (size_t i = 0; i < send_counts[p]; i++)
+      a2a_out[100 * p + i] = (double)(me * 10 + p) + 0.5;
+  }
+  xccl.xccl_all_to_all(sends, send_counts, types, recvs, recv_counts, types, me,
+                       n, env->comm, s);
+  char message[512];
+  int failures = settle(env, message) != 0;
+  if (failures)
+    fprintf(stderr, "rank %zu: %s\n", me, message);
+  size_t from = (me + n - 1) % n;
+  for (size_t i = 0; i < count && !failures; i++)
+    failures = in[i] != (int32_t)(from * 1000000 + i);
+  for (size_t p = 0; p < n && !failures; p++)
+    for (size_t i = 0; i < recv_counts[p]; i++)
+      failures |= a2a_in[100 * p + i] != (double)(p * 10 + me) + 0.5;
+  free(out);
+  free(in);
+  free(a2a_out);
+  free(a2a_in);
+  leave(env);
+  return failures;
+}
+
+static void test_send_recv_and_all_to_all(void **state) {
+  (void)state;
+  for (size_t n = 2; n <= MAX_RANKS; n++)
+    run_world(n, p2p_exchange);
+}
+
+/* ---- failures ------------------------------------------------------------ */
+
+static int expect_status(rank_env *env, int32_t want, const char *part) {
+  char message[512];
+  int32_t status = settle(env, message);
+  if (status == want && strstr(message, part) != NULL)
+    return 0;
+  fprintf(stderr,
+          "rank %zu: status %d (want %d), message \"%s\" lacks \"%s\"\n",
+          env->rank, (int)status, (int)want, message, part);
+  return 1;
+}
+
+static void signal_test(rank_env *env) {
+  char byte = 1;
+  if (write(env->pipe_out, &byte, 1) != 1)
+    _exit(3);
+}
+
+static void wait_for_test(rank_env *env) {
+  char byte;
+  if (read(env->pipe_in, &byte, 1) != 1)
+    _exit(4);
+}
+
+/* Rank 1: one all_reduce, then tells the test and sleeps until killed. */
+static int victim(rank_env *env) {
+  if (join(env) != 0)
+    return 1;
+  float x[8] = {1};
+  xccl.xccl_all_reduce(x, x, 8, FLOAT32, SUM, env->comm,
+                       test_stream_handle(env->stream));
+  char message[512];
+  if (settle(env, message) != 0)
+    return 1;
+  signal_test(env);
+  for (;;)
+    pause();
+}
+
+/* Rank 0: one all_reduce, then a second one during which rank 1 is killed. */
+static int survivor(rank_env *env) {
+  if (join(env) != 0)
+    return 1;
+  float x[8] = {1};
+  C_Stream s = test_stream_handle(env->stream);
+  xccl.xccl_all_reduce(x, x, 8, FLOAT32, SUM, env->comm, s);
+  char message[512];
+  if (settle(env, message) != 0 || x[0] != 2.0f)
+    return 1;
+  wait_for_test(env); /* the victim is done with the first one */
+  xccl.xccl_all_reduce(x, x, 8, FLOAT32, SUM, env->comm, s);
+  signal_test(env); /* the test kills the victim now */
+  int failures = expect_status(env, BP_ERR_TIMEOUT,
+                               "all_reduce sequence 2 timed out after 1000 "
+                               "ms waiting for rank 1");
+  leave(env);
+  return failures;
+}
+
+static void test_peer_killed_mid_all_reduce(void **state) {
+  (void)state;
+  char bytes[128];
+  C_CCLRootId id;
+  new_id(bytes, &id);
+  int to_survivor[2], from_survivor[2], from_victim[2];
+  assert_int_equal(pipe(to_survivor), 0);
+  assert_int_equal(pipe(from_survivor), 0);
+  assert_int_equal(pipe(from_victim), 0);
+  pid_t victim_pid =
+      spawn(victim, (rank_env){1, 2, &id, NULL, NULL, -1, from_victim[1]});
+  pid_t survivor_pid =
+      spawn(survivor, (rank_env){0, 2, &id, NULL, NULL, to_survivor[0],
+                                 from_survivor[1]});
+  char byte;
+  assert_int_equal(read(from_victim[0], &byte, 1), 1);
+  assert_int_equal(write(to_survivor[1], &byte, 1), 1);
+  assert_int_equal(read(from_survivor[0], &byte, 1), 1);
+  assert_int_equal(kill(victim_pid, SIGKILL), 0);
+  assert_int_equal(exit_code(victim_pid), 128 + SIGKILL);
+  assert_int_equal(exit_code(survivor_pid), 0);
+  expect_no_segment(&id);
+  for (int i = 0; i < 2; i++) {
+    close(to_survivor[i]);
+    close(from_survivor[i]);
+    close(from_victim[i]);
+  }
+}
+
+static int lonely(rank_env *env) {
+  if (join(env) != 0)
+    return 1;
+  int64_t x = 5;
+  xccl.xccl_broadcast(&x, 1, INT64, 0, env->comm,
+                      test_stream_handle(env->stream));
+  int failures = expect_status(env, BP_ERR_TIMEOUT, "rank 1 never joined");
+  leave(env);
+  return failures;
+}
+
+static void test_peer_never_joins(void **state) {
+  (void)state;
+  char bytes[128];
+  C_CCLRootId id;
+  new_id(bytes, &id);
+  pid_t pid = spawn(lonely, (rank_env){0, 2, &id, NULL, NULL, -1, -1});
+  assert_int_equal(exit_code(pid), 0);
+  expect_no_segment(&id);
+}
+
+/* Rank 0 joins, tells the test, and waits until the forger has been
+ * refused. */
+static int host_rank(rank_env *env) {
+  if (join(env) != 0)
+    return 1;
+  signal_test(env);
+  wait_for_test(env);
+  leave(env);
+  return 0;
+}
+
+static int forger(rank_env *env) {
+  C_CCLComm comm = NULL;
+  if (xccl.xccl_comm_init_rank(env->n, env->id, env->rank, &comm) != C_ERROR ||
+      comm != NULL)
+    return 1;
+  if (strstr(vcpu_comm_last_error(), "wrong secret") == NULL) {
+    fprintf(stderr, "forger: %s\n", vcpu_comm_last_error());
+    return 1;
+  }
+  return 0;
+}
+
+static void test_wrong_secret_is_refused(void **state) {
+  (void)state;
+  char bytes[128], forged_bytes[128];
+  C_CCLRootId id, forged_id = {128, forged_bytes};
+  new_id(bytes, &id);
+  memcpy(forged_bytes, bytes, sizeof forged_bytes);
+  ((comm_unique_id *)(void *)forged_bytes)->secret ^= 0x77;
+  int to_host[2], from_host[2];
+  assert_int_equal(pipe(to_host), 0);
+  assert_int_equal(pipe(from_host), 0);
+  pid_t host = spawn(
+      host_rank, (rank_env){0, 2, &id, NULL, NULL, to_host[0], from_host[1]});
+  char byte;
+  assert_int_equal(read(from_host[0], &byte, 1), 1);
+  pid_t forger_pid =
+      spawn(forger, (rank_env){1, 2, &forged_id, NULL, NULL, -1, -1});
+  assert_int_equal(exit_code(forger_pid), 0);
+  assert_int_equal(write(to_host[1], &byte, 1), 1);
+  assert_int_equal(exit_code(host), 0);
+  expect_no_segment(&id);
+  for (int i = 0; i < 2; i++) {
+    close(to_host[i]);
+    close(from_host[i]);
+  }
+}
+
+static int mismatched(rank_env *env) {
+  if (join(env) != 0)
+    return 1;
+  double x[4] = {1, 2, 3, 4};
+  xccl.xccl_all_reduce(x, x, 4, FLOAT64, env->rank == 0 ? SUM : MAX, env->comm,
+                       test_stream_handle(env->stream));
+  int failures = expect_status(env, BP_ERR_INVALID_ARGUMENT,
+                               "mismatched collectives at sequence 1");
+  leave(env);
+  return failures;
+}
+
+static void test_mismatched_collectives(void **state) {
+  (void)state;
+  run_world(2, mismatched);
+}
+
+static int setup(void **state) {
+  (void)state;
+  vcpu_comm_fill_interface(&xccl, test_stream_enqueue);
+  return 0;
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_every_collective),
+      cmocka_unit_test(test_send_recv_and_all_to_all),
+      cmocka_unit_test(test_peer_killed_mid_all_reduce),
+      cmocka_unit_test(test_peer_never_joins),
+      cmocka_unit_test(test_wrong_secret_is_refused),
+      cmocka_unit_test(test_mismatched_collectives),
+  };
+  return cmocka_run_group_tests(tests, setup, NULL);
+}
