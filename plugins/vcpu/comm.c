@@ -1,5 +1,6 @@
 #include "comm.h"
 
+#include "comm_mpi.h"
 #include "comm_segment.h"
 #include "park.h"
 
@@ -26,26 +27,6 @@ bp_status_t comm_reject(bp_status_t status, const char *format, ...) {
   vsnprintf(reject_message, sizeof reject_message, format, args);
   va_end(args);
   return status;
-}
-
-const char *comm_kind_name(comm_kind kind) {
-  switch (kind) {
-  case COMM_ALL_REDUCE:
-    return "all_reduce";
-  case COMM_BROADCAST:
-    return "broadcast";
-  case COMM_REDUCE:
-    return "reduce";
-  case COMM_ALL_GATHER:
-    return "all_gather";
-  case COMM_REDUCE_SCATTER:
-    return "reduce_scatter";
-  case COMM_SEND:
-    return "send";
-  case COMM_RECV:
-    return "recv";
-  }
-  return "unknown";
 }
 
 static comm_world *world_find(uint64_t token) {
@@ -120,6 +101,35 @@ static bp_status_t world_attach(const comm_unique_id *id, size_t nranks,
   return BP_OK;
 }
 
+/* A world over MPI: one per communicator, no segment. */
+static bp_status_t mpi_world_create(const comm_unique_id *id, size_t nranks,
+                                    size_t rank, uint64_t deadline_ns,
+                                    comm_world **out_world) {
+  const comm_mpi_module *mpi = comm_mpi_module_load();
+  if (mpi == NULL)
+    return BP_ERR_UNSUPPORTED;
+  comm_world *world = calloc(1, sizeof *world);
+  if (world == NULL)
+    return comm_reject(BP_ERR_OUT_OF_MEMORY,
+                       "xccl_comm_init_rank: out of memory");
+  char error[512] = "";
+  int status = mpi->create(id->secret, nranks, rank, deadline_ns,
+                           &world->mpi_handle, error, sizeof error);
+  if (status != BP_OK) {
+    free(world);
+    return comm_reject((bp_status_t)status, "xccl_comm_init_rank: %s", error);
+  }
+  world->mpi = mpi;
+  world->token = id->world_token;
+  world->secret = id->secret;
+  world->nranks = nranks;
+  world->attached = 1;
+  world->aborted = &world->local_aborted;
+  world->signal = &world->local_signal;
+  *out_world = world;
+  return BP_OK;
+}
+
 bool comm_peer_is_local(const comm_world *world, size_t peer) {
   return atomic_load(&world->slots[peer].pid) == (int32_t)getpid();
 }
@@ -166,11 +176,16 @@ bp_status_t comm_create(size_t nranks, const C_CCLRootId *root, size_t rank,
                        "xccl_comm_init_rank: out of memory");
   }
   uint64_t timeout_ns = comm_timeout_ms_from_env() * 1000000u;
-  pthread_mutex_lock(&registry_lock);
+  uint64_t deadline_ns = vcpu_now_ns() + timeout_ns;
   comm_world *world = NULL;
-  bp_status_t status =
-      world_attach(&id, nranks, rank, vcpu_now_ns() + timeout_ns, &world);
-  pthread_mutex_unlock(&registry_lock);
+  bp_status_t status;
+  if (comm_mpi_wanted(&id)) {
+    status = mpi_world_create(&id, nranks, rank, deadline_ns, &world);
+  } else {
+    pthread_mutex_lock(&registry_lock);
+    status = world_attach(&id, nranks, rank, deadline_ns, &world);
+    pthread_mutex_unlock(&registry_lock);
+  }
   if (status != BP_OK) {
     free(comm);
     free(sends);
@@ -190,10 +205,8 @@ bp_status_t comm_create(size_t nranks, const C_CCLRootId *root, size_t rank,
   return BP_OK;
 }
 
-void comm_destroy(C_CCLComm comm) {
-  if (comm == NULL)
-    return;
-  comm_world *world = comm->world;
+/* Drops this communicator's hold on a segment world. */
+static void segment_world_detach(comm_world *world) {
   pthread_mutex_lock(&registry_lock);
   /* The last rank of the world removes a name that peers never joined. */
   if (atomic_fetch_sub(&world->header->attached, 1) == 1)
@@ -204,6 +217,18 @@ void comm_destroy(C_CCLComm comm) {
     free(world);
   }
   pthread_mutex_unlock(&registry_lock);
+}
+
+void comm_destroy(C_CCLComm comm) {
+  if (comm == NULL)
+    return;
+  comm_world *world = comm->world;
+  if (world->mpi != NULL) {
+    world->mpi->destroy(world->mpi_handle);
+    free(world);
+  } else {
+    segment_world_detach(world);
+  }
   pthread_mutex_destroy(&comm->error_lock);
   free(comm->sends_to);
   free(comm->recvs_from);

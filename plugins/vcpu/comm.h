@@ -112,6 +112,12 @@ typedef struct comm_world {
   /* 0 unknown, 1 every rank lives in this process, 2 some do not. Decided
    * once every rank has joined. */
   _Atomic int locality;
+  /* MPI worlds (comm_mpi.h) have no segment: the module's handle, and the
+   * abort flag and signal live here. */
+  const struct comm_mpi_module *mpi;
+  void *mpi_handle;
+  atomic_bool local_aborted;
+  comm_signal local_signal;
 } comm_world;
 
 struct C_CCLComm_st {

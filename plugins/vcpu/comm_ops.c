@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "comm_meet.h"
+#include "comm_mpi.h"
 #include "comm_p2p.h"
 #include "comm_reduce.h"
 #include "comm_staged.h"
@@ -43,12 +44,37 @@ static void batch_free(comm_batch *batch) {
  * else staged through the world segment. */
 static bp_status_t run_collective(C_CCLComm comm, const comm_desc *desc,
                                   uint64_t deadline) {
+  comm_world *world = comm->world;
+  if (world->mpi != NULL) {
+    char error[512] = "";
+    int status = world->mpi->collective(world->mpi_handle, desc, deadline,
+                                        world->aborted, error, sizeof error);
+    return status == BP_OK
+               ? BP_OK
+               : comm_fail(comm, (bp_status_t)status, "%s rank %zu: %s",
+                           comm->name, comm->rank, error);
+  }
   bp_status_t status = comm_start_collective(comm, desc, deadline);
   if (status != BP_OK)
     return status;
   return comm_world_is_local(comm->world)
              ? comm_threads_collective(comm, desc, deadline)
              : comm_staged_collective(comm, desc, deadline);
+}
+
+static void run_p2p(C_CCLComm comm, const comm_desc *ops, size_t n,
+                    uint64_t deadline) {
+  comm_world *world = comm->world;
+  if (world->mpi == NULL) {
+    comm_p2p_run(comm, ops, n, deadline);
+    return;
+  }
+  char error[512] = "";
+  int status = world->mpi->p2p(world->mpi_handle, ops, n, deadline,
+                               world->aborted, error, sizeof error);
+  if (status != BP_OK)
+    comm_fail(comm, (bp_status_t)status, "%s rank %zu: %s", comm->name,
+              comm->rank, error);
 }
 
 /* Runs the batch's collectives in call order, then all its sends and
@@ -66,7 +92,7 @@ static void run_batch(void *argument) {
       status = run_collective(comm, &batch->calls[i], deadline);
   }
   if (status == BP_OK && p2p_count != 0)
-    comm_p2p_run(comm, batch->calls, p2p_count, deadline);
+    run_p2p(comm, batch->calls, p2p_count, deadline);
   batch_free(batch);
 }
 

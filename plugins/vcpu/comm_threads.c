@@ -8,6 +8,9 @@
 #include "comm_meet.h"
 #include "comm_reduce.h"
 
+/* All-reduces up to this size take the one-shot path. */
+enum { ONE_SHOT_BYTES = 16 * 1024 };
+
 /* Reduces elements [begin, end) of every rank's send buffer (offset by
  * `src_offset` elements) into dst. */
 static bp_status_t reduce_from_all(C_CCLComm comm, const comm_desc *d,
@@ -28,6 +31,24 @@ static bp_status_t reduce_from_all(C_CCLComm comm, const comm_desc *d,
   return BP_OK;
 }
 
+/* Small all_reduce: every rank reduces all inputs itself (two meetings, not
+ * three). Peers only read this rank's input, so an out-of-place result is
+ * written directly; an in-place one goes through a stack buffer until every
+ * rank has read the inputs. */
+static bp_status_t one_shot_all_reduce(C_CCLComm comm, const comm_desc *d,
+                                       uint64_t deadline_ns) {
+  _Alignas(64) unsigned char scratch[ONE_SHOT_BYTES];
+  size_t bytes = d->count * comm_dtype_size(d->dtype);
+  bool in_place = d->send == d->recv;
+  bp_status_t status = reduce_from_all(comm, d, 0, 0, d->count,
+                                       in_place ? (void *)scratch : d->recv);
+  if (status == BP_OK)
+    status = comm_meet(comm, d, 2, deadline_ns);
+  if (status == BP_OK && in_place)
+    comm_copy(d->recv, scratch, bytes);
+  return status;
+}
+
 bp_status_t comm_threads_collective(C_CCLComm comm, const comm_desc *d,
                                     uint64_t deadline_ns) {
   comm_world *world = comm->world;
@@ -39,6 +60,8 @@ bp_status_t comm_threads_collective(C_CCLComm comm, const comm_desc *d,
   size_t begin, end;
   switch (d->kind) {
   case COMM_ALL_REDUCE:
+    if (d->count * es <= ONE_SHOT_BYTES)
+      return one_shot_all_reduce(comm, d, deadline_ns);
     comm_chunk_of(d->count, es, n, me, &begin, &end);
     status =
         reduce_from_all(comm, d, 0, begin, end, (char *)d->recv + begin * es);

@@ -617,8 +617,8 @@ static bp_status_t free_locked(bp_caching_allocator_t *a, bp_alloc_pool_t *pool,
                       "%s: no host memory to defer the free of %p",
                       a->backend.name, (void *)b->addr);
     }
-    memcpy(entry->streams, b->other_streams,
-           b->other_stream_count * sizeof(void *));
+    for (uint32_t i = 0; i < b->other_stream_count; i++)
+      entry->streams[i] = b->other_streams[i];
     if (direct && pool->stream)
       entry->streams[waits - 1] = pool->stream;
     entry->block = b;
@@ -646,25 +646,16 @@ static bp_status_t free_locked(bp_caching_allocator_t *a, bp_alloc_pool_t *pool,
   return BP_OK;
 }
 
+static bp_status_t workspace_misuse(bp_caching_allocator_t *a,
+                                    const void *ptr) {
+  return bp_error(BP_ERR_INVALID_ARGUMENT,
+                  "%s: free of %p: it is a workspace slab; free workspaces "
+                  "with the workspace call",
+                  a->backend.name, ptr);
+}
+
 bp_status_t bp_caching_allocator_free(bp_caching_allocator_t *a, void *ptr) {
-  if (!a)
-    return bp_error(BP_ERR_INVALID_ARGUMENT,
-                    "bp_caching_allocator_free: allocator is NULL");
-  if (!ptr)
-    return BP_OK;
-  bp_alloc_pool_t *pool;
-  bp_block_t *b;
-  bp_status_t status = lock_allocated(a, "free", ptr, &pool, &b);
-  if (status != BP_OK)
-    return status;
-  if (b->workspace) {
-    bp_spin_unlock(&pool->mu);
-    return bp_error(BP_ERR_INVALID_ARGUMENT,
-                    "%s: free of %p: it is a workspace slab; free workspaces "
-                    "with the workspace call",
-                    a->backend.name, ptr);
-  }
-  return free_locked(a, pool, b);
+  return bp_caching_allocator_free_on_stream(a, ptr, NULL);
 }
 
 /* Frees a workspace slab (workspace.c holds its own lock, not the pool's). */
@@ -677,6 +668,31 @@ bp_status_t bp_alloc_free_slab(bp_caching_allocator_t *a, void *ptr) {
   return free_locked(a, pool, b);
 }
 
+/* Adds `stream` to the streams using `b` (pool locked). */
+static bp_status_t add_stream_use(bp_caching_allocator_t *a,
+                                  bp_alloc_pool_t *pool, bp_block_t *b,
+                                  void *stream) {
+  if (!stream || stream == pool->stream)
+    return BP_OK;
+  for (uint32_t i = 0; i < b->other_stream_count; i++)
+    if (b->other_streams[i] == stream)
+      return BP_OK;
+  if (b->other_stream_count == b->other_stream_capacity) {
+    uint32_t capacity =
+        b->other_stream_capacity ? b->other_stream_capacity * 2 : 2;
+    void **streams =
+        realloc(b->other_streams, capacity * sizeof *b->other_streams);
+    if (!streams)
+      return bp_error(BP_ERR_OUT_OF_MEMORY,
+                      "%s: no host memory to record a stream for %p",
+                      a->backend.name, (void *)b->addr);
+    b->other_streams = streams;
+    b->other_stream_capacity = capacity;
+  }
+  b->other_streams[b->other_stream_count++] = stream;
+  return BP_OK;
+}
+
 bp_status_t bp_caching_allocator_record_stream(bp_caching_allocator_t *a,
                                                void *ptr, void *stream) {
   if (!a)
@@ -687,28 +703,30 @@ bp_status_t bp_caching_allocator_record_stream(bp_caching_allocator_t *a,
   bp_status_t status = lock_allocated(a, "record_stream", ptr, &pool, &b);
   if (status != BP_OK)
     return status;
-  bool known = !stream || stream == pool->stream;
-  for (uint32_t i = 0; !known && i < b->other_stream_count; i++)
-    known = b->other_streams[i] == stream;
-  if (!known) {
-    if (b->other_stream_count == b->other_stream_capacity) {
-      uint32_t capacity =
-          b->other_stream_capacity ? b->other_stream_capacity * 2 : 2;
-      void **streams =
-          realloc(b->other_streams, capacity * sizeof *b->other_streams);
-      if (!streams) {
-        bp_spin_unlock(&pool->mu);
-        return bp_error(BP_ERR_OUT_OF_MEMORY,
-                        "%s: no host memory to record a stream for %p",
-                        a->backend.name, ptr);
-      }
-      b->other_streams = streams;
-      b->other_stream_capacity = capacity;
-    }
-    b->other_streams[b->other_stream_count++] = stream;
-  }
+  status = add_stream_use(a, pool, b, stream);
   bp_spin_unlock(&pool->mu);
-  return BP_OK;
+  return status;
+}
+
+bp_status_t bp_caching_allocator_free_on_stream(bp_caching_allocator_t *a,
+                                                void *ptr, void *stream) {
+  if (!a)
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "bp_caching_allocator_free_on_stream: allocator is NULL");
+  if (!ptr)
+    return BP_OK;
+  bp_alloc_pool_t *pool;
+  bp_block_t *b;
+  bp_status_t status = lock_allocated(a, "free", ptr, &pool, &b);
+  if (status != BP_OK)
+    return status;
+  status = b->workspace ? workspace_misuse(a, ptr)
+                        : add_stream_use(a, pool, b, stream);
+  if (status != BP_OK) {
+    bp_spin_unlock(&pool->mu);
+    return status;
+  }
+  return free_locked(a, pool, b);
 }
 
 bp_status_t bp_caching_allocator_block_size(bp_caching_allocator_t *a,

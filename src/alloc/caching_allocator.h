@@ -88,6 +88,13 @@ void bp_caching_allocator_forget_stream(bp_caching_allocator_t *allocator,
 
 /* Extensions beyond the core's contract. */
 
+/* record_stream(ptr, stream) then free(ptr), with one lookup: the stream-
+ * ordered free of bp_device_free_async. `stream` NULL or the allocation's
+ * own stream is a plain free. */
+bp_status_t
+bp_caching_allocator_free_on_stream(bp_caching_allocator_t *allocator,
+                                    void *ptr, void *stream);
+
 /* Workspaces: stream-ordered LIFO scratch (see backplane/allocator.h). */
 bp_status_t
 bp_caching_allocator_workspace_alloc(bp_caching_allocator_t *allocator,

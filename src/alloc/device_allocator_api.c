@@ -40,11 +40,9 @@ BP_API bp_status_t bp_device_free_async(bp_device_t *device, void *ptr,
     return BP_OK;
   bp_caching_allocator_t *a;
   bp_status_t status = allocator_of("bp_device_free_async", device, stream, &a);
-  if (status == BP_OK && stream)
-    status = bp_caching_allocator_record_stream(a, ptr, stream);
   if (status != BP_OK)
     return status;
-  return bp_caching_allocator_free(a, ptr);
+  return bp_caching_allocator_free_on_stream(a, ptr, stream);
 }
 
 BP_API bp_status_t bp_device_record_stream(bp_device_t *device, void *ptr,

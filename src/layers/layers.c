@@ -8,11 +8,14 @@
 #include "core/status.h"
 #include "layers/fault_layer.h"
 #include "layers/layer_config.h"
+#include "layers/trace_layer.h"
 #include "layers/validation_layer.h"
 
 static void free_layers(bp_layers_t *layers) {
   if (layers->fault)
     bp_fault_layer_destroy(layers->fault);
+  if (layers->trace)
+    bp_trace_layer_destroy(layers->trace);
   if (layers->validation)
     bp_validation_layer_destroy(layers->validation);
   free(layers);
@@ -30,6 +33,8 @@ bp_status_t bp_layers_splice(bp_plugin_t *plugin) {
   layers->original = plugin->dispatch;
   if (config.enabled & BP_LAYER_FAULT)
     status = bp_fault_layer_create(config.fault, &layers->fault);
+  if (status == BP_OK && (config.enabled & BP_LAYER_TRACE))
+    status = bp_trace_layer_create(plugin, config.trace_file, &layers->trace);
   if (status == BP_OK && (config.enabled & BP_LAYER_VALIDATION))
     status = bp_validation_layer_create(
         config.validation_log, config.validation_abort, &layers->validation);
@@ -37,9 +42,12 @@ bp_status_t bp_layers_splice(bp_plugin_t *plugin) {
     free_layers(layers);
     return status;
   }
-  /* Fault innermost, validation outermost. */
+  /* Fault innermost, then trace (which sees injected failures as results),
+   * validation outermost (refused calls never reach the trace). */
   if (layers->fault)
     bp_fault_layer_install(layers->fault, &plugin->dispatch);
+  if (layers->trace)
+    bp_trace_layer_install(layers->trace, &plugin->dispatch);
   if (layers->validation)
     bp_validation_layer_install(layers->validation, &plugin->dispatch);
   plugin->layers = layers;
@@ -52,6 +60,8 @@ void bp_layers_unsplice(bp_plugin_t *plugin) {
     return;
   if (layers->validation)
     bp_validation_layer_report_leaks(layers->validation, plugin);
+  if (layers->trace)
+    bp_trace_layer_finish(layers->trace);
   plugin->dispatch = layers->original;
   plugin->layers = NULL;
   free_layers(layers);
@@ -74,6 +84,8 @@ BP_API bp_status_t bp_runtime_layer_stats(const bp_runtime_t *runtime,
     if (layers && layers->validation)
       stats.validation_reports +=
           bp_validation_layer_reports(layers->validation);
+    if (layers && layers->trace)
+      stats.trace_events += bp_trace_layer_events(layers->trace);
   }
   size_t n = out_stats->struct_size < sizeof stats ? out_stats->struct_size
                                                    : sizeof stats;

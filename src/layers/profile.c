@@ -11,6 +11,7 @@
 #include "core/runtime_internal.h"
 #include "core/status.h"
 #include "layers/chrome_trace.h"
+#include "layers/plugin_profiler.h"
 
 typedef struct profile_plugin {
   const bp_plugin_t *plugin;
@@ -45,6 +46,14 @@ static const struct {
      offsetof(C_DeviceInterface, profiler_collect_trace_data)},
 };
 
+const char *bp_plugin_profiler_missing(const C_DeviceInterface *table) {
+  for (size_t f = 0; f < sizeof profiler_functions / sizeof *profiler_functions;
+       ++f)
+    if (!bp_interface_has(table, profiler_functions[f].offset))
+      return profiler_functions[f].name;
+  return NULL;
+}
+
 static uint64_t now_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -59,15 +68,12 @@ static void skip(profile_plugin_t *p, const char *why) {
 
 static void open_plugin(profile_plugin_t *p) {
   const C_DeviceInterface *d = &p->plugin->dispatch;
-  for (size_t f = 0; f < sizeof profiler_functions / sizeof *profiler_functions;
-       ++f) {
-    if (!bp_interface_has(d, profiler_functions[f].offset)) {
-      char why[128];
-      snprintf(why, sizeof why, "the plugin has no %s",
-               profiler_functions[f].name);
-      skip(p, why);
-      return;
-    }
+  const char *missing = bp_plugin_profiler_missing(d);
+  if (missing) {
+    char why[128];
+    snprintf(why, sizeof why, "the plugin has no %s", missing);
+    skip(p, why);
+    return;
   }
   if (bp_profiler_create(&p->buffer) != BP_OK) {
     skip(p, "out of memory");

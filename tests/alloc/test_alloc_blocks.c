@@ -83,6 +83,9 @@ static void test_best_fit_picks_smallest_hole(void **state) {
   assert_ptr_equal(alloc(a, 2 * KiB), p[2]);
   assert_ptr_equal(alloc(a, 3 * KiB), p[4]);
   assert_ptr_equal(alloc(a, 3 * KiB), p[0]); /* the 4 KiB hole, split */
+  for (int i = 0; i < 6; i++)
+    release(a, p[i]);
+  assert_int_equal(stats(a).allocated_bytes.current, 0);
   bp_caching_allocator_destroy(a);
 }
 
@@ -236,6 +239,7 @@ static void test_bad_frees_change_nothing(void **state) {
   assert_memory_equal(&before, &after, sizeof before);
   /* q still works, and p's memory is reused normally. */
   assert_ptr_equal(alloc(a, 4096), p);
+  release(a, p);
   release(a, q);
   assert_int_equal(bp_caching_allocator_free(a, NULL), BP_OK);
   assert_int_equal(bp_caching_allocator_free(NULL, q), BP_ERR_INVALID_ARGUMENT);

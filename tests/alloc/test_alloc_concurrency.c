@@ -17,7 +17,7 @@
 #include "backplane/status.h"
 
 #define THREADS 4
-#define ROUNDS 3000
+#define ROUNDS 20000
 #define SLOTS 32
 #define LIVE_MAX (THREADS * SLOTS + THREADS * 4)
 
@@ -69,7 +69,7 @@ typedef struct worker {
 } worker_t;
 
 static size_t pick_size(unsigned *seed) {
-  static const size_t sizes[] = {1,     512,     4000,     65536,
+  static const size_t sizes[] = {1,       512,     4000,    65536,
                                  1000000, 1 << 21, 3 << 20, 24 << 20};
   return sizes[rand_r(seed) % 8];
 }
@@ -179,8 +179,7 @@ static void test_threads_share_the_allocator(void **state) {
   assert_int_equal(stats.allocated_bytes.current, 0);
   assert_int_equal(stats.requested_bytes.current, 0);
   assert_int_equal(stats.active_bytes.current, 0);
-  assert_int_equal(bp_caching_allocator_empty_cache(s->allocator, NULL),
-                   BP_OK);
+  assert_int_equal(bp_caching_allocator_empty_cache(s->allocator, NULL), BP_OK);
   bp_caching_allocator_stats(s->allocator, &stats);
   assert_int_equal(stats.reserved_bytes.current, 0);
   assert_int_equal(s->device.used, 0);

@@ -70,8 +70,8 @@ static void test_each_default_alone(void **state) {
        BP_ALLOCATOR_DEFAULTED_EXTRA_PADDING, 0},
       {offsetof(bp_alloc_hints_t, init_alloc_size),
        BP_ALLOCATOR_DEFAULTED_INIT_ALLOC, 20 * MiB},
-      {offsetof(bp_alloc_hints_t, realloc_size),
-       BP_ALLOCATOR_DEFAULTED_REALLOC, 20 * MiB},
+      {offsetof(bp_alloc_hints_t, realloc_size), BP_ALLOCATOR_DEFAULTED_REALLOC,
+       20 * MiB},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     bp_alloc_hints_t hints = all_hints;
@@ -257,17 +257,13 @@ static void test_init_then_realloc_growth(void **state) {
                             .realloc_size = 4 * MiB};
   bp_caching_allocator_t *a = create(&d, &hints);
   void *p[4];
-  assert_int_equal(bp_caching_allocator_malloc(a, 2 * MiB, NULL, &p[0]),
-                   BP_OK);
+  assert_int_equal(bp_caching_allocator_malloc(a, 2 * MiB, NULL, &p[0]), BP_OK);
   assert_int_equal(d.last_allocate_size, 8 * MiB); /* first: init */
-  assert_int_equal(bp_caching_allocator_malloc(a, 7 * MiB, NULL, &p[1]),
-                   BP_OK);
+  assert_int_equal(bp_caching_allocator_malloc(a, 7 * MiB, NULL, &p[1]), BP_OK);
   assert_int_equal(d.last_allocate_size, 7 * MiB); /* at least the request */
-  assert_int_equal(bp_caching_allocator_malloc(a, 4 * MiB, NULL, &p[2]),
-                   BP_OK);
+  assert_int_equal(bp_caching_allocator_malloc(a, 4 * MiB, NULL, &p[2]), BP_OK);
   assert_int_equal(d.allocate_calls, 2); /* fits the first chunk's rest */
-  assert_int_equal(bp_caching_allocator_malloc(a, 3 * MiB, NULL, &p[3]),
-                   BP_OK);
+  assert_int_equal(bp_caching_allocator_malloc(a, 3 * MiB, NULL, &p[3]), BP_OK);
   assert_int_equal(d.allocate_calls, 3);
   assert_int_equal(d.last_allocate_size, 4 * MiB); /* later: realloc */
   for (int i = 0; i < 4; i++)

@@ -157,8 +157,8 @@ static void test_svg_rendering(void **state) {
   json_t *root = json_loads(f->json, 0, NULL);
   size_t blocks = 0, i;
   json_t *chunk;
-  json_array_foreach(json_object_get(root, "chunks"), i, chunk)
-      blocks += json_array_size(json_object_get(chunk, "blocks"));
+  json_array_foreach(json_object_get(root, "chunks"), i, chunk) blocks +=
+      json_array_size(json_object_get(chunk, "blocks"));
   assert_int_equal(count(svg, "<rect "), 4 + 3 + blocks);
   assert_int_equal(count(svg, "<title>"), blocks);
   json_decref(root);

@@ -239,8 +239,7 @@ static void test_workspaces_are_lifo_scratch(void **state) {
   assert_int_equal(bp_caching_allocator_workspace_free(a, &s1, w[2]), BP_OK);
   char *again;
   assert_int_equal(
-      bp_caching_allocator_workspace_alloc(a, 10, &s1, (void **)&again),
-      BP_OK);
+      bp_caching_allocator_workspace_alloc(a, 10, &s1, (void **)&again), BP_OK);
   assert_ptr_equal(again, w[1]);
   /* A slab is not freed by the data-space call, nor by another stream. */
   assert_int_equal(bp_caching_allocator_free(a, w[0]), BP_ERR_INVALID_ARGUMENT);
@@ -258,8 +257,7 @@ static void test_workspaces_are_lifo_scratch(void **state) {
   bp_caching_allocator_stats(a, &s);
   assert_int_equal(s.allocated_bytes.current, 0);
   assert_int_equal(
-      bp_caching_allocator_workspace_alloc(a, 10, &s1, (void **)&again),
-      BP_OK);
+      bp_caching_allocator_workspace_alloc(a, 10, &s1, (void **)&again), BP_OK);
   bp_caching_allocator_stats(a, &s);
   assert_int_equal(s.allocated_bytes.current, 4 * MiB);
   /* Destroying the stream releases its workspaces. */

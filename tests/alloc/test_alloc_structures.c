@@ -56,9 +56,9 @@ static void test_free_tree_matches_brute_force(void **state) {
   bp_block_t *largest = bp_free_tree_largest(&tree);
   bp_block_t *expected = NULL;
   for (int i = 0; i < N; i++)
-    if (present[i] && (!expected || blocks[i].size > expected->size ||
-                       (blocks[i].size == expected->size &&
-                        blocks[i].addr > expected->addr)))
+    if (present[i] &&
+        (!expected || blocks[i].size > expected->size ||
+         (blocks[i].size == expected->size && blocks[i].addr > expected->addr)))
       expected = &blocks[i];
   assert_ptr_equal(largest, expected);
 }

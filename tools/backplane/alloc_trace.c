@@ -67,9 +67,9 @@ bool alloc_trace_training(const alloc_trace_shape_t *shape,
   if (!layers)
     return false;
   const size_t param_sizes[PARAMS_PER_LAYER] = {
-      h * 3 * h * f, 3 * h * f, h * h * f, h * f, /* attention */
-      h * 4 * h * f, 4 * h * f, 4 * h * h * f,    /* MLP up, down */
-      4 * h * f};                                 /* layer norms */
+      h * 3 * h * f, 3 * h * f, h * h * f,     h * f, /* attention */
+      h * 4 * h * f, 4 * h * f, 4 * h * h * f,        /* MLP up, down */
+      4 * h * f};                                     /* layer norms */
   /* Setup: embedding and parameters. */
   alloc(&b, shape->vocabulary * h * f); /* embedding */
   for (int l = 0; l < shape->layers; l++)
@@ -87,13 +87,13 @@ bool alloc_trace_training(const alloc_trace_shape_t *shape,
   /* Forward: saved activations, temporaries. */
   uint32_t input = alloc(&b, tokens * h * f);
   const size_t saved_sizes[SAVED_PER_LAYER] = {
-      tokens * h * f,                                       /* ln out */
-      tokens * 3 * h * f,                                   /* qkv */
+      tokens * h * f,     /* ln out */
+      tokens * 3 * h * f, /* qkv */
       shape->batch * shape->heads * shape->sequence * shape->sequence * f,
       shape->batch * shape->heads * shape->sequence * shape->sequence * f,
-      tokens * h * f,                                       /* attn out */
-      tokens * 4 * h * f,                                   /* mlp hidden */
-      tokens * 4 * h * f};                                  /* gelu out */
+      tokens * h * f,      /* attn out */
+      tokens * 4 * h * f,  /* mlp hidden */
+      tokens * 4 * h * f}; /* gelu out */
   for (int l = 0; l < shape->layers; l++) {
     scratch(&b, tokens * f); /* layer-norm statistics */
     for (int s = 0; s < SAVED_PER_LAYER; s++) {

@@ -40,8 +40,7 @@ typedef struct alloc_trace_shape {
 } alloc_trace_shape_t;
 
 /* Builds the trace; false if host memory runs out. */
-bool alloc_trace_training(const alloc_trace_shape_t *shape,
-                          alloc_trace_t *out);
+bool alloc_trace_training(const alloc_trace_shape_t *shape, alloc_trace_t *out);
 void alloc_trace_destroy(alloc_trace_t *trace);
 
 /* Where a replay allocates: both return 0 on success. */

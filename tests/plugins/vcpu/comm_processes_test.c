@@ -22,6 +22,7 @@
 
 #include <cmocka.h>
 
+#include "plugins/vcpu/comm_cases.h"
 #include "plugins/vcpu/comm_id.h"
 #include "plugins/vcpu/comm_interface.h"
 #include "plugins/vcpu/comm_reference.h"
@@ -62,14 +63,6 @@ static int join(rank_env *env) {
 static void leave(rank_env *env) {
   test_stream_destroy(env->stream);
   xccl.xccl_destroy_comm(env->comm);
-}
-
-/* The rank's async status after draining its stream; message on stderr. */
-static int32_t settle(rank_env *env, char message[512]) {
-  test_stream_synchronize(env->stream);
-  int32_t status = -1;
-  vcpu_comm_get_async_error(env->comm, &status, message, 512);
-  return status;
 }
 
 static pid_t spawn(rank_main_fn fn, rank_env env) {
@@ -119,106 +112,22 @@ static void run_world(size_t n, rank_main_fn fn) {
 
 /* ---- correctness -------------------------------------------------------- */
 
-typedef enum kind {
-  ALL_REDUCE,
-  REDUCE,
-  BROADCAST,
-  ALL_GATHER,
-  REDUCE_SCATTER
-} kind;
-
-static const C_DataType dtypes[] = {INT8,    INT16,    INT32,   INT64,
-                                    UINT8,   UINT16,   UINT32,  UINT64,
-                                    FLOAT16, BFLOAT16, FLOAT32, FLOAT64};
-static const C_CCLReduceOp ops[] = {SUM, AVG, MAX, MIN, PRODUCT};
-static const size_t counts[] = {0, 1, 37, 33333};
-
-/* One case on this rank: 0 if its result is right. */
-static int run_case(rank_env *env, kind k, C_DataType t, C_CCLReduceOp op,
-                    size_t count, bool in_place, size_t root) {
-  size_t n = env->n, me = env->rank, es = ref_dtype_size(t);
-  size_t send_elems = k == REDUCE_SCATTER ? n * count : count;
-  size_t recv_elems = k == ALL_GATHER ? n * count : count;
-  char *send_mem = malloc(send_elems * es + 8);
-  char *recv_mem = malloc(recv_elems * es + 8);
-  char *send = send_mem, *recv = in_place ? send_mem : recv_mem;
-  if (k == ALL_GATHER && in_place) {
-    send = recv_mem + me * count * es;
-    recv = recv_mem;
-  } else if (k == REDUCE_SCATTER && in_place) {
-    recv = send_mem + me * count * es;
-  }
-  for (size_t i = 0; i < send_elems; i++)
-    ref_store(t, send, i, ref_value(t, me, i));
-  C_Stream s = test_stream_handle(env->stream);
-  C_Status called;
-  switch (k) {
-  case ALL_REDUCE:
-    called = xccl.xccl_all_reduce(send, recv, count, t, op, env->comm, s);
-    break;
-  case REDUCE:
-    called = xccl.xccl_reduce(send, recv, count, t, op, root, env->comm, s);
-    break;
-  case BROADCAST:
-    called = xccl.xccl_broadcast(send, count, t, root, env->comm, s);
-    recv = send;
-    break;
-  case ALL_GATHER:
-    called = xccl.xccl_all_gather(send, recv, count, t, env->comm, s);
-    break;
-  default:
-    called = xccl.xccl_reduce_scatter(send, recv, count, t, op, env->comm, s);
-  }
-  char message[512];
-  int failures = called != C_SUCCESS || settle(env, message) != 0;
-  for (size_t i = 0; i < recv_elems && !failures; i++) {
-    double got = ref_load(t, recv, i), want;
-    switch (k) {
-    case ALL_REDUCE:
-      want = ref_expected_reduction(t, op, n, i);
-      break;
-    case REDUCE:
-      want = me == root ? ref_expected_reduction(t, op, n, i) : got;
-      break;
-    case BROADCAST:
-      want = ref_value(t, root, i);
-      break;
-    case ALL_GATHER:
-      want = ref_value(t, i / count, i % count);
-      break;
-    default:
-      want = ref_expected_reduction(t, op, n, me * count + i);
-    }
-    if (!ref_close(t, got, want)) {
-      fprintf(stderr,
-              "rank %zu/%zu kind %d type %d op %d count %zu in_place %d: "
-              "element %zu is %g, expected %g\n",
-              me, n, (int)k, (int)t, (int)op, count, (int)in_place, i, got,
-              want);
-      failures = 1;
-    }
-  }
-  if (called != C_SUCCESS || (failures && settle(env, message) != 0))
-    fprintf(stderr, "rank %zu: %s\n", me,
-            called != C_SUCCESS ? vcpu_comm_last_error() : message);
-  free(send_mem);
-  free(recv_mem);
-  return failures;
-}
-
 static int every_collective(rank_env *env) {
   if (join(env) != 0)
     return 1;
   int failures = 0;
-  for (int k = ALL_REDUCE; k <= REDUCE_SCATTER && !failures; k++) {
-    bool reduces = k != BROADCAST && k != ALL_GATHER;
-    size_t op_count = reduces ? sizeof ops / sizeof *ops : 1;
-    for (size_t d = 0; d < sizeof dtypes / sizeof *dtypes; d++)
+  static const size_t counts[] = {0, 1, 37, 33333};
+  for (int k = CASE_ALL_REDUCE; k <= CASE_REDUCE_SCATTER && !failures; k++) {
+    bool reduces = k != CASE_BROADCAST && k != CASE_ALL_GATHER;
+    size_t op_count = reduces ? COMM_CASE_OPS : 1;
+    for (size_t d = 0; d < COMM_CASE_DTYPES; d++)
       for (size_t o = 0; o < op_count; o++)
         for (size_t c = 0; c < sizeof counts / sizeof *counts; c++)
           for (int in_place = 0; in_place < 2; in_place++)
-            failures += run_case(env, (kind)k, dtypes[d], ops[o], counts[c],
-                                 in_place, (d + c) % env->n);
+            failures += comm_case_run(&xccl, env->comm, env->stream, env->rank,
+                                      env->n, (comm_case_kind)k,
+                                      comm_case_dtypes[d], comm_case_ops[o],
+                                      counts[c], in_place, (d + c) % env->n);
   }
   leave(env);
   return failures != 0;
@@ -261,7 +170,7 @@ static int p2p_exchange(rank_env *env) {
   xccl.xccl_all_to_all(sends, send_counts, types, recvs, recv_counts, types, me,
                        n, env->comm, s);
   char message[512];
-  int failures = settle(env, message) != 0;
+  int failures = settle(env->comm, env->stream, message) != 0;
   if (failures)
     fprintf(stderr, "rank %zu: %s\n", me, message);
   size_t from = (me + n - 1) % n;
@@ -288,7 +197,7 @@ static void test_send_recv_and_all_to_all(void **state) {
 
 static int expect_status(rank_env *env, int32_t want, const char *part) {
   char message[512];
-  int32_t status = settle(env, message);
+  int32_t status = settle(env->comm, env->stream, message);
   if (status == want && strstr(message, part) != NULL)
     return 0;
   fprintf(stderr,
@@ -317,7 +226,7 @@ static int victim(rank_env *env) {
   xccl.xccl_all_reduce(x, x, 8, FLOAT32, SUM, env->comm,
                        test_stream_handle(env->stream));
   char message[512];
-  if (settle(env, message) != 0)
+  if (settle(env->comm, env->stream, message) != 0)
     return 1;
   signal_test(env);
   for (;;)
@@ -332,7 +241,7 @@ static int survivor(rank_env *env) {
   C_Stream s = test_stream_handle(env->stream);
   xccl.xccl_all_reduce(x, x, 8, FLOAT32, SUM, env->comm, s);
   char message[512];
-  if (settle(env, message) != 0 || x[0] != 2.0f)
+  if (settle(env->comm, env->stream, message) != 0 || x[0] != 2.0f)
     return 1;
   wait_for_test(env); /* the victim is done with the first one */
   xccl.xccl_all_reduce(x, x, 8, FLOAT32, SUM, env->comm, s);

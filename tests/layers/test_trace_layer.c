@@ -1,0 +1,160 @@
+/* The trace layer on a multi-device, multi-stream workload: the file it
+ * writes at runtime destroy is well-formed trace-event JSON with one track
+ * per stream, host calls with their copies' sizes, the device timeline from
+ * vcpu, flow arrows from event records to the waits on them, and allocator
+ * counters; with fault injection below it, injected failures show as the
+ * calls' results. */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "layers_fixture.h"
+#include "trace_checks.h"
+#include "trace_demo_work.h"
+
+/* A fresh path for a trace file (not created). */
+static void temp_path(char *path) {
+  strcpy(path, "/tmp/bp-trace-XXXXXX");
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+  unlink(path);
+}
+
+/* Runs the demo under `layers` (+ `fault`), returns the checked trace. */
+static json_t *traced_demo(const char *layers, const char *fault,
+                           bp_status_t expected) {
+  char path[32];
+  temp_path(path);
+  bp_layer_options_t options = layer_options(layers, fault);
+  options.trace_file = path;
+  bp_runtime_t *runtime = layered_runtime(&options);
+  if (expected == BP_OK)
+    assert_int_equal(trace_demo_run(runtime), BP_OK);
+  else
+    assert_int_not_equal(trace_demo_run(runtime), BP_OK);
+  assert_true(layer_stats(runtime).trace_events > 0);
+  assert_int_not_equal(access(path, F_OK), 0); /* written at destroy */
+  bp_runtime_destroy(runtime);
+  json_t *root = trace_check_file(path);
+  if (getenv("BP_KEEP_TRACE") == NULL)
+    unlink(path);
+  return root;
+}
+
+static json_int_t pid_named(json_t *root, const char *process) {
+  size_t i;
+  json_t *event;
+  json_array_foreach(trace_events(root), i, event) {
+    json_t *args = json_object_get(event, "args");
+    if (strcmp(json_string_value(json_object_get(event, "name")),
+               "process_name") == 0 &&
+        strcmp(json_string_value(json_object_get(args, "name")), process) == 0)
+      return json_integer_value(json_object_get(event, "pid"));
+  }
+  fail_msg("no process %s", process);
+  return -1;
+}
+
+/* The largest "allocated" of the memory counters of `process`, checking
+ * that reserved >= allocated in each. */
+static json_int_t peak_allocated(json_t *root, const char *process) {
+  json_int_t pid = pid_named(root, process), peak = -1;
+  size_t i;
+  json_t *event;
+  json_array_foreach(trace_events(root), i, event) {
+    if (strcmp(json_string_value(json_object_get(event, "ph")), "C") != 0 ||
+        json_integer_value(json_object_get(event, "pid")) != pid)
+      continue;
+    json_t *args = json_object_get(event, "args");
+    json_int_t allocated =
+        json_integer_value(json_object_get(args, "allocated"));
+    assert_true(json_integer_value(json_object_get(args, "reserved")) >=
+                allocated);
+    if (allocated > peak)
+      peak = allocated;
+  }
+  return peak;
+}
+
+/* Host calls named `name` whose result is `result`. */
+static size_t calls_with_result(json_t *root, const char *name,
+                                const char *result) {
+  size_t n = 0, i;
+  json_t *event;
+  json_array_foreach(trace_events(root), i, event) {
+    const char *r = json_string_value(
+        json_object_get(json_object_get(event, "args"), "result"));
+    if (strcmp(json_string_value(json_object_get(event, "name")), name) == 0 &&
+        r && strcmp(r, result) == 0)
+      ++n;
+  }
+  return n;
+}
+
+static void test_demo_trace(void **state) {
+  (void)state;
+  json_t *root = traced_demo("trace", "", BP_OK);
+  /* One track per stream: A and B on vcpu:0, C on vcpu:1. */
+  assert_int_equal(trace_tracks_of(root, "vcpu:0"), 2);
+  assert_int_equal(trace_tracks_of(root, "vcpu:1"), 1);
+  assert_true(trace_tracks_of(root, "host") >= 1);
+  /* Host calls, copies labelled with their size. */
+  const char *copies[] = {"async_memory_copy_h2d", "async_memory_copy_d2d",
+                          "async_memory_copy_p2p", "async_memory_copy_d2h"};
+  for (size_t i = 0; i < 4; ++i)
+    assert_int_equal(
+        trace_count(root, "X", copies[i], "bytes", TRACE_DEMO_BYTES),
+        TRACE_DEMO_ROUNDS);
+  assert_int_equal(trace_count(root, "X", "record_event", NULL, 0),
+                   TRACE_DEMO_ROUNDS);
+  assert_int_equal(calls_with_result(root, "stream_wait_event", "C_SUCCESS"),
+                   2 * TRACE_DEMO_ROUNDS);
+  /* The device timeline, from vcpu itself. */
+  const char *commands[] = {"h2d", "d2d", "p2p", "d2h"};
+  for (size_t i = 0; i < 4; ++i)
+    assert_int_equal(
+        trace_count(root, "X", commands[i], "bytes", TRACE_DEMO_BYTES),
+        TRACE_DEMO_ROUNDS);
+  assert_int_equal(trace_count(root, "X", "callback", NULL, 0),
+                   TRACE_DEMO_ROUNDS);
+  /* A flow from each record to each of its two host-side waits (plus any
+   * device-side waits vcpu enqueued). */
+  assert_true(trace_count(root, "s", NULL, NULL, 0) >= 2 * TRACE_DEMO_ROUNDS);
+  /* Two buffers on vcpu:0, one on vcpu:1, seen by the counters. */
+  assert_true(peak_allocated(root, "vcpu:0") >= 2 * TRACE_DEMO_BYTES);
+  assert_true(peak_allocated(root, "vcpu:1") >= TRACE_DEMO_BYTES);
+  json_decref(root);
+}
+
+static void test_injected_failure_is_traced(void **state) {
+  (void)state;
+  json_t *root =
+      traced_demo("validation,trace,fault", "async_memory_copy_h2d:1", 1);
+  assert_int_equal(calls_with_result(root, "async_memory_copy_h2d", "C_FAILED"),
+                   1);
+  assert_int_equal(trace_count(root, "X", "h2d", NULL, 0), 0);
+  json_decref(root);
+}
+
+static void test_unwritable_file_is_reported_not_fatal(void **state) {
+  (void)state;
+  const char *path = "/nonexistent-bp-dir/trace.json";
+  bp_layer_options_t options = layer_options("trace", "");
+  options.trace_file = path;
+  bp_runtime_t *runtime = layered_runtime(&options);
+  assert_int_equal(trace_demo_run(runtime), BP_OK);
+  bp_runtime_destroy(runtime);
+  assert_int_not_equal(access(path, F_OK), 0);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_demo_trace),
+      cmocka_unit_test(test_injected_failure_is_traced),
+      cmocka_unit_test(test_unwritable_file_is_reported_not_fatal),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,579 @@
+/* comm: collectives over the plugin's communicators (backplane/comm.h),
+ * nccl-tests style: size, count, type, redop, then time, algbw, busbw and
+ * #wrong out of place and in place; with, in the same run, Open MPI's
+ * MPI_Allreduce on the same sizes (bin/backplane_mpi_allreduce under mpirun)
+ * and the percentage of the memory-bandwidth model of
+ * reference/collectives_alloc.md §3 (2-thread memcpy read+write bandwidth B
+ * over (3n-1) for single-copy ranks as threads, over 5n for ranks staged
+ * through shared memory).
+ *
+ * Settings (the environment, until `backplane bench` forwards options):
+ *   BACKPLANE_BENCH_COMM_OP         all_reduce (default), broadcast, reduce,
+ *                                   all_gather, reduce_scatter
+ *   BACKPLANE_BENCH_COMM_RANKS      2 (default) .. 8
+ *   BACKPLANE_BENCH_COMM_TRANSPORT  threads (default: every rank a device of
+ *                                   this process) or shm (rank r > 0 in a
+ *                                   child process running the same bench)
+ * Budgets (DESIGN.md), all_reduce with 2 ranks: 64-256 MiB at >= 2.5x Open
+ * MPI and >= 60 % of the model; 1 KiB no slower than Open MPI. */
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <spawn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "cli_format.h"
+#include "cli_timing.h"
+
+extern char **environ;
+
+enum { MAX_RANKS = 8, MAX_SIZES = 16, ID_BYTES_MAX = 1024 };
+
+typedef enum comm_op {
+  OP_ALL_REDUCE,
+  OP_BROADCAST,
+  OP_REDUCE,
+  OP_ALL_GATHER,
+  OP_REDUCE_SCATTER
+} comm_op_t;
+
+static const char *const op_names[] = {"all_reduce", "broadcast", "reduce",
+                                       "all_gather", "reduce_scatter"};
+
+typedef struct comm_bench {
+  bench_ctx_t *ctx;
+  comm_op_t op;
+  size_t n;       /* ranks in the world */
+  int processes;  /* shm transport */
+  size_t local;   /* ranks this process drives */
+  size_t my_rank; /* the first rank this process drives */
+  pid_t children[MAX_RANKS];
+  bp_device_t *devices[MAX_RANKS];
+  bp_stream_t *streams[MAX_RANKS];
+  bp_comm_t *comms[MAX_RANKS];
+  float *send[MAX_RANKS], *recv[MAX_RANKS];
+  size_t capacity; /* bytes of each send and recv buffer */
+} comm_bench_t;
+
+/* One timing row, nccl-tests' columns plus the baselines. */
+typedef struct row {
+  size_t bytes;
+  double us[2]; /* out of place, in place */
+  size_t wrong[2];
+  double mpi_us[2]; /* 0 when there is no baseline */
+} row_t;
+
+static size_t sizes_of(const bench_ctx_t *ctx, size_t *sizes) {
+  static const size_t full[] = {1u << 10,  4u << 10,  64u << 10, 1u << 20,
+                                16u << 20, 64u << 20, 256u << 20};
+  static const size_t quick[] = {1u << 10, 64u << 10};
+  const size_t *list = ctx->quick ? quick : full;
+  size_t count = ctx->quick ? 2 : 7;
+  memcpy(sizes, list, count * sizeof *sizes);
+  return count;
+}
+
+static size_t iterations_for(const bench_ctx_t *ctx, size_t bytes) {
+  if (ctx->quick)
+    return 2;
+  return bytes >= (64u << 20) ? 5 : bytes >= (1u << 20) ? 20 : 200;
+}
+
+/* nccl-tests' bus bandwidth factor (doc/PERFORMANCE.md). */
+static double bus_factor(comm_op_t op, size_t n) {
+  switch (op) {
+  case OP_ALL_REDUCE:
+    return 2.0 * (double)(n - 1) / (double)n;
+  case OP_ALL_GATHER:
+  case OP_REDUCE_SCATTER:
+    return (double)(n - 1) / (double)n;
+  default:
+    return 1.0;
+  }
+}
+
+/* Elements each rank sends / receives for a collective of `bytes` total. */
+static void counts_of(comm_op_t op, size_t n, size_t bytes, size_t *send,
+                      size_t *recv) {
+  size_t total = bytes / sizeof(float);
+  *send = *recv = total;
+  if (op == OP_ALL_GATHER)
+    *send = total / n;
+  if (op == OP_REDUCE_SCATTER)
+    *recv = total / n;
+}
+
+static bp_status_t call(comm_bench_t *b, size_t local, size_t bytes,
+                        int in_place) {
+  size_t r = b->my_rank + local, send_count, recv_count;
+  counts_of(b->op, b->n, bytes, &send_count, &recv_count);
+  float *send = b->send[local], *recv = b->recv[local];
+  bp_comm_t *comm = b->comms[local];
+  bp_stream_t *stream = b->streams[local];
+  switch (b->op) {
+  case OP_ALL_REDUCE:
+    return bp_comm_all_reduce(send, in_place ? send : recv, send_count, FLOAT32,
+                              SUM, comm, stream);
+  case OP_BROADCAST:
+    return bp_comm_broadcast(send, send_count, FLOAT32, 0, comm, stream);
+  case OP_REDUCE:
+    return bp_comm_reduce(send, in_place ? send : recv, send_count, FLOAT32,
+                          SUM, 0, comm, stream);
+  case OP_ALL_GATHER:
+    return bp_comm_all_gather(in_place ? recv + r * send_count : send, recv,
+                              send_count, FLOAT32, comm, stream);
+  default:
+    return bp_comm_reduce_scatter(send, in_place ? send + r * recv_count : recv,
+                                  recv_count, FLOAT32, SUM, comm, stream);
+  }
+}
+
+static bp_status_t sync_all(comm_bench_t *b) {
+  for (size_t l = 0; l < b->local; l++) {
+    bp_status_t status = bp_stream_synchronize(b->streams[l]);
+    if (status == BP_OK)
+      status = bp_comm_async_error(b->comms[l]);
+    if (status != BP_OK)
+      return bench_error(b->ctx, "collective", status);
+  }
+  return BP_OK;
+}
+
+/* Microseconds per collective, `iters` back to back after a warm-up. */
+static bp_status_t time_op(comm_bench_t *b, size_t bytes, int in_place,
+                           double *out_us) {
+  size_t iters = iterations_for(b->ctx, bytes);
+  size_t warmup = iters / 10 > 2 ? iters / 10 : 2;
+  bp_status_t status = BP_OK;
+  uint64_t start = 0;
+  for (size_t i = 0; i < iters + warmup && status == BP_OK; i++) {
+    if (i == warmup) {
+      status = sync_all(b);
+      start = cli_now_ns();
+    }
+    for (size_t l = 0; l < b->local && status == BP_OK; l++)
+      status = call(b, l, bytes, in_place);
+  }
+  if (status == BP_OK)
+    status = sync_all(b);
+  *out_us = (double)(cli_now_ns() - start) / 1e3 / (double)iters;
+  return status;
+}
+
+/* Fills every local rank's input with rank + 1, runs once, and counts the
+ * wrong elements of this process's results (nccl-tests' #wrong). */
+static bp_status_t count_wrong(comm_bench_t *b, size_t bytes, int in_place,
+                               size_t *out_wrong) {
+  size_t send_count, recv_count;
+  counts_of(b->op, b->n, bytes, &send_count, &recv_count);
+  size_t host_count = send_count > recv_count ? send_count : recv_count;
+  if (b->op == OP_REDUCE_SCATTER)
+    host_count = recv_count * b->n;
+  float *host = malloc(host_count * sizeof *host + 4);
+  if (host == NULL)
+    return bench_error(b->ctx, "allocating", BP_ERR_OUT_OF_MEMORY);
+  bp_status_t status = BP_OK;
+  for (size_t l = 0; l < b->local && status == BP_OK; l++) {
+    size_t r = b->my_rank + l;
+    size_t input = b->op == OP_REDUCE_SCATTER ? recv_count * b->n : send_count;
+    for (size_t i = 0; i < input; i++)
+      host[i] = (float)(r + 1);
+    float *dst = b->op == OP_ALL_GATHER && in_place
+                     ? b->recv[l] + r * send_count
+                     : b->send[l];
+    status =
+        bp_copy(b->devices[l], dst, NULL, host, input * sizeof *host, NULL);
+  }
+  for (size_t l = 0; l < b->local && status == BP_OK; l++)
+    status = call(b, l, bytes, in_place);
+  if (status == BP_OK)
+    status = sync_all(b);
+  size_t wrong = 0;
+  double sum = (double)(b->n * (b->n + 1) / 2);
+  for (size_t l = 0; l < b->local && status == BP_OK; l++) {
+    size_t r = b->my_rank + l;
+    if (b->op == OP_REDUCE && r != 0)
+      continue; /* only the root has a result */
+    float *result = in_place || b->op == OP_BROADCAST ? b->send[l] : b->recv[l];
+    if (b->op == OP_ALL_GATHER)
+      result = b->recv[l];
+    if (b->op == OP_REDUCE_SCATTER && in_place)
+      result = b->send[l] + r * recv_count;
+    status = bp_copy(NULL, host, b->devices[l], result,
+                     recv_count * sizeof *host, NULL);
+    for (size_t i = 0; i < recv_count && status == BP_OK; i++) {
+      double want = b->op == OP_BROADCAST    ? 1.0
+                    : b->op == OP_ALL_GATHER ? (double)(i / send_count + 1)
+                                             : sum;
+      wrong += host[i] != (float)want;
+    }
+  }
+  free(host);
+  *out_wrong = wrong;
+  return status;
+}
+
+/* Read+write GB/s of a 2-thread memcpy of `bytes` (the model's B). */
+typedef struct half_copy {
+  void *dst;
+  const void *src;
+  size_t size;
+} half_copy_t;
+
+static void *copy_half(void *arg) {
+  half_copy_t *h = arg;
+  memcpy(h->dst, h->src, h->size);
+  return NULL;
+}
+
+static double memcpy_bandwidth(size_t bytes) {
+  char *src = malloc(bytes), *dst = malloc(bytes);
+  double best = 0;
+  if (src && dst) {
+    memset(src, 1, bytes);
+    memset(dst, 2, bytes);
+    for (int rep = 0; rep < 3; rep++) {
+      half_copy_t second = {dst + bytes / 2, src + bytes / 2,
+                            bytes - bytes / 2};
+      pthread_t thread;
+      uint64_t start = cli_now_ns();
+      if (pthread_create(&thread, NULL, copy_half, &second) != 0)
+        break;
+      memcpy(dst, src, bytes / 2);
+      pthread_join(thread, NULL);
+      double gbs = 2.0 * (double)bytes / (double)(cli_now_ns() - start);
+      best = gbs > best ? gbs : best;
+    }
+  }
+  free(src);
+  free(dst);
+  return best;
+}
+
+/* Runs Open MPI's MPI_Allreduce on the sizes; fills mpi_us (0 if mpirun or
+ * the baseline program is missing). */
+static void mpi_baseline(comm_bench_t *b, row_t *rows, size_t count) {
+  char self[PATH_MAX];
+  ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (length <= 0 || b->op != OP_ALL_REDUCE)
+    return;
+  self[length] = '\0';
+  char *slash = strrchr(self, '/');
+  if (slash)
+    *slash = '\0';
+  char command[PATH_MAX + 64 * MAX_SIZES + 256];
+  int used = snprintf(command, sizeof command,
+                      "mpirun --oversubscribe --bind-to none -np %zu "
+                      "%s/backplane_mpi_allreduce",
+                      b->n, self);
+  for (size_t i = 0; i < count; i++)
+    used += snprintf(command + used, sizeof command - (size_t)used, " %zu",
+                     rows[i].bytes);
+  snprintf(command + used, sizeof command - (size_t)used, " 2>/dev/null");
+  setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
+  setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
+  setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", 0);
+  FILE *pipe = popen(command, "r");
+  if (pipe == NULL)
+    return;
+  size_t bytes;
+  double oop, ip;
+  while (fscanf(pipe, "%zu %lf %lf", &bytes, &oop, &ip) == 3)
+    for (size_t i = 0; i < count; i++)
+      if (rows[i].bytes == bytes) {
+        rows[i].mpi_us[0] = oop;
+        rows[i].mpi_us[1] = ip;
+      }
+  pclose(pipe);
+}
+
+static void print_table(comm_bench_t *b, const row_t *rows, size_t count,
+                        double model) {
+  printf("# %s, %zu ranks as %s, float32 sum; model B/(%s) = %.2f GB/s\n",
+         op_names[b->op], b->n, b->processes ? "processes" : "threads",
+         b->processes ? "5n" : "3n-1", model);
+  printf("# %10s %10s %6s %5s | %10s %8s %8s %6s | %10s %8s %8s %6s | %10s "
+         "%8s %7s %7s\n",
+         "size", "count", "type", "redop", "time(us)", "algbw", "busbw",
+         "#wrong", "time(us)", "algbw", "busbw", "#wrong", "mpi(us)",
+         "mpi algbw", "vs mpi", "%model");
+  for (size_t i = 0; i < count; i++) {
+    const row_t *r = &rows[i];
+    double algbw[2], busbw[2];
+    for (int p = 0; p < 2; p++) {
+      algbw[p] = (double)r->bytes / (r->us[p] * 1e3);
+      busbw[p] = algbw[p] * bus_factor(b->op, b->n);
+    }
+    double mpi_algbw =
+        r->mpi_us[0] > 0 ? (double)r->bytes / (r->mpi_us[0] * 1e3) : 0;
+    printf("  %10zu %10zu %6s %5s | %10.2f %8.2f %8.2f %6zu | %10.2f %8.2f "
+           "%8.2f %6zu | %10.2f %8.2f %7.2f %6.0f%%\n",
+           r->bytes, r->bytes / sizeof(float), "float", "sum", r->us[0],
+           algbw[0], busbw[0], r->wrong[0], r->us[1], algbw[1], busbw[1],
+           r->wrong[1], r->mpi_us[0], mpi_algbw,
+           mpi_algbw > 0 ? algbw[0] / mpi_algbw : 0, 100 * algbw[0] / model);
+  }
+  fflush(stdout);
+}
+
+static void record_rows(comm_bench_t *b, const row_t *rows, size_t count,
+                        double model) {
+  for (size_t i = 0; i < count; i++) {
+    const row_t *r = &rows[i];
+    char size_text[32], what[96];
+    cli_format_bytes(r->bytes, size_text, sizeof size_text);
+    int large = r->bytes >= (64u << 20) && b->op == OP_ALL_REDUCE &&
+                b->n == 2 && !b->ctx->quick;
+    int tiny = r->bytes == 1024 && b->op == OP_ALL_REDUCE && b->n == 2 &&
+               !b->ctx->quick;
+    int has_mpi = r->mpi_us[0] > 0;
+    double algbw = (double)r->bytes / (r->us[0] * 1e3);
+    snprintf(what, sizeof what, "%s %s %zu %s", op_names[b->op], size_text,
+             b->n, b->processes ? "procs" : "threads");
+    if (tiny) {
+      bench_record(b->ctx, &(bench_result_t){
+                               .bench_case = what,
+                               .value = r->us[0],
+                               .unit = "us",
+                               .baseline = has_mpi ? "MPI_Allreduce" : NULL,
+                               .baseline_value = r->mpi_us[0],
+                               .budget = has_mpi ? BENCH_BUDGET_MAX_EXTRA
+                                                 : BENCH_BUDGET_NONE,
+                               .limit = 0,
+                               .budget_text = "<= Open MPI latency",
+                           });
+      continue;
+    }
+    bench_record(b->ctx,
+                 &(bench_result_t){
+                     .bench_case = what,
+                     .value = algbw,
+                     .unit = "GB/s",
+                     .baseline = has_mpi ? "MPI_Allreduce" : NULL,
+                     .baseline_value =
+                         has_mpi ? (double)r->bytes / (r->mpi_us[0] * 1e3) : 0,
+                     .budget = large && has_mpi ? BENCH_BUDGET_MIN_RATIO
+                                                : BENCH_BUDGET_NONE,
+                     .limit = 2.5,
+                     .budget_text = ">= 2.5x Open MPI",
+                 });
+    if (large) {
+      snprintf(what, sizeof what, "%s %s %zu %s model", op_names[b->op],
+               size_text, b->n, b->processes ? "procs" : "threads");
+      bench_record(b->ctx, &(bench_result_t){
+                               .bench_case = what,
+                               .value = 100 * algbw / model,
+                               .unit = "%",
+                               .budget = BENCH_BUDGET_MIN_VALUE,
+                               .limit = 60,
+                               .budget_text = ">= 60% of the model",
+                           });
+    }
+  }
+}
+
+static bp_status_t parse_settings(comm_bench_t *b) {
+  const char *op = getenv("BACKPLANE_BENCH_COMM_OP");
+  const char *ranks = getenv("BACKPLANE_BENCH_COMM_RANKS");
+  const char *transport = getenv("BACKPLANE_BENCH_COMM_TRANSPORT");
+  b->op = OP_ALL_REDUCE;
+  for (int i = 0; op && i <= OP_REDUCE_SCATTER; i++)
+    if (strcmp(op, op_names[i]) == 0)
+      b->op = (comm_op_t)i;
+  if (op && strcmp(op, op_names[b->op]) != 0) {
+    fprintf(stderr, "backplane bench comm: unknown op '%s'\n", op);
+    return BP_ERR_INVALID_ARGUMENT;
+  }
+  b->n = ranks ? strtoull(ranks, NULL, 10) : 2;
+  if (b->n < 2 || b->n > MAX_RANKS) {
+    fprintf(stderr, "backplane bench comm: ranks must be 2..%d\n", MAX_RANKS);
+    return BP_ERR_INVALID_ARGUMENT;
+  }
+  b->processes = transport && strcmp(transport, "shm") == 0;
+  if (transport && !b->processes && strcmp(transport, "threads") != 0) {
+    fprintf(stderr,
+            "backplane bench comm: transport '%s' is not threads or shm\n",
+            transport);
+    return BP_ERR_INVALID_ARGUMENT;
+  }
+  return BP_OK;
+}
+
+static void to_hex(const unsigned char *bytes, size_t size, char *out) {
+  for (size_t i = 0; i < size; i++)
+    sprintf(out + 2 * i, "%02x", bytes[i]);
+}
+
+static size_t from_hex(const char *text, unsigned char *out, size_t capacity) {
+  size_t size = 0;
+  unsigned value;
+  while (size < capacity && sscanf(text + 2 * size, "%2x", &value) == 1)
+    out[size++] = (unsigned char)value;
+  return size;
+}
+
+/* Rank r > 0 of a process world: `backplane bench comm` again, with the same
+ * plugin (and --plugin-path words), the id and rank in its environment, and
+ * its output discarded. */
+static bp_status_t spawn_children(comm_bench_t *b, const unsigned char *id,
+                                  size_t id_size) {
+  char hex[2 * ID_BYTES_MAX + 1];
+  to_hex(id, id_size, hex);
+  setenv("BACKPLANE_BENCH_COMM_ID", hex, 1);
+  static char args[8192];
+  FILE *cmdline = fopen("/proc/self/cmdline", "r");
+  size_t length = cmdline ? fread(args, 1, sizeof args - 1, cmdline) : 0;
+  if (cmdline)
+    fclose(cmdline);
+  char *argv[64] = {args, "bench", "comm", "--plugin",
+                    (char *)b->ctx->plugin_name};
+  size_t argc = 5;
+  if (b->ctx->quick)
+    argv[argc++] = "--quick";
+  for (size_t at = 0; at < length && argc < 62; at += strlen(args + at) + 1) {
+    if (strncmp(args + at, "--plugin-path", 13) != 0)
+      continue;
+    argv[argc++] = args + at;
+    if (args[at + 13] == '\0' && at + 14 < length)
+      argv[argc++] = args + at + 14; /* its value, the next word */
+  }
+  argv[argc] = NULL;
+  posix_spawn_file_actions_t quiet;
+  posix_spawn_file_actions_init(&quiet);
+  posix_spawn_file_actions_addopen(&quiet, STDOUT_FILENO, "/dev/null", O_WRONLY,
+                                   0);
+  bp_status_t status = BP_OK;
+  for (size_t r = 1; r < b->n && status == BP_OK; r++) {
+    char rank[24];
+    snprintf(rank, sizeof rank, "%zu", r);
+    setenv("BACKPLANE_BENCH_COMM_RANK", rank, 1);
+    if (posix_spawn(&b->children[r], "/proc/self/exe", &quiet, NULL, argv,
+                    environ) != 0)
+      status = bench_error(b->ctx, "starting a rank process", BP_ERR_INTERNAL);
+  }
+  posix_spawn_file_actions_destroy(&quiet);
+  unsetenv("BACKPLANE_BENCH_COMM_RANK");
+  unsetenv("BACKPLANE_BENCH_COMM_ID");
+  return status;
+}
+
+/* Devices, streams, buffers and communicators of the ranks this process
+ * drives. */
+static bp_status_t open_ranks(comm_bench_t *b, size_t max_bytes) {
+  bench_ctx_t *ctx = b->ctx;
+  const char *child_rank = getenv("BACKPLANE_BENCH_COMM_RANK");
+  b->local = b->processes ? 1 : b->n;
+  b->my_rank = child_rank ? strtoull(child_rank, NULL, 10) : 0;
+  b->capacity = max_bytes;
+  bp_status_t status = BP_OK;
+  for (size_t l = 0; l < b->local && status == BP_OK; l++) {
+    status = bp_device_get(ctx->runtime, ctx->plugin_name, b->processes ? 0 : l,
+                           &b->devices[l]);
+    if (status == BP_OK)
+      status = bp_stream_create(b->devices[l], &b->streams[l]);
+    if (status == BP_OK)
+      status = bp_device_malloc(b->devices[l], max_bytes, (void **)&b->send[l]);
+    if (status == BP_OK)
+      status = bp_device_malloc(b->devices[l], max_bytes, (void **)&b->recv[l]);
+    if (status == BP_OK)
+      status = bp_memset(b->devices[l], b->send[l], 0, max_bytes, NULL);
+    if (status == BP_OK)
+      status = bp_memset(b->devices[l], b->recv[l], 0, max_bytes, NULL);
+  }
+  if (status != BP_OK)
+    return bench_error(ctx, "preparing the ranks' devices", status);
+  if (!b->processes)
+    return (status = bp_comm_init_all(b->devices, b->n, b->comms)) == BP_OK
+               ? BP_OK
+               : bench_error(ctx, "bp_comm_init_all", status);
+  unsigned char id[ID_BYTES_MAX];
+  size_t id_size = 0;
+  if (child_rank) {
+    id_size = from_hex(getenv("BACKPLANE_BENCH_COMM_ID"), id, sizeof id);
+  } else {
+    status = bp_comm_unique_id_size(b->devices[0], &id_size);
+    if (status == BP_OK && id_size > sizeof id)
+      status = BP_ERR_UNSUPPORTED;
+    if (status == BP_OK)
+      status = bp_comm_get_unique_id(b->devices[0], id, id_size);
+    if (status == BP_OK)
+      status = spawn_children(b, id, id_size);
+    if (status != BP_OK)
+      return bench_error(ctx, "making the unique id", status);
+  }
+  status = bp_comm_init_rank(b->devices[0], b->n, id, id_size, b->my_rank,
+                             &b->comms[0]);
+  return status == BP_OK ? BP_OK
+                         : bench_error(ctx, "bp_comm_init_rank", status);
+}
+
+static bp_status_t close_ranks(comm_bench_t *b) {
+  bp_status_t status = BP_OK;
+  for (size_t l = 0; l < b->local; l++) {
+    if (b->streams[l])
+      bp_stream_synchronize(b->streams[l]);
+    bp_comm_destroy(b->comms[l]);
+    if (b->send[l])
+      bp_device_free(b->devices[l], b->send[l]);
+    if (b->recv[l])
+      bp_device_free(b->devices[l], b->recv[l]);
+    bp_stream_destroy(b->streams[l]);
+  }
+  for (size_t r = 1; r < b->n && b->processes && b->my_rank == 0; r++) {
+    int code = 0;
+    if (b->children[r] > 0 &&
+        (waitpid(b->children[r], &code, 0) != b->children[r] ||
+         !WIFEXITED(code) || WEXITSTATUS(code) != 0)) {
+      fprintf(stderr, "backplane bench comm: rank %zu failed\n", r);
+      status = BP_ERR_PLUGIN;
+    }
+  }
+  return status;
+}
+
+bp_status_t bench_comm(bench_ctx_t *ctx) {
+  comm_bench_t b = {.ctx = ctx};
+  bp_status_t status = parse_settings(&b);
+  if (status != BP_OK)
+    return status;
+  size_t sizes[MAX_SIZES];
+  size_t count = sizes_of(ctx, sizes);
+  row_t rows[MAX_SIZES] = {{0}};
+  status = open_ranks(&b, sizes[count - 1]);
+  int child = b.my_rank != 0;
+  double discarded; /* a first round wakes everything up, untimed */
+  if (status == BP_OK)
+    status = time_op(&b, sizes[0], 0, &discarded);
+  for (size_t i = 0; i < count && status == BP_OK; i++) {
+    rows[i].bytes = sizes[i];
+    for (int in_place = 0; in_place < 2 && status == BP_OK; in_place++) {
+      status = time_op(&b, sizes[i], in_place, &rows[i].us[in_place]);
+      if (status == BP_OK)
+        status = count_wrong(&b, sizes[i], in_place, &rows[i].wrong[in_place]);
+    }
+  }
+  bp_status_t closed = close_ranks(&b);
+  if (status != BP_OK || closed != BP_OK)
+    return status != BP_OK ? status : closed;
+  if (child) { /* rank > 0 of a process world: report nothing, just end */
+    for (size_t i = 0; i < count; i++)
+      if (rows[i].wrong[0] || rows[i].wrong[1])
+        exit(1);
+    exit(0);
+  }
+  if (!ctx->quick)
+    mpi_baseline(&b, rows, count);
+  double bandwidth = memcpy_bandwidth(ctx->quick ? (4u << 20) : (256u << 20));
+  double model =
+      bandwidth / (b.processes ? 5.0 * (double)b.n : 3.0 * (double)b.n - 1.0);
+  if (!ctx->json)
+    print_table(&b, rows, count, model);
+  record_rows(&b, rows, count, model);
+  return BP_OK;
+}

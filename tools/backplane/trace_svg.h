@@ -1,0 +1,18 @@
+/* Drawing a Chrome trace-event file as an SVG timeline: one row per track
+ * (the host's threads, then each device's streams, named as in the trace),
+ * one box per complete event with its name (and size, for copies) as label
+ * and every arg in its tooltip, counters as step lines with their last
+ * value, flow arrows from start to finish, and a time axis in ms. */
+#ifndef BACKPLANE_CLI_TRACE_SVG_H_
+#define BACKPLANE_CLI_TRACE_SVG_H_
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* Writes the picture of `root` (a {"traceEvents": [...]} object) to `out`.
+ * Returns 0, or -1 with a reason in `error` when `root` has no events or
+ * the write fails. */
+int trace_svg_write(json_t *root, FILE *out, char *error, size_t error_size);
+
+#endif /* BACKPLANE_CLI_TRACE_SVG_H_ */
