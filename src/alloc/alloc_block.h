@@ -2,8 +2,9 @@
  *
  * A chunk is one piece of device memory from the backend; its blocks tile it
  * in address order (prev/next). A free block sits in its pool's free tree; an
- * allocated or pending one in its pool's block map. All fields are guarded by
- * the lock of the pool owning the chunk. */
+ * allocated, pending or cached one in its pool's block map (a cached one also
+ * in a hot cache bin). All fields are guarded by the lock of the pool owning
+ * the chunk. */
 #ifndef BACKPLANE_ALLOC_ALLOC_BLOCK_H_
 #define BACKPLANE_ALLOC_ALLOC_BLOCK_H_
 
@@ -19,6 +20,9 @@ typedef enum bp_block_state {
   BP_BLOCK_ALLOCATED,
   /* Freed by the user, waiting for events of the streams that used it. */
   BP_BLOCK_PENDING_FREE,
+  /* Freed by the user and idle, kept whole in its pool's hot cache
+   * (hot_cache.h) for reuse at exactly its size; still in the block map. */
+  BP_BLOCK_CACHED,
 } bp_block_state_t;
 
 typedef enum bp_chunk_kind {
@@ -35,6 +39,7 @@ typedef struct bp_block {
   bp_chunk_t *chunk;
   struct bp_block *prev, *next;  /* neighbours in the chunk */
   struct bp_block *left, *right; /* free tree */
+  struct bp_block *hot_next;     /* hot cache bin (state CACHED) */
   uint32_t priority;             /* free tree (treap) */
   uint8_t state;                 /* bp_block_state_t */
   bool workspace;                /* a workspace slab */

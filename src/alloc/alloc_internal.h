@@ -1,7 +1,8 @@
 /* Internal structure of the caching allocator, shared by its files.
  *
  * Each stream key has a pool (created on first use, kept until destroy) with
- * its own lock, free trees, live-block map, chunks, statistics and workspace:
+ * its own lock, free trees, hot cache, live-block map, chunks, statistics and
+ * workspace:
  * threads working on different streams never share a lock or a written cache
  * line on the hot path. Chunks belong to one pool, so a block freed on stream
  * S returns to S's pool and is reused on S at once; crossing streams happens
@@ -21,6 +22,7 @@
 #include "alloc/block_map.h"
 #include "alloc/caching_allocator.h"
 #include "alloc/free_tree.h"
+#include "alloc/hot_cache.h"
 #include "alloc/pool_lock.h"
 #include "alloc/workspace.h"
 
@@ -43,11 +45,15 @@ struct bp_alloc_pool {
   void *stream;
   bp_caching_allocator_t *allocator;
   bp_free_tree_t small_free, large_free;
-  bp_block_map_t live; /* allocated and pending-free blocks */
+  bp_hot_cache_t hot;
+  bp_block_map_t live; /* allocated, pending-free and cached blocks */
   bp_chunk_t *chunks;
   bp_block_t *spare_blocks; /* recycled block records, linked by next */
   uint64_t free_seq;
   bp_stat_counter_t stats[BP_STAT_COUNT];
+  /* How far this pool's values may grow without making a new peak, while it
+   * is the pool that computed the peaks last (bp_alloc_note_increase). */
+  uint64_t peak_marks[BP_STAT_COUNT];
   bp_workspace_t workspace;
   bp_alloc_pool_t *_Atomic next_pool;
 } __attribute__((aligned(64)));
@@ -78,6 +84,8 @@ struct bp_caching_allocator {
   void **spare_events; /* device_mu */
   size_t spare_event_count, spare_event_capacity;
   _Atomic uint64_t peaks[BP_STAT_COUNT];
+  /* The pool that computed the peaks last (NULL after a reset). */
+  bp_alloc_pool_t *_Atomic peaks_walker;
   _Atomic uint64_t num_alloc_retries, num_ooms, num_device_alloc,
       num_device_free;
 };
@@ -93,8 +101,8 @@ static inline void bp_count(_Atomic uint64_t *v) {
   atomic_fetch_add_explicit(v, 1, memory_order_relaxed);
 }
 
-/* Pool-locked statistic updates. Increases update the device-wide peaks of
- * the kinds in `kinds` (a bit mask) via bp_alloc_update_peaks. */
+/* Pool-locked statistic updates. After increases, the caller checks the
+ * peaks (bp_alloc_note_increase, or bp_within_mark for several kinds). */
 static inline void bp_stat_add(bp_alloc_pool_t *pool, bp_stat_kind_t kind,
                                uint64_t n) {
   bp_stat_counter_t *c = &pool->stats[kind];
@@ -114,7 +122,27 @@ static inline void bp_stat_move(bp_alloc_pool_t *from, bp_alloc_pool_t *to,
   bp_store(&from->stats[kind].current, bp_load(&from->stats[kind].current) - n);
   bp_store(&to->stats[kind].current, bp_load(&to->stats[kind].current) + n);
 }
-void bp_alloc_update_peaks(bp_caching_allocator_t *allocator, unsigned kinds);
+
+/* Device-wide peaks without a walk over every pool on each increase. When a
+ * pool computes the peaks (bp_alloc_walk_peaks: every total, every peak
+ * raised) it becomes the walker and marks, per kind, the peak minus the
+ * other pools' totals. While it stays the walker, the other pools have only
+ * decreased (an increase of theirs would have walked), so its values up to
+ * those marks cannot make a new peak. Pool locked. */
+void bp_alloc_walk_peaks(bp_alloc_pool_t *pool);
+static inline bool bp_within_mark(bp_alloc_pool_t *pool, bp_stat_kind_t kind) {
+  return bp_load(&pool->stats[kind].current) <= pool->peak_marks[kind];
+}
+static inline bool bp_is_peaks_walker(bp_alloc_pool_t *pool) {
+  return atomic_load_explicit(&pool->allocator->peaks_walker,
+                              memory_order_relaxed) == pool;
+}
+/* After raising `kind` (pool locked). */
+static inline void bp_alloc_note_increase(bp_alloc_pool_t *pool,
+                                          bp_stat_kind_t kind) {
+  if (!bp_is_peaks_walker(pool) || !bp_within_mark(pool, kind))
+    bp_alloc_walk_peaks(pool);
+}
 
 static inline bp_alloc_pool_t *bp_first_pool(bp_caching_allocator_t *a) {
   return atomic_load_explicit(&a->pools, memory_order_acquire);
@@ -123,8 +151,8 @@ static inline bp_alloc_pool_t *bp_next_pool(bp_alloc_pool_t *pool) {
   return atomic_load_explicit(&pool->next_pool, memory_order_acquire);
 }
 
-/* The pool for `stream`, created on first use. NULL with bp_last_error set
- * when host memory runs out. */
+/* The pool for `stream` (NULL: the NULL-stream pool), created on first use.
+ * NULL with bp_last_error set when host memory runs out. */
 bp_alloc_pool_t *bp_alloc_pool_for(bp_caching_allocator_t *allocator,
                                    void *stream);
 
@@ -143,6 +171,9 @@ void bp_alloc_free_remove(bp_alloc_pool_t *pool, bp_block_t *block);
 /* Makes an allocated or pending `block` free: coalesces it with free
  * neighbours and files it in the free tree (pool locked). */
 void bp_alloc_release_block(bp_alloc_pool_t *pool, bp_block_t *block);
+/* Frees every block of the pool's hot cache into its free tree (pool
+ * locked). */
+void bp_alloc_flush_hot(bp_alloc_pool_t *pool);
 /* Returns a block record to the pool's spare list (pool locked). */
 void bp_alloc_recycle_block(bp_alloc_pool_t *pool, bp_block_t *block);
 /* Unlinks an idle or direct chunk from its pool, updating reserved stats
@@ -152,10 +183,9 @@ void bp_alloc_return_chunk(bp_caching_allocator_t *allocator,
                            bp_chunk_t *chunk);
 
 /* Locks and returns the pool whose map holds `addr`, with the block in
- * *out_block; NULL if no pool has it. `hint` (may be NULL) is tried first. */
+ * *out_block; NULL if no pool has it. */
 bp_alloc_pool_t *bp_alloc_lock_owner(bp_caching_allocator_t *allocator,
-                                     uintptr_t addr, bp_alloc_pool_t *hint,
-                                     bp_block_t **out_block);
+                                     uintptr_t addr, bp_block_t **out_block);
 /* Locks the pool that owns `chunk` now (chunks move in forget_stream). */
 bp_alloc_pool_t *bp_alloc_lock_chunk_pool(bp_chunk_t *chunk);
 

@@ -10,13 +10,15 @@ static bool has_idle_chunk(const bp_alloc_pool_t *pool) {
   return false;
 }
 
-/* Releases the idle chunks of `pool`. A stream's chunks may still be read by
+/* Releases the idle chunks of `pool`, its hot cache emptied first. A stream's
+ * chunks may still be read by
  * work enqueued before their last free, so an event recorded on the stream
  * (after those frees) must complete first; chunks freed again meanwhile
  * (last_free_seq past the event) wait for the next release. */
 static size_t release_pool_idle(bp_caching_allocator_t *a,
                                 bp_alloc_pool_t *pool) {
   bp_spin_lock(&pool->mu);
+  bp_alloc_flush_hot(pool);
   bool any = has_idle_chunk(pool);
   uint64_t covered_seq = pool->free_seq;
   bp_spin_unlock(&pool->mu);
@@ -125,6 +127,7 @@ void bp_caching_allocator_forget_stream(bp_caching_allocator_t *a,
     return;
   bp_workspace_release(a, pool);
   bp_spin_lock(&pool->mu);
+  bp_alloc_flush_hot(pool);
   bp_spin_lock(&a->null_pool->mu);
   /* Without host memory to move them, the chunks stay with the stream key:
    * still correct (the stream is drained), only not shared. */

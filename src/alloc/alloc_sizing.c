@@ -47,33 +47,6 @@ void bp_alloc_resolve_hints(const bp_alloc_hints_t *given, size_t device_free,
   out->defaulted = defaulted;
 }
 
-bool bp_alloc_align_up(size_t size, size_t unit, size_t *out) {
-  if ((unit & (unit - 1)) == 0) { /* a power of two: no division */
-    if (size > SIZE_MAX - (unit - 1))
-      return false;
-    *out = (size + unit - 1) & ~(unit - 1);
-    return true;
-  }
-  size_t rem = size % unit;
-  if (rem == 0) {
-    *out = size;
-    return true;
-  }
-  if (size > SIZE_MAX - (unit - rem))
-    return false;
-  *out = size + (unit - rem);
-  return true;
-}
-
-bool bp_alloc_round_size(const bp_allocator_config_t *config, size_t size,
-                         size_t *out_rounded) {
-  size_t padded = (size ? size : 1);
-  if (padded > SIZE_MAX - config->extra_padding_size)
-    return false;
-  padded += config->extra_padding_size;
-  return bp_alloc_align_up(padded, config->min_chunk_size, out_rounded);
-}
-
 size_t bp_alloc_growth_size(const bp_allocator_config_t *config, size_t rounded,
                             bool small, bool first_large, size_t budget) {
   if (rounded > budget)

@@ -23,6 +23,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "alloc/caching_allocator.h"
 
@@ -38,13 +39,36 @@
 void bp_alloc_resolve_hints(const bp_alloc_hints_t *given, size_t device_free,
                             bp_allocator_config_t *out);
 
+/* `size` rounded up to a multiple of `unit`; false on overflow. Inline: it
+ * is on every allocation's path. */
+static inline bool bp_alloc_align_up(size_t size, size_t unit, size_t *out) {
+  if ((unit & (unit - 1)) == 0) { /* a power of two: no division */
+    if (size > SIZE_MAX - (unit - 1))
+      return false;
+    *out = (size + unit - 1) & ~(unit - 1);
+    return true;
+  }
+  size_t rem = size % unit;
+  if (rem == 0) {
+    *out = size;
+    return true;
+  }
+  if (size > SIZE_MAX - (unit - rem))
+    return false;
+  *out = size + (unit - rem);
+  return true;
+}
+
 /* size + extra padding rounded up to min_chunk (size 0 counts as 1 byte).
  * false on overflow. */
-bool bp_alloc_round_size(const bp_allocator_config_t *config, size_t size,
-                         size_t *out_rounded);
-
-/* `size` rounded up to a multiple of `unit`; false on overflow. */
-bool bp_alloc_align_up(size_t size, size_t unit, size_t *out);
+static inline bool bp_alloc_round_size(const bp_allocator_config_t *config,
+                                       size_t size, size_t *out_rounded) {
+  size_t padded = (size ? size : 1);
+  if (padded > SIZE_MAX - config->extra_padding_size)
+    return false;
+  padded += config->extra_padding_size;
+  return bp_alloc_align_up(padded, config->min_chunk_size, out_rounded);
+}
 
 /* The size of a new chunk for a `rounded` request: small pool chunks are
  * BP_ALLOC_SMALL_CHUNK, large ones max(rounded, first ? init : realloc); both

@@ -20,6 +20,8 @@ static const char *state_name(const bp_block_t *b) {
     return "free";
   if (b->state == BP_BLOCK_PENDING_FREE)
     return "pending_free";
+  if (b->state == BP_BLOCK_CACHED)
+    return "cached";
   return b->workspace ? "workspace" : "allocated";
 }
 
@@ -34,7 +36,7 @@ static json_t *block_json(const bp_block_t *b, const bp_chunk_t *c,
   json_t *streams = json_array();
   for (uint32_t i = 0; i < b->other_stream_count; i++)
     json_array_append_new(streams, stream_json(b->other_streams[i]));
-  bool live = b->state != BP_BLOCK_FREE;
+  bool live = b->state != BP_BLOCK_FREE && b->state != BP_BLOCK_CACHED;
   return json_pack("{s:I, s:I, s:s, s:o, s:I, s:o}", "offset",
                    (json_int_t)(b->addr - c->base), "size", (json_int_t)b->size,
                    "state", state_name(b), "stream",

@@ -1,4 +1,5 @@
-/* Statistics: per-pool counters summed on demand; device-wide peaks. */
+/* Statistics: per-pool counters summed on demand; device-wide peaks
+ * (computed only when an increase may make a new one, see alloc_internal.h). */
 #include "alloc/alloc_internal.h"
 
 static uint64_t total_current(bp_caching_allocator_t *a, bp_stat_kind_t kind) {
@@ -8,27 +9,34 @@ static uint64_t total_current(bp_caching_allocator_t *a, bp_stat_kind_t kind) {
   return total;
 }
 
-static void raise_peak(bp_caching_allocator_t *a, bp_stat_kind_t kind,
-                       uint64_t value) {
+/* Raises the peak of `kind` to `value`; returns the peak (>= value). */
+static uint64_t raise_peak(bp_caching_allocator_t *a, bp_stat_kind_t kind,
+                           uint64_t value) {
   uint64_t peak = bp_load(&a->peaks[kind]);
   while (value > peak && !atomic_compare_exchange_weak_explicit(
                              &a->peaks[kind], &peak, value,
                              memory_order_relaxed, memory_order_relaxed)) {
   }
+  return value > peak ? value : peak;
 }
 
 /* A peak is the largest device-wide total seen after an increase. With one
  * stream at a time it is exact; with concurrent streams each increase reads
  * the other pools' totals without their locks. */
-void bp_alloc_update_peaks(bp_caching_allocator_t *a, unsigned kinds) {
+void bp_alloc_walk_peaks(bp_alloc_pool_t *pool) {
+  bp_caching_allocator_t *a = pool->allocator;
   uint64_t totals[BP_STAT_COUNT] = {0};
   for (bp_alloc_pool_t *p = bp_first_pool(a); p; p = bp_next_pool(p))
     for (int k = 0; k < BP_STAT_COUNT; k++)
-      if (kinds & 1u << k)
-        totals[k] += bp_load(&p->stats[k].current);
-  for (int k = 0; k < BP_STAT_COUNT; k++)
-    if (kinds & 1u << k)
-      raise_peak(a, (bp_stat_kind_t)k, totals[k]);
+      totals[k] += bp_load(&p->stats[k].current);
+  /* Until another pool computes the peaks, the others only decrease, so this
+   * pool may grow up to the peak minus their totals now. */
+  for (int k = 0; k < BP_STAT_COUNT; k++) {
+    uint64_t others = totals[k] - bp_load(&pool->stats[k].current);
+    pool->peak_marks[k] = raise_peak(a, (bp_stat_kind_t)k, totals[k]) - others;
+  }
+  if (atomic_load_explicit(&a->peaks_walker, memory_order_relaxed) != pool)
+    atomic_store_explicit(&a->peaks_walker, pool, memory_order_relaxed);
 }
 
 static void fill(bp_caching_allocator_t *a, bp_stat_kind_t kind,
@@ -60,4 +68,7 @@ void bp_caching_allocator_stats(bp_caching_allocator_t *a,
 void bp_caching_allocator_reset_peaks(bp_caching_allocator_t *a) {
   for (int k = 0; k < BP_STAT_COUNT; k++)
     bp_store(&a->peaks[k], total_current(a, (bp_stat_kind_t)k));
+  /* The pools' marks may be above the new peaks: the next increase of any
+   * pool computes them again. */
+  atomic_store_explicit(&a->peaks_walker, NULL, memory_order_relaxed);
 }

@@ -8,11 +8,17 @@
 #include "alloc/alloc_sizing.h"
 #include "core/status.h"
 
+/* The helpers of the hot path (a cached alloc+free) are inlined into it. */
+#define HOT_PATH static inline __attribute__((always_inline))
+
 static _Atomic uint64_t next_allocator_id = 1;
 
-/* The pool this thread used last, per allocator instance (ids are never
- * reused, and pools live as long as their allocator). */
-static _Thread_local struct {
+/* The stream pool this thread used last, per allocator instance (ids are
+ * never reused, and pools live as long as their allocator). Initial-exec:
+ * one load instead of a __tls_get_addr call on the hot path; it costs 24
+ * bytes of the static TLS surplus that glibc keeps for dlopen'ed
+ * libraries. */
+static _Thread_local __attribute__((tls_model("initial-exec"))) struct {
   uint64_t allocator_id;
   void *stream;
   bp_alloc_pool_t *pool;
@@ -37,6 +43,8 @@ static bp_alloc_pool_t *find_pool(bp_caching_allocator_t *a, void *stream) {
 }
 
 bp_alloc_pool_t *bp_alloc_pool_for(bp_caching_allocator_t *a, void *stream) {
+  if (!stream)
+    return a->null_pool;
   if (thread_pool.allocator_id == a->id && thread_pool.stream == stream)
     return thread_pool.pool;
   bp_alloc_pool_t *pool = find_pool(a, stream);
@@ -167,7 +175,7 @@ static bp_free_tree_t *tree_of(bp_alloc_pool_t *pool, const bp_block_t *b) {
                                           : &pool->large_free;
 }
 
-static bool in_split_chunk(const bp_block_t *b) {
+HOT_PATH bool in_split_chunk(const bp_block_t *b) {
   return b->prev || b->next;
 }
 
@@ -175,7 +183,7 @@ void bp_alloc_free_insert(bp_alloc_pool_t *pool, bp_block_t *block) {
   bp_free_tree_insert(tree_of(pool, block), block);
   if (in_split_chunk(block)) {
     bp_stat_add(pool, BP_STAT_INACTIVE_SPLIT, block->size);
-    bp_alloc_update_peaks(pool->allocator, 1u << BP_STAT_INACTIVE_SPLIT);
+    bp_alloc_note_increase(pool, BP_STAT_INACTIVE_SPLIT);
   }
 }
 
@@ -213,6 +221,31 @@ void bp_alloc_release_block(bp_alloc_pool_t *pool, bp_block_t *b) {
   bp_alloc_free_insert(pool, b);
 }
 
+/* A freed idle block into the hot cache, counted like a free block (its
+ * chunk stays split meanwhile); false if its bin has no room. */
+HOT_PATH bool cache_block(bp_alloc_pool_t *pool, bp_block_t *b) {
+  if (!bp_hot_cache_push(&pool->hot, b))
+    return false;
+  b->state = BP_BLOCK_CACHED;
+  b->workspace = false;
+  if (in_split_chunk(b)) {
+    bp_stat_add(pool, BP_STAT_INACTIVE_SPLIT, b->size);
+    bp_alloc_note_increase(pool, BP_STAT_INACTIVE_SPLIT);
+  }
+  return true;
+}
+
+void bp_alloc_flush_hot(bp_alloc_pool_t *pool) {
+  for (bp_block_t *b = bp_hot_cache_take_all(&pool->hot), *next; b; b = next) {
+    next = b->hot_next;
+    b->hot_next = NULL;
+    bp_block_map_remove(&pool->live, b->addr);
+    if (in_split_chunk(b))
+      bp_stat_sub(pool, BP_STAT_INACTIVE_SPLIT, b->size);
+    bp_alloc_release_block(pool, b);
+  }
+}
+
 /* Takes `rounded` bytes from the front of the free block `b` (in the tree
  * if `in_tree`), splitting off the rest when worthwhile. */
 static void carve(bp_caching_allocator_t *a, bp_alloc_pool_t *pool,
@@ -238,7 +271,25 @@ static void carve(bp_caching_allocator_t *a, bp_alloc_pool_t *pool,
   bp_alloc_free_insert(pool, rest);
 }
 
-/* Marks the carved block allocated and files it (pool locked). */
+/* Marks `b` (in the block map) allocated for a `size` request (pool
+ * locked). */
+HOT_PATH void mark_allocated(bp_alloc_pool_t *pool, bp_block_t *b, size_t size,
+                             bool workspace, void **out_ptr) {
+  b->state = BP_BLOCK_ALLOCATED;
+  b->requested = size;
+  b->workspace = workspace;
+  bp_stat_add(pool, BP_STAT_ALLOCATED, b->size);
+  bp_stat_add(pool, BP_STAT_ACTIVE, b->size);
+  bp_stat_add(pool, BP_STAT_REQUESTED, size);
+  if (!bp_is_peaks_walker(pool) || !bp_within_mark(pool, BP_STAT_ALLOCATED) ||
+      !bp_within_mark(pool, BP_STAT_ACTIVE) ||
+      !bp_within_mark(pool, BP_STAT_REQUESTED))
+    bp_alloc_walk_peaks(pool);
+  *out_ptr = (void *)b->addr;
+}
+
+/* Files the carved block in the block map and marks it allocated (pool
+ * locked). */
 static bp_status_t hand_out(bp_caching_allocator_t *a, bp_alloc_pool_t *pool,
                             bp_block_t *b, size_t size, bool workspace,
                             void **out_ptr) {
@@ -250,32 +301,44 @@ static bp_status_t hand_out(bp_caching_allocator_t *a, bp_alloc_pool_t *pool,
                     "%s: no host memory to track a device allocation",
                     a->backend.name);
   }
-  b->state = BP_BLOCK_ALLOCATED;
-  b->requested = size;
-  b->workspace = workspace;
-  bp_stat_add(pool, BP_STAT_ALLOCATED, b->size);
-  bp_stat_add(pool, BP_STAT_ACTIVE, b->size);
-  bp_stat_add(pool, BP_STAT_REQUESTED, size);
-  bp_alloc_update_peaks(a, 1u << BP_STAT_ALLOCATED | 1u << BP_STAT_ACTIVE |
-                               1u << BP_STAT_REQUESTED);
-  *out_ptr = (void *)b->addr;
+  mark_allocated(pool, b, size, workspace, out_ptr);
   return BP_OK;
 }
 
-/* A cached block for `rounded` (small requests may fall back to the large
- * pool), allocated and handed out; BP_ERR_NOT_FOUND on a miss. */
-static bp_status_t allocate_cached(bp_caching_allocator_t *a,
-                                   bp_alloc_pool_t *pool, size_t size,
-                                   size_t rounded, bool use_large,
-                                   bool workspace, void **out_ptr) {
+/* The best fit for `rounded` in the free trees (small requests may fall
+ * back to the large pool's), the hot cache emptied into them first, carved
+ * and handed out; BP_ERR_NOT_FOUND on a miss (pool locked). */
+static bp_status_t allocate_best_fit(bp_caching_allocator_t *a,
+                                     bp_alloc_pool_t *pool, size_t size,
+                                     size_t rounded, bool use_large,
+                                     bool workspace, void **out_ptr) {
+  if (pool->hot.occupied)
+    bp_alloc_flush_hot(pool);
   bool small = rounded <= BP_ALLOC_SMALL_REQUEST;
-  bp_spin_lock(&pool->mu);
   bp_block_t *b = bp_free_tree_best_fit(
       small && !use_large ? &pool->small_free : &pool->large_free, rounded);
-  bp_status_t status = BP_ERR_NOT_FOUND;
+  if (!b)
+    return BP_ERR_NOT_FOUND;
+  carve(a, pool, b, rounded, true);
+  return hand_out(a, pool, b, size, workspace, out_ptr);
+}
+
+/* A cached block for `rounded`, allocated and handed out: from the hot cache
+ * (exactly that size), else by best fit; BP_ERR_NOT_FOUND on a miss. */
+HOT_PATH bp_status_t allocate_cached(bp_caching_allocator_t *a,
+                                     bp_alloc_pool_t *pool, size_t size,
+                                     size_t rounded, bool use_large,
+                                     bool workspace, void **out_ptr) {
+  bp_status_t status = BP_OK;
+  bp_spin_lock(&pool->mu);
+  bp_block_t *b = bp_hot_cache_pop(&pool->hot, rounded);
   if (b) {
-    carve(a, pool, b, rounded, true);
-    status = hand_out(a, pool, b, size, workspace, out_ptr);
+    if (in_split_chunk(b))
+      bp_stat_sub(pool, BP_STAT_INACTIVE_SPLIT, b->size);
+    mark_allocated(pool, b, size, workspace, out_ptr);
+  } else {
+    status = allocate_best_fit(a, pool, size, rounded, use_large, workspace,
+                               out_ptr);
   }
   bp_spin_unlock(&pool->mu);
   return status;
@@ -350,7 +413,7 @@ static void link_chunk(bp_alloc_pool_t *pool, bp_chunk_t *chunk) {
     pool->chunks->prev = chunk;
   pool->chunks = chunk;
   bp_stat_add(pool, BP_STAT_RESERVED, chunk->size);
-  bp_alloc_update_peaks(pool->allocator, 1u << BP_STAT_RESERVED);
+  bp_alloc_note_increase(pool, BP_STAT_RESERVED);
 }
 
 void bp_alloc_unlink_chunk(bp_alloc_pool_t *pool, bp_chunk_t *chunk) {
@@ -528,7 +591,7 @@ bp_status_t bp_caching_allocator_malloc(bp_caching_allocator_t *a, size_t size,
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_caching_allocator_malloc: allocator or out_ptr is "
                     "NULL");
-  bp_alloc_pool_t *pool = bp_alloc_pool_for(a, stream);
+  bp_alloc_pool_t *pool = stream ? bp_alloc_pool_for(a, stream) : a->null_pool;
   if (!pool)
     return BP_ERR_OUT_OF_MEMORY;
   return bp_alloc_allocate(a, pool, size, false, out_ptr);
@@ -536,8 +599,8 @@ bp_status_t bp_caching_allocator_malloc(bp_caching_allocator_t *a, size_t size,
 
 /* Lookup of live blocks. */
 
-static bool pool_has(bp_alloc_pool_t *pool, uintptr_t addr,
-                     bp_block_t **out_block) {
+HOT_PATH bool pool_has(bp_alloc_pool_t *pool, uintptr_t addr,
+                       bp_block_t **out_block) {
   bp_spin_lock(&pool->mu);
   bp_block_t *b = bp_block_map_find(&pool->live, addr);
   if (b) {
@@ -549,10 +612,7 @@ static bool pool_has(bp_alloc_pool_t *pool, uintptr_t addr,
 }
 
 bp_alloc_pool_t *bp_alloc_lock_owner(bp_caching_allocator_t *a, uintptr_t addr,
-                                     bp_alloc_pool_t *hint,
                                      bp_block_t **out_block) {
-  if (hint && pool_has(hint, addr, out_block))
-    return hint;
   /* Newest pools first, the NULL-stream pool last: a chunk moving to it in
    * forget_stream is found either before or after the move. */
   for (bp_alloc_pool_t *p = bp_first_pool(a); p; p = bp_next_pool(p))
@@ -572,8 +632,20 @@ bp_alloc_pool_t *bp_alloc_lock_chunk_pool(bp_chunk_t *chunk) {
   }
 }
 
+/* The pool most likely to own a block freed on `stream`: that stream's (when
+ * this thread used it last), the NULL-stream pool for no stream. */
+HOT_PATH bp_alloc_pool_t *owner_hint(bp_caching_allocator_t *a, void *stream) {
+  if (!stream)
+    return a->null_pool;
+  return thread_pool.allocator_id == a->id && thread_pool.stream == stream
+             ? thread_pool.pool
+             : NULL;
+}
+
+/* The pool this thread allocated from last, for lookups with no stream to
+ * go by. */
 static bp_alloc_pool_t *thread_hint(bp_caching_allocator_t *a) {
-  return thread_pool.allocator_id == a->id ? thread_pool.pool : NULL;
+  return thread_pool.allocator_id == a->id ? thread_pool.pool : a->null_pool;
 }
 
 static bp_status_t unknown_pointer(bp_caching_allocator_t *a, const char *what,
@@ -584,15 +656,22 @@ static bp_status_t unknown_pointer(bp_caching_allocator_t *a, const char *what,
                   a->backend.name, what, ptr);
 }
 
-/* Locks the owner of a live (allocated, not yet freed) block. */
-static bp_status_t lock_allocated(bp_caching_allocator_t *a, const char *what,
-                                  const void *ptr, bp_alloc_pool_t **out_pool,
-                                  bp_block_t **out_block) {
-  bp_block_t *b;
-  bp_alloc_pool_t *pool =
-      bp_alloc_lock_owner(a, (uintptr_t)ptr, thread_hint(a), &b);
+/* Locks the owner of a live (allocated, not yet freed) block; `hint` (may be
+ * NULL) is tried first. */
+HOT_PATH bp_status_t lock_allocated(bp_caching_allocator_t *a, const char *what,
+                                    const void *ptr, bp_alloc_pool_t *hint,
+                                    bp_alloc_pool_t **out_pool,
+                                    bp_block_t **out_block) {
+  bp_block_t *b = NULL;
+  bp_alloc_pool_t *pool = hint;
+  if (!hint || !pool_has(hint, (uintptr_t)ptr, &b))
+    pool = bp_alloc_lock_owner(a, (uintptr_t)ptr, &b);
   if (!pool)
     return unknown_pointer(a, what, ptr);
+  if (b->state == BP_BLOCK_CACHED) { /* freed already: as if not in the map */
+    bp_spin_unlock(&pool->mu);
+    return unknown_pointer(a, what, ptr);
+  }
   if (b->state != BP_BLOCK_ALLOCATED) {
     bp_spin_unlock(&pool->mu);
     return bp_error(BP_ERR_INVALID_ARGUMENT,
@@ -604,44 +683,65 @@ static bp_status_t lock_allocated(bp_caching_allocator_t *a, const char *what,
   return BP_OK;
 }
 
-/* Frees the allocated block `b` of the locked `pool`; unlocks. */
-static bp_status_t free_locked(bp_caching_allocator_t *a, bp_alloc_pool_t *pool,
-                               bp_block_t *b) {
+/* Frees the allocated block `b` of the locked `pool` once the `waits`
+ * streams that used it are done (a pending free); unlocks. */
+static bp_status_t free_deferred(bp_caching_allocator_t *a,
+                                 bp_alloc_pool_t *pool, bp_block_t *b,
+                                 size_t waits) {
   bool direct = b->chunk->kind == BP_CHUNK_DIRECT;
-  size_t waits = b->other_stream_count + (direct && pool->stream ? 1 : 0);
-  if (waits) {
-    bp_pending_free_t *entry = bp_alloc_pending_new(waits);
-    if (!entry) {
-      bp_spin_unlock(&pool->mu);
-      return bp_error(BP_ERR_OUT_OF_MEMORY,
-                      "%s: no host memory to defer the free of %p",
-                      a->backend.name, (void *)b->addr);
-    }
-    for (uint32_t i = 0; i < b->other_stream_count; i++)
-      entry->streams[i] = b->other_streams[i];
-    if (direct && pool->stream)
-      entry->streams[waits - 1] = pool->stream;
-    entry->block = b;
-    b->state = BP_BLOCK_PENDING_FREE;
-    bp_stat_sub(pool, BP_STAT_ALLOCATED, b->size);
-    bp_stat_sub(pool, BP_STAT_REQUESTED, b->requested);
+  bp_pending_free_t *entry = bp_alloc_pending_new(waits);
+  if (!entry) {
     bp_spin_unlock(&pool->mu);
-    bp_alloc_pending_park(a, entry);
-    return BP_OK;
+    return bp_error(BP_ERR_OUT_OF_MEMORY,
+                    "%s: no host memory to defer the free of %p",
+                    a->backend.name, (void *)b->addr);
   }
-  bp_block_map_remove(&pool->live, b->addr);
+  for (uint32_t i = 0; i < b->other_stream_count; i++)
+    entry->streams[i] = b->other_streams[i];
+  if (direct && pool->stream)
+    entry->streams[waits - 1] = pool->stream;
+  entry->block = b;
+  b->state = BP_BLOCK_PENDING_FREE;
   bp_stat_sub(pool, BP_STAT_ALLOCATED, b->size);
   bp_stat_sub(pool, BP_STAT_REQUESTED, b->requested);
-  bp_stat_sub(pool, BP_STAT_ACTIVE, b->size);
-  if (direct) {
+  bp_spin_unlock(&pool->mu);
+  bp_alloc_pending_park(a, entry);
+  return BP_OK;
+}
+
+/* Frees the allocated, idle block `b` of the locked `pool` into its free
+ * tree, or to the backend for a direct chunk; unlocks. */
+static bp_status_t free_uncached(bp_caching_allocator_t *a,
+                                 bp_alloc_pool_t *pool, bp_block_t *b) {
+  bp_block_map_remove(&pool->live, b->addr);
+  if (b->chunk->kind == BP_CHUNK_DIRECT) {
     bp_chunk_t *chunk = b->chunk;
     bp_alloc_unlink_chunk(pool, chunk);
     bp_spin_unlock(&pool->mu);
     bp_alloc_return_chunk(a, chunk);
     return BP_OK;
   }
-  b->chunk->last_free_seq = ++pool->free_seq;
   bp_alloc_release_block(pool, b);
+  bp_spin_unlock(&pool->mu);
+  return BP_OK;
+}
+
+/* Frees the allocated block `b` of the locked `pool`: into the hot cache
+ * when it is idle and fits; unlocks. */
+HOT_PATH bp_status_t free_locked(bp_caching_allocator_t *a,
+                                 bp_alloc_pool_t *pool, bp_block_t *b) {
+  bool direct = b->chunk->kind == BP_CHUNK_DIRECT;
+  size_t waits = b->other_stream_count + (direct && pool->stream ? 1 : 0);
+  if (waits)
+    return free_deferred(a, pool, b, waits);
+  bp_stat_sub(pool, BP_STAT_ALLOCATED, b->size);
+  bp_stat_sub(pool, BP_STAT_REQUESTED, b->requested);
+  bp_stat_sub(pool, BP_STAT_ACTIVE, b->size);
+  if (direct)
+    return free_uncached(a, pool, b);
+  b->chunk->last_free_seq = ++pool->free_seq;
+  if (!cache_block(pool, b))
+    return free_uncached(a, pool, b);
   bp_spin_unlock(&pool->mu);
   return BP_OK;
 }
@@ -660,9 +760,10 @@ bp_status_t bp_caching_allocator_free(bp_caching_allocator_t *a, void *ptr) {
 
 /* Frees a workspace slab (workspace.c holds its own lock, not the pool's). */
 bp_status_t bp_alloc_free_slab(bp_caching_allocator_t *a, void *ptr) {
-  bp_alloc_pool_t *pool;
-  bp_block_t *b;
-  bp_status_t status = lock_allocated(a, "free", ptr, &pool, &b);
+  bp_alloc_pool_t *pool = NULL;
+  bp_block_t *b = NULL;
+  bp_status_t status =
+      lock_allocated(a, "free", ptr, thread_hint(a), &pool, &b);
   if (status != BP_OK)
     return status;
   return free_locked(a, pool, b);
@@ -698,9 +799,10 @@ bp_status_t bp_caching_allocator_record_stream(bp_caching_allocator_t *a,
   if (!a)
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_caching_allocator_record_stream: allocator is NULL");
-  bp_alloc_pool_t *pool;
-  bp_block_t *b;
-  bp_status_t status = lock_allocated(a, "record_stream", ptr, &pool, &b);
+  bp_alloc_pool_t *pool = NULL;
+  bp_block_t *b = NULL;
+  bp_status_t status =
+      lock_allocated(a, "record_stream", ptr, thread_hint(a), &pool, &b);
   if (status != BP_OK)
     return status;
   status = add_stream_use(a, pool, b, stream);
@@ -715,13 +817,16 @@ bp_status_t bp_caching_allocator_free_on_stream(bp_caching_allocator_t *a,
                     "bp_caching_allocator_free_on_stream: allocator is NULL");
   if (!ptr)
     return BP_OK;
-  bp_alloc_pool_t *pool;
-  bp_block_t *b;
-  bp_status_t status = lock_allocated(a, "free", ptr, &pool, &b);
+  bp_alloc_pool_t *pool = NULL;
+  bp_block_t *b = NULL;
+  bp_status_t status =
+      lock_allocated(a, "free", ptr, owner_hint(a, stream), &pool, &b);
   if (status != BP_OK)
     return status;
-  status = b->workspace ? workspace_misuse(a, ptr)
-                        : add_stream_use(a, pool, b, stream);
+  bool other_stream = stream && stream != pool->stream;
+  status = b->workspace   ? workspace_misuse(a, ptr)
+           : other_stream ? add_stream_use(a, pool, b, stream)
+                          : BP_OK;
   if (status != BP_OK) {
     bp_spin_unlock(&pool->mu);
     return status;
@@ -735,9 +840,10 @@ bp_status_t bp_caching_allocator_block_size(bp_caching_allocator_t *a,
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_caching_allocator_block_size: allocator or out_size "
                     "is NULL");
-  bp_alloc_pool_t *pool;
-  bp_block_t *b;
-  bp_status_t status = lock_allocated(a, "block_size", ptr, &pool, &b);
+  bp_alloc_pool_t *pool = NULL;
+  bp_block_t *b = NULL;
+  bp_status_t status =
+      lock_allocated(a, "block_size", ptr, thread_hint(a), &pool, &b);
   if (status != BP_OK)
     return status;
   *out_size = b->requested;

@@ -24,9 +24,8 @@ typedef struct state_style {
 } state_style_t;
 
 static const state_style_t styles[] = {
-    {"allocated", "#4e79a7"},
-    {"workspace", "#59a14f"},
-    {"pending_free", "#f28e2b"},
+    {"allocated", "#4e79a7"},    {"workspace", "#59a14f"},
+    {"pending_free", "#f28e2b"}, {"cached", "#b07aa1"},
     {"free", "#d9d9d9"},
 };
 

@@ -11,10 +11,13 @@ BP_API bp_status_t bp_device_malloc(bp_device_t *device, size_t size,
   if (!device || !out_ptr)
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_device_malloc: device or out_ptr is NULL");
-  bp_caching_allocator_t *allocator;
-  bp_status_t status = bp_device_allocator_get(device, &allocator);
-  if (status != BP_OK)
-    return status;
+  /* The allocator exists after the first call: one load, no lock. */
+  bp_caching_allocator_t *allocator = bp_device_allocator_if_created(device);
+  if (!allocator) {
+    bp_status_t status = bp_device_allocator_get(device, &allocator);
+    if (status != BP_OK)
+      return status;
+  }
   return bp_caching_allocator_malloc(allocator, size, NULL, out_ptr);
 }
 

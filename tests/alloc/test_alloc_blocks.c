@@ -57,15 +57,21 @@ static void test_split_and_coalesce(void **state) {
   char *w = alloc(a, 2 * KiB);
   assert_ptr_equal(w, x);
   release(a, w);
-  release(a, z); /* merges with both neighbours: the chunk is whole again */
+  release(a, z); /* both kept whole in the hot cache: the chunk stays split */
   bp_memory_stats_t s = stats(a);
-  assert_int_equal(s.inactive_split_bytes.current, 0);
+  assert_int_equal(s.inactive_split_bytes.current, 2 * MiB);
   assert_int_equal(s.allocated_bytes.current, 0);
   assert_int_equal(s.reserved_bytes.current, 2 * MiB);
-  /* One whole free block again: a chunk-sized request fits it exactly. */
+  /* A miss empties the hot cache first: z merges with both neighbours, the
+   * chunk is one whole free block again and the request takes its front. */
   char *all = alloc(a, 1 * MiB);
   assert_ptr_equal(all, x);
+  assert_int_equal(stats(a).inactive_split_bytes.current, 1 * MiB);
   release(a, all);
+  size_t released = 0;
+  assert_int_equal(bp_caching_allocator_empty_cache(a, &released), BP_OK);
+  assert_int_equal(released, 2 * MiB); /* idle once the cache is emptied */
+  assert_int_equal(stats(a).inactive_split_bytes.current, 0);
   bp_caching_allocator_destroy(a);
 }
 
@@ -211,7 +217,12 @@ static void test_stats_track_every_key(void **state) {
   s = stats(a);
   assert_int_equal(s.allocated_bytes.current, 0);
   assert_int_equal(s.allocated_bytes.freed, 4096);
-  assert_int_equal(s.inactive_split_bytes.current, 0);
+  assert_int_equal(s.active_bytes.current, 0);
+  assert_int_equal(s.requested_bytes.current, 0);
+  /* p and q sit in the hot cache, unmerged: the chunk is still split. */
+  assert_int_equal(s.inactive_split_bytes.current, 2 * MiB);
+  assert_int_equal(bp_caching_allocator_empty_cache(a, NULL), BP_OK);
+  assert_int_equal(stats(a).inactive_split_bytes.current, 0);
   bp_caching_allocator_destroy(a);
 }
 

@@ -23,8 +23,8 @@ typedef struct fixture {
   char *json;
 } fixture_t;
 
-/* NULL-stream blocks (allocated and free), a stream's block pending on
- * another stream, and a workspace. */
+/* NULL-stream blocks (allocated, cached and free), a stream's block pending
+ * on another stream, and a workspace. */
 static int setup(void **state) {
   fixture_t *f = calloc(1, sizeof *f);
   fake_device_init(&f->device, 1024 * MiB);
@@ -92,7 +92,8 @@ static void test_json_structure(void **state) {
 
   json_t *chunks = json_object_get(root, "chunks");
   assert_int_equal(json_array_size(chunks), 3);
-  size_t seen_allocated = 0, seen_free = 0, seen_pending = 0, seen_ws = 0;
+  size_t seen_allocated = 0, seen_free = 0, seen_pending = 0, seen_ws = 0,
+         seen_cached = 0;
   size_t index;
   json_t *chunk;
   json_array_foreach(chunks, index, chunk) {
@@ -121,6 +122,12 @@ static void test_json_structure(void **state) {
       } else if (!strcmp(st, "workspace")) {
         seen_ws++;
         assert_true(on_stream);
+      } else if (!strcmp(st, "cached")) { /* q, freed into the hot cache */
+        seen_cached++;
+        assert_false(on_stream);
+        assert_int_equal(int_at(block, "size"), 3 * MiB);
+        assert_int_equal(int_at(block, "requested_size"), 0);
+        assert_true(json_is_null(json_object_get(block, "stream")));
       } else {
         assert_string_equal(st, "free");
         seen_free++;
@@ -131,6 +138,7 @@ static void test_json_structure(void **state) {
   assert_int_equal(seen_allocated, 1);
   assert_int_equal(seen_pending, 1);
   assert_int_equal(seen_ws, 1);
+  assert_int_equal(seen_cached, 1);
   assert_true(seen_free >= 3);
   json_decref(root);
 }
@@ -150,16 +158,16 @@ static void test_svg_rendering(void **state) {
   assert_non_null(strstr(svg, "</svg>"));
   assert_non_null(strstr(svg, "fake:0: 3 chunk(s)"));
   const char *legend[] = {">allocated<", ">workspace<", ">pending_free<",
-                          ">free<"};
-  for (size_t i = 0; i < 4; i++)
+                          ">cached<", ">free<"};
+  for (size_t i = 0; i < 5; i++)
     assert_non_null(strstr(svg, legend[i]));
-  /* 4 legend squares + per chunk an outline and its blocks. */
+  /* 5 legend squares + per chunk an outline and its blocks. */
   json_t *root = json_loads(f->json, 0, NULL);
   size_t blocks = 0, i;
   json_t *chunk;
   json_array_foreach(json_object_get(root, "chunks"), i, chunk) blocks +=
       json_array_size(json_object_get(chunk, "blocks"));
-  assert_int_equal(count(svg, "<rect "), 4 + 3 + blocks);
+  assert_int_equal(count(svg, "<rect "), 5 + 3 + blocks);
   assert_int_equal(count(svg, "<title>"), blocks);
   json_decref(root);
   free(svg);

@@ -1,0 +1,272 @@
+/* The hot cache of freed blocks (src/alloc/hot_cache.h): exact-size LIFO
+ * reuse, emptied on a miss, by empty_cache, on out-of-memory and by
+ * forget_stream; frees of cached blocks refused; statistics and peaks. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "alloc/fake_backend.h"
+#include "alloc/hot_cache.h"
+#include "backplane/status.h"
+
+#define KiB ((size_t)1 << 10)
+#define MiB ((size_t)1 << 20)
+
+static bp_caching_allocator_t *create(fake_device_t *d, size_t capacity) {
+  fake_device_init(d, capacity);
+  bp_alloc_backend_t backend = fake_backend(d, true);
+  bp_caching_allocator_t *a = NULL;
+  assert_int_equal(bp_caching_allocator_create(&backend, NULL, &a), BP_OK);
+  return a;
+}
+
+static void *alloc_on(bp_caching_allocator_t *a, size_t size, void *stream) {
+  void *p = NULL;
+  assert_int_equal(bp_caching_allocator_malloc(a, size, stream, &p), BP_OK);
+  assert_non_null(p);
+  return p;
+}
+
+static void release(bp_caching_allocator_t *a, void *p) {
+  assert_int_equal(bp_caching_allocator_free(a, p), BP_OK);
+}
+
+static bp_memory_stats_t stats(bp_caching_allocator_t *a) {
+  bp_memory_stats_t s;
+  bp_caching_allocator_stats(a, &s);
+  return s;
+}
+
+static void test_same_size_reuses_last_freed(void **state) {
+  (void)state;
+  fake_device_t d;
+  bp_caching_allocator_t *a = create(&d, 1024 * MiB);
+  char *x = alloc_on(a, 4 * KiB, NULL);
+  char *y = alloc_on(a, 4 * KiB, NULL);
+  release(a, x);
+  release(a, y);
+  /* Last in, first out, at exactly the rounded size (4000 rounds to 4 KiB). */
+  assert_ptr_equal(alloc_on(a, 4000, NULL), y);
+  assert_ptr_equal(alloc_on(a, 4 * KiB, NULL), x);
+  size_t size = 0;
+  assert_int_equal(bp_caching_allocator_block_size(a, y, &size), BP_OK);
+  assert_int_equal(size, 4000);
+  bp_memory_stats_t s = stats(a);
+  assert_int_equal(s.allocated_bytes.current, 8 * KiB);
+  assert_int_equal(s.requested_bytes.current, 4000 + 4 * KiB);
+  assert_int_equal(s.active_bytes.current, 8 * KiB);
+  assert_int_equal(s.inactive_split_bytes.current, 2 * MiB - 8 * KiB);
+  assert_int_equal(d.allocate_calls, 1);
+  release(a, x);
+  release(a, y);
+  bp_caching_allocator_destroy(a);
+}
+
+static void test_cached_block_counts_as_free(void **state) {
+  (void)state;
+  fake_device_t d;
+  bp_caching_allocator_t *a = create(&d, 1024 * MiB);
+  void *p = alloc_on(a, 1000, NULL); /* 1024 */
+  release(a, p);
+  bp_memory_stats_t s = stats(a);
+  assert_int_equal(s.allocated_bytes.current, 0);
+  assert_int_equal(s.allocated_bytes.freed, 1024);
+  assert_int_equal(s.requested_bytes.current, 0);
+  assert_int_equal(s.active_bytes.current, 0);
+  /* The block and the rest of its chunk, unmerged. */
+  assert_int_equal(s.inactive_split_bytes.current, 2 * MiB);
+  assert_int_equal(s.reserved_bytes.current, 2 * MiB);
+  bp_caching_allocator_destroy(a);
+}
+
+static void test_freeing_a_cached_block_is_refused(void **state) {
+  (void)state;
+  fake_device_t d;
+  bp_caching_allocator_t *a = create(&d, 1024 * MiB);
+  fake_stream_t s1 = {0};
+  void *p = alloc_on(a, 512, NULL);
+  release(a, p);
+  bp_memory_stats_t before = stats(a);
+  assert_int_equal(bp_caching_allocator_free(a, p), BP_ERR_INVALID_ARGUMENT);
+  assert_non_null(strstr(bp_last_error(), "not a live allocation"));
+  assert_int_equal(bp_caching_allocator_free_on_stream(a, p, &s1),
+                   BP_ERR_INVALID_ARGUMENT);
+  assert_int_equal(bp_caching_allocator_record_stream(a, p, &s1),
+                   BP_ERR_INVALID_ARGUMENT);
+  size_t size;
+  assert_int_equal(bp_caching_allocator_block_size(a, p, &size),
+                   BP_ERR_INVALID_ARGUMENT);
+  bp_memory_stats_t after = stats(a);
+  assert_memory_equal(&before, &after, sizeof before);
+  /* Still cached exactly once: one hit, then a fresh block. */
+  void *q = alloc_on(a, 512, NULL);
+  void *r = alloc_on(a, 512, NULL);
+  assert_ptr_equal(q, p);
+  assert_ptr_not_equal(r, p);
+  release(a, q);
+  release(a, r);
+  bp_caching_allocator_destroy(a);
+}
+
+static void test_miss_sees_merged_blocks(void **state) {
+  (void)state;
+  fake_device_t d;
+  bp_caching_allocator_t *a = create(&d, 1024 * MiB);
+  char *x = alloc_on(a, 1 * KiB, NULL);
+  char *y = alloc_on(a, 1 * KiB, NULL);
+  char *keep = alloc_on(a, 1 * KiB, NULL);
+  release(a, x);
+  release(a, y);
+  /* No 2 KiB block is cached: the cache empties into the free tree, x and y
+   * merge, and best fit takes the 2 KiB hole. */
+  assert_ptr_equal(alloc_on(a, 2 * KiB, NULL), x);
+  assert_int_equal(stats(a).inactive_split_bytes.current, 2 * MiB - 3 * KiB);
+  release(a, x);
+  release(a, keep);
+  bp_caching_allocator_destroy(a);
+}
+
+static void test_bin_depth_is_bounded(void **state) {
+  (void)state;
+  fake_device_t d;
+  bp_caching_allocator_t *a = create(&d, 1024 * MiB);
+  enum { COUNT = BP_HOT_CACHE_DEPTH + 2 };
+  char *p[COUNT];
+  for (int i = 0; i < COUNT; i++)
+    p[i] = alloc_on(a, 512, NULL);
+  for (int i = 0; i < COUNT; i++)
+    release(a, p[i]);
+  /* The last two found the bin full and merged with the free rest of the
+   * chunk; the others are handed out again newest first. */
+  for (int i = BP_HOT_CACHE_DEPTH - 1; i >= 0; i--)
+    assert_ptr_equal(alloc_on(a, 512, NULL), p[i]);
+  assert_int_equal(stats(a).allocated_bytes.current, BP_HOT_CACHE_DEPTH * 512);
+  for (int i = 0; i < BP_HOT_CACHE_DEPTH; i++)
+    release(a, p[i]);
+  bp_caching_allocator_destroy(a);
+}
+
+static void test_empty_cache_returns_cached_chunks(void **state) {
+  (void)state;
+  fake_device_t d;
+  bp_caching_allocator_t *a = create(&d, 1024 * MiB);
+  fake_stream_t s1 = {.immediate = true};
+  release(a, alloc_on(a, 512, NULL));
+  release(a, alloc_on(a, 3 * MiB, NULL));
+  release(a, alloc_on(a, 64 * KiB, &s1));
+  assert_int_equal(d.used, 2 * MiB + 20 * MiB + 2 * MiB);
+  size_t released = 0;
+  assert_int_equal(bp_caching_allocator_empty_cache(a, &released), BP_OK);
+  assert_int_equal(released, 2 * MiB + 20 * MiB + 2 * MiB);
+  assert_int_equal(d.used, 0);
+  bp_memory_stats_t s = stats(a);
+  assert_int_equal(s.reserved_bytes.current, 0);
+  assert_int_equal(s.inactive_split_bytes.current, 0);
+  bp_caching_allocator_destroy(a);
+}
+
+static void test_out_of_memory_empties_the_cache(void **state) {
+  (void)state;
+  fake_device_t d;
+  /* max_alloc_size is the device's 2 MiB: s1's small chunk takes it all. */
+  bp_caching_allocator_t *a = create(&d, 2 * MiB);
+  fake_stream_t s1 = {.immediate = true};
+  void *p = alloc_on(a, 512, &s1);
+  assert_int_equal(bp_caching_allocator_free_on_stream(a, p, &s1), BP_OK);
+  /* A large request needs a chunk of its own: s1's cached block must go back
+   * to its free tree so that the idle chunk can be released. */
+  void *big = alloc_on(a, (size_t)(1.5 * MiB), NULL);
+  bp_memory_stats_t s = stats(a);
+  assert_int_equal(s.num_alloc_retries, 1);
+  assert_int_equal(s.num_ooms, 0);
+  assert_int_equal(s.num_device_free, 1);
+  assert_int_equal(s.reserved_bytes.current, 2 * MiB);
+  assert_false(fake_live_size(&d, p)); /* s1's chunk went back */
+  release(a, big);
+  bp_caching_allocator_destroy(a);
+}
+
+static void test_cache_belongs_to_the_stream(void **state) {
+  (void)state;
+  fake_device_t d;
+  bp_caching_allocator_t *a = create(&d, 1024 * MiB);
+  fake_stream_t s1 = {0}, s2 = {0};
+  void *p = alloc_on(a, 4 * KiB, &s1);
+  assert_int_equal(bp_caching_allocator_free_on_stream(a, p, &s1), BP_OK);
+  /* s1's queued work may still use p: no other stream gets it. */
+  void *q = alloc_on(a, 4 * KiB, &s2);
+  void *n = alloc_on(a, 4 * KiB, NULL);
+  assert_ptr_not_equal(q, p);
+  assert_ptr_not_equal(n, p);
+  assert_ptr_equal(alloc_on(a, 4 * KiB, &s1), p); /* s1 at once */
+  release(a, p);
+  release(a, n);
+  /* Forgetting s1 empties its cache: p's memory is everyone's. */
+  bp_caching_allocator_forget_stream(a, &s1);
+  bp_memory_stats_t s = stats(a);
+  assert_int_equal(s.allocated_bytes.current, 4 * KiB); /* q */
+  assert_int_equal(s.inactive_split_bytes.current, 2 * (2 * MiB) - 4 * KiB);
+  /* The NULL stream's cache empties too: of its two whole free chunks, best
+   * fit takes the lower one, s1's. */
+  void *m = alloc_on(a, 1 * MiB, NULL);
+  assert_ptr_equal(m, p);
+  release(a, m);
+  release(a, q);
+  bp_caching_allocator_destroy(a);
+}
+
+/* The peaks are checked after a free: a peak below the current total would
+ * be hidden, since stats report at least the current value. */
+static size_t peak_allocated(bp_caching_allocator_t *a) {
+  return stats(a).allocated_bytes.peak;
+}
+
+static void test_peaks_with_two_pools(void **state) {
+  (void)state;
+  fake_device_t d;
+  bp_caching_allocator_t *a = create(&d, 1024 * MiB);
+  fake_stream_t s1 = {.immediate = true};
+  void *p = alloc_on(a, 1 * KiB, &s1);
+  assert_int_equal(bp_caching_allocator_free_on_stream(a, p, &s1), BP_OK);
+  void *n = alloc_on(a, 1 * KiB, NULL);
+  assert_int_equal(peak_allocated(a), 1 * KiB);
+  /* s1 grows back to its own earlier value, a cache hit, but the NULL stream
+   * holds 1 KiB now: the device-wide total is a new peak. */
+  p = alloc_on(a, 1 * KiB, &s1);
+  release(a, p);
+  assert_int_equal(peak_allocated(a), 2 * KiB);
+  assert_int_equal(stats(a).requested_bytes.peak, 2 * KiB);
+  assert_int_equal(stats(a).active_bytes.peak, 2 * KiB);
+  /* After a reset, the same pool growing to its earlier value is a new peak
+   * again. */
+  bp_caching_allocator_reset_peaks(a);
+  assert_int_equal(peak_allocated(a), 1 * KiB);
+  p = alloc_on(a, 1 * KiB, &s1);
+  release(a, p);
+  assert_int_equal(peak_allocated(a), 2 * KiB);
+  bp_caching_allocator_reset_peaks(a);
+  p = alloc_on(a, 1 * KiB, &s1);
+  release(a, p);
+  assert_int_equal(peak_allocated(a), 2 * KiB);
+  release(a, n);
+  bp_caching_allocator_destroy(a);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_same_size_reuses_last_freed),
+      cmocka_unit_test(test_cached_block_counts_as_free),
+      cmocka_unit_test(test_freeing_a_cached_block_is_refused),
+      cmocka_unit_test(test_miss_sees_merged_blocks),
+      cmocka_unit_test(test_bin_depth_is_bounded),
+      cmocka_unit_test(test_empty_cache_returns_cached_chunks),
+      cmocka_unit_test(test_out_of_memory_empties_the_cache),
+      cmocka_unit_test(test_cache_belongs_to_the_stream),
+      cmocka_unit_test(test_peaks_with_two_pools),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
