@@ -20,10 +20,6 @@
 extern "C" {
 #endif
 
-/* The BP_ExtensionBase.type of BP_CommExtension (next after device_ext.h's
- * BP_EXTENSION_EVENT_TIMING). */
-#define BP_EXTENSION_COMM 3
-
 typedef struct BP_CommExtension {
   BP_ExtensionBase base; /* type = BP_EXTENSION_COMM */
   /* Makes every pending and later wait of the communicator's collectives (on

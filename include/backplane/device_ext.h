@@ -257,6 +257,7 @@ void InitPlugin(CustomRuntimeParams *params);
 typedef enum BP_ExtensionType {
   BP_EXTENSION_DEVICE_ATTRIBUTES = 1,
   BP_EXTENSION_EVENT_TIMING = 2,
+  BP_EXTENSION_COMM = 3, /* BP_CommExtension, in comm_ext.h */
 } BP_ExtensionType;
 
 typedef struct BP_ExtensionBase {

@@ -1,5 +1,6 @@
 #include "comm.h"
 
+#include "comm_arena.h"
 #include "comm_mpi.h"
 #include "comm_segment.h"
 #include "park.h"
@@ -86,6 +87,7 @@ static bp_status_t world_attach(const comm_unique_id *id, size_t nranks,
                        rank, id->world_token);
   }
   if (mapped_here) {
+    pthread_mutex_init(&world->map_lock, NULL);
     world->next = registry_head;
     registry_head = world;
   }
@@ -213,6 +215,8 @@ static void segment_world_detach(comm_world *world) {
     comm_segment_unlink(world);
   if (--world->attached == 0) {
     world_unregister(world);
+    comm_arena_unmap_all(world);
+    pthread_mutex_destroy(&world->map_lock);
     comm_segment_unmap(world);
     free(world);
   }

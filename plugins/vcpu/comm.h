@@ -1,11 +1,13 @@
 /* vcpu communicators (internal): the objects behind C_CCLComm.
  *
  * A world is the set of `nranks` communicators created from one unique id.
- * Ranks that live in this process (virtual devices driven by threads) share
- * the world object directly: collectives read and write peers' buffers with
- * no staging copy. Collective calls only enqueue a task on the rank's stream
- * (comm_platform.h); the task meets its peers' tasks through per-rank arrival
- * counters, so no call blocks its caller and one thread can drive every rank.
+ * Its shared state lives in a POSIX shared-memory segment (comm_segment.h)
+ * that every rank maps, whether its peers are threads of this process
+ * (virtual devices) or other processes on this host; worlds over Open MPI
+ * (comm_mpi.h) have none. Collective calls only enqueue a task on the rank's
+ * stream (comm_ops.h); the task meets its peers' tasks through per-rank
+ * arrival counters, so no call blocks its caller and one thread can drive
+ * every rank.
  *
  * Every collective gets a per-communicator sequence number at call time; at
  * the first meeting point each rank checks that all ranks called the same
@@ -55,11 +57,22 @@ typedef struct comm_desc {
 /* Per-rank state shared with peers. `arrive` is the rank's position:
  * (sequence << 32) + step of the collective it is in; `desc` is valid for
  * peers from step 1 on, until the rank leaves the collective. */
+/* Where a rank's buffers lie in its device arena (comm_arena.h). */
+typedef struct comm_location {
+  bool shareable; /* both buffers (or NULL ones) are in one arena */
+  int32_t memfd;  /* the arena's fd in the rank's process */
+  uint64_t send_offset, recv_offset;
+} comm_location;
+
 typedef struct comm_rank_slot {
   _Alignas(64) _Atomic uint64_t arrive;
   atomic_bool joined;
   _Atomic int32_t pid; /* the rank's process, 0 until it joins */
   comm_desc desc;
+  comm_location where;
+  /* The sequence number of the last collective for which this rank mapped
+   * every peer's arena (single copy possible on its side). */
+  _Atomic uint64_t mapped_seq;
 } comm_rank_slot;
 
 #define COMM_STEP_BITS 32
@@ -112,6 +125,9 @@ typedef struct comm_world {
   /* 0 unknown, 1 every rank lives in this process, 2 some do not. Decided
    * once every rank has joined. */
   _Atomic int locality;
+  /* Peers' device arenas mapped here (comm_arena.c), under map_lock. */
+  pthread_mutex_t map_lock;
+  struct comm_arena_map *maps; /* nranks, or NULL before the first use */
   /* MPI worlds (comm_mpi.h) have no segment: the module's handle, and the
    * abort flag and signal live here. */
   const struct comm_mpi_module *mpi;
@@ -124,8 +140,11 @@ struct C_CCLComm_st {
   comm_world *world;
   size_t rank, nranks;
   uint64_t timeout_ns;
-  char name[64];                /* "vcpu-comm:<token>" */
-  _Atomic uint64_t next_seq;    /* collectives called so far */
+  char name[64];             /* "vcpu-comm:<token>" */
+  _Atomic uint64_t next_seq; /* collectives called so far */
+  /* Collectives between processes that ran single-copy through mapped
+   * device arenas (comm_arena.h); for tests and diagnostics. */
+  _Atomic uint64_t single_copy_calls;
   _Atomic uint64_t *sends_to;   /* nranks: messages sent to each peer */
   _Atomic uint64_t *recvs_from; /* nranks: messages received from each */
   pthread_mutex_t error_lock;

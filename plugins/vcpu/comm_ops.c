@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "comm_arena.h"
 #include "comm_meet.h"
 #include "comm_mpi.h"
 #include "comm_p2p.h"
@@ -40,8 +41,30 @@ static void batch_free(comm_batch *batch) {
   free(batch);
 }
 
-/* Single-copy through peers' buffers when every rank lives in this process,
- * else staged through the world segment. */
+/* Worlds across processes share device buffers (single copy) only for calls
+ * this large: it costs one more meeting to agree on it. */
+enum { SINGLE_COPY_MIN_BYTES = 64 * 1024, MAX_STACK_PEERS = 16 };
+
+/* Whether every rank could map every peer's arena for this call: each
+ * publishes its answer, then they meet at `step`. */
+static bp_status_t agree_on_single_copy(C_CCLComm comm, const comm_desc *desc,
+                                        comm_desc *peers, unsigned step,
+                                        uint64_t deadline, bool *out_agreed) {
+  comm_world *world = comm->world;
+  if (comm_arena_translate(comm, peers))
+    atomic_store(&world->slots[comm->rank].mapped_seq, desc->seq);
+  bp_status_t status = comm_meet(comm, desc, step, deadline);
+  bool agreed = true;
+  for (size_t r = 0; r < comm->nranks; r++)
+    agreed = agreed && atomic_load(&world->slots[r].mapped_seq) == desc->seq;
+  *out_agreed = agreed;
+  return status;
+}
+
+/* Ranks all in this process: single copy through the published buffers.
+ * Across processes: single copy through mapped device arenas when every
+ * rank's buffers are in one and the call is large, else staged through the
+ * world segment. */
 static bp_status_t run_collective(C_CCLComm comm, const comm_desc *desc,
                                   uint64_t deadline) {
   comm_world *world = comm->world;
@@ -54,12 +77,38 @@ static bp_status_t run_collective(C_CCLComm comm, const comm_desc *desc,
                : comm_fail(comm, (bp_status_t)status, "%s rank %zu: %s",
                            comm->name, comm->rank, error);
   }
+  comm_arena_publish(comm, desc);
   bp_status_t status = comm_start_collective(comm, desc, deadline);
   if (status != BP_OK)
     return status;
-  return comm_world_is_local(comm->world)
-             ? comm_threads_collective(comm, desc, deadline)
-             : comm_staged_collective(comm, desc, deadline);
+  comm_desc stack_peers[MAX_STACK_PEERS];
+  comm_desc *peers = comm->nranks <= MAX_STACK_PEERS
+                         ? stack_peers
+                         : malloc(comm->nranks * sizeof *peers);
+  if (peers == NULL)
+    return comm_fail(comm, BP_ERR_OUT_OF_MEMORY, "%s rank %zu: out of memory",
+                     comm->name, comm->rank);
+  size_t bytes = desc->count * comm_dtype_size(desc->dtype);
+  if (comm_world_is_local(world)) {
+    for (size_t r = 0; r < comm->nranks; r++)
+      peers[r] = world->slots[r].desc;
+    status = comm_threads_collective(comm, desc, peers, 2, deadline);
+  } else if (bytes >= SINGLE_COPY_MIN_BYTES &&
+             comm_arena_everyone_published(world)) {
+    bool agreed = false;
+    status = agree_on_single_copy(comm, desc, peers, 2, deadline, &agreed);
+    if (status == BP_OK && agreed) {
+      atomic_fetch_add(&comm->single_copy_calls, 1);
+      status = comm_threads_collective(comm, desc, peers, 3, deadline);
+    } else if (status == BP_OK) {
+      status = comm_staged_collective(comm, desc, 3, deadline);
+    }
+  } else {
+    status = comm_staged_collective(comm, desc, 2, deadline);
+  }
+  if (peers != stack_peers)
+    free(peers);
+  return status;
 }
 
 static void run_p2p(C_CCLComm comm, const comm_desc *ops, size_t n,

@@ -132,11 +132,11 @@ static bp_status_t reduce_scatter_rounds(staged *s) {
 }
 
 bp_status_t comm_staged_collective(C_CCLComm comm, const comm_desc *d,
-                                   uint64_t deadline_ns) {
+                                   unsigned step, uint64_t deadline_ns) {
   staged s = {.comm = comm,
               .d = d,
               .deadline = deadline_ns,
-              .step = 1,
+              .step = step - 1,
               .n = comm->nranks,
               .me = comm->rank,
               .es = comm_dtype_size(d->dtype)};
@@ -168,7 +168,7 @@ bp_status_t comm_staged_collective(C_CCLComm comm, const comm_desc *d,
   }
   /* With nothing to move there was no round: still meet once, so no rank
    * republishes its slot while a peer is checking this call. */
-  if (status == BP_OK && s.step == 1)
+  if (status == BP_OK && s.step == step - 1)
     status = meet(&s);
   if (s.srcs != s.stack_srcs)
     free(s.srcs);

@@ -11,8 +11,10 @@
 #include "comm.h"
 
 /* The rest of one collective (kind < COMM_SEND) after
- * comm_start_collective(), when some rank lives in another process. */
+ * comm_start_collective(), when some rank lives in another process and the
+ * buffers cannot be shared (comm_arena.h). Meetings use steps from `step`
+ * on. */
 bp_status_t comm_staged_collective(C_CCLComm comm, const comm_desc *desc,
-                                   uint64_t deadline_ns);
+                                   unsigned step, uint64_t deadline_ns);
 
 #endif /* BACKPLANE_VCPU_COMM_STAGED_H_ */

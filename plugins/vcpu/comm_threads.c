@@ -14,8 +14,8 @@ enum { ONE_SHOT_BYTES = 16 * 1024 };
 /* Reduces elements [begin, end) of every rank's send buffer (offset by
  * `src_offset` elements) into dst. */
 static bp_status_t reduce_from_all(C_CCLComm comm, const comm_desc *d,
-                                   size_t src_offset, size_t begin, size_t end,
-                                   void *dst) {
+                                   const comm_desc *peers, size_t src_offset,
+                                   size_t begin, size_t end, void *dst) {
   size_t n = comm->nranks, es = comm_dtype_size(d->dtype);
   const void *stack_srcs[16];
   const void **srcs = n <= 16 ? stack_srcs : malloc(n * sizeof *srcs);
@@ -23,8 +23,7 @@ static bp_status_t reduce_from_all(C_CCLComm comm, const comm_desc *d,
     return comm_fail(comm, BP_ERR_OUT_OF_MEMORY, "%s rank %zu: out of memory",
                      comm->name, comm->rank);
   for (size_t r = 0; r < n; r++)
-    srcs[r] = (const char *)comm->world->slots[r].desc.send +
-              (src_offset + begin) * es;
+    srcs[r] = (const char *)peers[r].send + (src_offset + begin) * es;
   comm_reduce(dst, srcs, n, end - begin, d->dtype, d->op, n);
   if (srcs != stack_srcs)
     free(srcs);
@@ -36,23 +35,23 @@ static bp_status_t reduce_from_all(C_CCLComm comm, const comm_desc *d,
  * written directly; an in-place one goes through a stack buffer until every
  * rank has read the inputs. */
 static bp_status_t one_shot_all_reduce(C_CCLComm comm, const comm_desc *d,
+                                       const comm_desc *peers, unsigned step,
                                        uint64_t deadline_ns) {
   _Alignas(64) unsigned char scratch[ONE_SHOT_BYTES];
   size_t bytes = d->count * comm_dtype_size(d->dtype);
   bool in_place = d->send == d->recv;
-  bp_status_t status = reduce_from_all(comm, d, 0, 0, d->count,
+  bp_status_t status = reduce_from_all(comm, d, peers, 0, 0, d->count,
                                        in_place ? (void *)scratch : d->recv);
   if (status == BP_OK)
-    status = comm_meet(comm, d, 2, deadline_ns);
+    status = comm_meet(comm, d, step, deadline_ns);
   if (status == BP_OK && in_place)
     comm_copy(d->recv, scratch, bytes);
   return status;
 }
 
 bp_status_t comm_threads_collective(C_CCLComm comm, const comm_desc *d,
+                                    const comm_desc *peers, unsigned step,
                                     uint64_t deadline_ns) {
-  comm_world *world = comm->world;
-  comm_rank_slot *slots = world->slots;
   size_t n = comm->nranks, me = comm->rank;
   size_t es = comm_dtype_size(d->dtype);
   bp_status_t status = BP_OK;
@@ -61,12 +60,12 @@ bp_status_t comm_threads_collective(C_CCLComm comm, const comm_desc *d,
   switch (d->kind) {
   case COMM_ALL_REDUCE:
     if (d->count * es <= ONE_SHOT_BYTES)
-      return one_shot_all_reduce(comm, d, deadline_ns);
+      return one_shot_all_reduce(comm, d, peers, step, deadline_ns);
     comm_chunk_of(d->count, es, n, me, &begin, &end);
-    status =
-        reduce_from_all(comm, d, 0, begin, end, (char *)d->recv + begin * es);
+    status = reduce_from_all(comm, d, peers, 0, begin, end,
+                             (char *)d->recv + begin * es);
     if (status == BP_OK)
-      status = comm_meet(comm, d, 2, deadline_ns);
+      status = comm_meet(comm, d, step, deadline_ns);
     if (status != BP_OK)
       return status;
     for (size_t r = 0; r < n; r++) {
@@ -74,27 +73,27 @@ bp_status_t comm_threads_collective(C_CCLComm comm, const comm_desc *d,
         continue;
       comm_chunk_of(d->count, es, n, r, &begin, &end);
       comm_copy((char *)d->recv + begin * es,
-                (const char *)slots[r].desc.recv + begin * es,
-                (end - begin) * es);
+                (const char *)peers[r].recv + begin * es, (end - begin) * es);
     }
-    return comm_meet(comm, d, 3, deadline_ns);
+    return comm_meet(comm, d, step + 1, deadline_ns);
   case COMM_BROADCAST:
     if (me != d->peer)
-      comm_copy(d->recv, slots[d->peer].desc.send, d->count * es);
-    return comm_meet(comm, d, 2, deadline_ns);
+      comm_copy(d->recv, peers[d->peer].send, d->count * es);
+    return comm_meet(comm, d, step, deadline_ns);
   case COMM_REDUCE:
     comm_chunk_of(d->count, es, n, me, &begin, &end);
-    status = reduce_from_all(comm, d, 0, begin, end,
-                             (char *)slots[d->peer].desc.recv + begin * es);
-    return status == BP_OK ? comm_meet(comm, d, 2, deadline_ns) : status;
+    status = reduce_from_all(comm, d, peers, 0, begin, end,
+                             (char *)peers[d->peer].recv + begin * es);
+    return status == BP_OK ? comm_meet(comm, d, step, deadline_ns) : status;
   case COMM_ALL_GATHER:
     for (size_t r = 0; r < n; r++)
-      comm_copy((char *)d->recv + r * d->count * es, slots[r].desc.send,
+      comm_copy((char *)d->recv + r * d->count * es, peers[r].send,
                 d->count * es);
-    return comm_meet(comm, d, 2, deadline_ns);
+    return comm_meet(comm, d, step, deadline_ns);
   case COMM_REDUCE_SCATTER:
-    status = reduce_from_all(comm, d, me * d->count, 0, d->count, d->recv);
-    return status == BP_OK ? comm_meet(comm, d, 2, deadline_ns) : status;
+    status =
+        reduce_from_all(comm, d, peers, me * d->count, 0, d->count, d->recv);
+    return status == BP_OK ? comm_meet(comm, d, step, deadline_ns) : status;
   default:
     return comm_fail(comm, BP_ERR_INTERNAL,
                      "%s rank %zu: %s is not a collective", comm->name,

@@ -11,11 +11,12 @@
 
 #include "park.h"
 
-/* Spinning pays only while the peer runs on another core; with more ranks
- * than cores (processes, oversubscribed mpirun) it steals the peer's CPU, so
- * it is short and bounded by time. */
+/* A peer usually arrives within microseconds; once a waiter sleeps, waking
+ * it costs tens of microseconds and ranks fall into a convoy of sleeps. So a
+ * waiter spins up to 50 µs (bounded by time, so ranks oversubscribing the
+ * cores give their CPU away soon enough), then yields, then sleeps. */
 enum {
-  SPIN_NS = 10000,
+  SPIN_NS = 50000,
   CLOCK_EVERY = 32, /* spin rounds between clock reads */
   YIELD_ROUNDS = 8,
   MAX_SLEEP_NS = 1000000, /* 1 ms between deadline/abort checks */
@@ -33,10 +34,16 @@ uint64_t comm_timeout_ms_from_env(void) {
   return value;
 }
 
+/* The progress was published before this call. The fence pairs with the
+ * sleeper's seq_cst increment: either we see the sleeper, or its re-check of
+ * ready() sees the progress. So the shared word is only touched when somebody
+ * sleeps, which keeps the fast path free of a contended cache line. */
 void comm_signal_progress(comm_signal *signal) {
+  atomic_thread_fence(memory_order_seq_cst);
+  if (atomic_load_explicit(&signal->sleepers, memory_order_relaxed) == 0)
+    return;
   atomic_fetch_add_explicit(&signal->generation, 1, memory_order_seq_cst);
-  if (atomic_load_explicit(&signal->sleepers, memory_order_seq_cst) != 0)
-    syscall(SYS_futex, &signal->generation, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+  syscall(SYS_futex, &signal->generation, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
 comm_wait_result comm_wait(comm_signal *signal, const atomic_bool *aborted,
@@ -70,6 +77,7 @@ comm_wait_result comm_wait(comm_signal *signal, const atomic_bool *aborted,
     struct timespec pause = {0,
                              (long)(left < MAX_SLEEP_NS ? left : MAX_SLEEP_NS)};
     atomic_fetch_add_explicit(&signal->sleepers, 1, memory_order_seq_cst);
+    atomic_thread_fence(memory_order_seq_cst); /* pairs with the publisher's */
     if (!ready(context)) /* re-check after announcing ourselves */
       syscall(SYS_futex, &signal->generation, FUTEX_WAIT, seen, &pause, NULL,
               0);

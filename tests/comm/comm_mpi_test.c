@@ -68,7 +68,7 @@ static void test_every_collective(void **state) {
             failures += comm_case_run(
                 &xccl, w->comm, w->stream, (size_t)rank, (size_t)nranks,
                 (comm_case_kind)k, comm_case_dtypes[d], comm_case_ops[o],
-                counts[c], in_place, (d + c) % (size_t)nranks);
+                counts[c], in_place, (d + c) % (size_t)nranks, NULL);
   }
   assert_int_equal(failures, 0);
 }

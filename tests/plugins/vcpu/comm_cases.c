@@ -30,12 +30,13 @@ const C_CCLReduceOp comm_case_ops[COMM_CASE_OPS] = {SUM, AVG, MAX, MIN,
 int comm_case_run(const C_DeviceInterface *xccl, C_CCLComm comm,
                   test_stream *stream, size_t me, size_t n, comm_case_kind k,
                   C_DataType t, C_CCLReduceOp op, size_t count, bool in_place,
-                  size_t root) {
+                  size_t root, const comm_case_memory *memory) {
   size_t es = ref_dtype_size(t);
   size_t send_elems = k == CASE_REDUCE_SCATTER ? n * count : count;
   size_t recv_elems = k == CASE_ALL_GATHER ? n * count : count;
-  char *send_mem = malloc(send_elems * es + 8);
-  char *recv_mem = malloc(recv_elems * es + 8);
+  void *(*alloc)(size_t) = memory ? memory->alloc : malloc;
+  char *send_mem = alloc(send_elems * es + 8);
+  char *recv_mem = alloc(recv_elems * es + 8);
   char *send = send_mem, *recv = in_place ? send_mem : recv_mem;
   if (k == CASE_ALL_GATHER && in_place) {
     send = recv_mem + me * count * es;
@@ -98,7 +99,12 @@ int comm_case_run(const C_DeviceInterface *xccl, C_CCLComm comm,
   if (called != C_SUCCESS || (failures && message[0] != '\0'))
     fprintf(stderr, "rank %zu: %s\n", me,
             called != C_SUCCESS ? vcpu_comm_last_error() : message);
-  free(send_mem);
-  free(recv_mem);
+  if (memory) {
+    memory->release(send_mem, send_elems * es + 8);
+    memory->release(recv_mem, recv_elems * es + 8);
+  } else {
+    free(send_mem);
+    free(recv_mem);
+  }
   return failures;
 }

@@ -22,11 +22,14 @@
 
 #include <cmocka.h>
 
+#include "plugins/vcpu/comm.h"
 #include "plugins/vcpu/comm_cases.h"
 #include "plugins/vcpu/comm_id.h"
 #include "plugins/vcpu/comm_interface.h"
 #include "plugins/vcpu/comm_reference.h"
 #include "plugins/vcpu/comm_test_streams.h"
+#include "plugins/vcpu/device.h"
+#include "plugins/vcpu/memory.h"
 
 enum { MAX_RANKS = 4 };
 
@@ -124,10 +127,10 @@ static int every_collective(rank_env *env) {
       for (size_t o = 0; o < op_count; o++)
         for (size_t c = 0; c < sizeof counts / sizeof *counts; c++)
           for (int in_place = 0; in_place < 2; in_place++)
-            failures += comm_case_run(&xccl, env->comm, env->stream, env->rank,
-                                      env->n, (comm_case_kind)k,
-                                      comm_case_dtypes[d], comm_case_ops[o],
-                                      counts[c], in_place, (d + c) % env->n);
+            failures += comm_case_run(
+                &xccl, env->comm, env->stream, env->rank, env->n,
+                (comm_case_kind)k, comm_case_dtypes[d], comm_case_ops[o],
+                counts[c], in_place, (d + c) % env->n, NULL);
   }
   leave(env);
   return failures != 0;
@@ -137,6 +140,53 @@ static void test_every_collective(void **state) {
   (void)state;
   for (size_t n = 2; n <= MAX_RANKS; n++)
     run_world(n, every_collective);
+}
+
+/* Device memory of the rank's virtual device, from the vcpu plugin's own
+ * memfd arena, so peers can map it. */
+static struct C_Device_st rank_device = {0};
+
+static void *device_alloc(size_t bytes) {
+  void *ptr = NULL;
+  return vcpu_device_memory_allocate(&rank_device, &ptr, bytes) == C_SUCCESS
+             ? ptr
+             : NULL;
+}
+
+static void device_release(void *ptr, size_t bytes) {
+  vcpu_device_memory_deallocate(&rank_device, ptr, bytes);
+}
+
+/* Every collective on device memory, large enough for the single-copy path
+ * through the peers' mapped arenas; then checks that path was taken. */
+static int single_copy_collectives(rank_env *env) {
+  if (vcpu_initialize() != C_SUCCESS ||
+      vcpu_init_device(&rank_device) != C_SUCCESS || join(env) != 0)
+    return 1;
+  static const comm_case_memory device_memory = {device_alloc, device_release};
+  int failures = 0;
+  for (int k = CASE_ALL_REDUCE; k <= CASE_REDUCE_SCATTER; k++)
+    for (int in_place = 0; in_place < 2; in_place++)
+      failures += comm_case_run(&xccl, env->comm, env->stream, env->rank,
+                                env->n, (comm_case_kind)k, FLOAT32,
+                                k == CASE_REDUCE ? MAX : AVG, 100003, in_place,
+                                env->n - 1, &device_memory);
+  uint64_t single = atomic_load(&env->comm->single_copy_calls);
+  if (single != 10) {
+    fprintf(stderr, "rank %zu: %llu of 10 collectives went single-copy\n",
+            env->rank, (unsigned long long)single);
+    failures++;
+  }
+  leave(env);
+  vcpu_deinit_device(&rank_device);
+  vcpu_finalize();
+  return failures != 0;
+}
+
+static void test_single_copy_through_device_arenas(void **state) {
+  (void)state;
+  for (size_t n = 2; n <= MAX_RANKS; n++)
+    run_world(n, single_copy_collectives);
 }
 
 /* A ring shift of a message bigger than a pair's staging buffer, then an
@@ -378,6 +428,7 @@ static int setup(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_every_collective),
+      cmocka_unit_test(test_single_copy_through_device_arenas),
       cmocka_unit_test(test_send_recv_and_all_to_all),
       cmocka_unit_test(test_peer_killed_mid_all_reduce),
       cmocka_unit_test(test_peer_never_joins),
