@@ -1,5 +1,17 @@
 /* Events: a generation counter (records issued) and a progress counter
- * (highest generation completed), plus the timestamp of the latter. */
+ * (highest generation completed), plus the timestamp of the latter.
+ *
+ * Lifetime: the handle and every queued RECORD or WAIT command hold a
+ * reference. Callers that enqueue count the references they take on their
+ * own cache line (`references_taken`); workers count drops on another
+ * (`balance`, which they decrement), so recording in a loop does not bounce
+ * one counter between the caller and the worker. destroy_event, after which
+ * no reference is taken any more, adds the final number taken to `balance`
+ * and drops the handle's reference in the same atomic add: before that add,
+ * `balance` is minus the drops so far (never 0 after a drop), after it the
+ * references still held. So whoever brings it to 0 frees the event, deciding
+ * from the result of its own add alone, without touching the event after a
+ * later dropper may have freed it. */
 #include "event.h"
 
 #include <stdatomic.h>
@@ -11,15 +23,19 @@
 
 #define EVENT_MAGIC 0x65766e74u /* "evnt" */
 
+/* Fields are grouped on cache lines by who writes them. */
 struct C_Event_st {
-  uint32_t magic;          /* first, as in streams */
-  vcpu_progress completed; /* highest completed generation */
+  uint32_t magic; /* first, as in streams */
   vcpu_device *device;
-  atomic_int refs;                /* the user's + one per queued command */
-  atomic_uint_least64_t recorded; /* generations issued */
-  pthread_mutex_t lock;           /* completion order and timestamp */
-  uint64_t timestamp_ns;          /* of the completed generation */
   struct C_Event_st *prev, *next; /* device->events, under events_lock */
+  /* Written by callers recording or waiting. */
+  _Alignas(64) atomic_uint_least64_t recorded; /* generations issued */
+  atomic_uint_least64_t references_taken;      /* 1 (handle) + commands */
+  /* Written by stream workers (and destroy_event, once). */
+  _Alignas(64) atomic_uint_least64_t balance; /* modulo 2^64, see above */
+  pthread_mutex_t lock;    /* completion order and timestamp */
+  uint64_t timestamp_ns;   /* of the completed generation */
+  vcpu_progress completed; /* highest completed generation */
 };
 
 static C_Event live_event(C_Event event) {
@@ -41,8 +57,9 @@ C_Status vcpu_create_event(const C_Device device, C_Event *out) {
   vcpu_progress_init(&event->completed);
   event->magic = EVENT_MAGIC;
   event->device = dev;
-  atomic_init(&event->refs, 1);
   atomic_init(&event->recorded, 0);
+  atomic_init(&event->references_taken, 1);
+  atomic_init(&event->balance, 0);
   pthread_mutex_init(&event->lock, NULL);
   event->timestamp_ns = 0;
   pthread_mutex_lock(&dev->events_lock);
@@ -56,12 +73,29 @@ C_Status vcpu_create_event(const C_Device device, C_Event *out) {
   return C_SUCCESS;
 }
 
-void vcpu_event_release(C_Event event) {
-  if (atomic_fetch_sub_explicit(&event->refs, 1, memory_order_acq_rel) != 1)
+static void take_reference(C_Event event) {
+  atomic_fetch_add_explicit(&event->references_taken, 1, memory_order_relaxed);
+}
+
+/* Adds `delta` to the balance; frees the event if that settles it. */
+static void settle(C_Event event, uint64_t delta) {
+  uint64_t before =
+      atomic_fetch_add_explicit(&event->balance, delta, memory_order_acq_rel);
+  if (before + delta != 0)
     return;
   event->magic = 0;
   pthread_mutex_destroy(&event->lock);
   free(event);
+}
+
+void vcpu_event_release(C_Event event) {
+  settle(event, UINT64_MAX); /* - 1 */
+}
+
+/* Drops the handle's reference: no new records or waits after this. */
+static void release_handle(C_Event event) {
+  event->magic = 0;
+  settle(event, atomic_load(&event->references_taken) - 1);
 }
 
 static void unlink_event(vcpu_device *dev, C_Event event) {
@@ -79,9 +113,8 @@ C_Status vcpu_destroy_event(const C_Device device, C_Event event) {
     return C_ERROR;
   pthread_mutex_lock(&dev->events_lock);
   unlink_event(dev, event);
-  event->magic = 0; /* no new records or waits */
   pthread_mutex_unlock(&dev->events_lock);
-  vcpu_event_release(event);
+  release_handle(event);
   return C_SUCCESS;
 }
 
@@ -93,8 +126,7 @@ size_t vcpu_events_destroy_all(vcpu_device *device) {
   size_t count = 0;
   while (event) {
     C_Event next = event->next;
-    event->magic = 0;
-    vcpu_event_release(event);
+    release_handle(event);
     event = next;
     ++count;
   }
@@ -106,7 +138,7 @@ C_Status vcpu_record_event(const C_Device device, C_Stream stream,
   vcpu_device *dev = vcpu_device_get(device);
   if (!vcpu_stream_of(dev, stream) || !event_of(dev, event))
     return C_ERROR;
-  atomic_fetch_add_explicit(&event->refs, 1, memory_order_relaxed);
+  take_reference(event);
   uint64_t generation = atomic_fetch_add(&event->recorded, 1) + 1;
   vcpu_command command = {.kind = VCPU_COMMAND_RECORD,
                           .event = {event, generation}};
@@ -153,7 +185,7 @@ C_Status vcpu_stream_wait_event(const C_Device device, C_Stream stream,
   uint64_t generation = atomic_load(&event->recorded);
   if (vcpu_progress_get(&event->completed) >= generation)
     return C_SUCCESS; /* nothing to wait for */
-  atomic_fetch_add_explicit(&event->refs, 1, memory_order_relaxed);
+  take_reference(event);
   vcpu_command command = {.kind = VCPU_COMMAND_WAIT,
                           .event = {event, generation}};
   vcpu_stream_enqueue(stream, &command);

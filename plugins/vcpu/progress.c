@@ -32,14 +32,10 @@ static void register_target(vcpu_progress *progress, uint64_t target) {
 void vcpu_progress_wait(vcpu_progress *progress, uint64_t target) {
   if (vcpu_progress_get(progress) >= target)
     return;
-  uint64_t deadline = vcpu_now_ns() + VCPU_SPIN_NS;
-  for (unsigned spins = 1;; ++spins) {
+  vcpu_spin spin = vcpu_spin_start();
+  while (vcpu_spin_again(&spin))
     if (vcpu_progress_get(progress) >= target)
       return;
-    vcpu_cpu_relax();
-    if ((spins & 63u) == 0 && vcpu_now_ns() >= deadline)
-      break;
-  }
   for (;;) {
     unsigned epoch = atomic_load(&progress->epoch);
     register_target(progress, target);

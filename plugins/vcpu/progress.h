@@ -1,8 +1,9 @@
 /* A waitable, monotonically increasing 64-bit counter: one side advances it,
  * any number of threads wait for it to reach a target. Waiters spin for
- * VCPU_SPIN_NS, then register the smallest target they need and park on a
- * futex; the advancing side issues a wake-up only when a registered target has
- * been reached, so an unobserved counter costs one extra load per advance.
+ * VCPU_SPIN_NS (yielding the CPU after VCPU_SPIN_BUSY_NS, park.h), then
+ * register the smallest target they need and park on a futex; the advancing
+ * side issues a wake-up only when a registered target has been reached, so an
+ * unobserved counter costs one extra load per advance.
  *
  * Memory ordering: everything written before vcpu_progress_advance(v) is
  * visible to a thread that returns from vcpu_progress_wait(t <= v) or reads

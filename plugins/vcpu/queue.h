@@ -1,11 +1,17 @@
 /* The command ring of one stream: a bounded multi-producer single-consumer
- * queue (Vyukov-style cells with sequence numbers, producers take tickets with
- * one atomic add). A full ring blocks producers until the worker frees a cell.
+ * queue. Producers take tickets with one atomic add and publish a command by
+ * storing its ticket + 1 into the cell's sequence; the consumer (the stream's
+ * worker) never writes cells, it only counts what it popped in `completed`.
+ * Ticket t may reuse its cell once completed >= t - mask; producers keep
+ * the bound they last saw in `room_until`, so they read the consumer's
+ * counter about once per lap of the ring, not once per command. A full ring
+ * blocks producers until the worker frees a cell.
  *
- * The consumer (the stream's worker) peeks the front command, runs it, then
- * pops it; `completed` counts popped commands, so a producer's ticket t is done
- * once completed > t. The worker spins briefly on an empty ring, then parks;
- * producers issue a futex wake only when it is parked.
+ * The consumer peeks the front command, runs it, then pops it, so a
+ * producer's ticket t is done once completed > t. The worker spins briefly on
+ * an empty ring, then parks; producers issue a futex wake only when it is
+ * parked. Cells are packed (no padding): the worker reading one command pulls
+ * in its neighbours too.
  */
 #ifndef BACKPLANE_VCPU_QUEUE_H_
 #define BACKPLANE_VCPU_QUEUE_H_
@@ -53,15 +59,19 @@ typedef struct vcpu_command {
 } vcpu_command;
 
 typedef struct vcpu_queue_cell {
-  _Alignas(64) atomic_uint_least64_t sequence;
+  atomic_uint_least64_t sequence; /* ticket + 1 of the command it holds */
   vcpu_command command;
 } vcpu_queue_cell;
 
+/* Each group of fields has its own cache line, by who writes it. */
 typedef struct vcpu_queue {
-  vcpu_queue_cell *cells;
-  uint64_t mask;                           /* capacity - 1 */
+  vcpu_queue_cell *cells; /* read-only after init */
+  uint64_t mask;          /* capacity - 1 */
+  /* Producers. */
   _Alignas(64) atomic_uint_least64_t tail; /* next ticket */
-  atomic_uint parked;         /* futex word: 1 while the worker sleeps */
+  atomic_uint_least64_t room_until; /* tickets <= this have a free cell */
+  atomic_uint parked;               /* futex word: 1 while the worker sleeps */
+  /* Consumer. */
   _Alignas(64) uint64_t head; /* consumer only */
   vcpu_progress completed;    /* commands popped */
 } vcpu_queue;

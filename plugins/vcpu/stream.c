@@ -37,15 +37,14 @@ void vcpu_stream_enqueue(C_Stream stream, const vcpu_command *command) {
   vcpu_queue_push(&stream->queue, command);
 }
 
-static void sleep_jitter(C_Stream stream) {
+static void sleep_jitter(C_Stream stream, unsigned jitter_us) {
   /* xorshift64* */
   uint64_t x = stream->jitter_state;
   x ^= x >> 12;
   x ^= x << 25;
   x ^= x >> 27;
   stream->jitter_state = x;
-  uint64_t us = (x * 0x2545f4914f6cdd1dull >> 32) %
-                ((uint64_t)stream->device->jitter_us + 1);
+  uint64_t us = (x * 0x2545f4914f6cdd1dull >> 32) % ((uint64_t)jitter_us + 1);
   if (us == 0)
     return;
   struct timespec delay = {(time_t)(us / 1000000u),
@@ -83,12 +82,14 @@ static void run_command(C_Stream stream, vcpu_command *command) {
 
 static void *worker_main(void *arg) {
   C_Stream stream = arg;
-  if (stream->device->jitter_us != 0)
+  /* Fixed for the device's life; read once, away from its busier fields. */
+  unsigned jitter_us = stream->device->jitter_us;
+  if (jitter_us != 0)
     prctl(PR_SET_TIMERSLACK, 1000UL); /* 1 µs: sleep what jitter asks */
   for (;;) {
     vcpu_command *command = vcpu_queue_front(&stream->queue);
-    if (stream->device->jitter_us != 0)
-      sleep_jitter(stream);
+    if (jitter_us != 0)
+      sleep_jitter(stream, jitter_us);
     bool stop = command->kind == VCPU_COMMAND_STOP;
     uint64_t traced_at = vcpu_trace_begin(); /* trace.h: 0 unless tracing */
     run_command(stream, command);
