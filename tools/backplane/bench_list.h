@@ -5,5 +5,6 @@
 BP_BENCH(dispatch, "runtime call vs the same plugin function called directly")
 BP_BENCH(copy, "host<->device copies vs memcpy (1 and 2 threads)")
 BP_BENCH(stream, "stream round trip vs spin hand-off; enqueue throughput")
-BP_BENCH(alloc, "cached alloc+free vs glibc/jemalloc/mimalloc/raw; trace replay")
+BP_BENCH(alloc,
+         "cached alloc+free vs glibc/jemalloc/mimalloc/raw; trace replay")
 BP_BENCH(comm, "collectives (nccl-tests columns) vs Open MPI MPI_Allreduce")

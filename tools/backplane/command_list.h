@@ -8,7 +8,8 @@ BP_COMMAND(check, "[--plugin NAME] [--quick] [--json]",
            "conformance suite: one PASS/FAIL/SKIP line per check")
 BP_COMMAND(bench, "NAME...|all [--plugin NAME] [--quick] [--json]",
            "budgets measured against baselines in the same run")
-BP_COMMAND(memory, "[--plugin NAME] [--json] [replay] [snapshot FILE] [svg FILE]",
+BP_COMMAND(memory,
+           "[--plugin NAME] [--json] [replay] [snapshot FILE] [svg FILE]",
            "caching allocator: sizing (defaults marked), stats, snapshot, SVG")
 BP_COMMAND(trace, "[-o FILE] [--svg FILE] -- COMMAND...",
            "run COMMAND under the trace layer; Chrome trace JSON, SVG timeline")
