@@ -92,11 +92,9 @@ static bp_status_t world_attach(const comm_unique_id *id, size_t nranks,
     registry_head = world;
   }
   world->attached++;
-  comm_world_header *header = world->header;
-  atomic_fetch_add(&header->attached, 1);
   atomic_store(&world->slots[rank].joined, true);
   /* Everyone has mapped the segment: its name can go. */
-  if (atomic_fetch_add(&header->joined, 1) + 1 == nranks)
+  if (atomic_fetch_add(&world->header->joined, 1) + 1 == nranks)
     comm_segment_unlink(world);
   comm_signal_progress(world->signal);
   *out_world = world;
@@ -210,9 +208,10 @@ bp_status_t comm_create(size_t nranks, const C_CCLRootId *root, size_t rank,
 /* Drops this communicator's hold on a segment world. */
 static void segment_world_detach(comm_world *world) {
   pthread_mutex_lock(&registry_lock);
-  /* The last rank of the world removes a name that peers never joined. */
-  if (atomic_fetch_sub(&world->header->attached, 1) == 1)
-    comm_segment_unlink(world);
+  /* A world one of whose ranks has left can never complete: a rank that
+   * comes later must not find it (it makes a world of its own, waits and
+   * fails), so the name goes now if it is still there. */
+  comm_segment_unlink(world);
   if (--world->attached == 0) {
     world_unregister(world);
     comm_arena_unmap_all(world);
@@ -263,6 +262,9 @@ bp_status_t comm_fail(C_CCLComm comm, bp_status_t status, const char *format,
     vsnprintf(comm->error_message, sizeof comm->error_message, format, args);
     va_end(args);
     atomic_store(&comm->error, (int)status);
+    /* A rank that gives up on its world removes the world's name. */
+    if (comm->world->mpi == NULL)
+      comm_segment_unlink(comm->world);
   }
   pthread_mutex_unlock(&comm->error_lock);
   return status;

@@ -162,8 +162,8 @@ struct C_CCLComm_st {
 bp_status_t comm_create(size_t nranks, const C_CCLRootId *root, size_t rank,
                         C_CCLComm *out_comm);
 
-/* Detaches from the world; the last communicator of the process unmaps it,
- * the last of the world removes its segment if it still has a name. The
+/* Detaches from the world and removes its segment's name if it still has
+ * one; the last communicator of the process unmaps it. The
  * caller has synchronized the streams the communicator was used on. */
 void comm_destroy(C_CCLComm comm);
 
@@ -175,7 +175,8 @@ void comm_abort(C_CCLComm comm);
  * into `message` (may be NULL) of `capacity` bytes. Thread-safe. */
 bp_status_t comm_error(C_CCLComm comm, char *message, size_t capacity);
 
-/* Records the first failure (later ones are dropped) and returns `status`. */
+/* Records the first failure (later ones are dropped), removes the world's
+ * segment name (the rank gives up on the world) and returns `status`. */
 bp_status_t comm_fail(C_CCLComm comm, bp_status_t status, const char *format,
                       ...) __attribute__((format(printf, 3, 4)));
 

@@ -4,12 +4,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "park.h"
@@ -18,7 +21,12 @@ enum {
   PAIR_BYTES = 256 * 1024,
   DEFAULT_SLOT_BYTES = 4 * 1024 * 1024,
   PAGE = 4096,
+  /* A creator fills its segment in microseconds: one still blank after this
+   * long was abandoned. */
+  ABANDONED_BLANK_SECONDS = 60,
 };
+
+static const char SEGMENT_PREFIX[] = "bpvcpu-";
 
 static size_t round_up(size_t value, size_t multiple) {
   return (value + multiple - 1) / multiple * multiple;
@@ -68,7 +76,7 @@ static void set_views(comm_world *world) {
 /* True if /dev/shm holds a segment of this token under another tag. */
 static bool other_secret_exists(uint64_t token, const char *own_name) {
   char prefix[40];
-  snprintf(prefix, sizeof prefix, "bpvcpu-%016" PRIx64 "-", token);
+  snprintf(prefix, sizeof prefix, "%s%016" PRIx64 "-", SEGMENT_PREFIX, token);
   DIR *dir = opendir("/dev/shm");
   if (dir == NULL)
     return false;
@@ -90,6 +98,89 @@ static size_t slot_bytes_from_env(void) {
   if (*end != '\0' || value < PAGE || value > (1ull << 30))
     return DEFAULT_SLOT_BYTES;
   return round_up((size_t)value, PAGE);
+}
+
+/* The inode of this process's pid namespace: pids mean something only
+ * within one. 0 if /proc does not tell. */
+static uint64_t own_pid_namespace(void) {
+  struct stat st;
+  return stat("/proc/self/ns/pid", &st) == 0 ? (uint64_t)st.st_ino : 0;
+}
+
+static bool process_is_dead(int32_t pid) {
+  return pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
+/* Whether a mapped segment of `size` bytes was left by processes that are
+ * all gone (creator and every rank that joined). */
+static bool segment_is_orphan(const comm_world_header *h, size_t size,
+                              uint64_t pid_namespace) {
+  if (size < sizeof *h ||
+      atomic_load_explicit(&h->ready, memory_order_acquire) !=
+          COMM_SEGMENT_READY ||
+      h->total_bytes != size || h->nranks == 0 || h->nranks > 4096)
+    return false;
+  if (pid_namespace == 0 || h->pid_namespace != pid_namespace ||
+      !process_is_dead(h->creator_pid))
+    return false;
+  layout l = layout_of(h->nranks, h->pair_bytes, h->slot_bytes);
+  if (l.total != size)
+    return false;
+  const comm_rank_slot *slots =
+      (const comm_rank_slot *)((const char *)h + l.slots);
+  for (size_t r = 0; r < h->nranks; r++) {
+    int32_t pid = atomic_load(&slots[r].pid);
+    if (pid != 0 && !process_is_dead(pid))
+      return false;
+  }
+  return true;
+}
+
+/* Whether the segment /dev/shm/<entry> should be removed. */
+static bool should_remove(const char *entry, uint64_t pid_namespace) {
+  char name[NAME_MAX + 2];
+  snprintf(name, sizeof name, "/%s", entry);
+  int fd = shm_open(name, O_RDONLY, 0);
+  if (fd < 0)
+    return false; /* gone already, or not ours */
+  struct stat st;
+  bool orphan = false;
+  if (fstat(fd, &st) == 0 && st.st_uid == geteuid()) {
+    bool old = time(NULL) - st.st_mtime > ABANDONED_BLANK_SECONDS;
+    if ((size_t)st.st_size < sizeof(comm_world_header)) {
+      orphan = old;
+    } else {
+      void *base = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+      if (base != MAP_FAILED) {
+        const comm_world_header *h = base;
+        orphan = segment_is_orphan(h, (size_t)st.st_size, pid_namespace) ||
+                 (old && atomic_load(&h->ready) != COMM_SEGMENT_READY);
+        munmap(base, (size_t)st.st_size);
+      }
+    }
+  }
+  close(fd);
+  return orphan;
+}
+
+size_t comm_segment_remove_orphans(void) {
+  DIR *dir = opendir("/dev/shm");
+  if (dir == NULL)
+    return 0;
+  uint64_t pid_namespace = own_pid_namespace();
+  size_t removed = 0;
+  struct dirent *entry;
+  while ((entry = readdir(dir)) != NULL) {
+    if (strncmp(entry->d_name, SEGMENT_PREFIX, strlen(SEGMENT_PREFIX)) != 0 ||
+        !should_remove(entry->d_name, pid_namespace))
+      continue;
+    char name[NAME_MAX + 2];
+    snprintf(name, sizeof name, "/%s", entry->d_name);
+    if (shm_unlink(name) == 0)
+      removed++;
+  }
+  closedir(dir);
+  return removed;
 }
 
 static bp_status_t create(const char *name, int fd, const comm_unique_id *id,
@@ -118,6 +209,8 @@ static bp_status_t create(const char *name, int fd, const comm_unique_id *id,
   h->pair_bytes = PAIR_BYTES;
   h->slot_bytes = slot_bytes;
   h->total_bytes = l.total;
+  h->creator_pid = (int32_t)getpid();
+  h->pid_namespace = own_pid_namespace();
   atomic_store_explicit(&h->ready, COMM_SEGMENT_READY, memory_order_release);
   world->header = h;
   world->mapped_bytes = l.total;
@@ -175,9 +268,10 @@ static bp_status_t open_existing(const char *name, int fd, size_t nranks,
 bp_status_t comm_segment_map(const comm_unique_id *id, size_t nranks,
                              uint64_t deadline_ns, comm_world *world) {
   snprintf(world->segment_name, sizeof world->segment_name,
-           "/bpvcpu-%016" PRIx64 "-%016" PRIx64, id->world_token,
+           "/%s%016" PRIx64 "-%016" PRIx64, SEGMENT_PREFIX, id->world_token,
            secret_tag(id->secret, id->world_token));
   const char *name = world->segment_name;
+  comm_segment_remove_orphans();
   if (other_secret_exists(id->world_token, name))
     return comm_reject(BP_ERR_INVALID_ARGUMENT,
                        "xccl_comm_init_rank: presented a wrong secret for "

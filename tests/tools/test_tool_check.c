@@ -43,6 +43,15 @@ static void test_vcpu_passes_and_is_asynchronous(void **state) {
                       "PASS");
   assert_string_equal(status_of(run.out, "cross_stream.wait_event", word, 16),
                       "PASS");
+  const char *collectives[] = {"collectives.init",
+                               "collectives.all_reduce",
+                               "collectives.all_reduce.in_place",
+                               "collectives.broadcast",
+                               "collectives.all_gather",
+                               "collectives.reduce_scatter",
+                               "collectives.send_recv"};
+  for (size_t c = 0; c < sizeof collectives / sizeof *collectives; c++)
+    assert_string_equal(status_of(run.out, collectives[c], word, 16), "PASS");
   tool_run_release(&run);
 }
 
@@ -79,6 +88,31 @@ static void test_corrupting_plugin_fails(void **state) {
   assert_string_equal(status_of(run.out, "streams.order", word, 16), "FAIL");
   assert_string_equal(status_of(run.out, "abi.layout", word, 16), "PASS");
   assert_string_equal(status_of(run.out, "copy.p2p", word, 16), "SKIP");
+  tool_run_release(&run);
+}
+
+/* all_reduce returns success and moves nothing: FAIL, exit 1; the other
+ * collectives are absent: SKIP. */
+static void test_all_reduce_moving_no_data_fails(void **state) {
+  (void)state;
+  tool_run_t run;
+  assert_int_equal(
+      tool_run((const char *[]){"check", "--plugin", "no_data_all_reduce",
+                                "--quick", NULL},
+               BP_NO_DATA_PLUGIN, &run),
+      0);
+  fputs(run.out, stderr);
+  assert_int_equal(run.exit_code, 1);
+  char word[16];
+  assert_string_equal(status_of(run.out, "collectives.all_reduce", word, 16),
+                      "FAIL");
+  assert_string_equal(
+      status_of(run.out, "collectives.all_reduce.in_place", word, 16), "FAIL");
+  assert_non_null(strstr(run.out, "the data did not move"));
+  assert_string_equal(status_of(run.out, "collectives.init", word, 16), "PASS");
+  assert_string_equal(status_of(run.out, "collectives.broadcast", word, 16),
+                      "SKIP");
+  assert_string_equal(status_of(run.out, "copy.h2d.sync", word, 16), "PASS");
   tool_run_release(&run);
 }
 
@@ -135,6 +169,7 @@ int main(void) {
       cmocka_unit_test(test_vcpu_passes_and_is_asynchronous),
       cmocka_unit_test(test_synchronous_stub_is_reported_not_failed),
       cmocka_unit_test(test_corrupting_plugin_fails),
+      cmocka_unit_test(test_all_reduce_moving_no_data_fails),
       cmocka_unit_test(test_json_report),
       cmocka_unit_test(test_unknown_plugin_exits_1),
   };

@@ -10,11 +10,13 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "plugins/vcpu/comm_id.h"
 #include "plugins/vcpu/comm_interface.h"
+#include "plugins/vcpu/comm_shm_check.h"
 #include "plugins/vcpu/comm_test_streams.h"
 
 static C_DeviceInterface xccl;
@@ -383,17 +385,24 @@ static int setup(void **state) {
   return 0;
 }
 
+/* Fails a test whose worlds left a shared-memory segment behind. */
+static int no_segment_left(void **state) {
+  (void)state;
+  return comm_test_remove_segments_created_by(getpid()) == 0 ? 0 : -1;
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_peer_never_joins),
-      cmocka_unit_test(test_peer_never_calls),
-      cmocka_unit_test(test_wrong_secret_is_refused),
-      cmocka_unit_test(test_abort_from_another_thread),
-      cmocka_unit_test(test_mismatched_collectives),
-      cmocka_unit_test(test_mismatched_send_recv),
-      cmocka_unit_test(test_unmatched_recv_times_out),
-      cmocka_unit_test(test_bad_arguments),
-      cmocka_unit_test(test_failed_group_poisons),
+      cmocka_unit_test_teardown(test_peer_never_joins, no_segment_left),
+      cmocka_unit_test_teardown(test_peer_never_calls, no_segment_left),
+      cmocka_unit_test_teardown(test_wrong_secret_is_refused, no_segment_left),
+      cmocka_unit_test_teardown(test_abort_from_another_thread,
+                                no_segment_left),
+      cmocka_unit_test_teardown(test_mismatched_collectives, no_segment_left),
+      cmocka_unit_test_teardown(test_mismatched_send_recv, no_segment_left),
+      cmocka_unit_test_teardown(test_unmatched_recv_times_out, no_segment_left),
+      cmocka_unit_test_teardown(test_bad_arguments, no_segment_left),
+      cmocka_unit_test_teardown(test_failed_group_poisons, no_segment_left),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }

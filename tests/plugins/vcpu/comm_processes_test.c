@@ -3,10 +3,13 @@
  * in-place and out-of-place, counts 0, 1, odd and several staging rounds,
  * with 2, 3 and 4 ranks; send/recv and all_to_all across processes; and the
  * failures: a peer killed with SIGKILL mid-collective, a peer that never
- * joins, a wrong secret, mismatched calls. Nothing may be left in /dev/shm.
+ * joins, a peer killed before every rank joined, a creator killed while
+ * alone, a wrong secret, mismatched calls. Nothing may be left in /dev/shm:
+ * every test checks its world's segments are gone, and its teardown kills
+ * the rank processes still running and removes what a failed test left.
  * Runs with BACKPLANE_COMM_SHM_SLOT_BYTES=131072 so large counts take several
- * rounds, and BACKPLANE_COMM_TIMEOUT_MS=1000. */
-#include <dirent.h>
+ * rounds, and BACKPLANE_COMM_TIMEOUT_MS=1000 for the failure tests (the
+ * correctness tests' ranks raise it, see join_patiently). */
 #include <inttypes.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -27,6 +30,7 @@
 #include "plugins/vcpu/comm_id.h"
 #include "plugins/vcpu/comm_interface.h"
 #include "plugins/vcpu/comm_reference.h"
+#include "plugins/vcpu/comm_shm_check.h"
 #include "plugins/vcpu/comm_test_streams.h"
 #include "plugins/vcpu/device.h"
 #include "plugins/vcpu/memory.h"
@@ -47,9 +51,18 @@ typedef struct rank_env {
 
 typedef int (*rank_main_fn)(rank_env *env);
 
+/* The current test's rank processes not yet reaped, and the last world it
+ * made, for the teardown. */
+enum { MAX_CHILDREN = 16 };
+static pid_t children[MAX_CHILDREN];
+static char last_world_bytes[128];
+static C_CCLRootId last_world = {0, NULL};
+
 static void new_id(char bytes[128], C_CCLRootId *id) {
   *id = (C_CCLRootId){128, bytes};
   assert_int_equal(xccl.xccl_get_unique_id(id), C_SUCCESS);
+  memcpy(last_world_bytes, bytes, sizeof last_world_bytes);
+  last_world = (C_CCLRootId){128, last_world_bytes};
 }
 
 static int join(rank_env *env) {
@@ -63,6 +76,14 @@ static int join(rank_env *env) {
   return env->stream ? 0 : 1;
 }
 
+/* join() for ranks whose calls must succeed: with a deadline far beyond the
+ * failure tests' 1000 ms, so a rank starved of CPU on a loaded machine is
+ * late, not failed. */
+static int join_patiently(rank_env *env) {
+  setenv("BACKPLANE_COMM_TIMEOUT_MS", "60000", 1);
+  return join(env);
+}
+
 static void leave(rank_env *env) {
   test_stream_destroy(env->stream);
   xccl.xccl_destroy_comm(env->comm);
@@ -73,27 +94,32 @@ static pid_t spawn(rank_main_fn fn, rank_env env) {
   assert_true(pid >= 0);
   if (pid == 0)
     _exit(fn(&env));
+  for (size_t c = 0; c < MAX_CHILDREN; c++) {
+    if (children[c] == 0) {
+      children[c] = pid;
+      return pid;
+    }
+  }
+  kill(pid, SIGKILL);
+  fail_msg("more than %d rank processes in one test", MAX_CHILDREN);
   return pid;
+}
+
+static void forget_child(pid_t pid) {
+  for (size_t c = 0; c < MAX_CHILDREN; c++)
+    if (children[c] == pid)
+      children[c] = 0;
 }
 
 static int exit_code(pid_t pid) {
   int status = 0;
   assert_int_equal(waitpid(pid, &status, 0), pid);
+  forget_child(pid);
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-/* Fails the test if /dev/shm still holds a segment of the world. */
 static void expect_no_segment(const C_CCLRootId *id) {
-  const comm_unique_id *u = id->data;
-  char prefix[40];
-  snprintf(prefix, sizeof prefix, "bpvcpu-%016" PRIx64 "-", u->world_token);
-  DIR *dir = opendir("/dev/shm");
-  assert_non_null(dir);
-  struct dirent *entry;
-  while ((entry = readdir(dir)) != NULL)
-    if (strncmp(entry->d_name, prefix, strlen(prefix)) == 0)
-      fail_msg("/dev/shm/%s was left behind", entry->d_name);
-  closedir(dir);
+  comm_test_expect_no_segment(id);
 }
 
 /* Runs fn as every rank of an n-rank world, each in its own process, and
@@ -116,7 +142,7 @@ static void run_world(size_t n, rank_main_fn fn) {
 /* ---- correctness -------------------------------------------------------- */
 
 static int every_collective(rank_env *env) {
-  if (join(env) != 0)
+  if (join_patiently(env) != 0)
     return 1;
   int failures = 0;
   static const size_t counts[] = {0, 1, 37, 33333};
@@ -161,7 +187,7 @@ static void device_release(void *ptr, size_t bytes) {
  * through the peers' mapped arenas; then checks that path was taken. */
 static int single_copy_collectives(rank_env *env) {
   if (vcpu_initialize() != C_SUCCESS ||
-      vcpu_init_device(&rank_device) != C_SUCCESS || join(env) != 0)
+      vcpu_init_device(&rank_device) != C_SUCCESS || join_patiently(env) != 0)
     return 1;
   static const comm_case_memory device_memory = {device_alloc, device_release};
   int failures = 0;
@@ -192,7 +218,7 @@ static void test_single_copy_through_device_arenas(void **state) {
 /* A ring shift of a message bigger than a pair's staging buffer, then an
  * all_to_all with counts that differ per pair, each as one group. */
 static int p2p_exchange(rank_env *env) {
-  if (join(env) != 0)
+  if (join_patiently(env) != 0)
     return 1;
   size_t n = env->n, me = env->rank, count = 300007;
   C_Stream s = test_stream_handle(env->stream);
@@ -402,6 +428,93 @@ static void test_wrong_secret_is_refused(void **state) {
   }
 }
 
+/* Joins, tells the test, and sleeps until killed. */
+static int joins_then_sleeps(rank_env *env) {
+  if (join(env) != 0)
+    return 1;
+  signal_test(env);
+  for (;;)
+    pause();
+}
+
+/* Rank 0 of 3: joins, tells the test, and once told (rank 1 has joined and
+ * been killed, rank 2 never comes) waits for its peers in vain. */
+static int joins_then_waits(rank_env *env) {
+  if (join(env) != 0)
+    return 1;
+  signal_test(env);
+  wait_for_test(env);
+  int64_t x = 5;
+  xccl.xccl_broadcast(&x, 1, INT64, 0, env->comm,
+                      test_stream_handle(env->stream));
+  int failures = expect_status(env, BP_ERR_TIMEOUT, "timed out");
+  leave(env);
+  return failures;
+}
+
+static void test_peer_killed_before_all_joined(void **state) {
+  (void)state;
+  char bytes[128];
+  C_CCLRootId id;
+  new_id(bytes, &id);
+  int to_waiter[2], from_waiter[2], from_victim[2];
+  assert_int_equal(pipe(to_waiter), 0);
+  assert_int_equal(pipe(from_waiter), 0);
+  assert_int_equal(pipe(from_victim), 0);
+  pid_t waiter =
+      spawn(joins_then_waits,
+            (rank_env){0, 3, &id, NULL, NULL, to_waiter[0], from_waiter[1]});
+  char byte;
+  assert_int_equal(read(from_waiter[0], &byte, 1), 1);
+  pid_t victim_pid = spawn(
+      joins_then_sleeps, (rank_env){1, 3, &id, NULL, NULL, -1, from_victim[1]});
+  assert_int_equal(read(from_victim[0], &byte, 1), 1);
+  assert_int_equal(kill(victim_pid, SIGKILL), 0);
+  assert_int_equal(exit_code(victim_pid), 128 + SIGKILL);
+  assert_int_equal(write(to_waiter[1], &byte, 1), 1);
+  assert_int_equal(exit_code(waiter), 0);
+  expect_no_segment(&id);
+  for (int i = 0; i < 2; i++) {
+    close(to_waiter[i]);
+    close(from_waiter[i]);
+    close(from_victim[i]);
+  }
+}
+
+/* A world of one rank: joins and leaves. */
+static int alone(rank_env *env) {
+  if (join(env) != 0)
+    return 1;
+  leave(env);
+  return 0;
+}
+
+/* The creator of a world is killed before any peer joins, and none ever
+ * does: its segment is an orphan, removed when the next world is made. */
+static void test_creator_killed_while_alone(void **state) {
+  (void)state;
+  char bytes[128], other_bytes[128];
+  C_CCLRootId id, other;
+  new_id(bytes, &id);
+  int from_creator[2];
+  assert_int_equal(pipe(from_creator), 0);
+  pid_t creator = spawn(joins_then_sleeps,
+                        (rank_env){0, 2, &id, NULL, NULL, -1, from_creator[1]});
+  char byte;
+  assert_int_equal(read(from_creator[0], &byte, 1), 1);
+  assert_int_equal(kill(creator, SIGKILL), 0);
+  assert_int_equal(exit_code(creator), 128 + SIGKILL);
+  size_t orphans = comm_test_count_segments(&id);
+  assert_int_equal(orphans, 1); /* the name is there, nobody holds it */
+  new_id(other_bytes, &other);
+  pid_t next = spawn(alone, (rank_env){0, 1, &other, NULL, NULL, -1, -1});
+  assert_int_equal(exit_code(next), 0);
+  expect_no_segment(&id);
+  expect_no_segment(&other);
+  for (int i = 0; i < 2; i++)
+    close(from_creator[i]);
+}
+
 static int mismatched(rank_env *env) {
   if (join(env) != 0)
     return 1;
@@ -425,15 +538,34 @@ static int setup(void **state) {
   return 0;
 }
 
+/* Kills the rank processes a failed test left running, then removes its
+ * last world's segments; fails if there were any. */
+static int teardown(void **state) {
+  (void)state;
+  for (size_t c = 0; c < MAX_CHILDREN; c++) {
+    if (children[c] != 0) {
+      kill(children[c], SIGKILL);
+      waitpid(children[c], NULL, 0);
+      children[c] = 0;
+    }
+  }
+  size_t left = last_world.data ? comm_test_remove_segments(&last_world) : 0;
+  last_world = (C_CCLRootId){0, NULL};
+  return left == 0 ? 0 : -1;
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_every_collective),
-      cmocka_unit_test(test_single_copy_through_device_arenas),
-      cmocka_unit_test(test_send_recv_and_all_to_all),
-      cmocka_unit_test(test_peer_killed_mid_all_reduce),
-      cmocka_unit_test(test_peer_never_joins),
-      cmocka_unit_test(test_wrong_secret_is_refused),
-      cmocka_unit_test(test_mismatched_collectives),
+      cmocka_unit_test_teardown(test_every_collective, teardown),
+      cmocka_unit_test_teardown(test_single_copy_through_device_arenas,
+                                teardown),
+      cmocka_unit_test_teardown(test_send_recv_and_all_to_all, teardown),
+      cmocka_unit_test_teardown(test_peer_killed_mid_all_reduce, teardown),
+      cmocka_unit_test_teardown(test_peer_never_joins, teardown),
+      cmocka_unit_test_teardown(test_peer_killed_before_all_joined, teardown),
+      cmocka_unit_test_teardown(test_creator_killed_while_alone, teardown),
+      cmocka_unit_test_teardown(test_wrong_secret_is_refused, teardown),
+      cmocka_unit_test_teardown(test_mismatched_collectives, teardown),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -10,11 +10,13 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "plugins/vcpu/comm_interface.h"
 #include "plugins/vcpu/comm_reference.h"
+#include "plugins/vcpu/comm_shm_check.h"
 #include "plugins/vcpu/comm_test_streams.h"
 
 enum { MAX_RANKS = 4 };
@@ -447,17 +449,26 @@ static int setup(void **state) {
   return 0;
 }
 
+/* Fails a test whose worlds left a shared-memory segment behind. */
+static int no_segment_left(void **state) {
+  (void)state;
+  return comm_test_remove_segments_created_by(getpid()) == 0 ? 0 : -1;
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_all_reduce),
-      cmocka_unit_test(test_reduce),
-      cmocka_unit_test(test_broadcast),
-      cmocka_unit_test(test_all_gather),
-      cmocka_unit_test(test_reduce_scatter),
-      cmocka_unit_test(test_ring_exchange_in_one_group),
-      cmocka_unit_test(test_many_sends_then_collective),
-      cmocka_unit_test(test_send_recv_from_rank_threads),
-      cmocka_unit_test(test_all_to_all),
+      cmocka_unit_test_teardown(test_all_reduce, no_segment_left),
+      cmocka_unit_test_teardown(test_reduce, no_segment_left),
+      cmocka_unit_test_teardown(test_broadcast, no_segment_left),
+      cmocka_unit_test_teardown(test_all_gather, no_segment_left),
+      cmocka_unit_test_teardown(test_reduce_scatter, no_segment_left),
+      cmocka_unit_test_teardown(test_ring_exchange_in_one_group,
+                                no_segment_left),
+      cmocka_unit_test_teardown(test_many_sends_then_collective,
+                                no_segment_left),
+      cmocka_unit_test_teardown(test_send_recv_from_rank_threads,
+                                no_segment_left),
+      cmocka_unit_test_teardown(test_all_to_all, no_segment_left),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }

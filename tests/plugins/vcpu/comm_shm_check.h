@@ -1,0 +1,28 @@
+/* What the collective tests check in /dev/shm: a vcpu world must leave no
+ * shared-memory segment behind (plugins/vcpu/comm_segment.h), whatever
+ * happened to its ranks. Not thread-safe with respect to worlds being
+ * created while a check runs in the same test. */
+#ifndef BACKPLANE_TESTS_COMM_SHM_CHECK_H_
+#define BACKPLANE_TESTS_COMM_SHM_CHECK_H_
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "backplane/device_ext.h"
+
+/* Fails the test if /dev/shm holds a segment of the world `id` names. */
+void comm_test_expect_no_segment(const C_CCLRootId *id);
+
+/* How many segments of the world `id` names /dev/shm holds. */
+size_t comm_test_count_segments(const C_CCLRootId *id);
+
+/* Removes every segment of the world `id` names (cleanup after a test that
+ * failed midway) and returns how many there were, naming them on stderr. */
+size_t comm_test_remove_segments(const C_CCLRootId *id);
+
+/* Removes every vcpu segment created by process `pid` and returns how many
+ * there were, naming them on stderr: for tests whose worlds are made inside
+ * the plugin (init of all devices at once), whose tokens they never see. */
+size_t comm_test_remove_segments_created_by(pid_t pid);
+
+#endif /* BACKPLANE_TESTS_COMM_SHM_CHECK_H_ */
