@@ -8,6 +8,9 @@
 #include "core/runtime_internal.h"
 #include "core/status.h"
 #include "core/stream_internal.h"
+#include "layers/collective_note.h"
+
+static size_t element_size(C_DataType dtype);
 
 /* Checks the communicator, that the stream is on its device and, when
  * `slot_name` is given, that the plugin has `slot`. */
@@ -28,12 +31,28 @@ static bp_status_t check_call(bp_comm_t *comm, bp_stream_t *stream,
   return bp_device_enter(comm->device);
 }
 
-static bp_status_t finish(bp_comm_t *comm, const char *function,
+static bp_status_t finish(const bp_comm_t *comm, const char *function,
                           C_Status result) {
   if (BP_C_OK(result))
     return BP_OK;
   return bp_comm_call_failed(comm, comm->device, comm->extension, function,
                              result);
+}
+
+/* Starts the trace layer's note of a call (count * element size bytes). */
+static bp_collective_note_t note(const bp_comm_t *comm, const char *function,
+                                 size_t count, C_DataType dtype, int reduce_op,
+                                 bp_collective_rank_role_t role, size_t rank) {
+  return bp_collective_note_begin(comm, function, count, dtype,
+                                  count * element_size(dtype), reduce_op, role,
+                                  rank);
+}
+
+/* Tells the trace layer about the call, then finishes it. */
+static bp_status_t finish_noted(const bp_collective_note_t *call,
+                                C_Status result) {
+  bp_layers_note_collective(call, result);
+  return finish(call->comm, call->function, result);
 }
 
 /* The ABI's buffers are non-const even where the plugin only reads. */
@@ -50,10 +69,11 @@ BP_API bp_status_t bp_comm_all_reduce(const void *send, void *recv,
       comm ? (void *)comm->dispatch->xccl_all_reduce : NULL, "xccl_all_reduce");
   if (status != BP_OK)
     return status;
-  return finish(comm, "xccl_all_reduce",
-                comm->dispatch->xccl_all_reduce(unconst(send), recv, count,
-                                                dtype, op, comm->native,
-                                                stream->native));
+  bp_collective_note_t call =
+      note(comm, "xccl_all_reduce", count, dtype, (int)op, BP_NOTE_NO_RANK, 0);
+  return finish_noted(
+      &call, comm->dispatch->xccl_all_reduce(unconst(send), recv, count, dtype,
+                                             op, comm->native, stream->native));
 }
 
 BP_API bp_status_t bp_comm_broadcast(void *buf, size_t count, C_DataType dtype,
@@ -64,9 +84,11 @@ BP_API bp_status_t bp_comm_broadcast(void *buf, size_t count, C_DataType dtype,
       comm ? (void *)comm->dispatch->xccl_broadcast : NULL, "xccl_broadcast");
   if (status != BP_OK)
     return status;
-  return finish(comm, "xccl_broadcast",
-                comm->dispatch->xccl_broadcast(buf, count, dtype, root,
-                                               comm->native, stream->native));
+  bp_collective_note_t call = note(comm, "xccl_broadcast", count, dtype,
+                                   BP_NOTE_NO_REDUCE_OP, BP_NOTE_ROOT, root);
+  return finish_noted(&call, comm->dispatch->xccl_broadcast(buf, count, dtype,
+                                                            root, comm->native,
+                                                            stream->native));
 }
 
 BP_API bp_status_t bp_comm_reduce(const void *send, void *recv, size_t count,
@@ -78,10 +100,11 @@ BP_API bp_status_t bp_comm_reduce(const void *send, void *recv, size_t count,
       comm ? (void *)comm->dispatch->xccl_reduce : NULL, "xccl_reduce");
   if (status != BP_OK)
     return status;
-  return finish(comm, "xccl_reduce",
-                comm->dispatch->xccl_reduce(unconst(send), recv, count, dtype,
-                                            op, root, comm->native,
-                                            stream->native));
+  bp_collective_note_t call =
+      note(comm, "xccl_reduce", count, dtype, (int)op, BP_NOTE_ROOT, root);
+  return finish_noted(
+      &call, comm->dispatch->xccl_reduce(unconst(send), recv, count, dtype, op,
+                                         root, comm->native, stream->native));
 }
 
 BP_API bp_status_t bp_comm_all_gather(const void *send, void *recv,
@@ -92,10 +115,11 @@ BP_API bp_status_t bp_comm_all_gather(const void *send, void *recv,
       comm ? (void *)comm->dispatch->xccl_all_gather : NULL, "xccl_all_gather");
   if (status != BP_OK)
     return status;
-  return finish(comm, "xccl_all_gather",
-                comm->dispatch->xccl_all_gather(unconst(send), recv, count,
-                                                dtype, comm->native,
-                                                stream->native));
+  bp_collective_note_t call = note(comm, "xccl_all_gather", count, dtype,
+                                   BP_NOTE_NO_REDUCE_OP, BP_NOTE_NO_RANK, 0);
+  return finish_noted(
+      &call, comm->dispatch->xccl_all_gather(unconst(send), recv, count, dtype,
+                                             comm->native, stream->native));
 }
 
 BP_API bp_status_t bp_comm_reduce_scatter(const void *send, void *recv,
@@ -108,10 +132,11 @@ BP_API bp_status_t bp_comm_reduce_scatter(const void *send, void *recv,
                  "xccl_reduce_scatter");
   if (status != BP_OK)
     return status;
-  return finish(comm, "xccl_reduce_scatter",
-                comm->dispatch->xccl_reduce_scatter(unconst(send), recv, count,
-                                                    dtype, op, comm->native,
-                                                    stream->native));
+  bp_collective_note_t call = note(comm, "xccl_reduce_scatter", count, dtype,
+                                   (int)op, BP_NOTE_NO_RANK, 0);
+  return finish_noted(&call, comm->dispatch->xccl_reduce_scatter(
+                                 unconst(send), recv, count, dtype, op,
+                                 comm->native, stream->native));
 }
 
 BP_API bp_status_t bp_comm_send(const void *send, size_t count,
@@ -122,9 +147,12 @@ BP_API bp_status_t bp_comm_send(const void *send, size_t count,
                  comm ? (void *)comm->dispatch->xccl_send : NULL, "xccl_send");
   if (status != BP_OK)
     return status;
-  return finish(comm, "xccl_send",
-                comm->dispatch->xccl_send(unconst(send), count, dtype, peer,
-                                          comm->native, stream->native));
+  bp_collective_note_t call =
+      note(comm, "xccl_send", count, dtype, BP_NOTE_NO_REDUCE_OP,
+           BP_NOTE_SEND_PEER, peer);
+  return finish_noted(
+      &call, comm->dispatch->xccl_send(unconst(send), count, dtype, peer,
+                                       comm->native, stream->native));
 }
 
 BP_API bp_status_t bp_comm_recv(void *recv, size_t count, C_DataType dtype,
@@ -135,9 +163,12 @@ BP_API bp_status_t bp_comm_recv(void *recv, size_t count, C_DataType dtype,
                  comm ? (void *)comm->dispatch->xccl_recv : NULL, "xccl_recv");
   if (status != BP_OK)
     return status;
-  return finish(comm, "xccl_recv",
-                comm->dispatch->xccl_recv(recv, count, dtype, peer,
-                                          comm->native, stream->native));
+  bp_collective_note_t call =
+      note(comm, "xccl_recv", count, dtype, BP_NOTE_NO_REDUCE_OP,
+           BP_NOTE_RECV_PEER, peer);
+  return finish_noted(&call,
+                      comm->dispatch->xccl_recv(recv, count, dtype, peer,
+                                                comm->native, stream->native));
 }
 
 /* Paddle's substitute for a plugin without xccl_all_to_all, as one group:
@@ -228,14 +259,19 @@ BP_API bp_status_t bp_comm_all_to_all(const void *const *send_bufs,
     return bp_error(BP_ERR_OUT_OF_MEMORY,
                     "bp_comm_all_to_all on %s: out of memory",
                     comm->device->name);
-  for (size_t r = 0; r < comm->nranks; r++)
+  size_t total = 0;
+  for (size_t r = 0; r < comm->nranks; r++) {
     dtypes[r] = dtype;
+    total += send_counts[r];
+  }
+  bp_collective_note_t call = note(comm, "xccl_all_to_all", total, dtype,
+                                   BP_NOTE_NO_REDUCE_OP, BP_NOTE_NO_RANK, 0);
   C_Status result = comm->dispatch->xccl_all_to_all(
       (const void **)(uintptr_t)send_bufs, send_counts, dtypes,
       (void **)(uintptr_t)recv_bufs, recv_counts, dtypes, comm->rank,
       comm->nranks, comm->native, stream->native);
   free(dtypes);
-  return finish(comm, "xccl_all_to_all", result);
+  return finish_noted(&call, result);
 }
 
 /* Calls group_start or group_end (by slot offset) of every plugin that has

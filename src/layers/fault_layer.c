@@ -2,7 +2,10 @@
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
+
+#include "backplane/device.h"
 
 #include "core/status.h"
 #include "layers/fault_spec.h"
@@ -43,8 +46,11 @@ static uint64_t splitmix64(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-/* Counts the call and decides whether it fails. */
-static bool should_fail(bp_fault_layer_t *layer, bp_layer_function_t fn) {
+/* Counts the call and decides whether it fails; says so on stderr when it
+ * does, so injections are visible even when they happen while the runtime
+ * is destroyed. */
+static bool should_fail(bp_fault_layer_t *layer, bp_layer_function_t fn,
+                        C_Device device) {
   const bp_fault_rule_t *rule = &layer->spec.rules[fn];
   uint64_t call = atomic_fetch_add(&layer->calls[fn], 1) + 1;
   bool fail;
@@ -55,15 +61,20 @@ static bool should_fail(bp_fault_layer_t *layer, bp_layer_function_t fn) {
         splitmix64(layer->spec.seed ^ splitmix64(((uint64_t)fn << 48) ^ call));
     fail = (double)(bits >> 11) * 0x1.0p-53 < rule->probability;
   }
-  if (fail)
+  if (fail) {
     atomic_fetch_add(&layer->injected, 1);
+    fprintf(stderr, "backplane fault: injected %s into call %llu of %s on %s\n",
+            bp_c_status_name(rule->status), (unsigned long long)call,
+            bp_layer_function_names[fn],
+            bp_device_name((const bp_device_t *)device));
+  }
   return fail;
 }
 
 #define BP_FAULT_WRAPPER(name, params, args)                                   \
   static C_Status fault_##name params {                                        \
     bp_fault_layer_t *layer = bp_layers_of(device)->fault;                     \
-    if (should_fail(layer, BP_LAYER_FN_##name))                                \
+    if (should_fail(layer, BP_LAYER_FN_##name, device))                        \
       return layer->spec.rules[BP_LAYER_FN_##name].status;                     \
     return layer->next.name args;                                              \
   }

@@ -3,6 +3,8 @@
  * rule are intercepted. Calls are counted per function and plugin with an
  * atomic counter, so "the Nth call" is exact under concurrency and the
  * probabilistic choice depends only on (seed, function, call number).
+ * Each injected fault is written to stderr as one line:
+ *   backplane fault: injected C_FAILED into call 3 of <function> on <device>
  * Thread-safe. */
 #ifndef BACKPLANE_LAYERS_FAULT_LAYER_H_
 #define BACKPLANE_LAYERS_FAULT_LAYER_H_

@@ -25,18 +25,16 @@ static uint64_t thread_id(void) {
   return cached;
 }
 
-/* Adds the host record of one call; `detail` is extra JSON members
- * (",\"bytes\":4096"), "" for none. */
-static void record_call(bp_trace_layer_t *t, const char *name, C_Device device,
-                        uint64_t start_ns, C_Status result,
-                        const char *detail) {
-  char args[384];
+void bp_trace_record_host(bp_trace_layer_t *t, const char *category,
+                          const char *name, C_Device device, uint64_t start_ns,
+                          C_Status result, const char *detail) {
+  char args[512];
   snprintf(args, sizeof args, "{\"device\":\"%s\",\"result\":\"%s\"%s}",
            bp_device_name((const bp_device_t *)device),
            bp_c_status_name(result), detail);
   BP_TraceEvent event = {.struct_size = sizeof event,
                          .name = name,
-                         .category = "plugin",
+                         .category = category,
                          .start_ns = start_ns,
                          .end_ns = bp_trace_now_ns(),
                          .device_id = -1,
@@ -44,6 +42,12 @@ static void record_call(bp_trace_layer_t *t, const char *name, C_Device device,
                          .args_json = args};
   profiler_add_runtime_trace_event(t->buffer, &event);
   atomic_fetch_add(&t->events, 1);
+}
+
+static void record_call(bp_trace_layer_t *t, const char *name, C_Device device,
+                        uint64_t start_ns, C_Status result,
+                        const char *detail) {
+  bp_trace_record_host(t, "plugin", name, device, start_ns, result, detail);
 }
 
 /* Writes a "memory" counter for `device` when its allocator's allocated or

@@ -7,6 +7,8 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
+#include "layers/trace_clock.h"
+#include "layers/trace_comm_seq.h"
 #include "layers/trace_flows.h"
 #include "layers/trace_layer.h"
 
@@ -29,12 +31,16 @@ struct bp_trace_layer {
   uint64_t start_ns;
   pthread_mutex_t lock;             /* guards the fields below */
   bp_trace_flows_t flows;           /* event -> serial of its latest record */
+  bp_trace_comm_seqs_t comm_seqs;   /* communicator -> calls so far */
   uint64_t record_serial;           /* event records so far */
   bp_trace_memory_sample_t *memory; /* one per device of the plugin */
   atomic_uint_fast64_t events;
 };
 
-/* CLOCK_MONOTONIC, as BP_TraceEvent wants it. */
-uint64_t bp_trace_now_ns(void);
+/* Adds the host record of one call on the calling thread's track, ending
+ * now; `detail` is extra JSON members (",\"bytes\":4096"), "" for none. */
+void bp_trace_record_host(bp_trace_layer_t *t, const char *category,
+                          const char *name, C_Device device, uint64_t start_ns,
+                          C_Status result, const char *detail);
 
 #endif /* BACKPLANE_LAYERS_TRACE_INTERNAL_H_ */

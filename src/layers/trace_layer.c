@@ -178,6 +178,7 @@ void bp_trace_layer_destroy(bp_trace_layer_t *layer) {
     leave_session(layer->session, false);
   bp_profiler_destroy(layer->buffer);
   bp_trace_flows_release(&layer->flows);
+  bp_trace_comm_seqs_release(&layer->comm_seqs);
   pthread_mutex_destroy(&layer->lock);
   free(layer->memory);
   free(layer);

@@ -1,5 +1,9 @@
 /* The validation layer's intercepts: each checks its arguments against the
- * tracked objects under the layer's lock, then calls the next table. */
+ * tracked objects under the layer's lock, then calls the next table. Host
+ * callbacks run inside a trampoline of the layer that marks the thread as
+ * running a callback of its stream, so the calls that would wait for that
+ * callback to finish (synchronizing or destroying its stream, synchronizing
+ * its device) are refused instead of deadlocking. */
 #include <inttypes.h>
 #include <stdlib.h>
 
@@ -222,9 +226,99 @@ static C_Status v_create_stream(const C_Device device, C_Stream *stream) {
   return result;
 }
 
+/* ---- host callbacks ---- */
+
+/* The host callback the calling thread is running, if any (device NULL
+ * otherwise). Callbacks do not nest on one thread through this layer, but
+ * the previous value is restored anyway. */
+typedef struct callback_scope {
+  C_Device device;
+  C_Stream stream;
+} callback_scope_t;
+
+static _Thread_local callback_scope_t running_callback;
+
+/* `device` is the one the callback was added with: the plugin calls the
+ * trampoline with its own handle, which the layers cannot resolve. */
+typedef struct callback_closure {
+  C_Callback callback;
+  void *user_data;
+  C_Device device;
+} callback_closure_t;
+
+static void callback_trampoline(C_Device plugin_device, C_Stream stream,
+                                void *user_data, C_Status *status) {
+  (void)plugin_device;
+  callback_closure_t closure = *(callback_closure_t *)user_data;
+  free(user_data);
+  callback_scope_t outer = running_callback;
+  running_callback = (callback_scope_t){closure.device, stream};
+  closure.callback(closure.device, stream, closure.user_data, status);
+  running_callback = outer;
+}
+
+static C_Status v_stream_add_callback(const C_Device device, C_Stream stream,
+                                      C_Callback callback, void *user_data) {
+  bp_validation_layer_t *v = LAYER(device);
+  if (!check_handle(device, "stream_add_callback", BP_OBJECT_STREAM, stream,
+                    false))
+    return C_ERROR;
+  callback_closure_t *closure = malloc(sizeof *closure);
+  if (!closure)
+    return v->next.stream_add_callback(device, stream, callback, user_data);
+  *closure = (callback_closure_t){callback, user_data, device};
+  C_Status result =
+      v->next.stream_add_callback(device, stream, callback_trampoline, closure);
+  if (result != C_SUCCESS && result != C_WARNING)
+    free(closure);
+  return result;
+}
+
+/* Whether the calling thread is not inside a host callback that `fn` on
+ * (`device`, `stream`) would wait for; reports otherwise. `stream` NULL:
+ * the whole device. */
+static bool outside_own_callback(const char *fn, C_Device device,
+                                 C_Stream stream) {
+  callback_scope_t scope = running_callback;
+  if (!scope.device || scope.device != device ||
+      (stream && scope.stream != stream))
+    return true;
+  bp_validation_layer_t *v = LAYER(device);
+  pthread_mutex_lock(&v->lock);
+  if (stream)
+    bp_validation_report(v, fn, device,
+                         "called on stream %p from a host callback of that "
+                         "stream: it waits for the callback to return "
+                         "(deadlock); refused",
+                         (void *)stream);
+  else
+    bp_validation_report(v, fn, device,
+                         "called from a host callback of stream %p of this "
+                         "device: it waits for the callback to return "
+                         "(deadlock); refused",
+                         (void *)scope.stream);
+  pthread_mutex_unlock(&v->lock);
+  return false;
+}
+
+static C_Status v_synchronize_stream(const C_Device device, C_Stream stream) {
+  if (!check_handle(device, "synchronize_stream", BP_OBJECT_STREAM, stream,
+                    false) ||
+      !outside_own_callback("synchronize_stream", device, stream))
+    return C_ERROR;
+  return LAYER(device)->next.synchronize_stream(device, stream);
+}
+
+static C_Status v_synchronize_device(const C_Device device) {
+  if (!outside_own_callback("synchronize_device", device, NULL))
+    return C_ERROR;
+  return LAYER(device)->next.synchronize_device(device);
+}
+
 static C_Status v_destroy_stream(const C_Device device, C_Stream stream) {
   bp_validation_layer_t *v = LAYER(device);
-  if (!check_handle(device, "destroy_stream", BP_OBJECT_STREAM, stream, false))
+  if (!outside_own_callback("destroy_stream", device, stream) ||
+      !check_handle(device, "destroy_stream", BP_OBJECT_STREAM, stream, false))
     return C_ERROR;
   if (stream && v->next.query_stream &&
       v->next.query_stream(device, stream) == C_FAILED) {
@@ -246,12 +340,6 @@ static C_Status v_destroy_stream(const C_Device device, C_Stream stream) {
   }
 STREAM_CALL(query_stream, (const C_Device device, C_Stream stream),
             (device, stream), stream)
-STREAM_CALL(synchronize_stream, (const C_Device device, C_Stream stream),
-            (device, stream), stream)
-STREAM_CALL(stream_add_callback,
-            (const C_Device device, C_Stream stream, C_Callback callback,
-             void *user_data),
-            (device, stream, callback, user_data), stream)
 STREAM_CALL(blas_axpby,
             (const C_Device device, C_Stream stream, C_DataType dtype,
              size_t numel, float alpha, void *x, float beta, void *y),
@@ -395,6 +483,7 @@ void bp_validation_layer_install(bp_validation_layer_t *layer,
   INTERCEPT(destroy_stream)
   INTERCEPT(query_stream)
   INTERCEPT(synchronize_stream)
+  INTERCEPT(synchronize_device)
   INTERCEPT(stream_add_callback)
   INTERCEPT(blas_axpby)
   INTERCEPT(create_event)

@@ -2,12 +2,13 @@
  * against what it has seen created and destroyed, and reports misuse before
  * it reaches the plugin, one line per finding:
  *   backplane validation: <function> on <device>: <what is wrong>
- * Misuse that would corrupt or crash (a destroyed, unknown or foreign stream
- * or event, a bad free, a copy outside its allocation, a device pointer
- * passed as host memory) is refused with C_ERROR; the rest (a deallocate
- * size mismatch, a stream destroyed with work pending) is reported and the
- * call proceeds. At unload it prints, per object kind, created versus
- * destroyed, and every object still alive, with its size and sequence
+ * Misuse that would corrupt, crash or hang (a destroyed, unknown or foreign
+ * stream or event, a bad free, a copy outside its allocation, a device
+ * pointer passed as host memory, a host callback synchronizing or destroying
+ * its own stream or synchronizing its device) is refused with C_ERROR; the rest
+ * (a deallocate size mismatch, a stream destroyed with work pending) is
+ * reported and the call proceeds. At unload it prints, per object kind, created
+ * versus destroyed, and every object still alive, with its size and sequence
  * number. Thread-safe: one lock per plugin around the bookkeeping. */
 #ifndef BACKPLANE_LAYERS_VALIDATION_LAYER_H_
 #define BACKPLANE_LAYERS_VALIDATION_LAYER_H_

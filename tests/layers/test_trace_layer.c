@@ -3,7 +3,8 @@
  * per stream, host calls with their copies' sizes, the device timeline from
  * vcpu, flow arrows from event records to the waits on them, and allocator
  * counters; with fault injection below it, injected failures show as the
- * calls' results. */
+ * calls' results. Collectives over the two devices show as host slices
+ * with their communicator, op, sizes, root and sequence number. */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,6 +140,141 @@ static void test_injected_failure_is_traced(void **state) {
   json_decref(root);
 }
 
+enum { COLLECTIVE_COUNT = 1000 };
+
+/* The args of the one host slice named `name` made on `device` with
+ * sequence number `seq`; fails unless there is exactly one. */
+static json_t *collective_args(json_t *root, const char *name,
+                               const char *device, json_int_t seq) {
+  json_t *found = NULL, *event;
+  size_t i, n = 0;
+  json_array_foreach(trace_events(root), i, event) {
+    json_t *args = json_object_get(event, "args");
+    const char *on = json_string_value(json_object_get(args, "device"));
+    if (strcmp(json_string_value(json_object_get(event, "ph")), "X") == 0 &&
+        strcmp(json_string_value(json_object_get(event, "name")), name) == 0 &&
+        on && strcmp(on, device) == 0 &&
+        json_integer_value(json_object_get(args, "seq")) == seq) {
+      found = args;
+      ++n;
+      assert_int_equal(json_integer_value(json_object_get(event, "pid")), 0);
+      assert_string_equal(json_string_value(json_object_get(event, "cat")),
+                          "collective");
+    }
+  }
+  if (n != 1)
+    fail_msg("%zu slices %s on %s with seq %lld", n, name, device,
+             (long long)seq);
+  return found;
+}
+
+static void assert_arg_string(json_t *args, const char *key,
+                              const char *expected) {
+  const char *value = json_string_value(json_object_get(args, key));
+  if (!value || strcmp(value, expected) != 0)
+    fail_msg("args.%s is %s, expected %s", key, value ? value : "missing",
+             expected);
+}
+
+static void assert_arg_int(json_t *args, const char *key, json_int_t expected) {
+  json_t *value = json_object_get(args, key);
+  if (!json_is_integer(value) || json_integer_value(value) != expected)
+    fail_msg("args.%s is not %lld", key, (long long)expected);
+}
+
+/* Rank r holds r + 1 everywhere; all_reduce (sum) makes 3, rank 1 then
+ * writes 7 and broadcasts it, all_reduce (max) keeps 7. */
+static void run_collectives(bp_runtime_t *runtime) {
+  bp_device_t *devices[2];
+  bp_stream_t *streams[2];
+  bp_comm_t *comms[2];
+  float *buffers[2];
+  float host[COLLECTIVE_COUNT];
+  for (size_t r = 0; r < 2; ++r) {
+    assert_int_equal(bp_device_at(runtime, r, &devices[r]), BP_OK);
+    assert_int_equal(bp_stream_create(devices[r], &streams[r]), BP_OK);
+    assert_int_equal(
+        bp_device_malloc(devices[r], sizeof host, (void **)&buffers[r]), BP_OK);
+    for (size_t i = 0; i < COLLECTIVE_COUNT; ++i)
+      host[i] = (float)(r + 1);
+    assert_int_equal(
+        bp_copy(devices[r], buffers[r], NULL, host, sizeof host, NULL), BP_OK);
+  }
+  assert_int_equal(bp_comm_init_all(devices, 2, comms), BP_OK);
+  for (size_t r = 0; r < 2; ++r)
+    assert_int_equal(bp_comm_all_reduce(buffers[r], buffers[r],
+                                        COLLECTIVE_COUNT, FLOAT32, SUM,
+                                        comms[r], streams[r]),
+                     BP_OK);
+  for (size_t i = 0; i < COLLECTIVE_COUNT; ++i)
+    host[i] = 7.0f;
+  assert_int_equal(bp_stream_synchronize(streams[1]), BP_OK);
+  assert_int_equal(
+      bp_copy(devices[1], buffers[1], NULL, host, sizeof host, NULL), BP_OK);
+  for (size_t r = 0; r < 2; ++r)
+    assert_int_equal(bp_comm_broadcast(buffers[r], COLLECTIVE_COUNT, FLOAT32, 1,
+                                       comms[r], streams[r]),
+                     BP_OK);
+  for (size_t r = 0; r < 2; ++r)
+    assert_int_equal(bp_comm_all_reduce(buffers[r], buffers[r],
+                                        COLLECTIVE_COUNT, FLOAT32, MAX,
+                                        comms[r], streams[r]),
+                     BP_OK);
+  for (size_t r = 0; r < 2; ++r) {
+    assert_int_equal(bp_stream_synchronize(streams[r]), BP_OK);
+    assert_int_equal(bp_comm_async_error(comms[r]), BP_OK);
+    assert_int_equal(
+        bp_copy(NULL, host, devices[r], buffers[r], sizeof host, NULL), BP_OK);
+    assert_true(host[0] == 7.0f && host[COLLECTIVE_COUNT - 1] == 7.0f);
+    assert_int_equal(bp_comm_destroy(comms[r]), BP_OK);
+    assert_int_equal(bp_device_free(devices[r], buffers[r]), BP_OK);
+    assert_int_equal(bp_stream_destroy(streams[r]), BP_OK);
+  }
+}
+
+static void test_collectives_traced(void **state) {
+  (void)state;
+  char path[32];
+  temp_path(path);
+  bp_layer_options_t options = layer_options("trace", "");
+  options.trace_file = path;
+  bp_runtime_t *runtime = layered_runtime(&options);
+  run_collectives(runtime);
+  bp_runtime_destroy(runtime);
+  json_t *root = trace_check_file(path);
+  if (getenv("BP_KEEP_TRACE") == NULL)
+    unlink(path);
+  const char *devices[] = {"vcpu:0", "vcpu:1"};
+  const char *comm_of[2];
+  for (size_t r = 0; r < 2; ++r) {
+    json_t *sum = collective_args(root, "xccl_all_reduce", devices[r], 1);
+    json_t *bcast = collective_args(root, "xccl_broadcast", devices[r], 2);
+    json_t *max = collective_args(root, "xccl_all_reduce", devices[r], 3);
+    json_t *each[] = {sum, bcast, max};
+    comm_of[r] = json_string_value(json_object_get(sum, "comm"));
+    assert_non_null(comm_of[r]);
+    for (size_t k = 0; k < 3; ++k) {
+      assert_arg_string(each[k], "comm", comm_of[r]);
+      assert_arg_string(each[k], "result", "C_SUCCESS");
+      assert_arg_string(each[k], "dtype", "float32");
+      assert_arg_int(each[k], "rank", (json_int_t)r);
+      assert_arg_int(each[k], "nranks", 2);
+      assert_arg_int(each[k], "count", COLLECTIVE_COUNT);
+      assert_arg_int(each[k], "bytes", 4 * COLLECTIVE_COUNT);
+    }
+    assert_arg_string(sum, "reduce_op", "sum");
+    assert_arg_string(max, "reduce_op", "max");
+    assert_arg_int(bcast, "root", 1);
+    assert_null(json_object_get(sum, "root"));
+    assert_null(json_object_get(bcast, "reduce_op"));
+  }
+  assert_string_not_equal(comm_of[0], comm_of[1]);
+  /* Nothing beyond the six calls. */
+  assert_int_equal(trace_count(root, "X", "xccl_all_reduce", NULL, 0), 4);
+  assert_int_equal(trace_count(root, "X", "xccl_broadcast", NULL, 0), 2);
+  json_decref(root);
+}
+
 static void test_unwritable_file_is_reported_not_fatal(void **state) {
   (void)state;
   const char *path = "/nonexistent-bp-dir/trace.json";
@@ -154,6 +290,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_demo_trace),
       cmocka_unit_test(test_injected_failure_is_traced),
+      cmocka_unit_test(test_collectives_traced),
       cmocka_unit_test(test_unwritable_file_is_reported_not_fatal),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,7 +1,9 @@
 /* The misuse corpus under the validation layer: each program's misuse is
  * reported exactly once, with the right message, and the program runs to its
  * end; without the layer the same program produces no report (the plugin
- * refuses the call itself, or the misuse goes unnoticed, or it crashes). */
+ * refuses the call itself, or the misuse goes unnoticed, or it crashes).
+ * Programs whose misuse hangs without the layer (a callback waiting for
+ * itself) run under validation only. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,21 +16,28 @@
 typedef struct misuse_case {
   const char *program;
   const char *message; /* in the one report line */
+  int validation_only; /* hangs without the layer: not run without it */
 } misuse_case_t;
 
 static const misuse_case_t cases[] = {
-    {"destroyed_stream", "synchronize_stream on vcpu:0: stream "},
-    {"destroyed_event", "query_event on vcpu:0: event "},
-    {"foreign_stream_record", "record_event on vcpu:0: event "},
-    {"double_free", "device_memory_deallocate on vcpu:0: double free of "},
-    {"never_allocated_free", "was never allocated as device memory"},
-    {"size_mismatch", "size 1024 differs from the 4096 bytes of device "
-                      "memory #1"},
-    {"copy_past_end", "runs 4096 bytes past the end of device memory #1 "
-                      "(4096 bytes"},
-    {"device_pointer_as_host", "memory_copy_d2h on vcpu:0: destination "},
-    {"pending_destroy", "destroy_stream on vcpu:0: stream "},
-    {"leak", "finalize on vcpu:1: leaked device memory #1: 4096 bytes"},
+    {"destroyed_stream", "synchronize_stream on vcpu:0: stream ", 0},
+    {"destroyed_event", "query_event on vcpu:0: event ", 0},
+    {"foreign_stream_record", "record_event on vcpu:0: event ", 0},
+    {"double_free", "device_memory_deallocate on vcpu:0: double free of ", 0},
+    {"never_allocated_free", "was never allocated as device memory", 0},
+    {"size_mismatch",
+     "size 1024 differs from the 4096 bytes of device "
+     "memory #1",
+     0},
+    {"copy_past_end",
+     "runs 4096 bytes past the end of device memory #1 "
+     "(4096 bytes",
+     0},
+    {"device_pointer_as_host", "memory_copy_d2h on vcpu:0: destination ", 0},
+    {"pending_destroy", "destroy_stream on vcpu:0: stream ", 0},
+    {"leak", "finalize on vcpu:1: leaked device memory #1: 4096 bytes", 0},
+    {"callback_syncs_own_stream",
+     "synchronize_stream on vcpu:0: called on stream 0x", 1},
 };
 
 /* A second fragment each message must hold. */
@@ -43,6 +52,7 @@ static const char *const details[] = {
     "passed as host memory",
     "with work pending",
     "at 0x",
+    "from a host callback of that stream",
 };
 
 /* Runs BP_MISUSE_DIR/program with BACKPLANE_LAYERS=`layers` and the log at
@@ -106,6 +116,10 @@ static void test_corpus(void **state) {
       fail_msg("%s: report \"%s\" lacks \"%s\" / \"%s\"", c->program, lines[0],
                c->message, details[i]);
     printf("%-24s validation: %s", c->program, lines[0] + 22);
+    if (c->validation_only) {
+      printf("%-24s without: not run (hangs)\n", c->program);
+      continue;
+    }
 
     unlink(log_path);
     status = run_program(c->program, "", log_path);

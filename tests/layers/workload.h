@@ -1,9 +1,12 @@
 /* A workload over the runtime's own paths, shared by the fault sweep and
  * the validation and trace tests: two devices, a stream on each, allocation,
  * memset, copies host->device, device->device across devices (ordered by an
- * event wait), device->host, synchronous copies, pinned host memory, a host
- * callback, synchronization. It stops at the first failing call, releases
- * what it created, and checks the bytes of every copy that succeeded. */
+ * event wait), device->host, synchronous copies in every direction (peer
+ * included), a same-device copy on a stream, pinned host and unified
+ * memory, a host callback, stream and event queries, event timing,
+ * synchronization, and emptying the allocator's cache. It stops at the first
+ * failing call, releases what it created, and checks the bytes of every copy
+ * that succeeded. */
 #ifndef BACKPLANE_TESTS_LAYERS_WORKLOAD_H_
 #define BACKPLANE_TESTS_LAYERS_WORKLOAD_H_
 

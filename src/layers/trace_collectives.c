@@ -1,0 +1,78 @@
+/* The hook through which src/comm reports its xccl_* calls: one host slice
+ * per call, category "collective", on the calling thread's track, with the
+ * communicator, op, sizes, root or peer and sequence number as args. */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "layers/collective_note.h"
+#include "layers/trace_internal.h"
+
+static const char *dtype_name(C_DataType dtype) {
+  static const char *const names[] = {[BOOL] = "bool",
+                                      [UINT8] = "uint8",
+                                      [UINT16] = "uint16",
+                                      [UINT32] = "uint32",
+                                      [UINT64] = "uint64",
+                                      [INT8] = "int8",
+                                      [INT16] = "int16",
+                                      [INT32] = "int32",
+                                      [INT64] = "int64",
+                                      [FLOAT16] = "float16",
+                                      [FLOAT32] = "float32",
+                                      [FLOAT64] = "float64",
+                                      [BFLOAT16] = "bfloat16",
+                                      [COMPLEX64] = "complex64",
+                                      [COMPLEX128] = "complex128"};
+  size_t i = (size_t)dtype;
+  return i < sizeof names / sizeof names[0] && names[i] ? names[i] : "unknown";
+}
+
+static const char *reduce_op_name(int op) {
+  static const char *const names[] = {[SUM] = "sum",
+                                      [AVG] = "avg",
+                                      [MAX] = "max",
+                                      [MIN] = "min",
+                                      [PRODUCT] = "product"};
+  return op >= 0 && (size_t)op < sizeof names / sizeof names[0] ? names[op]
+                                                                : "unknown";
+}
+
+static bp_trace_comm_lane_t lane_of(bp_collective_rank_role_t role) {
+  switch (role) {
+  case BP_NOTE_SEND_PEER:
+    return BP_TRACE_LANE_SEND;
+  case BP_NOTE_RECV_PEER:
+    return BP_TRACE_LANE_RECV;
+  default:
+    return BP_TRACE_LANE_COLLECTIVE;
+  }
+}
+
+void bp_layers_note_collective(const bp_collective_note_t *note,
+                               C_Status result) {
+  if (!note->start_ns)
+    return;
+  const bp_comm_t *comm = note->comm;
+  bp_trace_layer_t *t = comm->device->plugin->layers->trace;
+  pthread_mutex_lock(&t->lock);
+  uint64_t seq =
+      bp_trace_comm_seq_next(&t->comm_seqs, comm, comm->native, comm->nranks,
+                             lane_of(note->rank_role), note->rank);
+  pthread_mutex_unlock(&t->lock);
+  char detail[320];
+  int n =
+      snprintf(detail, sizeof detail,
+               ",\"comm\":\"%p\",\"rank\":%zu,\"nranks\":%zu,\"seq\":%" PRIu64
+               ",\"count\":%zu,\"dtype\":\"%s\",\"bytes\":%zu",
+               (const void *)comm, comm->rank, comm->nranks, seq, note->count,
+               dtype_name(note->dtype), note->bytes);
+  if (note->reduce_op != BP_NOTE_NO_REDUCE_OP && n > 0 &&
+      (size_t)n < sizeof detail)
+    n += snprintf(detail + n, sizeof detail - (size_t)n,
+                  ",\"reduce_op\":\"%s\"", reduce_op_name(note->reduce_op));
+  if (note->rank_role != BP_NOTE_NO_RANK && n > 0 && (size_t)n < sizeof detail)
+    snprintf(detail + n, sizeof detail - (size_t)n, ",\"%s\":%zu",
+             note->rank_role == BP_NOTE_ROOT ? "root" : "peer", note->rank);
+  bp_trace_record_host(t, "collective", note->function, &comm->device->c_device,
+                       note->start_ns, result, detail);
+}
