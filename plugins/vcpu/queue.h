@@ -46,6 +46,7 @@ typedef struct vcpu_command {
     struct {
       C_Callback fn;
       void *user_data;
+      C_Device device; /* the caller's handle, handed back to fn */
     } callback;
     struct {
       void (*fn)(void *arg);

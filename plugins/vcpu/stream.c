@@ -60,7 +60,7 @@ static void run_command(C_Stream stream, vcpu_command *command) {
     break;
   case VCPU_COMMAND_CALLBACK: {
     C_Status status = C_SUCCESS;
-    command->callback.fn(&stream->device->handle, stream,
+    command->callback.fn(command->callback.device, stream,
                          command->callback.user_data, &status);
     break;
   }
@@ -213,7 +213,7 @@ C_Status vcpu_stream_add_callback(const C_Device device, C_Stream stream,
   if (!vcpu_stream_of(vcpu_device_get(device), stream) || !callback)
     return C_ERROR;
   vcpu_command command = {.kind = VCPU_COMMAND_CALLBACK,
-                          .callback = {callback, user_data}};
+                          .callback = {callback, user_data, device}};
   vcpu_queue_push(&stream->queue, &command);
   return C_SUCCESS;
 }

@@ -29,6 +29,7 @@ typedef struct sequence_log {
   pthread_t thread[4096];
   C_Stream stream[4096];
   int device[4096];
+  C_Device handle[4096];
   int bad_status;
 } sequence_log;
 
@@ -47,6 +48,7 @@ static void record_callback(C_Device device, C_Stream stream, void *user_data,
   log->thread[entry->index] = pthread_self();
   log->stream[entry->index] = stream;
   log->device[entry->index] = device ? device->id : -1;
+  log->handle[entry->index] = device;
   if (!status || *status != C_SUCCESS)
     log->bad_status = 1;
 }
@@ -72,6 +74,7 @@ static void test_callbacks_run_once_in_order_off_the_caller(void **state) {
     assert_false(pthread_equal(log->thread[i], pthread_self()));
     assert_ptr_equal(log->stream[i], stream);
     assert_int_equal(log->device[i], 1);
+    assert_ptr_equal(log->handle[i], vcpu_dev(1)); /* the caller's handle */
   }
   assert_int_equal(log->bad_status, 0);
   assert_int_equal(vcpu.table.destroy_stream(vcpu_dev(1), stream), C_SUCCESS);
