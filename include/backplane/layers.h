@@ -13,13 +13,17 @@
  *             call of plugin function FN (1-based) fails, or each call fails
  *             with probability P, deterministically under seed S (default
  *             0). STATUS is C_FAILED (default), C_ERROR or C_INTERNAL_ERROR.
+ *             Each injected fault prints one line on stderr.
  * validation: reports misuse of the plugin ABI (destroyed or foreign streams
  *             and events, bad frees, size mismatches, copies out of range,
- *             work pending at destroy, leaks at unload), one line each, to
+ *             work pending at destroy, leaks at unload, a host callback that
+ *             synchronizes or destroys its own stream or device), one line
+ *             each, to
  *             stderr or BACKPLANE_VALIDATION_LOG (appended);
  *             BACKPLANE_VALIDATION_ABORT=1 aborts on the first.
- * trace:      every intercepted call with its duration, plus the device
- *             timeline, written as Chrome trace-event JSON to
+ * trace:      every intercepted call with its duration, the framework face's
+ *             collectives (communicator, op, bytes, sequence number), plus
+ *             the device timeline, written as Chrome trace-event JSON to
  *             BACKPLANE_TRACE_FILE (default backplane-trace.json) when the
  *             runtime is destroyed. */
 #ifndef BACKPLANE_LAYERS_H_
