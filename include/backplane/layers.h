@@ -18,8 +18,7 @@
  *             and events, bad frees, size mismatches, copies out of range,
  *             work pending at destroy, leaks at unload, a host callback that
  *             synchronizes or destroys its own stream or device), one line
- *             each, to
- *             stderr or BACKPLANE_VALIDATION_LOG (appended);
+ *             each, to stderr or BACKPLANE_VALIDATION_LOG (appended);
  *             BACKPLANE_VALIDATION_ABORT=1 aborts on the first.
  * trace:      every intercepted call with its duration, the framework face's
  *             collectives (communicator, op, bytes, sequence number), plus
