@@ -54,9 +54,6 @@ typedef struct comm_desc {
   uint64_t seq; /* collective sequence, or the p2p message number per pair */
 } comm_desc;
 
-/* Per-rank state shared with peers. `arrive` is the rank's position:
- * (sequence << 32) + step of the collective it is in; `desc` is valid for
- * peers from step 1 on, until the rank leaves the collective. */
 /* Where a rank's buffers lie in its device arena (comm_arena.h). */
 typedef struct comm_location {
   bool shareable; /* both buffers (or NULL ones) are in one arena */
@@ -64,11 +61,16 @@ typedef struct comm_location {
   uint64_t send_offset, recv_offset;
 } comm_location;
 
+/* Per-rank state shared with peers. `arrive` is the rank's position:
+ * (sequence << 32) + step of the collective it is in. desc[seq % 2] is the
+ * rank's call `seq`, valid for peers from step 1 on: the rank rewrites it
+ * only at seq + 2, after every peer reached step 1 of seq + 1 (so finished
+ * with seq), which lets a collective end at its first meeting. */
 typedef struct comm_rank_slot {
   _Alignas(64) _Atomic uint64_t arrive;
   atomic_bool joined;
   _Atomic int32_t pid; /* the rank's process, 0 until it joins */
-  comm_desc desc;
+  comm_desc desc[2];
   comm_location where;
   /* The sequence number of the last collective for which this rank mapped
    * every peer's arena (single copy possible on its side). */
@@ -76,7 +78,9 @@ typedef struct comm_rank_slot {
 } comm_rank_slot;
 
 #define COMM_STEP_BITS 32
-enum { COMM_MAILBOX_SLOTS = 16 };
+/* COMM_SMALL_BYTES: per rank and sequence parity, the world's area for
+ * one-meeting all_reduce inputs (comm_small.h). */
+enum { COMM_MAILBOX_SLOTS = 16, COMM_SMALL_BYTES = 16 * 1024 };
 
 /* A posted send, read by the receiver. `buf` is only meaningful when both
  * ranks share a process; otherwise the data streams through the pair's
@@ -122,6 +126,8 @@ typedef struct comm_world {
   size_t pair_bytes;
   unsigned char *data_slots; /* nranks * slot_bytes: collective staging */
   size_t slot_bytes;
+  /* nranks * 2 * COMM_SMALL_BYTES: [rank][seq % 2], comm_small.h */
+  unsigned char *small_inputs;
   /* 0 unknown, 1 every rank lives in this process, 2 some do not. Decided
    * once every rank has joined. */
   _Atomic int locality;

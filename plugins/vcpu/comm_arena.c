@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "comm_meet.h"
 #include "comm_reduce.h"
 #include "memory.h"
 
@@ -79,7 +80,7 @@ static void extents(const comm_desc *d, size_t nranks, size_t *send,
   *recv = d->kind == COMM_ALL_GATHER ? bytes * nranks : bytes;
 }
 
-bool comm_arena_translate(C_CCLComm comm, comm_desc *peers) {
+bool comm_arena_translate(C_CCLComm comm, uint64_t seq, comm_desc *peers) {
   comm_world *world = comm->world;
   int32_t me = (int32_t)getpid();
   bool ok = true;
@@ -89,7 +90,7 @@ bool comm_arena_translate(C_CCLComm comm, comm_desc *peers) {
   ok = world->maps != NULL;
   for (size_t r = 0; r < world->nranks && ok; r++) {
     const comm_rank_slot *slot = &world->slots[r];
-    peers[r] = slot->desc;
+    peers[r] = *comm_published_call(world, r, seq);
     int32_t pid = atomic_load(&slot->pid);
     if (pid == me)
       continue; /* its pointers are valid here */
@@ -97,7 +98,7 @@ bool comm_arena_translate(C_CCLComm comm, comm_desc *peers) {
     if (!ok)
       break;
     size_t send_bytes, recv_bytes;
-    extents(&slot->desc, world->nranks, &send_bytes, &recv_bytes);
+    extents(&peers[r], world->nranks, &send_bytes, &recv_bytes);
     const comm_arena_map *map = &world->maps[r];
     if (peers[r].send != NULL) {
       ok = slot->where.send_offset + send_bytes <= map->size;

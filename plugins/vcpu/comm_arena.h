@@ -8,6 +8,7 @@
 #define BACKPLANE_VCPU_COMM_ARENA_H_
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "comm.h"
 
@@ -19,11 +20,11 @@ void comm_arena_publish(C_CCLComm comm, const comm_desc *desc);
  * arena (so all ranks reach the same answer). */
 bool comm_arena_everyone_published(const comm_world *world);
 
-/* Fills peers[r] with rank r's call, its buffers translated into this
+/* Fills peers[r] with rank r's call `seq`, its buffers translated into this
  * process (mapping arenas on first use). false if an arena cannot be mapped
  * or a buffer does not fit in it; then this rank cannot take part in a
  * single-copy collective. Thread-safe. */
-bool comm_arena_translate(C_CCLComm comm, comm_desc *peers);
+bool comm_arena_translate(C_CCLComm comm, uint64_t seq, comm_desc *peers);
 
 /* Unmaps every peer arena of the world (when its last communicator in this
  * process goes). */

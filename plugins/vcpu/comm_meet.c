@@ -95,7 +95,7 @@ static bool same_call(const comm_desc *a, const comm_desc *b) {
 
 static bp_status_t check_same_call(C_CCLComm comm, const comm_desc *mine) {
   for (size_t r = 0; r < comm->nranks; r++) {
-    const comm_desc *theirs = &comm->world->slots[r].desc;
+    const comm_desc *theirs = comm_published_call(comm->world, r, mine->seq);
     if (same_call(mine, theirs))
       continue;
     char a[128], b[128];
@@ -111,9 +111,14 @@ static bp_status_t check_same_call(C_CCLComm comm, const comm_desc *mine) {
 
 bp_status_t comm_start_collective(C_CCLComm comm, const comm_desc *desc,
                                   uint64_t deadline_ns) {
-  comm->world->slots[comm->rank].desc = *desc;
+  comm->world->slots[comm->rank].desc[desc->seq % 2] = *desc;
   bp_status_t status = comm_meet(comm, desc, 1, deadline_ns);
   return status == BP_OK ? check_same_call(comm, desc) : status;
+}
+
+const comm_desc *comm_published_call(const comm_world *world, size_t rank,
+                                     uint64_t seq) {
+  return &world->slots[rank].desc[seq % 2];
 }
 
 /* Rank r's chunk of `count` elements: whole cache lines, the last rank takes

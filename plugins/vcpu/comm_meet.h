@@ -19,6 +19,11 @@ bp_status_t comm_meet(C_CCLComm comm, const comm_desc *desc, unsigned step,
 bp_status_t comm_start_collective(C_CCLComm comm, const comm_desc *desc,
                                   uint64_t deadline_ns);
 
+/* Rank `rank`'s call `seq` as it published it (valid from step 1 of that
+ * call until this rank leaves it). */
+const comm_desc *comm_published_call(const comm_world *world, size_t rank,
+                                     uint64_t seq);
+
 /* "rank 2 never joined", "rank 1 is at sequence 4 step 2", ... */
 void comm_describe_rank(const comm_world *world, size_t rank, char *out,
                         size_t capacity);

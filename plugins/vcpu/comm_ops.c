@@ -10,6 +10,7 @@
 #include "comm_mpi.h"
 #include "comm_p2p.h"
 #include "comm_reduce.h"
+#include "comm_small.h"
 #include "comm_staged.h"
 #include "comm_threads.h"
 #include "park.h"
@@ -19,8 +20,9 @@ typedef struct comm_batch {
   struct comm_batch *next; /* the group's list */
   C_CCLComm comm;
   C_Stream stream;
-  comm_desc *calls;
+  comm_desc *calls; /* &first_call until a second call comes */
   size_t count, capacity;
+  comm_desc first_call; /* a lone call costs one allocation */
 } comm_batch;
 
 typedef struct comm_group {
@@ -37,7 +39,8 @@ void comm_set_enqueue(comm_enqueue_fn enqueue) {
 }
 
 static void batch_free(comm_batch *batch) {
-  free(batch->calls);
+  if (batch->calls != &batch->first_call)
+    free(batch->calls);
   free(batch);
 }
 
@@ -51,7 +54,7 @@ static bp_status_t agree_on_single_copy(C_CCLComm comm, const comm_desc *desc,
                                         comm_desc *peers, unsigned step,
                                         uint64_t deadline, bool *out_agreed) {
   comm_world *world = comm->world;
-  if (comm_arena_translate(comm, peers))
+  if (comm_arena_translate(comm, desc->seq, peers))
     atomic_store(&world->slots[comm->rank].mapped_seq, desc->seq);
   bp_status_t status = comm_meet(comm, desc, step, deadline);
   bool agreed = true;
@@ -61,10 +64,11 @@ static bp_status_t agree_on_single_copy(C_CCLComm comm, const comm_desc *desc,
   return status;
 }
 
-/* Ranks all in this process: single copy through the published buffers.
- * Across processes: single copy through mapped device arenas when every
- * rank's buffers are in one and the call is large, else staged through the
- * world segment. */
+/* Small all_reduce: one meeting through the world's input areas
+ * (comm_small.h). Otherwise, ranks all in this process: single copy through
+ * the published buffers. Across processes: single copy through mapped device
+ * arenas when every rank's buffers are in one and the call is large, else
+ * staged through the world segment. */
 static bp_status_t run_collective(C_CCLComm comm, const comm_desc *desc,
                                   uint64_t deadline) {
   comm_world *world = comm->world;
@@ -77,6 +81,8 @@ static bp_status_t run_collective(C_CCLComm comm, const comm_desc *desc,
                : comm_fail(comm, (bp_status_t)status, "%s rank %zu: %s",
                            comm->name, comm->rank, error);
   }
+  if (comm_small_all_reduce_fits(desc))
+    return comm_small_all_reduce(comm, desc, deadline);
   comm_arena_publish(comm, desc);
   bp_status_t status = comm_start_collective(comm, desc, deadline);
   if (status != BP_OK)
@@ -91,7 +97,7 @@ static bp_status_t run_collective(C_CCLComm comm, const comm_desc *desc,
   size_t bytes = desc->count * comm_dtype_size(desc->dtype);
   if (comm_world_is_local(world)) {
     for (size_t r = 0; r < comm->nranks; r++)
-      peers[r] = world->slots[r].desc;
+      peers[r] = *comm_published_call(world, r, desc->seq);
     status = comm_threads_collective(comm, desc, peers, 2, deadline);
   } else if (bytes >= SINGLE_COPY_MIN_BYTES &&
              comm_arena_everyone_published(world)) {
@@ -147,11 +153,15 @@ static void run_batch(void *argument) {
 
 static bp_status_t append(comm_batch *batch, const comm_desc *desc) {
   if (batch->count == batch->capacity) {
-    size_t capacity = batch->capacity ? 2 * batch->capacity : 4;
-    comm_desc *calls = realloc(batch->calls, capacity * sizeof *calls);
+    size_t capacity = 4 * batch->capacity;
+    bool inline_calls = batch->calls == &batch->first_call;
+    comm_desc *calls =
+        realloc(inline_calls ? NULL : batch->calls, capacity * sizeof *calls);
     if (calls == NULL)
       return comm_reject(BP_ERR_OUT_OF_MEMORY, "%s: out of memory",
                          batch->comm->name);
+    if (inline_calls)
+      calls[0] = batch->first_call;
     batch->calls = calls;
     batch->capacity = capacity;
   }
@@ -164,6 +174,8 @@ static comm_batch *batch_new(C_CCLComm comm, C_Stream stream) {
   if (batch != NULL) {
     batch->comm = comm;
     batch->stream = stream;
+    batch->calls = &batch->first_call;
+    batch->capacity = 1;
   }
   return batch;
 }

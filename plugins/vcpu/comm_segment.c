@@ -42,7 +42,7 @@ static uint64_t secret_tag(uint64_t secret, uint64_t token) {
 }
 
 typedef struct layout {
-  size_t slots, mailboxes, pair_buffers, data_slots, total;
+  size_t slots, mailboxes, pair_buffers, data_slots, small_inputs, total;
 } layout;
 
 static layout layout_of(size_t nranks, size_t pair_bytes, size_t slot_bytes) {
@@ -52,7 +52,8 @@ static layout layout_of(size_t nranks, size_t pair_bytes, size_t slot_bytes) {
   l.pair_buffers =
       round_up(l.mailboxes + nranks * nranks * sizeof(comm_mailbox), PAGE);
   l.data_slots = round_up(l.pair_buffers + nranks * nranks * pair_bytes, PAGE);
-  l.total = l.data_slots + nranks * slot_bytes;
+  l.small_inputs = round_up(l.data_slots + nranks * slot_bytes, PAGE);
+  l.total = l.small_inputs + nranks * 2 * (size_t)COMM_SMALL_BYTES;
   return l;
 }
 
@@ -71,6 +72,7 @@ static void set_views(comm_world *world) {
   world->pair_bytes = h->pair_bytes;
   world->data_slots = (unsigned char *)base + l.data_slots;
   world->slot_bytes = h->slot_bytes;
+  world->small_inputs = (unsigned char *)base + l.small_inputs;
 }
 
 /* True if /dev/shm holds a segment of this token under another tag. */

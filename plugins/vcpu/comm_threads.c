@@ -8,9 +8,6 @@
 #include "comm_meet.h"
 #include "comm_reduce.h"
 
-/* All-reduces up to this size take the one-shot path. */
-enum { ONE_SHOT_BYTES = 16 * 1024 };
-
 /* Reduces elements [begin, end) of every rank's send buffer (offset by
  * `src_offset` elements) into dst. */
 static bp_status_t reduce_from_all(C_CCLComm comm, const comm_desc *d,
@@ -30,25 +27,6 @@ static bp_status_t reduce_from_all(C_CCLComm comm, const comm_desc *d,
   return BP_OK;
 }
 
-/* Small all_reduce: every rank reduces all inputs itself (two meetings, not
- * three). Peers only read this rank's input, so an out-of-place result is
- * written directly; an in-place one goes through a stack buffer until every
- * rank has read the inputs. */
-static bp_status_t one_shot_all_reduce(C_CCLComm comm, const comm_desc *d,
-                                       const comm_desc *peers, unsigned step,
-                                       uint64_t deadline_ns) {
-  _Alignas(64) unsigned char scratch[ONE_SHOT_BYTES];
-  size_t bytes = d->count * comm_dtype_size(d->dtype);
-  bool in_place = d->send == d->recv;
-  bp_status_t status = reduce_from_all(comm, d, peers, 0, 0, d->count,
-                                       in_place ? (void *)scratch : d->recv);
-  if (status == BP_OK)
-    status = comm_meet(comm, d, step, deadline_ns);
-  if (status == BP_OK && in_place)
-    comm_copy(d->recv, scratch, bytes);
-  return status;
-}
-
 bp_status_t comm_threads_collective(C_CCLComm comm, const comm_desc *d,
                                     const comm_desc *peers, unsigned step,
                                     uint64_t deadline_ns) {
@@ -59,8 +37,6 @@ bp_status_t comm_threads_collective(C_CCLComm comm, const comm_desc *d,
   size_t begin, end;
   switch (d->kind) {
   case COMM_ALL_REDUCE:
-    if (d->count * es <= ONE_SHOT_BYTES)
-      return one_shot_all_reduce(comm, d, peers, step, deadline_ns);
     comm_chunk_of(d->count, es, n, me, &begin, &end);
     status = reduce_from_all(comm, d, peers, 0, begin, end,
                              (char *)d->recv + begin * es);
