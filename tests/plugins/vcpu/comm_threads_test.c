@@ -1,6 +1,7 @@
 /* vcpu collectives with ranks as threads of one process: every collective,
  * op, type, in-place and out-of-place, counts 0, 1, odd and large, 2..4
- * ranks, checked against host references; groups, send/recv, all_to_all. */
+ * ranks, checked against host references; groups, send/recv, all_to_all;
+ * hundreds of all_reduces in flight at once. */
 #include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -404,6 +405,111 @@ static void test_send_recv_from_rank_threads(void **state) {
   world_close(&w);
 }
 
+/* ---- back-to-back all_reduce ------------------------------------------- */
+
+/* Each rank's own thread issues PIPELINED_CALLS all_reduces with no
+ * synchronization between them, so a fast rank runs into its next call while
+ * a slow peer still reduces the last one: catches a rank overwriting its
+ * small-call input copy (comm_small.h) before every peer has reduced from
+ * it. Calls mix in place and out of place, small (1 KiB) and staged
+ * (24 KiB) sizes, SUM and MAX, each with its own inputs and output. */
+enum {
+  PIPELINED_RANKS = 3,
+  PIPELINED_CALLS = 300,
+  PIPELINED_SMALL_COUNT = 256,  /* 1 KiB of int32 */
+  PIPELINED_LARGE_COUNT = 6144, /* 24 KiB of int32, over the small path */
+};
+
+static size_t pipelined_count(size_t call) {
+  return call % 5 == 4 ? PIPELINED_LARGE_COUNT : PIPELINED_SMALL_COUNT;
+}
+
+static bool pipelined_in_place(size_t call) {
+  return call % 2 == 0;
+}
+
+static C_CCLReduceOp pipelined_op(size_t call) {
+  return call % 3 == 2 ? MAX : SUM;
+}
+
+/* Rank r's element i of call `call`: differs between calls and ranks. */
+static int32_t pipelined_value(size_t call, size_t rank, size_t i) {
+  return (int32_t)((call * 7919 + rank * 104729 + i * 31) % 2001) - 1000;
+}
+
+static int32_t pipelined_expected(size_t call, size_t i) {
+  int32_t result = pipelined_value(call, 0, i);
+  for (size_t r = 1; r < PIPELINED_RANKS; r++) {
+    int32_t v = pipelined_value(call, r, i);
+    result = pipelined_op(call) == SUM ? result + v : v > result ? v : result;
+  }
+  return result;
+}
+
+typedef struct pipelined_rank {
+  world *w;
+  size_t rank;
+  int32_t *send[PIPELINED_CALLS];
+  int32_t *recv[PIPELINED_CALLS]; /* == send[call] in place */
+  C_Status status[PIPELINED_CALLS];
+} pipelined_rank;
+
+static void *pipelined_rank_main(void *argument) {
+  pipelined_rank *t = argument;
+  C_Stream s = stream_of(t->w, t->rank);
+  for (size_t call = 0; call < PIPELINED_CALLS; call++)
+    t->status[call] = xccl.xccl_all_reduce(
+        t->send[call], t->recv[call], pipelined_count(call), INT32,
+        pipelined_op(call), t->w->comms[t->rank], s);
+  test_stream_synchronize(t->w->streams[t->rank]);
+  return NULL;
+}
+
+static void test_back_to_back_all_reduces(void **state) {
+  (void)state;
+  world w;
+  world_open(&w, PIPELINED_RANKS);
+  pipelined_rank ranks[PIPELINED_RANKS];
+  for (size_t r = 0; r < PIPELINED_RANKS; r++) {
+    ranks[r].w = &w;
+    ranks[r].rank = r;
+    for (size_t call = 0; call < PIPELINED_CALLS; call++) {
+      size_t count = pipelined_count(call);
+      int32_t *send = malloc(count * sizeof *send);
+      assert_non_null(send);
+      for (size_t i = 0; i < count; i++)
+        send[i] = pipelined_value(call, r, i);
+      ranks[r].send[call] = send;
+      ranks[r].recv[call] = pipelined_in_place(call)
+                                ? send
+                                : calloc(count, sizeof *ranks[r].recv[call]);
+      assert_non_null(ranks[r].recv[call]);
+    }
+  }
+  pthread_t ids[PIPELINED_RANKS];
+  for (size_t r = 0; r < PIPELINED_RANKS; r++)
+    assert_int_equal(
+        pthread_create(&ids[r], NULL, pipelined_rank_main, &ranks[r]), 0);
+  for (size_t r = 0; r < PIPELINED_RANKS; r++)
+    assert_int_equal(pthread_join(ids[r], NULL), 0);
+  world_expect_healthy(&w);
+  for (size_t r = 0; r < PIPELINED_RANKS; r++)
+    for (size_t call = 0; call < PIPELINED_CALLS; call++) {
+      assert_int_equal(ranks[r].status[call], C_SUCCESS);
+      for (size_t i = 0; i < pipelined_count(call); i++) {
+        if (ranks[r].recv[call][i] != pipelined_expected(call, i))
+          fail_msg("rank %zu call %zu element %zu: %d, want %d", r, call, i,
+                   ranks[r].recv[call][i], pipelined_expected(call, i));
+        if (!pipelined_in_place(call))
+          assert_int_equal(ranks[r].send[call][i], pipelined_value(call, r, i));
+      }
+      if (!pipelined_in_place(call))
+        free(ranks[r].recv[call]);
+      free(ranks[r].send[call]);
+    }
+  world_close(&w);
+}
+
 static void test_all_to_all(void **state) {
   (void)state;
   for (size_t n = 2; n <= MAX_RANKS; n++) {
@@ -469,6 +575,7 @@ int main(void) {
       cmocka_unit_test_teardown(test_send_recv_from_rank_threads,
                                 no_segment_left),
       cmocka_unit_test_teardown(test_all_to_all, no_segment_left),
+      cmocka_unit_test_teardown(test_back_to_back_all_reduces, no_segment_left),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }
