@@ -30,27 +30,17 @@ struct bp_profile {
   uint64_t start_ns;
 };
 
-static const struct {
-  const char *name;
-  size_t offset;
-} profiler_functions[] = {
-    {"profiler_initialize", offsetof(C_DeviceInterface, profiler_initialize)},
-    {"profiler_finalize", offsetof(C_DeviceInterface, profiler_finalize)},
-    {"profiler_prepare_tracing",
-     offsetof(C_DeviceInterface, profiler_prepare_tracing)},
-    {"profiler_start_tracing",
-     offsetof(C_DeviceInterface, profiler_start_tracing)},
-    {"profiler_stop_tracing",
-     offsetof(C_DeviceInterface, profiler_stop_tracing)},
-    {"profiler_collect_trace_data",
-     offsetof(C_DeviceInterface, profiler_collect_trace_data)},
-};
-
+/* The six profiler_* slots are contiguous in the interface: take their names
+ * from the core's table of every slot. */
 const char *bp_plugin_profiler_missing(const C_DeviceInterface *table) {
-  for (size_t f = 0; f < sizeof profiler_functions / sizeof *profiler_functions;
-       ++f)
-    if (!bp_interface_has(table, profiler_functions[f].offset))
-      return profiler_functions[f].name;
+  const size_t first = offsetof(C_DeviceInterface, profiler_initialize);
+  const size_t last = offsetof(C_DeviceInterface, profiler_collect_trace_data);
+  for (size_t f = 0; f < bp_interface_function_count; ++f) {
+    const bp_interface_function_t *fn = &bp_interface_functions[f];
+    if (fn->offset >= first && fn->offset <= last &&
+        !bp_interface_has(table, fn->offset))
+      return fn->name;
+  }
   return NULL;
 }
 
