@@ -63,13 +63,49 @@ static void test_table_has_budgets(void **state) {
   tool_run_release(&run);
 }
 
+/* --op/--ranks/--transport reach the comm bench: every record is of the
+ * collective asked for, on the ranks asked for. */
+static void test_comm_options_select_the_collective(void **state) {
+  (void)state;
+  tool_run_t run;
+  assert_int_equal(
+      tool_run((const char *[]){"bench", "comm", "--quick", "--op", "broadcast",
+                                "--ranks", "2", "--transport", "threads",
+                                "--json", NULL},
+               NULL, &run),
+      0);
+  assert_int_equal(run.exit_code, 0);
+  json_t *records = json_loads(run.out, 0, NULL);
+  assert_true(json_is_array(records));
+  assert_int_equal(json_array_size(records), 2); /* quick: 1 KiB and 64 KiB */
+  size_t i;
+  json_t *record;
+  json_array_foreach(records, i, record) {
+    assert_string_equal(json_string_value(json_object_get(record, "bench")),
+                        "comm");
+    const char *bench_case = json_string_value(json_object_get(record, "case"));
+    assert_non_null(bench_case);
+    assert_non_null(strstr(bench_case, "broadcast"));
+    assert_non_null(strstr(bench_case, " 2 threads"));
+    assert_true(json_is_number(json_object_get(record, "value")));
+  }
+  json_decref(records);
+  tool_run_release(&run);
+}
+
 static void test_bench_usage_errors(void **state) {
   (void)state;
   const char *const *const cases[] = {
       (const char *[]){"bench", NULL},
       (const char *[]){"bench", "no-such-bench", NULL},
+      (const char *[]){"bench", "comm", "--transport", "bogus", NULL},
+      (const char *[]){"bench", "comm", "--op", "all_to_all", NULL},
+      (const char *[]){"bench", "comm", "--ranks", "9", NULL},
+      (const char *[]){"bench", "comm", "--ranks", "2x", NULL},
+      (const char *[]){"bench", "comm", "--ranks", NULL},
+      (const char *[]){"bench", "copy", "--op", "broadcast", NULL},
   };
-  for (size_t i = 0; i < 2; i++) {
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     tool_run_t run;
     assert_int_equal(tool_run(cases[i], NULL, &run), 0);
     assert_int_equal(run.exit_code, 2);
@@ -81,6 +117,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_all_json_records),
       cmocka_unit_test(test_table_has_budgets),
+      cmocka_unit_test(test_comm_options_select_the_collective),
       cmocka_unit_test(test_bench_usage_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "backplane/backplane.h"
+#include "bench_comm_settings.h"
 
 typedef struct bench_ctx {
   bp_runtime_t *runtime;
@@ -18,6 +19,7 @@ typedef struct bench_ctx {
   bp_device_t *peer;                        /* its second device, or NULL */
   int quick;         /* --quick: tiny sizes and repetitions (tests only) */
   const char *bench; /* the bench running now (set by the driver) */
+  bench_comm_settings_t comm; /* comm: --op, --ranks, --transport */
 
   /* Reporting state (bench_report.c). */
   int json;

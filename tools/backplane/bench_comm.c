@@ -8,13 +8,9 @@
  * 64 KiB up (processes map each other's device arenas; below that they stage
  * through shared memory).
  *
- * Settings (the environment, until `backplane bench` forwards options):
- *   BACKPLANE_BENCH_COMM_OP         all_reduce (default), broadcast, reduce,
- *                                   all_gather, reduce_scatter
- *   BACKPLANE_BENCH_COMM_RANKS      2 (default) .. 8
- *   BACKPLANE_BENCH_COMM_TRANSPORT  threads (default: every rank a device of
- *                                   this process) or shm (rank r > 0 in a
- *                                   child process running the same bench)
+ * Settings: ctx->comm (bench_comm_settings.h), from --op, --ranks and
+ * --transport: threads (every rank a device of this process) or shm (rank
+ * r > 0 in a child process running the same bench with the same options).
  * Budgets (DESIGN.md), all_reduce with 2 ranks: 64-256 MiB at >= 2.5x Open
  * MPI and >= 60 % of the model; 1 KiB no slower than Open MPI. */
 #include <fcntl.h>
@@ -34,31 +30,20 @@
 
 extern char **environ;
 
-enum { MAX_RANKS = 8, MAX_SIZES = 16, ID_BYTES_MAX = 1024 };
-
-typedef enum comm_op {
-  OP_ALL_REDUCE,
-  OP_BROADCAST,
-  OP_REDUCE,
-  OP_ALL_GATHER,
-  OP_REDUCE_SCATTER
-} comm_op_t;
-
-static const char *const op_names[] = {"all_reduce", "broadcast", "reduce",
-                                       "all_gather", "reduce_scatter"};
+enum { MAX_SIZES = 16, ID_BYTES_MAX = 1024 };
 
 typedef struct comm_bench {
   bench_ctx_t *ctx;
-  comm_op_t op;
+  bench_comm_op_t op;
   size_t n;       /* ranks in the world */
   int processes;  /* shm transport */
   size_t local;   /* ranks this process drives */
   size_t my_rank; /* the first rank this process drives */
-  pid_t children[MAX_RANKS];
-  bp_device_t *devices[MAX_RANKS];
-  bp_stream_t *streams[MAX_RANKS];
-  bp_comm_t *comms[MAX_RANKS];
-  float *send[MAX_RANKS], *recv[MAX_RANKS];
+  pid_t children[BENCH_COMM_MAX_RANKS];
+  bp_device_t *devices[BENCH_COMM_MAX_RANKS];
+  bp_stream_t *streams[BENCH_COMM_MAX_RANKS];
+  bp_comm_t *comms[BENCH_COMM_MAX_RANKS];
+  float *send[BENCH_COMM_MAX_RANKS], *recv[BENCH_COMM_MAX_RANKS];
   size_t capacity; /* bytes of each send and recv buffer */
 } comm_bench_t;
 
@@ -87,12 +72,12 @@ static size_t iterations_for(const bench_ctx_t *ctx, size_t bytes) {
 }
 
 /* nccl-tests' bus bandwidth factor (doc/PERFORMANCE.md). */
-static double bus_factor(comm_op_t op, size_t n) {
+static double bus_factor(bench_comm_op_t op, size_t n) {
   switch (op) {
-  case OP_ALL_REDUCE:
+  case BENCH_COMM_ALL_REDUCE:
     return 2.0 * (double)(n - 1) / (double)n;
-  case OP_ALL_GATHER:
-  case OP_REDUCE_SCATTER:
+  case BENCH_COMM_ALL_GATHER:
+  case BENCH_COMM_REDUCE_SCATTER:
     return (double)(n - 1) / (double)n;
   default:
     return 1.0;
@@ -100,13 +85,15 @@ static double bus_factor(comm_op_t op, size_t n) {
 }
 
 /* Elements each rank sends / receives for a collective of `bytes` total. */
-static void counts_of(comm_op_t op, size_t n, size_t bytes, size_t *send,
+static void counts_of(bench_comm_op_t op, size_t n, size_t bytes, size_t *send,
                       size_t *recv) {
   size_t total = bytes / sizeof(float);
   *send = *recv = total;
-  if (op == OP_ALL_GATHER)
+  if (op == BENCH_COMM_ALL_GATHER) {
     *send = total / n;
-  if (op == OP_REDUCE_SCATTER)
+    *recv = *send * n; /* whole blocks when n does not divide the size */
+  }
+  if (op == BENCH_COMM_REDUCE_SCATTER)
     *recv = total / n;
 }
 
@@ -118,15 +105,15 @@ static bp_status_t call(comm_bench_t *b, size_t local, size_t bytes,
   bp_comm_t *comm = b->comms[local];
   bp_stream_t *stream = b->streams[local];
   switch (b->op) {
-  case OP_ALL_REDUCE:
+  case BENCH_COMM_ALL_REDUCE:
     return bp_comm_all_reduce(send, in_place ? send : recv, send_count, FLOAT32,
                               SUM, comm, stream);
-  case OP_BROADCAST:
+  case BENCH_COMM_BROADCAST:
     return bp_comm_broadcast(send, send_count, FLOAT32, 0, comm, stream);
-  case OP_REDUCE:
+  case BENCH_COMM_REDUCE:
     return bp_comm_reduce(send, in_place ? send : recv, send_count, FLOAT32,
                           SUM, 0, comm, stream);
-  case OP_ALL_GATHER:
+  case BENCH_COMM_ALL_GATHER:
     return bp_comm_all_gather(in_place ? recv + r * send_count : send, recv,
                               send_count, FLOAT32, comm, stream);
   default:
@@ -174,7 +161,7 @@ static bp_status_t count_wrong(comm_bench_t *b, size_t bytes, int in_place,
   size_t send_count, recv_count;
   counts_of(b->op, b->n, bytes, &send_count, &recv_count);
   size_t host_count = send_count > recv_count ? send_count : recv_count;
-  if (b->op == OP_REDUCE_SCATTER)
+  if (b->op == BENCH_COMM_REDUCE_SCATTER)
     host_count = recv_count * b->n;
   float *host = malloc(host_count * sizeof *host + 4);
   if (host == NULL)
@@ -182,10 +169,11 @@ static bp_status_t count_wrong(comm_bench_t *b, size_t bytes, int in_place,
   bp_status_t status = BP_OK;
   for (size_t l = 0; l < b->local && status == BP_OK; l++) {
     size_t r = b->my_rank + l;
-    size_t input = b->op == OP_REDUCE_SCATTER ? recv_count * b->n : send_count;
+    size_t input =
+        b->op == BENCH_COMM_REDUCE_SCATTER ? recv_count * b->n : send_count;
     for (size_t i = 0; i < input; i++)
       host[i] = (float)(r + 1);
-    float *dst = b->op == OP_ALL_GATHER && in_place
+    float *dst = b->op == BENCH_COMM_ALL_GATHER && in_place
                      ? b->recv[l] + r * send_count
                      : b->send[l];
     status =
@@ -199,19 +187,21 @@ static bp_status_t count_wrong(comm_bench_t *b, size_t bytes, int in_place,
   double sum = (double)(b->n * (b->n + 1) / 2);
   for (size_t l = 0; l < b->local && status == BP_OK; l++) {
     size_t r = b->my_rank + l;
-    if (b->op == OP_REDUCE && r != 0)
+    if (b->op == BENCH_COMM_REDUCE && r != 0)
       continue; /* only the root has a result */
-    float *result = in_place || b->op == OP_BROADCAST ? b->send[l] : b->recv[l];
-    if (b->op == OP_ALL_GATHER)
+    float *result =
+        in_place || b->op == BENCH_COMM_BROADCAST ? b->send[l] : b->recv[l];
+    if (b->op == BENCH_COMM_ALL_GATHER)
       result = b->recv[l];
-    if (b->op == OP_REDUCE_SCATTER && in_place)
+    if (b->op == BENCH_COMM_REDUCE_SCATTER && in_place)
       result = b->send[l] + r * recv_count;
     status = bp_copy(NULL, host, b->devices[l], result,
                      recv_count * sizeof *host, NULL);
     for (size_t i = 0; i < recv_count && status == BP_OK; i++) {
-      double want = b->op == OP_BROADCAST    ? 1.0
-                    : b->op == OP_ALL_GATHER ? (double)(i / send_count + 1)
-                                             : sum;
+      double want = b->op == BENCH_COMM_BROADCAST ? 1.0
+                    : b->op == BENCH_COMM_ALL_GATHER
+                        ? (double)(i / send_count + 1)
+                        : sum;
       wrong += host[i] != (float)want;
     }
   }
@@ -262,7 +252,7 @@ static double memcpy_bandwidth(size_t bytes) {
 static void mpi_baseline(comm_bench_t *b, row_t *rows, size_t count) {
   char self[PATH_MAX];
   ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (length <= 0 || b->op != OP_ALL_REDUCE)
+  if (length <= 0 || b->op != BENCH_COMM_ALL_REDUCE)
     return;
   self[length] = '\0';
   char *slash = strrchr(self, '/');
@@ -297,7 +287,8 @@ static void mpi_baseline(comm_bench_t *b, row_t *rows, size_t count) {
 static void print_table(comm_bench_t *b, const row_t *rows, size_t count,
                         double model) {
   printf("# %s, %zu ranks as %s, float32 sum; model B/(3n-1) = %.2f GB/s\n",
-         op_names[b->op], b->n, b->processes ? "processes" : "threads", model);
+         bench_comm_op_name(b->op), b->n,
+         b->processes ? "processes" : "threads", model);
   printf("# %10s %10s %6s %5s | %10s %8s %8s %6s | %10s %8s %8s %6s | %10s "
          "%8s %7s %7s\n",
          "size", "count", "type", "redop", "time(us)", "algbw", "busbw",
@@ -328,14 +319,14 @@ static void record_rows(comm_bench_t *b, const row_t *rows, size_t count,
     const row_t *r = &rows[i];
     char size_text[32], what[96];
     cli_format_bytes(r->bytes, size_text, sizeof size_text);
-    int large = r->bytes >= (64u << 20) && b->op == OP_ALL_REDUCE &&
+    int large = r->bytes >= (64u << 20) && b->op == BENCH_COMM_ALL_REDUCE &&
                 b->n == 2 && !b->ctx->quick;
-    int tiny = r->bytes == 1024 && b->op == OP_ALL_REDUCE && b->n == 2 &&
-               !b->ctx->quick;
+    int tiny = r->bytes == 1024 && b->op == BENCH_COMM_ALL_REDUCE &&
+               b->n == 2 && !b->ctx->quick;
     int has_mpi = r->mpi_us[0] > 0;
     double algbw = (double)r->bytes / (r->us[0] * 1e3);
-    snprintf(what, sizeof what, "%s %s %zu %s", op_names[b->op], size_text,
-             b->n, b->processes ? "procs" : "threads");
+    snprintf(what, sizeof what, "%s %s %zu %s", bench_comm_op_name(b->op),
+             size_text, b->n, b->processes ? "procs" : "threads");
     if (tiny) {
       bench_record(b->ctx, &(bench_result_t){
                                .bench_case = what,
@@ -364,8 +355,9 @@ static void record_rows(comm_bench_t *b, const row_t *rows, size_t count,
                      .budget_text = ">= 2.5x Open MPI",
                  });
     if (large) {
-      snprintf(what, sizeof what, "%s %s %zu %s model", op_names[b->op],
-               size_text, b->n, b->processes ? "procs" : "threads");
+      snprintf(what, sizeof what, "%s %s %zu %s model",
+               bench_comm_op_name(b->op), size_text, b->n,
+               b->processes ? "procs" : "threads");
       bench_record(b->ctx, &(bench_result_t){
                                .bench_case = what,
                                .value = 100 * algbw / model,
@@ -376,33 +368,6 @@ static void record_rows(comm_bench_t *b, const row_t *rows, size_t count,
                            });
     }
   }
-}
-
-static bp_status_t parse_settings(comm_bench_t *b) {
-  const char *op = getenv("BACKPLANE_BENCH_COMM_OP");
-  const char *ranks = getenv("BACKPLANE_BENCH_COMM_RANKS");
-  const char *transport = getenv("BACKPLANE_BENCH_COMM_TRANSPORT");
-  b->op = OP_ALL_REDUCE;
-  for (int i = 0; op && i <= OP_REDUCE_SCATTER; i++)
-    if (strcmp(op, op_names[i]) == 0)
-      b->op = (comm_op_t)i;
-  if (op && strcmp(op, op_names[b->op]) != 0) {
-    fprintf(stderr, "backplane bench comm: unknown op '%s'\n", op);
-    return BP_ERR_INVALID_ARGUMENT;
-  }
-  b->n = ranks ? strtoull(ranks, NULL, 10) : 2;
-  if (b->n < 2 || b->n > MAX_RANKS) {
-    fprintf(stderr, "backplane bench comm: ranks must be 2..%d\n", MAX_RANKS);
-    return BP_ERR_INVALID_ARGUMENT;
-  }
-  b->processes = transport && strcmp(transport, "shm") == 0;
-  if (transport && !b->processes && strcmp(transport, "threads") != 0) {
-    fprintf(stderr,
-            "backplane bench comm: transport '%s' is not threads or shm\n",
-            transport);
-    return BP_ERR_INVALID_ARGUMENT;
-  }
-  return BP_OK;
 }
 
 static void to_hex(const unsigned char *bytes, size_t size, char *out) {
@@ -419,8 +384,8 @@ static size_t from_hex(const char *text, unsigned char *out, size_t capacity) {
 }
 
 /* Rank r > 0 of a process world: `backplane bench comm` again, with the same
- * plugin (and --plugin-path words), the id and rank in its environment, and
- * its output discarded. */
+ * plugin (and --plugin-path words) and settings, the id and rank in its
+ * environment, and its output discarded. */
 static bp_status_t spawn_children(comm_bench_t *b, const unsigned char *id,
                                   size_t id_size) {
   char hex[2 * ID_BYTES_MAX + 1];
@@ -431,9 +396,20 @@ static bp_status_t spawn_children(comm_bench_t *b, const unsigned char *id,
   size_t length = cmdline ? fread(args, 1, sizeof args - 1, cmdline) : 0;
   if (cmdline)
     fclose(cmdline);
-  char *argv[64] = {args, "bench", "comm", "--plugin",
-                    (char *)b->ctx->plugin_name};
-  size_t argc = 5;
+  char ranks[24];
+  snprintf(ranks, sizeof ranks, "%zu", b->n);
+  char *argv[64] = {args,
+                    "bench",
+                    "comm",
+                    "--plugin",
+                    (char *)b->ctx->plugin_name,
+                    "--op",
+                    (char *)bench_comm_op_name(b->op),
+                    "--ranks",
+                    ranks,
+                    "--transport",
+                    "shm"};
+  size_t argc = 11;
   if (b->ctx->quick)
     argv[argc++] = "--quick";
   for (size_t at = 0; at < length && argc < 62; at += strlen(args + at) + 1) {
@@ -538,14 +514,14 @@ static bp_status_t close_ranks(comm_bench_t *b) {
 }
 
 bp_status_t bench_comm(bench_ctx_t *ctx) {
-  comm_bench_t b = {.ctx = ctx};
-  bp_status_t status = parse_settings(&b);
-  if (status != BP_OK)
-    return status;
+  comm_bench_t b = {.ctx = ctx,
+                    .op = ctx->comm.op,
+                    .n = ctx->comm.ranks,
+                    .processes = ctx->comm.processes};
   size_t sizes[MAX_SIZES];
   size_t count = sizes_of(ctx, sizes);
   row_t rows[MAX_SIZES] = {{0}};
-  status = open_ranks(&b, sizes[count - 1]);
+  bp_status_t status = open_ranks(&b, sizes[count - 1]);
   int child = b.my_rank != 0;
   double discarded; /* a first round wakes everything up, untimed */
   if (status == BP_OK)

@@ -26,6 +26,17 @@ static int fail(const char *command, const char *why, const char *word,
   return 2;
 }
 
+/* Where a comm option's value goes, or NULL if `word` is not one. */
+static const char **comm_option(cli_options_t *out, const char *word) {
+  if (!strcmp(word, "--op"))
+    return &out->comm_op;
+  if (!strcmp(word, "--ranks"))
+    return &out->comm_ranks;
+  if (!strcmp(word, "--transport"))
+    return &out->comm_transport;
+  return NULL;
+}
+
 int cli_options_parse(const char *command, int argc, char **argv,
                       unsigned accepted, cli_options_t *out) {
   memset(out, 0, sizeof(*out));
@@ -34,8 +45,10 @@ int cli_options_parse(const char *command, int argc, char **argv,
     return fail(command, "out of memory parsing", "options", out);
   for (int i = 0; i < argc; i++) {
     const char *word = argv[i];
+    const char **comm_value =
+        (accepted & CLI_OPT_COMM) ? comm_option(out, word) : NULL;
     int needs_value =
-        !strcmp(word, "--plugin-path") ||
+        !strcmp(word, "--plugin-path") || comm_value ||
         ((accepted & CLI_OPT_PLUGIN) && !strcmp(word, "--plugin"));
     if (needs_value && i + 1 >= argc)
       return fail(command, "missing value after", word, out);
@@ -44,6 +57,8 @@ int cli_options_parse(const char *command, int argc, char **argv,
         return fail(command, "out of memory parsing", word, out);
     } else if ((accepted & CLI_OPT_PLUGIN) && !strcmp(word, "--plugin")) {
       out->plugin = argv[++i];
+    } else if (comm_value) {
+      *comm_value = argv[++i];
     } else if (!strcmp(word, "--json")) {
       out->json = 1;
     } else if ((accepted & CLI_OPT_QUICK) && !strcmp(word, "--quick")) {

@@ -11,6 +11,7 @@ typedef enum cli_option_flags {
   CLI_OPT_PLUGIN = 1u << 0,     /* --plugin NAME */
   CLI_OPT_QUICK = 1u << 1,      /* --quick: small sizes, few repetitions */
   CLI_OPT_POSITIONAL = 1u << 2, /* bare words, e.g. bench names */
+  CLI_OPT_COMM = 1u << 3,       /* --op NAME, --ranks N, --transport NAME */
 } cli_option_flags_t;
 
 typedef struct cli_options {
@@ -18,6 +19,9 @@ typedef struct cli_options {
   const char *plugin; /* --plugin NAME (points into argv); NULL if none */
   int json;           /* --json */
   int quick;          /* --quick */
+  /* --op, --ranks, --transport (point into argv; NULL if absent). Only
+   * stored here: the command judges the values. */
+  const char *comm_op, *comm_ranks, *comm_transport;
   size_t positional_count;
   char **positional; /* the bare words, pointing into argv */
 } cli_options_t;

@@ -1,6 +1,8 @@
 /* `backplane bench NAME...|all`: runs benches of bench_list.h against one
  * plugin (--plugin NAME, default vcpu if loaded, else the first plugin) and
- * prints each result with its baseline, ratio and budget. Missing a budget
+ * prints each result with its baseline, ratio and budget. The comm bench's
+ * --op, --ranks and --transport are checked before anything runs (a bad
+ * value, or one given without the comm bench, exits 2). Missing a budget
  * is reported, not an error: the exit code is 0 when every bench ran. */
 #include <stdio.h>
 #include <string.h>
@@ -24,8 +26,14 @@ static const bench_entry_t benches[] = {
 enum { BENCH_COUNT = sizeof(benches) / sizeof(benches[0]) };
 
 static void print_benches(FILE *out) {
-  fprintf(out, "usage: backplane bench NAME...|all [--plugin NAME] [--quick] "
-               "[--json]\nbenches:\n");
+  fprintf(out,
+          "usage: backplane bench NAME...|all [--plugin NAME] [--quick] "
+          "[--json]\n"
+          "         comm: [--op all_reduce|broadcast|reduce|all_gather|"
+          "reduce_scatter]\n"
+          "               [--ranks 2..%d] [--transport threads|shm]\n"
+          "benches:\n",
+          BENCH_COMM_MAX_RANKS);
   for (size_t i = 0; i < BENCH_COUNT; i++)
     fprintf(out, "  %-10s %s\n", benches[i].name, benches[i].summary);
   fprintf(out, "  %-10s %s\n", "all", "every bench above, in this order");
@@ -47,6 +55,22 @@ static int select_benches(const cli_options_t *options, int *selected) {
     }
   }
   return 0;
+}
+
+/* Parses the comm bench's options into *out; returns 0 or 2. */
+static int comm_settings(const cli_options_t *options, const int *selected,
+                         bench_comm_settings_t *out) {
+  int comm_selected = 0;
+  for (size_t i = 0; i < BENCH_COUNT; i++)
+    comm_selected |= selected[i] && !strcmp(benches[i].name, "comm");
+  if (!comm_selected &&
+      (options->comm_op || options->comm_ranks || options->comm_transport)) {
+    fprintf(stderr, "backplane bench: --op, --ranks and --transport are "
+                    "options of the comm bench only\n");
+    return 2;
+  }
+  return bench_comm_settings_parse(options->comm_op, options->comm_ranks,
+                                   options->comm_transport, out);
 }
 
 static bp_status_t prepare(bench_ctx_t *ctx, const cli_options_t *options) {
@@ -100,9 +124,10 @@ static int run_benches(bench_ctx_t *ctx, const int *selected) {
 
 int cmd_bench(int argc, char **argv) {
   cli_options_t options;
-  int result = cli_options_parse(
-      "bench", argc, argv, CLI_OPT_PLUGIN | CLI_OPT_QUICK | CLI_OPT_POSITIONAL,
-      &options);
+  int result = cli_options_parse("bench", argc, argv,
+                                 CLI_OPT_PLUGIN | CLI_OPT_QUICK |
+                                     CLI_OPT_POSITIONAL | CLI_OPT_COMM,
+                                 &options);
   if (result)
     return result;
   int selected[BENCH_COUNT] = {0};
@@ -112,6 +137,10 @@ int cmd_bench(int argc, char **argv) {
     return 2;
   }
   bench_ctx_t ctx = {.quick = options.quick, .json = options.json};
+  if (comm_settings(&options, selected, &ctx.comm)) {
+    cli_options_release(&options);
+    return 2;
+  }
   if (cli_runtime_open(&options, &ctx.runtime) != BP_OK) {
     cli_options_release(&options);
     return 1;

@@ -6,7 +6,11 @@ BP_COMMAND(info, "[--json]",
            "plugins (native/fallback/missing functions), devices, rejects")
 BP_COMMAND(check, "[--plugin NAME] [--quick] [--json]",
            "conformance suite: one PASS/FAIL/SKIP line per check")
-BP_COMMAND(bench, "NAME...|all [--plugin NAME] [--quick] [--json]",
+BP_COMMAND(bench,
+           "NAME...|all [--plugin NAME] [--quick] [--json]\n"
+           "           comm: [--op all_reduce|broadcast|reduce|all_gather|"
+           "reduce_scatter]\n"
+           "                 [--ranks 2..8] [--transport threads|shm]",
            "budgets measured against baselines in the same run")
 BP_COMMAND(memory,
            "[--plugin NAME] [--json] [replay] [snapshot FILE] [svg FILE]",

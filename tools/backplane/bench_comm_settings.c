@@ -1,0 +1,77 @@
+/* Parsing of `backplane bench comm`'s --op, --ranks and --transport. */
+#include "bench_comm_settings.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const op_names[BENCH_COMM_OP_COUNT] = {
+    "all_reduce", "broadcast", "reduce", "all_gather", "reduce_scatter"};
+
+const char *bench_comm_op_name(bench_comm_op_t op) {
+  return op_names[op];
+}
+
+const char *bench_comm_transport_name(const bench_comm_settings_t *settings) {
+  return settings->processes ? "shm" : "threads";
+}
+
+static const char *given_or_env(const char *given, const char *variable) {
+  return given ? given : getenv(variable);
+}
+
+static int parse_op(const char *text, bench_comm_op_t *out) {
+  *out = BENCH_COMM_ALL_REDUCE;
+  if (text == NULL)
+    return 0;
+  for (int i = 0; i < BENCH_COMM_OP_COUNT; i++)
+    if (strcmp(text, op_names[i]) == 0) {
+      *out = (bench_comm_op_t)i;
+      return 0;
+    }
+  fprintf(stderr,
+          "backplane bench comm: unknown op '%s' (all_reduce, broadcast, "
+          "reduce, all_gather or reduce_scatter)\n",
+          text);
+  return 2;
+}
+
+static int parse_ranks(const char *text, size_t *out) {
+  *out = 2;
+  if (text == NULL)
+    return 0;
+  char *end = NULL;
+  errno = 0;
+  unsigned long long value = strtoull(text, &end, 10);
+  if (text[0] < '0' || text[0] > '9' || *end != '\0' || errno != 0 ||
+      value < 2 || value > BENCH_COMM_MAX_RANKS) {
+    fprintf(stderr, "backplane bench comm: ranks '%s' is not a number 2..%d\n",
+            text, BENCH_COMM_MAX_RANKS);
+    return 2;
+  }
+  *out = (size_t)value;
+  return 0;
+}
+
+static int parse_transport(const char *text, int *processes) {
+  *processes = text != NULL && strcmp(text, "shm") == 0;
+  if (text == NULL || *processes || strcmp(text, "threads") == 0)
+    return 0;
+  fprintf(stderr,
+          "backplane bench comm: unknown transport '%s' (threads or shm)\n",
+          text);
+  return 2;
+}
+
+int bench_comm_settings_parse(const char *op, const char *ranks,
+                              const char *transport,
+                              bench_comm_settings_t *out) {
+  if (parse_op(given_or_env(op, "BACKPLANE_BENCH_COMM_OP"), &out->op) ||
+      parse_ranks(given_or_env(ranks, "BACKPLANE_BENCH_COMM_RANKS"),
+                  &out->ranks) ||
+      parse_transport(given_or_env(transport, "BACKPLANE_BENCH_COMM_TRANSPORT"),
+                      &out->processes))
+    return 2;
+  return 0;
+}
