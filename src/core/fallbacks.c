@@ -71,31 +71,36 @@ static C_Status fallback_stream_add_callback(const C_Device device,
   return C_SUCCESS;
 }
 
+typedef C_Status (*sync_copy_fn)(const C_Device device, void *dst,
+                                 const void *src, size_t size);
+
+/* An async copy without the plugin's async form: drain, then copy. */
+static C_Status drain_then_copy(const C_Device device, C_Stream stream,
+                                sync_copy_fn copy, void *dst, const void *src,
+                                size_t size) {
+  C_Status status = drain(device, stream);
+  return BP_C_OK(status) ? copy(device, dst, src, size) : status;
+}
+
 static C_Status fallback_async_memory_copy_h2d(const C_Device device,
                                                C_Stream stream, void *dst,
                                                const void *src, size_t size) {
-  C_Status status = drain(device, stream);
-  return BP_C_OK(status)
-             ? dispatch_of(device)->memory_copy_h2d(device, dst, src, size)
-             : status;
+  return drain_then_copy(device, stream, dispatch_of(device)->memory_copy_h2d,
+                         dst, src, size);
 }
 
 static C_Status fallback_async_memory_copy_d2h(const C_Device device,
                                                C_Stream stream, void *dst,
                                                const void *src, size_t size) {
-  C_Status status = drain(device, stream);
-  return BP_C_OK(status)
-             ? dispatch_of(device)->memory_copy_d2h(device, dst, src, size)
-             : status;
+  return drain_then_copy(device, stream, dispatch_of(device)->memory_copy_d2h,
+                         dst, src, size);
 }
 
 static C_Status fallback_async_memory_copy_d2d(const C_Device device,
                                                C_Stream stream, void *dst,
                                                const void *src, size_t size) {
-  C_Status status = drain(device, stream);
-  return BP_C_OK(status)
-             ? dispatch_of(device)->memory_copy_d2d(device, dst, src, size)
-             : status;
+  return drain_then_copy(device, stream, dispatch_of(device)->memory_copy_d2d,
+                         dst, src, size);
 }
 
 /* The stream may belong to either device: drain both, then copy. */

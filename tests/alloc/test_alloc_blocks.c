@@ -8,6 +8,7 @@
 
 #include <cmocka.h>
 
+#include "alloc/alloc_test_calls.h"
 #include "alloc/fake_backend.h"
 #include "backplane/status.h"
 
@@ -22,56 +23,42 @@ static bp_caching_allocator_t *create(fake_device_t *d, size_t capacity) {
   return a;
 }
 
-static void *alloc(bp_caching_allocator_t *a, size_t size) {
-  void *p = NULL;
-  assert_int_equal(bp_caching_allocator_malloc(a, size, NULL, &p), BP_OK);
-  assert_non_null(p);
-  return p;
-}
-
-static void release(bp_caching_allocator_t *a, void *p) {
-  assert_int_equal(bp_caching_allocator_free(a, p), BP_OK);
-}
-
-static bp_memory_stats_t stats(bp_caching_allocator_t *a) {
-  bp_memory_stats_t s;
-  bp_caching_allocator_stats(a, &s);
-  return s;
-}
-
 static void test_split_and_coalesce(void **state) {
   (void)state;
   fake_device_t d;
   bp_caching_allocator_t *a = create(&d, 1024 * MiB);
-  char *x = alloc(a, 1 * KiB);
-  char *y = alloc(a, 1 * KiB);
-  char *z = alloc(a, 1 * KiB);
+  char *x = expect_alloc(a, 1 * KiB, NULL);
+  char *y = expect_alloc(a, 1 * KiB, NULL);
+  char *z = expect_alloc(a, 1 * KiB, NULL);
   assert_ptr_equal(y, x + 1 * KiB); /* split from one chunk, in order */
   assert_ptr_equal(z, y + 1 * KiB);
   assert_int_equal(d.allocate_calls, 1);
-  assert_int_equal(stats(a).inactive_split_bytes.current, 2 * MiB - 3 * KiB);
-  release(a, y);
-  assert_int_equal(stats(a).inactive_split_bytes.current, 2 * MiB - 2 * KiB);
-  release(a, x); /* merges with y's block */
+  assert_int_equal(current_stats(a).inactive_split_bytes.current,
+                   2 * MiB - 3 * KiB);
+  expect_free(a, y);
+  assert_int_equal(current_stats(a).inactive_split_bytes.current,
+                   2 * MiB - 2 * KiB);
+  expect_free(a, x); /* merges with y's block */
   /* Best fit: the 2 KiB hole, not the big rest of the chunk. */
-  char *w = alloc(a, 2 * KiB);
+  char *w = expect_alloc(a, 2 * KiB, NULL);
   assert_ptr_equal(w, x);
-  release(a, w);
-  release(a, z); /* both kept whole in the hot cache: the chunk stays split */
-  bp_memory_stats_t s = stats(a);
+  expect_free(a, w);
+  expect_free(a,
+              z); /* both kept whole in the hot cache: the chunk stays split */
+  bp_memory_stats_t s = current_stats(a);
   assert_int_equal(s.inactive_split_bytes.current, 2 * MiB);
   assert_int_equal(s.allocated_bytes.current, 0);
   assert_int_equal(s.reserved_bytes.current, 2 * MiB);
   /* A miss empties the hot cache first: z merges with both neighbours, the
    * chunk is one whole free block again and the request takes its front. */
-  char *all = alloc(a, 1 * MiB);
+  char *all = expect_alloc(a, 1 * MiB, NULL);
   assert_ptr_equal(all, x);
-  assert_int_equal(stats(a).inactive_split_bytes.current, 1 * MiB);
-  release(a, all);
+  assert_int_equal(current_stats(a).inactive_split_bytes.current, 1 * MiB);
+  expect_free(a, all);
   size_t released = 0;
   assert_int_equal(bp_caching_allocator_empty_cache(a, &released), BP_OK);
   assert_int_equal(released, 2 * MiB); /* idle once the cache is emptied */
-  assert_int_equal(stats(a).inactive_split_bytes.current, 0);
+  assert_int_equal(current_stats(a).inactive_split_bytes.current, 0);
   bp_caching_allocator_destroy(a);
 }
 
@@ -82,16 +69,17 @@ static void test_best_fit_picks_smallest_hole(void **state) {
   void *p[6];
   size_t sizes[] = {4 * KiB, 1 * KiB, 2 * KiB, 1 * KiB, 3 * KiB, 1 * KiB};
   for (int i = 0; i < 6; i++)
-    p[i] = alloc(a, sizes[i]);
-  release(a, p[0]); /* 4 KiB hole */
-  release(a, p[2]); /* 2 KiB hole */
-  release(a, p[4]); /* 3 KiB hole */
-  assert_ptr_equal(alloc(a, 2 * KiB), p[2]);
-  assert_ptr_equal(alloc(a, 3 * KiB), p[4]);
-  assert_ptr_equal(alloc(a, 3 * KiB), p[0]); /* the 4 KiB hole, split */
+    p[i] = expect_alloc(a, sizes[i], NULL);
+  expect_free(a, p[0]); /* 4 KiB hole */
+  expect_free(a, p[2]); /* 2 KiB hole */
+  expect_free(a, p[4]); /* 3 KiB hole */
+  assert_ptr_equal(expect_alloc(a, 2 * KiB, NULL), p[2]);
+  assert_ptr_equal(expect_alloc(a, 3 * KiB, NULL), p[4]);
+  assert_ptr_equal(expect_alloc(a, 3 * KiB, NULL),
+                   p[0]); /* the 4 KiB hole, split */
   for (int i = 0; i < 6; i++)
-    release(a, p[i]);
-  assert_int_equal(stats(a).allocated_bytes.current, 0);
+    expect_free(a, p[i]);
+  assert_int_equal(current_stats(a).allocated_bytes.current, 0);
   bp_caching_allocator_destroy(a);
 }
 
@@ -104,18 +92,18 @@ static void test_small_requests_use_their_own_chunks(void **state) {
   (void)state;
   fake_device_t d;
   bp_caching_allocator_t *a = create(&d, 1024 * MiB);
-  void *large = alloc(a, 4 * MiB);
+  void *large = expect_alloc(a, 4 * MiB, NULL);
   assert_int_equal(d.last_allocate_size, 20 * MiB);
-  void *small = alloc(a, 512);
+  void *small = expect_alloc(a, 512, NULL);
   assert_int_equal(d.allocate_calls, 2);
   assert_int_equal(d.last_allocate_size, 2 * MiB);
   assert_false(within(small, large, 20 * MiB));
   /* A large request does not take small-pool memory either. */
-  release(a, small);
-  void *large2 = alloc(a, (size_t)(1.5 * MiB));
+  expect_free(a, small);
+  void *large2 = expect_alloc(a, (size_t)(1.5 * MiB), NULL);
   assert_true(within(large2, large, 20 * MiB));
-  release(a, large2);
-  release(a, large);
+  expect_free(a, large2);
+  expect_free(a, large);
   bp_caching_allocator_destroy(a);
 }
 
@@ -123,11 +111,11 @@ static void test_small_falls_back_to_large_when_device_full(void **state) {
   (void)state;
   fake_device_t d;
   bp_caching_allocator_t *a = create(&d, 20 * MiB);
-  void *large = alloc(a, 4 * MiB); /* takes the whole device */
-  void *small = alloc(a, 512);
+  void *large = expect_alloc(a, 4 * MiB, NULL); /* takes the whole device */
+  void *small = expect_alloc(a, 512, NULL);
   assert_true(within(small, large, 20 * MiB));
-  release(a, small);
-  release(a, large);
+  expect_free(a, small);
+  expect_free(a, large);
   bp_caching_allocator_destroy(a);
 }
 
@@ -135,24 +123,25 @@ static void test_empty_cache_returns_idle_chunks(void **state) {
   (void)state;
   fake_device_t d;
   bp_caching_allocator_t *a = create(&d, 1024 * MiB);
-  void *keep = alloc(a, 512);
-  void *small = alloc(a, 3 * MiB); /* a large chunk of 20 MiB */
-  void *direct = alloc(a, 30 * MiB);
-  release(a, small);
-  release(a, direct);
+  void *keep = expect_alloc(a, 512, NULL);
+  void *small = expect_alloc(a, 3 * MiB, NULL); /* a large chunk of 20 MiB */
+  void *direct = expect_alloc(a, 30 * MiB, NULL);
+  expect_free(a, small);
+  expect_free(a, direct);
   assert_int_equal(d.used, 2 * MiB + 20 * MiB + 30 * MiB);
   size_t released = 0;
   assert_int_equal(bp_caching_allocator_empty_cache(a, &released), BP_OK);
   assert_int_equal(released, 20 * MiB + 30 * MiB);
   assert_int_equal(d.used, 2 * MiB); /* the chunk still in use stays */
-  bp_memory_stats_t s = stats(a);
+  bp_memory_stats_t s = current_stats(a);
   assert_int_equal(s.reserved_bytes.current, 2 * MiB);
   assert_int_equal(s.num_device_free, 2);
-  release(a, keep);
+  expect_free(a, keep);
   assert_int_equal(bp_caching_allocator_empty_cache(a, &released), BP_OK);
   assert_int_equal(released, 2 * MiB);
   assert_int_equal(d.used, 0);
-  assert_int_equal(stats(a).num_device_free, stats(a).num_device_alloc);
+  assert_int_equal(current_stats(a).num_device_free,
+                   current_stats(a).num_device_alloc);
   bp_caching_allocator_destroy(a);
 }
 
@@ -160,9 +149,10 @@ static void test_oom_releases_idle_and_retries(void **state) {
   (void)state;
   fake_device_t d;
   bp_caching_allocator_t *a = create(&d, 30 * MiB);
-  release(a, alloc(a, 15 * MiB)); /* leaves an idle 20 MiB chunk */
-  void *big = alloc(a, 25 * MiB);
-  bp_memory_stats_t s = stats(a);
+  expect_free(
+      a, expect_alloc(a, 15 * MiB, NULL)); /* leaves an idle 20 MiB chunk */
+  void *big = expect_alloc(a, 25 * MiB, NULL);
+  bp_memory_stats_t s = current_stats(a);
   assert_int_equal(s.num_alloc_retries, 1);
   assert_int_equal(s.num_ooms, 0);
   assert_int_equal(s.reserved_bytes.current, 25 * MiB);
@@ -178,10 +168,10 @@ static void test_oom_releases_idle_and_retries(void **state) {
   assert_non_null(strstr(message, "26214400 reserved"));
   assert_non_null(strstr(message, "5242880 free on the device"));
   assert_non_null(strstr(message, "largest free cached block 0"));
-  s = stats(a);
+  s = current_stats(a);
   assert_int_equal(s.num_alloc_retries, 2);
   assert_int_equal(s.num_ooms, 1);
-  release(a, big);
+  expect_free(a, big);
   bp_caching_allocator_destroy(a);
 }
 
@@ -189,16 +179,16 @@ static void test_stats_track_every_key(void **state) {
   (void)state;
   fake_device_t d;
   bp_caching_allocator_t *a = create(&d, 1024 * MiB);
-  void *p = alloc(a, 1000); /* 1024 */
-  void *q = alloc(a, 3000); /* 3072 */
-  bp_memory_stats_t s = stats(a);
+  void *p = expect_alloc(a, 1000, NULL); /* 1024 */
+  void *q = expect_alloc(a, 3000, NULL); /* 3072 */
+  bp_memory_stats_t s = current_stats(a);
   assert_int_equal(s.allocated_bytes.current, 4096);
   assert_int_equal(s.requested_bytes.current, 4000);
   assert_int_equal(s.active_bytes.current, 4096);
   assert_int_equal(s.reserved_bytes.current, 2 * MiB);
   assert_int_equal(s.num_device_alloc, 1);
-  release(a, p);
-  s = stats(a);
+  expect_free(a, p);
+  s = current_stats(a);
   assert_int_equal(s.allocated_bytes.current, 3072);
   assert_int_equal(s.allocated_bytes.peak, 4096);
   assert_int_equal(s.allocated_bytes.allocated, 4096);
@@ -208,13 +198,13 @@ static void test_stats_track_every_key(void **state) {
   assert_int_equal(s.active_bytes.current, 3072);
   assert_int_equal(s.inactive_split_bytes.current, 2 * MiB - 3072);
   bp_caching_allocator_reset_peaks(a);
-  s = stats(a);
+  s = current_stats(a);
   assert_int_equal(s.allocated_bytes.peak, 3072);
   assert_int_equal(s.requested_bytes.peak, 3000);
   assert_int_equal(s.reserved_bytes.peak, 2 * MiB);
   assert_int_equal(s.allocated_bytes.allocated, 4096); /* not reset */
-  release(a, q);
-  s = stats(a);
+  expect_free(a, q);
+  s = current_stats(a);
   assert_int_equal(s.allocated_bytes.current, 0);
   assert_int_equal(s.allocated_bytes.freed, 4096);
   assert_int_equal(s.active_bytes.current, 0);
@@ -222,7 +212,7 @@ static void test_stats_track_every_key(void **state) {
   /* p and q sit in the hot cache, unmerged: the chunk is still split. */
   assert_int_equal(s.inactive_split_bytes.current, 2 * MiB);
   assert_int_equal(bp_caching_allocator_empty_cache(a, NULL), BP_OK);
-  assert_int_equal(stats(a).inactive_split_bytes.current, 0);
+  assert_int_equal(current_stats(a).inactive_split_bytes.current, 0);
   bp_caching_allocator_destroy(a);
 }
 
@@ -230,10 +220,10 @@ static void test_bad_frees_change_nothing(void **state) {
   (void)state;
   fake_device_t d;
   bp_caching_allocator_t *a = create(&d, 1024 * MiB);
-  char *p = alloc(a, 4096);
-  char *q = alloc(a, 4096);
-  release(a, p);
-  bp_memory_stats_t before = stats(a);
+  char *p = expect_alloc(a, 4096, NULL);
+  char *q = expect_alloc(a, 4096, NULL);
+  expect_free(a, p);
+  bp_memory_stats_t before = current_stats(a);
   assert_int_equal(bp_caching_allocator_free(a, p), BP_ERR_INVALID_ARGUMENT);
   assert_non_null(strstr(bp_last_error(), "not a live allocation"));
   assert_int_equal(bp_caching_allocator_free(a, q + 8),
@@ -246,12 +236,12 @@ static void test_bad_frees_change_nothing(void **state) {
                    BP_ERR_INVALID_ARGUMENT);
   assert_int_equal(bp_caching_allocator_record_stream(a, p, &on_stack),
                    BP_ERR_INVALID_ARGUMENT);
-  bp_memory_stats_t after = stats(a);
+  bp_memory_stats_t after = current_stats(a);
   assert_memory_equal(&before, &after, sizeof before);
   /* q still works, and p's memory is reused normally. */
-  assert_ptr_equal(alloc(a, 4096), p);
-  release(a, p);
-  release(a, q);
+  assert_ptr_equal(expect_alloc(a, 4096, NULL), p);
+  expect_free(a, p);
+  expect_free(a, q);
   assert_int_equal(bp_caching_allocator_free(a, NULL), BP_OK);
   assert_int_equal(bp_caching_allocator_free(NULL, q), BP_ERR_INVALID_ARGUMENT);
   assert_int_equal(bp_caching_allocator_malloc(a, 1, NULL, NULL),
@@ -263,15 +253,15 @@ static void test_zero_size_is_unique(void **state) {
   (void)state;
   fake_device_t d;
   bp_caching_allocator_t *a = create(&d, 1024 * MiB);
-  void *p = alloc(a, 0);
-  void *q = alloc(a, 0);
+  void *p = expect_alloc(a, 0, NULL);
+  void *q = expect_alloc(a, 0, NULL);
   assert_ptr_not_equal(p, q);
   size_t size = 1;
   assert_int_equal(bp_caching_allocator_block_size(a, p, &size), BP_OK);
   assert_int_equal(size, 0);
-  release(a, p);
-  release(a, q);
-  assert_int_equal(stats(a).requested_bytes.current, 0);
+  expect_free(a, p);
+  expect_free(a, q);
+  assert_int_equal(current_stats(a).requested_bytes.current, 0);
   bp_caching_allocator_destroy(a);
 }
 

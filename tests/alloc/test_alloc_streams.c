@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "alloc/alloc_test_calls.h"
 #include "alloc/fake_backend.h"
 #include "backplane/status.h"
 
@@ -24,26 +25,16 @@ static bp_caching_allocator_t *create(fake_device_t *d, bool events) {
   return a;
 }
 
-static void *alloc_on(bp_caching_allocator_t *a, size_t size, void *stream) {
-  void *p = NULL;
-  assert_int_equal(bp_caching_allocator_malloc(a, size, stream, &p), BP_OK);
-  return p;
-}
-
-static void release(bp_caching_allocator_t *a, void *p) {
-  assert_int_equal(bp_caching_allocator_free(a, p), BP_OK);
-}
-
 static void test_same_stream_reuses_at_once(void **state) {
   (void)state;
   fake_device_t d;
   bp_caching_allocator_t *a = create(&d, true);
   fake_stream_t s1 = {0};
-  void *p = alloc_on(a, 4 * KiB, &s1);
-  release(a, p);
-  assert_ptr_equal(alloc_on(a, 4 * KiB, &s1), p);
+  void *p = expect_alloc(a, 4 * KiB, &s1);
+  expect_free(a, p);
+  assert_ptr_equal(expect_alloc(a, 4 * KiB, &s1), p);
   assert_int_equal(d.events_created, 0); /* no event on the hot path */
-  release(a, p);
+  expect_free(a, p);
   bp_caching_allocator_destroy(a);
 }
 
@@ -52,12 +43,12 @@ static void test_other_stream_does_not_reuse(void **state) {
   fake_device_t d;
   bp_caching_allocator_t *a = create(&d, true);
   fake_stream_t s1 = {0}, s2 = {0};
-  void *p = alloc_on(a, 4 * KiB, &s1);
-  release(a, p); /* s1's work may still use p */
-  void *q = alloc_on(a, 4 * KiB, &s2);
+  void *p = expect_alloc(a, 4 * KiB, &s1);
+  expect_free(a, p); /* s1's work may still use p */
+  void *q = expect_alloc(a, 4 * KiB, &s2);
   assert_ptr_not_equal(q, p);
   assert_int_equal(d.allocate_calls, 2); /* s2 got its own chunk */
-  release(a, q);
+  expect_free(a, q);
   bp_caching_allocator_destroy(a);
 }
 
@@ -68,12 +59,12 @@ static void test_record_stream_defers_reuse(void **state) {
   fake_device_t d;
   bp_caching_allocator_t *a = create(&d, true);
   fake_stream_t s1 = {0}, s2 = {0};
-  void *p = alloc_on(a, 1 * MiB, &s1); /* two fill a 2 MiB small chunk */
-  void *q = alloc_on(a, 1 * MiB, &s1);
+  void *p = expect_alloc(a, 1 * MiB, &s1); /* two fill a 2 MiB small chunk */
+  void *q = expect_alloc(a, 1 * MiB, &s1);
   assert_int_equal(bp_caching_allocator_record_stream(a, p, &s2), BP_OK);
   assert_int_equal(bp_caching_allocator_record_stream(a, p, &s2), BP_OK);
   assert_int_equal(bp_caching_allocator_record_stream(a, p, &s1), BP_OK);
-  release(a, p);
+  expect_free(a, p);
   assert_int_equal(s2.recorded, 1); /* one event, on s2, at free time */
   assert_int_equal(s1.recorded, 0);
   assert_int_equal(bp_caching_allocator_free(a, p), BP_ERR_INVALID_ARGUMENT);
@@ -83,24 +74,24 @@ static void test_record_stream_defers_reuse(void **state) {
   assert_int_equal(s.allocated_bytes.current, 1 * MiB);
   assert_int_equal(s.active_bytes.current, 2 * MiB); /* p is still active */
 
-  void *r = alloc_on(a, 1 * MiB, &s1);
+  void *r = expect_alloc(a, 1 * MiB, &s1);
   assert_ptr_not_equal(r, p); /* s2 has not finished: p must not come back */
   bp_caching_allocator_process_events(a);
-  void *r2 = alloc_on(a, 1 * MiB, &s1); /* fills r's chunk */
+  void *r2 = expect_alloc(a, 1 * MiB, &s1); /* fills r's chunk */
   assert_ptr_not_equal(r2, p);
 
   fake_stream_complete(&d, &s2);
   size_t calls = d.allocate_calls;
   /* A cache miss reclaims completed pending frees before growing. */
-  void *t = alloc_on(a, 1 * MiB, &s1);
+  void *t = expect_alloc(a, 1 * MiB, &s1);
   assert_ptr_equal(t, p);
   assert_int_equal(d.allocate_calls, calls);
   bp_caching_allocator_stats(a, &s);
   assert_int_equal(s.active_bytes.current, s.allocated_bytes.current);
-  release(a, r);
-  release(a, r2);
-  release(a, t);
-  release(a, q);
+  expect_free(a, r);
+  expect_free(a, r2);
+  expect_free(a, t);
+  expect_free(a, q);
   bp_caching_allocator_destroy(a);
   assert_int_equal(d.events_created, d.events_destroyed);
 }
@@ -114,8 +105,8 @@ static void test_direct_free_on_stream_waits(void **state) {
   bp_caching_allocator_t *a = NULL;
   assert_int_equal(bp_caching_allocator_create(&backend, &hints, &a), BP_OK);
   fake_stream_t s1 = {0};
-  void *p = alloc_on(a, 8 * MiB, &s1);
-  release(a, p);
+  void *p = expect_alloc(a, 8 * MiB, &s1);
+  expect_free(a, p);
   bp_caching_allocator_process_events(a);
   assert_int_equal(fake_live_size(&d, p), 8 * MiB); /* s1 may still use it */
   fake_stream_complete(&d, &s1);
@@ -130,24 +121,24 @@ static void test_forget_stream_without_events(void **state) {
   fake_device_t d;
   bp_caching_allocator_t *a = create(&d, false);
   fake_stream_t s1 = {0}, s2 = {0};
-  void *p = alloc_on(a, 1 * MiB, &s1);
-  void *q = alloc_on(a, 1 * MiB, &s1);
+  void *p = expect_alloc(a, 1 * MiB, &s1);
+  void *q = expect_alloc(a, 1 * MiB, &s1);
   assert_int_equal(bp_caching_allocator_record_stream(a, p, &s2), BP_OK);
-  release(a, p);
+  expect_free(a, p);
   bp_caching_allocator_process_events(a); /* no event: stays pending */
-  void *r = alloc_on(a, 1 * MiB, &s1);
+  void *r = expect_alloc(a, 1 * MiB, &s1);
   assert_ptr_not_equal(r, p);
   bp_caching_allocator_forget_stream(a, &s2); /* s2 is gone: p is free */
-  release(a, r);
-  release(a, q);
+  expect_free(a, r);
+  expect_free(a, q);
   bp_memory_stats_t s;
   bp_caching_allocator_stats(a, &s);
   assert_int_equal(s.active_bytes.current, 0);
   /* Forgetting s1 hands its memory to every stream. */
   bp_caching_allocator_forget_stream(a, &s1);
-  void *n = alloc_on(a, 1 * MiB, NULL);
+  void *n = expect_alloc(a, 1 * MiB, NULL);
   assert_ptr_equal(n, p);
-  release(a, n);
+  expect_free(a, n);
   bp_caching_allocator_destroy(a);
 }
 
@@ -156,14 +147,14 @@ static void test_forget_stream_moves_live_blocks(void **state) {
   fake_device_t d;
   bp_caching_allocator_t *a = create(&d, true);
   fake_stream_t s1 = {0};
-  void *p = alloc_on(a, 64 * KiB, &s1);
+  void *p = expect_alloc(a, 64 * KiB, &s1);
   bp_caching_allocator_forget_stream(a, &s1);
   size_t size;
   assert_int_equal(bp_caching_allocator_block_size(a, p, &size), BP_OK);
   assert_int_equal(size, 64 * KiB);
-  release(a, p);
-  assert_ptr_equal(alloc_on(a, 64 * KiB, NULL), p);
-  release(a, p);
+  expect_free(a, p);
+  assert_ptr_equal(expect_alloc(a, 64 * KiB, NULL), p);
+  expect_free(a, p);
   bp_memory_stats_t s;
   bp_caching_allocator_stats(a, &s);
   assert_int_equal(s.allocated_bytes.current, 0);
@@ -203,7 +194,7 @@ static void test_empty_cache_waits_for_the_stream(void **state) {
   fake_device_t d;
   bp_caching_allocator_t *a = create(&d, true);
   fake_stream_t s1 = {0};
-  release(a, alloc_on(a, 4 * KiB, &s1));
+  expect_free(a, expect_alloc(a, 4 * KiB, &s1));
   empty_cache_call_t call = {a, 0};
   pthread_t thread;
   assert_int_equal(pthread_create(&thread, NULL, run_empty_cache, &call), 0);
