@@ -38,6 +38,15 @@ static void join(C_CCLRootId *id, size_t nranks, size_t r, rank *out) {
   assert_non_null(out->stream);
 }
 
+/* Two ranks of a fresh 2-rank world. */
+static void join_pair(rank ranks[2]) {
+  char bytes[128];
+  C_CCLRootId id;
+  new_id(bytes, &id);
+  join(&id, 2, 0, &ranks[0]);
+  join(&id, 2, 1, &ranks[1]);
+}
+
 static void leave(rank *r) {
   test_stream_destroy(r->stream);
   assert_int_equal(xccl.xccl_destroy_comm(r->comm), C_SUCCESS);
@@ -89,12 +98,8 @@ static void test_peer_never_joins(void **state) {
 
 static void test_peer_never_calls(void **state) {
   (void)state;
-  char bytes[128];
-  C_CCLRootId id;
-  new_id(bytes, &id);
   rank ranks[2];
-  join(&id, 2, 0, &ranks[0]);
-  join(&id, 2, 1, &ranks[1]);
+  join_pair(ranks);
   int32_t data[3] = {1, 2, 3};
   assert_int_equal(
       xccl.xccl_broadcast(data, 3, INT32, 0, ranks[0].comm, s(&ranks[0])),
@@ -145,12 +150,8 @@ static void *abort_main(void *argument) {
 static void test_abort_from_another_thread(void **state) {
   (void)state;
   setenv("BACKPLANE_COMM_TIMEOUT_MS", "60000", 1); /* abort, not timeout */
-  char bytes[128];
-  C_CCLRootId id;
-  new_id(bytes, &id);
   rank ranks[2];
-  join(&id, 2, 0, &ranks[0]);
-  join(&id, 2, 1, &ranks[1]);
+  join_pair(ranks);
   setenv("BACKPLANE_COMM_TIMEOUT_MS", "300", 1);
   double data[5] = {0};
   assert_int_equal(xccl.xccl_all_reduce(data, data, 5, FLOAT64, MAX,
@@ -225,12 +226,8 @@ static void test_mismatched_collectives(void **state) {
 
 static void test_mismatched_send_recv(void **state) {
   (void)state;
-  char bytes[128];
-  C_CCLRootId id;
-  new_id(bytes, &id);
   rank ranks[2];
-  join(&id, 2, 0, &ranks[0]);
-  join(&id, 2, 1, &ranks[1]);
+  join_pair(ranks);
   float out[5] = {1, 2, 3, 4, 5}, in[5];
   assert_int_equal(
       xccl.xccl_send(out, 4, FLOAT32, 1, ranks[0].comm, s(&ranks[0])),
@@ -250,12 +247,8 @@ static void test_mismatched_send_recv(void **state) {
 
 static void test_unmatched_recv_times_out(void **state) {
   (void)state;
-  char bytes[128];
-  C_CCLRootId id;
-  new_id(bytes, &id);
   rank ranks[2];
-  join(&id, 2, 0, &ranks[0]);
-  join(&id, 2, 1, &ranks[1]);
+  join_pair(ranks);
   uint8_t in[8];
   assert_int_equal(xccl.xccl_recv(in, 8, UINT8, 1, ranks[0].comm, s(&ranks[0])),
                    C_SUCCESS);
@@ -354,12 +347,8 @@ static void test_bad_arguments(void **state) {
  * communicators it touched are poisoned rather than left out of step. */
 static void test_failed_group_poisons(void **state) {
   (void)state;
-  char bytes[128];
-  C_CCLRootId id;
-  new_id(bytes, &id);
   rank ranks[2];
-  join(&id, 2, 0, &ranks[0]);
-  join(&id, 2, 1, &ranks[1]);
+  join_pair(ranks);
   float data[4] = {1, 2, 3, 4};
   assert_int_equal(xccl.xccl_group_start(), C_SUCCESS);
   assert_int_equal(xccl.xccl_all_reduce(data, data, 4, FLOAT32, SUM,
