@@ -7,6 +7,16 @@
 
 #include <cmocka.h>
 
+bp_caching_allocator_t *expect_allocator(fake_device_t *device, size_t capacity,
+                                         bool events) {
+  fake_device_init(device, capacity);
+  bp_alloc_backend_t backend = fake_backend(device, events);
+  bp_caching_allocator_t *allocator = NULL;
+  assert_int_equal(bp_caching_allocator_create(&backend, NULL, &allocator),
+                   BP_OK);
+  return allocator;
+}
+
 void *expect_alloc(bp_caching_allocator_t *allocator, size_t size,
                    void *stream) {
   void *ptr = NULL;

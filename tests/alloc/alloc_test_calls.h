@@ -3,9 +3,16 @@
 #ifndef BACKPLANE_TESTS_ALLOC_ALLOC_TEST_CALLS_H_
 #define BACKPLANE_TESTS_ALLOC_ALLOC_TEST_CALLS_H_
 
+#include <stdbool.h>
+
 #include "alloc/caching_allocator.h"
+#include "alloc/fake_backend.h"
 #include "backplane/allocator.h"
 
+/* An allocator with default hints over `device`, freshly initialised with
+ * `capacity` bytes; `events` as in fake_backend(). */
+bp_caching_allocator_t *expect_allocator(fake_device_t *device, size_t capacity,
+                                         bool events);
 /* A non-NULL block of `size` bytes on `stream` (NULL: no stream). */
 void *expect_alloc(bp_caching_allocator_t *allocator, size_t size,
                    void *stream);

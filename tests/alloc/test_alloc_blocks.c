@@ -15,18 +15,10 @@
 #define KiB ((size_t)1 << 10)
 #define MiB ((size_t)1 << 20)
 
-static bp_caching_allocator_t *create(fake_device_t *d, size_t capacity) {
-  fake_device_init(d, capacity);
-  bp_alloc_backend_t backend = fake_backend(d, true);
-  bp_caching_allocator_t *a = NULL;
-  assert_int_equal(bp_caching_allocator_create(&backend, NULL, &a), BP_OK);
-  return a;
-}
-
 static void test_split_and_coalesce(void **state) {
   (void)state;
   fake_device_t d;
-  bp_caching_allocator_t *a = create(&d, 1024 * MiB);
+  bp_caching_allocator_t *a = expect_allocator(&d, 1024 * MiB, true);
   char *x = expect_alloc(a, 1 * KiB, NULL);
   char *y = expect_alloc(a, 1 * KiB, NULL);
   char *z = expect_alloc(a, 1 * KiB, NULL);
@@ -65,7 +57,7 @@ static void test_split_and_coalesce(void **state) {
 static void test_best_fit_picks_smallest_hole(void **state) {
   (void)state;
   fake_device_t d;
-  bp_caching_allocator_t *a = create(&d, 1024 * MiB);
+  bp_caching_allocator_t *a = expect_allocator(&d, 1024 * MiB, true);
   void *p[6];
   size_t sizes[] = {4 * KiB, 1 * KiB, 2 * KiB, 1 * KiB, 3 * KiB, 1 * KiB};
   for (int i = 0; i < 6; i++)
@@ -91,7 +83,7 @@ static bool within(const void *p, const void *base, size_t size) {
 static void test_small_requests_use_their_own_chunks(void **state) {
   (void)state;
   fake_device_t d;
-  bp_caching_allocator_t *a = create(&d, 1024 * MiB);
+  bp_caching_allocator_t *a = expect_allocator(&d, 1024 * MiB, true);
   void *large = expect_alloc(a, 4 * MiB, NULL);
   assert_int_equal(d.last_allocate_size, 20 * MiB);
   void *small = expect_alloc(a, 512, NULL);
@@ -110,7 +102,7 @@ static void test_small_requests_use_their_own_chunks(void **state) {
 static void test_small_falls_back_to_large_when_device_full(void **state) {
   (void)state;
   fake_device_t d;
-  bp_caching_allocator_t *a = create(&d, 20 * MiB);
+  bp_caching_allocator_t *a = expect_allocator(&d, 20 * MiB, true);
   void *large = expect_alloc(a, 4 * MiB, NULL); /* takes the whole device */
   void *small = expect_alloc(a, 512, NULL);
   assert_true(within(small, large, 20 * MiB));
@@ -122,7 +114,7 @@ static void test_small_falls_back_to_large_when_device_full(void **state) {
 static void test_empty_cache_returns_idle_chunks(void **state) {
   (void)state;
   fake_device_t d;
-  bp_caching_allocator_t *a = create(&d, 1024 * MiB);
+  bp_caching_allocator_t *a = expect_allocator(&d, 1024 * MiB, true);
   void *keep = expect_alloc(a, 512, NULL);
   void *small = expect_alloc(a, 3 * MiB, NULL); /* a large chunk of 20 MiB */
   void *direct = expect_alloc(a, 30 * MiB, NULL);
@@ -148,7 +140,7 @@ static void test_empty_cache_returns_idle_chunks(void **state) {
 static void test_oom_releases_idle_and_retries(void **state) {
   (void)state;
   fake_device_t d;
-  bp_caching_allocator_t *a = create(&d, 30 * MiB);
+  bp_caching_allocator_t *a = expect_allocator(&d, 30 * MiB, true);
   expect_free(
       a, expect_alloc(a, 15 * MiB, NULL)); /* leaves an idle 20 MiB chunk */
   void *big = expect_alloc(a, 25 * MiB, NULL);
@@ -178,7 +170,7 @@ static void test_oom_releases_idle_and_retries(void **state) {
 static void test_stats_track_every_key(void **state) {
   (void)state;
   fake_device_t d;
-  bp_caching_allocator_t *a = create(&d, 1024 * MiB);
+  bp_caching_allocator_t *a = expect_allocator(&d, 1024 * MiB, true);
   void *p = expect_alloc(a, 1000, NULL); /* 1024 */
   void *q = expect_alloc(a, 3000, NULL); /* 3072 */
   bp_memory_stats_t s = current_stats(a);
@@ -219,7 +211,7 @@ static void test_stats_track_every_key(void **state) {
 static void test_bad_frees_change_nothing(void **state) {
   (void)state;
   fake_device_t d;
-  bp_caching_allocator_t *a = create(&d, 1024 * MiB);
+  bp_caching_allocator_t *a = expect_allocator(&d, 1024 * MiB, true);
   char *p = expect_alloc(a, 4096, NULL);
   char *q = expect_alloc(a, 4096, NULL);
   expect_free(a, p);
@@ -252,7 +244,7 @@ static void test_bad_frees_change_nothing(void **state) {
 static void test_zero_size_is_unique(void **state) {
   (void)state;
   fake_device_t d;
-  bp_caching_allocator_t *a = create(&d, 1024 * MiB);
+  bp_caching_allocator_t *a = expect_allocator(&d, 1024 * MiB, true);
   void *p = expect_alloc(a, 0, NULL);
   void *q = expect_alloc(a, 0, NULL);
   assert_ptr_not_equal(p, q);

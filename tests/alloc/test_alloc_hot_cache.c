@@ -17,18 +17,10 @@
 #define KiB ((size_t)1 << 10)
 #define MiB ((size_t)1 << 20)
 
-static bp_caching_allocator_t *create(fake_device_t *d, size_t capacity) {
-  fake_device_init(d, capacity);
-  bp_alloc_backend_t backend = fake_backend(d, true);
-  bp_caching_allocator_t *a = NULL;
-  assert_int_equal(bp_caching_allocator_create(&backend, NULL, &a), BP_OK);
-  return a;
-}
-
 static void test_same_size_reuses_last_freed(void **state) {
   (void)state;
   fake_device_t d;
-  bp_caching_allocator_t *a = create(&d, 1024 * MiB);
+  bp_caching_allocator_t *a = expect_allocator(&d, 1024 * MiB, true);
   char *x = expect_alloc(a, 4 * KiB, NULL);
   char *y = expect_alloc(a, 4 * KiB, NULL);
   expect_free(a, x);
@@ -53,7 +45,7 @@ static void test_same_size_reuses_last_freed(void **state) {
 static void test_cached_block_counts_as_free(void **state) {
   (void)state;
   fake_device_t d;
-  bp_caching_allocator_t *a = create(&d, 1024 * MiB);
+  bp_caching_allocator_t *a = expect_allocator(&d, 1024 * MiB, true);
   void *p = expect_alloc(a, 1000, NULL); /* 1024 */
   expect_free(a, p);
   bp_memory_stats_t s = current_stats(a);
@@ -70,7 +62,7 @@ static void test_cached_block_counts_as_free(void **state) {
 static void test_freeing_a_cached_block_is_refused(void **state) {
   (void)state;
   fake_device_t d;
-  bp_caching_allocator_t *a = create(&d, 1024 * MiB);
+  bp_caching_allocator_t *a = expect_allocator(&d, 1024 * MiB, true);
   fake_stream_t s1 = {0};
   void *p = expect_alloc(a, 512, NULL);
   expect_free(a, p);
@@ -99,7 +91,7 @@ static void test_freeing_a_cached_block_is_refused(void **state) {
 static void test_miss_sees_merged_blocks(void **state) {
   (void)state;
   fake_device_t d;
-  bp_caching_allocator_t *a = create(&d, 1024 * MiB);
+  bp_caching_allocator_t *a = expect_allocator(&d, 1024 * MiB, true);
   char *x = expect_alloc(a, 1 * KiB, NULL);
   char *y = expect_alloc(a, 1 * KiB, NULL);
   char *keep = expect_alloc(a, 1 * KiB, NULL);
@@ -118,7 +110,7 @@ static void test_miss_sees_merged_blocks(void **state) {
 static void test_bin_depth_is_bounded(void **state) {
   (void)state;
   fake_device_t d;
-  bp_caching_allocator_t *a = create(&d, 1024 * MiB);
+  bp_caching_allocator_t *a = expect_allocator(&d, 1024 * MiB, true);
   enum { COUNT = BP_HOT_CACHE_DEPTH + 2 };
   char *p[COUNT];
   for (int i = 0; i < COUNT; i++)
@@ -139,7 +131,7 @@ static void test_bin_depth_is_bounded(void **state) {
 static void test_empty_cache_returns_cached_chunks(void **state) {
   (void)state;
   fake_device_t d;
-  bp_caching_allocator_t *a = create(&d, 1024 * MiB);
+  bp_caching_allocator_t *a = expect_allocator(&d, 1024 * MiB, true);
   fake_stream_t s1 = {.immediate = true};
   expect_free(a, expect_alloc(a, 512, NULL));
   expect_free(a, expect_alloc(a, 3 * MiB, NULL));
@@ -159,7 +151,7 @@ static void test_out_of_memory_empties_the_cache(void **state) {
   (void)state;
   fake_device_t d;
   /* max_alloc_size is the device's 2 MiB: s1's small chunk takes it all. */
-  bp_caching_allocator_t *a = create(&d, 2 * MiB);
+  bp_caching_allocator_t *a = expect_allocator(&d, 2 * MiB, true);
   fake_stream_t s1 = {.immediate = true};
   void *p = expect_alloc(a, 512, &s1);
   assert_int_equal(bp_caching_allocator_free_on_stream(a, p, &s1), BP_OK);
@@ -179,7 +171,7 @@ static void test_out_of_memory_empties_the_cache(void **state) {
 static void test_cache_belongs_to_the_stream(void **state) {
   (void)state;
   fake_device_t d;
-  bp_caching_allocator_t *a = create(&d, 1024 * MiB);
+  bp_caching_allocator_t *a = expect_allocator(&d, 1024 * MiB, true);
   fake_stream_t s1 = {0}, s2 = {0};
   void *p = expect_alloc(a, 4 * KiB, &s1);
   assert_int_equal(bp_caching_allocator_free_on_stream(a, p, &s1), BP_OK);
@@ -214,7 +206,7 @@ static size_t peak_allocated(bp_caching_allocator_t *a) {
 static void test_peaks_with_two_pools(void **state) {
   (void)state;
   fake_device_t d;
-  bp_caching_allocator_t *a = create(&d, 1024 * MiB);
+  bp_caching_allocator_t *a = expect_allocator(&d, 1024 * MiB, true);
   fake_stream_t s1 = {.immediate = true};
   void *p = expect_alloc(a, 1 * KiB, &s1);
   assert_int_equal(bp_caching_allocator_free_on_stream(a, p, &s1), BP_OK);

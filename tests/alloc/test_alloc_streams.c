@@ -17,18 +17,10 @@
 #define KiB ((size_t)1 << 10)
 #define MiB ((size_t)1 << 20)
 
-static bp_caching_allocator_t *create(fake_device_t *d, bool events) {
-  fake_device_init(d, 1024 * MiB);
-  bp_alloc_backend_t backend = fake_backend(d, events);
-  bp_caching_allocator_t *a = NULL;
-  assert_int_equal(bp_caching_allocator_create(&backend, NULL, &a), BP_OK);
-  return a;
-}
-
 static void test_same_stream_reuses_at_once(void **state) {
   (void)state;
   fake_device_t d;
-  bp_caching_allocator_t *a = create(&d, true);
+  bp_caching_allocator_t *a = expect_allocator(&d, 1024 * MiB, true);
   fake_stream_t s1 = {0};
   void *p = expect_alloc(a, 4 * KiB, &s1);
   expect_free(a, p);
@@ -41,7 +33,7 @@ static void test_same_stream_reuses_at_once(void **state) {
 static void test_other_stream_does_not_reuse(void **state) {
   (void)state;
   fake_device_t d;
-  bp_caching_allocator_t *a = create(&d, true);
+  bp_caching_allocator_t *a = expect_allocator(&d, 1024 * MiB, true);
   fake_stream_t s1 = {0}, s2 = {0};
   void *p = expect_alloc(a, 4 * KiB, &s1);
   expect_free(a, p); /* s1's work may still use p */
@@ -57,7 +49,7 @@ static void test_other_stream_does_not_reuse(void **state) {
 static void test_record_stream_defers_reuse(void **state) {
   (void)state;
   fake_device_t d;
-  bp_caching_allocator_t *a = create(&d, true);
+  bp_caching_allocator_t *a = expect_allocator(&d, 1024 * MiB, true);
   fake_stream_t s1 = {0}, s2 = {0};
   void *p = expect_alloc(a, 1 * MiB, &s1); /* two fill a 2 MiB small chunk */
   void *q = expect_alloc(a, 1 * MiB, &s1);
@@ -119,7 +111,7 @@ static void test_direct_free_on_stream_waits(void **state) {
 static void test_forget_stream_without_events(void **state) {
   (void)state;
   fake_device_t d;
-  bp_caching_allocator_t *a = create(&d, false);
+  bp_caching_allocator_t *a = expect_allocator(&d, 1024 * MiB, false);
   fake_stream_t s1 = {0}, s2 = {0};
   void *p = expect_alloc(a, 1 * MiB, &s1);
   void *q = expect_alloc(a, 1 * MiB, &s1);
@@ -145,7 +137,7 @@ static void test_forget_stream_without_events(void **state) {
 static void test_forget_stream_moves_live_blocks(void **state) {
   (void)state;
   fake_device_t d;
-  bp_caching_allocator_t *a = create(&d, true);
+  bp_caching_allocator_t *a = expect_allocator(&d, 1024 * MiB, true);
   fake_stream_t s1 = {0};
   void *p = expect_alloc(a, 64 * KiB, &s1);
   bp_caching_allocator_forget_stream(a, &s1);
@@ -192,7 +184,7 @@ static size_t used(fake_device_t *d) {
 static void test_empty_cache_waits_for_the_stream(void **state) {
   (void)state;
   fake_device_t d;
-  bp_caching_allocator_t *a = create(&d, true);
+  bp_caching_allocator_t *a = expect_allocator(&d, 1024 * MiB, true);
   fake_stream_t s1 = {0};
   expect_free(a, expect_alloc(a, 4 * KiB, &s1));
   empty_cache_call_t call = {a, 0};
@@ -211,7 +203,7 @@ static void test_empty_cache_waits_for_the_stream(void **state) {
 static void test_workspaces_are_lifo_scratch(void **state) {
   (void)state;
   fake_device_t d;
-  bp_caching_allocator_t *a = create(&d, true);
+  bp_caching_allocator_t *a = expect_allocator(&d, 1024 * MiB, true);
   fake_stream_t s1 = {0};
   char *w[3];
   for (int i = 0; i < 3; i++)
