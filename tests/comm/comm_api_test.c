@@ -9,15 +9,15 @@
 
 enum { N = 3, COUNT = 1001 };
 
-typedef struct fixture {
+typedef struct comm_fixture {
   bp_runtime_t *runtime;
   bp_device_t *devices[N];
   bp_stream_t *streams[N];
   bp_comm_t *comms[N];
-} fixture_t;
+} comm_fixture_t;
 
 static int setup(void **state) {
-  fixture_t *f = calloc(1, sizeof *f);
+  comm_fixture_t *f = calloc(1, sizeof *f);
   f->runtime = fixture_runtime(BP_VCPU_PLUGIN);
   for (size_t r = 0; r < N; r++) {
     assert_int_equal(bp_device_get(f->runtime, "vcpu", r, &f->devices[r]),
@@ -30,7 +30,7 @@ static int setup(void **state) {
 }
 
 static int teardown(void **state) {
-  fixture_t *f = *state;
+  comm_fixture_t *f = *state;
   for (size_t r = 0; r < N; r++) {
     assert_int_equal(bp_stream_synchronize(f->streams[r]), BP_OK);
     assert_int_equal(bp_comm_destroy(f->comms[r]), BP_OK);
@@ -41,20 +41,20 @@ static int teardown(void **state) {
   return 0;
 }
 
-static void *to_device(fixture_t *f, size_t r, const void *host, size_t size) {
+static void *to_device(comm_fixture_t *f, size_t r, const void *host, size_t size) {
   void *ptr = NULL;
   assert_int_equal(bp_device_malloc(f->devices[r], size, &ptr), BP_OK);
   assert_int_equal(bp_copy(f->devices[r], ptr, NULL, host, size, NULL), BP_OK);
   return ptr;
 }
 
-static void to_host(fixture_t *f, size_t r, void *host, const void *ptr,
+static void to_host(comm_fixture_t *f, size_t r, void *host, const void *ptr,
                     size_t size) {
   assert_int_equal(bp_stream_synchronize(f->streams[r]), BP_OK);
   assert_int_equal(bp_copy(NULL, host, f->devices[r], ptr, size, NULL), BP_OK);
 }
 
-static void sync_all(fixture_t *f) {
+static void sync_all(comm_fixture_t *f) {
   for (size_t r = 0; r < N; r++) {
     assert_int_equal(bp_stream_synchronize(f->streams[r]), BP_OK);
     assert_int_equal(bp_comm_async_error(f->comms[r]), BP_OK);
@@ -62,7 +62,7 @@ static void sync_all(fixture_t *f) {
 }
 
 static void test_identity(void **state) {
-  fixture_t *f = *state;
+  comm_fixture_t *f = *state;
   for (size_t r = 0; r < N; r++) {
     assert_int_equal(bp_comm_rank(f->comms[r]), r);
     assert_int_equal(bp_comm_size(f->comms[r]), N);
@@ -71,7 +71,7 @@ static void test_identity(void **state) {
 }
 
 static void test_all_reduce_avg_then_broadcast(void **state) {
-  fixture_t *f = *state;
+  comm_fixture_t *f = *state;
   float host[COUNT];
   float *buf[N];
   for (size_t r = 0; r < N; r++) {
@@ -109,7 +109,7 @@ static void test_all_reduce_avg_then_broadcast(void **state) {
 }
 
 static void test_reduce_gather_scatter(void **state) {
-  fixture_t *f = *state;
+  comm_fixture_t *f = *state;
   int64_t host[N * COUNT];
   int64_t *send[N], *recv[N];
   for (size_t r = 0; r < N; r++) {
@@ -160,7 +160,7 @@ static void test_reduce_gather_scatter(void **state) {
 }
 
 static void test_group_send_recv_and_all_to_all(void **state) {
-  fixture_t *f = *state;
+  comm_fixture_t *f = *state;
   uint8_t host[N * 16];
   uint8_t *send[N], *recv[N];
   for (size_t r = 0; r < N; r++) {
@@ -211,7 +211,7 @@ static void test_group_send_recv_and_all_to_all(void **state) {
 }
 
 static void test_bad_arguments(void **state) {
-  fixture_t *f = *state;
+  comm_fixture_t *f = *state;
   float x = 0;
   assert_int_equal(
       bp_comm_all_reduce(&x, &x, 1, FLOAT32, SUM, f->comms[0], f->streams[1]),
@@ -244,7 +244,7 @@ static void test_bad_arguments(void **state) {
 }
 
 /* A two-rank world made with init_rank, with a deadline set for the test. */
-static void two_ranks(fixture_t *f, const char *timeout_ms, bp_comm_t *out[2],
+static void two_ranks(comm_fixture_t *f, const char *timeout_ms, bp_comm_t *out[2],
                       size_t joining) {
   setenv("BACKPLANE_COMM_TIMEOUT_MS", timeout_ms, 1);
   char id[128];
@@ -263,7 +263,7 @@ static void two_ranks(fixture_t *f, const char *timeout_ms, bp_comm_t *out[2],
 }
 
 static void test_mismatch_is_reported(void **state) {
-  fixture_t *f = *state;
+  comm_fixture_t *f = *state;
   bp_comm_t *comms[2];
   two_ranks(f, "2000", comms, 2);
   float x[2] = {1, 2};
@@ -288,7 +288,7 @@ static void test_mismatch_is_reported(void **state) {
 }
 
 static void test_peer_never_joins(void **state) {
-  fixture_t *f = *state;
+  comm_fixture_t *f = *state;
   bp_comm_t *comms[2];
   two_ranks(f, "300", comms, 1);
   double x = 1;
@@ -308,7 +308,7 @@ static void *abort_main(void *comm) {
 }
 
 static void test_abort_from_another_thread(void **state) {
-  fixture_t *f = *state;
+  comm_fixture_t *f = *state;
   bp_comm_t *comms[2];
   two_ranks(f, "60000", comms, 2);
   int32_t x = 1;

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -29,6 +30,31 @@ static inline bp_runtime_t *fixture_runtime(const char *plugin_path) {
   assert_int_equal(bp_runtime_create(&options, &runtime), BP_OK);
   assert_non_null(runtime);
   return runtime;
+}
+
+/* A runtime over one plugin and its first two devices, as cmocka state. */
+typedef struct fixture {
+  bp_runtime_t *runtime;
+  bp_device_t *dev0;
+  bp_device_t *dev1;
+} fixture_t;
+
+static inline int fixture_open_two_devices(void **state,
+                                           const char *plugin_path) {
+  fixture_t *f = calloc(1, sizeof *f);
+  assert_non_null(f);
+  f->runtime = fixture_runtime(plugin_path);
+  assert_int_equal(bp_device_at(f->runtime, 0, &f->dev0), BP_OK);
+  assert_int_equal(bp_device_at(f->runtime, 1, &f->dev1), BP_OK);
+  *state = f;
+  return 0;
+}
+
+static inline int fixture_close(void **state) {
+  fixture_t *f = *state;
+  bp_runtime_destroy(f->runtime);
+  free(f);
+  return 0;
 }
 
 /* The rejection reason recorded for `path`, or NULL. */

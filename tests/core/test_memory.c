@@ -7,26 +7,12 @@
 #include "core/fixture.h"
 #include "plugins/corpus/stub_plugin.h"
 
-typedef struct fixture {
-  bp_runtime_t *runtime;
-  bp_device_t *dev0;
-  bp_device_t *dev1;
-} fixture_t;
-
 static int setup(void **state) {
-  fixture_t *f = calloc(1, sizeof *f);
-  f->runtime = fixture_runtime(STUB_PLUGIN);
-  assert_int_equal(bp_device_at(f->runtime, 0, &f->dev0), BP_OK);
-  assert_int_equal(bp_device_at(f->runtime, 1, &f->dev1), BP_OK);
-  *state = f;
-  return 0;
+  return fixture_open_two_devices(state, STUB_PLUGIN);
 }
 
 static int teardown(void **state) {
-  fixture_t *f = *state;
-  bp_runtime_destroy(f->runtime);
-  free(f);
-  return 0;
+  return fixture_close(state);
 }
 
 static void fill(unsigned char *p, size_t n, unsigned seed) {

@@ -44,26 +44,12 @@ static void wait_at_gate(void *user_data) {
   pthread_mutex_unlock(&gate->lock);
 }
 
-typedef struct fixture {
-  bp_runtime_t *runtime;
-  bp_device_t *dev0;
-  bp_device_t *dev1;
-} fixture_t;
-
 static int setup(void **state) {
-  fixture_t *f = calloc(1, sizeof *f);
-  f->runtime = fixture_runtime(BP_VCPU_PLUGIN);
-  assert_int_equal(bp_device_get(f->runtime, "vcpu", 0, &f->dev0), BP_OK);
-  assert_int_equal(bp_device_get(f->runtime, "vcpu", 1, &f->dev1), BP_OK);
-  *state = f;
-  return 0;
+  return fixture_open_two_devices(state, BP_VCPU_PLUGIN);
 }
 
 static int teardown(void **state) {
-  fixture_t *f = *state;
-  bp_runtime_destroy(f->runtime);
-  free(f);
-  return 0;
+  return fixture_close(state);
 }
 
 static void fill(unsigned char *p, size_t n, unsigned seed) {
