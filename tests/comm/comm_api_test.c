@@ -41,7 +41,8 @@ static int teardown(void **state) {
   return 0;
 }
 
-static void *to_device(comm_fixture_t *f, size_t r, const void *host, size_t size) {
+static void *to_device(comm_fixture_t *f, size_t r, const void *host,
+                       size_t size) {
   void *ptr = NULL;
   assert_int_equal(bp_device_malloc(f->devices[r], size, &ptr), BP_OK);
   assert_int_equal(bp_copy(f->devices[r], ptr, NULL, host, size, NULL), BP_OK);
@@ -244,8 +245,8 @@ static void test_bad_arguments(void **state) {
 }
 
 /* A two-rank world made with init_rank, with a deadline set for the test. */
-static void two_ranks(comm_fixture_t *f, const char *timeout_ms, bp_comm_t *out[2],
-                      size_t joining) {
+static void two_ranks(comm_fixture_t *f, const char *timeout_ms,
+                      bp_comm_t *out[2], size_t joining) {
   setenv("BACKPLANE_COMM_TIMEOUT_MS", timeout_ms, 1);
   char id[128];
   assert_int_equal(bp_comm_get_unique_id(f->devices[0], id, sizeof id), BP_OK);
