@@ -246,6 +246,35 @@ typedef struct CustomRuntimeParams {
 /* The plugin entry point, found with dlsym("InitPlugin"). */
 void InitPlugin(CustomRuntimeParams *params);
 
+/* Bytes per element of a C_DataType; 0 for UNDEFINED or an unknown value.
+ * A Backplane helper for hosts and plugins (not part of Paddle's header). */
+static inline size_t BP_DataTypeSize(C_DataType dtype) {
+  switch (dtype) {
+  case BOOL:
+  case UINT8:
+  case INT8:
+    return 1;
+  case UINT16:
+  case INT16:
+  case FLOAT16:
+  case BFLOAT16:
+    return 2;
+  case UINT32:
+  case INT32:
+  case FLOAT32:
+    return 4;
+  case UINT64:
+  case INT64:
+  case FLOAT64:
+  case COMPLEX64:
+    return 8;
+  case COMPLEX128:
+    return 16;
+  default:
+    return 0;
+  }
+}
+
 /* ------------------------------------------------------------------------ */
 /* Backplane extensions                                                      */
 /* ------------------------------------------------------------------------ */

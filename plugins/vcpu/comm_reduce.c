@@ -101,24 +101,12 @@ static const reduce_kernel_fn kernels[DTYPE_COUNT][OP_COUNT] = {
 
 size_t comm_dtype_size(C_DataType dtype) {
   switch (dtype) {
-  case INT8:
-  case UINT8:
-    return 1;
-  case INT16:
-  case UINT16:
-  case FLOAT16:
-  case BFLOAT16:
-    return 2;
-  case INT32:
-  case UINT32:
-  case FLOAT32:
-    return 4;
-  case INT64:
-  case UINT64:
-  case FLOAT64:
-    return 8;
-  default:
+  case BOOL: /* no reductions defined for these */
+  case COMPLEX64:
+  case COMPLEX128:
     return 0;
+  default:
+    return BP_DataTypeSize(dtype);
   }
 }
 

@@ -10,8 +10,6 @@
 #include "core/stream_internal.h"
 #include "layers/collective_note.h"
 
-static size_t element_size(C_DataType dtype);
-
 /* Checks the communicator, that the stream is on its device and, when
  * `slot_name` is given, that the plugin has `slot`. */
 static bp_status_t check_call(bp_comm_t *comm, bp_stream_t *stream,
@@ -44,8 +42,8 @@ static bp_collective_note_t note(const bp_comm_t *comm, const char *function,
                                  size_t count, C_DataType dtype, int reduce_op,
                                  bp_collective_rank_role_t role, size_t rank) {
   return bp_collective_note_begin(comm, function, count, dtype,
-                                  count * element_size(dtype), reduce_op, role,
-                                  rank);
+                                  count * BP_DataTypeSize(dtype), reduce_op,
+                                  role, rank);
 }
 
 /* Tells the trace layer about the call, then finishes it. */
@@ -208,33 +206,6 @@ all_to_all_fallback(const void *const *send_bufs, const size_t *send_counts,
   return status;
 }
 
-static size_t element_size(C_DataType dtype) {
-  switch (dtype) {
-  case BOOL:
-  case INT8:
-  case UINT8:
-    return 1;
-  case INT16:
-  case UINT16:
-  case FLOAT16:
-  case BFLOAT16:
-    return 2;
-  case INT32:
-  case UINT32:
-  case FLOAT32:
-    return 4;
-  case INT64:
-  case UINT64:
-  case FLOAT64:
-  case COMPLEX64:
-    return 8;
-  case COMPLEX128:
-    return 16;
-  default:
-    return 0;
-  }
-}
-
 BP_API bp_status_t bp_comm_all_to_all(const void *const *send_bufs,
                                       const size_t *send_counts,
                                       void *const *recv_bufs,
@@ -245,7 +216,7 @@ BP_API bp_status_t bp_comm_all_to_all(const void *const *send_bufs,
       check_call(comm, stream, "bp_comm_all_to_all", "", "xccl_all_to_all");
   if (status != BP_OK)
     return status;
-  size_t size = element_size(dtype);
+  size_t size = BP_DataTypeSize(dtype);
   if (!send_bufs || !send_counts || !recv_bufs || !recv_counts || size == 0)
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_comm_all_to_all on %s: an array is NULL or the data "

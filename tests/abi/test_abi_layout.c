@@ -90,6 +90,23 @@ static void test_data_type_values(void **state) {
   assert_int_equal(COMPLEX128, 15);
 }
 
+static void test_data_type_sizes(void **state) {
+  (void)state;
+  assert_int_equal(BP_DataTypeSize(UNDEFINED), 0);
+  assert_int_equal(BP_DataTypeSize(BOOL), 1);
+  assert_int_equal(BP_DataTypeSize(INT8), 1);
+  assert_int_equal(BP_DataTypeSize(UINT16), 2);
+  assert_int_equal(BP_DataTypeSize(FLOAT16), 2);
+  assert_int_equal(BP_DataTypeSize(BFLOAT16), 2);
+  assert_int_equal(BP_DataTypeSize(INT32), 4);
+  assert_int_equal(BP_DataTypeSize(FLOAT32), 4);
+  assert_int_equal(BP_DataTypeSize(UINT64), 8);
+  assert_int_equal(BP_DataTypeSize(FLOAT64), 8);
+  assert_int_equal(BP_DataTypeSize(COMPLEX64), 8);
+  assert_int_equal(BP_DataTypeSize(COMPLEX128), 16);
+  assert_int_equal(BP_DataTypeSize((C_DataType)99), 0);
+}
+
 static void test_layout_and_reduce_op_values(void **state) {
   (void)state;
   assert_int_equal(ANY, 0);
@@ -197,6 +214,7 @@ int main(void) {
       cmocka_unit_test(test_version_macros_are_0_1_1),
       cmocka_unit_test(test_status_values),
       cmocka_unit_test(test_data_type_values),
+      cmocka_unit_test(test_data_type_sizes),
       cmocka_unit_test(test_layout_and_reduce_op_values),
       cmocka_unit_test(test_extension_structs),
       cmocka_unit_test(test_attribute_numbers_follow_tvm),
