@@ -19,6 +19,7 @@
 #include <stdatomic.h>
 
 #include "alloc/alloc_block.h"
+#include "alloc/alloc_sizing.h"
 #include "alloc/block_map.h"
 #include "alloc/caching_allocator.h"
 #include "alloc/free_tree.h"
@@ -35,13 +36,16 @@ typedef enum bp_stat_kind {
   BP_STAT_COUNT
 } bp_stat_kind_t;
 
-/* Written only under the owning pool's lock; read by anyone (relaxed). */
+/* Written only under the owning pool's lock; read by anyone (relaxed).
+ * The current value is derived (bp_stat_current): allocated - freed, plus
+ * what chunks changing pools brought in (moved, modulo 2^64), so the hot
+ * path updates one word per statistic. */
 typedef struct bp_stat_counter {
-  _Atomic uint64_t current, allocated, freed;
+  _Atomic uint64_t allocated, freed, moved;
 } bp_stat_counter_t;
 
 struct bp_alloc_pool {
-  bp_spinlock_t mu;
+  bp_pool_lock_t mu;
   void *stream;
   bp_caching_allocator_t *allocator;
   bp_free_tree_t small_free, large_free;
@@ -54,6 +58,13 @@ struct bp_alloc_pool {
   /* How far this pool's values may grow without making a new peak, while it
    * is the pool that computed the peaks last (bp_alloc_note_increase). */
   uint64_t peak_marks[BP_STAT_COUNT];
+  /* The hot path's shortcut to the marks, valid while the pool is the
+   * walker: how much allocated, active and requested bytes may each still
+   * grow (use_headroom), and inactive split bytes (split_headroom), without
+   * reaching a mark. Hot-path increases spend them, decreases give back no
+   * more than they free; any other increase zeroes them (bp_stat_add), and a
+   * walk sets them again. Never above the true room, so never a missed peak. */
+  uint64_t use_headroom, split_headroom;
   bp_workspace_t workspace;
   bp_alloc_pool_t *_Atomic next_pool;
 } __attribute__((aligned(64)));
@@ -72,6 +83,7 @@ typedef struct bp_pending_free {
 struct bp_caching_allocator {
   bp_alloc_backend_t backend;
   bp_allocator_config_t config;
+  bp_alloc_fast_round_t fast_round;
   uint64_t id;              /* unique per instance, keys thread-local caches */
   pthread_mutex_t pools_mu; /* creating pools */
   bp_alloc_pool_t *_Atomic pools;
@@ -101,26 +113,43 @@ static inline void bp_count(_Atomic uint64_t *v) {
   atomic_fetch_add_explicit(v, 1, memory_order_relaxed);
 }
 
+/* The current value of `kind` in `pool`. Read without the pool's lock, it
+ * is a value the counter had or exceeds one (freed is read first, and only
+ * grows), never a wrapped-around one. */
+static inline uint64_t bp_stat_current(bp_alloc_pool_t *pool,
+                                       bp_stat_kind_t kind) {
+  bp_stat_counter_t *c = &pool->stats[kind];
+  uint64_t freed = atomic_load_explicit(&c->freed, memory_order_acquire);
+  return bp_load(&c->allocated) + bp_load(&c->moved) - freed;
+}
+
 /* Pool-locked statistic updates. After increases, the caller checks the
  * peaks (bp_alloc_note_increase, or bp_within_mark for several kinds). */
+static inline void bp_stat_raise(bp_alloc_pool_t *pool, bp_stat_kind_t kind,
+                                 uint64_t n) {
+  bp_stat_counter_t *c = &pool->stats[kind];
+  bp_store(&c->allocated, bp_load(&c->allocated) + n);
+}
+/* An increase outside the hot path, which does not spend the headrooms:
+ * they are void until the next walk. */
 static inline void bp_stat_add(bp_alloc_pool_t *pool, bp_stat_kind_t kind,
                                uint64_t n) {
-  bp_stat_counter_t *c = &pool->stats[kind];
-  bp_store(&c->current, bp_load(&c->current) + n);
-  bp_store(&c->allocated, bp_load(&c->allocated) + n);
+  bp_stat_raise(pool, kind, n);
+  pool->use_headroom = pool->split_headroom = 0;
 }
 static inline void bp_stat_sub(bp_alloc_pool_t *pool, bp_stat_kind_t kind,
                                uint64_t n) {
   bp_stat_counter_t *c = &pool->stats[kind];
-  bp_store(&c->current, bp_load(&c->current) - n);
   bp_store(&c->freed, bp_load(&c->freed) + n);
 }
 /* Moves `n` of the current value of `kind` from one pool to another (a chunk
- * changing pools): totals and cumulative counts do not change. */
+ * changing pools): totals and cumulative counts do not change. Both pools
+ * locked. */
 static inline void bp_stat_move(bp_alloc_pool_t *from, bp_alloc_pool_t *to,
                                 bp_stat_kind_t kind, uint64_t n) {
-  bp_store(&from->stats[kind].current, bp_load(&from->stats[kind].current) - n);
-  bp_store(&to->stats[kind].current, bp_load(&to->stats[kind].current) + n);
+  bp_store(&from->stats[kind].moved, bp_load(&from->stats[kind].moved) - n);
+  bp_store(&to->stats[kind].moved, bp_load(&to->stats[kind].moved) + n);
+  to->use_headroom = to->split_headroom = 0;
 }
 
 /* Device-wide peaks without a walk over every pool on each increase. When a
@@ -129,9 +158,9 @@ static inline void bp_stat_move(bp_alloc_pool_t *from, bp_alloc_pool_t *to,
  * other pools' totals. While it stays the walker, the other pools have only
  * decreased (an increase of theirs would have walked), so its values up to
  * those marks cannot make a new peak. Pool locked. */
-void bp_alloc_walk_peaks(bp_alloc_pool_t *pool);
+__attribute__((cold)) void bp_alloc_walk_peaks(bp_alloc_pool_t *pool);
 static inline bool bp_within_mark(bp_alloc_pool_t *pool, bp_stat_kind_t kind) {
-  return bp_load(&pool->stats[kind].current) <= pool->peak_marks[kind];
+  return bp_stat_current(pool, kind) <= pool->peak_marks[kind];
 }
 static inline bool bp_is_peaks_walker(bp_alloc_pool_t *pool) {
   return atomic_load_explicit(&pool->allocator->peaks_walker,

@@ -83,12 +83,12 @@ static void finish(bp_caching_allocator_t *a, bp_pending_free_t *entry) {
   bp_stat_sub(pool, BP_STAT_ACTIVE, b->size);
   if (chunk->kind == BP_CHUNK_DIRECT) {
     bp_alloc_unlink_chunk(pool, chunk);
-    bp_spin_unlock(&pool->mu);
+    bp_pool_unlock(&pool->mu);
     bp_alloc_return_chunk(a, chunk);
   } else {
     chunk->last_free_seq = ++pool->free_seq;
     bp_alloc_release_block(pool, b);
-    bp_spin_unlock(&pool->mu);
+    bp_pool_unlock(&pool->mu);
   }
   free(entry);
 }

@@ -17,11 +17,11 @@ static bool has_idle_chunk(const bp_alloc_pool_t *pool) {
  * (last_free_seq past the event) wait for the next release. */
 static size_t release_pool_idle(bp_caching_allocator_t *a,
                                 bp_alloc_pool_t *pool) {
-  bp_spin_lock(&pool->mu);
+  bp_pool_lock(&pool->mu);
   bp_alloc_flush_hot(pool);
   bool any = has_idle_chunk(pool);
   uint64_t covered_seq = pool->free_seq;
-  bp_spin_unlock(&pool->mu);
+  bp_pool_unlock(&pool->mu);
   if (!any)
     return 0;
   if (pool->stream) {
@@ -32,7 +32,7 @@ static size_t release_pool_idle(bp_caching_allocator_t *a,
     bp_alloc_recycle_event(a, event);
   }
   bp_chunk_t *released = NULL;
-  bp_spin_lock(&pool->mu);
+  bp_pool_lock(&pool->mu);
   for (bp_chunk_t *c = pool->chunks, *next; c; c = next) {
     next = c->next;
     if (!bp_chunk_is_idle(c) ||
@@ -42,7 +42,7 @@ static size_t release_pool_idle(bp_caching_allocator_t *a,
     c->next = released;
     released = c;
   }
-  bp_spin_unlock(&pool->mu);
+  bp_pool_unlock(&pool->mu);
   size_t bytes = 0;
   while (released) {
     bp_chunk_t *next = released->next;
@@ -111,7 +111,8 @@ static void move_chunks(bp_alloc_pool_t *from, bp_alloc_pool_t *to) {
     to->chunks = c;
   }
   for (int k = 0; k < BP_STAT_COUNT; k++)
-    bp_stat_move(from, to, (bp_stat_kind_t)k, bp_load(&from->stats[k].current));
+    bp_stat_move(from, to, (bp_stat_kind_t)k,
+                 bp_stat_current(from, (bp_stat_kind_t)k));
 }
 
 void bp_caching_allocator_forget_stream(bp_caching_allocator_t *a,
@@ -126,14 +127,14 @@ void bp_caching_allocator_forget_stream(bp_caching_allocator_t *a,
   if (!pool)
     return;
   bp_workspace_release(a, pool);
-  bp_spin_lock(&pool->mu);
+  bp_pool_lock(&pool->mu);
   bp_alloc_flush_hot(pool);
-  bp_spin_lock(&a->null_pool->mu);
+  bp_pool_lock(&a->null_pool->mu);
   /* Without host memory to move them, the chunks stay with the stream key:
    * still correct (the stream is drained), only not shared. */
   if (bp_block_map_reserve(&a->null_pool->live, a->null_pool->live.count +
                                                     pool->live.count) == BP_OK)
     move_chunks(pool, a->null_pool);
-  bp_spin_unlock(&a->null_pool->mu);
-  bp_spin_unlock(&pool->mu);
+  bp_pool_unlock(&a->null_pool->mu);
+  bp_pool_unlock(&pool->mu);
 }

@@ -75,3 +75,16 @@ bool bp_alloc_should_split(const bp_allocator_config_t *config,
     return remainder >= config->min_chunk_size;
   return remainder > BP_ALLOC_SMALL_REQUEST;
 }
+
+/* (size + pad + unit - 1) & ~(unit - 1) <= top, the largest multiple of unit
+ * within max_chunk_size, holds exactly for size <= top - pad; the sum cannot
+ * overflow then. */
+void bp_alloc_fast_round_init(const bp_allocator_config_t *config,
+                              bp_alloc_fast_round_t *out) {
+  size_t unit = config->min_chunk_size, pad = config->extra_padding_size;
+  size_t top = config->max_chunk_size & ~(unit - 1);
+  *out = (bp_alloc_fast_round_t){0, 0, 0};
+  if (unit & (unit - 1) || top < pad)
+    return;
+  *out = (bp_alloc_fast_round_t){pad + (unit - 1), ~(unit - 1), top - pad};
+}

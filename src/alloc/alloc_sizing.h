@@ -70,6 +70,16 @@ static inline bool bp_alloc_round_size(const bp_allocator_config_t *config,
   return bp_alloc_align_up(padded, config->min_chunk_size, out_rounded);
 }
 
+/* Rounding precomputed for the hot path: when min_chunk is a power of two,
+ * a request of 1..limit bytes rounds to (size + add) & mask, which neither
+ * overflows nor exceeds max_chunk_size (limit 0: no fast rounding). */
+typedef struct bp_alloc_fast_round {
+  size_t add, mask, limit;
+} bp_alloc_fast_round_t;
+
+void bp_alloc_fast_round_init(const bp_allocator_config_t *config,
+                              bp_alloc_fast_round_t *out);
+
 /* The size of a new chunk for a `rounded` request: small pool chunks are
  * BP_ALLOC_SMALL_CHUNK, large ones max(rounded, first ? init : realloc); both
  * aligned to min_chunk and cut to `budget` (what max_alloc still allows) but

@@ -105,10 +105,10 @@ bp_status_t bp_caching_allocator_snapshot_json(bp_caching_allocator_t *a,
                     "snapshot: allocator or out_json is NULL");
   json_t *chunks = json_array();
   for (bp_alloc_pool_t *p = bp_first_pool(a); p; p = bp_next_pool(p)) {
-    bp_spin_lock(&p->mu);
+    bp_pool_lock(&p->mu);
     for (const bp_chunk_t *c = p->chunks; c; c = c->next)
       json_array_append_new(chunks, chunk_json(c, p->stream));
-    bp_spin_unlock(&p->mu);
+    bp_pool_unlock(&p->mu);
   }
   json_t *root = json_pack("{s:s, s:o, s:o, s:o}", "device", a->backend.name,
                            "config", config_json(&a->config), "stats",

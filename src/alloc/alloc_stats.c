@@ -5,7 +5,7 @@
 static uint64_t total_current(bp_caching_allocator_t *a, bp_stat_kind_t kind) {
   uint64_t total = 0;
   for (bp_alloc_pool_t *p = bp_first_pool(a); p; p = bp_next_pool(p))
-    total += bp_load(&p->stats[kind].current);
+    total += bp_stat_current(p, kind);
   return total;
 }
 
@@ -28,13 +28,23 @@ void bp_alloc_walk_peaks(bp_alloc_pool_t *pool) {
   uint64_t totals[BP_STAT_COUNT] = {0};
   for (bp_alloc_pool_t *p = bp_first_pool(a); p; p = bp_next_pool(p))
     for (int k = 0; k < BP_STAT_COUNT; k++)
-      totals[k] += bp_load(&p->stats[k].current);
+      totals[k] += bp_stat_current(p, (bp_stat_kind_t)k);
   /* Until another pool computes the peaks, the others only decrease, so this
    * pool may grow up to the peak minus their totals now. */
+  uint64_t room[BP_STAT_COUNT];
   for (int k = 0; k < BP_STAT_COUNT; k++) {
-    uint64_t others = totals[k] - bp_load(&pool->stats[k].current);
-    pool->peak_marks[k] = raise_peak(a, (bp_stat_kind_t)k, totals[k]) - others;
+    uint64_t mine = bp_stat_current(pool, (bp_stat_kind_t)k);
+    pool->peak_marks[k] =
+        raise_peak(a, (bp_stat_kind_t)k, totals[k]) - (totals[k] - mine);
+    room[k] = pool->peak_marks[k] - mine;
   }
+  uint64_t use = room[BP_STAT_ALLOCATED];
+  if (room[BP_STAT_ACTIVE] < use)
+    use = room[BP_STAT_ACTIVE];
+  if (room[BP_STAT_REQUESTED] < use)
+    use = room[BP_STAT_REQUESTED];
+  pool->use_headroom = use;
+  pool->split_headroom = room[BP_STAT_INACTIVE_SPLIT];
   if (atomic_load_explicit(&a->peaks_walker, memory_order_relaxed) != pool)
     atomic_store_explicit(&a->peaks_walker, pool, memory_order_relaxed);
 }
@@ -43,7 +53,7 @@ static void fill(bp_caching_allocator_t *a, bp_stat_kind_t kind,
                  bp_memory_stat_t *out) {
   out->current = out->allocated = out->freed = 0;
   for (bp_alloc_pool_t *p = bp_first_pool(a); p; p = bp_next_pool(p)) {
-    out->current += bp_load(&p->stats[kind].current);
+    out->current += bp_stat_current(p, kind);
     out->allocated += bp_load(&p->stats[kind].allocated);
     out->freed += bp_load(&p->stats[kind].freed);
   }

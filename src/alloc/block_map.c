@@ -2,11 +2,6 @@
 
 #include <stdlib.h>
 
-static size_t slot_of(const bp_block_map_t *map, uintptr_t addr) {
-  uint64_t x = (uint64_t)addr * 0x9E3779B97F4A7C15ull;
-  return (size_t)(x >> 32) & (map->capacity - 1);
-}
-
 static bp_status_t grow(bp_block_map_t *map) {
   size_t capacity = map->capacity ? map->capacity * 2 : 64;
   bp_block_t **slots = calloc(capacity, sizeof *slots);
@@ -17,7 +12,7 @@ static bp_status_t grow(bp_block_map_t *map) {
     bp_block_t *b = map->slots[i];
     if (!b)
       continue;
-    size_t s = slot_of(&bigger, b->addr);
+    size_t s = bp_block_map_slot(&bigger, b->addr);
     while (slots[s])
       s = (s + 1) & (capacity - 1);
     slots[s] = b;
@@ -43,7 +38,7 @@ bp_status_t bp_block_map_insert(bp_block_map_t *map, bp_block_t *block) {
     if (status != BP_OK)
       return status;
   }
-  size_t s = slot_of(map, block->addr);
+  size_t s = bp_block_map_slot(map, block->addr);
   while (map->slots[s])
     s = (s + 1) & (map->capacity - 1);
   map->slots[s] = block;
@@ -51,21 +46,11 @@ bp_status_t bp_block_map_insert(bp_block_map_t *map, bp_block_t *block) {
   return BP_OK;
 }
 
-bp_block_t *bp_block_map_find(const bp_block_map_t *map, uintptr_t addr) {
-  if (!map->capacity)
-    return NULL;
-  for (size_t s = slot_of(map, addr);; s = (s + 1) & (map->capacity - 1)) {
-    bp_block_t *b = map->slots[s];
-    if (!b || b->addr == addr)
-      return b;
-  }
-}
-
 bp_block_t *bp_block_map_remove(bp_block_map_t *map, uintptr_t addr) {
   if (!map->capacity)
     return NULL;
   size_t mask = map->capacity - 1;
-  size_t s = slot_of(map, addr);
+  size_t s = bp_block_map_slot(map, addr);
   while (map->slots[s] && map->slots[s]->addr != addr)
     s = (s + 1) & mask;
   bp_block_t *found = map->slots[s];
@@ -75,7 +60,7 @@ bp_block_t *bp_block_map_remove(bp_block_map_t *map, uintptr_t addr) {
   size_t hole = s;
   for (size_t next = (hole + 1) & mask; map->slots[next];
        next = (next + 1) & mask) {
-    size_t home = slot_of(map, map->slots[next]->addr);
+    size_t home = bp_block_map_slot(map, map->slots[next]->addr);
     /* Move if `home` is not cyclically within (hole, next]. */
     if (((next - home) & mask) >= ((next - hole) & mask)) {
       map->slots[hole] = map->slots[next];

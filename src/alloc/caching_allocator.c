@@ -96,6 +96,7 @@ bp_status_t bp_caching_allocator_create(const bp_alloc_backend_t *backend,
       backend->memory_info(backend->self, &total, &device_free) != BP_OK)
     device_free = 0;
   bp_alloc_resolve_hints(hints, device_free, &a->config);
+  bp_alloc_fast_round_init(&a->config, &a->fast_round);
   a->id = atomic_fetch_add(&next_allocator_id, 1);
   pthread_mutex_init(&a->pools_mu, NULL);
   pthread_mutex_init(&a->device_mu, NULL);
@@ -229,8 +230,11 @@ HOT_PATH bool cache_block(bp_alloc_pool_t *pool, bp_block_t *b) {
   b->state = BP_BLOCK_CACHED;
   b->workspace = false;
   if (in_split_chunk(b)) {
-    bp_stat_add(pool, BP_STAT_INACTIVE_SPLIT, b->size);
-    bp_alloc_note_increase(pool, BP_STAT_INACTIVE_SPLIT);
+    bp_stat_raise(pool, BP_STAT_INACTIVE_SPLIT, b->size);
+    if (!bp_is_peaks_walker(pool) || b->size > pool->split_headroom)
+      bp_alloc_walk_peaks(pool);
+    else
+      pool->split_headroom -= b->size;
   }
   return true;
 }
@@ -330,7 +334,7 @@ HOT_PATH bp_status_t allocate_cached(bp_caching_allocator_t *a,
                                      size_t rounded, bool use_large,
                                      bool workspace, void **out_ptr) {
   bp_status_t status = BP_OK;
-  bp_spin_lock(&pool->mu);
+  bp_pool_lock(&pool->mu);
   bp_block_t *b = bp_hot_cache_pop(&pool->hot, rounded);
   if (b) {
     if (in_split_chunk(b))
@@ -340,7 +344,7 @@ HOT_PATH bp_status_t allocate_cached(bp_caching_allocator_t *a,
     status = allocate_best_fit(a, pool, size, rounded, use_large, workspace,
                                out_ptr);
   }
-  bp_spin_unlock(&pool->mu);
+  bp_pool_unlock(&pool->mu);
   return status;
 }
 
@@ -444,7 +448,7 @@ static bp_status_t allocate_from_chunk(bp_caching_allocator_t *a,
                                        bp_alloc_pool_t *pool, bp_chunk_t *chunk,
                                        size_t size, size_t rounded,
                                        bool workspace, void **out_ptr) {
-  bp_spin_lock(&pool->mu);
+  bp_pool_lock(&pool->mu);
   link_chunk(pool, chunk);
   bp_block_t *b = chunk->first;
   if (chunk->kind != BP_CHUNK_DIRECT)
@@ -452,27 +456,27 @@ static bp_status_t allocate_from_chunk(bp_caching_allocator_t *a,
   bp_status_t status = hand_out(a, pool, b, size, workspace, out_ptr);
   if (status != BP_OK && chunk->kind == BP_CHUNK_DIRECT) {
     bp_alloc_unlink_chunk(pool, chunk);
-    bp_spin_unlock(&pool->mu);
+    bp_pool_unlock(&pool->mu);
     bp_alloc_return_chunk(a, chunk);
     return bp_error(BP_ERR_OUT_OF_MEMORY,
                     "%s: no host memory to track a device allocation",
                     a->backend.name);
   }
-  bp_spin_unlock(&pool->mu);
+  bp_pool_unlock(&pool->mu);
   return status;
 }
 
 static size_t largest_free_block(bp_caching_allocator_t *a) {
   size_t largest = 0;
   for (bp_alloc_pool_t *p = bp_first_pool(a); p; p = bp_next_pool(p)) {
-    bp_spin_lock(&p->mu);
+    bp_pool_lock(&p->mu);
     bp_block_t *small = bp_free_tree_largest(&p->small_free);
     bp_block_t *large = bp_free_tree_largest(&p->large_free);
     if (small && small->size > largest)
       largest = small->size;
     if (large && large->size > largest)
       largest = large->size;
-    bp_spin_unlock(&p->mu);
+    bp_pool_unlock(&p->mu);
   }
   return largest;
 }
@@ -567,8 +571,9 @@ static bp_status_t allocate_slow(bp_caching_allocator_t *a,
   }
 }
 
-bp_status_t bp_alloc_allocate(bp_caching_allocator_t *a, bp_alloc_pool_t *pool,
-                              size_t size, bool workspace, void **out_ptr) {
+__attribute__((noinline)) bp_status_t
+bp_alloc_allocate(bp_caching_allocator_t *a, bp_alloc_pool_t *pool, size_t size,
+                  bool workspace, void **out_ptr) {
   size_t rounded;
   if (!bp_alloc_round_size(&a->config, size, &rounded))
     return bp_error(BP_ERR_INVALID_ARGUMENT,
@@ -585,29 +590,81 @@ bp_status_t bp_alloc_allocate(bp_caching_allocator_t *a, bp_alloc_pool_t *pool,
   return allocate_slow(a, pool, size, rounded, workspace, out_ptr);
 }
 
-bp_status_t bp_caching_allocator_malloc(bp_caching_allocator_t *a, size_t size,
-                                        void *stream, void **out_ptr) {
-  if (!a || !out_ptr)
-    return bp_error(BP_ERR_INVALID_ARGUMENT,
-                    "bp_caching_allocator_malloc: allocator or out_ptr is "
-                    "NULL");
+/* The pool of `stream` when this thread used it last (the NULL-stream pool
+ * for no stream), else NULL: where a malloc on `stream` goes, and most
+ * likely the owner of a block freed on it. */
+HOT_PATH bp_alloc_pool_t *thread_known_pool(bp_caching_allocator_t *a,
+                                            void *stream) {
+  if (!stream)
+    return a->null_pool;
+  return thread_pool.allocator_id == a->id && thread_pool.stream == stream
+             ? thread_pool.pool
+             : NULL;
+}
+
+/* The hot path of malloc, taken when this thread holds the pool's lock by
+ * its bias (pool_lock.h): a block of exactly `rounded` bytes from the hot
+ * cache, allocated, if that makes no new peak. false (nothing changed)
+ * otherwise; the general path then does the same and more. It calls
+ * nothing, so it costs no stack frame. */
+HOT_PATH bool allocate_hot(bp_alloc_pool_t *pool, size_t size, size_t rounded,
+                           void **out_ptr) {
+  if (!bp_pool_try_lock_biased(&pool->mu))
+    return false;
+  bp_block_t *b = bp_is_peaks_walker(pool) && rounded <= pool->use_headroom
+                      ? bp_hot_cache_pop(&pool->hot, rounded)
+                      : NULL;
+  if (b) { /* b->size == rounded */
+    if (in_split_chunk(b)) {
+      bp_stat_sub(pool, BP_STAT_INACTIVE_SPLIT, rounded);
+      pool->split_headroom += rounded;
+    }
+    b->state = BP_BLOCK_ALLOCATED;
+    b->requested = size;
+    bp_stat_raise(pool, BP_STAT_ALLOCATED, rounded);
+    bp_stat_raise(pool, BP_STAT_ACTIVE, rounded);
+    bp_stat_raise(pool, BP_STAT_REQUESTED, size);
+    pool->use_headroom -= rounded; /* size <= rounded: covers all three */
+    *out_ptr = (void *)b->addr;
+  }
+  bp_pool_unlock_biased(&pool->mu);
+  return b != NULL;
+}
+
+static __attribute__((noinline)) bp_status_t
+malloc_general(bp_caching_allocator_t *a, size_t size, void *stream,
+               void **out_ptr) {
   bp_alloc_pool_t *pool = stream ? bp_alloc_pool_for(a, stream) : a->null_pool;
   if (!pool)
     return BP_ERR_OUT_OF_MEMORY;
   return bp_alloc_allocate(a, pool, size, false, out_ptr);
 }
 
+bp_status_t bp_caching_allocator_malloc(bp_caching_allocator_t *a, size_t size,
+                                        void *stream, void **out_ptr) {
+  if (!a || !out_ptr)
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "bp_caching_allocator_malloc: allocator or out_ptr is "
+                    "NULL");
+  bp_alloc_pool_t *pool = thread_known_pool(a, stream);
+  const bp_alloc_fast_round_t *round = &a->fast_round;
+  if (pool && __builtin_expect(size - 1 < round->limit, 1) &&
+      allocate_hot(pool, size, (size + round->add) & round->mask, out_ptr))
+    return BP_OK;
+  return malloc_general(a, size, stream, out_ptr);
+}
+
 /* Lookup of live blocks. */
 
 HOT_PATH bool pool_has(bp_alloc_pool_t *pool, uintptr_t addr,
                        bp_block_t **out_block) {
-  bp_spin_lock(&pool->mu);
+  bp_pool_lock(&pool->mu);
   bp_block_t *b = bp_block_map_find(&pool->live, addr);
   if (b) {
     *out_block = b;
     return true;
   }
-  bp_spin_unlock(&pool->mu);
+  bp_pool_unlock(&pool->mu);
   return false;
 }
 
@@ -625,21 +682,11 @@ bp_alloc_pool_t *bp_alloc_lock_chunk_pool(bp_chunk_t *chunk) {
   for (;;) {
     bp_alloc_pool_t *pool =
         atomic_load_explicit(&chunk->pool, memory_order_acquire);
-    bp_spin_lock(&pool->mu);
+    bp_pool_lock(&pool->mu);
     if (atomic_load_explicit(&chunk->pool, memory_order_relaxed) == pool)
       return pool;
-    bp_spin_unlock(&pool->mu);
+    bp_pool_unlock(&pool->mu);
   }
-}
-
-/* The pool most likely to own a block freed on `stream`: that stream's (when
- * this thread used it last), the NULL-stream pool for no stream. */
-HOT_PATH bp_alloc_pool_t *owner_hint(bp_caching_allocator_t *a, void *stream) {
-  if (!stream)
-    return a->null_pool;
-  return thread_pool.allocator_id == a->id && thread_pool.stream == stream
-             ? thread_pool.pool
-             : NULL;
 }
 
 /* The pool this thread allocated from last, for lookups with no stream to
@@ -669,11 +716,11 @@ HOT_PATH bp_status_t lock_allocated(bp_caching_allocator_t *a, const char *what,
   if (!pool)
     return unknown_pointer(a, what, ptr);
   if (b->state == BP_BLOCK_CACHED) { /* freed already: as if not in the map */
-    bp_spin_unlock(&pool->mu);
+    bp_pool_unlock(&pool->mu);
     return unknown_pointer(a, what, ptr);
   }
   if (b->state != BP_BLOCK_ALLOCATED) {
-    bp_spin_unlock(&pool->mu);
+    bp_pool_unlock(&pool->mu);
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "%s: %s of %p: already freed (double free)",
                     a->backend.name, what, ptr);
@@ -691,7 +738,7 @@ static bp_status_t free_deferred(bp_caching_allocator_t *a,
   bool direct = b->chunk->kind == BP_CHUNK_DIRECT;
   bp_pending_free_t *entry = bp_alloc_pending_new(waits);
   if (!entry) {
-    bp_spin_unlock(&pool->mu);
+    bp_pool_unlock(&pool->mu);
     return bp_error(BP_ERR_OUT_OF_MEMORY,
                     "%s: no host memory to defer the free of %p",
                     a->backend.name, (void *)b->addr);
@@ -704,7 +751,7 @@ static bp_status_t free_deferred(bp_caching_allocator_t *a,
   b->state = BP_BLOCK_PENDING_FREE;
   bp_stat_sub(pool, BP_STAT_ALLOCATED, b->size);
   bp_stat_sub(pool, BP_STAT_REQUESTED, b->requested);
-  bp_spin_unlock(&pool->mu);
+  bp_pool_unlock(&pool->mu);
   bp_alloc_pending_park(a, entry);
   return BP_OK;
 }
@@ -717,12 +764,12 @@ static bp_status_t free_uncached(bp_caching_allocator_t *a,
   if (b->chunk->kind == BP_CHUNK_DIRECT) {
     bp_chunk_t *chunk = b->chunk;
     bp_alloc_unlink_chunk(pool, chunk);
-    bp_spin_unlock(&pool->mu);
+    bp_pool_unlock(&pool->mu);
     bp_alloc_return_chunk(a, chunk);
     return BP_OK;
   }
   bp_alloc_release_block(pool, b);
-  bp_spin_unlock(&pool->mu);
+  bp_pool_unlock(&pool->mu);
   return BP_OK;
 }
 
@@ -742,7 +789,7 @@ HOT_PATH bp_status_t free_locked(bp_caching_allocator_t *a,
   b->chunk->last_free_seq = ++pool->free_seq;
   if (!cache_block(pool, b))
     return free_uncached(a, pool, b);
-  bp_spin_unlock(&pool->mu);
+  bp_pool_unlock(&pool->mu);
   return BP_OK;
 }
 
@@ -806,8 +853,60 @@ bp_status_t bp_caching_allocator_record_stream(bp_caching_allocator_t *a,
   if (status != BP_OK)
     return status;
   status = add_stream_use(a, pool, b, stream);
-  bp_spin_unlock(&pool->mu);
+  bp_pool_unlock(&pool->mu);
   return status;
+}
+
+/* The hot path of free, taken when this thread holds the pool's lock by its
+ * bias: an allocated block of `pool` that no other stream used goes into
+ * the hot cache, if its bin has room and that makes no new peak. false
+ * (nothing changed) otherwise. Calls nothing, like allocate_hot. */
+HOT_PATH bool free_hot(bp_alloc_pool_t *pool, void *ptr) {
+  if (!bp_pool_try_lock_biased(&pool->mu))
+    return false;
+  bp_block_t *b = bp_block_map_find(&pool->live, (uintptr_t)ptr);
+  bool split = b && in_split_chunk(b);
+  bool hot = b && b->state == BP_BLOCK_ALLOCATED && !b->workspace &&
+             !b->other_stream_count && b->chunk->kind != BP_CHUNK_DIRECT &&
+             (!split ||
+              (bp_is_peaks_walker(pool) && b->size <= pool->split_headroom)) &&
+             bp_hot_cache_push(&pool->hot, b);
+  if (hot) {
+    b->state = BP_BLOCK_CACHED;
+    if (split) {
+      bp_stat_raise(pool, BP_STAT_INACTIVE_SPLIT, b->size);
+      pool->split_headroom -= b->size;
+    }
+    bp_stat_sub(pool, BP_STAT_ALLOCATED, b->size);
+    bp_stat_sub(pool, BP_STAT_REQUESTED, b->requested);
+    bp_stat_sub(pool, BP_STAT_ACTIVE, b->size);
+    /* Each of the three fell by at least b->requested. */
+    pool->use_headroom += b->requested;
+    b->chunk->last_free_seq = ++pool->free_seq;
+  }
+  bp_pool_unlock_biased(&pool->mu);
+  return hot;
+}
+
+/* Every free that is not hot: other streams to wait for, direct chunks, no
+ * room in the hot cache, misuse. */
+static __attribute__((noinline)) bp_status_t
+free_general(bp_caching_allocator_t *a, void *ptr, void *stream) {
+  bp_alloc_pool_t *pool = NULL;
+  bp_block_t *b = NULL;
+  bp_status_t status =
+      lock_allocated(a, "free", ptr, thread_known_pool(a, stream), &pool, &b);
+  if (status != BP_OK)
+    return status;
+  bool other_stream = stream && stream != pool->stream;
+  status = b->workspace   ? workspace_misuse(a, ptr)
+           : other_stream ? add_stream_use(a, pool, b, stream)
+                          : BP_OK;
+  if (status != BP_OK) {
+    bp_pool_unlock(&pool->mu);
+    return status;
+  }
+  return free_locked(a, pool, b);
 }
 
 bp_status_t bp_caching_allocator_free_on_stream(bp_caching_allocator_t *a,
@@ -817,21 +916,10 @@ bp_status_t bp_caching_allocator_free_on_stream(bp_caching_allocator_t *a,
                     "bp_caching_allocator_free_on_stream: allocator is NULL");
   if (!ptr)
     return BP_OK;
-  bp_alloc_pool_t *pool = NULL;
-  bp_block_t *b = NULL;
-  bp_status_t status =
-      lock_allocated(a, "free", ptr, owner_hint(a, stream), &pool, &b);
-  if (status != BP_OK)
-    return status;
-  bool other_stream = stream && stream != pool->stream;
-  status = b->workspace   ? workspace_misuse(a, ptr)
-           : other_stream ? add_stream_use(a, pool, b, stream)
-                          : BP_OK;
-  if (status != BP_OK) {
-    bp_spin_unlock(&pool->mu);
-    return status;
-  }
-  return free_locked(a, pool, b);
+  bp_alloc_pool_t *pool = thread_known_pool(a, stream);
+  if (pool && free_hot(pool, ptr))
+    return BP_OK;
+  return free_general(a, ptr, stream);
 }
 
 bp_status_t bp_caching_allocator_block_size(bp_caching_allocator_t *a,
@@ -847,7 +935,7 @@ bp_status_t bp_caching_allocator_block_size(bp_caching_allocator_t *a,
   if (status != BP_OK)
     return status;
   *out_size = b->requested;
-  bp_spin_unlock(&pool->mu);
+  bp_pool_unlock(&pool->mu);
   return BP_OK;
 }
 
