@@ -102,11 +102,14 @@ struct bp_caching_allocator {
       num_device_free;
 };
 
+/* The statistics helpers sit on the hot path: always inlined. */
+#define BP_ALLOC_INLINE static inline __attribute__((always_inline))
+
 /* Relaxed atomics: the pool's lock orders writers; readers want a value. */
-static inline uint64_t bp_load(_Atomic uint64_t *v) {
+BP_ALLOC_INLINE uint64_t bp_load(_Atomic uint64_t *v) {
   return atomic_load_explicit(v, memory_order_relaxed);
 }
-static inline void bp_store(_Atomic uint64_t *v, uint64_t x) {
+BP_ALLOC_INLINE void bp_store(_Atomic uint64_t *v, uint64_t x) {
   atomic_store_explicit(v, x, memory_order_relaxed);
 }
 static inline void bp_count(_Atomic uint64_t *v) {
@@ -116,8 +119,8 @@ static inline void bp_count(_Atomic uint64_t *v) {
 /* The current value of `kind` in `pool`. Read without the pool's lock, it
  * is a value the counter had or exceeds one (freed is read first, and only
  * grows), never a wrapped-around one. */
-static inline uint64_t bp_stat_current(bp_alloc_pool_t *pool,
-                                       bp_stat_kind_t kind) {
+BP_ALLOC_INLINE uint64_t bp_stat_current(bp_alloc_pool_t *pool,
+                                         bp_stat_kind_t kind) {
   bp_stat_counter_t *c = &pool->stats[kind];
   uint64_t freed = atomic_load_explicit(&c->freed, memory_order_acquire);
   return bp_load(&c->allocated) + bp_load(&c->moved) - freed;
@@ -125,28 +128,28 @@ static inline uint64_t bp_stat_current(bp_alloc_pool_t *pool,
 
 /* Pool-locked statistic updates. After increases, the caller checks the
  * peaks (bp_alloc_note_increase, or bp_within_mark for several kinds). */
-static inline void bp_stat_raise(bp_alloc_pool_t *pool, bp_stat_kind_t kind,
-                                 uint64_t n) {
+BP_ALLOC_INLINE void bp_stat_raise(bp_alloc_pool_t *pool, bp_stat_kind_t kind,
+                                   uint64_t n) {
   bp_stat_counter_t *c = &pool->stats[kind];
   bp_store(&c->allocated, bp_load(&c->allocated) + n);
 }
 /* An increase outside the hot path, which does not spend the headrooms:
  * they are void until the next walk. */
-static inline void bp_stat_add(bp_alloc_pool_t *pool, bp_stat_kind_t kind,
-                               uint64_t n) {
+BP_ALLOC_INLINE void bp_stat_add(bp_alloc_pool_t *pool, bp_stat_kind_t kind,
+                                 uint64_t n) {
   bp_stat_raise(pool, kind, n);
   pool->use_headroom = pool->split_headroom = 0;
 }
-static inline void bp_stat_sub(bp_alloc_pool_t *pool, bp_stat_kind_t kind,
-                               uint64_t n) {
+BP_ALLOC_INLINE void bp_stat_sub(bp_alloc_pool_t *pool, bp_stat_kind_t kind,
+                                 uint64_t n) {
   bp_stat_counter_t *c = &pool->stats[kind];
   bp_store(&c->freed, bp_load(&c->freed) + n);
 }
 /* Moves `n` of the current value of `kind` from one pool to another (a chunk
  * changing pools): totals and cumulative counts do not change. Both pools
  * locked. */
-static inline void bp_stat_move(bp_alloc_pool_t *from, bp_alloc_pool_t *to,
-                                bp_stat_kind_t kind, uint64_t n) {
+BP_ALLOC_INLINE void bp_stat_move(bp_alloc_pool_t *from, bp_alloc_pool_t *to,
+                                  bp_stat_kind_t kind, uint64_t n) {
   bp_store(&from->stats[kind].moved, bp_load(&from->stats[kind].moved) - n);
   bp_store(&to->stats[kind].moved, bp_load(&to->stats[kind].moved) + n);
   to->use_headroom = to->split_headroom = 0;
@@ -159,10 +162,11 @@ static inline void bp_stat_move(bp_alloc_pool_t *from, bp_alloc_pool_t *to,
  * decreased (an increase of theirs would have walked), so its values up to
  * those marks cannot make a new peak. Pool locked. */
 __attribute__((cold)) void bp_alloc_walk_peaks(bp_alloc_pool_t *pool);
-static inline bool bp_within_mark(bp_alloc_pool_t *pool, bp_stat_kind_t kind) {
+BP_ALLOC_INLINE bool bp_within_mark(bp_alloc_pool_t *pool,
+                                    bp_stat_kind_t kind) {
   return bp_stat_current(pool, kind) <= pool->peak_marks[kind];
 }
-static inline bool bp_is_peaks_walker(bp_alloc_pool_t *pool) {
+BP_ALLOC_INLINE bool bp_is_peaks_walker(bp_alloc_pool_t *pool) {
   return atomic_load_explicit(&pool->allocator->peaks_walker,
                               memory_order_relaxed) == pool;
 }

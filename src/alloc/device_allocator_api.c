@@ -9,19 +9,28 @@
 #include "alloc/caching_allocator.h"
 #include "core/device_table.h"
 #include "core/status.h"
+#include "core/stream_internal.h"
 
-/* The device's allocator (created on first use), after checking that
- * `stream` (may be NULL) belongs to `device`. */
-static bp_status_t allocator_of(const char *function, bp_device_t *device,
-                                bp_stream_t *stream,
-                                bp_caching_allocator_t **out) {
+static __attribute__((noinline, cold)) bp_status_t
+bad_device_or_stream(const char *function, const bp_device_t *device) {
   if (!device)
     return bp_error(BP_ERR_INVALID_ARGUMENT, "%s: device is NULL", function);
-  if (stream && bp_stream_device(stream) != device)
-    return bp_error(BP_ERR_INVALID_ARGUMENT,
-                    "%s: the stream belongs to another device than %s",
-                    function, device->name);
-  return bp_device_allocator_get(device, out);
+  return bp_error(BP_ERR_INVALID_ARGUMENT,
+                  "%s: the stream belongs to another device than %s", function,
+                  device->name);
+}
+
+/* The device's allocator (created on first use), after checking that
+ * `stream` (may be NULL) belongs to `device`. Inlined: the async malloc and
+ * free are hot paths. */
+static inline __attribute__((always_inline)) bp_status_t
+allocator_of(const char *function, bp_device_t *device, bp_stream_t *stream,
+             bp_caching_allocator_t **out) {
+  if (!device || (stream && stream->device != device))
+    return bad_device_or_stream(function, device);
+  /* The allocator exists after the first call: one load, no lock. */
+  *out = bp_device_allocator_if_created(device);
+  return *out ? BP_OK : bp_device_allocator_get(device, out);
 }
 
 BP_API bp_status_t bp_device_malloc_async(bp_device_t *device, size_t size,
