@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "backplane/allocator.h"
+#include "common/xml_text.h"
 #include "core/status.h"
 
 enum {
@@ -47,28 +48,6 @@ static void human_size(double bytes, char *out, size_t out_size) {
   snprintf(out, out_size, u ? "%.1f %s" : "%.0f %s", bytes, units[u]);
 }
 
-/* Writes `text` with XML's special characters escaped. */
-static void xml_text(FILE *out, const char *text) {
-  for (; *text; text++) {
-    switch (*text) {
-    case '<':
-      fputs("&lt;", out);
-      break;
-    case '>':
-      fputs("&gt;", out);
-      break;
-    case '&':
-      fputs("&amp;", out);
-      break;
-    case '"':
-      fputs("&quot;", out);
-      break;
-    default:
-      fputc(*text, out);
-    }
-  }
-}
-
 static void legend(FILE *out) {
   for (size_t i = 0; i < sizeof styles / sizeof styles[0]; i++) {
     int x = 10 + (int)i * 160;
@@ -89,9 +68,9 @@ static bool chunk_row(FILE *out, json_t *chunk, int y) {
   char size_text[32];
   human_size((double)size, size_text, sizeof size_text);
   fprintf(out, "<text x=\"10\" y=\"%d\">", y + ROW_HEIGHT - 6);
-  xml_text(out, address);
+  bp_xml_text(out, address);
   fprintf(out, " %s ", size_text);
-  xml_text(out, pool);
+  bp_xml_text(out, pool);
   fputs("</text>\n", out);
   fprintf(out,
           "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" "
@@ -113,7 +92,7 @@ static bool chunk_row(FILE *out, json_t *chunk, int y) {
             "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" "
             "fill=\"%s\" stroke=\"#fff\" stroke-width=\"0.5\"><title>",
             x, y, w < 1 ? 1 : w, ROW_HEIGHT, colour_of(state));
-    xml_text(out, state);
+    bp_xml_text(out, state);
     fprintf(out, ": %s at +%lld, requested %lld</title></rect>\n", block_text,
             (long long)offset,
             (long long)json_integer_value(
@@ -142,7 +121,7 @@ static bool render(FILE *out, json_t *root) {
           "height=\"%d\" font-family=\"monospace\" font-size=\"12\">\n"
           "<text x=\"10\" y=\"20\" font-size=\"14\">",
           SVG_WIDTH, height);
-  xml_text(out, device);
+  bp_xml_text(out, device);
   fprintf(out, ": %zu chunk(s), %s reserved, %s allocated</text>\n", rows,
           reserved_text, allocated_text);
   legend(out);

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/xml_text.h"
+
 enum {
   WIDTH = 1400,
   LABEL_WIDTH = 190,
@@ -41,27 +43,6 @@ static json_int_t integer(json_t *event, const char *key) {
 
 static double number(json_t *event, const char *key) {
   return json_number_value(json_object_get(event, key));
-}
-
-static void put_escaped(FILE *out, const char *s) {
-  for (; *s; ++s) {
-    switch (*s) {
-    case '&':
-      fputs("&amp;", out);
-      break;
-    case '<':
-      fputs("&lt;", out);
-      break;
-    case '>':
-      fputs("&gt;", out);
-      break;
-    case '"':
-      fputs("&quot;", out);
-      break;
-    default:
-      fputc(*s, out);
-    }
-  }
 }
 
 static int compare_rows(const void *a, const void *b) {
@@ -195,7 +176,7 @@ static void draw_rows(const picture_t *p) {
             "height=\"%d\" fill=\"%s\"/>\n<text x=\"6\" y=\"%.1f\" "
             "font-size=\"12\">",
             y, WIDTH, ROW_HEIGHT, i % 2 ? "#ffffff" : "#f4f4f4", y + 17.0);
-    put_escaped(p->out, r->label);
+    bp_xml_text(p->out, r->label);
     fputs("</text>\n", p->out);
   }
 }
@@ -224,11 +205,11 @@ static void draw_slice(const picture_t *p, json_t *e) {
           "height=\"%d\" fill=\"%s\" stroke=\"#333\" stroke-width=\"0.3\"/>",
           x, y, w, BOX_HEIGHT, colour_of(text(e, "name")));
   fputs("<title>", p->out);
-  put_escaped(p->out, label);
+  bp_xml_text(p->out, label);
   char *details = json_dumps(args, JSON_COMPACT);
   if (details) {
     fprintf(p->out, " (%.3f us) ", number(e, "dur"));
-    put_escaped(p->out, details);
+    bp_xml_text(p->out, details);
     free(details);
   }
   fputs("</title>", p->out);
@@ -239,7 +220,7 @@ static void draw_slice(const picture_t *p, json_t *e) {
     fprintf(p->out,
             "<text x=\"%.2f\" y=\"%.1f\" font-size=\"10\" fill=\"#fff\">",
             x + 2, y + 13);
-    put_escaped(p->out, label);
+    bp_xml_text(p->out, label);
     fputs("</text>", p->out);
   }
   fputs("</g>\n", p->out);
