@@ -194,6 +194,17 @@ void bp_alloc_free_remove(bp_alloc_pool_t *pool, bp_block_t *block) {
     bp_stat_sub(pool, BP_STAT_INACTIVE_SPLIT, block->size);
 }
 
+/* Extends `first` over `second`, its neighbour after it; recycles the
+ * record of `second`. */
+static void merge_blocks(bp_alloc_pool_t *pool, bp_block_t *first,
+                         bp_block_t *second) {
+  first->size += second->size;
+  first->next = second->next;
+  if (second->next)
+    second->next->prev = first;
+  bp_alloc_recycle_block(pool, second);
+}
+
 void bp_alloc_release_block(bp_alloc_pool_t *pool, bp_block_t *b) {
   b->state = BP_BLOCK_FREE;
   b->workspace = false;
@@ -203,21 +214,13 @@ void bp_alloc_release_block(bp_alloc_pool_t *pool, bp_block_t *b) {
   bp_block_t *prev = b->prev;
   if (prev && prev->state == BP_BLOCK_FREE) {
     bp_alloc_free_remove(pool, prev);
-    prev->size += b->size;
-    prev->next = b->next;
-    if (b->next)
-      b->next->prev = prev;
-    bp_alloc_recycle_block(pool, b);
+    merge_blocks(pool, prev, b);
     b = prev;
   }
   bp_block_t *next = b->next;
   if (next && next->state == BP_BLOCK_FREE) {
     bp_alloc_free_remove(pool, next);
-    b->size += next->size;
-    b->next = next->next;
-    if (next->next)
-      next->next->prev = b;
-    bp_alloc_recycle_block(pool, next);
+    merge_blocks(pool, b, next);
   }
   bp_alloc_free_insert(pool, b);
 }
