@@ -363,7 +363,7 @@ typedef struct BP_TraceEvent {
   uint64_t end_ns;      /* >= start_ns */
   int32_t device_id;    /* -1 for the host */
   int32_t reserved;     /* zero */
-  uint64_t stream_id;   /* the plugin's stream identity; 0 for none */
+  uint64_t stream_id;   /* the C_Stream the work ran on; 0 for none */
   uint64_t correlation_id; /* links a runtime call to its device work; 0 none */
   uint64_t thread_id;      /* host thread for runtime events; 0 otherwise */
   const char *args_json;   /* optional JSON object, e.g. {"bytes":4096} */

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -11,15 +12,39 @@
 
 typedef void (*add_event_fn)(C_Profiler prof, void *event);
 
-static _Atomic(C_Profiler) g_active;
+/* The active profilers (NULL: free slot) and how many there are. */
+static _Atomic(C_Profiler) g_active[VCPU_TRACE_MAX_PROFILERS];
+static atomic_int g_active_count;
 static _Atomic(add_event_fn) g_add_device_event;
 /* Workers inside vcpu_trace_command: deactivating waits for them, so no
  * report reaches a profiler after stop_tracing or finalize returned. */
 static atomic_int g_reporting;
 
+static bool is_active(C_Profiler prof) {
+  for (int i = 0; i < VCPU_TRACE_MAX_PROFILERS; ++i)
+    if (atomic_load(&g_active[i]) == prof)
+      return true;
+  return false;
+}
+
+/* Takes a free slot for `prof`; false when every slot is taken. */
+static bool activate(C_Profiler prof) {
+  for (int i = 0; i < VCPU_TRACE_MAX_PROFILERS; ++i) {
+    C_Profiler expected = NULL;
+    if (atomic_compare_exchange_strong(&g_active[i], &expected, prof)) {
+      atomic_fetch_add(&g_active_count, 1);
+      return true;
+    }
+  }
+  return false;
+}
+
 static void deactivate(C_Profiler prof) {
-  C_Profiler expected = prof;
-  atomic_compare_exchange_strong(&g_active, &expected, NULL);
+  for (int i = 0; i < VCPU_TRACE_MAX_PROFILERS; ++i) {
+    C_Profiler expected = prof;
+    if (prof && atomic_compare_exchange_strong(&g_active[i], &expected, NULL))
+      atomic_fetch_sub(&g_active_count, 1);
+  }
   while (atomic_load(&g_reporting) != 0)
     sched_yield();
 }
@@ -58,12 +83,7 @@ C_Status vcpu_profiler_start_tracing(C_Profiler prof, void *user_data) {
   (void)user_data;
   if (!prof || !atomic_load(&g_add_device_event))
     return C_ERROR;
-  C_Profiler expected = NULL;
-  /* Another profiler already tracing: refuse rather than mix records. */
-  return atomic_compare_exchange_strong(&g_active, &expected, prof) ||
-                 expected == prof
-             ? C_SUCCESS
-             : C_FAILED;
+  return is_active(prof) || activate(prof) ? C_SUCCESS : C_FAILED;
 }
 
 C_Status vcpu_profiler_stop_tracing(C_Profiler prof, void *user_data) {
@@ -102,14 +122,14 @@ static const char *copy_direction(const void *dst, const void *src,
 }
 
 uint64_t vcpu_trace_begin(void) {
-  return atomic_load_explicit(&g_active, memory_order_relaxed) ? now_ns() : 0;
+  return atomic_load_explicit(&g_active_count, memory_order_relaxed) ? now_ns()
+                                                                     : 0;
 }
 
 static void report_command(int device_id, const void *stream,
                            const vcpu_command *command, uint64_t start_ns) {
-  C_Profiler prof = atomic_load(&g_active);
   add_event_fn add = atomic_load(&g_add_device_event);
-  if (!prof || !add)
+  if (!add)
     return;
   char args[160];
   const char *name = "host_fn", *category = "callback";
@@ -147,7 +167,11 @@ static void report_command(int device_id, const void *stream,
                          .device_id = device_id,
                          .stream_id = (uint64_t)(uintptr_t)stream,
                          .args_json = args};
-  add(prof, &event);
+  for (int i = 0; i < VCPU_TRACE_MAX_PROFILERS; ++i) {
+    C_Profiler prof = atomic_load(&g_active[i]);
+    if (prof)
+      add(prof, &event);
+  }
 }
 
 void vcpu_trace_command(int device_id, const void *stream,

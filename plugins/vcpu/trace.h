@@ -4,9 +4,14 @@
  * BP_TraceEvent through the host's profiler_add_device_trace_event, found
  * with dlsym when the profiler is initialised (a host without it: C_ERROR).
  *
- * One profiler at a time per process: prepare/start make it active, stop
- * makes it inactive; workers read the active profiler with one relaxed load,
- * so with no profiler a command costs a load and a branch. */
+ * Several profilers may trace at once (up to VCPU_TRACE_MAX_PROFILERS): the
+ * plugin is one instance per process, shared by every runtime that loaded
+ * it, and each traced runtime starts its own. start makes a profiler active,
+ * stop and finalize make it inactive (a fresh start past the limit:
+ * C_FAILED). Each command is reported to every active profiler with its
+ * device and stream; telling one runtime's streams from another's is the
+ * host's business. Workers read the number of active profilers with one
+ * relaxed load, so with none a command costs a load and a branch. */
 #ifndef BACKPLANE_VCPU_TRACE_H_
 #define BACKPLANE_VCPU_TRACE_H_
 
@@ -14,6 +19,8 @@
 
 #include "backplane/device_ext.h"
 #include "queue.h"
+
+enum { VCPU_TRACE_MAX_PROFILERS = 8 };
 
 C_Status vcpu_profiler_initialize(C_Profiler prof, void **user_data);
 C_Status vcpu_profiler_finalize(C_Profiler prof, void *user_data);

@@ -1,5 +1,6 @@
 /* The framework face of the caching allocator (backplane/allocator.h): each
- * call finds the device's allocator through the core and forwards. */
+ * call finds the device's allocator through the core and forwards; each is
+ * a slice of the trace when traced (core/api_trace.h). */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -7,6 +8,7 @@
 #include <string.h>
 
 #include "alloc/caching_allocator.h"
+#include "core/api_trace.h"
 #include "core/device_table.h"
 #include "core/status.h"
 #include "core/stream_internal.h"
@@ -33,8 +35,8 @@ allocator_of(const char *function, bp_device_t *device, bp_stream_t *stream,
   return *out ? BP_OK : bp_device_allocator_get(device, out);
 }
 
-BP_API bp_status_t bp_device_malloc_async(bp_device_t *device, size_t size,
-                                          bp_stream_t *stream, void **out_ptr) {
+BP_API_BODY bp_status_t malloc_async(bp_device_t *device, size_t size,
+                                     bp_stream_t *stream, void **out_ptr) {
   bp_caching_allocator_t *a;
   bp_status_t status =
       allocator_of("bp_device_malloc_async", device, stream, &a);
@@ -43,8 +45,22 @@ BP_API bp_status_t bp_device_malloc_async(bp_device_t *device, size_t size,
   return bp_caching_allocator_malloc(a, size, stream, out_ptr);
 }
 
-BP_API bp_status_t bp_device_free_async(bp_device_t *device, void *ptr,
-                                        bp_stream_t *stream) {
+BP_API_TRACED(malloc_async,
+              (bp_device_t * device, size_t size, bp_stream_t *stream,
+               void **out_ptr),
+              (device, size, stream, out_ptr), device, "bp_device_malloc_async",
+              ",\"size\":%zu,\"stream\":\"%p\",\"ptr\":\"%p\"", size,
+              (void *)stream, bp_api_status == BP_OK ? *out_ptr : NULL)
+
+BP_API bp_status_t bp_device_malloc_async(bp_device_t *device, size_t size,
+                                          bp_stream_t *stream, void **out_ptr) {
+  BP_API_TRACE_IF(device, device, malloc_async,
+                  (device, size, stream, out_ptr));
+  return malloc_async(device, size, stream, out_ptr);
+}
+
+BP_API_BODY bp_status_t free_async(bp_device_t *device, void *ptr,
+                                   bp_stream_t *stream) {
   if (!ptr)
     return BP_OK;
   bp_caching_allocator_t *a;
@@ -54,8 +70,19 @@ BP_API bp_status_t bp_device_free_async(bp_device_t *device, void *ptr,
   return bp_caching_allocator_free_on_stream(a, ptr, stream);
 }
 
-BP_API bp_status_t bp_device_record_stream(bp_device_t *device, void *ptr,
-                                           bp_stream_t *stream) {
+BP_API_TRACED(free_async,
+              (bp_device_t * device, void *ptr, bp_stream_t *stream),
+              (device, ptr, stream), device, "bp_device_free_async",
+              ",\"ptr\":\"%p\",\"stream\":\"%p\"", ptr, (void *)stream)
+
+BP_API bp_status_t bp_device_free_async(bp_device_t *device, void *ptr,
+                                        bp_stream_t *stream) {
+  BP_API_TRACE_IF(device, device, free_async, (device, ptr, stream));
+  return free_async(device, ptr, stream);
+}
+
+BP_API_BODY bp_status_t record_stream(bp_device_t *device, void *ptr,
+                                      bp_stream_t *stream) {
   bp_caching_allocator_t *a;
   bp_status_t status =
       allocator_of("bp_device_record_stream", device, stream, &a);
@@ -64,9 +91,19 @@ BP_API bp_status_t bp_device_record_stream(bp_device_t *device, void *ptr,
   return bp_caching_allocator_record_stream(a, ptr, stream);
 }
 
-BP_API bp_status_t bp_device_workspace_alloc(bp_device_t *device, size_t size,
-                                             bp_stream_t *stream,
-                                             void **out_ptr) {
+BP_API_TRACED(record_stream,
+              (bp_device_t * device, void *ptr, bp_stream_t *stream),
+              (device, ptr, stream), device, "bp_device_record_stream",
+              ",\"ptr\":\"%p\",\"stream\":\"%p\"", ptr, (void *)stream)
+
+BP_API bp_status_t bp_device_record_stream(bp_device_t *device, void *ptr,
+                                           bp_stream_t *stream) {
+  BP_API_TRACE_IF(device, device, record_stream, (device, ptr, stream));
+  return record_stream(device, ptr, stream);
+}
+
+BP_API_BODY bp_status_t workspace_alloc(bp_device_t *device, size_t size,
+                                        bp_stream_t *stream, void **out_ptr) {
   bp_caching_allocator_t *a;
   bp_status_t status =
       allocator_of("bp_device_workspace_alloc", device, stream, &a);
@@ -75,8 +112,24 @@ BP_API bp_status_t bp_device_workspace_alloc(bp_device_t *device, size_t size,
   return bp_caching_allocator_workspace_alloc(a, size, stream, out_ptr);
 }
 
-BP_API bp_status_t bp_device_workspace_free(bp_device_t *device,
-                                            bp_stream_t *stream, void *ptr) {
+BP_API_TRACED(workspace_alloc,
+              (bp_device_t * device, size_t size, bp_stream_t *stream,
+               void **out_ptr),
+              (device, size, stream, out_ptr), device,
+              "bp_device_workspace_alloc",
+              ",\"size\":%zu,\"stream\":\"%p\",\"ptr\":\"%p\"", size,
+              (void *)stream, bp_api_status == BP_OK ? *out_ptr : NULL)
+
+BP_API bp_status_t bp_device_workspace_alloc(bp_device_t *device, size_t size,
+                                             bp_stream_t *stream,
+                                             void **out_ptr) {
+  BP_API_TRACE_IF(device, device, workspace_alloc,
+                  (device, size, stream, out_ptr));
+  return workspace_alloc(device, size, stream, out_ptr);
+}
+
+BP_API_BODY bp_status_t workspace_free(bp_device_t *device, bp_stream_t *stream,
+                                       void *ptr) {
   bp_caching_allocator_t *a;
   bp_status_t status =
       allocator_of("bp_device_workspace_free", device, stream, &a);
@@ -85,7 +138,18 @@ BP_API bp_status_t bp_device_workspace_free(bp_device_t *device,
   return bp_caching_allocator_workspace_free(a, stream, ptr);
 }
 
-BP_API bp_status_t bp_device_empty_cache(bp_device_t *device) {
+BP_API_TRACED(workspace_free,
+              (bp_device_t * device, bp_stream_t *stream, void *ptr),
+              (device, stream, ptr), device, "bp_device_workspace_free",
+              ",\"ptr\":\"%p\",\"stream\":\"%p\"", ptr, (void *)stream)
+
+BP_API bp_status_t bp_device_workspace_free(bp_device_t *device,
+                                            bp_stream_t *stream, void *ptr) {
+  BP_API_TRACE_IF(device, device, workspace_free, (device, stream, ptr));
+  return workspace_free(device, stream, ptr);
+}
+
+BP_API_BODY bp_status_t empty_cache(bp_device_t *device) {
   if (!device)
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_device_empty_cache: device is NULL");
@@ -93,8 +157,16 @@ BP_API bp_status_t bp_device_empty_cache(bp_device_t *device) {
   return a ? bp_caching_allocator_empty_cache(a, NULL) : BP_OK;
 }
 
-BP_API bp_status_t bp_device_memory_stats(bp_device_t *device,
-                                          bp_memory_stats_t *out_stats) {
+BP_API_TRACED(empty_cache, (bp_device_t * device), (device), device,
+              "bp_device_empty_cache", BP_API_NO_DETAIL)
+
+BP_API bp_status_t bp_device_empty_cache(bp_device_t *device) {
+  BP_API_TRACE_IF(device, device, empty_cache, (device));
+  return empty_cache(device);
+}
+
+BP_API_BODY bp_status_t memory_stats(bp_device_t *device,
+                                     bp_memory_stats_t *out_stats) {
   if (!out_stats)
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_device_memory_stats: out_stats is NULL");
@@ -106,7 +178,18 @@ BP_API bp_status_t bp_device_memory_stats(bp_device_t *device,
   return BP_OK;
 }
 
-BP_API bp_status_t bp_device_reset_peak_memory_stats(bp_device_t *device) {
+BP_API_TRACED(memory_stats,
+              (bp_device_t * device, bp_memory_stats_t *out_stats),
+              (device, out_stats), device, "bp_device_memory_stats",
+              BP_API_NO_DETAIL)
+
+BP_API bp_status_t bp_device_memory_stats(bp_device_t *device,
+                                          bp_memory_stats_t *out_stats) {
+  BP_API_TRACE_IF(device, device, memory_stats, (device, out_stats));
+  return memory_stats(device, out_stats);
+}
+
+BP_API_BODY bp_status_t reset_peak_memory_stats(bp_device_t *device) {
   bp_caching_allocator_t *a;
   bp_status_t status =
       allocator_of("bp_device_reset_peak_memory_stats", device, NULL, &a);
@@ -116,8 +199,16 @@ BP_API bp_status_t bp_device_reset_peak_memory_stats(bp_device_t *device) {
   return BP_OK;
 }
 
-BP_API bp_status_t bp_device_allocator_config(bp_device_t *device,
-                                              bp_allocator_config_t *out) {
+BP_API_TRACED(reset_peak_memory_stats, (bp_device_t * device), (device), device,
+              "bp_device_reset_peak_memory_stats", BP_API_NO_DETAIL)
+
+BP_API bp_status_t bp_device_reset_peak_memory_stats(bp_device_t *device) {
+  BP_API_TRACE_IF(device, device, reset_peak_memory_stats, (device));
+  return reset_peak_memory_stats(device);
+}
+
+BP_API_BODY bp_status_t allocator_config(bp_device_t *device,
+                                         bp_allocator_config_t *out) {
   if (!out)
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_device_allocator_config: out is NULL");
@@ -130,8 +221,17 @@ BP_API bp_status_t bp_device_allocator_config(bp_device_t *device,
   return BP_OK;
 }
 
-BP_API bp_status_t bp_device_memory_snapshot(bp_device_t *device,
-                                             char **out_json) {
+BP_API_TRACED(allocator_config,
+              (bp_device_t * device, bp_allocator_config_t *out), (device, out),
+              device, "bp_device_allocator_config", BP_API_NO_DETAIL)
+
+BP_API bp_status_t bp_device_allocator_config(bp_device_t *device,
+                                              bp_allocator_config_t *out) {
+  BP_API_TRACE_IF(device, device, allocator_config, (device, out));
+  return allocator_config(device, out);
+}
+
+BP_API_BODY bp_status_t memory_snapshot(bp_device_t *device, char **out_json) {
   bp_caching_allocator_t *a;
   bp_status_t status =
       allocator_of("bp_device_memory_snapshot", device, NULL, &a);
@@ -140,13 +240,23 @@ BP_API bp_status_t bp_device_memory_snapshot(bp_device_t *device,
   return bp_caching_allocator_snapshot_json(a, out_json);
 }
 
-BP_API bp_status_t bp_device_memory_snapshot_file(bp_device_t *device,
-                                                  const char *path) {
+BP_API_TRACED(memory_snapshot, (bp_device_t * device, char **out_json),
+              (device, out_json), device, "bp_device_memory_snapshot",
+              BP_API_NO_DETAIL)
+
+BP_API bp_status_t bp_device_memory_snapshot(bp_device_t *device,
+                                             char **out_json) {
+  BP_API_TRACE_IF(device, device, memory_snapshot, (device, out_json));
+  return memory_snapshot(device, out_json);
+}
+
+BP_API_BODY bp_status_t memory_snapshot_file(bp_device_t *device,
+                                             const char *path) {
   if (!path)
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_device_memory_snapshot_file: path is NULL");
   char *json;
-  bp_status_t status = bp_device_memory_snapshot(device, &json);
+  bp_status_t status = memory_snapshot(device, &json);
   if (status != BP_OK)
     return status;
   FILE *file = fopen(path, "w");
@@ -159,4 +269,14 @@ BP_API bp_status_t bp_device_memory_snapshot_file(bp_device_t *device,
                     "bp_device_memory_snapshot_file: cannot write %s: %s", path,
                     strerror(errno));
   return BP_OK;
+}
+
+BP_API_TRACED(memory_snapshot_file, (bp_device_t * device, const char *path),
+              (device, path), device, "bp_device_memory_snapshot_file",
+              ",\"path\":\"%s\"", path ? path : "")
+
+BP_API bp_status_t bp_device_memory_snapshot_file(bp_device_t *device,
+                                                  const char *path) {
+  BP_API_TRACE_IF(device, device, memory_snapshot_file, (device, path));
+  return memory_snapshot_file(device, path);
 }

@@ -1,7 +1,9 @@
 /* Device attributes: the plugin's device_attributes extension first, then
- * what can be derived from the base ABI; otherwise BP_ERR_UNSUPPORTED. */
+ * what can be derived from the base ABI; otherwise BP_ERR_UNSUPPORTED. A
+ * slice of the trace when traced (core/api_trace.h). */
 #include <string.h>
 
+#include "core/api_trace.h"
 #include "core/status.h"
 #include "core/stream_internal.h"
 
@@ -64,7 +66,8 @@ static bp_status_t derive(bp_device_t *device, BP_DeviceAttr attr,
   case BP_ATTR_TOTAL_GLOBAL_MEMORY:
   case BP_ATTR_AVAILABLE_GLOBAL_MEMORY: {
     size_t total = 0, free_bytes = 0;
-    bp_status_t status = bp_device_memory_info(device, &total, &free_bytes);
+    bp_status_t status =
+        bp_device_memory_info_internal(device, &total, &free_bytes);
     if (status != BP_OK)
       return status;
     return set_int(
@@ -87,8 +90,9 @@ static bp_status_t derive(bp_device_t *device, BP_DeviceAttr attr,
   }
 }
 
-BP_API bp_status_t bp_device_attribute(bp_device_t *device, BP_DeviceAttr attr,
-                                       BP_AttrValue *out_value) {
+BP_API_BODY bp_status_t device_attribute(bp_device_t *device,
+                                         BP_DeviceAttr attr,
+                                         BP_AttrValue *out_value) {
   if (!device || !out_value)
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_device_attribute: device or out_value is NULL");
@@ -120,4 +124,18 @@ BP_API bp_status_t bp_device_attribute(bp_device_t *device, BP_DeviceAttr attr,
                       device->name, (int)value.kind);
   }
   return derive(device, attr, out_value);
+}
+
+BP_API_TRACED(device_attribute,
+              (bp_device_t * device, BP_DeviceAttr attr,
+               BP_AttrValue *out_value),
+              (device, attr, out_value), device, "bp_device_attribute",
+              ",\"attribute\":\"%s\"",
+              (int)attr >= 0 && attr < BP_ATTR_COUNT ? attribute_names[attr]
+                                                     : "out of range")
+
+BP_API bp_status_t bp_device_attribute(bp_device_t *device, BP_DeviceAttr attr,
+                                       BP_AttrValue *out_value) {
+  BP_API_TRACE_IF(device, device, device_attribute, (device, attr, out_value));
+  return device_attribute(device, attr, out_value);
 }

@@ -1,9 +1,11 @@
 /* Host callbacks in stream order. The plugin gets a trampoline and a heap
  * closure; the trampoline runs the caller's function and frees the closure,
  * so the plugin must call it exactly once (or not at all when
- * stream_add_callback fails). */
+ * stream_add_callback fails). A slice of the trace when traced
+ * (core/api_trace.h). */
 #include <stdlib.h>
 
+#include "core/api_trace.h"
 #include "core/status.h"
 #include "core/stream_internal.h"
 
@@ -23,8 +25,8 @@ static void callback_trampoline(C_Device device, C_Stream stream,
     *status = C_SUCCESS;
 }
 
-BP_API bp_status_t bp_stream_add_callback(bp_stream_t *stream, bp_host_fn_t fn,
-                                          void *user_data) {
+BP_API_BODY bp_status_t stream_add_callback(bp_stream_t *stream,
+                                            bp_host_fn_t fn, void *user_data) {
   if (!stream || !fn)
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_stream_add_callback: stream or fn is NULL");
@@ -52,4 +54,16 @@ BP_API bp_status_t bp_stream_add_callback(bp_stream_t *stream, bp_host_fn_t fn,
     return bp_plugin_call_error(device, "stream_add_callback", result);
   }
   return BP_OK;
+}
+
+BP_API_TRACED(stream_add_callback,
+              (bp_stream_t * stream, bp_host_fn_t fn, void *user_data),
+              (stream, fn, user_data), stream->device, "bp_stream_add_callback",
+              ",\"stream\":\"%p\"", (void *)stream)
+
+BP_API bp_status_t bp_stream_add_callback(bp_stream_t *stream, bp_host_fn_t fn,
+                                          void *user_data) {
+  BP_API_TRACE_IF(stream, stream->device, stream_add_callback,
+                  (stream, fn, user_data));
+  return stream_add_callback(stream, fn, user_data);
 }

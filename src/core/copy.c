@@ -1,8 +1,10 @@
-/* bp_copy (every direction) and bp_memset. */
+/* bp_copy (every direction) and bp_memset; each a slice of the trace when
+ * traced (core/api_trace.h). */
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "core/api_trace.h"
 #include "core/fallbacks.h"
 #include "core/status.h"
 #include "core/stream_internal.h"
@@ -110,9 +112,9 @@ static bp_status_t cross_plugin_copy(bp_device_t *dst_device, void *dst,
       result);
 }
 
-BP_API bp_status_t bp_copy(bp_device_t *dst_device, void *dst,
-                           bp_device_t *src_device, const void *src,
-                           size_t size, bp_stream_t *stream) {
+BP_API_BODY bp_status_t copy(bp_device_t *dst_device, void *dst,
+                             bp_device_t *src_device, const void *src,
+                             size_t size, bp_stream_t *stream) {
   if (stream && stream->device != dst_device && stream->device != src_device)
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_copy: the stream belongs to %s, which is neither the "
@@ -158,9 +160,27 @@ BP_API bp_status_t bp_copy(bp_device_t *dst_device, void *dst,
   return cross_plugin_copy(dst_device, dst, src_device, src, size, stream);
 }
 
-BP_API bp_status_t bp_memset(bp_device_t *device, void *ptr,
-                             unsigned char value, size_t size,
-                             bp_stream_t *stream) {
+/* Traced on the destination device, or the source's for a copy to host. */
+BP_API_TRACED(copy,
+              (bp_device_t * dst_device, void *dst, bp_device_t *src_device,
+               const void *src, size_t size, bp_stream_t *stream),
+              (dst_device, dst, src_device, src, size, stream),
+              dst_device ? dst_device : src_device, "bp_copy",
+              ",\"size\":%zu,\"dst\":\"%p\",\"src\":\"%p\",\"stream\":\"%p\"",
+              size, dst, src, (void *)stream)
+
+BP_API bp_status_t bp_copy(bp_device_t *dst_device, void *dst,
+                           bp_device_t *src_device, const void *src,
+                           size_t size, bp_stream_t *stream) {
+  BP_API_TRACE_IF(dst_device ? dst_device : src_device,
+                  dst_device ? dst_device : src_device, copy,
+                  (dst_device, dst, src_device, src, size, stream));
+  return copy(dst_device, dst, src_device, src, size, stream);
+}
+
+BP_API_BODY bp_status_t memset_device(bp_device_t *device, void *ptr,
+                                      unsigned char value, size_t size,
+                                      bp_stream_t *stream) {
   if (!device)
     return bp_error(BP_ERR_INVALID_ARGUMENT, "bp_memset: device is NULL");
   if (stream && stream->device != device)
@@ -189,4 +209,19 @@ BP_API bp_status_t bp_memset(bp_device_t *device, void *ptr,
   return BP_C_OK(result)
              ? BP_OK
              : bp_plugin_call_error(device, "device_memory_set", result);
+}
+
+BP_API_TRACED(memset_device,
+              (bp_device_t * device, void *ptr, unsigned char value,
+               size_t size, bp_stream_t *stream),
+              (device, ptr, value, size, stream), device, "bp_memset",
+              ",\"size\":%zu,\"ptr\":\"%p\",\"value\":%u,\"stream\":\"%p\"",
+              size, ptr, (unsigned)value, (void *)stream)
+
+BP_API bp_status_t bp_memset(bp_device_t *device, void *ptr,
+                             unsigned char value, size_t size,
+                             bp_stream_t *stream) {
+  BP_API_TRACE_IF(device, device, memset_device,
+                  (device, ptr, value, size, stream));
+  return memset_device(device, ptr, value, size, stream);
 }

@@ -1,8 +1,11 @@
-/* Device handles: lookup, lazy init_device, thread binding, teardown. */
+/* Device handles: lookup, lazy init_device, thread binding, teardown.
+ * bp_device_synchronize and bp_device_memory_info are slices of the trace
+ * when traced (core/api_trace.h); the lookups and accessors are not. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/api_trace.h"
 #include "core/device_table.h"
 #include "core/runtime_internal.h"
 #include "core/status.h"
@@ -209,7 +212,7 @@ BP_API C_Device bp_device_c_handle(const bp_device_t *device) {
   return &mutable_device->c_device;
 }
 
-BP_API bp_status_t bp_device_synchronize(bp_device_t *device) {
+BP_API_BODY bp_status_t device_synchronize(bp_device_t *device) {
   if (!device)
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_device_synchronize: device is NULL");
@@ -223,8 +226,17 @@ BP_API bp_status_t bp_device_synchronize(bp_device_t *device) {
   return BP_OK;
 }
 
-BP_API bp_status_t bp_device_memory_info(bp_device_t *device, size_t *out_total,
-                                         size_t *out_free) {
+BP_API_TRACED(device_synchronize, (bp_device_t * device), (device), device,
+              "bp_device_synchronize", BP_API_NO_DETAIL)
+
+BP_API bp_status_t bp_device_synchronize(bp_device_t *device) {
+  BP_API_TRACE_IF(device, device, device_synchronize, (device));
+  return device_synchronize(device);
+}
+
+BP_API_BODY bp_status_t device_memory_info(bp_device_t *device,
+                                           size_t *out_total,
+                                           size_t *out_free) {
   if (!device || !out_total || !out_free)
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_device_memory_info: device, out_total or out_free is "
@@ -245,4 +257,22 @@ BP_API bp_status_t bp_device_memory_info(bp_device_t *device, size_t *out_total,
   *out_total = total;
   *out_free = free_bytes;
   return BP_OK;
+}
+
+bp_status_t bp_device_memory_info_internal(bp_device_t *device,
+                                           size_t *out_total,
+                                           size_t *out_free) {
+  return device_memory_info(device, out_total, out_free);
+}
+
+BP_API_TRACED(device_memory_info,
+              (bp_device_t * device, size_t *out_total, size_t *out_free),
+              (device, out_total, out_free), device, "bp_device_memory_info",
+              BP_API_NO_DETAIL)
+
+BP_API bp_status_t bp_device_memory_info(bp_device_t *device, size_t *out_total,
+                                         size_t *out_free) {
+  BP_API_TRACE_IF(device, device, device_memory_info,
+                  (device, out_total, out_free));
+  return device_memory_info(device, out_total, out_free);
 }

@@ -32,7 +32,7 @@ static void raw_free(void *self, void *ptr, size_t size) {
 
 static bp_status_t memory_info(void *self, size_t *out_total,
                                size_t *out_free) {
-  return bp_device_memory_info(self, out_total, out_free);
+  return bp_device_memory_info_internal(self, out_total, out_free);
 }
 
 static bp_status_t event_create(void *self, void **out_event) {
@@ -50,7 +50,7 @@ static bp_status_t event_record(void *self, void *event, void *stream) {
 
 static bp_status_t event_query(void *self, void *event) {
   (void)self;
-  return bp_event_query(event);
+  return bp_event_query_internal(event);
 }
 
 static void event_destroy(void *self, void *event) {
@@ -123,6 +123,3 @@ bp_caching_allocator_t *bp_device_allocator(bp_device_t *device) {
                                                               : NULL;
 }
 
-bp_caching_allocator_t *bp_device_allocator_if_created(bp_device_t *device) {
-  return atomic_load_explicit(&device->allocator, memory_order_acquire);
-}

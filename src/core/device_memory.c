@@ -1,27 +1,48 @@
 /* Device memory (through the caching allocator), pinned host memory and
- * unified memory (straight from the plugin, sizes tracked for the ABI). */
+ * unified memory (straight from the plugin, sizes tracked for the ABI).
+ * Each entry point is a slice of the trace when traced (core/api_trace.h). */
 #include <stdbool.h>
 #include <string.h>
 
+#include "core/api_trace.h"
 #include "core/status.h"
 #include "core/stream_internal.h"
 
-BP_API bp_status_t bp_device_malloc(bp_device_t *device, size_t size,
-                                    void **out_ptr) {
+/* The first allocation on a device creates its allocator. */
+static __attribute__((noinline)) bp_status_t
+malloc_creating_allocator(bp_device_t *device, size_t size, void **out_ptr) {
+  bp_caching_allocator_t *allocator = NULL;
+  bp_status_t status = bp_device_allocator_get(device, &allocator);
+  if (status != BP_OK)
+    return status;
+  return bp_caching_allocator_malloc(allocator, size, NULL, out_ptr);
+}
+
+BP_API_BODY bp_status_t device_malloc(bp_device_t *device, size_t size,
+                                      void **out_ptr) {
   if (!device || !out_ptr)
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_device_malloc: device or out_ptr is NULL");
   /* The allocator exists after the first call: one load, no lock. */
   bp_caching_allocator_t *allocator = bp_device_allocator_if_created(device);
-  if (!allocator) {
-    bp_status_t status = bp_device_allocator_get(device, &allocator);
-    if (status != BP_OK)
-      return status;
-  }
+  if (!allocator)
+    return malloc_creating_allocator(device, size, out_ptr);
   return bp_caching_allocator_malloc(allocator, size, NULL, out_ptr);
 }
 
-BP_API bp_status_t bp_device_free(bp_device_t *device, void *ptr) {
+BP_API_TRACED(device_malloc,
+              (bp_device_t * device, size_t size, void **out_ptr),
+              (device, size, out_ptr), device, "bp_device_malloc",
+              ",\"size\":%zu,\"ptr\":\"%p\"", size,
+              bp_api_status == BP_OK ? *out_ptr : NULL)
+
+BP_API bp_status_t bp_device_malloc(bp_device_t *device, size_t size,
+                                    void **out_ptr) {
+  BP_API_TRACE_IF(device, device, device_malloc, (device, size, out_ptr));
+  return device_malloc(device, size, out_ptr);
+}
+
+BP_API_BODY bp_status_t device_free(bp_device_t *device, void *ptr) {
   if (!ptr)
     return BP_OK;
   if (!device)
@@ -32,6 +53,14 @@ BP_API bp_status_t bp_device_free(bp_device_t *device, void *ptr) {
                     "bp_device_free: %p was not allocated on %s", ptr,
                     device->name);
   return bp_caching_allocator_free(allocator, ptr);
+}
+
+BP_API_TRACED(device_free, (bp_device_t * device, void *ptr), (device, ptr),
+              device, "bp_device_free", ",\"ptr\":\"%p\"", ptr)
+
+BP_API bp_status_t bp_device_free(bp_device_t *device, void *ptr) {
+  BP_API_TRACE_IF(device, device, device_free, (device, ptr));
+  return device_free(device, ptr);
 }
 
 /* Host and unified memory differ only in the plugin functions and table. */
@@ -138,20 +167,59 @@ static bp_status_t kind_free(const memory_kind_t *kind, bp_device_t *device,
   return BP_OK;
 }
 
-BP_API bp_status_t bp_host_malloc(bp_device_t *device, size_t size,
-                                  void **out_ptr) {
+BP_API_BODY bp_status_t host_malloc(bp_device_t *device, size_t size,
+                                    void **out_ptr) {
   return kind_malloc(&host_memory, device, size, out_ptr);
 }
 
-BP_API bp_status_t bp_host_free(bp_device_t *device, void *ptr) {
+BP_API_BODY bp_status_t host_free(bp_device_t *device, void *ptr) {
   return kind_free(&host_memory, device, ptr);
 }
 
-BP_API bp_status_t bp_unified_malloc(bp_device_t *device, size_t size,
-                                     void **out_ptr) {
+BP_API_BODY bp_status_t unified_malloc(bp_device_t *device, size_t size,
+                                       void **out_ptr) {
   return kind_malloc(&unified_memory, device, size, out_ptr);
 }
 
-BP_API bp_status_t bp_unified_free(bp_device_t *device, void *ptr) {
+BP_API_BODY bp_status_t unified_free(bp_device_t *device, void *ptr) {
   return kind_free(&unified_memory, device, ptr);
+}
+
+BP_API_TRACED(host_malloc, (bp_device_t * device, size_t size, void **out_ptr),
+              (device, size, out_ptr), device, "bp_host_malloc",
+              ",\"size\":%zu,\"ptr\":\"%p\"", size,
+              bp_api_status == BP_OK ? *out_ptr : NULL)
+
+BP_API bp_status_t bp_host_malloc(bp_device_t *device, size_t size,
+                                  void **out_ptr) {
+  BP_API_TRACE_IF(device, device, host_malloc, (device, size, out_ptr));
+  return host_malloc(device, size, out_ptr);
+}
+
+BP_API_TRACED(host_free, (bp_device_t * device, void *ptr), (device, ptr),
+              device, "bp_host_free", ",\"ptr\":\"%p\"", ptr)
+
+BP_API bp_status_t bp_host_free(bp_device_t *device, void *ptr) {
+  BP_API_TRACE_IF(device, device, host_free, (device, ptr));
+  return host_free(device, ptr);
+}
+
+BP_API_TRACED(unified_malloc,
+              (bp_device_t * device, size_t size, void **out_ptr),
+              (device, size, out_ptr), device, "bp_unified_malloc",
+              ",\"size\":%zu,\"ptr\":\"%p\"", size,
+              bp_api_status == BP_OK ? *out_ptr : NULL)
+
+BP_API bp_status_t bp_unified_malloc(bp_device_t *device, size_t size,
+                                     void **out_ptr) {
+  BP_API_TRACE_IF(device, device, unified_malloc, (device, size, out_ptr));
+  return unified_malloc(device, size, out_ptr);
+}
+
+BP_API_TRACED(unified_free, (bp_device_t * device, void *ptr), (device, ptr),
+              device, "bp_unified_free", ",\"ptr\":\"%p\"", ptr)
+
+BP_API bp_status_t bp_unified_free(bp_device_t *device, void *ptr) {
+  BP_API_TRACE_IF(device, device, unified_free, (device, ptr));
+  return unified_free(device, ptr);
 }

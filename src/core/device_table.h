@@ -19,6 +19,10 @@
 struct bp_device {
   struct C_Device_st c_device; /* first: fallbacks cast C_Device back */
   bp_plugin_t *plugin;
+  /* Hook for src/layers: the trace layer while it records framework-face
+   * calls (core/api_trace.h), else NULL. Set and cleared while the runtime
+   * loads and unloads its plugins. */
+  struct bp_trace_layer *trace;
   size_t index;    /* within the plugin */
   size_t ordinal;  /* within the runtime */
   uint64_t serial; /* process-unique, for the thread's binding cache */
@@ -65,8 +69,17 @@ bp_caching_allocator_t *bp_device_allocator(bp_device_t *device);
 /* The same, with the failure's status. */
 bp_status_t bp_device_allocator_get(bp_device_t *device,
                                     bp_caching_allocator_t **out_allocator);
-/* The allocator if it exists already, else NULL (never creates). */
-bp_caching_allocator_t *bp_device_allocator_if_created(bp_device_t *device);
+/* The allocator if it exists already, else NULL (never creates). Inline:
+ * every device malloc and free asks. */
+static inline bp_caching_allocator_t *
+bp_device_allocator_if_created(bp_device_t *device) {
+  return atomic_load_explicit(&device->allocator, memory_order_acquire);
+}
+
+/* bp_device_memory_info for the core's own use: never a slice of the trace
+ * (core/api_trace.h). */
+bp_status_t bp_device_memory_info_internal(bp_device_t *device,
+                                           size_t *out_total, size_t *out_free);
 
 /* Sets bp_error for a plugin call that failed: "<type>: <fn> on <device>
  * returned C_X" and returns the mapped status. */

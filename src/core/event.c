@@ -1,6 +1,8 @@
-/* Events: points in a stream, their queries and timing. */
+/* Events: points in a stream, their queries and timing. Each entry point is
+ * a slice of the trace when traced (core/api_trace.h). */
 #include <stdlib.h>
 
+#include "core/api_trace.h"
 #include "core/status.h"
 #include "core/stream_internal.h"
 
@@ -65,8 +67,8 @@ bp_status_t bp_event_record_internal(bp_event_t *event, bp_stream_t *stream) {
   return BP_OK;
 }
 
-BP_API bp_status_t bp_event_create(bp_device_t *device,
-                                   bp_event_t **out_event) {
+BP_API_BODY bp_status_t event_create(bp_device_t *device,
+                                     bp_event_t **out_event) {
   if (!device || !out_event)
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_event_create: device or out_event is NULL");
@@ -82,7 +84,18 @@ BP_API bp_status_t bp_event_create(bp_device_t *device,
   return BP_OK;
 }
 
-BP_API bp_status_t bp_event_destroy(bp_event_t *event) {
+BP_API_TRACED(event_create, (bp_device_t * device, bp_event_t **out_event),
+              (device, out_event), device, "bp_event_create",
+              ",\"event\":\"%p\"",
+              bp_api_status == BP_OK ? (void *)*out_event : NULL)
+
+BP_API bp_status_t bp_event_create(bp_device_t *device,
+                                   bp_event_t **out_event) {
+  BP_API_TRACE_IF(device, device, event_create, (device, out_event));
+  return event_create(device, out_event);
+}
+
+BP_API_BODY bp_status_t event_destroy(bp_event_t *event) {
   if (!event)
     return BP_OK;
   bp_device_t *device = event->device;
@@ -97,12 +110,20 @@ BP_API bp_status_t bp_event_destroy(bp_event_t *event) {
   return BP_OK;
 }
 
+BP_API_TRACED_FREEING(event_destroy, (bp_event_t * event), (event),
+                      event->device, "bp_event_destroy", "event", event)
+
+BP_API bp_status_t bp_event_destroy(bp_event_t *event) {
+  BP_API_TRACE_IF(event, event->device, event_destroy, (event));
+  return event_destroy(event);
+}
+
 void bp_event_release_leaked(bp_event_t *event) {
   bp_registry_remove(&event->device->events, &event->node);
   bp_event_destroy_internal(event);
 }
 
-BP_API bp_status_t bp_event_record(bp_event_t *event, bp_stream_t *stream) {
+BP_API_BODY bp_status_t event_record(bp_event_t *event, bp_stream_t *stream) {
   if (!event || !stream)
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_event_record: event or stream is NULL");
@@ -112,6 +133,16 @@ BP_API bp_status_t bp_event_record(bp_event_t *event, bp_stream_t *stream) {
                     "to %s",
                     event->device->name, stream->device->name);
   return bp_event_record_internal(event, stream);
+}
+
+BP_API_TRACED(event_record, (bp_event_t * event, bp_stream_t *stream),
+              (event, stream), event->device, "bp_event_record",
+              ",\"event\":\"%p\",\"stream\":\"%p\"", (void *)event,
+              (void *)stream)
+
+BP_API bp_status_t bp_event_record(bp_event_t *event, bp_stream_t *stream) {
+  BP_API_TRACE_IF(event, event->device, event_record, (event, stream));
+  return event_record(event, stream);
 }
 
 /* Maps a plugin query answer: C_FAILED means "still pending". */
@@ -124,7 +155,7 @@ static bp_status_t query_result(const bp_device_t *device, const char *function,
   return bp_plugin_call_error(device, function, result);
 }
 
-BP_API bp_status_t bp_event_query(bp_event_t *event) {
+BP_API_BODY bp_status_t event_query(bp_event_t *event) {
   if (!event)
     return bp_error(BP_ERR_INVALID_ARGUMENT, "bp_event_query: event is NULL");
   if (atomic_load_explicit(&event->state, memory_order_acquire) !=
@@ -137,7 +168,19 @@ BP_API bp_status_t bp_event_query(bp_event_t *event) {
   return query_result(event->device, "query_event", result);
 }
 
-BP_API bp_status_t bp_event_synchronize(bp_event_t *event) {
+bp_status_t bp_event_query_internal(bp_event_t *event) {
+  return event_query(event);
+}
+
+BP_API_TRACED(event_query, (bp_event_t * event), (event), event->device,
+              "bp_event_query", ",\"event\":\"%p\"", (void *)event)
+
+BP_API bp_status_t bp_event_query(bp_event_t *event) {
+  BP_API_TRACE_IF(event, event->device, event_query, (event));
+  return event_query(event);
+}
+
+BP_API_BODY bp_status_t event_synchronize(bp_event_t *event) {
   if (!event)
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_event_synchronize: event is NULL");
@@ -155,8 +198,20 @@ BP_API bp_status_t bp_event_synchronize(bp_event_t *event) {
   return BP_OK;
 }
 
-BP_API bp_status_t bp_event_elapsed_time(bp_event_t *start, bp_event_t *end,
-                                         float *out_milliseconds) {
+bp_status_t bp_event_synchronize_internal(bp_event_t *event) {
+  return event_synchronize(event);
+}
+
+BP_API_TRACED(event_synchronize, (bp_event_t * event), (event), event->device,
+              "bp_event_synchronize", ",\"event\":\"%p\"", (void *)event)
+
+BP_API bp_status_t bp_event_synchronize(bp_event_t *event) {
+  BP_API_TRACE_IF(event, event->device, event_synchronize, (event));
+  return event_synchronize(event);
+}
+
+BP_API_BODY bp_status_t event_elapsed_time(bp_event_t *start, bp_event_t *end,
+                                           float *out_milliseconds) {
   if (!start || !end || !out_milliseconds)
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_event_elapsed_time: start, end or out_milliseconds is "
@@ -197,4 +252,17 @@ BP_API bp_status_t bp_event_elapsed_time(bp_event_t *start, bp_event_t *end,
   if (status == BP_OK)
     *out_milliseconds = milliseconds;
   return status;
+}
+
+BP_API_TRACED(event_elapsed_time,
+              (bp_event_t * start, bp_event_t *end, float *out_milliseconds),
+              (start, end, out_milliseconds), start->device,
+              "bp_event_elapsed_time", ",\"start\":\"%p\",\"end\":\"%p\"",
+              (void *)start, (void *)end)
+
+BP_API bp_status_t bp_event_elapsed_time(bp_event_t *start, bp_event_t *end,
+                                         float *out_milliseconds) {
+  BP_API_TRACE_IF(start, start->device, event_elapsed_time,
+                  (start, end, out_milliseconds));
+  return event_elapsed_time(start, end, out_milliseconds);
 }

@@ -10,6 +10,7 @@
 #ifndef BACKPLANE_CORE_PROFILER_H_
 #define BACKPLANE_CORE_PROFILER_H_
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -46,5 +47,18 @@ void bp_profiler_take(C_Profiler profiler, bp_trace_record_t **out_records,
 void bp_trace_records_free(bp_trace_record_t *records, size_t count);
 /* Events dropped so far (see above). */
 uint64_t bp_profiler_dropped(C_Profiler profiler);
+
+/* Which streams' device events a buffer keeps. A plugin shared by several
+ * runtimes of the process reports every stream's commands to every active
+ * profiler; `keep` answers whether `stream_id` (a C_Stream, never 0) is one
+ * of the buffer owner's. It is called on the reporting thread, outside the
+ * buffer's lock, for each device event naming a stream; an event it refuses
+ * is ignored (not counted as dropped). Events without a stream and runtime
+ * events are always kept. NULL `keep` (the default) keeps everything. Set it
+ * before handing the buffer to a plugin. */
+typedef bool (*bp_profiler_stream_filter_fn)(void *context, uint64_t stream_id);
+void bp_profiler_set_stream_filter(C_Profiler profiler,
+                                   bp_profiler_stream_filter_fn keep,
+                                   void *context);
 
 #endif /* BACKPLANE_CORE_PROFILER_H_ */

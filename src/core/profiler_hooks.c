@@ -13,6 +13,8 @@ struct C_Profiler_st {
   size_t count;
   size_t capacity;
   uint64_t dropped;
+  bp_profiler_stream_filter_fn keep; /* set before use: read without lock */
+  void *keep_context;
 };
 
 bp_status_t bp_profiler_create(C_Profiler *out_profiler) {
@@ -64,6 +66,13 @@ uint64_t bp_profiler_dropped(C_Profiler profiler) {
   return dropped;
 }
 
+void bp_profiler_set_stream_filter(C_Profiler profiler,
+                                   bp_profiler_stream_filter_fn keep,
+                                   void *context) {
+  profiler->keep = keep;
+  profiler->keep_context = context;
+}
+
 /* Whether the event as built covers `field` (offset + size). */
 #define COVERS(event, field)                                                   \
   ((event)->struct_size >=                                                     \
@@ -110,9 +119,18 @@ static bool copy_event(const BP_TraceEvent *event, bp_trace_kind_t kind,
   return true;
 }
 
+/* Whether the buffer's stream filter refuses a device event. */
+static bool filtered_out(C_Profiler profiler, const BP_TraceEvent *event,
+                         bp_trace_kind_t kind) {
+  return kind == BP_TRACE_DEVICE && profiler->keep && event &&
+         event->struct_size >= sizeof event->struct_size &&
+         COVERS(event, stream_id) && event->stream_id != 0 &&
+         !profiler->keep(profiler->keep_context, event->stream_id);
+}
+
 static void add_event(C_Profiler profiler, const void *event,
                       bp_trace_kind_t kind) {
-  if (!profiler)
+  if (!profiler || filtered_out(profiler, event, kind))
     return;
   bp_trace_record_t record;
   bool ok = copy_event(event, kind, &record);

@@ -1,6 +1,8 @@
-/* Streams: creation, queries, synchronization, waits between streams. */
+/* Streams: creation, queries, synchronization, waits between streams. Each
+ * entry point is a slice of the trace when traced (core/api_trace.h). */
 #include <stdlib.h>
 
+#include "core/api_trace.h"
 #include "core/status.h"
 #include "core/stream_internal.h"
 
@@ -8,8 +10,8 @@
  * on the next sync_from_to, so the list stays bounded. */
 #define BP_RETIRED_POLL_THRESHOLD 64
 
-BP_API bp_status_t bp_stream_create(bp_device_t *device,
-                                    bp_stream_t **out_stream) {
+BP_API_BODY bp_status_t stream_create(bp_device_t *device,
+                                      bp_stream_t **out_stream) {
   if (!device || !out_stream)
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_stream_create: device or out_stream is NULL");
@@ -34,6 +36,17 @@ BP_API bp_status_t bp_stream_create(bp_device_t *device,
   pthread_mutex_unlock(&device->lock);
   *out_stream = stream;
   return BP_OK;
+}
+
+BP_API_TRACED(stream_create, (bp_device_t * device, bp_stream_t **out_stream),
+              (device, out_stream), device, "bp_stream_create",
+              ",\"stream\":\"%p\"",
+              bp_api_status == BP_OK ? (void *)*out_stream : NULL)
+
+BP_API bp_status_t bp_stream_create(bp_device_t *device,
+                                    bp_stream_t **out_stream) {
+  BP_API_TRACE_IF(device, device, stream_create, (device, out_stream));
+  return stream_create(device, out_stream);
 }
 
 bp_status_t bp_stream_drain(bp_stream_t *stream) {
@@ -85,7 +98,7 @@ static void destroy_retired(bp_event_t *list) {
   }
 }
 
-BP_API bp_status_t bp_stream_synchronize(bp_stream_t *stream) {
+BP_API_BODY bp_status_t stream_synchronize(bp_stream_t *stream) {
   if (!stream)
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_stream_synchronize: stream is NULL");
@@ -100,6 +113,15 @@ BP_API bp_status_t bp_stream_synchronize(bp_stream_t *stream) {
   return status;
 }
 
+BP_API_TRACED(stream_synchronize, (bp_stream_t * stream), (stream),
+              stream->device, "bp_stream_synchronize", ",\"stream\":\"%p\"",
+              (void *)stream)
+
+BP_API bp_status_t bp_stream_synchronize(bp_stream_t *stream) {
+  BP_API_TRACE_IF(stream, stream->device, stream_synchronize, (stream));
+  return stream_synchronize(stream);
+}
+
 static void release_stream(bp_stream_t *stream) {
   bp_device_t *device = stream->device;
   destroy_retired(take_retired(stream));
@@ -111,7 +133,7 @@ static void release_stream(bp_stream_t *stream) {
   free(stream);
 }
 
-BP_API bp_status_t bp_stream_destroy(bp_stream_t *stream) {
+BP_API_BODY bp_status_t stream_destroy(bp_stream_t *stream) {
   if (!stream)
     return BP_OK;
   bp_status_t status = bp_stream_drain(stream);
@@ -123,6 +145,14 @@ BP_API bp_status_t bp_stream_destroy(bp_stream_t *stream) {
   return status;
 }
 
+BP_API_TRACED_FREEING(stream_destroy, (bp_stream_t * stream), (stream),
+                      stream->device, "bp_stream_destroy", "stream", stream)
+
+BP_API bp_status_t bp_stream_destroy(bp_stream_t *stream) {
+  BP_API_TRACE_IF(stream, stream->device, stream_destroy, (stream));
+  return stream_destroy(stream);
+}
+
 void bp_stream_release_leaked(bp_stream_t *stream) {
   bp_registry_remove(&stream->device->streams, &stream->node);
   release_stream(stream);
@@ -132,7 +162,7 @@ BP_API bp_device_t *bp_stream_device(const bp_stream_t *stream) {
   return stream ? stream->device : NULL;
 }
 
-BP_API bp_status_t bp_stream_query(bp_stream_t *stream) {
+BP_API_BODY bp_status_t stream_query(bp_stream_t *stream) {
   if (!stream)
     return bp_error(BP_ERR_INVALID_ARGUMENT, "bp_stream_query: stream is NULL");
   if (!stream->native)
@@ -147,8 +177,16 @@ BP_API bp_status_t bp_stream_query(bp_stream_t *stream) {
   return bp_plugin_call_error(device, "query_stream", result);
 }
 
-BP_API bp_status_t bp_stream_wait_event(bp_stream_t *stream,
-                                        bp_event_t *event) {
+BP_API_TRACED(stream_query, (bp_stream_t * stream), (stream), stream->device,
+              "bp_stream_query", ",\"stream\":\"%p\"", (void *)stream)
+
+BP_API bp_status_t bp_stream_query(bp_stream_t *stream) {
+  BP_API_TRACE_IF(stream, stream->device, stream_query, (stream));
+  return stream_query(stream);
+}
+
+BP_API_BODY bp_status_t stream_wait_event(bp_stream_t *stream,
+                                          bp_event_t *event) {
   if (!stream || !event)
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_stream_wait_event: stream or event is NULL");
@@ -158,7 +196,7 @@ BP_API bp_status_t bp_stream_wait_event(bp_stream_t *stream,
   bp_device_t *device = stream->device;
   /* Another plugin's event, or no stream to order on: wait on the host. */
   if (!stream->native || event->device->plugin != device->plugin)
-    return bp_event_synchronize(event);
+    return bp_event_synchronize_internal(event);
   bp_status_t status = bp_device_enter(device);
   if (status != BP_OK)
     return status;
@@ -167,6 +205,17 @@ BP_API bp_status_t bp_stream_wait_event(bp_stream_t *stream,
   return BP_C_OK(result)
              ? BP_OK
              : bp_plugin_call_error(device, "stream_wait_event", result);
+}
+
+BP_API_TRACED(stream_wait_event, (bp_stream_t * stream, bp_event_t *event),
+              (stream, event), stream->device, "bp_stream_wait_event",
+              ",\"stream\":\"%p\",\"event\":\"%p\"", (void *)stream,
+              (void *)event)
+
+BP_API bp_status_t bp_stream_wait_event(bp_stream_t *stream,
+                                        bp_event_t *event) {
+  BP_API_TRACE_IF(stream, stream->device, stream_wait_event, (stream, event));
+  return stream_wait_event(stream, event);
 }
 
 /* Keeps the internal event alive until `to` has passed its wait. */
@@ -179,13 +228,14 @@ static void retire_event(bp_stream_t *to, bp_event_t *event) {
   if (count <= BP_RETIRED_POLL_THRESHOLD)
     return;
   bp_event_t *list = take_retired(to);
-  if (bp_stream_query(to) == BP_OK)
+  if (stream_query(to) == BP_OK)
     destroy_retired(list);
   else
     give_back_retired(to, list);
 }
 
-BP_API bp_status_t bp_stream_sync_from_to(bp_stream_t *from, bp_stream_t *to) {
+BP_API_BODY bp_status_t stream_sync_from_to(bp_stream_t *from,
+                                            bp_stream_t *to) {
   if (!from || !to)
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_stream_sync_from_to: from or to is NULL");
@@ -203,10 +253,33 @@ BP_API bp_status_t bp_stream_sync_from_to(bp_stream_t *from, bp_stream_t *to) {
       bp_event_destroy_internal(event);
     return status;
   }
-  status = bp_stream_wait_event(to, event);
+  status = stream_wait_event(to, event);
   if (atomic_load(&event->state) == BP_EVENT_RECORDED && status == BP_OK)
     retire_event(to, event);
   else
     bp_event_destroy_internal(event);
   return status;
+}
+
+BP_API_TRACED(stream_sync_from_to, (bp_stream_t * from, bp_stream_t *to),
+              (from, to), from->device, "bp_stream_sync_from_to",
+              ",\"from\":\"%p\",\"to\":\"%p\"", (void *)from, (void *)to)
+
+BP_API bp_status_t bp_stream_sync_from_to(bp_stream_t *from, bp_stream_t *to) {
+  BP_API_TRACE_IF(from, from->device, stream_sync_from_to, (from, to));
+  return stream_sync_from_to(from, to);
+}
+
+bool bp_plugin_owns_stream(const bp_plugin_t *plugin, const void *native) {
+  bool owned = false;
+  for (size_t i = 0; i < plugin->device_count && !owned; ++i) {
+    bp_device_t *device = &plugin->devices[i];
+    pthread_mutex_lock(&device->lock);
+    const bp_registry_node_t *head = &device->streams.head;
+    for (const bp_registry_node_t *node = head->next; node != head && !owned;
+         node = node->next)
+      owned = ((const bp_stream_t *)node)->native == native;
+    pthread_mutex_unlock(&device->lock);
+  }
+  return owned;
 }

@@ -50,8 +50,19 @@ void bp_event_destroy_internal(bp_event_t *event);
 /* `stream` may be NULL: the device's queue (records by draining it). */
 bp_status_t bp_event_record_internal(bp_event_t *event, bp_stream_t *stream);
 
+/* bp_event_query and bp_event_synchronize for the core's own use: never a
+ * slice of the trace (core/api_trace.h). */
+bp_status_t bp_event_query_internal(bp_event_t *event);
+bp_status_t bp_event_synchronize_internal(bp_event_t *event);
+
 /* Waits for all work on `stream` (the device's when stream->native is NULL). */
 bp_status_t bp_stream_drain(bp_stream_t *stream);
+
+/* Whether `native` is the C_Stream of a live stream of one of `plugin`'s
+ * devices. A stream is live from its creation's return to the start of its
+ * destruction (after it drained). Takes each device's lock in turn; not
+ * after bp_runtime_destroy began. */
+bool bp_plugin_owns_stream(const bp_plugin_t *plugin, const void *native);
 
 /* Releases a stream or event the caller leaked (bp_runtime_destroy). The
  * device has been synchronized; the device lock is not held. */

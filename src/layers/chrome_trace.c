@@ -127,29 +127,45 @@ static json_t *flow_end(const char *ph, json_int_t id, const placed_t *p) {
   return event;
 }
 
-/* First pass: tracks, metadata, parsed args and flow sources. */
+/* By start; of two records starting together the longer first, so a call
+ * comes before the calls it made (records are taken as calls end). */
+static int by_start(const void *a, const void *b) {
+  const bp_trace_record_t *x = ((const placed_t *)a)->record;
+  const bp_trace_record_t *y = ((const placed_t *)b)->record;
+  if (x->start_ns != y->start_ns)
+    return x->start_ns < y->start_ns ? -1 : 1;
+  uint64_t x_end = x->end_ns > x->start_ns ? x->end_ns : x->start_ns;
+  uint64_t y_end = y->end_ns > y->start_ns ? y->end_ns : y->start_ns;
+  return x_end > y_end ? -1 : x_end < y_end;
+}
+
+/* First pass: the order of events (by start), tracks, metadata, parsed args
+ * and flow sources. */
 static void place(writer_t *w, const bp_trace_source_t *sources,
-                  size_t source_count) {
+                  size_t source_count, size_t count) {
   size_t index = 0;
   for (size_t k = 0; k < source_count; ++k)
-    for (size_t i = 0; i < sources[k].count; ++i, ++index) {
-      placed_t *p = &w->placed[index];
-      p->record = &sources[k].records[i];
-      p->source = k;
-      p->pid = pid_of(k, p->record);
-      p->args = p->record->args_json ? json_loads(p->record->args_json, 0, NULL)
-                                     : NULL;
-      if (!json_is_object(p->args)) {
-        json_decref(p->args);
-        p->args = json_object();
-      }
-      open_process(w, p, sources[k].device_type);
-      if (!is_counter(p->record))
-        p->tid = track_of(w, p);
-      char key[160];
-      if (flow_key(p, "flow_out", "event_record", key, sizeof key))
-        json_object_set_new(w->anchors, key, json_integer((json_int_t)index));
+    for (size_t i = 0; i < sources[k].count; ++i, ++index)
+      w->placed[index] =
+          (placed_t){.record = &sources[k].records[i], .source = k};
+  qsort(w->placed, count, sizeof *w->placed, by_start);
+  for (index = 0; index < count; ++index) {
+    placed_t *p = &w->placed[index];
+    size_t k = p->source;
+    p->pid = pid_of(k, p->record);
+    p->args =
+        p->record->args_json ? json_loads(p->record->args_json, 0, NULL) : NULL;
+    if (!json_is_object(p->args)) {
+      json_decref(p->args);
+      p->args = json_object();
     }
+    open_process(w, p, sources[k].device_type);
+    if (!is_counter(p->record))
+      p->tid = track_of(w, p);
+    char key[160];
+    if (flow_key(p, "flow_out", "event_record", key, sizeof key))
+      json_object_set_new(w->anchors, key, json_integer((json_int_t)index));
+  }
 }
 
 /* Second pass: the events themselves, and the flows ending at them. */
@@ -201,7 +217,7 @@ bp_status_t bp_chrome_trace_write(const char *path,
   if (!root || !w.events || !w.tracks || !w.anchors || !w.placed) {
     status = bp_error(BP_ERR_OUT_OF_MEMORY, "trace export: out of memory");
   } else {
-    place(&w, sources, source_count);
+    place(&w, sources, source_count, count);
     emit(&w, count);
     if (json_dump_file(root, path, JSON_COMPACT) != 0) {
       int error = errno;

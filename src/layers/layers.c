@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/device_table.h"
 #include "core/runtime_internal.h"
 #include "core/status.h"
 #include "layers/fault_layer.h"
@@ -19,6 +20,13 @@ static void free_layers(bp_layers_t *layers) {
   if (layers->validation)
     bp_validation_layer_destroy(layers->validation);
   free(layers);
+}
+
+/* Turns the slices of framework-face calls on the plugin's devices on
+ * (`trace`) or off (NULL). */
+static void set_api_trace(bp_plugin_t *plugin, bp_trace_layer_t *trace) {
+  for (size_t i = 0; i < plugin->device_count; ++i)
+    plugin->devices[i].trace = trace;
 }
 
 bp_status_t bp_layers_splice(bp_plugin_t *plugin) {
@@ -50,6 +58,7 @@ bp_status_t bp_layers_splice(bp_plugin_t *plugin) {
     bp_trace_layer_install(layers->trace, &plugin->dispatch);
   if (layers->validation)
     bp_validation_layer_install(layers->validation, &plugin->dispatch);
+  set_api_trace(plugin, layers->trace);
   plugin->layers = layers;
   return BP_OK;
 }
@@ -60,6 +69,7 @@ void bp_layers_unsplice(bp_plugin_t *plugin) {
     return;
   if (layers->validation)
     bp_validation_layer_report_leaks(layers->validation, plugin);
+  set_api_trace(plugin, NULL);
   if (layers->trace)
     bp_trace_layer_finish(layers->trace);
   plugin->dispatch = layers->original;

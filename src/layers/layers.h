@@ -3,10 +3,12 @@
  * The loader calls bp_layers_splice once the plugin's dispatch table is
  * complete; each enabled layer saves the table it wraps (its `next`) and
  * writes its intercepts, fault innermost, then trace, then validation
- * outermost. bp_layers_unsplice runs at unload, after the core has released
- * the devices' objects: it reports (validation leaks, trace file), restores
- * the table as it was before splicing and frees the layers. Between the two,
- * the state is immutable apart from each layer's own synchronized counters. */
+ * outermost; the trace layer is also set on the plugin's devices, for the
+ * slices of framework-face calls (core/api_trace.h). bp_layers_unsplice
+ * runs at unload, after the core has released the devices' objects: it
+ * reports (validation leaks, trace file), restores the table as it was
+ * before splicing and frees the layers. Between the two, the state is
+ * immutable apart from each layer's own synchronized counters. */
 #ifndef BACKPLANE_LAYERS_LAYERS_H_
 #define BACKPLANE_LAYERS_LAYERS_H_
 

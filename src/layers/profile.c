@@ -10,6 +10,7 @@
 #include "core/profiler.h"
 #include "core/runtime_internal.h"
 #include "core/status.h"
+#include "core/stream_internal.h"
 #include "layers/chrome_trace.h"
 #include "layers/plugin_profiler.h"
 
@@ -56,6 +57,13 @@ static void skip(profile_plugin_t *p, const char *why) {
   p->buffer = NULL;
 }
 
+/* The buffer's stream filter: of the device records a plugin shared with
+ * other runtimes of the process reports, keep those of this runtime. */
+static bool keeps_stream(void *context, uint64_t stream_id) {
+  profile_plugin_t *p = context;
+  return bp_plugin_owns_stream(p->plugin, (const void *)(uintptr_t)stream_id);
+}
+
 static void open_plugin(profile_plugin_t *p) {
   const C_DeviceInterface *d = &p->plugin->dispatch;
   const char *missing = bp_plugin_profiler_missing(d);
@@ -69,6 +77,7 @@ static void open_plugin(profile_plugin_t *p) {
     skip(p, "out of memory");
     return;
   }
+  bp_profiler_set_stream_filter(p->buffer, keeps_stream, p);
   C_Status result = d->profiler_initialize(p->buffer, &p->user_data);
   if (result != C_SUCCESS) {
     char why[128];

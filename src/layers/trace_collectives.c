@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "core/status.h"
 #include "layers/collective_note.h"
 #include "layers/trace_internal.h"
 
@@ -74,5 +75,5 @@ void bp_layers_note_collective(const bp_collective_note_t *note,
     snprintf(detail + n, sizeof detail - (size_t)n, ",\"%s\":%zu",
              note->rank_role == BP_NOTE_ROOT ? "root" : "peer", note->rank);
   bp_trace_record_host(t, "collective", note->function, &comm->device->c_device,
-                       note->start_ns, result, detail);
+                       note->start_ns, bp_c_status_name(result), detail);
 }

@@ -1,6 +1,7 @@
 /* Which record of each event the waits connect to (internal): a map from an
  * event handle to the serial number of its latest record, for the trace
- * layer's flow arrows. Not synchronized: the trace layer holds its lock. */
+ * layer's flow arrows. The layer also keeps its set of live streams in one
+ * (stream handle -> 1). Not synchronized: the trace layer holds its lock. */
 #ifndef BACKPLANE_LAYERS_TRACE_FLOWS_H_
 #define BACKPLANE_LAYERS_TRACE_FLOWS_H_
 

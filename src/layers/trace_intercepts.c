@@ -3,7 +3,9 @@
  * bytes, direction and stream; event records carry a serial ("flow_out")
  * that waits and synchronizations on the event refer to ("flow_in"); calls
  * made only by the framework (copies, memsets, waits) and device
- * allocations also sample the device's allocator counters. */
+ * allocations also sample the device's allocator counters; stream creation
+ * and destruction keep the set of streams whose device records the layer's
+ * buffer keeps. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <sys/syscall.h>
@@ -27,11 +29,10 @@ static uint64_t thread_id(void) {
 
 void bp_trace_record_host(bp_trace_layer_t *t, const char *category,
                           const char *name, C_Device device, uint64_t start_ns,
-                          C_Status result, const char *detail) {
+                          const char *result, const char *detail) {
   char args[512];
   snprintf(args, sizeof args, "{\"device\":\"%s\",\"result\":\"%s\"%s}",
-           bp_device_name((const bp_device_t *)device),
-           bp_c_status_name(result), detail);
+           bp_device_name((const bp_device_t *)device), result, detail);
   BP_TraceEvent event = {.struct_size = sizeof event,
                          .name = name,
                          .category = category,
@@ -47,7 +48,8 @@ void bp_trace_record_host(bp_trace_layer_t *t, const char *category,
 static void record_call(bp_trace_layer_t *t, const char *name, C_Device device,
                         uint64_t start_ns, C_Status result,
                         const char *detail) {
-  bp_trace_record_host(t, "plugin", name, device, start_ns, result, detail);
+  bp_trace_record_host(t, "plugin", name, device, start_ns,
+                       bp_c_status_name(result), detail);
 }
 
 /* Writes a "memory" counter for `device` when its allocator's allocated or
@@ -102,6 +104,8 @@ static void sample_memory(bp_trace_layer_t *t, C_Device device) {
 #define TRACE_OWN_stream_wait_event ~, 1
 #define TRACE_OWN_synchronize_event ~, 1
 #define TRACE_OWN_destroy_event ~, 1
+#define TRACE_OWN_create_stream ~, 1
+#define TRACE_OWN_destroy_stream ~, 1
 
 /* TRACE_HAS_OWN(name) is 1 when TRACE_OWN_<name> is defined above, else 0
  * (the undefined name stays one argument, so the 0 is second). */
@@ -299,6 +303,39 @@ static C_Status t_destroy_event(const C_Device device, C_Event event) {
   bp_trace_flows_remove(&t->flows, event);
   pthread_mutex_unlock(&t->lock);
   record_call(t, "destroy_event", device, start, result, "");
+  return result;
+}
+
+/* ---- streams: the set whose device records this runtime keeps ---- */
+
+static C_Status t_create_stream(const C_Device device, C_Stream *stream) {
+  bp_trace_layer_t *t = LAYER(device);
+  uint64_t start = bp_trace_now_ns();
+  C_Status result = t->next.create_stream(device, stream);
+  char detail[64] = "";
+  if (BP_C_OK(result) && stream && *stream) {
+    pthread_mutex_lock(&t->lock);
+    bp_trace_flows_set(&t->streams, *stream, 1); /* no memory: no timeline */
+    pthread_mutex_unlock(&t->lock);
+    snprintf(detail, sizeof detail, ",\"stream\":\"%p\"", (void *)*stream);
+  }
+  record_call(t, "create_stream", device, start, result, detail);
+  return result;
+}
+
+/* Forgotten before the plugin frees it, so another runtime's stream reusing
+ * the handle is never taken for this one's. The core drains a stream before
+ * destroying it: its commands have all been reported by then. */
+static C_Status t_destroy_stream(const C_Device device, C_Stream stream) {
+  bp_trace_layer_t *t = LAYER(device);
+  pthread_mutex_lock(&t->lock);
+  bp_trace_flows_remove(&t->streams, stream);
+  pthread_mutex_unlock(&t->lock);
+  uint64_t start = bp_trace_now_ns();
+  C_Status result = t->next.destroy_stream(device, stream);
+  char detail[64];
+  snprintf(detail, sizeof detail, ",\"stream\":\"%p\"", (void *)stream);
+  record_call(t, "destroy_stream", device, start, result, detail);
   return result;
 }
 

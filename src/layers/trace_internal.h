@@ -31,6 +31,7 @@ struct bp_trace_layer {
   uint64_t start_ns;
   pthread_mutex_t lock;             /* guards the fields below */
   bp_trace_flows_t flows;           /* event -> serial of its latest record */
+  bp_trace_flows_t streams;         /* this runtime's live C_Streams -> 1 */
   bp_trace_comm_seqs_t comm_seqs;   /* communicator -> calls so far */
   uint64_t record_serial;           /* event records so far */
   bp_trace_memory_sample_t *memory; /* one per device of the plugin */
@@ -38,9 +39,10 @@ struct bp_trace_layer {
 };
 
 /* Adds the host record of one call on the calling thread's track, ending
- * now; `detail` is extra JSON members (",\"bytes\":4096"), "" for none. */
+ * now; `result` names its result ("C_SUCCESS", "BP_OK"); `detail` is extra
+ * JSON members (",\"bytes\":4096"), "" for none. */
 void bp_trace_record_host(bp_trace_layer_t *t, const char *category,
                           const char *name, C_Device device, uint64_t start_ns,
-                          C_Status result, const char *detail);
+                          const char *result, const char *detail);
 
 #endif /* BACKPLANE_LAYERS_TRACE_INTERNAL_H_ */

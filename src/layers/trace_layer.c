@@ -71,6 +71,18 @@ static void leave_session(bp_trace_session_t *session, bool write) {
   free_session(session);
 }
 
+/* The buffer's stream filter: of the device records a plugin shared with
+ * other runtimes of the process reports, keep those of this runtime's
+ * streams (the intercepts of create_stream and destroy_stream keep the set). */
+static bool keeps_stream(void *context, uint64_t stream_id) {
+  bp_trace_layer_t *layer = context;
+  pthread_mutex_lock(&layer->lock);
+  bool own = bp_trace_flows_get(&layer->streams,
+                                (const void *)(uintptr_t)stream_id) != 0;
+  pthread_mutex_unlock(&layer->lock);
+  return own;
+}
+
 /* Initializes, prepares and starts the plugin's profiler on the layer's
  * buffer; says on stderr why when it cannot. */
 static void start_plugin_profiler(bp_trace_layer_t *layer) {
@@ -124,6 +136,7 @@ bp_status_t bp_trace_layer_create(bp_plugin_t *plugin, const char *path,
   layer->memory = memory;
   layer->next = plugin->dispatch;
   pthread_mutex_init(&layer->lock, NULL);
+  bp_profiler_set_stream_filter(buffer, keeps_stream, layer);
   layer->start_ns = bp_trace_now_ns();
   start_plugin_profiler(layer);
   *out_layer = layer;
@@ -178,6 +191,7 @@ void bp_trace_layer_destroy(bp_trace_layer_t *layer) {
     leave_session(layer->session, false);
   bp_profiler_destroy(layer->buffer);
   bp_trace_flows_release(&layer->flows);
+  bp_trace_flows_release(&layer->streams);
   bp_trace_comm_seqs_release(&layer->comm_seqs);
   pthread_mutex_destroy(&layer->lock);
   free(layer->memory);

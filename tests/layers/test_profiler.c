@@ -1,6 +1,7 @@
 /* The profiler API on vcpu: Paddle's call order, vcpu's own device records
  * (copies with size and direction, callbacks, event records and waits), the
- * Chrome trace export, and plugins without profiler functions skipped. */
+ * Chrome trace export, a profile beside a traced runtime keeping only its
+ * own streams, and plugins without profiler functions skipped. */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,6 +99,74 @@ static void test_vcpu_reports_its_stream_commands(void **state) {
   bp_runtime_destroy(runtime);
 }
 
+enum { OTHER_BYTES = 8192, OTHER_COPIES = 3 };
+
+/* Host->device copies of OTHER_BYTES (a size the workload never uses) on a
+ * stream of the runtime's first device. */
+static void other_copies(bp_runtime_t *runtime) {
+  static unsigned char host[OTHER_BYTES];
+  bp_device_t *device;
+  bp_stream_t *stream;
+  void *buffer;
+  assert_int_equal(bp_device_at(runtime, 0, &device), BP_OK);
+  assert_int_equal(bp_stream_create(device, &stream), BP_OK);
+  assert_int_equal(bp_device_malloc(device, OTHER_BYTES, &buffer), BP_OK);
+  for (int i = 0; i < OTHER_COPIES; ++i)
+    assert_int_equal(bp_copy(device, buffer, NULL, host, OTHER_BYTES, stream),
+                     BP_OK);
+  assert_int_equal(bp_stream_synchronize(stream), BP_OK);
+  assert_int_equal(bp_device_free(device, buffer), BP_OK);
+  assert_int_equal(bp_stream_destroy(stream), BP_OK);
+}
+
+/* A profile next to a traced runtime sharing the loaded vcpu: both get a
+ * device timeline, the profile only its own runtime's streams. */
+static void test_profile_keeps_its_own_streams(void **state) {
+  (void)state;
+  char trace_path[] = "/tmp/bp-trace-XXXXXX";
+  int fd = mkstemp(trace_path);
+  assert_true(fd >= 0);
+  close(fd);
+  bp_layer_options_t traced = layer_options("trace", "");
+  traced.trace_file = trace_path;
+  bp_runtime_t *other = layered_runtime(&traced);
+  bp_layer_options_t none = layer_options("", "");
+  bp_runtime_t *runtime = layered_runtime(&none);
+  bp_profile_t *profile = NULL;
+  assert_int_equal(bp_profile_create(runtime, &profile), BP_OK);
+  assert_int_equal(bp_profile_start(profile), BP_OK);
+  assert_string_equal(bp_profile_plugin_note(profile, 0), "traced");
+  atomic_int ran = 0;
+  other_copies(other);
+  assert_true(workload(runtime, &ran).completed);
+  other_copies(other);
+  assert_int_equal(bp_profile_stop(profile), BP_OK);
+  char path[] = "/tmp/bp-profile-XXXXXX";
+  fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+  assert_int_equal(bp_profile_export_chrome(profile, path), BP_OK);
+  json_t *root = json_load_file(path, 0, NULL);
+  unlink(path);
+  assert_non_null(root);
+  json_t *events = json_object_get(root, "traceEvents");
+  assert_int_equal(count_events(events, "h2d", "bytes", 4096), 2);
+  assert_int_equal(count_events(events, "h2d", "bytes", OTHER_BYTES), 0);
+  assert_int_equal(count_metadata(events, "thread_name", NULL), 2);
+  json_decref(root);
+  bp_profile_destroy(profile);
+  bp_runtime_destroy(runtime);
+  bp_runtime_destroy(other);
+  root = json_load_file(trace_path, 0, NULL);
+  unlink(trace_path);
+  assert_non_null(root);
+  events = json_object_get(root, "traceEvents");
+  assert_int_equal(count_events(events, "h2d", "bytes", OTHER_BYTES),
+                   2 * OTHER_COPIES);
+  assert_int_equal(count_events(events, "h2d", "bytes", 4096), 0);
+  json_decref(root);
+}
+
 static void test_plugin_without_profiler_is_skipped(void **state) {
   (void)state;
   bp_runtime_options_t options = {.struct_size = sizeof options,
@@ -132,6 +201,7 @@ static void test_bad_arguments(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_vcpu_reports_its_stream_commands),
+      cmocka_unit_test(test_profile_keeps_its_own_streams),
       cmocka_unit_test(test_plugin_without_profiler_is_skipped),
       cmocka_unit_test(test_bad_arguments),
   };

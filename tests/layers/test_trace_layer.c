@@ -4,7 +4,10 @@
  * vcpu, flow arrows from event records to the waits on them, and allocator
  * counters; with fault injection below it, injected failures show as the
  * calls' results. Collectives over the two devices show as host slices
- * with their communicator, op, sizes, root and sequence number. */
+ * with their communicator, op, sizes, root and sequence number. The
+ * framework's calls are slices holding the plugin calls they made, also an
+ * allocation the cache serves without any; and two traced runtimes sharing
+ * the loaded vcpu each get the device timeline of their own streams. */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,6 +114,17 @@ static void test_demo_trace(void **state) {
         TRACE_DEMO_ROUNDS);
   assert_int_equal(trace_count(root, "X", "record_event", NULL, 0),
                    TRACE_DEMO_ROUNDS);
+  /* The framework's calls, each holding the plugin calls it made. */
+  assert_int_equal(trace_count(root, "X", "bp_copy", "size", TRACE_DEMO_BYTES),
+                   4 * TRACE_DEMO_ROUNDS);
+  for (size_t i = 0; i < 4; ++i)
+    assert_int_equal(trace_count_inside(root, copies[i], "bp_copy"),
+                     TRACE_DEMO_ROUNDS);
+  assert_int_equal(trace_count_inside(root, "record_event", "bp_event_record"),
+                   TRACE_DEMO_ROUNDS);
+  assert_int_equal(
+      trace_count_inside(root, "stream_wait_event", "bp_stream_wait_event"),
+      2 * TRACE_DEMO_ROUNDS);
   assert_int_equal(calls_with_result(root, "stream_wait_event", "C_SUCCESS"),
                    2 * TRACE_DEMO_ROUNDS);
   /* The device timeline, from vcpu itself. */
@@ -275,6 +289,189 @@ static void test_collectives_traced(void **state) {
   json_decref(root);
 }
 
+/* Runs the trace layer on a fresh runtime through `work`, returns the
+ * checked trace. */
+static json_t *traced(void (*work)(bp_runtime_t *runtime)) {
+  char path[32];
+  temp_path(path);
+  bp_layer_options_t options = layer_options("trace", "");
+  options.trace_file = path;
+  bp_runtime_t *runtime = layered_runtime(&options);
+  work(runtime);
+  bp_runtime_destroy(runtime);
+  json_t *root = trace_check_file(path);
+  if (getenv("BP_KEEP_TRACE") == NULL)
+    unlink(path);
+  return root;
+}
+
+enum { CACHED_BYTES = 1 << 20 };
+
+/* One miss (the plugin allocates), then one hit (the cache serves); both
+ * freed into the cache; then a pointer the allocator never gave out. */
+static void alloc_twice(bp_runtime_t *runtime) {
+  bp_device_t *device;
+  void *first, *second;
+  assert_int_equal(bp_device_at(runtime, 0, &device), BP_OK);
+  assert_int_equal(bp_device_malloc(device, CACHED_BYTES, &first), BP_OK);
+  assert_int_equal(bp_device_free(device, first), BP_OK);
+  assert_int_equal(bp_device_malloc(device, CACHED_BYTES, &second), BP_OK);
+  assert_int_equal(bp_device_free(device, second), BP_OK);
+  int not_allocated;
+  assert_int_equal(bp_device_free(device, &not_allocated),
+                   BP_ERR_INVALID_ARGUMENT);
+}
+
+static void test_cached_alloc_is_a_slice(void **state) {
+  (void)state;
+  json_t *root = traced(alloc_twice);
+  assert_int_equal(
+      trace_count(root, "X", "bp_device_malloc", "size", CACHED_BYTES), 2);
+  json_t *miss = trace_slice(root, "bp_device_malloc", 0);
+  json_t *hit = trace_slice(root, "bp_device_malloc", 1);
+  for (json_t *slice = miss; slice; slice = slice == miss ? hit : NULL) {
+    json_t *args = json_object_get(slice, "args");
+    assert_string_equal(json_string_value(json_object_get(slice, "cat")),
+                        "api");
+    assert_int_equal(json_integer_value(json_object_get(slice, "pid")), 0);
+    assert_arg_string(args, "device", "vcpu:0");
+    assert_arg_string(args, "result", "BP_OK");
+    assert_non_null(json_string_value(json_object_get(args, "ptr")));
+  }
+  /* The miss holds the plugin's allocation; the hit holds no plugin call. */
+  assert_true(trace_inside(root, miss, "device_memory_allocate") >= 1);
+  assert_int_equal(trace_inside(root, hit, NULL), 0);
+  /* Frees into the cache, and the refused one, are slices too. */
+  assert_int_equal(trace_count(root, "X", "bp_device_free", NULL, 0), 3);
+  for (size_t i = 0; i < 3; ++i)
+    assert_int_equal(
+        trace_inside(root, trace_slice(root, "bp_device_free", i), NULL), 0);
+  assert_arg_string(
+      json_object_get(trace_slice(root, "bp_device_free", 2), "args"), "result",
+      "BP_ERR_INVALID_ARGUMENT");
+  assert_int_equal(trace_count(root, "X", "device_memory_deallocate", NULL, 0),
+                   trace_count(root, "X", "device_memory_allocate", NULL, 0));
+  json_decref(root);
+}
+
+/* The allocator's own entry points on a stream: an async allocation and a
+ * workspace, each taken and given back. */
+static void stream_scratch(bp_runtime_t *runtime) {
+  bp_device_t *device;
+  bp_stream_t *stream;
+  void *data, *scratch;
+  assert_int_equal(bp_device_at(runtime, 0, &device), BP_OK);
+  assert_int_equal(bp_stream_create(device, &stream), BP_OK);
+  assert_int_equal(bp_device_malloc_async(device, CACHED_BYTES, stream, &data),
+                   BP_OK);
+  assert_int_equal(
+      bp_device_workspace_alloc(device, CACHED_BYTES, stream, &scratch), BP_OK);
+  assert_int_equal(bp_device_workspace_free(device, stream, scratch), BP_OK);
+  assert_int_equal(bp_device_free_async(device, data, stream), BP_OK);
+  assert_int_equal(bp_stream_destroy(stream), BP_OK);
+}
+
+static void test_allocator_calls_are_slices(void **state) {
+  (void)state;
+  json_t *root = traced(stream_scratch);
+  static const char *const calls[] = {
+      "bp_device_malloc_async", "bp_device_workspace_alloc",
+      "bp_device_workspace_free", "bp_device_free_async"};
+  for (size_t i = 0; i < sizeof calls / sizeof *calls; i++) {
+    assert_int_equal(trace_count(root, "X", calls[i], NULL, 0), 1);
+    json_t *args = json_object_get(trace_slice(root, calls[i], 0), "args");
+    assert_arg_string(args, "device", "vcpu:0");
+    assert_arg_string(args, "result", "BP_OK");
+    assert_non_null(json_string_value(json_object_get(args, "stream")));
+  }
+  json_decref(root);
+}
+
+/* One runtime's share of the two-runtime test: two streams on the devices
+ * of ordinals `ordinals`, each given `rounds` host->device copies of
+ * `bytes` (a size only this runtime uses). */
+typedef struct copier {
+  bp_runtime_t *runtime;
+  size_t ordinals[2];
+  size_t bytes;
+  size_t rounds;
+  bp_device_t *devices[2];
+  bp_stream_t *streams[2];
+  void *buffers[2];
+} copier_t;
+
+static void copier_open(copier_t *c) {
+  for (size_t i = 0; i < 2; ++i) {
+    assert_int_equal(bp_device_at(c->runtime, c->ordinals[i], &c->devices[i]),
+                     BP_OK);
+    assert_int_equal(bp_stream_create(c->devices[i], &c->streams[i]), BP_OK);
+    assert_int_equal(bp_device_malloc(c->devices[i], c->bytes, &c->buffers[i]),
+                     BP_OK);
+  }
+}
+
+static void copier_round(copier_t *c, const void *host) {
+  for (size_t i = 0; i < 2; ++i)
+    assert_int_equal(bp_copy(c->devices[i], c->buffers[i], NULL, host, c->bytes,
+                             c->streams[i]),
+                     BP_OK);
+}
+
+static void copier_close(copier_t *c) {
+  for (size_t i = 0; i < 2; ++i) {
+    assert_int_equal(bp_stream_synchronize(c->streams[i]), BP_OK);
+    assert_int_equal(bp_device_free(c->devices[i], c->buffers[i]), BP_OK);
+    assert_int_equal(bp_stream_destroy(c->streams[i]), BP_OK);
+  }
+}
+
+/* Two traced runtimes share the one loaded vcpu: each trace has the
+ * device timeline of its own streams, and none of the other's. */
+static void test_two_runtimes_each_see_their_timeline(void **state) {
+  (void)state;
+  char paths[2][32];
+  copier_t copiers[2] = {{.ordinals = {0, 0}, .bytes = 4096, .rounds = 3},
+                         {.ordinals = {0, 1}, .bytes = 8192, .rounds = 2}};
+  for (size_t r = 0; r < 2; ++r) {
+    temp_path(paths[r]);
+    bp_layer_options_t options = layer_options("trace", "");
+    options.trace_file = paths[r];
+    copiers[r].runtime = layered_runtime(&options);
+  }
+  static unsigned char host[8192];
+  for (size_t r = 0; r < 2; ++r)
+    copier_open(&copiers[r]);
+  for (size_t round = 0; round < 3; ++round)
+    for (size_t r = 0; r < 2; ++r)
+      if (round < copiers[r].rounds)
+        copier_round(&copiers[r], host);
+  for (size_t r = 0; r < 2; ++r) {
+    copier_close(&copiers[r]);
+    bp_runtime_destroy(copiers[r].runtime);
+  }
+  json_t *roots[2];
+  for (size_t r = 0; r < 2; ++r) {
+    roots[r] = trace_check_file(paths[r]);
+    if (getenv("BP_KEEP_TRACE") == NULL)
+      unlink(paths[r]);
+  }
+  /* The first runtime: two streams on vcpu:0; the second: one per device. */
+  assert_int_equal(trace_tracks_of(roots[0], "vcpu:0"), 2);
+  assert_int_equal(trace_tracks_of(roots[0], "vcpu:1"), 0);
+  assert_int_equal(trace_tracks_of(roots[1], "vcpu:0"), 1);
+  assert_int_equal(trace_tracks_of(roots[1], "vcpu:1"), 1);
+  for (size_t r = 0; r < 2; ++r) {
+    const copier_t *own = &copiers[r], *other = &copiers[1 - r];
+    assert_int_equal(
+        trace_count(roots[r], "X", "h2d", "bytes", (json_int_t)own->bytes),
+        2 * own->rounds);
+    assert_int_equal(
+        trace_count(roots[r], "X", "h2d", "bytes", (json_int_t)other->bytes),
+        0);
+    json_decref(roots[r]);
+  }
+}
+
 static void test_unwritable_file_is_reported_not_fatal(void **state) {
   (void)state;
   const char *path = "/nonexistent-bp-dir/trace.json";
@@ -291,6 +488,9 @@ int main(void) {
       cmocka_unit_test(test_demo_trace),
       cmocka_unit_test(test_injected_failure_is_traced),
       cmocka_unit_test(test_collectives_traced),
+      cmocka_unit_test(test_cached_alloc_is_a_slice),
+      cmocka_unit_test(test_allocator_calls_are_slices),
+      cmocka_unit_test(test_two_runtimes_each_see_their_timeline),
       cmocka_unit_test(test_unwritable_file_is_reported_not_fatal),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

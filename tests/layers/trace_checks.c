@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -152,6 +153,65 @@ static void check_tracks(json_t *events) {
   json_decref(open);
 }
 
+/* A complete event's track and extent, for the nesting check. */
+typedef struct span {
+  json_int_t pid, tid;
+  double start, end;
+} span_t;
+
+static span_t span_of(json_t *event) {
+  double start = json_number_value(json_object_get(event, "ts"));
+  return (span_t){json_integer_value(json_object_get(event, "pid")),
+                  json_integer_value(json_object_get(event, "tid")), start,
+                  start + json_number_value(json_object_get(event, "dur"))};
+}
+
+/* Timestamps are microseconds with nanosecond digits: within 1 ns is equal. */
+#define NS_SLACK 1e-3
+
+/* By track, then start; of two slices starting together the longer first. */
+static int by_track_then_start(const void *a, const void *b) {
+  const span_t *x = a, *y = b;
+  if (x->pid != y->pid)
+    return x->pid < y->pid ? -1 : 1;
+  if (x->tid != y->tid)
+    return x->tid < y->tid ? -1 : 1;
+  if (x->start != y->start)
+    return x->start < y->start ? -1 : 1;
+  return x->end > y->end ? -1 : x->end < y->end;
+}
+
+/* On every track, two complete events are disjoint or one holds the other
+ * (a call and the calls it made), as a timeline view stacks them. */
+static void check_nesting(json_t *events) {
+  size_t count = 0, i;
+  json_t *event;
+  span_t *spans = calloc(json_array_size(events), sizeof *spans);
+  assert_non_null(spans);
+  json_array_foreach(events, i, event) {
+    if (strcmp(text(event, "ph"), "X") == 0)
+      spans[count++] = span_of(event);
+  }
+  qsort(spans, count, sizeof *spans, by_track_then_start);
+  size_t *open = calloc(count ? count : 1, sizeof *open), depth = 0;
+  assert_non_null(open);
+  for (i = 0; i < count; ++i) {
+    if (i > 0 &&
+        (spans[i].pid != spans[i - 1].pid || spans[i].tid != spans[i - 1].tid))
+      depth = 0;
+    while (depth > 0 && spans[open[depth - 1]].end <= spans[i].start + NS_SLACK)
+      --depth;
+    if (depth > 0 && spans[i].end > spans[open[depth - 1]].end + NS_SLACK)
+      fail_msg("slices overlap on track %lld/%lld: [%f, %f] and [%f, %f]",
+               (long long)spans[i].pid, (long long)spans[i].tid,
+               spans[open[depth - 1]].start, spans[open[depth - 1]].end,
+               spans[i].start, spans[i].end);
+    open[depth++] = i;
+  }
+  free(open);
+  free(spans);
+}
+
 json_t *trace_check_file(const char *path) {
   json_error_t error;
   json_t *root = json_load_file(path, 0, &error);
@@ -165,6 +225,7 @@ json_t *trace_check_file(const char *path) {
   json_array_foreach(events, i, event) check_fields(event);
   check_tracks(events);
   check_flows(events);
+  check_nesting(events);
   return root;
 }
 
@@ -202,6 +263,56 @@ size_t trace_tracks_of(json_t *root, const char *process) {
     if (strcmp(text(event, "name"), "thread_name") == 0 &&
         json_integer_value(json_object_get(event, "pid")) == pid)
       ++n;
+  }
+  return n;
+}
+
+json_t *trace_slice(json_t *root, const char *name, size_t nth) {
+  size_t i;
+  json_t *event;
+  json_array_foreach(trace_events(root), i, event) {
+    if (strcmp(text(event, "ph"), "X") == 0 &&
+        strcmp(text(event, "name"), name) == 0 && nth-- == 0)
+      return event;
+  }
+  fail_msg("too few slices %s", name);
+  return NULL;
+}
+
+/* Whether slice `inner` lies within slice `outer` on the same track. */
+static int holds(json_t *outer, json_t *inner) {
+  span_t o = span_of(outer), n = span_of(inner);
+  return o.pid == n.pid && o.tid == n.tid && o.start <= n.start + NS_SLACK &&
+         n.end <= o.end + NS_SLACK;
+}
+
+size_t trace_inside(json_t *root, json_t *outer, const char *name) {
+  size_t n = 0, i;
+  json_t *event;
+  json_array_foreach(trace_events(root), i, event) {
+    if (event != outer && strcmp(text(event, "ph"), "X") == 0 &&
+        (!name || strcmp(text(event, "name"), name) == 0) &&
+        holds(outer, event))
+      ++n;
+  }
+  return n;
+}
+
+size_t trace_count_inside(json_t *root, const char *name,
+                          const char *outer_name) {
+  size_t n = 0, i, k;
+  json_t *event, *outer;
+  json_array_foreach(trace_events(root), i, event) {
+    if (strcmp(text(event, "ph"), "X") != 0 ||
+        strcmp(text(event, "name"), name) != 0)
+      continue;
+    json_array_foreach(trace_events(root), k, outer) {
+      if (strcmp(text(outer, "ph"), "X") == 0 &&
+          strcmp(text(outer, "name"), outer_name) == 0 && holds(outer, event)) {
+        ++n;
+        break;
+      }
+    }
   }
   return n;
 }

@@ -12,7 +12,8 @@
  * track; each process and track named exactly once, and every slice on a
  * named track; every flow id with exactly one start and one finish, the
  * start not after the finish, each inside a slice of its track; counters
- * with numeric series. Returns the root (json_decref it). */
+ * with numeric series; on every track, complete events disjoint or nested
+ * (within 1 ns). Returns the root (json_decref it). */
 json_t *trace_check_file(const char *path);
 
 /* The "traceEvents" array of a checked root. */
@@ -25,5 +26,18 @@ size_t trace_count(json_t *root, const char *ph, const char *name,
 
 /* Named tracks (thread_name) in the process named `process`. */
 size_t trace_tracks_of(json_t *root, const char *process);
+
+/* The `nth` (from 0, in file order) complete event named `name`; fails the
+ * test when there are fewer. */
+json_t *trace_slice(json_t *root, const char *name, size_t nth);
+
+/* Complete events named `name` (any when NULL) lying within the complete
+ * event `outer` on its track, `outer` itself excluded. */
+size_t trace_inside(json_t *root, json_t *outer, const char *name);
+
+/* Complete events named `name` lying within some complete event named
+ * `outer_name` on their track. */
+size_t trace_count_inside(json_t *root, const char *name,
+                          const char *outer_name);
 
 #endif /* BACKPLANE_TESTS_LAYERS_TRACE_CHECKS_H_ */
