@@ -1,6 +1,7 @@
 #include "comm.h"
 
 #include "comm_arena.h"
+#include "comm_hybrid.h"
 #include "comm_mpi.h"
 #include "comm_segment.h"
 #include "park.h"
@@ -126,6 +127,12 @@ static bp_status_t mpi_world_create(const comm_unique_id *id, size_t nranks,
   world->attached = 1;
   world->aborted = &world->local_aborted;
   world->signal = &world->local_signal;
+  bp_status_t hybrid = comm_hybrid_setup(world, id, rank, deadline_ns);
+  if (hybrid != BP_OK) {
+    mpi->destroy(world->mpi_handle);
+    free(world);
+    return hybrid;
+  }
   *out_world = world;
   return BP_OK;
 }
@@ -146,6 +153,50 @@ bool comm_world_is_local(comm_world *world) {
   return locality == 1;
 }
 
+/* A communicator over MPI (use_mpi) or over this host's shared memory. The
+ * arguments are valid. */
+static bp_status_t create(size_t nranks, const comm_unique_id *id, size_t rank,
+                          bool use_mpi, C_CCLComm *out_comm) {
+  C_CCLComm comm = calloc(1, sizeof *comm);
+  _Atomic uint64_t *sends = calloc(nranks, sizeof *sends);
+  _Atomic uint64_t *recvs = calloc(nranks, sizeof *recvs);
+  if (comm == NULL || sends == NULL || recvs == NULL) {
+    free(comm);
+    free(sends);
+    free(recvs);
+    return comm_reject(BP_ERR_OUT_OF_MEMORY,
+                       "xccl_comm_init_rank: out of memory");
+  }
+  uint64_t timeout_ns = comm_timeout_ms_from_env() * 1000000u;
+  uint64_t deadline_ns = vcpu_now_ns() + timeout_ns;
+  comm_world *world = NULL;
+  bp_status_t status;
+  if (use_mpi) {
+    status = mpi_world_create(id, nranks, rank, deadline_ns, &world);
+  } else {
+    pthread_mutex_lock(&registry_lock);
+    status = world_attach(id, nranks, rank, deadline_ns, &world);
+    pthread_mutex_unlock(&registry_lock);
+  }
+  if (status != BP_OK) {
+    free(comm);
+    free(sends);
+    free(recvs);
+    return status;
+  }
+  comm->world = world;
+  comm->rank = rank;
+  comm->nranks = nranks;
+  comm->timeout_ns = timeout_ns;
+  comm->sends_to = sends;
+  comm->recvs_from = recvs;
+  snprintf(comm->name, sizeof comm->name, "vcpu-comm:%016" PRIx64,
+           id->world_token);
+  pthread_mutex_init(&comm->error_lock, NULL);
+  *out_comm = comm;
+  return BP_OK;
+}
+
 bp_status_t comm_create(size_t nranks, const C_CCLRootId *root, size_t rank,
                         C_CCLComm *out_comm) {
   comm_unique_id id;
@@ -164,45 +215,12 @@ bp_status_t comm_create(size_t nranks, const C_CCLRootId *root, size_t rank,
   if (nranks > 4096)
     return comm_reject(BP_ERR_INVALID_ARGUMENT,
                        "xccl_comm_init_rank: nranks %zu exceeds 4096", nranks);
+  return create(nranks, &id, rank, comm_mpi_wanted(&id), out_comm);
+}
 
-  C_CCLComm comm = calloc(1, sizeof *comm);
-  _Atomic uint64_t *sends = calloc(nranks, sizeof *sends);
-  _Atomic uint64_t *recvs = calloc(nranks, sizeof *recvs);
-  if (comm == NULL || sends == NULL || recvs == NULL) {
-    free(comm);
-    free(sends);
-    free(recvs);
-    return comm_reject(BP_ERR_OUT_OF_MEMORY,
-                       "xccl_comm_init_rank: out of memory");
-  }
-  uint64_t timeout_ns = comm_timeout_ms_from_env() * 1000000u;
-  uint64_t deadline_ns = vcpu_now_ns() + timeout_ns;
-  comm_world *world = NULL;
-  bp_status_t status;
-  if (comm_mpi_wanted(&id)) {
-    status = mpi_world_create(&id, nranks, rank, deadline_ns, &world);
-  } else {
-    pthread_mutex_lock(&registry_lock);
-    status = world_attach(&id, nranks, rank, deadline_ns, &world);
-    pthread_mutex_unlock(&registry_lock);
-  }
-  if (status != BP_OK) {
-    free(comm);
-    free(sends);
-    free(recvs);
-    return status;
-  }
-  comm->world = world;
-  comm->rank = rank;
-  comm->nranks = nranks;
-  comm->timeout_ns = timeout_ns;
-  comm->sends_to = sends;
-  comm->recvs_from = recvs;
-  snprintf(comm->name, sizeof comm->name, "vcpu-comm:%016" PRIx64,
-           id.world_token);
-  pthread_mutex_init(&comm->error_lock, NULL);
-  *out_comm = comm;
-  return BP_OK;
+bp_status_t comm_create_on_host(size_t nranks, const comm_unique_id *id,
+                                size_t rank, C_CCLComm *out_comm) {
+  return create(nranks, id, rank, false, out_comm);
 }
 
 /* Drops this communicator's hold on a segment world. */

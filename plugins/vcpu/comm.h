@@ -4,10 +4,11 @@
  * Its shared state lives in a POSIX shared-memory segment (comm_segment.h)
  * that every rank maps, whether its peers are threads of this process
  * (virtual devices) or other processes on this host; worlds over Open MPI
- * (comm_mpi.h) have none. Collective calls only enqueue a task on the rank's
- * stream (comm_ops.h); the task meets its peers' tasks through per-rank
- * arrival counters, so no call blocks its caller and one thread can drive
- * every rank.
+ * (comm_mpi.h) have none, except that a hybrid one (comm_hybrid.h) holds a
+ * communicator of its host's shared-memory world. Collective calls only enqueue
+ * a task on the rank's stream (comm_ops.h); the task meets its peers' tasks
+ * through per-rank arrival counters, so no call blocks its caller and one
+ * thread can drive every rank.
  *
  * Every collective gets a per-communicator sequence number at call time; at
  * the first meeting point each rank checks that all ranks called the same
@@ -167,6 +168,12 @@ struct C_CCLComm_st {
  * comm_last_error(). */
 bp_status_t comm_create(size_t nranks, const C_CCLRootId *root, size_t rank,
                         C_CCLComm *out_comm);
+
+/* comm_create over this host's shared memory whatever
+ * BACKPLANE_COMM_TRANSPORT says, from a parsed id; rank < nranks <= 4096.
+ * For the per-host worlds of the hybrid transport (comm_hybrid.h). */
+bp_status_t comm_create_on_host(size_t nranks, const comm_unique_id *id,
+                                size_t rank, C_CCLComm *out_comm);
 
 /* Detaches from the world and removes its segment's name if it still has
  * one; the last communicator of the process unmaps it. The

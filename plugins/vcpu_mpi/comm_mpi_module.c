@@ -18,6 +18,12 @@
 typedef struct mpi_world {
   MPI_Comm comm;
   size_t rank, nranks;
+  /* The call check's buffers: MPI cannot cancel a collective, so a check
+   * that timed out may still be written into later. */
+  uint64_t check_mine[2], check_highest[2];
+  /* A request of this world was given up (deadline or abort): its buffers
+   * must outlive the world, so destroy() keeps the struct. */
+  bool abandoned;
 } mpi_world;
 
 static pthread_once_t types_once = PTHREAD_ONCE_INIT;
@@ -113,10 +119,12 @@ static MPI_Op mpi_op(C_DataType dtype, C_CCLReduceOp op) {
   }
 }
 
-/* Polls until the requests complete, the deadline passes or an abort. */
+/* Polls until the requests complete, the deadline passes or an abort; in
+ * the last two cases *abandoned (if not NULL) turns true. */
 static int wait_all(MPI_Request *requests, int n, MPI_Status *statuses,
                     uint64_t deadline_ns, const atomic_bool *aborted,
-                    const char *what, char *error, size_t capacity) {
+                    bool *abandoned, const char *what, char *error,
+                    size_t capacity) {
   for (unsigned round = 0;; round++) {
     int done = 0;
     int rc = MPI_Testall(n, requests, &done, statuses);
@@ -129,14 +137,47 @@ static int wait_all(MPI_Request *requests, int n, MPI_Status *statuses,
     }
     if (done)
       return BP_OK;
-    if (aborted && atomic_load(aborted))
+    bool was_aborted = aborted && atomic_load(aborted);
+    if (!was_aborted && now_ns() <= deadline_ns) {
+      if (round > 64) /* mpirun may oversubscribe: give the CPU away */
+        sched_yield();
+      continue;
+    }
+    if (abandoned)
+      *abandoned = true;
+    if (was_aborted)
       return fail(BP_ERR_ABORTED, error, capacity, "%s aborted", what);
-    if (now_ns() > deadline_ns)
-      return fail(BP_ERR_TIMEOUT, error, capacity,
-                  "%s timed out: a peer rank never took part", what);
-    if (round > 64) /* mpirun may oversubscribe: give the CPU away */
-      sched_yield();
+    return fail(BP_ERR_TIMEOUT, error, capacity,
+                "%s timed out: some rank never took part, and MPI cannot tell "
+                "which (Open MPI 4.1 reports no failed rank to the others)",
+                what);
   }
+}
+
+/* Frees the world unless one of its requests was given up (its buffers may
+ * still be written by MPI, which cannot cancel a collective). */
+static void world_free(mpi_world *world) {
+  if (world->comm != MPI_COMM_NULL)
+    MPI_Comm_free(&world->comm);
+  if (!world->abandoned)
+    free(world);
+}
+
+/* Whether every rank of `world` holds the same two words (a value and its
+ * complement, so both the highest and the lowest are compared). */
+static int all_hold(mpi_world *world, uint64_t value, uint64_t deadline_ns,
+                    const atomic_bool *aborted, const char *what,
+                    bool *out_same, char *error, size_t capacity) {
+  world->check_mine[0] = value;
+  world->check_mine[1] = ~value;
+  MPI_Request request;
+  MPI_Iallreduce(world->check_mine, world->check_highest, 2, MPI_UINT64_T,
+                 MPI_MAX, world->comm, &request);
+  int status = wait_all(&request, 1, MPI_STATUSES_IGNORE, deadline_ns, aborted,
+                        &world->abandoned, what, error, capacity);
+  *out_same =
+      world->check_highest[0] == value && world->check_highest[1] == ~value;
+  return status;
 }
 
 static int create(uint64_t secret, size_t nranks, size_t rank,
@@ -161,29 +202,28 @@ static int create(uint64_t secret, size_t nranks, size_t rank,
   mpi_world *world = calloc(1, sizeof *world);
   if (world == NULL)
     return fail(BP_ERR_OUT_OF_MEMORY, error, capacity, "out of memory");
+  world->comm = MPI_COMM_NULL;
   MPI_Request request;
   MPI_Comm_idup(MPI_COMM_WORLD, &world->comm, &request);
   int status = wait_all(&request, 1, MPI_STATUSES_IGNORE, deadline_ns, NULL,
-                        "MPI_Comm_idup", error, capacity);
+                        &world->abandoned, "MPI_Comm_idup", error, capacity);
   if (status != BP_OK) {
-    free(world);
+    world->comm = MPI_COMM_NULL; /* never made: nothing to free */
+    world_free(world);
     return status;
   }
   MPI_Comm_set_errhandler(world->comm, MPI_ERRORS_RETURN);
   world->rank = rank;
   world->nranks = nranks;
   /* Every rank must present rank 0's secret. */
-  uint64_t secrets[2] = {secret, ~secret}, highest[2];
-  MPI_Iallreduce(secrets, highest, 2, MPI_UINT64_T, MPI_MAX, world->comm,
-                 &request);
-  status = wait_all(&request, 1, MPI_STATUSES_IGNORE, deadline_ns, NULL,
-                    "checking the secrets", error, capacity);
-  if (status == BP_OK && (highest[0] != secret || highest[1] != ~secret))
+  bool same = false;
+  status = all_hold(world, secret, deadline_ns, NULL, "checking the secrets",
+                    &same, error, capacity);
+  if (status == BP_OK && !same)
     status = fail(BP_ERR_INVALID_ARGUMENT, error, capacity,
                   "the ranks presented different secrets: refused");
   if (status != BP_OK) {
-    MPI_Comm_free(&world->comm);
-    free(world);
+    world_free(world);
     return status;
   }
   *out_handle = world;
@@ -191,9 +231,7 @@ static int create(uint64_t secret, size_t nranks, size_t rank,
 }
 
 static void destroy(void *handle) {
-  mpi_world *world = handle;
-  MPI_Comm_free(&world->comm);
-  free(world);
+  world_free(handle);
 }
 
 /* A 64-bit fingerprint of the call, so ranks can compare them cheaply. */
@@ -210,17 +248,21 @@ static uint64_t fingerprint(const comm_desc *d) {
   return h;
 }
 
-static int check_same_call(mpi_world *world, const comm_desc *d,
-                           uint64_t deadline_ns, const atomic_bool *aborted,
-                           char *error, size_t capacity) {
-  uint64_t mine = fingerprint(d);
-  uint64_t values[2] = {mine, ~mine}, highest[2];
-  MPI_Request request;
-  MPI_Iallreduce(values, highest, 2, MPI_UINT64_T, MPI_MAX, world->comm,
-                 &request);
-  int status = wait_all(&request, 1, MPI_STATUSES_IGNORE, deadline_ns, aborted,
-                        comm_kind_name(d->kind), error, capacity);
-  if (status == BP_OK && (highest[0] != mine || highest[1] != ~mine))
+/* "all_reduce sequence 7", for messages. */
+static void describe_call(const comm_desc *d, char *out, size_t capacity) {
+  snprintf(out, capacity, "%s sequence %" PRIu64, comm_kind_name(d->kind),
+           d->seq);
+}
+
+static int check(void *handle, const comm_desc *d, uint64_t deadline_ns,
+                 const atomic_bool *aborted, char *error, size_t capacity) {
+  mpi_world *world = handle;
+  char what[64];
+  describe_call(d, what, sizeof what);
+  bool same = false;
+  int status = all_hold(world, fingerprint(d), deadline_ns, aborted, what,
+                        &same, error, capacity);
+  if (status == BP_OK && !same)
     status = fail(BP_ERR_INVALID_ARGUMENT, error, capacity,
                   "mismatched collectives at sequence %" PRIu64
                   ": the ranks did not all call %s(count=%zu, %s)",
@@ -229,24 +271,47 @@ static int check_same_call(mpi_world *world, const comm_desc *d,
   return status;
 }
 
-static int collective(void *handle, const comm_desc *d, uint64_t deadline_ns,
-                      const atomic_bool *aborted, char *error,
-                      size_t capacity) {
+/* reduce_scatter: in place (recv inside send) is not MPI's IN_PLACE layout,
+ * so it reduces into a scratch buffer and copies, reading the input whole
+ * first. */
+static int reduce_scatter(mpi_world *world, const comm_desc *d,
+                          uint64_t deadline_ns, const atomic_bool *aborted,
+                          const char *what, char *error, size_t capacity) {
+  size_t bytes = d->count * comm_dtype_size(d->dtype);
+  void *out = d->recv;
+  if ((const char *)d->send + world->rank * bytes == d->recv && bytes)
+    out = malloc(bytes);
+  if (out == NULL)
+    return fail(BP_ERR_OUT_OF_MEMORY, error, capacity, "out of memory");
+  MPI_Request request;
+  MPI_Ireduce_scatter_block(d->send, out, (int)d->count, mpi_type(d->dtype),
+                            mpi_op(d->dtype, d->op), world->comm, &request);
+  int status = wait_all(&request, 1, MPI_STATUSES_IGNORE, deadline_ns, aborted,
+                        &world->abandoned, what, error, capacity);
+  if (out != d->recv) {
+    if (status == BP_OK)
+      memcpy(d->recv, out, bytes);
+    if (status == BP_OK || !world->abandoned)
+      free(out); /* an abandoned request may still write into it */
+  }
+  return status;
+}
+
+static int run(void *handle, const comm_desc *d, uint64_t deadline_ns,
+               const atomic_bool *aborted, char *error, size_t capacity) {
   mpi_world *world = handle;
-  int status = check_same_call(world, d, deadline_ns, aborted, error, capacity);
-  if (status != BP_OK)
-    return status;
+  char what[64];
+  describe_call(d, what, sizeof what);
+  if (d->count > (size_t)INT32_MAX)
+    return fail(BP_ERR_INVALID_ARGUMENT, error, capacity,
+                "%s: count %zu exceeds MPI's int counts", what, d->count);
   MPI_Datatype type = mpi_type(d->dtype);
   MPI_Op op = mpi_op(d->dtype, d->op);
   int count = (int)d->count;
-  if (d->count > (size_t)INT32_MAX)
-    return fail(BP_ERR_INVALID_ARGUMENT, error, capacity,
-                "%s: count %zu exceeds MPI's int counts",
-                comm_kind_name(d->kind), d->count);
   const void *send = d->send == d->recv ? MPI_IN_PLACE : d->send;
   MPI_Request request = MPI_REQUEST_NULL;
   int root = (int)d->peer;
-  size_t result_count = d->count;
+  int status = BP_OK;
   switch (d->kind) {
   case COMM_ALL_REDUCE:
     MPI_Iallreduce(send, d->recv, count, type, op, world->comm, &request);
@@ -267,38 +332,29 @@ static int collective(void *handle, const comm_desc *d, uint64_t deadline_ns,
                    &request);
     break;
   }
-  default: {
-    size_t bytes = d->count * comm_dtype_size(d->dtype);
-    /* In place (recv inside send) is not MPI's IN_PLACE layout: reduce into
-     * a scratch buffer and copy, so the input is read whole first. */
-    void *out = d->recv;
-    if ((const char *)d->send + world->rank * bytes == d->recv && bytes)
-      out = malloc(bytes);
-    if (out == NULL)
-      return fail(BP_ERR_OUT_OF_MEMORY, error, capacity, "out of memory");
-    MPI_Ireduce_scatter_block(d->send, out, count, type, op, world->comm,
-                              &request);
+  default:
+    status =
+        reduce_scatter(world, d, deadline_ns, aborted, what, error, capacity);
+    break;
+  }
+  if (d->kind != COMM_REDUCE_SCATTER)
     status = wait_all(&request, 1, MPI_STATUSES_IGNORE, deadline_ns, aborted,
-                      comm_kind_name(d->kind), error, capacity);
-    if (out != d->recv) {
-      if (status == BP_OK)
-        memcpy(d->recv, out, bytes);
-      free(out);
-    }
-    if (status == BP_OK && d->op == AVG)
-      comm_reduce(d->recv, (const void *const[]){d->recv}, 1, d->count,
-                  d->dtype, AVG, world->nranks);
-    return status;
-  }
-  }
-  status = wait_all(&request, 1, MPI_STATUSES_IGNORE, deadline_ns, aborted,
-                    comm_kind_name(d->kind), error, capacity);
+                      &world->abandoned, what, error, capacity);
   bool has_result = d->kind == COMM_ALL_REDUCE ||
+                    d->kind == COMM_REDUCE_SCATTER ||
                     (d->kind == COMM_REDUCE && world->rank == d->peer);
   if (status == BP_OK && d->op == AVG && has_result)
-    comm_reduce(d->recv, (const void *const[]){d->recv}, 1, result_count,
-                d->dtype, AVG, world->nranks);
+    comm_reduce(d->recv, (const void *const[]){d->recv}, 1, d->count, d->dtype,
+                AVG, world->nranks);
   return status;
+}
+
+static int collective(void *handle, const comm_desc *d, uint64_t deadline_ns,
+                      const atomic_bool *aborted, char *error,
+                      size_t capacity) {
+  int status = check(handle, d, deadline_ns, aborted, error, capacity);
+  return status == BP_OK ? run(handle, d, deadline_ns, aborted, error, capacity)
+                         : status;
 }
 
 static int p2p(void *handle, const comm_desc *ops, size_t n,
@@ -324,7 +380,7 @@ static int p2p(void *handle, const comm_desc *ops, size_t n,
                 world->comm, &requests[i]);
   }
   int status = wait_all(requests, (int)n, statuses, deadline_ns, aborted,
-                        "send/recv", error, capacity);
+                        &world->abandoned, "send/recv", error, capacity);
   for (size_t i = 0; i < n && status == BP_OK; i++) {
     if (ops[i].kind != COMM_RECV)
       continue;
@@ -342,11 +398,97 @@ static int p2p(void *handle, const comm_desc *ops, size_t n,
   return status;
 }
 
+/* This rank's host key: its processor name, or "simulated host r/K". */
+static void host_key(size_t rank, size_t ranks_per_host, char *out) {
+  int length = 0;
+  memset(out, 0, MPI_MAX_PROCESSOR_NAME);
+  if (ranks_per_host != 0)
+    snprintf(out, MPI_MAX_PROCESSOR_NAME, "simulated host %zu",
+             rank / ranks_per_host);
+  else
+    MPI_Get_processor_name(out, &length);
+}
+
+/* The world of the ranks `members` (ascending world ranks, this rank among
+ * them); blocks until every member called it. */
+static int sub_world(mpi_world *world, const int *members, size_t n,
+                     void **out_handle, char *error, size_t capacity) {
+  mpi_world *sub = calloc(1, sizeof *sub);
+  if (sub == NULL)
+    return fail(BP_ERR_OUT_OF_MEMORY, error, capacity, "out of memory");
+  MPI_Group all, group;
+  MPI_Comm_group(world->comm, &all);
+  MPI_Group_incl(all, (int)n, members, &group);
+  int rc = MPI_Comm_create_group(world->comm, group, 1, &sub->comm);
+  MPI_Group_free(&group);
+  MPI_Group_free(&all);
+  if (rc != MPI_SUCCESS) {
+    free(sub);
+    return fail(BP_ERR_PLUGIN, error, capacity,
+                "MPI_Comm_create_group failed for the host leaders");
+  }
+  MPI_Comm_set_errhandler(sub->comm, MPI_ERRORS_RETURN);
+  int me = 0;
+  MPI_Comm_rank(sub->comm, &me);
+  sub->rank = (size_t)me;
+  sub->nranks = n;
+  *out_handle = sub;
+  return BP_OK;
+}
+
+static int hosts(void *handle, size_t ranks_per_host, uint64_t deadline_ns,
+                 size_t *host_of, void **out_leaders, char *error,
+                 size_t capacity) {
+  mpi_world *world = handle;
+  *out_leaders = NULL;
+  size_t n = world->nranks, key_bytes = MPI_MAX_PROCESSOR_NAME;
+  char *keys = calloc(n + 1, key_bytes);
+  int *leaders = calloc(n, sizeof *leaders);
+  if (keys == NULL || leaders == NULL) {
+    free(keys);
+    free(leaders);
+    return fail(BP_ERR_OUT_OF_MEMORY, error, capacity, "out of memory");
+  }
+  char *mine = keys + n * key_bytes;
+  host_key(world->rank, ranks_per_host, mine);
+  MPI_Request request;
+  MPI_Iallgather(mine, (int)key_bytes, MPI_CHAR, keys, (int)key_bytes, MPI_CHAR,
+                 world->comm, &request);
+  int status = wait_all(&request, 1, MPI_STATUSES_IGNORE, deadline_ns, NULL,
+                        &world->abandoned, "grouping the ranks by host", error,
+                        capacity);
+  if (status != BP_OK) {
+    if (!world->abandoned)
+      free(keys);
+    free(leaders);
+    return status;
+  }
+  /* Hosts are numbered by their lowest rank, which leads them. */
+  size_t nhosts = 0;
+  for (size_t r = 0; r < n; r++) {
+    size_t h = 0;
+    while (h < nhosts && strncmp(keys + (size_t)leaders[h] * key_bytes,
+                                 keys + r * key_bytes, key_bytes) != 0)
+      h++;
+    if (h == nhosts)
+      leaders[nhosts++] = (int)r;
+    host_of[r] = h;
+  }
+  if (nhosts > 1 && leaders[host_of[world->rank]] == (int)world->rank)
+    status = sub_world(world, leaders, nhosts, out_leaders, error, capacity);
+  free(keys);
+  free(leaders);
+  return status;
+}
+
 static const comm_mpi_module module = {
     .create = create,
     .destroy = destroy,
     .collective = collective,
     .p2p = p2p,
+    .check = check,
+    .run = run,
+    .hosts = hosts,
 };
 
 __attribute__((visibility("default"))) const comm_mpi_module *

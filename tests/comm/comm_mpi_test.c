@@ -3,7 +3,12 @@
  * in-place and out-of-place, counts 0, 1, odd and large, plus send/recv,
  * all_to_all and a mismatched call. Rank 0 makes the unique id and MPI
  * broadcasts it, as a framework would. Each process runs the cmocka group;
- * the test fails if any rank fails. */
+ * the test fails if any rank fails.
+ *
+ * With BACKPLANE_COMM_RANKS_PER_HOST=K the same cases run on the hybrid
+ * transport (comm_hybrid.h), rank r on simulated host r / K, and the test
+ * checks that the world is hybrid; in both modes no shared-memory segment of
+ * the world or of its hosts may outlive the communicator. */
 #include <mpi.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,24 +21,39 @@
 #include <cmocka.h>
 
 #include "plugins/vcpu/comm_cases.h"
+#include "plugins/vcpu/comm_hybrid.h"
 #include "plugins/vcpu/comm_interface.h"
+#include "plugins/vcpu/comm_shm_check.h"
 
 static C_DeviceInterface xccl;
 static int rank, nranks;
+static size_t leftover_segments; /* found after the communicator is gone */
 
 typedef struct world {
   C_CCLComm comm;
   test_stream *stream;
+  comm_unique_id id;
 } world;
+
+/* Segments in /dev/shm of the world `id` or of any of its hosts. */
+static size_t segments_of(const comm_unique_id *id) {
+  comm_unique_id copy = *id;
+  C_CCLRootId root = {sizeof copy, &copy};
+  size_t found = comm_test_count_segments(&root);
+  for (size_t host = 0; host < (size_t)nranks; host++) {
+    comm_hybrid_host_id(id, host, &copy);
+    found += comm_test_count_segments(&root);
+  }
+  return found;
+}
 
 static int setup(void **state) {
   vcpu_comm_fill_interface(&xccl, test_stream_enqueue);
-  char bytes[128];
-  C_CCLRootId id = {sizeof bytes, bytes};
+  world *w = calloc(1, sizeof *w);
+  C_CCLRootId id = {sizeof w->id, &w->id};
   if (rank == 0)
     assert_int_equal(xccl.xccl_get_unique_id(&id), C_SUCCESS);
-  MPI_Bcast(bytes, sizeof bytes, MPI_BYTE, 0, MPI_COMM_WORLD);
-  world *w = calloc(1, sizeof *w);
+  MPI_Bcast(&w->id, sizeof w->id, MPI_BYTE, 0, MPI_COMM_WORLD);
   if (xccl.xccl_comm_init_rank((size_t)nranks, &id, (size_t)rank, &w->comm) !=
       C_SUCCESS) {
     fprintf(stderr, "rank %d: %s\n", rank, vcpu_comm_last_error());
@@ -51,8 +71,49 @@ static int teardown(void **state) {
     return 0;
   test_stream_destroy(w->stream);
   xccl.xccl_destroy_comm(w->comm);
+  leftover_segments = segments_of(&w->id);
+  if (leftover_segments != 0)
+    fprintf(stderr, "rank %d: %zu segments left in /dev/shm\n", rank,
+            leftover_segments);
   free(w);
   return 0;
+}
+
+/* Hybrid exactly when ranks are grouped into simulated hosts and the hybrid
+ * is not turned off. */
+static void test_transport(void **state) {
+  world *w = *state;
+  const char *hybrid = getenv("BACKPLANE_COMM_HYBRID");
+  bool grouped = getenv("BACKPLANE_COMM_RANKS_PER_HOST") != NULL;
+  bool off = hybrid != NULL && strcmp(hybrid, "0") == 0;
+  assert_int_equal(comm_hybrid_in_use(w->comm->world), grouped && !off);
+}
+
+/* A malformed setting refuses the communicator on every rank, naming the
+ * variable. */
+static void test_bad_settings_are_refused(void **state) {
+  world *w = *state;
+  static const char *const settings[][2] = {
+      {"BACKPLANE_COMM_RANKS_PER_HOST", "two"},
+      {"BACKPLANE_COMM_RANKS_PER_HOST", "0"},
+      {"BACKPLANE_COMM_HYBRID", "yes"},
+  };
+  C_CCLRootId id = {sizeof w->id, &w->id};
+  for (size_t i = 0; i < sizeof settings / sizeof *settings; i++) {
+    const char *saved = getenv(settings[i][0]);
+    char *kept = saved ? strdup(saved) : NULL;
+    setenv(settings[i][0], settings[i][1], 1);
+    C_CCLComm comm = NULL;
+    assert_int_equal(
+        xccl.xccl_comm_init_rank((size_t)nranks, &id, (size_t)rank, &comm),
+        C_ERROR);
+    assert_non_null(strstr(vcpu_comm_last_error(), settings[i][0]));
+    if (kept)
+      setenv(settings[i][0], kept, 1);
+    else
+      unsetenv(settings[i][0]);
+    free(kept);
+  }
 }
 
 static void test_every_collective(void **state) {
@@ -138,11 +199,14 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_transport),
+      cmocka_unit_test(test_bad_settings_are_refused),
       cmocka_unit_test(test_every_collective),
       cmocka_unit_test(test_ring_and_all_to_all),
       cmocka_unit_test(test_mismatch_is_detected),
   };
   int failed = cmocka_run_group_tests(tests, setup, teardown);
+  failed += leftover_segments != 0;
   int any_failed = 0;
   MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   MPI_Finalize();
