@@ -51,6 +51,11 @@ struct bp_alloc_pool {
   bp_free_tree_t small_free, large_free;
   bp_hot_cache_t hot;
   bp_block_map_t live; /* allocated, pending-free and cached blocks */
+  /* The block the hot path handed out last: the likely next free, checked
+   * before the map. Only a hint (its state and address are checked), but
+   * always a record of this pool's chunks: cleared when the record is
+   * recycled or its chunk moves to another pool. */
+  bp_block_t *recent;
   bp_chunk_t *chunks;
   bp_block_t *spare_blocks; /* recycled block records, linked by next */
   uint64_t free_seq;

@@ -110,6 +110,7 @@ static void move_chunks(bp_alloc_pool_t *from, bp_alloc_pool_t *to) {
       to->chunks->prev = c;
     to->chunks = c;
   }
+  from->recent = NULL; /* its record may be one of the moved chunks' */
   for (int k = 0; k < BP_STAT_COUNT; k++)
     bp_stat_move(from, to, (bp_stat_kind_t)k,
                  bp_stat_current(from, (bp_stat_kind_t)k));

@@ -165,6 +165,8 @@ static bp_block_t *new_block(bp_alloc_pool_t *pool) {
 }
 
 void bp_alloc_recycle_block(bp_alloc_pool_t *pool, bp_block_t *block) {
+  if (pool->recent == block)
+    pool->recent = NULL;
   free(block->other_streams);
   block->other_streams = NULL;
   block->next = pool->spare_blocks;
@@ -319,7 +321,7 @@ static bp_status_t allocate_best_fit(bp_caching_allocator_t *a,
                                      bp_alloc_pool_t *pool, size_t size,
                                      size_t rounded, bool use_large,
                                      bool workspace, void **out_ptr) {
-  if (pool->hot.occupied)
+  if (pool->hot.blocks)
     bp_alloc_flush_hot(pool);
   bool small = rounded <= BP_ALLOC_SMALL_REQUEST;
   bp_block_t *b = bp_free_tree_best_fit(
@@ -628,6 +630,7 @@ HOT_PATH bool allocate_hot(bp_alloc_pool_t *pool, size_t size, size_t rounded,
     bp_stat_raise(pool, BP_STAT_ACTIVE, rounded);
     bp_stat_raise(pool, BP_STAT_REQUESTED, size);
     pool->use_headroom -= rounded; /* size <= rounded: covers all three */
+    pool->recent = b;
     *out_ptr = (void *)b->addr;
   }
   bp_pool_unlock_biased(&pool->mu);
@@ -867,7 +870,9 @@ bp_status_t bp_caching_allocator_record_stream(bp_caching_allocator_t *a,
 HOT_PATH bool free_hot(bp_alloc_pool_t *pool, void *ptr) {
   if (!bp_pool_try_lock_biased(&pool->mu))
     return false;
-  bp_block_t *b = bp_block_map_find(&pool->live, (uintptr_t)ptr);
+  bp_block_t *b = pool->recent;
+  if (!b || b->addr != (uintptr_t)ptr)
+    b = bp_block_map_find(&pool->live, (uintptr_t)ptr);
   bool split = b && in_split_chunk(b);
   bool hot = b && b->state == BP_BLOCK_ALLOCATED && !b->workspace &&
              !b->other_stream_count && b->chunk->kind != BP_CHUNK_DIRECT &&

@@ -2,11 +2,9 @@
  * (contract in pool_lock.h). */
 #include "alloc/pool_lock.h"
 
-#include <linux/membarrier.h>
-#include <pthread.h>
 #include <sched.h>
-#include <sys/syscall.h>
-#include <unistd.h>
+
+#include "alloc/asymmetric_fence.h"
 
 _Thread_local
     __attribute__((tls_model("initial-exec"))) char bp_pool_lock_token;
@@ -16,22 +14,6 @@ _Thread_local
  * revocation (a membarrier, a few microseconds) then costs at most about a
  * nanosecond per acquisition, however the threads take turns. */
 enum { FIRST_BIAS_STREAK = 64, MAX_BIAS_STREAK = 4096 };
-
-static pthread_once_t membarrier_once = PTHREAD_ONCE_INIT;
-static bool membarrier_ready;
-
-static void register_membarrier(void) {
-  membarrier_ready =
-      syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0,
-              0) == 0;
-}
-
-/* Whether biasing is possible: the process can make its running threads
- * execute a memory barrier (registered once; fork keeps the registration). */
-static bool can_bias(void) {
-  pthread_once(&membarrier_once, register_membarrier);
-  return membarrier_ready;
-}
 
 static void cpu_relax(void) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -65,8 +47,7 @@ static uint32_t streak_to_bias(const bp_pool_lock_t *lock) {
  * is seen inside, and one that had not sees the bias gone. */
 static void revoke_bias(bp_pool_lock_t *lock) {
   atomic_store_explicit(&lock->bias, NULL, memory_order_relaxed);
-  if (syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0)
-    atomic_thread_fence(memory_order_seq_cst); /* registered: cannot fail */
+  bp_fence_heavy();
   unsigned spins = 0;
   while (atomic_load_explicit(&lock->inside, memory_order_acquire))
     backoff(&spins);
@@ -86,7 +67,7 @@ void bp_pool_unlock_slow(bp_pool_lock_t *lock, const void *self) {
     lock->last_holder = self;
     lock->streak = 0;
   }
-  if (++lock->streak >= streak_to_bias(lock) && can_bias())
+  if (++lock->streak >= streak_to_bias(lock) && bp_fence_is_asymmetric())
     atomic_store_explicit(&lock->bias, self, memory_order_release);
   atomic_store_explicit(&lock->held, false, memory_order_release);
 }

@@ -60,8 +60,8 @@ static inline void bp_pool_lock_as(bp_pool_lock_t *lock, const void *self) {
   if (__builtin_expect(
           atomic_load_explicit(&lock->bias, memory_order_relaxed) == self, 1)) {
     atomic_store_explicit(&lock->inside, self, memory_order_relaxed);
-    /* The revoker's membarrier orders the store above before the load
-     * below on this thread; the compiler must not reorder them either. */
+    /* Pairs with the revoker's bp_fence_heavy (asymmetric_fence.h): biased
+     * locks exist only where this is a compiler barrier. */
     atomic_signal_fence(memory_order_seq_cst);
     if (__builtin_expect(
             atomic_load_explicit(&lock->bias, memory_order_acquire) == self, 1))

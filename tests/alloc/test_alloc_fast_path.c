@@ -122,10 +122,39 @@ static void test_double_free_through_the_hot_path(void **state) {
   bp_caching_allocator_destroy(a);
 }
 
+/* The hot path's memo of the block it handed out last must not outlive the
+ * block's chunk in its pool: forget_stream moves the chunk away. */
+static void test_free_after_forget_stream(void **state) {
+  (void)state;
+  fake_device_t d;
+  bp_caching_allocator_t *a = expect_allocator(&d, 1024 * MiB, true);
+  fake_stream_t s = {.immediate = true};
+  for (int i = 0; i < WARM_UP; i++)
+    assert_int_equal(
+        bp_caching_allocator_free_on_stream(a, expect_alloc(a, 512, &s), &s),
+        BP_OK);
+  void *p = expect_alloc(a, 512, &s); /* by the hot path */
+  bp_caching_allocator_forget_stream(a, &s);
+  /* Freed on the forgotten stream: found in the pool its chunk went to. */
+  assert_int_equal(bp_caching_allocator_free_on_stream(a, p, &s), BP_OK);
+  assert_int_equal(bp_caching_allocator_free_on_stream(a, p, &s),
+                   BP_ERR_INVALID_ARGUMENT);
+  bp_memory_stats_t stats = current_stats(a);
+  assert_int_equal(stats.allocated_bytes.current, 0);
+  assert_int_equal(stats.allocated_bytes.peak, 512);
+  /* The block went back to the pool that owns its chunk now (pending there:
+   * freed on a stream that is not that pool's), not to the stream's. */
+  void *q = expect_alloc(a, 512, &s);
+  assert_ptr_not_equal(q, p);
+  assert_int_equal(bp_caching_allocator_free_on_stream(a, q, &s), BP_OK);
+  bp_caching_allocator_destroy(a);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_stats_and_peaks_stay_exact),
       cmocka_unit_test(test_double_free_through_the_hot_path),
+      cmocka_unit_test(test_free_after_forget_stream),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

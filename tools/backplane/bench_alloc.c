@@ -29,6 +29,9 @@
 #define CHILD_ENV "BACKPLANE_BENCH_ALLOC_CHILD"
 
 enum { FULL_REPS = 7, SIZE_COUNT = 4, MAX_THREADS = 2, REPLAY_ITERATIONS = 20 };
+/* Busy time before the first timed run, in the bench and in the jemalloc
+ * child alike. */
+enum { WARM_UP_MS = 300 };
 
 static const size_t sizes[SIZE_COUNT] = {512, (size_t)64 << 10, (size_t)1 << 20,
                                          (size_t)64 << 20};
@@ -180,6 +183,7 @@ static bp_status_t run_as_child(bench_ctx_t *ctx, int fd) {
     return BP_OK;
   }
   alloc_bench_t b = {.ctx = ctx};
+  cli_warm_up_cpu(WARM_UP_MS);
   for (size_t s = 0; s < SIZE_COUNT; s++)
     for (int threads = 1; threads <= MAX_THREADS; threads++)
       fprintf(out, "%zu %d %.6f\n", sizes[s], threads,
@@ -396,6 +400,7 @@ bp_status_t bench_alloc(bench_ctx_t *ctx) {
     status = bp_stream_create(ctx->device, &b.streams[t]);
   if (status != BP_OK)
     bench_error(ctx, "bp_stream_create", status);
+  cli_warm_up_cpu(WARM_UP_MS); /* as the child did: the same start for all */
   for (size_t s = 0; s < SIZE_COUNT && status == BP_OK; s++)
     for (int threads = 1; threads <= MAX_THREADS; threads++) {
       double medians[SUBJECT_COUNT] = {0};

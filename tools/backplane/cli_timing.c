@@ -18,6 +18,13 @@ void cli_sleep_us(unsigned microseconds) {
   }
 }
 
+void cli_warm_up_cpu(unsigned milliseconds) {
+  uint64_t end = cli_now_ns() + (uint64_t)milliseconds * 1000000u;
+  volatile uint64_t spins = 0;
+  while (cli_now_ns() < end)
+    spins++;
+}
+
 static int compare_doubles(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);

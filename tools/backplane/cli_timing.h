@@ -11,6 +11,10 @@ uint64_t cli_now_ns(void);
 /* Sleeps for `microseconds` (restarting after signals). */
 void cli_sleep_us(unsigned microseconds);
 
+/* Keeps the calling thread's CPU busy for `milliseconds`, so that a timed
+ * run that follows does not start on a core still clocking up from idle. */
+void cli_warm_up_cpu(unsigned milliseconds);
+
 /* The median of `count` (> 0) values; sorts `values` in place. */
 double cli_median(double *values, size_t count);
 
