@@ -3,22 +3,22 @@
 
 #include <linux/membarrier.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-atomic_bool bp_fence_asymmetric;
-
 static pthread_once_t registration = PTHREAD_ONCE_INIT;
+static atomic_bool registered;
 
 static void register_membarrier(void) {
   bool ok = syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED,
                     0, 0) == 0;
-  atomic_store_explicit(&bp_fence_asymmetric, ok, memory_order_relaxed);
+  atomic_store_explicit(&registered, ok, memory_order_relaxed);
 }
 
 bool bp_fence_is_asymmetric(void) {
   pthread_once(&registration, register_membarrier);
-  return atomic_load_explicit(&bp_fence_asymmetric, memory_order_relaxed);
+  return atomic_load_explicit(&registered, memory_order_relaxed);
 }
 
 void bp_fence_heavy(void) {
