@@ -9,10 +9,14 @@
  * through shared memory).
  *
  * Settings: ctx->comm (bench_comm_settings.h), from --op, --ranks and
- * --transport: threads (every rank a device of this process) or shm (rank
- * r > 0 in a child process running the same bench with the same options).
- * Budgets (DESIGN.md), all_reduce with 2 ranks: 64-256 MiB at >= 2.5x Open
- * MPI and >= 60 % of the model; 1 KiB no slower than Open MPI. */
+ * --transport: threads (every rank a device of this process), shm (rank
+ * r > 0 in a child process running the same bench with the same options) or
+ * mpi (every rank a process under mpirun, bench_comm_mpi.h; this process
+ * launches them, reads rank 0's rows and reports them like the others).
+ * Budgets (DESIGN.md), all_reduce with 2 ranks as threads or shm processes:
+ * 64-256 MiB at >= 2.5x Open MPI and >= 60 % of the model; 1 KiB no slower
+ * than Open MPI. The mpi transport is Open MPI underneath: it is compared,
+ * not judged. */
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
@@ -25,18 +29,20 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "bench_comm_mpi.h"
+#include "bench_comm_ranks.h"
 #include "cli_format.h"
 #include "cli_timing.h"
 
 extern char **environ;
 
-enum { MAX_SIZES = 16, ID_BYTES_MAX = 1024 };
+enum { MAX_SIZES = 16 };
 
 typedef struct comm_bench {
   bench_ctx_t *ctx;
   bench_comm_op_t op;
-  size_t n;       /* ranks in the world */
-  int processes;  /* shm transport */
+  size_t n; /* ranks in the world */
+  bench_comm_transport_t transport;
   size_t local;   /* ranks this process drives */
   size_t my_rank; /* the first rank this process drives */
   pid_t children[BENCH_COMM_MAX_RANKS];
@@ -54,6 +60,13 @@ typedef struct row {
   size_t wrong[2];
   double mpi_us[2]; /* 0 when there is no baseline */
 } row_t;
+
+/* How the table and the records name the transport. */
+static const char *transport_label(const comm_bench_t *b) {
+  static const char *const labels[BENCH_COMM_TRANSPORT_COUNT] = {
+      "threads", "procs", "mpi"};
+  return labels[b->transport];
+}
 
 static size_t sizes_of(const bench_ctx_t *ctx, size_t *sizes) {
   static const size_t full[] = {1u << 10,  4u << 10,  64u << 10, 1u << 20,
@@ -286,9 +299,10 @@ static void mpi_baseline(comm_bench_t *b, row_t *rows, size_t count) {
 
 static void print_table(comm_bench_t *b, const row_t *rows, size_t count,
                         double model) {
+  static const char *const hosts[BENCH_COMM_TRANSPORT_COUNT] = {
+      "threads", "processes", "processes under mpirun"};
   printf("# %s, %zu ranks as %s, float32 sum; model B/(3n-1) = %.2f GB/s\n",
-         bench_comm_op_name(b->op), b->n,
-         b->processes ? "processes" : "threads", model);
+         bench_comm_op_name(b->op), b->n, hosts[b->transport], model);
   printf("# %10s %10s %6s %5s | %10s %8s %8s %6s | %10s %8s %8s %6s | %10s "
          "%8s %7s %7s\n",
          "size", "count", "type", "redop", "time(us)", "algbw", "busbw",
@@ -319,14 +333,14 @@ static void record_rows(comm_bench_t *b, const row_t *rows, size_t count,
     const row_t *r = &rows[i];
     char size_text[32], what[96];
     cli_format_bytes(r->bytes, size_text, sizeof size_text);
-    int large = r->bytes >= (64u << 20) && b->op == BENCH_COMM_ALL_REDUCE &&
-                b->n == 2 && !b->ctx->quick;
-    int tiny = r->bytes == 1024 && b->op == BENCH_COMM_ALL_REDUCE &&
-               b->n == 2 && !b->ctx->quick;
+    int budgeted = b->op == BENCH_COMM_ALL_REDUCE && b->n == 2 &&
+                   !b->ctx->quick && b->transport != BENCH_COMM_MPI;
+    int large = budgeted && r->bytes >= (64u << 20);
+    int tiny = budgeted && r->bytes == 1024;
     int has_mpi = r->mpi_us[0] > 0;
     double algbw = (double)r->bytes / (r->us[0] * 1e3);
     snprintf(what, sizeof what, "%s %s %zu %s", bench_comm_op_name(b->op),
-             size_text, b->n, b->processes ? "procs" : "threads");
+             size_text, b->n, transport_label(b));
     if (tiny) {
       bench_record(b->ctx, &(bench_result_t){
                                .bench_case = what,
@@ -356,8 +370,7 @@ static void record_rows(comm_bench_t *b, const row_t *rows, size_t count,
                  });
     if (large) {
       snprintf(what, sizeof what, "%s %s %zu %s model",
-               bench_comm_op_name(b->op), size_text, b->n,
-               b->processes ? "procs" : "threads");
+               bench_comm_op_name(b->op), size_text, b->n, transport_label(b));
       bench_record(b->ctx, &(bench_result_t){
                                .bench_case = what,
                                .value = 100 * algbw / model,
@@ -370,56 +383,20 @@ static void record_rows(comm_bench_t *b, const row_t *rows, size_t count,
   }
 }
 
-static void to_hex(const unsigned char *bytes, size_t size, char *out) {
-  for (size_t i = 0; i < size; i++)
-    sprintf(out + 2 * i, "%02x", bytes[i]);
-}
-
-static size_t from_hex(const char *text, unsigned char *out, size_t capacity) {
-  size_t size = 0;
-  unsigned value;
-  while (size < capacity && sscanf(text + 2 * size, "%2x", &value) == 1)
-    out[size++] = (unsigned char)value;
-  return size;
-}
-
-/* Rank r > 0 of a process world: `backplane bench comm` again, with the same
- * plugin (and --plugin-path words) and settings, the id and rank in its
- * environment, and its output discarded. */
+/* Rank r > 0 of a process world (shm): `backplane bench comm` again, with
+ * the same plugin (and --plugin-path words) and settings, the id and rank in
+ * its environment, and its output discarded. */
 static bp_status_t spawn_children(comm_bench_t *b, const unsigned char *id,
                                   size_t id_size) {
-  char hex[2 * ID_BYTES_MAX + 1];
-  to_hex(id, id_size, hex);
-  setenv("BACKPLANE_BENCH_COMM_ID", hex, 1);
-  static char args[8192];
+  static char program[PATH_MAX];
   FILE *cmdline = fopen("/proc/self/cmdline", "r");
-  size_t length = cmdline ? fread(args, 1, sizeof args - 1, cmdline) : 0;
+  size_t length = cmdline ? fread(program, 1, sizeof program - 1, cmdline) : 0;
   if (cmdline)
     fclose(cmdline);
-  char ranks[24];
-  snprintf(ranks, sizeof ranks, "%zu", b->n);
-  char *argv[64] = {args,
-                    "bench",
-                    "comm",
-                    "--plugin",
-                    (char *)b->ctx->plugin_name,
-                    "--op",
-                    (char *)bench_comm_op_name(b->op),
-                    "--ranks",
-                    ranks,
-                    "--transport",
-                    "shm"};
-  size_t argc = 11;
-  if (b->ctx->quick)
-    argv[argc++] = "--quick";
-  for (size_t at = 0; at < length && argc < 62; at += strlen(args + at) + 1) {
-    if (strncmp(args + at, "--plugin-path", 13) != 0)
-      continue;
-    argv[argc++] = args + at;
-    if (args[at + 13] == '\0' && at + 14 < length)
-      argv[argc++] = args + at + 14; /* its value, the next word */
-  }
-  argv[argc] = NULL;
+  program[length] = '\0'; /* argv[0], as this process was started */
+  char *argv[64] = {program};
+  bench_comm_rank_args(b->ctx, argv, 1, sizeof argv / sizeof *argv);
+  bench_comm_id_export(id, id_size);
   posix_spawn_file_actions_t quiet;
   posix_spawn_file_actions_init(&quiet);
   posix_spawn_file_actions_addopen(&quiet, STDOUT_FILENO, "/dev/null", O_WRONLY,
@@ -435,21 +412,45 @@ static bp_status_t spawn_children(comm_bench_t *b, const unsigned char *id,
   }
   posix_spawn_file_actions_destroy(&quiet);
   unsetenv("BACKPLANE_BENCH_COMM_RANK");
-  unsetenv("BACKPLANE_BENCH_COMM_ID");
+  unsetenv(BENCH_COMM_ID_VARIABLE);
   return status;
+}
+
+/* A fresh unique id from `device`'s plugin into id (capacity bytes). */
+static bp_status_t make_unique_id(comm_bench_t *b, bp_device_t *device,
+                                  unsigned char *id, size_t capacity,
+                                  size_t *out_size) {
+  bp_status_t status = bp_comm_unique_id_size(device, out_size);
+  if (status == BP_OK && *out_size > capacity)
+    status = BP_ERR_UNSUPPORTED;
+  if (status == BP_OK)
+    status = bp_comm_get_unique_id(device, id, *out_size);
+  return status == BP_OK ? BP_OK
+                         : bench_error(b->ctx, "making the unique id", status);
+}
+
+/* This process's first rank: 0 unless it is a rank process (shm child or
+ * mpi rank). */
+static bp_status_t place_this_process(comm_bench_t *b) {
+  if (b->transport == BENCH_COMM_MPI)
+    return bench_comm_mpi_rank(b->ctx, &b->my_rank);
+  const char *child_rank = getenv("BACKPLANE_BENCH_COMM_RANK");
+  b->my_rank = child_rank ? strtoull(child_rank, NULL, 10) : 0;
+  return BP_OK;
 }
 
 /* Devices, streams, buffers and communicators of the ranks this process
  * drives. */
 static bp_status_t open_ranks(comm_bench_t *b, size_t max_bytes) {
   bench_ctx_t *ctx = b->ctx;
-  const char *child_rank = getenv("BACKPLANE_BENCH_COMM_RANK");
-  b->local = b->processes ? 1 : b->n;
-  b->my_rank = child_rank ? strtoull(child_rank, NULL, 10) : 0;
+  int threads = b->transport == BENCH_COMM_THREADS;
+  b->local = threads ? b->n : 1;
   b->capacity = max_bytes;
-  bp_status_t status = BP_OK;
+  bp_status_t status = place_this_process(b);
+  if (status != BP_OK)
+    return status;
   for (size_t l = 0; l < b->local && status == BP_OK; l++) {
-    status = bp_device_get(ctx->runtime, ctx->plugin_name, b->processes ? 0 : l,
+    status = bp_device_get(ctx->runtime, ctx->plugin_name, threads ? l : 0,
                            &b->devices[l]);
     if (status == BP_OK)
       status = bp_stream_create(b->devices[l], &b->streams[l]);
@@ -464,24 +465,20 @@ static bp_status_t open_ranks(comm_bench_t *b, size_t max_bytes) {
   }
   if (status != BP_OK)
     return bench_error(ctx, "preparing the ranks' devices", status);
-  if (!b->processes)
+  if (threads)
     return (status = bp_comm_init_all(b->devices, b->n, b->comms)) == BP_OK
                ? BP_OK
                : bench_error(ctx, "bp_comm_init_all", status);
-  unsigned char id[ID_BYTES_MAX];
+  unsigned char id[BENCH_COMM_ID_BYTES_MAX];
   size_t id_size = 0;
-  if (child_rank) {
-    id_size = from_hex(getenv("BACKPLANE_BENCH_COMM_ID"), id, sizeof id);
+  if (b->my_rank != 0 || b->transport == BENCH_COMM_MPI) {
+    id_size = bench_comm_id_import(id, sizeof id);
   } else {
-    status = bp_comm_unique_id_size(b->devices[0], &id_size);
-    if (status == BP_OK && id_size > sizeof id)
-      status = BP_ERR_UNSUPPORTED;
-    if (status == BP_OK)
-      status = bp_comm_get_unique_id(b->devices[0], id, id_size);
+    status = make_unique_id(b, b->devices[0], id, sizeof id, &id_size);
     if (status == BP_OK)
       status = spawn_children(b, id, id_size);
     if (status != BP_OK)
-      return bench_error(ctx, "making the unique id", status);
+      return status;
   }
   status = bp_comm_init_rank(b->devices[0], b->n, id, id_size, b->my_rank,
                              &b->comms[0]);
@@ -501,7 +498,8 @@ static bp_status_t close_ranks(comm_bench_t *b) {
       bp_device_free(b->devices[l], b->recv[l]);
     bp_stream_destroy(b->streams[l]);
   }
-  for (size_t r = 1; r < b->n && b->processes && b->my_rank == 0; r++) {
+  for (size_t r = 1;
+       r < b->n && b->transport == BENCH_COMM_SHM && b->my_rank == 0; r++) {
     int code = 0;
     if (b->children[r] > 0 &&
         (waitpid(b->children[r], &code, 0) != b->children[r] ||
@@ -513,36 +511,98 @@ static bp_status_t close_ranks(comm_bench_t *b) {
   return status;
 }
 
+/* Times and checks every size with the ranks this process drives. */
+static bp_status_t measure(comm_bench_t *b, const size_t *sizes, size_t count,
+                           row_t *rows) {
+  bp_status_t status = open_ranks(b, sizes[count - 1]);
+  double discarded; /* a first round wakes everything up, untimed */
+  if (status == BP_OK)
+    status = time_op(b, sizes[0], 0, &discarded);
+  for (size_t i = 0; i < count && status == BP_OK; i++) {
+    rows[i].bytes = sizes[i];
+    for (int in_place = 0; in_place < 2 && status == BP_OK; in_place++) {
+      status = time_op(b, sizes[i], in_place, &rows[i].us[in_place]);
+      if (status == BP_OK)
+        status = count_wrong(b, sizes[i], in_place, &rows[i].wrong[in_place]);
+    }
+  }
+  bp_status_t closed = close_ranks(b);
+  return status != BP_OK ? status : closed;
+}
+
+/* The rows as rank 0 of an mpi world hands them to its launcher: one line
+ * "bytes us us wrong wrong" per size. */
+static int write_rows(FILE *out, const row_t *rows, size_t count) {
+  int failed = out == NULL;
+  for (size_t i = 0; i < count && !failed; i++)
+    failed =
+        fprintf(out, "%zu %.17g %.17g %zu %zu\n", rows[i].bytes, rows[i].us[0],
+                rows[i].us[1], rows[i].wrong[0], rows[i].wrong[1]) < 0;
+  if (out != NULL && fclose(out) != 0)
+    failed = 1;
+  return failed;
+}
+
+/* The launcher of an mpi world: the id, mpirun, then rank 0's rows. */
+static bp_status_t measure_under_mpirun(comm_bench_t *b, row_t *rows,
+                                        size_t count) {
+  unsigned char id[BENCH_COMM_ID_BYTES_MAX];
+  size_t id_size = 0;
+  FILE *in = NULL;
+  bp_status_t status =
+      make_unique_id(b, b->ctx->device, id, sizeof id, &id_size);
+  if (status == BP_OK)
+    status = bench_comm_mpi_launch(b->ctx, id, id_size, &in);
+  if (status != BP_OK)
+    return status;
+  size_t read = 0;
+  while (read < count &&
+         fscanf(in, "%zu %lf %lf %zu %zu", &rows[read].bytes, &rows[read].us[0],
+                &rows[read].us[1], &rows[read].wrong[0],
+                &rows[read].wrong[1]) == 5)
+    read++;
+  fclose(in);
+  if (read == count)
+    return BP_OK;
+  fprintf(stderr,
+          "backplane bench comm: rank 0 reported %zu of %zu sizes under "
+          "mpirun\n",
+          read, count);
+  return BP_ERR_PLUGIN;
+}
+
+/* A rank process that does not report ends here: shm ranks > 0, and every
+ * mpi rank (rank 0 hands its rows to the launcher). The exit code says
+ * whether this process's results were right. */
+static _Noreturn void end_rank_process(const comm_bench_t *b, const row_t *rows,
+                                       size_t count) {
+  int failed = 0;
+  for (size_t i = 0; i < count; i++)
+    failed |= rows[i].wrong[0] || rows[i].wrong[1];
+  if (b->transport == BENCH_COMM_MPI && b->my_rank == 0 &&
+      write_rows(bench_comm_mpi_rows_output(), rows, count)) {
+    fprintf(stderr, "backplane bench comm: rank 0 cannot write its rows\n");
+    failed = 1;
+  }
+  fflush(stdout);
+  exit(failed);
+}
+
 bp_status_t bench_comm(bench_ctx_t *ctx) {
   comm_bench_t b = {.ctx = ctx,
                     .op = ctx->comm.op,
                     .n = ctx->comm.ranks,
-                    .processes = ctx->comm.processes};
+                    .transport = ctx->comm.transport};
   size_t sizes[MAX_SIZES];
   size_t count = sizes_of(ctx, sizes);
   row_t rows[MAX_SIZES] = {{0}};
-  bp_status_t status = open_ranks(&b, sizes[count - 1]);
-  int child = b.my_rank != 0;
-  double discarded; /* a first round wakes everything up, untimed */
-  if (status == BP_OK)
-    status = time_op(&b, sizes[0], 0, &discarded);
-  for (size_t i = 0; i < count && status == BP_OK; i++) {
-    rows[i].bytes = sizes[i];
-    for (int in_place = 0; in_place < 2 && status == BP_OK; in_place++) {
-      status = time_op(&b, sizes[i], in_place, &rows[i].us[in_place]);
-      if (status == BP_OK)
-        status = count_wrong(&b, sizes[i], in_place, &rows[i].wrong[in_place]);
-    }
-  }
-  bp_status_t closed = close_ranks(&b);
-  if (status != BP_OK || closed != BP_OK)
-    return status != BP_OK ? status : closed;
-  if (child) { /* rank > 0 of a process world: report nothing, just end */
-    for (size_t i = 0; i < count; i++)
-      if (rows[i].wrong[0] || rows[i].wrong[1])
-        exit(1);
-    exit(0);
-  }
+  int launcher = b.transport == BENCH_COMM_MPI && !bench_comm_mpi_is_rank();
+  bp_status_t status = launcher ? measure_under_mpirun(&b, rows, count)
+                                : measure(&b, sizes, count, rows);
+  if (status != BP_OK)
+    return status;
+  if (!launcher && (b.my_rank != 0 || b.transport == BENCH_COMM_MPI))
+    end_rank_process(&b, rows, count);
   size_t wrong = 0;
   for (size_t i = 0; i < count; i++)
     wrong += rows[i].wrong[0] + rows[i].wrong[1];

@@ -13,8 +13,11 @@ const char *bench_comm_op_name(bench_comm_op_t op) {
   return op_names[op];
 }
 
-const char *bench_comm_transport_name(const bench_comm_settings_t *settings) {
-  return settings->processes ? "shm" : "threads";
+static const char *const transport_names[BENCH_COMM_TRANSPORT_COUNT] = {
+    "threads", "shm", "mpi"};
+
+const char *bench_comm_transport_name(bench_comm_transport_t transport) {
+  return transport_names[transport];
 }
 
 static const char *given_or_env(const char *given, const char *variable) {
@@ -54,12 +57,18 @@ static int parse_ranks(const char *text, size_t *out) {
   return 0;
 }
 
-static int parse_transport(const char *text, int *processes) {
-  *processes = text != NULL && strcmp(text, "shm") == 0;
-  if (text == NULL || *processes || strcmp(text, "threads") == 0)
+static int parse_transport(const char *text, bench_comm_transport_t *out) {
+  *out = BENCH_COMM_THREADS;
+  if (text == NULL)
     return 0;
+  for (int i = 0; i < BENCH_COMM_TRANSPORT_COUNT; i++)
+    if (strcmp(text, transport_names[i]) == 0) {
+      *out = (bench_comm_transport_t)i;
+      return 0;
+    }
   fprintf(stderr,
-          "backplane bench comm: unknown transport '%s' (threads or shm)\n",
+          "backplane bench comm: unknown transport '%s' (threads, shm or "
+          "mpi)\n",
           text);
   return 2;
 }
@@ -71,7 +80,7 @@ int bench_comm_settings_parse(const char *op, const char *ranks,
       parse_ranks(given_or_env(ranks, "BACKPLANE_BENCH_COMM_RANKS"),
                   &out->ranks) ||
       parse_transport(given_or_env(transport, "BACKPLANE_BENCH_COMM_TRANSPORT"),
-                      &out->processes))
+                      &out->transport))
     return 2;
   return 0;
 }

@@ -1,7 +1,8 @@
 /* What `backplane bench comm` runs: the collective, the number of ranks and
- * how ranks are hosted, from `--op`, `--ranks` and `--transport` (each falling
- * back to BACKPLANE_BENCH_COMM_OP / _RANKS / _TRANSPORT when absent). Parsed
- * by the bench driver before anything runs, so a bad value is a usage error. */
+ * how ranks are hosted (threads, shm or mpi), from `--op`, `--ranks` and
+ * `--transport` (each falling back to BACKPLANE_BENCH_COMM_OP / _RANKS /
+ * _TRANSPORT when absent). Parsed by the bench driver before anything runs, so
+ * a bad value is a usage error. */
 #ifndef BACKPLANE_CLI_BENCH_COMM_SETTINGS_H_
 #define BACKPLANE_CLI_BENCH_COMM_SETTINGS_H_
 
@@ -18,17 +19,25 @@ typedef enum bench_comm_op {
   BENCH_COMM_OP_COUNT
 } bench_comm_op_t;
 
+typedef enum bench_comm_transport {
+  BENCH_COMM_THREADS, /* every rank a device of this process (default) */
+  BENCH_COMM_SHM,     /* rank r > 0 in a child process, over shared memory */
+  BENCH_COMM_MPI,     /* every rank a process under mpirun, over Open MPI */
+  BENCH_COMM_TRANSPORT_COUNT
+} bench_comm_transport_t;
+
 typedef struct bench_comm_settings {
   bench_comm_op_t op; /* default all_reduce */
   size_t ranks;       /* 2 (default) .. BENCH_COMM_MAX_RANKS */
-  int processes; /* transport shm: rank r > 0 in a child process; 0: threads */
+  bench_comm_transport_t transport;
 } bench_comm_settings_t;
 
 /* The op's name as `--op` spells it, e.g. "all_reduce". */
 const char *bench_comm_op_name(bench_comm_op_t op);
 
-/* The transport's name as `--transport` spells it: "threads" or "shm". */
-const char *bench_comm_transport_name(const bench_comm_settings_t *settings);
+/* The transport's name as `--transport` spells it: "threads", "shm" or
+ * "mpi". */
+const char *bench_comm_transport_name(bench_comm_transport_t transport);
 
 /* Fills *out from the option values (NULL: not given; the environment
  * variable, then the default, apply). Returns 0, or 2 (the usage exit code)

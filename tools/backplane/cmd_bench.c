@@ -31,7 +31,7 @@ static void print_benches(FILE *out) {
           "[--json]\n"
           "         comm: [--op all_reduce|broadcast|reduce|all_gather|"
           "reduce_scatter]\n"
-          "               [--ranks 2..%d] [--transport threads|shm]\n"
+          "               [--ranks 2..%d] [--transport threads|shm|mpi]\n"
           "benches:\n",
           BENCH_COMM_MAX_RANKS);
   for (size_t i = 0; i < BENCH_COUNT; i++)
