@@ -60,6 +60,7 @@ void bp_pool_lock_slow(bp_pool_lock_t *lock) {
   take_spinlock(lock);
   if (atomic_load_explicit(&lock->bias, memory_order_relaxed))
     revoke_bias(lock);
+  BP_POOL_LOCK_ACQUIRED(lock);
 }
 
 void bp_pool_unlock_slow(bp_pool_lock_t *lock, const void *self) {
@@ -69,5 +70,6 @@ void bp_pool_unlock_slow(bp_pool_lock_t *lock, const void *self) {
   }
   if (++lock->streak >= streak_to_bias(lock) && bp_fence_is_asymmetric())
     atomic_store_explicit(&lock->bias, self, memory_order_release);
+  BP_POOL_LOCK_RELEASED(lock);
   atomic_store_explicit(&lock->held, false, memory_order_release);
 }

@@ -13,6 +13,10 @@ enum {
   TOP = 40,
   ROW_HEIGHT = 26,
   BOX_HEIGHT = 18,
+  /* A slice inside another is inset by this much per level, so that both
+   * stay visible; deeper levels are drawn as the deepest. */
+  DEPTH_INSET = 4,
+  MAX_DEPTH = 3,
   BOTTOM = 30,
 };
 
@@ -23,6 +27,10 @@ typedef struct row {
   const char *counter; /* the counter's name, NULL for a track */
   char label[160];
   double max; /* a counter's largest value */
+  /* End times of the slices drawn so far that may still enclose the next
+   * one (slices come sorted by start, enclosing ones first). */
+  double open_ends[MAX_DEPTH];
+  int open;
 } row_t;
 
 typedef struct picture {
@@ -181,15 +189,27 @@ static void draw_rows(const picture_t *p) {
   }
 }
 
+/* How many slices drawn on `r` enclose the one from `start` to `end`. */
+static int nesting_depth(row_t *r, double start, double end) {
+  while (r->open > 0 && r->open_ends[r->open - 1] <= start)
+    r->open--;
+  int depth = r->open;
+  if (r->open < MAX_DEPTH)
+    r->open_ends[r->open++] = end;
+  return depth < MAX_DEPTH ? depth : MAX_DEPTH - 1;
+}
+
 static void draw_slice(const picture_t *p, json_t *e) {
-  const row_t *r = find_row(p, integer(e, "pid"), integer(e, "tid"), NULL);
+  row_t *r = find_row(p, integer(e, "pid"), integer(e, "tid"), NULL);
   if (!r)
     return;
-  double x = x_of(p, number(e, "ts"));
-  double w = x_of(p, number(e, "ts") + number(e, "dur")) - x;
+  double start = number(e, "ts"), end = start + number(e, "dur");
+  double x = x_of(p, start);
+  double w = x_of(p, end) - x;
   if (w < 1)
     w = 1;
-  double y = y_of(p, r) + (ROW_HEIGHT - BOX_HEIGHT) / 2.0;
+  int inset = DEPTH_INSET * nesting_depth(r, start, end);
+  double y = y_of(p, r) + (ROW_HEIGHT - BOX_HEIGHT) / 2.0 + inset;
   char label[128];
   json_t *args = json_object_get(e, "args");
   json_t *bytes = json_object_get(args, "bytes");
@@ -203,7 +223,7 @@ static void draw_slice(const picture_t *p, json_t *e) {
   fprintf(p->out,
           "<g class=\"slice\"><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" "
           "height=\"%d\" fill=\"%s\" stroke=\"#333\" stroke-width=\"0.3\"/>",
-          x, y, w, BOX_HEIGHT, colour_of(text(e, "name")));
+          x, y, w, BOX_HEIGHT - inset, colour_of(text(e, "name")));
   fputs("<title>", p->out);
   bp_xml_text(p->out, label);
   char *details = json_dumps(args, JSON_COMPACT);
@@ -219,7 +239,7 @@ static void draw_slice(const picture_t *p, json_t *e) {
       label[fits] = '\0';
     fprintf(p->out,
             "<text x=\"%.2f\" y=\"%.1f\" font-size=\"10\" fill=\"#fff\">",
-            x + 2, y + 13);
+            x + 2, y + 13 - inset);
     bp_xml_text(p->out, label);
     fputs("</text>", p->out);
   }
