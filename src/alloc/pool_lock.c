@@ -1,19 +1,64 @@
-/* The pool lock's slow paths: the spinlock, revoking and granting the bias
- * (contract in pool_lock.h). */
+/* The pool lock's slow paths: the spinlock, thread records, revoking and
+ * granting the bias (contract in pool_lock.h). */
 #include "alloc/pool_lock.h"
 
+#include <pthread.h>
 #include <sched.h>
+#include <stdlib.h>
 
 #include "alloc/asymmetric_fence.h"
 
-_Thread_local
-    __attribute__((tls_model("initial-exec"))) char bp_pool_lock_token;
+_Thread_local __attribute__((tls_model("initial-exec")))
+bp_lock_owner_t *bp_lock_owner_self;
 
 /* Acquisitions in a row by one thread before the first bias, and the most a
  * pool shared by several threads is made to wait for the next one: a
  * revocation (a membarrier, a few microseconds) then costs at most about a
  * nanosecond per acquisition, however the threads take turns. */
 enum { FIRST_BIAS_STREAK = 64, MAX_BIAS_STREAK = 4096 };
+
+/* Thread records: never freed; an exiting thread's goes to a free list. */
+static pthread_mutex_t records_mu = PTHREAD_MUTEX_INITIALIZER;
+static bp_lock_owner_t *free_records, *all_records; /* records_mu */
+static pthread_once_t record_key_once = PTHREAD_ONCE_INIT;
+static pthread_key_t record_key;
+static bool record_key_ok;
+
+static void release_record(void *record) {
+  bp_lock_owner_t *r = record;
+  pthread_mutex_lock(&records_mu);
+  r->next_free = free_records;
+  free_records = r;
+  pthread_mutex_unlock(&records_mu);
+}
+
+static void create_record_key(void) {
+  record_key_ok = pthread_key_create(&record_key, release_record) == 0;
+}
+
+/* The calling thread's record, made on first need; NULL without host memory
+ * (the thread then never gets a bias). */
+static bp_lock_owner_t *own_record(void) {
+  if (bp_lock_owner_self)
+    return bp_lock_owner_self;
+  pthread_once(&record_key_once, create_record_key);
+  if (!record_key_ok)
+    return NULL;
+  pthread_mutex_lock(&records_mu);
+  bp_lock_owner_t *r = free_records;
+  if (r) {
+    free_records = r->next_free;
+  } else if ((r = calloc(1, sizeof *r))) {
+    r->next = all_records;
+    all_records = r;
+  }
+  pthread_mutex_unlock(&records_mu);
+  if (r && pthread_setspecific(record_key, r) != 0) {
+    release_record(r);
+    r = NULL;
+  }
+  return bp_lock_owner_self = r;
+}
 
 static void cpu_relax(void) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -42,14 +87,14 @@ static uint32_t streak_to_bias(const bp_pool_lock_t *lock) {
   return lock->bias_after ? lock->bias_after : FIRST_BIAS_STREAK;
 }
 
-/* With the spinlock held: takes the bias away from its owner and waits until
- * the owner is out. After the membarrier, an owner that had announced itself
- * is seen inside, and one that had not sees the bias gone. */
-static void revoke_bias(bp_pool_lock_t *lock) {
+/* With the spinlock held: takes the bias away from `owner` and waits until
+ * it is out. After the membarrier, an owner that had announced itself is
+ * seen inside, and one that had not sees the bias gone. */
+static void revoke_bias(bp_pool_lock_t *lock, bp_lock_owner_t *owner) {
   atomic_store_explicit(&lock->bias, NULL, memory_order_relaxed);
   bp_fence_heavy();
   unsigned spins = 0;
-  while (atomic_load_explicit(&lock->inside, memory_order_acquire))
+  while (atomic_load_explicit(&owner->inside, memory_order_acquire) == lock)
     backoff(&spins);
   lock->streak = 0;
   if (streak_to_bias(lock) < MAX_BIAS_STREAK)
@@ -58,18 +103,23 @@ static void revoke_bias(bp_pool_lock_t *lock) {
 
 void bp_pool_lock_slow(bp_pool_lock_t *lock) {
   take_spinlock(lock);
-  if (atomic_load_explicit(&lock->bias, memory_order_relaxed))
-    revoke_bias(lock);
+  bp_lock_owner_t *owner =
+      atomic_load_explicit(&lock->bias, memory_order_relaxed);
+  /* The owner itself comes this way for a lock nested in another it holds
+   * by bias: it keeps the bias. */
+  if (owner && owner != bp_lock_owner_self)
+    revoke_bias(lock, owner);
   BP_POOL_LOCK_ACQUIRED(lock);
 }
 
-void bp_pool_unlock_slow(bp_pool_lock_t *lock, const void *self) {
-  if (lock->last_holder != self) {
-    lock->last_holder = self;
+void bp_pool_unlock_slow(bp_pool_lock_t *lock) {
+  bp_lock_owner_t *me = own_record();
+  if (lock->last_holder != me) {
+    lock->last_holder = me;
     lock->streak = 0;
   }
-  if (++lock->streak >= streak_to_bias(lock) && bp_fence_is_asymmetric())
-    atomic_store_explicit(&lock->bias, self, memory_order_release);
+  if (me && ++lock->streak >= streak_to_bias(lock) && bp_fence_is_asymmetric())
+    atomic_store_explicit(&lock->bias, me, memory_order_release);
   BP_POOL_LOCK_RELEASED(lock);
   atomic_store_explicit(&lock->held, false, memory_order_release);
 }

@@ -9,16 +9,23 @@
  * the process execute a full memory barrier (membarrier(2), one system call,
  * microseconds) and waits until the owner is out. The owner side and the
  * revoker side form a Dekker pair whose store-load ordering the membarrier
- * supplies on the owner's behalf, so the owner's fast path needs only a
- * compiler barrier. Each revocation doubles the streak needed to bias the
- * lock again, so a pool that several threads share settles on the plain
- * spinlock (one atomic exchange to take, a release store to drop). Without
- * membarrier (old kernels, seccomp) the lock is never biased.
+ * supplies on the owner's behalf (asymmetric_fence.h), so the owner's fast
+ * path needs only a compiler barrier. Each revocation doubles the streak
+ * needed to bias the lock again (up to a bound), so a pool that several
+ * threads share settles on the plain spinlock (one atomic exchange to take,
+ * a release store to drop). Without membarrier (old kernels, seccomp) the
+ * lock is never biased.
+ *
+ * The owner announces that it is inside in its own thread record, which
+ * only it writes: a former owner running late cannot overwrite the
+ * announcement of the current one. Records are never freed (a revoker may
+ * read the record of a thread that has exited); an exiting thread's record
+ * goes to the next new thread, which thereby inherits any bias the dead one
+ * had (harmless: the dead one holds nothing).
  *
  * Held only for short bookkeeping, never across a backend call or a wait.
- * Not recursive. Thread tokens are addresses of a thread-local variable: a
- * new thread may reuse a dead owner's token, which is harmless since the dead
- * one holds nothing. */
+ * Not recursive. A thread holds at most one lock by its bias at a time: a
+ * lock taken inside another is taken the plain way. */
 #ifndef BACKPLANE_ALLOC_POOL_LOCK_H_
 #define BACKPLANE_ALLOC_POOL_LOCK_H_
 
@@ -27,29 +34,35 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct bp_pool_lock {
+typedef struct bp_pool_lock bp_pool_lock_t;
+
+/* A thread's record: the identity a bias names. */
+typedef struct bp_lock_owner {
+  /* The lock the thread holds by its bias, if any; written only by the
+   * thread. */
+  _Atomic(bp_pool_lock_t *) inside;
+  struct bp_lock_owner *next_free; /* records of exited threads */
+  struct bp_lock_owner *next;      /* every record, for leak checkers */
+} bp_lock_owner_t;
+
+struct bp_pool_lock {
   atomic_bool held; /* the spinlock of holders without the bias */
-  /* The thread the lock is biased to, or NULL; set only by a spinlock
+  /* The record the lock is biased to, or NULL; set only by a spinlock
    * holder for itself, cleared only by a spinlock holder revoking it. */
-  _Atomic(const void *) bias;
-  /* The biased owner's token while it holds the lock by its bias. */
-  _Atomic(const void *) inside;
+  _Atomic(bp_lock_owner_t *) bias;
   /* Guarded by `held`: who took the spinlock last, how many times in a row,
    * and the streak at which the lock biases to that thread (0: the first
    * streak, FIRST_BIAS_STREAK in pool_lock.c). */
-  const void *last_holder;
+  const bp_lock_owner_t *last_holder;
   uint32_t streak, bias_after;
-} bp_pool_lock_t;
+};
 
-/* The calling thread's token is the address of this variable (one
- * definition, pool_lock.c). Initial-exec TLS: computed from the thread
- * pointer, no call; it costs one byte of the static TLS surplus that glibc
+/* The calling thread's record, NULL until its first slow acquisition (one
+ * definition, pool_lock.c). Initial-exec TLS: one load from the thread
+ * pointer, no call; it costs 8 bytes of the static TLS surplus that glibc
  * keeps for dlopen'ed libraries. */
-extern _Thread_local
-    __attribute__((tls_model("initial-exec"))) char bp_pool_lock_token;
-static inline const void *bp_pool_lock_self(void) {
-  return &bp_pool_lock_token;
-}
+extern _Thread_local __attribute__((tls_model("initial-exec")))
+bp_lock_owner_t *bp_lock_owner_self;
 
 /* ThreadSanitizer does not see the ordering membarrier gives the owner's
  * fast path, so the lock tells it about each hand-over as a mutex would. */
@@ -71,68 +84,50 @@ void __tsan_release(void *addr);
 #endif
 
 void bp_pool_lock_slow(bp_pool_lock_t *lock);
-void bp_pool_unlock_slow(bp_pool_lock_t *lock, const void *self);
-
-/* Takes and drops the lock for the thread whose token is `self`
- * (bp_pool_lock_self(); hot paths compute it once for both). */
-static inline void bp_pool_lock_as(bp_pool_lock_t *lock, const void *self) {
-  if (__builtin_expect(
-          atomic_load_explicit(&lock->bias, memory_order_relaxed) == self, 1)) {
-    atomic_store_explicit(&lock->inside, self, memory_order_relaxed);
-    /* Pairs with the revoker's bp_fence_heavy (asymmetric_fence.h): biased
-     * locks exist only where this is a compiler barrier. */
-    atomic_signal_fence(memory_order_seq_cst);
-    if (__builtin_expect(
-            atomic_load_explicit(&lock->bias, memory_order_acquire) == self,
-            1)) {
-      BP_POOL_LOCK_ACQUIRED(lock);
-      return;
-    }
-    atomic_store_explicit(&lock->inside, NULL, memory_order_release);
-  }
-  bp_pool_lock_slow(lock);
-}
-
-static inline void bp_pool_unlock_as(bp_pool_lock_t *lock, const void *self) {
-  /* Only the owner writes its token there, and it holds the lock by its
-   * bias exactly while the token is there. */
-  if (__builtin_expect(
-          atomic_load_explicit(&lock->inside, memory_order_relaxed) == self,
-          1)) {
-    BP_POOL_LOCK_RELEASED(lock);
-    atomic_store_explicit(&lock->inside, NULL, memory_order_release);
-    return;
-  }
-  bp_pool_unlock_slow(lock, self);
-}
-
-static inline void bp_pool_lock(bp_pool_lock_t *lock) {
-  bp_pool_lock_as(lock, bp_pool_lock_self());
-}
-static inline void bp_pool_unlock(bp_pool_lock_t *lock) {
-  bp_pool_unlock_as(lock, bp_pool_lock_self());
-}
+void bp_pool_unlock_slow(bp_pool_lock_t *lock);
 
 /* Takes the lock only if the calling thread holds its bias: true if taken
  * (drop it with bp_pool_unlock_biased), false if not (nothing taken). For
  * hot paths that fall back to a general path rather than wait. */
 static inline bool bp_pool_try_lock_biased(bp_pool_lock_t *lock) {
-  const void *self = bp_pool_lock_self();
-  if (atomic_load_explicit(&lock->bias, memory_order_relaxed) != self)
+  bp_lock_owner_t *me = bp_lock_owner_self;
+  if (!me || atomic_load_explicit(&lock->bias, memory_order_relaxed) != me)
     return false;
-  atomic_store_explicit(&lock->inside, self, memory_order_relaxed);
-  atomic_signal_fence(memory_order_seq_cst); /* see bp_pool_lock_as */
+  if (atomic_load_explicit(&me->inside, memory_order_relaxed))
+    return false; /* inside another lock by its bias */
+  atomic_store_explicit(&me->inside, lock, memory_order_relaxed);
+  /* Pairs with the revoker's bp_fence_heavy: biased locks exist only where
+   * a compiler barrier is enough here. */
+  atomic_signal_fence(memory_order_seq_cst);
   if (__builtin_expect(
-          atomic_load_explicit(&lock->bias, memory_order_acquire) == self, 1)) {
+          atomic_load_explicit(&lock->bias, memory_order_acquire) == me, 1)) {
     BP_POOL_LOCK_ACQUIRED(lock);
     return true;
   }
-  atomic_store_explicit(&lock->inside, NULL, memory_order_release);
+  atomic_store_explicit(&me->inside, NULL, memory_order_release);
   return false;
 }
+
+/* Drops a lock taken by bp_pool_try_lock_biased. */
 static inline void bp_pool_unlock_biased(bp_pool_lock_t *lock) {
   BP_POOL_LOCK_RELEASED(lock);
-  atomic_store_explicit(&lock->inside, NULL, memory_order_release);
+  atomic_store_explicit(&bp_lock_owner_self->inside, NULL,
+                        memory_order_release);
+}
+
+static inline void bp_pool_lock(bp_pool_lock_t *lock) {
+  if (!bp_pool_try_lock_biased(lock))
+    bp_pool_lock_slow(lock);
+}
+
+static inline void bp_pool_unlock(bp_pool_lock_t *lock) {
+  bp_lock_owner_t *me = bp_lock_owner_self;
+  /* Only this thread writes its record: whether it holds the lock by the
+   * bias is exactly whether the lock is there. */
+  if (me && atomic_load_explicit(&me->inside, memory_order_relaxed) == lock)
+    bp_pool_unlock_biased(lock);
+  else
+    bp_pool_unlock_slow(lock);
 }
 
 #endif /* BACKPLANE_ALLOC_POOL_LOCK_H_ */

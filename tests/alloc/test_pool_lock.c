@@ -28,13 +28,26 @@ static void test_a_streak_earns_the_bias(void **state) {
   memset(&lock, 0, sizeof lock);
   assert_false(bp_pool_try_lock_biased(&lock));
   lock_times(&lock, LONG_STREAK);
-  assert_ptr_equal(atomic_load(&lock.bias), bp_pool_lock_self());
+  bp_lock_owner_t *me = bp_lock_owner_self;
+  assert_non_null(me);
+  assert_ptr_equal(atomic_load(&lock.bias), me);
   assert_true(bp_pool_try_lock_biased(&lock));
-  /* Held by the bias: the spinlock itself stays free. */
+  /* Held by the bias: the spinlock itself stays free, the thread's record
+   * says it is inside. */
   assert_false(atomic_load(&lock.held));
-  assert_ptr_equal(atomic_load(&lock.inside), bp_pool_lock_self());
+  assert_ptr_equal(atomic_load(&me->inside), &lock);
+  /* A lock taken inside it is taken the plain way, even when biased. */
+  bp_pool_lock_t other;
+  memset(&other, 0, sizeof other);
+  lock_times(&other, LONG_STREAK);
+  assert_ptr_equal(atomic_load(&other.bias), me);
+  assert_false(bp_pool_try_lock_biased(&other));
+  bp_pool_lock(&other);
+  assert_true(atomic_load(&other.held));
+  bp_pool_unlock(&other);
+  assert_ptr_equal(atomic_load(&me->inside), &lock);
   bp_pool_unlock_biased(&lock);
-  assert_null(atomic_load(&lock.inside));
+  assert_null(atomic_load(&me->inside));
   /* The ordinary calls take the biased way too. */
   bp_pool_lock(&lock);
   assert_false(atomic_load(&lock.held));
@@ -54,7 +67,7 @@ static void test_another_thread_revokes_the_bias(void **state) {
   bp_pool_lock_t lock;
   memset(&lock, 0, sizeof lock);
   lock_times(&lock, LONG_STREAK);
-  assert_ptr_equal(atomic_load(&lock.bias), bp_pool_lock_self());
+  assert_ptr_equal(atomic_load(&lock.bias), bp_lock_owner_self);
   pthread_t other;
   void *revoked = NULL;
   assert_int_equal(pthread_create(&other, NULL, lock_once, &lock), 0);
@@ -64,7 +77,7 @@ static void test_another_thread_revokes_the_bias(void **state) {
   /* A revoked lock asks for a longer streak before it biases again. */
   assert_true(lock.bias_after > 64);
   lock_times(&lock, (int)lock.bias_after + 1);
-  assert_ptr_equal(atomic_load(&lock.bias), bp_pool_lock_self());
+  assert_ptr_equal(atomic_load(&lock.bias), bp_lock_owner_self);
 }
 
 typedef struct shared {

@@ -9,8 +9,10 @@
  * jemalloc cannot be dlopen'ed (its TLS model needs the static TLS block),
  * and linking it would replace malloc process-wide; so the bench re-runs
  * itself with LD_PRELOAD=libjemalloc.so.2 and BACKPLANE_BENCH_ALLOC_CHILD=fd,
- * where it times plain malloc/free (then jemalloc's) and writes the results
- * to the pipe `fd`. */
+ * where it times plain malloc/free (then jemalloc's) interleaved with the
+ * caching allocator, and writes both to the pipe `fd`: the budget compares
+ * the two as timed side by side. Every subject's repetitions are interleaved
+ * likewise. */
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -159,20 +161,30 @@ static double measure(alloc_bench_t *b, subject_t subject, size_t size,
   return ok ? (total + runs[0].ns_per_pair) / threads : 0;
 }
 
-static double median_of(alloc_bench_t *b, subject_t subject, size_t size,
-                        int threads) {
+/* Medians of `subjects` (those with available[subject]) at one size and
+ * thread count, their repetitions interleaved so that a machine that speeds
+ * up or slows down during the run treats them alike; false on a failure. */
+static bool interleaved_medians(alloc_bench_t *b, const bool *available,
+                                size_t size, int threads,
+                                double medians[SUBJECT_COUNT]) {
   size_t reps = bench_reps(b->ctx, FULL_REPS);
-  double samples[FULL_REPS];
+  double samples[SUBJECT_COUNT][FULL_REPS];
   for (size_t r = 0; r < reps; r++)
-    if ((samples[r] = measure(b, subject, size, threads)) == 0)
-      return 0;
-  return cli_median(samples, reps);
+    for (subject_t subject = 0; subject < SUBJECT_COUNT; subject++)
+      if (available[subject] &&
+          (samples[subject][r] = measure(b, subject, size, threads)) == 0)
+        return false;
+  for (subject_t subject = 0; subject < SUBJECT_COUNT; subject++)
+    medians[subject] =
+        available[subject] ? cli_median(samples[subject], reps) : 0;
+  return true;
 }
 
 /* ---- jemalloc, in a child process --------------------------------------- */
 
 /* Child side: times glibc-named malloc/free (jemalloc's, under LD_PRELOAD)
- * and writes "size threads ns" lines to `fd`. */
+ * and the caching allocator, interleaved, and writes "size threads
+ * jemalloc_ns backplane_ns" lines to `fd`. */
 static bp_status_t run_as_child(bench_ctx_t *ctx, int fd) {
   FILE *out = fdopen(fd, "w");
   if (!out)
@@ -184,17 +196,26 @@ static bp_status_t run_as_child(bench_ctx_t *ctx, int fd) {
   }
   alloc_bench_t b = {.ctx = ctx};
   cli_warm_up_cpu(WARM_UP_MS);
+  const bool timed[SUBJECT_COUNT] = {[BACKPLANE] = true, [GLIBC] = true};
   for (size_t s = 0; s < SIZE_COUNT; s++)
-    for (int threads = 1; threads <= MAX_THREADS; threads++)
-      fprintf(out, "%zu %d %.6f\n", sizes[s], threads,
-              median_of(&b, GLIBC, sizes[s], threads));
+    for (int threads = 1; threads <= MAX_THREADS; threads++) {
+      double medians[SUBJECT_COUNT];
+      if (interleaved_medians(&b, timed, sizes[s], threads, medians))
+        fprintf(out, "%zu %d %.6f %.6f\n", sizes[s], threads, medians[GLIBC],
+                medians[BACKPLANE]);
+    }
   fclose(out);
   return BP_OK;
 }
 
-/* Parent side: fills jemalloc[s][threads - 1]; false if unavailable. */
+/* jemalloc and the caching allocator timed side by side in the child. */
+typedef struct jemalloc_pair {
+  double jemalloc, backplane; /* ns per pair; 0 when not measured */
+} jemalloc_pair_t;
+
+/* Parent side: fills pairs[s][threads - 1]; false if unavailable. */
 static bool measure_jemalloc(bench_ctx_t *ctx,
-                             double jemalloc[SIZE_COUNT][MAX_THREADS]) {
+                             jemalloc_pair_t pairs[SIZE_COUNT][MAX_THREADS]) {
   int pipe_fds[2];
   if (pipe(pipe_fds) != 0)
     return false;
@@ -241,12 +262,13 @@ static bool measure_jemalloc(bench_ctx_t *ctx,
   if (in) {
     size_t size;
     int threads;
-    double ns;
-    while (fscanf(in, "%zu %d %lf", &size, &threads, &ns) == 3)
+    double jemalloc_ns, backplane_ns;
+    while (fscanf(in, "%zu %d %lf %lf", &size, &threads, &jemalloc_ns,
+                  &backplane_ns) == 4)
       for (size_t s = 0; s < SIZE_COUNT; s++)
         if (sizes[s] == size && threads >= 1 && threads <= MAX_THREADS &&
-            ns > 0) {
-          jemalloc[s][threads - 1] = ns;
+            jemalloc_ns > 0 && backplane_ns > 0) {
+          pairs[s][threads - 1] = (jemalloc_pair_t){jemalloc_ns, backplane_ns};
           found++;
         }
     fclose(in);
@@ -277,8 +299,11 @@ static void record(bench_ctx_t *ctx, const char *bench_case, double value,
                     });
 }
 
+/* The rows of one size and thread count. The jemalloc row compares the
+ * two as timed together in the child; the others, as timed here. */
 static void record_latency(alloc_bench_t *b, size_t s, int threads,
-                           double medians[SUBJECT_COUNT], double jemalloc) {
+                           double medians[SUBJECT_COUNT],
+                           jemalloc_pair_t jemalloc) {
   char size_text[32], bench_case[96];
   cli_format_bytes(sizes[s], size_text, sizeof size_text);
   for (subject_t subject = BACKPLANE; subject <= BACKPLANE_STREAM; subject++) {
@@ -291,10 +316,11 @@ static void record_latency(alloc_bench_t *b, size_t s, int threads,
     double value = medians[subject];
     record(b->ctx, bench_case, value, NULL, 0,
            judged ? BENCH_BUDGET_MAX_VALUE : BENCH_BUDGET_NONE, 50, "<= 50 ns");
-    if (jemalloc > 0)
-      record(b->ctx, bench_case, value, "jemalloc", jemalloc,
-             judged ? BENCH_BUDGET_MAX_VALUE : BENCH_BUDGET_NONE, 2 * jemalloc,
-             "<= 2x jemalloc");
+    if (jemalloc.jemalloc > 0 && subject == BACKPLANE)
+      record(b->ctx, bench_case, jemalloc.backplane, "jemalloc",
+             jemalloc.jemalloc,
+             judged ? BENCH_BUDGET_MAX_VALUE : BENCH_BUDGET_NONE,
+             2 * jemalloc.jemalloc, "<= 2x jemalloc");
     for (subject_t base = GLIBC; base < SUBJECT_COUNT; base++)
       if (medians[base] > 0)
         record(b->ctx, bench_case, value, subject_names[base], medians[base],
@@ -391,7 +417,7 @@ bp_status_t bench_alloc(bench_ctx_t *ctx) {
     *(void **)&b.mi_malloc = dlsym(mimalloc, "mi_malloc");
     *(void **)&b.mi_free = dlsym(mimalloc, "mi_free");
   }
-  double jemalloc[SIZE_COUNT][MAX_THREADS] = {{0}};
+  jemalloc_pair_t jemalloc[SIZE_COUNT][MAX_THREADS] = {{{0, 0}}};
   if (!measure_jemalloc(ctx, jemalloc))
     fprintf(stderr, "bench alloc: jemalloc baseline unavailable "
                     "(libjemalloc.so.2 not preloadable)\n");
@@ -403,14 +429,13 @@ bp_status_t bench_alloc(bench_ctx_t *ctx) {
   cli_warm_up_cpu(WARM_UP_MS); /* as the child did: the same start for all */
   for (size_t s = 0; s < SIZE_COUNT && status == BP_OK; s++)
     for (int threads = 1; threads <= MAX_THREADS; threads++) {
-      double medians[SUBJECT_COUNT] = {0};
-      for (subject_t subject = 0; subject < SUBJECT_COUNT; subject++) {
-        bool available = subject != MIMALLOC || (b.mi_malloc && b.mi_free);
-        available = available && (subject != RAW || threads == 1);
-        if (available)
-          medians[subject] = median_of(&b, subject, sizes[s], threads);
-      }
-      if (medians[BACKPLANE] == 0) {
+      bool available[SUBJECT_COUNT];
+      for (subject_t subject = 0; subject < SUBJECT_COUNT; subject++)
+        available[subject] =
+            (subject != MIMALLOC || (b.mi_malloc && b.mi_free)) &&
+            (subject != RAW || threads == 1);
+      double medians[SUBJECT_COUNT];
+      if (!interleaved_medians(&b, available, sizes[s], threads, medians)) {
         status = bench_error(ctx, "allocating through the caching allocator",
                              BP_ERR_OUT_OF_MEMORY);
         break;
