@@ -210,4 +210,10 @@ bool comm_world_is_local(comm_world *world);
 /* "all_reduce", "broadcast", ... */
 const char *comm_kind_name(comm_kind kind);
 
+/* Whether two ranks' calls at one sequence number are the same collective:
+ * kind, count and type, and the op or root where the kind has one. */
+bool comm_same_call(const comm_desc *a, const comm_desc *b);
+/* "all_reduce(count=4, float32, sum)", "broadcast(count=8, int32, root=1)". */
+void comm_describe_call(const comm_desc *d, char *out, size_t capacity);
+
 #endif /* BACKPLANE_VCPU_COMM_H_ */

@@ -65,42 +65,14 @@ bp_status_t comm_meet(C_CCLComm comm, const comm_desc *desc, unsigned step,
                    desc->seq, comm->timeout_ns / 1000000u, late, who);
 }
 
-static bool is_reduction(comm_kind kind) {
-  return kind == COMM_ALL_REDUCE || kind == COMM_REDUCE ||
-         kind == COMM_REDUCE_SCATTER;
-}
-
-static bool is_rooted(comm_kind kind) {
-  return kind == COMM_BROADCAST || kind == COMM_REDUCE;
-}
-
-static void describe_call(const comm_desc *d, char *out, size_t capacity) {
-  int n = snprintf(out, capacity, "%s(count=%zu, %s", comm_kind_name(d->kind),
-                   d->count, comm_dtype_name(d->dtype));
-  if (n > 0 && (size_t)n < capacity && is_reduction(d->kind))
-    n += snprintf(out + n, capacity - (size_t)n, ", %s", comm_op_name(d->op));
-  if (n > 0 && (size_t)n < capacity && is_rooted(d->kind))
-    n += snprintf(out + n, capacity - (size_t)n, ", root=%zu", d->peer);
-  if (n > 0 && (size_t)n < capacity)
-    snprintf(out + n, capacity - (size_t)n, ")");
-}
-
-static bool same_call(const comm_desc *a, const comm_desc *b) {
-  if (a->kind != b->kind || a->count != b->count || a->dtype != b->dtype)
-    return false;
-  if (is_reduction(a->kind) && a->op != b->op)
-    return false;
-  return !is_rooted(a->kind) || a->peer == b->peer;
-}
-
 static bp_status_t check_same_call(C_CCLComm comm, const comm_desc *mine) {
   for (size_t r = 0; r < comm->nranks; r++) {
     const comm_desc *theirs = comm_published_call(comm->world, r, mine->seq);
-    if (same_call(mine, theirs))
+    if (comm_same_call(mine, theirs))
       continue;
     char a[128], b[128];
-    describe_call(mine, a, sizeof a);
-    describe_call(theirs, b, sizeof b);
+    comm_describe_call(mine, a, sizeof a);
+    comm_describe_call(theirs, b, sizeof b);
     return comm_fail(comm, BP_ERR_INVALID_ARGUMENT,
                      "%s rank %zu: mismatched collectives at sequence %" PRIu64
                      ": rank %zu called %s but rank %zu called %s",

@@ -14,17 +14,8 @@
 
 #include "comm_mpi.h"
 #include "comm_reduce.h"
-
-typedef struct mpi_world {
-  MPI_Comm comm;
-  size_t rank, nranks;
-  /* The call check's buffers: MPI cannot cancel a collective, so a check
-   * that timed out may still be written into later. */
-  uint64_t check_mine[2], check_highest[2];
-  /* A request of this world was given up (deadline or abort): its buffers
-   * must outlive the world, so destroy() keeps the struct. */
-  bool abandoned;
-} mpi_world;
+#include "mpi_roll_call.h"
+#include "mpi_world.h"
 
 static pthread_once_t types_once = PTHREAD_ONCE_INIT;
 static MPI_Datatype f16_type, bf16_type;
@@ -119,11 +110,13 @@ static MPI_Op mpi_op(C_DataType dtype, C_CCLReduceOp op) {
   }
 }
 
-/* Polls until the requests complete, the deadline passes or an abort; in
- * the last two cases *abandoned (if not NULL) turns true. */
-static int wait_all(MPI_Request *requests, int n, MPI_Status *statuses,
-                    uint64_t deadline_ns, const atomic_bool *aborted,
-                    bool *abandoned, const char *what, char *error,
+/* Polls until the requests complete, the deadline passes or an abort
+ * (world->abandoned then turns true), answering roll calls meanwhile. A
+ * timeout's message says only "timed out": callers that can, name the
+ * missing ranks. */
+static int wait_all(mpi_world *world, MPI_Request *requests, int n,
+                    MPI_Status *statuses, uint64_t deadline_ns,
+                    const atomic_bool *aborted, const char *what, char *error,
                     size_t capacity) {
   for (unsigned round = 0;; round++) {
     int done = 0;
@@ -139,28 +132,42 @@ static int wait_all(MPI_Request *requests, int n, MPI_Status *statuses,
       return BP_OK;
     bool was_aborted = aborted && atomic_load(aborted);
     if (!was_aborted && now_ns() <= deadline_ns) {
-      if (round > 64) /* mpirun may oversubscribe: give the CPU away */
-        sched_yield();
+      if (round % 64 == 63) {
+        mpi_roll_call_answer(world);
+        sched_yield(); /* mpirun may oversubscribe: give the CPU away */
+      }
       continue;
     }
-    if (abandoned)
-      *abandoned = true;
+    world->abandoned = true;
     if (was_aborted)
       return fail(BP_ERR_ABORTED, error, capacity, "%s aborted", what);
-    return fail(BP_ERR_TIMEOUT, error, capacity,
-                "%s timed out: some rank never took part, and MPI cannot tell "
-                "which (Open MPI 4.1 reports no failed rank to the others)",
-                what);
+    return fail(BP_ERR_TIMEOUT, error, capacity, "%s timed out", what);
   }
 }
 
 /* Frees the world unless one of its requests was given up (its buffers may
  * still be written by MPI, which cannot cancel a collective). */
 static void world_free(mpi_world *world) {
+  mpi_roll_call_close(world);
   if (world->comm != MPI_COMM_NULL)
     MPI_Comm_free(&world->comm);
-  if (!world->abandoned)
+  if (!world->abandoned) {
+    free(world->calls);
     free(world);
+  }
+}
+
+/* A timed-out call at `seq`: the message names the missing ranks. */
+static int name_the_missing(mpi_world *world, int status, uint64_t seq,
+                            char *error, size_t capacity) {
+  if (status != BP_ERR_TIMEOUT)
+    return status;
+  char names[256];
+  mpi_roll_call(world, seq, names, sizeof names);
+  size_t used = strlen(error);
+  if (used + 2 < capacity)
+    snprintf(error + used, capacity - used, ": %s", names);
+  return status;
 }
 
 /* Whether every rank of `world` holds the same two words (a value and its
@@ -173,8 +180,8 @@ static int all_hold(mpi_world *world, uint64_t value, uint64_t deadline_ns,
   MPI_Request request;
   MPI_Iallreduce(world->check_mine, world->check_highest, 2, MPI_UINT64_T,
                  MPI_MAX, world->comm, &request);
-  int status = wait_all(&request, 1, MPI_STATUSES_IGNORE, deadline_ns, aborted,
-                        &world->abandoned, what, error, capacity);
+  int status = wait_all(world, &request, 1, MPI_STATUSES_IGNORE, deadline_ns,
+                        aborted, what, error, capacity);
   *out_same =
       world->check_highest[0] == value && world->check_highest[1] == ~value;
   return status;
@@ -202,11 +209,11 @@ static int create(uint64_t secret, size_t nranks, size_t rank,
   mpi_world *world = calloc(1, sizeof *world);
   if (world == NULL)
     return fail(BP_ERR_OUT_OF_MEMORY, error, capacity, "out of memory");
-  world->comm = MPI_COMM_NULL;
+  world->comm = world->roll = MPI_COMM_NULL;
   MPI_Request request;
   MPI_Comm_idup(MPI_COMM_WORLD, &world->comm, &request);
-  int status = wait_all(&request, 1, MPI_STATUSES_IGNORE, deadline_ns, NULL,
-                        &world->abandoned, "MPI_Comm_idup", error, capacity);
+  int status = wait_all(world, &request, 1, MPI_STATUSES_IGNORE, deadline_ns,
+                        NULL, "MPI_Comm_idup", error, capacity);
   if (status != BP_OK) {
     world->comm = MPI_COMM_NULL; /* never made: nothing to free */
     world_free(world);
@@ -215,6 +222,12 @@ static int create(uint64_t secret, size_t nranks, size_t rank,
   MPI_Comm_set_errhandler(world->comm, MPI_ERRORS_RETURN);
   world->rank = rank;
   world->nranks = nranks;
+  world->member = "rank";
+  world->calls = calloc((nranks + 1) * CALL_WORDS, sizeof *world->calls);
+  if (world->calls == NULL) {
+    world_free(world);
+    return fail(BP_ERR_OUT_OF_MEMORY, error, capacity, "out of memory");
+  }
   /* Every rank must present rank 0's secret. */
   bool same = false;
   status = all_hold(world, secret, deadline_ns, NULL, "checking the secrets",
@@ -226,6 +239,7 @@ static int create(uint64_t secret, size_t nranks, size_t rank,
     world_free(world);
     return status;
   }
+  mpi_roll_call_open(world); /* without it, timeouts name no rank */
   *out_handle = world;
   return BP_OK;
 }
@@ -234,18 +248,20 @@ static void destroy(void *handle) {
   world_free(handle);
 }
 
-/* A 64-bit fingerprint of the call, so ranks can compare them cheaply. */
-static uint64_t fingerprint(const comm_desc *d) {
-  uint64_t h = 1469598103934665603ull;
-  uint64_t parts[5] = {(uint64_t)d->kind, d->count, (uint64_t)d->dtype,
-                       (uint64_t)d->op, d->peer};
-  if (d->kind == COMM_BROADCAST || d->kind == COMM_ALL_GATHER)
-    parts[3] = 0;
-  if (d->kind != COMM_BROADCAST && d->kind != COMM_REDUCE)
-    parts[4] = 0;
-  for (int i = 0; i < 5; i++)
-    h = (h ^ parts[i]) * 1099511628211ull;
-  return h;
+static void call_to_words(const comm_desc *d, uint64_t *words) {
+  words[0] = (uint64_t)d->kind;
+  words[1] = d->count;
+  words[2] = (uint64_t)d->dtype;
+  words[3] = (uint64_t)d->op;
+  words[4] = d->peer;
+}
+
+static comm_desc call_from_words(const uint64_t *words) {
+  return (comm_desc){.kind = (comm_kind)words[0],
+                     .count = (size_t)words[1],
+                     .dtype = (C_DataType)words[2],
+                     .op = (C_CCLReduceOp)words[3],
+                     .peer = (size_t)words[4]};
 }
 
 /* "all_reduce sequence 7", for messages. */
@@ -254,20 +270,34 @@ static void describe_call(const comm_desc *d, char *out, size_t capacity) {
            d->seq);
 }
 
+/* Every rank's call at this sequence number, gathered: a rank that called
+ * something else is named with what it called. */
 static int check(void *handle, const comm_desc *d, uint64_t deadline_ns,
                  const atomic_bool *aborted, char *error, size_t capacity) {
   mpi_world *world = handle;
   char what[64];
   describe_call(d, what, sizeof what);
-  bool same = false;
-  int status = all_hold(world, fingerprint(d), deadline_ns, aborted, what,
-                        &same, error, capacity);
-  if (status == BP_OK && !same)
+  world->at_seq = d->seq;
+  uint64_t *mine = world->calls + world->nranks * CALL_WORDS;
+  call_to_words(d, mine);
+  MPI_Request request;
+  MPI_Iallgather(mine, CALL_WORDS, MPI_UINT64_T, world->calls, CALL_WORDS,
+                 MPI_UINT64_T, world->comm, &request);
+  int status = wait_all(world, &request, 1, MPI_STATUSES_IGNORE, deadline_ns,
+                        aborted, what, error, capacity);
+  status = name_the_missing(world, status, d->seq, error, capacity);
+  for (size_t r = 0; r < world->nranks && status == BP_OK; r++) {
+    comm_desc theirs = call_from_words(world->calls + r * CALL_WORDS);
+    if (comm_same_call(d, &theirs))
+      continue;
+    char a[128], b[128];
+    comm_describe_call(d, a, sizeof a);
+    comm_describe_call(&theirs, b, sizeof b);
     status = fail(BP_ERR_INVALID_ARGUMENT, error, capacity,
                   "mismatched collectives at sequence %" PRIu64
-                  ": the ranks did not all call %s(count=%zu, %s)",
-                  d->seq, comm_kind_name(d->kind), d->count,
-                  comm_dtype_name(d->dtype));
+                  ": rank %zu called %s but rank %zu called %s",
+                  d->seq, world->rank, a, r, b);
+  }
   return status;
 }
 
@@ -286,8 +316,8 @@ static int reduce_scatter(mpi_world *world, const comm_desc *d,
   MPI_Request request;
   MPI_Ireduce_scatter_block(d->send, out, (int)d->count, mpi_type(d->dtype),
                             mpi_op(d->dtype, d->op), world->comm, &request);
-  int status = wait_all(&request, 1, MPI_STATUSES_IGNORE, deadline_ns, aborted,
-                        &world->abandoned, what, error, capacity);
+  int status = wait_all(world, &request, 1, MPI_STATUSES_IGNORE, deadline_ns,
+                        aborted, what, error, capacity);
   if (out != d->recv) {
     if (status == BP_OK)
       memcpy(d->recv, out, bytes);
@@ -302,6 +332,7 @@ static int run(void *handle, const comm_desc *d, uint64_t deadline_ns,
   mpi_world *world = handle;
   char what[64];
   describe_call(d, what, sizeof what);
+  world->at_seq = d->seq;
   if (d->count > (size_t)INT32_MAX)
     return fail(BP_ERR_INVALID_ARGUMENT, error, capacity,
                 "%s: count %zu exceeds MPI's int counts", what, d->count);
@@ -338,8 +369,9 @@ static int run(void *handle, const comm_desc *d, uint64_t deadline_ns,
     break;
   }
   if (d->kind != COMM_REDUCE_SCATTER)
-    status = wait_all(&request, 1, MPI_STATUSES_IGNORE, deadline_ns, aborted,
-                      &world->abandoned, what, error, capacity);
+    status = wait_all(world, &request, 1, MPI_STATUSES_IGNORE, deadline_ns,
+                      aborted, what, error, capacity);
+  status = name_the_missing(world, status, d->seq, error, capacity);
   bool has_result = d->kind == COMM_ALL_REDUCE ||
                     d->kind == COMM_REDUCE_SCATTER ||
                     (d->kind == COMM_REDUCE && world->rank == d->peer);
@@ -355,6 +387,26 @@ static int collective(void *handle, const comm_desc *d, uint64_t deadline_ns,
   int status = check(handle, d, deadline_ns, aborted, error, capacity);
   return status == BP_OK ? run(handle, d, deadline_ns, aborted, error, capacity)
                          : status;
+}
+
+/* After a send/recv group timed out: the peers it still waits for. */
+static void name_pending_peers(const comm_desc *ops, MPI_Request *requests,
+                               size_t n, char *error, size_t capacity) {
+  size_t used = strlen(error);
+  const char *separator = ": waiting for ";
+  for (size_t i = 0; i < n && used + 1 < capacity; i++) {
+    int done = 0;
+    MPI_Test(&requests[i], &done, MPI_STATUS_IGNORE);
+    if (done)
+      continue;
+    int written =
+        snprintf(error + used, capacity - used, "%s%s rank %zu", separator,
+                 ops[i].kind == COMM_SEND ? "the send to" : "the recv from",
+                 ops[i].peer);
+    if (written > 0)
+      used += (size_t)written;
+    separator = ", ";
+  }
 }
 
 static int p2p(void *handle, const comm_desc *ops, size_t n,
@@ -379,8 +431,10 @@ static int p2p(void *handle, const comm_desc *ops, size_t n,
       MPI_Irecv(ops[i].recv, (int)bytes, MPI_BYTE, (int)ops[i].peer, 0,
                 world->comm, &requests[i]);
   }
-  int status = wait_all(requests, (int)n, statuses, deadline_ns, aborted,
-                        &world->abandoned, "send/recv", error, capacity);
+  int status = wait_all(world, requests, (int)n, statuses, deadline_ns, aborted,
+                        "send/recv", error, capacity);
+  if (status == BP_ERR_TIMEOUT)
+    name_pending_peers(ops, requests, n, error, capacity);
   for (size_t i = 0; i < n && status == BP_OK; i++) {
     if (ops[i].kind != COMM_RECV)
       continue;
@@ -432,6 +486,14 @@ static int sub_world(mpi_world *world, const int *members, size_t n,
   MPI_Comm_rank(sub->comm, &me);
   sub->rank = (size_t)me;
   sub->nranks = n;
+  sub->roll = MPI_COMM_NULL;
+  sub->member = "host";
+  sub->calls = calloc((n + 1) * CALL_WORDS, sizeof *sub->calls);
+  if (sub->calls == NULL) {
+    world_free(sub);
+    return fail(BP_ERR_OUT_OF_MEMORY, error, capacity, "out of memory");
+  }
+  mpi_roll_call_open(sub);
   *out_handle = sub;
   return BP_OK;
 }
@@ -454,9 +516,8 @@ static int hosts(void *handle, size_t ranks_per_host, uint64_t deadline_ns,
   MPI_Request request;
   MPI_Iallgather(mine, (int)key_bytes, MPI_CHAR, keys, (int)key_bytes, MPI_CHAR,
                  world->comm, &request);
-  int status = wait_all(&request, 1, MPI_STATUSES_IGNORE, deadline_ns, NULL,
-                        &world->abandoned, "grouping the ranks by host", error,
-                        capacity);
+  int status = wait_all(world, &request, 1, MPI_STATUSES_IGNORE, deadline_ns,
+                        NULL, "grouping the ranks by host", error, capacity);
   if (status != BP_OK) {
     if (!world->abandoned)
       free(keys);

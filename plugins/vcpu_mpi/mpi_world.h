@@ -1,0 +1,41 @@
+/* A world of the vcpu MPI transport: its communicators and the state its
+ * calls share (internal to libbackplane_vcpu_mpi.so). A world is driven by
+ * one thread at a time (the stream worker running its collectives). */
+#ifndef BACKPLANE_VCPU_MPI_MPI_WORLD_H_
+#define BACKPLANE_VCPU_MPI_MPI_WORLD_H_
+
+#include <mpi.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* A call as the call check exchanges it: kind, count, dtype, op, peer. */
+enum { CALL_WORDS = 5 };
+
+typedef struct mpi_world {
+  MPI_Comm comm;
+  /* A duplicate of comm for roll calls (mpi_roll_call.h), or
+   * MPI_COMM_NULL. */
+  MPI_Comm roll;
+  size_t rank, nranks;
+  /* What a rank of this world is, in messages: "rank", or "host" for the
+   * world of the host leaders (whose rank h leads host h). */
+  const char *member;
+  /* The sequence number of the call this rank is in, told to roll calls. */
+  uint64_t at_seq;
+  /* The secret check's buffers, and the call check's (every rank's call as
+   * CALL_WORDS words, nranks + 1 entries, this rank's last): MPI cannot
+   * cancel a collective, so a check that timed out may still be written
+   * into later. */
+  uint64_t check_mine[2], check_highest[2];
+  uint64_t *calls;
+  /* A roll call's question and answers (nranks entries), kept with the
+   * world because a question sent to a dead rank may never complete. */
+  uint64_t roll_question;
+  uint64_t *roll_answers;
+  /* A request of this world was given up (deadline or abort): its buffers
+   * must outlive the world, so destroy() keeps the struct. */
+  bool abandoned;
+} mpi_world;
+
+#endif /* BACKPLANE_VCPU_MPI_MPI_WORLD_H_ */
