@@ -63,6 +63,17 @@ static int stage_failed(stage_context *s, const char *stage, int status,
   return status;
 }
 
+/* The result of a stage of the host's shared-memory world: its failure
+ * with the host world's own message. */
+static int host_stage_result(stage_context *s, const char *stage,
+                             bp_status_t status) {
+  if (status == BP_OK)
+    return BP_OK;
+  char detail[512];
+  comm_error(s->h->host, detail, sizeof detail);
+  return stage_failed(s, stage, (int)status, detail);
+}
+
 /* One collective of this host's shared-memory world, run here and now (the
  * caller is the rank's stream worker), numbered in that world's sequence. */
 static int host_stage(stage_context *s, const char *stage, comm_desc d) {
@@ -71,11 +82,7 @@ static int host_stage(stage_context *s, const char *stage, comm_desc d) {
   bp_status_t status = comm_start_collective(host, &d, s->deadline_ns);
   if (status == BP_OK)
     status = comm_staged_collective(host, &d, 2, s->deadline_ns);
-  if (status == BP_OK)
-    return BP_OK;
-  char detail[512];
-  comm_error(host, detail, sizeof detail);
-  return stage_failed(s, stage, (int)status, detail);
+  return host_stage_result(s, stage, status);
 }
 
 /* A send (COMM_SEND) or receive of `buffer` to or from host rank `peer`. */
@@ -91,12 +98,7 @@ static int host_p2p_stage(stage_context *s, const char *stage, comm_kind kind,
   _Atomic uint64_t *counter =
       kind == COMM_SEND ? &host->sends_to[peer] : &host->recvs_from[peer];
   d.seq = atomic_fetch_add(counter, 1);
-  bp_status_t status = comm_p2p_run(host, &d, 1, s->deadline_ns);
-  if (status == BP_OK)
-    return BP_OK;
-  char detail[512];
-  comm_error(host, detail, sizeof detail);
-  return stage_failed(s, stage, (int)status, detail);
+  return host_stage_result(s, stage, comm_p2p_run(host, &d, 1, s->deadline_ns));
 }
 
 /* One collective among the host leaders over MPI, in place on `buffer`. */

@@ -39,18 +39,6 @@ enum { NOTICE_TAG = 7, LARGE_COUNT = 1 << 20 };
 static C_DeviceInterface xccl;
 static int rank, nranks;
 
-/* Segments in /dev/shm of the world `id` or of any of its hosts. */
-static size_t segments_of(const comm_unique_id *id) {
-  comm_unique_id copy = *id;
-  C_CCLRootId root = {sizeof copy, &copy};
-  size_t found = comm_test_count_segments(&root);
-  for (size_t host = 0; host < (size_t)nranks; host++) {
-    comm_hybrid_host_id(id, host, &copy);
-    found += comm_test_count_segments(&root);
-  }
-  return found;
-}
-
 /* A fresh communicator of every rank; its id in *id. The ranks start
  * together: one that left the previous test early must not spend its
  * deadline waiting for one that is still timing out there. */
@@ -155,7 +143,7 @@ static void test_abort_while_a_peer_never_comes(void **state) {
   }
   test_stream_destroy(stream);
   xccl.xccl_destroy_comm(comm);
-  assert_int_equal(segments_of(&id), 0);
+  assert_int_equal(comm_test_count_world_segments(&id, (size_t)nranks), 0);
 }
 
 /* Enqueues the all_reduce, lets the stream start it, tells every other rank
@@ -203,7 +191,7 @@ static void test_peer_killed_mid_all_reduce(void **state) {
 
   test_stream_destroy(stream);
   xccl.xccl_destroy_comm(comm);
-  assert_int_equal(segments_of(&id), 0);
+  assert_int_equal(comm_test_count_world_segments(&id, (size_t)nranks), 0);
   /* `data` stays: MPI cannot cancel the abandoned all_reduce. */
 }
 

@@ -35,18 +35,6 @@ typedef struct world {
   comm_unique_id id;
 } world;
 
-/* Segments in /dev/shm of the world `id` or of any of its hosts. */
-static size_t segments_of(const comm_unique_id *id) {
-  comm_unique_id copy = *id;
-  C_CCLRootId root = {sizeof copy, &copy};
-  size_t found = comm_test_count_segments(&root);
-  for (size_t host = 0; host < (size_t)nranks; host++) {
-    comm_hybrid_host_id(id, host, &copy);
-    found += comm_test_count_segments(&root);
-  }
-  return found;
-}
-
 static int setup(void **state) {
   vcpu_comm_fill_interface(&xccl, test_stream_enqueue);
   world *w = calloc(1, sizeof *w);
@@ -71,7 +59,7 @@ static int teardown(void **state) {
     return 0;
   test_stream_destroy(w->stream);
   xccl.xccl_destroy_comm(w->comm);
-  leftover_segments = segments_of(&w->id);
+  leftover_segments = comm_test_count_world_segments(&w->id, (size_t)nranks);
   if (leftover_segments != 0)
     fprintf(stderr, "rank %d: %zu segments left in /dev/shm\n", rank,
             leftover_segments);

@@ -246,18 +246,25 @@ static void run_collectives(bp_runtime_t *runtime) {
   }
 }
 
-static void test_collectives_traced(void **state) {
-  (void)state;
+/* Runs the trace layer on a fresh runtime through `work`, returns the
+ * checked trace. */
+static json_t *traced(void (*work)(bp_runtime_t *runtime)) {
   char path[32];
   temp_path(path);
   bp_layer_options_t options = layer_options("trace", "");
   options.trace_file = path;
   bp_runtime_t *runtime = layered_runtime(&options);
-  run_collectives(runtime);
+  work(runtime);
   bp_runtime_destroy(runtime);
   json_t *root = trace_check_file(path);
   if (getenv("BP_KEEP_TRACE") == NULL)
     unlink(path);
+  return root;
+}
+
+static void test_collectives_traced(void **state) {
+  (void)state;
+  json_t *root = traced(run_collectives);
   const char *devices[] = {"vcpu:0", "vcpu:1"};
   const char *comm_of[2];
   for (size_t r = 0; r < 2; ++r) {
@@ -287,22 +294,6 @@ static void test_collectives_traced(void **state) {
   assert_int_equal(trace_count(root, "X", "xccl_all_reduce", NULL, 0), 4);
   assert_int_equal(trace_count(root, "X", "xccl_broadcast", NULL, 0), 2);
   json_decref(root);
-}
-
-/* Runs the trace layer on a fresh runtime through `work`, returns the
- * checked trace. */
-static json_t *traced(void (*work)(bp_runtime_t *runtime)) {
-  char path[32];
-  temp_path(path);
-  bp_layer_options_t options = layer_options("trace", "");
-  options.trace_file = path;
-  bp_runtime_t *runtime = layered_runtime(&options);
-  work(runtime);
-  bp_runtime_destroy(runtime);
-  json_t *root = trace_check_file(path);
-  if (getenv("BP_KEEP_TRACE") == NULL)
-    unlink(path);
-  return root;
 }
 
 enum { CACHED_BYTES = 1 << 20 };

@@ -15,6 +15,8 @@
 
 #include <cmocka.h>
 
+#include "plugins/vcpu/comm_hybrid.h"
+
 #include "plugins/vcpu/comm_id.h"
 #include "plugins/vcpu/comm_segment.h"
 
@@ -98,4 +100,16 @@ size_t comm_test_remove_segments(const C_CCLRootId *id) {
 
 size_t comm_test_remove_segments_created_by(pid_t pid) {
   return sweep(created_by, &pid, true, false);
+}
+
+size_t comm_test_count_world_segments(const struct comm_unique_id *id,
+                                      size_t nranks) {
+  comm_unique_id copy = *id;
+  C_CCLRootId root = {sizeof copy, &copy};
+  size_t found = comm_test_count_segments(&root);
+  for (size_t host = 0; host < nranks; host++) {
+    comm_hybrid_host_id(id, host, &copy);
+    found += comm_test_count_segments(&root);
+  }
+  return found;
 }

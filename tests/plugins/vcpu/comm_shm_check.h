@@ -16,6 +16,12 @@ void comm_test_expect_no_segment(const C_CCLRootId *id);
 /* How many segments of the world `id` names /dev/shm holds. */
 size_t comm_test_count_segments(const C_CCLRootId *id);
 
+/* The same for a world over MPI of `nranks` ranks: its own segments and
+ * those of the shared-memory worlds of its hosts (the hybrid transport). */
+struct comm_unique_id;
+size_t comm_test_count_world_segments(const struct comm_unique_id *id,
+                                      size_t nranks);
+
 /* Removes every segment of the world `id` names (cleanup after a test that
  * failed midway) and returns how many there were, naming them on stderr. */
 size_t comm_test_remove_segments(const C_CCLRootId *id);
