@@ -71,6 +71,8 @@ typedef struct comm_rank_slot {
   _Alignas(64) _Atomic uint64_t arrive;
   atomic_bool joined;
   _Atomic int32_t pid; /* the rank's process, 0 until it joins */
+  /* The CPU the rank ran on when it last arrived at a meeting. */
+  _Atomic int32_t cpu;
   comm_desc desc[2];
   comm_location where;
   /* The sequence number of the last collective for which this rank mapped
@@ -154,6 +156,9 @@ struct C_CCLComm_st {
   _Atomic uint64_t single_copy_calls;
   _Atomic uint64_t *sends_to;   /* nranks: messages sent to each peer */
   _Atomic uint64_t *recvs_from; /* nranks: messages received from each */
+  /* Meetings in a row where a late rank shared this rank's CPU (comm_meet.c):
+   * a heuristic, relaxed. */
+  _Atomic uint32_t crowded_meetings;
   pthread_mutex_t error_lock;
   _Atomic int error; /* a bp_status_t, BP_OK until the first failure */
   char error_message[512];

@@ -342,8 +342,8 @@ static bool everyone_joined(void *context) {
  * at once cannot end the world before a slower peer found it. */
 static bp_status_t wait_for_host(hybrid *h, uint64_t deadline_ns) {
   comm_world *world = h->host->world;
-  comm_wait_result result = comm_wait(world->signal, world->aborted,
-                                      deadline_ns, everyone_joined, world);
+  comm_wait_result result = comm_wait(
+      world->signal, world->aborted, deadline_ns, everyone_joined, NULL, world);
   if (result == COMM_WAIT_READY)
     return BP_OK;
   size_t missing = 0;

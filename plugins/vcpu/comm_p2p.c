@@ -214,13 +214,13 @@ bp_status_t comm_p2p_run(C_CCLComm comm, const comm_desc *ops, size_t n,
                        comm->name, comm->rank);
   } else {
     comm_world *world = comm->world;
-    comm_wait_result result =
-        comm_wait(world->signal, world->aborted, deadline_ns, peers_joined, &b);
+    comm_wait_result result = comm_wait(world->signal, world->aborted,
+                                        deadline_ns, peers_joined, NULL, &b);
     if (result == COMM_WAIT_READY) {
       for (size_t i = 0; i < n; i++)
         b.op[i].remote = !comm_peer_is_local(world, ops[i].peer);
       result = comm_wait(world->signal, world->aborted, deadline_ns,
-                         p2p_progress, &b);
+                         p2p_progress, NULL, &b);
     }
     status = report(&b, result);
   }

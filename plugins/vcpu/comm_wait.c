@@ -14,7 +14,9 @@
 /* A peer usually arrives within microseconds; once a waiter sleeps, waking
  * it costs tens of microseconds and ranks fall into a convoy of sleeps. So a
  * waiter spins up to 50 µs (bounded by time, so ranks oversubscribing the
- * cores give their CPU away soon enough), then yields, then sleeps. */
+ * cores give their CPU away soon enough), then yields, then sleeps. The
+ * caller's hint can make it yield while it spins, or sleep at once (see
+ * comm_meet.c: ranks queued on one CPU). */
 enum {
   SPIN_NS = 50000,
   CLOCK_EVERY = 32, /* spin rounds between clock reads */
@@ -48,6 +50,7 @@ void comm_signal_progress(comm_signal *signal) {
 
 comm_wait_result comm_wait(comm_signal *signal, const atomic_bool *aborted,
                            uint64_t deadline_ns, bool (*ready)(void *context),
+                           comm_wait_hint (*hint)(void *context),
                            void *context) {
   uint64_t spin_until = 0;
   unsigned yields = 0;
@@ -67,8 +70,14 @@ comm_wait_result comm_wait(comm_signal *signal, const atomic_bool *aborted,
       return ready(context) ? COMM_WAIT_READY : COMM_WAIT_TIMEOUT;
     if (spin_until == 0)
       spin_until = now + SPIN_NS;
-    if (now < spin_until)
-      continue;
+    if (now < spin_until) {
+      comm_wait_hint how = hint ? hint(context) : COMM_WAIT_SPIN;
+      if (how == COMM_WAIT_YIELD)
+        sched_yield();
+      if (how != COMM_WAIT_SLEEP)
+        continue;
+      yields = YIELD_ROUNDS;
+    }
     if (yields++ < YIELD_ROUNDS) {
       sched_yield();
       continue;
