@@ -67,8 +67,9 @@ struct bp_alloc_pool {
    * walker: how much allocated, active and requested bytes may each still
    * grow (use_headroom), and inactive split bytes (split_headroom), without
    * reaching a mark. Hot-path increases spend them, decreases give back no
-   * more than they free; any other increase zeroes them (bp_stat_add), and a
-   * walk sets them again. Never above the true room, so never a missed peak. */
+   * more than they free; any other increase spends them too (bp_stat_add),
+   * and a walk sets them again. Never above the true room, so never a missed
+   * peak. */
   uint64_t use_headroom, split_headroom;
   bp_workspace_t workspace;
   bp_alloc_pool_t *_Atomic next_pool;
@@ -138,17 +139,30 @@ BP_ALLOC_INLINE void bp_stat_raise(bp_alloc_pool_t *pool, bp_stat_kind_t kind,
   bp_stat_counter_t *c = &pool->stats[kind];
   bp_store(&c->allocated, bp_load(&c->allocated) + n);
 }
-/* An increase outside the hot path, which does not spend the headrooms:
- * they are void until the next walk. */
+/* Takes `n` from a headroom, or all of it. */
+BP_ALLOC_INLINE void bp_headroom_spend(uint64_t *headroom, uint64_t n) {
+  *headroom = *headroom > n ? *headroom - n : 0;
+}
+/* An increase outside the hot path: spends the headroom of its kind (for
+ * allocated, active and requested bytes, which grow together, callers spend
+ * once: bp_stat_raise the others). */
 BP_ALLOC_INLINE void bp_stat_add(bp_alloc_pool_t *pool, bp_stat_kind_t kind,
                                  uint64_t n) {
   bp_stat_raise(pool, kind, n);
-  pool->use_headroom = pool->split_headroom = 0;
+  if (kind == BP_STAT_INACTIVE_SPLIT)
+    bp_headroom_spend(&pool->split_headroom, n);
+  else if (kind != BP_STAT_RESERVED)
+    bp_headroom_spend(&pool->use_headroom, n);
 }
 BP_ALLOC_INLINE void bp_stat_sub(bp_alloc_pool_t *pool, bp_stat_kind_t kind,
                                  uint64_t n) {
   bp_stat_counter_t *c = &pool->stats[kind];
   bp_store(&c->freed, bp_load(&c->freed) + n);
+}
+/* A fall of inactive split bytes, given back to their headroom. */
+BP_ALLOC_INLINE void bp_stat_fall_split(bp_alloc_pool_t *pool, uint64_t n) {
+  bp_stat_sub(pool, BP_STAT_INACTIVE_SPLIT, n);
+  pool->split_headroom += n;
 }
 /* Moves `n` of the current value of `kind` from one pool to another (a chunk
  * changing pools): totals and cumulative counts do not change. Both pools

@@ -193,7 +193,7 @@ void bp_alloc_free_insert(bp_alloc_pool_t *pool, bp_block_t *block) {
 void bp_alloc_free_remove(bp_alloc_pool_t *pool, bp_block_t *block) {
   bp_free_tree_remove(tree_of(pool, block), block);
   if (in_split_chunk(block))
-    bp_stat_sub(pool, BP_STAT_INACTIVE_SPLIT, block->size);
+    bp_stat_fall_split(pool, block->size);
 }
 
 /* Extends `first` over `second`, its neighbour after it; recycles the
@@ -235,11 +235,8 @@ HOT_PATH bool cache_block(bp_alloc_pool_t *pool, bp_block_t *b) {
   b->state = BP_BLOCK_CACHED;
   b->workspace = false;
   if (in_split_chunk(b)) {
-    bp_stat_raise(pool, BP_STAT_INACTIVE_SPLIT, b->size);
-    if (!bp_is_peaks_walker(pool) || b->size > pool->split_headroom)
-      bp_alloc_walk_peaks(pool);
-    else
-      pool->split_headroom -= b->size;
+    bp_stat_add(pool, BP_STAT_INACTIVE_SPLIT, b->size);
+    bp_alloc_note_increase(pool, BP_STAT_INACTIVE_SPLIT);
   }
   return true;
 }
@@ -250,7 +247,7 @@ void bp_alloc_flush_hot(bp_alloc_pool_t *pool) {
     b->hot_next = NULL;
     bp_block_map_remove(&pool->live, b->addr);
     if (in_split_chunk(b))
-      bp_stat_sub(pool, BP_STAT_INACTIVE_SPLIT, b->size);
+      bp_stat_fall_split(pool, b->size);
     bp_alloc_release_block(pool, b);
   }
 }
@@ -287,9 +284,9 @@ HOT_PATH void mark_allocated(bp_alloc_pool_t *pool, bp_block_t *b, size_t size,
   b->state = BP_BLOCK_ALLOCATED;
   b->requested = size;
   b->workspace = workspace;
-  bp_stat_add(pool, BP_STAT_ALLOCATED, b->size);
-  bp_stat_add(pool, BP_STAT_ACTIVE, b->size);
-  bp_stat_add(pool, BP_STAT_REQUESTED, size);
+  bp_stat_add(pool, BP_STAT_ALLOCATED, b->size); /* spends for all three */
+  bp_stat_raise(pool, BP_STAT_ACTIVE, b->size);
+  bp_stat_raise(pool, BP_STAT_REQUESTED, size);
   if (!bp_is_peaks_walker(pool) || !bp_within_mark(pool, BP_STAT_ALLOCATED) ||
       !bp_within_mark(pool, BP_STAT_ACTIVE) ||
       !bp_within_mark(pool, BP_STAT_REQUESTED))
@@ -321,7 +318,7 @@ static bp_status_t allocate_best_fit(bp_caching_allocator_t *a,
                                      bp_alloc_pool_t *pool, size_t size,
                                      size_t rounded, bool use_large,
                                      bool workspace, void **out_ptr) {
-  if (pool->hot.blocks)
+  if (pool->hot.occupied)
     bp_alloc_flush_hot(pool);
   bool small = rounded <= BP_ALLOC_SMALL_REQUEST;
   bp_block_t *b = bp_free_tree_best_fit(
@@ -343,7 +340,7 @@ HOT_PATH bp_status_t allocate_cached(bp_caching_allocator_t *a,
   bp_block_t *b = bp_hot_cache_pop(&pool->hot, rounded);
   if (b) {
     if (in_split_chunk(b))
-      bp_stat_sub(pool, BP_STAT_INACTIVE_SPLIT, b->size);
+      bp_stat_fall_split(pool, b->size);
     mark_allocated(pool, b, size, workspace, out_ptr);
   } else {
     status = allocate_best_fit(a, pool, size, rounded, use_large, workspace,
@@ -790,6 +787,7 @@ HOT_PATH bp_status_t free_locked(bp_caching_allocator_t *a,
   bp_stat_sub(pool, BP_STAT_ALLOCATED, b->size);
   bp_stat_sub(pool, BP_STAT_REQUESTED, b->requested);
   bp_stat_sub(pool, BP_STAT_ACTIVE, b->size);
+  pool->use_headroom += b->requested; /* each fell by at least that */
   if (direct)
     return free_uncached(a, pool, b);
   b->chunk->last_free_seq = ++pool->free_seq;

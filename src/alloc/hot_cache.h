@@ -29,7 +29,7 @@ typedef struct bp_hot_bin {
 } bp_hot_bin_t;
 
 typedef struct bp_hot_cache {
-  size_t blocks; /* in all bins */
+  uint64_t occupied; /* bit i: bins[i] is not empty */
   bp_hot_bin_t bins[BP_HOT_CACHE_BINS];
 } bp_hot_cache_t;
 
@@ -40,38 +40,40 @@ static inline unsigned bp_hot_cache_bin_of(size_t size) {
 /* The most recently cached block of exactly `size` bytes, removed from the
  * cache; NULL if none. */
 static inline bp_block_t *bp_hot_cache_pop(bp_hot_cache_t *cache, size_t size) {
-  bp_hot_bin_t *bin = &cache->bins[bp_hot_cache_bin_of(size)];
+  unsigned i = bp_hot_cache_bin_of(size);
+  bp_hot_bin_t *bin = &cache->bins[i];
   bp_block_t *b = bin->top;
   if (!b || bin->size != size)
     return NULL;
   bin->top = b->hot_next;
   b->hot_next = NULL;
-  bin->count--;
-  cache->blocks--;
+  if (--bin->count == 0)
+    cache->occupied &= ~(UINT64_C(1) << i);
   return b;
 }
 
 /* Adds `block` (its state is the caller's business); false if its bin holds
  * another size or is full. */
 static inline bool bp_hot_cache_push(bp_hot_cache_t *cache, bp_block_t *block) {
-  bp_hot_bin_t *bin = &cache->bins[bp_hot_cache_bin_of(block->size)];
-  if (bin->count == 0)
+  unsigned i = bp_hot_cache_bin_of(block->size);
+  bp_hot_bin_t *bin = &cache->bins[i];
+  if (bin->count == 0) {
     bin->size = block->size;
-  else if (bin->size != block->size || bin->count == BP_HOT_CACHE_DEPTH)
+    cache->occupied |= UINT64_C(1) << i;
+  } else if (bin->size != block->size || bin->count == BP_HOT_CACHE_DEPTH) {
     return false;
+  }
   block->hot_next = bin->top;
   bin->top = block;
   bin->count++;
-  cache->blocks++;
   return true;
 }
 
 /* Empties the cache; returns its blocks linked through hot_next. */
 static inline bp_block_t *bp_hot_cache_take_all(bp_hot_cache_t *cache) {
   bp_block_t *all = NULL;
-  for (unsigned i = 0; i < BP_HOT_CACHE_BINS && cache->blocks; i++) {
-    bp_hot_bin_t *bin = &cache->bins[i];
-    cache->blocks -= bin->count;
+  for (uint64_t left = cache->occupied; left; left &= left - 1) {
+    bp_hot_bin_t *bin = &cache->bins[__builtin_ctzll(left)];
     while (bin->top) {
       bp_block_t *b = bin->top;
       bin->top = b->hot_next;
@@ -80,6 +82,7 @@ static inline bp_block_t *bp_hot_cache_take_all(bp_hot_cache_t *cache) {
     }
     bin->count = 0;
   }
+  cache->occupied = 0;
   return all;
 }
 
