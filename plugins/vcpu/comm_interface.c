@@ -51,63 +51,53 @@ static C_Status destroy_comm(C_CCLComm comm) {
   return C_SUCCESS;
 }
 
-static C_Status all_reduce(void *send_buf, void *recv_buf, size_t count,
-                           C_DataType data_type, C_CCLReduceOp op,
-                           C_CCLComm comm, C_Stream stream) {
-  comm_desc d = {.kind = COMM_ALL_REDUCE,
-                 .send = send_buf,
-                 .recv = recv_buf,
-                 .count = count,
-                 .dtype = data_type,
-                 .op = op};
-  return to_c_status(comm_call_collective(comm, d, stream));
-}
-
-static C_Status broadcast(void *buf, size_t count, C_DataType data_type,
-                          size_t root, C_CCLComm comm, C_Stream stream) {
-  comm_desc d = {.kind = COMM_BROADCAST,
-                 .send = buf,
-                 .recv = buf,
-                 .count = count,
-                 .dtype = data_type,
-                 .peer = root};
-  return to_c_status(comm_call_collective(comm, d, stream));
-}
-
-static C_Status reduce(void *send_buf, void *recv_buf, size_t count,
-                       C_DataType data_type, C_CCLReduceOp op, size_t root,
-                       C_CCLComm comm, C_Stream stream) {
-  comm_desc d = {.kind = COMM_REDUCE,
+/* One collective of `comm` on `stream`, described by its arguments
+ * (`op` and `peer` where the kind has them). */
+static C_Status collective(comm_kind kind, void *send_buf, void *recv_buf,
+                           size_t count, C_DataType data_type, C_CCLReduceOp op,
+                           size_t peer, C_CCLComm comm, C_Stream stream) {
+  comm_desc d = {.kind = kind,
                  .send = send_buf,
                  .recv = recv_buf,
                  .count = count,
                  .dtype = data_type,
                  .op = op,
-                 .peer = root};
+                 .peer = peer};
   return to_c_status(comm_call_collective(comm, d, stream));
+}
+
+static C_Status all_reduce(void *send_buf, void *recv_buf, size_t count,
+                           C_DataType data_type, C_CCLReduceOp op,
+                           C_CCLComm comm, C_Stream stream) {
+  return collective(COMM_ALL_REDUCE, send_buf, recv_buf, count, data_type, op,
+                    0, comm, stream);
+}
+
+static C_Status broadcast(void *buf, size_t count, C_DataType data_type,
+                          size_t root, C_CCLComm comm, C_Stream stream) {
+  return collective(COMM_BROADCAST, buf, buf, count, data_type, SUM, root, comm,
+                    stream);
+}
+
+static C_Status reduce(void *send_buf, void *recv_buf, size_t count,
+                       C_DataType data_type, C_CCLReduceOp op, size_t root,
+                       C_CCLComm comm, C_Stream stream) {
+  return collective(COMM_REDUCE, send_buf, recv_buf, count, data_type, op, root,
+                    comm, stream);
 }
 
 static C_Status all_gather(void *send_buf, void *recv_buf, size_t count,
                            C_DataType data_type, C_CCLComm comm,
                            C_Stream stream) {
-  comm_desc d = {.kind = COMM_ALL_GATHER,
-                 .send = send_buf,
-                 .recv = recv_buf,
-                 .count = count,
-                 .dtype = data_type};
-  return to_c_status(comm_call_collective(comm, d, stream));
+  return collective(COMM_ALL_GATHER, send_buf, recv_buf, count, data_type, SUM,
+                    0, comm, stream);
 }
 
 static C_Status reduce_scatter(void *send_buf, void *recv_buf, size_t count,
                                C_DataType data_type, C_CCLReduceOp op,
                                C_CCLComm comm, C_Stream stream) {
-  comm_desc d = {.kind = COMM_REDUCE_SCATTER,
-                 .send = send_buf,
-                 .recv = recv_buf,
-                 .count = count,
-                 .dtype = data_type,
-                 .op = op};
-  return to_c_status(comm_call_collective(comm, d, stream));
+  return collective(COMM_REDUCE_SCATTER, send_buf, recv_buf, count, data_type,
+                    op, 0, comm, stream);
 }
 
 static C_Status group_start(void) {
@@ -119,24 +109,29 @@ static C_Status group_end(void) {
   return to_c_status(comm_group_end());
 }
 
-static C_Status send(void *send_buf, size_t count, C_DataType data_type,
-                     size_t dest_rank, C_CCLComm comm, C_Stream stream) {
-  comm_desc d = {.kind = COMM_SEND,
+/* One send (recv_buf NULL) or receive (send_buf NULL) with `peer`. */
+static C_Status point_to_point(comm_kind kind, void *send_buf, void *recv_buf,
+                               size_t count, C_DataType data_type, size_t peer,
+                               C_CCLComm comm, C_Stream stream) {
+  comm_desc d = {.kind = kind,
                  .send = send_buf,
+                 .recv = recv_buf,
                  .count = count,
                  .dtype = data_type,
-                 .peer = dest_rank};
+                 .peer = peer};
   return to_c_status(comm_call_p2p(comm, d, stream));
+}
+
+static C_Status send(void *send_buf, size_t count, C_DataType data_type,
+                     size_t dest_rank, C_CCLComm comm, C_Stream stream) {
+  return point_to_point(COMM_SEND, send_buf, NULL, count, data_type, dest_rank,
+                        comm, stream);
 }
 
 static C_Status recv(void *recv_buf, size_t count, C_DataType data_type,
                      size_t src_rank, C_CCLComm comm, C_Stream stream) {
-  comm_desc d = {.kind = COMM_RECV,
-                 .recv = recv_buf,
-                 .count = count,
-                 .dtype = data_type,
-                 .peer = src_rank};
-  return to_c_status(comm_call_p2p(comm, d, stream));
+  return point_to_point(COMM_RECV, NULL, recv_buf, count, data_type, src_rank,
+                        comm, stream);
 }
 
 static C_Status all_to_all(const void **send_buf, const size_t *send_count,
