@@ -15,10 +15,11 @@ typedef struct arrival {
   uint32_t streak; /* meetings in a row that were crowded */
 } arrival;
 
-/* Crowded meetings in a row after which a waiter sleeps instead of yielding:
- * two ranks that keep meeting on one CPU (the host thread wakes the stream
- * workers onto its own) take a context switch per meeting; a sleep lets the
- * scheduler wake one of them onto an idle CPU. */
+/* Crowded meetings in a row after which a waiter sleeps instead of
+ * yielding (a meeting that was not crowded, including one this rank came to
+ * last, breaks the streak): two ranks that keep meeting on one CPU (the host
+ * thread wakes the stream workers onto its own) take a context switch per
+ * meeting; a sleep lets the scheduler wake one of them onto an idle CPU. */
 enum { CROWDED_BEFORE_SLEEP = 32 };
 
 static bool everyone_arrived(void *context) {

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "comm_mpi.h"
 #include "comm_reduce.h"
@@ -20,12 +19,6 @@
 static pthread_once_t types_once = PTHREAD_ONCE_INIT;
 static MPI_Datatype f16_type, bf16_type;
 static MPI_Op user_ops[PRODUCT + 1]; /* for f16/bf16, by C_CCLReduceOp */
-
-static uint64_t now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static int fail(int status, char *error, size_t capacity, const char *format,
                 ...) __attribute__((format(printf, 4, 5)));
@@ -131,7 +124,7 @@ static int wait_all(mpi_world *world, MPI_Request *requests, int n,
     if (done)
       return BP_OK;
     bool was_aborted = aborted && atomic_load(aborted);
-    if (!was_aborted && now_ns() <= deadline_ns) {
+    if (!was_aborted && mpi_now_ns() <= deadline_ns) {
       if (round % 64 == 63) {
         mpi_roll_call_answer(world);
         sched_yield(); /* mpirun may oversubscribe: give the CPU away */

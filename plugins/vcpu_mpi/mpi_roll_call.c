@@ -6,19 +6,12 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 enum { QUESTION_TAG = 1, ANSWER_TAG = 2 };
 
 /* How long the live ranks have to answer: they answer from inside their own
  * waits, so a fraction of a second is plenty even when oversubscribed. */
 #define GRACE_NS 300000000ull
-
-static uint64_t now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 bool mpi_roll_call_open(mpi_world *world) {
   world->roll_answers = calloc(world->nranks, sizeof *world->roll_answers);
@@ -94,8 +87,8 @@ static void ask(mpi_world *world, uint64_t seq, MPI_Request *questions,
 /* Collects answers for the grace period; everybody who timed out asks at
  * about the same time, so it answers them meanwhile. */
 static void collect(mpi_world *world, MPI_Request *answers, bool *answered) {
-  uint64_t deadline = now_ns() + GRACE_NS;
-  for (size_t waiting = world->nranks; waiting && now_ns() < deadline;) {
+  uint64_t deadline = mpi_now_ns() + GRACE_NS;
+  for (size_t waiting = world->nranks; waiting && mpi_now_ns() < deadline;) {
     mpi_roll_call_answer(world);
     waiting = 0;
     for (size_t p = 0; p < world->nranks; p++) {

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 /* A call as the call check exchanges it: kind, count, dtype, op, peer. */
 enum { CALL_WORDS = 5 };
@@ -37,5 +38,12 @@ typedef struct mpi_world {
    * must outlive the world, so destroy() keeps the struct. */
   bool abandoned;
 } mpi_world;
+
+/* Nanoseconds on CLOCK_MONOTONIC: the clock of the module's deadlines. */
+static inline uint64_t mpi_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 #endif /* BACKPLANE_VCPU_MPI_MPI_WORLD_H_ */

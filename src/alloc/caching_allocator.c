@@ -227,6 +227,16 @@ void bp_alloc_release_block(bp_alloc_pool_t *pool, bp_block_t *b) {
   bp_alloc_free_insert(pool, b);
 }
 
+/* The statistics of freeing the allocated block `b` with no other stream to
+ * wait for: allocated, requested and active bytes fall, and each by at least
+ * b->requested, which goes back to the hot path's headroom (pool locked). */
+HOT_PATH void count_idle_free(bp_alloc_pool_t *pool, const bp_block_t *b) {
+  bp_stat_sub(pool, BP_STAT_ALLOCATED, b->size);
+  bp_stat_sub(pool, BP_STAT_REQUESTED, b->requested);
+  bp_stat_sub(pool, BP_STAT_ACTIVE, b->size);
+  pool->use_headroom += b->requested;
+}
+
 /* A freed idle block into the hot cache, counted like a free block (its
  * chunk stays split meanwhile); false if its bin has no room. */
 HOT_PATH bool cache_block(bp_alloc_pool_t *pool, bp_block_t *b) {
@@ -617,10 +627,8 @@ HOT_PATH bool allocate_hot(bp_alloc_pool_t *pool, size_t size, size_t rounded,
                       ? bp_hot_cache_pop(&pool->hot, rounded)
                       : NULL;
   if (b) { /* b->size == rounded */
-    if (in_split_chunk(b)) {
-      bp_stat_sub(pool, BP_STAT_INACTIVE_SPLIT, rounded);
-      pool->split_headroom += rounded;
-    }
+    if (in_split_chunk(b))
+      bp_stat_fall_split(pool, rounded);
     b->state = BP_BLOCK_ALLOCATED;
     b->requested = size;
     bp_stat_raise(pool, BP_STAT_ALLOCATED, rounded);
@@ -784,10 +792,7 @@ HOT_PATH bp_status_t free_locked(bp_caching_allocator_t *a,
   size_t waits = b->other_stream_count + (direct && pool->stream ? 1 : 0);
   if (waits)
     return free_deferred(a, pool, b, waits);
-  bp_stat_sub(pool, BP_STAT_ALLOCATED, b->size);
-  bp_stat_sub(pool, BP_STAT_REQUESTED, b->requested);
-  bp_stat_sub(pool, BP_STAT_ACTIVE, b->size);
-  pool->use_headroom += b->requested; /* each fell by at least that */
+  count_idle_free(pool, b);
   if (direct)
     return free_uncached(a, pool, b);
   b->chunk->last_free_seq = ++pool->free_seq;
@@ -883,11 +888,7 @@ HOT_PATH bool free_hot(bp_alloc_pool_t *pool, void *ptr) {
       bp_stat_raise(pool, BP_STAT_INACTIVE_SPLIT, b->size);
       pool->split_headroom -= b->size;
     }
-    bp_stat_sub(pool, BP_STAT_ALLOCATED, b->size);
-    bp_stat_sub(pool, BP_STAT_REQUESTED, b->requested);
-    bp_stat_sub(pool, BP_STAT_ACTIVE, b->size);
-    /* Each of the three fell by at least b->requested. */
-    pool->use_headroom += b->requested;
+    count_idle_free(pool, b);
     b->chunk->last_free_seq = ++pool->free_seq;
   }
   bp_pool_unlock_biased(&pool->mu);

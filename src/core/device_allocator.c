@@ -122,4 +122,3 @@ bp_caching_allocator_t *bp_device_allocator(bp_device_t *device) {
   return bp_device_allocator_get(device, &allocator) == BP_OK ? allocator
                                                               : NULL;
 }
-

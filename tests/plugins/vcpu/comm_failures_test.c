@@ -374,24 +374,25 @@ static int setup(void **state) {
   return 0;
 }
 
-/* Fails a test whose worlds left a shared-memory segment behind. */
-static int no_segment_left(void **state) {
-  (void)state;
-  return comm_test_remove_segments_created_by(getpid()) == 0 ? 0 : -1;
-}
-
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test_teardown(test_peer_never_joins, no_segment_left),
-      cmocka_unit_test_teardown(test_peer_never_calls, no_segment_left),
-      cmocka_unit_test_teardown(test_wrong_secret_is_refused, no_segment_left),
+      cmocka_unit_test_teardown(test_peer_never_joins,
+                                comm_test_no_segment_left),
+      cmocka_unit_test_teardown(test_peer_never_calls,
+                                comm_test_no_segment_left),
+      cmocka_unit_test_teardown(test_wrong_secret_is_refused,
+                                comm_test_no_segment_left),
       cmocka_unit_test_teardown(test_abort_from_another_thread,
-                                no_segment_left),
-      cmocka_unit_test_teardown(test_mismatched_collectives, no_segment_left),
-      cmocka_unit_test_teardown(test_mismatched_send_recv, no_segment_left),
-      cmocka_unit_test_teardown(test_unmatched_recv_times_out, no_segment_left),
-      cmocka_unit_test_teardown(test_bad_arguments, no_segment_left),
-      cmocka_unit_test_teardown(test_failed_group_poisons, no_segment_left),
+                                comm_test_no_segment_left),
+      cmocka_unit_test_teardown(test_mismatched_collectives,
+                                comm_test_no_segment_left),
+      cmocka_unit_test_teardown(test_mismatched_send_recv,
+                                comm_test_no_segment_left),
+      cmocka_unit_test_teardown(test_unmatched_recv_times_out,
+                                comm_test_no_segment_left),
+      cmocka_unit_test_teardown(test_bad_arguments, comm_test_no_segment_left),
+      cmocka_unit_test_teardown(test_failed_group_poisons,
+                                comm_test_no_segment_left),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -113,3 +113,8 @@ size_t comm_test_count_world_segments(const struct comm_unique_id *id,
   }
   return found;
 }
+
+int comm_test_no_segment_left(void **state) {
+  (void)state;
+  return comm_test_remove_segments_created_by(getpid()) == 0 ? 0 : -1;
+}

@@ -26,6 +26,10 @@ size_t comm_test_count_world_segments(const struct comm_unique_id *id,
  * failed midway) and returns how many there were, naming them on stderr. */
 size_t comm_test_remove_segments(const C_CCLRootId *id);
 
+/* A cmocka teardown that fails the test if its worlds left a segment behind
+ * (created by this process), removing them. */
+int comm_test_no_segment_left(void **state);
+
 /* Removes every vcpu segment created by process `pid` and returns how many
  * there were, naming them on stderr: for tests whose worlds are made inside
  * the plugin (init of all devices at once), whose tokens they never see. */

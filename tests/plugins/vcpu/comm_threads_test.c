@@ -555,27 +555,22 @@ static int setup(void **state) {
   return 0;
 }
 
-/* Fails a test whose worlds left a shared-memory segment behind. */
-static int no_segment_left(void **state) {
-  (void)state;
-  return comm_test_remove_segments_created_by(getpid()) == 0 ? 0 : -1;
-}
-
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test_teardown(test_all_reduce, no_segment_left),
-      cmocka_unit_test_teardown(test_reduce, no_segment_left),
-      cmocka_unit_test_teardown(test_broadcast, no_segment_left),
-      cmocka_unit_test_teardown(test_all_gather, no_segment_left),
-      cmocka_unit_test_teardown(test_reduce_scatter, no_segment_left),
+      cmocka_unit_test_teardown(test_all_reduce, comm_test_no_segment_left),
+      cmocka_unit_test_teardown(test_reduce, comm_test_no_segment_left),
+      cmocka_unit_test_teardown(test_broadcast, comm_test_no_segment_left),
+      cmocka_unit_test_teardown(test_all_gather, comm_test_no_segment_left),
+      cmocka_unit_test_teardown(test_reduce_scatter, comm_test_no_segment_left),
       cmocka_unit_test_teardown(test_ring_exchange_in_one_group,
-                                no_segment_left),
+                                comm_test_no_segment_left),
       cmocka_unit_test_teardown(test_many_sends_then_collective,
-                                no_segment_left),
+                                comm_test_no_segment_left),
       cmocka_unit_test_teardown(test_send_recv_from_rank_threads,
-                                no_segment_left),
-      cmocka_unit_test_teardown(test_all_to_all, no_segment_left),
-      cmocka_unit_test_teardown(test_back_to_back_all_reduces, no_segment_left),
+                                comm_test_no_segment_left),
+      cmocka_unit_test_teardown(test_all_to_all, comm_test_no_segment_left),
+      cmocka_unit_test_teardown(test_back_to_back_all_reduces,
+                                comm_test_no_segment_left),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }
