@@ -156,7 +156,7 @@ struct C_CCLComm_st {
   _Atomic uint64_t single_copy_calls;
   _Atomic uint64_t *sends_to;   /* nranks: messages sent to each peer */
   _Atomic uint64_t *recvs_from; /* nranks: messages received from each */
-  /* Meetings in a row where a late rank shared this rank's CPU (comm_meet.c):
+  /* Meetings in a row where a peer shared this rank's CPU (comm_spread.c):
    * a heuristic, relaxed. */
   _Atomic uint32_t crowded_meetings;
   pthread_mutex_t error_lock;

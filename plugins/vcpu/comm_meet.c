@@ -6,21 +6,13 @@
 #include <string.h>
 
 #include "comm_reduce.h"
+#include "comm_spread.h"
 
 typedef struct arrival {
   comm_world *world;
   uint64_t target;
-  int32_t cpu;     /* this rank's */
-  bool crowded;    /* a late rank was seen on this CPU */
-  uint32_t streak; /* meetings in a row that were crowded */
+  int32_t cpu; /* this rank's */
 } arrival;
-
-/* Crowded meetings in a row after which a waiter sleeps instead of
- * yielding (a meeting that was not crowded, including one this rank came to
- * last, breaks the streak): two ranks that keep meeting on one CPU (the host
- * thread wakes the stream workers onto its own) take a context switch per
- * meeting; a sleep lets the scheduler wake one of them onto an idle CPU. */
-enum { CROWDED_BEFORE_SLEEP = 32 };
 
 static bool everyone_arrived(void *context) {
   arrival *a = context;
@@ -32,17 +24,14 @@ static bool everyone_arrived(void *context) {
 }
 
 /* Spin while the late ranks run elsewhere; yield while one was last seen on
- * this CPU, or sleep when that keeps happening. */
+ * this CPU, so that it can run (comm_spread.h moves one of us later). */
 static comm_wait_hint wait_hint(void *context) {
   arrival *a = context;
   for (size_t r = 0; r < a->world->nranks; r++) {
     const comm_rank_slot *slot = &a->world->slots[r];
     if (atomic_load_explicit(&slot->arrive, memory_order_relaxed) < a->target &&
-        atomic_load_explicit(&slot->cpu, memory_order_relaxed) == a->cpu) {
-      a->crowded = true;
-      return a->streak >= CROWDED_BEFORE_SLEEP ? COMM_WAIT_SLEEP
-                                               : COMM_WAIT_YIELD;
-    }
+        atomic_load_explicit(&slot->cpu, memory_order_relaxed) == a->cpu)
+      return COMM_WAIT_YIELD;
   }
   return COMM_WAIT_SPIN;
 }
@@ -64,9 +53,7 @@ void comm_describe_rank(const comm_world *world, size_t rank, char *out,
 bp_status_t comm_meet(C_CCLComm comm, const comm_desc *desc, unsigned step,
                       uint64_t deadline_ns) {
   comm_world *world = comm->world;
-  arrival a = {
-      world, (desc->seq << COMM_STEP_BITS) + step, sched_getcpu(), false,
-      atomic_load_explicit(&comm->crowded_meetings, memory_order_relaxed)};
+  arrival a = {world, (desc->seq << COMM_STEP_BITS) + step, sched_getcpu()};
   comm_rank_slot *mine = &world->slots[comm->rank];
   atomic_store_explicit(&mine->cpu, a.cpu, memory_order_relaxed);
   atomic_store_explicit(&mine->arrive, a.target, memory_order_release);
@@ -74,12 +61,10 @@ bp_status_t comm_meet(C_CCLComm comm, const comm_desc *desc, unsigned step,
   comm_wait_result result =
       comm_wait(world->signal, world->aborted, deadline_ns, everyone_arrived,
                 wait_hint, &a);
-  atomic_store_explicit(
-      &comm->crowded_meetings,
-      a.crowded && a.streak < CROWDED_BEFORE_SLEEP ? a.streak + 1 : 0,
-      memory_order_relaxed);
-  if (result == COMM_WAIT_READY)
+  if (result == COMM_WAIT_READY) {
+    comm_spread_after_meeting(comm, a.cpu);
     return BP_OK;
+  }
   size_t late = 0;
   while (late < world->nranks &&
          atomic_load(&world->slots[late].arrive) >= a.target)

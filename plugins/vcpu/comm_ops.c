@@ -117,28 +117,27 @@ static bp_status_t run_collective(C_CCLComm comm, const comm_desc *desc,
   return status;
 }
 
-static void run_p2p(C_CCLComm comm, const comm_desc *ops, size_t n,
-                    uint64_t deadline) {
+static bp_status_t run_p2p(C_CCLComm comm, const comm_desc *ops, size_t n,
+                           uint64_t deadline) {
   comm_world *world = comm->world;
   if (world->mpi == NULL) {
     comm_p2p_run(comm, ops, n, deadline);
-    return;
+    return (bp_status_t)atomic_load(&comm->error);
   }
   char error[512] = "";
   int status = world->mpi->p2p(world->mpi_handle, ops, n, deadline,
                                world->aborted, error, sizeof error);
-  if (status != BP_OK)
-    comm_fail(comm, (bp_status_t)status, "%s rank %zu: %s", comm->name,
-              comm->rank, error);
+  return status == BP_OK
+             ? BP_OK
+             : comm_fail(comm, (bp_status_t)status, "%s rank %zu: %s",
+                         comm->name, comm->rank, error);
 }
 
 /* Runs the batch's collectives in call order, then all its sends and
- * receives together. A poisoned communicator runs nothing. */
-static void run_batch(void *argument) {
-  comm_batch *batch = argument;
+ * receives together. */
+static void run_batch(comm_batch *batch, uint64_t deadline) {
   C_CCLComm comm = batch->comm;
-  uint64_t deadline = vcpu_now_ns() + comm->timeout_ns;
-  bp_status_t status = (bp_status_t)atomic_load(&comm->error);
+  bp_status_t status = BP_OK;
   size_t p2p_count = 0;
   for (size_t i = 0; i < batch->count && status == BP_OK; i++) {
     if (batch->calls[i].kind >= COMM_SEND) /* gather p2p at the front */
@@ -148,7 +147,35 @@ static void run_batch(void *argument) {
   }
   if (status == BP_OK && p2p_count != 0)
     run_p2p(comm, batch->calls, p2p_count, deadline);
-  batch_free(batch);
+}
+
+static comm_desc lone_call(const comm_task *task) {
+  return (comm_desc){.kind = (comm_kind)task->kind,
+                     .send = task->call.send,
+                     .recv = task->call.recv,
+                     .count = task->call.count,
+                     .dtype = (C_DataType)task->dtype,
+                     .op = (C_CCLReduceOp)task->op,
+                     .peer = task->peer,
+                     .seq = task->call.seq};
+}
+
+/* A poisoned communicator runs nothing. */
+void comm_run_task(const comm_task *task) {
+  C_CCLComm comm = task->comm;
+  uint64_t deadline = vcpu_now_ns() + comm->timeout_ns;
+  bool healthy = atomic_load(&comm->error) == BP_OK;
+  if (task->kind == COMM_TASK_BATCH) {
+    if (healthy)
+      run_batch(task->batch, deadline);
+    batch_free(task->batch);
+    return;
+  }
+  comm_desc call = lone_call(task);
+  if (healthy && call.kind >= COMM_SEND)
+    run_p2p(comm, &call, 1, deadline);
+  else if (healthy)
+    run_collective(comm, &call, deadline);
 }
 
 static bp_status_t append(comm_batch *batch, const comm_desc *desc) {
@@ -180,17 +207,17 @@ static comm_batch *batch_new(C_CCLComm comm, C_Stream stream) {
   return batch;
 }
 
-/* Enqueues the batch. Its calls already hold sequence numbers, so a batch
- * that cannot run would desynchronize the ranks: its communicator is
- * poisoned instead. */
-static bp_status_t submit(comm_batch *batch) {
-  C_CCLComm comm = batch->comm;
+/* Hands the task to the stream. Its calls already hold sequence numbers, so
+ * a task that cannot run would desynchronize the ranks: its communicator is
+ * poisoned instead. The caller frees a batch the stream did not take. */
+static bp_status_t submit(C_Stream stream, const comm_task *task) {
+  C_CCLComm comm = task->comm;
   bp_status_t status = BP_OK;
   comm_enqueue_fn enqueue = atomic_load(&enqueue_task);
   if (enqueue == NULL)
     status = comm_reject(BP_ERR_INTERNAL, "%s: no stream hand-off installed",
                          comm->name);
-  else if (enqueue(batch->stream, run_batch, batch) != C_SUCCESS)
+  else if (enqueue(stream, task) != C_SUCCESS)
     status = comm_reject(BP_ERR_PLUGIN,
                          "%s rank %zu: could not enqueue on "
                          "the stream",
@@ -198,23 +225,29 @@ static bp_status_t submit(comm_batch *batch) {
   else
     return BP_OK;
   comm_fail(comm, status, "%s", comm_last_error());
-  batch_free(batch);
   return status;
 }
 
-/* Records the call in the thread's group, or enqueues it alone. */
+static bp_status_t submit_batch(comm_batch *batch) {
+  comm_task task = {
+      .comm = batch->comm, .batch = batch, .kind = COMM_TASK_BATCH};
+  bp_status_t status = submit(batch->stream, &task);
+  if (status != BP_OK)
+    batch_free(batch);
+  return status;
+}
+
+/* Enqueues the call alone, or records it in the thread's group. */
 static bp_status_t dispatch(C_CCLComm comm, const comm_desc *desc,
                             C_Stream stream) {
   if (group.depth == 0) {
-    comm_batch *batch = batch_new(comm, stream);
-    if (batch == NULL)
-      return comm_reject(BP_ERR_OUT_OF_MEMORY, "%s: out of memory", comm->name);
-    bp_status_t status = append(batch, desc);
-    if (status != BP_OK) {
-      batch_free(batch);
-      return status;
-    }
-    return submit(batch);
+    comm_task task = {.comm = comm,
+                      .call = {desc->send, desc->recv, desc->count, desc->seq},
+                      .peer = (uint32_t)desc->peer,
+                      .kind = (uint8_t)desc->kind,
+                      .dtype = (uint8_t)desc->dtype,
+                      .op = (uint8_t)desc->op};
+    return submit(stream, &task);
   }
   comm_batch **link = &group.batches;
   while (*link && !((*link)->comm == comm && (*link)->stream == stream))
@@ -401,7 +434,7 @@ bp_status_t comm_group_end(void) {
                 batch->comm->name, batch->comm->rank, first_error);
       batch_free(batch);
     } else {
-      status = submit(batch);
+      status = submit_batch(batch);
       if (status != BP_OK)
         snprintf(first_error, sizeof first_error, "%s", comm_last_error());
     }

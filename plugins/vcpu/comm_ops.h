@@ -15,13 +15,12 @@
 #define BACKPLANE_VCPU_COMM_OPS_H_
 
 #include "comm.h"
+#include "comm_task.h"
 
-/* How a task reaches a stream: `run(argument)` must be called exactly once,
- * in stream order, on a thread that may block. C_SUCCESS or a failure (then
- * `run` is never called). */
-typedef void (*comm_task_fn)(void *argument);
-typedef C_Status (*comm_enqueue_fn)(C_Stream stream, comm_task_fn run,
-                                    void *argument);
+/* How a task reaches a stream: the stream keeps a copy of *task and calls
+ * comm_run_task on it exactly once, in stream order, on a thread that may
+ * block. C_SUCCESS or a failure (then it never runs it). */
+typedef C_Status (*comm_enqueue_fn)(C_Stream stream, const comm_task *task);
 
 /* Installs the stream hand-off (the plugin at InitPlugin; tests install
  * their own). Thread-safe; calls already enqueued keep theirs. */

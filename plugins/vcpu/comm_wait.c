@@ -15,8 +15,8 @@
  * it costs tens of microseconds and ranks fall into a convoy of sleeps. So a
  * waiter spins up to 50 µs (bounded by time, so ranks oversubscribing the
  * cores give their CPU away soon enough), then yields, then sleeps. The
- * caller's hint can make it yield while it spins, or sleep at once (see
- * comm_meet.c: ranks queued on one CPU). */
+ * caller's hint can make it yield while it spins (comm_meet.c: a late rank
+ * queued on this CPU). */
 enum {
   SPIN_NS = 50000,
   CLOCK_EVERY = 32, /* spin rounds between clock reads */
@@ -71,12 +71,9 @@ comm_wait_result comm_wait(comm_signal *signal, const atomic_bool *aborted,
     if (spin_until == 0)
       spin_until = now + SPIN_NS;
     if (now < spin_until) {
-      comm_wait_hint how = hint ? hint(context) : COMM_WAIT_SPIN;
-      if (how == COMM_WAIT_YIELD)
+      if (hint != NULL && hint(context) == COMM_WAIT_YIELD)
         sched_yield();
-      if (how != COMM_WAIT_SLEEP)
-        continue;
-      yields = YIELD_ROUNDS;
+      continue;
     }
     if (yields++ < YIELD_ROUNDS) {
       sched_yield();

@@ -34,8 +34,6 @@ void comm_signal_progress(comm_signal *signal);
 typedef enum comm_wait_hint {
   COMM_WAIT_SPIN,  /* the awaited ranks run elsewhere */
   COMM_WAIT_YIELD, /* one may be queued on this CPU: let it run */
-  COMM_WAIT_SLEEP, /* ... for a while now: sleep, so the scheduler moves one
-                      of us when the other wakes us */
 } comm_wait_hint;
 
 /* Returns READY as soon as ready(context) is true, ABORTED once *aborted is

@@ -87,7 +87,7 @@ static void fill_table(C_DeviceInterface *table) {
   table->get_runtime_version = vcpu_get_runtime_version;
   table->get_driver_version = vcpu_get_driver_version;
 
-  vcpu_comm_fill_interface(table, vcpu_stream_enqueue_host_fn);
+  vcpu_comm_fill_interface(table, vcpu_stream_enqueue_comm);
 
   table->profiler_initialize = vcpu_profiler_initialize; /* trace.h */
   table->profiler_finalize = vcpu_profiler_finalize;

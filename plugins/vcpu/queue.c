@@ -15,9 +15,8 @@
 #include "park.h"
 
 int vcpu_queue_init(vcpu_queue *queue, size_t capacity) {
-  /* Line-aligned, so that four 48-byte cells fill three lines exactly. */
-  size_t bytes = (capacity * sizeof(vcpu_queue_cell) + 63u) & ~(size_t)63u;
-  vcpu_queue_cell *cells = aligned_alloc(64, bytes);
+  vcpu_queue_cell *cells =
+      aligned_alloc(_Alignof(vcpu_queue_cell), capacity * sizeof *cells);
   if (!cells)
     return ENOMEM;
   for (size_t i = 0; i < capacity; ++i)

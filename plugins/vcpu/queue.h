@@ -10,8 +10,8 @@
  * The consumer peeks the front command, runs it, then pops it, so a
  * producer's ticket t is done once completed > t. The worker spins briefly on
  * an empty ring, then parks; producers issue a futex wake only when it is
- * parked. Cells are packed (no padding): the worker reading one command pulls
- * in its neighbours too.
+ * parked. A cell is one cache line: a producer filling the next cell never
+ * takes away the line the worker is reading.
  */
 #ifndef BACKPLANE_VCPU_QUEUE_H_
 #define BACKPLANE_VCPU_QUEUE_H_
@@ -21,12 +21,13 @@
 #include <stdint.h>
 
 #include "backplane/device_ext.h"
+#include "comm_task.h"
 #include "progress.h"
 
 typedef enum vcpu_command_kind {
   VCPU_COMMAND_COPY,     /* copy.dst <- copy.src, copy.size bytes */
   VCPU_COMMAND_CALLBACK, /* C_Callback with a status pointer */
-  VCPU_COMMAND_HOST_FN,  /* host_fn.fn(host_fn.arg) */
+  VCPU_COMMAND_COMM,     /* comm_run_task(&comm) */
   VCPU_COMMAND_RECORD,   /* complete event.event's generation */
   VCPU_COMMAND_WAIT,     /* wait for event.event's generation */
   VCPU_COMMAND_STOP,     /* the worker exits after this one */
@@ -48,10 +49,7 @@ typedef struct vcpu_command {
       void *user_data;
       C_Device device; /* the caller's handle, handed back to fn */
     } callback;
-    struct {
-      void (*fn)(void *arg);
-      void *arg;
-    } host_fn;
+    comm_task comm;
     struct {
       C_Event event; /* holds a reference until the command ran */
       uint64_t generation;
@@ -60,9 +58,11 @@ typedef struct vcpu_command {
 } vcpu_command;
 
 typedef struct vcpu_queue_cell {
-  atomic_uint_least64_t sequence; /* ticket + 1 of the command it holds */
+  _Alignas(64) atomic_uint_least64_t sequence; /* ticket + 1 of its command */
   vcpu_command command;
 } vcpu_queue_cell;
+
+_Static_assert(sizeof(vcpu_queue_cell) == 64, "a cell is one cache line");
 
 /* Each group of fields has its own cache line, by who writes it. */
 typedef struct vcpu_queue {

@@ -64,8 +64,8 @@ static void run_command(C_Stream stream, vcpu_command *command) {
                          command->callback.user_data, &status);
     break;
   }
-  case VCPU_COMMAND_HOST_FN:
-    command->host_fn.fn(command->host_fn.arg);
+  case VCPU_COMMAND_COMM:
+    comm_run_task(&command->comm);
     break;
   case VCPU_COMMAND_RECORD:
     vcpu_event_complete(command->event.event, command->event.generation);
@@ -218,11 +218,10 @@ C_Status vcpu_stream_add_callback(const C_Device device, C_Stream stream,
   return C_SUCCESS;
 }
 
-C_Status vcpu_stream_enqueue_host_fn(C_Stream stream, void (*fn)(void *arg),
-                                     void *arg) {
-  if (!vcpu_stream_device(stream) || !fn)
+C_Status vcpu_stream_enqueue_comm(C_Stream stream, const comm_task *task) {
+  if (!vcpu_stream_device(stream) || !task)
     return C_ERROR;
-  vcpu_command command = {.kind = VCPU_COMMAND_HOST_FN, .host_fn = {fn, arg}};
+  vcpu_command command = {.kind = VCPU_COMMAND_COMM, .comm = *task};
   vcpu_queue_push(&stream->queue, &command);
   return C_SUCCESS;
 }

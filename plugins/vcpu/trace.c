@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "comm.h"
 #include "device.h"
 
 typedef void (*add_event_fn)(C_Profiler prof, void *event);
@@ -132,7 +133,7 @@ static void report_command(int device_id, const void *stream,
   if (!add)
     return;
   char args[160];
-  const char *name = "host_fn", *category = "callback";
+  const char *name = "callback", *category = "callback";
   switch ((vcpu_command_kind)command->kind) {
   case VCPU_COMMAND_COPY:
     name = copy_direction(command->copy.dst, command->copy.src,
@@ -142,11 +143,14 @@ static void report_command(int device_id, const void *stream,
              command->copy.size, name);
     break;
   case VCPU_COMMAND_CALLBACK:
-    name = "callback";
     snprintf(args, sizeof args, "{}");
     break;
-  case VCPU_COMMAND_HOST_FN:
-    snprintf(args, sizeof args, "{}");
+  case VCPU_COMMAND_COMM:
+    name = command->comm.kind == COMM_TASK_BATCH
+               ? "comm_group"
+               : comm_kind_name((comm_kind)command->comm.kind);
+    category = "collective";
+    snprintf(args, sizeof args, "{\"comm\":\"%s\"}", command->comm.comm->name);
     break;
   case VCPU_COMMAND_RECORD:
   case VCPU_COMMAND_WAIT:

@@ -7,8 +7,7 @@
 
 typedef struct task {
   struct task *next;
-  comm_task_fn run;
-  void *argument;
+  comm_task comm;
 } task;
 
 struct test_stream {
@@ -33,7 +32,7 @@ static void *worker_main(void *argument) {
     if (s->head == NULL)
       s->tail = NULL;
     pthread_mutex_unlock(&s->lock);
-    t->run(t->argument);
+    comm_run_task(&t->comm);
     free(t);
     pthread_mutex_lock(&s->lock);
     s->finished++;
@@ -77,13 +76,12 @@ void test_stream_destroy(test_stream *s) {
   free(s);
 }
 
-C_Status test_stream_enqueue(C_Stream stream, comm_task_fn run,
-                             void *argument) {
+C_Status test_stream_enqueue(C_Stream stream, const comm_task *comm) {
   test_stream *s = (test_stream *)(void *)stream;
   task *t = malloc(sizeof *t);
   if (t == NULL)
     return C_FAILED;
-  *t = (task){NULL, run, argument};
+  *t = (task){NULL, *comm};
   pthread_mutex_lock(&s->lock);
   if (s->tail)
     s->tail->next = t;

@@ -43,20 +43,16 @@ typedef struct step {
   int value;
 } step;
 
-static void host_fn(void *arg) {
-  step *s = arg;
-  s->log->steps[s->log->count++] = s->value;
-}
-
 static void callback(C_Device device, C_Stream stream, void *arg,
                      C_Status *status) {
   (void)device;
   (void)stream;
   (void)status;
-  host_fn(arg);
+  step *s = arg;
+  s->log->steps[s->log->count++] = s->value;
 }
 
-static void test_host_functions_run_in_order_with_callbacks(void **state) {
+static void test_callbacks_run_in_order(void **state) {
   (void)state;
   C_Stream stream = NULL;
   assert_int_equal(vcpu_create_stream(&g_device1, &stream), C_SUCCESS);
@@ -64,20 +60,17 @@ static void test_host_functions_run_in_order_with_callbacks(void **state) {
   step steps[40];
   for (int i = 0; i < 40; ++i) {
     steps[i] = (step){&log, i};
-    if (i % 2)
-      assert_int_equal(vcpu_stream_enqueue_host_fn(stream, host_fn, &steps[i]),
-                       C_SUCCESS);
-    else
-      assert_int_equal(
-          vcpu_stream_add_callback(&g_device1, stream, callback, &steps[i]),
-          C_SUCCESS);
+    assert_int_equal(
+        vcpu_stream_add_callback(&g_device1, stream, callback, &steps[i]),
+        C_SUCCESS);
   }
   assert_int_equal(vcpu_synchronize_stream(&g_device1, stream), C_SUCCESS);
   assert_int_equal(log.count, 40);
   for (int i = 0; i < 40; ++i)
     assert_int_equal(log.steps[i], i);
-  assert_int_equal(vcpu_stream_enqueue_host_fn(stream, NULL, NULL), C_ERROR);
-  assert_int_equal(vcpu_stream_enqueue_host_fn(NULL, host_fn, NULL), C_ERROR);
+  comm_task task = {0};
+  assert_int_equal(vcpu_stream_enqueue_comm(stream, NULL), C_ERROR);
+  assert_int_equal(vcpu_stream_enqueue_comm(NULL, &task), C_ERROR);
   assert_ptr_equal(vcpu_stream_device(stream), vcpu_device_at(1));
   assert_int_equal(vcpu_destroy_stream(&g_device1, stream), C_SUCCESS);
 }
@@ -160,7 +153,7 @@ static void test_ptrmap_insert_find_remove(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_host_functions_run_in_order_with_callbacks),
+      cmocka_unit_test(test_callbacks_run_in_order),
       cmocka_unit_test(test_device_memory_is_shareable_through_its_memfd),
       cmocka_unit_test(test_large_frees_give_pages_back),
       cmocka_unit_test(test_ptrmap_insert_find_remove),

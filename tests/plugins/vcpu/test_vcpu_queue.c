@@ -13,14 +13,14 @@
 
 #include "queue.h"
 
-static vcpu_command host_fn_command(uintptr_t tag) {
-  return (vcpu_command){.kind = VCPU_COMMAND_HOST_FN,
-                        .host_fn = {NULL, (void *)tag}};
+static vcpu_command tagged_command(uintptr_t tag) {
+  return (vcpu_command){.kind = VCPU_COMMAND_CALLBACK,
+                        .callback = {NULL, (void *)tag, NULL}};
 }
 
 static uintptr_t tag_of(const vcpu_command *command) {
-  assert_int_equal(command->kind, VCPU_COMMAND_HOST_FN);
-  return (uintptr_t)command->host_fn.arg;
+  assert_int_equal(command->kind, VCPU_COMMAND_CALLBACK);
+  return (uintptr_t)command->callback.user_data;
 }
 
 static void test_commands_come_out_in_ticket_order(void **state) {
@@ -32,7 +32,7 @@ static void test_commands_come_out_in_ticket_order(void **state) {
   for (int lap = 0; lap < LAPS; ++lap) {
     /* Fill the ring completely, then drain it: every cell changes hands. */
     for (int i = 0; i < CAPACITY; ++i) {
-      vcpu_command command = host_fn_command(next_in);
+      vcpu_command command = tagged_command(next_in);
       assert_int_equal(vcpu_queue_push(&queue, &command), next_in - 100);
       ++next_in;
     }
@@ -46,13 +46,13 @@ static void test_commands_come_out_in_ticket_order(void **state) {
   }
   /* Uneven pushes and pops keep the order too. */
   for (int i = 0; i < 3; ++i) {
-    vcpu_command command = host_fn_command(next_in++);
+    vcpu_command command = tagged_command(next_in++);
     vcpu_queue_push(&queue, &command);
   }
   for (int round = 0; round < 9; ++round) {
     assert_int_equal(tag_of(vcpu_queue_front(&queue)), next_out++);
     vcpu_queue_pop(&queue);
-    vcpu_command command = host_fn_command(next_in++);
+    vcpu_command command = tagged_command(next_in++);
     vcpu_queue_push(&queue, &command);
   }
   vcpu_queue_destroy(&queue);
@@ -68,7 +68,7 @@ typedef struct producer {
 static void *produce(void *arg) {
   producer *p = arg;
   for (uintptr_t i = 0; i < PER_PRODUCER; ++i) {
-    vcpu_command command = host_fn_command(p->id << TAG_SHIFT | i);
+    vcpu_command command = tagged_command(p->id << TAG_SHIFT | i);
     vcpu_queue_push(p->queue, &command);
   }
   return NULL;
