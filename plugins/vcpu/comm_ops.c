@@ -117,20 +117,19 @@ static bp_status_t run_collective(C_CCLComm comm, const comm_desc *desc,
   return status;
 }
 
-static bp_status_t run_p2p(C_CCLComm comm, const comm_desc *ops, size_t n,
-                           uint64_t deadline) {
+static void run_p2p(C_CCLComm comm, const comm_desc *ops, size_t n,
+                    uint64_t deadline) {
   comm_world *world = comm->world;
   if (world->mpi == NULL) {
     comm_p2p_run(comm, ops, n, deadline);
-    return (bp_status_t)atomic_load(&comm->error);
+    return;
   }
   char error[512] = "";
   int status = world->mpi->p2p(world->mpi_handle, ops, n, deadline,
                                world->aborted, error, sizeof error);
-  return status == BP_OK
-             ? BP_OK
-             : comm_fail(comm, (bp_status_t)status, "%s rank %zu: %s",
-                         comm->name, comm->rank, error);
+  if (status != BP_OK)
+    comm_fail(comm, (bp_status_t)status, "%s rank %zu: %s", comm->name,
+              comm->rank, error);
 }
 
 /* Runs the batch's collectives in call order, then all its sends and
