@@ -6,7 +6,9 @@
  * reference/collectives_alloc.md §3: 2-thread memcpy read+write bandwidth B
  * over (3n-1), the single-copy ceiling, which both transports reach from
  * 64 KiB up (processes map each other's device arenas; below that they stage
- * through shared memory).
+ * through shared memory). B is measured by rank 0 right before each size is
+ * timed, so that both see the machine in the same state (a shared VM's
+ * memory bandwidth can change twofold from one minute to the next).
  *
  * Settings: ctx->comm (bench_comm_settings.h), from --op, --ranks and
  * --transport: threads (every rank a device of this process), shm (rank
@@ -59,6 +61,7 @@ typedef struct row {
   double us[2]; /* out of place, in place */
   size_t wrong[2];
   double mpi_us[2]; /* 0 when there is no baseline */
+  double model_gbs; /* B / (3n - 1) just before the row was timed */
 } row_t;
 
 /* How the table and the records name the transport. */
@@ -225,7 +228,13 @@ static bp_status_t count_wrong(comm_bench_t *b, size_t bytes, int in_place,
   return status;
 }
 
-/* Read+write GB/s of a 2-thread memcpy of `bytes` (the model's B). */
+/* The model's B: read+write GB/s of a 2-thread memcpy between two buffers
+ * allocated (and faulted in) once. */
+typedef struct model_probe {
+  char *src, *dst;
+  size_t bytes;
+} model_probe_t;
+
 typedef struct half_copy {
   void *dst;
   const void *src;
@@ -238,27 +247,38 @@ static void *copy_half(void *arg) {
   return NULL;
 }
 
-static double memcpy_bandwidth(size_t bytes) {
-  char *src = malloc(bytes), *dst = malloc(bytes);
+static bp_status_t model_probe_open(model_probe_t *probe, size_t bytes) {
+  probe->bytes = bytes;
+  probe->src = malloc(bytes);
+  probe->dst = malloc(bytes);
+  if (probe->src == NULL || probe->dst == NULL)
+    return BP_ERR_OUT_OF_MEMORY;
+  memset(probe->src, 1, bytes);
+  memset(probe->dst, 2, bytes);
+  return BP_OK;
+}
+
+static void model_probe_close(model_probe_t *probe) {
+  free(probe->src);
+  free(probe->dst);
+}
+
+/* The best of three copies, in GB/s (0 if a thread cannot start). */
+static double model_probe_bandwidth(const model_probe_t *probe) {
+  size_t bytes = probe->bytes;
   double best = 0;
-  if (src && dst) {
-    memset(src, 1, bytes);
-    memset(dst, 2, bytes);
-    for (int rep = 0; rep < 3; rep++) {
-      half_copy_t second = {dst + bytes / 2, src + bytes / 2,
-                            bytes - bytes / 2};
-      pthread_t thread;
-      uint64_t start = cli_now_ns();
-      if (pthread_create(&thread, NULL, copy_half, &second) != 0)
-        break;
-      memcpy(dst, src, bytes / 2);
-      pthread_join(thread, NULL);
-      double gbs = 2.0 * (double)bytes / (double)(cli_now_ns() - start);
-      best = gbs > best ? gbs : best;
-    }
+  for (int rep = 0; rep < 3; rep++) {
+    half_copy_t second = {probe->dst + bytes / 2, probe->src + bytes / 2,
+                          bytes - bytes / 2};
+    pthread_t thread;
+    uint64_t start = cli_now_ns();
+    if (pthread_create(&thread, NULL, copy_half, &second) != 0)
+      break;
+    memcpy(probe->dst, probe->src, bytes / 2);
+    pthread_join(thread, NULL);
+    double gbs = 2.0 * (double)bytes / (double)(cli_now_ns() - start);
+    best = gbs > best ? gbs : best;
   }
-  free(src);
-  free(dst);
   return best;
 }
 
@@ -299,12 +319,17 @@ static void mpi_baseline(comm_bench_t *b, row_t *rows, size_t count) {
   pclose(pipe);
 }
 
-static void print_table(comm_bench_t *b, const row_t *rows, size_t count,
-                        double model) {
+static void print_table(comm_bench_t *b, const row_t *rows, size_t count) {
   static const char *const hosts[BENCH_COMM_TRANSPORT_COUNT] = {
       "threads", "processes", "processes under mpirun"};
-  printf("# %s, %zu ranks as %s, float32 sum; model B/(3n-1) = %.2f GB/s\n",
-         bench_comm_op_name(b->op), b->n, hosts[b->transport], model);
+  double low = rows[0].model_gbs, high = rows[0].model_gbs;
+  for (size_t i = 1; i < count; i++) {
+    low = rows[i].model_gbs < low ? rows[i].model_gbs : low;
+    high = rows[i].model_gbs > high ? rows[i].model_gbs : high;
+  }
+  printf("# %s, %zu ranks as %s, float32 sum; model B/(3n-1) = %.2f-%.2f "
+         "GB/s (measured before each size)\n",
+         bench_comm_op_name(b->op), b->n, hosts[b->transport], low, high);
   printf("# %10s %10s %6s %5s | %10s %8s %8s %6s | %10s %8s %8s %6s | %10s "
          "%8s %7s %7s\n",
          "size", "count", "type", "redop", "time(us)", "algbw", "busbw",
@@ -324,13 +349,13 @@ static void print_table(comm_bench_t *b, const row_t *rows, size_t count,
            r->bytes, r->bytes / sizeof(float), "float", "sum", r->us[0],
            algbw[0], busbw[0], r->wrong[0], r->us[1], algbw[1], busbw[1],
            r->wrong[1], r->mpi_us[0], mpi_algbw,
-           mpi_algbw > 0 ? algbw[0] / mpi_algbw : 0, 100 * algbw[0] / model);
+           mpi_algbw > 0 ? algbw[0] / mpi_algbw : 0,
+           100 * algbw[0] / r->model_gbs);
   }
   fflush(stdout);
 }
 
-static void record_rows(comm_bench_t *b, const row_t *rows, size_t count,
-                        double model) {
+static void record_rows(comm_bench_t *b, const row_t *rows, size_t count) {
   for (size_t i = 0; i < count; i++) {
     const row_t *r = &rows[i];
     char size_text[32], what[96];
@@ -375,7 +400,7 @@ static void record_rows(comm_bench_t *b, const row_t *rows, size_t count,
                bench_comm_op_name(b->op), size_text, b->n, transport_label(b));
       bench_record(b->ctx, &(bench_result_t){
                                .bench_case = what,
-                               .value = 100 * algbw / model,
+                               .value = 100 * algbw / r->model_gbs,
                                .unit = "%",
                                .budget = BENCH_BUDGET_MIN_VALUE,
                                .limit = 60,
@@ -513,33 +538,50 @@ static bp_status_t close_ranks(comm_bench_t *b) {
   return status;
 }
 
-/* Times and checks every size with the ranks this process drives. */
+/* Times and checks every size with the ranks this process drives. Rank 0
+ * measures the model's bandwidth before each size and, unless the ranks are
+ * under mpirun (their launcher runs it afterwards), Open MPI's baseline
+ * right after it: a shared VM changes speed from one minute to the next, and
+ * each size is then compared with baselines taken in the same state. */
 static bp_status_t measure(comm_bench_t *b, const size_t *sizes, size_t count,
                            row_t *rows) {
-  bp_status_t status = open_ranks(b, sizes[count - 1]);
+  model_probe_t probe = {0};
+  bp_status_t status = BP_OK;
+  if (b->my_rank == 0)
+    status =
+        model_probe_open(&probe, b->ctx->quick ? (4u << 20) : (256u << 20));
+  if (status == BP_OK)
+    status = open_ranks(b, sizes[count - 1]);
   double discarded; /* a first round wakes everything up, untimed */
   if (status == BP_OK)
     status = time_op(b, sizes[0], 0, &discarded);
   for (size_t i = 0; i < count && status == BP_OK; i++) {
     rows[i].bytes = sizes[i];
+    if (b->my_rank == 0)
+      rows[i].model_gbs =
+          model_probe_bandwidth(&probe) / (3.0 * (double)b->n - 1.0);
     for (int in_place = 0; in_place < 2 && status == BP_OK; in_place++) {
       status = time_op(b, sizes[i], in_place, &rows[i].us[in_place]);
       if (status == BP_OK)
         status = count_wrong(b, sizes[i], in_place, &rows[i].wrong[in_place]);
     }
+    if (status == BP_OK && b->my_rank == 0 && b->transport != BENCH_COMM_MPI &&
+        !b->ctx->quick)
+      mpi_baseline(b, &rows[i], 1);
   }
+  model_probe_close(&probe);
   bp_status_t closed = close_ranks(b);
   return status != BP_OK ? status : closed;
 }
 
 /* The rows as rank 0 of an mpi world hands them to its launcher: one line
- * "bytes us us wrong wrong" per size. */
+ * "bytes us us wrong wrong model" per size. */
 static int write_rows(FILE *out, const row_t *rows, size_t count) {
   int failed = out == NULL;
   for (size_t i = 0; i < count && !failed; i++)
-    failed =
-        fprintf(out, "%zu %.17g %.17g %zu %zu\n", rows[i].bytes, rows[i].us[0],
-                rows[i].us[1], rows[i].wrong[0], rows[i].wrong[1]) < 0;
+    failed = fprintf(out, "%zu %.17g %.17g %zu %zu %.17g\n", rows[i].bytes,
+                     rows[i].us[0], rows[i].us[1], rows[i].wrong[0],
+                     rows[i].wrong[1], rows[i].model_gbs) < 0;
   if (out != NULL && fclose(out) != 0)
     failed = 1;
   return failed;
@@ -559,9 +601,9 @@ static bp_status_t measure_under_mpirun(comm_bench_t *b, row_t *rows,
     return status;
   size_t read = 0;
   while (read < count &&
-         fscanf(in, "%zu %lf %lf %zu %zu", &rows[read].bytes, &rows[read].us[0],
-                &rows[read].us[1], &rows[read].wrong[0],
-                &rows[read].wrong[1]) == 5)
+         fscanf(in, "%zu %lf %lf %zu %zu %lf", &rows[read].bytes,
+                &rows[read].us[0], &rows[read].us[1], &rows[read].wrong[0],
+                &rows[read].wrong[1], &rows[read].model_gbs) == 6)
     read++;
   fclose(in);
   if (read == count)
@@ -610,12 +652,10 @@ bp_status_t bench_comm(bench_ctx_t *ctx) {
     wrong += rows[i].wrong[0] + rows[i].wrong[1];
   if (wrong != 0)
     fprintf(stderr, "backplane bench comm: %zu wrong elements\n", wrong);
-  if (!ctx->quick)
+  if (launcher && !ctx->quick)
     mpi_baseline(&b, rows, count);
-  double bandwidth = memcpy_bandwidth(ctx->quick ? (4u << 20) : (256u << 20));
-  double model = bandwidth / (3.0 * (double)b.n - 1.0);
   if (!ctx->json)
-    print_table(&b, rows, count, model);
-  record_rows(&b, rows, count, model);
+    print_table(&b, rows, count);
+  record_rows(&b, rows, count);
   return wrong == 0 ? BP_OK : BP_ERR_INTERNAL;
 }
