@@ -13,8 +13,9 @@ static bool cpu_seen_on_a_peer(const comm_world *world, size_t self,
 }
 
 /* Pins the calling thread to an allowed CPU that no rank was seen on, then
- * gives it its whole allowed set back. Failures (more CPUs than a cpu_set_t
- * holds, a seccomp filter) leave the thread where it is. */
+ * gives it its whole allowed set back. A CPU that refuses (offline) is
+ * skipped; other failures (more CPUs than a cpu_set_t holds, a seccomp
+ * filter) leave the thread where it is. */
 static void move_to_a_free_cpu(C_CCLComm comm, int32_t cpu) {
   cpu_set_t allowed;
   if (sched_getaffinity(0, sizeof allowed, &allowed) != 0)
@@ -26,11 +27,11 @@ static void move_to_a_free_cpu(C_CCLComm comm, int32_t cpu) {
     cpu_set_t only;
     CPU_ZERO(&only);
     CPU_SET(c, &only);
-    if (sched_setaffinity(0, sizeof only, &only) == 0) {
-      atomic_store_explicit(&comm->world->slots[comm->rank].cpu, c,
-                            memory_order_relaxed);
-      sched_setaffinity(0, sizeof allowed, &allowed);
-    }
+    if (sched_setaffinity(0, sizeof only, &only) != 0)
+      continue;
+    atomic_store_explicit(&comm->world->slots[comm->rank].cpu, c,
+                          memory_order_relaxed);
+    sched_setaffinity(0, sizeof allowed, &allowed);
     return;
   }
 }
