@@ -52,8 +52,9 @@ BP_API bp_status_t bp_comm_init_rank(bp_device_t *device, size_t nranks,
 BP_API bp_status_t bp_comm_init_all(bp_device_t *const *devices,
                                     size_t ndevices, bp_comm_t **out_comms);
 
-/* Releases the communicator; synchronize its streams first. NULL is a no-op.
- */
+/* Releases the communicator. vcpu first waits for the calls already enqueued
+ * to run (as NCCL's destroy finalizes first); with other plugins, synchronize
+ * its streams first. NULL is a no-op. */
 BP_API bp_status_t bp_comm_destroy(bp_comm_t *comm);
 
 /* Ends the communicator's pending and later collectives with BP_ERR_ABORTED,

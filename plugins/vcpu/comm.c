@@ -157,7 +157,9 @@ bool comm_world_is_local(comm_world *world) {
  * arguments are valid. */
 static bp_status_t create(size_t nranks, const comm_unique_id *id, size_t rank,
                           bool use_mpi, C_CCLComm *out_comm) {
-  C_CCLComm comm = calloc(1, sizeof *comm);
+  C_CCLComm comm = aligned_alloc(_Alignof(struct C_CCLComm_st), sizeof *comm);
+  if (comm != NULL)
+    memset(comm, 0, sizeof *comm);
   _Atomic uint64_t *sends = calloc(nranks, sizeof *sends);
   _Atomic uint64_t *recvs = calloc(nranks, sizeof *recvs);
   if (comm == NULL || sends == NULL || recvs == NULL) {
@@ -240,9 +242,24 @@ static void segment_world_detach(comm_world *world) {
   pthread_mutex_unlock(&registry_lock);
 }
 
+/* Returns once every task handed to a stream has run (each ends within the
+ * communicator's deadline). */
+static void wait_for_tasks(C_CCLComm comm) {
+  uint64_t submitted = atomic_load(&comm->tasks_submitted);
+  vcpu_spin spin = vcpu_spin_start();
+  while (atomic_load_explicit(&comm->tasks_done, memory_order_acquire) <
+         submitted) {
+    if (!vcpu_spin_again(&spin)) {
+      struct timespec pause = {0, 100000}; /* 100 µs */
+      nanosleep(&pause, NULL);
+    }
+  }
+}
+
 void comm_destroy(C_CCLComm comm) {
   if (comm == NULL)
     return;
+  wait_for_tasks(comm);
   comm_world *world = comm->world;
   if (world->mpi != NULL) {
     world->mpi->destroy(world->mpi_handle);

@@ -145,21 +145,27 @@ typedef struct comm_world {
   comm_signal local_signal;
 } comm_world;
 
+/* Fields are grouped on cache lines by who writes them: the callers' threads,
+ * the stream workers running its tasks, or whoever fails first. */
 struct C_CCLComm_st {
   comm_world *world;
   size_t rank, nranks;
   uint64_t timeout_ns;
-  char name[64];             /* "vcpu-comm:<token>" */
-  _Atomic uint64_t next_seq; /* collectives called so far */
+  char name[64];                /* "vcpu-comm:<token>" */
+  _Atomic uint64_t *sends_to;   /* nranks: messages sent to each peer */
+  _Atomic uint64_t *recvs_from; /* nranks: messages received from each */
+  /* Callers. */
+  _Alignas(64) _Atomic uint64_t next_seq; /* collectives called so far */
+  _Atomic uint64_t tasks_submitted;       /* handed to streams */
+  /* Stream workers. */
+  _Alignas(64) _Atomic uint64_t tasks_done; /* ran (or were skipped) */
   /* Collectives between processes that ran single-copy through mapped
    * device arenas (comm_arena.h); for tests and diagnostics. */
   _Atomic uint64_t single_copy_calls;
-  _Atomic uint64_t *sends_to;   /* nranks: messages sent to each peer */
-  _Atomic uint64_t *recvs_from; /* nranks: messages received from each */
   /* Meetings in a row where a peer shared this rank's CPU (comm_spread.c):
    * a heuristic, relaxed. */
   _Atomic uint32_t crowded_meetings;
-  pthread_mutex_t error_lock;
+  _Alignas(64) pthread_mutex_t error_lock;
   _Atomic int error; /* a bp_status_t, BP_OK until the first failure */
   char error_message[512];
 };
@@ -180,9 +186,11 @@ bp_status_t comm_create(size_t nranks, const C_CCLRootId *root, size_t rank,
 bp_status_t comm_create_on_host(size_t nranks, const comm_unique_id *id,
                                 size_t rank, C_CCLComm *out_comm);
 
-/* Detaches from the world and removes its segment's name if it still has
- * one; the last communicator of the process unmaps it. The
- * caller has synchronized the streams the communicator was used on. */
+/* Waits until every call handed to a stream has run (each ends within the
+ * communicator's deadline, like NCCL's destroy finalizing first), then
+ * detaches from the world and removes its segment's name if it still has
+ * one; the last communicator of the process unmaps it. Must not be called
+ * from a stream worker that still has calls of this communicator queued. */
 void comm_destroy(C_CCLComm comm);
 
 /* Sets the world's abort flag: every rank's pending and later waits end with

@@ -159,7 +159,8 @@ static comm_desc lone_call(const comm_task *task) {
                      .seq = task->call.seq};
 }
 
-/* A poisoned communicator runs nothing. */
+/* A poisoned communicator runs nothing. Counting the task done is its last
+ * touch of the communicator: comm_destroy may free it right after. */
 void comm_run_task(const comm_task *task) {
   C_CCLComm comm = task->comm;
   uint64_t deadline = vcpu_now_ns() + comm->timeout_ns;
@@ -168,13 +169,14 @@ void comm_run_task(const comm_task *task) {
     if (healthy)
       run_batch(task->batch, deadline);
     batch_free(task->batch);
-    return;
+  } else {
+    comm_desc call = lone_call(task);
+    if (healthy && call.kind >= COMM_SEND)
+      run_p2p(comm, &call, 1, deadline);
+    else if (healthy)
+      run_collective(comm, &call, deadline);
   }
-  comm_desc call = lone_call(task);
-  if (healthy && call.kind >= COMM_SEND)
-    run_p2p(comm, &call, 1, deadline);
-  else if (healthy)
-    run_collective(comm, &call, deadline);
+  atomic_fetch_add_explicit(&comm->tasks_done, 1, memory_order_release);
 }
 
 static bp_status_t append(comm_batch *batch, const comm_desc *desc) {
@@ -213,6 +215,7 @@ static bp_status_t submit(C_Stream stream, const comm_task *task) {
   C_CCLComm comm = task->comm;
   bp_status_t status = BP_OK;
   comm_enqueue_fn enqueue = atomic_load(&enqueue_task);
+  atomic_fetch_add_explicit(&comm->tasks_submitted, 1, memory_order_relaxed);
   if (enqueue == NULL)
     status = comm_reject(BP_ERR_INTERNAL, "%s: no stream hand-off installed",
                          comm->name);
@@ -223,6 +226,7 @@ static bp_status_t submit(C_Stream stream, const comm_task *task) {
                          comm->name, comm->rank);
   else
     return BP_OK;
+  atomic_fetch_sub_explicit(&comm->tasks_submitted, 1, memory_order_relaxed);
   comm_fail(comm, status, "%s", comm_last_error());
   return status;
 }

@@ -150,7 +150,12 @@ static void report_command(int device_id, const void *stream,
                ? "comm_group"
                : comm_kind_name((comm_kind)command->comm.kind);
     category = "collective";
-    snprintf(args, sizeof args, "{\"comm\":\"%s\"}", command->comm.comm->name);
+    /* Not the communicator's name: it may be destroyed once the task ran. */
+    if (command->comm.kind == COMM_TASK_BATCH)
+      snprintf(args, sizeof args, "{}");
+    else
+      snprintf(args, sizeof args, "{\"seq\":%llu}",
+               (unsigned long long)command->comm.call.seq);
     break;
   case VCPU_COMMAND_RECORD:
   case VCPU_COMMAND_WAIT:
