@@ -538,11 +538,42 @@ static bp_status_t close_ranks(comm_bench_t *b) {
   return status;
 }
 
-/* Times and checks every size with the ranks this process drives. Rank 0
- * measures the model's bandwidth before each size and, unless the ranks are
- * under mpirun (their launcher runs it afterwards), Open MPI's baseline
- * right after it: a shared VM changes speed from one minute to the next, and
- * each size is then compared with baselines taken in the same state. */
+static double lower(double kept, double candidate) {
+  return kept == 0 || (candidate > 0 && candidate < kept) ? candidate : kept;
+}
+
+/* Times one size (out of place, then in place) `repetitions` times, keeping
+ * the best, and checks its results once. Rank 0 runs Open MPI's baseline
+ * after each repetition unless the ranks are under mpirun (their launcher
+ * runs it afterwards), also keeping the best. */
+static bp_status_t time_row(comm_bench_t *b, row_t *row, int repetitions) {
+  int baseline =
+      b->my_rank == 0 && b->transport != BENCH_COMM_MPI && !b->ctx->quick;
+  bp_status_t status = BP_OK;
+  for (int rep = 0; rep < repetitions && status == BP_OK; rep++) {
+    for (int in_place = 0; in_place < 2 && status == BP_OK; in_place++) {
+      double us = 0;
+      status = time_op(b, row->bytes, in_place, &us);
+      row->us[in_place] = lower(row->us[in_place], us);
+      if (status == BP_OK && rep == 0)
+        status = count_wrong(b, row->bytes, in_place, &row->wrong[in_place]);
+    }
+    if (status != BP_OK || !baseline)
+      continue;
+    row_t mpi = {.bytes = row->bytes};
+    mpi_baseline(b, &mpi, 1);
+    for (int p = 0; p < 2; p++)
+      row->mpi_us[p] = lower(row->mpi_us[p], mpi.mpi_us[p]);
+  }
+  return status;
+}
+
+/* Times and checks every size with the ranks this process drives. A shared
+ * VM changes speed from one minute to the next, so each size is compared
+ * with baselines taken in the same state: rank 0 measures the model's
+ * bandwidth right before it, and sizes below 1 MiB (milliseconds each) are
+ * timed three times alternating with Open MPI's baseline, the best of each
+ * kept. */
 static bp_status_t measure(comm_bench_t *b, const size_t *sizes, size_t count,
                            row_t *rows) {
   model_probe_t probe = {0};
@@ -560,14 +591,8 @@ static bp_status_t measure(comm_bench_t *b, const size_t *sizes, size_t count,
     if (b->my_rank == 0)
       rows[i].model_gbs =
           model_probe_bandwidth(&probe) / (3.0 * (double)b->n - 1.0);
-    for (int in_place = 0; in_place < 2 && status == BP_OK; in_place++) {
-      status = time_op(b, sizes[i], in_place, &rows[i].us[in_place]);
-      if (status == BP_OK)
-        status = count_wrong(b, sizes[i], in_place, &rows[i].wrong[in_place]);
-    }
-    if (status == BP_OK && b->my_rank == 0 && b->transport != BENCH_COMM_MPI &&
-        !b->ctx->quick)
-      mpi_baseline(b, &rows[i], 1);
+    int repetitions = b->ctx->quick || sizes[i] >= (1u << 20) ? 1 : 3;
+    status = time_row(b, &rows[i], repetitions);
   }
   model_probe_close(&probe);
   bp_status_t closed = close_ranks(b);
