@@ -15,14 +15,14 @@
 #include "comm_threads.h"
 #include "park.h"
 
-/* The work of one task: the calls one (communicator, stream) pair got. */
+/* A group's calls for one (communicator, stream) pair, run as one task. */
 typedef struct comm_batch {
   struct comm_batch *next; /* the group's list */
   C_CCLComm comm;
   C_Stream stream;
   comm_desc *calls; /* &first_call until a second call comes */
   size_t count, capacity;
-  comm_desc first_call; /* a lone call costs one allocation */
+  comm_desc first_call; /* a batch of one call costs one allocation */
 } comm_batch;
 
 typedef struct comm_group {
