@@ -21,7 +21,6 @@
  * not judged. */
 #include <fcntl.h>
 #include <limits.h>
-#include <pthread.h>
 #include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -33,6 +32,7 @@
 #include "bench.h"
 #include "bench_comm_mpi.h"
 #include "bench_comm_ranks.h"
+#include "bench_memcpy.h"
 #include "cli_format.h"
 #include "cli_timing.h"
 
@@ -235,18 +235,6 @@ typedef struct model_probe {
   size_t bytes;
 } model_probe_t;
 
-typedef struct half_copy {
-  void *dst;
-  const void *src;
-  size_t size;
-} half_copy_t;
-
-static void *copy_half(void *arg) {
-  half_copy_t *h = arg;
-  memcpy(h->dst, h->src, h->size);
-  return NULL;
-}
-
 static bp_status_t model_probe_open(model_probe_t *probe, size_t bytes) {
   probe->bytes = bytes;
   probe->src = malloc(bytes);
@@ -268,14 +256,9 @@ static double model_probe_bandwidth(const model_probe_t *probe) {
   size_t bytes = probe->bytes;
   double best = 0;
   for (int rep = 0; rep < 3; rep++) {
-    half_copy_t second = {probe->dst + bytes / 2, probe->src + bytes / 2,
-                          bytes - bytes / 2};
-    pthread_t thread;
     uint64_t start = cli_now_ns();
-    if (pthread_create(&thread, NULL, copy_half, &second) != 0)
+    if (!bench_memcpy_two_threads(probe->dst, probe->src, bytes))
       break;
-    memcpy(probe->dst, probe->src, bytes / 2);
-    pthread_join(thread, NULL);
     double gbs = 2.0 * (double)bytes / (double)(cli_now_ns() - start);
     best = gbs > best ? gbs : best;
   }

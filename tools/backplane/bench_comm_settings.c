@@ -24,20 +24,32 @@ static const char *given_or_env(const char *given, const char *variable) {
   return given ? given : getenv(variable);
 }
 
-static int parse_op(const char *text, bench_comm_op_t *out) {
-  *out = BENCH_COMM_ALL_REDUCE;
-  if (text == NULL)
-    return 0;
-  for (int i = 0; i < BENCH_COMM_OP_COUNT; i++)
-    if (strcmp(text, op_names[i]) == 0) {
-      *out = (bench_comm_op_t)i;
+/* Finds `text` among names[0..count) into *out (0), or says which names
+ * there are (2). */
+static int parse_name(const char *text, const char *what,
+                      const char *const *names, int count, int *out) {
+  for (int i = 0; i < count; i++)
+    if (strcmp(text, names[i]) == 0) {
+      *out = i;
       return 0;
     }
-  fprintf(stderr,
-          "backplane bench comm: unknown op '%s' (all_reduce, broadcast, "
-          "reduce, all_gather or reduce_scatter)\n",
-          text);
+  fprintf(stderr, "backplane bench comm: unknown %s '%s' (", what, text);
+  for (int i = 0; i < count; i++)
+    fprintf(stderr, "%s%s",
+            i == 0          ? ""
+            : i + 1 < count ? ", "
+                            : " or ",
+            names[i]);
+  fprintf(stderr, ")\n");
   return 2;
+}
+
+static int parse_op(const char *text, bench_comm_op_t *out) {
+  int index = BENCH_COMM_ALL_REDUCE;
+  int failed =
+      text ? parse_name(text, "op", op_names, BENCH_COMM_OP_COUNT, &index) : 0;
+  *out = (bench_comm_op_t)index;
+  return failed;
 }
 
 static int parse_ranks(const char *text, size_t *out) {
@@ -58,19 +70,12 @@ static int parse_ranks(const char *text, size_t *out) {
 }
 
 static int parse_transport(const char *text, bench_comm_transport_t *out) {
-  *out = BENCH_COMM_THREADS;
-  if (text == NULL)
-    return 0;
-  for (int i = 0; i < BENCH_COMM_TRANSPORT_COUNT; i++)
-    if (strcmp(text, transport_names[i]) == 0) {
-      *out = (bench_comm_transport_t)i;
-      return 0;
-    }
-  fprintf(stderr,
-          "backplane bench comm: unknown transport '%s' (threads, shm or "
-          "mpi)\n",
-          text);
-  return 2;
+  int index = BENCH_COMM_THREADS;
+  int failed = text ? parse_name(text, "transport", transport_names,
+                                 BENCH_COMM_TRANSPORT_COUNT, &index)
+                    : 0;
+  *out = (bench_comm_transport_t)index;
+  return failed;
 }
 
 int bench_comm_settings_parse(const char *op, const char *ranks,

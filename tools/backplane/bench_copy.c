@@ -2,13 +2,13 @@
  * synchronous and on a stream (+ synchronize), against memcpy between the
  * same pre-faulted host buffers with 1 and with 2 threads (budget: >= 90 %
  * of memcpy). */
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench.h"
+#include "bench_memcpy.h"
 #include "cli_format.h"
 #include "cli_timing.h"
 
@@ -34,18 +34,6 @@ typedef struct copy_bench {
   bp_stream_t *stream;
 } copy_bench_t;
 
-typedef struct memcpy_half {
-  void *dst;
-  const void *src;
-  size_t size;
-} memcpy_half_t;
-
-static void *copy_half(void *arg) {
-  memcpy_half_t *half = arg;
-  memcpy(half->dst, half->src, half->size);
-  return NULL;
-}
-
 /* GB/s of one measurement of `series` at `size`; 0 on error (reported). */
 static double measure_once(copy_bench_t *b, series_t series, size_t size) {
   bp_device_t *device = b->ctx->device;
@@ -55,16 +43,10 @@ static double measure_once(copy_bench_t *b, series_t series, size_t size) {
   case MEMCPY_1:
     memcpy(b->dst, b->src, size);
     break;
-  case MEMCPY_2: {
-    memcpy_half_t second = {b->dst + size / 2, b->src + size / 2,
-                            size - size / 2};
-    pthread_t thread;
-    if (pthread_create(&thread, NULL, copy_half, &second) != 0)
+  case MEMCPY_2:
+    if (!bench_memcpy_two_threads(b->dst, b->src, size))
       return 0;
-    memcpy(b->dst, b->src, size / 2);
-    pthread_join(thread, NULL);
     break;
-  }
   case H2D_SYNC:
   case H2D_ASYNC:
     status = bp_copy(device, b->device_buffer, NULL, b->src, size,
