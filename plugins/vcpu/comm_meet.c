@@ -23,17 +23,17 @@ static bool everyone_arrived(void *context) {
   return true;
 }
 
-/* Spin while the late ranks run elsewhere; yield while one was last seen on
- * this CPU, so that it can run (comm_spread.h moves one of us later). */
-static comm_wait_hint wait_hint(void *context) {
+/* Yield while a late rank was last seen on this CPU, so that it can run
+ * (comm_spread.h moves one of us later); spin while they run elsewhere. */
+static bool late_rank_shares_cpu(void *context) {
   arrival *a = context;
   for (size_t r = 0; r < a->world->nranks; r++) {
     const comm_rank_slot *slot = &a->world->slots[r];
     if (atomic_load_explicit(&slot->arrive, memory_order_relaxed) < a->target &&
         atomic_load_explicit(&slot->cpu, memory_order_relaxed) == a->cpu)
-      return COMM_WAIT_YIELD;
+      return true;
   }
-  return COMM_WAIT_SPIN;
+  return false;
 }
 
 void comm_describe_rank(const comm_world *world, size_t rank, char *out,
@@ -60,7 +60,7 @@ bp_status_t comm_meet(C_CCLComm comm, const comm_desc *desc, unsigned step,
   comm_signal_progress(world->signal);
   comm_wait_result result =
       comm_wait(world->signal, world->aborted, deadline_ns, everyone_arrived,
-                wait_hint, &a);
+                late_rank_shares_cpu, &a);
   if (result == COMM_WAIT_READY) {
     comm_spread_after_meeting(comm, a.cpu);
     return BP_OK;

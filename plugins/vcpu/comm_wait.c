@@ -15,8 +15,8 @@
  * it costs tens of microseconds and ranks fall into a convoy of sleeps. So a
  * waiter spins up to 50 µs (bounded by time, so ranks oversubscribing the
  * cores give their CPU away soon enough), then yields, then sleeps. The
- * caller's hint can make it yield while it spins (comm_meet.c: a late rank
- * queued on this CPU). */
+ * caller can make it yield while it spins (comm_meet.c: a late rank queued
+ * on this CPU). */
 enum {
   SPIN_NS = 50000,
   CLOCK_EVERY = 32, /* spin rounds between clock reads */
@@ -50,8 +50,7 @@ void comm_signal_progress(comm_signal *signal) {
 
 comm_wait_result comm_wait(comm_signal *signal, const atomic_bool *aborted,
                            uint64_t deadline_ns, bool (*ready)(void *context),
-                           comm_wait_hint (*hint)(void *context),
-                           void *context) {
+                           bool (*should_yield)(void *context), void *context) {
   uint64_t spin_until = 0;
   unsigned yields = 0;
   for (unsigned round = 1;; round++) {
@@ -71,7 +70,7 @@ comm_wait_result comm_wait(comm_signal *signal, const atomic_bool *aborted,
     if (spin_until == 0)
       spin_until = now + SPIN_NS;
     if (now < spin_until) {
-      if (hint != NULL && hint(context) == COMM_WAIT_YIELD)
+      if (should_yield != NULL && should_yield(context))
         sched_yield();
       continue;
     }

@@ -30,19 +30,13 @@ uint64_t comm_timeout_ms_from_env(void);
 /* Wakes every waiter of `signal`. Call after publishing progress. */
 void comm_signal_progress(comm_signal *signal);
 
-/* How a waiter should pass the time while it polls. */
-typedef enum comm_wait_hint {
-  COMM_WAIT_SPIN,  /* the awaited ranks run elsewhere */
-  COMM_WAIT_YIELD, /* one may be queued on this CPU: let it run */
-} comm_wait_hint;
-
 /* Returns READY as soon as ready(context) is true, ABORTED once *aborted is
- * true, TIMEOUT once vcpu_now_ns() (park.h) passes deadline_ns. `hint` (may
- * be NULL: always spin first) is asked at each clock reading of the spin
- * phase. */
+ * true, TIMEOUT once vcpu_now_ns() (park.h) passes deadline_ns. During the
+ * spin phase, `should_yield` (may be NULL: always spin) is asked at each
+ * clock reading: true when a thread it waits for may be queued on this CPU,
+ * which then yields so that it can run. */
 comm_wait_result comm_wait(comm_signal *signal, const atomic_bool *aborted,
                            uint64_t deadline_ns, bool (*ready)(void *context),
-                           comm_wait_hint (*hint)(void *context),
-                           void *context);
+                           bool (*should_yield)(void *context), void *context);
 
 #endif /* BACKPLANE_VCPU_COMM_WAIT_H_ */
