@@ -1,76 +1,74 @@
-/* An open-addressing hash map with linear probing; removal shifts the
- * following entries back, so there are no tombstones. */
-#include "layers/trace_flows.h"
+/* Pointer map (contract in pointer_map.h). */
+#include "layers/pointer_map.h"
 
 #include <stdlib.h>
 
-static size_t home_of(uintptr_t event, size_t capacity) {
-  uint64_t h = (uint64_t)event * 0x9e3779b97f4a7c15ull;
+static size_t home_of(uintptr_t key, size_t capacity) {
+  uint64_t h = (uint64_t)key * 0x9e3779b97f4a7c15ull;
   return (size_t)(h >> 32) & (capacity - 1);
 }
 
-/* The slot holding `event`, or the empty slot where it would go. */
-static size_t find(const bp_trace_flows_t *flows, uintptr_t event) {
-  size_t i = home_of(event, flows->capacity);
-  while (flows->slots[i].event && flows->slots[i].event != event)
-    i = (i + 1) & (flows->capacity - 1);
+/* The slot holding `key`, or the empty slot where it would go. */
+static size_t find(const bp_pointer_map_t *map, uintptr_t key) {
+  size_t i = home_of(key, map->capacity);
+  while (map->slots[i].key && map->slots[i].key != key)
+    i = (i + 1) & (map->capacity - 1);
   return i;
 }
 
-static bool grow(bp_trace_flows_t *flows) {
-  size_t capacity = flows->capacity ? flows->capacity * 2 : 64;
-  bp_trace_flows_t grown = {calloc(capacity, sizeof *grown.slots), capacity,
-                            flows->count};
+static bool grow(bp_pointer_map_t *map) {
+  size_t capacity = map->capacity ? map->capacity * 2 : 64;
+  bp_pointer_map_t grown = {calloc(capacity, sizeof *grown.slots), capacity,
+                            map->count};
   if (!grown.slots)
     return false;
-  for (size_t i = 0; i < flows->capacity; ++i)
-    if (flows->slots[i].event)
-      grown.slots[find(&grown, flows->slots[i].event)] = flows->slots[i];
-  free(flows->slots);
-  *flows = grown;
+  for (size_t i = 0; i < map->capacity; ++i)
+    if (map->slots[i].key)
+      grown.slots[find(&grown, map->slots[i].key)] = map->slots[i];
+  free(map->slots);
+  *map = grown;
   return true;
 }
 
-bool bp_trace_flows_set(bp_trace_flows_t *flows, const void *event,
-                        uint64_t serial) {
-  if ((flows->count + 1) * 2 > flows->capacity && !grow(flows))
+bool bp_pointer_map_set(bp_pointer_map_t *map, const void *key,
+                        uint64_t value) {
+  if ((map->count + 1) * 2 > map->capacity && !grow(map))
     return false;
-  size_t i = find(flows, (uintptr_t)event);
-  if (!flows->slots[i].event)
-    flows->count++;
-  flows->slots[i] = (bp_trace_flow_slot_t){(uintptr_t)event, serial};
+  size_t i = find(map, (uintptr_t)key);
+  if (!map->slots[i].key)
+    map->count++;
+  map->slots[i] = (bp_pointer_map_slot_t){(uintptr_t)key, value};
   return true;
 }
 
-uint64_t bp_trace_flows_get(const bp_trace_flows_t *flows, const void *event) {
-  if (!flows->capacity)
+uint64_t bp_pointer_map_get(const bp_pointer_map_t *map, const void *key) {
+  if (!map->capacity)
     return 0;
-  return flows->slots[find(flows, (uintptr_t)event)].serial;
+  return map->slots[find(map, (uintptr_t)key)].value;
 }
 
-void bp_trace_flows_remove(bp_trace_flows_t *flows, const void *event) {
-  if (!flows->capacity)
+void bp_pointer_map_remove(bp_pointer_map_t *map, const void *key) {
+  if (!map->capacity)
     return;
-  size_t mask = flows->capacity - 1;
-  size_t hole = find(flows, (uintptr_t)event);
-  if (!flows->slots[hole].event)
+  size_t mask = map->capacity - 1;
+  size_t hole = find(map, (uintptr_t)key);
+  if (!map->slots[hole].key)
     return;
-  flows->slots[hole] = (bp_trace_flow_slot_t){0, 0};
-  flows->count--;
+  map->slots[hole] = (bp_pointer_map_slot_t){0, 0};
+  map->count--;
   /* Move back each following entry whose home is not between the hole
    * and its slot (cyclically). */
-  for (size_t i = (hole + 1) & mask; flows->slots[i].event;
-       i = (i + 1) & mask) {
-    size_t home = home_of(flows->slots[i].event, flows->capacity);
+  for (size_t i = (hole + 1) & mask; map->slots[i].key; i = (i + 1) & mask) {
+    size_t home = home_of(map->slots[i].key, map->capacity);
     if (((i - home) & mask) >= ((i - hole) & mask)) {
-      flows->slots[hole] = flows->slots[i];
-      flows->slots[i] = (bp_trace_flow_slot_t){0, 0};
+      map->slots[hole] = map->slots[i];
+      map->slots[i] = (bp_pointer_map_slot_t){0, 0};
       hole = i;
     }
   }
 }
 
-void bp_trace_flows_release(bp_trace_flows_t *flows) {
-  free(flows->slots);
-  *flows = (bp_trace_flows_t){NULL, 0, 0};
+void bp_pointer_map_release(bp_pointer_map_t *map) {
+  free(map->slots);
+  *map = (bp_pointer_map_t){NULL, 0, 0};
 }

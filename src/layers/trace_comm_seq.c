@@ -1,54 +1,36 @@
-/* An open-addressing hash map from communicator address to its counters,
- * with linear probing; entries are reset, never removed. */
+/* Communicator sequence numbers (contract in trace_comm_seq.h): each
+ * communicator's counters live on the heap, found through the map. */
 #include "layers/trace_comm_seq.h"
 
 #include <stdlib.h>
 
-static size_t home_of(const void *comm, size_t capacity) {
-  uint64_t h = (uint64_t)(uintptr_t)comm * 0x9e3779b97f4a7c15ull;
-  return (size_t)(h >> 32) & (capacity - 1);
-}
-
-/* The slot holding `comm`, or the empty slot where it would go. */
-static size_t find(const bp_trace_comm_seqs_t *seqs, const void *comm) {
-  size_t i = home_of(comm, seqs->capacity);
-  while (seqs->slots[i].comm && seqs->slots[i].comm != comm)
-    i = (i + 1) & (seqs->capacity - 1);
-  return i;
-}
-
-static int grow(bp_trace_comm_seqs_t *seqs) {
-  size_t capacity = seqs->capacity ? seqs->capacity * 2 : 16;
-  bp_trace_comm_seqs_t grown = {calloc(capacity, sizeof *grown.slots), capacity,
-                                seqs->count};
-  if (!grown.slots)
-    return 0;
-  for (size_t i = 0; i < seqs->capacity; ++i)
-    if (seqs->slots[i].comm)
-      grown.slots[find(&grown, seqs->slots[i].comm)] = seqs->slots[i];
-  free(seqs->slots);
-  *seqs = grown;
-  return 1;
-}
+typedef struct bp_trace_comm_counts {
+  const void *native;
+  size_t nranks;
+  uint64_t collectives;
+  uint64_t messages[]; /* [2 * peer] sends, [2 * peer + 1] receives */
+} bp_trace_comm_counts_t;
 
 /* The counters of `comm`, fresh when it is new or its handle changed;
  * NULL when out of memory. */
 static bp_trace_comm_counts_t *counts_of(bp_trace_comm_seqs_t *seqs,
                                          const void *comm, const void *native,
                                          size_t nranks) {
-  if ((seqs->count + 1) * 2 > seqs->capacity && !grow(seqs))
+  bp_trace_comm_counts_t *counts =
+      (void *)(uintptr_t)bp_pointer_map_get(&seqs->by_comm, comm);
+  if (counts && counts->native == native && counts->nranks == nranks)
+    return counts;
+  bp_trace_comm_counts_t *fresh =
+      calloc(1, sizeof *fresh + 2 * nranks * sizeof *fresh->messages);
+  if (!fresh)
     return NULL;
-  bp_trace_comm_counts_t *slot = &seqs->slots[find(seqs, comm)];
-  if (slot->comm && slot->native == native && slot->nranks == nranks)
-    return slot;
-  uint64_t *messages = calloc(nranks ? 2 * nranks : 1, sizeof *messages);
-  if (!messages)
+  *fresh = (bp_trace_comm_counts_t){native, nranks, 0};
+  if (!bp_pointer_map_set(&seqs->by_comm, comm, (uintptr_t)fresh)) {
+    free(fresh);
     return NULL;
-  if (!slot->comm)
-    seqs->count++;
-  free(slot->messages);
-  *slot = (bp_trace_comm_counts_t){comm, native, nranks, 0, messages};
-  return slot;
+  }
+  free(counts);
+  return fresh;
 }
 
 uint64_t bp_trace_comm_seq_next(bp_trace_comm_seqs_t *seqs, const void *comm,
@@ -65,8 +47,7 @@ uint64_t bp_trace_comm_seq_next(bp_trace_comm_seqs_t *seqs, const void *comm,
 }
 
 void bp_trace_comm_seqs_release(bp_trace_comm_seqs_t *seqs) {
-  for (size_t i = 0; i < seqs->capacity; ++i)
-    free(seqs->slots[i].messages);
-  free(seqs->slots);
-  *seqs = (bp_trace_comm_seqs_t){NULL, 0, 0};
+  for (size_t i = 0; i < seqs->by_comm.capacity; ++i)
+    free((void *)(uintptr_t)seqs->by_comm.slots[i].value);
+  bp_pointer_map_release(&seqs->by_comm);
 }

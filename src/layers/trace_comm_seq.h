@@ -12,18 +12,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct bp_trace_comm_counts {
-  const void *comm; /* NULL: empty slot */
-  const void *native;
-  size_t nranks;
-  uint64_t collectives;
-  uint64_t *messages; /* [2 * peer] sends, [2 * peer + 1] receives */
-} bp_trace_comm_counts_t;
+#include "layers/pointer_map.h"
 
+/* communicator -> its bp_trace_comm_counts (trace_comm_seq.c), owned. */
 typedef struct bp_trace_comm_seqs {
-  bp_trace_comm_counts_t *slots;
-  size_t capacity; /* a power of two, or 0 */
-  size_t count;
+  bp_pointer_map_t by_comm;
 } bp_trace_comm_seqs_t;
 
 typedef enum bp_trace_comm_lane {

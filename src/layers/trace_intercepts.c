@@ -255,7 +255,7 @@ static C_Status t_record_event(const C_Device device, C_Stream stream,
            (void *)event, (void *)stream, serial);
   record_call(t, "record_event", device, start, result, detail);
   pthread_mutex_lock(&t->lock);
-  bp_trace_flows_set(&t->flows, event, serial); /* no memory: no arrows */
+  bp_pointer_map_set(&t->flows, event, serial); /* no memory: no arrows */
   pthread_mutex_unlock(&t->lock);
   return result;
 }
@@ -264,7 +264,7 @@ static C_Status t_record_event(const C_Device device, C_Stream stream,
 static void wait_detail(bp_trace_layer_t *t, C_Event event, char *detail,
                         size_t capacity) {
   pthread_mutex_lock(&t->lock);
-  uint64_t serial = event ? bp_trace_flows_get(&t->flows, event) : 0;
+  uint64_t serial = event ? bp_pointer_map_get(&t->flows, event) : 0;
   pthread_mutex_unlock(&t->lock);
   if (serial)
     snprintf(detail, capacity, ",\"event\":\"%p\",\"flow_in\":%" PRIu64,
@@ -300,7 +300,7 @@ static C_Status t_destroy_event(const C_Device device, C_Event event) {
   uint64_t start = bp_trace_now_ns();
   C_Status result = t->next.destroy_event(device, event);
   pthread_mutex_lock(&t->lock);
-  bp_trace_flows_remove(&t->flows, event);
+  bp_pointer_map_remove(&t->flows, event);
   pthread_mutex_unlock(&t->lock);
   record_call(t, "destroy_event", device, start, result, "");
   return result;
@@ -315,7 +315,7 @@ static C_Status t_create_stream(const C_Device device, C_Stream *stream) {
   char detail[64] = "";
   if (BP_C_OK(result) && stream && *stream) {
     pthread_mutex_lock(&t->lock);
-    bp_trace_flows_set(&t->streams, *stream, 1); /* no memory: no timeline */
+    bp_pointer_map_set(&t->streams, *stream, 1); /* no memory: no timeline */
     pthread_mutex_unlock(&t->lock);
     snprintf(detail, sizeof detail, ",\"stream\":\"%p\"", (void *)*stream);
   }
@@ -329,7 +329,7 @@ static C_Status t_create_stream(const C_Device device, C_Stream *stream) {
 static C_Status t_destroy_stream(const C_Device device, C_Stream stream) {
   bp_trace_layer_t *t = LAYER(device);
   pthread_mutex_lock(&t->lock);
-  bp_trace_flows_remove(&t->streams, stream);
+  bp_pointer_map_remove(&t->streams, stream);
   pthread_mutex_unlock(&t->lock);
   uint64_t start = bp_trace_now_ns();
   C_Status result = t->next.destroy_stream(device, stream);

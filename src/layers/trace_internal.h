@@ -7,9 +7,9 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
+#include "layers/pointer_map.h"
 #include "layers/trace_clock.h"
 #include "layers/trace_comm_seq.h"
-#include "layers/trace_flows.h"
 #include "layers/trace_layer.h"
 
 typedef struct bp_trace_session bp_trace_session_t;
@@ -30,8 +30,8 @@ struct bp_trace_layer {
   bool plugin_profiler;     /* profiler_initialize succeeded */
   uint64_t start_ns;
   pthread_mutex_t lock;             /* guards the fields below */
-  bp_trace_flows_t flows;           /* event -> serial of its latest record */
-  bp_trace_flows_t streams;         /* this runtime's live C_Streams -> 1 */
+  bp_pointer_map_t flows;           /* event -> serial of its latest record */
+  bp_pointer_map_t streams;         /* this runtime's live C_Streams -> 1 */
   bp_trace_comm_seqs_t comm_seqs;   /* communicator -> calls so far */
   uint64_t record_serial;           /* event records so far */
   bp_trace_memory_sample_t *memory; /* one per device of the plugin */

@@ -77,7 +77,7 @@ static void leave_session(bp_trace_session_t *session, bool write) {
 static bool keeps_stream(void *context, uint64_t stream_id) {
   bp_trace_layer_t *layer = context;
   pthread_mutex_lock(&layer->lock);
-  bool own = bp_trace_flows_get(&layer->streams,
+  bool own = bp_pointer_map_get(&layer->streams,
                                 (const void *)(uintptr_t)stream_id) != 0;
   pthread_mutex_unlock(&layer->lock);
   return own;
@@ -190,8 +190,8 @@ void bp_trace_layer_destroy(bp_trace_layer_t *layer) {
   if (layer->session)
     leave_session(layer->session, false);
   bp_profiler_destroy(layer->buffer);
-  bp_trace_flows_release(&layer->flows);
-  bp_trace_flows_release(&layer->streams);
+  bp_pointer_map_release(&layer->flows);
+  bp_pointer_map_release(&layer->streams);
   bp_trace_comm_seqs_release(&layer->comm_seqs);
   pthread_mutex_destroy(&layer->lock);
   free(layer->memory);
