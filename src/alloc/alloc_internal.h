@@ -267,6 +267,11 @@ size_t bp_alloc_release_idle(bp_caching_allocator_t *allocator);
 void bp_workspace_init(bp_workspace_t *workspace);
 void bp_workspace_release(bp_caching_allocator_t *allocator,
                           bp_alloc_pool_t *pool);
+/* Frees the pool's workspace slabs if no frame is live, checked and done
+ * under one hold of the workspace lock (a frame may be taken meanwhile by
+ * another thread on the same stream). */
+void bp_workspace_trim(bp_caching_allocator_t *allocator,
+                       bp_alloc_pool_t *pool);
 void bp_workspace_destroy(bp_workspace_t *workspace);
 
 #endif /* BACKPLANE_ALLOC_ALLOC_INTERNAL_H_ */

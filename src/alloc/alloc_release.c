@@ -62,13 +62,8 @@ size_t bp_alloc_release_idle(bp_caching_allocator_t *a) {
 
 /* Frees the slabs of workspaces that have no live frame. */
 static void trim_workspaces(bp_caching_allocator_t *a) {
-  for (bp_alloc_pool_t *p = bp_first_pool(a); p; p = bp_next_pool(p)) {
-    pthread_mutex_lock(&p->workspace.mu);
-    bool idle = p->workspace.frame_count == 0;
-    pthread_mutex_unlock(&p->workspace.mu);
-    if (idle)
-      bp_workspace_release(a, p);
-  }
+  for (bp_alloc_pool_t *p = bp_first_pool(a); p; p = bp_next_pool(p))
+    bp_workspace_trim(a, p);
 }
 
 bp_status_t bp_caching_allocator_empty_cache(bp_caching_allocator_t *a,

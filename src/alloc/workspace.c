@@ -46,6 +46,14 @@ void bp_workspace_release(bp_caching_allocator_t *a, bp_alloc_pool_t *pool) {
   pthread_mutex_unlock(&ws->mu);
 }
 
+void bp_workspace_trim(bp_caching_allocator_t *a, bp_alloc_pool_t *pool) {
+  bp_workspace_t *ws = &pool->workspace;
+  pthread_mutex_lock(&ws->mu);
+  if (ws->frame_count == 0)
+    free_slabs(a, ws);
+  pthread_mutex_unlock(&ws->mu);
+}
+
 /* A slab with room for `aligned` bytes at or above the top frame's slab
  * (slabs above it are empty), allocating one if needed. */
 static bp_status_t slab_for(bp_caching_allocator_t *a, bp_alloc_pool_t *pool,
