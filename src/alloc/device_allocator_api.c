@@ -45,19 +45,12 @@ BP_API_BODY bp_status_t malloc_async(bp_device_t *device, size_t size,
   return bp_caching_allocator_malloc(a, size, stream, out_ptr);
 }
 
-BP_API_TRACED(malloc_async,
-              (bp_device_t * device, size_t size, bp_stream_t *stream,
-               void **out_ptr),
-              (device, size, stream, out_ptr), device, "bp_device_malloc_async",
-              ",\"size\":%zu,\"stream\":\"%p\",\"ptr\":\"%p\"", size,
-              (void *)stream, bp_api_status == BP_OK ? *out_ptr : NULL)
-
-BP_API bp_status_t bp_device_malloc_async(bp_device_t *device, size_t size,
-                                          bp_stream_t *stream, void **out_ptr) {
-  BP_API_TRACE_IF(device, device, malloc_async,
-                  (device, size, stream, out_ptr));
-  return malloc_async(device, size, stream, out_ptr);
-}
+BP_API_ENTRY(bp_device_malloc_async, malloc_async,
+             (bp_device_t * device, size_t size, bp_stream_t *stream,
+              void **out_ptr),
+             (device, size, stream, out_ptr), device, device,
+             ",\"size\":%zu,\"stream\":\"%p\",\"ptr\":\"%p\"", size,
+             (void *)stream, bp_api_status == BP_OK ? *out_ptr : NULL)
 
 BP_API_BODY bp_status_t free_async(bp_device_t *device, void *ptr,
                                    bp_stream_t *stream) {
@@ -70,16 +63,10 @@ BP_API_BODY bp_status_t free_async(bp_device_t *device, void *ptr,
   return bp_caching_allocator_free_on_stream(a, ptr, stream);
 }
 
-BP_API_TRACED(free_async,
-              (bp_device_t * device, void *ptr, bp_stream_t *stream),
-              (device, ptr, stream), device, "bp_device_free_async",
-              ",\"ptr\":\"%p\",\"stream\":\"%p\"", ptr, (void *)stream)
-
-BP_API bp_status_t bp_device_free_async(bp_device_t *device, void *ptr,
-                                        bp_stream_t *stream) {
-  BP_API_TRACE_IF(device, device, free_async, (device, ptr, stream));
-  return free_async(device, ptr, stream);
-}
+BP_API_ENTRY(bp_device_free_async, free_async,
+             (bp_device_t * device, void *ptr, bp_stream_t *stream),
+             (device, ptr, stream), device, device,
+             ",\"ptr\":\"%p\",\"stream\":\"%p\"", ptr, (void *)stream)
 
 BP_API_BODY bp_status_t record_stream(bp_device_t *device, void *ptr,
                                       bp_stream_t *stream) {
@@ -91,16 +78,10 @@ BP_API_BODY bp_status_t record_stream(bp_device_t *device, void *ptr,
   return bp_caching_allocator_record_stream(a, ptr, stream);
 }
 
-BP_API_TRACED(record_stream,
-              (bp_device_t * device, void *ptr, bp_stream_t *stream),
-              (device, ptr, stream), device, "bp_device_record_stream",
-              ",\"ptr\":\"%p\",\"stream\":\"%p\"", ptr, (void *)stream)
-
-BP_API bp_status_t bp_device_record_stream(bp_device_t *device, void *ptr,
-                                           bp_stream_t *stream) {
-  BP_API_TRACE_IF(device, device, record_stream, (device, ptr, stream));
-  return record_stream(device, ptr, stream);
-}
+BP_API_ENTRY(bp_device_record_stream, record_stream,
+             (bp_device_t * device, void *ptr, bp_stream_t *stream),
+             (device, ptr, stream), device, device,
+             ",\"ptr\":\"%p\",\"stream\":\"%p\"", ptr, (void *)stream)
 
 BP_API_BODY bp_status_t workspace_alloc(bp_device_t *device, size_t size,
                                         bp_stream_t *stream, void **out_ptr) {
@@ -112,21 +93,12 @@ BP_API_BODY bp_status_t workspace_alloc(bp_device_t *device, size_t size,
   return bp_caching_allocator_workspace_alloc(a, size, stream, out_ptr);
 }
 
-BP_API_TRACED(workspace_alloc,
-              (bp_device_t * device, size_t size, bp_stream_t *stream,
-               void **out_ptr),
-              (device, size, stream, out_ptr), device,
-              "bp_device_workspace_alloc",
-              ",\"size\":%zu,\"stream\":\"%p\",\"ptr\":\"%p\"", size,
-              (void *)stream, bp_api_status == BP_OK ? *out_ptr : NULL)
-
-BP_API bp_status_t bp_device_workspace_alloc(bp_device_t *device, size_t size,
-                                             bp_stream_t *stream,
-                                             void **out_ptr) {
-  BP_API_TRACE_IF(device, device, workspace_alloc,
-                  (device, size, stream, out_ptr));
-  return workspace_alloc(device, size, stream, out_ptr);
-}
+BP_API_ENTRY(bp_device_workspace_alloc, workspace_alloc,
+             (bp_device_t * device, size_t size, bp_stream_t *stream,
+              void **out_ptr),
+             (device, size, stream, out_ptr), device, device,
+             ",\"size\":%zu,\"stream\":\"%p\",\"ptr\":\"%p\"", size,
+             (void *)stream, bp_api_status == BP_OK ? *out_ptr : NULL)
 
 BP_API_BODY bp_status_t workspace_free(bp_device_t *device, bp_stream_t *stream,
                                        void *ptr) {
@@ -138,16 +110,10 @@ BP_API_BODY bp_status_t workspace_free(bp_device_t *device, bp_stream_t *stream,
   return bp_caching_allocator_workspace_free(a, stream, ptr);
 }
 
-BP_API_TRACED(workspace_free,
-              (bp_device_t * device, bp_stream_t *stream, void *ptr),
-              (device, stream, ptr), device, "bp_device_workspace_free",
-              ",\"ptr\":\"%p\",\"stream\":\"%p\"", ptr, (void *)stream)
-
-BP_API bp_status_t bp_device_workspace_free(bp_device_t *device,
-                                            bp_stream_t *stream, void *ptr) {
-  BP_API_TRACE_IF(device, device, workspace_free, (device, stream, ptr));
-  return workspace_free(device, stream, ptr);
-}
+BP_API_ENTRY(bp_device_workspace_free, workspace_free,
+             (bp_device_t * device, bp_stream_t *stream, void *ptr),
+             (device, stream, ptr), device, device,
+             ",\"ptr\":\"%p\",\"stream\":\"%p\"", ptr, (void *)stream)
 
 BP_API_BODY bp_status_t empty_cache(bp_device_t *device) {
   if (!device)
@@ -157,13 +123,8 @@ BP_API_BODY bp_status_t empty_cache(bp_device_t *device) {
   return a ? bp_caching_allocator_empty_cache(a, NULL) : BP_OK;
 }
 
-BP_API_TRACED(empty_cache, (bp_device_t * device), (device), device,
-              "bp_device_empty_cache", BP_API_NO_DETAIL)
-
-BP_API bp_status_t bp_device_empty_cache(bp_device_t *device) {
-  BP_API_TRACE_IF(device, device, empty_cache, (device));
-  return empty_cache(device);
-}
+BP_API_ENTRY(bp_device_empty_cache, empty_cache, (bp_device_t * device),
+             (device), device, device, BP_API_NO_DETAIL)
 
 BP_API_BODY bp_status_t memory_stats(bp_device_t *device,
                                      bp_memory_stats_t *out_stats) {
@@ -178,16 +139,9 @@ BP_API_BODY bp_status_t memory_stats(bp_device_t *device,
   return BP_OK;
 }
 
-BP_API_TRACED(memory_stats,
-              (bp_device_t * device, bp_memory_stats_t *out_stats),
-              (device, out_stats), device, "bp_device_memory_stats",
-              BP_API_NO_DETAIL)
-
-BP_API bp_status_t bp_device_memory_stats(bp_device_t *device,
-                                          bp_memory_stats_t *out_stats) {
-  BP_API_TRACE_IF(device, device, memory_stats, (device, out_stats));
-  return memory_stats(device, out_stats);
-}
+BP_API_ENTRY(bp_device_memory_stats, memory_stats,
+             (bp_device_t * device, bp_memory_stats_t *out_stats),
+             (device, out_stats), device, device, BP_API_NO_DETAIL)
 
 BP_API_BODY bp_status_t reset_peak_memory_stats(bp_device_t *device) {
   bp_caching_allocator_t *a;
@@ -199,13 +153,8 @@ BP_API_BODY bp_status_t reset_peak_memory_stats(bp_device_t *device) {
   return BP_OK;
 }
 
-BP_API_TRACED(reset_peak_memory_stats, (bp_device_t * device), (device), device,
-              "bp_device_reset_peak_memory_stats", BP_API_NO_DETAIL)
-
-BP_API bp_status_t bp_device_reset_peak_memory_stats(bp_device_t *device) {
-  BP_API_TRACE_IF(device, device, reset_peak_memory_stats, (device));
-  return reset_peak_memory_stats(device);
-}
+BP_API_ENTRY(bp_device_reset_peak_memory_stats, reset_peak_memory_stats,
+             (bp_device_t * device), (device), device, device, BP_API_NO_DETAIL)
 
 BP_API_BODY bp_status_t allocator_config(bp_device_t *device,
                                          bp_allocator_config_t *out) {
@@ -221,15 +170,9 @@ BP_API_BODY bp_status_t allocator_config(bp_device_t *device,
   return BP_OK;
 }
 
-BP_API_TRACED(allocator_config,
-              (bp_device_t * device, bp_allocator_config_t *out), (device, out),
-              device, "bp_device_allocator_config", BP_API_NO_DETAIL)
-
-BP_API bp_status_t bp_device_allocator_config(bp_device_t *device,
-                                              bp_allocator_config_t *out) {
-  BP_API_TRACE_IF(device, device, allocator_config, (device, out));
-  return allocator_config(device, out);
-}
+BP_API_ENTRY(bp_device_allocator_config, allocator_config,
+             (bp_device_t * device, bp_allocator_config_t *out), (device, out),
+             device, device, BP_API_NO_DETAIL)
 
 BP_API_BODY bp_status_t memory_snapshot(bp_device_t *device, char **out_json) {
   bp_caching_allocator_t *a;
@@ -240,15 +183,9 @@ BP_API_BODY bp_status_t memory_snapshot(bp_device_t *device, char **out_json) {
   return bp_caching_allocator_snapshot_json(a, out_json);
 }
 
-BP_API_TRACED(memory_snapshot, (bp_device_t * device, char **out_json),
-              (device, out_json), device, "bp_device_memory_snapshot",
-              BP_API_NO_DETAIL)
-
-BP_API bp_status_t bp_device_memory_snapshot(bp_device_t *device,
-                                             char **out_json) {
-  BP_API_TRACE_IF(device, device, memory_snapshot, (device, out_json));
-  return memory_snapshot(device, out_json);
-}
+BP_API_ENTRY(bp_device_memory_snapshot, memory_snapshot,
+             (bp_device_t * device, char **out_json), (device, out_json),
+             device, device, BP_API_NO_DETAIL)
 
 BP_API_BODY bp_status_t memory_snapshot_file(bp_device_t *device,
                                              const char *path) {
@@ -271,12 +208,6 @@ BP_API_BODY bp_status_t memory_snapshot_file(bp_device_t *device,
   return BP_OK;
 }
 
-BP_API_TRACED(memory_snapshot_file, (bp_device_t * device, const char *path),
-              (device, path), device, "bp_device_memory_snapshot_file",
-              ",\"path\":\"%s\"", path ? path : "")
-
-BP_API bp_status_t bp_device_memory_snapshot_file(bp_device_t *device,
-                                                  const char *path) {
-  BP_API_TRACE_IF(device, device, memory_snapshot_file, (device, path));
-  return memory_snapshot_file(device, path);
-}
+BP_API_ENTRY(bp_device_memory_snapshot_file, memory_snapshot_file,
+             (bp_device_t * device, const char *path), (device, path), device,
+             device, ",\"path\":\"%s\"", path ? path : "")

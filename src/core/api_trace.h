@@ -6,15 +6,12 @@
  * pointers, stream, event); the plugin calls it makes are the trace layer's
  * own slices, nested inside it in time. So a call that never reaches the
  * plugin (an allocation served from the caching allocator's cache) still
- * shows. An entry point keeps its body in a BP_API_BODY function:
+ * shows. An entry point keeps its body in a BP_API_BODY function, and
+ * BP_API_ENTRY defines the entry point around it:
  *
  *   BP_API_BODY bp_status_t x(bp_device_t *device, size_t size) { ... }
- *   BP_API_TRACED(x, (bp_device_t *device, size_t size), (device, size),
- *                 device, "bp_x", ",\"size\":%zu", size)
- *   BP_API bp_status_t bp_x(bp_device_t *device, size_t size) {
- *     BP_API_TRACE_IF(device, device, x, (device, size));
- *     return x(device, size);
- *   }
+ *   BP_API_ENTRY(bp_x, x, (bp_device_t *device, size_t size), (device, size),
+ *                device, device, ",\"size\":%zu", size)
  *
  * Untraced that costs one load and one predictable branch: the traced path
  * is a separate cold function reached by a tail call, so the entry point's
@@ -74,5 +71,24 @@
     if (__builtin_expect((object) != NULL && (device)->trace != NULL, 0))      \
       return bp_traced_##body args;                                            \
   } while (0)
+
+/* Defines the entry point `entry` (params) around body(args), traced as the
+ * slice "entry" when `object` is and its `device` has the trace layer on;
+ * the remaining arguments are BP_API_TRACED's detail. */
+#define BP_API_ENTRY(entry, body, params, args, object, device, ...)           \
+  BP_API_TRACED(body, params, args, device, #entry, __VA_ARGS__)               \
+  BP_API bp_status_t entry params {                                            \
+    BP_API_TRACE_IF(object, device, body, args);                               \
+    return body args;                                                          \
+  }
+
+/* The same for a body that frees `handle`, named as the member `key`. */
+#define BP_API_ENTRY_FREEING(entry, body, params, args, object, device, key,   \
+                             handle)                                           \
+  BP_API_TRACED_FREEING(body, params, args, device, #entry, key, handle)       \
+  BP_API bp_status_t entry params {                                            \
+    BP_API_TRACE_IF(object, device, body, args);                               \
+    return body args;                                                          \
+  }
 
 #endif /* BACKPLANE_CORE_API_TRACE_H_ */

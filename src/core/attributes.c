@@ -126,16 +126,9 @@ BP_API_BODY bp_status_t device_attribute(bp_device_t *device,
   return derive(device, attr, out_value);
 }
 
-BP_API_TRACED(device_attribute,
-              (bp_device_t * device, BP_DeviceAttr attr,
-               BP_AttrValue *out_value),
-              (device, attr, out_value), device, "bp_device_attribute",
-              ",\"attribute\":\"%s\"",
-              (int)attr >= 0 && attr < BP_ATTR_COUNT ? attribute_names[attr]
-                                                     : "out of range")
-
-BP_API bp_status_t bp_device_attribute(bp_device_t *device, BP_DeviceAttr attr,
-                                       BP_AttrValue *out_value) {
-  BP_API_TRACE_IF(device, device, device_attribute, (device, attr, out_value));
-  return device_attribute(device, attr, out_value);
-}
+BP_API_ENTRY(bp_device_attribute, device_attribute,
+             (bp_device_t * device, BP_DeviceAttr attr,
+              BP_AttrValue *out_value),
+             (device, attr, out_value), device, device, ",\"attribute\":\"%s\"",
+             (int)attr >= 0 && attr < BP_ATTR_COUNT ? attribute_names[attr]
+                                                    : "out of range")

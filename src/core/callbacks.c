@@ -56,14 +56,7 @@ BP_API_BODY bp_status_t stream_add_callback(bp_stream_t *stream,
   return BP_OK;
 }
 
-BP_API_TRACED(stream_add_callback,
-              (bp_stream_t * stream, bp_host_fn_t fn, void *user_data),
-              (stream, fn, user_data), stream->device, "bp_stream_add_callback",
-              ",\"stream\":\"%p\"", (void *)stream)
-
-BP_API bp_status_t bp_stream_add_callback(bp_stream_t *stream, bp_host_fn_t fn,
-                                          void *user_data) {
-  BP_API_TRACE_IF(stream, stream->device, stream_add_callback,
-                  (stream, fn, user_data));
-  return stream_add_callback(stream, fn, user_data);
-}
+BP_API_ENTRY(bp_stream_add_callback, stream_add_callback,
+             (bp_stream_t * stream, bp_host_fn_t fn, void *user_data),
+             (stream, fn, user_data), stream, stream->device,
+             ",\"stream\":\"%p\"", (void *)stream)

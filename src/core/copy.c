@@ -161,22 +161,14 @@ BP_API_BODY bp_status_t copy(bp_device_t *dst_device, void *dst,
 }
 
 /* Traced on the destination device, or the source's for a copy to host. */
-BP_API_TRACED(copy,
-              (bp_device_t * dst_device, void *dst, bp_device_t *src_device,
-               const void *src, size_t size, bp_stream_t *stream),
-              (dst_device, dst, src_device, src, size, stream),
-              dst_device ? dst_device : src_device, "bp_copy",
-              ",\"size\":%zu,\"dst\":\"%p\",\"src\":\"%p\",\"stream\":\"%p\"",
-              size, dst, src, (void *)stream)
-
-BP_API bp_status_t bp_copy(bp_device_t *dst_device, void *dst,
-                           bp_device_t *src_device, const void *src,
-                           size_t size, bp_stream_t *stream) {
-  BP_API_TRACE_IF(dst_device ? dst_device : src_device,
-                  dst_device ? dst_device : src_device, copy,
-                  (dst_device, dst, src_device, src, size, stream));
-  return copy(dst_device, dst, src_device, src, size, stream);
-}
+BP_API_ENTRY(bp_copy, copy,
+             (bp_device_t * dst_device, void *dst, bp_device_t *src_device,
+              const void *src, size_t size, bp_stream_t *stream),
+             (dst_device, dst, src_device, src, size, stream),
+             dst_device ? dst_device : src_device,
+             dst_device ? dst_device : src_device,
+             ",\"size\":%zu,\"dst\":\"%p\",\"src\":\"%p\",\"stream\":\"%p\"",
+             size, dst, src, (void *)stream)
 
 BP_API_BODY bp_status_t memset_device(bp_device_t *device, void *ptr,
                                       unsigned char value, size_t size,
@@ -211,17 +203,9 @@ BP_API_BODY bp_status_t memset_device(bp_device_t *device, void *ptr,
              : bp_plugin_call_error(device, "device_memory_set", result);
 }
 
-BP_API_TRACED(memset_device,
-              (bp_device_t * device, void *ptr, unsigned char value,
-               size_t size, bp_stream_t *stream),
-              (device, ptr, value, size, stream), device, "bp_memset",
-              ",\"size\":%zu,\"ptr\":\"%p\",\"value\":%u,\"stream\":\"%p\"",
-              size, ptr, (unsigned)value, (void *)stream)
-
-BP_API bp_status_t bp_memset(bp_device_t *device, void *ptr,
-                             unsigned char value, size_t size,
-                             bp_stream_t *stream) {
-  BP_API_TRACE_IF(device, device, memset_device,
-                  (device, ptr, value, size, stream));
-  return memset_device(device, ptr, value, size, stream);
-}
+BP_API_ENTRY(bp_memset, memset_device,
+             (bp_device_t * device, void *ptr, unsigned char value, size_t size,
+              bp_stream_t *stream),
+             (device, ptr, value, size, stream), device, device,
+             ",\"size\":%zu,\"ptr\":\"%p\",\"value\":%u,\"stream\":\"%p\"",
+             size, ptr, (unsigned)value, (void *)stream)

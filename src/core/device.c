@@ -226,13 +226,8 @@ BP_API_BODY bp_status_t device_synchronize(bp_device_t *device) {
   return BP_OK;
 }
 
-BP_API_TRACED(device_synchronize, (bp_device_t * device), (device), device,
-              "bp_device_synchronize", BP_API_NO_DETAIL)
-
-BP_API bp_status_t bp_device_synchronize(bp_device_t *device) {
-  BP_API_TRACE_IF(device, device, device_synchronize, (device));
-  return device_synchronize(device);
-}
+BP_API_ENTRY(bp_device_synchronize, device_synchronize, (bp_device_t * device),
+             (device), device, device, BP_API_NO_DETAIL)
 
 BP_API_BODY bp_status_t device_memory_info(bp_device_t *device,
                                            size_t *out_total,
@@ -265,14 +260,6 @@ bp_status_t bp_device_memory_info_internal(bp_device_t *device,
   return device_memory_info(device, out_total, out_free);
 }
 
-BP_API_TRACED(device_memory_info,
-              (bp_device_t * device, size_t *out_total, size_t *out_free),
-              (device, out_total, out_free), device, "bp_device_memory_info",
-              BP_API_NO_DETAIL)
-
-BP_API bp_status_t bp_device_memory_info(bp_device_t *device, size_t *out_total,
-                                         size_t *out_free) {
-  BP_API_TRACE_IF(device, device, device_memory_info,
-                  (device, out_total, out_free));
-  return device_memory_info(device, out_total, out_free);
-}
+BP_API_ENTRY(bp_device_memory_info, device_memory_info,
+             (bp_device_t * device, size_t *out_total, size_t *out_free),
+             (device, out_total, out_free), device, device, BP_API_NO_DETAIL)

@@ -30,17 +30,11 @@ BP_API_BODY bp_status_t device_malloc(bp_device_t *device, size_t size,
   return bp_caching_allocator_malloc(allocator, size, NULL, out_ptr);
 }
 
-BP_API_TRACED(device_malloc,
-              (bp_device_t * device, size_t size, void **out_ptr),
-              (device, size, out_ptr), device, "bp_device_malloc",
-              ",\"size\":%zu,\"ptr\":\"%p\"", size,
-              bp_api_status == BP_OK ? *out_ptr : NULL)
-
-BP_API bp_status_t bp_device_malloc(bp_device_t *device, size_t size,
-                                    void **out_ptr) {
-  BP_API_TRACE_IF(device, device, device_malloc, (device, size, out_ptr));
-  return device_malloc(device, size, out_ptr);
-}
+BP_API_ENTRY(bp_device_malloc, device_malloc,
+             (bp_device_t * device, size_t size, void **out_ptr),
+             (device, size, out_ptr), device, device,
+             ",\"size\":%zu,\"ptr\":\"%p\"", size,
+             bp_api_status == BP_OK ? *out_ptr : NULL)
 
 BP_API_BODY bp_status_t device_free(bp_device_t *device, void *ptr) {
   if (!ptr)
@@ -55,13 +49,8 @@ BP_API_BODY bp_status_t device_free(bp_device_t *device, void *ptr) {
   return bp_caching_allocator_free(allocator, ptr);
 }
 
-BP_API_TRACED(device_free, (bp_device_t * device, void *ptr), (device, ptr),
-              device, "bp_device_free", ",\"ptr\":\"%p\"", ptr)
-
-BP_API bp_status_t bp_device_free(bp_device_t *device, void *ptr) {
-  BP_API_TRACE_IF(device, device, device_free, (device, ptr));
-  return device_free(device, ptr);
-}
+BP_API_ENTRY(bp_device_free, device_free, (bp_device_t * device, void *ptr),
+             (device, ptr), device, device, ",\"ptr\":\"%p\"", ptr)
 
 /* Host and unified memory differ only in the plugin functions and table. */
 typedef struct memory_kind {
@@ -185,41 +174,20 @@ BP_API_BODY bp_status_t unified_free(bp_device_t *device, void *ptr) {
   return kind_free(&unified_memory, device, ptr);
 }
 
-BP_API_TRACED(host_malloc, (bp_device_t * device, size_t size, void **out_ptr),
-              (device, size, out_ptr), device, "bp_host_malloc",
-              ",\"size\":%zu,\"ptr\":\"%p\"", size,
-              bp_api_status == BP_OK ? *out_ptr : NULL)
+BP_API_ENTRY(bp_host_malloc, host_malloc,
+             (bp_device_t * device, size_t size, void **out_ptr),
+             (device, size, out_ptr), device, device,
+             ",\"size\":%zu,\"ptr\":\"%p\"", size,
+             bp_api_status == BP_OK ? *out_ptr : NULL)
 
-BP_API bp_status_t bp_host_malloc(bp_device_t *device, size_t size,
-                                  void **out_ptr) {
-  BP_API_TRACE_IF(device, device, host_malloc, (device, size, out_ptr));
-  return host_malloc(device, size, out_ptr);
-}
+BP_API_ENTRY(bp_host_free, host_free, (bp_device_t * device, void *ptr),
+             (device, ptr), device, device, ",\"ptr\":\"%p\"", ptr)
 
-BP_API_TRACED(host_free, (bp_device_t * device, void *ptr), (device, ptr),
-              device, "bp_host_free", ",\"ptr\":\"%p\"", ptr)
+BP_API_ENTRY(bp_unified_malloc, unified_malloc,
+             (bp_device_t * device, size_t size, void **out_ptr),
+             (device, size, out_ptr), device, device,
+             ",\"size\":%zu,\"ptr\":\"%p\"", size,
+             bp_api_status == BP_OK ? *out_ptr : NULL)
 
-BP_API bp_status_t bp_host_free(bp_device_t *device, void *ptr) {
-  BP_API_TRACE_IF(device, device, host_free, (device, ptr));
-  return host_free(device, ptr);
-}
-
-BP_API_TRACED(unified_malloc,
-              (bp_device_t * device, size_t size, void **out_ptr),
-              (device, size, out_ptr), device, "bp_unified_malloc",
-              ",\"size\":%zu,\"ptr\":\"%p\"", size,
-              bp_api_status == BP_OK ? *out_ptr : NULL)
-
-BP_API bp_status_t bp_unified_malloc(bp_device_t *device, size_t size,
-                                     void **out_ptr) {
-  BP_API_TRACE_IF(device, device, unified_malloc, (device, size, out_ptr));
-  return unified_malloc(device, size, out_ptr);
-}
-
-BP_API_TRACED(unified_free, (bp_device_t * device, void *ptr), (device, ptr),
-              device, "bp_unified_free", ",\"ptr\":\"%p\"", ptr)
-
-BP_API bp_status_t bp_unified_free(bp_device_t *device, void *ptr) {
-  BP_API_TRACE_IF(device, device, unified_free, (device, ptr));
-  return unified_free(device, ptr);
-}
+BP_API_ENTRY(bp_unified_free, unified_free, (bp_device_t * device, void *ptr),
+             (device, ptr), device, device, ",\"ptr\":\"%p\"", ptr)

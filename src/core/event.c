@@ -84,16 +84,10 @@ BP_API_BODY bp_status_t event_create(bp_device_t *device,
   return BP_OK;
 }
 
-BP_API_TRACED(event_create, (bp_device_t * device, bp_event_t **out_event),
-              (device, out_event), device, "bp_event_create",
-              ",\"event\":\"%p\"",
-              bp_api_status == BP_OK ? (void *)*out_event : NULL)
-
-BP_API bp_status_t bp_event_create(bp_device_t *device,
-                                   bp_event_t **out_event) {
-  BP_API_TRACE_IF(device, device, event_create, (device, out_event));
-  return event_create(device, out_event);
-}
+BP_API_ENTRY(bp_event_create, event_create,
+             (bp_device_t * device, bp_event_t **out_event),
+             (device, out_event), device, device, ",\"event\":\"%p\"",
+             bp_api_status == BP_OK ? (void *)*out_event : NULL)
 
 BP_API_BODY bp_status_t event_destroy(bp_event_t *event) {
   if (!event)
@@ -110,13 +104,8 @@ BP_API_BODY bp_status_t event_destroy(bp_event_t *event) {
   return BP_OK;
 }
 
-BP_API_TRACED_FREEING(event_destroy, (bp_event_t * event), (event),
-                      event->device, "bp_event_destroy", "event", event)
-
-BP_API bp_status_t bp_event_destroy(bp_event_t *event) {
-  BP_API_TRACE_IF(event, event->device, event_destroy, (event));
-  return event_destroy(event);
-}
+BP_API_ENTRY_FREEING(bp_event_destroy, event_destroy, (bp_event_t * event),
+                     (event), event, event->device, "event", event)
 
 void bp_event_release_leaked(bp_event_t *event) {
   bp_registry_remove(&event->device->events, &event->node);
@@ -135,15 +124,10 @@ BP_API_BODY bp_status_t event_record(bp_event_t *event, bp_stream_t *stream) {
   return bp_event_record_internal(event, stream);
 }
 
-BP_API_TRACED(event_record, (bp_event_t * event, bp_stream_t *stream),
-              (event, stream), event->device, "bp_event_record",
-              ",\"event\":\"%p\",\"stream\":\"%p\"", (void *)event,
-              (void *)stream)
-
-BP_API bp_status_t bp_event_record(bp_event_t *event, bp_stream_t *stream) {
-  BP_API_TRACE_IF(event, event->device, event_record, (event, stream));
-  return event_record(event, stream);
-}
+BP_API_ENTRY(bp_event_record, event_record,
+             (bp_event_t * event, bp_stream_t *stream), (event, stream), event,
+             event->device, ",\"event\":\"%p\",\"stream\":\"%p\"",
+             (void *)event, (void *)stream)
 
 /* Maps a plugin query answer: C_FAILED means "still pending". */
 static bp_status_t query_result(const bp_device_t *device, const char *function,
@@ -172,13 +156,8 @@ bp_status_t bp_event_query_internal(bp_event_t *event) {
   return event_query(event);
 }
 
-BP_API_TRACED(event_query, (bp_event_t * event), (event), event->device,
-              "bp_event_query", ",\"event\":\"%p\"", (void *)event)
-
-BP_API bp_status_t bp_event_query(bp_event_t *event) {
-  BP_API_TRACE_IF(event, event->device, event_query, (event));
-  return event_query(event);
-}
+BP_API_ENTRY(bp_event_query, event_query, (bp_event_t * event), (event), event,
+             event->device, ",\"event\":\"%p\"", (void *)event)
 
 BP_API_BODY bp_status_t event_synchronize(bp_event_t *event) {
   if (!event)
@@ -202,13 +181,8 @@ bp_status_t bp_event_synchronize_internal(bp_event_t *event) {
   return event_synchronize(event);
 }
 
-BP_API_TRACED(event_synchronize, (bp_event_t * event), (event), event->device,
-              "bp_event_synchronize", ",\"event\":\"%p\"", (void *)event)
-
-BP_API bp_status_t bp_event_synchronize(bp_event_t *event) {
-  BP_API_TRACE_IF(event, event->device, event_synchronize, (event));
-  return event_synchronize(event);
-}
+BP_API_ENTRY(bp_event_synchronize, event_synchronize, (bp_event_t * event),
+             (event), event, event->device, ",\"event\":\"%p\"", (void *)event)
 
 BP_API_BODY bp_status_t event_elapsed_time(bp_event_t *start, bp_event_t *end,
                                            float *out_milliseconds) {
@@ -254,15 +228,7 @@ BP_API_BODY bp_status_t event_elapsed_time(bp_event_t *start, bp_event_t *end,
   return status;
 }
 
-BP_API_TRACED(event_elapsed_time,
-              (bp_event_t * start, bp_event_t *end, float *out_milliseconds),
-              (start, end, out_milliseconds), start->device,
-              "bp_event_elapsed_time", ",\"start\":\"%p\",\"end\":\"%p\"",
-              (void *)start, (void *)end)
-
-BP_API bp_status_t bp_event_elapsed_time(bp_event_t *start, bp_event_t *end,
-                                         float *out_milliseconds) {
-  BP_API_TRACE_IF(start, start->device, event_elapsed_time,
-                  (start, end, out_milliseconds));
-  return event_elapsed_time(start, end, out_milliseconds);
-}
+BP_API_ENTRY(bp_event_elapsed_time, event_elapsed_time,
+             (bp_event_t * start, bp_event_t *end, float *out_milliseconds),
+             (start, end, out_milliseconds), start, start->device,
+             ",\"start\":\"%p\",\"end\":\"%p\"", (void *)start, (void *)end)

@@ -38,16 +38,10 @@ BP_API_BODY bp_status_t stream_create(bp_device_t *device,
   return BP_OK;
 }
 
-BP_API_TRACED(stream_create, (bp_device_t * device, bp_stream_t **out_stream),
-              (device, out_stream), device, "bp_stream_create",
-              ",\"stream\":\"%p\"",
-              bp_api_status == BP_OK ? (void *)*out_stream : NULL)
-
-BP_API bp_status_t bp_stream_create(bp_device_t *device,
-                                    bp_stream_t **out_stream) {
-  BP_API_TRACE_IF(device, device, stream_create, (device, out_stream));
-  return stream_create(device, out_stream);
-}
+BP_API_ENTRY(bp_stream_create, stream_create,
+             (bp_device_t * device, bp_stream_t **out_stream),
+             (device, out_stream), device, device, ",\"stream\":\"%p\"",
+             bp_api_status == BP_OK ? (void *)*out_stream : NULL)
 
 bp_status_t bp_stream_drain(bp_stream_t *stream) {
   bp_device_t *device = stream->device;
@@ -113,14 +107,9 @@ BP_API_BODY bp_status_t stream_synchronize(bp_stream_t *stream) {
   return status;
 }
 
-BP_API_TRACED(stream_synchronize, (bp_stream_t * stream), (stream),
-              stream->device, "bp_stream_synchronize", ",\"stream\":\"%p\"",
-              (void *)stream)
-
-BP_API bp_status_t bp_stream_synchronize(bp_stream_t *stream) {
-  BP_API_TRACE_IF(stream, stream->device, stream_synchronize, (stream));
-  return stream_synchronize(stream);
-}
+BP_API_ENTRY(bp_stream_synchronize, stream_synchronize, (bp_stream_t * stream),
+             (stream), stream, stream->device, ",\"stream\":\"%p\"",
+             (void *)stream)
 
 static void release_stream(bp_stream_t *stream) {
   bp_device_t *device = stream->device;
@@ -145,13 +134,8 @@ BP_API_BODY bp_status_t stream_destroy(bp_stream_t *stream) {
   return status;
 }
 
-BP_API_TRACED_FREEING(stream_destroy, (bp_stream_t * stream), (stream),
-                      stream->device, "bp_stream_destroy", "stream", stream)
-
-BP_API bp_status_t bp_stream_destroy(bp_stream_t *stream) {
-  BP_API_TRACE_IF(stream, stream->device, stream_destroy, (stream));
-  return stream_destroy(stream);
-}
+BP_API_ENTRY_FREEING(bp_stream_destroy, stream_destroy, (bp_stream_t * stream),
+                     (stream), stream, stream->device, "stream", stream)
 
 void bp_stream_release_leaked(bp_stream_t *stream) {
   bp_registry_remove(&stream->device->streams, &stream->node);
@@ -177,13 +161,8 @@ BP_API_BODY bp_status_t stream_query(bp_stream_t *stream) {
   return bp_plugin_call_error(device, "query_stream", result);
 }
 
-BP_API_TRACED(stream_query, (bp_stream_t * stream), (stream), stream->device,
-              "bp_stream_query", ",\"stream\":\"%p\"", (void *)stream)
-
-BP_API bp_status_t bp_stream_query(bp_stream_t *stream) {
-  BP_API_TRACE_IF(stream, stream->device, stream_query, (stream));
-  return stream_query(stream);
-}
+BP_API_ENTRY(bp_stream_query, stream_query, (bp_stream_t * stream), (stream),
+             stream, stream->device, ",\"stream\":\"%p\"", (void *)stream)
 
 BP_API_BODY bp_status_t stream_wait_event(bp_stream_t *stream,
                                           bp_event_t *event) {
@@ -207,16 +186,10 @@ BP_API_BODY bp_status_t stream_wait_event(bp_stream_t *stream,
              : bp_plugin_call_error(device, "stream_wait_event", result);
 }
 
-BP_API_TRACED(stream_wait_event, (bp_stream_t * stream, bp_event_t *event),
-              (stream, event), stream->device, "bp_stream_wait_event",
-              ",\"stream\":\"%p\",\"event\":\"%p\"", (void *)stream,
-              (void *)event)
-
-BP_API bp_status_t bp_stream_wait_event(bp_stream_t *stream,
-                                        bp_event_t *event) {
-  BP_API_TRACE_IF(stream, stream->device, stream_wait_event, (stream, event));
-  return stream_wait_event(stream, event);
-}
+BP_API_ENTRY(bp_stream_wait_event, stream_wait_event,
+             (bp_stream_t * stream, bp_event_t *event), (stream, event), stream,
+             stream->device, ",\"stream\":\"%p\",\"event\":\"%p\"",
+             (void *)stream, (void *)event)
 
 /* Keeps the internal event alive until `to` has passed its wait. */
 static void retire_event(bp_stream_t *to, bp_event_t *event) {
@@ -261,14 +234,10 @@ BP_API_BODY bp_status_t stream_sync_from_to(bp_stream_t *from,
   return status;
 }
 
-BP_API_TRACED(stream_sync_from_to, (bp_stream_t * from, bp_stream_t *to),
-              (from, to), from->device, "bp_stream_sync_from_to",
-              ",\"from\":\"%p\",\"to\":\"%p\"", (void *)from, (void *)to)
-
-BP_API bp_status_t bp_stream_sync_from_to(bp_stream_t *from, bp_stream_t *to) {
-  BP_API_TRACE_IF(from, from->device, stream_sync_from_to, (from, to));
-  return stream_sync_from_to(from, to);
-}
+BP_API_ENTRY(bp_stream_sync_from_to, stream_sync_from_to,
+             (bp_stream_t * from, bp_stream_t *to), (from, to), from,
+             from->device, ",\"from\":\"%p\",\"to\":\"%p\"", (void *)from,
+             (void *)to)
 
 bool bp_plugin_owns_stream(const bp_plugin_t *plugin, const void *native) {
   bool owned = false;
