@@ -2,7 +2,7 @@
  * stub plugin (two devices). */
 #include <dlfcn.h>
 
-#include "core/fixture.h"
+#include "support/runtime_fixture.h"
 #include "plugins/corpus/stub_plugin.h"
 
 static int setup(void **state) {

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/fixture.h"
+#include "support/runtime_fixture.h"
 #include "plugins/corpus/stub_plugin.h"
 
 static stub_counters_t *stub_counters_of(void *handle) {

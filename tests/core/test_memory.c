@@ -4,7 +4,7 @@
 #include <dlfcn.h>
 #include <stdlib.h>
 
-#include "core/fixture.h"
+#include "support/runtime_fixture.h"
 #include "plugins/corpus/stub_plugin.h"
 
 static int setup(void **state) {

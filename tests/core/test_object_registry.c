@@ -1,7 +1,7 @@
 /* The per-device bookkeeping: intrusive registry and allocation table. */
 #include <stdlib.h>
 
-#include "core/fixture.h"
+#include "support/runtime_fixture.h"
 #include "core/object_registry.h"
 
 static void registry(void **state) {

@@ -4,7 +4,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "core/fixture.h"
+#include "support/runtime_fixture.h"
 #include "core/profiler.h"
 
 static BP_TraceEvent sample_event(void) {

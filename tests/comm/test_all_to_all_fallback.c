@@ -3,7 +3,7 @@
  * data. The vcpu plugin's slot is cleared in the runtime's dispatch table. */
 #include <stdlib.h>
 
-#include "core/fixture.h"
+#include "support/runtime_fixture.h"
 #include "core/runtime_internal.h"
 
 enum { N = 3, CHUNK = 7 };

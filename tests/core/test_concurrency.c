@@ -5,7 +5,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "core/fixture.h"
+#include "support/runtime_fixture.h"
 #include "plugins/corpus/stub_plugin.h"
 
 enum { THREADS = 4, ROUNDS = 20, N = 8192 };

@@ -1,7 +1,7 @@
 /* Shared helpers for the core tests: runtimes that load exactly the plugins a
  * test names, and where the test plugins live. */
-#ifndef BACKPLANE_TESTS_CORE_FIXTURE_H_
-#define BACKPLANE_TESTS_CORE_FIXTURE_H_
+#ifndef BACKPLANE_TESTS_SUPPORT_RUNTIME_FIXTURE_H_
+#define BACKPLANE_TESTS_SUPPORT_RUNTIME_FIXTURE_H_
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -93,4 +93,4 @@ static inline int fixture_lists(const char *const *names, const char *name) {
                (needle));                                                      \
   } while (0)
 
-#endif /* BACKPLANE_TESTS_CORE_FIXTURE_H_ */
+#endif /* BACKPLANE_TESTS_SUPPORT_RUNTIME_FIXTURE_H_ */
