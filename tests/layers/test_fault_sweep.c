@@ -106,7 +106,8 @@ static int run_with_fault(const char *site, int call, const char *status) {
   assert_int_equal(bp_device_count(runtime), 2);
   atomic_int ran = 0;
   outcome_t outcome = workload(runtime, &ran);
-  uint64_t injected_before_destroy = fixture_layer_stats(runtime).faults_injected;
+  uint64_t injected_before_destroy =
+      fixture_layer_stats(runtime).faults_injected;
   bp_runtime_destroy(runtime); /* drains streams: callbacks have run */
   fflush(stderr);
   dup2(saved_stderr, STDERR_FILENO);

@@ -63,9 +63,9 @@ static void test_environment_enables_layers(void **state) {
 
 static void test_fault_fails_the_nth_call(void **state) {
   (void)state;
-  bp_layer_options_t options =
-      fixture_layer_options("fault", "device_memory_allocate:2,memory_copy_h2d:1="
-                             "C_ERROR");
+  bp_layer_options_t options = fixture_layer_options(
+      "fault", "device_memory_allocate:2,memory_copy_h2d:1="
+               "C_ERROR");
   bp_runtime_t *runtime = fixture_layered_runtime(BP_VCPU_PLUGIN, &options);
   const C_DeviceInterface *d = bp_runtime_plugin_dispatch(runtime, 0);
   C_DeviceInterface native = native_table();
@@ -143,9 +143,11 @@ static void test_bad_configuration_rejects(void **state) {
   assert_rejected_because(&bad_fn, "\"no_such_fn:1\": unknown function");
   bp_layer_options_t bad_n = fixture_layer_options("fault", "query_event:0");
   assert_rejected_because(&bad_n, "N must be a call number");
-  bp_layer_options_t bad_p = fixture_layer_options("fault", "query_event:p=1.5");
+  bp_layer_options_t bad_p =
+      fixture_layer_options("fault", "query_event:p=1.5");
   assert_rejected_because(&bad_p, "p must be a number in [0, 1]");
-  bp_layer_options_t bad_status = fixture_layer_options("fault", "query_event:1=C_OK");
+  bp_layer_options_t bad_status =
+      fixture_layer_options("fault", "query_event:1=C_OK");
   assert_rejected_because(&bad_status, "status must be");
 }
 

@@ -65,7 +65,8 @@ static inline bp_layer_options_t fixture_layer_options(const char *layers,
                               .trace_file = ""};
 }
 
-static inline bp_layer_stats_t fixture_layer_stats(const bp_runtime_t *runtime) {
+static inline bp_layer_stats_t
+fixture_layer_stats(const bp_runtime_t *runtime) {
   bp_layer_stats_t stats = {.struct_size = sizeof stats};
   assert_int_equal(bp_runtime_layer_stats(runtime, &stats), BP_OK);
   return stats;
