@@ -177,6 +177,32 @@ static void empty_cache_in_callback_returns(void **state) {
   assert_int_equal(bp_stream_destroy(s), BP_OK);
 }
 
+/* Issue 12 item 3: one 300 KiB workspace per step with empty_cache between
+ * steps, on a 2 GiB device. The slab once doubled on every step (out of
+ * memory after about 11 steps); what is held for the frame must stay within
+ * a small multiple of it. */
+static void workspace_bounded_across_empty_cache(void **state) {
+  fixture_t *f = *state;
+  const size_t frame = 300 * KiB;
+  bp_stream_t *s;
+  assert_int_equal(bp_stream_create(f->dev0, &s), BP_OK);
+  for (int step = 0; step < 40; step++) {
+    void *w = NULL;
+    assert_int_equal(bp_device_workspace_alloc(f->dev0, frame, s, &w), BP_OK);
+    bp_memory_stats_t stats = stats_of(f->dev0);
+    if (stats.allocated_bytes.current > 4 * frame ||
+        stats.reserved_bytes.current > 8 * frame)
+      fail_msg("step %d: %llu bytes allocated and %llu reserved for one %zu "
+               "byte frame",
+               step, (unsigned long long)stats.allocated_bytes.current,
+               (unsigned long long)stats.reserved_bytes.current, frame);
+    assert_int_equal(bp_device_workspace_free(f->dev0, s, w), BP_OK);
+    assert_int_equal(bp_device_empty_cache(f->dev0), BP_OK);
+  }
+  assert_int_equal(stats_of(f->dev0).reserved_bytes.current, 0);
+  assert_int_equal(bp_stream_destroy(s), BP_OK);
+}
+
 int main(void) {
   setenv("BACKPLANE_VCPU_MEMORY", "2G", 1);
   setenv("BACKPLANE_VCPU_DEVICES", "2", 1);
@@ -184,6 +210,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       T(empty_cache_in_callback_returns),
       T(malloc_in_callback_does_not_wait_for_its_stream),
+      T(workspace_bounded_across_empty_cache),
   };
 #undef T
   return cmocka_run_group_tests(tests, NULL, NULL);
