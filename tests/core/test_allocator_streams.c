@@ -177,6 +177,72 @@ static void empty_cache_in_callback_returns(void **state) {
   assert_int_equal(bp_stream_destroy(s), BP_OK);
 }
 
+/* Issue 12 item 6: a block of device 0 read by a P2P copy on a stream of
+ * device 1 (held back by a callback), freed with that stream
+ * (free_async) or after record_stream: accepted, and not handed out again
+ * until the copy is done. */
+static void block_read_by_peer_stream_waits_for_it(void **state) {
+  fixture_t *f = *state;
+  enum { N = 64 * 1024 };
+  unsigned char *host = malloc(N), *back = malloc(N);
+  assert_non_null(host);
+  assert_non_null(back);
+  for (size_t i = 0; i < N; i++)
+    host[i] = (unsigned char)(i * 7u + 3u);
+  bp_stream_t *peer;
+  assert_int_equal(bp_stream_create(f->dev1, &peer), BP_OK);
+  void *src[2], *dst[2];
+  for (int i = 0; i < 2; i++) {
+    assert_int_equal(bp_device_malloc(f->dev0, N, &src[i]), BP_OK);
+    assert_int_equal(bp_device_malloc(f->dev1, N, &dst[i]), BP_OK);
+    assert_int_equal(bp_copy(f->dev0, src[i], NULL, host, N, NULL), BP_OK);
+  }
+  held_callback_t h;
+  held_init(&h, f->dev1, NULL);
+  assert_int_equal(bp_stream_add_callback(peer, held_run, &h), BP_OK);
+  for (int i = 0; i < 2; i++)
+    assert_int_equal(bp_copy(f->dev1, dst[i], f->dev0, src[i], N, peer), BP_OK);
+  bp_status_t freed = bp_device_free_async(f->dev0, src[0], peer);
+  bp_status_t recorded = bp_device_record_stream(f->dev0, src[1], peer);
+  if (freed != BP_OK || recorded != BP_OK) {
+    held_open(&h); /* or teardown would wait for the held stream */
+    fail_msg("free_async gave %d and record_stream %d with a stream of "
+             "another device: %s",
+             freed, recorded, bp_last_error());
+  }
+  assert_int_equal(bp_device_free(f->dev0, src[1]), BP_OK);
+  /* The copies have not run: the blocks must not come back, whatever is
+   * asked for meanwhile (the same size, and a flush of the caches). */
+  void *again[4];
+  for (int i = 0; i < 4; i++) {
+    assert_int_equal(bp_device_malloc(f->dev0, N, &again[i]), BP_OK);
+    assert_ptr_not_equal(again[i], src[0]);
+    assert_ptr_not_equal(again[i], src[1]);
+    assert_int_equal(bp_memset(f->dev0, again[i], 0xee, N, NULL), BP_OK);
+  }
+  assert_int_equal(stats_of(f->dev0).active_bytes.current,
+                   stats_of(f->dev0).allocated_bytes.current + 2 * N);
+  held_open(&h);
+  assert_int_equal(bp_stream_synchronize(peer), BP_OK);
+  for (int i = 0; i < 2; i++) {
+    assert_int_equal(bp_copy(NULL, back, f->dev1, dst[i], N, NULL), BP_OK);
+    assert_memory_equal(back, host, N);
+  }
+  /* Done: the pending frees are reclaimed. */
+  for (int i = 0; i < 4; i++)
+    assert_int_equal(bp_device_free(f->dev0, again[i]), BP_OK);
+  assert_int_equal(bp_device_empty_cache(f->dev0), BP_OK);
+  bp_memory_stats_t stats = stats_of(f->dev0);
+  assert_int_equal(stats.active_bytes.current, 0);
+  assert_int_equal(stats.reserved_bytes.current, 0);
+  for (int i = 0; i < 2; i++)
+    assert_int_equal(bp_device_free(f->dev1, dst[i]), BP_OK);
+  held_destroy(&h);
+  assert_int_equal(bp_stream_destroy(peer), BP_OK);
+  free(host);
+  free(back);
+}
+
 /* Issue 12 item 3: one 300 KiB workspace per step with empty_cache between
  * steps, on a 2 GiB device. The slab once doubled on every step (out of
  * memory after about 11 steps); what is held for the frame must stay within
@@ -211,6 +277,7 @@ int main(void) {
       T(empty_cache_in_callback_returns),
       T(malloc_in_callback_does_not_wait_for_its_stream),
       T(workspace_bounded_across_empty_cache),
+      T(block_read_by_peer_stream_waits_for_it),
   };
 #undef T
   return cmocka_run_group_tests(tests, NULL, NULL);
