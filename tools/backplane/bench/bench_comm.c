@@ -33,8 +33,8 @@
 #include "bench_comm_mpi.h"
 #include "bench_comm_ranks.h"
 #include "bench_memcpy.h"
-#include "cli_format.h"
-#include "cli_timing.h"
+#include "cli/cli_format.h"
+#include "cli/cli_timing.h"
 
 extern char **environ;
 

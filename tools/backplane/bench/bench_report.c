@@ -3,7 +3,7 @@
 #include <stdio.h>
 
 #include "bench.h"
-#include "cli_json.h"
+#include "cli/cli_json.h"
 
 static int budget_met(const bench_result_t *r) {
   switch (r->budget) {

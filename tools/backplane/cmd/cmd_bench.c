@@ -7,9 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bench.h"
-#include "cli_options.h"
-#include "cli_runtime.h"
+#include "bench/bench.h"
+#include "cli/cli_options.h"
+#include "cli/cli_runtime.h"
 #include "commands.h"
 
 typedef struct bench_entry {
@@ -20,7 +20,7 @@ typedef struct bench_entry {
 
 static const bench_entry_t benches[] = {
 #define BP_BENCH(name, summary) {#name, bench_##name, summary},
-#include "bench_list.h"
+#include "bench/bench_list.h"
 #undef BP_BENCH
 };
 enum { BENCH_COUNT = sizeof(benches) / sizeof(benches[0]) };

@@ -4,12 +4,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "check.h"
-#include "check_report.h"
-#include "check_watchdog.h"
-#include "cli_json.h"
-#include "cli_options.h"
-#include "cli_runtime.h"
+#include "check/check.h"
+#include "check/check_report.h"
+#include "check/check_watchdog.h"
+#include "cli/cli_json.h"
+#include "cli/cli_options.h"
+#include "cli/cli_runtime.h"
 #include "commands.h"
 
 /* How long one check may take before the watchdog declares the plugin hung:
@@ -23,7 +23,7 @@ typedef struct check_entry {
 
 static const check_entry_t checks[] = {
 #define BP_CHECK(name, summary) {#name, check_##name},
-#include "check_list.h"
+#include "check/check_list.h"
 #undef BP_CHECK
 };
 

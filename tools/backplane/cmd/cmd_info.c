@@ -7,10 +7,10 @@
 #include <string.h>
 
 #include "backplane/backplane.h"
-#include "cli_format.h"
-#include "cli_json.h"
-#include "cli_options.h"
-#include "cli_runtime.h"
+#include "cli/cli_format.h"
+#include "cli/cli_json.h"
+#include "cli/cli_options.h"
+#include "cli/cli_runtime.h"
 #include "commands.h"
 
 enum { CELL_SIZE = 44, TABLE_WIDTH = 110, LABEL_WIDTH = 28 };

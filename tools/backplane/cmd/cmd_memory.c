@@ -12,12 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc_trace.h"
+#include "bench/alloc_trace.h"
 #include "backplane/backplane.h"
-#include "cli_format.h"
-#include "cli_json.h"
-#include "cli_options.h"
-#include "cli_runtime.h"
+#include "cli/cli_format.h"
+#include "cli/cli_json.h"
+#include "cli/cli_options.h"
+#include "cli/cli_runtime.h"
 #include "commands.h"
 
 enum { REPLAY_ITERATIONS = 3 };
