@@ -1,5 +1,6 @@
 /* Check result lines, printed as they happen or collected as JSON. */
 #include "check_report.h"
+#include "cli/cli_output.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,8 +15,8 @@ static void report(check_ctx_t *ctx, const char *status, const char *name,
                                     status, "detail", detail));
     return;
   }
-  printf("  %-12s %-28s %s\n", status, name, detail);
-  fflush(stdout);
+  fprintf(cli_out(), "  %-12s %-28s %s\n", status, name, detail);
+  fflush(cli_out());
 }
 
 #define REPORT(ctx, status, name, format)                                      \

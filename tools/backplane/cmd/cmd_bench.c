@@ -9,6 +9,7 @@
 
 #include "bench/bench.h"
 #include "cli/cli_options.h"
+#include "cli/cli_output.h"
 #include "cli/cli_runtime.h"
 #include "commands.h"
 
@@ -117,8 +118,8 @@ static int run_benches(bench_ctx_t *ctx, const int *selected) {
   if (bench_report_end(ctx))
     failed = 1;
   if (!ctx->json && ctx->budgets_missed)
-    printf("%zu budget%s not met\n", ctx->budgets_missed,
-           ctx->budgets_missed == 1 ? "" : "s");
+    fprintf(cli_out(), "%zu budget%s not met\n", ctx->budgets_missed,
+            ctx->budgets_missed == 1 ? "" : "s");
   return failed;
 }
 

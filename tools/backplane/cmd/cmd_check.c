@@ -9,6 +9,7 @@
 #include "check/check_watchdog.h"
 #include "cli/cli_json.h"
 #include "cli/cli_options.h"
+#include "cli/cli_output.h"
 #include "cli/cli_runtime.h"
 #include "commands.h"
 
@@ -59,15 +60,16 @@ static json_t *check_plugin(check_ctx_t *ctx) {
   bp_status_t status = prepare(ctx);
   if (status != BP_OK) {
     if (!ctx->json)
-      printf("plugin %zu\n", ctx->plugin_index);
+      fprintf(cli_out(), "plugin %zu\n", ctx->plugin_index);
     check_fail_call(ctx, "setup", "describing the plugin", status);
   } else if (ctx->device_count == 0) {
     check_fail(ctx, "setup", "%s has no devices to check",
                ctx->info.device_type);
   } else {
     if (!ctx->json)
-      printf("%s  (%s, %zu device%s)\n", ctx->info.device_type, ctx->info.path,
-             ctx->info.device_count, ctx->info.device_count == 1 ? "" : "s");
+      fprintf(cli_out(), "%s  (%s, %zu device%s)\n", ctx->info.device_type,
+              ctx->info.path, ctx->info.device_count,
+              ctx->info.device_count == 1 ? "" : "s");
     for (size_t i = 0; i < sizeof(checks) / sizeof(checks[0]); i++) {
       check_watchdog_arm(ctx->info.device_type, checks[i].name,
                          CHECK_TIME_LIMIT_S);
@@ -77,9 +79,10 @@ static json_t *check_plugin(check_ctx_t *ctx) {
   }
   const char *name = status == BP_OK ? ctx->info.device_type : "?";
   if (!ctx->json)
-    printf("%s: %zu passed, %zu failed, %zu skipped; streams are %s\n\n", name,
-           ctx->passed, ctx->failed, ctx->skipped,
-           check_streams_name(ctx->streams));
+    fprintf(cli_out(),
+            "%s: %zu passed, %zu failed, %zu skipped; streams are %s\n\n", name,
+            ctx->passed, ctx->failed, ctx->skipped,
+            check_streams_name(ctx->streams));
   free(ctx->devices);
   if (!ctx->json)
     return NULL;
