@@ -2,8 +2,8 @@
  * stub plugin (two devices). */
 #include <dlfcn.h>
 
-#include "core/fixture.h"
 #include "plugins/corpus/stub_plugin.h"
+#include "support/runtime_fixture.h"
 
 static int setup(void **state) {
   *state = fixture_runtime(STUB_PLUGIN);
