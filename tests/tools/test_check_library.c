@@ -12,17 +12,17 @@
 
 #include "backplane/backplane.h"
 #include "backplane/check.h"
+#include "support/runtime_fixture.h"
 
-typedef struct fixture {
+typedef struct check_fixture {
   bp_runtime_t *runtime;
   size_t corrupt; /* the corrupt_copy plugin's index */
-} fixture_t;
+} check_fixture_t;
 
 static int setup(void **state) {
-  fixture_t *f = calloc(1, sizeof(*f));
-  bp_runtime_options_t options = {.struct_size = sizeof(options),
-                                  .plugin_path = BP_CORRUPT_PLUGIN};
-  assert_int_equal(bp_runtime_create(&options, &f->runtime), BP_OK);
+  check_fixture_t *f = calloc(1, sizeof(*f));
+  assert_non_null(f);
+  f->runtime = fixture_runtime(BP_CORRUPT_PLUGIN);
   bp_plugin_info_t info;
   size_t count = bp_runtime_plugin_count(f->runtime);
   for (f->corrupt = 0; f->corrupt < count; f->corrupt++)
@@ -35,7 +35,7 @@ static int setup(void **state) {
 }
 
 static int teardown(void **state) {
-  fixture_t *f = *state;
+  check_fixture_t *f = *state;
   bp_runtime_destroy(f->runtime);
   free(f);
   return 0;
@@ -62,7 +62,7 @@ static void count_case(void *user_data, const char *plugin,
 }
 
 static void test_corrupt_copies_fail_with_reasons(void **state) {
-  fixture_t *f = *state;
+  check_fixture_t *f = *state;
   seen_t seen = {0};
   bp_check_options_t options = {.struct_size = sizeof(options),
                                 .cases = (const char *const[]){"cop*", NULL},
@@ -102,7 +102,7 @@ static void test_corrupt_copies_fail_with_reasons(void **state) {
 }
 
 static void test_bad_arguments_are_refused(void **state) {
-  fixture_t *f = *state;
+  check_fixture_t *f = *state;
   bp_check_report_t *report = (bp_check_report_t *)&report; /* a sentinel */
   bp_check_report_t *const untouched = report;
   bp_check_options_t options = {.struct_size = sizeof(options)};

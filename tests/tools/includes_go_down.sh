@@ -2,7 +2,7 @@
 # The folders of tools/backplane include only down: cmd -> check, bench -> cli.
 # Fails naming every include of "<folder>/..." that runs up or sideways.
 #
-# usage: tool_includes.sh <tools/backplane directory>
+# usage: includes_go_down.sh <tools/backplane directory>
 set -eu
 root=$1
 allowed() { # folder -> the folders it may include
