@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "comm_mpi.h"
-#include "comm_reduce.h"
+#include "comm/mpi.h"
+#include "reduce/reduce.h"
 #include "mpi_roll_call.h"
 #include "mpi_world.h"
 

@@ -1,5 +1,5 @@
 /* Environment parsing for the vcpu plugin. */
-#include "config.h"
+#include "base/config.h"
 
 #include <ctype.h>
 #include <errno.h>

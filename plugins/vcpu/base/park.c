@@ -1,5 +1,5 @@
 /* Futex wrappers (Linux) and the spin budget. */
-#include "park.h"
+#include "base/park.h"
 
 #include <linux/futex.h>
 #include <sched.h>

@@ -1,11 +1,11 @@
 /* Waitable counter. The park protocol is a store-load handshake on two seq_cst
  * locations (value and wake_at): either the advancer sees the waiter's target,
  * or the waiter sees the advanced value before it sleeps. */
-#include "progress.h"
+#include "base/progress.h"
 
 #include <limits.h>
 
-#include "park.h"
+#include "base/park.h"
 
 void vcpu_progress_init(vcpu_progress *progress) {
   atomic_init(&progress->value, 0);

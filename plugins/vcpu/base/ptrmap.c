@@ -1,5 +1,5 @@
 /* Linear probing keyed by a multiplicative hash of the address. */
-#include "ptrmap.h"
+#include "base/ptrmap.h"
 
 #include <stdlib.h>
 

@@ -1,4 +1,4 @@
-#include "comm_arena.h"
+#include "comm/arena_map.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -7,8 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "comm_meet.h"
-#include "comm_reduce.h"
+#include "comm/meet.h"
+#include "reduce/reduce.h"
 #include "memory.h"
 
 typedef struct comm_arena_map {

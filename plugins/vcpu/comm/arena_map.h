@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "comm.h"
+#include "comm/comm.h"
 
 /* Records in this rank's slot whether (and where) the call's buffers lie in
  * a device arena. Call before comm_start_collective publishes the call. */

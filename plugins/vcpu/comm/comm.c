@@ -1,10 +1,10 @@
-#include "comm.h"
+#include "comm/comm.h"
 
-#include "comm_arena.h"
-#include "comm_hybrid.h"
-#include "comm_mpi.h"
-#include "comm_segment.h"
-#include "park.h"
+#include "comm/arena_map.h"
+#include "comm/hybrid.h"
+#include "comm/mpi.h"
+#include "comm/segment.h"
+#include "base/park.h"
 
 #include <inttypes.h>
 #include <stdarg.h>

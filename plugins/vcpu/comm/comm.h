@@ -29,8 +29,8 @@
 
 #include "backplane/device_ext.h"
 #include "backplane/status.h"
-#include "comm_id.h"
-#include "comm_wait.h"
+#include "comm/id.h"
+#include "comm/wait.h"
 
 typedef enum comm_kind {
   COMM_ALL_REDUCE,

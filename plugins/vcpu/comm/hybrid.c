@@ -1,4 +1,4 @@
-#include "comm_hybrid.h"
+#include "comm/hybrid.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "comm_meet.h"
-#include "comm_mpi.h"
-#include "comm_p2p.h"
-#include "comm_reduce.h"
-#include "comm_segment.h"
-#include "comm_staged.h"
+#include "comm/meet.h"
+#include "comm/mpi.h"
+#include "comm/p2p.h"
+#include "reduce/reduce.h"
+#include "comm/segment.h"
+#include "comm/staged.h"
 
 typedef struct hybrid {
   const comm_mpi_module *mpi;

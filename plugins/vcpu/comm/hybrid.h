@@ -21,7 +21,7 @@
 #ifndef BACKPLANE_VCPU_COMM_HYBRID_H_
 #define BACKPLANE_VCPU_COMM_HYBRID_H_
 
-#include "comm.h"
+#include "comm/comm.h"
 
 /* Called by every rank right after the module made `world` (world->mpi and
  * world->mpi_handle set, id and rank those of the call). When the hybrid

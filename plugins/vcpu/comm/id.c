@@ -1,4 +1,4 @@
-#include "comm_id.h"
+#include "comm/id.h"
 
 #include <string.h>
 #include <sys/random.h>

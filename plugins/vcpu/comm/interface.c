@@ -1,8 +1,8 @@
-#include "comm_interface.h"
+#include "comm/interface.h"
 
 #include <string.h>
 
-#include "comm_id.h"
+#include "comm/id.h"
 
 static C_Status to_c_status(bp_status_t status) {
   switch (status) {

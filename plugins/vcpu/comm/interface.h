@@ -5,7 +5,7 @@
 
 #include "backplane/comm_ext.h"
 #include "backplane/device_ext.h"
-#include "comm_ops.h"
+#include "comm/ops.h"
 
 /* Assigns every xccl_* slot of `interface` and installs `enqueue` as the
  * stream hand-off of collective tasks. */

@@ -1,12 +1,12 @@
-#include "comm_meet.h"
+#include "comm/meet.h"
 
 #include <inttypes.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "comm_reduce.h"
-#include "comm_spread.h"
+#include "reduce/reduce.h"
+#include "comm/spread.h"
 
 typedef struct arrival {
   comm_world *world;

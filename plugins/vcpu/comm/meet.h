@@ -6,7 +6,7 @@
 #ifndef BACKPLANE_VCPU_COMM_MEET_H_
 #define BACKPLANE_VCPU_COMM_MEET_H_
 
-#include "comm.h"
+#include "comm/comm.h"
 
 /* Publishes that this rank reached `step` of the collective `desc` and waits
  * for every rank. */

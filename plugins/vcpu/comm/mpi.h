@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "comm.h"
+#include "comm/comm.h"
 
 #define COMM_MPI_MODULE_SYMBOL "BackplaneVcpuCommMpi"
 #define COMM_MPI_MODULE_FILE "libbackplane_vcpu_mpi.so"

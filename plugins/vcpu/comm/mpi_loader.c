@@ -1,4 +1,4 @@
-#include "comm_mpi.h"
+#include "comm/mpi.h"
 
 #include <dlfcn.h>
 #include <limits.h>

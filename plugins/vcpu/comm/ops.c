@@ -1,19 +1,19 @@
-#include "comm_ops.h"
+#include "comm/ops.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "comm_arena.h"
-#include "comm_meet.h"
-#include "comm_mpi.h"
-#include "comm_p2p.h"
-#include "comm_reduce.h"
-#include "comm_small.h"
-#include "comm_staged.h"
-#include "comm_threads.h"
-#include "park.h"
+#include "comm/arena_map.h"
+#include "comm/meet.h"
+#include "comm/mpi.h"
+#include "comm/p2p.h"
+#include "reduce/reduce.h"
+#include "comm/small.h"
+#include "comm/staged.h"
+#include "comm/threads.h"
+#include "base/park.h"
 
 /* A group's calls for one (communicator, stream) pair, run as one task. */
 typedef struct comm_batch {

@@ -14,8 +14,8 @@
 #ifndef BACKPLANE_VCPU_COMM_OPS_H_
 #define BACKPLANE_VCPU_COMM_OPS_H_
 
-#include "comm.h"
-#include "comm_task.h"
+#include "comm/comm.h"
+#include "comm/task.h"
 
 /* How a task reaches a stream: the stream keeps a copy of *task and calls
  * comm_run_task on it exactly once, in stream order, on a thread that may

@@ -1,12 +1,12 @@
-#include "comm_p2p.h"
+#include "comm/p2p.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "comm_meet.h"
-#include "comm_reduce.h"
+#include "comm/meet.h"
+#include "reduce/reduce.h"
 
 typedef enum p2p_state {
   P2P_PENDING = 0,   /* header not posted (send) / not received (recv) */

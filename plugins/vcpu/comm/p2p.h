@@ -8,7 +8,7 @@
 #ifndef BACKPLANE_VCPU_COMM_P2P_H_
 #define BACKPLANE_VCPU_COMM_P2P_H_
 
-#include "comm.h"
+#include "comm/comm.h"
 
 /* ops: kind COMM_SEND/COMM_RECV, peer, and seq = the message number of that
  * ordered pair. Returns when all are done, or the deadline passed, or the

@@ -1,4 +1,4 @@
-#include "comm_segment.h"
+#include "comm/segment.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "park.h"
+#include "base/park.h"
 
 enum {
   PAIR_BYTES = 256 * 1024,

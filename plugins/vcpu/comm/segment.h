@@ -19,7 +19,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "comm.h"
+#include "comm/comm.h"
 
 #define COMM_SEGMENT_READY 0x62707663706d6d31ull /* "bpvcpmm1" */
 

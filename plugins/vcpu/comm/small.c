@@ -1,9 +1,9 @@
-#include "comm_small.h"
+#include "comm/small.h"
 
 #include <stdlib.h>
 
-#include "comm_meet.h"
-#include "comm_reduce.h"
+#include "comm/meet.h"
+#include "reduce/reduce.h"
 
 enum { STACK_SOURCES = 16 };
 

@@ -12,7 +12,7 @@
 
 #include <stdbool.h>
 
-#include "comm.h"
+#include "comm/comm.h"
 
 /* Whether `desc` is an all_reduce small enough for comm_small_all_reduce. */
 bool comm_small_all_reduce_fits(const comm_desc *desc);

@@ -1,4 +1,4 @@
-#include "comm_spread.h"
+#include "comm/spread.h"
 
 #include <sched.h>
 #include <stdbool.h>

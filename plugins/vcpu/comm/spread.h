@@ -14,7 +14,7 @@
 
 #include <stdint.h>
 
-#include "comm.h"
+#include "comm/comm.h"
 
 /* Crowded meetings in a row before a rank moves: enough that a pair which
  * met on one CPU by chance gets sorted out by the scheduler first. */

@@ -1,10 +1,10 @@
-#include "comm_staged.h"
+#include "comm/staged.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "comm_meet.h"
-#include "comm_reduce.h"
+#include "comm/meet.h"
+#include "reduce/reduce.h"
 
 /* Rounds at most this large are reduced whole by every rank. */
 enum { ONE_SHOT_BYTES = 64 * 1024, STACK_SOURCES = 16 };

@@ -8,7 +8,7 @@
 #ifndef BACKPLANE_VCPU_COMM_STAGED_H_
 #define BACKPLANE_VCPU_COMM_STAGED_H_
 
-#include "comm.h"
+#include "comm/comm.h"
 
 /* The rest of one collective (kind < COMM_SEND) after
  * comm_start_collective(), when some rank lives in another process and the

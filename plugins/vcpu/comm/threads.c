@@ -1,12 +1,12 @@
-#include "comm_threads.h"
+#include "comm/threads.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "comm_meet.h"
-#include "comm_reduce.h"
+#include "comm/meet.h"
+#include "reduce/reduce.h"
 
 /* Reduces elements [begin, end) of every rank's send buffer (offset by
  * `src_offset` elements) into dst. */

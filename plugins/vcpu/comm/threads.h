@@ -10,7 +10,7 @@
 #ifndef BACKPLANE_VCPU_COMM_THREADS_H_
 #define BACKPLANE_VCPU_COMM_THREADS_H_
 
-#include "comm.h"
+#include "comm/comm.h"
 
 /* The rest of one collective (kind < COMM_SEND) after
  * comm_start_collective(), when every rank's buffers are addressable here:

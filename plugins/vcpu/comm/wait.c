@@ -1,4 +1,4 @@
-#include "comm_wait.h"
+#include "comm/wait.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "park.h"
+#include "base/park.h"
 
 /* A peer usually arrives within microseconds; once a waiter sleeps, waking
  * it costs tens of microseconds and ranks fall into a convoy of sleeps. So a

@@ -1,9 +1,9 @@
 /* Names and comparisons of collective calls (contracts in comm.h). */
-#include "comm.h"
+#include "comm/comm.h"
 
 #include <stdio.h>
 
-#include "comm_reduce.h"
+#include "reduce/reduce.h"
 
 const char *comm_kind_name(comm_kind kind) {
   switch (kind) {

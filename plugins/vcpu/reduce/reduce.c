@@ -1,8 +1,8 @@
-#include "comm_reduce.h"
+#include "reduce/reduce.h"
 
 #include <stdint.h>
 
-#include "comm_half.h"
+#include "reduce/half.h"
 
 /* Sources are combined a block at a time into a small accumulator that stays
  * in L1, so every input is read once and the output written once, and the

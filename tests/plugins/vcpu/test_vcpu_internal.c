@@ -18,7 +18,7 @@
 #include "arena.h"
 #include "device.h"
 #include "memory.h"
-#include "ptrmap.h"
+#include "base/ptrmap.h"
 #include "stream.h"
 
 static struct C_Device_st g_device0 = {0}, g_device1 = {1};

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "comm_reference.h"
-#include "plugins/vcpu/comm_interface.h"
+#include "plugins/vcpu/comm/interface.h"
 
 int32_t settle(C_CCLComm comm, test_stream *stream, char message[512]) {
   test_stream_synchronize(stream);

@@ -15,10 +15,10 @@
 
 #include <cmocka.h>
 
-#include "plugins/vcpu/comm_hybrid.h"
+#include "plugins/vcpu/comm/hybrid.h"
 
-#include "plugins/vcpu/comm_id.h"
-#include "plugins/vcpu/comm_segment.h"
+#include "plugins/vcpu/comm/id.h"
+#include "plugins/vcpu/comm/segment.h"
 
 typedef bool (*segment_filter)(const char *entry, const void *argument);
 

@@ -5,7 +5,7 @@
 #define BACKPLANE_TESTS_COMM_TEST_STREAMS_H_
 
 #include "backplane/device_ext.h"
-#include "plugins/vcpu/comm_ops.h"
+#include "plugins/vcpu/comm/ops.h"
 
 typedef struct test_stream test_stream;
 

@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-#include "comm.h"
-#include "comm_spread.h"
+#include "comm/comm.h"
+#include "comm/spread.h"
 
 enum { STREAK = COMM_CROWDED_BEFORE_MOVING, MAX_RANKS = 3 };
 
