@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "comm/comm.h"
+#include "reduce/call.h"
 #include "device.h"
 
 typedef void (*add_event_fn)(C_Profiler prof, void *event);

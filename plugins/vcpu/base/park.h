@@ -12,8 +12,8 @@
 #include <stdint.h>
 #include <time.h>
 
-/* How long a waiter spins before it parks (reference/collectives_alloc.md §5:
- * a spin hand-off costs ~0.1 µs, a futex hop ~4 µs). */
+/* How long a waiter spins before it parks: a spin hand-off costs far less
+ * than a futex wake-up (the stream round-trip rows of docs/performance.md). */
 #define VCPU_SPIN_NS 30000u
 
 /* How much of that is busy polling; the rest yields the CPU between polls.

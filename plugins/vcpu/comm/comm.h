@@ -1,12 +1,12 @@
 /* vcpu communicators (internal): the objects behind C_CCLComm.
  *
  * A world is the set of `nranks` communicators created from one unique id.
- * Its shared state lives in a POSIX shared-memory segment (comm_segment.h)
+ * Its shared state lives in a POSIX shared-memory segment (comm/segment.h)
  * that every rank maps, whether its peers are threads of this process
  * (virtual devices) or other processes on this host; worlds over Open MPI
- * (comm_mpi.h) have none, except that a hybrid one (comm_hybrid.h) holds a
+ * (comm/mpi.h) have none, except that a hybrid one (comm/hybrid.h) holds a
  * communicator of its host's shared-memory world. Collective calls only enqueue
- * a task on the rank's stream (comm_ops.h); the task meets its peers' tasks
+ * a task on the rank's stream (comm/ops.h); the task meets its peers' tasks
  * through per-rank arrival counters, so no call blocks its caller and one
  * thread can drive every rank.
  *
@@ -31,31 +31,9 @@
 #include "backplane/status.h"
 #include "comm/id.h"
 #include "comm/wait.h"
+#include "reduce/call.h"
 
-typedef enum comm_kind {
-  COMM_ALL_REDUCE,
-  COMM_BROADCAST,
-  COMM_REDUCE,
-  COMM_ALL_GATHER,
-  COMM_REDUCE_SCATTER,
-  COMM_SEND,
-  COMM_RECV,
-} comm_kind;
-
-/* One call as every rank describes it; `count` is per rank for all_gather and
- * reduce_scatter (NCCL's convention), `peer` is root or p2p peer. */
-typedef struct comm_desc {
-  comm_kind kind;
-  const void *send;
-  void *recv;
-  size_t count;
-  C_DataType dtype;
-  C_CCLReduceOp op;
-  size_t peer;
-  uint64_t seq; /* collective sequence, or the p2p message number per pair */
-} comm_desc;
-
-/* Where a rank's buffers lie in its device arena (comm_arena.h). */
+/* Where a rank's buffers lie in its device arena (comm/arena_map.h). */
 typedef struct comm_location {
   bool shareable; /* both buffers (or NULL ones) are in one arena */
   int32_t memfd;  /* the arena's fd in the rank's process */
@@ -82,7 +60,7 @@ typedef struct comm_rank_slot {
 
 #define COMM_STEP_BITS 32
 /* COMM_SMALL_BYTES: per rank and sequence parity, the world's area for
- * one-meeting all_reduce inputs (comm_small.h). */
+ * one-meeting all_reduce inputs (comm/small.h). */
 enum { COMM_MAILBOX_SLOTS = 16, COMM_SMALL_BYTES = 16 * 1024 };
 
 /* A posted send, read by the receiver. `buf` is only meaningful when both
@@ -109,7 +87,7 @@ typedef struct comm_mailbox {
 } comm_mailbox;
 
 /* The shared state of a world: one POSIX shared-memory segment that every
- * rank maps (comm_segment.h). Ranks of one process share one mapping. */
+ * rank maps (comm/segment.h). Ranks of one process share one mapping. */
 typedef struct comm_world_header comm_world_header;
 
 typedef struct comm_world {
@@ -129,15 +107,15 @@ typedef struct comm_world {
   size_t pair_bytes;
   unsigned char *data_slots; /* nranks * slot_bytes: collective staging */
   size_t slot_bytes;
-  /* nranks * 2 * COMM_SMALL_BYTES: [rank][seq % 2], comm_small.h */
+  /* nranks * 2 * COMM_SMALL_BYTES: [rank][seq % 2], comm/small.h */
   unsigned char *small_inputs;
   /* 0 unknown, 1 every rank lives in this process, 2 some do not. Decided
    * once every rank has joined. */
   _Atomic int locality;
-  /* Peers' device arenas mapped here (comm_arena.c), under map_lock. */
+  /* Peers' device arenas mapped here (comm/arena_map.c), under map_lock. */
   pthread_mutex_t map_lock;
   struct comm_arena_map *maps; /* nranks, or NULL before the first use */
-  /* MPI worlds (comm_mpi.h) have no segment: the module's handle, and the
+  /* MPI worlds (comm/mpi.h) have no segment: the module's handle, and the
    * abort flag and signal live here. */
   const struct comm_mpi_module *mpi;
   void *mpi_handle;
@@ -160,9 +138,9 @@ struct C_CCLComm_st {
   /* Stream workers. */
   _Alignas(64) _Atomic uint64_t tasks_done; /* ran (or were skipped) */
   /* Collectives between processes that ran single-copy through mapped
-   * device arenas (comm_arena.h); for tests and diagnostics. */
+   * device arenas (comm/arena_map.h); for tests and diagnostics. */
   _Atomic uint64_t single_copy_calls;
-  /* Meetings in a row where a peer shared this rank's CPU (comm_spread.c):
+  /* Meetings in a row where a peer shared this rank's CPU (comm/spread.c):
    * a heuristic, relaxed. */
   _Atomic uint32_t crowded_meetings;
   _Alignas(64) pthread_mutex_t error_lock;
@@ -182,7 +160,7 @@ bp_status_t comm_create(size_t nranks, const C_CCLRootId *root, size_t rank,
 
 /* comm_create over this host's shared memory whatever
  * BACKPLANE_COMM_TRANSPORT says, from a parsed id; rank < nranks <= 4096.
- * For the per-host worlds of the hybrid transport (comm_hybrid.h). */
+ * For the per-host worlds of the hybrid transport (comm/hybrid.h). */
 bp_status_t comm_create_on_host(size_t nranks, const comm_unique_id *id,
                                 size_t rank, C_CCLComm *out_comm);
 
@@ -219,14 +197,5 @@ bool comm_peer_is_local(const comm_world *world, size_t peer);
 /* Whether every rank of the world lives in this process; decided (and
  * cached) once all have joined, which the caller has made sure of. */
 bool comm_world_is_local(comm_world *world);
-
-/* "all_reduce", "broadcast", ... */
-const char *comm_kind_name(comm_kind kind);
-
-/* Whether two ranks' calls at one sequence number are the same collective:
- * kind, count and type, and the op or root where the kind has one. */
-bool comm_same_call(const comm_desc *a, const comm_desc *b);
-/* "all_reduce(count=4, float32, sum)", "broadcast(count=8, int32, root=1)". */
-void comm_describe_call(const comm_desc *d, char *out, size_t capacity);
 
 #endif /* BACKPLANE_VCPU_COMM_H_ */

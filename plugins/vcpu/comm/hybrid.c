@@ -269,7 +269,7 @@ static void hybrid_destroy(void *handle) {
   hybrid_free(handle, true);
 }
 
-/* What comm.c and comm_ops.c call on an MPI world: they never create,
+/* What comm/comm.c and comm/ops.c call on an MPI world: they never create,
  * check, run or group through world->mpi. */
 static const comm_mpi_module hybrid_dispatch = {
     .destroy = hybrid_destroy,

@@ -1,6 +1,6 @@
-/* Hybrid worlds over MPI: when a world runs over MPI (comm_mpi.h), spans
+/* Hybrid worlds over MPI: when a world runs over MPI (comm/mpi.h), spans
  * several hosts and some host holds several of its ranks, the ranks of each
- * host form a shared-memory world of their own (comm_segment.h, named from
+ * host form a shared-memory world of their own (comm/segment.h, named from
  * the world's secret and the host's index) and each host's lowest rank, its
  * leader, talks MPI to the other leaders.
  *

@@ -24,7 +24,7 @@ static bool everyone_arrived(void *context) {
 }
 
 /* Yield while a late rank was last seen on this CPU, so that it can run
- * (comm_spread.h moves one of us later); spin while they run elsewhere. */
+ * (comm/spread.h moves one of us later); spin while they run elsewhere. */
 static bool late_rank_shares_cpu(void *context) {
   arrival *a = context;
   for (size_t r = 0; r < a->world->nranks; r++) {

@@ -14,7 +14,7 @@
  * that call may still be written if the missing rank shows up later.
  *
  * A world over several hosts some of which hold several ranks is hybrid
- * (comm_hybrid.h): it uses `hosts`, `check` and `run` to talk MPI between
+ * (comm/hybrid.h): it uses `hosts`, `check` and `run` to talk MPI between
  * hosts, shared memory inside them. */
 #ifndef BACKPLANE_VCPU_COMM_MPI_H_
 #define BACKPLANE_VCPU_COMM_MPI_H_

@@ -65,7 +65,7 @@ static bp_status_t agree_on_single_copy(C_CCLComm comm, const comm_desc *desc,
 }
 
 /* Small all_reduce: one meeting through the world's input areas
- * (comm_small.h). Otherwise, ranks all in this process: single copy through
+ * (comm/small.h). Otherwise, ranks all in this process: single copy through
  * the published buffers. Across processes: single copy through mapped device
  * arenas when every rank's buffers are in one and the call is large, else
  * staged through the world segment. */

@@ -6,7 +6,7 @@
  * collective ends at its first meeting: a rank rewrites the area of parity
  * seq % 2 only at seq + 2, after every peer reached step 1 of seq + 1, so
  * after each finished reading it. The area is apart from the staging slots
- * (comm_staged.h). */
+ * (comm/staged.h). */
 #ifndef BACKPLANE_VCPU_COMM_SMALL_H_
 #define BACKPLANE_VCPU_COMM_SMALL_H_
 

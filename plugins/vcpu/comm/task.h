@@ -2,7 +2,7 @@
  * stream) hand-off, carried by value in a stream command (queue.h). A call
  * outside a group travels whole in it, so enqueuing a lone collective costs
  * no allocation and its worker reads one cache line for it; a group's calls
- * travel as a batch on the heap (comm_ops.c). 48 bytes. */
+ * travel as a batch on the heap (comm/ops.c). 48 bytes. */
 #ifndef BACKPLANE_VCPU_COMM_TASK_H_
 #define BACKPLANE_VCPU_COMM_TASK_H_
 
@@ -34,7 +34,7 @@ typedef struct comm_task {
 
 _Static_assert(sizeof(comm_task) == 48, "a comm_task fills a command cell");
 
-/* Runs the task on the stream's worker (comm_ops.c); it frees the batch. */
+/* Runs the task on the stream's worker (comm/ops.c); it frees the batch. */
 void comm_run_task(const comm_task *task);
 
 #endif /* BACKPLANE_VCPU_COMM_TASK_H_ */

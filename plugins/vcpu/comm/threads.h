@@ -1,6 +1,6 @@
 /* The single-copy collective algorithms, for ranks whose buffers this process
  * can address: virtual devices driven by stream worker threads of this
- * process, or processes whose device arenas are mapped here (comm_arena.h).
+ * process, or processes whose device arenas are mapped here (comm/arena_map.h).
  * Each function runs on
  * the calling rank's stream worker and returns when this rank's part is done;
  * the work is split across the ranks: all_reduce is a reduce-scatter (rank r

@@ -15,7 +15,7 @@
  * it costs tens of microseconds and ranks fall into a convoy of sleeps. So a
  * waiter spins up to 50 µs (bounded by time, so ranks oversubscribing the
  * cores give their CPU away soon enough), then yields, then sleeps. The
- * caller can make it yield while it spins (comm_meet.c: a late rank queued
+ * caller can make it yield while it spins (comm/meet.c: a late rank queued
  * on this CPU). */
 enum {
   SPIN_NS = 50000,

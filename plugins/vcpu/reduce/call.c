@@ -1,5 +1,5 @@
-/* Names and comparisons of collective calls (contracts in comm.h). */
-#include "comm/comm.h"
+/* Names and comparisons of collective calls (contracts in call.h). */
+#include "reduce/call.h"
 
 #include <stdio.h>
 

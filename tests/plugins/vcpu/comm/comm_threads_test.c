@@ -410,7 +410,7 @@ static void test_send_recv_from_rank_threads(void **state) {
 /* Each rank's own thread issues PIPELINED_CALLS all_reduces with no
  * synchronization between them, so a fast rank runs into its next call while
  * a slow peer still reduces the last one: catches a rank overwriting its
- * small-call input copy (comm_small.h) before every peer has reduced from
+ * small-call input copy (comm/small.h) before every peer has reduced from
  * it. Calls mix in place and out of place, small (1 KiB) and staged
  * (24 KiB) sizes, SUM and MAX, each with its own inputs and output. */
 enum {

@@ -1,4 +1,4 @@
-/* Ranks kept on different CPUs (comm_spread.h), on a two-rank world built by
+/* Ranks kept on different CPUs (comm/spread.h), on a two-rank world built by
  * hand: after a streak of meetings where its peer ran on its CPU, the higher
  * rank moves to a CPU no rank was seen on and keeps its whole affinity mask;
  * the lower rank never moves; a meeting on separate CPUs ends a streak;
