@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "comm/mpi.h"
-#include "reduce/reduce.h"
 #include "mpi_roll_call.h"
 #include "mpi_world.h"
+#include "reduce/reduce.h"
 
 static pthread_once_t types_once = PTHREAD_ONCE_INIT;
 static MPI_Datatype f16_type, bf16_type;

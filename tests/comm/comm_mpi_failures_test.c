@@ -30,9 +30,9 @@
 #include <cmocka.h>
 
 #include "plugins/vcpu/comm/comm_cases.h"
+#include "plugins/vcpu/comm/comm_shm_check.h"
 #include "plugins/vcpu/comm/hybrid.h"
 #include "plugins/vcpu/comm/interface.h"
-#include "plugins/vcpu/comm/comm_shm_check.h"
 
 enum { NOTICE_TAG = 7, LARGE_COUNT = 1 << 20 };
 

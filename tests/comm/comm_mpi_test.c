@@ -21,9 +21,9 @@
 #include <cmocka.h>
 
 #include "plugins/vcpu/comm/comm_cases.h"
+#include "plugins/vcpu/comm/comm_shm_check.h"
 #include "plugins/vcpu/comm/hybrid.h"
 #include "plugins/vcpu/comm/interface.h"
-#include "plugins/vcpu/comm/comm_shm_check.h"
 
 static C_DeviceInterface xccl;
 static int rank, nranks;

@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "comm/meet.h"
-#include "reduce/reduce.h"
 #include "memory.h"
+#include "reduce/reduce.h"
 
 typedef struct comm_arena_map {
   int32_t pid, memfd; /* what is mapped; pid 0 when nothing */

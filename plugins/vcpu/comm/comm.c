@@ -1,10 +1,10 @@
 #include "comm/comm.h"
 
+#include "base/park.h"
 #include "comm/arena_map.h"
 #include "comm/hybrid.h"
 #include "comm/mpi.h"
 #include "comm/segment.h"
-#include "base/park.h"
 
 #include <inttypes.h>
 #include <stdarg.h>

@@ -9,9 +9,9 @@
 #include "comm/meet.h"
 #include "comm/mpi.h"
 #include "comm/p2p.h"
-#include "reduce/reduce.h"
 #include "comm/segment.h"
 #include "comm/staged.h"
+#include "reduce/reduce.h"
 
 typedef struct hybrid {
   const comm_mpi_module *mpi;

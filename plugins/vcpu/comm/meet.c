@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "reduce/reduce.h"
 #include "comm/spread.h"
+#include "reduce/reduce.h"
 
 typedef struct arrival {
   comm_world *world;

@@ -5,15 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/park.h"
 #include "comm/arena_map.h"
 #include "comm/meet.h"
 #include "comm/mpi.h"
 #include "comm/p2p.h"
-#include "reduce/reduce.h"
 #include "comm/small.h"
 #include "comm/staged.h"
 #include "comm/threads.h"
-#include "base/park.h"
+#include "reduce/reduce.h"
 
 /* A group's calls for one (communicator, stream) pair, run as one task. */
 typedef struct comm_batch {

@@ -14,10 +14,10 @@
 
 #include <cmocka.h>
 
-#include "plugins/vcpu/comm/id.h"
-#include "plugins/vcpu/comm/interface.h"
 #include "plugins/vcpu/comm/comm_shm_check.h"
 #include "plugins/vcpu/comm/comm_test_streams.h"
+#include "plugins/vcpu/comm/id.h"
+#include "plugins/vcpu/comm/interface.h"
 
 static C_DeviceInterface xccl;
 

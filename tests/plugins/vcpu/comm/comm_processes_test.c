@@ -27,11 +27,11 @@
 
 #include "plugins/vcpu/comm/comm.h"
 #include "plugins/vcpu/comm/comm_cases.h"
-#include "plugins/vcpu/comm/id.h"
-#include "plugins/vcpu/comm/interface.h"
 #include "plugins/vcpu/comm/comm_reference.h"
 #include "plugins/vcpu/comm/comm_shm_check.h"
 #include "plugins/vcpu/comm/comm_test_streams.h"
+#include "plugins/vcpu/comm/id.h"
+#include "plugins/vcpu/comm/interface.h"
 #include "plugins/vcpu/device.h"
 #include "plugins/vcpu/memory.h"
 

@@ -11,9 +11,9 @@
 
 #include <cmocka.h>
 
+#include "plugins/vcpu/comm/comm_reference.h"
 #include "plugins/vcpu/reduce/half.h"
 #include "plugins/vcpu/reduce/reduce.h"
-#include "plugins/vcpu/comm/comm_reference.h"
 
 static uint32_t lcg_state = 12345;
 static uint32_t next_random(void) {

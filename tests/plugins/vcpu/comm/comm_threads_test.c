@@ -15,10 +15,10 @@
 
 #include <cmocka.h>
 
-#include "plugins/vcpu/comm/interface.h"
 #include "plugins/vcpu/comm/comm_reference.h"
 #include "plugins/vcpu/comm/comm_shm_check.h"
 #include "plugins/vcpu/comm/comm_test_streams.h"
+#include "plugins/vcpu/comm/interface.h"
 
 enum { MAX_RANKS = 4 };
 
