@@ -29,10 +29,10 @@
 
 #include <cmocka.h>
 
-#include "plugins/vcpu/comm_cases.h"
-#include "plugins/vcpu/comm_hybrid.h"
-#include "plugins/vcpu/comm_interface.h"
-#include "plugins/vcpu/comm_shm_check.h"
+#include "plugins/vcpu/comm/comm_cases.h"
+#include "plugins/vcpu/comm/comm_shm_check.h"
+#include "plugins/vcpu/comm/hybrid.h"
+#include "plugins/vcpu/comm/interface.h"
 
 enum { NOTICE_TAG = 7, LARGE_COUNT = 1 << 20 };
 
