@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <stdlib.h>
 
+#include "backplane/vendor_access.h"
 #include "core/fixture.h"
 #include "plugins/corpus/stub_plugin.h"
 

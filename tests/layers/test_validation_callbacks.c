@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "backplane/vendor_access.h"
 #include "layers_fixture.h"
 
 typedef struct inside {
