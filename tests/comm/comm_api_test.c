@@ -231,6 +231,21 @@ static void test_bad_arguments(void **state) {
                                       f->comms[0], f->streams[0]),
                    BP_ERR_INVALID_ARGUMENT);
   assert_error_mentions("data type bool");
+  /* Values outside the framework's enumerations stop in the core. */
+  assert_int_equal(bp_comm_all_reduce(&x, &x, 1, BP_DTYPE_UNDEFINED,
+                                      BP_REDUCE_SUM, f->comms[0],
+                                      f->streams[0]),
+                   BP_ERR_INVALID_ARGUMENT);
+  assert_error_mentions("dtype 0 is not a data type");
+  assert_int_equal(
+      bp_comm_send(&x, 1, (bp_dtype_t)99, 1, f->comms[0], f->streams[0]),
+      BP_ERR_INVALID_ARGUMENT);
+  assert_error_mentions("dtype 99 is not a data type");
+  assert_int_equal(bp_comm_reduce(&x, &x, 1, BP_DTYPE_FLOAT32,
+                                  BP_REDUCE_OP_COUNT, 0, f->comms[0],
+                                  f->streams[0]),
+                   BP_ERR_INVALID_ARGUMENT);
+  assert_error_mentions("reduce op 5 is not a reduce op");
   assert_int_equal(
       bp_comm_broadcast(&x, 1, BP_DTYPE_FLOAT32, N, f->comms[0], f->streams[0]),
       BP_ERR_INVALID_ARGUMENT);
