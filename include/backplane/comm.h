@@ -1,5 +1,5 @@
-/* Collectives: communicators over any plugin's xccl_* functions, with
- * NCCL's semantics (docs/collectives.md).
+/* Collectives: communicators over any plugin's xccl_* functions (NCCL's
+ * semantics; docs/collectives.md).
  *
  * A communicator is one rank of a group of `nranks`, bound to one device.
  * Collectives are enqueued on a stream of that device and return at once;

@@ -3,8 +3,8 @@
 #include <dlfcn.h>
 
 #include "backplane/vendor_access.h"
-#include "core/fixture.h"
 #include "plugins/corpus/stub_plugin.h"
+#include "support/runtime_fixture.h"
 
 static int setup(void **state) {
   *state = fixture_runtime(STUB_PLUGIN);

@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "backplane/vendor_access.h"
-#include "core/fixture.h"
 #include "plugins/corpus/stub_plugin.h"
+#include "support/runtime_fixture.h"
 
 static stub_counters_t *stub_counters_of(void *handle) {
   void *symbol = dlsym(handle, "stub_counters");

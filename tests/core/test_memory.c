@@ -5,8 +5,8 @@
 #include <stdlib.h>
 
 #include "backplane/vendor_access.h"
-#include "core/fixture.h"
 #include "plugins/corpus/stub_plugin.h"
+#include "support/runtime_fixture.h"
 
 static int setup(void **state) {
   return fixture_open_two_devices(state, STUB_PLUGIN);

@@ -3,8 +3,8 @@
  * data. The vcpu plugin's slot is cleared in the runtime's dispatch table. */
 #include <stdlib.h>
 
-#include "core/fixture.h"
 #include "core/runtime_internal.h"
+#include "support/runtime_fixture.h"
 
 enum { N = 3, CHUNK = 7 };
 

@@ -1,4 +1,4 @@
-# Runs comm_mpi_failures_test under mpirun, keeping the survivors alive when a
+# Runs test_mpi_failures.c under mpirun, keeping the survivors alive when a
 # rank dies (--enable-recovery, orte_abort_on_non_zero_status 0), and passes
 # only when every survivor printed "survivor rank R: PASS": mpirun's own exit
 # status says nothing about them. cmake -DMPIEXEC=... -DNP=... -DTEST=... -P

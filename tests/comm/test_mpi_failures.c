@@ -14,7 +14,7 @@
  *
  * Each survivor runs the cmocka tests, prints "survivor rank R: PASS" or
  * "survivor rank R: FAIL", and _exits without MPI_Finalize (which would wait
- * for the dead rank). comm_mpi_failures_check.cmake counts the PASS lines. */
+ * for the dead rank). mpi_failures_check.cmake counts the PASS lines. */
 #include <inttypes.h>
 #include <mpi.h>
 #include <setjmp.h>

@@ -5,7 +5,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "core/fixture.h"
+#include "support/runtime_fixture.h"
 
 enum { N = 3, COUNT = 1001 };
 

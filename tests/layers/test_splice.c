@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "backplane/vendor_access.h"
-#include "layers_fixture.h"
+#include "support/runtime_fixture.h"
 
 /* The plugin's own table, as InitPlugin fills it. */
 static C_DeviceInterface native_table(void) {
@@ -28,9 +28,9 @@ static C_DeviceInterface native_table(void) {
 static void test_no_layer_is_byte_identical(void **state) {
   (void)state;
   unsetenv("BACKPLANE_LAYERS");
-  bp_runtime_t *plain = layered_runtime(NULL);
-  bp_layer_options_t none = layer_options("", "");
-  bp_runtime_t *explicit_none = layered_runtime(&none);
+  bp_runtime_t *plain = fixture_layered_runtime(BP_VCPU_PLUGIN, NULL);
+  bp_layer_options_t none = fixture_layer_options("", "");
+  bp_runtime_t *explicit_none = fixture_layered_runtime(BP_VCPU_PLUGIN, &none);
   const C_DeviceInterface *a = bp_runtime_plugin_dispatch(plain, 0);
   const C_DeviceInterface *b = bp_runtime_plugin_dispatch(explicit_none, 0);
   assert_non_null(a);
@@ -42,7 +42,7 @@ static void test_no_layer_is_byte_identical(void **state) {
   assert_ptr_equal(a->device_memory_allocate, native.device_memory_allocate);
   assert_ptr_equal(a->record_event, native.record_event);
   assert_ptr_equal(a->async_memory_copy_h2d, native.async_memory_copy_h2d);
-  bp_layer_stats_t stats = layer_stats(plain);
+  bp_layer_stats_t stats = fixture_layer_stats(plain);
   assert_int_equal(stats.faults_injected, 0);
   bp_runtime_destroy(explicit_none);
   bp_runtime_destroy(plain);
@@ -52,7 +52,7 @@ static void test_environment_enables_layers(void **state) {
   (void)state;
   setenv("BACKPLANE_LAYERS", "fault", 1);
   setenv("BACKPLANE_FAULT", "query_stream:1", 1);
-  bp_runtime_t *runtime = layered_runtime(NULL);
+  bp_runtime_t *runtime = fixture_layered_runtime(BP_VCPU_PLUGIN, NULL);
   unsetenv("BACKPLANE_LAYERS");
   unsetenv("BACKPLANE_FAULT");
   C_DeviceInterface native = native_table();
@@ -64,10 +64,10 @@ static void test_environment_enables_layers(void **state) {
 
 static void test_fault_fails_the_nth_call(void **state) {
   (void)state;
-  bp_layer_options_t options =
-      layer_options("fault", "device_memory_allocate:2,memory_copy_h2d:1="
-                             "C_ERROR");
-  bp_runtime_t *runtime = layered_runtime(&options);
+  bp_layer_options_t options = fixture_layer_options(
+      "fault", "device_memory_allocate:2,memory_copy_h2d:1="
+               "C_ERROR");
+  bp_runtime_t *runtime = fixture_layered_runtime(BP_VCPU_PLUGIN, &options);
   const C_DeviceInterface *d = bp_runtime_plugin_dispatch(runtime, 0);
   C_DeviceInterface native = native_table();
   assert_ptr_not_equal(d->device_memory_allocate,
@@ -85,7 +85,7 @@ static void test_fault_fails_the_nth_call(void **state) {
   char host[64] = {0};
   assert_int_equal(d->memory_copy_h2d(c, p[0], host, sizeof host), C_ERROR);
   assert_int_equal(d->memory_copy_h2d(c, p[0], host, sizeof host), C_SUCCESS);
-  assert_int_equal(layer_stats(runtime).faults_injected, 2);
+  assert_int_equal(fixture_layer_stats(runtime).faults_injected, 2);
   assert_int_equal(d->device_memory_deallocate(c, p[0], 64), C_SUCCESS);
   assert_int_equal(d->device_memory_deallocate(c, p[2], 64), C_SUCCESS);
   bp_runtime_destroy(runtime);
@@ -93,8 +93,8 @@ static void test_fault_fails_the_nth_call(void **state) {
 
 /* Which of 256 device_memory_stats calls fail under p=0.5 and `seed`. */
 static void failure_pattern(const char *fault, unsigned char *out) {
-  bp_layer_options_t options = layer_options("fault", fault);
-  bp_runtime_t *runtime = layered_runtime(&options);
+  bp_layer_options_t options = fixture_layer_options("fault", fault);
+  bp_runtime_t *runtime = fixture_layered_runtime(BP_VCPU_PLUGIN, &options);
   const C_DeviceInterface *d = bp_runtime_plugin_dispatch(runtime, 0);
   bp_device_t *device = NULL;
   assert_int_equal(bp_device_at(runtime, 0, &device), BP_OK);
@@ -126,7 +126,7 @@ static void test_fault_probability_is_seeded(void **state) {
 
 static void assert_rejected_because(const bp_layer_options_t *options,
                                     const char *needle) {
-  bp_runtime_t *runtime = layered_runtime(options);
+  bp_runtime_t *runtime = fixture_layered_runtime(BP_VCPU_PLUGIN, options);
   assert_int_equal(bp_device_count(runtime), 0);
   assert_int_equal(bp_runtime_rejected_count(runtime), 1);
   const char *path, *reason;
@@ -138,15 +138,17 @@ static void assert_rejected_because(const bp_layer_options_t *options,
 
 static void test_bad_configuration_rejects(void **state) {
   (void)state;
-  bp_layer_options_t bad_layer = layer_options("fault,tracing", "");
+  bp_layer_options_t bad_layer = fixture_layer_options("fault,tracing", "");
   assert_rejected_because(&bad_layer, "unknown layer \"tracing\"");
-  bp_layer_options_t bad_fn = layer_options("fault", "no_such_fn:1");
+  bp_layer_options_t bad_fn = fixture_layer_options("fault", "no_such_fn:1");
   assert_rejected_because(&bad_fn, "\"no_such_fn:1\": unknown function");
-  bp_layer_options_t bad_n = layer_options("fault", "query_event:0");
+  bp_layer_options_t bad_n = fixture_layer_options("fault", "query_event:0");
   assert_rejected_because(&bad_n, "N must be a call number");
-  bp_layer_options_t bad_p = layer_options("fault", "query_event:p=1.5");
+  bp_layer_options_t bad_p =
+      fixture_layer_options("fault", "query_event:p=1.5");
   assert_rejected_because(&bad_p, "p must be a number in [0, 1]");
-  bp_layer_options_t bad_status = layer_options("fault", "query_event:1=C_OK");
+  bp_layer_options_t bad_status =
+      fixture_layer_options("fault", "query_event:1=C_OK");
   assert_rejected_because(&bad_status, "status must be");
 }
 

@@ -1,7 +1,10 @@
-/* Shared helpers for the core tests: runtimes that load exactly the plugins a
- * test names, and where the test plugins live. */
-#ifndef BACKPLANE_TESTS_CORE_FIXTURE_H_
-#define BACKPLANE_TESTS_CORE_FIXTURE_H_
+/* The one way a test sets up a runtime: it loads exactly the plugins the test
+ * names (nothing from the environment, no built-in plugins), optionally with
+ * layers, and fails the test when creation fails. Also the corpus plugin
+ * paths (when the test defines BP_CORPUS_DIR) and assertions on messages.
+ * Used by tests/core, tests/comm and tests/layers (tests/README.md). */
+#ifndef BACKPLANE_TESTS_SUPPORT_RUNTIME_FIXTURE_H_
+#define BACKPLANE_TESTS_SUPPORT_RUNTIME_FIXTURE_H_
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,22 +17,59 @@
 
 #include "backplane/backplane.h"
 
+#ifdef BP_CORPUS_DIR
 #define STUB_PLUGIN BP_CORPUS_DIR "/libbp_stub.so"
 #define BROKEN_PLUGIN(kind) BP_CORPUS_DIR "/libbp_broken_" kind ".so"
+#endif
 
-/* A runtime loading only `plugin_path` (colon list); fails the test if
- * creation fails. */
-static inline bp_runtime_t *fixture_runtime(const char *plugin_path) {
-  bp_runtime_options_t options = {
-      .struct_size = sizeof options,
+/* Options loading only `plugin_path` (colon list). */
+static inline bp_runtime_options_t fixture_options(const char *plugin_path) {
+  return (bp_runtime_options_t){
+      .struct_size = sizeof(bp_runtime_options_t),
       .plugin_path = plugin_path,
       .ignore_environment = 1,
       .skip_builtin_plugins = 1,
   };
+}
+
+/* A runtime loading only `plugin_path`; fails the test if creation fails. */
+static inline bp_runtime_t *fixture_runtime(const char *plugin_path) {
+  bp_runtime_options_t options = fixture_options(plugin_path);
   bp_runtime_t *runtime = NULL;
   assert_int_equal(bp_runtime_create(&options, &runtime), BP_OK);
   assert_non_null(runtime);
   return runtime;
+}
+
+/* The same with `layers` (NULL: from the environment). */
+static inline bp_runtime_t *
+fixture_layered_runtime(const char *plugin_path,
+                        const bp_layer_options_t *layers) {
+  bp_runtime_options_t options = fixture_options(plugin_path);
+  bp_runtime_t *runtime = NULL;
+  assert_int_equal(bp_runtime_create_layered(&options, layers, &runtime),
+                   BP_OK);
+  assert_non_null(runtime);
+  return runtime;
+}
+
+/* Layer options enabling `layers` with fault rules `fault`, nothing from the
+ * environment. */
+static inline bp_layer_options_t fixture_layer_options(const char *layers,
+                                                       const char *fault) {
+  return (bp_layer_options_t){.struct_size = sizeof(bp_layer_options_t),
+                              .layers = layers,
+                              .fault = fault,
+                              .validation_log = "",
+                              .validation_abort = 0,
+                              .trace_file = ""};
+}
+
+static inline bp_layer_stats_t
+fixture_layer_stats(const bp_runtime_t *runtime) {
+  bp_layer_stats_t stats = {.struct_size = sizeof stats};
+  assert_int_equal(bp_runtime_layer_stats(runtime, &stats), BP_OK);
+  return stats;
 }
 
 /* A runtime over one plugin and its first two devices, as cmocka state. */
@@ -93,4 +133,4 @@ static inline int fixture_lists(const char *const *names, const char *name) {
                (needle));                                                      \
   } while (0)
 
-#endif /* BACKPLANE_TESTS_CORE_FIXTURE_H_ */
+#endif /* BACKPLANE_TESTS_SUPPORT_RUNTIME_FIXTURE_H_ */

@@ -5,8 +5,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "core/fixture.h"
 #include "plugins/corpus/stub_plugin.h"
+#include "support/runtime_fixture.h"
 
 enum { THREADS = 4, ROUNDS = 20, N = 8192 };
 
