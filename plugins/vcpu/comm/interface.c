@@ -177,12 +177,34 @@ C_Status vcpu_comm_abort(C_CCLComm comm) {
   return C_SUCCESS;
 }
 
+/* The comm extension's code for a communicator failure. */
+static BP_CommExtStatus comm_ext_status(bp_status_t status) {
+  switch (status) {
+  case BP_OK:
+    return BP_COMM_EXT_OK;
+  case BP_ERR_INVALID_ARGUMENT:
+    return BP_COMM_EXT_INVALID_USAGE;
+  case BP_ERR_OUT_OF_MEMORY:
+    return BP_COMM_EXT_OUT_OF_MEMORY;
+  case BP_ERR_UNSUPPORTED:
+    return BP_COMM_EXT_UNSUPPORTED;
+  case BP_ERR_TIMEOUT:
+    return BP_COMM_EXT_TIMEOUT;
+  case BP_ERR_ABORTED:
+    return BP_COMM_EXT_ABORTED;
+  case BP_ERR_PLUGIN:
+    return BP_COMM_EXT_SYSTEM_ERROR;
+  default:
+    return BP_COMM_EXT_INTERNAL;
+  }
+}
+
 C_Status vcpu_comm_get_async_error(C_CCLComm comm, int32_t *out_status,
                                    char *message, size_t capacity) {
   if (comm == NULL || out_status == NULL)
     return to_c_status(comm_reject(BP_ERR_INVALID_ARGUMENT,
                                    "comm async error: comm or status is NULL"));
-  *out_status = (int32_t)comm_error(comm, message, capacity);
+  *out_status = (int32_t)comm_ext_status(comm_error(comm, message, capacity));
   return C_SUCCESS;
 }
 

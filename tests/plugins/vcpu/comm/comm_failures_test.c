@@ -86,7 +86,7 @@ static void test_peer_never_joins(void **state) {
                      C_SUCCESS);
   for (size_t r = 0; r < 2; r++) {
     char message[512];
-    assert_int_equal(async_error(&ranks[r], message), BP_ERR_TIMEOUT);
+    assert_int_equal(async_error(&ranks[r], message), BP_COMM_EXT_TIMEOUT);
     expect_contains(message, "vcpu-comm:");
     expect_contains(message, "all_reduce sequence 1");
     expect_contains(message, "rank 2 never joined");
@@ -105,7 +105,7 @@ static void test_peer_never_calls(void **state) {
       xccl.xccl_broadcast(data, 3, INT32, 0, ranks[0].comm, s(&ranks[0])),
       C_SUCCESS);
   char message[512];
-  assert_int_equal(async_error(&ranks[0], message), BP_ERR_TIMEOUT);
+  assert_int_equal(async_error(&ranks[0], message), BP_COMM_EXT_TIMEOUT);
   expect_contains(message, "broadcast sequence 1");
   expect_contains(message, "rank 1 has not called any collective");
   /* The communicator is poisoned: later calls fail at once, repeating why. */
@@ -162,7 +162,7 @@ static void test_abort_from_another_thread(void **state) {
   pthread_create(&thread, NULL, abort_main, &job);
   pthread_join(thread, NULL);
   char message[512];
-  assert_int_equal(async_error(&ranks[0], message), BP_ERR_ABORTED);
+  assert_int_equal(async_error(&ranks[0], message), BP_COMM_EXT_ABORTED);
   expect_contains(message, "all_reduce sequence 1 aborted");
   expect_contains(message, "rank 1");
   for (size_t r = 0; r < 2; r++)
@@ -181,7 +181,8 @@ static void check_mismatch(size_t nranks, void (*call)(rank *r, size_t index),
     call(&ranks[r], r);
   for (size_t r = 0; r < nranks; r++) {
     char message[512];
-    assert_int_equal(async_error(&ranks[r], message), BP_ERR_INVALID_ARGUMENT);
+    assert_int_equal(async_error(&ranks[r], message),
+                     BP_COMM_EXT_INVALID_USAGE);
     expect_contains(message, "mismatched");
     expect_contains(message, part_a);
     expect_contains(message, part_b);
@@ -237,7 +238,8 @@ static void test_mismatched_send_recv(void **state) {
       C_SUCCESS);
   for (size_t r = 0; r < 2; r++) {
     char message[512];
-    assert_int_equal(async_error(&ranks[r], message), BP_ERR_INVALID_ARGUMENT);
+    assert_int_equal(async_error(&ranks[r], message),
+                     BP_COMM_EXT_INVALID_USAGE);
     expect_contains(message, "mismatched");
     expect_contains(message, r == 0 ? "send #0" : "recv #0");
   }
@@ -253,7 +255,7 @@ static void test_unmatched_recv_times_out(void **state) {
   assert_int_equal(xccl.xccl_recv(in, 8, UINT8, 1, ranks[0].comm, s(&ranks[0])),
                    C_SUCCESS);
   char message[512];
-  assert_int_equal(async_error(&ranks[0], message), BP_ERR_TIMEOUT);
+  assert_int_equal(async_error(&ranks[0], message), BP_COMM_EXT_TIMEOUT);
   expect_contains(message, "recv #0 from rank 1");
   for (size_t r = 0; r < 2; r++)
     leave(&ranks[r]);
@@ -360,7 +362,7 @@ static void test_failed_group_poisons(void **state) {
   assert_int_not_equal(xccl.xccl_group_end(), C_SUCCESS);
   expect_contains(vcpu_comm_last_error(), "bool");
   char message[512];
-  assert_int_equal(async_error(&ranks[0], message), BP_ERR_INVALID_ARGUMENT);
+  assert_int_equal(async_error(&ranks[0], message), BP_COMM_EXT_INVALID_USAGE);
   expect_contains(message, "a call of its group failed");
   assert_true(data[0] == 1 && data[3] == 4);
   for (size_t r = 0; r < 2; r++)

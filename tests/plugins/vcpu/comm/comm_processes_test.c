@@ -322,7 +322,7 @@ static int survivor(rank_env *env) {
   wait_for_test(env); /* the victim is done with the first one */
   xccl.xccl_all_reduce(x, x, 8, FLOAT32, SUM, env->comm, s);
   signal_test(env); /* the test kills the victim now */
-  int failures = expect_status(env, BP_ERR_TIMEOUT,
+  int failures = expect_status(env, BP_COMM_EXT_TIMEOUT,
                                "all_reduce sequence 2 timed out after 1000 "
                                "ms waiting for rank 1");
   leave(env);
@@ -364,7 +364,7 @@ static int lonely(rank_env *env) {
   int64_t x = 5;
   xccl.xccl_broadcast(&x, 1, INT64, 0, env->comm,
                       test_stream_handle(env->stream));
-  int failures = expect_status(env, BP_ERR_TIMEOUT, "rank 1 never joined");
+  int failures = expect_status(env, BP_COMM_EXT_TIMEOUT, "rank 1 never joined");
   leave(env);
   return failures;
 }
@@ -447,7 +447,7 @@ static int joins_then_waits(rank_env *env) {
   int64_t x = 5;
   xccl.xccl_broadcast(&x, 1, INT64, 0, env->comm,
                       test_stream_handle(env->stream));
-  int failures = expect_status(env, BP_ERR_TIMEOUT, "timed out");
+  int failures = expect_status(env, BP_COMM_EXT_TIMEOUT, "timed out");
   leave(env);
   return failures;
 }
@@ -521,7 +521,7 @@ static int mismatched(rank_env *env) {
   double x[4] = {1, 2, 3, 4};
   xccl.xccl_all_reduce(x, x, 4, FLOAT64, env->rank == 0 ? SUM : MAX, env->comm,
                        test_stream_handle(env->stream));
-  int failures = expect_status(env, BP_ERR_INVALID_ARGUMENT,
+  int failures = expect_status(env, BP_COMM_EXT_INVALID_USAGE,
                                "mismatched collectives at sequence 1");
   leave(env);
   return failures;
