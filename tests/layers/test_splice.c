@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backplane/vendor_access.h"
 #include "support/runtime_fixture.h"
 
 /* The plugin's own table, as InitPlugin fills it. */

@@ -9,6 +9,7 @@
 
 #include "backplane/backplane.h"
 #include "backplane/check.h"
+#include "backplane/vendor_access.h"
 
 /* What the asynchrony check found out about the plugin's streams. */
 typedef enum check_streams {
