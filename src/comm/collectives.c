@@ -6,7 +6,7 @@
 #include "backplane/memory.h"
 #include "comm/comm_internal.h"
 #include "core/runtime_internal.h"
-#include "core/status.h"
+#include "base/status.h"
 #include "core/stream_internal.h"
 #include "layers/collective_note.h"
 

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "comm/comm_internal.h"
-#include "core/status.h"
+#include "base/status.h"
 
 enum { MAX_EXTENSIONS = 64 };
 

@@ -24,7 +24,7 @@
 #include <stdio.h>
 
 #include "core/device_table.h"
-#include "layers/trace_clock.h"
+#include "base/clock.h"
 #include "layers/trace_layer.h"
 
 #define BP_API_BODY static inline __attribute__((always_inline))
@@ -37,7 +37,7 @@
 #define BP_API_TRACED(body, params, args, device, name, ...)                   \
   static __attribute__((noinline, cold)) bp_status_t bp_traced_##body params { \
     bp_device_t *bp_api_device = (device);                                     \
-    uint64_t bp_api_start = bp_trace_now_ns();                                 \
+    uint64_t bp_api_start = bp_clock_now_ns();                                 \
     bp_status_t bp_api_status = body args;                                     \
     bp_trace_api_call(bp_api_device->trace, bp_api_device, name, bp_api_start, \
                       bp_api_status, __VA_ARGS__);                             \
@@ -52,7 +52,7 @@
     char bp_api_handle[32];                                                    \
     snprintf(bp_api_handle, sizeof bp_api_handle, "%p",                        \
              (const void *)(handle));                                          \
-    uint64_t bp_api_start = bp_trace_now_ns();                                 \
+    uint64_t bp_api_start = bp_clock_now_ns();                                 \
     bp_status_t bp_api_status = body args;                                     \
     bp_trace_api_call(bp_api_device->trace, bp_api_device, name, bp_api_start, \
                       bp_api_status, ",\"" key "\":\"%s\"", bp_api_handle);    \

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "core/api_trace.h"
-#include "core/status.h"
+#include "base/status.h"
 #include "core/stream_internal.h"
 
 static const char *const attribute_names[BP_ATTR_COUNT] = {

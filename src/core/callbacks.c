@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "core/api_trace.h"
-#include "core/status.h"
+#include "base/status.h"
 #include "core/stream_internal.h"
 
 typedef struct callback_closure {

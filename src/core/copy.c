@@ -6,7 +6,7 @@
 
 #include "core/api_trace.h"
 #include "core/fallbacks.h"
-#include "core/status.h"
+#include "base/status.h"
 #include "core/stream_internal.h"
 
 typedef C_Status (*sync_copy_fn)(const C_Device, void *, const void *, size_t);

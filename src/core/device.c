@@ -8,7 +8,7 @@
 #include "core/api_trace.h"
 #include "core/device_table.h"
 #include "core/runtime_internal.h"
-#include "core/status.h"
+#include "base/status.h"
 #include "core/stream_internal.h"
 
 __attribute__((
@@ -84,8 +84,8 @@ static void release_allocations(bp_device_t *device,
                                 bp_allocation_table_t *table, const char *kind,
                                 C_Status (*deallocate)(const C_Device, void *,
                                                        size_t)) {
-  if (table->count)
-    report_leak(device, table->count, kind, table->bytes);
+  if (table->sizes.count)
+    report_leak(device, table->sizes.count, kind, table->bytes);
   void *ptr;
   size_t size;
   while (bp_allocation_table_any(table, &ptr, &size)) {

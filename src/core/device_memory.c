@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "core/api_trace.h"
-#include "core/status.h"
+#include "base/status.h"
 #include "core/stream_internal.h"
 
 /* The first allocation on a device creates its allocator. */

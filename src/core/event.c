@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "core/api_trace.h"
-#include "core/status.h"
+#include "base/status.h"
 #include "core/stream_internal.h"
 
 bp_status_t bp_event_create_internal(bp_device_t *device,

@@ -11,7 +11,7 @@
 #include "core/fallbacks.h"
 #include "core/plugin_security.h"
 #include "core/runtime_internal.h"
-#include "core/status.h"
+#include "base/status.h"
 #include "layers/layers.h"
 
 /* A plugin built against a larger layout writes past our 912/88 bytes before

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "core/profiler.h"
-#include "core/status.h"
+#include "base/status.h"
 
 struct C_Profiler_st {
   pthread_mutex_t lock;

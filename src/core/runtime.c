@@ -6,7 +6,7 @@
 #include "core/loader.h"
 #include "core/plugin_search.h"
 #include "core/runtime_internal.h"
-#include "core/status.h"
+#include "base/status.h"
 
 bp_status_t bp_runtime_reject(bp_runtime_t *runtime, const char *path,
                               const char *format, ...) {

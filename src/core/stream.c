@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "core/api_trace.h"
-#include "core/status.h"
+#include "base/status.h"
 #include "core/stream_internal.h"
 
 /* Above this many retired internal events a stream is polled for idleness

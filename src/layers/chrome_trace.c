@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/status.h"
+#include "base/status.h"
 
 /* Where one record goes, worked out in the first pass. */
 typedef struct placed {

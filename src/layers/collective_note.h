@@ -13,7 +13,7 @@
 
 #include "comm/comm_internal.h"
 #include "layers/layers.h"
-#include "layers/trace_clock.h"
+#include "base/clock.h"
 
 /* bp_collective_note_t.reduce_op of a call that does not reduce. */
 #define BP_NOTE_NO_REDUCE_OP (-1)
@@ -55,7 +55,7 @@ bp_collective_note_begin(const bp_comm_t *comm, const char *function,
       .reduce_op = reduce_op,
       .rank_role = rank_role,
       .rank = rank,
-      .start_ns = layers && layers->trace ? bp_trace_now_ns() : 0};
+      .start_ns = layers && layers->trace ? bp_clock_now_ns() : 0};
 }
 
 /* Adds the call's slice to the host thread's track of the trace, with the

@@ -7,7 +7,7 @@
 
 #include "backplane/device.h"
 
-#include "core/status.h"
+#include "base/status.h"
 #include "layers/fault_spec.h"
 
 struct bp_fault_layer {

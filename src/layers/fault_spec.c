@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/status.h"
+#include "base/status.h"
 
 static bp_status_t bad_rule(const char *rule, size_t length, const char *why) {
   return bp_error(BP_ERR_INVALID_ARGUMENT, "BACKPLANE_FAULT: rule \"%.*s\": %s",

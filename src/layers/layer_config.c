@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/status.h"
+#include "base/status.h"
 
 static _Thread_local const bp_layer_options_t *pending_options;
 

@@ -6,7 +6,7 @@
 
 #include "core/device_table.h"
 #include "core/runtime_internal.h"
-#include "core/status.h"
+#include "base/status.h"
 #include "layers/fault_layer.h"
 #include "layers/layer_config.h"
 #include "layers/trace_layer.h"

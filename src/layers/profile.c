@@ -9,7 +9,8 @@
 #include "backplane/profiler.h"
 #include "core/profiler.h"
 #include "core/runtime_internal.h"
-#include "core/status.h"
+#include "base/clock.h"
+#include "base/status.h"
 #include "core/stream_internal.h"
 #include "layers/chrome_trace.h"
 #include "layers/plugin_profiler.h"
@@ -43,12 +44,6 @@ const char *bp_plugin_profiler_missing(const C_DeviceInterface *table) {
       return fn->name;
   }
   return NULL;
-}
-
-static uint64_t now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 static void skip(profile_plugin_t *p, const char *why) {
@@ -119,7 +114,7 @@ BP_API bp_status_t bp_profile_start(bp_profile_t *profile) {
   if (profile->started)
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_profile_start: already started");
-  profile->start_ns = now_ns();
+  profile->start_ns = bp_clock_now_ns();
   for (size_t i = 0; i < profile->plugin_count; ++i) {
     profile_plugin_t *p = &profile->plugins[i];
     if (!p->buffer)

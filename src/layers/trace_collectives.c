@@ -4,7 +4,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "core/status.h"
+#include "base/status.h"
 #include "layers/collective_note.h"
 #include "layers/trace_internal.h"
 

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "layers/pointer_map.h"
+#include "base/pointer_map.h"
 
 /* communicator -> its bp_trace_comm_counts (trace_comm_seq.c), owned. */
 typedef struct bp_trace_comm_seqs {

@@ -14,7 +14,7 @@
 #include "backplane/device.h"
 #include "core/device_table.h"
 #include "core/profiler.h"
-#include "core/status.h"
+#include "base/status.h"
 #include "layers/layer_functions.h"
 #include "layers/trace_internal.h"
 
@@ -37,7 +37,7 @@ void bp_trace_record_host(bp_trace_layer_t *t, const char *category,
                          .name = name,
                          .category = category,
                          .start_ns = start_ns,
-                         .end_ns = bp_trace_now_ns(),
+                         .end_ns = bp_clock_now_ns(),
                          .device_id = -1,
                          .thread_id = thread_id(),
                          .args_json = args};
@@ -76,7 +76,7 @@ static void sample_memory(bp_trace_layer_t *t, C_Device device) {
   snprintf(args, sizeof args,
            "{\"allocated\":%" PRIu64 ",\"reserved\":%" PRIu64 "}", allocated,
            reserved);
-  uint64_t now = bp_trace_now_ns();
+  uint64_t now = bp_clock_now_ns();
   BP_TraceEvent event = {.struct_size = sizeof event,
                          .name = "memory",
                          .category = "counter",
@@ -119,7 +119,7 @@ static void sample_memory(bp_trace_layer_t *t, C_Device device) {
 #define TRACE_GENERIC_0(name, params, args)                                    \
   static C_Status t_##name params {                                            \
     bp_trace_layer_t *t = LAYER(device);                                       \
-    uint64_t start = bp_trace_now_ns();                                        \
+    uint64_t start = bp_clock_now_ns();                                        \
     C_Status result = t->next.name args;                                       \
     record_call(t, #name, device, start, result, "");                          \
     return result;                                                             \
@@ -144,7 +144,7 @@ static void copy_detail(char *detail, size_t capacity, C_Stream stream,
                            size_t size) {                                      \
     bp_trace_layer_t *t = LAYER(device);                                       \
     sample_memory(t, device);                                                  \
-    uint64_t start = bp_trace_now_ns();                                        \
+    uint64_t start = bp_clock_now_ns();                                        \
     C_Status result = t->next.name(device, dst, src, size);                    \
     char detail[160];                                                          \
     copy_detail(detail, sizeof detail, NULL, direction, size);                 \
@@ -155,7 +155,7 @@ static void copy_detail(char *detail, size_t capacity, C_Stream stream,
                                  void *dst, const void *src, size_t size) {    \
     bp_trace_layer_t *t = LAYER(device);                                       \
     sample_memory(t, device);                                                  \
-    uint64_t start = bp_trace_now_ns();                                        \
+    uint64_t start = bp_clock_now_ns();                                        \
     C_Status result = t->next.async_##name(device, stream, dst, src, size);    \
     char detail[160];                                                          \
     copy_detail(detail, sizeof detail, stream, direction, size);               \
@@ -171,7 +171,7 @@ static C_Status t_memory_copy_p2p(const C_Device device,
                                   const void *src, size_t size) {
   bp_trace_layer_t *t = LAYER(device);
   sample_memory(t, device);
-  uint64_t start = bp_trace_now_ns();
+  uint64_t start = bp_clock_now_ns();
   C_Status result = t->next.memory_copy_p2p(device, src_device, dst, src, size);
   char detail[224];
   copy_detail(detail, sizeof detail, NULL, "p2p", size);
@@ -185,7 +185,7 @@ static C_Status t_async_memory_copy_p2p(const C_Device device,
                                         const void *src, size_t size) {
   bp_trace_layer_t *t = LAYER(device);
   sample_memory(t, device);
-  uint64_t start = bp_trace_now_ns();
+  uint64_t start = bp_clock_now_ns();
   C_Status result =
       t->next.async_memory_copy_p2p(device, src_device, stream, dst, src, size);
   char detail[160];
@@ -198,7 +198,7 @@ static C_Status t_device_memory_set(const C_Device device, void *ptr,
                                     unsigned char value, size_t size) {
   bp_trace_layer_t *t = LAYER(device);
   sample_memory(t, device);
-  uint64_t start = bp_trace_now_ns();
+  uint64_t start = bp_clock_now_ns();
   C_Status result = t->next.device_memory_set(device, ptr, value, size);
   char detail[64];
   snprintf(detail, sizeof detail, ",\"bytes\":%zu,\"value\":%u", size,
@@ -212,7 +212,7 @@ static C_Status t_device_memory_set(const C_Device device, void *ptr,
 static C_Status t_device_memory_allocate(const C_Device device, void **ptr,
                                          size_t size) {
   bp_trace_layer_t *t = LAYER(device);
-  uint64_t start = bp_trace_now_ns();
+  uint64_t start = bp_clock_now_ns();
   C_Status result = t->next.device_memory_allocate(device, ptr, size);
   char detail[64];
   snprintf(detail, sizeof detail, ",\"bytes\":%zu", size);
@@ -225,7 +225,7 @@ static C_Status t_device_memory_allocate(const C_Device device, void **ptr,
 static C_Status t_device_memory_deallocate(const C_Device device, void *ptr,
                                            size_t size) {
   bp_trace_layer_t *t = LAYER(device);
-  uint64_t start = bp_trace_now_ns();
+  uint64_t start = bp_clock_now_ns();
   C_Status result = t->next.device_memory_deallocate(device, ptr, size);
   char detail[64];
   snprintf(detail, sizeof detail, ",\"bytes\":%zu", size);
@@ -240,7 +240,7 @@ static C_Status t_device_memory_deallocate(const C_Device device, void *ptr,
 static C_Status t_record_event(const C_Device device, C_Stream stream,
                                C_Event event) {
   bp_trace_layer_t *t = LAYER(device);
-  uint64_t start = bp_trace_now_ns();
+  uint64_t start = bp_clock_now_ns();
   C_Status result = t->next.record_event(device, stream, event);
   if (!BP_C_OK(result) || !event) {
     record_call(t, "record_event", device, start, result, "");
@@ -279,7 +279,7 @@ static C_Status t_stream_wait_event(const C_Device device, C_Stream stream,
   sample_memory(t, device);
   char detail[128];
   wait_detail(t, event, detail, sizeof detail);
-  uint64_t start = bp_trace_now_ns();
+  uint64_t start = bp_clock_now_ns();
   C_Status result = t->next.stream_wait_event(device, stream, event);
   record_call(t, "stream_wait_event", device, start, result, detail);
   return result;
@@ -289,7 +289,7 @@ static C_Status t_synchronize_event(const C_Device device, C_Event event) {
   bp_trace_layer_t *t = LAYER(device);
   char detail[128];
   wait_detail(t, event, detail, sizeof detail);
-  uint64_t start = bp_trace_now_ns();
+  uint64_t start = bp_clock_now_ns();
   C_Status result = t->next.synchronize_event(device, event);
   record_call(t, "synchronize_event", device, start, result, detail);
   return result;
@@ -297,7 +297,7 @@ static C_Status t_synchronize_event(const C_Device device, C_Event event) {
 
 static C_Status t_destroy_event(const C_Device device, C_Event event) {
   bp_trace_layer_t *t = LAYER(device);
-  uint64_t start = bp_trace_now_ns();
+  uint64_t start = bp_clock_now_ns();
   C_Status result = t->next.destroy_event(device, event);
   pthread_mutex_lock(&t->lock);
   bp_pointer_map_remove(&t->flows, event);
@@ -310,7 +310,7 @@ static C_Status t_destroy_event(const C_Device device, C_Event event) {
 
 static C_Status t_create_stream(const C_Device device, C_Stream *stream) {
   bp_trace_layer_t *t = LAYER(device);
-  uint64_t start = bp_trace_now_ns();
+  uint64_t start = bp_clock_now_ns();
   C_Status result = t->next.create_stream(device, stream);
   char detail[64] = "";
   if (BP_C_OK(result) && stream && *stream) {
@@ -331,7 +331,7 @@ static C_Status t_destroy_stream(const C_Device device, C_Stream stream) {
   pthread_mutex_lock(&t->lock);
   bp_pointer_map_remove(&t->streams, stream);
   pthread_mutex_unlock(&t->lock);
-  uint64_t start = bp_trace_now_ns();
+  uint64_t start = bp_clock_now_ns();
   C_Status result = t->next.destroy_stream(device, stream);
   char detail[64];
   snprintf(detail, sizeof detail, ",\"stream\":\"%p\"", (void *)stream);

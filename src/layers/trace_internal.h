@@ -7,8 +7,8 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
-#include "layers/pointer_map.h"
-#include "layers/trace_clock.h"
+#include "base/pointer_map.h"
+#include "base/clock.h"
 #include "layers/trace_comm_seq.h"
 #include "layers/trace_layer.h"
 

@@ -7,7 +7,7 @@
 #include <time.h>
 
 #include "core/runtime_internal.h"
-#include "core/status.h"
+#include "base/status.h"
 #include "layers/chrome_trace.h"
 #include "layers/plugin_profiler.h"
 #include "layers/trace_internal.h"
@@ -21,12 +21,6 @@ struct bp_trace_session {
   bp_trace_source_t *sources;
   size_t source_count;
 };
-
-uint64_t bp_trace_now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static void free_session(bp_trace_session_t *session) {
   for (size_t i = 0; i < session->source_count; ++i) {
@@ -137,7 +131,7 @@ bp_status_t bp_trace_layer_create(bp_plugin_t *plugin, const char *path,
   layer->next = plugin->dispatch;
   pthread_mutex_init(&layer->lock, NULL);
   bp_profiler_set_stream_filter(buffer, keeps_stream, layer);
-  layer->start_ns = bp_trace_now_ns();
+  layer->start_ns = bp_clock_now_ns();
   start_plugin_profiler(layer);
   *out_layer = layer;
   return BP_OK;

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "backplane/device.h"
-#include "core/status.h"
+#include "base/status.h"
 #include "layers/validation_internal.h"
 
 bp_status_t bp_validation_layer_create(const char *log_path,

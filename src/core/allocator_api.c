@@ -10,7 +10,7 @@
 #include "alloc/caching_allocator.h"
 #include "core/api_trace.h"
 #include "core/device_table.h"
-#include "core/status.h"
+#include "base/status.h"
 #include "core/stream_internal.h"
 
 static __attribute__((noinline, cold)) bp_status_t

@@ -1,6 +1,6 @@
 /* Setting the thread-local error message (internal). */
-#ifndef BACKPLANE_CORE_STATUS_H_
-#define BACKPLANE_CORE_STATUS_H_
+#ifndef BACKPLANE_BASE_STATUS_H_
+#define BACKPLANE_BASE_STATUS_H_
 
 #include "backplane/device_ext.h"
 #include "backplane/status.h"
@@ -19,4 +19,4 @@ const char *bp_c_status_name(C_Status status);
  * decided by the caller), C_ERROR a bad argument. */
 bp_status_t bp_status_from_c(C_Status status);
 
-#endif /* BACKPLANE_CORE_STATUS_H_ */
+#endif /* BACKPLANE_BASE_STATUS_H_ */

@@ -1,8 +1,8 @@
 /* XML character data for the SVG writers: header-only, so the library
  * (allocator snapshots) and the backplane command (trace pictures) share it
  * without exporting it. */
-#ifndef BACKPLANE_COMMON_XML_TEXT_H_
-#define BACKPLANE_COMMON_XML_TEXT_H_
+#ifndef BACKPLANE_BASE_XML_TEXT_H_
+#define BACKPLANE_BASE_XML_TEXT_H_
 
 #include <stdio.h>
 
@@ -28,4 +28,4 @@ static inline void bp_xml_text(FILE *out, const char *text) {
   }
 }
 
-#endif /* BACKPLANE_COMMON_XML_TEXT_H_ */
+#endif /* BACKPLANE_BASE_XML_TEXT_H_ */

@@ -1,5 +1,5 @@
 /* Pointer map (contract in pointer_map.h). */
-#include "layers/pointer_map.h"
+#include "base/pointer_map.h"
 
 #include <stdlib.h>
 
@@ -47,13 +47,15 @@ uint64_t bp_pointer_map_get(const bp_pointer_map_t *map, const void *key) {
   return map->slots[find(map, (uintptr_t)key)].value;
 }
 
-void bp_pointer_map_remove(bp_pointer_map_t *map, const void *key) {
+bool bp_pointer_map_take(bp_pointer_map_t *map, const void *key,
+                         uint64_t *out_value) {
   if (!map->capacity)
-    return;
+    return false;
   size_t mask = map->capacity - 1;
   size_t hole = find(map, (uintptr_t)key);
   if (!map->slots[hole].key)
-    return;
+    return false;
+  *out_value = map->slots[hole].value;
   map->slots[hole] = (bp_pointer_map_slot_t){0, 0};
   map->count--;
   /* Move back each following entry whose home is not between the hole
@@ -66,6 +68,24 @@ void bp_pointer_map_remove(bp_pointer_map_t *map, const void *key) {
       hole = i;
     }
   }
+  return true;
+}
+
+void bp_pointer_map_remove(bp_pointer_map_t *map, const void *key) {
+  uint64_t value;
+  (void)bp_pointer_map_take(map, key, &value);
+}
+
+bool bp_pointer_map_any(const bp_pointer_map_t *map, const void **out_key,
+                        uint64_t *out_value) {
+  for (size_t i = 0; i < map->capacity; ++i) {
+    if (map->slots[i].key) {
+      *out_key = (const void *)map->slots[i].key;
+      *out_value = map->slots[i].value;
+      return true;
+    }
+  }
+  return false;
 }
 
 void bp_pointer_map_release(bp_pointer_map_t *map) {
