@@ -13,7 +13,7 @@
 
 #include "backplane/device.h"
 #include "core/device_table.h"
-#include "core/profiler.h"
+#include "profiler/trace_buffer.h"
 #include "base/status.h"
 #include "layers/layer_functions.h"
 #include "layers/trace_internal.h"

@@ -8,8 +8,8 @@
 
 #include "core/runtime_internal.h"
 #include "base/status.h"
-#include "layers/chrome_trace.h"
-#include "layers/plugin_profiler.h"
+#include "profiler/chrome_trace.h"
+#include "profiler/plugin_profiler.h"
 #include "layers/trace_internal.h"
 
 /* Shared by the trace layers of one runtime; the last one to finish writes

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "core/fixture.h"
-#include "core/profiler.h"
+#include "profiler/trace_buffer.h"
 
 static BP_TraceEvent sample_event(void) {
   BP_TraceEvent event = {

@@ -16,13 +16,13 @@
  *   "event_wait" with args {"event": E, "generation": G}: one flow arrow
  *   from the record of (E, G) to each wait on it.
  * A flow is written only when both its ends exist. */
-#ifndef BACKPLANE_LAYERS_CHROME_TRACE_H_
-#define BACKPLANE_LAYERS_CHROME_TRACE_H_
+#ifndef BACKPLANE_PROFILER_CHROME_TRACE_H_
+#define BACKPLANE_PROFILER_CHROME_TRACE_H_
 
 #include <stddef.h>
 
 #include "backplane/status.h"
-#include "core/profiler.h"
+#include "profiler/trace_buffer.h"
 
 /* The records of one plugin. */
 typedef struct bp_trace_source {
@@ -38,4 +38,4 @@ bp_status_t bp_chrome_trace_write(const char *path,
                                   const bp_trace_source_t *sources,
                                   size_t source_count);
 
-#endif /* BACKPLANE_LAYERS_CHROME_TRACE_H_ */
+#endif /* BACKPLANE_PROFILER_CHROME_TRACE_H_ */

@@ -7,8 +7,8 @@
  * them. A NULL profiler or event, a struct_size not covering `name`, a NULL
  * name, or running out of memory drops the event and counts it (a NULL
  * profiler cannot count). All functions are thread-safe except destroy. */
-#ifndef BACKPLANE_CORE_PROFILER_H_
-#define BACKPLANE_CORE_PROFILER_H_
+#ifndef BACKPLANE_PROFILER_TRACE_BUFFER_H_
+#define BACKPLANE_PROFILER_TRACE_BUFFER_H_
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -61,4 +61,4 @@ void bp_profiler_set_stream_filter(C_Profiler profiler,
                                    bp_profiler_stream_filter_fn keep,
                                    void *context);
 
-#endif /* BACKPLANE_CORE_PROFILER_H_ */
+#endif /* BACKPLANE_PROFILER_TRACE_BUFFER_H_ */

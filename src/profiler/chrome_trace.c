@@ -1,4 +1,4 @@
-#include "layers/chrome_trace.h"
+#include "profiler/chrome_trace.h"
 
 #include <errno.h>
 #include <jansson.h>

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/profiler.h"
+#include "profiler/trace_buffer.h"
 #include "base/status.h"
 
 struct C_Profiler_st {

@@ -1,7 +1,7 @@
-/* What the profiler (profile.c) and the trace layer both need of a plugin's
+/* What the framework-face profiler (profile.c) and the trace layer both need of a plugin's
  * profiler_* functions (internal). */
-#ifndef BACKPLANE_LAYERS_PLUGIN_PROFILER_H_
-#define BACKPLANE_LAYERS_PLUGIN_PROFILER_H_
+#ifndef BACKPLANE_PROFILER_PLUGIN_PROFILER_H_
+#define BACKPLANE_PROFILER_PLUGIN_PROFILER_H_
 
 #include "backplane/device_ext.h"
 
@@ -9,4 +9,4 @@
  * NULL when it has them all. */
 const char *bp_plugin_profiler_missing(const C_DeviceInterface *table);
 
-#endif /* BACKPLANE_LAYERS_PLUGIN_PROFILER_H_ */
+#endif /* BACKPLANE_PROFILER_PLUGIN_PROFILER_H_ */
