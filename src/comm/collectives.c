@@ -4,11 +4,11 @@
 #include <stdlib.h>
 
 #include "backplane/memory.h"
-#include "comm/comm_internal.h"
-#include "core/runtime_internal.h"
 #include "base/status.h"
+#include "comm/comm_internal.h"
+#include "core/observer.h"
+#include "core/runtime_internal.h"
 #include "core/stream_internal.h"
-#include "layers/collective_note.h"
 
 /* Checks the communicator, that the stream is on its device and, when
  * `slot_name` is given, that the plugin has `slot`. */
@@ -37,19 +37,31 @@ static bp_status_t finish(const bp_comm_t *comm, const char *function,
                              result);
 }
 
-/* Starts the trace layer's note of a call (count * element size bytes). */
+/* The observer's note of a call (count * element size bytes), timed from
+ * now when the device is observed (core/observer.h). */
 static bp_collective_note_t note(const bp_comm_t *comm, const char *function,
                                  size_t count, C_DataType dtype, int reduce_op,
                                  bp_collective_rank_role_t role, size_t rank) {
-  return bp_collective_note_begin(comm, function, count, dtype,
-                                  count * BP_DataTypeSize(dtype), reduce_op,
-                                  role, rank);
+  return (bp_collective_note_t){
+      .device = comm->device,
+      .comm = comm,
+      .native = comm->native,
+      .comm_rank = comm->rank,
+      .nranks = comm->nranks,
+      .function = function,
+      .count = count,
+      .dtype = dtype,
+      .bytes = count * BP_DataTypeSize(dtype),
+      .reduce_op = reduce_op,
+      .rank_role = role,
+      .rank = rank,
+      .start_ns = BP_OBSERVED(comm->device) ? bp_clock_now_ns() : 0};
 }
 
-/* Tells the trace layer about the call, then finishes it. */
+/* Tells the observer about the call, then finishes it. */
 static bp_status_t finish_noted(const bp_collective_note_t *call,
                                 C_Status result) {
-  bp_layers_note_collective(call, result);
+  bp_observer_note_collective(call, result);
   return finish(call->comm, call->function, result);
 }
 

@@ -1,6 +1,6 @@
 /* The framework face of the caching allocator (backplane/allocator.h): each
  * call finds the device's allocator through the core and forwards; each is
- * a slice of the trace when traced (core/api_trace.h). */
+ * a slice of the trace when traced (core/observer.h). */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "alloc/caching_allocator.h"
-#include "core/api_trace.h"
-#include "core/device_table.h"
 #include "base/status.h"
+#include "core/device_table.h"
+#include "core/observer.h"
 #include "core/stream_internal.h"
 
 static __attribute__((noinline, cold)) bp_status_t
@@ -45,12 +45,23 @@ BP_API_BODY bp_status_t malloc_async(bp_device_t *device, size_t size,
   return bp_caching_allocator_malloc(a, size, stream, out_ptr);
 }
 
-BP_API_ENTRY(bp_device_malloc_async, malloc_async,
-             (bp_device_t * device, size_t size, bp_stream_t *stream,
-              void **out_ptr),
-             (device, size, stream, out_ptr), device, device,
-             ",\"size\":%zu,\"stream\":\"%p\",\"ptr\":\"%p\"", size,
-             (void *)stream, bp_api_status == BP_OK ? *out_ptr : NULL)
+static __attribute__((noinline, cold)) bp_status_t
+traced_malloc_async(bp_device_t *device, size_t size, bp_stream_t *stream,
+                    void **out_ptr) {
+  bp_api_call_t call = bp_api_call_begin(device, "bp_device_malloc_async");
+  bp_status_t status = malloc_async(device, size, stream, out_ptr);
+  bp_api_call_end(&call, status,
+                  ",\"size\":%zu,\"stream\":\"%p\",\"ptr\":\"%p\"", size,
+                  (void *)stream, status == BP_OK ? *out_ptr : NULL);
+  return status;
+}
+
+BP_API bp_status_t bp_device_malloc_async(bp_device_t *device, size_t size,
+                                          bp_stream_t *stream, void **out_ptr) {
+  if (device != NULL && BP_OBSERVED(device))
+    return traced_malloc_async(device, size, stream, out_ptr);
+  return malloc_async(device, size, stream, out_ptr);
+}
 
 BP_API_BODY bp_status_t free_async(bp_device_t *device, void *ptr,
                                    bp_stream_t *stream) {
@@ -63,10 +74,21 @@ BP_API_BODY bp_status_t free_async(bp_device_t *device, void *ptr,
   return bp_caching_allocator_free_on_stream(a, ptr, stream);
 }
 
-BP_API_ENTRY(bp_device_free_async, free_async,
-             (bp_device_t * device, void *ptr, bp_stream_t *stream),
-             (device, ptr, stream), device, device,
-             ",\"ptr\":\"%p\",\"stream\":\"%p\"", ptr, (void *)stream)
+static __attribute__((noinline, cold)) bp_status_t
+traced_free_async(bp_device_t *device, void *ptr, bp_stream_t *stream) {
+  bp_api_call_t call = bp_api_call_begin(device, "bp_device_free_async");
+  bp_status_t status = free_async(device, ptr, stream);
+  bp_api_call_end(&call, status, ",\"ptr\":\"%p\",\"stream\":\"%p\"", ptr,
+                  (void *)stream);
+  return status;
+}
+
+BP_API bp_status_t bp_device_free_async(bp_device_t *device, void *ptr,
+                                        bp_stream_t *stream) {
+  if (device != NULL && BP_OBSERVED(device))
+    return traced_free_async(device, ptr, stream);
+  return free_async(device, ptr, stream);
+}
 
 BP_API_BODY bp_status_t record_stream(bp_device_t *device, void *ptr,
                                       bp_stream_t *stream) {
@@ -78,10 +100,21 @@ BP_API_BODY bp_status_t record_stream(bp_device_t *device, void *ptr,
   return bp_caching_allocator_record_stream(a, ptr, stream);
 }
 
-BP_API_ENTRY(bp_device_record_stream, record_stream,
-             (bp_device_t * device, void *ptr, bp_stream_t *stream),
-             (device, ptr, stream), device, device,
-             ",\"ptr\":\"%p\",\"stream\":\"%p\"", ptr, (void *)stream)
+static __attribute__((noinline, cold)) bp_status_t
+traced_record_stream(bp_device_t *device, void *ptr, bp_stream_t *stream) {
+  bp_api_call_t call = bp_api_call_begin(device, "bp_device_record_stream");
+  bp_status_t status = record_stream(device, ptr, stream);
+  bp_api_call_end(&call, status, ",\"ptr\":\"%p\",\"stream\":\"%p\"", ptr,
+                  (void *)stream);
+  return status;
+}
+
+BP_API bp_status_t bp_device_record_stream(bp_device_t *device, void *ptr,
+                                           bp_stream_t *stream) {
+  if (device != NULL && BP_OBSERVED(device))
+    return traced_record_stream(device, ptr, stream);
+  return record_stream(device, ptr, stream);
+}
 
 BP_API_BODY bp_status_t workspace_alloc(bp_device_t *device, size_t size,
                                         bp_stream_t *stream, void **out_ptr) {
@@ -93,12 +126,24 @@ BP_API_BODY bp_status_t workspace_alloc(bp_device_t *device, size_t size,
   return bp_caching_allocator_workspace_alloc(a, size, stream, out_ptr);
 }
 
-BP_API_ENTRY(bp_device_workspace_alloc, workspace_alloc,
-             (bp_device_t * device, size_t size, bp_stream_t *stream,
-              void **out_ptr),
-             (device, size, stream, out_ptr), device, device,
-             ",\"size\":%zu,\"stream\":\"%p\",\"ptr\":\"%p\"", size,
-             (void *)stream, bp_api_status == BP_OK ? *out_ptr : NULL)
+static __attribute__((noinline, cold)) bp_status_t
+traced_workspace_alloc(bp_device_t *device, size_t size, bp_stream_t *stream,
+                       void **out_ptr) {
+  bp_api_call_t call = bp_api_call_begin(device, "bp_device_workspace_alloc");
+  bp_status_t status = workspace_alloc(device, size, stream, out_ptr);
+  bp_api_call_end(&call, status,
+                  ",\"size\":%zu,\"stream\":\"%p\",\"ptr\":\"%p\"", size,
+                  (void *)stream, status == BP_OK ? *out_ptr : NULL);
+  return status;
+}
+
+BP_API bp_status_t bp_device_workspace_alloc(bp_device_t *device, size_t size,
+                                             bp_stream_t *stream,
+                                             void **out_ptr) {
+  if (device != NULL && BP_OBSERVED(device))
+    return traced_workspace_alloc(device, size, stream, out_ptr);
+  return workspace_alloc(device, size, stream, out_ptr);
+}
 
 BP_API_BODY bp_status_t workspace_free(bp_device_t *device, bp_stream_t *stream,
                                        void *ptr) {
@@ -110,10 +155,21 @@ BP_API_BODY bp_status_t workspace_free(bp_device_t *device, bp_stream_t *stream,
   return bp_caching_allocator_workspace_free(a, stream, ptr);
 }
 
-BP_API_ENTRY(bp_device_workspace_free, workspace_free,
-             (bp_device_t * device, bp_stream_t *stream, void *ptr),
-             (device, stream, ptr), device, device,
-             ",\"ptr\":\"%p\",\"stream\":\"%p\"", ptr, (void *)stream)
+static __attribute__((noinline, cold)) bp_status_t
+traced_workspace_free(bp_device_t *device, bp_stream_t *stream, void *ptr) {
+  bp_api_call_t call = bp_api_call_begin(device, "bp_device_workspace_free");
+  bp_status_t status = workspace_free(device, stream, ptr);
+  bp_api_call_end(&call, status, ",\"ptr\":\"%p\",\"stream\":\"%p\"", ptr,
+                  (void *)stream);
+  return status;
+}
+
+BP_API bp_status_t bp_device_workspace_free(bp_device_t *device,
+                                            bp_stream_t *stream, void *ptr) {
+  if (device != NULL && BP_OBSERVED(device))
+    return traced_workspace_free(device, stream, ptr);
+  return workspace_free(device, stream, ptr);
+}
 
 BP_API_BODY bp_status_t empty_cache(bp_device_t *device) {
   if (!device)
@@ -123,8 +179,19 @@ BP_API_BODY bp_status_t empty_cache(bp_device_t *device) {
   return a ? bp_caching_allocator_empty_cache(a, NULL) : BP_OK;
 }
 
-BP_API_ENTRY(bp_device_empty_cache, empty_cache, (bp_device_t * device),
-             (device), device, device, BP_API_NO_DETAIL)
+static __attribute__((noinline, cold)) bp_status_t
+traced_empty_cache(bp_device_t *device) {
+  bp_api_call_t call = bp_api_call_begin(device, "bp_device_empty_cache");
+  bp_status_t status = empty_cache(device);
+  bp_api_call_end(&call, status, "%s", "");
+  return status;
+}
+
+BP_API bp_status_t bp_device_empty_cache(bp_device_t *device) {
+  if (device != NULL && BP_OBSERVED(device))
+    return traced_empty_cache(device);
+  return empty_cache(device);
+}
 
 BP_API_BODY bp_status_t memory_stats(bp_device_t *device,
                                      bp_memory_stats_t *out_stats) {
@@ -139,9 +206,20 @@ BP_API_BODY bp_status_t memory_stats(bp_device_t *device,
   return BP_OK;
 }
 
-BP_API_ENTRY(bp_device_memory_stats, memory_stats,
-             (bp_device_t * device, bp_memory_stats_t *out_stats),
-             (device, out_stats), device, device, BP_API_NO_DETAIL)
+static __attribute__((noinline, cold)) bp_status_t
+traced_memory_stats(bp_device_t *device, bp_memory_stats_t *out_stats) {
+  bp_api_call_t call = bp_api_call_begin(device, "bp_device_memory_stats");
+  bp_status_t status = memory_stats(device, out_stats);
+  bp_api_call_end(&call, status, "%s", "");
+  return status;
+}
+
+BP_API bp_status_t bp_device_memory_stats(bp_device_t *device,
+                                          bp_memory_stats_t *out_stats) {
+  if (device != NULL && BP_OBSERVED(device))
+    return traced_memory_stats(device, out_stats);
+  return memory_stats(device, out_stats);
+}
 
 BP_API_BODY bp_status_t reset_peak_memory_stats(bp_device_t *device) {
   bp_caching_allocator_t *a;
@@ -153,8 +231,20 @@ BP_API_BODY bp_status_t reset_peak_memory_stats(bp_device_t *device) {
   return BP_OK;
 }
 
-BP_API_ENTRY(bp_device_reset_peak_memory_stats, reset_peak_memory_stats,
-             (bp_device_t * device), (device), device, device, BP_API_NO_DETAIL)
+static __attribute__((noinline, cold)) bp_status_t
+traced_reset_peak_memory_stats(bp_device_t *device) {
+  bp_api_call_t call =
+      bp_api_call_begin(device, "bp_device_reset_peak_memory_stats");
+  bp_status_t status = reset_peak_memory_stats(device);
+  bp_api_call_end(&call, status, "%s", "");
+  return status;
+}
+
+BP_API bp_status_t bp_device_reset_peak_memory_stats(bp_device_t *device) {
+  if (device != NULL && BP_OBSERVED(device))
+    return traced_reset_peak_memory_stats(device);
+  return reset_peak_memory_stats(device);
+}
 
 BP_API_BODY bp_status_t allocator_config(bp_device_t *device,
                                          bp_allocator_config_t *out) {
@@ -170,9 +260,20 @@ BP_API_BODY bp_status_t allocator_config(bp_device_t *device,
   return BP_OK;
 }
 
-BP_API_ENTRY(bp_device_allocator_config, allocator_config,
-             (bp_device_t * device, bp_allocator_config_t *out), (device, out),
-             device, device, BP_API_NO_DETAIL)
+static __attribute__((noinline, cold)) bp_status_t
+traced_allocator_config(bp_device_t *device, bp_allocator_config_t *out) {
+  bp_api_call_t call = bp_api_call_begin(device, "bp_device_allocator_config");
+  bp_status_t status = allocator_config(device, out);
+  bp_api_call_end(&call, status, "%s", "");
+  return status;
+}
+
+BP_API bp_status_t bp_device_allocator_config(bp_device_t *device,
+                                              bp_allocator_config_t *out) {
+  if (device != NULL && BP_OBSERVED(device))
+    return traced_allocator_config(device, out);
+  return allocator_config(device, out);
+}
 
 BP_API_BODY bp_status_t memory_snapshot(bp_device_t *device, char **out_json) {
   bp_caching_allocator_t *a;
@@ -183,9 +284,20 @@ BP_API_BODY bp_status_t memory_snapshot(bp_device_t *device, char **out_json) {
   return bp_caching_allocator_snapshot_json(a, out_json);
 }
 
-BP_API_ENTRY(bp_device_memory_snapshot, memory_snapshot,
-             (bp_device_t * device, char **out_json), (device, out_json),
-             device, device, BP_API_NO_DETAIL)
+static __attribute__((noinline, cold)) bp_status_t
+traced_memory_snapshot(bp_device_t *device, char **out_json) {
+  bp_api_call_t call = bp_api_call_begin(device, "bp_device_memory_snapshot");
+  bp_status_t status = memory_snapshot(device, out_json);
+  bp_api_call_end(&call, status, "%s", "");
+  return status;
+}
+
+BP_API bp_status_t bp_device_memory_snapshot(bp_device_t *device,
+                                             char **out_json) {
+  if (device != NULL && BP_OBSERVED(device))
+    return traced_memory_snapshot(device, out_json);
+  return memory_snapshot(device, out_json);
+}
 
 BP_API_BODY bp_status_t memory_snapshot_file(bp_device_t *device,
                                              const char *path) {
@@ -208,6 +320,18 @@ BP_API_BODY bp_status_t memory_snapshot_file(bp_device_t *device,
   return BP_OK;
 }
 
-BP_API_ENTRY(bp_device_memory_snapshot_file, memory_snapshot_file,
-             (bp_device_t * device, const char *path), (device, path), device,
-             device, ",\"path\":\"%s\"", path ? path : "")
+static __attribute__((noinline, cold)) bp_status_t
+traced_memory_snapshot_file(bp_device_t *device, const char *path) {
+  bp_api_call_t call =
+      bp_api_call_begin(device, "bp_device_memory_snapshot_file");
+  bp_status_t status = memory_snapshot_file(device, path);
+  bp_api_call_end(&call, status, ",\"path\":\"%s\"", path ? path : "");
+  return status;
+}
+
+BP_API bp_status_t bp_device_memory_snapshot_file(bp_device_t *device,
+                                                  const char *path) {
+  if (device != NULL && BP_OBSERVED(device))
+    return traced_memory_snapshot_file(device, path);
+  return memory_snapshot_file(device, path);
+}

@@ -4,8 +4,8 @@
  * a call number >= 1, P a probability in [0, 1], STATUS C_FAILED (default),
  * C_ERROR or C_INTERNAL_ERROR. A later rule for the same FN replaces the
  * earlier one. */
-#ifndef BACKPLANE_LAYERS_FAULT_SPEC_H_
-#define BACKPLANE_LAYERS_FAULT_SPEC_H_
+#ifndef BACKPLANE_LAYERS_FAULT_FAULT_SPEC_H_
+#define BACKPLANE_LAYERS_FAULT_FAULT_SPEC_H_
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -29,4 +29,4 @@ typedef struct bp_fault_spec {
 /* BP_ERR_INVALID_ARGUMENT with a message quoting the bad rule. */
 bp_status_t bp_fault_spec_parse(const char *text, bp_fault_spec_t *out);
 
-#endif /* BACKPLANE_LAYERS_FAULT_SPEC_H_ */
+#endif /* BACKPLANE_LAYERS_FAULT_FAULT_SPEC_H_ */

@@ -2,8 +2,8 @@
  * (streams, events, allocations) kept sorted by address, so an exact handle
  * and the allocation containing an address are both found by binary search.
  * Not synchronized: the validation layer holds its lock around every call. */
-#ifndef BACKPLANE_LAYERS_VALIDATION_OBJECTS_H_
-#define BACKPLANE_LAYERS_VALIDATION_OBJECTS_H_
+#ifndef BACKPLANE_LAYERS_VALIDATION_VALIDATION_OBJECTS_H_
+#define BACKPLANE_LAYERS_VALIDATION_VALIDATION_OBJECTS_H_
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -52,4 +52,4 @@ const bp_object_t *bp_object_set_containing(const bp_object_set_t *set,
                                             uintptr_t address);
 void bp_object_set_release(bp_object_set_t *set);
 
-#endif /* BACKPLANE_LAYERS_VALIDATION_OBJECTS_H_ */
+#endif /* BACKPLANE_LAYERS_VALIDATION_VALIDATION_OBJECTS_H_ */

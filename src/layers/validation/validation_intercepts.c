@@ -7,9 +7,10 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "layers/validation_internal.h"
+#include "layers/validation/validation_internal.h"
 
-#define LAYER(device) (bp_layers_of(device)->validation)
+#define LAYER(device)                                                          \
+  (((bp_validation_layer_t *)bp_layer_context(device, BP_LAYER_VALIDATION)))
 
 static bool is_memory(bp_object_kind_t kind) {
   return kind != BP_OBJECT_STREAM && kind != BP_OBJECT_EVENT;

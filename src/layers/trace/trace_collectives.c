@@ -1,12 +1,12 @@
-/* The hook through which src/comm reports its xccl_* calls: one host slice
+/* The observer through which src/comm reports its xccl_* calls: one host slice
  * per call, category "collective", on the calling thread's track, with the
  * communicator, op, sizes, root or peer and sequence number as args. */
 #include <inttypes.h>
 #include <stdio.h>
 
 #include "base/status.h"
-#include "layers/collective_note.h"
-#include "layers/trace_internal.h"
+#include "core/device_table.h"
+#include "layers/trace/trace_internal.h"
 
 static const char *dtype_name(C_DataType dtype) {
   static const char *const names[] = {[BOOL] = "bool",
@@ -49,23 +49,21 @@ static bp_trace_comm_lane_t lane_of(bp_collective_rank_role_t role) {
   }
 }
 
-void bp_layers_note_collective(const bp_collective_note_t *note,
-                               C_Status result) {
-  if (!note->start_ns)
-    return;
-  const bp_comm_t *comm = note->comm;
-  bp_trace_layer_t *t = comm->device->plugin->layers->trace;
+void bp_trace_observe_collective(void *context,
+                                 const bp_collective_note_t *note,
+                                 C_Status result) {
+  bp_trace_layer_t *t = context;
   pthread_mutex_lock(&t->lock);
-  uint64_t seq =
-      bp_trace_comm_seq_next(&t->comm_seqs, comm, comm->native, comm->nranks,
-                             lane_of(note->rank_role), note->rank);
+  uint64_t seq = bp_trace_comm_seq_next(&t->comm_seqs, note->comm, note->native,
+                                        note->nranks, lane_of(note->rank_role),
+                                        note->rank);
   pthread_mutex_unlock(&t->lock);
   char detail[320];
   int n =
       snprintf(detail, sizeof detail,
                ",\"comm\":\"%p\",\"rank\":%zu,\"nranks\":%zu,\"seq\":%" PRIu64
                ",\"count\":%zu,\"dtype\":\"%s\",\"bytes\":%zu",
-               (const void *)comm, comm->rank, comm->nranks, seq, note->count,
+               note->comm, note->comm_rank, note->nranks, seq, note->count,
                dtype_name(note->dtype), note->bytes);
   if (note->reduce_op != BP_NOTE_NO_REDUCE_OP && n > 0 &&
       (size_t)n < sizeof detail)
@@ -74,6 +72,6 @@ void bp_layers_note_collective(const bp_collective_note_t *note,
   if (note->rank_role != BP_NOTE_NO_RANK && n > 0 && (size_t)n < sizeof detail)
     snprintf(detail + n, sizeof detail - (size_t)n, ",\"%s\":%zu",
              note->rank_role == BP_NOTE_ROOT ? "root" : "peer", note->rank);
-  bp_trace_record_host(t, "collective", note->function, &comm->device->c_device,
+  bp_trace_record_host(t, "collective", note->function, &note->device->c_device,
                        note->start_ns, bp_c_status_name(result), detail);
 }

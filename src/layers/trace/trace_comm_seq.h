@@ -6,8 +6,8 @@
  * address and its plugin handle: one created where a destroyed one was,
  * with another plugin handle, starts again at 1 (layers see no destroy).
  * Not synchronized: the trace layer holds its lock. */
-#ifndef BACKPLANE_LAYERS_TRACE_COMM_SEQ_H_
-#define BACKPLANE_LAYERS_TRACE_COMM_SEQ_H_
+#ifndef BACKPLANE_LAYERS_TRACE_TRACE_COMM_SEQ_H_
+#define BACKPLANE_LAYERS_TRACE_TRACE_COMM_SEQ_H_
 
 #include <stddef.h>
 #include <stdint.h>
@@ -33,4 +33,4 @@ uint64_t bp_trace_comm_seq_next(bp_trace_comm_seqs_t *seqs, const void *comm,
                                 bp_trace_comm_lane_t lane, size_t peer);
 void bp_trace_comm_seqs_release(bp_trace_comm_seqs_t *seqs);
 
-#endif /* BACKPLANE_LAYERS_TRACE_COMM_SEQ_H_ */
+#endif /* BACKPLANE_LAYERS_TRACE_TRACE_COMM_SEQ_H_ */

@@ -12,13 +12,14 @@
 #include <unistd.h>
 
 #include "backplane/device.h"
-#include "core/device_table.h"
-#include "profiler/trace_buffer.h"
 #include "base/status.h"
+#include "core/device_table.h"
 #include "layers/layer_functions.h"
-#include "layers/trace_internal.h"
+#include "layers/trace/trace_internal.h"
+#include "profiler/trace_buffer.h"
 
-#define LAYER(device) (bp_layers_of(device)->trace)
+#define LAYER(device)                                                          \
+  ((bp_trace_layer_t *)bp_layer_context(device, BP_LAYER_TRACE))
 
 static uint64_t thread_id(void) {
   static _Thread_local uint64_t cached;

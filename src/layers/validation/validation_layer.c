@@ -7,11 +7,43 @@
 
 #include "backplane/device.h"
 #include "base/status.h"
-#include "layers/validation_internal.h"
+#include "layers/validation/validation_internal.h"
 
-bp_status_t bp_validation_layer_create(const char *log_path,
-                                       bool abort_on_report,
-                                       bp_validation_layer_t **out_layer) {
+/* The runtime's settings, read once. */
+typedef struct validation_settings {
+  char *log_path; /* NULL: stderr */
+  bool abort_on_report;
+} validation_settings_t;
+
+static void validation_close(void *shared) {
+  validation_settings_t *settings = shared;
+  free(settings->log_path);
+  free(settings);
+}
+
+static bp_status_t validation_open(const bp_layer_options_t *options,
+                                   void **out_shared) {
+  validation_settings_t *settings = calloc(1, sizeof *settings);
+  if (settings && options->validation_log)
+    settings->log_path = strdup(options->validation_log);
+  if (!settings || (options->validation_log && !settings->log_path)) {
+    free(settings);
+    return bp_error(BP_ERR_OUT_OF_MEMORY, "validation layer: out of memory");
+  }
+  settings->abort_on_report = options->validation_abort > 0;
+  *out_shared = settings;
+  return BP_OK;
+}
+
+/* Opens the log (appended to; BP_ERR_INVALID_ARGUMENT if it cannot be),
+ * then installs the intercepts. */
+static bp_status_t validation_attach(void *shared, bp_plugin_t *plugin,
+                                     C_DeviceInterface *table,
+                                     bp_observer_t *observer,
+                                     void **out_context) {
+  (void)observer;
+  const validation_settings_t *settings = shared;
+  const char *log_path = settings->log_path;
   bp_validation_layer_t *layer = calloc(1, sizeof *layer);
   if (!layer)
     return bp_error(BP_ERR_OUT_OF_MEMORY, "validation layer: out of memory");
@@ -27,13 +59,16 @@ bp_status_t bp_validation_layer_create(const char *log_path,
     }
     layer->close_log = true;
   }
-  layer->abort_on_report = abort_on_report;
+  layer->abort_on_report = settings->abort_on_report;
+  layer->plugin = plugin;
   pthread_mutex_init(&layer->lock, NULL);
-  *out_layer = layer;
+  bp_validation_layer_install(layer, table);
+  *out_context = layer;
   return BP_OK;
 }
 
-void bp_validation_layer_destroy(bp_validation_layer_t *layer) {
+static void validation_destroy_context(void *context) {
+  bp_validation_layer_t *layer = context;
   if (layer->close_log)
     fclose(layer->log);
   bp_object_set_release(&layer->live);
@@ -42,8 +77,9 @@ void bp_validation_layer_destroy(bp_validation_layer_t *layer) {
   free(layer);
 }
 
-uint64_t bp_validation_layer_reports(const bp_validation_layer_t *layer) {
-  return atomic_load(&layer->reports);
+static void validation_add_stats(const void *context, bp_layer_stats_t *stats) {
+  const bp_validation_layer_t *layer = context;
+  stats->validation_reports += atomic_load(&layer->reports);
 }
 
 const char *bp_validation_device_name(C_Device device) {
@@ -65,8 +101,10 @@ void bp_validation_report(bp_validation_layer_t *layer, const char *function,
     abort();
 }
 
-void bp_validation_layer_report_leaks(bp_validation_layer_t *layer,
-                                      const bp_plugin_t *plugin) {
+/* Reports the objects still alive on the plugin's devices (at unload). */
+static void validation_report_leaks(void *context) {
+  bp_validation_layer_t *layer = context;
+  const bp_plugin_t *plugin = layer->plugin;
   pthread_mutex_lock(&layer->lock);
   if (layer->live.count > 0) {
     fprintf(layer->log,
@@ -98,3 +136,13 @@ void bp_validation_layer_report_leaks(bp_validation_layer_t *layer,
   }
   pthread_mutex_unlock(&layer->lock);
 }
+
+const bp_layer_t bp_validation_layer = {
+    .name = "validation",
+    .open = validation_open,
+    .attach = validation_attach,
+    .detach = validation_report_leaks,
+    .destroy_context = validation_destroy_context,
+    .close = validation_close,
+    .add_stats = validation_add_stats,
+};

@@ -1,4 +1,4 @@
-#include "layers/fault_spec.h"
+#include "layers/fault/fault_spec.h"
 
 #include <errno.h>
 #include <stdlib.h>

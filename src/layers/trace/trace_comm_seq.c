@@ -1,6 +1,6 @@
 /* Communicator sequence numbers (contract in trace_comm_seq.h): each
  * communicator's counters live on the heap, found through the map. */
-#include "layers/trace_comm_seq.h"
+#include "layers/trace/trace_comm_seq.h"
 
 #include <stdlib.h>
 

@@ -1,4 +1,4 @@
-#include "layers/validation_objects.h"
+#include "layers/validation/validation_objects.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,23 +1,22 @@
-/* The trace layer's life cycle: the runtime's trace session (one file for
- * every traced plugin of a runtime), and the plugin's profiler, started at
- * load and stopped at unload. */
+/* The trace layer's life cycle (core/layer.h): the runtime's trace session
+ * (one file for every traced plugin of a runtime), and the plugin's
+ * profiler, started at attach and stopped at detach. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "core/runtime_internal.h"
 #include "base/status.h"
+#include "layers/trace/trace_internal.h"
 #include "profiler/chrome_trace.h"
 #include "profiler/plugin_profiler.h"
-#include "layers/trace_internal.h"
 
-/* Shared by the trace layers of one runtime; the last one to finish writes
- * the file and frees the session. Only touched while the runtime loads or
- * unloads its plugins, which is single-threaded. */
+/* The runtime-wide state of the trace layer, owned by the runtime: opened
+ * in bp_runtime_create, closed (writing the file) after every plugin is
+ * unloaded. Only touched while the runtime loads or unloads its plugins,
+ * which is single-threaded. */
 struct bp_trace_session {
   char *path;
-  size_t members; /* layers not finished yet */
+  size_t finished; /* plugins whose records were handed over */
   bp_trace_source_t *sources;
   size_t source_count;
 };
@@ -33,34 +32,25 @@ static void free_session(bp_trace_session_t *session) {
   free(session);
 }
 
-/* The session of an already loaded plugin of the runtime, or a new one. */
-static bp_trace_session_t *join_session(const bp_plugin_t *plugin,
-                                        const char *path) {
-  const bp_runtime_t *runtime = plugin->runtime;
-  for (size_t i = 0; i < runtime->plugin_count; ++i) {
-    const bp_layers_t *layers = runtime->plugins[i]->layers;
-    if (layers && layers->trace) {
-      layers->trace->session->members++;
-      return layers->trace->session;
-    }
-  }
+static bp_status_t trace_open(const bp_layer_options_t *options,
+                              void **out_shared) {
   bp_trace_session_t *session = calloc(1, sizeof *session);
   if (session)
-    session->path = strdup(path);
+    session->path = strdup(options->trace_file);
   if (!session || !session->path) {
     free(session);
-    return NULL;
+    return bp_error(BP_ERR_OUT_OF_MEMORY, "trace layer: out of memory");
   }
-  session->members = 1;
-  return session;
+  *out_shared = session;
+  return BP_OK;
 }
 
-/* Leaves the session; the last member writes the file when `write`. */
-static void leave_session(bp_trace_session_t *session, bool write) {
-  if (--session->members > 0)
-    return;
-  if (write && bp_chrome_trace_write(session->path, session->sources,
-                                     session->source_count) != BP_OK)
+/* Writes the file when a traced plugin handed its records over. */
+static void trace_close(void *shared) {
+  bp_trace_session_t *session = shared;
+  if (session->finished &&
+      bp_chrome_trace_write(session->path, session->sources,
+                            session->source_count) != BP_OK)
     fprintf(stderr, "backplane trace: %s\n", bp_last_error());
   free_session(session);
 }
@@ -109,36 +99,38 @@ static void start_plugin_profiler(bp_trace_layer_t *layer) {
             layer->plugin->device_type, step, bp_c_status_name(result));
 }
 
-bp_status_t bp_trace_layer_create(bp_plugin_t *plugin, const char *path,
-                                  bp_trace_layer_t **out_layer) {
+static bp_status_t trace_attach(void *shared, bp_plugin_t *plugin,
+                                C_DeviceInterface *table,
+                                bp_observer_t *observer, void **out_context) {
   bp_trace_layer_t *layer = calloc(1, sizeof *layer);
   bp_trace_memory_sample_t *memory =
       calloc(plugin->device_count ? plugin->device_count : 1, sizeof *memory);
   C_Profiler buffer = NULL;
-  bp_trace_session_t *session = NULL;
-  if (layer && memory && bp_profiler_create(&buffer) == BP_OK)
-    session = join_session(plugin, path);
-  if (!session) {
-    bp_profiler_destroy(buffer);
+  if (!layer || !memory || bp_profiler_create(&buffer) != BP_OK) {
     free(memory);
     free(layer);
     return bp_error(BP_ERR_OUT_OF_MEMORY, "trace layer: out of memory");
   }
   layer->plugin = plugin;
-  layer->session = session;
+  layer->session = shared;
   layer->buffer = buffer;
   layer->memory = memory;
-  layer->next = plugin->dispatch;
+  layer->next = *table;
   pthread_mutex_init(&layer->lock, NULL);
   bp_profiler_set_stream_filter(buffer, keeps_stream, layer);
   layer->start_ns = bp_clock_now_ns();
   start_plugin_profiler(layer);
-  *out_layer = layer;
+  bp_trace_layer_install(layer, table);
+  *observer = (bp_observer_t){.context = layer,
+                              .api_call = bp_trace_observe_api_call,
+                              .collective = bp_trace_observe_collective};
+  *out_context = layer;
   return BP_OK;
 }
 
-uint64_t bp_trace_layer_events(const bp_trace_layer_t *layer) {
-  return atomic_load(&layer->events);
+static void trace_add_stats(const void *context, bp_layer_stats_t *stats) {
+  const bp_trace_layer_t *layer = context;
+  stats->trace_events += atomic_load(&layer->events);
 }
 
 /* Stops and finalizes the plugin's profiler (its records are in the
@@ -155,7 +147,9 @@ static void stop_plugin_profiler(bp_trace_layer_t *layer) {
   layer->plugin_profiler = false;
 }
 
-void bp_trace_layer_finish(bp_trace_layer_t *layer) {
+/* Stops the plugin's profiler and hands every record to the session. */
+static void trace_detach(void *context) {
+  bp_trace_layer_t *layer = context;
   stop_plugin_profiler(layer);
   bp_trace_session_t *session = layer->session;
   bp_trace_record_t *records = NULL;
@@ -175,14 +169,12 @@ void bp_trace_layer_finish(bp_trace_layer_t *layer) {
     sources[session->source_count++] =
         (bp_trace_source_t){device_type, records, count};
   }
-  layer->session = NULL;
-  leave_session(session, true);
+  session->finished++;
 }
 
-void bp_trace_layer_destroy(bp_trace_layer_t *layer) {
+static void trace_destroy_context(void *context) {
+  bp_trace_layer_t *layer = context;
   stop_plugin_profiler(layer);
-  if (layer->session)
-    leave_session(layer->session, false);
   bp_profiler_destroy(layer->buffer);
   bp_pointer_map_release(&layer->flows);
   bp_pointer_map_release(&layer->streams);
@@ -191,3 +183,13 @@ void bp_trace_layer_destroy(bp_trace_layer_t *layer) {
   free(layer->memory);
   free(layer);
 }
+
+const bp_layer_t bp_trace_layer = {
+    .name = "trace",
+    .open = trace_open,
+    .attach = trace_attach,
+    .detach = trace_detach,
+    .destroy_context = trace_destroy_context,
+    .close = trace_close,
+    .add_stats = trace_add_stats,
+};
