@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backplane/vendor_access.h"
 #include "base/status.h"
 #include "core/device_table.h"
 #include "core/observer.h"

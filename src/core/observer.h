@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "backplane/device_ext.h"
+#include "backplane/dtype.h"
 #include "backplane/status.h"
 #include "base/clock.h"
 
@@ -46,9 +47,9 @@ typedef struct bp_collective_note {
   size_t comm_rank, nranks; /* of the communicator */
   const char *function;     /* "xccl_all_reduce": the slice's name */
   size_t count;             /* elements, as passed */
-  C_DataType dtype;
+  bp_dtype_t dtype;
   size_t bytes;  /* of this rank's send buffer */
-  int reduce_op; /* a C_CCLReduceOp, or BP_NOTE_NO_REDUCE_OP */
+  int reduce_op; /* a bp_reduce_op_t, or BP_NOTE_NO_REDUCE_OP */
   bp_collective_rank_role_t rank_role;
   size_t rank;       /* the root or peer, as rank_role says */
   uint64_t start_ns; /* 0: the device has no observer */

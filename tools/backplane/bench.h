@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "backplane/backplane.h"
+#include "backplane/vendor_access.h"
 #include "bench_comm_settings.h"
 
 typedef struct bench_ctx {

@@ -124,19 +124,21 @@ static bp_status_t call(comm_bench_t *b, size_t local, size_t bytes,
   bp_stream_t *stream = b->streams[local];
   switch (b->op) {
   case BENCH_COMM_ALL_REDUCE:
-    return bp_comm_all_reduce(send, in_place ? send : recv, send_count, FLOAT32,
-                              SUM, comm, stream);
+    return bp_comm_all_reduce(send, in_place ? send : recv, send_count,
+                              BP_DTYPE_FLOAT32, BP_REDUCE_SUM, comm, stream);
   case BENCH_COMM_BROADCAST:
-    return bp_comm_broadcast(send, send_count, FLOAT32, 0, comm, stream);
+    return bp_comm_broadcast(send, send_count, BP_DTYPE_FLOAT32, 0, comm,
+                             stream);
   case BENCH_COMM_REDUCE:
-    return bp_comm_reduce(send, in_place ? send : recv, send_count, FLOAT32,
-                          SUM, 0, comm, stream);
+    return bp_comm_reduce(send, in_place ? send : recv, send_count,
+                          BP_DTYPE_FLOAT32, BP_REDUCE_SUM, 0, comm, stream);
   case BENCH_COMM_ALL_GATHER:
     return bp_comm_all_gather(in_place ? recv + r * send_count : send, recv,
-                              send_count, FLOAT32, comm, stream);
+                              send_count, BP_DTYPE_FLOAT32, comm, stream);
   default:
     return bp_comm_reduce_scatter(send, in_place ? send + r * recv_count : recv,
-                                  recv_count, FLOAT32, SUM, comm, stream);
+                                  recv_count, BP_DTYPE_FLOAT32, BP_REDUCE_SUM,
+                                  comm, stream);
   }
 }
 

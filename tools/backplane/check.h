@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "backplane/backplane.h"
+#include "backplane/vendor_access.h"
 
 /* What the asynchrony check found out about the plugin's streams. */
 typedef enum check_streams {

@@ -131,25 +131,27 @@ static bp_status_t issue(rank_job *job) {
   float *send = job->in_place ? w->recv[r] : w->send[r];
   switch (job->kind) {
   case KIND_ALL_REDUCE:
-    return bp_comm_all_reduce(send, w->recv[r], COUNT, FLOAT32, SUM, comm,
-                              stream);
+    return bp_comm_all_reduce(send, w->recv[r], COUNT, BP_DTYPE_FLOAT32,
+                              BP_REDUCE_SUM, comm, stream);
   case KIND_BROADCAST:
-    return bp_comm_broadcast(w->recv[r], COUNT, FLOAT32, root_of(w), comm,
-                             stream);
+    return bp_comm_broadcast(w->recv[r], COUNT, BP_DTYPE_FLOAT32, root_of(w),
+                             comm, stream);
   case KIND_ALL_GATHER:
-    return bp_comm_all_gather(send, w->recv[r], COUNT, FLOAT32, comm, stream);
+    return bp_comm_all_gather(send, w->recv[r], COUNT, BP_DTYPE_FLOAT32, comm,
+                              stream);
   case KIND_REDUCE_SCATTER:
-    return bp_comm_reduce_scatter(w->send[r], w->recv[r], COUNT, FLOAT32, SUM,
-                                  comm, stream);
+    return bp_comm_reduce_scatter(w->send[r], w->recv[r], COUNT,
+                                  BP_DTYPE_FLOAT32, BP_REDUCE_SUM, comm,
+                                  stream);
   case KIND_SEND_RECV: {
     bp_runtime_t *runtime = w->ctx->runtime;
     bp_status_t status = bp_comm_group_start(runtime);
     if (status == BP_OK)
-      status =
-          bp_comm_send(w->send[r], COUNT, FLOAT32, (r + 1) % n, comm, stream);
+      status = bp_comm_send(w->send[r], COUNT, BP_DTYPE_FLOAT32, (r + 1) % n,
+                            comm, stream);
     if (status == BP_OK)
-      status = bp_comm_recv(w->recv[r], COUNT, FLOAT32, (r + n - 1) % n, comm,
-                            stream);
+      status = bp_comm_recv(w->recv[r], COUNT, BP_DTYPE_FLOAT32,
+                            (r + n - 1) % n, comm, stream);
     bp_status_t ended = bp_comm_group_end(runtime);
     return status != BP_OK ? status : ended;
   }

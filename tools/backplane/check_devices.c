@@ -106,16 +106,16 @@ void check_devices(check_ctx_t *ctx) {
 
 /* Attributes for which 0 (or an empty string) cannot be a true answer: a
  * plugin that does not know them must say unsupported. */
-static int zero_is_a_lie(BP_DeviceAttr attr) {
+static int zero_is_a_lie(bp_device_attr_t attr) {
   switch (attr) {
-  case BP_ATTR_EXIST:
-  case BP_ATTR_MAX_THREADS_PER_BLOCK:
-  case BP_ATTR_WARP_SIZE:
-  case BP_ATTR_DEVICE_NAME:
-  case BP_ATTR_MAX_CLOCK_RATE:
-  case BP_ATTR_MULTI_PROCESSOR_COUNT:
-  case BP_ATTR_MAX_THREAD_DIMENSIONS:
-  case BP_ATTR_TOTAL_GLOBAL_MEMORY:
+  case BP_DEVICE_ATTR_EXIST:
+  case BP_DEVICE_ATTR_MAX_THREADS_PER_BLOCK:
+  case BP_DEVICE_ATTR_WARP_SIZE:
+  case BP_DEVICE_ATTR_DEVICE_NAME:
+  case BP_DEVICE_ATTR_MAX_CLOCK_RATE:
+  case BP_DEVICE_ATTR_MULTI_PROCESSOR_COUNT:
+  case BP_DEVICE_ATTR_MAX_THREAD_DIMENSIONS:
+  case BP_DEVICE_ATTR_TOTAL_GLOBAL_MEMORY:
     return 1;
   default:
     return 0;
@@ -124,9 +124,9 @@ static int zero_is_a_lie(BP_DeviceAttr attr) {
 
 /* Checks one attribute of one device; counts supported ones. */
 static int check_attribute(check_ctx_t *ctx, bp_device_t *device,
-                           BP_DeviceAttr attr, size_t *supported) {
+                           bp_device_attr_t attr, size_t *supported) {
   const char *attr_name = bp_device_attribute_name(attr);
-  BP_AttrValue value;
+  bp_device_attr_value_t value;
   memset(&value, 0x5a, sizeof(value));
   bp_status_t status = bp_device_attribute(device, attr, &value);
   if (status == BP_ERR_UNSUPPORTED)
@@ -138,27 +138,28 @@ static int check_attribute(check_ctx_t *ctx, bp_device_t *device,
                bp_last_error());
     return -1;
   }
-  if (value.kind != BP_ATTR_VALUE_INT && value.kind != BP_ATTR_VALUE_STRING) {
+  if (value.kind != BP_DEVICE_ATTR_VALUE_INT &&
+      value.kind != BP_DEVICE_ATTR_VALUE_STRING) {
     check_fail(ctx, "devices.attributes",
                "%s %s: BP_OK with value kind %d; unsupported must be "
                "BP_ERR_UNSUPPORTED",
                bp_device_name(device), attr_name, (int)value.kind);
     return -1;
   }
-  if (value.kind == BP_ATTR_VALUE_STRING &&
+  if (value.kind == BP_DEVICE_ATTR_VALUE_STRING &&
       memchr(value.str, '\0', sizeof(value.str)) == NULL) {
     check_fail(ctx, "devices.attributes", "%s %s: string not terminated",
                bp_device_name(device), attr_name);
     return -1;
   }
-  int empty =
-      value.kind == BP_ATTR_VALUE_INT ? value.i64 == 0 : value.str[0] == '\0';
+  int empty = value.kind == BP_DEVICE_ATTR_VALUE_INT ? value.i64 == 0
+                                                     : value.str[0] == '\0';
   if (empty && zero_is_a_lie(attr)) {
     check_fail(ctx, "devices.attributes",
                "%s %s is %s; a device that cannot tell must answer "
                "unsupported",
                bp_device_name(device), attr_name,
-               value.kind == BP_ATTR_VALUE_INT ? "0" : "empty");
+               value.kind == BP_DEVICE_ATTR_VALUE_INT ? "0" : "empty");
     return -1;
   }
   (*supported)++;
@@ -168,13 +169,13 @@ static int check_attribute(check_ctx_t *ctx, bp_device_t *device,
 void check_attributes(check_ctx_t *ctx) {
   size_t supported = 0;
   for (size_t d = 0; d < ctx->device_count; d++)
-    for (int attr = 0; attr < BP_ATTR_COUNT; attr++)
-      if (check_attribute(ctx, ctx->devices[d], (BP_DeviceAttr)attr,
+    for (int attr = 0; attr < BP_DEVICE_ATTR_COUNT; attr++)
+      if (check_attribute(ctx, ctx->devices[d], (bp_device_attr_t)attr,
                           &supported))
         return;
   check_pass(ctx, "devices.attributes",
              "%zu of %d attributes answered per device, the rest unsupported",
-             supported / ctx->device_count, (int)BP_ATTR_COUNT);
+             supported / ctx->device_count, (int)BP_DEVICE_ATTR_COUNT);
   size_t total = 0, free_bytes = 0;
   for (size_t d = 0; d < ctx->device_count; d++) {
     bp_status_t status =

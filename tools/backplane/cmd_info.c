@@ -18,16 +18,13 @@ enum { CELL_SIZE = 44, TABLE_WIDTH = 110, LABEL_WIDTH = 28 };
 /* One attribute as text: its value, "unsupported", or "error: ...". */
 typedef struct attribute_reading {
   bp_status_t status;
-  BP_AttrValue value;
+  bp_device_attr_value_t value;
 } attribute_reading_t;
 
 static attribute_reading_t read_attribute(bp_device_t *device,
-                                          BP_DeviceAttr attr) {
+                                          bp_device_attr_t attr) {
   attribute_reading_t reading = {0};
   reading.status = bp_device_attribute(device, attr, &reading.value);
-  if (reading.status == BP_OK &&
-      reading.value.kind == BP_ATTR_VALUE_UNSUPPORTED)
-    reading.status = BP_ERR_UNSUPPORTED;
   return reading;
 }
 
@@ -36,7 +33,7 @@ static void format_attribute(const attribute_reading_t *reading, char *cell) {
     snprintf(cell, CELL_SIZE, "unsupported");
   else if (reading->status != BP_OK)
     snprintf(cell, CELL_SIZE, "error: %s", bp_status_name(reading->status));
-  else if (reading->value.kind == BP_ATTR_VALUE_INT)
+  else if (reading->value.kind == BP_DEVICE_ATTR_VALUE_INT)
     snprintf(cell, CELL_SIZE, "%" PRId64, reading->value.i64);
   else
     snprintf(cell, CELL_SIZE, "%.*s", CELL_SIZE - 1, reading->value.str);
@@ -47,7 +44,7 @@ static json_t *attribute_json(const attribute_reading_t *reading) {
     return json_null();
   if (reading->status != BP_OK)
     return json_pack("{s:s}", "error", bp_status_name(reading->status));
-  if (reading->value.kind == BP_ATTR_VALUE_INT)
+  if (reading->value.kind == BP_DEVICE_ATTR_VALUE_INT)
     return json_integer(reading->value.i64);
   return json_string(reading->value.str);
 }
@@ -102,7 +99,7 @@ static void print_plugins(const bp_runtime_t *runtime) {
 
 /* Rows of the device table: identity, every attribute, then memory. */
 enum { ROW_PLUGIN, ROW_INDEX, ROW_FIRST_ATTR };
-#define ROW_MEMORY_TOTAL (ROW_FIRST_ATTR + BP_ATTR_COUNT)
+#define ROW_MEMORY_TOTAL (ROW_FIRST_ATTR + BP_DEVICE_ATTR_COUNT)
 #define ROW_MEMORY_FREE (ROW_MEMORY_TOTAL + 1)
 #define ROW_COUNT (ROW_MEMORY_FREE + 1)
 
@@ -118,7 +115,7 @@ static const char *row_label(size_t row) {
     return "memory free";
   default: {
     const char *name =
-        bp_device_attribute_name((BP_DeviceAttr)(row - ROW_FIRST_ATTR));
+        bp_device_attribute_name((bp_device_attr_t)(row - ROW_FIRST_ATTR));
     return name ? name : "?";
   }
   }
@@ -141,8 +138,9 @@ static void fill_memory_cells(bp_device_t *device, char *total, char *free) {
 static void fill_device_cells(bp_device_t *device, char (*cells)[CELL_SIZE]) {
   snprintf(cells[ROW_PLUGIN], CELL_SIZE, "%s", bp_device_type(device));
   snprintf(cells[ROW_INDEX], CELL_SIZE, "%zu", bp_device_index(device));
-  for (int attr = 0; attr < BP_ATTR_COUNT; attr++) {
-    attribute_reading_t reading = read_attribute(device, (BP_DeviceAttr)attr);
+  for (int attr = 0; attr < BP_DEVICE_ATTR_COUNT; attr++) {
+    attribute_reading_t reading =
+        read_attribute(device, (bp_device_attr_t)attr);
     format_attribute(&reading, cells[ROW_FIRST_ATTR + attr]);
   }
   fill_memory_cells(device, cells[ROW_MEMORY_TOTAL], cells[ROW_MEMORY_FREE]);
@@ -248,10 +246,11 @@ static json_t *plugin_json(const bp_plugin_info_t *info) {
 
 static json_t *device_json(bp_device_t *device) {
   json_t *attributes = json_object();
-  for (int attr = 0; attr < BP_ATTR_COUNT && attributes; attr++) {
-    attribute_reading_t reading = read_attribute(device, (BP_DeviceAttr)attr);
+  for (int attr = 0; attr < BP_DEVICE_ATTR_COUNT && attributes; attr++) {
+    attribute_reading_t reading =
+        read_attribute(device, (bp_device_attr_t)attr);
     json_object_set_new(attributes,
-                        bp_device_attribute_name((BP_DeviceAttr)attr),
+                        bp_device_attribute_name((bp_device_attr_t)attr),
                         attribute_json(&reading));
   }
   size_t total = 0, free_bytes = 0;
