@@ -33,8 +33,9 @@
 #include "bench_comm_mpi.h"
 #include "bench_comm_ranks.h"
 #include "bench_memcpy.h"
-#include "cli_format.h"
-#include "cli_timing.h"
+#include "cli/cli_format.h"
+#include "cli/cli_output.h"
+#include "cli/cli_timing.h"
 
 extern char **environ;
 
@@ -312,14 +313,16 @@ static void print_table(comm_bench_t *b, const row_t *rows, size_t count) {
     low = rows[i].model_gbs < low ? rows[i].model_gbs : low;
     high = rows[i].model_gbs > high ? rows[i].model_gbs : high;
   }
-  printf("# %s, %zu ranks as %s, float32 sum; model B/(3n-1) = %.2f-%.2f "
-         "GB/s (measured before each size)\n",
-         bench_comm_op_name(b->op), b->n, hosts[b->transport], low, high);
-  printf("# %10s %10s %6s %5s | %10s %8s %8s %6s | %10s %8s %8s %6s | %10s "
-         "%8s %7s %7s\n",
-         "size", "count", "type", "redop", "time(us)", "algbw", "busbw",
-         "#wrong", "time(us)", "algbw", "busbw", "#wrong", "mpi(us)",
-         "mpi algbw", "vs mpi", "%model");
+  fprintf(cli_out(),
+          "# %s, %zu ranks as %s, float32 sum; model B/(3n-1) = %.2f-%.2f "
+          "GB/s (measured before each size)\n",
+          bench_comm_op_name(b->op), b->n, hosts[b->transport], low, high);
+  fprintf(cli_out(),
+          "# %10s %10s %6s %5s | %10s %8s %8s %6s | %10s %8s %8s %6s | %10s "
+          "%8s %7s %7s\n",
+          "size", "count", "type", "redop", "time(us)", "algbw", "busbw",
+          "#wrong", "time(us)", "algbw", "busbw", "#wrong", "mpi(us)",
+          "mpi algbw", "vs mpi", "%model");
   for (size_t i = 0; i < count; i++) {
     const row_t *r = &rows[i];
     double algbw[2], busbw[2];
@@ -329,15 +332,16 @@ static void print_table(comm_bench_t *b, const row_t *rows, size_t count) {
     }
     double mpi_algbw =
         r->mpi_us[0] > 0 ? (double)r->bytes / (r->mpi_us[0] * 1e3) : 0;
-    printf("  %10zu %10zu %6s %5s | %10.2f %8.2f %8.2f %6zu | %10.2f %8.2f "
-           "%8.2f %6zu | %10.2f %8.2f %7.2f %6.0f%%\n",
-           r->bytes, r->bytes / sizeof(float), "float", "sum", r->us[0],
-           algbw[0], busbw[0], r->wrong[0], r->us[1], algbw[1], busbw[1],
-           r->wrong[1], r->mpi_us[0], mpi_algbw,
-           mpi_algbw > 0 ? algbw[0] / mpi_algbw : 0,
-           100 * algbw[0] / r->model_gbs);
+    fprintf(cli_out(),
+            "  %10zu %10zu %6s %5s | %10.2f %8.2f %8.2f %6zu | %10.2f %8.2f "
+            "%8.2f %6zu | %10.2f %8.2f %7.2f %6.0f%%\n",
+            r->bytes, r->bytes / sizeof(float), "float", "sum", r->us[0],
+            algbw[0], busbw[0], r->wrong[0], r->us[1], algbw[1], busbw[1],
+            r->wrong[1], r->mpi_us[0], mpi_algbw,
+            mpi_algbw > 0 ? algbw[0] / mpi_algbw : 0,
+            100 * algbw[0] / r->model_gbs);
   }
-  fflush(stdout);
+  fflush(cli_out());
 }
 
 static void record_rows(comm_bench_t *b, const row_t *rows, size_t count) {
@@ -638,7 +642,7 @@ static _Noreturn void end_rank_process(const comm_bench_t *b, const row_t *rows,
     fprintf(stderr, "backplane bench comm: rank 0 cannot write its rows\n");
     failed = 1;
   }
-  fflush(stdout);
+  fflush(cli_out());
   exit(failed);
 }
 

@@ -7,10 +7,11 @@
 #include <string.h>
 
 #include "backplane/backplane.h"
-#include "cli_format.h"
-#include "cli_json.h"
-#include "cli_options.h"
-#include "cli_runtime.h"
+#include "cli/cli_format.h"
+#include "cli/cli_json.h"
+#include "cli/cli_options.h"
+#include "cli/cli_output.h"
+#include "cli/cli_runtime.h"
 #include "commands.h"
 
 enum { CELL_SIZE = 44, TABLE_WIDTH = 110, LABEL_WIDTH = 28 };
@@ -58,38 +59,39 @@ static void print_names(const char *label, const char *const *names) {
     count++;
   char head[32];
   snprintf(head, sizeof(head), "%s (%zu)", label, count);
-  printf("  %-16s", head);
+  fprintf(cli_out(), "  %-16s", head);
   size_t column = 18;
   for (size_t i = 0; i < count; i++) {
     size_t len = strlen(names[i]) + 1;
     if (column + len > 80 && column > 18) {
-      printf("\n  %-16s", "");
+      fprintf(cli_out(), "\n  %-16s", "");
       column = 18;
     }
-    printf(" %s", names[i]);
+    fprintf(cli_out(), " %s", names[i]);
     column += len;
   }
-  printf("%s\n", count ? "" : " -");
+  fprintf(cli_out(), "%s\n", count ? "" : " -");
 }
 
 static void print_plugins(const bp_runtime_t *runtime) {
   size_t count = bp_runtime_plugin_count(runtime);
-  printf("Plugins: %zu loaded, %zu rejected\n", count,
-         bp_runtime_rejected_count(runtime));
+  fprintf(cli_out(), "Plugins: %zu loaded, %zu rejected\n", count,
+          bp_runtime_rejected_count(runtime));
   for (size_t i = 0; i < count; i++) {
     bp_plugin_info_t info;
     bp_status_t status = bp_runtime_plugin_info(runtime, i, &info);
     if (status != BP_OK) {
-      printf("\n  plugin %zu: %s: %s\n", i, bp_status_name(status),
-             bp_last_error());
+      fprintf(cli_out(), "\n  plugin %zu: %s: %s\n", i, bp_status_name(status),
+              bp_last_error());
       continue;
     }
-    printf("\n%s  (sub-type \"%s\", ABI %zu.%zu.%zu, interface %zu B, "
-           "%zu device%s)\n",
-           info.device_type, info.sub_device_type, info.abi_major,
-           info.abi_minor, info.abi_patch, info.interface_size,
-           info.device_count, info.device_count == 1 ? "" : "s");
-    printf("  %-16s %s\n", "path", info.path);
+    fprintf(cli_out(),
+            "\n%s  (sub-type \"%s\", ABI %zu.%zu.%zu, interface %zu B, "
+            "%zu device%s)\n",
+            info.device_type, info.sub_device_type, info.abi_major,
+            info.abi_minor, info.abi_patch, info.interface_size,
+            info.device_count, info.device_count == 1 ? "" : "s");
+    fprintf(cli_out(), "  %-16s %s\n", "path", info.path);
     print_names("native", info.native_functions);
     print_names("fallback", info.fallback_functions);
     print_names("missing", info.missing_functions);
@@ -150,21 +152,21 @@ static void fill_device_cells(bp_device_t *device, char (*cells)[CELL_SIZE]) {
 static void print_device_columns(char (*cells)[ROW_COUNT][CELL_SIZE],
                                  char (*names)[CELL_SIZE], size_t first,
                                  size_t last, int width) {
-  printf("  %-*s", LABEL_WIDTH, "attribute");
+  fprintf(cli_out(), "  %-*s", LABEL_WIDTH, "attribute");
   for (size_t d = first; d < last; d++)
-    printf("  %-*s", d + 1 < last ? width : 0, names[d]);
-  printf("\n");
+    fprintf(cli_out(), "  %-*s", d + 1 < last ? width : 0, names[d]);
+  fprintf(cli_out(), "\n");
   for (size_t row = 0; row < ROW_COUNT; row++) {
-    printf("  %-*s", LABEL_WIDTH, row_label(row));
+    fprintf(cli_out(), "  %-*s", LABEL_WIDTH, row_label(row));
     for (size_t d = first; d < last; d++)
-      printf("  %-*s", d + 1 < last ? width : 0, cells[d][row]);
-    printf("\n");
+      fprintf(cli_out(), "  %-*s", d + 1 < last ? width : 0, cells[d][row]);
+    fprintf(cli_out(), "\n");
   }
 }
 
 static int print_devices(bp_runtime_t *runtime) {
   size_t count = bp_device_count(runtime);
-  printf("\nDevices: %zu\n", count);
+  fprintf(cli_out(), "\nDevices: %zu\n", count);
   if (count == 0)
     return 0;
   char(*cells)[ROW_COUNT][CELL_SIZE] = calloc(count, sizeof(*cells));
@@ -199,7 +201,7 @@ static int print_devices(bp_runtime_t *runtime) {
   for (size_t first = 0; first < count; first += per_table) {
     size_t last = first + per_table < count ? first + per_table : count;
     if (first)
-      printf("\n");
+      fprintf(cli_out(), "\n");
     print_device_columns(cells, names, first, last, width);
   }
   free(cells);
@@ -209,7 +211,7 @@ static int print_devices(bp_runtime_t *runtime) {
 
 static void print_rejected(const bp_runtime_t *runtime) {
   size_t count = bp_runtime_rejected_count(runtime);
-  printf("\nRejected plugins: %zu\n", count);
+  fprintf(cli_out(), "\nRejected plugins: %zu\n", count);
   int width = 4;
   for (size_t i = 0; i < count; i++) {
     const char *path, *reason;
@@ -218,11 +220,11 @@ static void print_rejected(const bp_runtime_t *runtime) {
       width = (int)strlen(path);
   }
   if (count)
-    printf("  %-*s  %s\n", width, "path", "reason");
+    fprintf(cli_out(), "  %-*s  %s\n", width, "path", "reason");
   for (size_t i = 0; i < count; i++) {
     const char *path, *reason;
     if (bp_runtime_rejected_info(runtime, i, &path, &reason) == BP_OK)
-      printf("  %-*s  %s\n", width, path, reason);
+      fprintf(cli_out(), "  %-*s  %s\n", width, path, reason);
   }
 }
 

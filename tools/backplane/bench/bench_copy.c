@@ -9,8 +9,8 @@
 
 #include "bench.h"
 #include "bench_memcpy.h"
-#include "cli_format.h"
-#include "cli_timing.h"
+#include "cli/cli_format.h"
+#include "cli/cli_timing.h"
 
 enum { FULL_REPS = 7, SERIES = 6 };
 

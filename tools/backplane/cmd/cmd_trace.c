@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli/cli_output.h"
 #include "commands.h"
 #include "trace_svg.h"
 
@@ -91,13 +92,15 @@ static int enable_trace_layer(void) {
 
 /* Runs the command and returns its exit code (128 + signal if killed). */
 static int run(char **command) {
+  fflush(cli_out());
   pid_t child = fork();
   if (child < 0) {
     fprintf(stderr, "backplane trace: fork: %s\n", strerror(errno));
     return 1;
   }
   if (child == 0) {
-    execvp(command[0], command);
+    if (cli_output_give_back() == 0)
+      execvp(command[0], command);
     fprintf(stderr, "backplane trace: cannot run '%s': %s\n", command[0],
             strerror(errno));
     _exit(127);
@@ -131,7 +134,7 @@ static int draw(json_t *root, const char *path) {
     fprintf(stderr, "backplane trace: %s: %s\n", path, error);
     return 1;
   }
-  printf("backplane trace: drew %s\n", path);
+  fprintf(cli_out(), "backplane trace: drew %s\n", path);
   return 0;
 }
 
@@ -160,8 +163,8 @@ int cmd_trace(int argc, char **argv) {
             args.output, error.text, args.command[0]);
     return exit_code ? exit_code : 1;
   }
-  printf("backplane trace: wrote %s (%zu events)\n", args.output,
-         json_array_size(json_object_get(root, "traceEvents")));
+  fprintf(cli_out(), "backplane trace: wrote %s (%zu events)\n", args.output,
+          json_array_size(json_object_get(root, "traceEvents")));
   int drawn = args.svg ? draw(root, args.svg) : 0;
   json_decref(root);
   return exit_code ? exit_code : drawn;

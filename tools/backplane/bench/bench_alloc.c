@@ -25,8 +25,8 @@
 
 #include "alloc_trace.h"
 #include "bench.h"
-#include "cli_format.h"
-#include "cli_timing.h"
+#include "cli/cli_format.h"
+#include "cli/cli_timing.h"
 
 #define CHILD_ENV "BACKPLANE_BENCH_ALLOC_CHILD"
 

@@ -3,7 +3,8 @@
 #include <stdio.h>
 
 #include "bench.h"
-#include "cli_json.h"
+#include "cli/cli_json.h"
+#include "cli/cli_output.h"
 
 static int budget_met(const bench_result_t *r) {
   switch (r->budget) {
@@ -24,9 +25,9 @@ void bench_report_begin(bench_ctx_t *ctx) {
   if (ctx->json)
     ctx->records = json_array();
   else
-    printf("%-9s %-34s %14s  %-20s %14s %11s  %-20s %s\n", "bench", "case",
-           "value", "baseline", "baseline value", "vs baseline", "budget",
-           "met");
+    fprintf(cli_out(), "%-9s %-34s %14s  %-20s %14s %11s  %-20s %s\n", "bench",
+            "case", "value", "baseline", "baseline value", "vs baseline",
+            "budget", "met");
 }
 
 int bench_report_end(bench_ctx_t *ctx) {
@@ -81,11 +82,11 @@ void bench_record(bench_ctx_t *ctx, const bench_result_t *r) {
     snprintf(ratio_text, sizeof(ratio_text), "-");
   else
     snprintf(ratio_text, sizeof(ratio_text), "%.2f", ratio);
-  printf("%-9s %-34s %14s  %-20s %14s %11s  %-20s %s\n", ctx->bench,
-         r->bench_case, value, has_baseline ? r->baseline : "-", baseline,
-         ratio_text, judged ? r->budget_text : "-",
-         judged ? (met ? "yes" : "NO") : "-");
-  fflush(stdout);
+  fprintf(cli_out(), "%-9s %-34s %14s  %-20s %14s %11s  %-20s %s\n", ctx->bench,
+          r->bench_case, value, has_baseline ? r->baseline : "-", baseline,
+          ratio_text, judged ? r->budget_text : "-",
+          judged ? (met ? "yes" : "NO") : "-");
+  fflush(cli_out());
 }
 
 bp_status_t bench_error(const bench_ctx_t *ctx, const char *what,

@@ -1,18 +1,19 @@
 /* JSON output helpers. */
 #include "cli_json.h"
+#include "cli_output.h"
 
 #include <stdio.h>
 
 int cli_json_print(json_t *value) {
-  int result =
-      value ? json_dumpf(value, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(6))
-            : -1;
+  int result = value ? json_dumpf(value, cli_out(),
+                                  JSON_INDENT(2) | JSON_REAL_PRECISION(6))
+                     : -1;
   json_decref(value);
   if (result != 0) {
     fprintf(stderr, "backplane: cannot print the JSON output\n");
     return -1;
   }
-  fputc('\n', stdout);
+  fputc('\n', cli_out());
   return 0;
 }
 

@@ -1,5 +1,6 @@
 /* The watchdog thread of `backplane check`. */
 #include "check_watchdog.h"
+#include "cli/cli_output.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -31,10 +32,11 @@ static void *watch(void *unused) {
                                &watchdog.deadline) == ETIMEDOUT &&
         watchdog.armed) {
       if (watchdog.fail_line_on_stdout) {
-        printf("  %-12s %-28s did not finish within %u s: the plugin %s "
-               "hung\n",
-               "FAIL", watchdog.check, watchdog.seconds, watchdog.plugin);
-        fflush(stdout);
+        fprintf(cli_out(),
+                "  %-12s %-28s did not finish within %u s: the plugin %s "
+                "hung\n",
+                "FAIL", watchdog.check, watchdog.seconds, watchdog.plugin);
+        fflush(cli_out());
       }
       fprintf(stderr, "backplane check: %s: %s did not finish within %u s\n",
               watchdog.plugin, watchdog.check, watchdog.seconds);

@@ -7,9 +7,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bench.h"
-#include "cli_options.h"
-#include "cli_runtime.h"
+#include "bench/bench.h"
+#include "cli/cli_options.h"
+#include "cli/cli_output.h"
+#include "cli/cli_runtime.h"
 #include "commands.h"
 
 typedef struct bench_entry {
@@ -20,7 +21,7 @@ typedef struct bench_entry {
 
 static const bench_entry_t benches[] = {
 #define BP_BENCH(name, summary) {#name, bench_##name, summary},
-#include "bench_list.h"
+#include "bench/bench_list.h"
 #undef BP_BENCH
 };
 enum { BENCH_COUNT = sizeof(benches) / sizeof(benches[0]) };
@@ -117,8 +118,8 @@ static int run_benches(bench_ctx_t *ctx, const int *selected) {
   if (bench_report_end(ctx))
     failed = 1;
   if (!ctx->json && ctx->budgets_missed)
-    printf("%zu budget%s not met\n", ctx->budgets_missed,
-           ctx->budgets_missed == 1 ? "" : "s");
+    fprintf(cli_out(), "%zu budget%s not met\n", ctx->budgets_missed,
+            ctx->budgets_missed == 1 ? "" : "s");
   return failed;
 }
 

@@ -13,7 +13,7 @@
 #include "check_pattern.h"
 #include "check_pool.h"
 #include "check_report.h"
-#include "cli_timing.h"
+#include "cli/cli_timing.h"
 
 enum {
   GATE_DEADLINE_MS = 15000, /* the checker opens gates in milliseconds */

@@ -11,7 +11,7 @@
 #include "check_pattern.h"
 #include "check_pool.h"
 #include "check_report.h"
-#include "cli_format.h"
+#include "cli/cli_format.h"
 
 enum { GUARD = 64 };
 

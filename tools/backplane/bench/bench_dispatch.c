@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "bench.h"
-#include "cli_timing.h"
+#include "cli/cli_timing.h"
 
 enum { FULL_REPS = 9 };
 

@@ -7,7 +7,7 @@
 
 #include "check.h"
 #include "check_report.h"
-#include "cli_format.h"
+#include "cli/cli_format.h"
 
 enum { MIB = 1 << 20 };
 

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/cli_output.h"
 #include "commands.h"
 
 typedef struct cli_command {
@@ -43,21 +44,25 @@ static int wants_help(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+  /* Before any plugin is loaded: what plugins print goes to stderr. */
+  if (cli_output_claim() != 0)
+    fprintf(stderr, "backplane: cannot keep stdout apart from plugins' "
+                    "output; it may be mixed in\n");
   if (argc < 2) {
     print_usage(stderr);
     return 2;
   }
   const char *name = argv[1];
   if (!strcmp(name, "help") || !strcmp(name, "--help") || !strcmp(name, "-h")) {
-    print_usage(stdout);
+    print_usage(cli_out());
     return 0;
   }
   for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
     if (strcmp(name, commands[i].name))
       continue;
     if (wants_help(argc - 2, argv + 2)) {
-      printf("usage: backplane %s %s\n  %s\n", commands[i].name,
-             commands[i].usage, commands[i].summary);
+      fprintf(cli_out(), "usage: backplane %s %s\n  %s\n", commands[i].name,
+              commands[i].usage, commands[i].summary);
       return 0;
     }
     return commands[i].run(argc - 2, argv + 2);

@@ -12,12 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc_trace.h"
 #include "backplane/backplane.h"
-#include "cli_format.h"
-#include "cli_json.h"
-#include "cli_options.h"
-#include "cli_runtime.h"
+#include "bench/alloc_trace.h"
+#include "cli/cli_format.h"
+#include "cli/cli_json.h"
+#include "cli/cli_options.h"
+#include "cli/cli_output.h"
+#include "cli/cli_runtime.h"
 #include "commands.h"
 
 enum { REPLAY_ITERATIONS = 3 };
@@ -91,18 +92,18 @@ static void print_config(const bp_allocator_config_t *c) {
       snprintf(text, sizeof text, "unlimited");
     else
       cli_format_bytes(values[i], text, sizeof text);
-    printf("  %-20s %12s%s\n", names[i], text,
-           c->defaulted & 1u << i ? "  (default)" : "");
+    fprintf(cli_out(), "  %-20s %12s%s\n", names[i], text,
+            c->defaulted & 1u << i ? "  (default)" : "");
   }
 }
 
 static void print_stat(const char *name, const bp_memory_stat_t *s) {
   char current[32], peak[32], allocated[32], freed[32];
-  printf("  %-22s %12s %12s %12s %12s\n", name,
-         cli_format_bytes(s->current, current, sizeof current),
-         cli_format_bytes(s->peak, peak, sizeof peak),
-         cli_format_bytes(s->allocated, allocated, sizeof allocated),
-         cli_format_bytes(s->freed, freed, sizeof freed));
+  fprintf(cli_out(), "  %-22s %12s %12s %12s %12s\n", name,
+          cli_format_bytes(s->current, current, sizeof current),
+          cli_format_bytes(s->peak, peak, sizeof peak),
+          cli_format_bytes(s->allocated, allocated, sizeof allocated),
+          cli_format_bytes(s->freed, freed, sizeof freed));
 }
 
 static int print_device(bp_device_t *device) {
@@ -114,20 +115,22 @@ static int print_device(bp_device_t *device) {
             bp_last_error());
     return 1;
   }
-  printf("%s\n", bp_device_name(device));
+  fprintf(cli_out(), "%s\n", bp_device_name(device));
   print_config(&config);
-  printf("  %-22s %12s %12s %12s %12s\n", "", "current", "peak", "allocated",
-         "freed");
+  fprintf(cli_out(), "  %-22s %12s %12s %12s %12s\n", "", "current", "peak",
+          "allocated", "freed");
   print_stat("allocated_bytes", &s.allocated_bytes);
   print_stat("reserved_bytes", &s.reserved_bytes);
   print_stat("active_bytes", &s.active_bytes);
   print_stat("inactive_split_bytes", &s.inactive_split_bytes);
   print_stat("requested_bytes", &s.requested_bytes);
-  printf("  num_alloc_retries %llu, num_ooms %llu, num_device_alloc %llu, "
-         "num_device_free %llu\n\n",
-         (unsigned long long)s.num_alloc_retries,
-         (unsigned long long)s.num_ooms, (unsigned long long)s.num_device_alloc,
-         (unsigned long long)s.num_device_free);
+  fprintf(cli_out(),
+          "  num_alloc_retries %llu, num_ooms %llu, num_device_alloc %llu, "
+          "num_device_free %llu\n\n",
+          (unsigned long long)s.num_alloc_retries,
+          (unsigned long long)s.num_ooms,
+          (unsigned long long)s.num_device_alloc,
+          (unsigned long long)s.num_device_free);
   return 0;
 }
 
