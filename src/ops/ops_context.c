@@ -4,7 +4,7 @@
 
 #include "backplane/allocator.h"
 #include "backplane/device.h"
-#include "core/status.h"
+#include "base/status.h"
 #include "ops/ops_tensor.h"
 
 /* diopiGetCurrentDeviceIndex: the device of the last context this thread

@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "backplane/device.h"
-#include "core/status.h"
+#include "base/status.h"
 #include "ops/ops_tensor.h"
 
 /* The DIOPI dtype of a DLPack dtype (lanes 1), or diopi_dtype_unsupported. */

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/status.h"
+#include "base/status.h"
 #include "ops/ops_tensor.h"
 
 BP_API bp_status_t bp_ops_generator_create(uint64_t seed,

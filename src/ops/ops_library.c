@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "backplane/ops.h"
-#include "core/status.h"
+#include "base/status.h"
 
 struct bp_ops_library {
   void *handle;

@@ -7,7 +7,7 @@
 
 #include "backplane/allocator.h"
 #include "backplane/device.h"
-#include "core/status.h"
+#include "base/status.h"
 
 size_t ops_tensor_span_bytes(diopiDtype_t dtype, size_t ndim,
                              const int64_t *shape, const int64_t *strides) {
