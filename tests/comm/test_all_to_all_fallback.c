@@ -46,7 +46,7 @@ static void test_fallback_moves_the_data(void **state) {
   assert_int_equal(bp_comm_group_start(runtime), BP_OK);
   for (size_t r = 0; r < N; r++)
     assert_int_equal(bp_comm_all_to_all(sends[r], counts, recvs[r], counts,
-                                        FLOAT32, comms[r], streams[r]),
+                                        BP_DTYPE_FLOAT32, comms[r], streams[r]),
                      BP_OK);
   assert_int_equal(bp_comm_group_end(runtime), BP_OK);
   for (size_t r = 0; r < N; r++) {

@@ -81,8 +81,9 @@ static void test_all_reduce_avg_then_broadcast(void **state) {
     buf[r] = to_device(f, r, host, sizeof host);
   }
   for (size_t r = 0; r < N; r++)
-    assert_int_equal(bp_comm_all_reduce(buf[r], buf[r], COUNT, FLOAT32, AVG,
-                                        f->comms[r], f->streams[r]),
+    assert_int_equal(bp_comm_all_reduce(buf[r], buf[r], COUNT, BP_DTYPE_FLOAT32,
+                                        BP_REDUCE_AVG, f->comms[r],
+                                        f->streams[r]),
                      BP_OK);
   sync_all(f);
   for (size_t r = 0; r < N; r++) { /* avg of 3r+i over r=0..2 is 3+i */
@@ -97,8 +98,8 @@ static void test_all_reduce_avg_then_broadcast(void **state) {
       bp_copy(f->devices[1], buf[1], NULL, host, sizeof host, f->streams[1]),
       BP_OK);
   for (size_t r = 0; r < N; r++)
-    assert_int_equal(bp_comm_broadcast(buf[r], COUNT, FLOAT32, 1, f->comms[r],
-                                       f->streams[r]),
+    assert_int_equal(bp_comm_broadcast(buf[r], COUNT, BP_DTYPE_FLOAT32, 1,
+                                       f->comms[r], f->streams[r]),
                      BP_OK);
   sync_all(f);
   for (size_t r = 0; r < N; r++) {
@@ -121,8 +122,9 @@ static void test_reduce_gather_scatter(void **state) {
   }
   /* reduce (max) to rank 2, out of place */
   for (size_t r = 0; r < N; r++)
-    assert_int_equal(bp_comm_reduce(send[r], recv[r], COUNT, INT64, MAX, 2,
-                                    f->comms[r], f->streams[r]),
+    assert_int_equal(bp_comm_reduce(send[r], recv[r], COUNT, BP_DTYPE_INT64,
+                                    BP_REDUCE_MAX, 2, f->comms[r],
+                                    f->streams[r]),
                      BP_OK);
   sync_all(f);
   to_host(f, 2, host, recv[2], COUNT * sizeof(int64_t));
@@ -130,7 +132,8 @@ static void test_reduce_gather_scatter(void **state) {
     assert_int_equal(host[i], 3 * (int64_t)i);
   /* reduce_scatter (sum): rank r gets sum over ranks of chunk r */
   for (size_t r = 0; r < N; r++)
-    assert_int_equal(bp_comm_reduce_scatter(send[r], recv[r], COUNT, INT64, SUM,
+    assert_int_equal(bp_comm_reduce_scatter(send[r], recv[r], COUNT,
+                                            BP_DTYPE_INT64, BP_REDUCE_SUM,
                                             f->comms[r], f->streams[r]),
                      BP_OK);
   sync_all(f);
@@ -146,7 +149,8 @@ static void test_reduce_gather_scatter(void **state) {
                      BP_OK);
   for (size_t r = 0; r < N; r++)
     assert_int_equal(bp_comm_all_gather(recv[r] + r * COUNT, recv[r], COUNT,
-                                        INT64, f->comms[r], f->streams[r]),
+                                        BP_DTYPE_INT64, f->comms[r],
+                                        f->streams[r]),
                      BP_OK);
   sync_all(f);
   for (size_t r = 0; r < N; r++) {
@@ -173,10 +177,10 @@ static void test_group_send_recv_and_all_to_all(void **state) {
   /* A ring shift in one group driven by this thread. */
   assert_int_equal(bp_comm_group_start(f->runtime), BP_OK);
   for (size_t r = 0; r < N; r++) {
-    assert_int_equal(bp_comm_send(send[r], 16, UINT8, (r + 1) % N, f->comms[r],
-                                  f->streams[r]),
+    assert_int_equal(bp_comm_send(send[r], 16, BP_DTYPE_UINT8, (r + 1) % N,
+                                  f->comms[r], f->streams[r]),
                      BP_OK);
-    assert_int_equal(bp_comm_recv(recv[r], 16, UINT8, (r + N - 1) % N,
+    assert_int_equal(bp_comm_recv(recv[r], 16, BP_DTYPE_UINT8, (r + N - 1) % N,
                                   f->comms[r], f->streams[r]),
                      BP_OK);
   }
@@ -198,7 +202,8 @@ static void test_group_send_recv_and_all_to_all(void **state) {
   assert_int_equal(bp_comm_group_start(f->runtime), BP_OK);
   for (size_t r = 0; r < N; r++)
     assert_int_equal(bp_comm_all_to_all(sends[r], counts, recvs[r], counts,
-                                        UINT8, f->comms[r], f->streams[r]),
+                                        BP_DTYPE_UINT8, f->comms[r],
+                                        f->streams[r]),
                      BP_OK);
   assert_int_equal(bp_comm_group_end(f->runtime), BP_OK);
   sync_all(f);
@@ -214,19 +219,35 @@ static void test_group_send_recv_and_all_to_all(void **state) {
 static void test_bad_arguments(void **state) {
   comm_fixture_t *f = *state;
   float x = 0;
-  assert_int_equal(
-      bp_comm_all_reduce(&x, &x, 1, FLOAT32, SUM, f->comms[0], f->streams[1]),
-      BP_ERR_INVALID_ARGUMENT);
+  assert_int_equal(bp_comm_all_reduce(&x, &x, 1, BP_DTYPE_FLOAT32,
+                                      BP_REDUCE_SUM, f->comms[0],
+                                      f->streams[1]),
+                   BP_ERR_INVALID_ARGUMENT);
   assert_error_mentions("the stream belongs to vcpu:1");
-  assert_int_equal(
-      bp_comm_all_reduce(&x, &x, 1, FLOAT32, SUM, NULL, f->streams[0]),
-      BP_ERR_INVALID_ARGUMENT);
-  assert_int_equal(
-      bp_comm_all_reduce(&x, &x, 1, BOOL, SUM, f->comms[0], f->streams[0]),
-      BP_ERR_INVALID_ARGUMENT);
+  assert_int_equal(bp_comm_all_reduce(&x, &x, 1, BP_DTYPE_FLOAT32,
+                                      BP_REDUCE_SUM, NULL, f->streams[0]),
+                   BP_ERR_INVALID_ARGUMENT);
+  assert_int_equal(bp_comm_all_reduce(&x, &x, 1, BP_DTYPE_BOOL, BP_REDUCE_SUM,
+                                      f->comms[0], f->streams[0]),
+                   BP_ERR_INVALID_ARGUMENT);
   assert_error_mentions("data type bool");
+  /* Values outside the framework's enumerations stop in the core. */
+  assert_int_equal(bp_comm_all_reduce(&x, &x, 1, BP_DTYPE_UNDEFINED,
+                                      BP_REDUCE_SUM, f->comms[0],
+                                      f->streams[0]),
+                   BP_ERR_INVALID_ARGUMENT);
+  assert_error_mentions("dtype 0 is not a data type");
   assert_int_equal(
-      bp_comm_broadcast(&x, 1, FLOAT32, N, f->comms[0], f->streams[0]),
+      bp_comm_send(&x, 1, (bp_dtype_t)99, 1, f->comms[0], f->streams[0]),
+      BP_ERR_INVALID_ARGUMENT);
+  assert_error_mentions("dtype 99 is not a data type");
+  assert_int_equal(bp_comm_reduce(&x, &x, 1, BP_DTYPE_FLOAT32,
+                                  BP_REDUCE_OP_COUNT, 0, f->comms[0],
+                                  f->streams[0]),
+                   BP_ERR_INVALID_ARGUMENT);
+  assert_error_mentions("reduce op 5 is not a reduce op");
+  assert_int_equal(
+      bp_comm_broadcast(&x, 1, BP_DTYPE_FLOAT32, N, f->comms[0], f->streams[0]),
       BP_ERR_INVALID_ARGUMENT);
   assert_error_mentions("root 3 out of range");
   size_t size = 0;
@@ -268,11 +289,11 @@ static void test_mismatch_is_reported(void **state) {
   bp_comm_t *comms[2];
   two_ranks(f, "2000", comms, 2);
   float x[2] = {1, 2};
-  assert_int_equal(
-      bp_comm_all_reduce(x, x, 1, FLOAT32, SUM, comms[0], f->streams[0]),
-      BP_OK);
-  assert_int_equal(bp_comm_all_reduce(x + 1, x + 1, 1, FLOAT32, MIN, comms[1],
-                                      f->streams[1]),
+  assert_int_equal(bp_comm_all_reduce(x, x, 1, BP_DTYPE_FLOAT32, BP_REDUCE_SUM,
+                                      comms[0], f->streams[0]),
+                   BP_OK);
+  assert_int_equal(bp_comm_all_reduce(x + 1, x + 1, 1, BP_DTYPE_FLOAT32,
+                                      BP_REDUCE_MIN, comms[1], f->streams[1]),
                    BP_OK);
   for (size_t r = 0; r < 2; r++) {
     assert_int_equal(bp_stream_synchronize(f->streams[r]), BP_OK);
@@ -280,9 +301,9 @@ static void test_mismatch_is_reported(void **state) {
     assert_error_mentions("mismatched collectives at sequence 1");
   }
   /* Later calls fail with the communicator's own failure. */
-  assert_int_equal(
-      bp_comm_all_reduce(x, x, 1, FLOAT32, SUM, comms[0], f->streams[0]),
-      BP_ERR_INVALID_ARGUMENT);
+  assert_int_equal(bp_comm_all_reduce(x, x, 1, BP_DTYPE_FLOAT32, BP_REDUCE_SUM,
+                                      comms[0], f->streams[0]),
+                   BP_ERR_INVALID_ARGUMENT);
   assert_error_mentions("mismatched");
   for (size_t r = 0; r < 2; r++)
     assert_int_equal(bp_comm_destroy(comms[r]), BP_OK);
@@ -293,9 +314,9 @@ static void test_peer_never_joins(void **state) {
   bp_comm_t *comms[2];
   two_ranks(f, "300", comms, 1);
   double x = 1;
-  assert_int_equal(
-      bp_comm_all_reduce(&x, &x, 1, FLOAT64, SUM, comms[0], f->streams[0]),
-      BP_OK);
+  assert_int_equal(bp_comm_all_reduce(&x, &x, 1, BP_DTYPE_FLOAT64,
+                                      BP_REDUCE_SUM, comms[0], f->streams[0]),
+                   BP_OK);
   assert_int_equal(bp_stream_synchronize(f->streams[0]), BP_OK);
   assert_int_equal(bp_comm_async_error(comms[0]), BP_ERR_TIMEOUT);
   assert_error_mentions("all_reduce sequence 1 timed out after 300 ms");
@@ -313,8 +334,9 @@ static void test_abort_from_another_thread(void **state) {
   bp_comm_t *comms[2];
   two_ranks(f, "60000", comms, 2);
   int32_t x = 1;
-  assert_int_equal(bp_comm_broadcast(&x, 1, INT32, 1, comms[0], f->streams[0]),
-                   BP_OK);
+  assert_int_equal(
+      bp_comm_broadcast(&x, 1, BP_DTYPE_INT32, 1, comms[0], f->streams[0]),
+      BP_OK);
   pthread_t thread;
   pthread_create(&thread, NULL, abort_main, comms[1]);
   pthread_join(thread, NULL);

@@ -20,10 +20,10 @@
 
 #include <cmocka.h>
 
-#include "plugins/vcpu/comm_cases.h"
-#include "plugins/vcpu/comm_hybrid.h"
-#include "plugins/vcpu/comm_interface.h"
-#include "plugins/vcpu/comm_shm_check.h"
+#include "plugins/vcpu/comm/comm_cases.h"
+#include "plugins/vcpu/comm/comm_shm_check.h"
+#include "plugins/vcpu/comm/hybrid.h"
+#include "plugins/vcpu/comm/interface.h"
 
 static C_DeviceInterface xccl;
 static int rank, nranks;
@@ -176,7 +176,7 @@ static void test_mismatch_is_detected(void **state) {
                    C_SUCCESS);
   char message[512];
   assert_int_equal(settle(w->comm, w->stream, message),
-                   BP_ERR_INVALID_ARGUMENT);
+                   BP_COMM_EXT_INVALID_USAGE);
   /* Each side named with what it called. */
   if (strstr(message, "mismatched collectives") == NULL ||
       strstr(message, "all_reduce(count=3, float32, max)") == NULL ||

@@ -29,10 +29,10 @@
 
 #include <cmocka.h>
 
-#include "plugins/vcpu/comm_cases.h"
-#include "plugins/vcpu/comm_hybrid.h"
-#include "plugins/vcpu/comm_interface.h"
-#include "plugins/vcpu/comm_shm_check.h"
+#include "plugins/vcpu/comm/comm_cases.h"
+#include "plugins/vcpu/comm/comm_shm_check.h"
+#include "plugins/vcpu/comm/hybrid.h"
+#include "plugins/vcpu/comm/interface.h"
 
 enum { NOTICE_TAG = 7, LARGE_COUNT = 1 << 20 };
 
@@ -137,8 +137,9 @@ static void test_abort_while_a_peer_never_comes(void **state) {
     }
     char message[512];
     int32_t status = settle(comm, stream, message);
-    assert_int_equal(status, shares_abort_with_rank0(rank) ? BP_ERR_ABORTED
-                                                           : BP_ERR_TIMEOUT);
+    assert_int_equal(status, shares_abort_with_rank0(rank)
+                                 ? BP_COMM_EXT_ABORTED
+                                 : BP_COMM_EXT_TIMEOUT);
     expect_failure(&id, message, "all_reduce");
   }
   test_stream_destroy(stream);
@@ -174,7 +175,7 @@ static void test_peer_killed_mid_all_reduce(void **state) {
                                         test_stream_handle(stream)),
                    C_SUCCESS);
   char message[512];
-  if (settle(comm, stream, message) != BP_OK)
+  if (settle(comm, stream, message) != BP_COMM_EXT_OK)
     fail_msg("rank %d: %s", rank, message);
   assert_true(data[0] == (float)nranks);
 
@@ -186,7 +187,7 @@ static void test_peer_killed_mid_all_reduce(void **state) {
   assert_int_equal(xccl.xccl_all_reduce(data, data, LARGE_COUNT, FLOAT32, SUM,
                                         comm, test_stream_handle(stream)),
                    C_SUCCESS);
-  assert_int_equal(settle(comm, stream, message), BP_ERR_TIMEOUT);
+  assert_int_equal(settle(comm, stream, message), BP_COMM_EXT_TIMEOUT);
   expect_failure(&id, message, "all_reduce sequence 2");
 
   test_stream_destroy(stream);

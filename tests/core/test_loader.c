@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "backplane/vendor_access.h"
 #include "plugins/corpus/stub_plugin.h"
 #include "support/runtime_fixture.h"
 

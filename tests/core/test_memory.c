@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <stdlib.h>
 
+#include "backplane/vendor_access.h"
 #include "plugins/corpus/stub_plugin.h"
 #include "support/runtime_fixture.h"
 

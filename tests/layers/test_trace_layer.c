@@ -217,8 +217,8 @@ static void run_collectives(bp_runtime_t *runtime) {
   assert_int_equal(bp_comm_init_all(devices, 2, comms), BP_OK);
   for (size_t r = 0; r < 2; ++r)
     assert_int_equal(bp_comm_all_reduce(buffers[r], buffers[r],
-                                        COLLECTIVE_COUNT, FLOAT32, SUM,
-                                        comms[r], streams[r]),
+                                        COLLECTIVE_COUNT, BP_DTYPE_FLOAT32,
+                                        BP_REDUCE_SUM, comms[r], streams[r]),
                      BP_OK);
   for (size_t i = 0; i < COLLECTIVE_COUNT; ++i)
     host[i] = 7.0f;
@@ -226,13 +226,14 @@ static void run_collectives(bp_runtime_t *runtime) {
   assert_int_equal(
       bp_copy(devices[1], buffers[1], NULL, host, sizeof host, NULL), BP_OK);
   for (size_t r = 0; r < 2; ++r)
-    assert_int_equal(bp_comm_broadcast(buffers[r], COLLECTIVE_COUNT, FLOAT32, 1,
-                                       comms[r], streams[r]),
+    assert_int_equal(bp_comm_broadcast(buffers[r], COLLECTIVE_COUNT,
+                                       BP_DTYPE_FLOAT32, 1, comms[r],
+                                       streams[r]),
                      BP_OK);
   for (size_t r = 0; r < 2; ++r)
     assert_int_equal(bp_comm_all_reduce(buffers[r], buffers[r],
-                                        COLLECTIVE_COUNT, FLOAT32, MAX,
-                                        comms[r], streams[r]),
+                                        COLLECTIVE_COUNT, BP_DTYPE_FLOAT32,
+                                        BP_REDUCE_MAX, comms[r], streams[r]),
                      BP_OK);
   for (size_t r = 0; r < 2; ++r) {
     assert_int_equal(bp_stream_synchronize(streams[r]), BP_OK);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "backplane/vendor_access.h"
 #include "support/runtime_fixture.h"
 
 typedef struct inside {

@@ -3,6 +3,7 @@
  * the framework face, which drains first) produce no report at all. */
 #include <string.h>
 
+#include "backplane/vendor_access.h"
 #include "support/runtime_fixture.h"
 #include "workload.h"
 
