@@ -80,9 +80,15 @@ static bp_status_t event_record(void *self, void *event, void *stream) {
   return bp_event_record_internal(e, s);
 }
 
+/* A completed event recorded on another device's stream goes home, so that
+ * the allocator's spare events all belong to its device (a peer device may
+ * be torn down first). */
 static bp_status_t event_query(void *self, void *event) {
-  (void)self;
-  return bp_event_query_internal(event);
+  bp_event_t *e = event;
+  bp_status_t status = bp_event_query_internal(e);
+  if (status == BP_OK && e->device != self)
+    move_event(e, self); /* on failure it stays usable where it is */
+  return status;
 }
 
 static void event_destroy(void *self, void *event) {
