@@ -11,5 +11,6 @@
 #include "backplane/runtime.h"
 #include "backplane/status.h"
 #include "backplane/stream.h"
+#include "backplane/target.h"
 
 #endif /* BACKPLANE_H_ */

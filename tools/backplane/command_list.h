@@ -17,3 +17,5 @@ BP_COMMAND(memory,
            "caching allocator: sizing (defaults marked), stats, snapshot, SVG")
 BP_COMMAND(trace, "[-o FILE] [--svg FILE] -- COMMAND...",
            "run COMMAND under the trace layer; Chrome trace JSON, SVG timeline")
+BP_COMMAND(target, "[--device D] [--json] [TARGET]",
+           "a canonical target: parsed from TARGET, or a device's")
