@@ -12,5 +12,6 @@
 #include "backplane/status.h"
 #include "backplane/stream.h"
 #include "backplane/target.h"
+#include "backplane/build.h"
 
 #endif /* BACKPLANE_H_ */
