@@ -19,3 +19,7 @@ BP_COMMAND(trace, "[-o FILE] [--svg FILE] -- COMMAND...",
            "run COMMAND under the trace layer; Chrome trace JSON, SVG timeline")
 BP_COMMAND(target, "[--device D] [--json] [TARGET]",
            "a canonical target: parsed from TARGET, or a device's")
+BP_COMMAND(build,
+           "IR.json|SOURCE.c --target T [-o module.so] [--function NAME]... "
+           "[--json]",
+           "build a module for a target (no device needed; cached)")
