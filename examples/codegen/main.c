@@ -103,7 +103,8 @@ static int bias_gelu(const char *dir, const bp_target_t *target) {
   for (int j = 0; j < C; j++)
     bias[j] = (float)(rand() % 201 - 100) / 100.0f;
   void *tensors[] = {x, bias, y};
-  int failed = launch(fn, bp_built_module_blocks(built, "bias_gelu"), tensors, 3);
+  int failed =
+      launch(fn, bp_built_module_blocks(built, "bias_gelu"), tensors, 3);
   double worst = 0;
   for (int i = 0; i < R && !failed; i++)
     for (int j = 0; j < C; j++) {

@@ -27,14 +27,30 @@ static uint32_t next_random(void) { /* xorshift64*: reproducible */
   return (uint32_t)((rng_state * 0x2545F4914F6CDD1Dull) >> 32);
 }
 
-static const char *const tokens[] = {
-    "{", "}", "[", "]", ",", ":", "\"", "\\u0000", "-", "=", " ", "0", "-1",
-    "2147483648", "1e309", "null", "true", "\"kind\"", "\"vcpu\"", "\"c\"",
-    "\"host\"", "\"num_cores\"", "\"keys\"", "-num_cores=", "-keys=a,b",
-    "\"op\"", "\"args\"", "\"load\"", "\"index\"", "\"axis\"", "\"reduce\"",
-    "\"axes\"", "\"arg\"", "\"shape\"", "\"dtype\"", "\"float16\"",
-    "\"stages\"", "\"outputs\"", "\"inputs\"", "\"reduce_axes\"", "\"sum\"",
-    "\"select\"", "\"cast\"", "\"x\"", "\"y\"", "\"i\"", "\"k\""};
+static const char *const tokens[] = {"{",          "}",
+                                     "[",          "]",
+                                     ",",          ":",
+                                     "\"",         "\\u0000",
+                                     "-",          "=",
+                                     " ",          "0",
+                                     "-1",         "2147483648",
+                                     "1e309",      "null",
+                                     "true",       "\"kind\"",
+                                     "\"vcpu\"",   "\"c\"",
+                                     "\"host\"",   "\"num_cores\"",
+                                     "\"keys\"",   "-num_cores=",
+                                     "-keys=a,b",  "\"op\"",
+                                     "\"args\"",   "\"load\"",
+                                     "\"index\"",  "\"axis\"",
+                                     "\"reduce\"", "\"axes\"",
+                                     "\"arg\"",    "\"shape\"",
+                                     "\"dtype\"",  "\"float16\"",
+                                     "\"stages\"", "\"outputs\"",
+                                     "\"inputs\"", "\"reduce_axes\"",
+                                     "\"sum\"",    "\"select\"",
+                                     "\"cast\"",   "\"x\"",
+                                     "\"y\"",      "\"i\"",
+                                     "\"k\""};
 
 static size_t mutate(const char *seed, char *out) {
   size_t length = strlen(seed);
@@ -71,8 +87,8 @@ static size_t mutate(const char *seed, char *out) {
       break;
     }
     default: { /* splice a token */
-      const char *token = tokens[next_random() % (sizeof(tokens) /
-                                                  sizeof(tokens[0]))];
+      const char *token =
+          tokens[next_random() % (sizeof(tokens) / sizeof(tokens[0]))];
       size_t size = strlen(token);
       if (length + size < MAX_INPUT) {
         memmove(out + at + size, out + at, length - at);

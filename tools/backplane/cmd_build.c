@@ -123,15 +123,16 @@ int cmd_build(int argc, char **argv) {
     for (size_t f = 0; f < bp_ir_module_function_count(module); f++) {
       const char *name = bp_ir_module_function_name(module, f);
       json_array_append_new(
-          functions, json_pack("{s:s, s:I}", "name", name, "blocks",
-                               (json_int_t)bp_built_module_blocks(built, name)));
+          functions,
+          json_pack("{s:s, s:I}", "name", name, "blocks",
+                    (json_int_t)bp_built_module_blocks(built, name)));
     }
     if (args.json) {
       result = cli_json_print(json_pack(
                    "{s:s, s:o*, s:b, s:o}", "module", path, "target",
                    target_json ? json_loads(target_json, 0, NULL) : NULL,
-                   "from_cache", bp_built_module_from_cache(built),
-                   "functions", functions))
+                   "from_cache", bp_built_module_from_cache(built), "functions",
+                   functions))
                    ? 1
                    : 0;
     } else {
