@@ -2,7 +2,8 @@
  * Targets: a description of a device (kind plus typed attributes) that code
  * generators and optimizers read instead of querying the device, as TVM's
  * Target. Built-in kinds: `vcpu` (the vcpu plugin's devices) and `c` (the
- * host, through its C compiler); plugins add kinds (target_ext.h).
+ * host, through its C compiler); vendors add kinds (target_ext.h, the vendor
+ * face).
  *
  * Text forms, both accepted by bp_target_parse():
  *   JSON   {"kind": "vcpu", "num_cores": 2, "keys": ["cpu"], "host": "c"}
@@ -23,7 +24,6 @@
 
 #include "backplane/device.h"
 #include "backplane/status.h"
-#include "backplane/target_ext.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -77,17 +77,6 @@ BP_API int bp_target_equal(const bp_target_t *a, const bp_target_t *b);
 
 /* A 64-bit hash of the canonical JSON: equal targets hash equally. */
 BP_API uint64_t bp_target_hash(const bp_target_t *target);
-
-/* Adds a kind (copied: names, schema and defaults; the function pointers
- * must stay valid until unregistered). Kinds are process-wide, like the
- * built-in ones. BP_ERR_INVALID_ARGUMENT for a malformed extension (bad
- * name, struct_size too small, repeated or reserved attribute),
- * BP_ERR_INVALID_ARGUMENT naming the kind if it exists already. Thread-safe. */
-BP_API bp_status_t bp_target_kind_register(const BP_TargetKindExtension *kind);
-
-/* Removes a kind added by bp_target_kind_register; targets of that kind
- * must be destroyed first. BP_ERR_NOT_FOUND for unknown or built-in kinds. */
-BP_API bp_status_t bp_target_kind_unregister(const char *name);
 
 /* The registered kind names, NULL-terminated, in registration order with the
  * built-ins first. The array is the caller's (free()); the strings are valid

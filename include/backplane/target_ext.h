@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "backplane/device_ext.h"
+#include "backplane/target.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -69,6 +70,17 @@ typedef struct BP_TargetKindExtension {
   /* NULL: the kind has no code generator (bp_build says so). */
   BP_TargetBuildFn build;
 } BP_TargetKindExtension;
+
+/* Adds a kind (copied: names, schema and defaults; the function pointers
+ * must stay valid until unregistered). Kinds are process-wide, like the
+ * built-in ones. BP_ERR_INVALID_ARGUMENT for a malformed extension (bad
+ * name, struct_size too small, repeated or reserved attribute),
+ * BP_ERR_INVALID_ARGUMENT naming the kind if it exists already. Thread-safe. */
+BP_API bp_status_t bp_target_kind_register(const BP_TargetKindExtension *kind);
+
+/* Removes a kind added by bp_target_kind_register; targets of that kind
+ * must be destroyed first. BP_ERR_NOT_FOUND for unknown or built-in kinds. */
+BP_API bp_status_t bp_target_kind_unregister(const char *name);
 
 #ifdef __cplusplus
 }

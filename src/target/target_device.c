@@ -4,21 +4,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backplane/vendor_access.h"
 #include "core/status.h"
 #include "target/target_internal.h"
 
 /* Device attributes that fill target attributes of the same meaning, when
  * the kind has them and the device answers. */
 static const struct {
-  BP_DeviceAttr attr;
+  bp_device_attr_t attr;
   const char *target_attr;
 } generic_map[] = {
-    {BP_ATTR_MULTI_PROCESSOR_COUNT, "num_cores"},
-    {BP_ATTR_MAX_THREADS_PER_BLOCK, "max_num_threads"},
-    {BP_ATTR_WARP_SIZE, "warp_size"},
-    {BP_ATTR_MAX_SHARED_MEMORY_PER_BLOCK, "max_shared_memory_per_block"},
-    {BP_ATTR_GCN_ARCH, "arch"},
-    {BP_ATTR_COMPUTE_VERSION, "arch"},
+    {BP_DEVICE_ATTR_MULTI_PROCESSOR_COUNT, "num_cores"},
+    {BP_DEVICE_ATTR_MAX_THREADS_PER_BLOCK, "max_num_threads"},
+    {BP_DEVICE_ATTR_WARP_SIZE, "warp_size"},
+    {BP_DEVICE_ATTR_MAX_SHARED_MEMORY_PER_BLOCK, "max_shared_memory_per_block"},
+    {BP_DEVICE_ATTR_GCN_ARCH, "arch"},
+    {BP_DEVICE_ATTR_COMPUTE_VERSION, "arch"},
 };
 
 /* Adds what the device reports; an attribute it cannot answer is left to
@@ -29,17 +30,18 @@ static bp_status_t add_generic(bp_device_t *device, const target_kind_t *kind,
     int index = target_kind_attr_index(kind, generic_map[i].target_attr);
     if (index < 0 || json_object_get(object, generic_map[i].target_attr))
       continue;
-    BP_AttrValue value;
+    bp_device_attr_value_t value;
     if (bp_device_attribute(device, generic_map[i].attr, &value) != BP_OK)
       continue;
     json_t *json = NULL;
     BP_TargetAttrType type = kind->attrs[index].type;
-    if (value.kind == BP_ATTR_VALUE_INT && type == BP_TARGET_ATTR_INT &&
+    if (value.kind == BP_DEVICE_ATTR_VALUE_INT && type == BP_TARGET_ATTR_INT &&
         value.i64 >= kind->attrs[index].min_int)
       json = json_integer(value.i64);
-    else if (value.kind == BP_ATTR_VALUE_INT && type == BP_TARGET_ATTR_STRING)
+    else if (value.kind == BP_DEVICE_ATTR_VALUE_INT &&
+             type == BP_TARGET_ATTR_STRING)
       json = json_sprintf("%lld", (long long)value.i64);
-    else if (value.kind == BP_ATTR_VALUE_STRING &&
+    else if (value.kind == BP_DEVICE_ATTR_VALUE_STRING &&
              type == BP_TARGET_ATTR_STRING)
       json = json_stringn(value.str, strnlen(value.str, sizeof(value.str)));
     if (json && json_object_set_new(object, generic_map[i].target_attr, json))

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "backplane/target.h"
+#include "backplane/target_ext.h"
 
 /* One attribute of a kind, its schema attributes then the common ones. */
 typedef struct target_attr_def {

@@ -13,6 +13,7 @@
 
 #include "backplane/backplane.h"
 #include "backplane/target.h"
+#include "backplane/target_ext.h"
 
 static bp_target_t *parse_ok(const char *text) {
   bp_target_t *target = NULL;

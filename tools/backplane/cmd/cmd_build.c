@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "backplane/backplane.h"
-#include "cli_json.h"
+#include "cli/cli_json.h"
 #include "commands.h"
 
 typedef struct build_args {

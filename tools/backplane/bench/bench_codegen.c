@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "bench.h"
-#include "cli_timing.h"
+#include "cli/cli_timing.h"
 
 enum { FULL_REPS = 9, CACHED_REPS = 30 };
 

@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "backplane/backplane.h"
-#include "cli_json.h"
-#include "cli_options.h"
-#include "cli_runtime.h"
+#include "cli/cli_json.h"
+#include "cli/cli_options.h"
+#include "cli/cli_runtime.h"
 #include "commands.h"
 
 /* The command line split into the target text (bare words and `-name=value`
