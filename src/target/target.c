@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/status.h"
+#include "base/status.h"
 #include "target/target_internal.h"
 
 char **target_strings_split(const char *text) {

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "backplane/vendor_access.h"
-#include "core/status.h"
+#include "base/status.h"
 #include "target/target_internal.h"
 
 /* Device attributes that fill target attributes of the same meaning, when

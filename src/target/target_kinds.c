@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/status.h"
+#include "base/status.h"
 #include "target/target_internal.h"
 
 /* Attributes every kind has (TVM adds the same ones to each kind). */

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/status.h"
+#include "base/status.h"
 #include "target/target_internal.h"
 
 /* Nesting limit of `host` (a host of a host ...): bounds recursion. */

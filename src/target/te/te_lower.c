@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/status.h"
+#include "base/status.h"
 #include "target/te/te_ir.h"
 
 void te_text_printf(te_text_t *text, const char *format, ...) {

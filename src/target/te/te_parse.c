@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/status.h"
+#include "base/status.h"
 #include "target/te/te_ir.h"
 
 enum { MAX_DEPTH = 64, MAX_TENSORS = 16, PATH_MAX_LEN = 512 };
