@@ -65,7 +65,7 @@ static void run_command(C_Stream stream, vcpu_command *command) {
     break;
   }
   case VCPU_COMMAND_COMM:
-    comm_run_task(&command->comm);
+    vcpu_comm_run_task(&command->comm);
     break;
   case VCPU_COMMAND_RECORD:
     vcpu_event_complete(command->event.event, command->event.generation);
@@ -218,7 +218,8 @@ C_Status vcpu_stream_add_callback(const C_Device device, C_Stream stream,
   return C_SUCCESS;
 }
 
-C_Status vcpu_stream_enqueue_comm(C_Stream stream, const comm_task *task) {
+C_Status vcpu_stream_enqueue_comm(C_Stream stream,
+                                  const vcpu_comm_task_t *task) {
   if (!vcpu_stream_device(stream) || !task)
     return C_ERROR;
   vcpu_command command = {.kind = VCPU_COMMAND_COMM, .comm = *task};

@@ -10,12 +10,13 @@
 
 #include "backplane/device_ext.h"
 
-struct comm_batch;
+struct vcpu_comm_batch;
 
-/* comm_task.kind for a group's batch; otherwise the lone call's comm_kind. */
-enum { COMM_TASK_BATCH = 0xff };
+/* vcpu_comm_task_t.kind for a group's batch; otherwise the lone call's
+ * vcpu_comm_kind_t. */
+enum { VCPU_COMM_TASK_BATCH = 0xff };
 
-typedef struct comm_task {
+typedef struct vcpu_comm_task {
   C_CCLComm comm;
   union {
     struct {
@@ -24,17 +25,17 @@ typedef struct comm_task {
       uint64_t count;
       uint64_t seq;
     } call;
-    struct comm_batch *batch; /* owned by the task */
+    struct vcpu_comm_batch *batch; /* owned by the task */
   };
   uint32_t peer;
-  uint8_t kind;  /* comm_kind, or COMM_TASK_BATCH */
+  uint8_t kind;  /* vcpu_comm_kind_t, or VCPU_COMM_TASK_BATCH */
   uint8_t dtype; /* C_DataType */
   uint8_t op;    /* C_CCLReduceOp */
-} comm_task;
+} vcpu_comm_task_t;
 
-_Static_assert(sizeof(comm_task) == 48, "a comm_task fills a command cell");
+_Static_assert(sizeof(vcpu_comm_task_t) == 48, "a task fills a command cell");
 
 /* Runs the task on the stream's worker (comm/ops.c); it frees the batch. */
-void comm_run_task(const comm_task *task);
+void vcpu_comm_run_task(const vcpu_comm_task_t *task);
 
 #endif /* BACKPLANE_VCPU_COMM_TASK_H_ */

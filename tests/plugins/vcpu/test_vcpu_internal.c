@@ -68,7 +68,7 @@ static void test_callbacks_run_in_order(void **state) {
   assert_int_equal(log.count, 40);
   for (int i = 0; i < 40; ++i)
     assert_int_equal(log.steps[i], i);
-  comm_task task = {0};
+  vcpu_comm_task_t task = {0};
   assert_int_equal(vcpu_stream_enqueue_comm(stream, NULL), C_ERROR);
   assert_int_equal(vcpu_stream_enqueue_comm(NULL, &task), C_ERROR);
   assert_ptr_equal(vcpu_stream_device(stream), vcpu_device_at(1));

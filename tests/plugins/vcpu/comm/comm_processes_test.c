@@ -408,7 +408,7 @@ static void test_wrong_secret_is_refused(void **state) {
   C_CCLRootId id, forged_id = {128, forged_bytes};
   new_id(bytes, &id);
   memcpy(forged_bytes, bytes, sizeof forged_bytes);
-  ((comm_unique_id *)(void *)forged_bytes)->secret ^= 0x77;
+  ((vcpu_comm_unique_id_t *)(void *)forged_bytes)->secret ^= 0x77;
   int to_host[2], from_host[2];
   assert_int_equal(pipe(to_host), 0);
   assert_int_equal(pipe(from_host), 0);

@@ -7,7 +7,7 @@
 
 typedef struct task {
   struct task *next;
-  comm_task comm;
+  vcpu_comm_task_t comm;
 } task;
 
 struct test_stream {
@@ -32,7 +32,7 @@ static void *worker_main(void *argument) {
     if (s->head == NULL)
       s->tail = NULL;
     pthread_mutex_unlock(&s->lock);
-    comm_run_task(&t->comm);
+    vcpu_comm_run_task(&t->comm);
     free(t);
     pthread_mutex_lock(&s->lock);
     s->finished++;
@@ -76,7 +76,7 @@ void test_stream_destroy(test_stream *s) {
   free(s);
 }
 
-C_Status test_stream_enqueue(C_Stream stream, const comm_task *comm) {
+C_Status test_stream_enqueue(C_Stream stream, const vcpu_comm_task_t *comm) {
   test_stream *s = (test_stream *)(void *)stream;
   task *t = malloc(sizeof *t);
   if (t == NULL)

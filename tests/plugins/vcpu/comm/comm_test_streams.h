@@ -14,8 +14,8 @@ test_stream *test_stream_create(void);
 void test_stream_destroy(test_stream *stream);
 /* Returns once every task enqueued so far has run. */
 void test_stream_synchronize(test_stream *stream);
-/* The comm_enqueue_fn to install with comm_set_enqueue(). */
-C_Status test_stream_enqueue(C_Stream stream, const comm_task *comm);
+/* The vcpu_comm_enqueue_fn_t to install with vcpu_comm_set_enqueue(). */
+C_Status test_stream_enqueue(C_Stream stream, const vcpu_comm_task_t *comm);
 
 static inline C_Stream test_stream_handle(test_stream *stream) {
   return (C_Stream)(void *)stream;
