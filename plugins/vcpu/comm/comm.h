@@ -148,44 +148,6 @@ struct C_CCLComm_st {
   char error_message[512];
 };
 
-/* Creates rank `rank` of the world the id names, in this process or another
- * one on this host (creating the world's segment on first use). Does not
- * wait for peers: a peer that never joins is reported by the first
- * collective that needs it. BP_ERR_INVALID_ARGUMENT for a malformed id, a
- * wrong secret, an nranks that differs from the world's, or a rank already
- * joined; BP_ERR_PLUGIN when the segment cannot be made; the message is in
- * vcpu_comm_last_error(). */
-bp_status_t vcpu_comm_create(size_t nranks, const C_CCLRootId *root,
-                             size_t rank, C_CCLComm *out_comm);
-
-/* vcpu_comm_create over this host's shared memory whatever
- * BACKPLANE_COMM_TRANSPORT says, from a parsed id; rank < nranks <= 4096.
- * For the per-host worlds of the hybrid transport (comm/hybrid.h). */
-bp_status_t vcpu_comm_create_on_host(size_t nranks,
-                                     const vcpu_comm_unique_id_t *id,
-                                     size_t rank, C_CCLComm *out_comm);
-
-/* Waits until every call handed to a stream has run (each ends within the
- * communicator's deadline, like NCCL's destroy finalizing first), then
- * detaches from the world and removes its segment's name if it still has
- * one; the last communicator of the process unmaps it. Must not be called
- * from a stream worker that still has calls of this communicator queued. */
-void vcpu_comm_destroy(C_CCLComm comm);
-
-/* Sets the world's abort flag: every rank's pending and later waits end with
- * BP_ERR_ABORTED promptly. Callable from any thread, never blocks. */
-void vcpu_comm_abort(C_CCLComm comm);
-
-/* BP_OK, or the first failure of this communicator with its message copied
- * into `message` (may be NULL) of `capacity` bytes. Thread-safe. */
-bp_status_t vcpu_comm_error(C_CCLComm comm, char *message, size_t capacity);
-
-/* Records the first failure (later ones are dropped), removes the world's
- * segment name (the rank gives up on the world) and returns `status`. */
-bp_status_t vcpu_comm_fail(C_CCLComm comm, bp_status_t status,
-                           const char *format, ...)
-    __attribute__((format(printf, 3, 4)));
-
 /* The calling thread's message for the last call rejected before it was
  * enqueued (bad argument, poisoned communicator). Never NULL. */
 const char *vcpu_comm_last_error(void);

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "comm/create.h"
+#include "comm/failure.h"
 #include "comm/meet.h"
 #include "comm/mpi.h"
 #include "comm/p2p.h"

@@ -2,7 +2,10 @@
 
 #include <string.h>
 
+#include "comm/create.h"
+#include "comm/failure.h"
 #include "comm/id.h"
+#include "comm/transport.h"
 
 static C_Status to_c_status(bp_status_t status) {
   switch (status) {
@@ -152,9 +155,7 @@ static C_Status all_to_all(const void **send_buf, const size_t *send_count,
                                                recv_dtype, stream));
 }
 
-void vcpu_comm_fill_interface(C_DeviceInterface *interface,
-                              vcpu_comm_enqueue_fn_t enqueue) {
-  vcpu_comm_set_enqueue(enqueue);
+void vcpu_comm_fill_interface(C_DeviceInterface *interface) {
   interface->xccl_get_unique_id_size = get_unique_id_size;
   interface->xccl_get_unique_id = get_unique_id;
   interface->xccl_comm_init_rank = vcpu_comm_init_rank;

@@ -7,10 +7,8 @@
 #include "backplane/device_ext.h"
 #include "comm/ops.h"
 
-/* Assigns every xccl_* slot of `interface` and installs `enqueue` as the
- * stream hand-off of collective tasks. */
-void vcpu_comm_fill_interface(C_DeviceInterface *interface,
-                              vcpu_comm_enqueue_fn_t enqueue);
+/* Assigns every xccl_* slot of `interface`. */
+void vcpu_comm_fill_interface(C_DeviceInterface *interface);
 
 /* The plugin's BP_CommExtension (comm_ext.h), the last of its chain. */
 extern const BP_CommExtension vcpu_comm_extension;

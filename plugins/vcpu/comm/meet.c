@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "comm/failure.h"
 #include "comm/spread.h"
 #include "reduce/reduce.h"
 

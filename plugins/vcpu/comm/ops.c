@@ -7,6 +7,7 @@
 
 #include "base/park.h"
 #include "comm/arena_map.h"
+#include "comm/failure.h"
 #include "comm/meet.h"
 #include "comm/mpi.h"
 #include "comm/p2p.h"
@@ -14,6 +15,7 @@
 #include "comm/staged.h"
 #include "comm/threads.h"
 #include "reduce/reduce.h"
+#include "stream.h"
 
 /* A group's calls for one (communicator, stream) pair, run as one task. */
 typedef struct vcpu_comm_batch {
@@ -31,12 +33,7 @@ typedef struct vcpu_comm_group {
   bp_status_t status; /* the first failure while recording */
 } vcpu_comm_group_t;
 
-static _Atomic vcpu_comm_enqueue_fn_t enqueue_task;
 static _Thread_local vcpu_comm_group_t group;
-
-void vcpu_comm_set_enqueue(vcpu_comm_enqueue_fn_t enqueue) {
-  atomic_store(&enqueue_task, enqueue);
-}
 
 static void batch_free(vcpu_comm_batch_t *batch) {
   if (batch->calls != &batch->first_call)
@@ -215,19 +212,14 @@ static vcpu_comm_batch_t *batch_new(C_CCLComm comm, C_Stream stream) {
  * poisoned instead. The caller frees a batch the stream did not take. */
 static bp_status_t submit(C_Stream stream, const vcpu_comm_task_t *task) {
   C_CCLComm comm = task->comm;
-  bp_status_t status = BP_OK;
-  vcpu_comm_enqueue_fn_t enqueue = atomic_load(&enqueue_task);
   atomic_fetch_add_explicit(&comm->tasks_submitted, 1, memory_order_relaxed);
-  if (enqueue == NULL)
-    status = vcpu_comm_reject(BP_ERR_INTERNAL,
-                              "%s: no stream hand-off installed", comm->name);
-  else if (enqueue(stream, task) != C_SUCCESS)
-    status = vcpu_comm_reject(BP_ERR_PLUGIN,
-                              "%s rank %zu: could not enqueue on "
-                              "the stream",
-                              comm->name, comm->rank);
-  else
+  if (vcpu_stream_enqueue_comm(stream, task) == C_SUCCESS)
     return BP_OK;
+  bp_status_t status = vcpu_comm_reject(
+      BP_ERR_PLUGIN,
+      "%s rank %zu: could not enqueue on the stream: %p is not a live vcpu "
+      "stream",
+      comm->name, comm->rank, (void *)stream);
   atomic_fetch_sub_explicit(&comm->tasks_submitted, 1, memory_order_relaxed);
   vcpu_comm_fail(comm, status, "%s", vcpu_comm_last_error());
   return status;

@@ -17,15 +17,9 @@
 #include "comm/comm.h"
 #include "comm/task.h"
 
-/* How a task reaches a stream: the stream keeps a copy of *task and calls
- * vcpu_comm_run_task on it exactly once, in stream order, on a thread that may
- * block. C_SUCCESS or a failure (then it never runs it). */
-typedef C_Status (*vcpu_comm_enqueue_fn_t)(C_Stream stream,
-                                           const vcpu_comm_task_t *task);
-
-/* Installs the stream hand-off (the plugin at InitPlugin; tests install
- * their own). Thread-safe; calls already enqueued keep theirs. */
-void vcpu_comm_set_enqueue(vcpu_comm_enqueue_fn_t enqueue);
+/* Runs a task on the stream's worker, the devices' comm_task runner
+ * (device.h, given at initialize by plugin.c); it frees a batch. */
+void vcpu_comm_run_task(const vcpu_comm_task_t *task);
 
 /* A collective (kind < VCPU_COMM_SEND). `desc->seq` is assigned here. */
 bp_status_t vcpu_comm_call_collective(C_CCLComm comm, vcpu_comm_desc_t desc,

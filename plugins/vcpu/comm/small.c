@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 
+#include "comm/failure.h"
 #include "comm/meet.h"
 #include "reduce/reduce.h"
 

@@ -1,8 +1,10 @@
 /* What a stream runs for the collectives: one task per (communicator,
- * stream) hand-off, carried by value in a stream command (queue.h). A call
- * outside a group travels whole in it, so enqueuing a lone collective costs
- * no allocation and its worker reads one cache line for it; a group's calls
- * travel as a batch on the heap (comm/ops.c). 48 bytes. */
+ * stream) hand-off, carried by value in a stream command (queue.h). Data
+ * only: it sits below the queue, and the streams run a task through the
+ * runner their device was given (device.h), vcpu_comm_run_task (comm/ops.h). A
+ * call outside a group travels whole in it, so enqueuing a lone collective
+ * costs no allocation and its worker reads one cache line for it; a group's
+ * calls travel as a batch on the heap (comm/ops.c). 48 bytes. */
 #ifndef BACKPLANE_VCPU_COMM_TASK_H_
 #define BACKPLANE_VCPU_COMM_TASK_H_
 
@@ -34,8 +36,5 @@ typedef struct vcpu_comm_task {
 } vcpu_comm_task_t;
 
 _Static_assert(sizeof(vcpu_comm_task_t) == 48, "a task fills a command cell");
-
-/* Runs the task on the stream's worker (comm/ops.c); it frees the batch. */
-void vcpu_comm_run_task(const vcpu_comm_task_t *task);
 
 #endif /* BACKPLANE_VCPU_COMM_TASK_H_ */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "comm/failure.h"
 #include "comm/meet.h"
 #include "reduce/reduce.h"
 

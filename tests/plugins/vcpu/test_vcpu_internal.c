@@ -17,7 +17,9 @@
 
 #include "arena.h"
 #include "base/ptrmap.h"
+#include "comm/ops.h"
 #include "device.h"
+#include "lifetime.h"
 #include "memory.h"
 #include "stream.h"
 
@@ -25,7 +27,8 @@ static struct C_Device_st g_device0 = {0}, g_device1 = {1};
 
 static int setup(void **state) {
   (void)state;
-  return vcpu_initialize() == C_SUCCESS ? 0 : -1;
+  static const vcpu_runners_t runners = {.comm_task = vcpu_comm_run_task};
+  return vcpu_initialize(&runners) == C_SUCCESS ? 0 : -1;
 }
 
 static int teardown(void **state) {
