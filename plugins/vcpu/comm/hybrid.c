@@ -274,7 +274,7 @@ static void hybrid_destroy(void *handle) {
   hybrid_free(handle, true);
 }
 
-/* What comm/comm.c and comm/ops.c call on an MPI world: they never create,
+/* What comm/create.c and comm/ops.c call on an MPI world: they never create,
  * check, run or group through world->mpi. */
 static const vcpu_comm_mpi_module_t hybrid_dispatch = {
     .destroy = hybrid_destroy,
