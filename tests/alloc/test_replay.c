@@ -1,4 +1,4 @@
-/* Replays a training-iteration trace (tools/backplane/alloc_trace.c) for
+/* Replays a training-iteration trace (tools/backplane/bench/alloc_trace.c) for
  * many iterations: once the live set stops growing (after the first
  * iteration; after the second when Adam's state is created lazily at the
  * first step), reserved memory stays flat and the device is not called
