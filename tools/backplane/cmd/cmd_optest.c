@@ -12,13 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "backplane/backplane.h"
 #include "backplane/ops.h"
 #include "cli/cli_json.h"
 #include "cli/cli_options.h"
 #include "cli/cli_output.h"
+#include "cli/cli_paths.h"
 #include "cli/cli_runtime.h"
 #include "cli/cli_timing.h"
 #include "commands.h"
@@ -54,18 +54,6 @@ static int take_own_options(int *argc, char **argv, optest_request_t *req) {
   }
   *argc = kept;
   return 0;
-}
-
-/* <dir of the executable>/../<rest>. */
-static void beside_binary(const char *rest, char *out, size_t size) {
-  char self[PATH_MAX / 2];
-  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  self[n > 0 ? n : 0] = '\0';
-  char *slash = strrchr(self, '/');
-  if (slash)
-    *slash = '\0';
-  if ((size_t)snprintf(out, size, "%s/../%s", self, rest) >= size)
-    out[0] = '\0';
 }
 
 typedef struct case_result {
@@ -315,8 +303,7 @@ int cmd_optest(int argc, char **argv) {
   if (cli_options_parse("optest", argc, argv, CLI_OPT_QUICK, &options))
     return 2;
   char default_ops[PATH_MAX], default_data[PATH_MAX];
-  beside_binary("lib/backplane/ops/libbackplane_ops_ref.so", default_ops,
-                sizeof default_ops);
+  cli_path_reference_ops(default_ops, sizeof default_ops);
   snprintf(default_data, sizeof default_data, "%s", BP_OPS_DATA_DIR);
   run_env_t env = {.reps = options.quick ? 1 : 5};
   bp_runtime_t *runtime = NULL;
