@@ -1,7 +1,7 @@
 // The DIOPI headers and the operator face are self-contained C++17: an op
 // library or a framework written in C++ includes them first.
-#include "backplane/diopi/functions.h"
 #include "backplane/diopi/diopirt.h"
+#include "backplane/diopi/functions.h"
 #include "backplane/ops.h"
 
 static_assert(DIOPI_VERSION == 1000, "DIOPI 1.0");

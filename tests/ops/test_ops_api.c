@@ -28,8 +28,7 @@ static int setup(void **state) {
   e->runtime = fixture_runtime(BP_VCPU_PLUGIN);
   assert_int_equal(bp_device_get(e->runtime, "vcpu", 0, &e->device), BP_OK);
   assert_int_equal(bp_stream_create(e->device, &e->stream), BP_OK);
-  assert_int_equal(bp_ops_context_create(e->device, e->stream, &e->ctx),
-                   BP_OK);
+  assert_int_equal(bp_ops_context_create(e->device, e->stream, &e->ctx), BP_OK);
   assert_int_equal(bp_ops_library_open(BP_OPS_REF, &e->library), BP_OK);
   *state = e;
   return 0;
@@ -120,8 +119,8 @@ static void dlpack_both_ways(void **state) {
   float host[6] = {1, 2, 3, 4, 5, 6};
   int64_t shape[2] = {2, 3}, strides[2] = {1, 2}; /* a transposed view */
   diopiTensorHandle_t t;
-  assert_int_equal(bp_ops_tensor_wrap(NULL, host, diopi_dtype_float32, 2,
-                                      shape, strides, &t),
+  assert_int_equal(bp_ops_tensor_wrap(NULL, host, diopi_dtype_float32, 2, shape,
+                                      strides, &t),
                    BP_OK);
   DLTensor dl;
   assert_int_equal(bp_ops_tensor_to_dlpack(t, &dl), BP_OK);
@@ -156,10 +155,9 @@ static void library_runs_an_op_on_the_stream(void **state) {
   diopiTensorHandle_t tb = device_floats(e, b, 1, row);
   diopiTensorHandle_t out = device_floats(e, NULL, 2, shape);
   diopiScalar_t alpha = {.stype = diopi_dtype_float64, .fval = 0.5};
-  typedef diopiError_t (*add_t)(diopiContextHandle_t, diopiTensorHandle_t,
-                                diopiConstTensorHandle_t,
-                                diopiConstTensorHandle_t,
-                                const diopiScalar_t *);
+  typedef diopiError_t (*add_t)(
+      diopiContextHandle_t, diopiTensorHandle_t, diopiConstTensorHandle_t,
+      diopiConstTensorHandle_t, const diopiScalar_t *);
   add_t add = (add_t)find(e, "diopiAdd");
   assert_int_equal(add(e->ctx, out, ta, tb, &alpha), diopiSuccess);
   read_floats(e, out, got, 4);
@@ -241,9 +239,8 @@ static void out_of_device_memory_is_an_error(void **state) {
   size_t count = 0;
   diopiTensorHandle_t held;
   for (int64_t chunk = 1 << 20; chunk >= 1024; chunk /= 4)
-    while (count < 100000 &&
-           diopiRequireBuffer(e->ctx, &held, chunk, diopi_device) ==
-               diopiSuccess)
+    while (count < 100000 && diopiRequireBuffer(e->ctx, &held, chunk,
+                                                diopi_device) == diopiSuccess)
       count++;
   assert_true(count > 0 && count < 100000);
   typedef diopiError_t (*mm_t)(diopiContextHandle_t, diopiTensorHandle_t,
