@@ -5,7 +5,7 @@ Builds the _backplane extension (limited API, one abi3 wheel for CPython
 index. It links the Backplane it finds, in this order: BACKPLANE_PREFIX
 (an install prefix: include/ and lib/ or lib/<multiarch>/), pkg-config
 backplane (an installed Backplane), then the build tree beside this
-directory (../build, or BACKPLANE_BUILD_DIR). The library directory is
+directory (../build, or BACKPLANE_BUILD_DIR with BACKPLANE_SOURCE_DIR). The library directory is
 written into the extension's RPATH, so libbackplane and its plugins are
 found at run time without LD_LIBRARY_PATH.
 """
@@ -18,7 +18,7 @@ from setuptools import Extension, setup
 from setuptools.command.build_py import build_py
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SOURCE = os.path.dirname(HERE)
+SOURCE = os.environ.get("BACKPLANE_SOURCE_DIR", os.path.dirname(HERE))
 
 
 def _pkg_config(*args):

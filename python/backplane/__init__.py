@@ -56,10 +56,10 @@ def from_dlpack(x, copy=None):
 
     Without a copy when DLPack can hand the memory over (host memory, or a
     device of this runtime, in a dtype Backplane has); the result then has
-    is_borrowed True and writes show through. Otherwise (a read-only NumPy
-    array, a dtype or device DLPack cannot express), a host copy is made
-    unless copy=False, which raises BufferError instead; copy=True always
-    copies."""
+    is_borrowed True and writes show through. Otherwise (no __dlpack__, a
+    byte order, dtype or device DLPack cannot express) the result is a copy
+    in host memory Backplane owns (is_borrowed False), unless copy=False,
+    which raises instead; copy=True always copies."""
     if copy is not True:
         try:
             return _backplane.from_dlpack(x)
@@ -67,10 +67,10 @@ def from_dlpack(x, copy=None):
             if copy is False:
                 raise
     import numpy
-    a = numpy.array(x, copy=True, order="C")
-    if not a.dtype.isnative:
-        a = a.astype(a.dtype.newbyteorder("="))
-    return _backplane.from_dlpack(a)
+    a = numpy.asarray(x)
+    t = empty(a.shape, a.dtype.name)  # host memory Backplane owns
+    to_numpy(t)[...] = a  # one copy (byte order converted if need be)
+    return t
 
 
 def from_numpy(array, device=None):

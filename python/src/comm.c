@@ -324,9 +324,13 @@ static PyObject *gather_or_scatter(PyObject *self, PyObject *args,
   const char *what = gather ? "all_gather" : "reduce_scatter";
   PyObject *send_obj, *recv_obj, *op_obj = NULL;
   if (!PyArg_ParseTupleAndKeywords(
-          args, kwargs, gather ? "OO:all_gather" : "OO|O:reduce_scatter",
+          args, kwargs, gather ? "OO|O:all_gather" : "OO|O:reduce_scatter",
           keywords, &send_obj, &recv_obj, &op_obj))
     return NULL;
+  if (gather && op_obj != NULL) {
+    PyErr_SetString(PyExc_TypeError, "Comm.all_gather: takes no op");
+    return NULL;
+  }
   bp_reduce_op_t op;
   bpy_tensor_t *t[2] = {bpy_tensor_check(send_obj, what),
                         bpy_tensor_check(recv_obj, what)};
