@@ -30,6 +30,9 @@ allocator_of(const char *function, bp_device_t *device, bp_stream_t *stream,
              bp_caching_allocator_t **out) {
   if (!device || (stream && stream->device != device))
     return bad_device_or_stream(function, device);
+  bp_status_t checked = bp_stream_check(function, stream);
+  if (checked != BP_OK)
+    return checked;
   /* The allocator exists after the first call: one load, no lock. */
   *out = bp_device_allocator_if_created(device);
   return *out ? BP_OK : bp_device_allocator_get(device, out);

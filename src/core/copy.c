@@ -115,6 +115,9 @@ static bp_status_t cross_plugin_copy(bp_device_t *dst_device, void *dst,
 BP_API_BODY bp_status_t copy(bp_device_t *dst_device, void *dst,
                              bp_device_t *src_device, const void *src,
                              size_t size, bp_stream_t *stream) {
+  bp_status_t checked = bp_stream_check("bp_copy", stream);
+  if (checked != BP_OK)
+    return checked;
   if (stream && stream->device != dst_device && stream->device != src_device)
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_copy: the stream belongs to %s, which is neither the "
@@ -188,6 +191,9 @@ BP_API_BODY bp_status_t memset_device(bp_device_t *device, void *ptr,
                                       bp_stream_t *stream) {
   if (!device)
     return bp_error(BP_ERR_INVALID_ARGUMENT, "bp_memset: device is NULL");
+  bp_status_t checked = bp_stream_check("bp_memset", stream);
+  if (checked != BP_OK)
+    return checked;
   if (stream && stream->device != device)
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_memset: the stream belongs to %s, the memory to %s",
