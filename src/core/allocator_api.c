@@ -74,7 +74,10 @@ BP_API_BODY bp_status_t free_async(bp_device_t *device, void *ptr,
   bp_status_t status = allocator_of("bp_device_free_async", device, stream, &a);
   if (status != BP_OK)
     return status;
-  return bp_caching_allocator_free_on_stream(a, ptr, stream);
+  status = bp_caching_allocator_free_on_stream(a, ptr, stream);
+  if (__builtin_expect(status == BP_ERR_INVALID_ARGUMENT, 0))
+    bp_api_refused(device, "bp_device_free_async");
+  return status;
 }
 
 static __attribute__((noinline, cold)) bp_status_t
@@ -100,7 +103,10 @@ BP_API_BODY bp_status_t record_stream(bp_device_t *device, void *ptr,
       allocator_of("bp_device_record_stream", device, stream, &a);
   if (status != BP_OK)
     return status;
-  return bp_caching_allocator_record_stream(a, ptr, stream);
+  status = bp_caching_allocator_record_stream(a, ptr, stream);
+  if (__builtin_expect(status == BP_ERR_INVALID_ARGUMENT, 0))
+    bp_api_refused(device, "bp_device_record_stream");
+  return status;
 }
 
 static __attribute__((noinline, cold)) bp_status_t

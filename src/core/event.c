@@ -10,9 +10,12 @@
 
 bp_status_t bp_destroyed_event_error(const char *function,
                                      const bp_event_t *event) {
-  return bp_error(BP_ERR_INVALID_ARGUMENT,
-                  "%s: event %p of %s was destroyed already", function,
-                  (const void *)event, event->device->name);
+  bp_status_t status = bp_error(BP_ERR_INVALID_ARGUMENT,
+                                "%s: event %p of %s was destroyed already",
+                                function, (const void *)event,
+                                event->device->name);
+  bp_api_refused(event->device, function);
+  return status;
 }
 
 static bp_handle_pool_t *event_handles(const bp_device_t *device) {
@@ -163,11 +166,14 @@ BP_API_BODY bp_status_t event_record(bp_event_t *event, bp_stream_t *stream) {
     status = bp_stream_check("bp_event_record", stream);
   if (status != BP_OK)
     return status;
-  if (stream->device != event->device)
-    return bp_error(BP_ERR_INVALID_ARGUMENT,
-                    "bp_event_record: the event belongs to %s but the stream "
-                    "to %s",
-                    event->device->name, stream->device->name);
+  if (stream->device != event->device) {
+    status = bp_error(BP_ERR_INVALID_ARGUMENT,
+                      "bp_event_record: the event belongs to %s but the "
+                      "stream to %s",
+                      event->device->name, stream->device->name);
+    bp_api_refused(event->device, "bp_event_record");
+    return status;
+  }
   return bp_event_record_internal(event, stream);
 }
 

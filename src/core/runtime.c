@@ -77,6 +77,7 @@ BP_API bp_status_t bp_runtime_create_layered(
   bp_runtime_t *runtime = calloc(1, sizeof *runtime);
   if (!runtime)
     return bp_error(BP_ERR_OUT_OF_MEMORY, "bp_runtime_create: out of memory");
+  runtime->check_ranges = !opts.skip_range_checks;
   bp_handle_pool_init(&runtime->stream_handles, sizeof(bp_stream_t));
   bp_handle_pool_init(&runtime->event_handles, sizeof(bp_event_t));
   status = bp_runtime_layers_open(layers, &runtime->layers);

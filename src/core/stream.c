@@ -14,9 +14,12 @@
 
 bp_status_t bp_destroyed_stream_error(const char *function,
                                       const bp_stream_t *stream) {
-  return bp_error(BP_ERR_INVALID_ARGUMENT,
-                  "%s: stream %p of %s was destroyed already", function,
-                  (const void *)stream, stream->device->name);
+  bp_status_t status = bp_error(BP_ERR_INVALID_ARGUMENT,
+                                "%s: stream %p of %s was destroyed already",
+                                function, (const void *)stream,
+                                stream->device->name);
+  bp_api_refused(stream->device, function);
+  return status;
 }
 
 BP_API_BODY bp_status_t stream_create(bp_device_t *device,
