@@ -29,9 +29,9 @@ static const bp_block_t *containing_block(const bp_alloc_pool_t *pool,
   return NULL;
 }
 
-bp_range_verdict_t bp_caching_allocator_check_range(
-    bp_caching_allocator_t *a, const void *ptr, size_t size,
-    bp_range_block_t *out_block) {
+bp_range_verdict_t
+bp_caching_allocator_check_range(bp_caching_allocator_t *a, const void *ptr,
+                                 size_t size, bp_range_block_t *out_block) {
   uintptr_t addr = (uintptr_t)ptr;
   bp_block_t *b;
   for (bp_alloc_pool_t *p = bp_first_pool(a); p; p = bp_next_pool(p)) {

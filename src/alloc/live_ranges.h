@@ -31,8 +31,9 @@ typedef struct bp_range_block {
 
 /* Where [ptr, ptr + size) falls among `allocator`'s blocks; `size` ≥ 1 and
  * ptr + size does not overflow. Fills *out_block unless NOT_OURS. */
-bp_range_verdict_t bp_caching_allocator_check_range(
-    bp_caching_allocator_t *allocator, const void *ptr, size_t size,
-    bp_range_block_t *out_block);
+bp_range_verdict_t
+bp_caching_allocator_check_range(bp_caching_allocator_t *allocator,
+                                 const void *ptr, size_t size,
+                                 bp_range_block_t *out_block);
 
 #endif /* BACKPLANE_ALLOC_LIVE_RANGES_H_ */

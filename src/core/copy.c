@@ -61,9 +61,8 @@ static inline bp_status_t check_range(bp_device_t *device, const char *call,
   bp_range_block_t block;
   bp_range_verdict_t verdict =
       bp_caching_allocator_check_range(allocator, ptr, size, &block);
-  if (__builtin_expect(verdict == BP_RANGE_NOT_OURS ||
-                           verdict == BP_RANGE_INSIDE,
-                       1))
+  if (__builtin_expect(
+          verdict == BP_RANGE_NOT_OURS || verdict == BP_RANGE_INSIDE, 1))
     return BP_OK;
   return range_refused(device, call, role, ptr, size, verdict, &block);
 }

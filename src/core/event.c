@@ -10,10 +10,9 @@
 
 bp_status_t bp_destroyed_event_error(const char *function,
                                      const bp_event_t *event) {
-  bp_status_t status = bp_error(BP_ERR_INVALID_ARGUMENT,
-                                "%s: event %p of %s was destroyed already",
-                                function, (const void *)event,
-                                event->device->name);
+  bp_status_t status = bp_error(
+      BP_ERR_INVALID_ARGUMENT, "%s: event %p of %s was destroyed already",
+      function, (const void *)event, event->device->name);
   bp_api_refused(event->device, function);
   return status;
 }

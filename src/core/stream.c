@@ -14,10 +14,9 @@
 
 bp_status_t bp_destroyed_stream_error(const char *function,
                                       const bp_stream_t *stream) {
-  bp_status_t status = bp_error(BP_ERR_INVALID_ARGUMENT,
-                                "%s: stream %p of %s was destroyed already",
-                                function, (const void *)stream,
-                                stream->device->name);
+  bp_status_t status = bp_error(
+      BP_ERR_INVALID_ARGUMENT, "%s: stream %p of %s was destroyed already",
+      function, (const void *)stream, stream->device->name);
   bp_api_refused(stream->device, function);
   return status;
 }

@@ -58,19 +58,19 @@ bp_destroyed_event_error(const char *function, const bp_event_t *event);
 /* BP_OK for NULL or a live handle; the error above for a destroyed one. */
 static inline bp_status_t bp_stream_check(const char *function,
                                           const bp_stream_t *stream) {
-  if (__builtin_expect(stream != NULL && atomic_load_explicit(
-                                             &stream->destroyed,
-                                             memory_order_relaxed),
-                       0))
+  if (__builtin_expect(
+          stream != NULL &&
+              atomic_load_explicit(&stream->destroyed, memory_order_relaxed),
+          0))
     return bp_destroyed_stream_error(function, stream);
   return BP_OK;
 }
 static inline bp_status_t bp_event_check(const char *function,
                                          const bp_event_t *event) {
-  if (__builtin_expect(event != NULL && atomic_load_explicit(
-                                            &event->destroyed,
-                                            memory_order_relaxed),
-                       0))
+  if (__builtin_expect(
+          event != NULL &&
+              atomic_load_explicit(&event->destroyed, memory_order_relaxed),
+          0))
     return bp_destroyed_event_error(function, event);
   return BP_OK;
 }

@@ -34,9 +34,9 @@ static void test_past_the_end_is_refused(void **state) {
   assert_int_equal(bp_copy(f->dev0, block, NULL, host, 8192, NULL),
                    BP_ERR_INVALID_ARGUMENT);
   assert_names("bp_copy", block);
-  assert_int_equal(bp_copy(NULL, host, f->dev0, (char *)block + 4000, 200,
-                           NULL),
-                   BP_ERR_INVALID_ARGUMENT);
+  assert_int_equal(
+      bp_copy(NULL, host, f->dev0, (char *)block + 4000, 200, NULL),
+      BP_ERR_INVALID_ARGUMENT);
   assert_names("bp_copy: source", (char *)block + 4000);
   assert_error_mentions("past the end");
   assert_int_equal(bp_copy(f->dev1, NULL, f->dev0, block, 0, NULL), BP_OK);
@@ -106,8 +106,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_past_the_end_is_refused, setup,
                                       fixture_close),
-      cmocka_unit_test_setup_teardown(test_freed_cached_block_is_refused,
-                                      setup, fixture_close),
+      cmocka_unit_test_setup_teardown(test_freed_cached_block_is_refused, setup,
+                                      fixture_close),
       cmocka_unit_test_setup_teardown(test_foreign_pointers_pass, setup,
                                       fixture_close),
       cmocka_unit_test(test_option_turns_the_check_off),

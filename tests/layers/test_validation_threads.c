@@ -112,7 +112,8 @@ static void threads_leave_no_report(bool abi_level) {
     assert_int_equal(bp_device_at(runtime, 1, &workers[t].devices[1]), BP_OK);
     assert_int_equal(pthread_create(&threads[t], NULL,
                                     abi_level ? work_on_abi : work,
-                                    &workers[t]), 0);
+                                    &workers[t]),
+                     0);
   }
   for (int t = 0; t < THREADS; ++t)
     assert_int_equal(pthread_join(threads[t], NULL), 0);

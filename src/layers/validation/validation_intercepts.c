@@ -174,8 +174,8 @@ static bool copy_ok(C_Device device, C_Device peer, const char *fn,
                     side_t src_side, const void *src, size_t size) {
   bp_validation_layer_t *v = LAYER(device);
   pthread_mutex_lock(&v->lock);
-  bool ok = copy_stream_ok(v, fn, device, src_side == PEER ? peer : NULL,
-                           stream);
+  bool ok =
+      copy_stream_ok(v, fn, device, src_side == PEER ? peer : NULL, stream);
   if (ok)
     ok = dst_side == HOST
              ? host_range_ok(v, fn, device, "destination", dst, size)
