@@ -21,3 +21,11 @@ BP_COMMAND(optest,
            "[--ops LIB.so] [--device D] [--filter TEXT] [--data DIR] "
            "[--quick] [--json]",
            "DIOPI op library vs PyTorch baselines: PASS/FAIL/NOIMPL/SKIP, timed")
+BP_COMMAND(train,
+           "[--devices N | --processes N] [--batch N] [--epochs N] "
+           "[--seed N]\n"
+           "           [--lr X] [--no-overlap] [--checkpoint DIR] "
+           "[--checkpoint-every K]\n"
+           "           [--data FILE] [--ops LIB.so] [--trace FILE] [--svg FILE]",
+           "data-parallel MLP training on the digits set: ops, all-reduce, "
+           "AdamW")
