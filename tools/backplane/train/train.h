@@ -11,6 +11,10 @@
  * compute stream goes on with the layer below; streams are ordered by
  * events, the host never synchronizes a device inside a step.
  *
+ * The op library runs each op on its stream's thread alone
+ * (BACKPLANE_OPS_THREADS=1, unless the environment sets it before the
+ * first session): the ranks already keep the cores busy.
+ *
  * A session is driven by one thread; it is not thread-safe. Errors are
  * bp_status_t with a message from train_last_error() (the failing call,
  * device and reason). */

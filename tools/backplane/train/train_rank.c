@@ -269,5 +269,6 @@ bp_status_t train_rank_update(train_rank_t *rank, size_t slot, int64_t step,
                           rank->loss + slot, sizeof(float), rank->compute));
   CALL("bp_event_record",
        bp_event_record(rank->events[slot].end, rank->compute));
+  bp_ops_context_clear(rank->ctx); /* scratch the ops took, stream-ordered */
   return BP_OK;
 }

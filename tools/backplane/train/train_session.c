@@ -189,6 +189,9 @@ static bp_status_t create(train_session_t *s, bp_runtime_t *runtime,
   train_layout_init(&s->layout);
   if (!config->ops_path)
     return train_fail(BP_ERR_INVALID_ARGUMENT, "no op library given");
+  /* Data parallelism already gives each rank a core: each op runs on its
+   * stream's thread alone, unless the user says otherwise. */
+  setenv("BACKPLANE_OPS_THREADS", "1", 0);
   CALL("bp_ops_library_open",
        bp_ops_library_open(config->ops_path, &s->library));
   if ((status = find_ops(s)))
