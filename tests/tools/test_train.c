@@ -134,6 +134,18 @@ static void test_bad_input_is_refused(void **state) {
   expect_refused((const char *[]){"--epochs", "x", NULL}, "epochs x");
 }
 
+/* Two rank processes on shared memory: they train, and leave nothing. */
+static void test_two_processes(void **state) {
+  (void)state;
+  size_t before = shm_entries();
+  json_t *root =
+      train_json((const char *[]){"--processes", "2", "--epochs", "4", NULL});
+  assert_int_equal((int)number(root, "ranks"), 2);
+  assert_true(number(root, "test_accuracy") >= 0.9);
+  json_decref(root);
+  assert_int_equal(shm_entries(), before);
+}
+
 /* ---- Checkpoints ---------------------------------------------------------- */
 
 static char *read_file(const char *path, size_t *size) {
@@ -240,6 +252,7 @@ int main(void) {
       cmocka_unit_test(test_same_run_twice_same_numbers),
       cmocka_unit_test(test_one_device_matches_two),
       cmocka_unit_test(test_bad_input_is_refused),
+      cmocka_unit_test(test_two_processes),
       cmocka_unit_test(test_sigkill_then_resume_matches),
       cmocka_unit_test(test_corrupt_checkpoint_refused),
   };
