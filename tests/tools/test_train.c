@@ -80,10 +80,10 @@ static void test_same_run_twice_same_numbers(void **state) {
  * epochs. The tolerance is far below the loss's own movement per epoch. */
 static void test_one_device_matches_two(void **state) {
   (void)state;
-  json_t *one = train_json(
-      (const char *[]){"--devices", "1", "--epochs", "5", NULL});
-  json_t *two = train_json(
-      (const char *[]){"--devices", "2", "--epochs", "5", NULL});
+  json_t *one =
+      train_json((const char *[]){"--devices", "1", "--epochs", "5", NULL});
+  json_t *two =
+      train_json((const char *[]){"--devices", "2", "--epochs", "5", NULL});
   json_t *l1 = json_object_get(one, "epoch_loss"),
          *l2 = json_object_get(two, "epoch_loss");
   for (size_t i = 0; i < 5; i++)
@@ -117,8 +117,7 @@ static char *shm_names(void) {
 static void expect_no_new_shm(const char *before) {
   for (int tries = 0;; tries++) {
     char *now = shm_names(), *left = NULL;
-    for (char *name = strtok(now, "/"); name && !left;
-         name = strtok(NULL, "/"))
+    for (char *name = strtok(now, "/"); name && !left; name = strtok(NULL, "/"))
       if (!strstr(before, name))
         left = name;
     if (!left || tries == 30) {
@@ -155,8 +154,7 @@ static void test_bad_input_is_refused(void **state) {
   expect_refused((const char *[]){"--batch", "63", NULL}, "batch 63 on 2");
   expect_refused((const char *[]){"--processes", "3", "--batch", "64", NULL},
                  "batch 64 on 3 processes");
-  expect_refused((const char *[]){"--data", "/nonexistent/digits.csv.gz",
-                                  NULL},
+  expect_refused((const char *[]){"--data", "/nonexistent/digits.csv.gz", NULL},
                  "missing data set");
   expect_refused((const char *[]){"--processes", "100000", NULL},
                  "too many processes");
@@ -177,7 +175,8 @@ static void test_two_processes(void **state) {
   free(before);
 }
 
-/* ---- Checkpoints ---------------------------------------------------------- */
+/* ---- Checkpoints ----------------------------------------------------------
+ */
 
 static char *read_file(const char *path, size_t *size) {
   FILE *f = fopen(path, "rb");
@@ -268,8 +267,7 @@ static void test_corrupt_checkpoint_refused(void **state) {
       fwrite(data, 1, size, f);
     }
     fclose(f);
-    expect_refused((const char *[]){"--epochs", "2", "--checkpoint", dir,
-                                    NULL},
+    expect_refused((const char *[]){"--epochs", "2", "--checkpoint", dir, NULL},
                    variant ? "flipped bit" : "truncated");
   }
   free(data);

@@ -9,10 +9,10 @@
 #include <string.h>
 
 #include "bench.h"
+#include "cli/cli_paths.h"
 #include "cli/cli_timing.h"
 #include "train/train.h"
 #include "train/train_run.h"
-#include "train/train_world.h"
 
 enum { BATCH_PER_RANK = 32 };
 
@@ -20,8 +20,7 @@ enum { BATCH_PER_RANK = 32 };
 static bp_status_t measure(bench_ctx_t *ctx, size_t devices, int overlap,
                            double *out_rate) {
   char ops[4096];
-  train_world_beside_binary("lib/backplane/ops/libbackplane_ops_ref.so", ops,
-                            sizeof ops);
+  cli_path_reference_ops(ops, sizeof ops);
   bp_runtime_t *runtime;
   bp_status_t status = bp_runtime_create(NULL, &runtime);
   if (status)
@@ -61,8 +60,8 @@ static double measure_ddp(const bench_ctx_t *ctx) {
   snprintf(command, sizeof command,
            "/usr/bin/python3 -c 'import torch' 2>/dev/null && "
            "/usr/bin/python3 %s %s 2 %d %d 2>/dev/null",
-           BP_TRAIN_DDP_SCRIPT, TRAIN_DIGITS_PATH, BATCH_PER_RANK,
-           ctx->quick ? 1 : 10);
+           BP_SOURCE_DIR "/scripts/bench_train_ddp.py", TRAIN_DIGITS_PATH,
+           BATCH_PER_RANK, ctx->quick ? 1 : 10);
   FILE *pipe = popen(command, "r");
   if (!pipe)
     return 0;
@@ -93,9 +92,8 @@ bp_status_t bench_train(bench_ctx_t *ctx) {
     size_t n = counts[i];
     snprintf(cases[i], sizeof cases[i], "%zu device%s, batch 32/rank", n,
              n > 1 ? "s" : "");
-    bench_result_t r = {.bench_case = cases[i],
-                        .value = rate[n],
-                        .unit = "samples/s"};
+    bench_result_t r = {
+        .bench_case = cases[i], .value = rate[n], .unit = "samples/s"};
     if (n == 2 && ddp > 0) {
       r.baseline = "PyTorch DDP gloo, 2 processes";
       r.baseline_value = ddp;

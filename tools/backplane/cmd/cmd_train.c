@@ -15,17 +15,18 @@
 #include "cli/cli_json.h"
 #include "cli/cli_options.h"
 #include "cli/cli_output.h"
+#include "cli/cli_paths.h"
 #include "commands.h"
+#include "trace_svg.h"
 #include "train/train.h"
 #include "train/train_run.h"
 #include "train/train_world.h"
-#include "trace_svg.h"
 
 #define TRAIN_USAGE                                                            \
-  "[--devices N | --processes N] [--batch N] [--epochs N] [--seed N]\n"     \
-  "           [--lr X] [--no-overlap] [--checkpoint DIR] "                   \
-  "[--checkpoint-every K]\n"                                                 \
-  "           [--data FILE] [--ops LIB.so] [--trace FILE] [--svg FILE] "     \
+  "[--devices N | --processes N] [--batch N] [--epochs N] [--seed N]\n"        \
+  "           [--lr X] [--no-overlap] [--checkpoint DIR] "                     \
+  "[--checkpoint-every K]\n"                                                   \
+  "           [--data FILE] [--ops LIB.so] [--trace FILE] [--svg FILE] "       \
   "[--json]"
 
 typedef struct train_args {
@@ -37,10 +38,8 @@ typedef struct train_args {
 } train_args_t;
 
 static int usage(const char *why, const char *word) {
-  fprintf(stderr,
-          "backplane train: %s%s%s%s\nusage: backplane train %s\n", why,
-          word ? " '" : "", word ? word : "", word ? "'" : "",
-          TRAIN_USAGE);
+  fprintf(stderr, "backplane train: %s%s%s%s\nusage: backplane train %s\n", why,
+          word ? " '" : "", word ? word : "", word ? "'" : "", TRAIN_USAGE);
   return 2;
 }
 
@@ -76,13 +75,13 @@ static int take_options(int *argc, char **argv, train_args_t *a) {
     if (!strcmp(w, "--no-overlap")) {
       a->config.overlap = 0;
       value = 0;
-    } else if (!v && (!strcmp(w, "--devices") || !strcmp(w, "--processes") ||
-                      !strcmp(w, "--batch") || !strcmp(w, "--epochs") ||
-                      !strcmp(w, "--seed") || !strcmp(w, "--lr") ||
-                      !strcmp(w, "--checkpoint") || !strcmp(w, "--data") ||
-                      !strcmp(w, "--ops") || !strcmp(w, "--trace") ||
-                      !strcmp(w, "--svg") ||
-                      !strcmp(w, "--checkpoint-every"))) {
+    } else if (!v &&
+               (!strcmp(w, "--devices") || !strcmp(w, "--processes") ||
+                !strcmp(w, "--batch") || !strcmp(w, "--epochs") ||
+                !strcmp(w, "--seed") || !strcmp(w, "--lr") ||
+                !strcmp(w, "--checkpoint") || !strcmp(w, "--data") ||
+                !strcmp(w, "--ops") || !strcmp(w, "--trace") ||
+                !strcmp(w, "--svg") || !strcmp(w, "--checkpoint-every"))) {
       return usage("missing value after", w);
     } else if (!strcmp(w, "--devices")) {
       if (parse_size(v, 1, TRAIN_MAX_RANKS, &a->config.local_ranks))
@@ -174,8 +173,8 @@ static void print_summary(const train_args_t *a, const train_summary_t *s,
           100 * s->accuracy, s->final_loss, s->steps, s->seconds,
           s->samples_per_second, world, a->config.batch,
           a->config.overlap ? "on" : "off");
-  fprintf(out, "%-8s %12s %14s %12s\n", "device", "compute ms",
-          "communication", "waiting ms");
+  fprintf(out, "%-8s %12s %14s %12s\n", "device", "compute ms", "communication",
+          "waiting ms");
   for (size_t r = 0; r < s->local_ranks; r++)
     fprintf(out, "%-8s %12.1f %11.1f ms %12.1f\n", names[r],
             1e3 * s->times[r].compute, 1e3 * s->times[r].communication,
@@ -187,10 +186,10 @@ static int print_json(const train_args_t *a, const train_summary_t *s,
   json_t *devices = json_array(), *epochs = json_array();
   for (size_t r = 0; r < s->local_ranks; r++)
     json_array_append_new(
-        devices, json_pack("{s:s, s:f, s:f, s:f}", "device", names[r],
-                           "compute_s", s->times[r].compute,
-                           "communication_s", s->times[r].communication,
-                           "waiting_s", s->times[r].waiting));
+        devices,
+        json_pack("{s:s, s:f, s:f, s:f}", "device", names[r], "compute_s",
+                  s->times[r].compute, "communication_s",
+                  s->times[r].communication, "waiting_s", s->times[r].waiting));
   for (size_t e = 0; e < s->epochs_run; e++)
     json_array_append_new(epochs, json_real(s->epoch_loss[e]));
   json_t *root = json_pack(
@@ -198,9 +197,9 @@ static int print_json(const train_args_t *a, const train_summary_t *s,
       "test_accuracy", s->accuracy, "final_loss", s->final_loss, "steps",
       (json_int_t)s->steps, "resumed_from", (json_int_t)s->resumed_from,
       "seconds", s->seconds, "samples_per_second", s->samples_per_second,
-      "ranks", (json_int_t)world, "batch", (json_int_t)a->config.batch,
-      "seed", (json_int_t)a->config.seed, "overlap", a->config.overlap,
-      "epoch_loss", epochs, "devices", devices);
+      "ranks", (json_int_t)world, "batch", (json_int_t)a->config.batch, "seed",
+      (json_int_t)a->config.seed, "overlap", a->config.overlap, "epoch_loss",
+      epochs, "devices", devices);
   return cli_json_print(root) ? 1 : 0;
 }
 
@@ -231,8 +230,8 @@ static int draw_svg(const char *trace, const char *svg) {
     failed = 1;
   json_decref(root);
   if (failed)
-    fprintf(stderr, "backplane train: cannot draw %s from %s: %s\n", svg,
-            trace, root ? why : error.text);
+    fprintf(stderr, "backplane train: cannot draw %s from %s: %s\n", svg, trace,
+            root ? why : error.text);
   return failed;
 }
 
@@ -262,11 +261,11 @@ static int train_here(train_args_t *a, const cli_options_t *options,
     a->config.comm_id = world->id;
     a->config.comm_id_size = world->id_size;
   }
-  if (!status && (status = train_session_create(runtime, &a->config, &session))) {
+  if (!status &&
+      (status = train_session_create(runtime, &a->config, &session))) {
     fprintf(stderr, "backplane train: %s\n", train_last_error());
-    code = status == BP_ERR_INVALID_ARGUMENT || status == BP_ERR_NOT_FOUND
-               ? 2
-               : 1;
+    code =
+        status == BP_ERR_INVALID_ARGUMENT || status == BP_ERR_NOT_FOUND ? 2 : 1;
   }
   if (status)
     goto done;
@@ -341,16 +340,14 @@ int cmd_train(int argc, char **argv) {
     a.trace = "backplane-train-trace.json";
   char ops[PATH_MAX];
   if (!a.config.ops_path) {
-    train_world_beside_binary("lib/backplane/ops/libbackplane_ops_ref.so", ops,
-                              sizeof ops);
+    cli_path_reference_ops(ops, sizeof ops);
     a.config.ops_path = ops;
   }
   train_world_t world;
   int code = 2;
   if (train_world_detect(a.processes, &world)) {
     fprintf(stderr, "backplane train: %s\n", train_last_error());
-  } else if (world.kind != TRAIN_WORLD_SINGLE &&
-             a.config.batch % world.size) {
+  } else if (world.kind != TRAIN_WORLD_SINGLE && a.config.batch % world.size) {
     fprintf(stderr,
             "backplane train: batch %zu does not divide across %zu ranks "
             "(give a multiple of %zu)\n",

@@ -34,12 +34,12 @@ enum {
 };
 
 typedef struct train_config {
-  const char *data_path; /* digits.csv.gz; NULL: TRAIN_DIGITS_PATH */
-  const char *ops_path;  /* the DIOPI op library (.so) */
-  size_t local_ranks;    /* devices this process drives (default 2) */
-  size_t batch;          /* global batch, over every rank (default 64) */
-  size_t epochs;         /* default 20 */
-  uint64_t seed;         /* parameter init and shuffling (default 0) */
+  const char *data_path;  /* digits.csv.gz; NULL: TRAIN_DIGITS_PATH */
+  const char *ops_path;   /* the DIOPI op library (.so) */
+  size_t local_ranks;     /* devices this process drives (default 2) */
+  size_t batch;           /* global batch, over every rank (default 64) */
+  size_t epochs;          /* default 20 */
+  uint64_t seed;          /* parameter init and shuffling (default 0) */
   float lr, weight_decay; /* AdamW (defaults 2e-3, 1e-2) */
   int overlap; /* 1: per-layer all-reduce on the comm stream (default) */
   /* A world over several processes: this process's ranks are

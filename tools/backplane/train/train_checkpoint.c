@@ -22,7 +22,8 @@ typedef struct header {
 } header_t;
 
 static bp_status_t io_error(const char *what, const char *path) {
-  return train_fail(BP_ERR_INVALID_ARGUMENT, "checkpoint: %s %s: %s", what, path, strerror(errno));
+  return train_fail(BP_ERR_INVALID_ARGUMENT, "checkpoint: %s %s: %s", what,
+                    path, strerror(errno));
 }
 
 static int write_all(int fd, const void *data, size_t size, uLong *crc) {

@@ -60,8 +60,8 @@ bp_status_t train_data_load(const char *path, train_data_t *out) {
   if (!x || !y)
     status = train_fail(BP_ERR_OUT_OF_MEMORY, "out of host memory");
   while (!status && gzgets(file, line, sizeof line)) {
-    if (n == TRAIN_DIGITS_SAMPLES || parse_line(line, x + n * TRAIN_INPUTS,
-                                                y + n) != 0)
+    if (n == TRAIN_DIGITS_SAMPLES ||
+        parse_line(line, x + n * TRAIN_INPUTS, y + n) != 0)
       status = train_fail(BP_ERR_INVALID_ARGUMENT,
                           "%s: line %zu is not 64 pixels (0..16) and a label "
                           "(0..9), or the file has more than %d lines",
@@ -85,8 +85,8 @@ bp_status_t train_data_load(const char *path, train_data_t *out) {
   out->test_x = malloc(sizeof(float) * TRAIN_INPUTS * out->test_count);
   out->train_y = malloc(sizeof(int64_t) * out->train_count);
   out->test_y = malloc(sizeof(int64_t) * out->test_count);
-  if (!status && (!perm || !out->train_x || !out->test_x || !out->train_y ||
-                  !out->test_y))
+  if (!status &&
+      (!perm || !out->train_x || !out->test_x || !out->train_y || !out->test_y))
     status = train_fail(BP_ERR_OUT_OF_MEMORY, "out of host memory");
   if (!status) {
     uint64_t rng = SPLIT_SEED;

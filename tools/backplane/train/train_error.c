@@ -20,4 +20,6 @@ bp_status_t train_fail_call(bp_status_t status, const char *what) {
                     bp_last_error());
 }
 
-const char *train_last_error(void) { return message; }
+const char *train_last_error(void) {
+  return message;
+}

@@ -45,8 +45,8 @@ static bp_status_t wrap(train_rank_t *rank, void *data, diopiDtype_t dtype,
                         size_t ndim, int64_t d0, int64_t d1,
                         diopiTensorHandle_t *out) {
   int64_t shape[2] = {d0, d1};
-  CALL("bp_ops_tensor_wrap", bp_ops_tensor_wrap(rank->device, data, dtype,
-                                                ndim, shape, NULL, out));
+  CALL("bp_ops_tensor_wrap",
+       bp_ops_tensor_wrap(rank->device, data, dtype, ndim, shape, NULL, out));
   return BP_OK;
 }
 
@@ -96,11 +96,10 @@ static bp_status_t create_buffers(train_rank_t *rank) {
       return s;
   }
   static const float one = 1.0f;
-  CALL("bp_copy", bp_copy(rank->device, rank->one, NULL, &one, sizeof one,
-                          NULL));
+  CALL("bp_copy",
+       bp_copy(rank->device, rank->one, NULL, &one, sizeof one, NULL));
   CALL("bp_memset", bp_memset(rank->device, rank->exp_avg, 0, pbytes, NULL));
-  CALL("bp_memset",
-       bp_memset(rank->device, rank->exp_avg_sq, 0, pbytes, NULL));
+  CALL("bp_memset", bp_memset(rank->device, rank->exp_avg_sq, 0, pbytes, NULL));
   return BP_OK;
 }
 
@@ -184,8 +183,8 @@ void train_rank_destroy(train_rank_t *rank) {
   destroy_tensors(rank->batch_y, rank->steps_per_epoch);
   free(rank->batch_x);
   free(rank->batch_y);
-  diopiTensorHandle_t singles[] = {rank->params_t,     rank->grads_t,
-                                   rank->exp_avg_t,    rank->exp_avg_sq_t,
+  diopiTensorHandle_t singles[] = {rank->params_t, rank->grads_t,
+                                   rank->exp_avg_t, rank->exp_avg_sq_t,
                                    rank->one_t};
   destroy_tensors(singles, sizeof singles / sizeof singles[0]);
   destroy_tensors(rank->loss_t, TRAIN_RING);
@@ -211,10 +210,10 @@ void train_rank_destroy(train_rank_t *rank) {
     }
   }
   bp_event_destroy(rank->epoch_staged);
-  void *buffers[] = {rank->params,   rank->grads,      rank->exp_avg,
-                     rank->exp_avg_sq, rank->epoch_x,  rank->epoch_y,
-                     rank->loss,     rank->one,        rank->act[0],
-                     rank->act[1],   rank->act[2],     rank->grad_act[0],
+  void *buffers[] = {rank->params,      rank->grads,      rank->exp_avg,
+                     rank->exp_avg_sq,  rank->epoch_x,    rank->epoch_y,
+                     rank->loss,        rank->one,        rank->act[0],
+                     rank->act[1],      rank->act[2],     rank->grad_act[0],
                      rank->grad_act[1], rank->grad_act[2]};
   for (size_t i = 0; rank->device && i < sizeof buffers / sizeof buffers[0];
        i++)
@@ -242,8 +241,8 @@ bp_status_t train_rank_forward(train_rank_t *rank, size_t j, size_t slot) {
   return BP_OK;
 }
 
-bp_status_t train_rank_backward_layer(train_rank_t *rank, size_t j,
-                                      size_t slot, int l) {
+bp_status_t train_rank_backward_layer(train_rank_t *rank, size_t j, size_t slot,
+                                      int l) {
   (void)slot;
   /* grad_act[l] holds d loss / d (layer l's output), after the ReLU's
    * threshold for hidden layers. */
@@ -254,7 +253,8 @@ bp_status_t train_rank_backward_layer(train_rank_t *rank, size_t j,
        rank->act_t[l], &zero);
   }
   diopiTensorHandle_t grad_input = l > 0 ? rank->grad_act_t[l - 1] : NULL;
-  diopiConstTensorHandle_t input = l > 0 ? rank->act_t[l - 1] : rank->batch_x[j];
+  diopiConstTensorHandle_t input =
+      l > 0 ? rank->act_t[l - 1] : rank->batch_x[j];
   OP(rank, linear_backward, grad_input, rank->grad_weight[l],
      rank->grad_bias[l], rank->grad_act_t[l], input, rank->weight[l]);
   return BP_OK;

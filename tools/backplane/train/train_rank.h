@@ -95,8 +95,8 @@ void train_rank_destroy(train_rank_t *rank);
  * the backward of each layer (last layer first) calls `layer_done(l)` so
  * the caller can start that layer's all-reduce. */
 bp_status_t train_rank_forward(train_rank_t *rank, size_t j, size_t slot);
-bp_status_t train_rank_backward_layer(train_rank_t *rank, size_t j,
-                                      size_t slot, int layer);
+bp_status_t train_rank_backward_layer(train_rank_t *rank, size_t j, size_t slot,
+                                      int layer);
 /* AdamW on the flat buffers, then the loss copied to the host. */
 bp_status_t train_rank_update(train_rank_t *rank, size_t slot, int64_t step,
                               float lr, float weight_decay);

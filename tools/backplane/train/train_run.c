@@ -68,9 +68,9 @@ bp_status_t train_run(train_session_t *session,
     bool epoch_end = done % spe == 0;
     bool checkpoint = dir && (done % every == 0 || done == total);
     double t = now();
-    bool report = options->progress &&
-                  (epoch_end || done == total ||
-                   t - last_report >= options->progress_interval);
+    bool report =
+        options->progress && (epoch_end || done == total ||
+                              t - last_report >= options->progress_interval);
     if (!report && !epoch_end && !checkpoint)
       continue;
     /* The newest step whose loss is certainly complete without waiting:
@@ -111,10 +111,10 @@ bp_status_t train_run(train_session_t *session,
   out->steps = total - first;
   out->seconds = seconds;
   out->samples_per_second =
-      seconds > 0 ? (double)out->steps *
-                        (double)train_session_samples_per_step(session) /
-                        seconds
-                  : 0;
+      seconds > 0
+          ? (double)out->steps *
+                (double)train_session_samples_per_step(session) / seconds
+          : 0;
   out->final_loss = loss;
   if (total > first &&
       (status = train_session_loss(session, total - 1, &out->final_loss)))

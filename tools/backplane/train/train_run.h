@@ -21,8 +21,8 @@ typedef void (*train_progress_fn_t)(const train_progress_t *progress,
                                     void *user);
 
 typedef struct train_run_options {
-  const char *checkpoint_dir; /* NULL: no checkpoints */
-  size_t checkpoint_every;    /* steps between checkpoints (0: 50) */
+  const char *checkpoint_dir;   /* NULL: no checkpoints */
+  size_t checkpoint_every;      /* steps between checkpoints (0: 50) */
   train_progress_fn_t progress; /* NULL: none */
   void *progress_user;
   double progress_interval; /* seconds between reports (epoch ends always) */

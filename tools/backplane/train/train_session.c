@@ -25,14 +25,14 @@ struct train_session {
   int64_t rank_batch;
   train_rank_t ranks[TRAIN_MAX_RANKS];
 
-  size_t next_step;     /* steps enqueued */
-  size_t first_step;    /* the first step this session enqueued */
-  size_t retired;       /* steps whose times were added up */
-  uint64_t rng;         /* the shuffling generator */
-  uint64_t epoch_rng;   /* its state when the staged epoch was drawn */
-  size_t staged_epoch;  /* the epoch on the devices, or NO_EPOCH */
-  uint32_t *order;      /* the staged epoch's sample order */
-  float *staging_x;     /* host copy of the staged epoch */
+  size_t next_step;    /* steps enqueued */
+  size_t first_step;   /* the first step this session enqueued */
+  size_t retired;      /* steps whose times were added up */
+  uint64_t rng;        /* the shuffling generator */
+  uint64_t epoch_rng;  /* its state when the staged epoch was drawn */
+  size_t staged_epoch; /* the epoch on the devices, or NO_EPOCH */
+  uint32_t *order;     /* the staged epoch's sample order */
+  float *staging_x;    /* host copy of the staged epoch */
   int64_t *staging_y;
   train_times_t times[TRAIN_MAX_RANKS];
 };
@@ -69,8 +69,12 @@ size_t train_session_param_count(const train_session_t *s) {
 size_t train_session_samples_per_step(const train_session_t *s) {
   return s->config.batch;
 }
-size_t train_session_world_size(const train_session_t *s) { return s->world; }
-size_t train_session_local_ranks(const train_session_t *s) { return s->local; }
+size_t train_session_world_size(const train_session_t *s) {
+  return s->world;
+}
+size_t train_session_local_ranks(const train_session_t *s) {
+  return s->local;
+}
 
 static bp_status_t find_ops(train_session_t *s) {
   struct {
@@ -103,9 +107,8 @@ static bp_status_t check_config(const train_config_t *c, size_t world) {
                       TRAIN_MAX_RANKS);
   if (c->world_size && c->first_rank + c->local_ranks > c->world_size)
     return train_fail(BP_ERR_INVALID_ARGUMENT,
-                      "ranks %zu..%zu do not fit a world of %zu",
-                      c->first_rank, c->first_rank + c->local_ranks - 1,
-                      c->world_size);
+                      "ranks %zu..%zu do not fit a world of %zu", c->first_rank,
+                      c->first_rank + c->local_ranks - 1, c->world_size);
   if (c->batch == 0 || c->batch % world != 0)
     return train_fail(BP_ERR_INVALID_ARGUMENT,
                       "batch %zu does not divide across %zu ranks (give a "
@@ -163,8 +166,8 @@ static bp_status_t upload_params(train_session_t *s, const float *params) {
   for (size_t r = 0; r < s->local; r++) {
     train_rank_t *rank = &s->ranks[r];
     CALL("bp_stream_synchronize", bp_stream_synchronize(rank->compute));
-    CALL("bp_copy", bp_copy(rank->device, rank->params, NULL, params, bytes,
-                            NULL));
+    CALL("bp_copy",
+         bp_copy(rank->device, rank->params, NULL, params, bytes, NULL));
   }
   return BP_OK;
 }
@@ -277,9 +280,9 @@ static bp_status_t stage_epoch(train_session_t *s, size_t epoch) {
   }
   for (size_t r = 0; r < s->local; r++) {
     train_rank_t *rank = &s->ranks[r];
-    CALL("bp_copy", bp_copy(rank->device, rank->epoch_x, NULL, s->staging_x,
-                            count * TRAIN_INPUTS * sizeof(float),
-                            rank->compute));
+    CALL("bp_copy",
+         bp_copy(rank->device, rank->epoch_x, NULL, s->staging_x,
+                 count * TRAIN_INPUTS * sizeof(float), rank->compute));
     CALL("bp_copy", bp_copy(rank->device, rank->epoch_y, NULL, s->staging_y,
                             count * sizeof(int64_t), rank->compute));
     CALL("bp_event_record", bp_event_record(rank->epoch_staged, rank->compute));
@@ -346,8 +349,7 @@ static bp_status_t backward_and_reduce(train_session_t *s, size_t j,
     for (size_t r = 0; r < s->local; r++) {
       train_rank_t *rank = &s->ranks[r];
       train_step_events_t *e = &rank->events[slot];
-      CALL("bp_event_record",
-           bp_event_record(e->grad_ready[l], rank->compute));
+      CALL("bp_event_record", bp_event_record(e->grad_ready[l], rank->compute));
       CALL("bp_stream_wait_event",
            bp_stream_wait_event(rank->comm_stream, e->grad_ready[l]));
       CALL("bp_event_record",
@@ -358,8 +360,9 @@ static bp_status_t backward_and_reduce(train_session_t *s, size_t j,
       return status;
     for (size_t r = 0; r < s->local; r++)
       CALL("bp_event_record",
-           bp_event_record(s->ranks[r].events[slot].comm_end[TRAIN_LAYERS - 1 - l],
-                           s->ranks[r].comm_stream));
+           bp_event_record(
+               s->ranks[r].events[slot].comm_end[TRAIN_LAYERS - 1 - l],
+               s->ranks[r].comm_stream));
   }
   for (size_t r = 0; r < s->local; r++) {
     train_rank_t *rank = &s->ranks[r];
@@ -369,8 +372,7 @@ static bp_status_t backward_and_reduce(train_session_t *s, size_t j,
     CALL("bp_event_record", bp_event_record(e->backward_done, rank->compute));
     if (overlap) /* the last all-reduce covers the earlier ones */
       CALL("bp_stream_wait_event",
-           bp_stream_wait_event(rank->compute,
-                                e->comm_end[TRAIN_LAYERS - 1]));
+           bp_stream_wait_event(rank->compute, e->comm_end[TRAIN_LAYERS - 1]));
     else
       CALL("bp_event_record", bp_event_record(e->comm_start[0], rank->compute));
   }
@@ -378,8 +380,9 @@ static bp_status_t backward_and_reduce(train_session_t *s, size_t j,
     if ((status = all_reduce(s, 0, s->layout.param_count, 0)))
       return status;
     for (size_t r = 0; r < s->local; r++)
-      CALL("bp_event_record", bp_event_record(s->ranks[r].events[slot].comm_end[0],
-                                              s->ranks[r].compute));
+      CALL("bp_event_record",
+           bp_event_record(s->ranks[r].events[slot].comm_end[0],
+                           s->ranks[r].compute));
   }
   for (size_t r = 0; r < s->local; r++)
     CALL("bp_event_record",
@@ -391,8 +394,8 @@ static bp_status_t backward_and_reduce(train_session_t *s, size_t j,
 bp_status_t train_session_step(train_session_t *s) {
   size_t step = s->next_step;
   if (step >= s->total_steps)
-    return train_fail(BP_ERR_INVALID_ARGUMENT,
-                      "the run's %zu steps are done", s->total_steps);
+    return train_fail(BP_ERR_INVALID_ARGUMENT, "the run's %zu steps are done",
+                      s->total_steps);
   size_t slot = step % TRAIN_RING;
   bp_status_t status;
   if (step >= s->first_step + TRAIN_RING &&
@@ -437,8 +440,7 @@ bp_status_t train_session_loss(train_session_t *s, size_t step,
     return train_fail(BP_ERR_INVALID_ARGUMENT,
                       "the loss of step %zu is not kept (steps %zu..%zu are)",
                       step,
-                      s->next_step > TRAIN_RING ? s->next_step - TRAIN_RING
-                                                : 0,
+                      s->next_step > TRAIN_RING ? s->next_step - TRAIN_RING : 0,
                       s->next_step ? s->next_step - 1 : 0);
   size_t slot = step % TRAIN_RING;
   double sum = 0;
@@ -451,10 +453,10 @@ bp_status_t train_session_loss(train_session_t *s, size_t step,
   return BP_OK;
 }
 
-static bp_status_t read_device(train_rank_t *rank, const float *src,
-                               float *out, size_t count) {
-  CALL("bp_copy", bp_copy(NULL, out, rank->device, src, count * sizeof(float),
-                          NULL));
+static bp_status_t read_device(train_rank_t *rank, const float *src, float *out,
+                               size_t count) {
+  CALL("bp_copy",
+       bp_copy(NULL, out, rank->device, src, count * sizeof(float), NULL));
   return BP_OK;
 }
 
@@ -481,8 +483,7 @@ bp_status_t train_session_times(train_session_t *s, size_t rank,
   return status;
 }
 
-bp_status_t train_session_save_state(train_session_t *s,
-                                     train_state_t *state) {
+bp_status_t train_session_save_state(train_session_t *s, train_state_t *state) {
   bp_status_t status = train_session_synchronize(s);
   if (status)
     return status;
@@ -510,23 +511,22 @@ bp_status_t train_session_load_state(train_session_t *s,
   size_t n = s->layout.param_count;
   if (state->param_count != n || state->seed != s->config.seed ||
       state->batch != s->config.batch || state->step > s->total_steps)
-    return train_fail(BP_ERR_INVALID_ARGUMENT,
-                      "the state (%zu parameters, seed %llu, batch %llu, step "
-                      "%llu) does not fit this run (%zu parameters, seed "
-                      "%llu, batch %zu, %zu steps)",
-                      state->param_count, (unsigned long long)state->seed,
-                      (unsigned long long)state->batch,
-                      (unsigned long long)state->step, n,
-                      (unsigned long long)s->config.seed, s->config.batch,
-                      s->total_steps);
+    return train_fail(
+        BP_ERR_INVALID_ARGUMENT,
+        "the state (%zu parameters, seed %llu, batch %llu, step "
+        "%llu) does not fit this run (%zu parameters, seed "
+        "%llu, batch %zu, %zu steps)",
+        state->param_count, (unsigned long long)state->seed,
+        (unsigned long long)state->batch, (unsigned long long)state->step, n,
+        (unsigned long long)s->config.seed, s->config.batch, s->total_steps);
   bp_status_t status = train_session_synchronize(s);
   if (status)
     return status;
   for (size_t r = 0; r < s->local; r++) {
     train_rank_t *rank = &s->ranks[r];
     size_t bytes = n * sizeof(float);
-    CALL("bp_copy", bp_copy(rank->device, rank->params, NULL, state->params,
-                            bytes, NULL));
+    CALL("bp_copy",
+         bp_copy(rank->device, rank->params, NULL, state->params, bytes, NULL));
     CALL("bp_copy", bp_copy(rank->device, rank->exp_avg, NULL, state->exp_avg,
                             bytes, NULL));
     CALL("bp_copy", bp_copy(rank->device, rank->exp_avg_sq, NULL,
@@ -554,13 +554,14 @@ bp_status_t train_session_evaluate(train_session_t *s, double *out_accuracy) {
   status = host_pred ? BP_OK
                      : train_fail(BP_ERR_OUT_OF_MEMORY, "out of host memory");
   if (!status)
-    status = bp_device_malloc(rank->device, sizeof(float) * (size_t)(n * TRAIN_INPUTS), &x);
+    status = bp_device_malloc(rank->device,
+                              sizeof(float) * (size_t)(n * TRAIN_INPUTS), &x);
   if (!status)
     status = bp_device_malloc(rank->device, sizeof(int64_t) * (size_t)n, &pred);
   for (int l = 0; l < TRAIN_LAYERS && !status; l++) {
     int64_t shape[2] = {n, lay->out[l]};
-    status = bp_device_malloc(rank->device, sizeof(float) * (size_t)(n * lay->out[l]),
-                              &act[l]);
+    status = bp_device_malloc(
+        rank->device, sizeof(float) * (size_t)(n * lay->out[l]), &act[l]);
     if (!status)
       status = bp_ops_tensor_wrap(rank->device, act[l], diopi_dtype_float32, 2,
                                   shape, NULL, &act_t[l]);

@@ -159,8 +159,8 @@ bp_status_t train_world_spawn(train_world_t *world, char *const *argv) {
   setenv(SIZE_VARIABLE, text, 1);
   posix_spawn_file_actions_t quiet;
   posix_spawn_file_actions_init(&quiet);
-  posix_spawn_file_actions_addopen(&quiet, STDOUT_FILENO, "/dev/null",
-                                   O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&quiet, STDOUT_FILENO, "/dev/null", O_WRONLY,
+                                   0);
   bp_status_t status = BP_OK;
   for (size_t r = 1; r < world->size && !status; r++) {
     snprintf(text, sizeof text, "%zu", r);
@@ -198,15 +198,4 @@ int train_world_join(train_world_t *world, int failed) {
     unlink(path);
   }
   return bad;
-}
-
-void train_world_beside_binary(const char *rest, char *out, size_t size) {
-  char self[PATH_MAX / 2];
-  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  self[n > 0 ? n : 0] = '\0';
-  char *slash = strrchr(self, '/');
-  if (slash)
-    *slash = '\0';
-  if ((size_t)snprintf(out, size, "%s/../%s", self, rest) >= size)
-    out[0] = '\0';
 }

@@ -47,8 +47,4 @@ bp_status_t train_world_spawn(train_world_t *world, char *const *argv);
  * one exited with 0, else 1. */
 int train_world_join(train_world_t *world, int failed);
 
-/* `rest` resolved against the directory above this executable's (the
- * build's or install's bin/): where the op library sits. */
-void train_world_beside_binary(const char *rest, char *out, size_t size);
-
 #endif /* BACKPLANE_TRAIN_WORLD_H_ */
