@@ -52,8 +52,7 @@ BP_API bp_status_t bp_comm_unique_id_size(bp_device_t *device,
   size_t size = 0;
   C_Status result = device->plugin->dispatch.xccl_get_unique_id_size(&size);
   if (!BP_C_OK(result))
-    return bp_comm_call_failed(NULL, device,
-                               device->plugin->extensions.comm,
+    return bp_comm_call_failed(NULL, device, device->plugin->extensions.comm,
                                "xccl_get_unique_id_size", result);
   *out_size = size;
   return BP_OK;
@@ -79,8 +78,7 @@ BP_API bp_status_t bp_comm_get_unique_id(bp_device_t *device, void *id,
   C_CCLRootId root = {needed, id};
   C_Status result = device->plugin->dispatch.xccl_get_unique_id(&root);
   if (!BP_C_OK(result))
-    return bp_comm_call_failed(NULL, device,
-                               device->plugin->extensions.comm,
+    return bp_comm_call_failed(NULL, device, device->plugin->extensions.comm,
                                "xccl_get_unique_id", result);
   return BP_OK;
 }

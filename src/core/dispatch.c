@@ -8,8 +8,7 @@
 /* Each row's params must be the header's type for that field. */
 #define BP_SLOT_TYPE_CHECK(name, need, layers, params, args)                   \
   _Static_assert(_Generic(((C_DeviceInterface *)0)->name,                      \
-                          C_Status(*) params: 1,                               \
-                          default: 0),                                         \
+                          C_Status(*) params : 1, default : 0),                \
                  "core/plugin_slots.h: the parameters of " #name               \
                  " differ from device_ext.h");
 BP_PLUGIN_SLOTS(BP_SLOT_TYPE_CHECK)

@@ -278,8 +278,8 @@ BP_API_BODY bp_status_t event_elapsed_time(bp_event_t *start, bp_event_t *end,
   if (status != BP_OK)
     return status;
   float milliseconds = 0.0f;
-  C_Status result =
-      timing->event_elapsed_time(&device->c_device, start->native, end->native, &milliseconds);
+  C_Status result = timing->event_elapsed_time(&device->c_device, start->native,
+                                               end->native, &milliseconds);
   status = query_result(device, "event_elapsed_time", result);
   if (status == BP_OK)
     *out_milliseconds = milliseconds;

@@ -206,8 +206,8 @@ static C_Status fallback_device_memory_set(const C_Device device, void *ptr,
 
 void bp_fallbacks_install(C_DeviceInterface *d) {
 #define BP_FALLBACK_INSTALL(name, need, layers, params, args)                  \
-  BP_SLOT_IF_FALLBACK(need)(                                                   \
-      if (!d->name && FALLBACK_USABLE_##name(d)) d->name = fallback_##name;)
+  BP_SLOT_IF_FALLBACK(need)                                                    \
+  (if (!d->name && FALLBACK_USABLE_##name(d)) d->name = fallback_##name;)
   BP_PLUGIN_SLOTS(BP_FALLBACK_INSTALL)
 #undef BP_FALLBACK_INSTALL
 }

@@ -76,7 +76,8 @@ typedef struct bp_extension_hooks {
 } bp_extension_hooks_t;
 
 extern const bp_extension_hooks_t bp_extension_no_hooks;
-#define BP_EXTENSION_HOOKS_DECLARE(name, type, ext_struct, last, usable, hooks) \
+#define BP_EXTENSION_HOOKS_DECLARE(name, type, ext_struct, last, usable,       \
+                                   hooks)                                      \
   extern const bp_extension_hooks_t hooks;
 BP_PLUGIN_EXTENSIONS(BP_EXTENSION_HOOKS_DECLARE)
 #undef BP_EXTENSION_HOOKS_DECLARE

@@ -37,7 +37,7 @@
   (const C_Device device, C_Stream stream, void *dst, const void *src,         \
    size_t size)
 #define BP_SLOT_SIZE_HINT_PARAMS (const C_Device device, size_t *size)
-#define BP_SLOT_SIZE_PARAMS (size_t *size)
+#define BP_SLOT_SIZE_PARAMS (size_t * size)
 #define BP_SLOT_PROFILER_PARAMS (C_Profiler prof, void *user_data)
 
 #define BP_PLUGIN_SLOTS(X)                                                     \
@@ -69,8 +69,8 @@
   X(synchronize_device, REQUIRED, CHECK, (const C_Device device), (device))    \
   X(synchronize_stream, FALLBACK, CHECK,                                       \
     (const C_Device device, C_Stream stream), (device, stream))                \
-  X(synchronize_event, REQUIRED, CHECK, (const C_Device device, C_Event event), \
-    (device, event))                                                           \
+  X(synchronize_event, REQUIRED, CHECK,                                        \
+    (const C_Device device, C_Event event), (device, event))                   \
   X(stream_wait_event, FALLBACK, CHECK,                                        \
     (const C_Device device, C_Stream stream, C_Event event),                   \
     (device, stream, event))                                                   \
@@ -109,8 +109,8 @@
     (const C_Device device, const C_Device src_device, C_Stream stream,        \
      void *dst, const void *src, size_t size),                                 \
     (device, src_device, stream, dst, src, size))                              \
-  X(get_device_count, REQUIRED, NONE, (size_t *count), (count))               \
-  X(get_device_list, REQUIRED, NONE, (size_t *devices), (devices))            \
+  X(get_device_count, REQUIRED, NONE, (size_t * count), (count))               \
+  X(get_device_list, REQUIRED, NONE, (size_t * devices), (devices))            \
   X(device_memory_stats, OPTIONAL, WRAP,                                       \
     (const C_Device device, size_t *total_memory, size_t *free_memory),        \
     (device, total_memory, free_memory))                                       \
@@ -126,15 +126,15 @@
     (device, size))                                                            \
   X(device_realloc_size, OPTIONAL, WRAP, BP_SLOT_SIZE_HINT_PARAMS,             \
     (device, size))                                                            \
-  X(get_compute_capability, OPTIONAL, NONE, (size_t *compute_capability),     \
+  X(get_compute_capability, OPTIONAL, NONE, (size_t * compute_capability),     \
     (compute_capability))                                                      \
-  X(get_runtime_version, OPTIONAL, NONE, (size_t *version), (version))        \
-  X(get_driver_version, OPTIONAL, NONE, (size_t *version), (version))         \
+  X(get_runtime_version, OPTIONAL, NONE, (size_t * version), (version))        \
+  X(get_driver_version, OPTIONAL, NONE, (size_t * version), (version))         \
   X(xccl_get_unique_id_size, OPTIONAL, NONE, BP_SLOT_SIZE_PARAMS, (size))      \
-  X(xccl_get_unique_id, OPTIONAL, NONE, (C_CCLRootId *unique_id),             \
+  X(xccl_get_unique_id, OPTIONAL, NONE, (C_CCLRootId * unique_id),             \
     (unique_id))                                                               \
   X(xccl_comm_init_rank, OPTIONAL, NONE,                                       \
-    (size_t nranks, C_CCLRootId *unique_id, size_t rank, C_CCLComm *comm),   \
+    (size_t nranks, C_CCLRootId * unique_id, size_t rank, C_CCLComm * comm),   \
     (nranks, unique_id, rank, comm))                                           \
   X(xccl_destroy_comm, OPTIONAL, NONE, (C_CCLComm comm), (comm))               \
   X(xccl_all_reduce, OPTIONAL, NONE,                                           \
@@ -170,12 +170,12 @@
   X(xccl_all_to_all, OPTIONAL, NONE,                                           \
     (const void **send_buf, const size_t *send_count,                          \
      const C_DataType *send_dtype, void **recv_buf, const size_t *recv_count,  \
-     const C_DataType *recv_dtype, size_t rank, size_t nranks,                 \
-     C_CCLComm comm, C_Stream stream),                                         \
+     const C_DataType *recv_dtype, size_t rank, size_t nranks, C_CCLComm comm, \
+     C_Stream stream),                                                         \
     (send_buf, send_count, send_dtype, recv_buf, recv_count, recv_dtype, rank, \
      nranks, comm, stream))                                                    \
-  X(profiler_initialize, OPTIONAL, NONE,                                       \
-    (C_Profiler prof, void **user_data), (prof, user_data))                    \
+  X(profiler_initialize, OPTIONAL, NONE, (C_Profiler prof, void **user_data),  \
+    (prof, user_data))                                                         \
   X(profiler_finalize, OPTIONAL, NONE, BP_SLOT_PROFILER_PARAMS,                \
     (prof, user_data))                                                         \
   X(profiler_prepare_tracing, OPTIONAL, NONE, BP_SLOT_PROFILER_PARAMS,         \

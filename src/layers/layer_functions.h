@@ -10,7 +10,7 @@
 
 /* BP_LAYER_FN_<name>: the index of each intercepted function. */
 typedef enum bp_layer_function {
-#define BP_LAYER_ENUM(name, need, layers, params, args)                         \
+#define BP_LAYER_ENUM(name, need, layers, params, args)                        \
   BP_SLOT_IF_WRAPPED(layers)(BP_LAYER_FN_##name, )
   BP_PLUGIN_SLOTS(BP_LAYER_ENUM)
 #undef BP_LAYER_ENUM

@@ -1,6 +1,7 @@
 /* The registry of target kinds: the built-in `vcpu` and `c`, then whatever
- * bp_target_kind_register() and loaded plugins (target_kind_acquire) add. Process-wide (like the built-ins), guarded
- * by one mutex; a registered kind is copied and then never changes. */
+ * bp_target_kind_register() and loaded plugins (target_kind_acquire) add.
+ * Process-wide (like the built-ins), guarded by one mutex; a registered kind is
+ * copied and then never changes. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,8 +149,8 @@ static kind_node_t *find_locked(const char *name) {
 /* Adds `ext` as a host's (`plugin` 0) or a plugin's kind; a plugin's kind
  * already registered from the same extension (the same plugin loaded by
  * another runtime) gains a holder instead. */
-static bp_status_t register_kind(const BP_TargetKindExtension *ext,
-                                 int builtin, int plugin) {
+static bp_status_t register_kind(const BP_TargetKindExtension *ext, int builtin,
+                                 int plugin) {
   if (!ext)
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_target_kind_register: kind is NULL");

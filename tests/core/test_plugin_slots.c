@@ -148,10 +148,10 @@ static void test_has_reads_the_named_slot(void **state) {
   memset(&table, 0, sizeof table);
   for (size_t i = 0; i < bp_interface_function_count; ++i)
     assert_false(bp_interface_has(&table, bp_interface_functions[i].offset));
-  table.xccl_all_to_all = (C_Status(*)(
-      const void **, const size_t *, const C_DataType *, void **,
-      const size_t *, const C_DataType *, size_t, size_t, C_CCLComm,
-      C_Stream))(uintptr_t)0x10;
+  table.xccl_all_to_all =
+      (C_Status(*)(const void **, const size_t *, const C_DataType *, void **,
+                   const size_t *, const C_DataType *, size_t, size_t,
+                   C_CCLComm, C_Stream))(uintptr_t)0x10;
   size_t set = 0;
   for (size_t i = 0; i < bp_interface_function_count; ++i)
     if (bp_interface_has(&table, bp_interface_functions[i].offset)) {

@@ -15,19 +15,18 @@
 #include "layers/trace/trace_internal.h"
 #include "layers/validation/validation_internal.h"
 
-#define DEVICE_SLOTS                                                           \
-  "init_device", "set_device", "get_device", "deinit_device"
+#define DEVICE_SLOTS "init_device", "set_device", "get_device", "deinit_device"
 #define CHECKED_SLOTS                                                          \
   "create_stream", "destroy_stream", "query_stream", "stream_add_callback",    \
       "create_event", "record_event", "destroy_event", "query_event",          \
       "synchronize_device", "synchronize_stream", "synchronize_event",         \
       "stream_wait_event", "device_memory_allocate",                           \
-      "device_memory_deallocate", "device_memory_set",                         \
-      "host_memory_allocate", "host_memory_deallocate",                        \
-      "unified_memory_allocate", "unified_memory_deallocate",                  \
-      "memory_copy_h2d", "memory_copy_d2h", "memory_copy_d2d",                 \
-      "memory_copy_p2p", "async_memory_copy_h2d", "async_memory_copy_d2h",     \
-      "async_memory_copy_d2d", "async_memory_copy_p2p"
+      "device_memory_deallocate", "device_memory_set", "host_memory_allocate", \
+      "host_memory_deallocate", "unified_memory_allocate",                     \
+      "unified_memory_deallocate", "memory_copy_h2d", "memory_copy_d2h",       \
+      "memory_copy_d2d", "memory_copy_p2p", "async_memory_copy_h2d",           \
+      "async_memory_copy_d2h", "async_memory_copy_d2d",                        \
+      "async_memory_copy_p2p"
 #define SIZE_SLOTS                                                             \
   "device_memory_stats", "device_min_chunk_size", "device_max_chunk_size",     \
       "device_max_alloc_size", "device_extra_padding_size",                    \
@@ -62,9 +61,9 @@ static void assert_changed(const C_DeviceInterface *before,
   size_t changed = 0;
   for (size_t i = 0; i < bp_interface_function_count; ++i) {
     const bp_interface_function_t *fn = &bp_interface_functions[i];
-    int differs = memcmp((const char *)before + fn->offset,
-                         (const char *)after + fn->offset,
-                         sizeof(void (*)(void))) != 0;
+    int differs =
+        memcmp((const char *)before + fn->offset,
+               (const char *)after + fn->offset, sizeof(void (*)(void))) != 0;
     if (differs != listed(expected, fn->name))
       fail_msg("%s is %s", fn->name,
                differs ? "intercepted but should not be"
@@ -83,9 +82,8 @@ static void test_layer_function_names(void **state) {
   assert_int_equal(BP_LAYER_FN_COUNT, count);
   for (size_t i = 0; i < count; ++i)
     assert_string_equal(bp_layer_function_names[i], wrapped[i]);
-  assert_int_equal(
-      bp_layer_function_find("blas_axpby", strlen("blas_axpby")),
-      BP_LAYER_FN_blas_axpby);
+  assert_int_equal(bp_layer_function_find("blas_axpby", strlen("blas_axpby")),
+                   BP_LAYER_FN_blas_axpby);
   assert_int_equal(bp_layer_function_find("xccl_send", strlen("xccl_send")),
                    -1);
 }

@@ -355,8 +355,7 @@ static void test_plugin_extension_kind_conflict_rejects(void **state) {
   assert_int_equal(bp_runtime_plugin_count(runtime), 0);
   assert_int_equal(bp_runtime_rejected_count(runtime), 1);
   const char *path, *reason;
-  assert_int_equal(bp_runtime_rejected_info(runtime, 0, &path, &reason),
-                   BP_OK);
+  assert_int_equal(bp_runtime_rejected_info(runtime, 0, &path, &reason), BP_OK);
   assert_non_null(strstr(reason, "kind 'extchip' exists already"));
   bp_runtime_destroy(runtime);
   assert_true(kind_listed("extchip"));

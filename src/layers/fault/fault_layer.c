@@ -59,7 +59,8 @@ static bool should_fail(bp_fault_layer_t *layer, bp_layer_function_t fn,
 }
 
 #define BP_FAULT_WRAPPER(name, need, layers, params, args)                     \
-  BP_SLOT_IF_WRAPPED(layers)(static C_Status fault_##name params {             \
+  BP_SLOT_IF_WRAPPED(layers)                                                   \
+  (static C_Status fault_##name params {                                       \
     bp_fault_layer_t *layer = bp_layer_context(device, BP_LAYER_FAULT);        \
     if (should_fail(layer, BP_LAYER_FN_##name, device))                        \
       return layer->spec->rules[BP_LAYER_FN_##name].status;                    \
@@ -95,9 +96,9 @@ static bp_status_t fault_attach(void *shared, bp_plugin_t *plugin,
   layer->spec = shared;
   layer->next = *table;
 #define BP_FAULT_INSTALL(name, need, layers, params, args)                     \
-  BP_SLOT_IF_WRAPPED(layers)(                                                  \
-      if (table->name && layer->spec->rules[BP_LAYER_FN_##name].active)        \
-          table->name = fault_##name;)
+  BP_SLOT_IF_WRAPPED(layers)                                                   \
+  (if (table->name && layer->spec->rules[BP_LAYER_FN_##name].active)           \
+       table->name = fault_##name;)
   BP_PLUGIN_SLOTS(BP_FAULT_INSTALL)
 #undef BP_FAULT_INSTALL
   *out_context = layer;

@@ -127,8 +127,8 @@ static void sample_memory(bp_trace_layer_t *t, C_Device device) {
   }
 #define TRACE_GENERIC_1(name, params, args)
 #define TRACE_GENERIC(name, need, layers, params, args)                        \
-  BP_SLOT_IF_WRAPPED(layers)(                                                  \
-      TRACE_CAT(TRACE_GENERIC_, TRACE_HAS_OWN(name))(name, params, args))
+  BP_SLOT_IF_WRAPPED(layers)                                                   \
+  (TRACE_CAT(TRACE_GENERIC_, TRACE_HAS_OWN(name))(name, params, args))
 BP_PLUGIN_SLOTS(TRACE_GENERIC)
 #undef TRACE_GENERIC
 

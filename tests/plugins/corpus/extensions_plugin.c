@@ -66,7 +66,9 @@ static C_Status comm_get_async_error(C_CCLComm comm, int32_t *out_status,
   return C_SUCCESS;
 }
 
-static const char *comm_last_error(void) { return "no collectives here"; }
+static const char *comm_last_error(void) {
+  return "no collectives here";
+}
 
 static const BP_TargetAttrSchema extchip_attrs[] = {
     {"lanes", BP_TARGET_ATTR_INT, 1, 16, 1, NULL},
