@@ -47,7 +47,7 @@ static const struct {
   const char *registration, *symbol;
 } required_hooks[] = {
 #define HOOK(field, registration, symbol)                                      \
-  {offsetof(ops_impl_hooks_t, field), registration, symbol}
+  { offsetof(ops_impl_hooks_t, field), registration, symbol }
     HOOK(malloc, "diopiRegisterDeviceMallocFunc", "device_malloc"),
     HOOK(free, "diopiRegisterDevMemFreeFunc", "device_free"),
     HOOK(create_stream, "diopiRegisterStreamCreateFunc", "device_make_stream"),
@@ -68,8 +68,7 @@ void ops_impl_missing(const ops_impl_hooks_t *hooks, bp_ops_impl_style_t style,
   for (size_t i = 0; i < sizeof required_hooks / sizeof required_hooks[0];
        i++) {
     void (*const *slot)(void) =
-        (void (*const *)(void))((const char *)hooks +
-                                required_hooks[i].offset);
+        (void (*const *)(void))((const char *)hooks + required_hooks[i].offset);
     if (*slot)
       continue;
     const char *name = style == BP_OPS_IMPL_OLD ? required_hooks[i].registration

@@ -8,14 +8,20 @@ static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Guarded by open_lock: written by initLibrary on the opening thread. */
 static ops_impl_hooks_t registered;
 
-void ops_impl_lock(void) { pthread_mutex_lock(&open_lock); }
-void ops_impl_unlock(void) { pthread_mutex_unlock(&open_lock); }
+void ops_impl_lock(void) {
+  pthread_mutex_lock(&open_lock);
+}
+void ops_impl_unlock(void) {
+  pthread_mutex_unlock(&open_lock);
+}
 
 void ops_impl_registration_begin(void) {
   registered = (ops_impl_hooks_t){0};
 }
 
-ops_impl_hooks_t ops_impl_registered(void) { return registered; }
+ops_impl_hooks_t ops_impl_registered(void) {
+  return registered;
+}
 
 #define REGISTER(function, type, field)                                        \
   DIOPI_RT_API diopiError_t function(type f) {                                 \

@@ -26,7 +26,11 @@ static void *symbol(void *handle, const char *name) {
 /* The new-style device runtime: the library's own symbols. */
 static ops_impl_hooks_t find_new_style_hooks(void *handle) {
   ops_impl_hooks_t h = {0};
-#define FIND(field, name)                                                        do {                                                                             void *found = symbol(handle, name);                                            memcpy(&h.field, &found, sizeof found);                                      } while (0)
+#define FIND(field, name)                                                      \
+  do {                                                                         \
+    void *found = symbol(handle, name);                                        \
+    memcpy(&h.field, &found, sizeof found);                                    \
+  } while (0)
   FIND(malloc, "device_malloc");
   FIND(free, "device_free");
   FIND(create_stream, "device_make_stream");
@@ -49,14 +53,17 @@ static void finalize_impl(bp_ops_library_t *lib) {
     finalize();
 }
 
-/* Called with the open lock held, right after dlopen: decides the style,
+/* Called with the open lock held, right after dlopen: decides the style
+ * (new if it defines any device_* function, else old if it has initLibrary),
  * claims the adapter, runs initLibrary, gathers the hooks and activates the
  * adapter. Anything missing refuses the library with a message naming it. */
 static bp_status_t open_impl(bp_ops_library_t *lib) {
   void *init_symbol = symbol(lib->handle, "initLibrary");
   int32_t (*init)(void);
   memcpy(&init, &init_symbol, sizeof init);
-  if (symbol(lib->handle, "device_malloc"))
+  ops_impl_hooks_t own = find_new_style_hooks(lib->handle);
+  if (own.malloc || own.free || own.create_stream || own.destroy_stream ||
+      own.sync_stream || own.h2d || own.d2h || own.d2d)
     lib->impl_style = BP_OPS_IMPL_NEW;
   else if (init)
     lib->impl_style = BP_OPS_IMPL_OLD;
@@ -73,9 +80,8 @@ static bp_status_t open_impl(bp_ops_library_t *lib) {
                     "bp_ops_library_open: %s: initLibrary returned %s",
                     lib->path, bp_ops_error_name((diopiError_t)result));
   }
-  ops_impl_hooks_t hooks = lib->impl_style == BP_OPS_IMPL_NEW
-                               ? find_new_style_hooks(lib->handle)
-                               : ops_impl_registered();
+  ops_impl_hooks_t hooks =
+      lib->impl_style == BP_OPS_IMPL_NEW ? own : ops_impl_registered();
   char missing[512];
   ops_impl_missing(&hooks, lib->impl_style, missing, sizeof missing);
   if (missing[0]) {
@@ -83,8 +89,11 @@ static bp_status_t open_impl(bp_ops_library_t *lib) {
     ops_impl_release();
     return bp_error(BP_ERR_PLUGIN,
                     "bp_ops_library_open: %s: a DIOPI-IMPL library (%s) "
-                    "without its device runtime: missing %s",
+                    "without its device runtime: %s %s",
                     lib->path, bp_ops_impl_style_name(lib->impl_style),
+                    lib->impl_style == BP_OPS_IMPL_OLD
+                        ? "initLibrary did not call"
+                        : "it does not define",
                     missing);
   }
   snprintf(lib->adapter_name, sizeof lib->adapter_name,
@@ -92,7 +101,6 @@ static bp_status_t open_impl(bp_ops_library_t *lib) {
   ops_impl_activate(&hooks, lib->impl_style);
   return BP_OK;
 }
-
 
 BP_API bp_status_t bp_ops_library_open(const char *path,
                                        bp_ops_library_t **out_library) {
@@ -203,8 +211,8 @@ BP_API bp_status_t bp_ops_library_adapter(const bp_ops_library_t *lib,
                     "library (no initLibrary, no device_malloc): run it on a "
                     "Backplane device",
                     lib->path);
-  *out_plugin = (bp_in_process_plugin_t){lib->adapter_name,
-                                         ops_impl_init_plugin};
+  *out_plugin =
+      (bp_in_process_plugin_t){lib->adapter_name, ops_impl_init_plugin};
   return BP_OK;
 }
 

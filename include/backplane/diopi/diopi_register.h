@@ -39,7 +39,8 @@ typedef const char *(*get_last_error_string_func_t)(void);
 DIOPI_RT_API diopiError_t diopiRegisterStreamCreateFunc(create_stream_func_t f);
 DIOPI_RT_API diopiError_t
 diopiRegisterStreamDestroyFunc(destroy_stream_func_t f);
-DIOPI_RT_API diopiError_t diopiRegisterSynchronizeStreamFunc(sync_stream_func_t f);
+DIOPI_RT_API diopiError_t
+diopiRegisterSynchronizeStreamFunc(sync_stream_func_t f);
 DIOPI_RT_API diopiError_t diopiRegisterDeviceMallocFunc(malloc_func_t f);
 DIOPI_RT_API diopiError_t diopiRegisterDevMemFreeFunc(free_func_t f);
 DIOPI_RT_API diopiError_t
