@@ -11,6 +11,7 @@ out_dir=$2
 generator=$3
 c_compiler=$4
 umask 022
+mkdir -p "$out_dir"
 for style in old new; do
   build=$out_dir/$style
   cmake -S "$here/${style}_style" -B "$build" -G "$generator" \

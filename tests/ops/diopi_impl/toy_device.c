@@ -39,7 +39,9 @@ static void set_error(const char *format, ...) {
   va_end(args);
 }
 
-const char *toy_last_error(void) { return last_error; }
+const char *toy_last_error(void) {
+  return last_error;
+}
 
 static void *work(void *arg) {
   toy_stream_t *s = arg;
@@ -131,8 +133,12 @@ static int32_t enqueue(toy_stream_t *s, void (*run)(void *), void *arg) {
 
 /* ---- Memory and copies --------------------------------------------------- */
 
-void *toy_malloc(uint64_t bytes) { return malloc(bytes ? bytes : 1); }
-void toy_free(void *ptr) { free(ptr); }
+void *toy_malloc(uint64_t bytes) {
+  return malloc(bytes ? bytes : 1);
+}
+void toy_free(void *ptr) {
+  free(ptr);
+}
 
 typedef struct copy_args {
   void *dst;
@@ -146,8 +152,8 @@ static void run_copy(void *arg) {
   free(a);
 }
 
-int32_t toy_memcpy_async(diopiStreamHandle_t stream, void *dst,
-                         const void *src, uint64_t bytes) {
+int32_t toy_memcpy_async(diopiStreamHandle_t stream, void *dst, const void *src,
+                         uint64_t bytes) {
   toy_stream_t *s = as_stream(stream);
   copy_args_t *a = malloc(sizeof *a);
   if (!s || !a) {
@@ -251,10 +257,10 @@ EXPORT diopiError_t diopiAdd(diopiContextHandle_t ctx, diopiTensorHandle_t out,
     set_error("diopiAdd: bad tensor");
     return diopiErrorOccurred;
   }
-  a->alpha = alpha ? (float)(alpha->stype == diopi_dtype_int64
-                                 ? (double)alpha->ival
-                                 : alpha->fval)
-                   : 1.0f;
+  a->alpha =
+      alpha ? (float)(alpha->stype == diopi_dtype_int64 ? (double)alpha->ival
+                                                        : alpha->fval)
+            : 1.0f;
   return (diopiError_t)enqueue(s, run_add, a);
 }
 
@@ -294,8 +300,8 @@ EXPORT diopiError_t diopiFill(diopiContextHandle_t ctx,
     set_error("diopiFill: float32 and int64 only");
     return diopiDtypeNotSupported;
   }
-  a->value = value->stype == diopi_dtype_int64 ? (double)value->ival
-                                               : value->fval;
+  a->value =
+      value->stype == diopi_dtype_int64 ? (double)value->ival : value->fval;
   return (diopiError_t)enqueue(s, run_fill, a);
 }
 
@@ -310,12 +316,11 @@ static void run_mm(void *arg) {
     for (int64_t j = 0; j < cols; j++) {
       float sum = 0;
       for (int64_t k = 0; k < inner; k++)
-        sum += ((const float *)m->a.data)[i * m->a.stride[0] +
-                                          k * m->a.stride[1]] *
-               ((const float *)m->b.data)[k * m->b.stride[0] +
-                                          j * m->b.stride[1]];
-      ((float *)m->out.data)[i * m->out.stride[0] + j * m->out.stride[1]] =
-          sum;
+        sum +=
+            ((const float *)
+                 m->a.data)[i * m->a.stride[0] + k * m->a.stride[1]] *
+            ((const float *)m->b.data)[k * m->b.stride[0] + j * m->b.stride[1]];
+      ((float *)m->out.data)[i * m->out.stride[0] + j * m->out.stride[1]] = sum;
     }
   free(m);
 }
@@ -341,4 +346,6 @@ EXPORT diopiError_t diopiMm(diopiContextHandle_t ctx, diopiTensorHandle_t out,
   return (diopiError_t)enqueue(s, run_mm, m);
 }
 
-EXPORT const char *diopiGetLastErrorString(void) { return last_error; }
+EXPORT const char *diopiGetLastErrorString(void) {
+  return last_error;
+}

@@ -15,8 +15,8 @@ int32_t toy_stream_create(diopiStreamHandle_t *stream);
 int32_t toy_stream_destroy(diopiStreamHandle_t stream);
 int32_t toy_stream_synchronize(diopiStreamHandle_t stream);
 /* Copies in the order of `stream` (host memory on both sides). */
-int32_t toy_memcpy_async(diopiStreamHandle_t stream, void *dst,
-                         const void *src, uint64_t bytes);
+int32_t toy_memcpy_async(diopiStreamHandle_t stream, void *dst, const void *src,
+                         uint64_t bytes);
 const char *toy_last_error(void);
 
 #endif /* TOY_DEVICE_H_ */

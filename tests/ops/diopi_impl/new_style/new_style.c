@@ -8,9 +8,13 @@
 #define EXPORT __attribute__((visibility("default")))
 
 #ifndef TOY_WITHOUT_MALLOC
-EXPORT void *device_malloc(uint64_t bytes) { return toy_malloc(bytes); }
+EXPORT void *device_malloc(uint64_t bytes) {
+  return toy_malloc(bytes);
+}
 #endif
-EXPORT void device_free(void *ptr) { toy_free(ptr); }
+EXPORT void device_free(void *ptr) {
+  toy_free(ptr);
+}
 
 EXPORT diopiError_t device_make_stream(diopiStreamHandle_t *stream) {
   return (diopiError_t)toy_stream_create(stream);
@@ -42,4 +46,6 @@ EXPORT diopiError_t device_memcpy_d2d_async(diopiStreamHandle_t stream,
   return (diopiError_t)toy_memcpy_async(stream, dst, src, bytes);
 }
 
-EXPORT const char *diopiGetVendorName(void) { return "toy (new style)"; }
+EXPORT const char *diopiGetVendorName(void) {
+  return "toy (new style)";
+}

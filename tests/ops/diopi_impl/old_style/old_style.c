@@ -24,6 +24,10 @@ EXPORT int32_t initLibrary(void) {
   return diopiSuccess;
 }
 
-EXPORT int32_t finalizeLibrary(void) { return diopiSuccess; }
+EXPORT int32_t finalizeLibrary(void) {
+  return diopiSuccess;
+}
 
-EXPORT const char *diopiGetVendorName(void) { return "toy (old style)"; }
+EXPORT const char *diopiGetVendorName(void) {
+  return "toy (old style)";
+}
