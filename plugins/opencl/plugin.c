@@ -1,8 +1,9 @@
-/* The plugin's two exported symbols: InitPlugin fills the Paddle table
- * (layout B); BackplanePluginExtensions returns the extension chain
- * (attributes, event timing). Nothing else is exported, and InitPlugin
- * makes no OpenCL call: the ICD loader and the platforms are first touched
- * by initialize.
+/* The plugin's exported symbols: InitPlugin fills the Paddle table (layout
+ * B); BackplanePluginExtensions returns the extension chain (attributes,
+ * event timing); BackplanePluginLastError explains the calling thread's last
+ * failure (why initialize found no device). Nothing else is exported.
+ * InitPlugin makes no OpenCL call: the ICD loader and the platforms are
+ * first touched by initialize.
  *
  * Not provided (the host's fallbacks or "missing"): peer copies (the host
  * bounces them through host memory), the xccl_* collectives and the
@@ -13,6 +14,7 @@
 #include "device.h"
 #include "event.h"
 #include "memory.h"
+#include "ocl.h"
 #include "stream.h"
 
 #include <string.h>
@@ -35,6 +37,10 @@ static const BP_DeviceAttributesExtension g_device_attributes = {
 
 OCL_EXPORT const BP_ExtensionBase *BackplanePluginExtensions(void) {
   return &g_device_attributes.base;
+}
+
+OCL_EXPORT const char *BackplanePluginLastError(void) {
+  return ocl_last_error();
 }
 
 static void fill_table(C_DeviceInterface *table) {
