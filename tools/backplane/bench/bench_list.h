@@ -9,3 +9,4 @@ BP_BENCH(alloc,
          "cached alloc+free vs glibc/jemalloc/mimalloc/raw; trace replay")
 BP_BENCH(comm, "collectives (nccl-tests columns) vs Open MPI MPI_Allreduce")
 BP_BENCH(codegen, "generated kernels vs hand-written C -O3; cached build")
+BP_BENCH(ops, "reference ops vs OpenBLAS sgemm, memcpy and PyTorch CPU")
