@@ -31,8 +31,8 @@ typedef struct ocl_allocation {
 typedef struct ocl_allocations {
   ocl_allocation_t *entries; /* sorted by base, non-overlapping */
   size_t count, capacity;
-  size_t bytes;          /* sum of the sizes */
-  uintptr_t range_base;  /* the reserved range (buffer path), or 0 */
+  size_t bytes;         /* sum of the sizes */
+  uintptr_t range_base; /* the reserved range (buffer path), or 0 */
   size_t range_size;
 } ocl_allocations_t;
 

@@ -25,8 +25,7 @@ static void query_int(const ocl_device_t *dev, cl_device_info what,
                       size_t width, bool nonzero, int64_t scale,
                       BP_AttrValue *value) {
   uint64_t answer = 0;
-  if (clGetDeviceInfo(dev->device, what, width, &answer, NULL) !=
-          CL_SUCCESS ||
+  if (clGetDeviceInfo(dev->device, what, width, &answer, NULL) != CL_SUCCESS ||
       (nonzero && answer == 0))
     return;
   set_int(value, (int64_t)answer * scale);
@@ -34,12 +33,11 @@ static void query_int(const ocl_device_t *dev, cl_device_info what,
 
 static void thread_dimensions(const ocl_device_t *dev, BP_AttrValue *value) {
   size_t sizes[3] = {0, 0, 0};
-  if (clGetDeviceInfo(dev->device, CL_DEVICE_MAX_WORK_ITEM_SIZES,
-                      sizeof sizes, sizes, NULL) != CL_SUCCESS)
+  if (clGetDeviceInfo(dev->device, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof sizes,
+                      sizes, NULL) != CL_SUCCESS)
     return;
   char text[96];
-  snprintf(text, sizeof text, "[%zu, %zu, %zu]", sizes[0], sizes[1],
-           sizes[2]);
+  snprintf(text, sizeof text, "[%zu, %zu, %zu]", sizes[0], sizes[1], sizes[2]);
   set_string(value, text);
 }
 
@@ -67,8 +65,7 @@ C_Status ocl_get_attribute(const C_Device device, int32_t attr,
                 sizeof(size_t), true, 1, value);
     break;
   case BP_ATTR_MAX_SHARED_MEMORY_PER_BLOCK:
-    query_int(dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof(cl_ulong), true, 1,
-              value);
+    query_int(dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof(cl_ulong), true, 1, value);
     break;
   case BP_ATTR_COMPUTE_VERSION: {
     char text[32];
@@ -107,9 +104,9 @@ C_Status ocl_get_attribute(const C_Device device, int32_t attr,
   case BP_ATTR_AVAILABLE_GLOBAL_MEMORY: {
     size_t total = 0, free_memory = 0;
     ocl_device_memory_stats(device, &total, &free_memory);
-    set_int(value, (int64_t)(attr == BP_ATTR_TOTAL_GLOBAL_MEMORY
-                                 ? total
-                                 : free_memory));
+    set_int(
+        value,
+        (int64_t)(attr == BP_ATTR_TOTAL_GLOBAL_MEMORY ? total : free_memory));
     break;
   }
   case BP_ATTR_IMAGE_PITCH_ALIGNMENT: {
@@ -117,8 +114,8 @@ C_Status ocl_get_attribute(const C_Device device, int32_t attr,
     if (clGetDeviceInfo(dev->device, CL_DEVICE_IMAGE_SUPPORT, sizeof images,
                         &images, NULL) == CL_SUCCESS &&
         images)
-      query_int(dev, CL_DEVICE_IMAGE_PITCH_ALIGNMENT, sizeof(cl_uint), true,
-                1, value);
+      query_int(dev, CL_DEVICE_IMAGE_PITCH_ALIGNMENT, sizeof(cl_uint), true, 1,
+                value);
     break;
   }
   default:

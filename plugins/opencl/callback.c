@@ -97,8 +97,9 @@ C_Status ocl_callback_enqueue(ocl_device_t *dev, C_Stream stream,
                               ocl_callback_worker_t **worker,
                               C_Callback callback, void *user_data) {
   if (!*worker && !(*worker = worker_create()))
-    return ocl_fail(C_FAILED, "cannot start a callback thread for a stream "
-                              "of %s",
+    return ocl_fail(C_FAILED,
+                    "cannot start a callback thread for a stream "
+                    "of %s",
                     dev->name);
   callback_job_t *job = calloc(1, sizeof *job);
   if (!job)

@@ -28,9 +28,9 @@ typedef enum ocl_memory_mode {
 } ocl_memory_mode_t;
 
 typedef struct ocl_config {
-  char devices[512];      /* the filter; "" keeps every device */
+  char devices[512]; /* the filter; "" keeps every device */
   ocl_memory_mode_t memory;
-  size_t memory_limit;    /* 0: no cap */
+  size_t memory_limit; /* 0: no cap */
 } ocl_config_t;
 
 /* Reads the environment into *config. false (with the message of

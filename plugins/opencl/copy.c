@@ -35,8 +35,8 @@ static C_Status copy(ocl_device_t *dev, cl_command_queue queue, bool sync,
     error = clEnqueueWriteBuffer(queue, to.buffer, blocking, to.offset, size,
                                  src, 0, NULL, NULL);
   } else if (direction == D2H) {
-    error = clEnqueueReadBuffer(queue, from.buffer, blocking, from.offset,
-                                size, dst, 0, NULL, NULL);
+    error = clEnqueueReadBuffer(queue, from.buffer, blocking, from.offset, size,
+                                dst, 0, NULL, NULL);
   } else {
     error = clEnqueueCopyBuffer(queue, from.buffer, to.buffer, from.offset,
                                 to.offset, size, 0, NULL, NULL);
@@ -46,8 +46,9 @@ static C_Status copy(ocl_device_t *dev, cl_command_queue queue, bool sync,
   ocl_region_release(&from);
   ocl_region_release(&to);
   if (error != CL_SUCCESS)
-    return ocl_fail(ocl_status_of(error), "memory_copy_%s of %zu bytes on %s: "
-                                          "%s",
+    return ocl_fail(ocl_status_of(error),
+                    "memory_copy_%s of %zu bytes on %s: "
+                    "%s",
                     direction_names[direction], size, dev->name,
                     ocl_error_name(error));
   if (!sync)
@@ -123,7 +124,7 @@ C_Status ocl_device_memory_set(const C_Device device, void *ptr,
   if (error == CL_SUCCESS)
     error = clFinish(dev->sync_queue);
   if (error != CL_SUCCESS)
-    return ocl_fail(ocl_status_of(error), "memset of %zu bytes on %s: %s",
-                    size, dev->name, ocl_error_name(error));
+    return ocl_fail(ocl_status_of(error), "memset of %zu bytes on %s: %s", size,
+                    dev->name, ocl_error_name(error));
   return C_SUCCESS;
 }

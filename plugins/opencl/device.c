@@ -17,7 +17,9 @@ ocl_device_t *ocl_device_get(const C_Device device) {
   return &g_devices[device->id];
 }
 
-int ocl_device_count(void) { return g_count; }
+int ocl_device_count(void) {
+  return g_count;
+}
 
 static const char *type_name(cl_device_type type) {
   if (type & CL_DEVICE_TYPE_GPU)
@@ -55,8 +57,8 @@ static bool describe(ocl_device_t *dev, const ocl_config_t *config) {
     return false;
   }
   /* Before OpenCL 2.0 the query does not exist: no SVM. */
-  if (clGetDeviceInfo(id, CL_DEVICE_SVM_CAPABILITIES, sizeof svm, &svm,
-                      NULL) != CL_SUCCESS)
+  if (clGetDeviceInfo(id, CL_DEVICE_SVM_CAPABILITIES, sizeof svm, &svm, NULL) !=
+      CL_SUCCESS)
     svm = 0;
   if (clGetDeviceInfo(id, CL_DEVICE_NUMERIC_VERSION, sizeof dev->version,
                       &dev->version, NULL) != CL_SUCCESS)
@@ -94,8 +96,8 @@ static bool set_up(ocl_device_t *dev) {
              ocl_error_name(error));
     return false;
   }
-  cl_queue_properties queue[] = {CL_QUEUE_PROPERTIES,
-                                 CL_QUEUE_PROFILING_ENABLE, 0};
+  cl_queue_properties queue[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE,
+                                 0};
   dev->sync_queue = clCreateCommandQueueWithProperties(
       dev->context, dev->device, queue, &error);
   if (!dev->sync_queue) {
@@ -156,8 +158,8 @@ static bool add_platform(cl_platform_id platform, const ocl_config_t *config,
     *dev = (ocl_device_t){.platform = platform, .device = ids[i]};
     strcpy(dev->platform_name, platform_name);
     ok = describe(dev, config);
-    if (ok && !ocl_config_keeps(config->devices, dev->type_name,
-                                platform_name, dev->name))
+    if (ok && !ocl_config_keeps(config->devices, dev->type_name, platform_name,
+                                dev->name))
       continue;
     if (ok)
       ok = set_up(dev);
@@ -219,8 +221,7 @@ C_Status ocl_device_add_queue(ocl_device_t *dev, cl_command_queue queue) {
   pthread_mutex_lock(&dev->queues_lock);
   if (dev->queue_count == dev->queue_capacity) {
     size_t capacity = dev->queue_capacity ? dev->queue_capacity * 2 : 16;
-    cl_command_queue *queues =
-        realloc(dev->queues, capacity * sizeof *queues);
+    cl_command_queue *queues = realloc(dev->queues, capacity * sizeof *queues);
     if (queues) {
       dev->queues = queues;
       dev->queue_capacity = capacity;

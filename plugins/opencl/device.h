@@ -36,8 +36,8 @@ typedef struct ocl_device {
   char driver_version[128];
   char type_name[16]; /* "cpu", "gpu", "accelerator", "custom" */
   cl_uint version;    /* CL_DEVICE_NUMERIC_VERSION (CL_MAKE_VERSION) */
-  size_t base_align;  /* alignment of device pointers: CL_DEVICE_MEM_BASE_ADDR_ALIGN
-                         in bytes, at least 512 */
+  size_t base_align;  /* alignment of device pointers:
+                         CL_DEVICE_MEM_BASE_ADDR_ALIGN  in bytes, at least 512 */
   size_t max_alloc;   /* CL_DEVICE_MAX_MEM_ALLOC_SIZE */
   size_t capacity;    /* global memory, capped by the configured limit */
 

@@ -133,8 +133,9 @@ C_Status ocl_stream_wait_event(const C_Device device, C_Stream stream_handle,
   ocl_device_t *dev = ocl_device_get(device);
   struct C_Stream_st *stream = ocl_stream_of(dev, stream_handle);
   if (!stream || !handle || handle->magic != OCL_EVENT_MAGIC)
-    return ocl_fail(C_ERROR, "stream_wait_event on opencl device %d: not a "
-                             "live stream and event",
+    return ocl_fail(C_ERROR,
+                    "stream_wait_event on opencl device %d: not a "
+                    "live stream and event",
                     dev ? dev->id : -1);
   cl_event marker = latest(handle);
   if (!marker)
@@ -145,8 +146,8 @@ C_Status ocl_stream_wait_event(const C_Device device, C_Stream stream_handle,
     wait_for = clCreateUserEvent(dev->context, &error);
     if (wait_for) {
       clRetainEvent(wait_for); /* the callback's reference */
-      error = clSetEventCallback(marker, CL_COMPLETE, complete_stand_in,
-                                 wait_for);
+      error =
+          clSetEventCallback(marker, CL_COMPLETE, complete_stand_in, wait_for);
       if (error != CL_SUCCESS) {
         clSetUserEventStatus(wait_for, CL_COMPLETE);
         clReleaseEvent(wait_for);
@@ -177,8 +178,9 @@ C_Status ocl_event_elapsed_time(const C_Device device, C_Event start_handle,
   C_Status status = C_SUCCESS;
   cl_ulong times[2] = {0, 0};
   if (!markers[0] || !markers[1])
-    status = ocl_fail(C_ERROR, "elapsed time on %s: an event was never "
-                               "recorded",
+    status = ocl_fail(C_ERROR,
+                      "elapsed time on %s: an event was never "
+                      "recorded",
                       dev->name);
   for (int i = 0; i < 2 && status == C_SUCCESS; ++i) {
     cl_int state = marker_state(markers[i]);
@@ -190,9 +192,8 @@ C_Status ocl_event_elapsed_time(const C_Device device, C_Event start_handle,
     else if ((state = clGetEventProfilingInfo(
                   markers[i], CL_PROFILING_COMMAND_END, sizeof times[i],
                   &times[i], NULL)) != CL_SUCCESS)
-      status = ocl_fail(C_INTERNAL_ERROR,
-                        "clGetEventProfilingInfo on %s: %s", dev->name,
-                        ocl_error_name(state));
+      status = ocl_fail(C_INTERNAL_ERROR, "clGetEventProfilingInfo on %s: %s",
+                        dev->name, ocl_error_name(state));
   }
   for (int i = 0; i < 2; ++i)
     if (markers[i])

@@ -111,8 +111,8 @@ C_Status ocl_device_memory_allocate(const C_Device device, void **ptr,
     entry.base = ((uintptr_t)entry.origin + dev->base_align - 1) &
                  ~(uintptr_t)(dev->base_align - 1);
     if (!entry.origin)
-      status = ocl_fail(C_FAILED, "clSVMAlloc of %zu bytes on %s failed",
-                        size, dev->name);
+      status = ocl_fail(C_FAILED, "clSVMAlloc of %zu bytes on %s failed", size,
+                        dev->name);
   } else if (!ocl_allocations_place(&dev->allocations, size, dev->base_align,
                                     &entry.base)) {
     status = ocl_fail(C_FAILED, "%s has no address range left for %zu bytes",
@@ -122,13 +122,14 @@ C_Status ocl_device_memory_allocate(const C_Device device, void **ptr,
     entry.buffer =
         clCreateBuffer(dev->context, CL_MEM_READ_WRITE, size, NULL, &error);
     if (!entry.buffer)
-      status = ocl_fail(ocl_status_of(error) == C_INTERNAL_ERROR
-                            ? C_INTERNAL_ERROR
-                            : C_FAILED,
-                        "clCreateBuffer of %zu bytes on %s: %s", size,
-                        dev->name, ocl_error_name(error));
+      status =
+          ocl_fail(ocl_status_of(error) == C_INTERNAL_ERROR ? C_INTERNAL_ERROR
+                                                            : C_FAILED,
+                   "clCreateBuffer of %zu bytes on %s: %s", size, dev->name,
+                   ocl_error_name(error));
   }
-  if (status == C_SUCCESS && !ocl_allocations_insert(&dev->allocations, entry)) {
+  if (status == C_SUCCESS &&
+      !ocl_allocations_insert(&dev->allocations, entry)) {
     free_entry(dev, &entry, false);
     status = ocl_fail(C_FAILED, "out of host memory");
   }
@@ -189,20 +190,21 @@ C_Status ocl_host_memory_allocate(const C_Device device, void **ptr,
     return C_SUCCESS;
   }
   cl_int error = CL_SUCCESS;
-  cl_mem buffer = clCreateBuffer(
-      dev->context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, size, NULL,
-      &error);
+  cl_mem buffer =
+      clCreateBuffer(dev->context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR,
+                     size, NULL, &error);
   if (!buffer)
-    return ocl_fail(C_FAILED, "clCreateBuffer(CL_MEM_ALLOC_HOST_PTR) of %zu "
-                              "bytes on %s: %s",
+    return ocl_fail(C_FAILED,
+                    "clCreateBuffer(CL_MEM_ALLOC_HOST_PTR) of %zu "
+                    "bytes on %s: %s",
                     size, dev->name, ocl_error_name(error));
   void *host = clEnqueueMapBuffer(dev->sync_queue, buffer, CL_TRUE,
                                   CL_MAP_READ | CL_MAP_WRITE, 0, size, 0, NULL,
                                   NULL, &error);
   if (!host) {
     clReleaseMemObject(buffer);
-    return ocl_fail(C_FAILED, "clEnqueueMapBuffer of %zu bytes on %s: %s",
-                    size, dev->name, ocl_error_name(error));
+    return ocl_fail(C_FAILED, "clEnqueueMapBuffer of %zu bytes on %s: %s", size,
+                    dev->name, ocl_error_name(error));
   }
   pthread_mutex_lock(&dev->memory_lock);
   bool ok = ocl_allocations_insert(
@@ -247,12 +249,12 @@ C_Status ocl_unified_memory_allocate(const C_Device device, void **ptr,
     *ptr = NULL;
     return C_SUCCESS;
   }
-  void *svm = clSVMAlloc(dev->context,
-                         CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER,
-                         size, 0);
+  void *svm = clSVMAlloc(
+      dev->context, CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER, size, 0);
   if (!svm)
-    return ocl_fail(C_FAILED, "clSVMAlloc(fine-grained) of %zu bytes on %s "
-                              "failed",
+    return ocl_fail(C_FAILED,
+                    "clSVMAlloc(fine-grained) of %zu bytes on %s "
+                    "failed",
                     size, dev->name);
   pthread_mutex_lock(&dev->memory_lock);
   bool ok = ocl_allocations_insert(

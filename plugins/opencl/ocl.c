@@ -73,7 +73,9 @@ C_Status ocl_fail(C_Status status, const char *format, ...) {
   return status;
 }
 
-const char *ocl_last_error(void) { return t_message; }
+const char *ocl_last_error(void) {
+  return t_message;
+}
 
 C_Status ocl_status_of(cl_int error) {
   switch (error) {

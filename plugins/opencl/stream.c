@@ -25,8 +25,8 @@ C_Status ocl_create_stream(const C_Device device, C_Stream *out) {
   cl_queue_properties properties[] = {CL_QUEUE_PROPERTIES,
                                       CL_QUEUE_PROFILING_ENABLE, 0};
   cl_int error = CL_SUCCESS;
-  stream->queue = clCreateCommandQueueWithProperties(
-      dev->context, dev->device, properties, &error);
+  stream->queue = clCreateCommandQueueWithProperties(dev->context, dev->device,
+                                                     properties, &error);
   if (!stream->queue) {
     free(stream);
     return ocl_fail(ocl_status_of(error), "clCreateCommandQueue on %s: %s",

@@ -50,8 +50,8 @@ static void mapping_of(const void *ptr, char perms[5]) {
   while (fgets(line, sizeof line, maps)) {
     uintptr_t lo, hi;
     char p[5];
-    if (sscanf(line, "%lx-%lx %4s", &lo, &hi, p) == 3 &&
-        (uintptr_t)ptr >= lo && (uintptr_t)ptr < hi) {
+    if (sscanf(line, "%lx-%lx %4s", &lo, &hi, p) == 3 && (uintptr_t)ptr >= lo &&
+        (uintptr_t)ptr < hi) {
       memcpy(perms, p, 5);
       break;
     }
@@ -94,14 +94,14 @@ static void offset_pointers_copy_and_fill(void **state) {
   fill(pattern, length, 7);
 
   assert_int_equal(bp_memset(f->device, base, 0, size, NULL), BP_OK);
-  assert_int_equal(
-      bp_copy(f->device, base + at, NULL, pattern, length, NULL), BP_OK);
+  assert_int_equal(bp_copy(f->device, base + at, NULL, pattern, length, NULL),
+                   BP_OK);
   assert_int_equal(bp_memset(f->device, base + 1, 0xab, at - 1, NULL), BP_OK);
   bp_stream_t *stream = NULL;
   assert_int_equal(bp_stream_create(f->device, &stream), BP_OK);
-  assert_int_equal(bp_copy(f->device, base + to, f->device, base + at, length,
-                           stream),
-                   BP_OK);
+  assert_int_equal(
+      bp_copy(f->device, base + to, f->device, base + at, length, stream),
+      BP_OK);
   assert_int_equal(bp_stream_synchronize(stream), BP_OK);
   assert_int_equal(bp_copy(NULL, back, f->device, base, size, NULL), BP_OK);
 
@@ -198,11 +198,9 @@ static void pinned_host_memory(void **state) {
   assert_int_equal(bp_host_malloc(f->device, size, (void **)&pinned), BP_OK);
   assert_int_equal(bp_device_malloc(f->device, size, (void **)&device), BP_OK);
   fill(pinned, size, 11);
-  assert_int_equal(bp_copy(f->device, device, NULL, pinned, size, NULL),
-                   BP_OK);
+  assert_int_equal(bp_copy(f->device, device, NULL, pinned, size, NULL), BP_OK);
   memset(pinned, 0, size);
-  assert_int_equal(bp_copy(NULL, pinned, f->device, device, size, NULL),
-                   BP_OK);
+  assert_int_equal(bp_copy(NULL, pinned, f->device, device, size, NULL), BP_OK);
   unsigned char *expected = malloc(size);
   assert_non_null(expected);
   fill(expected, size, 11);
