@@ -1,6 +1,7 @@
 /* Device discovery and set-up, the device table and the current device. */
 #include "device.h"
 
+#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -175,9 +176,17 @@ static bool add_platform(cl_platform_id platform, const ocl_config_t *config,
   return ok;
 }
 
+/* The ICD loader keeps its list of vendor drivers in globals and cannot be
+ * unloaded cleanly (nor can most drivers): when the host closes this plugin,
+ * the loader must stay. Marks the already loaded loader RTLD_NODELETE. */
+static void pin_icd_loader(void) {
+  dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+}
+
 C_Status ocl_initialize(void) {
   if (g_devices)
     return C_SUCCESS;
+  pin_icd_loader();
   ocl_config_t config;
   if (!ocl_config_read(&config))
     return C_FAILED;
