@@ -130,8 +130,15 @@ static bool accept(load_state_t *state, const CustomRuntimeParams *params) {
   C_DeviceInterface *native = &state->native;
   if (native->initialize) {
     C_Status result = native->initialize();
-    if (!BP_C_OK(result))
-      return reject(state, "initialize returned %s", bp_c_status_name(result));
+    if (!BP_C_OK(result)) {
+      BP_PluginLastErrorFn why;
+      void *symbol = dlsym(state->handle, BP_PLUGIN_LAST_ERROR_SYMBOL);
+      memcpy(&why, &symbol, sizeof why);
+      const char *text = why ? why() : NULL;
+      return reject(state, "initialize returned %s%s%s",
+                    bp_c_status_name(result), text && *text ? ": " : "",
+                    text && *text ? text : "");
+    }
     state->initialized = 1;
   }
   size_t count = 0;
