@@ -34,7 +34,7 @@ def main():
     theirs = per_call_ns(torch.is_grad_enabled, calls) if torch else 0
     print(f"no-op_call {ours:.1f} ns/call torch.is_grad_enabled {theirs:.1f}")
 
-    stream = backplane.current_stream(backplane.devices()[0])
+    stream = backplane.current_stream(backplane.device("vcpu:0"))
     ours = per_call_ns(stream.query, calls)
     print(f"Stream.query_idle {ours:.1f} ns/call none 0")
 

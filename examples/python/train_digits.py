@@ -110,7 +110,7 @@ def main():
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
 
-    devices = backplane.devices()[:2]
+    devices = [d for d in backplane.devices() if d.type == "vcpu"][:2]
     if len(devices) < 2:
         sys.exit("needs two devices (BACKPLANE_VCPU_DEVICES=2)")
     per_rank = args.batch // len(devices)

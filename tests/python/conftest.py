@@ -6,6 +6,16 @@ import pytest
 import backplane
 
 
+def vcpu_devices():
+    """The vcpu devices (other plugins, e.g. opencl, may be loaded too)."""
+    return [d for d in backplane.devices() if d.type == "vcpu"]
+
+
+@pytest.fixture
+def vcpus():
+    return vcpu_devices()
+
+
 @pytest.fixture
 def dev0():
     return backplane.device("vcpu:0")

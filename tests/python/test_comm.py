@@ -13,9 +13,8 @@ def results(tensors):
 
 
 @pytest.fixture
-def world():
-    devs = backplane.devices()
-    return devs, backplane.comm.init_all(devs)
+def world(vcpus):
+    return vcpus, backplane.comm.init_all(vcpus)
 
 
 def test_init_all_ranks(world):
@@ -81,8 +80,8 @@ def test_send_recv(world):
     np.testing.assert_array_equal(backplane.to_numpy(dst), np.arange(5))
 
 
-def test_per_rank_init_from_unique_id_bytes():
-    devs = backplane.devices()
+def test_per_rank_init_from_unique_id_bytes(vcpus):
+    devs = vcpus
     uid = backplane.comm.unique_id(devs[0])
     assert isinstance(uid, bytes) and len(uid) > 0
     comms = [backplane.comm.init_rank(d, 2, r, uid)

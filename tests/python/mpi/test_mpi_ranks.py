@@ -16,7 +16,8 @@ SIZE = int(os.environ["OMPI_COMM_WORLD_SIZE"])
 
 @pytest.fixture(scope="module")
 def comm():
-    device = backplane.devices()[RANK % len(backplane.devices())]
+    vcpus = [d for d in backplane.devices() if d.type == "vcpu"]
+    device = vcpus[RANK % len(vcpus)]
     return backplane.comm.init_mpi(device, os.environ["BP_TEST_UID_DIR"])
 
 
