@@ -114,7 +114,7 @@ BP_API bp_status_t bp_profile_start(bp_profile_t *profile) {
   if (profile->started)
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_profile_start: already started");
-  profile->start_ns = bp_clock_now_ns();
+  profile->start_ns = bp_clock_monotonic_ns();
   for (size_t i = 0; i < profile->plugin_count; ++i) {
     profile_plugin_t *p = &profile->plugins[i];
     if (!p->buffer)
