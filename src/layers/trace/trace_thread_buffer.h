@@ -3,7 +3,7 @@
  * Each thread that records into a trace layer gets a buffer of its own,
  * created on its first event and registered with the layer; from then on
  * recording takes no lock and allocates nothing but a fresh chunk when one
- * fills (every BP_TRACE_CHUNK_EVENTS events). An event holds raw values:
+ * fills (256 events, then 2 MiB at a time). An event holds raw values:
  * the name is a string that outlives the layer (a literal), the detail is
  * a printf format (a literal) and its raw arguments, formatted only when
  * the layer exports the trace. The buffers belong to the layer, not the
@@ -27,7 +27,7 @@ typedef enum bp_trace_category {
   BP_TRACE_CATEGORY_COUNTER,    /* the device's memory counters */
 } bp_trace_category_t;
 
-enum { BP_TRACE_DETAIL_ARGS = 6, BP_TRACE_CHUNK_EVENTS = 1024 };
+enum { BP_TRACE_DETAIL_ARGS = 6 };
 
 /* One recorded event, as raw values. */
 typedef struct bp_trace_event {
