@@ -64,8 +64,8 @@ static void calibrate(void) {
   while (ns1 - ns0 < 1000000u); /* 1 ms */
   if (tsc1 <= tsc0)
     return;
-  fast_clock.mult = (uint64_t)(((unsigned __int128)(ns1 - ns0) << 32) /
-                               (tsc1 - tsc0));
+  fast_clock.mult =
+      (uint64_t)(((unsigned __int128)(ns1 - ns0) << 32) / (tsc1 - tsc0));
   fast_clock.base_tsc = tsc1;
   fast_clock.base_ns = ns1;
   fast_clock.use_tsc = fast_clock.mult != 0;

@@ -7,13 +7,13 @@
 #include <time.h>
 
 #include "backplane/profiler.h"
-#include "profiler/trace_buffer.h"
-#include "core/runtime_internal.h"
 #include "base/clock.h"
 #include "base/status.h"
+#include "core/runtime_internal.h"
 #include "core/stream_internal.h"
 #include "profiler/chrome_trace.h"
 #include "profiler/plugin_profiler.h"
+#include "profiler/trace_buffer.h"
 
 typedef struct profile_plugin {
   const bp_plugin_t *plugin;

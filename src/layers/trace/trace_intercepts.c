@@ -20,7 +20,7 @@
 
 /* A plugin call's host event: `detail_format` and its arguments as
  * bp_trace_record takes them. */
-#define record_call(t, name, device, start_ns, result, ...)                     \
+#define record_call(t, name, device, start_ns, result, ...)                    \
   bp_trace_record(t, BP_TRACE_CATEGORY_PLUGIN, name, device, start_ns, result, \
                   __VA_ARGS__)
 
@@ -44,10 +44,9 @@ static void sample_memory(bp_trace_layer_t *t, C_Device device) {
   pthread_mutex_unlock(&t->lock);
   if (!changed)
     return;
-  bp_trace_record(t, BP_TRACE_CATEGORY_COUNTER, "memory", device,
-                  bp_clock_now_ns(), 0,
-                  "\"allocated\":%" PRIu64 ",\"reserved\":%" PRIu64, allocated,
-                  reserved);
+  bp_trace_record(
+      t, BP_TRACE_CATEGORY_COUNTER, "memory", device, bp_clock_now_ns(), 0,
+      "\"allocated\":%" PRIu64 ",\"reserved\":%" PRIu64, allocated, reserved);
 }
 
 /* ---- functions with their own wrapper (below) ---- */
@@ -215,9 +214,9 @@ static uint64_t flow_of(bp_trace_layer_t *t, C_Event event) {
 }
 
 /* A call waiting on `event`, with its latest record as the flow's end. */
-static void record_wait(bp_trace_layer_t *t, const char *name,
-                        C_Device device, uint64_t start, C_Status result,
-                        C_Event event, uint64_t serial) {
+static void record_wait(bp_trace_layer_t *t, const char *name, C_Device device,
+                        uint64_t start, C_Status result, C_Event event,
+                        uint64_t serial) {
   if (serial)
     record_call(t, name, device, start, result,
                 ",\"event\":\"%p\",\"flow_in\":%" PRIu64, (void *)event,
@@ -268,8 +267,8 @@ static C_Status t_create_stream(const C_Device device, C_Stream *stream) {
     pthread_mutex_lock(&t->lock);
     bp_pointer_map_set(&t->streams, *stream, 1); /* no memory: no timeline */
     pthread_mutex_unlock(&t->lock);
-    record_call(t, "create_stream", device, start, result,
-                ",\"stream\":\"%p\"", (void *)*stream);
+    record_call(t, "create_stream", device, start, result, ",\"stream\":\"%p\"",
+                (void *)*stream);
   } else {
     record_call(t, "create_stream", device, start, result, NULL);
   }
@@ -286,8 +285,8 @@ static C_Status t_destroy_stream(const C_Device device, C_Stream stream) {
   pthread_mutex_unlock(&t->lock);
   uint64_t start = bp_clock_now_ns();
   C_Status result = t->next.destroy_stream(device, stream);
-  record_call(t, "destroy_stream", device, start, result,
-              ",\"stream\":\"%p\"", (void *)stream);
+  record_call(t, "destroy_stream", device, start, result, ",\"stream\":\"%p\"",
+              (void *)stream);
   return result;
 }
 

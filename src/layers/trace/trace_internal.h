@@ -53,11 +53,11 @@ struct bp_trace_layer {
   bool plugin_profiler;              /* profiler_initialize succeeded */
   bp_clock_anchor_t start;           /* at attach */
   atomic_uint_fast64_t record_serial; /* event records so far */
-  pthread_mutex_t lock;             /* guards the fields below */
-  bp_pointer_map_t flows;           /* event -> serial of its latest record */
-  bp_pointer_map_t streams;         /* this runtime's live C_Streams -> 1 */
-  bp_trace_comm_seqs_t comm_seqs;   /* communicator -> calls so far */
-  bp_trace_memory_sample_t *memory; /* one per device of the plugin */
+  pthread_mutex_t lock;               /* guards the fields below */
+  bp_pointer_map_t flows;             /* event -> serial of its latest record */
+  bp_pointer_map_t streams;           /* this runtime's live C_Streams -> 1 */
+  bp_trace_comm_seqs_t comm_seqs;     /* communicator -> calls so far */
+  bp_trace_memory_sample_t *memory;   /* one per device of the plugin */
 };
 
 /* Saves *table as the layer's next table and writes the intercepts. */

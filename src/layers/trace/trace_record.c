@@ -44,7 +44,8 @@ typedef struct export {
   bp_trace_record_t *records;
   size_t count, capacity;
   bool failed; /* out of memory: records past `count` lost */
-} export_t;
+}
+export_t;
 
 /* A counter's args are its series; a call's, its device and result then
  * its detail. */
@@ -74,8 +75,7 @@ static void export_event(void *context, uint64_t thread_id,
       .name = strdup(event->name),
       .category = strdup(category_names[event->category]),
       .args_json = args_json(event),
-      .start_ns =
-          bp_clock_fast_to_monotonic(event->start_ns, x->start, x->end),
+      .start_ns = bp_clock_fast_to_monotonic(event->start_ns, x->start, x->end),
       .end_ns = bp_clock_fast_to_monotonic(event->end_ns, x->start, x->end),
       .device_id = counter ? event->device->c_device.id : -1,
       .thread_id = counter ? 0 : thread_id};

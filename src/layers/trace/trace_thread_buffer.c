@@ -73,7 +73,8 @@ void bp_trace_thread_buffers_release(bp_trace_thread_buffers_t *buffers) {
 }
 
 /* Makes the calling thread's buffer and pushes it on the layer's list. */
-static bp_trace_thread_buffer_t *new_buffer(bp_trace_thread_buffers_t *buffers) {
+static bp_trace_thread_buffer_t *
+new_buffer(bp_trace_thread_buffers_t *buffers) {
   bp_trace_thread_buffer_t *buffer = calloc(1, sizeof *buffer);
   if (!buffer)
     return NULL;
@@ -112,8 +113,8 @@ static bp_trace_chunk_t *map_chunk(void) {
 static bp_trace_chunk_t *new_chunk(bool first) {
   bp_trace_chunk_t *chunk = NULL;
   if (first) {
-    chunk = malloc(sizeof *chunk +
-                   FIRST_CHUNK_EVENTS * sizeof chunk->events[0]);
+    chunk =
+        malloc(sizeof *chunk + FIRST_CHUNK_EVENTS * sizeof chunk->events[0]);
     if (chunk)
       *chunk = (bp_trace_chunk_t){.capacity = FIRST_CHUNK_EVENTS};
   } else {
@@ -311,8 +312,8 @@ void bp_trace_thread_counts(bp_trace_thread_buffers_t *buffers,
   for (; buffer; buffer = buffer->next) {
     bp_trace_chunk_t *chunk =
         atomic_load_explicit(&buffer->first, memory_order_acquire);
-    for (; chunk; chunk = atomic_load_explicit(&chunk->next,
-                                               memory_order_acquire))
+    for (; chunk;
+         chunk = atomic_load_explicit(&chunk->next, memory_order_acquire))
       recorded += atomic_load_explicit(&chunk->count, memory_order_acquire);
   }
   *out_recorded = recorded;
@@ -336,11 +337,10 @@ void bp_trace_thread_buffers_visit(bp_trace_thread_buffers_t *buffers,
 }
 
 /* Appends to out[*used, capacity), always terminated, cut when full. */
-static void append(char *out, size_t capacity, size_t *used,
-                   const char *format, ...)
-    __attribute__((format(printf, 4, 5)));
-static void append(char *out, size_t capacity, size_t *used,
-                   const char *format, ...) {
+static void append(char *out, size_t capacity, size_t *used, const char *format,
+                   ...) __attribute__((format(printf, 4, 5)));
+static void append(char *out, size_t capacity, size_t *used, const char *format,
+                   ...) {
   if (*used + 1 >= capacity)
     return;
   va_list args;

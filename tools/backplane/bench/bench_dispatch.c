@@ -63,8 +63,8 @@ static double time_direct(const direct_objects_t *o, call_kind_t kind,
 /* A layer spliced into the runtime's dispatch table, or none, and what
  * its calls are measured against. */
 typedef struct layer_case {
-  const char *layers;  /* as BACKPLANE_LAYERS; NULL: the bench's runtime */
-  size_t call_divisor; /* fewer calls than without layers */
+  const char *layers;    /* as BACKPLANE_LAYERS; NULL: the bench's runtime */
+  size_t call_divisor;   /* fewer calls than without layers */
   bool against_untraced; /* baseline: the bench's runtime, not the direct
                             call */
   bench_budget_kind_t budget;
@@ -72,8 +72,8 @@ typedef struct layer_case {
   const char *budget_text;
 } layer_case_t;
 
-static const layer_case_t no_layer = {NULL, 1, false, BENCH_BUDGET_MAX_EXTRA,
-                                      2.0, "<= 2 ns extra"};
+static const layer_case_t no_layer = {
+    NULL, 1, false, BENCH_BUDGET_MAX_EXTRA, 2.0, "<= 2 ns extra"};
 static const layer_case_t layer_cases[] = {
     {"validation", 10, false, BENCH_BUDGET_NONE, 0, NULL},
     {"trace", 1000, true, BENCH_BUDGET_MAX_EXTRA, 100.0, "<= 100 ns extra"},
@@ -82,9 +82,9 @@ static const layer_case_t layer_cases[] = {
 /* The calls measured and their baseline, alternated repetition by
  * repetition so drift hits both alike. */
 typedef struct measured {
-  const runtime_objects_t *rt;     /* the calls measured */
-  const runtime_objects_t *plain;  /* baseline when against_untraced */
-  const direct_objects_t *direct;  /* baseline otherwise */
+  const runtime_objects_t *rt;    /* the calls measured */
+  const runtime_objects_t *plain; /* baseline when against_untraced */
+  const direct_objects_t *direct; /* baseline otherwise */
 } measured_t;
 
 static void measure(bench_ctx_t *ctx, const measured_t *m, call_kind_t kind,
