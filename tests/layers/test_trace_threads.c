@@ -13,7 +13,7 @@
 #include "support/runtime_fixture.h"
 #include "trace_checks.h"
 
-enum { THREADS = 8, CALLS_PER_THREAD = 300 };
+enum { THREADS = 8, CALLS_PER_THREAD = 100 };
 
 typedef struct traced_runtime {
   char path[32];
