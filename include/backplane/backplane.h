@@ -5,6 +5,7 @@
 #include "backplane/allocator.h"
 #include "backplane/comm.h"
 #include "backplane/device.h"
+#include "backplane/kernel.h"
 #include "backplane/layers.h"
 #include "backplane/memory.h"
 #include "backplane/profiler.h"

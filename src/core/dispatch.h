@@ -34,6 +34,7 @@ typedef struct bp_plugin {
   /* From the extension chain; NULL when the plugin lacks them. */
   bp_get_attribute_fn get_attribute;
   bp_event_elapsed_time_fn event_elapsed_time;
+  const struct BP_KernelExtension *kernels; /* kernel_ext.h */
   /* NULL-terminated lists of static names (see bp_interface_functions). */
   const char **native_functions;
   const char **fallback_functions;

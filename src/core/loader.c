@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backplane/kernel_ext.h"
 #include "core/device_table.h"
 #include "core/fallbacks.h"
 #include "core/plugin_security.h"
@@ -91,7 +92,7 @@ static bool reject(load_state_t *state, const char *format, ...) {
 }
 
 static bp_status_t read_extensions(bp_plugin_t *plugin, void *handle) {
-  plugin->extensions = calloc(3, sizeof(const char *));
+  plugin->extensions = calloc(4, sizeof(const char *));
   if (!plugin->extensions)
     return BP_ERR_OUT_OF_MEMORY;
   BP_PluginExtensionsFn entry;
@@ -122,6 +123,12 @@ static bp_status_t read_extensions(bp_plugin_t *plugin, void *handle) {
           ((const BP_EventTimingExtension *)ext)->event_elapsed_time;
       if (plugin->event_elapsed_time)
         plugin->extensions[names++] = "event_timing";
+    } else if (ext->type == BP_EXTENSION_KERNELS &&
+               ext->struct_size >=
+                   offsetof(BP_KernelExtension, last_error) + sizeof(void *) &&
+               !plugin->kernels) {
+      plugin->kernels = (const BP_KernelExtension *)ext;
+      plugin->extensions[names++] = "kernels";
     }
   }
   return BP_OK;

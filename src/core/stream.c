@@ -2,6 +2,7 @@
  * entry point is a slice of the trace when traced (core/api_trace.h). */
 #include <stdlib.h>
 
+#include "backplane/kernel_ext.h"
 #include "core/api_trace.h"
 #include "core/status.h"
 #include "core/stream_internal.h"
@@ -61,6 +62,36 @@ bp_status_t bp_stream_drain(bp_stream_t *stream) {
              : bp_plugin_call_error(device, "synchronize_stream", result);
 }
 
+/* The sticky failure a kernel left on the stream (kernel_ext.h), else BP_OK.
+ * Only plugins with the kernels extension have such failures. */
+static bp_status_t stream_sticky_error(bp_stream_t *stream) {
+  bp_device_t *device = stream->device;
+  const BP_KernelExtension *kernels = device->plugin->kernels;
+  if (!kernels || !stream->native)
+    return BP_OK;
+  int32_t status = 0;
+  char message[768] = "";
+  if (kernels->stream_error(&device->c_device, stream->native, &status, message,
+                            sizeof message) != C_SUCCESS ||
+      status == BP_OK)
+    return BP_OK;
+  return bp_error((bp_status_t)status, "%s: stream %p on %s: %s",
+                  device->plugin->device_type, (void *)stream, device->name,
+                  message);
+}
+
+BP_API bp_status_t bp_stream_reset(bp_stream_t *stream) {
+  if (!stream)
+    return bp_error(BP_ERR_INVALID_ARGUMENT, "bp_stream_reset: stream is NULL");
+  bp_device_t *device = stream->device;
+  const BP_KernelExtension *kernels = device->plugin->kernels;
+  if (!kernels || !stream->native)
+    return BP_OK; /* no kernels: never an error to clear */
+  C_Status result = kernels->stream_reset(&device->c_device, stream->native);
+  return BP_C_OK(result) ? BP_OK
+                         : bp_plugin_call_error(device, "stream_reset", result);
+}
+
 static bp_event_t *take_retired(bp_stream_t *stream) {
   pthread_mutex_lock(&stream->device->lock);
   bp_event_t *list = stream->retired;
@@ -104,7 +135,7 @@ BP_API_BODY bp_status_t stream_synchronize(bp_stream_t *stream) {
     destroy_retired(retired);
   else
     give_back_retired(stream, retired);
-  return status;
+  return status == BP_OK ? stream_sticky_error(stream) : status;
 }
 
 BP_API_ENTRY(bp_stream_synchronize, stream_synchronize, (bp_stream_t * stream),
@@ -155,7 +186,7 @@ BP_API_BODY bp_status_t stream_query(bp_stream_t *stream) {
   C_Status result =
       device->plugin->dispatch.query_stream(&device->c_device, stream->native);
   if (BP_C_OK(result))
-    return BP_OK;
+    return stream_sticky_error(stream);
   if (result == C_FAILED)
     return BP_ERR_NOT_READY;
   return bp_plugin_call_error(device, "query_stream", result);
