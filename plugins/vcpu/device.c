@@ -8,6 +8,7 @@
 
 #include "config.h"
 #include "event.h"
+#include "kernel/kernels.h"
 #include "memory.h"
 #include "stream.h"
 
@@ -113,6 +114,7 @@ static void destroy_runtime(void) {
   for (int id = 0; id < runtime->device_count; ++id)
     release_resources(&runtime->devices[id], "finalize");
   vcpu_host_memory_release_all();
+  vk_shutdown();
   atomic_store(&g_runtime, NULL);
   for (int id = 0; id < runtime->device_count; ++id)
     destroy_device(&runtime->devices[id]);

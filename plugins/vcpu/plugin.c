@@ -8,6 +8,7 @@
 #include "copy.h"
 #include "device.h"
 #include "event.h"
+#include "kernel/kernels.h"
 #include "memory.h"
 #include "stream.h"
 #include "trace.h"
@@ -19,7 +20,7 @@
 static const BP_EventTimingExtension g_event_timing = {
     .base = {.struct_size = sizeof(BP_EventTimingExtension),
              .type = BP_EXTENSION_EVENT_TIMING,
-             .next = &vcpu_comm_extension.base},
+             .next = &vcpu_kernel_extension.base},
     .event_elapsed_time = vcpu_event_elapsed_time,
 };
 

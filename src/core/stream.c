@@ -148,8 +148,11 @@ static void release_stream(bp_stream_t *stream) {
   bp_caching_allocator_t *allocator = bp_device_allocator_if_created(device);
   if (allocator)
     bp_caching_allocator_forget_stream(allocator, stream);
-  if (stream->native && bp_device_enter(device) == BP_OK)
+  if (stream->native && bp_device_enter(device) == BP_OK) {
+    if (device->plugin->kernels) /* its sticky error goes with it */
+      device->plugin->kernels->stream_reset(&device->c_device, stream->native);
     device->plugin->dispatch.destroy_stream(&device->c_device, stream->native);
+  }
   free(stream);
 }
 
