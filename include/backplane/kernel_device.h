@@ -108,6 +108,14 @@ static inline int bp_channel_wait(bp_channel_t channel, uint32_t timeout_ms) {
              : BP_DEVICE_ERR_NOT_IN_KERNEL;
 }
 
+/* A copy between buffers of this device, ordered with the thread's channel
+ * operations (queued in batch mode like them). */
+static inline int bp_device_local_copy(void *dst, const void *src,
+                                       uint64_t size) {
+  return bp_kernel_device_api ? bp_kernel_device_api->local_copy(dst, src, size)
+                              : BP_DEVICE_ERR_NOT_IN_KERNEL;
+}
+
 /* Batch mode (per thread): between start and end, notify and channel calls
  * only queue (returning 0); end runs them in order and returns the first
  * failure. The tags must match. */

@@ -39,7 +39,7 @@ typedef struct bp_comm_buffer {
  * remote[r] is rank r's local buffer mapped for this rank (remote[rank] is
  * the local buffer itself); channel[r] is 0 for r == rank. */
 typedef struct bp_kernel_resources {
-  bp_device_thread_t thread;
+  bp_device_thread_t thread; /* 0: whichever thread runs the kernel */
   bp_comm_buffer_t local;
   uint32_t rank, nranks;
   bp_comm_buffer_t remote[BP_KERNEL_MAX_PEERS];
@@ -69,6 +69,7 @@ typedef struct bp_kernel_device_api {
   int (*channel_wait)(bp_channel_t channel, uint32_t timeout_ms);
   int (*batch_start)(const char *tag);
   int (*batch_end)(const char *tag);
+  int (*local_copy)(void *dst, const void *src, uint64_t size);
 } bp_kernel_device_api_t;
 
 /* The symbol a plugin looks up in a loaded module and points at its table

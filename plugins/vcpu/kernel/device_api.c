@@ -25,6 +25,7 @@ typedef enum op_kind {
   OP_READ,
   OP_SIGNAL,
   OP_WAIT,
+  OP_LOCAL_COPY,
 } op_kind;
 
 typedef struct device_op {
@@ -75,6 +76,11 @@ static int run_op(const device_op *op) {
     return vk_channel_signal(op->channel);
   case OP_WAIT:
     return vk_channel_wait(op->channel, vk_deadline_ms(op->timeout_ms));
+  case OP_LOCAL_COPY:
+    if (op->size && (!op->dst || !op->src))
+      return BP_ERR_INVALID_ARGUMENT;
+    memmove(op->dst, op->src, op->size);
+    return BP_OK;
   }
   return BP_ERR_INVALID_ARGUMENT;
 }
@@ -139,6 +145,11 @@ static int channel_wait(bp_channel_t channel, uint32_t timeout_ms) {
       .kind = OP_WAIT, .channel = channel, .timeout_ms = timeout_ms});
 }
 
+static int local_copy(void *dst, const void *src, uint64_t size) {
+  return submit(&(device_op){
+      .kind = OP_LOCAL_COPY, .dst = dst, .src = src, .size = size});
+}
+
 static int batch_start(const char *tag) {
   if (!vk_current)
     return BP_DEVICE_ERR_NOT_IN_KERNEL;
@@ -190,4 +201,5 @@ const bp_kernel_device_api_t vk_device_api = {
     .channel_wait = channel_wait,
     .batch_start = batch_start,
     .batch_end = batch_end,
+    .local_copy = local_copy,
 };
