@@ -1,8 +1,9 @@
 /* Launches, stream errors and notifies on vcpu, through the public API. */
 #include <time.h>
 
+#include "acquire_kernel.h"
+#include "conformance_kernels.h"
 #include "kernel_fixture.h"
-#include "test_kernels.h"
 
 static uint64_t now_ms(void) {
   struct timespec ts;

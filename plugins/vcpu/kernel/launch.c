@@ -25,6 +25,13 @@ static bool all_blocks_done(void *context) {
          launch->blocks;
 }
 
+/* The blocks run on other threads, which may be queued behind this one on
+ * its CPU (more runnable threads than cores): let them run. */
+static bool always_yield(void *context) {
+  (void)context;
+  return true;
+}
+
 static void run_launch(C_Device device, C_Stream stream, void *user_data,
                        C_Status *status) {
   (void)device;
@@ -32,8 +39,9 @@ static void run_launch(C_Device device, C_Stream stream, void *user_data,
   vk_launch *launch = user_data;
   uint64_t deadline = vcpu_now_ns() + launch->timeout_ns;
   vk_pool_submit(launch);
-  comm_wait_result waited = comm_wait(&launch->signal, &g_never_aborted,
-                                      deadline, all_blocks_done, NULL, launch);
+  comm_wait_result waited =
+      comm_wait(&launch->signal, &g_never_aborted, deadline, all_blocks_done,
+                always_yield, launch);
   if (waited != COMM_WAIT_READY) {
     uint32_t done = atomic_load(&launch->done);
     vk_stream_fail(stream, BP_ERR_TIMEOUT,

@@ -1,7 +1,7 @@
-/* Parameter structs of the test kernels (modules/test_kernels.c), shared with
+/* Parameter structs of the check kernels (conformance_kernels.c), shared with
  * the host code that launches them. */
-#ifndef BACKPLANE_TESTS_KERNEL_TEST_KERNELS_H_
-#define BACKPLANE_TESTS_KERNEL_TEST_KERNELS_H_
+#ifndef BACKPLANE_CLI_KERNELS_CONFORMANCE_KERNELS_H_
+#define BACKPLANE_CLI_KERNELS_CONFORMANCE_KERNELS_H_
 
 #include <stdint.h>
 
@@ -32,8 +32,4 @@ typedef struct spin_param {
   double *out;         /* one per block */
 } spin_param;
 
-typedef struct acquire_param {
-  char name[64];
-} acquire_param;
-
-#endif /* BACKPLANE_TESTS_KERNEL_TEST_KERNELS_H_ */
+#endif /* BACKPLANE_CLI_KERNELS_CONFORMANCE_KERNELS_H_ */

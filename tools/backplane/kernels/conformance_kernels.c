@@ -1,10 +1,12 @@
-/* Kernels the kernel tests and `backplane check` launch. Each takes one
- * parameter struct (test_kernels.h) and returns 0 on success. */
+/* The kernels `backplane check` and `backplane bench launch` launch (the
+ * kernel tests too). Each takes one parameter struct (conformance_kernels.h)
+ * and returns 0 on success. Built as libbackplane_check_kernels.so into
+ * <libdir>/backplane/kernels/. */
 #include <stdatomic.h>
 #include <time.h>
 
 #include "backplane/kernel_device.h"
-#include "test_kernels.h"
+#include "conformance_kernels.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -55,13 +57,4 @@ EXPORT unsigned int spin_kernel(void *param) {
     x = x * 1.0000001 + 1e-9;
   p->out[bp_block_index()] = x;
   return 0;
-}
-
-EXPORT unsigned int acquire_kernel(void *param) {
-  acquire_param *p = param;
-  bp_device_comm_t comm = 0;
-  int status = bp_device_comm_acquire(p->name, &comm);
-  if (status == 0)
-    status = bp_device_comm_release(p->name);
-  return (unsigned)status;
 }
