@@ -4,6 +4,9 @@ BUILD ?= build
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 JOBS ?= $(shell nproc)
 BACKPLANE = $(BUILD)/bin/backplane
+# Warnings are errors when the CI environment variable is set (.ci/run sets
+# it); a user's build only warns. CMAKE_FLAGS may still override.
+WERROR = -DBP_WERROR=$(if $(CI),ON,OFF)
 
 .PHONY: all deps configure build run test install test-asan test-tsan format clean
 
@@ -13,7 +16,7 @@ deps:
 	@./scripts/install-deps.sh
 
 configure: deps
-	@cmake -S . -B $(BUILD) -G Ninja $(CMAKE_FLAGS) >/dev/null
+	@cmake -S . -B $(BUILD) -G Ninja $(WERROR) $(CMAKE_FLAGS) >/dev/null
 
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
@@ -34,7 +37,7 @@ test-asan:
 
 # The concurrency tests (label `concurrency`) under ThreadSanitizer.
 test-tsan: deps
-	@cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DBP_SANITIZE=thread >/dev/null
+	@cmake -S . -B build-tsan -G Ninja $(WERROR) -DCMAKE_BUILD_TYPE=Debug -DBP_SANITIZE=thread >/dev/null
 	@cmake --build build-tsan -j $(JOBS)
 	ctest --test-dir build-tsan --output-on-failure -j $(JOBS) -L concurrency
 

@@ -1,6 +1,6 @@
 # `cmake --install`: the public headers (with Paddle's include path as a
-# forwarder), libbackplane and its soname links, a pkg-config file and a CMake
-# package. The `backplane` command (tools/) and the plugins (plugins/*) install
+# forwarder), libbackplane and libbackplane_check (the conformance suite) with
+# their soname links, a pkg-config file for each and a CMake package. The `backplane` command (tools/) and the plugins (plugins/*) install
 # themselves; plugins go to BP_INSTALL_PLUGINDIR, the built-in plugin directory
 # libbackplane searches beside itself.
 include(CMakePackageConfigHelpers)
@@ -27,7 +27,12 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/
         COMPONENT Development
         FILES_MATCHING PATTERN "*.h")
 
-install(TARGETS backplane backplane_headers EXPORT BackplaneTargets
+install(FILES ${PROJECT_SOURCE_DIR}/tools/backplane/check/include/backplane/check.h
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/backplane
+        COMPONENT Development)
+
+install(TARGETS backplane backplane_check backplane_headers
+        EXPORT BackplaneTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
                 COMPONENT Runtime NAMELINK_COMPONENT Development)
 install(EXPORT BackplaneTargets NAMESPACE Backplane::
@@ -79,5 +84,8 @@ if(NOT BP_DLPACK_INCLUDE_DIR IN_LIST CMAKE_C_IMPLICIT_INCLUDE_DIRECTORIES)
 endif()
 configure_file(${CMAKE_CURRENT_LIST_DIR}/backplane.pc.in
                ${PROJECT_BINARY_DIR}/cmake/backplane.pc @ONLY)
+configure_file(${CMAKE_CURRENT_LIST_DIR}/backplane-check.pc.in
+               ${PROJECT_BINARY_DIR}/cmake/backplane-check.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/cmake/backplane.pc
+              ${PROJECT_BINARY_DIR}/cmake/backplane-check.pc
         DESTINATION ${BP_PC_DIR} COMPONENT Development)

@@ -2,7 +2,8 @@
 # Installs the Debian packages Backplane needs, only if some are missing.
 set -eu
 PACKAGES="cmake ninja-build gcc g++ clang pkg-config make libjansson-dev libcmocka-dev
-libopenmpi-dev openmpi-bin libopenblas-dev libjemalloc-dev libmimalloc-dev libdlpack-dev"
+libopenmpi-dev openmpi-bin libopenblas-dev libjemalloc-dev libmimalloc-dev libdlpack-dev
+libjpeg-dev"
 missing=""
 for p in $PACKAGES; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

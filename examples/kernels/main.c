@@ -98,7 +98,7 @@ static void *run_rank(void *arg) {
   param.input = input;
   param.output = output;
   param.count = COUNT;
-  param.data_type = FLOAT32;
+  param.data_type = BP_DTYPE_FLOAT32;
   param.op_type =
       rank->ring ? OP_ALL_REDUCE : (rank->index == 0 ? OP_SEND : OP_RECEIVE);
   param.peer = (uint32_t)(1 - rank->index);
@@ -143,7 +143,7 @@ static int builtin_all_reduce(rank_t *ranks, float *expected[NRANKS]) {
   }
   free(host);
   for (size_t r = 0; r < NRANKS && ok; ++r)
-    ok &= bp_comm_all_reduce(buffers[r], buffers[r], COUNT, FLOAT32, SUM,
+    ok &= bp_comm_all_reduce(buffers[r], buffers[r], COUNT, BP_DTYPE_FLOAT32, BP_REDUCE_SUM,
                              ranks[r].comm, streams[r]) == BP_OK;
   for (size_t r = 0; r < NRANKS && ok; ++r)
     ok &= bp_copy(NULL, expected[r], ranks[r].device, buffers[r], bytes,

@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "backplane/device_ext.h"
+#include "backplane/dtype.h"
 #include "backplane/kernel_types.h"
 
 #define TAG_LENGTH 160
@@ -23,10 +23,35 @@ typedef struct op_param {
   void *input;
   void *output;
   uint64_t count;
-  C_DataType data_type;
+  bp_dtype_t data_type;
   int32_t op_type;
   uint32_t peer;                    /* send / receive */
   bp_kernel_resources_t *resources; /* in device memory */
 } op_param;
+
+/* Bytes per element, for device code (which does not link libbackplane);
+ * 0 for types the example kernels do not move. */
+static inline uint64_t op_element_size(bp_dtype_t dtype) {
+  switch (dtype) {
+  case BP_DTYPE_INT8:
+  case BP_DTYPE_UINT8:
+    return 1;
+  case BP_DTYPE_INT16:
+  case BP_DTYPE_UINT16:
+  case BP_DTYPE_FLOAT16:
+  case BP_DTYPE_BFLOAT16:
+    return 2;
+  case BP_DTYPE_INT32:
+  case BP_DTYPE_UINT32:
+  case BP_DTYPE_FLOAT32:
+    return 4;
+  case BP_DTYPE_INT64:
+  case BP_DTYPE_UINT64:
+  case BP_DTYPE_FLOAT64:
+    return 8;
+  default:
+    return 0;
+  }
+}
 
 #endif /* BACKPLANE_EXAMPLES_KERNELS_OP_PARAM_H_ */

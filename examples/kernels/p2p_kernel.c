@@ -15,9 +15,9 @@
 #define EXPORT __attribute__((visibility("default")))
 
 static int exec_op(const op_param *param, const bp_kernel_resources_t *res) {
-  uint64_t bytes = param->count * BP_DataTypeSize(param->data_type);
+  uint64_t bytes = param->count * op_element_size(param->data_type);
   bp_channel_t channel = res->channel[param->peer];
-  if (bytes > res->local.size || channel == 0)
+  if (bytes == 0 || bytes > res->local.size || channel == 0)
     return 1;
   int status = 0;
   if (param->op_type == OP_SEND) {

@@ -17,7 +17,7 @@ EXPORT unsigned int RingAllReduceKernel(void *arg) {
   const bp_kernel_resources_t *res = param->resources;
   uint32_t n = res->nranks, rank = res->rank;
   uint64_t count = param->count, bytes = count * sizeof(float);
-  if (param->data_type != FLOAT32 || (n - 1) * bytes > res->local.size)
+  if (param->data_type != BP_DTYPE_FLOAT32 || (n - 1) * bytes > res->local.size)
     return 1;
   if (bp_device_notify_wait(res->thread, res->notify_ids[0],
                             CUSTOM_TIMEOUT_MS) != 0)

@@ -81,7 +81,8 @@ BP_API bp_status_t bp_device_memory_stats(bp_device_t *device,
 /* Sets every peak to its current value. */
 BP_API bp_status_t bp_device_reset_peak_memory_stats(bp_device_t *device);
 
-/* The allocator's effective sizing (seed 003's hints after defaults) and
+/* The allocator's effective sizing (the plugin's size hints after defaults,
+ * docs/allocator.md) and
  * which hints the plugin did not give (BP_ALLOCATOR_DEFAULTED_* bits). */
 enum {
   BP_ALLOCATOR_DEFAULTED_MIN_CHUNK = 1u << 0,

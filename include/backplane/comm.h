@@ -1,5 +1,5 @@
-/* Collectives: communicators over any plugin's xccl_* functions (NCCL
- * semantics, reference/collectives_alloc.md §1).
+/* Collectives: communicators over any plugin's xccl_* functions (NCCL's
+ * semantics; docs/collectives.md).
  *
  * A communicator is one rank of a group of `nranks`, bound to one device.
  * Collectives are enqueued on a stream of that device and return at once;
@@ -22,6 +22,7 @@
 #include <stddef.h>
 
 #include "backplane/device.h"
+#include "backplane/dtype.h"
 #include "backplane/stream.h"
 
 #ifdef __cplusplus
@@ -29,6 +30,17 @@ extern "C" {
 #endif
 
 typedef struct bp_comm bp_comm_t;
+
+/* How a reduction combines the ranks' elements (NCCL's ncclRedOp_t). AVG is
+ * the sum divided by the rank count. */
+typedef enum bp_reduce_op {
+  BP_REDUCE_SUM = 0,
+  BP_REDUCE_AVG = 1,
+  BP_REDUCE_MAX = 2,
+  BP_REDUCE_MIN = 3,
+  BP_REDUCE_PRODUCT = 4,
+  BP_REDUCE_OP_COUNT = 5,
+} bp_reduce_op_t;
 
 /* Bytes of a unique id of `device`'s plugin (128 for vcpu). */
 BP_API bp_status_t bp_comm_unique_id_size(bp_device_t *device,
@@ -70,30 +82,31 @@ BP_API size_t bp_comm_rank(const bp_comm_t *comm);
 BP_API size_t bp_comm_size(const bp_comm_t *comm);
 BP_API bp_device_t *bp_comm_device(const bp_comm_t *comm);
 
-/* The collectives. `stream` must belong to the communicator's device. */
+/* The collectives. `stream` must belong to the communicator's device. A
+ * dtype or op out of range is BP_ERR_INVALID_ARGUMENT. */
 BP_API bp_status_t bp_comm_all_reduce(const void *send, void *recv,
-                                      size_t count, C_DataType dtype,
-                                      C_CCLReduceOp op, bp_comm_t *comm,
+                                      size_t count, bp_dtype_t dtype,
+                                      bp_reduce_op_t op, bp_comm_t *comm,
                                       bp_stream_t *stream);
-BP_API bp_status_t bp_comm_broadcast(void *buf, size_t count, C_DataType dtype,
+BP_API bp_status_t bp_comm_broadcast(void *buf, size_t count, bp_dtype_t dtype,
                                      size_t root, bp_comm_t *comm,
                                      bp_stream_t *stream);
 /* recv may be NULL on ranks other than root. */
 BP_API bp_status_t bp_comm_reduce(const void *send, void *recv, size_t count,
-                                  C_DataType dtype, C_CCLReduceOp op,
+                                  bp_dtype_t dtype, bp_reduce_op_t op,
                                   size_t root, bp_comm_t *comm,
                                   bp_stream_t *stream);
 BP_API bp_status_t bp_comm_all_gather(const void *send, void *recv,
-                                      size_t count, C_DataType dtype,
+                                      size_t count, bp_dtype_t dtype,
                                       bp_comm_t *comm, bp_stream_t *stream);
 BP_API bp_status_t bp_comm_reduce_scatter(const void *send, void *recv,
-                                          size_t count, C_DataType dtype,
-                                          C_CCLReduceOp op, bp_comm_t *comm,
+                                          size_t count, bp_dtype_t dtype,
+                                          bp_reduce_op_t op, bp_comm_t *comm,
                                           bp_stream_t *stream);
 BP_API bp_status_t bp_comm_send(const void *send, size_t count,
-                                C_DataType dtype, size_t peer, bp_comm_t *comm,
+                                bp_dtype_t dtype, size_t peer, bp_comm_t *comm,
                                 bp_stream_t *stream);
-BP_API bp_status_t bp_comm_recv(void *recv, size_t count, C_DataType dtype,
+BP_API bp_status_t bp_comm_recv(void *recv, size_t count, bp_dtype_t dtype,
                                 size_t peer, bp_comm_t *comm,
                                 bp_stream_t *stream);
 /* Rank r's send_bufs[p] (send_counts[p] elements) goes to rank p's
@@ -102,7 +115,7 @@ BP_API bp_status_t bp_comm_all_to_all(const void *const *send_bufs,
                                       const size_t *send_counts,
                                       void *const *recv_bufs,
                                       const size_t *recv_counts,
-                                      C_DataType dtype, bp_comm_t *comm,
+                                      bp_dtype_t dtype, bp_comm_t *comm,
                                       bp_stream_t *stream);
 
 /* Groups (per calling thread, nestable): between start and end, calls are

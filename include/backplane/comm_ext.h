@@ -20,6 +20,20 @@
 extern "C" {
 #endif
 
+/* A communicator's health as comm_get_async_error reports it. The values are
+ * fixed by this extension's ABI; the host maps an unknown one to a plugin
+ * failure. */
+typedef enum BP_CommExtStatus {
+  BP_COMM_EXT_OK = 0,
+  BP_COMM_EXT_INVALID_USAGE = 1, /* mismatched calls across ranks, bad args */
+  BP_COMM_EXT_OUT_OF_MEMORY = 3, /* buffers or staging could not be had */
+  BP_COMM_EXT_UNSUPPORTED = 4,   /* the transport cannot do the call */
+  BP_COMM_EXT_SYSTEM_ERROR = 6,  /* the transport or the OS failed */
+  BP_COMM_EXT_TIMEOUT = 7,       /* a peer did not arrive in time */
+  BP_COMM_EXT_ABORTED = 8,       /* comm_abort ended the communicator */
+  BP_COMM_EXT_INTERNAL = 9,      /* a bug in the plugin */
+} BP_CommExtStatus;
+
 typedef struct BP_CommExtension {
   BP_ExtensionBase base; /* type = BP_EXTENSION_COMM */
   /* Makes every pending and later wait of the communicator's collectives (on
@@ -27,9 +41,8 @@ typedef struct BP_CommExtension {
    * from any thread while other threads use the communicator; never blocks.
    * The communicator must still be destroyed. */
   C_Status (*comm_abort)(C_CCLComm comm);
-  /* *out_status = 0 while the communicator is healthy, else a bp_status_t
-   * (status.h: BP_ERR_TIMEOUT, BP_ERR_ABORTED, BP_ERR_INVALID_ARGUMENT for
-   * mismatched calls, ...) of its first failure, with a NUL-terminated
+  /* *out_status = BP_COMM_EXT_OK while the communicator is healthy, else
+   * the BP_CommExtStatus of its first failure, with a NUL-terminated
    * explanation in `message` (`capacity` bytes; may be NULL). Thread-safe. */
   C_Status (*comm_get_async_error)(C_CCLComm comm, int32_t *out_status,
                                    char *message, size_t capacity);

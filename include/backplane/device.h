@@ -4,9 +4,10 @@
 #ifndef BACKPLANE_DEVICE_H_
 #define BACKPLANE_DEVICE_H_
 
+#include <stdint.h>
+
 #include <dlpack/dlpack.h>
 
-#include "backplane/device_ext.h"
 #include "backplane/runtime.h"
 
 #ifdef __cplusplus
@@ -39,20 +40,52 @@ bp_device_ordinal(const bp_device_t *device); /* within the runtime */
 /* "vcpu:1": for messages. */
 BP_API const char *bp_device_name(const bp_device_t *device);
 
-/* Attributes use TVM's DeviceAttrKind numbering (BP_ATTR_*). An attribute the
- * device cannot answer is BP_ERR_UNSUPPORTED, never a zero. */
-BP_API bp_status_t bp_device_attribute(bp_device_t *device, BP_DeviceAttr attr,
-                                       BP_AttrValue *out_value);
-/* "max_threads_per_block" for BP_ATTR_MAX_THREADS_PER_BLOCK; NULL if out of
- * range. */
-BP_API const char *bp_device_attribute_name(BP_DeviceAttr attr);
+/* Device attributes, numbered as TVM's DeviceAttrKind. */
+typedef enum bp_device_attr {
+  BP_DEVICE_ATTR_EXIST = 0,
+  BP_DEVICE_ATTR_MAX_THREADS_PER_BLOCK = 1,
+  BP_DEVICE_ATTR_WARP_SIZE = 2,
+  BP_DEVICE_ATTR_MAX_SHARED_MEMORY_PER_BLOCK = 3,
+  BP_DEVICE_ATTR_COMPUTE_VERSION = 4,
+  BP_DEVICE_ATTR_DEVICE_NAME = 5,
+  BP_DEVICE_ATTR_MAX_CLOCK_RATE = 6,
+  BP_DEVICE_ATTR_MULTI_PROCESSOR_COUNT = 7,
+  BP_DEVICE_ATTR_MAX_THREAD_DIMENSIONS = 8,
+  BP_DEVICE_ATTR_MAX_REGISTERS_PER_BLOCK = 9,
+  BP_DEVICE_ATTR_GCN_ARCH = 10,
+  BP_DEVICE_ATTR_API_VERSION = 11,
+  BP_DEVICE_ATTR_DRIVER_VERSION = 12,
+  BP_DEVICE_ATTR_L2_CACHE_SIZE_BYTES = 13,
+  BP_DEVICE_ATTR_TOTAL_GLOBAL_MEMORY = 14,
+  BP_DEVICE_ATTR_AVAILABLE_GLOBAL_MEMORY = 15,
+  BP_DEVICE_ATTR_IMAGE_PITCH_ALIGNMENT = 16,
+  BP_DEVICE_ATTR_COUNT = 17,
+} bp_device_attr_t;
+
+typedef enum bp_device_attr_value_kind {
+  BP_DEVICE_ATTR_VALUE_INT = 1,    /* the answer is in i64 */
+  BP_DEVICE_ATTR_VALUE_STRING = 2, /* the answer is in str, NUL-terminated */
+} bp_device_attr_value_kind_t;
+
+typedef struct bp_device_attr_value {
+  bp_device_attr_value_kind_t kind;
+  int64_t i64;
+  char str[256];
+} bp_device_attr_value_t;
+
+/* Writes the answer to *out_value on BP_OK. An attribute the device cannot
+ * answer is BP_ERR_UNSUPPORTED, never a zero; an attribute out of range is
+ * BP_ERR_INVALID_ARGUMENT. */
+BP_API bp_status_t bp_device_attribute(bp_device_t *device,
+                                       bp_device_attr_t attr,
+                                       bp_device_attr_value_t *out_value);
+/* "max_threads_per_block" for BP_DEVICE_ATTR_MAX_THREADS_PER_BLOCK; NULL if
+ * out of range. */
+BP_API const char *bp_device_attribute_name(bp_device_attr_t attr);
 
 /* Total and free device memory as the plugin reports them. */
 BP_API bp_status_t bp_device_memory_info(bp_device_t *device, size_t *out_total,
                                          size_t *out_free);
-
-/* The C_Device handle the runtime passes to the plugin for this device. */
-BP_API C_Device bp_device_c_handle(const bp_device_t *device);
 
 /* Blocks until all work on every stream of the device has finished. */
 BP_API bp_status_t bp_device_synchronize(bp_device_t *device);

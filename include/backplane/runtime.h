@@ -66,13 +66,6 @@ BP_API bp_status_t bp_runtime_rejected_info(const bp_runtime_t *runtime,
                                             size_t index, const char **out_path,
                                             const char **out_reason);
 
-/* The dispatch table the runtime calls plugin `index` through (the plugin's
- * own functions plus Backplane's fallbacks, layers spliced in), for
- * conformance tools and benchmarks that call a plugin directly. */
-struct C_DeviceInterface;
-BP_API const struct C_DeviceInterface *
-bp_runtime_plugin_dispatch(const bp_runtime_t *runtime, size_t index);
-
 #ifdef __cplusplus
 }
 #endif

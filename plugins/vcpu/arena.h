@@ -15,7 +15,7 @@
 #include <stddef.h>
 
 #include "backplane/device_ext.h"
-#include "ptrmap.h"
+#include "base/ptrmap.h"
 
 #define VCPU_ARENA_PAGE 4096u
 #define VCPU_ARENA_PUNCH_MIN ((size_t)1 << 20)

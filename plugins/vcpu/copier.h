@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "progress.h"
+#include "base/progress.h"
 
 #define VCPU_COPY_SPLIT_MIN ((size_t)8 << 20)
 

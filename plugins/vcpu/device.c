@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
+#include "base/config.h"
 #include "event.h"
 #include "kernel/kernels.h"
 #include "memory.h"

@@ -17,8 +17,8 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
-#include "park.h"
-#include "progress.h"
+#include "base/park.h"
+#include "base/progress.h"
 #include "stream.h"
 
 #define EVENT_MAGIC 0x65766e74u /* "evnt" */

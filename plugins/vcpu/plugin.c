@@ -4,7 +4,7 @@
  * table, so a host may call it to probe the layout. */
 #include "attributes.h"
 #include "backplane/device_ext.h"
-#include "comm_interface.h"
+#include "comm/interface.h"
 #include "copy.h"
 #include "device.h"
 #include "event.h"

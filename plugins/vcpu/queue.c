@@ -12,7 +12,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "park.h"
+#include "base/park.h"
 
 int vcpu_queue_init(vcpu_queue *queue, size_t capacity) {
   vcpu_queue_cell *cells =

@@ -21,8 +21,8 @@
 #include <stdint.h>
 
 #include "backplane/device_ext.h"
-#include "comm_task.h"
-#include "progress.h"
+#include "base/progress.h"
+#include "comm/task.h"
 
 typedef enum vcpu_command_kind {
   VCPU_COMMAND_COPY,     /* copy.dst <- copy.src, copy.size bytes */

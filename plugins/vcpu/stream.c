@@ -7,8 +7,8 @@
 #include <sys/prctl.h>
 #include <time.h>
 
+#include "base/park.h"
 #include "event.h"
-#include "park.h"
 #include "trace.h"
 
 #define STREAM_MAGIC 0x76637075u /* "vcpu" */

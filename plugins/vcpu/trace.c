@@ -8,8 +8,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "comm.h"
 #include "device.h"
+#include "reduce/call.h"
 
 typedef void (*add_event_fn)(C_Profiler prof, void *event);
 

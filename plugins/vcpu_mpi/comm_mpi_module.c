@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "comm_mpi.h"
-#include "comm_reduce.h"
+#include "comm/mpi.h"
 #include "mpi_roll_call.h"
 #include "mpi_world.h"
+#include "reduce/reduce.h"
 
 static pthread_once_t types_once = PTHREAD_ONCE_INIT;
 static MPI_Datatype f16_type, bf16_type;

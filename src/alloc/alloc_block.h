@@ -60,6 +60,13 @@ struct bp_chunk {
   uint64_t last_free_seq;
 };
 
+/* Whether `b` shares its chunk with other blocks (its bytes count as
+ * inactive split bytes while it is free or cached). On the hot path. */
+static inline __attribute__((always_inline)) bool
+bp_block_in_split_chunk(const bp_block_t *b) {
+  return b->prev || b->next;
+}
+
 /* A chunk that is one whole free block, i.e. idle and releasable. */
 static inline bool bp_chunk_is_idle(const bp_chunk_t *chunk) {
   const bp_block_t *b = chunk->first;

@@ -203,8 +203,24 @@ static inline bp_alloc_pool_t *bp_next_pool(bp_alloc_pool_t *pool) {
   return atomic_load_explicit(&pool->next_pool, memory_order_acquire);
 }
 
-/* The pool for `stream` (NULL: the NULL-stream pool), created on first use.
- * NULL with bp_last_error set when host memory runs out. */
+/* Locks `pool` if its block map holds `addr` and returns true with the block
+ * in *out_block (pool left locked); false, unlocked, otherwise. */
+static inline __attribute__((always_inline)) bool
+bp_alloc_pool_lock_if_live(bp_alloc_pool_t *pool, uintptr_t addr,
+                           bp_block_t **out_block) {
+  bp_pool_lock(&pool->mu);
+  bp_block_t *b = bp_block_map_find(&pool->live, addr);
+  if (b) {
+    *out_block = b;
+    return true;
+  }
+  bp_pool_unlock(&pool->mu);
+  return false;
+}
+
+/* Malloc and free (caching_allocator.c). The pool for `stream` (NULL: the
+ * NULL-stream pool), created on first use; NULL with bp_last_error set when
+ * host memory runs out. */
 bp_alloc_pool_t *bp_alloc_pool_for(bp_caching_allocator_t *allocator,
                                    void *stream);
 
@@ -213,33 +229,25 @@ bp_status_t bp_alloc_allocate(bp_caching_allocator_t *allocator,
                               bp_alloc_pool_t *pool, size_t size,
                               bool workspace, void **out_ptr);
 
+/* A cached block for `rounded` (the rounded `size`) from the hot cache or,
+ * with `use_large` also for a small request, by best fit in the free trees;
+ * BP_ERR_NOT_FOUND (no message) on a miss. Takes the pool's lock. */
+bp_status_t bp_alloc_allocate_cached(bp_caching_allocator_t *allocator,
+                                     bp_alloc_pool_t *pool, size_t size,
+                                     size_t rounded, bool use_large,
+                                     bool workspace, void **out_ptr);
+
+/* Files the free block `b`, already carved to its size, in the pool's block
+ * map and marks it allocated for `size` (pool locked). On no host memory
+ * BP_ERR_OUT_OF_MEMORY: a direct chunk's block is left for the caller to
+ * return (no message); any other is made free again (message set). */
+bp_status_t bp_alloc_hand_out(bp_caching_allocator_t *allocator,
+                              bp_alloc_pool_t *pool, bp_block_t *b, size_t size,
+                              bool workspace, void **out_ptr);
+
 /* Frees a workspace slab (an allocated block), as bp_caching_allocator_free
  * does for ordinary blocks. */
 bp_status_t bp_alloc_free_slab(bp_caching_allocator_t *allocator, void *ptr);
-
-/* Pool-locked free-block bookkeeping. */
-void bp_alloc_free_insert(bp_alloc_pool_t *pool, bp_block_t *block);
-void bp_alloc_free_remove(bp_alloc_pool_t *pool, bp_block_t *block);
-/* Makes an allocated or pending `block` free: coalesces it with free
- * neighbours and files it in the free tree (pool locked). */
-void bp_alloc_release_block(bp_alloc_pool_t *pool, bp_block_t *block);
-/* Frees every block of the pool's hot cache into its free tree (pool
- * locked). */
-void bp_alloc_flush_hot(bp_alloc_pool_t *pool);
-/* Returns a block record to the pool's spare list (pool locked). */
-void bp_alloc_recycle_block(bp_alloc_pool_t *pool, bp_block_t *block);
-/* Unlinks an idle or direct chunk from its pool, updating reserved stats
- * (pool locked); the caller then calls bp_alloc_return_chunk unlocked. */
-void bp_alloc_unlink_chunk(bp_alloc_pool_t *pool, bp_chunk_t *chunk);
-void bp_alloc_return_chunk(bp_caching_allocator_t *allocator,
-                           bp_chunk_t *chunk);
-
-/* Locks and returns the pool whose map holds `addr`, with the block in
- * *out_block; NULL if no pool has it. */
-bp_alloc_pool_t *bp_alloc_lock_owner(bp_caching_allocator_t *allocator,
-                                     uintptr_t addr, bp_block_t **out_block);
-/* Locks the pool that owns `chunk` now (chunks move in forget_stream). */
-bp_alloc_pool_t *bp_alloc_lock_chunk_pool(bp_chunk_t *chunk);
 
 /* Pending frees (alloc_pending.c). Parks `block` (state already
  * PENDING_FREE, pool unlocked) until events recorded now on `streams` have
@@ -273,5 +281,10 @@ void bp_workspace_release(bp_caching_allocator_t *allocator,
 void bp_workspace_trim(bp_caching_allocator_t *allocator,
                        bp_alloc_pool_t *pool);
 void bp_workspace_destroy(bp_workspace_t *workspace);
+
+/* The allocator's other jobs, each with its file. */
+#include "alloc/alloc_blocks.h"
+#include "alloc/alloc_growth.h"
+#include "alloc/alloc_pools.h"
 
 #endif /* BACKPLANE_ALLOC_ALLOC_INTERNAL_H_ */

@@ -1,19 +1,18 @@
-/* Sizing rules of the caching allocator (seed 003's hints), as pure functions.
+/* Sizing rules of the caching allocator (the plugin's size hints, after
+ * Paddle's custom-device interface; docs/allocator.md), as pure functions.
  *
  * Defaults for hints the plugin did not give (0):
  *   min_chunk_size     512: Paddle substitutes 1, but an alignment of 1 hands
  *                      out unaligned device pointers; 512 is PyTorch's minimum
  *                      block and Paddle's custom_cpu value.
- *   extra_padding_size 0 (seed 003).
+ *   extra_padding_size 0 (Paddle's interface).
  *   max_alloc_size     the device's free memory when the allocator is created
- *                      (seed 003); unlimited (SIZE_MAX) when the device cannot
- *                      tell (no memory_info, or it reports 0 free).
- *   max_chunk_size     max_alloc_size (seed 003).
- *   init_alloc_size,
- *   realloc_size       min(max_alloc_size, 20 MiB). Seed 003 says max_alloc,
- *                      i.e. take the whole device at the first allocation;
- *                      Paddle's own default strategy (auto_growth) ignores
- *                      these hints and grows by the request, and PyTorch grows
+ *                      (Paddle's interface); unlimited (SIZE_MAX) when the
+ * device cannot tell (no memory_info, or it reports 0 free). max_chunk_size
+ * max_alloc_size (Paddle's interface). init_alloc_size, realloc_size
+ * min(max_alloc_size, 20 MiB). Paddle's interface says max_alloc, i.e. take the
+ * whole device at the first allocation; Paddle's own default strategy
+ * (auto_growth) ignores these hints and grows by the request, and PyTorch grows
  *                      by 20 MiB segments. A growth is never smaller than the
  *                      request, so 20 MiB bounds waste without capping sizes,
  *                      and leaves device memory to other users.

@@ -1,8 +1,10 @@
-/* The caching allocator: creation, pools, allocation and free. Structure and
- * lock order in alloc_internal.h; sizing in alloc_sizing.h. */
-#include <stdio.h>
+/* The caching allocator's malloc and free: the thread's pool, the hot paths
+ * (a cached block of the exact size, taken and given back under the pool's
+ * biased lock), the general allocation path over the free trees, and every
+ * free that is not hot (pending frees, direct chunks, misuse). Growth and
+ * out-of-memory live in alloc_growth.c, blocks in alloc_blocks.c, pools in
+ * alloc_pools.c. Structure and lock order in alloc_internal.h. */
 #include <stdlib.h>
-#include <string.h>
 
 #include "alloc/alloc_internal.h"
 #include "alloc/alloc_sizing.h"
@@ -10,8 +12,6 @@
 
 /* The helpers of the hot path (a cached alloc+free) are inlined into it. */
 #define HOT_PATH static inline __attribute__((always_inline))
-
-static _Atomic uint64_t next_allocator_id = 1;
 
 /* The stream pool this thread used last, per allocator instance (ids are
  * never reused, and pools live as long as their allocator). Initial-exec:
@@ -23,17 +23,6 @@ static _Thread_local __attribute__((tls_model("initial-exec"))) struct {
   void *stream;
   bp_alloc_pool_t *pool;
 } thread_pool;
-
-static bp_alloc_pool_t *pool_create(bp_caching_allocator_t *a, void *stream) {
-  bp_alloc_pool_t *pool = aligned_alloc(64, sizeof *pool);
-  if (!pool)
-    return NULL;
-  memset(pool, 0, sizeof *pool);
-  pool->stream = stream;
-  pool->allocator = a;
-  bp_workspace_init(&pool->workspace);
-  return pool;
-}
 
 static bp_alloc_pool_t *find_pool(bp_caching_allocator_t *a, void *stream) {
   for (bp_alloc_pool_t *p = bp_first_pool(a); p; p = bp_next_pool(p))
@@ -52,7 +41,7 @@ bp_alloc_pool_t *bp_alloc_pool_for(bp_caching_allocator_t *a, void *stream) {
     pthread_mutex_lock(&a->pools_mu);
     pool = find_pool(a, stream);
     if (!pool) {
-      pool = pool_create(a, stream);
+      pool = bp_alloc_pool_create(a, stream);
       if (pool) {
         atomic_store_explicit(&pool->next_pool, bp_first_pool(a),
                               memory_order_relaxed);
@@ -73,160 +62,6 @@ bp_alloc_pool_t *bp_alloc_pool_for(bp_caching_allocator_t *a, void *stream) {
   return pool;
 }
 
-bp_status_t bp_caching_allocator_create(const bp_alloc_backend_t *backend,
-                                        const bp_alloc_hints_t *hints,
-                                        bp_caching_allocator_t **out) {
-  if (!backend || !out)
-    return bp_error(BP_ERR_INVALID_ARGUMENT,
-                    "bp_caching_allocator_create: backend or out is NULL");
-  if (!backend->raw_allocate || !backend->raw_free)
-    return bp_error(BP_ERR_INVALID_ARGUMENT,
-                    "bp_caching_allocator_create: backend %s lacks "
-                    "raw_allocate or raw_free",
-                    backend->name ? backend->name : "(unnamed)");
-  bp_caching_allocator_t *a = calloc(1, sizeof *a);
-  if (!a)
-    return bp_error(BP_ERR_OUT_OF_MEMORY,
-                    "bp_caching_allocator_create: no host memory");
-  a->backend = *backend;
-  if (!a->backend.name)
-    a->backend.name = "device";
-  size_t total = 0, device_free = 0;
-  if (!backend->memory_info ||
-      backend->memory_info(backend->self, &total, &device_free) != BP_OK)
-    device_free = 0;
-  bp_alloc_resolve_hints(hints, device_free, &a->config);
-  bp_alloc_fast_round_init(&a->config, &a->fast_round);
-  a->id = atomic_fetch_add(&next_allocator_id, 1);
-  pthread_mutex_init(&a->pools_mu, NULL);
-  pthread_mutex_init(&a->device_mu, NULL);
-  a->null_pool = pool_create(a, NULL);
-  if (!a->null_pool) {
-    free(a);
-    return bp_error(BP_ERR_OUT_OF_MEMORY,
-                    "bp_caching_allocator_create: no host memory");
-  }
-  atomic_store(&a->pools, a->null_pool);
-  *out = a;
-  return BP_OK;
-}
-
-void bp_caching_allocator_destroy(bp_caching_allocator_t *a) {
-  if (!a)
-    return;
-  bp_alloc_pending_destroy(a);
-  size_t leaked_blocks = 0, leaked_bytes = 0;
-  bp_alloc_pool_t *pool = bp_first_pool(a);
-  while (pool) {
-    bp_alloc_pool_t *next = bp_next_pool(pool);
-    for (bp_chunk_t *c = pool->chunks, *cn; c; c = cn) {
-      cn = c->next;
-      for (bp_block_t *b = c->first, *bn; b; b = bn) {
-        bn = b->next;
-        if (b->state == BP_BLOCK_ALLOCATED && !b->workspace) {
-          leaked_blocks++;
-          leaked_bytes += b->requested;
-        }
-        free(b->other_streams);
-        free(b);
-      }
-      a->backend.raw_free(a->backend.self, (void *)c->base, c->size);
-      free(c);
-    }
-    for (bp_block_t *b = pool->spare_blocks, *bn; b; b = bn) {
-      bn = b->next;
-      free(b);
-    }
-    bp_block_map_destroy(&pool->live);
-    bp_workspace_destroy(&pool->workspace);
-    free(pool);
-    pool = next;
-  }
-  if (leaked_blocks)
-    fprintf(stderr,
-            "backplane: %s: %zu device allocation(s) of %zu bytes were never "
-            "freed; released with the allocator\n",
-            a->backend.name, leaked_blocks, leaked_bytes);
-  pthread_mutex_destroy(&a->pools_mu);
-  pthread_mutex_destroy(&a->device_mu);
-  free(a);
-}
-
-/* Block records and free-block bookkeeping (pool locked). */
-
-static bp_block_t *new_block(bp_alloc_pool_t *pool) {
-  bp_block_t *b = pool->spare_blocks;
-  if (b) {
-    pool->spare_blocks = b->next;
-    memset(b, 0, sizeof *b);
-    return b;
-  }
-  return calloc(1, sizeof *b);
-}
-
-void bp_alloc_recycle_block(bp_alloc_pool_t *pool, bp_block_t *block) {
-  if (pool->recent == block)
-    pool->recent = NULL;
-  free(block->other_streams);
-  block->other_streams = NULL;
-  block->next = pool->spare_blocks;
-  pool->spare_blocks = block;
-}
-
-static bp_free_tree_t *tree_of(bp_alloc_pool_t *pool, const bp_block_t *b) {
-  return b->chunk->kind == BP_CHUNK_SMALL ? &pool->small_free
-                                          : &pool->large_free;
-}
-
-HOT_PATH bool in_split_chunk(const bp_block_t *b) {
-  return b->prev || b->next;
-}
-
-void bp_alloc_free_insert(bp_alloc_pool_t *pool, bp_block_t *block) {
-  bp_free_tree_insert(tree_of(pool, block), block);
-  if (in_split_chunk(block)) {
-    bp_stat_add(pool, BP_STAT_INACTIVE_SPLIT, block->size);
-    bp_alloc_note_increase(pool, BP_STAT_INACTIVE_SPLIT);
-  }
-}
-
-void bp_alloc_free_remove(bp_alloc_pool_t *pool, bp_block_t *block) {
-  bp_free_tree_remove(tree_of(pool, block), block);
-  if (in_split_chunk(block))
-    bp_stat_fall_split(pool, block->size);
-}
-
-/* Extends `first` over `second`, its neighbour after it; recycles the
- * record of `second`. */
-static void merge_blocks(bp_alloc_pool_t *pool, bp_block_t *first,
-                         bp_block_t *second) {
-  first->size += second->size;
-  first->next = second->next;
-  if (second->next)
-    second->next->prev = first;
-  bp_alloc_recycle_block(pool, second);
-}
-
-void bp_alloc_release_block(bp_alloc_pool_t *pool, bp_block_t *b) {
-  b->state = BP_BLOCK_FREE;
-  b->workspace = false;
-  free(b->other_streams);
-  b->other_streams = NULL;
-  b->other_stream_count = b->other_stream_capacity = 0;
-  bp_block_t *prev = b->prev;
-  if (prev && prev->state == BP_BLOCK_FREE) {
-    bp_alloc_free_remove(pool, prev);
-    merge_blocks(pool, prev, b);
-    b = prev;
-  }
-  bp_block_t *next = b->next;
-  if (next && next->state == BP_BLOCK_FREE) {
-    bp_alloc_free_remove(pool, next);
-    merge_blocks(pool, b, next);
-  }
-  bp_alloc_free_insert(pool, b);
-}
-
 /* The statistics of freeing the allocated block `b` with no other stream to
  * wait for: allocated, requested and active bytes fall, and each by at least
  * b->requested, which goes back to the hot path's headroom (pool locked). */
@@ -244,47 +79,11 @@ HOT_PATH bool cache_block(bp_alloc_pool_t *pool, bp_block_t *b) {
     return false;
   b->state = BP_BLOCK_CACHED;
   b->workspace = false;
-  if (in_split_chunk(b)) {
+  if (bp_block_in_split_chunk(b)) {
     bp_stat_add(pool, BP_STAT_INACTIVE_SPLIT, b->size);
     bp_alloc_note_increase(pool, BP_STAT_INACTIVE_SPLIT);
   }
   return true;
-}
-
-void bp_alloc_flush_hot(bp_alloc_pool_t *pool) {
-  for (bp_block_t *b = bp_hot_cache_take_all(&pool->hot), *next; b; b = next) {
-    next = b->hot_next;
-    b->hot_next = NULL;
-    bp_block_map_remove(&pool->live, b->addr);
-    if (in_split_chunk(b))
-      bp_stat_fall_split(pool, b->size);
-    bp_alloc_release_block(pool, b);
-  }
-}
-
-/* Takes `rounded` bytes from the front of the free block `b` (in the tree
- * if `in_tree`), splitting off the rest when worthwhile. */
-static void carve(bp_caching_allocator_t *a, bp_alloc_pool_t *pool,
-                  bp_block_t *b, size_t rounded, bool in_tree) {
-  if (in_tree)
-    bp_alloc_free_remove(pool, b);
-  bool small_chunk = b->chunk->kind == BP_CHUNK_SMALL;
-  if (!bp_alloc_should_split(&a->config, b->size, rounded, small_chunk))
-    return;
-  bp_block_t *rest = new_block(pool);
-  if (!rest)
-    return; /* no host memory for a record: hand out the whole block */
-  rest->addr = b->addr + rounded;
-  rest->size = b->size - rounded;
-  rest->chunk = b->chunk;
-  rest->state = BP_BLOCK_FREE;
-  rest->prev = b;
-  rest->next = b->next;
-  if (b->next)
-    b->next->prev = rest;
-  b->next = rest;
-  b->size = rounded;
-  bp_alloc_free_insert(pool, rest);
 }
 
 /* Marks `b` (in the block map) allocated for a `size` request (pool
@@ -306,9 +105,9 @@ HOT_PATH void mark_allocated(bp_alloc_pool_t *pool, bp_block_t *b, size_t size,
 
 /* Files the carved block in the block map and marks it allocated (pool
  * locked). */
-static bp_status_t hand_out(bp_caching_allocator_t *a, bp_alloc_pool_t *pool,
-                            bp_block_t *b, size_t size, bool workspace,
-                            void **out_ptr) {
+bp_status_t bp_alloc_hand_out(bp_caching_allocator_t *a, bp_alloc_pool_t *pool,
+                              bp_block_t *b, size_t size, bool workspace,
+                              void **out_ptr) {
   if (bp_block_map_insert(&pool->live, b) != BP_OK) {
     if (b->chunk->kind == BP_CHUNK_DIRECT)
       return BP_ERR_OUT_OF_MEMORY; /* the caller returns the chunk */
@@ -335,8 +134,8 @@ static bp_status_t allocate_best_fit(bp_caching_allocator_t *a,
       small && !use_large ? &pool->small_free : &pool->large_free, rounded);
   if (!b)
     return BP_ERR_NOT_FOUND;
-  carve(a, pool, b, rounded, true);
-  return hand_out(a, pool, b, size, workspace, out_ptr);
+  bp_alloc_carve(a, pool, b, rounded, true);
+  return bp_alloc_hand_out(a, pool, b, size, workspace, out_ptr);
 }
 
 /* A cached block for `rounded`, allocated and handed out: from the hot cache
@@ -349,7 +148,7 @@ HOT_PATH bp_status_t allocate_cached(bp_caching_allocator_t *a,
   bp_pool_lock(&pool->mu);
   bp_block_t *b = bp_hot_cache_pop(&pool->hot, rounded);
   if (b) {
-    if (in_split_chunk(b))
+    if (bp_block_in_split_chunk(b))
       bp_stat_fall_split(pool, b->size);
     mark_allocated(pool, b, size, workspace, out_ptr);
   } else {
@@ -360,227 +159,11 @@ HOT_PATH bp_status_t allocate_cached(bp_caching_allocator_t *a,
   return status;
 }
 
-/* A new chunk of `kind` for a `rounded` request, within max_alloc_size.
- * BP_ERR_OUT_OF_MEMORY (message not set) when the budget or the device is
- * exhausted; other backend failures pass through with their message. */
-static bp_status_t grow(bp_caching_allocator_t *a, size_t rounded,
-                        bp_chunk_kind_t kind, bp_chunk_t **out_chunk) {
-  bp_chunk_t *chunk = calloc(1, sizeof *chunk);
-  bp_block_t *block = calloc(1, sizeof *block);
-  if (!chunk || !block) {
-    free(chunk);
-    free(block);
-    return BP_ERR_OUT_OF_MEMORY;
-  }
-  pthread_mutex_lock(&a->device_mu);
-  size_t budget = a->config.max_alloc_size - a->reserved_total;
-  size_t size =
-      kind == BP_CHUNK_DIRECT
-          ? (rounded <= budget ? rounded : 0)
-          : bp_alloc_growth_size(&a->config, rounded, kind == BP_CHUNK_SMALL,
-                                 !a->grew_large, budget);
-  a->reserved_total += size;
-  pthread_mutex_unlock(&a->device_mu);
-
-  void *ptr = NULL;
-  bp_status_t status = BP_ERR_OUT_OF_MEMORY;
-  if (size) {
-    status = a->backend.raw_allocate(a->backend.self, size, &ptr);
-    if (status == BP_ERR_OUT_OF_MEMORY && size > rounded) {
-      /* The device cannot give the growth size: try the request alone. */
-      pthread_mutex_lock(&a->device_mu);
-      a->reserved_total -= size - rounded;
-      pthread_mutex_unlock(&a->device_mu);
-      size = rounded;
-      status = a->backend.raw_allocate(a->backend.self, size, &ptr);
-    }
-    if (status == BP_OK && !ptr)
-      status = BP_ERR_OUT_OF_MEMORY;
-  }
-  pthread_mutex_lock(&a->device_mu);
-  if (status != BP_OK)
-    a->reserved_total -= size;
-  else if (kind == BP_CHUNK_LARGE)
-    a->grew_large = true;
-  pthread_mutex_unlock(&a->device_mu);
-  if (status != BP_OK) {
-    free(chunk);
-    free(block);
-    return status;
-  }
-  bp_count(&a->num_device_alloc);
-  chunk->base = (uintptr_t)ptr;
-  chunk->size = size;
-  chunk->kind = kind;
-  chunk->first = block;
-  block->addr = chunk->base;
-  block->size = size;
-  block->chunk = chunk;
-  block->state = BP_BLOCK_FREE;
-  *out_chunk = chunk;
-  return BP_OK;
-}
-
-static void link_chunk(bp_alloc_pool_t *pool, bp_chunk_t *chunk) {
-  atomic_store_explicit(&chunk->pool, pool, memory_order_relaxed);
-  chunk->prev = NULL;
-  chunk->next = pool->chunks;
-  if (pool->chunks)
-    pool->chunks->prev = chunk;
-  pool->chunks = chunk;
-  bp_stat_add(pool, BP_STAT_RESERVED, chunk->size);
-  bp_alloc_note_increase(pool, BP_STAT_RESERVED);
-}
-
-void bp_alloc_unlink_chunk(bp_alloc_pool_t *pool, bp_chunk_t *chunk) {
-  if (chunk->kind != BP_CHUNK_DIRECT)
-    bp_alloc_free_remove(pool, chunk->first);
-  bp_alloc_recycle_block(pool, chunk->first);
-  chunk->first = NULL;
-  if (chunk->prev)
-    chunk->prev->next = chunk->next;
-  else
-    pool->chunks = chunk->next;
-  if (chunk->next)
-    chunk->next->prev = chunk->prev;
-  bp_stat_sub(pool, BP_STAT_RESERVED, chunk->size);
-}
-
-void bp_alloc_return_chunk(bp_caching_allocator_t *a, bp_chunk_t *chunk) {
-  a->backend.raw_free(a->backend.self, (void *)chunk->base, chunk->size);
-  bp_count(&a->num_device_free);
-  pthread_mutex_lock(&a->device_mu);
-  a->reserved_total -= chunk->size;
-  pthread_mutex_unlock(&a->device_mu);
-  free(chunk);
-}
-
-/* Adds a fresh chunk to `pool` and hands out its front. */
-static bp_status_t allocate_from_chunk(bp_caching_allocator_t *a,
-                                       bp_alloc_pool_t *pool, bp_chunk_t *chunk,
-                                       size_t size, size_t rounded,
-                                       bool workspace, void **out_ptr) {
-  bp_pool_lock(&pool->mu);
-  link_chunk(pool, chunk);
-  bp_block_t *b = chunk->first;
-  if (chunk->kind != BP_CHUNK_DIRECT)
-    carve(a, pool, b, rounded, false);
-  bp_status_t status = hand_out(a, pool, b, size, workspace, out_ptr);
-  if (status != BP_OK && chunk->kind == BP_CHUNK_DIRECT) {
-    bp_alloc_unlink_chunk(pool, chunk);
-    bp_pool_unlock(&pool->mu);
-    bp_alloc_return_chunk(a, chunk);
-    return bp_error(BP_ERR_OUT_OF_MEMORY,
-                    "%s: no host memory to track a device allocation",
-                    a->backend.name);
-  }
-  bp_pool_unlock(&pool->mu);
-  return status;
-}
-
-static size_t largest_free_block(bp_caching_allocator_t *a) {
-  size_t largest = 0;
-  for (bp_alloc_pool_t *p = bp_first_pool(a); p; p = bp_next_pool(p)) {
-    bp_pool_lock(&p->mu);
-    bp_block_t *small = bp_free_tree_largest(&p->small_free);
-    bp_block_t *large = bp_free_tree_largest(&p->large_free);
-    if (small && small->size > largest)
-      largest = small->size;
-    if (large && large->size > largest)
-      largest = large->size;
-    bp_pool_unlock(&p->mu);
-  }
-  return largest;
-}
-
-static bp_status_t out_of_memory(bp_caching_allocator_t *a, size_t size,
-                                 size_t rounded) {
-  bp_count(&a->num_ooms);
-  bp_memory_stats_t stats;
-  bp_caching_allocator_stats(a, &stats);
-  size_t total = 0, device_free = 0;
-  char free_text[32] = "unknown";
-  if (a->backend.memory_info &&
-      a->backend.memory_info(a->backend.self, &total, &device_free) == BP_OK)
-    snprintf(free_text, sizeof free_text, "%zu", device_free);
-  char limit_text[64] = "";
-  if (a->config.max_alloc_size != SIZE_MAX)
-    snprintf(limit_text, sizeof limit_text, " (max_alloc_size %zu)",
-             a->config.max_alloc_size);
-  return bp_error(BP_ERR_OUT_OF_MEMORY,
-                  "%s: out of memory allocating %zu bytes (%zu after padding "
-                  "and alignment): %llu bytes allocated, %llu reserved%s, "
-                  "%s free on the device, largest free cached block %zu",
-                  a->backend.name, size, rounded,
-                  (unsigned long long)stats.allocated_bytes.current,
-                  (unsigned long long)stats.reserved_bytes.current, limit_text,
-                  free_text, largest_free_block(a));
-}
-
-static bp_status_t backend_failure(bp_caching_allocator_t *a,
-                                   bp_status_t status, size_t rounded) {
-  return bp_error(status, "%s: allocating %zu bytes from the device: %s",
-                  a->backend.name, rounded, bp_last_error());
-}
-
-/* Memory pressure: wait for pending frees, give idle chunks back, retry. */
-static void release_for_retry(bp_caching_allocator_t *a) {
-  bp_count(&a->num_alloc_retries);
-  bp_alloc_pending_reclaim(a, true);
-  bp_alloc_release_idle(a);
-}
-
-static bp_status_t allocate_direct(bp_caching_allocator_t *a,
-                                   bp_alloc_pool_t *pool, size_t size,
-                                   size_t rounded, bool workspace,
-                                   void **out_ptr) {
-  bp_chunk_t *chunk;
-  bp_status_t status = grow(a, rounded, BP_CHUNK_DIRECT, &chunk);
-  if (status == BP_ERR_OUT_OF_MEMORY) {
-    release_for_retry(a);
-    status = grow(a, rounded, BP_CHUNK_DIRECT, &chunk);
-  }
-  if (status == BP_ERR_OUT_OF_MEMORY)
-    return out_of_memory(a, size, rounded);
-  if (status != BP_OK)
-    return backend_failure(a, status, rounded);
-  return allocate_from_chunk(a, pool, chunk, size, rounded, workspace, out_ptr);
-}
-
-static bp_status_t allocate_slow(bp_caching_allocator_t *a,
-                                 bp_alloc_pool_t *pool, size_t size,
-                                 size_t rounded, bool workspace,
-                                 void **out_ptr) {
-  bp_status_t status;
-  if (atomic_load_explicit(&a->pending_count, memory_order_relaxed)) {
-    bp_alloc_pending_reclaim(a, false);
-    status = allocate_cached(a, pool, size, rounded, false, workspace, out_ptr);
-    if (status != BP_ERR_NOT_FOUND)
-      return status;
-  }
-  bool small = rounded <= BP_ALLOC_SMALL_REQUEST;
-  bp_chunk_kind_t kind = small ? BP_CHUNK_SMALL : BP_CHUNK_LARGE;
-  for (int attempt = 0;; attempt++) {
-    bp_chunk_t *chunk;
-    status = grow(a, rounded, kind, &chunk);
-    if (status == BP_OK)
-      return allocate_from_chunk(a, pool, chunk, size, rounded, workspace,
-                                 out_ptr);
-    if (status != BP_ERR_OUT_OF_MEMORY)
-      return backend_failure(a, status, rounded);
-    if (small) {
-      status =
-          allocate_cached(a, pool, size, rounded, true, workspace, out_ptr);
-      if (status != BP_ERR_NOT_FOUND)
-        return status;
-    }
-    if (attempt == 1)
-      return out_of_memory(a, size, rounded);
-    release_for_retry(a);
-    status = allocate_cached(a, pool, size, rounded, false, workspace, out_ptr);
-    if (status != BP_ERR_NOT_FOUND)
-      return status;
-  }
+bp_status_t bp_alloc_allocate_cached(bp_caching_allocator_t *a,
+                                     bp_alloc_pool_t *pool, size_t size,
+                                     size_t rounded, bool use_large,
+                                     bool workspace, void **out_ptr) {
+  return allocate_cached(a, pool, size, rounded, use_large, workspace, out_ptr);
 }
 
 __attribute__((noinline)) bp_status_t
@@ -594,12 +177,12 @@ bp_alloc_allocate(bp_caching_allocator_t *a, bp_alloc_pool_t *pool, size_t size,
                     a->backend.name, size, a->config.extra_padding_size,
                     a->config.min_chunk_size);
   if (rounded > a->config.max_chunk_size)
-    return allocate_direct(a, pool, size, rounded, workspace, out_ptr);
+    return bp_alloc_allocate_direct(a, pool, size, rounded, workspace, out_ptr);
   bp_status_t status =
       allocate_cached(a, pool, size, rounded, false, workspace, out_ptr);
   if (status != BP_ERR_NOT_FOUND)
     return status;
-  return allocate_slow(a, pool, size, rounded, workspace, out_ptr);
+  return bp_alloc_allocate_slow(a, pool, size, rounded, workspace, out_ptr);
 }
 
 /* The pool of `stream` when this thread used it last (the NULL-stream pool
@@ -627,7 +210,7 @@ HOT_PATH bool allocate_hot(bp_alloc_pool_t *pool, size_t size, size_t rounded,
                       ? bp_hot_cache_pop(&pool->hot, rounded)
                       : NULL;
   if (b) { /* b->size == rounded */
-    if (in_split_chunk(b))
+    if (bp_block_in_split_chunk(b))
       bp_stat_fall_split(pool, rounded);
     b->state = BP_BLOCK_ALLOCATED;
     b->requested = size;
@@ -665,41 +248,6 @@ bp_status_t bp_caching_allocator_malloc(bp_caching_allocator_t *a, size_t size,
   return malloc_general(a, size, stream, out_ptr);
 }
 
-/* Lookup of live blocks. */
-
-HOT_PATH bool pool_has(bp_alloc_pool_t *pool, uintptr_t addr,
-                       bp_block_t **out_block) {
-  bp_pool_lock(&pool->mu);
-  bp_block_t *b = bp_block_map_find(&pool->live, addr);
-  if (b) {
-    *out_block = b;
-    return true;
-  }
-  bp_pool_unlock(&pool->mu);
-  return false;
-}
-
-bp_alloc_pool_t *bp_alloc_lock_owner(bp_caching_allocator_t *a, uintptr_t addr,
-                                     bp_block_t **out_block) {
-  /* Newest pools first, the NULL-stream pool last: a chunk moving to it in
-   * forget_stream is found either before or after the move. */
-  for (bp_alloc_pool_t *p = bp_first_pool(a); p; p = bp_next_pool(p))
-    if (pool_has(p, addr, out_block))
-      return p;
-  return NULL;
-}
-
-bp_alloc_pool_t *bp_alloc_lock_chunk_pool(bp_chunk_t *chunk) {
-  for (;;) {
-    bp_alloc_pool_t *pool =
-        atomic_load_explicit(&chunk->pool, memory_order_acquire);
-    bp_pool_lock(&pool->mu);
-    if (atomic_load_explicit(&chunk->pool, memory_order_relaxed) == pool)
-      return pool;
-    bp_pool_unlock(&pool->mu);
-  }
-}
-
 /* The pool this thread allocated from last, for lookups with no stream to
  * go by. */
 static bp_alloc_pool_t *thread_hint(bp_caching_allocator_t *a) {
@@ -722,7 +270,7 @@ HOT_PATH bp_status_t lock_allocated(bp_caching_allocator_t *a, const char *what,
                                     bp_block_t **out_block) {
   bp_block_t *b = NULL;
   bp_alloc_pool_t *pool = hint;
-  if (!hint || !pool_has(hint, (uintptr_t)ptr, &b))
+  if (!hint || !bp_alloc_pool_lock_if_live(hint, (uintptr_t)ptr, &b))
     pool = bp_alloc_lock_owner(a, (uintptr_t)ptr, &b);
   if (!pool)
     return unknown_pointer(a, what, ptr);
@@ -876,7 +424,7 @@ HOT_PATH bool free_hot(bp_alloc_pool_t *pool, void *ptr) {
   bp_block_t *b = pool->recent;
   if (!b || b->addr != (uintptr_t)ptr)
     b = bp_block_map_find(&pool->live, (uintptr_t)ptr);
-  bool split = b && in_split_chunk(b);
+  bool split = b && bp_block_in_split_chunk(b);
   bool hot = b && b->state == BP_BLOCK_ALLOCATED && !b->workspace &&
              !b->other_stream_count && b->chunk->kind != BP_CHUNK_DIRECT &&
              (!split ||
@@ -944,13 +492,4 @@ bp_status_t bp_caching_allocator_block_size(bp_caching_allocator_t *a,
   *out_size = b->requested;
   bp_pool_unlock(&pool->mu);
   return BP_OK;
-}
-
-const char *bp_caching_allocator_name(const bp_caching_allocator_t *a) {
-  return a->backend.name;
-}
-
-void bp_caching_allocator_config(const bp_caching_allocator_t *a,
-                                 bp_allocator_config_t *out_config) {
-  *out_config = a->config;
 }

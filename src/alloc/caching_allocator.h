@@ -5,8 +5,8 @@
  * reuse). Streams are opaque keys (the core passes bp_stream_t*, NULL for
  * "no stream": memory freed with no stream is reusable by anyone at once).
  *
- * Sizing (seed 003; defaults and reasons in docs/allocator.md and
- * alloc_sizing.h): a request takes size + extra_padding_size rounded up to
+ * Sizing (the plugin's size hints; defaults and reasons in docs/allocator.md
+ * and alloc_sizing.h): a request takes size + extra_padding_size rounded up to
  * min_chunk_size; above max_chunk_size it goes straight to the backend.
  * Requests up to 1 MiB come from 2 MiB small-pool chunks, larger ones from
  * large-pool chunks: the first large growth is init_alloc_size, later ones
@@ -41,8 +41,9 @@ typedef struct bp_alloc_backend {
   void (*event_destroy)(void *self, void *event);
 } bp_alloc_backend_t;
 
-/* Seed 003's size hints. A hint the plugin did not give is 0 here; the
- * allocator then applies seed 003's default and reports it in `defaulted`. */
+/* The plugin's size hints (Paddle's custom-device interface). A hint the plugin
+ * did not give is 0 here; the allocator then applies the documented default and
+ * reports it in `defaulted`. */
 typedef struct bp_alloc_hints {
   size_t min_chunk_size;
   size_t max_chunk_size;

@@ -8,11 +8,14 @@
 #include "core/runtime_internal.h"
 #include "core/status.h"
 #include "core/stream_internal.h"
+#include "core/vendor_types.h"
 #include "layers/collective_note.h"
 
-/* Checks the communicator, that the stream is on its device and, when
+/* Checks the communicator, that the stream is on its device, that `dtype`
+ * is a data type (written to *c_dtype in the plugin's terms) and, when
  * `slot_name` is given, that the plugin has `slot`. */
 static bp_status_t check_call(bp_comm_t *comm, bp_stream_t *stream,
+                              bp_dtype_t dtype, C_DataType *c_dtype,
                               const char *what, const void *slot,
                               const char *slot_name) {
   if (comm == NULL || stream == NULL)
@@ -23,6 +26,11 @@ static bp_status_t check_call(bp_comm_t *comm, bp_stream_t *stream,
                     "%s: the stream belongs to %s, the communicator (rank "
                     "%zu) to %s",
                     what, stream->device->name, comm->rank, comm->device->name);
+  if (!bp_dtype_to_c(dtype, c_dtype))
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "%s on %s: dtype %d is not a "
+                    "data type",
+                    what, comm->device->name, (int)dtype);
   if (slot_name != NULL && slot == NULL)
     return bp_error(BP_ERR_UNSUPPORTED, "%s: plugin %s has no %s", what,
                     comm->device->plugin->device_type, slot_name);
@@ -37,13 +45,23 @@ static bp_status_t finish(const bp_comm_t *comm, const char *function,
                              result);
 }
 
+/* The plugin's form of `op`, or BP_ERR_INVALID_ARGUMENT naming it. */
+static bp_status_t check_op(const bp_comm_t *comm, const char *what,
+                            bp_reduce_op_t op, C_CCLReduceOp *c_op) {
+  if (bp_reduce_op_to_c(op, c_op))
+    return BP_OK;
+  return bp_error(BP_ERR_INVALID_ARGUMENT,
+                  "%s on %s: reduce op %d is not a reduce op", what,
+                  comm->device->name, (int)op);
+}
+
 /* Starts the trace layer's note of a call (count * element size bytes). */
 static bp_collective_note_t note(const bp_comm_t *comm, const char *function,
-                                 size_t count, C_DataType dtype, int reduce_op,
+                                 size_t count, bp_dtype_t dtype, int reduce_op,
                                  bp_collective_rank_role_t role, size_t rank) {
   return bp_collective_note_begin(comm, function, count, dtype,
-                                  count * BP_DataTypeSize(dtype), reduce_op,
-                                  role, rank);
+                                  count * bp_dtype_size(dtype), reduce_op, role,
+                                  rank);
 }
 
 /* Tells the trace layer about the call, then finishes it. */
@@ -59,89 +77,104 @@ static void *unconst(const void *ptr) {
 }
 
 BP_API bp_status_t bp_comm_all_reduce(const void *send, void *recv,
-                                      size_t count, C_DataType dtype,
-                                      C_CCLReduceOp op, bp_comm_t *comm,
+                                      size_t count, bp_dtype_t dtype,
+                                      bp_reduce_op_t op, bp_comm_t *comm,
                                       bp_stream_t *stream) {
+  C_DataType c_dtype;
+  C_CCLReduceOp c_op;
   bp_status_t status = check_call(
-      comm, stream, "bp_comm_all_reduce",
+      comm, stream, dtype, &c_dtype, "bp_comm_all_reduce",
       comm ? (void *)comm->dispatch->xccl_all_reduce : NULL, "xccl_all_reduce");
+  if (status == BP_OK)
+    status = check_op(comm, "bp_comm_all_reduce", op, &c_op);
   if (status != BP_OK)
     return status;
   bp_collective_note_t call =
       note(comm, "xccl_all_reduce", count, dtype, (int)op, BP_NOTE_NO_RANK, 0);
-  return finish_noted(
-      &call, comm->dispatch->xccl_all_reduce(unconst(send), recv, count, dtype,
-                                             op, comm->native, stream->native));
+  return finish_noted(&call, comm->dispatch->xccl_all_reduce(
+                                 unconst(send), recv, count, c_dtype, c_op,
+                                 comm->native, stream->native));
 }
 
-BP_API bp_status_t bp_comm_broadcast(void *buf, size_t count, C_DataType dtype,
+BP_API bp_status_t bp_comm_broadcast(void *buf, size_t count, bp_dtype_t dtype,
                                      size_t root, bp_comm_t *comm,
                                      bp_stream_t *stream) {
+  C_DataType c_dtype;
   bp_status_t status = check_call(
-      comm, stream, "bp_comm_broadcast",
+      comm, stream, dtype, &c_dtype, "bp_comm_broadcast",
       comm ? (void *)comm->dispatch->xccl_broadcast : NULL, "xccl_broadcast");
   if (status != BP_OK)
     return status;
   bp_collective_note_t call = note(comm, "xccl_broadcast", count, dtype,
                                    BP_NOTE_NO_REDUCE_OP, BP_NOTE_ROOT, root);
-  return finish_noted(&call, comm->dispatch->xccl_broadcast(buf, count, dtype,
+  return finish_noted(&call, comm->dispatch->xccl_broadcast(buf, count, c_dtype,
                                                             root, comm->native,
                                                             stream->native));
 }
 
 BP_API bp_status_t bp_comm_reduce(const void *send, void *recv, size_t count,
-                                  C_DataType dtype, C_CCLReduceOp op,
+                                  bp_dtype_t dtype, bp_reduce_op_t op,
                                   size_t root, bp_comm_t *comm,
                                   bp_stream_t *stream) {
+  C_DataType c_dtype;
+  C_CCLReduceOp c_op;
   bp_status_t status = check_call(
-      comm, stream, "bp_comm_reduce",
+      comm, stream, dtype, &c_dtype, "bp_comm_reduce",
       comm ? (void *)comm->dispatch->xccl_reduce : NULL, "xccl_reduce");
+  if (status == BP_OK)
+    status = check_op(comm, "bp_comm_reduce", op, &c_op);
   if (status != BP_OK)
     return status;
   bp_collective_note_t call =
       note(comm, "xccl_reduce", count, dtype, (int)op, BP_NOTE_ROOT, root);
-  return finish_noted(
-      &call, comm->dispatch->xccl_reduce(unconst(send), recv, count, dtype, op,
-                                         root, comm->native, stream->native));
+  return finish_noted(&call, comm->dispatch->xccl_reduce(
+                                 unconst(send), recv, count, c_dtype, c_op,
+                                 root, comm->native, stream->native));
 }
 
 BP_API bp_status_t bp_comm_all_gather(const void *send, void *recv,
-                                      size_t count, C_DataType dtype,
+                                      size_t count, bp_dtype_t dtype,
                                       bp_comm_t *comm, bp_stream_t *stream) {
+  C_DataType c_dtype;
   bp_status_t status = check_call(
-      comm, stream, "bp_comm_all_gather",
+      comm, stream, dtype, &c_dtype, "bp_comm_all_gather",
       comm ? (void *)comm->dispatch->xccl_all_gather : NULL, "xccl_all_gather");
   if (status != BP_OK)
     return status;
   bp_collective_note_t call = note(comm, "xccl_all_gather", count, dtype,
                                    BP_NOTE_NO_REDUCE_OP, BP_NOTE_NO_RANK, 0);
-  return finish_noted(
-      &call, comm->dispatch->xccl_all_gather(unconst(send), recv, count, dtype,
-                                             comm->native, stream->native));
+  return finish_noted(&call, comm->dispatch->xccl_all_gather(
+                                 unconst(send), recv, count, c_dtype,
+                                 comm->native, stream->native));
 }
 
 BP_API bp_status_t bp_comm_reduce_scatter(const void *send, void *recv,
-                                          size_t count, C_DataType dtype,
-                                          C_CCLReduceOp op, bp_comm_t *comm,
+                                          size_t count, bp_dtype_t dtype,
+                                          bp_reduce_op_t op, bp_comm_t *comm,
                                           bp_stream_t *stream) {
+  C_DataType c_dtype;
+  C_CCLReduceOp c_op;
   bp_status_t status =
-      check_call(comm, stream, "bp_comm_reduce_scatter",
+      check_call(comm, stream, dtype, &c_dtype, "bp_comm_reduce_scatter",
                  comm ? (void *)comm->dispatch->xccl_reduce_scatter : NULL,
                  "xccl_reduce_scatter");
+  if (status == BP_OK)
+    status = check_op(comm, "bp_comm_reduce_scatter", op, &c_op);
   if (status != BP_OK)
     return status;
   bp_collective_note_t call = note(comm, "xccl_reduce_scatter", count, dtype,
                                    (int)op, BP_NOTE_NO_RANK, 0);
   return finish_noted(&call, comm->dispatch->xccl_reduce_scatter(
-                                 unconst(send), recv, count, dtype, op,
+                                 unconst(send), recv, count, c_dtype, c_op,
                                  comm->native, stream->native));
 }
 
 BP_API bp_status_t bp_comm_send(const void *send, size_t count,
-                                C_DataType dtype, size_t peer, bp_comm_t *comm,
+                                bp_dtype_t dtype, size_t peer, bp_comm_t *comm,
                                 bp_stream_t *stream) {
+  C_DataType c_dtype;
   bp_status_t status =
-      check_call(comm, stream, "bp_comm_send",
+      check_call(comm, stream, dtype, &c_dtype, "bp_comm_send",
                  comm ? (void *)comm->dispatch->xccl_send : NULL, "xccl_send");
   if (status != BP_OK)
     return status;
@@ -149,15 +182,16 @@ BP_API bp_status_t bp_comm_send(const void *send, size_t count,
       note(comm, "xccl_send", count, dtype, BP_NOTE_NO_REDUCE_OP,
            BP_NOTE_SEND_PEER, peer);
   return finish_noted(
-      &call, comm->dispatch->xccl_send(unconst(send), count, dtype, peer,
+      &call, comm->dispatch->xccl_send(unconst(send), count, c_dtype, peer,
                                        comm->native, stream->native));
 }
 
-BP_API bp_status_t bp_comm_recv(void *recv, size_t count, C_DataType dtype,
+BP_API bp_status_t bp_comm_recv(void *recv, size_t count, bp_dtype_t dtype,
                                 size_t peer, bp_comm_t *comm,
                                 bp_stream_t *stream) {
+  C_DataType c_dtype;
   bp_status_t status =
-      check_call(comm, stream, "bp_comm_recv",
+      check_call(comm, stream, dtype, &c_dtype, "bp_comm_recv",
                  comm ? (void *)comm->dispatch->xccl_recv : NULL, "xccl_recv");
   if (status != BP_OK)
     return status;
@@ -165,7 +199,7 @@ BP_API bp_status_t bp_comm_recv(void *recv, size_t count, C_DataType dtype,
       note(comm, "xccl_recv", count, dtype, BP_NOTE_NO_REDUCE_OP,
            BP_NOTE_RECV_PEER, peer);
   return finish_noted(&call,
-                      comm->dispatch->xccl_recv(recv, count, dtype, peer,
+                      comm->dispatch->xccl_recv(recv, count, c_dtype, peer,
                                                 comm->native, stream->native));
 }
 
@@ -175,7 +209,7 @@ BP_API bp_status_t bp_comm_recv(void *recv, size_t count, C_DataType dtype,
 static bp_status_t
 all_to_all_fallback(const void *const *send_bufs, const size_t *send_counts,
                     void *const *recv_bufs, const size_t *recv_counts,
-                    C_DataType dtype, bp_comm_t *comm, bp_stream_t *stream,
+                    bp_dtype_t dtype, bp_comm_t *comm, bp_stream_t *stream,
                     size_t element_size) {
   const C_DeviceInterface *d = comm->dispatch;
   if (d->xccl_send == NULL || d->xccl_recv == NULL)
@@ -210,18 +244,18 @@ BP_API bp_status_t bp_comm_all_to_all(const void *const *send_bufs,
                                       const size_t *send_counts,
                                       void *const *recv_bufs,
                                       const size_t *recv_counts,
-                                      C_DataType dtype, bp_comm_t *comm,
+                                      bp_dtype_t dtype, bp_comm_t *comm,
                                       bp_stream_t *stream) {
-  bp_status_t status =
-      check_call(comm, stream, "bp_comm_all_to_all", "", "xccl_all_to_all");
+  C_DataType c_dtype;
+  bp_status_t status = check_call(comm, stream, dtype, &c_dtype,
+                                  "bp_comm_all_to_all", "", "xccl_all_to_all");
   if (status != BP_OK)
     return status;
-  size_t size = BP_DataTypeSize(dtype);
-  if (!send_bufs || !send_counts || !recv_bufs || !recv_counts || size == 0)
+  size_t size = bp_dtype_size(dtype);
+  if (!send_bufs || !send_counts || !recv_bufs || !recv_counts)
     return bp_error(BP_ERR_INVALID_ARGUMENT,
-                    "bp_comm_all_to_all on %s: an array is NULL or the data "
-                    "type (%d) is unknown",
-                    comm->device->name, (int)dtype);
+                    "bp_comm_all_to_all on %s: an array is NULL",
+                    comm->device->name);
   if (comm->dispatch->xccl_all_to_all == NULL)
     return all_to_all_fallback(send_bufs, send_counts, recv_bufs, recv_counts,
                                dtype, comm, stream, size);
@@ -232,7 +266,7 @@ BP_API bp_status_t bp_comm_all_to_all(const void *const *send_bufs,
                     comm->device->name);
   size_t total = 0;
   for (size_t r = 0; r < comm->nranks; r++) {
-    dtypes[r] = dtype;
+    dtypes[r] = c_dtype;
     total += send_counts[r];
   }
   bp_collective_note_t call = note(comm, "xccl_all_to_all", total, dtype,

@@ -5,6 +5,7 @@
 
 #include "comm/comm_internal.h"
 #include "core/status.h"
+#include "core/vendor_types.h"
 
 enum { MAX_EXTENSIONS = 64 };
 
@@ -37,8 +38,8 @@ bp_status_t bp_comm_call_failed(const bp_comm_t *comm,
     int32_t status = 0;
     if (extension->comm_get_async_error(comm->native, &status, message,
                                         sizeof message) == C_SUCCESS &&
-        status != 0)
-      return bp_error((bp_status_t)status, "%s: %s on %s: %s",
+        status != BP_COMM_EXT_OK)
+      return bp_error(bp_status_from_comm_ext(status), "%s: %s on %s: %s",
                       device->plugin->device_type, function, device->name,
                       message);
   }
@@ -245,8 +246,9 @@ BP_API bp_status_t bp_comm_async_error(bp_comm_t *comm) {
   if (!BP_C_OK(result))
     return bp_comm_call_failed(NULL, comm->device, comm->extension,
                                "comm_get_async_error", result);
-  if (status != 0)
-    return bp_error((bp_status_t)status, "%s: rank %zu of %zu on %s: %s",
+  if (status != BP_COMM_EXT_OK)
+    return bp_error(bp_status_from_comm_ext(status),
+                    "%s: rank %zu of %zu on %s: %s",
                     comm->device->plugin->device_type, comm->rank, comm->nranks,
                     comm->device->name, message);
   return BP_OK;

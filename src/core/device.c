@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backplane/vendor_access.h"
 #include "core/api_trace.h"
 #include "core/device_table.h"
 #include "core/runtime_internal.h"

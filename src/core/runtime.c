@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backplane/vendor_access.h"
 #include "core/loader.h"
 #include "core/plugin_search.h"
 #include "core/runtime_internal.h"
@@ -150,7 +151,7 @@ BP_API bp_status_t bp_runtime_rejected_info(const bp_runtime_t *runtime,
   return BP_OK;
 }
 
-BP_API const struct C_DeviceInterface *
+BP_API const C_DeviceInterface *
 bp_runtime_plugin_dispatch(const bp_runtime_t *runtime, size_t index) {
   if (!runtime || index >= runtime->plugin_count)
     return NULL;

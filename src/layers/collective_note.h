@@ -30,9 +30,9 @@ typedef struct bp_collective_note {
   const bp_comm_t *comm;
   const char *function; /* "xccl_all_reduce": the slice's name */
   size_t count;         /* elements, as passed */
-  C_DataType dtype;
+  bp_dtype_t dtype;
   size_t bytes;  /* of this rank's send buffer */
-  int reduce_op; /* a C_CCLReduceOp, or BP_NOTE_NO_REDUCE_OP */
+  int reduce_op; /* a bp_reduce_op_t, or BP_NOTE_NO_REDUCE_OP */
   bp_collective_rank_role_t rank_role;
   size_t rank;       /* the root or peer, as rank_role says */
   uint64_t start_ns; /* 0: the plugin is not traced */
@@ -42,7 +42,7 @@ typedef struct bp_collective_note {
  * when its plugin is traced. */
 static inline bp_collective_note_t
 bp_collective_note_begin(const bp_comm_t *comm, const char *function,
-                         size_t count, C_DataType dtype, size_t bytes,
+                         size_t count, bp_dtype_t dtype, size_t bytes,
                          int reduce_op, bp_collective_rank_role_t rank_role,
                          size_t rank) {
   const bp_layers_t *layers = comm->device->plugin->layers;

@@ -8,32 +8,13 @@
 #include "layers/collective_note.h"
 #include "layers/trace_internal.h"
 
-static const char *dtype_name(C_DataType dtype) {
-  static const char *const names[] = {[BOOL] = "bool",
-                                      [UINT8] = "uint8",
-                                      [UINT16] = "uint16",
-                                      [UINT32] = "uint32",
-                                      [UINT64] = "uint64",
-                                      [INT8] = "int8",
-                                      [INT16] = "int16",
-                                      [INT32] = "int32",
-                                      [INT64] = "int64",
-                                      [FLOAT16] = "float16",
-                                      [FLOAT32] = "float32",
-                                      [FLOAT64] = "float64",
-                                      [BFLOAT16] = "bfloat16",
-                                      [COMPLEX64] = "complex64",
-                                      [COMPLEX128] = "complex128"};
-  size_t i = (size_t)dtype;
-  return i < sizeof names / sizeof names[0] && names[i] ? names[i] : "unknown";
-}
-
 static const char *reduce_op_name(int op) {
-  static const char *const names[] = {[SUM] = "sum",
-                                      [AVG] = "avg",
-                                      [MAX] = "max",
-                                      [MIN] = "min",
-                                      [PRODUCT] = "product"};
+  static const char *const names[BP_REDUCE_OP_COUNT] = {[BP_REDUCE_SUM] = "sum",
+                                                        [BP_REDUCE_AVG] = "avg",
+                                                        [BP_REDUCE_MAX] = "max",
+                                                        [BP_REDUCE_MIN] = "min",
+                                                        [BP_REDUCE_PRODUCT] =
+                                                            "product"};
   return op >= 0 && (size_t)op < sizeof names / sizeof names[0] ? names[op]
                                                                 : "unknown";
 }
@@ -66,7 +47,7 @@ void bp_layers_note_collective(const bp_collective_note_t *note,
                ",\"comm\":\"%p\",\"rank\":%zu,\"nranks\":%zu,\"seq\":%" PRIu64
                ",\"count\":%zu,\"dtype\":\"%s\",\"bytes\":%zu",
                (const void *)comm, comm->rank, comm->nranks, seq, note->count,
-               dtype_name(note->dtype), note->bytes);
+               bp_dtype_name(note->dtype), note->bytes);
   if (note->reduce_op != BP_NOTE_NO_REDUCE_OP && n > 0 &&
       (size_t)n < sizeof detail)
     n += snprintf(detail + n, sizeof detail - (size_t)n,

@@ -2,8 +2,9 @@
  * stub plugin (two devices). */
 #include <dlfcn.h>
 
-#include "core/fixture.h"
+#include "backplane/vendor_access.h"
 #include "plugins/corpus/stub_plugin.h"
+#include "support/runtime_fixture.h"
 
 static int setup(void **state) {
   *state = fixture_runtime(STUB_PLUGIN);
@@ -91,62 +92,69 @@ static void attributes(void **state) {
   bp_runtime_t *runtime = *state;
   bp_device_t *device;
   assert_int_equal(bp_device_at(runtime, 0, &device), BP_OK);
-  BP_AttrValue value;
+  bp_device_attr_value_t value;
   /* From the device_attributes extension. */
-  assert_int_equal(bp_device_attribute(device, BP_ATTR_WARP_SIZE, &value),
-                   BP_OK);
-  assert_int_equal(value.kind, BP_ATTR_VALUE_INT);
+  assert_int_equal(
+      bp_device_attribute(device, BP_DEVICE_ATTR_WARP_SIZE, &value), BP_OK);
+  assert_int_equal(value.kind, BP_DEVICE_ATTR_VALUE_INT);
   assert_int_equal(value.i64, 32);
-  assert_int_equal(bp_device_attribute(device, BP_ATTR_DEVICE_NAME, &value),
-                   BP_OK);
-  assert_int_equal(value.kind, BP_ATTR_VALUE_STRING);
+  assert_int_equal(
+      bp_device_attribute(device, BP_DEVICE_ATTR_DEVICE_NAME, &value), BP_OK);
+  assert_int_equal(value.kind, BP_DEVICE_ATTR_VALUE_STRING);
   assert_string_equal(value.str, "stub-device");
   /* Derived from the base ABI. */
-  assert_int_equal(bp_device_attribute(device, BP_ATTR_EXIST, &value), BP_OK);
+  assert_int_equal(bp_device_attribute(device, BP_DEVICE_ATTR_EXIST, &value),
+                   BP_OK);
   assert_int_equal(value.i64, 1);
   assert_int_equal(
-      bp_device_attribute(device, BP_ATTR_TOTAL_GLOBAL_MEMORY, &value), BP_OK);
-  assert_int_equal(value.i64, (int64_t)(STUB_MEMORY_LIMIT * 4));
-  assert_int_equal(
-      bp_device_attribute(device, BP_ATTR_AVAILABLE_GLOBAL_MEMORY, &value),
+      bp_device_attribute(device, BP_DEVICE_ATTR_TOTAL_GLOBAL_MEMORY, &value),
       BP_OK);
-  assert_int_equal(value.i64, (int64_t)(STUB_MEMORY_LIMIT * 2));
-  assert_int_equal(bp_device_attribute(device, BP_ATTR_API_VERSION, &value),
+  assert_int_equal(value.i64, (int64_t)(STUB_MEMORY_LIMIT * 4));
+  assert_int_equal(bp_device_attribute(
+                       device, BP_DEVICE_ATTR_AVAILABLE_GLOBAL_MEMORY, &value),
                    BP_OK);
+  assert_int_equal(value.i64, (int64_t)(STUB_MEMORY_LIMIT * 2));
+  assert_int_equal(
+      bp_device_attribute(device, BP_DEVICE_ATTR_API_VERSION, &value), BP_OK);
   assert_int_equal(value.i64, STUB_RUNTIME_VERSION);
   /* Neither the extension nor the ABI can say: unsupported, not zero. */
-  assert_int_equal(bp_device_attribute(device, BP_ATTR_DRIVER_VERSION, &value),
-                   BP_ERR_UNSUPPORTED);
+  assert_int_equal(
+      bp_device_attribute(device, BP_DEVICE_ATTR_DRIVER_VERSION, &value),
+      BP_ERR_UNSUPPORTED);
   assert_error_mentions("get_driver_version");
   assert_int_equal(
-      bp_device_attribute(device, BP_ATTR_MAX_THREADS_PER_BLOCK, &value),
+      bp_device_attribute(device, BP_DEVICE_ATTR_MAX_THREADS_PER_BLOCK, &value),
       BP_ERR_UNSUPPORTED);
   assert_error_mentions("max_threads_per_block");
-  assert_int_equal(bp_device_attribute(device, BP_ATTR_COUNT, &value),
+  assert_int_equal(bp_device_attribute(device, BP_DEVICE_ATTR_COUNT, &value),
                    BP_ERR_INVALID_ARGUMENT);
-  assert_int_equal(bp_device_attribute(device, (BP_DeviceAttr)-1, &value),
+  assert_int_equal(bp_device_attribute(device, (bp_device_attr_t)-1, &value),
                    BP_ERR_INVALID_ARGUMENT);
-  assert_int_equal(bp_device_attribute(NULL, BP_ATTR_EXIST, &value),
+  assert_int_equal(bp_device_attribute(NULL, BP_DEVICE_ATTR_EXIST, &value),
                    BP_ERR_INVALID_ARGUMENT);
-  assert_int_equal(bp_device_attribute(device, BP_ATTR_EXIST, NULL),
+  assert_int_equal(bp_device_attribute(device, BP_DEVICE_ATTR_EXIST, NULL),
                    BP_ERR_INVALID_ARGUMENT);
 }
 
 static void attribute_names(void **state) {
   (void)state;
-  assert_string_equal(bp_device_attribute_name(BP_ATTR_EXIST), "exist");
-  assert_string_equal(bp_device_attribute_name(BP_ATTR_MAX_THREADS_PER_BLOCK),
-                      "max_threads_per_block");
-  assert_string_equal(bp_device_attribute_name(BP_ATTR_L2_CACHE_SIZE_BYTES),
-                      "l2_cache_size_bytes");
-  assert_string_equal(bp_device_attribute_name(BP_ATTR_AVAILABLE_GLOBAL_MEMORY),
-                      "available_global_memory");
-  assert_string_equal(bp_device_attribute_name(BP_ATTR_IMAGE_PITCH_ALIGNMENT),
-                      "image_pitch_alignment");
-  for (int a = 0; a < BP_ATTR_COUNT; ++a)
-    assert_non_null(bp_device_attribute_name((BP_DeviceAttr)a));
-  assert_null(bp_device_attribute_name(BP_ATTR_COUNT));
-  assert_null(bp_device_attribute_name((BP_DeviceAttr)-3));
+  assert_string_equal(bp_device_attribute_name(BP_DEVICE_ATTR_EXIST), "exist");
+  assert_string_equal(
+      bp_device_attribute_name(BP_DEVICE_ATTR_MAX_THREADS_PER_BLOCK),
+      "max_threads_per_block");
+  assert_string_equal(
+      bp_device_attribute_name(BP_DEVICE_ATTR_L2_CACHE_SIZE_BYTES),
+      "l2_cache_size_bytes");
+  assert_string_equal(
+      bp_device_attribute_name(BP_DEVICE_ATTR_AVAILABLE_GLOBAL_MEMORY),
+      "available_global_memory");
+  assert_string_equal(
+      bp_device_attribute_name(BP_DEVICE_ATTR_IMAGE_PITCH_ALIGNMENT),
+      "image_pitch_alignment");
+  for (int a = 0; a < BP_DEVICE_ATTR_COUNT; ++a)
+    assert_non_null(bp_device_attribute_name((bp_device_attr_t)a));
+  assert_null(bp_device_attribute_name(BP_DEVICE_ATTR_COUNT));
+  assert_null(bp_device_attribute_name((bp_device_attr_t)-3));
 }
 
 static void memory_info(void **state) {

@@ -7,8 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/fixture.h"
+#include "backplane/vendor_access.h"
 #include "plugins/corpus/stub_plugin.h"
+#include "support/runtime_fixture.h"
 
 static stub_counters_t *stub_counters_of(void *handle) {
   void *symbol = dlsym(handle, "stub_counters");

@@ -4,8 +4,9 @@
 #include <dlfcn.h>
 #include <stdlib.h>
 
-#include "core/fixture.h"
+#include "backplane/vendor_access.h"
 #include "plugins/corpus/stub_plugin.h"
+#include "support/runtime_fixture.h"
 
 static int setup(void **state) {
   return fixture_open_two_devices(state, STUB_PLUGIN);

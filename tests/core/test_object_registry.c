@@ -1,8 +1,8 @@
 /* The per-device bookkeeping: intrusive registry and allocation table. */
 #include <stdlib.h>
 
-#include "core/fixture.h"
 #include "core/object_registry.h"
+#include "support/runtime_fixture.h"
 
 static void registry(void **state) {
   (void)state;

@@ -4,8 +4,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "core/fixture.h"
 #include "core/profiler.h"
+#include "support/runtime_fixture.h"
 
 static BP_TraceEvent sample_event(void) {
   BP_TraceEvent event = {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "core/fixture.h"
+#include "support/runtime_fixture.h"
 
 static int setup(void **state) {
   return fixture_open_two_devices(state, STUB_PLUGIN);

@@ -5,7 +5,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "core/fixture.h"
+#include "support/runtime_fixture.h"
 
 typedef struct gate {
   pthread_mutex_t lock;
@@ -251,12 +251,14 @@ static void host_unified_and_out_of_memory(void **state) {
   size_t total = 0, free_bytes = 0;
   assert_int_equal(bp_device_memory_info(f->dev0, &total, &free_bytes), BP_OK);
   assert_int_equal(total, (size_t)64 << 20);
-  BP_AttrValue value;
+  bp_device_attr_value_t value;
   assert_int_equal(
-      bp_device_attribute(f->dev0, BP_ATTR_TOTAL_GLOBAL_MEMORY, &value), BP_OK);
-  assert_int_equal(value.kind, BP_ATTR_VALUE_INT);
+      bp_device_attribute(f->dev0, BP_DEVICE_ATTR_TOTAL_GLOBAL_MEMORY, &value),
+      BP_OK);
+  assert_int_equal(value.kind, BP_DEVICE_ATTR_VALUE_INT);
   assert_int_equal(value.i64, (int64_t)64 << 20);
-  assert_int_equal(bp_device_attribute(f->dev0, BP_ATTR_EXIST, &value), BP_OK);
+  assert_int_equal(bp_device_attribute(f->dev0, BP_DEVICE_ATTR_EXIST, &value),
+                   BP_OK);
   assert_int_equal(value.i64, 1);
 }
 

@@ -6,7 +6,10 @@
 #   2. the same consumer built with find_package(Backplane);
 #   3. examples/vendor_plugin built out of tree loads (listed, not rejected)
 #      via BACKPLANE_PLUGIN_PATH and via `backplane info --plugin-path`;
-#   4. examples/framework built out of tree moves data through that plugin.
+#   4. examples/framework built out of tree moves data through that plugin;
+#   5. the conformance suite run from a harness linking libbackplane_check:
+#      the example of docs/plugin-guide.md (pkg-config) and
+#      tests/install/check_consumer (find_package), both on vcpu.
 #
 # usage: install_test.sh <build_dir> <source_dir> <libdir> <bindir>
 #        <generator> <c_compiler> <sanitize_flags>
@@ -58,7 +61,8 @@ cmake --install "$build_dir" --prefix "$prefix" >"$work/install.log" 2>&1 ||
   { cat "$work/install.log" >&2; fail "cmake --install"; }
 for file in include/backplane/backplane.h include/backplane/device_ext.h \
   include/paddle/phi/backends/device_ext.h "$libdir/libbackplane.so" \
-  "$libdir/pkgconfig/backplane.pc" \
+  "$libdir/pkgconfig/backplane.pc" include/backplane/check.h \
+  "$libdir/libbackplane_check.so" "$libdir/pkgconfig/backplane-check.pc" \
   "$libdir/cmake/Backplane/BackplaneConfig.cmake" \
   "$libdir/cmake/Backplane/BackplaneConfigVersion.cmake" "$bindir/backplane"; do
   [ -e "$prefix/$file" ] || fail "not installed: $file"
@@ -116,5 +120,23 @@ BACKPLANE_PLUGIN_PATH=$vendor_dir \
   fail "framework example on the skeleton plugin"
 "$work/framework-build/framework_example" vcpu ||
   fail "framework example on vcpu"
+
+step "docs/plugin-guide.md's libbackplane_check example (pkg-config)"
+# The fenced C block after the check-library-example marker, as printed.
+sed -n '/<!-- check-library-example/,/^```$/p' \
+  "$source_dir/docs/plugin-guide.md" | sed '1,2d;$d' >"$work/check_example.c"
+[ -s "$work/check_example.c" ] || fail "no example found in plugin-guide.md"
+# shellcheck disable=SC2046,SC2086 # the flags are meant to split
+"$c_compiler" -std=c11 -Wall -Wextra -Werror $sanitize_flags \
+  $(pkg-config --cflags backplane-check) "$work/check_example.c" \
+  -o "$work/check-example" $(pkg-config --libs backplane-check) \
+  -Wl,-rpath,"$pc_libdir" || fail "building the plugin guide's example"
+"$work/check-example" vcpu || fail "the plugin guide's example on vcpu"
+
+step "harness linking Backplane::check (find_package)"
+configure_standalone "$source_dir/tests/install/check_consumer" \
+  "$work/check-consumer"
+"$work/check-consumer/check_consumer" vcpu ||
+  fail "the check_consumer harness on vcpu"
 
 echo "PASS"

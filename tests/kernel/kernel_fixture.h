@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "backplane/backplane.h"
+#include "support/runtime_fixture.h"
 
 typedef struct kernel_fixture {
   bp_runtime_t *runtime;
@@ -21,20 +22,10 @@ typedef struct kernel_fixture {
   bp_stream_t *stream;
 } kernel_fixture_t;
 
-static inline bp_runtime_t *kernel_fixture_runtime(const char *plugin) {
-  bp_runtime_options_t options = {.struct_size = sizeof options,
-                                  .plugin_path = plugin,
-                                  .ignore_environment = 1,
-                                  .skip_builtin_plugins = 1};
-  bp_runtime_t *runtime = NULL;
-  assert_int_equal(bp_runtime_create(&options, &runtime), BP_OK);
-  return runtime;
-}
-
 static inline int kernel_fixture_open(void **state) {
   kernel_fixture_t *f = calloc(1, sizeof *f);
   assert_non_null(f);
-  f->runtime = kernel_fixture_runtime(BP_VCPU_PLUGIN);
+  f->runtime = fixture_runtime(BP_VCPU_PLUGIN);
   assert_int_equal(bp_device_at(f->runtime, 0, &f->dev0), BP_OK);
   assert_int_equal(bp_device_at(f->runtime, 1, &f->dev1), BP_OK);
   assert_int_equal(bp_module_load(f->dev0, BP_TEST_KERNELS, &f->module), BP_OK);

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "layers_fixture.h"
+#include "support/runtime_fixture.h"
 #include "workload.h"
 
 enum { MAX_CALL = 64 };
@@ -101,12 +101,13 @@ static int run_with_fault(const char *site, int call, const char *status) {
   int saved_stderr = dup(STDERR_FILENO);
   assert_true(saved_stderr >= 0);
   dup2(fileno(log), STDERR_FILENO);
-  bp_layer_options_t options = layer_options("fault", rule);
-  bp_runtime_t *runtime = layered_runtime(&options);
+  bp_layer_options_t options = fixture_layer_options("fault", rule);
+  bp_runtime_t *runtime = fixture_layered_runtime(BP_VCPU_PLUGIN, &options);
   assert_int_equal(bp_device_count(runtime), 2);
   atomic_int ran = 0;
   outcome_t outcome = workload(runtime, &ran);
-  uint64_t injected_before_destroy = layer_stats(runtime).faults_injected;
+  uint64_t injected_before_destroy =
+      fixture_layer_stats(runtime).faults_injected;
   bp_runtime_destroy(runtime); /* drains streams: callbacks have run */
   fflush(stderr);
   dup2(saved_stderr, STDERR_FILENO);
@@ -121,11 +122,11 @@ static int run_with_fault(const char *site, int call, const char *status) {
 
 static void test_workload_succeeds_without_faults(void **state) {
   (void)state;
-  bp_layer_options_t options = layer_options("fault", "");
-  bp_runtime_t *runtime = layered_runtime(&options);
+  bp_layer_options_t options = fixture_layer_options("fault", "");
+  bp_runtime_t *runtime = fixture_layered_runtime(BP_VCPU_PLUGIN, &options);
   atomic_int ran = 0;
   outcome_t outcome = workload(runtime, &ran);
-  assert_int_equal(layer_stats(runtime).faults_injected, 0);
+  assert_int_equal(fixture_layer_stats(runtime).faults_injected, 0);
   bp_runtime_destroy(runtime);
   assert_true(outcome.completed);
   assert_int_equal(atomic_load(&ran), 1);

@@ -5,7 +5,7 @@
  * and for keys that all hash to one slot (one long cluster). */
 #include "layers/pointer_map.h"
 
-#include "layers_fixture.h"
+#include "support/runtime_fixture.h"
 
 enum { KEYS = 3000 };
 

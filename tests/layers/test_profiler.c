@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "layers_fixture.h"
+#include "support/runtime_fixture.h"
 #include "workload.h"
 
 #define STUB_PLUGIN BP_CORPUS_DIR "/libbp_stub.so"
@@ -49,8 +49,8 @@ static size_t count_metadata(json_t *events, const char *what,
 
 static void test_vcpu_reports_its_stream_commands(void **state) {
   (void)state;
-  bp_layer_options_t none = layer_options("", "");
-  bp_runtime_t *runtime = layered_runtime(&none);
+  bp_layer_options_t none = fixture_layer_options("", "");
+  bp_runtime_t *runtime = fixture_layered_runtime(BP_VCPU_PLUGIN, &none);
   bp_profile_t *profile = NULL;
   assert_int_equal(bp_profile_create(runtime, &profile), BP_OK);
   assert_string_equal(bp_profile_plugin_note(profile, 0), "traced");
@@ -127,11 +127,11 @@ static void test_profile_keeps_its_own_streams(void **state) {
   int fd = mkstemp(trace_path);
   assert_true(fd >= 0);
   close(fd);
-  bp_layer_options_t traced = layer_options("trace", "");
+  bp_layer_options_t traced = fixture_layer_options("trace", "");
   traced.trace_file = trace_path;
-  bp_runtime_t *other = layered_runtime(&traced);
-  bp_layer_options_t none = layer_options("", "");
-  bp_runtime_t *runtime = layered_runtime(&none);
+  bp_runtime_t *other = fixture_layered_runtime(BP_VCPU_PLUGIN, &traced);
+  bp_layer_options_t none = fixture_layer_options("", "");
+  bp_runtime_t *runtime = fixture_layered_runtime(BP_VCPU_PLUGIN, &none);
   bp_profile_t *profile = NULL;
   assert_int_equal(bp_profile_create(runtime, &profile), BP_OK);
   assert_int_equal(bp_profile_start(profile), BP_OK);

@@ -4,7 +4,7 @@
  * starting again. */
 #include "layers/trace_comm_seq.h"
 
-#include "layers_fixture.h"
+#include "support/runtime_fixture.h"
 
 static void test_lanes_are_numbered_on_their_own(void **state) {
   (void)state;

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "layers_fixture.h"
+#include "support/runtime_fixture.h"
 #include "trace_checks.h"
 #include "trace_demo_work.h"
 
@@ -32,14 +32,14 @@ static json_t *traced_demo(const char *layers, const char *fault,
                            bp_status_t expected) {
   char path[32];
   temp_path(path);
-  bp_layer_options_t options = layer_options(layers, fault);
+  bp_layer_options_t options = fixture_layer_options(layers, fault);
   options.trace_file = path;
-  bp_runtime_t *runtime = layered_runtime(&options);
+  bp_runtime_t *runtime = fixture_layered_runtime(BP_VCPU_PLUGIN, &options);
   if (expected == BP_OK)
     assert_int_equal(trace_demo_run(runtime), BP_OK);
   else
     assert_int_not_equal(trace_demo_run(runtime), BP_OK);
-  assert_true(layer_stats(runtime).trace_events > 0);
+  assert_true(fixture_layer_stats(runtime).trace_events > 0);
   assert_int_not_equal(access(path, F_OK), 0); /* written at destroy */
   bp_runtime_destroy(runtime);
   json_t *root = trace_check_file(path);
@@ -217,8 +217,8 @@ static void run_collectives(bp_runtime_t *runtime) {
   assert_int_equal(bp_comm_init_all(devices, 2, comms), BP_OK);
   for (size_t r = 0; r < 2; ++r)
     assert_int_equal(bp_comm_all_reduce(buffers[r], buffers[r],
-                                        COLLECTIVE_COUNT, FLOAT32, SUM,
-                                        comms[r], streams[r]),
+                                        COLLECTIVE_COUNT, BP_DTYPE_FLOAT32,
+                                        BP_REDUCE_SUM, comms[r], streams[r]),
                      BP_OK);
   for (size_t i = 0; i < COLLECTIVE_COUNT; ++i)
     host[i] = 7.0f;
@@ -226,13 +226,14 @@ static void run_collectives(bp_runtime_t *runtime) {
   assert_int_equal(
       bp_copy(devices[1], buffers[1], NULL, host, sizeof host, NULL), BP_OK);
   for (size_t r = 0; r < 2; ++r)
-    assert_int_equal(bp_comm_broadcast(buffers[r], COLLECTIVE_COUNT, FLOAT32, 1,
-                                       comms[r], streams[r]),
+    assert_int_equal(bp_comm_broadcast(buffers[r], COLLECTIVE_COUNT,
+                                       BP_DTYPE_FLOAT32, 1, comms[r],
+                                       streams[r]),
                      BP_OK);
   for (size_t r = 0; r < 2; ++r)
     assert_int_equal(bp_comm_all_reduce(buffers[r], buffers[r],
-                                        COLLECTIVE_COUNT, FLOAT32, MAX,
-                                        comms[r], streams[r]),
+                                        COLLECTIVE_COUNT, BP_DTYPE_FLOAT32,
+                                        BP_REDUCE_MAX, comms[r], streams[r]),
                      BP_OK);
   for (size_t r = 0; r < 2; ++r) {
     assert_int_equal(bp_stream_synchronize(streams[r]), BP_OK);
@@ -251,9 +252,9 @@ static void run_collectives(bp_runtime_t *runtime) {
 static json_t *traced(void (*work)(bp_runtime_t *runtime)) {
   char path[32];
   temp_path(path);
-  bp_layer_options_t options = layer_options("trace", "");
+  bp_layer_options_t options = fixture_layer_options("trace", "");
   options.trace_file = path;
-  bp_runtime_t *runtime = layered_runtime(&options);
+  bp_runtime_t *runtime = fixture_layered_runtime(BP_VCPU_PLUGIN, &options);
   work(runtime);
   bp_runtime_destroy(runtime);
   json_t *root = trace_check_file(path);
@@ -428,9 +429,9 @@ static void test_two_runtimes_each_see_their_timeline(void **state) {
                          {.ordinals = {0, 1}, .bytes = 8192, .rounds = 2}};
   for (size_t r = 0; r < 2; ++r) {
     temp_path(paths[r]);
-    bp_layer_options_t options = layer_options("trace", "");
+    bp_layer_options_t options = fixture_layer_options("trace", "");
     options.trace_file = paths[r];
-    copiers[r].runtime = layered_runtime(&options);
+    copiers[r].runtime = fixture_layered_runtime(BP_VCPU_PLUGIN, &options);
   }
   static unsigned char host[8192];
   for (size_t r = 0; r < 2; ++r)
@@ -469,9 +470,9 @@ static void test_two_runtimes_each_see_their_timeline(void **state) {
 static void test_unwritable_file_is_reported_not_fatal(void **state) {
   (void)state;
   const char *path = "/nonexistent-bp-dir/trace.json";
-  bp_layer_options_t options = layer_options("trace", "");
+  bp_layer_options_t options = fixture_layer_options("trace", "");
   options.trace_file = path;
-  bp_runtime_t *runtime = layered_runtime(&options);
+  bp_runtime_t *runtime = fixture_layered_runtime(BP_VCPU_PLUGIN, &options);
   assert_int_equal(trace_demo_run(runtime), BP_OK);
   bp_runtime_destroy(runtime);
   assert_int_not_equal(access(path, F_OK), 0);

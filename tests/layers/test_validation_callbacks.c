@@ -9,7 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "layers_fixture.h"
+#include "backplane/vendor_access.h"
+#include "support/runtime_fixture.h"
 
 typedef struct inside {
   const C_DeviceInterface *d;
@@ -56,9 +57,9 @@ static void test_dispatch_level(void **state) {
   (void)state;
   char log[32];
   temp_log(log);
-  bp_layer_options_t options = layer_options("validation", "");
+  bp_layer_options_t options = fixture_layer_options("validation", "");
   options.validation_log = log;
-  bp_runtime_t *runtime = layered_runtime(&options);
+  bp_runtime_t *runtime = fixture_layered_runtime(BP_VCPU_PLUGIN, &options);
   bp_device_t *dev0 = NULL, *dev1 = NULL;
   assert_int_equal(bp_device_at(runtime, 0, &dev0), BP_OK);
   assert_int_equal(bp_device_at(runtime, 1, &dev1), BP_OK);
@@ -82,7 +83,7 @@ static void test_dispatch_level(void **state) {
   assert_int_equal(in.d->destroy_stream(c0, own), C_SUCCESS);
   assert_int_equal(in.d->destroy_stream(in.other_device, in.other_stream),
                    C_SUCCESS);
-  assert_int_equal(layer_stats(runtime).validation_reports, 3);
+  assert_int_equal(fixture_layer_stats(runtime).validation_reports, 3);
   bp_runtime_destroy(runtime);
   assert_int_equal(count_lines(log, "backplane validation: "), 3);
   assert_int_equal(
@@ -103,9 +104,9 @@ static void framework_misbehave(void *user_data) {
 
 static void test_framework_face(void **state) {
   (void)state;
-  bp_layer_options_t options = layer_options("validation", "");
+  bp_layer_options_t options = fixture_layer_options("validation", "");
   options.validation_log = "/dev/null";
-  bp_runtime_t *runtime = layered_runtime(&options);
+  bp_runtime_t *runtime = fixture_layered_runtime(BP_VCPU_PLUGIN, &options);
   inside_t in = {0};
   assert_int_equal(bp_device_at(runtime, 1, &in.framework_device), BP_OK);
   assert_int_equal(bp_stream_create(in.framework_device, &in.framework_stream),
@@ -116,7 +117,7 @@ static void test_framework_face(void **state) {
   assert_int_equal(bp_stream_synchronize(in.framework_stream), BP_OK);
   assert_int_not_equal(in.framework_sync, BP_OK);
   assert_int_not_equal(in.framework_device_sync, BP_OK);
-  assert_int_equal(layer_stats(runtime).validation_reports, 2);
+  assert_int_equal(fixture_layer_stats(runtime).validation_reports, 2);
   assert_int_equal(bp_stream_destroy(in.framework_stream), BP_OK);
   bp_runtime_destroy(runtime);
 }

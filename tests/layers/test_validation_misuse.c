@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "layers_fixture.h"
+#include "support/runtime_fixture.h"
 
 typedef struct misuse_case {
   const char *program;

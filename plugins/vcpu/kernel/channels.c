@@ -7,10 +7,10 @@
 #include <string.h>
 
 #include "channels.h"
-#include "comm.h"
+#include "comm/comm.h"
 #include "device.h"
 #include "kernels.h"
-#include "park.h"
+#include "base/park.h"
 
 typedef struct kernel_world kernel_world;
 

@@ -5,7 +5,7 @@
 
 #include "channels.h"
 #include "kernels.h"
-#include "park.h"
+#include "base/park.h"
 
 static uint32_t block_index(void) {
   return vk_current ? vk_current->block : 0;

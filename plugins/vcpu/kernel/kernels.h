@@ -18,7 +18,7 @@
 
 #include "backplane/kernel_ext.h"
 #include "backplane/status.h"
-#include "comm_wait.h"
+#include "comm/wait.h"
 
 /* In the plugin's extension chain, before the collectives extension. */
 extern const BP_KernelExtension vcpu_kernel_extension;

@@ -7,7 +7,7 @@
 
 #include "device.h"
 #include "kernels.h"
-#include "park.h"
+#include "base/park.h"
 #include "stream.h"
 
 static const atomic_bool g_never_aborted = false;

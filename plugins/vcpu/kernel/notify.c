@@ -6,7 +6,7 @@
 
 #include "device.h"
 #include "kernels.h"
-#include "park.h"
+#include "base/park.h"
 #include "stream.h"
 
 enum { MAX_NOTIFIES = 4096 };

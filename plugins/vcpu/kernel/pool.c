@@ -9,7 +9,7 @@
 
 #include "device.h"
 #include "kernels.h"
-#include "park.h"
+#include "base/park.h"
 
 typedef struct vk_pool {
   pthread_mutex_t lock;

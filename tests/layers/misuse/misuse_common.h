@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "backplane/backplane.h"
+#include "backplane/vendor_access.h"
 
 typedef struct misuse {
   bp_runtime_t *runtime;

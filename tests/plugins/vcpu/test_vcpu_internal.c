@@ -16,9 +16,9 @@
 #include <cmocka.h>
 
 #include "arena.h"
+#include "base/ptrmap.h"
 #include "device.h"
 #include "memory.h"
-#include "ptrmap.h"
 #include "stream.h"
 
 static struct C_Device_st g_device0 = {0}, g_device1 = {1};

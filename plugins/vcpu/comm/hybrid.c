@@ -1,0 +1,429 @@
+#include "comm/hybrid.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm/meet.h"
+#include "comm/mpi.h"
+#include "comm/p2p.h"
+#include "comm/segment.h"
+#include "comm/staged.h"
+#include "reduce/reduce.h"
+
+typedef struct hybrid {
+  const comm_mpi_module *mpi;
+  void *everyone; /* the module's world of every rank */
+  void *leaders;  /* the module's world of the host leaders, on leaders of a
+                     world of several hosts; NULL elsewhere */
+  C_CCLComm host; /* this host's shared-memory world; NULL if alone on it */
+  size_t rank, nranks;
+  size_t *host_of;      /* nranks: the host of each world rank */
+  size_t *local_of;     /* nranks: each world rank's rank within its host */
+  char host_ranks[160]; /* "host 1 = world ranks 2,3", for messages */
+} hybrid;
+
+/* One call's progress through its stages. */
+typedef struct stage_context {
+  hybrid *h;
+  const comm_desc *call;
+  uint64_t deadline_ns;
+  const atomic_bool *aborted;
+  char *error;
+  size_t capacity;
+} stage_context;
+
+static uint64_t mix(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+void comm_hybrid_host_id(const comm_unique_id *id, size_t host,
+                         comm_unique_id *out_id) {
+  *out_id = *id;
+  uint64_t key = mix((uint64_t)host + 1);
+  out_id->secret = mix(id->secret ^ key);
+  out_id->world_token = mix(id->world_token + key * 0x9e3779b97f4a7c15ull);
+}
+
+static bool is_leader(const hybrid *h) {
+  return h->local_of[h->rank] == 0;
+}
+
+/* Writes the call's failure in `stage` (detail: the stage's own message)
+ * and returns `status`. */
+static int stage_failed(stage_context *s, const char *stage, int status,
+                        const char *detail) {
+  snprintf(s->error, s->capacity, "%s sequence %" PRIu64 ": %s failed: %s (%s)",
+           comm_kind_name(s->call->kind), s->call->seq, stage, detail,
+           s->h->host_ranks);
+  return status;
+}
+
+/* The result of a stage of the host's shared-memory world: its failure
+ * with the host world's own message. */
+static int host_stage_result(stage_context *s, const char *stage,
+                             bp_status_t status) {
+  if (status == BP_OK)
+    return BP_OK;
+  char detail[512];
+  comm_error(s->h->host, detail, sizeof detail);
+  return stage_failed(s, stage, (int)status, detail);
+}
+
+/* One collective of this host's shared-memory world, run here and now (the
+ * caller is the rank's stream worker), numbered in that world's sequence. */
+static int host_stage(stage_context *s, const char *stage, comm_desc d) {
+  C_CCLComm host = s->h->host;
+  d.seq = atomic_fetch_add(&host->next_seq, 1) + 1;
+  bp_status_t status = comm_start_collective(host, &d, s->deadline_ns);
+  if (status == BP_OK)
+    status = comm_staged_collective(host, &d, 2, s->deadline_ns);
+  return host_stage_result(s, stage, status);
+}
+
+/* A send (COMM_SEND) or receive of `buffer` to or from host rank `peer`. */
+static int host_p2p_stage(stage_context *s, const char *stage, comm_kind kind,
+                          void *buffer, size_t peer) {
+  C_CCLComm host = s->h->host;
+  comm_desc d = {.kind = kind,
+                 .send = buffer,
+                 .recv = buffer,
+                 .count = s->call->count,
+                 .dtype = s->call->dtype,
+                 .peer = peer};
+  _Atomic uint64_t *counter =
+      kind == COMM_SEND ? &host->sends_to[peer] : &host->recvs_from[peer];
+  d.seq = atomic_fetch_add(counter, 1);
+  return host_stage_result(s, stage, comm_p2p_run(host, &d, 1, s->deadline_ns));
+}
+
+/* One collective among the host leaders over MPI, in place on `buffer`. */
+static int leaders_stage(stage_context *s, const char *stage, comm_kind kind,
+                         void *buffer, C_CCLReduceOp op, size_t root_host) {
+  comm_desc d = *s->call;
+  d.kind = kind;
+  d.send = d.recv = buffer;
+  d.op = op;
+  d.peer = root_host;
+  char detail[512];
+  int status = s->h->mpi->run(s->h->leaders, &d, s->deadline_ns, s->aborted,
+                              detail, sizeof detail);
+  return status == BP_OK ? BP_OK : stage_failed(s, stage, status, detail);
+}
+
+/* AVG travels as a sum, divided once at the end. */
+static C_CCLReduceOp summed(C_CCLReduceOp op) {
+  return op == AVG ? SUM : op;
+}
+
+static void finish_average(const stage_context *s, void *result) {
+  if (s->call->op == AVG)
+    comm_reduce(result, (const void *const[]){result}, 1, s->call->count,
+                s->call->dtype, AVG, s->h->nranks);
+}
+
+static int all_reduce(stage_context *s) {
+  hybrid *h = s->h;
+  const comm_desc *d = s->call;
+  int status = BP_OK;
+  comm_desc host_call = *d;
+  host_call.op = summed(d->op);
+  if (h->host != NULL) {
+    host_call.kind = COMM_REDUCE;
+    host_call.peer = 0;
+    status = host_stage(s, "the reduce inside the host", host_call);
+  } else {
+    comm_copy(d->recv, d->send, d->count * comm_dtype_size(d->dtype));
+  }
+  if (status == BP_OK && h->leaders != NULL)
+    status = leaders_stage(s, "the all_reduce between hosts", COMM_ALL_REDUCE,
+                           d->recv, summed(d->op), 0);
+  if (status == BP_OK && h->host != NULL) {
+    host_call.kind = COMM_BROADCAST;
+    host_call.send = d->recv;
+    status = host_stage(s, "the broadcast inside the host", host_call);
+  }
+  if (status == BP_OK)
+    finish_average(s, d->recv);
+  return status;
+}
+
+/* The root's host spreads the data inside itself first when the root is not
+ * its leader; then the leaders broadcast; then every other host spreads. */
+static int broadcast(stage_context *s) {
+  hybrid *h = s->h;
+  const comm_desc *d = s->call;
+  size_t root_host = h->host_of[d->peer], root_local = h->local_of[d->peer];
+  bool spread_first = h->host_of[h->rank] == root_host && root_local != 0;
+  comm_desc host_call = *d;
+  int status = BP_OK;
+  if (h->host != NULL && spread_first) {
+    host_call.peer = root_local;
+    status = host_stage(s, "the broadcast inside the root's host", host_call);
+  }
+  if (status == BP_OK && h->leaders != NULL)
+    status = leaders_stage(s, "the broadcast between hosts", COMM_BROADCAST,
+                           d->recv, d->op, root_host);
+  if (status == BP_OK && h->host != NULL && !spread_first) {
+    host_call.peer = 0;
+    status = host_stage(s, "the broadcast inside the host", host_call);
+  }
+  return status;
+}
+
+/* Each host reduces into its leader, the leaders into the root's leader,
+ * which sends the result on to the root when the root is not itself. */
+static int reduce(stage_context *s) {
+  hybrid *h = s->h;
+  const comm_desc *d = s->call;
+  size_t root_host = h->host_of[d->peer], root_local = h->local_of[d->peer];
+  size_t bytes = d->count * comm_dtype_size(d->dtype);
+  bool leader = is_leader(h);
+  void *partial = d->recv, *scratch = NULL;
+  if (leader && h->rank != d->peer) {
+    partial = scratch = malloc(bytes ? bytes : 1);
+    if (scratch == NULL)
+      return stage_failed(s, "the reduce inside the host", BP_ERR_OUT_OF_MEMORY,
+                          "out of memory");
+  }
+  int status = BP_OK;
+  if (h->host != NULL) {
+    comm_desc host_call = *d;
+    host_call.recv = leader ? partial : NULL;
+    host_call.op = summed(d->op);
+    host_call.peer = 0;
+    status = host_stage(s, "the reduce inside the host", host_call);
+  } else {
+    comm_copy(partial, d->send, bytes);
+  }
+  bool mpi_gave_up = false;
+  if (status == BP_OK && h->leaders != NULL) {
+    status = leaders_stage(s, "the reduce between hosts", COMM_REDUCE, partial,
+                           summed(d->op), root_host);
+    mpi_gave_up = status != BP_OK;
+  }
+  if (status == BP_OK && h->host_of[h->rank] == root_host && root_local != 0) {
+    if (leader)
+      status = host_p2p_stage(s, "the send from the host's leader to the root",
+                              COMM_SEND, partial, root_local);
+    else if (h->rank == d->peer)
+      status = host_p2p_stage(s, "the send from the host's leader to the root",
+                              COMM_RECV, d->recv, 0);
+  }
+  if (status == BP_OK && h->rank == d->peer)
+    finish_average(s, d->recv);
+  if (!mpi_gave_up) /* else MPI may still write into it */
+    free(scratch);
+  return status;
+}
+
+static int hybrid_collective(void *handle, const comm_desc *d,
+                             uint64_t deadline_ns, const atomic_bool *aborted,
+                             char *error, size_t capacity) {
+  hybrid *h = handle;
+  if (d->kind == COMM_ALL_GATHER || d->kind == COMM_REDUCE_SCATTER)
+    return h->mpi->collective(h->everyone, d, deadline_ns, aborted, error,
+                              capacity);
+  int status =
+      h->mpi->check(h->everyone, d, deadline_ns, aborted, error, capacity);
+  if (status != BP_OK)
+    return status;
+  stage_context s = {h, d, deadline_ns, aborted, error, capacity};
+  switch (d->kind) {
+  case COMM_ALL_REDUCE:
+    return all_reduce(&s);
+  case COMM_BROADCAST:
+    return broadcast(&s);
+  default:
+    return reduce(&s);
+  }
+}
+
+static int hybrid_p2p(void *handle, const comm_desc *ops, size_t n,
+                      uint64_t deadline_ns, const atomic_bool *aborted,
+                      char *error, size_t capacity) {
+  hybrid *h = handle;
+  return h->mpi->p2p(h->everyone, ops, n, deadline_ns, aborted, error,
+                     capacity);
+}
+
+/* Frees what the hybrid made; the module's world of every rank only when
+ * `with_everyone` (setup's failures leave it to the caller). */
+static void hybrid_free(hybrid *h, bool with_everyone) {
+  if (h->host != NULL)
+    comm_destroy(h->host);
+  if (h->leaders != NULL)
+    h->mpi->destroy(h->leaders);
+  if (with_everyone)
+    h->mpi->destroy(h->everyone);
+  free(h->host_of);
+  free(h->local_of);
+  free(h);
+}
+
+static void hybrid_destroy(void *handle) {
+  hybrid_free(handle, true);
+}
+
+/* What comm/comm.c and comm/ops.c call on an MPI world: they never create,
+ * check, run or group through world->mpi. */
+static const comm_mpi_module hybrid_dispatch = {
+    .destroy = hybrid_destroy,
+    .collective = hybrid_collective,
+    .p2p = hybrid_p2p,
+};
+
+bool comm_hybrid_in_use(const comm_world *world) {
+  return world->mpi == &hybrid_dispatch;
+}
+
+/* Reads BACKPLANE_COMM_HYBRID and BACKPLANE_COMM_RANKS_PER_HOST. */
+static bp_status_t read_settings(bool *out_enabled, size_t *out_per_host) {
+  const char *enabled = getenv("BACKPLANE_COMM_HYBRID");
+  *out_enabled =
+      enabled == NULL || *enabled == '\0' || strcmp(enabled, "1") == 0;
+  if (!*out_enabled && strcmp(enabled, "0") != 0)
+    return comm_reject(BP_ERR_INVALID_ARGUMENT,
+                       "xccl_comm_init_rank: BACKPLANE_COMM_HYBRID=%s is "
+                       "neither 0 nor 1",
+                       enabled);
+  const char *per_host = getenv("BACKPLANE_COMM_RANKS_PER_HOST");
+  *out_per_host = 0;
+  if (per_host == NULL || *per_host == '\0')
+    return BP_OK;
+  char *end = NULL;
+  errno = 0;
+  unsigned long long value = strtoull(per_host, &end, 10);
+  if (errno != 0 || *end != '\0' || value == 0 || value > 4096 ||
+      per_host[0] == '-')
+    return comm_reject(BP_ERR_INVALID_ARGUMENT,
+                       "xccl_comm_init_rank: BACKPLANE_COMM_RANKS_PER_HOST=%s "
+                       "is not a rank count from 1 to 4096",
+                       per_host);
+  *out_per_host = (size_t)value;
+  return BP_OK;
+}
+
+/* Fills local_of and host_ranks from host_of; returns how many hosts there
+ * are and the largest number of ranks on one. */
+static void describe_hosts(hybrid *h, size_t *out_hosts, size_t *out_largest) {
+  size_t hosts = 0, largest = 0, mine = h->host_of[h->rank];
+  int n = snprintf(h->host_ranks, sizeof h->host_ranks,
+                   "host %zu = world "
+                   "ranks",
+                   mine);
+  for (size_t r = 0; r < h->nranks; r++) {
+    size_t on_same = 0;
+    for (size_t q = 0; q < r; q++)
+      on_same += h->host_of[q] == h->host_of[r];
+    h->local_of[r] = on_same;
+    if (h->host_of[r] + 1 > hosts)
+      hosts = h->host_of[r] + 1;
+    if (on_same + 1 > largest)
+      largest = on_same + 1;
+    if (h->host_of[r] == mine && n > 0 && (size_t)n < sizeof h->host_ranks)
+      n += snprintf(h->host_ranks + n, sizeof h->host_ranks - (size_t)n,
+                    "%s%zu", on_same == 0 ? " " : ",", r);
+  }
+  *out_hosts = hosts;
+  *out_largest = largest;
+}
+
+static bool everyone_joined(void *context) {
+  const comm_world *world = context;
+  return atomic_load(&world->header->joined) == world->nranks;
+}
+
+/* Waits until every rank of the host world joined it, so a rank that leaves
+ * at once cannot end the world before a slower peer found it. */
+static bp_status_t wait_for_host(hybrid *h, uint64_t deadline_ns) {
+  comm_world *world = h->host->world;
+  comm_wait_result result = comm_wait(
+      world->signal, world->aborted, deadline_ns, everyone_joined, NULL, world);
+  if (result == COMM_WAIT_READY)
+    return BP_OK;
+  size_t missing = 0;
+  while (missing + 1 < world->nranks &&
+         atomic_load(&world->slots[missing].joined))
+    missing++;
+  return comm_reject(BP_ERR_TIMEOUT,
+                     "xccl_comm_init_rank: rank %zu of %s: host rank %zu never "
+                     "joined (%s)",
+                     h->rank, h->host->name, missing, h->host_ranks);
+}
+
+/* Joins this rank's host world (when it shares its host) once all its ranks
+ * have. */
+static bp_status_t join_host(hybrid *h, const comm_unique_id *id,
+                             uint64_t deadline_ns) {
+  size_t mine = h->host_of[h->rank], size = 0;
+  for (size_t r = 0; r < h->nranks; r++)
+    size += h->host_of[r] == mine;
+  if (size < 2)
+    return BP_OK;
+  comm_unique_id host_id;
+  comm_hybrid_host_id(id, mine, &host_id);
+  bp_status_t status =
+      comm_create_on_host(size, &host_id, h->local_of[h->rank], &h->host);
+  if (status != BP_OK)
+    return status;
+  snprintf(h->host->name, sizeof h->host->name,
+           "host %zu of vcpu-comm:%016" PRIx64, mine, id->world_token);
+  return wait_for_host(h, deadline_ns);
+}
+
+bp_status_t comm_hybrid_setup(comm_world *world, const comm_unique_id *id,
+                              size_t rank, uint64_t deadline_ns) {
+  bool enabled = true;
+  size_t per_host = 0;
+  bp_status_t status = read_settings(&enabled, &per_host);
+  if (status != BP_OK || !enabled)
+    return status;
+  hybrid *h = calloc(1, sizeof *h);
+  if (h != NULL) {
+    h->host_of = calloc(world->nranks, sizeof *h->host_of);
+    h->local_of = calloc(world->nranks, sizeof *h->local_of);
+  }
+  if (h == NULL || h->host_of == NULL || h->local_of == NULL) {
+    if (h != NULL) {
+      free(h->host_of);
+      free(h->local_of);
+    }
+    free(h);
+    return comm_reject(BP_ERR_OUT_OF_MEMORY,
+                       "xccl_comm_init_rank: out of memory");
+  }
+  h->mpi = world->mpi;
+  h->everyone = world->mpi_handle;
+  h->rank = rank;
+  h->nranks = world->nranks;
+  char error[512] = "";
+  int grouped = h->mpi->hosts(h->everyone, per_host, deadline_ns, h->host_of,
+                              &h->leaders, error, sizeof error);
+  if (grouped != BP_OK) {
+    hybrid_free(h, false);
+    return comm_reject((bp_status_t)grouped, "xccl_comm_init_rank: %s", error);
+  }
+  size_t hosts = 0, largest = 0;
+  describe_hosts(h, &hosts, &largest);
+  if (hosts < 2 || largest < 2) { /* one host, or one rank per host */
+    hybrid_free(h, false);
+    return BP_OK;
+  }
+  status = join_host(h, id, deadline_ns);
+  if (status != BP_OK) {
+    hybrid_free(h, false);
+    return status;
+  }
+  world->mpi = &hybrid_dispatch;
+  world->mpi_handle = h;
+  if (h->host != NULL) {
+    world->aborted = h->host->world->aborted;
+    world->signal = h->host->world->signal;
+  }
+  return BP_OK;
+}

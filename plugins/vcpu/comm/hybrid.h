@@ -1,0 +1,44 @@
+/* Hybrid worlds over MPI: when a world runs over MPI (comm/mpi.h), spans
+ * several hosts and some host holds several of its ranks, the ranks of each
+ * host form a shared-memory world of their own (comm/segment.h, named from
+ * the world's secret and the host's index) and each host's lowest rank, its
+ * leader, talks MPI to the other leaders.
+ *
+ * all_reduce, reduce and broadcast are hierarchical: reduce inside the host
+ * over shared memory, then MPI among the leaders, then broadcast (or, for a
+ * reduce whose root is not a leader, one send) inside the host. all_gather,
+ * reduce_scatter, send, recv and all_to_all stay on MPI among every rank.
+ * Every call is first checked across all ranks over MPI, so every rank sees
+ * a mismatch; every stage keeps the call's deadline; a host's ranks share
+ * the abort flag of their shared-memory world, so an abort stops the caller's
+ * host at once and the other hosts at the deadline.
+ *
+ * Settings, read at communicator creation and the same on every rank:
+ * BACKPLANE_COMM_HYBRID=0 turns the hybrid off (MPI for everything);
+ * BACKPLANE_COMM_RANKS_PER_HOST=K groups ranks as if rank r ran on host r / K
+ * (to try the hybrid on one machine); unset, ranks are grouped by their MPI
+ * processor name. */
+#ifndef BACKPLANE_VCPU_COMM_HYBRID_H_
+#define BACKPLANE_VCPU_COMM_HYBRID_H_
+
+#include "comm/comm.h"
+
+/* Called by every rank right after the module made `world` (world->mpi and
+ * world->mpi_handle set, id and rank those of the call). When the hybrid
+ * applies, world->mpi then dispatches through the hybrid, which owns the
+ * module's handle, and world->aborted / world->signal are the host world's;
+ * otherwise the world is left as it was. BP_OK, or a failure with
+ * comm_last_error() set, the world unchanged (the caller destroys it). */
+bp_status_t comm_hybrid_setup(comm_world *world, const comm_unique_id *id,
+                              size_t rank, uint64_t deadline_ns);
+
+/* Whether `world` dispatches through the hybrid (for tests and
+ * diagnostics). */
+bool comm_hybrid_in_use(const comm_world *world);
+
+/* The id of host `host`'s shared-memory world within the world `id` names
+ * (its token and secret are mixes of the world's and the host index). */
+void comm_hybrid_host_id(const comm_unique_id *id, size_t host,
+                         comm_unique_id *out_id);
+
+#endif /* BACKPLANE_VCPU_COMM_HYBRID_H_ */

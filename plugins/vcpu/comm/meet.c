@@ -1,0 +1,132 @@
+#include "comm/meet.h"
+
+#include <inttypes.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "comm/spread.h"
+#include "reduce/reduce.h"
+
+typedef struct arrival {
+  comm_world *world;
+  uint64_t target;
+  int32_t cpu; /* this rank's */
+} arrival;
+
+static bool everyone_arrived(void *context) {
+  arrival *a = context;
+  for (size_t r = 0; r < a->world->nranks; r++)
+    if (atomic_load_explicit(&a->world->slots[r].arrive, memory_order_acquire) <
+        a->target)
+      return false;
+  return true;
+}
+
+/* Yield while a late rank was last seen on this CPU, so that it can run
+ * (comm/spread.h moves one of us later); spin while they run elsewhere. */
+static bool late_rank_shares_cpu(void *context) {
+  arrival *a = context;
+  for (size_t r = 0; r < a->world->nranks; r++) {
+    const comm_rank_slot *slot = &a->world->slots[r];
+    if (atomic_load_explicit(&slot->arrive, memory_order_relaxed) < a->target &&
+        atomic_load_explicit(&slot->cpu, memory_order_relaxed) == a->cpu)
+      return true;
+  }
+  return false;
+}
+
+void comm_describe_rank(const comm_world *world, size_t rank, char *out,
+                        size_t capacity) {
+  const comm_rank_slot *slot = &world->slots[rank];
+  uint64_t at = atomic_load(&slot->arrive);
+  if (!atomic_load(&slot->joined))
+    snprintf(out, capacity, "rank %zu never joined", rank);
+  else if (at == 0)
+    snprintf(out, capacity, "rank %zu has not called any collective", rank);
+  else
+    snprintf(out, capacity, "rank %zu is at sequence %" PRIu64 " step %u", rank,
+             at >> COMM_STEP_BITS,
+             (unsigned)(at & ((1ull << COMM_STEP_BITS) - 1)));
+}
+
+bp_status_t comm_meet(C_CCLComm comm, const comm_desc *desc, unsigned step,
+                      uint64_t deadline_ns) {
+  comm_world *world = comm->world;
+  arrival a = {world, (desc->seq << COMM_STEP_BITS) + step, sched_getcpu()};
+  comm_rank_slot *mine = &world->slots[comm->rank];
+  atomic_store_explicit(&mine->cpu, a.cpu, memory_order_relaxed);
+  atomic_store_explicit(&mine->arrive, a.target, memory_order_release);
+  comm_signal_progress(world->signal);
+  comm_wait_result result =
+      comm_wait(world->signal, world->aborted, deadline_ns, everyone_arrived,
+                late_rank_shares_cpu, &a);
+  if (result == COMM_WAIT_READY) {
+    comm_spread_after_meeting(comm, a.cpu);
+    return BP_OK;
+  }
+  size_t late = 0;
+  while (late < world->nranks &&
+         atomic_load(&world->slots[late].arrive) >= a.target)
+    late++;
+  char who[96] = "no rank missing";
+  if (late < world->nranks)
+    comm_describe_rank(world, late, who, sizeof who);
+  if (result == COMM_WAIT_ABORTED)
+    return comm_fail(comm, BP_ERR_ABORTED,
+                     "%s rank %zu: %s sequence %" PRIu64
+                     " aborted while waiting for rank %zu (%s)",
+                     comm->name, comm->rank, comm_kind_name(desc->kind),
+                     desc->seq, late, who);
+  return comm_fail(comm, BP_ERR_TIMEOUT,
+                   "%s rank %zu: %s sequence %" PRIu64
+                   " timed out after %" PRIu64 " ms waiting for rank %zu (%s)",
+                   comm->name, comm->rank, comm_kind_name(desc->kind),
+                   desc->seq, comm->timeout_ns / 1000000u, late, who);
+}
+
+static bp_status_t check_same_call(C_CCLComm comm, const comm_desc *mine) {
+  for (size_t r = 0; r < comm->nranks; r++) {
+    const comm_desc *theirs = comm_published_call(comm->world, r, mine->seq);
+    if (comm_same_call(mine, theirs))
+      continue;
+    char a[128], b[128];
+    comm_describe_call(mine, a, sizeof a);
+    comm_describe_call(theirs, b, sizeof b);
+    return comm_fail(comm, BP_ERR_INVALID_ARGUMENT,
+                     "%s rank %zu: mismatched collectives at sequence %" PRIu64
+                     ": rank %zu called %s but rank %zu called %s",
+                     comm->name, comm->rank, mine->seq, comm->rank, a, r, b);
+  }
+  return BP_OK;
+}
+
+bp_status_t comm_start_collective(C_CCLComm comm, const comm_desc *desc,
+                                  uint64_t deadline_ns) {
+  comm->world->slots[comm->rank].desc[desc->seq % 2] = *desc;
+  bp_status_t status = comm_meet(comm, desc, 1, deadline_ns);
+  return status == BP_OK ? check_same_call(comm, desc) : status;
+}
+
+const comm_desc *comm_published_call(const comm_world *world, size_t rank,
+                                     uint64_t seq) {
+  return &world->slots[rank].desc[seq % 2];
+}
+
+/* Rank r's chunk of `count` elements: whole cache lines, the last rank takes
+ * the rest. */
+void comm_chunk_of(size_t count, size_t elem_size, size_t nranks, size_t r,
+                   size_t *out_begin, size_t *out_end) {
+  size_t per_line = elem_size >= 64 ? 1 : 64 / elem_size;
+  size_t chunk = (count + nranks - 1) / nranks;
+  chunk = (chunk + per_line - 1) / per_line * per_line;
+  size_t begin = r * chunk < count ? r * chunk : count;
+  size_t end = begin + chunk < count ? begin + chunk : count;
+  *out_begin = begin;
+  *out_end = end;
+}
+
+void comm_copy(void *dst, const void *src, size_t bytes) {
+  if (dst != src && bytes != 0)
+    memcpy(dst, src, bytes);
+}

@@ -1,0 +1,75 @@
+/* The Open MPI transport of the vcpu collectives, for ranks on several hosts
+ * (or whenever BACKPLANE_COMM_TRANSPORT=mpi). It lives in a separate module,
+ * libbackplane_vcpu_mpi.so (plugins/vcpu_mpi/), so the plugin itself never
+ * depends on MPI: the plugin opens the module only when a world uses MPI.
+ *
+ * Contract: the processes were started by mpirun; xccl rank r is MPI rank r
+ * of MPI_COMM_WORLD and nranks its size. The module initializes MPI with
+ * MPI_THREAD_MULTIPLE if nobody did. Every call runs on a stream worker,
+ * uses nonblocking MPI, and polls the request until it completes, the
+ * deadline passes (BP_ERR_TIMEOUT) or *aborted turns true (BP_ERR_ABORTED).
+ * Failures return a bp_status_t with a message in `error` (capacity bytes).
+ * MPI cannot cancel a collective: a world whose request was given up keeps
+ * its internal buffers until the process ends, and the caller's buffers of
+ * that call may still be written if the missing rank shows up later.
+ *
+ * A world over several hosts some of which hold several ranks is hybrid
+ * (comm/hybrid.h): it uses `hosts`, `check` and `run` to talk MPI between
+ * hosts, shared memory inside them. */
+#ifndef BACKPLANE_VCPU_COMM_MPI_H_
+#define BACKPLANE_VCPU_COMM_MPI_H_
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "comm/comm.h"
+
+#define COMM_MPI_MODULE_SYMBOL "BackplaneVcpuCommMpi"
+#define COMM_MPI_MODULE_FILE "libbackplane_vcpu_mpi.so"
+
+typedef struct comm_mpi_module {
+  /* A world of nranks over MPI_COMM_WORLD (duplicated); checks that every
+   * rank presented the same secret and nranks. *out_handle on success. */
+  int (*create)(uint64_t secret, size_t nranks, size_t rank,
+                uint64_t deadline_ns, void **out_handle, char *error,
+                size_t capacity);
+  void (*destroy)(void *handle);
+  /* One collective (kind < COMM_SEND); also detects ranks that called a
+   * different operation at the same sequence number. */
+  int (*collective)(void *handle, const comm_desc *desc, uint64_t deadline_ns,
+                    const atomic_bool *aborted, char *error, size_t capacity);
+  /* Sends and receives progressed together. */
+  int (*p2p)(void *handle, const comm_desc *ops, size_t n, uint64_t deadline_ns,
+             const atomic_bool *aborted, char *error, size_t capacity);
+  /* `collective` in two halves: `check` only compares the call across the
+   * ranks (BP_ERR_INVALID_ARGUMENT "mismatched collectives ..."), `run` only
+   * moves the data (the caller has checked). */
+  int (*check)(void *handle, const comm_desc *desc, uint64_t deadline_ns,
+               const atomic_bool *aborted, char *error, size_t capacity);
+  int (*run)(void *handle, const comm_desc *desc, uint64_t deadline_ns,
+             const atomic_bool *aborted, char *error, size_t capacity);
+  /* Groups the world's ranks by host: by processor name, or with
+   * ranks_per_host K > 0 rank r is on host r / K (testing on one machine).
+   * Fills host_of[nranks] with host indices numbered by each host's lowest
+   * rank (its leader). When there are several hosts and this rank leads its
+   * host, *out_leaders is a world of the leaders (rank = host index) for
+   * `run` and `destroy`; else NULL. Every rank of the world calls it. */
+  int (*hosts)(void *handle, size_t ranks_per_host, uint64_t deadline_ns,
+               size_t *host_of, void **out_leaders, char *error,
+               size_t capacity);
+} comm_mpi_module;
+
+typedef const comm_mpi_module *(*comm_mpi_module_fn)(void);
+
+/* The module, opened on first use from BACKPLANE_VCPU_MPI_MODULE, else from
+ * beside the plugin (../libbackplane_vcpu_mpi.so relative to the plugin
+ * directory). NULL with comm_last_error() set if it cannot be loaded.
+ * Thread-safe. */
+const comm_mpi_module *comm_mpi_module_load(void);
+
+/* Whether a world should use MPI: BACKPLANE_COMM_TRANSPORT=mpi, or (unset or
+ * "auto") the id was made on another host. */
+bool comm_mpi_wanted(const comm_unique_id *id);
+
+#endif /* BACKPLANE_VCPU_COMM_MPI_H_ */

@@ -1,0 +1,71 @@
+#include "comm/mpi.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static const comm_mpi_module *loaded;
+static char load_error[PATH_MAX + 1024];
+
+/* Where this plugin's .so lives. */
+static void plugin_directory(char *out, size_t capacity) {
+  Dl_info info;
+  out[0] = '\0';
+  if (dladdr((void *)comm_mpi_module_load, &info) && info.dli_fname) {
+    snprintf(out, capacity, "%s", info.dli_fname);
+    char *slash = strrchr(out, '/');
+    if (slash)
+      *slash = '\0';
+    else
+      snprintf(out, capacity, ".");
+  }
+}
+
+static void load(void) {
+  char path[PATH_MAX];
+  const char *override = getenv("BACKPLANE_VCPU_MPI_MODULE");
+  if (override && *override) {
+    snprintf(path, sizeof path, "%s", override);
+  } else {
+    char dir[PATH_MAX - sizeof COMM_MPI_MODULE_FILE - 8];
+    plugin_directory(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/../%s", dir, COMM_MPI_MODULE_FILE);
+  }
+  void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (handle == NULL) {
+    snprintf(load_error, sizeof load_error,
+             "the MPI transport module %s cannot be loaded: %s", path,
+             dlerror());
+    return;
+  }
+  comm_mpi_module_fn entry;
+  void *symbol = dlsym(handle, COMM_MPI_MODULE_SYMBOL);
+  memcpy(&entry, &symbol, sizeof entry);
+  if (entry == NULL || (loaded = entry()) == NULL)
+    snprintf(load_error, sizeof load_error,
+             "%s lacks %s: not a vcpu MPI transport module", path,
+             COMM_MPI_MODULE_SYMBOL);
+}
+
+const comm_mpi_module *comm_mpi_module_load(void) {
+  pthread_once(&load_once, load);
+  if (loaded == NULL)
+    comm_reject(BP_ERR_UNSUPPORTED, "xccl_comm_init_rank: %s", load_error);
+  return loaded;
+}
+
+bool comm_mpi_wanted(const comm_unique_id *id) {
+  const char *transport = getenv("BACKPLANE_COMM_TRANSPORT");
+  if (transport && strcmp(transport, "mpi") == 0)
+    return true;
+  if (transport && *transport && strcmp(transport, "auto") != 0)
+    return false;
+  char host[sizeof id->host] = "";
+  gethostname(host, sizeof host - 1);
+  return strcmp(host, id->host) != 0;
+}

@@ -1,0 +1,136 @@
+/* copy: host->device and device->host bandwidth at 64 and 256 MiB,
+ * synchronous and on a stream (+ synchronize), against memcpy between the
+ * same pre-faulted host buffers with 1 and with 2 threads (budget: >= 90 %
+ * of memcpy). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "bench_memcpy.h"
+#include "cli/cli_format.h"
+#include "cli/cli_timing.h"
+
+enum { FULL_REPS = 7, SERIES = 6 };
+
+/* The series measured per size; the first two are the baselines. */
+typedef enum series {
+  MEMCPY_1,
+  MEMCPY_2,
+  H2D_SYNC,
+  H2D_ASYNC,
+  D2H_SYNC,
+  D2H_ASYNC
+} series_t;
+
+static const char *const series_names[SERIES] = {
+    "memcpy 1 thread", "memcpy 2 threads", "h2d", "h2d", "d2h", "d2h"};
+
+typedef struct copy_bench {
+  bench_ctx_t *ctx;
+  unsigned char *src, *dst; /* host, `capacity` bytes each, pre-faulted */
+  void *device_buffer;
+  bp_stream_t *stream;
+} copy_bench_t;
+
+/* GB/s of one measurement of `series` at `size`; 0 on error (reported). */
+static double measure_once(copy_bench_t *b, series_t series, size_t size) {
+  bp_device_t *device = b->ctx->device;
+  bp_status_t status = BP_OK;
+  uint64_t start = cli_now_ns();
+  switch (series) {
+  case MEMCPY_1:
+    memcpy(b->dst, b->src, size);
+    break;
+  case MEMCPY_2:
+    if (!bench_memcpy_two_threads(b->dst, b->src, size))
+      return 0;
+    break;
+  case H2D_SYNC:
+  case H2D_ASYNC:
+    status = bp_copy(device, b->device_buffer, NULL, b->src, size,
+                     series == H2D_ASYNC ? b->stream : NULL);
+    break;
+  case D2H_SYNC:
+  case D2H_ASYNC:
+    status = bp_copy(NULL, b->dst, device, b->device_buffer, size,
+                     series == D2H_ASYNC ? b->stream : NULL);
+    break;
+  }
+  if (status == BP_OK && (series == H2D_ASYNC || series == D2H_ASYNC))
+    status = bp_stream_synchronize(b->stream);
+  uint64_t elapsed = cli_now_ns() - start;
+  if (status != BP_OK) {
+    bench_error(b->ctx, "copying", status);
+    return 0;
+  }
+  return (double)size / (double)(elapsed ? elapsed : 1);
+}
+
+static void record_size(copy_bench_t *b, size_t size, double *medians) {
+  char size_text[32], bench_case[64];
+  cli_format_bytes(size, size_text, sizeof(size_text));
+  for (int s = H2D_SYNC; s < SERIES; s++) {
+    snprintf(bench_case, sizeof(bench_case), "%s %s %s", series_names[s],
+             size_text, s == H2D_ASYNC || s == D2H_ASYNC ? "stream" : "sync");
+    for (int base = MEMCPY_1; base <= MEMCPY_2; base++)
+      bench_record(b->ctx, &(bench_result_t){
+                               .bench_case = bench_case,
+                               .value = medians[s],
+                               .unit = "GB/s",
+                               .baseline = series_names[base],
+                               .baseline_value = medians[base],
+                               .budget = BENCH_BUDGET_MIN_RATIO,
+                               .limit = 0.9,
+                               .budget_text = ">= 90% of baseline",
+                           });
+  }
+}
+
+/* Measures every series at `size`, interleaving repetitions. */
+static bp_status_t bench_size(copy_bench_t *b, size_t size) {
+  size_t reps = bench_reps(b->ctx, FULL_REPS);
+  double samples[SERIES][FULL_REPS], medians[SERIES];
+  for (int s = 0; s < SERIES; s++) /* warm-up */
+    if (measure_once(b, (series_t)s, size) == 0)
+      return BP_ERR_PLUGIN;
+  for (size_t r = 0; r < reps; r++)
+    for (int s = 0; s < SERIES; s++)
+      if ((samples[s][r] = measure_once(b, (series_t)s, size)) == 0)
+        return BP_ERR_PLUGIN;
+  for (int s = 0; s < SERIES; s++)
+    medians[s] = cli_median(samples[s], reps);
+  record_size(b, size, medians);
+  return BP_OK;
+}
+
+bp_status_t bench_copy(bench_ctx_t *ctx) {
+  const size_t sizes[2] = {ctx->quick ? (size_t)1 << 20 : (size_t)64 << 20,
+                           ctx->quick ? (size_t)4 << 20 : (size_t)256 << 20};
+  copy_bench_t b = {.ctx = ctx};
+  bp_status_t status = BP_OK;
+  b.src = aligned_alloc(4096, sizes[1]);
+  b.dst = aligned_alloc(4096, sizes[1]);
+  if (!b.src || !b.dst) {
+    status = bench_error(ctx, "allocating host buffers", BP_ERR_OUT_OF_MEMORY);
+  } else if ((status = bp_stream_create(ctx->device, &b.stream)) != BP_OK) {
+    bench_error(ctx, "bp_stream_create", status);
+  } else {
+    memset(b.src, 1, sizes[1]); /* pre-fault both */
+    memset(b.dst, 2, sizes[1]);
+  }
+  for (size_t i = 0; i < 2 && status == BP_OK; i++) {
+    status = bp_device_malloc(ctx->device, sizes[i], &b.device_buffer);
+    if (status != BP_OK) {
+      bench_error(ctx, "bp_device_malloc", status);
+      break;
+    }
+    status = bench_size(&b, sizes[i]);
+    bp_device_free(ctx->device, b.device_buffer);
+  }
+  bp_stream_destroy(b.stream);
+  free(b.src);
+  free(b.dst);
+  return status;
+}

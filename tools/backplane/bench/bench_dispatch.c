@@ -1,0 +1,189 @@
+/* dispatch: what a runtime call costs over calling the same plugin function
+ * directly through the dispatch table (budget: <= 2 ns extra). Measured on
+ * two cheap calls: querying an idle stream and a completed event. Then the
+ * same runtime calls on a runtime of the same plugin with the validation or
+ * the trace layer spliced in (no budget: the price of debugging; fewer
+ * calls, since the trace layer keeps a record of each). */
+#include <stdint.h>
+#include <stdio.h>
+
+#include "bench.h"
+#include "cli/cli_timing.h"
+
+enum { FULL_REPS = 9 };
+
+/* The plugin's own stream and event, created through the dispatch table. */
+typedef struct direct_objects {
+  const C_DeviceInterface *table;
+  C_Device device;
+  C_Stream stream;
+  C_Event event;
+} direct_objects_t;
+
+typedef struct runtime_objects {
+  bp_stream_t *stream;
+  bp_event_t *event;
+} runtime_objects_t;
+
+typedef enum call_kind { STREAM_QUERY, EVENT_QUERY } call_kind_t;
+
+/* ns per call of `calls` back-to-back calls (opaque calls: the compiler
+ * cannot drop them). */
+static double time_runtime(const runtime_objects_t *o, call_kind_t kind,
+                           size_t calls) {
+  uint64_t start = cli_now_ns();
+  if (kind == STREAM_QUERY)
+    for (size_t i = 0; i < calls; i++)
+      (void)bp_stream_query(o->stream);
+  else
+    for (size_t i = 0; i < calls; i++)
+      (void)bp_event_query(o->event);
+  return (double)(cli_now_ns() - start) / (double)calls;
+}
+
+static double time_direct(const direct_objects_t *o, call_kind_t kind,
+                          size_t calls) {
+  uint64_t start = cli_now_ns();
+  if (kind == STREAM_QUERY)
+    for (size_t i = 0; i < calls; i++)
+      (void)o->table->query_stream(o->device, o->stream);
+  else
+    for (size_t i = 0; i < calls; i++)
+      (void)o->table->query_event(o->device, o->event);
+  return (double)(cli_now_ns() - start) / (double)calls;
+}
+
+/* Alternates runtime and direct repetitions so drift hits both alike. */
+/* A layer spliced into the runtime's dispatch table, or none. */
+typedef struct layer_case {
+  const char *layers;  /* as BACKPLANE_LAYERS; NULL: the bench's runtime */
+  size_t call_divisor; /* fewer calls than without layers */
+} layer_case_t;
+
+static const layer_case_t no_layer = {NULL, 1};
+static const layer_case_t layer_cases[] = {{"validation", 10}, {"trace", 1000}};
+
+static void measure(bench_ctx_t *ctx, const runtime_objects_t *rt,
+                    const direct_objects_t *direct, call_kind_t kind,
+                    const char *bench_case, const layer_case_t *layer) {
+  size_t calls = (ctx->quick ? 20000 : 2000000) / layer->call_divisor;
+  size_t reps = bench_reps(ctx, FULL_REPS);
+  double runtime_ns[FULL_REPS], direct_ns[FULL_REPS];
+  time_runtime(rt, kind, calls / 10); /* warm-up */
+  time_direct(direct, kind, calls / 10);
+  for (size_t r = 0; r < reps; r++) {
+    runtime_ns[r] = time_runtime(rt, kind, calls);
+    direct_ns[r] = time_direct(direct, kind, calls);
+  }
+  char layered_case[96];
+  if (layer->layers)
+    snprintf(layered_case, sizeof layered_case, "%s +%s", bench_case,
+             layer->layers);
+  bench_record(ctx, &(bench_result_t){
+                        .bench_case = layer->layers ? layered_case : bench_case,
+                        .value = cli_median(runtime_ns, reps),
+                        .unit = "ns",
+                        .baseline = "direct call",
+                        .baseline_value = cli_median(direct_ns, reps),
+                        .budget = layer->layers ? BENCH_BUDGET_NONE
+                                                : BENCH_BUDGET_MAX_EXTRA,
+                        .limit = 2.0,
+                        .budget_text = "<= 2 ns extra",
+                    });
+}
+
+/* Both measurements on a runtime of the bench's plugin alone with `layer`
+ * spliced in; the trace goes to /dev/null, validation reports to stderr. */
+static bp_status_t measure_layered(bench_ctx_t *ctx,
+                                   const direct_objects_t *direct,
+                                   const layer_case_t *layer) {
+  bp_plugin_info_t info;
+  bp_status_t status =
+      bp_runtime_plugin_info(ctx->runtime, ctx->plugin_index, &info);
+  if (status != BP_OK)
+    return bench_error(ctx, "reading the plugin's path", status);
+  bp_runtime_options_t options = {.struct_size = sizeof options,
+                                  .plugin_path = info.path,
+                                  .ignore_environment = 1,
+                                  .skip_builtin_plugins = 1};
+  bp_layer_options_t layers = {.struct_size = sizeof layers,
+                               .layers = layer->layers,
+                               .fault = "",
+                               .validation_log = "",
+                               .validation_abort = 0,
+                               .trace_file = "/dev/null"};
+  bp_runtime_t *runtime = NULL;
+  bp_device_t *device = NULL;
+  runtime_objects_t rt = {0};
+  if ((status = bp_runtime_create_layered(&options, &layers, &runtime)) !=
+          BP_OK ||
+      (status = bp_device_get(runtime, ctx->plugin_name, 0, &device)) !=
+          BP_OK ||
+      (status = bp_stream_create(device, &rt.stream)) != BP_OK ||
+      (status = bp_event_create(device, &rt.event)) != BP_OK ||
+      (status = bp_event_record(rt.event, rt.stream)) != BP_OK ||
+      (status = bp_event_synchronize(rt.event)) != BP_OK) {
+    bench_error(ctx, layer->layers, status);
+  } else {
+    measure(ctx, &rt, direct, STREAM_QUERY, "stream query (idle)", layer);
+    measure(ctx, &rt, direct, EVENT_QUERY, "event query (completed)", layer);
+  }
+  bp_event_destroy(rt.event);
+  bp_stream_destroy(rt.stream);
+  bp_runtime_destroy(runtime);
+  return status;
+}
+
+static bp_status_t create_direct(bench_ctx_t *ctx, direct_objects_t *o) {
+  o->table = ctx->dispatch;
+  o->device = bp_device_c_handle(ctx->device);
+  const C_DeviceInterface *t = o->table;
+  if (!t || !t->create_stream || !t->create_event || !t->record_event ||
+      !t->synchronize_event || !t->query_stream || !t->query_event)
+    return BP_ERR_UNSUPPORTED;
+  if (t->create_stream(o->device, &o->stream) != C_SUCCESS)
+    return BP_ERR_PLUGIN;
+  if (t->create_event(o->device, &o->event) != C_SUCCESS ||
+      t->record_event(o->device, o->stream, o->event) != C_SUCCESS ||
+      t->synchronize_event(o->device, o->event) != C_SUCCESS)
+    return BP_ERR_PLUGIN;
+  return BP_OK;
+}
+
+static void destroy_direct(direct_objects_t *o) {
+  const C_DeviceInterface *t = o->table;
+  if (t && t->destroy_event && o->event)
+    t->destroy_event(o->device, o->event);
+  if (t && t->destroy_stream && o->stream)
+    t->destroy_stream(o->device, o->stream);
+}
+
+bp_status_t bench_dispatch(bench_ctx_t *ctx) {
+  direct_objects_t direct = {0};
+  runtime_objects_t rt = {0};
+  bp_status_t status = create_direct(ctx, &direct);
+  if (status != BP_OK) {
+    destroy_direct(&direct);
+    return bench_error(ctx,
+                       "creating a stream and event through the "
+                       "dispatch table",
+                       status);
+  }
+  if ((status = bp_stream_create(ctx->device, &rt.stream)) != BP_OK ||
+      (status = bp_event_create(ctx->device, &rt.event)) != BP_OK ||
+      (status = bp_event_record(rt.event, rt.stream)) != BP_OK ||
+      (status = bp_event_synchronize(rt.event)) != BP_OK) {
+    bench_error(ctx, "creating a stream and event", status);
+  } else {
+    measure(ctx, &rt, &direct, STREAM_QUERY, "stream query (idle)", &no_layer);
+    measure(ctx, &rt, &direct, EVENT_QUERY, "event query (completed)",
+            &no_layer);
+  }
+  bp_event_destroy(rt.event);
+  bp_stream_destroy(rt.stream);
+  for (size_t i = 0;
+       status == BP_OK && i < sizeof layer_cases / sizeof *layer_cases; i++)
+    status = measure_layered(ctx, &direct, &layer_cases[i]);
+  destroy_direct(&direct);
+  return status;
+}

@@ -1,0 +1,244 @@
+/* `backplane memory`: the caching allocator of each device (of --plugin
+ * NAME, or of every plugin): its sizing (seed 003's hints, with the defaulted
+ * ones marked) and its statistics. Words after the options:
+ *   replay         first replays a few iterations of a training trace on the
+ *                  first device, keeping its parameters allocated, so there
+ *                  is something to look at;
+ *   snapshot FILE  writes the first device's JSON snapshot to FILE;
+ *   svg FILE       writes its picture (one row per chunk) to FILE.
+ * With --json, prints every device's snapshot as a JSON array. */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backplane/backplane.h"
+#include "bench/alloc_trace.h"
+#include "cli/cli_format.h"
+#include "cli/cli_json.h"
+#include "cli/cli_options.h"
+#include "cli/cli_output.h"
+#include "cli/cli_runtime.h"
+#include "commands.h"
+
+enum { REPLAY_ITERATIONS = 3 };
+
+typedef struct memory_request {
+  bool replay;
+  const char *snapshot_path;
+  const char *svg_path;
+} memory_request_t;
+
+static int parse_words(const cli_options_t *options, memory_request_t *out) {
+  for (size_t i = 0; i < options->positional_count; i++) {
+    const char *word = options->positional[i];
+    const char **path = !strcmp(word, "snapshot") ? &out->snapshot_path
+                        : !strcmp(word, "svg")    ? &out->svg_path
+                                                  : NULL;
+    if (!strcmp(word, "replay")) {
+      out->replay = true;
+    } else if (path && i + 1 < options->positional_count) {
+      *path = options->positional[++i];
+    } else {
+      fprintf(stderr,
+              "backplane memory: unexpected '%s' (usage: backplane memory "
+              "[--plugin NAME] [--json] [replay] [snapshot FILE] [svg "
+              "FILE])\n",
+              word);
+      return 2;
+    }
+  }
+  return 0;
+}
+
+static int device_allocate(void *context, size_t size, void **out_ptr) {
+  return (int)bp_device_malloc(context, size, out_ptr);
+}
+static int device_release(void *context, void *ptr) {
+  return (int)bp_device_free(context, ptr);
+}
+
+/* Replays a small training trace, leaving the setup allocations (the
+ * parameters) live; *out_slots holds them for the caller to free. */
+static bp_status_t replay(bp_device_t *device, alloc_trace_t *trace,
+                          void ***out_slots) {
+  alloc_trace_shape_t shape = {.layers = 4,
+                               .batch = 4,
+                               .sequence = 128,
+                               .hidden = 256,
+                               .heads = 4,
+                               .vocabulary = 8000};
+  if (!alloc_trace_training(&shape, trace))
+    return BP_ERR_OUT_OF_MEMORY;
+  void **slots = calloc(trace->slots, sizeof *slots);
+  alloc_trace_target_t target = {device, device_allocate, device_release};
+  int failed = !slots || alloc_trace_run(trace, true, slots, &target);
+  for (int i = 0; i < REPLAY_ITERATIONS && !failed; i++)
+    failed = alloc_trace_run(trace, false, slots, &target);
+  *out_slots = slots;
+  return failed ? BP_ERR_OUT_OF_MEMORY : BP_OK;
+}
+
+static void print_config(const bp_allocator_config_t *c) {
+  static const char *const names[] = {"min_chunk_size",  "max_chunk_size",
+                                      "max_alloc_size",  "extra_padding_size",
+                                      "init_alloc_size", "realloc_size"};
+  const size_t values[] = {c->min_chunk_size,  c->max_chunk_size,
+                           c->max_alloc_size,  c->extra_padding_size,
+                           c->init_alloc_size, c->realloc_size};
+  for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+    char text[32];
+    if (values[i] == SIZE_MAX)
+      snprintf(text, sizeof text, "unlimited");
+    else
+      cli_format_bytes(values[i], text, sizeof text);
+    fprintf(cli_out(), "  %-20s %12s%s\n", names[i], text,
+            c->defaulted & 1u << i ? "  (default)" : "");
+  }
+}
+
+static void print_stat(const char *name, const bp_memory_stat_t *s) {
+  char current[32], peak[32], allocated[32], freed[32];
+  fprintf(cli_out(), "  %-22s %12s %12s %12s %12s\n", name,
+          cli_format_bytes(s->current, current, sizeof current),
+          cli_format_bytes(s->peak, peak, sizeof peak),
+          cli_format_bytes(s->allocated, allocated, sizeof allocated),
+          cli_format_bytes(s->freed, freed, sizeof freed));
+}
+
+static int print_device(bp_device_t *device) {
+  bp_allocator_config_t config;
+  bp_memory_stats_t s;
+  if (bp_device_allocator_config(device, &config) != BP_OK ||
+      bp_device_memory_stats(device, &s) != BP_OK) {
+    fprintf(stderr, "backplane memory: %s: %s\n", bp_device_name(device),
+            bp_last_error());
+    return 1;
+  }
+  fprintf(cli_out(), "%s\n", bp_device_name(device));
+  print_config(&config);
+  fprintf(cli_out(), "  %-22s %12s %12s %12s %12s\n", "", "current", "peak",
+          "allocated", "freed");
+  print_stat("allocated_bytes", &s.allocated_bytes);
+  print_stat("reserved_bytes", &s.reserved_bytes);
+  print_stat("active_bytes", &s.active_bytes);
+  print_stat("inactive_split_bytes", &s.inactive_split_bytes);
+  print_stat("requested_bytes", &s.requested_bytes);
+  fprintf(cli_out(),
+          "  num_alloc_retries %llu, num_ooms %llu, num_device_alloc %llu, "
+          "num_device_free %llu\n\n",
+          (unsigned long long)s.num_alloc_retries,
+          (unsigned long long)s.num_ooms,
+          (unsigned long long)s.num_device_alloc,
+          (unsigned long long)s.num_device_free);
+  return 0;
+}
+
+static json_t *device_json(bp_device_t *device) {
+  char *text;
+  if (bp_device_memory_snapshot(device, &text) != BP_OK)
+    return json_pack("{s:s, s:s}", "device", bp_device_name(device), "error",
+                     bp_last_error());
+  json_t *snapshot = json_loads(text, 0, NULL);
+  free(text);
+  return snapshot;
+}
+
+static int write_text(const char *path, const char *text) {
+  FILE *file = fopen(path, "w");
+  bool ok = file && fputs(text, file) >= 0;
+  if (file && fclose(file) != 0)
+    ok = false;
+  if (!ok)
+    fprintf(stderr, "backplane memory: cannot write %s\n", path);
+  return ok ? 0 : 1;
+}
+
+/* Writes the snapshot and/or picture of `device`. */
+static int write_files(bp_device_t *device, const memory_request_t *request) {
+  if (!request->snapshot_path && !request->svg_path)
+    return 0;
+  char *json = NULL, *svg = NULL;
+  int result = 0;
+  if (bp_device_memory_snapshot(device, &json) != BP_OK ||
+      (request->svg_path && bp_memory_snapshot_to_svg(json, &svg) != BP_OK)) {
+    fprintf(stderr, "backplane memory: %s\n", bp_last_error());
+    result = 1;
+  }
+  if (!result && request->snapshot_path)
+    result = write_text(request->snapshot_path, json);
+  if (!result && svg)
+    result = write_text(request->svg_path, svg);
+  free(json);
+  free(svg);
+  return result;
+}
+
+static bool selected(const cli_options_t *options, bp_device_t *device) {
+  return !options->plugin || !strcmp(bp_device_type(device), options->plugin);
+}
+
+static int run(bp_runtime_t *runtime, const cli_options_t *options,
+               const memory_request_t *request) {
+  bp_device_t *first = NULL;
+  size_t count = bp_device_count(runtime);
+  for (size_t i = 0; i < count && !first; i++) {
+    bp_device_t *device;
+    if (bp_device_at(runtime, i, &device) == BP_OK && selected(options, device))
+      first = device;
+  }
+  if (!first) {
+    fprintf(stderr, "backplane memory: no device%s%s\n",
+            options->plugin ? " of plugin " : "",
+            options->plugin ? options->plugin : "");
+    return 1;
+  }
+  alloc_trace_t trace = {0};
+  void **slots = NULL;
+  int result = 0;
+  if (request->replay && replay(first, &trace, &slots) != BP_OK) {
+    fprintf(stderr, "backplane memory: replay on %s: %s\n",
+            bp_device_name(first), bp_last_error());
+    result = 1;
+  }
+  json_t *devices = options->json ? json_array() : NULL;
+  for (size_t i = 0; i < count && !result; i++) {
+    bp_device_t *device;
+    if (bp_device_at(runtime, i, &device) != BP_OK ||
+        !selected(options, device))
+      continue;
+    if (devices)
+      json_array_append_new(devices, device_json(device));
+    else
+      result = print_device(device);
+  }
+  if (!result)
+    result = write_files(first, request);
+  if (devices)
+    result = cli_json_print(devices) || result;
+  if (slots) {
+    alloc_trace_target_t target = {first, device_allocate, device_release};
+    alloc_trace_release_all(&trace, slots, &target);
+    free(slots);
+  }
+  alloc_trace_destroy(&trace);
+  return result;
+}
+
+int cmd_memory(int argc, char **argv) {
+  cli_options_t options;
+  int result = cli_options_parse("memory", argc, argv,
+                                 CLI_OPT_PLUGIN | CLI_OPT_POSITIONAL, &options);
+  if (result)
+    return result;
+  memory_request_t request = {0};
+  result = parse_words(&options, &request);
+  bp_runtime_t *runtime = NULL;
+  if (!result && cli_runtime_open(&options, &runtime) != BP_OK)
+    result = 1;
+  if (!result)
+    result = run(runtime, &options, &request);
+  bp_runtime_destroy(runtime);
+  cli_options_release(&options);
+  return result;
+}
