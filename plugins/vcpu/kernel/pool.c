@@ -1,24 +1,25 @@
 /* The per-device pools that run kernel blocks: as many threads as the
  * machine has CPUs, started on a device's first launch. Idle threads spin
- * briefly on the queue, then sleep on a condition variable. Threads are
- * detached: one stuck in an abandoned kernel is simply left behind. */
+ * briefly on the queue, then sleep on a condition variable. Shutdown joins
+ * every thread; once a launch was abandoned (its thread may never return)
+ * the plugin is pinned in memory and shutdown detaches them instead. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "base/park.h"
 #include "device.h"
 #include "kernels.h"
-#include "base/park.h"
 
 typedef struct vk_pool {
   pthread_mutex_t lock;
   pthread_cond_t work;
-  pthread_cond_t exited;
   vk_launch *head, *tail;  /* launches with blocks left to start */
   _Atomic unsigned queued; /* launches in the queue, for spinning idlers */
-  unsigned idle, live;
-  _Atomic unsigned busy; /* threads inside a block */
+  unsigned idle;
+  pthread_t *threads; /* every thread started, under lock */
+  size_t thread_count, thread_capacity;
   bool stop;
   int device_id;
 } vk_pool;
@@ -64,7 +65,6 @@ static vk_launch *take_block(vk_pool *pool, uint32_t *out_block) {
   vk_launch *launch = pool->head;
   if (launch) {
     *out_block = launch->next_block++;
-    atomic_fetch_add_explicit(&pool->busy, 1, memory_order_relaxed);
     if (launch->next_block == launch->blocks) {
       pool->head = launch->next_queued;
       if (!pool->head)
@@ -80,33 +80,28 @@ static void *pool_thread(void *arg) {
   vk_pool *pool = arg;
   uint32_t block = 0;
   vk_launch *launch;
-  while ((launch = take_block(pool, &block)) != NULL) {
+  while ((launch = take_block(pool, &block)) != NULL)
     run_block(launch, block);
-    atomic_fetch_sub_explicit(&pool->busy, 1, memory_order_release);
-  }
-  pthread_mutex_lock(&pool->lock);
-  pool->live--;
-  pthread_cond_broadcast(&pool->exited);
-  pthread_mutex_unlock(&pool->lock);
   return NULL;
 }
 
 static void start_threads(vk_pool *pool, unsigned count) {
+  pthread_mutex_lock(&pool->lock);
   for (unsigned i = 0; i < count; ++i) {
-    pthread_t thread;
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    pthread_mutex_lock(&pool->lock);
-    pool->live++;
-    pthread_mutex_unlock(&pool->lock);
-    if (pthread_create(&thread, &attr, pool_thread, pool) != 0) {
-      pthread_mutex_lock(&pool->lock);
-      pool->live--;
-      pthread_mutex_unlock(&pool->lock);
+    if (pool->thread_count == pool->thread_capacity) {
+      size_t capacity = pool->thread_capacity ? 2 * pool->thread_capacity : 8;
+      pthread_t *grown = realloc(pool->threads, capacity * sizeof *grown);
+      if (!grown)
+        break;
+      pool->threads = grown;
+      pool->thread_capacity = capacity;
     }
-    pthread_attr_destroy(&attr);
+    if (pthread_create(&pool->threads[pool->thread_count], NULL, pool_thread,
+                       pool) != 0)
+      break;
+    pool->thread_count++;
   }
+  pthread_mutex_unlock(&pool->lock);
 }
 
 static vk_pool *pool_of(int device_id) {
@@ -119,7 +114,6 @@ static vk_pool *pool_of(int device_id) {
   if (!pool && (pool = calloc(1, sizeof *pool)) != NULL) {
     pthread_mutex_init(&pool->lock, NULL);
     pthread_cond_init(&pool->work, NULL);
-    pthread_cond_init(&pool->exited, NULL);
     pool->device_id = device_id;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     start_threads(pool, cpus > 0 ? (unsigned)cpus : 1u);
@@ -151,9 +145,13 @@ void vk_pool_submit(vk_launch *launch) {
   pthread_mutex_unlock(&pool->lock);
 }
 
+static atomic_bool g_pinned;
+
 /* An abandoned block returns into this plugin's code whenever it finishes:
  * keep the plugin mapped for the rest of the process. */
 static void pin_plugin(void) {
+  if (atomic_exchange(&g_pinned, true))
+    return;
   Dl_info info;
   if (dladdr((void *)pin_plugin, &info) && info.dli_fname)
     dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
@@ -167,6 +165,7 @@ void vk_pool_grow(int device_id, unsigned count) {
 }
 
 void vk_pools_shutdown(void) {
+  bool pinned = atomic_load(&g_pinned);
   for (int id = 0; id < MAX_POOLS; ++id) {
     vk_pool *pool = atomic_exchange(&g_pools[id], NULL);
     if (!pool)
@@ -174,17 +173,17 @@ void vk_pools_shutdown(void) {
     pthread_mutex_lock(&pool->lock);
     pool->stop = true;
     pthread_cond_broadcast(&pool->work);
-    /* Threads in abandoned kernels may never come back: wait only for the
-     * others (the queue is empty: every stream was drained before). */
-    while (pool->live > atomic_load(&pool->busy))
-      pthread_cond_wait(&pool->exited, &pool->lock);
-    bool all_gone = pool->live == 0;
     pthread_mutex_unlock(&pool->lock);
-    if (all_gone) {
-      pthread_cond_destroy(&pool->work);
-      pthread_cond_destroy(&pool->exited);
-      pthread_mutex_destroy(&pool->lock);
-      free(pool);
-    } /* else leaked on purpose: abandoned threads still use it */
+    /* Every stream was drained: only abandoned blocks can still run, and
+     * only when the plugin is pinned. */
+    for (size_t i = 0; i < pool->thread_count; ++i)
+      pinned ? pthread_detach(pool->threads[i])
+             : pthread_join(pool->threads[i], NULL);
+    if (pinned)
+      continue; /* leaked on purpose: abandoned threads still use it */
+    free(pool->threads);
+    pthread_cond_destroy(&pool->work);
+    pthread_mutex_destroy(&pool->lock);
+    free(pool);
   }
 }
