@@ -1,12 +1,13 @@
 /*
  * Seed 004's custom communication operators on Backplane, host side: two
- * ranks (two vcpu devices of this process, one host thread each) load the
- * op-info manifest, prepare the kernel's resource context for their
- * communicator, and launch:
+ * ranks (two vcpu devices of this process, one host thread each; or, with
+ * --processes, two processes of one device each) load the op-info manifest,
+ * prepare the kernel's resource context for their communicator, and launch:
  *
- *   kernels_example p2p  <kernels.json>  rank 0 sends, rank 1 receives
- *   kernels_example ring <kernels.json>  custom ring all-reduce, checked
- *                                        against bp_comm_all_reduce
+ *   kernels_example p2p  <kernels.json> [--processes]
+ *       rank 0 sends, rank 1 receives
+ *   kernels_example ring <kernels.json> [--processes]
+ *       custom ring all-reduce, checked against bp_comm_all_reduce
  *
  * Each rank, step for step like the seed: record notify 0 on its stream,
  * launch the op's kernel with its parameter block (tag, communicator name,
@@ -18,6 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "backplane/backplane.h"
 #include "op_param.h"
@@ -47,6 +50,47 @@ typedef struct rank {
 
 static float input_value(size_t rank, size_t i) {
   return (float)((rank + 1) * 1000 + i % 997);
+}
+
+/* Rank 1 must hold rank 0's input; rank 0 has nothing to check. */
+static int check_p2p(const rank_t *rank) {
+  for (size_t i = 0; rank->index == 1 && i < COUNT; ++i)
+    if (rank->result[i] != input_value(0, i)) {
+      fprintf(stderr, "p2p: element %zu is %g, sent %g\n", i,
+              (double)rank->result[i], (double)input_value(0, i));
+      return 0;
+    }
+  if (rank->index == 1)
+    printf("p2p: %d floats sent by rank 0 arrived at rank 1\n", COUNT);
+  return 1;
+}
+
+/* The built-in all-reduce of the same input (every rank calls it) must
+ * give this rank's kernel result. */
+static int check_ring(const rank_t *rank, bp_stream_t *stream, void *input) {
+  size_t bytes = COUNT * sizeof(float);
+  float *expected = malloc(bytes);
+  int ok =
+      expected &&
+      bp_comm_all_reduce(input, input, COUNT, BP_DTYPE_FLOAT32, BP_REDUCE_SUM,
+                         rank->comm, stream) == BP_OK &&
+      bp_copy(NULL, expected, rank->device, input, bytes, stream) == BP_OK &&
+      bp_stream_synchronize(stream) == BP_OK;
+  if (!ok)
+    fprintf(stderr, "rank %zu: built-in all_reduce failed: %s\n", rank->index,
+            bp_last_error());
+  for (size_t i = 0; ok && i < COUNT; ++i)
+    if (rank->result[i] != expected[i]) {
+      fprintf(stderr, "ring: rank %zu element %zu is %g, all_reduce %g\n",
+              rank->index, i, (double)rank->result[i], (double)expected[i]);
+      ok = 0;
+    }
+  free(expected);
+  if (ok)
+    printf("ring all-reduce kernel: rank %zu's %d floats match "
+           "bp_comm_all_reduce\n",
+           rank->index, COUNT);
+  return ok;
 }
 
 static void *run_rank(void *arg) {
@@ -112,7 +156,7 @@ static void *run_rank(void *arg) {
   CHECK(bp_notify_wait(notifies[1], stream, CUSTOM_TIMEOUT_MS));
   CHECK(bp_copy(NULL, rank->result, device, output, bytes, stream));
   CHECK(bp_stream_synchronize(stream));
-  rank->ok = 1;
+  rank->ok = rank->ring ? check_ring(rank, stream, input) : check_p2p(rank);
 
 cleanup:
   bp_device_free(device, resources);
@@ -126,111 +170,104 @@ cleanup:
   return NULL;
 }
 
-/* The built-in all-reduce of the same inputs, into expected[rank]. */
-static int builtin_all_reduce(rank_t *ranks, float *expected[NRANKS]) {
-  int ok = 1;
-  size_t bytes = COUNT * sizeof(float);
-  void *buffers[NRANKS] = {NULL};
-  bp_stream_t *streams[NRANKS] = {NULL};
-  float *host = malloc(bytes);
-  for (size_t r = 0; r < NRANKS && host; ++r) {
-    for (size_t i = 0; i < COUNT; ++i)
-      host[i] = input_value(r, i);
-    ok &=
-        bp_stream_create(ranks[r].device, &streams[r]) == BP_OK &&
-        bp_device_malloc(ranks[r].device, bytes, &buffers[r]) == BP_OK &&
-        bp_copy(ranks[r].device, buffers[r], NULL, host, bytes, NULL) == BP_OK;
-  }
-  free(host);
-  for (size_t r = 0; r < NRANKS && ok; ++r)
-    ok &= bp_comm_all_reduce(buffers[r], buffers[r], COUNT, BP_DTYPE_FLOAT32, BP_REDUCE_SUM,
-                             ranks[r].comm, streams[r]) == BP_OK;
-  for (size_t r = 0; r < NRANKS && ok; ++r)
-    ok &= bp_copy(NULL, expected[r], ranks[r].device, buffers[r], bytes,
-                  streams[r]) == BP_OK &&
-          bp_stream_synchronize(streams[r]) == BP_OK;
-  for (size_t r = 0; r < NRANKS; ++r) {
-    bp_device_free(ranks[r].device, buffers[r]);
-    bp_stream_destroy(streams[r]);
-  }
-  if (!ok)
-    fprintf(stderr, "built-in all_reduce failed: %s\n", bp_last_error());
-  return ok;
-}
-
-static int verify(rank_t *ranks) {
-  if (!ranks[0].ok || !ranks[1].ok)
-    return 0;
-  if (!ranks[0].ring) {
-    for (size_t i = 0; i < COUNT; ++i)
-      if (ranks[1].result[i] != input_value(0, i)) {
-        fprintf(stderr, "p2p: element %zu is %g, sent %g\n", i,
-                (double)ranks[1].result[i], (double)input_value(0, i));
-        return 0;
-      }
-    printf("p2p: %d floats sent by rank 0 arrived at rank 1\n", COUNT);
-    return 1;
-  }
-  float *expected[NRANKS];
-  int ok = 1;
-  for (size_t r = 0; r < NRANKS; ++r)
-    ok &= (expected[r] = malloc(COUNT * sizeof(float))) != NULL;
-  ok = ok && builtin_all_reduce(ranks, expected);
-  for (size_t r = 0; r < NRANKS && ok; ++r)
-    for (size_t i = 0; i < COUNT && ok; ++i)
-      if (ranks[r].result[i] != expected[r][i]) {
-        fprintf(stderr, "ring: rank %zu element %zu is %g, all_reduce %g\n", r,
-                i, (double)ranks[r].result[i], (double)expected[r][i]);
-        ok = 0;
-      }
-  for (size_t r = 0; r < NRANKS; ++r)
-    free(expected[r]);
-  if (ok)
-    printf("ring all-reduce kernel: %d floats on %d ranks match "
-           "bp_comm_all_reduce\n",
-           COUNT, NRANKS);
-  return ok;
-}
-
-int main(int argc, char **argv) {
-  if (argc != 3 || (strcmp(argv[1], "p2p") && strcmp(argv[1], "ring"))) {
-    fprintf(stderr, "usage: %s p2p|ring <kernels.json>\n", argv[0]);
-    return 2;
-  }
-  bp_runtime_t *runtime = NULL;
-  if (bp_runtime_create(NULL, &runtime) != BP_OK) {
-    fprintf(stderr, "runtime: %s\n", bp_last_error());
-    return 1;
-  }
+/* Both ranks in this process: two devices, one thread each. */
+static int run_threads(bp_runtime_t *runtime, const char *manifest, int ring) {
   rank_t ranks[NRANKS];
   bp_device_t *devices[NRANKS];
   bp_comm_t *comms[NRANKS];
   int ok = 1;
   for (size_t r = 0; r < NRANKS; ++r)
     ok &= bp_device_get(runtime, "vcpu", r, &devices[r]) == BP_OK;
-  ok = ok && bp_comm_init_all(devices, NRANKS, comms) == BP_OK;
-  if (!ok) {
+  if (!ok || bp_comm_init_all(devices, NRANKS, comms) != BP_OK) {
     fprintf(stderr, "setup: %s\n", bp_last_error());
-    bp_runtime_destroy(runtime);
-    return 1;
+    return 0;
   }
   pthread_t threads[NRANKS];
   for (size_t r = 0; r < NRANKS; ++r) {
     ranks[r] = (rank_t){.index = r,
                         .device = devices[r],
                         .comm = comms[r],
-                        .manifest = argv[2],
-                        .ring = strcmp(argv[1], "ring") == 0,
+                        .manifest = manifest,
+                        .ring = ring,
                         .result = calloc(COUNT, sizeof(float))};
     pthread_create(&threads[r], NULL, run_rank, &ranks[r]);
   }
-  for (size_t r = 0; r < NRANKS; ++r)
-    pthread_join(threads[r], NULL);
-  ok = verify(ranks);
   for (size_t r = 0; r < NRANKS; ++r) {
+    pthread_join(threads[r], NULL);
+    ok &= ranks[r].ok;
     free(ranks[r].result);
     bp_comm_destroy(comms[r]);
   }
+  return ok;
+}
+
+/* One rank in this process, on its device `index`; the communicator's id
+ * comes from rank 0 over `pipe_fds`. */
+static int run_process(size_t index, int pipe_fds[2], const char *manifest,
+                       int ring) {
+  bp_runtime_t *runtime = NULL;
+  if (bp_runtime_create(NULL, &runtime) != BP_OK) {
+    fprintf(stderr, "rank %zu: runtime: %s\n", index, bp_last_error());
+    return 0;
+  }
+  rank_t rank = {.index = index,
+                 .manifest = manifest,
+                 .ring = ring,
+                 .result = calloc(COUNT, sizeof(float))};
+  unsigned char id[4096];
+  size_t id_size = 0;
+  int ok = bp_device_get(runtime, "vcpu", index, &rank.device) == BP_OK &&
+           bp_comm_unique_id_size(rank.device, &id_size) == BP_OK &&
+           id_size <= sizeof id;
+  if (ok && index == 0)
+    ok = bp_comm_get_unique_id(rank.device, id, id_size) == BP_OK &&
+         write(pipe_fds[1], id, id_size) == (ssize_t)id_size;
+  else if (ok)
+    ok = read(pipe_fds[0], id, id_size) == (ssize_t)id_size;
+  ok = ok && bp_comm_init_rank(rank.device, NRANKS, id, id_size, index,
+                               &rank.comm) == BP_OK;
+  if (!ok)
+    fprintf(stderr, "rank %zu: setup: %s\n", index, bp_last_error());
+  else
+    run_rank(&rank);
+  ok = ok && rank.ok;
+  bp_comm_destroy(rank.comm);
+  free(rank.result);
+  bp_runtime_destroy(runtime);
+  return ok;
+}
+
+int main(int argc, char **argv) {
+  int processes = argc == 4 && strcmp(argv[3], "--processes") == 0;
+  if ((argc != 3 && !processes) ||
+      (strcmp(argv[1], "p2p") && strcmp(argv[1], "ring"))) {
+    fprintf(stderr, "usage: %s p2p|ring <kernels.json> [--processes]\n",
+            argv[0]);
+    return 2;
+  }
+  int ring = strcmp(argv[1], "ring") == 0;
+  if (processes) {
+    int pipe_fds[2];
+    if (pipe(pipe_fds) != 0)
+      return 1;
+    pid_t child = fork();
+    if (child == 0) {
+      int ok = run_process(1, pipe_fds, argv[2], ring);
+      fflush(NULL); /* _exit does not flush stdio */
+      _exit(ok ? 0 : 1);
+    }
+    int ok = child > 0 && run_process(0, pipe_fds, argv[2], ring);
+    int status = 1;
+    if (child > 0)
+      waitpid(child, &status, 0);
+    return ok && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+  }
+  bp_runtime_t *runtime = NULL;
+  if (bp_runtime_create(NULL, &runtime) != BP_OK) {
+    fprintf(stderr, "runtime: %s\n", bp_last_error());
+    return 1;
+  }
+  int ok = run_threads(runtime, argv[2], ring);
   bp_runtime_destroy(runtime);
   return ok ? 0 : 1;
 }

@@ -1,9 +1,9 @@
 /* Channels between the ranks of a vcpu communicator, for device code
  * (internal). A kernel world is keyed by the communicator's world name; each
  * rank publishes its local buffer (bp_comm_kernel_resources) and gets every
- * peer's. Ranks must live in this process: peers in other processes are
- * refused with a message. Every function is thread-safe; results are
- * bp_status_t codes. */
+ * peer's, whether the peer is a thread of this process or another process
+ * of this host. Every function is thread-safe; results are bp_status_t
+ * codes. */
 #ifndef BACKPLANE_VCPU_KERNEL_CHANNELS_H_
 #define BACKPLANE_VCPU_KERNEL_CHANNELS_H_
 

@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/park.h"
 #include "channels.h"
 #include "kernels.h"
-#include "base/park.h"
 
 static uint32_t block_index(void) {
   return vk_current ? vk_current->block : 0;

@@ -3,9 +3,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "base/park.h"
 #include "comm/interface.h"
 #include "kernels.h"
-#include "base/park.h"
 
 static _Thread_local char g_error[512] = "no error";
 

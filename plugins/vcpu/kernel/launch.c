@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/park.h"
 #include "device.h"
 #include "kernels.h"
-#include "base/park.h"
 #include "stream.h"
 
 static const atomic_bool g_never_aborted = false;

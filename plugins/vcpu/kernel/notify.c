@@ -4,9 +4,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "base/park.h"
 #include "device.h"
 #include "kernels.h"
-#include "base/park.h"
 #include "stream.h"
 
 enum { MAX_NOTIFIES = 4096 };
