@@ -20,6 +20,7 @@ typedef struct vk_pool {
   unsigned idle;
   pthread_t *threads; /* every thread started, under lock */
   size_t thread_count, thread_capacity;
+  struct vk_pool *next_kept; /* g_kept */
   bool stop;
   int device_id;
 } vk_pool;
@@ -27,6 +28,10 @@ typedef struct vk_pool {
 enum { MAX_POOLS = 4096 };
 static pthread_mutex_t g_pools_lock = PTHREAD_MUTEX_INITIALIZER;
 static vk_pool *_Atomic g_pools[MAX_POOLS];
+/* Pools stopped while the plugin was pinned: their detached threads (some in
+ * abandoned kernels) still use them, so they are kept for the process's
+ * life. Under g_pools_lock. */
+static vk_pool *g_kept;
 
 _Thread_local vk_context *vk_current;
 
@@ -179,8 +184,13 @@ void vk_pools_shutdown(void) {
     for (size_t i = 0; i < pool->thread_count; ++i)
       pinned ? pthread_detach(pool->threads[i])
              : pthread_join(pool->threads[i], NULL);
-    if (pinned)
-      continue; /* leaked on purpose: abandoned threads still use it */
+    if (pinned) {
+      pthread_mutex_lock(&g_pools_lock);
+      pool->next_kept = g_kept;
+      g_kept = pool;
+      pthread_mutex_unlock(&g_pools_lock);
+      continue;
+    }
     free(pool->threads);
     pthread_cond_destroy(&pool->work);
     pthread_mutex_destroy(&pool->lock);
