@@ -49,8 +49,9 @@ typedef struct bp_layer_options {
 } bp_layer_options_t;
 
 /* bp_runtime_create with layer settings that override the environment
- * (`layers` may be NULL: environment only). A bad layer name or fault spec
- * rejects each plugin with the reason (see bp_runtime_rejected_info). */
+ * (`layers` may be NULL: environment only), read once. An unknown layer name
+ * or a bad fault spec fails with BP_ERR_INVALID_ARGUMENT and a message
+ * naming it; bp_runtime_create does the same with the environment. */
 BP_API bp_status_t bp_runtime_create_layered(
     const bp_runtime_options_t *options, const bp_layer_options_t *layers,
     bp_runtime_t **out_runtime);

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "alloc/alloc_internal.h"
-#include "core/status.h"
+#include "base/status.h"
 
 /* A new chunk of `kind` for a `rounded` request, within max_alloc_size.
  * BP_ERR_OUT_OF_MEMORY (message not set) when the budget or the device is

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "alloc/alloc_internal.h"
-#include "core/status.h"
+#include "base/status.h"
 
 static _Atomic uint64_t next_allocator_id = 1;
 

@@ -1,7 +1,7 @@
 /* Giving memory back: idle chunks to the device (empty_cache, memory
  * pressure), and a destroyed stream's memory to the NULL-stream pool. */
 #include "alloc/alloc_internal.h"
-#include "core/status.h"
+#include "base/status.h"
 
 static bool has_idle_chunk(const bp_alloc_pool_t *pool) {
   for (const bp_chunk_t *c = pool->chunks; c; c = c->next)

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "alloc/alloc_internal.h"
-#include "core/status.h"
+#include "base/status.h"
 
 static json_t *stream_json(const void *stream) {
   if (!stream)

@@ -8,7 +8,7 @@
 
 #include "alloc/alloc_internal.h"
 #include "alloc/alloc_sizing.h"
-#include "core/status.h"
+#include "base/status.h"
 
 /* The helpers of the hot path (a cached alloc+free) are inlined into it. */
 #define HOT_PATH static inline __attribute__((always_inline))

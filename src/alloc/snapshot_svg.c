@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "backplane/allocator.h"
-#include "common/xml_text.h"
-#include "core/status.h"
+#include "base/xml_text.h"
+#include "base/status.h"
 
 enum {
   SVG_WIDTH = 1200,

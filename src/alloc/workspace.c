@@ -5,7 +5,7 @@
 
 #include "alloc/alloc_internal.h"
 #include "alloc/alloc_sizing.h"
-#include "core/status.h"
+#include "base/status.h"
 
 void bp_workspace_init(bp_workspace_t *ws) {
   pthread_mutex_init(&ws->mu, NULL);

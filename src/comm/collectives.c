@@ -4,12 +4,12 @@
 #include <stdlib.h>
 
 #include "backplane/memory.h"
+#include "base/status.h"
 #include "comm/comm_internal.h"
+#include "core/observer.h"
 #include "core/runtime_internal.h"
-#include "core/status.h"
 #include "core/stream_internal.h"
 #include "core/vendor_types.h"
-#include "layers/collective_note.h"
 
 /* Checks the communicator, that the stream is on its device, that `dtype`
  * is a data type (written to *c_dtype in the plugin's terms) and, when
@@ -55,19 +55,31 @@ static bp_status_t check_op(const bp_comm_t *comm, const char *what,
                   comm->device->name, (int)op);
 }
 
-/* Starts the trace layer's note of a call (count * element size bytes). */
+/* The observer's note of a call (count * element size bytes), timed from
+ * now when the device is observed (core/observer.h). */
 static bp_collective_note_t note(const bp_comm_t *comm, const char *function,
                                  size_t count, bp_dtype_t dtype, int reduce_op,
                                  bp_collective_rank_role_t role, size_t rank) {
-  return bp_collective_note_begin(comm, function, count, dtype,
-                                  count * bp_dtype_size(dtype), reduce_op, role,
-                                  rank);
+  return (bp_collective_note_t){
+      .device = comm->device,
+      .comm = comm,
+      .native = comm->native,
+      .comm_rank = comm->rank,
+      .nranks = comm->nranks,
+      .function = function,
+      .count = count,
+      .dtype = dtype,
+      .bytes = count * bp_dtype_size(dtype),
+      .reduce_op = reduce_op,
+      .rank_role = role,
+      .rank = rank,
+      .start_ns = BP_OBSERVED(comm->device) ? bp_clock_now_ns() : 0};
 }
 
-/* Tells the trace layer about the call, then finishes it. */
+/* Tells the observer about the call, then finishes it. */
 static bp_status_t finish_noted(const bp_collective_note_t *call,
                                 C_Status result) {
-  bp_layers_note_collective(call, result);
+  bp_observer_note_collective(call, result);
   return finish(call->comm, call->function, result);
 }
 

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/status.h"
 #include "comm/comm_internal.h"
-#include "core/status.h"
 #include "core/vendor_types.h"
 
 enum { MAX_EXTENSIONS = 64 };

@@ -1,10 +1,10 @@
 /* Device attributes: the plugin's device_attributes extension first, then
  * what can be derived from the base ABI; otherwise BP_ERR_UNSUPPORTED. A
- * slice of the trace when traced (core/api_trace.h). */
+ * slice of the trace when traced (core/observer.h). */
 #include <string.h>
 
-#include "core/api_trace.h"
-#include "core/status.h"
+#include "base/status.h"
+#include "core/observer.h"
 #include "core/stream_internal.h"
 #include "core/vendor_types.h"
 
@@ -128,10 +128,22 @@ BP_API_BODY bp_status_t device_attribute(bp_device_t *device,
   return derive(device, attr, out_value);
 }
 
-BP_API_ENTRY(bp_device_attribute, device_attribute,
-             (bp_device_t * device, bp_device_attr_t attr,
-              bp_device_attr_value_t *out_value),
-             (device, attr, out_value), device, device, ",\"attribute\":\"%s\"",
-             (int)attr >= 0 && attr < BP_DEVICE_ATTR_COUNT
-                 ? attribute_names[attr]
-                 : "out of range")
+static __attribute__((noinline, cold)) bp_status_t
+traced_device_attribute(bp_device_t *device, bp_device_attr_t attr,
+                        bp_device_attr_value_t *out_value) {
+  bp_api_call_t call = bp_api_call_begin(device, "bp_device_attribute");
+  bp_status_t status = device_attribute(device, attr, out_value);
+  bp_api_call_end(&call, status, ",\"attribute\":\"%s\"",
+                  (int)attr >= 0 && attr < BP_DEVICE_ATTR_COUNT
+                      ? attribute_names[attr]
+                      : "out of range");
+  return status;
+}
+
+BP_API bp_status_t bp_device_attribute(bp_device_t *device,
+                                       bp_device_attr_t attr,
+                                       bp_device_attr_value_t *out_value) {
+  if (device != NULL && BP_OBSERVED(device))
+    return traced_device_attribute(device, attr, out_value);
+  return device_attribute(device, attr, out_value);
+}

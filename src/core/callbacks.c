@@ -2,11 +2,11 @@
  * closure; the trampoline runs the caller's function and frees the closure,
  * so the plugin must call it exactly once (or not at all when
  * stream_add_callback fails). A slice of the trace when traced
- * (core/api_trace.h). */
+ * (core/observer.h). */
 #include <stdlib.h>
 
-#include "core/api_trace.h"
-#include "core/status.h"
+#include "base/status.h"
+#include "core/observer.h"
 #include "core/stream_internal.h"
 
 typedef struct callback_closure {
@@ -56,7 +56,19 @@ BP_API_BODY bp_status_t stream_add_callback(bp_stream_t *stream,
   return BP_OK;
 }
 
-BP_API_ENTRY(bp_stream_add_callback, stream_add_callback,
-             (bp_stream_t * stream, bp_host_fn_t fn, void *user_data),
-             (stream, fn, user_data), stream, stream->device,
-             ",\"stream\":\"%p\"", (void *)stream)
+static __attribute__((noinline, cold)) bp_status_t
+traced_stream_add_callback(bp_stream_t *stream, bp_host_fn_t fn,
+                           void *user_data) {
+  bp_api_call_t call =
+      bp_api_call_begin(stream->device, "bp_stream_add_callback");
+  bp_status_t status = stream_add_callback(stream, fn, user_data);
+  bp_api_call_end(&call, status, ",\"stream\":\"%p\"", (void *)stream);
+  return status;
+}
+
+BP_API bp_status_t bp_stream_add_callback(bp_stream_t *stream, bp_host_fn_t fn,
+                                          void *user_data) {
+  if (stream != NULL && BP_OBSERVED(stream->device))
+    return traced_stream_add_callback(stream, fn, user_data);
+  return stream_add_callback(stream, fn, user_data);
+}

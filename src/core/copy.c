@@ -1,12 +1,12 @@
 /* bp_copy (every direction) and bp_memset; each a slice of the trace when
- * traced (core/api_trace.h). */
+ * traced (core/observer.h). */
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "core/api_trace.h"
+#include "base/status.h"
 #include "core/fallbacks.h"
-#include "core/status.h"
+#include "core/observer.h"
 #include "core/stream_internal.h"
 
 typedef C_Status (*sync_copy_fn)(const C_Device, void *, const void *, size_t);
@@ -161,14 +161,27 @@ BP_API_BODY bp_status_t copy(bp_device_t *dst_device, void *dst,
 }
 
 /* Traced on the destination device, or the source's for a copy to host. */
-BP_API_ENTRY(bp_copy, copy,
-             (bp_device_t * dst_device, void *dst, bp_device_t *src_device,
-              const void *src, size_t size, bp_stream_t *stream),
-             (dst_device, dst, src_device, src, size, stream),
-             dst_device ? dst_device : src_device,
-             dst_device ? dst_device : src_device,
-             ",\"size\":%zu,\"dst\":\"%p\",\"src\":\"%p\",\"stream\":\"%p\"",
-             size, dst, src, (void *)stream)
+static __attribute__((noinline, cold)) bp_status_t
+traced_copy(bp_device_t *dst_device, void *dst, bp_device_t *src_device,
+            const void *src, size_t size, bp_stream_t *stream) {
+  bp_api_call_t call =
+      bp_api_call_begin(dst_device ? dst_device : src_device, "bp_copy");
+  bp_status_t status = copy(dst_device, dst, src_device, src, size, stream);
+  bp_api_call_end(
+      &call, status,
+      ",\"size\":%zu,\"dst\":\"%p\",\"src\":\"%p\",\"stream\":\"%p\"", size,
+      dst, src, (void *)stream);
+  return status;
+}
+
+BP_API bp_status_t bp_copy(bp_device_t *dst_device, void *dst,
+                           bp_device_t *src_device, const void *src,
+                           size_t size, bp_stream_t *stream) {
+  bp_device_t *observed = dst_device ? dst_device : src_device;
+  if (observed != NULL && BP_OBSERVED(observed))
+    return traced_copy(dst_device, dst, src_device, src, size, stream);
+  return copy(dst_device, dst, src_device, src, size, stream);
+}
 
 BP_API_BODY bp_status_t memset_device(bp_device_t *device, void *ptr,
                                       unsigned char value, size_t size,
@@ -203,9 +216,21 @@ BP_API_BODY bp_status_t memset_device(bp_device_t *device, void *ptr,
              : bp_plugin_call_error(device, "device_memory_set", result);
 }
 
-BP_API_ENTRY(bp_memset, memset_device,
-             (bp_device_t * device, void *ptr, unsigned char value, size_t size,
-              bp_stream_t *stream),
-             (device, ptr, value, size, stream), device, device,
-             ",\"size\":%zu,\"ptr\":\"%p\",\"value\":%u,\"stream\":\"%p\"",
-             size, ptr, (unsigned)value, (void *)stream)
+static __attribute__((noinline, cold)) bp_status_t
+traced_memset_device(bp_device_t *device, void *ptr, unsigned char value,
+                     size_t size, bp_stream_t *stream) {
+  bp_api_call_t call = bp_api_call_begin(device, "bp_memset");
+  bp_status_t status = memset_device(device, ptr, value, size, stream);
+  bp_api_call_end(&call, status,
+                  ",\"size\":%zu,\"ptr\":\"%p\",\"value\":%u,\"stream\":\"%p\"",
+                  size, ptr, (unsigned)value, (void *)stream);
+  return status;
+}
+
+BP_API bp_status_t bp_memset(bp_device_t *device, void *ptr,
+                             unsigned char value, size_t size,
+                             bp_stream_t *stream) {
+  if (device != NULL && BP_OBSERVED(device))
+    return traced_memset_device(device, ptr, value, size, stream);
+  return memset_device(device, ptr, value, size, stream);
+}

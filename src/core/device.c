@@ -1,15 +1,15 @@
 /* Device handles: lookup, lazy init_device, thread binding, teardown.
  * bp_device_synchronize and bp_device_memory_info are slices of the trace
- * when traced (core/api_trace.h); the lookups and accessors are not. */
+ * when traced (core/observer.h); the lookups and accessors are not. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backplane/vendor_access.h"
-#include "core/api_trace.h"
+#include "base/status.h"
 #include "core/device_table.h"
+#include "core/observer.h"
 #include "core/runtime_internal.h"
-#include "core/status.h"
 #include "core/stream_internal.h"
 
 __attribute__((
@@ -85,8 +85,8 @@ static void release_allocations(bp_device_t *device,
                                 bp_allocation_table_t *table, const char *kind,
                                 C_Status (*deallocate)(const C_Device, void *,
                                                        size_t)) {
-  if (table->count)
-    report_leak(device, table->count, kind, table->bytes);
+  if (table->sizes.count)
+    report_leak(device, table->sizes.count, kind, table->bytes);
   void *ptr;
   size_t size;
   while (bp_allocation_table_any(table, &ptr, &size)) {
@@ -227,8 +227,19 @@ BP_API_BODY bp_status_t device_synchronize(bp_device_t *device) {
   return BP_OK;
 }
 
-BP_API_ENTRY(bp_device_synchronize, device_synchronize, (bp_device_t * device),
-             (device), device, device, BP_API_NO_DETAIL)
+static __attribute__((noinline, cold)) bp_status_t
+traced_device_synchronize(bp_device_t *device) {
+  bp_api_call_t call = bp_api_call_begin(device, "bp_device_synchronize");
+  bp_status_t status = device_synchronize(device);
+  bp_api_call_end(&call, status, "%s", "");
+  return status;
+}
+
+BP_API bp_status_t bp_device_synchronize(bp_device_t *device) {
+  if (device != NULL && BP_OBSERVED(device))
+    return traced_device_synchronize(device);
+  return device_synchronize(device);
+}
 
 BP_API_BODY bp_status_t device_memory_info(bp_device_t *device,
                                            size_t *out_total,
@@ -261,6 +272,18 @@ bp_status_t bp_device_memory_info_internal(bp_device_t *device,
   return device_memory_info(device, out_total, out_free);
 }
 
-BP_API_ENTRY(bp_device_memory_info, device_memory_info,
-             (bp_device_t * device, size_t *out_total, size_t *out_free),
-             (device, out_total, out_free), device, device, BP_API_NO_DETAIL)
+static __attribute__((noinline, cold)) bp_status_t
+traced_device_memory_info(bp_device_t *device, size_t *out_total,
+                          size_t *out_free) {
+  bp_api_call_t call = bp_api_call_begin(device, "bp_device_memory_info");
+  bp_status_t status = device_memory_info(device, out_total, out_free);
+  bp_api_call_end(&call, status, "%s", "");
+  return status;
+}
+
+BP_API bp_status_t bp_device_memory_info(bp_device_t *device, size_t *out_total,
+                                         size_t *out_free) {
+  if (device != NULL && BP_OBSERVED(device))
+    return traced_device_memory_info(device, out_total, out_free);
+  return device_memory_info(device, out_total, out_free);
+}

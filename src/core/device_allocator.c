@@ -1,6 +1,6 @@
 /* The caching allocator's backend for one device: raw memory, memory info,
  * size hints and events, all through the plugin's dispatch table. */
-#include "core/status.h"
+#include "base/status.h"
 #include "core/stream_internal.h"
 
 static bp_status_t raw_allocate(void *self, size_t size, void **out_ptr) {

@@ -1,11 +1,11 @@
 /* Device memory (through the caching allocator), pinned host memory and
  * unified memory (straight from the plugin, sizes tracked for the ABI).
- * Each entry point is a slice of the trace when traced (core/api_trace.h). */
+ * Each entry point is a slice of the trace when traced (core/observer.h). */
 #include <stdbool.h>
 #include <string.h>
 
-#include "core/api_trace.h"
-#include "core/status.h"
+#include "base/status.h"
+#include "core/observer.h"
 #include "core/stream_internal.h"
 
 /* The first allocation on a device creates its allocator. */
@@ -30,11 +30,21 @@ BP_API_BODY bp_status_t device_malloc(bp_device_t *device, size_t size,
   return bp_caching_allocator_malloc(allocator, size, NULL, out_ptr);
 }
 
-BP_API_ENTRY(bp_device_malloc, device_malloc,
-             (bp_device_t * device, size_t size, void **out_ptr),
-             (device, size, out_ptr), device, device,
-             ",\"size\":%zu,\"ptr\":\"%p\"", size,
-             bp_api_status == BP_OK ? *out_ptr : NULL)
+static __attribute__((noinline, cold)) bp_status_t
+traced_device_malloc(bp_device_t *device, size_t size, void **out_ptr) {
+  bp_api_call_t call = bp_api_call_begin(device, "bp_device_malloc");
+  bp_status_t status = device_malloc(device, size, out_ptr);
+  bp_api_call_end(&call, status, ",\"size\":%zu,\"ptr\":\"%p\"", size,
+                  status == BP_OK ? *out_ptr : NULL);
+  return status;
+}
+
+BP_API bp_status_t bp_device_malloc(bp_device_t *device, size_t size,
+                                    void **out_ptr) {
+  if (device != NULL && BP_OBSERVED(device))
+    return traced_device_malloc(device, size, out_ptr);
+  return device_malloc(device, size, out_ptr);
+}
 
 BP_API_BODY bp_status_t device_free(bp_device_t *device, void *ptr) {
   if (!ptr)
@@ -49,8 +59,19 @@ BP_API_BODY bp_status_t device_free(bp_device_t *device, void *ptr) {
   return bp_caching_allocator_free(allocator, ptr);
 }
 
-BP_API_ENTRY(bp_device_free, device_free, (bp_device_t * device, void *ptr),
-             (device, ptr), device, device, ",\"ptr\":\"%p\"", ptr)
+static __attribute__((noinline, cold)) bp_status_t
+traced_device_free(bp_device_t *device, void *ptr) {
+  bp_api_call_t call = bp_api_call_begin(device, "bp_device_free");
+  bp_status_t status = device_free(device, ptr);
+  bp_api_call_end(&call, status, ",\"ptr\":\"%p\"", ptr);
+  return status;
+}
+
+BP_API bp_status_t bp_device_free(bp_device_t *device, void *ptr) {
+  if (device != NULL && BP_OBSERVED(device))
+    return traced_device_free(device, ptr);
+  return device_free(device, ptr);
+}
 
 /* Host and unified memory differ only in the plugin functions and table. */
 typedef struct memory_kind {
@@ -174,20 +195,62 @@ BP_API_BODY bp_status_t unified_free(bp_device_t *device, void *ptr) {
   return kind_free(&unified_memory, device, ptr);
 }
 
-BP_API_ENTRY(bp_host_malloc, host_malloc,
-             (bp_device_t * device, size_t size, void **out_ptr),
-             (device, size, out_ptr), device, device,
-             ",\"size\":%zu,\"ptr\":\"%p\"", size,
-             bp_api_status == BP_OK ? *out_ptr : NULL)
+static __attribute__((noinline, cold)) bp_status_t
+traced_host_malloc(bp_device_t *device, size_t size, void **out_ptr) {
+  bp_api_call_t call = bp_api_call_begin(device, "bp_host_malloc");
+  bp_status_t status = host_malloc(device, size, out_ptr);
+  bp_api_call_end(&call, status, ",\"size\":%zu,\"ptr\":\"%p\"", size,
+                  status == BP_OK ? *out_ptr : NULL);
+  return status;
+}
 
-BP_API_ENTRY(bp_host_free, host_free, (bp_device_t * device, void *ptr),
-             (device, ptr), device, device, ",\"ptr\":\"%p\"", ptr)
+BP_API bp_status_t bp_host_malloc(bp_device_t *device, size_t size,
+                                  void **out_ptr) {
+  if (device != NULL && BP_OBSERVED(device))
+    return traced_host_malloc(device, size, out_ptr);
+  return host_malloc(device, size, out_ptr);
+}
 
-BP_API_ENTRY(bp_unified_malloc, unified_malloc,
-             (bp_device_t * device, size_t size, void **out_ptr),
-             (device, size, out_ptr), device, device,
-             ",\"size\":%zu,\"ptr\":\"%p\"", size,
-             bp_api_status == BP_OK ? *out_ptr : NULL)
+static __attribute__((noinline, cold)) bp_status_t
+traced_host_free(bp_device_t *device, void *ptr) {
+  bp_api_call_t call = bp_api_call_begin(device, "bp_host_free");
+  bp_status_t status = host_free(device, ptr);
+  bp_api_call_end(&call, status, ",\"ptr\":\"%p\"", ptr);
+  return status;
+}
 
-BP_API_ENTRY(bp_unified_free, unified_free, (bp_device_t * device, void *ptr),
-             (device, ptr), device, device, ",\"ptr\":\"%p\"", ptr)
+BP_API bp_status_t bp_host_free(bp_device_t *device, void *ptr) {
+  if (device != NULL && BP_OBSERVED(device))
+    return traced_host_free(device, ptr);
+  return host_free(device, ptr);
+}
+
+static __attribute__((noinline, cold)) bp_status_t
+traced_unified_malloc(bp_device_t *device, size_t size, void **out_ptr) {
+  bp_api_call_t call = bp_api_call_begin(device, "bp_unified_malloc");
+  bp_status_t status = unified_malloc(device, size, out_ptr);
+  bp_api_call_end(&call, status, ",\"size\":%zu,\"ptr\":\"%p\"", size,
+                  status == BP_OK ? *out_ptr : NULL);
+  return status;
+}
+
+BP_API bp_status_t bp_unified_malloc(bp_device_t *device, size_t size,
+                                     void **out_ptr) {
+  if (device != NULL && BP_OBSERVED(device))
+    return traced_unified_malloc(device, size, out_ptr);
+  return unified_malloc(device, size, out_ptr);
+}
+
+static __attribute__((noinline, cold)) bp_status_t
+traced_unified_free(bp_device_t *device, void *ptr) {
+  bp_api_call_t call = bp_api_call_begin(device, "bp_unified_free");
+  bp_status_t status = unified_free(device, ptr);
+  bp_api_call_end(&call, status, ",\"ptr\":\"%p\"", ptr);
+  return status;
+}
+
+BP_API bp_status_t bp_unified_free(bp_device_t *device, void *ptr) {
+  if (device != NULL && BP_OBSERVED(device))
+    return traced_unified_free(device, ptr);
+  return unified_free(device, ptr);
+}

@@ -19,10 +19,9 @@
 struct bp_device {
   struct C_Device_st c_device; /* first: fallbacks cast C_Device back */
   bp_plugin_t *plugin;
-  /* Hook for src/layers: the trace layer while it records framework-face
-   * calls (core/api_trace.h), else NULL. Set and cleared while the runtime
-   * loads and unloads its plugins. */
-  struct bp_trace_layer *trace;
+  /* &plugin->observer while a layer observes the plugin (core/observer.h),
+   * else NULL. Set and cleared while the runtime loads and unloads it. */
+  const bp_observer_t *observer;
   size_t index;    /* within the plugin */
   size_t ordinal;  /* within the runtime */
   uint64_t serial; /* process-unique, for the thread's binding cache */
@@ -77,7 +76,7 @@ bp_device_allocator_if_created(bp_device_t *device) {
 }
 
 /* bp_device_memory_info for the core's own use: never a slice of the trace
- * (core/api_trace.h). */
+ * (core/observer.h). */
 bp_status_t bp_device_memory_info_internal(bp_device_t *device,
                                            size_t *out_total, size_t *out_free);
 

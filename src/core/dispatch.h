@@ -13,7 +13,10 @@
 #include "backplane/device_ext.h"
 #include "backplane/runtime.h"
 
-typedef struct bp_device bp_device_t;
+#include "core/observer.h"
+
+/* At most this many layers exist (src/layers/registry.c checks it). */
+#define BP_LAYER_CAPACITY 8
 
 typedef C_Status (*bp_get_attribute_fn)(const C_Device device, int32_t attr,
                                         BP_AttrValue *value);
@@ -42,8 +45,12 @@ typedef struct bp_plugin {
   const char **extensions;
   size_t device_count;
   bp_device_t *devices; /* device_count entries */
-  /* Hook for src/layers: the spliced layers, NULL when none is enabled. */
-  struct bp_layers *layers;
+  /* The layers' per-plugin contexts by registry index (core/layer.h),
+   * NULL for a layer not enabled; `undecorated` is dispatch as it was
+   * before they were spliced in. */
+  void *layer_contexts[BP_LAYER_CAPACITY];
+  C_DeviceInterface undecorated;
+  bp_observer_t observer; /* observer.api_call NULL: not observed */
 } bp_plugin_t;
 
 /* Every function slot of C_DeviceInterface, in layout order. */

@@ -1,7 +1,7 @@
 /* bp_dtype_t: element sizes, names and the DLPack form. */
 #include "backplane/dtype.h"
 
-#include "core/status.h"
+#include "base/status.h"
 
 /* DLPack 0.8's kDLBool; the installed DLPack may predate it. */
 enum { DL_CODE_BOOL = 6 };

@@ -1,9 +1,10 @@
 /* Events: points in a stream, their queries and timing. Each entry point is
- * a slice of the trace when traced (core/api_trace.h). */
+ * a slice of the trace when traced (core/observer.h). */
+#include <stdio.h>
 #include <stdlib.h>
 
-#include "core/api_trace.h"
-#include "core/status.h"
+#include "base/status.h"
+#include "core/observer.h"
 #include "core/stream_internal.h"
 
 bp_status_t bp_event_create_internal(bp_device_t *device,
@@ -84,10 +85,21 @@ BP_API_BODY bp_status_t event_create(bp_device_t *device,
   return BP_OK;
 }
 
-BP_API_ENTRY(bp_event_create, event_create,
-             (bp_device_t * device, bp_event_t **out_event),
-             (device, out_event), device, device, ",\"event\":\"%p\"",
-             bp_api_status == BP_OK ? (void *)*out_event : NULL)
+static __attribute__((noinline, cold)) bp_status_t
+traced_event_create(bp_device_t *device, bp_event_t **out_event) {
+  bp_api_call_t call = bp_api_call_begin(device, "bp_event_create");
+  bp_status_t status = event_create(device, out_event);
+  bp_api_call_end(&call, status, ",\"event\":\"%p\"",
+                  status == BP_OK ? (void *)*out_event : NULL);
+  return status;
+}
+
+BP_API bp_status_t bp_event_create(bp_device_t *device,
+                                   bp_event_t **out_event) {
+  if (device != NULL && BP_OBSERVED(device))
+    return traced_event_create(device, out_event);
+  return event_create(device, out_event);
+}
 
 BP_API_BODY bp_status_t event_destroy(bp_event_t *event) {
   if (!event)
@@ -104,8 +116,21 @@ BP_API_BODY bp_status_t event_destroy(bp_event_t *event) {
   return BP_OK;
 }
 
-BP_API_ENTRY_FREEING(bp_event_destroy, event_destroy, (bp_event_t * event),
-                     (event), event, event->device, "event", event)
+static __attribute__((noinline, cold)) bp_status_t
+traced_event_destroy(bp_event_t *event) {
+  char handle[32];
+  snprintf(handle, sizeof handle, "%p", (const void *)event);
+  bp_api_call_t call = bp_api_call_begin(event->device, "bp_event_destroy");
+  bp_status_t status = event_destroy(event);
+  bp_api_call_end(&call, status, ",\"event\":\"%s\"", handle);
+  return status;
+}
+
+BP_API bp_status_t bp_event_destroy(bp_event_t *event) {
+  if (event != NULL && BP_OBSERVED(event->device))
+    return traced_event_destroy(event);
+  return event_destroy(event);
+}
 
 void bp_event_release_leaked(bp_event_t *event) {
   bp_registry_remove(&event->device->events, &event->node);
@@ -124,10 +149,20 @@ BP_API_BODY bp_status_t event_record(bp_event_t *event, bp_stream_t *stream) {
   return bp_event_record_internal(event, stream);
 }
 
-BP_API_ENTRY(bp_event_record, event_record,
-             (bp_event_t * event, bp_stream_t *stream), (event, stream), event,
-             event->device, ",\"event\":\"%p\",\"stream\":\"%p\"",
-             (void *)event, (void *)stream)
+static __attribute__((noinline, cold)) bp_status_t
+traced_event_record(bp_event_t *event, bp_stream_t *stream) {
+  bp_api_call_t call = bp_api_call_begin(event->device, "bp_event_record");
+  bp_status_t status = event_record(event, stream);
+  bp_api_call_end(&call, status, ",\"event\":\"%p\",\"stream\":\"%p\"",
+                  (void *)event, (void *)stream);
+  return status;
+}
+
+BP_API bp_status_t bp_event_record(bp_event_t *event, bp_stream_t *stream) {
+  if (event != NULL && BP_OBSERVED(event->device))
+    return traced_event_record(event, stream);
+  return event_record(event, stream);
+}
 
 /* Maps a plugin query answer: C_FAILED means "still pending". */
 static bp_status_t query_result(const bp_device_t *device, const char *function,
@@ -156,8 +191,19 @@ bp_status_t bp_event_query_internal(bp_event_t *event) {
   return event_query(event);
 }
 
-BP_API_ENTRY(bp_event_query, event_query, (bp_event_t * event), (event), event,
-             event->device, ",\"event\":\"%p\"", (void *)event)
+static __attribute__((noinline, cold)) bp_status_t
+traced_event_query(bp_event_t *event) {
+  bp_api_call_t call = bp_api_call_begin(event->device, "bp_event_query");
+  bp_status_t status = event_query(event);
+  bp_api_call_end(&call, status, ",\"event\":\"%p\"", (void *)event);
+  return status;
+}
+
+BP_API bp_status_t bp_event_query(bp_event_t *event) {
+  if (event != NULL && BP_OBSERVED(event->device))
+    return traced_event_query(event);
+  return event_query(event);
+}
 
 BP_API_BODY bp_status_t event_synchronize(bp_event_t *event) {
   if (!event)
@@ -181,8 +227,19 @@ bp_status_t bp_event_synchronize_internal(bp_event_t *event) {
   return event_synchronize(event);
 }
 
-BP_API_ENTRY(bp_event_synchronize, event_synchronize, (bp_event_t * event),
-             (event), event, event->device, ",\"event\":\"%p\"", (void *)event)
+static __attribute__((noinline, cold)) bp_status_t
+traced_event_synchronize(bp_event_t *event) {
+  bp_api_call_t call = bp_api_call_begin(event->device, "bp_event_synchronize");
+  bp_status_t status = event_synchronize(event);
+  bp_api_call_end(&call, status, ",\"event\":\"%p\"", (void *)event);
+  return status;
+}
+
+BP_API bp_status_t bp_event_synchronize(bp_event_t *event) {
+  if (event != NULL && BP_OBSERVED(event->device))
+    return traced_event_synchronize(event);
+  return event_synchronize(event);
+}
 
 BP_API_BODY bp_status_t event_elapsed_time(bp_event_t *start, bp_event_t *end,
                                            float *out_milliseconds) {
@@ -228,7 +285,20 @@ BP_API_BODY bp_status_t event_elapsed_time(bp_event_t *start, bp_event_t *end,
   return status;
 }
 
-BP_API_ENTRY(bp_event_elapsed_time, event_elapsed_time,
-             (bp_event_t * start, bp_event_t *end, float *out_milliseconds),
-             (start, end, out_milliseconds), start, start->device,
-             ",\"start\":\"%p\",\"end\":\"%p\"", (void *)start, (void *)end)
+static __attribute__((noinline, cold)) bp_status_t
+traced_event_elapsed_time(bp_event_t *start, bp_event_t *end,
+                          float *out_milliseconds) {
+  bp_api_call_t call =
+      bp_api_call_begin(start->device, "bp_event_elapsed_time");
+  bp_status_t status = event_elapsed_time(start, end, out_milliseconds);
+  bp_api_call_end(&call, status, ",\"start\":\"%p\",\"end\":\"%p\"",
+                  (void *)start, (void *)end);
+  return status;
+}
+
+BP_API bp_status_t bp_event_elapsed_time(bp_event_t *start, bp_event_t *end,
+                                         float *out_milliseconds) {
+  if (start != NULL && BP_OBSERVED(start->device))
+    return traced_event_elapsed_time(start, end, out_milliseconds);
+  return event_elapsed_time(start, end, out_milliseconds);
+}

@@ -1,5 +1,6 @@
-/* Substitutes for the optional plugin functions (seed 003, Paddle §2.4), all
- * in one place. They receive the core's C_Device (see bp_plugin_of) and call
+/* Substitutes for the optional plugin functions, as PaddlePaddle's
+ * custom-runtime interface defines them (docs/plugin-guide.md §5), all in
+ * one place. They receive the core's C_Device (see bp_plugin_of) and call
  * the plugin back only through its dispatch table. */
 #ifndef BACKPLANE_CORE_FALLBACKS_H_
 #define BACKPLANE_CORE_FALLBACKS_H_

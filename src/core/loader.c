@@ -8,12 +8,11 @@
 #include <string.h>
 
 #include "backplane/kernel_ext.h"
+#include "base/status.h"
 #include "core/device_table.h"
 #include "core/fallbacks.h"
 #include "core/plugin_security.h"
 #include "core/runtime_internal.h"
-#include "core/status.h"
-#include "layers/layers.h"
 
 /* A plugin built against a larger layout writes past our 912/88 bytes before
  * we can reject it: give it slack to scribble on. */
@@ -268,8 +267,8 @@ static bool accept(load_state_t *state, const CustomRuntimeParams *params) {
                     (int)ids[i]);
     runtime->devices[runtime->device_count + i] = &plugin->devices[i];
   }
-  /* Hook for src/layers: splice the enabled layers into the complete table. */
-  if (bp_layers_splice(plugin) != BP_OK) {
+  /* Splice the runtime's layers into the complete table (core/layer.h). */
+  if (bp_plugin_layers_attach(plugin, &runtime->layers) != BP_OK) {
     free(ids);
     return reject(state, "layers: %s", bp_last_error());
   }
@@ -309,7 +308,7 @@ bp_status_t bp_plugin_load(bp_runtime_t *runtime, const char *path) {
 void bp_plugin_unload(bp_plugin_t *plugin) {
   for (size_t i = plugin->device_count; i-- > 0;)
     bp_device_teardown(&plugin->devices[i]);
-  bp_layers_unsplice(plugin); /* hook for src/layers: report, then restore */
+  bp_plugin_layers_detach(plugin); /* report, then restore (core/layer.h) */
   if (plugin->dispatch.finalize)
     plugin->dispatch.finalize();
   dlclose(plugin->handle);

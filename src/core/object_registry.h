@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "backplane/status.h"
+#include "base/pointer_map.h"
 
 typedef struct bp_registry_node {
   struct bp_registry_node *prev;
@@ -30,18 +31,10 @@ void bp_registry_remove(bp_registry_t *registry, bp_registry_node_t *node);
 /* The first node, or NULL when empty. */
 bp_registry_node_t *bp_registry_first(const bp_registry_t *registry);
 
-typedef struct bp_allocation_entry {
-  void *ptr; /* NULL: never used slot */
-  size_t size;
-  bool tombstone;
-} bp_allocation_entry_t;
-
+/* pointer -> size, on the library's one pointer map (base/pointer_map.h). */
 typedef struct bp_allocation_table {
-  bp_allocation_entry_t *entries;
-  size_t capacity; /* a power of two, or 0 */
-  size_t count;    /* live entries */
-  size_t used;     /* live entries + tombstones */
-  size_t bytes;    /* sum of live sizes */
+  bp_pointer_map_t sizes;
+  size_t bytes; /* sum of live sizes */
 } bp_allocation_table_t;
 
 void bp_allocation_table_init(bp_allocation_table_t *table);

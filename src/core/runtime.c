@@ -4,10 +4,10 @@
 #include <string.h>
 
 #include "backplane/vendor_access.h"
+#include "base/status.h"
 #include "core/loader.h"
 #include "core/plugin_search.h"
 #include "core/runtime_internal.h"
-#include "core/status.h"
 
 bp_status_t bp_runtime_reject(bp_runtime_t *runtime, const char *path,
                               const char *format, ...) {
@@ -58,11 +58,17 @@ static bp_status_t read_options(const bp_runtime_options_t *options,
   return BP_OK;
 }
 
-BP_API bp_status_t bp_runtime_create(const bp_runtime_options_t *options,
-                                     bp_runtime_t **out_runtime) {
+BP_API bp_status_t bp_runtime_create_layered(
+    const bp_runtime_options_t *options, const bp_layer_options_t *layers,
+    bp_runtime_t **out_runtime) {
   if (!out_runtime)
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_runtime_create: out_runtime is NULL");
+  if (layers && layers->struct_size < sizeof(bp_layer_options_t))
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "bp_runtime_create_layered: layers->struct_size is %zu; "
+                    "set it to sizeof(bp_layer_options_t)",
+                    layers->struct_size);
   bp_runtime_options_t opts;
   bp_status_t status = read_options(options, &opts);
   if (status != BP_OK)
@@ -70,6 +76,13 @@ BP_API bp_status_t bp_runtime_create(const bp_runtime_options_t *options,
   bp_runtime_t *runtime = calloc(1, sizeof *runtime);
   if (!runtime)
     return bp_error(BP_ERR_OUT_OF_MEMORY, "bp_runtime_create: out of memory");
+  status = bp_runtime_layers_open(layers, &runtime->layers);
+  if (status != BP_OK) {
+    free(runtime);
+    char why[1024];
+    snprintf(why, sizeof why, "%s", bp_last_error());
+    return bp_error(status, "bp_runtime_create: %s", why);
+  }
   bp_plugin_candidates_t candidates = {0};
   status = bp_plugin_search(runtime, &opts, &candidates);
   for (size_t i = 0; status == BP_OK && i < candidates.count; ++i)
@@ -84,11 +97,17 @@ BP_API bp_status_t bp_runtime_create(const bp_runtime_options_t *options,
   return BP_OK;
 }
 
+BP_API bp_status_t bp_runtime_create(const bp_runtime_options_t *options,
+                                     bp_runtime_t **out_runtime) {
+  return bp_runtime_create_layered(options, NULL, out_runtime);
+}
+
 BP_API void bp_runtime_destroy(bp_runtime_t *runtime) {
   if (!runtime)
     return;
   for (size_t i = runtime->plugin_count; i-- > 0;)
     bp_plugin_unload(runtime->plugins[i]);
+  bp_runtime_layers_close(&runtime->layers);
   for (size_t i = 0; i < runtime->rejected_count; ++i) {
     free(runtime->rejected[i].path);
     free(runtime->rejected[i].reason);

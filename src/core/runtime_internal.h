@@ -8,6 +8,7 @@
 
 #include "backplane/runtime.h"
 #include "core/dispatch.h"
+#include "core/layer.h"
 
 typedef struct bp_rejection {
   char *path;
@@ -21,6 +22,7 @@ struct bp_runtime {
   size_t device_count;
   bp_rejection_t *rejected;
   size_t rejected_count;
+  bp_runtime_layers_t layers; /* opened before loading, closed after */
 };
 
 /* Records a plugin that was found but not loaded. The reason is formatted

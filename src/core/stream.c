@@ -1,10 +1,11 @@
 /* Streams: creation, queries, synchronization, waits between streams. Each
- * entry point is a slice of the trace when traced (core/api_trace.h). */
+ * entry point is a slice of the trace when traced (core/observer.h). */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "backplane/kernel_ext.h"
-#include "core/api_trace.h"
-#include "core/status.h"
+#include "base/status.h"
+#include "core/observer.h"
 #include "core/stream_internal.h"
 
 /* Above this many retired internal events a stream is polled for idleness
@@ -39,10 +40,21 @@ BP_API_BODY bp_status_t stream_create(bp_device_t *device,
   return BP_OK;
 }
 
-BP_API_ENTRY(bp_stream_create, stream_create,
-             (bp_device_t * device, bp_stream_t **out_stream),
-             (device, out_stream), device, device, ",\"stream\":\"%p\"",
-             bp_api_status == BP_OK ? (void *)*out_stream : NULL)
+static __attribute__((noinline, cold)) bp_status_t
+traced_stream_create(bp_device_t *device, bp_stream_t **out_stream) {
+  bp_api_call_t call = bp_api_call_begin(device, "bp_stream_create");
+  bp_status_t status = stream_create(device, out_stream);
+  bp_api_call_end(&call, status, ",\"stream\":\"%p\"",
+                  status == BP_OK ? (void *)*out_stream : NULL);
+  return status;
+}
+
+BP_API bp_status_t bp_stream_create(bp_device_t *device,
+                                    bp_stream_t **out_stream) {
+  if (device != NULL && BP_OBSERVED(device))
+    return traced_stream_create(device, out_stream);
+  return stream_create(device, out_stream);
+}
 
 bp_status_t bp_stream_drain(bp_stream_t *stream) {
   bp_device_t *device = stream->device;
@@ -138,9 +150,20 @@ BP_API_BODY bp_status_t stream_synchronize(bp_stream_t *stream) {
   return status == BP_OK ? stream_sticky_error(stream) : status;
 }
 
-BP_API_ENTRY(bp_stream_synchronize, stream_synchronize, (bp_stream_t * stream),
-             (stream), stream, stream->device, ",\"stream\":\"%p\"",
-             (void *)stream)
+static __attribute__((noinline, cold)) bp_status_t
+traced_stream_synchronize(bp_stream_t *stream) {
+  bp_api_call_t call =
+      bp_api_call_begin(stream->device, "bp_stream_synchronize");
+  bp_status_t status = stream_synchronize(stream);
+  bp_api_call_end(&call, status, ",\"stream\":\"%p\"", (void *)stream);
+  return status;
+}
+
+BP_API bp_status_t bp_stream_synchronize(bp_stream_t *stream) {
+  if (stream != NULL && BP_OBSERVED(stream->device))
+    return traced_stream_synchronize(stream);
+  return stream_synchronize(stream);
+}
 
 static void release_stream(bp_stream_t *stream) {
   bp_device_t *device = stream->device;
@@ -168,8 +191,21 @@ BP_API_BODY bp_status_t stream_destroy(bp_stream_t *stream) {
   return status;
 }
 
-BP_API_ENTRY_FREEING(bp_stream_destroy, stream_destroy, (bp_stream_t * stream),
-                     (stream), stream, stream->device, "stream", stream)
+static __attribute__((noinline, cold)) bp_status_t
+traced_stream_destroy(bp_stream_t *stream) {
+  char handle[32];
+  snprintf(handle, sizeof handle, "%p", (const void *)stream);
+  bp_api_call_t call = bp_api_call_begin(stream->device, "bp_stream_destroy");
+  bp_status_t status = stream_destroy(stream);
+  bp_api_call_end(&call, status, ",\"stream\":\"%s\"", handle);
+  return status;
+}
+
+BP_API bp_status_t bp_stream_destroy(bp_stream_t *stream) {
+  if (stream != NULL && BP_OBSERVED(stream->device))
+    return traced_stream_destroy(stream);
+  return stream_destroy(stream);
+}
 
 void bp_stream_release_leaked(bp_stream_t *stream) {
   bp_registry_remove(&stream->device->streams, &stream->node);
@@ -195,8 +231,19 @@ BP_API_BODY bp_status_t stream_query(bp_stream_t *stream) {
   return bp_plugin_call_error(device, "query_stream", result);
 }
 
-BP_API_ENTRY(bp_stream_query, stream_query, (bp_stream_t * stream), (stream),
-             stream, stream->device, ",\"stream\":\"%p\"", (void *)stream)
+static __attribute__((noinline, cold)) bp_status_t
+traced_stream_query(bp_stream_t *stream) {
+  bp_api_call_t call = bp_api_call_begin(stream->device, "bp_stream_query");
+  bp_status_t status = stream_query(stream);
+  bp_api_call_end(&call, status, ",\"stream\":\"%p\"", (void *)stream);
+  return status;
+}
+
+BP_API bp_status_t bp_stream_query(bp_stream_t *stream) {
+  if (stream != NULL && BP_OBSERVED(stream->device))
+    return traced_stream_query(stream);
+  return stream_query(stream);
+}
 
 BP_API_BODY bp_status_t stream_wait_event(bp_stream_t *stream,
                                           bp_event_t *event) {
@@ -220,10 +267,22 @@ BP_API_BODY bp_status_t stream_wait_event(bp_stream_t *stream,
              : bp_plugin_call_error(device, "stream_wait_event", result);
 }
 
-BP_API_ENTRY(bp_stream_wait_event, stream_wait_event,
-             (bp_stream_t * stream, bp_event_t *event), (stream, event), stream,
-             stream->device, ",\"stream\":\"%p\",\"event\":\"%p\"",
-             (void *)stream, (void *)event)
+static __attribute__((noinline, cold)) bp_status_t
+traced_stream_wait_event(bp_stream_t *stream, bp_event_t *event) {
+  bp_api_call_t call =
+      bp_api_call_begin(stream->device, "bp_stream_wait_event");
+  bp_status_t status = stream_wait_event(stream, event);
+  bp_api_call_end(&call, status, ",\"stream\":\"%p\",\"event\":\"%p\"",
+                  (void *)stream, (void *)event);
+  return status;
+}
+
+BP_API bp_status_t bp_stream_wait_event(bp_stream_t *stream,
+                                        bp_event_t *event) {
+  if (stream != NULL && BP_OBSERVED(stream->device))
+    return traced_stream_wait_event(stream, event);
+  return stream_wait_event(stream, event);
+}
 
 /* Keeps the internal event alive until `to` has passed its wait. */
 static void retire_event(bp_stream_t *to, bp_event_t *event) {
@@ -268,10 +327,21 @@ BP_API_BODY bp_status_t stream_sync_from_to(bp_stream_t *from,
   return status;
 }
 
-BP_API_ENTRY(bp_stream_sync_from_to, stream_sync_from_to,
-             (bp_stream_t * from, bp_stream_t *to), (from, to), from,
-             from->device, ",\"from\":\"%p\",\"to\":\"%p\"", (void *)from,
-             (void *)to)
+static __attribute__((noinline, cold)) bp_status_t
+traced_stream_sync_from_to(bp_stream_t *from, bp_stream_t *to) {
+  bp_api_call_t call =
+      bp_api_call_begin(from->device, "bp_stream_sync_from_to");
+  bp_status_t status = stream_sync_from_to(from, to);
+  bp_api_call_end(&call, status, ",\"from\":\"%p\",\"to\":\"%p\"", (void *)from,
+                  (void *)to);
+  return status;
+}
+
+BP_API bp_status_t bp_stream_sync_from_to(bp_stream_t *from, bp_stream_t *to) {
+  if (from != NULL && BP_OBSERVED(from->device))
+    return traced_stream_sync_from_to(from, to);
+  return stream_sync_from_to(from, to);
+}
 
 bool bp_plugin_owns_stream(const bp_plugin_t *plugin, const void *native) {
   bool owned = false;

@@ -51,7 +51,7 @@ void bp_event_destroy_internal(bp_event_t *event);
 bp_status_t bp_event_record_internal(bp_event_t *event, bp_stream_t *stream);
 
 /* bp_event_query and bp_event_synchronize for the core's own use: never a
- * slice of the trace (core/api_trace.h). */
+ * slice of the trace (core/observer.h). */
 bp_status_t bp_event_query_internal(bp_event_t *event);
 bp_status_t bp_event_synchronize_internal(bp_event_t *event);
 

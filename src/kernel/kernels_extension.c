@@ -1,5 +1,5 @@
 /* Finding the kernels extension of a device and reporting its failures. */
-#include "core/status.h"
+#include "base/status.h"
 #include "kernel/kernel_internal.h"
 
 bp_status_t bp_kernels_of(bp_device_t *device, const char *what,

@@ -1,5 +1,5 @@
 /* bp_launch: checks, then one call into the plugin's kernels extension. */
-#include "core/status.h"
+#include "base/status.h"
 #include "core/stream_internal.h"
 #include "kernel/kernel_internal.h"
 

@@ -9,7 +9,7 @@
 
 #include "backplane/kernel.h"
 #include "core/plugin_security.h"
-#include "core/status.h"
+#include "base/status.h"
 
 static const char *const known_libraries[] = {"AICPUKernel", "CUSTAICPUKernel"};
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "core/plugin_security.h"
-#include "core/status.h"
+#include "base/status.h"
 #include "core/stream_internal.h"
 #include "kernel/kernel_internal.h"
 #include "kernel/manifest.h"

@@ -1,7 +1,7 @@
 /* Notifies: flags between streams and device code, by id. */
 #include <stdlib.h>
 
-#include "core/status.h"
+#include "base/status.h"
 #include "core/stream_internal.h"
 #include "kernel/kernel_internal.h"
 

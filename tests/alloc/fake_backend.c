@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "core/status.h"
+#include "base/status.h"
 
 typedef struct fake_event {
   fake_stream_t *stream;

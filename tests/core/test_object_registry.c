@@ -36,7 +36,7 @@ static void allocation_table(void **state) {
   for (size_t i = 0; i < N; ++i)
     assert_int_equal(bp_allocation_table_insert(&table, base + i, i + 1),
                      BP_OK);
-  assert_int_equal(table.count, N);
+  assert_int_equal(table.sizes.count, N);
   assert_int_equal(table.bytes, (size_t)N * (N + 1) / 2);
   /* Remove the even ones, re-add half of them with new sizes. */
   for (size_t i = 0; i < N; i += 2) {
@@ -56,7 +56,7 @@ static void allocation_table(void **state) {
       assert_false(bp_allocation_table_remove(&table, base + i, &size));
     }
   }
-  assert_int_equal(table.count, 0);
+  assert_int_equal(table.sizes.count, 0);
   assert_int_equal(table.bytes, 0);
   void *ptr;
   assert_false(bp_allocation_table_any(&table, &ptr, &size));

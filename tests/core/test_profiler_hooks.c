@@ -4,7 +4,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "core/profiler.h"
+#include "profiler/trace_buffer.h"
 #include "support/runtime_fixture.h"
 
 static BP_TraceEvent sample_event(void) {

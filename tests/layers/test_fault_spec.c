@@ -8,7 +8,7 @@
 #include <cmocka.h>
 
 #include "backplane/status.h"
-#include "layers/fault_spec.h"
+#include "layers/fault/fault_spec.h"
 
 static void test_parses_the_documented_example(void **state) {
   (void)state;

@@ -3,7 +3,7 @@
  * collisions and the wrap-around), and missing keys read 0. Checked against
  * a plain array of what was set, for dense addresses (spread by the hash)
  * and for keys that all hash to one slot (one long cluster). */
-#include "layers/pointer_map.h"
+#include "base/pointer_map.h"
 
 #include "support/runtime_fixture.h"
 

@@ -2,7 +2,7 @@
  * from 1 per communicator, sends and receives per peer on their own, a
  * communicator re-created at the same address with another plugin handle
  * starting again. */
-#include "layers/trace_comm_seq.h"
+#include "layers/trace/trace_comm_seq.h"
 
 #include "support/runtime_fixture.h"
 

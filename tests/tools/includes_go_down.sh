@@ -1,5 +1,5 @@
 #!/bin/sh
-# The folders of tools/backplane include only down: cmd -> check, bench -> cli.
+# The folders of tools/backplane include only down: cmd -> check, bench, optest -> cli.
 # Fails naming every include of "<folder>/..." that runs up or sideways.
 #
 # usage: includes_go_down.sh <tools/backplane directory>
@@ -7,16 +7,16 @@ set -eu
 root=$1
 allowed() { # folder -> the folders it may include
   case $1 in
-  cmd) echo "cli check bench" ;;
-  check | bench) echo "cli" ;;
+  cmd) echo "cli check bench optest" ;;
+  check | bench | optest) echo "cli" ;;
   *) echo "" ;;
   esac
 }
 bad=0
-for folder in cmd check bench cli; do
+for folder in cmd check bench optest cli; do
   ok=$(allowed "$folder")
   for file in $(find "$root/$folder" -name '*.[ch]'); do
-    for target in $(sed -n 's,^#include "\(cmd\|check\|bench\|cli\)/.*,\1,p' "$file"); do
+    for target in $(sed -n 's,^#include "\(cmd\|check\|bench\|optest\|cli\)/.*,\1,p' "$file"); do
       case " $ok " in
       *" $target "*) ;;
       *)

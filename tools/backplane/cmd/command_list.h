@@ -17,3 +17,7 @@ BP_COMMAND(memory,
            "caching allocator: sizing (defaults marked), stats, snapshot, SVG")
 BP_COMMAND(trace, "[-o FILE] [--svg FILE] -- COMMAND...",
            "run COMMAND under the trace layer; Chrome trace JSON, SVG timeline")
+BP_COMMAND(optest,
+           "[--ops LIB.so] [--device D] [--filter TEXT] [--data DIR] "
+           "[--quick] [--json]",
+           "DIOPI op library vs PyTorch baselines: PASS/FAIL/NOIMPL/SKIP, timed")

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/xml_text.h"
+#include "base/xml_text.h"
 
 enum {
   WIDTH = 1400,

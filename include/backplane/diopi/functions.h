@@ -1,0 +1,376 @@
+/* DIOPI 1.0 operator functions: the half an operator library supplies. Every
+ * op is a weak symbol (DIOPI_API); a library leaves out what it does not
+ * implement, and the caller reports it as diopiNoImplement.
+ *
+ * Conventions (DIOPI's): ctx first; outputs (non-const handles) before inputs
+ * (const handles) before attributes; `Inp` is in place; `Scalar` takes a
+ * diopiScalar_t operand; a Backward takes the gradient outputs, then
+ * grad_output, then forward inputs or saved tensors, then attributes. The
+ * caller allocates every output with its final shape and dtype. Optional
+ * tensors may be NULL. diopiCopyInp takes src before dest.
+ *
+ * This header declares the DIOPI 1.0 ops Backplane's reference library and
+ * conformance runner know; their signatures are DIOPI's, unchanged. */
+#ifndef BACKPLANE_DIOPI_FUNCTIONS_H_
+#define BACKPLANE_DIOPI_FUNCTIONS_H_
+
+#include "diopirt.h"
+
+#if defined(__cplusplus)
+extern "C" {
+#endif
+
+/* Supplied by the operator library. */
+DIOPI_RT_API DIOPI_ATTR_WEAK const char *diopiGetVendorName(void);
+DIOPI_RT_API DIOPI_ATTR_WEAK const char *diopiGetImplVersion(void);
+/* The message of the last failing op on this thread. */
+DIOPI_RT_API DIOPI_ATTR_WEAK const char *diopiGetLastErrorString(void);
+
+/* Convolution, normalization. */
+DIOPI_API diopiError_t diopiConvolution2d(
+    diopiContextHandle_t ctx, diopiTensorHandle_t out,
+    diopiConstTensorHandle_t input, diopiConstTensorHandle_t weight,
+    diopiConstTensorHandle_t bias, diopiSize_t stride, diopiSize_t padding,
+    diopiSize_t dilation, int64_t groups);
+DIOPI_API diopiError_t diopiConvolution2dBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiTensorHandle_t grad_weight, diopiTensorHandle_t grad_bias,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiConstTensorHandle_t weight, diopiSize_t *bias_sizes,
+    diopiSize_t stride, diopiSize_t padding, diopiSize_t dilation,
+    int64_t groups);
+DIOPI_API diopiError_t
+diopiBatchNorm(diopiContextHandle_t ctx, diopiTensorHandle_t out,
+               diopiTensorHandle_t save_mean, diopiTensorHandle_t save_invstd,
+               diopiConstTensorHandle_t input, diopiConstTensorHandle_t weight,
+               diopiConstTensorHandle_t bias, diopiTensorHandle_t running_mean,
+               diopiTensorHandle_t running_var, bool training, double momentum,
+               double eps);
+DIOPI_API diopiError_t diopiBatchNormBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiTensorHandle_t grad_weight, diopiTensorHandle_t grad_bias,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiConstTensorHandle_t weight, diopiConstTensorHandle_t running_mean,
+    diopiConstTensorHandle_t running_var, diopiConstTensorHandle_t save_mean,
+    diopiConstTensorHandle_t save_invstd, bool training, double eps);
+DIOPI_API diopiError_t diopiLayerNorm(
+    diopiContextHandle_t ctx, diopiTensorHandle_t out,
+    diopiTensorHandle_t save_mean, diopiTensorHandle_t save_invstd,
+    diopiConstTensorHandle_t input, diopiConstTensorHandle_t weight,
+    diopiConstTensorHandle_t bias, diopiSize_t normalized_shape, double eps);
+DIOPI_API diopiError_t diopiLayerNormBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiTensorHandle_t grad_weight, diopiTensorHandle_t grad_bias,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiConstTensorHandle_t weight, diopiConstTensorHandle_t bias,
+    diopiConstTensorHandle_t mean, diopiConstTensorHandle_t rstd,
+    diopiSize_t normalized_shape);
+
+/* Activations. */
+DIOPI_API diopiError_t diopiRelu(diopiContextHandle_t ctx,
+                                 diopiTensorHandle_t out,
+                                 diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiReluInp(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t input);
+DIOPI_API diopiError_t diopiThresholdBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    const diopiScalar_t *threshold);
+DIOPI_API diopiError_t diopiGelu(diopiContextHandle_t ctx,
+                                 diopiTensorHandle_t out,
+                                 diopiConstTensorHandle_t input,
+                                 const char *approximate);
+DIOPI_API diopiError_t diopiGeluBackward(diopiContextHandle_t ctx,
+                                         diopiTensorHandle_t grad_input,
+                                         diopiConstTensorHandle_t grad_output,
+                                         diopiConstTensorHandle_t input,
+                                         const char *approximate);
+DIOPI_API diopiError_t diopiSilu(diopiContextHandle_t ctx,
+                                 diopiTensorHandle_t out,
+                                 diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiSiluInp(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t input);
+DIOPI_API diopiError_t diopiSiluBackward(diopiContextHandle_t ctx,
+                                         diopiTensorHandle_t grad_input,
+                                         diopiConstTensorHandle_t grad_output,
+                                         diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiSigmoid(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t out,
+                                    diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiSigmoidInp(diopiContextHandle_t ctx,
+                                       diopiTensorHandle_t input);
+DIOPI_API diopiError_t diopiSigmoidBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t output);
+DIOPI_API diopiError_t diopiTanh(diopiContextHandle_t ctx,
+                                 diopiTensorHandle_t out,
+                                 diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiTanhInp(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t input);
+DIOPI_API diopiError_t diopiTanhBackward(diopiContextHandle_t ctx,
+                                         diopiTensorHandle_t grad_input,
+                                         diopiConstTensorHandle_t grad_output,
+                                         diopiConstTensorHandle_t output);
+
+/* Softmax. */
+DIOPI_API diopiError_t diopiSoftmax(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t out,
+                                    diopiConstTensorHandle_t input,
+                                    int64_t dim);
+DIOPI_API diopiError_t
+diopiSoftmaxBackward(diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+                     diopiConstTensorHandle_t grad_output,
+                     diopiConstTensorHandle_t output, int64_t dim);
+DIOPI_API diopiError_t diopiLogSoftmax(diopiContextHandle_t ctx,
+                                       diopiTensorHandle_t out,
+                                       diopiConstTensorHandle_t input,
+                                       int64_t dim);
+DIOPI_API diopiError_t diopiLogSoftmaxBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t output,
+    int64_t dim);
+
+/* Pooling. */
+DIOPI_API diopiError_t diopiMaxPool2d(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t out,
+                                      diopiConstTensorHandle_t input,
+                                      diopiSize_t kernel_size,
+                                      diopiSize_t stride, diopiSize_t padding,
+                                      diopiSize_t dilation, bool ceil_mode);
+DIOPI_API diopiError_t diopiMaxPool2dWithIndices(
+    diopiContextHandle_t ctx, diopiTensorHandle_t out,
+    diopiTensorHandle_t indices, diopiConstTensorHandle_t input,
+    diopiSize_t kernel_size, diopiSize_t stride, diopiSize_t padding,
+    diopiSize_t dilation, bool ceil_mode);
+DIOPI_API diopiError_t diopiMaxPool2dBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiSize_t kernel_size, diopiSize_t stride, diopiSize_t padding,
+    diopiSize_t dilation, bool ceil_mode, diopiConstTensorHandle_t indices);
+DIOPI_API diopiError_t diopiAdaptiveAvgPool2d(diopiContextHandle_t ctx,
+                                              diopiTensorHandle_t out,
+                                              diopiConstTensorHandle_t input,
+                                              diopiSize_t output_size);
+DIOPI_API diopiError_t diopiAdaptiveAvgPool2dBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input);
+
+/* Losses. */
+DIOPI_API diopiError_t diopiCrossEntropyLoss(
+    diopiContextHandle_t ctx, diopiTensorHandle_t out,
+    diopiConstTensorHandle_t input, diopiConstTensorHandle_t target,
+    diopiConstTensorHandle_t weight, diopiReduction_t reduction,
+    int64_t ignore_index, double label_smoothing);
+DIOPI_API diopiError_t diopiCrossEntropyLossBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiConstTensorHandle_t target, diopiConstTensorHandle_t weight,
+    diopiReduction_t reduction, int64_t ignore_index, double label_smoothing);
+DIOPI_API diopiError_t diopiNLLLoss(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t out,
+                                    diopiConstTensorHandle_t input,
+                                    diopiConstTensorHandle_t target,
+                                    diopiConstTensorHandle_t weight,
+                                    diopiReduction_t reduction,
+                                    int64_t ignore_index);
+DIOPI_API diopiError_t diopiNLLLossBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiConstTensorHandle_t target, diopiConstTensorHandle_t weight,
+    diopiReduction_t reduction, int64_t ignore_index);
+
+/* Arithmetic. */
+DIOPI_API diopiError_t diopiAdd(diopiContextHandle_t ctx,
+                                diopiTensorHandle_t out,
+                                diopiConstTensorHandle_t input,
+                                diopiConstTensorHandle_t other,
+                                const diopiScalar_t *alpha);
+DIOPI_API diopiError_t diopiAddInp(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t input,
+                                   diopiConstTensorHandle_t other,
+                                   const diopiScalar_t *alpha);
+DIOPI_API diopiError_t diopiAddScalar(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t out,
+                                      diopiConstTensorHandle_t input,
+                                      const diopiScalar_t *other,
+                                      const diopiScalar_t *alpha);
+DIOPI_API diopiError_t diopiAddInpScalar(diopiContextHandle_t ctx,
+                                         diopiTensorHandle_t input,
+                                         const diopiScalar_t *other,
+                                         const diopiScalar_t *alpha);
+DIOPI_API diopiError_t diopiSub(diopiContextHandle_t ctx,
+                                diopiTensorHandle_t out,
+                                diopiConstTensorHandle_t input,
+                                diopiConstTensorHandle_t other,
+                                const diopiScalar_t *alpha);
+DIOPI_API diopiError_t diopiSubInp(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t input,
+                                   diopiConstTensorHandle_t other,
+                                   const diopiScalar_t *alpha);
+DIOPI_API diopiError_t diopiSubScalar(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t out,
+                                      diopiConstTensorHandle_t input,
+                                      const diopiScalar_t *other,
+                                      const diopiScalar_t *alpha);
+DIOPI_API diopiError_t diopiSubInpScalar(diopiContextHandle_t ctx,
+                                         diopiTensorHandle_t input,
+                                         const diopiScalar_t *other,
+                                         const diopiScalar_t *alpha);
+DIOPI_API diopiError_t diopiMul(diopiContextHandle_t ctx,
+                                diopiTensorHandle_t out,
+                                diopiConstTensorHandle_t input,
+                                diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiMulInp(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t input,
+                                   diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiMulScalar(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t out,
+                                      diopiConstTensorHandle_t input,
+                                      const diopiScalar_t *other);
+DIOPI_API diopiError_t diopiMulInpScalar(diopiContextHandle_t ctx,
+                                         diopiTensorHandle_t input,
+                                         const diopiScalar_t *other);
+DIOPI_API diopiError_t diopiDiv(diopiContextHandle_t ctx,
+                                diopiTensorHandle_t out,
+                                diopiConstTensorHandle_t input,
+                                diopiConstTensorHandle_t other,
+                                diopiRoundMode_t rounding_mode);
+DIOPI_API diopiError_t diopiDivInp(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t input,
+                                   diopiConstTensorHandle_t other,
+                                   diopiRoundMode_t rounding_mode);
+DIOPI_API diopiError_t diopiDivScalar(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t out,
+                                      diopiConstTensorHandle_t input,
+                                      const diopiScalar_t *other,
+                                      diopiRoundMode_t rounding_mode);
+DIOPI_API diopiError_t diopiDivInpScalar(diopiContextHandle_t ctx,
+                                         diopiTensorHandle_t input,
+                                         const diopiScalar_t *other,
+                                         diopiRoundMode_t rounding_mode);
+
+/* Reductions. */
+DIOPI_API diopiError_t diopiSum(diopiContextHandle_t ctx,
+                                diopiTensorHandle_t out,
+                                diopiConstTensorHandle_t input,
+                                diopiSize_t dim);
+DIOPI_API diopiError_t diopiMean(diopiContextHandle_t ctx,
+                                 diopiTensorHandle_t out,
+                                 diopiConstTensorHandle_t input,
+                                 diopiSize_t dim);
+DIOPI_API diopiError_t diopiMax(diopiContextHandle_t ctx,
+                                diopiTensorHandle_t max,
+                                diopiTensorHandle_t max_indices,
+                                diopiConstTensorHandle_t input, int64_t dim);
+DIOPI_API diopiError_t diopiArgmax(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t out,
+                                   diopiConstTensorHandle_t input,
+                                   const int64_t *dim, bool keepdim);
+
+/* Matrix products. */
+DIOPI_API diopiError_t diopiMm(diopiContextHandle_t ctx,
+                               diopiTensorHandle_t out,
+                               diopiConstTensorHandle_t input,
+                               diopiConstTensorHandle_t mat2);
+DIOPI_API diopiError_t diopiBmm(diopiContextHandle_t ctx,
+                                diopiTensorHandle_t out,
+                                diopiConstTensorHandle_t input,
+                                diopiConstTensorHandle_t mat2);
+DIOPI_API diopiError_t diopiMatmul(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t out,
+                                   diopiConstTensorHandle_t input,
+                                   diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiAddmm(diopiContextHandle_t ctx,
+                                  diopiTensorHandle_t out,
+                                  diopiConstTensorHandle_t input,
+                                  diopiConstTensorHandle_t mat1,
+                                  diopiConstTensorHandle_t mat2,
+                                  const diopiScalar_t *beta,
+                                  const diopiScalar_t *alpha);
+DIOPI_API diopiError_t diopiLinear(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t out,
+                                   diopiConstTensorHandle_t input,
+                                   diopiConstTensorHandle_t weight,
+                                   diopiConstTensorHandle_t bias);
+DIOPI_API diopiError_t diopiLinearBackward(diopiContextHandle_t ctx,
+                                           diopiTensorHandle_t grad_input,
+                                           diopiTensorHandle_t grad_weight,
+                                           diopiTensorHandle_t grad_bias,
+                                           diopiConstTensorHandle_t grad_output,
+                                           diopiConstTensorHandle_t input,
+                                           diopiConstTensorHandle_t weight);
+
+/* Memory, shape and indexing. */
+DIOPI_API diopiError_t diopiFill(diopiContextHandle_t ctx,
+                                 diopiTensorHandle_t input,
+                                 const diopiScalar_t *value);
+DIOPI_API diopiError_t diopiCopyInp(diopiContextHandle_t ctx,
+                                    diopiConstTensorHandle_t src,
+                                    diopiTensorHandle_t dest);
+DIOPI_API diopiError_t diopiCastDtype(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t out,
+                                      diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiContiguous(diopiContextHandle_t ctx,
+                                       diopiTensorHandle_t *out,
+                                       diopiConstTensorHandle_t input,
+                                       diopiMemoryFormat_t memoryFormat);
+DIOPI_API diopiError_t diopiTranspose(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t out,
+                                      diopiConstTensorHandle_t input,
+                                      int64_t dim0, int64_t dim1);
+DIOPI_API diopiError_t diopiPermute(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t out,
+                                    diopiConstTensorHandle_t input,
+                                    diopiSize_t dims);
+DIOPI_API diopiError_t diopiCat(diopiContextHandle_t ctx,
+                                diopiTensorHandle_t out,
+                                const diopiConstTensorHandle_t *tensors,
+                                int64_t num_inputs, int64_t dim);
+DIOPI_API diopiError_t diopiIndexSelect(diopiContextHandle_t ctx,
+                                        diopiTensorHandle_t out,
+                                        diopiConstTensorHandle_t input,
+                                        int64_t dim,
+                                        diopiConstTensorHandle_t index);
+DIOPI_API diopiError_t diopiGather(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t out,
+                                   diopiConstTensorHandle_t input, int64_t dim,
+                                   diopiConstTensorHandle_t index);
+DIOPI_API diopiError_t diopiEmbedding(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t out,
+                                      diopiConstTensorHandle_t weight,
+                                      diopiConstTensorHandle_t indices,
+                                      int64_t padding_idx,
+                                      bool scale_grad_byfreq, bool sparse);
+DIOPI_API diopiError_t diopiEmbeddingBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t out,
+    diopiConstTensorHandle_t grad, diopiConstTensorHandle_t indices,
+    int64_t num_weights, int64_t padding_idx, bool scale_grad_byfreq,
+    bool sparse);
+
+/* Random. */
+DIOPI_API diopiError_t diopiDropout(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t out,
+                                    diopiTensorHandle_t mask,
+                                    diopiConstTensorHandle_t input, double p,
+                                    bool train,
+                                    diopiGeneratorHandle_t generator);
+
+/* Optimizers. */
+DIOPI_API diopiError_t diopiSgd(diopiContextHandle_t ctx,
+                                diopiTensorHandle_t param,
+                                diopiTensorHandle_t grad,
+                                diopiTensorHandle_t buf, double lr,
+                                double momentum, double dampening,
+                                double weight_decay, bool nesterov);
+DIOPI_API diopiError_t
+diopiAdamW(diopiContextHandle_t ctx, diopiTensorHandle_t input,
+           diopiTensorHandle_t grad, diopiTensorHandle_t exp_avg,
+           diopiTensorHandle_t exp_avg_sq, diopiTensorHandle_t max_exp_avg_sq,
+           float lr, float beta1, float beta2, float eps, float weight_decay,
+           int64_t step, bool amsgrad);
+
+#if defined(__cplusplus)
+}
+#endif
+
+#endif /* BACKPLANE_DIOPI_FUNCTIONS_H_ */

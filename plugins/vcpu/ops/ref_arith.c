@@ -1,0 +1,192 @@
+/* add, sub, mul, div: tensor and scalar operands, in place or not, alpha,
+ * rounding modes. out = input + alpha * other (sub: minus). */
+#include <math.h>
+#include <string.h>
+
+#include <diopi/functions.h>
+
+#include "ref_elementwise.h"
+#include "ref_error.h"
+#include "ref_tensor.h"
+
+typedef enum arith { ADD, MUL, DIV } arith_t;
+
+/* params: [0] alpha (ADD: sign folded in), [1] round mode */
+static double add_fn(const double *in, const double *p) {
+  return in[0] + p[0] * in[1];
+}
+static double mul_fn(const double *in, const double *p) {
+  (void)p;
+  return in[0] * in[1];
+}
+static double div_fn(const double *in, const double *p) {
+  double q = in[0] / in[1];
+  return p[1] == RoundModeTrunc   ? trunc(q)
+         : p[1] == RoundModeFloor ? floor(q)
+                                  : q;
+}
+
+static void add_f32(float *out, const float *const *in, int64_t n,
+                    const double *p) {
+  const float *a = in[0], *b = in[1];
+  float alpha = (float)p[0];
+  if (alpha == 1.0f)
+    for (int64_t i = 0; i < n; i++)
+      out[i] = a[i] + b[i];
+  else
+    for (int64_t i = 0; i < n; i++)
+      out[i] = a[i] + alpha * b[i];
+}
+static void mul_f32(float *out, const float *const *in, int64_t n,
+                    const double *p) {
+  (void)p;
+  const float *a = in[0], *b = in[1];
+  for (int64_t i = 0; i < n; i++)
+    out[i] = a[i] * b[i];
+}
+static void div_f32(float *out, const float *const *in, int64_t n,
+                    const double *p) {
+  const float *a = in[0], *b = in[1];
+  for (int64_t i = 0; i < n; i++)
+    out[i] = a[i] / b[i];
+  if (p[1] == RoundModeTrunc)
+    for (int64_t i = 0; i < n; i++)
+      out[i] = truncf(out[i]);
+  else if (p[1] == RoundModeFloor)
+    for (int64_t i = 0; i < n; i++)
+      out[i] = floorf(out[i]);
+}
+
+static diopiError_t launch(diopiContextHandle_t ctx, const char *op,
+                           arith_t kind, diopiConstTensorHandle_t out,
+                           diopiConstTensorHandle_t input,
+                           diopiConstTensorHandle_t other, double alpha,
+                           diopiRoundMode_t mode) {
+  ref_ew_t ew;
+  memset(&ew, 0, sizeof ew);
+  ew.nin = 2;
+  ew.fn = kind == ADD ? add_fn : kind == MUL ? mul_fn : div_fn;
+  ew.f32 = kind == ADD ? add_f32 : kind == MUL ? mul_f32 : div_f32;
+  ew.params[0] = alpha;
+  ew.params[1] = mode;
+  diopiConstTensorHandle_t in[2] = {input, other};
+  static const char *const names[2] = {"input", "other"};
+  return ref_ew_launch(ctx, op, &ew, out, in, names);
+}
+
+/* The scalar family: out = input (op) value, through the unary path with the
+ * value as a parameter. */
+static double add_scalar_fn(const double *in, const double *p) {
+  return in[0] + p[0] * p[2];
+}
+static double mul_scalar_fn(const double *in, const double *p) {
+  return in[0] * p[2];
+}
+static double div_scalar_fn(const double *in, const double *p) {
+  double two[2] = {in[0], p[2]};
+  return div_fn(two, p);
+}
+static void add_scalar_f32(float *out, const float *const *in, int64_t n,
+                           const double *p) {
+  const float *a = in[0];
+  float v = (float)(p[0] * p[2]);
+  for (int64_t i = 0; i < n; i++)
+    out[i] = a[i] + v;
+}
+static void mul_scalar_f32(float *out, const float *const *in, int64_t n,
+                           const double *p) {
+  const float *a = in[0];
+  float v = (float)p[2];
+  for (int64_t i = 0; i < n; i++)
+    out[i] = a[i] * v;
+}
+
+static diopiError_t launch_scalar(diopiContextHandle_t ctx, const char *op,
+                                  arith_t kind, diopiConstTensorHandle_t out,
+                                  diopiConstTensorHandle_t input,
+                                  const diopiScalar_t *other, double alpha,
+                                  diopiRoundMode_t mode) {
+  if (!other)
+    return ref_fail(op, "other: scalar is NULL");
+  ref_ew_t ew;
+  memset(&ew, 0, sizeof ew);
+  ew.nin = 1;
+  ew.fn = kind == ADD   ? add_scalar_fn
+          : kind == MUL ? mul_scalar_fn
+                        : div_scalar_fn;
+  ew.f32 = kind == ADD ? add_scalar_f32 : kind == MUL ? mul_scalar_f32 : NULL;
+  ew.params[0] = alpha;
+  ew.params[1] = mode;
+  ew.params[2] = ref_scalar(other, 0);
+  static const char *const names[1] = {"input"};
+  return ref_ew_launch(ctx, op, &ew, out, &input, names);
+}
+
+#define CTX diopiContextHandle_t ctx
+#define T diopiTensorHandle_t
+#define CT diopiConstTensorHandle_t
+#define S const diopiScalar_t *
+
+REF_EXPORT diopiError_t diopiAdd(CTX, T out, CT input, CT other, S alpha) {
+  return launch(ctx, "diopiAdd", ADD, out, input, other, ref_scalar(alpha, 1),
+                RoundModeNone);
+}
+REF_EXPORT diopiError_t diopiAddInp(CTX, T input, CT other, S alpha) {
+  return launch(ctx, "diopiAddInp", ADD, input, input, other,
+                ref_scalar(alpha, 1), RoundModeNone);
+}
+REF_EXPORT diopiError_t diopiAddScalar(CTX, T out, CT input, S other, S alpha) {
+  return launch_scalar(ctx, "diopiAddScalar", ADD, out, input, other,
+                       ref_scalar(alpha, 1), RoundModeNone);
+}
+REF_EXPORT diopiError_t diopiAddInpScalar(CTX, T input, S other, S alpha) {
+  return launch_scalar(ctx, "diopiAddInpScalar", ADD, input, input, other,
+                       ref_scalar(alpha, 1), RoundModeNone);
+}
+REF_EXPORT diopiError_t diopiSub(CTX, T out, CT input, CT other, S alpha) {
+  return launch(ctx, "diopiSub", ADD, out, input, other, -ref_scalar(alpha, 1),
+                RoundModeNone);
+}
+REF_EXPORT diopiError_t diopiSubInp(CTX, T input, CT other, S alpha) {
+  return launch(ctx, "diopiSubInp", ADD, input, input, other,
+                -ref_scalar(alpha, 1), RoundModeNone);
+}
+REF_EXPORT diopiError_t diopiSubScalar(CTX, T out, CT input, S other, S alpha) {
+  return launch_scalar(ctx, "diopiSubScalar", ADD, out, input, other,
+                       -ref_scalar(alpha, 1), RoundModeNone);
+}
+REF_EXPORT diopiError_t diopiSubInpScalar(CTX, T input, S other, S alpha) {
+  return launch_scalar(ctx, "diopiSubInpScalar", ADD, input, input, other,
+                       -ref_scalar(alpha, 1), RoundModeNone);
+}
+REF_EXPORT diopiError_t diopiMul(CTX, T out, CT input, CT other) {
+  return launch(ctx, "diopiMul", MUL, out, input, other, 1, RoundModeNone);
+}
+REF_EXPORT diopiError_t diopiMulInp(CTX, T input, CT other) {
+  return launch(ctx, "diopiMulInp", MUL, input, input, other, 1, RoundModeNone);
+}
+REF_EXPORT diopiError_t diopiMulScalar(CTX, T out, CT input, S other) {
+  return launch_scalar(ctx, "diopiMulScalar", MUL, out, input, other, 1,
+                       RoundModeNone);
+}
+REF_EXPORT diopiError_t diopiMulInpScalar(CTX, T input, S other) {
+  return launch_scalar(ctx, "diopiMulInpScalar", MUL, input, input, other, 1,
+                       RoundModeNone);
+}
+REF_EXPORT diopiError_t diopiDiv(CTX, T out, CT input, CT other,
+                                 diopiRoundMode_t mode) {
+  return launch(ctx, "diopiDiv", DIV, out, input, other, 1, mode);
+}
+REF_EXPORT diopiError_t diopiDivInp(CTX, T input, CT other,
+                                    diopiRoundMode_t mode) {
+  return launch(ctx, "diopiDivInp", DIV, input, input, other, 1, mode);
+}
+REF_EXPORT diopiError_t diopiDivScalar(CTX, T out, CT input, S other,
+                                       diopiRoundMode_t mode) {
+  return launch_scalar(ctx, "diopiDivScalar", DIV, out, input, other, 1, mode);
+}
+REF_EXPORT diopiError_t diopiDivInpScalar(CTX, T input, S other,
+                                          diopiRoundMode_t mode) {
+  return launch_scalar(ctx, "diopiDivInpScalar", DIV, input, input, other, 1,
+                       mode);
+}

@@ -1,0 +1,65 @@
+/* fill, copy (strided, broadcasting, any dtype pair) and cast. */
+#include <string.h>
+
+#include <diopi/functions.h>
+
+#include "ref_elementwise.h"
+#include "ref_error.h"
+
+static double fill_fn(const double *in, const double *p) {
+  (void)in;
+  return p[0];
+}
+static void fill_f32(float *out, const float *const *in, int64_t n,
+                     const double *p) {
+  (void)in;
+  float v = (float)p[0];
+  for (int64_t i = 0; i < n; i++)
+    out[i] = v;
+}
+static double copy_fn(const double *in, const double *p) {
+  (void)p;
+  return in[0];
+}
+static void copy_f32(float *out, const float *const *in, int64_t n,
+                     const double *p) {
+  (void)p;
+  memcpy(out, in[0], (size_t)n * sizeof *out);
+}
+
+static diopiError_t copy(diopiContextHandle_t ctx, const char *op,
+                         diopiConstTensorHandle_t dest,
+                         diopiConstTensorHandle_t src) {
+  ref_ew_t ew;
+  memset(&ew, 0, sizeof ew);
+  ew.nin = 1;
+  ew.fn = copy_fn;
+  ew.f32 = copy_f32;
+  static const char *const names[1] = {"src"};
+  return ref_ew_launch(ctx, op, &ew, dest, &src, names);
+}
+
+REF_EXPORT diopiError_t diopiFill(diopiContextHandle_t ctx,
+                                  diopiTensorHandle_t input,
+                                  const diopiScalar_t *value) {
+  if (!value)
+    return ref_fail("diopiFill", "value: scalar is NULL");
+  ref_ew_t ew;
+  memset(&ew, 0, sizeof ew);
+  ew.fn = fill_fn;
+  ew.f32 = fill_f32;
+  ew.params[0] = ref_scalar(value, 0);
+  return ref_ew_launch(ctx, "diopiFill", &ew, input, NULL, NULL);
+}
+
+REF_EXPORT diopiError_t diopiCopyInp(diopiContextHandle_t ctx,
+                                     diopiConstTensorHandle_t src,
+                                     diopiTensorHandle_t dest) {
+  return copy(ctx, "diopiCopyInp", dest, src);
+}
+
+REF_EXPORT diopiError_t diopiCastDtype(diopiContextHandle_t ctx,
+                                       diopiTensorHandle_t out,
+                                       diopiConstTensorHandle_t input) {
+  return copy(ctx, "diopiCastDtype", out, input);
+}

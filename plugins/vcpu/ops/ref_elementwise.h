@@ -1,0 +1,34 @@
+/* The elementwise engine: out[i] = fn(in0[i], in1[i], ...) over out's shape,
+ * inputs broadcast to it, any dtypes (computed in double; float16 and
+ * bfloat16 round once, at the store), any strides. When every tensor is
+ * float32 and contiguous with out's shape, the op's float loop runs instead,
+ * split across the worker pool. */
+#ifndef BACKPLANE_REF_OPS_ELEMENTWISE_H_
+#define BACKPLANE_REF_OPS_ELEMENTWISE_H_
+
+#include "ref_tensor.h"
+
+enum { REF_EW_MAX_IN = 3 };
+
+typedef double (*ref_ew_fn_t)(const double *in, const double *params);
+typedef void (*ref_ew_f32_fn_t)(float *out, const float *const *in, int64_t n,
+                                const double *params);
+
+typedef struct ref_ew {
+  int nin;
+  ref_view_t out;
+  ref_view_t in[REF_EW_MAX_IN];
+  ref_ew_fn_t fn;
+  ref_ew_f32_fn_t f32; /* NULL: no fast path */
+  double params[4];
+} ref_ew_t;
+
+/* Views out and the inputs, checks that each input broadcasts to out and
+ * does not partially overlap it, and enqueues the op. `in_names` name the
+ * inputs in messages. */
+diopiError_t ref_ew_launch(diopiContextHandle_t ctx, const char *op,
+                           ref_ew_t *ew, diopiConstTensorHandle_t out,
+                           const diopiConstTensorHandle_t *in,
+                           const char *const *in_names);
+
+#endif /* BACKPLANE_REF_OPS_ELEMENTWISE_H_ */

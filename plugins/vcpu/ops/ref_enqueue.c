@@ -1,0 +1,37 @@
+/* Enqueueing through the public stream callback (a kernel launch can take
+ * its place later without touching the ops). */
+#include "ref_enqueue.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "backplane/stream.h"
+#include "ref_error.h"
+
+typedef struct ref_task {
+  ref_task_fn_t fn;
+  max_align_t args[]; /* the argument block */
+} ref_task_t;
+
+static void run_task(void *user_data) {
+  ref_task_t *task = user_data;
+  task->fn(task->args);
+  free(task);
+}
+
+diopiError_t ref_enqueue(diopiContextHandle_t ctx, const char *op,
+                         ref_task_fn_t fn, const void *args, size_t size) {
+  diopiStreamHandle_t stream;
+  if (diopiGetStream(ctx, &stream) != diopiSuccess || !stream)
+    return ref_fail(op, "ctx: no stream (a NULL or foreign context)");
+  ref_task_t *task = malloc(sizeof *task + size);
+  if (!task)
+    return ref_fail(op, "out of host memory for the task (%zu bytes)", size);
+  task->fn = fn;
+  memcpy(task->args, args, size);
+  if (bp_stream_add_callback(stream, run_task, task) != BP_OK) {
+    free(task);
+    return ref_fail(op, "enqueue failed: %s", bp_last_error());
+  }
+  return diopiSuccess;
+}

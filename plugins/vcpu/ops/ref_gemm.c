@@ -1,0 +1,384 @@
+/* mm, bmm, matmul, addmm, linear and linear's backward: float32 GEMM through
+ * OpenBLAS (cblas_sgemm, on the stream's worker; OpenBLAS uses the pool's
+ * thread count); other float dtypes and unusual strides go through float32
+ * copies. */
+#include <cblas.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <diopi/functions.h>
+
+#include "ref_enqueue.h"
+#include "ref_error.h"
+#include "ref_pool.h"
+#include "ref_tensor.h"
+
+typedef struct mat {
+  char *data;
+  diopiDtype_t dtype;
+  int64_t rows, cols, rs, cs; /* strides in elements */
+} mat_t;
+
+typedef struct gemm_task {
+  mat_t a, b, c;
+  int64_t batch, sa, sb, sc; /* batch strides in elements */
+  double alpha, beta;
+  bool has_init; /* C = beta * init + alpha * A.B, init broadcast to C */
+  ref_view_t init;
+} gemm_task_t;
+
+static mat_t mat_of(const ref_view_t *v, int row_dim, bool transpose) {
+  int col_dim = row_dim + 1;
+  mat_t m = {v->data,
+             v->dtype,
+             v->shape[row_dim],
+             v->shape[col_dim],
+             v->strides[row_dim],
+             v->strides[col_dim]};
+  if (transpose) {
+    int64_t t = m.rows;
+    m.rows = m.cols;
+    m.cols = t;
+    t = m.rs;
+    m.rs = m.cs;
+    m.cs = t;
+  }
+  return m;
+}
+
+/* A float32 operand for cblas: the matrix itself when its layout allows,
+ * else a contiguous float copy in *tmp (freed by the caller). */
+static const float *operand(const mat_t *m, int64_t offset, float **tmp,
+                            CBLAS_TRANSPOSE *trans, int64_t *ld) {
+  size_t elem = ref_dtype_size(m->dtype);
+  const char *base = m->data + offset * (int64_t)elem;
+  if (m->dtype == diopi_dtype_float32) {
+    if (m->cs == 1 && m->rs >= (m->cols > 1 ? m->cols : 1)) {
+      *trans = CblasNoTrans;
+      *ld = m->rs > 0 ? m->rs : 1;
+      return (const float *)base;
+    }
+    if (m->rs == 1 && m->cs >= (m->rows > 1 ? m->rows : 1)) {
+      *trans = CblasTrans;
+      *ld = m->cs > 0 ? m->cs : 1;
+      return (const float *)base;
+    }
+  }
+  float *copy = malloc((size_t)(m->rows * m->cols + 1) * sizeof *copy);
+  if (!copy)
+    abort(); /* no way to report from a stream worker */
+  for (int64_t r = 0; r < m->rows; r++)
+    for (int64_t c = 0; c < m->cols; c++)
+      copy[r * m->cols + c] = (float)ref_load(
+          base + (r * m->rs + c * m->cs) * (int64_t)elem, m->dtype);
+  *tmp = copy;
+  *trans = CblasNoTrans;
+  *ld = m->cols > 1 ? m->cols : 1;
+  return copy;
+}
+
+static void run_gemm(void *args) {
+  gemm_task_t *g = args;
+  int64_t m = g->c.rows, n = g->c.cols, k = g->a.cols;
+  size_t celem = ref_dtype_size(g->c.dtype);
+  bool direct =
+      g->c.dtype == diopi_dtype_float32 && g->c.cs == 1 && g->c.rs >= n;
+  float *cbuf = direct ? NULL : malloc((size_t)(m * n + 1) * sizeof *cbuf);
+  if (!direct && !cbuf)
+    abort();
+  for (int64_t b = 0; b < g->batch; b++) {
+    char *cbase = g->c.data + b * g->sc * (int64_t)celem;
+    float *c = direct ? (float *)cbase : cbuf;
+    int64_t ldc = direct ? g->c.rs : n;
+    float beta = 0.0f;
+    if (g->has_init) {
+      beta = 1.0f;
+      for (int64_t r = 0; r < m; r++)
+        for (int64_t j = 0; j < n; j++)
+          c[r * ldc + j] =
+              (float)(g->beta * ref_get(&g->init, (b * m + r) * n + j));
+    }
+    float *ta = NULL, *tb = NULL;
+    CBLAS_TRANSPOSE transa, transb;
+    int64_t lda, ldb;
+    const float *a = operand(&g->a, b * g->sa, &ta, &transa, &lda);
+    const float *bm = operand(&g->b, b * g->sb, &tb, &transb, &ldb);
+    if (k == 0 && !g->has_init)
+      for (int64_t r = 0; r < m; r++)
+        memset(c + r * ldc, 0, (size_t)n * sizeof *c);
+    else if (m && n)
+      cblas_sgemm(CblasRowMajor, transa, transb, (int)m, (int)n, (int)k,
+                  (float)g->alpha, a, (int)lda, bm, (int)ldb, beta, c,
+                  (int)ldc);
+    free(ta);
+    free(tb);
+    if (!direct)
+      for (int64_t r = 0; r < m; r++)
+        for (int64_t j = 0; j < n; j++)
+          ref_store(cbase + (r * g->c.rs + j * g->c.cs) * (int64_t)celem,
+                    g->c.dtype, c[r * n + j]);
+  }
+  free(cbuf);
+}
+
+static diopiError_t float_only(const char *op, const char *arg,
+                               const ref_view_t *v) {
+  return ref_is_floating(v->dtype)
+             ? diopiSuccess
+             : ref_fail(op, "%s: dtype %d is not a floating type", arg,
+                        (int)v->dtype);
+}
+
+static diopiError_t enqueue_gemm(diopiContextHandle_t ctx, const char *op,
+                                 gemm_task_t *g) {
+  if (g->c.rows == 0 || g->c.cols == 0 || g->batch == 0)
+    return diopiSuccess;
+  return ref_enqueue(ctx, op, run_gemm, g, sizeof *g);
+}
+
+/* Views `out`, `a`, `b` as [batch?, m, k] x [batch?, k, n] -> [batch?, m, n]
+ * (rank 2 or, with `batched`, 3) and checks the shapes. */
+static diopiError_t product(const char *op, diopiConstTensorHandle_t out,
+                            diopiConstTensorHandle_t a_t, const char *a_name,
+                            diopiConstTensorHandle_t b_t, const char *b_name,
+                            bool batched, gemm_task_t *g) {
+  ref_view_t o, a, b;
+  diopiError_t err = ref_view(op, "out", out, &o);
+  if (!err)
+    err = ref_view(op, a_name, a_t, &a);
+  if (!err)
+    err = ref_view(op, b_name, b_t, &b);
+  if (err)
+    return err;
+  int rank = batched ? 3 : 2, lead = rank - 2;
+  if (a.ndim != rank || b.ndim != rank)
+    return ref_fail(op, "%s and %s: expected %d-d tensors, got %d-d and %d-d",
+                    a_name, b_name, rank, a.ndim, b.ndim);
+  if (a.shape[lead + 1] != b.shape[lead] ||
+      (batched && a.shape[0] != b.shape[0]))
+    return ref_fail(op, "%s: expected shape [%s%lld, n], got %s%lld, %lld]",
+                    b_name, batched ? "batch, " : "",
+                    (long long)a.shape[lead + 1], batched ? "[.., " : "[",
+                    (long long)b.shape[lead], (long long)b.shape[lead + 1]);
+  int64_t want[3] = {a.shape[0], a.shape[lead], b.shape[lead + 1]};
+  if (!batched) {
+    want[0] = a.shape[0];
+    want[1] = b.shape[1];
+  }
+  if ((err = ref_expect_shape(op, "out", &o, want, rank)) ||
+      (err = float_only(op, a_name, &a)) || (err = float_only(op, "out", &o)) ||
+      (err = ref_expect_no_partial_overlap(op, a_name, &o, &a)) ||
+      (err = ref_expect_no_partial_overlap(op, b_name, &o, &b)))
+    return err;
+  memset(g, 0, sizeof *g);
+  g->a = mat_of(&a, lead, false);
+  g->b = mat_of(&b, lead, false);
+  g->c = mat_of(&o, lead, false);
+  g->batch = batched ? o.shape[0] : 1;
+  g->sa = batched ? a.strides[0] : 0;
+  g->sb = batched ? b.strides[0] : 0;
+  g->sc = batched ? o.strides[0] : 0;
+  g->alpha = 1;
+  return diopiSuccess;
+}
+
+#define CTX diopiContextHandle_t ctx
+#define T diopiTensorHandle_t
+#define CT diopiConstTensorHandle_t
+
+REF_EXPORT diopiError_t diopiMm(CTX, T out, CT input, CT mat2) {
+  gemm_task_t g;
+  diopiError_t err =
+      product("diopiMm", out, input, "input", mat2, "mat2", false, &g);
+  return err ? err : enqueue_gemm(ctx, "diopiMm", &g);
+}
+
+REF_EXPORT diopiError_t diopiBmm(CTX, T out, CT input, CT mat2) {
+  gemm_task_t g;
+  diopiError_t err =
+      product("diopiBmm", out, input, "input", mat2, "mat2", true, &g);
+  return err ? err : enqueue_gemm(ctx, "diopiBmm", &g);
+}
+
+REF_EXPORT diopiError_t diopiMatmul(CTX, T out, CT input, CT other) {
+  ref_view_t a;
+  diopiError_t err = ref_view("diopiMatmul", "input", input, &a);
+  if (err)
+    return err;
+  gemm_task_t g;
+  err = product("diopiMatmul", out, input, "input", other, "other", a.ndim == 3,
+                &g);
+  return err ? err : enqueue_gemm(ctx, "diopiMatmul", &g);
+}
+
+REF_EXPORT diopiError_t diopiAddmm(CTX, T out, CT input, CT mat1, CT mat2,
+                                   const diopiScalar_t *beta,
+                                   const diopiScalar_t *alpha) {
+  const char *op = "diopiAddmm";
+  gemm_task_t g;
+  diopiError_t err = product(op, out, mat1, "mat1", mat2, "mat2", false, &g);
+  if (!err)
+    err = ref_view(op, "input", input, &g.init);
+  if (!err) {
+    int64_t shape[2] = {g.c.rows, g.c.cols};
+    err = ref_broadcast_to(op, "input", &g.init, shape, 2);
+  }
+  if (err)
+    return err;
+  g.has_init = true;
+  g.beta = ref_scalar(beta, 1);
+  g.alpha = ref_scalar(alpha, 1);
+  return enqueue_gemm(ctx, op, &g);
+}
+
+/* input [..., in] as a matrix [rows, in]: leading dims must fold. */
+static diopiError_t as_rows(const char *op, const char *arg,
+                            const ref_view_t *v, mat_t *out) {
+  if (v->ndim < 1)
+    return ref_fail(op, "%s: expected at least 1 dim, got 0", arg);
+  int last = v->ndim - 1;
+  int64_t rows = v->numel / (v->shape[last] ? v->shape[last] : 1);
+  int64_t rs = v->ndim >= 2 ? v->strides[last - 1] : v->shape[last];
+  for (int d = 0; d + 2 < v->ndim + 0 && v->ndim > 2; d++)
+    if (v->shape[d] > 1 && v->strides[d] != v->strides[d + 1] * v->shape[d + 1])
+      return ref_fail(op, "%s: leading dims do not fold into rows (strides)",
+                      arg);
+  *out = (mat_t){
+      v->data,        v->dtype, v->shape[last] ? rows : v->numel ? rows : 0,
+      v->shape[last], rs,       v->strides[last]};
+  if (v->ndim == 1)
+    out->rows = 1;
+  return diopiSuccess;
+}
+
+REF_EXPORT diopiError_t diopiLinear(CTX, T out, CT input, CT weight, CT bias) {
+  const char *op = "diopiLinear";
+  ref_view_t o, x, w;
+  bool has_bias;
+  gemm_task_t g;
+  memset(&g, 0, sizeof g);
+  diopiError_t err = ref_view(op, "out", out, &o);
+  if (!err)
+    err = ref_view(op, "input", input, &x);
+  if (!err)
+    err = ref_view(op, "weight", weight, &w);
+  if (!err)
+    err = ref_view_optional(op, "bias", bias, &g.init, &has_bias);
+  if (err)
+    return err;
+  if (w.ndim != 2 || x.ndim < 1 || x.shape[x.ndim - 1] != w.shape[1])
+    return ref_fail(op,
+                    "weight: expected shape [out_features, %lld], got %d-d "
+                    "[%lld, %lld]",
+                    (long long)(x.ndim ? x.shape[x.ndim - 1] : 0), w.ndim,
+                    (long long)w.shape[0], (long long)w.shape[1]);
+  int64_t want[REF_MAX_DIMS];
+  memcpy(want, x.shape, sizeof want);
+  want[x.ndim - 1] = w.shape[0];
+  if ((err = ref_expect_shape(op, "out", &o, want, x.ndim)) ||
+      (err = float_only(op, "input", &x)) ||
+      (err = as_rows(op, "input", &x, &g.a)) ||
+      (err = as_rows(op, "out", &o, &g.c)))
+    return err;
+  g.b = mat_of(&w, 0, true);
+  if (has_bias) {
+    int64_t shape[2] = {g.c.rows, g.c.cols};
+    if ((err = ref_broadcast_to(op, "bias", &g.init, shape, 2)))
+      return err;
+  }
+  g.has_init = has_bias;
+  g.alpha = g.beta = 1;
+  g.batch = 1;
+  return enqueue_gemm(ctx, op, &g);
+}
+
+/* grad_bias[j] = sum over rows of grad_output[r, j]. */
+typedef struct bias_task {
+  mat_t go;
+  ref_view_t gb;
+} bias_task_t;
+
+static void run_bias(void *args) {
+  bias_task_t *t = args;
+  size_t elem = ref_dtype_size(t->go.dtype);
+  for (int64_t j = 0; j < t->go.cols; j++) {
+    double sum = 0;
+    for (int64_t r = 0; r < t->go.rows; r++)
+      sum +=
+          ref_load(t->go.data + (r * t->go.rs + j * t->go.cs) * (int64_t)elem,
+                   t->go.dtype);
+    ref_set(&t->gb, j, sum);
+  }
+}
+
+REF_EXPORT diopiError_t diopiLinearBackward(CTX, T grad_input, T grad_weight,
+                                            T grad_bias, CT grad_output,
+                                            CT input, CT weight) {
+  const char *op = "diopiLinearBackward";
+  ref_view_t go, x, w, gi, gw;
+  mat_t gom, xm;
+  bool has_gi, has_gw, has_gb;
+  bias_task_t bt;
+  diopiError_t err = ref_view(op, "grad_output", grad_output, &go);
+  if (!err)
+    err = ref_view(op, "input", input, &x);
+  if (!err)
+    err = ref_view(op, "weight", weight, &w);
+  if (!err)
+    err = ref_view_optional(op, "grad_input", grad_input, &gi, &has_gi);
+  if (!err)
+    err = ref_view_optional(op, "grad_weight", grad_weight, &gw, &has_gw);
+  if (!err)
+    err = ref_view_optional(op, "grad_bias", grad_bias, &bt.gb, &has_gb);
+  if (!err)
+    err = as_rows(op, "grad_output", &go, &gom);
+  if (!err)
+    err = as_rows(op, "input", &x, &xm);
+  if (err)
+    return err;
+  if (w.ndim != 2 || gom.cols != w.shape[0] || xm.cols != w.shape[1] ||
+      gom.rows != xm.rows)
+    return ref_fail(op,
+                    "grad_output: expected [%lld, %lld] for weight [%lld, "
+                    "%lld], got [%lld, %lld]",
+                    (long long)xm.rows, (long long)w.shape[0],
+                    (long long)w.shape[0], (long long)w.shape[1],
+                    (long long)gom.rows, (long long)gom.cols);
+  if (has_gi &&
+      (err = ref_expect_shape(op, "grad_input", &gi, x.shape, x.ndim)))
+    return err;
+  if (has_gw && (err = ref_expect_shape(op, "grad_weight", &gw, w.shape, 2)))
+    return err;
+  if (has_gb && (err = ref_expect_shape(op, "grad_bias", &bt.gb, w.shape, 1)))
+    return err;
+  gemm_task_t g;
+  memset(&g, 0, sizeof g);
+  g.alpha = 1;
+  g.batch = 1;
+  if (has_gi) {
+    g.a = gom;
+    g.b = mat_of(&w, 0, false);
+    if ((err = as_rows(op, "grad_input", &gi, &g.c)) ||
+        (err = enqueue_gemm(ctx, op, &g)))
+      return err;
+  }
+  if (has_gw) {
+    mat_t gomt = {gom.data, gom.dtype, gom.cols, gom.rows, gom.cs, gom.rs};
+    g.a = gomt;
+    g.b = xm;
+    g.c = mat_of(&gw, 0, false);
+    if ((err = enqueue_gemm(ctx, op, &g)))
+      return err;
+  }
+  if (has_gb) {
+    bt.go = gom;
+    if (bt.gb.numel)
+      return ref_enqueue(ctx, op, run_bias, &bt, sizeof bt);
+  }
+  return diopiSuccess;
+}
+
+/* OpenBLAS uses as many threads as the worker pool. */
+__attribute__((constructor)) static void set_blas_threads(void) {
+  openblas_set_num_threads(ref_pool_threads());
+}

@@ -1,0 +1,181 @@
+/* sum and mean over a set of dims (empty: all), max with indices and argmax
+ * over one dim (argmax: or over everything). Accumulation in double. The
+ * caller's out shape says whether reduced dims are kept (as 1) or dropped. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <diopi/functions.h>
+
+#include "ref_enqueue.h"
+#include "ref_error.h"
+#include "ref_tensor.h"
+
+typedef enum reduce_kind { SUM, MEAN, MAX, ARGMAX } reduce_kind_t;
+
+typedef struct reduce_task {
+  reduce_kind_t kind;
+  ref_view_t input, out, indices; /* indices: MAX only */
+  bool reduced[REF_MAX_DIMS];
+  int64_t out_numel, count; /* elements folded into each output */
+} reduce_task_t;
+
+/* The output position of input linear index i (reduced dims dropped). */
+static int64_t out_index(const reduce_task_t *t, int64_t i) {
+  int64_t o = 0, scale = 1;
+  for (int d = t->input.ndim; d-- > 0;) {
+    int64_t n = t->input.shape[d], k = i % n;
+    i /= n;
+    if (!t->reduced[d]) {
+      o += k * scale;
+      scale *= n;
+    }
+  }
+  return o;
+}
+
+/* The index along the reduced dim (MAX/ARGMAX over one dim), or the flat
+ * index (ARGMAX over all). */
+static int64_t along(const reduce_task_t *t, int64_t i) {
+  int reduced = 0;
+  for (int d = 0; d < t->input.ndim; d++)
+    reduced += t->reduced[d];
+  if (reduced != 1)
+    return i;
+  for (int d = t->input.ndim; d-- > 0;) {
+    if (t->reduced[d])
+      return i % t->input.shape[d];
+    i /= t->input.shape[d];
+  }
+  return i;
+}
+
+static void run(void *args) {
+  reduce_task_t *t = args;
+  double *acc = calloc((size_t)t->out_numel + 1, sizeof *acc);
+  int64_t *best = calloc((size_t)t->out_numel + 1, sizeof *best);
+  bool *seen = calloc((size_t)t->out_numel + 1, sizeof *seen);
+  if (!acc || !best || !seen)
+    abort();
+  for (int64_t i = 0; i < t->input.numel; i++) {
+    int64_t o = out_index(t, i);
+    double v = ref_get(&t->input, i);
+    if (t->kind == SUM || t->kind == MEAN) {
+      acc[o] += v;
+    } else if (!seen[o] || v > acc[o] || (isnan(v) && !isnan(acc[o]))) {
+      if (!seen[o] || !isnan(acc[o])) {
+        acc[o] = v;
+        best[o] = along(t, i);
+      }
+      seen[o] = true;
+    }
+  }
+  for (int64_t o = 0; o < t->out_numel; o++) {
+    if (t->kind == ARGMAX)
+      ref_set(&t->out, o, (double)best[o]);
+    else
+      ref_set(&t->out, o, t->kind == MEAN ? acc[o] / (double)t->count : acc[o]);
+    if (t->kind == MAX)
+      ref_set(&t->indices, o, (double)best[o]);
+  }
+  free(acc);
+  free(best);
+  free(seen);
+}
+
+/* Marks the dims, checks out's shape (kept or dropped dims) and enqueues. */
+static diopiError_t launch(diopiContextHandle_t ctx, const char *op,
+                           reduce_task_t *t, const int64_t *dims, int ndims) {
+  for (int k = 0; k < ndims; k++) {
+    int d;
+    diopiError_t err = ref_dim(op, "dim", dims[k], t->input.ndim, &d);
+    if (err)
+      return err;
+    if (t->input.ndim)
+      t->reduced[d] = true;
+  }
+  if (ndims == 0)
+    for (int d = 0; d < t->input.ndim; d++)
+      t->reduced[d] = true;
+  int64_t kept[REF_MAX_DIMS], dropped[REF_MAX_DIMS];
+  int ndropped = 0;
+  t->count = 1;
+  for (int d = 0; d < t->input.ndim; d++) {
+    kept[d] = t->reduced[d] ? 1 : t->input.shape[d];
+    if (!t->reduced[d])
+      dropped[ndropped++] = t->input.shape[d];
+    else
+      t->count *= t->input.shape[d];
+  }
+  bool is_kept = t->out.ndim == t->input.ndim && t->input.ndim > 0;
+  diopiError_t err =
+      is_kept ? ref_expect_shape(op, "out", &t->out, kept, t->input.ndim)
+              : ref_expect_shape(op, "out", &t->out, dropped, ndropped);
+  if (err)
+    return err;
+  if ((t->kind == MAX || t->kind == ARGMAX) && t->count == 0)
+    return ref_fail(op, "input: cannot take the max of an empty dim");
+  t->out_numel = t->out.numel;
+  if (t->out_numel == 0)
+    return diopiSuccess;
+  return ref_enqueue(ctx, op, run, t, sizeof *t);
+}
+
+static diopiError_t sum_or_mean(diopiContextHandle_t ctx, const char *op,
+                                reduce_kind_t kind,
+                                diopiConstTensorHandle_t out,
+                                diopiConstTensorHandle_t input,
+                                diopiSize_t dim) {
+  reduce_task_t t;
+  memset(&t, 0, sizeof t);
+  t.kind = kind;
+  diopiError_t err = ref_view(op, "out", out, &t.out);
+  if (!err)
+    err = ref_view(op, "input", input, &t.input);
+  if (!err && dim.len > REF_MAX_DIMS)
+    err = ref_fail(op, "dim: %lld dims given", (long long)dim.len);
+  return err ? err : launch(ctx, op, &t, dim.data, (int)dim.len);
+}
+
+#define CTX diopiContextHandle_t ctx
+#define T diopiTensorHandle_t
+#define CT diopiConstTensorHandle_t
+
+REF_EXPORT diopiError_t diopiSum(CTX, T out, CT input, diopiSize_t dim) {
+  return sum_or_mean(ctx, "diopiSum", SUM, out, input, dim);
+}
+REF_EXPORT diopiError_t diopiMean(CTX, T out, CT input, diopiSize_t dim) {
+  return sum_or_mean(ctx, "diopiMean", MEAN, out, input, dim);
+}
+
+REF_EXPORT diopiError_t diopiMax(CTX, T max, T max_indices, CT input,
+                                 int64_t dim) {
+  const char *op = "diopiMax";
+  reduce_task_t t;
+  memset(&t, 0, sizeof t);
+  t.kind = MAX;
+  diopiError_t err = ref_view(op, "max", max, &t.out);
+  if (!err)
+    err = ref_view(op, "max_indices", max_indices, &t.indices);
+  if (!err)
+    err = ref_view(op, "input", input, &t.input);
+  if (!err)
+    err = ref_expect_shape(op, "max_indices", &t.indices, t.out.shape,
+                           t.out.ndim);
+  return err ? err : launch(ctx, op, &t, &dim, 1);
+}
+
+REF_EXPORT diopiError_t diopiArgmax(CTX, T out, CT input, const int64_t *dim,
+                                    bool keepdim) {
+  const char *op = "diopiArgmax";
+  reduce_task_t t;
+  memset(&t, 0, sizeof t);
+  t.kind = ARGMAX;
+  diopiError_t err = ref_view(op, "out", out, &t.out);
+  if (!err)
+    err = ref_view(op, "input", input, &t.input);
+  if (err)
+    return err;
+  (void)keepdim; /* out's shape says it */
+  return launch(ctx, op, &t, dim, dim ? 1 : 0);
+}

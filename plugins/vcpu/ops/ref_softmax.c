@@ -1,0 +1,153 @@
+/* softmax and log_softmax over one dim, and their backwards. A lane is one
+ * line along `dim`: (outer, inner) pairs, split across the worker pool. */
+#include <math.h>
+#include <string.h>
+
+#include <diopi/functions.h>
+
+#include "ref_enqueue.h"
+#include "ref_error.h"
+#include "ref_pool.h"
+#include "ref_tensor.h"
+
+typedef struct softmax_task {
+  ref_view_t out, a, b; /* forward: a = input; backward: a = grad_output,
+                           b = output */
+  int64_t length, inner;
+  bool log, backward;
+} softmax_task_t;
+
+static void forward_lane(const softmax_task_t *t, int64_t lane) {
+  int64_t base = (lane / t->inner) * t->length * t->inner + lane % t->inner;
+  double max = -INFINITY, sum = 0;
+  for (int64_t k = 0; k < t->length; k++) {
+    double v = ref_get(&t->a, base + k * t->inner);
+    max = v > max ? v : max;
+  }
+  for (int64_t k = 0; k < t->length; k++)
+    sum += exp(ref_get(&t->a, base + k * t->inner) - max);
+  double log_sum = log(sum);
+  for (int64_t k = 0; k < t->length; k++) {
+    double z = ref_get(&t->a, base + k * t->inner) - max;
+    ref_set(&t->out, base + k * t->inner, t->log ? z - log_sum : exp(z) / sum);
+  }
+}
+
+/* float32, contiguous, dim last: rows of plain floats. */
+static void forward_row_f32(const softmax_task_t *t, int64_t row) {
+  const float *x = (const float *)t->a.data + row * t->length;
+  float *y = (float *)t->out.data + row * t->length;
+  float max = -INFINITY;
+  for (int64_t k = 0; k < t->length; k++)
+    max = x[k] > max ? x[k] : max;
+  double sum = 0;
+  for (int64_t k = 0; k < t->length; k++)
+    sum += expf(x[k] - max);
+  if (t->log) {
+    float log_sum = (float)log(sum);
+    for (int64_t k = 0; k < t->length; k++)
+      y[k] = x[k] - max - log_sum;
+  } else {
+    float inv = (float)(1.0 / sum);
+    for (int64_t k = 0; k < t->length; k++)
+      y[k] = expf(x[k] - max) * inv;
+  }
+}
+
+/* softmax: gi = y * (g - sum(g * y)); log_softmax: gi = g - exp(y) sum(g). */
+static void backward_lane(const softmax_task_t *t, int64_t lane) {
+  int64_t base = (lane / t->inner) * t->length * t->inner + lane % t->inner;
+  double dot = 0;
+  for (int64_t k = 0; k < t->length; k++) {
+    double g = ref_get(&t->a, base + k * t->inner);
+    dot += t->log ? g : g * ref_get(&t->b, base + k * t->inner);
+  }
+  for (int64_t k = 0; k < t->length; k++) {
+    int64_t i = base + k * t->inner;
+    double g = ref_get(&t->a, i), y = ref_get(&t->b, i);
+    ref_set(&t->out, i, t->log ? g - exp(y) * dot : y * (g - dot));
+  }
+}
+
+static bool rows_f32(const softmax_task_t *t) {
+  return t->inner == 1 && !t->backward && t->out.dtype == diopi_dtype_float32 &&
+         t->a.dtype == diopi_dtype_float32 && ref_contiguous(&t->out) &&
+         ref_contiguous(&t->a);
+}
+
+static void run_range(void *context, int64_t begin, int64_t end) {
+  const softmax_task_t *t = context;
+  bool fast = rows_f32(t);
+  for (int64_t lane = begin; lane < end; lane++) {
+    if (t->backward)
+      backward_lane(t, lane);
+    else if (fast)
+      forward_row_f32(t, lane);
+    else
+      forward_lane(t, lane);
+  }
+}
+
+static void run(void *args) {
+  softmax_task_t *t = args;
+  int64_t lanes = t->out.numel / t->length;
+  ref_parallel_for(lanes, (1 << 14) / (t->length + 1) + 1, run_range, t);
+}
+
+static diopiError_t launch(diopiContextHandle_t ctx, const char *op,
+                           diopiConstTensorHandle_t out,
+                           diopiConstTensorHandle_t a, const char *a_name,
+                           diopiConstTensorHandle_t b, int64_t dim, bool log) {
+  softmax_task_t t;
+  memset(&t, 0, sizeof t);
+  t.log = log;
+  t.backward = b != NULL;
+  int d;
+  diopiError_t err = ref_view(op, "out", out, &t.out);
+  if (!err)
+    err = ref_view(op, a_name, a, &t.a);
+  if (!err && b)
+    err = ref_view(op, "output", b, &t.b);
+  if (!err)
+    err = ref_expect_shape(op, "out", &t.out, t.a.shape, t.a.ndim);
+  if (!err && b)
+    err = ref_expect_shape(op, "output", &t.b, t.a.shape, t.a.ndim);
+  if (!err)
+    err = ref_dim(op, "dim", dim, t.a.ndim, &d);
+  if (!err && !ref_is_floating(t.out.dtype))
+    err =
+        ref_fail(op, "out: dtype %d is not a floating type", (int)t.out.dtype);
+  if (!err)
+    err = ref_expect_no_partial_overlap(op, a_name, &t.out, &t.a);
+  if (err)
+    return err;
+  t.length = t.a.ndim ? t.a.shape[d] : 1;
+  t.inner = 1;
+  for (int i = d + 1; i < t.a.ndim; i++)
+    t.inner *= t.a.shape[i];
+  if (t.out.numel == 0)
+    return diopiSuccess;
+  return ref_enqueue(ctx, op, run, &t, sizeof t);
+}
+
+#define CTX diopiContextHandle_t ctx
+#define T diopiTensorHandle_t
+#define CT diopiConstTensorHandle_t
+
+REF_EXPORT diopiError_t diopiSoftmax(CTX, T out, CT input, int64_t dim) {
+  return launch(ctx, "diopiSoftmax", out, input, "input", NULL, dim, false);
+}
+REF_EXPORT diopiError_t diopiLogSoftmax(CTX, T out, CT input, int64_t dim) {
+  return launch(ctx, "diopiLogSoftmax", out, input, "input", NULL, dim, true);
+}
+REF_EXPORT diopiError_t diopiSoftmaxBackward(CTX, T grad_input, CT grad_output,
+                                             CT output, int64_t dim) {
+  return launch(ctx, "diopiSoftmaxBackward", grad_input, grad_output,
+                "grad_output", output, dim, false);
+}
+REF_EXPORT diopiError_t diopiLogSoftmaxBackward(CTX, T grad_input,
+                                                CT grad_output, CT output,
+                                                int64_t dim) {
+  return launch(ctx, "diopiLogSoftmaxBackward", grad_input, grad_output,
+                "grad_output", output, dim, true);
+}

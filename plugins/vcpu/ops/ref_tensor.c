@@ -1,0 +1,317 @@
+/* Views, dtype conversions and shape checks. */
+#include "ref_tensor.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ref_error.h"
+
+size_t ref_dtype_size(diopiDtype_t d) {
+  switch (d) {
+  case diopi_dtype_int8:
+  case diopi_dtype_uint8:
+  case diopi_dtype_bool:
+    return 1;
+  case diopi_dtype_int16:
+  case diopi_dtype_uint16:
+  case diopi_dtype_float16:
+  case diopi_dtype_bfloat16:
+    return 2;
+  case diopi_dtype_int32:
+  case diopi_dtype_uint32:
+  case diopi_dtype_float32:
+    return 4;
+  case diopi_dtype_int64:
+  case diopi_dtype_uint64:
+  case diopi_dtype_float64:
+    return 8;
+  default:
+    return 0; /* complex, tfloat32: not computed here */
+  }
+}
+
+bool ref_is_floating(diopiDtype_t d) {
+  return d == diopi_dtype_float16 || d == diopi_dtype_float32 ||
+         d == diopi_dtype_float64 || d == diopi_dtype_bfloat16;
+}
+
+const char *ref_shape_text(const int64_t *shape, int ndim, char *buf,
+                           size_t size) {
+  size_t n = (size_t)snprintf(buf, size, "[");
+  for (int i = 0; i < ndim && n < size; i++)
+    n += (size_t)snprintf(buf + n, size - n, "%s%lld", i ? ", " : "",
+                          (long long)shape[i]);
+  if (n < size)
+    snprintf(buf + n, size - n, "]");
+  return buf;
+}
+
+diopiError_t ref_view(const char *op, const char *arg,
+                      diopiConstTensorHandle_t t, ref_view_t *out) {
+  if (!t)
+    return ref_fail(op, "%s: tensor is NULL", arg);
+  diopiSize_t shape, strides;
+  const void *data;
+  if (diopiGetTensorShape(t, &shape) || diopiGetTensorStride(t, &strides) ||
+      diopiGetTensorDtype(t, &out->dtype) || diopiGetTensorDataConst(t, &data))
+    return ref_fail(op, "%s: the runtime cannot describe this tensor", arg);
+  if (shape.len > REF_MAX_DIMS)
+    return ref_fail(op, "%s: %lld dims, at most %d supported", arg,
+                    (long long)shape.len, REF_MAX_DIMS);
+  if (!ref_dtype_size(out->dtype))
+    return ref_fail(op, "%s: dtype %d is not supported", arg, (int)out->dtype);
+  out->data = (char *)data;
+  out->ndim = (int)shape.len;
+  out->numel = 1;
+  for (int i = 0; i < out->ndim; i++) {
+    out->shape[i] = shape.data[i];
+    out->strides[i] = strides.data[i];
+    out->numel *= shape.data[i];
+  }
+  return diopiSuccess;
+}
+
+diopiError_t ref_view_optional(const char *op, const char *arg,
+                               diopiConstTensorHandle_t t, ref_view_t *out,
+                               bool *present) {
+  *present = t != NULL;
+  if (!t) {
+    memset(out, 0, sizeof *out);
+    return diopiSuccess;
+  }
+  return ref_view(op, arg, t, out);
+}
+
+bool ref_contiguous(const ref_view_t *v) {
+  int64_t expected = 1;
+  for (int i = v->ndim; i-- > 0;) {
+    if (v->shape[i] != 1 && v->strides[i] != expected)
+      return false;
+    expected *= v->shape[i];
+  }
+  return true;
+}
+
+int64_t ref_offset(const ref_view_t *v, int64_t i) {
+  int64_t offset = 0;
+  for (int d = v->ndim; d-- > 0;) {
+    int64_t n = v->shape[d];
+    offset += (i % n) * v->strides[d];
+    i /= n;
+  }
+  return offset;
+}
+
+static float half_to_float(uint16_t h) {
+  uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 0x1f,
+           mant = h & 0x3ff;
+  float f;
+  if (exp == 0) {
+    f = ldexpf((float)mant, -24);
+    return sign ? -f : f;
+  }
+  uint32_t bits = exp == 31 ? sign | 0x7f800000u | (mant << 13)
+                            : sign | ((exp + 112) << 23) | (mant << 13);
+  memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+static uint16_t float_to_half(float f) {
+  uint32_t bits;
+  memcpy(&bits, &f, sizeof bits);
+  uint16_t sign = (uint16_t)((bits >> 16) & 0x8000);
+  if (isnan(f))
+    return sign | 0x7e00;
+  float a = fabsf(f);
+  if (a >= 65520.0f)
+    return sign | 0x7c00;
+  if (a < 6.103515625e-05f) /* subnormal: round to a multiple of 2^-24 */
+    return sign | (uint16_t)nearbyintf(a * 16777216.0f);
+  uint32_t e = ((bits >> 23) & 0xff) - 112, m = bits & 0x7fffff;
+  uint32_t h = (e << 10) | (m >> 13);
+  uint32_t rest = m & 0x1fff;
+  if (rest > 0x1000 || (rest == 0x1000 && (h & 1)))
+    h++; /* round to nearest even; a carry into the exponent is right */
+  return sign | (uint16_t)h;
+}
+
+static float bf16_to_float(uint16_t b) {
+  uint32_t bits = (uint32_t)b << 16;
+  float f;
+  memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+static uint16_t float_to_bf16(float f) {
+  uint32_t bits;
+  memcpy(&bits, &f, sizeof bits);
+  if (isnan(f))
+    return (uint16_t)((bits >> 16) | 0x40);
+  bits += 0x7fff + ((bits >> 16) & 1);
+  return (uint16_t)(bits >> 16);
+}
+
+double ref_load(const char *p, diopiDtype_t d) {
+  switch (d) {
+#define LOAD(name, type)                                                       \
+  case diopi_dtype_##name: {                                                   \
+    type v;                                                                    \
+    memcpy(&v, p, sizeof v);                                                   \
+    return (double)v;                                                          \
+  }
+    LOAD(int8, int8_t)
+    LOAD(uint8, uint8_t)
+    LOAD(int16, int16_t)
+    LOAD(uint16, uint16_t)
+    LOAD(int32, int32_t)
+    LOAD(uint32, uint32_t)
+    LOAD(int64, int64_t)
+    LOAD(uint64, uint64_t)
+    LOAD(float32, float)
+    LOAD(float64, double)
+#undef LOAD
+  case diopi_dtype_bool:
+    return *p ? 1.0 : 0.0;
+  case diopi_dtype_float16: {
+    uint16_t h;
+    memcpy(&h, p, sizeof h);
+    return half_to_float(h);
+  }
+  case diopi_dtype_bfloat16: {
+    uint16_t h;
+    memcpy(&h, p, sizeof h);
+    return bf16_to_float(h);
+  }
+  default:
+    return 0.0;
+  }
+}
+
+void ref_store(char *p, diopiDtype_t d, double value) {
+  switch (d) {
+#define STORE(name, type)                                                      \
+  case diopi_dtype_##name: {                                                   \
+    type v = (type)value;                                                      \
+    memcpy(p, &v, sizeof v);                                                   \
+    return;                                                                    \
+  }
+    STORE(int8, int8_t)
+    STORE(uint8, uint8_t)
+    STORE(int16, int16_t)
+    STORE(uint16, uint16_t)
+    STORE(int32, int32_t)
+    STORE(uint32, uint32_t)
+    STORE(int64, int64_t)
+    STORE(uint64, uint64_t)
+    STORE(float32, float)
+    STORE(float64, double)
+#undef STORE
+  case diopi_dtype_bool:
+    *p = value != 0.0;
+    return;
+  case diopi_dtype_float16: {
+    uint16_t h = float_to_half((float)value);
+    memcpy(p, &h, sizeof h);
+    return;
+  }
+  case diopi_dtype_bfloat16: {
+    uint16_t h = float_to_bf16((float)value);
+    memcpy(p, &h, sizeof h);
+    return;
+  }
+  default:
+    return;
+  }
+}
+
+double ref_scalar(const diopiScalar_t *s, double if_null) {
+  if (!s)
+    return if_null;
+  return ref_is_floating(s->stype) ? s->fval : (double)s->ival;
+}
+
+diopiError_t ref_expect_shape(const char *op, const char *arg,
+                              const ref_view_t *v, const int64_t *shape,
+                              int ndim) {
+  bool same = v->ndim == ndim;
+  for (int i = 0; same && i < ndim; i++)
+    same = v->shape[i] == shape[i];
+  if (same)
+    return diopiSuccess;
+  char want[128], have[128];
+  return ref_fail(op, "%s: expected shape %s, got %s", arg,
+                  ref_shape_text(shape, ndim, want, sizeof want),
+                  ref_shape_text(v->shape, v->ndim, have, sizeof have));
+}
+
+diopiError_t ref_expect_dtype(const char *op, const char *arg,
+                              const ref_view_t *v, diopiDtype_t dtype) {
+  if (v->dtype == dtype)
+    return diopiSuccess;
+  return ref_fail(op, "%s: expected dtype %d, got %d", arg, (int)dtype,
+                  (int)v->dtype);
+}
+
+diopiError_t ref_broadcast_to(const char *op, const char *arg, ref_view_t *v,
+                              const int64_t *shape, int ndim) {
+  char want[128], have[128];
+  if (v->ndim > ndim)
+    return ref_fail(op, "%s: shape %s does not broadcast to %s", arg,
+                    ref_shape_text(v->shape, v->ndim, have, sizeof have),
+                    ref_shape_text(shape, ndim, want, sizeof want));
+  ref_view_t b = *v;
+  int lead = ndim - v->ndim;
+  for (int i = 0; i < ndim; i++) {
+    int64_t n = i < lead ? 1 : v->shape[i - lead];
+    int64_t s = i < lead ? 0 : v->strides[i - lead];
+    if (n != shape[i] && n != 1)
+      return ref_fail(op, "%s: shape %s does not broadcast to %s", arg,
+                      ref_shape_text(v->shape, v->ndim, have, sizeof have),
+                      ref_shape_text(shape, ndim, want, sizeof want));
+    b.shape[i] = shape[i];
+    b.strides[i] = n == shape[i] ? s : 0;
+  }
+  b.ndim = ndim;
+  b.numel = 1;
+  for (int i = 0; i < ndim; i++)
+    b.numel *= shape[i];
+  *v = b;
+  return diopiSuccess;
+}
+
+/* [first, last] bytes a view touches. */
+static void extent(const ref_view_t *v, const char **first, const char **last) {
+  int64_t hi = 0;
+  for (int i = 0; i < v->ndim; i++)
+    hi += (v->shape[i] - 1) * v->strides[i];
+  *first = v->data;
+  *last = v->data + (hi + 1) * (int64_t)ref_dtype_size(v->dtype) - 1;
+}
+
+diopiError_t ref_expect_no_partial_overlap(const char *op, const char *arg,
+                                           const ref_view_t *out,
+                                           const ref_view_t *in) {
+  if (!out->numel || !in->numel)
+    return diopiSuccess;
+  const char *a0, *a1, *b0, *b1;
+  extent(out, &a0, &a1);
+  extent(in, &b0, &b1);
+  bool same =
+      out->data == in->data && out->dtype == in->dtype &&
+      out->ndim == in->ndim &&
+      !memcmp(out->strides, in->strides, sizeof(int64_t) * (size_t)out->ndim);
+  if (a1 < b0 || b1 < a0 || same)
+    return diopiSuccess;
+  return ref_fail(op, "%s: overlaps the output in memory", arg);
+}
+
+diopiError_t ref_dim(const char *op, const char *arg, int64_t dim, int ndim,
+                     int *out) {
+  int64_t n = ndim ? ndim : 1;
+  if (dim < -n || dim >= n)
+    return ref_fail(op, "%s: dim %lld out of range for %d dims", arg,
+                    (long long)dim, ndim);
+  *out = (int)(dim < 0 ? dim + n : dim);
+  return diopiSuccess;
+}

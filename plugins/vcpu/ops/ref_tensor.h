@@ -1,0 +1,77 @@
+/* Tensor views of the reference library: everything a task needs about a
+ * tensor, copied by value at enqueue time (data pointer, dtype, shape,
+ * strides in elements), element loads and stores in double for any dtype,
+ * and shape checks whose messages name the op and the argument. */
+#ifndef BACKPLANE_REF_OPS_TENSOR_H_
+#define BACKPLANE_REF_OPS_TENSOR_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <diopi/diopirt.h>
+
+#define REF_EXPORT __attribute__((visibility("default")))
+enum { REF_MAX_DIMS = 8 };
+
+typedef struct ref_view {
+  char *data; /* element 0 */
+  diopiDtype_t dtype;
+  int ndim;
+  int64_t numel;
+  int64_t shape[REF_MAX_DIMS];
+  int64_t strides[REF_MAX_DIMS]; /* in elements */
+} ref_view_t;
+
+/* Reads `t` into *out. A NULL tensor, a dtype the library cannot compute,
+ * or too many dims fail with a message naming `op` and `arg`. */
+diopiError_t ref_view(const char *op, const char *arg,
+                      diopiConstTensorHandle_t t, ref_view_t *out);
+/* ref_view for an optional tensor: NULL gives *present = false. */
+diopiError_t ref_view_optional(const char *op, const char *arg,
+                               diopiConstTensorHandle_t t, ref_view_t *out,
+                               bool *present);
+
+size_t ref_dtype_size(diopiDtype_t dtype);
+bool ref_is_floating(diopiDtype_t dtype);
+bool ref_contiguous(const ref_view_t *v);
+/* "[2, 3]" into buf. */
+const char *ref_shape_text(const int64_t *shape, int ndim, char *buf,
+                           size_t size);
+
+double ref_load(const char *p, diopiDtype_t dtype);
+void ref_store(char *p, diopiDtype_t dtype, double value);
+double ref_scalar(const diopiScalar_t *s, double if_null);
+
+/* The element offset of row-major linear index `i` of `v`. */
+int64_t ref_offset(const ref_view_t *v, int64_t i);
+static inline double ref_get(const ref_view_t *v, int64_t i) {
+  size_t elem = ref_dtype_size(v->dtype);
+  return ref_load(v->data + ref_offset(v, i) * (int64_t)elem, v->dtype);
+}
+static inline void ref_set(const ref_view_t *v, int64_t i, double value) {
+  size_t elem = ref_dtype_size(v->dtype);
+  ref_store(v->data + ref_offset(v, i) * (int64_t)elem, v->dtype, value);
+}
+
+/* Fails unless `v` has exactly `shape`. */
+diopiError_t ref_expect_shape(const char *op, const char *arg,
+                              const ref_view_t *v, const int64_t *shape,
+                              int ndim);
+/* Fails unless `v` has `dtype`. */
+diopiError_t ref_expect_dtype(const char *op, const char *arg,
+                              const ref_view_t *v, diopiDtype_t dtype);
+/* Rewrites `v` in place to broadcast to `shape` (stride 0 on broadcast
+ * dims), or fails naming the shapes. */
+diopiError_t ref_broadcast_to(const char *op, const char *arg, ref_view_t *v,
+                              const int64_t *shape, int ndim);
+/* Fails if `out` overlaps `in` without being the very same view (an op that
+ * writes its inputs while reading them). */
+diopiError_t ref_expect_no_partial_overlap(const char *op, const char *arg,
+                                           const ref_view_t *out,
+                                           const ref_view_t *in);
+/* Normalizes a possibly negative dim against ndim, or fails. */
+diopiError_t ref_dim(const char *op, const char *arg, int64_t dim, int ndim,
+                     int *out);
+
+#endif /* BACKPLANE_REF_OPS_TENSOR_H_ */

@@ -1,0 +1,10 @@
+/* The trace layer's record of a framework-face call (core/observer.h). */
+#include "core/device_table.h"
+#include "layers/trace/trace_internal.h"
+
+void bp_trace_observe_api_call(void *context, bp_device_t *device,
+                               const char *name, uint64_t start_ns,
+                               bp_status_t status, const char *detail) {
+  bp_trace_record_host(context, "api", name, &device->c_device, start_ns,
+                       bp_status_name(status), detail);
+}

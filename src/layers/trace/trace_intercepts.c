@@ -1,0 +1,350 @@
+/* The trace layer's intercepts: each times the call to the next table and
+ * adds one runtime record to the layer's buffer. Copies and memsets carry
+ * bytes, direction and stream; event records carry a serial ("flow_out")
+ * that waits and synchronizations on the event refer to ("flow_in"); calls
+ * made only by the framework (copies, memsets, waits) and device
+ * allocations also sample the device's allocator counters; stream creation
+ * and destruction keep the set of streams whose device records the layer's
+ * buffer keeps. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "backplane/device.h"
+#include "base/status.h"
+#include "core/device_table.h"
+#include "layers/layer_functions.h"
+#include "layers/trace/trace_internal.h"
+#include "profiler/trace_buffer.h"
+
+#define LAYER(device)                                                          \
+  ((bp_trace_layer_t *)bp_layer_context(device, BP_LAYER_TRACE))
+
+static uint64_t thread_id(void) {
+  static _Thread_local uint64_t cached;
+  if (!cached)
+    cached = (uint64_t)syscall(SYS_gettid);
+  return cached;
+}
+
+void bp_trace_record_host(bp_trace_layer_t *t, const char *category,
+                          const char *name, C_Device device, uint64_t start_ns,
+                          const char *result, const char *detail) {
+  char args[512];
+  snprintf(args, sizeof args, "{\"device\":\"%s\",\"result\":\"%s\"%s}",
+           bp_device_name((const bp_device_t *)device), result, detail);
+  BP_TraceEvent event = {.struct_size = sizeof event,
+                         .name = name,
+                         .category = category,
+                         .start_ns = start_ns,
+                         .end_ns = bp_clock_now_ns(),
+                         .device_id = -1,
+                         .thread_id = thread_id(),
+                         .args_json = args};
+  profiler_add_runtime_trace_event(t->buffer, &event);
+  atomic_fetch_add(&t->events, 1);
+}
+
+static void record_call(bp_trace_layer_t *t, const char *name, C_Device device,
+                        uint64_t start_ns, C_Status result,
+                        const char *detail) {
+  bp_trace_record_host(t, "plugin", name, device, start_ns,
+                       bp_c_status_name(result), detail);
+}
+
+/* Writes a "memory" counter for `device` when its allocator's allocated or
+ * reserved bytes changed since the last one. Only from calls the allocator
+ * itself never makes while being destroyed (see the file comment). */
+static void sample_memory(bp_trace_layer_t *t, C_Device device) {
+  bp_device_t *d = (bp_device_t *)device;
+  bp_caching_allocator_t *allocator = bp_device_allocator_if_created(d);
+  if (!allocator)
+    return;
+  bp_memory_stats_t stats;
+  bp_caching_allocator_stats(allocator, &stats);
+  uint64_t allocated = stats.allocated_bytes.current;
+  uint64_t reserved = stats.reserved_bytes.current;
+  pthread_mutex_lock(&t->lock);
+  bp_trace_memory_sample_t *last = &t->memory[d->index];
+  bool changed = !last->written || last->allocated != allocated ||
+                 last->reserved != reserved;
+  *last = (bp_trace_memory_sample_t){allocated, reserved, true};
+  pthread_mutex_unlock(&t->lock);
+  if (!changed)
+    return;
+  char args[96];
+  snprintf(args, sizeof args,
+           "{\"allocated\":%" PRIu64 ",\"reserved\":%" PRIu64 "}", allocated,
+           reserved);
+  uint64_t now = bp_clock_now_ns();
+  BP_TraceEvent event = {.struct_size = sizeof event,
+                         .name = "memory",
+                         .category = "counter",
+                         .start_ns = now,
+                         .end_ns = now,
+                         .device_id = device->id,
+                         .args_json = args};
+  profiler_add_device_trace_event(t->buffer, &event);
+  atomic_fetch_add(&t->events, 1);
+}
+
+/* ---- functions with their own wrapper (below) ---- */
+#define TRACE_OWN_memory_copy_h2d ~, 1
+#define TRACE_OWN_memory_copy_d2h ~, 1
+#define TRACE_OWN_memory_copy_d2d ~, 1
+#define TRACE_OWN_memory_copy_p2p ~, 1
+#define TRACE_OWN_async_memory_copy_h2d ~, 1
+#define TRACE_OWN_async_memory_copy_d2h ~, 1
+#define TRACE_OWN_async_memory_copy_d2d ~, 1
+#define TRACE_OWN_async_memory_copy_p2p ~, 1
+#define TRACE_OWN_device_memory_set ~, 1
+#define TRACE_OWN_device_memory_allocate ~, 1
+#define TRACE_OWN_device_memory_deallocate ~, 1
+#define TRACE_OWN_record_event ~, 1
+#define TRACE_OWN_stream_wait_event ~, 1
+#define TRACE_OWN_synchronize_event ~, 1
+#define TRACE_OWN_destroy_event ~, 1
+#define TRACE_OWN_create_stream ~, 1
+#define TRACE_OWN_destroy_stream ~, 1
+
+/* TRACE_HAS_OWN(name) is 1 when TRACE_OWN_<name> is defined above, else 0
+ * (the undefined name stays one argument, so the 0 is second). */
+#define TRACE_SECOND(a, b, ...) b
+#define TRACE_HAS_OWN_(...) TRACE_SECOND(__VA_ARGS__, 0, ~)
+#define TRACE_HAS_OWN(name) TRACE_HAS_OWN_(TRACE_OWN_##name)
+#define TRACE_CAT_(a, b) a##b
+#define TRACE_CAT(a, b) TRACE_CAT_(a, b)
+
+/* Every other intercepted function: name, device, result, duration. */
+#define TRACE_GENERIC_0(name, params, args)                                    \
+  static C_Status t_##name params {                                            \
+    bp_trace_layer_t *t = LAYER(device);                                       \
+    uint64_t start = bp_clock_now_ns();                                        \
+    C_Status result = t->next.name args;                                       \
+    record_call(t, #name, device, start, result, "");                          \
+    return result;                                                             \
+  }
+#define TRACE_GENERIC_1(name, params, args)
+#define TRACE_GENERIC(name, params, args)                                      \
+  TRACE_CAT(TRACE_GENERIC_, TRACE_HAS_OWN(name))(name, params, args)
+BP_LAYER_FUNCTIONS(TRACE_GENERIC)
+#undef TRACE_GENERIC
+
+/* ---- copies ---- */
+
+static void copy_detail(char *detail, size_t capacity, C_Stream stream,
+                        const char *direction, size_t size) {
+  snprintf(detail, capacity,
+           ",\"bytes\":%zu,\"direction\":\"%s\",\"stream\":\"%p\"", size,
+           direction, (void *)stream);
+}
+
+#define TRACE_COPY(name, direction)                                            \
+  static C_Status t_##name(const C_Device device, void *dst, const void *src,  \
+                           size_t size) {                                      \
+    bp_trace_layer_t *t = LAYER(device);                                       \
+    sample_memory(t, device);                                                  \
+    uint64_t start = bp_clock_now_ns();                                        \
+    C_Status result = t->next.name(device, dst, src, size);                    \
+    char detail[160];                                                          \
+    copy_detail(detail, sizeof detail, NULL, direction, size);                 \
+    record_call(t, #name, device, start, result, detail);                      \
+    return result;                                                             \
+  }                                                                            \
+  static C_Status t_async_##name(const C_Device device, C_Stream stream,       \
+                                 void *dst, const void *src, size_t size) {    \
+    bp_trace_layer_t *t = LAYER(device);                                       \
+    sample_memory(t, device);                                                  \
+    uint64_t start = bp_clock_now_ns();                                        \
+    C_Status result = t->next.async_##name(device, stream, dst, src, size);    \
+    char detail[160];                                                          \
+    copy_detail(detail, sizeof detail, stream, direction, size);               \
+    record_call(t, "async_" #name, device, start, result, detail);             \
+    return result;                                                             \
+  }
+TRACE_COPY(memory_copy_h2d, "h2d")
+TRACE_COPY(memory_copy_d2h, "d2h")
+TRACE_COPY(memory_copy_d2d, "d2d")
+
+static C_Status t_memory_copy_p2p(const C_Device device,
+                                  const C_Device src_device, void *dst,
+                                  const void *src, size_t size) {
+  bp_trace_layer_t *t = LAYER(device);
+  sample_memory(t, device);
+  uint64_t start = bp_clock_now_ns();
+  C_Status result = t->next.memory_copy_p2p(device, src_device, dst, src, size);
+  char detail[224];
+  copy_detail(detail, sizeof detail, NULL, "p2p", size);
+  record_call(t, "memory_copy_p2p", device, start, result, detail);
+  return result;
+}
+
+static C_Status t_async_memory_copy_p2p(const C_Device device,
+                                        const C_Device src_device,
+                                        C_Stream stream, void *dst,
+                                        const void *src, size_t size) {
+  bp_trace_layer_t *t = LAYER(device);
+  sample_memory(t, device);
+  uint64_t start = bp_clock_now_ns();
+  C_Status result =
+      t->next.async_memory_copy_p2p(device, src_device, stream, dst, src, size);
+  char detail[160];
+  copy_detail(detail, sizeof detail, stream, "p2p", size);
+  record_call(t, "async_memory_copy_p2p", device, start, result, detail);
+  return result;
+}
+
+static C_Status t_device_memory_set(const C_Device device, void *ptr,
+                                    unsigned char value, size_t size) {
+  bp_trace_layer_t *t = LAYER(device);
+  sample_memory(t, device);
+  uint64_t start = bp_clock_now_ns();
+  C_Status result = t->next.device_memory_set(device, ptr, value, size);
+  char detail[64];
+  snprintf(detail, sizeof detail, ",\"bytes\":%zu,\"value\":%u", size,
+           (unsigned)value);
+  record_call(t, "device_memory_set", device, start, result, detail);
+  return result;
+}
+
+/* ---- device memory ---- */
+
+static C_Status t_device_memory_allocate(const C_Device device, void **ptr,
+                                         size_t size) {
+  bp_trace_layer_t *t = LAYER(device);
+  uint64_t start = bp_clock_now_ns();
+  C_Status result = t->next.device_memory_allocate(device, ptr, size);
+  char detail[64];
+  snprintf(detail, sizeof detail, ",\"bytes\":%zu", size);
+  record_call(t, "device_memory_allocate", device, start, result, detail);
+  sample_memory(t, device);
+  return result;
+}
+
+/* No counter sample: the allocator deallocates while it is destroyed. */
+static C_Status t_device_memory_deallocate(const C_Device device, void *ptr,
+                                           size_t size) {
+  bp_trace_layer_t *t = LAYER(device);
+  uint64_t start = bp_clock_now_ns();
+  C_Status result = t->next.device_memory_deallocate(device, ptr, size);
+  char detail[64];
+  snprintf(detail, sizeof detail, ",\"bytes\":%zu", size);
+  record_call(t, "device_memory_deallocate", device, start, result, detail);
+  return result;
+}
+
+/* ---- events: records and the waits on them ---- */
+
+/* The serial is published after the record's end time is taken, so a wait
+ * that finds it cannot end before the record started. */
+static C_Status t_record_event(const C_Device device, C_Stream stream,
+                               C_Event event) {
+  bp_trace_layer_t *t = LAYER(device);
+  uint64_t start = bp_clock_now_ns();
+  C_Status result = t->next.record_event(device, stream, event);
+  if (!BP_C_OK(result) || !event) {
+    record_call(t, "record_event", device, start, result, "");
+    return result;
+  }
+  pthread_mutex_lock(&t->lock);
+  uint64_t serial = ++t->record_serial;
+  pthread_mutex_unlock(&t->lock);
+  char detail[128];
+  snprintf(detail, sizeof detail,
+           ",\"event\":\"%p\",\"stream\":\"%p\",\"flow_out\":%" PRIu64,
+           (void *)event, (void *)stream, serial);
+  record_call(t, "record_event", device, start, result, detail);
+  pthread_mutex_lock(&t->lock);
+  bp_pointer_map_set(&t->flows, event, serial); /* no memory: no arrows */
+  pthread_mutex_unlock(&t->lock);
+  return result;
+}
+
+/* The detail of a call waiting on `event`: its latest record, if any. */
+static void wait_detail(bp_trace_layer_t *t, C_Event event, char *detail,
+                        size_t capacity) {
+  pthread_mutex_lock(&t->lock);
+  uint64_t serial = event ? bp_pointer_map_get(&t->flows, event) : 0;
+  pthread_mutex_unlock(&t->lock);
+  if (serial)
+    snprintf(detail, capacity, ",\"event\":\"%p\",\"flow_in\":%" PRIu64,
+             (void *)event, serial);
+  else
+    snprintf(detail, capacity, ",\"event\":\"%p\"", (void *)event);
+}
+
+static C_Status t_stream_wait_event(const C_Device device, C_Stream stream,
+                                    C_Event event) {
+  bp_trace_layer_t *t = LAYER(device);
+  sample_memory(t, device);
+  char detail[128];
+  wait_detail(t, event, detail, sizeof detail);
+  uint64_t start = bp_clock_now_ns();
+  C_Status result = t->next.stream_wait_event(device, stream, event);
+  record_call(t, "stream_wait_event", device, start, result, detail);
+  return result;
+}
+
+static C_Status t_synchronize_event(const C_Device device, C_Event event) {
+  bp_trace_layer_t *t = LAYER(device);
+  char detail[128];
+  wait_detail(t, event, detail, sizeof detail);
+  uint64_t start = bp_clock_now_ns();
+  C_Status result = t->next.synchronize_event(device, event);
+  record_call(t, "synchronize_event", device, start, result, detail);
+  return result;
+}
+
+static C_Status t_destroy_event(const C_Device device, C_Event event) {
+  bp_trace_layer_t *t = LAYER(device);
+  uint64_t start = bp_clock_now_ns();
+  C_Status result = t->next.destroy_event(device, event);
+  pthread_mutex_lock(&t->lock);
+  bp_pointer_map_remove(&t->flows, event);
+  pthread_mutex_unlock(&t->lock);
+  record_call(t, "destroy_event", device, start, result, "");
+  return result;
+}
+
+/* ---- streams: the set whose device records this runtime keeps ---- */
+
+static C_Status t_create_stream(const C_Device device, C_Stream *stream) {
+  bp_trace_layer_t *t = LAYER(device);
+  uint64_t start = bp_clock_now_ns();
+  C_Status result = t->next.create_stream(device, stream);
+  char detail[64] = "";
+  if (BP_C_OK(result) && stream && *stream) {
+    pthread_mutex_lock(&t->lock);
+    bp_pointer_map_set(&t->streams, *stream, 1); /* no memory: no timeline */
+    pthread_mutex_unlock(&t->lock);
+    snprintf(detail, sizeof detail, ",\"stream\":\"%p\"", (void *)*stream);
+  }
+  record_call(t, "create_stream", device, start, result, detail);
+  return result;
+}
+
+/* Forgotten before the plugin frees it, so another runtime's stream reusing
+ * the handle is never taken for this one's. The core drains a stream before
+ * destroying it: its commands have all been reported by then. */
+static C_Status t_destroy_stream(const C_Device device, C_Stream stream) {
+  bp_trace_layer_t *t = LAYER(device);
+  pthread_mutex_lock(&t->lock);
+  bp_pointer_map_remove(&t->streams, stream);
+  pthread_mutex_unlock(&t->lock);
+  uint64_t start = bp_clock_now_ns();
+  C_Status result = t->next.destroy_stream(device, stream);
+  char detail[64];
+  snprintf(detail, sizeof detail, ",\"stream\":\"%p\"", (void *)stream);
+  record_call(t, "destroy_stream", device, start, result, detail);
+  return result;
+}
+
+void bp_trace_layer_install(bp_trace_layer_t *layer, C_DeviceInterface *table) {
+  layer->next = *table;
+#define TRACE_INSTALL(name, params, args)                                      \
+  if (table->name)                                                             \
+    table->name = t_##name;
+  BP_LAYER_FUNCTIONS(TRACE_INSTALL)
+#undef TRACE_INSTALL
+}

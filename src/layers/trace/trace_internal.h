@@ -1,0 +1,75 @@
+/* The trace layer (internal): records every intercepted plugin call on the
+ * host (name, device, duration, result; copies with bytes and direction;
+ * event records and the waits on them as flow arrows; the device's
+ * allocated and reserved bytes as counters), every framework-face call and
+ * collective the core reports to its observer (core/observer.h), and
+ * drives the plugin's own profiler_* functions so its device-side timeline
+ * (one track per stream) lands in the same buffer, keeping only this
+ * runtime's streams when the plugin is shared with other traced runtimes.
+ * At detach the records go to the runtime's trace session, which the
+ * runtime owns (opened in bp_runtime_create, closed in bp_runtime_destroy
+ * after every plugin is unloaded); closing writes one Chrome trace-event
+ * JSON file (profiler/chrome_trace.h). Thread-safe: the buffer and the
+ * flow/counter state have their own locks.
+ *
+ * This header: state shared by the layer's life cycle (trace_layer.c), its
+ * intercepts (trace_intercepts.c) and its observer (trace_api.c,
+ * trace_collectives.c). */
+#ifndef BACKPLANE_LAYERS_TRACE_TRACE_INTERNAL_H_
+#define BACKPLANE_LAYERS_TRACE_TRACE_INTERNAL_H_
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "base/clock.h"
+#include "base/pointer_map.h"
+#include "layers/layers.h"
+#include "layers/trace/trace_comm_seq.h"
+
+typedef struct bp_trace_session bp_trace_session_t;
+typedef struct bp_trace_layer bp_trace_layer_t;
+
+/* The last allocator counters written for one device. */
+typedef struct bp_trace_memory_sample {
+  uint64_t allocated;
+  uint64_t reserved;
+  bool written;
+} bp_trace_memory_sample_t;
+
+struct bp_trace_layer {
+  C_DeviceInterface next;
+  const bp_plugin_t *plugin;
+  bp_trace_session_t *session;
+  C_Profiler buffer;        /* host records and the plugin's device records */
+  void *profiler_user_data; /* from the plugin's profiler_initialize */
+  bool plugin_profiler;     /* profiler_initialize succeeded */
+  uint64_t start_ns;
+  pthread_mutex_t lock;             /* guards the fields below */
+  bp_pointer_map_t flows;           /* event -> serial of its latest record */
+  bp_pointer_map_t streams;         /* this runtime's live C_Streams -> 1 */
+  bp_trace_comm_seqs_t comm_seqs;   /* communicator -> calls so far */
+  uint64_t record_serial;           /* event records so far */
+  bp_trace_memory_sample_t *memory; /* one per device of the plugin */
+  atomic_uint_fast64_t events;
+};
+
+/* Adds the host record of one call on the calling thread's track, ending
+ * now; `result` names its result ("C_SUCCESS", "BP_OK"); `detail` is extra
+ * JSON members (",\"bytes\":4096"), "" for none. */
+/* Saves *table as the layer's next table and writes the intercepts. */
+void bp_trace_layer_install(bp_trace_layer_t *layer, C_DeviceInterface *table);
+
+/* The observer's functions (core/observer.h); `context` is the layer. */
+void bp_trace_observe_api_call(void *context, bp_device_t *device,
+                               const char *name, uint64_t start_ns,
+                               bp_status_t status, const char *detail);
+void bp_trace_observe_collective(void *context,
+                                 const bp_collective_note_t *note,
+                                 C_Status result);
+
+void bp_trace_record_host(bp_trace_layer_t *t, const char *category,
+                          const char *name, C_Device device, uint64_t start_ns,
+                          const char *result, const char *detail);
+
+#endif /* BACKPLANE_LAYERS_TRACE_TRACE_INTERNAL_H_ */

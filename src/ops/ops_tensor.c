@@ -1,0 +1,271 @@
+/* Tensors: creation over caller memory or the caching allocator, and the
+ * DIOPI tensor queries. */
+#include "ops/ops_tensor.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "backplane/allocator.h"
+#include "backplane/device.h"
+#include "base/status.h"
+
+size_t ops_tensor_span_bytes(diopiDtype_t dtype, size_t ndim,
+                             const int64_t *shape, const int64_t *strides) {
+  size_t last = 0;
+  for (size_t i = 0; i < ndim; i++) {
+    if (shape[i] == 0)
+      return 0;
+    last += (size_t)(shape[i] - 1) * (size_t)(strides[i] < 0 ? 0 : strides[i]);
+  }
+  return (last + 1) * bp_ops_dtype_size(dtype);
+}
+
+bp_status_t ops_tensor_new(void *storage, size_t nbytes, diopiDtype_t dtype,
+                           size_t ndim, const int64_t *shape,
+                           const int64_t *strides, bp_device_t *device,
+                           struct diopiTensor **out) {
+  if (!bp_ops_dtype_size(dtype))
+    return bp_error(BP_ERR_INVALID_ARGUMENT, "ops tensor: unknown dtype %d",
+                    (int)dtype);
+  if (ndim > BP_OPS_MAX_DIMS || (ndim && !shape))
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "ops tensor: %zu dims (at most %d, shape must be given)",
+                    ndim, BP_OPS_MAX_DIMS);
+  struct diopiTensor *t = calloc(1, sizeof *t);
+  if (!t)
+    return bp_error(BP_ERR_OUT_OF_MEMORY, "ops tensor: out of host memory");
+  int64_t stride = 1;
+  for (size_t i = ndim; i-- > 0;) {
+    if (shape[i] < 0 || (strides && strides[i] < 0)) {
+      free(t);
+      return bp_error(BP_ERR_INVALID_ARGUMENT,
+                      "ops tensor: dim %zu has size %lld, stride %lld", i,
+                      (long long)shape[i],
+                      (long long)(strides ? strides[i] : stride));
+    }
+    t->shape[i] = shape[i];
+    t->strides[i] = strides ? strides[i] : stride;
+    stride *= shape[i] ? shape[i] : 1;
+  }
+  t->ndim = (int64_t)ndim;
+  t->dtype = dtype;
+  t->storage = storage;
+  t->storage_nbytes = nbytes;
+  t->device = device;
+  *out = t;
+  return BP_OK;
+}
+
+BP_API bp_status_t bp_ops_tensor_wrap(bp_device_t *device, void *data,
+                                      diopiDtype_t dtype, size_t ndim,
+                                      const int64_t *shape,
+                                      const int64_t *strides,
+                                      diopiTensorHandle_t *out_tensor) {
+  if (!out_tensor)
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "bp_ops_tensor_wrap: out_tensor is NULL");
+  struct diopiTensor *t;
+  bp_status_t status =
+      ops_tensor_new(data, 0, dtype, ndim, shape, strides, device, &t);
+  if (status != BP_OK)
+    return status;
+  t->storage_nbytes = ops_tensor_span_bytes(dtype, ndim, t->shape, t->strides);
+  if (!data && t->storage_nbytes) {
+    free(t);
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "bp_ops_tensor_wrap: data is NULL for a non-empty tensor");
+  }
+  *out_tensor = t;
+  return BP_OK;
+}
+
+BP_API bp_status_t bp_ops_tensor_create(bp_device_t *device,
+                                        bp_stream_t *stream, diopiDtype_t dtype,
+                                        size_t ndim, const int64_t *shape,
+                                        diopiTensorHandle_t *out_tensor) {
+  if (!out_tensor)
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "bp_ops_tensor_create: out_tensor is NULL");
+  struct diopiTensor *t;
+  bp_status_t status =
+      ops_tensor_new(NULL, 0, dtype, ndim, shape, NULL, device, &t);
+  if (status != BP_OK)
+    return status;
+  size_t numel = 1;
+  for (size_t i = 0; i < ndim; i++) {
+    if (t->shape[i] && numel > SIZE_MAX / 64 / (size_t)t->shape[i]) {
+      free(t);
+      return bp_error(BP_ERR_INVALID_ARGUMENT,
+                      "bp_ops_tensor_create: shape overflows a size_t");
+    }
+    numel *= (size_t)t->shape[i];
+  }
+  size_t nbytes = numel * bp_ops_dtype_size(dtype);
+  if (device) {
+    status = bp_device_malloc_async(device, nbytes, stream, &t->storage);
+    t->owner = OPS_TENSOR_DEVICE_CACHE;
+    t->stream = stream;
+  } else {
+    t->storage = malloc(nbytes ? nbytes : 1);
+    t->owner = OPS_TENSOR_HOST_MALLOC;
+    if (!t->storage)
+      status =
+          bp_error(BP_ERR_OUT_OF_MEMORY,
+                   "bp_ops_tensor_create: %zu bytes of host memory", nbytes);
+  }
+  if (status != BP_OK) {
+    free(t);
+    return status;
+  }
+  t->storage_nbytes = nbytes;
+  *out_tensor = t;
+  return BP_OK;
+}
+
+BP_API void bp_ops_tensor_destroy(diopiTensorHandle_t t) {
+  if (!t)
+    return;
+  if (t->owner == OPS_TENSOR_HOST_MALLOC)
+    free(t->storage);
+  else if (t->owner == OPS_TENSOR_DEVICE_CACHE)
+    bp_device_free_async(t->device, t->storage, t->stream);
+  free(t);
+}
+
+BP_API bp_device_t *bp_ops_tensor_bp_device(diopiConstTensorHandle_t t) {
+  return t ? t->device : NULL;
+}
+
+/* ---- DIOPI tensor queries ------------------------------------------------ */
+
+static char *element0(diopiConstTensorHandle_t t) {
+  return (char *)t->storage +
+         t->storage_offset * (int64_t)bp_ops_dtype_size(t->dtype);
+}
+
+#define REQUIRE(cond)                                                          \
+  do {                                                                         \
+    if (!(cond))                                                               \
+      return diopiErrorOccurred;                                               \
+  } while (0)
+
+DIOPI_RT_API diopiError_t diopiGetTensorData(diopiTensorHandle_t th,
+                                             void **out) {
+  REQUIRE(th && out);
+  *out = element0(th);
+  return diopiSuccess;
+}
+
+DIOPI_RT_API diopiError_t diopiGetTensorDataConst(diopiConstTensorHandle_t th,
+                                                  const void **out) {
+  REQUIRE(th && out);
+  *out = element0(th);
+  return diopiSuccess;
+}
+
+DIOPI_RT_API diopiError_t diopiGetTensorShape(diopiConstTensorHandle_t th,
+                                              diopiSize_t *size) {
+  REQUIRE(th && size);
+  size->data = th->shape;
+  size->len = th->ndim;
+  return diopiSuccess;
+}
+
+DIOPI_RT_API diopiError_t diopiGetTensorStride(diopiConstTensorHandle_t th,
+                                               diopiSize_t *stride) {
+  REQUIRE(th && stride);
+  stride->data = th->strides;
+  stride->len = th->ndim;
+  return diopiSuccess;
+}
+
+DIOPI_RT_API diopiError_t diopiGetTensorDtype(diopiConstTensorHandle_t th,
+                                              diopiDtype_t *dtype) {
+  REQUIRE(th && dtype);
+  *dtype = th->dtype;
+  return diopiSuccess;
+}
+
+DIOPI_RT_API diopiError_t diopiGetTensorDevice(diopiConstTensorHandle_t th,
+                                               diopiDevice_t *device) {
+  REQUIRE(th && device);
+  *device = th->device ? diopi_device : diopi_host;
+  return diopiSuccess;
+}
+
+DIOPI_RT_API diopiError_t diopiGetTensorNumel(diopiConstTensorHandle_t th,
+                                              int64_t *numel) {
+  REQUIRE(th && numel);
+  int64_t n = 1;
+  for (int64_t i = 0; i < th->ndim; i++)
+    n *= th->shape[i];
+  *numel = n;
+  return diopiSuccess;
+}
+
+DIOPI_RT_API diopiError_t diopiGetTensorElemSize(diopiConstTensorHandle_t th,
+                                                 int64_t *itemsize) {
+  REQUIRE(th && itemsize);
+  *itemsize = (int64_t)bp_ops_dtype_size(th->dtype);
+  return diopiSuccess;
+}
+
+DIOPI_RT_API diopiError_t diopiGetTensorStoragePtr(diopiConstTensorHandle_t th,
+                                                   void **ptr) {
+  REQUIRE(th && ptr);
+  *ptr = th->storage;
+  return diopiSuccess;
+}
+
+DIOPI_RT_API diopiError_t
+diopiGetTensorStorageOffset(diopiConstTensorHandle_t th, int64_t *offset) {
+  REQUIRE(th && offset);
+  *offset = th->storage_offset;
+  return diopiSuccess;
+}
+
+DIOPI_RT_API diopiError_t
+diopiGetTensorStorageNbytes(diopiConstTensorHandle_t th, size_t *nbytes) {
+  REQUIRE(th && nbytes);
+  *nbytes = th->storage_nbytes;
+  return diopiSuccess;
+}
+
+DIOPI_RT_API diopiError_t diopiGetTensorDeviceIndex(diopiConstTensorHandle_t th,
+                                                    diopiDeviceIndex_t *index) {
+  REQUIRE(th && index);
+  *index = th->device ? (diopiDeviceIndex_t)bp_device_index(th->device) : -1;
+  return diopiSuccess;
+}
+
+DIOPI_RT_API diopiError_t diopiIsTensorSparse(diopiConstTensorHandle_t th,
+                                              bool *is_sparse) {
+  REQUIRE(th && is_sparse);
+  *is_sparse = false;
+  return diopiSuccess;
+}
+
+DIOPI_RT_API diopiError_t diopiGetTensorCrowIndices(diopiConstTensorHandle_t th,
+                                                    diopiTensorHandle_t *out) {
+  (void)th;
+  (void)out;
+  return diopiErrorOccurred; /* no sparse tensors */
+}
+
+DIOPI_RT_API diopiError_t diopiGetTensorColIndices(diopiConstTensorHandle_t th,
+                                                   diopiTensorHandle_t *out) {
+  (void)th;
+  (void)out;
+  return diopiErrorOccurred;
+}
+
+DIOPI_RT_API diopiError_t diopiGetTensorValues(diopiConstTensorHandle_t th,
+                                               diopiTensorHandle_t *out) {
+  (void)th;
+  (void)out;
+  return diopiErrorOccurred;
+}
+
+DIOPI_RT_API const char *diopiGetVersion(void) {
+  return "1.0.0";
+}

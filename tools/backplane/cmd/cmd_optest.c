@@ -1,0 +1,354 @@
+/* `backplane optest [--ops LIB.so] [--device D] [--filter TEXT] [--data DIR]
+ * [--quick] [--json]`: runs every op case of tests/data/ops through an op
+ * library on a device (default: the reference library on vcpu:0), judged
+ * DIOPI-TEST's way: a case passes when the elements failing isclose(atol,
+ * rtol; NaN equals NaN) are at most 1e-3 of the total and no input changed.
+ * One line per case (PASS, FAIL with the error, NOIMPL, SKIP with the
+ * reason), timed (median of repeats, GFLOP/s or GB/s), a summary per op.
+ * Exit 1 on any FAIL. */
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backplane/backplane.h"
+#include "backplane/ops.h"
+#include "cli/cli_json.h"
+#include "cli/cli_options.h"
+#include "cli/cli_output.h"
+#include "cli/cli_runtime.h"
+#include "cli/cli_timing.h"
+#include "commands.h"
+#include "optest/optest_calls.h"
+#include "optest/optest_cases.h"
+#include "optest/optest_compare.h"
+
+static const double kMismatchRatio = 1e-3;
+
+typedef struct optest_request {
+  const char *ops, *device, *filter, *data;
+} optest_request_t;
+
+/* Takes the options of this command out of argv (the rest go to
+ * cli_options_parse). Returns 0, or 2 on a missing value. */
+static int take_own_options(int *argc, char **argv, optest_request_t *req) {
+  int kept = 0;
+  for (int i = 0; i < *argc; i++) {
+    const char **slot = !strcmp(argv[i], "--ops")      ? &req->ops
+                        : !strcmp(argv[i], "--device") ? &req->device
+                        : !strcmp(argv[i], "--filter") ? &req->filter
+                        : !strcmp(argv[i], "--data")   ? &req->data
+                                                       : NULL;
+    if (!slot) {
+      argv[kept++] = argv[i];
+      continue;
+    }
+    if (i + 1 >= *argc) {
+      fprintf(stderr, "backplane optest: missing value after '%s'\n", argv[i]);
+      return 2;
+    }
+    *slot = argv[++i];
+  }
+  *argc = kept;
+  return 0;
+}
+
+/* <dir of the executable>/../<rest>. */
+static void beside_binary(const char *rest, char *out, size_t size) {
+  char self[PATH_MAX / 2];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  self[n > 0 ? n : 0] = '\0';
+  char *slash = strrchr(self, '/');
+  if (slash)
+    *slash = '\0';
+  if ((size_t)snprintf(out, size, "%s/../%s", self, rest) >= size)
+    out[0] = '\0';
+}
+
+typedef struct case_result {
+  const char *verdict; /* PASS FAIL NOIMPL SKIP */
+  char detail[512];
+  double ms, rate;
+  const char *rate_unit;
+} case_result_t;
+
+typedef struct run_env {
+  bp_device_t *device;
+  bp_stream_t *stream;
+  diopiContextHandle_t ctx;
+  bp_ops_library_t *library;
+  int reps;
+} run_env_t;
+
+static size_t numel(const optest_tensor_t *t) {
+  size_t n = 1;
+  for (int i = 0; i < t->ndim; i++)
+    n *= (size_t)t->shape[i];
+  return n;
+}
+
+/* Device copies of a case's tensors. */
+typedef struct staged {
+  void *mem[16];
+  size_t bytes[16];
+  diopiTensorHandle_t handles[16];
+} staged_t;
+
+static void unstage(run_env_t *env, const optest_case_t *c, staged_t *s) {
+  for (size_t i = 0; i < c->tensor_count; i++) {
+    bp_ops_tensor_destroy(s->handles[i]);
+    bp_device_free(env->device, s->mem[i]);
+  }
+}
+
+/* Puts every tensor on the device: inputs and in-place tensors with their
+ * data, outputs filled with 0xff bytes (NaN for floats). */
+static int stage(run_env_t *env, const optest_case_t *c, staged_t *s) {
+  memset(s, 0, sizeof *s);
+  for (size_t i = 0; i < c->tensor_count; i++) {
+    const optest_tensor_t *t = &c->tensors[i];
+    size_t elem = bp_ops_dtype_size(t->dtype);
+    size_t bytes =
+        t->kind == OPTEST_OUTPUT ? numel(t) * elem : t->storage_bytes;
+    s->bytes[i] = bytes;
+    if (bp_device_malloc(env->device, bytes, &s->mem[i]) != BP_OK)
+      return -1;
+    if (t->kind == OPTEST_OUTPUT)
+      bp_memset(env->device, s->mem[i], 0xff, bytes, NULL);
+    else if (bytes &&
+             bp_copy(env->device, s->mem[i], NULL, t->storage, bytes, NULL))
+      return -1;
+    const int64_t *strides = t->kind == OPTEST_INPUT ? t->stride : NULL;
+    char *data = (char *)s->mem[i] +
+                 (t->kind == OPTEST_INPUT ? t->offset * (int64_t)elem : 0);
+    if (bp_ops_tensor_wrap(env->device, data, t->dtype, (size_t)t->ndim,
+                           t->shape, strides, &s->handles[i]) != BP_OK)
+      return -1;
+  }
+  return 0;
+}
+
+/* Runs the op once; waits for its stream. */
+static diopiError_t call_once(run_env_t *env, optest_call_t call, void *fn,
+                              const optest_case_t *c, staged_t *s) {
+  optest_args_t args = {c, s->handles};
+  diopiError_t err = call(fn, env->ctx, &args);
+  bp_stream_synchronize(env->stream);
+  bp_ops_context_clear(env->ctx);
+  return err;
+}
+
+static void judge(run_env_t *env, const optest_case_t *c, staged_t *s,
+                  case_result_t *r) {
+  for (size_t i = 0; i < c->tensor_count; i++) {
+    const optest_tensor_t *t = &c->tensors[i];
+    unsigned char *got = malloc(s->bytes[i] + 1);
+    if (!got || (s->bytes[i] && bp_copy(NULL, got, env->device, s->mem[i],
+                                        s->bytes[i], NULL))) {
+      free(got);
+      r->verdict = "FAIL";
+      snprintf(r->detail, sizeof r->detail, "%s: cannot read back: %s", t->role,
+               bp_last_error());
+      return;
+    }
+    if (t->kind == OPTEST_INPUT) {
+      if (memcmp(got, t->storage, s->bytes[i])) {
+        r->verdict = "FAIL";
+        snprintf(r->detail, sizeof r->detail, "input %s changed", t->role);
+      }
+    } else {
+      optest_mismatch_t m;
+      optest_compare(t->dtype, t->expected, got, numel(t), c->atol, c->rtol,
+                     &m);
+      if ((double)m.count > kMismatchRatio * (double)numel(t)) {
+        r->verdict = "FAIL";
+        snprintf(r->detail, sizeof r->detail,
+                 "%s: %zu/%zu mismatches, max abs err %.3g, max rel err %.3g, "
+                 "first at %zu: expected %.6g, got %.6g",
+                 t->role, m.count, numel(t), m.max_abs, m.max_rel, m.first,
+                 m.expected, m.actual);
+      }
+    }
+    free(got);
+    if (!strcmp(r->verdict, "FAIL"))
+      return;
+  }
+}
+
+static void run_case(run_env_t *env, const optest_case_t *c, case_result_t *r) {
+  memset(r, 0, sizeof *r);
+  r->verdict = "PASS";
+  void *fn;
+  if (bp_ops_library_find(env->library, c->op, &fn) != BP_OK) {
+    r->verdict = "NOIMPL";
+    snprintf(r->detail, sizeof r->detail, "%s: diopiNoImplement", c->op);
+    return;
+  }
+  optest_call_t call = optest_caller(c->op);
+  if (!call) {
+    r->verdict = "SKIP";
+    snprintf(r->detail, sizeof r->detail, "the runner cannot call %s", c->op);
+    return;
+  }
+  staged_t s;
+  if (stage(env, c, &s)) {
+    r->verdict = "SKIP";
+    snprintf(r->detail, sizeof r->detail, "staging failed: %s",
+             bp_last_error());
+    unstage(env, c, &s);
+    return;
+  }
+  diopiError_t err = call_once(env, call, fn, c, &s);
+  if (err == diopiNoImplement) {
+    r->verdict = "NOIMPL";
+    snprintf(r->detail, sizeof r->detail, "%s returned diopiNoImplement",
+             c->op);
+  } else if (err != diopiSuccess) {
+    r->verdict = "FAIL";
+    snprintf(r->detail, sizeof r->detail, "%s returned %s: %s", c->op,
+             bp_ops_error_name(err), bp_ops_library_last_error(env->library));
+  } else {
+    judge(env, c, &s, r);
+  }
+  if (!strcmp(r->verdict, "PASS")) {
+    double times[32];
+    for (int k = 0; k < env->reps; k++) {
+      uint64_t t0 = cli_now_ns();
+      call_once(env, call, fn, c, &s);
+      times[k] = (double)(cli_now_ns() - t0) / 1e6;
+    }
+    r->ms = cli_median(times, (size_t)env->reps);
+    if (c->flops) {
+      r->rate = (double)c->flops / (r->ms * 1e6);
+      r->rate_unit = "GFLOP/s";
+    } else if (c->bytes) {
+      r->rate = (double)c->bytes / (r->ms * 1e6);
+      r->rate_unit = "GB/s";
+    }
+  }
+  unstage(env, c, &s);
+}
+
+typedef struct op_summary {
+  const char *op;
+  size_t pass, fail, noimpl, skip;
+} op_summary_t;
+
+static void count(op_summary_t *ops, size_t *n, const char *op,
+                  const char *verdict) {
+  size_t i = 0;
+  while (i < *n && strcmp(ops[i].op, op))
+    i++;
+  if (i == *n)
+    ops[(*n)++] = (op_summary_t){.op = op};
+  ops[i].pass += !strcmp(verdict, "PASS");
+  ops[i].fail += !strcmp(verdict, "FAIL");
+  ops[i].noimpl += !strcmp(verdict, "NOIMPL");
+  ops[i].skip += !strcmp(verdict, "SKIP");
+}
+
+static int run_suite(run_env_t *env, const optest_suite_t *suite,
+                     const char *filter, int json) {
+  op_summary_t *ops = calloc(suite->count + 1, sizeof *ops);
+  json_t *cases = json ? json_array() : NULL;
+  size_t n_ops = 0, failed = 0;
+  for (size_t i = 0; i < suite->count; i++) {
+    const optest_case_t *c = &suite->cases[i];
+    if (filter && !strstr(c->name, filter) && !strstr(c->op, filter))
+      continue;
+    case_result_t r;
+    run_case(env, c, &r);
+    count(ops, &n_ops, c->op, r.verdict);
+    failed += !strcmp(r.verdict, "FAIL");
+    if (json) {
+      json_array_append_new(
+          cases, json_pack("{s:s, s:s, s:s, s:s, s:f, s:f, s:s}", "case",
+                           c->name, "op", c->op, "result", r.verdict, "detail",
+                           r.detail, "median_ms", r.ms, "rate", r.rate,
+                           "rate_unit", r.rate_unit ? r.rate_unit : ""));
+    } else if (r.rate_unit) {
+      fprintf(cli_out(), "%-6s %-44s %9.4f ms %9.2f %s\n", r.verdict, c->name,
+              r.ms, r.rate, r.rate_unit);
+    } else if (!strcmp(r.verdict, "PASS")) {
+      fprintf(cli_out(), "%-6s %-44s %9.4f ms\n", r.verdict, c->name, r.ms);
+    } else {
+      fprintf(cli_out(), "%-6s %-44s %s\n", r.verdict, c->name, r.detail);
+    }
+  }
+  if (json) {
+    json_t *summary = json_array();
+    for (size_t i = 0; i < n_ops; i++)
+      json_array_append_new(
+          summary,
+          json_pack("{s:s, s:I, s:I, s:I, s:I}", "op", ops[i].op, "pass",
+                    (json_int_t)ops[i].pass, "fail", (json_int_t)ops[i].fail,
+                    "noimpl", (json_int_t)ops[i].noimpl, "skip",
+                    (json_int_t)ops[i].skip));
+    cli_json_print(json_pack("{s:s, s:o, s:o}", "library",
+                             bp_ops_library_path(env->library), "cases", cases,
+                             "summary", summary));
+  } else {
+    fprintf(cli_out(), "\n%-32s %6s %6s %6s %6s\n", "op", "pass", "fail",
+            "noimpl", "skip");
+    for (size_t i = 0; i < n_ops; i++)
+      fprintf(cli_out(), "%-32s %6zu %6zu %6zu %6zu\n", ops[i].op, ops[i].pass,
+              ops[i].fail, ops[i].noimpl, ops[i].skip);
+  }
+  free(ops);
+  return failed ? 1 : 0;
+}
+
+int cmd_optest(int argc, char **argv) {
+  optest_request_t req = {0};
+  if (take_own_options(&argc, argv, &req))
+    return 2;
+  cli_options_t options;
+  if (cli_options_parse("optest", argc, argv, CLI_OPT_QUICK, &options))
+    return 2;
+  char default_ops[PATH_MAX], default_data[PATH_MAX];
+  beside_binary("lib/backplane/ops/libbackplane_ops_ref.so", default_ops,
+                sizeof default_ops);
+  snprintf(default_data, sizeof default_data, "%s", BP_OPS_DATA_DIR);
+  run_env_t env = {.reps = options.quick ? 1 : 5};
+  bp_runtime_t *runtime = NULL;
+  optest_suite_t suite = {0};
+  int code = 1;
+  if (bp_ops_library_open(req.ops ? req.ops : default_ops, &env.library)) {
+    fprintf(stderr, "backplane optest: %s\n", bp_last_error());
+    goto done;
+  }
+  if (optest_suite_load(req.data ? req.data : default_data, &suite))
+    goto done;
+  if (cli_runtime_open(&options, &runtime) != BP_OK)
+    goto done;
+  const char *device = req.device ? req.device : "vcpu:0";
+  char type[64];
+  size_t index = 0;
+  const char *colon = strchr(device, ':');
+  snprintf(type, sizeof type, "%.*s",
+           (int)(colon ? (size_t)(colon - device) : strlen(device)), device);
+  if (colon)
+    index = strtoul(colon + 1, NULL, 10);
+  if (bp_device_get(runtime, type, index, &env.device) != BP_OK ||
+      bp_stream_create(env.device, &env.stream) != BP_OK ||
+      bp_ops_context_create(env.device, env.stream, &env.ctx) != BP_OK) {
+    fprintf(stderr, "backplane optest: device %s: %s\n", device,
+            bp_last_error());
+    goto done;
+  }
+  if (!options.json)
+    fprintf(cli_out(), "op library %s (%s) on %s\n",
+            bp_ops_library_path(env.library),
+            bp_ops_library_vendor(env.library), device);
+  code = run_suite(&env, &suite, req.filter, options.json);
+done:
+  bp_ops_context_destroy(env.ctx);
+  bp_stream_destroy(env.stream);
+  bp_runtime_destroy(runtime);
+  bp_ops_library_close(env.library);
+  optest_suite_release(&suite);
+  cli_options_release(&options);
+  return code;
+}

@@ -1,0 +1,235 @@
+/* One caller per DIOPI op signature. */
+#include "optest_calls.h"
+
+#include <string.h>
+
+#include "backplane/diopi/functions.h"
+
+typedef diopiTensorHandle_t T;
+typedef diopiConstTensorHandle_t CT;
+typedef diopiContextHandle_t CTX;
+
+static T tensor(const optest_args_t *a, const char *role) {
+  for (size_t i = 0; i < a->c->tensor_count; i++)
+    if (!strcmp(a->c->tensors[i].role, role))
+      return a->handles[i];
+  return NULL;
+}
+static double real(const optest_args_t *a, const char *name) {
+  const optest_attr_t *attr = optest_attr(a->c, name);
+  return !attr ? 0 : attr->type == OPTEST_FLOAT ? attr->f : (double)attr->i;
+}
+static int64_t integer(const optest_args_t *a, const char *name) {
+  const optest_attr_t *attr = optest_attr(a->c, name);
+  return !attr ? 0 : attr->type == OPTEST_INT ? attr->i : (int64_t)attr->f;
+}
+static diopiSize_t list(const optest_args_t *a, const char *name) {
+  const optest_attr_t *attr = optest_attr(a->c, name);
+  diopiSize_t s = {attr ? attr->list : NULL,
+                   attr ? (int64_t)attr->list_len : 0};
+  return s;
+}
+static const char *text(const optest_args_t *a, const char *name) {
+  const optest_attr_t *attr = optest_attr(a->c, name);
+  return attr && attr->type == OPTEST_STRING ? attr->s : NULL;
+}
+/* A scalar attribute keeps its type: float attributes are float64. */
+static diopiScalar_t scalar(const optest_args_t *a, const char *name) {
+  const optest_attr_t *attr = optest_attr(a->c, name);
+  diopiScalar_t s;
+  memset(&s, 0, sizeof s);
+  if (attr && attr->type == OPTEST_INT) {
+    s.stype = diopi_dtype_int64;
+    s.ival = attr->i;
+  } else {
+    s.stype = diopi_dtype_float64;
+    s.fval = attr ? attr->f : 1.0;
+  }
+  return s;
+}
+
+#define CALL(name, ...)                                                        \
+  static diopiError_t call_##name(void *fn, CTX ctx, const optest_args_t *a) { \
+    __VA_ARGS__                                                                \
+  }
+
+/* add/sub: (out, input, other, alpha); Inp, Scalar, InpScalar variants. */
+CALL(binary_alpha, diopiScalar_t alpha = scalar(a, "alpha");
+     return ((diopiError_t(*)(CTX, T, CT, CT, const diopiScalar_t *))fn)(
+         ctx, tensor(a, "out"), tensor(a, "input"), tensor(a, "other"),
+         &alpha);)
+CALL(binary_alpha_inp, diopiScalar_t alpha = scalar(a, "alpha");
+     return ((diopiError_t(*)(CTX, T, CT, const diopiScalar_t *))fn)(
+         ctx, tensor(a, "input"), tensor(a, "other"), &alpha);)
+CALL(binary_alpha_scalar, diopiScalar_t alpha = scalar(a, "alpha");
+     diopiScalar_t other = scalar(a, "other");
+     return ((diopiError_t(*)(CTX, T, CT, const diopiScalar_t *,
+                              const diopiScalar_t *))fn)(ctx, tensor(a, "out"),
+                                                         tensor(a, "input"),
+                                                         &other, &alpha);)
+CALL(binary, return ((diopiError_t(*)(CTX, T, CT, CT))fn)(ctx, tensor(a, "out"),
+                                                          tensor(a, "input"),
+                                                          tensor(a, "other"));)
+CALL(binary_inp,
+     return ((diopiError_t(*)(CTX, T, CT))fn)(ctx, tensor(a, "input"),
+                                              tensor(a, "other"));)
+CALL(binary_scalar, diopiScalar_t other = scalar(a, "other");
+     return ((diopiError_t(*)(CTX, T, CT, const diopiScalar_t *))fn)(
+         ctx, tensor(a, "out"), tensor(a, "input"), &other);)
+CALL(div, return ((diopiError_t(*)(CTX, T, CT, CT, diopiRoundMode_t))fn)(
+              ctx, tensor(a, "out"), tensor(a, "input"), tensor(a, "other"),
+              (diopiRoundMode_t)integer(a, "rounding_mode"));)
+CALL(fill, diopiScalar_t value = scalar(a, "value"); return ((diopiError_t(*)(
+    CTX, T, const diopiScalar_t *))fn)(ctx, tensor(a, "input"), &value);)
+CALL(copy_inp, return ((diopiError_t(*)(CTX, CT, T))fn)(ctx, tensor(a, "src"),
+                                                        tensor(a, "dest"));)
+CALL(unary, return ((diopiError_t(*)(CTX, T, CT))fn)(ctx, tensor(a, "out"),
+                                                     tensor(a, "input"));)
+CALL(unary_inp, return ((diopiError_t(*)(CTX, T))fn)(ctx, tensor(a, "input"));)
+CALL(gelu,
+     return ((diopiError_t(*)(CTX, T, CT, const char *))fn)(
+         ctx, tensor(a, "out"), tensor(a, "input"), text(a, "approximate"));)
+CALL(gelu_backward, return ((diopiError_t(*)(CTX, T, CT, CT, const char *))fn)(
+                        ctx, tensor(a, "grad_input"), tensor(a, "grad_output"),
+                        tensor(a, "input"), text(a, "approximate"));)
+CALL(threshold_backward, diopiScalar_t threshold = scalar(a, "threshold");
+     return ((diopiError_t(*)(CTX, T, CT, CT, const diopiScalar_t *))fn)(
+         ctx, tensor(a, "grad_input"), tensor(a, "grad_output"),
+         tensor(a, "input"), &threshold);)
+/* grad_input from grad_output and the forward input or output. */
+CALL(activation_backward, T saved = tensor(a, "output");
+     if (!saved) saved = tensor(a, "input");
+     return ((diopiError_t(*)(CTX, T, CT, CT))fn)(ctx, tensor(a, "grad_input"),
+                                                  tensor(a, "grad_output"),
+                                                  saved);)
+CALL(mm, return ((diopiError_t(*)(CTX, T, CT, CT))fn)(ctx, tensor(a, "out"),
+                                                      tensor(a, "input"),
+                                                      tensor(a, "mat2"));)
+CALL(addmm, diopiScalar_t beta = scalar(a, "beta");
+     diopiScalar_t alpha = scalar(a, "alpha");
+     return ((diopiError_t(*)(CTX, T, CT, CT, CT, const diopiScalar_t *,
+                              const diopiScalar_t *))fn)(
+         ctx, tensor(a, "out"), tensor(a, "input"), tensor(a, "mat1"),
+         tensor(a, "mat2"), &beta, &alpha);)
+CALL(linear,
+     return ((diopiError_t(*)(CTX, T, CT, CT,
+                              CT))fn)(ctx, tensor(a, "out"), tensor(a, "input"),
+                                      tensor(a, "weight"), tensor(a, "bias"));)
+CALL(linear_backward,
+     return ((diopiError_t(*)(CTX, T, T, T, CT, CT, CT))fn)(
+         ctx, tensor(a, "grad_input"), tensor(a, "grad_weight"),
+         tensor(a, "grad_bias"), tensor(a, "grad_output"), tensor(a, "input"),
+         tensor(a, "weight"));)
+CALL(softmax,
+     return ((diopiError_t(*)(CTX, T, CT, int64_t))fn)(ctx, tensor(a, "out"),
+                                                       tensor(a, "input"),
+                                                       integer(a, "dim"));)
+CALL(softmax_backward,
+     return ((diopiError_t(*)(CTX, T, CT, CT, int64_t))fn)(
+         ctx, tensor(a, "grad_input"), tensor(a, "grad_output"),
+         tensor(a, "output"), integer(a, "dim"));)
+CALL(cross_entropy,
+     return ((diopiError_t(*)(CTX, T, CT, CT, CT, diopiReduction_t, int64_t,
+                              double))fn)(
+         ctx, tensor(a, "out"), tensor(a, "input"), tensor(a, "target"),
+         tensor(a, "weight"), (diopiReduction_t)integer(a, "reduction"),
+         integer(a, "ignore_index"), real(a, "label_smoothing"));)
+CALL(cross_entropy_backward,
+     return ((diopiError_t(*)(CTX, T, CT, CT, CT, CT, diopiReduction_t, int64_t,
+                              double))fn)(
+         ctx, tensor(a, "grad_input"), tensor(a, "grad_output"),
+         tensor(a, "input"), tensor(a, "target"), tensor(a, "weight"),
+         (diopiReduction_t)integer(a, "reduction"), integer(a, "ignore_index"),
+         real(a, "label_smoothing"));)
+CALL(nll_loss,
+     return ((diopiError_t(*)(CTX, T, CT, CT, CT, diopiReduction_t, int64_t))
+                 fn)(ctx, tensor(a, "out"), tensor(a, "input"),
+                     tensor(a, "target"), tensor(a, "weight"),
+                     (diopiReduction_t)integer(a, "reduction"),
+                     integer(a, "ignore_index"));)
+CALL(nll_loss_backward,
+     return ((diopiError_t(*)(CTX, T, CT, CT, CT, CT, diopiReduction_t,
+                              int64_t))fn)(
+         ctx, tensor(a, "grad_input"), tensor(a, "grad_output"),
+         tensor(a, "input"), tensor(a, "target"), tensor(a, "weight"),
+         (diopiReduction_t)integer(a, "reduction"),
+         integer(a, "ignore_index"));)
+CALL(reduce, return ((diopiError_t(*)(CTX, T, CT, diopiSize_t))fn)(
+                 ctx, tensor(a, "out"), tensor(a, "input"), list(a, "dim"));)
+CALL(max, return ((diopiError_t(*)(CTX, T, T, CT, int64_t))fn)(
+              ctx, tensor(a, "max"), tensor(a, "max_indices"),
+              tensor(a, "input"), integer(a, "dim"));)
+CALL(argmax, diopiSize_t dim = list(a, "dim");
+     return ((diopiError_t(*)(CTX, T, CT, const int64_t *, bool))fn)(
+         ctx, tensor(a, "out"), tensor(a, "input"), dim.len ? dim.data : NULL,
+         integer(a, "keepdim") != 0);)
+CALL(adamw,
+     return ((diopiError_t(*)(CTX, T, T, T, T, T, float, float, float, float,
+                              float, int64_t, bool))fn)(
+         ctx, tensor(a, "input"), tensor(a, "grad"), tensor(a, "exp_avg"),
+         tensor(a, "exp_avg_sq"), tensor(a, "max_exp_avg_sq"),
+         (float)real(a, "lr"), (float)real(a, "beta1"), (float)real(a, "beta2"),
+         (float)real(a, "eps"), (float)real(a, "weight_decay"),
+         integer(a, "step"), integer(a, "amsgrad") != 0);)
+CALL(sgd, return ((diopiError_t(*)(CTX, T, T, T, double, double, double, double,
+                                   bool))fn)(
+              ctx, tensor(a, "param"), tensor(a, "grad"), tensor(a, "buf"),
+              real(a, "lr"), real(a, "momentum"), real(a, "dampening"),
+              real(a, "weight_decay"), integer(a, "nesterov") != 0);)
+
+static const struct {
+  const char *op;
+  optest_call_t call;
+} callers[] = {
+    {"diopiAdd", call_binary_alpha},
+    {"diopiSub", call_binary_alpha},
+    {"diopiAddInp", call_binary_alpha_inp},
+    {"diopiSubInp", call_binary_alpha_inp},
+    {"diopiAddScalar", call_binary_alpha_scalar},
+    {"diopiSubScalar", call_binary_alpha_scalar},
+    {"diopiMul", call_binary},
+    {"diopiMulInp", call_binary_inp},
+    {"diopiMulScalar", call_binary_scalar},
+    {"diopiDiv", call_div},
+    {"diopiFill", call_fill},
+    {"diopiCopyInp", call_copy_inp},
+    {"diopiCastDtype", call_unary},
+    {"diopiRelu", call_unary},
+    {"diopiReluInp", call_unary_inp},
+    {"diopiSigmoid", call_unary},
+    {"diopiTanh", call_unary},
+    {"diopiSilu", call_unary},
+    {"diopiGelu", call_gelu},
+    {"diopiGeluBackward", call_gelu_backward},
+    {"diopiThresholdBackward", call_threshold_backward},
+    {"diopiSigmoidBackward", call_activation_backward},
+    {"diopiTanhBackward", call_activation_backward},
+    {"diopiSiluBackward", call_activation_backward},
+    {"diopiMm", call_mm},
+    {"diopiBmm", call_mm},
+    {"diopiMatmul", call_binary},
+    {"diopiAddmm", call_addmm},
+    {"diopiLinear", call_linear},
+    {"diopiLinearBackward", call_linear_backward},
+    {"diopiSoftmax", call_softmax},
+    {"diopiLogSoftmax", call_softmax},
+    {"diopiSoftmaxBackward", call_softmax_backward},
+    {"diopiLogSoftmaxBackward", call_softmax_backward},
+    {"diopiCrossEntropyLoss", call_cross_entropy},
+    {"diopiCrossEntropyLossBackward", call_cross_entropy_backward},
+    {"diopiNLLLoss", call_nll_loss},
+    {"diopiNLLLossBackward", call_nll_loss_backward},
+    {"diopiSum", call_reduce},
+    {"diopiMean", call_reduce},
+    {"diopiMax", call_max},
+    {"diopiArgmax", call_argmax},
+    {"diopiAdamW", call_adamw},
+    {"diopiSgd", call_sgd},
+};
+
+optest_call_t optest_caller(const char *op) {
+  for (size_t i = 0; i < sizeof callers / sizeof callers[0]; i++)
+    if (!strcmp(callers[i].op, op))
+      return callers[i].call;
+  return NULL;
+}

@@ -1,0 +1,243 @@
+/* Reading the case files. */
+#include "optest_cases.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct reader {
+  const unsigned char *p, *end;
+  int bad;
+} reader_t;
+
+static int take(reader_t *r, void *out, size_t n) {
+  if (r->bad || (size_t)(r->end - r->p) < n) {
+    r->bad = 1;
+    memset(out, 0, n);
+    return -1;
+  }
+  memcpy(out, r->p, n);
+  r->p += n;
+  return 0;
+}
+
+static char *take_string(reader_t *r) {
+  uint16_t len = 0;
+  take(r, &len, sizeof len);
+  char *s = calloc(1, (size_t)len + 1);
+  if (!s || take(r, s, len))
+    r->bad = 1;
+  return s;
+}
+
+static unsigned char *take_bytes(reader_t *r, size_t *out_len) {
+  uint64_t len = 0;
+  take(r, &len, sizeof len);
+  if (r->bad || len > (uint64_t)(r->end - r->p)) {
+    r->bad = 1;
+    *out_len = 0;
+    return NULL;
+  }
+  unsigned char *b = malloc(len ? len : 1);
+  if (!b || take(r, b, len))
+    r->bad = 1;
+  *out_len = len;
+  return b;
+}
+
+static void read_tensor(reader_t *r, optest_tensor_t *t) {
+  uint8_t head[3] = {0};
+  t->role = take_string(r);
+  take(r, head, sizeof head);
+  t->kind = (optest_kind_t)head[0];
+  t->dtype = (diopiDtype_t)head[1];
+  t->ndim = head[2];
+  if (t->ndim > BP_OPS_MAX_DIMS) {
+    r->bad = 1;
+    return;
+  }
+  take(r, t->shape, sizeof(int64_t) * (size_t)t->ndim);
+  take(r, t->stride, sizeof(int64_t) * (size_t)t->ndim);
+  take(r, &t->offset, sizeof t->offset);
+  t->storage = take_bytes(r, &t->storage_bytes);
+  if (t->kind != OPTEST_INPUT)
+    t->expected = take_bytes(r, &t->expected_bytes);
+}
+
+static void read_attr(reader_t *r, optest_attr_t *a) {
+  uint8_t type = 0;
+  a->name = take_string(r);
+  take(r, &type, 1);
+  a->type = (optest_attr_type_t)type;
+  if (type == OPTEST_INT) {
+    take(r, &a->i, sizeof a->i);
+  } else if (type == OPTEST_FLOAT) {
+    take(r, &a->f, sizeof a->f);
+  } else if (type == OPTEST_LIST) {
+    uint32_t n = 0;
+    take(r, &n, sizeof n);
+    if (n > BP_OPS_MAX_DIMS) {
+      r->bad = 1;
+      return;
+    }
+    a->list = calloc(n + 1, sizeof *a->list);
+    a->list_len = n;
+    if (a->list)
+      take(r, a->list, sizeof(int64_t) * n);
+  } else if (type == OPTEST_STRING) {
+    a->s = take_string(r);
+  } else {
+    r->bad = 1;
+  }
+}
+
+static int read_case(reader_t *r, optest_case_t *c) {
+  uint32_t count = 0;
+  c->name = take_string(r);
+  c->op = take_string(r);
+  take(r, &c->atol, sizeof c->atol);
+  take(r, &c->rtol, sizeof c->rtol);
+  take(r, &c->flops, sizeof c->flops);
+  take(r, &c->bytes, sizeof c->bytes);
+  take(r, &count, sizeof count);
+  if (count > 16)
+    return -1;
+  c->tensors = calloc(count + 1, sizeof *c->tensors);
+  if (!c->tensors)
+    return -1;
+  c->tensor_count = count;
+  for (uint32_t i = 0; i < count && !r->bad; i++)
+    read_tensor(r, &c->tensors[i]);
+  take(r, &count, sizeof count);
+  if (count > 16)
+    return -1;
+  c->attrs = calloc(count + 1, sizeof *c->attrs);
+  if (!c->attrs)
+    return -1;
+  c->attr_count = count;
+  for (uint32_t i = 0; i < count && !r->bad; i++)
+    read_attr(r, &c->attrs[i]);
+  return r->bad ? -1 : 0;
+}
+
+static unsigned char *read_file(const char *path, size_t *out_size) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return NULL;
+  unsigned char *data = NULL;
+  long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+  if (size >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+      (data = malloc((size_t)size + 1)) &&
+      fread(data, 1, (size_t)size, f) != (size_t)size) {
+    free(data);
+    data = NULL;
+  }
+  fclose(f);
+  *out_size = (size_t)size;
+  return data;
+}
+
+static int load_file(const char *path, optest_suite_t *suite) {
+  size_t size;
+  unsigned char *data = read_file(path, &size);
+  if (!data) {
+    fprintf(stderr, "backplane optest: cannot read %s\n", path);
+    return -1;
+  }
+  reader_t r = {data, data + size, 0};
+  char magic[8];
+  uint32_t count = 0;
+  take(&r, magic, sizeof magic);
+  take(&r, &count, sizeof count);
+  int failed = r.bad || memcmp(magic, "BPOPS001", 8) || count > 100000;
+  optest_case_t *grown =
+      failed ? NULL
+             : realloc(suite->cases, (suite->count + count) * sizeof *grown);
+  if (!grown)
+    failed = 1;
+  else
+    suite->cases = grown;
+  for (uint32_t i = 0; i < count && !failed; i++) {
+    optest_case_t *c = &suite->cases[suite->count];
+    memset(c, 0, sizeof *c);
+    suite->count++;
+    failed = read_case(&r, c) != 0;
+  }
+  free(data);
+  if (failed)
+    fprintf(stderr, "backplane optest: %s is not a case file (or is cut)\n",
+            path);
+  return failed ? -1 : 0;
+}
+
+static int by_name(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int optest_suite_load(const char *dir, optest_suite_t *out) {
+  memset(out, 0, sizeof *out);
+  DIR *d = opendir(dir);
+  if (!d) {
+    fprintf(stderr, "backplane optest: cannot open the case directory %s\n",
+            dir);
+    return -1;
+  }
+  char *names[256];
+  size_t n = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) && n < 256) {
+    size_t len = strlen(e->d_name);
+    if (len > 4 && !strcmp(e->d_name + len - 4, ".bin"))
+      names[n++] = strdup(e->d_name);
+  }
+  closedir(d);
+  qsort(names, n, sizeof *names, by_name);
+  int failed = 0;
+  for (size_t i = 0; i < n; i++) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+    if (!failed && names[i] && load_file(path, out))
+      failed = 1;
+    free(names[i]);
+  }
+  if (failed)
+    optest_suite_release(out);
+  return failed ? -1 : 0;
+}
+
+void optest_suite_release(optest_suite_t *suite) {
+  for (size_t i = 0; i < suite->count; i++) {
+    optest_case_t *c = &suite->cases[i];
+    for (size_t k = 0; c->tensors && k < c->tensor_count; k++) {
+      free(c->tensors[k].role);
+      free(c->tensors[k].storage);
+      free(c->tensors[k].expected);
+    }
+    for (size_t k = 0; c->attrs && k < c->attr_count; k++) {
+      free(c->attrs[k].name);
+      free(c->attrs[k].list);
+      free(c->attrs[k].s);
+    }
+    free(c->tensors);
+    free(c->attrs);
+    free(c->name);
+    free(c->op);
+  }
+  free(suite->cases);
+  memset(suite, 0, sizeof *suite);
+}
+
+const optest_tensor_t *optest_tensor(const optest_case_t *c, const char *name) {
+  for (size_t i = 0; i < c->tensor_count; i++)
+    if (!strcmp(c->tensors[i].role, name))
+      return &c->tensors[i];
+  return NULL;
+}
+
+const optest_attr_t *optest_attr(const optest_case_t *c, const char *name) {
+  for (size_t i = 0; i < c->attr_count; i++)
+    if (!strcmp(c->attrs[i].name, name))
+      return &c->attrs[i];
+  return NULL;
+}
