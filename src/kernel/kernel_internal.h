@@ -37,6 +37,13 @@ struct bp_notify {
   uint32_t id;
 };
 
+/* A framework-face timeout (0: BP_KERNEL_DEFAULT_TIMEOUT_MS) in the
+ * extension's nanoseconds. */
+static inline uint64_t bp_kernel_timeout_ns(uint32_t timeout_ms) {
+  return (uint64_t)(timeout_ms ? timeout_ms : BP_KERNEL_DEFAULT_TIMEOUT_MS) *
+         1000000u;
+}
+
 /* The device's kernels extension after entering the device, or an error
  * naming `what`: BP_ERR_INVALID_ARGUMENT for a NULL device,
  * BP_ERR_UNSUPPORTED when the plugin has no kernels extension. */

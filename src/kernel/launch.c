@@ -3,11 +3,6 @@
 #include "core/stream_internal.h"
 #include "kernel/kernel_internal.h"
 
-static uint64_t timeout_ns(uint32_t timeout_ms) {
-  return (uint64_t)(timeout_ms ? timeout_ms : BP_KERNEL_DEFAULT_TIMEOUT_MS) *
-         1000000u;
-}
-
 BP_API bp_status_t bp_launch(bp_function_t *function, uint32_t blocks,
                              const void *args, size_t args_size,
                              const bp_launch_config_t *config,
@@ -37,7 +32,7 @@ BP_API bp_status_t bp_launch(bp_function_t *function, uint32_t blocks,
     return status;
   BP_LaunchConfig native_config = {
       .struct_size = sizeof native_config,
-      .timeout_ns = timeout_ns(config ? config->timeout_ms : 0)};
+      .timeout_ns = bp_kernel_timeout_ns(config ? config->timeout_ms : 0)};
   C_Status result = module->kernels->launch(
       &device->c_device, stream->native, function->native, blocks, args,
       args_size, &native_config, function->op);

@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 
 #include "backplane/kernel.h"
-#include "core/plugin_security.h"
 #include "base/status.h"
+#include "core/plugin_security.h"
 
 static const char *const known_libraries[] = {"AICPUKernel", "CUSTAICPUKernel"};
 

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/plugin_security.h"
 #include "base/status.h"
+#include "core/plugin_security.h"
 #include "core/stream_internal.h"
 #include "kernel/kernel_internal.h"
 #include "kernel/manifest.h"

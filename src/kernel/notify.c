@@ -89,11 +89,9 @@ BP_API bp_status_t bp_notify_wait(bp_notify_t *notify, bp_stream_t *stream,
   bp_status_t status = check_stream("bp_notify_wait", notify, stream);
   if (status != BP_OK)
     return status;
-  uint64_t timeout_ns =
-      (uint64_t)(timeout_ms ? timeout_ms : BP_KERNEL_DEFAULT_TIMEOUT_MS) *
-      1000000u;
   C_Status result = notify->kernels->notify_wait(
-      &notify->device->c_device, stream->native, notify->native, timeout_ns);
+      &notify->device->c_device, stream->native, notify->native,
+      bp_kernel_timeout_ns(timeout_ms));
   return result == C_SUCCESS
              ? BP_OK
              : bp_kernels_call_failed(notify->device, notify->kernels,

@@ -22,8 +22,7 @@ const char *vk_last_error(void) {
 }
 
 uint64_t vk_deadline_ms(uint32_t timeout_ms) {
-  uint64_t ms = timeout_ms ? timeout_ms : BP_KERNEL_DEFAULT_TIMEOUT_MS_VCPU;
-  return vcpu_now_ns() + ms * 1000000u;
+  return vcpu_now_ns() + vk_timeout_ns((uint64_t)timeout_ms * 1000000u);
 }
 
 const BP_KernelExtension vcpu_kernel_extension = {

@@ -110,9 +110,14 @@ struct BP_Notify_st *vk_notify_lookup(uint32_t id);
 bool vk_notify_take(struct BP_Notify_st *notify, uint64_t deadline_ns);
 void vk_notify_set(struct BP_Notify_st *notify);
 
-/* A device-side timeout in ms (0: this default, HCCL's 27 * 68 s) as a
- * deadline on vcpu_now_ns(). */
-#define BP_KERNEL_DEFAULT_TIMEOUT_MS_VCPU (27u * 68u * 1000u)
+/* The timeout of a launch, notify wait or device-side wait that names none
+ * (0): HCCL's 27 * 68 s. */
+#define VK_DEFAULT_TIMEOUT_NS (27ull * 68u * 1000000000u)
+static inline uint64_t vk_timeout_ns(uint64_t timeout_ns) {
+  return timeout_ns ? timeout_ns : VK_DEFAULT_TIMEOUT_NS;
+}
+/* A device-side timeout in ms (0: the default) as a deadline on
+ * vcpu_now_ns(). */
 uint64_t vk_deadline_ms(uint32_t timeout_ms);
 
 /* The extension's entry points, by file. */

@@ -83,13 +83,10 @@ C_Status vk_launch_kernel(const C_Device device, C_Stream stream,
   atomic_init(&launch->failed_block, 0);
   atomic_init(&launch->signal.generation, 0);
   atomic_init(&launch->signal.sleepers, 0);
-  launch->timeout_ns =
-      config &&
-              config->struct_size >=
-                  offsetof(BP_LaunchConfig, timeout_ns) + sizeof(uint64_t) &&
-              config->timeout_ns
-          ? config->timeout_ns
-          : (uint64_t)BP_KERNEL_DEFAULT_TIMEOUT_MS_VCPU * 1000000u;
+  bool has_timeout =
+      config && config->struct_size >=
+                    offsetof(BP_LaunchConfig, timeout_ns) + sizeof(uint64_t);
+  launch->timeout_ns = vk_timeout_ns(has_timeout ? config->timeout_ns : 0);
   snprintf(launch->label, sizeof launch->label, "%s",
            label ? label : function->name);
   launch->args_size = args_size;

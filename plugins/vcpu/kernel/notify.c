@@ -148,9 +148,7 @@ C_Status vk_notify_wait(const C_Device device, C_Stream stream,
   if (!wait)
     return vk_fail(C_FAILED, "notify_wait: out of memory");
   wait->notify = notify;
-  wait->timeout_ns =
-      timeout_ns ? timeout_ns
-                 : (uint64_t)BP_KERNEL_DEFAULT_TIMEOUT_MS_VCPU * 1000000u;
+  wait->timeout_ns = vk_timeout_ns(timeout_ns);
   vcpu_command command = {.kind = VCPU_COMMAND_CALLBACK,
                           .callback = {wait_on_stream, wait, &dev->handle}};
   vcpu_stream_enqueue(stream, &command);
