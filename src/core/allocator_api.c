@@ -63,12 +63,14 @@ BP_API bp_status_t bp_device_malloc_async(bp_device_t *device, size_t size,
   return malloc_async(device, size, stream, out_ptr);
 }
 
+/* A free or record_stream may name a stream of any device: a peer device
+ * reading the block on its own stream (a P2P copy) is the normal case. */
 BP_API_BODY bp_status_t free_async(bp_device_t *device, void *ptr,
                                    bp_stream_t *stream) {
   if (!ptr)
     return BP_OK;
   bp_caching_allocator_t *a;
-  bp_status_t status = allocator_of("bp_device_free_async", device, stream, &a);
+  bp_status_t status = allocator_of("bp_device_free_async", device, NULL, &a);
   if (status != BP_OK)
     return status;
   return bp_caching_allocator_free_on_stream(a, ptr, stream);
@@ -94,7 +96,7 @@ BP_API_BODY bp_status_t record_stream(bp_device_t *device, void *ptr,
                                       bp_stream_t *stream) {
   bp_caching_allocator_t *a;
   bp_status_t status =
-      allocator_of("bp_device_record_stream", device, stream, &a);
+      allocator_of("bp_device_record_stream", device, NULL, &a);
   if (status != BP_OK)
     return status;
   return bp_caching_allocator_record_stream(a, ptr, stream);

@@ -5,6 +5,7 @@
 
 #include "backplane/vendor_access.h"
 #include "base/status.h"
+#include "core/device_table.h"
 #include "core/loader.h"
 #include "core/plugin_search.h"
 #include "core/runtime_internal.h"
@@ -105,6 +106,18 @@ BP_API bp_status_t bp_runtime_create(const bp_runtime_options_t *options,
 BP_API void bp_runtime_destroy(bp_runtime_t *runtime) {
   if (!runtime)
     return;
+  /* Frees pending on a peer device's stream hold that device's events: take
+   * them back (they complete once the devices drain) before any device goes. */
+  for (size_t i = 0; i < runtime->plugin_count; ++i)
+    for (size_t d = 0; d < runtime->plugins[i]->device_count; ++d) {
+      bp_device_t *device = &runtime->plugins[i]->devices[d];
+      bp_caching_allocator_t *allocator =
+          bp_device_allocator_if_created(device);
+      if (allocator && bp_device_enter(device) == BP_OK &&
+          BP_C_OK(
+              device->plugin->dispatch.synchronize_device(&device->c_device)))
+        bp_caching_allocator_process_events(allocator);
+    }
   for (size_t i = runtime->plugin_count; i-- > 0;)
     bp_plugin_unload(runtime->plugins[i]);
   bp_runtime_layers_close(&runtime->layers);

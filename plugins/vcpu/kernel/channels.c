@@ -32,7 +32,7 @@ typedef struct shared_rank {
 } shared_rank;
 
 typedef struct shared_world {
-  comm_signal signal;
+  vcpu_comm_signal_t signal;
   shared_rank ranks[BP_KERNEL_MAX_PEERS];
   /* raised[to][from]: signals from `from` to `to`; taken[to][from]: the ones
    * `to` consumed. */
@@ -197,7 +197,7 @@ static uint64_t publish(vcpu_device *dev, C_CCLComm comm, const char *name,
   }
   pthread_mutex_unlock(&g_lock);
   if (round)
-    comm_signal_progress(&world->shared->signal);
+    vcpu_comm_signal_progress(&world->shared->signal);
   *out_world = world;
   return round;
 }
@@ -223,9 +223,9 @@ C_Status vk_comm_kernel_resources(const C_Device device, C_CCLComm comm,
   if (!round)
     return C_FAILED; /* vk_fail said why */
   round_wait wait = {world, round};
-  if (comm_wait(&world->shared->signal, &g_never_aborted,
-                vcpu_now_ns() + comm->timeout_ns, everyone_published, NULL,
-                &wait) != COMM_WAIT_READY)
+  if (vcpu_comm_wait(&world->shared->signal, &g_never_aborted,
+                     vcpu_now_ns() + comm->timeout_ns, everyone_published, NULL,
+                     &wait) != VCPU_COMM_WAIT_READY)
     return vk_fail(C_FAILED,
                    "comm_kernel_resources: not every rank of %s published its "
                    "buffer within %llu ms",
@@ -293,7 +293,7 @@ int vk_channel_signal(bp_channel_t handle) {
   shared_world *shared = c->world->shared;
   atomic_fetch_add_explicit(&shared->raised[c->peer][c->rank], 1,
                             memory_order_release);
-  comm_signal_progress(&shared->signal);
+  vcpu_comm_signal_progress(&shared->signal);
   return BP_OK;
 }
 
@@ -311,8 +311,9 @@ int vk_channel_wait(bp_channel_t handle, uint64_t deadline_ns) {
   if (!c)
     return BP_ERR_INVALID_ARGUMENT;
   shared_world *shared = c->world->shared;
-  if (comm_wait(&shared->signal, &g_never_aborted, deadline_ns,
-                raised_beyond_taken, NULL, (void *)c) != COMM_WAIT_READY)
+  if (vcpu_comm_wait(&shared->signal, &g_never_aborted, deadline_ns,
+                     raised_beyond_taken, NULL,
+                     (void *)c) != VCPU_COMM_WAIT_READY)
     return BP_ERR_TIMEOUT;
   atomic_fetch_add_explicit(&shared->taken[c->rank][c->peer], 1,
                             memory_order_relaxed);

@@ -20,8 +20,6 @@
 #include "backplane/status.h"
 #include "comm/wait.h"
 
-/* In the plugin's extension chain, before the collectives extension. */
-extern const BP_KernelExtension vcpu_kernel_extension;
 /* Stops the pools and frees the communicator names (last finalize, after
  * every stream was drained). */
 void vk_shutdown(void);
@@ -69,7 +67,7 @@ typedef struct vk_launch {
   _Atomic uint32_t done;
   _Atomic uint32_t first_code;   /* first non-zero return, 0 if none */
   _Atomic uint32_t failed_block; /* its block */
-  comm_signal signal;            /* bumped when the last block returns */
+  vcpu_comm_signal_t signal;     /* bumped when the last block returns */
   uint64_t timeout_ns;
   struct vk_launch *next_queued; /* the pool's queue */
   char label[96];
@@ -120,7 +118,8 @@ static inline uint64_t vk_timeout_ns(uint64_t timeout_ns) {
  * vcpu_now_ns(). */
 uint64_t vk_deadline_ms(uint32_t timeout_ms);
 
-/* The extension's entry points, by file. */
+/* The extension's entry points (plugin.c puts them in its chain), by
+ * file. */
 C_Status vk_module_load_file(const C_Device device, const char *path,
                              int32_t kind, BP_KernelModule *out_module);
 C_Status vk_module_load_data(const C_Device device, const void *data,

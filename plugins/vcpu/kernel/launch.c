@@ -39,10 +39,10 @@ static void run_launch(C_Device device, C_Stream stream, void *user_data,
   vk_launch *launch = user_data;
   uint64_t deadline = vcpu_now_ns() + launch->timeout_ns;
   vk_pool_submit(launch);
-  comm_wait_result waited =
-      comm_wait(&launch->signal, &g_never_aborted, deadline, all_blocks_done,
-                always_yield, launch);
-  if (waited != COMM_WAIT_READY) {
+  vcpu_comm_wait_result_t waited =
+      vcpu_comm_wait(&launch->signal, &g_never_aborted, deadline,
+                     all_blocks_done, always_yield, launch);
+  if (waited != VCPU_COMM_WAIT_READY) {
     uint32_t done = atomic_load(&launch->done);
     vk_stream_fail(stream, BP_ERR_TIMEOUT,
                    "kernel %s (op %s) passed its timeout of %llu ms with %u of "

@@ -15,7 +15,7 @@ struct BP_Notify_st {
   uint32_t id;
   int device_id;
   _Atomic unsigned flag;
-  comm_signal signal;
+  vcpu_comm_signal_t signal;
 };
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -34,8 +34,8 @@ static bool flag_set(void *context) {
 }
 
 bool vk_notify_take(struct BP_Notify_st *notify, uint64_t deadline_ns) {
-  if (comm_wait(&notify->signal, &g_never_aborted, deadline_ns, flag_set, NULL,
-                notify) != COMM_WAIT_READY)
+  if (vcpu_comm_wait(&notify->signal, &g_never_aborted, deadline_ns, flag_set,
+                     NULL, notify) != VCPU_COMM_WAIT_READY)
     return false;
   atomic_store_explicit(&notify->flag, 0, memory_order_release);
   return true;
@@ -43,7 +43,7 @@ bool vk_notify_take(struct BP_Notify_st *notify, uint64_t deadline_ns) {
 
 void vk_notify_set(struct BP_Notify_st *notify) {
   atomic_store_explicit(&notify->flag, 1, memory_order_release);
-  comm_signal_progress(&notify->signal);
+  vcpu_comm_signal_progress(&notify->signal);
 }
 
 C_Status vk_notify_create(const C_Device device, BP_Notify *out_notify) {

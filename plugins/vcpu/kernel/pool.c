@@ -51,7 +51,7 @@ static void run_block(vk_launch *launch, uint32_t block) {
   }
   if (atomic_fetch_add_explicit(&launch->done, 1, memory_order_acq_rel) + 1 ==
       launch->blocks)
-    comm_signal_progress(&launch->signal);
+    vcpu_comm_signal_progress(&launch->signal);
   vk_launch_release(launch);
 }
 

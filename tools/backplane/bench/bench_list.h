@@ -10,3 +10,4 @@ BP_BENCH(alloc,
 BP_BENCH(launch, "empty kernel launch vs stream round trip; launches/s; "
                  "blocks = 2 vs 1")
 BP_BENCH(comm, "collectives (nccl-tests columns) vs Open MPI MPI_Allreduce")
+BP_BENCH(codegen, "generated kernels vs hand-written C -O3; cached build")

@@ -21,3 +21,9 @@ BP_COMMAND(optest,
            "[--ops LIB.so] [--device D] [--filter TEXT] [--data DIR] "
            "[--quick] [--json]",
            "DIOPI op library vs PyTorch baselines: PASS/FAIL/NOIMPL/SKIP, timed")
+BP_COMMAND(target, "[--device D] [--json] [TARGET]",
+           "a canonical target: parsed from TARGET, or a device's")
+BP_COMMAND(build,
+           "IR.json|SOURCE.c --target T [-o module.so] [--function NAME]... "
+           "[--json]",
+           "build a module for a target (no device needed; cached)")
