@@ -72,7 +72,14 @@ static void test_info_json_lists_vcpu_and_rejected(void **state) {
   assert_true(json_array_size(json_object_get(vcpu, "native_functions")) > 0);
   assert_true(json_is_array(json_object_get(vcpu, "fallback_functions")));
   assert_true(json_is_array(json_object_get(vcpu, "missing_functions")));
-  assert_true(json_is_array(json_object_get(vcpu, "extensions")));
+  json_t *extensions = json_object_get(vcpu, "extensions");
+  assert_true(json_is_array(extensions));
+  size_t e, kernels = 0;
+  json_t *extension;
+  json_array_foreach(extensions, e, extension) {
+    kernels += strcmp(json_string_value(extension), "kernels") == 0;
+  }
+  assert_int_equal(kernels, 1); /* the kernels extension is listed */
 
   json_t *devices = json_object_get(root, "devices");
   size_t i, vcpu_devices = 0;
