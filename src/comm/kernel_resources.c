@@ -4,8 +4,8 @@
 
 #include "backplane/kernel.h"
 #include "backplane/kernel_ext.h"
-#include "comm/comm_internal.h"
 #include "base/status.h"
+#include "comm/comm_internal.h"
 
 BP_API bp_status_t bp_comm_kernel_resources(bp_comm_t *comm, const char *name,
                                             void *local, size_t size,
