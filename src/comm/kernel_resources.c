@@ -26,7 +26,7 @@ BP_API bp_status_t bp_comm_kernel_resources(bp_comm_t *comm, const char *name,
                     device->name, notify_count, BP_KERNEL_NOTIFY_SLOTS,
                     comm->nranks, BP_KERNEL_MAX_PEERS, strlen(name),
                     BP_KERNEL_COMM_NAME_MAX - 1);
-  const BP_KernelExtension *kernels = device->plugin->kernels;
+  const BP_KernelExtension *kernels = device->plugin->extensions.kernels;
   if (!kernels)
     return bp_error(BP_ERR_UNSUPPORTED,
                     "bp_comm_kernel_resources on %s: plugin %s has no kernels "

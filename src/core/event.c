@@ -253,8 +253,9 @@ BP_API_BODY bp_status_t event_elapsed_time(bp_event_t *start, bp_event_t *end,
                     "bp_event_elapsed_time: events of different devices (%s "
                     "and %s)",
                     device->name, end->device->name);
-  bp_event_elapsed_time_fn elapsed = device->plugin->event_elapsed_time;
-  if (!elapsed)
+  const BP_EventTimingExtension *timing =
+      device->plugin->extensions.event_timing;
+  if (!timing)
     return bp_error(BP_ERR_UNSUPPORTED,
                     "%s: no event timing (the plugin does not export the "
                     "event_timing extension)",
@@ -277,8 +278,8 @@ BP_API_BODY bp_status_t event_elapsed_time(bp_event_t *start, bp_event_t *end,
   if (status != BP_OK)
     return status;
   float milliseconds = 0.0f;
-  C_Status result =
-      elapsed(&device->c_device, start->native, end->native, &milliseconds);
+  C_Status result = timing->event_elapsed_time(&device->c_device, start->native,
+                                               end->native, &milliseconds);
   status = query_result(device, "event_elapsed_time", result);
   if (status == BP_OK)
     *out_milliseconds = milliseconds;

@@ -158,7 +158,7 @@ BP_API bp_status_t bp_runtime_plugin_info(const bp_runtime_t *runtime,
       .native_functions = plugin->native_functions,
       .fallback_functions = plugin->fallback_functions,
       .missing_functions = plugin->missing_functions,
-      .extensions = plugin->extensions,
+      .extensions = plugin->extensions.names,
   };
   return BP_OK;
 }

@@ -78,7 +78,7 @@ bp_status_t bp_stream_drain(bp_stream_t *stream) {
  * Only plugins with the kernels extension have such failures. */
 static bp_status_t stream_sticky_error(bp_stream_t *stream) {
   bp_device_t *device = stream->device;
-  const BP_KernelExtension *kernels = device->plugin->kernels;
+  const BP_KernelExtension *kernels = device->plugin->extensions.kernels;
   if (!kernels || !stream->native)
     return BP_OK;
   int32_t status = 0;
@@ -96,7 +96,7 @@ BP_API bp_status_t bp_stream_reset(bp_stream_t *stream) {
   if (!stream)
     return bp_error(BP_ERR_INVALID_ARGUMENT, "bp_stream_reset: stream is NULL");
   bp_device_t *device = stream->device;
-  const BP_KernelExtension *kernels = device->plugin->kernels;
+  const BP_KernelExtension *kernels = device->plugin->extensions.kernels;
   if (!kernels || !stream->native)
     return BP_OK; /* no kernels: never an error to clear */
   C_Status result = kernels->stream_reset(&device->c_device, stream->native);
@@ -172,8 +172,8 @@ static void release_stream(bp_stream_t *stream) {
   if (allocator)
     bp_caching_allocator_forget_stream(allocator, stream);
   if (stream->native && bp_device_enter(device) == BP_OK) {
-    if (device->plugin->kernels) /* its sticky error goes with it */
-      device->plugin->kernels->stream_reset(&device->c_device, stream->native);
+    if (device->plugin->extensions.kernels) /* its sticky error goes with it */
+      device->plugin->extensions.kernels->stream_reset(&device->c_device, stream->native);
     device->plugin->dispatch.destroy_stream(&device->c_device, stream->native);
   }
   free(stream);

@@ -6,7 +6,7 @@ bp_status_t bp_kernels_of(bp_device_t *device, const char *what,
                           const BP_KernelExtension **out_kernels) {
   if (!device)
     return bp_error(BP_ERR_INVALID_ARGUMENT, "%s: device is NULL", what);
-  const BP_KernelExtension *kernels = device->plugin->kernels;
+  const BP_KernelExtension *kernels = device->plugin->extensions.kernels;
   if (!kernels)
     return bp_error(BP_ERR_UNSUPPORTED,
                     "%s on %s: plugin %s (%s) has no kernels extension "

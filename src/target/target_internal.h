@@ -46,6 +46,12 @@ struct bp_target {
 const target_kind_t *target_kind_find(const char *name);
 /* The kind whose device_type is `device_type`, or NULL. Thread-safe. */
 const target_kind_t *target_kind_for_device(const char *device_type);
+/* A loaded plugin's kind (its BP_TargetKindExtension), registered at load
+ * and released at unload: holders of the same extension share the kind,
+ * which goes with the last one; errors as bp_target_kind_register. While
+ * held, bp_target_kind_unregister refuses it. Thread-safe. */
+bp_status_t target_kind_acquire(const BP_TargetKindExtension *kind);
+void target_kind_release(const BP_TargetKindExtension *kind);
 /* The index of attribute `name` in `kind`, or -1. */
 int target_kind_attr_index(const target_kind_t *kind, const char *name);
 

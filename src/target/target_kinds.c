@@ -1,6 +1,7 @@
 /* The registry of target kinds: the built-in `vcpu` and `c`, then whatever
- * bp_target_kind_register() adds. Process-wide (like the built-ins), guarded
- * by one mutex; a registered kind is copied and then never changes. */
+ * bp_target_kind_register() and loaded plugins (target_kind_acquire) add.
+ * Process-wide (like the built-ins), guarded by one mutex; a registered kind is
+ * copied and then never changes. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,10 @@ enum { CPU_ATTR_COUNT = sizeof(cpu_attrs) / sizeof(cpu_attrs[0]) };
 
 typedef struct kind_node {
   target_kind_t kind;
+  /* Registered for loaded plugins (target_kind_acquire): the extension they
+   * share and how many hold it; NULL and 0 for a host's or built-in kind. */
+  const BP_TargetKindExtension *plugin_kind;
+  size_t plugin_refs;
   struct kind_node *next;
 } kind_node_t;
 
@@ -141,8 +146,11 @@ static kind_node_t *find_locked(const char *name) {
   return NULL;
 }
 
-static bp_status_t register_kind(const BP_TargetKindExtension *ext,
-                                 int builtin) {
+/* Adds `ext` as a host's (`plugin` 0) or a plugin's kind; a plugin's kind
+ * already registered from the same extension (the same plugin loaded by
+ * another runtime) gains a holder instead. */
+static bp_status_t register_kind(const BP_TargetKindExtension *ext, int builtin,
+                                 int plugin) {
   if (!ext)
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_target_kind_register: kind is NULL");
@@ -173,8 +181,18 @@ static bp_status_t register_kind(const BP_TargetKindExtension *ext,
     return status;
   }
   node->kind.builtin = builtin;
+  node->plugin_kind = plugin ? ext : NULL;
+  node->plugin_refs = plugin ? 1 : 0;
   pthread_mutex_lock(&registry_lock);
-  if (find_locked(ext->name)) {
+  kind_node_t *existing = find_locked(ext->name);
+  if (existing && plugin && existing->plugin_kind == ext) {
+    existing->plugin_refs++;
+    pthread_mutex_unlock(&registry_lock);
+    kind_free(&node->kind);
+    free(node);
+    return BP_OK;
+  }
+  if (existing) {
     pthread_mutex_unlock(&registry_lock);
     kind_free(&node->kind);
     free(node);
@@ -211,7 +229,7 @@ static void register_builtins(void) {
   };
   for (size_t i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++)
     /* Valid static data: only memory can fail, leaving the kind unknown. */
-    (void)register_kind(&builtins[i], 1);
+    (void)register_kind(&builtins[i], 1, 0);
 }
 
 const target_kind_t *target_kind_find(const char *name) {
@@ -243,7 +261,29 @@ int target_kind_attr_index(const target_kind_t *kind, const char *name) {
 
 bp_status_t bp_target_kind_register(const BP_TargetKindExtension *kind) {
   pthread_once(&builtins_once, register_builtins);
-  return register_kind(kind, 0);
+  return register_kind(kind, 0, 0);
+}
+
+bp_status_t target_kind_acquire(const BP_TargetKindExtension *kind) {
+  pthread_once(&builtins_once, register_builtins);
+  return register_kind(kind, 0, 1);
+}
+
+void target_kind_release(const BP_TargetKindExtension *kind) {
+  pthread_mutex_lock(&registry_lock);
+  kind_node_t **link = &registry_head;
+  while (*link && (*link)->plugin_kind != kind)
+    link = &(*link)->next;
+  kind_node_t *node = *link;
+  if (node && --node->plugin_refs == 0)
+    *link = node->next;
+  else
+    node = NULL;
+  pthread_mutex_unlock(&registry_lock);
+  if (node) {
+    kind_free(&node->kind);
+    free(node);
+  }
 }
 
 bp_status_t bp_target_kind_unregister(const char *name) {
@@ -256,7 +296,8 @@ bp_status_t bp_target_kind_unregister(const char *name) {
   while (*link && strcmp((*link)->kind.name, name))
     link = &(*link)->next;
   kind_node_t *node = *link;
-  if (node && !node->kind.builtin)
+  int plugin_held = node && node->plugin_refs > 0;
+  if (node && !node->kind.builtin && !plugin_held)
     *link = node->next;
   pthread_mutex_unlock(&registry_lock);
   if (!node)
@@ -265,6 +306,11 @@ bp_status_t bp_target_kind_unregister(const char *name) {
   if (node->kind.builtin)
     return bp_error(BP_ERR_NOT_FOUND,
                     "bp_target_kind_unregister: '%s' is a built-in kind", name);
+  if (plugin_held)
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "bp_target_kind_unregister: '%s' belongs to a loaded "
+                    "plugin (it goes when the plugin is unloaded)",
+                    name);
   kind_free(&node->kind);
   free(node);
   return BP_OK;

@@ -297,6 +297,71 @@ static void test_from_vcpu_device(void **state) {
 }
 #endif
 
+static int kind_listed(const char *name) {
+  const char **names = NULL;
+  assert_int_equal(bp_target_kind_list(&names), BP_OK);
+  int found = 0;
+  for (size_t i = 0; names[i]; i++)
+    found |= !strcmp(names[i], name);
+  free(names);
+  return found;
+}
+
+static bp_runtime_t *runtime_with(const char *plugin_path) {
+  bp_runtime_options_t options = {sizeof(options), plugin_path, 1, 1};
+  bp_runtime_t *runtime;
+  assert_int_equal(bp_runtime_create(&options, &runtime), BP_OK);
+  return runtime;
+}
+
+/* A plugin's target-kind extension registers its kind while the plugin is
+ * loaded (in any runtime), without the host's help. */
+static void test_plugin_extension_kind_lives_with_plugin(void **state) {
+  (void)state;
+  const char *path = BP_CORPUS_DIR "/libbp_extensions.so";
+  assert_false(kind_listed("extchip"));
+  bp_runtime_t *first = runtime_with(path);
+  assert_int_equal(bp_runtime_plugin_count(first), 1);
+  assert_true(kind_listed("extchip"));
+  bp_target_t *target = parse_ok("extchip");
+  char *json = json_of(target);
+  assert_string_equal(json, "{\"keys\":[\"extchip\"],\"kind\":\"extchip\","
+                            "\"lanes\":16,\"libs\":[]}");
+  free(json);
+  bp_target_destroy(target);
+  /* The host cannot take away a loaded plugin's kind. */
+  assert_int_equal(bp_target_kind_unregister("extchip"),
+                   BP_ERR_INVALID_ARGUMENT);
+  assert_non_null(strstr(bp_last_error(), "loaded plugin"));
+
+  /* A second runtime loading the same plugin shares the kind. */
+  bp_runtime_t *second = runtime_with(path);
+  assert_int_equal(bp_runtime_plugin_count(second), 1);
+  bp_runtime_destroy(first);
+  assert_true(kind_listed("extchip"));
+  bp_runtime_destroy(second);
+  assert_false(kind_listed("extchip"));
+  parse_fails("extchip", BP_ERR_NOT_FOUND, "'extchip'");
+}
+
+/* A kind the host already holds under that name rejects the plugin, with
+ * the name in the reason; the host's kind stays. */
+static void test_plugin_extension_kind_conflict_rejects(void **state) {
+  (void)state;
+  BP_TargetKindExtension kind = chip_kind();
+  kind.name = "extchip";
+  assert_int_equal(bp_target_kind_register(&kind), BP_OK);
+  bp_runtime_t *runtime = runtime_with(BP_CORPUS_DIR "/libbp_extensions.so");
+  assert_int_equal(bp_runtime_plugin_count(runtime), 0);
+  assert_int_equal(bp_runtime_rejected_count(runtime), 1);
+  const char *path, *reason;
+  assert_int_equal(bp_runtime_rejected_info(runtime, 0, &path, &reason), BP_OK);
+  assert_non_null(strstr(reason, "kind 'extchip' exists already"));
+  bp_runtime_destroy(runtime);
+  assert_true(kind_listed("extchip"));
+  assert_int_equal(bp_target_kind_unregister("extchip"), BP_OK);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_defaults),
@@ -305,6 +370,8 @@ int main(void) {
       cmocka_unit_test(test_host),
       cmocka_unit_test(test_errors_name_the_problem),
       cmocka_unit_test(test_plugin_kind),
+      cmocka_unit_test(test_plugin_extension_kind_lives_with_plugin),
+      cmocka_unit_test(test_plugin_extension_kind_conflict_rejects),
       cmocka_unit_test(test_malformed_kinds_rejected),
 #ifdef BP_VCPU_PLUGIN
       cmocka_unit_test(test_from_vcpu_device),

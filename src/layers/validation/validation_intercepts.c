@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include "core/plugin_slots.h"
 #include "layers/validation/validation_internal.h"
 
 #define LAYER(device)                                                          \
@@ -477,36 +478,8 @@ static C_Status v_async_memory_copy_p2p(const C_Device device,
 void bp_validation_layer_install(bp_validation_layer_t *layer,
                                  C_DeviceInterface *table) {
   layer->next = *table;
-#define INTERCEPT(name)                                                        \
-  if (table->name)                                                             \
-    table->name = v_##name;
-  INTERCEPT(create_stream)
-  INTERCEPT(destroy_stream)
-  INTERCEPT(query_stream)
-  INTERCEPT(synchronize_stream)
-  INTERCEPT(synchronize_device)
-  INTERCEPT(stream_add_callback)
-  INTERCEPT(blas_axpby)
-  INTERCEPT(create_event)
-  INTERCEPT(destroy_event)
-  INTERCEPT(query_event)
-  INTERCEPT(synchronize_event)
-  INTERCEPT(record_event)
-  INTERCEPT(stream_wait_event)
-  INTERCEPT(device_memory_allocate)
-  INTERCEPT(device_memory_deallocate)
-  INTERCEPT(host_memory_allocate)
-  INTERCEPT(host_memory_deallocate)
-  INTERCEPT(unified_memory_allocate)
-  INTERCEPT(unified_memory_deallocate)
-  INTERCEPT(device_memory_set)
-  INTERCEPT(memory_copy_h2d)
-  INTERCEPT(memory_copy_d2h)
-  INTERCEPT(memory_copy_d2d)
-  INTERCEPT(memory_copy_p2p)
-  INTERCEPT(async_memory_copy_h2d)
-  INTERCEPT(async_memory_copy_d2h)
-  INTERCEPT(async_memory_copy_d2d)
-  INTERCEPT(async_memory_copy_p2p)
+#define INTERCEPT(name, need, layers, params, args)                            \
+  BP_SLOT_IF_CHECKED(layers)(if (table->name) table->name = v_##name;)
+  BP_PLUGIN_SLOTS(INTERCEPT)
 #undef INTERCEPT
 }

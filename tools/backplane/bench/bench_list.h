@@ -11,3 +11,5 @@ BP_BENCH(launch, "empty kernel launch vs stream round trip; launches/s; "
                  "blocks = 2 vs 1")
 BP_BENCH(comm, "collectives (nccl-tests columns) vs Open MPI MPI_Allreduce")
 BP_BENCH(codegen, "generated kernels vs hand-written C -O3; cached build")
+BP_BENCH(ops, "reference ops vs OpenBLAS sgemm, memcpy and PyTorch CPU")
+BP_BENCH(train, "data-parallel training samples/s on 1/2/4 devices vs DDP")

@@ -6,8 +6,8 @@
 #include "backplane/backplane.h"
 
 /* Loads the library on `device`: $BACKPLANE_CHECK_KERNELS if set, else
- * <libdir>/backplane/kernels/libbackplane_check_kernels.so beside the
- * backplane executable. BP_ERR_UNSUPPORTED (with bp_last_error) when the
+ * lib/backplane/kernels/libbackplane_check_kernels.so beside the backplane
+ * executable (cli_paths.h). BP_ERR_UNSUPPORTED (with bp_last_error) when the
  * plugin has no kernels extension. */
 bp_status_t cli_kernels_load(bp_device_t *device, bp_module_t **out_module);
 
