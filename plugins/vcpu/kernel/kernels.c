@@ -27,4 +27,5 @@ uint64_t vk_deadline_ms(uint32_t timeout_ms) {
 void vk_shutdown(void) {
   vk_pools_shutdown();
   vk_comm_shutdown();
+  vk_stream_errors_clear();
 }

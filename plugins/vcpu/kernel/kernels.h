@@ -20,7 +20,8 @@
 #include "backplane/status.h"
 #include "comm/wait.h"
 
-/* Stops the pools and frees the communicator names (last finalize, after
+/* Stops the pools, frees the communicator names and forgets the stream
+ * errors (last finalize, after
  * every stream was drained). */
 void vk_shutdown(void);
 
@@ -101,6 +102,8 @@ void vk_stream_fail(C_Stream stream, bp_status_t status, const char *format,
 C_Status vk_stream_error(const C_Device device, C_Stream stream,
                          int32_t *out_status, char *message, size_t capacity);
 C_Status vk_stream_reset(const C_Device device, C_Stream stream);
+/* Forgets every error (plugin finalize: the streams are gone). */
+void vk_stream_errors_clear(void);
 
 /* Notifies by id; NULL for an unknown id. */
 struct BP_Notify_st *vk_notify_lookup(uint32_t id);

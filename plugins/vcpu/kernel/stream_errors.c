@@ -76,3 +76,14 @@ C_Status vk_stream_reset(const C_Device device, C_Stream stream) {
   pthread_mutex_unlock(&g_lock);
   return C_SUCCESS;
 }
+
+void vk_stream_errors_clear(void) {
+  pthread_mutex_lock(&g_lock);
+  while (g_errors) {
+    stream_error *next = g_errors->next;
+    free(g_errors);
+    g_errors = next;
+  }
+  atomic_store(&g_count, 0);
+  pthread_mutex_unlock(&g_lock);
+}
