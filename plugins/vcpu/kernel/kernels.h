@@ -21,8 +21,7 @@
 #include "comm/wait.h"
 
 /* Stops the pools, frees the communicator names and forgets the stream
- * errors (last finalize, after
- * every stream was drained). */
+ * errors (last finalize, after every stream was drained). */
 void vk_shutdown(void);
 
 /* Records the calling thread's reason (kernel_ext.h last_error) and returns
