@@ -57,10 +57,11 @@ typedef struct bp_module_options {
   int allow_outside_manifest_folder;
 } bp_module_options_t;
 
-/* Loads a shared object (any name but *.json) or a manifest (*.json) for
- * `device`. Errors name the file, the op and the reason:
- * BP_ERR_INVALID_ARGUMENT for malformed manifests and refused paths,
- * BP_ERR_NOT_FOUND for missing files and symbols, BP_ERR_UNSUPPORTED
+/* Loads a manifest (*.json), a device-format module the plugin builds
+ * (*.cl OpenCL C source, *.spv SPIR-V, *.clbin an OpenCL program binary) or
+ * a shared object (any other name) for `device`. Errors name the file, the op
+ * and the reason: BP_ERR_INVALID_ARGUMENT for malformed manifests and refused
+ * paths, BP_ERR_NOT_FOUND for missing files and symbols, BP_ERR_UNSUPPORTED
  * without the extension. `options` may be NULL. */
 BP_API bp_status_t bp_module_load(bp_device_t *device, const char *path,
                                   bp_module_t **out_module);

@@ -34,6 +34,9 @@ typedef struct BP_Notify_st *BP_Notify;
  * BP_MODULE_KIND_VENDOR up. */
 typedef enum BP_ModuleKind {
   BP_MODULE_KIND_SHARED_OBJECT = 1, /* host ELF: `unsigned int fn(void *)` */
+  BP_MODULE_KIND_OPENCL_C = 2,      /* OpenCL C source text (*.cl) */
+  BP_MODULE_KIND_SPIRV = 3,         /* a SPIR-V module (*.spv) */
+  BP_MODULE_KIND_OPENCL_BINARY = 4, /* an OpenCL program binary (*.clbin) */
   BP_MODULE_KIND_VENDOR = 0x10000,
 } BP_ModuleKind;
 

@@ -1,9 +1,9 @@
 /* The plugin's exported symbols: InitPlugin fills the Paddle table (layout
  * B); BackplanePluginExtensions returns the extension chain (attributes,
- * event timing, the opencl target kind); BackplanePluginLastError explains the
- * calling thread's last failure (why initialize found no device). Nothing else
- * is exported. InitPlugin makes no OpenCL call: the ICD loader and the
- * platforms are first touched by initialize.
+ * event timing, kernels, the opencl target kind); BackplanePluginLastError
+ * explains the calling thread's last failure (why initialize found no device).
+ * Nothing else is exported. InitPlugin makes no OpenCL call: the ICD loader and
+ * the platforms are first touched by initialize.
  *
  * Not provided (the host's fallbacks or "missing"): peer copies (the host
  * bounces them through host memory), the xccl_* collectives and the
@@ -13,6 +13,7 @@
 #include "copy.h"
 #include "device.h"
 #include "event.h"
+#include "kernel.h"
 #include "memory.h"
 #include "ocl.h"
 #include "stream.h"
@@ -25,7 +26,7 @@
 static const BP_EventTimingExtension g_event_timing = {
     .base = {.struct_size = sizeof(BP_EventTimingExtension),
              .type = BP_EXTENSION_EVENT_TIMING,
-             .next = &ocl_target_kind.base},
+             .next = &ocl_kernels.base},
     .event_elapsed_time = ocl_event_elapsed_time,
 };
 

@@ -3,6 +3,8 @@
 
 #include <stdlib.h>
 
+#include "kernel.h"
+
 enum { OCL_STREAM_MAGIC = 0x6f636c73 /* "ocls" */ };
 
 struct C_Stream_st *ocl_stream_of(const ocl_device_t *dev, C_Stream stream) {
@@ -32,8 +34,11 @@ C_Status ocl_create_stream(const C_Device device, C_Stream *out) {
     return ocl_fail(ocl_status_of(error), "clCreateCommandQueue on %s: %s",
                     dev->name, ocl_error_name(error));
   }
-  C_Status status = ocl_device_add_queue(dev, stream->queue);
+  stream->kernels = ocl_stream_kernels_create();
+  C_Status status = stream->kernels ? ocl_device_add_queue(dev, stream->queue)
+                                    : ocl_fail(C_FAILED, "out of host memory");
   if (status != C_SUCCESS) {
+    ocl_stream_kernels_destroy(stream->kernels);
     clReleaseCommandQueue(stream->queue);
     free(stream);
     return status;
@@ -54,6 +59,7 @@ C_Status ocl_destroy_stream(const C_Device device, C_Stream handle) {
   clFinish(stream->queue);
   ocl_callback_worker_destroy(stream->callbacks);
   clReleaseCommandQueue(stream->queue);
+  ocl_stream_kernels_destroy(stream->kernels);
   pthread_mutex_destroy(&stream->callbacks_lock);
   free(stream);
   return C_SUCCESS;
@@ -63,6 +69,8 @@ C_Status ocl_query_stream(const C_Device device, C_Stream handle) {
   struct C_Stream_st *stream = ocl_stream_of(ocl_device_get(device), handle);
   if (!stream)
     return C_ERROR;
+  if (ocl_stream_kernels_failed(stream))
+    return C_SUCCESS; /* the host asks stream_error next */
   cl_event marker = NULL;
   cl_int error = clEnqueueMarkerWithWaitList(stream->queue, 0, NULL, &marker);
   cl_int state = CL_QUEUED;
@@ -85,6 +93,8 @@ C_Status ocl_synchronize_stream(const C_Device device, C_Stream handle) {
   struct C_Stream_st *stream = ocl_stream_of(ocl_device_get(device), handle);
   if (!stream)
     return C_ERROR;
+  if (ocl_stream_kernels_wait(stream))
+    return C_SUCCESS; /* a launch timed out: its sticky error tells */
   cl_int error = clFinish(stream->queue);
   if (error != CL_SUCCESS)
     return ocl_fail(ocl_status_of(error), "clFinish on %s: %s",

@@ -2,7 +2,8 @@
  *
  *  - query_stream: C_SUCCESS when everything enqueued has finished,
  *    C_FAILED ("not ready") otherwise.
- *  - synchronize_stream: clFinish.
+ *  - synchronize_stream: waits for the stream's launches, each until its
+ *    deadline (kernel.h), then clFinish unless one timed out.
  *  - destroy_stream: finishes what is queued, then releases the queue.
  *  - stream_add_callback: callback.h; like a CUDA host function it must not
  *    wait for later work of its own stream.
@@ -22,6 +23,7 @@ struct C_Stream_st {
   cl_command_queue queue;
   pthread_mutex_t callbacks_lock; /* serializes callback enqueues */
   ocl_callback_worker_t *callbacks;
+  struct ocl_stream_kernels *kernels; /* launches and errors (kernel.h) */
 };
 
 /* The live stream of `dev` that `stream` is, or NULL (with a message). */

@@ -10,9 +10,25 @@
 #include "kernel/kernel_internal.h"
 #include "kernel/manifest.h"
 
+static bool ends_with(const char *path, const char *suffix) {
+  size_t n = strlen(path), m = strlen(suffix);
+  return n >= m && strcmp(path + n - m, suffix) == 0;
+}
+
 static bool is_manifest(const char *path) {
-  size_t n = strlen(path);
-  return n >= 5 && strcmp(path + n - 5, ".json") == 0;
+  return ends_with(path, ".json");
+}
+
+/* The module kind a (non-manifest) file's name says: *.cl OpenCL C,
+ * *.spv SPIR-V, *.clbin an OpenCL program binary, else a shared object. */
+static int32_t kind_of(const char *path) {
+  if (ends_with(path, ".cl"))
+    return BP_MODULE_KIND_OPENCL_C;
+  if (ends_with(path, ".spv"))
+    return BP_MODULE_KIND_SPIRV;
+  if (ends_with(path, ".clbin"))
+    return BP_MODULE_KIND_OPENCL_BINARY;
+  return BP_MODULE_KIND_SHARED_OBJECT;
 }
 
 static void free_function(bp_function_t *function) {
@@ -45,9 +61,10 @@ static bp_status_t out_of_memory(const bp_module_t *module) {
                   module->device->name);
 }
 
-/* Loads the shared object at `path` as a new part. */
+/* Loads the module of `kind` at `path` as a new part. */
 static bp_status_t load_part(bp_module_t *module, const char *path,
-                             const char *op, BP_KernelModule *out_part) {
+                             int32_t kind, const char *op,
+                             BP_KernelModule *out_part) {
   char reason[512];
   if (!bp_plugin_permissions_ok(path, reason, sizeof reason))
     return op ? bp_error(BP_ERR_INVALID_ARGUMENT, "%s: op \"%s\": refused: %s",
@@ -55,8 +72,8 @@ static bp_status_t load_part(bp_module_t *module, const char *path,
               : bp_error(BP_ERR_INVALID_ARGUMENT, "%s: refused: %s", path,
                          reason);
   BP_KernelModule part = NULL;
-  C_Status result = module->kernels->module_load_file(
-      &module->device->c_device, path, BP_MODULE_KIND_SHARED_OBJECT, &part);
+  C_Status result = module->kernels->module_load_file(&module->device->c_device,
+                                                      path, kind, &part);
   if (result != C_SUCCESS) {
     if (op)
       return bp_error(BP_ERR_NOT_FOUND, "%s: op \"%s\": kernelSo %s: %s",
@@ -134,7 +151,8 @@ static bp_status_t load_manifest(bp_module_t *module, bool allow_outside) {
         part = module->parts[p];
     if (status == BP_OK && !part) {
       part_paths[module->part_count] = op->kernel_so;
-      status = load_part(module, op->kernel_so, op->op, &part);
+      status = load_part(module, op->kernel_so, BP_MODULE_KIND_SHARED_OBJECT,
+                         op->op, &part);
     }
     if (status == BP_OK) {
       status = fill_function(module, &module->functions[i], part, op->function,
@@ -147,12 +165,14 @@ static bp_status_t load_manifest(bp_module_t *module, bool allow_outside) {
   return status;
 }
 
-static bp_status_t load_shared_object(bp_module_t *module) {
+/* A single-file module: a shared object or a device format (kind_of). */
+static bp_status_t load_single(bp_module_t *module) {
   module->parts = calloc(1, sizeof *module->parts);
   if (!module->parts)
     return out_of_memory(module);
   BP_KernelModule part = NULL;
-  bp_status_t status = load_part(module, module->path, NULL, &part);
+  bp_status_t status =
+      load_part(module, module->path, kind_of(module->path), NULL, &part);
   if (status != BP_OK)
     return status;
   size_t count = 0;
@@ -206,7 +226,7 @@ BP_API bp_status_t bp_module_load_with_options(
     status = load_manifest(module,
                            options && options->allow_outside_manifest_folder);
   else
-    status = load_shared_object(module);
+    status = load_single(module);
   if (status != BP_OK) {
     release(module);
     return status;

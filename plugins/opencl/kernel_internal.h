@@ -1,0 +1,50 @@
+/* What the kernel files share (internal to kernel_*.c). */
+#ifndef BACKPLANE_OPENCL_KERNEL_INTERNAL_H_
+#define BACKPLANE_OPENCL_KERNEL_INTERNAL_H_
+
+#include <pthread.h>
+
+#include "kernel.h"
+
+struct BP_KernelFunction_st {
+  struct BP_KernelModule_st *module;
+  cl_kernel kernel;
+  pthread_mutex_t lock; /* clSetKernelArg .. clEnqueueNDRangeKernel */
+  cl_uint arg_count;
+  size_t local_size; /* work-items per work-group */
+  struct BP_KernelFunction_st *next;
+  char name[];
+};
+
+struct BP_KernelModule_st {
+  ocl_device_t *dev;
+  cl_program program;
+  char *name_text; /* CL_PROGRAM_KERNEL_NAMES, split in place at ';' */
+  const char **names;
+  size_t name_count;
+  pthread_mutex_t lock; /* functions */
+  struct BP_KernelFunction_st *functions;
+};
+
+C_Status ocl_module_load_file(const C_Device device, const char *path,
+                              int32_t kind, BP_KernelModule *out_module);
+C_Status ocl_module_load_data(const C_Device device, const void *data,
+                              size_t size, int32_t kind,
+                              BP_KernelModule *out_module);
+C_Status ocl_module_unload(const C_Device device, BP_KernelModule module);
+C_Status ocl_module_get_function(const C_Device device, BP_KernelModule module,
+                                 const char *name,
+                                 BP_KernelFunction *out_function);
+C_Status ocl_module_function_names(const C_Device device,
+                                   BP_KernelModule module, const char **names,
+                                   size_t capacity, size_t *out_count);
+C_Status ocl_launch(const C_Device device, C_Stream stream,
+                    BP_KernelFunction function, uint32_t blocks,
+                    const void *args, size_t args_size,
+                    const BP_LaunchConfig *config, const char *label);
+C_Status ocl_kernel_stream_error(const C_Device device, C_Stream stream,
+                                 int32_t *out_status, char *message,
+                                 size_t capacity);
+C_Status ocl_kernel_stream_reset(const C_Device device, C_Stream stream);
+
+#endif /* BACKPLANE_OPENCL_KERNEL_INTERNAL_H_ */
