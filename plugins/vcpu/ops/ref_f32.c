@@ -52,10 +52,20 @@ double ref_f32_dot(const float *restrict a, const float *restrict b,
   return total;
 }
 
+/* Eight running maxima (x > m ? x : m is exactly a SIMD max, so the lanes
+ * vectorize without a reassociating reduction), then the tail. */
 float ref_f32_max(const float *restrict x, int64_t n) {
+  float lanes[8];
+  for (int j = 0; j < 8; j++)
+    lanes[j] = -INFINITY;
+  int64_t k = 0;
+  for (; k + 8 <= n; k += 8)
+    for (int j = 0; j < 8; j++)
+      lanes[j] = x[k + j] > lanes[j] ? x[k + j] : lanes[j];
   float m = -INFINITY;
-#pragma omp simd reduction(max : m)
-  for (int64_t k = 0; k < n; k++)
+  for (int j = 0; j < 8; j++)
+    m = lanes[j] > m ? lanes[j] : m;
+  for (; k < n; k++)
     m = x[k] > m ? x[k] : m;
   return m;
 }
