@@ -24,6 +24,7 @@ build: configure
 run: build
 	$(BACKPLANE) info
 	$(BACKPLANE) check --plugin vcpu
+	$(BACKPLANE) train
 
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)

@@ -34,7 +34,8 @@ BP_API bp_status_t bp_device_free_async(bp_device_t *device, void *ptr,
                                         bp_stream_t *stream);
 /* Marks `ptr` (from this device's allocator) as also used on `stream`: when
  * freed, it is reused only after the work enqueued on `stream` up to the free
- * has completed (PyTorch's record_stream). */
+ * has completed (PyTorch's record_stream). For bp_device_free_async too,
+ * `stream` may belong to another device (a peer reading the block). */
 BP_API bp_status_t bp_device_record_stream(bp_device_t *device, void *ptr,
                                            bp_stream_t *stream);
 

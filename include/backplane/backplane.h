@@ -15,5 +15,7 @@
 #include "backplane/runtime.h"
 #include "backplane/status.h"
 #include "backplane/stream.h"
+#include "backplane/target.h"
+#include "backplane/build.h"
 
 #endif /* BACKPLANE_H_ */

@@ -287,6 +287,7 @@ typedef enum BP_ExtensionType {
   BP_EXTENSION_DEVICE_ATTRIBUTES = 1,
   BP_EXTENSION_EVENT_TIMING = 2,
   BP_EXTENSION_COMM = 3, /* BP_CommExtension, in comm_ext.h */
+  BP_EXTENSION_TARGET_KIND = 5, /* BP_TargetKindExtension, target_ext.h */
 } BP_ExtensionType;
 
 typedef struct BP_ExtensionBase {

@@ -1,4 +1,4 @@
-/* Plugin lifetime, device table and per-thread current device. */
+/* The device table and the per-thread current device. */
 #include "device.h"
 
 #include <stdatomic.h>
@@ -7,17 +7,12 @@
 #include <string.h>
 
 #include "base/config.h"
-#include "event.h"
-#include "memory.h"
-#include "stream.h"
 
 typedef struct vcpu_runtime {
   int device_count;
   vcpu_device devices[];
 } vcpu_runtime;
 
-static pthread_mutex_t g_lifetime_lock = PTHREAD_MUTEX_INITIALIZER;
-static int g_initialize_refs; /* under g_lifetime_lock */
 static _Atomic(vcpu_runtime *) g_runtime;
 static _Thread_local int t_current_device;
 
@@ -39,23 +34,6 @@ int vcpu_device_count(void) {
   return runtime ? runtime->device_count : 0;
 }
 
-/* Drains and frees whatever the device still holds, saying so if anything. */
-static void release_resources(vcpu_device *device, const char *when) {
-  size_t streams = vcpu_streams_destroy_all(device);
-  size_t events = vcpu_events_destroy_all(device);
-  vcpu_arena_usage_info usage = vcpu_arena_usage(&device->arena);
-  if (streams == 0 && events == 0 && usage.live_count == 0)
-    return;
-  fprintf(stderr,
-          "backplane vcpu: %s of device %d found %zu live stream(s) (drained "
-          "and destroyed), %zu live event(s), %zu live allocation(s) of %zu "
-          "bytes; released\n",
-          when, device->id, streams, events, usage.live_count,
-          usage.live_bytes);
-  if (usage.live_count != 0)
-    vcpu_arena_reset(&device->arena);
-}
-
 static void destroy_device(vcpu_device *device) {
   vcpu_copier_shutdown(&device->copier);
   vcpu_arena_destroy(&device->arena);
@@ -63,8 +41,8 @@ static void destroy_device(vcpu_device *device) {
   pthread_mutex_destroy(&device->events_lock);
 }
 
-static int create_device(vcpu_device *device, int id,
-                         const vcpu_config *config) {
+static int create_device(vcpu_device *device, int id, const vcpu_config *config,
+                         const vcpu_runners_t *runners) {
   char name[48];
   snprintf(name, sizeof name, "backplane-vcpu-%d", id);
   int error =
@@ -74,6 +52,7 @@ static int create_device(vcpu_device *device, int id,
   device->id = id;
   device->handle.id = id;
   device->jitter_us = config->jitter_us;
+  device->runners = *runners;
   device->init_refs = 0;
   device->streams = NULL;
   device->events = NULL;
@@ -83,7 +62,7 @@ static int create_device(vcpu_device *device, int id,
   return 0;
 }
 
-static C_Status create_runtime(void) {
+C_Status vcpu_devices_create(const vcpu_runners_t *runners) {
   vcpu_config config = vcpu_config_from_environment();
   vcpu_runtime *runtime =
       calloc(1, sizeof *runtime +
@@ -91,7 +70,7 @@ static C_Status create_runtime(void) {
   if (!runtime)
     return C_FAILED;
   for (int id = 0; id < config.device_count; ++id) {
-    int error = create_device(&runtime->devices[id], id, &config);
+    int error = create_device(&runtime->devices[id], id, &config, runners);
     if (error != 0) {
       fprintf(stderr,
               "backplane vcpu: cannot create the %zu-byte memory arena of "
@@ -108,59 +87,12 @@ static C_Status create_runtime(void) {
   return C_SUCCESS;
 }
 
-static void destroy_runtime(void) {
+void vcpu_devices_destroy(void) {
   vcpu_runtime *runtime = atomic_load(&g_runtime);
-  for (int id = 0; id < runtime->device_count; ++id)
-    release_resources(&runtime->devices[id], "finalize");
-  vcpu_host_memory_release_all();
   atomic_store(&g_runtime, NULL);
   for (int id = 0; id < runtime->device_count; ++id)
     destroy_device(&runtime->devices[id]);
   free(runtime);
-}
-
-C_Status vcpu_initialize(void) {
-  C_Status status = C_SUCCESS;
-  pthread_mutex_lock(&g_lifetime_lock);
-  if (g_initialize_refs == 0)
-    status = create_runtime();
-  if (status == C_SUCCESS)
-    g_initialize_refs++;
-  pthread_mutex_unlock(&g_lifetime_lock);
-  return status;
-}
-
-C_Status vcpu_finalize(void) {
-  C_Status status = C_SUCCESS;
-  pthread_mutex_lock(&g_lifetime_lock);
-  if (g_initialize_refs == 0)
-    status = C_ERROR;
-  else if (--g_initialize_refs == 0)
-    destroy_runtime();
-  pthread_mutex_unlock(&g_lifetime_lock);
-  return status;
-}
-
-C_Status vcpu_init_device(const C_Device device) {
-  pthread_mutex_lock(&g_lifetime_lock);
-  vcpu_device *dev = vcpu_device_get(device);
-  if (dev)
-    dev->init_refs++;
-  pthread_mutex_unlock(&g_lifetime_lock);
-  return dev ? C_SUCCESS : C_ERROR;
-}
-
-C_Status vcpu_deinit_device(const C_Device device) {
-  C_Status status = C_ERROR;
-  pthread_mutex_lock(&g_lifetime_lock);
-  vcpu_device *dev = vcpu_device_get(device);
-  if (dev && dev->init_refs > 0) {
-    if (--dev->init_refs == 0)
-      release_resources(dev, "deinit_device");
-    status = C_SUCCESS;
-  }
-  pthread_mutex_unlock(&g_lifetime_lock);
-  return status;
 }
 
 C_Status vcpu_set_device(const C_Device device) {

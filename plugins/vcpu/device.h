@@ -1,15 +1,9 @@
-/* Virtual devices and the plugin's lifetime.
- *
- * `initialize`/`finalize` are reference-counted: the same loaded plugin may be
- * initialised by several runtimes of one process; the devices are created on
- * the first initialize (reading the environment, config.h) and torn down on the
- * last finalize. `init_device`/`deinit_device` are reference-counted per
- * device the same way. A teardown that finds live streams, events or
- * allocations reports them on stderr (counts, bytes), drains and frees them.
+/* Virtual devices: the device table and the per-thread current device. The
+ * plugin's lifetime (initialize, finalize, init_device, deinit_device), which
+ * creates and destroys the table, is lifetime.h.
  *
  * Device ids are 0..count-1 (the "physical" id equals the logical one).
- * `set_device` is per calling thread. Every entry point is thread-safe, but
- * finalize must not race other calls into the plugin.
+ * `set_device` is per calling thread. Every entry point is thread-safe.
  */
 #ifndef BACKPLANE_VCPU_DEVICE_H_
 #define BACKPLANE_VCPU_DEVICE_H_
@@ -19,15 +13,24 @@
 
 #include "arena.h"
 #include "backplane/device_ext.h"
+#include "comm/task.h"
 #include "copier.h"
+
+/* What the streams run for the floors above them, given at initialize:
+ * comm_task runs a collective task on a stream's worker and may block
+ * (vcpu_comm_run_task, comm/ops.h). */
+typedef struct vcpu_runners {
+  void (*comm_task)(const vcpu_comm_task_t *task);
+} vcpu_runners_t;
 
 typedef struct vcpu_device {
   int id;
   struct C_Device_st handle; /* {id}: what stream callbacks receive */
   unsigned jitter_us;        /* BACKPLANE_VCPU_JITTER_US */
+  vcpu_runners_t runners;    /* fixed for the device's life */
   vcpu_arena arena;
   vcpu_copier copier;
-  int init_refs; /* init_device minus deinit_device, under the global lock */
+  int init_refs; /* init_device minus deinit_device, under lifetime.c's lock */
   /* Live streams; synchronize_device holds it shared while it waits. */
   pthread_rwlock_t streams_lock;
   struct C_Stream_st *streams;
@@ -45,12 +48,15 @@ vcpu_device *vcpu_device_at(int id);
 /* Number of virtual devices, 0 when not initialised. */
 int vcpu_device_count(void);
 
-C_Status vcpu_initialize(void);
-C_Status vcpu_finalize(void);
-C_Status vcpu_init_device(const C_Device device);
+/* Creates the devices the environment asks for (config.h), each running
+ * commands with `runners`, and publishes them. C_FAILED (with a message on
+ * stderr) if one cannot be made. The caller (lifetime.c) serializes these. */
+C_Status vcpu_devices_create(const vcpu_runners_t *runners);
+/* Unpublishes and destroys the devices; the caller released what they held. */
+void vcpu_devices_destroy(void);
+
 C_Status vcpu_set_device(const C_Device device);
 C_Status vcpu_get_device(const C_Device device);
-C_Status vcpu_deinit_device(const C_Device device);
 C_Status vcpu_get_device_count(size_t *count);
 /* Writes count ids (0..count-1) into `devices`. */
 C_Status vcpu_get_device_list(size_t *devices);

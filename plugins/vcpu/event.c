@@ -19,7 +19,6 @@
 
 #include "base/park.h"
 #include "base/progress.h"
-#include "stream.h"
 
 #define EVENT_MAGIC 0x65766e74u /* "evnt" */
 
@@ -133,17 +132,15 @@ size_t vcpu_events_destroy_all(vcpu_device *device) {
   return count;
 }
 
-C_Status vcpu_record_event(const C_Device device, C_Stream stream,
-                           C_Event event) {
-  vcpu_device *dev = vcpu_device_get(device);
-  if (!vcpu_stream_of(dev, stream) || !event_of(dev, event))
-    return C_ERROR;
+bool vcpu_event_record_command(const vcpu_device *device, C_Event event,
+                               vcpu_command *command) {
+  if (!event_of(device, event))
+    return false;
   take_reference(event);
   uint64_t generation = atomic_fetch_add(&event->recorded, 1) + 1;
-  vcpu_command command = {.kind = VCPU_COMMAND_RECORD,
-                          .event = {event, generation}};
-  vcpu_stream_enqueue(stream, &command);
-  return C_SUCCESS;
+  *command =
+      (vcpu_command){.kind = VCPU_COMMAND_RECORD, .event = {event, generation}};
+  return true;
 }
 
 void vcpu_event_complete(C_Event event, uint64_t generation) {
@@ -178,17 +175,17 @@ C_Status vcpu_synchronize_event(const C_Device device, C_Event event) {
   return C_SUCCESS;
 }
 
-C_Status vcpu_stream_wait_event(const C_Device device, C_Stream stream,
-                                C_Event event) {
-  if (!vcpu_stream_of(vcpu_device_get(device), stream) || !live_event(event))
+C_Status vcpu_event_wait_command(C_Event event, vcpu_command *command,
+                                 bool *needed) {
+  if (!live_event(event))
     return C_ERROR;
   uint64_t generation = atomic_load(&event->recorded);
-  if (vcpu_progress_get(&event->completed) >= generation)
-    return C_SUCCESS; /* nothing to wait for */
-  take_reference(event);
-  vcpu_command command = {.kind = VCPU_COMMAND_WAIT,
-                          .event = {event, generation}};
-  vcpu_stream_enqueue(stream, &command);
+  *needed = vcpu_progress_get(&event->completed) < generation;
+  if (*needed) {
+    take_reference(event);
+    *command =
+        (vcpu_command){.kind = VCPU_COMMAND_WAIT, .event = {event, generation}};
+  }
   return C_SUCCESS;
 }
 

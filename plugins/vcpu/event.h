@@ -13,30 +13,41 @@
  *    reference; the memory goes when the last one ran).
  * An event belongs to the device it was created on: recording it on a stream
  * of another device, or naming another device, is C_ERROR. Thread-safe.
+ * record_event and stream_wait_event enqueue on a stream, so they live with
+ * the streams (stream.h), which sit above events.
  */
 #ifndef BACKPLANE_VCPU_EVENT_H_
 #define BACKPLANE_VCPU_EVENT_H_
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "backplane/device_ext.h"
 #include "device.h"
+#include "queue.h"
 
 C_Status vcpu_create_event(const C_Device device, C_Event *event);
-C_Status vcpu_record_event(const C_Device device, C_Stream stream,
-                           C_Event event);
 C_Status vcpu_destroy_event(const C_Device device, C_Event event);
 C_Status vcpu_query_event(const C_Device device, C_Event event);
 C_Status vcpu_synchronize_event(const C_Device device, C_Event event);
-C_Status vcpu_stream_wait_event(const C_Device device, C_Stream stream,
-                                C_Event event);
 
 /* BP_EventTimingExtension: milliseconds from `start` to `end`, both of
  * `device`. C_FAILED while either is pending, C_ERROR if one was never
  * recorded (or an argument is bad). */
 C_Status vcpu_event_elapsed_time(const C_Device device, C_Event start,
                                  C_Event end, float *milliseconds);
+
+/* Producer side of the RECORD and WAIT commands (stream.h enqueues them).
+ * record_command: false if `event` is not a live event of `device`; else
+ * the RECORD of the event's next generation, holding a reference.
+ * wait_command: C_ERROR if `event` is not a live event (of any device);
+ * else C_SUCCESS, with *needed false if its latest record already completed,
+ * or the WAIT for that record, holding a reference. */
+bool vcpu_event_record_command(const vcpu_device *device, C_Event event,
+                               vcpu_command *command);
+C_Status vcpu_event_wait_command(C_Event event, vcpu_command *command,
+                                 bool *needed);
 
 /* Worker side of the RECORD and WAIT commands. */
 void vcpu_event_complete(C_Event event, uint64_t generation);

@@ -5,9 +5,11 @@
 #include "attributes.h"
 #include "backplane/device_ext.h"
 #include "comm/interface.h"
+#include "comm/ops.h"
 #include "copy.h"
 #include "device.h"
 #include "event.h"
+#include "lifetime.h"
 #include "memory.h"
 #include "stream.h"
 #include "trace.h"
@@ -34,12 +36,19 @@ VCPU_EXPORT const BP_ExtensionBase *BackplanePluginExtensions(void) {
   return &g_device_attributes.base;
 }
 
+/* What the devices' streams run for the collectives. */
+static const vcpu_runners_t g_runners = {.comm_task = vcpu_comm_run_task};
+
+static C_Status initialize(void) {
+  return vcpu_initialize(&g_runners);
+}
+
 static void fill_table(C_DeviceInterface *table) {
   size_t size = table->size;
   memset(table, 0, sizeof *table);
   table->size = size;
 
-  table->initialize = vcpu_initialize;
+  table->initialize = initialize;
   table->finalize = vcpu_finalize;
   table->init_device = vcpu_init_device;
   table->set_device = vcpu_set_device;
@@ -87,7 +96,7 @@ static void fill_table(C_DeviceInterface *table) {
   table->get_runtime_version = vcpu_get_runtime_version;
   table->get_driver_version = vcpu_get_driver_version;
 
-  vcpu_comm_fill_interface(table, vcpu_stream_enqueue_comm);
+  vcpu_comm_fill_interface(table);
 
   table->profiler_initialize = vcpu_profiler_initialize; /* trace.h */
   table->profiler_finalize = vcpu_profiler_finalize;

@@ -27,7 +27,7 @@
 typedef enum vcpu_command_kind {
   VCPU_COMMAND_COPY,     /* copy.dst <- copy.src, copy.size bytes */
   VCPU_COMMAND_CALLBACK, /* C_Callback with a status pointer */
-  VCPU_COMMAND_COMM,     /* comm_run_task(&comm) */
+  VCPU_COMMAND_COMM,     /* vcpu_comm_run_task(&comm) */
   VCPU_COMMAND_RECORD,   /* complete event.event's generation */
   VCPU_COMMAND_WAIT,     /* wait for event.event's generation */
   VCPU_COMMAND_STOP,     /* the worker exits after this one */
@@ -49,7 +49,7 @@ typedef struct vcpu_command {
       void *user_data;
       C_Device device; /* the caller's handle, handed back to fn */
     } callback;
-    comm_task comm;
+    vcpu_comm_task_t comm;
     struct {
       C_Event event; /* holds a reference until the command ran */
       uint64_t generation;

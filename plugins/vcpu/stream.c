@@ -52,7 +52,8 @@ static void sleep_jitter(C_Stream stream, unsigned jitter_us) {
   nanosleep(&delay, NULL);
 }
 
-static void run_command(C_Stream stream, vcpu_command *command) {
+static void run_command(C_Stream stream, const vcpu_runners_t *runners,
+                        vcpu_command *command) {
   switch ((vcpu_command_kind)command->kind) {
   case VCPU_COMMAND_COPY:
     vcpu_copier_copy(command->copy.copier, command->copy.dst, command->copy.src,
@@ -65,7 +66,7 @@ static void run_command(C_Stream stream, vcpu_command *command) {
     break;
   }
   case VCPU_COMMAND_COMM:
-    comm_run_task(&command->comm);
+    runners->comm_task(&command->comm);
     break;
   case VCPU_COMMAND_RECORD:
     vcpu_event_complete(command->event.event, command->event.generation);
@@ -84,6 +85,7 @@ static void *worker_main(void *arg) {
   C_Stream stream = arg;
   /* Fixed for the device's life; read once, away from its busier fields. */
   unsigned jitter_us = stream->device->jitter_us;
+  vcpu_runners_t runners = stream->device->runners;
   if (jitter_us != 0)
     prctl(PR_SET_TIMERSLACK, 1000UL); /* 1 µs: sleep what jitter asks */
   for (;;) {
@@ -92,7 +94,7 @@ static void *worker_main(void *arg) {
       sleep_jitter(stream, jitter_us);
     bool stop = command->kind == VCPU_COMMAND_STOP;
     uint64_t traced_at = vcpu_trace_begin(); /* trace.h: 0 unless tracing */
-    run_command(stream, command);
+    run_command(stream, &runners, command);
     if (traced_at)
       vcpu_trace_command(stream->device->id, stream, command, traced_at);
     vcpu_queue_pop(&stream->queue);
@@ -218,10 +220,34 @@ C_Status vcpu_stream_add_callback(const C_Device device, C_Stream stream,
   return C_SUCCESS;
 }
 
-C_Status vcpu_stream_enqueue_comm(C_Stream stream, const comm_task *task) {
+C_Status vcpu_stream_enqueue_comm(C_Stream stream,
+                                  const vcpu_comm_task_t *task) {
   if (!vcpu_stream_device(stream) || !task)
     return C_ERROR;
   vcpu_command command = {.kind = VCPU_COMMAND_COMM, .comm = *task};
   vcpu_queue_push(&stream->queue, &command);
   return C_SUCCESS;
+}
+
+C_Status vcpu_record_event(const C_Device device, C_Stream stream,
+                           C_Event event) {
+  vcpu_device *dev = vcpu_device_get(device);
+  vcpu_command command;
+  if (!vcpu_stream_of(dev, stream) ||
+      !vcpu_event_record_command(dev, event, &command))
+    return C_ERROR;
+  vcpu_queue_push(&stream->queue, &command);
+  return C_SUCCESS;
+}
+
+C_Status vcpu_stream_wait_event(const C_Device device, C_Stream stream,
+                                C_Event event) {
+  if (!vcpu_stream_of(vcpu_device_get(device), stream))
+    return C_ERROR;
+  vcpu_command command;
+  bool needed = false;
+  C_Status status = vcpu_event_wait_command(event, &command, &needed);
+  if (status == C_SUCCESS && needed)
+    vcpu_queue_push(&stream->queue, &command);
+  return status;
 }

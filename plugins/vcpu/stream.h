@@ -33,10 +33,20 @@ C_Status vcpu_stream_add_callback(const C_Device device, C_Stream stream,
 C_Status vcpu_synchronize_stream(const C_Device device, C_Stream stream);
 C_Status vcpu_synchronize_device(const C_Device device);
 
-/* For the collectives: runs comm_run_task on a copy of *task on the
- * stream's worker after everything enqueued before. C_ERROR if `stream` is
- * not a live vcpu stream or `task` is NULL. Thread-safe. */
-C_Status vcpu_stream_enqueue_comm(C_Stream stream, const comm_task *task);
+/* The event commands (semantics in event.h): record_event enqueues a record
+ * of `event` (an event of `device`), stream_wait_event makes later commands
+ * wait for the event's latest record. */
+C_Status vcpu_record_event(const C_Device device, C_Stream stream,
+                           C_Event event);
+C_Status vcpu_stream_wait_event(const C_Device device, C_Stream stream,
+                                C_Event event);
+
+/* For the collectives: runs the device's comm_task runner (device.h) on a
+ * copy of *task on the stream's worker after everything enqueued before.
+ * C_ERROR if `stream` is not a live vcpu stream or `task` is NULL.
+ * Thread-safe. */
+C_Status vcpu_stream_enqueue_comm(C_Stream stream,
+                                  const vcpu_comm_task_t *task);
 
 /* The device a live stream belongs to, or NULL if `stream` is not one. */
 vcpu_device *vcpu_stream_device(C_Stream stream);

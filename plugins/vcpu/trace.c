@@ -146,12 +146,12 @@ static void report_command(int device_id, const void *stream,
     snprintf(args, sizeof args, "{}");
     break;
   case VCPU_COMMAND_COMM:
-    name = command->comm.kind == COMM_TASK_BATCH
+    name = command->comm.kind == VCPU_COMM_TASK_BATCH
                ? "comm_group"
-               : comm_kind_name((comm_kind)command->comm.kind);
+               : vcpu_comm_kind_name((vcpu_comm_kind_t)command->comm.kind);
     category = "collective";
     /* Not the communicator's name: it may be destroyed once the task ran. */
-    if (command->comm.kind == COMM_TASK_BATCH)
+    if (command->comm.kind == VCPU_COMM_TASK_BATCH)
       snprintf(args, sizeof args, "{}");
     else
       snprintf(args, sizeof args, "{\"seq\":%llu}",

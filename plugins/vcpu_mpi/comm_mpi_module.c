@@ -1,4 +1,4 @@
-/* The vcpu collectives over Open MPI (see plugins/vcpu/comm_mpi.h). Every
+/* The vcpu collectives over Open MPI (see plugins/vcpu/comm/mpi.h). Every
  * operation is a nonblocking MPI call polled to completion, so deadlines and
  * the abort flag hold even when a peer never shows up. float16/bfloat16 travel
  * as 2-byte derived types reduced by user ops; AVG is a sum divided once. */
@@ -38,7 +38,7 @@ static C_DataType half_type_of(MPI_Datatype *type) {
 #define DEFINE_USER_OP(name, op)                                               \
   static void name(void *in, void *inout, int *len, MPI_Datatype *type) {      \
     const void *srcs[2] = {in, inout};                                         \
-    comm_reduce(inout, srcs, 2, (size_t)*len, half_type_of(type), op, 1);      \
+    vcpu_comm_reduce(inout, srcs, 2, (size_t)*len, half_type_of(type), op, 1); \
   }
 DEFINE_USER_OP(half_sum, SUM)
 DEFINE_USER_OP(half_prod, PRODUCT)
@@ -241,7 +241,7 @@ static void destroy(void *handle) {
   world_free(handle);
 }
 
-static void call_to_words(const comm_desc *d, uint64_t *words) {
+static void call_to_words(const vcpu_comm_desc_t *d, uint64_t *words) {
   words[0] = (uint64_t)d->kind;
   words[1] = d->count;
   words[2] = (uint64_t)d->dtype;
@@ -249,23 +249,24 @@ static void call_to_words(const comm_desc *d, uint64_t *words) {
   words[4] = d->peer;
 }
 
-static comm_desc call_from_words(const uint64_t *words) {
-  return (comm_desc){.kind = (comm_kind)words[0],
-                     .count = (size_t)words[1],
-                     .dtype = (C_DataType)words[2],
-                     .op = (C_CCLReduceOp)words[3],
-                     .peer = (size_t)words[4]};
+static vcpu_comm_desc_t call_from_words(const uint64_t *words) {
+  return (vcpu_comm_desc_t){.kind = (vcpu_comm_kind_t)words[0],
+                            .count = (size_t)words[1],
+                            .dtype = (C_DataType)words[2],
+                            .op = (C_CCLReduceOp)words[3],
+                            .peer = (size_t)words[4]};
 }
 
 /* "all_reduce sequence 7", for messages. */
-static void describe_call(const comm_desc *d, char *out, size_t capacity) {
-  snprintf(out, capacity, "%s sequence %" PRIu64, comm_kind_name(d->kind),
+static void describe_call(const vcpu_comm_desc_t *d, char *out,
+                          size_t capacity) {
+  snprintf(out, capacity, "%s sequence %" PRIu64, vcpu_comm_kind_name(d->kind),
            d->seq);
 }
 
 /* Every rank's call at this sequence number, gathered: a rank that called
  * something else is named with what it called. */
-static int check(void *handle, const comm_desc *d, uint64_t deadline_ns,
+static int check(void *handle, const vcpu_comm_desc_t *d, uint64_t deadline_ns,
                  const atomic_bool *aborted, char *error, size_t capacity) {
   mpi_world *world = handle;
   char what[64];
@@ -280,12 +281,12 @@ static int check(void *handle, const comm_desc *d, uint64_t deadline_ns,
                         aborted, what, error, capacity);
   status = name_the_missing(world, status, d->seq, error, capacity);
   for (size_t r = 0; r < world->nranks && status == BP_OK; r++) {
-    comm_desc theirs = call_from_words(world->calls + r * CALL_WORDS);
-    if (comm_same_call(d, &theirs))
+    vcpu_comm_desc_t theirs = call_from_words(world->calls + r * CALL_WORDS);
+    if (vcpu_comm_same_call(d, &theirs))
       continue;
     char a[128], b[128];
-    comm_describe_call(d, a, sizeof a);
-    comm_describe_call(&theirs, b, sizeof b);
+    vcpu_comm_describe_call(d, a, sizeof a);
+    vcpu_comm_describe_call(&theirs, b, sizeof b);
     status = fail(BP_ERR_INVALID_ARGUMENT, error, capacity,
                   "mismatched collectives at sequence %" PRIu64
                   ": rank %zu called %s but rank %zu called %s",
@@ -297,10 +298,10 @@ static int check(void *handle, const comm_desc *d, uint64_t deadline_ns,
 /* reduce_scatter: in place (recv inside send) is not MPI's IN_PLACE layout,
  * so it reduces into a scratch buffer and copies, reading the input whole
  * first. */
-static int reduce_scatter(mpi_world *world, const comm_desc *d,
+static int reduce_scatter(mpi_world *world, const vcpu_comm_desc_t *d,
                           uint64_t deadline_ns, const atomic_bool *aborted,
                           const char *what, char *error, size_t capacity) {
-  size_t bytes = d->count * comm_dtype_size(d->dtype);
+  size_t bytes = d->count * vcpu_comm_dtype_size(d->dtype);
   void *out = d->recv;
   if ((const char *)d->send + world->rank * bytes == d->recv && bytes)
     out = malloc(bytes);
@@ -320,7 +321,7 @@ static int reduce_scatter(mpi_world *world, const comm_desc *d,
   return status;
 }
 
-static int run(void *handle, const comm_desc *d, uint64_t deadline_ns,
+static int run(void *handle, const vcpu_comm_desc_t *d, uint64_t deadline_ns,
                const atomic_bool *aborted, char *error, size_t capacity) {
   mpi_world *world = handle;
   char what[64];
@@ -337,19 +338,19 @@ static int run(void *handle, const comm_desc *d, uint64_t deadline_ns,
   int root = (int)d->peer;
   int status = BP_OK;
   switch (d->kind) {
-  case COMM_ALL_REDUCE:
+  case VCPU_COMM_ALL_REDUCE:
     MPI_Iallreduce(send, d->recv, count, type, op, world->comm, &request);
     break;
-  case COMM_BROADCAST:
+  case VCPU_COMM_BROADCAST:
     MPI_Ibcast(d->recv, count, type, root, world->comm, &request);
     break;
-  case COMM_REDUCE:
+  case VCPU_COMM_REDUCE:
     if (world->rank != d->peer)
       send = d->send; /* MPI_IN_PLACE is for the root only */
     MPI_Ireduce(send, d->recv, count, type, op, root, world->comm, &request);
     break;
-  case COMM_ALL_GATHER: {
-    size_t bytes = d->count * comm_dtype_size(d->dtype);
+  case VCPU_COMM_ALL_GATHER: {
+    size_t bytes = d->count * vcpu_comm_dtype_size(d->dtype);
     send = (const char *)d->recv + world->rank * bytes == d->send ? MPI_IN_PLACE
                                                                   : d->send;
     MPI_Iallgather(send, count, type, d->recv, count, type, world->comm,
@@ -361,30 +362,31 @@ static int run(void *handle, const comm_desc *d, uint64_t deadline_ns,
         reduce_scatter(world, d, deadline_ns, aborted, what, error, capacity);
     break;
   }
-  if (d->kind != COMM_REDUCE_SCATTER)
+  if (d->kind != VCPU_COMM_REDUCE_SCATTER)
     status = wait_all(world, &request, 1, MPI_STATUSES_IGNORE, deadline_ns,
                       aborted, what, error, capacity);
   status = name_the_missing(world, status, d->seq, error, capacity);
-  bool has_result = d->kind == COMM_ALL_REDUCE ||
-                    d->kind == COMM_REDUCE_SCATTER ||
-                    (d->kind == COMM_REDUCE && world->rank == d->peer);
+  bool has_result = d->kind == VCPU_COMM_ALL_REDUCE ||
+                    d->kind == VCPU_COMM_REDUCE_SCATTER ||
+                    (d->kind == VCPU_COMM_REDUCE && world->rank == d->peer);
   if (status == BP_OK && d->op == AVG && has_result)
-    comm_reduce(d->recv, (const void *const[]){d->recv}, 1, d->count, d->dtype,
-                AVG, world->nranks);
+    vcpu_comm_reduce(d->recv, (const void *const[]){d->recv}, 1, d->count,
+                     d->dtype, AVG, world->nranks);
   return status;
 }
 
-static int collective(void *handle, const comm_desc *d, uint64_t deadline_ns,
-                      const atomic_bool *aborted, char *error,
-                      size_t capacity) {
+static int collective(void *handle, const vcpu_comm_desc_t *d,
+                      uint64_t deadline_ns, const atomic_bool *aborted,
+                      char *error, size_t capacity) {
   int status = check(handle, d, deadline_ns, aborted, error, capacity);
   return status == BP_OK ? run(handle, d, deadline_ns, aborted, error, capacity)
                          : status;
 }
 
 /* After a send/recv group timed out: the peers it still waits for. */
-static void name_pending_peers(const comm_desc *ops, MPI_Request *requests,
-                               size_t n, char *error, size_t capacity) {
+static void name_pending_peers(const vcpu_comm_desc_t *ops,
+                               MPI_Request *requests, size_t n, char *error,
+                               size_t capacity) {
   size_t used = strlen(error);
   const char *separator = ": waiting for ";
   for (size_t i = 0; i < n && used + 1 < capacity; i++) {
@@ -392,17 +394,17 @@ static void name_pending_peers(const comm_desc *ops, MPI_Request *requests,
     MPI_Test(&requests[i], &done, MPI_STATUS_IGNORE);
     if (done)
       continue;
-    int written =
-        snprintf(error + used, capacity - used, "%s%s rank %zu", separator,
-                 ops[i].kind == COMM_SEND ? "the send to" : "the recv from",
-                 ops[i].peer);
+    int written = snprintf(
+        error + used, capacity - used, "%s%s rank %zu", separator,
+        ops[i].kind == VCPU_COMM_SEND ? "the send to" : "the recv from",
+        ops[i].peer);
     if (written > 0)
       used += (size_t)written;
     separator = ", ";
   }
 }
 
-static int p2p(void *handle, const comm_desc *ops, size_t n,
+static int p2p(void *handle, const vcpu_comm_desc_t *ops, size_t n,
                uint64_t deadline_ns, const atomic_bool *aborted, char *error,
                size_t capacity) {
   mpi_world *world = handle;
@@ -416,8 +418,8 @@ static int p2p(void *handle, const comm_desc *ops, size_t n,
   /* Bytes with a margin on receives, so a longer send shows as a mismatch
    * instead of an MPI truncation error. */
   for (size_t i = 0; i < n; i++) {
-    size_t bytes = ops[i].count * comm_dtype_size(ops[i].dtype);
-    if (ops[i].kind == COMM_SEND)
+    size_t bytes = ops[i].count * vcpu_comm_dtype_size(ops[i].dtype);
+    if (ops[i].kind == VCPU_COMM_SEND)
       MPI_Isend(ops[i].send, (int)bytes, MPI_BYTE, (int)ops[i].peer, 0,
                 world->comm, &requests[i]);
     else
@@ -429,16 +431,16 @@ static int p2p(void *handle, const comm_desc *ops, size_t n,
   if (status == BP_ERR_TIMEOUT)
     name_pending_peers(ops, requests, n, error, capacity);
   for (size_t i = 0; i < n && status == BP_OK; i++) {
-    if (ops[i].kind != COMM_RECV)
+    if (ops[i].kind != VCPU_COMM_RECV)
       continue;
     int received = 0;
     MPI_Get_count(&statuses[i], MPI_BYTE, &received);
-    if ((size_t)received != ops[i].count * comm_dtype_size(ops[i].dtype))
+    if ((size_t)received != ops[i].count * vcpu_comm_dtype_size(ops[i].dtype))
       status = fail(BP_ERR_INVALID_ARGUMENT, error, capacity,
                     "mismatched recv #%" PRIu64
                     " from rank %zu: %d bytes arrived, %zu expected",
                     ops[i].seq, ops[i].peer, received,
-                    ops[i].count * comm_dtype_size(ops[i].dtype));
+                    ops[i].count * vcpu_comm_dtype_size(ops[i].dtype));
   }
   free(requests);
   free(statuses);
@@ -535,7 +537,7 @@ static int hosts(void *handle, size_t ranks_per_host, uint64_t deadline_ns,
   return status;
 }
 
-static const comm_mpi_module module = {
+static const vcpu_comm_mpi_module_t module = {
     .create = create,
     .destroy = destroy,
     .collective = collective,
@@ -545,7 +547,7 @@ static const comm_mpi_module module = {
     .hosts = hosts,
 };
 
-__attribute__((visibility("default"))) const comm_mpi_module *
+__attribute__((visibility("default"))) const vcpu_comm_mpi_module_t *
 BackplaneVcpuCommMpi(void) {
   return &module;
 }

@@ -126,6 +126,15 @@ static bp_status_t out_of_memory(bp_caching_allocator_t *a, size_t size,
   if (a->backend.memory_info &&
       a->backend.memory_info(a->backend.self, &total, &device_free) == BP_OK)
     snprintf(free_text, sizeof free_text, "%zu", device_free);
+  char callback_text[256] = "";
+  void *callback = bp_caching_allocator_callback_stream();
+  if (callback)
+    snprintf(callback_text, sizeof callback_text,
+             "; called from a host callback of stream %p, where the allocator "
+             "does not wait for stream work (it may wait for the callback): "
+             "memory freed on streams that have not reached the free stays "
+             "unavailable",
+             callback);
   char limit_text[64] = "";
   if (a->config.max_alloc_size != SIZE_MAX)
     snprintf(limit_text, sizeof limit_text, " (max_alloc_size %zu)",
@@ -133,11 +142,11 @@ static bp_status_t out_of_memory(bp_caching_allocator_t *a, size_t size,
   return bp_error(BP_ERR_OUT_OF_MEMORY,
                   "%s: out of memory allocating %zu bytes (%zu after padding "
                   "and alignment): %llu bytes allocated, %llu reserved%s, "
-                  "%s free on the device, largest free cached block %zu",
+                  "%s free on the device, largest free cached block %zu%s",
                   a->backend.name, size, rounded,
                   (unsigned long long)stats.allocated_bytes.current,
                   (unsigned long long)stats.reserved_bytes.current, limit_text,
-                  free_text, largest_free_block(a));
+                  free_text, largest_free_block(a), callback_text);
 }
 
 static bp_status_t backend_failure(bp_caching_allocator_t *a,
@@ -146,7 +155,8 @@ static bp_status_t backend_failure(bp_caching_allocator_t *a,
                   a->backend.name, rounded, bp_last_error());
 }
 
-/* Memory pressure: wait for pending frees, give idle chunks back, retry. */
+/* Memory pressure: wait for pending frees, give idle chunks back, retry
+ * (inside a host callback: only what needs no wait). */
 static void release_for_retry(bp_caching_allocator_t *a) {
   bp_count(&a->num_alloc_retries);
   bp_alloc_pending_reclaim(a, true);

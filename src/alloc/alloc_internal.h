@@ -256,7 +256,8 @@ bp_pending_free_t *bp_alloc_pending_new(size_t stream_count);
 void bp_alloc_pending_park(bp_caching_allocator_t *allocator,
                            bp_pending_free_t *entry);
 /* Reclaims pending frees whose events completed; with `wait`, polls until
- * every pending free that has events is reclaimed. */
+ * every pending free that has events is reclaimed (never inside a host
+ * callback: bp_caching_allocator_enter_callback). */
 void bp_alloc_pending_reclaim(bp_caching_allocator_t *allocator, bool wait);
 /* Marks `stream`'s part of every pending free as complete. */
 void bp_alloc_pending_forget_stream(bp_caching_allocator_t *allocator,
@@ -266,7 +267,8 @@ void bp_alloc_pending_destroy(bp_caching_allocator_t *allocator);
  * return to the allocator's spare list. */
 void *bp_alloc_record_event(bp_caching_allocator_t *allocator, void *stream);
 void bp_alloc_recycle_event(bp_caching_allocator_t *allocator, void *event);
-/* Polls `event` until it completes (never a device-wide synchronize). */
+/* Polls `event` until it completes (never a device-wide synchronize). Not
+ * inside a host callback (bp_caching_allocator_callback_stream). */
 void bp_alloc_wait_event(bp_caching_allocator_t *allocator, void *event);
 
 /* Releases idle chunks of every pool (alloc_release.c); returns bytes. */

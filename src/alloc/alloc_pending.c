@@ -6,6 +6,23 @@
 
 #include "alloc/alloc_internal.h"
 
+/* The stream whose host callback this thread runs (NULL: none): no waits. */
+static _Thread_local void *callback_stream;
+
+void *bp_caching_allocator_enter_callback(void *stream) {
+  void *previous = callback_stream;
+  callback_stream = stream;
+  return previous;
+}
+
+void bp_caching_allocator_leave_callback(void *previous) {
+  callback_stream = previous;
+}
+
+void *bp_caching_allocator_callback_stream(void) {
+  return callback_stream;
+}
+
 bp_pending_free_t *bp_alloc_pending_new(size_t stream_count) {
   bp_pending_free_t *entry =
       calloc(1, sizeof *entry + 2 * stream_count * sizeof(void *));
@@ -132,6 +149,8 @@ static bp_pending_free_t *take_completed(bp_caching_allocator_t *a,
 }
 
 void bp_alloc_pending_reclaim(bp_caching_allocator_t *a, bool wait) {
+  if (callback_stream)
+    wait = false; /* see bp_caching_allocator_enter_callback */
   while (atomic_load_explicit(&a->pending_count, memory_order_relaxed)) {
     bool waiting;
     pthread_mutex_lock(&a->device_mu);

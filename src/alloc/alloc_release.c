@@ -11,10 +11,10 @@ static bool has_idle_chunk(const bp_alloc_pool_t *pool) {
 }
 
 /* Releases the idle chunks of `pool`, its hot cache emptied first. A stream's
- * chunks may still be read by
- * work enqueued before their last free, so an event recorded on the stream
- * (after those frees) must complete first; chunks freed again meanwhile
- * (last_free_seq past the event) wait for the next release. */
+ * chunks may still be read by work enqueued before their last free, so an
+ * event recorded on the stream (after those frees) must complete first;
+ * chunks freed again meanwhile (last_free_seq past the event) wait for the
+ * next release, and inside a host callback (no waits) so do they all. */
 static size_t release_pool_idle(bp_caching_allocator_t *a,
                                 bp_alloc_pool_t *pool) {
   bp_pool_lock(&pool->mu);
@@ -25,6 +25,9 @@ static size_t release_pool_idle(bp_caching_allocator_t *a,
   if (!any)
     return 0;
   if (pool->stream) {
+    /* Inside a host callback nothing may wait for a stream: keep them. */
+    if (bp_caching_allocator_callback_stream())
+      return 0;
     void *event = bp_alloc_record_event(a, pool->stream);
     if (!event)
       return 0; /* cannot tell when the stream is done with them */

@@ -110,6 +110,18 @@ bp_caching_allocator_workspace_free(bp_caching_allocator_t *allocator,
  * be NULL). */
 bp_status_t bp_caching_allocator_empty_cache(bp_caching_allocator_t *allocator,
                                              size_t *out_released);
+/* Host callbacks. The core brackets every host callback it runs on a
+ * stream's behalf with enter (returning the previous value, for nesting) and
+ * leave. Inside, the calling thread never waits for stream work: the
+ * callback's stream cannot progress past it, and work on other streams may
+ * wait for it. Allocation then reclaims only what has completed and fails
+ * with BP_ERR_OUT_OF_MEMORY (saying why) rather than hang; empty_cache
+ * releases only what needs no wait. Thread-local. */
+void *bp_caching_allocator_enter_callback(void *stream);
+void bp_caching_allocator_leave_callback(void *previous);
+/* The stream whose host callback the calling thread runs, or NULL. */
+void *bp_caching_allocator_callback_stream(void);
+
 /* Reuses pending frees whose events have completed, without waiting.
  * Allocation does this itself on a cache miss. */
 void bp_caching_allocator_process_events(bp_caching_allocator_t *allocator);

@@ -31,11 +31,16 @@ static bool reserve(void **array, size_t *capacity, size_t count,
   return true;
 }
 
-/* Frees every slab (ws->mu held; no live frame uses them). */
+/* Frees every slab (ws->mu held; no live frame uses them); the next slab
+ * holds the stack's peak since the last time. */
 static void free_slabs(bp_caching_allocator_t *a, bp_workspace_t *ws) {
   for (size_t i = 0; i < ws->slab_count; i++)
     bp_alloc_free_slab(a, (void *)ws->slabs[i].base);
   ws->slab_count = 0;
+  if (ws->peak)
+    ws->next_slab_size =
+        ws->peak > BP_WORKSPACE_MIN_SLAB ? ws->peak : BP_WORKSPACE_MIN_SLAB;
+  ws->peak = ws->live;
 }
 
 void bp_workspace_release(bp_caching_allocator_t *a, bp_alloc_pool_t *pool) {
@@ -43,6 +48,7 @@ void bp_workspace_release(bp_caching_allocator_t *a, bp_alloc_pool_t *pool) {
   pthread_mutex_lock(&ws->mu);
   free_slabs(a, ws);
   ws->frame_count = 0;
+  ws->live = ws->peak = 0;
   pthread_mutex_unlock(&ws->mu);
 }
 
@@ -55,7 +61,9 @@ void bp_workspace_trim(bp_caching_allocator_t *a, bp_alloc_pool_t *pool) {
 }
 
 /* A slab with room for `aligned` bytes at or above the top frame's slab
- * (slabs above it are empty), allocating one if needed. */
+ * (slabs above it are empty), allocating one if needed: of the stack's size
+ * once the frame is on it (so slabs grow geometrically while the stack
+ * grows), at least next_slab_size. */
 static bp_status_t slab_for(bp_caching_allocator_t *a, bp_alloc_pool_t *pool,
                             size_t aligned, uint32_t *out_index) {
   bp_workspace_t *ws = &pool->workspace;
@@ -69,7 +77,9 @@ static bp_status_t slab_for(bp_caching_allocator_t *a, bp_alloc_pool_t *pool,
                sizeof *ws->slabs))
     return bp_error(BP_ERR_OUT_OF_MEMORY, "%s: no host memory for a workspace",
                     a->backend.name);
-  size_t size = aligned > ws->next_slab_size ? aligned : ws->next_slab_size;
+  size_t size = ws->live + aligned; /* cannot overflow: both are memory */
+  if (size < ws->next_slab_size)
+    size = ws->next_slab_size;
   void *base;
   bp_status_t status = bp_alloc_allocate(a, pool, size, true, &base);
   if (status != BP_OK)
@@ -77,7 +87,6 @@ static bp_status_t slab_for(bp_caching_allocator_t *a, bp_alloc_pool_t *pool,
   ws->slabs[ws->slab_count] =
       (bp_workspace_slab_t){.base = (uintptr_t)base, .size = size};
   *out_index = (uint32_t)ws->slab_count++;
-  ws->next_slab_size = size * 2;
   return BP_OK;
 }
 
@@ -109,6 +118,9 @@ bp_status_t bp_caching_allocator_workspace_alloc(bp_caching_allocator_t *a,
     bp_workspace_slab_t *slab = &ws->slabs[index];
     uintptr_t addr = slab->base + slab->used;
     slab->used += aligned;
+    ws->live += aligned;
+    if (ws->live > ws->peak)
+      ws->peak = ws->live;
     ws->frames[ws->frame_count++] =
         (bp_workspace_frame_t){.addr = addr, .slab = index};
     *out_ptr = (void *)addr;
@@ -141,17 +153,13 @@ bp_status_t bp_caching_allocator_workspace_free(bp_caching_allocator_t *a,
   ws->frames[i - 1].freed = true;
   while (ws->frame_count && ws->frames[ws->frame_count - 1].freed) {
     bp_workspace_frame_t *top = &ws->frames[--ws->frame_count];
-    ws->slabs[top->slab].used = top->addr - ws->slabs[top->slab].base;
+    bp_workspace_slab_t *slab = &ws->slabs[top->slab];
+    size_t used = top->addr - slab->base;
+    ws->live -= slab->used - used;
+    slab->used = used;
   }
-  if (!ws->frame_count && ws->slab_count > 1) {
-    /* The stack is empty: merge the slabs into one of their total size,
-     * allocated by the next frame. */
-    size_t total = 0;
-    for (size_t s = 0; s < ws->slab_count; s++)
-      total += ws->slabs[s].size;
-    free_slabs(a, ws);
-    ws->next_slab_size = total;
-  }
+  if (!ws->frame_count && ws->slab_count > 1)
+    free_slabs(a, ws); /* the next frame takes one slab for the peak */
   pthread_mutex_unlock(&ws->mu);
   return BP_OK;
 }

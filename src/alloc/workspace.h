@@ -32,8 +32,13 @@ typedef struct bp_workspace {
   size_t slab_count, slab_capacity;
   bp_workspace_frame_t *frames;
   size_t frame_count, frame_capacity;
-  /* Size of the next slab: grows with use, and becomes the total of all
-   * slabs when they are merged into one after the stack empties. */
+  /* Bytes of the frames on the stack (freed ones above the top included
+   * until popped), and their largest value since the slabs were last freed. */
+  size_t live, peak;
+  /* Smallest size of the next slab: BP_WORKSPACE_MIN_SLAB, or the peak of
+   * the stack when its slabs were last freed (merged or trimmed), so that a
+   * stack that repeats itself needs one slab. Memory held stays within a
+   * small multiple of the peak, however often the slabs are freed. */
   size_t next_slab_size;
 } bp_workspace_t;
 

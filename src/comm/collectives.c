@@ -304,7 +304,7 @@ static bp_status_t for_each_plugin_group(bp_runtime_t *runtime,
       continue;
     C_Status result = start ? d->xccl_group_start() : d->xccl_group_end();
     if (!BP_C_OK(result) && status == BP_OK) {
-      const BP_CommExtension *ext = bp_comm_find_extension(runtime->plugins[i]);
+      const BP_CommExtension *ext = runtime->plugins[i]->extensions.comm;
       status = bp_error(bp_status_from_c(result), "%s: %s %s returned %s: %s",
                         what, runtime->plugins[i]->device_type,
                         start ? "xccl_group_start" : "xccl_group_end",

@@ -15,9 +15,6 @@ struct bp_comm {
   size_t rank, nranks;
 };
 
-/* The plugin's BP_CommExtension, or NULL. */
-const BP_CommExtension *bp_comm_find_extension(const bp_plugin_t *plugin);
-
 /* Sets bp_error for a failed xccl_* call and returns its status: the
  * communicator's own failure when it has one (timeout, abort, mismatch),
  * else the mapped C_Status with the plugin's explanation. `comm` may be NULL

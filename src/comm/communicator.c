@@ -1,33 +1,10 @@
 /* Communicator lifetime, unique ids, abort and async errors. */
-#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/status.h"
 #include "comm/comm_internal.h"
 #include "core/vendor_types.h"
-
-enum { MAX_EXTENSIONS = 64 };
-
-const BP_CommExtension *bp_comm_find_extension(const bp_plugin_t *plugin) {
-  if (plugin->handle == NULL)
-    return NULL;
-  BP_PluginExtensionsFn entry;
-  void *symbol = dlsym(plugin->handle, BP_PLUGIN_EXTENSIONS_SYMBOL);
-  memcpy(&entry, &symbol, sizeof entry);
-  if (entry == NULL)
-    return NULL;
-  const BP_ExtensionBase *ext = entry();
-  for (int n = 0; ext && n < MAX_EXTENSIONS; ++n, ext = ext->next) {
-    if (ext->struct_size < sizeof(BP_ExtensionBase))
-      return NULL; /* cannot trust `next` either */
-    if (ext->type == BP_EXTENSION_COMM &&
-        ext->struct_size >= offsetof(BP_CommExtension, last_error) +
-                                sizeof(((BP_CommExtension *)0)->last_error))
-      return (const BP_CommExtension *)ext;
-  }
-  return NULL;
-}
 
 bp_status_t bp_comm_call_failed(const bp_comm_t *comm,
                                 const bp_device_t *device,
@@ -75,8 +52,7 @@ BP_API bp_status_t bp_comm_unique_id_size(bp_device_t *device,
   size_t size = 0;
   C_Status result = device->plugin->dispatch.xccl_get_unique_id_size(&size);
   if (!BP_C_OK(result))
-    return bp_comm_call_failed(NULL, device,
-                               bp_comm_find_extension(device->plugin),
+    return bp_comm_call_failed(NULL, device, device->plugin->extensions.comm,
                                "xccl_get_unique_id_size", result);
   *out_size = size;
   return BP_OK;
@@ -102,8 +78,7 @@ BP_API bp_status_t bp_comm_get_unique_id(bp_device_t *device, void *id,
   C_CCLRootId root = {needed, id};
   C_Status result = device->plugin->dispatch.xccl_get_unique_id(&root);
   if (!BP_C_OK(result))
-    return bp_comm_call_failed(NULL, device,
-                               bp_comm_find_extension(device->plugin),
+    return bp_comm_call_failed(NULL, device, device->plugin->extensions.comm,
                                "xccl_get_unique_id", result);
   return BP_OK;
 }
@@ -132,7 +107,7 @@ BP_API bp_status_t bp_comm_init_rank(bp_device_t *device, size_t nranks,
                     "bp_comm_init_rank on %s: out of memory", device->name);
   comm->device = device;
   comm->dispatch = &device->plugin->dispatch;
-  comm->extension = bp_comm_find_extension(device->plugin);
+  comm->extension = device->plugin->extensions.comm;
   comm->rank = rank;
   comm->nranks = nranks;
   /* The ABI takes a non-const root id; the plugin only reads it. */
@@ -185,7 +160,7 @@ BP_API bp_status_t bp_comm_init_all(bp_device_t *const *devices,
     C_Status result = d->xccl_group_end();
     if (status == BP_OK && !BP_C_OK(result))
       status = bp_comm_call_failed(NULL, devices[0],
-                                   bp_comm_find_extension(devices[0]->plugin),
+                                   devices[0]->plugin->extensions.comm,
                                    "xccl_group_end", result);
   }
   if (status == BP_OK) {

@@ -107,13 +107,14 @@ BP_API_BODY bp_status_t device_attribute(bp_device_t *device,
   bp_status_t status = bp_device_enter(device);
   if (status != BP_OK)
     return status;
-  bp_get_attribute_fn get_attribute = device->plugin->get_attribute;
+  const BP_DeviceAttributesExtension *attributes =
+      device->plugin->extensions.device_attributes;
   BP_DeviceAttr vendor_attr;
-  if (get_attribute && bp_device_attr_to_c(attr, &vendor_attr)) {
+  if (attributes && bp_device_attr_to_c(attr, &vendor_attr)) {
     BP_AttrValue value;
     memset(&value, 0, sizeof value);
-    C_Status result =
-        get_attribute(&device->c_device, (int32_t)vendor_attr, &value);
+    C_Status result = attributes->get_attribute(&device->c_device,
+                                                (int32_t)vendor_attr, &value);
     if (!BP_C_OK(result))
       return bp_plugin_call_error(device, "get_attribute", result);
     if (bp_device_attr_value_from_c(&value, out_value))

@@ -13,6 +13,7 @@
 typedef struct callback_closure {
   bp_host_fn_t fn;
   void *user_data;
+  bp_stream_t *stream;
 } callback_closure_t;
 
 static void callback_trampoline(C_Device device, C_Stream stream,
@@ -21,7 +22,10 @@ static void callback_trampoline(C_Device device, C_Stream stream,
   (void)stream;
   callback_closure_t closure = *(callback_closure_t *)user_data;
   free(user_data);
+  /* The allocator must not wait for streams while the callback runs. */
+  void *previous = bp_caching_allocator_enter_callback(closure.stream);
   closure.fn(closure.user_data);
+  bp_caching_allocator_leave_callback(previous);
   if (status)
     *status = C_SUCCESS;
 }
@@ -31,6 +35,9 @@ BP_API_BODY bp_status_t stream_add_callback(bp_stream_t *stream,
   if (!stream || !fn)
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_stream_add_callback: stream or fn is NULL");
+  bp_status_t checked = bp_stream_check("bp_stream_add_callback", stream);
+  if (checked != BP_OK)
+    return checked;
   if (!stream->native) {
     /* One queue: once it has drained, "in stream order" is now. */
     bp_status_t status = bp_stream_drain(stream);
@@ -47,7 +54,7 @@ BP_API_BODY bp_status_t stream_add_callback(bp_stream_t *stream,
     return bp_error(BP_ERR_OUT_OF_MEMORY,
                     "bp_stream_add_callback on %s: out of memory",
                     device->name);
-  *closure = (callback_closure_t){fn, user_data};
+  *closure = (callback_closure_t){fn, user_data, stream};
   C_Status result = device->plugin->dispatch.stream_add_callback(
       &device->c_device, stream->native, callback_trampoline, closure);
   if (!BP_C_OK(result)) {

@@ -43,14 +43,52 @@ static bp_status_t event_create(void *self, void **out_event) {
   return status;
 }
 
-static bp_status_t event_record(void *self, void *event, void *stream) {
-  (void)self;
-  return bp_event_record_internal(event, stream);
+/* Moves a completed (or never recorded) event to `device`: a new native
+ * event there, the old one destroyed. */
+static bp_status_t move_event(bp_event_t *event, bp_device_t *device) {
+  bp_status_t status = bp_device_enter(device);
+  if (status != BP_OK)
+    return status;
+  const C_DeviceInterface *dispatch = &device->plugin->dispatch;
+  C_Event native = NULL;
+  C_Status result = dispatch->create_event(&device->c_device, &native);
+  if (!BP_C_OK(result))
+    return bp_plugin_call_error(device, "create_event", result);
+  if (event->native && bp_device_enter(event->device) == BP_OK)
+    event->dispatch->destroy_event(&event->device->c_device, event->native);
+  event->device = device;
+  event->dispatch = dispatch;
+  event->native = native;
+  atomic_store_explicit(&event->state, BP_EVENT_NEVER_RECORDED,
+                        memory_order_relaxed);
+  return BP_OK;
 }
 
-static bp_status_t event_query(void *self, void *event) {
+/* A block may be used on a stream of another device (a peer reading it):
+ * the event is then recorded on that stream's device, as PyTorch's
+ * record_stream does. The allocator's events are complete whenever it
+ * records them, so they can change device. */
+static bp_status_t event_record(void *self, void *event, void *stream) {
   (void)self;
-  return bp_event_query_internal(event);
+  bp_event_t *e = event;
+  bp_stream_t *s = stream;
+  if (s && s->device != e->device) {
+    bp_status_t status = move_event(e, s->device);
+    if (status != BP_OK)
+      return status;
+  }
+  return bp_event_record_internal(e, s);
+}
+
+/* A completed event recorded on another device's stream goes home, so that
+ * the allocator's spare events all belong to its device (a peer device may
+ * be torn down first). */
+static bp_status_t event_query(void *self, void *event) {
+  bp_event_t *e = event;
+  bp_status_t status = bp_event_query_internal(e);
+  if (status == BP_OK && e->device != self)
+    move_event(e, self); /* on failure it stays usable where it is */
+  return status;
 }
 
 static void event_destroy(void *self, void *event) {

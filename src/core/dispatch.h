@@ -14,15 +14,11 @@
 #include "backplane/runtime.h"
 
 #include "core/observer.h"
+#include "core/plugin_extensions.h"
+#include "core/plugin_slots.h"
 
 /* At most this many layers exist (src/layers/registry.c checks it). */
 #define BP_LAYER_CAPACITY 8
-
-typedef C_Status (*bp_get_attribute_fn)(const C_Device device, int32_t attr,
-                                        BP_AttrValue *value);
-typedef C_Status (*bp_event_elapsed_time_fn)(const C_Device device,
-                                             C_Event start, C_Event end,
-                                             float *milliseconds);
 
 typedef struct bp_plugin {
   bp_runtime_t *runtime;
@@ -34,14 +30,12 @@ typedef struct bp_plugin {
   CustomRuntimeVersion version;
   C_DeviceInterface native;
   C_DeviceInterface dispatch;
-  /* From the extension chain; NULL when the plugin lacks them. */
-  bp_get_attribute_fn get_attribute;
-  bp_event_elapsed_time_fn event_elapsed_time;
+  /* The extension chain, read once at load (core/plugin_extensions.h). */
+  bp_plugin_extensions_t extensions;
   /* NULL-terminated lists of static names (see bp_interface_functions). */
   const char **native_functions;
   const char **fallback_functions;
   const char **missing_functions;
-  const char **extensions;
   size_t device_count;
   bp_device_t *devices; /* device_count entries */
   /* The layers' per-plugin contexts by registry index (core/layer.h),
@@ -52,10 +46,12 @@ typedef struct bp_plugin {
   bp_observer_t observer; /* observer.api_call NULL: not observed */
 } bp_plugin_t;
 
-/* Every function slot of C_DeviceInterface, in layout order. */
+/* Every function slot of C_DeviceInterface, in layout order: the rows of
+ * BP_PLUGIN_SLOTS (core/plugin_slots.h) as values. */
 typedef struct bp_interface_function {
   const char *name;
   size_t offset;
+  bp_slot_need_t need;
 } bp_interface_function_t;
 
 extern const bp_interface_function_t bp_interface_functions[];

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/device_table.h"
+#include "core/plugin_slots.h"
 
 /* Host staging buffers are bounded: large copies go in chunks. */
 #define BP_BOUNCE_CHUNK ((size_t)4 << 20)
@@ -183,24 +184,30 @@ static C_Status fallback_device_memory_set(const C_Device device, void *ptr,
   return status;
 }
 
+/* When each fallback can work: the plugin functions it calls back. Every
+ * FALLBACK row of core/plugin_slots.h needs a fallback_<slot> above and a
+ * condition here (a missing one does not compile). */
+#define FALLBACK_USABLE_create_stream(d) 1
+#define FALLBACK_USABLE_destroy_stream(d) 1
+#define FALLBACK_USABLE_query_stream(d) 1
+#define FALLBACK_USABLE_stream_add_callback(d) 1
+#define FALLBACK_USABLE_query_event(d) 1
+#define FALLBACK_USABLE_synchronize_stream(d) 1
+#define FALLBACK_USABLE_stream_wait_event(d) 1
+#define FALLBACK_USABLE_device_memory_set(d) (d->memory_copy_h2d != NULL)
+#define FALLBACK_USABLE_memory_copy_p2p(d)                                     \
+  (d->memory_copy_d2h != NULL && d->memory_copy_h2d != NULL)
+#define FALLBACK_USABLE_async_memory_copy_h2d(d) (d->memory_copy_h2d != NULL)
+#define FALLBACK_USABLE_async_memory_copy_d2h(d) (d->memory_copy_d2h != NULL)
+#define FALLBACK_USABLE_async_memory_copy_d2d(d) (d->memory_copy_d2d != NULL)
+/* Tested after memory_copy_p2p's own fallback is in place: rows are
+ * installed in layout order, where memory_copy_p2p comes first. */
+#define FALLBACK_USABLE_async_memory_copy_p2p(d) (d->memory_copy_p2p != NULL)
+
 void bp_fallbacks_install(C_DeviceInterface *d) {
-#define BP_FALLBACK_IF(slot, condition)                                        \
-  do {                                                                         \
-    if (!d->slot && (condition))                                               \
-      d->slot = fallback_##slot;                                               \
-  } while (0)
-  BP_FALLBACK_IF(create_stream, 1);
-  BP_FALLBACK_IF(destroy_stream, 1);
-  BP_FALLBACK_IF(synchronize_stream, 1);
-  BP_FALLBACK_IF(query_stream, 1);
-  BP_FALLBACK_IF(query_event, 1);
-  BP_FALLBACK_IF(stream_wait_event, 1);
-  BP_FALLBACK_IF(stream_add_callback, 1);
-  BP_FALLBACK_IF(async_memory_copy_h2d, d->memory_copy_h2d);
-  BP_FALLBACK_IF(async_memory_copy_d2h, d->memory_copy_d2h);
-  BP_FALLBACK_IF(async_memory_copy_d2d, d->memory_copy_d2d);
-  BP_FALLBACK_IF(memory_copy_p2p, d->memory_copy_d2h && d->memory_copy_h2d);
-  BP_FALLBACK_IF(async_memory_copy_p2p, d->memory_copy_p2p);
-  BP_FALLBACK_IF(device_memory_set, d->memory_copy_h2d);
-#undef BP_FALLBACK_IF
+#define BP_FALLBACK_INSTALL(name, need, layers, params, args)                  \
+  BP_SLOT_IF_FALLBACK(need)                                                    \
+  (if (!d->name && FALLBACK_USABLE_##name(d)) d->name = fallback_##name;)
+  BP_PLUGIN_SLOTS(BP_FALLBACK_INSTALL)
+#undef BP_FALLBACK_INSTALL
 }

@@ -17,30 +17,6 @@
  * we can reject it: give it slack to scribble on. */
 #define BP_INTERFACE_STORAGE 4096
 #define BP_PARAMS_STORAGE 512
-#define BP_MAX_EXTENSIONS 64
-
-typedef struct required_function {
-  const char *name;
-  size_t offset;
-} required_function_t;
-
-/* Paddle's ten required pointers, plus synchronize_device, which Paddle
- * calls without checking. */
-static const required_function_t required_functions[] = {
-    {"set_device", offsetof(C_DeviceInterface, set_device)},
-    {"get_device", offsetof(C_DeviceInterface, get_device)},
-    {"create_event", offsetof(C_DeviceInterface, create_event)},
-    {"record_event", offsetof(C_DeviceInterface, record_event)},
-    {"destroy_event", offsetof(C_DeviceInterface, destroy_event)},
-    {"synchronize_event", offsetof(C_DeviceInterface, synchronize_event)},
-    {"device_memory_allocate",
-     offsetof(C_DeviceInterface, device_memory_allocate)},
-    {"device_memory_deallocate",
-     offsetof(C_DeviceInterface, device_memory_deallocate)},
-    {"get_device_count", offsetof(C_DeviceInterface, get_device_count)},
-    {"get_device_list", offsetof(C_DeviceInterface, get_device_list)},
-    {"synchronize_device", offsetof(C_DeviceInterface, synchronize_device)},
-};
 
 /* What is known about a plugin between dlopen and acceptance. */
 typedef struct load_state {
@@ -62,7 +38,6 @@ static void release_plugin_memory(bp_plugin_t *plugin) {
   free(plugin->native_functions);
   free(plugin->fallback_functions);
   free(plugin->missing_functions);
-  free(plugin->extensions);
   free(plugin->devices);
   free(plugin);
 }
@@ -87,43 +62,6 @@ static bool reject(load_state_t *state, const char *format, ...) {
     dlclose(state->handle);
   state->status = bp_runtime_reject(state->runtime, state->path, "%s", reason);
   return false;
-}
-
-static bp_status_t read_extensions(bp_plugin_t *plugin, void *handle) {
-  plugin->extensions = calloc(3, sizeof(const char *));
-  if (!plugin->extensions)
-    return BP_ERR_OUT_OF_MEMORY;
-  BP_PluginExtensionsFn entry;
-  void *symbol = dlsym(handle, BP_PLUGIN_EXTENSIONS_SYMBOL);
-  memcpy(&entry, &symbol, sizeof entry);
-  if (!entry)
-    return BP_OK;
-  size_t names = 0;
-  const BP_ExtensionBase *ext = entry();
-  for (int n = 0; ext && n < BP_MAX_EXTENSIONS; ++n, ext = ext->next) {
-    if (ext->struct_size < sizeof(BP_ExtensionBase))
-      break; /* cannot trust `next` either */
-    if (ext->type == BP_EXTENSION_DEVICE_ATTRIBUTES &&
-        ext->struct_size >=
-            offsetof(BP_DeviceAttributesExtension, get_attribute) +
-                sizeof(bp_get_attribute_fn) &&
-        !plugin->get_attribute) {
-      plugin->get_attribute =
-          ((const BP_DeviceAttributesExtension *)ext)->get_attribute;
-      if (plugin->get_attribute)
-        plugin->extensions[names++] = "device_attributes";
-    } else if (ext->type == BP_EXTENSION_EVENT_TIMING &&
-               ext->struct_size >=
-                   offsetof(BP_EventTimingExtension, event_elapsed_time) +
-                       sizeof(bp_event_elapsed_time_fn) &&
-               !plugin->event_elapsed_time) {
-      plugin->event_elapsed_time =
-          ((const BP_EventTimingExtension *)ext)->event_elapsed_time;
-      if (plugin->event_elapsed_time)
-        plugin->extensions[names++] = "event_timing";
-    }
-  }
-  return BP_OK;
 }
 
 /* Runs InitPlugin and checks what it wrote. */
@@ -172,11 +110,11 @@ static bool validate_params(load_state_t *state,
                   "plugin ABI version %zu.%zu.%zu is not supported (need "
                   "major 0, at least 0.1.1)",
                   v->major, v->minor, v->patch);
-  for (size_t i = 0;
-       i < sizeof required_functions / sizeof required_functions[0]; ++i) {
-    if (!bp_interface_has(&state->native, required_functions[i].offset))
-      return reject(state, "required function %s is not set",
-                    required_functions[i].name);
+  for (size_t i = 0; i < bp_interface_function_count; ++i) {
+    const bp_interface_function_t *fn = &bp_interface_functions[i];
+    if (fn->need == BP_SLOT_NEED_REQUIRED &&
+        !bp_interface_has(&state->native, fn->offset))
+      return reject(state, "required function %s is not set", fn->name);
   }
   const bp_plugin_t *other =
       bp_runtime_find_plugin(state->runtime, params->device_type);
@@ -237,8 +175,7 @@ static bool accept(load_state_t *state, const CustomRuntimeParams *params) {
     plugin->devices = calloc(count, sizeof *plugin->devices);
   }
   if (!plugin || !devices || !plugins || !plugin->path ||
-      !plugin->device_type || !plugin->sub_device_type || !plugin->devices ||
-      read_extensions(plugin, state->handle) != BP_OK) {
+      !plugin->device_type || !plugin->sub_device_type || !plugin->devices) {
     free(ids);
     return reject(state, "out of memory while loading");
   }
@@ -246,6 +183,7 @@ static bool accept(load_state_t *state, const CustomRuntimeParams *params) {
   plugin->index = runtime->plugin_count;
   plugin->handle = state->handle;
   plugin->version = params->version;
+  bp_plugin_extensions_read(state->handle, &plugin->extensions);
   plugin->native = *native;
   plugin->native.size = sizeof(C_DeviceInterface);
   plugin->dispatch = plugin->native;
@@ -260,8 +198,14 @@ static bool accept(load_state_t *state, const CustomRuntimeParams *params) {
                     (int)ids[i]);
     runtime->devices[runtime->device_count + i] = &plugin->devices[i];
   }
+  /* The extensions' owners act on them (e.g. register a target kind). */
+  if (bp_plugin_extensions_load(plugin) != BP_OK) {
+    free(ids);
+    return reject(state, "extensions: %s", bp_last_error());
+  }
   /* Splice the runtime's layers into the complete table (core/layer.h). */
   if (bp_plugin_layers_attach(plugin, &runtime->layers) != BP_OK) {
+    bp_plugin_extensions_unload(plugin);
     free(ids);
     return reject(state, "layers: %s", bp_last_error());
   }
@@ -302,6 +246,7 @@ void bp_plugin_unload(bp_plugin_t *plugin) {
   for (size_t i = plugin->device_count; i-- > 0;)
     bp_device_teardown(&plugin->devices[i]);
   bp_plugin_layers_detach(plugin); /* report, then restore (core/layer.h) */
+  bp_plugin_extensions_unload(plugin);
   if (plugin->dispatch.finalize)
     plugin->dispatch.finalize();
   dlclose(plugin->handle);

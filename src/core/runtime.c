@@ -5,9 +5,11 @@
 
 #include "backplane/vendor_access.h"
 #include "base/status.h"
+#include "core/device_table.h"
 #include "core/loader.h"
 #include "core/plugin_search.h"
 #include "core/runtime_internal.h"
+#include "core/stream_internal.h"
 
 bp_status_t bp_runtime_reject(bp_runtime_t *runtime, const char *path,
                               const char *format, ...) {
@@ -76,8 +78,13 @@ BP_API bp_status_t bp_runtime_create_layered(
   bp_runtime_t *runtime = calloc(1, sizeof *runtime);
   if (!runtime)
     return bp_error(BP_ERR_OUT_OF_MEMORY, "bp_runtime_create: out of memory");
+  runtime->check_ranges = !opts.skip_range_checks;
+  bp_handle_pool_init(&runtime->stream_handles, sizeof(bp_stream_t));
+  bp_handle_pool_init(&runtime->event_handles, sizeof(bp_event_t));
   status = bp_runtime_layers_open(layers, &runtime->layers);
   if (status != BP_OK) {
+    bp_handle_pool_release(&runtime->stream_handles);
+    bp_handle_pool_release(&runtime->event_handles);
     free(runtime);
     char why[1024];
     snprintf(why, sizeof why, "%s", bp_last_error());
@@ -105,6 +112,18 @@ BP_API bp_status_t bp_runtime_create(const bp_runtime_options_t *options,
 BP_API void bp_runtime_destroy(bp_runtime_t *runtime) {
   if (!runtime)
     return;
+  /* Frees pending on a peer device's stream hold that device's events: take
+   * them back (they complete once the devices drain) before any device goes. */
+  for (size_t i = 0; i < runtime->plugin_count; ++i)
+    for (size_t d = 0; d < runtime->plugins[i]->device_count; ++d) {
+      bp_device_t *device = &runtime->plugins[i]->devices[d];
+      bp_caching_allocator_t *allocator =
+          bp_device_allocator_if_created(device);
+      if (allocator && bp_device_enter(device) == BP_OK &&
+          BP_C_OK(
+              device->plugin->dispatch.synchronize_device(&device->c_device)))
+        bp_caching_allocator_process_events(allocator);
+    }
   for (size_t i = runtime->plugin_count; i-- > 0;)
     bp_plugin_unload(runtime->plugins[i]);
   bp_runtime_layers_close(&runtime->layers);
@@ -115,6 +134,8 @@ BP_API void bp_runtime_destroy(bp_runtime_t *runtime) {
   free(runtime->rejected);
   free(runtime->plugins);
   free(runtime->devices);
+  bp_handle_pool_release(&runtime->stream_handles);
+  bp_handle_pool_release(&runtime->event_handles);
   free(runtime);
 }
 
@@ -145,7 +166,7 @@ BP_API bp_status_t bp_runtime_plugin_info(const bp_runtime_t *runtime,
       .native_functions = plugin->native_functions,
       .fallback_functions = plugin->fallback_functions,
       .missing_functions = plugin->missing_functions,
-      .extensions = plugin->extensions,
+      .extensions = plugin->extensions.names,
   };
   return BP_OK;
 }

@@ -3,8 +3,9 @@
 #include <string.h>
 
 const char *const bp_layer_function_names[BP_LAYER_FN_COUNT] = {
-#define BP_LAYER_NAME(name, params, args) #name,
-    BP_LAYER_FUNCTIONS(BP_LAYER_NAME)
+#define BP_LAYER_NAME(name, need, layers, params, args)                        \
+  BP_SLOT_IF_WRAPPED(layers)(#name, )
+    BP_PLUGIN_SLOTS(BP_LAYER_NAME)
 #undef BP_LAYER_NAME
 };
 

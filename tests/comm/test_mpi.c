@@ -6,9 +6,9 @@
  * the test fails if any rank fails.
  *
  * With BACKPLANE_COMM_RANKS_PER_HOST=K the same cases run on the hybrid
- * transport (comm_hybrid.h), rank r on simulated host r / K, and the test
- * checks that the world is hybrid; in both modes no shared-memory segment of
- * the world or of its hosts may outlive the communicator. */
+ * transport (plugins/vcpu/comm/hybrid.h), rank r on simulated host r / K, and
+ * the test checks that the world is hybrid; in both modes no shared-memory
+ * segment of the world or of its hosts may outlive the communicator. */
 #include <mpi.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -32,11 +32,11 @@ static size_t leftover_segments; /* found after the communicator is gone */
 typedef struct world {
   C_CCLComm comm;
   test_stream *stream;
-  comm_unique_id id;
+  vcpu_comm_unique_id_t id;
 } world;
 
 static int setup(void **state) {
-  vcpu_comm_fill_interface(&xccl, test_stream_enqueue);
+  vcpu_comm_fill_interface(&xccl);
   world *w = calloc(1, sizeof *w);
   C_CCLRootId id = {sizeof w->id, &w->id};
   if (rank == 0)
@@ -74,7 +74,7 @@ static void test_transport(void **state) {
   const char *hybrid = getenv("BACKPLANE_COMM_HYBRID");
   bool grouped = getenv("BACKPLANE_COMM_RANKS_PER_HOST") != NULL;
   bool off = hybrid != NULL && strcmp(hybrid, "0") == 0;
-  assert_int_equal(comm_hybrid_in_use(w->comm->world), grouped && !off);
+  assert_int_equal(vcpu_comm_hybrid_in_use(w->comm->world), grouped && !off);
 }
 
 /* A malformed setting refuses the communicator on every rank, naming the

@@ -42,9 +42,9 @@ static int rank, nranks;
 /* A fresh communicator of every rank; its id in *id. The ranks start
  * together: one that left the previous test early must not spend its
  * deadline waiting for one that is still timing out there. */
-static C_CCLComm join(comm_unique_id *id) {
+static C_CCLComm join(vcpu_comm_unique_id_t *id) {
   MPI_Barrier(MPI_COMM_WORLD);
-  vcpu_comm_fill_interface(&xccl, test_stream_enqueue);
+  vcpu_comm_fill_interface(&xccl);
   C_CCLRootId root = {sizeof *id, id};
   if (rank == 0)
     assert_int_equal(xccl.xccl_get_unique_id(&root), C_SUCCESS);
@@ -54,7 +54,7 @@ static C_CCLComm join(comm_unique_id *id) {
       C_SUCCESS)
     fail_msg("rank %d: %s", rank, vcpu_comm_last_error());
   bool grouped = getenv("BACKPLANE_COMM_RANKS_PER_HOST") != NULL;
-  assert_int_equal(comm_hybrid_in_use(comm->world), grouped);
+  assert_int_equal(vcpu_comm_hybrid_in_use(comm->world), grouped);
   return comm;
 }
 
@@ -104,7 +104,7 @@ static bool names_the_missing(const char *message) {
 
 /* The failure names the communicator, the call and, unless it was
  * aborted, who never took part. */
-static void expect_failure(const comm_unique_id *id, const char *message,
+static void expect_failure(const vcpu_comm_unique_id_t *id, const char *message,
                            const char *call) {
   fprintf(stderr, "rank %d: %s\n", rank, message);
   char name[64];
@@ -123,7 +123,7 @@ static bool shares_abort_with_rank0(int r) {
 
 static void test_abort_while_a_peer_never_comes(void **state) {
   (void)state;
-  comm_unique_id id;
+  vcpu_comm_unique_id_t id;
   C_CCLComm comm = join(&id);
   test_stream *stream = test_stream_create();
   float x[4] = {1, 2, 3, 4};
@@ -133,7 +133,7 @@ static void test_abort_while_a_peer_never_comes(void **state) {
                      C_SUCCESS);
     if (rank == 0) {
       usleep(50 * 1000); /* the stream worker waits in the all_reduce */
-      assert_int_equal(vcpu_comm_abort(comm), C_SUCCESS);
+      assert_int_equal(vcpu_comm_ext_abort(comm), C_SUCCESS);
     }
     char message[512];
     int32_t status = settle(comm, stream, message);
@@ -163,7 +163,7 @@ static void die_mid_all_reduce(C_CCLComm comm, test_stream *stream,
 
 static void test_peer_killed_mid_all_reduce(void **state) {
   (void)state;
-  comm_unique_id id;
+  vcpu_comm_unique_id_t id;
   C_CCLComm comm = join(&id);
   test_stream *stream = test_stream_create();
   float *data = calloc(LARGE_COUNT, sizeof *data);

@@ -3,6 +3,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -137,6 +138,52 @@ static void test_plugin_path_option_adds_a_plugin(void **state) {
   tool_run_release(&run);
 }
 
+/* The names in a JSON array of strings, joined by spaces. */
+static void join_names(json_t *array, char *out, size_t capacity) {
+  size_t i, used = 0;
+  json_t *name;
+  out[0] = '\0';
+  json_array_foreach(array, i, name) {
+    assert_true(json_is_string(name));
+    used += (size_t)snprintf(out + used, capacity - used, "%s%s",
+                             used ? " " : "", json_string_value(name));
+    assert_true(used < capacity);
+  }
+}
+
+/* Every extension a plugin exports shows, comm and target_kind included
+ * (issue: only device_attributes and event_timing did). */
+static void test_info_lists_every_extension(void **state) {
+  (void)state;
+  tool_run_t run;
+  assert_int_equal(tool_run((const char *[]){"info", "--json", NULL},
+                            BP_EXTENSIONS_PLUGIN, &run),
+                   0);
+  assert_int_equal(run.exit_code, 0);
+  json_t *root = json_loads(run.out, 0, NULL);
+  assert_non_null(root);
+  json_t *plugins = json_object_get(root, "plugins");
+  char names[256];
+  json_t *ext = find_by(plugins, "device_type", "extensions");
+  assert_non_null(ext);
+  join_names(json_object_get(ext, "extensions"), names, sizeof names);
+  assert_string_equal(names, "comm target_kind");
+  json_t *vcpu = find_by(plugins, "device_type", "vcpu");
+  assert_non_null(vcpu);
+  join_names(json_object_get(vcpu, "extensions"), names, sizeof names);
+  assert_string_equal(names, "device_attributes event_timing comm");
+  json_decref(root);
+  tool_run_release(&run);
+
+  assert_int_equal(
+      tool_run((const char *[]){"info", NULL}, BP_EXTENSIONS_PLUGIN, &run), 0);
+  assert_int_equal(run.exit_code, 0);
+  assert_non_null(strstr(run.out, "extensions (2)   comm target_kind\n"));
+  assert_non_null(strstr(
+      run.out, "extensions (3)   device_attributes event_timing comm\n"));
+  tool_run_release(&run);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_help_lists_commands),
@@ -144,6 +191,7 @@ int main(void) {
       cmocka_unit_test(test_info_json_lists_vcpu_and_rejected),
       cmocka_unit_test(test_info_table_shows_rejected),
       cmocka_unit_test(test_plugin_path_option_adds_a_plugin),
+      cmocka_unit_test(test_info_lists_every_extension),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,11 +11,11 @@
 #include "memory.h"
 #include "reduce/reduce.h"
 
-typedef struct comm_arena_map {
+typedef struct vcpu_comm_arena_map {
   int32_t pid, memfd; /* what is mapped; pid 0 when nothing */
   unsigned char *base;
   size_t size;
-} comm_arena_map;
+} vcpu_comm_arena_map_t;
 
 static bool locate(const void *ptr, int32_t *memfd, uint64_t *offset) {
   int device, fd;
@@ -27,8 +27,8 @@ static bool locate(const void *ptr, int32_t *memfd, uint64_t *offset) {
   return true;
 }
 
-void comm_arena_publish(C_CCLComm comm, const comm_desc *d) {
-  comm_location where = {0};
+void vcpu_comm_arena_publish(C_CCLComm comm, const vcpu_comm_desc_t *d) {
+  vcpu_comm_location_t where = {0};
   int32_t send_fd = -1, recv_fd = -1;
   bool send_ok =
       d->send == NULL || locate(d->send, &send_fd, &where.send_offset);
@@ -40,7 +40,7 @@ void comm_arena_publish(C_CCLComm comm, const comm_desc *d) {
   comm->world->slots[comm->rank].where = where;
 }
 
-bool comm_arena_everyone_published(const comm_world *world) {
+bool vcpu_comm_arena_everyone_published(const vcpu_comm_world_t *world) {
   for (size_t r = 0; r < world->nranks; r++)
     if (!world->slots[r].where.shareable)
       return false;
@@ -48,8 +48,9 @@ bool comm_arena_everyone_published(const comm_world *world) {
 }
 
 /* Maps rank r's arena if it is not mapped yet. Called under map_lock. */
-static bool map_peer(comm_world *world, size_t r, int32_t pid, int32_t memfd) {
-  comm_arena_map *map = &world->maps[r];
+static bool map_peer(vcpu_comm_world_t *world, size_t r, int32_t pid,
+                     int32_t memfd) {
+  vcpu_comm_arena_map_t *map = &world->maps[r];
   if (map->pid == pid && map->memfd == memfd)
     return true;
   if (map->pid != 0)
@@ -68,20 +69,21 @@ static bool map_peer(comm_world *world, size_t r, int32_t pid, int32_t memfd) {
   close(fd);
   if (base == MAP_FAILED)
     return false;
-  *map = (comm_arena_map){pid, memfd, base, (size_t)st.st_size};
+  *map = (vcpu_comm_arena_map_t){pid, memfd, base, (size_t)st.st_size};
   return true;
 }
 
 /* How many bytes of its send and receive buffers rank r's call spans. */
-static void extents(const comm_desc *d, size_t nranks, size_t *send,
+static void extents(const vcpu_comm_desc_t *d, size_t nranks, size_t *send,
                     size_t *recv) {
-  size_t bytes = d->count * comm_dtype_size(d->dtype);
-  *send = d->kind == COMM_REDUCE_SCATTER ? bytes * nranks : bytes;
-  *recv = d->kind == COMM_ALL_GATHER ? bytes * nranks : bytes;
+  size_t bytes = d->count * vcpu_comm_dtype_size(d->dtype);
+  *send = d->kind == VCPU_COMM_REDUCE_SCATTER ? bytes * nranks : bytes;
+  *recv = d->kind == VCPU_COMM_ALL_GATHER ? bytes * nranks : bytes;
 }
 
-bool comm_arena_translate(C_CCLComm comm, uint64_t seq, comm_desc *peers) {
-  comm_world *world = comm->world;
+bool vcpu_comm_arena_translate(C_CCLComm comm, uint64_t seq,
+                               vcpu_comm_desc_t *peers) {
+  vcpu_comm_world_t *world = comm->world;
   int32_t me = (int32_t)getpid();
   bool ok = true;
   pthread_mutex_lock(&world->map_lock);
@@ -89,8 +91,8 @@ bool comm_arena_translate(C_CCLComm comm, uint64_t seq, comm_desc *peers) {
     world->maps = calloc(world->nranks, sizeof *world->maps);
   ok = world->maps != NULL;
   for (size_t r = 0; r < world->nranks && ok; r++) {
-    const comm_rank_slot *slot = &world->slots[r];
-    peers[r] = *comm_published_call(world, r, seq);
+    const vcpu_comm_rank_slot_t *slot = &world->slots[r];
+    peers[r] = *vcpu_comm_published_call(world, r, seq);
     int32_t pid = atomic_load(&slot->pid);
     if (pid == me)
       continue; /* its pointers are valid here */
@@ -99,7 +101,7 @@ bool comm_arena_translate(C_CCLComm comm, uint64_t seq, comm_desc *peers) {
       break;
     size_t send_bytes, recv_bytes;
     extents(&peers[r], world->nranks, &send_bytes, &recv_bytes);
-    const comm_arena_map *map = &world->maps[r];
+    const vcpu_comm_arena_map_t *map = &world->maps[r];
     if (peers[r].send != NULL) {
       ok = slot->where.send_offset + send_bytes <= map->size;
       peers[r].send = map->base + slot->where.send_offset;
@@ -113,7 +115,7 @@ bool comm_arena_translate(C_CCLComm comm, uint64_t seq, comm_desc *peers) {
   return ok;
 }
 
-void comm_arena_unmap_all(comm_world *world) {
+void vcpu_comm_arena_unmap_all(vcpu_comm_world_t *world) {
   for (size_t r = 0; world->maps && r < world->nranks; r++)
     if (world->maps[r].pid != 0)
       munmap(world->maps[r].base, world->maps[r].size);

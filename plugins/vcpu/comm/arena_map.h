@@ -13,21 +13,22 @@
 #include "comm/comm.h"
 
 /* Records in this rank's slot whether (and where) the call's buffers lie in
- * a device arena. Call before comm_start_collective publishes the call. */
-void comm_arena_publish(C_CCLComm comm, const comm_desc *desc);
+ * a device arena. Call before vcpu_comm_start_collective publishes the call. */
+void vcpu_comm_arena_publish(C_CCLComm comm, const vcpu_comm_desc_t *desc);
 
-/* After comm_start_collective: whether every rank published buffers in an
+/* After vcpu_comm_start_collective: whether every rank published buffers in an
  * arena (so all ranks reach the same answer). */
-bool comm_arena_everyone_published(const comm_world *world);
+bool vcpu_comm_arena_everyone_published(const vcpu_comm_world_t *world);
 
 /* Fills peers[r] with rank r's call `seq`, its buffers translated into this
  * process (mapping arenas on first use). false if an arena cannot be mapped
  * or a buffer does not fit in it; then this rank cannot take part in a
  * single-copy collective. Thread-safe. */
-bool comm_arena_translate(C_CCLComm comm, uint64_t seq, comm_desc *peers);
+bool vcpu_comm_arena_translate(C_CCLComm comm, uint64_t seq,
+                               vcpu_comm_desc_t *peers);
 
 /* Unmaps every peer arena of the world (when its last communicator in this
  * process goes). */
-void comm_arena_unmap_all(comm_world *world);
+void vcpu_comm_arena_unmap_all(vcpu_comm_world_t *world);
 
 #endif /* BACKPLANE_VCPU_COMM_ARENA_H_ */

@@ -15,7 +15,7 @@
  * operation (kind, count, type, op, root) at that number. Every wait has the
  * deadline BACKPLANE_COMM_TIMEOUT_MS and watches the world's abort flag. The
  * first failure poisons the communicator: later calls fail at once, and
- * comm_error() names the communicator, operation, sequence number and the
+ * vcpu_comm_error() names the communicator, operation, sequence number and the
  * missing rank.
  */
 #ifndef BACKPLANE_VCPU_COMM_H_
@@ -34,99 +34,99 @@
 #include "reduce/call.h"
 
 /* Where a rank's buffers lie in its device arena (comm/arena_map.h). */
-typedef struct comm_location {
+typedef struct vcpu_comm_location {
   bool shareable; /* both buffers (or NULL ones) are in one arena */
   int32_t memfd;  /* the arena's fd in the rank's process */
   uint64_t send_offset, recv_offset;
-} comm_location;
+} vcpu_comm_location_t;
 
 /* Per-rank state shared with peers. `arrive` is the rank's position:
  * (sequence << 32) + step of the collective it is in. desc[seq % 2] is the
  * rank's call `seq`, valid for peers from step 1 on: the rank rewrites it
  * only at seq + 2, after every peer reached step 1 of seq + 1 (so finished
  * with seq), which lets a collective end at its first meeting. */
-typedef struct comm_rank_slot {
+typedef struct vcpu_comm_rank_slot {
   _Alignas(64) _Atomic uint64_t arrive;
   atomic_bool joined;
   _Atomic int32_t pid; /* the rank's process, 0 until it joins */
   /* The CPU the rank ran on when it last arrived at a meeting. */
   _Atomic int32_t cpu;
-  comm_desc desc[2];
-  comm_location where;
+  vcpu_comm_desc_t desc[2];
+  vcpu_comm_location_t where;
   /* The sequence number of the last collective for which this rank mapped
    * every peer's arena (single copy possible on its side). */
   _Atomic uint64_t mapped_seq;
-} comm_rank_slot;
+} vcpu_comm_rank_slot_t;
 
-#define COMM_STEP_BITS 32
-/* COMM_SMALL_BYTES: per rank and sequence parity, the world's area for
+#define VCPU_COMM_STEP_BITS 32
+/* VCPU_COMM_SMALL_BYTES: per rank and sequence parity, the world's area for
  * one-meeting all_reduce inputs (comm/small.h). */
-enum { COMM_MAILBOX_SLOTS = 16, COMM_SMALL_BYTES = 16 * 1024 };
+enum { VCPU_COMM_MAILBOX_SLOTS = 16, VCPU_COMM_SMALL_BYTES = 16 * 1024 };
 
 /* A posted send, read by the receiver. `buf` is only meaningful when both
  * ranks share a process; otherwise the data streams through the pair's
  * staging buffer. `status` is written by the receiver before it consumes the
  * message: 0, or 1 when count/type did not match. */
-typedef struct comm_message {
+typedef struct vcpu_comm_message {
   const void *buf;
   size_t count;
   C_DataType dtype;
   int status;
-} comm_message;
+} vcpu_comm_message_t;
 
 /* Ordered pair (src -> dst) of ranks: `posted` and `consumed` count messages,
- * message k lives in ring[k % COMM_MAILBOX_SLOTS]. Between processes the
+ * message k lives in ring[k % VCPU_COMM_MAILBOX_SLOTS]. Between processes the
  * bytes go through the pair's staging buffer one chunk at a time, counted by
  * `chunks_posted` / `chunks_consumed`. */
-typedef struct comm_mailbox {
+typedef struct vcpu_comm_mailbox {
   _Alignas(64) _Atomic uint64_t posted;
   _Atomic uint64_t consumed;
   _Alignas(64) _Atomic uint64_t chunks_posted;
   _Atomic uint64_t chunks_consumed;
-  comm_message ring[COMM_MAILBOX_SLOTS];
-} comm_mailbox;
+  vcpu_comm_message_t ring[VCPU_COMM_MAILBOX_SLOTS];
+} vcpu_comm_mailbox_t;
 
 /* The shared state of a world: one POSIX shared-memory segment that every
  * rank maps (comm/segment.h). Ranks of one process share one mapping. */
-typedef struct comm_world_header comm_world_header;
+typedef struct vcpu_comm_world_header vcpu_comm_world_header_t;
 
-typedef struct comm_world {
-  struct comm_world *next; /* this process's registry, under its lock */
+typedef struct vcpu_comm_world {
+  struct vcpu_comm_world *next; /* this process's registry, under its lock */
   uint64_t token, secret;
   size_t nranks;
   size_t attached; /* this process's communicators (registry lock) */
-  comm_world_header *header;
+  vcpu_comm_world_header_t *header;
   size_t mapped_bytes;
   char segment_name[64];
   /* Views into the segment: */
-  comm_signal *signal;
+  vcpu_comm_signal_t *signal;
   atomic_bool *aborted;
-  comm_rank_slot *slots;       /* nranks */
-  comm_mailbox *mailboxes;     /* nranks * nranks, [src * nranks + dst] */
-  unsigned char *pair_buffers; /* nranks * nranks * pair_bytes */
+  vcpu_comm_rank_slot_t *slots;   /* nranks */
+  vcpu_comm_mailbox_t *mailboxes; /* nranks * nranks, [src * nranks + dst] */
+  unsigned char *pair_buffers;    /* nranks * nranks * pair_bytes */
   size_t pair_bytes;
   unsigned char *data_slots; /* nranks * slot_bytes: collective staging */
   size_t slot_bytes;
-  /* nranks * 2 * COMM_SMALL_BYTES: [rank][seq % 2], comm/small.h */
+  /* nranks * 2 * VCPU_COMM_SMALL_BYTES: [rank][seq % 2], comm/small.h */
   unsigned char *small_inputs;
   /* 0 unknown, 1 every rank lives in this process, 2 some do not. Decided
    * once every rank has joined. */
   _Atomic int locality;
   /* Peers' device arenas mapped here (comm/arena_map.c), under map_lock. */
   pthread_mutex_t map_lock;
-  struct comm_arena_map *maps; /* nranks, or NULL before the first use */
+  struct vcpu_comm_arena_map *maps; /* nranks, or NULL before the first use */
   /* MPI worlds (comm/mpi.h) have no segment: the module's handle, and the
    * abort flag and signal live here. */
-  const struct comm_mpi_module *mpi;
+  const struct vcpu_comm_mpi_module *mpi;
   void *mpi_handle;
   atomic_bool local_aborted;
-  comm_signal local_signal;
-} comm_world;
+  vcpu_comm_signal_t local_signal;
+} vcpu_comm_world_t;
 
 /* Fields are grouped on cache lines by who writes them: the callers' threads,
  * the stream workers running its tasks, or whoever fails first. */
 struct C_CCLComm_st {
-  comm_world *world;
+  vcpu_comm_world_t *world;
   size_t rank, nranks;
   uint64_t timeout_ns;
   char name[64];                /* "vcpu-comm:<token>" */
@@ -148,54 +148,18 @@ struct C_CCLComm_st {
   char error_message[512];
 };
 
-/* Creates rank `rank` of the world the id names, in this process or another
- * one on this host (creating the world's segment on first use). Does not
- * wait for peers: a peer that never joins is reported by the first
- * collective that needs it. BP_ERR_INVALID_ARGUMENT for a malformed id, a
- * wrong secret, an nranks that differs from the world's, or a rank already
- * joined; BP_ERR_PLUGIN when the segment cannot be made; the message is in
- * comm_last_error(). */
-bp_status_t comm_create(size_t nranks, const C_CCLRootId *root, size_t rank,
-                        C_CCLComm *out_comm);
-
-/* comm_create over this host's shared memory whatever
- * BACKPLANE_COMM_TRANSPORT says, from a parsed id; rank < nranks <= 4096.
- * For the per-host worlds of the hybrid transport (comm/hybrid.h). */
-bp_status_t comm_create_on_host(size_t nranks, const comm_unique_id *id,
-                                size_t rank, C_CCLComm *out_comm);
-
-/* Waits until every call handed to a stream has run (each ends within the
- * communicator's deadline, like NCCL's destroy finalizing first), then
- * detaches from the world and removes its segment's name if it still has
- * one; the last communicator of the process unmaps it. Must not be called
- * from a stream worker that still has calls of this communicator queued. */
-void comm_destroy(C_CCLComm comm);
-
-/* Sets the world's abort flag: every rank's pending and later waits end with
- * BP_ERR_ABORTED promptly. Callable from any thread, never blocks. */
-void comm_abort(C_CCLComm comm);
-
-/* BP_OK, or the first failure of this communicator with its message copied
- * into `message` (may be NULL) of `capacity` bytes. Thread-safe. */
-bp_status_t comm_error(C_CCLComm comm, char *message, size_t capacity);
-
-/* Records the first failure (later ones are dropped), removes the world's
- * segment name (the rank gives up on the world) and returns `status`. */
-bp_status_t comm_fail(C_CCLComm comm, bp_status_t status, const char *format,
-                      ...) __attribute__((format(printf, 3, 4)));
-
 /* The calling thread's message for the last call rejected before it was
  * enqueued (bad argument, poisoned communicator). Never NULL. */
-const char *comm_last_error(void);
-bp_status_t comm_reject(bp_status_t status, const char *format, ...)
+const char *vcpu_comm_last_error(void);
+bp_status_t vcpu_comm_reject(bp_status_t status, const char *format, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* True when `peer` runs in this process (waits for nothing: false until the
  * peer has joined). */
-bool comm_peer_is_local(const comm_world *world, size_t peer);
+bool vcpu_comm_peer_is_local(const vcpu_comm_world_t *world, size_t peer);
 
 /* Whether every rank of the world lives in this process; decided (and
  * cached) once all have joined, which the caller has made sure of. */
-bool comm_world_is_local(comm_world *world);
+bool vcpu_comm_world_is_local(vcpu_comm_world_t *world);
 
 #endif /* BACKPLANE_VCPU_COMM_H_ */

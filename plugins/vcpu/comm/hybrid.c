@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "comm/create.h"
+#include "comm/failure.h"
 #include "comm/meet.h"
 #include "comm/mpi.h"
 #include "comm/p2p.h"
@@ -14,7 +16,7 @@
 #include "reduce/reduce.h"
 
 typedef struct hybrid {
-  const comm_mpi_module *mpi;
+  const vcpu_comm_mpi_module_t *mpi;
   void *everyone; /* the module's world of every rank */
   void *leaders;  /* the module's world of the host leaders, on leaders of a
                      world of several hosts; NULL elsewhere */
@@ -28,7 +30,7 @@ typedef struct hybrid {
 /* One call's progress through its stages. */
 typedef struct stage_context {
   hybrid *h;
-  const comm_desc *call;
+  const vcpu_comm_desc_t *call;
   uint64_t deadline_ns;
   const atomic_bool *aborted;
   char *error;
@@ -41,8 +43,8 @@ static uint64_t mix(uint64_t z) {
   return z ^ (z >> 31);
 }
 
-void comm_hybrid_host_id(const comm_unique_id *id, size_t host,
-                         comm_unique_id *out_id) {
+void vcpu_comm_hybrid_host_id(const vcpu_comm_unique_id_t *id, size_t host,
+                              vcpu_comm_unique_id_t *out_id) {
   *out_id = *id;
   uint64_t key = mix((uint64_t)host + 1);
   out_id->secret = mix(id->secret ^ key);
@@ -58,7 +60,7 @@ static bool is_leader(const hybrid *h) {
 static int stage_failed(stage_context *s, const char *stage, int status,
                         const char *detail) {
   snprintf(s->error, s->capacity, "%s sequence %" PRIu64 ": %s failed: %s (%s)",
-           comm_kind_name(s->call->kind), s->call->seq, stage, detail,
+           vcpu_comm_kind_name(s->call->kind), s->call->seq, stage, detail,
            s->h->host_ranks);
   return status;
 }
@@ -70,41 +72,44 @@ static int host_stage_result(stage_context *s, const char *stage,
   if (status == BP_OK)
     return BP_OK;
   char detail[512];
-  comm_error(s->h->host, detail, sizeof detail);
+  vcpu_comm_error(s->h->host, detail, sizeof detail);
   return stage_failed(s, stage, (int)status, detail);
 }
 
 /* One collective of this host's shared-memory world, run here and now (the
  * caller is the rank's stream worker), numbered in that world's sequence. */
-static int host_stage(stage_context *s, const char *stage, comm_desc d) {
+static int host_stage(stage_context *s, const char *stage, vcpu_comm_desc_t d) {
   C_CCLComm host = s->h->host;
   d.seq = atomic_fetch_add(&host->next_seq, 1) + 1;
-  bp_status_t status = comm_start_collective(host, &d, s->deadline_ns);
+  bp_status_t status = vcpu_comm_start_collective(host, &d, s->deadline_ns);
   if (status == BP_OK)
-    status = comm_staged_collective(host, &d, 2, s->deadline_ns);
+    status = vcpu_comm_staged_collective(host, &d, 2, s->deadline_ns);
   return host_stage_result(s, stage, status);
 }
 
-/* A send (COMM_SEND) or receive of `buffer` to or from host rank `peer`. */
-static int host_p2p_stage(stage_context *s, const char *stage, comm_kind kind,
-                          void *buffer, size_t peer) {
+/* A send (VCPU_COMM_SEND) or receive of `buffer` to or from host rank `peer`.
+ */
+static int host_p2p_stage(stage_context *s, const char *stage,
+                          vcpu_comm_kind_t kind, void *buffer, size_t peer) {
   C_CCLComm host = s->h->host;
-  comm_desc d = {.kind = kind,
-                 .send = buffer,
-                 .recv = buffer,
-                 .count = s->call->count,
-                 .dtype = s->call->dtype,
-                 .peer = peer};
+  vcpu_comm_desc_t d = {.kind = kind,
+                        .send = buffer,
+                        .recv = buffer,
+                        .count = s->call->count,
+                        .dtype = s->call->dtype,
+                        .peer = peer};
   _Atomic uint64_t *counter =
-      kind == COMM_SEND ? &host->sends_to[peer] : &host->recvs_from[peer];
+      kind == VCPU_COMM_SEND ? &host->sends_to[peer] : &host->recvs_from[peer];
   d.seq = atomic_fetch_add(counter, 1);
-  return host_stage_result(s, stage, comm_p2p_run(host, &d, 1, s->deadline_ns));
+  return host_stage_result(s, stage,
+                           vcpu_comm_p2p_run(host, &d, 1, s->deadline_ns));
 }
 
 /* One collective among the host leaders over MPI, in place on `buffer`. */
-static int leaders_stage(stage_context *s, const char *stage, comm_kind kind,
-                         void *buffer, C_CCLReduceOp op, size_t root_host) {
-  comm_desc d = *s->call;
+static int leaders_stage(stage_context *s, const char *stage,
+                         vcpu_comm_kind_t kind, void *buffer, C_CCLReduceOp op,
+                         size_t root_host) {
+  vcpu_comm_desc_t d = *s->call;
   d.kind = kind;
   d.send = d.recv = buffer;
   d.op = op;
@@ -122,28 +127,28 @@ static C_CCLReduceOp summed(C_CCLReduceOp op) {
 
 static void finish_average(const stage_context *s, void *result) {
   if (s->call->op == AVG)
-    comm_reduce(result, (const void *const[]){result}, 1, s->call->count,
-                s->call->dtype, AVG, s->h->nranks);
+    vcpu_comm_reduce(result, (const void *const[]){result}, 1, s->call->count,
+                     s->call->dtype, AVG, s->h->nranks);
 }
 
 static int all_reduce(stage_context *s) {
   hybrid *h = s->h;
-  const comm_desc *d = s->call;
+  const vcpu_comm_desc_t *d = s->call;
   int status = BP_OK;
-  comm_desc host_call = *d;
+  vcpu_comm_desc_t host_call = *d;
   host_call.op = summed(d->op);
   if (h->host != NULL) {
-    host_call.kind = COMM_REDUCE;
+    host_call.kind = VCPU_COMM_REDUCE;
     host_call.peer = 0;
     status = host_stage(s, "the reduce inside the host", host_call);
   } else {
-    comm_copy(d->recv, d->send, d->count * comm_dtype_size(d->dtype));
+    vcpu_comm_copy(d->recv, d->send, d->count * vcpu_comm_dtype_size(d->dtype));
   }
   if (status == BP_OK && h->leaders != NULL)
-    status = leaders_stage(s, "the all_reduce between hosts", COMM_ALL_REDUCE,
-                           d->recv, summed(d->op), 0);
+    status = leaders_stage(s, "the all_reduce between hosts",
+                           VCPU_COMM_ALL_REDUCE, d->recv, summed(d->op), 0);
   if (status == BP_OK && h->host != NULL) {
-    host_call.kind = COMM_BROADCAST;
+    host_call.kind = VCPU_COMM_BROADCAST;
     host_call.send = d->recv;
     status = host_stage(s, "the broadcast inside the host", host_call);
   }
@@ -156,18 +161,18 @@ static int all_reduce(stage_context *s) {
  * its leader; then the leaders broadcast; then every other host spreads. */
 static int broadcast(stage_context *s) {
   hybrid *h = s->h;
-  const comm_desc *d = s->call;
+  const vcpu_comm_desc_t *d = s->call;
   size_t root_host = h->host_of[d->peer], root_local = h->local_of[d->peer];
   bool spread_first = h->host_of[h->rank] == root_host && root_local != 0;
-  comm_desc host_call = *d;
+  vcpu_comm_desc_t host_call = *d;
   int status = BP_OK;
   if (h->host != NULL && spread_first) {
     host_call.peer = root_local;
     status = host_stage(s, "the broadcast inside the root's host", host_call);
   }
   if (status == BP_OK && h->leaders != NULL)
-    status = leaders_stage(s, "the broadcast between hosts", COMM_BROADCAST,
-                           d->recv, d->op, root_host);
+    status = leaders_stage(s, "the broadcast between hosts",
+                           VCPU_COMM_BROADCAST, d->recv, d->op, root_host);
   if (status == BP_OK && h->host != NULL && !spread_first) {
     host_call.peer = 0;
     status = host_stage(s, "the broadcast inside the host", host_call);
@@ -179,9 +184,9 @@ static int broadcast(stage_context *s) {
  * which sends the result on to the root when the root is not itself. */
 static int reduce(stage_context *s) {
   hybrid *h = s->h;
-  const comm_desc *d = s->call;
+  const vcpu_comm_desc_t *d = s->call;
   size_t root_host = h->host_of[d->peer], root_local = h->local_of[d->peer];
-  size_t bytes = d->count * comm_dtype_size(d->dtype);
+  size_t bytes = d->count * vcpu_comm_dtype_size(d->dtype);
   bool leader = is_leader(h);
   void *partial = d->recv, *scratch = NULL;
   if (leader && h->rank != d->peer) {
@@ -192,27 +197,27 @@ static int reduce(stage_context *s) {
   }
   int status = BP_OK;
   if (h->host != NULL) {
-    comm_desc host_call = *d;
+    vcpu_comm_desc_t host_call = *d;
     host_call.recv = leader ? partial : NULL;
     host_call.op = summed(d->op);
     host_call.peer = 0;
     status = host_stage(s, "the reduce inside the host", host_call);
   } else {
-    comm_copy(partial, d->send, bytes);
+    vcpu_comm_copy(partial, d->send, bytes);
   }
   bool mpi_gave_up = false;
   if (status == BP_OK && h->leaders != NULL) {
-    status = leaders_stage(s, "the reduce between hosts", COMM_REDUCE, partial,
-                           summed(d->op), root_host);
+    status = leaders_stage(s, "the reduce between hosts", VCPU_COMM_REDUCE,
+                           partial, summed(d->op), root_host);
     mpi_gave_up = status != BP_OK;
   }
   if (status == BP_OK && h->host_of[h->rank] == root_host && root_local != 0) {
     if (leader)
       status = host_p2p_stage(s, "the send from the host's leader to the root",
-                              COMM_SEND, partial, root_local);
+                              VCPU_COMM_SEND, partial, root_local);
     else if (h->rank == d->peer)
       status = host_p2p_stage(s, "the send from the host's leader to the root",
-                              COMM_RECV, d->recv, 0);
+                              VCPU_COMM_RECV, d->recv, 0);
   }
   if (status == BP_OK && h->rank == d->peer)
     finish_average(s, d->recv);
@@ -221,11 +226,11 @@ static int reduce(stage_context *s) {
   return status;
 }
 
-static int hybrid_collective(void *handle, const comm_desc *d,
+static int hybrid_collective(void *handle, const vcpu_comm_desc_t *d,
                              uint64_t deadline_ns, const atomic_bool *aborted,
                              char *error, size_t capacity) {
   hybrid *h = handle;
-  if (d->kind == COMM_ALL_GATHER || d->kind == COMM_REDUCE_SCATTER)
+  if (d->kind == VCPU_COMM_ALL_GATHER || d->kind == VCPU_COMM_REDUCE_SCATTER)
     return h->mpi->collective(h->everyone, d, deadline_ns, aborted, error,
                               capacity);
   int status =
@@ -234,16 +239,16 @@ static int hybrid_collective(void *handle, const comm_desc *d,
     return status;
   stage_context s = {h, d, deadline_ns, aborted, error, capacity};
   switch (d->kind) {
-  case COMM_ALL_REDUCE:
+  case VCPU_COMM_ALL_REDUCE:
     return all_reduce(&s);
-  case COMM_BROADCAST:
+  case VCPU_COMM_BROADCAST:
     return broadcast(&s);
   default:
     return reduce(&s);
   }
 }
 
-static int hybrid_p2p(void *handle, const comm_desc *ops, size_t n,
+static int hybrid_p2p(void *handle, const vcpu_comm_desc_t *ops, size_t n,
                       uint64_t deadline_ns, const atomic_bool *aborted,
                       char *error, size_t capacity) {
   hybrid *h = handle;
@@ -255,7 +260,7 @@ static int hybrid_p2p(void *handle, const comm_desc *ops, size_t n,
  * `with_everyone` (setup's failures leave it to the caller). */
 static void hybrid_free(hybrid *h, bool with_everyone) {
   if (h->host != NULL)
-    comm_destroy(h->host);
+    vcpu_comm_destroy(h->host);
   if (h->leaders != NULL)
     h->mpi->destroy(h->leaders);
   if (with_everyone)
@@ -269,15 +274,15 @@ static void hybrid_destroy(void *handle) {
   hybrid_free(handle, true);
 }
 
-/* What comm/comm.c and comm/ops.c call on an MPI world: they never create,
+/* What comm/create.c and comm/ops.c call on an MPI world: they never create,
  * check, run or group through world->mpi. */
-static const comm_mpi_module hybrid_dispatch = {
+static const vcpu_comm_mpi_module_t hybrid_dispatch = {
     .destroy = hybrid_destroy,
     .collective = hybrid_collective,
     .p2p = hybrid_p2p,
 };
 
-bool comm_hybrid_in_use(const comm_world *world) {
+bool vcpu_comm_hybrid_in_use(const vcpu_comm_world_t *world) {
   return world->mpi == &hybrid_dispatch;
 }
 
@@ -287,10 +292,10 @@ static bp_status_t read_settings(bool *out_enabled, size_t *out_per_host) {
   *out_enabled =
       enabled == NULL || *enabled == '\0' || strcmp(enabled, "1") == 0;
   if (!*out_enabled && strcmp(enabled, "0") != 0)
-    return comm_reject(BP_ERR_INVALID_ARGUMENT,
-                       "xccl_comm_init_rank: BACKPLANE_COMM_HYBRID=%s is "
-                       "neither 0 nor 1",
-                       enabled);
+    return vcpu_comm_reject(BP_ERR_INVALID_ARGUMENT,
+                            "xccl_comm_init_rank: BACKPLANE_COMM_HYBRID=%s is "
+                            "neither 0 nor 1",
+                            enabled);
   const char *per_host = getenv("BACKPLANE_COMM_RANKS_PER_HOST");
   *out_per_host = 0;
   if (per_host == NULL || *per_host == '\0')
@@ -300,10 +305,11 @@ static bp_status_t read_settings(bool *out_enabled, size_t *out_per_host) {
   unsigned long long value = strtoull(per_host, &end, 10);
   if (errno != 0 || *end != '\0' || value == 0 || value > 4096 ||
       per_host[0] == '-')
-    return comm_reject(BP_ERR_INVALID_ARGUMENT,
-                       "xccl_comm_init_rank: BACKPLANE_COMM_RANKS_PER_HOST=%s "
-                       "is not a rank count from 1 to 4096",
-                       per_host);
+    return vcpu_comm_reject(
+        BP_ERR_INVALID_ARGUMENT,
+        "xccl_comm_init_rank: BACKPLANE_COMM_RANKS_PER_HOST=%s "
+        "is not a rank count from 1 to 4096",
+        per_host);
   *out_per_host = (size_t)value;
   return BP_OK;
 }
@@ -334,41 +340,42 @@ static void describe_hosts(hybrid *h, size_t *out_hosts, size_t *out_largest) {
 }
 
 static bool everyone_joined(void *context) {
-  const comm_world *world = context;
+  const vcpu_comm_world_t *world = context;
   return atomic_load(&world->header->joined) == world->nranks;
 }
 
 /* Waits until every rank of the host world joined it, so a rank that leaves
  * at once cannot end the world before a slower peer found it. */
 static bp_status_t wait_for_host(hybrid *h, uint64_t deadline_ns) {
-  comm_world *world = h->host->world;
-  comm_wait_result result = comm_wait(
+  vcpu_comm_world_t *world = h->host->world;
+  vcpu_comm_wait_result_t result = vcpu_comm_wait(
       world->signal, world->aborted, deadline_ns, everyone_joined, NULL, world);
-  if (result == COMM_WAIT_READY)
+  if (result == VCPU_COMM_WAIT_READY)
     return BP_OK;
   size_t missing = 0;
   while (missing + 1 < world->nranks &&
          atomic_load(&world->slots[missing].joined))
     missing++;
-  return comm_reject(BP_ERR_TIMEOUT,
-                     "xccl_comm_init_rank: rank %zu of %s: host rank %zu never "
-                     "joined (%s)",
-                     h->rank, h->host->name, missing, h->host_ranks);
+  return vcpu_comm_reject(
+      BP_ERR_TIMEOUT,
+      "xccl_comm_init_rank: rank %zu of %s: host rank %zu never "
+      "joined (%s)",
+      h->rank, h->host->name, missing, h->host_ranks);
 }
 
 /* Joins this rank's host world (when it shares its host) once all its ranks
  * have. */
-static bp_status_t join_host(hybrid *h, const comm_unique_id *id,
+static bp_status_t join_host(hybrid *h, const vcpu_comm_unique_id_t *id,
                              uint64_t deadline_ns) {
   size_t mine = h->host_of[h->rank], size = 0;
   for (size_t r = 0; r < h->nranks; r++)
     size += h->host_of[r] == mine;
   if (size < 2)
     return BP_OK;
-  comm_unique_id host_id;
-  comm_hybrid_host_id(id, mine, &host_id);
+  vcpu_comm_unique_id_t host_id;
+  vcpu_comm_hybrid_host_id(id, mine, &host_id);
   bp_status_t status =
-      comm_create_on_host(size, &host_id, h->local_of[h->rank], &h->host);
+      vcpu_comm_create_on_host(size, &host_id, h->local_of[h->rank], &h->host);
   if (status != BP_OK)
     return status;
   snprintf(h->host->name, sizeof h->host->name,
@@ -376,8 +383,9 @@ static bp_status_t join_host(hybrid *h, const comm_unique_id *id,
   return wait_for_host(h, deadline_ns);
 }
 
-bp_status_t comm_hybrid_setup(comm_world *world, const comm_unique_id *id,
-                              size_t rank, uint64_t deadline_ns) {
+bp_status_t vcpu_comm_hybrid_setup(vcpu_comm_world_t *world,
+                                   const vcpu_comm_unique_id_t *id, size_t rank,
+                                   uint64_t deadline_ns) {
   bool enabled = true;
   size_t per_host = 0;
   bp_status_t status = read_settings(&enabled, &per_host);
@@ -394,8 +402,8 @@ bp_status_t comm_hybrid_setup(comm_world *world, const comm_unique_id *id,
       free(h->local_of);
     }
     free(h);
-    return comm_reject(BP_ERR_OUT_OF_MEMORY,
-                       "xccl_comm_init_rank: out of memory");
+    return vcpu_comm_reject(BP_ERR_OUT_OF_MEMORY,
+                            "xccl_comm_init_rank: out of memory");
   }
   h->mpi = world->mpi;
   h->everyone = world->mpi_handle;
@@ -406,7 +414,8 @@ bp_status_t comm_hybrid_setup(comm_world *world, const comm_unique_id *id,
                               &h->leaders, error, sizeof error);
   if (grouped != BP_OK) {
     hybrid_free(h, false);
-    return comm_reject((bp_status_t)grouped, "xccl_comm_init_rank: %s", error);
+    return vcpu_comm_reject((bp_status_t)grouped, "xccl_comm_init_rank: %s",
+                            error);
   }
   size_t hosts = 0, largest = 0;
   describe_hosts(h, &hosts, &largest);

@@ -28,17 +28,18 @@
  * applies, world->mpi then dispatches through the hybrid, which owns the
  * module's handle, and world->aborted / world->signal are the host world's;
  * otherwise the world is left as it was. BP_OK, or a failure with
- * comm_last_error() set, the world unchanged (the caller destroys it). */
-bp_status_t comm_hybrid_setup(comm_world *world, const comm_unique_id *id,
-                              size_t rank, uint64_t deadline_ns);
+ * vcpu_comm_last_error() set, the world unchanged (the caller destroys it). */
+bp_status_t vcpu_comm_hybrid_setup(vcpu_comm_world_t *world,
+                                   const vcpu_comm_unique_id_t *id, size_t rank,
+                                   uint64_t deadline_ns);
 
 /* Whether `world` dispatches through the hybrid (for tests and
  * diagnostics). */
-bool comm_hybrid_in_use(const comm_world *world);
+bool vcpu_comm_hybrid_in_use(const vcpu_comm_world_t *world);
 
 /* The id of host `host`'s shared-memory world within the world `id` names
  * (its token and secret are mixes of the world's and the host index). */
-void comm_hybrid_host_id(const comm_unique_id *id, size_t host,
-                         comm_unique_id *out_id);
+void vcpu_comm_hybrid_host_id(const vcpu_comm_unique_id_t *id, size_t host,
+                              vcpu_comm_unique_id_t *out_id);
 
 #endif /* BACKPLANE_VCPU_COMM_HYBRID_H_ */

@@ -4,7 +4,8 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-static const char COMM_ID_MAGIC[8] = {'b', 'p', 'v', 'c', 'p', 'u', 'i', '1'};
+static const char VCPU_COMM_ID_MAGIC[8] = {'b', 'p', 'v', 'c',
+                                           'p', 'u', 'i', '1'};
 
 static bool random_u64(uint64_t *out) {
   uint64_t value = 0;
@@ -16,10 +17,10 @@ static bool random_u64(uint64_t *out) {
   return true;
 }
 
-bool comm_unique_id_generate(comm_unique_id *out_id) {
-  comm_unique_id id;
+bool vcpu_comm_unique_id_generate(vcpu_comm_unique_id_t *out_id) {
+  vcpu_comm_unique_id_t id;
   memset(&id, 0, sizeof id);
-  memcpy(id.magic, COMM_ID_MAGIC, sizeof id.magic);
+  memcpy(id.magic, VCPU_COMM_ID_MAGIC, sizeof id.magic);
   if (!random_u64(&id.secret) || !random_u64(&id.world_token))
     return false;
   id.pid = (int32_t)getpid();
@@ -28,12 +29,14 @@ bool comm_unique_id_generate(comm_unique_id *out_id) {
   return true;
 }
 
-bool comm_unique_id_parse(const C_CCLRootId *root, comm_unique_id *out_id) {
-  if (root == NULL || root->data == NULL || root->sz != COMM_UNIQUE_ID_BYTES)
+bool vcpu_comm_unique_id_parse(const C_CCLRootId *root,
+                               vcpu_comm_unique_id_t *out_id) {
+  if (root == NULL || root->data == NULL ||
+      root->sz != VCPU_COMM_UNIQUE_ID_BYTES)
     return false;
-  comm_unique_id id;
+  vcpu_comm_unique_id_t id;
   memcpy(&id, root->data, sizeof id);
-  if (memcmp(id.magic, COMM_ID_MAGIC, sizeof id.magic) != 0)
+  if (memcmp(id.magic, VCPU_COMM_ID_MAGIC, sizeof id.magic) != 0)
     return false;
   id.host[sizeof id.host - 1] = '\0';
   *out_id = id;

@@ -10,26 +10,28 @@
 
 #include "backplane/device_ext.h"
 
-#define COMM_UNIQUE_ID_BYTES 128
+#define VCPU_COMM_UNIQUE_ID_BYTES 128
 
-typedef struct comm_unique_id {
-  char magic[8];        /* COMM_ID_MAGIC: rejects foreign bytes */
+typedef struct vcpu_comm_unique_id {
+  char magic[8];        /* VCPU_COMM_ID_MAGIC: rejects foreign bytes */
   uint64_t secret;      /* random; a rank presenting another one is refused */
   uint64_t world_token; /* random; names the rendezvous */
   int32_t pid;          /* the process that created the id */
   uint32_t reserved;    /* zero */
   char host[96];        /* NUL-terminated host name of that process */
-} comm_unique_id;
+} vcpu_comm_unique_id_t;
 
-_Static_assert(sizeof(comm_unique_id) == COMM_UNIQUE_ID_BYTES,
+_Static_assert(sizeof(vcpu_comm_unique_id_t) == VCPU_COMM_UNIQUE_ID_BYTES,
                "the unique id is 128 bytes");
 
 /* Fills a fresh id from the kernel's random source. false (errno set) if no
  * randomness could be read. */
-bool comm_unique_id_generate(comm_unique_id *out_id);
+bool vcpu_comm_unique_id_generate(vcpu_comm_unique_id_t *out_id);
 
 /* Copies the id carried by `root` into *out_id. false if root is NULL, its
- * size is not COMM_UNIQUE_ID_BYTES, its data is NULL or the magic is wrong. */
-bool comm_unique_id_parse(const C_CCLRootId *root, comm_unique_id *out_id);
+ * size is not VCPU_COMM_UNIQUE_ID_BYTES, its data is NULL or the magic is
+ * wrong. */
+bool vcpu_comm_unique_id_parse(const C_CCLRootId *root,
+                               vcpu_comm_unique_id_t *out_id);
 
 #endif /* BACKPLANE_VCPU_COMM_ID_H_ */

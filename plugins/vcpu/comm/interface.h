@@ -7,25 +7,22 @@
 #include "backplane/device_ext.h"
 #include "comm/ops.h"
 
-/* Assigns every xccl_* slot of `interface` and installs `enqueue` as the
- * stream hand-off of collective tasks. */
-void vcpu_comm_fill_interface(C_DeviceInterface *interface,
-                              comm_enqueue_fn enqueue);
+/* Assigns every xccl_* slot of `interface`. */
+void vcpu_comm_fill_interface(C_DeviceInterface *interface);
 
 /* The plugin's BP_CommExtension (comm_ext.h), the last of its chain. */
 extern const BP_CommExtension vcpu_comm_extension;
 
 /* BP_CommExtension.comm_abort: sets the world's abort flag (any thread,
  * never blocks). C_ERROR for NULL. */
-C_Status vcpu_comm_abort(C_CCLComm comm);
+C_Status vcpu_comm_ext_abort(C_CCLComm comm);
 
 /* BP_CommExtension.comm_get_async_error. C_ERROR for a NULL comm or
  * out_status. */
-C_Status vcpu_comm_get_async_error(C_CCLComm comm, int32_t *out_status,
-                                   char *message, size_t capacity);
+C_Status vcpu_comm_ext_get_async_error(C_CCLComm comm, int32_t *out_status,
+                                       char *message, size_t capacity);
 
-/* BP_CommExtension.last_error: the calling thread's message for its last
- * rejected xccl_* call. */
-const char *vcpu_comm_last_error(void);
+/* BP_CommExtension.last_error is vcpu_comm_last_error (comm/comm.h): the
+ * calling thread's message for its last rejected xccl_* call. */
 
 #endif /* BACKPLANE_VCPU_COMM_INTERFACE_H_ */

@@ -25,29 +25,31 @@
 
 #include "comm/comm.h"
 
-#define COMM_MPI_MODULE_SYMBOL "BackplaneVcpuCommMpi"
-#define COMM_MPI_MODULE_FILE "libbackplane_vcpu_mpi.so"
+#define VCPU_COMM_MPI_MODULE_SYMBOL "BackplaneVcpuCommMpi"
+#define VCPU_COMM_MPI_MODULE_FILE "libbackplane_vcpu_mpi.so"
 
-typedef struct comm_mpi_module {
+typedef struct vcpu_comm_mpi_module {
   /* A world of nranks over MPI_COMM_WORLD (duplicated); checks that every
    * rank presented the same secret and nranks. *out_handle on success. */
   int (*create)(uint64_t secret, size_t nranks, size_t rank,
                 uint64_t deadline_ns, void **out_handle, char *error,
                 size_t capacity);
   void (*destroy)(void *handle);
-  /* One collective (kind < COMM_SEND); also detects ranks that called a
+  /* One collective (kind < VCPU_COMM_SEND); also detects ranks that called a
    * different operation at the same sequence number. */
-  int (*collective)(void *handle, const comm_desc *desc, uint64_t deadline_ns,
-                    const atomic_bool *aborted, char *error, size_t capacity);
+  int (*collective)(void *handle, const vcpu_comm_desc_t *desc,
+                    uint64_t deadline_ns, const atomic_bool *aborted,
+                    char *error, size_t capacity);
   /* Sends and receives progressed together. */
-  int (*p2p)(void *handle, const comm_desc *ops, size_t n, uint64_t deadline_ns,
-             const atomic_bool *aborted, char *error, size_t capacity);
+  int (*p2p)(void *handle, const vcpu_comm_desc_t *ops, size_t n,
+             uint64_t deadline_ns, const atomic_bool *aborted, char *error,
+             size_t capacity);
   /* `collective` in two halves: `check` only compares the call across the
    * ranks (BP_ERR_INVALID_ARGUMENT "mismatched collectives ..."), `run` only
    * moves the data (the caller has checked). */
-  int (*check)(void *handle, const comm_desc *desc, uint64_t deadline_ns,
+  int (*check)(void *handle, const vcpu_comm_desc_t *desc, uint64_t deadline_ns,
                const atomic_bool *aborted, char *error, size_t capacity);
-  int (*run)(void *handle, const comm_desc *desc, uint64_t deadline_ns,
+  int (*run)(void *handle, const vcpu_comm_desc_t *desc, uint64_t deadline_ns,
              const atomic_bool *aborted, char *error, size_t capacity);
   /* Groups the world's ranks by host: by processor name, or with
    * ranks_per_host K > 0 rank r is on host r / K (testing on one machine).
@@ -58,18 +60,18 @@ typedef struct comm_mpi_module {
   int (*hosts)(void *handle, size_t ranks_per_host, uint64_t deadline_ns,
                size_t *host_of, void **out_leaders, char *error,
                size_t capacity);
-} comm_mpi_module;
+} vcpu_comm_mpi_module_t;
 
-typedef const comm_mpi_module *(*comm_mpi_module_fn)(void);
+typedef const vcpu_comm_mpi_module_t *(*vcpu_comm_mpi_module_fn_t)(void);
 
 /* The module, opened on first use from BACKPLANE_VCPU_MPI_MODULE, else from
  * beside the plugin (../libbackplane_vcpu_mpi.so relative to the plugin
- * directory). NULL with comm_last_error() set if it cannot be loaded.
+ * directory). NULL with vcpu_comm_last_error() set if it cannot be loaded.
  * Thread-safe. */
-const comm_mpi_module *comm_mpi_module_load(void);
+const vcpu_comm_mpi_module_t *vcpu_comm_mpi_module_load(void);
 
 /* Whether a world should use MPI: BACKPLANE_COMM_TRANSPORT=mpi, or (unset or
  * "auto") the id was made on another host. */
-bool comm_mpi_wanted(const comm_unique_id *id);
+bool vcpu_comm_mpi_wanted(const vcpu_comm_unique_id_t *id);
 
 #endif /* BACKPLANE_VCPU_COMM_MPI_H_ */

@@ -9,14 +9,14 @@
 #include <unistd.h>
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
-static const comm_mpi_module *loaded;
+static const vcpu_comm_mpi_module_t *loaded;
 static char load_error[PATH_MAX + 1024];
 
 /* Where this plugin's .so lives. */
 static void plugin_directory(char *out, size_t capacity) {
   Dl_info info;
   out[0] = '\0';
-  if (dladdr((void *)comm_mpi_module_load, &info) && info.dli_fname) {
+  if (dladdr((void *)vcpu_comm_mpi_module_load, &info) && info.dli_fname) {
     snprintf(out, capacity, "%s", info.dli_fname);
     char *slash = strrchr(out, '/');
     if (slash)
@@ -32,9 +32,9 @@ static void load(void) {
   if (override && *override) {
     snprintf(path, sizeof path, "%s", override);
   } else {
-    char dir[PATH_MAX - sizeof COMM_MPI_MODULE_FILE - 8];
+    char dir[PATH_MAX - sizeof VCPU_COMM_MPI_MODULE_FILE - 8];
     plugin_directory(dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/../%s", dir, COMM_MPI_MODULE_FILE);
+    snprintf(path, sizeof path, "%s/../%s", dir, VCPU_COMM_MPI_MODULE_FILE);
   }
   void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (handle == NULL) {
@@ -43,23 +43,23 @@ static void load(void) {
              dlerror());
     return;
   }
-  comm_mpi_module_fn entry;
-  void *symbol = dlsym(handle, COMM_MPI_MODULE_SYMBOL);
+  vcpu_comm_mpi_module_fn_t entry;
+  void *symbol = dlsym(handle, VCPU_COMM_MPI_MODULE_SYMBOL);
   memcpy(&entry, &symbol, sizeof entry);
   if (entry == NULL || (loaded = entry()) == NULL)
     snprintf(load_error, sizeof load_error,
              "%s lacks %s: not a vcpu MPI transport module", path,
-             COMM_MPI_MODULE_SYMBOL);
+             VCPU_COMM_MPI_MODULE_SYMBOL);
 }
 
-const comm_mpi_module *comm_mpi_module_load(void) {
+const vcpu_comm_mpi_module_t *vcpu_comm_mpi_module_load(void) {
   pthread_once(&load_once, load);
   if (loaded == NULL)
-    comm_reject(BP_ERR_UNSUPPORTED, "xccl_comm_init_rank: %s", load_error);
+    vcpu_comm_reject(BP_ERR_UNSUPPORTED, "xccl_comm_init_rank: %s", load_error);
   return loaded;
 }
 
-bool comm_mpi_wanted(const comm_unique_id *id) {
+bool vcpu_comm_mpi_wanted(const vcpu_comm_unique_id_t *id) {
   const char *transport = getenv("BACKPLANE_COMM_TRANSPORT");
   if (transport && strcmp(transport, "mpi") == 0)
     return true;

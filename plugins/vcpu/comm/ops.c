@@ -7,6 +7,7 @@
 
 #include "base/park.h"
 #include "comm/arena_map.h"
+#include "comm/failure.h"
 #include "comm/meet.h"
 #include "comm/mpi.h"
 #include "comm/p2p.h"
@@ -14,31 +15,27 @@
 #include "comm/staged.h"
 #include "comm/threads.h"
 #include "reduce/reduce.h"
+#include "stream.h"
 
 /* A group's calls for one (communicator, stream) pair, run as one task. */
-typedef struct comm_batch {
-  struct comm_batch *next; /* the group's list */
+typedef struct vcpu_comm_batch {
+  struct vcpu_comm_batch *next; /* the group's list */
   C_CCLComm comm;
   C_Stream stream;
-  comm_desc *calls; /* &first_call until a second call comes */
+  vcpu_comm_desc_t *calls; /* &first_call until a second call comes */
   size_t count, capacity;
-  comm_desc first_call; /* a batch of one call costs one allocation */
-} comm_batch;
+  vcpu_comm_desc_t first_call; /* a batch of one call costs one allocation */
+} vcpu_comm_batch_t;
 
-typedef struct comm_group {
+typedef struct vcpu_comm_group {
   unsigned depth;
-  comm_batch *batches;
+  vcpu_comm_batch_t *batches;
   bp_status_t status; /* the first failure while recording */
-} comm_group;
+} vcpu_comm_group_t;
 
-static _Atomic comm_enqueue_fn enqueue_task;
-static _Thread_local comm_group group;
+static _Thread_local vcpu_comm_group_t group;
 
-void comm_set_enqueue(comm_enqueue_fn enqueue) {
-  atomic_store(&enqueue_task, enqueue);
-}
-
-static void batch_free(comm_batch *batch) {
+static void batch_free(vcpu_comm_batch_t *batch) {
   if (batch->calls != &batch->first_call)
     free(batch->calls);
   free(batch);
@@ -50,13 +47,14 @@ enum { SINGLE_COPY_MIN_BYTES = 64 * 1024, MAX_STACK_PEERS = 16 };
 
 /* Whether every rank could map every peer's arena for this call: each
  * publishes its answer, then they meet at `step`. */
-static bp_status_t agree_on_single_copy(C_CCLComm comm, const comm_desc *desc,
-                                        comm_desc *peers, unsigned step,
+static bp_status_t agree_on_single_copy(C_CCLComm comm,
+                                        const vcpu_comm_desc_t *desc,
+                                        vcpu_comm_desc_t *peers, unsigned step,
                                         uint64_t deadline, bool *out_agreed) {
-  comm_world *world = comm->world;
-  if (comm_arena_translate(comm, desc->seq, peers))
+  vcpu_comm_world_t *world = comm->world;
+  if (vcpu_comm_arena_translate(comm, desc->seq, peers))
     atomic_store(&world->slots[comm->rank].mapped_seq, desc->seq);
-  bp_status_t status = comm_meet(comm, desc, step, deadline);
+  bp_status_t status = vcpu_comm_meet(comm, desc, step, deadline);
   bool agreed = true;
   for (size_t r = 0; r < comm->nranks; r++)
     agreed = agreed && atomic_load(&world->slots[r].mapped_seq) == desc->seq;
@@ -69,77 +67,77 @@ static bp_status_t agree_on_single_copy(C_CCLComm comm, const comm_desc *desc,
  * the published buffers. Across processes: single copy through mapped device
  * arenas when every rank's buffers are in one and the call is large, else
  * staged through the world segment. */
-static bp_status_t run_collective(C_CCLComm comm, const comm_desc *desc,
+static bp_status_t run_collective(C_CCLComm comm, const vcpu_comm_desc_t *desc,
                                   uint64_t deadline) {
-  comm_world *world = comm->world;
+  vcpu_comm_world_t *world = comm->world;
   if (world->mpi != NULL) {
     char error[512] = "";
     int status = world->mpi->collective(world->mpi_handle, desc, deadline,
                                         world->aborted, error, sizeof error);
     return status == BP_OK
                ? BP_OK
-               : comm_fail(comm, (bp_status_t)status, "%s rank %zu: %s",
-                           comm->name, comm->rank, error);
+               : vcpu_comm_fail(comm, (bp_status_t)status, "%s rank %zu: %s",
+                                comm->name, comm->rank, error);
   }
-  if (comm_small_all_reduce_fits(desc))
-    return comm_small_all_reduce(comm, desc, deadline);
-  comm_arena_publish(comm, desc);
-  bp_status_t status = comm_start_collective(comm, desc, deadline);
+  if (vcpu_comm_small_all_reduce_fits(desc))
+    return vcpu_comm_small_all_reduce(comm, desc, deadline);
+  vcpu_comm_arena_publish(comm, desc);
+  bp_status_t status = vcpu_comm_start_collective(comm, desc, deadline);
   if (status != BP_OK)
     return status;
-  comm_desc stack_peers[MAX_STACK_PEERS];
-  comm_desc *peers = comm->nranks <= MAX_STACK_PEERS
-                         ? stack_peers
-                         : malloc(comm->nranks * sizeof *peers);
+  vcpu_comm_desc_t stack_peers[MAX_STACK_PEERS];
+  vcpu_comm_desc_t *peers = comm->nranks <= MAX_STACK_PEERS
+                                ? stack_peers
+                                : malloc(comm->nranks * sizeof *peers);
   if (peers == NULL)
-    return comm_fail(comm, BP_ERR_OUT_OF_MEMORY, "%s rank %zu: out of memory",
-                     comm->name, comm->rank);
-  size_t bytes = desc->count * comm_dtype_size(desc->dtype);
-  if (comm_world_is_local(world)) {
+    return vcpu_comm_fail(comm, BP_ERR_OUT_OF_MEMORY,
+                          "%s rank %zu: out of memory", comm->name, comm->rank);
+  size_t bytes = desc->count * vcpu_comm_dtype_size(desc->dtype);
+  if (vcpu_comm_world_is_local(world)) {
     for (size_t r = 0; r < comm->nranks; r++)
-      peers[r] = *comm_published_call(world, r, desc->seq);
-    status = comm_threads_collective(comm, desc, peers, 2, deadline);
+      peers[r] = *vcpu_comm_published_call(world, r, desc->seq);
+    status = vcpu_comm_threads_collective(comm, desc, peers, 2, deadline);
   } else if (bytes >= SINGLE_COPY_MIN_BYTES &&
-             comm_arena_everyone_published(world)) {
+             vcpu_comm_arena_everyone_published(world)) {
     bool agreed = false;
     status = agree_on_single_copy(comm, desc, peers, 2, deadline, &agreed);
     if (status == BP_OK && agreed) {
       atomic_fetch_add(&comm->single_copy_calls, 1);
-      status = comm_threads_collective(comm, desc, peers, 3, deadline);
+      status = vcpu_comm_threads_collective(comm, desc, peers, 3, deadline);
     } else if (status == BP_OK) {
-      status = comm_staged_collective(comm, desc, 3, deadline);
+      status = vcpu_comm_staged_collective(comm, desc, 3, deadline);
     }
   } else {
-    status = comm_staged_collective(comm, desc, 2, deadline);
+    status = vcpu_comm_staged_collective(comm, desc, 2, deadline);
   }
   if (peers != stack_peers)
     free(peers);
   return status;
 }
 
-static void run_p2p(C_CCLComm comm, const comm_desc *ops, size_t n,
+static void run_p2p(C_CCLComm comm, const vcpu_comm_desc_t *ops, size_t n,
                     uint64_t deadline) {
-  comm_world *world = comm->world;
+  vcpu_comm_world_t *world = comm->world;
   if (world->mpi == NULL) {
-    comm_p2p_run(comm, ops, n, deadline);
+    vcpu_comm_p2p_run(comm, ops, n, deadline);
     return;
   }
   char error[512] = "";
   int status = world->mpi->p2p(world->mpi_handle, ops, n, deadline,
                                world->aborted, error, sizeof error);
   if (status != BP_OK)
-    comm_fail(comm, (bp_status_t)status, "%s rank %zu: %s", comm->name,
-              comm->rank, error);
+    vcpu_comm_fail(comm, (bp_status_t)status, "%s rank %zu: %s", comm->name,
+                   comm->rank, error);
 }
 
 /* Runs the batch's collectives in call order, then all its sends and
  * receives together. */
-static void run_batch(comm_batch *batch, uint64_t deadline) {
+static void run_batch(vcpu_comm_batch_t *batch, uint64_t deadline) {
   C_CCLComm comm = batch->comm;
   bp_status_t status = BP_OK;
   size_t p2p_count = 0;
   for (size_t i = 0; i < batch->count && status == BP_OK; i++) {
-    if (batch->calls[i].kind >= COMM_SEND) /* gather p2p at the front */
+    if (batch->calls[i].kind >= VCPU_COMM_SEND) /* gather p2p at the front */
       batch->calls[p2p_count++] = batch->calls[i];
     else
       status = run_collective(comm, &batch->calls[i], deadline);
@@ -148,30 +146,30 @@ static void run_batch(comm_batch *batch, uint64_t deadline) {
     run_p2p(comm, batch->calls, p2p_count, deadline);
 }
 
-static comm_desc lone_call(const comm_task *task) {
-  return (comm_desc){.kind = (comm_kind)task->kind,
-                     .send = task->call.send,
-                     .recv = task->call.recv,
-                     .count = task->call.count,
-                     .dtype = (C_DataType)task->dtype,
-                     .op = (C_CCLReduceOp)task->op,
-                     .peer = task->peer,
-                     .seq = task->call.seq};
+static vcpu_comm_desc_t lone_call(const vcpu_comm_task_t *task) {
+  return (vcpu_comm_desc_t){.kind = (vcpu_comm_kind_t)task->kind,
+                            .send = task->call.send,
+                            .recv = task->call.recv,
+                            .count = task->call.count,
+                            .dtype = (C_DataType)task->dtype,
+                            .op = (C_CCLReduceOp)task->op,
+                            .peer = task->peer,
+                            .seq = task->call.seq};
 }
 
 /* A poisoned communicator runs nothing. Counting the task done is its last
- * touch of the communicator: comm_destroy may free it right after. */
-void comm_run_task(const comm_task *task) {
+ * touch of the communicator: vcpu_comm_destroy may free it right after. */
+void vcpu_comm_run_task(const vcpu_comm_task_t *task) {
   C_CCLComm comm = task->comm;
   uint64_t deadline = vcpu_now_ns() + comm->timeout_ns;
   bool healthy = atomic_load(&comm->error) == BP_OK;
-  if (task->kind == COMM_TASK_BATCH) {
+  if (task->kind == VCPU_COMM_TASK_BATCH) {
     if (healthy)
       run_batch(task->batch, deadline);
     batch_free(task->batch);
   } else {
-    comm_desc call = lone_call(task);
-    if (healthy && call.kind >= COMM_SEND)
+    vcpu_comm_desc_t call = lone_call(task);
+    if (healthy && call.kind >= VCPU_COMM_SEND)
       run_p2p(comm, &call, 1, deadline);
     else if (healthy)
       run_collective(comm, &call, deadline);
@@ -179,15 +177,16 @@ void comm_run_task(const comm_task *task) {
   atomic_fetch_add_explicit(&comm->tasks_done, 1, memory_order_release);
 }
 
-static bp_status_t append(comm_batch *batch, const comm_desc *desc) {
+static bp_status_t append(vcpu_comm_batch_t *batch,
+                          const vcpu_comm_desc_t *desc) {
   if (batch->count == batch->capacity) {
     size_t capacity = 4 * batch->capacity;
     bool inline_calls = batch->calls == &batch->first_call;
-    comm_desc *calls =
+    vcpu_comm_desc_t *calls =
         realloc(inline_calls ? NULL : batch->calls, capacity * sizeof *calls);
     if (calls == NULL)
-      return comm_reject(BP_ERR_OUT_OF_MEMORY, "%s: out of memory",
-                         batch->comm->name);
+      return vcpu_comm_reject(BP_ERR_OUT_OF_MEMORY, "%s: out of memory",
+                              batch->comm->name);
     if (inline_calls)
       calls[0] = batch->first_call;
     batch->calls = calls;
@@ -197,8 +196,8 @@ static bp_status_t append(comm_batch *batch, const comm_desc *desc) {
   return BP_OK;
 }
 
-static comm_batch *batch_new(C_CCLComm comm, C_Stream stream) {
-  comm_batch *batch = calloc(1, sizeof *batch);
+static vcpu_comm_batch_t *batch_new(C_CCLComm comm, C_Stream stream) {
+  vcpu_comm_batch_t *batch = calloc(1, sizeof *batch);
   if (batch != NULL) {
     batch->comm = comm;
     batch->stream = stream;
@@ -211,29 +210,24 @@ static comm_batch *batch_new(C_CCLComm comm, C_Stream stream) {
 /* Hands the task to the stream. Its calls already hold sequence numbers, so
  * a task that cannot run would desynchronize the ranks: its communicator is
  * poisoned instead. The caller frees a batch the stream did not take. */
-static bp_status_t submit(C_Stream stream, const comm_task *task) {
+static bp_status_t submit(C_Stream stream, const vcpu_comm_task_t *task) {
   C_CCLComm comm = task->comm;
-  bp_status_t status = BP_OK;
-  comm_enqueue_fn enqueue = atomic_load(&enqueue_task);
   atomic_fetch_add_explicit(&comm->tasks_submitted, 1, memory_order_relaxed);
-  if (enqueue == NULL)
-    status = comm_reject(BP_ERR_INTERNAL, "%s: no stream hand-off installed",
-                         comm->name);
-  else if (enqueue(stream, task) != C_SUCCESS)
-    status = comm_reject(BP_ERR_PLUGIN,
-                         "%s rank %zu: could not enqueue on "
-                         "the stream",
-                         comm->name, comm->rank);
-  else
+  if (vcpu_stream_enqueue_comm(stream, task) == C_SUCCESS)
     return BP_OK;
+  bp_status_t status = vcpu_comm_reject(
+      BP_ERR_PLUGIN,
+      "%s rank %zu: could not enqueue on the stream: %p is not a live vcpu "
+      "stream",
+      comm->name, comm->rank, (void *)stream);
   atomic_fetch_sub_explicit(&comm->tasks_submitted, 1, memory_order_relaxed);
-  comm_fail(comm, status, "%s", comm_last_error());
+  vcpu_comm_fail(comm, status, "%s", vcpu_comm_last_error());
   return status;
 }
 
-static bp_status_t submit_batch(comm_batch *batch) {
-  comm_task task = {
-      .comm = batch->comm, .batch = batch, .kind = COMM_TASK_BATCH};
+static bp_status_t submit_batch(vcpu_comm_batch_t *batch) {
+  vcpu_comm_task_t task = {
+      .comm = batch->comm, .batch = batch, .kind = VCPU_COMM_TASK_BATCH};
   bp_status_t status = submit(batch->stream, &task);
   if (status != BP_OK)
     batch_free(batch);
@@ -241,72 +235,75 @@ static bp_status_t submit_batch(comm_batch *batch) {
 }
 
 /* Enqueues the call alone, or records it in the thread's group. */
-static bp_status_t dispatch(C_CCLComm comm, const comm_desc *desc,
+static bp_status_t dispatch(C_CCLComm comm, const vcpu_comm_desc_t *desc,
                             C_Stream stream) {
   if (group.depth == 0) {
-    comm_task task = {.comm = comm,
-                      .call = {desc->send, desc->recv, desc->count, desc->seq},
-                      .peer = (uint32_t)desc->peer,
-                      .kind = (uint8_t)desc->kind,
-                      .dtype = (uint8_t)desc->dtype,
-                      .op = (uint8_t)desc->op};
+    vcpu_comm_task_t task = {
+        .comm = comm,
+        .call = {desc->send, desc->recv, desc->count, desc->seq},
+        .peer = (uint32_t)desc->peer,
+        .kind = (uint8_t)desc->kind,
+        .dtype = (uint8_t)desc->dtype,
+        .op = (uint8_t)desc->op};
     return submit(stream, &task);
   }
-  comm_batch **link = &group.batches;
+  vcpu_comm_batch_t **link = &group.batches;
   while (*link && !((*link)->comm == comm && (*link)->stream == stream))
     link = &(*link)->next;
   if (*link == NULL && (*link = batch_new(comm, stream)) == NULL)
-    return comm_reject(BP_ERR_OUT_OF_MEMORY, "%s: out of memory", comm->name);
+    return vcpu_comm_reject(BP_ERR_OUT_OF_MEMORY, "%s: out of memory",
+                            comm->name);
   return append(*link, desc);
 }
 
 /* The call already holds its sequence number: if it cannot be dispatched,
  * the ranks are out of step, so the communicator is poisoned. */
-static bp_status_t dispatch_numbered(C_CCLComm comm, const comm_desc *desc,
+static bp_status_t dispatch_numbered(C_CCLComm comm,
+                                     const vcpu_comm_desc_t *desc,
                                      C_Stream stream) {
   bp_status_t status = dispatch(comm, desc, stream);
   if (status != BP_OK)
-    comm_fail(comm, status, "%s", comm_last_error());
+    vcpu_comm_fail(comm, status, "%s", vcpu_comm_last_error());
   return status;
 }
 
 static bp_status_t check_comm(C_CCLComm comm, const char *what,
                               C_Stream stream) {
   if (comm == NULL)
-    return comm_reject(BP_ERR_INVALID_ARGUMENT, "%s: comm is NULL", what);
+    return vcpu_comm_reject(BP_ERR_INVALID_ARGUMENT, "%s: comm is NULL", what);
   if (stream == NULL)
-    return comm_reject(BP_ERR_INVALID_ARGUMENT, "%s on %s: stream is NULL",
-                       what, comm->name);
+    return vcpu_comm_reject(BP_ERR_INVALID_ARGUMENT, "%s on %s: stream is NULL",
+                            what, comm->name);
   char message[512];
-  bp_status_t status = comm_error(comm, message, sizeof message);
+  bp_status_t status = vcpu_comm_error(comm, message, sizeof message);
   if (status != BP_OK)
-    return comm_reject(status,
-                       "%s on %s rank %zu: the communicator failed "
-                       "earlier: %s",
-                       what, comm->name, comm->rank, message);
+    return vcpu_comm_reject(status,
+                            "%s on %s rank %zu: the communicator failed "
+                            "earlier: %s",
+                            what, comm->name, comm->rank, message);
   return BP_OK;
 }
 
 /* Count, type and buffer checks shared by every call. `elements` is the
  * largest element count any buffer of the call spans. */
-static bp_status_t check_data(C_CCLComm comm, const comm_desc *d,
+static bp_status_t check_data(C_CCLComm comm, const vcpu_comm_desc_t *d,
                               size_t elements, bool needs_send,
                               bool needs_recv) {
-  const char *what = comm_kind_name(d->kind);
-  size_t size = comm_dtype_size(d->dtype);
+  const char *what = vcpu_comm_kind_name(d->kind);
+  size_t size = vcpu_comm_dtype_size(d->dtype);
   if (size == 0)
-    return comm_reject(BP_ERR_INVALID_ARGUMENT,
-                       "%s on %s: data type %s (%d) is not supported", what,
-                       comm->name, comm_dtype_name(d->dtype), (int)d->dtype);
+    return vcpu_comm_reject(
+        BP_ERR_INVALID_ARGUMENT, "%s on %s: data type %s (%d) is not supported",
+        what, comm->name, vcpu_comm_dtype_name(d->dtype), (int)d->dtype);
   if (elements > SIZE_MAX / size / 2)
-    return comm_reject(BP_ERR_INVALID_ARGUMENT,
-                       "%s on %s: count %zu overflows the address space", what,
-                       comm->name, d->count);
+    return vcpu_comm_reject(BP_ERR_INVALID_ARGUMENT,
+                            "%s on %s: count %zu overflows the address space",
+                            what, comm->name, d->count);
   if (d->count != 0 &&
       ((needs_send && d->send == NULL) || (needs_recv && d->recv == NULL)))
-    return comm_reject(BP_ERR_INVALID_ARGUMENT,
-                       "%s on %s rank %zu: buffer is NULL with count %zu", what,
-                       comm->name, comm->rank, d->count);
+    return vcpu_comm_reject(BP_ERR_INVALID_ARGUMENT,
+                            "%s on %s rank %zu: buffer is NULL with count %zu",
+                            what, comm->name, comm->rank, d->count);
   return BP_OK;
 }
 
@@ -317,31 +314,34 @@ static bp_status_t note(bp_status_t status) {
   return status;
 }
 
-static bp_status_t collective(C_CCLComm comm, comm_desc d, C_Stream stream) {
-  const char *what = comm_kind_name(d.kind);
+static bp_status_t collective(C_CCLComm comm, vcpu_comm_desc_t d,
+                              C_Stream stream) {
+  const char *what = vcpu_comm_kind_name(d.kind);
   bp_status_t status = check_comm(comm, what, stream);
   if (status != BP_OK)
     return status;
-  bool reduces = d.kind == COMM_ALL_REDUCE || d.kind == COMM_REDUCE ||
-                 d.kind == COMM_REDUCE_SCATTER;
-  if (reduces && !comm_op_valid(d.op))
-    return comm_reject(BP_ERR_INVALID_ARGUMENT,
-                       "%s on %s: reduce op %d is not one of sum, avg, max, "
-                       "min, prod",
-                       what, comm->name, (int)d.op);
-  if ((d.kind == COMM_BROADCAST || d.kind == COMM_REDUCE) &&
+  bool reduces = d.kind == VCPU_COMM_ALL_REDUCE || d.kind == VCPU_COMM_REDUCE ||
+                 d.kind == VCPU_COMM_REDUCE_SCATTER;
+  if (reduces && !vcpu_comm_op_valid(d.op))
+    return vcpu_comm_reject(
+        BP_ERR_INVALID_ARGUMENT,
+        "%s on %s: reduce op %d is not one of sum, avg, max, "
+        "min, prod",
+        what, comm->name, (int)d.op);
+  if ((d.kind == VCPU_COMM_BROADCAST || d.kind == VCPU_COMM_REDUCE) &&
       d.peer >= comm->nranks)
-    return comm_reject(BP_ERR_INVALID_ARGUMENT,
-                       "%s on %s: root %zu out of range for %zu ranks", what,
-                       comm->name, d.peer, comm->nranks);
-  bool gathers = d.kind == COMM_ALL_GATHER || d.kind == COMM_REDUCE_SCATTER;
+    return vcpu_comm_reject(BP_ERR_INVALID_ARGUMENT,
+                            "%s on %s: root %zu out of range for %zu ranks",
+                            what, comm->name, d.peer, comm->nranks);
+  bool gathers =
+      d.kind == VCPU_COMM_ALL_GATHER || d.kind == VCPU_COMM_REDUCE_SCATTER;
   size_t elements = d.count;
   if (gathers && d.count > SIZE_MAX / comm->nranks)
     elements = SIZE_MAX;
   else if (gathers)
     elements = d.count * comm->nranks;
   /* A non-root rank of reduce may pass no receive buffer. */
-  bool needs_recv = d.kind != COMM_REDUCE || d.peer == comm->rank;
+  bool needs_recv = d.kind != VCPU_COMM_REDUCE || d.peer == comm->rank;
   status = check_data(comm, &d, elements, true, needs_recv);
   if (status != BP_OK)
     return status;
@@ -349,21 +349,22 @@ static bp_status_t collective(C_CCLComm comm, comm_desc d, C_Stream stream) {
   return dispatch_numbered(comm, &d, stream);
 }
 
-bp_status_t comm_call_collective(C_CCLComm comm, comm_desc desc,
-                                 C_Stream stream) {
+bp_status_t vcpu_comm_call_collective(C_CCLComm comm, vcpu_comm_desc_t desc,
+                                      C_Stream stream) {
   return note(collective(comm, desc, stream));
 }
 
-static bp_status_t p2p(C_CCLComm comm, comm_desc d, C_Stream stream) {
-  const char *what = comm_kind_name(d.kind);
+static bp_status_t p2p(C_CCLComm comm, vcpu_comm_desc_t d, C_Stream stream) {
+  const char *what = vcpu_comm_kind_name(d.kind);
   bp_status_t status = check_comm(comm, what, stream);
   if (status != BP_OK)
     return status;
   if (d.peer >= comm->nranks)
-    return comm_reject(BP_ERR_INVALID_ARGUMENT,
-                       "%s on %s: peer rank %zu out of range for %zu ranks",
-                       what, comm->name, d.peer, comm->nranks);
-  bool sends = d.kind == COMM_SEND;
+    return vcpu_comm_reject(
+        BP_ERR_INVALID_ARGUMENT,
+        "%s on %s: peer rank %zu out of range for %zu ranks", what, comm->name,
+        d.peer, comm->nranks);
+  bool sends = d.kind == VCPU_COMM_SEND;
   status = check_data(comm, &d, d.count, sends, !sends);
   if (status != BP_OK)
     return status;
@@ -373,77 +374,79 @@ static bp_status_t p2p(C_CCLComm comm, comm_desc d, C_Stream stream) {
   return dispatch_numbered(comm, &d, stream);
 }
 
-bp_status_t comm_call_p2p(C_CCLComm comm, comm_desc desc, C_Stream stream) {
+bp_status_t vcpu_comm_call_p2p(C_CCLComm comm, vcpu_comm_desc_t desc,
+                               C_Stream stream) {
   return note(p2p(comm, desc, stream));
 }
 
-bp_status_t comm_call_all_to_all(C_CCLComm comm, const void **send_buf,
-                                 const size_t *send_count,
-                                 const C_DataType *send_dtype, void **recv_buf,
-                                 const size_t *recv_count,
-                                 const C_DataType *recv_dtype,
-                                 C_Stream stream) {
+bp_status_t vcpu_comm_call_all_to_all(C_CCLComm comm, const void **send_buf,
+                                      const size_t *send_count,
+                                      const C_DataType *send_dtype,
+                                      void **recv_buf, const size_t *recv_count,
+                                      const C_DataType *recv_dtype,
+                                      C_Stream stream) {
   if (comm == NULL)
     return note(
-        comm_reject(BP_ERR_INVALID_ARGUMENT, "all_to_all: comm is NULL"));
+        vcpu_comm_reject(BP_ERR_INVALID_ARGUMENT, "all_to_all: comm is NULL"));
   if (!send_buf || !send_count || !send_dtype || !recv_buf || !recv_count ||
       !recv_dtype)
-    return note(comm_reject(BP_ERR_INVALID_ARGUMENT,
-                            "all_to_all on %s: an array argument is NULL",
-                            comm->name));
-  comm_group_start();
+    return note(vcpu_comm_reject(BP_ERR_INVALID_ARGUMENT,
+                                 "all_to_all on %s: an array argument is NULL",
+                                 comm->name));
+  vcpu_comm_group_start();
   for (size_t r = 0; r < comm->nranks; r++) {
-    comm_desc send = {.kind = COMM_SEND,
-                      .send = send_buf[r],
-                      .count = send_count[r],
-                      .dtype = send_dtype[r],
-                      .peer = r};
-    comm_desc recv = {.kind = COMM_RECV,
-                      .recv = recv_buf[r],
-                      .count = recv_count[r],
-                      .dtype = recv_dtype[r],
-                      .peer = r};
-    if (comm_call_p2p(comm, send, stream) != BP_OK ||
-        comm_call_p2p(comm, recv, stream) != BP_OK)
+    vcpu_comm_desc_t send = {.kind = VCPU_COMM_SEND,
+                             .send = send_buf[r],
+                             .count = send_count[r],
+                             .dtype = send_dtype[r],
+                             .peer = r};
+    vcpu_comm_desc_t recv = {.kind = VCPU_COMM_RECV,
+                             .recv = recv_buf[r],
+                             .count = recv_count[r],
+                             .dtype = recv_dtype[r],
+                             .peer = r};
+    if (vcpu_comm_call_p2p(comm, send, stream) != BP_OK ||
+        vcpu_comm_call_p2p(comm, recv, stream) != BP_OK)
       break;
   }
-  return comm_group_end();
+  return vcpu_comm_group_end();
 }
 
-void comm_group_start(void) {
+void vcpu_comm_group_start(void) {
   group.depth++;
 }
 
-bp_status_t comm_group_end(void) {
+bp_status_t vcpu_comm_group_end(void) {
   if (group.depth == 0)
-    return comm_reject(BP_ERR_INVALID_ARGUMENT,
-                       "xccl_group_end without a matching xccl_group_start");
+    return vcpu_comm_reject(
+        BP_ERR_INVALID_ARGUMENT,
+        "xccl_group_end without a matching xccl_group_start");
   if (--group.depth != 0)
     return BP_OK;
   bp_status_t status = group.status;
-  comm_batch *batch = group.batches;
+  vcpu_comm_batch_t *batch = group.batches;
   group.batches = NULL;
   group.status = BP_OK;
   char first_error[512] = "";
   if (status != BP_OK)
-    snprintf(first_error, sizeof first_error, "%s", comm_last_error());
+    snprintf(first_error, sizeof first_error, "%s", vcpu_comm_last_error());
   while (batch != NULL) {
-    comm_batch *next = batch->next;
+    vcpu_comm_batch_t *next = batch->next;
     batch->next = NULL;
     if (status != BP_OK) { /* a failed group enqueues nothing more */
-      comm_fail(batch->comm, status,
-                "%s rank %zu: a call of its group "
-                "failed: %s",
-                batch->comm->name, batch->comm->rank, first_error);
+      vcpu_comm_fail(batch->comm, status,
+                     "%s rank %zu: a call of its group "
+                     "failed: %s",
+                     batch->comm->name, batch->comm->rank, first_error);
       batch_free(batch);
     } else {
       status = submit_batch(batch);
       if (status != BP_OK)
-        snprintf(first_error, sizeof first_error, "%s", comm_last_error());
+        snprintf(first_error, sizeof first_error, "%s", vcpu_comm_last_error());
     }
     batch = next;
   }
   if (status != BP_OK)
-    return comm_reject(status, "%s", first_error);
+    return vcpu_comm_reject(status, "%s", first_error);
   return BP_OK;
 }

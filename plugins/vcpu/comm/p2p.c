@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "comm/failure.h"
 #include "comm/meet.h"
 #include "reduce/reduce.h"
 
@@ -23,7 +24,7 @@ typedef struct p2p_op {
 
 typedef struct p2p_batch {
   C_CCLComm comm;
-  const comm_desc *ops;
+  const vcpu_comm_desc_t *ops;
   size_t n, remaining;
   p2p_op *op;
   /* Per peer: a remote call still streaming, so later calls to the same peer
@@ -33,16 +34,18 @@ typedef struct p2p_batch {
   size_t mismatch_op;
 } p2p_batch;
 
-static comm_mailbox *mailbox(comm_world *world, size_t src, size_t dst) {
+static vcpu_comm_mailbox_t *mailbox(vcpu_comm_world_t *world, size_t src,
+                                    size_t dst) {
   return &world->mailboxes[src * world->nranks + dst];
 }
 
-static unsigned char *pair_buffer(comm_world *world, size_t src, size_t dst) {
+static unsigned char *pair_buffer(vcpu_comm_world_t *world, size_t src,
+                                  size_t dst) {
   return world->pair_buffers + (src * world->nranks + dst) * world->pair_bytes;
 }
 
-static size_t bytes_of(const comm_desc *d) {
-  return d->count * comm_dtype_size(d->dtype);
+static size_t bytes_of(const vcpu_comm_desc_t *d) {
+  return d->count * vcpu_comm_dtype_size(d->dtype);
 }
 
 static void finish(p2p_batch *b, size_t i) {
@@ -56,25 +59,25 @@ static void fail_mismatch(p2p_batch *b, size_t i) {
 }
 
 static bool progress_send(p2p_batch *b, size_t i) {
-  const comm_desc *d = &b->ops[i];
-  comm_world *world = b->comm->world;
-  comm_mailbox *box = mailbox(world, b->comm->rank, d->peer);
+  const vcpu_comm_desc_t *d = &b->ops[i];
+  vcpu_comm_world_t *world = b->comm->world;
+  vcpu_comm_mailbox_t *box = mailbox(world, b->comm->rank, d->peer);
   p2p_op *op = &b->op[i];
   uint64_t k = d->seq;
   if (op->state == P2P_PENDING) {
     uint64_t posted = atomic_load_explicit(&box->posted, memory_order_acquire);
     uint64_t consumed =
         atomic_load_explicit(&box->consumed, memory_order_acquire);
-    if (posted != k || consumed + COMM_MAILBOX_SLOTS <= k)
+    if (posted != k || consumed + VCPU_COMM_MAILBOX_SLOTS <= k)
       return false;
-    box->ring[k % COMM_MAILBOX_SLOTS] =
-        (comm_message){op->remote ? NULL : d->send, d->count, d->dtype, 0};
+    box->ring[k % VCPU_COMM_MAILBOX_SLOTS] = (vcpu_comm_message_t){
+        op->remote ? NULL : d->send, d->count, d->dtype, 0};
     atomic_store_explicit(&box->posted, k + 1, memory_order_release);
     op->state = op->remote && bytes_of(d) != 0 ? P2P_STREAMING : P2P_SENT;
     return true;
   }
   if (atomic_load_explicit(&box->consumed, memory_order_acquire) > k) {
-    if (box->ring[k % COMM_MAILBOX_SLOTS].status != 0)
+    if (box->ring[k % VCPU_COMM_MAILBOX_SLOTS].status != 0)
       fail_mismatch(b, i);
     finish(b, i);
     return true;
@@ -98,12 +101,12 @@ static bool progress_send(p2p_batch *b, size_t i) {
 }
 
 static bool progress_recv(p2p_batch *b, size_t i) {
-  const comm_desc *d = &b->ops[i];
-  comm_world *world = b->comm->world;
-  comm_mailbox *box = mailbox(world, d->peer, b->comm->rank);
+  const vcpu_comm_desc_t *d = &b->ops[i];
+  vcpu_comm_world_t *world = b->comm->world;
+  vcpu_comm_mailbox_t *box = mailbox(world, d->peer, b->comm->rank);
   p2p_op *op = &b->op[i];
   uint64_t k = d->seq;
-  comm_message *message = &box->ring[k % COMM_MAILBOX_SLOTS];
+  vcpu_comm_message_t *message = &box->ring[k % VCPU_COMM_MAILBOX_SLOTS];
   if (op->state == P2P_PENDING) {
     if (atomic_load_explicit(&box->posted, memory_order_acquire) <= k ||
         atomic_load_explicit(&box->consumed, memory_order_acquire) != k)
@@ -112,7 +115,7 @@ static bool progress_recv(p2p_batch *b, size_t i) {
       message->status = 1;
       fail_mismatch(b, i);
     } else if (!op->remote) {
-      comm_copy(d->recv, message->buf, bytes_of(d));
+      vcpu_comm_copy(d->recv, message->buf, bytes_of(d));
     } else if (bytes_of(d) != 0) {
       op->state = P2P_STREAMING;
       return true;
@@ -146,50 +149,51 @@ static bool p2p_progress(void *context) {
   memset(b->send_busy, 0, nranks * sizeof *b->send_busy);
   memset(b->recv_busy, 0, nranks * sizeof *b->recv_busy);
   for (size_t i = 0; i < b->n && !b->mismatch; i++) {
-    const comm_desc *d = &b->ops[i];
+    const vcpu_comm_desc_t *d = &b->ops[i];
     p2p_op *op = &b->op[i];
-    bool *busy = d->kind == COMM_SEND ? b->send_busy : b->recv_busy;
+    bool *busy = d->kind == VCPU_COMM_SEND ? b->send_busy : b->recv_busy;
     if (op->state == P2P_DONE)
       continue;
     if (op->remote && busy[d->peer])
       continue;
-    if (d->kind == COMM_SEND ? progress_send(b, i) : progress_recv(b, i))
+    if (d->kind == VCPU_COMM_SEND ? progress_send(b, i) : progress_recv(b, i))
       moved = true;
     if (op->remote && op->state != P2P_DONE &&
-        (d->kind == COMM_RECV || op->state != P2P_SENT))
+        (d->kind == VCPU_COMM_RECV || op->state != P2P_SENT))
       busy[d->peer] = true;
   }
   if (moved)
-    comm_signal_progress(b->comm->world->signal);
+    vcpu_comm_signal_progress(b->comm->world->signal);
   return b->remaining == 0 || b->mismatch;
 }
 
-static bp_status_t report(p2p_batch *b, comm_wait_result result) {
+static bp_status_t report(p2p_batch *b, vcpu_comm_wait_result_t result) {
   C_CCLComm comm = b->comm;
   if (b->mismatch) {
-    const comm_desc *d = &b->ops[b->mismatch_op];
-    return comm_fail(comm, BP_ERR_INVALID_ARGUMENT,
-                     "%s rank %zu: mismatched %s #%" PRIu64
-                     " with rank %zu: send and recv disagree on count or "
-                     "type (this side: count=%zu, %s)",
-                     comm->name, comm->rank, comm_kind_name(d->kind), d->seq,
-                     d->peer, d->count, comm_dtype_name(d->dtype));
+    const vcpu_comm_desc_t *d = &b->ops[b->mismatch_op];
+    return vcpu_comm_fail(comm, BP_ERR_INVALID_ARGUMENT,
+                          "%s rank %zu: mismatched %s #%" PRIu64
+                          " with rank %zu: send and recv disagree on count or "
+                          "type (this side: count=%zu, %s)",
+                          comm->name, comm->rank, vcpu_comm_kind_name(d->kind),
+                          d->seq, d->peer, d->count,
+                          vcpu_comm_dtype_name(d->dtype));
   }
-  if (result == COMM_WAIT_READY)
+  if (result == VCPU_COMM_WAIT_READY)
     return BP_OK;
   size_t i = 0;
   while (i < b->n && b->op[i].state == P2P_DONE)
     i++;
-  const comm_desc *d = &b->ops[i];
+  const vcpu_comm_desc_t *d = &b->ops[i];
   char who[96];
-  comm_describe_rank(comm->world, d->peer, who, sizeof who);
-  bool aborted = result == COMM_WAIT_ABORTED;
-  return comm_fail(comm, aborted ? BP_ERR_ABORTED : BP_ERR_TIMEOUT,
-                   "%s rank %zu: %s #%" PRIu64 " %s rank %zu %s (%s)",
-                   comm->name, comm->rank, comm_kind_name(d->kind), d->seq,
-                   d->kind == COMM_SEND ? "to" : "from", d->peer,
-                   aborted ? "aborted" : "timed out: the peer never matched it",
-                   who);
+  vcpu_comm_describe_rank(comm->world, d->peer, who, sizeof who);
+  bool aborted = result == VCPU_COMM_WAIT_ABORTED;
+  return vcpu_comm_fail(
+      comm, aborted ? BP_ERR_ABORTED : BP_ERR_TIMEOUT,
+      "%s rank %zu: %s #%" PRIu64 " %s rank %zu %s (%s)", comm->name,
+      comm->rank, vcpu_comm_kind_name(d->kind), d->seq,
+      d->kind == VCPU_COMM_SEND ? "to" : "from", d->peer,
+      aborted ? "aborted" : "timed out: the peer never matched it", who);
 }
 
 /* Waits until every peer of the batch has joined, so whether it is local is
@@ -202,25 +206,26 @@ static bool peers_joined(void *context) {
   return true;
 }
 
-bp_status_t comm_p2p_run(C_CCLComm comm, const comm_desc *ops, size_t n,
-                         uint64_t deadline_ns) {
+bp_status_t vcpu_comm_p2p_run(C_CCLComm comm, const vcpu_comm_desc_t *ops,
+                              size_t n, uint64_t deadline_ns) {
   p2p_batch b = {.comm = comm, .ops = ops, .n = n, .remaining = n};
   b.op = calloc(n ? n : 1, sizeof *b.op);
   b.send_busy = calloc(comm->nranks, sizeof *b.send_busy);
   b.recv_busy = calloc(comm->nranks, sizeof *b.recv_busy);
   bp_status_t status;
   if (b.op == NULL || b.send_busy == NULL || b.recv_busy == NULL) {
-    status = comm_fail(comm, BP_ERR_OUT_OF_MEMORY, "%s rank %zu: out of memory",
+    status =
+        vcpu_comm_fail(comm, BP_ERR_OUT_OF_MEMORY, "%s rank %zu: out of memory",
                        comm->name, comm->rank);
   } else {
-    comm_world *world = comm->world;
-    comm_wait_result result = comm_wait(world->signal, world->aborted,
-                                        deadline_ns, peers_joined, NULL, &b);
-    if (result == COMM_WAIT_READY) {
+    vcpu_comm_world_t *world = comm->world;
+    vcpu_comm_wait_result_t result = vcpu_comm_wait(
+        world->signal, world->aborted, deadline_ns, peers_joined, NULL, &b);
+    if (result == VCPU_COMM_WAIT_READY) {
       for (size_t i = 0; i < n; i++)
-        b.op[i].remote = !comm_peer_is_local(world, ops[i].peer);
-      result = comm_wait(world->signal, world->aborted, deadline_ns,
-                         p2p_progress, NULL, &b);
+        b.op[i].remote = !vcpu_comm_peer_is_local(world, ops[i].peer);
+      result = vcpu_comm_wait(world->signal, world->aborted, deadline_ns,
+                              p2p_progress, NULL, &b);
     }
     status = report(&b, result);
   }

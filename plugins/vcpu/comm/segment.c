@@ -47,18 +47,18 @@ typedef struct layout {
 
 static layout layout_of(size_t nranks, size_t pair_bytes, size_t slot_bytes) {
   layout l;
-  l.slots = round_up(sizeof(comm_world_header), 64);
-  l.mailboxes = round_up(l.slots + nranks * sizeof(comm_rank_slot), 64);
-  l.pair_buffers =
-      round_up(l.mailboxes + nranks * nranks * sizeof(comm_mailbox), PAGE);
+  l.slots = round_up(sizeof(vcpu_comm_world_header_t), 64);
+  l.mailboxes = round_up(l.slots + nranks * sizeof(vcpu_comm_rank_slot_t), 64);
+  l.pair_buffers = round_up(
+      l.mailboxes + nranks * nranks * sizeof(vcpu_comm_mailbox_t), PAGE);
   l.data_slots = round_up(l.pair_buffers + nranks * nranks * pair_bytes, PAGE);
   l.small_inputs = round_up(l.data_slots + nranks * slot_bytes, PAGE);
-  l.total = l.small_inputs + nranks * 2 * (size_t)COMM_SMALL_BYTES;
+  l.total = l.small_inputs + nranks * 2 * (size_t)VCPU_COMM_SMALL_BYTES;
   return l;
 }
 
-static void set_views(comm_world *world) {
-  comm_world_header *h = world->header;
+static void set_views(vcpu_comm_world_t *world) {
+  vcpu_comm_world_header_t *h = world->header;
   layout l = layout_of(h->nranks, h->pair_bytes, h->slot_bytes);
   char *base = (char *)h;
   world->token = h->token;
@@ -66,8 +66,8 @@ static void set_views(comm_world *world) {
   world->nranks = h->nranks;
   world->signal = &h->signal;
   world->aborted = &h->aborted;
-  world->slots = (comm_rank_slot *)(base + l.slots);
-  world->mailboxes = (comm_mailbox *)(base + l.mailboxes);
+  world->slots = (vcpu_comm_rank_slot_t *)(base + l.slots);
+  world->mailboxes = (vcpu_comm_mailbox_t *)(base + l.mailboxes);
   world->pair_buffers = (unsigned char *)base + l.pair_buffers;
   world->pair_bytes = h->pair_bytes;
   world->data_slots = (unsigned char *)base + l.data_slots;
@@ -115,11 +115,11 @@ static bool process_is_dead(int32_t pid) {
 
 /* Whether a mapped segment of `size` bytes was left by processes that are
  * all gone (creator and every rank that joined). */
-static bool segment_is_orphan(const comm_world_header *h, size_t size,
+static bool segment_is_orphan(const vcpu_comm_world_header_t *h, size_t size,
                               uint64_t pid_namespace) {
   if (size < sizeof *h ||
       atomic_load_explicit(&h->ready, memory_order_acquire) !=
-          COMM_SEGMENT_READY ||
+          VCPU_COMM_SEGMENT_READY ||
       h->total_bytes != size || h->nranks == 0 || h->nranks > 4096)
     return false;
   if (pid_namespace == 0 || h->pid_namespace != pid_namespace ||
@@ -128,8 +128,8 @@ static bool segment_is_orphan(const comm_world_header *h, size_t size,
   layout l = layout_of(h->nranks, h->pair_bytes, h->slot_bytes);
   if (l.total != size)
     return false;
-  const comm_rank_slot *slots =
-      (const comm_rank_slot *)((const char *)h + l.slots);
+  const vcpu_comm_rank_slot_t *slots =
+      (const vcpu_comm_rank_slot_t *)((const char *)h + l.slots);
   for (size_t r = 0; r < h->nranks; r++) {
     int32_t pid = atomic_load(&slots[r].pid);
     if (pid != 0 && !process_is_dead(pid))
@@ -149,14 +149,14 @@ static bool should_remove(const char *entry, uint64_t pid_namespace) {
   bool orphan = false;
   if (fstat(fd, &st) == 0 && st.st_uid == geteuid()) {
     bool old = time(NULL) - st.st_mtime > ABANDONED_BLANK_SECONDS;
-    if ((size_t)st.st_size < sizeof(comm_world_header)) {
+    if ((size_t)st.st_size < sizeof(vcpu_comm_world_header_t)) {
       orphan = old;
     } else {
       void *base = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
       if (base != MAP_FAILED) {
-        const comm_world_header *h = base;
+        const vcpu_comm_world_header_t *h = base;
         orphan = segment_is_orphan(h, (size_t)st.st_size, pid_namespace) ||
-                 (old && atomic_load(&h->ready) != COMM_SEGMENT_READY);
+                 (old && atomic_load(&h->ready) != VCPU_COMM_SEGMENT_READY);
         munmap(base, (size_t)st.st_size);
       }
     }
@@ -165,7 +165,7 @@ static bool should_remove(const char *entry, uint64_t pid_namespace) {
   return orphan;
 }
 
-size_t comm_segment_remove_orphans(void) {
+size_t vcpu_comm_segment_remove_orphans(void) {
   DIR *dir = opendir("/dev/shm");
   if (dir == NULL)
     return 0;
@@ -185,26 +185,29 @@ size_t comm_segment_remove_orphans(void) {
   return removed;
 }
 
-static bp_status_t create(const char *name, int fd, const comm_unique_id *id,
-                          size_t nranks, comm_world *world) {
+static bp_status_t create(const char *name, int fd,
+                          const vcpu_comm_unique_id_t *id, size_t nranks,
+                          vcpu_comm_world_t *world) {
   size_t slot_bytes = slot_bytes_from_env();
   layout l = layout_of(nranks, PAIR_BYTES, slot_bytes);
   if (ftruncate(fd, (off_t)l.total) != 0) {
     int error = errno;
     shm_unlink(name);
-    return comm_reject(BP_ERR_PLUGIN,
-                       "xccl_comm_init_rank: cannot size shared memory %s to "
-                       "%zu bytes: %s",
-                       name, l.total, strerror(error));
+    return vcpu_comm_reject(
+        BP_ERR_PLUGIN,
+        "xccl_comm_init_rank: cannot size shared memory %s to "
+        "%zu bytes: %s",
+        name, l.total, strerror(error));
   }
   void *base = mmap(NULL, l.total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (base == MAP_FAILED) {
     int error = errno;
     shm_unlink(name);
-    return comm_reject(BP_ERR_PLUGIN, "xccl_comm_init_rank: cannot map %s: %s",
-                       name, strerror(error));
+    return vcpu_comm_reject(BP_ERR_PLUGIN,
+                            "xccl_comm_init_rank: cannot map %s: %s", name,
+                            strerror(error));
   }
-  comm_world_header *h = base; /* ftruncate zeroed everything */
+  vcpu_comm_world_header_t *h = base; /* ftruncate zeroed everything */
   h->token = id->world_token;
   h->secret = id->secret;
   h->nranks = nranks;
@@ -213,7 +216,8 @@ static bp_status_t create(const char *name, int fd, const comm_unique_id *id,
   h->total_bytes = l.total;
   h->creator_pid = (int32_t)getpid();
   h->pid_namespace = own_pid_namespace();
-  atomic_store_explicit(&h->ready, COMM_SEGMENT_READY, memory_order_release);
+  atomic_store_explicit(&h->ready, VCPU_COMM_SEGMENT_READY,
+                        memory_order_release);
   world->header = h;
   world->mapped_bytes = l.total;
   set_views(world);
@@ -221,45 +225,50 @@ static bp_status_t create(const char *name, int fd, const comm_unique_id *id,
 }
 
 static bp_status_t open_existing(const char *name, int fd, size_t nranks,
-                                 uint64_t deadline_ns, comm_world *world) {
+                                 uint64_t deadline_ns,
+                                 vcpu_comm_world_t *world) {
   struct stat st;
   for (;;) { /* the creator may not have sized it yet */
     if (fstat(fd, &st) != 0)
-      return comm_reject(BP_ERR_PLUGIN, "xccl_comm_init_rank: fstat %s: %s",
-                         name, strerror(errno));
+      return vcpu_comm_reject(BP_ERR_PLUGIN,
+                              "xccl_comm_init_rank: fstat %s: %s", name,
+                              strerror(errno));
     if (st.st_size > 0)
       break;
     if (vcpu_now_ns() > deadline_ns)
-      return comm_reject(BP_ERR_TIMEOUT,
-                         "xccl_comm_init_rank: %s was never initialized by "
-                         "its creator",
-                         name);
+      return vcpu_comm_reject(
+          BP_ERR_TIMEOUT,
+          "xccl_comm_init_rank: %s was never initialized by "
+          "its creator",
+          name);
     sched_yield();
   }
   void *base =
       mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (base == MAP_FAILED)
-    return comm_reject(BP_ERR_PLUGIN, "xccl_comm_init_rank: cannot map %s: %s",
-                       name, strerror(errno));
-  comm_world_header *h = base;
+    return vcpu_comm_reject(BP_ERR_PLUGIN,
+                            "xccl_comm_init_rank: cannot map %s: %s", name,
+                            strerror(errno));
+  vcpu_comm_world_header_t *h = base;
   while (atomic_load_explicit(&h->ready, memory_order_acquire) !=
-         COMM_SEGMENT_READY) {
+         VCPU_COMM_SEGMENT_READY) {
     if (vcpu_now_ns() > deadline_ns) {
       munmap(base, (size_t)st.st_size);
-      return comm_reject(BP_ERR_TIMEOUT,
-                         "xccl_comm_init_rank: %s was never initialized by "
-                         "its creator",
-                         name);
+      return vcpu_comm_reject(
+          BP_ERR_TIMEOUT,
+          "xccl_comm_init_rank: %s was never initialized by "
+          "its creator",
+          name);
     }
     sched_yield();
   }
   if (h->nranks != nranks || h->total_bytes != (uint64_t)st.st_size) {
     uint64_t theirs = h->nranks;
     munmap(base, (size_t)st.st_size);
-    return comm_reject(BP_ERR_INVALID_ARGUMENT,
-                       "xccl_comm_init_rank: says nranks=%zu but world %s "
-                       "has %" PRIu64 " ranks",
-                       nranks, name, theirs);
+    return vcpu_comm_reject(BP_ERR_INVALID_ARGUMENT,
+                            "xccl_comm_init_rank: says nranks=%zu but world %s "
+                            "has %" PRIu64 " ranks",
+                            nranks, name, theirs);
   }
   world->header = h;
   world->mapped_bytes = (size_t)st.st_size;
@@ -267,18 +276,19 @@ static bp_status_t open_existing(const char *name, int fd, size_t nranks,
   return BP_OK;
 }
 
-bp_status_t comm_segment_map(const comm_unique_id *id, size_t nranks,
-                             uint64_t deadline_ns, comm_world *world) {
+bp_status_t vcpu_comm_segment_map(const vcpu_comm_unique_id_t *id,
+                                  size_t nranks, uint64_t deadline_ns,
+                                  vcpu_comm_world_t *world) {
   snprintf(world->segment_name, sizeof world->segment_name,
            "/%s%016" PRIx64 "-%016" PRIx64, SEGMENT_PREFIX, id->world_token,
            secret_tag(id->secret, id->world_token));
   const char *name = world->segment_name;
-  comm_segment_remove_orphans();
+  vcpu_comm_segment_remove_orphans();
   if (other_secret_exists(id->world_token, name))
-    return comm_reject(BP_ERR_INVALID_ARGUMENT,
-                       "xccl_comm_init_rank: presented a wrong secret for "
-                       "world %016" PRIx64 ": refused",
-                       id->world_token);
+    return vcpu_comm_reject(BP_ERR_INVALID_ARGUMENT,
+                            "xccl_comm_init_rank: presented a wrong secret for "
+                            "world %016" PRIx64 ": refused",
+                            id->world_token);
   int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
   bp_status_t status;
   if (fd >= 0) {
@@ -286,20 +296,21 @@ bp_status_t comm_segment_map(const comm_unique_id *id, size_t nranks,
   } else if (errno == EEXIST && (fd = shm_open(name, O_RDWR, 0600)) >= 0) {
     status = open_existing(name, fd, nranks, deadline_ns, world);
   } else {
-    return comm_reject(BP_ERR_PLUGIN,
-                       "xccl_comm_init_rank: cannot open shared memory %s: "
-                       "%s",
-                       name, strerror(errno));
+    return vcpu_comm_reject(
+        BP_ERR_PLUGIN,
+        "xccl_comm_init_rank: cannot open shared memory %s: "
+        "%s",
+        name, strerror(errno));
   }
   close(fd);
   return status;
 }
 
-void comm_segment_unlink(comm_world *world) {
+void vcpu_comm_segment_unlink(vcpu_comm_world_t *world) {
   if (!atomic_exchange(&world->header->unlinked, true))
     shm_unlink(world->segment_name);
 }
 
-void comm_segment_unmap(comm_world *world) {
+void vcpu_comm_segment_unmap(vcpu_comm_world_t *world) {
   munmap(world->header, world->mapped_bytes);
 }

@@ -21,10 +21,11 @@
 
 #include "comm/comm.h"
 
-#define COMM_SEGMENT_READY 0x62707663706d6d31ull /* "bpvcpmm1" */
+#define VCPU_COMM_SEGMENT_READY 0x62707663706d6d31ull /* "bpvcpmm1" */
 
-struct comm_world_header {
-  _Atomic uint64_t ready; /* COMM_SEGMENT_READY once the creator filled it */
+struct vcpu_comm_world_header {
+  _Atomic uint64_t
+      ready; /* VCPU_COMM_SEGMENT_READY once the creator filled it */
   uint64_t token, secret;
   uint64_t nranks, pair_bytes, slot_bytes, total_bytes;
   int32_t creator_pid;     /* the process that created the segment */
@@ -32,30 +33,31 @@ struct comm_world_header {
   _Atomic uint64_t joined; /* ranks that have joined */
   atomic_bool unlinked;    /* the name was removed */
   atomic_bool aborted;
-  comm_signal signal;
+  vcpu_comm_signal_t signal;
 };
 
 /* Maps the world's segment, creating it if this is the first rank to come
- * (after removing orphaned segments, see comm_segment_remove_orphans); fills
- * the views of *world (token, secret, nranks, header, arrays). Waits (until
- * deadline_ns) for a creator that is still filling it in.
+ * (after removing orphaned segments, see vcpu_comm_segment_remove_orphans);
+ * fills the views of *world (token, secret, nranks, header, arrays). Waits
+ * (until deadline_ns) for a creator that is still filling it in.
  * BP_ERR_INVALID_ARGUMENT (message set) for a wrong secret or nranks,
  * BP_ERR_TIMEOUT if the creator never finished, BP_ERR_PLUGIN for system
  * failures. */
-bp_status_t comm_segment_map(const comm_unique_id *id, size_t nranks,
-                             uint64_t deadline_ns, comm_world *world);
+bp_status_t vcpu_comm_segment_map(const vcpu_comm_unique_id_t *id,
+                                  size_t nranks, uint64_t deadline_ns,
+                                  vcpu_comm_world_t *world);
 
 /* Removes the segment's name (once per world; later calls do nothing).
  * Thread-safe, and safe between processes. */
-void comm_segment_unlink(comm_world *world);
+void vcpu_comm_segment_unlink(vcpu_comm_world_t *world);
 
 /* Removes every /dev/shm/bpvcpu-* segment of this user whose creator and
  * joined ranks are all dead processes of this pid namespace (or that was
  * never initialized and is older than a minute). Returns how many it
  * removed. Segments of live processes are never touched. */
-size_t comm_segment_remove_orphans(void);
+size_t vcpu_comm_segment_remove_orphans(void);
 
 /* Unmaps this process's view. */
-void comm_segment_unmap(comm_world *world);
+void vcpu_comm_segment_unmap(vcpu_comm_world_t *world);
 
 #endif /* BACKPLANE_VCPU_COMM_SEGMENT_H_ */

@@ -14,12 +14,14 @@
 
 #include "comm/comm.h"
 
-/* Whether `desc` is an all_reduce small enough for comm_small_all_reduce. */
-bool comm_small_all_reduce_fits(const comm_desc *desc);
+/* Whether `desc` is an all_reduce small enough for vcpu_comm_small_all_reduce.
+ */
+bool vcpu_comm_small_all_reduce_fits(const vcpu_comm_desc_t *desc);
 
-/* Runs the whole collective (including comm_start_collective). BP_OK, or the
- * communicator's failure (timeout, abort, mismatched calls). */
-bp_status_t comm_small_all_reduce(C_CCLComm comm, const comm_desc *desc,
-                                  uint64_t deadline_ns);
+/* Runs the whole collective (including vcpu_comm_start_collective). BP_OK, or
+ * the communicator's failure (timeout, abort, mismatched calls). */
+bp_status_t vcpu_comm_small_all_reduce(C_CCLComm comm,
+                                       const vcpu_comm_desc_t *desc,
+                                       uint64_t deadline_ns);
 
 #endif /* BACKPLANE_VCPU_COMM_SMALL_H_ */

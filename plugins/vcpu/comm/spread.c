@@ -3,7 +3,7 @@
 #include <sched.h>
 #include <stdbool.h>
 
-static bool cpu_seen_on_a_peer(const comm_world *world, size_t self,
+static bool cpu_seen_on_a_peer(const vcpu_comm_world_t *world, size_t self,
                                int32_t cpu) {
   for (size_t r = 0; r < world->nranks; r++)
     if (r != self &&
@@ -36,8 +36,8 @@ static void move_to_a_free_cpu(C_CCLComm comm, int32_t cpu) {
   }
 }
 
-void comm_spread_after_meeting(C_CCLComm comm, int32_t cpu) {
-  const comm_world *world = comm->world;
+void vcpu_comm_spread_after_meeting(C_CCLComm comm, int32_t cpu) {
+  const vcpu_comm_world_t *world = comm->world;
   bool crowded = false, lowest = true;
   for (size_t r = 0; r < world->nranks; r++) {
     if (r == comm->rank ||
@@ -49,7 +49,7 @@ void comm_spread_after_meeting(C_CCLComm comm, int32_t cpu) {
   uint32_t before =
       atomic_load_explicit(&comm->crowded_meetings, memory_order_relaxed);
   uint32_t streak = crowded ? before + 1 : 0;
-  if (streak >= COMM_CROWDED_BEFORE_MOVING && !lowest) {
+  if (streak >= VCPU_COMM_CROWDED_BEFORE_MOVING && !lowest) {
     move_to_a_free_cpu(comm, cpu);
     streak = 0;
   }

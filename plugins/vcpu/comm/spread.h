@@ -18,9 +18,9 @@
 
 /* Crowded meetings in a row before a rank moves: enough that a pair which
  * met on one CPU by chance gets sorted out by the scheduler first. */
-enum { COMM_CROWDED_BEFORE_MOVING = 16 };
+enum { VCPU_COMM_CROWDED_BEFORE_MOVING = 16 };
 
 /* `cpu`: where this rank arrived at the meeting that just ended. */
-void comm_spread_after_meeting(C_CCLComm comm, int32_t cpu);
+void vcpu_comm_spread_after_meeting(C_CCLComm comm, int32_t cpu);
 
 #endif /* BACKPLANE_VCPU_COMM_SPREAD_H_ */

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "comm/failure.h"
 #include "comm/meet.h"
 #include "reduce/reduce.h"
 
@@ -11,7 +12,7 @@ enum { ONE_SHOT_BYTES = 64 * 1024, STACK_SOURCES = 16 };
 
 typedef struct staged {
   C_CCLComm comm;
-  const comm_desc *d;
+  const vcpu_comm_desc_t *d;
   uint64_t deadline;
   unsigned step; /* the last meeting step used */
   size_t n, me, es;
@@ -24,20 +25,21 @@ static unsigned char *slot(const staged *s, size_t rank) {
 }
 
 static bp_status_t meet(staged *s) {
-  return comm_meet(s->comm, s->d, ++s->step, s->deadline);
+  return vcpu_comm_meet(s->comm, s->d, ++s->step, s->deadline);
 }
 
 /* Reduces elements [begin, end) of every rank's slot into dst. */
 static void reduce_slots(staged *s, size_t begin, size_t end, void *dst) {
   for (size_t r = 0; r < s->n; r++)
     s->srcs[r] = slot(s, r) + begin * s->es;
-  comm_reduce(dst, s->srcs, s->n, end - begin, s->d->dtype, s->d->op, s->n);
+  vcpu_comm_reduce(dst, s->srcs, s->n, end - begin, s->d->dtype, s->d->op,
+                   s->n);
 }
 
 /* all_reduce and reduce: `out` receives the result (NULL on non-root ranks
  * of reduce). */
 static bp_status_t reduce_rounds(staged *s, void *out) {
-  const comm_desc *d = s->d;
+  const vcpu_comm_desc_t *d = s->d;
   size_t per_round = s->comm->world->slot_bytes / s->es;
   bp_status_t status = BP_OK;
   for (size_t base = 0; base < d->count && status == BP_OK; base += per_round) {
@@ -54,7 +56,7 @@ static bp_status_t reduce_rounds(staged *s, void *out) {
       continue;
     }
     size_t begin, end;
-    comm_chunk_of(len, s->es, s->n, s->me, &begin, &end);
+    vcpu_comm_chunk_of(len, s->es, s->n, s->me, &begin, &end);
     reduce_slots(s, begin, end, slot(s, s->me) + begin * s->es);
     status = meet(s);
     if (status != BP_OK || dst == NULL) {
@@ -63,7 +65,7 @@ static bp_status_t reduce_rounds(staged *s, void *out) {
       continue;
     }
     for (size_t r = 0; r < s->n; r++) {
-      comm_chunk_of(len, s->es, s->n, r, &begin, &end);
+      vcpu_comm_chunk_of(len, s->es, s->n, r, &begin, &end);
       memcpy((char *)dst + begin * s->es, slot(s, r) + begin * s->es,
              (end - begin) * s->es);
     }
@@ -73,7 +75,7 @@ static bp_status_t reduce_rounds(staged *s, void *out) {
 }
 
 static bp_status_t broadcast_rounds(staged *s) {
-  const comm_desc *d = s->d;
+  const vcpu_comm_desc_t *d = s->d;
   size_t per_round = s->comm->world->slot_bytes / s->es;
   bp_status_t status = BP_OK;
   for (size_t base = 0; base < d->count && status == BP_OK; base += per_round) {
@@ -90,7 +92,7 @@ static bp_status_t broadcast_rounds(staged *s) {
 }
 
 static bp_status_t all_gather_rounds(staged *s) {
-  const comm_desc *d = s->d;
+  const vcpu_comm_desc_t *d = s->d;
   size_t per_round = s->comm->world->slot_bytes / s->es;
   bp_status_t status = BP_OK;
   for (size_t base = 0; base < d->count && status == BP_OK; base += per_round) {
@@ -98,11 +100,11 @@ static bp_status_t all_gather_rounds(staged *s) {
     memcpy(slot(s, s->me), (const char *)d->send + base * s->es, len * s->es);
     status = meet(s);
     for (size_t r = 0; r < s->n && status == BP_OK; r++)
-      comm_copy((char *)d->recv + (r * d->count + base) * s->es,
-                r == s->me
-                    ? (const void *)((const char *)d->send + base * s->es)
-                    : slot(s, r),
-                len * s->es);
+      vcpu_comm_copy((char *)d->recv + (r * d->count + base) * s->es,
+                     r == s->me
+                         ? (const void *)((const char *)d->send + base * s->es)
+                         : slot(s, r),
+                     len * s->es);
     if (status == BP_OK)
       status = meet(s);
   }
@@ -112,7 +114,7 @@ static bp_status_t all_gather_rounds(staged *s) {
 /* Each round stages the same piece of all n blocks of the input; rank r then
  * reduces piece r of every slot into its output. */
 static bp_status_t reduce_scatter_rounds(staged *s) {
-  const comm_desc *d = s->d;
+  const vcpu_comm_desc_t *d = s->d;
   size_t per_round = s->comm->world->slot_bytes / s->es / s->n;
   bp_status_t status = BP_OK;
   for (size_t base = 0; base < d->count && status == BP_OK; base += per_round) {
@@ -131,40 +133,41 @@ static bp_status_t reduce_scatter_rounds(staged *s) {
   return status;
 }
 
-bp_status_t comm_staged_collective(C_CCLComm comm, const comm_desc *d,
-                                   unsigned step, uint64_t deadline_ns) {
+bp_status_t vcpu_comm_staged_collective(C_CCLComm comm,
+                                        const vcpu_comm_desc_t *d,
+                                        unsigned step, uint64_t deadline_ns) {
   staged s = {.comm = comm,
               .d = d,
               .deadline = deadline_ns,
               .step = step - 1,
               .n = comm->nranks,
               .me = comm->rank,
-              .es = comm_dtype_size(d->dtype)};
+              .es = vcpu_comm_dtype_size(d->dtype)};
   s.srcs = s.n <= STACK_SOURCES ? s.stack_srcs : malloc(s.n * sizeof *s.srcs);
   if (s.srcs == NULL)
-    return comm_fail(comm, BP_ERR_OUT_OF_MEMORY, "%s rank %zu: out of memory",
-                     comm->name, comm->rank);
+    return vcpu_comm_fail(comm, BP_ERR_OUT_OF_MEMORY,
+                          "%s rank %zu: out of memory", comm->name, comm->rank);
   bp_status_t status;
   switch (d->kind) {
-  case COMM_ALL_REDUCE:
+  case VCPU_COMM_ALL_REDUCE:
     status = reduce_rounds(&s, d->recv);
     break;
-  case COMM_REDUCE:
+  case VCPU_COMM_REDUCE:
     status = reduce_rounds(&s, s.me == d->peer ? d->recv : NULL);
     break;
-  case COMM_BROADCAST:
+  case VCPU_COMM_BROADCAST:
     status = broadcast_rounds(&s);
     break;
-  case COMM_ALL_GATHER:
+  case VCPU_COMM_ALL_GATHER:
     status = all_gather_rounds(&s);
     break;
-  case COMM_REDUCE_SCATTER:
+  case VCPU_COMM_REDUCE_SCATTER:
     status = reduce_scatter_rounds(&s);
     break;
   default:
-    status =
-        comm_fail(comm, BP_ERR_INTERNAL, "%s rank %zu: %s is not a collective",
-                  comm->name, comm->rank, comm_kind_name(d->kind));
+    status = vcpu_comm_fail(comm, BP_ERR_INTERNAL,
+                            "%s rank %zu: %s is not a collective", comm->name,
+                            comm->rank, vcpu_comm_kind_name(d->kind));
   }
   /* With nothing to move there was no round: still meet once, so no rank
    * republishes its slot while a peer is checking this call. */

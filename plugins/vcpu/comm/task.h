@@ -1,8 +1,10 @@
 /* What a stream runs for the collectives: one task per (communicator,
- * stream) hand-off, carried by value in a stream command (queue.h). A call
- * outside a group travels whole in it, so enqueuing a lone collective costs
- * no allocation and its worker reads one cache line for it; a group's calls
- * travel as a batch on the heap (comm/ops.c). 48 bytes. */
+ * stream) hand-off, carried by value in a stream command (queue.h). Data
+ * only: it sits below the queue, and the streams run a task through the
+ * runner their device was given (device.h), vcpu_comm_run_task (comm/ops.h). A
+ * call outside a group travels whole in it, so enqueuing a lone collective
+ * costs no allocation and its worker reads one cache line for it; a group's
+ * calls travel as a batch on the heap (comm/ops.c). 48 bytes. */
 #ifndef BACKPLANE_VCPU_COMM_TASK_H_
 #define BACKPLANE_VCPU_COMM_TASK_H_
 
@@ -10,12 +12,13 @@
 
 #include "backplane/device_ext.h"
 
-struct comm_batch;
+struct vcpu_comm_batch;
 
-/* comm_task.kind for a group's batch; otherwise the lone call's comm_kind. */
-enum { COMM_TASK_BATCH = 0xff };
+/* vcpu_comm_task_t.kind for a group's batch; otherwise the lone call's
+ * vcpu_comm_kind_t. */
+enum { VCPU_COMM_TASK_BATCH = 0xff };
 
-typedef struct comm_task {
+typedef struct vcpu_comm_task {
   C_CCLComm comm;
   union {
     struct {
@@ -24,17 +27,14 @@ typedef struct comm_task {
       uint64_t count;
       uint64_t seq;
     } call;
-    struct comm_batch *batch; /* owned by the task */
+    struct vcpu_comm_batch *batch; /* owned by the task */
   };
   uint32_t peer;
-  uint8_t kind;  /* comm_kind, or COMM_TASK_BATCH */
+  uint8_t kind;  /* vcpu_comm_kind_t, or VCPU_COMM_TASK_BATCH */
   uint8_t dtype; /* C_DataType */
   uint8_t op;    /* C_CCLReduceOp */
-} comm_task;
+} vcpu_comm_task_t;
 
-_Static_assert(sizeof(comm_task) == 48, "a comm_task fills a command cell");
-
-/* Runs the task on the stream's worker (comm/ops.c); it frees the batch. */
-void comm_run_task(const comm_task *task);
+_Static_assert(sizeof(vcpu_comm_task_t) == 48, "a task fills a command cell");
 
 #endif /* BACKPLANE_VCPU_COMM_TASK_H_ */

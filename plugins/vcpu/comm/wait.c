@@ -24,15 +24,15 @@ enum {
   MAX_SLEEP_NS = 1000000, /* 1 ms between deadline/abort checks */
 };
 
-uint64_t comm_timeout_ms_from_env(void) {
+uint64_t vcpu_comm_timeout_ms_from_env(void) {
   const char *text = getenv("BACKPLANE_COMM_TIMEOUT_MS");
   if (text == NULL || *text == '\0')
-    return COMM_DEFAULT_TIMEOUT_MS;
+    return VCPU_COMM_DEFAULT_TIMEOUT_MS;
   char *end;
   errno = 0;
   unsigned long long value = strtoull(text, &end, 10);
   if (errno != 0 || *end != '\0' || value == 0 || value > UINT32_MAX)
-    return COMM_DEFAULT_TIMEOUT_MS;
+    return VCPU_COMM_DEFAULT_TIMEOUT_MS;
   return value;
 }
 
@@ -40,7 +40,7 @@ uint64_t comm_timeout_ms_from_env(void) {
  * sleeper's seq_cst increment: either we see the sleeper, or its re-check of
  * ready() sees the progress. So the shared word is only touched when somebody
  * sleeps, which keeps the fast path free of a contended cache line. */
-void comm_signal_progress(comm_signal *signal) {
+void vcpu_comm_signal_progress(vcpu_comm_signal_t *signal) {
   atomic_thread_fence(memory_order_seq_cst);
   if (atomic_load_explicit(&signal->sleepers, memory_order_relaxed) == 0)
     return;
@@ -48,25 +48,26 @@ void comm_signal_progress(comm_signal *signal) {
   syscall(SYS_futex, &signal->generation, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
-comm_wait_result comm_wait(comm_signal *signal, const atomic_bool *aborted,
-                           uint64_t deadline_ns, bool (*ready)(void *context),
-                           bool (*should_yield)(void *context), void *context) {
+vcpu_comm_wait_result_t
+vcpu_comm_wait(vcpu_comm_signal_t *signal, const atomic_bool *aborted,
+               uint64_t deadline_ns, bool (*ready)(void *context),
+               bool (*should_yield)(void *context), void *context) {
   uint64_t spin_until = 0;
   unsigned yields = 0;
   for (unsigned round = 1;; round++) {
     uint32_t seen =
         atomic_load_explicit(&signal->generation, memory_order_acquire);
     if (ready(context))
-      return COMM_WAIT_READY;
+      return VCPU_COMM_WAIT_READY;
     if (atomic_load_explicit(aborted, memory_order_acquire))
-      return COMM_WAIT_ABORTED;
+      return VCPU_COMM_WAIT_ABORTED;
     if (round % CLOCK_EVERY != 0) {
       vcpu_cpu_relax();
       continue;
     }
     uint64_t now = vcpu_now_ns();
     if (now >= deadline_ns)
-      return ready(context) ? COMM_WAIT_READY : COMM_WAIT_TIMEOUT;
+      return ready(context) ? VCPU_COMM_WAIT_READY : VCPU_COMM_WAIT_TIMEOUT;
     if (spin_until == 0)
       spin_until = now + SPIN_NS;
     if (now < spin_until) {

@@ -17,12 +17,12 @@ static void fill_f32(float *out, const float *const *in, int64_t n,
   for (int64_t i = 0; i < n; i++)
     out[i] = v;
 }
-static double copy_fn(const double *in, const double *p) {
+double ref_copy_fn(const double *in, const double *p) {
   (void)p;
   return in[0];
 }
-static void copy_f32(float *out, const float *const *in, int64_t n,
-                     const double *p) {
+void ref_copy_f32(float *out, const float *const *in, int64_t n,
+                  const double *p) {
   (void)p;
   memcpy(out, in[0], (size_t)n * sizeof *out);
 }
@@ -33,8 +33,8 @@ static diopiError_t copy(diopiContextHandle_t ctx, const char *op,
   ref_ew_t ew;
   memset(&ew, 0, sizeof ew);
   ew.nin = 1;
-  ew.fn = copy_fn;
-  ew.f32 = copy_f32;
+  ew.fn = ref_copy_fn;
+  ew.f32 = ref_copy_f32;
   static const char *const names[1] = {"src"};
   return ref_ew_launch(ctx, op, &ew, dest, &src, names);
 }

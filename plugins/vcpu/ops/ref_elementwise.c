@@ -60,6 +60,11 @@ diopiError_t ref_ew_launch(diopiContextHandle_t ctx, const char *op,
   }
   if (err)
     return err;
+  return ref_ew_enqueue(ctx, op, ew);
+}
+
+diopiError_t ref_ew_enqueue(diopiContextHandle_t ctx, const char *op,
+                            const ref_ew_t *ew) {
   if (ew->out.numel == 0)
     return diopiSuccess;
   return ref_enqueue(ctx, op, run, ew, sizeof *ew);

@@ -31,4 +31,14 @@ diopiError_t ref_ew_launch(diopiContextHandle_t ctx, const char *op,
                            const diopiConstTensorHandle_t *in,
                            const char *const *in_names);
 
+/* Enqueues an op whose views the caller filled and checked itself (a view
+ * with permuted strides, a slice of out). */
+diopiError_t ref_ew_enqueue(diopiContextHandle_t ctx, const char *op,
+                            const ref_ew_t *ew);
+
+/* The copy functions of copy/cast, for ops built on a strided copy. */
+double ref_copy_fn(const double *in, const double *params);
+void ref_copy_f32(float *out, const float *const *in, int64_t n,
+                  const double *params);
+
 #endif /* BACKPLANE_REF_OPS_ELEMENTWISE_H_ */

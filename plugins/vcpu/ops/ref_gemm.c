@@ -11,6 +11,7 @@
 #include "ref_enqueue.h"
 #include "ref_error.h"
 #include "ref_pool.h"
+#include "ref_scratch.h"
 #include "ref_tensor.h"
 
 typedef struct mat {
@@ -25,6 +26,7 @@ typedef struct gemm_task {
   double alpha, beta;
   bool has_init; /* C = beta * init + alpha * A.B, init broadcast to C */
   ref_view_t init;
+  float *ta, *tb, *tc; /* scratch for float32 copies of A, B and C */
 } gemm_task_t;
 
 static mat_t mat_of(const ref_view_t *v, int row_dim, bool transpose) {
@@ -46,9 +48,16 @@ static mat_t mat_of(const ref_view_t *v, int row_dim, bool transpose) {
   return m;
 }
 
+/* Whether cblas can read `m` in place. */
+static bool cblas_ready(const mat_t *m) {
+  return m->dtype == diopi_dtype_float32 &&
+         ((m->cs == 1 && m->rs >= (m->cols > 1 ? m->cols : 1)) ||
+          (m->rs == 1 && m->cs >= (m->rows > 1 ? m->rows : 1)));
+}
+
 /* A float32 operand for cblas: the matrix itself when its layout allows,
- * else a contiguous float copy in *tmp (freed by the caller). */
-static const float *operand(const mat_t *m, int64_t offset, float **tmp,
+ * else a contiguous float copy in `copy` (rows x cols scratch). */
+static const float *operand(const mat_t *m, int64_t offset, float *copy,
                             CBLAS_TRANSPOSE *trans, int64_t *ld) {
   size_t elem = ref_dtype_size(m->dtype);
   const char *base = m->data + offset * (int64_t)elem;
@@ -64,17 +73,28 @@ static const float *operand(const mat_t *m, int64_t offset, float **tmp,
       return (const float *)base;
     }
   }
-  float *copy = malloc((size_t)(m->rows * m->cols + 1) * sizeof *copy);
-  if (!copy)
-    abort(); /* no way to report from a stream worker */
   for (int64_t r = 0; r < m->rows; r++)
     for (int64_t c = 0; c < m->cols; c++)
       copy[r * m->cols + c] = (float)ref_load(
           base + (r * m->rs + c * m->cs) * (int64_t)elem, m->dtype);
-  *tmp = copy;
   *trans = CblasNoTrans;
   *ld = m->cols > 1 ? m->cols : 1;
   return copy;
+}
+
+/* C's rows = beta * a float32 row vector broadcast over them (a Linear's
+ * bias): the fast form of the init loop. False when init is not one. */
+static bool bias_rows(const gemm_task_t *g, float *c, int64_t ldc) {
+  const ref_view_t *v = &g->init;
+  if (v->dtype != diopi_dtype_float32 || v->ndim != 2 || v->strides[0] != 0 ||
+      v->strides[1] != 1 || g->batch != 1)
+    return false;
+  const float *row = (const float *)v->data;
+  float beta = (float)g->beta;
+  for (int64_t r = 0; r < g->c.rows; r++)
+    for (int64_t j = 0; j < g->c.cols; j++)
+      c[r * ldc + j] = beta * row[j];
+  return true;
 }
 
 static void run_gemm(void *args) {
@@ -83,26 +103,25 @@ static void run_gemm(void *args) {
   size_t celem = ref_dtype_size(g->c.dtype);
   bool direct =
       g->c.dtype == diopi_dtype_float32 && g->c.cs == 1 && g->c.rs >= n;
-  float *cbuf = direct ? NULL : malloc((size_t)(m * n + 1) * sizeof *cbuf);
-  if (!direct && !cbuf)
-    abort();
+  float *cbuf = g->tc;
   for (int64_t b = 0; b < g->batch; b++) {
     char *cbase = g->c.data + b * g->sc * (int64_t)celem;
     float *c = direct ? (float *)cbase : cbuf;
     int64_t ldc = direct ? g->c.rs : n;
     float beta = 0.0f;
-    if (g->has_init) {
+    if (g->has_init && bias_rows(g, c, ldc)) {
+      beta = 1.0f;
+    } else if (g->has_init) {
       beta = 1.0f;
       for (int64_t r = 0; r < m; r++)
         for (int64_t j = 0; j < n; j++)
           c[r * ldc + j] =
               (float)(g->beta * ref_get(&g->init, (b * m + r) * n + j));
     }
-    float *ta = NULL, *tb = NULL;
     CBLAS_TRANSPOSE transa, transb;
     int64_t lda, ldb;
-    const float *a = operand(&g->a, b * g->sa, &ta, &transa, &lda);
-    const float *bm = operand(&g->b, b * g->sb, &tb, &transb, &ldb);
+    const float *a = operand(&g->a, b * g->sa, g->ta, &transa, &lda);
+    const float *bm = operand(&g->b, b * g->sb, g->tb, &transb, &ldb);
     if (k == 0 && !g->has_init)
       for (int64_t r = 0; r < m; r++)
         memset(c + r * ldc, 0, (size_t)n * sizeof *c);
@@ -110,15 +129,12 @@ static void run_gemm(void *args) {
       cblas_sgemm(CblasRowMajor, transa, transb, (int)m, (int)n, (int)k,
                   (float)g->alpha, a, (int)lda, bm, (int)ldb, beta, c,
                   (int)ldc);
-    free(ta);
-    free(tb);
     if (!direct)
       for (int64_t r = 0; r < m; r++)
         for (int64_t j = 0; j < n; j++)
           ref_store(cbase + (r * g->c.rs + j * g->c.cs) * (int64_t)celem,
                     g->c.dtype, c[r * n + j]);
   }
-  free(cbuf);
 }
 
 static diopiError_t float_only(const char *op, const char *arg,
@@ -129,10 +145,27 @@ static diopiError_t float_only(const char *op, const char *arg,
                         (int)v->dtype);
 }
 
+/* Scratch for the float32 copies run_gemm will need, taken here so that
+ * running out of memory is this op's error. */
 static diopiError_t enqueue_gemm(diopiContextHandle_t ctx, const char *op,
                                  gemm_task_t *g) {
   if (g->c.rows == 0 || g->c.cols == 0 || g->batch == 0)
     return diopiSuccess;
+  const mat_t *mats[3] = {&g->a, &g->b, &g->c};
+  float **bufs[3] = {&g->ta, &g->tb, &g->tc};
+  for (int i = 0; i < 3; i++) {
+    bool ready = i < 2 ? cblas_ready(mats[i])
+                       : g->c.dtype == diopi_dtype_float32 && g->c.cs == 1 &&
+                             g->c.rs >= g->c.cols;
+    diopiError_t err =
+        ready ? diopiSuccess
+              : ref_scratch(ctx, op,
+                            (size_t)(mats[i]->rows * mats[i]->cols) *
+                                sizeof(float),
+                            (void **)bufs[i]);
+    if (err)
+      return err;
+  }
   return ref_enqueue(ctx, op, run_gemm, g, sizeof *g);
 }
 
@@ -298,8 +331,34 @@ typedef struct bias_task {
   ref_view_t gb;
 } bias_task_t;
 
+/* The float32 form: the same sums in double, row after row, vectorized
+ * across columns. False unless grad_output and grad_bias are float32 with
+ * unit column strides and at most 4096 columns. */
+static bool bias_f32(const bias_task_t *t) {
+  enum { MAX_COLS = 4096 };
+  if (t->go.dtype != diopi_dtype_float32 || t->go.cs != 1 ||
+      t->gb.dtype != diopi_dtype_float32 || !ref_contiguous(&t->gb) ||
+      t->go.cols > MAX_COLS)
+    return false;
+  double sum[MAX_COLS];
+  int64_t n = t->go.cols;
+  for (int64_t j = 0; j < n; j++)
+    sum[j] = 0;
+  for (int64_t r = 0; r < t->go.rows; r++) {
+    const float *row = (const float *)t->go.data + r * t->go.rs;
+    for (int64_t j = 0; j < n; j++)
+      sum[j] += row[j];
+  }
+  float *out = (float *)t->gb.data;
+  for (int64_t j = 0; j < n; j++)
+    out[j] = (float)sum[j];
+  return true;
+}
+
 static void run_bias(void *args) {
   bias_task_t *t = args;
+  if (bias_f32(t))
+    return;
   size_t elem = ref_dtype_size(t->go.dtype);
   for (int64_t j = 0; j < t->go.cols; j++) {
     double sum = 0;

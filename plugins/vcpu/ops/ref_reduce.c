@@ -9,6 +9,7 @@
 
 #include "ref_enqueue.h"
 #include "ref_error.h"
+#include "ref_scratch.h"
 #include "ref_tensor.h"
 
 typedef enum reduce_kind { SUM, MEAN, MAX, ARGMAX } reduce_kind_t;
@@ -18,6 +19,9 @@ typedef struct reduce_task {
   ref_view_t input, out, indices; /* indices: MAX only */
   bool reduced[REF_MAX_DIMS];
   int64_t out_numel, count; /* elements folded into each output */
+  double *acc;              /* scratch, out_numel each */
+  int64_t *best;
+  bool *seen;
 } reduce_task_t;
 
 /* The output position of input linear index i (reduced dims dropped). */
@@ -52,11 +56,12 @@ static int64_t along(const reduce_task_t *t, int64_t i) {
 
 static void run(void *args) {
   reduce_task_t *t = args;
-  double *acc = calloc((size_t)t->out_numel + 1, sizeof *acc);
-  int64_t *best = calloc((size_t)t->out_numel + 1, sizeof *best);
-  bool *seen = calloc((size_t)t->out_numel + 1, sizeof *seen);
-  if (!acc || !best || !seen)
-    abort();
+  double *acc = t->acc;
+  int64_t *best = t->best;
+  bool *seen = t->seen;
+  memset(acc, 0, (size_t)t->out_numel * sizeof *acc);
+  memset(best, 0, (size_t)t->out_numel * sizeof *best);
+  memset(seen, 0, (size_t)t->out_numel * sizeof *seen);
   for (int64_t i = 0; i < t->input.numel; i++) {
     int64_t o = out_index(t, i);
     double v = ref_get(&t->input, i);
@@ -78,9 +83,6 @@ static void run(void *args) {
     if (t->kind == MAX)
       ref_set(&t->indices, o, (double)best[o]);
   }
-  free(acc);
-  free(best);
-  free(seen);
 }
 
 /* Marks the dims, checks out's shape (kept or dropped dims) and enqueues. */
@@ -118,6 +120,14 @@ static diopiError_t launch(diopiContextHandle_t ctx, const char *op,
   t->out_numel = t->out.numel;
   if (t->out_numel == 0)
     return diopiSuccess;
+  size_t n = (size_t)t->out_numel;
+  char *scratch;
+  if ((err = ref_scratch(ctx, op, n * (sizeof(double) + sizeof(int64_t) + 1),
+                         (void **)&scratch)))
+    return err;
+  t->acc = (double *)scratch;
+  t->best = (int64_t *)(scratch + n * sizeof(double));
+  t->seen = (bool *)(scratch + n * (sizeof(double) + sizeof(int64_t)));
   return ref_enqueue(ctx, op, run, t, sizeof *t);
 }
 

@@ -5,47 +5,50 @@
 
 #include "reduce/reduce.h"
 
-const char *comm_kind_name(comm_kind kind) {
+const char *vcpu_comm_kind_name(vcpu_comm_kind_t kind) {
   switch (kind) {
-  case COMM_ALL_REDUCE:
+  case VCPU_COMM_ALL_REDUCE:
     return "all_reduce";
-  case COMM_BROADCAST:
+  case VCPU_COMM_BROADCAST:
     return "broadcast";
-  case COMM_REDUCE:
+  case VCPU_COMM_REDUCE:
     return "reduce";
-  case COMM_ALL_GATHER:
+  case VCPU_COMM_ALL_GATHER:
     return "all_gather";
-  case COMM_REDUCE_SCATTER:
+  case VCPU_COMM_REDUCE_SCATTER:
     return "reduce_scatter";
-  case COMM_SEND:
+  case VCPU_COMM_SEND:
     return "send";
-  case COMM_RECV:
+  case VCPU_COMM_RECV:
     return "recv";
   }
   return "unknown";
 }
 
-static bool is_reduction(comm_kind kind) {
-  return kind == COMM_ALL_REDUCE || kind == COMM_REDUCE ||
-         kind == COMM_REDUCE_SCATTER;
+static bool is_reduction(vcpu_comm_kind_t kind) {
+  return kind == VCPU_COMM_ALL_REDUCE || kind == VCPU_COMM_REDUCE ||
+         kind == VCPU_COMM_REDUCE_SCATTER;
 }
 
-static bool is_rooted(comm_kind kind) {
-  return kind == COMM_BROADCAST || kind == COMM_REDUCE;
+static bool is_rooted(vcpu_comm_kind_t kind) {
+  return kind == VCPU_COMM_BROADCAST || kind == VCPU_COMM_REDUCE;
 }
 
-void comm_describe_call(const comm_desc *d, char *out, size_t capacity) {
-  int n = snprintf(out, capacity, "%s(count=%zu, %s", comm_kind_name(d->kind),
-                   d->count, comm_dtype_name(d->dtype));
+void vcpu_comm_describe_call(const vcpu_comm_desc_t *d, char *out,
+                             size_t capacity) {
+  int n =
+      snprintf(out, capacity, "%s(count=%zu, %s", vcpu_comm_kind_name(d->kind),
+               d->count, vcpu_comm_dtype_name(d->dtype));
   if (n > 0 && (size_t)n < capacity && is_reduction(d->kind))
-    n += snprintf(out + n, capacity - (size_t)n, ", %s", comm_op_name(d->op));
+    n += snprintf(out + n, capacity - (size_t)n, ", %s",
+                  vcpu_comm_op_name(d->op));
   if (n > 0 && (size_t)n < capacity && is_rooted(d->kind))
     n += snprintf(out + n, capacity - (size_t)n, ", root=%zu", d->peer);
   if (n > 0 && (size_t)n < capacity)
     snprintf(out + n, capacity - (size_t)n, ")");
 }
 
-bool comm_same_call(const comm_desc *a, const comm_desc *b) {
+bool vcpu_comm_same_call(const vcpu_comm_desc_t *a, const vcpu_comm_desc_t *b) {
   if (a->kind != b->kind || a->count != b->count || a->dtype != b->dtype)
     return false;
   if (is_reduction(a->kind) && a->op != b->op)

@@ -11,20 +11,20 @@
 
 #include "backplane/device_ext.h"
 
-typedef enum comm_kind {
-  COMM_ALL_REDUCE,
-  COMM_BROADCAST,
-  COMM_REDUCE,
-  COMM_ALL_GATHER,
-  COMM_REDUCE_SCATTER,
-  COMM_SEND,
-  COMM_RECV,
-} comm_kind;
+typedef enum vcpu_comm_kind {
+  VCPU_COMM_ALL_REDUCE,
+  VCPU_COMM_BROADCAST,
+  VCPU_COMM_REDUCE,
+  VCPU_COMM_ALL_GATHER,
+  VCPU_COMM_REDUCE_SCATTER,
+  VCPU_COMM_SEND,
+  VCPU_COMM_RECV,
+} vcpu_comm_kind_t;
 
 /* One call as every rank describes it; `count` is per rank for all_gather and
  * reduce_scatter (NCCL's convention), `peer` is root or p2p peer. */
-typedef struct comm_desc {
-  comm_kind kind;
+typedef struct vcpu_comm_desc {
+  vcpu_comm_kind_t kind;
   const void *send;
   void *recv;
   size_t count;
@@ -32,15 +32,16 @@ typedef struct comm_desc {
   C_CCLReduceOp op;
   size_t peer;
   uint64_t seq; /* collective sequence, or the p2p message number per pair */
-} comm_desc;
+} vcpu_comm_desc_t;
 
 /* "all_reduce", "broadcast", ... */
-const char *comm_kind_name(comm_kind kind);
+const char *vcpu_comm_kind_name(vcpu_comm_kind_t kind);
 
 /* Whether two ranks' calls at one sequence number are the same collective:
  * kind, count and type, and the op or root where the kind has one. */
-bool comm_same_call(const comm_desc *a, const comm_desc *b);
+bool vcpu_comm_same_call(const vcpu_comm_desc_t *a, const vcpu_comm_desc_t *b);
 /* "all_reduce(count=4, float32, sum)", "broadcast(count=8, int32, root=1)". */
-void comm_describe_call(const comm_desc *d, char *out, size_t capacity);
+void vcpu_comm_describe_call(const vcpu_comm_desc_t *d, char *out,
+                             size_t capacity);
 
 #endif /* BACKPLANE_VCPU_REDUCE_CALL_H_ */

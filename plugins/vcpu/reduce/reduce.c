@@ -76,9 +76,10 @@ DEFINE_INT_FAMILY(u8, uint8_t, FINISH_AVG_UNSIGNED)
 DEFINE_INT_FAMILY(u16, uint16_t, FINISH_AVG_UNSIGNED)
 DEFINE_INT_FAMILY(u32, uint32_t, FINISH_AVG_UNSIGNED)
 DEFINE_INT_FAMILY(u64, uint64_t, FINISH_AVG_UNSIGNED)
-DEFINE_FLOAT_FAMILY(f16, uint16_t, float, comm_f16_to_float, comm_float_to_f16)
-DEFINE_FLOAT_FAMILY(bf16, uint16_t, float, comm_bf16_to_float,
-                    comm_float_to_bf16)
+DEFINE_FLOAT_FAMILY(f16, uint16_t, float, vcpu_comm_f16_to_float,
+                    vcpu_comm_float_to_f16)
+DEFINE_FLOAT_FAMILY(bf16, uint16_t, float, vcpu_comm_bf16_to_float,
+                    vcpu_comm_float_to_bf16)
 DEFINE_FLOAT_FAMILY(f32, float, float, AS_IS, AS_IS)
 DEFINE_FLOAT_FAMILY(f64, double, double, AS_IS, AS_IS)
 
@@ -99,7 +100,7 @@ static const reduce_kernel_fn kernels[DTYPE_COUNT][OP_COUNT] = {
     [FLOAT32] = FAMILY_ROW(f32), [FLOAT64] = FAMILY_ROW(f64),
 };
 
-size_t comm_dtype_size(C_DataType dtype) {
+size_t vcpu_comm_dtype_size(C_DataType dtype) {
   switch (dtype) {
   case BOOL: /* no reductions defined for these */
   case COMPLEX64:
@@ -110,7 +111,7 @@ size_t comm_dtype_size(C_DataType dtype) {
   }
 }
 
-const char *comm_dtype_name(C_DataType dtype) {
+const char *vcpu_comm_dtype_name(C_DataType dtype) {
   switch (dtype) {
   case INT8:
     return "int8";
@@ -147,7 +148,7 @@ const char *comm_dtype_name(C_DataType dtype) {
   }
 }
 
-const char *comm_op_name(C_CCLReduceOp op) {
+const char *vcpu_comm_op_name(C_CCLReduceOp op) {
   switch (op) {
   case SUM:
     return "sum";
@@ -163,13 +164,14 @@ const char *comm_op_name(C_CCLReduceOp op) {
   return "unknown";
 }
 
-bool comm_op_valid(C_CCLReduceOp op) {
+bool vcpu_comm_op_valid(C_CCLReduceOp op) {
   return (unsigned)op < OP_COUNT;
 }
 
-bool comm_reduce(void *dst, const void *const *srcs, size_t nsrc, size_t count,
-                 C_DataType dtype, C_CCLReduceOp op, size_t divisor) {
-  if ((unsigned)dtype >= DTYPE_COUNT || !comm_op_valid(op) || nsrc == 0)
+bool vcpu_comm_reduce(void *dst, const void *const *srcs, size_t nsrc,
+                      size_t count, C_DataType dtype, C_CCLReduceOp op,
+                      size_t divisor) {
+  if ((unsigned)dtype >= DTYPE_COUNT || !vcpu_comm_op_valid(op) || nsrc == 0)
     return false;
   reduce_kernel_fn kernel = kernels[dtype][op];
   if (kernel == NULL)

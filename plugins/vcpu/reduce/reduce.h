@@ -13,16 +13,16 @@
 
 /* Bytes per element of a reducible/transferable type; 0 for types the
  * collectives do not carry (UNDEFINED, BOOL, COMPLEX*, unknown values). */
-size_t comm_dtype_size(C_DataType dtype);
+size_t vcpu_comm_dtype_size(C_DataType dtype);
 
 /* "float32" etc. for messages; "C_DataType(N)" style text never NULL. */
-const char *comm_dtype_name(C_DataType dtype);
+const char *vcpu_comm_dtype_name(C_DataType dtype);
 
 /* "sum", "avg", "max", "min", "prod"; "unknown" for other values. */
-const char *comm_op_name(C_CCLReduceOp op);
+const char *vcpu_comm_op_name(C_CCLReduceOp op);
 
 /* True when `op` is one of the five reduce operations. */
-bool comm_op_valid(C_CCLReduceOp op);
+bool vcpu_comm_op_valid(C_CCLReduceOp op);
 
 /* dst[i] = srcs[0][i] op srcs[1][i] op ... op srcs[nsrc-1][i] for i < count.
  * For AVG the combined sum is divided by `divisor` (integers truncate toward
@@ -30,7 +30,8 @@ bool comm_op_valid(C_CCLReduceOp op);
  * Other ops ignore `divisor`. `dst` may be exactly one of the sources (same
  * address); other overlap is undefined. nsrc >= 1. Returns false (and does
  * nothing) for an unsupported dtype or op. */
-bool comm_reduce(void *dst, const void *const *srcs, size_t nsrc, size_t count,
-                 C_DataType dtype, C_CCLReduceOp op, size_t divisor);
+bool vcpu_comm_reduce(void *dst, const void *const *srcs, size_t nsrc,
+                      size_t count, C_DataType dtype, C_CCLReduceOp op,
+                      size_t divisor);
 
 #endif /* BACKPLANE_VCPU_COMM_REDUCE_H_ */

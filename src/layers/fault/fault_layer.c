@@ -58,14 +58,15 @@ static bool should_fail(bp_fault_layer_t *layer, bp_layer_function_t fn,
   return fail;
 }
 
-#define BP_FAULT_WRAPPER(name, params, args)                                   \
-  static C_Status fault_##name params {                                        \
+#define BP_FAULT_WRAPPER(name, need, layers, params, args)                     \
+  BP_SLOT_IF_WRAPPED(layers)                                                   \
+  (static C_Status fault_##name params {                                       \
     bp_fault_layer_t *layer = bp_layer_context(device, BP_LAYER_FAULT);        \
     if (should_fail(layer, BP_LAYER_FN_##name, device))                        \
       return layer->spec->rules[BP_LAYER_FN_##name].status;                    \
     return layer->next.name args;                                              \
-  }
-BP_LAYER_FUNCTIONS(BP_FAULT_WRAPPER)
+  })
+BP_PLUGIN_SLOTS(BP_FAULT_WRAPPER)
 #undef BP_FAULT_WRAPPER
 
 static bp_status_t fault_open(const bp_layer_options_t *options,
@@ -94,10 +95,11 @@ static bp_status_t fault_attach(void *shared, bp_plugin_t *plugin,
     return bp_error(BP_ERR_OUT_OF_MEMORY, "fault layer: out of memory");
   layer->spec = shared;
   layer->next = *table;
-#define BP_FAULT_INSTALL(name, params, args)                                   \
-  if (table->name && layer->spec->rules[BP_LAYER_FN_##name].active)            \
-    table->name = fault_##name;
-  BP_LAYER_FUNCTIONS(BP_FAULT_INSTALL)
+#define BP_FAULT_INSTALL(name, need, layers, params, args)                     \
+  BP_SLOT_IF_WRAPPED(layers)                                                   \
+  (if (table->name && layer->spec->rules[BP_LAYER_FN_##name].active)           \
+       table->name = fault_##name;)
+  BP_PLUGIN_SLOTS(BP_FAULT_INSTALL)
 #undef BP_FAULT_INSTALL
   *out_context = layer;
   return BP_OK;

@@ -126,9 +126,10 @@ static void sample_memory(bp_trace_layer_t *t, C_Device device) {
     return result;                                                             \
   }
 #define TRACE_GENERIC_1(name, params, args)
-#define TRACE_GENERIC(name, params, args)                                      \
-  TRACE_CAT(TRACE_GENERIC_, TRACE_HAS_OWN(name))(name, params, args)
-BP_LAYER_FUNCTIONS(TRACE_GENERIC)
+#define TRACE_GENERIC(name, need, layers, params, args)                        \
+  BP_SLOT_IF_WRAPPED(layers)                                                   \
+  (TRACE_CAT(TRACE_GENERIC_, TRACE_HAS_OWN(name))(name, params, args))
+BP_PLUGIN_SLOTS(TRACE_GENERIC)
 #undef TRACE_GENERIC
 
 /* ---- copies ---- */
@@ -342,9 +343,8 @@ static C_Status t_destroy_stream(const C_Device device, C_Stream stream) {
 
 void bp_trace_layer_install(bp_trace_layer_t *layer, C_DeviceInterface *table) {
   layer->next = *table;
-#define TRACE_INSTALL(name, params, args)                                      \
-  if (table->name)                                                             \
-    table->name = t_##name;
-  BP_LAYER_FUNCTIONS(TRACE_INSTALL)
+#define TRACE_INSTALL(name, need, layers, params, args)                        \
+  BP_SLOT_IF_WRAPPED(layers)(if (table->name) table->name = t_##name;)
+  BP_PLUGIN_SLOTS(TRACE_INSTALL)
 #undef TRACE_INSTALL
 }

@@ -17,7 +17,9 @@
 
 #include "arena.h"
 #include "base/ptrmap.h"
+#include "comm/ops.h"
 #include "device.h"
+#include "lifetime.h"
 #include "memory.h"
 #include "stream.h"
 
@@ -25,7 +27,8 @@ static struct C_Device_st g_device0 = {0}, g_device1 = {1};
 
 static int setup(void **state) {
   (void)state;
-  return vcpu_initialize() == C_SUCCESS ? 0 : -1;
+  static const vcpu_runners_t runners = {.comm_task = vcpu_comm_run_task};
+  return vcpu_initialize(&runners) == C_SUCCESS ? 0 : -1;
 }
 
 static int teardown(void **state) {
@@ -68,7 +71,7 @@ static void test_callbacks_run_in_order(void **state) {
   assert_int_equal(log.count, 40);
   for (int i = 0; i < 40; ++i)
     assert_int_equal(log.steps[i], i);
-  comm_task task = {0};
+  vcpu_comm_task_t task = {0};
   assert_int_equal(vcpu_stream_enqueue_comm(stream, NULL), C_ERROR);
   assert_int_equal(vcpu_stream_enqueue_comm(NULL, &task), C_ERROR);
   assert_ptr_equal(vcpu_stream_device(stream), vcpu_device_at(1));

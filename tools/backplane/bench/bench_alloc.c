@@ -1,5 +1,5 @@
 /* alloc: the caching allocator's cached alloc+free (a hit: the same size
- * freed and allocated again) at 512 B .. 64 MiB, with 1 and 2 threads,
+ * freed and allocated again) at 512 B .. 64 MiB, with 1, 2 and 4 threads,
  * against glibc malloc, mimalloc (dlopen, mi_ prefixed API), jemalloc and the
  * plugin's raw allocate/deallocate, in the same run (budget: <= 50 ns and
  * <= 2x jemalloc, 1 thread); then a training-iteration trace replayed
@@ -30,7 +30,14 @@
 
 #define CHILD_ENV "BACKPLANE_BENCH_ALLOC_CHILD"
 
-enum { FULL_REPS = 7, SIZE_COUNT = 4, MAX_THREADS = 2, REPLAY_ITERATIONS = 20 };
+/* Thread counts 1, 2, 4 (doubling up to MAX_THREADS: THREAD_STEPS of them). */
+enum {
+  FULL_REPS = 7,
+  SIZE_COUNT = 4,
+  MAX_THREADS = 4,
+  THREAD_STEPS = 3,
+  REPLAY_ITERATIONS = 20
+};
 /* Busy time before the first timed run, in the bench and in the jemalloc
  * child alike. */
 enum { WARM_UP_MS = 300 };
@@ -198,7 +205,7 @@ static bp_status_t run_as_child(bench_ctx_t *ctx, int fd) {
   cli_warm_up_cpu(WARM_UP_MS);
   const bool timed[SUBJECT_COUNT] = {[BACKPLANE] = true, [GLIBC] = true};
   for (size_t s = 0; s < SIZE_COUNT; s++)
-    for (int threads = 1; threads <= MAX_THREADS; threads++) {
+    for (int threads = 1; threads <= MAX_THREADS; threads *= 2) {
       double medians[SUBJECT_COUNT];
       if (interleaved_medians(&b, timed, sizes[s], threads, medians))
         fprintf(out, "%zu %d %.6f %.6f\n", sizes[s], threads, medians[GLIBC],
@@ -278,7 +285,7 @@ static bool measure_jemalloc(bench_ctx_t *ctx,
   int wait_status = 0;
   if (pid > 0)
     waitpid(pid, &wait_status, 0);
-  return found == SIZE_COUNT * MAX_THREADS;
+  return found == SIZE_COUNT * THREAD_STEPS;
 }
 
 /* ---- records ------------------------------------------------------------ */
@@ -428,7 +435,7 @@ bp_status_t bench_alloc(bench_ctx_t *ctx) {
     bench_error(ctx, "bp_stream_create", status);
   cli_warm_up_cpu(WARM_UP_MS); /* as the child did: the same start for all */
   for (size_t s = 0; s < SIZE_COUNT && status == BP_OK; s++)
-    for (int threads = 1; threads <= MAX_THREADS; threads++) {
+    for (int threads = 1; threads <= MAX_THREADS; threads *= 2) {
       bool available[SUBJECT_COUNT];
       for (subject_t subject = 0; subject < SUBJECT_COUNT; subject++)
         available[subject] =

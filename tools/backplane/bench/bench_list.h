@@ -8,3 +8,6 @@ BP_BENCH(stream, "stream round trip vs spin hand-off; enqueue throughput")
 BP_BENCH(alloc,
          "cached alloc+free vs glibc/jemalloc/mimalloc/raw; trace replay")
 BP_BENCH(comm, "collectives (nccl-tests columns) vs Open MPI MPI_Allreduce")
+BP_BENCH(codegen, "generated kernels vs hand-written C -O3; cached build")
+BP_BENCH(ops, "reference ops vs OpenBLAS sgemm, memcpy and PyTorch CPU")
+BP_BENCH(train, "data-parallel training samples/s on 1/2/4 devices vs DDP")

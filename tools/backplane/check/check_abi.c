@@ -1,33 +1,29 @@
 /* ABI checks: the interface layout and version the plugin was loaded with,
- * and the functions Paddle's loader requires (reference §2.3, plus
- * synchronize_device, which Paddle calls without a null check). */
+ * and the functions Paddle's loader requires (plus synchronize_device, which
+ * Paddle calls without a null check): the REQUIRED rows of the core's slot
+ * table, core/plugin_slots.h. */
 #include <stdint.h>
 #include <string.h>
 
 #include "check.h"
 #include "check_report.h"
+#include "core/plugin_slots.h"
 
+/* The required slots, from the core's one table of slots. The conformance
+ * library is built in this tree and compiles against that same header
+ * (self-contained, never installed), so the check and the loader cannot
+ * disagree on what a plugin must provide. */
 typedef struct required_function {
   const char *name;
   size_t offset;
 } required_function_t;
 
-#define REQUIRED(field)                                                        \
-  { #field, offsetof(C_DeviceInterface, field) }
 static const required_function_t required_functions[] = {
-    REQUIRED(set_device),
-    REQUIRED(get_device),
-    REQUIRED(create_event),
-    REQUIRED(record_event),
-    REQUIRED(destroy_event),
-    REQUIRED(synchronize_event),
-    REQUIRED(device_memory_allocate),
-    REQUIRED(device_memory_deallocate),
-    REQUIRED(get_device_count),
-    REQUIRED(get_device_list),
-    REQUIRED(synchronize_device),
-};
+#define REQUIRED(name, need, layers, params, args)                             \
+  BP_SLOT_IF_REQUIRED(need)({#name, offsetof(C_DeviceInterface, name)}, )
+    BP_PLUGIN_SLOTS(REQUIRED)
 #undef REQUIRED
+};
 
 static int listed(const char *const *names, const char *name) {
   for (size_t i = 0; names && names[i]; i++)

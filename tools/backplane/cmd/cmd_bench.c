@@ -5,6 +5,7 @@
  * value, or one given without the comm bench, exits 2). Missing a budget
  * is reported, not an error: the exit code is 0 when every bench ran. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bench/bench.h"
@@ -142,6 +143,8 @@ int cmd_bench(int argc, char **argv) {
     cli_options_release(&options);
     return 2;
   }
+  /* bench train runs on up to 4 vcpu devices (vcpu reads this once). */
+  setenv("BACKPLANE_VCPU_DEVICES", "4", 0);
   if (cli_runtime_open(&options, &ctx.runtime) != BP_OK) {
     cli_options_release(&options);
     return 1;

@@ -209,6 +209,34 @@ static int print_devices(bp_runtime_t *runtime) {
   return 0;
 }
 
+/* Each device's canonical target (bp_target_from_device), or why none. */
+static json_t *device_target_json(bp_device_t *device) {
+  bp_target_t *target;
+  char *text = NULL;
+  if (bp_target_from_device(device, &target) != BP_OK)
+    return json_pack("{s:s}", "error", bp_last_error());
+  json_t *json = bp_target_to_json(target, &text) == BP_OK
+                     ? json_loads(text, 0, NULL)
+                     : NULL;
+  free(text);
+  bp_target_destroy(target);
+  return json;
+}
+
+static void print_targets(bp_runtime_t *runtime) {
+  printf("\nTargets:\n");
+  for (size_t d = 0; d < bp_device_count(runtime); d++) {
+    bp_device_t *device;
+    if (bp_device_at(runtime, d, &device) != BP_OK)
+      continue;
+    json_t *json = device_target_json(device);
+    char *text = json ? json_dumps(json, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    printf("  %-10s %s\n", bp_device_name(device), text ? text : "?");
+    free(text);
+    json_decref(json);
+  }
+}
+
 static void print_rejected(const bp_runtime_t *runtime) {
   size_t count = bp_runtime_rejected_count(runtime);
   fprintf(cli_out(), "\nRejected plugins: %zu\n", count);
@@ -265,12 +293,12 @@ static json_t *device_json(bp_device_t *device) {
     memory = json_null();
   else
     memory = json_pack("{s:s}", "error", bp_status_name(status));
-  return json_pack("{s:I, s:s, s:s, s:I, s:o*, s:o*}", "ordinal",
-                   (json_int_t)bp_device_ordinal(device), "name",
-                   bp_device_name(device), "device_type",
-                   bp_device_type(device), "index",
-                   (json_int_t)bp_device_index(device), "attributes",
-                   attributes, "memory", memory);
+  return json_pack(
+      "{s:I, s:s, s:s, s:I, s:o*, s:o*, s:o*}", "ordinal",
+      (json_int_t)bp_device_ordinal(device), "name", bp_device_name(device),
+      "device_type", bp_device_type(device), "index",
+      (json_int_t)bp_device_index(device), "attributes", attributes, "memory",
+      memory, "target", device_target_json(device));
 }
 
 static json_t *info_json(bp_runtime_t *runtime) {
@@ -311,6 +339,7 @@ int cmd_info(int argc, char **argv) {
   } else {
     print_plugins(runtime);
     result = print_devices(runtime);
+    print_targets(runtime);
     print_rejected(runtime);
   }
   bp_runtime_destroy(runtime);

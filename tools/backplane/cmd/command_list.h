@@ -17,7 +17,23 @@ BP_COMMAND(memory,
            "caching allocator: sizing (defaults marked), stats, snapshot, SVG")
 BP_COMMAND(trace, "[-o FILE] [--svg FILE] -- COMMAND...",
            "run COMMAND under the trace layer; Chrome trace JSON, SVG timeline")
-BP_COMMAND(optest,
-           "[--ops LIB.so] [--device D] [--filter TEXT] [--data DIR] "
-           "[--quick] [--json]",
-           "DIOPI op library vs PyTorch baselines: PASS/FAIL/NOIMPL/SKIP, timed")
+BP_COMMAND(
+    optest,
+    "[--ops LIB.so] [--device D] [--filter TEXT] [--data DIR] "
+    "[--quick] [--json]",
+    "DIOPI op library vs PyTorch baselines: PASS/FAIL/NOIMPL/SKIP, timed")
+BP_COMMAND(target, "[--device D] [--json] [TARGET]",
+           "a canonical target: parsed from TARGET, or a device's")
+BP_COMMAND(build,
+           "IR.json|SOURCE.c --target T [-o module.so] [--function NAME]... "
+           "[--json]",
+           "build a module for a target (no device needed; cached)")
+BP_COMMAND(
+    train,
+    "[--devices N | --processes N] [--batch N] [--epochs N] "
+    "[--seed N]\n"
+    "           [--lr X] [--no-overlap] [--checkpoint DIR] "
+    "[--checkpoint-every K]\n"
+    "           [--data FILE] [--ops LIB.so] [--trace FILE] [--svg FILE]",
+    "data-parallel MLP training on the digits set: ops, all-reduce, "
+    "AdamW")

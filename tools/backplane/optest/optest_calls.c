@@ -1,8 +1,10 @@
 /* One caller per DIOPI op signature. */
 #include "optest_calls.h"
 
+#include <stdio.h>
 #include <string.h>
 
+#include "backplane/backplane.h"
 #include "backplane/diopi/functions.h"
 
 typedef diopiTensorHandle_t T;
@@ -177,6 +179,149 @@ CALL(sgd, return ((diopiError_t(*)(CTX, T, T, T, double, double, double, double,
               real(a, "lr"), real(a, "momentum"), real(a, "dampening"),
               real(a, "weight_decay"), integer(a, "nesterov") != 0);)
 
+CALL(layer_norm, diopiSize_t shape = list(a, "normalized_shape");
+     return ((diopiError_t(*)(CTX, T, T, T, CT, CT, CT, diopiSize_t, double))
+                 fn)(ctx, tensor(a, "out"), tensor(a, "save_mean"),
+                     tensor(a, "save_invstd"), tensor(a, "input"),
+                     tensor(a, "weight"), tensor(a, "bias"), shape,
+                     real(a, "eps"));)
+CALL(layer_norm_backward, diopiSize_t shape = list(a, "normalized_shape");
+     return ((diopiError_t(*)(CTX, T, T, T, CT, CT, CT, CT, CT, CT,
+                              diopiSize_t))fn)(
+         ctx, tensor(a, "grad_input"), tensor(a, "grad_weight"),
+         tensor(a, "grad_bias"), tensor(a, "grad_output"), tensor(a, "input"),
+         tensor(a, "weight"), tensor(a, "bias"), tensor(a, "mean"),
+         tensor(a, "rstd"), shape);)
+CALL(batch_norm,
+     return ((diopiError_t(*)(CTX, T, T, T, CT, CT, CT, T, T, bool, double,
+                              double))fn)(
+         ctx, tensor(a, "out"), tensor(a, "save_mean"),
+         tensor(a, "save_invstd"), tensor(a, "input"), tensor(a, "weight"),
+         tensor(a, "bias"), tensor(a, "running_mean"), tensor(a, "running_var"),
+         integer(a, "training") != 0, real(a, "momentum"), real(a, "eps"));)
+CALL(batch_norm_backward,
+     return ((diopiError_t(*)(CTX, T, T, T, CT, CT, CT, CT, CT, CT, CT, bool,
+                              double))fn)(
+         ctx, tensor(a, "grad_input"), tensor(a, "grad_weight"),
+         tensor(a, "grad_bias"), tensor(a, "grad_output"), tensor(a, "input"),
+         tensor(a, "weight"), tensor(a, "running_mean"),
+         tensor(a, "running_var"), tensor(a, "save_mean"),
+         tensor(a, "save_invstd"), integer(a, "training") != 0,
+         real(a, "eps"));)
+CALL(conv2d, return ((diopiError_t(*)(CTX, T, CT, CT, CT, diopiSize_t,
+                                      diopiSize_t, diopiSize_t, int64_t))fn)(
+                 ctx, tensor(a, "out"), tensor(a, "input"), tensor(a, "weight"),
+                 tensor(a, "bias"), list(a, "stride"), list(a, "padding"),
+                 list(a, "dilation"), integer(a, "groups"));)
+CALL(conv2d_backward, diopiSize_t bias_sizes = list(a, "bias_sizes");
+     return ((diopiError_t(*)(CTX, T, T, T, CT, CT, CT, diopiSize_t *,
+                              diopiSize_t, diopiSize_t, diopiSize_t, int64_t))
+                 fn)(ctx, tensor(a, "grad_input"), tensor(a, "grad_weight"),
+                     tensor(a, "grad_bias"), tensor(a, "grad_output"),
+                     tensor(a, "input"), tensor(a, "weight"),
+                     bias_sizes.len ? &bias_sizes : NULL, list(a, "stride"),
+                     list(a, "padding"), list(a, "dilation"),
+                     integer(a, "groups"));)
+CALL(max_pool2d,
+     return ((diopiError_t(*)(CTX, T, CT, diopiSize_t, diopiSize_t, diopiSize_t,
+                              diopiSize_t, bool))fn)(
+         ctx, tensor(a, "out"), tensor(a, "input"), list(a, "kernel_size"),
+         list(a, "stride"), list(a, "padding"), list(a, "dilation"),
+         integer(a, "ceil_mode") != 0);)
+CALL(max_pool2d_with_indices,
+     return ((diopiError_t(*)(CTX, T, T, CT, diopiSize_t, diopiSize_t,
+                              diopiSize_t, diopiSize_t, bool))fn)(
+         ctx, tensor(a, "out"), tensor(a, "indices"), tensor(a, "input"),
+         list(a, "kernel_size"), list(a, "stride"), list(a, "padding"),
+         list(a, "dilation"), integer(a, "ceil_mode") != 0);)
+CALL(max_pool2d_backward,
+     return ((diopiError_t(*)(CTX, T, CT, CT, diopiSize_t, diopiSize_t,
+                              diopiSize_t, diopiSize_t, bool, CT))fn)(
+         ctx, tensor(a, "grad_input"), tensor(a, "grad_output"),
+         tensor(a, "input"), list(a, "kernel_size"), list(a, "stride"),
+         list(a, "padding"), list(a, "dilation"), integer(a, "ceil_mode") != 0,
+         tensor(a, "indices"));)
+CALL(adaptive_avg_pool2d,
+     return ((diopiError_t(*)(CTX, T, CT, diopiSize_t))fn)(
+         ctx, tensor(a, "out"), tensor(a, "input"), list(a, "output_size"));)
+CALL(adaptive_avg_pool2d_backward,
+     return ((diopiError_t(*)(CTX, T, CT, CT))fn)(ctx, tensor(a, "grad_input"),
+                                                  tensor(a, "grad_output"),
+                                                  tensor(a, "input"));)
+CALL(embedding,
+     return ((diopiError_t(*)(CTX, T, CT, CT, int64_t, bool, bool))fn)(
+         ctx, tensor(a, "out"), tensor(a, "weight"), tensor(a, "indices"),
+         integer(a, "padding_idx"), integer(a, "scale_grad_byfreq") != 0,
+         integer(a, "sparse") != 0);)
+CALL(embedding_backward,
+     return ((diopiError_t(*)(CTX, T, CT, CT, int64_t, int64_t, bool, bool))fn)(
+         ctx, tensor(a, "out"), tensor(a, "grad"), tensor(a, "indices"),
+         integer(a, "num_weights"), integer(a, "padding_idx"),
+         integer(a, "scale_grad_byfreq") != 0, integer(a, "sparse") != 0);)
+CALL(index_select,
+     return ((diopiError_t(*)(CTX, T, CT, int64_t,
+                              CT))fn)(ctx, tensor(a, "out"), tensor(a, "input"),
+                                      integer(a, "dim"), tensor(a, "index"));)
+CALL(transpose, return ((diopiError_t(*)(CTX, T, CT, int64_t, int64_t))fn)(
+                    ctx, tensor(a, "out"), tensor(a, "input"),
+                    integer(a, "dim0"), integer(a, "dim1"));)
+CALL(permute, return ((diopiError_t(*)(CTX, T, CT, diopiSize_t))fn)(
+                  ctx, tensor(a, "out"), tensor(a, "input"), list(a, "dims"));)
+
+/* cat: the inputs are the tensors "tensors.0", "tensors.1", ... */
+static diopiError_t call_cat(void *fn, CTX ctx, const optest_args_t *a) {
+  CT parts[16];
+  int64_t n = 0;
+  char role[32];
+  for (; n < 16; n++) {
+    snprintf(role, sizeof role, "tensors.%lld", (long long)n);
+    if (!(parts[n] = tensor(a, role)))
+      break;
+  }
+  return ((diopiError_t(*)(CTX, T, const CT *, int64_t, int64_t))fn)(
+      ctx, tensor(a, "out"), parts, n, integer(a, "dim"));
+}
+
+/* contiguous allocates its result from the context: once the stream has
+ * run it, the result is copied into the case's "out" to be judged. */
+static diopiError_t call_contiguous(void *fn, CTX ctx, const optest_args_t *a) {
+  T result = NULL, out = tensor(a, "out");
+  diopiError_t err = ((diopiError_t(*)(CTX, T *, CT, diopiMemoryFormat_t))fn)(
+      ctx, &result, tensor(a, "input"), Contiguous);
+  if (err)
+    return err;
+  int64_t got = -1, want = 0, elem = 0;
+  void *src = NULL, *dst = NULL;
+  diopiGetTensorNumel(result, &got);
+  diopiGetTensorNumel(out, &want);
+  diopiGetTensorElemSize(out, &elem);
+  diopiGetTensorData(result, &src);
+  diopiGetTensorData(out, &dst);
+  if (got != want || !src)
+    return diopiErrorOccurred;
+  bp_stream_t *stream = bp_ops_context_stream(ctx);
+  bp_device_t *device = bp_ops_context_device(ctx);
+  if (bp_stream_synchronize(stream) ||
+      (want && bp_copy(device, dst, bp_ops_tensor_bp_device(result), src,
+                       (size_t)(want * elem), NULL)))
+    return diopiErrorOccurred;
+  return diopiSuccess;
+}
+
+/* dropout draws from a generator seeded by the case. */
+static diopiError_t call_dropout(void *fn, CTX ctx, const optest_args_t *a) {
+  diopiGeneratorHandle_t generator;
+  if (bp_ops_generator_create((uint64_t)integer(a, "seed"), &generator))
+    return diopiErrorOccurred;
+  diopiError_t err = ((
+      diopiError_t(*)(CTX, T, T, CT, double, bool, diopiGeneratorHandle_t))fn)(
+      ctx, tensor(a, "out"), tensor(a, "mask"), tensor(a, "input"),
+      real(a, "p"), integer(a, "train") != 0, generator);
+  bp_stream_synchronize(bp_ops_context_stream(ctx)); /* generator in use */
+  bp_ops_generator_destroy(generator);
+  return err;
+}
+
 static const struct {
   const char *op;
   optest_call_t call;
@@ -225,6 +370,26 @@ static const struct {
     {"diopiArgmax", call_argmax},
     {"diopiAdamW", call_adamw},
     {"diopiSgd", call_sgd},
+    {"diopiLayerNorm", call_layer_norm},
+    {"diopiLayerNormBackward", call_layer_norm_backward},
+    {"diopiBatchNorm", call_batch_norm},
+    {"diopiBatchNormBackward", call_batch_norm_backward},
+    {"diopiConvolution2d", call_conv2d},
+    {"diopiConvolution2dBackward", call_conv2d_backward},
+    {"diopiMaxPool2d", call_max_pool2d},
+    {"diopiMaxPool2dWithIndices", call_max_pool2d_with_indices},
+    {"diopiMaxPool2dBackward", call_max_pool2d_backward},
+    {"diopiAdaptiveAvgPool2d", call_adaptive_avg_pool2d},
+    {"diopiAdaptiveAvgPool2dBackward", call_adaptive_avg_pool2d_backward},
+    {"diopiEmbedding", call_embedding},
+    {"diopiEmbeddingBackward", call_embedding_backward},
+    {"diopiIndexSelect", call_index_select},
+    {"diopiGather", call_index_select},
+    {"diopiCat", call_cat},
+    {"diopiTranspose", call_transpose},
+    {"diopiPermute", call_permute},
+    {"diopiContiguous", call_contiguous},
+    {"diopiDropout", call_dropout},
 };
 
 optest_call_t optest_caller(const char *op) {

@@ -2,6 +2,7 @@
 #include "optest_compare.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 static double half(uint16_t h) {
@@ -83,4 +84,65 @@ void optest_compare(diopiDtype_t dtype, const void *expected,
       out->actual = a;
     }
   }
+}
+
+/* The index of the tensor called `role`, or -1. */
+static int role_index(const optest_case_t *c, const char *role) {
+  for (size_t i = 0; i < c->tensor_count; i++)
+    if (!strcmp(c->tensors[i].role, role))
+      return (int)i;
+  return -1;
+}
+
+static int judge_dropout(const optest_case_t *c,
+                         const unsigned char *const *got, char *detail,
+                         size_t size) {
+  int out = role_index(c, "out"), mask = role_index(c, "mask"),
+      in = role_index(c, "input");
+  const optest_attr_t *p_attr = optest_attr(c, "p");
+  if (out < 0 || in < 0 || !p_attr) {
+    snprintf(detail, size, "dropout rule: the case lacks out, input or p");
+    return -1;
+  }
+  const optest_tensor_t *ot = &c->tensors[out], *it = &c->tensors[in];
+  double p = p_attr->type == OPTEST_FLOAT ? p_attr->f : (double)p_attr->i;
+  size_t n = 1, kept = 0;
+  for (int d = 0; d < ot->ndim; d++)
+    n *= (size_t)ot->shape[d];
+  const unsigned char *input =
+      got[in] + it->offset * (int64_t)bp_ops_dtype_size(it->dtype);
+  for (size_t i = 0; i < n; i++) {
+    double x = load(it->dtype, input, i), y = load(ot->dtype, got[out], i);
+    double scaled = x / (1 - p);
+    bool is_kept = fabs(y - scaled) <= c->atol + c->rtol * fabs(scaled);
+    if (!is_kept && y != 0) {
+      snprintf(detail, size,
+               "out at %zu: %.6g is neither 0 nor input / (1 - p) = %.6g", i, y,
+               scaled);
+      return -1;
+    }
+    if (mask >= 0 &&
+        (load(c->tensors[mask].dtype, got[mask], i) != 0) != is_kept) {
+      snprintf(detail, size, "mask at %zu disagrees with out (%.6g)", i, y);
+      return -1;
+    }
+    kept += is_kept;
+  }
+  double ratio = n ? (double)kept / (double)n : 1 - p;
+  if (fabs(ratio - (1 - p)) > 3e-2) {
+    snprintf(detail, size, "kept %.4f of the elements, expected %.4f +- 0.03",
+             ratio, 1 - p);
+    return -1;
+  }
+  return 0;
+}
+
+int optest_judge_rule(const optest_case_t *c, const unsigned char *const *got,
+                      char *detail, size_t size) {
+  const optest_attr_t *rule = optest_attr(c, "judge");
+  if (rule && rule->type == OPTEST_STRING && !strcmp(rule->s, "dropout"))
+    return judge_dropout(c, got, detail, size);
+  snprintf(detail, size, "unknown judge rule '%s'",
+           rule && rule->type == OPTEST_STRING ? rule->s : "?");
+  return -1;
 }

@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "backplane/ops.h"
+#include "optest_cases.h"
 
 typedef struct optest_mismatch {
   size_t count, first;     /* first mismatching index (valid if count) */
@@ -16,5 +17,13 @@ typedef struct optest_mismatch {
 void optest_compare(diopiDtype_t dtype, const void *expected,
                     const void *actual, size_t n, double atol, double rtol,
                     optest_mismatch_t *out);
+
+/* The rule named by the case's "judge" attribute, over the read-back data
+ * of its tensors (`got`, parallel to c->tensors). "dropout": every out
+ * element is 0 or input / (1 - p) (isclose), the mask (if any) says which,
+ * and the kept fraction is within 3e-2 of 1 - p. Returns 0 if the rule
+ * holds, else -1 with the reason in `detail`. */
+int optest_judge_rule(const optest_case_t *c, const unsigned char *const *got,
+                      char *detail, size_t size);
 
 #endif /* BACKPLANE_TOOLS_OPTEST_COMPARE_H_ */

@@ -9,7 +9,7 @@
 int32_t settle(C_CCLComm comm, test_stream *stream, char message[512]) {
   test_stream_synchronize(stream);
   int32_t status = -1;
-  vcpu_comm_get_async_error(comm, &status, message, 512);
+  vcpu_comm_ext_get_async_error(comm, &status, message, 512);
   return status;
 }
 

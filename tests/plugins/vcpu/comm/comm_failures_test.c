@@ -61,8 +61,8 @@ static int async_error(rank *r, char message[512]) {
   test_stream_synchronize(r->stream);
   int32_t status = -1;
   message[0] = '\0';
-  assert_int_equal(vcpu_comm_get_async_error(r->comm, &status, message, 512),
-                   C_SUCCESS);
+  assert_int_equal(
+      vcpu_comm_ext_get_async_error(r->comm, &status, message, 512), C_SUCCESS);
   return status;
 }
 
@@ -127,7 +127,7 @@ static void test_wrong_secret_is_refused(void **state) {
   join(&id, 2, 0, &first);
   char forged_bytes[128];
   memcpy(forged_bytes, bytes, sizeof forged_bytes);
-  comm_unique_id *forged = (comm_unique_id *)(void *)forged_bytes;
+  vcpu_comm_unique_id_t *forged = (vcpu_comm_unique_id_t *)(void *)forged_bytes;
   forged->secret ^= 0x5a5a;
   C_CCLRootId forged_id = {128, forged_bytes};
   C_CCLComm comm = NULL;
@@ -143,7 +143,7 @@ typedef struct abort_job {
 
 static void *abort_main(void *argument) {
   abort_job *job = argument;
-  assert_int_equal(vcpu_comm_abort(job->comm), C_SUCCESS);
+  assert_int_equal(vcpu_comm_ext_abort(job->comm), C_SUCCESS);
   return NULL;
 }
 
@@ -327,7 +327,7 @@ static void test_bad_arguments(void **state) {
                                         types, 1, 2, comm, s(&ranks[0])),
                    C_ERROR);
   expect_contains(vcpu_comm_last_error(), "rank 1 of 2 given");
-  assert_int_equal(vcpu_comm_abort(NULL), C_ERROR);
+  assert_int_equal(vcpu_comm_ext_abort(NULL), C_ERROR);
 
   /* Rejected calls consumed no sequence number: the ranks still agree. */
   float a[2] = {1, 2}, b[2] = {3, 4};
@@ -372,7 +372,7 @@ static void test_failed_group_poisons(void **state) {
 static int setup(void **state) {
   (void)state;
   setenv("BACKPLANE_COMM_TIMEOUT_MS", "300", 1);
-  vcpu_comm_fill_interface(&xccl, test_stream_enqueue);
+  vcpu_comm_fill_interface(&xccl);
   return 0;
 }
 

@@ -32,7 +32,9 @@
 #include "plugins/vcpu/comm/comm_test_streams.h"
 #include "plugins/vcpu/comm/id.h"
 #include "plugins/vcpu/comm/interface.h"
+#include "plugins/vcpu/comm/ops.h"
 #include "plugins/vcpu/device.h"
+#include "plugins/vcpu/lifetime.h"
 #include "plugins/vcpu/memory.h"
 
 enum { MAX_RANKS = 4 };
@@ -186,7 +188,8 @@ static void device_release(void *ptr, size_t bytes) {
 /* Every collective on device memory, large enough for the single-copy path
  * through the peers' mapped arenas; then checks that path was taken. */
 static int single_copy_collectives(rank_env *env) {
-  if (vcpu_initialize() != C_SUCCESS ||
+  static const vcpu_runners_t runners = {.comm_task = vcpu_comm_run_task};
+  if (vcpu_initialize(&runners) != C_SUCCESS ||
       vcpu_init_device(&rank_device) != C_SUCCESS || join_patiently(env) != 0)
     return 1;
   static const comm_case_memory device_memory = {device_alloc, device_release};
@@ -408,7 +411,7 @@ static void test_wrong_secret_is_refused(void **state) {
   C_CCLRootId id, forged_id = {128, forged_bytes};
   new_id(bytes, &id);
   memcpy(forged_bytes, bytes, sizeof forged_bytes);
-  ((comm_unique_id *)(void *)forged_bytes)->secret ^= 0x77;
+  ((vcpu_comm_unique_id_t *)(void *)forged_bytes)->secret ^= 0x77;
   int to_host[2], from_host[2];
   assert_int_equal(pipe(to_host), 0);
   assert_int_equal(pipe(from_host), 0);
@@ -534,7 +537,7 @@ static void test_mismatched_collectives(void **state) {
 
 static int setup(void **state) {
   (void)state;
-  vcpu_comm_fill_interface(&xccl, test_stream_enqueue);
+  vcpu_comm_fill_interface(&xccl);
   return 0;
 }
 

@@ -27,7 +27,7 @@ static void test_f16_decode_exhaustive(void **state) {
   (void)state;
   for (uint32_t bits = 0; bits < 0x10000u; bits++) {
     double expected = ref_decode(F16, (uint16_t)bits);
-    float got = comm_f16_to_float((uint16_t)bits);
+    float got = vcpu_comm_f16_to_float((uint16_t)bits);
     if (isnan(expected))
       assert_true(isnan(got));
     else
@@ -39,7 +39,7 @@ static void test_bf16_decode_exhaustive(void **state) {
   (void)state;
   for (uint32_t bits = 0; bits < 0x10000u; bits++) {
     double expected = ref_decode(BF16, (uint16_t)bits);
-    float got = comm_bf16_to_float((uint16_t)bits);
+    float got = vcpu_comm_bf16_to_float((uint16_t)bits);
     if (isnan(expected))
       assert_true(isnan(got));
     else
@@ -49,30 +49,33 @@ static void test_bf16_decode_exhaustive(void **state) {
 
 static void check_encoders(float value) {
   if (isnan(value)) {
-    assert_true(isnan(comm_f16_to_float(comm_float_to_f16(value))));
-    assert_true(isnan(comm_bf16_to_float(comm_float_to_bf16(value))));
+    assert_true(isnan(vcpu_comm_f16_to_float(vcpu_comm_float_to_f16(value))));
+    assert_true(isnan(vcpu_comm_bf16_to_float(vcpu_comm_float_to_bf16(value))));
     return;
   }
-  assert_int_equal(comm_float_to_f16(value), ref_encode(F16, value));
-  assert_int_equal(comm_float_to_bf16(value), ref_encode(BF16, value));
+  assert_int_equal(vcpu_comm_float_to_f16(value), ref_encode(F16, value));
+  assert_int_equal(vcpu_comm_float_to_bf16(value), ref_encode(BF16, value));
 }
 
 static void test_encode_known_values(void **state) {
   (void)state;
-  assert_int_equal(comm_float_to_f16(1.0f), 0x3c00);
-  assert_int_equal(comm_float_to_f16(-2.0f), 0xc000);
-  assert_int_equal(comm_float_to_f16(65504.0f), 0x7bff);
-  assert_int_equal(comm_float_to_f16(65520.0f), 0x7c00); /* tie -> inf */
-  assert_int_equal(comm_float_to_f16(0x1p-24f), 0x0001);
-  assert_int_equal(comm_float_to_f16(0x1p-25f), 0x0000);   /* tie -> even 0 */
-  assert_int_equal(comm_float_to_f16(0x1.8p-24f), 0x0002); /* tie -> even */
-  assert_int_equal(comm_float_to_f16(1.0f + 0x1p-11f), 0x3c00); /* tie */
-  assert_int_equal(comm_float_to_f16(1.0f + 0x3p-11f), 0x3c02); /* tie up */
-  assert_int_equal(comm_float_to_bf16(1.0f), 0x3f80);
-  assert_int_equal(comm_float_to_bf16(1.0f + 0x1p-8f), 0x3f80); /* tie */
-  assert_int_equal(comm_float_to_bf16(1.0f + 0x3p-8f), 0x3f82);
-  assert_int_equal(comm_float_to_bf16(-INFINITY), 0xff80);
-  assert_int_equal(comm_float_to_f16(-0.0f), 0x8000);
+  assert_int_equal(vcpu_comm_float_to_f16(1.0f), 0x3c00);
+  assert_int_equal(vcpu_comm_float_to_f16(-2.0f), 0xc000);
+  assert_int_equal(vcpu_comm_float_to_f16(65504.0f), 0x7bff);
+  assert_int_equal(vcpu_comm_float_to_f16(65520.0f), 0x7c00); /* tie -> inf */
+  assert_int_equal(vcpu_comm_float_to_f16(0x1p-24f), 0x0001);
+  assert_int_equal(vcpu_comm_float_to_f16(0x1p-25f),
+                   0x0000); /* tie -> even 0 */
+  assert_int_equal(vcpu_comm_float_to_f16(0x1.8p-24f),
+                   0x0002); /* tie -> even */
+  assert_int_equal(vcpu_comm_float_to_f16(1.0f + 0x1p-11f), 0x3c00); /* tie */
+  assert_int_equal(vcpu_comm_float_to_f16(1.0f + 0x3p-11f),
+                   0x3c02); /* tie up */
+  assert_int_equal(vcpu_comm_float_to_bf16(1.0f), 0x3f80);
+  assert_int_equal(vcpu_comm_float_to_bf16(1.0f + 0x1p-8f), 0x3f80); /* tie */
+  assert_int_equal(vcpu_comm_float_to_bf16(1.0f + 0x3p-8f), 0x3f82);
+  assert_int_equal(vcpu_comm_float_to_bf16(-INFINITY), 0xff80);
+  assert_int_equal(vcpu_comm_float_to_f16(-0.0f), 0x8000);
 }
 
 static void test_encode_matches_reference(void **state) {
@@ -98,7 +101,7 @@ static void test_encode_matches_reference(void **state) {
     _Float16 native = (_Float16)value;
     uint16_t native_bits;
     memcpy(&native_bits, &native, sizeof native_bits);
-    assert_int_equal(comm_float_to_f16(value), native_bits);
+    assert_int_equal(vcpu_comm_float_to_f16(value), native_bits);
   }
 #endif
 }
@@ -163,7 +166,7 @@ static double load_float(C_DataType t, const void *buf, size_t i) {
 
 static void fill_random(C_DataType t, void *buf, size_t count,
                         C_CCLReduceOp op) {
-  size_t size = comm_dtype_size(t);
+  size_t size = vcpu_comm_dtype_size(t);
   for (size_t i = 0; i < count; i++) {
     uint32_t r = next_random();
     /* Small magnitudes for products so floats stay finite and exact-ish. */
@@ -198,7 +201,7 @@ static void fill_random(C_DataType t, void *buf, size_t count,
 static void check_integer_result(C_DataType t, C_CCLReduceOp op,
                                  void *const *srcs, size_t nsrc,
                                  const void *out, size_t count) {
-  size_t size = comm_dtype_size(t);
+  size_t size = vcpu_comm_dtype_size(t);
   uint64_t mask = size == 8 ? ~(uint64_t)0 : (((uint64_t)1 << (8 * size)) - 1);
   for (size_t i = 0; i < count; i++) {
     uint64_t acc = load_int(t, srcs[0], i);
@@ -277,14 +280,14 @@ static void check_float_result(C_DataType t, C_CCLReduceOp op,
       tolerance = magnitude * 1e-15 + 1e-300;
     }
     if (fabs(got - acc) > tolerance)
-      fail_msg("%s %s element %zu: got %.9g expected %.9g", comm_dtype_name(t),
-               comm_op_name(op), i, got, acc);
+      fail_msg("%s %s element %zu: got %.9g expected %.9g",
+               vcpu_comm_dtype_name(t), vcpu_comm_op_name(op), i, got, acc);
   }
 }
 
 static void run_case(C_DataType t, C_CCLReduceOp op, size_t nsrc, size_t count,
                      bool in_place) {
-  size_t size = comm_dtype_size(t);
+  size_t size = vcpu_comm_dtype_size(t);
   void *srcs[4];
   void *copies[4];
   for (size_t s = 0; s < nsrc; s++) {
@@ -294,8 +297,8 @@ static void run_case(C_DataType t, C_CCLReduceOp op, size_t nsrc, size_t count,
     memcpy(copies[s], srcs[s], count * size);
   }
   void *out = in_place ? srcs[nsrc - 1] : malloc(count * size + 1);
-  assert_true(
-      comm_reduce(out, (const void *const *)srcs, nsrc, count, t, op, nsrc));
+  assert_true(vcpu_comm_reduce(out, (const void *const *)srcs, nsrc, count, t,
+                               op, nsrc));
   if (is_signed_int(t) || is_unsigned_int(t))
     check_integer_result(t, op, copies, nsrc, out, count);
   else
@@ -326,26 +329,26 @@ static void test_known_integer_values(void **state) {
   int8_t b8[] = {1, -1, 100, 0};
   int8_t out8[4];
   const void *srcs8[] = {a8, b8};
-  assert_true(comm_reduce(out8, srcs8, 2, 4, INT8, SUM, 1));
+  assert_true(vcpu_comm_reduce(out8, srcs8, 2, 4, INT8, SUM, 1));
   assert_int_equal(out8[0], -128); /* wraps like NCCL */
   assert_int_equal(out8[1], 127);
   assert_int_equal(out8[2], -56);
   assert_int_equal(out8[3], -7);
-  assert_true(comm_reduce(out8, srcs8, 2, 4, INT8, AVG, 2));
+  assert_true(vcpu_comm_reduce(out8, srcs8, 2, 4, INT8, AVG, 2));
   assert_int_equal(out8[3], -3); /* truncates toward zero */
   int32_t a32[] = {-3, 5}, b32[] = {4, 9};
   int32_t out32[2];
   const void *srcs32[] = {a32, b32};
-  assert_true(comm_reduce(out32, srcs32, 2, 2, INT32, MIN, 1));
+  assert_true(vcpu_comm_reduce(out32, srcs32, 2, 2, INT32, MIN, 1));
   assert_int_equal(out32[0], -3);
   assert_int_equal(out32[1], 5);
-  assert_true(comm_reduce(out32, srcs32, 2, 2, INT32, PRODUCT, 1));
+  assert_true(vcpu_comm_reduce(out32, srcs32, 2, 2, INT32, PRODUCT, 1));
   assert_int_equal(out32[0], -12);
   assert_int_equal(out32[1], 45);
   uint64_t big[] = {UINT64_MAX}, two[] = {2};
   uint64_t out64[1];
   const void *srcs64[] = {big, two};
-  assert_true(comm_reduce(out64, srcs64, 2, 1, UINT64, MAX, 1));
+  assert_true(vcpu_comm_reduce(out64, srcs64, 2, 1, UINT64, MAX, 1));
   assert_true(out64[0] == UINT64_MAX);
 }
 
@@ -354,9 +357,9 @@ static void test_partial_avg_divisor_one(void **state) {
   float a[] = {1.0f, 3.0f}, b[] = {2.0f, 5.0f};
   float out[2];
   const void *srcs[] = {a, b};
-  assert_true(comm_reduce(out, srcs, 2, 2, FLOAT32, AVG, 1));
+  assert_true(vcpu_comm_reduce(out, srcs, 2, 2, FLOAT32, AVG, 1));
   assert_true(out[0] == 3.0f && out[1] == 8.0f);
-  assert_true(comm_reduce(out, srcs, 2, 2, FLOAT32, AVG, 4));
+  assert_true(vcpu_comm_reduce(out, srcs, 2, 2, FLOAT32, AVG, 4));
   assert_true(out[0] == 0.75f && out[1] == 2.0f);
 }
 
@@ -364,18 +367,18 @@ static void test_rejects_unsupported(void **state) {
   (void)state;
   float a[1] = {1.0f}, out[1] = {7.0f};
   const void *srcs[] = {a};
-  assert_false(comm_reduce(out, srcs, 1, 1, BOOL, SUM, 1));
-  assert_false(comm_reduce(out, srcs, 1, 1, COMPLEX64, SUM, 1));
-  assert_false(comm_reduce(out, srcs, 1, 1, (C_DataType)99, SUM, 1));
-  assert_false(comm_reduce(out, srcs, 1, 1, FLOAT32, (C_CCLReduceOp)5, 1));
-  assert_false(comm_reduce(out, srcs, 0, 1, FLOAT32, SUM, 1));
+  assert_false(vcpu_comm_reduce(out, srcs, 1, 1, BOOL, SUM, 1));
+  assert_false(vcpu_comm_reduce(out, srcs, 1, 1, COMPLEX64, SUM, 1));
+  assert_false(vcpu_comm_reduce(out, srcs, 1, 1, (C_DataType)99, SUM, 1));
+  assert_false(vcpu_comm_reduce(out, srcs, 1, 1, FLOAT32, (C_CCLReduceOp)5, 1));
+  assert_false(vcpu_comm_reduce(out, srcs, 0, 1, FLOAT32, SUM, 1));
   assert_true(out[0] == 7.0f);
-  assert_int_equal(comm_dtype_size(BOOL), 0);
-  assert_int_equal(comm_dtype_size(BFLOAT16), 2);
-  assert_int_equal(comm_dtype_size(UINT64), 8);
-  assert_string_equal(comm_dtype_name(BFLOAT16), "bfloat16");
-  assert_string_equal(comm_op_name(PRODUCT), "prod");
-  assert_false(comm_op_valid((C_CCLReduceOp)-1));
+  assert_int_equal(vcpu_comm_dtype_size(BOOL), 0);
+  assert_int_equal(vcpu_comm_dtype_size(BFLOAT16), 2);
+  assert_int_equal(vcpu_comm_dtype_size(UINT64), 8);
+  assert_string_equal(vcpu_comm_dtype_name(BFLOAT16), "bfloat16");
+  assert_string_equal(vcpu_comm_op_name(PRODUCT), "prod");
+  assert_false(vcpu_comm_op_valid((C_CCLReduceOp)-1));
 }
 
 int main(void) {

@@ -23,7 +23,7 @@
 typedef bool (*segment_filter)(const char *entry, const void *argument);
 
 static void world_prefix(const C_CCLRootId *id, char *prefix, size_t size) {
-  const comm_unique_id *u = id->data;
+  const vcpu_comm_unique_id_t *u = id->data;
   snprintf(prefix, size, "bpvcpu-%016" PRIx64 "-", u->world_token);
 }
 
@@ -42,12 +42,14 @@ static bool created_by(const char *entry, const void *pid) {
     return false;
   struct stat st;
   bool match = false;
-  if (fstat(fd, &st) == 0 && (size_t)st.st_size >= sizeof(comm_world_header)) {
-    void *base =
-        mmap(NULL, sizeof(comm_world_header), PROT_READ, MAP_SHARED, fd, 0);
+  if (fstat(fd, &st) == 0 &&
+      (size_t)st.st_size >= sizeof(vcpu_comm_world_header_t)) {
+    void *base = mmap(NULL, sizeof(vcpu_comm_world_header_t), PROT_READ,
+                      MAP_SHARED, fd, 0);
     if (base != MAP_FAILED) {
-      match = ((const comm_world_header *)base)->creator_pid == *(pid_t *)pid;
-      munmap(base, sizeof(comm_world_header));
+      match = ((const vcpu_comm_world_header_t *)base)->creator_pid ==
+              *(pid_t *)pid;
+      munmap(base, sizeof(vcpu_comm_world_header_t));
     }
   }
   close(fd);
@@ -102,13 +104,13 @@ size_t comm_test_remove_segments_created_by(pid_t pid) {
   return sweep(created_by, &pid, true, false);
 }
 
-size_t comm_test_count_world_segments(const struct comm_unique_id *id,
+size_t comm_test_count_world_segments(const struct vcpu_comm_unique_id *id,
                                       size_t nranks) {
-  comm_unique_id copy = *id;
+  vcpu_comm_unique_id_t copy = *id;
   C_CCLRootId root = {sizeof copy, &copy};
   size_t found = comm_test_count_segments(&root);
   for (size_t host = 0; host < nranks; host++) {
-    comm_hybrid_host_id(id, host, &copy);
+    vcpu_comm_hybrid_host_id(id, host, &copy);
     found += comm_test_count_segments(&root);
   }
   return found;

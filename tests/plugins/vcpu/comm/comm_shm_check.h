@@ -1,5 +1,5 @@
 /* What the collective tests check in /dev/shm: a vcpu world must leave no
- * shared-memory segment behind (plugins/vcpu/comm_segment.h), whatever
+ * shared-memory segment behind (plugins/vcpu/comm/segment.h), whatever
  * happened to its ranks. Not thread-safe with respect to worlds being
  * created while a check runs in the same test. */
 #ifndef BACKPLANE_TESTS_COMM_SHM_CHECK_H_
@@ -18,8 +18,8 @@ size_t comm_test_count_segments(const C_CCLRootId *id);
 
 /* The same for a world over MPI of `nranks` ranks: its own segments and
  * those of the shared-memory worlds of its hosts (the hybrid transport). */
-struct comm_unique_id;
-size_t comm_test_count_world_segments(const struct comm_unique_id *id,
+struct vcpu_comm_unique_id;
+size_t comm_test_count_world_segments(const struct vcpu_comm_unique_id *id,
                                       size_t nranks);
 
 /* Removes every segment of the world `id` names (cleanup after a test that

@@ -16,11 +16,11 @@
 #include "comm/comm.h"
 #include "comm/spread.h"
 
-enum { STREAK = COMM_CROWDED_BEFORE_MOVING, MAX_RANKS = 3 };
+enum { STREAK = VCPU_COMM_CROWDED_BEFORE_MOVING, MAX_RANKS = 3 };
 
 typedef struct fixture {
-  comm_rank_slot slots[MAX_RANKS];
-  comm_world world;
+  vcpu_comm_rank_slot_t slots[MAX_RANKS];
+  vcpu_comm_world_t world;
   struct C_CCLComm_st comm;
   cpu_set_t allowed;
   int first, second; /* two allowed CPUs */
@@ -78,7 +78,7 @@ static void meet(fixture *f, int cpu, int peer_cpu, int count) {
   for (int i = 0; i < count; i++) {
     atomic_store(&f->slots[f->comm.rank].cpu, cpu);
     atomic_store(&f->slots[1 - f->comm.rank].cpu, peer_cpu);
-    comm_spread_after_meeting(&f->comm, cpu);
+    vcpu_comm_spread_after_meeting(&f->comm, cpu);
   }
 }
 
@@ -91,7 +91,7 @@ static void test_higher_rank_moves_off_a_crowded_cpu(void **state) {
   assert_int_equal(atomic_load(&f->slots[1].cpu), f->first);
 
   atomic_store(&f->slots[0].cpu, f->first);
-  comm_spread_after_meeting(&f->comm, f->first);
+  vcpu_comm_spread_after_meeting(&f->comm, f->first);
   int moved_to = atomic_load(&f->slots[1].cpu);
   assert_int_not_equal(moved_to, f->first);
   assert_true(CPU_ISSET(moved_to, &f->allowed));
@@ -134,7 +134,7 @@ static void test_no_move_when_every_cpu_is_taken(void **state) {
   atomic_store(&f->slots[2].cpu, f->second);
   for (int i = 0; i < STREAK; i++) {
     atomic_store(&f->slots[1].cpu, f->first);
-    comm_spread_after_meeting(&f->comm, f->first);
+    vcpu_comm_spread_after_meeting(&f->comm, f->first);
   }
   assert_int_equal(atomic_load(&f->slots[1].cpu), f->first);
   cpu_set_t now;

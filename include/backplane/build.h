@@ -1,0 +1,115 @@
+/*
+ * Code generation: builders turn an IR module into a shared object for a
+ * target (TVM's `target.build.<kind>`). Builders read the target only, never
+ * a device, so building for an absent device works.
+ *
+ * Two kinds of IR module:
+ *  - C source (bp_ir_module_from_c): compiled with the system C compiler
+ *    (`cc`, or $BACKPLANE_CC), flags from the target: -march=<mcpu>,
+ *    -DBP_NUM_CORES=<num_cores>, -DBP_VECTOR_WIDTH=<vector_width>.
+ *  - A tensor-expression IR in JSON (bp_ir_module_parse; docs/framework-
+ *    guide.md, "Code generation", has the format): the vcpu and c builders
+ *    lower it to C, split the outer loop of each stage into blocks and
+ *    vectorize the inner loop by vector_width, then compile it as above.
+ *
+ * Every function of the module is an exported `unsigned int fn(void *param)`
+ * (the kernel signature) taking a bp_generated_params_t: it returns 0, or
+ * nonzero if it could not run (bad block index, out of host memory).
+ *
+ * Results are cached on disk by the hash of (IR, canonical target, compiler
+ * and its version) in $BACKPLANE_CACHE_DIR, else $XDG_CACHE_HOME/backplane,
+ * else ~/.cache/backplane; entries are written atomically and checked before
+ * use (a corrupt or stale entry is rebuilt, never loaded).
+ */
+#ifndef BACKPLANE_BUILD_H_
+#define BACKPLANE_BUILD_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backplane/status.h"
+#include "backplane/target.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The parameter block of a generated function. Tensors are the function's
+ * inputs in order, then its outputs in order, each a dense row-major buffer
+ * of its dtype (float16/bfloat16 as uint16_t bits). Block `block_index` of
+ * `block_count` computes its share of the outer loop; run every block
+ * (in parallel or not) for the whole result. block_count 0 means 1. */
+#define BP_GENERATED_MAX_TENSORS 16
+typedef struct bp_generated_params {
+  uint32_t block_index;
+  uint32_t block_count;
+  void *tensors[BP_GENERATED_MAX_TENSORS];
+} bp_generated_params_t;
+
+typedef unsigned int (*bp_generated_fn)(void *param);
+
+typedef struct bp_ir_module bp_ir_module_t;
+
+/* Parses and validates a tensor-expression module. Malformed IR (unknown op,
+ * shape mismatch, undefined tensor, cyclic stages, reduction over a missing
+ * axis, ...) is BP_ERR_INVALID_ARGUMENT naming the function, stage and node. */
+BP_API bp_status_t bp_ir_module_parse(const char *json,
+                                      bp_ir_module_t **out_module);
+
+/* A C-source module exporting `function_names` (NULL-terminated, at least
+ * one), each `unsigned int name(void *param)`. Both are copied. */
+BP_API bp_status_t bp_ir_module_from_c(const char *source,
+                                       const char *const *function_names,
+                                       bp_ir_module_t **out_module);
+
+/* NULL is a no-op. */
+BP_API void bp_ir_module_destroy(bp_ir_module_t *module);
+
+BP_API size_t bp_ir_module_function_count(const bp_ir_module_t *module);
+/* NULL if out of range. Valid as long as the module. */
+BP_API const char *bp_ir_module_function_name(const bp_ir_module_t *module,
+                                              size_t index);
+
+typedef struct bp_build_options {
+  size_t struct_size;    /* sizeof(bp_build_options_t) */
+  const char *cache_dir; /* NULL: the environment / default above */
+  int no_cache;          /* nonzero: always build (into a private dir) */
+} bp_build_options_t;
+
+typedef struct bp_built_module bp_built_module_t;
+
+/* Builds `module` for `target` (options may be NULL). Thread-safe; several
+ * processes may build the same module at once. Errors: BP_ERR_UNSUPPORTED
+ * when the kind has no builder, BP_ERR_INVALID_ARGUMENT for IR the builder
+ * rejects, BP_ERR_PLUGIN when the compiler fails (its diagnostics in the
+ * message). */
+BP_API bp_status_t bp_build(const bp_ir_module_t *module,
+                            const bp_target_t *target,
+                            const bp_build_options_t *options,
+                            bp_built_module_t **out_built);
+
+/* The shared object (in the cache); valid as long as `built`. */
+BP_API const char *bp_built_module_path(const bp_built_module_t *built);
+/* Nonzero when the build was found in the cache. */
+BP_API int bp_built_module_from_cache(const bp_built_module_t *built);
+/* The generated C source (NULL for C-source modules, cache hits and plugin
+ * builders). */
+BP_API const char *bp_built_module_source(const bp_built_module_t *built);
+/* The number of blocks a launch of `name` should use: the target's
+ * num_cores, or 1 when the function cannot be split. 0 if unknown. */
+BP_API uint32_t bp_built_module_blocks(const bp_built_module_t *built,
+                                       const char *name);
+
+/* Loads the shared object (once) and finds `name` in it. */
+BP_API bp_status_t bp_built_module_function(bp_built_module_t *built,
+                                            const char *name,
+                                            bp_generated_fn *out_function);
+
+/* Unloads and frees. NULL is a no-op. */
+BP_API void bp_built_module_destroy(bp_built_module_t *built);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BACKPLANE_BUILD_H_ */

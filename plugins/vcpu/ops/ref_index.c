@@ -1,0 +1,269 @@
+/* Indexing: embedding (and backward), index_select and gather. Index
+ * tensors are int32 or int64 and are read by the task (they may not be
+ * ready before): an index out of range cannot be reported once the op has
+ * returned, so its output elements are written as zero. */
+#include <string.h>
+
+#include <diopi/functions.h>
+
+#include "ref_enqueue.h"
+#include "ref_error.h"
+#include "ref_pool.h"
+#include "ref_scratch.h"
+#include "ref_tensor.h"
+
+typedef struct index_task {
+  ref_view_t out, input, index, grad;
+  int dim;
+  int64_t outer, inner, span; /* out = outer x index-length x inner */
+  int64_t padding_idx;
+  bool scale_grad_byfreq;
+  int64_t *counts; /* embedding backward with scale_grad_byfreq */
+} index_task_t;
+
+static diopiError_t expect_index(const char *op, const char *arg,
+                                 const ref_view_t *v) {
+  if (v->dtype == diopi_dtype_int32 || v->dtype == diopi_dtype_int64)
+    return diopiSuccess;
+  return ref_fail(op, "%s: dtype %d, expected int32 or int64", arg,
+                  (int)v->dtype);
+}
+
+/* index_select and embedding forward: out[o][k][s] = input[o][index[k]][s]
+ * with `span` rows of the input along the indexed dim. */
+static void select_rows(void *context, int64_t begin, int64_t end) {
+  const index_task_t *t = context;
+  int64_t k_len = t->index.numel;
+  for (int64_t r = begin; r < end; r++) {
+    int64_t o = r / k_len, k = r % k_len;
+    int64_t row = (int64_t)ref_get(&t->index, k);
+    bool valid = row >= 0 && row < t->span;
+    for (int64_t s = 0; s < t->inner; s++)
+      ref_set(&t->out, r * t->inner + s,
+              valid ? ref_get(&t->input, (o * t->span + row) * t->inner + s)
+                    : 0.0);
+  }
+}
+
+static void run_select(void *args) {
+  index_task_t *t = args;
+  ref_parallel_for(t->outer * t->index.numel, (1 << 14) / (t->inner + 1) + 1,
+                   select_rows, t);
+}
+
+REF_EXPORT diopiError_t diopiIndexSelect(diopiContextHandle_t ctx,
+                                         diopiTensorHandle_t out,
+                                         diopiConstTensorHandle_t input,
+                                         int64_t dim,
+                                         diopiConstTensorHandle_t index) {
+  const char *op = "diopiIndexSelect";
+  index_task_t t;
+  memset(&t, 0, sizeof t);
+  diopiError_t err = ref_view(op, "out", out, &t.out);
+  if (!err)
+    err = ref_view(op, "input", input, &t.input);
+  if (!err)
+    err = ref_view(op, "index", index, &t.index);
+  if (!err)
+    err = expect_index(op, "index", &t.index);
+  if (!err && t.index.ndim > 1)
+    err = ref_fail(op, "index: %d dims, expected 0 or 1", t.index.ndim);
+  if (!err)
+    err = ref_dim(op, "dim", dim, t.input.ndim, &t.dim);
+  if (err)
+    return err;
+  int64_t shape[REF_MAX_DIMS];
+  memcpy(shape, t.input.shape, sizeof shape);
+  if (t.input.ndim)
+    shape[t.dim] = t.index.numel;
+  if ((err = ref_expect_shape(op, "out", &t.out, shape, t.input.ndim)) ||
+      (err = ref_expect_dtype(op, "out", &t.out, t.input.dtype)) ||
+      (err = ref_expect_no_partial_overlap(op, "input", &t.out, &t.input)))
+    return err;
+  t.outer = t.inner = 1;
+  for (int i = 0; i < t.dim; i++)
+    t.outer *= t.input.shape[i];
+  for (int i = t.dim + 1; i < t.input.ndim; i++)
+    t.inner *= t.input.shape[i];
+  t.span = t.input.ndim ? t.input.shape[t.dim] : 1;
+  if (t.out.numel == 0)
+    return diopiSuccess;
+  return ref_enqueue(ctx, op, run_select, &t, sizeof t);
+}
+
+REF_EXPORT diopiError_t diopiEmbedding(diopiContextHandle_t ctx,
+                                       diopiTensorHandle_t out,
+                                       diopiConstTensorHandle_t weight,
+                                       diopiConstTensorHandle_t indices,
+                                       int64_t padding_idx,
+                                       bool scale_grad_byfreq, bool sparse) {
+  const char *op = "diopiEmbedding";
+  (void)padding_idx; /* forward rows are copied regardless */
+  (void)scale_grad_byfreq;
+  index_task_t t;
+  memset(&t, 0, sizeof t);
+  diopiError_t err = ref_view(op, "out", out, &t.out);
+  if (!err)
+    err = ref_view(op, "weight", weight, &t.input);
+  if (!err)
+    err = ref_view(op, "indices", indices, &t.index);
+  if (!err)
+    err = expect_index(op, "indices", &t.index);
+  if (!err && sparse)
+    err = ref_fail(op, "sparse: sparse gradients are not supported");
+  if (!err && t.input.ndim != 2)
+    err = ref_fail(op, "weight: %d dims, expected (num_weights, dim)",
+                   t.input.ndim);
+  if (!err && t.index.ndim + 1 > REF_MAX_DIMS)
+    err = ref_fail(op, "indices: %d dims, at most %d", t.index.ndim,
+                   REF_MAX_DIMS - 1);
+  if (err)
+    return err;
+  int64_t shape[REF_MAX_DIMS];
+  memcpy(shape, t.index.shape, sizeof(int64_t) * (size_t)t.index.ndim);
+  shape[t.index.ndim] = t.input.shape[1];
+  if ((err = ref_expect_shape(op, "out", &t.out, shape, t.index.ndim + 1)) ||
+      (err = ref_expect_dtype(op, "out", &t.out, t.input.dtype)))
+    return err;
+  t.outer = 1;
+  t.span = t.input.shape[0];
+  t.inner = t.input.shape[1];
+  if (t.out.numel == 0)
+    return diopiSuccess;
+  return ref_enqueue(ctx, op, run_select, &t, sizeof t);
+}
+
+/* out (num_weights, dim) = sum of grad rows per index; padding_idx rows
+ * get nothing; scale_grad_byfreq divides by the index's count. */
+static void run_embedding_backward(void *args) {
+  index_task_t *t = args;
+  int64_t n = t->index.numel;
+  for (int64_t i = 0; i < t->out.numel; i++)
+    ref_set(&t->out, i, 0.0);
+  if (t->counts) {
+    memset(t->counts, 0, (size_t)t->span * sizeof *t->counts);
+    for (int64_t k = 0; k < n; k++) {
+      int64_t row = (int64_t)ref_get(&t->index, k);
+      if (row >= 0 && row < t->span)
+        t->counts[row]++;
+    }
+  }
+  for (int64_t k = 0; k < n; k++) {
+    int64_t row = (int64_t)ref_get(&t->index, k);
+    if (row < 0 || row >= t->span || row == t->padding_idx)
+      continue;
+    double scale = t->counts ? 1.0 / (double)t->counts[row] : 1.0;
+    for (int64_t s = 0; s < t->inner; s++) {
+      int64_t o = row * t->inner + s;
+      ref_set(&t->out, o,
+              ref_get(&t->out, o) +
+                  scale * ref_get(&t->grad, k * t->inner + s));
+    }
+  }
+}
+
+REF_EXPORT diopiError_t diopiEmbeddingBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t out,
+    diopiConstTensorHandle_t grad, diopiConstTensorHandle_t indices,
+    int64_t num_weights, int64_t padding_idx, bool scale_grad_byfreq,
+    bool sparse) {
+  const char *op = "diopiEmbeddingBackward";
+  index_task_t t;
+  memset(&t, 0, sizeof t);
+  t.padding_idx = padding_idx;
+  t.scale_grad_byfreq = scale_grad_byfreq;
+  diopiError_t err = ref_view(op, "out", out, &t.out);
+  if (!err)
+    err = ref_view(op, "grad", grad, &t.grad);
+  if (!err)
+    err = ref_view(op, "indices", indices, &t.index);
+  if (!err)
+    err = expect_index(op, "indices", &t.index);
+  if (!err && sparse)
+    err = ref_fail(op, "sparse: sparse gradients are not supported");
+  if (!err && t.out.ndim != 2)
+    err = ref_fail(op, "out: %d dims, expected (num_weights, dim)", t.out.ndim);
+  if (err)
+    return err;
+  int64_t want_out[2] = {num_weights, t.out.shape[1]};
+  int64_t want_grad[REF_MAX_DIMS];
+  if (t.index.ndim + 1 > REF_MAX_DIMS)
+    return ref_fail(op, "indices: %d dims, at most %d", t.index.ndim,
+                    REF_MAX_DIMS - 1);
+  memcpy(want_grad, t.index.shape, sizeof(int64_t) * (size_t)t.index.ndim);
+  want_grad[t.index.ndim] = t.out.shape[1];
+  if ((err = ref_expect_shape(op, "out", &t.out, want_out, 2)) ||
+      (err =
+           ref_expect_shape(op, "grad", &t.grad, want_grad, t.index.ndim + 1)))
+    return err;
+  t.span = num_weights;
+  t.inner = t.out.shape[1];
+  if (scale_grad_byfreq &&
+      (err = ref_scratch(ctx, op, (size_t)num_weights * sizeof(int64_t),
+                         (void **)&t.counts)))
+    return err;
+  if (t.out.numel == 0)
+    return diopiSuccess;
+  return ref_enqueue(ctx, op, run_embedding_backward, &t, sizeof t);
+}
+
+/* out[c] = input[c with c[dim] = index[c]], c over index's (= out's) shape. */
+static void gather_range(void *context, int64_t begin, int64_t end) {
+  const index_task_t *t = context;
+  for (int64_t i = begin; i < end; i++) {
+    int64_t rest = i, in_linear = 0, scale = 1, row = 0;
+    bool valid = true;
+    for (int d = t->out.ndim; d-- > 0;) {
+      int64_t c = rest % t->out.shape[d];
+      rest /= t->out.shape[d];
+      if (d == t->dim) {
+        row = (int64_t)ref_get(&t->index, i);
+        valid = row >= 0 && row < t->input.shape[d];
+        c = row;
+      }
+      in_linear += c * scale;
+      scale *= t->input.shape[d];
+    }
+    ref_set(&t->out, i, valid ? ref_get(&t->input, in_linear) : 0.0);
+  }
+}
+
+static void run_gather(void *args) {
+  index_task_t *t = args;
+  ref_parallel_for(t->out.numel, 1 << 14, gather_range, t);
+}
+
+REF_EXPORT diopiError_t diopiGather(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t out,
+                                    diopiConstTensorHandle_t input, int64_t dim,
+                                    diopiConstTensorHandle_t index) {
+  const char *op = "diopiGather";
+  index_task_t t;
+  memset(&t, 0, sizeof t);
+  diopiError_t err = ref_view(op, "out", out, &t.out);
+  if (!err)
+    err = ref_view(op, "input", input, &t.input);
+  if (!err)
+    err = ref_view(op, "index", index, &t.index);
+  if (!err)
+    err = expect_index(op, "index", &t.index);
+  if (!err)
+    err = ref_dim(op, "dim", dim, t.input.ndim, &t.dim);
+  if (!err && t.index.ndim != t.input.ndim)
+    err = ref_fail(op, "index: %d dims, input has %d", t.index.ndim,
+                   t.input.ndim);
+  for (int d = 0; !err && d < t.input.ndim; d++)
+    if (d != t.dim && t.index.shape[d] > t.input.shape[d])
+      err =
+          ref_fail(op, "index: size %lld at dim %d exceeds input's %lld",
+                   (long long)t.index.shape[d], d, (long long)t.input.shape[d]);
+  if (!err)
+    err = ref_expect_shape(op, "out", &t.out, t.index.shape, t.index.ndim);
+  if (!err)
+    err = ref_expect_dtype(op, "out", &t.out, t.input.dtype);
+  if (!err)
+    err = ref_expect_no_partial_overlap(op, "input", &t.out, &t.input);
+  if (err || t.out.numel == 0)
+    return err;
+  return ref_enqueue(ctx, op, run_gather, &t, sizeof t);
+}

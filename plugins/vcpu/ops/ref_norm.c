@@ -1,0 +1,460 @@
+/* layer_norm and batch_norm, forward and backward. Statistics in double.
+ * layer_norm: a row is the trailing normalized_shape; rows split across the
+ * worker pool. batch_norm: a channel is dim 1 of (N, C, *); channels split
+ * across the pool. */
+#include <math.h>
+#include <string.h>
+
+#include <diopi/functions.h>
+
+#include "ref_enqueue.h"
+#include "ref_error.h"
+#include "ref_pool.h"
+#include "ref_tensor.h"
+
+typedef struct norm_task {
+  ref_view_t out, mean, invstd, input, grad_output, weight, bias;
+  ref_view_t grad_weight, grad_bias;
+  bool has_out, has_mean, has_invstd, has_weight, has_bias;
+  bool has_grad_weight, has_grad_bias;
+  /* batch_norm */
+  ref_view_t running_mean, running_var;
+  bool has_running_mean, has_running_var, training;
+  double momentum, eps;
+  int64_t rows, row; /* layer_norm: rows x row; batch_norm: N, C, inner */
+  int64_t n, c, inner;
+} norm_task_t;
+
+/* ---- layer_norm ---------------------------------------------------------- */
+
+static void layer_forward(void *context, int64_t begin, int64_t end) {
+  const norm_task_t *t = context;
+  for (int64_t r = begin; r < end; r++) {
+    int64_t base = r * t->row;
+    double sum = 0, sq = 0;
+    for (int64_t k = 0; k < t->row; k++)
+      sum += ref_get(&t->input, base + k);
+    double mean = sum / (double)t->row;
+    for (int64_t k = 0; k < t->row; k++) {
+      double d = ref_get(&t->input, base + k) - mean;
+      sq += d * d;
+    }
+    double rstd = 1.0 / sqrt(sq / (double)t->row + t->eps);
+    for (int64_t k = 0; k < t->row; k++) {
+      double y = (ref_get(&t->input, base + k) - mean) * rstd;
+      if (t->has_weight)
+        y *= ref_get(&t->weight, k);
+      if (t->has_bias)
+        y += ref_get(&t->bias, k);
+      ref_set(&t->out, base + k, y);
+    }
+    if (t->has_mean)
+      ref_set(&t->mean, r, mean);
+    if (t->has_invstd)
+      ref_set(&t->invstd, r, rstd);
+  }
+}
+
+static void run_layer_forward(void *args) {
+  norm_task_t *t = args;
+  ref_parallel_for(t->rows, (1 << 14) / (t->row + 1) + 1, layer_forward, t);
+}
+
+/* gi = rstd * (g w - mean(g w) - xhat mean(g w xhat)) per row. */
+static void layer_backward_rows(void *context, int64_t begin, int64_t end) {
+  const norm_task_t *t = context;
+  for (int64_t r = begin; r < end; r++) {
+    int64_t base = r * t->row;
+    double mean = ref_get(&t->mean, r), rstd = ref_get(&t->invstd, r);
+    double a = 0, b = 0;
+    for (int64_t k = 0; k < t->row; k++) {
+      double gw = ref_get(&t->grad_output, base + k) *
+                  (t->has_weight ? ref_get(&t->weight, k) : 1.0);
+      double xhat = (ref_get(&t->input, base + k) - mean) * rstd;
+      a += gw;
+      b += gw * xhat;
+    }
+    a /= (double)t->row;
+    b /= (double)t->row;
+    for (int64_t k = 0; k < t->row; k++) {
+      double gw = ref_get(&t->grad_output, base + k) *
+                  (t->has_weight ? ref_get(&t->weight, k) : 1.0);
+      double xhat = (ref_get(&t->input, base + k) - mean) * rstd;
+      ref_set(&t->out, base + k, rstd * (gw - a - xhat * b));
+    }
+  }
+}
+
+/* grad_weight/grad_bias: columns summed over rows. */
+static void layer_backward_cols(void *context, int64_t begin, int64_t end) {
+  const norm_task_t *t = context;
+  for (int64_t k = begin; k < end; k++) {
+    double gw = 0, gb = 0;
+    for (int64_t r = 0; r < t->rows; r++) {
+      double g = ref_get(&t->grad_output, r * t->row + k);
+      gw += g * (ref_get(&t->input, r * t->row + k) - ref_get(&t->mean, r)) *
+            ref_get(&t->invstd, r);
+      gb += g;
+    }
+    if (t->has_grad_weight)
+      ref_set(&t->grad_weight, k, gw);
+    if (t->has_grad_bias)
+      ref_set(&t->grad_bias, k, gb);
+  }
+}
+
+static void run_layer_backward(void *args) {
+  norm_task_t *t = args;
+  int64_t grain = (1 << 14) / (t->row + 1) + 1;
+  if (t->has_out)
+    ref_parallel_for(t->rows, grain, layer_backward_rows, t);
+  if (t->has_grad_weight || t->has_grad_bias)
+    ref_parallel_for(t->row, (1 << 14) / (t->rows + 1) + 1, layer_backward_cols,
+                     t);
+}
+
+/* Splits input's shape at normalized_shape: rows x row; checks the
+ * per-row and per-element tensors. */
+static diopiError_t layer_shapes(const char *op, norm_task_t *t,
+                                 diopiSize_t normalized_shape) {
+  int64_t k = normalized_shape.len;
+  if (k < 0 || k > t->input.ndim || (k && !normalized_shape.data))
+    return ref_fail(op, "normalized_shape: %lld dims for an input of %d",
+                    (long long)k, t->input.ndim);
+  int lead = t->input.ndim - (int)k;
+  for (int i = 0; i < k; i++)
+    if (t->input.shape[lead + i] != normalized_shape.data[i]) {
+      char want[128], have[128];
+      return ref_fail(
+          op, "input: shape %s does not end in normalized_shape %s",
+          ref_shape_text(t->input.shape, t->input.ndim, have, sizeof have),
+          ref_shape_text(normalized_shape.data, (int)k, want, sizeof want));
+    }
+  t->rows = 1;
+  for (int i = 0; i < lead; i++)
+    t->rows *= t->input.shape[i];
+  t->row = t->rows ? t->input.numel / t->rows : 1;
+  diopiError_t err = diopiSuccess;
+  const ref_view_t *per_elem[] = {&t->weight, &t->bias, &t->grad_weight,
+                                  &t->grad_bias};
+  const bool has_elem[] = {t->has_weight, t->has_bias, t->has_grad_weight,
+                           t->has_grad_bias};
+  const char *elem_names[] = {"weight", "bias", "grad_weight", "grad_bias"};
+  for (int i = 0; !err && i < 4; i++)
+    if (has_elem[i] && per_elem[i]->numel != t->row)
+      err = ref_expect_shape(op, elem_names[i], per_elem[i],
+                             normalized_shape.data, (int)k);
+  const ref_view_t *per_row[] = {&t->mean, &t->invstd};
+  const bool has_row[] = {t->has_mean, t->has_invstd};
+  const char *row_names[] = {"save_mean", "save_invstd"};
+  for (int i = 0; !err && i < 2; i++)
+    if (has_row[i] && per_row[i]->numel != t->rows)
+      err =
+          ref_expect_shape(op, row_names[i], per_row[i], t->input.shape, lead);
+  return err;
+}
+
+REF_EXPORT diopiError_t diopiLayerNorm(
+    diopiContextHandle_t ctx, diopiTensorHandle_t out,
+    diopiTensorHandle_t save_mean, diopiTensorHandle_t save_invstd,
+    diopiConstTensorHandle_t input, diopiConstTensorHandle_t weight,
+    diopiConstTensorHandle_t bias, diopiSize_t normalized_shape, double eps) {
+  const char *op = "diopiLayerNorm";
+  norm_task_t t;
+  memset(&t, 0, sizeof t);
+  t.eps = eps;
+  diopiError_t err = ref_view(op, "input", input, &t.input);
+  if (!err)
+    err = ref_view(op, "out", out, &t.out);
+  if (!err)
+    err = ref_expect_shape(op, "out", &t.out, t.input.shape, t.input.ndim);
+  if (!err)
+    err = ref_view_optional(op, "save_mean", save_mean, &t.mean, &t.has_mean);
+  if (!err)
+    err = ref_view_optional(op, "save_invstd", save_invstd, &t.invstd,
+                            &t.has_invstd);
+  if (!err)
+    err = ref_view_optional(op, "weight", weight, &t.weight, &t.has_weight);
+  if (!err)
+    err = ref_view_optional(op, "bias", bias, &t.bias, &t.has_bias);
+  if (!err)
+    err = layer_shapes(op, &t, normalized_shape);
+  if (!err)
+    err = ref_expect_no_partial_overlap(op, "input", &t.out, &t.input);
+  if (err || t.input.numel == 0)
+    return err;
+  return ref_enqueue(ctx, op, run_layer_forward, &t, sizeof t);
+}
+
+REF_EXPORT diopiError_t diopiLayerNormBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiTensorHandle_t grad_weight, diopiTensorHandle_t grad_bias,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiConstTensorHandle_t weight, diopiConstTensorHandle_t bias,
+    diopiConstTensorHandle_t mean, diopiConstTensorHandle_t rstd,
+    diopiSize_t normalized_shape) {
+  const char *op = "diopiLayerNormBackward";
+  (void)bias; /* the gradient does not depend on it */
+  norm_task_t t;
+  memset(&t, 0, sizeof t);
+  diopiError_t err = ref_view(op, "input", input, &t.input);
+  if (!err)
+    err = ref_view(op, "grad_output", grad_output, &t.grad_output);
+  if (!err)
+    err = ref_expect_shape(op, "grad_output", &t.grad_output, t.input.shape,
+                           t.input.ndim);
+  if (!err)
+    err = ref_view_optional(op, "grad_input", grad_input, &t.out, &t.has_out);
+  if (!err && t.has_out)
+    err =
+        ref_expect_shape(op, "grad_input", &t.out, t.input.shape, t.input.ndim);
+  if (!err)
+    err = ref_view_optional(op, "grad_weight", grad_weight, &t.grad_weight,
+                            &t.has_grad_weight);
+  if (!err)
+    err = ref_view_optional(op, "grad_bias", grad_bias, &t.grad_bias,
+                            &t.has_grad_bias);
+  if (!err)
+    err = ref_view_optional(op, "weight", weight, &t.weight, &t.has_weight);
+  if (!err)
+    err = ref_view(op, "mean", mean, &t.mean);
+  if (!err)
+    err = ref_view(op, "rstd", rstd, &t.invstd);
+  t.has_mean = t.has_invstd = true;
+  if (!err)
+    err = layer_shapes(op, &t, normalized_shape);
+  if (err)
+    return err;
+  return ref_enqueue(ctx, op, run_layer_backward, &t, sizeof t);
+}
+
+/* ---- batch_norm ---------------------------------------------------------- */
+
+static int64_t bn_index(const norm_task_t *t, int64_t n, int64_t c, int64_t s) {
+  return (n * t->c + c) * t->inner + s;
+}
+
+static double bn_param(const ref_view_t *v, bool present, int64_t c,
+                       double if_absent) {
+  return present ? ref_get(v, c) : if_absent;
+}
+
+static void bn_forward(void *context, int64_t begin, int64_t end) {
+  const norm_task_t *t = context;
+  double count = (double)(t->n * t->inner);
+  for (int64_t c = begin; c < end; c++) {
+    double mean, invstd;
+    if (t->training) {
+      double sum = 0, sq = 0;
+      for (int64_t n = 0; n < t->n; n++)
+        for (int64_t s = 0; s < t->inner; s++)
+          sum += ref_get(&t->input, bn_index(t, n, c, s));
+      mean = sum / count;
+      for (int64_t n = 0; n < t->n; n++)
+        for (int64_t s = 0; s < t->inner; s++) {
+          double d = ref_get(&t->input, bn_index(t, n, c, s)) - mean;
+          sq += d * d;
+        }
+      invstd = 1.0 / sqrt(sq / count + t->eps);
+      if (t->has_mean)
+        ref_set(&t->mean, c, mean);
+      if (t->has_invstd)
+        ref_set(&t->invstd, c, invstd);
+      double m = t->momentum;
+      if (t->has_running_mean)
+        ref_set(&t->running_mean, c,
+                (1 - m) * ref_get(&t->running_mean, c) + m * mean);
+      if (t->has_running_var)
+        ref_set(&t->running_var, c,
+                (1 - m) * ref_get(&t->running_var, c) +
+                    m * sq / (count > 1 ? count - 1 : 1));
+    } else {
+      mean = ref_get(&t->running_mean, c);
+      invstd = 1.0 / sqrt(ref_get(&t->running_var, c) + t->eps);
+    }
+    double w = bn_param(&t->weight, t->has_weight, c, 1.0);
+    double b = bn_param(&t->bias, t->has_bias, c, 0.0);
+    for (int64_t n = 0; n < t->n; n++)
+      for (int64_t s = 0; s < t->inner; s++) {
+        int64_t i = bn_index(t, n, c, s);
+        ref_set(&t->out, i, (ref_get(&t->input, i) - mean) * invstd * w + b);
+      }
+  }
+}
+
+static void run_bn_forward(void *args) {
+  norm_task_t *t = args;
+  ref_parallel_for(t->c, (1 << 14) / (t->n * t->inner + 1) + 1, bn_forward, t);
+}
+
+static void bn_backward(void *context, int64_t begin, int64_t end) {
+  const norm_task_t *t = context;
+  double count = (double)(t->n * t->inner);
+  for (int64_t c = begin; c < end; c++) {
+    double mean, invstd;
+    if (t->training) {
+      mean = ref_get(&t->mean, c);
+      invstd = ref_get(&t->invstd, c);
+    } else {
+      mean = ref_get(&t->running_mean, c);
+      invstd = 1.0 / sqrt(ref_get(&t->running_var, c) + t->eps);
+    }
+    double gb = 0, gw = 0;
+    for (int64_t n = 0; n < t->n; n++)
+      for (int64_t s = 0; s < t->inner; s++) {
+        int64_t i = bn_index(t, n, c, s);
+        double g = ref_get(&t->grad_output, i);
+        gb += g;
+        gw += g * (ref_get(&t->input, i) - mean) * invstd;
+      }
+    if (t->has_grad_weight)
+      ref_set(&t->grad_weight, c, gw);
+    if (t->has_grad_bias)
+      ref_set(&t->grad_bias, c, gb);
+    if (!t->has_out)
+      continue;
+    double w = bn_param(&t->weight, t->has_weight, c, 1.0);
+    for (int64_t n = 0; n < t->n; n++)
+      for (int64_t s = 0; s < t->inner; s++) {
+        int64_t i = bn_index(t, n, c, s);
+        double g = ref_get(&t->grad_output, i);
+        double gi =
+            t->training
+                ? w * invstd *
+                      (g - gb / count -
+                       (ref_get(&t->input, i) - mean) * invstd * gw / count)
+                : g * w * invstd;
+        ref_set(&t->out, i, gi);
+      }
+  }
+}
+
+static void run_bn_backward(void *args) {
+  norm_task_t *t = args;
+  ref_parallel_for(t->c, (1 << 14) / (t->n * t->inner + 1) + 1, bn_backward, t);
+}
+
+/* Sets n, c, inner from input (N, C, *) and checks per-channel tensors. */
+static diopiError_t bn_shapes(const char *op, norm_task_t *t) {
+  if (t->input.ndim < 2)
+    return ref_fail(op, "input: %d dims, expected (N, C, ...)", t->input.ndim);
+  t->n = t->input.shape[0];
+  t->c = t->input.shape[1];
+  t->inner = t->n * t->c != 0 ? t->input.numel / (t->n * t->c) : 0;
+  const ref_view_t *v[] = {&t->weight,      &t->bias,         &t->mean,
+                           &t->invstd,      &t->running_mean, &t->running_var,
+                           &t->grad_weight, &t->grad_bias};
+  const bool has[] = {t->has_weight,       t->has_bias,
+                      t->has_mean,         t->has_invstd,
+                      t->has_running_mean, t->has_running_var,
+                      t->has_grad_weight,  t->has_grad_bias};
+  const char *names[] = {"weight",      "bias",         "save_mean",
+                         "save_invstd", "running_mean", "running_var",
+                         "grad_weight", "grad_bias"};
+  for (int i = 0; i < 8; i++)
+    if (has[i]) {
+      diopiError_t err = ref_expect_shape(op, names[i], v[i], &t->c, 1);
+      if (err)
+        return err;
+    }
+  return diopiSuccess;
+}
+
+REF_EXPORT diopiError_t
+diopiBatchNorm(diopiContextHandle_t ctx, diopiTensorHandle_t out,
+               diopiTensorHandle_t save_mean, diopiTensorHandle_t save_invstd,
+               diopiConstTensorHandle_t input, diopiConstTensorHandle_t weight,
+               diopiConstTensorHandle_t bias, diopiTensorHandle_t running_mean,
+               diopiTensorHandle_t running_var, bool training, double momentum,
+               double eps) {
+  const char *op = "diopiBatchNorm";
+  norm_task_t t;
+  memset(&t, 0, sizeof t);
+  t.training = training;
+  t.momentum = momentum;
+  t.eps = eps;
+  diopiError_t err = ref_view(op, "input", input, &t.input);
+  if (!err)
+    err = ref_view(op, "out", out, &t.out);
+  if (!err)
+    err = ref_expect_shape(op, "out", &t.out, t.input.shape, t.input.ndim);
+  if (!err)
+    err = ref_view_optional(op, "save_mean", save_mean, &t.mean, &t.has_mean);
+  if (!err)
+    err = ref_view_optional(op, "save_invstd", save_invstd, &t.invstd,
+                            &t.has_invstd);
+  if (!err)
+    err = ref_view_optional(op, "weight", weight, &t.weight, &t.has_weight);
+  if (!err)
+    err = ref_view_optional(op, "bias", bias, &t.bias, &t.has_bias);
+  if (!err)
+    err = ref_view_optional(op, "running_mean", running_mean, &t.running_mean,
+                            &t.has_running_mean);
+  if (!err)
+    err = ref_view_optional(op, "running_var", running_var, &t.running_var,
+                            &t.has_running_var);
+  if (!err && !training && !(t.has_running_mean && t.has_running_var))
+    err = ref_fail(op, "running_mean, running_var: required when not "
+                       "training");
+  if (!err)
+    err = bn_shapes(op, &t);
+  if (!err)
+    err = ref_expect_no_partial_overlap(op, "input", &t.out, &t.input);
+  if (err || t.c == 0)
+    return err;
+  return ref_enqueue(ctx, op, run_bn_forward, &t, sizeof t);
+}
+
+REF_EXPORT diopiError_t diopiBatchNormBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiTensorHandle_t grad_weight, diopiTensorHandle_t grad_bias,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiConstTensorHandle_t weight, diopiConstTensorHandle_t running_mean,
+    diopiConstTensorHandle_t running_var, diopiConstTensorHandle_t save_mean,
+    diopiConstTensorHandle_t save_invstd, bool training, double eps) {
+  const char *op = "diopiBatchNormBackward";
+  norm_task_t t;
+  memset(&t, 0, sizeof t);
+  t.training = training;
+  t.eps = eps;
+  diopiError_t err = ref_view(op, "input", input, &t.input);
+  if (!err)
+    err = ref_view(op, "grad_output", grad_output, &t.grad_output);
+  if (!err)
+    err = ref_expect_shape(op, "grad_output", &t.grad_output, t.input.shape,
+                           t.input.ndim);
+  if (!err)
+    err = ref_view_optional(op, "grad_input", grad_input, &t.out, &t.has_out);
+  if (!err && t.has_out)
+    err =
+        ref_expect_shape(op, "grad_input", &t.out, t.input.shape, t.input.ndim);
+  if (!err)
+    err = ref_view_optional(op, "grad_weight", grad_weight, &t.grad_weight,
+                            &t.has_grad_weight);
+  if (!err)
+    err = ref_view_optional(op, "grad_bias", grad_bias, &t.grad_bias,
+                            &t.has_grad_bias);
+  if (!err)
+    err = ref_view_optional(op, "weight", weight, &t.weight, &t.has_weight);
+  if (!err)
+    err = ref_view_optional(op, "running_mean", running_mean, &t.running_mean,
+                            &t.has_running_mean);
+  if (!err)
+    err = ref_view_optional(op, "running_var", running_var, &t.running_var,
+                            &t.has_running_var);
+  if (!err)
+    err = ref_view_optional(op, "save_mean", save_mean, &t.mean, &t.has_mean);
+  if (!err)
+    err = ref_view_optional(op, "save_invstd", save_invstd, &t.invstd,
+                            &t.has_invstd);
+  if (!err && training && !(t.has_mean && t.has_invstd))
+    err = ref_fail(op, "save_mean, save_invstd: required when training");
+  if (!err && !training && !(t.has_running_mean && t.has_running_var))
+    err = ref_fail(op, "running_mean, running_var: required when not "
+                       "training");
+  if (!err)
+    err = bn_shapes(op, &t);
+  if (err || t.c == 0)
+    return err;
+  return ref_enqueue(ctx, op, run_bn_backward, &t, sizeof t);
+}

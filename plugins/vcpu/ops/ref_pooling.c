@@ -1,0 +1,350 @@
+/* max_pool2d (with indices, and backward) and adaptive_avg_pool2d (and
+ * backward) over (N, C, H, W) or (C, H, W). A plane is one (n, c) image;
+ * planes split across the worker pool. Indices are flat offsets in a
+ * plane's H x W, as PyTorch's. */
+#include <math.h>
+#include <string.h>
+
+#include <diopi/functions.h>
+
+#include "ref_enqueue.h"
+#include "ref_error.h"
+#include "ref_pool.h"
+#include "ref_tensor.h"
+
+typedef struct pool_task {
+  ref_view_t input, out, indices, grad_output;
+  bool has_indices, backward;
+  int64_t planes, h, w, oh, ow;
+  int64_t k[2], stride[2], pad[2], dil[2];
+} pool_task_t;
+
+static void max_forward(void *context, int64_t begin, int64_t end) {
+  const pool_task_t *t = context;
+  for (int64_t pl = begin; pl < end; pl++)
+    for (int64_t oy = 0; oy < t->oh; oy++)
+      for (int64_t ox = 0; ox < t->ow; ox++) {
+        double best = -INFINITY;
+        int64_t at = -1;
+        for (int64_t i = 0; i < t->k[0]; i++) {
+          int64_t y = oy * t->stride[0] - t->pad[0] + i * t->dil[0];
+          if (y < 0 || y >= t->h)
+            continue;
+          for (int64_t j = 0; j < t->k[1]; j++) {
+            int64_t x = ox * t->stride[1] - t->pad[1] + j * t->dil[1];
+            if (x < 0 || x >= t->w)
+              continue;
+            double v = ref_get(&t->input, (pl * t->h + y) * t->w + x);
+            if (at < 0 || v > best || isnan(v)) {
+              best = v;
+              at = y * t->w + x;
+              if (isnan(v))
+                goto found;
+            }
+          }
+        }
+      found:;
+        int64_t o = (pl * t->oh + oy) * t->ow + ox;
+        ref_set(&t->out, o, best);
+        if (t->has_indices)
+          ref_set(&t->indices, o, (double)at);
+      }
+}
+
+/* Each plane's gradient: zero, then grad_output added at each index. */
+static void max_backward(void *context, int64_t begin, int64_t end) {
+  const pool_task_t *t = context;
+  for (int64_t pl = begin; pl < end; pl++) {
+    int64_t plane = t->h * t->w;
+    for (int64_t i = 0; i < plane; i++)
+      ref_set(&t->out, pl * plane + i, 0.0);
+    for (int64_t o = 0; o < t->oh * t->ow; o++) {
+      int64_t at = (int64_t)ref_get(&t->indices, pl * t->oh * t->ow + o);
+      if (at < 0 || at >= plane)
+        continue; /* cannot be reported from here: the op has returned */
+      int64_t i = pl * plane + at;
+      ref_set(&t->out, i,
+              ref_get(&t->out, i) +
+                  ref_get(&t->grad_output, pl * t->oh * t->ow + o));
+    }
+  }
+}
+
+static int64_t start_of(int64_t o, int64_t in, int64_t out) {
+  return (o * in) / out;
+}
+static int64_t end_of(int64_t o, int64_t in, int64_t out) {
+  return ((o + 1) * in + out - 1) / out;
+}
+
+static void avg_forward(void *context, int64_t begin, int64_t end) {
+  const pool_task_t *t = context;
+  for (int64_t pl = begin; pl < end; pl++)
+    for (int64_t oy = 0; oy < t->oh; oy++)
+      for (int64_t ox = 0; ox < t->ow; ox++) {
+        int64_t y0 = start_of(oy, t->h, t->oh), y1 = end_of(oy, t->h, t->oh);
+        int64_t x0 = start_of(ox, t->w, t->ow), x1 = end_of(ox, t->w, t->ow);
+        double sum = 0;
+        for (int64_t y = y0; y < y1; y++)
+          for (int64_t x = x0; x < x1; x++)
+            sum += ref_get(&t->input, (pl * t->h + y) * t->w + x);
+        ref_set(&t->out, (pl * t->oh + oy) * t->ow + ox,
+                sum / (double)((y1 - y0) * (x1 - x0)));
+      }
+}
+
+static void avg_backward(void *context, int64_t begin, int64_t end) {
+  const pool_task_t *t = context;
+  for (int64_t pl = begin; pl < end; pl++)
+    for (int64_t y = 0; y < t->h; y++)
+      for (int64_t x = 0; x < t->w; x++) {
+        double sum = 0;
+        /* The output cells whose window covers (y, x). */
+        for (int64_t oy = 0; oy < t->oh; oy++) {
+          int64_t y0 = start_of(oy, t->h, t->oh), y1 = end_of(oy, t->h, t->oh);
+          if (y < y0 || y >= y1)
+            continue;
+          for (int64_t ox = 0; ox < t->ow; ox++) {
+            int64_t x0 = start_of(ox, t->w, t->ow),
+                    x1 = end_of(ox, t->w, t->ow);
+            if (x >= x0 && x < x1)
+              sum += ref_get(&t->grad_output, (pl * t->oh + oy) * t->ow + ox) /
+                     (double)((y1 - y0) * (x1 - x0));
+          }
+        }
+        ref_set(&t->out, (pl * t->h + y) * t->w + x, sum);
+      }
+}
+
+static void run_max(void *args) {
+  pool_task_t *t = args;
+  ref_parallel_for(t->planes, 64, t->backward ? max_backward : max_forward, t);
+}
+static void run_avg(void *args) {
+  pool_task_t *t = args;
+  ref_parallel_for(t->planes, 64, t->backward ? avg_backward : avg_forward, t);
+}
+
+/* planes, h, w from a (N, C, H, W) or (C, H, W) input. */
+static diopiError_t planes_of(const char *op, pool_task_t *t) {
+  if (t->input.ndim != 3 && t->input.ndim != 4)
+    return ref_fail(op, "input: %d dims, expected (N, C, H, W) or (C, H, W)",
+                    t->input.ndim);
+  int nd = t->input.ndim;
+  t->h = t->input.shape[nd - 2];
+  t->w = t->input.shape[nd - 1];
+  t->planes = t->h * t->w != 0 ? t->input.numel / (t->h * t->w) : 0;
+  return diopiSuccess;
+}
+
+/* The pooled shape: input's with H, W replaced. */
+static void pooled_shape(const pool_task_t *t, int64_t *shape) {
+  memcpy(shape, t->input.shape, sizeof(int64_t) * (size_t)t->input.ndim);
+  shape[t->input.ndim - 2] = t->oh;
+  shape[t->input.ndim - 1] = t->ow;
+}
+
+static diopiError_t pair(const char *op, const char *arg, diopiSize_t s,
+                         int64_t min, int64_t if_empty, int64_t out[2]) {
+  if (s.len == 0) {
+    out[0] = out[1] = if_empty;
+    return diopiSuccess;
+  }
+  if ((s.len != 1 && s.len != 2) || !s.data)
+    return ref_fail(op, "%s: %lld values, expected 1 or 2", arg,
+                    (long long)s.len);
+  out[0] = s.data[0];
+  out[1] = s.data[s.len - 1];
+  if (out[0] < min || out[1] < min)
+    return ref_fail(op, "%s: (%lld, %lld) below %lld", arg, (long long)out[0],
+                    (long long)out[1], (long long)min);
+  return diopiSuccess;
+}
+
+/* PyTorch's pooling output size, ceil_mode included. */
+static int64_t pooled(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d,
+                      bool ceil_mode) {
+  int64_t span = in + 2 * p - d * (k - 1) - 1;
+  int64_t o = (span + (ceil_mode ? s - 1 : 0)) / s + 1;
+  if (ceil_mode && (o - 1) * s >= in + p)
+    o--;
+  return o;
+}
+
+static diopiError_t max_setup(const char *op, pool_task_t *t,
+                              diopiSize_t kernel_size, diopiSize_t stride,
+                              diopiSize_t padding, diopiSize_t dilation,
+                              bool ceil_mode) {
+  diopiError_t err = planes_of(op, t);
+  if (!err)
+    err = pair(op, "kernel_size", kernel_size, 1, 0, t->k);
+  if (!err && kernel_size.len == 0)
+    err = ref_fail(op, "kernel_size: empty");
+  if (!err)
+    err = pair(op, "stride", stride, 1, 0, t->stride);
+  if (!err && stride.len == 0)
+    memcpy(t->stride, t->k, sizeof t->k);
+  if (!err)
+    err = pair(op, "padding", padding, 0, 0, t->pad);
+  if (!err)
+    err = pair(op, "dilation", dilation, 1, 1, t->dil);
+  if (!err && (t->pad[0] * 2 > t->k[0] || t->pad[1] * 2 > t->k[1]))
+    err = ref_fail(op, "padding: (%lld, %lld) exceeds half the kernel",
+                   (long long)t->pad[0], (long long)t->pad[1]);
+  if (err)
+    return err;
+  t->oh = pooled(t->h, t->k[0], t->stride[0], t->pad[0], t->dil[0], ceil_mode);
+  t->ow = pooled(t->w, t->k[1], t->stride[1], t->pad[1], t->dil[1], ceil_mode);
+  if (t->oh < 1 || t->ow < 1)
+    return ref_fail(op, "input: %lldx%lld is smaller than the window",
+                    (long long)t->h, (long long)t->w);
+  return diopiSuccess;
+}
+
+static diopiError_t max_forward_op(diopiContextHandle_t ctx, const char *op,
+                                   diopiTensorHandle_t out,
+                                   diopiTensorHandle_t indices,
+                                   diopiConstTensorHandle_t input,
+                                   diopiSize_t kernel_size, diopiSize_t stride,
+                                   diopiSize_t padding, diopiSize_t dilation,
+                                   bool ceil_mode) {
+  pool_task_t t;
+  memset(&t, 0, sizeof t);
+  int64_t shape[4];
+  diopiError_t err = ref_view(op, "input", input, &t.input);
+  if (!err)
+    err = ref_view(op, "out", out, &t.out);
+  if (!err)
+    err = ref_view_optional(op, "indices", indices, &t.indices, &t.has_indices);
+  if (!err)
+    err = max_setup(op, &t, kernel_size, stride, padding, dilation, ceil_mode);
+  if (err)
+    return err;
+  pooled_shape(&t, shape);
+  err = ref_expect_shape(op, "out", &t.out, shape, t.input.ndim);
+  if (!err && t.has_indices)
+    err = ref_expect_shape(op, "indices", &t.indices, shape, t.input.ndim);
+  if (!err)
+    err = ref_expect_no_partial_overlap(op, "input", &t.out, &t.input);
+  if (err || t.out.numel == 0)
+    return err;
+  return ref_enqueue(ctx, op, run_max, &t, sizeof t);
+}
+
+REF_EXPORT diopiError_t diopiMaxPool2d(diopiContextHandle_t ctx,
+                                       diopiTensorHandle_t out,
+                                       diopiConstTensorHandle_t input,
+                                       diopiSize_t kernel_size,
+                                       diopiSize_t stride, diopiSize_t padding,
+                                       diopiSize_t dilation, bool ceil_mode) {
+  return max_forward_op(ctx, "diopiMaxPool2d", out, NULL, input, kernel_size,
+                        stride, padding, dilation, ceil_mode);
+}
+
+REF_EXPORT diopiError_t diopiMaxPool2dWithIndices(
+    diopiContextHandle_t ctx, diopiTensorHandle_t out,
+    diopiTensorHandle_t indices, diopiConstTensorHandle_t input,
+    diopiSize_t kernel_size, diopiSize_t stride, diopiSize_t padding,
+    diopiSize_t dilation, bool ceil_mode) {
+  if (!indices)
+    return ref_fail("diopiMaxPool2dWithIndices", "indices: tensor is NULL");
+  return max_forward_op(ctx, "diopiMaxPool2dWithIndices", out, indices, input,
+                        kernel_size, stride, padding, dilation, ceil_mode);
+}
+
+REF_EXPORT diopiError_t diopiMaxPool2dBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiSize_t kernel_size, diopiSize_t stride, diopiSize_t padding,
+    diopiSize_t dilation, bool ceil_mode, diopiConstTensorHandle_t indices) {
+  const char *op = "diopiMaxPool2dBackward";
+  pool_task_t t;
+  memset(&t, 0, sizeof t);
+  t.backward = true;
+  int64_t shape[4];
+  diopiError_t err = ref_view(op, "input", input, &t.input);
+  if (!err)
+    err = ref_view(op, "grad_input", grad_input, &t.out);
+  if (!err)
+    err = ref_view(op, "grad_output", grad_output, &t.grad_output);
+  if (!err)
+    err = ref_view(op, "indices", indices, &t.indices);
+  if (!err)
+    err = max_setup(op, &t, kernel_size, stride, padding, dilation, ceil_mode);
+  if (err)
+    return err;
+  pooled_shape(&t, shape);
+  err =
+      ref_expect_shape(op, "grad_output", &t.grad_output, shape, t.input.ndim);
+  if (!err)
+    err = ref_expect_shape(op, "indices", &t.indices, shape, t.input.ndim);
+  if (!err)
+    err =
+        ref_expect_shape(op, "grad_input", &t.out, t.input.shape, t.input.ndim);
+  if (err || t.out.numel == 0)
+    return err;
+  return ref_enqueue(ctx, op, run_max, &t, sizeof t);
+}
+
+REF_EXPORT diopiError_t diopiAdaptiveAvgPool2d(diopiContextHandle_t ctx,
+                                               diopiTensorHandle_t out,
+                                               diopiConstTensorHandle_t input,
+                                               diopiSize_t output_size) {
+  const char *op = "diopiAdaptiveAvgPool2d";
+  pool_task_t t;
+  memset(&t, 0, sizeof t);
+  int64_t size[2] = {0, 0}, shape[4];
+  diopiError_t err = ref_view(op, "input", input, &t.input);
+  if (!err)
+    err = ref_view(op, "out", out, &t.out);
+  if (!err)
+    err = planes_of(op, &t);
+  if (!err)
+    err = pair(op, "output_size", output_size, 1, 0, size);
+  if (!err && output_size.len == 0)
+    err = ref_fail(op, "output_size: empty");
+  if (err)
+    return err;
+  t.oh = size[0];
+  t.ow = size[1];
+  pooled_shape(&t, shape);
+  err = ref_expect_shape(op, "out", &t.out, shape, t.input.ndim);
+  if (!err)
+    err = ref_expect_no_partial_overlap(op, "input", &t.out, &t.input);
+  if (err || t.out.numel == 0)
+    return err;
+  return ref_enqueue(ctx, op, run_avg, &t, sizeof t);
+}
+
+REF_EXPORT diopiError_t diopiAdaptiveAvgPool2dBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input) {
+  const char *op = "diopiAdaptiveAvgPool2dBackward";
+  pool_task_t t;
+  memset(&t, 0, sizeof t);
+  t.backward = true;
+  diopiError_t err = ref_view(op, "input", input, &t.input);
+  if (!err)
+    err = ref_view(op, "grad_input", grad_input, &t.out);
+  if (!err)
+    err = ref_view(op, "grad_output", grad_output, &t.grad_output);
+  if (!err)
+    err = planes_of(op, &t);
+  if (!err && t.grad_output.ndim != t.input.ndim)
+    err = ref_fail(op, "grad_output: %d dims, input has %d", t.grad_output.ndim,
+                   t.input.ndim);
+  if (!err)
+    err =
+        ref_expect_shape(op, "grad_input", &t.out, t.input.shape, t.input.ndim);
+  if (err)
+    return err;
+  t.oh = t.grad_output.shape[t.input.ndim - 2];
+  t.ow = t.grad_output.shape[t.input.ndim - 1];
+  int64_t shape[4];
+  pooled_shape(&t, shape);
+  err =
+      ref_expect_shape(op, "grad_output", &t.grad_output, shape, t.input.ndim);
+  if (err || t.out.numel == 0)
+    return err;
+  return ref_enqueue(ctx, op, run_avg, &t, sizeof t);
+}

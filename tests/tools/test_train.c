@@ -1,0 +1,289 @@
+/* `backplane train`, run as a program: the result checks of issue 17
+ * (accuracy with the defaults, the same run twice gives the same numbers,
+ * 1 device vs 2 devices at the same global batch and seed, checkpoints
+ * that survive SIGKILL and refuse corruption) and bad input. */
+#include <dirent.h>
+#include <jansson.h>
+#include <math.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "tool_runner.h"
+
+/* Runs `backplane train ARGS --json`; returns the parsed summary. */
+static json_t *train_json(const char *const *args) {
+  const char *argv[32] = {"train"};
+  size_t n = 1;
+  for (; args[n - 1]; n++)
+    argv[n] = args[n - 1];
+  argv[n++] = "--json";
+  argv[n] = NULL;
+  tool_run_t run;
+  assert_int_equal(tool_run(argv, NULL, &run), 0);
+  assert_int_equal(run.exit_code, 0);
+  json_t *root = json_loads(run.out, 0, NULL);
+  assert_non_null(root);
+  tool_run_release(&run);
+  return root;
+}
+
+static double number(json_t *root, const char *key) {
+  json_t *v = json_object_get(root, key);
+  assert_true(json_is_number(v));
+  return json_number_value(v);
+}
+
+static void test_defaults_reach_95_percent(void **state) {
+  (void)state;
+  json_t *root = train_json((const char *[]){NULL});
+  assert_true(number(root, "test_accuracy") >= 0.95);
+  assert_int_equal((int)number(root, "ranks"), 2);
+  json_t *devices = json_object_get(root, "devices");
+  assert_int_equal(json_array_size(devices), 2);
+  for (size_t i = 0; i < 2; i++)
+    assert_true(number(json_array_get(devices, i), "compute_s") > 0);
+  json_decref(root);
+}
+
+/* Same arguments twice: every reported loss bit for bit. */
+static void test_same_run_twice_same_numbers(void **state) {
+  (void)state;
+  const char *args[] = {"--epochs", "4", "--seed", "7", NULL};
+  json_t *a = train_json(args), *b = train_json(args);
+  json_t *la = json_object_get(a, "epoch_loss"),
+         *lb = json_object_get(b, "epoch_loss");
+  assert_int_equal(json_array_size(la), 4);
+  assert_int_equal(json_array_size(lb), 4);
+  for (size_t i = 0; i < 4; i++)
+    assert_true(json_number_value(json_array_get(la, i)) ==
+                json_number_value(json_array_get(lb, i)));
+  assert_true(number(a, "final_loss") == number(b, "final_loss"));
+  assert_true(number(a, "test_accuracy") == number(b, "test_accuracy"));
+  json_decref(a);
+  json_decref(b);
+}
+
+/* 1 device with batch 64 against 2 devices with 32 each: the same
+ * gradients up to float rounding (a mean over 64 samples against the mean
+ * of two means over 32), so the losses agree within 1e-3 absolute after 5
+ * epochs. The tolerance is far below the loss's own movement per epoch. */
+static void test_one_device_matches_two(void **state) {
+  (void)state;
+  json_t *one =
+      train_json((const char *[]){"--devices", "1", "--epochs", "5", NULL});
+  json_t *two =
+      train_json((const char *[]){"--devices", "2", "--epochs", "5", NULL});
+  json_t *l1 = json_object_get(one, "epoch_loss"),
+         *l2 = json_object_get(two, "epoch_loss");
+  for (size_t i = 0; i < 5; i++)
+    assert_true(fabs(json_number_value(json_array_get(l1, i)) -
+                     json_number_value(json_array_get(l2, i))) < 1e-3);
+  json_decref(one);
+  json_decref(two);
+}
+
+/* Backplane's entries in /dev/shm, as one string of names. */
+static char *shm_names(void) {
+  DIR *dir = opendir("/dev/shm");
+  size_t size = 1;
+  char *names = calloc(1, size);
+  for (struct dirent *e; dir && (e = readdir(dir));) {
+    if (strncmp(e->d_name, "bpvcpu-", 7) != 0 &&
+        !strstr(e->d_name, "backplane"))
+      continue;
+    size += strlen(e->d_name) + 1;
+    names = realloc(names, size);
+    strcat(strcat(names, e->d_name), "/");
+  }
+  if (dir)
+    closedir(dir);
+  return names;
+}
+
+/* Fails if an entry that was not in `before` stays in /dev/shm. Other
+ * programs (tests running in parallel) may make short-lived entries of
+ * their own, so a new one must outlive a 3 s grace period to count. */
+static void expect_no_new_shm(const char *before) {
+  for (int tries = 0;; tries++) {
+    char *now = shm_names(), *left = NULL;
+    for (char *name = strtok(now, "/"); name && !left; name = strtok(NULL, "/"))
+      if (!strstr(before, name))
+        left = name;
+    if (!left || tries == 30) {
+      if (left)
+        fail_msg("/dev/shm/%s left behind", left);
+      free(now);
+      return;
+    }
+    free(now);
+    nanosleep(&(struct timespec){0, 100000000}, NULL);
+  }
+}
+
+static void expect_refused(const char *const *args, const char *why) {
+  const char *argv[32] = {"train"};
+  size_t n = 1;
+  for (; args[n - 1]; n++)
+    argv[n] = args[n - 1];
+  argv[n] = NULL;
+  char *before = shm_names();
+  tool_run_t run;
+  assert_int_equal(tool_run(argv, NULL, &run), 0);
+  if (run.exit_code == 0)
+    fail_msg("%s: accepted", why);
+  assert_true(run.exit_code > 0 && run.exit_code < 128); /* not a crash */
+  tool_run_release(&run);
+  expect_no_new_shm(before);
+  free(before);
+}
+
+static void test_bad_input_is_refused(void **state) {
+  (void)state;
+  expect_refused((const char *[]){"--frobnicate", NULL}, "unknown option");
+  expect_refused((const char *[]){"--batch", "63", NULL}, "batch 63 on 2");
+  expect_refused((const char *[]){"--processes", "3", "--batch", "64", NULL},
+                 "batch 64 on 3 processes");
+  expect_refused((const char *[]){"--data", "/nonexistent/digits.csv.gz", NULL},
+                 "missing data set");
+  expect_refused((const char *[]){"--processes", "100000", NULL},
+                 "too many processes");
+  expect_refused((const char *[]){"--devices", "0", NULL}, "0 devices");
+  expect_refused((const char *[]){"--epochs", "x", NULL}, "epochs x");
+}
+
+/* Two rank processes on shared memory: they train, and leave nothing. */
+static void test_two_processes(void **state) {
+  (void)state;
+  char *before = shm_names();
+  json_t *root =
+      train_json((const char *[]){"--processes", "2", "--epochs", "4", NULL});
+  assert_int_equal((int)number(root, "ranks"), 2);
+  assert_true(number(root, "test_accuracy") >= 0.9);
+  json_decref(root);
+  expect_no_new_shm(before);
+  free(before);
+}
+
+/* ---- Checkpoints ----------------------------------------------------------
+ */
+
+static char *read_file(const char *path, size_t *size) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *data = malloc((size_t)n + 1);
+  *size = fread(data, 1, (size_t)n, f);
+  fclose(f);
+  return data;
+}
+
+static int spawn_train(const char *dir, const char *epochs) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    freopen("/dev/null", "w", stdout);
+    execl(BP_TOOL_PATH, BP_TOOL_PATH, "train", "--epochs", epochs,
+          "--checkpoint", dir, "--checkpoint-every", "10", (char *)NULL);
+    _exit(127);
+  }
+  return pid;
+}
+
+static void run_to_end(const char *dir, const char *epochs) {
+  int status;
+  waitpid(spawn_train(dir, epochs), &status, 0);
+  assert_true(WIFEXITED(status));
+  assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/* A run killed with SIGKILL in mid-step, once a checkpoint exists, then
+ * resumed, ends with exactly the bytes (parameters, moments, step,
+ * generator) of an uninterrupted run's final checkpoint. */
+static void test_sigkill_then_resume_matches(void **state) {
+  (void)state;
+  char whole[] = "/tmp/bp-train-whole-XXXXXX",
+       killed[] = "/tmp/bp-train-killed-XXXXXX";
+  assert_non_null(mkdtemp(whole));
+  assert_non_null(mkdtemp(killed));
+  run_to_end(whole, "30");
+  char path[256];
+  snprintf(path, sizeof path, "%s/checkpoint.bin", killed);
+  pid_t pid = spawn_train(killed, "30");
+  struct timespec ms = {0, 1000000};
+  for (int i = 0; i < 20000 && access(path, F_OK) != 0; i++)
+    nanosleep(&ms, NULL);
+  nanosleep(&(struct timespec){0, 20000000}, NULL);
+  kill(pid, SIGKILL);
+  int status;
+  waitpid(pid, &status, 0);
+  assert_true(WIFSIGNALED(status)); /* it was still training */
+  run_to_end(killed, "30");
+  size_t a_size, b_size;
+  char whole_path[256];
+  snprintf(whole_path, sizeof whole_path, "%s/checkpoint.bin", whole);
+  char *a = read_file(whole_path, &a_size), *b = read_file(path, &b_size);
+  assert_non_null(a);
+  assert_non_null(b);
+  assert_int_equal(a_size, b_size);
+  assert_memory_equal(a, b, a_size);
+  free(a);
+  free(b);
+  unlink(whole_path);
+  unlink(path);
+  rmdir(whole);
+  rmdir(killed);
+}
+
+/* Truncated or flipped checkpoints: refused with a message, nothing run. */
+static void test_corrupt_checkpoint_refused(void **state) {
+  (void)state;
+  char dir[] = "/tmp/bp-train-corrupt-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  run_to_end(dir, "1");
+  char path[256];
+  snprintf(path, sizeof path, "%s/checkpoint.bin", dir);
+  size_t size;
+  char *data = read_file(path, &size);
+  assert_non_null(data);
+  for (int variant = 0; variant < 2; variant++) {
+    FILE *f = fopen(path, "wb");
+    if (variant == 0) {
+      fwrite(data, 1, size / 2, f); /* truncated */
+    } else {
+      data[size / 3] ^= 0x40; /* one bit flipped */
+      fwrite(data, 1, size, f);
+    }
+    fclose(f);
+    expect_refused((const char *[]){"--epochs", "2", "--checkpoint", dir, NULL},
+                   variant ? "flipped bit" : "truncated");
+  }
+  free(data);
+  unlink(path);
+  rmdir(dir);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_defaults_reach_95_percent),
+      cmocka_unit_test(test_same_run_twice_same_numbers),
+      cmocka_unit_test(test_one_device_matches_two),
+      cmocka_unit_test(test_bad_input_is_refused),
+      cmocka_unit_test(test_two_processes),
+      cmocka_unit_test(test_sigkill_then_resume_matches),
+      cmocka_unit_test(test_corrupt_checkpoint_refused),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

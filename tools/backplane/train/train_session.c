@@ -1,0 +1,617 @@
+/* A training session: the data, the op library, the ranks of this process,
+ * and the step loop's bookkeeping (ring of steps in flight, epoch uploads,
+ * time split). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "train.h"
+#include "train_data.h"
+#include "train_error.h"
+#include "train_rank.h"
+#include "train_rng.h"
+
+#define NO_EPOCH SIZE_MAX
+
+struct train_session {
+  bp_runtime_t *runtime;
+  train_config_t config;
+  train_data_t data;
+  bp_ops_library_t *library;
+  train_ops_t ops;
+  train_layout_t layout;
+  size_t world, local, steps_per_epoch, total_steps;
+  int64_t rank_batch;
+  train_rank_t ranks[TRAIN_MAX_RANKS];
+
+  size_t next_step;    /* steps enqueued */
+  size_t first_step;   /* the first step this session enqueued */
+  size_t retired;      /* steps whose times were added up */
+  uint64_t rng;        /* the shuffling generator */
+  uint64_t epoch_rng;  /* its state when the staged epoch was drawn */
+  size_t staged_epoch; /* the epoch on the devices, or NO_EPOCH */
+  uint32_t *order;     /* the staged epoch's sample order */
+  float *staging_x;    /* host copy of the staged epoch */
+  int64_t *staging_y;
+  train_times_t times[TRAIN_MAX_RANKS];
+};
+
+#define CALL(what, call)                                                       \
+  do {                                                                         \
+    bp_status_t s_ = (call);                                                   \
+    if (s_ != BP_OK)                                                           \
+      return train_fail_call(s_, what);                                        \
+  } while (0)
+
+void train_config_defaults(train_config_t *config) {
+  memset(config, 0, sizeof *config);
+  config->local_ranks = 2;
+  config->batch = 64;
+  config->epochs = 20;
+  config->lr = 2e-3f;
+  config->weight_decay = 1e-2f;
+  config->overlap = 1;
+}
+
+size_t train_session_steps_per_epoch(const train_session_t *s) {
+  return s->steps_per_epoch;
+}
+size_t train_session_total_steps(const train_session_t *s) {
+  return s->total_steps;
+}
+size_t train_session_step_index(const train_session_t *s) {
+  return s->next_step;
+}
+size_t train_session_param_count(const train_session_t *s) {
+  return s->layout.param_count;
+}
+size_t train_session_samples_per_step(const train_session_t *s) {
+  return s->config.batch;
+}
+size_t train_session_world_size(const train_session_t *s) {
+  return s->world;
+}
+size_t train_session_local_ranks(const train_session_t *s) {
+  return s->local;
+}
+
+static bp_status_t find_ops(train_session_t *s) {
+  struct {
+    const char *name;
+    void *slot;
+  } table[] = {
+      {"diopiLinear", &s->ops.linear},
+      {"diopiLinearBackward", &s->ops.linear_backward},
+      {"diopiReluInp", &s->ops.relu_inp},
+      {"diopiThresholdBackward", &s->ops.threshold_backward},
+      {"diopiCrossEntropyLoss", &s->ops.cross_entropy},
+      {"diopiCrossEntropyLossBackward", &s->ops.cross_entropy_backward},
+      {"diopiAdamW", &s->ops.adamw},
+      {"diopiArgmax", &s->ops.argmax},
+  };
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+    void *fn;
+    CALL("bp_ops_library_find",
+         bp_ops_library_find(s->library, table[i].name, &fn));
+    memcpy(table[i].slot, &fn, sizeof fn);
+  }
+  s->ops.library = s->library;
+  return BP_OK;
+}
+
+static bp_status_t check_config(const train_config_t *c, size_t world) {
+  if (c->local_ranks < 1 || c->local_ranks > TRAIN_MAX_RANKS)
+    return train_fail(BP_ERR_INVALID_ARGUMENT,
+                      "%zu devices: a process drives 1 to %d", c->local_ranks,
+                      TRAIN_MAX_RANKS);
+  if (c->world_size && c->first_rank + c->local_ranks > c->world_size)
+    return train_fail(BP_ERR_INVALID_ARGUMENT,
+                      "ranks %zu..%zu do not fit a world of %zu", c->first_rank,
+                      c->first_rank + c->local_ranks - 1, c->world_size);
+  if (c->batch == 0 || c->batch % world != 0)
+    return train_fail(BP_ERR_INVALID_ARGUMENT,
+                      "batch %zu does not divide across %zu ranks (give a "
+                      "multiple of %zu)",
+                      c->batch, world, world);
+  if (c->batch > TRAIN_DIGITS_SAMPLES - TRAIN_DIGITS_TEST)
+    return train_fail(BP_ERR_INVALID_ARGUMENT,
+                      "batch %zu is larger than the %d training samples",
+                      c->batch, TRAIN_DIGITS_SAMPLES - TRAIN_DIGITS_TEST);
+  if (c->epochs == 0)
+    return train_fail(BP_ERR_INVALID_ARGUMENT, "epochs must be at least 1");
+  return BP_OK;
+}
+
+/* PyTorch's nn.Linear initialization: weight and bias uniform in
+ * +-1/sqrt(in), drawn from the seed; the same on every rank. */
+static void init_params(const train_layout_t *lay, uint64_t seed, float *p) {
+  uint64_t rng = seed ^ 0x6d6c7020696e6974ull; /* "mlp init" */
+  for (int l = 0; l < TRAIN_LAYERS; l++) {
+    float bound = 1.0f / sqrtf((float)lay->in[l]);
+    for (size_t i = 0; i < lay->size[l]; i++)
+      p[lay->offset[l] + i] = (2.0f * train_rng_unit(&rng) - 1.0f) * bound;
+  }
+}
+
+static bp_status_t create_comms(train_session_t *s) {
+  bp_comm_t *comms[TRAIN_MAX_RANKS];
+  if (!s->config.world_size) {
+    bp_device_t *devices[TRAIN_MAX_RANKS];
+    for (size_t r = 0; r < s->local; r++)
+      devices[r] = s->ranks[r].device;
+    CALL("bp_comm_init_all", bp_comm_init_all(devices, s->local, comms));
+  } else {
+    CALL("bp_comm_group_start", bp_comm_group_start(s->runtime));
+    bp_status_t status = BP_OK;
+    size_t made = 0;
+    for (; made < s->local && !status; made++)
+      status = bp_comm_init_rank(s->ranks[made].device, s->world,
+                                 s->config.comm_id, s->config.comm_id_size,
+                                 s->config.first_rank + made, &comms[made]);
+    bp_status_t end = bp_comm_group_end(s->runtime);
+    if (status || end) {
+      for (size_t r = 0; r + 1 < made; r++)
+        bp_comm_destroy(comms[r]);
+      return train_fail_call(status ? status : end, "bp_comm_init_rank");
+    }
+  }
+  for (size_t r = 0; r < s->local; r++)
+    s->ranks[r].comm = comms[r];
+  return BP_OK;
+}
+
+static bp_status_t upload_params(train_session_t *s, const float *params) {
+  size_t bytes = s->layout.param_count * sizeof(float);
+  for (size_t r = 0; r < s->local; r++) {
+    train_rank_t *rank = &s->ranks[r];
+    CALL("bp_stream_synchronize", bp_stream_synchronize(rank->compute));
+    CALL("bp_copy",
+         bp_copy(rank->device, rank->params, NULL, params, bytes, NULL));
+  }
+  return BP_OK;
+}
+
+static bp_status_t create(train_session_t *s, bp_runtime_t *runtime,
+                          const train_config_t *config) {
+  s->runtime = runtime;
+  s->config = *config;
+  s->local = config->local_ranks;
+  s->world = config->world_size ? config->world_size : config->local_ranks;
+  s->staged_epoch = NO_EPOCH;
+  bp_status_t status = check_config(config, s->world);
+  if (status)
+    return status;
+  const char *path = config->data_path ? config->data_path : TRAIN_DIGITS_PATH;
+  if ((status = train_data_load(path, &s->data)))
+    return status;
+  s->rank_batch = (int64_t)(config->batch / s->world);
+  s->steps_per_epoch = s->data.train_count / config->batch;
+  s->total_steps = s->steps_per_epoch * config->epochs;
+  s->rng = config->seed * 0x9e3779b97f4a7c15ull + 1;
+  train_layout_init(&s->layout);
+  if (!config->ops_path)
+    return train_fail(BP_ERR_INVALID_ARGUMENT, "no op library given");
+  /* Data parallelism already gives each rank a core: each op runs on its
+   * stream's thread alone, unless the user says otherwise. */
+  setenv("BACKPLANE_OPS_THREADS", "1", 0);
+  CALL("bp_ops_library_open",
+       bp_ops_library_open(config->ops_path, &s->library));
+  if ((status = find_ops(s)))
+    return status;
+  size_t capacity = s->steps_per_epoch * config->batch;
+  s->order = malloc(sizeof(uint32_t) * s->data.train_count);
+  s->staging_x = malloc(sizeof(float) * TRAIN_INPUTS * capacity);
+  s->staging_y = malloc(sizeof(int64_t) * capacity);
+  float *params = malloc(sizeof(float) * s->layout.param_count);
+  if (!s->order || !s->staging_x || !s->staging_y || !params) {
+    free(params);
+    return train_fail(BP_ERR_OUT_OF_MEMORY, "out of host memory");
+  }
+  for (size_t r = 0; r < s->local && !status; r++) {
+    bp_device_t *device;
+    bp_status_t found = bp_device_get(runtime, "vcpu", r, &device);
+    if (found)
+      status = train_fail(
+          BP_ERR_NOT_FOUND,
+          "%zu devices asked for, but vcpu:%zu is not there (%s); set "
+          "BACKPLANE_VCPU_DEVICES",
+          s->local, r, bp_last_error());
+    else
+      status = train_rank_create(&s->ranks[r], device, &s->ops, &s->layout,
+                                 s->rank_batch, config->first_rank + r,
+                                 config->batch, s->steps_per_epoch, capacity);
+  }
+  if (!status)
+    status = create_comms(s);
+  if (!status) {
+    init_params(&s->layout, config->seed, params);
+    status = upload_params(s, params);
+  }
+  free(params);
+  return status;
+}
+
+bp_status_t train_session_create(bp_runtime_t *runtime,
+                                 const train_config_t *config,
+                                 train_session_t **out_session) {
+  if (!runtime || !config || !out_session)
+    return train_fail(BP_ERR_INVALID_ARGUMENT,
+                      "train_session_create: NULL argument");
+  train_session_t *s = calloc(1, sizeof *s);
+  if (!s)
+    return train_fail(BP_ERR_OUT_OF_MEMORY, "out of host memory");
+  bp_status_t status = create(s, runtime, config);
+  if (status) {
+    train_session_destroy(s);
+    return status;
+  }
+  *out_session = s;
+  return BP_OK;
+}
+
+void train_session_destroy(train_session_t *s) {
+  if (!s)
+    return;
+  for (size_t r = 0; r < s->local; r++)
+    if (s->ranks[r].device)
+      train_rank_destroy(&s->ranks[r]);
+  bp_ops_library_close(s->library);
+  train_data_release(&s->data);
+  free(s->order);
+  free(s->staging_x);
+  free(s->staging_y);
+  free(s);
+}
+
+/* Draws the next epoch's order and uploads it to every rank. */
+static bp_status_t stage_epoch(train_session_t *s, size_t epoch) {
+  for (size_t r = 0; r < s->local; r++)
+    CALL("bp_event_synchronize",
+         bp_event_synchronize(s->ranks[r].epoch_staged));
+  s->epoch_rng = s->rng;
+  train_data_shuffle(&s->rng, s->order, s->data.train_count);
+  size_t count = s->steps_per_epoch * s->config.batch;
+  for (size_t i = 0; i < count; i++) {
+    memcpy(s->staging_x + i * TRAIN_INPUTS,
+           s->data.train_x + (size_t)s->order[i] * TRAIN_INPUTS,
+           sizeof(float) * TRAIN_INPUTS);
+    s->staging_y[i] = s->data.train_y[s->order[i]];
+  }
+  for (size_t r = 0; r < s->local; r++) {
+    train_rank_t *rank = &s->ranks[r];
+    CALL("bp_copy",
+         bp_copy(rank->device, rank->epoch_x, NULL, s->staging_x,
+                 count * TRAIN_INPUTS * sizeof(float), rank->compute));
+    CALL("bp_copy", bp_copy(rank->device, rank->epoch_y, NULL, s->staging_y,
+                            count * sizeof(int64_t), rank->compute));
+    CALL("bp_event_record", bp_event_record(rank->epoch_staged, rank->compute));
+  }
+  s->staged_epoch = epoch;
+  return BP_OK;
+}
+
+static double elapsed(bp_event_t *from, bp_event_t *to) {
+  float ms = 0;
+  return bp_event_elapsed_time(from, to, &ms) == BP_OK ? ms / 1e3 : 0;
+}
+
+/* Waits for step `step` on every rank and adds its times up. */
+static bp_status_t retire(train_session_t *s, size_t step) {
+  size_t slot = step % TRAIN_RING;
+  for (size_t r = 0; r < s->local; r++) {
+    train_step_events_t *e = &s->ranks[r].events[slot];
+    CALL("bp_event_synchronize", bp_event_synchronize(e->end));
+    double comm = 0;
+    for (size_t l = 0; l < e->reduces; l++)
+      comm += elapsed(e->comm_start[l], e->comm_end[l]);
+    double gap = elapsed(e->backward_done, e->update_start);
+    double wait = e->overlapped ? gap : gap - comm;
+    train_times_t *t = &s->times[r];
+    t->compute +=
+        elapsed(e->start, e->backward_done) + elapsed(e->update_start, e->end);
+    t->communication += comm;
+    t->waiting += wait > 0 ? wait : 0;
+  }
+  s->retired = step + 1;
+  return BP_OK;
+}
+
+static bp_status_t all_reduce(train_session_t *s, size_t offset, size_t count,
+                              int on_comm_stream) {
+  CALL("bp_comm_group_start", bp_comm_group_start(s->runtime));
+  bp_status_t status = BP_OK;
+  for (size_t r = 0; r < s->local && !status; r++) {
+    train_rank_t *rank = &s->ranks[r];
+    float *g = rank->grads + offset;
+    status = bp_comm_all_reduce(
+        g, g, count, BP_DTYPE_FLOAT32, BP_REDUCE_AVG, rank->comm,
+        on_comm_stream ? rank->comm_stream : rank->compute);
+  }
+  bp_status_t end = bp_comm_group_end(s->runtime);
+  if (status || end)
+    return train_fail_call(status ? status : end, "bp_comm_all_reduce");
+  return BP_OK;
+}
+
+/* Backward of every layer, last first; with overlap each layer's gradient
+ * is all-reduced on the comm stream while the compute stream goes on. */
+static bp_status_t backward_and_reduce(train_session_t *s, size_t j,
+                                       size_t slot) {
+  int overlap = s->config.overlap;
+  bp_status_t status;
+  for (int l = TRAIN_LAYERS - 1; l >= 0; l--) {
+    for (size_t r = 0; r < s->local; r++)
+      if ((status = train_rank_backward_layer(&s->ranks[r], j, slot, l)))
+        return status;
+    if (!overlap)
+      continue;
+    for (size_t r = 0; r < s->local; r++) {
+      train_rank_t *rank = &s->ranks[r];
+      train_step_events_t *e = &rank->events[slot];
+      CALL("bp_event_record", bp_event_record(e->grad_ready[l], rank->compute));
+      CALL("bp_stream_wait_event",
+           bp_stream_wait_event(rank->comm_stream, e->grad_ready[l]));
+      CALL("bp_event_record",
+           bp_event_record(e->comm_start[TRAIN_LAYERS - 1 - l],
+                           rank->comm_stream));
+    }
+    if ((status = all_reduce(s, s->layout.offset[l], s->layout.size[l], 1)))
+      return status;
+    for (size_t r = 0; r < s->local; r++)
+      CALL("bp_event_record",
+           bp_event_record(
+               s->ranks[r].events[slot].comm_end[TRAIN_LAYERS - 1 - l],
+               s->ranks[r].comm_stream));
+  }
+  for (size_t r = 0; r < s->local; r++) {
+    train_rank_t *rank = &s->ranks[r];
+    train_step_events_t *e = &rank->events[slot];
+    e->overlapped = overlap;
+    e->reduces = overlap ? TRAIN_LAYERS : 1;
+    CALL("bp_event_record", bp_event_record(e->backward_done, rank->compute));
+    if (overlap) /* the last all-reduce covers the earlier ones */
+      CALL("bp_stream_wait_event",
+           bp_stream_wait_event(rank->compute, e->comm_end[TRAIN_LAYERS - 1]));
+    else
+      CALL("bp_event_record", bp_event_record(e->comm_start[0], rank->compute));
+  }
+  if (!overlap) {
+    if ((status = all_reduce(s, 0, s->layout.param_count, 0)))
+      return status;
+    for (size_t r = 0; r < s->local; r++)
+      CALL("bp_event_record",
+           bp_event_record(s->ranks[r].events[slot].comm_end[0],
+                           s->ranks[r].compute));
+  }
+  for (size_t r = 0; r < s->local; r++)
+    CALL("bp_event_record",
+         bp_event_record(s->ranks[r].events[slot].update_start,
+                         s->ranks[r].compute));
+  return BP_OK;
+}
+
+bp_status_t train_session_step(train_session_t *s) {
+  size_t step = s->next_step;
+  if (step >= s->total_steps)
+    return train_fail(BP_ERR_INVALID_ARGUMENT, "the run's %zu steps are done",
+                      s->total_steps);
+  size_t slot = step % TRAIN_RING;
+  bp_status_t status;
+  if (step >= s->first_step + TRAIN_RING &&
+      (status = retire(s, step - TRAIN_RING)))
+    return status;
+  size_t epoch = step / s->steps_per_epoch, j = step % s->steps_per_epoch;
+  if (s->staged_epoch != epoch && (status = stage_epoch(s, epoch)))
+    return status;
+  for (size_t r = 0; r < s->local; r++)
+    if ((status = train_rank_forward(&s->ranks[r], j, slot)))
+      return status;
+  if ((status = backward_and_reduce(s, j, slot)))
+    return status;
+  for (size_t r = 0; r < s->local; r++)
+    if ((status = train_rank_update(&s->ranks[r], slot, (int64_t)step + 1,
+                                    s->config.lr, s->config.weight_decay)))
+      return status;
+  s->next_step = step + 1;
+  return BP_OK;
+}
+
+bp_status_t train_session_synchronize(train_session_t *s) {
+  size_t from = s->retired > s->first_step ? s->retired : s->first_step;
+  for (size_t step = from; step < s->next_step; step++) {
+    bp_status_t status = retire(s, step);
+    if (status)
+      return status;
+  }
+  for (size_t r = 0; r < s->local; r++) {
+    CALL("bp_stream_synchronize", bp_stream_synchronize(s->ranks[r].compute));
+    CALL("bp_stream_synchronize",
+         bp_stream_synchronize(s->ranks[r].comm_stream));
+    CALL("bp_comm_async_error", bp_comm_async_error(s->ranks[r].comm));
+  }
+  return BP_OK;
+}
+
+bp_status_t train_session_loss(train_session_t *s, size_t step,
+                               double *out_loss) {
+  if (step >= s->next_step || step < s->first_step ||
+      step + TRAIN_RING < s->next_step)
+    return train_fail(BP_ERR_INVALID_ARGUMENT,
+                      "the loss of step %zu is not kept (steps %zu..%zu are)",
+                      step,
+                      s->next_step > TRAIN_RING ? s->next_step - TRAIN_RING : 0,
+                      s->next_step ? s->next_step - 1 : 0);
+  size_t slot = step % TRAIN_RING;
+  double sum = 0;
+  for (size_t r = 0; r < s->local; r++) {
+    CALL("bp_event_synchronize",
+         bp_event_synchronize(s->ranks[r].events[slot].end));
+    sum += s->ranks[r].loss_host[slot];
+  }
+  *out_loss = sum / (double)s->local;
+  return BP_OK;
+}
+
+static bp_status_t read_device(train_rank_t *rank, const float *src, float *out,
+                               size_t count) {
+  CALL("bp_copy",
+       bp_copy(NULL, out, rank->device, src, count * sizeof(float), NULL));
+  return BP_OK;
+}
+
+bp_status_t train_session_read_params(train_session_t *s, size_t rank,
+                                      float *out) {
+  if (rank >= s->local || !out)
+    return train_fail(BP_ERR_INVALID_ARGUMENT,
+                      "read_params: rank %zu of %zu local ranks", rank,
+                      s->local);
+  bp_status_t status = train_session_synchronize(s);
+  return status ? status
+                : read_device(&s->ranks[rank], s->ranks[rank].params, out,
+                              s->layout.param_count);
+}
+
+bp_status_t train_session_times(train_session_t *s, size_t rank,
+                                train_times_t *out_times) {
+  if (rank >= s->local)
+    return train_fail(BP_ERR_INVALID_ARGUMENT, "times: rank %zu of %zu", rank,
+                      s->local);
+  bp_status_t status = train_session_synchronize(s);
+  if (!status)
+    *out_times = s->times[rank];
+  return status;
+}
+
+bp_status_t train_session_save_state(train_session_t *s, train_state_t *state) {
+  bp_status_t status = train_session_synchronize(s);
+  if (status)
+    return status;
+  train_rank_t *rank = &s->ranks[0];
+  size_t n = s->layout.param_count;
+  if (state->param_count != n)
+    return train_fail(BP_ERR_INVALID_ARGUMENT,
+                      "state holds %zu parameters, the model has %zu",
+                      state->param_count, n);
+  if ((status = read_device(rank, rank->params, state->params, n)) ||
+      (status = read_device(rank, rank->exp_avg, state->exp_avg, n)) ||
+      (status = read_device(rank, rank->exp_avg_sq, state->exp_avg_sq, n)))
+    return status;
+  state->step = s->next_step;
+  state->rng_state = s->staged_epoch == s->next_step / s->steps_per_epoch
+                         ? s->epoch_rng
+                         : s->rng;
+  state->seed = s->config.seed;
+  state->batch = s->config.batch;
+  return BP_OK;
+}
+
+bp_status_t train_session_load_state(train_session_t *s,
+                                     const train_state_t *state) {
+  size_t n = s->layout.param_count;
+  if (state->param_count != n || state->seed != s->config.seed ||
+      state->batch != s->config.batch || state->step > s->total_steps)
+    return train_fail(
+        BP_ERR_INVALID_ARGUMENT,
+        "the state (%zu parameters, seed %llu, batch %llu, step "
+        "%llu) does not fit this run (%zu parameters, seed "
+        "%llu, batch %zu, %zu steps)",
+        state->param_count, (unsigned long long)state->seed,
+        (unsigned long long)state->batch, (unsigned long long)state->step, n,
+        (unsigned long long)s->config.seed, s->config.batch, s->total_steps);
+  bp_status_t status = train_session_synchronize(s);
+  if (status)
+    return status;
+  for (size_t r = 0; r < s->local; r++) {
+    train_rank_t *rank = &s->ranks[r];
+    size_t bytes = n * sizeof(float);
+    CALL("bp_copy",
+         bp_copy(rank->device, rank->params, NULL, state->params, bytes, NULL));
+    CALL("bp_copy", bp_copy(rank->device, rank->exp_avg, NULL, state->exp_avg,
+                            bytes, NULL));
+    CALL("bp_copy", bp_copy(rank->device, rank->exp_avg_sq, NULL,
+                            state->exp_avg_sq, bytes, NULL));
+  }
+  s->next_step = s->first_step = s->retired = (size_t)state->step;
+  s->rng = state->rng_state;
+  s->staged_epoch = NO_EPOCH;
+  return BP_OK;
+}
+
+/* The test set through the forward pass on local rank 0, then argmax. The
+ * buffers are made for this one call and freed after it. */
+bp_status_t train_session_evaluate(train_session_t *s, double *out_accuracy) {
+  bp_status_t status = train_session_synchronize(s);
+  if (status)
+    return status;
+  train_rank_t *rank = &s->ranks[0];
+  int64_t n = (int64_t)s->data.test_count;
+  const train_layout_t *lay = &s->layout;
+  void *x = NULL, *act[TRAIN_LAYERS] = {0}, *pred = NULL;
+  diopiTensorHandle_t x_t = NULL, act_t[TRAIN_LAYERS] = {0}, pred_t = NULL;
+  int64_t *host_pred = malloc(sizeof(int64_t) * (size_t)n);
+  int64_t x_shape[2] = {n, TRAIN_INPUTS};
+  status = host_pred ? BP_OK
+                     : train_fail(BP_ERR_OUT_OF_MEMORY, "out of host memory");
+  if (!status)
+    status = bp_device_malloc(rank->device,
+                              sizeof(float) * (size_t)(n * TRAIN_INPUTS), &x);
+  if (!status)
+    status = bp_device_malloc(rank->device, sizeof(int64_t) * (size_t)n, &pred);
+  for (int l = 0; l < TRAIN_LAYERS && !status; l++) {
+    int64_t shape[2] = {n, lay->out[l]};
+    status = bp_device_malloc(
+        rank->device, sizeof(float) * (size_t)(n * lay->out[l]), &act[l]);
+    if (!status)
+      status = bp_ops_tensor_wrap(rank->device, act[l], diopi_dtype_float32, 2,
+                                  shape, NULL, &act_t[l]);
+  }
+  if (!status)
+    status = bp_ops_tensor_wrap(rank->device, x, diopi_dtype_float32, 2,
+                                x_shape, NULL, &x_t);
+  if (!status)
+    status = bp_ops_tensor_wrap(rank->device, pred, diopi_dtype_int64, 1, &n,
+                                NULL, &pred_t);
+  if (!status)
+    status = bp_copy(rank->device, x, NULL, s->data.test_x,
+                     sizeof(float) * (size_t)(n * TRAIN_INPUTS), NULL);
+  if (status)
+    status = train_fail_call(status, "evaluate: buffers");
+  diopiConstTensorHandle_t input = x_t;
+  diopiError_t e = diopiSuccess;
+  for (int l = 0; l < TRAIN_LAYERS && !status && !e; l++) {
+    e = s->ops.linear(rank->ctx, act_t[l], input, rank->weight[l],
+                      rank->bias[l]);
+    if (!e && l + 1 < TRAIN_LAYERS)
+      e = s->ops.relu_inp(rank->ctx, act_t[l]);
+    input = act_t[l];
+  }
+  const int64_t dim = 1;
+  if (!status && !e)
+    e = s->ops.argmax(rank->ctx, pred_t, act_t[TRAIN_LAYERS - 1], &dim, false);
+  if (!status && e)
+    status = train_fail(bp_ops_status(e), "evaluate on %s: %s: %s",
+                        bp_device_name(rank->device), bp_ops_error_name(e),
+                        bp_ops_library_last_error(s->library));
+  if (!status && (status = bp_stream_synchronize(rank->compute)))
+    status = train_fail_call(status, "bp_stream_synchronize");
+  if (!status && (status = bp_copy(NULL, host_pred, rank->device, pred,
+                                   sizeof(int64_t) * (size_t)n, NULL)))
+    status = train_fail_call(status, "bp_copy");
+  if (!status) {
+    size_t right = 0;
+    for (int64_t i = 0; i < n; i++)
+      right += host_pred[i] == s->data.test_y[i];
+    *out_accuracy = (double)right / (double)n;
+  }
+  bp_ops_tensor_destroy(x_t);
+  bp_ops_tensor_destroy(pred_t);
+  for (int l = 0; l < TRAIN_LAYERS; l++) {
+    bp_ops_tensor_destroy(act_t[l]);
+    bp_device_free_async(rank->device, act[l], rank->compute);
+  }
+  bp_device_free_async(rank->device, x, rank->compute);
+  bp_device_free_async(rank->device, pred, rank->compute);
+  free(host_pred);
+  return status;
+}

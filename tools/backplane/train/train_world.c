@@ -1,0 +1,201 @@
+#include "train_world.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "train_error.h"
+
+extern char **environ;
+
+#define ID_VARIABLE "BACKPLANE_TRAIN_COMM_ID"
+#define RANK_VARIABLE "BACKPLANE_TRAIN_RANK"
+#define SIZE_VARIABLE "BACKPLANE_TRAIN_WORLD"
+
+static size_t env_size(const char *name) {
+  const char *text = getenv(name);
+  return text && *text ? (size_t)strtoull(text, NULL, 10) : 0;
+}
+
+bp_status_t train_world_detect(size_t processes, train_world_t *out) {
+  memset(out, 0, sizeof *out);
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  size_t limit = (size_t)(cores > 0 ? cores : 1) * 4;
+  if (limit > TRAIN_WORLD_MAX_PROCESSES)
+    limit = TRAIN_WORLD_MAX_PROCESSES;
+  if (getenv(SIZE_VARIABLE)) {
+    out->kind = TRAIN_WORLD_SPAWNED;
+    out->size = env_size(SIZE_VARIABLE);
+    out->rank = env_size(RANK_VARIABLE);
+  } else if (getenv("OMPI_COMM_WORLD_SIZE")) {
+    out->kind = TRAIN_WORLD_MPI;
+    out->size = env_size("OMPI_COMM_WORLD_SIZE");
+    out->rank = env_size("OMPI_COMM_WORLD_RANK");
+    if (processes)
+      return train_fail(BP_ERR_INVALID_ARGUMENT,
+                        "--processes under mpirun: mpirun already made %zu "
+                        "processes; drop --processes",
+                        out->size);
+  } else if (processes) {
+    if (processes > limit)
+      return train_fail(BP_ERR_INVALID_ARGUMENT,
+                        "--processes %zu: this machine runs at most %zu rank "
+                        "processes (%ld cores, 4 per core, at most %d)",
+                        processes, limit, cores, TRAIN_WORLD_MAX_PROCESSES);
+    out->kind = TRAIN_WORLD_SPAWNER;
+    out->size = processes;
+  }
+  if (out->kind != TRAIN_WORLD_SINGLE &&
+      (out->size < 1 || out->rank >= out->size ||
+       out->size > TRAIN_WORLD_MAX_PROCESSES))
+    return train_fail(BP_ERR_INVALID_ARGUMENT,
+                      "rank %zu of a world of %zu processes is not possible",
+                      out->rank, out->size);
+  return BP_OK;
+}
+
+static void to_hex(const unsigned char *id, size_t size, char *out) {
+  static const char digits[] = "0123456789abcdef";
+  for (size_t i = 0; i < size; i++) {
+    out[2 * i] = digits[id[i] >> 4];
+    out[2 * i + 1] = digits[id[i] & 15];
+  }
+  out[2 * size] = '\0';
+}
+
+static size_t from_hex(const char *text, unsigned char *out, size_t cap) {
+  size_t n = strlen(text);
+  if (n % 2 || n / 2 > cap)
+    return 0;
+  for (size_t i = 0; i < n / 2; i++) {
+    unsigned v;
+    if (sscanf(text + 2 * i, "%2x", &v) != 1)
+      return 0;
+    out[i] = (unsigned char)v;
+  }
+  return n / 2;
+}
+
+/* The file an mpirun world's rank 0 leaves its id in. */
+static void mpi_id_path(char *out, size_t size) {
+  const char *job = getenv("PMIX_NAMESPACE");
+  if (!job)
+    job = getenv("OMPI_MCA_orte_ess_jobid");
+  const char *tmp = getenv("TMPDIR");
+  snprintf(out, size, "%s/backplane-train-%s.id", tmp && *tmp ? tmp : "/tmp",
+           job ? job : "mpirun");
+}
+
+static bp_status_t make_id(train_world_t *world, bp_device_t *device) {
+  bp_status_t s = bp_comm_unique_id_size(device, &world->id_size);
+  if (!s && world->id_size > TRAIN_WORLD_ID_MAX)
+    return train_fail(BP_ERR_UNSUPPORTED, "a %zu-byte unique id is too long",
+                      world->id_size);
+  if (!s)
+    s = bp_comm_get_unique_id(device, world->id, world->id_size);
+  return s ? train_fail_call(s, "bp_comm_get_unique_id") : BP_OK;
+}
+
+bp_status_t train_world_exchange_id(train_world_t *world, bp_device_t *device) {
+  char hex[2 * TRAIN_WORLD_ID_MAX + 1], path[PATH_MAX], tmp[PATH_MAX + 8];
+  switch (world->kind) {
+  case TRAIN_WORLD_SINGLE:
+    return BP_OK;
+  case TRAIN_WORLD_SPAWNER:
+    return make_id(world, device);
+  case TRAIN_WORLD_SPAWNED: {
+    const char *text = getenv(ID_VARIABLE);
+    world->id_size = text ? from_hex(text, world->id, sizeof world->id) : 0;
+    return world->id_size ? BP_OK
+                          : train_fail(BP_ERR_INVALID_ARGUMENT,
+                                       "%s is missing or not hex", ID_VARIABLE);
+  }
+  case TRAIN_WORLD_MPI:
+    break;
+  }
+  mpi_id_path(path, sizeof path);
+  if (world->rank == 0) {
+    bp_status_t s = make_id(world, device);
+    if (s)
+      return s;
+    to_hex(world->id, world->id_size, hex);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *file = fopen(tmp, "w");
+    if (!file || fputs(hex, file) < 0 || fclose(file) != 0 ||
+        rename(tmp, path) != 0)
+      return train_fail(BP_ERR_INVALID_ARGUMENT, "cannot write %s: %s", path,
+                        strerror(errno));
+    return BP_OK;
+  }
+  for (int tries = 0; tries < 6000; tries++) {
+    FILE *file = fopen(path, "r");
+    if (file) {
+      size_t n = fread(hex, 1, sizeof hex - 1, file);
+      fclose(file);
+      hex[n] = '\0';
+      world->id_size = from_hex(hex, world->id, sizeof world->id);
+      if (world->id_size)
+        return BP_OK;
+    }
+    struct timespec ten_ms = {0, 10000000};
+    nanosleep(&ten_ms, NULL);
+  }
+  return train_fail(BP_ERR_TIMEOUT, "rank 0 never wrote the id to %s", path);
+}
+
+bp_status_t train_world_spawn(train_world_t *world, char *const *argv) {
+  char hex[2 * TRAIN_WORLD_ID_MAX + 1], text[24];
+  to_hex(world->id, world->id_size, hex);
+  setenv(ID_VARIABLE, hex, 1);
+  snprintf(text, sizeof text, "%zu", world->size);
+  setenv(SIZE_VARIABLE, text, 1);
+  posix_spawn_file_actions_t quiet;
+  posix_spawn_file_actions_init(&quiet);
+  posix_spawn_file_actions_addopen(&quiet, STDOUT_FILENO, "/dev/null", O_WRONLY,
+                                   0);
+  bp_status_t status = BP_OK;
+  for (size_t r = 1; r < world->size && !status; r++) {
+    snprintf(text, sizeof text, "%zu", r);
+    setenv(RANK_VARIABLE, text, 1);
+    int e = posix_spawn(&world->children[r], "/proc/self/exe", &quiet, NULL,
+                        argv, environ);
+    if (e != 0)
+      status = train_fail(BP_ERR_INTERNAL, "cannot start rank process %zu: %s",
+                          r, strerror(e));
+  }
+  posix_spawn_file_actions_destroy(&quiet);
+  unsetenv(ID_VARIABLE);
+  unsetenv(SIZE_VARIABLE);
+  unsetenv(RANK_VARIABLE);
+  return status;
+}
+
+int train_world_join(train_world_t *world, int failed) {
+  int bad = 0;
+  for (size_t r = 1; r < world->size; r++)
+    if (failed && world->children[r] > 0)
+      kill(world->children[r], SIGTERM);
+  for (size_t r = 1; r < world->size; r++) {
+    int status;
+    if (world->children[r] <= 0)
+      continue;
+    while (waitpid(world->children[r], &status, 0) < 0 && errno == EINTR) {
+    }
+    bad |= !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+    world->children[r] = 0;
+  }
+  if (world->kind == TRAIN_WORLD_MPI && world->rank == 0) {
+    char path[PATH_MAX];
+    mpi_id_path(path, sizeof path);
+    unlink(path);
+  }
+  return bad;
+}
