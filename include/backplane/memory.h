@@ -70,6 +70,23 @@ BP_API bp_status_t bp_copy_async_unsafe(bp_device_t *dst_device, void *dst,
                                         const void *src, size_t size,
                                         bp_stream_t *stream);
 
+/* Copies tensor `from` into tensor `to`, as TVM's CopyDataFromTo: each
+ * side's device from its DLDevice (kDLCPU: host memory; kDLExtDev: the
+ * runtime's device of that ordinal), data + byte_offset as the start.
+ * Shapes and dtypes must match (the error names both). Strides (in
+ * elements; NULL: compact row-major) may differ: each contiguous run is one
+ * copy; a strided host side next to a compact device side is packed or
+ * unpacked on the host around one copy; on one device every run is a copy
+ * within the device, with no host round trip. `stream` as in bp_copy
+ * (NULL, a stream of either device, or BP_STREAM_ACTIVE), with bp_copy's
+ * host-buffer rules; a packed device->host copy is complete on return.
+ * A tensor with no elements is a no-op. BP_ERR_INVALID_ARGUMENT for NULL
+ * tensors or data, negative strides, a zero stride in `to` over more than
+ * one element, mismatched shapes or dtypes, another device type;
+ * BP_ERR_NOT_FOUND for a kDLExtDev ordinal the runtime does not have. */
+BP_API bp_status_t bp_copy_tensor(bp_runtime_t *runtime, const DLTensor *from,
+                                  DLTensor *to, bp_stream_t *stream);
+
 #ifdef __cplusplus
 }
 #endif

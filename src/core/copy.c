@@ -8,6 +8,7 @@
 #include "alloc/live_ranges.h"
 #include "base/status.h"
 #include "core/active.h"
+#include "core/copy_internal.h"
 #include "core/fallbacks.h"
 #include "core/observer.h"
 #include "core/runtime_internal.h"
@@ -238,6 +239,13 @@ BP_API_BODY bp_status_t copy(bp_device_t *dst_device, void *dst,
   if (dst_device->plugin == src_device->plugin)
     return peer_copy(dst_device, dst, src_device, src, size, stream);
   return cross_plugin_copy(dst_device, dst, src_device, src, size, stream);
+}
+
+bp_status_t bp_copy_internal(bp_device_t *dst_device, void *dst,
+                             bp_device_t *src_device, const void *src,
+                             size_t size, bp_stream_t *stream) {
+  return copy(dst_device, dst, src_device, src, size, stream,
+              HOST_FREE_ON_RETURN);
 }
 
 /* Traced on the destination device, or the source's for a copy to host. */
