@@ -3,6 +3,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/status.h"
 #include "core/runtime_internal.h"
@@ -167,22 +168,32 @@ BP_API bp_status_t bp_stream_get_active(bp_device_t *device,
   return active_stream(device, out_stream);
 }
 
-/* The device of `plugin` whose id get_device reports for this thread. */
+/* The device of `plugin` whose id get_device reports for this thread.
+ * get_device writes the id into the C_Device it gets, and layers take every
+ * C_Device for a bp_device_t: it gets a probe with `bound`'s immutable
+ * fields, so no live device's id is ever overwritten. */
 static bp_status_t reported_device(bp_plugin_t *plugin, bp_device_t *bound,
                                    bp_device_t **out_device) {
-  struct C_Device_st reported = {.id = -1};
-  C_Status result = plugin->dispatch.get_device(&reported);
+  bp_device_t probe = {.c_device = {.id = -1},
+                       .plugin = bound->plugin,
+                       .observer = bound->observer,
+                       .index = bound->index,
+                       .ordinal = bound->ordinal,
+                       .serial = bound->serial};
+  memcpy(probe.name, bound->name, sizeof probe.name);
+  C_Status result = plugin->dispatch.get_device(&probe.c_device);
   if (!BP_C_OK(result))
     return bp_plugin_call_error(bound, "get_device", result);
+  int reported_id = probe.c_device.id;
   for (size_t i = 0; i < plugin->device_count; ++i)
-    if (plugin->devices[i].c_device.id == reported.id) {
+    if (plugin->devices[i].c_device.id == reported_id) {
       *out_device = &plugin->devices[i];
       return BP_OK;
     }
   return bp_error(BP_ERR_PLUGIN,
                   "%s: get_device reports device id %d, which is none of the "
                   "plugin's devices (bound to %s)",
-                  plugin->device_type, reported.id, bound->name);
+                  plugin->device_type, reported_id, bound->name);
 }
 
 /* Binds the thread to `device` and checks that the plugin agrees. */

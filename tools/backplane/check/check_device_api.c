@@ -9,12 +9,18 @@
 #include "check.h"
 #include "check_report.h"
 
-/* What the plugin's get_device says this thread's device is, or -1. */
-static int plugin_current(const check_ctx_t *ctx) {
-  struct C_Device_st current = {.id = -1};
-  if (ctx->dispatch->get_device(&current) != C_SUCCESS)
+/* What the plugin's get_device says this thread's device is, or -1. It is
+ * asked with `bound`'s own handle (the device this thread is bound to, so
+ * taking the handle binds nothing); the id it writes there is put back. */
+static int plugin_current(const check_ctx_t *ctx, bp_device_t *bound) {
+  C_Device handle = bp_device_c_handle(bound);
+  if (!handle)
     return -1;
-  return current.id;
+  int own = handle->id;
+  C_Status status = ctx->dispatch->get_device(handle);
+  int reported = handle->id;
+  handle->id = own;
+  return status == C_SUCCESS ? reported : -1;
 }
 
 typedef struct other_thread {
@@ -25,8 +31,9 @@ typedef struct other_thread {
 
 static void *set_elsewhere(void *arg) {
   other_thread_t *t = arg;
-  t->seen =
-      bp_device_set_active(t->device) == BP_OK ? plugin_current(t->ctx) : -1;
+  t->seen = bp_device_set_active(t->device) == BP_OK
+                ? plugin_current(t->ctx, t->device)
+                : -1;
   return NULL;
 }
 
@@ -39,7 +46,8 @@ void check_active_device(check_ctx_t *ctx) {
       check_fail_call(ctx, name, "bp_device_set_active", status);
       return;
     }
-    int id = bp_device_c_handle(device)->id, seen = plugin_current(ctx);
+    int id = bp_device_c_handle(device)->id;
+    int seen = plugin_current(ctx, device);
     if (seen != id) {
       check_fail(ctx, name, "get_device reports %d after set_device(%s, id %d)",
                  seen, bp_device_name(device), id);
@@ -55,7 +63,7 @@ void check_active_device(check_ctx_t *ctx) {
     return;
   }
   pthread_join(thread, NULL);
-  int mine = plugin_current(ctx),
+  int mine = plugin_current(ctx, last),
       first = bp_device_c_handle(ctx->devices[0])->id;
   if (other.seen != first || mine != bp_device_c_handle(last)->id) {
     check_fail(ctx, name,
