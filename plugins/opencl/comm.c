@@ -22,7 +22,7 @@ typedef struct staging {
   ocl_device_t *dev;
   unsigned char *host; /* NULL when the call moves no bytes */
   size_t bytes;
-  void *send, *recv;   /* host pointers into `host` (or NULL) */
+  void *send, *recv; /* host pointers into `host` (or NULL) */
   size_t send_bytes, recv_bytes;
   void *device_recv; /* where `recv` goes back; NULL for none */
 } staging_t;

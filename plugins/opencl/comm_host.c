@@ -27,8 +27,8 @@ C_Status vcpu_comm_host_enqueue(C_Stream handle, const vcpu_comm_task_t *task) {
   if (!copy)
     return C_FAILED;
   *copy = *task;
-  C_Status status = ocl_stream_add_callback(&stream->dev->handle, stream,
-                                            run_task, copy);
+  C_Status status =
+      ocl_stream_add_callback(&stream->dev->handle, stream, run_task, copy);
   if (status != C_SUCCESS)
     free(copy);
   return status;

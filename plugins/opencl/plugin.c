@@ -1,9 +1,9 @@
 /* The plugin's exported symbols: InitPlugin fills the Paddle table (layout
  * B); BackplanePluginExtensions returns the extension chain (attributes,
- * event timing, collectives, the opencl target kind); BackplanePluginLastError explains the
- * calling thread's last failure (why initialize found no device). Nothing else
- * is exported. InitPlugin makes no OpenCL call: the ICD loader and the
- * platforms are first touched by initialize.
+ * event timing, collectives, the opencl target kind); BackplanePluginLastError
+ * explains the calling thread's last failure (why initialize found no device).
+ * Nothing else is exported. InitPlugin makes no OpenCL call: the ICD loader and
+ * the platforms are first touched by initialize.
  *
  * The xccl_* collectives are host-staged over the vcpu transports (comm.h).
  * Not provided (the host's fallbacks or "missing"): peer copies (the host

@@ -20,10 +20,10 @@ typedef struct vcpu_comm_arena_map {
 void vcpu_comm_arena_publish(C_CCLComm comm, const vcpu_comm_desc_t *d) {
   vcpu_comm_location_t where = {0};
   int32_t send_fd = -1, recv_fd = -1;
-  bool send_ok =
-      d->send == NULL || vcpu_comm_host_locate(d->send, &send_fd, &where.send_offset);
-  bool recv_ok =
-      d->recv == NULL || vcpu_comm_host_locate(d->recv, &recv_fd, &where.recv_offset);
+  bool send_ok = d->send == NULL ||
+                 vcpu_comm_host_locate(d->send, &send_fd, &where.send_offset);
+  bool recv_ok = d->recv == NULL ||
+                 vcpu_comm_host_locate(d->recv, &recv_fd, &where.recv_offset);
   where.memfd = send_fd >= 0 ? send_fd : recv_fd;
   where.shareable = send_ok && recv_ok && where.memfd >= 0 &&
                     (send_fd < 0 || recv_fd < 0 || send_fd == recv_fd);

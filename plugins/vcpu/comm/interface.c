@@ -150,9 +150,9 @@ static C_Status all_to_all(const void **send_buf, const size_t *send_count,
         "all_to_all on %s: rank %zu of %zu given, the communicator is rank "
         "%zu of %zu",
         comm->name, rank, nranks, comm->rank, comm->nranks));
-  return vcpu_comm_c_status(vcpu_comm_call_all_to_all(comm, send_buf, send_count,
-                                               send_dtype, recv_buf, recv_count,
-                                               recv_dtype, stream));
+  return vcpu_comm_c_status(
+      vcpu_comm_call_all_to_all(comm, send_buf, send_count, send_dtype,
+                                recv_buf, recv_count, recv_dtype, stream));
 }
 
 void vcpu_comm_fill_interface(C_DeviceInterface *interface) {

@@ -389,9 +389,9 @@ bp_status_t vcpu_comm_call_all_to_all(C_CCLComm comm, const void **send_buf,
         vcpu_comm_reject(BP_ERR_INVALID_ARGUMENT, "all_to_all: comm is NULL"));
   if (!send_buf || !send_count || !send_dtype || !recv_buf || !recv_count ||
       !recv_dtype)
-    return vcpu_comm_group_note(vcpu_comm_reject(BP_ERR_INVALID_ARGUMENT,
-                                 "all_to_all on %s: an array argument is NULL",
-                                 comm->name));
+    return vcpu_comm_group_note(vcpu_comm_reject(
+        BP_ERR_INVALID_ARGUMENT, "all_to_all on %s: an array argument is NULL",
+        comm->name));
   vcpu_comm_group_start();
   for (size_t r = 0; r < comm->nranks; r++) {
     vcpu_comm_desc_t send = {.kind = VCPU_COMM_SEND,
