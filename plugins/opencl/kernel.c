@@ -1,6 +1,6 @@
 /* The kernels extension table, and the parts OpenCL cannot provide. */
+#include "comm.h"
 #include "kernel_internal.h"
-#include "target.h"
 
 static C_Status no_notifies(void) {
   return ocl_fail(C_ERROR,
@@ -58,7 +58,7 @@ static C_Status comm_kernel_resources(const C_Device device, C_CCLComm comm,
 const BP_KernelExtension ocl_kernels = {
     .base = {.struct_size = sizeof(BP_KernelExtension),
              .type = BP_EXTENSION_KERNELS,
-             .next = &ocl_target_kind.base},
+             .next = &ocl_comm_extension.base},
     .module_load_file = ocl_module_load_file,
     .module_load_data = ocl_module_load_data,
     .module_unload = ocl_module_unload,

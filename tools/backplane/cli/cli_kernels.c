@@ -12,5 +12,16 @@ bp_status_t cli_kernels_load(bp_device_t *device, bp_module_t **out_module) {
   char path[PATH_MAX];
   cli_path_beside_binary("lib/backplane/kernels/libbackplane_check_kernels.so",
                          path, sizeof path);
+  bp_status_t status = bp_module_load(device, path, out_module);
+  if (status == BP_OK || status == BP_ERR_UNSUPPORTED)
+    return status;
+  /* A plugin that loads no host shared objects may build OpenCL C. */
+  char source[PATH_MAX];
+  cli_path_beside_binary("lib/backplane/kernels/conformance_kernels.cl", source,
+                         sizeof source);
+  if (bp_module_load(device, source, out_module) == BP_OK)
+    return BP_OK;
+  /* Neither: report the shared object's failure (loading it again leaves
+   * its message in bp_last_error). */
   return bp_module_load(device, path, out_module);
 }

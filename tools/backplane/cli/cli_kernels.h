@@ -7,8 +7,9 @@
 
 /* Loads the library on `device`: $BACKPLANE_CHECK_KERNELS if set, else
  * lib/backplane/kernels/libbackplane_check_kernels.so beside the backplane
- * executable (cli_paths.h). BP_ERR_UNSUPPORTED (with bp_last_error) when the
- * plugin has no kernels extension. */
+ * executable (cli_paths.h), or, when the plugin refuses that, the same
+ * kernels in OpenCL C (conformance_kernels.cl beside it). BP_ERR_UNSUPPORTED
+ * (with bp_last_error) when the plugin has no kernels extension. */
 bp_status_t cli_kernels_load(bp_device_t *device, bp_module_t **out_module);
 
 #endif /* BACKPLANE_CLI_KERNELS_H_ */

@@ -1,0 +1,44 @@
+/* The conformance kernels in OpenCL C, for plugins that build OpenCL C and
+ * load no host shared objects (the opencl plugin). Same names and param
+ * blocks as conformance_kernels.h, under the opencl plugin's contract: one
+ * by-value struct, device pointers as 64-bit integers. OpenCL kernels return
+ * no code and cannot wait for notifies, so there is no fail_kernel or
+ * notify_kernel; the checks that need them SKIP. */
+
+struct append_param {
+  ulong log;
+  ulong position; /* atomic int */
+  int value;
+};
+
+struct block_param {
+  ulong seen; /* one slot per block */
+};
+
+struct sleep_param {
+  uint ms;
+};
+
+kernel void append_kernel(struct append_param p) {
+  if (get_global_id(0) != 0)
+    return;
+  global int *log = (global int *)p.log;
+  volatile global int *position = (volatile global int *)p.position;
+  log[atomic_inc(position)] = p.value;
+}
+
+kernel void block_kernel(struct block_param p) {
+  if (get_local_id(0) == 0)
+    ((global int *)p.seen)[get_group_id(0)] =
+        (int)(get_num_groups(0) * 1000 + get_group_id(0));
+}
+
+/* OpenCL C has no clock: about a million volatile stores per "ms", far
+ * longer than that on a CPU device, which is all the checks need (the
+ * timeout check only needs it to outlast 50 ms). */
+kernel void sleep_kernel(struct sleep_param p) {
+  volatile ulong sink = 0;
+  if (get_global_id(0) == 0)
+    for (ulong i = 0; i < (ulong)p.ms * 1000000ul; ++i)
+      sink += i;
+}
