@@ -102,33 +102,45 @@ static void prune_locked(struct ocl_stream_kernels *kernels) {
   retire_locked(kernels, n);
 }
 
+/* Polls `done` until it completes or fails (true) or `deadline_ns` passes
+ * (false). Takes no lock: launches on the stream go on meanwhile. */
+static bool wait_until(cl_event done, uint64_t deadline_ns) {
+  for (long sleep_ns = 20000;;) {
+    cl_int state = state_of(done);
+    if (state == CL_COMPLETE || state < 0)
+      return true;
+    if (now_ns() >= deadline_ns)
+      return false;
+    struct timespec nap = {0, sleep_ns};
+    nanosleep(&nap, NULL);
+    if (sleep_ns < 1000000)
+      sleep_ns *= 2;
+  }
+}
+
 bool ocl_stream_kernels_wait(struct C_Stream_st *stream) {
   struct ocl_stream_kernels *kernels = stream->kernels;
   pthread_mutex_lock(&kernels->lock);
   bool timed_out = false;
   while (kernels->count && !timed_out) {
-    pending_launch_t *launch = &kernels->pending[0];
-    for (long sleep_ns = 20000;;) {
-      cl_int state = state_of(launch->done);
-      if (state == CL_COMPLETE || state < 0)
-        break;
-      if (now_ns() >= launch->deadline_ns) {
-        fail_locked(kernels, BP_ERR_TIMEOUT,
-                    "%s passed its timeout of %llu ms on %s; OpenCL cannot "
-                    "cancel it, so it runs on and later work of the stream "
-                    "waits for it",
-                    launch->what,
-                    (unsigned long long)(launch->timeout_ns / 1000000u),
-                    stream->dev->name);
-        timed_out = true;
-        break;
-      }
-      struct timespec nap = {0, sleep_ns};
-      nanosleep(&nap, NULL);
-      if (sleep_ns < 1000000)
-        sleep_ns *= 2;
+    pending_launch_t head = kernels->pending[0];
+    clRetainEvent(head.done);
+    pthread_mutex_unlock(&kernels->lock);
+    bool ended = wait_until(head.done, head.deadline_ns);
+    pthread_mutex_lock(&kernels->lock);
+    if (!ended) {
+      fail_locked(kernels, BP_ERR_TIMEOUT,
+                  "%s passed its timeout of %llu ms on %s; OpenCL cannot "
+                  "cancel it, so it runs on and later work of the stream "
+                  "waits for it",
+                  head.what, (unsigned long long)(head.timeout_ns / 1000000u),
+                  stream->dev->name);
+      timed_out = true;
     }
-    retire_locked(kernels, 1);
+    /* Another waiter may have retired it meanwhile. */
+    if (kernels->count && kernels->pending[0].done == head.done)
+      retire_locked(kernels, 1);
+    clReleaseEvent(head.done);
   }
   pthread_mutex_unlock(&kernels->lock);
   return timed_out;
