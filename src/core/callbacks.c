@@ -88,8 +88,8 @@ bp_status_t bp_check_wait_device(const char *function, bp_device_t *device) {
 bp_status_t bp_check_wait_event(const char *function, bp_event_t *event) {
   if (__builtin_expect(running_callback == NULL, 1))
     return BP_OK;
-  uint32_t stream_id = atomic_load_explicit(&event->recorded_stream_id,
-                                            memory_order_relaxed);
+  uint32_t stream_id =
+      atomic_load_explicit(&event->recorded_stream_id, memory_order_relaxed);
   uint64_t ticket =
       atomic_load_explicit(&event->recorded_ticket, memory_order_relaxed);
   for (const callback_closure_t *c = running_callback; c; c = c->outer)

@@ -35,7 +35,7 @@ struct bp_device {
 
   uint32_t last_stream_id; /* under lock: bp_stream_t.id */
   bp_registry_t streams;   /* bp_stream_t */
-  bp_registry_t events;  /* bp_event_t created by the caller */
+  bp_registry_t events;    /* bp_event_t created by the caller */
   bp_allocation_table_t host_allocations;
   bp_allocation_table_t unified_allocations;
 };

@@ -106,8 +106,10 @@ static void open_and_wait(test_context_t *t, const char *what) {
   int done = t->done;
   pthread_mutex_unlock(&t->lock);
   if (!done) {
-    fprintf(stderr, "FAIL: %s from a host callback did not return within %d s "
-            "(deadlock)\n", what, HANG_SECONDS);
+    fprintf(stderr,
+            "FAIL: %s from a host callback did not return within %d s "
+            "(deadlock)\n",
+            what, HANG_SECONDS);
     fflush(stderr);
     _exit(1);
   }
@@ -117,15 +119,14 @@ static void open_and_wait(test_context_t *t, const char *what) {
 static void assert_refused(const test_context_t *t, int i, const char *call) {
   assert_true(i < t->calls);
   if (t->status[i] != BP_ERR_INVALID_ARGUMENT)
-    fail_msg("%s inside the callback returned %s (\"%s\"), not a refusal",
-             call, bp_status_name(t->status[i]), t->message[i]);
+    fail_msg("%s inside the callback returned %s (\"%s\"), not a refusal", call,
+             bp_status_name(t->status[i]), t->message[i]);
   assert_contains(t->message[i], call);
   assert_contains(t->message[i], "host callback of stream vcpu:0/s");
   assert_contains(t->message[i], "deadlock");
 }
 
-static void assert_ok_inside(const test_context_t *t, int i,
-                             const char *call) {
+static void assert_ok_inside(const test_context_t *t, int i, const char *call) {
   assert_true(i < t->calls);
   if (t->status[i] != BP_OK)
     fail_msg("%s inside the callback returned %s (\"%s\")", call,
@@ -138,8 +139,8 @@ static void assert_stream_works(test_context_t *t, bp_stream_t *stream) {
   assert_non_null(back);
   for (size_t i = 0; i < N; i++)
     t->host[i] = (unsigned char)(i * 13u + 5u);
-  assert_int_equal(
-      bp_copy(t->dev0, t->device_ptr, NULL, t->host, N, stream), BP_OK);
+  assert_int_equal(bp_copy(t->dev0, t->device_ptr, NULL, t->host, N, stream),
+                   BP_OK);
   assert_int_equal(bp_copy(NULL, back, t->dev0, t->device_ptr, N, stream),
                    BP_OK);
   assert_int_equal(bp_stream_synchronize(stream), BP_OK);
@@ -198,8 +199,7 @@ static void event_recorded_after_the_callback_is_refused(void **state) {
   assert_int_equal(bp_event_create(f->dev0, &t.before), BP_OK);
   assert_int_equal(bp_event_create(f->dev0, &t.after), BP_OK);
   assert_int_equal(bp_event_create(f->dev0, &t.elsewhere), BP_OK);
-  assert_int_equal(bp_copy(f->dev0, t.device_ptr, NULL, t.host, N, t.s),
-                   BP_OK);
+  assert_int_equal(bp_copy(f->dev0, t.device_ptr, NULL, t.host, N, t.s), BP_OK);
   assert_int_equal(bp_event_record(t.before, t.s), BP_OK);
   add_gated_callback(&t);
   assert_int_equal(bp_event_record(t.after, t.s), BP_OK);
