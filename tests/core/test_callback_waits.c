@@ -203,7 +203,9 @@ static void event_recorded_after_the_callback_is_refused(void **state) {
   assert_int_equal(bp_event_record(t.before, t.s), BP_OK);
   add_gated_callback(&t);
   assert_int_equal(bp_event_record(t.after, t.s), BP_OK);
-  assert_int_equal(bp_copy(f->dev0, t.device_ptr, NULL, t.host, N, t.other),
+  void *other_ptr; /* s writes device_ptr meanwhile */
+  assert_int_equal(bp_device_malloc(f->dev0, N, &other_ptr), BP_OK);
+  assert_int_equal(bp_copy(f->dev0, other_ptr, NULL, t.host, N, t.other),
                    BP_OK);
   assert_int_equal(bp_event_record(t.elsewhere, t.other), BP_OK);
   open_and_wait(&t, "bp_event_synchronize/bp_event_destroy");
@@ -221,6 +223,7 @@ static void event_recorded_after_the_callback_is_refused(void **state) {
   assert_int_equal(bp_event_destroy(t.before), BP_OK);
   assert_int_equal(bp_event_destroy(t.elsewhere), BP_OK);
   assert_int_equal(bp_stream_destroy(t.other), BP_OK);
+  assert_int_equal(bp_device_free(f->dev0, other_ptr), BP_OK);
   context_destroy(&t);
 }
 
