@@ -9,6 +9,7 @@
 #include "backplane/comm.h"
 #include "backplane/device.h"
 #include "backplane/dtype.h"
+#include "backplane/kernel.h"
 #include "backplane/layers.h"
 #include "backplane/memory.h"
 #include "backplane/profiler.h"

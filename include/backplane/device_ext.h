@@ -286,7 +286,8 @@ static inline size_t BP_DataTypeSize(C_DataType dtype) {
 typedef enum BP_ExtensionType {
   BP_EXTENSION_DEVICE_ATTRIBUTES = 1,
   BP_EXTENSION_EVENT_TIMING = 2,
-  BP_EXTENSION_COMM = 3, /* BP_CommExtension, in comm_ext.h */
+  BP_EXTENSION_COMM = 3,        /* BP_CommExtension, in comm_ext.h */
+  BP_EXTENSION_KERNELS = 4,     /* BP_KernelExtension, in kernel_ext.h */
   BP_EXTENSION_TARGET_KIND = 5, /* BP_TargetKindExtension, target_ext.h */
 } BP_ExtensionType;
 

@@ -20,9 +20,13 @@ BP_API bp_status_t bp_stream_create(bp_device_t *device,
 /* Drains pending work first. NULL is a no-op. */
 BP_API bp_status_t bp_stream_destroy(bp_stream_t *stream);
 BP_API bp_device_t *bp_stream_device(const bp_stream_t *stream);
-/* BP_OK when all enqueued work has finished, BP_ERR_NOT_READY otherwise. */
+/* BP_OK when all enqueued work has finished, BP_ERR_NOT_READY otherwise.
+ * Both report a failure a kernel or notify wait left on the stream
+ * (kernel.h): sticky until bp_stream_reset or the stream's destruction. */
 BP_API bp_status_t bp_stream_query(bp_stream_t *stream);
 BP_API bp_status_t bp_stream_synchronize(bp_stream_t *stream);
+/* Clears the stream's sticky failure; its later work was never held back. */
+BP_API bp_status_t bp_stream_reset(bp_stream_t *stream);
 /* Work enqueued on `stream` after this waits until `event` completes; the
  * event may belong to another stream or device. The caller does not block. */
 BP_API bp_status_t bp_stream_wait_event(bp_stream_t *stream, bp_event_t *event);

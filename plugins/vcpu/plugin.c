@@ -9,6 +9,7 @@
 #include "copy.h"
 #include "device.h"
 #include "event.h"
+#include "kernel/kernels.h"
 #include "lifetime.h"
 #include "memory.h"
 #include "stream.h"
@@ -18,10 +19,31 @@
 
 #define VCPU_EXPORT __attribute__((visibility("default")))
 
+static const BP_KernelExtension g_kernels = {
+    .base = {.struct_size = sizeof(BP_KernelExtension),
+             .type = BP_EXTENSION_KERNELS,
+             .next = &vcpu_comm_extension.base},
+    .module_load_file = vk_module_load_file,
+    .module_load_data = vk_module_load_data,
+    .module_unload = vk_module_unload,
+    .module_get_function = vk_module_get_function,
+    .module_function_names = vk_module_function_names,
+    .launch = vk_launch_kernel,
+    .stream_error = vk_stream_error,
+    .stream_reset = vk_stream_reset,
+    .notify_create = vk_notify_create,
+    .notify_destroy = vk_notify_destroy,
+    .notify_id = vk_notify_id,
+    .notify_record = vk_notify_record,
+    .notify_wait = vk_notify_wait,
+    .comm_kernel_resources = vk_comm_kernel_resources,
+    .last_error = vk_last_error,
+};
+
 static const BP_EventTimingExtension g_event_timing = {
     .base = {.struct_size = sizeof(BP_EventTimingExtension),
              .type = BP_EXTENSION_EVENT_TIMING,
-             .next = &vcpu_comm_extension.base},
+             .next = &g_kernels.base},
     .event_elapsed_time = vcpu_event_elapsed_time,
 };
 
@@ -43,13 +65,22 @@ static C_Status initialize(void) {
   return vcpu_initialize(&g_runners);
 }
 
+/* The last finalize (no devices left, every stream drained) also stops the
+ * kernels' block pools. */
+static C_Status finalize(void) {
+  C_Status status = vcpu_finalize();
+  if (status == C_SUCCESS && vcpu_device_count() == 0)
+    vk_shutdown();
+  return status;
+}
+
 static void fill_table(C_DeviceInterface *table) {
   size_t size = table->size;
   memset(table, 0, sizeof *table);
   table->size = size;
 
   table->initialize = initialize;
-  table->finalize = vcpu_finalize;
+  table->finalize = finalize;
   table->init_device = vcpu_init_device;
   table->set_device = vcpu_set_device;
   table->get_device = vcpu_get_device;

@@ -27,6 +27,7 @@
 
 #include "backplane/comm_ext.h"
 #include "backplane/device_ext.h"
+#include "backplane/kernel_ext.h"
 #include "backplane/runtime.h"
 #include "backplane/target_ext.h"
 
@@ -37,6 +38,8 @@
   X(event_timing, BP_EXTENSION_EVENT_TIMING, BP_EventTimingExtension,          \
     event_elapsed_time, e->event_elapsed_time != NULL, bp_extension_no_hooks)  \
   X(comm, BP_EXTENSION_COMM, BP_CommExtension, last_error, 1,                  \
+    bp_extension_no_hooks)                                                     \
+  X(kernels, BP_EXTENSION_KERNELS, BP_KernelExtension, last_error, 1,          \
     bp_extension_no_hooks)                                                     \
   X(target_kind, BP_EXTENSION_TARGET_KIND, BP_TargetKindExtension, build, 1,   \
     bp_target_kind_extension_hooks)

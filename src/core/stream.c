@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "backplane/kernel_ext.h"
 #include "backplane/vendor_access.h"
 #include "base/status.h"
 #include "core/observer.h"
@@ -90,6 +91,36 @@ bp_status_t bp_stream_drain(const char *function, bp_stream_t *stream) {
              : bp_plugin_call_error(device, "synchronize_stream", result);
 }
 
+/* The sticky failure a kernel left on the stream (kernel_ext.h), else BP_OK.
+ * Only plugins with the kernels extension have such failures. */
+static bp_status_t stream_sticky_error(bp_stream_t *stream) {
+  bp_device_t *device = stream->device;
+  const BP_KernelExtension *kernels = device->plugin->extensions.kernels;
+  if (!kernels || !stream->native)
+    return BP_OK;
+  int32_t status = 0;
+  char message[768] = "";
+  if (kernels->stream_error(&device->c_device, stream->native, &status, message,
+                            sizeof message) != C_SUCCESS ||
+      status == BP_OK)
+    return BP_OK;
+  return bp_error((bp_status_t)status, "%s: stream %p on %s: %s",
+                  device->plugin->device_type, (void *)stream, device->name,
+                  message);
+}
+
+BP_API bp_status_t bp_stream_reset(bp_stream_t *stream) {
+  if (!stream)
+    return bp_error(BP_ERR_INVALID_ARGUMENT, "bp_stream_reset: stream is NULL");
+  bp_device_t *device = stream->device;
+  const BP_KernelExtension *kernels = device->plugin->extensions.kernels;
+  if (!kernels || !stream->native)
+    return BP_OK; /* no kernels: never an error to clear */
+  C_Status result = kernels->stream_reset(&device->c_device, stream->native);
+  return BP_C_OK(result) ? BP_OK
+                         : bp_plugin_call_error(device, "stream_reset", result);
+}
+
 static bp_event_t *take_retired(bp_stream_t *stream) {
   pthread_mutex_lock(&stream->device->lock);
   bp_event_t *list = stream->retired;
@@ -136,7 +167,7 @@ BP_API_BODY bp_status_t stream_synchronize(bp_stream_t *stream) {
     destroy_retired(retired);
   else
     give_back_retired(stream, retired);
-  return status;
+  return status == BP_OK ? stream_sticky_error(stream) : status;
 }
 
 static __attribute__((noinline, cold)) bp_status_t
@@ -160,8 +191,12 @@ static void release_stream(bp_stream_t *stream) {
   bp_caching_allocator_t *allocator = bp_device_allocator_if_created(device);
   if (allocator)
     bp_caching_allocator_forget_stream(allocator, stream);
-  if (stream->native && bp_device_enter(device) == BP_OK)
+  if (stream->native && bp_device_enter(device) == BP_OK) {
+    if (device->plugin->extensions.kernels) /* its sticky error goes with it */
+      device->plugin->extensions.kernels->stream_reset(&device->c_device,
+                                                       stream->native);
     device->plugin->dispatch.destroy_stream(&device->c_device, stream->native);
+  }
   bp_handle_pool_give(&device->plugin->runtime->stream_handles, stream);
 }
 
@@ -229,7 +264,7 @@ BP_API_BODY bp_status_t stream_query(bp_stream_t *stream) {
   C_Status result =
       device->plugin->dispatch.query_stream(&device->c_device, stream->native);
   if (BP_C_OK(result))
-    return BP_OK;
+    return stream_sticky_error(stream);
   if (result == C_FAILED)
     return BP_ERR_NOT_READY;
   return bp_plugin_call_error(device, "query_stream", result);

@@ -17,6 +17,8 @@ BP_CHECK(cross_stream, "waits between streams and devices hold work back")
 BP_CHECK(many_streams, "16 streams of mixed work at once")
 BP_CHECK(stress, "several threads allocating, copying and synchronizing")
 BP_CHECK(out_of_memory, "allocation beyond capacity fails, then recovers")
+BP_CHECK(kernels, "kernel modules, launch order, blocks, args, errors, "
+                  "timeout, notifies")
 BP_CHECK(comm_init, "collectives: unique ids, a communicator per device")
 BP_CHECK(comm_all_reduce, "all_reduce sum, in and out of place, vs host")
 BP_CHECK(comm_broadcast, "broadcast from the last rank, vs host")

@@ -1,0 +1,256 @@
+/* backplane.Stream and the per-thread active stream. `with stream:` makes
+ * `stream` where this thread's work for its device goes (innermost wins;
+ * other devices are unaffected); outside any `with`, work goes to the
+ * device's default stream. The stack is a thread-local list of entries, one
+ * per `with`, each holding its Stream (the with statement keeps it alive). */
+#include <stdlib.h>
+
+#include "bpy.h"
+
+PyTypeObject *bpy_stream_type;
+
+typedef struct active_entry {
+  bpy_stream_t *stream;
+  struct active_entry *prev;
+} active_entry_t;
+
+static _Thread_local active_entry_t *active_top;
+
+bp_stream_t *bpy_active_stream(bp_device_t *device, PyObject **out_owner) {
+  for (active_entry_t *e = active_top; e != NULL; e = e->prev) {
+    if (bp_stream_device(e->stream->stream) == device) {
+      Py_INCREF(e->stream);
+      *out_owner = (PyObject *)e->stream;
+      return e->stream->stream;
+    }
+  }
+  *out_owner = NULL;
+  return bpy_default_stream(device);
+}
+
+static bpy_stream_t *wrap(bp_stream_t *stream, PyObject *device, int owned) {
+  if (bpy_runtime_acquire() == NULL)
+    return NULL;
+  bpy_stream_t *self = PyObject_New(bpy_stream_t, bpy_stream_type);
+  if (self == NULL) {
+    bpy_runtime_release();
+    return NULL;
+  }
+  self->stream = stream;
+  self->device = device;
+  self->owned = owned;
+  Py_INCREF(device);
+  return self;
+}
+
+static PyObject *stream_new(PyTypeObject *type, PyObject *args,
+                            PyObject *kwargs) {
+  (void)type;
+  static char *keywords[] = {"device", NULL};
+  PyObject *device_arg;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O:Stream", keywords,
+                                   &device_arg))
+    return NULL;
+  bp_device_t *device;
+  if (bpy_device_parse(device_arg, &device) < 0)
+    return NULL;
+  if (device == NULL) {
+    PyErr_SetString(PyExc_ValueError,
+                    "backplane.Stream: a stream needs a device, not the host");
+    return NULL;
+  }
+  PyObject *device_obj = bpy_device_new(device);
+  if (device_obj == NULL)
+    return NULL;
+  bp_stream_t *stream = NULL;
+  bp_status_t s;
+  BPY_NOGIL(s = bp_stream_create(device, &stream));
+  bpy_stream_t *self = NULL;
+  if (s != BP_OK)
+    bpy_raise(s, NULL);
+  else if ((self = wrap(stream, device_obj, 1)) == NULL)
+    BPY_NOGIL(bp_stream_destroy(stream));
+  Py_DECREF(device_obj);
+  return (PyObject *)self;
+}
+
+static void stream_dealloc(PyObject *obj) {
+  bpy_stream_t *self = (bpy_stream_t *)obj;
+  PyTypeObject *type = Py_TYPE(obj);
+  if (self->owned)
+    BPY_NOGIL(bp_stream_destroy(self->stream)); /* drains it first */
+  Py_DECREF(self->device);
+  PyObject_Free(obj);
+  Py_DECREF(type);
+  bpy_runtime_release();
+}
+
+static bp_stream_t *st(PyObject *self) {
+  return ((bpy_stream_t *)self)->stream;
+}
+
+static PyObject *stream_synchronize(PyObject *self, PyObject *unused) {
+  (void)unused;
+  bp_status_t s;
+  BPY_NOGIL(s = bp_stream_synchronize(st(self)));
+  if (s != BP_OK)
+    return bpy_raise(s, NULL);
+  Py_RETURN_NONE;
+}
+
+static PyObject *stream_query(PyObject *self, PyObject *unused) {
+  (void)unused;
+  bp_status_t s = bp_stream_query(st(self));
+  if (s == BP_OK)
+    Py_RETURN_TRUE;
+  if (s == BP_ERR_NOT_READY)
+    Py_RETURN_FALSE;
+  return bpy_raise(s, NULL);
+}
+
+static PyObject *stream_wait(PyObject *self, PyObject *other) {
+  bp_status_t s;
+  if (PyObject_TypeCheck(other, bpy_event_type)) {
+    bp_event_t *event = ((bpy_event_t *)other)->event;
+    BPY_NOGIL(s = bp_stream_wait_event(st(self), event));
+  } else if (PyObject_TypeCheck(other, bpy_stream_type)) {
+    BPY_NOGIL(s = bp_stream_sync_from_to(st(other), st(self)));
+  } else {
+    PyErr_SetString(PyExc_TypeError,
+                    "Stream.wait: expected an Event or a Stream");
+    return NULL;
+  }
+  if (s != BP_OK)
+    return bpy_raise(s, NULL);
+  Py_RETURN_NONE;
+}
+
+static PyObject *stream_enter(PyObject *self, PyObject *unused) {
+  (void)unused;
+  active_entry_t *e = malloc(sizeof *e);
+  if (e == NULL)
+    return PyErr_NoMemory();
+  e->stream = (bpy_stream_t *)self;
+  e->prev = active_top;
+  active_top = e;
+  Py_INCREF(self);
+  return self;
+}
+
+static PyObject *stream_exit(PyObject *self, PyObject *args) {
+  (void)args;
+  /* `with` blocks nest, so this thread's innermost entry is ours. */
+  active_entry_t *e = active_top;
+  if (e == NULL || (PyObject *)e->stream != self) {
+    PyErr_SetString(PyExc_RuntimeError,
+                    "Stream.__exit__: this stream is not the innermost "
+                    "active stream of this thread");
+    return NULL;
+  }
+  active_top = e->prev;
+  free(e);
+  Py_RETURN_FALSE;
+}
+
+static PyObject *get_device(PyObject *self, void *closure) {
+  (void)closure;
+  PyObject *device = ((bpy_stream_t *)self)->device;
+  Py_INCREF(device);
+  return device;
+}
+
+static PyObject *get_handle(PyObject *self, void *closure) {
+  (void)closure;
+  return PyLong_FromVoidPtr(st(self));
+}
+
+static PyObject *stream_repr(PyObject *self) {
+  return PyUnicode_FromFormat("<backplane.Stream%s on %s>",
+                              ((bpy_stream_t *)self)->owned ? "" : " (default)",
+                              bp_device_name(bp_stream_device(st(self))));
+}
+
+static PyObject *stream_richcompare(PyObject *a, PyObject *b, int op) {
+  if (!PyObject_TypeCheck(b, bpy_stream_type) || (op != Py_EQ && op != Py_NE))
+    Py_RETURN_NOTIMPLEMENTED;
+  int same = st(a) == st(b);
+  return PyBool_FromLong(op == Py_EQ ? same : !same);
+}
+
+static Py_hash_t stream_hash(PyObject *self) {
+  return (Py_hash_t)((uintptr_t)st(self) >> 4);
+}
+
+/* backplane.current_stream(device): the stream work for `device` goes to on
+ * this thread. */
+static PyObject *module_current_stream(PyObject *module, PyObject *arg) {
+  (void)module;
+  bp_device_t *device;
+  if (bpy_device_parse(arg, &device) < 0)
+    return NULL;
+  if (device == NULL) {
+    PyErr_SetString(PyExc_ValueError,
+                    "backplane.current_stream: the host has no stream");
+    return NULL;
+  }
+  PyObject *owner;
+  bp_stream_t *stream = bpy_active_stream(device, &owner);
+  if (stream == NULL)
+    return NULL;
+  if (owner != NULL)
+    return owner;
+  PyObject *device_obj = bpy_device_new(device);
+  if (device_obj == NULL)
+    return NULL;
+  PyObject *wrapped = (PyObject *)wrap(stream, device_obj, 0);
+  Py_DECREF(device_obj);
+  return wrapped;
+}
+
+static PyMethodDef stream_methods[] = {
+    {"synchronize", stream_synchronize, METH_NOARGS,
+     "Waits until all work enqueued on the stream has finished."},
+    {"query", stream_query, METH_NOARGS,
+     "True when all enqueued work has finished."},
+    {"wait", stream_wait, METH_O,
+     "Later work on this stream waits for an Event, or for everything "
+     "enqueued so far on another Stream; the host does not wait."},
+    {"__enter__", stream_enter, METH_NOARGS,
+     "Makes this the active stream of its device on this thread."},
+    {"__exit__", stream_exit, METH_VARARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef stream_getset[] = {
+    {"device", get_device, NULL, "the stream's Device", NULL},
+    {"handle", get_handle, NULL, "the bp_stream_t* as an integer", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyType_Slot stream_slots[] = {
+    {Py_tp_new, stream_new},
+    {Py_tp_dealloc, stream_dealloc},
+    {Py_tp_repr, stream_repr},
+    {Py_tp_richcompare, stream_richcompare},
+    {Py_tp_hash, stream_hash},
+    {Py_tp_methods, stream_methods},
+    {Py_tp_getset, stream_getset},
+    {Py_tp_doc, "Stream(device): an in-order queue of device work. "
+                "Destroying it waits for its work."},
+    {0, NULL},
+};
+
+static PyType_Spec stream_spec = {"backplane.Stream", sizeof(bpy_stream_t), 0,
+                                  Py_TPFLAGS_DEFAULT, stream_slots};
+
+static PyMethodDef module_functions[] = {
+    {"current_stream", module_current_stream, METH_O,
+     "The stream this thread's work for DEVICE goes to."},
+    {NULL, NULL, 0, NULL},
+};
+
+int bpy_stream_init(PyObject *module) {
+  if (bpy_add_type(module, &stream_spec, &bpy_stream_type) < 0)
+    return -1;
+  return PyModule_AddFunctions(module, module_functions);
+}

@@ -1,0 +1,289 @@
+/* Modules: loading shared objects and op-info manifests, finding and listing
+ * their functions, unloading. */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/status.h"
+#include "core/plugin_security.h"
+#include "core/stream_internal.h"
+#include "kernel/kernel_internal.h"
+#include "kernel/manifest.h"
+
+static bool is_manifest(const char *path) {
+  size_t n = strlen(path);
+  return n >= 5 && strcmp(path + n - 5, ".json") == 0;
+}
+
+static void free_function(bp_function_t *function) {
+  if (function->op != function->name)
+    free(function->op);
+  free(function->name);
+}
+
+static void release(bp_module_t *module) {
+  for (size_t i = module->part_count; i-- > 0;)
+    module->kernels->module_unload(&module->device->c_device, module->parts[i]);
+  for (size_t i = 0; i < module->function_count; ++i)
+    free_function(&module->functions[i]);
+  while (module->found) {
+    bp_function_t *next = module->found->next_found;
+    free_function(module->found);
+    free(module->found);
+    module->found = next;
+  }
+  pthread_mutex_destroy(&module->lock);
+  free(module->functions);
+  free(module->parts);
+  free(module->path);
+  free(module);
+}
+
+static bp_status_t out_of_memory(const bp_module_t *module) {
+  return bp_error(BP_ERR_OUT_OF_MEMORY,
+                  "bp_module_load %s on %s: out of memory", module->path,
+                  module->device->name);
+}
+
+/* Loads the shared object at `path` as a new part. */
+static bp_status_t load_part(bp_module_t *module, const char *path,
+                             const char *op, BP_KernelModule *out_part) {
+  char reason[512];
+  if (!bp_plugin_permissions_ok(path, reason, sizeof reason))
+    return op ? bp_error(BP_ERR_INVALID_ARGUMENT, "%s: op \"%s\": refused: %s",
+                         module->path, op, reason)
+              : bp_error(BP_ERR_INVALID_ARGUMENT, "%s: refused: %s", path,
+                         reason);
+  BP_KernelModule part = NULL;
+  C_Status result = module->kernels->module_load_file(
+      &module->device->c_device, path, BP_MODULE_KIND_SHARED_OBJECT, &part);
+  if (result != C_SUCCESS) {
+    if (op)
+      return bp_error(BP_ERR_NOT_FOUND, "%s: op \"%s\": kernelSo %s: %s",
+                      module->path, op, path, module->kernels->last_error());
+    return bp_kernels_call_failed(module->device, module->kernels,
+                                  "module_load_file", result, BP_ERR_NOT_FOUND);
+  }
+  module->parts[module->part_count++] = part;
+  *out_part = part;
+  return BP_OK;
+}
+
+static bp_status_t fill_function(bp_module_t *module, bp_function_t *function,
+                                 BP_KernelModule part, const char *name,
+                                 const char *op) {
+  BP_KernelFunction native = NULL;
+  C_Status result = module->kernels->module_get_function(
+      &module->device->c_device, part, name, &native);
+  if (result != C_SUCCESS)
+    return bp_error(BP_ERR_NOT_FOUND,
+                    "%s: op \"%s\": no function \"%s\" in its kernel "
+                    "library: %s",
+                    module->path, op ? op : name, name,
+                    module->kernels->last_error());
+  function->module = module;
+  function->native = native;
+  function->name = strdup(name);
+  function->op = op ? strdup(op) : function->name;
+  if (!function->name || !function->op)
+    return out_of_memory(module);
+  return BP_OK;
+}
+
+/* kernelSo must stay inside the manifest's folder after symlinks too. */
+static bp_status_t check_inside(const bp_module_t *module,
+                                const bp_manifest_op_t *op) {
+  char folder[PATH_MAX], target[PATH_MAX];
+  char *copy = strdup(module->path);
+  if (!copy)
+    return out_of_memory(module);
+  char *slash = strrchr(copy, '/');
+  if (slash)
+    slash[1] = '\0';
+  bool ok = realpath(slash ? copy : ".", folder) != NULL;
+  free(copy);
+  if (!ok || !realpath(op->kernel_so, target))
+    return bp_error(BP_ERR_NOT_FOUND, "%s: op \"%s\": kernelSo %s: not found",
+                    module->path, op->op, op->kernel_so);
+  size_t n = strlen(folder);
+  if (strncmp(target, folder, n) != 0 || target[n] != '/')
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "%s: op \"%s\": kernelSo %s resolves to %s, outside the "
+                    "manifest's folder",
+                    module->path, op->op, op->kernel_so, target);
+  return BP_OK;
+}
+
+static bp_status_t load_manifest(bp_module_t *module, bool allow_outside) {
+  bp_manifest_t *manifest = NULL;
+  bp_status_t status = bp_manifest_read(module->path, allow_outside, &manifest);
+  if (status != BP_OK)
+    return status;
+  module->parts = calloc(manifest->count, sizeof *module->parts);
+  module->functions = calloc(manifest->count, sizeof *module->functions);
+  char **part_paths = calloc(manifest->count, sizeof *part_paths);
+  if (!module->parts || !module->functions || !part_paths)
+    status = out_of_memory(module);
+  for (size_t i = 0; status == BP_OK && i < manifest->count; ++i) {
+    const bp_manifest_op_t *op = &manifest->ops[i];
+    if (!allow_outside)
+      status = check_inside(module, op);
+    BP_KernelModule part = NULL;
+    for (size_t p = 0; status == BP_OK && p < module->part_count && !part; ++p)
+      if (strcmp(part_paths[p], op->kernel_so) == 0)
+        part = module->parts[p];
+    if (status == BP_OK && !part) {
+      part_paths[module->part_count] = op->kernel_so;
+      status = load_part(module, op->kernel_so, op->op, &part);
+    }
+    if (status == BP_OK) {
+      status = fill_function(module, &module->functions[i], part, op->function,
+                             op->op);
+      module->function_count++; /* freed by release() even when partial */
+    }
+  }
+  free(part_paths);
+  bp_manifest_free(manifest);
+  return status;
+}
+
+static bp_status_t load_shared_object(bp_module_t *module) {
+  module->parts = calloc(1, sizeof *module->parts);
+  if (!module->parts)
+    return out_of_memory(module);
+  BP_KernelModule part = NULL;
+  bp_status_t status = load_part(module, module->path, NULL, &part);
+  if (status != BP_OK)
+    return status;
+  size_t count = 0;
+  C_Status result = module->kernels->module_function_names(
+      &module->device->c_device, part, NULL, 0, &count);
+  if (result != C_SUCCESS)
+    return bp_kernels_call_failed(module->device, module->kernels,
+                                  "module_function_names", result,
+                                  BP_ERR_PLUGIN);
+  const char **names = calloc(count ? count : 1, sizeof *names);
+  module->functions = calloc(count ? count : 1, sizeof *module->functions);
+  if (!names || !module->functions) {
+    free(names);
+    return out_of_memory(module);
+  }
+  size_t listed = 0;
+  result = module->kernels->module_function_names(&module->device->c_device,
+                                                  part, names, count, &listed);
+  if (listed < count)
+    count = listed;
+  for (size_t i = 0; status == BP_OK && result == C_SUCCESS && i < count; ++i) {
+    status = fill_function(module, &module->functions[i], part, names[i], NULL);
+    module->function_count++;
+  }
+  free(names);
+  return status;
+}
+
+BP_API bp_status_t bp_module_load_with_options(
+    bp_device_t *device, const char *path, const bp_module_options_t *options,
+    bp_module_t **out_module) {
+  const BP_KernelExtension *kernels = NULL;
+  bp_status_t status = bp_kernels_of(device, "bp_module_load", &kernels);
+  if (status != BP_OK)
+    return status;
+  if (!path || !out_module)
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "bp_module_load on %s: path or out_module is NULL",
+                    device->name);
+  bp_module_t *module = calloc(1, sizeof *module);
+  if (!module)
+    return bp_error(BP_ERR_OUT_OF_MEMORY, "bp_module_load on %s: out of memory",
+                    device->name);
+  module->device = device;
+  module->kernels = kernels;
+  pthread_mutex_init(&module->lock, NULL);
+  module->path = strdup(path);
+  if (!module->path)
+    status = out_of_memory(module);
+  else if (is_manifest(path))
+    status = load_manifest(module,
+                           options && options->allow_outside_manifest_folder);
+  else
+    status = load_shared_object(module);
+  if (status != BP_OK) {
+    release(module);
+    return status;
+  }
+  *out_module = module;
+  return BP_OK;
+}
+
+BP_API bp_status_t bp_module_load(bp_device_t *device, const char *path,
+                                  bp_module_t **out_module) {
+  return bp_module_load_with_options(device, path, NULL, out_module);
+}
+
+BP_API bp_status_t bp_module_unload(bp_module_t *module) {
+  if (!module)
+    return BP_OK;
+  bp_status_t status = bp_device_synchronize(module->device);
+  release(module);
+  return status;
+}
+
+BP_API bp_status_t bp_module_function(bp_module_t *module, const char *name,
+                                      bp_function_t **out_function) {
+  if (!module || !name || !out_function)
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "bp_module_function: module, name or out_function is "
+                    "NULL");
+  for (size_t i = 0; i < module->function_count; ++i) {
+    bp_function_t *f = &module->functions[i];
+    if (strcmp(f->op, name) == 0 || strcmp(f->name, name) == 0) {
+      *out_function = f;
+      return BP_OK;
+    }
+  }
+  bp_status_t status = BP_OK;
+  pthread_mutex_lock(&module->lock);
+  bp_function_t *found = module->found;
+  while (found && strcmp(found->name, name) != 0)
+    found = found->next_found;
+  if (!found && module->part_count == 1 && !is_manifest(module->path)) {
+    found = calloc(1, sizeof *found);
+    status = found ? fill_function(module, found, module->parts[0], name, NULL)
+                   : out_of_memory(module);
+    if (status == BP_OK) {
+      found->next_found = module->found;
+      module->found = found;
+    } else if (found) {
+      free_function(found);
+      free(found);
+      found = NULL;
+    }
+  }
+  pthread_mutex_unlock(&module->lock);
+  if (status != BP_OK)
+    return status;
+  if (!found)
+    return bp_error(BP_ERR_NOT_FOUND,
+                    "bp_module_function: %s has no op or function \"%s\" "
+                    "(it lists %zu)",
+                    module->path, name, module->function_count);
+  *out_function = found;
+  return BP_OK;
+}
+
+BP_API size_t bp_module_function_count(const bp_module_t *module) {
+  return module ? module->function_count : 0;
+}
+
+BP_API bp_function_t *bp_module_function_at(bp_module_t *module, size_t index) {
+  return module && index < module->function_count ? &module->functions[index]
+                                                  : NULL;
+}
+
+BP_API const char *bp_function_name(const bp_function_t *function) {
+  return function ? function->name : NULL;
+}
+
+BP_API const char *bp_function_op(const bp_function_t *function) {
+  return function ? function->op : NULL;
+}
