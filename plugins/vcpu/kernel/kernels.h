@@ -106,6 +106,8 @@ typedef struct vk_context {
   uint64_t thread;
 } vk_context;
 extern _Thread_local vk_context *vk_current;
+/* The calling thread's kernel thread id (gettid, asked once per thread). */
+uint64_t vk_thread_id(void);
 /* Drops a batch the kernel left open. */
 void vk_batch_abandon(void);
 

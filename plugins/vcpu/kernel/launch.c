@@ -145,7 +145,7 @@ void vk_run_kernel(C_Stream stream, const vcpu_command *command,
     vk_context context = {.block = 0,
                           .blocks = 1,
                           .device_id = vcpu_stream_device(stream)->id,
-                          .thread = (uint64_t)gettid()};
+                          .thread = vk_thread_id()};
     vk_current = &context;
     vcpu_worker_watch(deadline, worker_block_expired, &running);
     unsigned code = function->fn(args);

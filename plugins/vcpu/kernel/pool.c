@@ -35,11 +35,18 @@ static vk_pool *g_kept;
 
 _Thread_local vk_context *vk_current;
 
+uint64_t vk_thread_id(void) {
+  static _Thread_local uint64_t id;
+  if (!id)
+    id = (uint64_t)gettid();
+  return id;
+}
+
 void vk_run_block(vk_launch *launch, uint32_t block) {
   vk_context context = {.block = block,
                         .blocks = launch->blocks,
                         .device_id = launch->device_id,
-                        .thread = (uint64_t)gettid()};
+                        .thread = vk_thread_id()};
   vk_current = &context;
   unsigned code = launch->function->fn(launch->args);
   vk_batch_abandon();
