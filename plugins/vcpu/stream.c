@@ -37,7 +37,7 @@ struct C_Stream_st {
   uint32_t magic;
   vcpu_queue queue;
   vcpu_device *device;
-  vcpu_worker *worker;              /* replaced under g_watch_lock */
+  vcpu_worker *worker;             /* replaced under g_watch_lock */
   uint64_t jitter_state;           /* worker only */
   struct C_Stream_st *prev, *next; /* device->streams, under streams_lock */
   struct C_Stream_st *watch_prev, *watch_next; /* g_watched, g_watch_lock */
@@ -192,7 +192,8 @@ void vcpu_worker_watch(uint64_t deadline_ns,
 
 bool vcpu_worker_unwatch(void) {
   vcpu_worker *self = t_worker;
-  uint64_t deadline = atomic_load_explicit(&self->deadline, memory_order_relaxed);
+  uint64_t deadline =
+      atomic_load_explicit(&self->deadline, memory_order_relaxed);
   return deadline != WORKER_ABANDONED &&
          atomic_compare_exchange_strong(&self->deadline, &deadline, 0);
 }

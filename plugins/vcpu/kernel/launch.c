@@ -196,14 +196,13 @@ C_Status vk_launch_kernel(const C_Device device, C_Stream stream,
   bool has_timeout =
       config && config->struct_size >=
                     offsetof(BP_LaunchConfig, timeout_ns) + sizeof(uint64_t);
-  vcpu_command command = {
-      .kind = VCPU_COMMAND_KERNEL,
-      .kernel = {.function = function,
-                 .name = function->name,
-                 .timeout_ns =
-                     vk_timeout_ns(has_timeout ? config->timeout_ns : 0),
-                 .blocks = blocks,
-                 .args_size = (uint32_t)args_size}};
+  vcpu_command command = {.kind = VCPU_COMMAND_KERNEL,
+                          .kernel = {.function = function,
+                                     .name = function->name,
+                                     .timeout_ns = vk_timeout_ns(
+                                         has_timeout ? config->timeout_ns : 0),
+                                     .blocks = blocks,
+                                     .args_size = (uint32_t)args_size}};
   slot_fill fill = {label ? label : function->name, args, args_size};
   if (args_size > SLOT_ARGS_CAPACITY) {
     if (!(command.kernel.heap_args = malloc(args_size)))

@@ -155,7 +155,7 @@ void vk_pool_submit(vk_launch *launch, uint32_t first_block) {
   atomic_fetch_add_explicit(&pool->queued, 1, memory_order_release);
   if (pool->idle)
     launch->blocks - first_block > 1 ? pthread_cond_broadcast(&pool->work)
-                       : pthread_cond_signal(&pool->work);
+                                     : pthread_cond_signal(&pool->work);
   pthread_mutex_unlock(&pool->lock);
 }
 
