@@ -160,6 +160,55 @@ static void test_bad_input_is_refused(void **state) {
                  "too many processes");
   expect_refused((const char *[]){"--devices", "0", NULL}, "0 devices");
   expect_refused((const char *[]){"--epochs", "x", NULL}, "epochs x");
+  expect_refused((const char *[]){"--svg", "/tmp/bp-train-w.svg",
+                                  "--svg-window", "5:2", NULL},
+                 "window ending before it starts");
+  expect_refused((const char *[]){"--svg", "/tmp/bp-train-w.svg",
+                                  "--svg-window", "5", NULL},
+                 "window without an end");
+}
+
+static size_t slices_in(const char *path) {
+  FILE *f = fopen(path, "r");
+  assert_non_null(f);
+  size_t count = 0;
+  char line[4096];
+  while (fgets(line, sizeof line, f))
+    count += strstr(line, "class=\"slice\"") != NULL;
+  fclose(f);
+  return count;
+}
+
+/* --svg-window draws a part of the run: some slices, fewer than the whole;
+ * a window past the run's end has none and fails. */
+static void test_svg_window(void **state) {
+  (void)state;
+  const char *whole[] = {"--epochs", "1",
+                         "--trace",  "/tmp/bp-train-w.json",
+                         "--svg",    "/tmp/bp-train-whole.svg",
+                         NULL};
+  json_decref(train_json(whole));
+  const char *part[] = {"--epochs",
+                        "1",
+                        "--trace",
+                        "/tmp/bp-train-w.json",
+                        "--svg",
+                        "/tmp/bp-train-part.svg",
+                        "--svg-window",
+                        "0:1",
+                        NULL};
+  json_decref(train_json(part));
+  size_t all = slices_in("/tmp/bp-train-whole.svg");
+  size_t some = slices_in("/tmp/bp-train-part.svg");
+  assert_true(some > 0 && some < all);
+  expect_refused((const char *[]){"--epochs", "1", "--trace",
+                                  "/tmp/bp-train-w.json", "--svg",
+                                  "/tmp/bp-train-part.svg", "--svg-window",
+                                  "1000000:1000001", NULL},
+                 "window past the end");
+  unlink("/tmp/bp-train-w.json");
+  unlink("/tmp/bp-train-whole.svg");
+  unlink("/tmp/bp-train-part.svg");
 }
 
 /* Two rank processes on shared memory: they train, and leave nothing. */
@@ -281,6 +330,7 @@ int main(void) {
       cmocka_unit_test(test_same_run_twice_same_numbers),
       cmocka_unit_test(test_one_device_matches_two),
       cmocka_unit_test(test_bad_input_is_refused),
+      cmocka_unit_test(test_svg_window),
       cmocka_unit_test(test_two_processes),
       cmocka_unit_test(test_sigkill_then_resume_matches),
       cmocka_unit_test(test_corrupt_checkpoint_refused),

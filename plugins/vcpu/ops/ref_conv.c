@@ -10,6 +10,7 @@
 
 #include "ref_enqueue.h"
 #include "ref_error.h"
+#include "ref_f32.h"
 #include "ref_scratch.h"
 #include "ref_tensor.h"
 
@@ -39,9 +40,6 @@ static void from_f32(const ref_view_t *v, const float *src) {
     return;
   for (int64_t i = 0; i < v->numel; i++)
     ref_set(v, i, src[i]);
-}
-static bool is_f32_contiguous(const ref_view_t *v) {
-  return v->dtype == diopi_dtype_float32 && ref_contiguous(v);
 }
 
 /* col[(c*kh + i)*kw + j][oy*ow + ox] from image x (cg channels). */
@@ -220,7 +218,7 @@ static diopiError_t geometry(const char *op, conv_task_t *t,
  * float32 (and `in_place_ok`), else scratch. */
 static diopiError_t stage(diopiContextHandle_t ctx, const char *op,
                           const ref_view_t *v, bool in_place_ok, float **out) {
-  if (in_place_ok && is_f32_contiguous(v)) {
+  if (in_place_ok && ref_f32_contiguous(v)) {
     *out = (float *)v->data;
     return diopiSuccess;
   }

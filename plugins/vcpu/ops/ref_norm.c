@@ -9,6 +9,7 @@
 
 #include "ref_enqueue.h"
 #include "ref_error.h"
+#include "ref_f32.h"
 #include "ref_pool.h"
 #include "ref_tensor.h"
 
@@ -24,6 +25,73 @@ typedef struct norm_task {
   int64_t rows, row; /* layer_norm: rows x row; batch_norm: N, C, inner */
   int64_t n, c, inner;
 } norm_task_t;
+
+/* ---- float32 row kernels ------------------------------------------------- */
+
+/* Whether the op's element-sized tensors are contiguous float32 (the per-row
+ * and per-channel statistics are read and written through ref_get/ref_set
+ * whatever their dtype). */
+static bool fast_f32(const norm_task_t *t, bool backward) {
+  const ref_view_t *v[] = {&t->input, &t->out, &t->grad_output};
+  const bool has[] = {true, t->has_out, backward};
+  for (int i = 0; i < 3; i++)
+    if (has[i] && !ref_f32_contiguous(v[i]))
+      return false;
+  return true;
+}
+
+/* The mean and variance of x[0, n) (n > 0). */
+static void stats_f32(const float *x, int64_t n, double *mean, double *var) {
+  *mean = ref_f32_sum(x, n) / (double)n;
+  float center = (float)*mean;
+  double shift = *mean - center;
+  *var = ref_f32_sum_sq_dev(x, n, center) / (double)n - shift * shift;
+}
+
+/* sum(g[k] w[k]) and sum(g[k] w[k] (x[k] - center)) over [0, n); w NULL
+ * stands for ones. Blocked like ref_f32.h. */
+static void grad_sums_f32(const float *restrict g, const float *restrict w,
+                          const float *restrict x, int64_t n, float center,
+                          double *sum_gw, double *sum_gwx) {
+  double a = 0, b = 0;
+  for (int64_t o = 0; o < n; o += REF_F32_BLOCK) {
+    int64_t e = n - o < REF_F32_BLOCK ? n : o + REF_F32_BLOCK;
+    float sa = 0, sb = 0;
+    if (w) {
+#pragma omp simd reduction(+ : sa, sb)
+      for (int64_t k = o; k < e; k++) {
+        float gw = g[k] * w[k];
+        sa += gw;
+        sb += gw * (x[k] - center);
+      }
+    } else {
+#pragma omp simd reduction(+ : sa, sb)
+      for (int64_t k = o; k < e; k++) {
+        sa += g[k];
+        sb += g[k] * (x[k] - center);
+      }
+    }
+    a += sa;
+    b += sb;
+  }
+  *sum_gw = a;
+  *sum_gwx = b;
+}
+
+/* y[k] = (x[k] - center) * scale + shift, then times w[k] and plus b[k]
+ * where given. y may be x. */
+static void affine_f32(float *y, const float *x, int64_t n, float center,
+                       float scale, float shift, const float *restrict w,
+                       const float *restrict b) {
+  for (int64_t k = 0; k < n; k++)
+    y[k] = (x[k] - center) * scale + shift;
+  if (w)
+    for (int64_t k = 0; k < n; k++)
+      y[k] *= w[k];
+  if (b)
+    for (int64_t k = 0; k < n; k++)
+      y[k] += b[k];
+}
 
 /* ---- layer_norm ---------------------------------------------------------- */
 
@@ -55,9 +123,36 @@ static void layer_forward(void *context, int64_t begin, int64_t end) {
   }
 }
 
+static void layer_forward_f32(void *context, int64_t begin, int64_t end) {
+  const norm_task_t *t = context;
+  const float *w = t->has_weight ? (const float *)t->weight.data : NULL;
+  const float *b = t->has_bias ? (const float *)t->bias.data : NULL;
+  for (int64_t r = begin; r < end; r++) {
+    const float *x = (const float *)t->input.data + r * t->row;
+    double mean, var;
+    stats_f32(x, t->row, &mean, &var);
+    double rstd = 1.0 / sqrt(var + t->eps);
+    float center = (float)mean;
+    affine_f32((float *)t->out.data + r * t->row, x, t->row, center,
+               (float)rstd, (float)((center - mean) * rstd), w, b);
+    if (t->has_mean)
+      ref_set(&t->mean, r, mean);
+    if (t->has_invstd)
+      ref_set(&t->invstd, r, rstd);
+  }
+}
+
+/* Whether weight and bias (when given) are contiguous float32 too. */
+static bool layer_params_f32(const norm_task_t *t) {
+  return fast_f32(t, false) &&
+         (!t->has_weight || ref_f32_contiguous(&t->weight)) &&
+         (!t->has_bias || ref_f32_contiguous(&t->bias));
+}
+
 static void run_layer_forward(void *args) {
   norm_task_t *t = args;
-  ref_parallel_for(t->rows, (1 << 14) / (t->row + 1) + 1, layer_forward, t);
+  ref_parallel_for(t->rows, (1 << 14) / (t->row + 1) + 1,
+                   layer_params_f32(t) ? layer_forward_f32 : layer_forward, t);
 }
 
 /* gi = rstd * (g w - mean(g w) - xhat mean(g w xhat)) per row. */
@@ -85,6 +180,32 @@ static void layer_backward_rows(void *context, int64_t begin, int64_t end) {
   }
 }
 
+/* The same as gi = g w rstd - (x - c) rstd^2 b + ((mean - c) rstd^2 b -
+ * rstd a), c the mean rounded to float (no cancellation for large means). */
+static void layer_backward_rows_f32(void *context, int64_t begin, int64_t end) {
+  const norm_task_t *t = context;
+  const float *w = t->has_weight ? (const float *)t->weight.data : NULL;
+  for (int64_t r = begin; r < end; r++) {
+    const float *g = (const float *)t->grad_output.data + r * t->row;
+    const float *x = (const float *)t->input.data + r * t->row;
+    float *gi = (float *)t->out.data + r * t->row; /* may be g */
+    double mean = ref_get(&t->mean, r), rstd = ref_get(&t->invstd, r);
+    float center = (float)mean;
+    double a, b;
+    grad_sums_f32(g, w, x, t->row, center, &a, &b);
+    a /= (double)t->row;
+    b = (b - a * (double)t->row * (mean - center)) * rstd / (double)t->row;
+    float gain = (float)rstd, slope = (float)(rstd * rstd * b);
+    float offset = (float)((mean - center) * rstd * rstd * b - rstd * a);
+    if (w)
+      for (int64_t k = 0; k < t->row; k++)
+        gi[k] = g[k] * w[k] * gain - (x[k] - center) * slope + offset;
+    else
+      for (int64_t k = 0; k < t->row; k++)
+        gi[k] = g[k] * gain - (x[k] - center) * slope + offset;
+  }
+}
+
 /* grad_weight/grad_bias: columns summed over rows. */
 static void layer_backward_cols(void *context, int64_t begin, int64_t end) {
   const norm_task_t *t = context;
@@ -103,14 +224,46 @@ static void layer_backward_cols(void *context, int64_t begin, int64_t end) {
   }
 }
 
+/* The same a block of REF_F32_BLOCK columns at a time, row by row, in
+ * double: the rows are read in order instead of down each column. */
+static void layer_backward_cols_f32(void *context, int64_t begin, int64_t end) {
+  const norm_task_t *t = context;
+  double gw[REF_F32_BLOCK], gb[REF_F32_BLOCK];
+  for (int64_t c0 = begin; c0 < end; c0 += REF_F32_BLOCK) {
+    int64_t n = end - c0 < REF_F32_BLOCK ? end - c0 : REF_F32_BLOCK;
+    memset(gw, 0, sizeof gw);
+    memset(gb, 0, sizeof gb);
+    for (int64_t r = 0; r < t->rows; r++) {
+      const float *restrict g =
+          (const float *)t->grad_output.data + r * t->row + c0;
+      const float *restrict x = (const float *)t->input.data + r * t->row + c0;
+      float mean = (float)ref_get(&t->mean, r);
+      float rstd = (float)ref_get(&t->invstd, r);
+      for (int64_t k = 0; k < n; k++) {
+        gw[k] += (double)(g[k] * ((x[k] - mean) * rstd));
+        gb[k] += (double)g[k];
+      }
+    }
+    for (int64_t k = 0; k < n; k++) {
+      if (t->has_grad_weight)
+        ref_set(&t->grad_weight, c0 + k, gw[k]);
+      if (t->has_grad_bias)
+        ref_set(&t->grad_bias, c0 + k, gb[k]);
+    }
+  }
+}
+
 static void run_layer_backward(void *args) {
   norm_task_t *t = args;
+  bool fast =
+      fast_f32(t, true) && (!t->has_weight || ref_f32_contiguous(&t->weight));
   int64_t grain = (1 << 14) / (t->row + 1) + 1;
   if (t->has_out)
-    ref_parallel_for(t->rows, grain, layer_backward_rows, t);
+    ref_parallel_for(t->rows, grain,
+                     fast ? layer_backward_rows_f32 : layer_backward_rows, t);
   if (t->has_grad_weight || t->has_grad_bias)
-    ref_parallel_for(t->row, (1 << 14) / (t->rows + 1) + 1, layer_backward_cols,
-                     t);
+    ref_parallel_for(t->row, (1 << 14) / (t->rows + 1) + 1,
+                     fast ? layer_backward_cols_f32 : layer_backward_cols, t);
 }
 
 /* Splits input's shape at normalized_shape: rows x row; checks the
@@ -239,23 +392,63 @@ static double bn_param(const ref_view_t *v, bool present, int64_t c,
   return present ? ref_get(v, c) : if_absent;
 }
 
+/* Channel c's mean and (biased) variance over N and inner. */
+static void bn_stats(const norm_task_t *t, bool fast, int64_t c, double *mean,
+                     double *var) {
+  double count = (double)(t->n * t->inner), sum = 0, sq = 0;
+  if (fast) {
+    const float *x = (const float *)t->input.data + c * t->inner;
+    int64_t slab = t->c * t->inner;
+    for (int64_t n = 0; n < t->n; n++)
+      sum += ref_f32_sum(x + n * slab, t->inner);
+    *mean = sum / count;
+    float center = (float)*mean;
+    for (int64_t n = 0; n < t->n; n++)
+      sq += ref_f32_sum_sq_dev(x + n * slab, t->inner, center);
+    double shift = *mean - center;
+    *var = sq / count - shift * shift;
+    return;
+  }
+  for (int64_t n = 0; n < t->n; n++)
+    for (int64_t s = 0; s < t->inner; s++)
+      sum += ref_get(&t->input, bn_index(t, n, c, s));
+  *mean = sum / count;
+  for (int64_t n = 0; n < t->n; n++)
+    for (int64_t s = 0; s < t->inner; s++) {
+      double d = ref_get(&t->input, bn_index(t, n, c, s)) - *mean;
+      sq += d * d;
+    }
+  *var = sq / count;
+}
+
+/* Channel c of out = (input - mean) * scale + shift. */
+static void bn_apply(const norm_task_t *t, bool fast, int64_t c, double mean,
+                     double scale, double shift) {
+  for (int64_t n = 0; n < t->n; n++) {
+    int64_t i = bn_index(t, n, c, 0);
+    if (fast) {
+      float center = (float)mean;
+      affine_f32((float *)t->out.data + i, (const float *)t->input.data + i,
+                 t->inner, center, (float)scale,
+                 (float)(shift + (center - mean) * scale), NULL, NULL);
+      continue;
+    }
+    for (int64_t s = 0; s < t->inner; s++)
+      ref_set(&t->out, i + s,
+              (ref_get(&t->input, i + s) - mean) * scale + shift);
+  }
+}
+
 static void bn_forward(void *context, int64_t begin, int64_t end) {
   const norm_task_t *t = context;
   double count = (double)(t->n * t->inner);
+  bool fast = fast_f32(t, false);
   for (int64_t c = begin; c < end; c++) {
     double mean, invstd;
     if (t->training) {
-      double sum = 0, sq = 0;
-      for (int64_t n = 0; n < t->n; n++)
-        for (int64_t s = 0; s < t->inner; s++)
-          sum += ref_get(&t->input, bn_index(t, n, c, s));
-      mean = sum / count;
-      for (int64_t n = 0; n < t->n; n++)
-        for (int64_t s = 0; s < t->inner; s++) {
-          double d = ref_get(&t->input, bn_index(t, n, c, s)) - mean;
-          sq += d * d;
-        }
-      invstd = 1.0 / sqrt(sq / count + t->eps);
+      double var;
+      bn_stats(t, fast, c, &mean, &var);
+      invstd = 1.0 / sqrt(var + t->eps);
       if (t->has_mean)
         ref_set(&t->mean, c, mean);
       if (t->has_invstd)
@@ -267,18 +460,14 @@ static void bn_forward(void *context, int64_t begin, int64_t end) {
       if (t->has_running_var)
         ref_set(&t->running_var, c,
                 (1 - m) * ref_get(&t->running_var, c) +
-                    m * sq / (count > 1 ? count - 1 : 1));
+                    m * var * count / (count > 1 ? count - 1 : 1));
     } else {
       mean = ref_get(&t->running_mean, c);
       invstd = 1.0 / sqrt(ref_get(&t->running_var, c) + t->eps);
     }
     double w = bn_param(&t->weight, t->has_weight, c, 1.0);
     double b = bn_param(&t->bias, t->has_bias, c, 0.0);
-    for (int64_t n = 0; n < t->n; n++)
-      for (int64_t s = 0; s < t->inner; s++) {
-        int64_t i = bn_index(t, n, c, s);
-        ref_set(&t->out, i, (ref_get(&t->input, i) - mean) * invstd * w + b);
-      }
+    bn_apply(t, fast, c, mean, invstd * w, b);
   }
 }
 
@@ -287,9 +476,63 @@ static void run_bn_forward(void *args) {
   ref_parallel_for(t->c, (1 << 14) / (t->n * t->inner + 1) + 1, bn_forward, t);
 }
 
+/* Channel c's sum(g) and sum(g * (x - mean)). */
+static void bn_grad_sums(const norm_task_t *t, bool fast, int64_t c,
+                         double mean, double *sum_g, double *sum_gx) {
+  double a = 0, b = 0;
+  if (fast) {
+    float center = (float)mean;
+    for (int64_t n = 0; n < t->n; n++) {
+      int64_t i = bn_index(t, n, c, 0);
+      double sa, sb;
+      grad_sums_f32((const float *)t->grad_output.data + i, NULL,
+                    (const float *)t->input.data + i, t->inner, center, &sa,
+                    &sb);
+      a += sa;
+      b += sb;
+    }
+    *sum_g = a;
+    *sum_gx = b - a * (mean - center);
+    return;
+  }
+  for (int64_t n = 0; n < t->n; n++)
+    for (int64_t s = 0; s < t->inner; s++) {
+      int64_t i = bn_index(t, n, c, s);
+      double g = ref_get(&t->grad_output, i);
+      a += g;
+      b += g * (ref_get(&t->input, i) - mean);
+    }
+  *sum_g = a;
+  *sum_gx = b;
+}
+
+/* Channel c of grad_input = g * gain - (x - mean) * slope + offset. */
+static void bn_grad_input(const norm_task_t *t, bool fast, int64_t c,
+                          double mean, double gain, double slope,
+                          double offset) {
+  for (int64_t n = 0; n < t->n; n++) {
+    int64_t i = bn_index(t, n, c, 0);
+    if (fast) {
+      const float *g = (const float *)t->grad_output.data + i;
+      const float *x = (const float *)t->input.data + i;
+      float *gi = (float *)t->out.data + i; /* may be g */
+      float center = (float)mean, fgain = (float)gain, fslope = (float)slope;
+      float foffset = (float)(offset + (mean - center) * slope);
+      for (int64_t s = 0; s < t->inner; s++)
+        gi[s] = g[s] * fgain - (x[s] - center) * fslope + foffset;
+      continue;
+    }
+    for (int64_t s = 0; s < t->inner; s++)
+      ref_set(&t->out, i + s,
+              ref_get(&t->grad_output, i + s) * gain -
+                  (ref_get(&t->input, i + s) - mean) * slope + offset);
+  }
+}
+
 static void bn_backward(void *context, int64_t begin, int64_t end) {
   const norm_task_t *t = context;
   double count = (double)(t->n * t->inner);
+  bool fast = fast_f32(t, true);
   for (int64_t c = begin; c < end; c++) {
     double mean, invstd;
     if (t->training) {
@@ -299,33 +542,23 @@ static void bn_backward(void *context, int64_t begin, int64_t end) {
       mean = ref_get(&t->running_mean, c);
       invstd = 1.0 / sqrt(ref_get(&t->running_var, c) + t->eps);
     }
-    double gb = 0, gw = 0;
-    for (int64_t n = 0; n < t->n; n++)
-      for (int64_t s = 0; s < t->inner; s++) {
-        int64_t i = bn_index(t, n, c, s);
-        double g = ref_get(&t->grad_output, i);
-        gb += g;
-        gw += g * (ref_get(&t->input, i) - mean) * invstd;
-      }
+    double gb, gx;
+    bn_grad_sums(t, fast, c, mean, &gb, &gx);
+    double gw = gx * invstd;
     if (t->has_grad_weight)
       ref_set(&t->grad_weight, c, gw);
     if (t->has_grad_bias)
       ref_set(&t->grad_bias, c, gb);
     if (!t->has_out)
       continue;
-    double w = bn_param(&t->weight, t->has_weight, c, 1.0);
-    for (int64_t n = 0; n < t->n; n++)
-      for (int64_t s = 0; s < t->inner; s++) {
-        int64_t i = bn_index(t, n, c, s);
-        double g = ref_get(&t->grad_output, i);
-        double gi =
-            t->training
-                ? w * invstd *
-                      (g - gb / count -
-                       (ref_get(&t->input, i) - mean) * invstd * gw / count)
-                : g * w * invstd;
-        ref_set(&t->out, i, gi);
-      }
+    /* training: gi = w invstd (g - gb/count - (x - mean) invstd gw/count);
+     * eval: gi = g w invstd. */
+    double w = bn_param(&t->weight, t->has_weight, c, 1.0), gain = w * invstd;
+    if (t->training)
+      bn_grad_input(t, fast, c, mean, gain, gain * invstd * gw / count,
+                    -gain * gb / count);
+    else
+      bn_grad_input(t, fast, c, mean, gain, 0, 0);
   }
 }
 

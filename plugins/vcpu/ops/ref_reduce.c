@@ -1,6 +1,8 @@
 /* sum and mean over a set of dims (empty: all), max with indices and argmax
  * over one dim (argmax: or over everything). Accumulation in double. The
- * caller's out shape says whether reduced dims are kept (as 1) or dropped. */
+ * caller's out shape says whether reduced dims are kept (as 1) or dropped.
+ * sum and mean of contiguous float32 over one run of adjacent dims
+ * (outer x length x inner) take a fast path split across the worker pool. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +11,8 @@
 
 #include "ref_enqueue.h"
 #include "ref_error.h"
+#include "ref_f32.h"
+#include "ref_pool.h"
 #include "ref_scratch.h"
 #include "ref_tensor.h"
 
@@ -22,6 +26,9 @@ typedef struct reduce_task {
   double *acc;              /* scratch, out_numel each */
   int64_t *best;
   bool *seen;
+  /* The fast path's split of the input: outer x length x inner. */
+  bool fast;
+  int64_t outer, length, inner;
 } reduce_task_t;
 
 /* The output position of input linear index i (reduced dims dropped). */
@@ -54,8 +61,75 @@ static int64_t along(const reduce_task_t *t, int64_t i) {
   return i;
 }
 
+/* Plans the float32 fast path: sum or mean, contiguous float32 input and
+ * out, the reduced dims (ignoring size-1 dims) adjacent. */
+static void plan_f32(reduce_task_t *t) {
+  if ((t->kind != SUM && t->kind != MEAN) || t->input.numel == 0 ||
+      !ref_f32_contiguous(&t->input) || !ref_f32_contiguous(&t->out))
+    return;
+  int first = -1, last = -1;
+  for (int d = 0; d < t->input.ndim; d++)
+    if (t->reduced[d] && t->input.shape[d] > 1) {
+      if (first < 0)
+        first = d;
+      last = d;
+    }
+  t->outer = t->length = t->inner = 1;
+  for (int d = 0; d < t->input.ndim; d++) {
+    int64_t n = t->input.shape[d];
+    if (first >= 0 && d >= first && d <= last) {
+      if (!t->reduced[d] && n > 1)
+        return; /* a kept dim between reduced ones */
+      t->length *= n;
+    } else if (first >= 0 && d > last) {
+      t->inner *= n;
+    } else {
+      t->outer *= n;
+    }
+  }
+  t->fast = true;
+}
+
+/* Fast-path items: whole rows when inner is 1, else blocks of up to
+ * REF_F32_BLOCK adjacent outputs, each summed down `length` rows. */
+static int64_t f32_blocks(const reduce_task_t *t) {
+  return (t->inner + REF_F32_BLOCK - 1) / REF_F32_BLOCK;
+}
+
+static void sum_f32(void *context, int64_t begin, int64_t end) {
+  const reduce_task_t *t = context;
+  const float *x = (const float *)t->input.data;
+  float *out = (float *)t->out.data;
+  double count = t->kind == MEAN ? (double)t->count : 1.0;
+  if (t->inner == 1) {
+    for (int64_t o = begin; o < end; o++)
+      out[o] = (float)(ref_f32_sum(x + o * t->length, t->length) / count);
+    return;
+  }
+  double acc[REF_F32_BLOCK];
+  for (int64_t item = begin; item < end; item++) {
+    int64_t o = item / f32_blocks(t);
+    int64_t c0 = item % f32_blocks(t) * REF_F32_BLOCK;
+    int64_t n = t->inner - c0 < REF_F32_BLOCK ? t->inner - c0 : REF_F32_BLOCK;
+    memset(acc, 0, sizeof acc);
+    for (int64_t r = 0; r < t->length; r++) {
+      const float *restrict row = x + (o * t->length + r) * t->inner + c0;
+      for (int64_t k = 0; k < n; k++)
+        acc[k] += (double)row[k];
+    }
+    for (int64_t k = 0; k < n; k++)
+      out[o * t->inner + c0 + k] = (float)(acc[k] / count);
+  }
+}
+
 static void run(void *args) {
   reduce_task_t *t = args;
+  if (t->fast) {
+    int64_t items = t->inner == 1 ? t->outer : t->outer * f32_blocks(t);
+    int64_t per_item = t->length * (t->inner == 1 ? 1 : REF_F32_BLOCK);
+    ref_parallel_for(items, (1 << 15) / per_item + 1, sum_f32, t);
+    return;
+  }
   double *acc = t->acc;
   int64_t *best = t->best;
   bool *seen = t->seen;
@@ -120,6 +194,9 @@ static diopiError_t launch(diopiContextHandle_t ctx, const char *op,
   t->out_numel = t->out.numel;
   if (t->out_numel == 0)
     return diopiSuccess;
+  plan_f32(t);
+  if (t->fast)
+    return ref_enqueue(ctx, op, run, t, sizeof *t);
   size_t n = (size_t)t->out_numel;
   char *scratch;
   if ((err = ref_scratch(ctx, op, n * (sizeof(double) + sizeof(int64_t) + 1),

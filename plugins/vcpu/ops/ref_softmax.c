@@ -7,6 +7,7 @@
 
 #include "ref_enqueue.h"
 #include "ref_error.h"
+#include "ref_f32.h"
 #include "ref_pool.h"
 #include "ref_tensor.h"
 
@@ -33,25 +34,29 @@ static void forward_lane(const softmax_task_t *t, int64_t lane) {
   }
 }
 
-/* float32, contiguous, dim last: rows of plain floats. */
+/* float32, contiguous, dim last: rows of plain floats. log_softmax sums
+ * its exps in a block on the stack, since out may be the input. */
 static void forward_row_f32(const softmax_task_t *t, int64_t row) {
   const float *x = (const float *)t->a.data + row * t->length;
   float *y = (float *)t->out.data + row * t->length;
-  float max = -INFINITY;
-  for (int64_t k = 0; k < t->length; k++)
-    max = x[k] > max ? x[k] : max;
-  double sum = 0;
-  for (int64_t k = 0; k < t->length; k++)
-    sum += expf(x[k] - max);
-  if (t->log) {
-    float log_sum = (float)log(sum);
+  float max = ref_f32_max(x, t->length);
+  if (!t->log) {
+    ref_f32_exp(y, x, t->length, max);
+    float inv = (float)(1.0 / ref_f32_sum(y, t->length));
     for (int64_t k = 0; k < t->length; k++)
-      y[k] = x[k] - max - log_sum;
-  } else {
-    float inv = (float)(1.0 / sum);
-    for (int64_t k = 0; k < t->length; k++)
-      y[k] = expf(x[k] - max) * inv;
+      y[k] *= inv;
+    return;
   }
+  float block[REF_F32_BLOCK];
+  double sum = 0;
+  for (int64_t o = 0; o < t->length; o += REF_F32_BLOCK) {
+    int64_t n = t->length - o < REF_F32_BLOCK ? t->length - o : REF_F32_BLOCK;
+    ref_f32_exp(block, x + o, n, max);
+    sum += ref_f32_sum(block, n);
+  }
+  float shift = max + (float)log(sum);
+  for (int64_t k = 0; k < t->length; k++)
+    y[k] = x[k] - shift;
 }
 
 /* softmax: gi = y * (g - sum(g * y)); log_softmax: gi = g - exp(y) sum(g). */
@@ -69,22 +74,41 @@ static void backward_lane(const softmax_task_t *t, int64_t lane) {
   }
 }
 
+/* The same on rows of plain floats; log_softmax exps y a block at a time
+ * on the stack, since grad_input may be grad_output. */
+static void backward_row_f32(const softmax_task_t *t, int64_t row) {
+  const float *g = (const float *)t->a.data + row * t->length;
+  const float *y = (const float *)t->b.data + row * t->length;
+  float *gi = (float *)t->out.data + row * t->length;
+  if (!t->log) {
+    float dot = (float)ref_f32_dot(g, y, t->length);
+    for (int64_t k = 0; k < t->length; k++)
+      gi[k] = y[k] * (g[k] - dot);
+    return;
+  }
+  float sum = (float)ref_f32_sum(g, t->length), block[REF_F32_BLOCK];
+  for (int64_t o = 0; o < t->length; o += REF_F32_BLOCK) {
+    int64_t n = t->length - o < REF_F32_BLOCK ? t->length - o : REF_F32_BLOCK;
+    ref_f32_exp(block, y + o, n, 0.0f);
+    for (int64_t k = 0; k < n; k++)
+      gi[o + k] = g[o + k] - block[k] * sum;
+  }
+}
+
 static bool rows_f32(const softmax_task_t *t) {
-  return t->inner == 1 && !t->backward && t->out.dtype == diopi_dtype_float32 &&
-         t->a.dtype == diopi_dtype_float32 && ref_contiguous(&t->out) &&
-         ref_contiguous(&t->a);
+  return t->inner == 1 && ref_f32_contiguous(&t->out) &&
+         ref_f32_contiguous(&t->a) &&
+         (!t->backward || ref_f32_contiguous(&t->b));
 }
 
 static void run_range(void *context, int64_t begin, int64_t end) {
   const softmax_task_t *t = context;
   bool fast = rows_f32(t);
   for (int64_t lane = begin; lane < end; lane++) {
-    if (t->backward)
-      backward_lane(t, lane);
-    else if (fast)
-      forward_row_f32(t, lane);
+    if (fast)
+      (t->backward ? backward_row_f32 : forward_row_f32)(t, lane);
     else
-      forward_lane(t, lane);
+      (t->backward ? backward_lane : forward_lane)(t, lane);
   }
 }
 

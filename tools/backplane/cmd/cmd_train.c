@@ -27,13 +27,14 @@
   "           [--lr X] [--no-overlap] [--checkpoint DIR] "                     \
   "[--checkpoint-every K]\n"                                                   \
   "           [--data FILE] [--ops LIB.so] [--trace FILE] [--svg FILE] "       \
-  "[--json]"
+  "[--svg-window FROM_MS:TO_MS] [--json]"
 
 typedef struct train_args {
   train_config_t config;
   train_run_options_t run;
   size_t processes;
   const char *trace, *svg;
+  double svg_from_ms, svg_to_ms; /* to < 0: the whole run */
   int json;
 } train_args_t;
 
@@ -50,6 +51,19 @@ static int parse_size(const char *text, size_t min, size_t max, size_t *out) {
   if (errno || end == text || *end || text[0] == '-' || v < min || v > max)
     return -1;
   *out = (size_t)v;
+  return 0;
+}
+
+/* "FROM:TO", milliseconds, 0 <= FROM < TO. */
+static int parse_window(const char *text, double *from, double *to) {
+  char *end, *second;
+  errno = 0;
+  *from = strtod(text, &end);
+  if (errno || end == text || *end != ':')
+    return -1;
+  *to = strtod(end + 1, &second);
+  if (errno || second == end + 1 || *second || !(*from >= 0) || !(*to > *from))
+    return -1;
   return 0;
 }
 
@@ -75,13 +89,13 @@ static int take_options(int *argc, char **argv, train_args_t *a) {
     if (!strcmp(w, "--no-overlap")) {
       a->config.overlap = 0;
       value = 0;
-    } else if (!v &&
-               (!strcmp(w, "--devices") || !strcmp(w, "--processes") ||
-                !strcmp(w, "--batch") || !strcmp(w, "--epochs") ||
-                !strcmp(w, "--seed") || !strcmp(w, "--lr") ||
-                !strcmp(w, "--checkpoint") || !strcmp(w, "--data") ||
-                !strcmp(w, "--ops") || !strcmp(w, "--trace") ||
-                !strcmp(w, "--svg") || !strcmp(w, "--checkpoint-every"))) {
+    } else if (!v && (!strcmp(w, "--devices") || !strcmp(w, "--processes") ||
+                      !strcmp(w, "--batch") || !strcmp(w, "--epochs") ||
+                      !strcmp(w, "--seed") || !strcmp(w, "--lr") ||
+                      !strcmp(w, "--checkpoint") || !strcmp(w, "--data") ||
+                      !strcmp(w, "--ops") || !strcmp(w, "--trace") ||
+                      !strcmp(w, "--svg") || !strcmp(w, "--svg-window") ||
+                      !strcmp(w, "--checkpoint-every"))) {
       return usage("missing value after", w);
     } else if (!strcmp(w, "--devices")) {
       if (parse_size(v, 1, TRAIN_MAX_RANKS, &a->config.local_ranks))
@@ -115,6 +129,10 @@ static int take_options(int *argc, char **argv, train_args_t *a) {
       a->trace = v;
     } else if (!strcmp(w, "--svg")) {
       a->svg = v;
+    } else if (!strcmp(w, "--svg-window")) {
+      if (parse_window(v, &a->svg_from_ms, &a->svg_to_ms))
+        return usage("--svg-window takes FROM_MS:TO_MS (0 <= FROM < TO), not",
+                     v);
     } else {
       argv[kept++] = argv[i];
       continue;
@@ -220,12 +238,14 @@ static bp_status_t open_runtime(const train_args_t *a, const cli_options_t *o,
   return status;
 }
 
-static int draw_svg(const char *trace, const char *svg) {
+static int draw_svg(const train_args_t *a) {
+  const char *trace = a->trace, *svg = a->svg;
   json_error_t error;
   json_t *root = json_load_file(trace, 0, &error);
   FILE *out = root ? fopen(svg, "w") : NULL;
   char why[128] = "";
-  int failed = !out || trace_svg_write(root, out, why, sizeof why);
+  int failed = !out || trace_svg_write_window(root, out, a->svg_from_ms,
+                                              a->svg_to_ms, why, sizeof why);
   if (out && fclose(out) != 0)
     failed = 1;
   json_decref(root);
@@ -310,7 +330,7 @@ done:
     code = 1;
   }
   bp_runtime_destroy(runtime); /* writes the trace */
-  if (traced && code == 0 && a->svg && draw_svg(a->trace, a->svg))
+  if (traced && code == 0 && a->svg && draw_svg(a))
     code = 1;
   return code;
 }
@@ -325,6 +345,7 @@ static void set_vcpu_devices(size_t count) {
 int cmd_train(int argc, char **argv) {
   train_args_t a;
   memset(&a, 0, sizeof a);
+  a.svg_to_ms = -1;
   train_config_defaults(&a.config);
   /* "backplane train ...", as given: what rank processes run. */
   char *all[argc + 3];

@@ -37,7 +37,8 @@ typedef struct picture {
   FILE *out;
   row_t *rows;
   size_t row_count;
-  double t0, t1; /* microseconds */
+  double t0, t1; /* microseconds: the window drawn */
+  size_t slices; /* drawn */
 } picture_t;
 
 static const char *text(json_t *event, const char *key) {
@@ -127,7 +128,9 @@ static int lay_out(picture_t *p, json_t *events) {
   return 0;
 }
 
+/* The x of time ts, clamped to the window. */
 static double x_of(const picture_t *p, double ts) {
+  ts = ts < p->t0 ? p->t0 : ts > p->t1 ? p->t1 : ts;
   return LABEL_WIDTH +
          (ts - p->t0) / (p->t1 - p->t0) * (WIDTH - LABEL_WIDTH - RIGHT_MARGIN);
 }
@@ -199,11 +202,14 @@ static int nesting_depth(row_t *r, double start, double end) {
   return depth < MAX_DEPTH ? depth : MAX_DEPTH - 1;
 }
 
-static void draw_slice(const picture_t *p, json_t *e) {
+static void draw_slice(picture_t *p, json_t *e) {
   row_t *r = find_row(p, integer(e, "pid"), integer(e, "tid"), NULL);
   if (!r)
     return;
   double start = number(e, "ts"), end = start + number(e, "dur");
+  if (end < p->t0 || start > p->t1)
+    return;
+  p->slices++;
   double x = x_of(p, start);
   double w = x_of(p, end) - x;
   if (w < 1)
@@ -331,7 +337,7 @@ static void draw_flows(const picture_t *p, json_t *events) {
     const row_t *from =
         s ? find_row(p, integer(s, "pid"), integer(s, "tid"), NULL) : NULL;
     const row_t *to = find_row(p, integer(e, "pid"), integer(e, "tid"), NULL);
-    if (!from || !to)
+    if (!from || !to || number(s, "ts") < p->t0 || number(e, "ts") > p->t1)
       continue;
     fprintf(p->out,
             "<line class=\"flow\" x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" "
@@ -344,6 +350,12 @@ static void draw_flows(const picture_t *p, json_t *events) {
 }
 
 int trace_svg_write(json_t *root, FILE *out, char *error, size_t error_size) {
+  return trace_svg_write_window(root, out, 0, -1, error, error_size);
+}
+
+/* to_ms < 0: to the end. */
+int trace_svg_write_window(json_t *root, FILE *out, double from_ms,
+                           double to_ms, char *error, size_t error_size) {
   json_t *events = json_object_get(root, "traceEvents");
   if (!json_is_array(events) || json_array_size(events) == 0) {
     snprintf(error, error_size, "the trace has no traceEvents");
@@ -352,6 +364,16 @@ int trace_svg_write(json_t *root, FILE *out, char *error, size_t error_size) {
   picture_t p = {.out = out};
   if (lay_out(&p, events) != 0) {
     snprintf(error, error_size, "out of memory");
+    return -1;
+  }
+  double first = p.t0;
+  if (to_ms >= 0 && first + to_ms * 1000 < p.t1)
+    p.t1 = first + to_ms * 1000;
+  p.t0 = first + from_ms * 1000;
+  if (!(p.t1 > p.t0)) {
+    snprintf(error, error_size, "the window %g to %g ms is empty", from_ms,
+             to_ms);
+    free(p.rows);
     return -1;
   }
   double height = TOP + (double)p.row_count * ROW_HEIGHT + BOTTOM;
@@ -378,6 +400,11 @@ int trace_svg_write(json_t *root, FILE *out, char *error, size_t error_size) {
   draw_flows(&p, events);
   fputs("</svg>\n", out);
   free(p.rows);
+  if ((from_ms > 0 || to_ms >= 0) && p.slices == 0) {
+    snprintf(error, error_size, "no slice in the window %g to %g ms", from_ms,
+             to_ms);
+    return -1;
+  }
   if (ferror(out)) {
     snprintf(error, error_size, "write failed");
     return -1;

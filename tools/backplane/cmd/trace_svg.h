@@ -15,4 +15,11 @@
  * the write fails. */
 int trace_svg_write(json_t *root, FILE *out, char *error, size_t error_size);
 
+/* trace_svg_write over a window of the trace only: from `from_ms` to `to_ms`
+ * after its first event. Slices crossing an edge are clipped to it; slices,
+ * counter samples and flows wholly outside are left out. Fails like
+ * trace_svg_write, and also when the window is empty or holds no slice. */
+int trace_svg_write_window(json_t *root, FILE *out, double from_ms,
+                           double to_ms, char *error, size_t error_size);
+
 #endif /* BACKPLANE_CLI_TRACE_SVG_H_ */

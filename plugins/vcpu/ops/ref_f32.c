@@ -1,0 +1,100 @@
+#include "ref_f32.h"
+
+#include <math.h>
+#include <string.h>
+
+bool ref_f32_contiguous(const ref_view_t *v) {
+  return v->dtype == diopi_dtype_float32 && ref_contiguous(v);
+}
+
+/* Each function sums one block in float (the compiler's SIMD lanes, allowed
+ * to reassociate by the simd reduction) and adds the block to a double. */
+
+double ref_f32_sum(const float *restrict x, int64_t n) {
+  double total = 0;
+  for (int64_t b = 0; b < n; b += REF_F32_BLOCK) {
+    int64_t e = n - b < REF_F32_BLOCK ? n : b + REF_F32_BLOCK;
+    float s = 0;
+#pragma omp simd reduction(+ : s)
+    for (int64_t k = b; k < e; k++)
+      s += x[k];
+    total += s;
+  }
+  return total;
+}
+
+double ref_f32_sum_sq_dev(const float *restrict x, int64_t n, float center) {
+  double total = 0;
+  for (int64_t b = 0; b < n; b += REF_F32_BLOCK) {
+    int64_t e = n - b < REF_F32_BLOCK ? n : b + REF_F32_BLOCK;
+    float s = 0;
+#pragma omp simd reduction(+ : s)
+    for (int64_t k = b; k < e; k++) {
+      float d = x[k] - center;
+      s += d * d;
+    }
+    total += s;
+  }
+  return total;
+}
+
+double ref_f32_dot(const float *restrict a, const float *restrict b,
+                   int64_t n) {
+  double total = 0;
+  for (int64_t o = 0; o < n; o += REF_F32_BLOCK) {
+    int64_t e = n - o < REF_F32_BLOCK ? n : o + REF_F32_BLOCK;
+    float s = 0;
+#pragma omp simd reduction(+ : s)
+    for (int64_t k = o; k < e; k++)
+      s += a[k] * b[k];
+    total += s;
+  }
+  return total;
+}
+
+/* Eight running maxima (x > m ? x : m is exactly a SIMD max, so the lanes
+ * vectorize without a reassociating reduction), then the tail. */
+float ref_f32_max(const float *restrict x, int64_t n) {
+  float lanes[8];
+  for (int j = 0; j < 8; j++)
+    lanes[j] = -INFINITY;
+  int64_t k = 0;
+  for (; k + 8 <= n; k += 8)
+    for (int j = 0; j < 8; j++)
+      lanes[j] = x[k + j] > lanes[j] ? x[k + j] : lanes[j];
+  float m = -INFINITY;
+  for (int j = 0; j < 8; j++)
+    m = lanes[j] > m ? lanes[j] : m;
+  for (; k < n; k++)
+    m = x[k] > m ? x[k] : m;
+  return m;
+}
+
+/* exp(v) = 2^m exp(r), m = round(v / ln 2), r = v - m ln 2 in
+ * [-ln 2 / 2, ln 2 / 2]: a degree-7 polynomial for exp(r) (the classic
+ * single-precision minimax coefficients), 2^m built in the exponent bits.
+ * Adding 1.5 * 2^23 rounds v / ln 2 to an integer held in the low bits. */
+void ref_f32_exp(float *y, const float *x, int64_t n, float shift) {
+  const float round_magic = 12582912.0f, lo = -87.3f, hi = 88.3f;
+  for (int64_t k = 0; k < n; k++) {
+    float v = x[k] - shift;
+    float c = v < lo ? lo : v; /* a NaN stays a NaN */
+    c = c > hi ? hi : c;
+    float t = c * 1.44269504f + round_magic;
+    float m = t - round_magic;
+    float r = c - m * 0.693359375f + m * 2.12194440e-4f;
+    float p = 1.9875691500e-4f;
+    p = p * r + 1.3981999507e-3f;
+    p = p * r + 8.3334519073e-3f;
+    p = p * r + 4.1665795894e-2f;
+    p = p * r + 1.6666665459e-1f;
+    p = p * r + 5.0000001201e-1f;
+    p = p * r * r + r + 1.0f;
+    uint32_t bits, scale_bits;
+    memcpy(&bits, &t, sizeof bits);
+    scale_bits = (bits - 0x4B400000u + 127u) << 23; /* 2^m */
+    float scale;
+    memcpy(&scale, &scale_bits, sizeof scale);
+    y[k] = v < lo ? 0.0f : p * scale;
+  }
+}

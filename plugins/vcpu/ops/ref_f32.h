@@ -1,0 +1,32 @@
+/* Building blocks of the float32 fast paths (contiguous float32 tensors):
+ * the test that a view qualifies, and row sums whose float SIMD lanes are
+ * folded into a double total every REF_F32_BLOCK elements, so that long rows
+ * keep double-like accuracy while the inner loops vectorize, and an exp
+ * that vectorizes. Pure functions: thread-safe. */
+#ifndef BACKPLANE_REF_OPS_F32_H_
+#define BACKPLANE_REF_OPS_F32_H_
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ref_tensor.h"
+
+enum { REF_F32_BLOCK = 256 };
+
+/* float32 and contiguous (row-major, any size-1 strides). */
+bool ref_f32_contiguous(const ref_view_t *v);
+
+/* sum(x[k]) over n elements. */
+double ref_f32_sum(const float *x, int64_t n);
+/* sum((x[k] - center)^2). */
+double ref_f32_sum_sq_dev(const float *x, int64_t n, float center);
+/* sum(a[k] * b[k]). */
+double ref_f32_dot(const float *a, const float *b, int64_t n);
+/* max(x[k]) (NaNs skipped; -INFINITY for n = 0). */
+float ref_f32_max(const float *x, int64_t n);
+/* y[k] = exp(x[k] - shift), vectorizable: within 1e-7 relative of exp for
+ * arguments in [-87.3, 88.3]; 0 below, 88.3's value above, NaN for NaN.
+ * y may be x. */
+void ref_f32_exp(float *y, const float *x, int64_t n, float shift);
+
+#endif /* BACKPLANE_REF_OPS_F32_H_ */
