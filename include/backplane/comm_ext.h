@@ -49,6 +49,9 @@ typedef struct BP_CommExtension {
   /* Why the calling thread's last xccl_* call failed (never NULL; valid until
    * that thread's next xccl_* call). */
   const char *(*last_error)(void);
+  /* How the collectives move data, one line for `backplane info` (e.g.
+   * "host-staged: ..."); static storage, may be NULL. */
+  const char *description;
 } BP_CommExtension;
 
 #ifdef __cplusplus

@@ -72,6 +72,9 @@ typedef struct bp_plugin_info {
   const char *const *fallback_functions;
   const char *const *missing_functions; /* neither native nor substituted */
   const char *const *extensions;        /* extension names the plugin exports */
+  /* How the plugin's collectives move data (its comm extension's
+   * description, e.g. "host-staged: ..."), or NULL. */
+  const char *collectives;
 } bp_plugin_info_t;
 
 BP_API size_t bp_runtime_plugin_count(const bp_runtime_t *runtime);

@@ -183,9 +183,23 @@ static void pin_icd_loader(void) {
   dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
 }
 
+/* Runtimes of one process share the plugin: each initialize is matched by
+ * a finalize, and only the last one tears the devices down. */
+static pthread_mutex_t g_lifetime_lock = PTHREAD_MUTEX_INITIALIZER;
+static size_t g_initialize_refs;
+
+static C_Status initialize_devices(void);
+
 C_Status ocl_initialize(void) {
-  if (g_devices)
-    return C_SUCCESS;
+  pthread_mutex_lock(&g_lifetime_lock);
+  C_Status status = g_devices ? C_SUCCESS : initialize_devices();
+  if (status == C_SUCCESS)
+    g_initialize_refs++;
+  pthread_mutex_unlock(&g_lifetime_lock);
+  return status;
+}
+
+static C_Status initialize_devices(void) {
   pin_icd_loader();
   ocl_config_t config;
   if (!ocl_config_read(&config))
@@ -291,9 +305,13 @@ C_Status ocl_synchronize_device(const C_Device device) {
 }
 
 C_Status ocl_finalize(void) {
-  release_all(g_devices, g_count);
-  g_devices = NULL;
-  g_count = 0;
+  pthread_mutex_lock(&g_lifetime_lock);
+  if (g_initialize_refs > 0 && --g_initialize_refs == 0) {
+    release_all(g_devices, g_count);
+    g_devices = NULL;
+    g_count = 0;
+  }
+  pthread_mutex_unlock(&g_lifetime_lock);
   return C_SUCCESS;
 }
 

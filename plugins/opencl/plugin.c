@@ -1,15 +1,17 @@
 /* The plugin's exported symbols: InitPlugin fills the Paddle table (layout
  * B); BackplanePluginExtensions returns the extension chain (attributes,
- * event timing, the opencl target kind); BackplanePluginLastError explains the
- * calling thread's last failure (why initialize found no device). Nothing else
- * is exported. InitPlugin makes no OpenCL call: the ICD loader and the
- * platforms are first touched by initialize.
+ * event timing, collectives, the opencl target kind); BackplanePluginLastError
+ * explains the calling thread's last failure (why initialize found no device).
+ * Nothing else is exported. InitPlugin makes no OpenCL call: the ICD loader and
+ * the platforms are first touched by initialize.
  *
+ * The xccl_* collectives are host-staged over the vcpu transports (comm.h).
  * Not provided (the host's fallbacks or "missing"): peer copies (the host
- * bounces them through host memory), the xccl_* collectives and the
- * profiler hooks. */
+ * bounces them through host memory), xccl_all_to_all and the profiler
+ * hooks. */
 #include "attributes.h"
 #include "backplane/device_ext.h"
+#include "comm.h"
 #include "copy.h"
 #include "device.h"
 #include "event.h"
@@ -25,7 +27,7 @@
 static const BP_EventTimingExtension g_event_timing = {
     .base = {.struct_size = sizeof(BP_EventTimingExtension),
              .type = BP_EXTENSION_EVENT_TIMING,
-             .next = &ocl_target_kind.base},
+             .next = &ocl_comm_extension.base},
     .event_elapsed_time = ocl_event_elapsed_time,
 };
 
@@ -86,6 +88,8 @@ static void fill_table(C_DeviceInterface *table) {
   table->device_min_chunk_size = ocl_device_min_chunk_size;
   table->device_max_chunk_size = ocl_device_max_chunk_size;
   table->device_max_alloc_size = ocl_device_max_alloc_size;
+
+  ocl_comm_fill_interface(table);
 }
 
 OCL_EXPORT void InitPlugin(CustomRuntimeParams *params) {

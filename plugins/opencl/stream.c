@@ -15,6 +15,11 @@ struct C_Stream_st *ocl_stream_of(const ocl_device_t *dev, C_Stream stream) {
   return stream;
 }
 
+struct C_Stream_st *ocl_stream_any(C_Stream stream) {
+  bool live = stream && stream->magic == OCL_STREAM_MAGIC;
+  return ocl_stream_of(live ? stream->dev : NULL, stream);
+}
+
 C_Status ocl_create_stream(const C_Device device, C_Stream *out) {
   ocl_device_t *dev = ocl_device_get(device);
   if (!dev || !out)

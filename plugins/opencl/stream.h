@@ -27,6 +27,10 @@ struct C_Stream_st {
 /* The live stream of `dev` that `stream` is, or NULL (with a message). */
 struct C_Stream_st *ocl_stream_of(const ocl_device_t *dev, C_Stream stream);
 
+/* The live stream `stream` is, of whichever device, or NULL (with a
+ * message). */
+struct C_Stream_st *ocl_stream_any(C_Stream stream);
+
 C_Status ocl_create_stream(const C_Device device, C_Stream *stream);
 C_Status ocl_destroy_stream(const C_Device device, C_Stream stream);
 C_Status ocl_query_stream(const C_Device device, C_Stream stream);

@@ -1,4 +1,5 @@
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,6 +151,13 @@ BP_API size_t bp_runtime_plugin_count(const bp_runtime_t *runtime) {
   return runtime ? runtime->plugin_count : 0;
 }
 
+/* The comm extension's description, read only if the plugin's struct has
+ * the field (it was appended). */
+static const char *comm_description(const BP_CommExtension *comm) {
+  size_t end = offsetof(BP_CommExtension, description) + sizeof(const char *);
+  return comm && comm->base.struct_size >= end ? comm->description : NULL;
+}
+
 BP_API bp_status_t bp_runtime_plugin_info(const bp_runtime_t *runtime,
                                           size_t index,
                                           bp_plugin_info_t *out_info) {
@@ -174,6 +182,7 @@ BP_API bp_status_t bp_runtime_plugin_info(const bp_runtime_t *runtime,
       .fallback_functions = plugin->fallback_functions,
       .missing_functions = plugin->missing_functions,
       .extensions = plugin->extensions.names,
+      .collectives = comm_description(plugin->extensions.comm),
   };
   return BP_OK;
 }

@@ -7,8 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "comm/host.h"
 #include "comm/meet.h"
-#include "memory.h"
 #include "reduce/reduce.h"
 
 typedef struct vcpu_comm_arena_map {
@@ -17,23 +17,13 @@ typedef struct vcpu_comm_arena_map {
   size_t size;
 } vcpu_comm_arena_map_t;
 
-static bool locate(const void *ptr, int32_t *memfd, uint64_t *offset) {
-  int device, fd;
-  size_t at;
-  if (!vcpu_memory_locate(ptr, &device, &fd, &at))
-    return false;
-  *memfd = fd;
-  *offset = at;
-  return true;
-}
-
 void vcpu_comm_arena_publish(C_CCLComm comm, const vcpu_comm_desc_t *d) {
   vcpu_comm_location_t where = {0};
   int32_t send_fd = -1, recv_fd = -1;
-  bool send_ok =
-      d->send == NULL || locate(d->send, &send_fd, &where.send_offset);
-  bool recv_ok =
-      d->recv == NULL || locate(d->recv, &recv_fd, &where.recv_offset);
+  bool send_ok = d->send == NULL ||
+                 vcpu_comm_host_locate(d->send, &send_fd, &where.send_offset);
+  bool recv_ok = d->recv == NULL ||
+                 vcpu_comm_host_locate(d->recv, &recv_fd, &where.recv_offset);
   where.memfd = send_fd >= 0 ? send_fd : recv_fd;
   where.shareable = send_ok && recv_ok && where.memfd >= 0 &&
                     (send_fd < 0 || recv_fd < 0 || send_fd == recv_fd);

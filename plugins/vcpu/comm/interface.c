@@ -7,7 +7,7 @@
 #include "comm/id.h"
 #include "comm/transport.h"
 
-static C_Status to_c_status(bp_status_t status) {
+C_Status vcpu_comm_c_status(bp_status_t status) {
   switch (status) {
   case BP_OK:
     return C_SUCCESS;
@@ -21,7 +21,7 @@ static C_Status to_c_status(bp_status_t status) {
 
 static C_Status get_unique_id_size(size_t *size) {
   if (size == NULL)
-    return to_c_status(vcpu_comm_reject(
+    return vcpu_comm_c_status(vcpu_comm_reject(
         BP_ERR_INVALID_ARGUMENT, "xccl_get_unique_id_size: size is NULL"));
   *size = VCPU_COMM_UNIQUE_ID_BYTES;
   return C_SUCCESS;
@@ -30,14 +30,14 @@ static C_Status get_unique_id_size(size_t *size) {
 static C_Status get_unique_id(C_CCLRootId *unique_id) {
   if (unique_id == NULL || unique_id->data == NULL ||
       unique_id->sz < VCPU_COMM_UNIQUE_ID_BYTES)
-    return to_c_status(vcpu_comm_reject(
+    return vcpu_comm_c_status(vcpu_comm_reject(
         BP_ERR_INVALID_ARGUMENT,
         "xccl_get_unique_id: needs a buffer of %d bytes (got %s)",
         VCPU_COMM_UNIQUE_ID_BYTES,
         unique_id == NULL ? "NULL" : "a smaller or NULL one"));
   vcpu_comm_unique_id_t id;
   if (!vcpu_comm_unique_id_generate(&id))
-    return to_c_status(vcpu_comm_reject(
+    return vcpu_comm_c_status(vcpu_comm_reject(
         BP_ERR_PLUGIN, "xccl_get_unique_id: no randomness from getrandom"));
   memcpy(unique_id->data, &id, sizeof id);
   unique_id->sz = VCPU_COMM_UNIQUE_ID_BYTES;
@@ -46,7 +46,7 @@ static C_Status get_unique_id(C_CCLRootId *unique_id) {
 
 static C_Status vcpu_comm_init_rank(size_t nranks, C_CCLRootId *unique_id,
                                     size_t rank, C_CCLComm *comm) {
-  return to_c_status(vcpu_comm_create(nranks, unique_id, rank, comm));
+  return vcpu_comm_c_status(vcpu_comm_create(nranks, unique_id, rank, comm));
 }
 
 static C_Status destroy_comm(C_CCLComm comm) {
@@ -67,7 +67,7 @@ static C_Status collective(vcpu_comm_kind_t kind, void *send_buf,
                         .dtype = data_type,
                         .op = op,
                         .peer = peer};
-  return to_c_status(vcpu_comm_call_collective(comm, d, stream));
+  return vcpu_comm_c_status(vcpu_comm_call_collective(comm, d, stream));
 }
 
 static C_Status all_reduce(void *send_buf, void *recv_buf, size_t count,
@@ -110,7 +110,7 @@ static C_Status group_start(void) {
 }
 
 static C_Status group_end(void) {
-  return to_c_status(vcpu_comm_group_end());
+  return vcpu_comm_c_status(vcpu_comm_group_end());
 }
 
 /* One send (recv_buf NULL) or receive (send_buf NULL) with `peer`. */
@@ -124,7 +124,7 @@ static C_Status point_to_point(vcpu_comm_kind_t kind, void *send_buf,
                         .count = count,
                         .dtype = data_type,
                         .peer = peer};
-  return to_c_status(vcpu_comm_call_p2p(comm, d, stream));
+  return vcpu_comm_c_status(vcpu_comm_call_p2p(comm, d, stream));
 }
 
 static C_Status send(void *send_buf, size_t count, C_DataType data_type,
@@ -145,14 +145,14 @@ static C_Status all_to_all(const void **send_buf, const size_t *send_count,
                            const C_DataType *recv_dtype, size_t rank,
                            size_t nranks, C_CCLComm comm, C_Stream stream) {
   if (comm != NULL && (rank != comm->rank || nranks != comm->nranks))
-    return to_c_status(vcpu_comm_reject(
+    return vcpu_comm_c_status(vcpu_comm_reject(
         BP_ERR_INVALID_ARGUMENT,
         "all_to_all on %s: rank %zu of %zu given, the communicator is rank "
         "%zu of %zu",
         comm->name, rank, nranks, comm->rank, comm->nranks));
-  return to_c_status(vcpu_comm_call_all_to_all(comm, send_buf, send_count,
-                                               send_dtype, recv_buf, recv_count,
-                                               recv_dtype, stream));
+  return vcpu_comm_c_status(
+      vcpu_comm_call_all_to_all(comm, send_buf, send_count, send_dtype,
+                                recv_buf, recv_count, recv_dtype, stream));
 }
 
 void vcpu_comm_fill_interface(C_DeviceInterface *interface) {
@@ -174,7 +174,7 @@ void vcpu_comm_fill_interface(C_DeviceInterface *interface) {
 
 C_Status vcpu_comm_ext_abort(C_CCLComm comm) {
   if (comm == NULL)
-    return to_c_status(
+    return vcpu_comm_c_status(
         vcpu_comm_reject(BP_ERR_INVALID_ARGUMENT, "comm abort: comm is NULL"));
   vcpu_comm_abort(comm);
   return C_SUCCESS;
@@ -205,7 +205,7 @@ static BP_CommExtStatus vcpu_comm_ext_status(bp_status_t status) {
 C_Status vcpu_comm_ext_get_async_error(C_CCLComm comm, int32_t *out_status,
                                        char *message, size_t capacity) {
   if (comm == NULL || out_status == NULL)
-    return to_c_status(vcpu_comm_reject(
+    return vcpu_comm_c_status(vcpu_comm_reject(
         BP_ERR_INVALID_ARGUMENT, "comm async error: comm or status is NULL"));
   *out_status =
       (int32_t)vcpu_comm_ext_status(vcpu_comm_error(comm, message, capacity));
@@ -219,4 +219,6 @@ const BP_CommExtension vcpu_comm_extension = {
     .comm_abort = vcpu_comm_ext_abort,
     .comm_get_async_error = vcpu_comm_ext_get_async_error,
     .last_error = vcpu_comm_last_error,
+    .description = "in place in device memory over threads, shared memory "
+                   "or Open MPI",
 };

@@ -7,7 +7,13 @@
 #include "backplane/device_ext.h"
 #include "comm/ops.h"
 
-/* Assigns every xccl_* slot of `interface`. */
+/* The C_Status an xccl_* function returns for `status`: C_ERROR for bad
+ * arguments or an unsupported call, C_FAILED for a failure. */
+C_Status vcpu_comm_c_status(bp_status_t status);
+
+/* Assigns every xccl_* slot of `interface`. A plugin whose device memory the
+ * host cannot touch keeps the communicator slots (ids, init, destroy) and
+ * replaces those that move data. */
 void vcpu_comm_fill_interface(C_DeviceInterface *interface);
 
 /* The plugin's BP_CommExtension (comm_ext.h), the last of its chain. */

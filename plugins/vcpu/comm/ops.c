@@ -8,6 +8,7 @@
 #include "base/park.h"
 #include "comm/arena_map.h"
 #include "comm/failure.h"
+#include "comm/host.h"
 #include "comm/meet.h"
 #include "comm/mpi.h"
 #include "comm/p2p.h"
@@ -15,7 +16,6 @@
 #include "comm/staged.h"
 #include "comm/threads.h"
 #include "reduce/reduce.h"
-#include "stream.h"
 
 /* A group's calls for one (communicator, stream) pair, run as one task. */
 typedef struct vcpu_comm_batch {
@@ -213,12 +213,12 @@ static vcpu_comm_batch_t *batch_new(C_CCLComm comm, C_Stream stream) {
 static bp_status_t submit(C_Stream stream, const vcpu_comm_task_t *task) {
   C_CCLComm comm = task->comm;
   atomic_fetch_add_explicit(&comm->tasks_submitted, 1, memory_order_relaxed);
-  if (vcpu_stream_enqueue_comm(stream, task) == C_SUCCESS)
+  if (vcpu_comm_host_enqueue(stream, task) == C_SUCCESS)
     return BP_OK;
   bp_status_t status = vcpu_comm_reject(
       BP_ERR_PLUGIN,
-      "%s rank %zu: could not enqueue on the stream: %p is not a live vcpu "
-      "stream",
+      "%s rank %zu: could not enqueue on the stream %p (not a live stream "
+      "of the plugin, or out of resources)",
       comm->name, comm->rank, (void *)stream);
   atomic_fetch_sub_explicit(&comm->tasks_submitted, 1, memory_order_relaxed);
   vcpu_comm_fail(comm, status, "%s", vcpu_comm_last_error());
@@ -307,8 +307,7 @@ static bp_status_t check_data(C_CCLComm comm, const vcpu_comm_desc_t *d,
   return BP_OK;
 }
 
-/* A call rejected inside a group fails the whole group. */
-static bp_status_t note(bp_status_t status) {
+bp_status_t vcpu_comm_group_note(bp_status_t status) {
   if (status != BP_OK && group.depth != 0 && group.status == BP_OK)
     group.status = status;
   return status;
@@ -351,7 +350,7 @@ static bp_status_t collective(C_CCLComm comm, vcpu_comm_desc_t d,
 
 bp_status_t vcpu_comm_call_collective(C_CCLComm comm, vcpu_comm_desc_t desc,
                                       C_Stream stream) {
-  return note(collective(comm, desc, stream));
+  return vcpu_comm_group_note(collective(comm, desc, stream));
 }
 
 static bp_status_t p2p(C_CCLComm comm, vcpu_comm_desc_t d, C_Stream stream) {
@@ -376,7 +375,7 @@ static bp_status_t p2p(C_CCLComm comm, vcpu_comm_desc_t d, C_Stream stream) {
 
 bp_status_t vcpu_comm_call_p2p(C_CCLComm comm, vcpu_comm_desc_t desc,
                                C_Stream stream) {
-  return note(p2p(comm, desc, stream));
+  return vcpu_comm_group_note(p2p(comm, desc, stream));
 }
 
 bp_status_t vcpu_comm_call_all_to_all(C_CCLComm comm, const void **send_buf,
@@ -386,13 +385,13 @@ bp_status_t vcpu_comm_call_all_to_all(C_CCLComm comm, const void **send_buf,
                                       const C_DataType *recv_dtype,
                                       C_Stream stream) {
   if (comm == NULL)
-    return note(
+    return vcpu_comm_group_note(
         vcpu_comm_reject(BP_ERR_INVALID_ARGUMENT, "all_to_all: comm is NULL"));
   if (!send_buf || !send_count || !send_dtype || !recv_buf || !recv_count ||
       !recv_dtype)
-    return note(vcpu_comm_reject(BP_ERR_INVALID_ARGUMENT,
-                                 "all_to_all on %s: an array argument is NULL",
-                                 comm->name));
+    return vcpu_comm_group_note(vcpu_comm_reject(
+        BP_ERR_INVALID_ARGUMENT, "all_to_all on %s: an array argument is NULL",
+        comm->name));
   vcpu_comm_group_start();
   for (size_t r = 0; r < comm->nranks; r++) {
     vcpu_comm_desc_t send = {.kind = VCPU_COMM_SEND,

@@ -40,6 +40,10 @@ bp_status_t vcpu_comm_call_all_to_all(C_CCLComm comm, const void **send_buf,
                                       const C_DataType *recv_dtype,
                                       C_Stream stream);
 
+/* A call rejected inside a group fails the whole group: for a call that the
+ * plugin refused before it reached the library. Returns `status`. */
+bp_status_t vcpu_comm_group_note(bp_status_t status);
+
 void vcpu_comm_group_start(void);
 /* BP_ERR_INVALID_ARGUMENT without a matching start. */
 bp_status_t vcpu_comm_group_end(void);

@@ -3,7 +3,10 @@
  * from pinned (bp_host_malloc) host memory, against memcpy between the same
  * pre-faulted pageable buffers with 1 and with 2 threads. Budgets: >= 90 %
  * of memcpy, except pageable host->device on a stream (captured through
- * staging buffers before bp_copy returns, one extra copy): >= 45 %. */
+ * staging buffers before bp_copy returns, one extra copy): >= 45 %. On the
+ * opencl plugin also a 1 MiB device->device copy on a stream (+ synchronize)
+ * against clEnqueueCopyBuffer + clFinish called directly (budget: runtime
+ * overhead <= 5 %). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +14,7 @@
 
 #include "bench.h"
 #include "bench_memcpy.h"
+#include "bench_opencl.h"
 #include "cli/cli_format.h"
 #include "cli/cli_timing.h"
 
@@ -132,6 +136,55 @@ static bp_status_t bench_size(copy_bench_t *b, size_t size) {
   return BP_OK;
 }
 
+enum { DIRECT_BYTES = 1 << 20, DIRECT_REPS = 51 };
+
+/* The opencl plugin's 1 MiB d2d copy against OpenCL's own, interleaved. */
+static bp_status_t bench_d2d_against_opencl(bench_ctx_t *ctx,
+                                            bp_stream_t *stream) {
+  bench_opencl_t *cl = bench_opencl_open(ctx, DIRECT_BYTES);
+  if (!cl)
+    return BP_ERR_UNSUPPORTED;
+  void *src = NULL, *dst = NULL;
+  bp_status_t status = bp_device_malloc(ctx->device, DIRECT_BYTES, &src);
+  if (status == BP_OK)
+    status = bp_device_malloc(ctx->device, DIRECT_BYTES, &dst);
+  size_t reps = bench_reps(ctx, DIRECT_REPS);
+  double ours[DIRECT_REPS + 1], direct[DIRECT_REPS + 1];
+  for (size_t r = 0; r <= reps && status == BP_OK; r++) { /* 0: warm-up */
+    uint64_t start = cli_now_ns();
+    status = bp_copy(ctx->device, dst, ctx->device, src, DIRECT_BYTES, stream);
+    if (status == BP_OK)
+      status = bp_stream_synchronize(stream);
+    uint64_t elapsed = cli_now_ns() - start;
+    ours[r] = (double)DIRECT_BYTES / (double)(elapsed ? elapsed : 1);
+    double ns = bench_opencl_copy_ns(cl, DIRECT_BYTES);
+    if (ns == 0 && status == BP_OK)
+      status = BP_ERR_PLUGIN;
+    direct[r] = (double)DIRECT_BYTES / (ns ? ns : 1);
+  }
+  if (status == BP_OK) {
+    char baseline[192];
+    snprintf(baseline, sizeof baseline, "clEnqueueCopyBuffer + clFinish (%s)",
+             bench_opencl_device_name(cl));
+    bench_record(ctx, &(bench_result_t){
+                          .bench_case = "d2d 1 MiB stream",
+                          .value = cli_median(ours + 1, reps),
+                          .unit = "GB/s",
+                          .baseline = baseline,
+                          .baseline_value = cli_median(direct + 1, reps),
+                          .budget = BENCH_BUDGET_MIN_RATIO,
+                          .limit = 1 / 1.05,
+                          .budget_text = "<= 5% overhead",
+                      });
+  } else {
+    bench_error(ctx, "d2d 1 MiB against OpenCL directly", status);
+  }
+  bp_device_free(ctx->device, src);
+  bp_device_free(ctx->device, dst);
+  bench_opencl_close(cl);
+  return status;
+}
+
 bp_status_t bench_copy(bench_ctx_t *ctx) {
   const size_t sizes[2] = {ctx->quick ? (size_t)1 << 20 : (size_t)64 << 20,
                            ctx->quick ? (size_t)4 << 20 : (size_t)256 << 20};
@@ -160,6 +213,8 @@ bp_status_t bench_copy(bench_ctx_t *ctx) {
     status = bench_size(&b, sizes[i]);
     bp_device_free(ctx->device, b.device_buffer);
   }
+  if (status == BP_OK && bench_opencl_wanted(ctx))
+    status = bench_d2d_against_opencl(ctx, b.stream);
   bp_stream_destroy(b.stream);
   bp_host_free(ctx->device, b.pinned);
   free(b.src);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "bench.h"
+#include "bench_opencl.h"
 #include "cli/cli_timing.h"
 
 enum { FULL_REPS = 7 };
@@ -114,6 +115,53 @@ static double enqueue_rate(bench_ctx_t *ctx, bp_stream_t *stream,
   return cli_median(samples + 1, reps);
 }
 
+/* The opencl plugin: an event record + synchronize against an empty
+ * clEnqueueMarkerWithWaitList + clFinish called directly, interleaved. */
+static bp_status_t round_trip_against_opencl(bench_ctx_t *ctx,
+                                             bp_stream_t *stream,
+                                             bp_event_t *event, size_t trips,
+                                             size_t reps) {
+  bench_opencl_t *cl = bench_opencl_open(ctx, 4096);
+  if (!cl)
+    return BP_ERR_UNSUPPORTED;
+  double ours[FULL_REPS + 1], direct[FULL_REPS + 1];
+  bp_status_t status = BP_OK;
+  for (size_t r = 0; r <= reps && status == BP_OK; r++) { /* 0: warm-up */
+    uint64_t start = cli_now_ns();
+    for (size_t i = 0; i < trips && status == BP_OK; i++) {
+      status = bp_event_record(event, stream);
+      if (status == BP_OK)
+        status = bp_stream_synchronize(stream);
+    }
+    ours[r] = (double)(cli_now_ns() - start) / (double)trips;
+    double total = 0;
+    for (size_t i = 0; i < trips && status == BP_OK; i++) {
+      double ns = bench_opencl_marker_ns(cl);
+      if (ns == 0)
+        status = BP_ERR_PLUGIN;
+      total += ns;
+    }
+    direct[r] = total / (double)trips;
+  }
+  if (status == BP_OK) {
+    char baseline[192];
+    snprintf(baseline, sizeof baseline,
+             "clEnqueueMarkerWithWaitList + clFinish (%s)",
+             bench_opencl_device_name(cl));
+    bench_record(ctx, &(bench_result_t){
+                          .bench_case = "round trip: event record + sync",
+                          .value = cli_median(ours + 1, reps) / 1000,
+                          .unit = "us",
+                          .baseline = baseline,
+                          .baseline_value = cli_median(direct + 1, reps) / 1000,
+                      });
+  } else {
+    bench_error(ctx, "round trip against OpenCL directly", status);
+  }
+  bench_opencl_close(cl);
+  return status;
+}
+
 static bp_status_t run(bench_ctx_t *ctx, bp_stream_t *stream,
                        bp_event_t *event) {
   size_t reps = bench_reps(ctx, FULL_REPS);
@@ -139,6 +187,12 @@ static bp_status_t run(bench_ctx_t *ctx, bp_stream_t *stream,
                           .limit = 2.0,
                           .budget_text = "<= 2 us",
                       });
+  }
+  if (bench_opencl_wanted(ctx)) {
+    bp_status_t status = round_trip_against_opencl(
+        ctx, stream, event, ctx->quick ? 200 : 2000, reps);
+    if (status != BP_OK)
+      return status;
   }
   size_t count = ctx->quick ? 2000 : 200000;
   for (int kind = EVENT_RECORD; kind <= HOST_CALLBACK; kind++) {

@@ -96,6 +96,8 @@ static void print_plugins(const bp_runtime_t *runtime) {
     print_names("fallback", info.fallback_functions);
     print_names("missing", info.missing_functions);
     print_names("extensions", info.extensions);
+    if (info.collectives)
+      fprintf(cli_out(), "  %-16s %s\n", "collectives", info.collectives);
   }
 }
 
@@ -263,7 +265,7 @@ static json_t *plugin_json(const bp_plugin_info_t *info) {
   snprintf(version, sizeof(version), "%zu.%zu.%zu", info->abi_major,
            info->abi_minor, info->abi_patch);
   return json_pack(
-      "{s:s, s:s, s:s, s:s, s:I, s:I, s:o*, s:o*, s:o*, s:o*}", "path",
+      "{s:s, s:s, s:s, s:s, s:I, s:I, s:o*, s:o*, s:o*, s:o*, s:s?}", "path",
       info->path, "device_type", info->device_type, "sub_device_type",
       info->sub_device_type, "abi_version", version, "interface_size",
       (json_int_t)info->interface_size, "device_count",
@@ -271,7 +273,8 @@ static json_t *plugin_json(const bp_plugin_info_t *info) {
       cli_json_string_array(info->native_functions), "fallback_functions",
       cli_json_string_array(info->fallback_functions), "missing_functions",
       cli_json_string_array(info->missing_functions), "extensions",
-      cli_json_string_array(info->extensions));
+      cli_json_string_array(info->extensions), "collectives",
+      info->collectives);
 }
 
 static json_t *device_json(bp_device_t *device) {

@@ -148,6 +148,21 @@ static int device_targets(bp_runtime_t *runtime, const char *only, int json) {
   return failed;
 }
 
+static int parse_and_print(const char *text, int json) {
+  bp_target_t *target;
+  if (bp_target_parse(text, &target) != BP_OK) {
+    fprintf(stderr, "backplane target: %s\n", bp_last_error());
+    return 1;
+  }
+  int result = 0;
+  if (json)
+    result = cli_json_print(target_json(target)) ? 1 : 0;
+  else
+    print_target(bp_target_kind(target), target);
+  bp_target_destroy(target);
+  return result;
+}
+
 int cmd_target(int argc, char **argv) {
   target_args_t args;
   int result = split_args(argc, argv, &args);
@@ -159,30 +174,21 @@ int cmd_target(int argc, char **argv) {
     release_args(&args);
     return result;
   }
+  bp_runtime_t *runtime = NULL;
   if (args.text && args.device) {
     fprintf(stderr, "backplane target: give a TARGET or --device, not both\n");
     result = 2;
+  } else if (cli_runtime_open(&options, &runtime) != BP_OK) {
+    result = 1;
   } else if (args.text) {
-    bp_target_t *target;
-    if (bp_target_parse(args.text, &target) != BP_OK) {
-      fprintf(stderr, "backplane target: %s\n", bp_last_error());
-      result = 1;
-    } else {
-      if (options.json)
-        result = cli_json_print(target_json(target)) ? 1 : 0;
-      else
-        print_target(bp_target_kind(target), target);
-      bp_target_destroy(target);
-    }
+    /* Parsed with the runtime open: a plugin's target kind (opencl, ...)
+     * exists only while a runtime holds the plugin. */
+    result = parse_and_print(args.text, options.json);
   } else {
-    bp_runtime_t *runtime;
-    if (cli_runtime_open(&options, &runtime) != BP_OK) {
-      result = 1;
-    } else {
-      result = device_targets(runtime, args.device, options.json);
-      bp_runtime_destroy(runtime);
-    }
+    result = device_targets(runtime, args.device, options.json);
   }
+  if (runtime)
+    bp_runtime_destroy(runtime);
   cli_options_release(&options);
   release_args(&args);
   return result;

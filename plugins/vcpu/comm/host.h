@@ -1,0 +1,27 @@
+/* What a plugin that links the collectives library (backplane_vcpu_comm,
+ * comm/ and base/) provides: the library owns communicators, transports and
+ * calls; the plugin owns streams and memory. Each plugin defines both
+ * functions once (vcpu: comm_host.c; opencl: its comm_host.c). */
+#ifndef BACKPLANE_VCPU_COMM_HOST_H_
+#define BACKPLANE_VCPU_COMM_HOST_H_
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "backplane/device_ext.h"
+#include "comm/task.h"
+
+/* Runs vcpu_comm_run_task (comm/ops.h) on a copy of *task in `stream`'s
+ * order, off the calling thread, after everything enqueued before: the task
+ * may wait for peers until its deadline. C_SUCCESS once enqueued; otherwise
+ * (not a live stream of the plugin, out of resources) the task never runs.
+ * Thread-safe. */
+C_Status vcpu_comm_host_enqueue(C_Stream stream, const vcpu_comm_task_t *task);
+
+/* If `ptr` lies in device memory that another process can map (a memfd),
+ * stores the fd (owned by the plugin) and the offset of `ptr` in it and
+ * returns true; false when it cannot, which makes calls between processes
+ * stage through the world segment. Lock-free. */
+bool vcpu_comm_host_locate(const void *ptr, int32_t *memfd, uint64_t *offset);
+
+#endif /* BACKPLANE_VCPU_COMM_HOST_H_ */
