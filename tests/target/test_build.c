@@ -1,7 +1,8 @@
 /* bp_build through the public API: C source and tensor-expression modules
  * built for targets with no device present, run by calling the generated
- * functions directly (one block; bp_launch is test_codegen_crosscheck's); compiler diagnostics; malformed IR named; the disk cache
- * (hits, corrupt entries rebuilt, two processes building at once). */
+ * functions directly (one block; bp_launch is test_codegen_crosscheck's);
+ * compiler diagnostics; malformed IR named; the disk cache (hits, corrupt
+ * entries rebuilt, two processes building at once). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -41,17 +42,16 @@ static bp_built_module_t *build_ok(const bp_ir_module_t *module,
   return built;
 }
 
-static const char c_source[] =
-    "#include <stdint.h>\n"
-    "typedef struct { void *t[16]; } p_t;\n"
-    "__attribute__((visibility(\"default\")))\n"
-    "unsigned int fill(void *param) {\n"
-    "  p_t *p = param;\n"
-    "  int *out = p->t[0];\n"
-    "  out[0] = BP_NUM_CORES;\n"
-    "  out[1] = BP_VECTOR_WIDTH;\n"
-    "  return 0;\n"
-    "}\n";
+static const char c_source[] = "#include <stdint.h>\n"
+                               "typedef struct { void *t[16]; } p_t;\n"
+                               "__attribute__((visibility(\"default\")))\n"
+                               "unsigned int fill(void *param) {\n"
+                               "  p_t *p = param;\n"
+                               "  int *out = p->t[0];\n"
+                               "  out[0] = BP_NUM_CORES;\n"
+                               "  out[1] = BP_VECTOR_WIDTH;\n"
+                               "  return 0;\n"
+                               "}\n";
 
 static void test_c_source(void **state) {
   (void)state;

@@ -253,8 +253,7 @@ bp_status_t bp_built_module_load(const bp_built_module_t *built,
                                  bp_device_t *device,
                                  bp_module_t **out_module) {
   if (!built || !device || !out_module)
-    return bp_error(BP_ERR_INVALID_ARGUMENT,
-                    "bp_built_module_load: %s is NULL",
+    return bp_error(BP_ERR_INVALID_ARGUMENT, "bp_built_module_load: %s is NULL",
                     !built    ? "built"
                     : !device ? "device"
                               : "out_module");
