@@ -87,6 +87,23 @@ BP_API const char *bp_device_attribute_name(bp_device_attr_t attr);
 BP_API bp_status_t bp_device_memory_info(bp_device_t *device, size_t *out_total,
                                          size_t *out_free);
 
+/* The active device (TVM's SetDevice, Paddle's DeviceManager::SetDevice):
+ * per thread and per plugin (device type), through the plugin's set_device
+ * and get_device. bp_device_set_active initializes the device if needed,
+ * calls set_device and checks that get_device then reports it
+ * (BP_ERR_PLUGIN, naming both, if not). Calls that name a device still run
+ * on the device they name; the active device is what code that names none
+ * (generated functions, kernel launches by name) runs on. */
+BP_API bp_status_t bp_device_set_active(bp_device_t *device);
+/* The calling thread's active device of the plugin `device_type` (NULL:
+ * the runtime's first plugin): the one it set last, else the plugin's first
+ * device, as the plugin's get_device reports it after the thread is bound
+ * to it. A new thread, and a host callback's runtime thread, starts with
+ * none set. BP_ERR_NOT_FOUND for an unknown device type. */
+BP_API bp_status_t bp_device_get_active(bp_runtime_t *runtime,
+                                        const char *device_type,
+                                        bp_device_t **out_device);
+
 /* Blocks until all work on every stream of the device has finished. */
 BP_API bp_status_t bp_device_synchronize(bp_device_t *device);
 

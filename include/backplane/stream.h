@@ -6,6 +6,8 @@
 #ifndef BACKPLANE_STREAM_H_
 #define BACKPLANE_STREAM_H_
 
+#include <stdint.h>
+
 #include "backplane/device.h"
 
 #ifdef __cplusplus
@@ -15,9 +17,42 @@ extern "C" {
 typedef struct bp_stream bp_stream_t;
 typedef struct bp_event bp_event_t;
 
+/* Stands for the calling thread's active stream of the device a call names
+ * (bp_stream_set_active). Accepted by the calls that name a device besides
+ * the stream: bp_copy and bp_copy_async_unsafe (the destination device, the
+ * source for a copy to host), bp_copy_tensor (likewise), bp_memset (its
+ * device) and bp_event_record (the event's device). The calls that take
+ * only a stream (bp_stream_synchronize, _query, _destroy, _wait_event,
+ * _sync_from_to, _add_callback) name no device, so they refuse it with
+ * BP_ERR_INVALID_ARGUMENT: resolve it with bp_stream_get_active first.
+ * NULL keeps its own meaning in each call (bp_copy: synchronous, not
+ * ordered after any stream). */
+#define BP_STREAM_ACTIVE ((bp_stream_t *)(uintptr_t)1)
+
+/* The device's default stream: created on first use, owned by the device
+ * (bp_stream_destroy refuses it), destroyed with the runtime. It is an
+ * ordinary stream, not synchronizing with the others (unlike CUDA's legacy
+ * stream 0). */
+BP_API bp_status_t bp_stream_get_default(bp_device_t *device,
+                                         bp_stream_t **out_stream);
+
+/* The active stream of `device` for the calling thread: what
+ * BP_STREAM_ACTIVE means in calls on that device, and where kernel launches
+ * and generated functions run. Per thread and per device; a thread that set
+ * none (a new thread, a host callback's runtime thread) has the device's
+ * default stream. `stream` must belong to `device`; NULL means the default
+ * again. If the active stream is destroyed, every thread's active stream of
+ * that device becomes the default again. Thread-safe: each thread sees only
+ * its own setting. */
+BP_API bp_status_t bp_stream_set_active(bp_device_t *device,
+                                        bp_stream_t *stream);
+BP_API bp_status_t bp_stream_get_active(bp_device_t *device,
+                                        bp_stream_t **out_stream);
+
 BP_API bp_status_t bp_stream_create(bp_device_t *device,
                                     bp_stream_t **out_stream);
-/* Drains pending work first. NULL is a no-op. */
+/* Drains pending work first. NULL is a no-op; a default stream is
+ * BP_ERR_INVALID_ARGUMENT. */
 BP_API bp_status_t bp_stream_destroy(bp_stream_t *stream);
 BP_API bp_device_t *bp_stream_device(const bp_stream_t *stream);
 /* BP_OK when all enqueued work has finished, BP_ERR_NOT_READY otherwise.

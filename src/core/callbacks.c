@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "base/status.h"
+#include "core/active.h"
 #include "core/observer.h"
 #include "core/stream_internal.h"
 
@@ -75,6 +76,8 @@ traced_stream_add_callback(bp_stream_t *stream, bp_host_fn_t fn,
 
 BP_API bp_status_t bp_stream_add_callback(bp_stream_t *stream, bp_host_fn_t fn,
                                           void *user_data) {
+  if (stream == BP_STREAM_ACTIVE)
+    return bp_stream_active_refused("bp_stream_add_callback");
   if (stream != NULL && BP_OBSERVED(stream->device))
     return traced_stream_add_callback(stream, fn, user_data);
   return stream_add_callback(stream, fn, user_data);

@@ -1,14 +1,18 @@
-/* bp_copy (every direction) and bp_memset; each a slice of the trace when
- * traced (core/observer.h). */
+/* bp_copy (every direction), bp_copy_async_unsafe and bp_memset; each a
+ * slice of the trace when traced (core/observer.h). Copies on a stream
+ * between a device and pageable host memory go through core/staging.h. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "alloc/live_ranges.h"
 #include "base/status.h"
+#include "core/active.h"
+#include "core/copy_internal.h"
 #include "core/fallbacks.h"
 #include "core/observer.h"
 #include "core/runtime_internal.h"
+#include "core/staging.h"
 #include "core/stream_internal.h"
 
 typedef C_Status (*sync_copy_fn)(const C_Device, void *, const void *, size_t);
@@ -156,9 +160,28 @@ static bp_status_t cross_plugin_copy(bp_device_t *dst_device, void *dst,
       result);
 }
 
+/* Whether bp_copy may read or write host memory after it returns. */
+typedef enum host_buffer_use {
+  HOST_FREE_ON_RETURN, /* bp_copy: only pinned memory is used later */
+  HOST_KEPT_BY_CALLER, /* bp_copy_async_unsafe */
+} host_buffer_use_t;
+
+/* With a plugin stream, whether a host buffer must be captured or waited for
+ * before the return (core/staging.h). */
+static bool needs_staging(host_buffer_use_t use, bp_device_t *device,
+                          bp_stream_t *stream, const void *host, size_t size) {
+  return use == HOST_FREE_ON_RETURN && stream && stream->native &&
+         !bp_host_memory_pinned(device, host, size);
+}
+
 BP_API_BODY bp_status_t copy(bp_device_t *dst_device, void *dst,
                              bp_device_t *src_device, const void *src,
-                             size_t size, bp_stream_t *stream) {
+                             size_t size, bp_stream_t *stream,
+                             host_buffer_use_t use) {
+  bp_status_t resolved =
+      bp_stream_resolve(dst_device ? dst_device : src_device, &stream);
+  if (resolved != BP_OK)
+    return resolved;
   bp_status_t checked = bp_stream_check("bp_copy", stream);
   if (checked != BP_OK)
     return checked;
@@ -191,12 +214,18 @@ BP_API_BODY bp_status_t copy(bp_device_t *dst_device, void *dst,
   }
   if (!src_device) {
     const C_DeviceInterface *d = &dst_device->plugin->dispatch;
+    if (d->async_memory_copy_h2d &&
+        needs_staging(use, dst_device, stream, src, size))
+      return bp_staged_copy_h2d(dst_device, stream, dst, src, size);
     return one_device_copy(dst_device, stream, dst, src, size,
                            d->memory_copy_h2d, "memory_copy_h2d",
                            d->async_memory_copy_h2d, "async_memory_copy_h2d");
   }
   if (!dst_device) {
     const C_DeviceInterface *d = &src_device->plugin->dispatch;
+    if (d->async_memory_copy_d2h &&
+        needs_staging(use, src_device, stream, dst, size))
+      return bp_waited_copy_d2h(src_device, stream, dst, src, size);
     return one_device_copy(src_device, stream, dst, src, size,
                            d->memory_copy_d2h, "memory_copy_d2h",
                            d->async_memory_copy_d2h, "async_memory_copy_d2h");
@@ -212,13 +241,22 @@ BP_API_BODY bp_status_t copy(bp_device_t *dst_device, void *dst,
   return cross_plugin_copy(dst_device, dst, src_device, src, size, stream);
 }
 
+bp_status_t bp_copy_internal(bp_device_t *dst_device, void *dst,
+                             bp_device_t *src_device, const void *src,
+                             size_t size, bp_stream_t *stream) {
+  return copy(dst_device, dst, src_device, src, size, stream,
+              HOST_FREE_ON_RETURN);
+}
+
 /* Traced on the destination device, or the source's for a copy to host. */
 static __attribute__((noinline, cold)) bp_status_t
-traced_copy(bp_device_t *dst_device, void *dst, bp_device_t *src_device,
-            const void *src, size_t size, bp_stream_t *stream) {
+traced_copy(const char *name, bp_device_t *dst_device, void *dst,
+            bp_device_t *src_device, const void *src, size_t size,
+            bp_stream_t *stream, host_buffer_use_t use) {
   bp_api_call_t call =
-      bp_api_call_begin(dst_device ? dst_device : src_device, "bp_copy");
-  bp_status_t status = copy(dst_device, dst, src_device, src, size, stream);
+      bp_api_call_begin(dst_device ? dst_device : src_device, name);
+  bp_status_t status =
+      copy(dst_device, dst, src_device, src, size, stream, use);
   bp_api_call_end(
       &call, status,
       ",\"size\":%zu,\"dst\":\"%p\",\"src\":\"%p\",\"stream\":\"%p\"", size,
@@ -231,8 +269,22 @@ BP_API bp_status_t bp_copy(bp_device_t *dst_device, void *dst,
                            size_t size, bp_stream_t *stream) {
   bp_device_t *observed = dst_device ? dst_device : src_device;
   if (observed != NULL && BP_OBSERVED(observed))
-    return traced_copy(dst_device, dst, src_device, src, size, stream);
-  return copy(dst_device, dst, src_device, src, size, stream);
+    return traced_copy("bp_copy", dst_device, dst, src_device, src, size,
+                       stream, HOST_FREE_ON_RETURN);
+  return copy(dst_device, dst, src_device, src, size, stream,
+              HOST_FREE_ON_RETURN);
+}
+
+BP_API bp_status_t bp_copy_async_unsafe(bp_device_t *dst_device, void *dst,
+                                        bp_device_t *src_device,
+                                        const void *src, size_t size,
+                                        bp_stream_t *stream) {
+  bp_device_t *observed = dst_device ? dst_device : src_device;
+  if (observed != NULL && BP_OBSERVED(observed))
+    return traced_copy("bp_copy_async_unsafe", dst_device, dst, src_device, src,
+                       size, stream, HOST_KEPT_BY_CALLER);
+  return copy(dst_device, dst, src_device, src, size, stream,
+              HOST_KEPT_BY_CALLER);
 }
 
 BP_API_BODY bp_status_t memset_device(bp_device_t *device, void *ptr,
@@ -240,6 +292,9 @@ BP_API_BODY bp_status_t memset_device(bp_device_t *device, void *ptr,
                                       bp_stream_t *stream) {
   if (!device)
     return bp_error(BP_ERR_INVALID_ARGUMENT, "bp_memset: device is NULL");
+  bp_status_t resolved = bp_stream_resolve(device, &stream);
+  if (resolved != BP_OK)
+    return resolved;
   bp_status_t checked = bp_stream_check("bp_memset", stream);
   if (checked != BP_OK)
     return checked;

@@ -35,6 +35,10 @@ void bp_device_setup(bp_device_t *device, bp_plugin_t *plugin, size_t index,
   bp_registry_init(&device->events);
   bp_allocation_table_init(&device->host_allocations);
   bp_allocation_table_init(&device->unified_allocations);
+  bp_host_ranges_init(&device->pinned);
+  atomic_init(&device->default_stream, NULL);
+  atomic_init(&device->active_epoch, 0);
+  bp_staging_pool_init(&device->staging);
 }
 
 bp_status_t bp_plugin_call_error(const bp_device_t *device,
@@ -101,6 +105,10 @@ void bp_device_teardown(bp_device_t *device) {
   const C_DeviceInterface *d = &device->plugin->dispatch;
   if (ready && bp_device_enter(device) == BP_OK)
     d->synchronize_device(&device->c_device);
+  bp_staging_pool_release(device);
+  bp_stream_t *default_stream = atomic_load(&device->default_stream);
+  if (default_stream) /* the device's own, not a leak */
+    bp_stream_release_leaked(default_stream);
   if (device->streams.count)
     report_leak(device, device->streams.count, "streams", 0);
   bp_registry_node_t *node;
@@ -115,6 +123,7 @@ void bp_device_teardown(bp_device_t *device) {
     bp_caching_allocator_destroy(allocator);
   release_allocations(device, &device->host_allocations, "host allocations",
                       d->host_memory_deallocate);
+  bp_host_ranges_release(&device->pinned);
   release_allocations(device, &device->unified_allocations,
                       "unified allocations", d->unified_memory_deallocate);
   if (ready && d->deinit_device)

@@ -143,6 +143,10 @@ static bp_status_t kind_malloc(const memory_kind_t *kind, bp_device_t *device,
     return bp_plugin_call_error(device, kind->allocate_name, result);
   pthread_mutex_lock(&device->lock);
   status = bp_allocation_table_insert(table_of(device, kind), ptr, actual);
+  /* bp_copy keeps the asynchronous path for pinned memory (core/staging.h). */
+  if (status == BP_OK && kind == &host_memory &&
+      (status = bp_host_ranges_insert(&device->pinned, ptr, actual)) != BP_OK)
+    bp_allocation_table_remove(table_of(device, kind), ptr, &actual);
   pthread_mutex_unlock(&device->lock);
   if (status != BP_OK) {
     deallocate(&device->c_device, ptr, actual);
@@ -163,6 +167,8 @@ static bp_status_t kind_free(const memory_kind_t *kind, bp_device_t *device,
   size_t size = 0;
   pthread_mutex_lock(&device->lock);
   bool found = bp_allocation_table_remove(table_of(device, kind), ptr, &size);
+  if (found && kind == &host_memory)
+    bp_host_ranges_remove(&device->pinned, ptr);
   pthread_mutex_unlock(&device->lock);
   if (!found)
     return bp_error(BP_ERR_INVALID_ARGUMENT,

@@ -14,7 +14,9 @@
 #include "alloc/caching_allocator.h"
 #include "backplane/device.h"
 #include "core/dispatch.h"
+#include "core/host_ranges.h"
 #include "core/object_registry.h"
+#include "core/staging.h"
 
 struct bp_device {
   struct C_Device_st c_device; /* first: fallbacks cast C_Device back */
@@ -37,6 +39,12 @@ struct bp_device {
   bp_registry_t events;  /* bp_event_t created by the caller */
   bp_allocation_table_t host_allocations;
   bp_allocation_table_t unified_allocations;
+  bp_host_ranges_t pinned; /* the ranges of host_allocations, for bp_copy */
+  _Atomic(struct bp_stream *) default_stream; /* created lazily */
+  /* Bumped when a stream that was ever some thread's active stream is
+   * destroyed: threads then check theirs is still alive (core/active.h). */
+  atomic_uint_fast64_t active_epoch;
+  bp_staging_pool_t staging;
 };
 
 /* Fills the immutable fields and the lock; `logical_id` comes from

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "base/status.h"
+#include "core/active.h"
 #include "core/observer.h"
 #include "core/runtime_internal.h"
 #include "core/stream_internal.h"
@@ -157,6 +158,10 @@ void bp_event_release_leaked(bp_event_t *event) {
 }
 
 BP_API_BODY bp_status_t event_record(bp_event_t *event, bp_stream_t *stream) {
+  bp_status_t resolved =
+      event ? bp_stream_resolve(event->device, &stream) : BP_OK;
+  if (resolved != BP_OK)
+    return resolved;
   if (!event || !stream)
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_event_record: event or stream is NULL");

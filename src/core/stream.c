@@ -6,6 +6,7 @@
 #include "backplane/kernel_ext.h"
 #include "backplane/vendor_access.h"
 #include "base/status.h"
+#include "core/active.h"
 #include "core/observer.h"
 #include "core/runtime_internal.h"
 #include "core/stream_internal.h"
@@ -13,6 +14,9 @@
 /* Above this many retired internal events a stream is polled for idleness
  * on the next sync_from_to, so the list stays bounded. */
 #define BP_RETIRED_POLL_THRESHOLD 64
+
+/* Streams' serials (bp_stream_t.serial). */
+static atomic_uint_fast64_t next_stream_serial = 1;
 
 bp_status_t bp_destroyed_stream_error(const char *function,
                                       const bp_stream_t *stream) {
@@ -37,6 +41,8 @@ BP_API_BODY bp_status_t stream_create(bp_device_t *device,
     return bp_error(BP_ERR_OUT_OF_MEMORY,
                     "bp_stream_create on %s: out of memory", device->name);
   stream->device = device;
+  stream->serial = atomic_fetch_add(&next_stream_serial, 1);
+  atomic_init(&stream->ever_active, false);
   C_Stream native = NULL;
   C_Status result =
       device->plugin->dispatch.create_stream(&device->c_device, &native);
@@ -67,6 +73,35 @@ BP_API bp_status_t bp_stream_create(bp_device_t *device,
   if (device != NULL && BP_OBSERVED(device))
     return traced_stream_create(device, out_stream);
   return stream_create(device, out_stream);
+}
+
+static void release_stream(bp_stream_t *stream);
+
+bp_status_t bp_stream_default_internal(bp_device_t *device,
+                                       bp_stream_t **out_stream) {
+  bp_stream_t *stream =
+      atomic_load_explicit(&device->default_stream, memory_order_acquire);
+  if (stream) {
+    *out_stream = stream;
+    return BP_OK;
+  }
+  bp_stream_t *created = NULL;
+  bp_status_t status = stream_create(device, &created);
+  if (status != BP_OK)
+    return status;
+  created->is_default = true;
+  if (!atomic_compare_exchange_strong(&device->default_stream, &stream,
+                                      created)) {
+    /* Another thread's came first: `stream` holds it now. */
+    atomic_store(&created->destroyed, true);
+    pthread_mutex_lock(&device->lock);
+    bp_registry_remove(&device->streams, &created->node);
+    pthread_mutex_unlock(&device->lock);
+    release_stream(created);
+    created = stream;
+  }
+  *out_stream = created;
+  return BP_OK;
 }
 
 bp_status_t bp_stream_drain(bp_stream_t *stream) {
@@ -176,6 +211,8 @@ traced_stream_synchronize(bp_stream_t *stream) {
 }
 
 BP_API bp_status_t bp_stream_synchronize(bp_stream_t *stream) {
+  if (stream == BP_STREAM_ACTIVE)
+    return bp_stream_active_refused("bp_stream_synchronize");
   if (stream != NULL && BP_OBSERVED(stream->device))
     return traced_stream_synchronize(stream);
   return stream_synchronize(stream);
@@ -199,6 +236,11 @@ static void release_stream(bp_stream_t *stream) {
 BP_API_BODY bp_status_t stream_destroy(bp_stream_t *stream) {
   if (!stream)
     return BP_OK;
+  if (stream->is_default)
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "bp_stream_destroy: the default stream of %s belongs to "
+                    "the device",
+                    stream->device->name);
   bp_status_t status = bp_stream_check("bp_stream_destroy", stream);
   if (status != BP_OK)
     return status;
@@ -213,6 +255,7 @@ BP_API_BODY bp_status_t stream_destroy(bp_stream_t *stream) {
     return bp_destroyed_stream_error("bp_stream_destroy", stream);
   pthread_mutex_lock(&device->lock);
   bp_registry_remove(&device->streams, &stream->node);
+  bp_stream_forget_active(stream);
   pthread_mutex_unlock(&device->lock);
   release_stream(stream);
   return BP_OK;
@@ -229,6 +272,8 @@ traced_stream_destroy(bp_stream_t *stream) {
 }
 
 BP_API bp_status_t bp_stream_destroy(bp_stream_t *stream) {
+  if (stream == BP_STREAM_ACTIVE)
+    return bp_stream_active_refused("bp_stream_destroy");
   if (stream != NULL && BP_OBSERVED(stream->device))
     return traced_stream_destroy(stream);
   return stream_destroy(stream);
@@ -241,7 +286,7 @@ void bp_stream_release_leaked(bp_stream_t *stream) {
 }
 
 BP_API bp_device_t *bp_stream_device(const bp_stream_t *stream) {
-  return stream ? stream->device : NULL;
+  return stream && stream != BP_STREAM_ACTIVE ? stream->device : NULL;
 }
 
 BP_API C_Stream bp_stream_c_handle(const bp_stream_t *stream) {
@@ -275,6 +320,8 @@ traced_stream_query(bp_stream_t *stream) {
 }
 
 BP_API bp_status_t bp_stream_query(bp_stream_t *stream) {
+  if (stream == BP_STREAM_ACTIVE)
+    return bp_stream_active_refused("bp_stream_query");
   if (stream != NULL && BP_OBSERVED(stream->device))
     return traced_stream_query(stream);
   return stream_query(stream);
@@ -319,6 +366,8 @@ traced_stream_wait_event(bp_stream_t *stream, bp_event_t *event) {
 
 BP_API bp_status_t bp_stream_wait_event(bp_stream_t *stream,
                                         bp_event_t *event) {
+  if (stream == BP_STREAM_ACTIVE)
+    return bp_stream_active_refused("bp_stream_wait_event");
   if (stream != NULL && BP_OBSERVED(stream->device))
     return traced_stream_wait_event(stream, event);
   return stream_wait_event(stream, event);
@@ -383,6 +432,8 @@ traced_stream_sync_from_to(bp_stream_t *from, bp_stream_t *to) {
 }
 
 BP_API bp_status_t bp_stream_sync_from_to(bp_stream_t *from, bp_stream_t *to) {
+  if (from == BP_STREAM_ACTIVE || to == BP_STREAM_ACTIVE)
+    return bp_stream_active_refused("bp_stream_sync_from_to");
   if (from != NULL && BP_OBSERVED(from->device))
     return traced_stream_sync_from_to(from, to);
   return stream_sync_from_to(from, to);

@@ -41,6 +41,10 @@ struct bp_stream {
   bp_registry_node_t node; /* in device->streams */
   bp_device_t *device;
   C_Stream native;
+  uint64_t serial;         /* process-unique: tells a new stream at a reused
+                              address from a destroyed active one */
+  bool is_default;         /* the device's (bp_stream_get_default) */
+  atomic_bool ever_active; /* set by bp_stream_set_active */
   atomic_bool destroyed;
   /* Internal events of bp_stream_sync_from_to that a wait enqueued on this
    * stream may still reference; destroyed once the stream has been seen idle
@@ -87,6 +91,10 @@ bp_status_t bp_event_record_internal(bp_event_t *event, bp_stream_t *stream);
  * slice of the trace (core/observer.h). */
 bp_status_t bp_event_query_internal(bp_event_t *event);
 bp_status_t bp_event_synchronize_internal(bp_event_t *event);
+
+/* The device's default stream, created on first use (core/stream.c). */
+bp_status_t bp_stream_default_internal(bp_device_t *device,
+                                       bp_stream_t **out_stream);
 
 /* Waits for all work on `stream` (the device's when stream->native is NULL). */
 bp_status_t bp_stream_drain(bp_stream_t *stream);

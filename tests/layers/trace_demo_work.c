@@ -37,14 +37,15 @@ bp_status_t trace_demo_run(bp_runtime_t *runtime) {
   for (int round = 0; round < TRACE_DEMO_ROUNDS && status == BP_OK; ++round) {
     memset(host_in, round + 1, TRACE_DEMO_BYTES);
     memset(host_out, 0, TRACE_DEMO_BYTES);
-    CHECK(bp_copy(dev0, src0, NULL, host_in, TRACE_DEMO_BYTES, a));
+    CHECK(bp_copy_async_unsafe(dev0, src0, NULL, host_in, TRACE_DEMO_BYTES, a));
     CHECK(bp_event_record(ready, a));
     CHECK(bp_stream_wait_event(b, ready));
     CHECK(bp_stream_wait_event(c, ready));
     CHECK(bp_copy(dev0, copy0, dev0, src0, TRACE_DEMO_BYTES, b));
     CHECK(bp_copy(dev1, dst1, dev0, src0, TRACE_DEMO_BYTES, c));
     CHECK(bp_stream_add_callback(c, count_callback, &callbacks));
-    CHECK(bp_copy(NULL, host_out, dev1, dst1, TRACE_DEMO_BYTES, c));
+    CHECK(
+        bp_copy_async_unsafe(NULL, host_out, dev1, dst1, TRACE_DEMO_BYTES, c));
     CHECK(bp_stream_synchronize(c));
     CHECK(bp_stream_synchronize(b));
     if (status == BP_OK && memcmp(host_in, host_out, TRACE_DEMO_BYTES) != 0)

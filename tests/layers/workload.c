@@ -40,14 +40,14 @@ outcome_t workload(bp_runtime_t *runtime, atomic_int *ran) {
   STEP(bp_device_malloc(dev1, BYTES, &d1));
   STEP(bp_device_malloc(dev0, BYTES, &d2));
   STEP(bp_memset(dev1, d1, 0xee, BYTES, s1));
-  STEP(bp_copy(dev0, d0, NULL, src, BYTES, s0));
+  STEP(bp_copy_async_unsafe(dev0, d0, NULL, src, BYTES, s0));
   STEP(bp_event_create(dev0, &e0));
   STEP(bp_event_record(e0, s0));
   STEP(bp_stream_wait_event(s1, e0));
   STEP(bp_copy(dev1, d1, dev0, d0, BYTES, s1));
   STEP(bp_stream_add_callback(s1, count_callback, ran));
   outcome.callbacks_accepted = 1;
-  STEP(bp_copy(NULL, out, dev1, d1, BYTES, s1));
+  STEP(bp_copy_async_unsafe(NULL, out, dev1, d1, BYTES, s1));
   STEP(bp_stream_synchronize(s1));
   STEP(bp_copy(dev0, d2, dev0, d0, BYTES, NULL));
   STEP(bp_copy(NULL, sync_out, dev0, d2, BYTES, NULL));

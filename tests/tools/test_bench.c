@@ -44,7 +44,7 @@ static void test_all_json_records(void **state) {
   }
   /* 2 calls x (no layer, validation, trace), and the bounds check. */
   assert_int_equal(dispatch, 7);
-  assert_int_equal(copy, 16);
+  assert_int_equal(copy, 24);
   assert_int_equal(stream, 4);
   json_decref(records);
   tool_run_release(&run);
