@@ -23,6 +23,11 @@ typedef struct bp_runtime_options {
   int ignore_environment;
   /* Nonzero: do not search the built-in plugin directory. */
   int skip_builtin_plugins;
+  /* Nonzero: bp_copy and bp_memset skip the bounds check of device pointers
+   * against the caching allocator's blocks (on by default: a range running
+   * past the end of its allocation, or into a freed block, is refused with
+   * BP_ERR_INVALID_ARGUMENT). For those who measure every nanosecond. */
+  int skip_range_checks;
 } bp_runtime_options_t;
 
 /* Loads every plugin found on BACKPLANE_PLUGIN_PATH, then CUSTOM_DEVICE_ROOT,

@@ -30,6 +30,9 @@ allocator_of(const char *function, bp_device_t *device, bp_stream_t *stream,
              bp_caching_allocator_t **out) {
   if (!device || (stream && stream->device != device))
     return bad_device_or_stream(function, device);
+  bp_status_t checked = bp_stream_check(function, stream);
+  if (checked != BP_OK)
+    return checked;
   /* The allocator exists after the first call: one load, no lock. */
   *out = bp_device_allocator_if_created(device);
   return *out ? BP_OK : bp_device_allocator_get(device, out);
@@ -73,7 +76,10 @@ BP_API_BODY bp_status_t free_async(bp_device_t *device, void *ptr,
   bp_status_t status = allocator_of("bp_device_free_async", device, NULL, &a);
   if (status != BP_OK)
     return status;
-  return bp_caching_allocator_free_on_stream(a, ptr, stream);
+  status = bp_caching_allocator_free_on_stream(a, ptr, stream);
+  if (__builtin_expect(status == BP_ERR_INVALID_ARGUMENT, 0))
+    bp_api_refused(device, "bp_device_free_async");
+  return status;
 }
 
 static __attribute__((noinline, cold)) bp_status_t
@@ -99,7 +105,10 @@ BP_API_BODY bp_status_t record_stream(bp_device_t *device, void *ptr,
       allocator_of("bp_device_record_stream", device, NULL, &a);
   if (status != BP_OK)
     return status;
-  return bp_caching_allocator_record_stream(a, ptr, stream);
+  status = bp_caching_allocator_record_stream(a, ptr, stream);
+  if (__builtin_expect(status == BP_ERR_INVALID_ARGUMENT, 0))
+    bp_api_refused(device, "bp_device_record_stream");
+  return status;
 }
 
 static __attribute__((noinline, cold)) bp_status_t

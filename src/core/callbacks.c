@@ -34,6 +34,9 @@ BP_API_BODY bp_status_t stream_add_callback(bp_stream_t *stream,
   if (!stream || !fn)
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_stream_add_callback: stream or fn is NULL");
+  bp_status_t checked = bp_stream_check("bp_stream_add_callback", stream);
+  if (checked != BP_OK)
+    return checked;
   if (!stream->native) {
     /* One queue: once it has drained, "in stream order" is now. */
     bp_status_t status = bp_stream_drain(stream);

@@ -4,9 +4,11 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "alloc/live_ranges.h"
 #include "base/status.h"
 #include "core/fallbacks.h"
 #include "core/observer.h"
+#include "core/runtime_internal.h"
 #include "core/stream_internal.h"
 
 typedef C_Status (*sync_copy_fn)(const C_Device, void *, const void *, size_t);
@@ -21,6 +23,48 @@ static bp_status_t unsupported(const bp_device_t *device,
 
 static bool overflows(const void *ptr, size_t size) {
   return (uintptr_t)ptr > UINTPTR_MAX - size;
+}
+
+static __attribute__((noinline, cold)) bp_status_t
+range_refused(bp_device_t *device, const char *call, const char *role,
+              const void *ptr, size_t size, bp_range_verdict_t verdict,
+              const bp_range_block_t *block) {
+  bp_status_t status;
+  if (verdict == BP_RANGE_FREED)
+    status = bp_error(BP_ERR_INVALID_ARGUMENT,
+                      "%s: %s %p on %s is inside block %p, which was freed "
+                      "(still cached by the allocator)",
+                      call, role, ptr, device->name, (void *)block->addr);
+  else
+    status = bp_error(
+        BP_ERR_INVALID_ARGUMENT,
+        "%s: %s range [%p, +%zu) on %s runs %zu bytes past the end of block "
+        "%p (%zu bytes)",
+        call, role, ptr, size, device->name,
+        (size_t)((uintptr_t)ptr + size - block->addr - block->requested),
+        (void *)block->addr, block->requested);
+  bp_api_refused(device, call);
+  return status;
+}
+
+/* The bounds check of a device-side range against the blocks of the
+ * device's caching allocator: pointers it did not hand out pass. Off with
+ * bp_runtime_options_t.skip_range_checks. `size` ≥ 1, no overflow. */
+static inline bp_status_t check_range(bp_device_t *device, const char *call,
+                                      const char *role, const void *ptr,
+                                      size_t size) {
+  if (!device || !device->plugin->runtime->check_ranges)
+    return BP_OK;
+  bp_caching_allocator_t *allocator = bp_device_allocator_if_created(device);
+  if (!allocator)
+    return BP_OK;
+  bp_range_block_t block;
+  bp_range_verdict_t verdict =
+      bp_caching_allocator_check_range(allocator, ptr, size, &block);
+  if (__builtin_expect(
+          verdict == BP_RANGE_NOT_OURS || verdict == BP_RANGE_INSIDE, 1))
+    return BP_OK;
+  return range_refused(device, call, role, ptr, size, verdict, &block);
 }
 
 /* A copy that one device performs: h2d, d2h or d2d within the device. With a
@@ -115,6 +159,9 @@ static bp_status_t cross_plugin_copy(bp_device_t *dst_device, void *dst,
 BP_API_BODY bp_status_t copy(bp_device_t *dst_device, void *dst,
                              bp_device_t *src_device, const void *src,
                              size_t size, bp_stream_t *stream) {
+  bp_status_t checked = bp_stream_check("bp_copy", stream);
+  if (checked != BP_OK)
+    return checked;
   if (stream && stream->device != dst_device && stream->device != src_device)
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_copy: the stream belongs to %s, which is neither the "
@@ -133,6 +180,11 @@ BP_API_BODY bp_status_t copy(bp_device_t *dst_device, void *dst,
                     "bp_copy: %s pointer %p + %zu bytes overflows",
                     overflows(dst, size) ? "destination" : "source",
                     overflows(dst, size) ? dst : src, size);
+  if ((checked = check_range(dst_device, "bp_copy", "destination", dst,
+                             size)) != BP_OK ||
+      (checked = check_range(src_device, "bp_copy", "source", src, size)) !=
+          BP_OK)
+    return checked;
   if (!dst_device && !src_device) {
     memmove(dst, src, size);
     return BP_OK;
@@ -188,6 +240,9 @@ BP_API_BODY bp_status_t memset_device(bp_device_t *device, void *ptr,
                                       bp_stream_t *stream) {
   if (!device)
     return bp_error(BP_ERR_INVALID_ARGUMENT, "bp_memset: device is NULL");
+  bp_status_t checked = bp_stream_check("bp_memset", stream);
+  if (checked != BP_OK)
+    return checked;
   if (stream && stream->device != device)
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_memset: the stream belongs to %s, the memory to %s",
@@ -201,6 +256,9 @@ BP_API_BODY bp_status_t memset_device(bp_device_t *device, void *ptr,
   if (overflows(ptr, size))
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_memset: %p + %zu bytes overflows", ptr, size);
+  if ((checked = check_range(device, "bp_memset", "pointer", ptr, size)) !=
+      BP_OK)
+    return checked;
   const C_DeviceInterface *d = &device->plugin->dispatch;
   if (!d->device_memory_set)
     return unsupported(device, "device_memory_set");

@@ -52,11 +52,16 @@ BP_API_BODY bp_status_t device_free(bp_device_t *device, void *ptr) {
   if (!device)
     return bp_error(BP_ERR_INVALID_ARGUMENT, "bp_device_free: device is NULL");
   bp_caching_allocator_t *allocator = bp_device_allocator_if_created(device);
-  if (!allocator)
-    return bp_error(BP_ERR_INVALID_ARGUMENT,
-                    "bp_device_free: %p was not allocated on %s", ptr,
-                    device->name);
-  return bp_caching_allocator_free(allocator, ptr);
+  bp_status_t status =
+      allocator ? bp_caching_allocator_free(allocator, ptr)
+                : bp_error(BP_ERR_INVALID_ARGUMENT,
+                           "bp_device_free: %p was not allocated on %s", ptr,
+                           device->name);
+  /* The allocator's refusals (double free, unknown pointer) reach no
+   * plugin: the core reports them. */
+  if (__builtin_expect(status == BP_ERR_INVALID_ARGUMENT, 0))
+    bp_api_refused(device, "bp_device_free");
+  return status;
 }
 
 static __attribute__((noinline, cold)) bp_status_t

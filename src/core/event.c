@@ -5,14 +5,28 @@
 
 #include "base/status.h"
 #include "core/observer.h"
+#include "core/runtime_internal.h"
 #include "core/stream_internal.h"
+
+bp_status_t bp_destroyed_event_error(const char *function,
+                                     const bp_event_t *event) {
+  bp_status_t status = bp_error(
+      BP_ERR_INVALID_ARGUMENT, "%s: event %p of %s was destroyed already",
+      function, (const void *)event, event->device->name);
+  bp_api_refused(event->device, function);
+  return status;
+}
+
+static bp_handle_pool_t *event_handles(const bp_device_t *device) {
+  return &device->plugin->runtime->event_handles;
+}
 
 bp_status_t bp_event_create_internal(bp_device_t *device,
                                      bp_event_t **out_event) {
   bp_status_t status = bp_device_enter(device);
   if (status != BP_OK)
     return status;
-  bp_event_t *event = calloc(1, sizeof *event);
+  bp_event_t *event = bp_handle_pool_take(event_handles(device));
   if (!event)
     return bp_error(BP_ERR_OUT_OF_MEMORY,
                     "bp_event_create on %s: out of memory", device->name);
@@ -22,7 +36,8 @@ bp_status_t bp_event_create_internal(bp_device_t *device,
   C_Event native = NULL;
   C_Status result = event->dispatch->create_event(&device->c_device, &native);
   if (!BP_C_OK(result)) {
-    free(event);
+    atomic_store(&event->destroyed, true);
+    bp_handle_pool_give(event_handles(device), event);
     return bp_plugin_call_error(device, "create_event", result);
   }
   event->native = native;
@@ -33,7 +48,8 @@ bp_status_t bp_event_create_internal(bp_device_t *device,
 void bp_event_destroy_internal(bp_event_t *event) {
   if (event->native && bp_device_enter(event->device) == BP_OK)
     event->dispatch->destroy_event(&event->device->c_device, event->native);
-  free(event);
+  atomic_store(&event->destroyed, true);
+  bp_handle_pool_give(event_handles(event->device), event);
 }
 
 bp_status_t bp_event_record_internal(bp_event_t *event, bp_stream_t *stream) {
@@ -104,6 +120,9 @@ BP_API bp_status_t bp_event_create(bp_device_t *device,
 BP_API_BODY bp_status_t event_destroy(bp_event_t *event) {
   if (!event)
     return BP_OK;
+  /* Only one of two racing destroys of one event goes on. */
+  if (atomic_exchange(&event->destroyed, true))
+    return bp_destroyed_event_error("bp_event_destroy", event);
   bp_device_t *device = event->device;
   /* A record still pending in the plugin must not outlive its event. */
   if (atomic_load(&event->state) == BP_EVENT_RECORDED &&
@@ -141,11 +160,19 @@ BP_API_BODY bp_status_t event_record(bp_event_t *event, bp_stream_t *stream) {
   if (!event || !stream)
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_event_record: event or stream is NULL");
-  if (stream->device != event->device)
-    return bp_error(BP_ERR_INVALID_ARGUMENT,
-                    "bp_event_record: the event belongs to %s but the stream "
-                    "to %s",
-                    event->device->name, stream->device->name);
+  bp_status_t status = bp_event_check("bp_event_record", event);
+  if (status == BP_OK)
+    status = bp_stream_check("bp_event_record", stream);
+  if (status != BP_OK)
+    return status;
+  if (stream->device != event->device) {
+    status = bp_error(BP_ERR_INVALID_ARGUMENT,
+                      "bp_event_record: the event belongs to %s but the "
+                      "stream to %s",
+                      event->device->name, stream->device->name);
+    bp_api_refused(event->device, "bp_event_record");
+    return status;
+  }
   return bp_event_record_internal(event, stream);
 }
 
@@ -177,6 +204,9 @@ static bp_status_t query_result(const bp_device_t *device, const char *function,
 BP_API_BODY bp_status_t event_query(bp_event_t *event) {
   if (!event)
     return bp_error(BP_ERR_INVALID_ARGUMENT, "bp_event_query: event is NULL");
+  bp_status_t status = bp_event_check("bp_event_query", event);
+  if (status != BP_OK)
+    return status;
   if (atomic_load_explicit(&event->state, memory_order_acquire) !=
       BP_EVENT_RECORDED)
     return BP_OK;
@@ -209,11 +239,14 @@ BP_API_BODY bp_status_t event_synchronize(bp_event_t *event) {
   if (!event)
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_event_synchronize: event is NULL");
+  bp_status_t status = bp_event_check("bp_event_synchronize", event);
+  if (status != BP_OK)
+    return status;
   if (atomic_load_explicit(&event->state, memory_order_acquire) !=
       BP_EVENT_RECORDED)
     return BP_OK;
   bp_device_t *device = event->device;
-  bp_status_t status = bp_device_enter(device);
+  status = bp_device_enter(device);
   if (status != BP_OK)
     return status;
   C_Status result =
@@ -247,6 +280,11 @@ BP_API_BODY bp_status_t event_elapsed_time(bp_event_t *start, bp_event_t *end,
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_event_elapsed_time: start, end or out_milliseconds is "
                     "NULL");
+  bp_status_t status = bp_event_check("bp_event_elapsed_time", start);
+  if (status == BP_OK)
+    status = bp_event_check("bp_event_elapsed_time", end);
+  if (status != BP_OK)
+    return status;
   bp_device_t *device = start->device;
   if (end->device != device)
     return bp_error(BP_ERR_INVALID_ARGUMENT,
@@ -274,7 +312,7 @@ BP_API_BODY bp_status_t event_elapsed_time(bp_event_t *start, bp_event_t *end,
                     "bp_event_elapsed_time: %s recorded the event without a "
                     "plugin event (no streams or events), so it has no time",
                     device->name);
-  bp_status_t status = bp_device_enter(device);
+  status = bp_device_enter(device);
   if (status != BP_OK)
     return status;
   float milliseconds = 0.0f;

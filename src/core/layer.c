@@ -188,6 +188,21 @@ void bp_api_call_end(const bp_api_call_t *call, bp_status_t status,
                      call->start_ns, status, detail);
 }
 
+void bp_api_refused(bp_device_t *device, const char *name) {
+  if (!device)
+    return;
+  const bp_observer_t *observer = &device->plugin->observer;
+  if (!observer->refused)
+    return;
+  const char *message = bp_last_error();
+  size_t length = strlen(name);
+  /* "bp_x: what" is reported as "what": the line names the call already. */
+  if (strncmp(message, name, length) == 0 && message[length] == ':' &&
+      message[length + 1] == ' ')
+    message += length + 2;
+  observer->refused(observer->refused_context, device, name, message);
+}
+
 void bp_observer_note_collective(const bp_collective_note_t *note,
                                  C_Status result) {
   if (!note->start_ns)

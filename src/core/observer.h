@@ -65,6 +65,13 @@ typedef struct bp_observer {
   /* One collective call and the plugin's result. */
   void (*collective)(void *context, const bp_collective_note_t *note,
                      C_Status result);
+  /* A framework-face call `name` on `device` that the core refused as
+   * misuse (BP_ERR_INVALID_ARGUMENT) before any plugin call, with its
+   * message; set by the validation layer, with its own context. Does not
+   * make the plugin observed (api_call does). */
+  void (*refused)(void *refused_context, bp_device_t *device, const char *name,
+                  const char *message);
+  void *refused_context;
 } bp_observer_t;
 
 /* A framework-face call being observed (the slow path of an entry point). */
@@ -110,6 +117,13 @@ static inline bp_api_call_t bp_api_call_begin(bp_device_t *device,
 void bp_api_call_end(const bp_api_call_t *call, bp_status_t status,
                      const char *detail_format, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* Reports bp_last_error() as the refusal of framework-face call `name` on
+ * `device` (NULL: nothing) to the layer watching refusals, if any. Call
+ * only for misuse the core itself refused, so that no line repeats one a
+ * layer wrote about a plugin call. Cold: errors only. */
+__attribute__((cold)) void bp_api_refused(bp_device_t *device,
+                                          const char *name);
 
 /* Reports a collective note (comm/collectives.c) with the call's result;
  * no-op when the note was not timed. */

@@ -9,6 +9,7 @@
 #include "core/loader.h"
 #include "core/plugin_search.h"
 #include "core/runtime_internal.h"
+#include "core/stream_internal.h"
 
 bp_status_t bp_runtime_reject(bp_runtime_t *runtime, const char *path,
                               const char *format, ...) {
@@ -77,8 +78,13 @@ BP_API bp_status_t bp_runtime_create_layered(
   bp_runtime_t *runtime = calloc(1, sizeof *runtime);
   if (!runtime)
     return bp_error(BP_ERR_OUT_OF_MEMORY, "bp_runtime_create: out of memory");
+  runtime->check_ranges = !opts.skip_range_checks;
+  bp_handle_pool_init(&runtime->stream_handles, sizeof(bp_stream_t));
+  bp_handle_pool_init(&runtime->event_handles, sizeof(bp_event_t));
   status = bp_runtime_layers_open(layers, &runtime->layers);
   if (status != BP_OK) {
+    bp_handle_pool_release(&runtime->stream_handles);
+    bp_handle_pool_release(&runtime->event_handles);
     free(runtime);
     char why[1024];
     snprintf(why, sizeof why, "%s", bp_last_error());
@@ -128,6 +134,8 @@ BP_API void bp_runtime_destroy(bp_runtime_t *runtime) {
   free(runtime->rejected);
   free(runtime->plugins);
   free(runtime->devices);
+  bp_handle_pool_release(&runtime->stream_handles);
+  bp_handle_pool_release(&runtime->event_handles);
   free(runtime);
 }
 

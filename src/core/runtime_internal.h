@@ -8,6 +8,7 @@
 
 #include "backplane/runtime.h"
 #include "core/dispatch.h"
+#include "core/handle_pool.h"
 #include "core/layer.h"
 
 typedef struct bp_rejection {
@@ -23,6 +24,10 @@ struct bp_runtime {
   bp_rejection_t *rejected;
   size_t rejected_count;
   bp_runtime_layers_t layers; /* opened before loading, closed after */
+  /* bp_stream_t and bp_event_t storage (core/handle_pool.h). */
+  bp_handle_pool_t stream_handles, event_handles;
+  /* bp_copy and bp_memset check device ranges (!skip_range_checks). */
+  bool check_ranges;
 };
 
 /* Records a plugin that was found but not loaded. The reason is formatted

@@ -5,11 +5,21 @@
 
 #include "base/status.h"
 #include "core/observer.h"
+#include "core/runtime_internal.h"
 #include "core/stream_internal.h"
 
 /* Above this many retired internal events a stream is polled for idleness
  * on the next sync_from_to, so the list stays bounded. */
 #define BP_RETIRED_POLL_THRESHOLD 64
+
+bp_status_t bp_destroyed_stream_error(const char *function,
+                                      const bp_stream_t *stream) {
+  bp_status_t status = bp_error(
+      BP_ERR_INVALID_ARGUMENT, "%s: stream %p of %s was destroyed already",
+      function, (const void *)stream, stream->device->name);
+  bp_api_refused(stream->device, function);
+  return status;
+}
 
 BP_API_BODY bp_status_t stream_create(bp_device_t *device,
                                       bp_stream_t **out_stream) {
@@ -19,7 +29,8 @@ BP_API_BODY bp_status_t stream_create(bp_device_t *device,
   bp_status_t status = bp_device_enter(device);
   if (status != BP_OK)
     return status;
-  bp_stream_t *stream = calloc(1, sizeof *stream);
+  bp_handle_pool_t *handles = &device->plugin->runtime->stream_handles;
+  bp_stream_t *stream = bp_handle_pool_take(handles);
   if (!stream)
     return bp_error(BP_ERR_OUT_OF_MEMORY,
                     "bp_stream_create on %s: out of memory", device->name);
@@ -28,7 +39,8 @@ BP_API_BODY bp_status_t stream_create(bp_device_t *device,
   C_Status result =
       device->plugin->dispatch.create_stream(&device->c_device, &native);
   if (!BP_C_OK(result)) {
-    free(stream);
+    atomic_store(&stream->destroyed, true);
+    bp_handle_pool_give(handles, stream);
     return bp_plugin_call_error(device, "create_stream", result);
   }
   stream->native = native;
@@ -108,10 +120,13 @@ BP_API_BODY bp_status_t stream_synchronize(bp_stream_t *stream) {
   if (!stream)
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_stream_synchronize: stream is NULL");
+  bp_status_t status = bp_stream_check("bp_stream_synchronize", stream);
+  if (status != BP_OK)
+    return status;
   /* Only events retired before the wait began are known to be unused after
    * it. */
   bp_event_t *retired = take_retired(stream);
-  bp_status_t status = bp_stream_drain(stream);
+  status = bp_stream_drain(stream);
   if (status == BP_OK)
     destroy_retired(retired);
   else
@@ -142,19 +157,29 @@ static void release_stream(bp_stream_t *stream) {
     bp_caching_allocator_forget_stream(allocator, stream);
   if (stream->native && bp_device_enter(device) == BP_OK)
     device->plugin->dispatch.destroy_stream(&device->c_device, stream->native);
-  free(stream);
+  bp_handle_pool_give(&device->plugin->runtime->stream_handles, stream);
 }
 
 BP_API_BODY bp_status_t stream_destroy(bp_stream_t *stream) {
   if (!stream)
     return BP_OK;
-  bp_status_t status = bp_stream_drain(stream);
+  bp_status_t status = bp_stream_check("bp_stream_destroy", stream);
+  if (status != BP_OK)
+    return status;
+  /* A stream that cannot be drained (a layer refused the wait, the plugin
+   * failed) is left as it was: its work still runs and it stays usable. */
+  status = bp_stream_drain(stream);
+  if (status != BP_OK)
+    return status;
   bp_device_t *device = stream->device;
+  /* Only one of two racing destroys of one stream goes on. */
+  if (atomic_exchange(&stream->destroyed, true))
+    return bp_destroyed_stream_error("bp_stream_destroy", stream);
   pthread_mutex_lock(&device->lock);
   bp_registry_remove(&device->streams, &stream->node);
   pthread_mutex_unlock(&device->lock);
   release_stream(stream);
-  return status;
+  return BP_OK;
 }
 
 static __attribute__((noinline, cold)) bp_status_t
@@ -174,6 +199,7 @@ BP_API bp_status_t bp_stream_destroy(bp_stream_t *stream) {
 }
 
 void bp_stream_release_leaked(bp_stream_t *stream) {
+  atomic_store(&stream->destroyed, true);
   bp_registry_remove(&stream->device->streams, &stream->node);
   release_stream(stream);
 }
@@ -185,6 +211,9 @@ BP_API bp_device_t *bp_stream_device(const bp_stream_t *stream) {
 BP_API_BODY bp_status_t stream_query(bp_stream_t *stream) {
   if (!stream)
     return bp_error(BP_ERR_INVALID_ARGUMENT, "bp_stream_query: stream is NULL");
+  bp_status_t status = bp_stream_check("bp_stream_query", stream);
+  if (status != BP_OK)
+    return status;
   if (!stream->native)
     return bp_stream_drain(stream); /* one queue: done once drained */
   bp_device_t *device = stream->device;
@@ -216,6 +245,11 @@ BP_API_BODY bp_status_t stream_wait_event(bp_stream_t *stream,
   if (!stream || !event)
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_stream_wait_event: stream or event is NULL");
+  bp_status_t status = bp_stream_check("bp_stream_wait_event", stream);
+  if (status == BP_OK)
+    status = bp_event_check("bp_stream_wait_event", event);
+  if (status != BP_OK)
+    return status;
   if (atomic_load_explicit(&event->state, memory_order_acquire) !=
       BP_EVENT_RECORDED)
     return BP_OK; /* nothing pending to wait for */
@@ -223,7 +257,7 @@ BP_API_BODY bp_status_t stream_wait_event(bp_stream_t *stream,
   /* Another plugin's event, or no stream to order on: wait on the host. */
   if (!stream->native || event->device->plugin != device->plugin)
     return bp_event_synchronize_internal(event);
-  bp_status_t status = bp_device_enter(device);
+  status = bp_device_enter(device);
   if (status != BP_OK)
     return status;
   C_Status result = device->plugin->dispatch.stream_wait_event(
@@ -271,13 +305,18 @@ BP_API_BODY bp_status_t stream_sync_from_to(bp_stream_t *from,
   if (!from || !to)
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_stream_sync_from_to: from or to is NULL");
+  bp_status_t status = bp_stream_check("bp_stream_sync_from_to", from);
+  if (status == BP_OK)
+    status = bp_stream_check("bp_stream_sync_from_to", to);
+  if (status != BP_OK)
+    return status;
   if (from == to)
     return BP_OK;
   if (!from->native || !to->native ||
       from->device->plugin != to->device->plugin)
     return bp_stream_drain(from); /* host-side: `to` then needs no wait */
   bp_event_t *event = NULL;
-  bp_status_t status = bp_event_create_internal(from->device, &event);
+  status = bp_event_create_internal(from->device, &event);
   if (status == BP_OK)
     status = bp_event_record_internal(event, from);
   if (status != BP_OK) {

@@ -5,7 +5,12 @@
  * so work on it takes the synchronous path after synchronize_device.
  * A bp_event_t wraps a C_Event the same way; its state says whether the
  * plugin holds the captured work (RECORDED) or it was already waited for on
- * the host (HOST_COMPLETE). */
+ * the host (HOST_COMPLETE).
+ *
+ * Both live in the runtime's handle pools (core/handle_pool.h): once
+ * destroyed, a handle keeps `destroyed` set, so every entry point refuses it
+ * with one load (bp_stream_check, bp_event_check) instead of reading freed
+ * memory. */
 #ifndef BACKPLANE_CORE_STREAM_INTERNAL_H_
 #define BACKPLANE_CORE_STREAM_INTERNAL_H_
 
@@ -27,6 +32,7 @@ struct bp_event {
   const C_DeviceInterface *dispatch; /* &device->plugin->dispatch */
   C_Event native;
   atomic_int state; /* enum bp_event_state */
+  atomic_bool destroyed;
   bool registered;
   struct bp_event *next_retired; /* see bp_stream_t.retired */
 };
@@ -35,12 +41,39 @@ struct bp_stream {
   bp_registry_node_t node; /* in device->streams */
   bp_device_t *device;
   C_Stream native;
+  atomic_bool destroyed;
   /* Internal events of bp_stream_sync_from_to that a wait enqueued on this
    * stream may still reference; destroyed once the stream has been seen idle
    * after they were enqueued. Guarded by device->lock. */
   bp_event_t *retired;
   size_t retired_count;
 };
+
+/* BP_ERR_INVALID_ARGUMENT naming `function` and the destroyed handle. */
+__attribute__((cold)) bp_status_t
+bp_destroyed_stream_error(const char *function, const bp_stream_t *stream);
+__attribute__((cold)) bp_status_t
+bp_destroyed_event_error(const char *function, const bp_event_t *event);
+
+/* BP_OK for NULL or a live handle; the error above for a destroyed one. */
+static inline bp_status_t bp_stream_check(const char *function,
+                                          const bp_stream_t *stream) {
+  if (__builtin_expect(
+          stream != NULL &&
+              atomic_load_explicit(&stream->destroyed, memory_order_relaxed),
+          0))
+    return bp_destroyed_stream_error(function, stream);
+  return BP_OK;
+}
+static inline bp_status_t bp_event_check(const char *function,
+                                         const bp_event_t *event) {
+  if (__builtin_expect(
+          event != NULL &&
+              atomic_load_explicit(&event->destroyed, memory_order_relaxed),
+          0))
+    return bp_destroyed_event_error(function, event);
+  return BP_OK;
+}
 
 /* Events the core uses itself (the allocator, sync_from_to): like the public
  * ones but not in the leak registry. */

@@ -42,7 +42,8 @@ static void test_all_json_records(void **state) {
     if (json_is_string(baseline))
       assert_true(json_is_number(json_object_get(record, "baseline_value")));
   }
-  assert_int_equal(dispatch, 6); /* 2 calls x (no layer, validation, trace) */
+  /* 2 calls x (no layer, validation, trace), and the bounds check. */
+  assert_int_equal(dispatch, 7);
   assert_int_equal(copy, 16);
   assert_int_equal(stream, 4);
   json_decref(records);
@@ -59,7 +60,8 @@ static void test_table_has_budgets(void **state) {
   assert_int_equal(run.exit_code, 0);
   assert_non_null(strstr(run.out, "budget"));
   assert_non_null(strstr(run.out, "<= 2 ns extra"));
-  assert_int_equal(tool_count_lines(run.out, "dispatch"), 6);
+  assert_int_equal(tool_count_lines(run.out, "dispatch"), 7);
+  assert_non_null(strstr(run.out, "<= 20 ns extra"));
   tool_run_release(&run);
 }
 

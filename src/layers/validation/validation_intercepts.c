@@ -147,6 +147,27 @@ static bool host_range_ok(bp_validation_layer_t *v, const char *fn,
 
 typedef enum side { HOST, DEVICE, PEER } side_t;
 
+/* A copy's stream: of `device`, or for a peer copy of either device (the
+ * copy may be ordered on a stream of the source or the destination). Lock
+ * held. */
+static bool copy_stream_ok(bp_validation_layer_t *v, const char *fn,
+                           C_Device device, C_Device peer, C_Stream stream) {
+  if (!peer || peer == device)
+    return handle_ok(v, fn, device, device, BP_OBJECT_STREAM, stream);
+  if (!handle_ok(v, fn, device, NULL, BP_OBJECT_STREAM, stream))
+    return false;
+  const bp_object_t *s =
+      stream ? bp_object_set_find(&v->live, (uintptr_t)stream) : NULL;
+  if (!s || s->device == device || s->device == peer)
+    return true;
+  bp_validation_report(v, fn, device,
+                       "stream %p belongs to %s, neither the destination nor "
+                       "the source (%s)",
+                       (void *)stream, bp_validation_device_name(s->device),
+                       bp_validation_device_name(peer));
+  return false;
+}
+
 /* Checks a copy's stream, destination and source. `peer` is the source
  * device of a p2p copy. */
 static bool copy_ok(C_Device device, C_Device peer, const char *fn,
@@ -154,7 +175,8 @@ static bool copy_ok(C_Device device, C_Device peer, const char *fn,
                     side_t src_side, const void *src, size_t size) {
   bp_validation_layer_t *v = LAYER(device);
   pthread_mutex_lock(&v->lock);
-  bool ok = handle_ok(v, fn, device, device, BP_OBJECT_STREAM, stream);
+  bool ok =
+      copy_stream_ok(v, fn, device, src_side == PEER ? peer : NULL, stream);
   if (ok)
     ok = dst_side == HOST
              ? host_range_ok(v, fn, device, "destination", dst, size)
@@ -169,7 +191,11 @@ static bool copy_ok(C_Device device, C_Device peer, const char *fn,
 }
 
 /* Frees: the pointer must be the start of a live allocation of `kind` on
- * `device`; a different size is reported but the call proceeds. */
+ * `device`; a different size is reported but the call proceeds. When it
+ * does, the allocation is moved to the dead set under the same hold of the
+ * lock, before the plugin frees it: once the plugin may hand the address out
+ * again, nothing of the old allocation is left to confuse a new one (a free
+ * the plugin then refuses still counts as done, as before). */
 static bool free_ok(C_Device device, const char *fn, bp_object_kind_t kind,
                     void *ptr, size_t size) {
   if (!ptr)
@@ -188,6 +214,7 @@ static bool free_ok(C_Device device, const char *fn, bp_object_kind_t kind,
                            "size %zu differs from the %zu bytes of %s #%" PRIu64
                            " at %p",
                            size, live->size, what, live->seq, ptr);
+    track_destroyed(v, (uintptr_t)ptr);
     ok = true;
   } else if (live && live->kind == kind) {
     bp_validation_report(v, fn, device, "%p is %s #%" PRIu64 " of %s", ptr,
@@ -212,11 +239,17 @@ static bool free_ok(C_Device device, const char *fn, bp_object_kind_t kind,
   return ok;
 }
 
-static void forget(C_Device device, const void *address) {
+/* Checks a handle about to be destroyed and, when it is live, moves it to
+ * the dead set under the same hold of the lock (see free_ok). */
+static bool take_handle(C_Device device, const char *fn, bp_object_kind_t kind,
+                        const void *handle) {
   bp_validation_layer_t *v = LAYER(device);
   pthread_mutex_lock(&v->lock);
-  track_destroyed(v, (uintptr_t)address);
+  bool ok = handle_ok(v, fn, device, device, kind, handle);
+  if (ok && handle)
+    track_destroyed(v, (uintptr_t)handle);
   pthread_mutex_unlock(&v->lock);
+  return ok;
 }
 
 /* ---- streams and events ---- */
@@ -320,7 +353,7 @@ static C_Status v_synchronize_device(const C_Device device) {
 static C_Status v_destroy_stream(const C_Device device, C_Stream stream) {
   bp_validation_layer_t *v = LAYER(device);
   if (!outside_own_callback("destroy_stream", device, stream) ||
-      !check_handle(device, "destroy_stream", BP_OBJECT_STREAM, stream, false))
+      !take_handle(device, "destroy_stream", BP_OBJECT_STREAM, stream))
     return C_ERROR;
   if (stream && v->next.query_stream &&
       v->next.query_stream(device, stream) == C_FAILED) {
@@ -329,9 +362,7 @@ static C_Status v_destroy_stream(const C_Device device, C_Stream stream) {
                          "stream %p destroyed with work pending", stream);
     pthread_mutex_unlock(&v->lock);
   }
-  C_Status result = v->next.destroy_stream(device, stream);
-  forget(device, stream);
-  return result;
+  return v->next.destroy_stream(device, stream);
 }
 
 #define STREAM_CALL(name, params, args, stream)                                \
@@ -355,11 +386,9 @@ static C_Status v_create_event(const C_Device device, C_Event *event) {
 }
 
 static C_Status v_destroy_event(const C_Device device, C_Event event) {
-  if (!check_handle(device, "destroy_event", BP_OBJECT_EVENT, event, false))
+  if (!take_handle(device, "destroy_event", BP_OBJECT_EVENT, event))
     return C_ERROR;
-  C_Status result = LAYER(device)->next.destroy_event(device, event);
-  forget(device, event);
-  return result;
+  return LAYER(device)->next.destroy_event(device, event);
 }
 
 #define EVENT_CALL(name)                                                       \
@@ -418,10 +447,7 @@ static C_Status v_stream_wait_event(const C_Device device, C_Stream stream,
                                              size_t size) {                    \
     if (!free_ok(device, #kind_name "_deallocate", kind, ptr, size))           \
       return C_ERROR;                                                          \
-    C_Status result =                                                          \
-        LAYER(device)->next.kind_name##_deallocate(device, ptr, size);         \
-    forget(device, ptr);                                                       \
-    return result;                                                             \
+    return LAYER(device)->next.kind_name##_deallocate(device, ptr, size);      \
   }
 MEMORY_PAIR(device_memory, BP_OBJECT_DEVICE_MEMORY)
 MEMORY_PAIR(host_memory, BP_OBJECT_HOST_MEMORY)

@@ -35,13 +35,22 @@ static bp_status_t validation_open(const bp_layer_options_t *options,
   return BP_OK;
 }
 
+/* A framework-face call the core refused as misuse: one line naming it. */
+static void validation_refused(void *context, bp_device_t *device,
+                               const char *name, const char *message) {
+  bp_validation_layer_t *layer = context;
+  pthread_mutex_lock(&layer->lock);
+  bp_validation_report(layer, name, (C_Device)(void *)device, "%s (refused)",
+                       message);
+  pthread_mutex_unlock(&layer->lock);
+}
+
 /* Opens the log (appended to; BP_ERR_INVALID_ARGUMENT if it cannot be),
  * then installs the intercepts. */
 static bp_status_t validation_attach(void *shared, bp_plugin_t *plugin,
                                      C_DeviceInterface *table,
                                      bp_observer_t *observer,
                                      void **out_context) {
-  (void)observer;
   const validation_settings_t *settings = shared;
   const char *log_path = settings->log_path;
   bp_validation_layer_t *layer = calloc(1, sizeof *layer);
@@ -63,6 +72,8 @@ static bp_status_t validation_attach(void *shared, bp_plugin_t *plugin,
   layer->plugin = plugin;
   pthread_mutex_init(&layer->lock, NULL);
   bp_validation_layer_install(layer, table);
+  observer->refused = validation_refused;
+  observer->refused_context = layer;
   *out_context = layer;
   return BP_OK;
 }

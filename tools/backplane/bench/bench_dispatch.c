@@ -3,7 +3,10 @@
  * two cheap calls: querying an idle stream and a completed event. Then the
  * same runtime calls on a runtime of the same plugin with the validation or
  * the trace layer spliced in (no budget: the price of debugging; fewer
- * calls, since the trace layer keeps a record of each). */
+ * calls, since the trace layer keeps a record of each). Last, the
+ * framework face's bounds check: a 1-byte bp_memset on a runtime with the
+ * check (the default) against one with skip_range_checks (budget: <= 20 ns
+ * extra). */
 #include <stdint.h>
 #include <stdio.h>
 
@@ -158,6 +161,83 @@ static void destroy_direct(direct_objects_t *o) {
     t->destroy_stream(o->device, o->stream);
 }
 
+/* A device, a 4 KiB block and a stream on a runtime of the bench's plugin
+ * alone, with or without the bounds check. */
+typedef struct memset_objects {
+  bp_runtime_t *runtime;
+  bp_device_t *device;
+  void *block;
+  bp_stream_t *stream;
+} memset_objects_t;
+
+static bp_status_t open_memset(bench_ctx_t *ctx, const char *path,
+                               int skip_range_checks, memset_objects_t *o) {
+  bp_runtime_options_t options = {.struct_size = sizeof options,
+                                  .plugin_path = path,
+                                  .ignore_environment = 1,
+                                  .skip_builtin_plugins = 1,
+                                  .skip_range_checks = skip_range_checks};
+  bp_status_t status;
+  if ((status = bp_runtime_create(&options, &o->runtime)) != BP_OK ||
+      (status = bp_device_get(o->runtime, ctx->plugin_name, 0, &o->device)) !=
+          BP_OK ||
+      (status = bp_device_malloc(o->device, 4096, &o->block)) != BP_OK ||
+      (status = bp_stream_create(o->device, &o->stream)) != BP_OK)
+    return status;
+  return BP_OK;
+}
+
+static void close_memset(memset_objects_t *o) {
+  if (o->stream)
+    bp_stream_destroy(o->stream);
+  if (o->block)
+    bp_device_free(o->device, o->block);
+  bp_runtime_destroy(o->runtime);
+}
+
+static double time_memset(const memset_objects_t *o, size_t calls) {
+  uint64_t start = cli_now_ns();
+  for (size_t i = 0; i < calls; i++)
+    (void)bp_memset(o->device, o->block, (unsigned char)i, 1, o->stream);
+  return (double)(cli_now_ns() - start) / (double)calls;
+}
+
+static bp_status_t measure_bounds_check(bench_ctx_t *ctx) {
+  bp_plugin_info_t info;
+  bp_status_t status =
+      bp_runtime_plugin_info(ctx->runtime, ctx->plugin_index, &info);
+  if (status != BP_OK)
+    return bench_error(ctx, "reading the plugin's path", status);
+  memset_objects_t checked = {0}, unchecked = {0};
+  if ((status = open_memset(ctx, info.path, 0, &checked)) != BP_OK ||
+      (status = open_memset(ctx, info.path, 1, &unchecked)) != BP_OK) {
+    bench_error(ctx, "a runtime for the bounds check", status);
+  } else {
+    size_t calls = ctx->quick ? 20000 : 1000000;
+    size_t reps = bench_reps(ctx, FULL_REPS);
+    double checked_ns[FULL_REPS], unchecked_ns[FULL_REPS];
+    time_memset(&checked, calls / 10); /* warm-up */
+    time_memset(&unchecked, calls / 10);
+    for (size_t r = 0; r < reps; r++) {
+      checked_ns[r] = time_memset(&checked, calls);
+      unchecked_ns[r] = time_memset(&unchecked, calls);
+    }
+    bench_record(ctx, &(bench_result_t){
+                          .bench_case = "memset 1 B, bounds check",
+                          .value = cli_median(checked_ns, reps),
+                          .unit = "ns",
+                          .baseline = "unchecked",
+                          .baseline_value = cli_median(unchecked_ns, reps),
+                          .budget = BENCH_BUDGET_MAX_EXTRA,
+                          .limit = 20.0,
+                          .budget_text = "<= 20 ns extra",
+                      });
+  }
+  close_memset(&checked);
+  close_memset(&unchecked);
+  return status;
+}
+
 bp_status_t bench_dispatch(bench_ctx_t *ctx) {
   direct_objects_t direct = {0};
   runtime_objects_t rt = {0};
@@ -185,5 +265,7 @@ bp_status_t bench_dispatch(bench_ctx_t *ctx) {
        status == BP_OK && i < sizeof layer_cases / sizeof *layer_cases; i++)
     status = measure_layered(ctx, &direct, &layer_cases[i]);
   destroy_direct(&direct);
+  if (status == BP_OK)
+    status = measure_bounds_check(ctx);
   return status;
 }
