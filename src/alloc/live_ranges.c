@@ -8,15 +8,15 @@ static bp_range_verdict_t judge(const bp_block_t *b, uintptr_t addr,
   /* A block lent to a thread cache is live while that cache has handed it
    * out; its requested size is the cache's (thread_cache.h). */
   size_t requested = b->state == BP_BLOCK_ALLOCATED ? b->requested : 0;
-  bool live = b->state == BP_BLOCK_ALLOCATED ||
-              (b->state == BP_BLOCK_LENT && bp_thread_cache_peek(b, &requested));
+  bool live =
+      b->state == BP_BLOCK_ALLOCATED ||
+      (b->state == BP_BLOCK_LENT && bp_thread_cache_peek(b, &requested));
   *out_block = (bp_range_block_t){b->addr, requested};
   if (!live)
     return BP_RANGE_FREED;
   size_t offset = addr - b->addr;
-  return offset < requested && size <= requested - offset
-             ? BP_RANGE_INSIDE
-             : BP_RANGE_PAST_END;
+  return offset < requested && size <= requested - offset ? BP_RANGE_INSIDE
+                                                          : BP_RANGE_PAST_END;
 }
 
 /* The block of `pool` containing `addr`, by the chunk holding it (pool

@@ -51,9 +51,9 @@ enum {
 struct bp_thread_cache {
   bp_pool_lock_t mu; /* biased to the owner */
   bp_caching_allocator_t *allocator;
-  bp_hot_cache_t bins;  /* free lent blocks, by exact size */
-  bp_block_map_t lent;  /* every block lent to this cache */
-  bp_block_t *recent;   /* handed out last: the likely next free */
+  bp_hot_cache_t bins;    /* free lent blocks, by exact size */
+  bp_block_map_t lent;    /* every block lent to this cache */
+  bp_block_t *recent;     /* handed out last: the likely next free */
   _Atomic uint64_t epoch; /* of the rooms (allocator's tc_epoch) */
   /* Rooms: how far allocated and active bytes (bytes), requested bytes and
    * inactive split bytes may still grow on hits without a peak check. */
@@ -140,15 +140,14 @@ BP_ALLOC_INLINE void bp_counter_sub(bp_stat_counter_t *c, uint64_t n) {
 
 /* The hit of malloc: a free lent block of exactly `rounded` bytes, handed
  * out within the rooms; false (nothing changed) otherwise. */
-BP_ALLOC_INLINE bool bp_thread_cache_allocate(bp_thread_cache_t *t,
-                                              size_t size, size_t rounded,
-                                              void **out_ptr) {
+BP_ALLOC_INLINE bool bp_thread_cache_allocate(bp_thread_cache_t *t, size_t size,
+                                              size_t rounded, void **out_ptr) {
   bp_pool_lock(&t->mu);
   bp_thread_cache_check_epoch(t);
-  bp_block_t *b = rounded <= bp_load(&t->room_bytes) &&
-                          size <= bp_load(&t->room_requested)
-                      ? bp_hot_cache_pop(&t->bins, rounded)
-                      : NULL;
+  bp_block_t *b =
+      rounded <= bp_load(&t->room_bytes) && size <= bp_load(&t->room_requested)
+          ? bp_hot_cache_pop(&t->bins, rounded)
+          : NULL;
   if (b) {
     b->tc_free = false;
     b->requested = size;

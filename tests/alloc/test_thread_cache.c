@@ -226,7 +226,9 @@ typedef struct worker {
   uint32_t seed;
 } worker_t;
 
-static size_t rounded(size_t size) { return (size + 511) / 512 * 512; }
+static size_t rounded(size_t size) {
+  return (size + 511) / 512 * 512;
+}
 
 static void count_free(shared_t *sh, size_t size) {
   atomic_fetch_add(&sh->freed, rounded(size));

@@ -3,9 +3,9 @@
  * against glibc malloc, mimalloc (dlopen, mi_ prefixed API), jemalloc and the
  * plugin's raw allocate/deallocate, in the same run (budget: <= 50 ns and
  * <= 2x jemalloc, 1 thread, and 2 and 4 threads up to 64 KiB, where each
- * thread's rate is also >= 0.8x the 1-thread rate); then a training-iteration trace replayed
- * through the allocator: iterations/s against glibc, and peak reserved over
- * peak allocated.
+ * thread's rate is also >= 0.8x the 1-thread rate); then a training-iteration
+ * trace replayed through the allocator: iterations/s against glibc, and peak
+ * reserved over peak allocated.
  *
  * jemalloc cannot be dlopen'ed (its TLS model needs the static TLS block),
  * and linking it would replace malloc process-wide; so the bench re-runs
