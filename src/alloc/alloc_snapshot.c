@@ -39,7 +39,8 @@ static json_t *block_json(const bp_block_t *b, const bp_chunk_t *c,
   json_t *streams = json_array();
   for (uint32_t i = 0; i < b->other_stream_count; i++)
     json_array_append_new(streams, stream_json(b->other_streams[i]));
-  size_t requested = b->requested;
+  /* A lent block's requested size is its thread cache's to read. */
+  size_t requested = b->state == BP_BLOCK_LENT ? 0 : b->requested;
   bool lent_out =
       b->state == BP_BLOCK_LENT && bp_thread_cache_peek(b, &requested);
   bool live = b->state != BP_BLOCK_FREE && b->state != BP_BLOCK_CACHED &&
