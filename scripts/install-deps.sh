@@ -3,7 +3,8 @@
 set -eu
 PACKAGES="cmake ninja-build gcc g++ clang pkg-config make libjansson-dev libcmocka-dev
 libopenmpi-dev openmpi-bin libopenblas-dev libjemalloc-dev libmimalloc-dev libdlpack-dev
-libjpeg-dev zlib1g-dev python3-sklearn"
+libjpeg-dev zlib1g-dev python3-sklearn ocl-icd-opencl-dev opencl-c-headers
+pocl-opencl-icd"
 missing=""
 for p in $PACKAGES; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

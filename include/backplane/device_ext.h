@@ -300,6 +300,13 @@ typedef struct BP_ExtensionBase {
 typedef const BP_ExtensionBase *(*BP_PluginExtensionsFn)(void);
 const BP_ExtensionBase *BackplanePluginExtensions(void);
 
+/* Optional entry point: why the plugin's last failed call on the calling
+ * thread failed (never NULL; "" when it cannot say). The host adds it to
+ * the rejection reason when initialize fails ("no OpenCL platform ..."). */
+#define BP_PLUGIN_LAST_ERROR_SYMBOL "BackplanePluginLastError"
+typedef const char *(*BP_PluginLastErrorFn)(void);
+const char *BackplanePluginLastError(void);
+
 /* Device attributes, numbered as TVM's DeviceAttrKind. */
 typedef enum BP_DeviceAttr {
   BP_ATTR_EXIST = 0,

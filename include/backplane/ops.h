@@ -8,6 +8,19 @@
  * An op the library leaves out is BP_ERR_UNSUPPORTED with a message saying
  * diopiNoImplement, never a crash.
  *
+ * A DIOPI-IMPL library that brings its own device runtime (old style:
+ * initLibrary() registering functions through backplane/diopi/
+ * diopi_register.h; new style: device_malloc, device_make_stream, ... of
+ * backplane/diopi/conform_test.h) loads unchanged: the DIOPI-IMPL adapter
+ * turns those functions into a Backplane device (type
+ * BP_OPS_IMPL_DEVICE_TYPE) that a runtime loads in process
+ * (bp_ops_library_adapter).
+ *
+ * diopiGetStream hands a library the stream it understands: on an adapter
+ * device, the library's own native stream (the plugin stream, C_Stream,
+ * behind the context's bp_stream_t); on every other device, the context's
+ * bp_stream_t itself.
+ *
  * Ops enqueue their work on the context's stream and return before it runs:
  * tensor data must stay valid until the stream reaches the op (synchronize
  * the stream, or free with bp_device_free_async on it). Tensor handles, by
@@ -18,6 +31,7 @@
 #include <dlpack/dlpack.h>
 
 #include "backplane/diopi/diopirt.h"
+#include "backplane/runtime.h"
 #include "backplane/stream.h"
 
 #ifdef __cplusplus
@@ -30,11 +44,16 @@ typedef struct bp_ops_library bp_ops_library_t;
 
 /* Opens the shared object at `path` (dlopen, local symbols). Fails with
  * BP_ERR_NOT_FOUND (message: the path and dlerror) if it cannot be opened.
- * A library need not implement any particular op. Writes *out_library only
- * on success. */
+ * A library need not implement any particular op. A DIOPI-IMPL library
+ * (bp_ops_impl_style_t) is initialized here (initLibrary) and refused with
+ * BP_ERR_PLUGIN naming what its device runtime lacks; only one is open at a
+ * time per process (BP_ERR_UNSUPPORTED for a second). Writes *out_library
+ * only on success. */
 BP_API bp_status_t bp_ops_library_open(const char *path,
                                        bp_ops_library_t **out_library);
-/* Closes the library; NULL is a no-op. Work it enqueued must have finished. */
+/* Closes the library (a DIOPI-IMPL one: finalizeLibrary() first); NULL is a
+ * no-op. Work it enqueued must have finished, and a runtime holding its
+ * adapter device must have been destroyed. */
 BP_API void bp_ops_library_close(bp_ops_library_t *library);
 /* The op called `name` (e.g. "diopiAdd"), to be cast to its type from
  * backplane/diopi/functions.h. BP_ERR_UNSUPPORTED with "<path>: diopiX:
@@ -47,6 +66,28 @@ BP_API const char *bp_ops_library_vendor(const bp_ops_library_t *library);
  * none. */
 BP_API const char *bp_ops_library_last_error(const bp_ops_library_t *library);
 BP_API const char *bp_ops_library_path(const bp_ops_library_t *library);
+
+/* How a library supplies its device runtime, decided at open. */
+typedef enum bp_ops_impl_style {
+  BP_OPS_IMPL_NONE = 0, /* Backplane-native: runs on Backplane's devices */
+  BP_OPS_IMPL_OLD = 1,  /* exports initLibrary, which calls diopiRegister* */
+  BP_OPS_IMPL_NEW = 2,  /* defines device_malloc, device_make_stream, ... */
+} bp_ops_impl_style_t;
+
+/* The device type of the adapter device ("diopi-impl:0"). */
+#define BP_OPS_IMPL_DEVICE_TYPE "diopi-impl"
+
+BP_API bp_ops_impl_style_t
+bp_ops_library_impl_style(const bp_ops_library_t *library);
+/* "old style", "new style" or "Backplane-native". */
+BP_API const char *bp_ops_impl_style_name(bp_ops_impl_style_t style);
+/* The adapter device of a DIOPI-IMPL library, as an in-process plugin to
+ * put in bp_runtime_options_t.in_process_plugins: one device of type
+ * BP_OPS_IMPL_DEVICE_TYPE on the library's malloc/free, streams and copies.
+ * Destroy that runtime before closing the library. BP_ERR_UNSUPPORTED for a
+ * Backplane-native library. */
+BP_API bp_status_t bp_ops_library_adapter(const bp_ops_library_t *library,
+                                          bp_in_process_plugin_t *out_plugin);
 
 /* The status an op's diopiError_t maps to: diopiSuccess is BP_OK,
  * diopiNoImplement BP_ERR_UNSUPPORTED, the rest BP_ERR_PLUGIN. */

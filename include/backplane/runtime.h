@@ -14,6 +14,17 @@ extern "C" {
 
 typedef struct bp_runtime bp_runtime_t;
 
+struct CustomRuntimeParams; /* backplane/device_ext.h */
+
+/* A plugin linked into the process rather than found as a file (e.g. the
+ * device the DIOPI-IMPL adapter builds, backplane/ops.h): loaded and checked
+ * like a file whose InitPlugin is `init_plugin`; `name` stands in for the
+ * path in plugin info and rejections. */
+typedef struct bp_in_process_plugin {
+  const char *name;
+  void (*init_plugin)(struct CustomRuntimeParams *params);
+} bp_in_process_plugin_t;
+
 typedef struct bp_runtime_options {
   size_t struct_size; /* sizeof(bp_runtime_options_t) */
   /* Colon-separated directories or .so files searched before anything else;
@@ -28,10 +39,14 @@ typedef struct bp_runtime_options {
    * past the end of its allocation, or into a freed block, is refused with
    * BP_ERR_INVALID_ARGUMENT). For those who measure every nanosecond. */
   int skip_range_checks;
+  /* Loaded after the plugin files, in order; NULL/0 for none. */
+  const bp_in_process_plugin_t *in_process_plugins;
+  size_t in_process_plugin_count;
 } bp_runtime_options_t;
 
 /* Loads every plugin found on BACKPLANE_PLUGIN_PATH, then CUSTOM_DEVICE_ROOT,
- * then the built-in directory beside libbackplane.so (`options` may be NULL).
+ * then the built-in directory beside libbackplane.so, then the in-process
+ * plugins of `options` (which may be NULL).
  * A plugin that fails to load is recorded as rejected, never fatal.
  * Writes *out_runtime only on success. */
 BP_API bp_status_t bp_runtime_create(const bp_runtime_options_t *options,

@@ -11,6 +11,7 @@
 #include "backplane/device.h"
 #include "backplane/device_ext.h"
 #include "backplane/runtime.h"
+#include "backplane/stream.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -27,6 +28,11 @@ bp_runtime_plugin_dispatch(const bp_runtime_t *runtime, size_t index);
  * call would. NULL (with bp_last_error()) for a NULL device or a device that
  * failed to initialize. */
 BP_API C_Device bp_device_c_handle(const bp_device_t *device);
+
+/* The C_Stream the plugin created for `stream` (NULL when the plugin has no
+ * streams, or for a NULL stream). Valid while the stream lives; work the
+ * caller enqueues on it directly is ordered with the stream's other work. */
+BP_API C_Stream bp_stream_c_handle(const bp_stream_t *stream);
 
 #ifdef __cplusplus
 }

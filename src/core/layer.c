@@ -179,13 +179,11 @@ void bp_api_call_end(const bp_api_call_t *call, bp_status_t status,
   const bp_observer_t *observer = call->device->observer;
   if (!observer)
     return;
-  char detail[256];
   va_list args;
   va_start(args, detail_format);
-  vsnprintf(detail, sizeof detail, detail_format, args);
-  va_end(args);
   observer->api_call(observer->context, call->device, call->name,
-                     call->start_ns, status, detail);
+                     call->start_ns, status, detail_format, args);
+  va_end(args);
 }
 
 void bp_api_refused(bp_device_t *device, const char *name) {

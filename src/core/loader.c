@@ -130,8 +130,15 @@ static bool accept(load_state_t *state, const CustomRuntimeParams *params) {
   C_DeviceInterface *native = &state->native;
   if (native->initialize) {
     C_Status result = native->initialize();
-    if (!BP_C_OK(result))
-      return reject(state, "initialize returned %s", bp_c_status_name(result));
+    if (!BP_C_OK(result)) {
+      BP_PluginLastErrorFn why;
+      void *symbol = dlsym(state->handle, BP_PLUGIN_LAST_ERROR_SYMBOL);
+      memcpy(&why, &symbol, sizeof why);
+      const char *text = why ? why() : NULL;
+      return reject(state, "initialize returned %s%s%s",
+                    bp_c_status_name(result), text && *text ? ": " : "",
+                    text && *text ? text : "");
+    }
     state->initialized = 1;
   }
   size_t count = 0;
@@ -183,7 +190,8 @@ static bool accept(load_state_t *state, const CustomRuntimeParams *params) {
   plugin->index = runtime->plugin_count;
   plugin->handle = state->handle;
   plugin->version = params->version;
-  bp_plugin_extensions_read(state->handle, &plugin->extensions);
+  if (state->handle) /* an in-process plugin exports no extensions */
+    bp_plugin_extensions_read(state->handle, &plugin->extensions);
   plugin->native = *native;
   plugin->native.size = sizeof(C_DeviceInterface);
   plugin->dispatch = plugin->native;
@@ -215,6 +223,15 @@ static bool accept(load_state_t *state, const CustomRuntimeParams *params) {
   return true;
 }
 
+/* InitPlugin, validation, acceptance: the steps after finding `init`. */
+static void initialize_and_accept(load_state_t *state, init_plugin_fn init) {
+  CustomRuntimeParams params;
+  if (call_init_plugin(state, init, &params) != BP_OK)
+    reject(state, "out of memory while loading");
+  else if (validate_params(state, &params))
+    accept(state, &params);
+}
+
 bp_status_t bp_plugin_load(bp_runtime_t *runtime, const char *path) {
   load_state_t state = {.runtime = runtime, .path = path};
   char reason[512];
@@ -232,13 +249,21 @@ bp_status_t bp_plugin_load(bp_runtime_t *runtime, const char *path) {
   void *symbol = dlsym(state.handle, "InitPlugin");
   init_plugin_fn init;
   memcpy(&init, &symbol, sizeof init);
-  CustomRuntimeParams params;
   if (!init)
     reject(&state, "no InitPlugin symbol (not a runtime plugin)");
-  else if (call_init_plugin(&state, init, &params) != BP_OK)
-    reject(&state, "out of memory while loading");
-  else if (validate_params(&state, &params))
-    accept(&state, &params);
+  else
+    initialize_and_accept(&state, init);
+  return state.status;
+}
+
+bp_status_t bp_plugin_load_in_process(bp_runtime_t *runtime,
+                                      const bp_in_process_plugin_t *entry) {
+  load_state_t state = {.runtime = runtime,
+                        .path = entry->name ? entry->name : "(in-process)"};
+  if (!entry->init_plugin)
+    reject(&state, "in-process plugin has no init_plugin function");
+  else
+    initialize_and_accept(&state, entry->init_plugin);
   return state.status;
 }
 
@@ -249,6 +274,7 @@ void bp_plugin_unload(bp_plugin_t *plugin) {
   bp_plugin_extensions_unload(plugin);
   if (plugin->dispatch.finalize)
     plugin->dispatch.finalize();
-  dlclose(plugin->handle);
+  if (plugin->handle)
+    dlclose(plugin->handle);
   release_plugin_memory(plugin);
 }

@@ -15,7 +15,13 @@
  * records it as rejected. Only running out of memory is an error. */
 bp_status_t bp_plugin_load(bp_runtime_t *runtime, const char *path);
 
-/* Releases the devices' objects, calls finalize, dlcloses, frees. */
+/* Loads a plugin linked into the process (no file: no dlopen, no
+ * permission check, no extensions), `entry->name` standing in for its path;
+ * validated and accepted or rejected exactly like a file. */
+bp_status_t bp_plugin_load_in_process(bp_runtime_t *runtime,
+                                      const bp_in_process_plugin_t *entry);
+
+/* Releases the devices' objects, calls finalize, dlcloses (a file), frees. */
 void bp_plugin_unload(bp_plugin_t *plugin);
 
 #endif /* BACKPLANE_CORE_LOADER_H_ */

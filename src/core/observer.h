@@ -18,6 +18,7 @@
 #ifndef BACKPLANE_CORE_OBSERVER_H_
 #define BACKPLANE_CORE_OBSERVER_H_
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -58,10 +59,12 @@ typedef struct bp_collective_note {
 typedef struct bp_observer {
   void *context; /* the observing layer's, per plugin */
   /* A framework-face call `name` on `device`, from `start_ns` to now, with
-   * its result and `detail`: extra JSON members (",\"size\":4096"), "" for
-   * none. */
+   * its result and its detail: extra JSON members (",\"size\":4096", ""
+   * for none) as a printf format (a literal) and its arguments, left
+   * unformatted so the observer may keep them raw. */
   void (*api_call)(void *context, bp_device_t *device, const char *name,
-                   uint64_t start_ns, bp_status_t status, const char *detail);
+                   uint64_t start_ns, bp_status_t status,
+                   const char *detail_format, va_list detail_args);
   /* One collective call and the plugin's result. */
   void (*collective)(void *context, const bp_collective_note_t *note,
                      C_Status result);
@@ -113,7 +116,7 @@ static inline bp_api_call_t bp_api_call_begin(bp_device_t *device,
 }
 
 /* Reports `call` with `status` and the JSON members `detail_format`
- * formats (truncated past 256 bytes). */
+ * formats. */
 void bp_api_call_end(const bp_api_call_t *call, bp_status_t status,
                      const char *detail_format, ...)
     __attribute__((format(printf, 3, 4)));

@@ -57,6 +57,11 @@ static bp_status_t read_options(const bp_runtime_options_t *options,
   size_t n =
       options->struct_size < sizeof *out ? options->struct_size : sizeof *out;
   memcpy(out, options, n);
+  if (out->in_process_plugin_count && !out->in_process_plugins)
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "bp_runtime_create: in_process_plugin_count is %zu but "
+                    "in_process_plugins is NULL",
+                    out->in_process_plugin_count);
   return BP_OK;
 }
 
@@ -95,6 +100,8 @@ BP_API bp_status_t bp_runtime_create_layered(
   for (size_t i = 0; status == BP_OK && i < candidates.count; ++i)
     status = bp_plugin_load(runtime, candidates.paths[i]);
   bp_plugin_candidates_release(&candidates);
+  for (size_t i = 0; status == BP_OK && i < opts.in_process_plugin_count; ++i)
+    status = bp_plugin_load_in_process(runtime, &opts.in_process_plugins[i]);
   if (status != BP_OK) {
     bp_runtime_destroy(runtime);
     return bp_error(status, "bp_runtime_create: out of memory while loading "

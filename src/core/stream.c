@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "backplane/vendor_access.h"
 #include "base/status.h"
 #include "core/observer.h"
 #include "core/runtime_internal.h"
@@ -206,6 +207,10 @@ void bp_stream_release_leaked(bp_stream_t *stream) {
 
 BP_API bp_device_t *bp_stream_device(const bp_stream_t *stream) {
   return stream ? stream->device : NULL;
+}
+
+BP_API C_Stream bp_stream_c_handle(const bp_stream_t *stream) {
+  return stream ? stream->native : NULL;
 }
 
 BP_API_BODY bp_status_t stream_query(bp_stream_t *stream) {

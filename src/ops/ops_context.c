@@ -1,9 +1,11 @@
 /* Contexts: a device, a stream, and the scratch tensors an op library
  * required through them. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "backplane/allocator.h"
 #include "backplane/device.h"
+#include "backplane/vendor_access.h"
 #include "base/status.h"
 #include "ops/ops_tensor.h"
 
@@ -29,6 +31,10 @@ BP_API bp_status_t bp_ops_context_create(bp_device_t *device,
                     "bp_ops_context_create: out of host memory");
   ctx->device = device;
   ctx->stream = stream;
+  ctx->library_stream =
+      strcmp(bp_device_type(device), BP_OPS_IMPL_DEVICE_TYPE) == 0
+          ? (diopiStreamHandle_t)bp_stream_c_handle(stream)
+          : (diopiStreamHandle_t)stream;
   current_device_index = (diopiDeviceIndex_t)bp_device_index(device);
   *out_context = ctx;
   return BP_OK;
@@ -66,7 +72,7 @@ DIOPI_RT_API diopiError_t diopiGetStream(diopiContextHandle_t ctx,
                                          diopiStreamHandle_t *stream) {
   if (!ctx || !stream)
     return diopiErrorOccurred;
-  *stream = ctx->stream;
+  *stream = ctx->library_stream;
   return diopiSuccess;
 }
 

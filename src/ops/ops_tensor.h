@@ -31,6 +31,9 @@ struct diopiTensor {
 struct diopiContext {
   bp_device_t *device;
   bp_stream_t *stream;
+  /* What diopiGetStream hands the library: `stream`, or on a DIOPI-IMPL
+   * adapter device the library's native stream behind it. */
+  diopiStreamHandle_t library_stream;
   struct diopiTensor *scratch; /* RequireTensor/Buffer results, newest first */
   size_t scratch_count;
 };

@@ -7,13 +7,13 @@
 #include <time.h>
 
 #include "backplane/profiler.h"
-#include "profiler/trace_buffer.h"
-#include "core/runtime_internal.h"
 #include "base/clock.h"
 #include "base/status.h"
+#include "core/runtime_internal.h"
 #include "core/stream_internal.h"
 #include "profiler/chrome_trace.h"
 #include "profiler/plugin_profiler.h"
+#include "profiler/trace_buffer.h"
 
 typedef struct profile_plugin {
   const bp_plugin_t *plugin;
@@ -114,7 +114,7 @@ BP_API bp_status_t bp_profile_start(bp_profile_t *profile) {
   if (profile->started)
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_profile_start: already started");
-  profile->start_ns = bp_clock_now_ns();
+  profile->start_ns = bp_clock_monotonic_ns();
   for (size_t i = 0; i < profile->plugin_count; ++i) {
     profile_plugin_t *p = &profile->plugins[i];
     if (!p->buffer)

@@ -1,5 +1,6 @@
 // The DIOPI headers and the operator face are self-contained C++17: an op
 // library or a framework written in C++ includes them first.
+#include "backplane/diopi/diopi_register.h"
 #include "backplane/diopi/diopirt.h"
 #include "backplane/diopi/functions.h"
 #include "backplane/ops.h"
@@ -16,6 +17,7 @@ extern "C" int diopi_headers_cxx17_signatures(void) {
   decltype(&diopiConvolution2dBackward) conv = nullptr;
   decltype(&diopiRequireTensor) require = &diopiRequireTensor;
   decltype(&bp_ops_library_open) open = &bp_ops_library_open;
+  decltype(&diopiRegisterDeviceMallocFunc) reg = &diopiRegisterDeviceMallocFunc;
   return (add == nullptr) + (conv == nullptr) + (require != nullptr) +
-         (open != nullptr);
+         (open != nullptr) + (reg != nullptr);
 }

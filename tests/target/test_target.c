@@ -227,8 +227,10 @@ static void test_plugin_kind(void **state) {
   bp_target_destroy(target);
 
   /* A live stub device: warp size 32 from the device, lanes from the hook. */
-  bp_runtime_options_t options = {sizeof(options),
-                                  BP_CORPUS_DIR "/libbp_stub.so", 1, 1};
+  bp_runtime_options_t options = {.struct_size = sizeof(options),
+                                  .plugin_path = BP_CORPUS_DIR "/libbp_stub.so",
+                                  .ignore_environment = 1,
+                                  .skip_builtin_plugins = 1};
   bp_runtime_t *runtime;
   assert_int_equal(bp_runtime_create(&options, &runtime), BP_OK);
   bp_device_t *device;
@@ -274,7 +276,10 @@ static void test_malformed_kinds_rejected(void **state) {
 #ifdef BP_VCPU_PLUGIN
 static void test_from_vcpu_device(void **state) {
   (void)state;
-  bp_runtime_options_t options = {sizeof(options), BP_VCPU_PLUGIN, 1, 1};
+  bp_runtime_options_t options = {.struct_size = sizeof(options),
+                                  .plugin_path = BP_VCPU_PLUGIN,
+                                  .ignore_environment = 1,
+                                  .skip_builtin_plugins = 1};
   bp_runtime_t *runtime;
   assert_int_equal(bp_runtime_create(&options, &runtime), BP_OK);
   bp_device_t *device;
@@ -308,7 +313,10 @@ static int kind_listed(const char *name) {
 }
 
 static bp_runtime_t *runtime_with(const char *plugin_path) {
-  bp_runtime_options_t options = {sizeof(options), plugin_path, 1, 1};
+  bp_runtime_options_t options = {.struct_size = sizeof(options),
+                                  .plugin_path = plugin_path,
+                                  .ignore_environment = 1,
+                                  .skip_builtin_plugins = 1};
   bp_runtime_t *runtime;
   assert_int_equal(bp_runtime_create(&options, &runtime), BP_OK);
   return runtime;

@@ -5,8 +5,9 @@
  * unchanged (add include/backplane to its include path: `<diopi/diopirt.h>`).
  *
  * Backplane's meaning of the handles: a context binds one device and one
- * stream (see backplane/ops.h); diopiStreamHandle_t is a bp_stream_t*; tensor
- * data of a diopi_device tensor is that device's memory. */
+ * stream (see backplane/ops.h); diopiStreamHandle_t is a bp_stream_t*, except
+ * on a DIOPI-IMPL adapter device, where it is the library's own native
+ * stream; tensor data of a diopi_device tensor is that device's memory. */
 #ifndef BACKPLANE_DIOPI_DIOPIRT_H_
 #define BACKPLANE_DIOPI_DIOPIRT_H_
 

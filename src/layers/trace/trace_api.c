@@ -4,7 +4,8 @@
 
 void bp_trace_observe_api_call(void *context, bp_device_t *device,
                                const char *name, uint64_t start_ns,
-                               bp_status_t status, const char *detail) {
-  bp_trace_record_host(context, "api", name, &device->c_device, start_ns,
-                       bp_status_name(status), detail);
+                               bp_status_t status, const char *detail_format,
+                               va_list detail_args) {
+  bp_trace_record_v(context, BP_TRACE_CATEGORY_API, name, &device->c_device,
+                    start_ns, status, detail_format, detail_args);
 }

@@ -1,6 +1,8 @@
 /* The observer through which src/comm reports its xccl_* calls: one host slice
  * per call, category "collective", on the calling thread's track, with the
- * communicator, op, sizes, root or peer and sequence number as args. */
+ * communicator, op, sizes, root or peer and sequence number as args. The
+ * args are formatted here, at record time: a collective takes microseconds,
+ * and they are more than an event keeps raw. */
 #include <inttypes.h>
 #include <stdio.h>
 
@@ -54,6 +56,7 @@ void bp_trace_observe_collective(void *context,
   if (note->rank_role != BP_NOTE_NO_RANK && n > 0 && (size_t)n < sizeof detail)
     snprintf(detail + n, sizeof detail - (size_t)n, ",\"%s\":%zu",
              note->rank_role == BP_NOTE_ROOT ? "root" : "peer", note->rank);
-  bp_trace_record_host(t, "collective", note->function, &note->device->c_device,
-                       note->start_ns, bp_c_status_name(result), detail);
+  bp_trace_record(t, BP_TRACE_CATEGORY_COLLECTIVE, note->function,
+                  &note->device->c_device, note->start_ns, result, "%s",
+                  detail);
 }

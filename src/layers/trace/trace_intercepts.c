@@ -1,5 +1,6 @@
 /* The trace layer's intercepts: each times the call to the next table and
- * adds one runtime record to the layer's buffer. Copies and memsets carry
+ * adds one host event to the calling thread's buffer (raw values: the
+ * detail's format and its arguments). Copies and memsets carry
  * bytes, direction and stream; event records carry a serial ("flow_out")
  * that waits and synchronizations on the event refer to ("flow_in"); calls
  * made only by the framework (copies, memsets, waits) and device
@@ -7,51 +8,21 @@
  * and destruction keep the set of streams whose device records the layer's
  * buffer keeps. */
 #include <inttypes.h>
-#include <stdio.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include "backplane/device.h"
 #include "base/status.h"
 #include "core/device_table.h"
 #include "layers/layer_functions.h"
 #include "layers/trace/trace_internal.h"
-#include "profiler/trace_buffer.h"
 
 #define LAYER(device)                                                          \
   ((bp_trace_layer_t *)bp_layer_context(device, BP_LAYER_TRACE))
 
-static uint64_t thread_id(void) {
-  static _Thread_local uint64_t cached;
-  if (!cached)
-    cached = (uint64_t)syscall(SYS_gettid);
-  return cached;
-}
-
-void bp_trace_record_host(bp_trace_layer_t *t, const char *category,
-                          const char *name, C_Device device, uint64_t start_ns,
-                          const char *result, const char *detail) {
-  char args[512];
-  snprintf(args, sizeof args, "{\"device\":\"%s\",\"result\":\"%s\"%s}",
-           bp_device_name((const bp_device_t *)device), result, detail);
-  BP_TraceEvent event = {.struct_size = sizeof event,
-                         .name = name,
-                         .category = category,
-                         .start_ns = start_ns,
-                         .end_ns = bp_clock_now_ns(),
-                         .device_id = -1,
-                         .thread_id = thread_id(),
-                         .args_json = args};
-  profiler_add_runtime_trace_event(t->buffer, &event);
-  atomic_fetch_add(&t->events, 1);
-}
-
-static void record_call(bp_trace_layer_t *t, const char *name, C_Device device,
-                        uint64_t start_ns, C_Status result,
-                        const char *detail) {
-  bp_trace_record_host(t, "plugin", name, device, start_ns,
-                       bp_c_status_name(result), detail);
-}
+/* A plugin call's host event: `detail_format` and its arguments as
+ * bp_trace_record takes them. */
+#define record_call(t, name, device, start_ns, result, ...)                    \
+  bp_trace_record(t, BP_TRACE_CATEGORY_PLUGIN, name, device, start_ns, result, \
+                  __VA_ARGS__)
 
 /* Writes a "memory" counter for `device` when its allocator's allocated or
  * reserved bytes changed since the last one. Only from calls the allocator
@@ -73,20 +44,9 @@ static void sample_memory(bp_trace_layer_t *t, C_Device device) {
   pthread_mutex_unlock(&t->lock);
   if (!changed)
     return;
-  char args[96];
-  snprintf(args, sizeof args,
-           "{\"allocated\":%" PRIu64 ",\"reserved\":%" PRIu64 "}", allocated,
-           reserved);
-  uint64_t now = bp_clock_now_ns();
-  BP_TraceEvent event = {.struct_size = sizeof event,
-                         .name = "memory",
-                         .category = "counter",
-                         .start_ns = now,
-                         .end_ns = now,
-                         .device_id = device->id,
-                         .args_json = args};
-  profiler_add_device_trace_event(t->buffer, &event);
-  atomic_fetch_add(&t->events, 1);
+  bp_trace_record(
+      t, BP_TRACE_CATEGORY_COUNTER, "memory", device, bp_clock_now_ns(), 0,
+      "\"allocated\":%" PRIu64 ",\"reserved\":%" PRIu64, allocated, reserved);
 }
 
 /* ---- functions with their own wrapper (below) ---- */
@@ -122,7 +82,7 @@ static void sample_memory(bp_trace_layer_t *t, C_Device device) {
     bp_trace_layer_t *t = LAYER(device);                                       \
     uint64_t start = bp_clock_now_ns();                                        \
     C_Status result = t->next.name args;                                       \
-    record_call(t, #name, device, start, result, "");                          \
+    record_call(t, #name, device, start, result, NULL);                        \
     return result;                                                             \
   }
 #define TRACE_GENERIC_1(name, params, args)
@@ -134,12 +94,7 @@ BP_PLUGIN_SLOTS(TRACE_GENERIC)
 
 /* ---- copies ---- */
 
-static void copy_detail(char *detail, size_t capacity, C_Stream stream,
-                        const char *direction, size_t size) {
-  snprintf(detail, capacity,
-           ",\"bytes\":%zu,\"direction\":\"%s\",\"stream\":\"%p\"", size,
-           direction, (void *)stream);
-}
+#define COPY_DETAIL ",\"bytes\":%zu,\"direction\":\"%s\",\"stream\":\"%p\""
 
 #define TRACE_COPY(name, direction)                                            \
   static C_Status t_##name(const C_Device device, void *dst, const void *src,  \
@@ -148,9 +103,8 @@ static void copy_detail(char *detail, size_t capacity, C_Stream stream,
     sample_memory(t, device);                                                  \
     uint64_t start = bp_clock_now_ns();                                        \
     C_Status result = t->next.name(device, dst, src, size);                    \
-    char detail[160];                                                          \
-    copy_detail(detail, sizeof detail, NULL, direction, size);                 \
-    record_call(t, #name, device, start, result, detail);                      \
+    record_call(t, #name, device, start, result, COPY_DETAIL, size, direction, \
+                (void *)NULL);                                                 \
     return result;                                                             \
   }                                                                            \
   static C_Status t_async_##name(const C_Device device, C_Stream stream,       \
@@ -159,9 +113,8 @@ static void copy_detail(char *detail, size_t capacity, C_Stream stream,
     sample_memory(t, device);                                                  \
     uint64_t start = bp_clock_now_ns();                                        \
     C_Status result = t->next.async_##name(device, stream, dst, src, size);    \
-    char detail[160];                                                          \
-    copy_detail(detail, sizeof detail, stream, direction, size);               \
-    record_call(t, "async_" #name, device, start, result, detail);             \
+    record_call(t, "async_" #name, device, start, result, COPY_DETAIL, size,   \
+                direction, (void *)stream);                                    \
     return result;                                                             \
   }
 TRACE_COPY(memory_copy_h2d, "h2d")
@@ -175,9 +128,8 @@ static C_Status t_memory_copy_p2p(const C_Device device,
   sample_memory(t, device);
   uint64_t start = bp_clock_now_ns();
   C_Status result = t->next.memory_copy_p2p(device, src_device, dst, src, size);
-  char detail[224];
-  copy_detail(detail, sizeof detail, NULL, "p2p", size);
-  record_call(t, "memory_copy_p2p", device, start, result, detail);
+  record_call(t, "memory_copy_p2p", device, start, result, COPY_DETAIL, size,
+              "p2p", (void *)NULL);
   return result;
 }
 
@@ -190,9 +142,8 @@ static C_Status t_async_memory_copy_p2p(const C_Device device,
   uint64_t start = bp_clock_now_ns();
   C_Status result =
       t->next.async_memory_copy_p2p(device, src_device, stream, dst, src, size);
-  char detail[160];
-  copy_detail(detail, sizeof detail, stream, "p2p", size);
-  record_call(t, "async_memory_copy_p2p", device, start, result, detail);
+  record_call(t, "async_memory_copy_p2p", device, start, result, COPY_DETAIL,
+              size, "p2p", (void *)stream);
   return result;
 }
 
@@ -202,10 +153,8 @@ static C_Status t_device_memory_set(const C_Device device, void *ptr,
   sample_memory(t, device);
   uint64_t start = bp_clock_now_ns();
   C_Status result = t->next.device_memory_set(device, ptr, value, size);
-  char detail[64];
-  snprintf(detail, sizeof detail, ",\"bytes\":%zu,\"value\":%u", size,
-           (unsigned)value);
-  record_call(t, "device_memory_set", device, start, result, detail);
+  record_call(t, "device_memory_set", device, start, result,
+              ",\"bytes\":%zu,\"value\":%u", size, (unsigned)value);
   return result;
 }
 
@@ -216,9 +165,8 @@ static C_Status t_device_memory_allocate(const C_Device device, void **ptr,
   bp_trace_layer_t *t = LAYER(device);
   uint64_t start = bp_clock_now_ns();
   C_Status result = t->next.device_memory_allocate(device, ptr, size);
-  char detail[64];
-  snprintf(detail, sizeof detail, ",\"bytes\":%zu", size);
-  record_call(t, "device_memory_allocate", device, start, result, detail);
+  record_call(t, "device_memory_allocate", device, start, result,
+              ",\"bytes\":%zu", size);
   sample_memory(t, device);
   return result;
 }
@@ -229,9 +177,8 @@ static C_Status t_device_memory_deallocate(const C_Device device, void *ptr,
   bp_trace_layer_t *t = LAYER(device);
   uint64_t start = bp_clock_now_ns();
   C_Status result = t->next.device_memory_deallocate(device, ptr, size);
-  char detail[64];
-  snprintf(detail, sizeof detail, ",\"bytes\":%zu", size);
-  record_call(t, "device_memory_deallocate", device, start, result, detail);
+  record_call(t, "device_memory_deallocate", device, start, result,
+              ",\"bytes\":%zu", size);
   return result;
 }
 
@@ -245,55 +192,57 @@ static C_Status t_record_event(const C_Device device, C_Stream stream,
   uint64_t start = bp_clock_now_ns();
   C_Status result = t->next.record_event(device, stream, event);
   if (!BP_C_OK(result) || !event) {
-    record_call(t, "record_event", device, start, result, "");
+    record_call(t, "record_event", device, start, result, NULL);
     return result;
   }
-  pthread_mutex_lock(&t->lock);
-  uint64_t serial = ++t->record_serial;
-  pthread_mutex_unlock(&t->lock);
-  char detail[128];
-  snprintf(detail, sizeof detail,
-           ",\"event\":\"%p\",\"stream\":\"%p\",\"flow_out\":%" PRIu64,
-           (void *)event, (void *)stream, serial);
-  record_call(t, "record_event", device, start, result, detail);
+  uint64_t serial = atomic_fetch_add(&t->record_serial, 1) + 1;
+  record_call(t, "record_event", device, start, result,
+              ",\"event\":\"%p\",\"stream\":\"%p\",\"flow_out\":%" PRIu64,
+              (void *)event, (void *)stream, serial);
   pthread_mutex_lock(&t->lock);
   bp_pointer_map_set(&t->flows, event, serial); /* no memory: no arrows */
   pthread_mutex_unlock(&t->lock);
   return result;
 }
 
-/* The detail of a call waiting on `event`: its latest record, if any. */
-static void wait_detail(bp_trace_layer_t *t, C_Event event, char *detail,
-                        size_t capacity) {
+/* The serial of `event`'s latest record, 0 if none. */
+static uint64_t flow_of(bp_trace_layer_t *t, C_Event event) {
   pthread_mutex_lock(&t->lock);
   uint64_t serial = event ? bp_pointer_map_get(&t->flows, event) : 0;
   pthread_mutex_unlock(&t->lock);
+  return serial;
+}
+
+/* A call waiting on `event`, with its latest record as the flow's end. */
+static void record_wait(bp_trace_layer_t *t, const char *name, C_Device device,
+                        uint64_t start, C_Status result, C_Event event,
+                        uint64_t serial) {
   if (serial)
-    snprintf(detail, capacity, ",\"event\":\"%p\",\"flow_in\":%" PRIu64,
-             (void *)event, serial);
+    record_call(t, name, device, start, result,
+                ",\"event\":\"%p\",\"flow_in\":%" PRIu64, (void *)event,
+                serial);
   else
-    snprintf(detail, capacity, ",\"event\":\"%p\"", (void *)event);
+    record_call(t, name, device, start, result, ",\"event\":\"%p\"",
+                (void *)event);
 }
 
 static C_Status t_stream_wait_event(const C_Device device, C_Stream stream,
                                     C_Event event) {
   bp_trace_layer_t *t = LAYER(device);
   sample_memory(t, device);
-  char detail[128];
-  wait_detail(t, event, detail, sizeof detail);
+  uint64_t serial = flow_of(t, event);
   uint64_t start = bp_clock_now_ns();
   C_Status result = t->next.stream_wait_event(device, stream, event);
-  record_call(t, "stream_wait_event", device, start, result, detail);
+  record_wait(t, "stream_wait_event", device, start, result, event, serial);
   return result;
 }
 
 static C_Status t_synchronize_event(const C_Device device, C_Event event) {
   bp_trace_layer_t *t = LAYER(device);
-  char detail[128];
-  wait_detail(t, event, detail, sizeof detail);
+  uint64_t serial = flow_of(t, event);
   uint64_t start = bp_clock_now_ns();
   C_Status result = t->next.synchronize_event(device, event);
-  record_call(t, "synchronize_event", device, start, result, detail);
+  record_wait(t, "synchronize_event", device, start, result, event, serial);
   return result;
 }
 
@@ -304,7 +253,7 @@ static C_Status t_destroy_event(const C_Device device, C_Event event) {
   pthread_mutex_lock(&t->lock);
   bp_pointer_map_remove(&t->flows, event);
   pthread_mutex_unlock(&t->lock);
-  record_call(t, "destroy_event", device, start, result, "");
+  record_call(t, "destroy_event", device, start, result, NULL);
   return result;
 }
 
@@ -314,14 +263,15 @@ static C_Status t_create_stream(const C_Device device, C_Stream *stream) {
   bp_trace_layer_t *t = LAYER(device);
   uint64_t start = bp_clock_now_ns();
   C_Status result = t->next.create_stream(device, stream);
-  char detail[64] = "";
   if (BP_C_OK(result) && stream && *stream) {
     pthread_mutex_lock(&t->lock);
     bp_pointer_map_set(&t->streams, *stream, 1); /* no memory: no timeline */
     pthread_mutex_unlock(&t->lock);
-    snprintf(detail, sizeof detail, ",\"stream\":\"%p\"", (void *)*stream);
+    record_call(t, "create_stream", device, start, result, ",\"stream\":\"%p\"",
+                (void *)*stream);
+  } else {
+    record_call(t, "create_stream", device, start, result, NULL);
   }
-  record_call(t, "create_stream", device, start, result, detail);
   return result;
 }
 
@@ -335,9 +285,8 @@ static C_Status t_destroy_stream(const C_Device device, C_Stream stream) {
   pthread_mutex_unlock(&t->lock);
   uint64_t start = bp_clock_now_ns();
   C_Status result = t->next.destroy_stream(device, stream);
-  char detail[64];
-  snprintf(detail, sizeof detail, ",\"stream\":\"%p\"", (void *)stream);
-  record_call(t, "destroy_stream", device, start, result, detail);
+  record_call(t, "destroy_stream", device, start, result, ",\"stream\":\"%p\"",
+              (void *)stream);
   return result;
 }
 

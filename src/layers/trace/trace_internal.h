@@ -4,13 +4,18 @@
  * allocated and reserved bytes as counters), every framework-face call and
  * collective the core reports to its observer (core/observer.h), and
  * drives the plugin's own profiler_* functions so its device-side timeline
- * (one track per stream) lands in the same buffer, keeping only this
+ * (one track per stream) lands in the same trace, keeping only this
  * runtime's streams when the plugin is shared with other traced runtimes.
- * At detach the records go to the runtime's trace session, which the
- * runtime owns (opened in bp_runtime_create, closed in bp_runtime_destroy
- * after every plugin is unloaded); closing writes one Chrome trace-event
- * JSON file (profiler/chrome_trace.h). Thread-safe: the buffer and the
- * flow/counter state have their own locks.
+ *
+ * Host events go to the recording thread's own buffer
+ * (trace_thread_buffer.h) as raw values, with no lock and no formatting;
+ * the plugin's device events go to a C_Profiler buffer. At detach both are
+ * turned into trace records (host times mapped onto CLOCK_MONOTONIC, the
+ * device timeline's clock) and handed to the runtime's trace session,
+ * which the runtime owns (opened in bp_runtime_create, closed in
+ * bp_runtime_destroy after every plugin is unloaded); closing writes one
+ * Chrome trace-event JSON file (profiler/chrome_trace.h). Thread-safe:
+ * the flow/counter state has its own lock.
  *
  * This header: state shared by the layer's life cycle (trace_layer.c), its
  * intercepts (trace_intercepts.c) and its observer (trace_api.c,
@@ -26,6 +31,7 @@
 #include "base/pointer_map.h"
 #include "layers/layers.h"
 #include "layers/trace/trace_comm_seq.h"
+#include "layers/trace/trace_thread_buffer.h"
 
 typedef struct bp_trace_session bp_trace_session_t;
 typedef struct bp_trace_layer bp_trace_layer_t;
@@ -41,35 +47,48 @@ struct bp_trace_layer {
   C_DeviceInterface next;
   const bp_plugin_t *plugin;
   bp_trace_session_t *session;
-  C_Profiler buffer;        /* host records and the plugin's device records */
-  void *profiler_user_data; /* from the plugin's profiler_initialize */
-  bool plugin_profiler;     /* profiler_initialize succeeded */
-  uint64_t start_ns;
-  pthread_mutex_t lock;             /* guards the fields below */
-  bp_pointer_map_t flows;           /* event -> serial of its latest record */
-  bp_pointer_map_t streams;         /* this runtime's live C_Streams -> 1 */
-  bp_trace_comm_seqs_t comm_seqs;   /* communicator -> calls so far */
-  uint64_t record_serial;           /* event records so far */
-  bp_trace_memory_sample_t *memory; /* one per device of the plugin */
-  atomic_uint_fast64_t events;
+  bp_trace_thread_buffers_t threads; /* host events */
+  C_Profiler buffer;                 /* the plugin's device events */
+  void *profiler_user_data;          /* from the plugin's profiler_initialize */
+  bool plugin_profiler;              /* profiler_initialize succeeded */
+  bp_clock_anchor_t start;           /* at attach */
+  atomic_uint_fast64_t record_serial; /* event records so far */
+  pthread_mutex_t lock;               /* guards the fields below */
+  bp_pointer_map_t flows;             /* event -> serial of its latest record */
+  bp_pointer_map_t streams;           /* this runtime's live C_Streams -> 1 */
+  bp_trace_comm_seqs_t comm_seqs;     /* communicator -> calls so far */
+  bp_trace_memory_sample_t *memory;   /* one per device of the plugin */
 };
 
-/* Adds the host record of one call on the calling thread's track, ending
- * now; `result` names its result ("C_SUCCESS", "BP_OK"); `detail` is extra
- * JSON members (",\"bytes\":4096"), "" for none. */
 /* Saves *table as the layer's next table and writes the intercepts. */
 void bp_trace_layer_install(bp_trace_layer_t *layer, C_DeviceInterface *table);
 
 /* The observer's functions (core/observer.h); `context` is the layer. */
 void bp_trace_observe_api_call(void *context, bp_device_t *device,
                                const char *name, uint64_t start_ns,
-                               bp_status_t status, const char *detail);
+                               bp_status_t status, const char *detail_format,
+                               va_list detail_args);
 void bp_trace_observe_collective(void *context,
                                  const bp_collective_note_t *note,
                                  C_Status result);
 
-void bp_trace_record_host(bp_trace_layer_t *t, const char *category,
-                          const char *name, C_Device device, uint64_t start_ns,
-                          const char *result, const char *detail);
+/* Adds the host event of one call on the calling thread's track, ending
+ * now: `name` and `detail_format` are literals (or outlive the layer);
+ * `result` is a bp_status_t (category API) or a C_Status; the detail is
+ * extra JSON members (",\"bytes\":%zu"), NULL or "" for none, whose
+ * arguments follow (see bp_trace_thread_record for the conversions). */
+void bp_trace_record(bp_trace_layer_t *t, bp_trace_category_t category,
+                     const char *name, C_Device device, uint64_t start_ns,
+                     int32_t result, const char *detail_format, ...);
+void bp_trace_record_v(bp_trace_layer_t *t, bp_trace_category_t category,
+                       const char *name, C_Device device, uint64_t start_ns,
+                       int32_t result, const char *detail_format,
+                       va_list detail_args);
+
+/* Appends a trace record for each host event to *records (*count of
+ * them, realloc'ed), times on CLOCK_MONOTONIC. False when out of memory:
+ * the records appended so far stay. No thread may record any more. */
+bool bp_trace_export_host(bp_trace_layer_t *t, bp_trace_record_t **records,
+                          size_t *count);
 
 #endif /* BACKPLANE_LAYERS_TRACE_TRACE_INTERNAL_H_ */

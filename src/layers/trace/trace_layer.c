@@ -117,8 +117,10 @@ static bp_status_t trace_attach(void *shared, bp_plugin_t *plugin,
   layer->memory = memory;
   layer->next = *table;
   pthread_mutex_init(&layer->lock, NULL);
+  bp_trace_thread_buffers_init(&layer->threads);
+  atomic_init(&layer->record_serial, 0);
   bp_profiler_set_stream_filter(buffer, keeps_stream, layer);
-  layer->start_ns = bp_clock_now_ns();
+  layer->start = bp_clock_anchor_now();
   start_plugin_profiler(layer);
   bp_trace_layer_install(layer, table);
   *observer = (bp_observer_t){.context = layer,
@@ -129,8 +131,10 @@ static bp_status_t trace_attach(void *shared, bp_plugin_t *plugin,
 }
 
 static void trace_add_stats(const void *context, bp_layer_stats_t *stats) {
-  const bp_trace_layer_t *layer = context;
-  stats->trace_events += atomic_load(&layer->events);
+  bp_trace_layer_t *layer = (bp_trace_layer_t *)context;
+  uint64_t recorded, dropped;
+  bp_trace_thread_counts(&layer->threads, &recorded, &dropped);
+  stats->trace_events += recorded;
 }
 
 /* Stops and finalizes the plugin's profiler (its records are in the
@@ -141,13 +145,22 @@ static void stop_plugin_profiler(bp_trace_layer_t *layer) {
   const C_DeviceInterface *d = &layer->next;
   if (d->profiler_stop_tracing(layer->buffer, layer->profiler_user_data) ==
       C_SUCCESS)
-    d->profiler_collect_trace_data(layer->buffer, layer->start_ns,
+    d->profiler_collect_trace_data(layer->buffer, layer->start.monotonic_ns,
                                    layer->profiler_user_data);
   d->profiler_finalize(layer->buffer, layer->profiler_user_data);
   layer->plugin_profiler = false;
 }
 
-/* Stops the plugin's profiler and hands every record to the session. */
+/* Says on stderr how many events were lost, if any. */
+static void report_drops(const bp_trace_layer_t *layer, uint64_t dropped) {
+  if (dropped)
+    fprintf(stderr,
+            "backplane trace: %s: %llu events dropped (out of memory)\n",
+            layer->plugin->device_type, (unsigned long long)dropped);
+}
+
+/* Stops the plugin's profiler and hands every record (the plugin's device
+ * events and the threads' host events) to the session. */
 static void trace_detach(void *context) {
   bp_trace_layer_t *layer = context;
   stop_plugin_profiler(layer);
@@ -155,6 +168,13 @@ static void trace_detach(void *context) {
   bp_trace_record_t *records = NULL;
   size_t count = 0;
   bp_profiler_take(layer->buffer, &records, &count);
+  uint64_t recorded, dropped;
+  bp_trace_thread_counts(&layer->threads, &recorded, &dropped);
+  dropped += bp_profiler_dropped(layer->buffer);
+  size_t before = count;
+  if (!bp_trace_export_host(layer, &records, &count))
+    dropped += recorded - (count - before);
+  report_drops(layer, dropped);
   bp_trace_source_t *sources =
       realloc(session->sources, (session->source_count + 1) * sizeof *sources);
   char *device_type = strdup(layer->plugin->device_type);
@@ -176,6 +196,7 @@ static void trace_destroy_context(void *context) {
   bp_trace_layer_t *layer = context;
   stop_plugin_profiler(layer);
   bp_profiler_destroy(layer->buffer);
+  bp_trace_thread_buffers_release(&layer->threads);
   bp_pointer_map_release(&layer->flows);
   bp_pointer_map_release(&layer->streams);
   bp_trace_comm_seqs_release(&layer->comm_seqs);

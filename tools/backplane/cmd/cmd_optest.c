@@ -6,9 +6,11 @@
  * Outputs without expected data (random ops) are checked by the case's
  * rule instead (optest_judge_rule). One line per case (PASS, FAIL with the
  * error, NOIMPL, SKIP with the reason), timed (median of repeats, GFLOP/s or
- * GB/s), a summary per op. Exit 1 on any FAIL. */
+ * GB/s), a summary per op. Exit 1 on any FAIL. A DIOPI-IMPL library (one
+ * bringing its own device runtime) runs on its adapter device by default. */
 #include <limits.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +21,6 @@
 #include "cli/cli_options.h"
 #include "cli/cli_output.h"
 #include "cli/cli_paths.h"
-#include "cli/cli_runtime.h"
 #include "cli/cli_timing.h"
 #include "commands.h"
 #include "optest/optest_calls.h"
@@ -281,9 +282,12 @@ static int run_suite(run_env_t *env, const optest_suite_t *suite,
                     (json_int_t)ops[i].pass, "fail", (json_int_t)ops[i].fail,
                     "noimpl", (json_int_t)ops[i].noimpl, "skip",
                     (json_int_t)ops[i].skip));
-    cli_json_print(json_pack("{s:s, s:o, s:o}", "library",
-                             bp_ops_library_path(env->library), "cases", cases,
-                             "summary", summary));
+    cli_json_print(json_pack(
+        "{s:s, s:s, s:s, s:o, s:o}", "library",
+        bp_ops_library_path(env->library), "library_style",
+        bp_ops_impl_style_name(bp_ops_library_impl_style(env->library)),
+        "device", bp_device_name(env->device), "cases", cases, "summary",
+        summary));
   } else {
     fprintf(cli_out(), "\n%-32s %6s %6s %6s %6s\n", "op", "pass", "fail",
             "noimpl", "skip");
@@ -315,9 +319,25 @@ int cmd_optest(int argc, char **argv) {
   }
   if (optest_suite_load(req.data ? req.data : default_data, &suite))
     goto done;
-  if (cli_runtime_open(&options, &runtime) != BP_OK)
+  /* A DIOPI-IMPL library brings its own device: the adapter, loaded in
+   * process beside the plugin files, and the default device. */
+  bp_in_process_plugin_t adapter;
+  bp_ops_impl_style_t style = bp_ops_library_impl_style(env.library);
+  bool has_adapter = bp_ops_library_adapter(env.library, &adapter) == BP_OK;
+  bp_runtime_options_t runtime_options = {
+      .struct_size = sizeof runtime_options,
+      .plugin_path = options.plugin_path,
+      .in_process_plugins = has_adapter ? &adapter : NULL,
+      .in_process_plugin_count = has_adapter ? 1 : 0,
+  };
+  if (bp_runtime_create(&runtime_options, &runtime) != BP_OK) {
+    fprintf(stderr, "backplane optest: cannot create the runtime: %s\n",
+            bp_last_error());
     goto done;
-  const char *device = req.device ? req.device : "vcpu:0";
+  }
+  const char *device =
+      req.device ? req.device
+                 : (has_adapter ? BP_OPS_IMPL_DEVICE_TYPE ":0" : "vcpu:0");
   char type[64];
   size_t index = 0;
   const char *colon = strchr(device, ':');
@@ -332,10 +352,14 @@ int cmd_optest(int argc, char **argv) {
             bp_last_error());
     goto done;
   }
-  if (!options.json)
+  if (!options.json) {
     fprintf(cli_out(), "op library %s (%s) on %s\n",
             bp_ops_library_path(env.library),
             bp_ops_library_vendor(env.library), device);
+    if (!strcmp(bp_device_type(env.device), BP_OPS_IMPL_DEVICE_TYPE))
+      fprintf(cli_out(), "device: diopi-impl adapter (%s)\n",
+              bp_ops_impl_style_name(style));
+  }
   code = run_suite(&env, &suite, req.filter, options.json);
 done:
   bp_ops_context_destroy(env.ctx);
