@@ -43,6 +43,7 @@ BP_API_BODY bp_status_t stream_create(bp_device_t *device,
   stream->device = device;
   stream->serial = atomic_fetch_add(&next_stream_serial, 1);
   atomic_init(&stream->ever_active, false);
+  atomic_init(&stream->kernel_work, false);
   C_Stream native = NULL;
   C_Status result =
       device->plugin->dispatch.create_stream(&device->c_device, &native);
@@ -129,12 +130,16 @@ bp_status_t bp_stream_drain(const char *function, bp_stream_t *stream) {
 /* The sticky failure a kernel left on the stream (kernel_ext.h), else BP_OK.
  * Only plugins with the kernels extension have such failures. */
 static bp_status_t stream_sticky_error(bp_stream_t *stream) {
+  /* The stream's own flag first: no further load on streams without kernels. */
+  if (!atomic_load_explicit(&stream->kernel_work, memory_order_relaxed))
+    return BP_OK;
   bp_device_t *device = stream->device;
   const BP_KernelExtension *kernels = device->plugin->extensions.kernels;
   if (!kernels || !stream->native)
     return BP_OK;
   int32_t status = 0;
-  char message[768] = "";
+  char message[768]; /* not cleared: this runs on every successful query */
+  message[0] = '\0';
   if (kernels->stream_error(&device->c_device, stream->native, &status, message,
                             sizeof message) != C_SUCCESS ||
       status == BP_OK)

@@ -51,6 +51,9 @@ struct bp_stream {
                               address from a destroyed active one */
   bool is_default;         /* the device's (bp_stream_get_default) */
   atomic_bool ever_active; /* set by bp_stream_set_active */
+  /* Set by src/kernel before a launch or notify wait is enqueued: only such
+   * work leaves a sticky error, so queries of other streams skip asking. */
+  atomic_bool kernel_work;
   atomic_bool destroyed;
   uint32_t id; /* "vcpu:0/s3" in messages: unique within the device, from 1 */
   /* Tickets of what was handed to the plugin in stream order (callbacks,
