@@ -1,12 +1,11 @@
 /* Code generation end to end: a fused bias + GELU and a row softmax written
  * in Backplane's tensor-expression IR (bias_gelu.json, row_softmax.json),
- * built for the vcpu target of the first vcpu device (or `vcpu` when none
- * is present: builders never need the device), run in the target's number
- * of blocks, and checked against plain C.
+ * built for the canonical target of the first vcpu device, loaded on it as
+ * kernel modules, launched with bp_launch in the target's number of blocks,
+ * and checked against plain C.
  *
  * usage: codegen_example DIR   (the folder holding the two .json files) */
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,50 +25,27 @@ static char *read_text(const char *dir, const char *name) {
   return strdup(buffer);
 }
 
-/* The target of the first vcpu device, or a plain vcpu target. */
-static bp_target_t *vcpu_target(void) {
-  bp_runtime_t *runtime = NULL;
+/* The vcpu device the kernels run on, and a stream of it. */
+typedef struct device_ctx {
   bp_device_t *device;
-  bp_target_t *target = NULL;
-  if (bp_runtime_create(NULL, &runtime) == BP_OK &&
-      bp_device_get(runtime, "vcpu", 0, &device) == BP_OK)
-    (void)bp_target_from_device(device, &target);
-  bp_runtime_destroy(runtime);
-  if (!target && bp_target_parse("vcpu", &target) != BP_OK)
-    return NULL;
-  return target;
-}
+  bp_stream_t *stream;
+} device_ctx_t;
 
-typedef struct block_job {
-  bp_generated_fn fn;
-  bp_generated_params_t params;
-  unsigned int result;
-} block_job_t;
-
-static void *run_block(void *arg) {
-  block_job_t *job = arg;
-  job->result = job->fn(&job->params);
-  return NULL;
-}
-
-/* Launches every block of `fn` on its own thread (what a kernel launch with
- * `blocks` blocks does) and waits for them. */
-static int launch(bp_generated_fn fn, uint32_t blocks, void **tensors,
-                  size_t count) {
-  block_job_t jobs[64];
-  pthread_t threads[64];
-  if (blocks > 64)
-    blocks = 64;
-  for (uint32_t b = 0; b < blocks; b++) {
-    jobs[b] = (block_job_t){fn, {b, blocks, {NULL}}, 0};
-    memcpy(jobs[b].params.tensors, tensors, count * sizeof(void *));
-    pthread_create(&threads[b], NULL, run_block, &jobs[b]);
-  }
-  int failed = 0;
-  for (uint32_t b = 0; b < blocks; b++) {
-    pthread_join(threads[b], NULL);
-    failed |= jobs[b].result != 0;
-  }
+/* Loads `built` on the device, launches `name` with the build's blocks and
+ * `params`, waits. Nonzero on failure (bp_last_error() says why). */
+static int launch(const device_ctx_t *ctx, const bp_built_module_t *built,
+                  const char *name, const bp_generated_params_t *params) {
+  bp_module_t *module = NULL;
+  bp_function_t *function = NULL;
+  int failed = bp_built_module_load(built, ctx->device, &module) != BP_OK ||
+               bp_module_function(module, name, &function) != BP_OK ||
+               bp_launch(function, bp_built_module_blocks(built, name), params,
+                         sizeof(*params), NULL, ctx->stream) != BP_OK ||
+               bp_stream_synchronize(ctx->stream) != BP_OK;
+  if (failed)
+    fprintf(stderr, "%s: %s\n", name, bp_last_error());
+  if (module && bp_module_unload(module) != BP_OK)
+    failed = 1;
   return failed;
 }
 
@@ -88,23 +64,20 @@ static bp_built_module_t *build(const char *dir, const char *file,
   return built;
 }
 
-static int bias_gelu(const char *dir, const bp_target_t *target) {
+static int bias_gelu(const char *dir, const bp_target_t *target,
+                     const device_ctx_t *ctx) {
   enum { R = 256, C = 1024 };
   bp_built_module_t *built = build(dir, "bias_gelu.json", target);
-  bp_generated_fn fn;
-  if (!built || bp_built_module_function(built, "bias_gelu", &fn) != BP_OK) {
-    bp_built_module_destroy(built);
+  if (!built)
     return 1;
-  }
   float *x = malloc(sizeof(float) * R * C), *y = malloc(sizeof(float) * R * C);
   float bias[C];
   for (int i = 0; i < R * C; i++)
     x[i] = (float)(rand() % 2001 - 1000) / 250.0f;
   for (int j = 0; j < C; j++)
     bias[j] = (float)(rand() % 201 - 100) / 100.0f;
-  void *tensors[] = {x, bias, y};
-  int failed =
-      launch(fn, bp_built_module_blocks(built, "bias_gelu"), tensors, 3);
+  bp_generated_params_t params = {{x, bias, y}};
+  int failed = launch(ctx, built, "bias_gelu", &params);
   double worst = 0;
   for (int i = 0; i < R && !failed; i++)
     for (int j = 0; j < C; j++) {
@@ -120,20 +93,17 @@ static int bias_gelu(const char *dir, const bp_target_t *target) {
   return failed || !(worst <= 1e-5);
 }
 
-static int row_softmax(const char *dir, const bp_target_t *target) {
+static int row_softmax(const char *dir, const bp_target_t *target,
+                       const device_ctx_t *ctx) {
   enum { R = 512, C = 384 };
   bp_built_module_t *built = build(dir, "row_softmax.json", target);
-  bp_generated_fn fn;
-  if (!built || bp_built_module_function(built, "row_softmax", &fn) != BP_OK) {
-    bp_built_module_destroy(built);
+  if (!built)
     return 1;
-  }
   float *x = malloc(sizeof(float) * R * C), *y = malloc(sizeof(float) * R * C);
   for (int i = 0; i < R * C; i++)
     x[i] = (float)(rand() % 2001 - 1000) / 100.0f;
-  void *tensors[] = {x, y};
-  int failed =
-      launch(fn, bp_built_module_blocks(built, "row_softmax"), tensors, 2);
+  bp_generated_params_t params = {{x, y}};
+  int failed = launch(ctx, built, "row_softmax", &params);
   double worst = 0;
   for (int i = 0; i < R && !failed; i++) {
     float max = x[i * C];
@@ -155,16 +125,26 @@ static int row_softmax(const char *dir, const bp_target_t *target) {
 
 int main(int argc, char **argv) {
   const char *dir = argc > 1 ? argv[1] : ".";
-  bp_target_t *target = vcpu_target();
+  bp_runtime_t *runtime = NULL;
+  device_ctx_t ctx = {NULL, NULL};
+  bp_target_t *target = NULL;
   char *json = NULL;
-  if (!target || bp_target_to_json(target, &json) != BP_OK) {
-    fprintf(stderr, "no vcpu target: %s\n", bp_last_error());
+  if (bp_runtime_create(NULL, &runtime) != BP_OK ||
+      bp_device_get(runtime, "vcpu", 0, &ctx.device) != BP_OK ||
+      bp_stream_create(ctx.device, &ctx.stream) != BP_OK ||
+      bp_target_from_device(ctx.device, &target) != BP_OK ||
+      bp_target_to_json(target, &json) != BP_OK) {
+    fprintf(stderr, "no vcpu device: %s\n", bp_last_error());
+    bp_target_destroy(target);
+    bp_runtime_destroy(runtime);
     return 1;
   }
   printf("target %s\n", json);
   free(json);
-  int failed = bias_gelu(dir, target) | row_softmax(dir, target);
+  int failed = bias_gelu(dir, target, &ctx) | row_softmax(dir, target, &ctx);
   bp_target_destroy(target);
+  (void)bp_stream_destroy(ctx.stream);
+  bp_runtime_destroy(runtime);
   printf("%s\n", failed ? "FAILED" : "OK");
   return failed;
 }

@@ -75,6 +75,9 @@ typedef struct bp_memory_stats {
   uint64_t num_ooms;          /* out-of-memory errors returned */
   uint64_t num_device_alloc;  /* calls of the plugin's allocate */
   uint64_t num_device_free;   /* calls of the plugin's deallocate */
+  /* Free blocks held in per-thread caches (counted as free above). */
+  uint64_t thread_cached_blocks;
+  uint64_t thread_cached_bytes;
 } bp_memory_stats_t;
 
 BP_API bp_status_t bp_device_memory_stats(bp_device_t *device,

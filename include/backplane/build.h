@@ -14,7 +14,10 @@
  *
  * Every function of the module is an exported `unsigned int fn(void *param)`
  * (the kernel signature) taking a bp_generated_params_t: it returns 0, or
- * nonzero if it could not run (bad block index, out of host memory).
+ * nonzero if it could not run (bad block index, out of host memory). The
+ * module is a kernel module: bp_built_module_load loads it on a device and
+ * each function launches with bp_launch (kernel.h), one block per share of
+ * the outer loop.
  *
  * Results are cached on disk by the hash of (IR, canonical target, compiler
  * and its version) in $BACKPLANE_CACHE_DIR, else $XDG_CACHE_HOME/backplane,
@@ -27,6 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "backplane/kernel.h"
 #include "backplane/status.h"
 #include "backplane/target.h"
 
@@ -36,13 +40,12 @@ extern "C" {
 
 /* The parameter block of a generated function. Tensors are the function's
  * inputs in order, then its outputs in order, each a dense row-major buffer
- * of its dtype (float16/bfloat16 as uint16_t bits). Block `block_index` of
- * `block_count` computes its share of the outer loop; run every block
- * (in parallel or not) for the whole result. block_count 0 means 1. */
+ * of its dtype (float16/bfloat16 as uint16_t bits). Under bp_launch, block
+ * bp_block_index() of bp_block_count() (kernel_device.h) computes its share
+ * of the outer loop; called directly, outside a launch, a function computes
+ * the whole result as one block. */
 #define BP_GENERATED_MAX_TENSORS 16
 typedef struct bp_generated_params {
-  uint32_t block_index;
-  uint32_t block_count;
   void *tensors[BP_GENERATED_MAX_TENSORS];
 } bp_generated_params_t;
 
@@ -100,7 +103,18 @@ BP_API const char *bp_built_module_source(const bp_built_module_t *built);
 BP_API uint32_t bp_built_module_blocks(const bp_built_module_t *built,
                                        const char *name);
 
-/* Loads the shared object (once) and finds `name` in it. */
+/* Loads the built shared object as a kernel module of `device` (kernel.h;
+ * needs the plugin's kernels extension): every function is reachable with
+ * bp_module_function and launches with bp_launch, `bp_built_module_blocks`
+ * blocks and a bp_generated_params_t as the argument block. The object is
+ * checked against what was built first (BP_ERR_PLUGIN if it changed). The
+ * module outlives `built`; unload it with bp_module_unload. */
+BP_API bp_status_t bp_built_module_load(const bp_built_module_t *built,
+                                        bp_device_t *device,
+                                        bp_module_t **out_module);
+
+/* Loads the shared object into this process (once) and finds `name` in it,
+ * for a direct host call (one block, no device). */
 BP_API bp_status_t bp_built_module_function(bp_built_module_t *built,
                                             const char *name,
                                             bp_generated_fn *out_function);

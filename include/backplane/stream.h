@@ -69,8 +69,31 @@ BP_API bp_status_t bp_stream_wait_event(bp_stream_t *stream, bp_event_t *event);
  * (TVM's StreamStreamSynchronize / SyncStreamFromTo). */
 BP_API bp_status_t bp_stream_sync_from_to(bp_stream_t *from, bp_stream_t *to);
 
-/* A host function run once, in stream order, on a runtime thread; it must not
- * enqueue work on or synchronize its own stream. */
+/* A host function run once, in stream order, on a runtime thread.
+ *
+ * What a callback of stream S (of device D) may call: anything that does not
+ * wait for the callback itself. A call that would is refused at once with
+ * BP_ERR_INVALID_ARGUMENT and a message naming the call, S and why
+ * ("bp_stream_synchronize: called from a host callback of stream vcpu:0/s3:
+ * waiting for that stream would deadlock ..."), leaving every object as it
+ * was (and, with the validation layer on, one validation line):
+ * - bp_stream_synchronize(S), bp_stream_destroy(S), and the calls that drain
+ *   S first (bp_memset on S; bp_copy on S when it takes the synchronous path;
+ *   bp_stream_sync_from_to(S, a stream of another plugin));
+ * - bp_event_synchronize and bp_event_destroy of an event recorded on S after
+ *   the callback was added, and bp_stream_wait_event with such an event when
+ *   the wait happens on the host (the waiting stream belongs to another
+ *   plugin or has no queue);
+ * - bp_device_synchronize(D), and calls that wait for all of D (on a stream
+ *   of D without a queue).
+ * Waits for other streams, other devices and events recorded before the
+ * callback work as usual. Only direct dependencies are detected: work of
+ * another stream made to wait for S after the callback (bp_stream_wait_event,
+ * bp_stream_sync_from_to) still deadlocks if the callback waits for it.
+ * Allocation inside a callback never waits for streams: it reclaims what has
+ * completed and otherwise fails with BP_ERR_OUT_OF_MEMORY. Enqueuing more
+ * work on S itself should be avoided: a plugin with a bounded queue may block
+ * until the callback returns. */
 typedef void (*bp_host_fn_t)(void *user_data);
 BP_API bp_status_t bp_stream_add_callback(bp_stream_t *stream, bp_host_fn_t fn,
                                           void *user_data);

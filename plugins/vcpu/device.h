@@ -19,8 +19,14 @@
 /* What the streams run for the floors above them, given at initialize:
  * comm_task runs a collective task on a stream's worker and may block
  * (vcpu_comm_run_task, comm/ops.h). */
+struct vcpu_command;
 typedef struct vcpu_runners {
   void (*comm_task)(const vcpu_comm_task_t *task);
+  /* A VCPU_COMMAND_KERNEL (queue.h) on a stream's worker, given its slot;
+   * then, after it was traced, kernel_done drops what it holds. */
+  void (*kernel)(C_Stream stream, const struct vcpu_command *command,
+                 unsigned char *slot);
+  void (*kernel_done)(const struct vcpu_command *command);
 } vcpu_runners_t;
 
 typedef struct vcpu_device {

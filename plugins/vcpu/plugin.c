@@ -58,8 +58,10 @@ VCPU_EXPORT const BP_ExtensionBase *BackplanePluginExtensions(void) {
   return &g_device_attributes.base;
 }
 
-/* What the devices' streams run for the collectives. */
-static const vcpu_runners_t g_runners = {.comm_task = vcpu_comm_run_task};
+/* What the devices' streams run for the collectives and kernels. */
+static const vcpu_runners_t g_runners = {.comm_task = vcpu_comm_run_task,
+                                         .kernel = vk_run_kernel,
+                                         .kernel_done = vk_kernel_command_done};
 
 static C_Status initialize(void) {
   return vcpu_initialize(&g_runners);

@@ -17,11 +17,17 @@
 int vcpu_queue_init(vcpu_queue *queue, size_t capacity) {
   vcpu_queue_cell *cells =
       aligned_alloc(_Alignof(vcpu_queue_cell), capacity * sizeof *cells);
-  if (!cells)
+  /* Large enough to be mapped lazily: only slots in use get pages. */
+  unsigned char *slots = malloc(capacity * VCPU_QUEUE_SLOT_SIZE);
+  if (!cells || !slots) {
+    free(cells);
+    free(slots);
     return ENOMEM;
+  }
   for (size_t i = 0; i < capacity; ++i)
     atomic_init(&cells[i].sequence, 0); /* ticket + 1 is never 0 */
   queue->cells = cells;
+  queue->slots = slots;
   queue->mask = capacity - 1;
   atomic_init(&queue->tail, 0);
   atomic_init(&queue->room_until, queue->mask);
@@ -33,7 +39,9 @@ int vcpu_queue_init(vcpu_queue *queue, size_t capacity) {
 
 void vcpu_queue_destroy(vcpu_queue *queue) {
   free(queue->cells);
+  free(queue->slots);
   queue->cells = NULL;
+  queue->slots = NULL;
 }
 
 /* Returns once `ticket`'s cell is free. When the ring is full the producer
@@ -60,10 +68,15 @@ static void wait_for_room(vcpu_queue *queue, uint64_t ticket) {
                         memory_order_release);
 }
 
-uint64_t vcpu_queue_push(vcpu_queue *queue, const vcpu_command *command) {
+uint64_t vcpu_queue_push_filled(vcpu_queue *queue, const vcpu_command *command,
+                                void (*fill)(void *context,
+                                             unsigned char *slot),
+                                void *context) {
   uint64_t ticket =
       atomic_fetch_add_explicit(&queue->tail, 1, memory_order_relaxed);
   wait_for_room(queue, ticket);
+  if (fill)
+    fill(context, queue->slots + (ticket & queue->mask) * VCPU_QUEUE_SLOT_SIZE);
   vcpu_queue_cell *cell = &queue->cells[ticket & queue->mask];
   cell->command = *command;
   atomic_store(&cell->sequence, ticket + 1);
@@ -71,6 +84,10 @@ uint64_t vcpu_queue_push(vcpu_queue *queue, const vcpu_command *command) {
       atomic_exchange(&queue->parked, 0) != 0)
     vcpu_futex_wake(&queue->parked, 1);
   return ticket;
+}
+
+uint64_t vcpu_queue_push(vcpu_queue *queue, const vcpu_command *command) {
+  return vcpu_queue_push_filled(queue, command, NULL, NULL);
 }
 
 vcpu_command *vcpu_queue_front(vcpu_queue *queue) {

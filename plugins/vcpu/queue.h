@@ -30,6 +30,7 @@ typedef enum vcpu_command_kind {
   VCPU_COMMAND_COMM,     /* vcpu_comm_run_task(&comm) */
   VCPU_COMMAND_RECORD,   /* complete event.event's generation */
   VCPU_COMMAND_WAIT,     /* wait for event.event's generation */
+  VCPU_COMMAND_KERNEL,   /* a kernel launch (kernel/kernels.h) */
   VCPU_COMMAND_STOP,     /* the worker exits after this one */
 } vcpu_command_kind;
 
@@ -51,6 +52,14 @@ typedef struct vcpu_command {
     } callback;
     vcpu_comm_task_t comm;
     struct {
+      struct BP_KernelFunction_st *function; /* holds a module reference */
+      const char *name;                      /* the function's */
+      uint64_t timeout_ns;
+      void *heap_args; /* malloc'ed when larger than the slot, else NULL */
+      uint32_t blocks;
+      uint32_t args_size; /* bytes in the slot or at heap_args */
+    } kernel;
+    struct {
       C_Event event; /* holds a reference until the command ran */
       uint64_t generation;
     } event;
@@ -64,9 +73,14 @@ typedef struct vcpu_queue_cell {
 
 _Static_assert(sizeof(vcpu_queue_cell) == 64, "a cell is one cache line");
 
+/* Side bytes of a cell (its "slot"): what a command carries beyond its 56
+ * bytes, written by the producer before publishing and valid until pop. */
+#define VCPU_QUEUE_SLOT_SIZE 256u
+
 /* Each group of fields has its own cache line, by who writes it. */
 typedef struct vcpu_queue {
   vcpu_queue_cell *cells; /* read-only after init */
+  unsigned char *slots;   /* VCPU_QUEUE_SLOT_SIZE per cell, read-only ptr */
   uint64_t mask;          /* capacity - 1 */
   /* Producers. */
   _Alignas(64) atomic_uint_least64_t tail; /* next ticket */
@@ -84,6 +98,13 @@ void vcpu_queue_destroy(vcpu_queue *queue);
 /* Any thread. Copies `command` in and returns its ticket; blocks while full. */
 uint64_t vcpu_queue_push(vcpu_queue *queue, const vcpu_command *command);
 
+/* Like vcpu_queue_push, and first calls fill(context, slot) to write the
+ * command's slot (VCPU_QUEUE_SLOT_SIZE bytes) once its cell is free. */
+uint64_t vcpu_queue_push_filled(vcpu_queue *queue, const vcpu_command *command,
+                                void (*fill)(void *context,
+                                             unsigned char *slot),
+                                void *context);
+
 /* Tickets handed out so far: wait for completed >= this to drain. */
 static inline uint64_t vcpu_queue_issued(vcpu_queue *queue) {
   return atomic_load_explicit(&queue->tail, memory_order_acquire);
@@ -92,6 +113,11 @@ static inline uint64_t vcpu_queue_issued(vcpu_queue *queue) {
 /* Consumer only: waits for the next command and returns it in place; it stays
  * valid (and its cell occupied) until vcpu_queue_pop. */
 vcpu_command *vcpu_queue_front(vcpu_queue *queue);
+
+/* Consumer only: the slot of the front command. */
+static inline unsigned char *vcpu_queue_front_slot(vcpu_queue *queue) {
+  return queue->slots + (queue->head & queue->mask) * VCPU_QUEUE_SLOT_SIZE;
+}
 
 /* Consumer only: frees the front cell and counts the command completed. */
 void vcpu_queue_pop(vcpu_queue *queue);

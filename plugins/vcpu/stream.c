@@ -1,6 +1,7 @@
 /* Stream workers and the stream entry points of the plugin table. */
 #include "stream.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,16 +15,43 @@
 #define STREAM_MAGIC 0x76637075u /* "vcpu" */
 #define STREAM_QUEUE_CAPACITY 1024u
 
+/* The thread draining a stream. A watched command (vcpu_worker_watch) that
+ * passes its deadline gets its worker abandoned by the watchdog: the thread
+ * becomes the command's alone and a new worker, starting by skipping that
+ * command, drains the rest. */
+#define WORKER_ABANDONED UINT64_MAX
+typedef struct vcpu_worker {
+  _Atomic uint64_t deadline; /* 0 unwatched, WORKER_ABANDONED, else ns */
+  void (*expired)(C_Stream stream, void *context); /* while watched */
+  void *expired_context;
+  pthread_t thread;
+  C_Stream stream;
+  bool skip_front; /* a replacement: the front command was abandoned */
+} vcpu_worker;
+
+static _Thread_local vcpu_worker *t_worker;
+
 /* `magic` comes first in streams and events alike, so a handle of the wrong
  * kind is refused without reading past its allocation. */
 struct C_Stream_st {
   uint32_t magic;
   vcpu_queue queue;
   vcpu_device *device;
-  pthread_t worker;
+  vcpu_worker *worker;             /* replaced under g_watch_lock */
   uint64_t jitter_state;           /* worker only */
   struct C_Stream_st *prev, *next; /* device->streams, under streams_lock */
+  struct C_Stream_st *watch_prev, *watch_next; /* g_watched, g_watch_lock */
 };
+
+/* Every live stream, scanned by the watchdog thread (started by the first
+ * watch, stopped by vcpu_streams_watchdog_stop) every WATCH_PERIOD_NS. */
+#define WATCH_PERIOD_NS 2000000u
+static pthread_mutex_t g_watch_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_watch_wake = PTHREAD_COND_INITIALIZER;
+static C_Stream g_watched;
+static bool g_watchdog_running, g_watchdog_stop;
+static pthread_t g_watchdog;
+static atomic_bool g_watchdog_started;
 
 vcpu_device *vcpu_stream_device(C_Stream stream) {
   return stream && stream->magic == STREAM_MAGIC ? stream->device : NULL;
@@ -35,6 +63,13 @@ C_Stream vcpu_stream_of(const vcpu_device *device, C_Stream stream) {
 
 void vcpu_stream_enqueue(C_Stream stream, const vcpu_command *command) {
   vcpu_queue_push(&stream->queue, command);
+}
+
+void vcpu_stream_enqueue_filled(C_Stream stream, const vcpu_command *command,
+                                void (*fill)(void *context,
+                                             unsigned char *slot),
+                                void *context) {
+  vcpu_queue_push_filled(&stream->queue, command, fill, context);
 }
 
 static void sleep_jitter(C_Stream stream, unsigned jitter_us) {
@@ -68,6 +103,9 @@ static void run_command(C_Stream stream, const vcpu_runners_t *runners,
   case VCPU_COMMAND_COMM:
     runners->comm_task(&command->comm);
     break;
+  case VCPU_COMMAND_KERNEL:
+    runners->kernel(stream, command, vcpu_queue_front_slot(&stream->queue));
+    break;
   case VCPU_COMMAND_RECORD:
     vcpu_event_complete(command->event.event, command->event.generation);
     vcpu_event_release(command->event.event);
@@ -81,13 +119,21 @@ static void run_command(C_Stream stream, const vcpu_runners_t *runners,
   }
 }
 
+static void *watchdog_main(void *arg);
+
 static void *worker_main(void *arg) {
-  C_Stream stream = arg;
+  vcpu_worker *self = arg;
+  t_worker = self;
+  C_Stream stream = self->stream;
   /* Fixed for the device's life; read once, away from its busier fields. */
   unsigned jitter_us = stream->device->jitter_us;
   vcpu_runners_t runners = stream->device->runners;
   if (jitter_us != 0)
     prctl(PR_SET_TIMERSLACK, 1000UL); /* 1 µs: sleep what jitter asks */
+  if (self->skip_front) {
+    (void)vcpu_queue_front(&stream->queue);
+    vcpu_queue_pop(&stream->queue);
+  }
   for (;;) {
     vcpu_command *command = vcpu_queue_front(&stream->queue);
     if (jitter_us != 0)
@@ -95,12 +141,112 @@ static void *worker_main(void *arg) {
     bool stop = command->kind == VCPU_COMMAND_STOP;
     uint64_t traced_at = vcpu_trace_begin(); /* trace.h: 0 unless tracing */
     run_command(stream, &runners, command);
+    if (atomic_load_explicit(&self->deadline, memory_order_acquire) ==
+        WORKER_ABANDONED) { /* replaced: the stream is no longer ours */
+      free(self);
+      return NULL;
+    }
     if (traced_at)
       vcpu_trace_command(stream->device->id, stream, command, traced_at);
+    if (command->kind == VCPU_COMMAND_KERNEL)
+      runners.kernel_done(command);
     vcpu_queue_pop(&stream->queue);
     if (stop)
       return NULL;
   }
+}
+
+static vcpu_worker *start_worker(C_Stream stream, bool skip_front) {
+  vcpu_worker *worker = calloc(1, sizeof *worker);
+  if (!worker)
+    return NULL;
+  atomic_init(&worker->deadline, 0);
+  worker->stream = stream;
+  worker->skip_front = skip_front;
+  if (pthread_create(&worker->thread, NULL, worker_main, worker) != 0) {
+    free(worker);
+    return NULL;
+  }
+  return worker;
+}
+
+void vcpu_worker_watch(uint64_t deadline_ns,
+                       void (*expired)(C_Stream stream, void *context),
+                       void *context) {
+  vcpu_worker *self = t_worker;
+  if (!atomic_load_explicit(&g_watchdog_started, memory_order_acquire)) {
+    pthread_mutex_lock(&g_watch_lock);
+    if (!g_watchdog_running) {
+      g_watchdog_stop = false;
+      g_watchdog_running =
+          pthread_create(&g_watchdog, NULL, watchdog_main, NULL) == 0;
+      atomic_store(&g_watchdog_started, g_watchdog_running);
+    }
+    pthread_mutex_unlock(&g_watch_lock);
+  }
+  self->expired = expired;
+  self->expired_context = context;
+  atomic_store_explicit(&self->deadline, deadline_ns ? deadline_ns : 1,
+                        memory_order_release);
+}
+
+bool vcpu_worker_unwatch(void) {
+  vcpu_worker *self = t_worker;
+  uint64_t deadline =
+      atomic_load_explicit(&self->deadline, memory_order_relaxed);
+  return deadline != WORKER_ABANDONED &&
+         atomic_compare_exchange_strong(&self->deadline, &deadline, 0);
+}
+
+/* Under g_watch_lock: abandons the worker of every stream whose watched
+ * command passed its deadline. */
+static void abandon_expired(uint64_t now) {
+  for (C_Stream stream = g_watched; stream; stream = stream->watch_next) {
+    vcpu_worker *worker = stream->worker;
+    uint64_t deadline = atomic_load(&worker->deadline);
+    if (deadline == 0 || deadline == WORKER_ABANDONED || now < deadline ||
+        !atomic_compare_exchange_strong(&worker->deadline, &deadline,
+                                        WORKER_ABANDONED))
+      continue;
+    /* The old thread is inside its command until it sees the CAS, so the
+     * callback's context is still alive. */
+    worker->expired(stream, worker->expired_context);
+    vcpu_worker *replacement = start_worker(stream, true);
+    pthread_detach(worker->thread);
+    if (replacement)
+      stream->worker = replacement;
+    /* else: out of threads; the stream stays stuck (its error is set). */
+  }
+}
+
+static void *watchdog_main(void *arg) {
+  (void)arg;
+  pthread_mutex_lock(&g_watch_lock);
+  while (!g_watchdog_stop) {
+    abandon_expired(vcpu_now_ns());
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += WATCH_PERIOD_NS;
+    if (until.tv_nsec >= 1000000000L) {
+      until.tv_nsec -= 1000000000L;
+      until.tv_sec++;
+    }
+    pthread_cond_timedwait(&g_watch_wake, &g_watch_lock, &until);
+  }
+  pthread_mutex_unlock(&g_watch_lock);
+  return NULL;
+}
+
+void vcpu_streams_watchdog_stop(void) {
+  pthread_mutex_lock(&g_watch_lock);
+  bool running = g_watchdog_running;
+  g_watchdog_stop = true;
+  g_watchdog_running = false;
+  atomic_store(&g_watchdog_started, false);
+  pthread_cond_broadcast(&g_watch_wake);
+  pthread_mutex_unlock(&g_watch_lock);
+  if (running)
+    pthread_join(g_watchdog, NULL);
 }
 
 C_Status vcpu_create_stream(const C_Device device, C_Stream *out) {
@@ -118,7 +264,17 @@ C_Status vcpu_create_stream(const C_Device device, C_Stream *out) {
   stream->magic = STREAM_MAGIC;
   stream->device = dev;
   stream->jitter_state = ((uint64_t)(uintptr_t)stream ^ vcpu_now_ns()) | 1u;
-  if (pthread_create(&stream->worker, NULL, worker_main, stream) != 0) {
+  pthread_mutex_lock(&g_watch_lock);
+  stream->worker = start_worker(stream, false);
+  if (stream->worker) {
+    stream->watch_prev = NULL;
+    stream->watch_next = g_watched;
+    if (g_watched)
+      g_watched->watch_prev = stream;
+    g_watched = stream;
+  }
+  pthread_mutex_unlock(&g_watch_lock);
+  if (!stream->worker) {
     vcpu_queue_destroy(&stream->queue);
     free(stream);
     return C_FAILED;
@@ -134,11 +290,23 @@ C_Status vcpu_create_stream(const C_Device device, C_Stream *out) {
   return C_SUCCESS;
 }
 
-/* Drains, joins and frees a stream already unlinked from its device. */
+/* Drains, joins and frees a stream already unlinked from its device. The
+ * drain may see its worker replaced; the one that ran STOP is final. */
 static void stop_stream(C_Stream stream) {
   vcpu_command stop = {.kind = VCPU_COMMAND_STOP};
-  vcpu_queue_push(&stream->queue, &stop);
-  pthread_join(stream->worker, NULL);
+  uint64_t ticket = vcpu_queue_push(&stream->queue, &stop);
+  vcpu_progress_wait(&stream->queue.completed, ticket + 1);
+  pthread_mutex_lock(&g_watch_lock);
+  if (stream->watch_prev)
+    stream->watch_prev->watch_next = stream->watch_next;
+  else
+    g_watched = stream->watch_next;
+  if (stream->watch_next)
+    stream->watch_next->watch_prev = stream->watch_prev;
+  vcpu_worker *worker = stream->worker;
+  pthread_mutex_unlock(&g_watch_lock);
+  pthread_join(worker->thread, NULL);
+  free(worker);
   vcpu_queue_destroy(&stream->queue);
   stream->magic = 0;
   free(stream);

@@ -19,7 +19,9 @@
 #ifndef BACKPLANE_VCPU_STREAM_H_
 #define BACKPLANE_VCPU_STREAM_H_
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "backplane/device_ext.h"
 #include "device.h"
@@ -56,6 +58,27 @@ C_Stream vcpu_stream_of(const vcpu_device *device, C_Stream stream);
 
 /* Enqueues a command (the caller validated the stream). */
 void vcpu_stream_enqueue(C_Stream stream, const vcpu_command *command);
+
+/* Enqueues a command whose slot (queue.h) fill(context, slot) writes. */
+void vcpu_stream_enqueue_filled(C_Stream stream, const vcpu_command *command,
+                                void (*fill)(void *context,
+                                             unsigned char *slot),
+                                void *context);
+
+/* On a stream worker, around a command that may never return: once
+ * `deadline_ns` (vcpu_now_ns) passes, the watchdog thread (checking every
+ * 2 ms) calls expired(stream, context) and abandons this thread to the
+ * command: a new worker skips the command and drains the rest of the
+ * stream. vcpu_worker_unwatch ends the watch; false means this thread was
+ * abandoned: the caller must then not touch the stream, the command or its
+ * slot again, and return (the worker thread then exits). */
+void vcpu_worker_watch(uint64_t deadline_ns,
+                       void (*expired)(C_Stream stream, void *context),
+                       void *context);
+bool vcpu_worker_unwatch(void);
+
+/* Joins the watchdog thread (plugin finalize, every stream destroyed). */
+void vcpu_streams_watchdog_stop(void);
 
 /* Destroys (draining first) every stream of `device`; returns how many. */
 size_t vcpu_streams_destroy_all(vcpu_device *device);

@@ -165,6 +165,11 @@ static void report_command(int device_id, const void *stream,
              (void *)command->event.event,
              (unsigned long long)command->event.generation);
     break;
+  case VCPU_COMMAND_KERNEL: /* its module is held until after this */
+    name = command->kernel.name;
+    category = "kernel";
+    snprintf(args, sizeof args, "{\"blocks\":%u}", command->kernel.blocks);
+    break;
   case VCPU_COMMAND_STOP:
     return;
   }

@@ -14,6 +14,7 @@
 
 typedef struct bp_alloc_pool bp_alloc_pool_t;
 typedef struct bp_chunk bp_chunk_t;
+typedef struct bp_thread_cache bp_thread_cache_t;
 
 typedef enum bp_block_state {
   BP_BLOCK_FREE,
@@ -23,6 +24,9 @@ typedef enum bp_block_state {
   /* Freed by the user and idle, kept whole in its pool's hot cache
    * (hot_cache.h) for reuse at exactly its size; still in the block map. */
   BP_BLOCK_CACHED,
+  /* Lent to a thread's cache (thread_cache.h), free there or handed out by
+   * it (tc_free); still in the block map, never merged. */
+  BP_BLOCK_LENT,
 } bp_block_state_t;
 
 typedef enum bp_chunk_kind {
@@ -43,6 +47,11 @@ typedef struct bp_block {
   uint32_t priority;             /* free tree (treap) */
   uint8_t state;                 /* bp_block_state_t */
   bool workspace;                /* a workspace slab */
+  /* State LENT: the cache, written with the pool's and its lock held;
+   * whether it is free there and whether its chunk is split (constant while
+   * lent), under the cache's lock. */
+  bp_thread_cache_t *lender;
+  bool tc_free, tc_split;
   /* Streams that used the block besides its pool's stream (record_stream). */
   void **other_streams;
   uint32_t other_stream_count, other_stream_capacity;

@@ -106,6 +106,10 @@ struct bp_caching_allocator {
   bp_alloc_pool_t *_Atomic peaks_walker;
   _Atomic uint64_t num_alloc_retries, num_ooms, num_device_alloc,
       num_device_free;
+  /* Per-thread caches (thread_cache.h): every record, append-only, and the
+   * epoch of their rooms. */
+  bp_thread_cache_t *_Atomic thread_caches;
+  _Atomic uint64_t tc_epoch;
 };
 
 /* The statistics helpers sit on the hot path: always inlined. */
@@ -125,11 +129,20 @@ static inline void bp_count(_Atomic uint64_t *v) {
 /* The current value of `kind` in `pool`. Read without the pool's lock, it
  * is a value the counter had or exceeds one (freed is read first, and only
  * grows), never a wrapped-around one. */
-BP_ALLOC_INLINE uint64_t bp_stat_current(bp_alloc_pool_t *pool,
-                                         bp_stat_kind_t kind) {
-  bp_stat_counter_t *c = &pool->stats[kind];
+BP_ALLOC_INLINE uint64_t bp_counter_current(bp_stat_counter_t *c) {
   uint64_t freed = atomic_load_explicit(&c->freed, memory_order_acquire);
   return bp_load(&c->allocated) + bp_load(&c->moved) - freed;
+}
+BP_ALLOC_INLINE uint64_t bp_stat_current(bp_alloc_pool_t *pool,
+                                         bp_stat_kind_t kind) {
+  return bp_counter_current(&pool->stats[kind]);
+}
+/* Moves `n` of a current value between two counters (cumulative counts do
+ * not change); the caller holds the locks of both owners. */
+BP_ALLOC_INLINE void bp_counter_move(bp_stat_counter_t *from,
+                                     bp_stat_counter_t *to, uint64_t n) {
+  bp_store(&from->moved, bp_load(&from->moved) - n);
+  bp_store(&to->moved, bp_load(&to->moved) + n);
 }
 
 /* Pool-locked statistic updates. After increases, the caller checks the

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc/alloc_internal.h"
+#include "alloc/thread_cache.h"
 #include "base/status.h"
 
 static _Atomic uint64_t next_allocator_id = 1;
@@ -63,6 +63,7 @@ void bp_caching_allocator_destroy(bp_caching_allocator_t *a) {
   if (!a)
     return;
   bp_alloc_pending_destroy(a);
+  bp_thread_cache_destroy_all(a);
   size_t leaked_blocks = 0, leaked_bytes = 0;
   bp_alloc_pool_t *pool = bp_first_pool(a);
   while (pool) {
@@ -71,7 +72,8 @@ void bp_caching_allocator_destroy(bp_caching_allocator_t *a) {
       cn = c->next;
       for (bp_block_t *b = c->first, *bn; b; b = bn) {
         bn = b->next;
-        if (b->state == BP_BLOCK_ALLOCATED && !b->workspace) {
+        bool lent_out = b->state == BP_BLOCK_LENT && !b->tc_free;
+        if ((b->state == BP_BLOCK_ALLOCATED && !b->workspace) || lent_out) {
           leaked_blocks++;
           leaked_bytes += b->requested;
         }

@@ -1,6 +1,6 @@
 /* Giving memory back: idle chunks to the device (empty_cache, memory
  * pressure), and a destroyed stream's memory to the NULL-stream pool. */
-#include "alloc/alloc_internal.h"
+#include "alloc/thread_cache.h"
 #include "base/status.h"
 
 static bool has_idle_chunk(const bp_alloc_pool_t *pool) {
@@ -10,7 +10,8 @@ static bool has_idle_chunk(const bp_alloc_pool_t *pool) {
   return false;
 }
 
-/* Releases the idle chunks of `pool`, its hot cache emptied first. A stream's
+/* Releases the idle chunks of `pool`, its hot cache (and for the NULL-stream
+ * pool every thread's cache) emptied first. A stream's
  * chunks may still be read by work enqueued before their last free, so an
  * event recorded on the stream (after those frees) must complete first;
  * chunks freed again meanwhile (last_free_seq past the event) wait for the
@@ -18,6 +19,8 @@ static bool has_idle_chunk(const bp_alloc_pool_t *pool) {
 static size_t release_pool_idle(bp_caching_allocator_t *a,
                                 bp_alloc_pool_t *pool) {
   bp_pool_lock(&pool->mu);
+  if (pool == a->null_pool)
+    bp_thread_cache_drain_all(a, pool);
   bp_alloc_flush_hot(pool);
   bool any = has_idle_chunk(pool);
   uint64_t covered_seq = pool->free_seq;

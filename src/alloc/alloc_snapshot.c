@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "alloc/alloc_internal.h"
+#include "alloc/thread_cache.h"
 #include "base/status.h"
 
 static json_t *stream_json(const void *stream) {
@@ -15,7 +15,10 @@ static json_t *stream_json(const void *stream) {
   return json_string(text);
 }
 
-static const char *state_name(const bp_block_t *b) {
+/* A lent block is "cached" while free in its thread's cache. */
+static const char *state_name(const bp_block_t *b, bool lent_out) {
+  if (b->state == BP_BLOCK_LENT)
+    return lent_out ? "allocated" : "cached";
   if (b->state == BP_BLOCK_FREE)
     return "free";
   if (b->state == BP_BLOCK_PENDING_FREE)
@@ -36,12 +39,17 @@ static json_t *block_json(const bp_block_t *b, const bp_chunk_t *c,
   json_t *streams = json_array();
   for (uint32_t i = 0; i < b->other_stream_count; i++)
     json_array_append_new(streams, stream_json(b->other_streams[i]));
-  bool live = b->state != BP_BLOCK_FREE && b->state != BP_BLOCK_CACHED;
+  /* A lent block's requested size is its thread cache's to read. */
+  size_t requested = b->state == BP_BLOCK_LENT ? 0 : b->requested;
+  bool lent_out =
+      b->state == BP_BLOCK_LENT && bp_thread_cache_peek(b, &requested);
+  bool live = b->state != BP_BLOCK_FREE && b->state != BP_BLOCK_CACHED &&
+              (b->state != BP_BLOCK_LENT || lent_out);
   return json_pack("{s:I, s:I, s:s, s:o, s:I, s:o}", "offset",
                    (json_int_t)(b->addr - c->base), "size", (json_int_t)b->size,
-                   "state", state_name(b), "stream",
+                   "state", state_name(b, lent_out), "stream",
                    live ? stream_json(stream) : json_null(), "requested_size",
-                   (json_int_t)(live ? b->requested : 0), "recorded_streams",
+                   (json_int_t)(live ? requested : 0), "recorded_streams",
                    streams);
 }
 

@@ -1,11 +1,14 @@
 /* Statistics: per-pool counters summed on demand; device-wide peaks
  * (computed only when an increase may make a new one, see alloc_internal.h). */
-#include "alloc/alloc_internal.h"
+#include "alloc/thread_cache.h"
 
 static uint64_t total_current(bp_caching_allocator_t *a, bp_stat_kind_t kind) {
   uint64_t total = 0;
   for (bp_alloc_pool_t *p = bp_first_pool(a); p; p = bp_next_pool(p))
     total += bp_stat_current(p, kind);
+  for (bp_thread_cache_t *t = bp_thread_cache_first(a); t;
+       t = bp_thread_cache_next(t))
+    total += bp_counter_current(&t->stats[kind]);
   return total;
 }
 
@@ -25,19 +28,35 @@ static uint64_t raise_peak(bp_caching_allocator_t *a, bp_stat_kind_t kind,
  * the other pools' totals without their locks. */
 void bp_alloc_walk_peaks(bp_alloc_pool_t *pool) {
   bp_caching_allocator_t *a = pool->allocator;
-  uint64_t totals[BP_STAT_COUNT] = {0};
+  uint64_t pools[BP_STAT_COUNT] = {0}, caches[BP_STAT_COUNT] = {0},
+           claims[BP_STAT_COUNT] = {0};
   for (bp_alloc_pool_t *p = bp_first_pool(a); p; p = bp_next_pool(p))
     for (int k = 0; k < BP_STAT_COUNT; k++)
-      totals[k] += bp_stat_current(p, (bp_stat_kind_t)k);
-  /* Until another pool computes the peaks, the others only decrease, so this
-   * pool may grow up to the peak minus their totals now. */
+      pools[k] += bp_stat_current(p, (bp_stat_kind_t)k);
+  for (bp_thread_cache_t *t = bp_thread_cache_first(a); t;
+       t = bp_thread_cache_next(t))
+    for (int k = 0; k < BP_STAT_COUNT; k++) {
+      uint64_t current = bp_counter_current(&t->stats[k]);
+      caches[k] += current;
+      claims[k] += current + bp_thread_cache_room(t, (bp_stat_kind_t)k);
+    }
+  /* Until another pool computes the peaks, the other pools only decrease
+   * and the thread caches stay within their claims, so this pool may grow
+   * up to the peak minus the others' totals and claims now. When the claims
+   * no longer fit under the peak, the caches lose their rooms (a new
+   * epoch). */
   uint64_t room[BP_STAT_COUNT];
+  bool over = false;
   for (int k = 0; k < BP_STAT_COUNT; k++) {
     uint64_t mine = bp_stat_current(pool, (bp_stat_kind_t)k);
-    pool->peak_marks[k] =
-        raise_peak(a, (bp_stat_kind_t)k, totals[k]) - (totals[k] - mine);
-    room[k] = pool->peak_marks[k] - mine;
+    uint64_t peak = raise_peak(a, (bp_stat_kind_t)k, pools[k] + caches[k]);
+    uint64_t others = pools[k] - mine + claims[k];
+    over |= others + mine > peak;
+    pool->peak_marks[k] = peak > others ? peak - others : 0;
+    room[k] = pool->peak_marks[k] > mine ? pool->peak_marks[k] - mine : 0;
   }
+  if (over)
+    atomic_fetch_add_explicit(&a->tc_epoch, 1, memory_order_relaxed);
   uint64_t use = room[BP_STAT_ALLOCATED];
   if (room[BP_STAT_ACTIVE] < use)
     use = room[BP_STAT_ACTIVE];
@@ -49,14 +68,20 @@ void bp_alloc_walk_peaks(bp_alloc_pool_t *pool) {
     atomic_store_explicit(&a->peaks_walker, pool, memory_order_relaxed);
 }
 
+static void add_counter(bp_stat_counter_t *c, bp_memory_stat_t *out) {
+  out->current += bp_counter_current(c);
+  out->allocated += bp_load(&c->allocated);
+  out->freed += bp_load(&c->freed);
+}
+
 static void fill(bp_caching_allocator_t *a, bp_stat_kind_t kind,
                  bp_memory_stat_t *out) {
   out->current = out->allocated = out->freed = 0;
-  for (bp_alloc_pool_t *p = bp_first_pool(a); p; p = bp_next_pool(p)) {
-    out->current += bp_stat_current(p, kind);
-    out->allocated += bp_load(&p->stats[kind].allocated);
-    out->freed += bp_load(&p->stats[kind].freed);
-  }
+  for (bp_alloc_pool_t *p = bp_first_pool(a); p; p = bp_next_pool(p))
+    add_counter(&p->stats[kind], out);
+  for (bp_thread_cache_t *t = bp_thread_cache_first(a); t;
+       t = bp_thread_cache_next(t))
+    add_counter(&t->stats[kind], out);
   out->peak = bp_load(&a->peaks[kind]);
   if (out->peak < out->current)
     out->peak = out->current;
@@ -73,6 +98,12 @@ void bp_caching_allocator_stats(bp_caching_allocator_t *a,
   out->num_ooms = bp_load(&a->num_ooms);
   out->num_device_alloc = bp_load(&a->num_device_alloc);
   out->num_device_free = bp_load(&a->num_device_free);
+  out->thread_cached_blocks = out->thread_cached_bytes = 0;
+  for (bp_thread_cache_t *t = bp_thread_cache_first(a); t;
+       t = bp_thread_cache_next(t)) {
+    out->thread_cached_blocks += bp_load(&t->held_blocks);
+    out->thread_cached_bytes += bp_load(&t->held_bytes);
+  }
 }
 
 void bp_caching_allocator_reset_peaks(bp_caching_allocator_t *a) {
@@ -81,4 +112,5 @@ void bp_caching_allocator_reset_peaks(bp_caching_allocator_t *a) {
   /* The pools' marks may be above the new peaks: the next increase of any
    * pool computes them again. */
   atomic_store_explicit(&a->peaks_walker, NULL, memory_order_relaxed);
+  atomic_fetch_add_explicit(&a->tc_epoch, 1, memory_order_relaxed);
 }

@@ -8,6 +8,7 @@
 
 #include "alloc/alloc_internal.h"
 #include "alloc/alloc_sizing.h"
+#include "alloc/thread_cache.h"
 #include "base/status.h"
 
 /* The helpers of the hot path (a cached alloc+free) are inlined into it. */
@@ -127,6 +128,8 @@ static bp_status_t allocate_best_fit(bp_caching_allocator_t *a,
                                      bp_alloc_pool_t *pool, size_t size,
                                      size_t rounded, bool use_large,
                                      bool workspace, void **out_ptr) {
+  if (pool == a->null_pool)
+    bp_thread_cache_drain_own(a, pool);
   if (pool->hot.occupied)
     bp_alloc_flush_hot(pool);
   bool small = rounded <= BP_ALLOC_SMALL_REQUEST;
@@ -242,9 +245,16 @@ bp_status_t bp_caching_allocator_malloc(bp_caching_allocator_t *a, size_t size,
                     "NULL");
   bp_alloc_pool_t *pool = thread_known_pool(a, stream);
   const bp_alloc_fast_round_t *round = &a->fast_round;
-  if (pool && __builtin_expect(size - 1 < round->limit, 1) &&
-      allocate_hot(pool, size, (size + round->add) & round->mask, out_ptr))
-    return BP_OK;
+  if (pool && __builtin_expect(size - 1 < round->limit, 1)) {
+    size_t rounded = (size + round->add) & round->mask;
+    if (!stream && bp_thread_cache_self.allocator_id == a->id &&
+        rounded <= BP_THREAD_CACHE_MAX_BLOCK &&
+        bp_thread_cache_allocate(bp_thread_cache_self.cache, size, rounded,
+                                 out_ptr))
+      return BP_OK;
+    if (allocate_hot(pool, size, rounded, out_ptr))
+      return BP_OK;
+  }
   return malloc_general(a, size, stream, out_ptr);
 }
 
@@ -274,7 +284,10 @@ HOT_PATH bp_status_t lock_allocated(bp_caching_allocator_t *a, const char *what,
     pool = bp_alloc_lock_owner(a, (uintptr_t)ptr, &b);
   if (!pool)
     return unknown_pointer(a, what, ptr);
-  if (b->state == BP_BLOCK_CACHED) { /* freed already: as if not in the map */
+  /* A lent block handed out is taken back from its thread's cache. */
+  if (b->state == BP_BLOCK_CACHED ||
+      (b->state == BP_BLOCK_LENT && !bp_thread_cache_reclaim(pool, b))) {
+    /* freed already: as if not in the map */
     bp_pool_unlock(&pool->mu);
     return unknown_pointer(a, what, ptr);
   }
@@ -332,10 +345,12 @@ static bp_status_t free_uncached(bp_caching_allocator_t *a,
   return BP_OK;
 }
 
-/* Frees the allocated block `b` of the locked `pool`: into the hot cache
- * when it is idle and fits; unlocks. */
+/* Frees the allocated block `b` of the locked `pool`: when it is idle, lent
+ * to the thread cache `lend_to` (may be NULL) if it fits there, else into
+ * the hot cache if it fits; unlocks. */
 HOT_PATH bp_status_t free_locked(bp_caching_allocator_t *a,
-                                 bp_alloc_pool_t *pool, bp_block_t *b) {
+                                 bp_alloc_pool_t *pool, bp_block_t *b,
+                                 bp_thread_cache_t *lend_to) {
   bool direct = b->chunk->kind == BP_CHUNK_DIRECT;
   size_t waits = b->other_stream_count + (direct && pool->stream ? 1 : 0);
   if (waits)
@@ -344,6 +359,11 @@ HOT_PATH bp_status_t free_locked(bp_caching_allocator_t *a,
   if (direct)
     return free_uncached(a, pool, b);
   b->chunk->last_free_seq = ++pool->free_seq;
+  if (lend_to && pool == a->null_pool &&
+      bp_thread_cache_lend(lend_to, pool, b)) {
+    bp_pool_unlock(&pool->mu);
+    return BP_OK;
+  }
   if (!cache_block(pool, b))
     return free_uncached(a, pool, b);
   bp_pool_unlock(&pool->mu);
@@ -370,7 +390,7 @@ bp_status_t bp_alloc_free_slab(bp_caching_allocator_t *a, void *ptr) {
       lock_allocated(a, "free", ptr, thread_hint(a), &pool, &b);
   if (status != BP_OK)
     return status;
-  return free_locked(a, pool, b);
+  return free_locked(a, pool, b, NULL);
 }
 
 /* Adds `stream` to the streams using `b` (pool locked). */
@@ -446,7 +466,8 @@ HOT_PATH bool free_hot(bp_alloc_pool_t *pool, void *ptr) {
 /* Every free that is not hot: other streams to wait for, direct chunks, no
  * room in the hot cache, misuse. */
 static __attribute__((noinline)) bp_status_t
-free_general(bp_caching_allocator_t *a, void *ptr, void *stream) {
+free_general(bp_caching_allocator_t *a, void *ptr, void *stream,
+             bp_thread_cache_t *lend_to) {
   bp_alloc_pool_t *pool = NULL;
   bp_block_t *b = NULL;
   bp_status_t status =
@@ -461,7 +482,7 @@ free_general(bp_caching_allocator_t *a, void *ptr, void *stream) {
     bp_pool_unlock(&pool->mu);
     return status;
   }
-  return free_locked(a, pool, b);
+  return free_locked(a, pool, b, lend_to);
 }
 
 bp_status_t bp_caching_allocator_free_on_stream(bp_caching_allocator_t *a,
@@ -471,10 +492,13 @@ bp_status_t bp_caching_allocator_free_on_stream(bp_caching_allocator_t *a,
                     "bp_caching_allocator_free_on_stream: allocator is NULL");
   if (!ptr)
     return BP_OK;
+  bp_thread_cache_t *cache = stream ? NULL : bp_thread_cache_get(a);
+  if (cache && bp_thread_cache_free(cache, ptr))
+    return BP_OK;
   bp_alloc_pool_t *pool = thread_known_pool(a, stream);
   if (pool && free_hot(pool, ptr))
     return BP_OK;
-  return free_general(a, ptr, stream);
+  return free_general(a, ptr, stream, cache);
 }
 
 bp_status_t bp_caching_allocator_block_size(bp_caching_allocator_t *a,

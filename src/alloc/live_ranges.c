@@ -1,17 +1,22 @@
 #include "alloc/live_ranges.h"
 
-#include "alloc/alloc_internal.h"
+#include "alloc/thread_cache.h"
 
 /* The verdict for a range starting at `addr` in block `b` (pool locked). */
 static bp_range_verdict_t judge(const bp_block_t *b, uintptr_t addr,
                                 size_t size, bp_range_block_t *out_block) {
-  *out_block = (bp_range_block_t){b->addr, b->requested};
-  if (b->state != BP_BLOCK_ALLOCATED)
+  /* A block lent to a thread cache is live while that cache has handed it
+   * out; its requested size is the cache's (thread_cache.h). */
+  size_t requested = b->state == BP_BLOCK_ALLOCATED ? b->requested : 0;
+  bool live =
+      b->state == BP_BLOCK_ALLOCATED ||
+      (b->state == BP_BLOCK_LENT && bp_thread_cache_peek(b, &requested));
+  *out_block = (bp_range_block_t){b->addr, requested};
+  if (!live)
     return BP_RANGE_FREED;
   size_t offset = addr - b->addr;
-  return offset < b->requested && size <= b->requested - offset
-             ? BP_RANGE_INSIDE
-             : BP_RANGE_PAST_END;
+  return offset < requested && size <= requested - offset ? BP_RANGE_INSIDE
+                                                          : BP_RANGE_PAST_END;
 }
 
 /* The block of `pool` containing `addr`, by the chunk holding it (pool

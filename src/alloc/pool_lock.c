@@ -30,6 +30,9 @@ static void release_record(void *record) {
   r->next_free = free_records;
   free_records = r;
   pthread_mutex_unlock(&records_mu);
+  /* Other thread-exit destructors may still take locks (thread_cache.c):
+   * they must not act under a record a new thread may now hold. */
+  bp_lock_owner_self = NULL;
 }
 
 static void create_record_key(void) {

@@ -1,8 +1,12 @@
 /* Host callbacks in stream order. The plugin gets a trampoline and a heap
  * closure; the trampoline runs the caller's function and frees the closure,
  * so the plugin must call it exactly once (or not at all when
- * stream_add_callback fails). A slice of the trace when traced
- * (core/observer.h). */
+ * stream_add_callback fails). While the function runs, the thread is marked
+ * as inside a callback of its stream, and the waits that would wait for the
+ * callback itself are refused (bp_check_wait_*: core/stream_internal.h). A
+ * slice of the trace when traced (core/observer.h). */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "base/status.h"
@@ -10,11 +14,20 @@
 #include "core/observer.h"
 #include "core/stream_internal.h"
 
+/* `ticket`: the stream's submission ticket of the callback (work recorded
+ * on the stream with a later ticket runs after it). */
 typedef struct callback_closure {
   bp_host_fn_t fn;
   void *user_data;
   bp_stream_t *stream;
+  uint64_t ticket;
+  const struct callback_closure *outer; /* running on this thread before */
 } callback_closure_t;
+
+/* The innermost callback this thread runs (NULL: none). Callbacks nest when
+ * a plugin without stream_add_callback runs one on the caller's thread from
+ * inside another. */
+static _Thread_local const callback_closure_t *running_callback;
 
 static void callback_trampoline(C_Device device, C_Stream stream,
                                 void *user_data, C_Status *status) {
@@ -22,12 +35,72 @@ static void callback_trampoline(C_Device device, C_Stream stream,
   (void)stream;
   callback_closure_t closure = *(callback_closure_t *)user_data;
   free(user_data);
+  closure.outer = running_callback;
+  running_callback = &closure;
   /* The allocator must not wait for streams while the callback runs. */
   void *previous = bp_caching_allocator_enter_callback(closure.stream);
   closure.fn(closure.user_data);
   bp_caching_allocator_leave_callback(previous);
+  running_callback = closure.outer;
   if (status)
     *status = C_SUCCESS;
+}
+
+/* Refuses a wait from inside the callback of `running` (see
+ * core/stream_internal.h); `what` says what the call would wait for. */
+static __attribute__((noinline, cold, format(printf, 4, 5))) bp_status_t
+refuse_wait(const char *function, bp_device_t *device,
+            const callback_closure_t *running, const char *what_format, ...) {
+  char what[160];
+  va_list args;
+  va_start(args, what_format);
+  vsnprintf(what, sizeof what, what_format, args);
+  va_end(args);
+  const bp_stream_t *stream = running->stream;
+  bp_status_t status = bp_error(
+      BP_ERR_INVALID_ARGUMENT,
+      "%s: called from a host callback of stream %s/s%u: waiting for %s "
+      "would deadlock (it cannot finish before the callback returns)",
+      function ? function : "the caching allocator", stream->device->name,
+      (unsigned)stream->id, what);
+  if (function)
+    bp_api_refused(device, function);
+  return status;
+}
+
+bp_status_t bp_check_wait_stream(const char *function, bp_stream_t *stream) {
+  if (__builtin_expect(running_callback == NULL, 1))
+    return BP_OK;
+  if (!stream->native)
+    return bp_check_wait_device(function, stream->device);
+  for (const callback_closure_t *c = running_callback; c; c = c->outer)
+    if (c->stream == stream)
+      return refuse_wait(function, stream->device, c, "that stream");
+  return BP_OK;
+}
+
+bp_status_t bp_check_wait_device(const char *function, bp_device_t *device) {
+  for (const callback_closure_t *c = running_callback; c; c = c->outer)
+    if (c->stream->device == device)
+      return refuse_wait(function, device, c, "all of %s", device->name);
+  return BP_OK;
+}
+
+bp_status_t bp_check_wait_event(const char *function, bp_event_t *event) {
+  if (__builtin_expect(running_callback == NULL, 1))
+    return BP_OK;
+  uint32_t stream_id =
+      atomic_load_explicit(&event->recorded_stream_id, memory_order_relaxed);
+  uint64_t ticket =
+      atomic_load_explicit(&event->recorded_ticket, memory_order_relaxed);
+  for (const callback_closure_t *c = running_callback; c; c = c->outer)
+    if (c->stream->device == event->device && c->stream->id == stream_id &&
+        ticket > c->ticket)
+      return refuse_wait(function, event->device, c,
+                         "event %p, recorded on that stream after the "
+                         "callback",
+                         (void *)event);
+  return BP_OK;
 }
 
 BP_API_BODY bp_status_t stream_add_callback(bp_stream_t *stream,
@@ -40,7 +113,7 @@ BP_API_BODY bp_status_t stream_add_callback(bp_stream_t *stream,
     return checked;
   if (!stream->native) {
     /* One queue: once it has drained, "in stream order" is now. */
-    bp_status_t status = bp_stream_drain(stream);
+    bp_status_t status = bp_stream_drain("bp_stream_add_callback", stream);
     if (status == BP_OK)
       fn(user_data);
     return status;
@@ -54,7 +127,12 @@ BP_API_BODY bp_status_t stream_add_callback(bp_stream_t *stream,
     return bp_error(BP_ERR_OUT_OF_MEMORY,
                     "bp_stream_add_callback on %s: out of memory",
                     device->name);
-  *closure = (callback_closure_t){fn, user_data, stream};
+  *closure = (callback_closure_t){
+      .fn = fn,
+      .user_data = user_data,
+      .stream = stream,
+      .ticket = atomic_fetch_add(&stream->submitted, 1) + 1,
+  };
   C_Status result = device->plugin->dispatch.stream_add_callback(
       &device->c_device, stream->native, callback_trampoline, closure);
   if (!BP_C_OK(result)) {

@@ -91,7 +91,7 @@ static bp_status_t one_device_copy(bp_device_t *device, bp_stream_t *stream,
   }
   if (!sync)
     return unsupported(device, sync_name);
-  if (stream && (status = bp_stream_drain(stream)) != BP_OK)
+  if (stream && (status = bp_stream_drain("bp_copy", stream)) != BP_OK)
     return status;
   C_Status result = sync(&device->c_device, dst, src, size);
   return BP_C_OK(result) ? BP_OK
@@ -124,7 +124,7 @@ static bp_status_t peer_copy(bp_device_t *dst_device, void *dst,
   }
   if (!d->memory_copy_p2p)
     return unsupported(src_device, "memory_copy_p2p");
-  if (stream && (status = bp_stream_drain(stream)) != BP_OK)
+  if (stream && (status = bp_stream_drain("bp_copy", stream)) != BP_OK)
     return status;
   C_Status result = d->memory_copy_p2p(&dst_device->c_device,
                                        &src_device->c_device, dst, src, size);
@@ -141,7 +141,7 @@ static bp_status_t cross_plugin_copy(bp_device_t *dst_device, void *dst,
     return unsupported(src_device, "memory_copy_d2h");
   if (!dst_device->plugin->dispatch.memory_copy_h2d)
     return unsupported(dst_device, "memory_copy_h2d");
-  bp_status_t status = stream ? bp_stream_drain(stream) : BP_OK;
+  bp_status_t status = stream ? bp_stream_drain("bp_copy", stream) : BP_OK;
   if (status != BP_OK)
     return status;
   const char *failed = NULL;
@@ -321,7 +321,7 @@ BP_API_BODY bp_status_t memset_device(bp_device_t *device, void *ptr,
   if (status != BP_OK)
     return status;
   /* The ABI has no stream-ordered memset: order it by draining first. */
-  if (stream && (status = bp_stream_drain(stream)) != BP_OK)
+  if (stream && (status = bp_stream_drain("bp_memset", stream)) != BP_OK)
     return status;
   C_Status result = d->device_memory_set(&device->c_device, ptr, value, size);
   return BP_C_OK(result)

@@ -226,7 +226,9 @@ BP_API_BODY bp_status_t device_synchronize(bp_device_t *device) {
   if (!device)
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_device_synchronize: device is NULL");
-  bp_status_t status = bp_device_enter(device);
+  bp_status_t status = bp_check_wait_device("bp_device_synchronize", device);
+  if (status == BP_OK)
+    status = bp_device_enter(device);
   if (status != BP_OK)
     return status;
   C_Status result =

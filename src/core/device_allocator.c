@@ -77,7 +77,7 @@ static bp_status_t event_record(void *self, void *event, void *stream) {
     if (status != BP_OK)
       return status;
   }
-  return bp_event_record_internal(e, s);
+  return bp_event_record_internal(NULL, e, s);
 }
 
 /* A completed event recorded on another device's stream goes home, so that

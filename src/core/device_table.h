@@ -35,8 +35,9 @@ struct bp_device {
   C_Status init_result;                        /* under lock */
   _Atomic(bp_caching_allocator_t *) allocator; /* created lazily */
 
-  bp_registry_t streams; /* bp_stream_t */
-  bp_registry_t events;  /* bp_event_t created by the caller */
+  uint32_t last_stream_id; /* under lock: bp_stream_t.id */
+  bp_registry_t streams;   /* bp_stream_t */
+  bp_registry_t events;    /* bp_event_t created by the caller */
   bp_allocation_table_t host_allocations;
   bp_allocation_table_t unified_allocations;
   bp_host_ranges_t pinned; /* the ranges of host_allocations, for bp_copy */

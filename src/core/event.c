@@ -53,15 +53,18 @@ void bp_event_destroy_internal(bp_event_t *event) {
   bp_handle_pool_give(event_handles(event->device), event);
 }
 
-bp_status_t bp_event_record_internal(bp_event_t *event, bp_stream_t *stream) {
+bp_status_t bp_event_record_internal(const char *function, bp_event_t *event,
+                                     bp_stream_t *stream) {
   bp_device_t *device = event->device;
   if (!stream || !stream->native || !event->native) {
     /* No plugin object to capture the work in: wait for it now. */
     bp_status_t status;
     if (stream) {
-      status = bp_stream_drain(stream);
+      status = bp_stream_drain(function, stream);
     } else {
-      status = bp_device_enter(device);
+      status = bp_check_wait_device(function, device);
+      if (status == BP_OK)
+        status = bp_device_enter(device);
       C_Status result =
           status == BP_OK
               ? event->dispatch->synchronize_device(&device->c_device)
@@ -77,10 +80,14 @@ bp_status_t bp_event_record_internal(bp_event_t *event, bp_stream_t *stream) {
   bp_status_t status = bp_device_enter(device);
   if (status != BP_OK)
     return status;
+  uint64_t ticket = atomic_fetch_add(&stream->submitted, 1) + 1;
   C_Status result = event->dispatch->record_event(
       &device->c_device, stream->native, event->native);
   if (!BP_C_OK(result))
     return bp_plugin_call_error(device, "record_event", result);
+  atomic_store_explicit(&event->recorded_stream_id, stream->id,
+                        memory_order_relaxed);
+  atomic_store_explicit(&event->recorded_ticket, ticket, memory_order_relaxed);
   atomic_store_explicit(&event->state, BP_EVENT_RECORDED, memory_order_release);
   return BP_OK;
 }
@@ -121,6 +128,12 @@ BP_API bp_status_t bp_event_create(bp_device_t *device,
 BP_API_BODY bp_status_t event_destroy(bp_event_t *event) {
   if (!event)
     return BP_OK;
+  /* A refused wait leaves the event as it was. */
+  bp_status_t status = bp_event_check("bp_event_destroy", event);
+  if (status == BP_OK && atomic_load(&event->state) == BP_EVENT_RECORDED)
+    status = bp_check_wait_event("bp_event_destroy", event);
+  if (status != BP_OK)
+    return status;
   /* Only one of two racing destroys of one event goes on. */
   if (atomic_exchange(&event->destroyed, true))
     return bp_destroyed_event_error("bp_event_destroy", event);
@@ -178,7 +191,7 @@ BP_API_BODY bp_status_t event_record(bp_event_t *event, bp_stream_t *stream) {
     bp_api_refused(event->device, "bp_event_record");
     return status;
   }
-  return bp_event_record_internal(event, stream);
+  return bp_event_record_internal("bp_event_record", event, stream);
 }
 
 static __attribute__((noinline, cold)) bp_status_t
@@ -250,6 +263,8 @@ BP_API_BODY bp_status_t event_synchronize(bp_event_t *event) {
   if (atomic_load_explicit(&event->state, memory_order_acquire) !=
       BP_EVENT_RECORDED)
     return BP_OK;
+  if ((status = bp_check_wait_event("bp_event_synchronize", event)) != BP_OK)
+    return status;
   bp_device_t *device = event->device;
   status = bp_device_enter(device);
   if (status != BP_OK)

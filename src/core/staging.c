@@ -167,9 +167,9 @@ static void push_idle(bp_staging_pool_t *pool, bp_staging_buffer_t *buffer) {
 static bp_status_t give_back(bp_device_t *device, bp_staging_buffer_t *buffer,
                              bp_stream_t *stream) {
   bp_staging_pool_t *pool = &device->staging;
-  bp_status_t status = bp_event_record_internal(buffer->event, stream);
+  bp_status_t status = bp_event_record_internal("bp_copy", buffer->event, stream);
   if (status != BP_OK) {
-    status = bp_stream_drain(stream);
+    status = bp_stream_drain("bp_copy", stream);
     push_idle(pool, buffer);
     return status;
   }
@@ -236,7 +236,7 @@ bp_status_t bp_staged_copy_h2d(bp_device_t *device, bp_stream_t *stream,
 bp_status_t bp_waited_copy_d2h(bp_device_t *device, bp_stream_t *stream,
                                void *dst, const void *src, size_t size) {
   const C_DeviceInterface *d = &device->plugin->dispatch;
-  bp_status_t status = bp_stream_drain(stream);
+  bp_status_t status = bp_stream_drain("bp_copy", stream);
   if (status != BP_OK)
     return status;
   if (d->memory_copy_d2h) {
@@ -249,5 +249,5 @@ bp_status_t bp_waited_copy_d2h(bp_device_t *device, bp_stream_t *stream,
                                              dst, src, size);
   if (!BP_C_OK(result))
     return bp_plugin_call_error(device, "async_memory_copy_d2h", result);
-  return bp_stream_drain(stream);
+  return bp_stream_drain("bp_copy", stream);
 }

@@ -43,6 +43,7 @@ BP_API_BODY bp_status_t stream_create(bp_device_t *device,
   stream->device = device;
   stream->serial = atomic_fetch_add(&next_stream_serial, 1);
   atomic_init(&stream->ever_active, false);
+  atomic_init(&stream->kernel_work, false);
   C_Stream native = NULL;
   C_Status result =
       device->plugin->dispatch.create_stream(&device->c_device, &native);
@@ -53,6 +54,7 @@ BP_API_BODY bp_status_t stream_create(bp_device_t *device,
   }
   stream->native = native;
   pthread_mutex_lock(&device->lock);
+  stream->id = ++device->last_stream_id;
   bp_registry_insert(&device->streams, &stream->node);
   pthread_mutex_unlock(&device->lock);
   *out_stream = stream;
@@ -104,9 +106,12 @@ bp_status_t bp_stream_default_internal(bp_device_t *device,
   return BP_OK;
 }
 
-bp_status_t bp_stream_drain(bp_stream_t *stream) {
+bp_status_t bp_stream_drain(const char *function, bp_stream_t *stream) {
+  bp_status_t status = bp_check_wait_stream(function, stream);
+  if (status != BP_OK)
+    return status;
   bp_device_t *device = stream->device;
-  bp_status_t status = bp_device_enter(device);
+  status = bp_device_enter(device);
   if (status != BP_OK)
     return status;
   const C_DeviceInterface *d = &device->plugin->dispatch;
@@ -125,12 +130,16 @@ bp_status_t bp_stream_drain(bp_stream_t *stream) {
 /* The sticky failure a kernel left on the stream (kernel_ext.h), else BP_OK.
  * Only plugins with the kernels extension have such failures. */
 static bp_status_t stream_sticky_error(bp_stream_t *stream) {
+  /* The stream's own flag first: no further load on streams without kernels. */
+  if (!atomic_load_explicit(&stream->kernel_work, memory_order_relaxed))
+    return BP_OK;
   bp_device_t *device = stream->device;
   const BP_KernelExtension *kernels = device->plugin->extensions.kernels;
   if (!kernels || !stream->native)
     return BP_OK;
   int32_t status = 0;
-  char message[768] = "";
+  char message[768]; /* not cleared: this runs on every successful query */
+  message[0] = '\0';
   if (kernels->stream_error(&device->c_device, stream->native, &status, message,
                             sizeof message) != C_SUCCESS ||
       status == BP_OK)
@@ -193,7 +202,7 @@ BP_API_BODY bp_status_t stream_synchronize(bp_stream_t *stream) {
   /* Only events retired before the wait began are known to be unused after
    * it. */
   bp_event_t *retired = take_retired(stream);
-  status = bp_stream_drain(stream);
+  status = bp_stream_drain("bp_stream_synchronize", stream);
   if (status == BP_OK)
     destroy_retired(retired);
   else
@@ -246,7 +255,7 @@ BP_API_BODY bp_status_t stream_destroy(bp_stream_t *stream) {
     return status;
   /* A stream that cannot be drained (a layer refused the wait, the plugin
    * failed) is left as it was: its work still runs and it stays usable. */
-  status = bp_stream_drain(stream);
+  status = bp_stream_drain("bp_stream_destroy", stream);
   if (status != BP_OK)
     return status;
   bp_device_t *device = stream->device;
@@ -300,7 +309,7 @@ BP_API_BODY bp_status_t stream_query(bp_stream_t *stream) {
   if (status != BP_OK)
     return status;
   if (!stream->native)
-    return bp_stream_drain(stream); /* one queue: done once drained */
+    return bp_stream_drain("bp_stream_query", stream); /* done once drained */
   bp_device_t *device = stream->device;
   C_Status result =
       device->plugin->dispatch.query_stream(&device->c_device, stream->native);
@@ -342,8 +351,10 @@ BP_API_BODY bp_status_t stream_wait_event(bp_stream_t *stream,
     return BP_OK; /* nothing pending to wait for */
   bp_device_t *device = stream->device;
   /* Another plugin's event, or no stream to order on: wait on the host. */
-  if (!stream->native || event->device->plugin != device->plugin)
-    return bp_event_synchronize_internal(event);
+  if (!stream->native || event->device->plugin != device->plugin) {
+    status = bp_check_wait_event("bp_stream_wait_event", event);
+    return status == BP_OK ? bp_event_synchronize_internal(event) : status;
+  }
   status = bp_device_enter(device);
   if (status != BP_OK)
     return status;
@@ -403,11 +414,12 @@ BP_API_BODY bp_status_t stream_sync_from_to(bp_stream_t *from,
     return BP_OK;
   if (!from->native || !to->native ||
       from->device->plugin != to->device->plugin)
-    return bp_stream_drain(from); /* host-side: `to` then needs no wait */
+    /* host-side: `to` then needs no wait */
+    return bp_stream_drain("bp_stream_sync_from_to", from);
   bp_event_t *event = NULL;
   status = bp_event_create_internal(from->device, &event);
   if (status == BP_OK)
-    status = bp_event_record_internal(event, from);
+    status = bp_event_record_internal("bp_stream_sync_from_to", event, from);
   if (status != BP_OK) {
     if (event)
       bp_event_destroy_internal(event);

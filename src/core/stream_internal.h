@@ -16,6 +16,7 @@
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "backplane/stream.h"
 #include "core/device_table.h"
@@ -35,6 +36,11 @@ struct bp_event {
   atomic_bool destroyed;
   bool registered;
   struct bp_event *next_retired; /* see bp_stream_t.retired */
+  /* Where the last record_event put it: the stream's id and submission
+   * ticket (bp_stream_t.submitted), so that a wait from a host callback can
+   * tell whether the event lies behind that callback. 0: none. */
+  _Atomic uint32_t recorded_stream_id;
+  atomic_uint_fast64_t recorded_ticket;
 };
 
 struct bp_stream {
@@ -45,7 +51,14 @@ struct bp_stream {
                               address from a destroyed active one */
   bool is_default;         /* the device's (bp_stream_get_default) */
   atomic_bool ever_active; /* set by bp_stream_set_active */
+  /* Set by src/kernel before a launch or notify wait is enqueued: only such
+   * work leaves a sticky error, so queries of other streams skip asking. */
+  atomic_bool kernel_work;
   atomic_bool destroyed;
+  uint32_t id; /* "vcpu:0/s3" in messages: unique within the device, from 1 */
+  /* Tickets of what was handed to the plugin in stream order (callbacks,
+   * event records): each takes the next value. */
+  atomic_uint_fast64_t submitted;
   /* Internal events of bp_stream_sync_from_to that a wait enqueued on this
    * stream may still reference; destroyed once the stream has been seen idle
    * after they were enqueued. Guarded by device->lock. */
@@ -79,13 +92,34 @@ static inline bp_status_t bp_event_check(const char *function,
   return BP_OK;
 }
 
+/* Waits from inside a host callback (callbacks.c). The core's trampoline
+ * marks the thread as running a callback of its stream for as long as the
+ * callback runs. A wait that cannot finish before that callback returns is
+ * refused at once with BP_ERR_INVALID_ARGUMENT, a message naming `function`,
+ * the callback's stream and why, and (when `function` is a framework-face
+ * call) a refusal reported to the observer (bp_api_refused):
+ * - the callback's own stream (synchronize, destroy, a drain before a
+ *   synchronous copy or memset);
+ * - the whole device of that stream (bp_device_synchronize, a queue-less
+ *   stream's drain);
+ * - an event recorded on that stream after the callback was added.
+ * Everything else (other streams and devices, events recorded before the
+ * callback) waits as usual. Only direct dependencies are seen: work on
+ * another stream made to wait for the callback (bp_stream_wait_event) is
+ * not. `function` NULL: a wait of the core's own (nothing reported). */
+bp_status_t bp_check_wait_stream(const char *function, bp_stream_t *stream);
+bp_status_t bp_check_wait_device(const char *function, bp_device_t *device);
+bp_status_t bp_check_wait_event(const char *function, bp_event_t *event);
+
 /* Events the core uses itself (the allocator, sync_from_to): like the public
  * ones but not in the leak registry. */
 bp_status_t bp_event_create_internal(bp_device_t *device,
                                      bp_event_t **out_event);
 void bp_event_destroy_internal(bp_event_t *event);
-/* `stream` may be NULL: the device's queue (records by draining it). */
-bp_status_t bp_event_record_internal(bp_event_t *event, bp_stream_t *stream);
+/* `stream` may be NULL: the device's queue (records by draining it).
+ * `function` names the caller for a refused wait (bp_check_wait_stream). */
+bp_status_t bp_event_record_internal(const char *function, bp_event_t *event,
+                                     bp_stream_t *stream);
 
 /* bp_event_query and bp_event_synchronize for the core's own use: never a
  * slice of the trace (core/observer.h). */
@@ -96,8 +130,10 @@ bp_status_t bp_event_synchronize_internal(bp_event_t *event);
 bp_status_t bp_stream_default_internal(bp_device_t *device,
                                        bp_stream_t **out_stream);
 
-/* Waits for all work on `stream` (the device's when stream->native is NULL). */
-bp_status_t bp_stream_drain(bp_stream_t *stream);
+/* Waits for all work on `stream` (the device's when stream->native is NULL);
+ * refused inside a host callback that the wait would wait for
+ * (bp_check_wait_stream, with `function`). */
+bp_status_t bp_stream_drain(const char *function, bp_stream_t *stream);
 
 /* Whether `native` is the C_Stream of a live stream of one of `plugin`'s
  * devices. A stream is live from its creation's return to the start of its

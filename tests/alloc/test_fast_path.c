@@ -1,6 +1,7 @@
-/* The allocator's hot path (a thread holding its pool's lock by the bias):
- * statistics and peaks stay exact while blocks come and go through it, in
- * step with a model the test keeps of every live allocation. */
+/* The allocator's hot paths: with no stream, the thread's cache of small
+ * blocks (thread_cache.h); on a stream, the stream pool's lock held by the
+ * bias. Statistics and peaks stay exact while blocks come and go through
+ * them, in step with a model the test keeps of every live allocation. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +20,7 @@
 enum { SLOTS = 8, STEPS = 4000, WARM_UP = 1000 };
 
 typedef struct model {
+  void *stream; /* allocated and freed on, NULL: none */
   void *ptr[SLOTS];
   size_t requested[SLOTS];
   uint64_t allocated, requested_total, peak_allocated, peak_requested;
@@ -41,7 +43,7 @@ static void check(bp_caching_allocator_t *a, const model_t *m) {
 
 static void model_alloc(bp_caching_allocator_t *a, model_t *m, int slot,
                         size_t size) {
-  m->ptr[slot] = expect_alloc(a, size, NULL);
+  m->ptr[slot] = expect_alloc(a, size, m->stream);
   m->requested[slot] = size;
   m->allocated += rounded(size);
   m->requested_total += size;
@@ -52,24 +54,30 @@ static void model_alloc(bp_caching_allocator_t *a, model_t *m, int slot,
 }
 
 static void model_free(bp_caching_allocator_t *a, model_t *m, int slot) {
-  expect_free(a, m->ptr[slot]);
+  assert_int_equal(
+      bp_caching_allocator_free_on_stream(a, m->ptr[slot], m->stream), BP_OK);
   m->allocated -= rounded(m->requested[slot]);
   m->requested_total -= m->requested[slot];
   m->ptr[slot] = NULL;
 }
 
-static void test_stats_and_peaks_stay_exact(void **state) {
-  (void)state;
+static void run_model(void *stream) {
   fake_device_t d;
   bp_caching_allocator_t *a = expect_allocator(&d, 1024 * MiB, true);
   model_t m;
   memset(&m, 0, sizeof m);
+  m.stream = stream;
   for (int i = 0; i < WARM_UP; i++) {
     model_alloc(a, &m, 0, 512);
     model_free(a, &m, 0);
   }
-  /* The NULL-stream pool is this thread's now: the hot path is in use. */
-  assert_ptr_equal(atomic_load(&a->null_pool->mu.bias), bp_lock_owner_self);
+  if (stream) { /* the stream's pool is this thread's: its hot path */
+    bp_alloc_pool_t *pool = bp_alloc_pool_for(a, stream);
+    assert_ptr_equal(atomic_load(&pool->mu.bias), bp_lock_owner_self);
+  } else { /* the freed block sits in the thread's cache */
+    assert_int_equal(current_stats(a).thread_cached_blocks, 1);
+    assert_int_equal(current_stats(a).thread_cached_bytes, 512);
+  }
   uint32_t seed = 12345;
   for (int step = 0; step < STEPS; step++) {
     seed = seed * 1103515245u + 12345u;
@@ -96,17 +104,28 @@ static void test_stats_and_peaks_stay_exact(void **state) {
   bp_caching_allocator_destroy(a);
 }
 
-/* The hot path refuses what is not a live block of its pool, as the
- * general path does. */
+static void test_stats_and_peaks_stay_exact(void **state) {
+  (void)state;
+  run_model(NULL);
+}
+
+static void test_stats_and_peaks_stay_exact_on_a_stream(void **state) {
+  (void)state;
+  fake_stream_t s = {.immediate = true};
+  run_model(&s);
+}
+
+/* The hot path (here the thread's cache) refuses what is not a live block,
+ * as the general path does. */
 static void test_double_free_through_the_hot_path(void **state) {
   (void)state;
   fake_device_t d;
   bp_caching_allocator_t *a = expect_allocator(&d, 1024 * MiB, true);
   for (int i = 0; i < WARM_UP; i++)
     expect_free(a, expect_alloc(a, 512, NULL));
-  assert_ptr_equal(atomic_load(&a->null_pool->mu.bias), bp_lock_owner_self);
   void *p = expect_alloc(a, 512, NULL);
   expect_free(a, p);
+  assert_int_equal(current_stats(a).thread_cached_blocks, 1);
   assert_int_equal(bp_caching_allocator_free(a, p), BP_ERR_INVALID_ARGUMENT);
   int dummy;
   assert_int_equal(bp_caching_allocator_free(a, &dummy),
@@ -153,6 +172,7 @@ static void test_free_after_forget_stream(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_stats_and_peaks_stay_exact),
+      cmocka_unit_test(test_stats_and_peaks_stay_exact_on_a_stream),
       cmocka_unit_test(test_double_free_through_the_hot_path),
       cmocka_unit_test(test_free_after_forget_stream),
   };

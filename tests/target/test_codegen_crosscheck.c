@@ -3,7 +3,9 @@
  * axis values, broadcasting, constant indices, reductions (sum, max, min,
  * over one and two axes), int32 and float16/bfloat16 storage, several
  * stages, and a function that cannot be split into blocks. Each case runs
- * for two targets (different block counts and vector widths). */
+ * for two targets (different block counts and vector widths), called
+ * directly (one block) and launched as a kernel with bp_launch on a vcpu
+ * device (the target's num_cores blocks). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,7 +18,9 @@
 
 #include <cmocka.h>
 
+#include "backplane/backplane.h"
 #include "backplane/build.h"
+#include "support/runtime_fixture.h"
 
 enum { R = 13, C = 21 };
 static float X[R][C], Z[C];
@@ -334,6 +338,44 @@ static double output_value(const cross_case_t *c, const void *y, int index) {
   return ((const float *)y)[index];
 }
 
+/* The vcpu device and stream bp_launch runs on (group setup). */
+static bp_runtime_t *runtime;
+static bp_device_t *vcpu;
+static bp_stream_t *stream;
+
+/* Launches `name` of `built` on the vcpu device with its blocks and waits. */
+static void launch_generated(const bp_built_module_t *built, const char *name,
+                             uint32_t blocks,
+                             const bp_generated_params_t *params) {
+  bp_module_t *module;
+  if (bp_built_module_load(built, vcpu, &module) != BP_OK)
+    fail_msg("bp_built_module_load: %s", bp_last_error());
+  bp_function_t *function;
+  assert_int_equal(bp_module_function(module, name, &function), BP_OK);
+  assert_string_equal(bp_function_name(function), name);
+  assert_int_equal(
+      bp_launch(function, blocks, params, sizeof(*params), NULL, stream),
+      BP_OK);
+  if (bp_stream_synchronize(stream) != BP_OK)
+    fail_msg("%s: %s", name, bp_last_error());
+  assert_int_equal(bp_module_unload(module), BP_OK);
+}
+
+static void check_output(const cross_case_t *c, const char *target_text,
+                         const char *how, const float *y) {
+  int columns = c->rank == 1 ? 1 : C;
+  for (int i = 0; i < R; i++)
+    for (int j = 0; j < columns; j++) {
+      double expected = c->reference(i, j);
+      double actual = output_value(c, y, i * columns + j);
+      double allowed = c->tolerance * fmax(1.0, fabs(expected));
+      if (!(fabs(actual - expected) <= allowed))
+        fail_msg("%s on '%s' (%s) at [%d, %d]: generated %.9g, "
+                 "hand-written %.9g",
+                 c->name, target_text, how, i, j, actual, expected);
+    }
+}
+
 static void check_case(const cross_case_t *c, const char *target_text,
                        const char *cache_dir) {
   bp_ir_module_t *module;
@@ -345,25 +387,17 @@ static void check_case(const cross_case_t *c, const char *target_text,
   bp_built_module_t *built;
   if (bp_build(module, target, &options, &built) != BP_OK)
     fail_msg("%s: %s", c->name, bp_last_error());
+  float y[R * C];
+  bp_generated_params_t params = {{X, Z, W, H, y}};
   bp_generated_fn fn;
   assert_int_equal(bp_built_module_function(built, "f", &fn), BP_OK);
-  uint32_t blocks = bp_built_module_blocks(built, "f");
-  float y[R * C];
   memset(y, 0xff, sizeof(y));
-  for (uint32_t b = 0; b < blocks; b++) {
-    bp_generated_params_t params = {b, blocks, {X, Z, W, H, y}};
-    assert_int_equal(fn(&params), 0);
-  }
-  int columns = c->rank == 1 ? 1 : C;
-  for (int i = 0; i < R; i++)
-    for (int j = 0; j < columns; j++) {
-      double expected = c->reference(i, j);
-      double actual = output_value(c, y, i * columns + j);
-      double allowed = c->tolerance * fmax(1.0, fabs(expected));
-      if (!(fabs(actual - expected) <= allowed))
-        fail_msg("%s on '%s' at [%d, %d]: generated %.9g, hand-written %.9g",
-                 c->name, target_text, i, j, actual, expected);
-    }
+  assert_int_equal(fn(&params), 0);
+  check_output(c, target_text, "called", y);
+  uint32_t blocks = bp_built_module_blocks(built, "f");
+  memset(y, 0xff, sizeof(y));
+  launch_generated(built, "f", blocks, &params);
+  check_output(c, target_text, "launched", y);
   bp_built_module_destroy(built);
   bp_target_destroy(target);
   bp_ir_module_destroy(module);
@@ -400,14 +434,11 @@ static void test_stages_and_unsplittable(void **state) {
   bp_built_module_t *built;
   assert_int_equal(bp_build(module, target, &options, &built), BP_OK);
   assert_int_equal(bp_built_module_blocks(built, "t"), 1);
-  bp_generated_fn fn;
-  assert_int_equal(bp_built_module_function(built, "t", &fn), BP_OK);
   fill_inputs(7);
   float out[21 * 13];
-  for (uint32_t b = 0; b < 4; b++) { /* extra blocks return at once */
-    bp_generated_params_t params = {b, 4, {X, out}};
-    assert_int_equal(fn(&params), 0);
-  }
+  memset(out, 0xff, sizeof(out));
+  bp_generated_params_t params = {{X, out}};
+  launch_generated(built, "t", 4, &params); /* blocks 1-3 return at once */
   for (int i = 0; i < 21; i++)
     for (int j = 0; j < 13; j++)
       assert_float_equal(out[i * 13 + j], X[j][i] * 2.0f, 0);
@@ -429,11 +460,26 @@ static int teardown(void **state) {
   return system(command);
 }
 
+static int group_setup(void **state) {
+  (void)state;
+  runtime = fixture_runtime(BP_VCPU_PLUGIN);
+  assert_int_equal(bp_device_get(runtime, "vcpu", 0, &vcpu), BP_OK);
+  assert_int_equal(bp_stream_create(vcpu, &stream), BP_OK);
+  return 0;
+}
+
+static int group_teardown(void **state) {
+  (void)state;
+  assert_int_equal(bp_stream_destroy(stream), BP_OK);
+  bp_runtime_destroy(runtime);
+  return 0;
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_every_construct, setup, teardown),
       cmocka_unit_test_setup_teardown(test_stages_and_unsplittable, setup,
                                       teardown),
   };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

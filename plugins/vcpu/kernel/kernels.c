@@ -5,6 +5,7 @@
 
 #include "base/park.h"
 #include "kernels.h"
+#include "stream.h"
 
 static _Thread_local char g_error[512] = "no error";
 
@@ -25,6 +26,7 @@ uint64_t vk_deadline_ms(uint32_t timeout_ms) {
 }
 
 void vk_shutdown(void) {
+  vcpu_streams_watchdog_stop();
   vk_pools_shutdown();
   vk_comm_shutdown();
   vk_stream_errors_clear();

@@ -1,12 +1,13 @@
-/* vcpu kernels (internal): modules dlopen'ed RTLD_LOCAL, launches run by a
- * per-device pool of threads in stream order, notifies as flags with ids,
- * sticky stream errors, and the device-side API (kernel_device.h) including
- * channels between ranks of one process.
+/* vcpu kernels (internal): modules dlopen'ed RTLD_LOCAL, launches run in
+ * stream order, notifies as flags with ids, sticky stream errors, and the
+ * device-side API (kernel_device.h) including channels between ranks of one
+ * process.
  *
- * A launch is a stream callback: when the stream reaches it, the worker hands
- * its blocks to the device's pool and waits for them with the launch's
- * deadline; a launch past it is abandoned (its threads run on, the pool
- * grows by as many threads) and the stream gets a sticky BP_ERR_TIMEOUT.
+ * A launch is a stream command (launch.c): the stream worker runs block 0
+ * itself and hands blocks 1.. to the device's pool, then waits for them
+ * with the launch's deadline. A launch past it is abandoned (its threads run
+ * on; the worker is replaced by the watchdog of stream.h, the pool grows by
+ * as many threads) and the stream gets a sticky BP_ERR_TIMEOUT.
  * Every function is thread-safe. */
 #ifndef BACKPLANE_VCPU_KERNELS_H_
 #define BACKPLANE_VCPU_KERNELS_H_
@@ -19,6 +20,7 @@
 #include "backplane/kernel_ext.h"
 #include "backplane/status.h"
 #include "comm/wait.h"
+#include "queue.h"
 
 /* Stops the pools, frees the communicator names and forgets the stream
  * errors (last finalize, after every stream was drained). */
@@ -77,13 +79,25 @@ typedef struct vk_launch {
 
 void vk_launch_release(vk_launch *launch);
 
-/* Hands every block of `launch` to the pool of its device. */
-void vk_pool_submit(vk_launch *launch);
+/* Runs block `block` of `launch` on the calling thread and releases the
+ * block's reference. */
+void vk_run_block(vk_launch *launch, uint32_t block);
+/* Hands blocks first_block.. of `launch` to the pool of its device. */
+void vk_pool_submit(vk_launch *launch, uint32_t first_block);
+/* Keeps the plugin mapped for the process's life (a thread was abandoned in
+ * a kernel and returns into it whenever the kernel does). */
+void vk_pin_plugin(void);
 /* Adds `count` threads to the device's pool (replacing abandoned ones). */
 void vk_pool_grow(int device_id, unsigned count);
 /* Stops every pool (plugin finalize). Threads stuck in abandoned kernels are
  * left behind. */
 void vk_pools_shutdown(void);
+
+/* On the stream worker: runs a VCPU_COMMAND_KERNEL whose slot is `slot`. */
+void vk_run_kernel(C_Stream stream, const vcpu_command *command,
+                   unsigned char *slot);
+/* After the command ran (and was traced): drops what it holds. */
+void vk_kernel_command_done(const vcpu_command *command);
 
 /* What the thread running a block knows about it (NULL elsewhere). */
 typedef struct vk_context {
@@ -92,6 +106,8 @@ typedef struct vk_context {
   uint64_t thread;
 } vk_context;
 extern _Thread_local vk_context *vk_current;
+/* The calling thread's kernel thread id (gettid, asked once per thread). */
+uint64_t vk_thread_id(void);
 /* Drops a batch the kernel left open. */
 void vk_batch_abandon(void);
 

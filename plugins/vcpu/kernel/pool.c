@@ -35,11 +35,18 @@ static vk_pool *g_kept;
 
 _Thread_local vk_context *vk_current;
 
-static void run_block(vk_launch *launch, uint32_t block) {
+uint64_t vk_thread_id(void) {
+  static _Thread_local uint64_t id;
+  if (!id)
+    id = (uint64_t)gettid();
+  return id;
+}
+
+void vk_run_block(vk_launch *launch, uint32_t block) {
   vk_context context = {.block = block,
                         .blocks = launch->blocks,
                         .device_id = launch->device_id,
-                        .thread = (uint64_t)gettid()};
+                        .thread = vk_thread_id()};
   vk_current = &context;
   unsigned code = launch->function->fn(launch->args);
   vk_batch_abandon();
@@ -86,7 +93,7 @@ static void *pool_thread(void *arg) {
   uint32_t block = 0;
   vk_launch *launch;
   while ((launch = take_block(pool, &block)) != NULL)
-    run_block(launch, block);
+    vk_run_block(launch, block);
   return NULL;
 }
 
@@ -128,14 +135,16 @@ static vk_pool *pool_of(int device_id) {
   return pool;
 }
 
-void vk_pool_submit(vk_launch *launch) {
+void vk_pool_submit(vk_launch *launch, uint32_t first_block) {
+  if (first_block >= launch->blocks)
+    return;
   vk_pool *pool = pool_of(launch->device_id);
   if (!pool) { /* out of memory: run here rather than lose the launch */
-    for (uint32_t b = 0; b < launch->blocks; ++b)
-      run_block(launch, b);
+    for (uint32_t b = first_block; b < launch->blocks; ++b)
+      vk_run_block(launch, b);
     return;
   }
-  launch->next_block = 0;
+  launch->next_block = first_block;
   launch->next_queued = NULL;
   pthread_mutex_lock(&pool->lock);
   if (pool->tail)
@@ -145,25 +154,23 @@ void vk_pool_submit(vk_launch *launch) {
   pool->tail = launch;
   atomic_fetch_add_explicit(&pool->queued, 1, memory_order_release);
   if (pool->idle)
-    launch->blocks > 1 ? pthread_cond_broadcast(&pool->work)
-                       : pthread_cond_signal(&pool->work);
+    launch->blocks - first_block > 1 ? pthread_cond_broadcast(&pool->work)
+                                     : pthread_cond_signal(&pool->work);
   pthread_mutex_unlock(&pool->lock);
 }
 
 static atomic_bool g_pinned;
 
-/* An abandoned block returns into this plugin's code whenever it finishes:
- * keep the plugin mapped for the rest of the process. */
-static void pin_plugin(void) {
+void vk_pin_plugin(void) {
   if (atomic_exchange(&g_pinned, true))
     return;
   Dl_info info;
-  if (dladdr((void *)pin_plugin, &info) && info.dli_fname)
+  if (dladdr((void *)vk_pin_plugin, &info) && info.dli_fname)
     dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
 }
 
 void vk_pool_grow(int device_id, unsigned count) {
-  pin_plugin();
+  vk_pin_plugin();
   vk_pool *pool = pool_of(device_id);
   if (pool)
     start_threads(pool, count);

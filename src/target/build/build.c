@@ -15,7 +15,7 @@
 #include "target/target_internal.h"
 
 /* Bumped whenever lowering changes what it emits: old entries go stale. */
-#define CODEGEN_VERSION "backplane-codegen-1"
+#define CODEGEN_VERSION "backplane-codegen-2"
 
 struct bp_built_module {
   char path[4300];
@@ -237,6 +237,32 @@ uint32_t bp_built_module_blocks(const bp_built_module_t *built,
   return 0;
 }
 
+/* Load only the bytes that were built (or found valid in the cache). */
+static bp_status_t check_unchanged(const bp_built_module_t *built,
+                                   const char *what) {
+  uint64_t checksum = 0;
+  if (build_cache_checksum(built->path, &checksum) ||
+      checksum != built->checksum)
+    return bp_error(BP_ERR_PLUGIN,
+                    "%s: %s changed since it was built; not loading it", what,
+                    built->path);
+  return BP_OK;
+}
+
+bp_status_t bp_built_module_load(const bp_built_module_t *built,
+                                 bp_device_t *device,
+                                 bp_module_t **out_module) {
+  if (!built || !device || !out_module)
+    return bp_error(BP_ERR_INVALID_ARGUMENT, "bp_built_module_load: %s is NULL",
+                    !built    ? "built"
+                    : !device ? "device"
+                              : "out_module");
+  bp_status_t status = check_unchanged(built, "bp_built_module_load");
+  if (status == BP_OK)
+    status = loaded_module_on_device(built->path, device, out_module);
+  return status;
+}
+
 bp_status_t bp_built_module_function(bp_built_module_t *built, const char *name,
                                      bp_generated_fn *out_function) {
   if (!built || !name || !out_function)
@@ -253,15 +279,8 @@ bp_status_t bp_built_module_function(bp_built_module_t *built, const char *name,
   pthread_mutex_lock(&built->lock);
   bp_status_t status = BP_OK;
   if (!built->loaded) {
-    /* Load only the bytes that were built (or found valid in the cache). */
-    uint64_t checksum = 0;
-    if (build_cache_checksum(built->path, &checksum) ||
-        checksum != built->checksum)
-      status = bp_error(BP_ERR_PLUGIN,
-                        "bp_built_module_function: %s changed since it was "
-                        "built; not loading it",
-                        built->path);
-    else
+    status = check_unchanged(built, "bp_built_module_function");
+    if (status == BP_OK)
       status = loaded_module_open(built->path, &built->loaded);
   }
   if (status == BP_OK)

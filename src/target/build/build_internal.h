@@ -15,8 +15,11 @@ struct bp_ir_module {
   char *canonical; /* canonical JSON: the cache key's IR part */
 };
 
-/* A loaded shared object (module_load.c): the one place generated code is
- * loaded, so it switches to the kernel modules of kernel.h in one edit. */
+/* Loading built shared objects (module_load.c), the one place generated
+ * code is loaded: as a kernel module of a device (kernel.h), or into this
+ * process for a direct host call. */
+bp_status_t loaded_module_on_device(const char *path, bp_device_t *device,
+                                    bp_module_t **out_module);
 typedef struct loaded_module loaded_module_t;
 bp_status_t loaded_module_open(const char *path, loaded_module_t **out);
 bp_status_t loaded_module_function(loaded_module_t *module, const char *name,

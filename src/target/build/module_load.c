@@ -1,10 +1,16 @@
-/* Loading a built shared object: dlopen (RTLD_LOCAL, RTLD_NOW) and dlsym.
- * When kernel modules (kernel.h) land, bp_module_load replaces this file. */
+/* Loading a built shared object: as a kernel module through the device's
+ * kernels extension (bp_module_load), or with dlopen (RTLD_LOCAL, RTLD_NOW)
+ * and dlsym for a direct host call. */
 #include <dlfcn.h>
 #include <stdlib.h>
 
 #include "base/status.h"
 #include "target/build/build_internal.h"
+
+bp_status_t loaded_module_on_device(const char *path, bp_device_t *device,
+                                    bp_module_t **out_module) {
+  return bp_module_load(device, path, out_module);
+}
 
 struct loaded_module {
   void *handle;

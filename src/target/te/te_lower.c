@@ -44,15 +44,25 @@ void te_text_printf(te_text_t *text, const char *format, ...) {
 /* Conversions and safe integer arithmetic the generated code uses. */
 static const char prelude[] =
     "#include <math.h>\n"
+    "#include <stddef.h>\n"
     "#include <stdint.h>\n"
     "#include <stdlib.h>\n"
     "#include <string.h>\n"
     "\n"
     "typedef struct bp_generated_params {\n"
-    "  uint32_t block_index;\n"
-    "  uint32_t block_count;\n"
     "  void *tensors[16];\n"
     "} bp_generated_params_t;\n"
+    "\n"
+    "/* The head of bp_kernel_device_api_t (backplane/kernel_types.h; its\n"
+    " * fields are only appended), which the plugin points this weak symbol\n"
+    " * at when it loads the module, as backplane/kernel_device.h does. */\n"
+    "typedef struct bp_device_api_head {\n"
+    "  size_t struct_size;\n"
+    "  uint32_t (*block_index)(void);\n"
+    "  uint32_t (*block_count)(void);\n"
+    "} bp_device_api_head_t;\n"
+    "__attribute__((weak, visibility(\"default\")))\n"
+    "const bp_device_api_head_t *bp_kernel_device_api;\n"
     "\n"
     "static inline float bp_f16_to_f32(uint16_t h) {\n"
     "  uint32_t sign = (uint32_t)(h & 0x8000u) << 16;\n"
@@ -448,19 +458,22 @@ static void emit_function(lower_ctx_t *ctx) {
                  "__attribute__((visibility(\"default\")))\n"
                  "unsigned int %s(void *param) {\n"
                  "const bp_generated_params_t *bp_p = param;\n"
-                 "const uint32_t bp_count = bp_p->block_count ? "
-                 "bp_p->block_count : 1;\n"
-                 "if (bp_p->block_index >= bp_count) return 1;\n",
+                 "const uint32_t bp_launched = bp_kernel_device_api ? "
+                 "bp_kernel_device_api->block_count() : 0;\n"
+                 "const uint32_t bp_count = bp_launched ? bp_launched : 1;\n"
+                 "const uint32_t bp_index = bp_launched ? "
+                 "bp_kernel_device_api->block_index() : 0;\n"
+                 "if (bp_index >= bp_count) return 1;\n",
                  function->name);
   if (function->splittable)
     te_text_printf(text,
-                   "const long bp_lo = (long)(%lldLL * bp_p->block_index / "
+                   "const long bp_lo = (long)(%lldLL * bp_index / "
                    "bp_count);\n"
-                   "const long bp_hi = (long)(%lldLL * (bp_p->block_index + 1) "
+                   "const long bp_hi = (long)(%lldLL * (bp_index + 1) "
                    "/ bp_count);\n",
                    (long long)outer, (long long)outer);
   else
-    te_text_printf(text, "if (bp_p->block_index != 0) return 0;\n"
+    te_text_printf(text, "if (bp_index != 0) return 0;\n"
                          "const long bp_lo = 0;\n");
   for (size_t i = 0; i < function->input_count; i++)
     te_text_printf(text, "const %s *restrict t_%s = bp_p->tensors[%zu];\n",

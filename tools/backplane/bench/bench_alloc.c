@@ -2,9 +2,10 @@
  * freed and allocated again) at 512 B .. 64 MiB, with 1, 2 and 4 threads,
  * against glibc malloc, mimalloc (dlopen, mi_ prefixed API), jemalloc and the
  * plugin's raw allocate/deallocate, in the same run (budget: <= 50 ns and
- * <= 2x jemalloc, 1 thread); then a training-iteration trace replayed
- * through the allocator: iterations/s against glibc, and peak reserved over
- * peak allocated.
+ * <= 2x jemalloc, 1 thread, and 2 and 4 threads up to 64 KiB, where each
+ * thread's rate is also >= 0.8x the 1-thread rate); then a training-iteration
+ * trace replayed through the allocator: iterations/s against glibc, and peak
+ * reserved over peak allocated.
  *
  * jemalloc cannot be dlopen'ed (its TLS model needs the static TLS block),
  * and linking it would replace malloc process-wide; so the bench re-runs
@@ -306,11 +307,17 @@ static void record(bench_ctx_t *ctx, const char *bench_case, double value,
                     });
 }
 
-/* The rows of one size and thread count. The jemalloc row compares the
- * two as timed together in the child; the others, as timed here. */
+/* Sizes up to this go through the per-thread caches with no stream
+ * (src/alloc/thread_cache.h): their 2- and 4-thread rows are judged too. */
+#define THREAD_CACHED_SIZE ((size_t)64 << 10)
+
+/* The rows of one size and thread count. The jemalloc rows compare the two
+ * as timed together in the child, and so does the scaling row (this thread
+ * count's time per pair against the 1-thread one, both timed in the child);
+ * the others, as timed here. */
 static void record_latency(alloc_bench_t *b, size_t s, int threads,
                            double medians[SUBJECT_COUNT],
-                           jemalloc_pair_t jemalloc) {
+                           jemalloc_pair_t jemalloc, jemalloc_pair_t single) {
   char size_text[32], bench_case[96];
   cli_format_bytes(sizes[s], size_text, sizeof size_text);
   for (subject_t subject = BACKPLANE; subject <= BACKPLANE_STREAM; subject++) {
@@ -319,7 +326,8 @@ static void record_latency(alloc_bench_t *b, size_t s, int threads,
     snprintf(bench_case, sizeof bench_case, "%s hit %s, %d thread%s",
              subject_names[subject], size_text, threads,
              threads > 1 ? "s" : "");
-    bool judged = threads == 1 && subject == BACKPLANE;
+    bool judged = subject == BACKPLANE &&
+                  (threads == 1 || sizes[s] <= THREAD_CACHED_SIZE);
     double value = medians[subject];
     record(b->ctx, bench_case, value, NULL, 0,
            judged ? BENCH_BUDGET_MAX_VALUE : BENCH_BUDGET_NONE, 50, "<= 50 ns");
@@ -328,6 +336,13 @@ static void record_latency(alloc_bench_t *b, size_t s, int threads,
              jemalloc.jemalloc,
              judged ? BENCH_BUDGET_MAX_VALUE : BENCH_BUDGET_NONE,
              2 * jemalloc.jemalloc, "<= 2x jemalloc");
+    /* Per-thread rate >= 0.8x the 1-thread rate: time per pair <= 1.25x. */
+    if (threads > 1 && single.backplane > 0 && jemalloc.backplane > 0 &&
+        subject == BACKPLANE)
+      record(b->ctx, bench_case, jemalloc.backplane, "1 thread",
+             single.backplane,
+             judged ? BENCH_BUDGET_MAX_VALUE : BENCH_BUDGET_NONE,
+             1.25 * single.backplane, ">= 0.8x the 1-thread rate per thread");
     for (subject_t base = GLIBC; base < SUBJECT_COUNT; base++)
       if (medians[base] > 0)
         record(b->ctx, bench_case, value, subject_names[base], medians[base],
@@ -447,7 +462,8 @@ bp_status_t bench_alloc(bench_ctx_t *ctx) {
                              BP_ERR_OUT_OF_MEMORY);
         break;
       }
-      record_latency(&b, s, threads, medians, jemalloc[s][threads - 1]);
+      record_latency(&b, s, threads, medians, jemalloc[s][threads - 1],
+                     jemalloc[s][0]);
     }
   for (int t = 0; t < MAX_THREADS; t++)
     bp_stream_destroy(b.streams[t]);

@@ -17,7 +17,7 @@ enum { FULL_REPS = 9, CACHED_REPS = 30 };
 
 static const char hand_written[] =
     "#include <stdint.h>\n"
-    "typedef struct { uint32_t block_index, block_count; void *t[16]; } p_t;\n"
+    "typedef struct { void *t[16]; } p_t;\n"
     "__attribute__((visibility(\"default\")))\n"
     "unsigned int hand_scale(void *param) {\n"
     "  p_t *p = param;\n"
@@ -93,7 +93,7 @@ static bp_status_t hand_module(codegen_bench_t *b,
 static double median_seconds(codegen_bench_t *b, bp_generated_fn fn,
                              size_t reps) {
   double times[FULL_REPS];
-  bp_generated_params_t params = {0, 1, {b->x, b->y}};
+  bp_generated_params_t params = {{b->x, b->y}};
   fn(&params); /* warm-up */
   for (size_t r = 0; r < reps; r++) {
     uint64_t start = cli_now_ns();
