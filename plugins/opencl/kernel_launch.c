@@ -78,6 +78,8 @@ static void fail_locked(struct ocl_stream_kernels *kernels, int32_t status,
 /* Drops the first `n` records; a record of a failed command first becomes
  * the sticky error. */
 static void retire_locked(struct ocl_stream_kernels *kernels, size_t n) {
+  if (n == 0)
+    return; /* nothing to drop; `pending` may still be NULL */
   for (size_t i = 0; i < n; ++i) {
     cl_int state = state_of(kernels->pending[i].done);
     if (state < 0)
