@@ -6,6 +6,7 @@
 #define BACKPLANE_H_
 
 #include "backplane/allocator.h"
+#include "backplane/build.h"
 #include "backplane/comm.h"
 #include "backplane/device.h"
 #include "backplane/dtype.h"
@@ -17,6 +18,5 @@
 #include "backplane/status.h"
 #include "backplane/stream.h"
 #include "backplane/target.h"
-#include "backplane/build.h"
 
 #endif /* BACKPLANE_H_ */

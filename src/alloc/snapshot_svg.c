@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "backplane/allocator.h"
-#include "base/xml_text.h"
 #include "base/status.h"
+#include "base/xml_text.h"
 
 enum {
   SVG_WIDTH = 1200,

@@ -167,7 +167,8 @@ static void push_idle(bp_staging_pool_t *pool, bp_staging_buffer_t *buffer) {
 static bp_status_t give_back(bp_device_t *device, bp_staging_buffer_t *buffer,
                              bp_stream_t *stream) {
   bp_staging_pool_t *pool = &device->staging;
-  bp_status_t status = bp_event_record_internal("bp_copy", buffer->event, stream);
+  bp_status_t status =
+      bp_event_record_internal("bp_copy", buffer->event, stream);
   if (status != BP_OK) {
     status = bp_stream_drain("bp_copy", stream);
     push_idle(pool, buffer);

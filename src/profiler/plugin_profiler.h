@@ -1,5 +1,5 @@
-/* What the framework-face profiler (profile.c) and the trace layer both need of a plugin's
- * profiler_* functions (internal). */
+/* What the framework-face profiler (profile.c) and the trace layer both need of
+ * a plugin's profiler_* functions (internal). */
 #ifndef BACKPLANE_PROFILER_PLUGIN_PROFILER_H_
 #define BACKPLANE_PROFILER_PLUGIN_PROFILER_H_
 

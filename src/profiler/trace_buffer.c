@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profiler/trace_buffer.h"
 #include "base/status.h"
+#include "profiler/trace_buffer.h"
 
 struct C_Profiler_st {
   pthread_mutex_t lock;
