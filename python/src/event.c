@@ -1,5 +1,9 @@
 /* backplane.Event: a point in a stream, with timing. */
+#include <stddef.h>
+
 #include "bpy.h"
+
+#include <structmember.h>
 
 PyTypeObject *bpy_event_type;
 
@@ -101,13 +105,6 @@ static PyObject *event_elapsed_time(PyObject *self, PyObject *end) {
   return PyFloat_FromDouble(ms);
 }
 
-static PyObject *get_device(PyObject *self, void *closure) {
-  (void)closure;
-  PyObject *device = ((bpy_event_t *)self)->device;
-  Py_INCREF(device);
-  return device;
-}
-
 static PyMethodDef event_methods[] = {
     {"record", (PyCFunction)(void (*)(void))event_record,
      METH_VARARGS | METH_KEYWORDS,
@@ -122,16 +119,17 @@ static PyMethodDef event_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static PyGetSetDef event_getset[] = {
-    {"device", get_device, NULL, "the event's Device", NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+static PyMemberDef event_members[] = {
+    {"device", T_OBJECT_EX, offsetof(bpy_event_t, device), READONLY,
+     "the event's Device"},
+    {NULL, 0, 0, 0, NULL},
 };
 
 static PyType_Slot event_slots[] = {
     {Py_tp_new, event_new},
     {Py_tp_dealloc, event_dealloc},
     {Py_tp_methods, event_methods},
-    {Py_tp_getset, event_getset},
+    {Py_tp_members, event_members},
     {Py_tp_doc, "Event(device): a point in a stream, with timing."},
     {0, NULL},
 };

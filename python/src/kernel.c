@@ -13,8 +13,11 @@
  * the launches in flight and unload() refuses while any is (the C API does
  * not allow unloading a module another thread uses). */
 #include <limits.h>
+#include <stddef.h>
 
 #include "bpy.h"
+
+#include <structmember.h>
 
 typedef struct {
   PyObject_HEAD bp_module_t *module; /* NULL once unloaded */
@@ -188,20 +191,6 @@ static PyObject *module_get_functions(PyObject *obj, void *closure) {
   return names;
 }
 
-static PyObject *module_get_device(PyObject *obj, void *closure) {
-  (void)closure;
-  PyObject *device = ((bpy_module_t *)obj)->device;
-  Py_INCREF(device);
-  return device;
-}
-
-static PyObject *module_get_path(PyObject *obj, void *closure) {
-  (void)closure;
-  PyObject *path = ((bpy_module_t *)obj)->path;
-  Py_INCREF(path);
-  return path;
-}
-
 static PyObject *module_get_loaded(PyObject *obj, void *closure) {
   (void)closure;
   return PyBool_FromLong(((bpy_module_t *)obj)->module != NULL);
@@ -232,10 +221,16 @@ static PyGetSetDef module_getset[] = {
      "names module[...] takes, as the module lists them (a manifest's ops "
      "in file order, a shared object's exported functions)",
      NULL},
-    {"device", module_get_device, NULL, "the Device it was loaded for", NULL},
-    {"path", module_get_path, NULL, "the file it was loaded from", NULL},
     {"loaded", module_get_loaded, NULL, "False once unloaded", NULL},
     {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyMemberDef module_members[] = {
+    {"device", T_OBJECT_EX, offsetof(bpy_module_t, device), READONLY,
+     "the Device it was loaded for"},
+    {"path", T_OBJECT_EX, offsetof(bpy_module_t, path), READONLY,
+     "the file it was loaded from"},
+    {NULL, 0, 0, 0, NULL},
 };
 
 static PyType_Slot module_slots[] = {
@@ -244,6 +239,7 @@ static PyType_Slot module_slots[] = {
     {Py_tp_repr, module_repr},
     {Py_tp_methods, module_methods},
     {Py_tp_getset, module_getset},
+    {Py_tp_members, module_members},
     {Py_mp_subscript, module_function},
     {Py_tp_doc,
      "Module(device, path, allow_outside_manifest_folder=False): a kernel "
@@ -393,27 +389,6 @@ static PyObject *function_launch(PyObject *obj, PyObject *args,
   return bpy_none_or_raise(s);
 }
 
-static PyObject *function_get_name(PyObject *obj, void *closure) {
-  (void)closure;
-  PyObject *name = ((bpy_function_t *)obj)->name;
-  Py_INCREF(name);
-  return name;
-}
-
-static PyObject *function_get_op(PyObject *obj, void *closure) {
-  (void)closure;
-  PyObject *op = ((bpy_function_t *)obj)->op;
-  Py_INCREF(op);
-  return op;
-}
-
-static PyObject *function_get_module(PyObject *obj, void *closure) {
-  (void)closure;
-  PyObject *module = (PyObject *)((bpy_function_t *)obj)->module;
-  Py_INCREF(module);
-  return module;
-}
-
 static PyObject *function_get_blocks(PyObject *obj, void *closure) {
   (void)closure;
   return PyLong_FromUnsignedLong(((bpy_function_t *)obj)->blocks);
@@ -463,11 +438,17 @@ static PyMethodDef function_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
+static PyMemberDef function_members[] = {
+    {"name", T_OBJECT_EX, offsetof(bpy_function_t, name), READONLY,
+     "the function's symbol name"},
+    {"op", T_OBJECT_EX, offsetof(bpy_function_t, op), READONLY,
+     "the manifest's op name (the function name for a shared object)"},
+    {"module", T_OBJECT_EX, offsetof(bpy_function_t, module), READONLY,
+     "the Module it belongs to"},
+    {NULL, 0, 0, 0, NULL},
+};
+
 static PyGetSetDef function_getset[] = {
-    {"name", function_get_name, NULL, "the function's symbol name", NULL},
-    {"op", function_get_op, NULL,
-     "the manifest's op name (the function name for a shared object)", NULL},
-    {"module", function_get_module, NULL, "the Module it belongs to", NULL},
     {"blocks", function_get_blocks, function_set_blocks,
      "blocks launch() runs when it names none (1)", NULL},
     {"timeout", function_get_timeout, function_set_timeout,
@@ -483,6 +464,7 @@ static PyType_Slot function_slots[] = {
     {Py_tp_repr, function_repr},
     {Py_tp_methods, function_methods},
     {Py_tp_getset, function_getset},
+    {Py_tp_members, function_members},
     {Py_tp_doc, "A kernel of a Module (module[name]); launch() runs it."},
     {0, NULL},
 };

@@ -6,9 +6,12 @@
  * with no `with`, work goes to the device's default stream. The thread-local
  * stack holds one entry per `with`: its Stream (kept alive by the with
  * statement) and the stream to restore. */
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "bpy.h"
+
+#include <structmember.h>
 
 PyTypeObject *bpy_stream_type;
 
@@ -164,13 +167,6 @@ static PyObject *stream_exit(PyObject *self, PyObject *args) {
   Py_RETURN_FALSE;
 }
 
-static PyObject *get_device(PyObject *self, void *closure) {
-  (void)closure;
-  PyObject *device = ((bpy_stream_t *)self)->device;
-  Py_INCREF(device);
-  return device;
-}
-
 static PyObject *get_handle(PyObject *self, void *closure) {
   (void)closure;
   return PyLong_FromVoidPtr(st(self));
@@ -232,9 +228,14 @@ static PyMethodDef stream_methods[] = {
 };
 
 static PyGetSetDef stream_getset[] = {
-    {"device", get_device, NULL, "the stream's Device", NULL},
     {"handle", get_handle, NULL, "the bp_stream_t* as an integer", NULL},
     {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyMemberDef stream_members[] = {
+    {"device", T_OBJECT_EX, offsetof(bpy_stream_t, device), READONLY,
+     "the stream's Device"},
+    {NULL, 0, 0, 0, NULL},
 };
 
 static PyType_Slot stream_slots[] = {
@@ -245,6 +246,7 @@ static PyType_Slot stream_slots[] = {
     {Py_tp_hash, stream_hash},
     {Py_tp_methods, stream_methods},
     {Py_tp_getset, stream_getset},
+    {Py_tp_members, stream_members},
     {Py_tp_doc, "Stream(device): an in-order queue of device work. "
                 "Destroying it waits for its work."},
     {0, NULL},
