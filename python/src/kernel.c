@@ -210,7 +210,8 @@ static PyMethodDef module_methods[] = {
      "NotFoundError lists what the module has. Same as module[name]."},
     {"unload", module_unload, METH_NOARGS,
      "Waits for the work of every stream of the device, then unloads; its "
-     "Functions raise ValueError afterwards. Unloading twice is a no-op."},
+     "Functions raise ValueError afterwards. Unloading twice is a no-op; "
+     "while another thread is inside launch() it raises RuntimeError."},
     {"__enter__", module_enter, METH_NOARGS, NULL},
     {"__exit__", module_exit, METH_VARARGS, "Unloads the module."},
     {NULL, NULL, 0, NULL},

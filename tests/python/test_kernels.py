@@ -7,6 +7,7 @@ import ctypes
 import json
 import shutil
 import struct
+import threading
 
 import numpy as np
 import pytest
@@ -172,7 +173,7 @@ def test_unload_while_used_waits_then_refuses(kernels_path, dev0):
     m = backplane.load_module(kernels_path, device=dev0)
     sleep = m["sleep_kernel"]
     s = backplane.Stream(dev0)
-    sleep.launch(sleep_args(200), stream=s)
+    sleep.launch(sleep_args(500), stream=s)
     assert not s.query()
     m.unload()  # drains the device's streams first
     assert s.query() and not m.loaded
@@ -184,3 +185,27 @@ def test_unload_while_used_waits_then_refuses(kernels_path, dev0):
         m["empty_kernel"]
     m.unload()  # a no-op
     assert "unloaded" in repr(m)
+
+
+def test_threads_launch_concurrently_on_one_stream(module, dev0):
+    """launch() releases the GIL; every launch of four threads lands."""
+    log = backplane.zeros((400,), "int32", dev0)
+    position = backplane.zeros((1,), "int32", dev0)
+    fn, s = module["append_kernel"], backplane.Stream(dev0)
+
+    def launcher(value):
+        for _ in range(100):
+            fn.launch(AppendParam(log.data_ptr, position.data_ptr, value),
+                      stream=s)
+
+    threads = [threading.Thread(target=launcher, args=(v,))
+               for v in (1, 2, 3, 4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    s.synchronize()
+    assert backplane.to_numpy(position)[0] == 400
+    np.testing.assert_array_equal(
+        np.bincount(backplane.to_numpy(log), minlength=5), [0, 100, 100, 100,
+                                                            100])

@@ -100,7 +100,7 @@ def test_launch_event_and_copy_without_a_stream_run_on_the_active_one(
     done = backplane.Event(dev0)
     with backplane.load_module(kernels_path, device=dev0) as module:
         with s:
-            module["sleep_kernel"].launch(struct.pack("I", 300))
+            module["sleep_kernel"].launch(struct.pack("I", 500))
             done.record()
             copy = src.copy_to(dev0, non_blocking=True)
             assert not s.query() and not done.query()
