@@ -151,7 +151,8 @@ static PyObject *device_attributes(PyObject *self, PyObject *unused) {
 static PyObject *device_memory_info(PyObject *self, PyObject *unused) {
   (void)unused;
   size_t total = 0, free_bytes = 0;
-  bp_status_t s = bp_device_memory_info(bpy_device_of(self), &total, &free_bytes);
+  bp_status_t s =
+      bp_device_memory_info(bpy_device_of(self), &total, &free_bytes);
   if (s != BP_OK)
     return bpy_raise(s, NULL);
   return Py_BuildValue("(nn)", (Py_ssize_t)total, (Py_ssize_t)free_bytes);

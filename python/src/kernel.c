@@ -41,8 +41,7 @@ static PyTypeObject *function_type;
  * naming `what`. */
 static bp_module_t *loaded(bpy_module_t *m, const char *what) {
   if (m->module == NULL)
-    PyErr_Format(PyExc_ValueError, "%s: module %U was unloaded", what,
-                 m->path);
+    PyErr_Format(PyExc_ValueError, "%s: module %U was unloaded", what, m->path);
   return m->module;
 }
 
@@ -181,8 +180,8 @@ static PyObject *module_get_functions(PyObject *obj, void *closure) {
   size_t count = bp_module_function_count(module);
   PyObject *names = PyTuple_New((Py_ssize_t)count);
   for (size_t i = 0; names != NULL && i < count; ++i) {
-    PyObject *name = PyUnicode_FromString(
-        bp_function_op(bp_module_function_at(module, i)));
+    PyObject *name =
+        PyUnicode_FromString(bp_function_op(bp_module_function_at(module, i)));
     if (name == NULL)
       Py_CLEAR(names);
     else
@@ -198,10 +197,9 @@ static PyObject *module_get_loaded(PyObject *obj, void *closure) {
 
 static PyObject *module_repr(PyObject *obj) {
   bpy_module_t *self = (bpy_module_t *)obj;
-  return PyUnicode_FromFormat(
-      "<backplane.Module %R on %s%s>", self->path,
-      bp_device_name(bpy_device_of(self->device)),
-      self->module == NULL ? " (unloaded)" : "");
+  return PyUnicode_FromFormat("<backplane.Module %R on %s%s>", self->path,
+                              bp_device_name(bpy_device_of(self->device)),
+                              self->module == NULL ? " (unloaded)" : "");
 }
 
 static PyMethodDef module_methods[] = {
@@ -343,8 +341,8 @@ static PyObject *function_launch(PyObject *obj, PyObject *args,
   bpy_function_t *self = (bpy_function_t *)obj;
   static char *keywords[] = {"args",   "blocks",  "timeout",
                              "stream", "tensors", NULL};
-  PyObject *args_arg = Py_None, *blocks_arg = Py_None, *stream_arg = Py_None,
-           *tensors_arg = Py_None, *timeout_arg = NULL;
+  PyObject *args_arg = Py_None, *blocks_arg = Py_None, *timeout_arg = Py_None,
+           *stream_arg = Py_None, *tensors_arg = Py_None;
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OOOOO:launch", keywords,
                                    &args_arg, &blocks_arg, &timeout_arg,
                                    &stream_arg, &tensors_arg))
@@ -353,7 +351,8 @@ static PyObject *function_launch(PyObject *obj, PyObject *args,
   uint32_t blocks = self->blocks;
   if (loaded(self->module, "Function.launch") == NULL ||
       (blocks_arg != Py_None && parse_blocks(blocks_arg, &blocks) < 0) ||
-      (timeout_arg != NULL && parse_timeout(timeout_arg, &config.timeout_ms) < 0))
+      (timeout_arg != Py_None &&
+       parse_timeout(timeout_arg, &config.timeout_ms) < 0))
     return NULL;
   bp_stream_t *stream;
   PyObject *owner = NULL;
@@ -412,8 +411,7 @@ static PyObject *function_get_timeout(PyObject *obj, void *closure) {
   return PyFloat_FromDouble(ms / 1e3);
 }
 
-static int function_set_timeout(PyObject *obj, PyObject *value,
-                                void *closure) {
+static int function_set_timeout(PyObject *obj, PyObject *value, void *closure) {
   (void)closure;
   return parse_timeout(value ? value : Py_None,
                        &((bpy_function_t *)obj)->timeout_ms);
@@ -433,7 +431,7 @@ static PyMethodDef function_methods[] = {
      "(default: the active stream of the module's device), each given a "
      "pointer to a copy of ARGS (bytes, a ctypes.Structure or any bytes-like "
      "object, at most 4096 bytes; pointers inside are the caller's). "
-     "TIMEOUT in seconds (default: self.timeout). TENSORS the kernel uses "
+     "TIMEOUT in seconds (None: self.timeout). TENSORS the kernel uses "
      "are marked used on the stream. Returns at once; the run's errors "
      "raise from the stream's synchronize()."},
     {NULL, NULL, 0, NULL},

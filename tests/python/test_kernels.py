@@ -119,11 +119,17 @@ def test_a_failing_kernel_raises_with_its_name(module, dev0):
 
 def test_a_kernel_past_its_timeout_raises_timeout(module, dev0):
     s = backplane.Stream(dev0)
-    module["sleep_kernel"].launch(sleep_args(1500), timeout=0.05, stream=s)
+    sleep = module["sleep_kernel"]
+    sleep.launch(sleep_args(1500), timeout=0.05, stream=s)
     with pytest.raises(backplane.TimeoutError) as failure:
         s.synchronize()
     assert isinstance(failure.value, TimeoutError)  # the built-in too
     assert "sleep_kernel" in str(failure.value)
+    s.reset()
+    sleep.timeout = 0.05  # the default of launches that name none
+    sleep.launch(sleep_args(1500), stream=s)
+    with pytest.raises(backplane.TimeoutError):
+        s.synchronize()
     s.reset()
 
 
