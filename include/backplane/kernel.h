@@ -29,8 +29,9 @@
  * (BP_ERR_INVALID_ARGUMENT naming the op and "variant <i>"); an op with no
  * satisfied variant fails it with BP_ERR_NOT_FOUND naming the op, the
  * device's target and each predicate's failed clause. A predicate of a kind
- * not registered here is accepted unchecked and matches nothing. A kernel is `unsigned int fn(void *param)`:
- * 0 is success. Device code uses kernel_device.h.
+ * not registered here is accepted unchecked and matches nothing. A kernel is
+ * `unsigned int fn(void *param)`: 0 is success. Device code uses
+ * kernel_device.h.
  *
  * Failures of enqueued work are stream errors, never silent: a kernel
  * returning non-zero leaves its stream in an error state naming the kernel,

@@ -107,9 +107,9 @@ static bp_status_t parse_target(const char *path, const char *op, int index,
     return bp_error(BP_ERR_OUT_OF_MEMORY, "%s: op \"%s\": out of memory", path,
                     op);
   if (bp_target_hooks.check_predicate(out->target, why, sizeof why) != BP_OK)
-    return bp_error(BP_ERR_INVALID_ARGUMENT,
-                    "%s: op \"%s\": %s: target %s: %s", path, op,
-                    where(index, buffer, sizeof buffer), out->target, why);
+    return bp_error(BP_ERR_INVALID_ARGUMENT, "%s: op \"%s\": %s: target %s: %s",
+                    path, op, where(index, buffer, sizeof buffer), out->target,
+                    why);
   return BP_OK;
 }
 
@@ -122,14 +122,14 @@ static bp_status_t parse_variant(const char *path, const char *op, int index,
   char buffer[32];
   out->index = index;
   const char *library = default_library, *kernel_so, *function;
-  bp_status_t status = string_field(path, op, index, entry, "opKernelLib",
-                                    index >= 0, &library);
+  bp_status_t status =
+      string_field(path, op, index, entry, "opKernelLib", index >= 0, &library);
   if (status == BP_OK)
     status =
         string_field(path, op, index, entry, "kernelSo", false, &kernel_so);
   if (status == BP_OK)
-    status = string_field(path, op, index, entry, "functionName", false,
-                          &function);
+    status =
+        string_field(path, op, index, entry, "functionName", false, &function);
   if (status != BP_OK)
     return status;
   bool known = false;

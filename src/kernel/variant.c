@@ -74,7 +74,10 @@ bp_status_t bp_variant_choose(const char *path, const bp_manifest_op_t *op,
       fputs(separator, out);
       separator = "; ";
       describe(out, &op->variants[i]);
-      fprintf(out, ": %s", why[i][0] ? why[i] : "holds; the chosen one has more clauses or comes first");
+      fprintf(out, ": %s",
+              why[i][0]
+                  ? why[i]
+                  : "holds; the chosen one has more clauses or comes first");
     }
     if (fclose(out) != 0 || !text)
       status = bp_error(BP_ERR_OUT_OF_MEMORY, "%s: op \"%s\": out of memory",
@@ -82,7 +85,8 @@ bp_status_t bp_variant_choose(const char *path, const bp_manifest_op_t *op,
   }
   free(why);
   if (status == BP_OK && !best)
-    status = bp_error(BP_ERR_NOT_FOUND, "%s: op \"%s\": %s", path, op->op, text);
+    status =
+        bp_error(BP_ERR_NOT_FOUND, "%s: op \"%s\": %s", path, op->op, text);
   if (status != BP_OK) {
     free(text);
     return status;

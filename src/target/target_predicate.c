@@ -86,8 +86,8 @@ bp_status_t target_predicate_check(const char *predicate, char *why,
   json_t *value;
   if (kind) {
     json_object_foreach(object, key, value) {
-      if (strcmp(key, "kind") && !(ok = check_clause(kind, key, value, why,
-                                                     capacity)))
+      if (strcmp(key, "kind") &&
+          !(ok = check_clause(kind, key, value, why, capacity)))
         break;
     }
   }
@@ -120,8 +120,7 @@ static int match_clause(const json_t *target, const char *key,
   if (!have && (attr = bounded_attr(key, &is_min)) != NULL) {
     have = json_object_get(target, attr);
     if (!json_is_integer(have) || !json_is_integer(wanted))
-      return say(why, capacity, "'%s' has no integer '%s' to bound", key,
-                 attr);
+      return say(why, capacity, "'%s' has no integer '%s' to bound", key, attr);
     json_int_t value = json_integer_value(have),
                bound = json_integer_value(wanted);
     if (is_min ? value < bound : value > bound)

@@ -30,8 +30,9 @@ static int open_folder(void **state) {
   strcpy(g_dir, "/tmp/bp_variant_test_XXXXXX");
   assert_non_null(mkdtemp(g_dir));
   char command[1024];
-  snprintf(command, sizeof command, "cp '%s' '%s/libk.so' && chmod 755 '%s/libk.so'",
-           BP_TEST_KERNELS, g_dir, g_dir);
+  snprintf(command, sizeof command,
+           "cp '%s' '%s/libk.so' && chmod 755 '%s/libk.so'", BP_TEST_KERNELS,
+           g_dir, g_dir);
   assert_int_equal(system(command), 0);
   return 0;
 }
@@ -249,9 +250,9 @@ static void malformed_predicates_name_op_and_variant(void **state) {
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i) {
     const char *variant = i == 8 || i == 9 ? "\"Op\"" : "variant 1";
-    expect_load_error("2", cases[i].manifest, BP_ERR_INVALID_ARGUMENT,
-                      (const char *[]){"ops.json", "op \"Op\"", variant,
-                                       cases[i].why, NULL});
+    expect_load_error(
+        "2", cases[i].manifest, BP_ERR_INVALID_ARGUMENT,
+        (const char *[]){"ops.json", "op \"Op\"", variant, cases[i].why, NULL});
   }
 #undef WITH_TARGET
 #undef VARIANTS

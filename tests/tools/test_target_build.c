@@ -89,8 +89,8 @@ static void test_target_of_a_device(void **state) {
   assert_int_equal(tool_count_lines(run.out, "vcpu:"), 1);
   tool_run_release(&run);
 
-  run = run_ok(
-      (const char *[]){"target", "--device", "vcpu:0", "--json", NULL});
+  run =
+      run_ok((const char *[]){"target", "--device", "vcpu:0", "--json", NULL});
   json_error_t error;
   json_t *root = json_loads(run.out, 0, &error);
   assert_true(json_is_array(root));
@@ -118,10 +118,10 @@ static void test_target_errors(void **state) {
                  "kind");
   expect_failure((const char *[]){"target", "vcpu", "-num_corez=2", NULL}, 1,
                  "'num_corez'", "unknown attribute");
-  expect_failure(
-      (const char *[]){"target", "{\"kind\":\"vcpu\",\"num_cores\":\"2\"}",
-                       NULL},
-      1, "'num_cores'", "integer");
+  expect_failure((const char *[]){"target",
+                                  "{\"kind\":\"vcpu\",\"num_cores\":\"2\"}",
+                                  NULL},
+                 1, "'num_cores'", "integer");
   expect_failure((const char *[]){"target", "vcpu", "-num_cores=two", NULL}, 1,
                  "'two'", NULL);
   expect_failure(
@@ -129,8 +129,7 @@ static void test_target_errors(void **state) {
       "target", NULL);
   expect_failure((const char *[]){"target", "--device", "vcpu:9", NULL}, 1,
                  "vcpu:9", NULL);
-  expect_failure((const char *[]){"target", "--device", "vcpu:0", "vcpu",
-                                  NULL},
+  expect_failure((const char *[]){"target", "--device", "vcpu:0", "vcpu", NULL},
                  2, "not both", NULL);
 }
 
@@ -233,9 +232,8 @@ static void test_build_makes_a_loadable_module(void **state) {
   write_text("add_one.json", k_add_one);
   in_dir("add_one.json", ir, sizeof(ir));
   in_dir("add_one.so", so, sizeof(so));
-  tool_run_t run = run_ok((const char *[]){"build", ir, "--target",
-                                           "vcpu -num_cores=2", "-o", so,
-                                           NULL});
+  tool_run_t run = run_ok((const char *[]){
+      "build", ir, "--target", "vcpu -num_cores=2", "-o", so, NULL});
   char line[256];
   snprintf(line, sizeof(line), "built %s", so);
   assert_non_null(strstr(run.out, line));
@@ -297,8 +295,8 @@ static void test_build_rejects_bad_input(void **state) {
                                   in_dir("add_one.json", ir, sizeof(ir)),
                                   "--target", "vcpu -num_corez=2", NULL},
                  1, "--target", "'num_corez'");
-  expect_failure((const char *[]){"build", in_dir("absent.json", ir,
-                                                  sizeof(ir)),
+  expect_failure((const char *[]){"build",
+                                  in_dir("absent.json", ir, sizeof(ir)),
                                   "--target", "vcpu", NULL},
                  1, "absent.json", NULL);
   expect_failure((const char *[]){"build", "--target", "vcpu", NULL}, 2,

@@ -14,8 +14,8 @@
 
 /* manifest.c checks predicates only; loading (which matches) is not
  * fuzzed here. */
-const bp_target_hooks_t bp_target_hooks = {
-    .check_predicate = target_predicate_check};
+const bp_target_hooks_t bp_target_hooks = {.check_predicate =
+                                               target_predicate_check};
 
 #define PATH "/fuzz/folder/ops.json"
 
