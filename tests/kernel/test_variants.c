@@ -53,6 +53,32 @@ static bp_runtime_t *runtime_with_cores(const char *cores) {
   return runtime;
 }
 
+/* ops.json loaded on vcpu:0 of a runtime whose devices report `cores`. */
+typedef struct loaded {
+  bp_runtime_t *runtime;
+  bp_device_t *device;
+  bp_module_t *module;
+} loaded_t;
+
+static loaded_t load_ops(const char *cores) {
+  loaded_t l = {runtime_with_cores(cores), NULL, NULL};
+  assert_int_equal(bp_device_at(l.runtime, 0, &l.device), BP_OK);
+  if (bp_module_load(l.device, in_dir("ops.json"), &l.module) != BP_OK)
+    fail_msg("%s", bp_last_error());
+  return l;
+}
+
+static bp_function_t *op_of(const loaded_t *l, const char *name) {
+  bp_function_t *function = NULL;
+  assert_int_equal(bp_module_function(l->module, name, &function), BP_OK);
+  return function;
+}
+
+static void unload_ops(loaded_t *l) {
+  assert_int_equal(bp_module_unload(l->module), BP_OK);
+  bp_runtime_destroy(l->runtime);
+}
+
 /* Three variants: one for 4+ cores with the `cpu` key (3 clauses), one for
  * exactly 2 or 3 cores (3 clauses), a default (opInfo). A second op without
  * variants (seed 004's form) rides along. */
@@ -91,14 +117,8 @@ static void each_core_count_gets_its_variant(void **state) {
        "{\"keys\":[\"cpu\"],\"kind\":\"vcpu\",\"min_num_cores\":4}"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i) {
-    bp_runtime_t *runtime = runtime_with_cores(cases[i].cores);
-    bp_device_t *device = NULL;
-    assert_int_equal(bp_device_at(runtime, 0, &device), BP_OK);
-    bp_module_t *module = NULL;
-    assert_int_equal(bp_module_load(device, in_dir("ops.json"), &module),
-                     BP_OK);
-    bp_function_t *op = NULL;
-    assert_int_equal(bp_module_function(module, "Op", &op), BP_OK);
+    loaded_t l = load_ops(cases[i].cores);
+    bp_function_t *op = op_of(&l, "Op");
     assert_string_equal(bp_function_op(op), "Op");
     assert_string_equal(bp_function_name(op), cases[i].function);
     assert_int_equal(bp_function_variant(op), cases[i].variant);
@@ -117,13 +137,11 @@ static void each_core_count_gets_its_variant(void **state) {
       fail_msg("reason \"%s\" (%s cores)", reason, cases[i].cores);
     if (cases[i].variant != 0 && !strstr(reason, "below min_num_cores 4"))
       fail_msg("reason \"%s\" lacks variant 0's failed clause", reason);
-    bp_function_t *plain = NULL;
-    assert_int_equal(bp_module_function(module, "Plain", &plain), BP_OK);
+    bp_function_t *plain = op_of(&l, "Plain");
     assert_int_equal(bp_function_variant(plain), -1);
     assert_null(bp_function_variant_reason(plain));
     assert_null(bp_function_variant_target(plain));
-    assert_int_equal(bp_module_unload(module), BP_OK);
-    bp_runtime_destroy(runtime);
+    unload_ops(&l);
   }
 }
 
@@ -132,13 +150,9 @@ static void each_core_count_gets_its_variant(void **state) {
 static void launch_by_op_runs_the_chosen_variant(void **state) {
   (void)state;
   write_manifest(k_three);
-  bp_runtime_t *runtime = runtime_with_cores("4");
-  bp_device_t *device = NULL;
-  assert_int_equal(bp_device_at(runtime, 0, &device), BP_OK);
-  bp_module_t *module = NULL;
-  assert_int_equal(bp_module_load(device, in_dir("ops.json"), &module), BP_OK);
-  bp_function_t *op = NULL;
-  assert_int_equal(bp_module_function(module, "Op", &op), BP_OK);
+  loaded_t l = load_ops("4");
+  bp_device_t *device = l.device;
+  bp_function_t *op = op_of(&l, "Op");
   void *memory = NULL;
   assert_int_equal(bp_device_malloc(device, 3 * sizeof(int), &memory), BP_OK);
   int *seen = memory;
@@ -153,8 +167,7 @@ static void launch_by_op_runs_the_chosen_variant(void **state) {
   assert_int_equal(seen[2], 3002);
   assert_int_equal(bp_stream_destroy(stream), BP_OK);
   assert_int_equal(bp_device_free(device, seen), BP_OK);
-  assert_int_equal(bp_module_unload(module), BP_OK);
-  bp_runtime_destroy(runtime);
+  unload_ops(&l);
 }
 
 /* Equal clause counts: the earlier variant wins; a variant without
@@ -168,17 +181,11 @@ static void ties_go_to_the_earlier_variant(void **state) {
       "\"kernelSo\": \"libk.so\", \"functionName\": \"append_kernel\"},"
       " {\"target\": {\"kind\": \"vcpu\", \"min_num_cores\": 1}, "
       "\"kernelSo\": \"libk.so\", \"functionName\": \"block_kernel\"}]}}");
-  bp_runtime_t *runtime = runtime_with_cores("2");
-  bp_device_t *device = NULL;
-  assert_int_equal(bp_device_at(runtime, 0, &device), BP_OK);
-  bp_module_t *module = NULL;
-  assert_int_equal(bp_module_load(device, in_dir("ops.json"), &module), BP_OK);
-  bp_function_t *op = NULL;
-  assert_int_equal(bp_module_function(module, "Op", &op), BP_OK);
+  loaded_t l = load_ops("2");
+  bp_function_t *op = op_of(&l, "Op");
   assert_string_equal(bp_function_name(op), "append_kernel");
   assert_int_equal(bp_function_variant(op), 1);
-  assert_int_equal(bp_module_unload(module), BP_OK);
-  bp_runtime_destroy(runtime);
+  unload_ops(&l);
 }
 
 static void expect_load_error(const char *cores, const char *manifest,
@@ -267,19 +274,13 @@ static void unregistered_kind_matches_nothing(void **state) {
                  "\"empty_kernel\"}, \"variants\": [{\"target\": {\"kind\": "
                  "\"mychip\", \"arch\": \"v3\"}, \"kernelSo\": \"other.so\", "
                  "\"functionName\": \"chip_kernel\"}]}}");
-  bp_runtime_t *runtime = runtime_with_cores("2");
-  bp_device_t *device = NULL;
-  assert_int_equal(bp_device_at(runtime, 0, &device), BP_OK);
-  bp_module_t *module = NULL;
   /* other.so does not exist: only the chosen variant's file is loaded. */
-  assert_int_equal(bp_module_load(device, in_dir("ops.json"), &module), BP_OK);
-  bp_function_t *op = NULL;
-  assert_int_equal(bp_module_function(module, "Op", &op), BP_OK);
+  loaded_t l = load_ops("2");
+  bp_function_t *op = op_of(&l, "Op");
   assert_string_equal(bp_function_name(op), "empty_kernel");
   assert_non_null(
       strstr(bp_function_variant_reason(op), "not a registered kind"));
-  assert_int_equal(bp_module_unload(module), BP_OK);
-  bp_runtime_destroy(runtime);
+  unload_ops(&l);
 }
 
 int main(void) {

@@ -266,26 +266,28 @@ static void test_build_makes_a_loadable_module(void **state) {
   launch_add_one(so_json, 1); /* one block computes every row */
 }
 
+/* A one-stage IR module y[i] = `expr` over x[4]. */
+static void write_ir(const char *name, const char *expr) {
+  char text[512];
+  snprintf(text, sizeof(text),
+           "{\"functions\":[{\"name\":\"f\",\"inputs\":[{\"name\":\"x\","
+           "\"shape\":[4],\"dtype\":\"float32\"}],\"stages\":[{\"name\":"
+           "\"y\",\"shape\":[4],\"dtype\":\"float32\",\"axes\":[\"i\"],"
+           "\"expr\":%s}],\"outputs\":[\"y\"]}]}",
+           expr);
+  write_text(name, text);
+}
+
 static void test_build_rejects_bad_input(void **state) {
   (void)state;
   char ir[128], so[128];
   in_dir("never.so", so, sizeof(so));
-  write_text("undefined.json",
-             "{\"functions\":[{\"name\":\"f\",\"inputs\":[{\"name\":\"x\","
-             "\"shape\":[4],\"dtype\":\"float32\"}],\"stages\":[{\"name\":"
-             "\"y\",\"shape\":[4],\"dtype\":\"float32\",\"axes\":[\"i\"],"
-             "\"expr\":{\"op\":\"add\",\"args\":[\"x\",\"q\"]}}],"
-             "\"outputs\":[\"y\"]}]}");
+  write_ir("undefined.json", "{\"op\":\"add\",\"args\":[\"x\",\"q\"]}");
   expect_failure((const char *[]){"build",
                                   in_dir("undefined.json", ir, sizeof(ir)),
                                   "--target", "vcpu", "-o", so, NULL},
                  1, "stage 'y'", "undefined tensor 'q'");
-  write_text("unknown_op.json",
-             "{\"functions\":[{\"name\":\"f\",\"inputs\":[{\"name\":\"x\","
-             "\"shape\":[4],\"dtype\":\"float32\"}],\"stages\":[{\"name\":"
-             "\"y\",\"shape\":[4],\"dtype\":\"float32\",\"axes\":[\"i\"],"
-             "\"expr\":{\"op\":\"frobnicate\",\"args\":[\"x\"]}}],"
-             "\"outputs\":[\"y\"]}]}");
+  write_ir("unknown_op.json", "{\"op\":\"frobnicate\",\"args\":[\"x\"]}");
   expect_failure((const char *[]){"build",
                                   in_dir("unknown_op.json", ir, sizeof(ir)),
                                   "--target", "vcpu", NULL},
