@@ -7,7 +7,6 @@
 #include "base/status.h"
 #include "core/plugin_security.h"
 #include "core/stream_internal.h"
-#include "core/target_hooks.h"
 #include "kernel/kernel_internal.h"
 #include "kernel/manifest.h"
 #include "kernel/variant.h"
@@ -136,31 +135,6 @@ static bp_status_t check_inside(const bp_module_t *module, const char *op,
   return BP_OK;
 }
 
-/* The device's canonical target as JSON, if any op lists variants and the
- * device has one (else NULL, `why` saying why not). */
-static char *variants_target(const bp_module_t *module,
-                             const bp_manifest_t *manifest, char *why,
-                             size_t capacity) {
-  bool listed = false;
-  for (size_t i = 0; i < manifest->count && !listed; ++i)
-    listed = bp_variant_listed(&manifest->ops[i]);
-  char *json = NULL;
-  if (listed)
-    bp_target_hooks.device_target_json(module->device, &json, why, capacity);
-  return json;
-}
-
-/* Records the chosen variant in the function (which takes `reason`). */
-static bp_status_t note_variant(bp_module_t *module, bp_function_t *function,
-                                const bp_manifest_variant_t *variant,
-                                char *reason) {
-  function->variant = variant->index;
-  function->variant_reason = reason;
-  if (variant->target && !(function->variant_target = strdup(variant->target)))
-    return out_of_memory(module);
-  return BP_OK;
-}
-
 static bp_status_t load_manifest(bp_module_t *module, bool allow_outside) {
   bp_manifest_t *manifest = NULL;
   bp_status_t status = bp_manifest_read(module->path, allow_outside, &manifest);
@@ -173,9 +147,9 @@ static bp_status_t load_manifest(bp_module_t *module, bool allow_outside) {
     status = out_of_memory(module);
   char no_target[256] = "";
   char *target_json =
-      status == BP_OK
-          ? variants_target(module, manifest, no_target, sizeof no_target)
-          : NULL;
+      status == BP_OK ? bp_variant_device_target(module->device, manifest,
+                                                 no_target, sizeof no_target)
+                      : NULL;
   for (size_t i = 0; status == BP_OK && i < manifest->count; ++i) {
     const bp_manifest_op_t *op = &manifest->ops[i];
     const bp_manifest_variant_t *variant = NULL;
@@ -198,7 +172,7 @@ static bp_status_t load_manifest(bp_module_t *module, bool allow_outside) {
       status = fill_function(module, function, part, variant->function, op->op);
       module->function_count++; /* freed by release() even when partial */
       if (status == BP_OK)
-        status = note_variant(module, function, variant, reason);
+        status = bp_variant_note(function, variant, reason);
       else
         free(reason);
     } else {
@@ -352,16 +326,4 @@ BP_API const char *bp_function_name(const bp_function_t *function) {
 
 BP_API const char *bp_function_op(const bp_function_t *function) {
   return function ? function->op : NULL;
-}
-
-BP_API int32_t bp_function_variant(const bp_function_t *function) {
-  return function ? function->variant : -1;
-}
-
-BP_API const char *bp_function_variant_target(const bp_function_t *function) {
-  return function ? function->variant_target : NULL;
-}
-
-BP_API const char *bp_function_variant_reason(const bp_function_t *function) {
-  return function ? function->variant_reason : NULL;
 }

@@ -1,5 +1,6 @@
 /* Kernel variants: the best match of an op's variants for a device's
- * canonical target (kernel/variant.h has the rule). */
+ * canonical target (kernel/variant.h has the rule), and the function
+ * queries that say which was chosen and why. */
 #include "kernel/variant.h"
 
 #include <stdio.h>
@@ -11,6 +12,18 @@
 
 bool bp_variant_listed(const bp_manifest_op_t *op) {
   return op->variant_count > 1 || op->variants[0].index >= 0;
+}
+
+char *bp_variant_device_target(bp_device_t *device,
+                               const bp_manifest_t *manifest, char *why,
+                               size_t capacity) {
+  bool listed = false;
+  for (size_t i = 0; i < manifest->count && !listed; ++i)
+    listed = bp_variant_listed(&manifest->ops[i]);
+  char *json = NULL;
+  if (listed)
+    bp_target_hooks.device_target_json(device, &json, why, capacity);
+  return json;
 }
 
 /* "variant 2 {predicate}" or "opInfo (default)". */
@@ -94,4 +107,27 @@ bp_status_t bp_variant_choose(const char *path, const bp_manifest_op_t *op,
   *out_variant = best;
   *out_reason = text;
   return BP_OK;
+}
+
+bp_status_t bp_variant_note(bp_function_t *function,
+                            const bp_manifest_variant_t *variant,
+                            char *reason) {
+  function->variant = variant->index;
+  function->variant_reason = reason;
+  if (variant->target && !(function->variant_target = strdup(variant->target)))
+    return bp_error(BP_ERR_OUT_OF_MEMORY, "bp_module_load %s: out of memory",
+                    function->module->path);
+  return BP_OK;
+}
+
+BP_API int32_t bp_function_variant(const bp_function_t *function) {
+  return function ? function->variant : -1;
+}
+
+BP_API const char *bp_function_variant_target(const bp_function_t *function) {
+  return function ? function->variant_target : NULL;
+}
+
+BP_API const char *bp_function_variant_reason(const bp_function_t *function) {
+  return function ? function->variant_reason : NULL;
 }
