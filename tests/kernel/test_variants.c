@@ -39,18 +39,19 @@ static int open_folder(void **state) {
 
 static int close_folder(void **state) {
   (void)state;
+  unsetenv("BACKPLANE_VCPU_CORES");
   char command[128];
   snprintf(command, sizeof command, "rm -rf %s", g_dir);
   assert_int_equal(system(command), 0);
   return 0;
 }
 
-/* A runtime over vcpu whose devices report `cores` cores. */
+/* A runtime over vcpu whose devices report `cores` cores. The variable is
+ * changed only while no runtime exists (no thread of one can read the
+ * environment meanwhile) and cleared by the group's teardown. */
 static bp_runtime_t *runtime_with_cores(const char *cores) {
   assert_int_equal(setenv("BACKPLANE_VCPU_CORES", cores, 1), 0);
-  bp_runtime_t *runtime = fixture_runtime(BP_VCPU_PLUGIN);
-  assert_int_equal(unsetenv("BACKPLANE_VCPU_CORES"), 0);
-  return runtime;
+  return fixture_runtime(BP_VCPU_PLUGIN);
 }
 
 /* ops.json loaded on vcpu:0 of a runtime whose devices report `cores`. */
