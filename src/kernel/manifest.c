@@ -273,7 +273,8 @@ bp_status_t bp_manifest_read(const char *path, bool allow_outside_folder,
                              bp_manifest_t **out_manifest) {
   char reason[512];
   if (!bp_plugin_permissions_ok(path, reason, sizeof reason))
-    return bp_error(BP_ERR_INVALID_ARGUMENT, "%s: refused: %s", path, reason);
+    return bp_error(bp_plugin_refusal_status(path), "%s: refused: %s", path,
+                    reason);
   FILE *file = fopen(path, "rb");
   if (!file)
     return bp_error(BP_ERR_NOT_FOUND, "%s: cannot open: %s", path,

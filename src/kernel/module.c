@@ -70,10 +70,10 @@ static bp_status_t load_part(bp_module_t *module, const char *path,
                              BP_KernelModule *out_part) {
   char reason[512];
   if (!bp_plugin_permissions_ok(path, reason, sizeof reason))
-    return op ? bp_error(BP_ERR_INVALID_ARGUMENT, "%s: op \"%s\": refused: %s",
-                         module->path, op, reason)
-              : bp_error(BP_ERR_INVALID_ARGUMENT, "%s: refused: %s", path,
-                         reason);
+    return op ? bp_error(bp_plugin_refusal_status(path),
+                         "%s: op \"%s\": refused: %s", module->path, op, reason)
+              : bp_error(bp_plugin_refusal_status(path), "%s: refused: %s",
+                         path, reason);
   BP_KernelModule part = NULL;
   C_Status result = module->kernels->module_load_file(&module->device->c_device,
                                                       path, kind, &part);
