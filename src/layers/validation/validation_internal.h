@@ -20,6 +20,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 
+#include "base/pointer_map.h"
 #include "layers/layers.h"
 #include "layers/validation/validation_objects.h"
 
@@ -30,6 +31,7 @@
 typedef struct bp_validation_layer {
   const bp_plugin_t *plugin;
   C_DeviceInterface next;
+  BP_KernelExtension next_kernels; /* when the plugin has the extension */
   pthread_mutex_t lock;
   bp_object_set_t live;
   bp_object_set_t dead;
@@ -39,11 +41,23 @@ typedef struct bp_validation_layer {
   bool close_log;
   bool abort_on_report;
   atomic_uint_fast64_t reports;
+  /* Kernels (validation_kernels.c): BP_KernelFunction -> its
+   * BP_KernelModule, and BP_KernelModule -> launches not yet completed. */
+  bp_pointer_map_t function_modules;
+  bp_pointer_map_t pending_launches;
 } bp_validation_layer_t;
 
 /* Saves *table as the layer's next table and writes the intercepts. */
 void bp_validation_layer_install(bp_validation_layer_t *layer,
                                  C_DeviceInterface *table);
+
+/* Wraps the kernels extension (validation_kernels.c). */
+void bp_validation_attach_kernels(void *context, BP_KernelExtension *kernels);
+/* The observer's module_unloading (core/observer.h). */
+void bp_validation_module_unloading(void *context, bp_device_t *device,
+                                    const char *path,
+                                    const BP_KernelModule *parts,
+                                    size_t part_count);
 
 /* Writes one finding; aborts when configured to. Call with the lock held. */
 void bp_validation_report(bp_validation_layer_t *layer, const char *function,
