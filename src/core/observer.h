@@ -12,7 +12,12 @@
  *   cache) still shows;
  * - collectives: the xccl_* functions take no C_Device, so a layer cannot
  *   wrap them in the dispatch table; src/comm describes each call in a
- *   bp_collective_note_t instead.
+ *   bp_collective_note_t instead;
+ * - for the validation layer (`refused`, `module_unloading`, with their own
+ *   context): misuse the core refused itself, and a kernel module about to
+ *   be unloaded (the plugin's module_unload comes only after the drain).
+ * Calls of the kernels extension are wrapped like the table's slots
+ * (core/layer.h, attach_kernels), not observed.
  * The observer's functions are called from any thread; they must be
  * thread-safe and leave bp_last_error() alone. */
 #ifndef BACKPLANE_CORE_OBSERVER_H_

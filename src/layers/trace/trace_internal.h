@@ -1,7 +1,8 @@
 /* The trace layer (internal): records every intercepted plugin call on the
  * host (name, device, duration, result; copies with bytes and direction;
  * event records and the waits on them as flow arrows; the device's
- * allocated and reserved bytes as counters), every framework-face call and
+ * allocated and reserved bytes as counters), kernel launches and notifies
+ * of the kernels extension (trace_kernels.c), every framework-face call and
  * collective the core reports to its observer (core/observer.h), and
  * drives the plugin's own profiler_* functions so its device-side timeline
  * (one track per stream) lands in the same trace, keeping only this

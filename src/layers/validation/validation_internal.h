@@ -6,13 +6,16 @@
  * stream or event, a bad free, a copy outside its allocation, a device
  * pointer passed as host memory, a host callback synchronizing or destroying
  * its own stream or synchronizing its device) is refused with C_ERROR; the rest
- * (a deallocate size mismatch, a stream destroyed with work pending) is
- * reported and the call proceeds. At unload it prints, per object kind, created
+ * (a deallocate size mismatch, a stream destroyed with work pending, a
+ * kernel module unloaded with launches pending) is reported and the call
+ * proceeds. Misuse the core refuses itself (core/observer.h, refused) is
+ * reported as one line too. At unload it prints, per object kind, created
  * versus destroyed, and every object still alive, with its size and sequence
  * number. Thread-safe: one lock per plugin around the bookkeeping.
  *
  * This header: state shared by the layer's life cycle and bookkeeping
- * (validation_layer.c) and its intercepts (validation_intercepts.c). */
+ * (validation_layer.c) and its intercepts (validation_intercepts.c, and
+ * validation_kernels.c for the kernels extension). */
 #ifndef BACKPLANE_LAYERS_VALIDATION_VALIDATION_INTERNAL_H_
 #define BACKPLANE_LAYERS_VALIDATION_VALIDATION_INTERNAL_H_
 
