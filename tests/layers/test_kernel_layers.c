@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "conformance_kernels.h"
+#include "support/file_lines.h"
 #include "support/runtime_fixture.h"
 #include "trace_checks.h"
 
@@ -49,10 +50,16 @@ static void open_layered(layered_t *r, const char *layers, const char *fault) {
 }
 
 /* Destroys the runtime (which writes the trace); the file stays. */
-static void close_layered(layered_t *r) {
+static void destroy_layered(layered_t *r) {
   assert_int_equal(bp_stream_destroy(r->stream), BP_OK);
   assert_int_equal(bp_module_unload(r->module), BP_OK);
   bp_runtime_destroy(r->runtime);
+}
+
+/* The same, and removes the file. */
+static void close_layered(layered_t *r) {
+  destroy_layered(r);
+  unlink(r->file);
 }
 
 static bp_function_t *function_of(bp_module_t *module, const char *name) {
@@ -63,14 +70,7 @@ static bp_function_t *function_of(bp_module_t *module, const char *name) {
 
 /* Lines of the validation log holding `fragment`. */
 static size_t log_lines(const layered_t *r, const char *fragment) {
-  FILE *log = fopen(r->file, "r");
-  assert_non_null(log);
-  char line[2048];
-  size_t n = 0;
-  while (fgets(line, sizeof line, log))
-    n += strstr(line, fragment) != NULL;
-  fclose(log);
-  return n;
+  return file_lines_with(r->file, fragment);
 }
 
 static size_t all_lines(const layered_t *r) {
@@ -99,7 +99,6 @@ static void test_function_of_unloaded_module(void **state) {
   /* The stream is untouched. */
   assert_int_equal(bp_stream_synchronize(r.stream), BP_OK);
   close_layered(&r);
-  unlink(r.file);
 }
 
 static void test_arguments_over_the_limit(void **state) {
@@ -121,7 +120,6 @@ static void test_arguments_over_the_limit(void **state) {
                    1);
   assert_int_equal(log_lines(&r, "(at most 4096, non-NULL) (refused)"), 1);
   close_layered(&r);
-  unlink(r.file);
 }
 
 static void test_notify_on_a_stream_of_another_device(void **state) {
@@ -146,7 +144,6 @@ static void test_notify_on_a_stream_of_another_device(void **state) {
   assert_int_equal(bp_stream_destroy(other), BP_OK);
   assert_int_equal(bp_notify_destroy(notify), BP_OK);
   close_layered(&r);
-  unlink(r.file);
 }
 
 static void test_unload_with_launches_pending(void **state) {
@@ -171,7 +168,6 @@ static void test_unload_with_launches_pending(void **state) {
                                  "unload drains the device first)"),
                    1);
   close_layered(&r);
-  unlink(r.file);
 }
 
 /* Correct use: launches of both modules' functions, a notify round trip
@@ -198,7 +194,7 @@ static void test_correct_use_has_no_line(void **state) {
   assert_int_equal(bp_stream_synchronize(r.stream), BP_OK);
   assert_int_equal(bp_notify_destroy(done), BP_OK);
   assert_int_equal(bp_notify_destroy(go), BP_OK);
-  close_layered(&r);
+  destroy_layered(&r);
   assert_int_equal(all_lines(&r), 0);
   unlink(r.file);
 }
@@ -219,7 +215,6 @@ static void test_refused_without_layers(void **state) {
   assert_int_equal(bp_module_unload(second), BP_ERR_INVALID_ARGUMENT);
   assert_non_null(strstr(bp_last_error(), "already unloaded"));
   close_layered(&r);
-  unlink(r.file);
 }
 
 /* ---- fault ---- */
@@ -238,7 +233,6 @@ static void test_fault_fails_the_chosen_launch(void **state) {
   assert_int_equal(bp_stream_synchronize(r.stream), BP_OK);
   assert_int_equal(fixture_layer_stats(r.runtime).faults_injected, 1);
   close_layered(&r);
-  unlink(r.file);
 }
 
 static void test_fault_fails_every_launch_with_its_status(void **state) {
@@ -251,7 +245,6 @@ static void test_fault_fails_every_launch_with_its_status(void **state) {
                      BP_ERR_INVALID_ARGUMENT);
   assert_int_equal(fixture_layer_stats(r.runtime).faults_injected, 3);
   close_layered(&r);
-  unlink(r.file);
 }
 
 static void test_fault_fails_the_chosen_module_load(void **state) {
@@ -268,7 +261,6 @@ static void test_fault_fails_the_chosen_module_load(void **state) {
   assert_int_equal(bp_stream_synchronize(r.stream), BP_OK);
   assert_int_equal(fixture_layer_stats(r.runtime).faults_injected, 1);
   close_layered(&r);
-  unlink(r.file);
 }
 
 /* ---- trace ---- */
@@ -359,7 +351,7 @@ static void test_trace_launches_and_notify_flows(void **state) {
   assert_int_equal(bp_notify_destroy(notify), BP_OK);
   assert_int_equal(bp_device_free(r.dev0, seen), BP_OK);
   assert_int_equal(bp_module_unload(ops), BP_OK);
-  close_layered(&r);
+  destroy_layered(&r);
 
   json_t *root = trace_check_file(r.file);
   /* The enqueue on the host's track, the run on vcpu:0's stream track. */
