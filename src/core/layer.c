@@ -128,8 +128,8 @@ static void attach_kernels(bp_plugin_t *plugin,
   if (!own)
     return;
   BP_KernelExtension copy = {.base = {.struct_size = 0}};
-  size_t covered = own->base.struct_size < sizeof copy ? own->base.struct_size
-                                                       : sizeof copy;
+  size_t covered =
+      own->base.struct_size < sizeof copy ? own->base.struct_size : sizeof copy;
   memcpy(&copy, own, covered);
   bool wrapped = false;
   for (size_t k = 0; k < bp_layer_registry_count; ++k)

@@ -24,8 +24,7 @@ BP_API bp_status_t bp_launch(bp_function_t *function, uint32_t blocks,
     return refuse(device, bp_error(BP_ERR_INVALID_ARGUMENT,
                                    "bp_launch: kernel %s (op %s) of module %s, "
                                    "which was already unloaded",
-                                   function->name, function->op,
-                                   module->path));
+                                   function->name, function->op, module->path));
   if (stream->device != device)
     return refuse(device,
                   bp_error(BP_ERR_INVALID_ARGUMENT,

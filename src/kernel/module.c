@@ -75,9 +75,9 @@ static void free_retired(bp_retired_node_t *node) {
 static bp_status_t check_loaded(const char *what, bp_module_t *module) {
   if (!atomic_load_explicit(&module->unloaded, memory_order_relaxed))
     return BP_OK;
-  bp_status_t status = bp_error(BP_ERR_INVALID_ARGUMENT,
-                                "%s: module %s was already unloaded", what,
-                                module->path);
+  bp_status_t status =
+      bp_error(BP_ERR_INVALID_ARGUMENT, "%s: module %s was already unloaded",
+               what, module->path);
   bp_api_refused(module->device, what);
   return status;
 }

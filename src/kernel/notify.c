@@ -65,9 +65,10 @@ static bp_status_t check_stream(const char *what, bp_notify_t *notify,
     return bp_error(BP_ERR_INVALID_ARGUMENT, "%s: notify or stream is NULL",
                     what);
   if (stream->device != notify->device) {
-    bp_status_t status = bp_error(
-        BP_ERR_INVALID_ARGUMENT, "%s: notify %u belongs to %s, the stream to %s",
-        what, notify->id, notify->device->name, stream->device->name);
+    bp_status_t status =
+        bp_error(BP_ERR_INVALID_ARGUMENT,
+                 "%s: notify %u belongs to %s, the stream to %s", what,
+                 notify->id, notify->device->name, stream->device->name);
     bp_api_refused(stream->device, what);
     return status;
   }

@@ -21,9 +21,9 @@ typedef enum bp_layer_function {
   BP_PLUGIN_SLOTS(BP_LAYER_ENUM)
 #undef BP_LAYER_ENUM
 #define BP_LAYER_KERNEL_ENUM(name) BP_LAYER_FN_##name,
-  BP_LAYER_KERNEL_FUNCTIONS(BP_LAYER_KERNEL_ENUM)
+      BP_LAYER_KERNEL_FUNCTIONS(BP_LAYER_KERNEL_ENUM)
 #undef BP_LAYER_KERNEL_ENUM
-      BP_LAYER_FN_COUNT
+          BP_LAYER_FN_COUNT
 } bp_layer_function_t;
 
 /* "device_memory_allocate" for BP_LAYER_FN_device_memory_allocate. */

@@ -109,9 +109,8 @@ static void test_arguments_over_the_limit(void **state) {
   bp_function_t *empty = function_of(r.module, "empty_kernel");
   assert_int_equal(bp_launch(empty, 1, args, sizeof args, NULL, r.stream),
                    BP_ERR_INVALID_ARGUMENT);
-  assert_int_equal(bp_launch(empty, 1, args, BP_LAUNCH_MAX_ARGS, NULL,
-                             r.stream),
-                   BP_OK);
+  assert_int_equal(
+      bp_launch(empty, 1, args, BP_LAUNCH_MAX_ARGS, NULL, r.stream), BP_OK);
   assert_int_equal(bp_stream_synchronize(r.stream), BP_OK);
   assert_int_equal(all_lines(&r), 1);
   assert_int_equal(log_lines(&r, "backplane validation: bp_launch on vcpu:0: "
@@ -225,8 +224,7 @@ static void test_fault_fails_the_chosen_launch(void **state) {
   open_layered(&r, "fault", "launch:2");
   bp_function_t *empty = function_of(r.module, "empty_kernel");
   assert_int_equal(bp_launch(empty, 1, NULL, 0, NULL, r.stream), BP_OK);
-  assert_int_equal(bp_launch(empty, 1, NULL, 0, NULL, r.stream),
-                   BP_ERR_PLUGIN);
+  assert_int_equal(bp_launch(empty, 1, NULL, 0, NULL, r.stream), BP_ERR_PLUGIN);
   assert_non_null(strstr(bp_last_error(), "launch on vcpu:0 returned "
                                           "C_FAILED"));
   assert_int_equal(bp_launch(empty, 1, NULL, 0, NULL, r.stream), BP_OK);
@@ -274,8 +272,8 @@ static json_t *slice_with(json_t *root, const char *name, const char *key,
   json_array_foreach(trace_events(root), i, event) {
     const char *ph = json_string_value(json_object_get(event, "ph"));
     const char *n = json_string_value(json_object_get(event, "name"));
-    const char *v = json_string_value(
-        json_object_get(json_object_get(event, "args"), key));
+    const char *v =
+        json_string_value(json_object_get(json_object_get(event, "args"), key));
     if (ph && !strcmp(ph, "X") && n && !strcmp(n, name) && v &&
         !strcmp(v, value))
       return event;
@@ -332,9 +330,9 @@ static void test_trace_launches_and_notify_flows(void **state) {
   assert_int_equal(bp_device_malloc(r.dev0, 3 * sizeof *seen, (void **)&seen),
                    BP_OK);
   block_param p = {seen};
-  assert_int_equal(bp_launch(function_of(ops, "BlockOp"), 3, &p, sizeof p,
-                             NULL, r.stream),
-                   BP_OK);
+  assert_int_equal(
+      bp_launch(function_of(ops, "BlockOp"), 3, &p, sizeof p, NULL, r.stream),
+      BP_OK);
   /* A notify recorded on one stream and waited on by another. */
   bp_stream_t *second = NULL;
   assert_int_equal(bp_stream_create(r.dev0, &second), BP_OK);

@@ -47,7 +47,7 @@ typedef struct bp_trace_memory_sample {
 
 struct bp_trace_layer {
   C_DeviceInterface next;
-  BP_KernelExtension next_kernels;    /* when the plugin has the extension */
+  BP_KernelExtension next_kernels; /* when the plugin has the extension */
   const bp_plugin_t *plugin;
   bp_trace_session_t *session;
   bp_trace_thread_buffers_t threads; /* host events */
@@ -57,10 +57,10 @@ struct bp_trace_layer {
   bp_clock_anchor_t start;           /* at attach */
   atomic_uint_fast64_t record_serial; /* event records so far */
   pthread_mutex_t lock;               /* guards the fields below */
-  bp_pointer_map_t flows; /* event or notify -> serial of its latest record */
-  bp_pointer_map_t streams;           /* this runtime's live C_Streams -> 1 */
-  bp_trace_comm_seqs_t comm_seqs;     /* communicator -> calls so far */
-  bp_trace_memory_sample_t *memory;   /* one per device of the plugin */
+  bp_pointer_map_t flows;   /* event or notify -> serial of its latest record */
+  bp_pointer_map_t streams; /* this runtime's live C_Streams -> 1 */
+  bp_trace_comm_seqs_t comm_seqs;   /* communicator -> calls so far */
+  bp_trace_memory_sample_t *memory; /* one per device of the plugin */
   /* BP_KernelFunction -> its "kernel <name>" (trace_kernels.c), and every
    * such name kept so far. */
   bp_pointer_map_t kernel_functions;

@@ -40,9 +40,8 @@ static C_Status t_module_get_function(const C_Device device,
   bp_trace_layer_t *t = LAYER(device);
   C_Status result =
       t->next_kernels.module_get_function(device, module, name, out_function);
-  const char *kept = result == C_SUCCESS && *out_function && name
-                         ? keep_name(t, name)
-                         : NULL;
+  const char *kept =
+      result == C_SUCCESS && *out_function && name ? keep_name(t, name) : NULL;
   if (kept) {
     pthread_mutex_lock(&t->lock);
     bp_pointer_map_set(&t->kernel_functions, *out_function,
@@ -88,8 +87,8 @@ static C_Status t_notify_record(const C_Device device, C_Stream stream,
   uint64_t start = bp_clock_now_ns();
   C_Status result = t->next_kernels.notify_record(device, stream, notify);
   if (result != C_SUCCESS) {
-    bp_trace_record(t, BP_TRACE_CATEGORY_PLUGIN, "notify_record", device,
-                    start, result, NULL);
+    bp_trace_record(t, BP_TRACE_CATEGORY_PLUGIN, "notify_record", device, start,
+                    result, NULL);
     return result;
   }
   uint64_t serial = atomic_fetch_add(&t->record_serial, 1) + 1;
@@ -118,8 +117,8 @@ static C_Status t_notify_wait(const C_Device device, C_Stream stream,
   if (serial)
     bp_trace_record(t, BP_TRACE_CATEGORY_PLUGIN, "notify_wait", device, start,
                     result,
-                    ",\"notify\":%u,\"stream\":\"%p\",\"flow_in\":%" PRIu64,
-                    id, (void *)stream, serial);
+                    ",\"notify\":%u,\"stream\":\"%p\",\"flow_in\":%" PRIu64, id,
+                    (void *)stream, serial);
   else
     bp_trace_record(t, BP_TRACE_CATEGORY_PLUGIN, "notify_wait", device, start,
                     result, ",\"notify\":%u,\"stream\":\"%p\"", id,

@@ -54,8 +54,8 @@ static bp_status_t open_rank(ring_rank_t *rank, size_t capacity) {
   rank->capacity = capacity;
   bp_status_t status = cli_kernels_load(rank->device, &rank->module);
   if (status == BP_OK)
-    status = bp_module_function(rank->module, "RingAllReduceKernel",
-                                &rank->kernel);
+    status =
+        bp_module_function(rank->module, "RingAllReduceKernel", &rank->kernel);
   if (status == BP_OK)
     status = bp_stream_create(rank->device, &rank->stream);
   for (int i = 0; i < 2 && status == BP_OK; ++i)
@@ -93,9 +93,9 @@ static bp_status_t enqueue(ring_rank_t *ranks, int kernel, size_t count) {
   for (size_t r = 0; r < RANKS && status == BP_OK; ++r) {
     ring_rank_t *rank = &ranks[r];
     if (!kernel) {
-      status = bp_comm_all_reduce(rank->input, rank->output, count,
-                                  BP_DTYPE_FLOAT32, BP_REDUCE_SUM, rank->comm,
-                                  rank->stream);
+      status =
+          bp_comm_all_reduce(rank->input, rank->output, count, BP_DTYPE_FLOAT32,
+                             BP_REDUCE_SUM, rank->comm, rank->stream);
       continue;
     }
     op_param param;
@@ -109,8 +109,8 @@ static bp_status_t enqueue(ring_rank_t *ranks, int kernel, size_t count) {
     param.resources = rank->resources;
     status = bp_notify_record(rank->notifies[0], rank->stream);
     if (status == BP_OK)
-      status = bp_launch(rank->kernel, 1, &param, sizeof param, NULL,
-                         rank->stream);
+      status =
+          bp_launch(rank->kernel, 1, &param, sizeof param, NULL, rank->stream);
     if (status == BP_OK)
       status =
           bp_notify_wait(rank->notifies[1], rank->stream, CUSTOM_TIMEOUT_MS);
@@ -158,8 +158,9 @@ static bp_status_t check_once(bench_ctx_t *ctx, ring_rank_t *ranks, int kernel,
                      count * sizeof *host, NULL);
     for (size_t i = 0; i < count && status == BP_OK; ++i)
       if (host[i] != sum) {
-        fprintf(stderr, "bench launch: %s: rank %zu element %zu is %g, not %g\n",
-                what, r, i, (double)host[i], (double)sum);
+        fprintf(stderr,
+                "bench launch: %s: rank %zu element %zu is %g, not %g\n", what,
+                r, i, (double)host[i], (double)sum);
         status = BP_ERR_PLUGIN;
       }
   }
@@ -238,8 +239,7 @@ bp_status_t bench_launch_ring(bench_ctx_t *ctx) {
   bp_comm_t *comms[RANKS] = {NULL, NULL};
   bp_status_t status = bp_comm_init_all(devices, RANKS, comms);
   if (status != BP_OK)
-    return bench_error(ctx, "ring all-reduce kernel: bp_comm_init_all",
-                       status);
+    return bench_error(ctx, "ring all-reduce kernel: bp_comm_init_all", status);
   for (size_t r = 0; r < RANKS; ++r)
     ranks[r].comm = comms[r];
   for (size_t r = 0; r < RANKS && status == BP_OK; ++r)
