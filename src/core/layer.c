@@ -131,6 +131,7 @@ static void attach_kernels(bp_plugin_t *plugin,
   size_t covered =
       own->base.struct_size < sizeof copy ? own->base.struct_size : sizeof copy;
   memcpy(&copy, own, covered);
+  copy.base.struct_size = covered; /* a newer plugin's extra fields stay out */
   bool wrapped = false;
   for (size_t k = 0; k < bp_layer_registry_count; ++k)
     if (layers->enabled[k] && bp_layer_registry[k]->attach_kernels) {
