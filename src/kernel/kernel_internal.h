@@ -27,7 +27,7 @@ struct bp_module {
   bp_function_t *functions; /* the listed ones */
   size_t function_count;
   /* Functions of a shared object found by name but not listed; guarded by
-   * `lock`, freed at unload. */
+   * `lock`, freed with the module. */
   pthread_mutex_t lock;
   bp_function_t *found;
   /* Set by bp_module_unload, which then retires the module (core/retired.h)
