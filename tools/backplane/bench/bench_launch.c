@@ -2,8 +2,7 @@
  * against the stream round trip of a host callback measured in the same run
  * (budget: <= 1.5x its time); kernel launches enqueued per second (budget:
  * >= 5 M/s); a compute-bound kernel at blocks = 2 against blocks = 1 (budget:
- * >= 1.8x on 2 cores). Kernels come from the conformance kernel library.
- * Then the ring all-reduce kernel beside the built-in (bench_launch_ring.h). */
+ * >= 1.8x on 2 cores). Kernels come from the conformance kernel library. */
 #include <stdio.h>
 
 #include "bench.h"
@@ -154,7 +153,7 @@ bp_status_t bench_launch(bench_ctx_t *ctx) {
   bp_device_free(ctx->device, b.spin_out);
   bp_stream_destroy(b.stream);
   bp_module_unload(module);
-  if (status == BP_OK)
+  if (status == BP_OK) /* the ring all-reduce kernel beside the built-in */
     status = bench_launch_ring(ctx);
   return status;
 }
