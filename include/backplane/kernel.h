@@ -91,9 +91,11 @@ BP_API bp_status_t bp_module_load_with_options(
 
 /* Drains first: waits for every stream of the module's device (bounded by
  * the launches' timeouts), then unloads; functions of the module are invalid
- * afterwards. Code of an abandoned (timed-out) kernel stays mapped until it
- * returns. Returns the drain's error, if any, after unloading. NULL is a
- * no-op. */
+ * afterwards (the runtime keeps its last 256 unloaded modules readable, so
+ * bp_launch of their functions, bp_module_function and a second unload are
+ * refused with BP_ERR_INVALID_ARGUMENT). Code of an abandoned (timed-out)
+ * kernel stays mapped until it returns. Returns the drain's error, if any,
+ * after unloading. NULL is a no-op. */
 BP_API bp_status_t bp_module_unload(bp_module_t *module);
 
 /* The function of an op (manifest) or a function name (either kind).

@@ -3,10 +3,12 @@
 #define BACKPLANE_KERNEL_INTERNAL_H_
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "backplane/kernel.h"
 #include "backplane/kernel_ext.h"
 #include "core/device_table.h"
+#include "core/retired.h"
 
 struct bp_function {
   bp_module_t *module;
@@ -31,9 +33,13 @@ struct bp_module {
   bp_function_t *functions; /* the listed ones */
   size_t function_count;
   /* Functions of a shared object found by name but not listed; guarded by
-   * `lock`, freed at unload. */
+   * `lock`, freed with the module. */
   pthread_mutex_t lock;
   bp_function_t *found;
+  /* Set by bp_module_unload, which then retires the module (core/retired.h)
+   * instead of freeing it: a function of it passed again is refused. */
+  atomic_bool unloaded;
+  bp_retired_node_t retired;
 };
 
 struct bp_notify {

@@ -1,11 +1,13 @@
 /* Modules: loading shared objects and op-info manifests, finding and listing
  * their functions, unloading. */
 #include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/status.h"
 #include "core/plugin_security.h"
+#include "core/runtime_internal.h"
 #include "core/stream_internal.h"
 #include "kernel/kernel_internal.h"
 #include "kernel/manifest.h"
@@ -40,9 +42,13 @@ static void free_function(bp_function_t *function) {
   free(function->variant_reason);
 }
 
-static void release(bp_module_t *module) {
+static void unload_parts(bp_module_t *module) {
   for (size_t i = module->part_count; i-- > 0;)
     module->kernels->module_unload(&module->device->c_device, module->parts[i]);
+  module->part_count = 0;
+}
+
+static void free_module(bp_module_t *module) {
   for (size_t i = 0; i < module->function_count; ++i)
     free_function(&module->functions[i]);
   while (module->found) {
@@ -56,6 +62,27 @@ static void release(bp_module_t *module) {
   free(module->parts);
   free(module->path);
   free(module);
+}
+
+static void release(bp_module_t *module) {
+  unload_parts(module);
+  free_module(module);
+}
+
+static void free_retired(bp_retired_node_t *node) {
+  free_module((bp_module_t *)((char *)node - offsetof(bp_module_t, retired)));
+}
+
+/* BP_ERR_INVALID_ARGUMENT naming `what` when `module` was unloaded, reported
+ * to the validation layer. */
+static bp_status_t check_loaded(const char *what, bp_module_t *module) {
+  if (!atomic_load_explicit(&module->unloaded, memory_order_relaxed))
+    return BP_OK;
+  bp_status_t status =
+      bp_error(BP_ERR_INVALID_ARGUMENT, "%s: module %s was already unloaded",
+               what, module->path);
+  bp_api_refused(module->device, what);
+  return status;
 }
 
 static bp_status_t out_of_memory(const bp_module_t *module) {
@@ -260,11 +287,20 @@ BP_API bp_status_t bp_module_load(bp_device_t *device, const char *path,
   return bp_module_load_with_options(device, path, NULL, out_module);
 }
 
+/* Unloads, then retires the module (kernel_internal.h). */
 BP_API bp_status_t bp_module_unload(bp_module_t *module) {
   if (!module)
     return BP_OK;
-  bp_status_t status = bp_device_synchronize(module->device);
-  release(module);
+  bp_status_t status = check_loaded("bp_module_unload", module);
+  if (status != BP_OK)
+    return status;
+  bp_observer_module_unloading(module->device, module->path, module->parts,
+                               module->part_count);
+  status = bp_device_synchronize(module->device);
+  unload_parts(module);
+  atomic_store_explicit(&module->unloaded, true, memory_order_relaxed);
+  module->retired.release = free_retired;
+  bp_retired_add(&module->device->plugin->runtime->retired, &module->retired);
   return status;
 }
 
@@ -274,6 +310,9 @@ BP_API bp_status_t bp_module_function(bp_module_t *module, const char *name,
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_module_function: module, name or out_function is "
                     "NULL");
+  bp_status_t loaded = check_loaded("bp_module_function", module);
+  if (loaded != BP_OK)
+    return loaded;
   for (size_t i = 0; i < module->function_count; ++i) {
     bp_function_t *f = &module->functions[i];
     if (strcmp(f->op, name) == 0 || strcmp(f->name, name) == 0) {
