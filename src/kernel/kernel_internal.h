@@ -21,6 +21,9 @@ struct bp_function {
   int32_t variant;
   char *variant_target;
   char *variant_reason;
+  /* What launches hand the plugin (and so the trace) as their label: the op,
+   * with " [variant <i>]" when a variant was chosen. Owned unless == op. */
+  char *label;
   struct bp_function *next_found; /* bp_module_t.found list */
 };
 

@@ -52,7 +52,7 @@ BP_API bp_status_t bp_launch(bp_function_t *function, uint32_t blocks,
   atomic_store_explicit(&stream->kernel_work, true, memory_order_relaxed);
   C_Status result = module->kernels->launch(
       &device->c_device, stream->native, function->native, blocks, args,
-      args_size, &native_config, function->op);
+      args_size, &native_config, function->label);
   if (result != C_SUCCESS)
     return bp_kernels_call_failed(device, module->kernels, "launch", result,
                                   bp_status_from_c(result));

@@ -35,6 +35,8 @@ static int32_t kind_of(const char *path) {
 }
 
 static void free_function(bp_function_t *function) {
+  if (function->label != function->op)
+    free(function->label);
   if (function->op != function->name)
     free(function->op);
   free(function->name);
@@ -133,6 +135,7 @@ static bp_status_t fill_function(bp_module_t *module, bp_function_t *function,
   function->variant = -1;
   function->name = strdup(name);
   function->op = op ? strdup(op) : function->name;
+  function->label = function->op;
   if (!function->name || !function->op)
     return out_of_memory(module);
   return BP_OK;

@@ -114,6 +114,16 @@ bp_status_t bp_variant_note(bp_function_t *function,
                             char *reason) {
   function->variant = variant->index;
   function->variant_reason = reason;
+  if (variant->index >= 0) {
+    char label[256];
+    snprintf(label, sizeof label, "%s [variant %d]", function->op,
+             (int)variant->index);
+    char *copy = strdup(label);
+    if (!copy)
+      return bp_error(BP_ERR_OUT_OF_MEMORY, "bp_module_load %s: out of memory",
+                      function->module->path);
+    function->label = copy;
+  }
   if (variant->target && !(function->variant_target = strdup(variant->target)))
     return bp_error(BP_ERR_OUT_OF_MEMORY, "bp_module_load %s: out of memory",
                     function->module->path);

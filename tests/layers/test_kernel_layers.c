@@ -10,6 +10,7 @@
  * - trace: each launch is a "kernel <function>" slice with its blocks and
  *   op on the host and on the stream's device track, and a notify's record
  *   and wait are joined by a flow. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -301,17 +302,28 @@ static json_int_t int_arg(json_t *event, const char *key) {
   return json_integer_value(value);
 }
 
-/* A manifest naming op "BlockOp" for block_kernel of the test kernels. */
-static void write_manifest(char *dir, char *path, size_t size) {
+/* A manifest naming op "BlockOp" for block_kernel of the test kernels, as
+ * seed 004's opInfo or, with `variants`, as the second of two variants (the
+ * first needs more cores than any vcpu device has). */
+static void write_manifest(char *dir, char *path, size_t size, bool variants) {
   strcpy(dir, "/tmp/bp-kernel-trace-XXXXXX");
   assert_non_null(mkdtemp(dir));
   snprintf(path, size, "%s/ops.json", dir);
   FILE *file = fopen(path, "w");
   assert_non_null(file);
-  fprintf(file,
-          "{\"BlockOp\": {\"opInfo\": {\"opKernelLib\": \"AICPUKernel\", "
-          "\"kernelSo\": \"%s\", \"functionName\": \"block_kernel\"}}}\n",
-          BP_TEST_KERNELS);
+  if (variants)
+    fprintf(file,
+            "{\"BlockOp\": {\"variants\": ["
+            "{\"target\": {\"kind\": \"vcpu\", \"min_num_cores\": 100000}, "
+            "\"kernelSo\": \"%s\", \"functionName\": \"empty_kernel\"}, "
+            "{\"target\": {\"kind\": \"vcpu\"}, \"kernelSo\": \"%s\", "
+            "\"functionName\": \"block_kernel\"}]}}\n",
+            BP_TEST_KERNELS, BP_TEST_KERNELS);
+  else
+    fprintf(file,
+            "{\"BlockOp\": {\"opInfo\": {\"opKernelLib\": \"AICPUKernel\", "
+            "\"kernelSo\": \"%s\", \"functionName\": \"block_kernel\"}}}\n",
+            BP_TEST_KERNELS);
   fclose(file);
   chmod(path, 0600);
 }
@@ -321,7 +333,7 @@ static void test_trace_launches_and_notify_flows(void **state) {
   layered_t r;
   open_layered(&r, "trace", "");
   char dir[40], manifest[80];
-  write_manifest(dir, manifest, sizeof manifest);
+  write_manifest(dir, manifest, sizeof manifest, false);
   bp_module_options_t outside = {.allow_outside_manifest_folder = 1};
   bp_module_t *ops = NULL;
   assert_int_equal(
@@ -388,6 +400,52 @@ static void test_trace_launches_and_notify_flows(void **state) {
   rmdir(dir);
 }
 
+/* Launched by op name, a variant says which one ran, on both tracks. */
+static void test_trace_names_the_chosen_variant(void **state) {
+  (void)state;
+  layered_t r;
+  open_layered(&r, "trace", "");
+  char dir[40], manifest[80];
+  write_manifest(dir, manifest, sizeof manifest, true);
+  bp_module_options_t outside = {.allow_outside_manifest_folder = 1};
+  bp_module_t *ops = NULL;
+  assert_int_equal(
+      bp_module_load_with_options(r.dev0, manifest, &outside, &ops), BP_OK);
+  int *seen = NULL;
+  assert_int_equal(bp_device_malloc(r.dev0, 2 * sizeof *seen, (void **)&seen),
+                   BP_OK);
+  block_param p = {seen};
+  bp_function_t *op = function_of(ops, "BlockOp");
+  assert_int_equal(bp_function_variant(op), 1);
+  assert_int_equal(bp_launch(op, 2, &p, sizeof p, NULL, r.stream), BP_OK);
+  assert_int_equal(bp_stream_synchronize(r.stream), BP_OK);
+  assert_int_equal(seen[1], 2001); /* block_kernel ran, not empty_kernel */
+  assert_int_equal(bp_device_free(r.dev0, seen), BP_OK);
+  assert_int_equal(bp_module_unload(ops), BP_OK);
+  destroy_layered(&r);
+
+  json_t *root = trace_check_file(r.file);
+  assert_non_null(
+      slice_with(root, "kernel block_kernel", "op", "BlockOp [variant 1]"));
+  json_int_t device_pid = pid_of(root, "vcpu:0");
+  size_t on_device = 0, i;
+  json_t *event;
+  json_array_foreach(trace_events(root), i, event) {
+    const char *n = json_string_value(json_object_get(event, "name"));
+    const char *o = json_string_value(
+        json_object_get(json_object_get(event, "args"), "op"));
+    on_device +=
+        n && !strcmp(n, "kernel block_kernel") && o &&
+        !strcmp(o, "BlockOp [variant 1]") &&
+        json_integer_value(json_object_get(event, "pid")) == device_pid;
+  }
+  assert_int_equal(on_device, 1);
+  json_decref(root);
+  unlink(r.file);
+  unlink(manifest);
+  rmdir(dir);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_function_of_unloaded_module),
@@ -395,6 +453,7 @@ int main(void) {
       cmocka_unit_test(test_notify_on_a_stream_of_another_device),
       cmocka_unit_test(test_unload_with_launches_pending),
       cmocka_unit_test(test_correct_use_has_no_line),
+      cmocka_unit_test(test_trace_names_the_chosen_variant),
       cmocka_unit_test(test_refused_without_layers),
       cmocka_unit_test(test_fault_fails_the_chosen_launch),
       cmocka_unit_test(test_fault_fails_every_launch_with_its_status),
