@@ -74,4 +74,5 @@ const BP_KernelExtension ocl_kernels = {
     .notify_wait = notify_wait,
     .comm_kernel_resources = comm_kernel_resources,
     .last_error = ocl_last_error,
+    .last_status = ocl_last_status,
 };

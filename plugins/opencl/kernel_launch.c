@@ -156,7 +156,8 @@ bool ocl_stream_kernels_failed(struct C_Stream_st *stream) {
 }
 
 /* SVM path: the device pointers in the param block, for
- * CL_KERNEL_EXEC_INFO_SVM_PTRS. Buffer path: C_ERROR if it holds one. */
+ * CL_KERNEL_EXEC_INFO_SVM_PTRS. Buffer path: unsupported (ocl_unsupported)
+ * if it holds one. */
 static C_Status pointers_in(ocl_device_t *dev, const char *kernel,
                             const void *args, size_t args_size, void **pointers,
                             size_t *out_count) {
@@ -170,8 +171,7 @@ static C_Status pointers_in(ocl_device_t *dev, const char *kernel,
     if (!word || !ocl_allocations_find(&dev->allocations, (uintptr_t)word, 1))
       continue;
     if (!dev->svm) {
-      status = ocl_fail(C_ERROR,
-                        "launch %s on %s: the param block holds device "
+      status = ocl_unsupported("launch %s on %s: the param block holds device "
                         "pointer %#llx at byte %zu, but this device uses the "
                         "buffer memory path, whose cl_mem objects cannot ride "
                         "inside a by-value struct (device pointers in "

@@ -249,9 +249,9 @@ void check_kernels(check_ctx_t *ctx) {
     status = launch(&k, "block_kernel", 1, &probe, sizeof probe, 0);
   if (status == BP_OK)
     status = bp_stream_synchronize(k.stream);
-  if (status == BP_ERR_INVALID_ARGUMENT) {
-    /* The plugin refuses these param blocks by contract (the opencl buffer
-     * path cannot pass device pointers inside one): say why, run nothing. */
+  if (status == BP_ERR_UNSUPPORTED) {
+    /* The plugin cannot take these param blocks (the opencl buffer path
+     * cannot pass device pointers inside one): say why, run nothing. */
     char reason[512];
     snprintf(reason, sizeof reason, "%s", bp_last_error());
     for (size_t i = 0; i < sizeof names / sizeof *names; ++i)

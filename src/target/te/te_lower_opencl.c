@@ -1,0 +1,179 @@
+/* Lowering the tensor-expression IR to OpenCL C: one kernel per function,
+ * taking the vcpu builder's parameter block by value (the tensors' device
+ * addresses as 64-bit words), so one IR and one argument block run on both.
+ * One work-item per output element, in a grid-stride loop over the stage's
+ * elements (any launch size covers them); an element of a reduction runs
+ * its reduce axes itself (te_emit.c, shared with the C lowering). A function
+ * of several stages runs in work-group 0 only, with a barrier between
+ * stages; intermediate stages (not outputs) are refused, since OpenCL C
+ * cannot allocate their scratch memory in the kernel. */
+#include <stdlib.h>
+
+#include "base/status.h"
+#include "target/te/te_lower_internal.h"
+
+static const te_dialect_t opencl_dialect = {
+    .calls = {[TE_EXP] = "exp",
+              [TE_LOG] = "log",
+              [TE_SQRT] = "sqrt",
+              [TE_TANH] = "tanh",
+              [TE_ERF] = "erf"},
+    .fabs = "fabs",
+    .fmax = "fmax(",
+    .fmin = "fmin("};
+
+/* The helpers te_lower_internal.h names, in OpenCL C (float16 and bfloat16
+ * are storage only: arithmetic is in float, as in the C lowering). */
+static const char prelude[] =
+    "typedef int int32_t;\n"
+    "typedef uint uint32_t;\n"
+    "typedef ushort uint16_t;\n"
+    "#define INT32_MIN INT_MIN\n"
+    "#define INT32_MAX INT_MAX\n"
+    "\n"
+    "/* bp_generated_params_t of backplane/build.h: device addresses. */\n"
+    "typedef struct bp_generated_params {\n"
+    "  ulong tensors[16];\n"
+    "} bp_generated_params_t;\n"
+    "\n"
+    "static inline float bp_f16_to_f32(uint16_t h) {\n"
+    "  uint32_t sign = (uint32_t)(h & 0x8000u) << 16;\n"
+    "  uint32_t exponent = (h >> 10) & 0x1fu, mantissa = h & 0x3ffu;\n"
+    "  if (exponent == 0)\n"
+    "    return as_float(as_uint((float)mantissa * 0x1p-24f) | sign);\n"
+    "  if (exponent == 31)\n"
+    "    return as_float(sign | 0x7f800000u | (mantissa << 13));\n"
+    "  return as_float(sign | ((exponent + 112u) << 23) | (mantissa << 13));\n"
+    "}\n"
+    "static inline uint16_t bp_f32_to_f16(float f) {\n"
+    "  uint32_t x = as_uint(f);\n"
+    "  uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);\n"
+    "  uint32_t magnitude = x & 0x7fffffffu;\n"
+    "  if (magnitude > 0x7f800000u) return sign | 0x7e00u;\n"
+    "  if (magnitude >= 0x477ff000u) return sign | 0x7c00u;\n"
+    "  if (magnitude < 0x38800000u)\n"
+    "    return sign | (uint16_t)(int)rint(as_float(magnitude) * 0x1p24f);\n"
+    "  magnitude += 0xc8000fffu + ((magnitude >> 13) & 1u);\n"
+    "  return sign | (uint16_t)(magnitude >> 13);\n"
+    "}\n"
+    "static inline float bp_bf16_to_f32(uint16_t h) {\n"
+    "  return as_float((uint32_t)h << 16);\n"
+    "}\n"
+    "static inline uint16_t bp_f32_to_bf16(float f) {\n"
+    "  uint32_t x = as_uint(f);\n"
+    "  if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | "
+    "0x40u);\n"
+    "  return (uint16_t)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);\n"
+    "}\n"
+    "static inline int32_t bp_f2i(float f) {\n"
+    "  if (!(f == f)) return 0;\n"
+    "  if (f >= 2147483520.0f) return INT32_MAX;\n"
+    "  if (f <= -2147483648.0f) return INT32_MIN;\n"
+    "  return (int32_t)f;\n"
+    "}\n"
+    "static inline int32_t bp_idiv(int32_t a, int32_t b) {\n"
+    "  if (b == 0) return 0;\n"
+    "  if (b == -1) return (int32_t)(0u - (uint32_t)a);\n"
+    "  return a / b;\n"
+    "}\n"
+    "static inline int32_t bp_imax(int32_t a, int32_t b) {\n"
+    "  return a > b ? a : b;\n"
+    "}\n"
+    "static inline int32_t bp_imin(int32_t a, int32_t b) {\n"
+    "  return a < b ? a : b;\n"
+    "}\n"
+    "#define BP_IADD(a, b) ((int32_t)((uint32_t)(a) + (uint32_t)(b)))\n"
+    "#define BP_ISUB(a, b) ((int32_t)((uint32_t)(a) - (uint32_t)(b)))\n"
+    "#define BP_IMUL(a, b) ((int32_t)((uint32_t)(a) * (uint32_t)(b)))\n"
+    "#define BP_INEG(a) ((int32_t)(0u - (uint32_t)(a)))\n"
+    "#define BP_IABS(a) ((a) < 0 ? BP_INEG(a) : (a))\n"
+    "\n";
+
+/* The stage's elements, bp_first, bp_first + bp_step, ..., each with its
+ * axes bound from the flat element number. */
+static void emit_stage(lower_ctx_t *ctx, const te_tensor_t *stage) {
+  ctx->stage = stage;
+  int64_t elements = 1;
+  for (int d = 0; d < stage->rank; d++)
+    elements *= stage->shape[d];
+  te_text_printf(ctx->text,
+                 "/* stage %s */\n"
+                 "for (long bp_e = bp_first; bp_e < %lldL; bp_e += bp_step) "
+                 "{\n",
+                 stage->name, (long long)elements);
+  int64_t stride = 1;
+  for (int d = stage->rank - 1; d >= 0; d--) {
+    te_text_printf(ctx->text, "const long a_%s = bp_e / %lldL %% %lldL;\n",
+                   stage->axes[d], (long long)stride,
+                   (long long)stage->shape[d]);
+    stride *= stage->shape[d];
+  }
+  te_emit_stage_body(ctx);
+  te_text_printf(ctx->text, "}\n");
+}
+
+static bp_status_t emit_kernel(lower_ctx_t *ctx) {
+  const te_function_t *function = ctx->function;
+  te_text_t *text = ctx->text;
+  for (size_t s = function->input_count; s < function->tensor_count; s++)
+    if (function->tensors[s].output < 0)
+      return bp_error(BP_ERR_UNSUPPORTED,
+                      "IR: function '%s': stage '%s' is not an output; the "
+                      "OpenCL C lowering cannot allocate an intermediate "
+                      "stage's memory in the kernel (make it an output)",
+                      function->name, function->tensors[s].name);
+  size_t stages = function->tensor_count - function->input_count;
+  te_text_printf(text, "kernel void %s(bp_generated_params_t bp_p) {\n",
+                 function->name);
+  for (size_t i = 0; i < function->input_count; i++)
+    te_text_printf(text,
+                   "global const %s *restrict t_%s = (global const %s "
+                   "*)bp_p.tensors[%zu];\n",
+                   te_storage_type(function->tensors[i].dtype),
+                   function->tensors[i].name,
+                   te_storage_type(function->tensors[i].dtype), i);
+  for (size_t o = 0; o < function->output_count; o++) {
+    const te_tensor_t *tensor = &function->tensors[function->outputs[o]];
+    te_text_printf(text, "global %s *restrict t_%s = (global %s *)bp_p.tensors[%zu];\n",
+                   te_storage_type(tensor->dtype), tensor->name,
+                   te_storage_type(tensor->dtype), function->input_count + o);
+  }
+  if (stages == 1)
+    te_text_printf(text, "const long bp_first = get_global_id(0);\n"
+                         "const long bp_step = get_global_size(0);\n");
+  else /* stages read each other: one work-group, barriers between them */
+    te_text_printf(text, "if (get_group_id(0) != 0) return;\n"
+                         "const long bp_first = get_local_id(0);\n"
+                         "const long bp_step = get_local_size(0);\n");
+  for (size_t i = 0; i < stages; i++) {
+    if (i > 0)
+      te_text_printf(text, "barrier(CLK_GLOBAL_MEM_FENCE);\n");
+    emit_stage(ctx, &function->tensors[function->order[i]]);
+  }
+  te_text_printf(text, "}\n\n");
+  return BP_OK;
+}
+
+bp_status_t te_lower_to_opencl(const te_module_t *module, int64_t vector_width,
+                               char **out_source) {
+  te_text_t text = {0};
+  te_text_printf(&text,
+                 "/* Generated by Backplane from tensor-expression IR. */\n%s",
+                 prelude);
+  bp_status_t status = BP_OK;
+  for (size_t f = 0; status == BP_OK && f < module->function_count; f++) {
+    lower_ctx_t ctx = {&text,        &opencl_dialect, &module->functions[f],
+                       NULL,         vector_width,    0,
+                       {NULL}};
+    status = emit_kernel(&ctx);
+  }
+  if (status == BP_OK && text.failed)
+    status =
+        bp_error(BP_ERR_OUT_OF_MEMORY, "IR: out of memory lowering to OpenCL C");
+  if (status != BP_OK) {
+    free(text.data);
+    return status;
+  }
+  *out_source = text.data;
+  return BP_OK;
+}
