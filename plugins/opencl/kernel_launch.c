@@ -11,8 +11,6 @@
 #include "backplane/status.h"
 #include "kernel_internal.h"
 
-/* The timeout of a launch that names none: HCCL's 27 * 68 s, as kernel.h. */
-#define OCL_DEFAULT_TIMEOUT_NS (27ull * 68u * 1000000000u)
 /* Largest param block: kernel.h's BP_LAUNCH_MAX_ARGS. */
 enum { OCL_MAX_ARGS = 4096 };
 
@@ -73,6 +71,19 @@ static void fail_locked(struct ocl_stream_kernels *kernels, int32_t status,
   va_start(args, format);
   vsnprintf(kernels->message, sizeof kernels->message, format, args);
   va_end(args);
+}
+
+void ocl_stream_kernels_fail(struct ocl_stream_kernels *kernels, int32_t status,
+                             const char *format, ...) {
+  pthread_mutex_lock(&kernels->lock);
+  if (kernels->status == 0) {
+    kernels->status = status;
+    va_list args;
+    va_start(args, format);
+    vsnprintf(kernels->message, sizeof kernels->message, format, args);
+    va_end(args);
+  }
+  pthread_mutex_unlock(&kernels->lock);
 }
 
 /* Drops the first `n` records; a record of a failed command first becomes
