@@ -3,7 +3,8 @@
  * blocks as conformance_kernels.h, under the opencl plugin's contract: one
  * by-value struct, device pointers as 64-bit integers. OpenCL kernels return
  * no code and cannot wait for notifies, so there is no fail_kernel or
- * notify_kernel; the checks that need them SKIP. */
+ * notify_kernel: the error-code check SKIPs, the notify check goes from
+ * stream to stream. */
 
 struct append_param {
   ulong log;
