@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <time.h>
 
 #include "backplane/status.h"
@@ -13,6 +14,8 @@
 
 /* Largest param block: kernel.h's BP_LAUNCH_MAX_ARGS. */
 enum { OCL_MAX_ARGS = 4096 };
+/* How long a wait for a launch yields before it sleeps. */
+#define OCL_SPIN_NS 200000u
 
 typedef struct pending_launch {
   cl_event done;
@@ -116,14 +119,22 @@ static void prune_locked(struct ocl_stream_kernels *kernels) {
 }
 
 /* Polls `done` until it completes or fails (true) or `deadline_ns` passes
- * (false). Takes no lock: launches on the stream go on meanwhile. */
+ * (false): yielding for the first OCL_SPIN_NS (a short kernel ends within
+ * it, and a sleep would cost more than the kernel), then sleeping with
+ * backoff. Takes no lock: launches on the stream go on meanwhile. */
 static bool wait_until(cl_event done, uint64_t deadline_ns) {
+  uint64_t spin_until = now_ns() + OCL_SPIN_NS;
   for (long sleep_ns = 20000;;) {
     cl_int state = state_of(done);
     if (state == CL_COMPLETE || state < 0)
       return true;
-    if (now_ns() >= deadline_ns)
+    uint64_t now = now_ns();
+    if (now >= deadline_ns)
       return false;
+    if (now < spin_until) {
+      sched_yield();
+      continue;
+    }
     struct timespec nap = {0, sleep_ns};
     nanosleep(&nap, NULL);
     if (sleep_ns < 1000000)
@@ -273,11 +284,16 @@ C_Status ocl_launch(const C_Device device, C_Stream handle,
   cl_int error = CL_SUCCESS;
   if (args_size)
     error = clSetKernelArg(function->kernel, 0, args_size, args);
-  if (error == CL_SUCCESS && dev->svm) {
+  /* The kernel keeps its SVM pointer list between launches: an empty list
+   * need not be set again (an empty launch stays one enqueue). */
+  if (error == CL_SUCCESS && dev->svm &&
+      (pointer_count || function->svm_pointers_set)) {
     step = "clSetKernelExecInfo";
     error = clSetKernelExecInfo(function->kernel, CL_KERNEL_EXEC_INFO_SVM_PTRS,
                                 pointer_count * sizeof *pointers,
                                 pointer_count ? pointers : NULL);
+    if (error == CL_SUCCESS)
+      function->svm_pointers_set = pointer_count > 0;
   }
   if (error == CL_SUCCESS) {
     step = "clEnqueueNDRangeKernel";

@@ -20,6 +20,13 @@ struct sleep_param {
   uint ms;
 };
 
+struct spin_param {
+  ulong iterations; /* split between the blocks */
+  ulong out;        /* double per block */
+};
+
+kernel void empty_kernel(void) {}
+
 kernel void append_kernel(struct append_param p) {
   if (get_global_id(0) != 0)
     return;
@@ -43,3 +50,18 @@ kernel void sleep_kernel(struct sleep_param p) {
     for (ulong i = 0; i < (ulong)p.ms * 1000000ul; ++i)
       sink += i;
 }
+
+#ifdef cl_khr_fp64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+/* Compute-bound work for the launch bench: each block's first work-item
+ * runs its share of the iterations. */
+kernel void spin_kernel(struct spin_param p) {
+  if (get_local_id(0) != 0)
+    return;
+  ulong share = p.iterations / get_num_groups(0);
+  double x = 1.0 + get_group_id(0);
+  for (ulong i = 0; i < share; ++i)
+    x = x * 1.0000001 + 1e-9;
+  ((global double *)p.out)[get_group_id(0)] = x;
+}
+#endif
