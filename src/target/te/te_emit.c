@@ -8,6 +8,34 @@
 
 #include "target/te/te_lower_internal.h"
 
+/* Integer helpers both preludes share (after int32_t, INT32_MIN and
+ * INT32_MAX exist): wrapping arithmetic, division by zero as 0, float to
+ * int saturating. */
+const char te_integer_helpers[] =
+    "static inline int32_t bp_f2i(float f) {\n"
+    "  if (!(f == f)) return 0;\n"
+    "  if (f >= 2147483520.0f) return INT32_MAX;\n"
+    "  if (f <= -2147483648.0f) return INT32_MIN;\n"
+    "  return (int32_t)f;\n"
+    "}\n"
+    "static inline int32_t bp_idiv(int32_t a, int32_t b) {\n"
+    "  if (b == 0) return 0;\n"
+    "  if (b == -1) return (int32_t)(0u - (uint32_t)a);\n"
+    "  return a / b;\n"
+    "}\n"
+    "static inline int32_t bp_imax(int32_t a, int32_t b) {\n"
+    "  return a > b ? a : b;\n"
+    "}\n"
+    "static inline int32_t bp_imin(int32_t a, int32_t b) {\n"
+    "  return a < b ? a : b;\n"
+    "}\n"
+    "#define BP_IADD(a, b) ((int32_t)((uint32_t)(a) + (uint32_t)(b)))\n"
+    "#define BP_ISUB(a, b) ((int32_t)((uint32_t)(a) - (uint32_t)(b)))\n"
+    "#define BP_IMUL(a, b) ((int32_t)((uint32_t)(a) * (uint32_t)(b)))\n"
+    "#define BP_INEG(a) ((int32_t)(0u - (uint32_t)(a)))\n"
+    "#define BP_IABS(a) ((a) < 0 ? BP_INEG(a) : (a))\n"
+    "\n";
+
 void te_text_printf(te_text_t *text, const char *format, ...) {
   if (text->failed)
     return;

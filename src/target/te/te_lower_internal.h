@@ -30,6 +30,10 @@ typedef struct lower_ctx {
   const te_node_t *reductions[TE_MAX_REDUCTIONS];
 } lower_ctx_t;
 
+/* bp_f2i, bp_idiv, bp_imax, bp_imin and the BP_I* macros, for a prelude
+ * (after the int32_t, uint32_t, INT32_MIN and INT32_MAX it defines). */
+extern const char te_integer_helpers[];
+
 /* "float", "int32_t" or "uint16_t" (float16 and bfloat16 bits). */
 const char *te_storage_type(te_dtype_t dtype);
 /* `node` (a load) as a flat element index. The first index of an
