@@ -11,8 +11,8 @@ static C_Status comm_kernel_resources(const C_Device device, C_CCLComm comm,
   (void)local;
   (void)size;
   (void)out;
-  return ocl_unsupported("opencl: communication kernels are not supported "
-                         "(no device-side channels)");
+  return ocl_fail(C_ERROR, "opencl: communication kernels are not supported "
+                           "(no device-side channels)");
 }
 
 const BP_KernelExtension ocl_kernels = {
