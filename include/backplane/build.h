@@ -1,7 +1,7 @@
 /*
  * Code generation: builders turn an IR module into a module for a target
- * (TVM's `target.build.<kind>`): a shared object, or OpenCL C source. Builders read the target only, never
- * a device, so building for an absent device works.
+ * (TVM's `target.build.<kind>`): a shared object, or OpenCL C source. Builders
+ * read the target only, never a device, so building for an absent device works.
  *
  * Two kinds of IR module:
  *  - C source (bp_ir_module_from_c): compiled with the system C compiler
@@ -33,9 +33,10 @@
  *
  * Results are cached on disk by the hash of (IR, canonical target, compiler
  * and its version; for opencl (IR, canonical target): the source is cached,
- * the driver's compile is not) in $BACKPLANE_CACHE_DIR, else $XDG_CACHE_HOME/backplane,
- * else ~/.cache/backplane; entries are written atomically and checked before
- * use (a corrupt or stale entry is rebuilt, never loaded).
+ * the driver's compile is not) in $BACKPLANE_CACHE_DIR, else
+ * $XDG_CACHE_HOME/backplane, else ~/.cache/backplane; entries are written
+ * atomically and checked before use (a corrupt or stale entry is rebuilt, never
+ * loaded).
  */
 #ifndef BACKPLANE_BUILD_H_
 #define BACKPLANE_BUILD_H_

@@ -16,7 +16,7 @@ struct BP_KernelFunction_st {
   pthread_mutex_t lock; /* clSetKernelArg .. clEnqueueNDRangeKernel */
   cl_uint arg_count;
   bool svm_pointers_set; /* CL_KERNEL_EXEC_INFO_SVM_PTRS is not empty */
-  size_t local_size; /* work-items per work-group */
+  size_t local_size;     /* work-items per work-group */
   struct BP_KernelFunction_st *next;
   char name[];
 };

@@ -2,11 +2,11 @@
  * the function's lock (OpenCL copies the argument at the enqueue); each
  * launch's completion event and deadline kept on its stream, which
  * synchronize_stream waits for; the sticky stream errors. */
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sched.h>
 #include <time.h>
 
 #include "backplane/status.h"
@@ -193,12 +193,13 @@ static C_Status pointers_in(ocl_device_t *dev, const char *kernel,
     if (!word || !ocl_allocations_find(&dev->allocations, (uintptr_t)word, 1))
       continue;
     if (!dev->svm) {
-      status = ocl_unsupported("launch %s on %s: the param block holds device "
-                        "pointer %#llx at byte %zu, but this device uses the "
-                        "buffer memory path, whose cl_mem objects cannot ride "
-                        "inside a by-value struct (device pointers in "
-                        "arguments need SVM)",
-                        kernel, dev->name, (unsigned long long)word, at);
+      status = ocl_unsupported(
+          "launch %s on %s: the param block holds device "
+          "pointer %#llx at byte %zu, but this device uses the "
+          "buffer memory path, whose cl_mem objects cannot ride "
+          "inside a by-value struct (device pointers in "
+          "arguments need SVM)",
+          kernel, dev->name, (unsigned long long)word, at);
       break;
     }
     pointers[count++] = (void *)(uintptr_t)word;

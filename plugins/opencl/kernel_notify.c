@@ -4,10 +4,10 @@
  * record opens, or opens it at once if the flag is set (taking the flag).
  * A watchdog thread, running while gates are closed, opens a gate at its
  * deadline and leaves the waiting stream a sticky BP_ERR_TIMEOUT, so the
- * stream runs on and nothing waits forever. OpenCL C has no device-side wait or record the plugin could hand
- * kernels, so ids only name notifies in messages. One lock for all notifies
- * (they are rare); the marker callbacks run on the OpenCL runtime's
- * thread. */
+ * stream runs on and nothing waits forever. OpenCL C has no device-side wait or
+ * record the plugin could hand kernels, so ids only name notifies in messages.
+ * One lock for all notifies (they are rare); the marker callbacks run on the
+ * OpenCL runtime's thread. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -213,8 +213,7 @@ C_Status ocl_notify_record(const C_Device device, C_Stream handle,
   if (status != C_SUCCESS || !stream)
     return status != C_SUCCESS ? status : C_ERROR;
   cl_event marker = NULL;
-  cl_int error =
-      clEnqueueMarkerWithWaitList(stream->queue, 0, NULL, &marker);
+  cl_int error = clEnqueueMarkerWithWaitList(stream->queue, 0, NULL, &marker);
   pthread_mutex_lock(&g_lock);
   notify->refs++; /* the callback's */
   pthread_mutex_unlock(&g_lock);
@@ -259,9 +258,8 @@ C_Status ocl_notify_wait(const C_Device device, C_Stream handle,
   }
   gate->timeout_ns = timeout_ns ? timeout_ns : OCL_DEFAULT_TIMEOUT_NS;
   uint64_t now = now_ns();
-  gate->deadline_ns = gate->timeout_ns > UINT64_MAX - now
-                          ? UINT64_MAX
-                          : now + gate->timeout_ns;
+  gate->deadline_ns =
+      gate->timeout_ns > UINT64_MAX - now ? UINT64_MAX : now + gate->timeout_ns;
   gate->kernels = stream->kernels;
   gate->notify = notify;
   pthread_mutex_lock(&g_lock);

@@ -159,7 +159,11 @@ C_Status ocl_device_memory_allocate(const C_Device device, void **ptr,
 }
 
 /* The allocation maps of a device, as deallocate names them. */
-typedef enum memory_kind { DEVICE_MEMORY, HOST_MEMORY, UNIFIED_MEMORY } memory_kind_t;
+typedef enum memory_kind {
+  DEVICE_MEMORY,
+  HOST_MEMORY,
+  UNIFIED_MEMORY
+} memory_kind_t;
 
 /* The start of every deallocate: takes the entry of the `kind` map starting
  * at `ptr` with `size` out of the map; *out_dev NULL when there is nothing

@@ -26,9 +26,8 @@ bp_status_t bp_kernels_call_failed(const bp_device_t *device,
                                    const BP_KernelExtension *kernels,
                                    const char *function, C_Status result,
                                    bp_status_t status) {
-  if (kernels->base.struct_size >=
-          offsetof(BP_KernelExtension, last_status) +
-              sizeof(kernels->last_status) &&
+  if (kernels->base.struct_size >= offsetof(BP_KernelExtension, last_status) +
+                                       sizeof(kernels->last_status) &&
       kernels->last_status) {
     int32_t reported = kernels->last_status();
     if (reported > BP_OK && reported <= BP_ERR_INTERNAL)

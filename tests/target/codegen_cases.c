@@ -314,7 +314,7 @@ static double output_value(const cross_case_t *c, const void *y, int index) {
 }
 
 void check_output(const cross_case_t *c, const char *target_text,
-                         const char *how, const float *y) {
+                  const char *how, const float *y) {
   int columns = c->rank == 1 ? 1 : C;
   for (int i = 0; i < R; i++)
     for (int j = 0; j < columns; j++) {
@@ -327,4 +327,3 @@ void check_output(const cross_case_t *c, const char *target_text,
                  c->name, target_text, how, i, j, actual, expected);
     }
 }
-

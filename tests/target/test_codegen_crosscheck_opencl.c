@@ -71,9 +71,8 @@ static bp_status_t launch(opencl_fixture_t *f, const bp_built_module_t *built,
     fail_msg("bp_built_module_load: %s", bp_last_error());
   bp_function_t *function;
   assert_int_equal(bp_module_function(module, name, &function), BP_OK);
-  bp_status_t status =
-      bp_launch(function, bp_built_module_blocks(built, name), params,
-                sizeof(*params), NULL, f->stream);
+  bp_status_t status = bp_launch(function, bp_built_module_blocks(built, name),
+                                 params, sizeof(*params), NULL, f->stream);
   if (status == BP_OK && bp_stream_synchronize(f->stream) != BP_OK)
     fail_msg("%s: %s", name, bp_last_error());
   assert_int_equal(bp_module_unload(module), BP_OK);
@@ -103,8 +102,7 @@ static void check_case(opencl_fixture_t *f, const cross_case_t *c,
   } else {
     if (status != BP_OK)
       fail_msg("%s: %s", c->name, bp_last_error());
-    assert_int_equal(bp_copy(NULL, y, f->device, f->y, sizeof(y), NULL),
-                     BP_OK);
+    assert_int_equal(bp_copy(NULL, y, f->device, f->y, sizeof(y), NULL), BP_OK);
     cross_case_t relaxed = *c;
     if (transcendental(c))
       relaxed.tolerance = 1e-5;
@@ -197,10 +195,9 @@ static void refusals_and_cache(void **state) {
 
   /* C source is for the C builders. */
   const char *const names[] = {"k", NULL};
-  assert_int_equal(
-      bp_ir_module_from_c("unsigned int k(void *p) { return 0; }", names,
-                          &module),
-      BP_OK);
+  assert_int_equal(bp_ir_module_from_c("unsigned int k(void *p) { return 0; }",
+                                       names, &module),
+                   BP_OK);
   assert_int_equal(bp_build(module, target, &options, &built),
                    BP_ERR_UNSUPPORTED);
   assert_non_null(strstr(bp_last_error(), "C source"));

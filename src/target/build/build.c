@@ -192,12 +192,12 @@ static bp_status_t fill_functions(bp_built_module_t *built,
   for (size_t f = 0; f < module->name_count; f++) {
     if (!(built->names[f] = strdup(module->names[f])))
       return bp_error(BP_ERR_OUT_OF_MEMORY, "bp_build: out of memory");
-    const te_function_t *function = module->te ? &module->te->functions[f] : NULL;
-    int split = !function || (source_lowering_of(target)
-                                  ? function->tensor_count -
-                                            function->input_count ==
-                                        1
-                                  : function->splittable);
+    const te_function_t *function =
+        module->te ? &module->te->functions[f] : NULL;
+    int split =
+        !function || (source_lowering_of(target)
+                          ? function->tensor_count - function->input_count == 1
+                          : function->splittable);
     built->blocks[f] =
         split && cores > 0 && cores < UINT32_MAX ? (uint32_t)cores : 1;
   }
@@ -269,9 +269,9 @@ bp_status_t bp_build(const bp_ir_module_t *module, const bp_target_t *target,
     if (status == BP_OK && use_cache) {
       char built_path[4300];
       snprintf(built_path, sizeof(built_path), "%s", built->path);
-      status = build_cache_store(&cache, key, module_suffix(target),
-                                 built_path, built->path, sizeof(built->path),
-                                 &built->checksum);
+      status =
+          build_cache_store(&cache, key, module_suffix(target), built_path,
+                            built->path, sizeof(built->path), &built->checksum);
     } else if (status == BP_OK &&
                build_cache_checksum(built->path, &built->checksum)) {
       status = bp_error(BP_ERR_PLUGIN, "bp_build: cannot read %s", built->path);

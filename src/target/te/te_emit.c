@@ -333,7 +333,6 @@ int te_has_reduction(const te_node_t *node) {
   return 0;
 }
 
-
 void te_emit_stage_body(lower_ctx_t *ctx) {
   const te_tensor_t *stage = ctx->stage;
   ctx->reduction_count = 0;

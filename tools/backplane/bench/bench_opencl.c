@@ -65,7 +65,7 @@ struct bench_opencl {
 #undef BENCH_OPENCL_FIELD
   cl_handle device, context, queue, src, dst;
   cl_handle program, empty_kernel; /* built on first use */
-  size_t empty_local;               /* its preferred work-group multiple */
+  size_t empty_local;              /* its preferred work-group multiple */
   size_t bytes;
   char name[128];
 };
@@ -206,15 +206,16 @@ static bool build_empty_kernel(bench_opencl_t *cl) {
     cl->empty_kernel = cl->clCreateKernel(cl->program, "empty_kernel", &error);
   cl->empty_local = 1;
   if (cl->empty_kernel)
-    cl->clGetKernelWorkGroupInfo(
-        cl->empty_kernel, cl->device,
-        CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, sizeof cl->empty_local,
-        &cl->empty_local, NULL);
+    cl->clGetKernelWorkGroupInfo(cl->empty_kernel, cl->device,
+                                 CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE,
+                                 sizeof cl->empty_local, &cl->empty_local,
+                                 NULL);
   if (cl->empty_local == 0)
     cl->empty_local = 1;
   if (!cl->empty_kernel)
-    fprintf(stderr, "bench %s: OpenCL directly: building the empty kernel "
-                    "failed (%d)\n",
+    fprintf(stderr,
+            "bench %s: OpenCL directly: building the empty kernel "
+            "failed (%d)\n",
             cl->ctx->bench, (int)error);
   return cl->empty_kernel != NULL;
 }
@@ -224,9 +225,8 @@ double bench_opencl_empty_launch_ns(bench_opencl_t *cl) {
     return 0;
   size_t global = cl->empty_local, local = cl->empty_local;
   uint64_t start = cli_now_ns();
-  cl_int error = cl->clEnqueueNDRangeKernel(cl->queue, cl->empty_kernel, 1,
-                                            NULL, &global, &local, 0, NULL,
-                                            NULL);
+  cl_int error = cl->clEnqueueNDRangeKernel(
+      cl->queue, cl->empty_kernel, 1, NULL, &global, &local, 0, NULL, NULL);
   if (error == CL_SUCCESS)
     error = cl->clFinish(cl->queue);
   uint64_t elapsed = cli_now_ns() - start;
