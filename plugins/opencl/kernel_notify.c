@@ -53,10 +53,12 @@ static void unref_locked(struct BP_Notify_st *notify) {
     free(notify);
 }
 
-/* Unlinks `gate` from its notify and the pending list, opens it (after
- * setting the stream's error: once open, the stream may be destroyed) and
- * frees it. */
-static void open_gate_locked(notify_gate_t *gate, bool timed_out) {
+/* Unlinks `gate` from its notify and the pending list, sets the stream's
+ * error if it timed out (before the gate opens: once open, the stream may
+ * be destroyed), frees it and returns its user event, which the caller
+ * opens with open_gate after unlocking (opening may run OpenCL callbacks,
+ * such as on_recorded, that take g_lock). */
+static cl_event close_out_locked(notify_gate_t *gate, bool timed_out) {
   for (notify_gate_t **at = &gate->notify->gates; *at; at = &(*at)->next)
     if (*at == gate) {
       *at = gate->next;
@@ -73,12 +75,18 @@ static void open_gate_locked(notify_gate_t *gate, bool timed_out) {
                             "ms; the stream runs on",
                             gate->notify->id,
                             (unsigned long long)(gate->timeout_ns / 1000000u));
-  clSetUserEventStatus(gate->gate, CL_COMPLETE);
-  clReleaseEvent(gate->gate);
+  cl_event event = gate->gate;
   unref_locked(gate->notify);
   free(gate);
   if (g_watchdog_running && !g_pending)
     pthread_cond_broadcast(&g_wake); /* nothing left to watch: let it exit */
+  return event;
+}
+
+/* Lets the stream waiting on `gate` run on (g_lock not held). */
+static void open_gate(cl_event gate) {
+  clSetUserEventStatus(gate, CL_COMPLETE);
+  clReleaseEvent(gate);
 }
 
 static void *watchdog(void *unused) {
@@ -86,14 +94,20 @@ static void *watchdog(void *unused) {
   pthread_mutex_lock(&g_lock);
   while (g_pending) {
     uint64_t now = now_ns(), next = UINT64_MAX;
-    for (notify_gate_t *gate = g_pending, *following; gate; gate = following) {
-      following = gate->next_pending;
+    notify_gate_t *expired = NULL;
+    for (notify_gate_t *gate = g_pending; gate && !expired;
+         gate = gate->next_pending) {
       if (gate->deadline_ns <= now)
-        open_gate_locked(gate, true);
+        expired = gate;
       else if (gate->deadline_ns < next)
         next = gate->deadline_ns;
     }
-    if (next != UINT64_MAX) {
+    if (expired) {
+      cl_event gate = close_out_locked(expired, true);
+      pthread_mutex_unlock(&g_lock);
+      open_gate(gate);
+      pthread_mutex_lock(&g_lock);
+    } else {
       struct timespec until = {(time_t)(next / 1000000000u),
                                (long)(next % 1000000000u)};
       /* ETIMEDOUT or a wake-up: look again either way. */
@@ -175,8 +189,12 @@ C_Status ocl_notify_destroy(const C_Device device, BP_Notify notify) {
   pthread_mutex_lock(&g_lock);
   /* Nothing may still wait on it (kernel_ext.h); if something does, let
    * it run on rather than wait for a record that cannot come. */
-  while (notify->gates)
-    open_gate_locked(notify->gates, false);
+  while (notify->gates) {
+    cl_event gate = close_out_locked(notify->gates, false);
+    pthread_mutex_unlock(&g_lock);
+    open_gate(gate);
+    pthread_mutex_lock(&g_lock);
+  }
   unref_locked(notify);
   pthread_mutex_unlock(&g_lock);
   return C_SUCCESS;
@@ -197,12 +215,15 @@ static void CL_CALLBACK on_recorded(cl_event marker, cl_int state, void *arg) {
   (void)state; /* a failed stream still reaches this point */
   struct BP_Notify_st *notify = arg;
   pthread_mutex_lock(&g_lock);
+  cl_event gate = NULL;
   if (notify->gates)
-    open_gate_locked(notify->gates, false);
+    gate = close_out_locked(notify->gates, false);
   else
     notify->set = true;
   unref_locked(notify);
   pthread_mutex_unlock(&g_lock);
+  if (gate)
+    open_gate(gate);
 }
 
 C_Status ocl_notify_record(const C_Device device, C_Stream handle,
@@ -270,15 +291,18 @@ C_Status ocl_notify_wait(const C_Device device, C_Stream handle,
   *last = gate;
   gate->next_pending = g_pending;
   g_pending = gate;
+  cl_event open_now = NULL;
   if (notify->set) {
     notify->set = false;
-    open_gate_locked(gate, false);
+    open_now = close_out_locked(gate, false);
   } else {
     status = wake_watchdog_locked();
-    if (status != C_SUCCESS)
-      open_gate_locked(gate, false); /* no deadline without it */
+    if (status != C_SUCCESS) /* no deadline without it */
+      open_now = close_out_locked(gate, false);
   }
   pthread_mutex_unlock(&g_lock);
+  if (open_now)
+    open_gate(open_now);
   clFlush(stream->queue);
   return status;
 }
