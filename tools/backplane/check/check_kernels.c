@@ -4,8 +4,9 @@
  * launch; a kernel's non-zero code becomes a sticky stream error that
  * bp_stream_reset clears; a kernel past its timeout gives BP_ERR_TIMEOUT
  * promptly; a notify goes from a stream to a kernel and back. Every line
- * SKIPs, with the reason, when the plugin has no kernels extension or
- * cannot take the probes' param blocks (BP_ERR_UNSUPPORTED); the error-code
+ * SKIPs, with the reason, when the plugin has no kernels extension; the
+ * lines whose kernels take device pointers SKIP when the plugin cannot
+ * take such param blocks (BP_ERR_UNSUPPORTED); the error-code
  * line SKIPs when the module (OpenCL C) lacks its kernel, and the notify
  * line then goes from stream to stream (host-side notifies only). */
 #include <stdbool.h>
@@ -36,6 +37,8 @@ typedef struct kernels {
 static const char *const names[] = {
     "kernels.launch_order", "kernels.block_indices", "kernels.args_copied",
     "kernels.error_code",   "kernels.timeout",       "kernels.notify"};
+/* The first lines of `names` pass device pointers in their param blocks. */
+enum { POINTER_LINES = 3 };
 
 static bp_status_t launch(kernels_t *k, const char *name, uint32_t blocks,
                           const void *args, size_t size, uint32_t timeout_ms) {
@@ -262,12 +265,15 @@ void check_kernels(check_ctx_t *ctx) {
   if (status == BP_OK)
     status = bp_stream_synchronize(k.stream);
   if (status == BP_ERR_UNSUPPORTED) {
-    /* The plugin cannot take these param blocks (the opencl buffer path
-     * cannot pass device pointers inside one): say why, run nothing. */
+    /* The plugin cannot take param blocks holding device pointers (the
+     * opencl buffer path): say why, and run the checks that pass none. */
     char reason[512];
     snprintf(reason, sizeof reason, "%s", bp_last_error());
-    for (size_t i = 0; i < sizeof names / sizeof *names; ++i)
+    for (size_t i = 0; i < POINTER_LINES; ++i)
       check_skip(ctx, names[i], "the plugin refuses the launch: %s", reason);
+    error_code(&k);
+    timeout(&k);
+    notify_round_trip(&k);
   } else if (status != BP_OK) {
     check_fail_call(ctx, names[0], "setup", status);
   } else {
