@@ -14,12 +14,12 @@
  *    The opencl builder (the kind of the opencl plugin) lowers it to OpenCL
  *    C: a kernel per function, one work-item per output element in a
  *    grid-stride loop (a reduction's element runs its reduce axes), several
- *    stages in one work-group with barriers between them; a function with
- *    an intermediate stage (one that is not an output) is
- *    BP_ERR_UNSUPPORTED. The module is the *.cl source, which the device's
- *    OpenCL driver compiles when it loads (a failed compile's log comes
- *    back in the load's error); float16/bfloat16 compute in float32 as on
- *    the C builders.
+ *    stages in one work-group with barriers between them and intermediate
+ *    stages (not outputs) in local memory, up to the target's
+ *    max_shared_memory_per_block (BP_ERR_UNSUPPORTED beyond it). The
+ *    module is the *.cl source, which the device's OpenCL driver compiles
+ *    when it loads (a failed compile's log comes back in the load's
+ *    error); float16/bfloat16 compute in float32 as on the C builders.
  *
  * Every function of the module is an exported `unsigned int fn(void *param)`
  * (the kernel signature) taking a bp_generated_params_t: it returns 0, or

@@ -5,7 +5,8 @@
  * instead of host ones), and compared to the hand-written C references.
  * OpenCL's exp, log, tanh and erf may be a few ulp off (the OpenCL C
  * specification's bounds), so those cases get 1e-5 instead of 1e-6. Also:
- * several output stages in one kernel, the refusals (an intermediate stage,
+ * several output stages in one kernel, an intermediate stage in local
+ * memory, the refusals (an intermediate stage larger than the local memory,
  * a direct host call, C source) and the source cache. CTest runs it per
  * memory path: on the buffer path a param block of device addresses is
  * refused as BP_ERR_UNSUPPORTED. SKIPs when no OpenCL platform exists. */
@@ -169,28 +170,55 @@ static void output_stages(void **state) {
   bp_target_destroy(target);
 }
 
+/* The IR of refusals_and_cache and intermediate_stage_in_local_memory:
+ * out = e + 1 over an intermediate stage e = 2 x (16 bytes). */
+static const char intermediate[] =
+    "{\"functions\":[{\"name\":\"t\",\"inputs\":[{\"name\":\"x\",\"shape\":"
+    "[4],\"dtype\":\"float32\"}],\"stages\":["
+    "{\"name\":\"out\",\"shape\":[4],\"dtype\":\"float32\",\"axes\":[\"i\"],"
+    "\"expr\":{\"op\":\"add\",\"args\":[\"e\",1]}},"
+    "{\"name\":\"e\",\"shape\":[4],\"dtype\":\"float32\",\"axes\":[\"i\"],"
+    "\"expr\":{\"op\":\"mul\",\"args\":[\"x\",2.0]}}],"
+    "\"outputs\":[\"out\"]}]}";
+
+static void intermediate_stage_in_local_memory(void **state) {
+  opencl_fixture_t *f = *state;
+  if (buffer_path())
+    skip(); /* device addresses in the param block: SVM only */
+  bp_target_t *target;
+  assert_int_equal(bp_target_parse("opencl", &target), BP_OK);
+  bp_built_module_t *built = build(f, intermediate, target);
+  assert_non_null(strstr(bp_built_module_source(built), "local float t_e[4];"));
+  const float x[4] = {1.5f, -2.0f, 0.25f, 8.0f};
+  assert_int_equal(bp_copy(f->device, f->x, NULL, x, sizeof(x), NULL), BP_OK);
+  bp_generated_params_t params = {{f->x, f->y}};
+  assert_int_equal(launch(f, built, "t", &params), BP_OK);
+  float out[4];
+  assert_int_equal(bp_copy(NULL, out, f->device, f->y, sizeof(out), NULL),
+                   BP_OK);
+  for (int i = 0; i < 4; i++)
+    assert_float_equal(out[i], x[i] * 2.0f + 1.0f, 0);
+  bp_built_module_destroy(built);
+  bp_target_destroy(target);
+}
+
 /* What the opencl builder refuses, and its cache of the source. */
 static void refusals_and_cache(void **state) {
   opencl_fixture_t *f = *state;
-  bp_target_t *target;
+  bp_target_t *target, *small;
   assert_int_equal(bp_target_parse("opencl", &target), BP_OK);
+  assert_int_equal(
+      bp_target_parse("opencl -max_shared_memory_per_block=8", &small), BP_OK);
   bp_build_options_t options = {sizeof(options), f->cache_dir, 0};
   bp_ir_module_t *module;
   bp_built_module_t *built = NULL;
 
-  /* An intermediate stage (not an output). */
-  static const char intermediate[] =
-      "{\"functions\":[{\"name\":\"t\",\"inputs\":[{\"name\":\"x\",\"shape\":"
-      "[4],\"dtype\":\"float32\"}],\"stages\":["
-      "{\"name\":\"out\",\"shape\":[4],\"dtype\":\"float32\",\"axes\":[\"i\"],"
-      "\"expr\":{\"op\":\"add\",\"args\":[\"e\",1]}},"
-      "{\"name\":\"e\",\"shape\":[4],\"dtype\":\"float32\",\"axes\":[\"i\"],"
-      "\"expr\":{\"op\":\"mul\",\"args\":[\"x\",2.0]}}],"
-      "\"outputs\":[\"out\"]}]}";
+  /* An intermediate stage larger than the local memory. */
   assert_int_equal(bp_ir_module_parse(intermediate, &module), BP_OK);
-  assert_int_equal(bp_build(module, target, &options, &built),
+  assert_int_equal(bp_build(module, small, &options, &built),
                    BP_ERR_UNSUPPORTED);
-  assert_non_null(strstr(bp_last_error(), "stage 'e' is not an output"));
+  assert_non_null(strstr(bp_last_error(), "intermediate stage 'e' (16 bytes) "
+                                          "does not fit the 8 bytes"));
   bp_ir_module_destroy(module);
 
   /* C source is for the C builders. */
@@ -218,6 +246,7 @@ static void refusals_and_cache(void **state) {
   assert_int_equal(bp_built_module_from_cache(built), 1);
   bp_built_module_destroy(built);
   bp_ir_module_destroy(module);
+  bp_target_destroy(small);
   bp_target_destroy(target);
 }
 
@@ -269,6 +298,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup(every_construct, need_device),
       cmocka_unit_test_setup(output_stages, need_device),
+      cmocka_unit_test_setup(intermediate_stage_in_local_memory, need_device),
       cmocka_unit_test_setup(refusals_and_cache, need_device),
   };
   return cmocka_run_group_tests(tests, setup, teardown);

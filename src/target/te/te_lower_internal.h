@@ -37,8 +37,8 @@ extern const char te_integer_helpers[];
 /* "float", "int32_t" or "uint16_t" (float16 and bfloat16 bits). */
 const char *te_storage_type(te_dtype_t dtype);
 /* `node` (a load) as a flat element index. The first index of an
- * intermediate stage of a split function is relative to bp_lo (C only: the
- * OpenCL lowering has no intermediate stages). */
+ * intermediate stage is relative to bp_lo, which the emitter defines (the
+ * first row its block holds; 0 where stages are whole). */
 void te_emit_index(lower_ctx_t *ctx, const te_node_t *node);
 /* `node` as a value of type `to`. */
 void te_emit_expr(lower_ctx_t *ctx, const te_node_t *node, te_type_t to);

@@ -5,8 +5,8 @@
  * elements (any launch size covers them); an element of a reduction runs
  * its reduce axes itself (te_emit.c, shared with the C lowering). A function
  * of several stages runs in work-group 0 only, with a barrier between
- * stages; intermediate stages (not outputs) are refused, since OpenCL C
- * cannot allocate their scratch memory in the kernel. */
+ * stages; its intermediate stages (not outputs) live in local memory, as
+ * much as the target's max_shared_memory_per_block allows. */
 #include <stdlib.h>
 
 #include "base/status.h"
@@ -66,13 +66,18 @@ static const char prelude[] =
     "  return (uint16_t)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);\n"
     "}\n";
 
+static int64_t element_count(const te_tensor_t *tensor) {
+  int64_t elements = 1;
+  for (int d = 0; d < tensor->rank; d++)
+    elements *= tensor->shape[d];
+  return elements;
+}
+
 /* The stage's elements, bp_first, bp_first + bp_step, ..., each with its
  * axes bound from the flat element number. */
 static void emit_stage(lower_ctx_t *ctx, const te_tensor_t *stage) {
   ctx->stage = stage;
-  int64_t elements = 1;
-  for (int d = 0; d < stage->rank; d++)
-    elements *= stage->shape[d];
+  int64_t elements = element_count(stage);
   te_text_printf(ctx->text,
                  "/* stage %s */\n"
                  "for (long bp_e = bp_first; bp_e < %lldL; bp_e += bp_step) "
@@ -89,16 +94,38 @@ static void emit_stage(lower_ctx_t *ctx, const te_tensor_t *stage) {
   te_text_printf(ctx->text, "}\n");
 }
 
-static bp_status_t emit_kernel(lower_ctx_t *ctx) {
+static int64_t storage_bytes(te_dtype_t dtype) {
+  return dtype == TE_F32 || dtype == TE_I32 ? 4 : 2;
+}
+
+/* The intermediate stages as local arrays, within `local_bytes`. */
+static bp_status_t emit_intermediates(lower_ctx_t *ctx, int64_t local_bytes) {
+  const te_function_t *function = ctx->function;
+  int64_t used = 0;
+  for (size_t s = function->input_count; s < function->tensor_count; s++) {
+    const te_tensor_t *tensor = &function->tensors[s];
+    if (tensor->output >= 0)
+      continue;
+    int64_t bytes = element_count(tensor) * storage_bytes(tensor->dtype);
+    if (bytes > local_bytes - used)
+      return bp_error(BP_ERR_UNSUPPORTED,
+                      "IR: function '%s': intermediate stage '%s' (%lld "
+                      "bytes) does not fit the %lld bytes of local memory "
+                      "left of the target's max_shared_memory_per_block "
+                      "(%lld); make it an output",
+                      function->name, tensor->name, (long long)bytes,
+                      (long long)(local_bytes - used), (long long)local_bytes);
+    used += bytes;
+    te_text_printf(ctx->text, "local %s t_%s[%lld];\n",
+                   te_storage_type(tensor->dtype), tensor->name,
+                   (long long)element_count(tensor));
+  }
+  return BP_OK;
+}
+
+static bp_status_t emit_kernel(lower_ctx_t *ctx, int64_t local_bytes) {
   const te_function_t *function = ctx->function;
   te_text_t *text = ctx->text;
-  for (size_t s = function->input_count; s < function->tensor_count; s++)
-    if (function->tensors[s].output < 0)
-      return bp_error(BP_ERR_UNSUPPORTED,
-                      "IR: function '%s': stage '%s' is not an output; the "
-                      "OpenCL C lowering cannot allocate an intermediate "
-                      "stage's memory in the kernel (make it an output)",
-                      function->name, function->tensors[s].name);
   size_t stages = function->tensor_count - function->input_count;
   te_text_printf(text, "kernel void %s(bp_generated_params_t bp_p) {\n",
                  function->name);
@@ -116,6 +143,11 @@ static bp_status_t emit_kernel(lower_ctx_t *ctx) {
         te_storage_type(tensor->dtype), tensor->name,
         te_storage_type(tensor->dtype), function->input_count + o);
   }
+  bp_status_t status = emit_intermediates(ctx, local_bytes);
+  if (status != BP_OK)
+    return status;
+  /* Intermediate stages are whole: their rows start at 0. */
+  te_text_printf(text, "const long bp_lo = 0;\n(void)bp_lo;\n");
   if (stages == 1)
     te_text_printf(text, "const long bp_first = get_global_id(0);\n"
                          "const long bp_step = get_global_size(0);\n");
@@ -125,7 +157,8 @@ static bp_status_t emit_kernel(lower_ctx_t *ctx) {
                          "const long bp_step = get_local_size(0);\n");
   for (size_t i = 0; i < stages; i++) {
     if (i > 0)
-      te_text_printf(text, "barrier(CLK_GLOBAL_MEM_FENCE);\n");
+      te_text_printf(text,
+                     "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);\n");
     emit_stage(ctx, &function->tensors[function->order[i]]);
   }
   te_text_printf(text, "}\n\n");
@@ -133,7 +166,7 @@ static bp_status_t emit_kernel(lower_ctx_t *ctx) {
 }
 
 bp_status_t te_lower_to_opencl(const te_module_t *module, int64_t vector_width,
-                               char **out_source) {
+                               int64_t local_bytes, char **out_source) {
   te_text_t text = {0};
   te_text_printf(
       &text, "/* Generated by Backplane from tensor-expression IR. */\n%s%s",
@@ -143,7 +176,7 @@ bp_status_t te_lower_to_opencl(const te_module_t *module, int64_t vector_width,
     lower_ctx_t ctx = {&text, &opencl_dialect, &module->functions[f],
                        NULL,  vector_width,    0,
                        {NULL}};
-    status = emit_kernel(&ctx);
+    status = emit_kernel(&ctx, local_bytes);
   }
   if (status == BP_OK && text.failed)
     status = bp_error(BP_ERR_OUT_OF_MEMORY,
