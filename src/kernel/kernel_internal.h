@@ -13,6 +13,12 @@ struct bp_function {
   char *name; /* the symbol */
   char *op;   /* the manifest's op, or the symbol */
   BP_KernelFunction native;
+  /* The kernel variant chosen (kernel/variant.h): its index in the op's
+   * "variants" (-1: opInfo or no variants), its predicate (NULL: default)
+   * and the reason (NULL: the op lists no variants). Owned. */
+  int32_t variant;
+  char *variant_target;
+  char *variant_reason;
   struct bp_function *next_found; /* bp_module_t.found list */
 };
 

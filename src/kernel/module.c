@@ -9,6 +9,7 @@
 #include "core/stream_internal.h"
 #include "kernel/kernel_internal.h"
 #include "kernel/manifest.h"
+#include "kernel/variant.h"
 
 static bool ends_with(const char *path, const char *suffix) {
   size_t n = strlen(path), m = strlen(suffix);
@@ -35,6 +36,8 @@ static void free_function(bp_function_t *function) {
   if (function->op != function->name)
     free(function->op);
   free(function->name);
+  free(function->variant_target);
+  free(function->variant_reason);
 }
 
 static void release(bp_module_t *module) {
@@ -67,10 +70,10 @@ static bp_status_t load_part(bp_module_t *module, const char *path,
                              BP_KernelModule *out_part) {
   char reason[512];
   if (!bp_plugin_permissions_ok(path, reason, sizeof reason))
-    return op ? bp_error(BP_ERR_INVALID_ARGUMENT, "%s: op \"%s\": refused: %s",
-                         module->path, op, reason)
-              : bp_error(BP_ERR_INVALID_ARGUMENT, "%s: refused: %s", path,
-                         reason);
+    return op ? bp_error(bp_plugin_refusal_status(path),
+                         "%s: op \"%s\": refused: %s", module->path, op, reason)
+              : bp_error(bp_plugin_refusal_status(path), "%s: refused: %s",
+                         path, reason);
   BP_KernelModule part = NULL;
   C_Status result = module->kernels->module_load_file(&module->device->c_device,
                                                       path, kind, &part);
@@ -100,6 +103,7 @@ static bp_status_t fill_function(bp_module_t *module, bp_function_t *function,
                     module->kernels->last_error());
   function->module = module;
   function->native = native;
+  function->variant = -1;
   function->name = strdup(name);
   function->op = op ? strdup(op) : function->name;
   if (!function->name || !function->op)
@@ -108,8 +112,8 @@ static bp_status_t fill_function(bp_module_t *module, bp_function_t *function,
 }
 
 /* kernelSo must stay inside the manifest's folder after symlinks too. */
-static bp_status_t check_inside(const bp_module_t *module,
-                                const bp_manifest_op_t *op) {
+static bp_status_t check_inside(const bp_module_t *module, const char *op,
+                                const char *kernel_so) {
   char folder[PATH_MAX], target[PATH_MAX];
   char *copy = strdup(module->path);
   if (!copy)
@@ -119,15 +123,15 @@ static bp_status_t check_inside(const bp_module_t *module,
     slash[1] = '\0';
   bool ok = realpath(slash ? copy : ".", folder) != NULL;
   free(copy);
-  if (!ok || !realpath(op->kernel_so, target))
+  if (!ok || !realpath(kernel_so, target))
     return bp_error(BP_ERR_NOT_FOUND, "%s: op \"%s\": kernelSo %s: not found",
-                    module->path, op->op, op->kernel_so);
+                    module->path, op, kernel_so);
   size_t n = strlen(folder);
   if (strncmp(target, folder, n) != 0 || target[n] != '/')
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "%s: op \"%s\": kernelSo %s resolves to %s, outside the "
                     "manifest's folder",
-                    module->path, op->op, op->kernel_so, target);
+                    module->path, op, kernel_so, target);
   return BP_OK;
 }
 
@@ -141,25 +145,41 @@ static bp_status_t load_manifest(bp_module_t *module, bool allow_outside) {
   char **part_paths = calloc(manifest->count, sizeof *part_paths);
   if (!module->parts || !module->functions || !part_paths)
     status = out_of_memory(module);
+  char no_target[256] = "";
+  char *target_json =
+      status == BP_OK ? bp_variant_device_target(module->device, manifest,
+                                                 no_target, sizeof no_target)
+                      : NULL;
   for (size_t i = 0; status == BP_OK && i < manifest->count; ++i) {
     const bp_manifest_op_t *op = &manifest->ops[i];
-    if (!allow_outside)
-      status = check_inside(module, op);
+    const bp_manifest_variant_t *variant = NULL;
+    char *reason = NULL;
+    status = bp_variant_choose(module->path, op, module->device->name,
+                               target_json, no_target, &variant, &reason);
+    if (status == BP_OK && !allow_outside)
+      status = check_inside(module, op->op, variant->kernel_so);
     BP_KernelModule part = NULL;
     for (size_t p = 0; status == BP_OK && p < module->part_count && !part; ++p)
-      if (strcmp(part_paths[p], op->kernel_so) == 0)
+      if (strcmp(part_paths[p], variant->kernel_so) == 0)
         part = module->parts[p];
     if (status == BP_OK && !part) {
-      part_paths[module->part_count] = op->kernel_so;
-      status = load_part(module, op->kernel_so, BP_MODULE_KIND_SHARED_OBJECT,
-                         op->op, &part);
+      part_paths[module->part_count] = variant->kernel_so;
+      status = load_part(module, variant->kernel_so,
+                         BP_MODULE_KIND_SHARED_OBJECT, op->op, &part);
     }
     if (status == BP_OK) {
-      status = fill_function(module, &module->functions[i], part, op->function,
-                             op->op);
+      bp_function_t *function = &module->functions[i];
+      status = fill_function(module, function, part, variant->function, op->op);
       module->function_count++; /* freed by release() even when partial */
+      if (status == BP_OK)
+        status = bp_variant_note(function, variant, reason);
+      else
+        free(reason);
+    } else {
+      free(reason);
     }
   }
+  free(target_json);
   free(part_paths);
   bp_manifest_free(manifest);
   return status;

@@ -134,9 +134,7 @@ def test_a_kernel_past_its_timeout_raises_timeout(module, dev0):
 
 
 def test_bad_paths_raise_naming_the_file(dev0, tmp_path):
-    # The loader refuses a path it cannot resolve (InvalidArgumentError
-    # today, though kernel.h promises NotFoundError for missing files).
-    with pytest.raises(backplane.Error, match="missing.so"):
+    with pytest.raises(backplane.NotFoundError, match="missing.so"):
         backplane.Module(dev0, tmp_path / "missing.so")
     (tmp_path / "ops.json").write_text(json.dumps({"Op": {"opInfo": {
         "opKernelLib": "AICPUKernel", "kernelSo": "gone.so",

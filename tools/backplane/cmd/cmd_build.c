@@ -10,6 +10,7 @@
 
 #include "backplane/backplane.h"
 #include "cli/cli_json.h"
+#include "cli/cli_output.h"
 #include "cli/cli_runtime.h"
 #include "commands.h"
 
@@ -167,16 +168,17 @@ int cmd_build(int argc, char **argv) {
                    ? 1
                    : 0;
     } else {
-      printf("built %s%s\n  target %s\n", path,
-             bp_built_module_from_cache(built) ? " (from the cache)" : "",
-             target_json ? target_json : "?");
+      fprintf(cli_out(), "built %s%s\n  target %s\n", path,
+              bp_built_module_from_cache(built) ? " (from the cache)" : "",
+              target_json ? target_json : "?");
       for (size_t f = 0; f < json_array_size(functions); f++) {
         json_t *entry = json_array_get(functions, f);
         const char *name = json_string_value(json_object_get(entry, "name"));
-        printf("  function %s: %s %s(%s), %lld block(s)\n", name,
-               opencl_c ? "kernel void" : "unsigned int", name,
-               opencl_c ? "bp_generated_params_t param" : "void *param",
-               (long long)json_integer_value(json_object_get(entry, "blocks")));
+        fprintf(
+            cli_out(), "  function %s: %s %s(%s), %lld block(s)\n", name,
+            opencl_c ? "kernel void" : "unsigned int", name,
+            opencl_c ? "bp_generated_params_t param" : "void *param",
+            (long long)json_integer_value(json_object_get(entry, "blocks")));
       }
       json_decref(functions);
     }
