@@ -1,7 +1,7 @@
 /*
- * Code generation: builders turn an IR module into a shared object for a
- * target (TVM's `target.build.<kind>`). Builders read the target only, never
- * a device, so building for an absent device works.
+ * Code generation: builders turn an IR module into a module for a target
+ * (TVM's `target.build.<kind>`): a shared object, or OpenCL C source. Builders
+ * read the target only, never a device, so building for an absent device works.
  *
  * Two kinds of IR module:
  *  - C source (bp_ir_module_from_c): compiled with the system C compiler
@@ -11,18 +11,32 @@
  *    guide.md, "Code generation", has the format): the vcpu and c builders
  *    lower it to C, split the outer loop of each stage into blocks and
  *    vectorize the inner loop by vector_width, then compile it as above.
+ *    The opencl builder (the kind of the opencl plugin) lowers it to OpenCL
+ *    C: a kernel per function, one work-item per output element in a
+ *    grid-stride loop (a reduction's element runs its reduce axes), several
+ *    stages in one work-group with barriers between them and intermediate
+ *    stages (not outputs) in local memory, up to the target's
+ *    max_shared_memory_per_block (BP_ERR_UNSUPPORTED beyond it). The
+ *    module is the *.cl source, which the device's OpenCL driver compiles
+ *    when it loads (a failed compile's log comes back in the load's
+ *    error); float16/bfloat16 compute in float32 as on the C builders.
  *
  * Every function of the module is an exported `unsigned int fn(void *param)`
  * (the kernel signature) taking a bp_generated_params_t: it returns 0, or
  * nonzero if it could not run (bad block index, out of host memory). The
  * module is a kernel module: bp_built_module_load loads it on a device and
  * each function launches with bp_launch (kernel.h), one block per share of
- * the outer loop.
+ * the outer loop. An opencl function takes the same bp_generated_params_t
+ * (device addresses, on the plugin's SVM memory path; its buffer path
+ * refuses a param block holding device addresses as BP_ERR_UNSUPPORTED), so
+ * one IR and one argument block run on both.
  *
  * Results are cached on disk by the hash of (IR, canonical target, compiler
- * and its version) in $BACKPLANE_CACHE_DIR, else $XDG_CACHE_HOME/backplane,
- * else ~/.cache/backplane; entries are written atomically and checked before
- * use (a corrupt or stale entry is rebuilt, never loaded).
+ * and its version; for opencl (IR, canonical target): the source is cached,
+ * the driver's compile is not) in $BACKPLANE_CACHE_DIR, else
+ * $XDG_CACHE_HOME/backplane, else ~/.cache/backplane; entries are written
+ * atomically and checked before use (a corrupt or stale entry is rebuilt, never
+ * loaded).
  */
 #ifndef BACKPLANE_BUILD_H_
 #define BACKPLANE_BUILD_H_
@@ -91,7 +105,8 @@ BP_API bp_status_t bp_build(const bp_ir_module_t *module,
                             const bp_build_options_t *options,
                             bp_built_module_t **out_built);
 
-/* The shared object (in the cache); valid as long as `built`. */
+/* The shared object or source (in the cache; *.so, or *.cl for opencl);
+ * valid as long as `built`. */
 BP_API const char *bp_built_module_path(const bp_built_module_t *built);
 /* Nonzero when the build was found in the cache. */
 BP_API int bp_built_module_from_cache(const bp_built_module_t *built);
@@ -99,7 +114,8 @@ BP_API int bp_built_module_from_cache(const bp_built_module_t *built);
  * builders). */
 BP_API const char *bp_built_module_source(const bp_built_module_t *built);
 /* The number of blocks a launch of `name` should use: the target's
- * num_cores, or 1 when the function cannot be split. 0 if unknown. */
+ * num_cores, or 1 when the function cannot be split (opencl: has more than
+ * one stage). 0 if unknown. */
 BP_API uint32_t bp_built_module_blocks(const bp_built_module_t *built,
                                        const char *name);
 
@@ -114,7 +130,8 @@ BP_API bp_status_t bp_built_module_load(const bp_built_module_t *built,
                                         bp_module_t **out_module);
 
 /* Loads the shared object into this process (once) and finds `name` in it,
- * for a direct host call (one block, no device). */
+ * for a direct host call (one block, no device). BP_ERR_UNSUPPORTED for an
+ * opencl module (source for a device compiler). */
 BP_API bp_status_t bp_built_module_function(bp_built_module_t *built,
                                             const char *name,
                                             bp_generated_fn *out_function);

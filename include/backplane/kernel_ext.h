@@ -118,6 +118,13 @@ typedef struct BP_KernelExtension {
 
   /* Why the calling thread's last call above failed (never NULL). */
   const char *(*last_error)(void);
+
+  /* Optional (NULL, or not covered by struct_size: the host maps the
+   * C_Status, C_ERROR to BP_ERR_INVALID_ARGUMENT). The bp_status_t the
+   * calling thread's last failed call above stands for, e.g.
+   * BP_ERR_UNSUPPORTED for a well-formed request this device cannot do, or
+   * 0 to let the host map its C_Status. */
+  int32_t (*last_status)(void);
 } BP_KernelExtension;
 
 #ifdef __cplusplus

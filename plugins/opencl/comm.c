@@ -218,96 +218,11 @@ static C_Status group_end(void) {
   return vcpu_comm_c_status(status);
 }
 
-static C_Status all_reduce(void *send_buf, void *recv_buf, size_t count,
-                           C_DataType data_type, C_CCLReduceOp op,
-                           C_CCLComm comm, C_Stream stream) {
-  return call((vcpu_comm_desc_t){.kind = VCPU_COMM_ALL_REDUCE,
-                                 .send = send_buf,
-                                 .recv = recv_buf,
-                                 .count = count,
-                                 .dtype = data_type,
-                                 .op = op},
-              comm, stream);
-}
-
-static C_Status broadcast(void *buf, size_t count, C_DataType data_type,
-                          size_t root, C_CCLComm comm, C_Stream stream) {
-  return call((vcpu_comm_desc_t){.kind = VCPU_COMM_BROADCAST,
-                                 .send = buf,
-                                 .recv = buf,
-                                 .count = count,
-                                 .dtype = data_type,
-                                 .peer = root},
-              comm, stream);
-}
-
-static C_Status reduce(void *send_buf, void *recv_buf, size_t count,
-                       C_DataType data_type, C_CCLReduceOp op, size_t root,
-                       C_CCLComm comm, C_Stream stream) {
-  return call((vcpu_comm_desc_t){.kind = VCPU_COMM_REDUCE,
-                                 .send = send_buf,
-                                 .recv = recv_buf,
-                                 .count = count,
-                                 .dtype = data_type,
-                                 .op = op,
-                                 .peer = root},
-              comm, stream);
-}
-
-static C_Status all_gather(void *send_buf, void *recv_buf, size_t count,
-                           C_DataType data_type, C_CCLComm comm,
-                           C_Stream stream) {
-  return call((vcpu_comm_desc_t){.kind = VCPU_COMM_ALL_GATHER,
-                                 .send = send_buf,
-                                 .recv = recv_buf,
-                                 .count = count,
-                                 .dtype = data_type},
-              comm, stream);
-}
-
-static C_Status reduce_scatter(void *send_buf, void *recv_buf, size_t count,
-                               C_DataType data_type, C_CCLReduceOp op,
-                               C_CCLComm comm, C_Stream stream) {
-  return call((vcpu_comm_desc_t){.kind = VCPU_COMM_REDUCE_SCATTER,
-                                 .send = send_buf,
-                                 .recv = recv_buf,
-                                 .count = count,
-                                 .dtype = data_type,
-                                 .op = op},
-              comm, stream);
-}
-
-static C_Status send(void *send_buf, size_t count, C_DataType data_type,
-                     size_t dest_rank, C_CCLComm comm, C_Stream stream) {
-  return call((vcpu_comm_desc_t){.kind = VCPU_COMM_SEND,
-                                 .send = send_buf,
-                                 .count = count,
-                                 .dtype = data_type,
-                                 .peer = dest_rank},
-              comm, stream);
-}
-
-static C_Status recv(void *recv_buf, size_t count, C_DataType data_type,
-                     size_t src_rank, C_CCLComm comm, C_Stream stream) {
-  return call((vcpu_comm_desc_t){.kind = VCPU_COMM_RECV,
-                                 .recv = recv_buf,
-                                 .count = count,
-                                 .dtype = data_type,
-                                 .peer = src_rank},
-              comm, stream);
-}
-
 void ocl_comm_fill_interface(C_DeviceInterface *table) {
-  vcpu_comm_fill_interface(table); /* ids, init_rank, destroy */
-  table->xccl_all_reduce = all_reduce;
-  table->xccl_broadcast = broadcast;
-  table->xccl_reduce = reduce;
-  table->xccl_all_gather = all_gather;
-  table->xccl_reduce_scatter = reduce_scatter;
+  vcpu_comm_fill_interface(table);
+  vcpu_comm_fill_calls(call); /* every data-moving call is staged */
   table->xccl_group_start = group_start;
   table->xccl_group_end = group_end;
-  table->xccl_send = send;
-  table->xccl_recv = recv;
   table->xccl_all_to_all = NULL;
 }
 

@@ -1,46 +1,6 @@
-/* The kernels extension table, and the parts OpenCL cannot provide. */
+/* The kernels extension table, and the part OpenCL cannot provide. */
 #include "comm.h"
 #include "kernel_internal.h"
-
-static C_Status no_notifies(void) {
-  return ocl_fail(C_ERROR,
-                  "opencl: notifies are not supported (OpenCL C has no "
-                  "device-side wait on a host flag the plugin could name by "
-                  "id)");
-}
-
-static C_Status notify_create(const C_Device device, BP_Notify *out) {
-  (void)device;
-  (void)out;
-  return no_notifies();
-}
-static C_Status notify_destroy(const C_Device device, BP_Notify notify) {
-  (void)device;
-  (void)notify;
-  return no_notifies();
-}
-static C_Status notify_id(const C_Device device, BP_Notify notify,
-                          uint32_t *out_id) {
-  (void)device;
-  (void)notify;
-  (void)out_id;
-  return no_notifies();
-}
-static C_Status notify_record(const C_Device device, C_Stream stream,
-                              BP_Notify notify) {
-  (void)device;
-  (void)stream;
-  (void)notify;
-  return no_notifies();
-}
-static C_Status notify_wait(const C_Device device, C_Stream stream,
-                            BP_Notify notify, uint64_t timeout_ns) {
-  (void)device;
-  (void)stream;
-  (void)notify;
-  (void)timeout_ns;
-  return no_notifies();
-}
 
 static C_Status comm_kernel_resources(const C_Device device, C_CCLComm comm,
                                       const char *name, void *local,
@@ -67,11 +27,12 @@ const BP_KernelExtension ocl_kernels = {
     .launch = ocl_launch,
     .stream_error = ocl_kernel_stream_error,
     .stream_reset = ocl_kernel_stream_reset,
-    .notify_create = notify_create,
-    .notify_destroy = notify_destroy,
-    .notify_id = notify_id,
-    .notify_record = notify_record,
-    .notify_wait = notify_wait,
+    .notify_create = ocl_notify_create,
+    .notify_destroy = ocl_notify_destroy,
+    .notify_id = ocl_notify_id,
+    .notify_record = ocl_notify_record,
+    .notify_wait = ocl_notify_wait,
     .comm_kernel_resources = comm_kernel_resources,
     .last_error = ocl_last_error,
+    .last_status = ocl_last_status,
 };

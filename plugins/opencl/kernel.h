@@ -15,7 +15,8 @@
  * pointers inside the block are 64-bit integers the kernel casts back to
  * `global T *`; they work on the SVM memory path only (the plugin declares
  * them with CL_KERNEL_EXEC_INFO_SVM_PTRS). On the buffer path a param block
- * holding a device address is refused: a cl_mem cannot ride inside a struct.
+ * holding a device address is refused as unsupported (ocl_unsupported: the
+ * host sees BP_ERR_UNSUPPORTED): a cl_mem cannot ride inside a struct.
  *
  * Launch: `blocks` work-groups of the kernel's preferred work-group size
  * multiple (capped by its maximum work-group size); get_group_id(0) is the
@@ -26,9 +27,11 @@
  * reports a sticky BP_ERR_TIMEOUT naming the kernel and returns; the kernel
  * runs on and the queue behind it waits for it.
  *
- * Notifies and communication-kernel resources are not supported (C_ERROR
- * with the reason): OpenCL has no device-side wait the plugin could name by
- * id. Every function is thread-safe. */
+ * Notifies are host-side (kernel_notify.c): record and wait-and-reset on
+ * streams, with the timeout; OpenCL C has no device-side wait or record, so
+ * kernels cannot use them and the ids only name them. Communication-kernel
+ * resources are not supported (C_ERROR with the reason: no device-side
+ * channels). Every function is thread-safe. */
 #ifndef BACKPLANE_OPENCL_KERNEL_H_
 #define BACKPLANE_OPENCL_KERNEL_H_
 

@@ -6,12 +6,17 @@
 
 #include "kernel.h"
 
+/* The timeout of a launch or notify wait that names none: HCCL's
+ * 27 * 68 s, as backplane/kernel.h. */
+#define OCL_DEFAULT_TIMEOUT_NS (27ull * 68u * 1000000000u)
+
 struct BP_KernelFunction_st {
   struct BP_KernelModule_st *module;
   cl_kernel kernel;
   pthread_mutex_t lock; /* clSetKernelArg .. clEnqueueNDRangeKernel */
   cl_uint arg_count;
-  size_t local_size; /* work-items per work-group */
+  bool svm_pointers_set; /* CL_KERNEL_EXEC_INFO_SVM_PTRS is not empty */
+  size_t local_size;     /* work-items per work-group */
   struct BP_KernelFunction_st *next;
   char name[];
 };
@@ -46,5 +51,21 @@ C_Status ocl_kernel_stream_error(const C_Device device, C_Stream stream,
                                  int32_t *out_status, char *message,
                                  size_t capacity);
 C_Status ocl_kernel_stream_reset(const C_Device device, C_Stream stream);
+
+/* Leaves `kernels` (a stream's) the sticky `status` with the message, unless
+ * it holds one already. Thread-safe. */
+void ocl_stream_kernels_fail(struct ocl_stream_kernels *kernels, int32_t status,
+                             const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Notifies (kernel_notify.c): host-side record and wait on streams. */
+C_Status ocl_notify_create(const C_Device device, BP_Notify *out_notify);
+C_Status ocl_notify_destroy(const C_Device device, BP_Notify notify);
+C_Status ocl_notify_id(const C_Device device, BP_Notify notify,
+                       uint32_t *out_id);
+C_Status ocl_notify_record(const C_Device device, C_Stream stream,
+                           BP_Notify notify);
+C_Status ocl_notify_wait(const C_Device device, C_Stream stream,
+                         BP_Notify notify, uint64_t timeout_ns);
 
 #endif /* BACKPLANE_OPENCL_KERNEL_INTERNAL_H_ */

@@ -2,6 +2,7 @@
  * the function's lock (OpenCL copies the argument at the enqueue); each
  * launch's completion event and deadline kept on its stream, which
  * synchronize_stream waits for; the sticky stream errors. */
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,10 +12,10 @@
 #include "backplane/status.h"
 #include "kernel_internal.h"
 
-/* The timeout of a launch that names none: HCCL's 27 * 68 s, as kernel.h. */
-#define OCL_DEFAULT_TIMEOUT_NS (27ull * 68u * 1000000000u)
 /* Largest param block: kernel.h's BP_LAUNCH_MAX_ARGS. */
 enum { OCL_MAX_ARGS = 4096 };
+/* How long a wait for a launch yields before it sleeps. */
+#define OCL_SPIN_NS 200000u
 
 typedef struct pending_launch {
   cl_event done;
@@ -75,6 +76,19 @@ static void fail_locked(struct ocl_stream_kernels *kernels, int32_t status,
   va_end(args);
 }
 
+void ocl_stream_kernels_fail(struct ocl_stream_kernels *kernels, int32_t status,
+                             const char *format, ...) {
+  pthread_mutex_lock(&kernels->lock);
+  if (kernels->status == 0) {
+    kernels->status = status;
+    va_list args;
+    va_start(args, format);
+    vsnprintf(kernels->message, sizeof kernels->message, format, args);
+    va_end(args);
+  }
+  pthread_mutex_unlock(&kernels->lock);
+}
+
 /* Drops the first `n` records; a record of a failed command first becomes
  * the sticky error. */
 static void retire_locked(struct ocl_stream_kernels *kernels, size_t n) {
@@ -105,14 +119,22 @@ static void prune_locked(struct ocl_stream_kernels *kernels) {
 }
 
 /* Polls `done` until it completes or fails (true) or `deadline_ns` passes
- * (false). Takes no lock: launches on the stream go on meanwhile. */
+ * (false): yielding for the first OCL_SPIN_NS (a short kernel ends within
+ * it, and a sleep would cost more than the kernel), then sleeping with
+ * backoff. Takes no lock: launches on the stream go on meanwhile. */
 static bool wait_until(cl_event done, uint64_t deadline_ns) {
+  uint64_t spin_until = now_ns() + OCL_SPIN_NS;
   for (long sleep_ns = 20000;;) {
     cl_int state = state_of(done);
     if (state == CL_COMPLETE || state < 0)
       return true;
-    if (now_ns() >= deadline_ns)
+    uint64_t now = now_ns();
+    if (now >= deadline_ns)
       return false;
+    if (now < spin_until) {
+      sched_yield();
+      continue;
+    }
     struct timespec nap = {0, sleep_ns};
     nanosleep(&nap, NULL);
     if (sleep_ns < 1000000)
@@ -156,7 +178,8 @@ bool ocl_stream_kernels_failed(struct C_Stream_st *stream) {
 }
 
 /* SVM path: the device pointers in the param block, for
- * CL_KERNEL_EXEC_INFO_SVM_PTRS. Buffer path: C_ERROR if it holds one. */
+ * CL_KERNEL_EXEC_INFO_SVM_PTRS. Buffer path: unsupported (ocl_unsupported)
+ * if it holds one. */
 static C_Status pointers_in(ocl_device_t *dev, const char *kernel,
                             const void *args, size_t args_size, void **pointers,
                             size_t *out_count) {
@@ -170,13 +193,13 @@ static C_Status pointers_in(ocl_device_t *dev, const char *kernel,
     if (!word || !ocl_allocations_find(&dev->allocations, (uintptr_t)word, 1))
       continue;
     if (!dev->svm) {
-      status = ocl_fail(C_ERROR,
-                        "launch %s on %s: the param block holds device "
-                        "pointer %#llx at byte %zu, but this device uses the "
-                        "buffer memory path, whose cl_mem objects cannot ride "
-                        "inside a by-value struct (device pointers in "
-                        "arguments need SVM)",
-                        kernel, dev->name, (unsigned long long)word, at);
+      status = ocl_unsupported(
+          "launch %s on %s: the param block holds device "
+          "pointer %#llx at byte %zu, but this device uses the "
+          "buffer memory path, whose cl_mem objects cannot ride "
+          "inside a by-value struct (device pointers in "
+          "arguments need SVM)",
+          kernel, dev->name, (unsigned long long)word, at);
       break;
     }
     pointers[count++] = (void *)(uintptr_t)word;
@@ -262,11 +285,16 @@ C_Status ocl_launch(const C_Device device, C_Stream handle,
   cl_int error = CL_SUCCESS;
   if (args_size)
     error = clSetKernelArg(function->kernel, 0, args_size, args);
-  if (error == CL_SUCCESS && dev->svm) {
+  /* The kernel keeps its SVM pointer list between launches: an empty list
+   * need not be set again (an empty launch stays one enqueue). */
+  if (error == CL_SUCCESS && dev->svm &&
+      (pointer_count || function->svm_pointers_set)) {
     step = "clSetKernelExecInfo";
     error = clSetKernelExecInfo(function->kernel, CL_KERNEL_EXEC_INFO_SVM_PTRS,
                                 pointer_count * sizeof *pointers,
                                 pointer_count ? pointers : NULL);
+    if (error == CL_SUCCESS)
+      function->svm_pointers_set = pointer_count > 0;
   }
   if (error == CL_SUCCESS) {
     step = "clEnqueueNDRangeKernel";

@@ -83,15 +83,34 @@ void ocl_region_release(ocl_region_t *region) {
   region->buffer = NULL;
 }
 
-C_Status ocl_device_memory_allocate(const C_Device device, void **ptr,
-                                    size_t size) {
+/* The start of every allocate: the device, or *out_dev NULL when there is
+ * nothing to allocate (size 0: *ptr is NULL). */
+static C_Status allocate_start(const C_Device device, void **ptr, size_t size,
+                               ocl_device_t **out_dev) {
   ocl_device_t *dev = ocl_device_get(device);
   if (!dev || !ptr)
     return C_ERROR;
-  if (size == 0) {
+  *out_dev = size ? dev : NULL;
+  if (!size)
     *ptr = NULL;
-    return C_SUCCESS;
-  }
+  return C_SUCCESS;
+}
+
+/* Records `entry` in `map` (the caller undoes the allocation on failure). */
+static C_Status keep(ocl_device_t *dev, ocl_allocations_t *map,
+                     ocl_allocation_t entry) {
+  pthread_mutex_lock(&dev->memory_lock);
+  bool ok = ocl_allocations_insert(map, entry);
+  pthread_mutex_unlock(&dev->memory_lock);
+  return ok ? C_SUCCESS : ocl_fail(C_FAILED, "out of host memory");
+}
+
+C_Status ocl_device_memory_allocate(const C_Device device, void **ptr,
+                                    size_t size) {
+  ocl_device_t *dev = NULL;
+  C_Status started = allocate_start(device, ptr, size, &dev);
+  if (started != C_SUCCESS || !dev)
+    return started;
   if (size > dev->max_alloc)
     return ocl_fail(C_FAILED,
                     "%zu bytes is more than %s allocates at once (%zu)", size,
@@ -139,10 +158,30 @@ C_Status ocl_device_memory_allocate(const C_Device device, void **ptr,
   return status;
 }
 
-/* Takes the entry of `map` starting at `ptr` with `size` out of the map. */
-static C_Status take(ocl_device_t *dev, ocl_allocations_t *map, void *ptr,
-                     size_t size, const char *what,
+/* The allocation maps of a device, as deallocate names them. */
+typedef enum memory_kind {
+  DEVICE_MEMORY,
+  HOST_MEMORY,
+  UNIFIED_MEMORY
+} memory_kind_t;
+
+/* The start of every deallocate: takes the entry of the `kind` map starting
+ * at `ptr` with `size` out of the map; *out_dev NULL when there is nothing
+ * to free (NULL with size 0). */
+static C_Status take(const C_Device device, memory_kind_t kind, void *ptr,
+                     size_t size, ocl_device_t **out_dev,
                      ocl_allocation_t *out_entry) {
+  static const char *const what_of[] = {"device", "host", "unified"};
+  ocl_device_t *dev = ocl_device_get(device);
+  *out_dev = NULL;
+  if (!dev)
+    return C_ERROR;
+  if (!ptr && size == 0)
+    return C_SUCCESS;
+  ocl_allocations_t *map = kind == DEVICE_MEMORY ? &dev->allocations
+                           : kind == HOST_MEMORY ? &dev->host
+                                                 : &dev->unified;
+  const char *what = what_of[kind];
   pthread_mutex_lock(&dev->memory_lock);
   ocl_allocation_t *entry = ocl_allocations_at(map, (uintptr_t)ptr);
   C_Status status = C_SUCCESS;
@@ -157,6 +196,7 @@ static C_Status take(ocl_device_t *dev, ocl_allocations_t *map, void *ptr,
   if (status == C_SUCCESS) {
     *out_entry = *entry;
     ocl_allocations_remove(map, entry);
+    *out_dev = dev;
   }
   pthread_mutex_unlock(&dev->memory_lock);
   return status;
@@ -164,14 +204,10 @@ static C_Status take(ocl_device_t *dev, ocl_allocations_t *map, void *ptr,
 
 C_Status ocl_device_memory_deallocate(const C_Device device, void *ptr,
                                       size_t size) {
-  ocl_device_t *dev = ocl_device_get(device);
-  if (!dev)
-    return C_ERROR;
-  if (!ptr && size == 0)
-    return C_SUCCESS;
+  ocl_device_t *dev = NULL;
   ocl_allocation_t entry;
-  C_Status status = take(dev, &dev->allocations, ptr, size, "device", &entry);
-  if (status != C_SUCCESS)
+  C_Status status = take(device, DEVICE_MEMORY, ptr, size, &dev, &entry);
+  if (status != C_SUCCESS || !dev)
     return status;
   /* A buffer lives on in OpenCL until its last command ran; SVM does not. */
   if (!entry.buffer)
@@ -180,15 +216,19 @@ C_Status ocl_device_memory_deallocate(const C_Device device, void *ptr,
   return C_SUCCESS;
 }
 
+/* Unmaps pinned host memory and releases its buffer. */
+static void release_pinned(ocl_device_t *dev, cl_mem buffer, void *host) {
+  clEnqueueUnmapMemObject(dev->sync_queue, buffer, host, 0, NULL, NULL);
+  clFinish(dev->sync_queue);
+  clReleaseMemObject(buffer);
+}
+
 C_Status ocl_host_memory_allocate(const C_Device device, void **ptr,
                                   size_t size) {
-  ocl_device_t *dev = ocl_device_get(device);
-  if (!dev || !ptr)
-    return C_ERROR;
-  if (size == 0) {
-    *ptr = NULL;
-    return C_SUCCESS;
-  }
+  ocl_device_t *dev = NULL;
+  C_Status started = allocate_start(device, ptr, size, &dev);
+  if (started != C_SUCCESS || !dev)
+    return started;
   cl_int error = CL_SUCCESS;
   cl_mem buffer =
       clCreateBuffer(dev->context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR,
@@ -206,15 +246,11 @@ C_Status ocl_host_memory_allocate(const C_Device device, void **ptr,
     return ocl_fail(C_FAILED, "clEnqueueMapBuffer of %zu bytes on %s: %s", size,
                     dev->name, ocl_error_name(error));
   }
-  pthread_mutex_lock(&dev->memory_lock);
-  bool ok = ocl_allocations_insert(
-      &dev->host, (ocl_allocation_t){(uintptr_t)host, size, buffer, NULL});
-  pthread_mutex_unlock(&dev->memory_lock);
-  if (!ok) {
-    clEnqueueUnmapMemObject(dev->sync_queue, buffer, host, 0, NULL, NULL);
-    clFinish(dev->sync_queue);
-    clReleaseMemObject(buffer);
-    return ocl_fail(C_FAILED, "out of host memory");
+  if (keep(dev, &dev->host,
+           (ocl_allocation_t){(uintptr_t)host, size, buffer, NULL}) !=
+      C_SUCCESS) {
+    release_pinned(dev, buffer, host);
+    return C_FAILED;
   }
   *ptr = host;
   return C_SUCCESS;
@@ -222,33 +258,24 @@ C_Status ocl_host_memory_allocate(const C_Device device, void **ptr,
 
 C_Status ocl_host_memory_deallocate(const C_Device device, void *ptr,
                                     size_t size) {
-  ocl_device_t *dev = ocl_device_get(device);
-  if (!dev)
-    return C_ERROR;
-  if (!ptr && size == 0)
-    return C_SUCCESS;
+  ocl_device_t *dev = NULL;
   ocl_allocation_t entry;
-  C_Status status = take(dev, &dev->host, ptr, size, "host", &entry);
-  if (status != C_SUCCESS)
+  C_Status status = take(device, HOST_MEMORY, ptr, size, &dev, &entry);
+  if (status != C_SUCCESS || !dev)
     return status;
-  clEnqueueUnmapMemObject(dev->sync_queue, entry.buffer, ptr, 0, NULL, NULL);
-  clFinish(dev->sync_queue);
-  clReleaseMemObject(entry.buffer);
+  release_pinned(dev, entry.buffer, ptr);
   return C_SUCCESS;
 }
 
 C_Status ocl_unified_memory_allocate(const C_Device device, void **ptr,
                                      size_t size) {
   ocl_device_t *dev = ocl_device_get(device);
-  if (!dev || !ptr)
-    return C_ERROR;
-  if (!dev->fine_grained_svm)
+  if (dev && !dev->fine_grained_svm)
     return ocl_fail(C_ERROR, "%s has no fine-grained SVM for unified memory",
                     dev->name);
-  if (size == 0) {
-    *ptr = NULL;
-    return C_SUCCESS;
-  }
+  C_Status started = allocate_start(device, ptr, size, &dev);
+  if (started != C_SUCCESS || !dev)
+    return started;
   void *svm = clSVMAlloc(
       dev->context, CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER, size, 0);
   if (!svm)
@@ -256,13 +283,10 @@ C_Status ocl_unified_memory_allocate(const C_Device device, void **ptr,
                     "clSVMAlloc(fine-grained) of %zu bytes on %s "
                     "failed",
                     size, dev->name);
-  pthread_mutex_lock(&dev->memory_lock);
-  bool ok = ocl_allocations_insert(
-      &dev->unified, (ocl_allocation_t){(uintptr_t)svm, size, NULL, svm});
-  pthread_mutex_unlock(&dev->memory_lock);
-  if (!ok) {
+  if (keep(dev, &dev->unified,
+           (ocl_allocation_t){(uintptr_t)svm, size, NULL, svm}) != C_SUCCESS) {
     clSVMFree(dev->context, svm);
-    return ocl_fail(C_FAILED, "out of host memory");
+    return C_FAILED;
   }
   *ptr = svm;
   return C_SUCCESS;
@@ -270,14 +294,10 @@ C_Status ocl_unified_memory_allocate(const C_Device device, void **ptr,
 
 C_Status ocl_unified_memory_deallocate(const C_Device device, void *ptr,
                                        size_t size) {
-  ocl_device_t *dev = ocl_device_get(device);
-  if (!dev)
-    return C_ERROR;
-  if (!ptr && size == 0)
-    return C_SUCCESS;
+  ocl_device_t *dev = NULL;
   ocl_allocation_t entry;
-  C_Status status = take(dev, &dev->unified, ptr, size, "unified", &entry);
-  if (status != C_SUCCESS)
+  C_Status status = take(device, UNIFIED_MEMORY, ptr, size, &dev, &entry);
+  if (status != C_SUCCESS || !dev)
     return status;
   ocl_device_finish(dev);
   clSVMFree(dev->context, ptr);

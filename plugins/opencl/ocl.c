@@ -4,7 +4,10 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "backplane/status.h"
+
 static _Thread_local char t_message[1024];
+static _Thread_local int32_t t_status; /* ocl_last_status */
 
 const char *ocl_error_name(cl_int error) {
   switch (error) {
@@ -70,11 +73,25 @@ C_Status ocl_fail(C_Status status, const char *format, ...) {
   va_start(args, format);
   vsnprintf(t_message, sizeof t_message, format, args);
   va_end(args);
+  t_status = 0;
   return status;
+}
+
+C_Status ocl_unsupported(const char *format, ...) {
+  va_list args;
+  va_start(args, format);
+  vsnprintf(t_message, sizeof t_message, format, args);
+  va_end(args);
+  t_status = BP_ERR_UNSUPPORTED;
+  return C_ERROR;
 }
 
 const char *ocl_last_error(void) {
   return t_message;
+}
+
+int32_t ocl_last_status(void) {
+  return t_status;
 }
 
 C_Status ocl_status_of(cl_int error) {

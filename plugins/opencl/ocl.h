@@ -24,8 +24,17 @@ const char *ocl_error_name(cl_int error);
 C_Status ocl_fail(C_Status status, const char *format, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* ocl_fail for a well-formed request this device cannot do: returns
+ * C_ERROR and marks the message BP_ERR_UNSUPPORTED (ocl_last_status), which
+ * the kernels extension reports to the host. */
+C_Status ocl_unsupported(const char *format, ...)
+    __attribute__((format(printf, 1, 2)));
+
 /* The calling thread's last message ("" if none). Never NULL. */
 const char *ocl_last_error(void);
+/* The bp_status_t of the calling thread's last message: BP_ERR_UNSUPPORTED
+ * after ocl_unsupported, else 0 (the host maps the C_Status). */
+int32_t ocl_last_status(void);
 
 /* How an OpenCL failure maps to the ABI: the allocation failures are
  * C_FAILED (out of memory), invalid arguments C_ERROR, anything else

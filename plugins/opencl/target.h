@@ -8,9 +8,9 @@
  *   max_shared_memory_per_block  CL_DEVICE_LOCAL_MEM_SIZE           (16384)
  *   vector_width                 CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT (1)
  * The first four come through the device attributes (attributes.h); the
- * hook adds vector_width. No builder yet: lowering the tensor-expression IR
- * to OpenCL C needs the kernels extension to load what it makes, so
- * bp_build reports that the kind has no code generator. */
+ * hook adds vector_width. The kind brings no builder hook: libbackplane's
+ * opencl builder (backplane/build.h) lowers the tensor-expression IR to
+ * OpenCL C, which the kernels extension loads as a *.cl module. */
 #ifndef BACKPLANE_OPENCL_TARGET_H_
 #define BACKPLANE_OPENCL_TARGET_H_
 

@@ -54,54 +54,75 @@ static C_Status destroy_comm(C_CCLComm comm) {
   return C_SUCCESS;
 }
 
-/* One collective of `comm` on `stream`, described by its arguments
- * (`op` and `peer` where the kind has them). */
-static C_Status collective(vcpu_comm_kind_t kind, void *send_buf,
-                           void *recv_buf, size_t count, C_DataType data_type,
-                           C_CCLReduceOp op, size_t peer, C_CCLComm comm,
-                           C_Stream stream) {
-  vcpu_comm_desc_t d = {.kind = kind,
-                        .send = send_buf,
-                        .recv = recv_buf,
-                        .count = count,
-                        .dtype = data_type,
-                        .op = op,
-                        .peer = peer};
-  return vcpu_comm_c_status(vcpu_comm_call_collective(comm, d, stream));
+/* The library's own run of a described call. */
+static C_Status run_call(vcpu_comm_desc_t d, C_CCLComm comm, C_Stream stream) {
+  return vcpu_comm_c_status(d.kind >= VCPU_COMM_SEND
+                                ? vcpu_comm_call_p2p(comm, d, stream)
+                                : vcpu_comm_call_collective(comm, d, stream));
 }
+
+/* Where the wrappers below send their calls (vcpu_comm_fill_calls). */
+static vcpu_comm_call_fn g_call = run_call;
 
 static C_Status all_reduce(void *send_buf, void *recv_buf, size_t count,
                            C_DataType data_type, C_CCLReduceOp op,
                            C_CCLComm comm, C_Stream stream) {
-  return collective(VCPU_COMM_ALL_REDUCE, send_buf, recv_buf, count, data_type,
-                    op, 0, comm, stream);
+  return g_call((vcpu_comm_desc_t){.kind = VCPU_COMM_ALL_REDUCE,
+                                   .send = send_buf,
+                                   .recv = recv_buf,
+                                   .count = count,
+                                   .dtype = data_type,
+                                   .op = op},
+                comm, stream);
 }
 
 static C_Status broadcast(void *buf, size_t count, C_DataType data_type,
                           size_t root, C_CCLComm comm, C_Stream stream) {
-  return collective(VCPU_COMM_BROADCAST, buf, buf, count, data_type, SUM, root,
-                    comm, stream);
+  return g_call((vcpu_comm_desc_t){.kind = VCPU_COMM_BROADCAST,
+                                   .send = buf,
+                                   .recv = buf,
+                                   .count = count,
+                                   .dtype = data_type,
+                                   .op = SUM,
+                                   .peer = root},
+                comm, stream);
 }
 
 static C_Status reduce(void *send_buf, void *recv_buf, size_t count,
                        C_DataType data_type, C_CCLReduceOp op, size_t root,
                        C_CCLComm comm, C_Stream stream) {
-  return collective(VCPU_COMM_REDUCE, send_buf, recv_buf, count, data_type, op,
-                    root, comm, stream);
+  return g_call((vcpu_comm_desc_t){.kind = VCPU_COMM_REDUCE,
+                                   .send = send_buf,
+                                   .recv = recv_buf,
+                                   .count = count,
+                                   .dtype = data_type,
+                                   .op = op,
+                                   .peer = root},
+                comm, stream);
 }
 
 static C_Status all_gather(void *send_buf, void *recv_buf, size_t count,
                            C_DataType data_type, C_CCLComm comm,
                            C_Stream stream) {
-  return collective(VCPU_COMM_ALL_GATHER, send_buf, recv_buf, count, data_type,
-                    SUM, 0, comm, stream);
+  return g_call((vcpu_comm_desc_t){.kind = VCPU_COMM_ALL_GATHER,
+                                   .send = send_buf,
+                                   .recv = recv_buf,
+                                   .count = count,
+                                   .dtype = data_type,
+                                   .op = SUM},
+                comm, stream);
 }
 
 static C_Status reduce_scatter(void *send_buf, void *recv_buf, size_t count,
                                C_DataType data_type, C_CCLReduceOp op,
                                C_CCLComm comm, C_Stream stream) {
-  return collective(VCPU_COMM_REDUCE_SCATTER, send_buf, recv_buf, count,
-                    data_type, op, 0, comm, stream);
+  return g_call((vcpu_comm_desc_t){.kind = VCPU_COMM_REDUCE_SCATTER,
+                                   .send = send_buf,
+                                   .recv = recv_buf,
+                                   .count = count,
+                                   .dtype = data_type,
+                                   .op = op},
+                comm, stream);
 }
 
 static C_Status group_start(void) {
@@ -113,30 +134,24 @@ static C_Status group_end(void) {
   return vcpu_comm_c_status(vcpu_comm_group_end());
 }
 
-/* One send (recv_buf NULL) or receive (send_buf NULL) with `peer`. */
-static C_Status point_to_point(vcpu_comm_kind_t kind, void *send_buf,
-                               void *recv_buf, size_t count,
-                               C_DataType data_type, size_t peer,
-                               C_CCLComm comm, C_Stream stream) {
-  vcpu_comm_desc_t d = {.kind = kind,
-                        .send = send_buf,
-                        .recv = recv_buf,
-                        .count = count,
-                        .dtype = data_type,
-                        .peer = peer};
-  return vcpu_comm_c_status(vcpu_comm_call_p2p(comm, d, stream));
-}
-
 static C_Status send(void *send_buf, size_t count, C_DataType data_type,
                      size_t dest_rank, C_CCLComm comm, C_Stream stream) {
-  return point_to_point(VCPU_COMM_SEND, send_buf, NULL, count, data_type,
-                        dest_rank, comm, stream);
+  return g_call((vcpu_comm_desc_t){.kind = VCPU_COMM_SEND,
+                                   .send = send_buf,
+                                   .count = count,
+                                   .dtype = data_type,
+                                   .peer = dest_rank},
+                comm, stream);
 }
 
 static C_Status recv(void *recv_buf, size_t count, C_DataType data_type,
                      size_t src_rank, C_CCLComm comm, C_Stream stream) {
-  return point_to_point(VCPU_COMM_RECV, NULL, recv_buf, count, data_type,
-                        src_rank, comm, stream);
+  return g_call((vcpu_comm_desc_t){.kind = VCPU_COMM_RECV,
+                                   .recv = recv_buf,
+                                   .count = count,
+                                   .dtype = data_type,
+                                   .peer = src_rank},
+                comm, stream);
 }
 
 static C_Status all_to_all(const void **send_buf, const size_t *send_count,
@@ -153,6 +168,10 @@ static C_Status all_to_all(const void **send_buf, const size_t *send_count,
   return vcpu_comm_c_status(
       vcpu_comm_call_all_to_all(comm, send_buf, send_count, send_dtype,
                                 recv_buf, recv_count, recv_dtype, stream));
+}
+
+void vcpu_comm_fill_calls(vcpu_comm_call_fn call) {
+  g_call = call ? call : run_call;
 }
 
 void vcpu_comm_fill_interface(C_DeviceInterface *interface) {

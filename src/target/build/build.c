@@ -1,7 +1,9 @@
 /* bp_build: the builder of a target's kind (`target.build.<kind>`), behind
  * the disk cache. Built-in kinds (vcpu, c) lower tensor expressions to C and
  * compile with the system compiler; a plugin kind's builder is called with
- * the IR's and the target's canonical JSON. Builders read the target only. */
+ * the IR's and the target's canonical JSON; a plugin kind without one whose
+ * devices compile source Backplane lowers to (opencl: OpenCL C) gets that
+ * source as its module. Builders read the target only. */
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -15,12 +17,13 @@
 #include "target/target_internal.h"
 
 /* Bumped whenever lowering changes what it emits: old entries go stale. */
-#define CODEGEN_VERSION "backplane-codegen-2"
+#define CODEGEN_VERSION "backplane-codegen-3"
 
 struct bp_built_module {
   char path[4300];
   char work_dir[4200]; /* no_cache: the private directory to remove */
   int from_cache;
+  int device_only; /* source a device compiles: no direct host call */
   char *source;
   uint64_t checksum;
   size_t function_count;
@@ -32,6 +35,37 @@ struct bp_built_module {
 
 static int is_builtin_cpu(const bp_target_t *target) {
   return target->kind->builtin;
+}
+
+/* Plugin kinds with no builder of their own whose devices compile source:
+ * the module is the lowered source in a file named by `suffix`, which the
+ * plugin's kernels extension loads (and its driver compiles) by that name.
+ * Their cache key has no compiler part. */
+typedef struct source_lowering {
+  const char *kind;
+  const char *suffix;
+  bp_status_t (*lower)(const te_module_t *module, int64_t vector_width,
+                       int64_t local_bytes, char **out_source);
+} source_lowering_t;
+
+static const source_lowering_t source_lowerings[] = {
+    {"opencl", ".cl", te_lower_to_opencl},
+};
+
+static const source_lowering_t *source_lowering_of(const bp_target_t *target) {
+  if (target->kind->builtin || target->kind->build)
+    return NULL;
+  for (size_t i = 0; i < sizeof(source_lowerings) / sizeof(*source_lowerings);
+       i++)
+    if (!strcmp(target->kind->name, source_lowerings[i].kind))
+      return &source_lowerings[i];
+  return NULL;
+}
+
+/* How the built module's file name ends. */
+static const char *module_suffix(const bp_target_t *target) {
+  const source_lowering_t *lowering = source_lowering_of(target);
+  return lowering ? lowering->suffix : ".so";
 }
 
 /* 128-bit key (two FNV-1a passes with different seeds) as 32 hex digits. */
@@ -95,6 +129,30 @@ static bp_status_t build_cpu(const bp_ir_module_t *module,
   return status;
 }
 
+/* A source lowering: the module is the source itself. */
+static bp_status_t build_source(const source_lowering_t *lowering,
+                                const bp_ir_module_t *module,
+                                const bp_target_t *target, const char *out_path,
+                                char **out_source) {
+  if (!module->te)
+    return bp_error(BP_ERR_UNSUPPORTED,
+                    "bp_build: target kind '%s' lowers tensor-expression IR; "
+                    "a C source module builds for the vcpu and c kinds only",
+                    target->kind->name);
+  int64_t lanes = 1, local_bytes = 0;
+  (void)bp_target_get_int(target, "vector_width", &lanes);
+  (void)bp_target_get_int(target, "max_shared_memory_per_block", &local_bytes);
+  char *source = NULL;
+  bp_status_t status = lowering->lower(module->te, lanes, local_bytes, &source);
+  if (status == BP_OK)
+    status = write_file(out_path, source);
+  if (status == BP_OK)
+    *out_source = source;
+  else
+    free(source);
+  return status;
+}
+
 /* A plugin kind's builder, through JSON. */
 static bp_status_t build_extension(const bp_ir_module_t *module,
                                    const bp_target_t *target,
@@ -119,6 +177,9 @@ static bp_status_t build_extension(const bp_ir_module_t *module,
   return BP_OK;
 }
 
+/* Blocks per function: the target's cores for a function whose blocks
+ * split it (C: by its first axis; a source lowering: a single stage, by
+ * elements), else 1. */
 static bp_status_t fill_functions(bp_built_module_t *built,
                                   const bp_ir_module_t *module,
                                   const bp_target_t *target) {
@@ -132,7 +193,12 @@ static bp_status_t fill_functions(bp_built_module_t *built,
   for (size_t f = 0; f < module->name_count; f++) {
     if (!(built->names[f] = strdup(module->names[f])))
       return bp_error(BP_ERR_OUT_OF_MEMORY, "bp_build: out of memory");
-    int split = !module->te || module->te->functions[f].splittable;
+    const te_function_t *function =
+        module->te ? &module->te->functions[f] : NULL;
+    int split =
+        !function || (source_lowering_of(target)
+                          ? function->tensor_count - function->input_count == 1
+                          : function->splittable);
     built->blocks[f] =
         split && cores > 0 && cores < UINT32_MAX ? (uint32_t)cores : 1;
   }
@@ -150,10 +216,14 @@ static bp_status_t build_fresh(const bp_ir_module_t *module,
       !mkdtemp(built->work_dir))
     return bp_error(BP_ERR_PLUGIN, "bp_build: cannot create a directory in %s",
                     parent);
-  snprintf(built->path, sizeof(built->path), "%s/module.so", built->work_dir);
+  snprintf(built->path, sizeof(built->path), "%s/module%s", built->work_dir,
+           module_suffix(target));
   if (target->kind->builtin)
     return build_cpu(module, target, built->work_dir, built->path,
                      &built->source);
+  const source_lowering_t *lowering = source_lowering_of(target);
+  if (lowering)
+    return build_source(lowering, module, target, built->path, &built->source);
   return build_extension(module, target, built->path);
 }
 
@@ -169,7 +239,8 @@ bp_status_t bp_build(const bp_ir_module_t *module, const bp_target_t *target,
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_build: options.struct_size %zu is too small",
                     options->struct_size);
-  if (!target->kind->builtin && !target->kind->build)
+  if (!target->kind->builtin && !target->kind->build &&
+      !source_lowering_of(target))
     return bp_error(BP_ERR_UNSUPPORTED,
                     "bp_build: target kind '%s' has no builder "
                     "(target.build.%s)",
@@ -178,6 +249,7 @@ bp_status_t bp_build(const bp_ir_module_t *module, const bp_target_t *target,
   if (!built)
     return bp_error(BP_ERR_OUT_OF_MEMORY, "bp_build: out of memory");
   pthread_mutex_init(&built->lock, NULL);
+  built->device_only = source_lowering_of(target) != NULL;
   bp_status_t status = fill_functions(built, module, target);
   int use_cache = !(options && options->no_cache);
   build_cache_t cache;
@@ -187,8 +259,8 @@ bp_status_t bp_build(const bp_ir_module_t *module, const bp_target_t *target,
   if (status == BP_OK && use_cache)
     status = build_key(module, target, key);
   if (status == BP_OK && use_cache &&
-      build_cache_lookup(&cache, key, built->path, sizeof(built->path),
-                         &built->checksum)) {
+      build_cache_lookup(&cache, key, module_suffix(target), built->path,
+                         sizeof(built->path), &built->checksum)) {
     built->from_cache = 1;
   } else if (status == BP_OK) {
     const char *tmp = getenv("TMPDIR");
@@ -198,8 +270,9 @@ bp_status_t bp_build(const bp_ir_module_t *module, const bp_target_t *target,
     if (status == BP_OK && use_cache) {
       char built_path[4300];
       snprintf(built_path, sizeof(built_path), "%s", built->path);
-      status = build_cache_store(&cache, key, built_path, built->path,
-                                 sizeof(built->path), &built->checksum);
+      status =
+          build_cache_store(&cache, key, module_suffix(target), built_path,
+                            built->path, sizeof(built->path), &built->checksum);
     } else if (status == BP_OK &&
                build_cache_checksum(built->path, &built->checksum)) {
       status = bp_error(BP_ERR_PLUGIN, "bp_build: cannot read %s", built->path);
@@ -276,6 +349,12 @@ bp_status_t bp_built_module_function(bp_built_module_t *built, const char *name,
                     "bp_built_module_function: the module has no function "
                     "'%s'",
                     name);
+  if (built->device_only)
+    return bp_error(BP_ERR_UNSUPPORTED,
+                    "bp_built_module_function: %s is source for a device "
+                    "compiler, not host code; load it on a device with "
+                    "bp_built_module_load and bp_launch '%s'",
+                    built->path, name);
   pthread_mutex_lock(&built->lock);
   bp_status_t status = BP_OK;
   if (!built->loaded) {

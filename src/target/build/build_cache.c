@@ -1,4 +1,5 @@
-/* The build cache: <root>/codegen/<key>.so and <key>.sum ("<size>
+/* The build cache: <root>/codegen/<key><suffix> (a shared object, *.so, or
+ * source a device compiles, *.cl) and <key>.sum ("<size>
  * <checksum>\n"). A builder writes the object under a temporary name in the
  * same directory and renames it into place, then writes the checksum file
  * the same way, so a reader sees either no entry or a whole one; an entry
@@ -77,15 +78,17 @@ int build_cache_checksum(const char *path, uint64_t *out_checksum) {
 }
 
 static void entry_paths(const build_cache_t *cache, const char *key,
-                        char *object, char *sum, size_t capacity) {
-  snprintf(object, capacity, "%s/%s.so", cache->dir, key);
+                        const char *suffix, char *object, char *sum,
+                        size_t capacity) {
+  snprintf(object, capacity, "%s/%s%s", cache->dir, key, suffix);
   snprintf(sum, capacity, "%s/%s.sum", cache->dir, key);
 }
 
-int build_cache_lookup(const build_cache_t *cache, const char *key, char *path,
-                       size_t capacity, uint64_t *out_checksum) {
+int build_cache_lookup(const build_cache_t *cache, const char *key,
+                       const char *suffix, char *path, size_t capacity,
+                       uint64_t *out_checksum) {
   char sum_path[4200];
-  entry_paths(cache, key, path, sum_path, capacity);
+  entry_paths(cache, key, suffix, path, sum_path, capacity);
   FILE *file = fopen(sum_path, "r");
   if (!file)
     return 0; /* no entry (or not finished yet) */
@@ -123,10 +126,11 @@ static int write_atomically(const char *final_path, const char *text) {
 }
 
 bp_status_t build_cache_store(const build_cache_t *cache, const char *key,
-                              const char *built_path, char *path,
-                              size_t capacity, uint64_t *out_checksum) {
+                              const char *suffix, const char *built_path,
+                              char *path, size_t capacity,
+                              uint64_t *out_checksum) {
   char sum_path[4200], sum_text[64];
-  entry_paths(cache, key, path, sum_path, capacity);
+  entry_paths(cache, key, suffix, path, sum_path, capacity);
   struct stat info;
   uint64_t checksum;
   if (stat(built_path, &info) || build_cache_checksum(built_path, &checksum))

@@ -36,14 +36,17 @@ typedef struct build_cache {
 bp_status_t build_cache_open(const bp_build_options_t *options,
                              build_cache_t *out_cache);
 /* If a valid entry for `key` exists, writes its path and checksum and
- * returns 1; a corrupt or stale entry is removed and 0 returned. */
-int build_cache_lookup(const build_cache_t *cache, const char *key, char *path,
-                       size_t capacity, uint64_t *out_checksum);
+ * returns 1; a corrupt or stale entry is removed and 0 returned. `suffix`
+ * (".so", ".cl") ends the entry's file name: loaders tell kinds by it. */
+int build_cache_lookup(const build_cache_t *cache, const char *key,
+                       const char *suffix, char *path, size_t capacity,
+                       uint64_t *out_checksum);
 /* Moves the freshly built `built_path` into the cache as `key` atomically
  * (rename, then the checksum file); writes the entry's path and checksum. */
 bp_status_t build_cache_store(const build_cache_t *cache, const char *key,
-                              const char *built_path, char *path,
-                              size_t capacity, uint64_t *out_checksum);
+                              const char *suffix, const char *built_path,
+                              char *path, size_t capacity,
+                              uint64_t *out_checksum);
 /* The checksum of a file's bytes (FNV-1a 64); nonzero on read errors. */
 int build_cache_checksum(const char *path, uint64_t *out_checksum);
 

@@ -2,11 +2,15 @@
  * against the stream round trip of a host callback measured in the same run
  * (budget: <= 1.5x its time); kernel launches enqueued per second (budget:
  * >= 5 M/s); a compute-bound kernel at blocks = 2 against blocks = 1 (budget:
- * >= 1.8x on 2 cores). Kernels come from the conformance kernel library. */
+ * >= 1.8x on 2 cores). Kernels come from the conformance kernel library.
+ * On the opencl plugin also the empty launch + synchronize against
+ * clEnqueueNDRangeKernel + clFinish of an empty kernel called directly,
+ * interleaved in the same run (budget: <= 1 us extra). */
 #include <stdio.h>
 
 #include "bench.h"
 #include "bench_launch_ring.h"
+#include "bench_opencl.h"
 #include "cli/cli_kernels.h"
 #include "cli/cli_timing.h"
 #include "kernels/conformance_kernels.h"
@@ -90,6 +94,57 @@ static double spin_rate(launch_bench_t *b, uint32_t blocks,
   return cli_median(samples + 1, reps);
 }
 
+enum { DIRECT_TRIPS = 2000 };
+
+/* The empty launch against OpenCL's own, alternating trip by trip so load
+ * on the machine hits both alike. */
+static bp_status_t empty_launch_against_opencl(launch_bench_t *b) {
+  bench_ctx_t *ctx = b->ctx;
+  bench_opencl_t *cl = bench_opencl_open(ctx, 4096);
+  if (!cl)
+    return BP_ERR_UNSUPPORTED;
+  size_t reps = bench_reps(ctx, FULL_REPS);
+  size_t trips = ctx->quick ? 100 : DIRECT_TRIPS;
+  double ours[FULL_REPS + 1], direct[FULL_REPS + 1];
+  bp_status_t status = BP_OK;
+  for (size_t r = 0; r <= reps && status == BP_OK; r++) { /* 0: warm-up */
+    double our_sum = 0, direct_sum = 0;
+    for (size_t i = 0; i < trips && status == BP_OK; i++) {
+      uint64_t start = cli_now_ns();
+      status = bp_launch(b->empty, 1, NULL, 0, NULL, b->stream);
+      if (status == BP_OK)
+        status = bp_stream_synchronize(b->stream);
+      our_sum += (double)(cli_now_ns() - start);
+      double ns = status == BP_OK ? bench_opencl_empty_launch_ns(cl) : 0;
+      if (status != BP_OK)
+        bench_error(ctx, "empty launch", status);
+      else if (ns == 0)
+        status = bench_error(ctx, "OpenCL empty launch", BP_ERR_PLUGIN);
+      direct_sum += ns;
+    }
+    ours[r] = our_sum / (double)trips;
+    direct[r] = direct_sum / (double)trips;
+  }
+  if (status == BP_OK) {
+    char baseline[192];
+    snprintf(baseline, sizeof baseline,
+             "clEnqueueNDRangeKernel + clFinish (%s)",
+             bench_opencl_device_name(cl));
+    bench_record(ctx, &(bench_result_t){
+                          .bench_case = "empty kernel: launch + sync",
+                          .value = cli_median(ours + 1, reps) / 1e3,
+                          .unit = "us",
+                          .baseline = baseline,
+                          .baseline_value = cli_median(direct + 1, reps) / 1e3,
+                          .budget = BENCH_BUDGET_MAX_EXTRA,
+                          .limit = 1.0,
+                          .budget_text = "<= 1 us extra",
+                      });
+  }
+  bench_opencl_close(cl);
+  return status;
+}
+
 static bp_status_t run(launch_bench_t *b) {
   bench_ctx_t *ctx = b->ctx;
   size_t trips = ctx->quick ? 200 : 20000;
@@ -130,7 +185,7 @@ static bp_status_t run(launch_bench_t *b) {
                              .budget = BENCH_BUDGET_MIN_RATIO,
                              .limit = 1.8,
                              .budget_text = ">= 1.8x blocks = 1"});
-  return BP_OK;
+  return bench_opencl_wanted(ctx) ? empty_launch_against_opencl(b) : BP_OK;
 }
 
 bp_status_t bench_launch(bench_ctx_t *ctx) {

@@ -18,6 +18,7 @@ typedef struct cl_opaque *cl_handle;
 enum {
   CL_SUCCESS = 0,
   CL_DEVICE_NAME = 0x102B,
+  CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE = 0x11B3,
 };
 #define CL_DEVICE_TYPE_ALL 0xFFFFFFFFu
 #define CL_MEM_READ_WRITE 1u
@@ -38,6 +39,18 @@ enum {
      const cl_handle *, cl_handle *))                                          \
   X(cl_int, clEnqueueMarkerWithWaitList,                                       \
     (cl_handle, cl_uint, const cl_handle *, cl_handle *))                      \
+  X(cl_handle, clCreateProgramWithSource,                                      \
+    (cl_handle, cl_uint, const char **, const size_t *, cl_int *))             \
+  X(cl_int, clBuildProgram,                                                    \
+    (cl_handle, cl_uint, const cl_handle *, const char *, void *, void *))     \
+  X(cl_handle, clCreateKernel, (cl_handle, const char *, cl_int *))            \
+  X(cl_int, clGetKernelWorkGroupInfo,                                          \
+    (cl_handle, cl_handle, cl_uint, size_t, void *, size_t *))                 \
+  X(cl_int, clEnqueueNDRangeKernel,                                            \
+    (cl_handle, cl_handle, cl_uint, const size_t *, const size_t *,            \
+     const size_t *, cl_uint, const cl_handle *, cl_handle *))                 \
+  X(cl_int, clReleaseKernel, (cl_handle))                                      \
+  X(cl_int, clReleaseProgram, (cl_handle))                                     \
   X(cl_int, clFinish, (cl_handle))                                             \
   X(cl_int, clReleaseEvent, (cl_handle))                                       \
   X(cl_int, clReleaseMemObject, (cl_handle))                                   \
@@ -50,7 +63,9 @@ struct bench_opencl {
 #define BENCH_OPENCL_FIELD(ret, name, args) ret(*name) args;
   BENCH_OPENCL_FUNCTIONS(BENCH_OPENCL_FIELD)
 #undef BENCH_OPENCL_FIELD
-  cl_handle context, queue, src, dst;
+  cl_handle device, context, queue, src, dst;
+  cl_handle program, empty_kernel; /* built on first use */
+  size_t empty_local;              /* its preferred work-group multiple */
   size_t bytes;
   char name[128];
 };
@@ -107,7 +122,7 @@ bench_opencl_t *bench_opencl_open(bench_ctx_t *ctx, size_t bytes) {
   cl->bytes = bytes;
   if (!load(cl))
     return fail(cl, "loading libOpenCL.so.1", 0);
-  cl_handle device = first_device(cl);
+  cl_handle device = cl->device = first_device(cl);
   if (!device)
     return fail(cl, "finding a device", 0);
   cl->clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof cl->name, cl->name, NULL);
@@ -134,6 +149,10 @@ void bench_opencl_close(bench_opencl_t *cl) {
     return;
   if (cl->queue)
     cl->clFinish(cl->queue);
+  if (cl->empty_kernel)
+    cl->clReleaseKernel(cl->empty_kernel);
+  if (cl->program)
+    cl->clReleaseProgram(cl->program);
   if (cl->dst)
     cl->clReleaseMemObject(cl->dst);
   if (cl->src)
@@ -170,5 +189,46 @@ double bench_opencl_marker_ns(bench_opencl_t *cl) {
   uint64_t elapsed = cli_now_ns() - start;
   if (event)
     cl->clReleaseEvent(event);
+  return error == CL_SUCCESS ? (double)(elapsed ? elapsed : 1) : 0;
+}
+
+/* Builds `kernel void empty_kernel(void) {}` once. */
+static bool build_empty_kernel(bench_opencl_t *cl) {
+  if (cl->empty_kernel)
+    return true;
+  static const char *source = "kernel void empty_kernel(void) {}\n";
+  cl_int error = CL_SUCCESS;
+  cl->program =
+      cl->clCreateProgramWithSource(cl->context, 1, &source, NULL, &error);
+  if (cl->program)
+    error = cl->clBuildProgram(cl->program, 1, &cl->device, "", NULL, NULL);
+  if (error == CL_SUCCESS)
+    cl->empty_kernel = cl->clCreateKernel(cl->program, "empty_kernel", &error);
+  cl->empty_local = 1;
+  if (cl->empty_kernel)
+    cl->clGetKernelWorkGroupInfo(cl->empty_kernel, cl->device,
+                                 CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE,
+                                 sizeof cl->empty_local, &cl->empty_local,
+                                 NULL);
+  if (cl->empty_local == 0)
+    cl->empty_local = 1;
+  if (!cl->empty_kernel)
+    fprintf(stderr,
+            "bench %s: OpenCL directly: building the empty kernel "
+            "failed (%d)\n",
+            cl->ctx->bench, (int)error);
+  return cl->empty_kernel != NULL;
+}
+
+double bench_opencl_empty_launch_ns(bench_opencl_t *cl) {
+  if (!build_empty_kernel(cl))
+    return 0;
+  size_t global = cl->empty_local, local = cl->empty_local;
+  uint64_t start = cli_now_ns();
+  cl_int error = cl->clEnqueueNDRangeKernel(
+      cl->queue, cl->empty_kernel, 1, NULL, &global, &local, 0, NULL, NULL);
+  if (error == CL_SUCCESS)
+    error = cl->clFinish(cl->queue);
+  uint64_t elapsed = cli_now_ns() - start;
   return error == CL_SUCCESS ? (double)(elapsed ? elapsed : 1) : 0;
 }

@@ -32,4 +32,10 @@ double bench_opencl_copy_ns(bench_opencl_t *cl, size_t bytes);
  * error. */
 double bench_opencl_marker_ns(bench_opencl_t *cl);
 
+/* One empty kernel (`kernel void empty_kernel(void) {}`, built on the first
+ * call) as one work-group of its preferred work-group size multiple, as the
+ * plugin launches a block: clEnqueueNDRangeKernel + clFinish, in ns; 0 on
+ * error. */
+double bench_opencl_empty_launch_ns(bench_opencl_t *cl);
+
 #endif /* BACKPLANE_CLI_BENCH_OPENCL_H_ */

@@ -1,7 +1,9 @@
-/* `backplane build IR.json --target T [-o module.so] [--json]`: builds a
- * tensor-expression module (or, with a .c file, C source exporting the
- * functions named by --function) for a target, through the cache, and
- * optionally copies the shared object to -o. No device is needed. */
+/* `backplane build IR.json --target T [-o module.so] [--plugin-path DIR]
+ * [--json]`: builds a tensor-expression module (or, with a .c file, C source
+ * exporting the functions named by --function) for a target, through the
+ * cache, and optionally copies the module (a shared object, or OpenCL C
+ * for opencl) to -o. No device is needed; a plugin's target kind (opencl)
+ * is found by loading the plugins. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,12 +11,15 @@
 #include "backplane/backplane.h"
 #include "cli/cli_json.h"
 #include "cli/cli_output.h"
+#include "cli/cli_runtime.h"
 #include "commands.h"
 
 typedef struct build_args {
   const char *input, *target, *output;
   const char *functions[17]; /* --function NAME, for C source */
   size_t function_count;
+  char *plugin_words[16]; /* --plugin-path DIR pairs, for cli_options */
+  int plugin_word_count;
   int json;
 } build_args_t;
 
@@ -29,7 +34,8 @@ static int parse_args(int argc, char **argv, build_args_t *args) {
   for (int i = 0; i < argc; i++) {
     const char *word = argv[i];
     int takes_value = !strcmp(word, "--target") || !strcmp(word, "-o") ||
-                      !strcmp(word, "--function");
+                      !strcmp(word, "--function") ||
+                      !strcmp(word, "--plugin-path");
     if (takes_value && i + 1 >= argc)
       return usage("missing value after", word);
     if (!strcmp(word, "--target"))
@@ -38,7 +44,10 @@ static int parse_args(int argc, char **argv, build_args_t *args) {
       args->output = argv[++i];
     else if (!strcmp(word, "--function") && args->function_count < 16)
       args->functions[args->function_count++] = argv[++i];
-    else if (!strcmp(word, "--json"))
+    else if (!strcmp(word, "--plugin-path") && args->plugin_word_count < 16) {
+      args->plugin_words[args->plugin_word_count++] = argv[i];
+      args->plugin_words[args->plugin_word_count++] = argv[++i];
+    } else if (!strcmp(word, "--json"))
       args->json = 1;
     else if (word[0] == '-' || args->input)
       return usage("unexpected argument", word);
@@ -81,6 +90,23 @@ static int copy_file(const char *from, const char *to) {
   return failed ? -1 : 0;
 }
 
+/* A plugin's target kind (opencl, ...) exists only while a runtime holds
+ * the plugin: on an unknown kind, load the plugins (*runtime, which the
+ * caller destroys after the target) and parse again. */
+static bp_status_t parse_target(build_args_t *args, bp_target_t **out,
+                                bp_runtime_t **runtime) {
+  bp_status_t status = bp_target_parse(args->target, out);
+  if (status != BP_ERR_NOT_FOUND)
+    return status;
+  cli_options_t options;
+  if (cli_options_parse("build", args->plugin_word_count, args->plugin_words, 0,
+                        &options) == 0 &&
+      cli_runtime_open(&options, runtime) == BP_OK)
+    status = bp_target_parse(args->target, out);
+  cli_options_release(&options);
+  return status;
+}
+
 static int fail(const char *what) {
   fprintf(stderr, "backplane build: %s: %s\n", what, bp_last_error());
   return 1;
@@ -100,6 +126,7 @@ int cmd_build(int argc, char **argv) {
   int is_c = length > 2 && !strcmp(args.input + length - 2, ".c");
   bp_ir_module_t *module = NULL;
   bp_target_t *target = NULL;
+  bp_runtime_t *runtime = NULL;
   bp_built_module_t *built = NULL;
   if (is_c && !args.function_count) {
     fprintf(stderr, "backplane build: C source needs --function NAME\n");
@@ -107,7 +134,7 @@ int cmd_build(int argc, char **argv) {
   } else if ((is_c ? bp_ir_module_from_c(text, args.functions, &module)
                    : bp_ir_module_parse(text, &module)) != BP_OK) {
     result = fail(args.input);
-  } else if (bp_target_parse(args.target, &target) != BP_OK) {
+  } else if (parse_target(&args, &target, &runtime) != BP_OK) {
     result = fail("--target");
   } else if (bp_build(module, target, NULL, &built) != BP_OK) {
     result = fail(args.input);
@@ -118,6 +145,10 @@ int cmd_build(int argc, char **argv) {
   }
   if (!result) {
     const char *path = args.output ? args.output : bp_built_module_path(built);
+    const char *built_path = bp_built_module_path(built);
+    size_t built_length = strlen(built_path);
+    int opencl_c =
+        built_length > 3 && !strcmp(built_path + built_length - 3, ".cl");
     char *target_json = NULL;
     (void)bp_target_to_json(target, &target_json);
     json_t *functions = json_array();
@@ -142,11 +173,11 @@ int cmd_build(int argc, char **argv) {
               target_json ? target_json : "?");
       for (size_t f = 0; f < json_array_size(functions); f++) {
         json_t *entry = json_array_get(functions, f);
+        const char *name = json_string_value(json_object_get(entry, "name"));
         fprintf(
-            cli_out(),
-            "  function %s: unsigned int %s(void *param), %lld block(s)\n",
-            json_string_value(json_object_get(entry, "name")),
-            json_string_value(json_object_get(entry, "name")),
+            cli_out(), "  function %s: %s %s(%s), %lld block(s)\n", name,
+            opencl_c ? "kernel void" : "unsigned int", name,
+            opencl_c ? "bp_generated_params_t param" : "void *param",
             (long long)json_integer_value(json_object_get(entry, "blocks")));
       }
       json_decref(functions);
@@ -155,6 +186,8 @@ int cmd_build(int argc, char **argv) {
   }
   bp_built_module_destroy(built);
   bp_target_destroy(target);
+  if (runtime)
+    bp_runtime_destroy(runtime);
   bp_ir_module_destroy(module);
   free(text);
   return result;

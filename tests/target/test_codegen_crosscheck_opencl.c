@@ -1,0 +1,305 @@
+/* The codegen cross-check cases (codegen_cases.h) through the opencl
+ * builder: the IR lowered to OpenCL C, compiled by the OpenCL driver (POCL
+ * here) when the module loads, launched with bp_launch and the same
+ * bp_generated_params_t the vcpu builder's functions take (device addresses
+ * instead of host ones), and compared to the hand-written C references.
+ * OpenCL's exp, log, tanh and erf may be a few ulp off (the OpenCL C
+ * specification's bounds), so those cases get 1e-5 instead of 1e-6. Also:
+ * several output stages in one kernel, an intermediate stage in local
+ * memory, the refusals (an intermediate stage larger than the local memory,
+ * a direct host call, C source) and the source cache. CTest runs it per
+ * memory path: on the buffer path a param block of device addresses is
+ * refused as BP_ERR_UNSUPPORTED. SKIPs when no OpenCL platform exists. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "backplane/backplane.h"
+#include "backplane/build.h"
+#include "support/runtime_fixture.h"
+
+#include "codegen_cases.h"
+
+typedef struct opencl_fixture {
+  bp_runtime_t *runtime;
+  bp_device_t *device;
+  bp_stream_t *stream;
+  char cache_dir[64];
+  /* Device copies of X, Z, W, H and the output. */
+  void *x, *z, *w, *h, *y;
+} opencl_fixture_t;
+
+static int buffer_path(void) {
+  const char *memory = getenv("BACKPLANE_OPENCL_MEMORY");
+  return memory && strcmp(memory, "buffer") == 0;
+}
+
+static void upload_inputs(opencl_fixture_t *f) {
+  assert_int_equal(bp_copy(f->device, f->x, NULL, X, sizeof X, NULL), BP_OK);
+  assert_int_equal(bp_copy(f->device, f->z, NULL, Z, sizeof Z, NULL), BP_OK);
+  assert_int_equal(bp_copy(f->device, f->w, NULL, W, sizeof W, NULL), BP_OK);
+  assert_int_equal(bp_copy(f->device, f->h, NULL, H, sizeof H, NULL), BP_OK);
+}
+
+static bp_built_module_t *build(opencl_fixture_t *f, const char *ir,
+                                const bp_target_t *target) {
+  bp_ir_module_t *module;
+  if (bp_ir_module_parse(ir, &module) != BP_OK)
+    fail_msg("%s", bp_last_error());
+  bp_build_options_t options = {sizeof(options), f->cache_dir, 0};
+  bp_built_module_t *built;
+  if (bp_build(module, target, &options, &built) != BP_OK)
+    fail_msg("bp_build: %s", bp_last_error());
+  bp_ir_module_destroy(module);
+  return built;
+}
+
+/* Loads `built` on the device, launches `name` with its blocks and the
+ * param block, waits; returns the launch's status. */
+static bp_status_t launch(opencl_fixture_t *f, const bp_built_module_t *built,
+                          const char *name,
+                          const bp_generated_params_t *params) {
+  bp_module_t *module;
+  if (bp_built_module_load(built, f->device, &module) != BP_OK)
+    fail_msg("bp_built_module_load: %s", bp_last_error());
+  bp_function_t *function;
+  assert_int_equal(bp_module_function(module, name, &function), BP_OK);
+  bp_status_t status = bp_launch(function, bp_built_module_blocks(built, name),
+                                 params, sizeof(*params), NULL, f->stream);
+  if (status == BP_OK && bp_stream_synchronize(f->stream) != BP_OK)
+    fail_msg("%s: %s", name, bp_last_error());
+  assert_int_equal(bp_module_unload(module), BP_OK);
+  return status;
+}
+
+static int transcendental(const cross_case_t *c) {
+  static const char *const names[] = {"exp", "log", "tanh", "erf"};
+  for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
+    if (!strcmp(c->name, names[i]))
+      return 1;
+  return 0;
+}
+
+static void check_case(opencl_fixture_t *f, const cross_case_t *c,
+                       const bp_target_t *target, const char *target_text) {
+  bp_built_module_t *built = build(f, case_ir(c), target);
+  bp_generated_params_t params = {{f->x, f->z, f->w, f->h, f->y}};
+  float y[R * C];
+  memset(y, 0xff, sizeof(y));
+  assert_int_equal(bp_copy(f->device, f->y, NULL, y, sizeof(y), NULL), BP_OK);
+  bp_status_t status = launch(f, built, "f", &params);
+  if (buffer_path()) {
+    if (status != BP_ERR_UNSUPPORTED)
+      fail_msg("buffer path: launch returned %s, not BP_ERR_UNSUPPORTED: %s",
+               bp_status_name(status), bp_last_error());
+  } else {
+    if (status != BP_OK)
+      fail_msg("%s: %s", c->name, bp_last_error());
+    assert_int_equal(bp_copy(NULL, y, f->device, f->y, sizeof(y), NULL), BP_OK);
+    cross_case_t relaxed = *c;
+    if (transcendental(c))
+      relaxed.tolerance = 1e-5;
+    check_output(&relaxed, target_text, "launched on OpenCL", y);
+  }
+  bp_built_module_destroy(built);
+}
+
+static void every_construct(void **state) {
+  opencl_fixture_t *f = *state;
+  bp_target_t *live, *parsed;
+  assert_int_equal(bp_target_from_device(f->device, &live), BP_OK);
+  assert_int_equal(
+      bp_target_parse("opencl -num_cores=3 -vector_width=4", &parsed), BP_OK);
+  for (unsigned seed = 1; seed <= 2; seed++) {
+    fill_inputs(seed);
+    upload_inputs(f);
+    for (size_t c = 0; c < case_count; c++) {
+      check_case(f, &cases[c], live, "the live device's target");
+      check_case(f, &cases[c], parsed, "opencl -num_cores=3 -vector_width=4");
+    }
+  }
+  bp_target_destroy(parsed);
+  bp_target_destroy(live);
+}
+
+/* Two output stages, the second reading the first transposed: one
+ * work-group with a barrier between them. */
+static void output_stages(void **state) {
+  opencl_fixture_t *f = *state;
+  if (buffer_path())
+    skip(); /* device addresses in the param block: SVM only */
+  static const char ir[] =
+      "{\"functions\":[{\"name\":\"t\",\"inputs\":[{\"name\":\"x\",\"shape\":"
+      "[13,21],\"dtype\":\"float32\"}],\"stages\":["
+      "{\"name\":\"out\",\"shape\":[21,13],\"dtype\":\"float32\",\"axes\":"
+      "[\"i\",\"j\"],\"expr\":{\"load\":\"e\",\"index\":[\"j\",\"i\"]}},"
+      "{\"name\":\"e\",\"shape\":[13,21],\"dtype\":\"float32\",\"axes\":"
+      "[\"i\",\"j\"],\"expr\":{\"op\":\"mul\",\"args\":[\"x\",2.0]}}],"
+      "\"outputs\":[\"e\",\"out\"]}]}";
+  bp_target_t *target;
+  assert_int_equal(bp_target_parse("opencl -num_cores=4", &target), BP_OK);
+  bp_built_module_t *built = build(f, ir, target);
+  assert_int_equal(bp_built_module_blocks(built, "t"), 1);
+  fill_inputs(7);
+  upload_inputs(f);
+  void *out;
+  assert_int_equal(bp_device_malloc(f->device, 21 * 13 * sizeof(float), &out),
+                   BP_OK);
+  bp_generated_params_t params = {{f->x, f->y, out}};
+  assert_int_equal(launch(f, built, "t", &params), BP_OK);
+  float e[13 * 21], transposed[21 * 13];
+  assert_int_equal(bp_copy(NULL, e, f->device, f->y, sizeof(e), NULL), BP_OK);
+  assert_int_equal(
+      bp_copy(NULL, transposed, f->device, out, sizeof(transposed), NULL),
+      BP_OK);
+  for (int i = 0; i < 13; i++)
+    for (int j = 0; j < 21; j++) {
+      assert_float_equal(e[i * 21 + j], X[i][j] * 2.0f, 0);
+      assert_float_equal(transposed[j * 13 + i], X[i][j] * 2.0f, 0);
+    }
+  assert_int_equal(bp_device_free(f->device, out), BP_OK);
+  bp_built_module_destroy(built);
+  bp_target_destroy(target);
+}
+
+/* The IR of refusals_and_cache and intermediate_stage_in_local_memory:
+ * out = e + 1 over an intermediate stage e = 2 x (16 bytes). */
+static const char intermediate[] =
+    "{\"functions\":[{\"name\":\"t\",\"inputs\":[{\"name\":\"x\",\"shape\":"
+    "[4],\"dtype\":\"float32\"}],\"stages\":["
+    "{\"name\":\"out\",\"shape\":[4],\"dtype\":\"float32\",\"axes\":[\"i\"],"
+    "\"expr\":{\"op\":\"add\",\"args\":[\"e\",1]}},"
+    "{\"name\":\"e\",\"shape\":[4],\"dtype\":\"float32\",\"axes\":[\"i\"],"
+    "\"expr\":{\"op\":\"mul\",\"args\":[\"x\",2.0]}}],"
+    "\"outputs\":[\"out\"]}]}";
+
+static void intermediate_stage_in_local_memory(void **state) {
+  opencl_fixture_t *f = *state;
+  if (buffer_path())
+    skip(); /* device addresses in the param block: SVM only */
+  bp_target_t *target;
+  assert_int_equal(bp_target_parse("opencl", &target), BP_OK);
+  bp_built_module_t *built = build(f, intermediate, target);
+  assert_non_null(strstr(bp_built_module_source(built), "local float t_e[4];"));
+  const float x[4] = {1.5f, -2.0f, 0.25f, 8.0f};
+  assert_int_equal(bp_copy(f->device, f->x, NULL, x, sizeof(x), NULL), BP_OK);
+  bp_generated_params_t params = {{f->x, f->y}};
+  assert_int_equal(launch(f, built, "t", &params), BP_OK);
+  float out[4];
+  assert_int_equal(bp_copy(NULL, out, f->device, f->y, sizeof(out), NULL),
+                   BP_OK);
+  for (int i = 0; i < 4; i++)
+    assert_float_equal(out[i], x[i] * 2.0f + 1.0f, 0);
+  bp_built_module_destroy(built);
+  bp_target_destroy(target);
+}
+
+/* What the opencl builder refuses, and its cache of the source. */
+static void refusals_and_cache(void **state) {
+  opencl_fixture_t *f = *state;
+  bp_target_t *target, *small;
+  assert_int_equal(bp_target_parse("opencl", &target), BP_OK);
+  assert_int_equal(
+      bp_target_parse("opencl -max_shared_memory_per_block=8", &small), BP_OK);
+  bp_build_options_t options = {sizeof(options), f->cache_dir, 0};
+  bp_ir_module_t *module;
+  bp_built_module_t *built = NULL;
+
+  /* An intermediate stage larger than the local memory. */
+  assert_int_equal(bp_ir_module_parse(intermediate, &module), BP_OK);
+  assert_int_equal(bp_build(module, small, &options, &built),
+                   BP_ERR_UNSUPPORTED);
+  assert_non_null(strstr(bp_last_error(), "intermediate stage 'e' (16 bytes) "
+                                          "does not fit the 8 bytes"));
+  bp_ir_module_destroy(module);
+
+  /* C source is for the C builders. */
+  const char *const names[] = {"k", NULL};
+  assert_int_equal(bp_ir_module_from_c("unsigned int k(void *p) { return 0; }",
+                                       names, &module),
+                   BP_OK);
+  assert_int_equal(bp_build(module, target, &options, &built),
+                   BP_ERR_UNSUPPORTED);
+  assert_non_null(strstr(bp_last_error(), "C source"));
+  bp_ir_module_destroy(module);
+
+  /* The module is OpenCL C in a *.cl file, cached by (IR, target). */
+  assert_int_equal(bp_ir_module_parse(case_ir(&cases[0]), &module), BP_OK);
+  assert_int_equal(bp_build(module, target, &options, &built), BP_OK);
+  assert_int_equal(bp_built_module_from_cache(built), 0);
+  const char *path = bp_built_module_path(built);
+  assert_string_equal(path + strlen(path) - 3, ".cl");
+  assert_non_null(strstr(bp_built_module_source(built), "kernel void f("));
+  bp_generated_fn fn;
+  assert_int_equal(bp_built_module_function(built, "f", &fn),
+                   BP_ERR_UNSUPPORTED);
+  bp_built_module_destroy(built);
+  assert_int_equal(bp_build(module, target, &options, &built), BP_OK);
+  assert_int_equal(bp_built_module_from_cache(built), 1);
+  bp_built_module_destroy(built);
+  bp_ir_module_destroy(module);
+  bp_target_destroy(small);
+  bp_target_destroy(target);
+}
+
+static int setup(void **state) {
+  opencl_fixture_t *f = calloc(1, sizeof(*f));
+  assert_non_null(f);
+  f->runtime = fixture_runtime(OPENCL_PLUGIN_PATH);
+  if (bp_device_get(f->runtime, "opencl", 0, &f->device) != BP_OK) {
+    /* No OpenCL platform: the plugin was rejected (bp_last_error says why);
+     * the tests skip. */
+    print_message("SKIP: no opencl device: %s\n", bp_last_error());
+    *state = f;
+    return 0;
+  }
+  snprintf(f->cache_dir, sizeof(f->cache_dir), "/tmp/bp-test-clx.XXXXXX");
+  assert_non_null(mkdtemp(f->cache_dir));
+  assert_int_equal(bp_stream_create(f->device, &f->stream), BP_OK);
+  void **buffers[] = {&f->x, &f->z, &f->w, &f->h, &f->y};
+  for (size_t i = 0; i < sizeof(buffers) / sizeof(*buffers); i++)
+    assert_int_equal(bp_device_malloc(f->device, sizeof(X), buffers[i]), BP_OK);
+  *state = f;
+  return 0;
+}
+
+static int teardown(void **state) {
+  opencl_fixture_t *f = *state;
+  if (f->device) {
+    void *buffers[] = {f->x, f->z, f->w, f->h, f->y};
+    for (size_t i = 0; i < sizeof(buffers) / sizeof(*buffers); i++)
+      assert_int_equal(bp_device_free(f->device, buffers[i]), BP_OK);
+    assert_int_equal(bp_stream_destroy(f->stream), BP_OK);
+    char command[128];
+    snprintf(command, sizeof(command), "rm -rf '%s'", f->cache_dir);
+    assert_int_equal(system(command), 0);
+  }
+  bp_runtime_destroy(f->runtime);
+  free(f);
+  return 0;
+}
+
+static int need_device(void **state) {
+  opencl_fixture_t *f = *state;
+  if (!f->device)
+    skip();
+  return 0;
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup(every_construct, need_device),
+      cmocka_unit_test_setup(output_stages, need_device),
+      cmocka_unit_test_setup(intermediate_stage_in_local_memory, need_device),
+      cmocka_unit_test_setup(refusals_and_cache, need_device),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
