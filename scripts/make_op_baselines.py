@@ -721,10 +721,21 @@ def convolution_batches():
                 torch.float32)
 
 
+def reductions_split():
+    """A column sum the reference library splits across two threads (over
+    2^15 elements), rows in float runs of 32 and columns in blocks of 1024
+    with a remainder. Generated last, like convolution_batches."""
+    x = randn((70, 1030))
+    add("sum", Case("sum/f32/split_columns", "diopiSum", atol=1e-4,
+                    rtol=1e-4).output("out", torch.sum(x, dim=[0]))
+        .input("input", x).attr("dim", [0]))
+
+
 def main():
     for make in (arithmetic, memory, gemm, activations, softmax, losses,
                  reductions, optimizers, normalization, convolution, pooling,
-                 indexing, shapes, random_ops, convolution_batches):
+                 indexing, shapes, random_ops, convolution_batches,
+                 reductions_split):
         make()
     os.makedirs(OUT, exist_ok=True)
     total = 0

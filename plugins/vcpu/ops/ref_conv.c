@@ -92,12 +92,39 @@ static int64_t plane_of(const conv_step_t *s, int64_t n, int64_t c) {
   return ((s->n0 + n) * g->cin + s->group * g->cg + c) * g->h * g->w;
 }
 
+/* Row r of col(x) for image b when stride is 1 and the output is as wide
+ * as the input: the taps of consecutive output rows are consecutive input
+ * rows, so the plane shifted by one offset is one copy; then the rows above
+ * and below the input and the wrapped columns [0, lo) and [hi, ow) are
+ * zeroed (strided stores, no call per output row). */
+static void im2col_shifted(const conv_geometry_t *g, const float *plane,
+                           float *dst, int64_t i, int64_t j, int64_t lo,
+                           int64_t hi) {
+  int64_t ylo, yhi, hw = g->h * g->w;
+  inside(g->h, g->oh, 1, g->pad[0] - i * g->dil[0], &ylo, &yhi);
+  int64_t shift = (i * g->dil[0] - g->pad[0]) * g->w + j * g->dil[1] -
+                  g->pad[1]; /* dst[q] = plane[q + shift] */
+  int64_t qa = ylo * g->ow > -shift ? ylo * g->ow : -shift;
+  int64_t qb = yhi * g->ow < hw - shift ? yhi * g->ow : hw - shift;
+  qb = qb > qa ? qb : qa;
+  memset(dst, 0, (size_t)qa * sizeof *dst);
+  memcpy(dst + qa, plane + qa + shift, (size_t)(qb - qa) * sizeof *dst);
+  memset(dst + qb, 0, (size_t)(g->p - qb) * sizeof *dst);
+  for (int64_t ox = 0; ox < lo; ox++)
+    for (int64_t oy = ylo; oy < yhi; oy++)
+      dst[oy * g->ow + ox] = 0.0f;
+  for (int64_t ox = hi; ox < g->ow; ox++)
+    for (int64_t oy = ylo; oy < yhi; oy++)
+      dst[oy * g->ow + ox] = 0.0f;
+}
+
 /* Rows [begin, end) of col(x): row (c, i, j), column b * p + oy * ow + ox
  * holds x[b][c][oy*s - pad + i*dil][ox*s - pad + j*dil], 0 outside. */
 static void im2col_rows(void *context, int64_t begin, int64_t end) {
   const conv_step_t *s = context;
   const conv_geometry_t *g = &s->t->g;
   int64_t ld = s->nb * g->p, sx = g->stride[1];
+  bool shifted = g->stride[0] == 1 && sx == 1 && g->ow == g->w;
   for (int64_t r = begin; r < end; r++) {
     int64_t c, i, j, lo, hi;
     row_tap(g, r, &c, &i, &j);
@@ -106,6 +133,10 @@ static void im2col_rows(void *context, int64_t begin, int64_t end) {
     for (int64_t b = 0; b < s->nb; b++) {
       const float *plane = s->t->x + plane_of(s, b, c);
       float *dst = s->t->col + r * ld + b * g->p;
+      if (shifted) {
+        im2col_shifted(g, plane, dst, i, j, lo, hi);
+        continue;
+      }
       for (int64_t oy = 0; oy < g->oh; oy++, dst += g->ow) {
         int64_t y = oy * g->stride[0] - g->pad[0] + i * g->dil[0];
         if (y < 0 || y >= g->h) {
