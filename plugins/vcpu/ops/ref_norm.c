@@ -80,7 +80,7 @@ static void grad_sums_f32(const float *restrict g, const float *restrict w,
 
 /* y[k] = (x[k] - center) * scale + shift, then times w[k] and plus b[k]
  * where given. y may be x. */
-static void affine_f32(float *y, const float *x, int64_t n, float center,
+REF_F32_CLONES static void affine_f32(float *y, const float *x, int64_t n, float center,
                        float scale, float shift, const float *restrict w,
                        const float *restrict b) {
   for (int64_t k = 0; k < n; k++)

@@ -108,7 +108,7 @@ static void row_sums_f32(void *context, int64_t begin, int64_t end) {
  * partials t->acc[item * inner ...]: runs of RUN_ROWS rows in float, whose
  * adds vectorize, then into the doubles. */
 enum { RUN_ROWS = 32, RUN_COLUMNS = 1024 };
-static void column_partials_f32(void *context, int64_t begin, int64_t end) {
+REF_F32_CLONES static void column_partials_f32(void *context, int64_t begin, int64_t end) {
   const reduce_task_t *t = context;
   float run[RUN_COLUMNS];
   for (int64_t item = begin; item < end; item++) {
