@@ -23,7 +23,8 @@ REF_F32_CLONES double ref_f32_sum(const float *restrict x, int64_t n) {
   return total;
 }
 
-REF_F32_CLONES double ref_f32_sum_sq_dev(const float *restrict x, int64_t n, float center) {
+REF_F32_CLONES double ref_f32_sum_sq_dev(const float *restrict x, int64_t n,
+                                         float center) {
   double total = 0;
   for (int64_t b = 0; b < n; b += REF_F32_BLOCK) {
     int64_t e = n - b < REF_F32_BLOCK ? n : b + REF_F32_BLOCK;
@@ -38,8 +39,8 @@ REF_F32_CLONES double ref_f32_sum_sq_dev(const float *restrict x, int64_t n, flo
   return total;
 }
 
-REF_F32_CLONES double ref_f32_dot(const float *restrict a, const float *restrict b,
-                   int64_t n) {
+REF_F32_CLONES double ref_f32_dot(const float *restrict a,
+                                  const float *restrict b, int64_t n) {
   double total = 0;
   for (int64_t o = 0; o < n; o += REF_F32_BLOCK) {
     int64_t e = n - o < REF_F32_BLOCK ? n : o + REF_F32_BLOCK;
@@ -74,7 +75,8 @@ REF_F32_CLONES float ref_f32_max(const float *restrict x, int64_t n) {
  * [-ln 2 / 2, ln 2 / 2]: a degree-7 polynomial for exp(r) (the classic
  * single-precision minimax coefficients), 2^m built in the exponent bits.
  * Adding 1.5 * 2^23 rounds v / ln 2 to an integer held in the low bits. */
-REF_F32_CLONES void ref_f32_exp(float *y, const float *x, int64_t n, float shift) {
+REF_F32_CLONES void ref_f32_exp(float *y, const float *x, int64_t n,
+                                float shift) {
   const float round_magic = 12582912.0f, lo = -87.3f, hi = 88.3f;
   for (int64_t k = 0; k < n; k++) {
     float v = x[k] - shift;

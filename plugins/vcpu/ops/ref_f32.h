@@ -18,8 +18,7 @@ enum { REF_F32_BLOCK = 256 };
  * runs (GNU ifunc); elsewhere, one build. Put it before such a function. */
 #if defined(__x86_64__) && defined(__GNUC__) && defined(__linux__)
 #define REF_F32_CLONES                                                         \
-  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", \
-                               "default")))
+  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define REF_F32_CLONES
 #endif

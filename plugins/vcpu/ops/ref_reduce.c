@@ -25,7 +25,7 @@ typedef struct reduce_task {
   ref_view_t input, out, indices; /* indices: MAX only */
   bool reduced[REF_MAX_DIMS];
   int64_t out_numel, count; /* elements folded into each output */
-  double *acc;              /* scratch, out_numel each */
+  double *acc; /* scratch: out_numel (generic), or the column partials */
   int64_t *best;
   bool *seen;
   /* The fast path's split of the input: outer x length x inner; column
@@ -108,7 +108,8 @@ static void row_sums_f32(void *context, int64_t begin, int64_t end) {
  * partials t->acc[item * inner ...]: runs of RUN_ROWS rows in float, whose
  * adds vectorize, then into the doubles. */
 enum { RUN_ROWS = 32, RUN_COLUMNS = 1024 };
-REF_F32_CLONES static void column_partials_f32(void *context, int64_t begin, int64_t end) {
+REF_F32_CLONES static void column_partials_f32(void *context, int64_t begin,
+                                               int64_t end) {
   const reduce_task_t *t = context;
   float run[RUN_COLUMNS];
   for (int64_t item = begin; item < end; item++) {
