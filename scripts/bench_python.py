@@ -3,9 +3,13 @@
 of a timed loop after a warm-up. PyTorch's CPU tensors are the baseline in
 the same run (0 when torch cannot be imported).
 
-Usage: bench_python.py REPS   (PYTHONPATH must reach the backplane package)
+Usage: bench_python.py REPS [KERNELS]   (PYTHONPATH must reach the backplane
+package). With KERNELS (the conformance kernel library), also the enqueue
+cost of an empty kernel's launch from Python; `backplane bench python`
+measures bp_launch from C as its baseline.
 """
 import sys
+import time
 import timeit
 
 import numpy as np
@@ -13,6 +17,7 @@ import numpy as np
 import backplane
 
 REPS = int(sys.argv[1]) if len(sys.argv) > 1 else 7
+KERNELS = sys.argv[2] if len(sys.argv) > 2 else ""
 try:
     import torch
 except ImportError:
@@ -51,6 +56,27 @@ def main():
     theirs = per_call_ns(via_torch, trips) if torch else 0
     print(f"dlpack_round_trip_numpy {ours:.1f} ns/trip "
           f"numpy->torch->numpy {theirs:.1f}")
+
+    if KERNELS:
+        print(f"kernel_launch {launch_ns(200000 if REPS > 2 else 2000):.1f} "
+              "ns/launch none 0")
+
+
+def launch_ns(launches):
+    """Median ns of one Function.launch of the empty kernel on an explicit
+    stream, drained outside the timed part (as C's baseline)."""
+    dev = backplane.device("vcpu:0")
+    with backplane.load_module(KERNELS, device=dev) as module:
+        launch, stream = module["empty_kernel"].launch, backplane.Stream(dev)
+        runs = []
+        for _ in range(REPS + 1):  # the first warms up
+            start = time.perf_counter_ns()
+            for _ in range(launches):
+                launch(stream=stream)
+            runs.append((time.perf_counter_ns() - start) / launches)
+            stream.synchronize()
+        runs = sorted(runs[1:])
+        return runs[len(runs) // 2]
 
 
 if __name__ == "__main__":

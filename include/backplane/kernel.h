@@ -10,8 +10,28 @@
  * `kernelSo` is resolved relative to the manifest's folder and may not leave
  * it (no "..", no absolute path) unless the options allow it; opKernelLib is
  * "AICPUKernel" or "CUSTAICPUKernel". Files writable by group or others are
- * refused, as plugins are. A kernel is `unsigned int fn(void *param)`:
- * 0 is success. Device code uses kernel_device.h.
+ * refused, as plugins are.
+ *
+ * Kernel variants: an op may list several kernels, each for the targets a
+ * predicate describes (target.h), beside or instead of opInfo:
+ *   "variants": [{"target": {"kind": "vcpu", "min_num_cores": 4},
+ *                 "kernelSo": "libmy_mc.so", "functionName": "MyKernelMC"},
+ *                {"kernelSo": "libmy.so", "functionName": "MyKernel"}]
+ * Predicate clauses: "kind" (required) equals the target's kind; `<attr>`
+ * equals the attribute (a string-array attribute such as `keys` must contain
+ * every listed string); `min_<attr>` / `max_<attr>` bound an integer
+ * attribute. Loading picks, for the device's canonical target
+ * (bp_target_from_device), the satisfied variant with the most clauses;
+ * ties go to the earlier one (opInfo, the default, counts as last and has
+ * none; a variant without "target" is a default too, at most one per op).
+ * Only the chosen variant's kernelSo is loaded. A predicate naming an
+ * unknown attribute or a value of the wrong type fails the load
+ * (BP_ERR_INVALID_ARGUMENT naming the op and "variant <i>"); an op with no
+ * satisfied variant fails it with BP_ERR_NOT_FOUND naming the op, the
+ * device's target and each predicate's failed clause. A predicate of a kind
+ * not registered here is accepted unchecked and matches nothing. A kernel is
+ * `unsigned int fn(void *param)`: 0 is success. Device code uses
+ * kernel_device.h.
  *
  * Failures of enqueued work are stream errors, never silent: a kernel
  * returning non-zero leaves its stream in an error state naming the kernel,
@@ -71,9 +91,11 @@ BP_API bp_status_t bp_module_load_with_options(
 
 /* Drains first: waits for every stream of the module's device (bounded by
  * the launches' timeouts), then unloads; functions of the module are invalid
- * afterwards. Code of an abandoned (timed-out) kernel stays mapped until it
- * returns. Returns the drain's error, if any, after unloading. NULL is a
- * no-op. */
+ * afterwards (the runtime keeps its last 256 unloaded modules readable, so
+ * bp_launch of their functions, bp_module_function and a second unload are
+ * refused with BP_ERR_INVALID_ARGUMENT). Code of an abandoned (timed-out)
+ * kernel stays mapped until it returns. Returns the drain's error, if any,
+ * after unloading. NULL is a no-op. */
 BP_API bp_status_t bp_module_unload(bp_module_t *module);
 
 /* The function of an op (manifest) or a function name (either kind).
@@ -87,6 +109,16 @@ BP_API bp_function_t *bp_module_function_at(bp_module_t *module, size_t index);
 BP_API const char *bp_function_name(const bp_function_t *function);
 /* The manifest's op name, or the function name for a shared object. */
 BP_API const char *bp_function_op(const bp_function_t *function);
+/* The kernel variant loading chose: its index in the op's "variants", or
+ * -1 for opInfo (and for every function of an op without variants). */
+BP_API int32_t bp_function_variant(const bp_function_t *function);
+/* The chosen variant's predicate as compact JSON with sorted keys, or NULL
+ * for a default (opInfo, a variant without "target", no variants). */
+BP_API const char *bp_function_variant_target(const bp_function_t *function);
+/* Why it was chosen: the device's canonical target, the variant and each
+ * other variant with the clause that failed; NULL when the op lists no
+ * variants. Valid until unload. */
+BP_API const char *bp_function_variant_reason(const bp_function_t *function);
 
 typedef struct bp_launch_config {
   uint32_t timeout_ms; /* 0: BP_KERNEL_DEFAULT_TIMEOUT_MS */

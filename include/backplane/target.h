@@ -13,6 +13,9 @@
  * (bp_target_to_json) lists every present attribute, keys sorted; parsing it
  * gives an equal target.
  *
+ * Kernel manifests choose among an op's kernel variants with target
+ * predicates matched against a device's canonical target (kernel.h).
+ *
  * A bp_target_t is immutable after creation and may be shared between
  * threads; destroy it once.
  */

@@ -33,7 +33,7 @@ C_Status vcpu_get_attribute(const C_Device device, int32_t attr,
     snprintf(value->str, sizeof value->str, "vcpu virtual device %d", dev->id);
     break;
   case BP_ATTR_MULTI_PROCESSOR_COUNT: {
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    long cpus = dev->cores ? (long)dev->cores : sysconf(_SC_NPROCESSORS_ONLN);
     set_int(value, cpus > 0 ? cpus : 1);
     break;
   }

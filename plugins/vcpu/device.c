@@ -52,6 +52,7 @@ static int create_device(vcpu_device *device, int id, const vcpu_config *config,
   device->id = id;
   device->handle.id = id;
   device->jitter_us = config->jitter_us;
+  device->cores = config->cores;
   device->runners = *runners;
   device->init_refs = 0;
   device->streams = NULL;

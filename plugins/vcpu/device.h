@@ -33,7 +33,8 @@ typedef struct vcpu_device {
   int id;
   struct C_Device_st handle; /* {id}: what stream callbacks receive */
   unsigned jitter_us;        /* BACKPLANE_VCPU_JITTER_US */
-  vcpu_runners_t runners;    /* fixed for the device's life */
+  unsigned cores;         /* BACKPLANE_VCPU_CORES; 0: the host's online CPUs */
+  vcpu_runners_t runners; /* fixed for the device's life */
   vcpu_arena arena;
   vcpu_copier copier;
   int init_refs; /* init_device minus deinit_device, under lifetime.c's lock */

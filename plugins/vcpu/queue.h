@@ -76,6 +76,9 @@ _Static_assert(sizeof(vcpu_queue_cell) == 64, "a cell is one cache line");
 /* Side bytes of a cell (its "slot"): what a command carries beyond its 56
  * bytes, written by the producer before publishing and valid until pop. */
 #define VCPU_QUEUE_SLOT_SIZE 256u
+/* A VCPU_COMMAND_KERNEL's slot begins with the launch's label (its op),
+ * NUL-terminated within this many bytes (kernel/launch.c fills it). */
+#define VCPU_KERNEL_LABEL_SIZE 64u
 
 /* Each group of fields has its own cache line, by who writes it. */
 typedef struct vcpu_queue {

@@ -147,7 +147,8 @@ static void *worker_main(void *arg) {
       return NULL;
     }
     if (traced_at)
-      vcpu_trace_command(stream->device->id, stream, command, traced_at);
+      vcpu_trace_command(stream->device->id, stream, command,
+                         vcpu_queue_front_slot(&stream->queue), traced_at);
     if (command->kind == VCPU_COMMAND_KERNEL)
       runners.kernel_done(command);
     vcpu_queue_pop(&stream->queue);

@@ -128,11 +128,12 @@ uint64_t vcpu_trace_begin(void) {
 }
 
 static void report_command(int device_id, const void *stream,
-                           const vcpu_command *command, uint64_t start_ns) {
+                           const vcpu_command *command,
+                           const unsigned char *slot, uint64_t start_ns) {
   add_event_fn add = atomic_load(&g_add_device_event);
   if (!add)
     return;
-  char args[160];
+  char args[160], kernel_name[160];
   const char *name = "callback", *category = "callback";
   switch ((vcpu_command_kind)command->kind) {
   case VCPU_COMMAND_COPY:
@@ -166,9 +167,14 @@ static void report_command(int device_id, const void *stream,
              (unsigned long long)command->event.generation);
     break;
   case VCPU_COMMAND_KERNEL: /* its module is held until after this */
-    name = command->kernel.name;
+    snprintf(kernel_name, sizeof kernel_name, "kernel %s",
+             command->kernel.name);
+    name = kernel_name;
     category = "kernel";
-    snprintf(args, sizeof args, "{\"blocks\":%u}", command->kernel.blocks);
+    /* Op names are identifiers (a manifest's keys): no JSON escaping. */
+    snprintf(args, sizeof args, "{\"blocks\":%u,\"op\":\"%.*s\"}",
+             command->kernel.blocks, (int)VCPU_KERNEL_LABEL_SIZE - 1,
+             (const char *)slot);
     break;
   case VCPU_COMMAND_STOP:
     return;
@@ -189,8 +195,9 @@ static void report_command(int device_id, const void *stream,
 }
 
 void vcpu_trace_command(int device_id, const void *stream,
-                        const vcpu_command *command, uint64_t start_ns) {
+                        const vcpu_command *command, const unsigned char *slot,
+                        uint64_t start_ns) {
   atomic_fetch_add(&g_reporting, 1);
-  report_command(device_id, stream, command, start_ns);
+  report_command(device_id, stream, command, slot, start_ns);
   atomic_fetch_sub(&g_reporting, 1);
 }

@@ -31,9 +31,12 @@ C_Status vcpu_profiler_collect_trace_data(C_Profiler prof, uint64_t start_ns,
                                           void *user_data);
 
 /* Worker side: the start time of a command when tracing (else 0), and its
- * report once it has run. `command` must still be the command that ran. */
+ * report once it has run. `command` and its `slot` (queue.h) must still be
+ * the command that ran. A kernel is reported as "kernel <function>" with
+ * its blocks and op. */
 uint64_t vcpu_trace_begin(void);
 void vcpu_trace_command(int device_id, const void *stream,
-                        const vcpu_command *command, uint64_t start_ns);
+                        const vcpu_command *command, const unsigned char *slot,
+                        uint64_t start_ns);
 
 #endif /* BACKPLANE_VCPU_TRACE_H_ */

@@ -1,5 +1,6 @@
 """Backplane from Python: devices, streams, events, tensors with DLPack both
-ways, collectives (backplane.comm), standard ops (backplane.ops) and tracing.
+ways, kernels (Module, Function), collectives (backplane.comm), standard ops
+(backplane.ops) and tracing.
 
     import backplane, numpy as np
     dev = backplane.device("vcpu:0")
@@ -15,18 +16,19 @@ import contextlib as _contextlib
 
 from . import _backplane
 from ._backplane import (  # noqa: F401  (re-exported)
-    AbortedError, Comm, Device, Error, Event, Generator, InternalError,
-    InvalidArgumentError, NotFoundError, NotReadyError, OpsLibrary,
-    OutOfMemoryError, PluginError, Stream, Tensor, TimeoutError,
+    AbortedError, Comm, Device, Error, Event, Function, Generator,
+    InternalError, InvalidArgumentError, Module, NotFoundError, NotReadyError,
+    OpsLibrary, OutOfMemoryError, PluginError, Stream, Tensor, TimeoutError,
     UnsupportedError, current_stream, device, devices, library_dir)
 
 __all__ = [
-    "AbortedError", "Comm", "Device", "Error", "Event", "Generator",
-    "InternalError", "InvalidArgumentError", "NotFoundError", "NotReadyError",
-    "OpsLibrary", "OutOfMemoryError", "PluginError", "Stream", "Tensor",
-    "TimeoutError", "UnsupportedError", "comm", "current_stream", "device",
-    "devices", "empty", "from_dlpack", "from_numpy", "library_dir", "ops",
-    "synchronize", "to_numpy", "trace", "zeros",
+    "AbortedError", "Comm", "Device", "Error", "Event", "Function",
+    "Generator", "InternalError", "InvalidArgumentError", "Module",
+    "NotFoundError", "NotReadyError", "OpsLibrary", "OutOfMemoryError",
+    "PluginError", "Stream", "Tensor", "TimeoutError", "UnsupportedError",
+    "comm", "current_stream", "device", "devices", "empty", "from_dlpack",
+    "from_numpy", "library_dir", "load_module", "ops", "synchronize",
+    "to_numpy", "trace", "zeros",
 ]
 
 _atexit.register(_backplane._shutdown)
@@ -104,6 +106,13 @@ def to_numpy(tensor):
     if not tensor.host_visible:
         tensor = tensor.copy_to(None)
     return numpy.asarray(_ArrayView(tensor))
+
+
+def load_module(path, device):
+    """Loads a kernel module (a shared object or an op-info manifest *.json)
+    for device: Module(device, path). Use it in a with statement, or call
+    unload(), to unload it."""
+    return Module(device, path)
 
 
 def synchronize(device=None):

@@ -27,9 +27,6 @@ bp_runtime_t *bpy_runtime_acquire(void);
 void bpy_runtime_release(void);
 /* The module's own reference, dropped at interpreter exit. */
 void bpy_runtime_release_module(void);
-/* The device's default stream (created on first use, owned by the runtime);
- * NULL with an exception set on failure. */
-bp_stream_t *bpy_default_stream(bp_device_t *device);
 /* The directory holding libbackplane (build or install tree). */
 const char *bpy_library_dir(void);
 
@@ -42,6 +39,11 @@ int bpy_errors_init(PyObject *module);
 PyObject *bpy_raise(bp_status_t status, const char *what);
 /* Raises the subclass for `status` with the given text. */
 PyObject *bpy_raise_text(bp_status_t status, const char *text);
+/* None for BP_OK, else raises as bpy_raise(status, NULL). */
+PyObject *bpy_none_or_raise(bp_status_t status);
+/* A query's answer: True for BP_OK, False for BP_ERR_NOT_READY, else
+ * raises. */
+PyObject *bpy_query_result(bp_status_t status);
 
 /* ---- Devices (device.c) ----------------------------------------------- */
 
@@ -56,13 +58,18 @@ PyObject *bpy_device_new(bp_device_t *device);
 /* The bp_device_t of a Device object, a name ("vcpu:0") or None (host: sets
  * *out to NULL). Returns -1 with an exception set on anything else. */
 int bpy_device_parse(PyObject *obj, bp_device_t **out);
+/* A new Device object for `obj` (as bpy_device_parse takes it), which must
+ * name a device: the host is a ValueError saying `what` needs a device. */
+PyObject *bpy_device_required(PyObject *obj, const char *what);
+/* The bp_device_t of a Device object. */
+bp_device_t *bpy_device_of(PyObject *device_obj);
 
 /* ---- Streams and events (stream.c, event.c) ---------------------------- */
 
 typedef struct {
   PyObject_HEAD bp_stream_t *stream;
   PyObject *device; /* Device */
-  int owned;        /* 0 for a device's default stream */
+  int owned;        /* 0 for a stream Python did not create (the default) */
 } bpy_stream_t;
 
 typedef struct {
@@ -75,10 +82,12 @@ extern PyTypeObject *bpy_event_type;
 int bpy_stream_init(PyObject *module);
 int bpy_event_init(PyObject *module);
 
-/* Where work for `device` goes on this thread: the innermost `with stream:`
- * of that device, else the device's default stream. *out_owner receives the
- * Stream object to keep alive while the stream is used (new reference), or
- * NULL for the default stream. NULL with an exception set on failure. */
+/* Where work for `device` goes on this thread: its active stream
+ * (bp_stream_get_active), which `with stream:` sets and restores; the
+ * device's default stream when none is set. *out_owner receives the Stream
+ * object of an active `with` to keep alive while the stream is used (new
+ * reference), or NULL (the default stream, or one C code set). NULL with an
+ * exception set on failure. */
 bp_stream_t *bpy_active_stream(bp_device_t *device, PyObject **out_owner);
 
 /* ---- Tensors (tensor.c, dlpack.c) -------------------------------------- */
@@ -140,8 +149,10 @@ PyObject *bpy_tensor_dlpack_device(PyObject *self, PyObject *unused);
 /* _backplane.from_dlpack(obj): a borrowed tensor over obj's memory. */
 PyObject *bpy_from_dlpack(PyObject *module, PyObject *obj);
 
-/* ---- Collectives, ops, tracing (comm.c, ops.c, trace.c) ----------------- */
+/* ---- Kernels, collectives, ops, tracing ----------------------------------
+ * (kernel.c, comm.c, ops.c, trace.c) */
 
+int bpy_kernel_init(PyObject *module);
 int bpy_comm_init(PyObject *module);
 int bpy_ops_init(PyObject *module);
 int bpy_trace_init(PyObject *module);

@@ -88,32 +88,44 @@ int bpy_device_parse(PyObject *obj, bp_device_t **out) {
   return -1;
 }
 
-static bp_device_t *dev(PyObject *self) {
-  return ((bpy_device_t *)self)->device;
+PyObject *bpy_device_required(PyObject *obj, const char *what) {
+  bp_device_t *device;
+  if (bpy_device_parse(obj, &device) < 0)
+    return NULL;
+  if (device == NULL) {
+    PyErr_Format(PyExc_ValueError, "backplane.%s needs a device, not the host",
+                 what);
+    return NULL;
+  }
+  return bpy_device_new(device);
+}
+
+bp_device_t *bpy_device_of(PyObject *device_obj) {
+  return ((bpy_device_t *)device_obj)->device;
 }
 
 static PyObject *get_name(PyObject *self, void *closure) {
   (void)closure;
-  return PyUnicode_FromString(bp_device_name(dev(self)));
+  return PyUnicode_FromString(bp_device_name(bpy_device_of(self)));
 }
 static PyObject *get_type(PyObject *self, void *closure) {
   (void)closure;
-  return PyUnicode_FromString(bp_device_type(dev(self)));
+  return PyUnicode_FromString(bp_device_type(bpy_device_of(self)));
 }
 static PyObject *get_index(PyObject *self, void *closure) {
   (void)closure;
-  return PyLong_FromSize_t(bp_device_index(dev(self)));
+  return PyLong_FromSize_t(bp_device_index(bpy_device_of(self)));
 }
 static PyObject *get_ordinal(PyObject *self, void *closure) {
   (void)closure;
-  return PyLong_FromSize_t(bp_device_ordinal(dev(self)));
+  return PyLong_FromSize_t(bp_device_ordinal(bpy_device_of(self)));
 }
 
 /* closure: the bp_device_attr_t, offset by one so it is never NULL. */
 static PyObject *get_attribute(PyObject *self, void *closure) {
   bp_device_attr_t attr = (bp_device_attr_t)((intptr_t)closure - 1);
   bp_device_attr_value_t value;
-  bp_status_t s = bp_device_attribute(dev(self), attr, &value);
+  bp_status_t s = bp_device_attribute(bpy_device_of(self), attr, &value);
   if (s == BP_ERR_UNSUPPORTED)
     Py_RETURN_NONE;
   if (s != BP_OK)
@@ -139,7 +151,8 @@ static PyObject *device_attributes(PyObject *self, PyObject *unused) {
 static PyObject *device_memory_info(PyObject *self, PyObject *unused) {
   (void)unused;
   size_t total = 0, free_bytes = 0;
-  bp_status_t s = bp_device_memory_info(dev(self), &total, &free_bytes);
+  bp_status_t s =
+      bp_device_memory_info(bpy_device_of(self), &total, &free_bytes);
   if (s != BP_OK)
     return bpy_raise(s, NULL);
   return Py_BuildValue("(nn)", (Py_ssize_t)total, (Py_ssize_t)free_bytes);
@@ -155,7 +168,7 @@ static PyObject *stat_dict(const bp_memory_stat_t *s) {
 static PyObject *device_memory_stats(PyObject *self, PyObject *unused) {
   (void)unused;
   bp_memory_stats_t st;
-  bp_status_t s = bp_device_memory_stats(dev(self), &st);
+  bp_status_t s = bp_device_memory_stats(bpy_device_of(self), &st);
   if (s != BP_OK)
     return bpy_raise(s, NULL);
   return Py_BuildValue(
@@ -173,7 +186,7 @@ static PyObject *device_memory_stats(PyObject *self, PyObject *unused) {
 static PyObject *device_empty_cache(PyObject *self, PyObject *unused) {
   (void)unused;
   bp_status_t s;
-  BPY_NOGIL(s = bp_device_empty_cache(dev(self)));
+  BPY_NOGIL(s = bp_device_empty_cache(bpy_device_of(self)));
   if (s != BP_OK)
     return bpy_raise(s, NULL);
   Py_RETURN_NONE;
@@ -182,7 +195,7 @@ static PyObject *device_empty_cache(PyObject *self, PyObject *unused) {
 static PyObject *device_synchronize(PyObject *self, PyObject *unused) {
   (void)unused;
   bp_status_t s;
-  BPY_NOGIL(s = bp_device_synchronize(dev(self)));
+  BPY_NOGIL(s = bp_device_synchronize(bpy_device_of(self)));
   if (s != BP_OK)
     return bpy_raise(s, NULL);
   Py_RETURN_NONE;
@@ -190,23 +203,23 @@ static PyObject *device_synchronize(PyObject *self, PyObject *unused) {
 
 static PyObject *device_dlpack_device(PyObject *self, PyObject *unused) {
   (void)unused;
-  DLDevice d = bp_device_to_dl(dev(self));
+  DLDevice d = bp_device_to_dl(bpy_device_of(self));
   return Py_BuildValue("(ii)", (int)d.device_type, (int)d.device_id);
 }
 
 static PyObject *device_repr(PyObject *self) {
   return PyUnicode_FromFormat("backplane.device('%s')",
-                              bp_device_name(dev(self)));
+                              bp_device_name(bpy_device_of(self)));
 }
 
 static Py_hash_t device_hash(PyObject *self) {
-  return (Py_hash_t)bp_device_ordinal(dev(self)) + 1;
+  return (Py_hash_t)bp_device_ordinal(bpy_device_of(self)) + 1;
 }
 
 static PyObject *device_richcompare(PyObject *a, PyObject *b, int op) {
   if (!PyObject_TypeCheck(b, bpy_device_type) || (op != Py_EQ && op != Py_NE))
     Py_RETURN_NOTIMPLEMENTED;
-  int same = dev(a) == dev(b);
+  int same = bpy_device_of(a) == bpy_device_of(b);
   return PyBool_FromLong(op == Py_EQ ? same : !same);
 }
 

@@ -88,3 +88,17 @@ PyObject *bpy_raise(bp_status_t status, const char *what) {
   Py_DECREF(text);
   return NULL;
 }
+
+PyObject *bpy_none_or_raise(bp_status_t status) {
+  if (status != BP_OK)
+    return bpy_raise(status, NULL);
+  Py_RETURN_NONE;
+}
+
+PyObject *bpy_query_result(bp_status_t status) {
+  if (status == BP_OK)
+    Py_RETURN_TRUE;
+  if (status == BP_ERR_NOT_READY)
+    Py_RETURN_FALSE;
+  return bpy_raise(status, NULL);
+}

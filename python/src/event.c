@@ -1,5 +1,9 @@
 /* backplane.Event: a point in a stream, with timing. */
+#include <stddef.h>
+
 #include "bpy.h"
+
+#include <structmember.h>
 
 PyTypeObject *bpy_event_type;
 
@@ -11,17 +15,10 @@ static PyObject *event_new(PyTypeObject *type, PyObject *args,
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O:Event", keywords,
                                    &device_arg))
     return NULL;
-  bp_device_t *device;
-  if (bpy_device_parse(device_arg, &device) < 0)
-    return NULL;
-  if (device == NULL) {
-    PyErr_SetString(PyExc_ValueError,
-                    "backplane.Event: an event needs a device, not the host");
-    return NULL;
-  }
-  PyObject *device_obj = bpy_device_new(device);
+  PyObject *device_obj = bpy_device_required(device_arg, "Event");
   if (device_obj == NULL)
     return NULL;
+  bp_device_t *device = bpy_device_of(device_obj);
   bp_event_t *event = NULL;
   bp_status_t s;
   BPY_NOGIL(s = bp_event_create(device, &event));
@@ -67,8 +64,7 @@ static PyObject *event_record(PyObject *self, PyObject *args,
   bp_stream_t *stream;
   PyObject *owner = NULL;
   if (stream_arg == Py_None) {
-    bp_device_t *device =
-        ((bpy_device_t *)((bpy_event_t *)self)->device)->device;
+    bp_device_t *device = bpy_device_of(((bpy_event_t *)self)->device);
     if ((stream = bpy_active_stream(device, &owner)) == NULL)
       return NULL;
   } else if (PyObject_TypeCheck(stream_arg, bpy_stream_type)) {
@@ -80,28 +76,19 @@ static PyObject *event_record(PyObject *self, PyObject *args,
   bp_status_t s;
   BPY_NOGIL(s = bp_event_record(ev(self), stream));
   Py_XDECREF(owner);
-  if (s != BP_OK)
-    return bpy_raise(s, NULL);
-  Py_RETURN_NONE;
+  return bpy_none_or_raise(s);
 }
 
 static PyObject *event_synchronize(PyObject *self, PyObject *unused) {
   (void)unused;
   bp_status_t s;
   BPY_NOGIL(s = bp_event_synchronize(ev(self)));
-  if (s != BP_OK)
-    return bpy_raise(s, NULL);
-  Py_RETURN_NONE;
+  return bpy_none_or_raise(s);
 }
 
 static PyObject *event_query(PyObject *self, PyObject *unused) {
   (void)unused;
-  bp_status_t s = bp_event_query(ev(self));
-  if (s == BP_OK)
-    Py_RETURN_TRUE;
-  if (s == BP_ERR_NOT_READY)
-    Py_RETURN_FALSE;
-  return bpy_raise(s, NULL);
+  return bpy_query_result(bp_event_query(ev(self)));
 }
 
 static PyObject *event_elapsed_time(PyObject *self, PyObject *end) {
@@ -118,13 +105,6 @@ static PyObject *event_elapsed_time(PyObject *self, PyObject *end) {
   return PyFloat_FromDouble(ms);
 }
 
-static PyObject *get_device(PyObject *self, void *closure) {
-  (void)closure;
-  PyObject *device = ((bpy_event_t *)self)->device;
-  Py_INCREF(device);
-  return device;
-}
-
 static PyMethodDef event_methods[] = {
     {"record", (PyCFunction)(void (*)(void))event_record,
      METH_VARARGS | METH_KEYWORDS,
@@ -139,16 +119,17 @@ static PyMethodDef event_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static PyGetSetDef event_getset[] = {
-    {"device", get_device, NULL, "the event's Device", NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+static PyMemberDef event_members[] = {
+    {"device", T_OBJECT_EX, offsetof(bpy_event_t, device), READONLY,
+     "the event's Device"},
+    {NULL, 0, 0, 0, NULL},
 };
 
 static PyType_Slot event_slots[] = {
     {Py_tp_new, event_new},
     {Py_tp_dealloc, event_dealloc},
     {Py_tp_methods, event_methods},
-    {Py_tp_getset, event_getset},
+    {Py_tp_members, event_members},
     {Py_tp_doc, "Event(device): a point in a stream, with timing."},
     {0, NULL},
 };

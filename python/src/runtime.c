@@ -1,6 +1,6 @@
-/* The process-wide runtime and each device's default stream. Reference
- * counted under the GIL: the module holds one reference until interpreter
- * exit, every Device, Stream, Event, Tensor and communicator one more. */
+/* The process-wide runtime. Reference counted under the GIL: the module
+ * holds one reference until interpreter exit, every Device, Stream, Event,
+ * Tensor, Module and communicator one more. */
 #include <dlfcn.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -11,8 +11,6 @@
 static bp_runtime_t *runtime;
 static size_t references; /* the module's + one per live object */
 static int torn_down;     /* the module's reference is gone: never recreate */
-static bp_stream_t **default_streams; /* by ordinal */
-static size_t device_count;
 
 /* Python opens extensions RTLD_LOCAL, so libbackplane came in local too;
  * plugins find the host's hooks (profiler_add_*_trace_event) with
@@ -27,22 +25,12 @@ static int create_runtime(void) {
   make_library_global();
   bp_runtime_t *rt = NULL;
   bp_status_t s;
-  PyThreadState *ts = PyEval_SaveThread();
-  s = bp_runtime_create(NULL, &rt);
-  PyEval_RestoreThread(ts);
+  BPY_NOGIL(s = bp_runtime_create(NULL, &rt));
   if (s != BP_OK) {
     bpy_raise(s, "bp_runtime_create");
     return -1;
   }
-  size_t n = bp_device_count(rt);
-  default_streams = calloc(n ? n : 1, sizeof *default_streams);
-  if (default_streams == NULL) {
-    bp_runtime_destroy(rt);
-    PyErr_NoMemory();
-    return -1;
-  }
   runtime = rt;
-  device_count = n;
   references = 1; /* the module's */
   return 0;
 }
@@ -65,21 +53,12 @@ bp_runtime_t *bpy_runtime_acquire(void) {
   return rt;
 }
 
-/* Destroys the default streams, then the runtime (GIL released: both wait
- * for outstanding work). */
+/* Destroys the runtime with its default streams (GIL released: it waits for
+ * outstanding work). */
 static void destroy_runtime(void) {
   bp_runtime_t *rt = runtime;
-  bp_stream_t **streams = default_streams;
-  size_t n = device_count;
   runtime = NULL;
-  default_streams = NULL;
-  device_count = 0;
-  PyThreadState *ts = PyEval_SaveThread();
-  for (size_t i = 0; i < n; ++i)
-    bp_stream_destroy(streams[i]);
-  bp_runtime_destroy(rt);
-  PyEval_RestoreThread(ts);
-  free(streams);
+  BPY_NOGIL(bp_runtime_destroy(rt));
 }
 
 void bpy_runtime_release(void) {
@@ -92,34 +71,6 @@ void bpy_runtime_release_module(void) {
     return;
   torn_down = 1;
   bpy_runtime_release();
-}
-
-bp_stream_t *bpy_default_stream(bp_device_t *device) {
-  size_t ordinal = bp_device_ordinal(device);
-  if (runtime == NULL || ordinal >= device_count) {
-    PyErr_SetString(PyExc_RuntimeError, "backplane: no runtime");
-    return NULL;
-  }
-  if (default_streams[ordinal] == NULL) {
-    bp_stream_t *stream = NULL;
-    bp_status_t s;
-    PyThreadState *ts = PyEval_SaveThread();
-    s = bp_stream_create(device, &stream);
-    PyEval_RestoreThread(ts);
-    if (s != BP_OK) {
-      bpy_raise(s, NULL);
-      return NULL;
-    }
-    /* Another thread may have raced us while the GIL was released. */
-    if (default_streams[ordinal] != NULL) {
-      ts = PyEval_SaveThread();
-      bp_stream_destroy(stream);
-      PyEval_RestoreThread(ts);
-    } else {
-      default_streams[ordinal] = stream;
-    }
-  }
-  return default_streams[ordinal];
 }
 
 const char *bpy_library_dir(void) {

@@ -1,31 +1,46 @@
 /* backplane.Stream and the per-thread active stream. `with stream:` makes
- * `stream` where this thread's work for its device goes (innermost wins;
- * other devices are unaffected); outside any `with`, work goes to the
- * device's default stream. The stack is a thread-local list of entries, one
- * per `with`, each holding its Stream (the with statement keeps it alive). */
+ * `stream` its device's active stream on this thread through
+ * bp_stream_set_active, so C code the block calls (kernel launches, ops, a
+ * library passing BP_STREAM_ACTIVE) uses it too; the exit restores the
+ * stream active before, exception or not. Other devices are unaffected;
+ * with no `with`, work goes to the device's default stream. The thread-local
+ * stack holds one entry per `with`: its Stream (kept alive by the with
+ * statement) and the stream to restore. */
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "bpy.h"
+
+#include <structmember.h>
 
 PyTypeObject *bpy_stream_type;
 
 typedef struct active_entry {
   bpy_stream_t *stream;
+  bp_stream_t *previous; /* its device's active stream before the `with` */
   struct active_entry *prev;
 } active_entry_t;
 
 static _Thread_local active_entry_t *active_top;
 
 bp_stream_t *bpy_active_stream(bp_device_t *device, PyObject **out_owner) {
+  *out_owner = NULL;
+  if (bpy_runtime() == NULL)
+    return NULL;
+  bp_stream_t *stream = NULL;
+  bp_status_t s = bp_stream_get_active(device, &stream);
+  if (s != BP_OK) {
+    bpy_raise(s, NULL);
+    return NULL;
+  }
   for (active_entry_t *e = active_top; e != NULL; e = e->prev) {
-    if (bp_stream_device(e->stream->stream) == device) {
+    if (e->stream->stream == stream) {
       Py_INCREF(e->stream);
       *out_owner = (PyObject *)e->stream;
-      return e->stream->stream;
+      break;
     }
   }
-  *out_owner = NULL;
-  return bpy_default_stream(device);
+  return stream;
 }
 
 static bpy_stream_t *wrap(bp_stream_t *stream, PyObject *device, int owned) {
@@ -51,17 +66,10 @@ static PyObject *stream_new(PyTypeObject *type, PyObject *args,
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O:Stream", keywords,
                                    &device_arg))
     return NULL;
-  bp_device_t *device;
-  if (bpy_device_parse(device_arg, &device) < 0)
-    return NULL;
-  if (device == NULL) {
-    PyErr_SetString(PyExc_ValueError,
-                    "backplane.Stream: a stream needs a device, not the host");
-    return NULL;
-  }
-  PyObject *device_obj = bpy_device_new(device);
+  PyObject *device_obj = bpy_device_required(device_arg, "Stream");
   if (device_obj == NULL)
     return NULL;
+  bp_device_t *device = bpy_device_of(device_obj);
   bp_stream_t *stream = NULL;
   bp_status_t s;
   BPY_NOGIL(s = bp_stream_create(device, &stream));
@@ -93,19 +101,17 @@ static PyObject *stream_synchronize(PyObject *self, PyObject *unused) {
   (void)unused;
   bp_status_t s;
   BPY_NOGIL(s = bp_stream_synchronize(st(self)));
-  if (s != BP_OK)
-    return bpy_raise(s, NULL);
-  Py_RETURN_NONE;
+  return bpy_none_or_raise(s);
 }
 
 static PyObject *stream_query(PyObject *self, PyObject *unused) {
   (void)unused;
-  bp_status_t s = bp_stream_query(st(self));
-  if (s == BP_OK)
-    Py_RETURN_TRUE;
-  if (s == BP_ERR_NOT_READY)
-    Py_RETURN_FALSE;
-  return bpy_raise(s, NULL);
+  return bpy_query_result(bp_stream_query(st(self)));
+}
+
+static PyObject *stream_reset(PyObject *self, PyObject *unused) {
+  (void)unused;
+  return bpy_none_or_raise(bp_stream_reset(st(self)));
 }
 
 static PyObject *stream_wait(PyObject *self, PyObject *other) {
@@ -120,16 +126,22 @@ static PyObject *stream_wait(PyObject *self, PyObject *other) {
                     "Stream.wait: expected an Event or a Stream");
     return NULL;
   }
-  if (s != BP_OK)
-    return bpy_raise(s, NULL);
-  Py_RETURN_NONE;
+  return bpy_none_or_raise(s);
 }
 
 static PyObject *stream_enter(PyObject *self, PyObject *unused) {
   (void)unused;
+  bp_device_t *device = bp_stream_device(st(self));
   active_entry_t *e = malloc(sizeof *e);
   if (e == NULL)
     return PyErr_NoMemory();
+  bp_status_t s = bp_stream_get_active(device, &e->previous);
+  if (s == BP_OK)
+    s = bp_stream_set_active(device, st(self));
+  if (s != BP_OK) {
+    free(e);
+    return bpy_raise(s, "Stream.__enter__");
+  }
   e->stream = (bpy_stream_t *)self;
   e->prev = active_top;
   active_top = e;
@@ -148,15 +160,11 @@ static PyObject *stream_exit(PyObject *self, PyObject *args) {
     return NULL;
   }
   active_top = e->prev;
+  bp_status_t s = bp_stream_set_active(bp_stream_device(st(self)), e->previous);
   free(e);
+  if (s != BP_OK)
+    return bpy_raise(s, "Stream.__exit__");
   Py_RETURN_FALSE;
-}
-
-static PyObject *get_device(PyObject *self, void *closure) {
-  (void)closure;
-  PyObject *device = ((bpy_stream_t *)self)->device;
-  Py_INCREF(device);
-  return device;
 }
 
 static PyObject *get_handle(PyObject *self, void *closure) {
@@ -165,9 +173,12 @@ static PyObject *get_handle(PyObject *self, void *closure) {
 }
 
 static PyObject *stream_repr(PyObject *self) {
+  bp_device_t *device = bp_stream_device(st(self));
+  bp_stream_t *default_stream = NULL;
+  bp_stream_get_default(device, &default_stream);
   return PyUnicode_FromFormat("<backplane.Stream%s on %s>",
-                              ((bpy_stream_t *)self)->owned ? "" : " (default)",
-                              bp_device_name(bp_stream_device(st(self))));
+                              st(self) == default_stream ? " (default)" : "",
+                              bp_device_name(device));
 }
 
 static PyObject *stream_richcompare(PyObject *a, PyObject *b, int op) {
@@ -185,46 +196,46 @@ static Py_hash_t stream_hash(PyObject *self) {
  * this thread. */
 static PyObject *module_current_stream(PyObject *module, PyObject *arg) {
   (void)module;
-  bp_device_t *device;
-  if (bpy_device_parse(arg, &device) < 0)
-    return NULL;
-  if (device == NULL) {
-    PyErr_SetString(PyExc_ValueError,
-                    "backplane.current_stream: the host has no stream");
-    return NULL;
-  }
-  PyObject *owner;
-  bp_stream_t *stream = bpy_active_stream(device, &owner);
-  if (stream == NULL)
-    return NULL;
-  if (owner != NULL)
-    return owner;
-  PyObject *device_obj = bpy_device_new(device);
+  PyObject *device_obj = bpy_device_required(arg, "current_stream");
   if (device_obj == NULL)
     return NULL;
-  PyObject *wrapped = (PyObject *)wrap(stream, device_obj, 0);
+  PyObject *owner;
+  bp_stream_t *stream = bpy_active_stream(bpy_device_of(device_obj), &owner);
+  PyObject *result = owner;
+  if (stream != NULL && owner == NULL)
+    result = (PyObject *)wrap(stream, device_obj, 0);
   Py_DECREF(device_obj);
-  return wrapped;
+  return result;
 }
 
 static PyMethodDef stream_methods[] = {
     {"synchronize", stream_synchronize, METH_NOARGS,
      "Waits until all work enqueued on the stream has finished."},
     {"query", stream_query, METH_NOARGS,
-     "True when all enqueued work has finished."},
+     "True when all enqueued work has finished; raises the failure a kernel "
+     "left on the stream."},
+    {"reset", stream_reset, METH_NOARGS,
+     "Clears the failure a kernel left on the stream (synchronize and query "
+     "raise it until then)."},
     {"wait", stream_wait, METH_O,
      "Later work on this stream waits for an Event, or for everything "
      "enqueued so far on another Stream; the host does not wait."},
     {"__enter__", stream_enter, METH_NOARGS,
-     "Makes this the active stream of its device on this thread."},
+     "Makes this the active stream of its device on this thread "
+     "(bp_stream_set_active) until __exit__ restores the previous one."},
     {"__exit__", stream_exit, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
 
 static PyGetSetDef stream_getset[] = {
-    {"device", get_device, NULL, "the stream's Device", NULL},
     {"handle", get_handle, NULL, "the bp_stream_t* as an integer", NULL},
     {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyMemberDef stream_members[] = {
+    {"device", T_OBJECT_EX, offsetof(bpy_stream_t, device), READONLY,
+     "the stream's Device"},
+    {NULL, 0, 0, 0, NULL},
 };
 
 static PyType_Slot stream_slots[] = {
@@ -235,6 +246,7 @@ static PyType_Slot stream_slots[] = {
     {Py_tp_hash, stream_hash},
     {Py_tp_methods, stream_methods},
     {Py_tp_getset, stream_getset},
+    {Py_tp_members, stream_members},
     {Py_tp_doc, "Stream(device): an in-order queue of device work. "
                 "Destroying it waits for its work."},
     {0, NULL},

@@ -43,6 +43,11 @@ typedef struct bp_plugin {
    * before they were spliced in. */
   void *layer_contexts[BP_LAYER_CAPACITY];
   C_DeviceInterface undecorated;
+  /* The kernels extension the layers wrapped (bp_layer_t.attach_kernels):
+   * while they are spliced in, extensions.kernels points at
+   * `layered_kernels` and `undecorated_kernels` at the plugin's own. */
+  BP_KernelExtension layered_kernels;
+  const BP_KernelExtension *undecorated_kernels;
   bp_observer_t observer; /* observer.api_call NULL: not observed */
 } bp_plugin_t;
 

@@ -119,6 +119,32 @@ static void destroy_contexts(bp_plugin_t *plugin) {
   }
 }
 
+/* Lets the enabled layers wrap a copy of the plugin's kernels extension
+ * (only the part its struct_size covers is the plugin's; the rest stays
+ * NULL) and points the plugin at the copy. */
+static void attach_kernels(bp_plugin_t *plugin,
+                           const bp_runtime_layers_t *layers) {
+  const BP_KernelExtension *own = plugin->extensions.kernels;
+  if (!own)
+    return;
+  BP_KernelExtension copy = {.base = {.struct_size = 0}};
+  size_t covered =
+      own->base.struct_size < sizeof copy ? own->base.struct_size : sizeof copy;
+  memcpy(&copy, own, covered);
+  copy.base.struct_size = covered; /* a newer plugin's extra fields stay out */
+  bool wrapped = false;
+  for (size_t k = 0; k < bp_layer_registry_count; ++k)
+    if (layers->enabled[k] && bp_layer_registry[k]->attach_kernels) {
+      bp_layer_registry[k]->attach_kernels(plugin->layer_contexts[k], &copy);
+      wrapped = true;
+    }
+  if (!wrapped)
+    return;
+  plugin->layered_kernels = copy;
+  plugin->undecorated_kernels = own;
+  plugin->extensions.kernels = &plugin->layered_kernels;
+}
+
 bp_status_t bp_plugin_layers_attach(bp_plugin_t *plugin,
                                     const bp_runtime_layers_t *layers) {
   plugin->undecorated = plugin->dispatch;
@@ -136,6 +162,7 @@ bp_status_t bp_plugin_layers_attach(bp_plugin_t *plugin,
   }
   plugin->dispatch = table;
   plugin->observer = observer;
+  attach_kernels(plugin, layers);
   if (observer.api_call)
     set_observer(plugin, &plugin->observer);
   return BP_OK;
@@ -148,6 +175,9 @@ void bp_plugin_layers_detach(bp_plugin_t *plugin) {
     if (plugin->layer_contexts[k] && bp_layer_registry[k]->detach)
       bp_layer_registry[k]->detach(plugin->layer_contexts[k]);
   plugin->dispatch = plugin->undecorated;
+  if (plugin->undecorated_kernels)
+    plugin->extensions.kernels = plugin->undecorated_kernels;
+  plugin->undecorated_kernels = NULL;
   destroy_contexts(plugin);
 }
 
@@ -199,6 +229,15 @@ void bp_api_refused(bp_device_t *device, const char *name) {
       message[length + 1] == ' ')
     message += length + 2;
   observer->refused(observer->refused_context, device, name, message);
+}
+
+void bp_observer_module_unloading(bp_device_t *device, const char *path,
+                                  const BP_KernelModule *parts,
+                                  size_t part_count) {
+  const bp_observer_t *observer = &device->plugin->observer;
+  if (observer->module_unloading)
+    observer->module_unloading(observer->refused_context, device, path, parts,
+                               part_count);
 }
 
 void bp_observer_note_collective(const bp_collective_note_t *note,

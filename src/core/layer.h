@@ -17,7 +17,9 @@
  *    the layer's per-plugin context: it saves the table it wraps (its next)
  *    and writes its intercepts into `table`; a layer that observes the
  *    core (core/observer.h) fills `observer`. A failing `attach` rejects
- *    the plugin and leaves the table as it was.
+ *    the plugin and leaves the table as it was. When the plugin has a
+ *    kernels extension, `attach_kernels` (if any) then wraps a copy of it
+ *    the same way, innermost first; src/kernel calls through that copy.
  * 3. At unload, after the core has released the devices' objects, `detach`
  *    reports (leaks, trace records), then the core restores the table and
  *    calls `destroy_context`.
@@ -43,6 +45,10 @@ typedef struct bp_layer {
   bp_status_t (*attach)(void *shared, bp_plugin_t *plugin,
                         C_DeviceInterface *table, bp_observer_t *observer,
                         void **out_context);
+  /* Saves *kernels as the layer's next kernels table and writes its
+   * intercepts (each takes the core's C_Device first, like the slots).
+   * NULL: the layer does not wrap the kernels extension. */
+  void (*attach_kernels)(void *context, BP_KernelExtension *kernels);
   void (*detach)(void *context); /* NULL: nothing to report */
   void (*destroy_context)(void *context);
   void (*close)(void *shared); /* NULL: nothing to free */

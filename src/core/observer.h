@@ -12,7 +12,12 @@
  *   cache) still shows;
  * - collectives: the xccl_* functions take no C_Device, so a layer cannot
  *   wrap them in the dispatch table; src/comm describes each call in a
- *   bp_collective_note_t instead.
+ *   bp_collective_note_t instead;
+ * - for the validation layer (`refused`, `module_unloading`, with their own
+ *   context): misuse the core refused itself, and a kernel module about to
+ *   be unloaded (the plugin's module_unload comes only after the drain).
+ * Calls of the kernels extension are wrapped like the table's slots
+ * (core/layer.h, attach_kernels), not observed.
  * The observer's functions are called from any thread; they must be
  * thread-safe and leave bp_last_error() alone. */
 #ifndef BACKPLANE_CORE_OBSERVER_H_
@@ -24,6 +29,7 @@
 
 #include "backplane/device_ext.h"
 #include "backplane/dtype.h"
+#include "backplane/kernel_ext.h"
 #include "backplane/status.h"
 #include "base/clock.h"
 
@@ -74,6 +80,12 @@ typedef struct bp_observer {
    * make the plugin observed (api_call does). */
   void (*refused)(void *refused_context, bp_device_t *device, const char *name,
                   const char *message);
+  /* bp_module_unload of the module at `path` on `device`, made of the
+   * plugin's `parts`, before it drains the device; set by the validation
+   * layer with refused_context, which tells launches still pending. */
+  void (*module_unloading)(void *refused_context, bp_device_t *device,
+                           const char *path, const BP_KernelModule *parts,
+                           size_t part_count);
   void *refused_context;
 } bp_observer_t;
 
@@ -127,6 +139,12 @@ void bp_api_call_end(const bp_api_call_t *call, bp_status_t status,
  * layer wrote about a plugin call. Cold: errors only. */
 __attribute__((cold)) void bp_api_refused(bp_device_t *device,
                                           const char *name);
+
+/* Tells the validation layer, if any, that the module at `path` made of
+ * `parts` is about to be unloaded (src/kernel, before draining). */
+void bp_observer_module_unloading(bp_device_t *device, const char *path,
+                                  const BP_KernelModule *parts,
+                                  size_t part_count);
 
 /* Reports a collective note (comm/collectives.c) with the call's result;
  * no-op when the note was not timed. */

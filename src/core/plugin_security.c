@@ -43,3 +43,9 @@ int bp_plugin_permissions_ok(const char *path, char *reason,
   free(resolved);
   return ok;
 }
+
+bp_status_t bp_plugin_refusal_status(const char *path) {
+  struct stat st;
+  return stat(path, &st) != 0 && errno == ENOENT ? BP_ERR_NOT_FOUND
+                                                 : BP_ERR_INVALID_ARGUMENT;
+}

@@ -87,10 +87,12 @@ BP_API bp_status_t bp_runtime_create_layered(
   runtime->check_ranges = !opts.skip_range_checks;
   bp_handle_pool_init(&runtime->stream_handles, sizeof(bp_stream_t));
   bp_handle_pool_init(&runtime->event_handles, sizeof(bp_event_t));
+  bp_retired_init(&runtime->retired);
   status = bp_runtime_layers_open(layers, &runtime->layers);
   if (status != BP_OK) {
     bp_handle_pool_release(&runtime->stream_handles);
     bp_handle_pool_release(&runtime->event_handles);
+    bp_retired_release(&runtime->retired);
     free(runtime);
     char why[1024];
     snprintf(why, sizeof why, "%s", bp_last_error());
@@ -144,6 +146,7 @@ BP_API void bp_runtime_destroy(bp_runtime_t *runtime) {
   free(runtime->devices);
   bp_handle_pool_release(&runtime->stream_handles);
   bp_handle_pool_release(&runtime->event_handles);
+  bp_retired_release(&runtime->retired);
   free(runtime);
 }
 

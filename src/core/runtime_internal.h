@@ -10,6 +10,7 @@
 #include "core/dispatch.h"
 #include "core/handle_pool.h"
 #include "core/layer.h"
+#include "core/retired.h"
 
 typedef struct bp_rejection {
   char *path;
@@ -26,6 +27,8 @@ struct bp_runtime {
   bp_runtime_layers_t layers; /* opened before loading, closed after */
   /* bp_stream_t and bp_event_t storage (core/handle_pool.h). */
   bp_handle_pool_t stream_handles, event_handles;
+  /* Unloaded kernel modules, kept readable for a while (core/retired.h). */
+  bp_retired_list_t retired;
   /* bp_copy and bp_memset check device ranges (!skip_range_checks). */
   bool check_ranges;
 };

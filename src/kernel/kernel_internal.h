@@ -3,16 +3,24 @@
 #define BACKPLANE_KERNEL_INTERNAL_H_
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "backplane/kernel.h"
 #include "backplane/kernel_ext.h"
 #include "core/device_table.h"
+#include "core/retired.h"
 
 struct bp_function {
   bp_module_t *module;
   char *name; /* the symbol */
   char *op;   /* the manifest's op, or the symbol */
   BP_KernelFunction native;
+  /* The kernel variant chosen (kernel/variant.h): its index in the op's
+   * "variants" (-1: opInfo or no variants), its predicate (NULL: default)
+   * and the reason (NULL: the op lists no variants). Owned. */
+  int32_t variant;
+  char *variant_target;
+  char *variant_reason;
   struct bp_function *next_found; /* bp_module_t.found list */
 };
 
@@ -25,9 +33,13 @@ struct bp_module {
   bp_function_t *functions; /* the listed ones */
   size_t function_count;
   /* Functions of a shared object found by name but not listed; guarded by
-   * `lock`, freed at unload. */
+   * `lock`, freed with the module. */
   pthread_mutex_t lock;
   bp_function_t *found;
+  /* Set by bp_module_unload, which then retires the module (core/retired.h)
+   * instead of freeing it: a function of it passed again is refused. */
+  atomic_bool unloaded;
+  bp_retired_node_t retired;
 };
 
 struct bp_notify {

@@ -10,14 +10,22 @@
 #include "backplane/kernel.h"
 #include "base/status.h"
 #include "core/plugin_security.h"
+#include "core/target_hooks.h"
 
 static const char *const known_libraries[] = {"AICPUKernel", "CUSTAICPUKernel"};
 
+static void free_variant(bp_manifest_variant_t *variant) {
+  free(variant->library);
+  free(variant->kernel_so);
+  free(variant->function);
+  free(variant->target);
+}
+
 static void free_op(bp_manifest_op_t *op) {
   free(op->op);
-  free(op->library);
-  free(op->kernel_so);
-  free(op->function);
+  for (size_t i = 0; i < op->variant_count; ++i)
+    free_variant(&op->variants[i]);
+  free(op->variants);
 }
 
 void bp_manifest_free(bp_manifest_t *manifest) {
@@ -29,18 +37,31 @@ void bp_manifest_free(bp_manifest_t *manifest) {
   free(manifest);
 }
 
-/* The string value of opInfo[key]: non-empty, without an embedded NUL. */
-static bp_status_t string_field(const char *path, const char *op, json_t *info,
-                                const char *key, const char **out) {
-  json_t *value = json_object_get(info, key);
+/* Where in an op an entry is, for messages: "opInfo" or "variant <i>". */
+static const char *where(int index, char *buffer, size_t capacity) {
+  if (index < 0)
+    return "opInfo";
+  snprintf(buffer, capacity, "variant %d", index);
+  return buffer;
+}
+
+/* The string value of entry[key]: non-empty, without an embedded NUL.
+ * Absent and `optional` leaves *out untouched. */
+static bp_status_t string_field(const char *path, const char *op, int index,
+                                json_t *entry, const char *key, bool optional,
+                                const char **out) {
+  char buffer[32];
+  json_t *value = json_object_get(entry, key);
+  if (!value && optional)
+    return BP_OK;
   if (!value)
-    return bp_error(BP_ERR_INVALID_ARGUMENT,
-                    "%s: op \"%s\": opInfo has no \"%s\"", path, op, key);
+    return bp_error(BP_ERR_INVALID_ARGUMENT, "%s: op \"%s\": %s has no \"%s\"",
+                    path, op, where(index, buffer, sizeof buffer), key);
   if (!json_is_string(value) || json_string_length(value) == 0 ||
       strlen(json_string_value(value)) != json_string_length(value))
     return bp_error(BP_ERR_INVALID_ARGUMENT,
-                    "%s: op \"%s\": \"%s\" must be a non-empty string", path,
-                    op, key);
+                    "%s: op \"%s\": %s: \"%s\" must be a non-empty string",
+                    path, op, where(index, buffer, sizeof buffer), key);
   *out = json_string_value(value);
   return BP_OK;
 }
@@ -72,22 +93,43 @@ static char *resolve(const char *path, const char *relative) {
   return out;
 }
 
-static bp_status_t parse_op(const char *path, const char *name, json_t *entry,
-                            bool allow_outside, bp_manifest_op_t *out) {
-  if (name[0] == '\0')
-    return bp_error(BP_ERR_INVALID_ARGUMENT, "%s: an op has an empty name",
-                    path);
-  json_t *info =
-      json_is_object(entry) ? json_object_get(entry, "opInfo") : NULL;
-  if (!json_is_object(info))
+/* The predicate of a variant: canonical text and its number of clauses. */
+static bp_status_t parse_target(const char *path, const char *op, int index,
+                                json_t *target, bp_manifest_variant_t *out) {
+  char buffer[32], why[256] = "";
+  if (!json_is_object(target))
     return bp_error(BP_ERR_INVALID_ARGUMENT,
-                    "%s: op \"%s\": no \"opInfo\" object", path, name);
-  const char *library, *kernel_so, *function;
-  bp_status_t status = string_field(path, name, info, "opKernelLib", &library);
+                    "%s: op \"%s\": %s: \"target\" must be an object", path, op,
+                    where(index, buffer, sizeof buffer));
+  out->target = json_dumps(target, JSON_COMPACT | JSON_SORT_KEYS);
+  out->clauses = json_object_size(target);
+  if (!out->target)
+    return bp_error(BP_ERR_OUT_OF_MEMORY, "%s: op \"%s\": out of memory", path,
+                    op);
+  if (bp_target_hooks.check_predicate(out->target, why, sizeof why) != BP_OK)
+    return bp_error(BP_ERR_INVALID_ARGUMENT, "%s: op \"%s\": %s: target %s: %s",
+                    path, op, where(index, buffer, sizeof buffer), out->target,
+                    why);
+  return BP_OK;
+}
+
+/* opInfo (index -1) or an entry of "variants" into `out`; on error the
+ * caller frees what was filled. */
+static bp_status_t parse_variant(const char *path, const char *op, int index,
+                                 json_t *entry, const char *default_library,
+                                 bool allow_outside,
+                                 bp_manifest_variant_t *out) {
+  char buffer[32];
+  out->index = index;
+  const char *library = default_library, *kernel_so, *function;
+  bp_status_t status =
+      string_field(path, op, index, entry, "opKernelLib", index >= 0, &library);
   if (status == BP_OK)
-    status = string_field(path, name, info, "kernelSo", &kernel_so);
+    status =
+        string_field(path, op, index, entry, "kernelSo", false, &kernel_so);
   if (status == BP_OK)
-    status = string_field(path, name, info, "functionName", &function);
+    status =
+        string_field(path, op, index, entry, "functionName", false, &function);
   if (status != BP_OK)
     return status;
   bool known = false;
@@ -95,24 +137,97 @@ static bp_status_t parse_op(const char *path, const char *name, json_t *entry,
     known = known || strcmp(library, known_libraries[i]) == 0;
   if (!known)
     return bp_error(BP_ERR_INVALID_ARGUMENT,
-                    "%s: op \"%s\": unknown opKernelLib \"%s\" (expected "
+                    "%s: op \"%s\": %s: unknown opKernelLib \"%s\" (expected "
                     "AICPUKernel or CUSTAICPUKernel)",
-                    path, name, library);
+                    path, op, where(index, buffer, sizeof buffer), library);
   if (!allow_outside && (kernel_so[0] == '/' || climbs_out(kernel_so)))
     return bp_error(BP_ERR_INVALID_ARGUMENT,
-                    "%s: op \"%s\": kernelSo \"%s\" leaves the manifest's "
+                    "%s: op \"%s\": %s: kernelSo \"%s\" leaves the manifest's "
                     "folder (absolute or \"..\"); not allowed by the options",
-                    path, name, kernel_so);
-  out->op = strdup(name);
+                    path, op, where(index, buffer, sizeof buffer), kernel_so);
+  json_t *target = index >= 0 ? json_object_get(entry, "target") : NULL;
+  if (target && (status = parse_target(path, op, index, target, out)) != BP_OK)
+    return status;
   out->library = strdup(library);
   out->kernel_so = resolve(path, kernel_so);
   out->function = strdup(function);
-  if (!out->op || !out->library || !out->kernel_so || !out->function) {
-    free_op(out);
+  if (!out->library || !out->kernel_so || !out->function)
+    return bp_error(BP_ERR_OUT_OF_MEMORY, "%s: op \"%s\": out of memory", path,
+                    op);
+  return BP_OK;
+}
+
+/* The entries of "variants" (if any) then opInfo (if any) into out. */
+static bp_status_t parse_variants(const char *path, const char *name,
+                                  json_t *info, json_t *variants,
+                                  bool allow_outside, bp_manifest_op_t *out) {
+  size_t count = json_array_size(variants);
+  out->variants = calloc(count + 1, sizeof *out->variants);
+  if (!out->variants)
     return bp_error(BP_ERR_OUT_OF_MEMORY, "%s: op \"%s\": out of memory", path,
                     name);
+  const char *library = "AICPUKernel";
+  json_t *info_library = json_object_get(info, "opKernelLib");
+  if (json_is_string(info_library))
+    library = json_string_value(info_library);
+  bp_status_t status = BP_OK;
+  int defaults = 0;
+  for (size_t i = 0; status == BP_OK && i < count; ++i) {
+    json_t *entry = json_array_get(variants, i);
+    if (!json_is_object(entry))
+      return bp_error(BP_ERR_INVALID_ARGUMENT,
+                      "%s: op \"%s\": variant %zu is not an object", path, name,
+                      i);
+    status = parse_variant(path, name, (int)i, entry, library, allow_outside,
+                           &out->variants[out->variant_count++]);
+    defaults += !json_object_get(entry, "target");
   }
-  return BP_OK;
+  if (status == BP_OK && info) {
+    status = parse_variant(path, name, -1, info, NULL, allow_outside,
+                           &out->variants[out->variant_count++]);
+    defaults++;
+  }
+  if (status == BP_OK && defaults > 1)
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "%s: op \"%s\": %d defaults (opInfo and variants without "
+                    "\"target\"); at most one",
+                    path, name, defaults);
+  return status;
+}
+
+static bp_status_t parse_op(const char *path, const char *name, json_t *entry,
+                            bool allow_outside, bp_manifest_op_t *out) {
+  if (name[0] == '\0')
+    return bp_error(BP_ERR_INVALID_ARGUMENT, "%s: an op has an empty name",
+                    path);
+  json_t *info =
+      json_is_object(entry) ? json_object_get(entry, "opInfo") : NULL;
+  json_t *variants =
+      json_is_object(entry) ? json_object_get(entry, "variants") : NULL;
+  if (info && !json_is_object(info))
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "%s: op \"%s\": \"opInfo\" is not an object", path, name);
+  if (variants && (!json_is_array(variants) || json_array_size(variants) == 0 ||
+                   json_array_size(variants) > BP_MANIFEST_MAX_VARIANTS))
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "%s: op \"%s\": \"variants\" must be an array of 1 to %d "
+                    "objects",
+                    path, name, BP_MANIFEST_MAX_VARIANTS);
+  if (!info && !variants)
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "%s: op \"%s\": no \"opInfo\" object (or \"variants\")",
+                    path, name);
+  out->op = strdup(name);
+  if (!out->op)
+    return bp_error(BP_ERR_OUT_OF_MEMORY, "%s: op \"%s\": out of memory", path,
+                    name);
+  bp_status_t status =
+      parse_variants(path, name, info, variants, allow_outside, out);
+  if (status != BP_OK) {
+    free_op(out);
+    memset(out, 0, sizeof *out);
+  }
+  return status;
 }
 
 bp_status_t bp_manifest_parse(const char *text, size_t size, const char *path,
@@ -158,7 +273,8 @@ bp_status_t bp_manifest_read(const char *path, bool allow_outside_folder,
                              bp_manifest_t **out_manifest) {
   char reason[512];
   if (!bp_plugin_permissions_ok(path, reason, sizeof reason))
-    return bp_error(BP_ERR_INVALID_ARGUMENT, "%s: refused: %s", path, reason);
+    return bp_error(bp_plugin_refusal_status(path), "%s: refused: %s", path,
+                    reason);
   FILE *file = fopen(path, "rb");
   if (!file)
     return bp_error(BP_ERR_NOT_FOUND, "%s: cannot open: %s", path,

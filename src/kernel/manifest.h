@@ -6,8 +6,19 @@
  * Several ops per file, in file order. opKernelLib must be "AICPUKernel" or
  * "CUSTAICPUKernel"; kernelSo is joined to the manifest's folder and, unless
  * allowed, may be neither absolute nor contain a ".." component. Other keys
- * are ignored (GE's full entries carry more). Errors set bp_last_error() to
- * "<manifest>: op \"<op>\": <reason>" and leave nothing allocated. */
+ * are ignored (GE's full entries carry more).
+ *
+ * Kernel variants: an op may also list, beside or instead of opInfo,
+ *   "variants": [{"target": {"kind": "vcpu", "min_num_cores": 4},
+ *                 "kernelSo": "<file>", "functionName": "<fn>"}, ...]
+ * each with a target predicate (core/target_hooks.h), checked here against
+ * the kinds' schemas; "opKernelLib" is optional (default: opInfo's, else
+ * "AICPUKernel"). A variant without "target" is the op's default, as is
+ * opInfo; an op has at most one default. Module loading chooses
+ * (kernel/variant.h).
+ *
+ * Errors set bp_last_error() to "<manifest>: op \"<op>\": <reason>" (with
+ * "variant <i>" for an entry of "variants") and leave nothing allocated. */
 #ifndef BACKPLANE_KERNEL_MANIFEST_H_
 #define BACKPLANE_KERNEL_MANIFEST_H_
 
@@ -16,11 +27,24 @@
 
 #include "backplane/status.h"
 
-typedef struct bp_manifest_op {
-  char *op;
+/* At most this many entries in an op's "variants". */
+#define BP_MANIFEST_MAX_VARIANTS 64
+
+/* One kernel of an op: opInfo or an entry of "variants". */
+typedef struct bp_manifest_variant {
+  int index;       /* in "variants"; -1 for opInfo */
   char *library;   /* opKernelLib */
   char *kernel_so; /* resolved: folder of the manifest + kernelSo */
   char *function;
+  char *target;   /* the predicate, compact JSON, keys sorted; NULL: default */
+  size_t clauses; /* the predicate's keys, "kind" included; 0 for default */
+} bp_manifest_variant_t;
+
+typedef struct bp_manifest_op {
+  char *op;
+  /* "variants" in file order, then opInfo if present; at least one. */
+  bp_manifest_variant_t *variants;
+  size_t variant_count;
 } bp_manifest_op_t;
 
 typedef struct bp_manifest {

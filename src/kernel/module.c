@@ -1,14 +1,17 @@
 /* Modules: loading shared objects and op-info manifests, finding and listing
  * their functions, unloading. */
 #include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/status.h"
 #include "core/plugin_security.h"
+#include "core/runtime_internal.h"
 #include "core/stream_internal.h"
 #include "kernel/kernel_internal.h"
 #include "kernel/manifest.h"
+#include "kernel/variant.h"
 
 static bool ends_with(const char *path, const char *suffix) {
   size_t n = strlen(path), m = strlen(suffix);
@@ -35,11 +38,17 @@ static void free_function(bp_function_t *function) {
   if (function->op != function->name)
     free(function->op);
   free(function->name);
+  free(function->variant_target);
+  free(function->variant_reason);
 }
 
-static void release(bp_module_t *module) {
+static void unload_parts(bp_module_t *module) {
   for (size_t i = module->part_count; i-- > 0;)
     module->kernels->module_unload(&module->device->c_device, module->parts[i]);
+  module->part_count = 0;
+}
+
+static void free_module(bp_module_t *module) {
   for (size_t i = 0; i < module->function_count; ++i)
     free_function(&module->functions[i]);
   while (module->found) {
@@ -55,6 +64,27 @@ static void release(bp_module_t *module) {
   free(module);
 }
 
+static void release(bp_module_t *module) {
+  unload_parts(module);
+  free_module(module);
+}
+
+static void free_retired(bp_retired_node_t *node) {
+  free_module((bp_module_t *)((char *)node - offsetof(bp_module_t, retired)));
+}
+
+/* BP_ERR_INVALID_ARGUMENT naming `what` when `module` was unloaded, reported
+ * to the validation layer. */
+static bp_status_t check_loaded(const char *what, bp_module_t *module) {
+  if (!atomic_load_explicit(&module->unloaded, memory_order_relaxed))
+    return BP_OK;
+  bp_status_t status =
+      bp_error(BP_ERR_INVALID_ARGUMENT, "%s: module %s was already unloaded",
+               what, module->path);
+  bp_api_refused(module->device, what);
+  return status;
+}
+
 static bp_status_t out_of_memory(const bp_module_t *module) {
   return bp_error(BP_ERR_OUT_OF_MEMORY,
                   "bp_module_load %s on %s: out of memory", module->path,
@@ -67,10 +97,10 @@ static bp_status_t load_part(bp_module_t *module, const char *path,
                              BP_KernelModule *out_part) {
   char reason[512];
   if (!bp_plugin_permissions_ok(path, reason, sizeof reason))
-    return op ? bp_error(BP_ERR_INVALID_ARGUMENT, "%s: op \"%s\": refused: %s",
-                         module->path, op, reason)
-              : bp_error(BP_ERR_INVALID_ARGUMENT, "%s: refused: %s", path,
-                         reason);
+    return op ? bp_error(bp_plugin_refusal_status(path),
+                         "%s: op \"%s\": refused: %s", module->path, op, reason)
+              : bp_error(bp_plugin_refusal_status(path), "%s: refused: %s",
+                         path, reason);
   BP_KernelModule part = NULL;
   C_Status result = module->kernels->module_load_file(&module->device->c_device,
                                                       path, kind, &part);
@@ -100,6 +130,7 @@ static bp_status_t fill_function(bp_module_t *module, bp_function_t *function,
                     module->kernels->last_error());
   function->module = module;
   function->native = native;
+  function->variant = -1;
   function->name = strdup(name);
   function->op = op ? strdup(op) : function->name;
   if (!function->name || !function->op)
@@ -108,8 +139,8 @@ static bp_status_t fill_function(bp_module_t *module, bp_function_t *function,
 }
 
 /* kernelSo must stay inside the manifest's folder after symlinks too. */
-static bp_status_t check_inside(const bp_module_t *module,
-                                const bp_manifest_op_t *op) {
+static bp_status_t check_inside(const bp_module_t *module, const char *op,
+                                const char *kernel_so) {
   char folder[PATH_MAX], target[PATH_MAX];
   char *copy = strdup(module->path);
   if (!copy)
@@ -119,15 +150,15 @@ static bp_status_t check_inside(const bp_module_t *module,
     slash[1] = '\0';
   bool ok = realpath(slash ? copy : ".", folder) != NULL;
   free(copy);
-  if (!ok || !realpath(op->kernel_so, target))
+  if (!ok || !realpath(kernel_so, target))
     return bp_error(BP_ERR_NOT_FOUND, "%s: op \"%s\": kernelSo %s: not found",
-                    module->path, op->op, op->kernel_so);
+                    module->path, op, kernel_so);
   size_t n = strlen(folder);
   if (strncmp(target, folder, n) != 0 || target[n] != '/')
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "%s: op \"%s\": kernelSo %s resolves to %s, outside the "
                     "manifest's folder",
-                    module->path, op->op, op->kernel_so, target);
+                    module->path, op, kernel_so, target);
   return BP_OK;
 }
 
@@ -141,25 +172,41 @@ static bp_status_t load_manifest(bp_module_t *module, bool allow_outside) {
   char **part_paths = calloc(manifest->count, sizeof *part_paths);
   if (!module->parts || !module->functions || !part_paths)
     status = out_of_memory(module);
+  char no_target[256] = "";
+  char *target_json =
+      status == BP_OK ? bp_variant_device_target(module->device, manifest,
+                                                 no_target, sizeof no_target)
+                      : NULL;
   for (size_t i = 0; status == BP_OK && i < manifest->count; ++i) {
     const bp_manifest_op_t *op = &manifest->ops[i];
-    if (!allow_outside)
-      status = check_inside(module, op);
+    const bp_manifest_variant_t *variant = NULL;
+    char *reason = NULL;
+    status = bp_variant_choose(module->path, op, module->device->name,
+                               target_json, no_target, &variant, &reason);
+    if (status == BP_OK && !allow_outside)
+      status = check_inside(module, op->op, variant->kernel_so);
     BP_KernelModule part = NULL;
     for (size_t p = 0; status == BP_OK && p < module->part_count && !part; ++p)
-      if (strcmp(part_paths[p], op->kernel_so) == 0)
+      if (strcmp(part_paths[p], variant->kernel_so) == 0)
         part = module->parts[p];
     if (status == BP_OK && !part) {
-      part_paths[module->part_count] = op->kernel_so;
-      status = load_part(module, op->kernel_so, BP_MODULE_KIND_SHARED_OBJECT,
-                         op->op, &part);
+      part_paths[module->part_count] = variant->kernel_so;
+      status = load_part(module, variant->kernel_so,
+                         BP_MODULE_KIND_SHARED_OBJECT, op->op, &part);
     }
     if (status == BP_OK) {
-      status = fill_function(module, &module->functions[i], part, op->function,
-                             op->op);
+      bp_function_t *function = &module->functions[i];
+      status = fill_function(module, function, part, variant->function, op->op);
       module->function_count++; /* freed by release() even when partial */
+      if (status == BP_OK)
+        status = bp_variant_note(function, variant, reason);
+      else
+        free(reason);
+    } else {
+      free(reason);
     }
   }
+  free(target_json);
   free(part_paths);
   bp_manifest_free(manifest);
   return status;
@@ -240,11 +287,20 @@ BP_API bp_status_t bp_module_load(bp_device_t *device, const char *path,
   return bp_module_load_with_options(device, path, NULL, out_module);
 }
 
+/* Unloads, then retires the module (kernel_internal.h). */
 BP_API bp_status_t bp_module_unload(bp_module_t *module) {
   if (!module)
     return BP_OK;
-  bp_status_t status = bp_device_synchronize(module->device);
-  release(module);
+  bp_status_t status = check_loaded("bp_module_unload", module);
+  if (status != BP_OK)
+    return status;
+  bp_observer_module_unloading(module->device, module->path, module->parts,
+                               module->part_count);
+  status = bp_device_synchronize(module->device);
+  unload_parts(module);
+  atomic_store_explicit(&module->unloaded, true, memory_order_relaxed);
+  module->retired.release = free_retired;
+  bp_retired_add(&module->device->plugin->runtime->retired, &module->retired);
   return status;
 }
 
@@ -254,6 +310,9 @@ BP_API bp_status_t bp_module_function(bp_module_t *module, const char *name,
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_module_function: module, name or out_function is "
                     "NULL");
+  bp_status_t loaded = check_loaded("bp_module_function", module);
+  if (loaded != BP_OK)
+    return loaded;
   for (size_t i = 0; i < module->function_count; ++i) {
     bp_function_t *f = &module->functions[i];
     if (strcmp(f->op, name) == 0 || strcmp(f->name, name) == 0) {

@@ -64,10 +64,14 @@ static bp_status_t check_stream(const char *what, bp_notify_t *notify,
   if (!notify || !stream)
     return bp_error(BP_ERR_INVALID_ARGUMENT, "%s: notify or stream is NULL",
                     what);
-  if (stream->device != notify->device)
-    return bp_error(BP_ERR_INVALID_ARGUMENT,
-                    "%s: notify %u belongs to %s, the stream to %s", what,
-                    notify->id, notify->device->name, stream->device->name);
+  if (stream->device != notify->device) {
+    bp_status_t status =
+        bp_error(BP_ERR_INVALID_ARGUMENT,
+                 "%s: notify %u belongs to %s, the stream to %s", what,
+                 notify->id, notify->device->name, stream->device->name);
+    bp_api_refused(stream->device, what);
+    return status;
+  }
   return bp_device_enter(stream->device);
 }
 

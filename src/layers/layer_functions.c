@@ -7,6 +7,9 @@ const char *const bp_layer_function_names[BP_LAYER_FN_COUNT] = {
   BP_SLOT_IF_WRAPPED(layers)(#name, )
     BP_PLUGIN_SLOTS(BP_LAYER_NAME)
 #undef BP_LAYER_NAME
+#define BP_LAYER_KERNEL_NAME(name) #name,
+        BP_LAYER_KERNEL_FUNCTIONS(BP_LAYER_KERNEL_NAME)
+#undef BP_LAYER_KERNEL_NAME
 };
 
 int bp_layer_function_find(const char *name, size_t length) {

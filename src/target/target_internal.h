@@ -70,6 +70,13 @@ json_t *target_json_object(const bp_target_t *target);
 char **target_strings_split(const char *text);
 void target_strings_free(char **strings);
 
+/* Target predicates of kernel variants (core/target_hooks.h has the
+ * rules): check against the kinds' schemas, match against canonical JSON. */
+bp_status_t target_predicate_check(const char *predicate, char *why,
+                                   size_t capacity);
+int target_predicate_match(const char *target_json, const char *predicate,
+                           char *why, size_t capacity);
+
 /* FNV-1a, 64 bits: the hash of targets and build keys. */
 uint64_t target_fnv1a(const void *data, size_t size, uint64_t seed);
 #define TARGET_FNV_SEED 0xcbf29ce484222325ull

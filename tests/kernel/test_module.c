@@ -194,6 +194,18 @@ static void oversized_and_writable_files_are_refused(void **state) {
   assert_null(module);
 }
 
+static void missing_files_are_not_found(void **state) {
+  kernel_fixture_t *f = *state;
+  const char *missing[] = {"sub/nothing_here.so", "sub/nothing_here.json"};
+  for (size_t i = 0; i < 2; ++i) {
+    bp_module_t *module = NULL;
+    assert_int_equal(bp_module_load(f->dev0, in_dir(missing[i]), &module),
+                     BP_ERR_NOT_FOUND);
+    assert_null(module);
+    assert_non_null(strstr(bp_last_error(), "nothing_here"));
+  }
+}
+
 static void unload_drains_pending_launches(void **state) {
   kernel_fixture_t *f = *state;
   write_file("sub/ops.json", two_ops, 0644);
@@ -225,6 +237,7 @@ int main(void) {
       T(symlink_out_of_the_folder_is_refused),
       T(outside_paths_load_when_allowed),
       T(oversized_and_writable_files_are_refused),
+      T(missing_files_are_not_found),
       T(unload_drains_pending_launches),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -44,6 +44,26 @@ static void test_status_suffix(void **state) {
   assert_true(spec.rules[BP_LAYER_FN_record_event].probability == 1.0);
 }
 
+/* The kernels extension's calls are rule names too. */
+static void test_kernel_rules(void **state) {
+  (void)state;
+  bp_fault_spec_t spec;
+  assert_int_equal(
+      bp_fault_spec_parse("module_load:3,launch:p=0.25=C_ERROR", &spec), BP_OK);
+  const bp_fault_rule_t *load = &spec.rules[BP_LAYER_FN_module_load];
+  assert_true(load->active);
+  assert_int_equal(load->nth, 3);
+  assert_int_equal(load->status, C_FAILED);
+  const bp_fault_rule_t *launch = &spec.rules[BP_LAYER_FN_launch];
+  assert_true(launch->active);
+  assert_int_equal(launch->nth, 0);
+  assert_true(launch->probability == 0.25);
+  assert_int_equal(launch->status, C_ERROR);
+  assert_int_equal(bp_fault_spec_parse("module_load_file:1", &spec),
+                   BP_ERR_INVALID_ARGUMENT);
+  assert_non_null(strstr(bp_last_error(), "module_load or launch"));
+}
+
 static void test_empty_spec_has_no_rules(void **state) {
   (void)state;
   bp_fault_spec_t spec;
@@ -72,6 +92,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_parses_the_documented_example),
       cmocka_unit_test(test_status_suffix),
+      cmocka_unit_test(test_kernel_rules),
       cmocka_unit_test(test_empty_spec_has_no_rules),
       cmocka_unit_test(test_rejects_bad_rules),
   };

@@ -76,12 +76,17 @@ static void assert_changed(const C_DeviceInterface *before,
   assert_int_equal(changed, count);
 }
 
+/* The slots, then the kernels extension's calls. */
 static void test_layer_function_names(void **state) {
   (void)state;
   size_t count = sizeof wrapped / sizeof wrapped[0] - 1;
-  assert_int_equal(BP_LAYER_FN_COUNT, count);
+  assert_int_equal(BP_LAYER_FN_COUNT, count + 2);
   for (size_t i = 0; i < count; ++i)
     assert_string_equal(bp_layer_function_names[i], wrapped[i]);
+  assert_string_equal(bp_layer_function_names[count], "module_load");
+  assert_string_equal(bp_layer_function_names[count + 1], "launch");
+  assert_int_equal(bp_layer_function_find("launch", strlen("launch")),
+                   BP_LAYER_FN_launch);
   assert_int_equal(bp_layer_function_find("blas_axpby", strlen("blas_axpby")),
                    BP_LAYER_FN_blas_axpby);
   assert_int_equal(bp_layer_function_find("xccl_send", strlen("xccl_send")),

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "support/file_lines.h"
 #include "support/runtime_fixture.h"
 
 typedef struct log_runtime {
@@ -35,14 +36,7 @@ static void close_logged(log_runtime_t *r) {
 
 /* Lines of the log holding `fragment`. */
 static size_t log_lines(const log_runtime_t *r, const char *fragment) {
-  FILE *log = fopen(r->log, "r");
-  assert_non_null(log);
-  char line[2048];
-  size_t n = 0;
-  while (fgets(line, sizeof line, log))
-    n += strstr(line, fragment) != NULL;
-  fclose(log);
-  return n;
+  return file_lines_with(r->log, fragment);
 }
 
 static size_t all_lines(const log_runtime_t *r) {

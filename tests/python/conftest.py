@@ -1,5 +1,7 @@
 """Shared fixtures: the package comes from the build tree (PYTHONPATH set by
 CTest) and BACKPLANE_VCPU_DEVICES=2."""
+import os
+
 import numpy as np
 import pytest
 
@@ -29,3 +31,12 @@ def dev1():
 @pytest.fixture
 def rng():
     return np.random.default_rng(1234)
+
+
+@pytest.fixture
+def kernels_path():
+    """The C kernel tests' kernel library (tests/kernel), from CTest."""
+    path = os.environ.get("BP_TEST_KERNELS")
+    if not path:
+        pytest.skip("BP_TEST_KERNELS is not set (no vcpu kernel library)")
+    return path

@@ -24,7 +24,7 @@ static void test_all_json_records(void **state) {
   assert_int_equal(run.exit_code, 0);
   json_t *records = json_loads(run.out, 0, NULL);
   assert_true(json_is_array(records));
-  size_t i, dispatch = 0, copy = 0, stream = 0;
+  size_t i, dispatch = 0, copy = 0, stream = 0, ring = 0;
   json_t *record;
   json_array_foreach(records, i, record) {
     const char *bench = json_string_value(json_object_get(record, "bench"));
@@ -32,6 +32,8 @@ static void test_all_json_records(void **state) {
     dispatch += !strcmp(bench, "dispatch");
     copy += !strcmp(bench, "copy");
     stream += !strcmp(bench, "stream");
+    const char *bench_case = json_string_value(json_object_get(record, "case"));
+    ring += bench_case && !strncmp(bench_case, "ring all-reduce kernel, ", 24);
     assert_true(json_is_string(json_object_get(record, "case")));
     assert_true(json_is_number(json_object_get(record, "value")));
     assert_true(json_is_string(json_object_get(record, "unit")));
@@ -46,6 +48,8 @@ static void test_all_json_records(void **state) {
   assert_int_equal(dispatch, 7);
   assert_int_equal(copy, 24);
   assert_int_equal(stream, 4);
+  /* launch: the ring kernel beside bp_comm_all_reduce, 1 KiB and 64 KiB. */
+  assert_int_equal(ring, 2);
   json_decref(records);
   tool_run_release(&run);
 }

@@ -1,5 +1,6 @@
 /* Running the built `backplane` binary from a test and capturing what it
- * prints on stdout (stderr passes through to the test's stderr). */
+ * prints on stdout and stderr (stderr is also copied to the test's stderr
+ * once the command has exited). */
 #ifndef BACKPLANE_TESTS_TOOL_RUNNER_H_
 #define BACKPLANE_TESTS_TOOL_RUNNER_H_
 
@@ -9,6 +10,7 @@ typedef struct tool_run {
   int exit_code; /* the exit status; 128 + signal if it was killed */
   char *out;     /* everything printed on stdout, NUL-terminated; owned */
   size_t out_size;
+  char *err; /* everything printed on stderr, NUL-terminated; owned */
 } tool_run_t;
 
 /* Runs BP_TOOL_PATH with `args` (NULL-terminated, without argv[0]) and

@@ -72,5 +72,7 @@ vcpu_config vcpu_config_from_environment(void) {
                            VCPU_MAX_MEMORY, VCPU_DEFAULT_MEMORY);
   config.jitter_us = (unsigned)read_setting("BACKPLANE_VCPU_JITTER_US", false,
                                             0, VCPU_MAX_JITTER_US, 0);
+  config.cores = (unsigned)read_setting("BACKPLANE_VCPU_CORES", false, 1,
+                                        VCPU_MAX_CORES, 0);
   return config;
 }

@@ -19,11 +19,13 @@
 #define VCPU_MIN_MEMORY ((size_t)1 << 20)
 #define VCPU_MAX_MEMORY ((size_t)1 << 40)
 #define VCPU_MAX_JITTER_US 1000000u
+#define VCPU_MAX_CORES 4096
 
 typedef struct vcpu_config {
   int device_count;
   size_t memory_per_device;
   unsigned jitter_us;
+  unsigned cores; /* 0: the host's online CPUs */
 } vcpu_config;
 
 vcpu_config vcpu_config_from_environment(void);

@@ -17,7 +17,10 @@
 #include "stream.h"
 
 /* A slot: the label, then the arguments when they fit. */
-enum { LABEL_SIZE = 64, SLOT_ARGS_OFFSET = LABEL_SIZE };
+enum {
+  LABEL_SIZE = VCPU_KERNEL_LABEL_SIZE,
+  SLOT_ARGS_OFFSET = VCPU_KERNEL_LABEL_SIZE
+};
 #define SLOT_ARGS_CAPACITY (VCPU_QUEUE_SLOT_SIZE - SLOT_ARGS_OFFSET)
 
 static const atomic_bool g_never_aborted = false;

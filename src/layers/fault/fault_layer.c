@@ -1,5 +1,6 @@
 /* The fault layer (internal): makes chosen plugin calls fail before they
- * reach the plugin, per the rules of fault_spec.h. Only functions with a
+ * reach the plugin, per the rules of fault_spec.h: slots of the table and
+ * the kernels extension's module loads and launches. Only functions with a
  * rule are intercepted. Calls are counted per function and plugin with an
  * atomic counter, so "the Nth call" is exact under concurrency and the
  * probabilistic choice depends only on (seed, function, call number).
@@ -22,6 +23,7 @@
 typedef struct bp_fault_layer {
   const bp_fault_spec_t *spec; /* the runtime's, parsed once */
   C_DeviceInterface next;
+  BP_KernelExtension next_kernels; /* when the plugin has the extension */
   atomic_uint_fast64_t calls[BP_LAYER_FN_COUNT];
   atomic_uint_fast64_t injected;
 } bp_fault_layer_t;
@@ -69,6 +71,50 @@ static bool should_fail(bp_fault_layer_t *layer, bp_layer_function_t fn,
 BP_PLUGIN_SLOTS(BP_FAULT_WRAPPER)
 #undef BP_FAULT_WRAPPER
 
+/* ---- the kernels extension: module_load (file or data) and launch ---- */
+
+#define FAULT_OR_NEXT(fn, call)                                                \
+  bp_fault_layer_t *layer = bp_layer_context(device, BP_LAYER_FAULT);          \
+  if (should_fail(layer, BP_LAYER_FN_##fn, device))                            \
+    return layer->spec->rules[BP_LAYER_FN_##fn].status;                        \
+  return layer->next_kernels.call
+
+static C_Status fault_module_load_file(const C_Device device, const char *path,
+                                       int32_t kind,
+                                       BP_KernelModule *out_module) {
+  FAULT_OR_NEXT(module_load, module_load_file(device, path, kind, out_module));
+}
+
+static C_Status fault_module_load_data(const C_Device device, const void *data,
+                                       size_t size, int32_t kind,
+                                       BP_KernelModule *out_module) {
+  FAULT_OR_NEXT(module_load,
+                module_load_data(device, data, size, kind, out_module));
+}
+
+static C_Status fault_launch(const C_Device device, C_Stream stream,
+                             BP_KernelFunction function, uint32_t blocks,
+                             const void *args, size_t args_size,
+                             const BP_LaunchConfig *config, const char *label) {
+  FAULT_OR_NEXT(launch, launch(device, stream, function, blocks, args,
+                               args_size, config, label));
+}
+
+/* Wraps the calls that have a rule. */
+static void fault_attach_kernels(void *context, BP_KernelExtension *kernels) {
+  bp_fault_layer_t *layer = context;
+  layer->next_kernels = *kernels;
+  const bp_fault_rule_t *rules = layer->spec->rules;
+  if (rules[BP_LAYER_FN_module_load].active) {
+    if (kernels->module_load_file)
+      kernels->module_load_file = fault_module_load_file;
+    if (kernels->module_load_data)
+      kernels->module_load_data = fault_module_load_data;
+  }
+  if (rules[BP_LAYER_FN_launch].active && kernels->launch)
+    kernels->launch = fault_launch;
+}
+
 static bp_status_t fault_open(const bp_layer_options_t *options,
                               void **out_shared) {
   bp_fault_spec_t *spec = malloc(sizeof *spec);
@@ -114,6 +160,7 @@ const bp_layer_t bp_fault_layer = {
     .name = "fault",
     .open = fault_open,
     .attach = fault_attach,
+    .attach_kernels = fault_attach_kernels,
     .destroy_context = free,
     .close = free,
     .add_stats = fault_add_stats,

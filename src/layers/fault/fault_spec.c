@@ -72,7 +72,8 @@ static bp_status_t parse_rule(const char *rule, size_t length,
   if (fn < 0)
     return bad_rule(rule, length,
                     "unknown function (use a C_DeviceInterface function "
-                    "that takes a device, e.g. device_memory_allocate)");
+                    "that takes a device, e.g. device_memory_allocate, or "
+                    "module_load or launch of the kernels extension)");
   const char *value = colon + 1;
   size_t value_length = length - (size_t)(value - rule);
   bp_fault_rule_t parsed = {.active = true, .status = C_FAILED};

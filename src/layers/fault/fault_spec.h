@@ -1,6 +1,7 @@
 /* Parsing BACKPLANE_FAULT (internal):
  *   rule  := FN ":" N ["=" STATUS] | FN ":p=" P ["=" STATUS] | "seed=" S
- * separated by commas. FN is an intercepted function (layer_functions.h), N
+ * separated by commas. FN is an intercepted function (layer_functions.h:
+ * a slot, or module_load or launch of the kernels extension), N
  * a call number >= 1, P a probability in [0, 1], STATUS C_FAILED (default),
  * C_ERROR or C_INTERNAL_ERROR. A later rule for the same FN replaces the
  * earlier one. */

@@ -1,7 +1,8 @@
 /* The trace layer (internal): records every intercepted plugin call on the
  * host (name, device, duration, result; copies with bytes and direction;
  * event records and the waits on them as flow arrows; the device's
- * allocated and reserved bytes as counters), every framework-face call and
+ * allocated and reserved bytes as counters), kernel launches and notifies
+ * of the kernels extension (trace_kernels.c), every framework-face call and
  * collective the core reports to its observer (core/observer.h), and
  * drives the plugin's own profiler_* functions so its device-side timeline
  * (one track per stream) lands in the same trace, keeping only this
@@ -35,6 +36,7 @@
 
 typedef struct bp_trace_session bp_trace_session_t;
 typedef struct bp_trace_layer bp_trace_layer_t;
+typedef struct bp_trace_kernel_name bp_trace_kernel_name_t;
 
 /* The last allocator counters written for one device. */
 typedef struct bp_trace_memory_sample {
@@ -45,6 +47,7 @@ typedef struct bp_trace_memory_sample {
 
 struct bp_trace_layer {
   C_DeviceInterface next;
+  BP_KernelExtension next_kernels; /* when the plugin has the extension */
   const bp_plugin_t *plugin;
   bp_trace_session_t *session;
   bp_trace_thread_buffers_t threads; /* host events */
@@ -54,14 +57,22 @@ struct bp_trace_layer {
   bp_clock_anchor_t start;           /* at attach */
   atomic_uint_fast64_t record_serial; /* event records so far */
   pthread_mutex_t lock;               /* guards the fields below */
-  bp_pointer_map_t flows;             /* event -> serial of its latest record */
-  bp_pointer_map_t streams;           /* this runtime's live C_Streams -> 1 */
-  bp_trace_comm_seqs_t comm_seqs;     /* communicator -> calls so far */
-  bp_trace_memory_sample_t *memory;   /* one per device of the plugin */
+  bp_pointer_map_t flows;   /* event or notify -> serial of its latest record */
+  bp_pointer_map_t streams; /* this runtime's live C_Streams -> 1 */
+  bp_trace_comm_seqs_t comm_seqs;   /* communicator -> calls so far */
+  bp_trace_memory_sample_t *memory; /* one per device of the plugin */
+  /* BP_KernelFunction -> its "kernel <name>" (trace_kernels.c), and every
+   * such name kept so far. */
+  bp_pointer_map_t kernel_functions;
+  bp_trace_kernel_name_t *kernel_names;
 };
 
 /* Saves *table as the layer's next table and writes the intercepts. */
 void bp_trace_layer_install(bp_trace_layer_t *layer, C_DeviceInterface *table);
+
+/* Wraps the kernels extension (trace_kernels.c); frees its names. */
+void bp_trace_attach_kernels(void *context, BP_KernelExtension *kernels);
+void bp_trace_kernel_names_free(bp_trace_layer_t *t);
 
 /* The observer's functions (core/observer.h); `context` is the layer. */
 void bp_trace_observe_api_call(void *context, bp_device_t *device,

@@ -199,6 +199,8 @@ static void trace_destroy_context(void *context) {
   bp_trace_thread_buffers_release(&layer->threads);
   bp_pointer_map_release(&layer->flows);
   bp_pointer_map_release(&layer->streams);
+  bp_pointer_map_release(&layer->kernel_functions);
+  bp_trace_kernel_names_free(layer);
   bp_trace_comm_seqs_release(&layer->comm_seqs);
   pthread_mutex_destroy(&layer->lock);
   free(layer->memory);
@@ -209,6 +211,7 @@ const bp_layer_t bp_trace_layer = {
     .name = "trace",
     .open = trace_open,
     .attach = trace_attach,
+    .attach_kernels = bp_trace_attach_kernels,
     .detach = trace_detach,
     .destroy_context = trace_destroy_context,
     .close = trace_close,

@@ -73,6 +73,7 @@ static bp_status_t validation_attach(void *shared, bp_plugin_t *plugin,
   pthread_mutex_init(&layer->lock, NULL);
   bp_validation_layer_install(layer, table);
   observer->refused = validation_refused;
+  observer->module_unloading = bp_validation_module_unloading;
   observer->refused_context = layer;
   *out_context = layer;
   return BP_OK;
@@ -84,6 +85,8 @@ static void validation_destroy_context(void *context) {
     fclose(layer->log);
   bp_object_set_release(&layer->live);
   bp_object_set_release(&layer->dead);
+  bp_pointer_map_release(&layer->function_modules);
+  bp_pointer_map_release(&layer->pending_launches);
   pthread_mutex_destroy(&layer->lock);
   free(layer);
 }
@@ -152,6 +155,7 @@ const bp_layer_t bp_validation_layer = {
     .name = "validation",
     .open = validation_open,
     .attach = validation_attach,
+    .attach_kernels = bp_validation_attach_kernels,
     .detach = validation_report_leaks,
     .destroy_context = validation_destroy_context,
     .close = validation_close,

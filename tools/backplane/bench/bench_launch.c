@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "bench.h"
+#include "bench_launch_ring.h"
 #include "cli/cli_kernels.h"
 #include "cli/cli_timing.h"
 #include "kernels/conformance_kernels.h"
@@ -152,5 +153,7 @@ bp_status_t bench_launch(bench_ctx_t *ctx) {
   bp_device_free(ctx->device, b.spin_out);
   bp_stream_destroy(b.stream);
   bp_module_unload(module);
+  if (status == BP_OK) /* the ring all-reduce kernel beside the built-in */
+    status = bench_launch_ring(ctx);
   return status;
 }

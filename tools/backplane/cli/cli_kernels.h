@@ -12,4 +12,9 @@
  * (with bp_last_error) when the plugin has no kernels extension. */
 bp_status_t cli_kernels_load(bp_device_t *device, bp_module_t **out_module);
 
+/* The shared object cli_kernels_load tries first into out:
+ * $BACKPLANE_CHECK_KERNELS if set (returns 1), else the one beside the
+ * executable (returns 0). */
+int cli_kernels_path(char *out, size_t size);
+
 #endif /* BACKPLANE_CLI_KERNELS_H_ */

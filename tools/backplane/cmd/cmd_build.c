@@ -8,6 +8,7 @@
 
 #include "backplane/backplane.h"
 #include "cli/cli_json.h"
+#include "cli/cli_output.h"
 #include "commands.h"
 
 typedef struct build_args {
@@ -136,15 +137,17 @@ int cmd_build(int argc, char **argv) {
                    ? 1
                    : 0;
     } else {
-      printf("built %s%s\n  target %s\n", path,
-             bp_built_module_from_cache(built) ? " (from the cache)" : "",
-             target_json ? target_json : "?");
+      fprintf(cli_out(), "built %s%s\n  target %s\n", path,
+              bp_built_module_from_cache(built) ? " (from the cache)" : "",
+              target_json ? target_json : "?");
       for (size_t f = 0; f < json_array_size(functions); f++) {
         json_t *entry = json_array_get(functions, f);
-        printf("  function %s: unsigned int %s(void *param), %lld block(s)\n",
-               json_string_value(json_object_get(entry, "name")),
-               json_string_value(json_object_get(entry, "name")),
-               (long long)json_integer_value(json_object_get(entry, "blocks")));
+        fprintf(
+            cli_out(),
+            "  function %s: unsigned int %s(void *param), %lld block(s)\n",
+            json_string_value(json_object_get(entry, "name")),
+            json_string_value(json_object_get(entry, "name")),
+            (long long)json_integer_value(json_object_get(entry, "blocks")));
       }
       json_decref(functions);
     }

@@ -226,14 +226,15 @@ static json_t *device_target_json(bp_device_t *device) {
 }
 
 static void print_targets(bp_runtime_t *runtime) {
-  printf("\nTargets:\n");
+  fprintf(cli_out(), "\nTargets:\n");
   for (size_t d = 0; d < bp_device_count(runtime); d++) {
     bp_device_t *device;
     if (bp_device_at(runtime, d, &device) != BP_OK)
       continue;
     json_t *json = device_target_json(device);
     char *text = json ? json_dumps(json, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
-    printf("  %-10s %s\n", bp_device_name(device), text ? text : "?");
+    fprintf(cli_out(), "  %-10s %s\n", bp_device_name(device),
+            text ? text : "?");
     free(text);
     json_decref(json);
   }

@@ -10,6 +10,7 @@
 #include "backplane/backplane.h"
 #include "cli/cli_json.h"
 #include "cli/cli_options.h"
+#include "cli/cli_output.h"
 #include "cli/cli_runtime.h"
 #include "commands.h"
 
@@ -71,10 +72,10 @@ static void release_args(target_args_t *args) {
 static void print_target(const char *label, const bp_target_t *target) {
   char *json = NULL;
   if (bp_target_to_json(target, &json) != BP_OK) {
-    printf("%s: %s\n", label, bp_last_error());
+    fprintf(cli_out(), "%s: %s\n", label, bp_last_error());
     return;
   }
-  printf("%s: %s\n", label, json);
+  fprintf(cli_out(), "%s: %s\n", label, json);
   free(json);
 }
 
@@ -132,7 +133,8 @@ static int device_targets(bp_runtime_t *runtime, const char *only, int json) {
                                                bp_device_name(device), "target",
                                                "error", bp_last_error()));
       else
-        printf("%s: none (%s)\n", bp_device_name(device), bp_last_error());
+        fprintf(cli_out(), "%s: none (%s)\n", bp_device_name(device),
+                bp_last_error());
       continue;
     }
     if (json)
