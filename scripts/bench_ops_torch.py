@@ -19,7 +19,11 @@ except ImportError:
 
 def make(op, shapes):
     """A closure running `op` once on fresh random inputs, writing into a
-    preallocated output where PyTorch has an out= form."""
+    preallocated output where PyTorch has an out= form (conv2d and
+    layer_norm have none: they allocate theirs, from PyTorch's allocator).
+    Each is the reference library's case: same op, shapes, dim and
+    attributes (conv2d: stride 1, padding 1, no bias; layer_norm: over the
+    last dim, no weight or bias, eps 1e-5; sum: over dim 0)."""
     t = [torch.randn(s) for s in shapes]
     if op == "mm":
         out = torch.empty(shapes[0][0], shapes[1][1])
@@ -35,7 +39,10 @@ def make(op, shapes):
         out = torch.empty(shapes[0])
         return lambda: out.copy_(t[0])
     if op == "softmax":
-        return lambda: torch.softmax(t[0], -1)
+        # torch.softmax has no out= form; its kernel's (aten::_softmax.out)
+        # writes into `out` like the reference library's call does.
+        out = torch.empty(shapes[0])
+        return lambda: torch._softmax(t[0], -1, False, out=out)
     if op == "sum":
         out = torch.empty(shapes[0][1:])
         return lambda: torch.sum(t[0], 0, out=out)

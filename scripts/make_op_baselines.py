@@ -515,7 +515,7 @@ def normalization():
 
 
 def convolution():
-    for tag, n, cin, hw, cout, k, stride, pad, dil, groups, bias, dt in (
+    for case in (
             ("f32/3x3", 2, 3, 8, 4, 3, 1, 0, 1, 1, True, torch.float32),
             ("f32/stride2_pad1", 2, 3, 9, 5, 3, 2, 1, 1, 1, True,
              torch.float32),
@@ -526,37 +526,42 @@ def convolution():
             ("f32/large", 4, 16, 16, 32, 3, 1, 1, 1, 1, True,
              torch.float32),
             ("f16", 1, 2, 6, 3, 3, 1, 1, 1, 1, True, torch.float16)):
-        x = randn((n, cin, hw, hw), dt).float().requires_grad_()
-        w = randn((cout, cin // groups, k, k), dt).float().requires_grad_()
-        b = randn((cout,), dt).float().requires_grad_() if bias else None
-        y = F.conv2d(x, w, b, stride, pad, dil, groups)
-        go = randn(y.shape, dt).float()
-        y.backward(go)
-        flops = 2 * y.numel() * (cin // groups) * k * k
-        atol = 1e-3 if dt == torch.float32 else None
-        kw = {"atol": atol, "rtol": 1e-4} if atol else {}
-        c = Case(f"conv2d/{tag}", "diopiConvolution2d", dt, flops=flops, **kw)
-        c.output("out", y.detach().to(dt)).input("input", x.detach().to(dt))
-        c.input("weight", w.detach().to(dt))
-        if bias:
-            c.input("bias", b.detach().to(dt))
-        for attr in (("stride", [stride] * 2), ("padding", [pad] * 2),
-                     ("dilation", [dil] * 2), ("groups", groups)):
-            c.attr(*attr)
-        add("conv2d", c)
-        bw = Case(f"conv2d_backward/{tag}", "diopiConvolution2dBackward", dt,
-                  flops=2 * flops, **kw)
-        bw.output("grad_input", x.grad.to(dt))
-        bw.output("grad_weight", w.grad.to(dt))
-        if bias:
-            bw.output("grad_bias", b.grad.to(dt))
-        bw.input("grad_output", go.to(dt)).input("input", x.detach().to(dt))
-        bw.input("weight", w.detach().to(dt))
-        for attr in (("bias_sizes", [cout] if bias else []),
-                     ("stride", [stride] * 2), ("padding", [pad] * 2),
-                     ("dilation", [dil] * 2), ("groups", groups)):
-            bw.attr(*attr)
-        add("conv2d", bw)
+        conv2d_case(*case)
+
+
+def conv2d_case(tag, n, cin, hw, cout, k, stride, pad, dil, groups, bias,
+                dt):
+    x = randn((n, cin, hw, hw), dt).float().requires_grad_()
+    w = randn((cout, cin // groups, k, k), dt).float().requires_grad_()
+    b = randn((cout,), dt).float().requires_grad_() if bias else None
+    y = F.conv2d(x, w, b, stride, pad, dil, groups)
+    go = randn(y.shape, dt).float()
+    y.backward(go)
+    flops = 2 * y.numel() * (cin // groups) * k * k
+    atol = 1e-3 if dt == torch.float32 else None
+    kw = {"atol": atol, "rtol": 1e-4} if atol else {}
+    c = Case(f"conv2d/{tag}", "diopiConvolution2d", dt, flops=flops, **kw)
+    c.output("out", y.detach().to(dt)).input("input", x.detach().to(dt))
+    c.input("weight", w.detach().to(dt))
+    if bias:
+        c.input("bias", b.detach().to(dt))
+    for attr in (("stride", [stride] * 2), ("padding", [pad] * 2),
+                 ("dilation", [dil] * 2), ("groups", groups)):
+        c.attr(*attr)
+    add("conv2d", c)
+    bw = Case(f"conv2d_backward/{tag}", "diopiConvolution2dBackward", dt,
+              flops=2 * flops, **kw)
+    bw.output("grad_input", x.grad.to(dt))
+    bw.output("grad_weight", w.grad.to(dt))
+    if bias:
+        bw.output("grad_bias", b.grad.to(dt))
+    bw.input("grad_output", go.to(dt)).input("input", x.detach().to(dt))
+    bw.input("weight", w.detach().to(dt))
+    for attr in (("bias_sizes", [cout] if bias else []),
+                 ("stride", [stride] * 2), ("padding", [pad] * 2),
+                 ("dilation", [dil] * 2), ("groups", groups)):
+        bw.attr(*attr)
+    add("conv2d", bw)
 
 
 def pooling():
@@ -708,10 +713,29 @@ def random_ops():
         .attr("seed", 16))
 
 
+def convolution_batches():
+    """Images in more than one GEMM batch (the reference library puts about
+    2048 output pixels in one), the last batch short. Generated last so
+    that the cases before it keep their random inputs."""
+    conv2d_case("f32/batches", 3, 2, 30, 3, 3, 1, 1, 1, 1, True,
+                torch.float32)
+
+
+def reductions_split():
+    """A column sum the reference library splits across two threads (over
+    2^15 elements; 18 rows a slice), columns in blocks of 1024
+    with a remainder. Generated last, like convolution_batches."""
+    x = randn((36, 1030))
+    add("sum", Case("sum/f32/split_columns", "diopiSum", atol=1e-4,
+                    rtol=1e-4).output("out", torch.sum(x, dim=[0]))
+        .input("input", x).attr("dim", [0]))
+
+
 def main():
     for make in (arithmetic, memory, gemm, activations, softmax, losses,
                  reductions, optimizers, normalization, convolution, pooling,
-                 indexing, shapes, random_ops):
+                 indexing, shapes, random_ops, convolution_batches,
+                 reductions_split):
         make()
     os.makedirs(OUT, exist_ok=True)
     total = 0

@@ -56,17 +56,27 @@ bp_status_t ops_tensor_new(void *storage, size_t nbytes, diopiDtype_t dtype,
   return BP_OK;
 }
 
+/* ops_tensor_new for public function `fn`, whose out_tensor must not be
+ * NULL (the tensor is not stored there yet: the caller finishes it). */
+static bp_status_t new_for_caller(const char *fn,
+                                  const diopiTensorHandle_t *out_tensor,
+                                  void *data, diopiDtype_t dtype, size_t ndim,
+                                  const int64_t *shape, const int64_t *strides,
+                                  bp_device_t *device,
+                                  struct diopiTensor **out) {
+  if (!out_tensor)
+    return bp_error(BP_ERR_INVALID_ARGUMENT, "%s: out_tensor is NULL", fn);
+  return ops_tensor_new(data, 0, dtype, ndim, shape, strides, device, out);
+}
+
 BP_API bp_status_t bp_ops_tensor_wrap(bp_device_t *device, void *data,
                                       diopiDtype_t dtype, size_t ndim,
                                       const int64_t *shape,
                                       const int64_t *strides,
                                       diopiTensorHandle_t *out_tensor) {
-  if (!out_tensor)
-    return bp_error(BP_ERR_INVALID_ARGUMENT,
-                    "bp_ops_tensor_wrap: out_tensor is NULL");
   struct diopiTensor *t;
-  bp_status_t status =
-      ops_tensor_new(data, 0, dtype, ndim, shape, strides, device, &t);
+  bp_status_t status = new_for_caller("bp_ops_tensor_wrap", out_tensor, data,
+                                      dtype, ndim, shape, strides, device, &t);
   if (status != BP_OK)
     return status;
   t->storage_nbytes = ops_tensor_span_bytes(dtype, ndim, t->shape, t->strides);
@@ -83,12 +93,9 @@ BP_API bp_status_t bp_ops_tensor_create(bp_device_t *device,
                                         bp_stream_t *stream, diopiDtype_t dtype,
                                         size_t ndim, const int64_t *shape,
                                         diopiTensorHandle_t *out_tensor) {
-  if (!out_tensor)
-    return bp_error(BP_ERR_INVALID_ARGUMENT,
-                    "bp_ops_tensor_create: out_tensor is NULL");
   struct diopiTensor *t;
-  bp_status_t status =
-      ops_tensor_new(NULL, 0, dtype, ndim, shape, NULL, device, &t);
+  bp_status_t status = new_for_caller("bp_ops_tensor_create", out_tensor, NULL,
+                                      dtype, ndim, shape, NULL, device, &t);
   if (status != BP_OK)
     return status;
   size_t numel = 1;
@@ -143,128 +150,60 @@ static char *element0(diopiConstTensorHandle_t t) {
          t->storage_offset * (int64_t)bp_ops_dtype_size(t->dtype);
 }
 
-#define REQUIRE(cond)                                                          \
-  do {                                                                         \
-    if (!(cond))                                                               \
-      return diopiErrorOccurred;                                               \
-  } while (0)
-
-DIOPI_RT_API diopiError_t diopiGetTensorData(diopiTensorHandle_t th,
-                                             void **out) {
-  REQUIRE(th && out);
-  *out = element0(th);
-  return diopiSuccess;
-}
-
-DIOPI_RT_API diopiError_t diopiGetTensorDataConst(diopiConstTensorHandle_t th,
-                                                  const void **out) {
-  REQUIRE(th && out);
-  *out = element0(th);
-  return diopiSuccess;
-}
-
-DIOPI_RT_API diopiError_t diopiGetTensorShape(diopiConstTensorHandle_t th,
-                                              diopiSize_t *size) {
-  REQUIRE(th && size);
-  size->data = th->shape;
-  size->len = th->ndim;
-  return diopiSuccess;
-}
-
-DIOPI_RT_API diopiError_t diopiGetTensorStride(diopiConstTensorHandle_t th,
-                                               diopiSize_t *stride) {
-  REQUIRE(th && stride);
-  stride->data = th->strides;
-  stride->len = th->ndim;
-  return diopiSuccess;
-}
-
-DIOPI_RT_API diopiError_t diopiGetTensorDtype(diopiConstTensorHandle_t th,
-                                              diopiDtype_t *dtype) {
-  REQUIRE(th && dtype);
-  *dtype = th->dtype;
-  return diopiSuccess;
-}
-
-DIOPI_RT_API diopiError_t diopiGetTensorDevice(diopiConstTensorHandle_t th,
-                                               diopiDevice_t *device) {
-  REQUIRE(th && device);
-  *device = th->device ? diopi_device : diopi_host;
-  return diopiSuccess;
-}
-
-DIOPI_RT_API diopiError_t diopiGetTensorNumel(diopiConstTensorHandle_t th,
-                                              int64_t *numel) {
-  REQUIRE(th && numel);
+static int64_t numel_of(diopiConstTensorHandle_t t) {
   int64_t n = 1;
-  for (int64_t i = 0; i < th->ndim; i++)
-    n *= th->shape[i];
-  *numel = n;
-  return diopiSuccess;
+  for (int64_t i = 0; i < t->ndim; i++)
+    n *= t->shape[i];
+  return n;
 }
 
-DIOPI_RT_API diopiError_t diopiGetTensorElemSize(diopiConstTensorHandle_t th,
-                                                 int64_t *itemsize) {
-  REQUIRE(th && itemsize);
-  *itemsize = (int64_t)bp_ops_dtype_size(th->dtype);
-  return diopiSuccess;
-}
+/* Defines the query NAME(th, out): a NULL th or out is diopiErrorOccurred;
+ * else *out = VALUE, an expression of th. */
+#define TENSOR_QUERY(NAME, HANDLE, OUT_TYPE, VALUE)                            \
+  DIOPI_RT_API diopiError_t NAME(HANDLE th, OUT_TYPE *out) {                   \
+    if (!th || !out)                                                           \
+      return diopiErrorOccurred;                                               \
+    *out = (VALUE);                                                            \
+    return diopiSuccess;                                                       \
+  }
 
-DIOPI_RT_API diopiError_t diopiGetTensorStoragePtr(diopiConstTensorHandle_t th,
-                                                   void **ptr) {
-  REQUIRE(th && ptr);
-  *ptr = th->storage;
-  return diopiSuccess;
-}
+typedef diopiConstTensorHandle_t const_handle_t;
+typedef const void *const_data_t;
 
-DIOPI_RT_API diopiError_t
-diopiGetTensorStorageOffset(diopiConstTensorHandle_t th, int64_t *offset) {
-  REQUIRE(th && offset);
-  *offset = th->storage_offset;
-  return diopiSuccess;
-}
+TENSOR_QUERY(diopiGetTensorData, diopiTensorHandle_t, void *, element0(th))
+TENSOR_QUERY(diopiGetTensorDataConst, const_handle_t, const_data_t,
+             element0(th))
+TENSOR_QUERY(diopiGetTensorShape, const_handle_t, diopiSize_t,
+             ((diopiSize_t){th->shape, th->ndim}))
+TENSOR_QUERY(diopiGetTensorStride, const_handle_t, diopiSize_t,
+             ((diopiSize_t){th->strides, th->ndim}))
+TENSOR_QUERY(diopiGetTensorDtype, const_handle_t, diopiDtype_t, th->dtype)
+TENSOR_QUERY(diopiGetTensorDevice, const_handle_t, diopiDevice_t,
+             th->device ? diopi_device : diopi_host)
+TENSOR_QUERY(diopiGetTensorNumel, const_handle_t, int64_t, numel_of(th))
+TENSOR_QUERY(diopiGetTensorElemSize, const_handle_t, int64_t,
+             (int64_t)bp_ops_dtype_size(th->dtype))
+TENSOR_QUERY(diopiGetTensorStoragePtr, const_handle_t, void *, th->storage)
+TENSOR_QUERY(diopiGetTensorStorageOffset, const_handle_t, int64_t,
+             th->storage_offset)
+TENSOR_QUERY(diopiGetTensorStorageNbytes, const_handle_t, size_t,
+             th->storage_nbytes)
+TENSOR_QUERY(diopiGetTensorDeviceIndex, const_handle_t, diopiDeviceIndex_t,
+             th->device ? (diopiDeviceIndex_t)bp_device_index(th->device) : -1)
+TENSOR_QUERY(diopiIsTensorSparse, const_handle_t, bool, false)
 
-DIOPI_RT_API diopiError_t
-diopiGetTensorStorageNbytes(diopiConstTensorHandle_t th, size_t *nbytes) {
-  REQUIRE(th && nbytes);
-  *nbytes = th->storage_nbytes;
-  return diopiSuccess;
-}
+/* Sparse tensors' parts: Backplane has no sparse tensors. */
+#define NO_SPARSE_PART(NAME)                                                   \
+  DIOPI_RT_API diopiError_t NAME(diopiConstTensorHandle_t th,                  \
+                                 diopiTensorHandle_t *out) {                   \
+    (void)th;                                                                  \
+    (void)out;                                                                 \
+    return diopiErrorOccurred;                                                 \
+  }
 
-DIOPI_RT_API diopiError_t diopiGetTensorDeviceIndex(diopiConstTensorHandle_t th,
-                                                    diopiDeviceIndex_t *index) {
-  REQUIRE(th && index);
-  *index = th->device ? (diopiDeviceIndex_t)bp_device_index(th->device) : -1;
-  return diopiSuccess;
-}
-
-DIOPI_RT_API diopiError_t diopiIsTensorSparse(diopiConstTensorHandle_t th,
-                                              bool *is_sparse) {
-  REQUIRE(th && is_sparse);
-  *is_sparse = false;
-  return diopiSuccess;
-}
-
-DIOPI_RT_API diopiError_t diopiGetTensorCrowIndices(diopiConstTensorHandle_t th,
-                                                    diopiTensorHandle_t *out) {
-  (void)th;
-  (void)out;
-  return diopiErrorOccurred; /* no sparse tensors */
-}
-
-DIOPI_RT_API diopiError_t diopiGetTensorColIndices(diopiConstTensorHandle_t th,
-                                                   diopiTensorHandle_t *out) {
-  (void)th;
-  (void)out;
-  return diopiErrorOccurred;
-}
-
-DIOPI_RT_API diopiError_t diopiGetTensorValues(diopiConstTensorHandle_t th,
-                                               diopiTensorHandle_t *out) {
-  (void)th;
-  (void)out;
-  return diopiErrorOccurred;
-}
+NO_SPARSE_PART(diopiGetTensorCrowIndices)
+NO_SPARSE_PART(diopiGetTensorColIndices)
+NO_SPARSE_PART(diopiGetTensorValues)
 
 DIOPI_RT_API const char *diopiGetVersion(void) {
   return "1.0.0";

@@ -6,6 +6,7 @@
 
 #include "ref_elementwise.h"
 #include "ref_error.h"
+#include "ref_f32.h"
 
 typedef diopiConstTensorHandle_t CT;
 
@@ -42,8 +43,8 @@ static double relu_fn(const double *x, const double *p) {
   (void)p;
   return x[0] > 0 ? x[0] : 0;
 }
-static void relu_f32(float *out, const float *const *in, int64_t n,
-                     const double *p) {
+REF_F32_CLONES static void relu_f32(float *out, const float *const *in,
+                                    int64_t n, const double *p) {
   (void)p;
   const float *x = in[0];
   for (int64_t i = 0; i < n; i++)

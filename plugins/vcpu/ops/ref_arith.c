@@ -7,6 +7,7 @@
 
 #include "ref_elementwise.h"
 #include "ref_error.h"
+#include "ref_f32.h"
 #include "ref_tensor.h"
 
 typedef enum arith { ADD, MUL, DIV } arith_t;
@@ -26,8 +27,8 @@ static double div_fn(const double *in, const double *p) {
                                   : q;
 }
 
-static void add_f32(float *out, const float *const *in, int64_t n,
-                    const double *p) {
+REF_F32_CLONES static void add_f32(float *out, const float *const *in,
+                                   int64_t n, const double *p) {
   const float *a = in[0], *b = in[1];
   float alpha = (float)p[0];
   if (alpha == 1.0f)
@@ -37,8 +38,8 @@ static void add_f32(float *out, const float *const *in, int64_t n,
     for (int64_t i = 0; i < n; i++)
       out[i] = a[i] + alpha * b[i];
 }
-static void mul_f32(float *out, const float *const *in, int64_t n,
-                    const double *p) {
+REF_F32_CLONES static void mul_f32(float *out, const float *const *in,
+                                   int64_t n, const double *p) {
   (void)p;
   const float *a = in[0], *b = in[1];
   for (int64_t i = 0; i < n; i++)

@@ -13,6 +13,16 @@
 
 enum { REF_F32_BLOCK = 256 };
 
+/* The hot float32 loops are built three ways on x86-64 (AVX-512, AVX2 with
+ * FMA, and the baseline SSE2) and the loader picks the best one the CPU
+ * runs (GNU ifunc); elsewhere, one build. Put it before such a function. */
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__linux__)
+#define REF_F32_CLONES                                                         \
+  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define REF_F32_CLONES
+#endif
+
 /* float32 and contiguous (row-major, any size-1 strides). */
 bool ref_f32_contiguous(const ref_view_t *v);
 

@@ -80,9 +80,10 @@ static void grad_sums_f32(const float *restrict g, const float *restrict w,
 
 /* y[k] = (x[k] - center) * scale + shift, then times w[k] and plus b[k]
  * where given. y may be x. */
-static void affine_f32(float *y, const float *x, int64_t n, float center,
-                       float scale, float shift, const float *restrict w,
-                       const float *restrict b) {
+REF_F32_CLONES static void affine_f32(float *y, const float *x, int64_t n,
+                                      float center, float scale, float shift,
+                                      const float *restrict w,
+                                      const float *restrict b) {
   for (int64_t k = 0; k < n; k++)
     y[k] = (x[k] - center) * scale + shift;
   if (w)
@@ -91,6 +92,47 @@ static void affine_f32(float *y, const float *x, int64_t n, float center,
   if (b)
     for (int64_t k = 0; k < n; k++)
       y[k] += b[k];
+}
+
+typedef diopiConstTensorHandle_t CT;
+
+/* The forwards' common tensors; out shaped like input. */
+static diopiError_t forward_views(const char *op, norm_task_t *t, CT out,
+                                  CT save_mean, CT save_invstd, CT input,
+                                  CT weight, CT bias) {
+  const ref_arg_t args[] = {
+      {"input", input, &t->input, NULL},
+      {"out", out, &t->out, NULL},
+      {"save_mean", save_mean, &t->mean, &t->has_mean},
+      {"save_invstd", save_invstd, &t->invstd, &t->has_invstd},
+      {"weight", weight, &t->weight, &t->has_weight},
+      {"bias", bias, &t->bias, &t->has_bias}};
+  diopiError_t err = ref_views(op, args, REF_COUNT(args));
+  return err ? err
+             : ref_expect_shape(op, "out", &t->out, t->input.shape,
+                                t->input.ndim);
+}
+
+/* The backwards' common tensors; grad_output, and grad_input when given,
+ * shaped like input. */
+static diopiError_t backward_views(const char *op, norm_task_t *t,
+                                   CT grad_input, CT grad_weight, CT grad_bias,
+                                   CT grad_output, CT input, CT weight) {
+  const ref_arg_t args[] = {
+      {"input", input, &t->input, NULL},
+      {"grad_output", grad_output, &t->grad_output, NULL},
+      {"grad_input", grad_input, &t->out, &t->has_out},
+      {"grad_weight", grad_weight, &t->grad_weight, &t->has_grad_weight},
+      {"grad_bias", grad_bias, &t->grad_bias, &t->has_grad_bias},
+      {"weight", weight, &t->weight, &t->has_weight}};
+  diopiError_t err = ref_views(op, args, REF_COUNT(args));
+  if (!err)
+    err = ref_expect_shape(op, "grad_output", &t->grad_output, t->input.shape,
+                           t->input.ndim);
+  if (!err && t->has_out)
+    err = ref_expect_shape(op, "grad_input", &t->out, t->input.shape,
+                           t->input.ndim);
+  return err;
 }
 
 /* ---- layer_norm ---------------------------------------------------------- */
@@ -316,20 +358,8 @@ REF_EXPORT diopiError_t diopiLayerNorm(
   norm_task_t t;
   memset(&t, 0, sizeof t);
   t.eps = eps;
-  diopiError_t err = ref_view(op, "input", input, &t.input);
-  if (!err)
-    err = ref_view(op, "out", out, &t.out);
-  if (!err)
-    err = ref_expect_shape(op, "out", &t.out, t.input.shape, t.input.ndim);
-  if (!err)
-    err = ref_view_optional(op, "save_mean", save_mean, &t.mean, &t.has_mean);
-  if (!err)
-    err = ref_view_optional(op, "save_invstd", save_invstd, &t.invstd,
-                            &t.has_invstd);
-  if (!err)
-    err = ref_view_optional(op, "weight", weight, &t.weight, &t.has_weight);
-  if (!err)
-    err = ref_view_optional(op, "bias", bias, &t.bias, &t.has_bias);
+  diopiError_t err =
+      forward_views(op, &t, out, save_mean, save_invstd, input, weight, bias);
   if (!err)
     err = layer_shapes(op, &t, normalized_shape);
   if (!err)
@@ -350,29 +380,12 @@ REF_EXPORT diopiError_t diopiLayerNormBackward(
   (void)bias; /* the gradient does not depend on it */
   norm_task_t t;
   memset(&t, 0, sizeof t);
-  diopiError_t err = ref_view(op, "input", input, &t.input);
+  const ref_arg_t stats[] = {{"mean", mean, &t.mean, NULL},
+                             {"rstd", rstd, &t.invstd, NULL}};
+  diopiError_t err = backward_views(op, &t, grad_input, grad_weight, grad_bias,
+                                    grad_output, input, weight);
   if (!err)
-    err = ref_view(op, "grad_output", grad_output, &t.grad_output);
-  if (!err)
-    err = ref_expect_shape(op, "grad_output", &t.grad_output, t.input.shape,
-                           t.input.ndim);
-  if (!err)
-    err = ref_view_optional(op, "grad_input", grad_input, &t.out, &t.has_out);
-  if (!err && t.has_out)
-    err =
-        ref_expect_shape(op, "grad_input", &t.out, t.input.shape, t.input.ndim);
-  if (!err)
-    err = ref_view_optional(op, "grad_weight", grad_weight, &t.grad_weight,
-                            &t.has_grad_weight);
-  if (!err)
-    err = ref_view_optional(op, "grad_bias", grad_bias, &t.grad_bias,
-                            &t.has_grad_bias);
-  if (!err)
-    err = ref_view_optional(op, "weight", weight, &t.weight, &t.has_weight);
-  if (!err)
-    err = ref_view(op, "mean", mean, &t.mean);
-  if (!err)
-    err = ref_view(op, "rstd", rstd, &t.invstd);
+    err = ref_views(op, stats, REF_COUNT(stats));
   t.has_mean = t.has_invstd = true;
   if (!err)
     err = layer_shapes(op, &t, normalized_shape);
@@ -606,26 +619,13 @@ diopiBatchNorm(diopiContextHandle_t ctx, diopiTensorHandle_t out,
   t.training = training;
   t.momentum = momentum;
   t.eps = eps;
-  diopiError_t err = ref_view(op, "input", input, &t.input);
+  const ref_arg_t running[] = {
+      {"running_mean", running_mean, &t.running_mean, &t.has_running_mean},
+      {"running_var", running_var, &t.running_var, &t.has_running_var}};
+  diopiError_t err =
+      forward_views(op, &t, out, save_mean, save_invstd, input, weight, bias);
   if (!err)
-    err = ref_view(op, "out", out, &t.out);
-  if (!err)
-    err = ref_expect_shape(op, "out", &t.out, t.input.shape, t.input.ndim);
-  if (!err)
-    err = ref_view_optional(op, "save_mean", save_mean, &t.mean, &t.has_mean);
-  if (!err)
-    err = ref_view_optional(op, "save_invstd", save_invstd, &t.invstd,
-                            &t.has_invstd);
-  if (!err)
-    err = ref_view_optional(op, "weight", weight, &t.weight, &t.has_weight);
-  if (!err)
-    err = ref_view_optional(op, "bias", bias, &t.bias, &t.has_bias);
-  if (!err)
-    err = ref_view_optional(op, "running_mean", running_mean, &t.running_mean,
-                            &t.has_running_mean);
-  if (!err)
-    err = ref_view_optional(op, "running_var", running_var, &t.running_var,
-                            &t.has_running_var);
+    err = ref_views(op, running, REF_COUNT(running));
   if (!err && !training && !(t.has_running_mean && t.has_running_var))
     err = ref_fail(op, "running_mean, running_var: required when not "
                        "training");
@@ -650,36 +650,15 @@ REF_EXPORT diopiError_t diopiBatchNormBackward(
   memset(&t, 0, sizeof t);
   t.training = training;
   t.eps = eps;
-  diopiError_t err = ref_view(op, "input", input, &t.input);
+  const ref_arg_t stats[] = {
+      {"running_mean", running_mean, &t.running_mean, &t.has_running_mean},
+      {"running_var", running_var, &t.running_var, &t.has_running_var},
+      {"save_mean", save_mean, &t.mean, &t.has_mean},
+      {"save_invstd", save_invstd, &t.invstd, &t.has_invstd}};
+  diopiError_t err = backward_views(op, &t, grad_input, grad_weight, grad_bias,
+                                    grad_output, input, weight);
   if (!err)
-    err = ref_view(op, "grad_output", grad_output, &t.grad_output);
-  if (!err)
-    err = ref_expect_shape(op, "grad_output", &t.grad_output, t.input.shape,
-                           t.input.ndim);
-  if (!err)
-    err = ref_view_optional(op, "grad_input", grad_input, &t.out, &t.has_out);
-  if (!err && t.has_out)
-    err =
-        ref_expect_shape(op, "grad_input", &t.out, t.input.shape, t.input.ndim);
-  if (!err)
-    err = ref_view_optional(op, "grad_weight", grad_weight, &t.grad_weight,
-                            &t.has_grad_weight);
-  if (!err)
-    err = ref_view_optional(op, "grad_bias", grad_bias, &t.grad_bias,
-                            &t.has_grad_bias);
-  if (!err)
-    err = ref_view_optional(op, "weight", weight, &t.weight, &t.has_weight);
-  if (!err)
-    err = ref_view_optional(op, "running_mean", running_mean, &t.running_mean,
-                            &t.has_running_mean);
-  if (!err)
-    err = ref_view_optional(op, "running_var", running_var, &t.running_var,
-                            &t.has_running_var);
-  if (!err)
-    err = ref_view_optional(op, "save_mean", save_mean, &t.mean, &t.has_mean);
-  if (!err)
-    err = ref_view_optional(op, "save_invstd", save_invstd, &t.invstd,
-                            &t.has_invstd);
+    err = ref_views(op, stats, REF_COUNT(stats));
   if (!err && training && !(t.has_mean && t.has_invstd))
     err = ref_fail(op, "save_mean, save_invstd: required when training");
   if (!err && !training && !(t.has_running_mean && t.has_running_var))

@@ -2,7 +2,9 @@
  * over one dim (argmax: or over everything). Accumulation in double. The
  * caller's out shape says whether reduced dims are kept (as 1) or dropped.
  * sum and mean of contiguous float32 over one run of adjacent dims
- * (outer x length x inner) take a fast path split across the worker pool. */
+ * (outer x length x inner) take a fast path split across the worker pool:
+ * rows read in memory order, summed in float a few rows at a time and in
+ * double beyond. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,12 +25,13 @@ typedef struct reduce_task {
   ref_view_t input, out, indices; /* indices: MAX only */
   bool reduced[REF_MAX_DIMS];
   int64_t out_numel, count; /* elements folded into each output */
-  double *acc;              /* scratch, out_numel each */
+  double *acc; /* scratch: out_numel (generic), or the column partials */
   int64_t *best;
   bool *seen;
-  /* The fast path's split of the input: outer x length x inner. */
+  /* The fast path's split of the input: outer x length x inner; column
+   * sums split each slab's rows into `slices` (partials in acc). */
   bool fast;
-  int64_t outer, length, inner;
+  int64_t outer, length, inner, slices;
 } reduce_task_t;
 
 /* The output position of input linear index i (reduced dims dropped). */
@@ -90,44 +93,76 @@ static void plan_f32(reduce_task_t *t) {
   t->fast = true;
 }
 
-/* Fast-path items: whole rows when inner is 1, else blocks of up to
- * REF_F32_BLOCK adjacent outputs, each summed down `length` rows. */
-static int64_t f32_blocks(const reduce_task_t *t) {
-  return (t->inner + REF_F32_BLOCK - 1) / REF_F32_BLOCK;
-}
-
-static void sum_f32(void *context, int64_t begin, int64_t end) {
+/* Row sums (inner 1): one output per row, rows split across the pool. */
+static void row_sums_f32(void *context, int64_t begin, int64_t end) {
   const reduce_task_t *t = context;
   const float *x = (const float *)t->input.data;
   float *out = (float *)t->out.data;
   double count = t->kind == MEAN ? (double)t->count : 1.0;
-  if (t->inner == 1) {
-    for (int64_t o = begin; o < end; o++)
-      out[o] = (float)(ref_f32_sum(x + o * t->length, t->length) / count);
-    return;
-  }
-  double acc[REF_F32_BLOCK];
+  for (int64_t o = begin; o < end; o++)
+    out[o] = (float)(ref_f32_sum(x + o * t->length, t->length) / count);
+}
+
+/* Column sums (inner > 1): item (o, s) adds slice s of slab o's `length`
+ * rows (all inner columns, reading rows in order) into its own double
+ * partials t->acc[item * inner ...]: runs of RUN_ROWS rows in float, whose
+ * adds vectorize, then into the doubles. */
+enum { RUN_ROWS = 32, RUN_COLUMNS = 1024 };
+REF_F32_CLONES static void column_partials_f32(void *context, int64_t begin,
+                                               int64_t end) {
+  const reduce_task_t *t = context;
+  float run[RUN_COLUMNS];
   for (int64_t item = begin; item < end; item++) {
-    int64_t o = item / f32_blocks(t);
-    int64_t c0 = item % f32_blocks(t) * REF_F32_BLOCK;
-    int64_t n = t->inner - c0 < REF_F32_BLOCK ? t->inner - c0 : REF_F32_BLOCK;
-    memset(acc, 0, sizeof acc);
-    for (int64_t r = 0; r < t->length; r++) {
-      const float *restrict row = x + (o * t->length + r) * t->inner + c0;
-      for (int64_t k = 0; k < n; k++)
-        acc[k] += (double)row[k];
+    int64_t o = item / t->slices, s = item % t->slices;
+    int64_t r0 = s * t->length / t->slices;
+    int64_t r1 = (s + 1) * t->length / t->slices;
+    double *acc = t->acc + item * t->inner;
+    memset(acc, 0, (size_t)t->inner * sizeof *acc);
+    for (int64_t c0 = 0; c0 < t->inner; c0 += RUN_COLUMNS) {
+      int64_t n = t->inner - c0 < RUN_COLUMNS ? t->inner - c0 : RUN_COLUMNS;
+      const float *x =
+          (const float *)t->input.data + (o * t->length + r0) * t->inner + c0;
+      for (int64_t r = r0; r < r1; r += RUN_ROWS) {
+        int64_t rows = r1 - r < RUN_ROWS ? r1 - r : RUN_ROWS;
+        memset(run, 0, (size_t)n * sizeof *run);
+        int64_t rr = 0, ld = t->inner;
+        for (; rr + 4 <= rows; rr += 4, x += 4 * ld) /* 4 rows a pass */
+          for (int64_t k = 0; k < n; k++)
+            run[k] += (x[k] + x[k + ld]) + (x[k + 2 * ld] + x[k + 3 * ld]);
+        for (; rr < rows; rr++, x += ld)
+          for (int64_t k = 0; k < n; k++)
+            run[k] += x[k];
+        for (int64_t k = 0; k < n; k++)
+          acc[c0 + k] += (double)run[k];
+      }
     }
-    for (int64_t k = 0; k < n; k++)
-      out[o * t->inner + c0 + k] = (float)(acc[k] / count);
   }
+}
+
+/* out = the sum of each output's slices' partials (over count for mean). */
+static void column_finish_f32(const reduce_task_t *t) {
+  float *out = (float *)t->out.data;
+  double count = t->kind == MEAN ? (double)t->count : 1.0;
+  for (int64_t o = 0; o < t->outer; o++)
+    for (int64_t c = 0; c < t->inner; c++) {
+      double sum = 0;
+      for (int64_t s = 0; s < t->slices; s++)
+        sum += t->acc[(o * t->slices + s) * t->inner + c];
+      out[o * t->inner + c] = (float)(sum / count);
+    }
 }
 
 static void run(void *args) {
   reduce_task_t *t = args;
+  if (t->fast && t->inner == 1) {
+    ref_parallel_for(t->outer, (1 << 15) / t->length + 1, row_sums_f32, t);
+    return;
+  }
   if (t->fast) {
-    int64_t items = t->inner == 1 ? t->outer : t->outer * f32_blocks(t);
-    int64_t per_item = t->length * (t->inner == 1 ? 1 : REF_F32_BLOCK);
-    ref_parallel_for(items, (1 << 15) / per_item + 1, sum_f32, t);
+    int64_t per_item = t->length * t->inner / t->slices;
+    ref_parallel_for(t->outer * t->slices, (1 << 15) / per_item + 1,
+                     column_partials_f32, t);
+    column_finish_f32(t);
     return;
   }
   double *acc = t->acc;
@@ -157,6 +192,24 @@ static void run(void *args) {
     if (t->kind == MAX)
       ref_set(&t->indices, o, (double)best[o]);
   }
+}
+
+/* The fast path: column sums get their slices and partials' scratch. Both
+ * cores share the rows of a slab when there are fewer slabs than threads and
+ * enough rows (at least 2^15 elements a slice). */
+static diopiError_t launch_f32(diopiContextHandle_t ctx, const char *op,
+                               reduce_task_t *t) {
+  if (t->inner > 1) {
+    int64_t threads = ref_pool_threads(), elements = t->length * t->inner;
+    t->slices = t->outer >= threads ? 1 : threads;
+    while (t->slices > 1 && elements / t->slices < (1 << 15))
+      t->slices--;
+    size_t bytes = (size_t)(t->outer * t->slices * t->inner) * sizeof(double);
+    diopiError_t err = ref_scratch(ctx, op, bytes, (void **)&t->acc);
+    if (err)
+      return err;
+  }
+  return ref_enqueue(ctx, op, run, t, sizeof *t);
 }
 
 /* Marks the dims, checks out's shape (kept or dropped dims) and enqueues. */
@@ -196,7 +249,7 @@ static diopiError_t launch(diopiContextHandle_t ctx, const char *op,
     return diopiSuccess;
   plan_f32(t);
   if (t->fast)
-    return ref_enqueue(ctx, op, run, t, sizeof *t);
+    return launch_f32(ctx, op, t);
   size_t n = (size_t)t->out_numel;
   char *scratch;
   if ((err = ref_scratch(ctx, op, n * (sizeof(double) + sizeof(int64_t) + 1),

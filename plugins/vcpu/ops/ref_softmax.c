@@ -36,7 +36,8 @@ static void forward_lane(const softmax_task_t *t, int64_t lane) {
 
 /* float32, contiguous, dim last: rows of plain floats. log_softmax sums
  * its exps in a block on the stack, since out may be the input. */
-static void forward_row_f32(const softmax_task_t *t, int64_t row) {
+REF_F32_CLONES static void forward_row_f32(const softmax_task_t *t,
+                                           int64_t row) {
   const float *x = (const float *)t->a.data + row * t->length;
   float *y = (float *)t->out.data + row * t->length;
   float max = ref_f32_max(x, t->length);

@@ -83,6 +83,16 @@ diopiError_t ref_view_optional(const char *op, const char *arg,
   return ref_view(op, arg, t, out);
 }
 
+diopiError_t ref_views(const char *op, const ref_arg_t *args, int n) {
+  diopiError_t err = diopiSuccess;
+  for (int i = 0; !err && i < n; i++)
+    err = args[i].present
+              ? ref_view_optional(op, args[i].name, args[i].tensor,
+                                  args[i].view, args[i].present)
+              : ref_view(op, args[i].name, args[i].tensor, args[i].view);
+  return err;
+}
+
 bool ref_contiguous(const ref_view_t *v) {
   int64_t expected = 1;
   for (int i = v->ndim; i-- > 0;) {

@@ -32,6 +32,21 @@ diopiError_t ref_view_optional(const char *op, const char *arg,
                                diopiConstTensorHandle_t t, ref_view_t *out,
                                bool *present);
 
+/* One tensor argument of an op for ref_views: its name in messages, the
+ * handle, the view to fill, and where to record whether it was given (NULL:
+ * the argument is required). */
+typedef struct ref_arg {
+  const char *name;
+  diopiConstTensorHandle_t tensor;
+  ref_view_t *view;
+  bool *present;
+} ref_arg_t;
+
+/* ref_view (or ref_view_optional) over args[0, n) in order; the first
+ * error stops it. */
+diopiError_t ref_views(const char *op, const ref_arg_t *args, int n);
+#define REF_COUNT(array) ((int)(sizeof(array) / sizeof((array)[0])))
+
 size_t ref_dtype_size(diopiDtype_t dtype);
 bool ref_is_floating(diopiDtype_t dtype);
 bool ref_contiguous(const ref_view_t *v);

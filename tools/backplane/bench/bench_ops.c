@@ -282,16 +282,21 @@ static int make_cases(const bench_ctx_t *ctx, op_case_t *cases) {
     n = add_case(cases, n, name, row_ops[i], 1, i == 1 ? rc : rr,
                  (int[]){2, i == 1 ? 1 : 2}, 0, VS_NONE);
   }
-  int64_t img[4] = {q ? 1 : 8, q ? 4 : 64, q ? 8 : 28, q ? 8 : 28};
-  int64_t w[4] = {img[1], img[1], 3, 3};
-  const int64_t *conv[3] = {img, w, img};
-  snprintf(name, sizeof name, "conv2d/%lldx%lldx%lldx%lld_k3",
-           (long long)img[0], (long long)img[1], (long long)img[2],
-           (long long)img[3]);
-  n = add_case(cases, n, name, "conv2d", 2, conv, (int[]){4, 4, 4},
-               2.0 * (double)(img[0] * img[1] * img[2] * img[3]) *
-                   (double)(img[1] * 9),
-               VS_NONE);
+  /* conv2d 3x3, padding 1: (N, C, H, W) images, C -> C channels. */
+  static const int64_t convs[2][4] = {{8, 64, 28, 28}, {32, 32, 56, 56}};
+  for (int i = 0; i < (q ? 1 : 2); i++) {
+    int64_t img[4] = {q ? 1 : convs[i][0], q ? 4 : convs[i][1],
+                      q ? 8 : convs[i][2], q ? 8 : convs[i][3]};
+    int64_t w[4] = {img[1], img[1], 3, 3};
+    const int64_t *conv[3] = {img, w, img};
+    snprintf(name, sizeof name, "conv2d/%lldx%lldx%lldx%lld_k3",
+             (long long)img[0], (long long)img[1], (long long)img[2],
+             (long long)img[3]);
+    n = add_case(cases, n, name, "conv2d", 2, conv, (int[]){4, 4, 4},
+                 2.0 * (double)(img[0] * img[1] * img[2] * img[3]) *
+                     (double)(img[1] * 9),
+                 VS_NONE);
+  }
   return n;
 }
 
