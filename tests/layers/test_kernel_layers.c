@@ -328,64 +328,93 @@ static void write_manifest(char *dir, char *path, size_t size, bool variants) {
   chmod(path, 0600);
 }
 
-static void test_trace_launches_and_notify_flows(void **state) {
-  (void)state;
+/* A trace-layered runtime with BlockOp loaded from a manifest (see
+ * write_manifest) and room for three blocks' marks. */
+typedef struct block_op {
   layered_t r;
-  open_layered(&r, "trace", "");
   char dir[40], manifest[80];
-  write_manifest(dir, manifest, sizeof manifest, false);
-  bp_module_options_t outside = {.allow_outside_manifest_folder = 1};
-  bp_module_t *ops = NULL;
-  assert_int_equal(
-      bp_module_load_with_options(r.dev0, manifest, &outside, &ops), BP_OK);
-  int *seen = NULL;
-  assert_int_equal(bp_device_malloc(r.dev0, 3 * sizeof *seen, (void **)&seen),
-                   BP_OK);
-  block_param p = {seen};
-  assert_int_equal(
-      bp_launch(function_of(ops, "BlockOp"), 3, &p, sizeof p, NULL, r.stream),
-      BP_OK);
-  /* A notify recorded on one stream and waited on by another. */
-  bp_stream_t *second = NULL;
-  assert_int_equal(bp_stream_create(r.dev0, &second), BP_OK);
-  bp_notify_t *notify = NULL;
-  assert_int_equal(bp_notify_create(r.dev0, &notify), BP_OK);
-  uint32_t id = 0;
-  assert_int_equal(bp_notify_id(notify, &id), BP_OK);
-  assert_int_equal(bp_notify_record(notify, r.stream), BP_OK);
-  assert_int_equal(bp_notify_wait(notify, second, 5000), BP_OK);
-  assert_int_equal(bp_stream_synchronize(second), BP_OK);
-  assert_int_equal(bp_stream_synchronize(r.stream), BP_OK);
-  assert_int_equal(seen[2], 3002);
-  assert_int_equal(bp_stream_destroy(second), BP_OK);
-  assert_int_equal(bp_notify_destroy(notify), BP_OK);
-  assert_int_equal(bp_device_free(r.dev0, seen), BP_OK);
-  assert_int_equal(bp_module_unload(ops), BP_OK);
-  destroy_layered(&r);
+  bp_module_t *ops;
+  bp_function_t *op;
+  int *seen;
+} block_op_t;
 
-  json_t *root = trace_check_file(r.file);
-  /* The enqueue on the host's track, the run on vcpu:0's stream track. */
-  json_t *host = slice_with(root, "kernel block_kernel", "op", "BlockOp");
-  assert_non_null(host);
-  assert_int_equal(int_arg(host, "blocks"), 3);
-  assert_int_equal(int_arg(host, "args_bytes"), sizeof p);
-  assert_int_equal(json_integer_value(json_object_get(host, "pid")), 0);
+static void open_block_op(block_op_t *b, bool variants) {
+  open_layered(&b->r, "trace", "");
+  write_manifest(b->dir, b->manifest, sizeof b->manifest, variants);
+  bp_module_options_t outside = {.allow_outside_manifest_folder = 1};
+  b->ops = NULL;
+  assert_int_equal(
+      bp_module_load_with_options(b->r.dev0, b->manifest, &outside, &b->ops),
+      BP_OK);
+  b->op = function_of(b->ops, "BlockOp");
+  b->seen = NULL;
+  assert_int_equal(
+      bp_device_malloc(b->r.dev0, 3 * sizeof *b->seen, (void **)&b->seen),
+      BP_OK);
+}
+
+/* Frees, unloads and destroys the runtime; returns its trace. */
+static json_t *close_block_op(block_op_t *b) {
+  assert_int_equal(bp_device_free(b->r.dev0, b->seen), BP_OK);
+  assert_int_equal(bp_module_unload(b->ops), BP_OK);
+  destroy_layered(&b->r);
+  return trace_check_file(b->r.file);
+}
+
+static void remove_block_op(block_op_t *b, json_t *root) {
+  json_decref(root);
+  unlink(b->r.file);
+  unlink(b->manifest);
+  rmdir(b->dir);
+}
+
+/* Events "kernel block_kernel" of `op` with `blocks` on vcpu:0's tracks. */
+static size_t runs_on_device(json_t *root, const char *op, json_int_t blocks) {
   json_int_t device_pid = pid_of(root, "vcpu:0");
   assert_true(device_pid > 0);
   size_t on_device = 0, i;
   json_t *event;
   json_array_foreach(trace_events(root), i, event) {
     const char *n = json_string_value(json_object_get(event, "name"));
-    if (n && !strcmp(n, "kernel block_kernel") &&
-        json_integer_value(json_object_get(event, "pid")) == device_pid) {
-      assert_int_equal(int_arg(event, "blocks"), 3);
-      assert_string_equal(json_string_value(json_object_get(
-                              json_object_get(event, "args"), "op")),
-                          "BlockOp");
-      on_device++;
-    }
+    const char *o = json_string_value(
+        json_object_get(json_object_get(event, "args"), "op"));
+    on_device +=
+        n && !strcmp(n, "kernel block_kernel") && o && !strcmp(o, op) &&
+        int_arg(event, "blocks") == blocks &&
+        json_integer_value(json_object_get(event, "pid")) == device_pid;
   }
-  assert_int_equal(on_device, 1);
+  return on_device;
+}
+
+static void test_trace_launches_and_notify_flows(void **state) {
+  (void)state;
+  block_op_t b;
+  open_block_op(&b, false);
+  block_param p = {b.seen};
+  assert_int_equal(bp_launch(b.op, 3, &p, sizeof p, NULL, b.r.stream), BP_OK);
+  /* A notify recorded on one stream and waited on by another. */
+  bp_stream_t *second = NULL;
+  assert_int_equal(bp_stream_create(b.r.dev0, &second), BP_OK);
+  bp_notify_t *notify = NULL;
+  assert_int_equal(bp_notify_create(b.r.dev0, &notify), BP_OK);
+  uint32_t id = 0;
+  assert_int_equal(bp_notify_id(notify, &id), BP_OK);
+  assert_int_equal(bp_notify_record(notify, b.r.stream), BP_OK);
+  assert_int_equal(bp_notify_wait(notify, second, 5000), BP_OK);
+  assert_int_equal(bp_stream_synchronize(second), BP_OK);
+  assert_int_equal(bp_stream_synchronize(b.r.stream), BP_OK);
+  assert_int_equal(b.seen[2], 3002);
+  assert_int_equal(bp_stream_destroy(second), BP_OK);
+  assert_int_equal(bp_notify_destroy(notify), BP_OK);
+  json_t *root = close_block_op(&b);
+
+  /* The enqueue on the host's track, the run on vcpu:0's stream track. */
+  json_t *host = slice_with(root, "kernel block_kernel", "op", "BlockOp");
+  assert_non_null(host);
+  assert_int_equal(int_arg(host, "blocks"), 3);
+  assert_int_equal(int_arg(host, "args_bytes"), sizeof p);
+  assert_int_equal(json_integer_value(json_object_get(host, "pid")), 0);
+  assert_int_equal(runs_on_device(root, "BlockOp", 3), 1);
   /* The record's flow ends at the wait. */
   json_t *record = trace_slice(root, "notify_record", 0);
   json_t *wait = trace_slice(root, "notify_wait", 0);
@@ -394,56 +423,25 @@ static void test_trace_launches_and_notify_flows(void **state) {
   assert_int_equal(trace_count(root, "s", NULL, NULL, 0),
                    trace_count(root, "f", NULL, NULL, 0));
   assert_true(trace_count(root, "f", NULL, NULL, 0) >= 1);
-  json_decref(root);
-  unlink(r.file);
-  unlink(manifest);
-  rmdir(dir);
+  remove_block_op(&b, root);
 }
 
 /* Launched by op name, a variant says which one ran, on both tracks. */
 static void test_trace_names_the_chosen_variant(void **state) {
   (void)state;
-  layered_t r;
-  open_layered(&r, "trace", "");
-  char dir[40], manifest[80];
-  write_manifest(dir, manifest, sizeof manifest, true);
-  bp_module_options_t outside = {.allow_outside_manifest_folder = 1};
-  bp_module_t *ops = NULL;
-  assert_int_equal(
-      bp_module_load_with_options(r.dev0, manifest, &outside, &ops), BP_OK);
-  int *seen = NULL;
-  assert_int_equal(bp_device_malloc(r.dev0, 2 * sizeof *seen, (void **)&seen),
-                   BP_OK);
-  block_param p = {seen};
-  bp_function_t *op = function_of(ops, "BlockOp");
-  assert_int_equal(bp_function_variant(op), 1);
-  assert_int_equal(bp_launch(op, 2, &p, sizeof p, NULL, r.stream), BP_OK);
-  assert_int_equal(bp_stream_synchronize(r.stream), BP_OK);
-  assert_int_equal(seen[1], 2001); /* block_kernel ran, not empty_kernel */
-  assert_int_equal(bp_device_free(r.dev0, seen), BP_OK);
-  assert_int_equal(bp_module_unload(ops), BP_OK);
-  destroy_layered(&r);
+  block_op_t b;
+  open_block_op(&b, true);
+  assert_int_equal(bp_function_variant(b.op), 1);
+  block_param p = {b.seen};
+  assert_int_equal(bp_launch(b.op, 2, &p, sizeof p, NULL, b.r.stream), BP_OK);
+  assert_int_equal(bp_stream_synchronize(b.r.stream), BP_OK);
+  assert_int_equal(b.seen[1], 2001); /* block_kernel ran, not empty_kernel */
+  json_t *root = close_block_op(&b);
 
-  json_t *root = trace_check_file(r.file);
   assert_non_null(
       slice_with(root, "kernel block_kernel", "op", "BlockOp [variant 1]"));
-  json_int_t device_pid = pid_of(root, "vcpu:0");
-  size_t on_device = 0, i;
-  json_t *event;
-  json_array_foreach(trace_events(root), i, event) {
-    const char *n = json_string_value(json_object_get(event, "name"));
-    const char *o = json_string_value(
-        json_object_get(json_object_get(event, "args"), "op"));
-    on_device +=
-        n && !strcmp(n, "kernel block_kernel") && o &&
-        !strcmp(o, "BlockOp [variant 1]") &&
-        json_integer_value(json_object_get(event, "pid")) == device_pid;
-  }
-  assert_int_equal(on_device, 1);
-  json_decref(root);
-  unlink(r.file);
-  unlink(manifest);
-  rmdir(dir);
+  assert_int_equal(runs_on_device(root, "BlockOp [variant 1]", 2), 1);
+  remove_block_op(&b, root);
 }
 
 int main(void) {
