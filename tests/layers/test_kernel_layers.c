@@ -80,16 +80,23 @@ static size_t all_lines(const layered_t *r) {
 
 /* ---- validation ---- */
 
+/* Loads the test kernels as `*module`, unloads them and checks that a launch
+ * of their empty_kernel is refused; returns that function. */
+static bp_function_t *launch_of_unloaded(layered_t *r, bp_module_t **module) {
+  assert_int_equal(bp_module_load(r->dev0, BP_TEST_KERNELS, module), BP_OK);
+  bp_function_t *empty = function_of(*module, "empty_kernel");
+  assert_int_equal(bp_module_unload(*module), BP_OK);
+  assert_int_equal(bp_launch(empty, 1, NULL, 0, NULL, r->stream),
+                   BP_ERR_INVALID_ARGUMENT);
+  return empty;
+}
+
 static void test_function_of_unloaded_module(void **state) {
   (void)state;
   layered_t r;
   open_layered(&r, "validation", "");
   bp_module_t *second = NULL;
-  assert_int_equal(bp_module_load(r.dev0, BP_TEST_KERNELS, &second), BP_OK);
-  bp_function_t *empty = function_of(second, "empty_kernel");
-  assert_int_equal(bp_module_unload(second), BP_OK);
-  assert_int_equal(bp_launch(empty, 1, NULL, 0, NULL, r.stream),
-                   BP_ERR_INVALID_ARGUMENT);
+  assert_non_null(launch_of_unloaded(&r, &second));
   assert_non_null(strstr(bp_last_error(), "already unloaded"));
   assert_int_equal(all_lines(&r), 1);
   assert_int_equal(log_lines(&r, "backplane validation: bp_launch on vcpu:0: "
@@ -205,11 +212,7 @@ static void test_refused_without_layers(void **state) {
   layered_t r;
   open_layered(&r, "", "");
   bp_module_t *second = NULL;
-  assert_int_equal(bp_module_load(r.dev0, BP_TEST_KERNELS, &second), BP_OK);
-  bp_function_t *empty = function_of(second, "empty_kernel");
-  assert_int_equal(bp_module_unload(second), BP_OK);
-  assert_int_equal(bp_launch(empty, 1, NULL, 0, NULL, r.stream),
-                   BP_ERR_INVALID_ARGUMENT);
+  bp_function_t *empty = launch_of_unloaded(&r, &second);
   assert_int_equal(bp_module_function(second, "empty_kernel", &empty),
                    BP_ERR_INVALID_ARGUMENT);
   assert_int_equal(bp_module_unload(second), BP_ERR_INVALID_ARGUMENT);
