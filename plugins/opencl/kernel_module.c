@@ -214,7 +214,7 @@ static C_Status make_function(struct BP_KernelModule_st *module,
         clGetKernelInfo(kernel, CL_KERNEL_NUM_ARGS, sizeof args, &args, NULL);
   size_t n = strlen(name);
   struct BP_KernelFunction_st *function =
-      error == CL_SUCCESS ? malloc(sizeof *function + n + 1) : NULL;
+      error == CL_SUCCESS ? calloc(1, sizeof *function + n + 1) : NULL;
   if (!function) {
     clReleaseKernel(kernel);
     return error != CL_SUCCESS ? ocl_fail(C_INTERNAL_ERROR, "kernel \"%s\": %s",
