@@ -43,7 +43,9 @@ typedef struct bp_lock_owner {
   _Atomic(bp_pool_lock_t *) inside;
   struct bp_lock_owner *next_free; /* records of exited threads */
   struct bp_lock_owner *next;      /* every record, for leak checkers */
-} bp_lock_owner_t;
+  /* Each on its own cache line: every biased acquisition writes `inside`,
+   * and threads must not share that line. */
+} __attribute__((aligned(64))) bp_lock_owner_t;
 
 struct bp_pool_lock {
   atomic_bool held; /* the spinlock of holders without the bias */
@@ -91,10 +93,9 @@ void bp_pool_unlock_slow(bp_pool_lock_t *lock);
  * hot paths that fall back to a general path rather than wait. */
 static inline bool bp_pool_try_lock_biased(bp_pool_lock_t *lock) {
   bp_lock_owner_t *me = bp_lock_owner_self;
-  if (!me || atomic_load_explicit(&lock->bias, memory_order_relaxed) != me)
-    return false;
-  if (atomic_load_explicit(&me->inside, memory_order_relaxed))
-    return false; /* inside another lock by its bias */
+  if (!me || atomic_load_explicit(&me->inside, memory_order_relaxed))
+    return false; /* no record yet, or inside another lock by its bias */
+  /* Announced first, whoever holds the bias: only the check below says. */
   atomic_store_explicit(&me->inside, lock, memory_order_relaxed);
   /* Pairs with the revoker's bp_fence_heavy: biased locks exist only where
    * a compiler barrier is enough here. */
@@ -106,6 +107,13 @@ static inline bool bp_pool_try_lock_biased(bp_pool_lock_t *lock) {
   }
   atomic_store_explicit(&me->inside, NULL, memory_order_release);
   return false;
+}
+
+/* Whether the lock is biased to the calling thread (a hint: another thread
+ * may revoke the bias at any time). */
+static inline bool bp_pool_biased_to_me(bp_pool_lock_t *lock) {
+  bp_lock_owner_t *me = bp_lock_owner_self;
+  return me && atomic_load_explicit(&lock->bias, memory_order_relaxed) == me;
 }
 
 /* Drops a lock taken by bp_pool_try_lock_biased. */
