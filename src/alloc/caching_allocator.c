@@ -484,15 +484,11 @@ free_general(bp_caching_allocator_t *a, void *ptr, void *stream,
   return free_locked(a, pool, b, lend_to);
 }
 
-bp_status_t bp_caching_allocator_free_on_stream(bp_caching_allocator_t *a,
-                                                void *ptr, void *stream) {
-  if (!a)
-    return bp_error(BP_ERR_INVALID_ARGUMENT,
-                    "bp_caching_allocator_free_on_stream: allocator is NULL");
-  if (!ptr)
-    return BP_OK;
-  if (!stream && bp_thread_cache_free_hit(a, ptr))
-    return BP_OK;
+/* Every free of a non-NULL `ptr` that the thread cache's hit did not
+ * take: the cache under its lock (when the hit could not look), the pool's
+ * hot path, the general path. */
+static __attribute__((noinline)) bp_status_t
+free_missed(bp_caching_allocator_t *a, void *ptr, void *stream) {
   bp_thread_cache_t *cache = stream ? NULL : bp_thread_cache_get(a);
   /* The hit looked already if the cache is biased to this thread. */
   if (cache && !bp_pool_biased_to_me(&cache->mu) &&
@@ -502,6 +498,23 @@ bp_status_t bp_caching_allocator_free_on_stream(bp_caching_allocator_t *a,
   if (pool && free_hot(pool, ptr))
     return BP_OK;
   return free_general(a, ptr, stream, cache);
+}
+
+bp_status_t bp_caching_allocator_free_missed(bp_caching_allocator_t *a,
+                                             void *ptr) {
+  return free_missed(a, ptr, NULL);
+}
+
+bp_status_t bp_caching_allocator_free_on_stream(bp_caching_allocator_t *a,
+                                                void *ptr, void *stream) {
+  if (!a)
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "bp_caching_allocator_free_on_stream: allocator is NULL");
+  if (!ptr)
+    return BP_OK;
+  if (!stream && bp_thread_cache_free_hit(a, ptr))
+    return BP_OK;
+  return free_missed(a, ptr, stream);
 }
 
 bp_status_t bp_caching_allocator_block_size(bp_caching_allocator_t *a,

@@ -56,7 +56,7 @@ static __attribute__((noinline)) bp_status_t
 free_general(bp_device_t *device, bp_caching_allocator_t *allocator,
              void *ptr) {
   bp_status_t status =
-      allocator ? bp_caching_allocator_free(allocator, ptr)
+      allocator ? bp_caching_allocator_free_missed(allocator, ptr)
                 : bp_error(BP_ERR_INVALID_ARGUMENT,
                            "bp_device_free: %p was not allocated on %s", ptr,
                            device->name);
