@@ -61,15 +61,19 @@ static void take_back_allocated(bp_thread_cache_t *t, bp_alloc_pool_t *pool,
  * into the pool's free tree, and with `all`, the handed-out ones as the
  * pool's allocated blocks. */
 static void give_back(bp_thread_cache_t *t, bp_alloc_pool_t *pool, bool all) {
-  for (bp_block_t *b = bp_hot_cache_take_all(&t->bins), *next; b; b = next) {
-    next = b->hot_next;
-    b->hot_next = NULL;
-    bp_block_map_remove(&t->lent, b->addr);
-    b->lender = NULL;
-    /* Counted as free and split by the pool since its lend. */
-    bp_block_map_remove(&pool->live, b->addr);
-    bp_stat_fall_split(pool, b->size);
-    bp_alloc_release_block(pool, b);
+  for (size_t i = 0; i < BP_THREAD_CACHE_BINS; i++) {
+    bp_thread_cache_bin_t *bin = &t->bins[i];
+    for (bp_block_t *b = bin->top, *next; b; b = next) {
+      next = b->hot_next;
+      b->hot_next = NULL;
+      bp_block_map_remove(&t->lent, b->addr);
+      b->lender = NULL;
+      /* Counted as free and split by the pool since its lend. */
+      bp_block_map_remove(&pool->live, b->addr);
+      bp_stat_fall_split(pool, b->size);
+      bp_alloc_release_block(pool, b);
+    }
+    *bin = (bp_thread_cache_bin_t){NULL, 0};
   }
   t->recent = NULL;
   bp_store(&t->held, 0);
@@ -121,15 +125,19 @@ static bp_thread_cache_t *take_record(bp_caching_allocator_t *a) {
   if (!t)
     return NULL;
   *t = (bp_thread_cache_t){.allocator = a};
-  /* The sizes the hit serves: the allocator's fast rounding, up to
-   * BP_THREAD_CACHE_MAX_BLOCK once rounded. */
+  /* The sizes the hit serves: the allocator's fast rounding (min_chunk a
+   * power of two), up to BP_THREAD_CACHE_MAX_BLOCK and the bins once
+   * rounded. */
   const bp_alloc_fast_round_t *round = &a->fast_round;
-  size_t top = BP_THREAD_CACHE_MAX_BLOCK & round->mask,
-         pad = round->add - ~round->mask;
+  size_t unit = ~round->mask + 1, pad = round->add - (unit - 1);
+  size_t top = BP_THREAD_CACHE_MAX_BLOCK & round->mask;
+  if (round->limit && top / unit > BP_THREAD_CACHE_BINS)
+    top = BP_THREAD_CACHE_BINS * unit;
   if (round->limit && top > pad) {
     t->size_limit = top - pad < round->limit ? top - pad : round->limit;
-    t->round_add = round->add;
-    t->round_mask = round->mask;
+    t->bin_add = pad - 1; /* modulo 2^64: size >= 1 */
+    t->max_block = top;
+    t->shift = (unsigned)__builtin_ctzll(unit);
   }
   atomic_store_explicit(&t->next, bp_thread_cache_first(a),
                         memory_order_relaxed);
@@ -177,20 +185,20 @@ bool bp_thread_cache_lend(bp_thread_cache_t *t, bp_alloc_pool_t *pool,
                           bp_block_t *b) {
   /* Only blocks of split chunks: the pool counts them as inactive split
    * bytes while lent (thread_cache.h). */
-  if (b->size > BP_THREAD_CACHE_MAX_BLOCK || b->workspace ||
-      !bp_block_in_split_chunk(b))
+  if (b->size > t->max_block || b->workspace || !bp_block_in_split_chunk(b))
     return false;
   bp_pool_lock(&t->mu);
   if (!bp_thread_cache_current(t->allocator, t))
     give_back(t, pool, false); /* its rooms are outdated */
+  bp_thread_cache_bin_t *bin = bp_thread_cache_bin_of(t, b->size);
   bool lent = bp_thread_cache_held_bytes(t) + b->size <=
                   BP_THREAD_CACHE_MAX_BYTES &&
+              bin->count < BP_THREAD_CACHE_DEPTH &&
               bp_block_map_insert(&t->lent, b) == BP_OK;
-  if (lent && !bp_hot_cache_push(&t->bins, b)) {
-    bp_block_map_remove(&t->lent, b->addr);
-    lent = false;
-  }
   if (lent) {
+    b->hot_next = bin->top;
+    bin->top = b;
+    bin->count++;
     b->state = BP_BLOCK_LENT;
     b->lender = t;
     b->tc_free = true;
@@ -218,8 +226,7 @@ bool bp_thread_cache_malloc(bp_thread_cache_t *t, size_t size,
   if (size - 1 >= t->size_limit)
     return false;
   bp_pool_lock(&t->mu);
-  bp_block_t *b = bp_thread_cache_pop(t->allocator, t, size,
-                                      (size + t->round_add) & t->round_mask);
+  bp_block_t *b = bp_thread_cache_pop(t->allocator, t, size);
   if (b)
     *out_ptr = (void *)b->addr;
   bp_pool_unlock(&t->mu);

@@ -5,15 +5,17 @@
  * BP_THREAD_CACHE_MAX_BLOCK, in a split chunk) freed idle with no stream is
  * *lent* to the freeing thread's cache instead of going back to the pool:
  * the pool marks it BP_BLOCK_LENT (still in its block map, never merged)
- * and the cache files it in a bin of its exact size. The next malloc of
+ * and the cache files it in the bin of its exact size (one bin per multiple
+ * of min_chunk_size, indexed by the size: no hash, no size check). The next malloc of
  * that size on that thread pops it, and its free pushes it back, under the
  * cache's own lock only: a bp_pool_lock_t biased to the owner, so the owner
  * takes it with plain loads and stores, and anyone else (a drain) revokes
  * the bias. Those two hits (bp_thread_cache_malloc_hit/free_hit) call
  * nothing and are inlined into the framework face.
  *
- * Bounds: at most BP_HOT_CACHE_DEPTH blocks per size and
- * BP_THREAD_CACHE_MAX_BYTES free bytes per thread and allocator.
+ * Bounds: at most BP_THREAD_CACHE_DEPTH blocks per size and
+ * BP_THREAD_CACHE_MAX_BYTES free bytes per thread and allocator; sizes up
+ * to BP_THREAD_CACHE_BINS times min_chunk_size.
  *
  * A lent block's record: `lender` (written with the pool's and the cache's
  * locks held, so either lock reads it) and `tc_free` (the cache's lock). A
@@ -56,16 +58,26 @@
 enum {
   BP_THREAD_CACHE_MAX_BLOCK = 64 * 1024,
   BP_THREAD_CACHE_MAX_BYTES = 1024 * 1024,
+  BP_THREAD_CACHE_BINS = 128, /* 64 KiB of the default 512 B min_chunk */
+  BP_THREAD_CACHE_DEPTH = 16,
 };
+
+/* Free lent blocks of one size, linked through hot_next (LIFO). */
+typedef struct bp_thread_cache_bin {
+  bp_block_t *top;
+  uint32_t count;
+} bp_thread_cache_bin_t;
 
 struct bp_thread_cache {
   bp_pool_lock_t mu; /* biased to the owner */
   bp_caching_allocator_t *allocator;
-  /* The requests the hit serves: 1..size_limit bytes, rounded to
-   * (size + round_add) & round_mask (the allocator's rounding, capped at
-   * BP_THREAD_CACHE_MAX_BLOCK; size_limit 0: none). */
-  size_t size_limit, round_add, round_mask;
-  bp_hot_cache_t bins;    /* free lent blocks, by exact size */
+  /* The requests the hit serves: 1..size_limit bytes, whose rounded size
+   * (the allocator's) is bin i + 1 times the min_chunk_size 1 << shift,
+   * where i = (size + bin_add) >> shift; blocks up to max_block bytes are
+   * lent (0: none, when min_chunk_size is not a power of two). */
+  size_t size_limit, bin_add, max_block;
+  unsigned shift;
+  bp_thread_cache_bin_t bins[BP_THREAD_CACHE_BINS];
   bp_block_map_t lent;    /* every block lent to this cache */
   bp_block_t *recent;     /* handed out last: the likely next free */
   _Atomic uint64_t epoch; /* of the rooms (allocator's tc_epoch) */
@@ -174,22 +186,32 @@ BP_ALLOC_INLINE void bp_counter_sub(bp_stat_counter_t *c, uint64_t n) {
   bp_store(&c->freed, bp_load(&c->freed) + n);
 }
 
-/* Cache locked: pops a free block of exactly `rounded` bytes for a `size`
- * request and hands it out; NULL (nothing changed) if there is none, or
- * the rooms do not allow it. */
+/* The bin of blocks of `size` bytes (a multiple of min_chunk_size, at most
+ * max_block). */
+BP_ALLOC_INLINE bp_thread_cache_bin_t *
+bp_thread_cache_bin_of(bp_thread_cache_t *t, size_t size) {
+  return &t->bins[(size >> t->shift) - 1];
+}
+
+/* Cache locked: pops a free block for a request of `size` bytes (1 ..
+ * size_limit) and hands it out; NULL (nothing changed) if there is none,
+ * or the rooms do not allow it. */
 BP_ALLOC_INLINE bp_block_t *bp_thread_cache_pop(bp_caching_allocator_t *a,
                                                 bp_thread_cache_t *t,
-                                                size_t size, size_t rounded) {
-  if (!bp_thread_cache_current(a, t) || size > bp_load(&t->room_requested))
+                                                size_t size) {
+  bp_thread_cache_bin_t *bin = &t->bins[(size + t->bin_add) >> t->shift];
+  bp_block_t *b = bin->top;
+  uint64_t room = bp_load(&t->room_requested);
+  if (!b || !bp_thread_cache_current(a, t) || size > room)
     return NULL;
-  bp_block_t *b = bp_hot_cache_pop(&t->bins, rounded);
-  if (!b)
-    return NULL;
+  bin->top = b->hot_next;
+  bin->count--;
+  size_t rounded = b->size;
   b->tc_free = false;
   b->requested = size;
   bp_counter_add(&t->bytes, rounded);
   bp_counter_add(&t->requested, size);
-  bp_store(&t->room_requested, bp_load(&t->room_requested) - size);
+  bp_store(&t->room_requested, room - size);
   bp_store(&t->held, bp_load(&t->held) - bp_thread_cache_held_one(rounded));
   t->recent = b;
   return b;
@@ -205,9 +227,14 @@ BP_ALLOC_INLINE bool bp_thread_cache_push(bp_caching_allocator_t *a,
   if (!b || b->addr != (uintptr_t)ptr)
     b = bp_block_map_find(&t->lent, (uintptr_t)ptr);
   if (!b || b->tc_free ||
-      bp_thread_cache_held_bytes(t) + b->size > BP_THREAD_CACHE_MAX_BYTES ||
-      !bp_hot_cache_push(&t->bins, b))
+      bp_thread_cache_held_bytes(t) + b->size > BP_THREAD_CACHE_MAX_BYTES)
     return false;
+  bp_thread_cache_bin_t *bin = bp_thread_cache_bin_of(t, b->size);
+  if (bin->count == BP_THREAD_CACHE_DEPTH)
+    return false;
+  b->hot_next = bin->top;
+  bin->top = b;
+  bin->count++;
   b->tc_free = true;
   bp_counter_sub(&t->bytes, b->size);
   bp_counter_sub(&t->requested, b->requested);
@@ -232,8 +259,7 @@ BP_ALLOC_INLINE bool bp_thread_cache_malloc_hit(bp_caching_allocator_t *a,
   bp_thread_cache_t *t = bp_thread_cache_of_thread(a);
   if (!t || size - 1 >= t->size_limit || !bp_pool_try_lock_biased(&t->mu))
     return false;
-  bp_block_t *b =
-      bp_thread_cache_pop(a, t, size, (size + t->round_add) & t->round_mask);
+  bp_block_t *b = bp_thread_cache_pop(a, t, size);
   if (b)
     *out_ptr = (void *)b->addr;
   bp_pool_unlock_biased(&t->mu);
