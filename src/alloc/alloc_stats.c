@@ -7,8 +7,11 @@ static uint64_t total_current(bp_caching_allocator_t *a, bp_stat_kind_t kind) {
   for (bp_alloc_pool_t *p = bp_first_pool(a); p; p = bp_next_pool(p))
     total += bp_stat_current(p, kind);
   for (bp_thread_cache_t *t = bp_thread_cache_first(a); t;
-       t = bp_thread_cache_next(t))
-    total += bp_thread_cache_share(t, kind).current;
+       t = bp_thread_cache_next(t)) {
+    bp_thread_cache_share_t shares[BP_STAT_COUNT];
+    bp_thread_cache_shares(t, shares);
+    total += shares[kind].current;
+  }
   return total;
 }
 
@@ -34,13 +37,14 @@ void bp_alloc_walk_peaks(bp_alloc_pool_t *pool) {
     for (int k = 0; k < BP_STAT_COUNT; k++)
       pools[k] += bp_stat_current(p, (bp_stat_kind_t)k);
   for (bp_thread_cache_t *t = bp_thread_cache_first(a); t;
-       t = bp_thread_cache_next(t))
+       t = bp_thread_cache_next(t)) {
+    bp_thread_cache_share_t shares[BP_STAT_COUNT];
+    bp_thread_cache_shares(t, shares);
     for (int k = 0; k < BP_STAT_COUNT; k++) {
-      bp_thread_cache_share_t share =
-          bp_thread_cache_share(t, (bp_stat_kind_t)k);
-      caches[k] += share.current;
-      claims[k] += share.claim;
+      caches[k] += shares[k].current;
+      claims[k] += shares[k].claim;
     }
+  }
   /* Until another pool computes the peaks, the other pools only decrease
    * and the thread caches stay within their claims, so this pool may grow
    * up to the peak minus the others' totals and claims now. When the claims
@@ -82,10 +86,11 @@ static void fill(bp_caching_allocator_t *a, bp_stat_kind_t kind,
     add_counter(&p->stats[kind], out);
   for (bp_thread_cache_t *t = bp_thread_cache_first(a); t;
        t = bp_thread_cache_next(t)) {
-    bp_thread_cache_share_t share = bp_thread_cache_share(t, kind);
-    out->current += share.current;
-    out->allocated += share.allocated;
-    out->freed += share.freed;
+    bp_thread_cache_share_t shares[BP_STAT_COUNT];
+    bp_thread_cache_shares(t, shares);
+    out->current += shares[kind].current;
+    out->allocated += shares[kind].allocated;
+    out->freed += shares[kind].freed;
   }
   out->peak = bp_load(&a->peaks[kind]);
   if (out->peak < out->current)

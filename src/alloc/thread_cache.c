@@ -61,8 +61,10 @@ static void take_back_allocated(bp_thread_cache_t *t, bp_alloc_pool_t *pool,
  * into the pool's free tree, and with `all`, the handed-out ones as the
  * pool's allocated blocks. */
 static void give_back(bp_thread_cache_t *t, bp_alloc_pool_t *pool, bool all) {
-  for (size_t i = 0; i < BP_THREAD_CACHE_BINS; i++) {
+  uint64_t left = bp_thread_cache_held_blocks(t);
+  for (size_t i = 0; i < BP_THREAD_CACHE_BINS && left; i++) {
     bp_thread_cache_bin_t *bin = &t->bins[i];
+    left -= bin->count;
     for (bp_block_t *b = bin->top, *next; b; b = next) {
       next = b->hot_next;
       b->hot_next = NULL;
@@ -280,34 +282,27 @@ void bp_thread_cache_drain_all(bp_caching_allocator_t *a,
     drain(t, pool);
 }
 
-bp_thread_cache_share_t bp_thread_cache_share(bp_thread_cache_t *t,
-                                              bp_stat_kind_t kind) {
+void bp_thread_cache_shares(bp_thread_cache_t *t,
+                            bp_thread_cache_share_t out[BP_STAT_COUNT]) {
   bool current = bp_thread_cache_current(t->allocator, t);
-  bp_stat_counter_t *bytes = &t->bytes;
-  switch (kind) {
-  case BP_STAT_ALLOCATED:
-  case BP_STAT_ACTIVE: {
-    uint64_t value = bp_counter_current(bytes);
-    return (bp_thread_cache_share_t){
-        value, bp_load(&bytes->allocated), bp_load(&bytes->freed),
-        value + (current ? bp_thread_cache_held_bytes(t) : 0)};
-  }
-  case BP_STAT_REQUESTED: {
-    uint64_t value = bp_counter_current(&t->requested);
-    return (bp_thread_cache_share_t){
-        value, bp_load(&t->requested.allocated), bp_load(&t->requested.freed),
-        value + (current ? bp_load(&t->room_requested) : 0)};
-  }
-  case BP_STAT_INACTIVE_SPLIT: {
-    /* Falls by what is handed out; free hits may take it back up to 0. */
-    uint64_t value = 0 - bp_counter_current(bytes);
-    return (bp_thread_cache_share_t){value, bp_load(&bytes->freed),
-                                     bp_load(&bytes->allocated),
-                                     current ? 0 : value};
-  }
-  default:
-    return (bp_thread_cache_share_t){0, 0, 0, 0};
-  }
+  uint64_t held = bp_thread_cache_held_bytes(t);
+  bp_stat_counter_t *bytes = &t->bytes, *requested = &t->requested;
+  uint64_t out_bytes = bp_counter_current(bytes);
+  uint64_t out_requested = bp_counter_current(requested);
+  bp_thread_cache_share_t use = {
+      out_bytes, bp_load(&bytes->allocated), bp_load(&bytes->freed),
+      out_bytes + (current ? held : 0)};
+  out[BP_STAT_ALLOCATED] = out[BP_STAT_ACTIVE] = use;
+  out[BP_STAT_RESERVED] = (bp_thread_cache_share_t){0, 0, 0, 0};
+  out[BP_STAT_REQUESTED] = (bp_thread_cache_share_t){
+      out_requested, bp_load(&requested->allocated),
+      bp_load(&requested->freed),
+      out_requested + (current ? bp_load(&t->room_requested) : 0)};
+  /* Inactive split bytes fall by what is handed out; free hits may take
+   * them back up to 0. */
+  uint64_t split = 0 - out_bytes;
+  out[BP_STAT_INACTIVE_SPLIT] = (bp_thread_cache_share_t){
+      split, use.freed, use.allocated, current ? 0 : split};
 }
 
 void bp_thread_cache_destroy_all(bp_caching_allocator_t *a) {

@@ -139,15 +139,15 @@ void bp_thread_cache_drain_own(bp_caching_allocator_t *allocator,
 void bp_thread_cache_drain_all(bp_caching_allocator_t *allocator,
                                bp_alloc_pool_t *pool);
 
-/* The cache's share of statistic `kind` (what its hits changed) and its
+/* The cache's share of each statistic (what its hits changed) and its
  * claim: how far its hits may still take that share (the share itself
  * when its rooms are from an older epoch). Modulo 2^64: inactive split
- * bytes fall by what the cache has handed out. */
+ * bytes fall by what the cache has handed out. Read without its lock. */
 typedef struct bp_thread_cache_share {
   uint64_t current, allocated, freed, claim;
 } bp_thread_cache_share_t;
-bp_thread_cache_share_t bp_thread_cache_share(bp_thread_cache_t *cache,
-                                              bp_stat_kind_t kind);
+void bp_thread_cache_shares(bp_thread_cache_t *cache,
+                            bp_thread_cache_share_t out[BP_STAT_COUNT]);
 
 /* Frees the allocator's records, detaching them from their threads. */
 void bp_thread_cache_destroy_all(bp_caching_allocator_t *allocator);
