@@ -29,6 +29,7 @@
 #ifndef BACKPLANE_ALLOC_POOL_LOCK_H_
 #define BACKPLANE_ALLOC_POOL_LOCK_H_
 
+#include <assert.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -100,6 +101,25 @@ static inline bool bp_pool_try_lock_biased(bp_pool_lock_t *lock) {
   /* Pairs with the revoker's bp_fence_heavy: biased locks exist only where
    * a compiler barrier is enough here. */
   atomic_signal_fence(memory_order_seq_cst);
+  if (__builtin_expect(
+          atomic_load_explicit(&lock->bias, memory_order_acquire) == me, 1)) {
+    BP_POOL_LOCK_ACQUIRED(lock);
+    return true;
+  }
+  atomic_store_explicit(&me->inside, NULL, memory_order_release);
+  return false;
+}
+
+/* bp_pool_try_lock_biased for a thread that holds no lock by its bias (at
+ * an entry point of the allocator, where no pool lock is ever held): the
+ * one-lock-at-a-time check is left out. */
+static inline bool bp_pool_try_lock_biased_outermost(bp_pool_lock_t *lock) {
+  bp_lock_owner_t *me = bp_lock_owner_self;
+  if (!me)
+    return false;
+  assert(!atomic_load_explicit(&me->inside, memory_order_relaxed));
+  atomic_store_explicit(&me->inside, lock, memory_order_relaxed);
+  atomic_signal_fence(memory_order_seq_cst); /* as in bp_pool_try_lock_biased */
   if (__builtin_expect(
           atomic_load_explicit(&lock->bias, memory_order_acquire) == me, 1)) {
     BP_POOL_LOCK_ACQUIRED(lock);

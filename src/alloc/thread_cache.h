@@ -243,21 +243,29 @@ BP_ALLOC_INLINE bool bp_thread_cache_push(bp_caching_allocator_t *a,
   return true;
 }
 
+/* Whether the calling thread's cache entry is for `a` (ids start at 1; the
+ * entry's cache is then set). */
+BP_ALLOC_INLINE bool bp_thread_cache_is_for(const bp_caching_allocator_t *a) {
+  return bp_thread_cache_self.allocator_id == a->id;
+}
+
 /* The calling thread's cache for `a` if it has one (no call). */
 BP_ALLOC_INLINE bp_thread_cache_t *
 bp_thread_cache_of_thread(const bp_caching_allocator_t *a) {
-  return bp_thread_cache_self.allocator_id == a->id ? bp_thread_cache_self.cache
-                                                    : NULL;
+  return bp_thread_cache_is_for(a) ? bp_thread_cache_self.cache : NULL;
 }
 
 /* The hit of malloc with no stream, for the owner holding its cache's bias:
  * a free block of the request's rounded size, handed out; false (nothing
  * changed) otherwise, and the general path then does the same and more.
- * Calls nothing. */
+ * Calls nothing. Only at an entry point of the allocator (the calling
+ * thread holds no pool lock by its bias), like the hit of free. */
 BP_ALLOC_INLINE bool bp_thread_cache_malloc_hit(bp_caching_allocator_t *a,
                                                 size_t size, void **out_ptr) {
-  bp_thread_cache_t *t = bp_thread_cache_of_thread(a);
-  if (!t || size - 1 >= t->size_limit || !bp_pool_try_lock_biased(&t->mu))
+  if (!bp_thread_cache_is_for(a))
+    return false;
+  bp_thread_cache_t *t = bp_thread_cache_self.cache;
+  if (size - 1 >= t->size_limit || !bp_pool_try_lock_biased_outermost(&t->mu))
     return false;
   bp_block_t *b = bp_thread_cache_pop(a, t, size);
   if (b)
@@ -270,8 +278,10 @@ BP_ALLOC_INLINE bool bp_thread_cache_malloc_hit(bp_caching_allocator_t *a,
  * handed out goes back into it. */
 BP_ALLOC_INLINE bool bp_thread_cache_free_hit(bp_caching_allocator_t *a,
                                               void *ptr) {
-  bp_thread_cache_t *t = bp_thread_cache_of_thread(a);
-  if (!t || !bp_pool_try_lock_biased(&t->mu))
+  if (!bp_thread_cache_is_for(a))
+    return false;
+  bp_thread_cache_t *t = bp_thread_cache_self.cache;
+  if (!bp_pool_try_lock_biased_outermost(&t->mu))
     return false;
   bool hit = bp_thread_cache_push(a, t, ptr);
   bp_pool_unlock_biased(&t->mu);
