@@ -7,16 +7,20 @@
  * trace replayed through the allocator: iterations/s against glibc, and peak
  * reserved over peak allocated.
  *
- * What is timed: each thread runs `pairs` alloc+free pairs after a barrier,
- * writing nothing shared (its own sink, its own result slot). One thread:
- * wall time per pair. T threads ("per core" rows): the wall time from the
- * first thread's start to the last thread's end, times the cores they can
- * use (min(T, CPUs in the affinity mask)), per pair of all threads: with
- * T <= CPUs it is each thread's time per pair; with more threads than cores
- * it is what one core spends per pair while the threads time-share, so a
- * perfectly scaling allocator shows its 1-thread figure on any core count.
- * The "CPU per thread" rows give each thread's CPU time per pair
- * (CLOCK_THREAD_CPUTIME_ID), which other processes' load does not inflate.
+ * What is timed: T threads start at a barrier and run alloc+free pairs, in
+ * batches, until the first thread has run for a fixed window (WINDOW_MS)
+ * and raises a stop flag that the others read between batches; nothing
+ * shared is written in the loop (each thread has its own sink and its own
+ * result slot). The figure is the window times the cores the threads can
+ * use (min(T, CPUs in the affinity mask)) divided by the pairs all threads
+ * completed: one thread's time per pair for T = 1, each thread's time per
+ * pair for T <= CPUs, and what one core spends per pair while more threads
+ * than cores time-share ("per core" rows), so a perfectly scaling allocator
+ * shows its 1-thread figure on any core count. Every thread is runnable for
+ * the whole window, so a thread that the scheduler starts late or leaves
+ * for last does not stretch the time. The "CPU per thread" rows give each
+ * thread's CPU time per pair (CLOCK_THREAD_CPUTIME_ID), which other
+ * processes' load does not inflate.
  *
  * jemalloc cannot be dlopen'ed (its TLS model needs the static TLS block),
  * and linking it would replace malloc process-wide; so the bench re-runs
@@ -29,6 +33,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +60,8 @@ enum {
 /* Busy time before the first timed run, in the bench and in the jemalloc
  * child alike. */
 enum { WARM_UP_MS = 300 };
+/* The timed window of one measurement, and of one in quick mode. */
+enum { WINDOW_MS = 20, QUICK_WINDOW_MS = 2 };
 
 static const size_t sizes[SIZE_COUNT] = {512, (size_t)64 << 10, (size_t)1 << 20,
                                          (size_t)64 << 20};
@@ -80,16 +87,19 @@ typedef struct alloc_bench {
 } alloc_bench_t;
 
 /* One thread's run; each on its own cache lines, written by its thread only
- * after the timed loop. */
+ * after the timed loop. Thread 0 keeps the time and raises `stop`. */
 typedef struct timed_run {
   alloc_bench_t *bench;
   subject_t subject;
-  size_t size, pairs;
+  size_t size, batch;
+  uint64_t window_ns;
   int thread;
   pthread_barrier_t *start;
-  bool ok;                   /* out */
-  uint64_t begin_ns, end_ns; /* out: wall clock around the timed loop */
-  uint64_t cpu_ns;           /* out: the thread's CPU time in it */
+  atomic_bool *stop;
+  bool ok;         /* out */
+  uint64_t window; /* out (thread 0): the time until it raised `stop` */
+  uint64_t pairs;  /* out: pairs completed */
+  uint64_t cpu_ns; /* out: the thread's CPU time in them */
 } __attribute__((aligned(64))) timed_run_t;
 
 /* ns per alloc+free pair: wall time per core in use, and CPU time per
@@ -151,24 +161,36 @@ static uint64_t thread_cpu_ns(void) {
 static void *timed_pairs(void *arg) {
   timed_run_t *run = arg;
   run->ok = false;
-  if (one_pair(run->bench, run->subject, run->size, run->thread)) /* warm */
-    return NULL;
-  if (run->start)
+  bool warm = one_pair(run->bench, run->subject, run->size, run->thread) == 0;
+  if (run->start) /* even after a failure: the others wait for it */
     pthread_barrier_wait(run->start);
-  uint64_t cpu = thread_cpu_ns(), begin = cli_now_ns();
-  for (size_t i = 0; i < run->pairs; i++)
-    if (one_pair(run->bench, run->subject, run->size, run->thread))
-      return NULL;
-  run->end_ns = cli_now_ns();
+  if (!warm)
+    return NULL;
+  uint64_t cpu = thread_cpu_ns(), begin = cli_now_ns(), pairs = 0;
+  for (bool done = false; !done;) {
+    for (size_t i = 0; i < run->batch; i++)
+      if (one_pair(run->bench, run->subject, run->size, run->thread))
+        return NULL;
+    pairs += run->batch;
+    if (run->thread == 0) {
+      run->window = cli_now_ns() - begin;
+      done = run->window >= run->window_ns;
+      if (done)
+        atomic_store_explicit(run->stop, true, memory_order_relaxed);
+    } else {
+      done = atomic_load_explicit(run->stop, memory_order_relaxed);
+    }
+  }
   run->cpu_ns = thread_cpu_ns() - cpu;
-  run->begin_ns = begin;
+  run->pairs = pairs;
   run->ok = true;
   return NULL;
 }
 
-static size_t pairs_for(const bench_ctx_t *ctx, size_t size) {
-  size_t pairs = size >= ((size_t)16 << 20) ? 2000 : 200000;
-  return ctx->quick ? pairs / 100 : pairs;
+/* Pairs between two looks at the clock or the stop flag: a small part of
+ * the window, and of the time a late thread may add after the stop. */
+static size_t batch_for(size_t size) {
+  return size >= ((size_t)16 << 20) ? 2 : 256;
 }
 
 /* The CPUs this process may run on. */
@@ -188,34 +210,38 @@ static bool measure(alloc_bench_t *b, subject_t subject, size_t size,
   bool started[MAX_THREADS] = {false};
   pthread_barrier_t start;
   pthread_barrier_init(&start, NULL, (unsigned)threads);
+  atomic_bool stop = false;
+  uint64_t window_ms = b->ctx->quick ? QUICK_WINDOW_MS : WINDOW_MS;
   for (int t = 0; t < threads; t++) {
     runs[t] = (timed_run_t){.bench = b,
                             .subject = subject,
                             .size = size,
-                            .pairs = pairs_for(b->ctx, size),
+                            .batch = batch_for(size),
+                            .window_ns = window_ms * 1000000u,
                             .thread = t,
-                            .start = threads > 1 ? &start : NULL};
+                            .start = threads > 1 ? &start : NULL,
+                            .stop = &stop};
     if (t > 0)
       started[t] = pthread_create(&ids[t], NULL, timed_pairs, &runs[t]) == 0;
   }
   timed_pairs(&runs[0]);
+  /* Thread 0 failed before raising it: the others stop too. */
+  atomic_store_explicit(&stop, true, memory_order_relaxed);
   bool ok = runs[0].ok;
-  uint64_t begin = runs[0].begin_ns, end = runs[0].end_ns, cpu = runs[0].cpu_ns;
+  uint64_t pairs = runs[0].pairs, cpu = runs[0].cpu_ns;
   for (int t = 1; t < threads; t++) {
     if (started[t])
       pthread_join(ids[t], NULL);
     ok = ok && started[t] && runs[t].ok;
-    begin = runs[t].begin_ns < begin ? runs[t].begin_ns : begin;
-    end = runs[t].end_ns > end ? runs[t].end_ns : end;
+    pairs += runs[t].pairs;
     cpu += runs[t].cpu_ns;
   }
   pthread_barrier_destroy(&start);
-  if (!ok)
+  if (!ok || !pairs)
     return false;
   int cpus = usable_cpus(), cores = threads < cpus ? threads : cpus;
-  double pairs = (double)runs[0].pairs * threads;
-  out->wall = (double)(end - begin) * cores / pairs;
-  out->cpu = (double)cpu / pairs;
+  out->wall = (double)runs[0].window * cores / (double)pairs;
+  out->cpu = (double)cpu / (double)pairs;
   return true;
 }
 
