@@ -50,8 +50,7 @@ static void take_back_allocated(bp_thread_cache_t *t, bp_alloc_pool_t *pool,
   bp_store(&allocated->moved, bp_load(&allocated->moved) + b->size);
   bp_store(&active->moved, bp_load(&active->moved) + b->size);
   bp_store(&split->moved, bp_load(&split->moved) - b->size);
-  bp_counter_move(&t->requested, &pool->stats[BP_STAT_REQUESTED],
-                  b->requested);
+  bp_counter_move(&t->requested, &pool->stats[BP_STAT_REQUESTED], b->requested);
   pool->use_headroom = pool->split_headroom = 0;
   b->lender = NULL;
   b->state = BP_BLOCK_ALLOCATED;
@@ -193,10 +192,10 @@ bool bp_thread_cache_lend(bp_thread_cache_t *t, bp_alloc_pool_t *pool,
   if (!bp_thread_cache_current(t->allocator, t))
     give_back(t, pool, false); /* its rooms are outdated */
   bp_thread_cache_bin_t *bin = bp_thread_cache_bin_of(t, b->size);
-  bool lent = bp_thread_cache_held_bytes(t) + b->size <=
-                  BP_THREAD_CACHE_MAX_BYTES &&
-              bin->count < BP_THREAD_CACHE_DEPTH &&
-              bp_block_map_insert(&t->lent, b) == BP_OK;
+  bool lent =
+      bp_thread_cache_held_bytes(t) + b->size <= BP_THREAD_CACHE_MAX_BYTES &&
+      bin->count < BP_THREAD_CACHE_DEPTH &&
+      bp_block_map_insert(&t->lent, b) == BP_OK;
   if (lent) {
     b->hot_next = bin->top;
     bin->top = b;
@@ -223,8 +222,7 @@ bool bp_thread_cache_lend(bp_thread_cache_t *t, bp_alloc_pool_t *pool,
   return lent;
 }
 
-bool bp_thread_cache_malloc(bp_thread_cache_t *t, size_t size,
-                            void **out_ptr) {
+bool bp_thread_cache_malloc(bp_thread_cache_t *t, size_t size, void **out_ptr) {
   if (size - 1 >= t->size_limit)
     return false;
   bp_pool_lock(&t->mu);
@@ -289,14 +287,13 @@ void bp_thread_cache_shares(bp_thread_cache_t *t,
   bp_stat_counter_t *bytes = &t->bytes, *requested = &t->requested;
   uint64_t out_bytes = bp_counter_current(bytes);
   uint64_t out_requested = bp_counter_current(requested);
-  bp_thread_cache_share_t use = {
-      out_bytes, bp_load(&bytes->allocated), bp_load(&bytes->freed),
-      out_bytes + (current ? held : 0)};
+  bp_thread_cache_share_t use = {out_bytes, bp_load(&bytes->allocated),
+                                 bp_load(&bytes->freed),
+                                 out_bytes + (current ? held : 0)};
   out[BP_STAT_ALLOCATED] = out[BP_STAT_ACTIVE] = use;
   out[BP_STAT_RESERVED] = (bp_thread_cache_share_t){0, 0, 0, 0};
   out[BP_STAT_REQUESTED] = (bp_thread_cache_share_t){
-      out_requested, bp_load(&requested->allocated),
-      bp_load(&requested->freed),
+      out_requested, bp_load(&requested->allocated), bp_load(&requested->freed),
       out_requested + (current ? bp_load(&t->room_requested) : 0)};
   /* Inactive split bytes fall by what is handed out; free hits may take
    * them back up to 0. */

@@ -6,10 +6,10 @@
  * *lent* to the freeing thread's cache instead of going back to the pool:
  * the pool marks it BP_BLOCK_LENT (still in its block map, never merged)
  * and the cache files it in the bin of its exact size (one bin per multiple
- * of min_chunk_size, indexed by the size: no hash, no size check). The next malloc of
- * that size on that thread pops it, and its free pushes it back, under the
- * cache's own lock only: a bp_pool_lock_t biased to the owner, so the owner
- * takes it with plain loads and stores, and anyone else (a drain) revokes
+ * of min_chunk_size, indexed by the size: no hash, no size check). The next
+ * malloc of that size on that thread pops it, and its free pushes it back,
+ * under the cache's own lock only: a bp_pool_lock_t biased to the owner, so the
+ * owner takes it with plain loads and stores, and anyone else (a drain) revokes
  * the bias. Those two hits (bp_thread_cache_malloc_hit/free_hit) call
  * nothing and are inlined into the framework face.
  *
