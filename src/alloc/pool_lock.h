@@ -89,14 +89,11 @@ void __tsan_release(void *addr);
 void bp_pool_lock_slow(bp_pool_lock_t *lock);
 void bp_pool_unlock_slow(bp_pool_lock_t *lock);
 
-/* Takes the lock only if the calling thread holds its bias: true if taken
- * (drop it with bp_pool_unlock_biased), false if not (nothing taken). For
- * hot paths that fall back to a general path rather than wait. */
-static inline bool bp_pool_try_lock_biased(bp_pool_lock_t *lock) {
-  bp_lock_owner_t *me = bp_lock_owner_self;
-  if (!me || atomic_load_explicit(&me->inside, memory_order_relaxed))
-    return false; /* no record yet, or inside another lock by its bias */
-  /* Announced first, whoever holds the bias: only the check below says. */
+/* The owner's side of the Dekker pair with a revoker: announces `me` inside
+ * `lock`, then takes it if the bias is still `me` (true); otherwise
+ * withdraws (false). */
+static inline bool bp_pool_enter_biased(bp_pool_lock_t *lock,
+                                        bp_lock_owner_t *me) {
   atomic_store_explicit(&me->inside, lock, memory_order_relaxed);
   /* Pairs with the revoker's bp_fence_heavy: biased locks exist only where
    * a compiler barrier is enough here. */
@@ -110,6 +107,16 @@ static inline bool bp_pool_try_lock_biased(bp_pool_lock_t *lock) {
   return false;
 }
 
+/* Takes the lock only if the calling thread holds its bias: true if taken
+ * (drop it with bp_pool_unlock_biased), false if not (nothing taken). For
+ * hot paths that fall back to a general path rather than wait. */
+static inline bool bp_pool_try_lock_biased(bp_pool_lock_t *lock) {
+  bp_lock_owner_t *me = bp_lock_owner_self;
+  if (!me || atomic_load_explicit(&me->inside, memory_order_relaxed))
+    return false; /* no record yet, or inside another lock by its bias */
+  return bp_pool_enter_biased(lock, me);
+}
+
 /* bp_pool_try_lock_biased for a thread that holds no lock by its bias (at
  * an entry point of the allocator, where no pool lock is ever held): the
  * one-lock-at-a-time check is left out. */
@@ -118,15 +125,7 @@ static inline bool bp_pool_try_lock_biased_outermost(bp_pool_lock_t *lock) {
   if (!me)
     return false;
   assert(!atomic_load_explicit(&me->inside, memory_order_relaxed));
-  atomic_store_explicit(&me->inside, lock, memory_order_relaxed);
-  atomic_signal_fence(memory_order_seq_cst); /* as in bp_pool_try_lock_biased */
-  if (__builtin_expect(
-          atomic_load_explicit(&lock->bias, memory_order_acquire) == me, 1)) {
-    BP_POOL_LOCK_ACQUIRED(lock);
-    return true;
-  }
-  atomic_store_explicit(&me->inside, NULL, memory_order_release);
-  return false;
+  return bp_pool_enter_biased(lock, me);
 }
 
 /* Whether the lock is biased to the calling thread (a hint: another thread

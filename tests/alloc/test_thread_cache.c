@@ -40,6 +40,18 @@ static void must_free(bp_caching_allocator_t *a, void *p) {
   }
 }
 
+/* empty_cache gives back every thread's cache and releases `bytes`. */
+static bp_memory_stats_t expect_emptied(bp_caching_allocator_t *a,
+                                        size_t bytes) {
+  size_t released = 0;
+  assert_int_equal(bp_caching_allocator_empty_cache(a, &released), BP_OK);
+  assert_int_equal(released, bytes);
+  bp_memory_stats_t s = current_stats(a);
+  assert_int_equal(s.thread_cached_blocks, 0);
+  assert_int_equal(s.thread_cached_bytes, 0);
+  return s;
+}
+
 /* A thread that fills its cache with `count` blocks of `size`, optionally
  * keeps one more block live (handed back in `kept`), then waits at the
  * barrier (if any) twice: the main thread works in between. */
@@ -123,11 +135,7 @@ static void test_empty_cache_drains_other_threads(void **state) {
   assert_int_equal(s.thread_cached_blocks, 4);
   assert_int_equal(s.thread_cached_bytes, 4 * 512);
   assert_int_equal(s.allocated_bytes.current, 0);
-  size_t released = 0;
-  assert_int_equal(bp_caching_allocator_empty_cache(a, &released), BP_OK);
-  assert_int_equal(released, 2 * MiB);
-  s = current_stats(a);
-  assert_int_equal(s.thread_cached_blocks, 0);
+  s = expect_emptied(a, 2 * MiB);
   assert_int_equal(s.reserved_bytes.current, 0);
   pthread_barrier_wait(&barrier);
   pthread_join(t, NULL);
@@ -264,11 +272,7 @@ static void test_hits_keep_every_statistic_exact(void **state) {
   expect_free(a, q);
   assert_int_equal(current_stats(a).thread_cached_blocks, 1);
   expect_split_stats(a, 0, 0);
-  size_t released = 0;
-  assert_int_equal(bp_caching_allocator_empty_cache(a, &released), BP_OK);
-  assert_int_equal(released, 2 * MiB);
-  s = current_stats(a);
-  assert_int_equal(s.thread_cached_blocks, 0);
+  s = expect_emptied(a, 2 * MiB);
   assert_int_equal(s.inactive_split_bytes.current, 0);
   expect_balanced(&s.inactive_split_bytes);
   bp_caching_allocator_destroy(a);
