@@ -318,14 +318,15 @@ BP_API_BODY bp_status_t stream_query(bp_stream_t *stream) {
     return status;
   if (!stream->native)
     return bp_stream_drain("bp_stream_query", stream); /* done once drained */
-  bp_device_t *device = stream->device;
-  C_Status result =
-      device->plugin->dispatch.query_stream(&device->c_device, stream->native);
+  C_Status result = stream->device->plugin->dispatch.query_stream(
+      &stream->device->c_device, stream->native);
   if (BP_C_OK(result))
     return stream_sticky_error(stream);
   if (result == C_FAILED)
     return BP_ERR_NOT_READY;
-  return bp_plugin_call_error(device, "query_stream", result);
+  /* The device read again, not kept across the call: the common path then
+   * saves one register fewer. */
+  return bp_plugin_call_error(stream->device, "query_stream", result);
 }
 
 static __attribute__((noinline, cold)) bp_status_t
