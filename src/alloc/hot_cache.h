@@ -12,8 +12,7 @@
  *
  * Not thread-safe: the pool's lock guards it. Blocks in the cache are in
  * state BP_BLOCK_CACHED, linked through hot_next (meaningless once popped).
- * A pop and a push are a few loads and stores: the hot paths of the pools
- * and of the thread caches (thread_cache.h). */
+ * A pop and a push are a few loads and stores, on the pools' hot paths. */
 #ifndef BACKPLANE_ALLOC_HOT_CACHE_H_
 #define BACKPLANE_ALLOC_HOT_CACHE_H_
 
