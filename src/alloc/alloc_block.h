@@ -48,14 +48,15 @@ typedef struct bp_block {
   uint8_t state;                 /* bp_block_state_t */
   bool workspace;                /* a workspace slab */
   /* State LENT: the cache, written with the pool's and its lock held;
-   * whether it is free there and whether its chunk is split (constant while
-   * lent), under the cache's lock. */
+   * whether it is free there, under the cache's lock. */
   bp_thread_cache_t *lender;
-  bool tc_free, tc_split;
+  bool tc_free;
   /* Streams that used the block besides its pool's stream (record_stream). */
   void **other_streams;
   uint32_t other_stream_count, other_stream_capacity;
-} bp_block_t;
+  /* Cache-line aligned (bp_alloc_new_block_record): the records of blocks
+   * that different threads allocate and free share no line. */
+} __attribute__((aligned(64))) bp_block_t;
 
 struct bp_chunk {
   uintptr_t base;

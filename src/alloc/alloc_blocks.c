@@ -7,6 +7,13 @@
 
 #include "alloc/alloc_internal.h"
 
+bp_block_t *bp_alloc_new_block_record(void) {
+  bp_block_t *b = aligned_alloc(_Alignof(bp_block_t), sizeof *b);
+  if (b)
+    memset(b, 0, sizeof *b);
+  return b;
+}
+
 static bp_block_t *new_block(bp_alloc_pool_t *pool) {
   bp_block_t *b = pool->spare_blocks;
   if (b) {
@@ -14,7 +21,7 @@ static bp_block_t *new_block(bp_alloc_pool_t *pool) {
     memset(b, 0, sizeof *b);
     return b;
   }
-  return calloc(1, sizeof *b);
+  return bp_alloc_new_block_record();
 }
 
 void bp_alloc_recycle_block(bp_alloc_pool_t *pool, bp_block_t *block) {

@@ -21,6 +21,9 @@ void bp_alloc_free_remove(bp_alloc_pool_t *pool, bp_block_t *block);
 void bp_alloc_release_block(bp_alloc_pool_t *pool, bp_block_t *block);
 /* Frees every block of the pool's hot cache into its free tree. */
 void bp_alloc_flush_hot(bp_alloc_pool_t *pool);
+/* A zeroed block record on its own cache lines (free() releases it); NULL
+ * without host memory. */
+bp_block_t *bp_alloc_new_block_record(void);
 /* Returns a block record to the pool's spare list. */
 void bp_alloc_recycle_block(bp_alloc_pool_t *pool, bp_block_t *block);
 /* Takes `rounded` bytes from the front of the free block `b` (first out of

@@ -14,7 +14,7 @@
 static bp_status_t grow(bp_caching_allocator_t *a, size_t rounded,
                         bp_chunk_kind_t kind, bp_chunk_t **out_chunk) {
   bp_chunk_t *chunk = calloc(1, sizeof *chunk);
-  bp_block_t *block = calloc(1, sizeof *block);
+  bp_block_t *block = bp_alloc_new_block_record();
   if (!chunk || !block) {
     free(chunk);
     free(block);

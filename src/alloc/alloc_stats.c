@@ -7,8 +7,11 @@ static uint64_t total_current(bp_caching_allocator_t *a, bp_stat_kind_t kind) {
   for (bp_alloc_pool_t *p = bp_first_pool(a); p; p = bp_next_pool(p))
     total += bp_stat_current(p, kind);
   for (bp_thread_cache_t *t = bp_thread_cache_first(a); t;
-       t = bp_thread_cache_next(t))
-    total += bp_counter_current(&t->stats[kind]);
+       t = bp_thread_cache_next(t)) {
+    bp_thread_cache_share_t shares[BP_STAT_COUNT];
+    bp_thread_cache_shares(t, shares);
+    total += shares[kind].current;
+  }
   return total;
 }
 
@@ -34,12 +37,14 @@ void bp_alloc_walk_peaks(bp_alloc_pool_t *pool) {
     for (int k = 0; k < BP_STAT_COUNT; k++)
       pools[k] += bp_stat_current(p, (bp_stat_kind_t)k);
   for (bp_thread_cache_t *t = bp_thread_cache_first(a); t;
-       t = bp_thread_cache_next(t))
+       t = bp_thread_cache_next(t)) {
+    bp_thread_cache_share_t shares[BP_STAT_COUNT];
+    bp_thread_cache_shares(t, shares);
     for (int k = 0; k < BP_STAT_COUNT; k++) {
-      uint64_t current = bp_counter_current(&t->stats[k]);
-      caches[k] += current;
-      claims[k] += current + bp_thread_cache_room(t, (bp_stat_kind_t)k);
+      caches[k] += shares[k].current;
+      claims[k] += shares[k].claim;
     }
+  }
   /* Until another pool computes the peaks, the other pools only decrease
    * and the thread caches stay within their claims, so this pool may grow
    * up to the peak minus the others' totals and claims now. When the claims
@@ -80,8 +85,13 @@ static void fill(bp_caching_allocator_t *a, bp_stat_kind_t kind,
   for (bp_alloc_pool_t *p = bp_first_pool(a); p; p = bp_next_pool(p))
     add_counter(&p->stats[kind], out);
   for (bp_thread_cache_t *t = bp_thread_cache_first(a); t;
-       t = bp_thread_cache_next(t))
-    add_counter(&t->stats[kind], out);
+       t = bp_thread_cache_next(t)) {
+    bp_thread_cache_share_t shares[BP_STAT_COUNT];
+    bp_thread_cache_shares(t, shares);
+    out->current += shares[kind].current;
+    out->allocated += shares[kind].allocated;
+    out->freed += shares[kind].freed;
+  }
   out->peak = bp_load(&a->peaks[kind]);
   if (out->peak < out->current)
     out->peak = out->current;
@@ -101,8 +111,9 @@ void bp_caching_allocator_stats(bp_caching_allocator_t *a,
   out->thread_cached_blocks = out->thread_cached_bytes = 0;
   for (bp_thread_cache_t *t = bp_thread_cache_first(a); t;
        t = bp_thread_cache_next(t)) {
-    out->thread_cached_blocks += bp_load(&t->held_blocks);
-    out->thread_cached_bytes += bp_load(&t->held_bytes);
+    uint64_t held = bp_load(&t->held); /* one read: the two agree */
+    out->thread_cached_blocks += held >> 32;
+    out->thread_cached_bytes += held & UINT32_MAX;
   }
 }
 

@@ -231,6 +231,10 @@ HOT_PATH bool allocate_hot(bp_alloc_pool_t *pool, size_t size, size_t rounded,
 static __attribute__((noinline)) bp_status_t
 malloc_general(bp_caching_allocator_t *a, size_t size, void *stream,
                void **out_ptr) {
+  bp_thread_cache_t *cache = stream ? NULL : bp_thread_cache_of_thread(a);
+  if (cache && !bp_pool_biased_to_me(&cache->mu) &&
+      bp_thread_cache_malloc(cache, size, out_ptr))
+    return BP_OK;
   bp_alloc_pool_t *pool = stream ? bp_alloc_pool_for(a, stream) : a->null_pool;
   if (!pool)
     return BP_ERR_OUT_OF_MEMORY;
@@ -243,18 +247,13 @@ bp_status_t bp_caching_allocator_malloc(bp_caching_allocator_t *a, size_t size,
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_caching_allocator_malloc: allocator or out_ptr is "
                     "NULL");
+  if (!stream && bp_thread_cache_malloc_hit(a, size, out_ptr))
+    return BP_OK;
   bp_alloc_pool_t *pool = thread_known_pool(a, stream);
   const bp_alloc_fast_round_t *round = &a->fast_round;
-  if (pool && __builtin_expect(size - 1 < round->limit, 1)) {
-    size_t rounded = (size + round->add) & round->mask;
-    if (!stream && bp_thread_cache_self.allocator_id == a->id &&
-        rounded <= BP_THREAD_CACHE_MAX_BLOCK &&
-        bp_thread_cache_allocate(bp_thread_cache_self.cache, size, rounded,
-                                 out_ptr))
-      return BP_OK;
-    if (allocate_hot(pool, size, rounded, out_ptr))
-      return BP_OK;
-  }
+  if (pool && __builtin_expect(size - 1 < round->limit, 1) &&
+      allocate_hot(pool, size, (size + round->add) & round->mask, out_ptr))
+    return BP_OK;
   return malloc_general(a, size, stream, out_ptr);
 }
 
@@ -485,6 +484,27 @@ free_general(bp_caching_allocator_t *a, void *ptr, void *stream,
   return free_locked(a, pool, b, lend_to);
 }
 
+/* Every free of a non-NULL `ptr` that the thread cache's hit did not
+ * take: the cache under its lock (when the hit could not look), the pool's
+ * hot path, the general path. */
+static __attribute__((noinline)) bp_status_t
+free_missed(bp_caching_allocator_t *a, void *ptr, void *stream) {
+  bp_thread_cache_t *cache = stream ? NULL : bp_thread_cache_get(a);
+  /* The hit looked already if the cache is biased to this thread. */
+  if (cache && !bp_pool_biased_to_me(&cache->mu) &&
+      bp_thread_cache_free(cache, ptr))
+    return BP_OK;
+  bp_alloc_pool_t *pool = thread_known_pool(a, stream);
+  if (pool && free_hot(pool, ptr))
+    return BP_OK;
+  return free_general(a, ptr, stream, cache);
+}
+
+bp_status_t bp_caching_allocator_free_missed(bp_caching_allocator_t *a,
+                                             void *ptr) {
+  return free_missed(a, ptr, NULL);
+}
+
 bp_status_t bp_caching_allocator_free_on_stream(bp_caching_allocator_t *a,
                                                 void *ptr, void *stream) {
   if (!a)
@@ -492,13 +512,9 @@ bp_status_t bp_caching_allocator_free_on_stream(bp_caching_allocator_t *a,
                     "bp_caching_allocator_free_on_stream: allocator is NULL");
   if (!ptr)
     return BP_OK;
-  bp_thread_cache_t *cache = stream ? NULL : bp_thread_cache_get(a);
-  if (cache && bp_thread_cache_free(cache, ptr))
+  if (!stream && bp_thread_cache_free_hit(a, ptr))
     return BP_OK;
-  bp_alloc_pool_t *pool = thread_known_pool(a, stream);
-  if (pool && free_hot(pool, ptr))
-    return BP_OK;
-  return free_general(a, ptr, stream, cache);
+  return free_missed(a, ptr, stream);
 }
 
 bp_status_t bp_caching_allocator_block_size(bp_caching_allocator_t *a,

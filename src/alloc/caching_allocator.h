@@ -72,6 +72,12 @@ bp_status_t bp_caching_allocator_malloc(bp_caching_allocator_t *allocator,
 /* Unknown pointer or double free: BP_ERR_INVALID_ARGUMENT, nothing changes. */
 bp_status_t bp_caching_allocator_free(bp_caching_allocator_t *allocator,
                                       void *ptr);
+/* bp_caching_allocator_free of a non-NULL `ptr` that the calling thread's
+ * cache did not take: the framework face inlines that hit
+ * (bp_thread_cache_free_hit, alloc/thread_cache.h) and calls this when it
+ * misses, so that the hit is not tried twice. */
+bp_status_t bp_caching_allocator_free_missed(bp_caching_allocator_t *allocator,
+                                             void *ptr);
 /* Like PyTorch's record_stream: `ptr` is also in use on `stream`; its reuse
  * on other streams waits for that stream's work at free time. */
 bp_status_t

@@ -11,7 +11,8 @@
  * out-of-memory and forget_stream empty it too.
  *
  * Not thread-safe: the pool's lock guards it. Blocks in the cache are in
- * state BP_BLOCK_CACHED, linked through hot_next. */
+ * state BP_BLOCK_CACHED, linked through hot_next (meaningless once popped).
+ * A pop and a push are a few loads and stores, on the pools' hot paths. */
 #ifndef BACKPLANE_ALLOC_HOT_CACHE_H_
 #define BACKPLANE_ALLOC_HOT_CACHE_H_
 
@@ -29,7 +30,9 @@ typedef struct bp_hot_bin {
 } bp_hot_bin_t;
 
 typedef struct bp_hot_cache {
-  uint64_t occupied; /* bit i: bins[i] is not empty */
+  /* Bit i: bins[i] may hold blocks (set by a push, cleared only when the
+   * cache is emptied, so that a pop writes nothing but its bin). */
+  uint64_t occupied;
   bp_hot_bin_t bins[BP_HOT_CACHE_BINS];
 } bp_hot_cache_t;
 
@@ -46,9 +49,7 @@ static inline bp_block_t *bp_hot_cache_pop(bp_hot_cache_t *cache, size_t size) {
   if (!b || bin->size != size)
     return NULL;
   bin->top = b->hot_next;
-  b->hot_next = NULL;
-  if (--bin->count == 0)
-    cache->occupied &= ~(UINT64_C(1) << i);
+  bin->count--;
   return b;
 }
 

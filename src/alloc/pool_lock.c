@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "alloc/asymmetric_fence.h"
 
@@ -51,7 +52,8 @@ static bp_lock_owner_t *own_record(void) {
   bp_lock_owner_t *r = free_records;
   if (r) {
     free_records = r->next_free;
-  } else if ((r = calloc(1, sizeof *r))) {
+  } else if ((r = aligned_alloc(_Alignof(bp_lock_owner_t), sizeof *r))) {
+    memset(r, 0, sizeof *r);
     r->next = all_records;
     all_records = r;
   }

@@ -29,6 +29,7 @@
 #ifndef BACKPLANE_ALLOC_POOL_LOCK_H_
 #define BACKPLANE_ALLOC_POOL_LOCK_H_
 
+#include <assert.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -43,7 +44,9 @@ typedef struct bp_lock_owner {
   _Atomic(bp_pool_lock_t *) inside;
   struct bp_lock_owner *next_free; /* records of exited threads */
   struct bp_lock_owner *next;      /* every record, for leak checkers */
-} bp_lock_owner_t;
+  /* Each on its own cache line: every biased acquisition writes `inside`,
+   * and threads must not share that line. */
+} __attribute__((aligned(64))) bp_lock_owner_t;
 
 struct bp_pool_lock {
   atomic_bool held; /* the spinlock of holders without the bias */
@@ -86,15 +89,11 @@ void __tsan_release(void *addr);
 void bp_pool_lock_slow(bp_pool_lock_t *lock);
 void bp_pool_unlock_slow(bp_pool_lock_t *lock);
 
-/* Takes the lock only if the calling thread holds its bias: true if taken
- * (drop it with bp_pool_unlock_biased), false if not (nothing taken). For
- * hot paths that fall back to a general path rather than wait. */
-static inline bool bp_pool_try_lock_biased(bp_pool_lock_t *lock) {
-  bp_lock_owner_t *me = bp_lock_owner_self;
-  if (!me || atomic_load_explicit(&lock->bias, memory_order_relaxed) != me)
-    return false;
-  if (atomic_load_explicit(&me->inside, memory_order_relaxed))
-    return false; /* inside another lock by its bias */
+/* The owner's side of the Dekker pair with a revoker: announces `me` inside
+ * `lock`, then takes it if the bias is still `me` (true); otherwise
+ * withdraws (false). */
+static inline bool bp_pool_enter_biased(bp_pool_lock_t *lock,
+                                        bp_lock_owner_t *me) {
   atomic_store_explicit(&me->inside, lock, memory_order_relaxed);
   /* Pairs with the revoker's bp_fence_heavy: biased locks exist only where
    * a compiler barrier is enough here. */
@@ -106,6 +105,34 @@ static inline bool bp_pool_try_lock_biased(bp_pool_lock_t *lock) {
   }
   atomic_store_explicit(&me->inside, NULL, memory_order_release);
   return false;
+}
+
+/* Takes the lock only if the calling thread holds its bias: true if taken
+ * (drop it with bp_pool_unlock_biased), false if not (nothing taken). For
+ * hot paths that fall back to a general path rather than wait. */
+static inline bool bp_pool_try_lock_biased(bp_pool_lock_t *lock) {
+  bp_lock_owner_t *me = bp_lock_owner_self;
+  if (!me || atomic_load_explicit(&me->inside, memory_order_relaxed))
+    return false; /* no record yet, or inside another lock by its bias */
+  return bp_pool_enter_biased(lock, me);
+}
+
+/* bp_pool_try_lock_biased for a thread that holds no lock by its bias (at
+ * an entry point of the allocator, where no pool lock is ever held): the
+ * one-lock-at-a-time check is left out. */
+static inline bool bp_pool_try_lock_biased_outermost(bp_pool_lock_t *lock) {
+  bp_lock_owner_t *me = bp_lock_owner_self;
+  if (!me)
+    return false;
+  assert(!atomic_load_explicit(&me->inside, memory_order_relaxed));
+  return bp_pool_enter_biased(lock, me);
+}
+
+/* Whether the lock is biased to the calling thread (a hint: another thread
+ * may revoke the bias at any time). */
+static inline bool bp_pool_biased_to_me(bp_pool_lock_t *lock) {
+  bp_lock_owner_t *me = bp_lock_owner_self;
+  return me && atomic_load_explicit(&lock->bias, memory_order_relaxed) == me;
 }
 
 /* Drops a lock taken by bp_pool_try_lock_biased. */

@@ -23,22 +23,34 @@ BP_ALLOC_INLINE uint64_t sub_floor(uint64_t x, uint64_t n) {
   return x > n ? x - n : 0;
 }
 
+/* After the cache's free blocks went back to the pool (none left, so its
+ * claim is its current values): rooms of an older epoch are dropped and the
+ * cache takes the current one (cache locked). */
+static void renew_epoch(bp_thread_cache_t *t) {
+  uint64_t epoch =
+      atomic_load_explicit(&t->allocator->tc_epoch, memory_order_relaxed);
+  if (bp_load(&t->epoch) != epoch) {
+    bp_store(&t->room_requested, 0);
+    bp_store(&t->epoch, epoch);
+  }
+}
+
 /* Takes the handed-out `b` back from `t` (pool and cache locked): what the
- * cache counted for it moves to the pool. */
+ * cache counted for it moves to the pool, and the pool stops counting it
+ * as inactive split bytes (thread_cache.h). */
 static void take_back_allocated(bp_thread_cache_t *t, bp_alloc_pool_t *pool,
                                 bp_block_t *b) {
   bp_block_map_remove(&t->lent, b->addr);
   if (t->recent == b)
     t->recent = NULL;
-  bp_counter_move(&t->stats[BP_STAT_ALLOCATED], &pool->stats[BP_STAT_ALLOCATED],
-                  b->size);
-  bp_counter_move(&t->stats[BP_STAT_ACTIVE], &pool->stats[BP_STAT_ACTIVE],
-                  b->size);
-  bp_counter_move(&t->stats[BP_STAT_REQUESTED], &pool->stats[BP_STAT_REQUESTED],
-                  b->requested);
-  if (b->tc_split)
-    bp_counter_move(&pool->stats[BP_STAT_INACTIVE_SPLIT],
-                    &t->stats[BP_STAT_INACTIVE_SPLIT], b->size);
+  bp_store(&t->bytes.moved, bp_load(&t->bytes.moved) - b->size);
+  bp_stat_counter_t *allocated = &pool->stats[BP_STAT_ALLOCATED],
+                    *active = &pool->stats[BP_STAT_ACTIVE],
+                    *split = &pool->stats[BP_STAT_INACTIVE_SPLIT];
+  bp_store(&allocated->moved, bp_load(&allocated->moved) + b->size);
+  bp_store(&active->moved, bp_load(&active->moved) + b->size);
+  bp_store(&split->moved, bp_load(&split->moved) - b->size);
+  bp_counter_move(&t->requested, &pool->stats[BP_STAT_REQUESTED], b->requested);
   pool->use_headroom = pool->split_headroom = 0;
   b->lender = NULL;
   b->state = BP_BLOCK_ALLOCATED;
@@ -48,20 +60,25 @@ static void take_back_allocated(bp_thread_cache_t *t, bp_alloc_pool_t *pool,
  * into the pool's free tree, and with `all`, the handed-out ones as the
  * pool's allocated blocks. */
 static void give_back(bp_thread_cache_t *t, bp_alloc_pool_t *pool, bool all) {
-  for (bp_block_t *b = bp_hot_cache_take_all(&t->bins), *next; b; b = next) {
-    next = b->hot_next;
-    b->hot_next = NULL;
-    bp_block_map_remove(&t->lent, b->addr);
-    b->lender = NULL;
-    /* Counted as free (and split) by the pool since its lend. */
-    bp_block_map_remove(&pool->live, b->addr);
-    if (b->tc_split)
+  uint64_t left = bp_thread_cache_held_blocks(t);
+  for (size_t i = 0; i < BP_THREAD_CACHE_BINS && left; i++) {
+    bp_thread_cache_bin_t *bin = &t->bins[i];
+    left -= bin->count;
+    for (bp_block_t *b = bin->top, *next; b; b = next) {
+      next = b->hot_next;
+      b->hot_next = NULL;
+      bp_block_map_remove(&t->lent, b->addr);
+      b->lender = NULL;
+      /* Counted as free and split by the pool since its lend. */
+      bp_block_map_remove(&pool->live, b->addr);
       bp_stat_fall_split(pool, b->size);
-    bp_alloc_release_block(pool, b);
+      bp_alloc_release_block(pool, b);
+    }
+    *bin = (bp_thread_cache_bin_t){NULL, 0};
   }
   t->recent = NULL;
-  bp_store(&t->held_blocks, 0);
-  bp_store(&t->held_bytes, 0);
+  bp_store(&t->held, 0);
+  renew_epoch(t);
   if (!all)
     return;
   /* Removal shifts later entries back into the emptied slot: look again. */
@@ -81,9 +98,7 @@ static void release_thread(void *arg) {
     bp_pool_lock(&pool->mu);
     bp_pool_lock(&t->mu);
     give_back(t, pool, true);
-    bp_store(&t->room_bytes, 0);
     bp_store(&t->room_requested, 0);
-    bp_store(&t->room_split, 0);
     t->thread = NULL;
     t->thread_prev = t->thread_next = NULL;
     bp_pool_unlock(&t->mu);
@@ -111,6 +126,20 @@ static bp_thread_cache_t *take_record(bp_caching_allocator_t *a) {
   if (!t)
     return NULL;
   *t = (bp_thread_cache_t){.allocator = a};
+  /* The sizes the hit serves: the allocator's fast rounding (min_chunk a
+   * power of two), up to BP_THREAD_CACHE_MAX_BLOCK and the bins once
+   * rounded. */
+  const bp_alloc_fast_round_t *round = &a->fast_round;
+  size_t unit = ~round->mask + 1, pad = round->add - (unit - 1);
+  size_t top = BP_THREAD_CACHE_MAX_BLOCK & round->mask;
+  if (round->limit && top / unit > BP_THREAD_CACHE_BINS)
+    top = BP_THREAD_CACHE_BINS * unit;
+  if (round->limit && top > pad) {
+    t->size_limit = top - pad < round->limit ? top - pad : round->limit;
+    t->bin_add = pad - 1; /* modulo 2^64: size >= 1 */
+    t->max_block = top;
+    t->shift = (unsigned)__builtin_ctzll(unit);
+  }
   atomic_store_explicit(&t->next, bp_thread_cache_first(a),
                         memory_order_relaxed);
   atomic_store_explicit(&a->thread_caches, t, memory_order_release);
@@ -155,25 +184,27 @@ bp_thread_cache_t *bp_thread_cache_get(bp_caching_allocator_t *a) {
 
 bool bp_thread_cache_lend(bp_thread_cache_t *t, bp_alloc_pool_t *pool,
                           bp_block_t *b) {
-  if (b->size > BP_THREAD_CACHE_MAX_BLOCK || b->workspace)
+  /* Only blocks of split chunks: the pool counts them as inactive split
+   * bytes while lent (thread_cache.h). */
+  if (b->size > t->max_block || b->workspace || !bp_block_in_split_chunk(b))
     return false;
   bp_pool_lock(&t->mu);
-  bp_thread_cache_check_epoch(t);
-  bool lent = bp_load(&t->held_bytes) + b->size <= BP_THREAD_CACHE_MAX_BYTES &&
-              bp_block_map_insert(&t->lent, b) == BP_OK;
-  if (lent && !bp_hot_cache_push(&t->bins, b)) {
-    bp_block_map_remove(&t->lent, b->addr);
-    lent = false;
-  }
+  if (!bp_thread_cache_current(t->allocator, t))
+    give_back(t, pool, false); /* its rooms are outdated */
+  bp_thread_cache_bin_t *bin = bp_thread_cache_bin_of(t, b->size);
+  bool lent =
+      bp_thread_cache_held_bytes(t) + b->size <= BP_THREAD_CACHE_MAX_BYTES &&
+      bin->count < BP_THREAD_CACHE_DEPTH &&
+      bp_block_map_insert(&t->lent, b) == BP_OK;
   if (lent) {
+    b->hot_next = bin->top;
+    bin->top = b;
+    bin->count++;
     b->state = BP_BLOCK_LENT;
     b->lender = t;
     b->tc_free = true;
-    b->tc_split = bp_block_in_split_chunk(b);
-    if (b->tc_split) { /* free in the pool's eyes, like a cached block */
-      bp_stat_add(pool, BP_STAT_INACTIVE_SPLIT, b->size);
-      bp_alloc_note_increase(pool, BP_STAT_INACTIVE_SPLIT);
-    }
+    bp_stat_add(pool, BP_STAT_INACTIVE_SPLIT, b->size);
+    bp_alloc_note_increase(pool, BP_STAT_INACTIVE_SPLIT);
     /* The room this free made moves from the pool to the cache: the pool
      * may no longer grow into it. */
     pool->use_headroom = sub_floor(pool->use_headroom, b->size);
@@ -184,13 +215,29 @@ bool bp_thread_cache_lend(bp_thread_cache_t *t, bp_alloc_pool_t *pool,
       marks[BP_STAT_REQUESTED] =
           sub_floor(marks[BP_STAT_REQUESTED], b->requested);
     }
-    bp_store(&t->room_bytes, bp_load(&t->room_bytes) + b->size);
     bp_store(&t->room_requested, bp_load(&t->room_requested) + b->requested);
-    bp_store(&t->held_blocks, bp_load(&t->held_blocks) + 1);
-    bp_store(&t->held_bytes, bp_load(&t->held_bytes) + b->size);
+    bp_store(&t->held, bp_load(&t->held) + bp_thread_cache_held_one(b->size));
   }
   bp_pool_unlock(&t->mu);
   return lent;
+}
+
+bool bp_thread_cache_malloc(bp_thread_cache_t *t, size_t size, void **out_ptr) {
+  if (size - 1 >= t->size_limit)
+    return false;
+  bp_pool_lock(&t->mu);
+  bp_block_t *b = bp_thread_cache_pop(t->allocator, t, size);
+  if (b)
+    *out_ptr = (void *)b->addr;
+  bp_pool_unlock(&t->mu);
+  return b != NULL;
+}
+
+bool bp_thread_cache_free(bp_thread_cache_t *t, void *ptr) {
+  bp_pool_lock(&t->mu);
+  bool hit = bp_thread_cache_push(t->allocator, t, ptr);
+  bp_pool_unlock(&t->mu);
+  return hit;
 }
 
 bool bp_thread_cache_reclaim(bp_alloc_pool_t *pool, bp_block_t *b) {
@@ -213,7 +260,7 @@ bool bp_thread_cache_peek(const bp_block_t *b, size_t *out_requested) {
 }
 
 static void drain(bp_thread_cache_t *t, bp_alloc_pool_t *pool) {
-  if (!bp_load(&t->held_blocks))
+  if (!bp_load(&t->held))
     return;
   bp_pool_lock(&t->mu);
   give_back(t, pool, false);
@@ -233,21 +280,26 @@ void bp_thread_cache_drain_all(bp_caching_allocator_t *a,
     drain(t, pool);
 }
 
-uint64_t bp_thread_cache_room(bp_thread_cache_t *t, bp_stat_kind_t kind) {
-  if (bp_load(&t->epoch) !=
-      atomic_load_explicit(&t->allocator->tc_epoch, memory_order_relaxed))
-    return 0;
-  switch (kind) {
-  case BP_STAT_ALLOCATED:
-  case BP_STAT_ACTIVE:
-    return bp_load(&t->room_bytes);
-  case BP_STAT_REQUESTED:
-    return bp_load(&t->room_requested);
-  case BP_STAT_INACTIVE_SPLIT:
-    return bp_load(&t->room_split);
-  default:
-    return 0;
-  }
+void bp_thread_cache_shares(bp_thread_cache_t *t,
+                            bp_thread_cache_share_t out[BP_STAT_COUNT]) {
+  bool current = bp_thread_cache_current(t->allocator, t);
+  uint64_t held = bp_thread_cache_held_bytes(t);
+  bp_stat_counter_t *bytes = &t->bytes, *requested = &t->requested;
+  uint64_t out_bytes = bp_counter_current(bytes);
+  uint64_t out_requested = bp_counter_current(requested);
+  bp_thread_cache_share_t use = {out_bytes, bp_load(&bytes->allocated),
+                                 bp_load(&bytes->freed),
+                                 out_bytes + (current ? held : 0)};
+  out[BP_STAT_ALLOCATED] = out[BP_STAT_ACTIVE] = use;
+  out[BP_STAT_RESERVED] = (bp_thread_cache_share_t){0, 0, 0, 0};
+  out[BP_STAT_REQUESTED] = (bp_thread_cache_share_t){
+      out_requested, bp_load(&requested->allocated), bp_load(&requested->freed),
+      out_requested + (current ? bp_load(&t->room_requested) : 0)};
+  /* Inactive split bytes fall by what is handed out; free hits may take
+   * them back up to 0. */
+  uint64_t split = 0 - out_bytes;
+  out[BP_STAT_INACTIVE_SPLIT] = (bp_thread_cache_share_t){
+      split, use.freed, use.allocated, current ? 0 : split};
 }
 
 void bp_thread_cache_destroy_all(bp_caching_allocator_t *a) {

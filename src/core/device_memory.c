@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "alloc/thread_cache.h"
 #include "base/status.h"
 #include "core/observer.h"
 #include "core/stream_internal.h"
@@ -27,6 +28,9 @@ BP_API_BODY bp_status_t device_malloc(bp_device_t *device, size_t size,
   bp_caching_allocator_t *allocator = bp_device_allocator_if_created(device);
   if (!allocator)
     return malloc_creating_allocator(device, size, out_ptr);
+  /* The common case, inlined: a block from this thread's cache. */
+  if (bp_thread_cache_malloc_hit(allocator, size, out_ptr))
+    return BP_OK;
   return bp_caching_allocator_malloc(allocator, size, NULL, out_ptr);
 }
 
@@ -46,14 +50,13 @@ BP_API bp_status_t bp_device_malloc(bp_device_t *device, size_t size,
   return device_malloc(device, size, out_ptr);
 }
 
-BP_API_BODY bp_status_t device_free(bp_device_t *device, void *ptr) {
-  if (!ptr)
-    return BP_OK;
-  if (!device)
-    return bp_error(BP_ERR_INVALID_ARGUMENT, "bp_device_free: device is NULL");
-  bp_caching_allocator_t *allocator = bp_device_allocator_if_created(device);
+/* Every free but a hit of the thread's cache (a tail call: the hit needs no
+ * stack frame). */
+static __attribute__((noinline)) bp_status_t
+free_general(bp_device_t *device, bp_caching_allocator_t *allocator,
+             void *ptr) {
   bp_status_t status =
-      allocator ? bp_caching_allocator_free(allocator, ptr)
+      allocator ? bp_caching_allocator_free_missed(allocator, ptr)
                 : bp_error(BP_ERR_INVALID_ARGUMENT,
                            "bp_device_free: %p was not allocated on %s", ptr,
                            device->name);
@@ -62,6 +65,18 @@ BP_API_BODY bp_status_t device_free(bp_device_t *device, void *ptr) {
   if (__builtin_expect(status == BP_ERR_INVALID_ARGUMENT, 0))
     bp_api_refused(device, "bp_device_free");
   return status;
+}
+
+BP_API_BODY bp_status_t device_free(bp_device_t *device, void *ptr) {
+  if (!ptr)
+    return BP_OK;
+  if (!device)
+    return bp_error(BP_ERR_INVALID_ARGUMENT, "bp_device_free: device is NULL");
+  bp_caching_allocator_t *allocator = bp_device_allocator_if_created(device);
+  /* The common case, inlined: back into this thread's cache. */
+  if (allocator && bp_thread_cache_free_hit(allocator, ptr))
+    return BP_OK;
+  return free_general(device, allocator, ptr);
 }
 
 static __attribute__((noinline, cold)) bp_status_t

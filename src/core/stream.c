@@ -127,12 +127,9 @@ bp_status_t bp_stream_drain(const char *function, bp_stream_t *stream) {
              : bp_plugin_call_error(device, "synchronize_stream", result);
 }
 
-/* The sticky failure a kernel left on the stream (kernel_ext.h), else BP_OK.
- * Only plugins with the kernels extension have such failures. */
-static bp_status_t stream_sticky_error(bp_stream_t *stream) {
-  /* The stream's own flag first: no further load on streams without kernels. */
-  if (!atomic_load_explicit(&stream->kernel_work, memory_order_relaxed))
-    return BP_OK;
+/* stream_sticky_error on a stream that ran kernels. */
+static __attribute__((noinline)) bp_status_t
+stream_kernel_error(bp_stream_t *stream) {
   bp_device_t *device = stream->device;
   const BP_KernelExtension *kernels = device->plugin->extensions.kernels;
   if (!kernels || !stream->native)
@@ -147,6 +144,17 @@ static bp_status_t stream_sticky_error(bp_stream_t *stream) {
   return bp_error((bp_status_t)status, "%s: stream %p on %s: %s",
                   device->plugin->device_type, (void *)stream, device->name,
                   message);
+}
+
+/* The sticky failure a kernel left on the stream (kernel_ext.h), else BP_OK.
+ * Only plugins with the kernels extension have such failures. Inline: the
+ * stream's own flag, one load, is all that streams without kernels pay
+ * after a successful query. */
+static inline __attribute__((always_inline)) bp_status_t
+stream_sticky_error(bp_stream_t *stream) {
+  if (!atomic_load_explicit(&stream->kernel_work, memory_order_relaxed))
+    return BP_OK;
+  return stream_kernel_error(stream);
 }
 
 BP_API bp_status_t bp_stream_reset(bp_stream_t *stream) {
@@ -310,14 +318,15 @@ BP_API_BODY bp_status_t stream_query(bp_stream_t *stream) {
     return status;
   if (!stream->native)
     return bp_stream_drain("bp_stream_query", stream); /* done once drained */
-  bp_device_t *device = stream->device;
-  C_Status result =
-      device->plugin->dispatch.query_stream(&device->c_device, stream->native);
+  C_Status result = stream->device->plugin->dispatch.query_stream(
+      &stream->device->c_device, stream->native);
   if (BP_C_OK(result))
     return stream_sticky_error(stream);
   if (result == C_FAILED)
     return BP_ERR_NOT_READY;
-  return bp_plugin_call_error(device, "query_stream", result);
+  /* The device read again, not kept across the call: the common path then
+   * saves one register fewer. */
+  return bp_plugin_call_error(stream->device, "query_stream", result);
 }
 
 static __attribute__((noinline, cold)) bp_status_t

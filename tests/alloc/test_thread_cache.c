@@ -40,6 +40,18 @@ static void must_free(bp_caching_allocator_t *a, void *p) {
   }
 }
 
+/* empty_cache gives back every thread's cache and releases `bytes`. */
+static bp_memory_stats_t expect_emptied(bp_caching_allocator_t *a,
+                                        size_t bytes) {
+  size_t released = 0;
+  assert_int_equal(bp_caching_allocator_empty_cache(a, &released), BP_OK);
+  assert_int_equal(released, bytes);
+  bp_memory_stats_t s = current_stats(a);
+  assert_int_equal(s.thread_cached_blocks, 0);
+  assert_int_equal(s.thread_cached_bytes, 0);
+  return s;
+}
+
 /* A thread that fills its cache with `count` blocks of `size`, optionally
  * keeps one more block live (handed back in `kept`), then waits at the
  * barrier (if any) twice: the main thread works in between. */
@@ -123,11 +135,7 @@ static void test_empty_cache_drains_other_threads(void **state) {
   assert_int_equal(s.thread_cached_blocks, 4);
   assert_int_equal(s.thread_cached_bytes, 4 * 512);
   assert_int_equal(s.allocated_bytes.current, 0);
-  size_t released = 0;
-  assert_int_equal(bp_caching_allocator_empty_cache(a, &released), BP_OK);
-  assert_int_equal(released, 2 * MiB);
-  s = current_stats(a);
-  assert_int_equal(s.thread_cached_blocks, 0);
+  s = expect_emptied(a, 2 * MiB);
   assert_int_equal(s.reserved_bytes.current, 0);
   pthread_barrier_wait(&barrier);
   pthread_join(t, NULL);
@@ -204,6 +212,69 @@ static void test_double_free_of_cached_block_refused(void **state) {
   assert_ptr_equal(q, p);
   assert_int_equal(current_stats(a).thread_cached_blocks, 0);
   expect_free(a, q);
+  bp_caching_allocator_destroy(a);
+}
+
+/* Every statistic keeps current == allocated - freed. */
+static void expect_balanced(const bp_memory_stat_t *stat) {
+  assert_int_equal(stat->current, stat->allocated - stat->freed);
+}
+
+static void expect_split_stats(bp_caching_allocator_t *a, uint64_t allocated,
+                               uint64_t requested) {
+  bp_memory_stats_t s = current_stats(a);
+  assert_int_equal(s.allocated_bytes.current, allocated);
+  assert_int_equal(s.active_bytes.current, allocated);
+  assert_int_equal(s.requested_bytes.current, requested);
+  /* One 2 MiB chunk, split by the 1 KiB block: all but it is free. */
+  assert_int_equal(s.reserved_bytes.current, 2 * MiB);
+  assert_int_equal(s.inactive_split_bytes.current, 2 * MiB - allocated);
+  expect_balanced(&s.allocated_bytes);
+  expect_balanced(&s.active_bytes);
+  expect_balanced(&s.requested_bytes);
+  expect_balanced(&s.inactive_split_bytes);
+}
+
+/* Hits move a block between handed out and free in the cache: allocated,
+ * active, requested and inactive split bytes follow, cumulative counts
+ * included, and so do peaks across a reset (which outdates the cache's
+ * rooms: the next call goes through the pool). */
+static void test_hits_keep_every_statistic_exact(void **state) {
+  (void)state;
+  fake_device_t d;
+  bp_caching_allocator_t *a = expect_allocator(&d, 1024 * MiB, true);
+  void *p = expect_alloc(a, 1000, NULL);
+  expect_split_stats(a, 1 * KiB, 1000);
+  expect_free(a, p); /* lent to this thread's cache */
+  assert_int_equal(current_stats(a).thread_cached_blocks, 1);
+  expect_split_stats(a, 0, 0);
+  enum { ROUNDS = 200 };
+  for (int i = 0; i < ROUNDS; i++) {
+    void *q = expect_alloc(a, 700, NULL); /* also 1 KiB once rounded */
+    assert_ptr_equal(q, p);
+    expect_split_stats(a, 1 * KiB, 700);
+    expect_free(a, q);
+    expect_split_stats(a, 0, 0);
+  }
+  bp_memory_stats_t s = current_stats(a);
+  assert_int_equal(s.allocated_bytes.allocated, (ROUNDS + 1) * KiB);
+  assert_int_equal(s.requested_bytes.allocated, 1000 + ROUNDS * 700);
+  assert_int_equal(s.allocated_bytes.peak, 1 * KiB);
+  assert_int_equal(s.requested_bytes.peak, 1000);
+  assert_int_equal(s.inactive_split_bytes.peak, 2 * MiB);
+  bp_caching_allocator_reset_peaks(a);
+  void *q = expect_alloc(a, 600, NULL);
+  assert_ptr_equal(q, p);
+  expect_split_stats(a, 1 * KiB, 600);
+  s = current_stats(a);
+  assert_int_equal(s.allocated_bytes.peak, 1 * KiB);
+  assert_int_equal(s.requested_bytes.peak, 600);
+  expect_free(a, q);
+  assert_int_equal(current_stats(a).thread_cached_blocks, 1);
+  expect_split_stats(a, 0, 0);
+  s = expect_emptied(a, 2 * MiB);
+  assert_int_equal(s.inactive_split_bytes.current, 0);
+  expect_balanced(&s.inactive_split_bytes);
   bp_caching_allocator_destroy(a);
 }
 
@@ -362,6 +433,7 @@ int main(void) {
       cmocka_unit_test(test_empty_cache_drains_other_threads),
       cmocka_unit_test(test_out_of_memory_retry_uses_other_caches),
       cmocka_unit_test(test_double_free_of_cached_block_refused),
+      cmocka_unit_test(test_hits_keep_every_statistic_exact),
       cmocka_unit_test(test_many_threads_match_the_model),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

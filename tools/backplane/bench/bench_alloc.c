@@ -7,6 +7,21 @@
  * trace replayed through the allocator: iterations/s against glibc, and peak
  * reserved over peak allocated.
  *
+ * What is timed: T threads start at a barrier and run alloc+free pairs, in
+ * batches, until the first thread has run for a fixed window (WINDOW_MS)
+ * and raises a stop flag that the others read between batches; nothing
+ * shared is written in the loop (each thread has its own sink and its own
+ * result slot). The figure is the window times the cores the threads can
+ * use (min(T, CPUs in the affinity mask)) divided by the pairs all threads
+ * completed: one thread's time per pair for T = 1, each thread's time per
+ * pair for T <= CPUs, and what one core spends per pair while more threads
+ * than cores time-share ("per core" rows), so a perfectly scaling allocator
+ * shows its 1-thread figure on any core count. Every thread is runnable for
+ * the whole window, so a thread that the scheduler starts late or leaves
+ * for last does not stretch the time. The "CPU per thread" rows give each
+ * thread's CPU time per pair (CLOCK_THREAD_CPUTIME_ID), which other
+ * processes' load does not inflate.
+ *
  * jemalloc cannot be dlopen'ed (its TLS model needs the static TLS block),
  * and linking it would replace malloc process-wide; so the bench re-runs
  * itself with LD_PRELOAD=libjemalloc.so.2 and BACKPLANE_BENCH_ALLOC_CHILD=fd,
@@ -17,11 +32,14 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "alloc_trace.h"
@@ -42,6 +60,8 @@ enum {
 /* Busy time before the first timed run, in the bench and in the jemalloc
  * child alike. */
 enum { WARM_UP_MS = 300 };
+/* The timed window of one measurement, and of one in quick mode. */
+enum { WINDOW_MS = 20, QUICK_WINDOW_MS = 2 };
 
 static const size_t sizes[SIZE_COUNT] = {512, (size_t)64 << 10, (size_t)1 << 20,
                                          (size_t)64 << 20};
@@ -66,18 +86,31 @@ typedef struct alloc_bench {
   void (*mi_free)(void *);
 } alloc_bench_t;
 
+/* One thread's run; each on its own cache lines, written by its thread only
+ * after the timed loop. Thread 0 keeps the time and raises `stop`. */
 typedef struct timed_run {
   alloc_bench_t *bench;
   subject_t subject;
-  size_t size, pairs;
+  size_t size, batch;
+  uint64_t window_ns;
   int thread;
   pthread_barrier_t *start;
-  double ns_per_pair; /* out; 0 on failure */
-} timed_run_t;
+  atomic_bool *stop;
+  bool ok;         /* out */
+  uint64_t window; /* out (thread 0): the time until it raised `stop` */
+  uint64_t pairs;  /* out: pairs completed */
+  uint64_t cpu_ns; /* out: the thread's CPU time in them */
+} __attribute__((aligned(64))) timed_run_t;
 
-/* The pointer escapes here, so the compiler cannot drop a malloc/free
- * pair. */
-static void *volatile sink;
+/* ns per alloc+free pair: wall time per core in use, and CPU time per
+ * thread (see the top of the file). */
+typedef struct pair_time {
+  double wall, cpu;
+} pair_time_t;
+
+/* The pointer escapes here, so the compiler cannot drop a malloc/free pair;
+ * one per thread, so that no cache line is shared in the timed loop. */
+static _Thread_local void *volatile sink;
 
 static int one_pair(alloc_bench_t *b, subject_t subject, size_t size,
                     int thread) {
@@ -119,54 +152,97 @@ static int one_pair(alloc_bench_t *b, subject_t subject, size_t size,
   return -1;
 }
 
+static uint64_t thread_cpu_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static void *timed_pairs(void *arg) {
   timed_run_t *run = arg;
-  run->ns_per_pair = 0;
-  if (one_pair(run->bench, run->subject, run->size, run->thread)) /* warm */
-    return NULL;
-  if (run->start)
+  run->ok = false;
+  bool warm = one_pair(run->bench, run->subject, run->size, run->thread) == 0;
+  if (run->start) /* even after a failure: the others wait for it */
     pthread_barrier_wait(run->start);
-  uint64_t begin = cli_now_ns();
-  for (size_t i = 0; i < run->pairs; i++)
-    if (one_pair(run->bench, run->subject, run->size, run->thread))
-      return NULL;
-  run->ns_per_pair = (double)(cli_now_ns() - begin) / (double)run->pairs;
+  if (!warm)
+    return NULL;
+  uint64_t cpu = thread_cpu_ns(), begin = cli_now_ns(), pairs = 0;
+  for (bool done = false; !done;) {
+    for (size_t i = 0; i < run->batch; i++)
+      if (one_pair(run->bench, run->subject, run->size, run->thread))
+        return NULL;
+    pairs += run->batch;
+    if (run->thread == 0) {
+      run->window = cli_now_ns() - begin;
+      done = run->window >= run->window_ns;
+      if (done)
+        atomic_store_explicit(run->stop, true, memory_order_relaxed);
+    } else {
+      done = atomic_load_explicit(run->stop, memory_order_relaxed);
+    }
+  }
+  run->cpu_ns = thread_cpu_ns() - cpu;
+  run->pairs = pairs;
+  run->ok = true;
   return NULL;
 }
 
-static size_t pairs_for(const bench_ctx_t *ctx, size_t size) {
-  size_t pairs = size >= ((size_t)16 << 20) ? 2000 : 200000;
-  return ctx->quick ? pairs / 100 : pairs;
+/* Pairs between two looks at the clock or the stop flag: a small part of
+ * the window, and of the time a late thread may add after the stop. */
+static size_t batch_for(size_t size) {
+  return size >= ((size_t)16 << 20) ? 2 : 256;
 }
 
-/* ns per alloc+free pair, averaged over `threads` threads running at once;
- * 0 on failure. */
-static double measure(alloc_bench_t *b, subject_t subject, size_t size,
-                      int threads) {
+/* The CPUs this process may run on. */
+static int usable_cpus(void) {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+    return CPU_COUNT(&set);
+  long online = sysconf(_SC_NPROCESSORS_ONLN);
+  return online > 0 ? (int)online : 1;
+}
+
+/* `threads` threads running pairs at once; false on failure. */
+static bool measure(alloc_bench_t *b, subject_t subject, size_t size,
+                    int threads, pair_time_t *out) {
   timed_run_t runs[MAX_THREADS];
   pthread_t ids[MAX_THREADS];
+  bool started[MAX_THREADS] = {false};
   pthread_barrier_t start;
   pthread_barrier_init(&start, NULL, (unsigned)threads);
+  atomic_bool stop = false;
+  uint64_t window_ms = b->ctx->quick ? QUICK_WINDOW_MS : WINDOW_MS;
   for (int t = 0; t < threads; t++) {
     runs[t] = (timed_run_t){.bench = b,
                             .subject = subject,
                             .size = size,
-                            .pairs = pairs_for(b->ctx, size),
+                            .batch = batch_for(size),
+                            .window_ns = window_ms * 1000000u,
                             .thread = t,
-                            .start = threads > 1 ? &start : NULL};
-    if (t > 0 && pthread_create(&ids[t], NULL, timed_pairs, &runs[t]) != 0)
-      runs[t].ns_per_pair = 0;
+                            .start = threads > 1 ? &start : NULL,
+                            .stop = &stop};
+    if (t > 0)
+      started[t] = pthread_create(&ids[t], NULL, timed_pairs, &runs[t]) == 0;
   }
   timed_pairs(&runs[0]);
-  double total = 0;
-  bool ok = runs[0].ns_per_pair > 0;
+  /* Thread 0 failed before raising it: the others stop too. */
+  atomic_store_explicit(&stop, true, memory_order_relaxed);
+  bool ok = runs[0].ok;
+  uint64_t pairs = runs[0].pairs, cpu = runs[0].cpu_ns;
   for (int t = 1; t < threads; t++) {
-    pthread_join(ids[t], NULL);
-    ok = ok && runs[t].ns_per_pair > 0;
-    total += runs[t].ns_per_pair;
+    if (started[t])
+      pthread_join(ids[t], NULL);
+    ok = ok && started[t] && runs[t].ok;
+    pairs += runs[t].pairs;
+    cpu += runs[t].cpu_ns;
   }
   pthread_barrier_destroy(&start);
-  return ok ? (total + runs[0].ns_per_pair) / threads : 0;
+  if (!ok || !pairs)
+    return false;
+  int cpus = usable_cpus(), cores = threads < cpus ? threads : cpus;
+  out->wall = (double)runs[0].window * cores / (double)pairs;
+  out->cpu = (double)cpu / (double)pairs;
+  return true;
 }
 
 /* Medians of `subjects` (those with available[subject]) at one size and
@@ -174,17 +250,24 @@ static double measure(alloc_bench_t *b, subject_t subject, size_t size,
  * up or slows down during the run treats them alike; false on a failure. */
 static bool interleaved_medians(alloc_bench_t *b, const bool *available,
                                 size_t size, int threads,
-                                double medians[SUBJECT_COUNT]) {
+                                pair_time_t medians[SUBJECT_COUNT]) {
   size_t reps = bench_reps(b->ctx, FULL_REPS);
-  double samples[SUBJECT_COUNT][FULL_REPS];
+  double wall[SUBJECT_COUNT][FULL_REPS], cpu[SUBJECT_COUNT][FULL_REPS];
   for (size_t r = 0; r < reps; r++)
-    for (subject_t subject = 0; subject < SUBJECT_COUNT; subject++)
-      if (available[subject] &&
-          (samples[subject][r] = measure(b, subject, size, threads)) == 0)
+    for (subject_t subject = 0; subject < SUBJECT_COUNT; subject++) {
+      pair_time_t sample;
+      if (!available[subject])
+        continue;
+      if (!measure(b, subject, size, threads, &sample))
         return false;
+      wall[subject][r] = sample.wall;
+      cpu[subject][r] = sample.cpu;
+    }
   for (subject_t subject = 0; subject < SUBJECT_COUNT; subject++)
-    medians[subject] =
-        available[subject] ? cli_median(samples[subject], reps) : 0;
+    medians[subject] = available[subject]
+                           ? (pair_time_t){cli_median(wall[subject], reps),
+                                           cli_median(cpu[subject], reps)}
+                           : (pair_time_t){0, 0};
   return true;
 }
 
@@ -192,7 +275,8 @@ static bool interleaved_medians(alloc_bench_t *b, const bool *available,
 
 /* Child side: times glibc-named malloc/free (jemalloc's, under LD_PRELOAD)
  * and the caching allocator, interleaved, and writes "size threads
- * jemalloc_ns backplane_ns" lines to `fd`. */
+ * jemalloc_wall backplane_wall jemalloc_cpu backplane_cpu" lines (ns per
+ * pair) to `fd`. */
 static bp_status_t run_as_child(bench_ctx_t *ctx, int fd) {
   FILE *out = fdopen(fd, "w");
   if (!out)
@@ -207,10 +291,11 @@ static bp_status_t run_as_child(bench_ctx_t *ctx, int fd) {
   const bool timed[SUBJECT_COUNT] = {[BACKPLANE] = true, [GLIBC] = true};
   for (size_t s = 0; s < SIZE_COUNT; s++)
     for (int threads = 1; threads <= MAX_THREADS; threads *= 2) {
-      double medians[SUBJECT_COUNT];
+      pair_time_t medians[SUBJECT_COUNT];
       if (interleaved_medians(&b, timed, sizes[s], threads, medians))
-        fprintf(out, "%zu %d %.6f %.6f\n", sizes[s], threads, medians[GLIBC],
-                medians[BACKPLANE]);
+        fprintf(out, "%zu %d %.6f %.6f %.6f %.6f\n", sizes[s], threads,
+                medians[GLIBC].wall, medians[BACKPLANE].wall,
+                medians[GLIBC].cpu, medians[BACKPLANE].cpu);
     }
   fclose(out);
   return BP_OK;
@@ -218,7 +303,7 @@ static bp_status_t run_as_child(bench_ctx_t *ctx, int fd) {
 
 /* jemalloc and the caching allocator timed side by side in the child. */
 typedef struct jemalloc_pair {
-  double jemalloc, backplane; /* ns per pair; 0 when not measured */
+  pair_time_t jemalloc, backplane; /* 0 when not measured */
 } jemalloc_pair_t;
 
 /* Parent side: fills pairs[s][threads - 1]; false if unavailable. */
@@ -270,13 +355,14 @@ static bool measure_jemalloc(bench_ctx_t *ctx,
   if (in) {
     size_t size;
     int threads;
-    double jemalloc_ns, backplane_ns;
-    while (fscanf(in, "%zu %d %lf %lf", &size, &threads, &jemalloc_ns,
-                  &backplane_ns) == 4)
+    jemalloc_pair_t pair;
+    while (fscanf(in, "%zu %d %lf %lf %lf %lf", &size, &threads,
+                  &pair.jemalloc.wall, &pair.backplane.wall, &pair.jemalloc.cpu,
+                  &pair.backplane.cpu) == 6)
       for (size_t s = 0; s < SIZE_COUNT; s++)
         if (sizes[s] == size && threads >= 1 && threads <= MAX_THREADS &&
-            jemalloc_ns > 0 && backplane_ns > 0) {
-          pairs[s][threads - 1] = (jemalloc_pair_t){jemalloc_ns, backplane_ns};
+            pair.jemalloc.wall > 0 && pair.backplane.wall > 0) {
+          pairs[s][threads - 1] = pair;
           found++;
         }
     fclose(in);
@@ -314,39 +400,55 @@ static void record(bench_ctx_t *ctx, const char *bench_case, double value,
 /* The rows of one size and thread count. The jemalloc rows compare the two
  * as timed together in the child, and so does the scaling row (this thread
  * count's time per pair against the 1-thread one, both timed in the child);
- * the others, as timed here. */
+ * the others, as timed here. With several threads, the judged rows are wall
+ * time per core in use ("per core"), and CPU-time rows ("CPU per thread")
+ * follow for information (see the top of the file). */
 static void record_latency(alloc_bench_t *b, size_t s, int threads,
-                           double medians[SUBJECT_COUNT],
+                           pair_time_t medians[SUBJECT_COUNT],
                            jemalloc_pair_t jemalloc, jemalloc_pair_t single) {
   char size_text[32], bench_case[96];
   cli_format_bytes(sizes[s], size_text, sizeof size_text);
   for (subject_t subject = BACKPLANE; subject <= BACKPLANE_STREAM; subject++) {
-    if (medians[subject] == 0)
+    if (medians[subject].wall == 0)
       continue;
-    snprintf(bench_case, sizeof bench_case, "%s hit %s, %d thread%s",
-             subject_names[subject], size_text, threads,
-             threads > 1 ? "s" : "");
+    if (threads == 1)
+      snprintf(bench_case, sizeof bench_case, "%s hit %s, 1 thread",
+               subject_names[subject], size_text);
+    else
+      snprintf(bench_case, sizeof bench_case, "%s hit %s, %d threads, per core",
+               subject_names[subject], size_text, threads);
     bool judged = subject == BACKPLANE &&
                   (threads == 1 || sizes[s] <= THREAD_CACHED_SIZE);
-    double value = medians[subject];
+    double value = medians[subject].wall;
     record(b->ctx, bench_case, value, NULL, 0,
            judged ? BENCH_BUDGET_MAX_VALUE : BENCH_BUDGET_NONE, 50, "<= 50 ns");
-    if (jemalloc.jemalloc > 0 && subject == BACKPLANE)
-      record(b->ctx, bench_case, jemalloc.backplane, "jemalloc",
-             jemalloc.jemalloc,
+    bool paired = jemalloc.jemalloc.wall > 0 && subject == BACKPLANE;
+    if (paired)
+      record(b->ctx, bench_case, jemalloc.backplane.wall, "jemalloc",
+             jemalloc.jemalloc.wall,
              judged ? BENCH_BUDGET_MAX_VALUE : BENCH_BUDGET_NONE,
-             2 * jemalloc.jemalloc, "<= 2x jemalloc");
+             2 * jemalloc.jemalloc.wall, "<= 2x jemalloc");
     /* Per-thread rate >= 0.8x the 1-thread rate: time per pair <= 1.25x. */
-    if (threads > 1 && single.backplane > 0 && jemalloc.backplane > 0 &&
-        subject == BACKPLANE)
-      record(b->ctx, bench_case, jemalloc.backplane, "1 thread",
-             single.backplane,
+    if (threads > 1 && paired && single.backplane.wall > 0)
+      record(b->ctx, bench_case, jemalloc.backplane.wall, "1 thread",
+             single.backplane.wall,
              judged ? BENCH_BUDGET_MAX_VALUE : BENCH_BUDGET_NONE,
-             1.25 * single.backplane, ">= 0.8x the 1-thread rate per thread");
+             1.25 * single.backplane.wall,
+             ">= 0.8x the 1-thread rate per thread");
     for (subject_t base = GLIBC; base < SUBJECT_COUNT; base++)
-      if (medians[base] > 0)
-        record(b->ctx, bench_case, value, subject_names[base], medians[base],
-               BENCH_BUDGET_NONE, 0, NULL);
+      if (medians[base].wall > 0)
+        record(b->ctx, bench_case, value, subject_names[base],
+               medians[base].wall, BENCH_BUDGET_NONE, 0, NULL);
+    if (threads > 1 && paired) {
+      snprintf(bench_case, sizeof bench_case,
+               "%s hit %s, %d threads, CPU per thread", subject_names[subject],
+               size_text, threads);
+      record(b->ctx, bench_case, jemalloc.backplane.cpu, "jemalloc",
+             jemalloc.jemalloc.cpu, BENCH_BUDGET_NONE, 0, NULL);
+      if (single.backplane.cpu > 0)
+        record(b->ctx, bench_case, jemalloc.backplane.cpu, "1 thread",
+               single.backplane.cpu, BENCH_BUDGET_NONE, 0, NULL);
+    }
   }
 }
 
@@ -439,7 +541,8 @@ bp_status_t bench_alloc(bench_ctx_t *ctx) {
     *(void **)&b.mi_malloc = dlsym(mimalloc, "mi_malloc");
     *(void **)&b.mi_free = dlsym(mimalloc, "mi_free");
   }
-  jemalloc_pair_t jemalloc[SIZE_COUNT][MAX_THREADS] = {{{0, 0}}};
+  jemalloc_pair_t jemalloc[SIZE_COUNT][MAX_THREADS];
+  memset(jemalloc, 0, sizeof jemalloc);
   if (!measure_jemalloc(ctx, jemalloc))
     fprintf(stderr, "bench alloc: jemalloc baseline unavailable "
                     "(libjemalloc.so.2 not preloadable)\n");
@@ -456,7 +559,7 @@ bp_status_t bench_alloc(bench_ctx_t *ctx) {
         available[subject] =
             (subject != MIMALLOC || (b.mi_malloc && b.mi_free)) &&
             (subject != RAW || threads == 1);
-      double medians[SUBJECT_COUNT];
+      pair_time_t medians[SUBJECT_COUNT];
       if (!interleaved_medians(&b, available, sizes[s], threads, medians)) {
         status = bench_error(ctx, "allocating through the caching allocator",
                              BP_ERR_OUT_OF_MEMORY);
