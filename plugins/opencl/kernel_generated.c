@@ -95,8 +95,7 @@ static bool parse_function(char *line, ocl_generated_function_t *function) {
       return false;
   }
   if (!read_count(&line, "scratch", &function->scratch_bytes) ||
-      !read_count(&line, "stages", &stages) || stages == 0 ||
-      stages > 1u << 16)
+      !read_count(&line, "stages", &stages) || stages == 0 || stages > 1u << 16)
     return false;
   function->stages = calloc(stages, sizeof *function->stages);
   function->stage_count = function->stages ? stages : 0;
@@ -143,9 +142,7 @@ static bool add_function(struct BP_KernelModule_st *module, char *line,
       &module->generated[module->generated_count++];
   memset(function, 0, sizeof *function);
   state->stages_read = 0;
-  if (!parse_function(line, function))
-    return false;
-  return true;
+  return parse_function(line, function);
 }
 
 /* One descriptor line (the text after "//@bp "); false when malformed. */
@@ -181,8 +178,8 @@ C_Status ocl_generated_parse(struct BP_KernelModule_st *module,
     if (end)
       *end = '\0';
     ++line_number;
-    if (strncmp(line, "//@bp ", 6) == 0 && !parse_line(module, line + 6,
-                                                       &state))
+    if (strncmp(line, "//@bp ", 6) == 0 &&
+        !parse_line(module, line + 6, &state))
       status = ocl_fail(C_ERROR,
                         "generated module, line %zu is malformed or out of "
                         "place (see \"Generated OpenCL modules\" in the "
@@ -191,8 +188,9 @@ C_Status ocl_generated_parse(struct BP_KernelModule_st *module,
   }
   free(text);
   if (status == C_SUCCESS && !last_complete(module, &state))
-    status = ocl_fail(C_ERROR, "generated module: function '%s' has fewer "
-                               "stage lines than it declares",
+    status = ocl_fail(C_ERROR,
+                      "generated module: function '%s' has fewer "
+                      "stage lines than it declares",
                       module->generated[module->generated_count - 1].name);
   if (status == C_SUCCESS && module->generated_count == 0)
     status = ocl_fail(C_ERROR, "generated module: no //@bp function line");
@@ -226,9 +224,8 @@ C_Status ocl_generated_function(struct BP_KernelModule_st *module,
   pthread_mutex_init(&function->lock, NULL);
   memcpy(function->name, name, n + 1);
   function->stages = calloc(generated->stage_count, sizeof *function->stages);
-  C_Status status = function->stages
-                        ? C_SUCCESS
-                        : ocl_fail(C_FAILED, "out of host memory");
+  C_Status status =
+      function->stages ? C_SUCCESS : ocl_fail(C_FAILED, "out of host memory");
   for (size_t s = 0; status == C_SUCCESS && s < generated->stage_count; ++s) {
     status = ocl_function_create(module, generated->stages[s].kernel,
                                  &function->stages[s]);
@@ -256,10 +253,11 @@ static C_Status resolve_params(ocl_device_t *dev,
                                const void *args, size_t args_size,
                                ocl_region_t *regions) {
   if (args_size < generated->param_count * sizeof(uint64_t))
-    return ocl_fail(C_ERROR,
-                    "launch %s: the param block has %zu bytes, but the "
-                    "function takes %zu device pointers (bp_generated_params_t)",
-                    generated->name, args_size, generated->param_count);
+    return ocl_fail(
+        C_ERROR,
+        "launch %s: the param block has %zu bytes, but the "
+        "function takes %zu device pointers (bp_generated_params_t)",
+        generated->name, args_size, generated->param_count);
   for (size_t p = 0; p < generated->param_count; ++p) {
     uint64_t word;
     memcpy(&word, (const char *)args + p * sizeof word, sizeof word);
@@ -298,8 +296,8 @@ static cl_int enqueue_stage(struct C_Stream_st *stream,
                 : clSetKernelArg(stage->kernel, (cl_uint)(2 * p),
                                  sizeof(cl_mem), &regions[p].buffer);
     if (error == CL_SUCCESS)
-      error = clSetKernelArg(stage->kernel, (cl_uint)(2 * p + 1),
-                             sizeof offset, &offset);
+      error = clSetKernelArg(stage->kernel, (cl_uint)(2 * p + 1), sizeof offset,
+                             &offset);
   }
   if (error == CL_SUCCESS)
     error = clSetKernelArg(stage->kernel, (cl_uint)(2 * param_count),
@@ -339,10 +337,9 @@ C_Status ocl_generated_launch(ocl_device_t *dev, struct C_Stream_st *stream,
    * that copies them. */
   pthread_mutex_lock(&function->lock);
   for (; error == CL_SUCCESS && enqueued < generated->stage_count; ++enqueued)
-    error = enqueue_stage(stream, function->stages[enqueued],
-                          generated->stages[enqueued].items,
-                          generated->param_count, regions, scratch,
-                          &done[enqueued]);
+    error = enqueue_stage(
+        stream, function->stages[enqueued], generated->stages[enqueued].items,
+        generated->param_count, regions, scratch, &done[enqueued]);
   pthread_mutex_unlock(&function->lock);
   if (error != CL_SUCCESS && enqueued)
     --enqueued; /* the failed stage has no event */

@@ -6,7 +6,8 @@
  * OpenCL's exp, log, tanh and erf may be a few ulp off (the OpenCL C
  * specification's bounds), so those cases get 1e-5 instead of 1e-6. Also:
  * several output stages (a kernel each), intermediate stages in the
- * per-launch scratch (small, and 1 MiB, far past any local memory), the
+ * per-launch scratch (small, 1 MiB far past any local memory, and one
+ * function on two streams at once), the
  * refusals (a direct host call, C source, a NULL tensor) and the source
  * cache. CTest runs it per memory path (SVM, and
  * buffers mapped back to cl_mem): the same param block works on both.
@@ -180,8 +181,7 @@ static void intermediate_stage_in_scratch(void **state) {
   opencl_fixture_t *f = *state;
   bp_target_t *target;
   assert_int_equal(
-      bp_target_parse("opencl -max_shared_memory_per_block=8", &target),
-      BP_OK);
+      bp_target_parse("opencl -max_shared_memory_per_block=8", &target), BP_OK);
   bp_built_module_t *built = build(f, intermediate_ir(1, 4), target);
   const char *source = bp_built_module_source(built);
   assert_non_null(strstr(source, "//@bp generated-opencl 1\n"));
@@ -222,14 +222,14 @@ static void large_intermediate_at_offsets(void **state) {
   assert_int_equal(bp_device_malloc(f->device, sizeof(float) * (N + SKEW),
                                     (void **)&device_out),
                    BP_OK);
-  assert_int_equal(bp_copy(f->device, device_x + SKEW, NULL, x,
-                           sizeof(float) * N, NULL),
-                   BP_OK);
+  assert_int_equal(
+      bp_copy(f->device, device_x + SKEW, NULL, x, sizeof(float) * N, NULL),
+      BP_OK);
   bp_generated_params_t params = {{device_x + SKEW, device_out + SKEW}};
   assert_int_equal(launch(f, built, "t", &params), BP_OK);
-  assert_int_equal(bp_copy(NULL, out, f->device, device_out + SKEW,
-                           sizeof(float) * N, NULL),
-                   BP_OK);
+  assert_int_equal(
+      bp_copy(NULL, out, f->device, device_out + SKEW, sizeof(float) * N, NULL),
+      BP_OK);
   for (int i = 0; i < N; i++)
     if (out[i] != x[i] * 2.0f + 1.0f)
       fail_msg("element %d: %g, expected %g", i, out[i], x[i] * 2.0f + 1.0f);
@@ -247,6 +247,49 @@ static void large_intermediate_at_offsets(void **state) {
   assert_int_equal(bp_device_free(f->device, device_out), BP_OK);
   free(x);
   free(out);
+  bp_built_module_destroy(built);
+  bp_target_destroy(target);
+}
+
+/* One function launched on two streams before either finishes: each launch
+ * has scratch of its own, so neither sees the other's intermediate stage. */
+static void two_streams_share_a_function(void **state) {
+  opencl_fixture_t *f = *state;
+  bp_target_t *target;
+  assert_int_equal(bp_target_parse("opencl", &target), BP_OK);
+  bp_built_module_t *built = build(f, intermediate_ir(R, C), target);
+  fill_inputs(9);
+  upload_inputs(f);
+  /* The second launch reads z's buffer: X, again, scaled by -3. */
+  float negated[R * C];
+  for (int i = 0; i < R * C; i++)
+    negated[i] = X[i / C][i % C] * -3.0f;
+  assert_int_equal(
+      bp_copy(f->device, f->z, NULL, negated, sizeof(negated), NULL), BP_OK);
+  bp_stream_t *other;
+  assert_int_equal(bp_stream_create(f->device, &other), BP_OK);
+  bp_module_t *module;
+  bp_function_t *function;
+  assert_int_equal(bp_built_module_load(built, f->device, &module), BP_OK);
+  assert_int_equal(bp_module_function(module, "t", &function), BP_OK);
+  bp_generated_params_t first = {{f->x, f->y}}, second = {{f->z, f->w}};
+  for (int round = 0; round < 8; round++) {
+    assert_int_equal(
+        bp_launch(function, 1, &first, sizeof(first), NULL, f->stream), BP_OK);
+    assert_int_equal(
+        bp_launch(function, 1, &second, sizeof(second), NULL, other), BP_OK);
+  }
+  assert_int_equal(bp_stream_synchronize(f->stream), BP_OK);
+  assert_int_equal(bp_stream_synchronize(other), BP_OK);
+  float y[R * C], w[R * C];
+  assert_int_equal(bp_copy(NULL, y, f->device, f->y, sizeof(y), NULL), BP_OK);
+  assert_int_equal(bp_copy(NULL, w, f->device, f->w, sizeof(w), NULL), BP_OK);
+  for (int i = 0; i < R * C; i++) {
+    assert_float_equal(y[i], X[i / C][i % C] * 2.0f + 1.0f, 0);
+    assert_float_equal(w[i], negated[i] * 2.0f + 1.0f, 0);
+  }
+  assert_int_equal(bp_module_unload(module), BP_OK);
+  assert_int_equal(bp_stream_destroy(other), BP_OK);
   bp_built_module_destroy(built);
   bp_target_destroy(target);
 }
@@ -338,6 +381,7 @@ int main(void) {
       cmocka_unit_test_setup(output_stages, need_device),
       cmocka_unit_test_setup(intermediate_stage_in_scratch, need_device),
       cmocka_unit_test_setup(large_intermediate_at_offsets, need_device),
+      cmocka_unit_test_setup(two_streams_share_a_function, need_device),
       cmocka_unit_test_setup(refusals_and_cache, need_device),
   };
   return cmocka_run_group_tests(tests, setup, teardown);

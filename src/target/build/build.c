@@ -178,7 +178,7 @@ static bp_status_t build_extension(const bp_ir_module_t *module,
 
 /* Blocks per function: the target's cores for a function whose blocks
  * split it (C: by its first axis; a source lowering: a single stage, by
- * elements), else 1. */
+ * elements, though the opencl plugin sizes each stage itself), else 1. */
 static bp_status_t fill_functions(bp_built_module_t *built,
                                   const bp_ir_module_t *module,
                                   const bp_target_t *target) {
