@@ -8,8 +8,8 @@
  * several output stages (a kernel each), intermediate stages in the
  * per-launch scratch (small, 1 MiB far past any local memory, and one
  * function on two streams at once), the
- * refusals (a direct host call, C source, a NULL tensor) and the source
- * cache. CTest runs it per memory path (SVM, and
+ * refusals (a direct host call, C source, a NULL tensor, generated
+ * modules whose descriptor is malformed) and the source cache. CTest runs it per memory path (SVM, and
  * buffers mapped back to cl_mem): the same param block works on both.
  * SKIPs when no OpenCL platform exists. */
 #include <math.h>
@@ -294,6 +294,56 @@ static void two_streams_share_a_function(void **state) {
   bp_target_destroy(target);
 }
 
+/* Loads `source` as a *.cl module; returns bp_module_load's status. */
+static bp_status_t load_source(opencl_fixture_t *f, const char *source,
+                               bp_module_t **out_module) {
+  char path[128];
+  snprintf(path, sizeof(path), "%s/hand.cl", f->cache_dir);
+  FILE *file = fopen(path, "w");
+  assert_non_null(file);
+  fputs(source, file);
+  assert_int_equal(fclose(file), 0);
+  return bp_module_load(f->device, path, out_module);
+}
+
+/* Generated modules whose descriptor does not match: refused with the
+ * reason (a stage kernel's arguments are checked when the function is
+ * looked up, which bp_module_load does for every function). */
+static void malformed_descriptors(void **state) {
+  opencl_fixture_t *f = *state;
+  static const char kernel[] =
+      "kernel void t__s0(global uchar *b0, ulong o0, global uchar *s) {}\n";
+  char source[512];
+  bp_module_t *module = NULL;
+  snprintf(source, sizeof(source),
+           "//@bp generated-opencl 1\n"
+           "//@bp function t params 1 16 scratch 0 stages 2\n"
+           "//@bp stage t__s0 items 4\n%s",
+           kernel);
+  assert_int_not_equal(load_source(f, source, &module), BP_OK);
+  assert_non_null(strstr(bp_last_error(), "fewer stage lines"));
+  snprintf(source, sizeof(source),
+           "//@bp generated-opencl 1\n"
+           "//@bp stage t__s0 items 4\n%s",
+           kernel);
+  assert_int_not_equal(load_source(f, source, &module), BP_OK);
+  assert_non_null(strstr(bp_last_error(), "line 2 is malformed"));
+  /* Two parameter words would be five kernel arguments, not three. */
+  snprintf(source, sizeof(source),
+           "//@bp generated-opencl 1\n"
+           "//@bp function t params 2 16 16 scratch 0 stages 1\n"
+           "//@bp stage t__s0 items 4\n%s",
+           kernel);
+  bp_status_t status = load_source(f, source, &module);
+  bp_function_t *function;
+  if (status == BP_OK)
+    status = bp_module_function(module, "t", &function);
+  assert_int_not_equal(status, BP_OK);
+  assert_non_null(strstr(bp_last_error(), "takes 3 arguments, not the 5"));
+  if (module)
+    assert_int_equal(bp_module_unload(module), BP_OK);
+}
+
 /* What the opencl builder refuses, and its cache of the source. */
 static void refusals_and_cache(void **state) {
   opencl_fixture_t *f = *state;
@@ -382,6 +432,7 @@ int main(void) {
       cmocka_unit_test_setup(intermediate_stage_in_scratch, need_device),
       cmocka_unit_test_setup(large_intermediate_at_offsets, need_device),
       cmocka_unit_test_setup(two_streams_share_a_function, need_device),
+      cmocka_unit_test_setup(malformed_descriptors, need_device),
       cmocka_unit_test_setup(refusals_and_cache, need_device),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
