@@ -9,9 +9,9 @@
  * per-launch scratch (small, 1 MiB far past any local memory, and one
  * function on two streams at once), the
  * refusals (a direct host call, C source, a NULL tensor, generated
- * modules whose descriptor is malformed) and the source cache. CTest runs it per memory path (SVM, and
- * buffers mapped back to cl_mem): the same param block works on both.
- * SKIPs when no OpenCL platform exists. */
+ * modules whose descriptor is malformed) and the source cache. CTest runs it
+ * per memory path (SVM, and buffers mapped back to cl_mem): the same param
+ * block works on both. SKIPs when no OpenCL platform exists. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -306,42 +306,41 @@ static bp_status_t load_source(opencl_fixture_t *f, const char *source,
   return bp_module_load(f->device, path, out_module);
 }
 
-/* Generated modules whose descriptor does not match: refused with the
- * reason (a stage kernel's arguments are checked when the function is
- * looked up, which bp_module_load does for every function). */
+/* Generated modules whose descriptor does not match the kernels: refused
+ * with the reason (a stage kernel's arguments are checked when the function
+ * is looked up, which bp_module_load does for every function). */
 static void malformed_descriptors(void **state) {
   opencl_fixture_t *f = *state;
-  static const char kernel[] =
-      "kernel void t__s0(global uchar *b0, ulong o0, global uchar *s) {}\n";
-  char source[512];
-  bp_module_t *module = NULL;
-  snprintf(source, sizeof(source),
-           "//@bp generated-opencl 1\n"
-           "//@bp function t params 1 16 scratch 0 stages 2\n"
-           "//@bp stage t__s0 items 4\n%s",
-           kernel);
-  assert_int_not_equal(load_source(f, source, &module), BP_OK);
-  assert_non_null(strstr(bp_last_error(), "fewer stage lines"));
-  snprintf(source, sizeof(source),
-           "//@bp generated-opencl 1\n"
-           "//@bp stage t__s0 items 4\n%s",
-           kernel);
-  assert_int_not_equal(load_source(f, source, &module), BP_OK);
-  assert_non_null(strstr(bp_last_error(), "line 2 is malformed"));
-  /* Two parameter words would be five kernel arguments, not three. */
-  snprintf(source, sizeof(source),
-           "//@bp generated-opencl 1\n"
-           "//@bp function t params 2 16 16 scratch 0 stages 1\n"
-           "//@bp stage t__s0 items 4\n%s",
-           kernel);
-  bp_status_t status = load_source(f, source, &module);
-  bp_function_t *function;
-  if (status == BP_OK)
-    status = bp_module_function(module, "t", &function);
-  assert_int_not_equal(status, BP_OK);
-  assert_non_null(strstr(bp_last_error(), "takes 3 arguments, not the 5"));
-  if (module)
-    assert_int_equal(bp_module_unload(module), BP_OK);
+  static const struct {
+    const char *descriptor, *error;
+  } bad[] = {
+      {"//@bp function t params 1 16 scratch 0 stages 2\n"
+       "//@bp stage t__s0 items 4\n",
+       "fewer stage lines"},
+      {"//@bp stage t__s0 items 4\n", "line 2 is malformed"},
+      /* Two parameter words would be five kernel arguments, not three. */
+      {"//@bp function t params 2 16 16 scratch 0 stages 1\n"
+       "//@bp stage t__s0 items 4\n",
+       "takes 3 arguments, not the 5"},
+  };
+  for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+    char source[512];
+    snprintf(source, sizeof(source),
+             "//@bp generated-opencl 1\n%s"
+             "kernel void t__s0(global uchar *b0, ulong o0, global uchar *s) "
+             "{}\n",
+             bad[i].descriptor);
+    bp_module_t *module = NULL;
+    bp_function_t *function;
+    bp_status_t status = load_source(f, source, &module);
+    if (status == BP_OK)
+      status = bp_module_function(module, "t", &function);
+    if (status == BP_OK || !strstr(bp_last_error(), bad[i].error))
+      fail_msg("descriptor %zu: %s, not an error naming '%s': %s", i,
+               bp_status_name(status), bad[i].error, bp_last_error());
+    if (module)
+      assert_int_equal(bp_module_unload(module), BP_OK);
+  }
 }
 
 /* What the opencl builder refuses, and its cache of the source. */

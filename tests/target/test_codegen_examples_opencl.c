@@ -41,8 +41,8 @@ static char *read_example(const char *name) {
  * `count` host arrays (copied to the device and back: `out` is the last),
  * and returns the output in `out`. */
 static void run_on(bp_device_t *device, bp_stream_t *stream, const char *file,
-                   const char *name, float *const *tensors,
-                   const size_t *bytes, size_t count) {
+                   const char *name, float *const *tensors, const size_t *bytes,
+                   size_t count) {
   bp_target_t *target;
   bp_ir_module_t *ir;
   bp_built_module_t *built;
@@ -84,18 +84,41 @@ static void compare(const char *what, const float *got, const float *expected,
                     size_t n, double tolerance) {
   for (size_t i = 0; i < n; i++)
     if (!(fabs((double)got[i] - expected[i]) <= tolerance))
-      fail_msg("%s: element %zu is %.9g, expected %.9g (tolerance %g)", what,
-               i, got[i], expected[i], tolerance);
+      fail_msg("%s: element %zu is %.9g, expected %.9g (tolerance %g)", what, i,
+               got[i], expected[i], tolerance);
+}
+
+/* Runs `name` of `file` on opencl and on vcpu with the inputs (`count`
+ * tensors before the output, the last of `bytes`) and compares both
+ * outputs with `expected`, and with each other. */
+static void check_example(examples_fixture_t *f, const char *file,
+                          const char *name, float *const *inputs,
+                          const size_t *bytes, size_t count,
+                          const float *expected, double tolerance) {
+  size_t n = bytes[count] / sizeof(float);
+  float *on_opencl = calloc(n, sizeof(float));
+  float *on_vcpu = calloc(n, sizeof(float));
+  assert_true(on_opencl && on_vcpu);
+  float *tensors[8];
+  memcpy(tensors, inputs, count * sizeof(*inputs));
+  tensors[count] = on_opencl;
+  run_on(f->opencl, f->opencl_stream, file, name, tensors, bytes, count + 1);
+  tensors[count] = on_vcpu;
+  run_on(f->vcpu, f->vcpu_stream, file, name, tensors, bytes, count + 1);
+  char what[128];
+  snprintf(what, sizeof(what), "%s on opencl vs C", name);
+  compare(what, on_opencl, expected, n, tolerance);
+  snprintf(what, sizeof(what), "%s on opencl vs vcpu", name);
+  compare(what, on_opencl, on_vcpu, n, tolerance);
+  free(on_opencl);
+  free(on_vcpu);
 }
 
 static void bias_gelu(void **state) {
-  examples_fixture_t *f = *state;
   enum { R = 256, C = 1024 };
   float *x = malloc(sizeof(float) * R * C), bias[C];
-  float *on_opencl = calloc(R * C, sizeof(float));
-  float *on_vcpu = calloc(R * C, sizeof(float));
   float *expected = malloc(sizeof(float) * R * C);
-  assert_true(x && on_opencl && on_vcpu && expected);
+  assert_true(x && expected);
   srand(5);
   for (int i = 0; i < R * C; i++)
     x[i] = (float)(rand() % 2001 - 1000) / 250.0f;
@@ -108,28 +131,18 @@ static void bias_gelu(void **state) {
     }
   const size_t bytes[] = {sizeof(float) * R * C, sizeof(bias),
                           sizeof(float) * R * C};
-  float *opencl_tensors[] = {x, bias, on_opencl};
-  float *vcpu_tensors[] = {x, bias, on_vcpu};
-  run_on(f->opencl, f->opencl_stream, "bias_gelu.json", "bias_gelu",
-         opencl_tensors, bytes, 3);
-  run_on(f->vcpu, f->vcpu_stream, "bias_gelu.json", "bias_gelu", vcpu_tensors,
-         bytes, 3);
-  compare("bias_gelu on opencl vs C", on_opencl, expected, R * C, 1e-5);
-  compare("bias_gelu on opencl vs vcpu", on_opencl, on_vcpu, R * C, 1e-5);
+  float *const inputs[] = {x, bias};
+  check_example(*state, "bias_gelu.json", "bias_gelu", inputs, bytes, 2,
+                expected, 1e-5);
   free(x);
-  free(on_opencl);
-  free(on_vcpu);
   free(expected);
 }
 
 static void row_softmax(void **state) {
-  examples_fixture_t *f = *state;
   enum { R = 512, C = 384 };
   float *x = malloc(sizeof(float) * R * C);
-  float *on_opencl = calloc(R * C, sizeof(float));
-  float *on_vcpu = calloc(R * C, sizeof(float));
   float *expected = malloc(sizeof(float) * R * C);
-  assert_true(x && on_opencl && on_vcpu && expected);
+  assert_true(x && expected);
   srand(6);
   for (int i = 0; i < R * C; i++)
     x[i] = (float)(rand() % 2001 - 1000) / 100.0f;
@@ -143,17 +156,10 @@ static void row_softmax(void **state) {
       expected[i * C + j] = (float)(exp(x[i * C + j] - max) / sum);
   }
   const size_t bytes[] = {sizeof(float) * R * C, sizeof(float) * R * C};
-  float *opencl_tensors[] = {x, on_opencl};
-  float *vcpu_tensors[] = {x, on_vcpu};
-  run_on(f->opencl, f->opencl_stream, "row_softmax.json", "row_softmax",
-         opencl_tensors, bytes, 2);
-  run_on(f->vcpu, f->vcpu_stream, "row_softmax.json", "row_softmax",
-         vcpu_tensors, bytes, 2);
-  compare("row_softmax on opencl vs C", on_opencl, expected, R * C, 1e-6);
-  compare("row_softmax on opencl vs vcpu", on_opencl, on_vcpu, R * C, 1e-6);
+  float *const inputs[] = {x};
+  check_example(*state, "row_softmax.json", "row_softmax", inputs, bytes, 1,
+                expected, 1e-6);
   free(x);
-  free(on_opencl);
-  free(on_vcpu);
   free(expected);
 }
 
