@@ -19,8 +19,8 @@ typedef struct ocl_generated_stage {
 
 typedef struct ocl_generated_function {
   char *name;
-  size_t param_count;    /* device pointers at the head of the param block */
-  uint64_t *param_bytes; /* the tensor each one points at, in bytes */
+  size_t param_count;     /* device pointers at the head of the param block */
+  uint64_t *param_bytes;  /* the tensor each one points at, in bytes */
   uint64_t scratch_bytes; /* intermediate stages, allocated per launch */
   size_t stage_count;
   ocl_generated_stage_t *stages;

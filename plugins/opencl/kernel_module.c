@@ -259,9 +259,8 @@ C_Status ocl_module_get_function(const C_Device device, BP_KernelModule module,
     function = function->next;
   C_Status status = C_SUCCESS;
   if (!function) {
-    status = module->generated
-                 ? ocl_generated_function(module, name, &function)
-                 : ocl_function_create(module, name, &function);
+    status = module->generated ? ocl_generated_function(module, name, &function)
+                               : ocl_function_create(module, name, &function);
     if (status == C_SUCCESS) {
       function->next = module->functions;
       module->functions = function;

@@ -118,8 +118,8 @@ static int64_t place_intermediates(const te_function_t *function,
     if (t < function->input_count || tensor->output >= 0)
       continue;
     offsets[t] = used;
-    used += (element_count(tensor) * storage_bytes(tensor->dtype) + 255) /
-            256 * 256;
+    used += (element_count(tensor) * storage_bytes(tensor->dtype) + 255) / 256 *
+            256;
   }
   return used;
 }
@@ -128,8 +128,7 @@ static int64_t place_intermediates(const te_function_t *function,
 static const te_tensor_t *parameter(const te_function_t *function, size_t p) {
   return p < function->input_count
              ? &function->tensors[p]
-             : &function->tensors[function->outputs[p -
-                                                    function->input_count]];
+             : &function->tensors[function->outputs[p - function->input_count]];
 }
 
 static void emit_descriptor(te_text_t *text, const te_function_t *function,
@@ -138,18 +137,17 @@ static void emit_descriptor(te_text_t *text, const te_function_t *function,
   te_text_printf(text, "//@bp function %s params %zu", function->name, params);
   for (size_t p = 0; p < params; p++) {
     const te_tensor_t *tensor = parameter(function, p);
-    te_text_printf(text, " %lld",
-                   (long long)(element_count(tensor) *
-                               storage_bytes(tensor->dtype)));
+    te_text_printf(
+        text, " %lld",
+        (long long)(element_count(tensor) * storage_bytes(tensor->dtype)));
   }
   size_t stages = function->tensor_count - function->input_count;
   te_text_printf(text, " scratch %lld stages %zu\n", (long long)scratch,
                  stages);
   for (size_t i = 0; i < stages; i++)
-    te_text_printf(text, "//@bp stage %s__s%zu items %lld\n", function->name,
-                   i,
-                   (long long)element_count(
-                       &function->tensors[function->order[i]]));
+    te_text_printf(
+        text, "//@bp stage %s__s%zu items %lld\n", function->name, i,
+        (long long)element_count(&function->tensors[function->order[i]]));
 }
 
 /* Stage `i` of the function: the tensors from the arguments, then its loop. */
@@ -193,8 +191,7 @@ static bp_status_t emit_function(lower_ctx_t *ctx) {
   if (!offsets)
     return bp_error(BP_ERR_OUT_OF_MEMORY,
                     "IR: out of memory lowering to OpenCL C");
-  emit_descriptor(ctx->text, function,
-                  place_intermediates(function, offsets));
+  emit_descriptor(ctx->text, function, place_intermediates(function, offsets));
   for (size_t i = 0; i < function->tensor_count - function->input_count; i++)
     emit_stage_kernel(ctx, i, offsets);
   free(offsets);
