@@ -329,6 +329,16 @@ C_Status ocl_generated_launch(ocl_device_t *dev, struct C_Stream_st *stream,
   if (generated->scratch_bytes)
     scratch = clCreateBuffer(dev->context, CL_MEM_READ_WRITE,
                              (size_t)generated->scratch_bytes, NULL, &error);
+  if (error != CL_SUCCESS) {
+    for (size_t p = 0; p < generated->param_count; ++p)
+      ocl_region_release(&regions[p]);
+    return ocl_fail(ocl_status_of(error) == C_FAILED ? C_FAILED : C_ERROR,
+                    "launch %s on %s: cannot allocate its %llu bytes of "
+                    "scratch: %s",
+                    generated->name, dev->name,
+                    (unsigned long long)generated->scratch_bytes,
+                    ocl_error_name(error));
+  }
   cl_event *done = calloc(generated->stage_count, sizeof *done);
   size_t enqueued = 0;
   if (!done)
