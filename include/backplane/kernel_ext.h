@@ -40,6 +40,13 @@ typedef enum BP_ModuleKind {
   BP_MODULE_KIND_VENDOR = 0x10000,
 } BP_ModuleKind;
 
+/* The first line of OpenCL C source that Backplane's opencl builder
+ * generated from tensor-expression IR: descriptor lines ("//@bp function",
+ * "//@bp stage") then say which kernels one launch of each function runs and
+ * which arguments are device pointers (docs/plugin-guide.md, "Generated
+ * OpenCL modules"). */
+#define BP_OPENCL_GENERATED_MARKER "//@bp generated-opencl 1"
+
 /* Launch attributes; struct_size versions it like an extension. */
 typedef struct BP_LaunchConfig {
   size_t struct_size;

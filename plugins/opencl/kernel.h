@@ -18,6 +18,13 @@
  * holding a device address is refused as unsupported (ocl_unsupported: the
  * host sees BP_ERR_UNSUPPORTED): a cl_mem cannot ride inside a struct.
  *
+ * Generated modules (OpenCL C whose first line is
+ * BP_OPENCL_GENERATED_MARKER, from Backplane's opencl builder) follow
+ * another contract, kernel_generated.c: a function is the descriptor's,
+ * one launch runs its stage kernels in order with the param block's device
+ * pointers as kernel arguments (both memory paths) and per-launch scratch;
+ * `blocks` is ignored (each stage is sized by its elements).
+ *
  * Launch: `blocks` work-groups of the kernel's preferred work-group size
  * multiple (capped by its maximum work-group size); get_group_id(0) is the
  * block index, get_num_groups(0) the count. OpenCL kernels return nothing,

@@ -209,9 +209,9 @@ static C_Status pointers_in(ocl_device_t *dev, const char *kernel,
   return status;
 }
 
-static C_Status track(struct C_Stream_st *stream, cl_event done,
-                      uint64_t timeout_ns, const char *kernel,
-                      const char *label) {
+C_Status ocl_launch_track(struct C_Stream_st *stream, cl_event done,
+                          uint64_t timeout_ns, const char *kernel,
+                          const char *label) {
   struct ocl_stream_kernels *kernels = stream->kernels;
   pthread_mutex_lock(&kernels->lock);
   prune_locked(kernels);
@@ -252,6 +252,16 @@ C_Status ocl_launch(const C_Device device, C_Stream handle,
   if (function->module->dev != dev)
     return ocl_fail(C_ERROR, "launch %s: the function belongs to %s, not %s",
                     function->name, function->module->dev->name, dev->name);
+  bool has_timeout =
+      config && config->struct_size >=
+                    offsetof(BP_LaunchConfig, timeout_ns) + sizeof(uint64_t);
+  uint64_t timeout_ns = has_timeout && config->timeout_ns
+                            ? config->timeout_ns
+                            : OCL_DEFAULT_TIMEOUT_NS;
+
+  if (function->generated)
+    return ocl_generated_launch(dev, stream, function, args, args_size,
+                                timeout_ns, label);
   if (function->arg_count > 1 || (function->arg_count == 1) != (args_size > 0))
     return ocl_fail(C_ERROR,
                     "launch %s: the kernel takes %u arguments and the param "
@@ -272,13 +282,6 @@ C_Status ocl_launch(const C_Device device, C_Stream handle,
                                 &pointer_count);
   if (status != C_SUCCESS)
     return status;
-  bool has_timeout =
-      config && config->struct_size >=
-                    offsetof(BP_LaunchConfig, timeout_ns) + sizeof(uint64_t);
-  uint64_t timeout_ns = has_timeout && config->timeout_ns
-                            ? config->timeout_ns
-                            : OCL_DEFAULT_TIMEOUT_NS;
-
   cl_event done = NULL;
   const char *step = "clSetKernelArg";
   pthread_mutex_lock(&function->lock);
@@ -311,7 +314,7 @@ C_Status ocl_launch(const C_Device device, C_Stream handle,
                           "kernel's struct argument)"
                         : "");
   clFlush(stream->queue);
-  return track(stream, done, timeout_ns, function->name, label);
+  return ocl_launch_track(stream, done, timeout_ns, function->name, label);
 }
 
 C_Status ocl_kernel_stream_error(const C_Device device, C_Stream handle,

@@ -10,14 +10,27 @@
 /* Largest module file read. */
 #define OCL_MODULE_MAX_BYTES (64u << 20)
 
+void ocl_function_destroy(struct BP_KernelFunction_st *function) {
+  if (!function)
+    return;
+  for (size_t i = 0; function->stages && function->generated &&
+                     i < function->generated->stage_count;
+       ++i)
+    ocl_function_destroy(function->stages[i]);
+  free(function->stages);
+  if (function->kernel)
+    clReleaseKernel(function->kernel);
+  pthread_mutex_destroy(&function->lock);
+  free(function);
+}
+
 static void free_module(struct BP_KernelModule_st *module) {
   while (module->functions) {
     struct BP_KernelFunction_st *next = module->functions->next;
-    clReleaseKernel(module->functions->kernel);
-    pthread_mutex_destroy(&module->functions->lock);
-    free(module->functions);
+    ocl_function_destroy(module->functions);
     module->functions = next;
   }
+  ocl_generated_free(module);
   if (module->program)
     clReleaseProgram(module->program);
   pthread_mutex_destroy(&module->lock);
@@ -142,7 +155,9 @@ C_Status ocl_module_load_data(const C_Device device, const void *data,
   if (status == C_SUCCESS)
     status = build(dev, module->program);
   if (status == C_SUCCESS)
-    status = list_kernels(module);
+    status = kind == BP_MODULE_KIND_OPENCL_C && ocl_generated_source(data, size)
+                 ? ocl_generated_parse(module, data, size)
+                 : list_kernels(module);
   if (status != C_SUCCESS) {
     free_module(module);
     return status;
@@ -192,9 +207,9 @@ C_Status ocl_module_unload(const C_Device device, BP_KernelModule module) {
 }
 
 /* A function for `kernel`: its work-group size and argument count. */
-static C_Status make_function(struct BP_KernelModule_st *module,
-                              const char *name,
-                              struct BP_KernelFunction_st **out) {
+C_Status ocl_function_create(struct BP_KernelModule_st *module,
+                             const char *name,
+                             struct BP_KernelFunction_st **out) {
   cl_int error = CL_SUCCESS;
   cl_kernel kernel = clCreateKernel(module->program, name, &error);
   if (!kernel)
@@ -244,7 +259,8 @@ C_Status ocl_module_get_function(const C_Device device, BP_KernelModule module,
     function = function->next;
   C_Status status = C_SUCCESS;
   if (!function) {
-    status = make_function(module, name, &function);
+    status = module->generated ? ocl_generated_function(module, name, &function)
+                               : ocl_function_create(module, name, &function);
     if (status == C_SUCCESS) {
       function->next = module->functions;
       module->functions = function;

@@ -5,11 +5,13 @@
  * instead of host ones), and compared to the hand-written C references.
  * OpenCL's exp, log, tanh and erf may be a few ulp off (the OpenCL C
  * specification's bounds), so those cases get 1e-5 instead of 1e-6. Also:
- * several output stages in one kernel, an intermediate stage in local
- * memory, the refusals (an intermediate stage larger than the local memory,
- * a direct host call, C source) and the source cache. CTest runs it per
- * memory path: on the buffer path a param block of device addresses is
- * refused as BP_ERR_UNSUPPORTED. SKIPs when no OpenCL platform exists. */
+ * several output stages (a kernel each), intermediate stages in the
+ * per-launch scratch (small, 1 MiB far past any local memory, and one
+ * function on two streams at once), the
+ * refusals (a direct host call, C source, a NULL tensor, generated
+ * modules whose descriptor is malformed) and the source cache. CTest runs it
+ * per memory path (SVM, and buffers mapped back to cl_mem): the same param
+ * block works on both. SKIPs when no OpenCL platform exists. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -36,11 +38,6 @@ typedef struct opencl_fixture {
   /* Device copies of X, Z, W, H and the output. */
   void *x, *z, *w, *h, *y;
 } opencl_fixture_t;
-
-static int buffer_path(void) {
-  const char *memory = getenv("BACKPLANE_OPENCL_MEMORY");
-  return memory && strcmp(memory, "buffer") == 0;
-}
 
 static void upload_inputs(opencl_fixture_t *f) {
   assert_int_equal(bp_copy(f->device, f->x, NULL, X, sizeof X, NULL), BP_OK);
@@ -95,20 +92,13 @@ static void check_case(opencl_fixture_t *f, const cross_case_t *c,
   float y[R * C];
   memset(y, 0xff, sizeof(y));
   assert_int_equal(bp_copy(f->device, f->y, NULL, y, sizeof(y), NULL), BP_OK);
-  bp_status_t status = launch(f, built, "f", &params);
-  if (buffer_path()) {
-    if (status != BP_ERR_UNSUPPORTED)
-      fail_msg("buffer path: launch returned %s, not BP_ERR_UNSUPPORTED: %s",
-               bp_status_name(status), bp_last_error());
-  } else {
-    if (status != BP_OK)
-      fail_msg("%s: %s", c->name, bp_last_error());
-    assert_int_equal(bp_copy(NULL, y, f->device, f->y, sizeof(y), NULL), BP_OK);
-    cross_case_t relaxed = *c;
-    if (transcendental(c))
-      relaxed.tolerance = 1e-5;
-    check_output(&relaxed, target_text, "launched on OpenCL", y);
-  }
+  if (launch(f, built, "f", &params) != BP_OK)
+    fail_msg("%s: %s", c->name, bp_last_error());
+  assert_int_equal(bp_copy(NULL, y, f->device, f->y, sizeof(y), NULL), BP_OK);
+  cross_case_t relaxed = *c;
+  if (transcendental(c))
+    relaxed.tolerance = 1e-5;
+  check_output(&relaxed, target_text, "launched on OpenCL", y);
   bp_built_module_destroy(built);
 }
 
@@ -130,12 +120,10 @@ static void every_construct(void **state) {
   bp_target_destroy(live);
 }
 
-/* Two output stages, the second reading the first transposed: one
- * work-group with a barrier between them. */
+/* Two output stages, the second reading the first transposed: two kernels
+ * in order on the stream. */
 static void output_stages(void **state) {
   opencl_fixture_t *f = *state;
-  if (buffer_path())
-    skip(); /* device addresses in the param block: SVM only */
   static const char ir[] =
       "{\"functions\":[{\"name\":\"t\",\"inputs\":[{\"name\":\"x\",\"shape\":"
       "[13,21],\"dtype\":\"float32\"}],\"stages\":["
@@ -170,25 +158,37 @@ static void output_stages(void **state) {
   bp_target_destroy(target);
 }
 
-/* The IR of refusals_and_cache and intermediate_stage_in_local_memory:
- * out = e + 1 over an intermediate stage e = 2 x (16 bytes). */
-static const char intermediate[] =
-    "{\"functions\":[{\"name\":\"t\",\"inputs\":[{\"name\":\"x\",\"shape\":"
-    "[4],\"dtype\":\"float32\"}],\"stages\":["
-    "{\"name\":\"out\",\"shape\":[4],\"dtype\":\"float32\",\"axes\":[\"i\"],"
-    "\"expr\":{\"op\":\"add\",\"args\":[\"e\",1]}},"
-    "{\"name\":\"e\",\"shape\":[4],\"dtype\":\"float32\",\"axes\":[\"i\"],"
-    "\"expr\":{\"op\":\"mul\",\"args\":[\"x\",2.0]}}],"
-    "\"outputs\":[\"out\"]}]}";
+/* out = e + 1 over an intermediate stage e = 2 x, both [ROWS, COLS]. */
+static char *intermediate_ir(int rows, int cols) {
+  static char ir[1024];
+  snprintf(ir, sizeof(ir),
+           "{\"functions\":[{\"name\":\"t\",\"inputs\":[{\"name\":\"x\","
+           "\"shape\":[%d,%d],\"dtype\":\"float32\"}],\"stages\":["
+           "{\"name\":\"out\",\"shape\":[%d,%d],\"dtype\":\"float32\","
+           "\"axes\":[\"i\",\"j\"],"
+           "\"expr\":{\"op\":\"add\",\"args\":[\"e\",1]}},"
+           "{\"name\":\"e\",\"shape\":[%d,%d],\"dtype\":\"float32\","
+           "\"axes\":[\"i\",\"j\"],"
+           "\"expr\":{\"op\":\"mul\",\"args\":[\"x\",2.0]}}],"
+           "\"outputs\":[\"out\"]}]}",
+           rows, cols, rows, cols, rows, cols);
+  return ir;
+}
 
-static void intermediate_stage_in_local_memory(void **state) {
+/* The generated module's descriptor for the small intermediate, and its
+ * result. */
+static void intermediate_stage_in_scratch(void **state) {
   opencl_fixture_t *f = *state;
-  if (buffer_path())
-    skip(); /* device addresses in the param block: SVM only */
   bp_target_t *target;
-  assert_int_equal(bp_target_parse("opencl", &target), BP_OK);
-  bp_built_module_t *built = build(f, intermediate, target);
-  assert_non_null(strstr(bp_built_module_source(built), "local float t_e[4];"));
+  assert_int_equal(
+      bp_target_parse("opencl -max_shared_memory_per_block=8", &target), BP_OK);
+  bp_built_module_t *built = build(f, intermediate_ir(1, 4), target);
+  const char *source = bp_built_module_source(built);
+  assert_non_null(strstr(source, "//@bp generated-opencl 1\n"));
+  assert_non_null(strstr(source, "//@bp function t params 2 16 16 scratch 256 "
+                                 "stages 2\n//@bp stage t__s0 items 4\n"
+                                 "//@bp stage t__s1 items 4\n"));
+  assert_non_null(strstr(source, "t_e = (global float *)(bp_scratch + 0L);"));
   const float x[4] = {1.5f, -2.0f, 0.25f, 8.0f};
   assert_int_equal(bp_copy(f->device, f->x, NULL, x, sizeof(x), NULL), BP_OK);
   bp_generated_params_t params = {{f->x, f->y}};
@@ -202,24 +202,155 @@ static void intermediate_stage_in_local_memory(void **state) {
   bp_target_destroy(target);
 }
 
+/* A 1 MiB intermediate stage (no device's local memory holds it), with the
+ * tensors at offsets inside their allocations. */
+static void large_intermediate_at_offsets(void **state) {
+  opencl_fixture_t *f = *state;
+  enum { ROWS = 512, COLS = 512, N = ROWS * COLS, SKEW = 3 };
+  bp_target_t *target;
+  assert_int_equal(bp_target_from_device(f->device, &target), BP_OK);
+  bp_built_module_t *built = build(f, intermediate_ir(ROWS, COLS), target);
+  float *x = malloc(sizeof(float) * N), *out = malloc(sizeof(float) * N);
+  assert_non_null(x);
+  assert_non_null(out);
+  for (int i = 0; i < N; i++)
+    x[i] = (float)(i % 1000) - 500.0f;
+  float *device_x, *device_out;
+  assert_int_equal(bp_device_malloc(f->device, sizeof(float) * (N + SKEW),
+                                    (void **)&device_x),
+                   BP_OK);
+  assert_int_equal(bp_device_malloc(f->device, sizeof(float) * (N + SKEW),
+                                    (void **)&device_out),
+                   BP_OK);
+  assert_int_equal(
+      bp_copy(f->device, device_x + SKEW, NULL, x, sizeof(float) * N, NULL),
+      BP_OK);
+  bp_generated_params_t params = {{device_x + SKEW, device_out + SKEW}};
+  assert_int_equal(launch(f, built, "t", &params), BP_OK);
+  assert_int_equal(
+      bp_copy(NULL, out, f->device, device_out + SKEW, sizeof(float) * N, NULL),
+      BP_OK);
+  for (int i = 0; i < N; i++)
+    if (out[i] != x[i] * 2.0f + 1.0f)
+      fail_msg("element %d: %g, expected %g", i, out[i], x[i] * 2.0f + 1.0f);
+  /* A missing tensor is refused, naming it. */
+  params.tensors[1] = NULL;
+  bp_module_t *module;
+  bp_function_t *function;
+  assert_int_equal(bp_built_module_load(built, f->device, &module), BP_OK);
+  assert_int_equal(bp_module_function(module, "t", &function), BP_OK);
+  assert_int_not_equal(
+      bp_launch(function, 1, &params, sizeof(params), NULL, f->stream), BP_OK);
+  assert_non_null(strstr(bp_last_error(), "tensor 1 of the param block"));
+  assert_int_equal(bp_module_unload(module), BP_OK);
+  assert_int_equal(bp_device_free(f->device, device_x), BP_OK);
+  assert_int_equal(bp_device_free(f->device, device_out), BP_OK);
+  free(x);
+  free(out);
+  bp_built_module_destroy(built);
+  bp_target_destroy(target);
+}
+
+/* One function launched on two streams before either finishes: each launch
+ * has scratch of its own, so neither sees the other's intermediate stage. */
+static void two_streams_share_a_function(void **state) {
+  opencl_fixture_t *f = *state;
+  bp_target_t *target;
+  assert_int_equal(bp_target_parse("opencl", &target), BP_OK);
+  bp_built_module_t *built = build(f, intermediate_ir(R, C), target);
+  fill_inputs(9);
+  upload_inputs(f);
+  /* The second launch reads z's buffer: X, again, scaled by -3. */
+  float negated[R * C];
+  for (int i = 0; i < R * C; i++)
+    negated[i] = X[i / C][i % C] * -3.0f;
+  assert_int_equal(
+      bp_copy(f->device, f->z, NULL, negated, sizeof(negated), NULL), BP_OK);
+  bp_stream_t *other;
+  assert_int_equal(bp_stream_create(f->device, &other), BP_OK);
+  bp_module_t *module;
+  bp_function_t *function;
+  assert_int_equal(bp_built_module_load(built, f->device, &module), BP_OK);
+  assert_int_equal(bp_module_function(module, "t", &function), BP_OK);
+  bp_generated_params_t first = {{f->x, f->y}}, second = {{f->z, f->w}};
+  for (int round = 0; round < 8; round++) {
+    assert_int_equal(
+        bp_launch(function, 1, &first, sizeof(first), NULL, f->stream), BP_OK);
+    assert_int_equal(
+        bp_launch(function, 1, &second, sizeof(second), NULL, other), BP_OK);
+  }
+  assert_int_equal(bp_stream_synchronize(f->stream), BP_OK);
+  assert_int_equal(bp_stream_synchronize(other), BP_OK);
+  float y[R * C], w[R * C];
+  assert_int_equal(bp_copy(NULL, y, f->device, f->y, sizeof(y), NULL), BP_OK);
+  assert_int_equal(bp_copy(NULL, w, f->device, f->w, sizeof(w), NULL), BP_OK);
+  for (int i = 0; i < R * C; i++) {
+    assert_float_equal(y[i], X[i / C][i % C] * 2.0f + 1.0f, 0);
+    assert_float_equal(w[i], negated[i] * 2.0f + 1.0f, 0);
+  }
+  assert_int_equal(bp_module_unload(module), BP_OK);
+  assert_int_equal(bp_stream_destroy(other), BP_OK);
+  bp_built_module_destroy(built);
+  bp_target_destroy(target);
+}
+
+/* Loads `source` as a *.cl module; returns bp_module_load's status. */
+static bp_status_t load_source(opencl_fixture_t *f, const char *source,
+                               bp_module_t **out_module) {
+  char path[128];
+  snprintf(path, sizeof(path), "%s/hand.cl", f->cache_dir);
+  FILE *file = fopen(path, "w");
+  assert_non_null(file);
+  fputs(source, file);
+  assert_int_equal(fclose(file), 0);
+  return bp_module_load(f->device, path, out_module);
+}
+
+/* Generated modules whose descriptor does not match the kernels: refused
+ * with the reason (a stage kernel's arguments are checked when the function
+ * is looked up, which bp_module_load does for every function). */
+static void malformed_descriptors(void **state) {
+  opencl_fixture_t *f = *state;
+  static const struct {
+    const char *descriptor, *error;
+  } bad[] = {
+      {"//@bp function t params 1 16 scratch 0 stages 2\n"
+       "//@bp stage t__s0 items 4\n",
+       "fewer stage lines"},
+      {"//@bp stage t__s0 items 4\n", "line 2 is malformed"},
+      /* Two parameter words would be five kernel arguments, not three. */
+      {"//@bp function t params 2 16 16 scratch 0 stages 1\n"
+       "//@bp stage t__s0 items 4\n",
+       "takes 3 arguments, not the 5"},
+  };
+  for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+    char source[512];
+    snprintf(source, sizeof(source),
+             "//@bp generated-opencl 1\n%s"
+             "kernel void t__s0(global uchar *b0, ulong o0, global uchar *s) "
+             "{}\n",
+             bad[i].descriptor);
+    bp_module_t *module = NULL;
+    bp_function_t *function;
+    bp_status_t status = load_source(f, source, &module);
+    if (status == BP_OK)
+      status = bp_module_function(module, "t", &function);
+    if (status == BP_OK || !strstr(bp_last_error(), bad[i].error))
+      fail_msg("descriptor %zu: %s, not an error naming '%s': %s", i,
+               bp_status_name(status), bad[i].error, bp_last_error());
+    if (module)
+      assert_int_equal(bp_module_unload(module), BP_OK);
+  }
+}
+
 /* What the opencl builder refuses, and its cache of the source. */
 static void refusals_and_cache(void **state) {
   opencl_fixture_t *f = *state;
-  bp_target_t *target, *small;
+  bp_target_t *target;
   assert_int_equal(bp_target_parse("opencl", &target), BP_OK);
-  assert_int_equal(
-      bp_target_parse("opencl -max_shared_memory_per_block=8", &small), BP_OK);
   bp_build_options_t options = {sizeof(options), f->cache_dir, 0};
   bp_ir_module_t *module;
   bp_built_module_t *built = NULL;
-
-  /* An intermediate stage larger than the local memory. */
-  assert_int_equal(bp_ir_module_parse(intermediate, &module), BP_OK);
-  assert_int_equal(bp_build(module, small, &options, &built),
-                   BP_ERR_UNSUPPORTED);
-  assert_non_null(strstr(bp_last_error(), "intermediate stage 'e' (16 bytes) "
-                                          "does not fit the 8 bytes"));
-  bp_ir_module_destroy(module);
 
   /* C source is for the C builders. */
   const char *const names[] = {"k", NULL};
@@ -237,7 +368,7 @@ static void refusals_and_cache(void **state) {
   assert_int_equal(bp_built_module_from_cache(built), 0);
   const char *path = bp_built_module_path(built);
   assert_string_equal(path + strlen(path) - 3, ".cl");
-  assert_non_null(strstr(bp_built_module_source(built), "kernel void f("));
+  assert_non_null(strstr(bp_built_module_source(built), "kernel void f__s0("));
   bp_generated_fn fn;
   assert_int_equal(bp_built_module_function(built, "f", &fn),
                    BP_ERR_UNSUPPORTED);
@@ -246,7 +377,6 @@ static void refusals_and_cache(void **state) {
   assert_int_equal(bp_built_module_from_cache(built), 1);
   bp_built_module_destroy(built);
   bp_ir_module_destroy(module);
-  bp_target_destroy(small);
   bp_target_destroy(target);
 }
 
@@ -298,7 +428,10 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup(every_construct, need_device),
       cmocka_unit_test_setup(output_stages, need_device),
-      cmocka_unit_test_setup(intermediate_stage_in_local_memory, need_device),
+      cmocka_unit_test_setup(intermediate_stage_in_scratch, need_device),
+      cmocka_unit_test_setup(large_intermediate_at_offsets, need_device),
+      cmocka_unit_test_setup(two_streams_share_a_function, need_device),
+      cmocka_unit_test_setup(malformed_descriptors, need_device),
       cmocka_unit_test_setup(refusals_and_cache, need_device),
   };
   return cmocka_run_group_tests(tests, setup, teardown);

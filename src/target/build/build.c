@@ -17,7 +17,7 @@
 #include "target/target_internal.h"
 
 /* Bumped whenever lowering changes what it emits: old entries go stale. */
-#define CODEGEN_VERSION "backplane-codegen-3"
+#define CODEGEN_VERSION "backplane-codegen-4"
 
 struct bp_built_module {
   char path[4300];
@@ -45,7 +45,7 @@ typedef struct source_lowering {
   const char *kind;
   const char *suffix;
   bp_status_t (*lower)(const te_module_t *module, int64_t vector_width,
-                       int64_t local_bytes, char **out_source);
+                       char **out_source);
 } source_lowering_t;
 
 static const source_lowering_t source_lowerings[] = {
@@ -139,11 +139,10 @@ static bp_status_t build_source(const source_lowering_t *lowering,
                     "bp_build: target kind '%s' lowers tensor-expression IR; "
                     "a C source module builds for the vcpu and c kinds only",
                     target->kind->name);
-  int64_t lanes = 1, local_bytes = 0;
+  int64_t lanes = 1;
   (void)bp_target_get_int(target, "vector_width", &lanes);
-  (void)bp_target_get_int(target, "max_shared_memory_per_block", &local_bytes);
   char *source = NULL;
-  bp_status_t status = lowering->lower(module->te, lanes, local_bytes, &source);
+  bp_status_t status = lowering->lower(module->te, lanes, &source);
   if (status == BP_OK)
     status = write_file(out_path, source);
   if (status == BP_OK)
@@ -179,7 +178,7 @@ static bp_status_t build_extension(const bp_ir_module_t *module,
 
 /* Blocks per function: the target's cores for a function whose blocks
  * split it (C: by its first axis; a source lowering: a single stage, by
- * elements), else 1. */
+ * elements, though the opencl plugin sizes each stage itself), else 1. */
 static bp_status_t fill_functions(bp_built_module_t *built,
                                   const bp_ir_module_t *module,
                                   const bp_target_t *target) {

@@ -139,11 +139,10 @@ void te_text_printf(te_text_t *text, const char *format, ...)
  * vectorized loops. The caller frees *out_source. */
 bp_status_t te_lower_to_c(const te_module_t *module, int64_t vector_width,
                           char **out_source);
-/* OpenCL C source: a kernel per function taking bp_generated_params_t by
- * value (te_lower_opencl.c), intermediate stages in at most `local_bytes`
- * of local memory (BP_ERR_UNSUPPORTED past it). The caller frees
+/* OpenCL C source: a kernel per stage of every function and the descriptor
+ * lines that group them (te_lower_opencl.c). The caller frees
  * *out_source. */
 bp_status_t te_lower_to_opencl(const te_module_t *module, int64_t vector_width,
-                               int64_t local_bytes, char **out_source);
+                               char **out_source);
 
 #endif /* BACKPLANE_TARGET_TE_IR_H_ */

@@ -174,11 +174,18 @@ int cmd_build(int argc, char **argv) {
       for (size_t f = 0; f < json_array_size(functions); f++) {
         json_t *entry = json_array_get(functions, f);
         const char *name = json_string_value(json_object_get(entry, "name"));
-        fprintf(
-            cli_out(), "  function %s: %s %s(%s), %lld block(s)\n", name,
-            opencl_c ? "kernel void" : "unsigned int", name,
-            opencl_c ? "bp_generated_params_t param" : "void *param",
-            (long long)json_integer_value(json_object_get(entry, "blocks")));
+        long long blocks =
+            (long long)json_integer_value(json_object_get(entry, "blocks"));
+        if (opencl_c) /* the plugin runs the stage kernels per launch */
+          fprintf(cli_out(),
+                  "  function %s: kernels %s__s0... in one launch "
+                  "(bp_generated_params_t param)\n",
+                  name, name);
+        else
+          fprintf(cli_out(),
+                  "  function %s: unsigned int %s(void *param), %lld "
+                  "block(s)\n",
+                  name, name, blocks);
       }
       json_decref(functions);
     }
