@@ -37,11 +37,13 @@ struct bp_trace_text {
  * layer gone is never matched again (serials are not reused); a buffer
  * evicted here is still the layer's, and a second one may be made. */
 enum { THREAD_CACHE = 4 };
-static _Thread_local struct {
+/* initial-exec: no __tls_get_addr call per event (68 bytes of static TLS). */
+static _Thread_local __attribute__((tls_model("initial-exec"))) struct {
   uint64_t serial;
   bp_trace_thread_buffer_t *buffer;
 } thread_cache[THREAD_CACHE];
-static _Thread_local unsigned thread_cache_next;
+static _Thread_local
+    __attribute__((tls_model("initial-exec"))) unsigned thread_cache_next;
 static atomic_uint_fast64_t next_serial = 1;
 
 void bp_trace_thread_buffers_init(bp_trace_thread_buffers_t *buffers) {
@@ -171,108 +173,38 @@ static const char *copy_text(bp_trace_thread_buffer_t *buffer, const char *s) {
   return copy;
 }
 
-/* One conversion of a detail format. */
-typedef enum conversion {
-  CONV_NONE, /* end of format */
-  CONV_POINTER,
-  CONV_STRING,
-  CONV_INT,
-  CONV_UNSIGNED,
-  CONV_SIZE,
-  CONV_LONG,
-  CONV_ULONG,
-  CONV_LLONG,
-  CONV_ULLONG,
-  CONV_OTHER, /* not supported: format at record time */
-} conversion_t;
-
-/* The conversion at or after `*at` (advanced past it); "%%" is text. The
- * spec (from '%' to the conversion letter) is [*spec_start, *at). */
-static conversion_t next_conversion(const char **at, const char **spec_start) {
-  const char *p = *at;
-  for (;;) {
-    p = strchr(p, '%');
-    if (!p) {
-      *at = p;
-      return CONV_NONE;
-    }
-    if (p[1] != '%')
-      break;
-    p += 2;
-  }
-  *spec_start = p++;
-  int longs = 0;
-  bool size = false;
-  if (*p == 'z') {
-    size = true;
-    ++p;
-  }
-  while (*p == 'l' && longs < 2) {
-    ++longs;
-    ++p;
-  }
-  char letter = *p;
-  *at = *p ? p + 1 : p;
-  if (letter == 'p' && !size && !longs)
-    return CONV_POINTER;
-  if (letter == 's' && !size && !longs)
-    return CONV_STRING;
-  if (letter != 'd' && letter != 'u')
-    return CONV_OTHER;
-  bool is_signed = letter == 'd';
-  if (size)
-    return is_signed || longs ? CONV_OTHER : CONV_SIZE;
-  if (longs == 2)
-    return is_signed ? CONV_LLONG : CONV_ULLONG;
-  if (longs == 1)
-    return is_signed ? CONV_LONG : CONV_ULONG;
-  return is_signed ? CONV_INT : CONV_UNSIGNED;
-}
-
-/* Whether every conversion of `format` is kept raw, at most
- * BP_TRACE_DETAIL_ARGS of them. */
-static bool keeps_raw(const char *format) {
-  const char *at = format, *spec;
-  for (size_t n = 0;; ++n) {
-    conversion_t c = next_conversion(&at, &spec);
-    if (c == CONV_NONE)
-      return true;
-    if (c == CONV_OTHER || n == BP_TRACE_DETAIL_ARGS)
-      return false;
-  }
-}
-
+/* Keeps the raw arguments `plan` names. */
 static void capture_args(bp_trace_thread_buffer_t *buffer,
-                         bp_trace_event_t *event, va_list args) {
-  const char *at = event->detail_format, *spec;
-  for (size_t n = 0;; ++n) {
+                         bp_trace_event_t *event,
+                         const bp_trace_format_plan_t *plan, va_list args) {
+  for (size_t n = 0; n < plan->count; ++n) {
     uint64_t *arg = &event->detail_args[n];
-    switch (next_conversion(&at, &spec)) {
-    case CONV_POINTER:
+    switch ((bp_trace_conversion_t)plan->conversions[n]) {
+    case BP_TRACE_CONV_POINTER:
       *arg = (uintptr_t)va_arg(args, void *);
       break;
-    case CONV_STRING:
+    case BP_TRACE_CONV_STRING:
       *arg = (uintptr_t)copy_text(buffer, va_arg(args, const char *));
       break;
-    case CONV_INT:
+    case BP_TRACE_CONV_INT:
       *arg = (uint64_t)(int64_t)va_arg(args, int);
       break;
-    case CONV_UNSIGNED:
+    case BP_TRACE_CONV_UNSIGNED:
       *arg = va_arg(args, unsigned);
       break;
-    case CONV_SIZE:
+    case BP_TRACE_CONV_SIZE:
       *arg = va_arg(args, size_t);
       break;
-    case CONV_LONG:
+    case BP_TRACE_CONV_LONG:
       *arg = (uint64_t)(int64_t)va_arg(args, long);
       break;
-    case CONV_ULONG:
+    case BP_TRACE_CONV_ULONG:
       *arg = va_arg(args, unsigned long);
       break;
-    case CONV_LLONG:
+    case BP_TRACE_CONV_LLONG:
       *arg = (uint64_t)(int64_t)va_arg(args, long long);
       break;
-    case CONV_ULLONG:
+    case BP_TRACE_CONV_ULLONG:
       *arg = va_arg(args, unsigned long long);
       break;
     default:
@@ -291,10 +223,15 @@ void bp_trace_thread_record(bp_trace_thread_buffers_t *buffers,
     return;
   }
   *slot = *event;
-  if (!slot->detail_format || !slot->detail_format[0]) {
+  bp_trace_format_plan_t scratch;
+  const bp_trace_format_plan_t *plan =
+      slot->detail_format && slot->detail_format[0]
+          ? bp_trace_format_plan(slot->detail_format, &scratch)
+          : NULL;
+  if (!plan) {
     slot->detail_format = NULL;
-  } else if (keeps_raw(slot->detail_format)) {
-    capture_args(buffer, slot, detail_args);
+  } else if (plan->raw) {
+    capture_args(buffer, slot, plan, detail_args);
   } else {
     char text[TEXT_MAX + 1];
     vsnprintf(text, sizeof text, slot->detail_format, detail_args);
@@ -360,27 +297,27 @@ void bp_trace_event_detail(const bp_trace_event_t *event, char *out,
     return;
   for (size_t n = 0;; ++n) {
     const char *text = at;
-    conversion_t c = next_conversion(&at, &spec);
-    const char *text_end = c == CONV_NONE ? text + strlen(text) : spec;
+    bp_trace_conversion_t c = bp_trace_next_conversion(&at, &spec);
+    const char *text_end = c == BP_TRACE_CONV_NONE ? text + strlen(text) : spec;
     /* The text before the conversion, with "%%" as "%". */
     for (const char *p = text; p < text_end; ++p) {
       append(out, capacity, &used, "%c", *p);
       if (p[0] == '%' && p + 1 < text_end && p[1] == '%')
         ++p;
     }
-    if (c == CONV_NONE || n == BP_TRACE_DETAIL_ARGS)
+    if (c == BP_TRACE_CONV_NONE || n == BP_TRACE_DETAIL_ARGS)
       return;
     uint64_t arg = event->detail_args[n];
     switch (c) {
-    case CONV_POINTER:
+    case BP_TRACE_CONV_POINTER:
       append(out, capacity, &used, "%p", (void *)(uintptr_t)arg);
       break;
-    case CONV_STRING:
+    case BP_TRACE_CONV_STRING:
       append(out, capacity, &used, "%s", (const char *)(uintptr_t)arg);
       break;
-    case CONV_INT:
-    case CONV_LONG:
-    case CONV_LLONG:
+    case BP_TRACE_CONV_INT:
+    case BP_TRACE_CONV_LONG:
+    case BP_TRACE_CONV_LLONG:
       append(out, capacity, &used, "%lld", (long long)(int64_t)arg);
       break;
     default:

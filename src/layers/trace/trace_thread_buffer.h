@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "core/device_table.h"
+#include "layers/trace/trace_format.h"
 #include "profiler/trace_buffer.h"
 
 typedef enum bp_trace_category {
@@ -26,8 +27,6 @@ typedef enum bp_trace_category {
   BP_TRACE_CATEGORY_COLLECTIVE, /* a communicator call: C_Status */
   BP_TRACE_CATEGORY_COUNTER,    /* the device's memory counters */
 } bp_trace_category_t;
-
-enum { BP_TRACE_DETAIL_ARGS = 6 };
 
 /* One recorded event, as raw values. */
 typedef struct bp_trace_event {
