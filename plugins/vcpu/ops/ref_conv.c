@@ -19,6 +19,7 @@
 #include "ref_pool.h"
 #include "ref_scratch.h"
 #include "ref_tensor.h"
+#include "ref_winograd.h"
 
 /* Columns (output pixels) one GEMM aims at: wide enough for both cores,
  * narrow enough that the column buffer (K x columns) stays in cache
@@ -40,6 +41,7 @@ typedef struct conv_task {
   float *x, *wt, *col, *y; /* staged: input, weight, col, out/grad_output */
   float *gx, *gw;          /* backward: grad_input, grad_weight */
   float *wide;             /* (og, batch * p): the GEMM's side of y */
+  float *winograd;         /* forward by Winograd: its scratch, else NULL */
 } conv_task_t;
 
 /* One parallel step over one batch (images n0 .. n0 + nb) of one group. */
@@ -223,11 +225,26 @@ static conv_step_t step_of(const conv_task_t *t, int64_t group, int64_t n0,
   return (conv_step_t){t, n0, nb, group, nb == 1 ? own : t->wide};
 }
 
+/* The Winograd path's description of task t. */
+static ref_winograd_t winograd_of(const conv_task_t *t) {
+  const conv_geometry_t *g = &t->g;
+  return (ref_winograd_t){
+      g->n,      g->cin, g->h,  g->w, g->cout, g->pad[0],
+      g->pad[1], g->oh,  g->ow, t->x, t->wt,   t->has_bias ? &t->bias : NULL,
+      t->y};
+}
+
 static void run_forward(void *args) {
   conv_task_t *t = args;
   const conv_geometry_t *g = &t->g;
   to_f32(&t->input, t->x);
   to_f32(&t->weight, t->wt);
+  if (t->winograd) {
+    ref_winograd_t w = winograd_of(t);
+    ref_winograd_forward(&w, t->winograd);
+    from_f32(&t->out, t->y);
+    return;
+  }
   for (int64_t gr = 0; gr < g->groups; gr++)
     for (int64_t n0 = 0; n0 < g->n; n0 += g->batch) {
       int64_t nb = g->n - n0 < g->batch ? g->n - n0 : g->batch;
@@ -406,8 +423,18 @@ REF_EXPORT diopiError_t diopiConvolution2d(
     return err;
   if ((err = stage(ctx, op, &t.input, true, &t.x)) ||
       (err = stage(ctx, op, &t.weight, true, &t.wt)) ||
-      (err = stage(ctx, op, &t.out, true, &t.y)) ||
-      (err = batch_scratch(ctx, op, &t)))
+      (err = stage(ctx, op, &t.out, true, &t.y)))
+    return err;
+  if (ref_winograd_applies(t.g.cin, t.g.cout, t.g.kh, t.g.kw, t.g.stride,
+                           t.g.dil, t.g.groups)) {
+    ref_winograd_t w = winograd_of(&t);
+    err = ref_scratch(ctx, op,
+                      (size_t)ref_winograd_scratch_floats(&w) * sizeof(float),
+                      (void **)&t.winograd);
+  } else {
+    err = batch_scratch(ctx, op, &t);
+  }
+  if (err)
     return err;
   return ref_enqueue(ctx, op, run_forward, &t, sizeof t);
 }

@@ -1,0 +1,230 @@
+#include "ref_winograd.h"
+
+#include <string.h>
+
+#include "ref_f32.h"
+#include "ref_pool.h"
+
+/* Tiles per chunk: the lanes of every transform loop and the columns of
+ * each product (two 16-float vectors). */
+enum { LANES = 32, ROWS = 8 /* output channels per product block */ };
+
+typedef float vec16 __attribute__((vector_size(64)));
+
+/* The derived sizes of a geometry. */
+typedef struct layout {
+  int64_t tiles_h, tiles_w, tiles, chunks;
+  int64_t ph, pw; /* padded input plane */
+  int64_t kp;     /* C_out rounded up to ROWS */
+  int64_t padded_floats, weight_floats, chunk_floats, slots;
+} layout_t;
+
+static layout_t layout_of(const ref_winograd_t *w) {
+  layout_t l;
+  l.tiles_h = (w->oh + 3) / 4;
+  l.tiles_w = (w->ow + 3) / 4;
+  l.tiles = w->n * l.tiles_h * l.tiles_w;
+  l.chunks = (l.tiles + LANES - 1) / LANES;
+  l.ph = l.tiles_h * 4 + 2;
+  l.pw = l.tiles_w * 4 + 2;
+  l.kp = (w->k + ROWS - 1) / ROWS * ROWS;
+  l.padded_floats = w->n * w->c * l.ph * l.pw;
+  l.weight_floats = 36 * l.kp * w->c;
+  l.chunk_floats = 36 * (w->c + l.kp) * LANES;
+  l.slots = ref_pool_threads();
+  return l;
+}
+
+bool ref_winograd_applies(int64_t c, int64_t k, int64_t kh, int64_t kw,
+                          const int64_t stride[2], const int64_t dil[2],
+                          int64_t groups) {
+  /* Below 8 channels each way the transforms cost more than they save. */
+  return kh == 3 && kw == 3 && stride[0] == 1 && stride[1] == 1 &&
+         dil[0] == 1 && dil[1] == 1 && groups == 1 && c >= 8 && k >= 8;
+}
+
+int64_t ref_winograd_scratch_floats(const ref_winograd_t *w) {
+  layout_t l = layout_of(w);
+  return l.padded_floats + l.weight_floats + l.slots * l.chunk_floats;
+}
+
+typedef struct run {
+  const ref_winograd_t *w;
+  layout_t l;
+  float *padded, *u, *chunks;
+} run_t;
+
+/* Planes [begin, end) of x into the zero-bordered padded input: padded
+ * (yy, xx) holds x (yy - pad_h, xx - pad_w). */
+static void pad_planes(void *context, int64_t begin, int64_t end) {
+  const run_t *r = context;
+  const ref_winograd_t *w = r->w;
+  for (int64_t p = begin; p < end; p++) {
+    float *dst = r->padded + p * r->l.ph * r->l.pw;
+    const float *src = w->x + p * w->h * w->w;
+    memset(dst, 0, (size_t)(r->l.ph * r->l.pw) * sizeof *dst);
+    for (int64_t y = 0; y < w->h && y + w->pad_h < r->l.ph; y++) {
+      int64_t x0 = w->pad_w, n = w->w;
+      n = x0 + n > r->l.pw ? r->l.pw - x0 : n;
+      if (n > 0)
+        memcpy(dst + (y + w->pad_h) * r->l.pw + x0, src + y * w->w,
+               (size_t)n * sizeof *dst);
+    }
+  }
+}
+
+/* Output channels [begin, end) (of kp) of the transformed weights
+ * u[xi][k / ROWS][c][k % ROWS] = (G g G^T)[xi]; rows past C_out are 0. */
+static void transform_weights(void *context, int64_t begin, int64_t end) {
+  const run_t *r = context;
+  const ref_winograd_t *w = r->w;
+  int64_t blocks = r->l.kp / ROWS;
+  for (int64_t k = begin; k < end; k++)
+    for (int64_t c = 0; c < w->c; c++) {
+      float gg[6][6] = {{0}};
+      if (k < w->k) {
+        const float *g = w->weight + (k * w->c + c) * 9;
+        float t[6][3]; /* G g */
+        for (int j = 0; j < 3; j++) {
+          float g0 = g[j], g1 = g[3 + j], g2 = g[6 + j];
+          t[0][j] = g0 / 4;
+          t[1][j] = -(g0 + g1 + g2) / 6;
+          t[2][j] = -(g0 - g1 + g2) / 6;
+          t[3][j] = g0 / 24 + g1 / 12 + g2 / 6;
+          t[4][j] = g0 / 24 - g1 / 12 + g2 / 6;
+          t[5][j] = g2;
+        }
+        for (int i = 0; i < 6; i++) { /* (G g) G^T */
+          float g0 = t[i][0], g1 = t[i][1], g2 = t[i][2];
+          gg[i][0] = g0 / 4;
+          gg[i][1] = -(g0 + g1 + g2) / 6;
+          gg[i][2] = -(g0 - g1 + g2) / 6;
+          gg[i][3] = g0 / 24 + g1 / 12 + g2 / 6;
+          gg[i][4] = g0 / 24 - g1 / 12 + g2 / 6;
+          gg[i][5] = g2;
+        }
+      }
+      for (int xi = 0; xi < 36; xi++)
+        r->u[((xi * blocks + k / ROWS) * w->c + c) * ROWS + k % ROWS] =
+            gg[xi / 6][xi % 6];
+    }
+}
+
+/* o[i * os + t] = (B^T d)[i] for the 6 values d[j * ds + t], each lane t. */
+static inline __attribute__((always_inline)) void
+input_1d(const float *d, int64_t ds, float *o, int64_t os) {
+  for (int t = 0; t < LANES; t++) {
+    float d0 = d[t], d1 = d[ds + t], d2 = d[2 * ds + t], d3 = d[3 * ds + t],
+          d4 = d[4 * ds + t], d5 = d[5 * ds + t];
+    o[t] = 4 * d0 - 5 * d2 + d4;
+    o[os + t] = -4 * (d1 + d2) + d3 + d4;
+    o[2 * os + t] = 4 * (d1 - d2) - d3 + d4;
+    o[3 * os + t] = 2 * (d3 - d1) - d2 + d4;
+    o[4 * os + t] = 2 * (d1 - d3) - d2 + d4;
+    o[5 * os + t] = 4 * d1 - 5 * d3 + d5;
+  }
+}
+
+/* o[a * os + t] = (A^T m)[a] for the 6 values m[j * ms + t], each lane t. */
+static inline __attribute__((always_inline)) void
+output_1d(const float *m, int64_t ms, float *o, int64_t os) {
+  for (int t = 0; t < LANES; t++) {
+    float m0 = m[t], m1 = m[ms + t], m2 = m[2 * ms + t], m3 = m[3 * ms + t],
+          m4 = m[4 * ms + t], m5 = m[5 * ms + t];
+    float s12 = m1 + m2, d12 = m1 - m2, s34 = m3 + m4, d34 = m3 - m4;
+    o[t] = m0 + s12 + s34;
+    o[os + t] = d12 + 2 * d34;
+    o[2 * os + t] = s12 + 4 * s34;
+    o[3 * os + t] = d12 + 8 * d34 + m5;
+  }
+}
+
+/* One chunk: tiles [t0, t0 + LANES) (those past the last repeat tile t0's
+ * input and are dropped). v[xi][c][t] = B^T d B; m[xi][k][t] = the 36
+ * products u[xi] . v[xi]; y = A^T m A + bias. */
+REF_F32_CLONES static void run_chunk(const run_t *r, int64_t t0, float *v,
+                                     float *m) {
+  const ref_winograd_t *w = r->w;
+  const layout_t *l = &r->l;
+  int64_t count = l->tiles - t0 < LANES ? l->tiles - t0 : LANES;
+  int64_t base[LANES], tile_n[LANES], tile_y[LANES], tile_x[LANES];
+  int64_t plane = l->ph * l->pw, per_image = l->tiles_h * l->tiles_w;
+  for (int t = 0; t < LANES; t++) {
+    int64_t q = t0 + (t < count ? t : 0);
+    tile_n[t] = q / per_image;
+    tile_y[t] = q % per_image / l->tiles_w * 4;
+    tile_x[t] = q % l->tiles_w * 4;
+    base[t] = tile_n[t] * w->c * plane + tile_y[t] * l->pw + tile_x[t];
+  }
+  float d[36 * LANES], tmp[36 * LANES];
+  for (int64_t c = 0; c < w->c; c++) {
+    for (int t = 0; t < LANES; t++) {
+      const float *src = r->padded + base[t] + c * plane;
+      for (int i = 0; i < 6; i++)
+        for (int j = 0; j < 6; j++)
+          d[(i * 6 + j) * LANES + t] = src[i * l->pw + j];
+    }
+    for (int j = 0; j < 6; j++) /* B^T d: down each column */
+      input_1d(d + j * LANES, 6 * LANES, tmp + j * LANES, 6 * LANES);
+    for (int i = 0; i < 6; i++) /* (B^T d) B: along each row */
+      input_1d(tmp + i * 6 * LANES, LANES, v + (i * 6 * w->c + c) * LANES,
+               w->c * LANES);
+  }
+  int64_t blocks = l->kp / ROWS;
+  for (int xi = 0; xi < 36; xi++)
+    for (int64_t kb = 0; kb < blocks; kb++) {
+      const float *ub = r->u + (xi * blocks + kb) * w->c * ROWS;
+      const float *vb = v + xi * w->c * LANES;
+      vec16 acc[ROWS][2];
+      memset(acc, 0, sizeof acc);
+      for (int64_t c = 0; c < w->c; c++) {
+        vec16 v0, v1;
+        memcpy(&v0, vb + c * LANES, sizeof v0);
+        memcpy(&v1, vb + c * LANES + 16, sizeof v1);
+        for (int k = 0; k < ROWS; k++) {
+          acc[k][0] += ub[c * ROWS + k] * v0;
+          acc[k][1] += ub[c * ROWS + k] * v1;
+        }
+      }
+      memcpy(m + (xi * l->kp + kb * ROWS) * LANES, acc, sizeof acc);
+    }
+  for (int64_t k = 0; k < w->k; k++) {
+    const float *mk = m + k * LANES;
+    int64_t ms = l->kp * LANES;
+    for (int j = 0; j < 6; j++) /* A^T m: down each column */
+      output_1d(mk + j * ms, 6 * ms, tmp + j * LANES, 6 * LANES);
+    for (int a = 0; a < 4; a++) /* (A^T m) A: along each row */
+      output_1d(tmp + a * 6 * LANES, LANES, d + a * 4 * LANES, LANES);
+    float bias = w->bias ? (float)ref_get(w->bias, k) : 0.0f;
+    for (int64_t t = 0; t < count; t++) {
+      float *out = w->y + (tile_n[t] * w->k + k) * w->oh * w->ow;
+      for (int64_t a = 0; a < 4 && tile_y[t] + a < w->oh; a++)
+        for (int64_t b = 0; b < 4 && tile_x[t] + b < w->ow; b++)
+          out[(tile_y[t] + a) * w->ow + tile_x[t] + b] =
+              d[(a * 4 + b) * LANES + t] + bias;
+    }
+  }
+}
+
+/* Slots [begin, end): slot s runs chunks s, s + slots, ... in its own
+ * buffers (one slot per pool thread, or all of them on a busy pool's
+ * caller). */
+static void run_slots(void *context, int64_t begin, int64_t end) {
+  const run_t *r = context;
+  for (int64_t s = begin; s < end; s++) {
+    float *v = r->chunks + s * r->l.chunk_floats;
+    float *m = v + 36 * r->w->c * LANES;
+    for (int64_t q = s; q < r->l.chunks; q += r->l.slots)
+      run_chunk(r, q * LANES, v, m);
+  }
+}
+
+void ref_winograd_forward(const ref_winograd_t *w, float *scratch) {
+  run_t r = {.w = w, .l = layout_of(w)};
+  r.padded = scratch;
+  r.u = r.padded + r.l.padded_floats;
+  r.chunks = r.u + r.l.weight_floats;
+  ref_parallel_for(w->n * w->c, 1, pad_planes, &r);
+  ref_parallel_for(r.l.kp, 1, transform_weights, &r);
+  ref_parallel_for(r.l.slots, 1, run_slots, &r);
+}
