@@ -1,5 +1,6 @@
 #include "ref_winograd.h"
 
+#include <stdatomic.h>
 #include <string.h>
 
 #include "ref_f32.h"
@@ -52,6 +53,7 @@ typedef struct run {
   const ref_winograd_t *w;
   layout_t l;
   float *padded, *u, *chunks;
+  atomic_llong next_chunk; /* the next chunk a slot takes */
 } run_t;
 
 /* Planes [begin, end) of x into the zero-bordered padded input: padded
@@ -206,21 +208,22 @@ REF_F32_CLONES static void run_chunk(const run_t *r, int64_t t0, float *v,
   }
 }
 
-/* Slots [begin, end): slot s runs chunks s, s + slots, ... in its own
- * buffers (one slot per pool thread, or all of them on a busy pool's
- * caller). */
+/* Slots [begin, end) (one per pool thread, or all of them on a busy
+ * pool's caller): each takes the next chunk until none is left, in its own
+ * buffers, so a thread the machine delays leaves its share to the others. */
 static void run_slots(void *context, int64_t begin, int64_t end) {
-  const run_t *r = context;
+  run_t *r = context;
   for (int64_t s = begin; s < end; s++) {
     float *v = r->chunks + s * r->l.chunk_floats;
     float *m = v + 36 * r->w->c * LANES;
-    for (int64_t q = s; q < r->l.chunks; q += r->l.slots)
+    for (int64_t q; (q = atomic_fetch_add(&r->next_chunk, 1)) < r->l.chunks;)
       run_chunk(r, q * LANES, v, m);
   }
 }
 
 void ref_winograd_forward(const ref_winograd_t *w, float *scratch) {
   run_t r = {.w = w, .l = layout_of(w)};
+  atomic_init(&r.next_chunk, 0);
   r.padded = scratch;
   r.u = r.padded + r.l.padded_floats;
   r.chunks = r.u + r.l.weight_floats;
