@@ -11,6 +11,9 @@
 enum { LANES = 32, ROWS = 8 /* output channels per product block */ };
 
 typedef float vec16 __attribute__((vector_size(64)));
+/* 16 floats in memory at any float's alignment. */
+typedef float vec16u __attribute__((vector_size(64), aligned(4)));
+#define AT16(p) (*(vec16u *)(p))
 
 /* The derived sizes of a geometry. */
 typedef struct layout {
@@ -29,7 +32,7 @@ static layout_t layout_of(const ref_winograd_t *w) {
   l.ph = l.tiles_h * 4 + 2;
   l.pw = l.tiles_w * 4 + 2;
   l.kp = (w->k + ROWS - 1) / ROWS * ROWS;
-  l.padded_floats = w->n * w->c * l.ph * l.pw;
+  l.padded_floats = w->n * w->c * l.ph * l.pw + 8; /* patch rows' overrun */
   l.weight_floats = 36 * l.kp * w->c;
   l.chunk_floats = 36 * (w->c + l.kp) * LANES;
   l.slots = ref_pool_threads();
@@ -114,72 +117,95 @@ static void transform_weights(void *context, int64_t begin, int64_t end) {
 
 /* o[i * os + t] = (B^T d)[i] for the 6 values d[j * ds + t], each lane t. */
 static inline __attribute__((always_inline)) void
-input_1d(const float *d, int64_t ds, float *o, int64_t os) {
-  for (int t = 0; t < LANES; t++) {
-    float d0 = d[t], d1 = d[ds + t], d2 = d[2 * ds + t], d3 = d[3 * ds + t],
-          d4 = d[4 * ds + t], d5 = d[5 * ds + t];
-    o[t] = 4 * d0 - 5 * d2 + d4;
-    o[os + t] = -4 * (d1 + d2) + d3 + d4;
-    o[2 * os + t] = 4 * (d1 - d2) - d3 + d4;
-    o[3 * os + t] = 2 * (d3 - d1) - d2 + d4;
-    o[4 * os + t] = 2 * (d1 - d3) - d2 + d4;
-    o[5 * os + t] = 4 * d1 - 5 * d3 + d5;
+input_1d(const float *restrict d, int64_t ds, float *restrict o, int64_t os) {
+  for (int t = 0; t < LANES; t += 16) {
+    vec16 d0 = AT16(d + t), d1 = AT16(d + ds + t), d2 = AT16(d + 2 * ds + t),
+          d3 = AT16(d + 3 * ds + t), d4 = AT16(d + 4 * ds + t),
+          d5 = AT16(d + 5 * ds + t);
+    AT16(o + t) = 4 * d0 - 5 * d2 + d4;
+    AT16(o + os + t) = -4 * (d1 + d2) + d3 + d4;
+    AT16(o + 2 * os + t) = 4 * (d1 - d2) - d3 + d4;
+    AT16(o + 3 * os + t) = 2 * (d3 - d1) - d2 + d4;
+    AT16(o + 4 * os + t) = 2 * (d1 - d3) - d2 + d4;
+    AT16(o + 5 * os + t) = 4 * d1 - 5 * d3 + d5;
   }
 }
 
 /* o[a * os + t] = (A^T m)[a] for the 6 values m[j * ms + t], each lane t. */
 static inline __attribute__((always_inline)) void
-output_1d(const float *m, int64_t ms, float *o, int64_t os) {
-  for (int t = 0; t < LANES; t++) {
-    float m0 = m[t], m1 = m[ms + t], m2 = m[2 * ms + t], m3 = m[3 * ms + t],
-          m4 = m[4 * ms + t], m5 = m[5 * ms + t];
-    float s12 = m1 + m2, d12 = m1 - m2, s34 = m3 + m4, d34 = m3 - m4;
-    o[t] = m0 + s12 + s34;
-    o[os + t] = d12 + 2 * d34;
-    o[2 * os + t] = s12 + 4 * s34;
-    o[3 * os + t] = d12 + 8 * d34 + m5;
+output_1d(const float *restrict m, int64_t ms, float *restrict o, int64_t os) {
+  for (int t = 0; t < LANES; t += 16) {
+    vec16 m0 = AT16(m + t), m1 = AT16(m + ms + t), m2 = AT16(m + 2 * ms + t),
+          m3 = AT16(m + 3 * ms + t), m4 = AT16(m + 4 * ms + t),
+          m5 = AT16(m + 5 * ms + t);
+    vec16 s12 = m1 + m2, d12 = m1 - m2, s34 = m3 + m4, d34 = m3 - m4;
+    AT16(o + t) = m0 + s12 + s34;
+    AT16(o + os + t) = d12 + 2 * d34;
+    AT16(o + 2 * os + t) = s12 + 4 * s34;
+    AT16(o + 3 * os + t) = d12 + 8 * d34 + m5;
   }
 }
 
-/* One chunk: tiles [t0, t0 + LANES) (those past the last repeat tile t0's
- * input and are dropped). v[xi][c][t] = B^T d B; m[xi][k][t] = the 36
- * products u[xi] . v[xi]; y = A^T m A + bias. */
-REF_F32_CLONES static void run_chunk(const run_t *r, int64_t t0, float *v,
-                                     float *m) {
-  const ref_winograd_t *w = r->w;
+/* The tiles of one chunk: [t0, t0 + count); lanes past count repeat tile
+ * t0 (their results are dropped). Each lane's image, top-left output pixel
+ * and offset of its 6x6 patch in the padded input. */
+typedef struct chunk {
+  int64_t count;
+  int64_t n[LANES], y[LANES], x[LANES], patch[LANES];
+} chunk_t;
+
+static void chunk_of(const run_t *r, int64_t t0, chunk_t *ch) {
   const layout_t *l = &r->l;
-  int64_t count = l->tiles - t0 < LANES ? l->tiles - t0 : LANES;
-  int64_t base[LANES], tile_n[LANES], tile_y[LANES], tile_x[LANES];
-  int64_t plane = l->ph * l->pw, per_image = l->tiles_h * l->tiles_w;
+  int64_t per_image = l->tiles_h * l->tiles_w;
+  ch->count = l->tiles - t0 < LANES ? l->tiles - t0 : LANES;
   for (int t = 0; t < LANES; t++) {
-    int64_t q = t0 + (t < count ? t : 0);
-    tile_n[t] = q / per_image;
-    tile_y[t] = q % per_image / l->tiles_w * 4;
-    tile_x[t] = q % l->tiles_w * 4;
-    base[t] = tile_n[t] * w->c * plane + tile_y[t] * l->pw + tile_x[t];
+    int64_t q = t0 + (t < ch->count ? t : 0);
+    ch->n[t] = q / per_image;
+    ch->y[t] = q % per_image / l->tiles_w * 4;
+    ch->x[t] = q % l->tiles_w * 4;
+    ch->patch[t] =
+        ch->n[t] * r->w->c * l->ph * l->pw + ch->y[t] * l->pw + ch->x[t];
   }
-  float d[36 * LANES], tmp[36 * LANES];
+}
+
+/* v[xi][c][t] = (B^T d B)[xi] of each lane's patch d in channel c. */
+REF_F32_CLONES static void transform_input(const run_t *r, const chunk_t *ch,
+                                           float *restrict v) {
+  const ref_winograd_t *w = r->w;
+  int64_t plane = r->l.ph * r->l.pw, pw = r->l.pw;
+  float rows[6 * LANES * 8], d[36 * LANES], tmp[36 * LANES];
   for (int64_t c = 0; c < w->c; c++) {
+    /* Each patch row as 8 floats (two past the patch, unused), then the
+     * transpose to d[i][j][t] as strided loads the compiler vectorizes. */
     for (int t = 0; t < LANES; t++) {
-      const float *src = r->padded + base[t] + c * plane;
+      const float *src = r->padded + ch->patch[t] + c * plane;
       for (int i = 0; i < 6; i++)
-        for (int j = 0; j < 6; j++)
-          d[(i * 6 + j) * LANES + t] = src[i * l->pw + j];
+        memcpy(rows + (i * LANES + t) * 8, src + i * pw, 8 * sizeof *src);
     }
+    for (int i = 0; i < 6; i++)
+      for (int j = 0; j < 6; j++)
+        for (int t = 0; t < LANES; t++)
+          d[(i * 6 + j) * LANES + t] = rows[(i * LANES + t) * 8 + j];
     for (int j = 0; j < 6; j++) /* B^T d: down each column */
       input_1d(d + j * LANES, 6 * LANES, tmp + j * LANES, 6 * LANES);
     for (int i = 0; i < 6; i++) /* (B^T d) B: along each row */
       input_1d(tmp + i * 6 * LANES, LANES, v + (i * 6 * w->c + c) * LANES,
                w->c * LANES);
   }
-  int64_t blocks = l->kp / ROWS;
+}
+
+/* m[xi][k][t] = sum over c of u[xi][k][c] v[xi][c][t]: blocks of ROWS
+ * output channels by LANES tiles held in registers. */
+REF_F32_CLONES static void multiply(const run_t *r, const float *restrict v,
+                                    float *restrict m) {
+  int64_t c_in = r->w->c, blocks = r->l.kp / ROWS;
   for (int xi = 0; xi < 36; xi++)
     for (int64_t kb = 0; kb < blocks; kb++) {
-      const float *ub = r->u + (xi * blocks + kb) * w->c * ROWS;
-      const float *vb = v + xi * w->c * LANES;
+      const float *ub = r->u + (xi * blocks + kb) * c_in * ROWS;
+      const float *vb = v + xi * c_in * LANES;
       vec16 acc[ROWS][2];
       memset(acc, 0, sizeof acc);
-      for (int64_t c = 0; c < w->c; c++) {
+      for (int64_t c = 0; c < c_in; c++) {
         vec16 v0, v1;
         memcpy(&v0, vb + c * LANES, sizeof v0);
         memcpy(&v1, vb + c * LANES + 16, sizeof v1);
@@ -188,22 +214,28 @@ REF_F32_CLONES static void run_chunk(const run_t *r, int64_t t0, float *v,
           acc[k][1] += ub[c * ROWS + k] * v1;
         }
       }
-      memcpy(m + (xi * l->kp + kb * ROWS) * LANES, acc, sizeof acc);
+      memcpy(m + (xi * r->l.kp + kb * ROWS) * LANES, acc, sizeof acc);
     }
+}
+
+/* y's 4x4 tiles = A^T m A + bias, cut at the output's edges. */
+REF_F32_CLONES static void transform_output(const run_t *r, const chunk_t *ch,
+                                            const float *restrict m) {
+  const ref_winograd_t *w = r->w;
+  int64_t ms = r->l.kp * LANES;
+  float tmp[24 * LANES], o[16 * LANES];
   for (int64_t k = 0; k < w->k; k++) {
-    const float *mk = m + k * LANES;
-    int64_t ms = l->kp * LANES;
     for (int j = 0; j < 6; j++) /* A^T m: down each column */
-      output_1d(mk + j * ms, 6 * ms, tmp + j * LANES, 6 * LANES);
+      output_1d(m + k * LANES + j * ms, 6 * ms, tmp + j * LANES, 6 * LANES);
     for (int a = 0; a < 4; a++) /* (A^T m) A: along each row */
-      output_1d(tmp + a * 6 * LANES, LANES, d + a * 4 * LANES, LANES);
+      output_1d(tmp + a * 6 * LANES, LANES, o + a * 4 * LANES, LANES);
     float bias = w->bias ? (float)ref_get(w->bias, k) : 0.0f;
-    for (int64_t t = 0; t < count; t++) {
-      float *out = w->y + (tile_n[t] * w->k + k) * w->oh * w->ow;
-      for (int64_t a = 0; a < 4 && tile_y[t] + a < w->oh; a++)
-        for (int64_t b = 0; b < 4 && tile_x[t] + b < w->ow; b++)
-          out[(tile_y[t] + a) * w->ow + tile_x[t] + b] =
-              d[(a * 4 + b) * LANES + t] + bias;
+    for (int64_t t = 0; t < ch->count; t++) {
+      float *out = w->y + (ch->n[t] * w->k + k) * w->oh * w->ow;
+      for (int64_t a = 0; a < 4 && ch->y[t] + a < w->oh; a++)
+        for (int64_t b = 0; b < 4 && ch->x[t] + b < w->ow; b++)
+          out[(ch->y[t] + a) * w->ow + ch->x[t] + b] =
+              o[(a * 4 + b) * LANES + t] + bias;
     }
   }
 }
@@ -216,8 +248,13 @@ static void run_slots(void *context, int64_t begin, int64_t end) {
   for (int64_t s = begin; s < end; s++) {
     float *v = r->chunks + s * r->l.chunk_floats;
     float *m = v + 36 * r->w->c * LANES;
-    for (int64_t q; (q = atomic_fetch_add(&r->next_chunk, 1)) < r->l.chunks;)
-      run_chunk(r, q * LANES, v, m);
+    for (int64_t q; (q = atomic_fetch_add(&r->next_chunk, 1)) < r->l.chunks;) {
+      chunk_t ch;
+      chunk_of(r, q * LANES, &ch);
+      transform_input(r, &ch, v);
+      multiply(r, v, m);
+      transform_output(r, &ch, m);
+    }
   }
 }
 
