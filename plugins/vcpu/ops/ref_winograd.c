@@ -169,23 +169,34 @@ static void chunk_of(const run_t *r, int64_t t0, chunk_t *ch) {
 }
 
 /* v[xi][c][t] = (B^T d B)[xi] of each lane's patch d in channel c. */
+/* Channel c's patch rows into rows[i][t][0..8) (8 floats each, two past
+ * the patch, unused). */
+static inline __attribute__((always_inline)) void
+copy_rows(const run_t *r, const chunk_t *ch, int64_t c, float *restrict rows) {
+  for (int t = 0; t < LANES; t++) {
+    const float *src = r->padded + ch->patch[t] + c * r->l.ph * r->l.pw;
+    for (int i = 0; i < 6; i++)
+      memcpy(rows + (i * LANES + t) * 8, src + i * r->l.pw, 8 * sizeof *src);
+  }
+}
+
+/* v[xi][c][t] = (B^T d B)[xi] of each lane's patch d in channel c. The
+ * rows of channel c + 1 are copied before channel c's are read back (as
+ * strided loads the compiler vectorizes), so that the reads do not wait on
+ * the just-issued stores. */
 REF_F32_CLONES static void transform_input(const run_t *r, const chunk_t *ch,
                                            float *restrict v) {
   const ref_winograd_t *w = r->w;
-  int64_t plane = r->l.ph * r->l.pw, pw = r->l.pw;
-  float rows[6 * LANES * 8], d[36 * LANES], tmp[36 * LANES];
+  float rows[2][6 * LANES * 8], d[36 * LANES], tmp[36 * LANES];
+  copy_rows(r, ch, 0, rows[0]);
   for (int64_t c = 0; c < w->c; c++) {
-    /* Each patch row as 8 floats (two past the patch, unused), then the
-     * transpose to d[i][j][t] as strided loads the compiler vectorizes. */
-    for (int t = 0; t < LANES; t++) {
-      const float *src = r->padded + ch->patch[t] + c * plane;
-      for (int i = 0; i < 6; i++)
-        memcpy(rows + (i * LANES + t) * 8, src + i * pw, 8 * sizeof *src);
-    }
+    if (c + 1 < w->c)
+      copy_rows(r, ch, c + 1, rows[(c + 1) & 1]);
+    const float *rc = rows[c & 1];
     for (int i = 0; i < 6; i++)
       for (int j = 0; j < 6; j++)
         for (int t = 0; t < LANES; t++)
-          d[(i * 6 + j) * LANES + t] = rows[(i * LANES + t) * 8 + j];
+          d[(i * 6 + j) * LANES + t] = rc[(i * LANES + t) * 8 + j];
     for (int j = 0; j < 6; j++) /* B^T d: down each column */
       input_1d(d + j * LANES, 6 * LANES, tmp + j * LANES, 6 * LANES);
     for (int i = 0; i < 6; i++) /* (B^T d) B: along each row */
