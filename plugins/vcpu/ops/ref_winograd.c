@@ -88,7 +88,10 @@ static void transform_weights(void *context, int64_t begin, int64_t end) {
     for (int64_t c = 0; c < w->c; c++) {
       float gg[6][6] = {{0}};
       if (k < w->k) {
-        const float *g = w->weight + (k * w->c + c) * 9;
+        float g[9];
+        for (int q = 0; q < 9; q++)
+          g[q] = w->flipped ? w->weight[(c * w->k + k) * 9 + 8 - q]
+                            : w->weight[(k * w->c + c) * 9 + q];
         float t[6][3]; /* G g */
         for (int j = 0; j < 3; j++) {
           float g0 = g[j], g1 = g[3 + j], g2 = g[6 + j];

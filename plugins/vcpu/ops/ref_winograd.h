@@ -17,8 +17,10 @@
 typedef struct ref_winograd {
   int64_t n, c, h, w, k; /* images, C_in, input H and W, C_out */
   int64_t pad_h, pad_w, oh, ow;
-  const float *x;         /* (n, c, h, w) contiguous */
-  const float *weight;    /* (k, c, 3, 3) contiguous */
+  const float *x;      /* (n, c, h, w) contiguous */
+  const float *weight; /* (k, c, 3, 3) contiguous; flipped: (c, k, 3, 3) */
+  bool flipped;        /* weight used transposed and turned by 180 degrees: the
+                          input gradient of a convolution with that weight */
   const ref_view_t *bias; /* (k) of any float dtype, or NULL */
   float *y;               /* (n, k, oh, ow) contiguous */
 } ref_winograd_t;
