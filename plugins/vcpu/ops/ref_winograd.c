@@ -8,7 +8,11 @@
 
 /* Tiles per chunk: the lanes of every transform loop and the columns of
  * each product (two 16-float vectors). */
-enum { LANES = 32, ROWS = 8 /* output channels per product block */ };
+enum {
+  LANES = 16,
+  VECS = LANES / 16, /* 16-float vectors per row of lanes */
+  ROWS = 16           /* output channels per product block */
+};
 
 typedef float vec16 __attribute__((vector_size(64)));
 /* 16 floats in memory at any float's alignment. */
@@ -217,16 +221,14 @@ REF_F32_CLONES static void multiply(const run_t *r, const float *restrict v,
     for (int64_t kb = 0; kb < blocks; kb++) {
       const float *ub = r->u + (xi * blocks + kb) * c_in * ROWS;
       const float *vb = v + xi * c_in * LANES;
-      vec16 acc[ROWS][2];
+      vec16 acc[ROWS][VECS];
       memset(acc, 0, sizeof acc);
       for (int64_t c = 0; c < c_in; c++) {
-        vec16 v0, v1;
-        memcpy(&v0, vb + c * LANES, sizeof v0);
-        memcpy(&v1, vb + c * LANES + 16, sizeof v1);
-        for (int k = 0; k < ROWS; k++) {
-          acc[k][0] += ub[c * ROWS + k] * v0;
-          acc[k][1] += ub[c * ROWS + k] * v1;
-        }
+        vec16 vc[VECS];
+        memcpy(vc, vb + c * LANES, sizeof vc);
+        for (int k = 0; k < ROWS; k++)
+          for (int q = 0; q < VECS; q++)
+            acc[k][q] += ub[c * ROWS + k] * vc[q];
       }
       memcpy(m + (xi * r->l.kp + kb * ROWS) * LANES, acc, sizeof acc);
     }
