@@ -11,7 +11,7 @@
 enum {
   LANES = 16,
   VECS = LANES / 16, /* 16-float vectors per row of lanes */
-  ROWS = 16           /* output channels per product block */
+  ROWS = 16          /* output channels per product block */
 };
 
 typedef float vec16 __attribute__((vector_size(64)));
@@ -154,28 +154,29 @@ output_1d(const float *restrict m, int64_t ms, float *restrict o, int64_t os) {
 }
 
 /* The tiles of one chunk: [t0, t0 + count); lanes past count repeat tile
- * t0 (their results are dropped). Each lane's image, top-left output pixel
- * and offset of its 6x6 patch in the padded input. */
+ * t0 (their results are dropped). Each lane's offset of its 6x6 patch in
+ * the padded input, of its top-left output pixel in y (channel 0), and the
+ * rows and columns of its 4x4 tile inside the output. */
 typedef struct chunk {
   int64_t count;
-  int64_t n[LANES], y[LANES], x[LANES], patch[LANES];
+  int64_t patch[LANES], out[LANES], rows[LANES], cols[LANES];
 } chunk_t;
 
 static void chunk_of(const run_t *r, int64_t t0, chunk_t *ch) {
+  const ref_winograd_t *w = r->w;
   const layout_t *l = &r->l;
   int64_t per_image = l->tiles_h * l->tiles_w;
   ch->count = l->tiles - t0 < LANES ? l->tiles - t0 : LANES;
   for (int t = 0; t < LANES; t++) {
-    int64_t q = t0 + (t < ch->count ? t : 0);
-    ch->n[t] = q / per_image;
-    ch->y[t] = q % per_image / l->tiles_w * 4;
-    ch->x[t] = q % l->tiles_w * 4;
-    ch->patch[t] =
-        ch->n[t] * r->w->c * l->ph * l->pw + ch->y[t] * l->pw + ch->x[t];
+    int64_t q = t0 + (t < ch->count ? t : 0), n = q / per_image;
+    int64_t y = q % per_image / l->tiles_w * 4, x = q % l->tiles_w * 4;
+    ch->patch[t] = (n * w->c * l->ph + y) * l->pw + x;
+    ch->out[t] = (n * w->k * w->oh + y) * w->ow + x;
+    ch->rows[t] = w->oh - y < 4 ? w->oh - y : 4;
+    ch->cols[t] = w->ow - x < 4 ? w->ow - x : 4;
   }
 }
 
-/* v[xi][c][t] = (B^T d B)[xi] of each lane's patch d in channel c. */
 /* Channel c's patch rows into rows[i][t][0..8) (8 floats each, two past
  * the patch, unused). */
 static inline __attribute__((always_inline)) void
@@ -246,12 +247,18 @@ REF_F32_CLONES static void transform_output(const run_t *r, const chunk_t *ch,
     for (int a = 0; a < 4; a++) /* (A^T m) A: along each row */
       output_1d(tmp + a * 6 * LANES, LANES, o + a * 4 * LANES, LANES);
     float bias = w->bias ? (float)ref_get(w->bias, k) : 0.0f;
+    float *yk = w->y + k * w->oh * w->ow;
     for (int64_t t = 0; t < ch->count; t++) {
-      float *out = w->y + (ch->n[t] * w->k + k) * w->oh * w->ow;
-      for (int64_t a = 0; a < 4 && ch->y[t] + a < w->oh; a++)
-        for (int64_t b = 0; b < 4 && ch->x[t] + b < w->ow; b++)
-          out[(ch->y[t] + a) * w->ow + ch->x[t] + b] =
-              o[(a * 4 + b) * LANES + t] + bias;
+      float *out = yk + ch->out[t];
+      if (ch->rows[t] == 4 && ch->cols[t] == 4) { /* unrolled */
+        for (int a = 0; a < 4; a++)
+          for (int b = 0; b < 4; b++)
+            out[a * w->ow + b] = o[(a * 4 + b) * LANES + t] + bias;
+        continue;
+      }
+      for (int64_t a = 0; a < ch->rows[t]; a++)
+        for (int64_t b = 0; b < ch->cols[t]; b++)
+          out[a * w->ow + b] = o[(a * 4 + b) * LANES + t] + bias;
     }
   }
 }
