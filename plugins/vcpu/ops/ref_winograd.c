@@ -263,6 +263,19 @@ REF_F32_CLONES static void transform_output(const run_t *r, const chunk_t *ch,
   }
 }
 
+/* Items [begin, end) of the two independent preparations in one parallel
+ * step: the n * c planes of the padded input, then the kp rows of the
+ * transformed weights. */
+static void prepare(void *context, int64_t begin, int64_t end) {
+  const run_t *r = context;
+  int64_t planes = r->w->n * r->w->c;
+  if (begin < planes)
+    pad_planes(context, begin, end < planes ? end : planes);
+  if (end > planes)
+    transform_weights(context, (begin > planes ? begin : planes) - planes,
+                      end - planes);
+}
+
 /* Slots [begin, end) (one per pool thread, or all of them on a busy
  * pool's caller): each takes the next chunk until none is left, in its own
  * buffers, so a thread the machine delays leaves its share to the others. */
@@ -287,7 +300,6 @@ void ref_winograd_forward(const ref_winograd_t *w, float *scratch) {
   r.padded = scratch;
   r.u = r.padded + r.l.padded_floats;
   r.chunks = r.u + r.l.weight_floats;
-  ref_parallel_for(w->n * w->c, 1, pad_planes, &r);
-  ref_parallel_for(r.l.kp, 1, transform_weights, &r);
+  ref_parallel_for(w->n * w->c + r.l.kp, 1, prepare, &r);
   ref_parallel_for(r.l.slots, 1, run_slots, &r);
 }
