@@ -1,5 +1,6 @@
 #include "ref_winograd.h"
 
+#include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
 
@@ -60,7 +61,10 @@ typedef struct run {
   const ref_winograd_t *w;
   layout_t l;
   float *padded, *u, *chunks;
-  atomic_llong next_chunk; /* the next chunk a slot takes */
+  /* Work is taken, not assigned, so that a thread the machine delays
+   * leaves its share to the others: the next preparation group (of
+   * PREPARE_GROUP items), the items prepared so far, the next chunk. */
+  atomic_llong next_prepare, prepared, next_chunk;
 } run_t;
 
 /* Planes [begin, end) of x into the zero-bordered padded input: padded
@@ -263,25 +267,36 @@ REF_F32_CLONES static void transform_output(const run_t *r, const chunk_t *ch,
   }
 }
 
-/* Items [begin, end) of the two independent preparations in one parallel
- * step: the n * c planes of the padded input, then the kp rows of the
- * transformed weights. */
-static void prepare(void *context, int64_t begin, int64_t end) {
-  const run_t *r = context;
+enum { PREPARE_GROUP = 8 };
+
+/* Items [begin, end) of the two independent preparations: the n * c planes
+ * of the padded input, then the kp rows of the transformed weights. */
+static void prepare(const run_t *r, int64_t begin, int64_t end) {
   int64_t planes = r->w->n * r->w->c;
   if (begin < planes)
-    pad_planes(context, begin, end < planes ? end : planes);
+    pad_planes((void *)r, begin, end < planes ? end : planes);
   if (end > planes)
-    transform_weights(context, (begin > planes ? begin : planes) - planes,
+    transform_weights((void *)r, (begin > planes ? begin : planes) - planes,
                       end - planes);
 }
 
 /* Slots [begin, end) (one per pool thread, or all of them on a busy
- * pool's caller): each takes the next chunk until none is left, in its own
- * buffers, so a thread the machine delays leaves its share to the others. */
+ * pool's caller), all in one parallel step: each takes preparation groups
+ * until none is left, waits until all are done (only on groups another
+ * thread is running), then takes chunks until none is left, in the slot's
+ * own buffers. */
 static void run_slots(void *context, int64_t begin, int64_t end) {
   run_t *r = context;
+  int64_t items = r->w->n * r->w->c + r->l.kp;
   for (int64_t s = begin; s < end; s++) {
+    for (int64_t q;
+         (q = atomic_fetch_add(&r->next_prepare, PREPARE_GROUP)) < items;) {
+      int64_t e = q + PREPARE_GROUP < items ? q + PREPARE_GROUP : items;
+      prepare(r, q, e);
+      atomic_fetch_add(&r->prepared, e - q);
+    }
+    while (atomic_load(&r->prepared) < items)
+      sched_yield();
     float *v = r->chunks + s * r->l.chunk_floats;
     float *m = v + 36 * r->w->c * LANES;
     for (int64_t q; (q = atomic_fetch_add(&r->next_chunk, 1)) < r->l.chunks;) {
@@ -296,10 +311,11 @@ static void run_slots(void *context, int64_t begin, int64_t end) {
 
 void ref_winograd_forward(const ref_winograd_t *w, float *scratch) {
   run_t r = {.w = w, .l = layout_of(w)};
+  atomic_init(&r.next_prepare, 0);
+  atomic_init(&r.prepared, 0);
   atomic_init(&r.next_chunk, 0);
   r.padded = scratch;
   r.u = r.padded + r.l.padded_floats;
   r.chunks = r.u + r.l.weight_floats;
-  ref_parallel_for(w->n * w->c + r.l.kp, 1, prepare, &r);
   ref_parallel_for(r.l.slots, 1, run_slots, &r);
 }
