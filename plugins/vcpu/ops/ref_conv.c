@@ -7,7 +7,9 @@
  * the GEMM's (C_out, batch * H*W) layout and NCHW are split across the
  * worker pool. Every operand is staged as contiguous float32 in scratch
  * taken on the caller's thread (or used in place when it already is), so
- * any float dtype and stride works. */
+ * any float dtype and stride works. 3x3 stride-1 convolutions (see
+ * ref_winograd_applies) run their forward and grad_input as Winograd
+ * F(4x4, 3x3) instead (ref_winograd.h). */
 #include <cblas.h>
 #include <string.h>
 
@@ -321,7 +323,8 @@ static void run_backward(void *args) {
     memset(t->gx, 0, (size_t)t->input.numel * sizeof(float));
   if (t->has_grad_weight)
     memset(t->gw, 0, (size_t)t->weight.numel * sizeof(float));
-  for (int64_t gr = 0; gr < g->groups; gr++)
+  for (int64_t gr = 0; gr < g->groups && (t->has_grad_weight || col_grad_input);
+       gr++)
     for (int64_t n0 = 0; n0 < g->n; n0 += g->batch) {
       int64_t nb = g->n - n0 < g->batch ? g->n - n0 : g->batch;
       conv_step_t s = step_of(t, gr, n0, nb);
