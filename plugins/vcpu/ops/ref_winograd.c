@@ -62,8 +62,8 @@ typedef struct run {
   layout_t l;
   float *padded, *u, *chunks;
   /* Work is taken, not assigned, so that a thread the machine delays
-   * leaves its share to the others: the next preparation group (of
-   * PREPARE_GROUP items), the items prepared so far, the next chunk. */
+   * leaves its share to the others: the next preparation task, the tasks
+   * done so far, the next chunk. */
   atomic_llong next_prepare, prepared, next_chunk;
 } run_t;
 
@@ -92,8 +92,8 @@ static void transform_weights(void *context, int64_t begin, int64_t end) {
   const run_t *r = context;
   const ref_winograd_t *w = r->w;
   int64_t blocks = r->l.kp / ROWS;
-  for (int64_t k = begin; k < end; k++)
-    for (int64_t c = 0; c < w->c; c++) {
+  for (int64_t c = 0; c < w->c; c++) /* k inner: u's rows share lines */
+    for (int64_t k = begin; k < end; k++) {
       float gg[6][6] = {{0}};
       if (k < w->k) {
         float g[9];
@@ -269,33 +269,38 @@ REF_F32_CLONES static void transform_output(const run_t *r, const chunk_t *ch,
 
 enum { PREPARE_GROUP = 8 };
 
-/* Items [begin, end) of the two independent preparations: the n * c planes
- * of the padded input, then the kp rows of the transformed weights. */
-static void prepare(const run_t *r, int64_t begin, int64_t end) {
-  int64_t planes = r->w->n * r->w->c;
-  if (begin < planes)
-    pad_planes((void *)r, begin, end < planes ? end : planes);
-  if (end > planes)
-    transform_weights((void *)r, (begin > planes ? begin : planes) - planes,
-                      end - planes);
+/* The preparation tasks: one per block of ROWS transformed-weight rows
+ * (whose values share cache lines, so one thread writes each block), then
+ * one per PREPARE_GROUP planes of the padded input. */
+static int64_t prepare_tasks(const run_t *r) {
+  return r->l.kp / ROWS +
+         (r->w->n * r->w->c + PREPARE_GROUP - 1) / PREPARE_GROUP;
+}
+static void prepare(const run_t *r, int64_t task) {
+  int64_t blocks = r->l.kp / ROWS, planes = r->w->n * r->w->c;
+  if (task < blocks) {
+    transform_weights((void *)r, task * ROWS, (task + 1) * ROWS);
+    return;
+  }
+  int64_t p = (task - blocks) * PREPARE_GROUP;
+  pad_planes((void *)r, p,
+             p + PREPARE_GROUP < planes ? p + PREPARE_GROUP : planes);
 }
 
 /* Slots [begin, end) (one per pool thread, or all of them on a busy
- * pool's caller), all in one parallel step: each takes preparation groups
- * until none is left, waits until all are done (only on groups another
+ * pool's caller), all in one parallel step: each takes preparation tasks
+ * until none is left, waits until all are done (only on tasks another
  * thread is running), then takes chunks until none is left, in the slot's
  * own buffers. */
 static void run_slots(void *context, int64_t begin, int64_t end) {
   run_t *r = context;
-  int64_t items = r->w->n * r->w->c + r->l.kp;
+  int64_t tasks = prepare_tasks(r);
   for (int64_t s = begin; s < end; s++) {
-    for (int64_t q;
-         (q = atomic_fetch_add(&r->next_prepare, PREPARE_GROUP)) < items;) {
-      int64_t e = q + PREPARE_GROUP < items ? q + PREPARE_GROUP : items;
-      prepare(r, q, e);
-      atomic_fetch_add(&r->prepared, e - q);
+    for (int64_t q; (q = atomic_fetch_add(&r->next_prepare, 1)) < tasks;) {
+      prepare(r, q);
+      atomic_fetch_add(&r->prepared, 1);
     }
-    while (atomic_load(&r->prepared) < items)
+    while (atomic_load(&r->prepared) < tasks)
       sched_yield();
     float *v = r->chunks + s * r->l.chunk_floats;
     float *m = v + 36 * r->w->c * LANES;
