@@ -8,7 +8,7 @@
 #include "ref_pool.h"
 
 /* Tiles per chunk: the lanes of every transform loop and the columns of
- * each product (two 16-float vectors). */
+ * each product (VECS 16-float vectors). */
 enum {
   LANES = 16,
   VECS = LANES / 16, /* 16-float vectors per row of lanes */
@@ -47,7 +47,9 @@ static layout_t layout_of(const ref_winograd_t *w) {
 bool ref_winograd_applies(int64_t c, int64_t k, int64_t kh, int64_t kw,
                           const int64_t stride[2], const int64_t dil[2],
                           int64_t groups) {
-  /* Below 8 channels each way the transforms cost more than they save. */
+  /* Few channels stay on im2col + GEMM: the transforms cost per channel,
+   * the saving is per pair of channels (8 is a choice, not a measured
+   * crossover). */
   return kh == 3 && kw == 3 && stride[0] == 1 && stride[1] == 1 &&
          dil[0] == 1 && dil[1] == 1 && groups == 1 && c >= 8 && k >= 8;
 }

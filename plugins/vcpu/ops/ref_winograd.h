@@ -25,7 +25,8 @@ typedef struct ref_winograd {
   float *y;               /* (n, k, oh, ow) contiguous */
 } ref_winograd_t;
 
-/* Whether the Winograd path computes this convolution (and pays off). */
+/* Whether the Winograd path computes this convolution: 3x3, stride 1, no
+ * dilation, one group, 8 or more channels in and out. */
 bool ref_winograd_applies(int64_t c, int64_t k, int64_t kh, int64_t kw,
                           const int64_t stride[2], const int64_t dil[2],
                           int64_t groups);
