@@ -88,6 +88,19 @@ static void pad_planes(void *context, int64_t begin, int64_t end) {
   }
 }
 
+/* o[i * os] = (G g)[i] for the 3 values g[j * gs] (products by the
+ * reciprocals: within an ulp of G's fractions, and no divisions). */
+static void weight_1d(const float *g, int gs, float *o, int os) {
+  const float sixth = 1.0f / 6, twelfth = 1.0f / 12, twenty_fourth = 1.0f / 24;
+  float g0 = g[0], g1 = g[gs], g2 = g[2 * gs];
+  o[0] = g0 * 0.25f;
+  o[os] = -(g0 + g1 + g2) * sixth;
+  o[2 * os] = -(g0 - g1 + g2) * sixth;
+  o[3 * os] = g0 * twenty_fourth + g1 * twelfth + g2 * sixth;
+  o[4 * os] = g0 * twenty_fourth - g1 * twelfth + g2 * sixth;
+  o[5 * os] = g2;
+}
+
 /* Output channels [begin, end) (of kp) of the transformed weights
  * u[xi][k / ROWS][c][k % ROWS] = (G g G^T)[xi]; rows past C_out are 0. */
 static void transform_weights(void *context, int64_t begin, int64_t end) {
@@ -102,25 +115,11 @@ static void transform_weights(void *context, int64_t begin, int64_t end) {
         for (int q = 0; q < 9; q++)
           g[q] = w->flipped ? w->weight[(c * w->k + k) * 9 + 8 - q]
                             : w->weight[(k * w->c + c) * 9 + q];
-        float t[6][3]; /* G g */
-        for (int j = 0; j < 3; j++) {
-          float g0 = g[j], g1 = g[3 + j], g2 = g[6 + j];
-          t[0][j] = g0 / 4;
-          t[1][j] = -(g0 + g1 + g2) / 6;
-          t[2][j] = -(g0 - g1 + g2) / 6;
-          t[3][j] = g0 / 24 + g1 / 12 + g2 / 6;
-          t[4][j] = g0 / 24 - g1 / 12 + g2 / 6;
-          t[5][j] = g2;
-        }
-        for (int i = 0; i < 6; i++) { /* (G g) G^T */
-          float g0 = t[i][0], g1 = t[i][1], g2 = t[i][2];
-          gg[i][0] = g0 / 4;
-          gg[i][1] = -(g0 + g1 + g2) / 6;
-          gg[i][2] = -(g0 - g1 + g2) / 6;
-          gg[i][3] = g0 / 24 + g1 / 12 + g2 / 6;
-          gg[i][4] = g0 / 24 - g1 / 12 + g2 / 6;
-          gg[i][5] = g2;
-        }
+        float t[6 * 3];
+        for (int j = 0; j < 3; j++) /* G g: down each column */
+          weight_1d(g + j, 3, t + j, 3);
+        for (int i = 0; i < 6; i++) /* (G g) G^T: along each row */
+          weight_1d(t + 3 * i, 1, &gg[i][0], 1);
       }
       for (int xi = 0; xi < 36; xi++)
         r->u[((xi * blocks + k / ROWS) * w->c + c) * ROWS + k % ROWS] =
