@@ -731,11 +731,29 @@ def reductions_split():
         .input("input", x).attr("dim", [0]))
 
 
+def convolution_winograd():
+    """3x3 stride-1 convolutions the reference library computes by
+    Winograd F(4x4, 3x3) in chunks of 32 4x4 tiles: partial tiles at odd
+    sizes, channel counts off the 8-row and 16-lane blocks, 64 input
+    channels (the rounding of long sums), one image, pad 0 and 2, chunks
+    that straddle images, a short last chunk. Generated last, like
+    convolution_batches."""
+    for case in (("f32/winograd_odd", 1, 19, 13, 10, 3, 1, 1, 1, 1, True,
+                  torch.float32),
+                 ("f32/winograd_pad0", 3, 9, 11, 12, 3, 1, 0, 1, 1, False,
+                  torch.float32),
+                 ("f32/winograd_pad2", 2, 8, 15, 17, 3, 1, 2, 1, 1, True,
+                  torch.float32),
+                 ("f32/winograd_c64", 1, 64, 12, 16, 3, 1, 1, 1, 1, False,
+                  torch.float32)):
+        conv2d_case(*case)
+
+
 def main():
     for make in (arithmetic, memory, gemm, activations, softmax, losses,
                  reductions, optimizers, normalization, convolution, pooling,
                  indexing, shapes, random_ops, convolution_batches,
-                 reductions_split):
+                 reductions_split, convolution_winograd):
         make()
     os.makedirs(OUT, exist_ok=True)
     total = 0

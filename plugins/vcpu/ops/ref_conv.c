@@ -7,7 +7,9 @@
  * the GEMM's (C_out, batch * H*W) layout and NCHW are split across the
  * worker pool. Every operand is staged as contiguous float32 in scratch
  * taken on the caller's thread (or used in place when it already is), so
- * any float dtype and stride works. */
+ * any float dtype and stride works. 3x3 stride-1 convolutions (see
+ * ref_winograd_applies) run their forward and grad_input as Winograd
+ * F(4x4, 3x3) instead (ref_winograd.h). */
 #include <cblas.h>
 #include <string.h>
 
@@ -19,6 +21,7 @@
 #include "ref_pool.h"
 #include "ref_scratch.h"
 #include "ref_tensor.h"
+#include "ref_winograd.h"
 
 /* Columns (output pixels) one GEMM aims at: wide enough for both cores,
  * narrow enough that the column buffer (K x columns) stays in cache
@@ -40,6 +43,7 @@ typedef struct conv_task {
   float *x, *wt, *col, *y; /* staged: input, weight, col, out/grad_output */
   float *gx, *gw;          /* backward: grad_input, grad_weight */
   float *wide;             /* (og, batch * p): the GEMM's side of y */
+  float *winograd;         /* forward or grad_input by Winograd: its scratch */
 } conv_task_t;
 
 /* One parallel step over one batch (images n0 .. n0 + nb) of one group. */
@@ -223,11 +227,72 @@ static conv_step_t step_of(const conv_task_t *t, int64_t group, int64_t n0,
   return (conv_step_t){t, n0, nb, group, nb == 1 ? own : t->wide};
 }
 
+/* The forward as a Winograd convolution, when it applies. */
+static bool winograd_forward_applies(const conv_geometry_t *g) {
+  return ref_winograd_applies(g->cin, g->cout, g->kh, g->kw, g->stride, g->dil,
+                              g->groups);
+}
+static ref_winograd_t winograd_forward_of(const conv_task_t *t) {
+  const conv_geometry_t *g = &t->g;
+  return (ref_winograd_t){.n = g->n,
+                          .c = g->cin,
+                          .h = g->h,
+                          .w = g->w,
+                          .k = g->cout,
+                          .pad_h = g->pad[0],
+                          .pad_w = g->pad[1],
+                          .oh = g->oh,
+                          .ow = g->ow,
+                          .x = t->x,
+                          .weight = t->wt,
+                          .bias = t->has_bias ? &t->bias : NULL,
+                          .y = t->y};
+}
+
+/* grad_input as a Winograd convolution: grad_output convolved with the
+ * weight transposed and turned by 180 degrees, padded by 2 - pad (so that
+ * its output is the input's size; a 3x3 stride-1 kernel pads at most 2). */
+static bool winograd_input_grad_applies(const conv_geometry_t *g) {
+  return ref_winograd_applies(g->cout, g->cin, g->kh, g->kw, g->stride, g->dil,
+                              g->groups) &&
+         g->pad[0] <= 2 && g->pad[1] <= 2;
+}
+static ref_winograd_t winograd_input_grad_of(const conv_task_t *t) {
+  const conv_geometry_t *g = &t->g;
+  return (ref_winograd_t){.n = g->n,
+                          .c = g->cout,
+                          .h = g->oh,
+                          .w = g->ow,
+                          .k = g->cin,
+                          .pad_h = 2 - g->pad[0],
+                          .pad_w = 2 - g->pad[1],
+                          .oh = g->h,
+                          .ow = g->w,
+                          .x = t->y,
+                          .weight = t->wt,
+                          .flipped = true,
+                          .y = t->gx};
+}
+
+/* The scratch of the Winograd convolution w into t->winograd. */
+static diopiError_t winograd_scratch(diopiContextHandle_t ctx, const char *op,
+                                     conv_task_t *t, ref_winograd_t w) {
+  return ref_scratch(ctx, op,
+                     (size_t)ref_winograd_scratch_floats(&w) * sizeof(float),
+                     (void **)&t->winograd);
+}
+
 static void run_forward(void *args) {
   conv_task_t *t = args;
   const conv_geometry_t *g = &t->g;
   to_f32(&t->input, t->x);
   to_f32(&t->weight, t->wt);
+  if (t->winograd) {
+    ref_winograd_t w = winograd_forward_of(t);
+    ref_winograd_forward(&w, t->winograd);
+    from_f32(&t->out, t->y);
+    return;
+  }
   for (int64_t gr = 0; gr < g->groups; gr++)
     for (int64_t n0 = 0; n0 < g->n; n0 += g->batch) {
       int64_t nb = g->n - n0 < g->batch ? g->n - n0 : g->batch;
@@ -249,11 +314,17 @@ static void run_backward(void *args) {
   to_f32(&t->input, t->x);
   to_f32(&t->weight, t->wt);
   to_f32(&t->grad_output, t->y);
-  if (t->has_grad_input)
+  if (t->winograd) {
+    ref_winograd_t w = winograd_input_grad_of(t);
+    ref_winograd_forward(&w, t->winograd);
+  }
+  bool col_grad_input = t->has_grad_input && !t->winograd;
+  if (col_grad_input)
     memset(t->gx, 0, (size_t)t->input.numel * sizeof(float));
   if (t->has_grad_weight)
     memset(t->gw, 0, (size_t)t->weight.numel * sizeof(float));
-  for (int64_t gr = 0; gr < g->groups; gr++)
+  for (int64_t gr = 0; gr < g->groups && (t->has_grad_weight || col_grad_input);
+       gr++)
     for (int64_t n0 = 0; n0 < g->n; n0 += g->batch) {
       int64_t nb = g->n - n0 < g->batch ? g->n - n0 : g->batch;
       conv_step_t s = step_of(t, gr, n0, nb);
@@ -266,7 +337,7 @@ static void run_backward(void *args) {
                     (int)g->k, (int)width, 1.0f, s.wide, (int)width, t->col,
                     (int)width, 1.0f, t->gw + gr * g->og * g->k, (int)g->k);
       }
-      if (t->has_grad_input) {
+      if (col_grad_input) {
         cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)g->k,
                     (int)width, (int)g->og, 1.0f, t->wt + gr * g->og * g->k,
                     (int)g->k, s.wide, (int)width, 0.0f, t->col, (int)width);
@@ -406,8 +477,12 @@ REF_EXPORT diopiError_t diopiConvolution2d(
     return err;
   if ((err = stage(ctx, op, &t.input, true, &t.x)) ||
       (err = stage(ctx, op, &t.weight, true, &t.wt)) ||
-      (err = stage(ctx, op, &t.out, true, &t.y)) ||
-      (err = batch_scratch(ctx, op, &t)))
+      (err = stage(ctx, op, &t.out, true, &t.y)))
+    return err;
+  err = winograd_forward_applies(&t.g)
+            ? winograd_scratch(ctx, op, &t, winograd_forward_of(&t))
+            : batch_scratch(ctx, op, &t);
+  if (err)
     return err;
   return ref_enqueue(ctx, op, run_forward, &t, sizeof t);
 }
@@ -457,6 +532,9 @@ REF_EXPORT diopiError_t diopiConvolution2dBackward(
   if (t.has_grad_input && (err = stage(ctx, op, &t.grad_input, true, &t.gx)))
     return err;
   if (t.has_grad_weight && (err = stage(ctx, op, &t.grad_weight, true, &t.gw)))
+    return err;
+  if (t.has_grad_input && winograd_input_grad_applies(&t.g) &&
+      (err = winograd_scratch(ctx, op, &t, winograd_input_grad_of(&t))))
     return err;
   return ref_enqueue(ctx, op, run_backward, &t, sizeof t);
 }
