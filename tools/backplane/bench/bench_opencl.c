@@ -220,6 +220,23 @@ static bool build_empty_kernel(bench_opencl_t *cl) {
   return cl->empty_kernel != NULL;
 }
 
+double bench_opencl_enqueue_rate(bench_opencl_t *cl, size_t count) {
+  if (!build_empty_kernel(cl))
+    return 0;
+  size_t global = cl->empty_local, local = cl->empty_local;
+  cl_int error = CL_SUCCESS;
+  uint64_t start = cli_now_ns();
+  for (size_t i = 0; i < count && error == CL_SUCCESS; i++)
+    error = cl->clEnqueueNDRangeKernel(cl->queue, cl->empty_kernel, 1, NULL,
+                                       &global, &local, 0, NULL, NULL);
+  uint64_t elapsed = cli_now_ns() - start;
+  if (error == CL_SUCCESS)
+    error = cl->clFinish(cl->queue);
+  return error == CL_SUCCESS
+             ? (double)count * 1e3 / (double)(elapsed ? elapsed : 1)
+             : 0;
+}
+
 double bench_opencl_empty_launch_ns(bench_opencl_t *cl) {
   if (!build_empty_kernel(cl))
     return 0;

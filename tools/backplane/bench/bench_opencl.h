@@ -38,4 +38,8 @@ double bench_opencl_marker_ns(bench_opencl_t *cl);
  * error. */
 double bench_opencl_empty_launch_ns(bench_opencl_t *cl);
 
+/* M empty kernels per second enqueued with clEnqueueNDRangeKernel, `count`
+ * in a row (clFinish outside the timed part); 0 on error. */
+double bench_opencl_enqueue_rate(bench_opencl_t *cl, size_t count);
+
 #endif /* BACKPLANE_CLI_BENCH_OPENCL_H_ */
