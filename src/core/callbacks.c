@@ -1,5 +1,6 @@
-/* Host callbacks in stream order. The plugin gets a trampoline and a heap
- * closure; the trampoline runs the caller's function and frees the closure,
+/* Host callbacks in stream order. The plugin gets a trampoline and a
+ * closure (core/callback_closures.h); the trampoline runs the caller's
+ * function and gives the closure back,
  * so the plugin must call it exactly once (or not at all when
  * stream_add_callback fails). While the function runs, the thread is marked
  * as inside a callback of its stream, and the waits that would wait for the
@@ -11,12 +12,14 @@
 
 #include "base/status.h"
 #include "core/active.h"
+#include "core/callback_closures.h"
 #include "core/observer.h"
 #include "core/stream_internal.h"
 
 /* `ticket`: the stream's submission ticket of the callback (work recorded
  * on the stream with a later ticket runs after it). */
 typedef struct callback_closure {
+  bp_closure_link_t link; /* while given back */
   bp_host_fn_t fn;
   void *user_data;
   bp_stream_t *stream;
@@ -34,7 +37,7 @@ static void callback_trampoline(C_Device device, C_Stream stream,
   (void)device;
   (void)stream;
   callback_closure_t closure = *(callback_closure_t *)user_data;
-  free(user_data);
+  bp_callback_closure_give(user_data);
   closure.outer = running_callback;
   running_callback = &closure;
   /* The allocator must not wait for streams while the callback runs. */
@@ -122,7 +125,7 @@ BP_API_BODY bp_status_t stream_add_callback(bp_stream_t *stream,
   bp_status_t status = bp_device_enter(device);
   if (status != BP_OK)
     return status;
-  callback_closure_t *closure = malloc(sizeof *closure);
+  callback_closure_t *closure = bp_callback_closure_take(sizeof *closure);
   if (!closure)
     return bp_error(BP_ERR_OUT_OF_MEMORY,
                     "bp_stream_add_callback on %s: out of memory",
@@ -136,7 +139,7 @@ BP_API_BODY bp_status_t stream_add_callback(bp_stream_t *stream,
   C_Status result = device->plugin->dispatch.stream_add_callback(
       &device->c_device, stream->native, callback_trampoline, closure);
   if (!BP_C_OK(result)) {
-    free(closure);
+    bp_callback_closure_give(closure);
     return bp_plugin_call_error(device, "stream_add_callback", result);
   }
   return BP_OK;
