@@ -15,9 +15,12 @@ enum { POPULATION_MAX = 16384 };
 static atomic_size_t population;
 
 /* The calling thread's own closures; the key's destructor gives them back
- * at thread exit (the key is set once the thread has any). */
-static _Thread_local bp_closure_link_t *own;
-static _Thread_local bool exit_key_set;
+ * at thread exit (the key is set once the thread has any). initial-exec:
+ * no __tls_get_addr call on each take (9 bytes of static TLS). */
+static _Thread_local __attribute__((tls_model("initial-exec")))
+bp_closure_link_t *own;
+static _Thread_local
+    __attribute__((tls_model("initial-exec"))) bool exit_key_set;
 static pthread_key_t exit_key;
 static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 static bool exit_key_ok;

@@ -30,7 +30,8 @@ typedef struct callback_closure {
 /* The innermost callback this thread runs (NULL: none). Callbacks nest when
  * a plugin without stream_add_callback runs one on the caller's thread from
  * inside another. */
-static _Thread_local const callback_closure_t *running_callback;
+static _Thread_local __attribute__((tls_model("initial-exec")))
+const callback_closure_t *running_callback;
 
 static void callback_trampoline(C_Device device, C_Stream stream,
                                 void *user_data, C_Status *status) {

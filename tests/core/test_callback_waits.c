@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "support/file_lines.h"
 #include "support/runtime_fixture.h"
 
 /* Longest a test waits for a host callback before declaring a hang. */
@@ -313,17 +314,6 @@ static void host_side_waits_across_plugins(void **state) {
 
 /* ---- with the validation layer: one line per refusal ---- */
 
-static size_t count_lines(const char *path, const char *fragment) {
-  FILE *log = fopen(path, "r");
-  assert_non_null(log);
-  char line[1024];
-  size_t n = 0;
-  while (fgets(line, sizeof line, log))
-    n += strstr(line, fragment) != NULL;
-  fclose(log);
-  return n;
-}
-
 static void destroy_own(test_context_t *t) {
   note(t, bp_stream_destroy(t->s));
   note(t, bp_event_synchronize(t->after));
@@ -355,10 +345,10 @@ static void refusal_is_one_validation_line(void **state) {
   context_destroy(&t);
   assert_int_equal(fixture_layer_stats(runtime).validation_reports, 2);
   bp_runtime_destroy(runtime);
-  assert_int_equal(count_lines(log, "backplane validation: "), 2);
-  assert_int_equal(count_lines(log, "bp_stream_destroy"), 1);
-  assert_int_equal(count_lines(log, "bp_event_synchronize"), 1);
-  assert_int_equal(count_lines(log, "deadlock"), 2);
+  assert_int_equal(file_lines_with(log, "backplane validation: "), 2);
+  assert_int_equal(file_lines_with(log, "bp_stream_destroy"), 1);
+  assert_int_equal(file_lines_with(log, "bp_event_synchronize"), 1);
+  assert_int_equal(file_lines_with(log, "deadlock"), 2);
   unlink(log);
 }
 

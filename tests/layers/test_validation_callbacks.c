@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "backplane/vendor_access.h"
+#include "support/file_lines.h"
 #include "support/runtime_fixture.h"
 
 typedef struct inside {
@@ -33,17 +34,6 @@ static void misbehave(C_Device device, C_Stream stream, void *user_data,
   in->query_own = in->d->query_stream(device, stream);
   if (status)
     *status = C_SUCCESS;
-}
-
-static size_t count_lines(const char *path, const char *fragment) {
-  FILE *log = fopen(path, "r");
-  assert_non_null(log);
-  char line[1024];
-  size_t n = 0;
-  while (fgets(line, sizeof line, log))
-    n += strstr(line, fragment) != NULL;
-  fclose(log);
-  return n;
 }
 
 static void temp_log(char *path) {
@@ -85,13 +75,14 @@ static void test_dispatch_level(void **state) {
                    C_SUCCESS);
   assert_int_equal(fixture_layer_stats(runtime).validation_reports, 3);
   bp_runtime_destroy(runtime);
-  assert_int_equal(count_lines(log, "backplane validation: "), 3);
+  assert_int_equal(file_lines_with(log, "backplane validation: "), 3);
   assert_int_equal(
-      count_lines(log, "synchronize_stream on vcpu:0: called on stream 0x"), 1);
+      file_lines_with(log, "synchronize_stream on vcpu:0: called on stream 0x"),
+      1);
   assert_int_equal(
-      count_lines(log, "destroy_stream on vcpu:0: called on stream 0x"), 1);
-  assert_int_equal(count_lines(log, "synchronize_device on vcpu:0: called "
-                                    "from a host callback of stream 0x"),
+      file_lines_with(log, "destroy_stream on vcpu:0: called on stream 0x"), 1);
+  assert_int_equal(file_lines_with(log, "synchronize_device on vcpu:0: called "
+                                        "from a host callback of stream 0x"),
                    1);
   unlink(log);
 }

@@ -17,7 +17,7 @@
 #include "target/target_internal.h"
 
 /* Bumped whenever lowering changes what it emits: old entries go stale. */
-#define CODEGEN_VERSION "backplane-codegen-4"
+#define CODEGEN_VERSION "backplane-codegen-5"
 
 struct bp_built_module {
   char path[4300];

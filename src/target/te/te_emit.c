@@ -11,6 +11,40 @@
 /* Integer helpers both preludes share (after int32_t, INT32_MIN and
  * INT32_MAX exist): wrapping arithmetic, division by zero as 0, float to
  * int saturating. */
+/* float16 and bfloat16 storage conversions, in the C and OpenCL C the two
+ * preludes share: as_float/as_uint are OpenCL's bit casts (the C prelude
+ * defines them). Round to nearest even; NaN stays NaN. */
+const char te_half_helpers[] =
+    "static inline float bp_f16_to_f32(uint16_t h) {\n"
+    "  uint32_t sign = (uint32_t)(h & 0x8000u) << 16;\n"
+    "  uint32_t exponent = (h >> 10) & 0x1fu, mantissa = h & 0x3ffu;\n"
+    "  if (exponent == 0)\n"
+    "    return as_float(as_uint((float)mantissa * 0x1p-24f) | sign);\n"
+    "  if (exponent == 31)\n"
+    "    return as_float(sign | 0x7f800000u | (mantissa << 13));\n"
+    "  return as_float(sign | ((exponent + 112u) << 23) | (mantissa << 13));\n"
+    "}\n"
+    "static inline uint16_t bp_f32_to_f16(float f) {\n"
+    "  uint32_t x = as_uint(f);\n"
+    "  uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);\n"
+    "  uint32_t magnitude = x & 0x7fffffffu;\n"
+    "  if (magnitude > 0x7f800000u) return sign | 0x7e00u;\n"
+    "  if (magnitude >= 0x477ff000u) return sign | 0x7c00u;\n"
+    "  if (magnitude < 0x38800000u)\n"
+    "    return sign | (uint16_t)(int)rint(as_float(magnitude) * 0x1p24f);\n"
+    "  magnitude += 0xc8000fffu + ((magnitude >> 13) & 1u);\n"
+    "  return sign | (uint16_t)(magnitude >> 13);\n"
+    "}\n"
+    "static inline float bp_bf16_to_f32(uint16_t h) {\n"
+    "  return as_float((uint32_t)h << 16);\n"
+    "}\n"
+    "static inline uint16_t bp_f32_to_bf16(float f) {\n"
+    "  uint32_t x = as_uint(f);\n"
+    "  if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | "
+    "0x40u);\n"
+    "  return (uint16_t)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);\n"
+    "}\n";
+
 const char te_integer_helpers[] =
     "static inline int32_t bp_f2i(float f) {\n"
     "  if (!(f == f)) return 0;\n"
@@ -107,67 +141,42 @@ static void emit_load(lower_ctx_t *ctx, const te_node_t *node) {
   te_text_printf(ctx->text, "])");
 }
 
+/* How a binary op is written, "<open>a<middle>b)", for float ([0]) and
+ * int ([1]) operands: integer arithmetic through the overflow-defined
+ * helpers of te_integer_helpers; float max/min from the dialect (NULL). */
+static const struct {
+  const char *open[2], *middle[2];
+} binary_forms[] = {
+    [TE_ADD] = {{"(", "BP_IADD("}, {" + ", ", "}},
+    [TE_SUB] = {{"(", "BP_ISUB("}, {" - ", ", "}},
+    [TE_MUL] = {{"(", "BP_IMUL("}, {" * ", ", "}},
+    [TE_DIV] = {{"(", "bp_idiv("}, {" / ", ", "}},
+    [TE_MAX] = {{NULL, "bp_imax("}, {", ", ", "}},
+    [TE_MIN] = {{NULL, "bp_imin("}, {", ", ", "}},
+    [TE_LT] = {{"(", "("}, {" < ", " < "}},
+    [TE_LE] = {{"(", "("}, {" <= ", " <= "}},
+    [TE_GT] = {{"(", "("}, {" > ", " > "}},
+    [TE_GE] = {{"(", "("}, {" >= ", " >= "}},
+    [TE_EQ] = {{"(", "("}, {" == ", " == "}},
+    [TE_NE] = {{"(", "("}, {" != ", " != "}},
+    [TE_AND] = {{"(", "("}, {" != 0 && 0 != ", " != 0 && 0 != "}},
+    [TE_OR] = {{"(", "("}, {" != 0 || 0 != ", " != 0 || 0 != "}},
+};
+
 static void emit_binary(lower_ctx_t *ctx, const te_node_t *node) {
   te_type_t type =
       node->args[0]->type == TE_FLOAT || node->args[1]->type == TE_FLOAT
           ? TE_FLOAT
           : TE_INT;
-  const char *open = "(", *middle = ", ", *close = ")";
-  switch (node->op) {
-  case TE_ADD:
-    open = type == TE_FLOAT ? "(" : "BP_IADD(";
-    middle = type == TE_FLOAT ? " + " : ", ";
-    break;
-  case TE_SUB:
-    open = type == TE_FLOAT ? "(" : "BP_ISUB(";
-    middle = type == TE_FLOAT ? " - " : ", ";
-    break;
-  case TE_MUL:
-    open = type == TE_FLOAT ? "(" : "BP_IMUL(";
-    middle = type == TE_FLOAT ? " * " : ", ";
-    break;
-  case TE_DIV:
-    open = type == TE_FLOAT ? "(" : "bp_idiv(";
-    middle = type == TE_FLOAT ? " / " : ", ";
-    break;
-  case TE_MAX:
-    open = type == TE_FLOAT ? ctx->dialect->fmax : "bp_imax(";
-    break;
-  case TE_MIN:
-    open = type == TE_FLOAT ? ctx->dialect->fmin : "bp_imin(";
-    break;
-  case TE_LT:
-    middle = " < ";
-    break;
-  case TE_LE:
-    middle = " <= ";
-    break;
-  case TE_GT:
-    middle = " > ";
-    break;
-  case TE_GE:
-    middle = " >= ";
-    break;
-  case TE_EQ:
-    middle = " == ";
-    break;
-  case TE_NE:
-    middle = " != ";
-    break;
-  case TE_AND:
-    middle = " != 0 && 0 != ";
-    break;
-  case TE_OR:
-    middle = " != 0 || 0 != ";
-    break;
-  default:
-    break;
-  }
+  int form = type == TE_FLOAT ? 0 : 1;
+  const char *open = binary_forms[node->op].open[form];
+  if (!open)
+    open = node->op == TE_MAX ? ctx->dialect->fmax : ctx->dialect->fmin;
   te_text_printf(ctx->text, "%s", open);
   te_emit_expr(ctx, node->args[0], type);
-  te_text_printf(ctx->text, "%s", middle);
+  te_text_printf(ctx->text, "%s", binary_forms[node->op].middle[form]);
   te_emit_expr(ctx, node->args[1], type);
-  te_text_printf(ctx->text, "%s", close);
+  te_text_printf(ctx->text, ")");
 }
 
 static void emit_op(lower_ctx_t *ctx, const te_node_t *node) {

@@ -30,6 +30,9 @@ typedef struct lower_ctx {
   const te_node_t *reductions[TE_MAX_REDUCTIONS];
 } lower_ctx_t;
 
+/* bp_f16_to_f32, bp_f32_to_f16, bp_bf16_to_f32 and bp_f32_to_bf16, for a
+ * prelude that defines uint16_t, uint32_t, as_float, as_uint and rint. */
+extern const char te_half_helpers[];
 /* bp_f2i, bp_idiv, bp_imax, bp_imin and the BP_I* macros, for a prelude
  * (after the int32_t, uint32_t, INT32_MIN and INT32_MAX it defines). */
 extern const char te_integer_helpers[];

@@ -68,13 +68,15 @@ static int teardown(void **state) {
   return 0;
 }
 
-/* Waits for rank r's stream and reads `count` elements of its recv. */
-static void read_recv(comm_fixture_t *f, size_t r, float *out, size_t count) {
+/* Waits for rank r's stream and reads `count` elements of its `buffer`
+ * (its send or recv). */
+static void read_back(comm_fixture_t *f, size_t r, const void *buffer,
+                      float *out, size_t count) {
   assert_int_equal(bp_stream_synchronize(f->streams[r]), BP_OK);
   assert_int_equal(bp_comm_async_error(f->comms[r]), BP_OK);
-  assert_int_equal(bp_copy(NULL, out, f->devices[r], f->recv[r],
-                           count * sizeof(float), NULL),
-                   BP_OK);
+  assert_int_equal(
+      bp_copy(NULL, out, f->devices[r], buffer, count * sizeof(float), NULL),
+      BP_OK);
 }
 
 static void all_reduce_sums_both_ranks(void **state) {
@@ -86,7 +88,7 @@ static void all_reduce_sums_both_ranks(void **state) {
                      BP_OK);
   for (size_t r = 0; r < RANKS; r++) {
     float out[COUNT];
-    read_recv(f, r, out, COUNT);
+    read_back(f, r, f->recv[r], out, COUNT);
     for (size_t i = 0; i < COUNT; i++)
       assert_float_equal(out[i], 1000.0f + 2.0f * (float)(i % 97), 0.0f);
   }
@@ -103,9 +105,7 @@ static void all_reduce_in_place_inside_a_group(void **state) {
   assert_int_equal(bp_comm_group_end(f->runtime), BP_OK);
   for (size_t r = 0; r < RANKS; r++) {
     float out[COUNT];
-    assert_int_equal(bp_stream_synchronize(f->streams[r]), BP_OK);
-    assert_int_equal(
-        bp_copy(NULL, out, f->devices[r], f->send[r], sizeof out, NULL), BP_OK);
+    read_back(f, r, f->send[r], out, COUNT);
     for (size_t i = 0; i < COUNT; i++)
       assert_float_equal(out[i], 1000.0f + (float)(i % 97), 0.0f);
   }
@@ -119,9 +119,7 @@ static void broadcast_from_rank_one(void **state) {
                      BP_OK);
   for (size_t r = 0; r < RANKS; r++) {
     float out[COUNT];
-    assert_int_equal(bp_stream_synchronize(f->streams[r]), BP_OK);
-    assert_int_equal(
-        bp_copy(NULL, out, f->devices[r], f->send[r], sizeof out, NULL), BP_OK);
+    read_back(f, r, f->send[r], out, COUNT);
     for (size_t i = 0; i < COUNT; i++)
       assert_float_equal(out[i], input(1, i), 0.0f);
   }
@@ -136,7 +134,7 @@ static void all_gather_concatenates_in_rank_order(void **state) {
                      BP_OK);
   for (size_t r = 0; r < RANKS; r++) {
     float out[RANKS * COUNT];
-    read_recv(f, r, out, RANKS * COUNT);
+    read_back(f, r, f->recv[r], out, RANKS * COUNT);
     for (size_t from = 0; from < RANKS; from++)
       for (size_t i = 0; i < COUNT; i++)
         assert_float_equal(out[from * COUNT + i], input(from, i), 0.0f);
@@ -152,7 +150,7 @@ static void reduce_scatter_gives_each_rank_its_block(void **state) {
                      BP_OK);
   for (size_t r = 0; r < RANKS; r++) {
     float out[COUNT];
-    read_recv(f, r, out, COUNT);
+    read_back(f, r, f->recv[r], out, COUNT);
     for (size_t i = 0; i < COUNT; i++)
       assert_float_equal(
           out[i], input(0, r * COUNT + i) + input(1, r * COUNT + i), 0.0f);
@@ -167,10 +165,10 @@ static void reduce_lands_on_the_root_only(void **state) {
                                     f->comms[r], f->streams[r]),
                      BP_OK);
   float out[COUNT];
-  read_recv(f, 0, out, COUNT);
+  read_back(f, 0, f->recv[0], out, COUNT);
   for (size_t i = 0; i < COUNT; i++)
     assert_float_equal(out[i], input(0, i), 0.0f);
-  read_recv(f, 1, out, COUNT);
+  read_back(f, 1, f->recv[1], out, COUNT);
   for (size_t i = 0; i < COUNT; i++)
     assert_float_equal(out[i], 0.0f, 0.0f); /* untouched */
 }
@@ -193,7 +191,7 @@ static void send_and_recv_in_a_group(void **state) {
   assert_int_equal(bp_comm_group_end(f->runtime), BP_OK);
   for (size_t r = 0; r < RANKS; r++) {
     float out[COUNT];
-    read_recv(f, r, out, COUNT);
+    read_back(f, r, f->recv[r], out, COUNT);
     for (size_t i = 0; i < COUNT; i++)
       assert_float_equal(out[i], input(1 - r, i), 0.0f);
   }
