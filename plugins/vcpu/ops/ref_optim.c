@@ -103,8 +103,8 @@ static diopiError_t same_shape(const char *op, const char *arg,
 }
 
 REF_EXPORT diopiError_t
-diopiAdamW(diopiContextHandle_t ctx, diopiTensorHandle_t input,
-           diopiTensorHandle_t grad, diopiTensorHandle_t exp_avg,
+diopiAdamW(diopiContextHandle_t ctx, diopiTensorHandle_t param,
+           diopiConstTensorHandle_t grad, diopiTensorHandle_t exp_avg,
            diopiTensorHandle_t exp_avg_sq, diopiTensorHandle_t max_exp_avg_sq,
            float lr, float beta1, float beta2, float eps, float weight_decay,
            int64_t step, bool amsgrad) {
@@ -113,7 +113,7 @@ diopiAdamW(diopiContextHandle_t ctx, diopiTensorHandle_t input,
   memset(&t, 0, sizeof t);
   t.adamw = true;
   t.amsgrad = amsgrad;
-  diopiError_t err = ref_view(op, "input", input, &t.param);
+  diopiError_t err = ref_view(op, "param", param, &t.param);
   if (!err)
     err = same_shape(op, "grad", grad, &t.grad, &t.param);
   if (!err)

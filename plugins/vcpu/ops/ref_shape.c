@@ -121,7 +121,7 @@ REF_EXPORT diopiError_t diopiContiguous(diopiContextHandle_t ctx,
 
 REF_EXPORT diopiError_t diopiCat(diopiContextHandle_t ctx,
                                  diopiTensorHandle_t out,
-                                 const diopiConstTensorHandle_t *tensors,
+                                 diopiConstTensorHandle_t *tensors,
                                  int64_t num_inputs, int64_t dim) {
   const char *op = "diopiCat";
   ref_view_t o;
