@@ -15,6 +15,7 @@
 
 #include <diopi/functions.h>
 
+#include "ref_elementwise.h"
 #include "ref_enqueue.h"
 #include "ref_error.h"
 #include "ref_f32.h"
@@ -487,6 +488,17 @@ REF_EXPORT diopiError_t diopiConvolution2d(
   return ref_enqueue(ctx, op, run_forward, &t, sizeof t);
 }
 
+/* grad_weight and grad_bias (those asked for) as zeros. */
+static diopiError_t zero_grads(diopiContextHandle_t ctx, const char *op,
+                               const conv_task_t *t) {
+  diopiError_t err = diopiSuccess;
+  if (t->has_grad_weight)
+    err = ref_ew_fill(ctx, op, &t->grad_weight, 0.0);
+  if (!err && t->has_grad_bias)
+    err = ref_ew_fill(ctx, op, &t->grad_bias, 0.0);
+  return err;
+}
+
 REF_EXPORT diopiError_t diopiConvolution2dBackward(
     diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
     diopiTensorHandle_t grad_weight, diopiTensorHandle_t grad_bias,
@@ -522,8 +534,12 @@ REF_EXPORT diopiError_t diopiConvolution2dBackward(
         ref_expect_shape(op, "grad_weight", &t.grad_weight, t.weight.shape, 4);
   if (!err && t.has_grad_bias)
     err = ref_expect_shape(op, "grad_bias", &t.grad_bias, &t.g.cout, 1);
-  if (err || t.input.numel == 0)
+  if (err)
     return err;
+  if (t.g.n == 0) /* no image: nothing contributes to weight and bias */
+    return zero_grads(ctx, op, &t);
+  if (t.input.numel == 0)
+    return diopiSuccess;
   if ((err = stage(ctx, op, &t.input, true, &t.x)) ||
       (err = stage(ctx, op, &t.weight, true, &t.wt)) ||
       (err = stage(ctx, op, &t.grad_output, true, &t.y)) ||

@@ -35,3 +35,13 @@ diopiError_t ref_enqueue(diopiContextHandle_t ctx, const char *op,
   }
   return diopiSuccess;
 }
+
+diopiError_t ref_wait_for_stream(diopiContextHandle_t ctx, const char *op) {
+  diopiStreamHandle_t stream;
+  if (diopiGetStream(ctx, &stream) != diopiSuccess || !stream)
+    return ref_fail(op, "ctx: no stream (a NULL or foreign context)");
+  if (bp_stream_synchronize(stream) != BP_OK)
+    return ref_fail(op, "waiting for the stream to read index values: %s",
+                    bp_last_error());
+  return diopiSuccess;
+}

@@ -17,4 +17,11 @@ typedef void (*ref_task_fn_t)(void *args);
 diopiError_t ref_enqueue(diopiContextHandle_t ctx, const char *op,
                          ref_task_fn_t task, const void *args, size_t size);
 
+/* Waits until the context's stream has run everything enqueued so far, so
+ * that the caller may read data earlier work writes (an op that must refuse
+ * bad index values before it returns). diopiErrorOccurred naming `op` if the
+ * stream cannot be waited for (e.g. from a host callback of that stream) or
+ * has failed. */
+diopiError_t ref_wait_for_stream(diopiContextHandle_t ctx, const char *op);
+
 #endif /* BACKPLANE_REF_OPS_ENQUEUE_H_ */

@@ -258,9 +258,9 @@ REF_EXPORT diopiError_t diopiAddmm(CTX, T out, CT input, CT mat1, CT mat2,
   }
   if (err)
     return err;
-  g.has_init = true;
   g.beta = ref_scalar(beta, 1);
   g.alpha = ref_scalar(alpha, 1);
+  g.has_init = g.beta != 0; /* beta 0 ignores input, NaN and Inf too (BLAS) */
   return enqueue_gemm(ctx, op, &g);
 }
 

@@ -1,7 +1,8 @@
 /* Indexing: embedding (and backward), index_select and gather. Index
- * tensors are int32 or int64 and are read by the task (they may not be
- * ready before): an index out of range cannot be reported once the op has
- * returned, so its output elements are written as zero. */
+ * tensors are int32 or int64. An index out of range is the op's error, as
+ * in PyTorch: the op waits for its stream to produce the index tensor and
+ * checks every value before it enqueues anything (so these ops synchronize
+ * the context's stream). */
 #include <string.h>
 
 #include <diopi/functions.h>
@@ -29,6 +30,16 @@ static diopiError_t expect_index(const char *op, const char *arg,
                   (int)v->dtype);
 }
 
+/* Every index in [0, bound), once the stream has written them. */
+static diopiError_t expect_in_range(diopiContextHandle_t ctx, const char *op,
+                                    const char *arg, const ref_view_t *index,
+                                    int64_t bound) {
+  if (index->numel == 0)
+    return diopiSuccess;
+  diopiError_t err = ref_wait_for_stream(ctx, op);
+  return err ? err : ref_expect_indices_below(op, arg, index, bound, false, 0);
+}
+
 /* index_select and embedding forward: out[o][k][s] = input[o][index[k]][s]
  * with `span` rows of the input along the indexed dim. */
 static void select_rows(void *context, int64_t begin, int64_t end) {
@@ -39,9 +50,11 @@ static void select_rows(void *context, int64_t begin, int64_t end) {
     int64_t row = (int64_t)ref_get(&t->index, k);
     bool valid = row >= 0 && row < t->span;
     for (int64_t s = 0; s < t->inner; s++)
-      ref_set(&t->out, r * t->inner + s,
-              valid ? ref_get(&t->input, (o * t->span + row) * t->inner + s)
-                    : 0.0);
+      if (valid)
+        ref_copy_element(&t->out, r * t->inner + s, &t->input,
+                         (o * t->span + row) * t->inner + s);
+      else
+        ref_set(&t->out, r * t->inner + s, 0.0);
   }
 }
 
@@ -86,8 +99,9 @@ REF_EXPORT diopiError_t diopiIndexSelect(diopiContextHandle_t ctx,
   for (int i = t.dim + 1; i < t.input.ndim; i++)
     t.inner *= t.input.shape[i];
   t.span = t.input.ndim ? t.input.shape[t.dim] : 1;
-  if (t.out.numel == 0)
-    return diopiSuccess;
+  if ((err = expect_in_range(ctx, op, "index", &t.index, t.span)) ||
+      t.out.numel == 0)
+    return err;
   return ref_enqueue(ctx, op, run_select, &t, sizeof t);
 }
 
@@ -128,8 +142,9 @@ REF_EXPORT diopiError_t diopiEmbedding(diopiContextHandle_t ctx,
   t.outer = 1;
   t.span = t.input.shape[0];
   t.inner = t.input.shape[1];
-  if (t.out.numel == 0)
-    return diopiSuccess;
+  if ((err = expect_in_range(ctx, op, "indices", &t.index, t.span)) ||
+      t.out.numel == 0)
+    return err;
   return ref_enqueue(ctx, op, run_select, &t, sizeof t);
 }
 
@@ -198,6 +213,8 @@ REF_EXPORT diopiError_t diopiEmbeddingBackward(
     return err;
   t.span = num_weights;
   t.inner = t.out.shape[1];
+  if ((err = expect_in_range(ctx, op, "indices", &t.index, num_weights)))
+    return err;
   if (scale_grad_byfreq &&
       (err = ref_scratch(ctx, op, (size_t)num_weights * sizeof(int64_t),
                          (void **)&t.counts)))
@@ -224,7 +241,10 @@ static void gather_range(void *context, int64_t begin, int64_t end) {
       in_linear += c * scale;
       scale *= t->input.shape[d];
     }
-    ref_set(&t->out, i, valid ? ref_get(&t->input, in_linear) : 0.0);
+    if (valid)
+      ref_copy_element(&t->out, i, &t->input, in_linear);
+    else
+      ref_set(&t->out, i, 0.0);
   }
 }
 
@@ -263,6 +283,9 @@ REF_EXPORT diopiError_t diopiGather(diopiContextHandle_t ctx,
     err = ref_expect_dtype(op, "out", &t.out, t.input.dtype);
   if (!err)
     err = ref_expect_no_partial_overlap(op, "input", &t.out, &t.input);
+  if (!err)
+    err = expect_in_range(ctx, op, "index", &t.index,
+                          t.input.ndim ? t.input.shape[t.dim] : 1);
   if (err || t.out.numel == 0)
     return err;
   return ref_enqueue(ctx, op, run_gather, &t, sizeof t);

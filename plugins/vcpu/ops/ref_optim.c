@@ -59,10 +59,12 @@ static void adamw_generic(const optim_task_t *t, int64_t i) {
 static void sgd_one(const optim_task_t *t, int64_t i) {
   double p = ref_get(&t->param, i), g = ref_get(&t->grad, i);
   g += t->weight_decay * p;
-  if (t->momentum != 0 && t->has_m) {
-    double b = ref_get(&t->m, i);
-    b = t->momentum * b + (1 - t->dampening) * g;
-    ref_set(&t->m, i, b);
+  if (t->momentum != 0) {
+    double b = g; /* no buffer: the first step's, as torch.optim.SGD */
+    if (t->has_m) {
+      b = t->momentum * ref_get(&t->m, i) + (1 - t->dampening) * g;
+      ref_set(&t->m, i, b);
+    }
     g = t->nesterov ? g + t->momentum * b : b;
   }
   ref_set(&t->param, i, p - t->lr * g);
@@ -138,7 +140,10 @@ diopiAdamW(diopiContextHandle_t ctx, diopiTensorHandle_t param,
 }
 
 /* sgd: with momentum and a buffer, buf = momentum * buf + (1 - dampening) *
- * (grad + weight_decay * param), every step (the caller initializes buf). */
+ * (grad + weight_decay * param), every step (the caller initializes buf);
+ * with momentum and no buffer (NULL), the step is a first step's, whose
+ * buffer is the gradient itself (DIOPI's contract, torch.optim.SGD's first
+ * step): nesterov then steps by grad + momentum * grad. */
 REF_EXPORT diopiError_t diopiSgd(diopiContextHandle_t ctx,
                                  diopiTensorHandle_t param,
                                  diopiTensorHandle_t grad,

@@ -281,6 +281,11 @@ REF_EXPORT diopiError_t diopiMaxPool2dBackward(
   if (!err)
     err =
         ref_expect_shape(op, "grad_input", &t.out, t.input.shape, t.input.ndim);
+  if (!err && t.indices.numel) /* flat offsets in a plane, read now */
+    err = ref_wait_for_stream(ctx, op);
+  if (!err)
+    err = ref_expect_indices_below(op, "indices", &t.indices, t.h * t.w, false,
+                                   0);
   if (err || t.out.numel == 0)
     return err;
   return ref_enqueue(ctx, op, run_max, &t, sizeof t);
@@ -300,7 +305,7 @@ REF_EXPORT diopiError_t diopiAdaptiveAvgPool2d(diopiContextHandle_t ctx,
   if (!err)
     err = planes_of(op, &t);
   if (!err)
-    err = pair(op, "output_size", output_size, 1, 0, size);
+    err = pair(op, "output_size", output_size, 0, 0, size);
   if (!err && output_size.len == 0)
     err = ref_fail(op, "output_size: empty");
   if (err)

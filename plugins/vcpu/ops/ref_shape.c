@@ -24,6 +24,7 @@ static diopiError_t enqueue_copy(diopiContextHandle_t ctx, const char *op,
   ew.nin = 1;
   ew.fn = ref_copy_fn;
   ew.f32 = ref_copy_f32;
+  ew.int_fn = ref_copy_int;
   ew.out = *out;
   ew.in[0] = *in;
   return ref_ew_enqueue(ctx, op, &ew);

@@ -36,6 +36,10 @@ bool ref_is_floating(diopiDtype_t d) {
          d == diopi_dtype_float64 || d == diopi_dtype_bfloat16;
 }
 
+bool ref_is_integral(diopiDtype_t d) {
+  return ref_dtype_size(d) && !ref_is_floating(d);
+}
+
 const char *ref_shape_text(const int64_t *shape, int ndim, char *buf,
                            size_t size) {
   size_t n = (size_t)snprintf(buf, size, "[");
@@ -241,6 +245,79 @@ double ref_scalar(const diopiScalar_t *s, double if_null) {
   return ref_is_floating(s->stype) ? s->fval : (double)s->ival;
 }
 
+int64_t ref_load_int(const char *p, diopiDtype_t d) {
+  switch (d) {
+#define LOAD(name, type)                                                       \
+  case diopi_dtype_##name: {                                                   \
+    type v;                                                                    \
+    memcpy(&v, p, sizeof v);                                                   \
+    return (int64_t)v;                                                         \
+  }
+    LOAD(int8, int8_t)
+    LOAD(uint8, uint8_t)
+    LOAD(int16, int16_t)
+    LOAD(uint16, uint16_t)
+    LOAD(int32, int32_t)
+    LOAD(uint32, uint32_t)
+    LOAD(int64, int64_t)
+    LOAD(uint64, int64_t)
+#undef LOAD
+  case diopi_dtype_bool:
+    return *p != 0;
+  default:
+    return 0;
+  }
+}
+
+void ref_store_int(char *p, diopiDtype_t d, int64_t value) {
+  switch (d) {
+#define STORE(name, type)                                                      \
+  case diopi_dtype_##name: {                                                   \
+    type v = (type)value;                                                      \
+    memcpy(p, &v, sizeof v);                                                   \
+    return;                                                                    \
+  }
+    STORE(int8, int8_t)
+    STORE(uint8, uint8_t)
+    STORE(int16, int16_t)
+    STORE(uint16, uint16_t)
+    STORE(int32, int32_t)
+    STORE(uint32, uint32_t)
+    STORE(int64, int64_t)
+    STORE(uint64, int64_t)
+#undef STORE
+  case diopi_dtype_bool:
+    *p = value != 0;
+    return;
+  default:
+    return;
+  }
+}
+
+int64_t ref_scalar_int(const diopiScalar_t *s, int64_t if_null) {
+  if (!s)
+    return if_null;
+  return ref_is_floating(s->stype) ? (int64_t)s->fval : s->ival;
+}
+
+bool ref_scalar_is_integral(const diopiScalar_t *s) {
+  return !s || !ref_is_floating(s->stype);
+}
+
+void ref_copy_element(const ref_view_t *dst, int64_t i, const ref_view_t *src,
+                      int64_t j) {
+  size_t elem = ref_dtype_size(dst->dtype);
+  char *to = dst->data + ref_offset(dst, i) * (int64_t)elem;
+  const char *from =
+      src->data + ref_offset(src, j) * (int64_t)ref_dtype_size(src->dtype);
+  if (dst->dtype == src->dtype)
+    memcpy(to, from, elem);
+  else if (ref_is_integral(dst->dtype) && ref_is_integral(src->dtype))
+    ref_store_int(to, dst->dtype, ref_load_int(from, src->dtype));
+  else
+    ref_store(to, dst->dtype, ref_load(from, src->dtype));
+}
+
 diopiError_t ref_expect_shape(const char *op, const char *arg,
                               const ref_view_t *v, const int64_t *shape,
                               int ndim) {
@@ -314,6 +391,20 @@ diopiError_t ref_expect_no_partial_overlap(const char *op, const char *arg,
   if (a1 < b0 || b1 < a0 || same)
     return diopiSuccess;
   return ref_fail(op, "%s: overlaps the output in memory", arg);
+}
+
+diopiError_t ref_expect_indices_below(const char *op, const char *arg,
+                                      const ref_view_t *v, int64_t bound,
+                                      bool has_ignore, int64_t ignore) {
+  for (int64_t i = 0; i < v->numel; i++) {
+    int64_t x = ref_get_int(v, i);
+    if ((x < 0 || x >= bound) && !(has_ignore && x == ignore))
+      return ref_fail(op,
+                      "%s: value %lld at element %lld is out of range [0, "
+                      "%lld)",
+                      arg, (long long)x, (long long)i, (long long)bound);
+  }
+  return diopiSuccess;
 }
 
 diopiError_t ref_dim(const char *op, const char *arg, int64_t dim, int ndim,
