@@ -1,7 +1,7 @@
 /* mm, bmm, matmul, addmm, linear and linear's backward: float32 GEMM through
  * OpenBLAS (cblas_sgemm, on the stream's worker; OpenBLAS uses the pool's
- * thread count); other float dtypes and unusual strides go through float32
- * copies. */
+ * thread count); float16, bfloat16 and unusual strides go through float32
+ * copies; anything float64 goes through float64 copies and cblas_dgemm. */
 #include <cblas.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +27,47 @@ typedef struct gemm_task {
   bool has_init; /* C = beta * init + alpha * A.B, init broadcast to C */
   ref_view_t init;
   float *ta, *tb, *tc; /* scratch for float32 copies of A, B and C */
+  bool f64;            /* computed in double: ta, tb, tc hold doubles */
 } gemm_task_t;
+
+static bool any_f64(const gemm_task_t *g) {
+  return g->a.dtype == diopi_dtype_float64 ||
+         g->b.dtype == diopi_dtype_float64 || g->c.dtype == diopi_dtype_float64;
+}
+
+/* A contiguous double copy of batch entry `offset` of `m`. */
+static void to_f64(const mat_t *m, int64_t offset, double *copy) {
+  size_t elem = ref_dtype_size(m->dtype);
+  const char *base = m->data + offset * (int64_t)elem;
+  for (int64_t r = 0; r < m->rows; r++)
+    for (int64_t c = 0; c < m->cols; c++)
+      copy[r * m->cols + c] =
+          ref_load(base + (r * m->rs + c * m->cs) * (int64_t)elem, m->dtype);
+}
+
+/* The float64 form of run_gemm: every operand copied to double. */
+static void run_dgemm(const gemm_task_t *g) {
+  int64_t m = g->c.rows, n = g->c.cols, k = g->a.cols;
+  size_t celem = ref_dtype_size(g->c.dtype);
+  double *a = (double *)g->ta, *b = (double *)g->tb, *c = (double *)g->tc;
+  for (int64_t bi = 0; bi < g->batch; bi++) {
+    to_f64(&g->a, bi * g->sa, a);
+    to_f64(&g->b, bi * g->sb, b);
+    for (int64_t r = 0; r < m; r++)
+      for (int64_t j = 0; j < n; j++)
+        c[r * n + j] =
+            g->has_init ? g->beta * ref_get(&g->init, (bi * m + r) * n + j) : 0;
+    if (k > 0)
+      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n,
+                  (int)k, g->alpha, a, (int)(k > 1 ? k : 1), b,
+                  (int)(n > 1 ? n : 1), 1.0, c, (int)(n > 1 ? n : 1));
+    char *cbase = g->c.data + bi * g->sc * (int64_t)celem;
+    for (int64_t r = 0; r < m; r++)
+      for (int64_t j = 0; j < n; j++)
+        ref_store(cbase + (r * g->c.rs + j * g->c.cs) * (int64_t)celem,
+                  g->c.dtype, c[r * n + j]);
+  }
+}
 
 static mat_t mat_of(const ref_view_t *v, int row_dim, bool transpose) {
   int col_dim = row_dim + 1;
@@ -99,6 +139,10 @@ static bool bias_rows(const gemm_task_t *g, float *c, int64_t ldc) {
 
 static void run_gemm(void *args) {
   gemm_task_t *g = args;
+  if (g->f64) {
+    run_dgemm(g);
+    return;
+  }
   int64_t m = g->c.rows, n = g->c.cols, k = g->a.cols;
   size_t celem = ref_dtype_size(g->c.dtype);
   bool direct =
@@ -153,15 +197,17 @@ static diopiError_t enqueue_gemm(diopiContextHandle_t ctx, const char *op,
     return diopiSuccess;
   const mat_t *mats[3] = {&g->a, &g->b, &g->c};
   float **bufs[3] = {&g->ta, &g->tb, &g->tc};
+  g->f64 = any_f64(g);
+  size_t elem = g->f64 ? sizeof(double) : sizeof(float);
   for (int i = 0; i < 3; i++) {
-    bool ready = i < 2 ? cblas_ready(mats[i])
-                       : g->c.dtype == diopi_dtype_float32 && g->c.cs == 1 &&
-                             g->c.rs >= g->c.cols;
+    bool ready = g->f64  ? false
+                 : i < 2 ? cblas_ready(mats[i])
+                         : g->c.dtype == diopi_dtype_float32 && g->c.cs == 1 &&
+                               g->c.rs >= g->c.cols;
     diopiError_t err =
         ready ? diopiSuccess
               : ref_scratch(ctx, op,
-                            (size_t)(mats[i]->rows * mats[i]->cols) *
-                                sizeof(float),
+                            (size_t)(mats[i]->rows * mats[i]->cols) * elem,
                             (void **)bufs[i]);
     if (err)
       return err;
