@@ -761,7 +761,7 @@ def hardening():
         .input("input", x))
     inp = torch.tensor([[float("nan"), float("inf")], [1.0, -float("inf")]])
     m1, m2 = randn((2, 3)), randn((3, 2))
-    add("addmm", Case("addmm/f32/beta0_ignores_nan_inf", "diopiAddmm",
+    add("addmm", Case("addmm/beta0/f32/ignores_nan_inf", "diopiAddmm",
                       atol=1e-5, rtol=1e-5)
         .output("out", torch.addmm(inp, m1, m2, beta=0, alpha=2.0))
         .input("input", inp).input("mat1", m1).input("mat2", m2)

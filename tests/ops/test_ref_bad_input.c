@@ -3,8 +3,10 @@
  * index values out of range (index_select, gather, embedding and its
  * backward, max_pool2d_backward), class targets out of range or of a float
  * dtype (nll_loss, cross_entropy; ignore_index still accepted), an unknown
- * div rounding mode, label_smoothing outside [0, 1]. Index data is written
- * by an earlier op on the stream, so the check must wait for it. */
+ * div rounding mode, label_smoothing outside [0, 1], a tensor in another
+ * device's memory than the context's (its stream would read it unordered).
+ * Index data is written by an earlier op on the stream, so the check must
+ * wait for it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -221,6 +223,29 @@ static void div_refuses_an_unknown_rounding_mode(void **state) {
   bp_ops_tensor_destroy(out);
 }
 
+static void ops_refuse_a_tensor_of_another_device(void **state) {
+  env_t *e = *state;
+  bp_device_t *other;
+  bp_stream_t *other_stream;
+  assert_int_equal(bp_device_get(e->runtime, "vcpu", 1, &other), BP_OK);
+  assert_int_equal(bp_stream_create(other, &other_stream), BP_OK);
+  diopiTensorHandle_t here = tensor(e, diopi_dtype_float32, 1, k3, kSix),
+                      out = tensor(e, diopi_dtype_float32, 1, k3, NULL), there;
+  assert_int_equal(bp_ops_tensor_create(other, other_stream,
+                                        diopi_dtype_float32, 1, k3, &there),
+                   BP_OK);
+  __typeof__(&diopiAdd) add = find(e, "diopiAdd");
+  expect_error(e, add(e->ctx, out, here, there, NULL),
+               "diopiAdd: other: on vcpu:1, but the context's device is "
+               "vcpu:0 (expected all tensors on the same device)");
+  __typeof__(&diopiRelu) relu = find(e, "diopiRelu");
+  expect_error(e, relu(e->ctx, there, here), "diopiRelu: out: on vcpu:1");
+  bp_ops_tensor_destroy(here);
+  bp_ops_tensor_destroy(out);
+  bp_ops_tensor_destroy(there);
+  assert_int_equal(bp_stream_destroy(other_stream), BP_OK);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(
@@ -239,6 +264,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(
           cross_entropy_refuses_label_smoothing_outside_0_1, setup, teardown),
       cmocka_unit_test_setup_teardown(div_refuses_an_unknown_rounding_mode,
+                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(ops_refuse_a_tensor_of_another_device,
                                       setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

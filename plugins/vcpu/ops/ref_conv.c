@@ -463,13 +463,13 @@ REF_EXPORT diopiError_t diopiConvolution2d(
   const char *op = "diopiConvolution2d";
   conv_task_t t;
   memset(&t, 0, sizeof t);
-  diopiError_t err = ref_view(op, "out", out, &t.out);
+  diopiError_t err = ref_view(ctx, op, "out", out, &t.out);
   if (!err)
-    err = ref_view(op, "input", input, &t.input);
+    err = ref_view(ctx, op, "input", input, &t.input);
   if (!err)
-    err = ref_view(op, "weight", weight, &t.weight);
+    err = ref_view(ctx, op, "weight", weight, &t.weight);
   if (!err)
-    err = ref_view_optional(op, "bias", bias, &t.bias, &t.has_bias);
+    err = ref_view_optional(ctx, op, "bias", bias, &t.bias, &t.has_bias);
   if (!err)
     err = geometry(op, &t, &t.out, "out", stride, padding, dilation, groups);
   if (!err)
@@ -510,19 +510,20 @@ REF_EXPORT diopiError_t diopiConvolution2dBackward(
   (void)bias_sizes; /* grad_bias's own shape says it */
   conv_task_t t;
   memset(&t, 0, sizeof t);
-  diopiError_t err = ref_view(op, "grad_output", grad_output, &t.grad_output);
+  diopiError_t err =
+      ref_view(ctx, op, "grad_output", grad_output, &t.grad_output);
   if (!err)
-    err = ref_view(op, "input", input, &t.input);
+    err = ref_view(ctx, op, "input", input, &t.input);
   if (!err)
-    err = ref_view(op, "weight", weight, &t.weight);
+    err = ref_view(ctx, op, "weight", weight, &t.weight);
   if (!err)
-    err = ref_view_optional(op, "grad_input", grad_input, &t.grad_input,
+    err = ref_view_optional(ctx, op, "grad_input", grad_input, &t.grad_input,
                             &t.has_grad_input);
   if (!err)
-    err = ref_view_optional(op, "grad_weight", grad_weight, &t.grad_weight,
+    err = ref_view_optional(ctx, op, "grad_weight", grad_weight, &t.grad_weight,
                             &t.has_grad_weight);
   if (!err)
-    err = ref_view_optional(op, "grad_bias", grad_bias, &t.grad_bias,
+    err = ref_view_optional(ctx, op, "grad_bias", grad_bias, &t.grad_bias,
                             &t.has_grad_bias);
   if (!err)
     err = geometry(op, &t, &t.grad_output, "grad_output", stride, padding,

@@ -73,9 +73,9 @@ diopiError_t ref_ew_launch(diopiContextHandle_t ctx, const char *op,
                            ref_ew_t *ew, diopiConstTensorHandle_t out,
                            const diopiConstTensorHandle_t *in,
                            const char *const *in_names) {
-  diopiError_t err = ref_view(op, "out", out, &ew->out);
+  diopiError_t err = ref_view(ctx, op, "out", out, &ew->out);
   for (int k = 0; !err && k < ew->nin; k++) {
-    err = ref_view(op, in_names[k], in[k], &ew->in[k]);
+    err = ref_view(ctx, op, in_names[k], in[k], &ew->in[k]);
     if (!err)
       err =
           ref_expect_no_partial_overlap(op, in_names[k], &ew->out, &ew->in[k]);

@@ -217,16 +217,17 @@ static diopiError_t enqueue_gemm(diopiContextHandle_t ctx, const char *op,
 
 /* Views `out`, `a`, `b` as [batch?, m, k] x [batch?, k, n] -> [batch?, m, n]
  * (rank 2 or, with `batched`, 3) and checks the shapes. */
-static diopiError_t product(const char *op, diopiConstTensorHandle_t out,
+static diopiError_t product(diopiContextHandle_t ctx, const char *op,
+                            diopiConstTensorHandle_t out,
                             diopiConstTensorHandle_t a_t, const char *a_name,
                             diopiConstTensorHandle_t b_t, const char *b_name,
                             bool batched, gemm_task_t *g) {
   ref_view_t o, a, b;
-  diopiError_t err = ref_view(op, "out", out, &o);
+  diopiError_t err = ref_view(ctx, op, "out", out, &o);
   if (!err)
-    err = ref_view(op, a_name, a_t, &a);
+    err = ref_view(ctx, op, a_name, a_t, &a);
   if (!err)
-    err = ref_view(op, b_name, b_t, &b);
+    err = ref_view(ctx, op, b_name, b_t, &b);
   if (err)
     return err;
   int rank = batched ? 3 : 2, lead = rank - 2;
@@ -268,25 +269,25 @@ static diopiError_t product(const char *op, diopiConstTensorHandle_t out,
 REF_EXPORT diopiError_t diopiMm(CTX, T out, CT input, CT mat2) {
   gemm_task_t g;
   diopiError_t err =
-      product("diopiMm", out, input, "input", mat2, "mat2", false, &g);
+      product(ctx, "diopiMm", out, input, "input", mat2, "mat2", false, &g);
   return err ? err : enqueue_gemm(ctx, "diopiMm", &g);
 }
 
 REF_EXPORT diopiError_t diopiBmm(CTX, T out, CT input, CT mat2) {
   gemm_task_t g;
   diopiError_t err =
-      product("diopiBmm", out, input, "input", mat2, "mat2", true, &g);
+      product(ctx, "diopiBmm", out, input, "input", mat2, "mat2", true, &g);
   return err ? err : enqueue_gemm(ctx, "diopiBmm", &g);
 }
 
 REF_EXPORT diopiError_t diopiMatmul(CTX, T out, CT input, CT other) {
   ref_view_t a;
-  diopiError_t err = ref_view("diopiMatmul", "input", input, &a);
+  diopiError_t err = ref_view(ctx, "diopiMatmul", "input", input, &a);
   if (err)
     return err;
   gemm_task_t g;
-  err = product("diopiMatmul", out, input, "input", other, "other", a.ndim == 3,
-                &g);
+  err = product(ctx, "diopiMatmul", out, input, "input", other, "other",
+                a.ndim == 3, &g);
   return err ? err : enqueue_gemm(ctx, "diopiMatmul", &g);
 }
 
@@ -295,9 +296,10 @@ REF_EXPORT diopiError_t diopiAddmm(CTX, T out, CT input, CT mat1, CT mat2,
                                    const diopiScalar_t *alpha) {
   const char *op = "diopiAddmm";
   gemm_task_t g;
-  diopiError_t err = product(op, out, mat1, "mat1", mat2, "mat2", false, &g);
+  diopiError_t err =
+      product(ctx, op, out, mat1, "mat1", mat2, "mat2", false, &g);
   if (!err)
-    err = ref_view(op, "input", input, &g.init);
+    err = ref_view(ctx, op, "input", input, &g.init);
   if (!err) {
     int64_t shape[2] = {g.c.rows, g.c.cols};
     err = ref_broadcast_to(op, "input", &g.init, shape, 2);
@@ -336,13 +338,13 @@ REF_EXPORT diopiError_t diopiLinear(CTX, T out, CT input, CT weight, CT bias) {
   bool has_bias;
   gemm_task_t g;
   memset(&g, 0, sizeof g);
-  diopiError_t err = ref_view(op, "out", out, &o);
+  diopiError_t err = ref_view(ctx, op, "out", out, &o);
   if (!err)
-    err = ref_view(op, "input", input, &x);
+    err = ref_view(ctx, op, "input", input, &x);
   if (!err)
-    err = ref_view(op, "weight", weight, &w);
+    err = ref_view(ctx, op, "weight", weight, &w);
   if (!err)
-    err = ref_view_optional(op, "bias", bias, &g.init, &has_bias);
+    err = ref_view_optional(ctx, op, "bias", bias, &g.init, &has_bias);
   if (err)
     return err;
   if (w.ndim != 2 || x.ndim < 1 || x.shape[x.ndim - 1] != w.shape[1])
@@ -424,17 +426,17 @@ REF_EXPORT diopiError_t diopiLinearBackward(CTX, T grad_input, T grad_weight,
   mat_t gom, xm;
   bool has_gi, has_gw, has_gb;
   bias_task_t bt;
-  diopiError_t err = ref_view(op, "grad_output", grad_output, &go);
+  diopiError_t err = ref_view(ctx, op, "grad_output", grad_output, &go);
   if (!err)
-    err = ref_view(op, "input", input, &x);
+    err = ref_view(ctx, op, "input", input, &x);
   if (!err)
-    err = ref_view(op, "weight", weight, &w);
+    err = ref_view(ctx, op, "weight", weight, &w);
   if (!err)
-    err = ref_view_optional(op, "grad_input", grad_input, &gi, &has_gi);
+    err = ref_view_optional(ctx, op, "grad_input", grad_input, &gi, &has_gi);
   if (!err)
-    err = ref_view_optional(op, "grad_weight", grad_weight, &gw, &has_gw);
+    err = ref_view_optional(ctx, op, "grad_weight", grad_weight, &gw, &has_gw);
   if (!err)
-    err = ref_view_optional(op, "grad_bias", grad_bias, &bt.gb, &has_gb);
+    err = ref_view_optional(ctx, op, "grad_bias", grad_bias, &bt.gb, &has_gb);
   if (!err)
     err = as_rows(op, "grad_output", &go, &gom);
   if (!err)

@@ -72,11 +72,11 @@ REF_EXPORT diopiError_t diopiIndexSelect(diopiContextHandle_t ctx,
   const char *op = "diopiIndexSelect";
   index_task_t t;
   memset(&t, 0, sizeof t);
-  diopiError_t err = ref_view(op, "out", out, &t.out);
+  diopiError_t err = ref_view(ctx, op, "out", out, &t.out);
   if (!err)
-    err = ref_view(op, "input", input, &t.input);
+    err = ref_view(ctx, op, "input", input, &t.input);
   if (!err)
-    err = ref_view(op, "index", index, &t.index);
+    err = ref_view(ctx, op, "index", index, &t.index);
   if (!err)
     err = expect_index(op, "index", &t.index);
   if (!err && t.index.ndim > 1)
@@ -116,11 +116,11 @@ REF_EXPORT diopiError_t diopiEmbedding(diopiContextHandle_t ctx,
   (void)scale_grad_byfreq;
   index_task_t t;
   memset(&t, 0, sizeof t);
-  diopiError_t err = ref_view(op, "out", out, &t.out);
+  diopiError_t err = ref_view(ctx, op, "out", out, &t.out);
   if (!err)
-    err = ref_view(op, "weight", weight, &t.input);
+    err = ref_view(ctx, op, "weight", weight, &t.input);
   if (!err)
-    err = ref_view(op, "indices", indices, &t.index);
+    err = ref_view(ctx, op, "indices", indices, &t.index);
   if (!err)
     err = expect_index(op, "indices", &t.index);
   if (!err && sparse)
@@ -187,11 +187,11 @@ REF_EXPORT diopiError_t diopiEmbeddingBackward(
   memset(&t, 0, sizeof t);
   t.padding_idx = padding_idx;
   t.scale_grad_byfreq = scale_grad_byfreq;
-  diopiError_t err = ref_view(op, "out", out, &t.out);
+  diopiError_t err = ref_view(ctx, op, "out", out, &t.out);
   if (!err)
-    err = ref_view(op, "grad", grad, &t.grad);
+    err = ref_view(ctx, op, "grad", grad, &t.grad);
   if (!err)
-    err = ref_view(op, "indices", indices, &t.index);
+    err = ref_view(ctx, op, "indices", indices, &t.index);
   if (!err)
     err = expect_index(op, "indices", &t.index);
   if (!err && sparse)
@@ -260,11 +260,11 @@ REF_EXPORT diopiError_t diopiGather(diopiContextHandle_t ctx,
   const char *op = "diopiGather";
   index_task_t t;
   memset(&t, 0, sizeof t);
-  diopiError_t err = ref_view(op, "out", out, &t.out);
+  diopiError_t err = ref_view(ctx, op, "out", out, &t.out);
   if (!err)
-    err = ref_view(op, "input", input, &t.input);
+    err = ref_view(ctx, op, "input", input, &t.input);
   if (!err)
-    err = ref_view(op, "index", index, &t.index);
+    err = ref_view(ctx, op, "index", index, &t.index);
   if (!err)
     err = expect_index(op, "index", &t.index);
   if (!err)

@@ -158,15 +158,16 @@ launch(diopiContextHandle_t ctx, const char *op, diopiConstTensorHandle_t out,
   t.ignore_index = ignore_index;
   t.smoothing = smoothing;
   diopiError_t err =
-      ref_view(op, t.backward ? "grad_input" : "out", out, &t.out);
+      ref_view(ctx, op, t.backward ? "grad_input" : "out", out, &t.out);
   if (!err)
-    err = ref_view(op, "input", input, &t.input);
+    err = ref_view(ctx, op, "input", input, &t.input);
   if (!err)
-    err = ref_view(op, "target", target, &t.target);
+    err = ref_view(ctx, op, "target", target, &t.target);
   if (!err)
-    err = ref_view_optional(op, "weight", weight, &t.weight, &t.has_weight);
+    err =
+        ref_view_optional(ctx, op, "weight", weight, &t.weight, &t.has_weight);
   if (!err && t.backward)
-    err = ref_view(op, "grad_output", grad_output, &t.grad_output);
+    err = ref_view(ctx, op, "grad_output", grad_output, &t.grad_output);
   if (err)
     return err;
   if (reduction < ReductionNone || reduction >= ReductionEND)

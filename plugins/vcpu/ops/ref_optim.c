@@ -97,10 +97,10 @@ static void run(void *args) {
   ref_parallel_for(t->param.numel, 1 << 15, run_range, t);
 }
 
-static diopiError_t same_shape(const char *op, const char *arg,
-                               diopiConstTensorHandle_t h, ref_view_t *v,
-                               const ref_view_t *param) {
-  diopiError_t err = ref_view(op, arg, h, v);
+static diopiError_t same_shape(diopiContextHandle_t ctx, const char *op,
+                               const char *arg, diopiConstTensorHandle_t h,
+                               ref_view_t *v, const ref_view_t *param) {
+  diopiError_t err = ref_view(ctx, op, arg, h, v);
   return err ? err : ref_expect_shape(op, arg, v, param->shape, param->ndim);
 }
 
@@ -115,15 +115,16 @@ diopiAdamW(diopiContextHandle_t ctx, diopiTensorHandle_t param,
   memset(&t, 0, sizeof t);
   t.adamw = true;
   t.amsgrad = amsgrad;
-  diopiError_t err = ref_view(op, "param", param, &t.param);
+  diopiError_t err = ref_view(ctx, op, "param", param, &t.param);
   if (!err)
-    err = same_shape(op, "grad", grad, &t.grad, &t.param);
+    err = same_shape(ctx, op, "grad", grad, &t.grad, &t.param);
   if (!err)
-    err = same_shape(op, "exp_avg", exp_avg, &t.m, &t.param);
+    err = same_shape(ctx, op, "exp_avg", exp_avg, &t.m, &t.param);
   if (!err)
-    err = same_shape(op, "exp_avg_sq", exp_avg_sq, &t.v, &t.param);
+    err = same_shape(ctx, op, "exp_avg_sq", exp_avg_sq, &t.v, &t.param);
   if (!err && amsgrad)
-    err = same_shape(op, "max_exp_avg_sq", max_exp_avg_sq, &t.vmax, &t.param);
+    err = same_shape(ctx, op, "max_exp_avg_sq", max_exp_avg_sq, &t.vmax,
+                     &t.param);
   if (!err && step < 1)
     err = ref_fail(op, "step: expected >= 1, got %lld", (long long)step);
   if (err)
@@ -153,12 +154,12 @@ REF_EXPORT diopiError_t diopiSgd(diopiContextHandle_t ctx,
   const char *op = "diopiSgd";
   optim_task_t t;
   memset(&t, 0, sizeof t);
-  diopiError_t err = ref_view(op, "param", param, &t.param);
+  diopiError_t err = ref_view(ctx, op, "param", param, &t.param);
   if (!err)
-    err = same_shape(op, "grad", grad, &t.grad, &t.param);
+    err = same_shape(ctx, op, "grad", grad, &t.grad, &t.param);
   t.has_m = buf != NULL;
   if (!err && buf)
-    err = same_shape(op, "buf", buf, &t.m, &t.param);
+    err = same_shape(ctx, op, "buf", buf, &t.m, &t.param);
   if (err)
     return err;
   t.lr = lr;

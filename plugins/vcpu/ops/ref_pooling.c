@@ -211,11 +211,12 @@ static diopiError_t max_forward_op(diopiContextHandle_t ctx, const char *op,
   pool_task_t t;
   memset(&t, 0, sizeof t);
   int64_t shape[4];
-  diopiError_t err = ref_view(op, "input", input, &t.input);
+  diopiError_t err = ref_view(ctx, op, "input", input, &t.input);
   if (!err)
-    err = ref_view(op, "out", out, &t.out);
+    err = ref_view(ctx, op, "out", out, &t.out);
   if (!err)
-    err = ref_view_optional(op, "indices", indices, &t.indices, &t.has_indices);
+    err = ref_view_optional(ctx, op, "indices", indices, &t.indices,
+                            &t.has_indices);
   if (!err)
     err = max_setup(op, &t, kernel_size, stride, padding, dilation, ceil_mode);
   if (err)
@@ -262,13 +263,13 @@ REF_EXPORT diopiError_t diopiMaxPool2dBackward(
   memset(&t, 0, sizeof t);
   t.backward = true;
   int64_t shape[4];
-  diopiError_t err = ref_view(op, "input", input, &t.input);
+  diopiError_t err = ref_view(ctx, op, "input", input, &t.input);
   if (!err)
-    err = ref_view(op, "grad_input", grad_input, &t.out);
+    err = ref_view(ctx, op, "grad_input", grad_input, &t.out);
   if (!err)
-    err = ref_view(op, "grad_output", grad_output, &t.grad_output);
+    err = ref_view(ctx, op, "grad_output", grad_output, &t.grad_output);
   if (!err)
-    err = ref_view(op, "indices", indices, &t.indices);
+    err = ref_view(ctx, op, "indices", indices, &t.indices);
   if (!err)
     err = max_setup(op, &t, kernel_size, stride, padding, dilation, ceil_mode);
   if (err)
@@ -299,9 +300,9 @@ REF_EXPORT diopiError_t diopiAdaptiveAvgPool2d(diopiContextHandle_t ctx,
   pool_task_t t;
   memset(&t, 0, sizeof t);
   int64_t size[2] = {0, 0}, shape[4];
-  diopiError_t err = ref_view(op, "input", input, &t.input);
+  diopiError_t err = ref_view(ctx, op, "input", input, &t.input);
   if (!err)
-    err = ref_view(op, "out", out, &t.out);
+    err = ref_view(ctx, op, "out", out, &t.out);
   if (!err)
     err = planes_of(op, &t);
   if (!err)
@@ -328,11 +329,11 @@ REF_EXPORT diopiError_t diopiAdaptiveAvgPool2dBackward(
   pool_task_t t;
   memset(&t, 0, sizeof t);
   t.backward = true;
-  diopiError_t err = ref_view(op, "input", input, &t.input);
+  diopiError_t err = ref_view(ctx, op, "input", input, &t.input);
   if (!err)
-    err = ref_view(op, "grad_input", grad_input, &t.out);
+    err = ref_view(ctx, op, "grad_input", grad_input, &t.out);
   if (!err)
-    err = ref_view(op, "grad_output", grad_output, &t.grad_output);
+    err = ref_view(ctx, op, "grad_output", grad_output, &t.grad_output);
   if (!err)
     err = planes_of(op, &t);
   if (!err && t.grad_output.ndim != t.input.ndim)

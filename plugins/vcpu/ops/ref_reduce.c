@@ -304,9 +304,9 @@ static diopiError_t sum_or_mean(diopiContextHandle_t ctx, const char *op,
   reduce_task_t t;
   memset(&t, 0, sizeof t);
   t.kind = kind;
-  diopiError_t err = ref_view(op, "out", out, &t.out);
+  diopiError_t err = ref_view(ctx, op, "out", out, &t.out);
   if (!err)
-    err = ref_view(op, "input", input, &t.input);
+    err = ref_view(ctx, op, "input", input, &t.input);
   if (!err && dim.len > REF_MAX_DIMS)
     err = ref_fail(op, "dim: %lld dims given", (long long)dim.len);
   return err ? err : launch(ctx, op, &t, dim.data, (int)dim.len);
@@ -329,11 +329,11 @@ REF_EXPORT diopiError_t diopiMax(CTX, T max, T max_indices, CT input,
   reduce_task_t t;
   memset(&t, 0, sizeof t);
   t.kind = MAX;
-  diopiError_t err = ref_view(op, "max", max, &t.out);
+  diopiError_t err = ref_view(ctx, op, "max", max, &t.out);
   if (!err)
-    err = ref_view(op, "max_indices", max_indices, &t.indices);
+    err = ref_view(ctx, op, "max_indices", max_indices, &t.indices);
   if (!err)
-    err = ref_view(op, "input", input, &t.input);
+    err = ref_view(ctx, op, "input", input, &t.input);
   if (!err)
     err = ref_expect_shape(op, "max_indices", &t.indices, t.out.shape,
                            t.out.ndim);
@@ -346,9 +346,9 @@ REF_EXPORT diopiError_t diopiArgmax(CTX, T out, CT input, const int64_t *dim,
   reduce_task_t t;
   memset(&t, 0, sizeof t);
   t.kind = ARGMAX;
-  diopiError_t err = ref_view(op, "out", out, &t.out);
+  diopiError_t err = ref_view(ctx, op, "out", out, &t.out);
   if (!err)
-    err = ref_view(op, "input", input, &t.input);
+    err = ref_view(ctx, op, "input", input, &t.input);
   if (err)
     return err;
   (void)keepdim; /* out's shape says it */

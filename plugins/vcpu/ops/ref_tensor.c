@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "backplane/device.h"
+#include "backplane/ops.h"
 #include "ref_error.h"
 
 size_t ref_dtype_size(diopiDtype_t d) {
@@ -51,10 +53,27 @@ const char *ref_shape_text(const int64_t *shape, int ndim, char *buf,
   return buf;
 }
 
-diopiError_t ref_view(const char *op, const char *arg,
+/* Device memory of the context's device, or host memory. */
+static diopiError_t expect_context_device(diopiContextHandle_t ctx,
+                                          const char *op, const char *arg,
+                                          diopiConstTensorHandle_t t) {
+  bp_device_t *device = bp_ops_tensor_bp_device(t);
+  bp_device_t *own = bp_ops_context_device(ctx);
+  if (!device || !own || device == own)
+    return diopiSuccess;
+  return ref_fail(op,
+                  "%s: on %s, but the context's device is %s (expected all "
+                  "tensors on the same device)",
+                  arg, bp_device_name(device), bp_device_name(own));
+}
+
+diopiError_t ref_view(diopiContextHandle_t ctx, const char *op, const char *arg,
                       diopiConstTensorHandle_t t, ref_view_t *out) {
   if (!t)
     return ref_fail(op, "%s: tensor is NULL", arg);
+  diopiError_t err = expect_context_device(ctx, op, arg, t);
+  if (err)
+    return err;
   diopiSize_t shape, strides;
   const void *data;
   if (diopiGetTensorShape(t, &shape) || diopiGetTensorStride(t, &strides) ||
@@ -76,24 +95,25 @@ diopiError_t ref_view(const char *op, const char *arg,
   return diopiSuccess;
 }
 
-diopiError_t ref_view_optional(const char *op, const char *arg,
-                               diopiConstTensorHandle_t t, ref_view_t *out,
-                               bool *present) {
+diopiError_t ref_view_optional(diopiContextHandle_t ctx, const char *op,
+                               const char *arg, diopiConstTensorHandle_t t,
+                               ref_view_t *out, bool *present) {
   *present = t != NULL;
   if (!t) {
     memset(out, 0, sizeof *out);
     return diopiSuccess;
   }
-  return ref_view(op, arg, t, out);
+  return ref_view(ctx, op, arg, t, out);
 }
 
-diopiError_t ref_views(const char *op, const ref_arg_t *args, int n) {
+diopiError_t ref_views(diopiContextHandle_t ctx, const char *op,
+                       const ref_arg_t *args, int n) {
   diopiError_t err = diopiSuccess;
   for (int i = 0; !err && i < n; i++)
     err = args[i].present
-              ? ref_view_optional(op, args[i].name, args[i].tensor,
+              ? ref_view_optional(ctx, op, args[i].name, args[i].tensor,
                                   args[i].view, args[i].present)
-              : ref_view(op, args[i].name, args[i].tensor, args[i].view);
+              : ref_view(ctx, op, args[i].name, args[i].tensor, args[i].view);
   return err;
 }
 

@@ -25,13 +25,15 @@ typedef struct ref_view {
 } ref_view_t;
 
 /* Reads `t` into *out. A NULL tensor, a dtype the library cannot compute,
- * or too many dims fail with a message naming `op` and `arg`. */
-diopiError_t ref_view(const char *op, const char *arg,
+ * too many dims, or device memory of another device than ctx's (whose
+ * stream would read it unordered; PyTorch: "Expected all tensors to be on
+ * the same device") fail with a message naming `op` and `arg`. */
+diopiError_t ref_view(diopiContextHandle_t ctx, const char *op, const char *arg,
                       diopiConstTensorHandle_t t, ref_view_t *out);
 /* ref_view for an optional tensor: NULL gives *present = false. */
-diopiError_t ref_view_optional(const char *op, const char *arg,
-                               diopiConstTensorHandle_t t, ref_view_t *out,
-                               bool *present);
+diopiError_t ref_view_optional(diopiContextHandle_t ctx, const char *op,
+                               const char *arg, diopiConstTensorHandle_t t,
+                               ref_view_t *out, bool *present);
 
 /* One tensor argument of an op for ref_views: its name in messages, the
  * handle, the view to fill, and where to record whether it was given (NULL:
@@ -45,7 +47,8 @@ typedef struct ref_arg {
 
 /* ref_view (or ref_view_optional) over args[0, n) in order; the first
  * error stops it. */
-diopiError_t ref_views(const char *op, const ref_arg_t *args, int n);
+diopiError_t ref_views(diopiContextHandle_t ctx, const char *op,
+                       const ref_arg_t *args, int n);
 #define REF_COUNT(array) ((int)(sizeof(array) / sizeof((array)[0])))
 
 size_t ref_dtype_size(diopiDtype_t dtype);
