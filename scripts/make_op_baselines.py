@@ -900,6 +900,41 @@ def hardening():
                                     "diopiAdaptiveAvgPool2d")
         .output("out", F.adaptive_avg_pool2d(x, (0, 2))).input("input", x)
         .attr("output_size", [0, 2]))
+    for tag, sa, sb in (("vector_vector", (5,), (5,)),
+                        ("matrix_vector", (3, 5), (5,)),
+                        ("vector_matrix", (5,), (5, 4)),
+                        ("batch_vector", (2, 3, 5), (5,)),
+                        ("batch_matrix", (2, 3, 5), (5, 4)),
+                        ("broadcast_batches", (2, 1, 3, 5), (4, 5, 2))):
+        a, b = randn(sa), randn(sb)
+        add("matmul", Case(f"matmul/f32/{tag}", "diopiMatmul", atol=1e-5,
+                           rtol=1e-5)
+            .output("out", torch.matmul(a, b)).input("input", a)
+            .input("other", b))
+    src = randn(())
+    zero_d = torch.tensor(0, dtype=torch.int64)
+    add("gather", Case("gather/f32/0d", "diopiGather")
+        .output("out", torch.gather(src, 0, zero_d)).input("input", src)
+        .input("index", zero_d).attr("dim", 0))
+    x, w, bias = randn((3, 4)), randn((0, 4)), randn((0,))
+    add("linear", Case("linear/f32/0_out_features", "diopiLinear")
+        .output("out", F.linear(x, w, bias)).input("input", x)
+        .input("weight", w).input("bias", bias))
+    for tag, shape, index in (("0d_input", (), [0]), ("0d_index", (3,), 2)):
+        src = randn(shape)
+        index = torch.tensor(index, dtype=torch.int64)
+        add("gather", Case(f"gather/f32/{tag}", "diopiGather")
+            .output("out", torch.gather(src, 0, index)).input("input", src)
+            .input("index", index).attr("dim", 0))
+    for tag, shape, has_bias in (("0_out_features_3d", (2, 3, 4), False),
+                                 ("0_out_features_1d", (4,), True)):
+        x, w = randn(shape), randn((0, 4))
+        c = Case(f"linear/f32/{tag}", "diopiLinear").output(
+            "out", F.linear(x, w, torch.zeros(0) if has_bias else None))
+        c.input("input", x).input("weight", w)
+        if has_bias:
+            c.input("bias", torch.zeros(0))
+        add("linear", c)
 
 
 def main():

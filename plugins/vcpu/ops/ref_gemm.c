@@ -22,13 +22,32 @@ typedef struct mat {
 
 typedef struct gemm_task {
   mat_t a, b, c;
-  int64_t batch, sa, sb, sc; /* batch strides in elements */
+  /* Batch dims (matmul's broadcast ones; bmm's one): `batch` products in
+   * all, batch index b unravelled over bshape, each operand's element
+   * offset the dot of that with its strides (0 where it broadcasts). */
+  int64_t batch;
+  int nbdims;
+  int64_t bshape[REF_MAX_DIMS], bsa[REF_MAX_DIMS], bsb[REF_MAX_DIMS],
+      bsc[REF_MAX_DIMS];
   double alpha, beta;
   bool has_init; /* C = beta * init + alpha * A.B, init broadcast to C */
   ref_view_t init;
   float *ta, *tb, *tc; /* scratch for float32 copies of A, B and C */
   bool f64;            /* computed in double: ta, tb, tc hold doubles */
 } gemm_task_t;
+
+/* The element offsets of product `b` in A, B and C. */
+static void batch_offsets(const gemm_task_t *g, int64_t b, int64_t *oa,
+                          int64_t *ob, int64_t *oc) {
+  *oa = *ob = *oc = 0;
+  for (int d = g->nbdims; d-- > 0;) {
+    int64_t i = b % g->bshape[d];
+    b /= g->bshape[d];
+    *oa += i * g->bsa[d];
+    *ob += i * g->bsb[d];
+    *oc += i * g->bsc[d];
+  }
+}
 
 static bool any_f64(const gemm_task_t *g) {
   return g->a.dtype == diopi_dtype_float64 ||
@@ -51,8 +70,10 @@ static void run_dgemm(const gemm_task_t *g) {
   size_t celem = ref_dtype_size(g->c.dtype);
   double *a = (double *)g->ta, *b = (double *)g->tb, *c = (double *)g->tc;
   for (int64_t bi = 0; bi < g->batch; bi++) {
-    to_f64(&g->a, bi * g->sa, a);
-    to_f64(&g->b, bi * g->sb, b);
+    int64_t oa, ob, oc;
+    batch_offsets(g, bi, &oa, &ob, &oc);
+    to_f64(&g->a, oa, a);
+    to_f64(&g->b, ob, b);
     for (int64_t r = 0; r < m; r++)
       for (int64_t j = 0; j < n; j++)
         c[r * n + j] =
@@ -61,7 +82,7 @@ static void run_dgemm(const gemm_task_t *g) {
       cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n,
                   (int)k, g->alpha, a, (int)(k > 1 ? k : 1), b,
                   (int)(n > 1 ? n : 1), 1.0, c, (int)(n > 1 ? n : 1));
-    char *cbase = g->c.data + bi * g->sc * (int64_t)celem;
+    char *cbase = g->c.data + oc * (int64_t)celem;
     for (int64_t r = 0; r < m; r++)
       for (int64_t j = 0; j < n; j++)
         ref_store(cbase + (r * g->c.rs + j * g->c.cs) * (int64_t)celem,
@@ -149,7 +170,9 @@ static void run_gemm(void *args) {
       g->c.dtype == diopi_dtype_float32 && g->c.cs == 1 && g->c.rs >= n;
   float *cbuf = g->tc;
   for (int64_t b = 0; b < g->batch; b++) {
-    char *cbase = g->c.data + b * g->sc * (int64_t)celem;
+    int64_t oa, ob, oc;
+    batch_offsets(g, b, &oa, &ob, &oc);
+    char *cbase = g->c.data + oc * (int64_t)celem;
     float *c = direct ? (float *)cbase : cbuf;
     int64_t ldc = direct ? g->c.rs : n;
     float beta = 0.0f;
@@ -164,8 +187,8 @@ static void run_gemm(void *args) {
     }
     CBLAS_TRANSPOSE transa, transb;
     int64_t lda, ldb;
-    const float *a = operand(&g->a, b * g->sa, g->ta, &transa, &lda);
-    const float *bm = operand(&g->b, b * g->sb, g->tb, &transb, &ldb);
+    const float *a = operand(&g->a, oa, g->ta, &transa, &lda);
+    const float *bm = operand(&g->b, ob, g->tb, &transb, &ldb);
     if (k == 0 && !g->has_init)
       for (int64_t r = 0; r < m; r++)
         memset(c + r * ldc, 0, (size_t)n * sizeof *c);
@@ -255,9 +278,13 @@ static diopiError_t product(diopiContextHandle_t ctx, const char *op,
   g->b = mat_of(&b, lead, false);
   g->c = mat_of(&o, lead, false);
   g->batch = batched ? o.shape[0] : 1;
-  g->sa = batched ? a.strides[0] : 0;
-  g->sb = batched ? b.strides[0] : 0;
-  g->sc = batched ? o.strides[0] : 0;
+  if (batched) {
+    g->nbdims = 1;
+    g->bshape[0] = o.shape[0];
+    g->bsa[0] = a.strides[0];
+    g->bsb[0] = b.strides[0];
+    g->bsc[0] = o.strides[0];
+  }
   g->alpha = 1;
   return diopiSuccess;
 }
@@ -280,15 +307,92 @@ REF_EXPORT diopiError_t diopiBmm(CTX, T out, CT input, CT mat2) {
   return err ? err : enqueue_gemm(ctx, "diopiBmm", &g);
 }
 
+/* matmul as torch.matmul: a 1-D operand is a vector (a row on the left, a
+ * column on the right, its dim absent from out); dims before the last two
+ * are batch dims, broadcast against each other. */
 REF_EXPORT diopiError_t diopiMatmul(CTX, T out, CT input, CT other) {
-  ref_view_t a;
-  diopiError_t err = ref_view(ctx, "diopiMatmul", "input", input, &a);
+  const char *op = "diopiMatmul";
+  ref_view_t o, a, b;
+  diopiError_t err = ref_view(ctx, op, "out", out, &o);
+  if (!err)
+    err = ref_view(ctx, op, "input", input, &a);
+  if (!err)
+    err = ref_view(ctx, op, "other", other, &b);
   if (err)
     return err;
+  if (a.ndim == 0 || b.ndim == 0)
+    return ref_fail(op,
+                    "input and other: both need at least 1 dim, got %d "
+                    "and %d",
+                    a.ndim, b.ndim);
+  bool a_vec = a.ndim == 1, b_vec = b.ndim == 1;
+  int64_t m = a_vec ? 1 : a.shape[a.ndim - 2], k = a.shape[a.ndim - 1];
+  int64_t kb = b_vec ? b.shape[0] : b.shape[b.ndim - 2];
+  int64_t n = b_vec ? 1 : b.shape[b.ndim - 1];
+  char have_a[128], have_b[128];
+  if (k != kb)
+    return ref_fail(op,
+                    "input %s and other %s: inner sizes %lld and %lld "
+                    "differ",
+                    ref_shape_text(a.shape, a.ndim, have_a, sizeof have_a),
+                    ref_shape_text(b.shape, b.ndim, have_b, sizeof have_b),
+                    (long long)k, (long long)kb);
   gemm_task_t g;
-  err = product(ctx, "diopiMatmul", out, input, "input", other, "other",
-                a.ndim == 3, &g);
-  return err ? err : enqueue_gemm(ctx, "diopiMatmul", &g);
+  memset(&g, 0, sizeof g);
+  int abd = a.ndim > 2 ? a.ndim - 2 : 0, bbd = b.ndim > 2 ? b.ndim - 2 : 0;
+  g.nbdims = abd > bbd ? abd : bbd;
+  g.batch = 1;
+  int64_t want[REF_MAX_DIMS];
+  int nwant = 0;
+  for (int d = 0; d < g.nbdims; d++) {
+    int da = d - (g.nbdims - abd), db = d - (g.nbdims - bbd);
+    int64_t sa = da >= 0 ? a.shape[da] : 1, sb = db >= 0 ? b.shape[db] : 1;
+    if (sa != sb && sa != 1 && sb != 1)
+      return ref_fail(op,
+                      "input %s and other %s: batch dims do not "
+                      "broadcast",
+                      ref_shape_text(a.shape, a.ndim, have_a, sizeof have_a),
+                      ref_shape_text(b.shape, b.ndim, have_b, sizeof have_b));
+    g.bshape[d] = sa == 1 ? sb : sa;
+    g.bsa[d] = da >= 0 && sa != 1 ? a.strides[da] : 0;
+    g.bsb[d] = db >= 0 && sb != 1 ? b.strides[db] : 0;
+    g.batch *= g.bshape[d];
+    want[nwant++] = g.bshape[d];
+  }
+  if (!a_vec)
+    want[nwant++] = m;
+  if (!b_vec)
+    want[nwant++] = n;
+  if ((err = ref_expect_shape(op, "out", &o, want, nwant)) ||
+      (err = float_only(op, "input", &a)) ||
+      (err = float_only(op, "out", &o)) ||
+      (err = ref_expect_no_partial_overlap(op, "input", &o, &a)) ||
+      (err = ref_expect_no_partial_overlap(op, "other", &o, &b)))
+    return err;
+  for (int d = 0; d < g.nbdims; d++)
+    g.bsc[d] = o.strides[d];
+  g.a = (mat_t){a.data,
+                a.dtype,
+                m,
+                k,
+                a_vec ? 0 : a.strides[a.ndim - 2],
+                a.strides[a.ndim - 1]};
+  g.b = b_vec ? (mat_t){b.data, b.dtype, k, 1, b.strides[0], 0}
+              : (mat_t){b.data,
+                        b.dtype,
+                        k,
+                        n,
+                        b.strides[b.ndim - 2],
+                        b.strides[b.ndim - 1]};
+  int last = o.ndim - 1;
+  g.c = (mat_t){o.data,
+                o.dtype,
+                m,
+                n,
+                a_vec ? 0 : o.strides[b_vec ? last : last - 1],
+                b_vec ? 0 : o.strides[last]};
+  g.alpha = 1;
+  return enqueue_gemm(ctx, op, &g);
 }
 
 REF_EXPORT diopiError_t diopiAddmm(CTX, T out, CT input, CT mat1, CT mat2,

@@ -253,6 +253,14 @@ static void run_gather(void *args) {
   ref_parallel_for(t->out.numel, 1 << 14, gather_range, t);
 }
 
+static void as_1d(ref_view_t *v) {
+  if (v->ndim)
+    return;
+  v->ndim = 1;
+  v->shape[0] = 1;
+  v->strides[0] = 1;
+}
+
 REF_EXPORT diopiError_t diopiGather(diopiContextHandle_t ctx,
                                     diopiTensorHandle_t out,
                                     diopiConstTensorHandle_t input, int64_t dim,
@@ -269,6 +277,14 @@ REF_EXPORT diopiError_t diopiGather(diopiContextHandle_t ctx,
     err = expect_index(op, "index", &t.index);
   if (!err)
     err = ref_dim(op, "dim", dim, t.input.ndim, &t.dim);
+  if (!err)
+    err = ref_expect_shape(op, "out", &t.out, t.index.shape, t.index.ndim);
+  if (!err && t.input.ndim <= 1 && t.index.ndim <= 1) {
+    /* As torch.gather: a 0-d input or index is 1-d of one element. */
+    as_1d(&t.input);
+    as_1d(&t.index);
+    as_1d(&t.out);
+  }
   if (!err && t.index.ndim != t.input.ndim)
     err = ref_fail(op, "index: %d dims, input has %d", t.index.ndim,
                    t.input.ndim);
@@ -277,8 +293,6 @@ REF_EXPORT diopiError_t diopiGather(diopiContextHandle_t ctx,
       err =
           ref_fail(op, "index: size %lld at dim %d exceeds input's %lld",
                    (long long)t.index.shape[d], d, (long long)t.input.shape[d]);
-  if (!err)
-    err = ref_expect_shape(op, "out", &t.out, t.index.shape, t.index.ndim);
   if (!err)
     err = ref_expect_dtype(op, "out", &t.out, t.input.dtype);
   if (!err)
