@@ -935,6 +935,35 @@ def hardening():
         if has_bias:
             c.input("bias", torch.zeros(0))
         add("linear", c)
+    for tag, n, cin, hw, cout, k, stride, pad, dil, groups, bias in (
+            ("f64/precision", 2, 4, 7, 6, 3, 2, 1, 1, 2, True),
+            ("f64/dilated", 1, 3, 8, 2, 3, 1, 0, 2, 1, False)):
+        x = randn((n, cin, hw, hw), torch.float64).requires_grad_()
+        w = randn((cout, cin // groups, k, k), torch.float64).requires_grad_()
+        b = randn((cout,), torch.float64).requires_grad_() if bias else None
+        y = F.conv2d(x, w, b, stride, pad, dil, groups)
+        go = randn(y.shape, torch.float64)
+        y.backward(go)
+        attrs = (("stride", [stride] * 2), ("padding", [pad] * 2),
+                 ("dilation", [dil] * 2), ("groups", groups))
+        c = Case(f"conv2d/{tag}", "diopiConvolution2d", torch.float64, 1e-10,
+                 1e-10).output("out", y.detach()).input("input", x.detach())
+        c.input("weight", w.detach())
+        if bias:
+            c.input("bias", b.detach())
+        for attr in attrs:
+            c.attr(*attr)
+        add("conv2d", c)
+        bw = Case(f"conv2d_backward/{tag}", "diopiConvolution2dBackward",
+                  torch.float64, 1e-10, 1e-10)
+        bw.output("grad_input", x.grad).output("grad_weight", w.grad)
+        if bias:
+            bw.output("grad_bias", b.grad)
+        bw.input("grad_output", go).input("input", x.detach())
+        bw.input("weight", w.detach()).attr("bias_sizes", [cout] if bias else [])
+        for attr in attrs:
+            bw.attr(*attr)
+        add("conv2d", bw)
 
 
 def main():
