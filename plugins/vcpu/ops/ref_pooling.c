@@ -61,7 +61,7 @@ static void max_backward(void *context, int64_t begin, int64_t end) {
     for (int64_t o = 0; o < t->oh * t->ow; o++) {
       int64_t at = (int64_t)ref_get(&t->indices, pl * t->oh * t->ow + o);
       if (at < 0 || at >= plane)
-        continue; /* cannot be reported from here: the op has returned */
+        continue; /* refused by the op; changed since only by a race */
       int64_t i = pl * plane + at;
       ref_set(&t->out, i,
               ref_get(&t->out, i) +
