@@ -210,6 +210,21 @@ static void cross_entropy_refuses_label_smoothing_outside_0_1(void **state) {
   bp_ops_tensor_destroy(out);
 }
 
+static void cross_entropy_refuses_a_target_out_of_range(void **state) {
+  env_t *e = *state;
+  int64_t target[2] = {0, 5};
+  diopiTensorHandle_t in = tensor(e, diopi_dtype_float32, 2, k2x3, kSix),
+                      t = tensor(e, diopi_dtype_int64, 1, k2, target),
+                      out = tensor(e, diopi_dtype_float32, 0, NULL, NULL);
+  __typeof__(&diopiCrossEntropyLoss) fn = find(e, "diopiCrossEntropyLoss");
+  expect_error(e, fn(e->ctx, out, in, t, NULL, ReductionMean, -100, 0.0),
+               "diopiCrossEntropyLoss: target: value 5 at element 1 is out of "
+               "range [0, 3)");
+  bp_ops_tensor_destroy(in);
+  bp_ops_tensor_destroy(t);
+  bp_ops_tensor_destroy(out);
+}
+
 static void div_refuses_an_unknown_rounding_mode(void **state) {
   env_t *e = *state;
   diopiTensorHandle_t a = tensor(e, diopi_dtype_float32, 1, k3, kSix),
@@ -263,6 +278,8 @@ int main(void) {
                                       teardown),
       cmocka_unit_test_setup_teardown(
           cross_entropy_refuses_label_smoothing_outside_0_1, setup, teardown),
+      cmocka_unit_test_setup_teardown(
+          cross_entropy_refuses_a_target_out_of_range, setup, teardown),
       cmocka_unit_test_setup_teardown(div_refuses_an_unknown_rounding_mode,
                                       setup, teardown),
       cmocka_unit_test_setup_teardown(ops_refuse_a_tensor_of_another_device,
