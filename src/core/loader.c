@@ -114,6 +114,7 @@ static bp_status_t probe_init_plugin(load_state_t *state, init_plugin_fn init,
     state->reported_interface_size = p->interface->size;
     *params = *p;
     params->size = p->size == params_size ? 0 : p->size;
+    params->interface = NULL; /* the storage is freed below */
     BP_DeviceLayoutTranslate(&state->native, BP_DEVICE_LAYOUT_NATIVE,
                              interface_storage, layout);
   }
@@ -124,11 +125,17 @@ static bp_status_t probe_init_plugin(load_state_t *state, init_plugin_fn init,
 
 static bool validate_params(load_state_t *state,
                             const CustomRuntimeParams *params) {
-  if (state->layout < 0)
-    return reject(state, "InitPlugin left device_type NULL for every known "
-                         "layout (C_DeviceInterface of 904, 912, 1040, 1032 "
-                         "or 1128 bytes): built against another "
-                         "device_ext.h?");
+  if (state->layout < 0) {
+    char sizes[64] = "";
+    for (int layout = 0; layout < BP_DEVICE_LAYOUT_COUNT; ++layout)
+      snprintf(sizes + strlen(sizes), sizeof sizes - strlen(sizes), "%s%zu",
+               layout ? ", " : "", BP_DeviceLayoutInterfaceSize(layout));
+    return reject(state,
+                  "InitPlugin left device_type NULL for every known layout "
+                  "(C_DeviceInterface of %s bytes): built against another "
+                  "device_ext.h?",
+                  sizes);
+  }
   size_t layout_size = BP_DeviceLayoutInterfaceSize(state->layout);
   if (state->reported_interface_size != 0 &&
       state->reported_interface_size != layout_size)
