@@ -185,6 +185,11 @@ static void show_progress(const train_progress_t *p, void *user) {
 static void print_summary(const train_args_t *a, const train_summary_t *s,
                           size_t world, const char **names) {
   FILE *out = cli_out();
+  if (s->steps == 0) { /* a finished run resumed: no step, no loss */
+    fprintf(out, "test accuracy %.2f %% of the finished run (step %zu)\n",
+            100 * s->accuracy, s->resumed_from);
+    return;
+  }
   fprintf(out,
           "test accuracy %.2f %%  final loss %.4f  %zu steps in %.2f s  "
           "%.0f samples/s (%zu ranks, batch %zu, overlap %s)\n",
@@ -210,14 +215,16 @@ static int print_json(const train_args_t *a, const train_summary_t *s,
                   s->times[r].communication, "waiting_s", s->times[r].waiting));
   for (size_t e = 0; e < s->epochs_run; e++)
     json_array_append_new(epochs, json_real(s->epoch_loss[e]));
+  /* A finished run resumed takes no step: its loss is not known. */
   json_t *root = json_pack(
-      "{s:f, s:f, s:I, s:I, s:f, s:f, s:I, s:I, s:I, s:b, s:o, s:o}",
-      "test_accuracy", s->accuracy, "final_loss", s->final_loss, "steps",
+      "{s:f, s:o, s:I, s:I, s:f, s:f, s:I, s:I, s:I, s:b, s:o, s:o, s:b}",
+      "test_accuracy", s->accuracy, "final_loss",
+      s->steps ? json_real(s->final_loss) : json_null(), "steps",
       (json_int_t)s->steps, "resumed_from", (json_int_t)s->resumed_from,
       "seconds", s->seconds, "samples_per_second", s->samples_per_second,
       "ranks", (json_int_t)world, "batch", (json_int_t)a->config.batch, "seed",
       (json_int_t)a->config.seed, "overlap", a->config.overlap, "epoch_loss",
-      epochs, "devices", devices);
+      epochs, "devices", devices, "finished_before", s->steps == 0);
   return cli_json_print(root) ? 1 : 0;
 }
 
@@ -289,6 +296,12 @@ static int train_here(train_args_t *a, const cli_options_t *options,
   }
   if (status)
     goto done;
+  size_t resumed = 0, total = train_session_total_steps(session);
+  if (a->run.checkpoint_dir &&
+      (status = train_run_resume(session, a->run.checkpoint_dir, &resumed))) {
+    fprintf(stderr, "backplane train: %s\n", train_last_error());
+    goto done;
+  }
   int tty = isatty(fileno(cli_out()));
   size_t ranks = train_session_world_size(session);
   if (reporter && !a->json) {
@@ -301,9 +314,16 @@ static int train_here(train_args_t *a, const cli_options_t *options,
             ranks, ranks > 1 ? "s" : "",
             world->kind == TRAIN_WORLD_SINGLE ? "vcpu devices, one process"
                                               : "processes, shared memory",
-            a->config.batch / ranks, a->config.epochs,
-            train_session_total_steps(session), (double)a->config.lr,
-            a->config.overlap ? "on" : "off");
+            a->config.batch / ranks, a->config.epochs, total,
+            (double)a->config.lr, a->config.overlap ? "on" : "off");
+    if (resumed == total)
+      fprintf(cli_out(),
+              "the checkpoint in %s is at the last step (%zu of %zu): the "
+              "run is finished, nothing to train\n",
+              a->run.checkpoint_dir, resumed, total);
+    else if (resumed)
+      fprintf(cli_out(), "resumed from step %zu of %zu (checkpoint in %s)\n",
+              resumed, total, a->run.checkpoint_dir);
   }
   status = train_run(session, &a->run, &summary);
   if (status) {

@@ -91,6 +91,8 @@ size_t train_session_param_count(const train_session_t *session);
 size_t train_session_samples_per_step(const train_session_t *session);
 size_t train_session_world_size(const train_session_t *session);
 size_t train_session_local_ranks(const train_session_t *session);
+/* The world rank of this process's first local rank (0 in one process). */
+size_t train_session_first_rank(const train_session_t *session);
 
 /* Enqueues one step on every local rank and returns without waiting for it
  * (the host stays at most a few steps ahead of the devices). */

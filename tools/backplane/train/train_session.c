@@ -75,6 +75,9 @@ size_t train_session_world_size(const train_session_t *s) {
 size_t train_session_local_ranks(const train_session_t *s) {
   return s->local;
 }
+size_t train_session_first_rank(const train_session_t *s) {
+  return s->config.first_rank;
+}
 
 static bp_status_t find_ops(train_session_t *s) {
   struct {
