@@ -288,12 +288,10 @@ static int train_here(train_args_t *a, const cli_options_t *options,
     a->config.comm_id = world->id;
     a->config.comm_id_size = world->id_size;
   }
-  if (!status &&
-      (status = train_session_create(runtime, &a->config, &session))) {
+  /* The arguments were checked: what fails from here on is a runtime
+   * failure (exit 1), whatever its status. */
+  if (!status && (status = train_session_create(runtime, &a->config, &session)))
     fprintf(stderr, "backplane train: %s\n", train_last_error());
-    code =
-        status == BP_ERR_INVALID_ARGUMENT || status == BP_ERR_NOT_FOUND ? 2 : 1;
-  }
   if (status)
     goto done;
   size_t resumed = 0, total = train_session_total_steps(session);
@@ -384,20 +382,26 @@ int cmd_train(int argc, char **argv) {
     cli_path_reference_ops(ops, sizeof ops);
     a.config.ops_path = ops;
   }
+  /* Usage errors (exit 2): a world or configuration the arguments ask for
+   * that cannot be run; a world the environment describes wrongly is a
+   * failure (1). */
   train_world_t world;
   int code = 2;
   if (train_world_detect(a.processes, &world)) {
     fprintf(stderr, "backplane train: %s\n", train_last_error());
-  } else if (world.kind != TRAIN_WORLD_SINGLE && a.config.batch % world.size) {
-    fprintf(stderr,
-            "backplane train: batch %zu does not divide across %zu ranks "
-            "(give a multiple of %zu)\n",
-            a.config.batch, world.size, world.size);
+    code = a.processes ? 2 : 1;
   } else {
-    if (world.kind != TRAIN_WORLD_SINGLE)
+    if (world.kind != TRAIN_WORLD_SINGLE) {
       a.config.local_ranks = 1;
-    set_vcpu_devices(a.config.local_ranks);
-    code = train_here(&a, &options, &world, all);
+      a.config.world_size = world.size;
+      a.config.first_rank = world.rank;
+    }
+    if (train_config_check(&a.config)) {
+      fprintf(stderr, "backplane train: %s\n", train_last_error());
+    } else {
+      set_vcpu_devices(a.config.local_ranks);
+      code = train_here(&a, &options, &world, all);
+    }
   }
   cli_options_release(&options);
   return code;

@@ -53,6 +53,10 @@ typedef struct train_config {
 
 /* The defaults above (data and ops paths left NULL). */
 void train_config_defaults(train_config_t *config);
+/* BP_ERR_INVALID_ARGUMENT, with a message, for a configuration no session
+ * can run (counts out of range, a batch that does not divide across the
+ * world's ranks); checked again by train_session_create. */
+bp_status_t train_config_check(const train_config_t *config);
 
 /* Where Debian's python3-sklearn puts the data set. */
 #define TRAIN_DIGITS_PATH                                                      \
