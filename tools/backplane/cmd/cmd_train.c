@@ -22,13 +22,6 @@
 #include "train/train_run.h"
 #include "train/train_world.h"
 
-#define TRAIN_USAGE                                                            \
-  "[--devices N | --processes N] [--batch N] [--epochs N] [--seed N]\n"        \
-  "           [--lr X] [--no-overlap] [--checkpoint DIR] "                     \
-  "[--checkpoint-every K]\n"                                                   \
-  "           [--data FILE] [--ops LIB.so] [--trace FILE] [--svg FILE] "       \
-  "[--svg-window FROM_MS:TO_MS] [--json]"
-
 typedef struct train_args {
   train_config_t config;
   train_run_options_t run;
@@ -39,8 +32,8 @@ typedef struct train_args {
 } train_args_t;
 
 static int usage(const char *why, const char *word) {
-  fprintf(stderr, "backplane train: %s%s%s%s\nusage: backplane train %s\n", why,
-          word ? " '" : "", word ? word : "", word ? "'" : "", TRAIN_USAGE);
+  fprintf(stderr, "backplane train: %s%s%s%s (see 'backplane train --help')\n",
+          why, word ? " '" : "", word ? word : "", word ? "'" : "");
   return 2;
 }
 
