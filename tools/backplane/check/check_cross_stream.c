@@ -1,10 +1,12 @@
 /* Cross-stream checks: stream A (held by a gate) writes a pattern to device
  * memory; stream B (same or other device) is told to wait for A, then
- * copies the data into pinned host memory and runs a callback. Nothing on B
- * may happen before A is released, and B must see A's data. The copy to the
- * host is asynchronous (pinned memory, or bp_copy_async_unsafe where the
- * plugin has none), so queueing B's work never waits for A: a call that
- * does is a failure, and a look the gate's deadline spoiled is a SKIP. */
+ * copies the data into pinned host memory and runs a callback (across
+ * devices: runs the callback, then, once A is released, copies the data
+ * over and out). Nothing on B may happen before A is released, and B must
+ * see A's data. The copy to the host is asynchronous (pinned memory, or
+ * bp_copy_async_unsafe where the plugin has none), so queueing B's work
+ * never waits for A: a call that does is a failure, and a look the gate's
+ * deadline spoiled is a SKIP. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -102,7 +104,9 @@ static bp_status_t copy_out(cross_run_t *r, bp_device_t *src_device,
                                     r->b);
 }
 
-/* A's write, B's wait for it, and B's work after the wait. */
+/* A's write, B's wait for it, and B's work after the wait that is looked
+ * at while A is held: the copy to the host and the callback; across
+ * devices only the callback (the peer copy comes after the look). */
 static bp_status_t enqueue(cross_run_t *r) {
   bp_status_t status = BP_OK;
   r->step = "holding stream A";
@@ -122,18 +126,23 @@ static bp_status_t enqueue(cross_run_t *r) {
                        bp_stream_wait_event(r->b, r->event))))
       return status;
   }
-  if (r->kind == CROSS_DEVICE) {
-    if ((status = on_b(
-             r, "bp_copy (peer, on B)",
-             bp_copy(r->dev_b, r->db, r->dev_a, r->da, CROSS_SIZE, r->b))) ||
-        (status = on_b(r, "bp_copy (d2h, on B)", copy_out(r, r->dev_b, r->db))))
-      return status;
-  } else if ((status = on_b(r, "bp_copy (d2h, on B)",
-                            copy_out(r, r->dev_a, r->da)))) {
+  if (r->kind != CROSS_DEVICE &&
+      (status = on_b(r, "bp_copy (d2h, on B)", copy_out(r, r->dev_a, r->da))))
     return status;
-  }
   return on_b(r, "bp_stream_add_callback (on B)",
               check_marker_enqueue(&r->marker, r->b));
+}
+
+/* Across devices, B's copies once A is released: a plugin without an
+ * asynchronous peer copy gets the runtime's fallback, which drains both
+ * devices first, so enqueued behind held A it would wait for A's gate. */
+static bp_status_t enqueue_peer_copies(cross_run_t *r) {
+  bp_status_t status;
+  r->step = "bp_copy (peer, on B)";
+  if ((status = bp_copy(r->dev_b, r->db, r->dev_a, r->da, CROSS_SIZE, r->b)))
+    return status;
+  r->step = "bp_copy (d2h, on B)";
+  return copy_out(r, r->dev_b, r->db);
 }
 
 /* Watches B for a moment while A is held. */
@@ -161,6 +170,8 @@ static void run_cross_stream(check_ctx_t *ctx, wait_kind_t kind) {
   if (status == BP_OK && !r.blocked_call)
     seen.look = look_at_b(&r);
   check_gate_open(&r.gate);
+  if (status == BP_OK && kind == CROSS_DEVICE && !r.blocked_call)
+    status = enqueue_peer_copies(&r);
   if (status == BP_OK) {
     r.step = "bp_stream_synchronize(B)";
     status = bp_stream_synchronize(r.b);
