@@ -26,11 +26,6 @@ static void test_look_while_held(void **state) {
   assert_int_equal(check_look_judge(1, 0, 1), CHECK_LOOK_RAN_EARLY);
   assert_int_equal(check_look_judge(1, 1, 1), CHECK_LOOK_RAN_EARLY);
   assert_int_equal(check_look_judge(0, 1, 1), CHECK_LOOK_IDLE_EARLY);
-  assert_true(check_look_is_early(CHECK_LOOK_RAN_EARLY));
-  assert_true(check_look_is_early(CHECK_LOOK_IDLE_EARLY));
-  assert_false(check_look_is_early(CHECK_LOOK_HELD));
-  assert_false(check_look_is_early(CHECK_LOOK_CANNOT_TELL));
-  assert_false(check_look_is_early(CHECK_LOOK_UNGATED));
 }
 
 /* Every combination of the other evidence, with a given look. */

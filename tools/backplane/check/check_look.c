@@ -8,7 +8,3 @@ check_look_t check_look_judge(int ran, int idle, int gate_held) {
     return CHECK_LOOK_RAN_EARLY;
   return idle ? CHECK_LOOK_IDLE_EARLY : CHECK_LOOK_HELD;
 }
-
-int check_look_is_early(check_look_t look) {
-  return look == CHECK_LOOK_RAN_EARLY || look == CHECK_LOOK_IDLE_EARLY;
-}

@@ -20,7 +20,4 @@ typedef enum check_look {
  * held during the whole look. */
 check_look_t check_look_judge(int ran, int idle, int gate_held);
 
-/* Whether the look is evidence of a defect (RAN_EARLY, IDLE_EARLY). */
-int check_look_is_early(check_look_t look);
-
 #endif /* BACKPLANE_CLI_CHECK_LOOK_H_ */

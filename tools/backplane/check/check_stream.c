@@ -1,6 +1,6 @@
 /* Stream checks: dependent work on one stream lands in order; host callbacks
- * run in order and exactly once; a stream waiting on another stream's (or
- * device's) event does not run early; many streams of mixed work at once.
+ * run in order and exactly once; many streams of mixed work at once (waits
+ * across streams: check_cross_stream.c).
  * With asynchronous streams the work is queued behind a gate first, so
  * "not early" is observed, not assumed. */
 #include <stdatomic.h>
