@@ -386,7 +386,7 @@ static void test_two_processes_killed_then_resumed(void **state) {
       "--processes", "2", "--epochs", "10", "--checkpoint", killed, NULL});
   assert_int_equal((int)number(again, "steps"), 0);
   assert_true(json_is_null(json_object_get(again, "final_loss")));
-  assert_true(json_is_true(json_object_get(again, "finished_before")));
+  assert_true(json_is_true(json_object_get(again, "already_finished")));
   json_decref(again);
   assert_int_equal(
       tool_run((const char *[]){"train", "--processes", "2", "--epochs", "10",

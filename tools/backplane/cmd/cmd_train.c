@@ -217,7 +217,7 @@ static int print_json(const train_args_t *a, const train_summary_t *s,
       "seconds", s->seconds, "samples_per_second", s->samples_per_second,
       "ranks", (json_int_t)world, "batch", (json_int_t)a->config.batch, "seed",
       (json_int_t)a->config.seed, "overlap", a->config.overlap, "epoch_loss",
-      epochs, "devices", devices, "finished_before", s->steps == 0);
+      epochs, "devices", devices, "already_finished", s->steps == 0);
   return cli_json_print(root) ? 1 : 0;
 }
 
