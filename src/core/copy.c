@@ -11,6 +11,7 @@
 #include "core/copy_internal.h"
 #include "core/fallbacks.h"
 #include "core/observer.h"
+#include "core/released_ranges.h"
 #include "core/runtime_internal.h"
 #include "core/staging.h"
 #include "core/stream_internal.h"
@@ -51,9 +52,24 @@ range_refused(bp_device_t *device, const char *call, const char *role,
   return status;
 }
 
+static __attribute__((noinline, cold)) bp_status_t
+released_refused(bp_device_t *device, const char *call, const char *role,
+                 const void *ptr) {
+  bp_status_t status = bp_error(
+      BP_ERR_INVALID_ARGUMENT,
+      "%s: %s %p on %s is in memory the caching allocator gave back to the "
+      "plugin (bp_device_empty_cache, or a retry after running out of "
+      "memory): no live allocation covers it",
+      call, role, ptr, device->name);
+  bp_api_refused(device, call);
+  return status;
+}
+
 /* The bounds check of a device-side range against the blocks of the
- * device's caching allocator: pointers it did not hand out pass. Off with
- * bp_runtime_options_t.skip_range_checks. `size` ≥ 1, no overflow. */
+ * device's caching allocator: pointers it did not hand out pass, unless
+ * they lie in memory it gave back to the plugin (core/released_ranges.h).
+ * Off with bp_runtime_options_t.skip_range_checks. `size` ≥ 1, no
+ * overflow. */
 static inline bp_status_t check_range(bp_device_t *device, const char *call,
                                       const char *role, const void *ptr,
                                       size_t size) {
@@ -65,9 +81,12 @@ static inline bp_status_t check_range(bp_device_t *device, const char *call,
   bp_range_block_t block;
   bp_range_verdict_t verdict =
       bp_caching_allocator_check_range(allocator, ptr, size, &block);
-  if (__builtin_expect(
-          verdict == BP_RANGE_NOT_OURS || verdict == BP_RANGE_INSIDE, 1))
+  if (__builtin_expect(verdict == BP_RANGE_INSIDE, 1))
     return BP_OK;
+  if (verdict == BP_RANGE_NOT_OURS)
+    return bp_device_range_released(device, ptr)
+               ? released_refused(device, call, role, ptr)
+               : BP_OK;
   return range_refused(device, call, role, ptr, size, verdict, &block);
 }
 

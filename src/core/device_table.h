@@ -41,6 +41,9 @@ struct bp_device {
   bp_allocation_table_t host_allocations;
   bp_allocation_table_t unified_allocations;
   bp_host_ranges_t pinned; /* the ranges of host_allocations, for bp_copy */
+  /* Device memory the allocator gave back (core/released_ranges.h). */
+  pthread_mutex_t released_lock;
+  bp_host_ranges_t released;
   _Atomic(struct bp_stream *) default_stream; /* created lazily */
   /* Bumped when a stream that was ever some thread's active stream is
    * destroyed: threads then check theirs is still alive (core/active.h). */
