@@ -9,6 +9,7 @@
 #include "base/status.h"
 #include "core/active.h"
 #include "core/copy_internal.h"
+#include "core/copy_profiling.h"
 #include "core/fallbacks.h"
 #include "core/observer.h"
 #include "core/released_ranges.h"
@@ -112,9 +113,13 @@ static bp_status_t one_device_copy(bp_device_t *device, bp_stream_t *stream,
     return unsupported(device, sync_name);
   if (stream && (status = bp_stream_drain("bp_copy", stream)) != BP_OK)
     return status;
+  uint64_t profiled = bp_copy_profile_begin(device);
   C_Status result = sync(&device->c_device, dst, src, size);
-  return BP_C_OK(result) ? BP_OK
-                         : bp_plugin_call_error(device, sync_name, result);
+  if (!BP_C_OK(result))
+    return bp_plugin_call_error(device, sync_name, result);
+  bp_copy_profile_end(device, stream, sync_name + strlen("memory_copy_"), size,
+                      profiled);
+  return BP_OK;
 }
 
 /* Between two devices of one plugin. */
@@ -145,11 +150,13 @@ static bp_status_t peer_copy(bp_device_t *dst_device, void *dst,
     return unsupported(src_device, "memory_copy_p2p");
   if (stream && (status = bp_stream_drain("bp_copy", stream)) != BP_OK)
     return status;
+  uint64_t profiled = bp_copy_profile_begin(src_device);
   C_Status result = d->memory_copy_p2p(&dst_device->c_device,
                                        &src_device->c_device, dst, src, size);
-  return BP_C_OK(result)
-             ? BP_OK
-             : bp_plugin_call_error(src_device, "memory_copy_p2p", result);
+  if (!BP_C_OK(result))
+    return bp_plugin_call_error(src_device, "memory_copy_p2p", result);
+  bp_copy_profile_end(src_device, stream, "p2p", size, profiled);
+  return BP_OK;
 }
 
 /* Between plugins: through host memory, synchronously. */
@@ -164,10 +171,15 @@ static bp_status_t cross_plugin_copy(bp_device_t *dst_device, void *dst,
   if (status != BP_OK)
     return status;
   const char *failed = NULL;
+  uint64_t profiled = bp_copy_profile_begin(src_device);
+  uint64_t profiled_dst = bp_copy_profile_begin(dst_device);
   C_Status result = bp_bounce_copy(&dst_device->c_device, &src_device->c_device,
                                    dst, src, size, &failed);
-  if (BP_C_OK(result))
+  if (BP_C_OK(result)) { /* through the host: one copy out, one in */
+    bp_copy_profile_end(src_device, NULL, "d2h", size, profiled);
+    bp_copy_profile_end(dst_device, NULL, "h2d", size, profiled_dst);
     return BP_OK;
+  }
   if (strcmp(failed, "malloc") == 0)
     return bp_error(BP_ERR_OUT_OF_MEMORY,
                     "bp_copy %s -> %s: no host memory for the bounce buffer",

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/status.h"
+#include "core/copy_profiling.h"
 #include "core/stream_internal.h"
 
 struct bp_staging_buffer {
@@ -227,10 +228,12 @@ bp_status_t bp_staged_copy_h2d(bp_device_t *device, bp_stream_t *stream,
    * while the caller fills the next. */
   if (size <= BP_COPY_STAGING_CHUNK && d->memory_copy_h2d &&
       stream_idle(device, stream)) {
+    uint64_t profiled = bp_copy_profile_begin(device);
     C_Status result = d->memory_copy_h2d(&device->c_device, dst, src, size);
-    return BP_C_OK(result)
-               ? BP_OK
-               : bp_plugin_call_error(device, "memory_copy_h2d", result);
+    if (!BP_C_OK(result))
+      return bp_plugin_call_error(device, "memory_copy_h2d", result);
+    bp_copy_profile_end(device, stream, "h2d", size, profiled);
+    return BP_OK;
   }
   for (size_t done = 0; done < size;) {
     size_t chunk = size - done < BP_COPY_STAGING_CHUNK ? size - done
@@ -267,10 +270,12 @@ bp_status_t bp_waited_copy_d2h(bp_device_t *device, bp_stream_t *stream,
   if (status != BP_OK)
     return status;
   if (d->memory_copy_d2h) {
+    uint64_t profiled = bp_copy_profile_begin(device);
     C_Status result = d->memory_copy_d2h(&device->c_device, dst, src, size);
-    return BP_C_OK(result)
-               ? BP_OK
-               : bp_plugin_call_error(device, "memory_copy_d2h", result);
+    if (!BP_C_OK(result))
+      return bp_plugin_call_error(device, "memory_copy_d2h", result);
+    bp_copy_profile_end(device, stream, "d2h", size, profiled);
+    return BP_OK;
   }
   C_Status result = d->async_memory_copy_d2h(&device->c_device, stream->native,
                                              dst, src, size);
