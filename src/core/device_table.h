@@ -24,10 +24,11 @@ struct bp_device {
   /* &plugin->observer while a layer observes the plugin (core/observer.h),
    * else NULL. Set and cleared while the runtime loads and unloads it. */
   const bp_observer_t *observer;
-  size_t index;    /* within the plugin */
-  size_t ordinal;  /* within the runtime */
-  uint64_t serial; /* process-unique, for the thread's binding cache */
-  char name[96];   /* "vcpu:1" */
+  size_t index;        /* within the plugin */
+  size_t ordinal;      /* within the runtime (core/visible_devices.h) */
+  size_t visible_rank; /* its place in BACKPLANE_VISIBLE_DEVICES' order */
+  uint64_t serial;     /* process-unique, for the thread's binding cache */
+  char name[96];       /* "vcpu:1" */
 
   pthread_mutex_t lock;
   atomic_int ready;                            /* init_device succeeded */
