@@ -37,7 +37,8 @@ typedef struct bp_runtime_options {
   int skip_builtin_plugins;
   /* Nonzero: bp_copy and bp_memset skip the bounds check of device pointers
    * against the caching allocator's blocks (on by default: a range running
-   * past the end of its allocation, or into a freed block, is refused with
+   * past the end of its allocation, or starting in a freed block or in
+   * memory the allocator gave back to the plugin, is refused with
    * BP_ERR_INVALID_ARGUMENT). For those who measure every nanosecond. */
   int skip_range_checks;
   /* Loaded after the plugin files, in order; NULL/0 for none. */
