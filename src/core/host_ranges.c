@@ -71,6 +71,8 @@ void bp_host_ranges_remove_overlapping(bp_host_ranges_t *set, const void *ptr,
   size_t last = first;
   while (last < count && set->ranges[last].start < end)
     ++last;
+  if (first == last)
+    return;
   memmove(&set->ranges[first], &set->ranges[last],
           (count - last) * sizeof *set->ranges);
   atomic_store_explicit(&set->count, count - (last - first),
