@@ -127,8 +127,7 @@ BP_API bp_status_t bp_runtime_create_layered(
     return bp_error(status, "bp_runtime_create: out of memory while loading "
                             "plugins");
   }
-  if ((status = bp_visible_devices_check(&runtime->visible, runtime)) !=
-      BP_OK) {
+  if ((status = bp_visible_devices_check(&runtime->visible)) != BP_OK) {
     char why[1024];
     snprintf(why, sizeof why, "%s", bp_last_error());
     bp_runtime_destroy(runtime);

@@ -114,6 +114,9 @@ size_t bp_visible_devices_select(bp_visible_devices_t *visible,
       shown[i] = rank[i] = i;
     return count;
   }
+  size_t used = strlen(visible->found_types);
+  snprintf(visible->found_types + used, sizeof visible->found_types - used,
+           "%s%s", used ? ", " : "", type);
   size_t n = 0;
   for (size_t e = 0; e < visible->count; ++e) {
     bp_visible_entry_t *entry = &visible->entries[e];
@@ -130,19 +133,7 @@ size_t bp_visible_devices_select(bp_visible_devices_t *visible,
   return n;
 }
 
-/* The loaded device types, for a message: "vcpu, opencl" or "none". */
-static void loaded_types(const bp_runtime_t *runtime, char *out, size_t size) {
-  size_t used = 0;
-  out[0] = '\0';
-  for (size_t i = 0; i < runtime->plugin_count && used < size; ++i)
-    used += (size_t)snprintf(out + used, size - used, "%s%s", i ? ", " : "",
-                             runtime->plugins[i]->device_type);
-  if (!runtime->plugin_count)
-    snprintf(out, size, "none");
-}
-
-bp_status_t bp_visible_devices_check(const bp_visible_devices_t *visible,
-                                     const bp_runtime_t *runtime) {
+bp_status_t bp_visible_devices_check(const bp_visible_devices_t *visible) {
   for (size_t e = 0; e < visible->count; ++e) {
     const bp_visible_entry_t *entry = &visible->entries[e];
     if (entry->matched)
@@ -153,12 +144,11 @@ bp_status_t bp_visible_devices_check(const bp_visible_devices_t *visible,
                       "%zu (it has %zu, numbered from 0)",
                       visible->source, entry->text, entry->type, entry->index,
                       entry->type_devices);
-    char types[256];
-    loaded_types(runtime, types, sizeof types);
     return bp_error(BP_ERR_NOT_FOUND,
-                    "bp_runtime_create: %s entry \"%s\": no loaded plugin "
-                    "provides device type \"%s\" (loaded: %s)",
-                    visible->source, entry->text, entry->type, types);
+                    "bp_runtime_create: %s entry \"%s\": no plugin provides "
+                    "device type \"%s\" (found: %s)",
+                    visible->source, entry->text, entry->type,
+                    *visible->found_types ? visible->found_types : "none");
   }
   return BP_OK;
 }

@@ -35,6 +35,7 @@ typedef struct bp_visible_devices {
   const char *source; /* "BACKPLANE_VISIBLE_DEVICES" or the option's name */
   bp_visible_entry_t *entries;
   size_t count; /* 0: no selection, every device in the default order */
+  char found_types[256]; /* of the plugins selected from, for messages */
 } bp_visible_devices_t;
 
 /* Parses `text` (NULL or "": no selection). BP_ERR_INVALID_ARGUMENT naming
@@ -51,10 +52,9 @@ size_t bp_visible_devices_select(bp_visible_devices_t *visible,
                                  const char *type, size_t count, size_t *shown,
                                  size_t *rank);
 
-/* After loading: BP_ERR_NOT_FOUND naming the first entry no loaded plugin
- * matched (an unknown type, or an index past the type's devices). */
-bp_status_t bp_visible_devices_check(const bp_visible_devices_t *visible,
-                                     const bp_runtime_t *runtime);
+/* After loading: BP_ERR_NOT_FOUND naming the first entry no plugin matched
+ * (an unknown type, or an index past the type's devices). */
+bp_status_t bp_visible_devices_check(const bp_visible_devices_t *visible);
 
 /* Puts the runtime's devices in the order above (by the ranks `select`
  * gave, with a selection) and numbers their ordinals. */

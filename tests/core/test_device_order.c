@@ -136,7 +136,8 @@ static void visible_devices_errors_name_the_entry(void **state) {
   (void)state;
   refused("vcpu:0,acme:0", NULL, BP_ERR_NOT_FOUND, "\"acme:0\"",
           "BACKPLANE_VISIBLE_DEVICES");
-  assert_error_mentions("no loaded plugin provides device type \"acme\"");
+  assert_error_mentions("no plugin provides device type \"acme\" (found: "
+                        "stub, extensions, vcpu)");
   refused("acme", NULL, BP_ERR_NOT_FOUND, "\"acme\"",
           "BACKPLANE_VISIBLE_DEVICES");
   refused(NULL, "vcpu:7", BP_ERR_NOT_FOUND, "\"vcpu:7\"", "visible_devices");
