@@ -18,13 +18,19 @@ typedef struct bp_stream bp_stream_t;
 typedef struct bp_event bp_event_t;
 
 /* Stands for the calling thread's active stream of the device a call names
- * (bp_stream_set_active). Accepted by the calls that name a device besides
- * the stream: bp_copy and bp_copy_async_unsafe (the destination device, the
- * source for a copy to host), bp_copy_tensor (likewise), bp_memset (its
- * device) and bp_event_record (the event's device). The calls that take
- * only a stream (bp_stream_synchronize, _query, _destroy, _wait_event,
+ * (bp_stream_set_active), resolved when the call is made. Accepted by every
+ * call that names a device besides the stream: bp_copy and
+ * bp_copy_async_unsafe (the destination device, the source for a copy to
+ * host), bp_copy_tensor (likewise), bp_memset (its device), bp_event_record
+ * (the event's device), the allocator's stream-ordered calls (their device),
+ * bp_launch (the module's device), bp_notify_record and bp_notify_wait (the
+ * notify's device), the collectives (the communicator's device) and
+ * bp_ops_context_create / bp_ops_tensor_create (their device; the context or
+ * tensor keeps the stream resolved then). The calls that take only a stream
+ * (bp_stream_synchronize, _query, _reset, _destroy, _wait_event,
  * _sync_from_to, _add_callback) name no device, so they refuse it with
- * BP_ERR_INVALID_ARGUMENT: resolve it with bp_stream_get_active first.
+ * BP_ERR_INVALID_ARGUMENT: resolve it with bp_stream_get_active first;
+ * bp_stream_device and bp_stream_c_handle give NULL for it.
  * NULL keeps its own meaning in each call (bp_copy: synchronous, not
  * ordered after any stream). */
 #define BP_STREAM_ACTIVE ((bp_stream_t *)(uintptr_t)1)

@@ -158,6 +158,8 @@ stream_sticky_error(bp_stream_t *stream) {
 }
 
 BP_API bp_status_t bp_stream_reset(bp_stream_t *stream) {
+  if (stream == BP_STREAM_ACTIVE)
+    return bp_stream_active_refused("bp_stream_reset");
   if (!stream)
     return bp_error(BP_ERR_INVALID_ARGUMENT, "bp_stream_reset: stream is NULL");
   bp_device_t *device = stream->device;
@@ -307,7 +309,7 @@ BP_API bp_device_t *bp_stream_device(const bp_stream_t *stream) {
 }
 
 BP_API C_Stream bp_stream_c_handle(const bp_stream_t *stream) {
-  return stream ? stream->native : NULL;
+  return stream && stream != BP_STREAM_ACTIVE ? stream->native : NULL;
 }
 
 BP_API_BODY bp_status_t stream_query(bp_stream_t *stream) {
