@@ -52,7 +52,7 @@ BP_API bp_status_t bp_launch(bp_function_t *function, uint32_t blocks,
   BP_LaunchConfig native_config = {
       .struct_size = sizeof native_config,
       .timeout_ns = bp_kernel_timeout_ns(config ? config->timeout_ms : 0)};
-  atomic_store_explicit(&stream->kernel_work, true, memory_order_relaxed);
+  atomic_store_explicit(&stream->may_have_failed, true, memory_order_relaxed);
   C_Status result = module->kernels->launch(
       &device->c_device, stream->native, function->native, blocks, args,
       args_size, &native_config, function->label);

@@ -100,7 +100,7 @@ BP_API bp_status_t bp_notify_wait(bp_notify_t *notify, bp_stream_t *stream,
   bp_status_t status = check_stream("bp_notify_wait", notify, &stream);
   if (status != BP_OK)
     return status;
-  atomic_store_explicit(&stream->kernel_work, true, memory_order_relaxed);
+  atomic_store_explicit(&stream->may_have_failed, true, memory_order_relaxed);
   C_Status result = notify->kernels->notify_wait(
       &notify->device->c_device, stream->native, notify->native,
       bp_kernel_timeout_ns(timeout_ms));

@@ -231,6 +231,10 @@ static bp_status_t stream_synchronize(context_t *c, bp_stream_t *resolved) {
   (void)c, (void)resolved;
   return bp_stream_synchronize(A);
 }
+static bp_status_t stream_fail(context_t *c, bp_stream_t *resolved) {
+  (void)c, (void)resolved;
+  return bp_stream_fail(A, BP_ERR_INVALID_ARGUMENT, "refused work");
+}
 static bp_status_t stream_reset(context_t *c, bp_stream_t *resolved) {
   (void)c, (void)resolved;
   return bp_stream_reset(A);
@@ -305,6 +309,7 @@ static const entry_t table[] = {
     {"bp_stream_destroy", REFUSES, stream_destroy},
     {"bp_stream_query", REFUSES, stream_query},
     {"bp_stream_synchronize", REFUSES, stream_synchronize},
+    {"bp_stream_fail", REFUSES, stream_fail},
     {"bp_stream_reset", REFUSES, stream_reset},
     {"bp_stream_wait_event", REFUSES, stream_wait_event},
     {"bp_stream_sync_from_to", REFUSES, sync_from_active},
