@@ -192,6 +192,11 @@ bp_status_t bp_alloc_allocate_slow(bp_caching_allocator_t *a,
     if (status != BP_ERR_NOT_FOUND)
       return status;
   }
+  /* Idle memory nobody uses (a destroyed stream's, say) before more. */
+  status =
+      bp_alloc_allocate_adopted(a, pool, size, rounded, workspace, out_ptr);
+  if (status != BP_ERR_NOT_FOUND)
+    return status;
   bool small = rounded <= BP_ALLOC_SMALL_REQUEST;
   bp_chunk_kind_t kind = small ? BP_CHUNK_SMALL : BP_CHUNK_LARGE;
   for (int attempt = 0;; attempt++) {
