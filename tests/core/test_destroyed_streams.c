@@ -168,6 +168,53 @@ static void destroyed_streams_chunks_are_reused(void **state) {
   bp_runtime_destroy(runtime);
 }
 
+/* Allocates FILL_BLOCK blocks with no stream until the device is full (the
+ * churn's idle chunks still cached must be released for it), then checks
+ * that the out-of-memory message describes the allocator as its statistics
+ * and the device do (explaining free memory it could not use), and that
+ * nothing reclaimable was left: every free byte is the split-off rest of an
+ * allocated block's chunk. */
+#define FILL_BLOCK (5 * MiB)
+#define MAX_FILL (DEVICE_MEMORY / FILL_BLOCK + 1)
+static void fill_until_out_of_memory(bp_device_t *device) {
+  void *blocks[MAX_FILL];
+  size_t count = 0;
+  bp_status_t status = BP_OK;
+  while (count < MAX_FILL &&
+         (status = bp_device_malloc_async(device, FILL_BLOCK, NULL,
+                                          &blocks[count])) == BP_OK)
+    count++;
+  assert_int_equal(status, BP_ERR_OUT_OF_MEMORY);
+  assert_true(count >= (DEVICE_MEMORY - 2 * FILL_BLOCK) / FILL_BLOCK);
+  unsigned long long allocated = 0, reserved = 0, device_free = 0, largest = 0;
+  const char *counts = strstr(bp_last_error(), "alignment): ");
+  assert_non_null(counts);
+  int fields = sscanf(counts,
+                      "alignment): %llu bytes allocated, %llu reserved "
+                      "(max_alloc_size %*u), %llu free on the device, "
+                      "largest free cached block %llu",
+                      &allocated, &reserved, &device_free, &largest);
+  if (fields != 4)
+    fail_msg("unexpected out-of-memory message: %s", bp_last_error());
+  bp_memory_stats_t s = stats_of(device);
+  size_t total = 0, free_now = 0;
+  assert_int_equal(bp_device_memory_info(device, &total, &free_now), BP_OK);
+  assert_int_equal(allocated, s.allocated_bytes.current);
+  assert_int_equal(reserved, s.reserved_bytes.current);
+  assert_int_equal(device_free, free_now);
+  assert_int_equal(total - free_now, reserved); /* the device's only user */
+  /* The churn's chunks were released between the fill's: the device's free
+   * memory may be in pieces, which the message must then say. */
+  if (device_free >= FILL_BLOCK)
+    assert_error_mentions("fragmented");
+  assert_true(largest < FILL_BLOCK);
+  assert_int_equal(s.reserved_bytes.current - s.allocated_bytes.current,
+                   s.inactive_split_bytes.current);
+  assert_int_equal(s.num_ooms, 1);
+  for (size_t i = 0; i < count; i++)
+    assert_int_equal(bp_device_free_async(device, blocks[i], NULL), BP_OK);
+}
+
 /* Eight threads churning streams need at most a chunk or two each at any
  * time: on a 64 MiB device none may see out-of-memory. */
 static void churning_threads_never_run_out_of_memory(void **state) {
@@ -195,6 +242,29 @@ static void churning_threads_never_run_out_of_memory(void **state) {
   assert_int_equal(s.num_ooms, 0);
   assert_int_equal(s.allocated_bytes.current, 0);
   assert_true(s.reserved_bytes.peak <= 2 * CHURN_THREADS * SMALL_CHUNK);
+  fill_until_out_of_memory(device);
+  bp_runtime_destroy(runtime);
+}
+
+/* A stream recorded on a block and destroyed before the block's free: the
+ * destroyed stream has no work left, so the free completes at once (the
+ * plugin's stream is gone: recording on it cannot tell). */
+static void blocks_recorded_on_destroyed_streams_are_reclaimed(void **state) {
+  (void)state;
+  bp_runtime_t *runtime = fixture_runtime(BP_VCPU_PLUGIN);
+  bp_device_t *device = NULL;
+  assert_int_equal(bp_device_at(runtime, 0, &device), BP_OK);
+  bp_stream_t *stream = NULL;
+  void *ptr = NULL;
+  assert_int_equal(bp_stream_create(device, &stream), BP_OK);
+  assert_int_equal(bp_device_malloc_async(device, 4 * KiB, NULL, &ptr), BP_OK);
+  assert_int_equal(bp_device_record_stream(device, ptr, stream), BP_OK);
+  assert_int_equal(bp_stream_destroy(stream), BP_OK);
+  assert_int_equal(bp_device_free_async(device, ptr, NULL), BP_OK);
+  assert_int_equal(bp_device_empty_cache(device), BP_OK);
+  bp_memory_stats_t s = stats_of(device);
+  assert_int_equal(s.active_bytes.current, 0);
+  assert_int_equal(s.reserved_bytes.current, 0);
   bp_runtime_destroy(runtime);
 }
 
@@ -206,6 +276,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(empty_cache_returns_while_streams_are_destroyed),
       cmocka_unit_test(destroyed_streams_chunks_are_reused),
       cmocka_unit_test(churning_threads_never_run_out_of_memory),
+      cmocka_unit_test(blocks_recorded_on_destroyed_streams_are_reclaimed),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
