@@ -268,9 +268,7 @@ static void blocks_recorded_on_destroyed_streams_are_reclaimed(void **state) {
   bp_runtime_destroy(runtime);
 }
 
-int main(int argc, char **argv) {
-  if (argc > 1)
-    cmocka_set_test_filter(argv[1]);
+int main(void) {
   setenv("BACKPLANE_VCPU_MEMORY", "64M", 1);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(empty_cache_returns_while_streams_are_destroyed),
