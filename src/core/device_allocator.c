@@ -70,11 +70,19 @@ static bp_status_t move_event(bp_event_t *event, bp_device_t *device) {
 /* A block may be used on a stream of another device (a peer reading it):
  * the event is then recorded on that stream's device, as PyTorch's
  * record_stream does. The allocator's events are complete whenever it
- * records them, so they can change device. */
+ * records them, so they can change device. A stream destroyed since it was
+ * recorded on a block (its handle stays readable, core/handle_pool.h) ran
+ * all its work before it went: the event is complete at once, and the
+ * plugin never sees the stream again. */
 static bp_status_t event_record(void *self, void *event, void *stream) {
   (void)self;
   bp_event_t *e = event;
   bp_stream_t *s = stream;
+  if (s && atomic_load_explicit(&s->destroyed, memory_order_acquire)) {
+    atomic_store_explicit(&e->state, BP_EVENT_HOST_COMPLETE,
+                          memory_order_release);
+    return BP_OK;
+  }
   if (s && s->device != e->device) {
     bp_status_t status = move_event(e, s->device);
     if (status != BP_OK)
