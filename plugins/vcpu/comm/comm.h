@@ -123,11 +123,19 @@ typedef struct vcpu_comm_world {
   vcpu_comm_signal_t local_signal;
 } vcpu_comm_world_t;
 
+/* How a plugin runs one call the xccl_* slots describe (a collective, or a
+ * send or receive: d.kind >= VCPU_COMM_SEND); comm/interface.h. */
+typedef C_Status (*vcpu_comm_call_fn)(vcpu_comm_desc_t d, C_CCLComm comm,
+                                      C_Stream stream);
+
 /* Fields are grouped on cache lines by who writes them: the callers' threads,
  * the stream workers running its tasks, or whoever fails first. */
 struct C_CCLComm_st {
   vcpu_comm_world_t *world;
   size_t rank, nranks;
+  /* The plugin's run of the slots' calls; NULL: the library's. Set once,
+   * before the communicator is handed out (comm/interface.h). */
+  vcpu_comm_call_fn call;
   uint64_t timeout_ns;
   char name[64];                /* "vcpu-comm:<token>" */
   _Atomic uint64_t *sends_to;   /* nranks: messages sent to each peer */
