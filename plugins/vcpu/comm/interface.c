@@ -226,6 +226,8 @@ static BP_CommExtStatus vcpu_comm_ext_status(bp_status_t status) {
     return BP_COMM_EXT_ABORTED;
   case BP_ERR_PLUGIN:
     return BP_COMM_EXT_SYSTEM_ERROR;
+  case BP_ERR_PEER_LOST:
+    return BP_COMM_EXT_PEER_LOST;
   default:
     return BP_COMM_EXT_INTERNAL;
   }
