@@ -95,6 +95,7 @@ static void leave(rank_env *env) {
 }
 
 static pid_t spawn(rank_main_fn fn, rank_env env) {
+  fflush(NULL); /* nothing buffered here is printed again by the child */
   pid_t pid = fork();
   assert_true(pid >= 0);
   if (pid == 0)
