@@ -8,6 +8,7 @@
 
 #include "comm/create.h"
 #include "comm/failure.h"
+#include "comm/liveness.h"
 #include "comm/meet.h"
 #include "comm/mpi.h"
 #include "comm/p2p.h"

@@ -153,3 +153,16 @@ void vcpu_comm_liveness_check(vcpu_comm_world_t *world) {
         peer_ended(l, world, l->polled_rank[i]);
   pthread_mutex_unlock(&l->lock);
 }
+
+static void check_peers(void *world) {
+  vcpu_comm_liveness_check(world);
+}
+
+vcpu_comm_wait_result_t
+vcpu_comm_wait_world(vcpu_comm_world_t *world, uint64_t deadline_ns,
+                     bool (*ready)(void *context),
+                     bool (*should_yield)(void *context), void *context) {
+  return vcpu_comm_wait_watching(world->signal, world->aborted, deadline_ns,
+                                 ready, should_yield, context, check_peers,
+                                 world);
+}

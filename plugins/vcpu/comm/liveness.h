@@ -45,6 +45,14 @@ void vcpu_comm_liveness_check(vcpu_comm_world_t *world);
  * that its process ending is not taken for a death. */
 void vcpu_comm_liveness_leave(vcpu_comm_world_t *world, size_t rank);
 
+/* vcpu_comm_wait on the world's signal and abort flag, checking its peers
+ * (vcpu_comm_liveness_check) before each sleep: a dead one makes it
+ * ABORTED, and vcpu_comm_liveness_lost says who. */
+vcpu_comm_wait_result_t
+vcpu_comm_wait_world(vcpu_comm_world_t *world, uint64_t deadline_ns,
+                     bool (*ready)(void *context),
+                     bool (*should_yield)(void *context), void *context);
+
 /* Whether a peer of the world was found dead: its rank and pid. */
 bool vcpu_comm_liveness_lost(const vcpu_comm_world_t *world, size_t *out_rank,
                              int32_t *out_pid);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "comm/failure.h"
+#include "comm/liveness.h"
 #include "comm/meet.h"
 #include "reduce/reduce.h"
 

@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "base/park.h"
-#include "comm/liveness.h"
 
 /* A peer usually arrives within microseconds; once a waiter sleeps, waking
  * it costs tens of microseconds and ranks fall into a convoy of sleeps. So a
@@ -49,12 +48,12 @@ void vcpu_comm_signal_progress(vcpu_comm_signal_t *signal) {
   syscall(SYS_futex, &signal->generation, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
-/* vcpu_comm_wait, watching the peers of `watched` (NULL: none). */
-static vcpu_comm_wait_result_t
-wait_for(vcpu_comm_world_t *watched, vcpu_comm_signal_t *signal,
-         const atomic_bool *aborted, uint64_t deadline_ns,
-         bool (*ready)(void *context), bool (*should_yield)(void *context),
-         void *context) {
+vcpu_comm_wait_result_t
+vcpu_comm_wait_watching(vcpu_comm_signal_t *signal, const atomic_bool *aborted,
+                        uint64_t deadline_ns, bool (*ready)(void *context),
+                        bool (*should_yield)(void *context), void *context,
+                        void (*watch)(void *watch_context),
+                        void *watch_context) {
   uint64_t spin_until = 0;
   unsigned yields = 0;
   for (unsigned round = 1;; round++) {
@@ -82,8 +81,8 @@ wait_for(vcpu_comm_world_t *watched, vcpu_comm_signal_t *signal,
       sched_yield();
       continue;
     }
-    if (watched != NULL) {
-      vcpu_comm_liveness_check(watched);
+    if (watch != NULL) {
+      watch(watch_context);
       if (atomic_load_explicit(aborted, memory_order_acquire))
         continue; /* re-checks ready() first: a finished call stays done */
     }
@@ -103,14 +102,6 @@ vcpu_comm_wait_result_t
 vcpu_comm_wait(vcpu_comm_signal_t *signal, const atomic_bool *aborted,
                uint64_t deadline_ns, bool (*ready)(void *context),
                bool (*should_yield)(void *context), void *context) {
-  return wait_for(NULL, signal, aborted, deadline_ns, ready, should_yield,
-                  context);
-}
-
-vcpu_comm_wait_result_t
-vcpu_comm_wait_world(vcpu_comm_world_t *world, uint64_t deadline_ns,
-                     bool (*ready)(void *context),
-                     bool (*should_yield)(void *context), void *context) {
-  return wait_for(world, world->signal, world->aborted, deadline_ns, ready,
-                  should_yield, context);
+  return vcpu_comm_wait_watching(signal, aborted, deadline_ns, ready,
+                                 should_yield, context, NULL, NULL);
 }

@@ -3,16 +3,14 @@
  * sleeps on a futex word that publishers bump (vcpu_comm_signal_t) after making
  * progress. Sleeps are capped at a millisecond so the deadline and the abort
  * flag are re-checked promptly even without a wake-up, and before each sleep
- * the waiter looks for dead peer processes (comm/liveness.h), which abort the
- * world. Thread-safe. */
+ * a watch may look for trouble (comm/liveness.h: dead peer processes).
+ * Thread-safe. */
 #ifndef BACKPLANE_VCPU_COMM_WAIT_H_
 #define BACKPLANE_VCPU_COMM_WAIT_H_
 
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
-
-struct vcpu_comm_world;
 
 /* The shared progress word of one group of cooperating waiters. */
 typedef struct vcpu_comm_signal {
@@ -44,12 +42,14 @@ vcpu_comm_wait(vcpu_comm_signal_t *signal, const atomic_bool *aborted,
                uint64_t deadline_ns, bool (*ready)(void *context),
                bool (*should_yield)(void *context), void *context);
 
-/* vcpu_comm_wait on a world's signal and abort flag that also checks, before
- * each sleep, whether a peer process died (vcpu_comm_liveness_check), which
- * aborts the world: ABORTED then, and comm/liveness.h says who. */
+/* vcpu_comm_wait that also calls watch(watch_context) before each sleep
+ * (after the spin phase, at most 1 ms apart); a watch may set *aborted,
+ * which ends the wait unless ready() holds by then. */
 vcpu_comm_wait_result_t
-vcpu_comm_wait_world(struct vcpu_comm_world *world, uint64_t deadline_ns,
-                     bool (*ready)(void *context),
-                     bool (*should_yield)(void *context), void *context);
+vcpu_comm_wait_watching(vcpu_comm_signal_t *signal, const atomic_bool *aborted,
+                        uint64_t deadline_ns, bool (*ready)(void *context),
+                        bool (*should_yield)(void *context), void *context,
+                        void (*watch)(void *watch_context),
+                        void *watch_context);
 
 #endif /* BACKPLANE_VCPU_COMM_WAIT_H_ */
