@@ -31,6 +31,10 @@ __all__ = [
     "to_numpy", "trace", "zeros",
 ]
 
+#: Backplane's version (BP_VERSION_STRING of backplane/version.h, the one
+#: the extension was built with).
+__version__ = _backplane.__version__
+
 _atexit.register(_backplane._shutdown)
 
 
