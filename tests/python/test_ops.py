@@ -73,7 +73,7 @@ def test_errors_are_exceptions_with_the_library_message(dev0):
                        match="diopiAdd: other: shape .* does not broadcast"):
         ops.add(a, a, backplane.zeros((3,), "float32", dev0), alpha=1)
     with pytest.raises(TypeError, match="missing argument 'other'"):
-        ops.add(a, a)
+        ops.add(a)  # out-of-place, other missing
     with pytest.raises(TypeError, match="no parameter"):
         ops.add(a, a, a, beta=1)
     with pytest.raises(AttributeError):
