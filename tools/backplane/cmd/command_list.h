@@ -133,6 +133,10 @@ BP_COMMAND(
     "none\n"
     "  --svg-window FROM_MS:TO_MS  draw only that part of the run; default: "
     "the whole run\n" BP_HELP_JSON BP_HELP_PLUGIN_PATH)
+BP_COMMAND(env, "",
+           "every BACKPLANE_ variable read: its value and whether it is set "
+           "or the default",
+           "  (no options)\n")
 
 #undef BP_HELP_PLUGIN_PATH
 #undef BP_HELP_JSON
