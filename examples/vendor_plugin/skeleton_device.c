@@ -9,10 +9,12 @@
  *
  * How the host uses this file (docs/plugin-guide.md has the whole story):
  *   1. dlopen() the .so, dlsym("InitPlugin") and call it with a zeroed
- *      C_DeviceInterface whose `size` is the host's sizeof (912, layout B).
+ *      C_DeviceInterface whose `size` is the host's sizeof (912 for
+ *      Backplane's layout B, 1128 for Paddle 3.3.1's layout E).
  *   2. InitPlugin stamps the ABI version, names the device type and fills the
- *      function pointers it implements. Every pointer left NULL is either
- *      substituted by the host (a "fallback") or reported as missing.
+ *      function pointers it implements, in the host's layout. Every pointer
+ * left NULL is either substituted by the host (a "fallback") or reported as
+ * missing.
  *   3. Optionally dlsym("BackplanePluginExtensions") for the Backplane-only
  *      extras (device attributes, event timing), see the end of this file.
  *
@@ -41,6 +43,7 @@
 /* Paddle plugins include <paddle/phi/backends/device_ext.h>; Backplane
  * installs that path too, forwarding to this header. */
 #include "backplane/device_ext.h"
+#include "backplane/device_layouts.h"
 
 enum {
   SKELETON_DEVICE_COUNT = 2,
@@ -425,43 +428,44 @@ static char skeleton_sub_device_type[] = "v1";
 /* Called once per load with host-zeroed params and table. Fill them and
  * return; do no other work here (no threads, no device access): driver setup
  * belongs in initialize, which the host calls only once it has accepted the
- * plugin. */
+ * plugin. A host may call it more than once to probe the layout. */
 void InitPlugin(CustomRuntimeParams *params) {
-  /* Stamps the ABI version (0.1.1) or returns if neither params->size nor
-   * params->interface->size matches this header, leaving device_type NULL,
-   * which the host reports as an ABI mismatch. */
-  PADDLE_CUSTOM_RUNTIME_CHECK_VERSION(params);
+  /* The table in this header's layout (B); BP_CustomRuntimeExport below
+   * writes it in whichever layout the host asks for (Paddle 3 uses a longer
+   * one, docs/plugin-guide.md "Layouts"). */
+  C_DeviceInterface table;
+  memset(&table, 0, sizeof table);
+  table.size = sizeof table;
+  table.set_device = skeleton_set_device;
+  table.get_device = skeleton_get_device;
+  table.synchronize_device = skeleton_synchronize_device;
+  table.get_device_count = skeleton_get_device_count;
+  table.get_device_list = skeleton_get_device_list;
 
-  /* Unique among loaded plugins; a second plugin with the same type is
-   * rejected. Both strings must outlive the plugin. */
-  params->device_type = skeleton_device_type;
-  params->sub_device_type = skeleton_sub_device_type;
+  table.create_stream = skeleton_create_stream;
+  table.destroy_stream = skeleton_destroy_stream;
 
-  /* The table arrives zeroed, with `size` set by the host: do not memset it
-   * (Backplane tolerates a zeroed size, but the host's value is useful). */
-  C_DeviceInterface *table = params->interface;
-  table->set_device = skeleton_set_device;
-  table->get_device = skeleton_get_device;
-  table->synchronize_device = skeleton_synchronize_device;
-  table->get_device_count = skeleton_get_device_count;
-  table->get_device_list = skeleton_get_device_list;
+  table.create_event = skeleton_create_event;
+  table.record_event = skeleton_record_event;
+  table.destroy_event = skeleton_destroy_event;
+  table.synchronize_event = skeleton_synchronize_event;
 
-  table->create_stream = skeleton_create_stream;
-  table->destroy_stream = skeleton_destroy_stream;
+  table.device_memory_allocate = skeleton_device_memory_allocate;
+  table.device_memory_deallocate = skeleton_device_memory_deallocate;
+  table.device_memory_set = skeleton_device_memory_set;
+  table.memory_copy_h2d = skeleton_memory_copy_h2d;
+  table.memory_copy_d2h = skeleton_memory_copy_d2h;
+  table.memory_copy_d2d = skeleton_memory_copy_d2d;
+  table.memory_copy_p2p = skeleton_memory_copy_p2p;
 
-  table->create_event = skeleton_create_event;
-  table->record_event = skeleton_record_event;
-  table->destroy_event = skeleton_destroy_event;
-  table->synchronize_event = skeleton_synchronize_event;
+  table.device_memory_stats = skeleton_device_memory_stats;
+  table.device_min_chunk_size = skeleton_device_min_chunk_size;
 
-  table->device_memory_allocate = skeleton_device_memory_allocate;
-  table->device_memory_deallocate = skeleton_device_memory_deallocate;
-  table->device_memory_set = skeleton_device_memory_set;
-  table->memory_copy_h2d = skeleton_memory_copy_h2d;
-  table->memory_copy_d2h = skeleton_memory_copy_d2h;
-  table->memory_copy_d2d = skeleton_memory_copy_d2d;
-  table->memory_copy_p2p = skeleton_memory_copy_p2p;
-
-  table->device_memory_stats = skeleton_device_memory_stats;
-  table->device_min_chunk_size = skeleton_device_min_chunk_size;
+  /* Stamps the ABI version (0.1.1) and names the device type: unique among
+   * loaded plugins (a second plugin with the same type is rejected); both
+   * strings must outlive the plugin. For a host layout it does not know it
+   * writes nothing, leaving device_type NULL, which the host reports as an
+   * ABI mismatch. */
+  BP_CustomRuntimeExport(params, &table, skeleton_device_type,
+                         skeleton_sub_device_type);
 }

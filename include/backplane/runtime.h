@@ -64,7 +64,9 @@ typedef struct bp_plugin_info {
   const char *device_type;     /* unique, e.g. "vcpu" */
   const char *sub_device_type; /* may be "" */
   size_t abi_major, abi_minor, abi_patch;
-  size_t interface_size; /* the C_DeviceInterface layout in bytes (912) */
+  /* The plugin's C_DeviceInterface layout in bytes: 912 for Backplane's
+   * own (B), others in backplane/device_layouts.h (1128: Paddle 3.3.1). */
+  size_t interface_size;
   size_t device_count;
   /* Names of interface functions, each array NULL-terminated and owned by the
    * runtime. */

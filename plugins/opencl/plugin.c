@@ -1,10 +1,10 @@
-/* The plugin's exported symbols: InitPlugin fills the Paddle table (layout
- * B); BackplanePluginExtensions returns the extension chain (attributes,
- * event timing, kernels, collectives, the opencl target kind);
- * BackplanePluginLastError
- * explains the calling thread's last failure (why initialize found no device).
- * Nothing else is exported. InitPlugin makes no OpenCL call: the ICD loader and
- * the platforms are first touched by initialize.
+/* The plugin's exported symbols: InitPlugin fills the Paddle table in the
+ * layout the host asks for; BackplanePluginExtensions returns the extension
+ * chain (attributes, event timing, kernels, collectives, the opencl target
+ * kind); BackplanePluginLastError explains the calling thread's last failure
+ * (why initialize found no device). Nothing else is exported. InitPlugin makes
+ * no OpenCL call: the ICD loader and the platforms are first touched by
+ * initialize.
  *
  * The xccl_* collectives are host-staged over the vcpu transports (comm.h).
  * Not provided (the host's fallbacks or "missing"): peer copies (the host
@@ -12,6 +12,7 @@
  * hooks. */
 #include "attributes.h"
 #include "backplane/device_ext.h"
+#include "backplane/device_layouts.h"
 #include "comm.h"
 #include "copy.h"
 #include "device.h"
@@ -49,9 +50,8 @@ OCL_EXPORT const char *BackplanePluginLastError(void) {
 }
 
 static void fill_table(C_DeviceInterface *table) {
-  size_t size = table->size;
   memset(table, 0, sizeof *table);
-  table->size = size;
+  table->size = sizeof *table;
 
   table->initialize = ocl_initialize;
   table->finalize = ocl_finalize;
@@ -94,11 +94,10 @@ static void fill_table(C_DeviceInterface *table) {
   ocl_comm_fill_interface(table);
 }
 
+/* Fills the layout the host asks for (backplane/device_layouts.h): Paddle
+ * 3's longer tables as well as Backplane's own layout B. */
 OCL_EXPORT void InitPlugin(CustomRuntimeParams *params) {
-  if (!params || !params->interface)
-    return;
-  PADDLE_CUSTOM_RUNTIME_CHECK_VERSION(params);
-  params->device_type = "opencl";
-  params->sub_device_type = "icd";
-  fill_table(params->interface);
+  C_DeviceInterface table;
+  fill_table(&table);
+  BP_CustomRuntimeExport(params, &table, "opencl", "icd");
 }

@@ -1,9 +1,10 @@
-/* The plugin's two exported symbols: InitPlugin fills the Paddle table
- * (layout B); BackplanePluginExtensions returns the extension chain. Nothing
- * else is exported. InitPlugin has no side effects beyond the params and the
- * table, so a host may call it to probe the layout. */
+/* The plugin's two exported symbols: InitPlugin fills the Paddle table in
+ * the layout the host asks for; BackplanePluginExtensions returns the extension
+ * chain. Nothing else is exported. InitPlugin has no side effects beyond the
+ * params and the table, so a host may call it to probe the layout. */
 #include "attributes.h"
 #include "backplane/device_ext.h"
+#include "backplane/device_layouts.h"
 #include "comm/interface.h"
 #include "comm/ops.h"
 #include "copy.h"
@@ -77,9 +78,8 @@ static C_Status finalize(void) {
 }
 
 static void fill_table(C_DeviceInterface *table) {
-  size_t size = table->size;
   memset(table, 0, sizeof *table);
-  table->size = size;
+  table->size = sizeof *table;
 
   table->initialize = initialize;
   table->finalize = finalize;
@@ -139,11 +139,10 @@ static void fill_table(C_DeviceInterface *table) {
   table->profiler_collect_trace_data = vcpu_profiler_collect_trace_data;
 }
 
+/* Fills the layout the host asks for (backplane/device_layouts.h): Paddle
+ * 3's longer tables as well as Backplane's own layout B. */
 VCPU_EXPORT void InitPlugin(CustomRuntimeParams *params) {
-  if (!params || !params->interface)
-    return;
-  PADDLE_CUSTOM_RUNTIME_CHECK_VERSION(params);
-  params->device_type = "vcpu";
-  params->sub_device_type = "v1";
-  fill_table(params->interface);
+  C_DeviceInterface table;
+  fill_table(&table);
+  BP_CustomRuntimeExport(params, &table, "vcpu", "v1");
 }

@@ -28,7 +28,8 @@ typedef struct bp_plugin {
   char *device_type;
   char *sub_device_type;
   CustomRuntimeVersion version;
-  C_DeviceInterface native;
+  int layout;               /* the table layout it speaks (BP_DeviceLayoutId) */
+  C_DeviceInterface native; /* its functions, in layout B */
   C_DeviceInterface dispatch;
   /* The extension chain, read once at load (core/plugin_extensions.h). */
   bp_plugin_extensions_t extensions;

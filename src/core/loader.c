@@ -7,14 +7,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backplane/device_layouts.h"
 #include "base/status.h"
 #include "core/device_table.h"
 #include "core/fallbacks.h"
 #include "core/plugin_security.h"
 #include "core/runtime_internal.h"
 
-/* A plugin built against a larger layout writes past our 912/88 bytes before
- * we can reject it: give it slack to scribble on. */
+/* Zeroed storage InitPlugin writes into, larger than any known layout's:
+ * a plugin that ignores the sizes the host asked for scribbles here
+ * harmlessly before it is rejected. The probes' params->size is the
+ * storage's size, which matches no layout's params (88 or 96 bytes). */
 #define BP_INTERFACE_STORAGE 4096
 #define BP_PARAMS_STORAGE 512
 
@@ -24,7 +27,9 @@ typedef struct load_state {
   const char *path;
   void *handle;
   int initialized; /* initialize() succeeded: finalize on rejection */
-  C_DeviceInterface native;
+  int layout;      /* the layout InitPlugin answered (device_layouts.h) */
+  size_t reported_interface_size; /* interface->size as InitPlugin left it */
+  C_DeviceInterface native;       /* its table, translated to layout B */
   bp_plugin_t *plugin;
   bp_status_t status; /* of recording a rejection: only out-of-memory fails */
 } load_state_t;
@@ -64,25 +69,46 @@ static bool reject(load_state_t *state, const char *format, ...) {
   return false;
 }
 
-/* Runs InitPlugin and checks what it wrote. */
 typedef void (*init_plugin_fn)(CustomRuntimeParams *);
 
-static bp_status_t call_init_plugin(load_state_t *state, init_plugin_fn init,
-                                    CustomRuntimeParams *params) {
-  void *interface_storage = calloc(1, BP_INTERFACE_STORAGE);
-  void *params_storage = calloc(1, BP_PARAMS_STORAGE);
+/* Finds the layout the plugin speaks: calls InitPlugin once per known layout
+ * (Backplane's own, B, first) with params->size matching none and
+ * interface->size naming that layout. Paddle's version macro accepts when
+ * either size matches, so only a plugin's own layout (or every layout, for
+ * a plugin that fills whatever it is asked for) leaves device_type set.
+ * The first answer wins; its table is translated to layout B. Sets
+ * state->layout to -1 when no layout got an answer. */
+static bp_status_t probe_init_plugin(load_state_t *state, init_plugin_fn init,
+                                     CustomRuntimeParams *params) {
+  void *interface_storage = malloc(BP_INTERFACE_STORAGE);
+  void *params_storage = malloc(BP_PARAMS_STORAGE);
   if (!interface_storage || !params_storage) {
     free(interface_storage);
     free(params_storage);
     return BP_ERR_OUT_OF_MEMORY;
   }
-  CustomRuntimeParams *p = params_storage;
-  p->size = sizeof(CustomRuntimeParams);
-  p->interface = interface_storage;
-  p->interface->size = sizeof(C_DeviceInterface);
-  init(p);
-  *params = *p;
-  memcpy(&state->native, interface_storage, sizeof(C_DeviceInterface));
+  static const int probe_order[BP_DEVICE_LAYOUT_COUNT] = {
+      BP_DEVICE_LAYOUT_B, BP_DEVICE_LAYOUT_A, BP_DEVICE_LAYOUT_C,
+      BP_DEVICE_LAYOUT_D, BP_DEVICE_LAYOUT_E};
+  state->layout = -1;
+  for (int i = 0; i < BP_DEVICE_LAYOUT_COUNT && state->layout < 0; ++i) {
+    int layout = probe_order[i];
+    memset(interface_storage, 0, BP_INTERFACE_STORAGE);
+    memset(params_storage, 0, BP_PARAMS_STORAGE);
+    CustomRuntimeParams *p = params_storage;
+    p->size = BP_PARAMS_STORAGE;
+    p->interface = interface_storage;
+    p->interface->size = BP_DeviceLayoutInterfaceSize(layout);
+    init(p);
+    if (!p->device_type)
+      continue;
+    state->layout = layout;
+    state->reported_interface_size = p->interface->size;
+    *params = *p;
+    params->size = p->size == BP_PARAMS_STORAGE ? 0 : p->size;
+    BP_DeviceLayoutTranslate(&state->native, BP_DEVICE_LAYOUT_NATIVE,
+                             interface_storage, layout);
+  }
   free(interface_storage);
   free(params_storage);
   return BP_OK;
@@ -90,20 +116,26 @@ static bp_status_t call_init_plugin(load_state_t *state, init_plugin_fn init,
 
 static bool validate_params(load_state_t *state,
                             const CustomRuntimeParams *params) {
-  if (!params->device_type)
-    return reject(state, "InitPlugin left device_type NULL (built against "
-                         "another device_ext.h layout?)");
-  if (state->native.size != 0 &&
-      state->native.size != sizeof(C_DeviceInterface))
+  if (state->layout < 0)
+    return reject(state, "InitPlugin left device_type NULL for every known "
+                         "layout (C_DeviceInterface of 904, 912, 1040, 1032 "
+                         "or 1128 bytes): built against another "
+                         "device_ext.h?");
+  size_t layout_size = BP_DeviceLayoutInterfaceSize(state->layout);
+  if (state->reported_interface_size != 0 &&
+      state->reported_interface_size != layout_size)
     return reject(state,
                   "plugin's C_DeviceInterface is %zu bytes, Backplane expects "
-                  "%zu (Paddle layout B)",
-                  state->native.size, sizeof(C_DeviceInterface));
-  if (params->size != 0 && params->size != sizeof(CustomRuntimeParams))
+                  "%zu (the layout %s it answered)",
+                  state->reported_interface_size, layout_size,
+                  BP_DeviceLayoutName(state->layout));
+  if (params->size != 0 &&
+      params->size != BP_DeviceLayoutParamsSize(state->layout))
     return reject(state,
                   "plugin's CustomRuntimeParams is %zu bytes, Backplane "
-                  "expects %zu",
-                  params->size, sizeof(CustomRuntimeParams));
+                  "expects %zu (layout %s)",
+                  params->size, BP_DeviceLayoutParamsSize(state->layout),
+                  BP_DeviceLayoutName(state->layout));
   const CustomRuntimeVersion *v = &params->version;
   if (v->major != 0 || (v->minor < 1 || (v->minor == 1 && v->patch < 1)))
     return reject(state,
@@ -190,6 +222,7 @@ static bool accept(load_state_t *state, const CustomRuntimeParams *params) {
   plugin->index = runtime->plugin_count;
   plugin->handle = state->handle;
   plugin->version = params->version;
+  plugin->layout = state->layout;
   if (state->handle) /* an in-process plugin exports no extensions */
     bp_plugin_extensions_read(state->handle, &plugin->extensions);
   plugin->native = *native;
@@ -225,8 +258,8 @@ static bool accept(load_state_t *state, const CustomRuntimeParams *params) {
 
 /* InitPlugin, validation, acceptance: the steps after finding `init`. */
 static void initialize_and_accept(load_state_t *state, init_plugin_fn init) {
-  CustomRuntimeParams params;
-  if (call_init_plugin(state, init, &params) != BP_OK)
+  CustomRuntimeParams params = {0};
+  if (probe_init_plugin(state, init, &params) != BP_OK)
     reject(state, "out of memory while loading");
   else if (validate_params(state, &params))
     accept(state, &params);

@@ -1,10 +1,12 @@
 /* Loading one plugin file (internal).
  *
- * dlopen(RTLD_NOW | RTLD_LOCAL), InitPlugin with zeroed params (size 88) and a
- * zeroed interface (size 912), then validation: device_type set, layout sizes,
- * ABI version 0.x >= 0.1.1, the required functions, a unique device_type,
- * initialize, and at least one device. A plugin failing any step is recorded
- * with bp_runtime_reject and closed; the others are unaffected. */
+ * dlopen(RTLD_NOW | RTLD_LOCAL), InitPlugin once per known layout of Paddle's
+ * table (backplane/device_layouts.h; Backplane's own, B, first) until one
+ * leaves device_type set, that layout's table translated to layout B, then
+ * validation: the sizes the plugin wrote back, ABI version 0.x >= 0.1.1, the
+ * required functions, a unique device_type, initialize, and at least one
+ * device. A plugin failing any step is recorded with bp_runtime_reject and
+ * closed; the others are unaffected. */
 #ifndef BACKPLANE_CORE_LOADER_H_
 #define BACKPLANE_CORE_LOADER_H_
 

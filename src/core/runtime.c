@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backplane/device_layouts.h"
 #include "backplane/vendor_access.h"
 #include "base/status.h"
 #include "core/device_table.h"
@@ -179,7 +180,7 @@ BP_API bp_status_t bp_runtime_plugin_info(const bp_runtime_t *runtime,
       .abi_major = plugin->version.major,
       .abi_minor = plugin->version.minor,
       .abi_patch = plugin->version.patch,
-      .interface_size = sizeof(C_DeviceInterface),
+      .interface_size = BP_DeviceLayoutInterfaceSize(plugin->layout),
       .device_count = plugin->device_count,
       .native_functions = plugin->native_functions,
       .fallback_functions = plugin->fallback_functions,

@@ -111,8 +111,7 @@ static void broken_corpus(void **state) {
   const corpus_case_t cases[] = {
       {BROKEN_PLUGIN("no_init_plugin"), "no InitPlugin symbol"},
       {BROKEN_PLUGIN("null_device_type"),
-       "InitPlugin left device_type NULL (built against another "
-       "device_ext.h layout?)"},
+       "InitPlugin left device_type NULL for every known layout"},
       {BROKEN_PLUGIN("missing_required"),
        "required function synchronize_device is not set"},
       {BROKEN_PLUGIN("initialize_fails"), "initialize returned "

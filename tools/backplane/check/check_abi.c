@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "backplane/device_layouts.h"
 #include "check.h"
 #include "check_report.h"
 #include "core/plugin_slots.h"
@@ -39,14 +40,27 @@ static size_t count_names(const char *const *names) {
   return count;
 }
 
+/* Which of Paddle's table layouts the plugin answered the loader's probe in
+ * (backplane/device_layouts.h): any known one passes; the loader translated
+ * it to Backplane's layout B. */
 static void check_layout(check_ctx_t *ctx) {
-  if (ctx->info.interface_size != sizeof(C_DeviceInterface))
+  int layout = BP_DeviceLayoutOfSize(ctx->info.interface_size);
+  if (layout < 0)
     check_fail(ctx, "abi.layout",
-               "interface is %zu bytes; Backplane speaks layout B (%zu bytes)",
-               ctx->info.interface_size, sizeof(C_DeviceInterface));
-  else
-    check_pass(ctx, "abi.layout", "%zu-byte C_DeviceInterface (layout B)",
+               "interface is %zu bytes, no known layout (904, 912, 1040, "
+               "1032 or 1128)",
                ctx->info.interface_size);
+  else if (layout == BP_DEVICE_LAYOUT_NATIVE)
+    check_pass(ctx, "abi.layout",
+               "layout %s: %zu-byte C_DeviceInterface, Backplane's own",
+               BP_DeviceLayoutName(layout), ctx->info.interface_size);
+  else
+    check_pass(ctx, "abi.layout",
+               "layout %s: %zu-byte C_DeviceInterface, translated to "
+               "Backplane's layout %s (%zu bytes)",
+               BP_DeviceLayoutName(layout), ctx->info.interface_size,
+               BP_DeviceLayoutName(BP_DEVICE_LAYOUT_NATIVE),
+               sizeof(C_DeviceInterface));
 }
 
 static void check_version(check_ctx_t *ctx) {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "backplane/backplane.h"
+#include "backplane/device_layouts.h"
 #include "cli/cli_format.h"
 #include "cli/cli_json.h"
 #include "cli/cli_options.h"
@@ -86,11 +87,13 @@ static void print_plugins(const bp_runtime_t *runtime) {
       continue;
     }
     fprintf(cli_out(),
-            "\n%s  (sub-type \"%s\", ABI %zu.%zu.%zu, interface %zu B, "
-            "%zu device%s)\n",
+            "\n%s  (sub-type \"%s\", ABI %zu.%zu.%zu, layout %s: interface "
+            "%zu B, %zu device%s)\n",
             info.device_type, info.sub_device_type, info.abi_major,
-            info.abi_minor, info.abi_patch, info.interface_size,
-            info.device_count, info.device_count == 1 ? "" : "s");
+            info.abi_minor, info.abi_patch,
+            BP_DeviceLayoutName(BP_DeviceLayoutOfSize(info.interface_size)),
+            info.interface_size, info.device_count,
+            info.device_count == 1 ? "" : "s");
     fprintf(cli_out(), "  %-16s %s\n", "path", info.path);
     print_names("native", info.native_functions);
     print_names("fallback", info.fallback_functions);
@@ -266,10 +269,11 @@ static json_t *plugin_json(const bp_plugin_info_t *info) {
   snprintf(version, sizeof(version), "%zu.%zu.%zu", info->abi_major,
            info->abi_minor, info->abi_patch);
   return json_pack(
-      "{s:s, s:s, s:s, s:s, s:I, s:I, s:o*, s:o*, s:o*, s:o*, s:s?}", "path",
-      info->path, "device_type", info->device_type, "sub_device_type",
-      info->sub_device_type, "abi_version", version, "interface_size",
-      (json_int_t)info->interface_size, "device_count",
+      "{s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:o*, s:o*, s:o*, s:o*, s:s?}",
+      "path", info->path, "device_type", info->device_type, "sub_device_type",
+      info->sub_device_type, "abi_version", version, "layout",
+      BP_DeviceLayoutName(BP_DeviceLayoutOfSize(info->interface_size)),
+      "interface_size", (json_int_t)info->interface_size, "device_count",
       (json_int_t)info->device_count, "native_functions",
       cli_json_string_array(info->native_functions), "fallback_functions",
       cli_json_string_array(info->fallback_functions), "missing_functions",
