@@ -1,0 +1,182 @@
+/* The bridge's runtime, its visible devices and its op library. */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bridge.h"
+
+enum { BRIDGE_MAX_DEVICES = 64 };
+
+static pthread_once_t open_once = PTHREAD_ONCE_INIT;
+static int open_result = -1;
+static bp_runtime_t *runtime;
+static bp_ops_library_t *ops_library;
+static bp_device_t *devices[BRIDGE_MAX_DEVICES];
+static size_t device_count;
+
+/* Appends one entry of BACKPLANE_VISIBLE_DEVICES: "type:index" or "type"
+ * (every device of that type, in order). */
+static int add_visible(const char *entry) {
+  char type[64];
+  const char *colon = strchr(entry, ':');
+  size_t len = colon ? (size_t)(colon - entry) : strlen(entry);
+  if (len == 0 || len >= sizeof type) {
+    fprintf(stderr,
+            "backplane paddle bridge: BACKPLANE_VISIBLE_DEVICES: entry '%s' "
+            "is not type:index (e.g. vcpu:0)\n",
+            entry);
+    return -1;
+  }
+  memcpy(type, entry, len);
+  type[len] = '\0';
+  size_t first = 0, last = SIZE_MAX;
+  if (colon) {
+    char *end;
+    unsigned long index = strtoul(colon + 1, &end, 10);
+    if (end == colon + 1 || *end != '\0') {
+      fprintf(stderr,
+              "backplane paddle bridge: BACKPLANE_VISIBLE_DEVICES: index in "
+              "'%s' is not a number\n",
+              entry);
+      return -1;
+    }
+    first = last = index;
+  }
+  for (size_t i = first; i <= last; i++) {
+    bp_device_t *device;
+    if (bp_device_get(runtime, type, i, &device) != BP_OK) {
+      if (colon || i == 0) {
+        fprintf(stderr,
+                "backplane paddle bridge: BACKPLANE_VISIBLE_DEVICES: no "
+                "device %s:%zu (%s)\n",
+                type, i, bp_last_error());
+        return -1;
+      }
+      break;
+    }
+    if (device_count == BRIDGE_MAX_DEVICES) {
+      fprintf(stderr, "backplane paddle bridge: more than %d devices\n",
+              BRIDGE_MAX_DEVICES);
+      return -1;
+    }
+    devices[device_count++] = device;
+  }
+  return 0;
+}
+
+static int resolve_devices(void) {
+  const char *visible = getenv("BACKPLANE_VISIBLE_DEVICES");
+  if (visible == NULL || *visible == '\0') {
+    size_t n = bp_device_count(runtime);
+    for (size_t i = 0; i < n && device_count < BRIDGE_MAX_DEVICES; i++)
+      if (bp_device_at(runtime, i, &devices[device_count]) == BP_OK)
+        device_count++;
+    return 0;
+  }
+  char *list = strdup(visible), *save = NULL;
+  int rc = list ? 0 : -1;
+  for (char *entry = list ? strtok_r(list, ",", &save) : NULL; entry && rc == 0;
+       entry = strtok_r(NULL, ",", &save))
+    rc = add_visible(entry);
+  free(list);
+  return rc;
+}
+
+static int open_ops_library(void) {
+  const char *path = getenv("BACKPLANE_OPS_LIBRARY");
+  char beside[4096];
+  if (path == NULL || *path == '\0') {
+    Dl_info info;
+    if (dladdr((void *)bp_runtime_create, &info) == 0 || info.dli_fname == NULL)
+      return -1;
+    const char *slash = strrchr(info.dli_fname, '/');
+    int dir = slash ? (int)(slash - info.dli_fname) : 1;
+    snprintf(beside, sizeof beside,
+             "%.*s/backplane/ops/libbackplane_ops_ref.so", dir,
+             slash ? info.dli_fname : ".");
+    path = beside;
+  }
+  if (bp_ops_library_open(path, &ops_library) != BP_OK) {
+    fprintf(stderr, "backplane paddle bridge: op library: %s\n",
+            bp_last_error());
+    return -1;
+  }
+  return 0;
+}
+
+static void open_runtime(void) {
+  bp_runtime_options_t options;
+  memset(&options, 0, sizeof options);
+  options.struct_size = sizeof options;
+  options.plugin_path = getenv("BACKPLANE_PLUGIN_PATH");
+  options.ignore_environment = 1;
+  if (bp_runtime_create(&options, &runtime) != BP_OK) {
+    fprintf(stderr, "backplane paddle bridge: bp_runtime_create: %s\n",
+            bp_last_error());
+    return;
+  }
+  if (resolve_devices() != 0 || open_ops_library() != 0) {
+    bp_runtime_destroy(runtime);
+    runtime = NULL;
+    device_count = 0;
+    return;
+  }
+  open_result = 0;
+}
+
+int bridge_open(void) {
+  pthread_once(&open_once, open_runtime);
+  return open_result;
+}
+
+bp_runtime_t *bridge_runtime(void) {
+  return runtime;
+}
+
+size_t bridge_device_count(void) {
+  return device_count;
+}
+
+bp_device_t *bridge_device(size_t id) {
+  return id < device_count ? devices[id] : NULL;
+}
+
+static thread_local int current_id;
+
+void bridge_set_current(int id) {
+  current_id = id;
+}
+
+int bridge_current_id(void) {
+  return current_id;
+}
+
+bp_device_t *bridge_current_device(void) {
+  return bridge_device((size_t)current_id);
+}
+
+void *bridge_op(const char *name) {
+  void *fn = NULL;
+  if (ops_library == NULL ||
+      bp_ops_library_find(ops_library, name, &fn) != BP_OK)
+    return NULL;
+  return fn;
+}
+
+const char *bridge_ops_last_error(void) {
+  return ops_library ? bp_ops_library_last_error(ops_library) : "";
+}
+
+bp_status_t bridge_note(const char *call, bp_status_t status) {
+  static int debug = -1;
+  if (debug < 0) {
+    const char *v = getenv("BACKPLANE_PADDLE_DEBUG");
+    debug = v && *v && strcmp(v, "0") != 0;
+  }
+  if (status != BP_OK && status != BP_ERR_NOT_READY && debug)
+    fprintf(stderr, "backplane paddle bridge: %s: %s: %s\n", call,
+            bp_status_name(status), bp_last_error());
+  return status;
+}
