@@ -122,13 +122,14 @@ void DivideGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &,
 
 } // namespace bridge
 
-PD_BUILD_PHI_KERNEL(add, backplane, ALL_LAYOUT, bridge::AddKernel, float) {}
+PD_BUILD_PHI_KERNEL(add, backplane, ALL_LAYOUT, bridge::AddKernel, float,
+                    int32_t, int64_t) {}
 PD_BUILD_PHI_KERNEL(subtract, backplane, ALL_LAYOUT, bridge::SubtractKernel,
-                    float) {}
+                    float, int32_t, int64_t) {}
 PD_BUILD_PHI_KERNEL(multiply, backplane, ALL_LAYOUT, bridge::MultiplyKernel,
-                    float) {}
-PD_BUILD_PHI_KERNEL(divide, backplane, ALL_LAYOUT, bridge::DivideKernel,
-                    float) {}
+                    float, int32_t, int64_t) {}
+PD_BUILD_PHI_KERNEL(divide, backplane, ALL_LAYOUT, bridge::DivideKernel, float,
+                    int32_t, int64_t) {}
 PD_BUILD_PHI_KERNEL(add_grad, backplane, ALL_LAYOUT, bridge::AddGradKernel,
                     float) {}
 PD_BUILD_PHI_KERNEL(subtract_grad, backplane, ALL_LAYOUT,
