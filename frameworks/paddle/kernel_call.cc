@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <stdexcept>
+#include "paddle/common/exception.h"
 
 enum { CONTEXT_CACHE = 8 };
 
@@ -141,14 +141,14 @@ void KernelCall::fail(const char *format, ...) {
   if (n > 0 && (size_t)n < sizeof message)
     vsnprintf(message + n, sizeof message - (size_t)n, format, args);
   va_end(args);
-  throw std::runtime_error(message);
+  PD_THROW(message);
 }
 
 int kernel_dims(PD_Tensor *t, int64_t *shape) {
   PD_Status status = C_SUCCESS;
   int64_t ndim = PD_TensorGetNumDims(t, &status);
   if (ndim > BP_OPS_MAX_DIMS)
-    throw std::runtime_error("backplane kernel: a tensor has more than 8 dims");
+    PD_THROW("backplane kernel: a tensor has more than 8 dims");
   for (int64_t d = 0; d < ndim; d++)
     shape[d] = PD_TensorGetDim(t, (size_t)d, &status);
   return (int)ndim;
