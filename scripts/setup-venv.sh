@@ -30,7 +30,7 @@ if [ ! -x "$PY" ]; then
 fi
 echo "installing paddlepaddle==$PADDLE_VERSION into $VENV"
 if ! "$PY" -m pip install -q --disable-pip-version-check --retries 2 \
-     --timeout 30 "paddlepaddle==$PADDLE_VERSION"; then
+     --timeout 30 --root-user-action=ignore "paddlepaddle==$PADDLE_VERSION"; then
   echo "setup-venv: could not install paddlepaddle==$PADDLE_VERSION (is PyPI" \
        "reachable?); going on without Paddle: its tests will skip" >&2
 fi

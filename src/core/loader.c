@@ -76,10 +76,18 @@ typedef void (*init_plugin_fn)(CustomRuntimeParams *);
  * interface->size naming that layout. Paddle's version macro accepts when
  * either size matches, so only a plugin's own layout (or every layout, for
  * a plugin that fills whatever it is asked for) leaves device_type set.
- * The first answer wins; its table is translated to layout B. Sets
- * state->layout to -1 when no layout got an answer. */
+ * Last, for a plugin that checks only params->size, layout B's two sizes
+ * (88 also being A's, only B can be assumed). The first answer wins; its
+ * table is translated to layout B. Sets state->layout to -1 when no probe
+ * got an answer. */
 static bp_status_t probe_init_plugin(load_state_t *state, init_plugin_fn init,
                                      CustomRuntimeParams *params) {
+  static const struct {
+    int layout;
+    size_t params_size; /* 0: BP_PARAMS_STORAGE, matching no layout */
+  } probes[] = {{BP_DEVICE_LAYOUT_B, 0}, {BP_DEVICE_LAYOUT_A, 0},
+                {BP_DEVICE_LAYOUT_C, 0}, {BP_DEVICE_LAYOUT_D, 0},
+                {BP_DEVICE_LAYOUT_E, 0}, {BP_DEVICE_LAYOUT_B, 88}};
   void *interface_storage = malloc(BP_INTERFACE_STORAGE);
   void *params_storage = malloc(BP_PARAMS_STORAGE);
   if (!interface_storage || !params_storage) {
@@ -87,16 +95,16 @@ static bp_status_t probe_init_plugin(load_state_t *state, init_plugin_fn init,
     free(params_storage);
     return BP_ERR_OUT_OF_MEMORY;
   }
-  static const int probe_order[BP_DEVICE_LAYOUT_COUNT] = {
-      BP_DEVICE_LAYOUT_B, BP_DEVICE_LAYOUT_A, BP_DEVICE_LAYOUT_C,
-      BP_DEVICE_LAYOUT_D, BP_DEVICE_LAYOUT_E};
   state->layout = -1;
-  for (int i = 0; i < BP_DEVICE_LAYOUT_COUNT && state->layout < 0; ++i) {
-    int layout = probe_order[i];
+  for (size_t i = 0; i < sizeof probes / sizeof *probes && state->layout < 0;
+       ++i) {
+    int layout = probes[i].layout;
+    size_t params_size =
+        probes[i].params_size ? probes[i].params_size : BP_PARAMS_STORAGE;
     memset(interface_storage, 0, BP_INTERFACE_STORAGE);
     memset(params_storage, 0, BP_PARAMS_STORAGE);
     CustomRuntimeParams *p = params_storage;
-    p->size = BP_PARAMS_STORAGE;
+    p->size = params_size;
     p->interface = interface_storage;
     p->interface->size = BP_DeviceLayoutInterfaceSize(layout);
     init(p);
@@ -105,7 +113,8 @@ static bp_status_t probe_init_plugin(load_state_t *state, init_plugin_fn init,
     state->layout = layout;
     state->reported_interface_size = p->interface->size;
     *params = *p;
-    params->size = p->size == BP_PARAMS_STORAGE ? 0 : p->size;
+    params->size = p->size == params_size ? 0 : p->size;
+    params->interface = NULL; /* the storage is freed below */
     BP_DeviceLayoutTranslate(&state->native, BP_DEVICE_LAYOUT_NATIVE,
                              interface_storage, layout);
   }
@@ -116,11 +125,17 @@ static bp_status_t probe_init_plugin(load_state_t *state, init_plugin_fn init,
 
 static bool validate_params(load_state_t *state,
                             const CustomRuntimeParams *params) {
-  if (state->layout < 0)
-    return reject(state, "InitPlugin left device_type NULL for every known "
-                         "layout (C_DeviceInterface of 904, 912, 1040, 1032 "
-                         "or 1128 bytes): built against another "
-                         "device_ext.h?");
+  if (state->layout < 0) {
+    char sizes[64] = "";
+    for (int layout = 0; layout < BP_DEVICE_LAYOUT_COUNT; ++layout)
+      snprintf(sizes + strlen(sizes), sizeof sizes - strlen(sizes), "%s%zu",
+               layout ? ", " : "", BP_DeviceLayoutInterfaceSize(layout));
+    return reject(state,
+                  "InitPlugin left device_type NULL for every known layout "
+                  "(C_DeviceInterface of %s bytes): built against another "
+                  "device_ext.h?",
+                  sizes);
+  }
   size_t layout_size = BP_DeviceLayoutInterfaceSize(state->layout);
   if (state->reported_interface_size != 0 &&
       state->reported_interface_size != layout_size)

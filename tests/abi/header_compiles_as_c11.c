@@ -1,5 +1,6 @@
 /* device_ext.h must be self-contained C11: it is the first include here. */
 #include "backplane/device_ext.h"
+#include "backplane/device_layouts.h"
 
 #include <string.h>
 

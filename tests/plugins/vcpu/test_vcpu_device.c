@@ -77,21 +77,36 @@ static void test_init_plugin_fills_the_table(void **state) {
   vcpu_close();
 }
 
-static void test_init_plugin_refuses_another_layout(void **state) {
+/* InitPlugin fills the layout the host's sizes name (Paddle's layout C
+ * here: 96-byte params, 1040-byte table, collectives 11 slots later than
+ * in B) and nothing for a size no layout has. */
+static void test_init_plugin_fills_the_hosts_layout(void **state) {
   (void)state;
   vcpu_open();
   void (*init_plugin)(CustomRuntimeParams *) =
       (void (*)(CustomRuntimeParams *))dlsym(vcpu.handle, "InitPlugin");
   CustomRuntimeParams params;
   memset(&params, 0, sizeof params);
-  unsigned char other_table[1040] = {0};
+  void *other_table[1040 / sizeof(void *)] = {0};
   params.size = 96; /* layout C */
   params.interface = (C_DeviceInterface *)(void *)other_table;
   ((C_DeviceInterface *)(void *)other_table)->size = 1040;
   init_plugin(&params);
+  assert_string_equal(params.device_type, "vcpu");
+  assert_ptr_equal(other_table[27], (void *)vcpu.table.device_memory_allocate);
+  assert_null(other_table[59]); /* get_compute_capability(device, ...) */
+  assert_ptr_equal(other_table[85], (void *)vcpu.table.xccl_all_reduce);
+  assert_ptr_equal(other_table[103], (void *)vcpu.table.profiler_initialize);
+
+  unsigned char odd_table[1000] = {0};
+  memset(&params, 0, sizeof params);
+  params.size = 96;
+  params.interface = (C_DeviceInterface *)(void *)odd_table;
+  ((C_DeviceInterface *)(void *)odd_table)->size = sizeof odd_table;
+  init_plugin(&params);
   assert_null(params.device_type);
-  for (size_t i = sizeof(size_t); i < sizeof other_table; ++i)
-    assert_int_equal(other_table[i], 0);
+  for (size_t i = sizeof(size_t); i < sizeof odd_table; ++i)
+    assert_int_equal(odd_table[i], 0);
   vcpu_close();
 }
 
@@ -396,7 +411,7 @@ static void test_finalize_with_live_resources_cleans_up(void **state) {
 int main(void) {
   const struct CMUnitTest standalone[] = {
       cmocka_unit_test(test_init_plugin_fills_the_table),
-      cmocka_unit_test(test_init_plugin_refuses_another_layout),
+      cmocka_unit_test(test_init_plugin_fills_the_hosts_layout),
       cmocka_unit_test(test_initialize_and_finalize_are_reference_counted),
       cmocka_unit_test(test_finalize_with_live_resources_cleans_up),
   };

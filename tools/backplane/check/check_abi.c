@@ -47,8 +47,8 @@ static void check_layout(check_ctx_t *ctx) {
   int layout = BP_DeviceLayoutOfSize(ctx->info.interface_size);
   if (layout < 0)
     check_fail(ctx, "abi.layout",
-               "interface is %zu bytes, no known layout (904, 912, 1040, "
-               "1032 or 1128)",
+               "interface is %zu bytes, no layout backplane/device_layouts.h "
+               "knows",
                ctx->info.interface_size);
   else if (layout == BP_DEVICE_LAYOUT_NATIVE)
     check_pass(ctx, "abi.layout",
