@@ -115,8 +115,7 @@ diopiTensorHandle_t KernelCall::temp(diopiDtype_t dtype, int ndim,
   return keep(h, st, "bp_ops_tensor_create");
 }
 
-void *KernelCall::op(const char *name) {
-  void *fn = bridge_op(name);
+void *KernelCall::op(const char *name, void *fn) {
   if (fn == NULL)
     fail("the op library has no %s (diopiNoImplement)", name);
   return fn;

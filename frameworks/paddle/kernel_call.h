@@ -72,8 +72,9 @@ public:
   /* Scratch from the device's caching allocator, freed in stream order. */
   diopiTensorHandle_t temp(diopiDtype_t dtype, int ndim, const int64_t *shape);
 
-  /* The DIOPI op `name`; raises when the op library lacks it. */
-  void *op(const char *name);
+  /* `fn`, the DIOPI op `name` looked up once (DIOPI below); raises when
+   * the op library lacks it. */
+  void *op(const char *name, void *fn);
   /* Raises unless `err` is diopiSuccess. */
   void check(diopiError_t err, const char *op_name);
   /* Raises "backplane kernel <kernel> on backplane:<id> (<device>): ...". */
@@ -92,9 +93,14 @@ private:
   size_t ntensors_;
 };
 
-/* The op library's `name`, typed as functions.h declares it; raises when
- * the library lacks it. */
-#define DIOPI(call, name) ((decltype(&name))(call).op(#name))
+/* The op library's `name`, typed as functions.h declares it, looked up on
+ * first use (a thread-safe function-local static); raises when the library
+ * lacks it. */
+#define DIOPI(call, name)                                                      \
+  ((decltype(&name))(call).op(#name, []() {                                    \
+    static void *const fn = bridge_op(#name);                                  \
+    return fn;                                                                 \
+  }()))
 
 /* Paddle's dims of `t` into `shape` (at most BP_OPS_MAX_DIMS); returns
  * ndim. */

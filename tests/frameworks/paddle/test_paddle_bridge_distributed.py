@@ -31,10 +31,13 @@ class DataParallelOnBackplane(unittest.TestCase):
     def test_two_processes_match_one_device(self):
         env = dict(os.environ, PADDLE_XCCL_BACKEND="backplane")
         single = losses([sys.executable, SCRIPT, "--single"], env)
+        # The launcher reads BACKPLANE_VISIBLE_DEVICES as the device labels
+        # that --devices picks from (Paddle's <TYPE>_VISIBLE_DEVICES rule).
+        devices = os.environ.get("BACKPLANE_VISIBLE_DEVICES") or "0,1"
         with tempfile.TemporaryDirectory() as logs:
             parallel = losses([sys.executable, "-m",
                                "paddle.distributed.launch", "--log_dir", logs,
-                               "--devices", "0,1", SCRIPT], env)
+                               "--devices", devices, SCRIPT], env)
         self.assertEqual(len(parallel), 5)
         for a, b in zip(parallel, single):
             self.assertAlmostEqual(a, b, delta=1e-3)
