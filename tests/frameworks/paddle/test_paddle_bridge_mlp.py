@@ -2,8 +2,10 @@
 paddle.optimizer, dygraph) trains on `backplane` over vcpu with every kernel
 the bridge's (no CPU fallback): the first steps' losses equal Paddle CPU's
 from the same initial weights, and a few epochs on the digits reach a test
-accuracy far above chance."""
+accuracy far above chance. The same script trains over opencl:0 where an
+OpenCL platform exists (skipped, saying so, where none does)."""
 import os
+import subprocess
 import sys
 
 import bridge_env
@@ -49,6 +51,18 @@ class MlpOnBackplane(unittest.TestCase):
         losses, accuracy = mnist_mlp.train("backplane:1", epochs=3)
         self.assertLess(np.mean(losses[-5:]), np.mean(losses[:5]))
         self.assertGreaterEqual(accuracy, 0.85)
+
+    def test_trains_over_opencl(self):
+        env = dict(os.environ, BACKPLANE_VISIBLE_DEVICES="opencl:0")
+        out = subprocess.run(
+            [sys.executable, os.path.join(bridge_env.EXAMPLES, "mnist_mlp.py"),
+             "--epochs", "2"], env=env, capture_output=True, text=True,
+            timeout=100)
+        if "no device opencl:0" in out.stderr:
+            self.skipTest("no OpenCL device: " + out.stderr.strip()[-200:])
+        self.assertEqual(out.returncode, 0, out.stderr[-2000:])
+        accuracy = float(out.stdout.split("test accuracy")[-1])
+        self.assertGreaterEqual(accuracy, 0.8)
 
 
 if __name__ == "__main__":
