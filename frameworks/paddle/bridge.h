@@ -1,11 +1,11 @@
 /* The Paddle bridge's shared state: one Backplane runtime per process, the
  * devices Paddle sees (BACKPLANE_VISIBLE_DEVICES) and the DIOPI op library.
  *
- * The bridge is C++ only because Paddle's headers are: device_ext.h includes
+ * The bridge is C++ because Paddle's headers are: device_ext.h includes
  * <array> and uses bool/std::array, and the kernel C API headers include
- * <vector> and phi's float16 classes. The code is C in all but name (extern
- * "C" APIs, no templates); C++ exceptions are used at one place only, to
- * hand a kernel's failure to Paddle (kernel_call.h). */
+ * <vector> and phi's float16 classes. The runtime half is C in all but
+ * name; the kernels use the C API's templates, for the reason
+ * kernel_call.h gives. */
 #ifndef BACKPLANE_PADDLE_BRIDGE_H_
 #define BACKPLANE_PADDLE_BRIDGE_H_
 
@@ -41,8 +41,9 @@ bp_device_t *bridge_current_device(void);
 
 /* The DIOPI op function `name` ("diopiAdd") of the op library
  * (BACKPLANE_OPS_LIBRARY, else lib/backplane/ops/libbackplane_ops_ref.so
- * beside libbackplane.so), or NULL with the reason in bridge_ops_error(). */
+ * beside libbackplane.so), or NULL when the library lacks it. */
 void *bridge_op(const char *name);
+/* The op library's message for this thread's last failing op. */
 const char *bridge_ops_last_error(void);
 
 /* Reports a failed Backplane call on stderr under BACKPLANE_PADDLE_DEBUG=1
