@@ -1183,11 +1183,230 @@ BREADTH = (unary_math, comparisons, selection, clamping, powers,
            activations_piecewise, reductions_minmax, loss_mse, optimizer_adam,
            random_fills, ranges, stacking)
 
+
+def hardening():
+    """Silent wrong answers of the past, each against PyTorch: NaN through
+    relu, beta 0 ignoring a NaN/Inf input of addmm, int64 values beyond
+    2^53 kept exact, float64 products in float64, zero weight and bias
+    gradients of a batch-0 convolution, SGD momentum without a buffer,
+    losses over spatial dims and over class probabilities, adaptive
+    pooling to size 0. Generated last, like convolution_batches."""
+    x = torch.tensor([[float("nan"), -1.0, 2.0], [0.5, float("nan"), -3.0]])
+    add("relu", Case("relu/f32/nan", "diopiRelu").output("out", torch.relu(x))
+        .input("input", x))
+    inp = torch.tensor([[float("nan"), float("inf")], [1.0, -float("inf")]])
+    m1, m2 = randn((2, 3)), randn((3, 2))
+    add("addmm", Case("addmm/beta0/f32/ignores_nan_inf", "diopiAddmm",
+                      atol=1e-5, rtol=1e-5)
+        .output("out", torch.addmm(inp, m1, m2, beta=0, alpha=2.0))
+        .input("input", inp).input("mat1", m1).input("mat2", m2)
+        .attr("beta", 0.0).attr("alpha", 2.0))
+    big = torch.tensor([[2**62 + 1, 2**53 + 1, -(2**60) - 3],
+                        [2**55 + 7, 9, -(2**53) - 1]], dtype=torch.int64)
+    small = torch.tensor([[3, 1, 5], [2, -4, 1]], dtype=torch.int64)
+    add("add", Case("add/i64/beyond_2^53", "diopiAdd", torch.int64, 0, 0)
+        .output("out", torch.add(big, small, alpha=3)).input("input", big)
+        .input("other", small).attr("alpha", 3))
+    add("sub", Case("sub/i64/beyond_2^53", "diopiSub", torch.int64, 0, 0)
+        .output("out", torch.sub(big, small)).input("input", big)
+        .input("other", small).attr("alpha", 1))
+    add("mul", Case("mul/i64/beyond_2^53", "diopiMul", torch.int64, 0, 0)
+        .output("out", big * small).input("input", big).input("other", small))
+    filled = torch.full((2, 3), 2**63 - 1, dtype=torch.int64)
+    add("fill", Case("fill/i64/max", "diopiFill", torch.int64, 0, 0)
+        .inplace("input", torch.zeros((2, 3), dtype=torch.int64), filled)
+        .attr("value", 2**63 - 1))
+    ext = torch.tensor([[2**63 - 1, -(2**63)], [2**53 + 1, -(2**53) - 1]],
+                       dtype=torch.int64)
+    add("cat", Case("cat/i64/extremes", "diopiCat", torch.int64, 0, 0)
+        .output("out", torch.cat([ext, big[:, :2]], 0))
+        .input("tensors.0", ext).input("tensors.1", big[:, :2])
+        .attr("dim", 0))
+    add("copy", Case("copy/i64/strided_extremes", "diopiCopyInp", torch.int64,
+                     0, 0)
+        .inplace("dest", torch.zeros((2, 2), dtype=torch.int64),
+                 ext.t().contiguous())
+        .input("src", ext.t()))
+    add("transpose", Case("transpose/i64/extremes", "diopiTranspose",
+                          torch.int64, 0, 0)
+        .output("out", ext.t().contiguous()).input("input", ext)
+        .attr("dim0", 0).attr("dim1", 1))
+    add("permute", Case("permute/i64/extremes", "diopiPermute", torch.int64,
+                        0, 0)
+        .output("out", big.permute(1, 0).contiguous()).input("input", big)
+        .attr("dims", [1, 0]))
+    index = torch.tensor([2, 0, 2], dtype=torch.int64)
+    add("index_select", Case("index_select/i64/extremes", "diopiIndexSelect",
+                             torch.int64, 0, 0)
+        .output("out", torch.index_select(big, 1, index)).input("input", big)
+        .input("index", index).attr("dim", 1))
+    close = torch.tensor([[2**53, 2**53 + 1, 2**53], [5, 2**62, 2**62 + 1]],
+                         dtype=torch.int64)
+    v, i = torch.max(close, 1)
+    add("max", Case("max/i64/beyond_2^53", "diopiMax", torch.int64, 0, 0)
+        .output("max", v).output("max_indices", i).input("input", close)
+        .attr("dim", 1))
+    a64, b64 = randn((33, 17), torch.float64), randn((17, 9), torch.float64)
+    add("mm", Case("mm/f64/precision", "diopiMm", torch.float64, 1e-12, 1e-12)
+        .output("out", a64 @ b64).input("input", a64).input("mat2", b64))
+    x64, w64, bias64 = (randn((5, 40), torch.float64),
+                        randn((7, 40), torch.float64),
+                        randn((7,), torch.float64))
+    add("linear", Case("linear/f64/precision", "diopiLinear", torch.float64,
+                       1e-12, 1e-12)
+        .output("out", F.linear(x64, w64, bias64)).input("input", x64)
+        .input("weight", w64).input("bias", bias64))
+    x0 = torch.zeros((0, 2, 5, 5))
+    w0 = randn((3, 2, 3, 3))
+    go0 = torch.zeros((0, 3, 3, 3))
+    add("conv2d", Case("conv2d_backward/f32/batch0",
+                       "diopiConvolution2dBackward")
+        .output("grad_input", torch.zeros(x0.shape))
+        .output("grad_weight", torch.zeros(w0.shape))
+        .output("grad_bias", torch.zeros((3,)))
+        .input("grad_output", go0).input("input", x0).input("weight", w0)
+        .attr("bias_sizes", [3]).attr("stride", [1, 1]).attr("padding", [0, 0])
+        .attr("dilation", [1, 1]).attr("groups", 1))
+    p, g = randn((6, 5)), randn((6, 5))
+    for nesterov in (False, True):
+        pp = p.clone().requires_grad_()
+        opt = torch.optim.SGD([pp], lr=0.1, momentum=0.9, dampening=0.0,
+                              weight_decay=1e-2, nesterov=nesterov)
+        pp.grad = g.clone()
+        opt.step()
+        add("sgd", Case("sgd/f32/momentum_without_buffer"
+                        f"{'/nesterov' if nesterov else ''}", "diopiSgd")
+            .inplace("param", p, pp.detach()).inplace("grad", g, g)
+            .attr("lr", 0.1).attr("momentum", 0.9).attr("dampening", 0.0)
+            .attr("weight_decay", 1e-2).attr("nesterov", nesterov))
+    reductions = {"none": 0, "mean": 1, "sum": 2}
+    for red, code in reductions.items():
+        x = randn((2, 4, 3, 2)).requires_grad_()
+        t = torch.randint(0, 4, (2, 3, 2))
+        t[0, 1, 1] = -100
+        w = torch.rand(4) + 0.5
+        y = F.cross_entropy(x, t, weight=w, reduction=red)
+        go = randn(y.shape)
+        y.backward(go)
+        add("cross_entropy", Case(f"cross_entropy/f32/spatial/{red}",
+                                  "diopiCrossEntropyLoss")
+            .output("out", y.detach()).input("input", x.detach())
+            .input("target", t).input("weight", w).attr("reduction", code)
+            .attr("ignore_index", -100).attr("label_smoothing", 0.0))
+        add("cross_entropy", Case(f"cross_entropy_backward/f32/spatial/{red}",
+                                  "diopiCrossEntropyLossBackward")
+            .output("grad_input", x.grad).input("grad_output", go)
+            .input("input", x.detach()).input("target", t).input("weight", w)
+            .attr("reduction", code).attr("ignore_index", -100)
+            .attr("label_smoothing", 0.0))
+        lp = F.log_softmax(randn((2, 4, 3)), 1).requires_grad_()
+        tt = torch.randint(0, 4, (2, 3))
+        y = F.nll_loss(lp, tt, reduction=red)
+        go = randn(y.shape)
+        y.backward(go)
+        add("nll_loss", Case(f"nll_loss/f32/spatial/{red}", "diopiNLLLoss")
+            .output("out", y.detach()).input("input", lp.detach())
+            .input("target", tt).attr("reduction", code)
+            .attr("ignore_index", -100))
+        add("nll_loss", Case(f"nll_loss_backward/f32/spatial/{red}",
+                             "diopiNLLLossBackward")
+            .output("grad_input", lp.grad).input("grad_output", go)
+            .input("input", lp.detach()).input("target", tt)
+            .attr("reduction", code).attr("ignore_index", -100))
+        x = randn((5, 4)).requires_grad_()
+        prob = torch.softmax(randn((5, 4)), 1)
+        y = F.cross_entropy(x, prob, reduction=red, label_smoothing=0.2)
+        go = randn(y.shape)
+        y.backward(go)
+        add("cross_entropy", Case(f"cross_entropy/f32/probabilities/{red}",
+                                  "diopiCrossEntropyLoss")
+            .output("out", y.detach()).input("input", x.detach())
+            .input("target", prob).attr("reduction", code)
+            .attr("ignore_index", -100).attr("label_smoothing", 0.2))
+        add("cross_entropy",
+            Case(f"cross_entropy_backward/f32/probabilities/{red}",
+                 "diopiCrossEntropyLossBackward")
+            .output("grad_input", x.grad).input("grad_output", go)
+            .input("input", x.detach()).input("target", prob)
+            .attr("reduction", code).attr("ignore_index", -100)
+            .attr("label_smoothing", 0.2))
+    x = randn((2, 3, 4, 4))
+    add("adaptive_avg_pool2d", Case("adaptive_avg_pool2d/f32/size0",
+                                    "diopiAdaptiveAvgPool2d")
+        .output("out", F.adaptive_avg_pool2d(x, (0, 2))).input("input", x)
+        .attr("output_size", [0, 2]))
+    for tag, sa, sb in (("vector_vector", (5,), (5,)),
+                        ("matrix_vector", (3, 5), (5,)),
+                        ("vector_matrix", (5,), (5, 4)),
+                        ("batch_vector", (2, 3, 5), (5,)),
+                        ("batch_matrix", (2, 3, 5), (5, 4)),
+                        ("broadcast_batches", (2, 1, 3, 5), (4, 5, 2))):
+        a, b = randn(sa), randn(sb)
+        add("matmul", Case(f"matmul/f32/{tag}", "diopiMatmul", atol=1e-5,
+                           rtol=1e-5)
+            .output("out", torch.matmul(a, b)).input("input", a)
+            .input("other", b))
+    src = randn(())
+    zero_d = torch.tensor(0, dtype=torch.int64)
+    add("gather", Case("gather/f32/0d", "diopiGather")
+        .output("out", torch.gather(src, 0, zero_d)).input("input", src)
+        .input("index", zero_d).attr("dim", 0))
+    x, w, bias = randn((3, 4)), randn((0, 4)), randn((0,))
+    add("linear", Case("linear/f32/0_out_features", "diopiLinear")
+        .output("out", F.linear(x, w, bias)).input("input", x)
+        .input("weight", w).input("bias", bias))
+    for tag, shape, index in (("0d_input", (), [0]), ("0d_index", (3,), 2)):
+        src = randn(shape)
+        index = torch.tensor(index, dtype=torch.int64)
+        add("gather", Case(f"gather/f32/{tag}", "diopiGather")
+            .output("out", torch.gather(src, 0, index)).input("input", src)
+            .input("index", index).attr("dim", 0))
+    for tag, shape, has_bias in (("0_out_features_3d", (2, 3, 4), False),
+                                 ("0_out_features_1d", (4,), True)):
+        x, w = randn(shape), randn((0, 4))
+        c = Case(f"linear/f32/{tag}", "diopiLinear").output(
+            "out", F.linear(x, w, torch.zeros(0) if has_bias else None))
+        c.input("input", x).input("weight", w)
+        if has_bias:
+            c.input("bias", torch.zeros(0))
+        add("linear", c)
+    for tag, n, cin, hw, cout, k, stride, pad, dil, groups, bias in (
+            ("f64/precision", 2, 4, 7, 6, 3, 2, 1, 1, 2, True),
+            ("f64/dilated", 1, 3, 8, 2, 3, 1, 0, 2, 1, False)):
+        x = randn((n, cin, hw, hw), torch.float64).requires_grad_()
+        w = randn((cout, cin // groups, k, k), torch.float64).requires_grad_()
+        b = randn((cout,), torch.float64).requires_grad_() if bias else None
+        y = F.conv2d(x, w, b, stride, pad, dil, groups)
+        go = randn(y.shape, torch.float64)
+        y.backward(go)
+        attrs = (("stride", [stride] * 2), ("padding", [pad] * 2),
+                 ("dilation", [dil] * 2), ("groups", groups))
+        c = Case(f"conv2d/{tag}", "diopiConvolution2d", torch.float64, 1e-10,
+                 1e-10).output("out", y.detach()).input("input", x.detach())
+        c.input("weight", w.detach())
+        if bias:
+            c.input("bias", b.detach())
+        for attr in attrs:
+            c.attr(*attr)
+        add("conv2d", c)
+        bw = Case(f"conv2d_backward/{tag}", "diopiConvolution2dBackward",
+                  torch.float64, 1e-10, 1e-10)
+        bw.output("grad_input", x.grad).output("grad_weight", w.grad)
+        if bias:
+            bw.output("grad_bias", b.grad)
+        bw.input("grad_output", go).input("input", x.detach())
+        bw.input("weight", w.detach()).attr("bias_sizes", [cout] if bias else [])
+        for attr in attrs:
+            bw.attr(*attr)
+        add("conv2d", bw)
+
+
 def main():
     for make in (arithmetic, memory, gemm, activations, softmax, losses,
                  reductions, optimizers, normalization, convolution, pooling,
                  indexing, shapes, random_ops, convolution_batches,
-                 reductions_split, convolution_winograd) + BREADTH:
+                 reductions_split, convolution_winograd) + BREADTH + (
+                     hardening,):
         make()
     os.makedirs(OUT, exist_ok=True)
     only = set(sys.argv[1:])

@@ -65,7 +65,7 @@ _CTYPES = {
     "float": ctypes.c_float,
     "const diopiScalar_t *": ctypes.POINTER(_Scalar),
     "const char *": ctypes.c_char_p,
-    "const diopiConstTensorHandle_t *": ctypes.POINTER(ctypes.c_void_p),
+    "diopiConstTensorHandle_t *": ctypes.POINTER(ctypes.c_void_p),
     "diopiReduction_t": ctypes.c_int,
     "diopiRoundMode_t": ctypes.c_int,
     "diopiMemoryFormat_t": ctypes.c_int,
@@ -195,7 +195,7 @@ def call(name, *args, **kwargs):
             if kind == "diopiTensorHandle_t" and first_out is None:
                 first_out = v
             cargs.append(None if v is None else ctx.use(v))
-        elif kind == "const diopiConstTensorHandle_t *":
+        elif kind == "diopiConstTensorHandle_t *":  # a list (diopiCat)
             handles = (ctypes.c_void_p * max(len(v), 1))(
                 *[ctx.use(t) for t in v])
             keep.append(handles)

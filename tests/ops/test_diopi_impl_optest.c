@@ -69,7 +69,7 @@ static void new_style_fill_passes_on_the_adapter(void **state) {
   run_result_t *r = run("--ops " TOY_NEW " --filter fill/");
   assert_int_equal(r->code, 0);
   assert_non_null(strstr(r->text, "device: diopi-impl adapter (new style)"));
-  assert_int_equal(r->pass, 2); /* f32, i64 */
+  assert_int_equal(r->pass, 3); /* f32, i64, i64/max */
   r = run("--ops " TOY_NEW " --filter relu/f32");
   assert_int_equal(r->code, 0);
   assert_int_equal(r->pass, 0);

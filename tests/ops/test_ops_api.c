@@ -262,6 +262,15 @@ static void out_of_device_memory_is_an_error(void **state) {
 /* diopi_headers_compile_as_cxx17.cc: its five pointers as intended. */
 int diopi_headers_cxx17_signatures(void);
 
+int diopi_const_handles_match_upstream(void);
+
+/* diopiCat's tensor list and diopiAdamW's grad are const handles, as in
+ * DIOPI's functions.h (diopi_const_handles.c stops the build otherwise). */
+static void cat_and_adamw_take_const_handles_as_upstream(void **state) {
+  (void)state;
+  assert_int_equal(diopi_const_handles_match_upstream(), 2);
+}
+
 static void headers_compile_as_cxx17(void **state) {
   (void)state;
   assert_int_equal(diopi_headers_cxx17_signatures(), 5);
@@ -277,6 +286,7 @@ int main(void) {
       cmocka_unit_test(bad_arguments_name_op_argument_and_shapes),
       cmocka_unit_test(out_of_device_memory_is_an_error),
       cmocka_unit_test(headers_compile_as_cxx17),
+      cmocka_unit_test(cat_and_adamw_take_const_handles_as_upstream),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -324,7 +324,7 @@ DIOPI_API diopiError_t diopiPermute(diopiContextHandle_t ctx,
                                     diopiSize_t dims);
 DIOPI_API diopiError_t diopiCat(diopiContextHandle_t ctx,
                                 diopiTensorHandle_t out,
-                                const diopiConstTensorHandle_t *tensors,
+                                diopiConstTensorHandle_t *tensors,
                                 int64_t num_inputs, int64_t dim);
 DIOPI_API diopiError_t diopiIndexSelect(diopiContextHandle_t ctx,
                                         diopiTensorHandle_t out,
@@ -363,8 +363,8 @@ DIOPI_API diopiError_t diopiSgd(diopiContextHandle_t ctx,
                                 double momentum, double dampening,
                                 double weight_decay, bool nesterov);
 DIOPI_API diopiError_t
-diopiAdamW(diopiContextHandle_t ctx, diopiTensorHandle_t input,
-           diopiTensorHandle_t grad, diopiTensorHandle_t exp_avg,
+diopiAdamW(diopiContextHandle_t ctx, diopiTensorHandle_t param,
+           diopiConstTensorHandle_t grad, diopiTensorHandle_t exp_avg,
            diopiTensorHandle_t exp_avg_sq, diopiTensorHandle_t max_exp_avg_sq,
            float lr, float beta1, float beta2, float eps, float weight_decay,
            int64_t step, bool amsgrad);

@@ -39,16 +39,17 @@ static diopiError_t backward(diopiContextHandle_t ctx, const char *op,
   return ref_ew_launch(ctx, op, &ew, grad_input, in, names);
 }
 
+/* NaN passes through relu (it is not below 0), as in PyTorch. */
 static double relu_fn(const double *x, const double *p) {
   (void)p;
-  return x[0] > 0 ? x[0] : 0;
+  return x[0] < 0 ? 0 : x[0];
 }
 REF_F32_CLONES static void relu_f32(float *out, const float *const *in,
                                     int64_t n, const double *p) {
   (void)p;
   const float *x = in[0];
   for (int64_t i = 0; i < n; i++)
-    out[i] = x[i] > 0.0f ? x[i] : 0.0f;
+    out[i] = x[i] < 0.0f ? 0.0f : x[i];
 }
 static double threshold_grad_fn(const double *v, const double *p) {
   return v[1] > p[0] ? v[0] : 0;

@@ -58,17 +58,57 @@ static void div_f32(float *out, const float *const *in, int64_t n,
       out[i] = floorf(out[i]);
 }
 
+/* The integer forms (wrapping, as the dtype does): params[0] alpha, [1] the
+ * scalar operand. */
+static int64_t add_int(const int64_t *in, const int64_t *p) {
+  return (int64_t)((uint64_t)in[0] + (uint64_t)p[0] * (uint64_t)in[1]);
+}
+static int64_t mul_int(const int64_t *in, const int64_t *p) {
+  (void)p;
+  return (int64_t)((uint64_t)in[0] * (uint64_t)in[1]);
+}
+static int64_t add_scalar_int(const int64_t *in, const int64_t *p) {
+  return (int64_t)((uint64_t)in[0] + (uint64_t)p[0] * (uint64_t)p[1]);
+}
+static int64_t mul_scalar_int(const int64_t *in, const int64_t *p) {
+  return (int64_t)((uint64_t)in[0] * (uint64_t)p[1]);
+}
+
+static diopiError_t check_mode(const char *op, diopiRoundMode_t mode) {
+  if (mode >= RoundModeNone && mode < RoundModeEND)
+    return diopiSuccess;
+  return ref_fail(op,
+                  "rounding_mode: %d is not a diopiRoundMode_t (RoundModeNone, "
+                  "RoundModeTrunc or RoundModeFloor)",
+                  (int)mode);
+}
+
+/* alpha (NULL: 1) times `sign` (-1 for sub); div has no integer form (its
+ * result is a true quotient or rounded from one). */
+static void set_alpha(ref_ew_t *ew, arith_t kind, const diopiScalar_t *alpha,
+                      int sign, ref_ew_int_fn_t int_fn) {
+  ew->params[0] = sign * ref_scalar(alpha, 1);
+  if (kind != DIV && ref_scalar_is_integral(alpha)) {
+    ew->int_fn = int_fn;
+    ew->int_params[0] = sign * ref_scalar_int(alpha, 1);
+  }
+}
+
 static diopiError_t launch(diopiContextHandle_t ctx, const char *op,
                            arith_t kind, diopiConstTensorHandle_t out,
                            diopiConstTensorHandle_t input,
-                           diopiConstTensorHandle_t other, double alpha,
+                           diopiConstTensorHandle_t other,
+                           const diopiScalar_t *alpha, int sign,
                            diopiRoundMode_t mode) {
+  diopiError_t err = check_mode(op, mode);
+  if (err)
+    return err;
   ref_ew_t ew;
   memset(&ew, 0, sizeof ew);
   ew.nin = 2;
   ew.fn = kind == ADD ? add_fn : kind == MUL ? mul_fn : div_fn;
   ew.f32 = kind == ADD ? add_f32 : kind == MUL ? mul_f32 : div_f32;
-  ew.params[0] = alpha;
+  set_alpha(&ew, kind, alpha, sign, kind == ADD ? add_int : mul_int);
   ew.params[1] = mode;
   diopiConstTensorHandle_t in[2] = {input, other};
   static const char *const names[2] = {"input", "other"};
@@ -105,10 +145,14 @@ static void mul_scalar_f32(float *out, const float *const *in, int64_t n,
 static diopiError_t launch_scalar(diopiContextHandle_t ctx, const char *op,
                                   arith_t kind, diopiConstTensorHandle_t out,
                                   diopiConstTensorHandle_t input,
-                                  const diopiScalar_t *other, double alpha,
+                                  const diopiScalar_t *other,
+                                  const diopiScalar_t *alpha, int sign,
                                   diopiRoundMode_t mode) {
   if (!other)
     return ref_fail(op, "other: scalar is NULL");
+  diopiError_t err = check_mode(op, mode);
+  if (err)
+    return err;
   ref_ew_t ew;
   memset(&ew, 0, sizeof ew);
   ew.nin = 1;
@@ -116,9 +160,13 @@ static diopiError_t launch_scalar(diopiContextHandle_t ctx, const char *op,
           : kind == MUL ? mul_scalar_fn
                         : div_scalar_fn;
   ew.f32 = kind == ADD ? add_scalar_f32 : kind == MUL ? mul_scalar_f32 : NULL;
-  ew.params[0] = alpha;
+  set_alpha(&ew, kind, alpha, sign,
+            kind == ADD ? add_scalar_int : mul_scalar_int);
+  if (!ref_scalar_is_integral(other))
+    ew.int_fn = NULL;
   ew.params[1] = mode;
   ew.params[2] = ref_scalar(other, 0);
+  ew.int_params[1] = ref_scalar_int(other, 0);
   static const char *const names[1] = {"input"};
   return ref_ew_launch(ctx, op, &ew, out, &input, names);
 }
@@ -129,65 +177,68 @@ static diopiError_t launch_scalar(diopiContextHandle_t ctx, const char *op,
 #define S const diopiScalar_t *
 
 REF_EXPORT diopiError_t diopiAdd(CTX, T out, CT input, CT other, S alpha) {
-  return launch(ctx, "diopiAdd", ADD, out, input, other, ref_scalar(alpha, 1),
+  return launch(ctx, "diopiAdd", ADD, out, input, other, alpha, 1,
                 RoundModeNone);
 }
 REF_EXPORT diopiError_t diopiAddInp(CTX, T input, CT other, S alpha) {
-  return launch(ctx, "diopiAddInp", ADD, input, input, other,
-                ref_scalar(alpha, 1), RoundModeNone);
+  return launch(ctx, "diopiAddInp", ADD, input, input, other, alpha, 1,
+                RoundModeNone);
 }
 REF_EXPORT diopiError_t diopiAddScalar(CTX, T out, CT input, S other, S alpha) {
-  return launch_scalar(ctx, "diopiAddScalar", ADD, out, input, other,
-                       ref_scalar(alpha, 1), RoundModeNone);
+  return launch_scalar(ctx, "diopiAddScalar", ADD, out, input, other, alpha, 1,
+                       RoundModeNone);
 }
 REF_EXPORT diopiError_t diopiAddInpScalar(CTX, T input, S other, S alpha) {
   return launch_scalar(ctx, "diopiAddInpScalar", ADD, input, input, other,
-                       ref_scalar(alpha, 1), RoundModeNone);
+                       alpha, 1, RoundModeNone);
 }
 REF_EXPORT diopiError_t diopiSub(CTX, T out, CT input, CT other, S alpha) {
-  return launch(ctx, "diopiSub", ADD, out, input, other, -ref_scalar(alpha, 1),
+  return launch(ctx, "diopiSub", ADD, out, input, other, alpha, -1,
                 RoundModeNone);
 }
 REF_EXPORT diopiError_t diopiSubInp(CTX, T input, CT other, S alpha) {
-  return launch(ctx, "diopiSubInp", ADD, input, input, other,
-                -ref_scalar(alpha, 1), RoundModeNone);
+  return launch(ctx, "diopiSubInp", ADD, input, input, other, alpha, -1,
+                RoundModeNone);
 }
 REF_EXPORT diopiError_t diopiSubScalar(CTX, T out, CT input, S other, S alpha) {
-  return launch_scalar(ctx, "diopiSubScalar", ADD, out, input, other,
-                       -ref_scalar(alpha, 1), RoundModeNone);
+  return launch_scalar(ctx, "diopiSubScalar", ADD, out, input, other, alpha, -1,
+                       RoundModeNone);
 }
 REF_EXPORT diopiError_t diopiSubInpScalar(CTX, T input, S other, S alpha) {
   return launch_scalar(ctx, "diopiSubInpScalar", ADD, input, input, other,
-                       -ref_scalar(alpha, 1), RoundModeNone);
+                       alpha, -1, RoundModeNone);
 }
 REF_EXPORT diopiError_t diopiMul(CTX, T out, CT input, CT other) {
-  return launch(ctx, "diopiMul", MUL, out, input, other, 1, RoundModeNone);
+  return launch(ctx, "diopiMul", MUL, out, input, other, NULL, 1,
+                RoundModeNone);
 }
 REF_EXPORT diopiError_t diopiMulInp(CTX, T input, CT other) {
-  return launch(ctx, "diopiMulInp", MUL, input, input, other, 1, RoundModeNone);
+  return launch(ctx, "diopiMulInp", MUL, input, input, other, NULL, 1,
+                RoundModeNone);
 }
 REF_EXPORT diopiError_t diopiMulScalar(CTX, T out, CT input, S other) {
-  return launch_scalar(ctx, "diopiMulScalar", MUL, out, input, other, 1,
+  return launch_scalar(ctx, "diopiMulScalar", MUL, out, input, other, NULL, 1,
                        RoundModeNone);
 }
 REF_EXPORT diopiError_t diopiMulInpScalar(CTX, T input, S other) {
-  return launch_scalar(ctx, "diopiMulInpScalar", MUL, input, input, other, 1,
-                       RoundModeNone);
+  return launch_scalar(ctx, "diopiMulInpScalar", MUL, input, input, other, NULL,
+                       1, RoundModeNone);
 }
 REF_EXPORT diopiError_t diopiDiv(CTX, T out, CT input, CT other,
                                  diopiRoundMode_t mode) {
-  return launch(ctx, "diopiDiv", DIV, out, input, other, 1, mode);
+  return launch(ctx, "diopiDiv", DIV, out, input, other, NULL, 1, mode);
 }
 REF_EXPORT diopiError_t diopiDivInp(CTX, T input, CT other,
                                     diopiRoundMode_t mode) {
-  return launch(ctx, "diopiDivInp", DIV, input, input, other, 1, mode);
+  return launch(ctx, "diopiDivInp", DIV, input, input, other, NULL, 1, mode);
 }
 REF_EXPORT diopiError_t diopiDivScalar(CTX, T out, CT input, S other,
                                        diopiRoundMode_t mode) {
-  return launch_scalar(ctx, "diopiDivScalar", DIV, out, input, other, 1, mode);
+  return launch_scalar(ctx, "diopiDivScalar", DIV, out, input, other, NULL, 1,
+                       mode);
 }
 REF_EXPORT diopiError_t diopiDivInpScalar(CTX, T input, S other,
                                           diopiRoundMode_t mode) {
-  return launch_scalar(ctx, "diopiDivInpScalar", DIV, input, input, other, 1,
-                       mode);
+  return launch_scalar(ctx, "diopiDivInpScalar", DIV, input, input, other, NULL,
+                       1, mode);
 }

@@ -9,12 +9,14 @@
  * taken on the caller's thread (or used in place when it already is), so
  * any float dtype and stride works. 3x3 stride-1 convolutions (see
  * ref_winograd_applies) run their forward and grad_input as Winograd
- * F(4x4, 3x3) instead (ref_winograd.h). */
+ * F(4x4, 3x3) instead (ref_winograd.h). Anything float64 takes a double
+ * path instead: per image and group, im2col in double and cblas_dgemm. */
 #include <cblas.h>
 #include <string.h>
 
 #include <diopi/functions.h>
 
+#include "ref_elementwise.h"
 #include "ref_enqueue.h"
 #include "ref_error.h"
 #include "ref_f32.h"
@@ -44,6 +46,7 @@ typedef struct conv_task {
   float *gx, *gw;          /* backward: grad_input, grad_weight */
   float *wide;             /* (og, batch * p): the GEMM's side of y */
   float *winograd;         /* forward or grad_input by Winograd: its scratch */
+  double *f64;             /* float64: the double path's scratch (f64_*) */
 } conv_task_t;
 
 /* One parallel step over one batch (images n0 .. n0 + nb) of one group. */
@@ -358,6 +361,136 @@ static void run_backward(void *args) {
     }
 }
 
+/* The double path's scratch, one block: weight (C_out, K), col (K, p),
+ * y (og, p), and for the backward grad_col (K, p), grad_weight (C_out, K),
+ * grad_input (the input's elements). */
+static size_t f64_doubles(const conv_geometry_t *g, bool backward,
+                          int64_t input_numel) {
+  int64_t n = g->cout * g->k + g->k * g->p + g->og * g->p;
+  if (backward)
+    n += g->k * g->p + g->cout * g->k + input_numel;
+  return (size_t)n;
+}
+
+static bool any_f64(const conv_task_t *t) {
+  return t->input.dtype == diopi_dtype_float64 ||
+         t->weight.dtype == diopi_dtype_float64 ||
+         (t->out.numel && t->out.dtype == diopi_dtype_float64) ||
+         (t->grad_output.numel && t->grad_output.dtype == diopi_dtype_float64);
+}
+
+/* col (K, p) of image n, group gr, in double. */
+static void im2col_f64(const conv_task_t *t, int64_t n, int64_t gr,
+                       double *col) {
+  const conv_geometry_t *g = &t->g;
+  for (int64_t c = 0; c < g->cg; c++)
+    for (int64_t ky = 0; ky < g->kh; ky++)
+      for (int64_t kx = 0; kx < g->kw; kx++) {
+        double *row = col + ((c * g->kh + ky) * g->kw + kx) * g->p;
+        int64_t plane = (n * g->cin + gr * g->cg + c) * g->h;
+        for (int64_t oy = 0; oy < g->oh; oy++)
+          for (int64_t ox = 0; ox < g->ow; ox++) {
+            int64_t y = oy * g->stride[0] - g->pad[0] + ky * g->dil[0];
+            int64_t x = ox * g->stride[1] - g->pad[1] + kx * g->dil[1];
+            bool inside = y >= 0 && y < g->h && x >= 0 && x < g->w;
+            row[oy * g->ow + ox] =
+                inside ? ref_get(&t->input, (plane + y) * g->w + x) : 0.0;
+          }
+      }
+}
+
+/* grad_input += col2im of grad_col (K, p) of image n, group gr. */
+static void col2im_f64(const conv_task_t *t, int64_t n, int64_t gr,
+                       const double *gcol, double *gx) {
+  const conv_geometry_t *g = &t->g;
+  for (int64_t c = 0; c < g->cg; c++)
+    for (int64_t ky = 0; ky < g->kh; ky++)
+      for (int64_t kx = 0; kx < g->kw; kx++) {
+        const double *row = gcol + ((c * g->kh + ky) * g->kw + kx) * g->p;
+        int64_t plane = (n * g->cin + gr * g->cg + c) * g->h;
+        for (int64_t oy = 0; oy < g->oh; oy++)
+          for (int64_t ox = 0; ox < g->ow; ox++) {
+            int64_t y = oy * g->stride[0] - g->pad[0] + ky * g->dil[0];
+            int64_t x = ox * g->stride[1] - g->pad[1] + kx * g->dil[1];
+            if (y >= 0 && y < g->h && x >= 0 && x < g->w)
+              gx[(plane + y) * g->w + x] += row[oy * g->ow + ox];
+          }
+      }
+}
+
+static void run_forward_f64(void *args) {
+  conv_task_t *t = args;
+  const conv_geometry_t *g = &t->g;
+  double *w = t->f64, *col = w + g->cout * g->k, *y = col + g->k * g->p;
+  for (int64_t i = 0; i < t->weight.numel; i++)
+    w[i] = ref_get(&t->weight, i);
+  for (int64_t n = 0; n < g->n; n++)
+    for (int64_t gr = 0; gr < g->groups; gr++) {
+      im2col_f64(t, n, gr, col);
+      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g->og,
+                  (int)g->p, (int)g->k, 1.0, w + gr * g->og * g->k, (int)g->k,
+                  col, (int)g->p, 0.0, y, (int)g->p);
+      for (int64_t o = 0; o < g->og; o++) {
+        int64_t oc = gr * g->og + o;
+        double b = t->has_bias ? ref_get(&t->bias, oc) : 0.0;
+        for (int64_t p = 0; p < g->p; p++)
+          ref_set(&t->out, (n * g->cout + oc) * g->p + p, y[o * g->p + p] + b);
+      }
+    }
+}
+
+static void run_backward_f64(void *args) {
+  conv_task_t *t = args;
+  const conv_geometry_t *g = &t->g;
+  double *w = t->f64, *col = w + g->cout * g->k, *y = col + g->k * g->p;
+  double *gcol = y + g->og * g->p, *gw = gcol + g->k * g->p;
+  double *gx = gw + g->cout * g->k;
+  for (int64_t i = 0; i < t->weight.numel; i++)
+    w[i] = ref_get(&t->weight, i);
+  memset(gw, 0, (size_t)(g->cout * g->k) * sizeof *gw);
+  memset(gx, 0, (size_t)t->input.numel * sizeof *gx);
+  for (int64_t n = 0; n < g->n; n++)
+    for (int64_t gr = 0; gr < g->groups; gr++) {
+      for (int64_t o = 0; o < g->og; o++)
+        for (int64_t p = 0; p < g->p; p++)
+          y[o * g->p + p] = ref_get(&t->grad_output,
+                                    (n * g->cout + gr * g->og + o) * g->p + p);
+      im2col_f64(t, n, gr, col);
+      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g->og,
+                  (int)g->k, (int)g->p, 1.0, y, (int)g->p, col, (int)g->p, 1.0,
+                  gw + gr * g->og * g->k, (int)g->k);
+      if (!t->has_grad_input)
+        continue;
+      cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)g->k, (int)g->p,
+                  (int)g->og, 1.0, w + gr * g->og * g->k, (int)g->k, y,
+                  (int)g->p, 0.0, gcol, (int)g->p);
+      col2im_f64(t, n, gr, gcol, gx);
+    }
+  for (int64_t i = 0; t->has_grad_input && i < t->input.numel; i++)
+    ref_set(&t->grad_input, i, gx[i]);
+  for (int64_t i = 0; t->has_grad_weight && i < t->weight.numel; i++)
+    ref_set(&t->grad_weight, i, gw[i]);
+  for (int64_t o = 0; t->has_grad_bias && o < g->cout; o++) {
+    double sum = 0;
+    for (int64_t n = 0; n < g->n; n++)
+      for (int64_t p = 0; p < g->p; p++)
+        sum += ref_get(&t->grad_output, (n * g->cout + o) * g->p + p);
+    ref_set(&t->grad_bias, o, sum);
+  }
+}
+
+/* Enqueues the double path of the forward or backward. */
+static diopiError_t enqueue_f64(diopiContextHandle_t ctx, const char *op,
+                                conv_task_t *t, bool backward) {
+  diopiError_t err = ref_scratch(
+      ctx, op, f64_doubles(&t->g, backward, t->input.numel) * sizeof(double),
+      (void **)&t->f64);
+  if (err)
+    return err;
+  return ref_enqueue(ctx, op, backward ? run_backward_f64 : run_forward_f64, t,
+                     sizeof *t);
+}
+
 /* A pair attribute: 1 value (both dims) or 2. */
 static diopiError_t pair(const char *op, const char *arg, diopiSize_t s,
                          int64_t min, int64_t out[2]) {
@@ -462,19 +595,21 @@ REF_EXPORT diopiError_t diopiConvolution2d(
   const char *op = "diopiConvolution2d";
   conv_task_t t;
   memset(&t, 0, sizeof t);
-  diopiError_t err = ref_view(op, "out", out, &t.out);
+  diopiError_t err = ref_view(ctx, op, "out", out, &t.out);
   if (!err)
-    err = ref_view(op, "input", input, &t.input);
+    err = ref_view(ctx, op, "input", input, &t.input);
   if (!err)
-    err = ref_view(op, "weight", weight, &t.weight);
+    err = ref_view(ctx, op, "weight", weight, &t.weight);
   if (!err)
-    err = ref_view_optional(op, "bias", bias, &t.bias, &t.has_bias);
+    err = ref_view_optional(ctx, op, "bias", bias, &t.bias, &t.has_bias);
   if (!err)
     err = geometry(op, &t, &t.out, "out", stride, padding, dilation, groups);
   if (!err)
     err = ref_expect_no_partial_overlap(op, "input", &t.out, &t.input);
   if (err || t.out.numel == 0)
     return err;
+  if (any_f64(&t))
+    return enqueue_f64(ctx, op, &t, false);
   if ((err = stage(ctx, op, &t.input, true, &t.x)) ||
       (err = stage(ctx, op, &t.weight, true, &t.wt)) ||
       (err = stage(ctx, op, &t.out, true, &t.y)))
@@ -485,6 +620,17 @@ REF_EXPORT diopiError_t diopiConvolution2d(
   if (err)
     return err;
   return ref_enqueue(ctx, op, run_forward, &t, sizeof t);
+}
+
+/* grad_weight and grad_bias (those asked for) as zeros. */
+static diopiError_t zero_grads(diopiContextHandle_t ctx, const char *op,
+                               const conv_task_t *t) {
+  diopiError_t err = diopiSuccess;
+  if (t->has_grad_weight)
+    err = ref_ew_fill(ctx, op, &t->grad_weight, 0.0);
+  if (!err && t->has_grad_bias)
+    err = ref_ew_fill(ctx, op, &t->grad_bias, 0.0);
+  return err;
 }
 
 REF_EXPORT diopiError_t diopiConvolution2dBackward(
@@ -498,19 +644,20 @@ REF_EXPORT diopiError_t diopiConvolution2dBackward(
   (void)bias_sizes; /* grad_bias's own shape says it */
   conv_task_t t;
   memset(&t, 0, sizeof t);
-  diopiError_t err = ref_view(op, "grad_output", grad_output, &t.grad_output);
+  diopiError_t err =
+      ref_view(ctx, op, "grad_output", grad_output, &t.grad_output);
   if (!err)
-    err = ref_view(op, "input", input, &t.input);
+    err = ref_view(ctx, op, "input", input, &t.input);
   if (!err)
-    err = ref_view(op, "weight", weight, &t.weight);
+    err = ref_view(ctx, op, "weight", weight, &t.weight);
   if (!err)
-    err = ref_view_optional(op, "grad_input", grad_input, &t.grad_input,
+    err = ref_view_optional(ctx, op, "grad_input", grad_input, &t.grad_input,
                             &t.has_grad_input);
   if (!err)
-    err = ref_view_optional(op, "grad_weight", grad_weight, &t.grad_weight,
+    err = ref_view_optional(ctx, op, "grad_weight", grad_weight, &t.grad_weight,
                             &t.has_grad_weight);
   if (!err)
-    err = ref_view_optional(op, "grad_bias", grad_bias, &t.grad_bias,
+    err = ref_view_optional(ctx, op, "grad_bias", grad_bias, &t.grad_bias,
                             &t.has_grad_bias);
   if (!err)
     err = geometry(op, &t, &t.grad_output, "grad_output", stride, padding,
@@ -522,8 +669,14 @@ REF_EXPORT diopiError_t diopiConvolution2dBackward(
         ref_expect_shape(op, "grad_weight", &t.grad_weight, t.weight.shape, 4);
   if (!err && t.has_grad_bias)
     err = ref_expect_shape(op, "grad_bias", &t.grad_bias, &t.g.cout, 1);
-  if (err || t.input.numel == 0)
+  if (err)
     return err;
+  if (t.g.n == 0) /* no image: nothing contributes to weight and bias */
+    return zero_grads(ctx, op, &t);
+  if (t.input.numel == 0)
+    return diopiSuccess;
+  if (any_f64(&t))
+    return enqueue_f64(ctx, op, &t, true);
   if ((err = stage(ctx, op, &t.input, true, &t.x)) ||
       (err = stage(ctx, op, &t.weight, true, &t.wt)) ||
       (err = stage(ctx, op, &t.grad_output, true, &t.y)) ||

@@ -6,7 +6,11 @@
 #include "ref_elementwise.h"
 #include "ref_error.h"
 
-static double fill_fn(const double *in, const double *p) {
+double ref_fill_fn(const double *in, const double *p) {
+  (void)in;
+  return p[0];
+}
+static int64_t fill_int(const int64_t *in, const int64_t *p) {
   (void)in;
   return p[0];
 }
@@ -26,6 +30,10 @@ void ref_copy_f32(float *out, const float *const *in, int64_t n,
   (void)p;
   memcpy(out, in[0], (size_t)n * sizeof *out);
 }
+int64_t ref_copy_int(const int64_t *in, const int64_t *p) {
+  (void)p;
+  return in[0];
+}
 
 static diopiError_t copy(diopiContextHandle_t ctx, const char *op,
                          diopiConstTensorHandle_t dest,
@@ -35,6 +43,7 @@ static diopiError_t copy(diopiContextHandle_t ctx, const char *op,
   ew.nin = 1;
   ew.fn = ref_copy_fn;
   ew.f32 = ref_copy_f32;
+  ew.int_fn = ref_copy_int;
   static const char *const names[1] = {"src"};
   return ref_ew_launch(ctx, op, &ew, dest, &src, names);
 }
@@ -46,9 +55,13 @@ REF_EXPORT diopiError_t diopiFill(diopiContextHandle_t ctx,
     return ref_fail("diopiFill", "value: scalar is NULL");
   ref_ew_t ew;
   memset(&ew, 0, sizeof ew);
-  ew.fn = fill_fn;
+  ew.fn = ref_fill_fn;
   ew.f32 = fill_f32;
   ew.params[0] = ref_scalar(value, 0);
+  if (ref_scalar_is_integral(value)) {
+    ew.int_fn = fill_int;
+    ew.int_params[0] = ref_scalar_int(value, 0);
+  }
   return ref_ew_launch(ctx, "diopiFill", &ew, input, NULL, NULL);
 }
 

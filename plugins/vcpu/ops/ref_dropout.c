@@ -58,11 +58,11 @@ REF_EXPORT diopiError_t diopiDropout(diopiContextHandle_t ctx,
   memset(&t, 0, sizeof t);
   t.p = p;
   t.train = train;
-  diopiError_t err = ref_view(op, "out", out, &t.out);
+  diopiError_t err = ref_view(ctx, op, "out", out, &t.out);
   if (!err)
-    err = ref_view(op, "input", input, &t.input);
+    err = ref_view(ctx, op, "input", input, &t.input);
   if (!err)
-    err = ref_view_optional(op, "mask", mask, &t.mask, &t.has_mask);
+    err = ref_view_optional(ctx, op, "mask", mask, &t.mask, &t.has_mask);
   if (!err && !(p >= 0 && p <= 1))
     err = ref_fail(op, "p: %g is outside [0, 1]", p);
   if (!err)

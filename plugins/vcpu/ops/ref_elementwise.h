@@ -1,8 +1,10 @@
 /* The elementwise engine: out[i] = fn(in0[i], in1[i], ...) over out's shape,
  * inputs broadcast to it, any dtypes (computed in double; float16 and
- * bfloat16 round once, at the store), any strides. When every tensor is
- * float32 and contiguous with out's shape, the op's float loop runs instead,
- * split across the worker pool. */
+ * bfloat16 round once, at the store), any strides. When out and every input
+ * are integral and the op has an integer form, that runs instead, in int64
+ * (exact, wrapping as the dtype does). When every tensor is float32 and
+ * contiguous with out's shape, the op's float loop runs instead, split
+ * across the worker pool. */
 #ifndef BACKPLANE_REF_OPS_ELEMENTWISE_H_
 #define BACKPLANE_REF_OPS_ELEMENTWISE_H_
 
@@ -13,14 +15,17 @@ enum { REF_EW_MAX_IN = 3 };
 typedef double (*ref_ew_fn_t)(const double *in, const double *params);
 typedef void (*ref_ew_f32_fn_t)(float *out, const float *const *in, int64_t n,
                                 const double *params);
+typedef int64_t (*ref_ew_int_fn_t)(const int64_t *in, const int64_t *params);
 
 typedef struct ref_ew {
   int nin;
   ref_view_t out;
   ref_view_t in[REF_EW_MAX_IN];
   ref_ew_fn_t fn;
-  ref_ew_f32_fn_t f32; /* NULL: no fast path */
+  ref_ew_f32_fn_t f32;    /* NULL: no fast path */
+  ref_ew_int_fn_t int_fn; /* NULL: integral tensors go through fn */
   double params[4];
+  int64_t int_params[2];
 } ref_ew_t;
 
 /* Views out and the inputs, checks that each input broadcasts to out and
@@ -40,5 +45,13 @@ diopiError_t ref_ew_enqueue(diopiContextHandle_t ctx, const char *op,
 double ref_copy_fn(const double *in, const double *params);
 void ref_copy_f32(float *out, const float *const *in, int64_t n,
                   const double *params);
+int64_t ref_copy_int(const int64_t *in, const int64_t *params);
+/* out = params[0]. */
+double ref_fill_fn(const double *in, const double *params);
+
+/* Enqueues out = value over every element of the view `out` (e.g. zeros for
+ * a gradient nothing contributes to). */
+diopiError_t ref_ew_fill(diopiContextHandle_t ctx, const char *op,
+                         const ref_view_t *out, double value);
 
 #endif /* BACKPLANE_REF_OPS_ELEMENTWISE_H_ */

@@ -27,5 +27,5 @@ __attribute__((visibility("default"))) const char *diopiGetVendorName(void) {
 }
 
 __attribute__((visibility("default"))) const char *diopiGetImplVersion(void) {
-  return "DIOPI 1.0.0; OpenBLAS sgemm";
+  return "DIOPI 1.0.0; OpenBLAS sgemm, dgemm";
 }

@@ -1,7 +1,7 @@
 /* mm, bmm, matmul, addmm, linear and linear's backward: float32 GEMM through
  * OpenBLAS (cblas_sgemm, on the stream's worker; OpenBLAS uses the pool's
- * thread count); other float dtypes and unusual strides go through float32
- * copies. */
+ * thread count); float16, bfloat16 and unusual strides go through float32
+ * copies; anything float64 goes through float64 copies and cblas_dgemm. */
 #include <cblas.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,12 +22,73 @@ typedef struct mat {
 
 typedef struct gemm_task {
   mat_t a, b, c;
-  int64_t batch, sa, sb, sc; /* batch strides in elements */
+  /* Batch dims (matmul's broadcast ones; bmm's one): `batch` products in
+   * all, batch index b unravelled over bshape, each operand's element
+   * offset the dot of that with its strides (0 where it broadcasts). */
+  int64_t batch;
+  int nbdims;
+  int64_t bshape[REF_MAX_DIMS], bsa[REF_MAX_DIMS], bsb[REF_MAX_DIMS],
+      bsc[REF_MAX_DIMS];
   double alpha, beta;
   bool has_init; /* C = beta * init + alpha * A.B, init broadcast to C */
   ref_view_t init;
   float *ta, *tb, *tc; /* scratch for float32 copies of A, B and C */
+  bool f64;            /* computed in double: ta, tb, tc hold doubles */
 } gemm_task_t;
+
+/* The element offsets of product `b` in A, B and C. */
+static void batch_offsets(const gemm_task_t *g, int64_t b, int64_t *oa,
+                          int64_t *ob, int64_t *oc) {
+  *oa = *ob = *oc = 0;
+  for (int d = g->nbdims; d-- > 0;) {
+    int64_t i = b % g->bshape[d];
+    b /= g->bshape[d];
+    *oa += i * g->bsa[d];
+    *ob += i * g->bsb[d];
+    *oc += i * g->bsc[d];
+  }
+}
+
+static bool any_f64(const gemm_task_t *g) {
+  return g->a.dtype == diopi_dtype_float64 ||
+         g->b.dtype == diopi_dtype_float64 || g->c.dtype == diopi_dtype_float64;
+}
+
+/* A contiguous double copy of batch entry `offset` of `m`. */
+static void to_f64(const mat_t *m, int64_t offset, double *copy) {
+  size_t elem = ref_dtype_size(m->dtype);
+  const char *base = m->data + offset * (int64_t)elem;
+  for (int64_t r = 0; r < m->rows; r++)
+    for (int64_t c = 0; c < m->cols; c++)
+      copy[r * m->cols + c] =
+          ref_load(base + (r * m->rs + c * m->cs) * (int64_t)elem, m->dtype);
+}
+
+/* The float64 form of run_gemm: every operand copied to double. */
+static void run_dgemm(const gemm_task_t *g) {
+  int64_t m = g->c.rows, n = g->c.cols, k = g->a.cols;
+  size_t celem = ref_dtype_size(g->c.dtype);
+  double *a = (double *)g->ta, *b = (double *)g->tb, *c = (double *)g->tc;
+  for (int64_t bi = 0; bi < g->batch; bi++) {
+    int64_t oa, ob, oc;
+    batch_offsets(g, bi, &oa, &ob, &oc);
+    to_f64(&g->a, oa, a);
+    to_f64(&g->b, ob, b);
+    for (int64_t r = 0; r < m; r++)
+      for (int64_t j = 0; j < n; j++)
+        c[r * n + j] =
+            g->has_init ? g->beta * ref_get(&g->init, (bi * m + r) * n + j) : 0;
+    if (k > 0)
+      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n,
+                  (int)k, g->alpha, a, (int)(k > 1 ? k : 1), b,
+                  (int)(n > 1 ? n : 1), 1.0, c, (int)(n > 1 ? n : 1));
+    char *cbase = g->c.data + oc * (int64_t)celem;
+    for (int64_t r = 0; r < m; r++)
+      for (int64_t j = 0; j < n; j++)
+        ref_store(cbase + (r * g->c.rs + j * g->c.cs) * (int64_t)celem,
+                  g->c.dtype, c[r * n + j]);
+  }
+}
 
 static mat_t mat_of(const ref_view_t *v, int row_dim, bool transpose) {
   int col_dim = row_dim + 1;
@@ -99,13 +160,19 @@ static bool bias_rows(const gemm_task_t *g, float *c, int64_t ldc) {
 
 static void run_gemm(void *args) {
   gemm_task_t *g = args;
+  if (g->f64) {
+    run_dgemm(g);
+    return;
+  }
   int64_t m = g->c.rows, n = g->c.cols, k = g->a.cols;
   size_t celem = ref_dtype_size(g->c.dtype);
   bool direct =
       g->c.dtype == diopi_dtype_float32 && g->c.cs == 1 && g->c.rs >= n;
   float *cbuf = g->tc;
   for (int64_t b = 0; b < g->batch; b++) {
-    char *cbase = g->c.data + b * g->sc * (int64_t)celem;
+    int64_t oa, ob, oc;
+    batch_offsets(g, b, &oa, &ob, &oc);
+    char *cbase = g->c.data + oc * (int64_t)celem;
     float *c = direct ? (float *)cbase : cbuf;
     int64_t ldc = direct ? g->c.rs : n;
     float beta = 0.0f;
@@ -120,8 +187,8 @@ static void run_gemm(void *args) {
     }
     CBLAS_TRANSPOSE transa, transb;
     int64_t lda, ldb;
-    const float *a = operand(&g->a, b * g->sa, g->ta, &transa, &lda);
-    const float *bm = operand(&g->b, b * g->sb, g->tb, &transb, &ldb);
+    const float *a = operand(&g->a, oa, g->ta, &transa, &lda);
+    const float *bm = operand(&g->b, ob, g->tb, &transb, &ldb);
     if (k == 0 && !g->has_init)
       for (int64_t r = 0; r < m; r++)
         memset(c + r * ldc, 0, (size_t)n * sizeof *c);
@@ -153,15 +220,17 @@ static diopiError_t enqueue_gemm(diopiContextHandle_t ctx, const char *op,
     return diopiSuccess;
   const mat_t *mats[3] = {&g->a, &g->b, &g->c};
   float **bufs[3] = {&g->ta, &g->tb, &g->tc};
+  g->f64 = any_f64(g);
+  size_t elem = g->f64 ? sizeof(double) : sizeof(float);
   for (int i = 0; i < 3; i++) {
-    bool ready = i < 2 ? cblas_ready(mats[i])
-                       : g->c.dtype == diopi_dtype_float32 && g->c.cs == 1 &&
-                             g->c.rs >= g->c.cols;
+    bool ready = g->f64  ? false
+                 : i < 2 ? cblas_ready(mats[i])
+                         : g->c.dtype == diopi_dtype_float32 && g->c.cs == 1 &&
+                               g->c.rs >= g->c.cols;
     diopiError_t err =
         ready ? diopiSuccess
               : ref_scratch(ctx, op,
-                            (size_t)(mats[i]->rows * mats[i]->cols) *
-                                sizeof(float),
+                            (size_t)(mats[i]->rows * mats[i]->cols) * elem,
                             (void **)bufs[i]);
     if (err)
       return err;
@@ -171,16 +240,17 @@ static diopiError_t enqueue_gemm(diopiContextHandle_t ctx, const char *op,
 
 /* Views `out`, `a`, `b` as [batch?, m, k] x [batch?, k, n] -> [batch?, m, n]
  * (rank 2 or, with `batched`, 3) and checks the shapes. */
-static diopiError_t product(const char *op, diopiConstTensorHandle_t out,
+static diopiError_t product(diopiContextHandle_t ctx, const char *op,
+                            diopiConstTensorHandle_t out,
                             diopiConstTensorHandle_t a_t, const char *a_name,
                             diopiConstTensorHandle_t b_t, const char *b_name,
                             bool batched, gemm_task_t *g) {
   ref_view_t o, a, b;
-  diopiError_t err = ref_view(op, "out", out, &o);
+  diopiError_t err = ref_view(ctx, op, "out", out, &o);
   if (!err)
-    err = ref_view(op, a_name, a_t, &a);
+    err = ref_view(ctx, op, a_name, a_t, &a);
   if (!err)
-    err = ref_view(op, b_name, b_t, &b);
+    err = ref_view(ctx, op, b_name, b_t, &b);
   if (err)
     return err;
   int rank = batched ? 3 : 2, lead = rank - 2;
@@ -208,9 +278,13 @@ static diopiError_t product(const char *op, diopiConstTensorHandle_t out,
   g->b = mat_of(&b, lead, false);
   g->c = mat_of(&o, lead, false);
   g->batch = batched ? o.shape[0] : 1;
-  g->sa = batched ? a.strides[0] : 0;
-  g->sb = batched ? b.strides[0] : 0;
-  g->sc = batched ? o.strides[0] : 0;
+  if (batched) {
+    g->nbdims = 1;
+    g->bshape[0] = o.shape[0];
+    g->bsa[0] = a.strides[0];
+    g->bsb[0] = b.strides[0];
+    g->bsc[0] = o.strides[0];
+  }
   g->alpha = 1;
   return diopiSuccess;
 }
@@ -222,26 +296,103 @@ static diopiError_t product(const char *op, diopiConstTensorHandle_t out,
 REF_EXPORT diopiError_t diopiMm(CTX, T out, CT input, CT mat2) {
   gemm_task_t g;
   diopiError_t err =
-      product("diopiMm", out, input, "input", mat2, "mat2", false, &g);
+      product(ctx, "diopiMm", out, input, "input", mat2, "mat2", false, &g);
   return err ? err : enqueue_gemm(ctx, "diopiMm", &g);
 }
 
 REF_EXPORT diopiError_t diopiBmm(CTX, T out, CT input, CT mat2) {
   gemm_task_t g;
   diopiError_t err =
-      product("diopiBmm", out, input, "input", mat2, "mat2", true, &g);
+      product(ctx, "diopiBmm", out, input, "input", mat2, "mat2", true, &g);
   return err ? err : enqueue_gemm(ctx, "diopiBmm", &g);
 }
 
+/* matmul as torch.matmul: a 1-D operand is a vector (a row on the left, a
+ * column on the right, its dim absent from out); dims before the last two
+ * are batch dims, broadcast against each other. */
 REF_EXPORT diopiError_t diopiMatmul(CTX, T out, CT input, CT other) {
-  ref_view_t a;
-  diopiError_t err = ref_view("diopiMatmul", "input", input, &a);
+  const char *op = "diopiMatmul";
+  ref_view_t o, a, b;
+  diopiError_t err = ref_view(ctx, op, "out", out, &o);
+  if (!err)
+    err = ref_view(ctx, op, "input", input, &a);
+  if (!err)
+    err = ref_view(ctx, op, "other", other, &b);
   if (err)
     return err;
+  if (a.ndim == 0 || b.ndim == 0)
+    return ref_fail(op,
+                    "input and other: both need at least 1 dim, got %d "
+                    "and %d",
+                    a.ndim, b.ndim);
+  bool a_vec = a.ndim == 1, b_vec = b.ndim == 1;
+  int64_t m = a_vec ? 1 : a.shape[a.ndim - 2], k = a.shape[a.ndim - 1];
+  int64_t kb = b_vec ? b.shape[0] : b.shape[b.ndim - 2];
+  int64_t n = b_vec ? 1 : b.shape[b.ndim - 1];
+  char have_a[128], have_b[128];
+  if (k != kb)
+    return ref_fail(op,
+                    "input %s and other %s: inner sizes %lld and %lld "
+                    "differ",
+                    ref_shape_text(a.shape, a.ndim, have_a, sizeof have_a),
+                    ref_shape_text(b.shape, b.ndim, have_b, sizeof have_b),
+                    (long long)k, (long long)kb);
   gemm_task_t g;
-  err = product("diopiMatmul", out, input, "input", other, "other", a.ndim == 3,
-                &g);
-  return err ? err : enqueue_gemm(ctx, "diopiMatmul", &g);
+  memset(&g, 0, sizeof g);
+  int abd = a.ndim > 2 ? a.ndim - 2 : 0, bbd = b.ndim > 2 ? b.ndim - 2 : 0;
+  g.nbdims = abd > bbd ? abd : bbd;
+  g.batch = 1;
+  int64_t want[REF_MAX_DIMS];
+  int nwant = 0;
+  for (int d = 0; d < g.nbdims; d++) {
+    int da = d - (g.nbdims - abd), db = d - (g.nbdims - bbd);
+    int64_t sa = da >= 0 ? a.shape[da] : 1, sb = db >= 0 ? b.shape[db] : 1;
+    if (sa != sb && sa != 1 && sb != 1)
+      return ref_fail(op,
+                      "input %s and other %s: batch dims do not "
+                      "broadcast",
+                      ref_shape_text(a.shape, a.ndim, have_a, sizeof have_a),
+                      ref_shape_text(b.shape, b.ndim, have_b, sizeof have_b));
+    g.bshape[d] = sa == 1 ? sb : sa;
+    g.bsa[d] = da >= 0 && sa != 1 ? a.strides[da] : 0;
+    g.bsb[d] = db >= 0 && sb != 1 ? b.strides[db] : 0;
+    g.batch *= g.bshape[d];
+    want[nwant++] = g.bshape[d];
+  }
+  if (!a_vec)
+    want[nwant++] = m;
+  if (!b_vec)
+    want[nwant++] = n;
+  if ((err = ref_expect_shape(op, "out", &o, want, nwant)) ||
+      (err = float_only(op, "input", &a)) ||
+      (err = float_only(op, "out", &o)) ||
+      (err = ref_expect_no_partial_overlap(op, "input", &o, &a)) ||
+      (err = ref_expect_no_partial_overlap(op, "other", &o, &b)))
+    return err;
+  for (int d = 0; d < g.nbdims; d++)
+    g.bsc[d] = o.strides[d];
+  g.a = (mat_t){a.data,
+                a.dtype,
+                m,
+                k,
+                a_vec ? 0 : a.strides[a.ndim - 2],
+                a.strides[a.ndim - 1]};
+  g.b = b_vec ? (mat_t){b.data, b.dtype, k, 1, b.strides[0], 0}
+              : (mat_t){b.data,
+                        b.dtype,
+                        k,
+                        n,
+                        b.strides[b.ndim - 2],
+                        b.strides[b.ndim - 1]};
+  int last = o.ndim - 1;
+  g.c = (mat_t){o.data,
+                o.dtype,
+                m,
+                n,
+                a_vec ? 0 : o.strides[b_vec ? last : last - 1],
+                b_vec ? 0 : o.strides[last]};
+  g.alpha = 1;
+  return enqueue_gemm(ctx, op, &g);
 }
 
 REF_EXPORT diopiError_t diopiAddmm(CTX, T out, CT input, CT mat1, CT mat2,
@@ -249,18 +400,19 @@ REF_EXPORT diopiError_t diopiAddmm(CTX, T out, CT input, CT mat1, CT mat2,
                                    const diopiScalar_t *alpha) {
   const char *op = "diopiAddmm";
   gemm_task_t g;
-  diopiError_t err = product(op, out, mat1, "mat1", mat2, "mat2", false, &g);
+  diopiError_t err =
+      product(ctx, op, out, mat1, "mat1", mat2, "mat2", false, &g);
   if (!err)
-    err = ref_view(op, "input", input, &g.init);
+    err = ref_view(ctx, op, "input", input, &g.init);
   if (!err) {
     int64_t shape[2] = {g.c.rows, g.c.cols};
     err = ref_broadcast_to(op, "input", &g.init, shape, 2);
   }
   if (err)
     return err;
-  g.has_init = true;
   g.beta = ref_scalar(beta, 1);
   g.alpha = ref_scalar(alpha, 1);
+  g.has_init = g.beta != 0; /* beta 0 ignores input, NaN and Inf too (BLAS) */
   return enqueue_gemm(ctx, op, &g);
 }
 
@@ -290,13 +442,13 @@ REF_EXPORT diopiError_t diopiLinear(CTX, T out, CT input, CT weight, CT bias) {
   bool has_bias;
   gemm_task_t g;
   memset(&g, 0, sizeof g);
-  diopiError_t err = ref_view(op, "out", out, &o);
+  diopiError_t err = ref_view(ctx, op, "out", out, &o);
   if (!err)
-    err = ref_view(op, "input", input, &x);
+    err = ref_view(ctx, op, "input", input, &x);
   if (!err)
-    err = ref_view(op, "weight", weight, &w);
+    err = ref_view(ctx, op, "weight", weight, &w);
   if (!err)
-    err = ref_view_optional(op, "bias", bias, &g.init, &has_bias);
+    err = ref_view_optional(ctx, op, "bias", bias, &g.init, &has_bias);
   if (err)
     return err;
   if (w.ndim != 2 || x.ndim < 1 || x.shape[x.ndim - 1] != w.shape[1])
@@ -378,17 +530,17 @@ REF_EXPORT diopiError_t diopiLinearBackward(CTX, T grad_input, T grad_weight,
   mat_t gom, xm;
   bool has_gi, has_gw, has_gb;
   bias_task_t bt;
-  diopiError_t err = ref_view(op, "grad_output", grad_output, &go);
+  diopiError_t err = ref_view(ctx, op, "grad_output", grad_output, &go);
   if (!err)
-    err = ref_view(op, "input", input, &x);
+    err = ref_view(ctx, op, "input", input, &x);
   if (!err)
-    err = ref_view(op, "weight", weight, &w);
+    err = ref_view(ctx, op, "weight", weight, &w);
   if (!err)
-    err = ref_view_optional(op, "grad_input", grad_input, &gi, &has_gi);
+    err = ref_view_optional(ctx, op, "grad_input", grad_input, &gi, &has_gi);
   if (!err)
-    err = ref_view_optional(op, "grad_weight", grad_weight, &gw, &has_gw);
+    err = ref_view_optional(ctx, op, "grad_weight", grad_weight, &gw, &has_gw);
   if (!err)
-    err = ref_view_optional(op, "grad_bias", grad_bias, &bt.gb, &has_gb);
+    err = ref_view_optional(ctx, op, "grad_bias", grad_bias, &bt.gb, &has_gb);
   if (!err)
     err = as_rows(op, "grad_output", &go, &gom);
   if (!err)

@@ -1,7 +1,8 @@
 /* Indexing: embedding (and backward), index_select and gather. Index
- * tensors are int32 or int64 and are read by the task (they may not be
- * ready before): an index out of range cannot be reported once the op has
- * returned, so its output elements are written as zero. */
+ * tensors are int32 or int64. An index out of range is an error, as in
+ * PyTorch: every value is checked on the stream, once earlier work has
+ * written it, before the op's work runs; a bad one skips the work and
+ * leaves a sticky stream error naming the op (ref_enqueue_checked). */
 #include <string.h>
 
 #include <diopi/functions.h>
@@ -18,7 +19,9 @@ typedef struct index_task {
   int64_t outer, inner, span; /* out = outer x index-length x inner */
   int64_t padding_idx;
   bool scale_grad_byfreq;
-  int64_t *counts; /* embedding backward with scale_grad_byfreq */
+  int64_t *counts;            /* embedding backward with scale_grad_byfreq */
+  const char *op, *index_arg; /* for the range check's message */
+  int64_t bound;              /* every index in [0, bound) */
 } index_task_t;
 
 static diopiError_t expect_index(const char *op, const char *arg,
@@ -27,6 +30,24 @@ static diopiError_t expect_index(const char *op, const char *arg,
     return diopiSuccess;
   return ref_fail(op, "%s: dtype %d, expected int32 or int64", arg,
                   (int)v->dtype);
+}
+
+static diopiError_t check_indices(const void *args) {
+  const index_task_t *t = args;
+  return ref_expect_indices_below(t->op, t->index_arg, &t->index, t->bound,
+                                  false, 0);
+}
+
+/* Enqueues `fn` behind the check that every index of `t->index` (named
+ * `arg`) is in [0, bound). */
+static diopiError_t enqueue_in_range(diopiContextHandle_t ctx, const char *op,
+                                     index_task_t *t, const char *arg,
+                                     int64_t bound, ref_task_fn_t fn) {
+  t->op = op;
+  t->index_arg = arg;
+  t->bound = bound;
+  return ref_enqueue_checked(ctx, op, t->index.numel ? check_indices : NULL, fn,
+                             t, sizeof *t);
 }
 
 /* index_select and embedding forward: out[o][k][s] = input[o][index[k]][s]
@@ -39,9 +60,11 @@ static void select_rows(void *context, int64_t begin, int64_t end) {
     int64_t row = (int64_t)ref_get(&t->index, k);
     bool valid = row >= 0 && row < t->span;
     for (int64_t s = 0; s < t->inner; s++)
-      ref_set(&t->out, r * t->inner + s,
-              valid ? ref_get(&t->input, (o * t->span + row) * t->inner + s)
-                    : 0.0);
+      if (valid)
+        ref_copy_element(&t->out, r * t->inner + s, &t->input,
+                         (o * t->span + row) * t->inner + s);
+      else
+        ref_set(&t->out, r * t->inner + s, 0.0);
   }
 }
 
@@ -59,11 +82,11 @@ REF_EXPORT diopiError_t diopiIndexSelect(diopiContextHandle_t ctx,
   const char *op = "diopiIndexSelect";
   index_task_t t;
   memset(&t, 0, sizeof t);
-  diopiError_t err = ref_view(op, "out", out, &t.out);
+  diopiError_t err = ref_view(ctx, op, "out", out, &t.out);
   if (!err)
-    err = ref_view(op, "input", input, &t.input);
+    err = ref_view(ctx, op, "input", input, &t.input);
   if (!err)
-    err = ref_view(op, "index", index, &t.index);
+    err = ref_view(ctx, op, "index", index, &t.index);
   if (!err)
     err = expect_index(op, "index", &t.index);
   if (!err && t.index.ndim > 1)
@@ -86,9 +109,7 @@ REF_EXPORT diopiError_t diopiIndexSelect(diopiContextHandle_t ctx,
   for (int i = t.dim + 1; i < t.input.ndim; i++)
     t.inner *= t.input.shape[i];
   t.span = t.input.ndim ? t.input.shape[t.dim] : 1;
-  if (t.out.numel == 0)
-    return diopiSuccess;
-  return ref_enqueue(ctx, op, run_select, &t, sizeof t);
+  return enqueue_in_range(ctx, op, &t, "index", t.span, run_select);
 }
 
 REF_EXPORT diopiError_t diopiEmbedding(diopiContextHandle_t ctx,
@@ -102,11 +123,11 @@ REF_EXPORT diopiError_t diopiEmbedding(diopiContextHandle_t ctx,
   (void)scale_grad_byfreq;
   index_task_t t;
   memset(&t, 0, sizeof t);
-  diopiError_t err = ref_view(op, "out", out, &t.out);
+  diopiError_t err = ref_view(ctx, op, "out", out, &t.out);
   if (!err)
-    err = ref_view(op, "weight", weight, &t.input);
+    err = ref_view(ctx, op, "weight", weight, &t.input);
   if (!err)
-    err = ref_view(op, "indices", indices, &t.index);
+    err = ref_view(ctx, op, "indices", indices, &t.index);
   if (!err)
     err = expect_index(op, "indices", &t.index);
   if (!err && sparse)
@@ -128,9 +149,7 @@ REF_EXPORT diopiError_t diopiEmbedding(diopiContextHandle_t ctx,
   t.outer = 1;
   t.span = t.input.shape[0];
   t.inner = t.input.shape[1];
-  if (t.out.numel == 0)
-    return diopiSuccess;
-  return ref_enqueue(ctx, op, run_select, &t, sizeof t);
+  return enqueue_in_range(ctx, op, &t, "indices", t.span, run_select);
 }
 
 /* out (num_weights, dim) = sum of grad rows per index; padding_idx rows
@@ -172,11 +191,11 @@ REF_EXPORT diopiError_t diopiEmbeddingBackward(
   memset(&t, 0, sizeof t);
   t.padding_idx = padding_idx;
   t.scale_grad_byfreq = scale_grad_byfreq;
-  diopiError_t err = ref_view(op, "out", out, &t.out);
+  diopiError_t err = ref_view(ctx, op, "out", out, &t.out);
   if (!err)
-    err = ref_view(op, "grad", grad, &t.grad);
+    err = ref_view(ctx, op, "grad", grad, &t.grad);
   if (!err)
-    err = ref_view(op, "indices", indices, &t.index);
+    err = ref_view(ctx, op, "indices", indices, &t.index);
   if (!err)
     err = expect_index(op, "indices", &t.index);
   if (!err && sparse)
@@ -202,9 +221,8 @@ REF_EXPORT diopiError_t diopiEmbeddingBackward(
       (err = ref_scratch(ctx, op, (size_t)num_weights * sizeof(int64_t),
                          (void **)&t.counts)))
     return err;
-  if (t.out.numel == 0)
-    return diopiSuccess;
-  return ref_enqueue(ctx, op, run_embedding_backward, &t, sizeof t);
+  return enqueue_in_range(ctx, op, &t, "indices", num_weights,
+                          run_embedding_backward);
 }
 
 /* out[c] = input[c with c[dim] = index[c]], c over index's (= out's) shape. */
@@ -224,13 +242,24 @@ static void gather_range(void *context, int64_t begin, int64_t end) {
       in_linear += c * scale;
       scale *= t->input.shape[d];
     }
-    ref_set(&t->out, i, valid ? ref_get(&t->input, in_linear) : 0.0);
+    if (valid)
+      ref_copy_element(&t->out, i, &t->input, in_linear);
+    else
+      ref_set(&t->out, i, 0.0);
   }
 }
 
 static void run_gather(void *args) {
   index_task_t *t = args;
   ref_parallel_for(t->out.numel, 1 << 14, gather_range, t);
+}
+
+static void as_1d(ref_view_t *v) {
+  if (v->ndim)
+    return;
+  v->ndim = 1;
+  v->shape[0] = 1;
+  v->strides[0] = 1;
 }
 
 REF_EXPORT diopiError_t diopiGather(diopiContextHandle_t ctx,
@@ -240,15 +269,23 @@ REF_EXPORT diopiError_t diopiGather(diopiContextHandle_t ctx,
   const char *op = "diopiGather";
   index_task_t t;
   memset(&t, 0, sizeof t);
-  diopiError_t err = ref_view(op, "out", out, &t.out);
+  diopiError_t err = ref_view(ctx, op, "out", out, &t.out);
   if (!err)
-    err = ref_view(op, "input", input, &t.input);
+    err = ref_view(ctx, op, "input", input, &t.input);
   if (!err)
-    err = ref_view(op, "index", index, &t.index);
+    err = ref_view(ctx, op, "index", index, &t.index);
   if (!err)
     err = expect_index(op, "index", &t.index);
   if (!err)
     err = ref_dim(op, "dim", dim, t.input.ndim, &t.dim);
+  if (!err)
+    err = ref_expect_shape(op, "out", &t.out, t.index.shape, t.index.ndim);
+  if (!err && t.input.ndim <= 1 && t.index.ndim <= 1) {
+    /* As torch.gather: a 0-d input or index is 1-d of one element. */
+    as_1d(&t.input);
+    as_1d(&t.index);
+    as_1d(&t.out);
+  }
   if (!err && t.index.ndim != t.input.ndim)
     err = ref_fail(op, "index: %d dims, input has %d", t.index.ndim,
                    t.input.ndim);
@@ -258,12 +295,11 @@ REF_EXPORT diopiError_t diopiGather(diopiContextHandle_t ctx,
           ref_fail(op, "index: size %lld at dim %d exceeds input's %lld",
                    (long long)t.index.shape[d], d, (long long)t.input.shape[d]);
   if (!err)
-    err = ref_expect_shape(op, "out", &t.out, t.index.shape, t.index.ndim);
-  if (!err)
     err = ref_expect_dtype(op, "out", &t.out, t.input.dtype);
   if (!err)
     err = ref_expect_no_partial_overlap(op, "input", &t.out, &t.input);
-  if (err || t.out.numel == 0)
+  if (err)
     return err;
-  return ref_enqueue(ctx, op, run_gather, &t, sizeof t);
+  return enqueue_in_range(ctx, op, &t, "index",
+                          t.input.ndim ? t.input.shape[t.dim] : 1, run_gather);
 }

@@ -1,7 +1,11 @@
 /* nll_loss and cross_entropy (class-index targets, optional class weights,
- * ignore_index, label smoothing) over input [N, C] or [C], and their
+ * ignore_index, label smoothing; cross_entropy also class-probability
+ * targets shaped as input) over input [N, C, d1, ...] or [C], and their
  * backwards. cross_entropy = nll_loss(log_softmax(input)) computed in one
- * pass per sample. */
+ * pass per sample. A class-index target outside [0, C) that is not
+ * ignore_index is an error, as in PyTorch: checked on the stream before the
+ * work runs, it skips the work and leaves a sticky stream error naming the
+ * op (ref_enqueue_checked). */
 #include <math.h>
 #include <string.h>
 
@@ -14,20 +18,29 @@
 typedef struct loss_task {
   ref_view_t out, input, target, weight, grad_output;
   bool has_weight, backward, from_logits;
-  int64_t n, c, ignore_index;
+  bool probabilities; /* cross_entropy: target holds class probabilities */
+  /* input [N, C, d1, ...] (or [C]): m = N * S samples, S = d1 * ..., each a
+   * C-vector of stride S. */
+  int64_t n, c, s, m, ignore_index;
   diopiReduction_t reduction;
   double smoothing;
+  const char *op; /* for the target check's message */
 } loss_task_t;
 
 static double weight_of(const loss_task_t *t, int64_t cls) {
   return t->has_weight ? ref_get(&t->weight, cls) : 1.0;
 }
 
+/* The linear index in input (and grad_input) of class k of sample i. */
+static int64_t at(const loss_task_t *t, int64_t i, int64_t k) {
+  return (i / t->s * t->c + k) * t->s + i % t->s;
+}
+
 /* log-probabilities of sample i into lp[c] (from logits: log_softmax). */
 static void log_probs(const loss_task_t *t, int64_t i, double *lp) {
   double max = -INFINITY, sum = 0;
   for (int64_t k = 0; k < t->c; k++) {
-    lp[k] = ref_get(&t->input, i * t->c + k);
+    lp[k] = ref_get(&t->input, at(t, i, k));
     max = lp[k] > max ? lp[k] : max;
   }
   if (!t->from_logits)
@@ -39,52 +52,52 @@ static void log_probs(const loss_task_t *t, int64_t i, double *lp) {
     lp[k] -= log_sum;
 }
 
-/* PyTorch's normalizer for mean: the summed weights of counted samples. */
-static double total_weight(const loss_task_t *t) {
-  double total = 0;
-  for (int64_t i = 0; i < t->n; i++) {
-    int64_t y = (int64_t)ref_get(&t->target, i);
-    if (y != t->ignore_index && y >= 0 && y < t->c)
-      total += weight_of(t, y);
-  }
-  return total;
-}
-
-/* A class index outside [0, C): the sample's results are NaN (the target
- * is only readable on the stream, after the op was accepted). */
-static void bad_sample(const loss_task_t *t, int64_t i) {
-  if (t->backward)
+/* Sample i's target distribution, weights and smoothing folded in (the loss
+ * is -sum_k target[k] * lp[k]); false when the sample is ignored. Its share
+ * of mean's normalizer goes to *norm: the class weight of a class-index
+ * target (PyTorch's), 1 for a probability target. */
+static bool target_of(const loss_task_t *t, int64_t i, double *target,
+                      double *norm) {
+  double eps = t->smoothing, spread = eps / (double)t->c;
+  if (t->probabilities) {
     for (int64_t k = 0; k < t->c; k++)
-      ref_set(&t->out, i * t->c + k, NAN);
-  else
-    ref_set(&t->out, i, NAN);
+      target[k] = weight_of(t, k) *
+                  ((1 - eps) * ref_get(&t->target, at(t, i, k)) + spread);
+    *norm = 1;
+    return true;
+  }
+  int64_t y = ref_get_int(&t->target, i);
+  if (y == t->ignore_index || y < 0 || y >= t->c) /* range checked at call */
+    return false;
+  for (int64_t k = 0; k < t->c; k++)
+    target[k] = spread * weight_of(t, k);
+  target[y] += (1 - eps) * weight_of(t, y);
+  *norm = weight_of(t, y);
+  return true;
 }
 
 static void run(void *args) {
   loss_task_t *t = args;
-  double lp[t->c > 0 ? t->c : 1];
-  double total = t->reduction == ReductionMean ? total_weight(t) : 1.0;
-  double eps = t->smoothing, sum = 0;
+  int64_t c = t->c > 0 ? t->c : 1;
+  double lp[c], target[c];
+  double total = 0, sum = 0, norm;
+  for (int64_t i = 0; i < t->m; i++)
+    if (t->reduction == ReductionMean && target_of(t, i, target, &norm))
+      total += norm;
+  if (t->reduction != ReductionMean)
+    total = 1;
   double go_all = t->backward && t->reduction != ReductionNone
                       ? ref_get(&t->grad_output, 0)
                       : 0;
-  for (int64_t i = 0; i < t->n; i++) {
-    int64_t y = (int64_t)ref_get(&t->target, i);
-    bool ignored = y == t->ignore_index;
-    if (!ignored && (y < 0 || y >= t->c)) {
-      if (!t->backward && t->reduction != ReductionNone)
-        sum = NAN;
-      else
-        bad_sample(t, i);
-      continue;
-    }
-    log_probs(t, i, lp);
-    double w = ignored ? 0 : weight_of(t, y);
+  for (int64_t i = 0; i < t->m; i++) {
+    bool counted = target_of(t, i, target, &norm);
     if (!t->backward) {
-      double loss = ignored ? 0 : -(1 - eps) * w * lp[y];
-      if (eps > 0 && !ignored)
+      double loss = 0;
+      if (counted) {
+        log_probs(t, i, lp);
         for (int64_t k = 0; k < t->c; k++)
-          loss -= eps / (double)t->c * weight_of(t, k) * lp[k];
+          loss -= target[k] * lp[k];
+      }
       if (t->reduction == ReductionNone)
         ref_set(&t->out, i, loss);
       else
@@ -93,22 +106,44 @@ static void run(void *args) {
     }
     double go = t->reduction == ReductionNone ? ref_get(&t->grad_output, i)
                                               : go_all / total;
-    double target_sum = (1 - eps) * w;
-    for (int64_t k = 0; eps > 0 && k < t->c; k++)
-      target_sum += eps / (double)t->c * weight_of(t, k);
+    double target_sum = 0;
+    if (counted) {
+      log_probs(t, i, lp);
+      for (int64_t k = 0; k < t->c; k++)
+        target_sum += target[k];
+    }
     for (int64_t k = 0; k < t->c; k++) {
       /* d/dz_k of -sum_j target_j lp_j; through log_softmax when from
        * logits. */
-      double target_k = (1 - eps) * w * (k == y) +
-                        (eps > 0 ? eps / (double)t->c * weight_of(t, k) : 0);
-      double g = ignored          ? 0
-                 : t->from_logits ? exp(lp[k]) * target_sum - target_k
-                                  : -target_k;
-      ref_set(&t->out, i * t->c + k, g * go);
+      double g = !counted         ? 0
+                 : t->from_logits ? exp(lp[k]) * target_sum - target[k]
+                                  : -target[k];
+      ref_set(&t->out, at(t, i, k), g * go);
     }
   }
   if (!t->backward && t->reduction != ReductionNone)
-    ref_set(&t->out, 0, t->reduction == ReductionMean ? sum / total : sum);
+    ref_set(&t->out, 0, sum / total);
+}
+
+/* Class-index targets: an integer dtype (checked now); their values are
+ * checked on the stream (check_target_values). */
+static diopiError_t expect_class_target_dtype(const char *op,
+                                              const loss_task_t *t) {
+  if (t->target.dtype == diopi_dtype_int64 ||
+      t->target.dtype == diopi_dtype_int32)
+    return diopiSuccess;
+  return ref_fail(op,
+                  "target: dtype %d, expected class indices (int64 or "
+                  "int32)%s",
+                  (int)t->target.dtype,
+                  t->from_logits ? " or class probabilities shaped as input"
+                                 : "");
+}
+
+static diopiError_t check_target_values(const void *args) {
+  const loss_task_t *t = args;
+  return ref_expect_indices_below(t->op, "target", &t->target, t->c, true,
+                                  t->ignore_index);
 }
 
 static diopiError_t
@@ -125,45 +160,66 @@ launch(diopiContextHandle_t ctx, const char *op, diopiConstTensorHandle_t out,
   t.ignore_index = ignore_index;
   t.smoothing = smoothing;
   diopiError_t err =
-      ref_view(op, t.backward ? "grad_input" : "out", out, &t.out);
+      ref_view(ctx, op, t.backward ? "grad_input" : "out", out, &t.out);
   if (!err)
-    err = ref_view(op, "input", input, &t.input);
+    err = ref_view(ctx, op, "input", input, &t.input);
   if (!err)
-    err = ref_view(op, "target", target, &t.target);
+    err = ref_view(ctx, op, "target", target, &t.target);
   if (!err)
-    err = ref_view_optional(op, "weight", weight, &t.weight, &t.has_weight);
+    err =
+        ref_view_optional(ctx, op, "weight", weight, &t.weight, &t.has_weight);
   if (!err && t.backward)
-    err = ref_view(op, "grad_output", grad_output, &t.grad_output);
+    err = ref_view(ctx, op, "grad_output", grad_output, &t.grad_output);
   if (err)
     return err;
   if (reduction < ReductionNone || reduction >= ReductionEND)
     return ref_fail(op, "reduction: %d is not a diopiReduction_t",
                     (int)reduction);
-  if (t.input.ndim != 2 && t.input.ndim != 1)
-    return ref_fail(op, "input: expected [N, C] or [C], got %d dims",
-                    t.input.ndim);
-  t.n = t.input.ndim == 2 ? t.input.shape[0] : 1;
-  t.c = t.input.shape[t.input.ndim - 1];
-  int64_t n_shape[1] = {t.n};
-  if ((err = ref_expect_shape(op, "target", &t.target, n_shape,
-                              t.input.ndim - 1)) ||
-      (t.has_weight &&
-       (err = ref_expect_shape(op, "weight", &t.weight, &t.c, 1))))
-    return err;
-  if (t.backward)
+  if (!(smoothing >= 0 && smoothing <= 1))
+    return ref_fail(op, "label_smoothing: %g, expected a value in [0, 1]",
+                    smoothing);
+  if (t.input.ndim < 1)
+    return ref_fail(op, "input: expected [N, C, d1, ...] or [C], got 0 dims");
+  /* [C] is one sample; else N = shape[0], C = shape[1], S = the rest. */
+  bool batched = t.input.ndim >= 2;
+  t.n = batched ? t.input.shape[0] : 1;
+  t.c = t.input.shape[batched ? 1 : 0];
+  t.s = 1;
+  for (int d = 2; d < t.input.ndim; d++)
+    t.s *= t.input.shape[d];
+  t.m = t.n * t.s;
+  /* Per-sample shape: input's without the class dim. */
+  int64_t samples[REF_MAX_DIMS];
+  int nsamples = 0;
+  for (int d = 0; d < t.input.ndim; d++)
+    if (d != (batched ? 1 : 0))
+      samples[nsamples++] = t.input.shape[d];
+  t.probabilities = from_logits && ref_is_floating(t.target.dtype);
+  if (t.probabilities)
+    err =
+        ref_expect_shape(op, "target", &t.target, t.input.shape, t.input.ndim);
+  else
+    err = ref_expect_shape(op, "target", &t.target, samples, nsamples);
+  if (!err && t.has_weight)
+    err = ref_expect_shape(op, "weight", &t.weight, &t.c, 1);
+  if (!err && t.backward)
     err =
         ref_expect_shape(op, "grad_input", &t.out, t.input.shape, t.input.ndim);
-  else if (reduction == ReductionNone)
-    err = ref_expect_shape(op, "out", &t.out, n_shape, t.input.ndim - 1);
-  else
+  else if (!err && reduction == ReductionNone)
+    err = ref_expect_shape(op, "out", &t.out, samples, nsamples);
+  else if (!err)
     err = ref_expect_shape(op, "out", &t.out, NULL, 0);
+  if (!err && t.backward && reduction == ReductionNone)
+    err =
+        ref_expect_shape(op, "grad_output", &t.grad_output, samples, nsamples);
+  if (!err && !t.probabilities)
+    err = expect_class_target_dtype(op, &t);
   if (err)
     return err;
-  if (t.backward && reduction == ReductionNone &&
-      (err = ref_expect_shape(op, "grad_output", &t.grad_output, n_shape,
-                              t.input.ndim - 1)))
-    return err;
-  return ref_enqueue(ctx, op, run, &t, sizeof t);
+  t.op = op;
+  bool check = !t.probabilities && t.target.numel > 0;
+  return ref_enqueue_checked(ctx, op, check ? check_target_values : NULL, run,
+                             &t, sizeof t);
 }
 
 #define CTX diopiContextHandle_t ctx

@@ -97,9 +97,10 @@ REF_F32_CLONES static void affine_f32(float *y, const float *x, int64_t n,
 typedef diopiConstTensorHandle_t CT;
 
 /* The forwards' common tensors; out shaped like input. */
-static diopiError_t forward_views(const char *op, norm_task_t *t, CT out,
-                                  CT save_mean, CT save_invstd, CT input,
-                                  CT weight, CT bias) {
+static diopiError_t forward_views(diopiContextHandle_t ctx, const char *op,
+                                  norm_task_t *t, CT out, CT save_mean,
+                                  CT save_invstd, CT input, CT weight,
+                                  CT bias) {
   const ref_arg_t args[] = {
       {"input", input, &t->input, NULL},
       {"out", out, &t->out, NULL},
@@ -107,7 +108,7 @@ static diopiError_t forward_views(const char *op, norm_task_t *t, CT out,
       {"save_invstd", save_invstd, &t->invstd, &t->has_invstd},
       {"weight", weight, &t->weight, &t->has_weight},
       {"bias", bias, &t->bias, &t->has_bias}};
-  diopiError_t err = ref_views(op, args, REF_COUNT(args));
+  diopiError_t err = ref_views(ctx, op, args, REF_COUNT(args));
   return err ? err
              : ref_expect_shape(op, "out", &t->out, t->input.shape,
                                 t->input.ndim);
@@ -115,9 +116,10 @@ static diopiError_t forward_views(const char *op, norm_task_t *t, CT out,
 
 /* The backwards' common tensors; grad_output, and grad_input when given,
  * shaped like input. */
-static diopiError_t backward_views(const char *op, norm_task_t *t,
-                                   CT grad_input, CT grad_weight, CT grad_bias,
-                                   CT grad_output, CT input, CT weight) {
+static diopiError_t backward_views(diopiContextHandle_t ctx, const char *op,
+                                   norm_task_t *t, CT grad_input,
+                                   CT grad_weight, CT grad_bias, CT grad_output,
+                                   CT input, CT weight) {
   const ref_arg_t args[] = {
       {"input", input, &t->input, NULL},
       {"grad_output", grad_output, &t->grad_output, NULL},
@@ -125,7 +127,7 @@ static diopiError_t backward_views(const char *op, norm_task_t *t,
       {"grad_weight", grad_weight, &t->grad_weight, &t->has_grad_weight},
       {"grad_bias", grad_bias, &t->grad_bias, &t->has_grad_bias},
       {"weight", weight, &t->weight, &t->has_weight}};
-  diopiError_t err = ref_views(op, args, REF_COUNT(args));
+  diopiError_t err = ref_views(ctx, op, args, REF_COUNT(args));
   if (!err)
     err = ref_expect_shape(op, "grad_output", &t->grad_output, t->input.shape,
                            t->input.ndim);
@@ -358,8 +360,8 @@ REF_EXPORT diopiError_t diopiLayerNorm(
   norm_task_t t;
   memset(&t, 0, sizeof t);
   t.eps = eps;
-  diopiError_t err =
-      forward_views(op, &t, out, save_mean, save_invstd, input, weight, bias);
+  diopiError_t err = forward_views(ctx, op, &t, out, save_mean, save_invstd,
+                                   input, weight, bias);
   if (!err)
     err = layer_shapes(op, &t, normalized_shape);
   if (!err)
@@ -382,10 +384,10 @@ REF_EXPORT diopiError_t diopiLayerNormBackward(
   memset(&t, 0, sizeof t);
   const ref_arg_t stats[] = {{"mean", mean, &t.mean, NULL},
                              {"rstd", rstd, &t.invstd, NULL}};
-  diopiError_t err = backward_views(op, &t, grad_input, grad_weight, grad_bias,
-                                    grad_output, input, weight);
+  diopiError_t err = backward_views(ctx, op, &t, grad_input, grad_weight,
+                                    grad_bias, grad_output, input, weight);
   if (!err)
-    err = ref_views(op, stats, REF_COUNT(stats));
+    err = ref_views(ctx, op, stats, REF_COUNT(stats));
   t.has_mean = t.has_invstd = true;
   if (!err)
     err = layer_shapes(op, &t, normalized_shape);
@@ -622,10 +624,10 @@ diopiBatchNorm(diopiContextHandle_t ctx, diopiTensorHandle_t out,
   const ref_arg_t running[] = {
       {"running_mean", running_mean, &t.running_mean, &t.has_running_mean},
       {"running_var", running_var, &t.running_var, &t.has_running_var}};
-  diopiError_t err =
-      forward_views(op, &t, out, save_mean, save_invstd, input, weight, bias);
+  diopiError_t err = forward_views(ctx, op, &t, out, save_mean, save_invstd,
+                                   input, weight, bias);
   if (!err)
-    err = ref_views(op, running, REF_COUNT(running));
+    err = ref_views(ctx, op, running, REF_COUNT(running));
   if (!err && !training && !(t.has_running_mean && t.has_running_var))
     err = ref_fail(op, "running_mean, running_var: required when not "
                        "training");
@@ -655,10 +657,10 @@ REF_EXPORT diopiError_t diopiBatchNormBackward(
       {"running_var", running_var, &t.running_var, &t.has_running_var},
       {"save_mean", save_mean, &t.mean, &t.has_mean},
       {"save_invstd", save_invstd, &t.invstd, &t.has_invstd}};
-  diopiError_t err = backward_views(op, &t, grad_input, grad_weight, grad_bias,
-                                    grad_output, input, weight);
+  diopiError_t err = backward_views(ctx, op, &t, grad_input, grad_weight,
+                                    grad_bias, grad_output, input, weight);
   if (!err)
-    err = ref_views(op, stats, REF_COUNT(stats));
+    err = ref_views(ctx, op, stats, REF_COUNT(stats));
   if (!err && training && !(t.has_mean && t.has_invstd))
     err = ref_fail(op, "save_mean, save_invstd: required when training");
   if (!err && !training && !(t.has_running_mean && t.has_running_var))

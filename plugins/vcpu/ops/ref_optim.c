@@ -59,10 +59,12 @@ static void adamw_generic(const optim_task_t *t, int64_t i) {
 static void sgd_one(const optim_task_t *t, int64_t i) {
   double p = ref_get(&t->param, i), g = ref_get(&t->grad, i);
   g += t->weight_decay * p;
-  if (t->momentum != 0 && t->has_m) {
-    double b = ref_get(&t->m, i);
-    b = t->momentum * b + (1 - t->dampening) * g;
-    ref_set(&t->m, i, b);
+  if (t->momentum != 0) {
+    double b = g; /* no buffer: the first step's, as torch.optim.SGD */
+    if (t->has_m) {
+      b = t->momentum * ref_get(&t->m, i) + (1 - t->dampening) * g;
+      ref_set(&t->m, i, b);
+    }
     g = t->nesterov ? g + t->momentum * b : b;
   }
   ref_set(&t->param, i, p - t->lr * g);
@@ -95,16 +97,16 @@ static void run(void *args) {
   ref_parallel_for(t->param.numel, 1 << 15, run_range, t);
 }
 
-static diopiError_t same_shape(const char *op, const char *arg,
-                               diopiConstTensorHandle_t h, ref_view_t *v,
-                               const ref_view_t *param) {
-  diopiError_t err = ref_view(op, arg, h, v);
+static diopiError_t same_shape(diopiContextHandle_t ctx, const char *op,
+                               const char *arg, diopiConstTensorHandle_t h,
+                               ref_view_t *v, const ref_view_t *param) {
+  diopiError_t err = ref_view(ctx, op, arg, h, v);
   return err ? err : ref_expect_shape(op, arg, v, param->shape, param->ndim);
 }
 
 REF_EXPORT diopiError_t
-diopiAdamW(diopiContextHandle_t ctx, diopiTensorHandle_t input,
-           diopiTensorHandle_t grad, diopiTensorHandle_t exp_avg,
+diopiAdamW(diopiContextHandle_t ctx, diopiTensorHandle_t param,
+           diopiConstTensorHandle_t grad, diopiTensorHandle_t exp_avg,
            diopiTensorHandle_t exp_avg_sq, diopiTensorHandle_t max_exp_avg_sq,
            float lr, float beta1, float beta2, float eps, float weight_decay,
            int64_t step, bool amsgrad) {
@@ -113,15 +115,16 @@ diopiAdamW(diopiContextHandle_t ctx, diopiTensorHandle_t input,
   memset(&t, 0, sizeof t);
   t.adamw = true;
   t.amsgrad = amsgrad;
-  diopiError_t err = ref_view(op, "input", input, &t.param);
+  diopiError_t err = ref_view(ctx, op, "param", param, &t.param);
   if (!err)
-    err = same_shape(op, "grad", grad, &t.grad, &t.param);
+    err = same_shape(ctx, op, "grad", grad, &t.grad, &t.param);
   if (!err)
-    err = same_shape(op, "exp_avg", exp_avg, &t.m, &t.param);
+    err = same_shape(ctx, op, "exp_avg", exp_avg, &t.m, &t.param);
   if (!err)
-    err = same_shape(op, "exp_avg_sq", exp_avg_sq, &t.v, &t.param);
+    err = same_shape(ctx, op, "exp_avg_sq", exp_avg_sq, &t.v, &t.param);
   if (!err && amsgrad)
-    err = same_shape(op, "max_exp_avg_sq", max_exp_avg_sq, &t.vmax, &t.param);
+    err = same_shape(ctx, op, "max_exp_avg_sq", max_exp_avg_sq, &t.vmax,
+                     &t.param);
   if (!err && step < 1)
     err = ref_fail(op, "step: expected >= 1, got %lld", (long long)step);
   if (err)
@@ -138,7 +141,10 @@ diopiAdamW(diopiContextHandle_t ctx, diopiTensorHandle_t input,
 }
 
 /* sgd: with momentum and a buffer, buf = momentum * buf + (1 - dampening) *
- * (grad + weight_decay * param), every step (the caller initializes buf). */
+ * (grad + weight_decay * param), every step (the caller initializes buf);
+ * with momentum and no buffer (NULL), the step is a first step's, whose
+ * buffer is the gradient itself (DIOPI's contract, torch.optim.SGD's first
+ * step): nesterov then steps by grad + momentum * grad. */
 REF_EXPORT diopiError_t diopiSgd(diopiContextHandle_t ctx,
                                  diopiTensorHandle_t param,
                                  diopiTensorHandle_t grad,
@@ -148,12 +154,12 @@ REF_EXPORT diopiError_t diopiSgd(diopiContextHandle_t ctx,
   const char *op = "diopiSgd";
   optim_task_t t;
   memset(&t, 0, sizeof t);
-  diopiError_t err = ref_view(op, "param", param, &t.param);
+  diopiError_t err = ref_view(ctx, op, "param", param, &t.param);
   if (!err)
-    err = same_shape(op, "grad", grad, &t.grad, &t.param);
+    err = same_shape(ctx, op, "grad", grad, &t.grad, &t.param);
   t.has_m = buf != NULL;
   if (!err && buf)
-    err = same_shape(op, "buf", buf, &t.m, &t.param);
+    err = same_shape(ctx, op, "buf", buf, &t.m, &t.param);
   if (err)
     return err;
   t.lr = lr;

@@ -19,6 +19,14 @@ typedef struct pool_task {
   int64_t k[2], stride[2], pad[2], dil[2];
 } pool_task_t;
 
+/* max_pool2d_backward's indices, flat offsets in a plane: checked on the
+ * stream, once the forward has written them (ref_enqueue_checked). */
+static diopiError_t check_plane_offsets(const void *args) {
+  const pool_task_t *t = args;
+  return ref_expect_indices_below("diopiMaxPool2dBackward", "indices",
+                                  &t->indices, t->h * t->w, false, 0);
+}
+
 static void max_forward(void *context, int64_t begin, int64_t end) {
   const pool_task_t *t = context;
   for (int64_t pl = begin; pl < end; pl++)
@@ -61,7 +69,7 @@ static void max_backward(void *context, int64_t begin, int64_t end) {
     for (int64_t o = 0; o < t->oh * t->ow; o++) {
       int64_t at = (int64_t)ref_get(&t->indices, pl * t->oh * t->ow + o);
       if (at < 0 || at >= plane)
-        continue; /* cannot be reported from here: the op has returned */
+        continue; /* refused by the op; changed since only by a race */
       int64_t i = pl * plane + at;
       ref_set(&t->out, i,
               ref_get(&t->out, i) +
@@ -211,11 +219,12 @@ static diopiError_t max_forward_op(diopiContextHandle_t ctx, const char *op,
   pool_task_t t;
   memset(&t, 0, sizeof t);
   int64_t shape[4];
-  diopiError_t err = ref_view(op, "input", input, &t.input);
+  diopiError_t err = ref_view(ctx, op, "input", input, &t.input);
   if (!err)
-    err = ref_view(op, "out", out, &t.out);
+    err = ref_view(ctx, op, "out", out, &t.out);
   if (!err)
-    err = ref_view_optional(op, "indices", indices, &t.indices, &t.has_indices);
+    err = ref_view_optional(ctx, op, "indices", indices, &t.indices,
+                            &t.has_indices);
   if (!err)
     err = max_setup(op, &t, kernel_size, stride, padding, dilation, ceil_mode);
   if (err)
@@ -262,13 +271,13 @@ REF_EXPORT diopiError_t diopiMaxPool2dBackward(
   memset(&t, 0, sizeof t);
   t.backward = true;
   int64_t shape[4];
-  diopiError_t err = ref_view(op, "input", input, &t.input);
+  diopiError_t err = ref_view(ctx, op, "input", input, &t.input);
   if (!err)
-    err = ref_view(op, "grad_input", grad_input, &t.out);
+    err = ref_view(ctx, op, "grad_input", grad_input, &t.out);
   if (!err)
-    err = ref_view(op, "grad_output", grad_output, &t.grad_output);
+    err = ref_view(ctx, op, "grad_output", grad_output, &t.grad_output);
   if (!err)
-    err = ref_view(op, "indices", indices, &t.indices);
+    err = ref_view(ctx, op, "indices", indices, &t.indices);
   if (!err)
     err = max_setup(op, &t, kernel_size, stride, padding, dilation, ceil_mode);
   if (err)
@@ -283,7 +292,9 @@ REF_EXPORT diopiError_t diopiMaxPool2dBackward(
         ref_expect_shape(op, "grad_input", &t.out, t.input.shape, t.input.ndim);
   if (err || t.out.numel == 0)
     return err;
-  return ref_enqueue(ctx, op, run_max, &t, sizeof t);
+  return ref_enqueue_checked(ctx, op,
+                             t.indices.numel ? check_plane_offsets : NULL,
+                             run_max, &t, sizeof t);
 }
 
 REF_EXPORT diopiError_t diopiAdaptiveAvgPool2d(diopiContextHandle_t ctx,
@@ -294,13 +305,13 @@ REF_EXPORT diopiError_t diopiAdaptiveAvgPool2d(diopiContextHandle_t ctx,
   pool_task_t t;
   memset(&t, 0, sizeof t);
   int64_t size[2] = {0, 0}, shape[4];
-  diopiError_t err = ref_view(op, "input", input, &t.input);
+  diopiError_t err = ref_view(ctx, op, "input", input, &t.input);
   if (!err)
-    err = ref_view(op, "out", out, &t.out);
+    err = ref_view(ctx, op, "out", out, &t.out);
   if (!err)
     err = planes_of(op, &t);
   if (!err)
-    err = pair(op, "output_size", output_size, 1, 0, size);
+    err = pair(op, "output_size", output_size, 0, 0, size);
   if (!err && output_size.len == 0)
     err = ref_fail(op, "output_size: empty");
   if (err)
@@ -323,11 +334,11 @@ REF_EXPORT diopiError_t diopiAdaptiveAvgPool2dBackward(
   pool_task_t t;
   memset(&t, 0, sizeof t);
   t.backward = true;
-  diopiError_t err = ref_view(op, "input", input, &t.input);
+  diopiError_t err = ref_view(ctx, op, "input", input, &t.input);
   if (!err)
-    err = ref_view(op, "grad_input", grad_input, &t.out);
+    err = ref_view(ctx, op, "grad_input", grad_input, &t.out);
   if (!err)
-    err = ref_view(op, "grad_output", grad_output, &t.grad_output);
+    err = ref_view(ctx, op, "grad_output", grad_output, &t.grad_output);
   if (!err)
     err = planes_of(op, &t);
   if (!err && t.grad_output.ndim != t.input.ndim)

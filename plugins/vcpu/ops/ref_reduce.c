@@ -152,6 +152,37 @@ static void column_finish_f32(const reduce_task_t *t) {
     }
 }
 
+static void set_exact(const ref_view_t *v, int64_t i, int64_t value) {
+  if (ref_is_integral(v->dtype))
+    ref_set_int(v, i, value);
+  else
+    ref_set(v, i, (double)value);
+}
+
+/* max and argmax of integral input, compared and kept in int64 (exact
+ * beyond 2^53); the first of equal maxima wins. acc holds int64 here. */
+static void run_int_max(const reduce_task_t *t) {
+  int64_t *acc = (int64_t *)t->acc, *best = t->best;
+  bool *seen = t->seen;
+  memset(seen, 0, (size_t)t->out_numel * sizeof *seen);
+  for (int64_t i = 0; i < t->input.numel; i++) {
+    int64_t o = out_index(t, i), v = ref_get_int(&t->input, i);
+    if (!seen[o] || v > acc[o]) {
+      acc[o] = v;
+      best[o] = along(t, i);
+      seen[o] = true;
+    }
+  }
+  for (int64_t o = 0; o < t->out_numel; o++) {
+    if (t->kind == ARGMAX) {
+      set_exact(&t->out, o, best[o]);
+      continue;
+    }
+    set_exact(&t->out, o, acc[o]);
+    set_exact(&t->indices, o, best[o]);
+  }
+}
+
 static void run(void *args) {
   reduce_task_t *t = args;
   if (t->fast && t->inner == 1) {
@@ -171,6 +202,10 @@ static void run(void *args) {
   memset(acc, 0, (size_t)t->out_numel * sizeof *acc);
   memset(best, 0, (size_t)t->out_numel * sizeof *best);
   memset(seen, 0, (size_t)t->out_numel * sizeof *seen);
+  if (t->kind != SUM && t->kind != MEAN && ref_is_integral(t->input.dtype)) {
+    run_int_max(t);
+    return;
+  }
   for (int64_t i = 0; i < t->input.numel; i++) {
     int64_t o = out_index(t, i);
     double v = ref_get(&t->input, i);
@@ -269,9 +304,9 @@ static diopiError_t sum_or_mean(diopiContextHandle_t ctx, const char *op,
   reduce_task_t t;
   memset(&t, 0, sizeof t);
   t.kind = kind;
-  diopiError_t err = ref_view(op, "out", out, &t.out);
+  diopiError_t err = ref_view(ctx, op, "out", out, &t.out);
   if (!err)
-    err = ref_view(op, "input", input, &t.input);
+    err = ref_view(ctx, op, "input", input, &t.input);
   if (!err && dim.len > REF_MAX_DIMS)
     err = ref_fail(op, "dim: %lld dims given", (long long)dim.len);
   return err ? err : launch(ctx, op, &t, dim.data, (int)dim.len);
@@ -294,11 +329,11 @@ REF_EXPORT diopiError_t diopiMax(CTX, T max, T max_indices, CT input,
   reduce_task_t t;
   memset(&t, 0, sizeof t);
   t.kind = MAX;
-  diopiError_t err = ref_view(op, "max", max, &t.out);
+  diopiError_t err = ref_view(ctx, op, "max", max, &t.out);
   if (!err)
-    err = ref_view(op, "max_indices", max_indices, &t.indices);
+    err = ref_view(ctx, op, "max_indices", max_indices, &t.indices);
   if (!err)
-    err = ref_view(op, "input", input, &t.input);
+    err = ref_view(ctx, op, "input", input, &t.input);
   if (!err)
     err = ref_expect_shape(op, "max_indices", &t.indices, t.out.shape,
                            t.out.ndim);
@@ -311,9 +346,9 @@ REF_EXPORT diopiError_t diopiArgmax(CTX, T out, CT input, const int64_t *dim,
   reduce_task_t t;
   memset(&t, 0, sizeof t);
   t.kind = ARGMAX;
-  diopiError_t err = ref_view(op, "out", out, &t.out);
+  diopiError_t err = ref_view(ctx, op, "out", out, &t.out);
   if (!err)
-    err = ref_view(op, "input", input, &t.input);
+    err = ref_view(ctx, op, "input", input, &t.input);
   if (err)
     return err;
   (void)keepdim; /* out's shape says it */

@@ -24,6 +24,7 @@ static diopiError_t enqueue_copy(diopiContextHandle_t ctx, const char *op,
   ew.nin = 1;
   ew.fn = ref_copy_fn;
   ew.f32 = ref_copy_f32;
+  ew.int_fn = ref_copy_int;
   ew.out = *out;
   ew.in[0] = *in;
   return ref_ew_enqueue(ctx, op, &ew);
@@ -57,9 +58,9 @@ REF_EXPORT diopiError_t diopiPermute(diopiContextHandle_t ctx,
                                      diopiSize_t dims) {
   const char *op = "diopiPermute";
   ref_view_t o, in, p;
-  diopiError_t err = ref_view(op, "out", out, &o);
+  diopiError_t err = ref_view(ctx, op, "out", out, &o);
   if (!err)
-    err = ref_view(op, "input", input, &in);
+    err = ref_view(ctx, op, "input", input, &in);
   if (!err && !dims.data && dims.len)
     err = ref_fail(op, "dims: NULL data");
   if (!err)
@@ -74,9 +75,9 @@ REF_EXPORT diopiError_t diopiTranspose(diopiContextHandle_t ctx,
   const char *op = "diopiTranspose";
   ref_view_t o, in, p;
   int d0, d1;
-  diopiError_t err = ref_view(op, "out", out, &o);
+  diopiError_t err = ref_view(ctx, op, "out", out, &o);
   if (!err)
-    err = ref_view(op, "input", input, &in);
+    err = ref_view(ctx, op, "input", input, &in);
   if (!err)
     err = ref_dim(op, "dim0", dim0, in.ndim, &d0);
   if (!err)
@@ -99,7 +100,7 @@ REF_EXPORT diopiError_t diopiContiguous(diopiContextHandle_t ctx,
   diopiDevice_t device;
   if (!out)
     return ref_fail(op, "out: NULL");
-  diopiError_t err = ref_view(op, "input", input, &in);
+  diopiError_t err = ref_view(ctx, op, "input", input, &in);
   if (err)
     return err;
   if (memoryFormat != Contiguous)
@@ -111,7 +112,7 @@ REF_EXPORT diopiError_t diopiContiguous(diopiContextHandle_t ctx,
       diopiRequireTensor(ctx, &result, &shape, NULL, in.dtype, device))
     return ref_fail(op, "out: the context cannot allocate %lld elements",
                     (long long)in.numel);
-  err = ref_view(op, "out", result, &o);
+  err = ref_view(ctx, op, "out", result, &o);
   if (!err)
     err = enqueue_copy(ctx, op, "input", &o, &in);
   if (!err)
@@ -121,12 +122,12 @@ REF_EXPORT diopiError_t diopiContiguous(diopiContextHandle_t ctx,
 
 REF_EXPORT diopiError_t diopiCat(diopiContextHandle_t ctx,
                                  diopiTensorHandle_t out,
-                                 const diopiConstTensorHandle_t *tensors,
+                                 diopiConstTensorHandle_t *tensors,
                                  int64_t num_inputs, int64_t dim) {
   const char *op = "diopiCat";
   ref_view_t o;
   int d;
-  diopiError_t err = ref_view(op, "out", out, &o);
+  diopiError_t err = ref_view(ctx, op, "out", out, &o);
   if (!err && (num_inputs < 1 || !tensors))
     err = ref_fail(op, "tensors: %lld inputs (at least 1)",
                    (long long)num_inputs);
@@ -140,7 +141,7 @@ REF_EXPORT diopiError_t diopiCat(diopiContextHandle_t ctx,
   for (int64_t k = 0; k < num_inputs; k++) {
     ref_view_t in;
     snprintf(arg, sizeof arg, "tensors[%lld]", (long long)k);
-    err = ref_view(op, arg, tensors[k], &in);
+    err = ref_view(ctx, op, arg, tensors[k], &in);
     if (err)
       return err;
     int64_t want[REF_MAX_DIMS];
@@ -158,7 +159,7 @@ REF_EXPORT diopiError_t diopiCat(diopiContextHandle_t ctx,
   for (int64_t k = 0; k < num_inputs && !err; k++) {
     ref_view_t in, slice = o;
     snprintf(arg, sizeof arg, "tensors[%lld]", (long long)k);
-    ref_view(op, arg, tensors[k], &in);
+    ref_view(ctx, op, arg, tensors[k], &in);
     slice.shape[d] = in.shape[d];
     slice.numel = in.numel;
     slice.data += at * o.strides[d] * (int64_t)elem;

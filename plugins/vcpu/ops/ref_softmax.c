@@ -128,11 +128,11 @@ static diopiError_t launch(diopiContextHandle_t ctx, const char *op,
   t.log = log;
   t.backward = b != NULL;
   int d;
-  diopiError_t err = ref_view(op, "out", out, &t.out);
+  diopiError_t err = ref_view(ctx, op, "out", out, &t.out);
   if (!err)
-    err = ref_view(op, a_name, a, &t.a);
+    err = ref_view(ctx, op, a_name, a, &t.a);
   if (!err && b)
-    err = ref_view(op, "output", b, &t.b);
+    err = ref_view(ctx, op, "output", b, &t.b);
   if (!err)
     err = ref_expect_shape(op, "out", &t.out, t.a.shape, t.a.ndim);
   if (!err && b)

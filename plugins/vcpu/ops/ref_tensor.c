@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "backplane/device.h"
+#include "backplane/ops.h"
 #include "ref_error.h"
 
 size_t ref_dtype_size(diopiDtype_t d) {
@@ -36,6 +38,10 @@ bool ref_is_floating(diopiDtype_t d) {
          d == diopi_dtype_float64 || d == diopi_dtype_bfloat16;
 }
 
+bool ref_is_integral(diopiDtype_t d) {
+  return ref_dtype_size(d) && !ref_is_floating(d);
+}
+
 const char *ref_shape_text(const int64_t *shape, int ndim, char *buf,
                            size_t size) {
   size_t n = (size_t)snprintf(buf, size, "[");
@@ -47,10 +53,27 @@ const char *ref_shape_text(const int64_t *shape, int ndim, char *buf,
   return buf;
 }
 
-diopiError_t ref_view(const char *op, const char *arg,
+/* Device memory of the context's device, or host memory. */
+static diopiError_t expect_context_device(diopiContextHandle_t ctx,
+                                          const char *op, const char *arg,
+                                          diopiConstTensorHandle_t t) {
+  bp_device_t *device = bp_ops_tensor_bp_device(t);
+  bp_device_t *own = bp_ops_context_device(ctx);
+  if (!device || !own || device == own)
+    return diopiSuccess;
+  return ref_fail(op,
+                  "%s: on %s, but the context's device is %s (expected all "
+                  "tensors on the same device)",
+                  arg, bp_device_name(device), bp_device_name(own));
+}
+
+diopiError_t ref_view(diopiContextHandle_t ctx, const char *op, const char *arg,
                       diopiConstTensorHandle_t t, ref_view_t *out) {
   if (!t)
     return ref_fail(op, "%s: tensor is NULL", arg);
+  diopiError_t err = expect_context_device(ctx, op, arg, t);
+  if (err)
+    return err;
   diopiSize_t shape, strides;
   const void *data;
   if (diopiGetTensorShape(t, &shape) || diopiGetTensorStride(t, &strides) ||
@@ -72,24 +95,25 @@ diopiError_t ref_view(const char *op, const char *arg,
   return diopiSuccess;
 }
 
-diopiError_t ref_view_optional(const char *op, const char *arg,
-                               diopiConstTensorHandle_t t, ref_view_t *out,
-                               bool *present) {
+diopiError_t ref_view_optional(diopiContextHandle_t ctx, const char *op,
+                               const char *arg, diopiConstTensorHandle_t t,
+                               ref_view_t *out, bool *present) {
   *present = t != NULL;
   if (!t) {
     memset(out, 0, sizeof *out);
     return diopiSuccess;
   }
-  return ref_view(op, arg, t, out);
+  return ref_view(ctx, op, arg, t, out);
 }
 
-diopiError_t ref_views(const char *op, const ref_arg_t *args, int n) {
+diopiError_t ref_views(diopiContextHandle_t ctx, const char *op,
+                       const ref_arg_t *args, int n) {
   diopiError_t err = diopiSuccess;
   for (int i = 0; !err && i < n; i++)
     err = args[i].present
-              ? ref_view_optional(op, args[i].name, args[i].tensor,
+              ? ref_view_optional(ctx, op, args[i].name, args[i].tensor,
                                   args[i].view, args[i].present)
-              : ref_view(op, args[i].name, args[i].tensor, args[i].view);
+              : ref_view(ctx, op, args[i].name, args[i].tensor, args[i].view);
   return err;
 }
 
@@ -241,6 +265,79 @@ double ref_scalar(const diopiScalar_t *s, double if_null) {
   return ref_is_floating(s->stype) ? s->fval : (double)s->ival;
 }
 
+int64_t ref_load_int(const char *p, diopiDtype_t d) {
+  switch (d) {
+#define LOAD(name, type)                                                       \
+  case diopi_dtype_##name: {                                                   \
+    type v;                                                                    \
+    memcpy(&v, p, sizeof v);                                                   \
+    return (int64_t)v;                                                         \
+  }
+    LOAD(int8, int8_t)
+    LOAD(uint8, uint8_t)
+    LOAD(int16, int16_t)
+    LOAD(uint16, uint16_t)
+    LOAD(int32, int32_t)
+    LOAD(uint32, uint32_t)
+    LOAD(int64, int64_t)
+    LOAD(uint64, int64_t)
+#undef LOAD
+  case diopi_dtype_bool:
+    return *p != 0;
+  default:
+    return 0;
+  }
+}
+
+void ref_store_int(char *p, diopiDtype_t d, int64_t value) {
+  switch (d) {
+#define STORE(name, type)                                                      \
+  case diopi_dtype_##name: {                                                   \
+    type v = (type)value;                                                      \
+    memcpy(p, &v, sizeof v);                                                   \
+    return;                                                                    \
+  }
+    STORE(int8, int8_t)
+    STORE(uint8, uint8_t)
+    STORE(int16, int16_t)
+    STORE(uint16, uint16_t)
+    STORE(int32, int32_t)
+    STORE(uint32, uint32_t)
+    STORE(int64, int64_t)
+    STORE(uint64, int64_t)
+#undef STORE
+  case diopi_dtype_bool:
+    *p = value != 0;
+    return;
+  default:
+    return;
+  }
+}
+
+int64_t ref_scalar_int(const diopiScalar_t *s, int64_t if_null) {
+  if (!s)
+    return if_null;
+  return ref_is_floating(s->stype) ? (int64_t)s->fval : s->ival;
+}
+
+bool ref_scalar_is_integral(const diopiScalar_t *s) {
+  return !s || !ref_is_floating(s->stype);
+}
+
+void ref_copy_element(const ref_view_t *dst, int64_t i, const ref_view_t *src,
+                      int64_t j) {
+  size_t elem = ref_dtype_size(dst->dtype);
+  char *to = dst->data + ref_offset(dst, i) * (int64_t)elem;
+  const char *from =
+      src->data + ref_offset(src, j) * (int64_t)ref_dtype_size(src->dtype);
+  if (dst->dtype == src->dtype)
+    memcpy(to, from, elem);
+  else if (ref_is_integral(dst->dtype) && ref_is_integral(src->dtype))
+    ref_store_int(to, dst->dtype, ref_load_int(from, src->dtype));
+  else
+    ref_store(to, dst->dtype, ref_load(from, src->dtype));
+}
+
 diopiError_t ref_expect_shape(const char *op, const char *arg,
                               const ref_view_t *v, const int64_t *shape,
                               int ndim) {
@@ -314,6 +411,20 @@ diopiError_t ref_expect_no_partial_overlap(const char *op, const char *arg,
   if (a1 < b0 || b1 < a0 || same)
     return diopiSuccess;
   return ref_fail(op, "%s: overlaps the output in memory", arg);
+}
+
+diopiError_t ref_expect_indices_below(const char *op, const char *arg,
+                                      const ref_view_t *v, int64_t bound,
+                                      bool has_ignore, int64_t ignore) {
+  for (int64_t i = 0; i < v->numel; i++) {
+    int64_t x = ref_get_int(v, i);
+    if ((x < 0 || x >= bound) && !(has_ignore && x == ignore))
+      return ref_fail(op,
+                      "%s: value %lld at element %lld is out of range [0, "
+                      "%lld)",
+                      arg, (long long)x, (long long)i, (long long)bound);
+  }
+  return diopiSuccess;
 }
 
 diopiError_t ref_dim(const char *op, const char *arg, int64_t dim, int ndim,

@@ -1,7 +1,8 @@
 /* Tensor views of the reference library: everything a task needs about a
  * tensor, copied by value at enqueue time (data pointer, dtype, shape,
- * strides in elements), element loads and stores in double for any dtype,
- * and shape checks whose messages name the op and the argument. */
+ * strides in elements), element loads and stores in double for any dtype
+ * and in int64 for the integral ones (exact beyond 2^53), and shape checks
+ * whose messages name the op and the argument. */
 #ifndef BACKPLANE_REF_OPS_TENSOR_H_
 #define BACKPLANE_REF_OPS_TENSOR_H_
 
@@ -24,13 +25,15 @@ typedef struct ref_view {
 } ref_view_t;
 
 /* Reads `t` into *out. A NULL tensor, a dtype the library cannot compute,
- * or too many dims fail with a message naming `op` and `arg`. */
-diopiError_t ref_view(const char *op, const char *arg,
+ * too many dims, or device memory of another device than ctx's (whose
+ * stream would read it unordered; PyTorch: "Expected all tensors to be on
+ * the same device") fail with a message naming `op` and `arg`. */
+diopiError_t ref_view(diopiContextHandle_t ctx, const char *op, const char *arg,
                       diopiConstTensorHandle_t t, ref_view_t *out);
 /* ref_view for an optional tensor: NULL gives *present = false. */
-diopiError_t ref_view_optional(const char *op, const char *arg,
-                               diopiConstTensorHandle_t t, ref_view_t *out,
-                               bool *present);
+diopiError_t ref_view_optional(diopiContextHandle_t ctx, const char *op,
+                               const char *arg, diopiConstTensorHandle_t t,
+                               ref_view_t *out, bool *present);
 
 /* One tensor argument of an op for ref_views: its name in messages, the
  * handle, the view to fill, and where to record whether it was given (NULL:
@@ -44,11 +47,14 @@ typedef struct ref_arg {
 
 /* ref_view (or ref_view_optional) over args[0, n) in order; the first
  * error stops it. */
-diopiError_t ref_views(const char *op, const ref_arg_t *args, int n);
+diopiError_t ref_views(diopiContextHandle_t ctx, const char *op,
+                       const ref_arg_t *args, int n);
 #define REF_COUNT(array) ((int)(sizeof(array) / sizeof((array)[0])))
 
 size_t ref_dtype_size(diopiDtype_t dtype);
 bool ref_is_floating(diopiDtype_t dtype);
+/* The integer dtypes and bool: computed exactly in int64. */
+bool ref_is_integral(diopiDtype_t dtype);
 bool ref_contiguous(const ref_view_t *v);
 /* "[2, 3]" into buf. */
 const char *ref_shape_text(const int64_t *shape, int ndim, char *buf,
@@ -57,6 +63,13 @@ const char *ref_shape_text(const int64_t *shape, int ndim, char *buf,
 double ref_load(const char *p, diopiDtype_t dtype);
 void ref_store(char *p, diopiDtype_t dtype, double value);
 double ref_scalar(const diopiScalar_t *s, double if_null);
+/* Integral dtypes only: loads widen to int64 (uint64 keeps its bits), stores
+ * narrow as C conversions do (bool: value != 0). */
+int64_t ref_load_int(const char *p, diopiDtype_t dtype);
+void ref_store_int(char *p, diopiDtype_t dtype, int64_t value);
+/* A scalar as int64 (a float one truncated), and whether it is integral. */
+int64_t ref_scalar_int(const diopiScalar_t *s, int64_t if_null);
+bool ref_scalar_is_integral(const diopiScalar_t *s);
 
 /* The element offset of row-major linear index `i` of `v`. */
 int64_t ref_offset(const ref_view_t *v, int64_t i);
@@ -68,6 +81,19 @@ static inline void ref_set(const ref_view_t *v, int64_t i, double value) {
   size_t elem = ref_dtype_size(v->dtype);
   ref_store(v->data + ref_offset(v, i) * (int64_t)elem, v->dtype, value);
 }
+
+static inline int64_t ref_get_int(const ref_view_t *v, int64_t i) {
+  size_t elem = ref_dtype_size(v->dtype);
+  return ref_load_int(v->data + ref_offset(v, i) * (int64_t)elem, v->dtype);
+}
+static inline void ref_set_int(const ref_view_t *v, int64_t i, int64_t value) {
+  size_t elem = ref_dtype_size(v->dtype);
+  ref_store_int(v->data + ref_offset(v, i) * (int64_t)elem, v->dtype, value);
+}
+/* dst[i] = src[j], converting the dtype if they differ: bytes when they
+ * match, int64 between integral dtypes, double otherwise. */
+void ref_copy_element(const ref_view_t *dst, int64_t i, const ref_view_t *src,
+                      int64_t j);
 
 /* Fails unless `v` has exactly `shape`. */
 diopiError_t ref_expect_shape(const char *op, const char *arg,
@@ -85,6 +111,13 @@ diopiError_t ref_broadcast_to(const char *op, const char *arg, ref_view_t *v,
 diopiError_t ref_expect_no_partial_overlap(const char *op, const char *arg,
                                            const ref_view_t *out,
                                            const ref_view_t *in);
+/* Fails unless every value of the integral view `v` is in [0, bound) (or
+ * equals `ignore` when `has_ignore`), naming the first that is not. Reads
+ * the data: call it where the stream has produced it (a check of
+ * ref_enqueue_checked, on the stream's worker). */
+diopiError_t ref_expect_indices_below(const char *op, const char *arg,
+                                      const ref_view_t *v, int64_t bound,
+                                      bool has_ignore, int64_t ignore);
 /* Normalizes a possibly negative dim against ndim, or fails. */
 diopiError_t ref_dim(const char *op, const char *arg, int64_t dim, int ndim,
                      int *out);

@@ -268,6 +268,7 @@ typedef struct fill_args {
   view_t t;
   diopiDtype_t dtype;
   double value;
+  int64_t ivalue; /* int64 fills: exact beyond 2^53 */
 } fill_args_t;
 
 static void run_fill(void *arg) {
@@ -278,7 +279,7 @@ static void run_fill(void *arg) {
     if (a->dtype == diopi_dtype_float32)
       ((float *)a->t.data)[at] = (float)a->value;
     else
-      ((int64_t *)a->t.data)[at] = (int64_t)a->value;
+      ((int64_t *)a->t.data)[at] = a->ivalue;
   }
   free(a);
 }
@@ -300,8 +301,9 @@ EXPORT diopiError_t diopiFill(diopiContextHandle_t ctx,
     set_error("diopiFill: float32 and int64 only");
     return diopiDtypeNotSupported;
   }
-  a->value =
-      value->stype == diopi_dtype_int64 ? (double)value->ival : value->fval;
+  bool integral = value->stype == diopi_dtype_int64;
+  a->value = integral ? (double)value->ival : value->fval;
+  a->ivalue = integral ? value->ival : (int64_t)value->fval;
   return (diopiError_t)enqueue(s, run_fill, a);
 }
 
