@@ -1,5 +1,6 @@
-/* The Paddle bridge's shared state: one Backplane runtime per process, the
- * devices Paddle sees (BACKPLANE_VISIBLE_DEVICES) and the DIOPI op library.
+/* The Paddle bridge's shared state: one Backplane runtime per process, whose
+ * devices (chosen and ordered by BACKPLANE_VISIBLE_DEVICES) are Paddle's
+ * backplane:0.., and the DIOPI op library.
  *
  * The bridge is C++ because Paddle's headers are: device_ext.h includes
  * <array> and uses bool/std::array, and the kernel C API headers include

@@ -16,72 +16,21 @@ static bp_ops_library_t *ops_library;
 static bp_device_t *devices[BRIDGE_MAX_DEVICES];
 static size_t device_count;
 
-/* Appends one entry of BACKPLANE_VISIBLE_DEVICES: "type:index" or "type"
- * (every device of that type, in order). */
-static int add_visible(const char *entry) {
-  char type[64];
-  const char *colon = strchr(entry, ':');
-  size_t len = colon ? (size_t)(colon - entry) : strlen(entry);
-  if (len == 0 || len >= sizeof type) {
+/* Paddle's device ids are the runtime's ordinals: the runtime already
+ * selected and ordered its devices by BACKPLANE_VISIBLE_DEVICES. */
+static int resolve_devices(void) {
+  size_t n = bp_device_count(runtime);
+  if (n > BRIDGE_MAX_DEVICES) {
     fprintf(stderr,
-            "backplane paddle bridge: BACKPLANE_VISIBLE_DEVICES: entry '%s' "
-            "is not type:index (e.g. vcpu:0)\n",
-            entry);
+            "backplane paddle bridge: %zu devices, at most %d are served "
+            "(choose with BACKPLANE_VISIBLE_DEVICES)\n",
+            n, BRIDGE_MAX_DEVICES);
     return -1;
   }
-  memcpy(type, entry, len);
-  type[len] = '\0';
-  size_t first = 0, last = SIZE_MAX;
-  if (colon) {
-    char *end;
-    unsigned long index = strtoul(colon + 1, &end, 10);
-    if (end == colon + 1 || *end != '\0') {
-      fprintf(stderr,
-              "backplane paddle bridge: BACKPLANE_VISIBLE_DEVICES: index in "
-              "'%s' is not a number\n",
-              entry);
+  for (size_t i = 0; i < n; i++)
+    if (bp_device_at(runtime, i, &devices[device_count++]) != BP_OK)
       return -1;
-    }
-    first = last = index;
-  }
-  for (size_t i = first; i <= last; i++) {
-    bp_device_t *device;
-    if (bp_device_get(runtime, type, i, &device) != BP_OK) {
-      if (colon || i == 0) {
-        fprintf(stderr,
-                "backplane paddle bridge: BACKPLANE_VISIBLE_DEVICES: no "
-                "device %s:%zu (%s)\n",
-                type, i, bp_last_error());
-        return -1;
-      }
-      break;
-    }
-    if (device_count == BRIDGE_MAX_DEVICES) {
-      fprintf(stderr, "backplane paddle bridge: more than %d devices\n",
-              BRIDGE_MAX_DEVICES);
-      return -1;
-    }
-    devices[device_count++] = device;
-  }
   return 0;
-}
-
-static int resolve_devices(void) {
-  const char *visible = getenv("BACKPLANE_VISIBLE_DEVICES");
-  if (visible == NULL || *visible == '\0') {
-    size_t n = bp_device_count(runtime);
-    for (size_t i = 0; i < n && device_count < BRIDGE_MAX_DEVICES; i++)
-      if (bp_device_at(runtime, i, &devices[device_count]) == BP_OK)
-        device_count++;
-    return 0;
-  }
-  char *list = strdup(visible), *save = NULL;
-  int rc = list ? 0 : -1;
-  for (char *entry = list ? strtok_r(list, ",", &save) : NULL; entry && rc == 0;
-       entry = strtok_r(NULL, ",", &save))
-    rc = add_visible(entry);
-  free(list);
-  return rc;
 }
 
 static int open_ops_library(void) {
@@ -110,8 +59,11 @@ static void open_runtime(void) {
   bp_runtime_options_t options;
   memset(&options, 0, sizeof options);
   options.struct_size = sizeof options;
+  /* Not CUSTOM_DEVICE_ROOT: the bridge lives there. */
   options.plugin_path = getenv("BACKPLANE_PLUGIN_PATH");
   options.ignore_environment = 1;
+  const char *visible = getenv("BACKPLANE_VISIBLE_DEVICES");
+  options.visible_devices = visible ? visible : "";
   if (bp_runtime_create(&options, &runtime) != BP_OK) {
     fprintf(stderr, "backplane paddle bridge: bp_runtime_create: %s\n",
             bp_last_error());

@@ -56,9 +56,9 @@ diopiError_t ref_ew_call(diopiContextHandle_t ctx, const char *op,
   ew.f32 = f32;
   if (params)
     memcpy(ew.params, params, sizeof ew.params);
-  diopiError_t err = ref_view(op, "out", out, &ew.out);
+  diopiError_t err = ref_view(ctx, op, "out", out, &ew.out);
   for (int k = 0; !err && k < nin; k++)
-    err = ref_view(op, names[k], in[k], &ew.in[k]);
+    err = ref_view(ctx, op, names[k], in[k], &ew.in[k]);
   if (!err)
     err = ref_expect_kind(op, "out", &ew.out, kind);
   int64_t shape[REF_MAX_DIMS];

@@ -61,9 +61,9 @@ REF_EXPORT diopiError_t diopiMSELoss(CTX, T out, CT input, CT target,
   f.step = sum_step;
   f.finish = sum_finish;
   f.params[0] = reduction == ReductionMean;
-  err = ref_view(op, "out", out, &f.out);
+  err = ref_view(ctx, op, "out", out, &f.out);
   for (int k = 0; !err && k < 2; k++)
-    err = ref_view(op, names[k], in[k], &f.in[k]);
+    err = ref_view(ctx, op, names[k], in[k], &f.in[k]);
   if (!err)
     err = ref_expect_kind(op, "out", &f.out, REF_OUT_FLOATING);
   if (!err)
@@ -78,7 +78,7 @@ REF_EXPORT diopiError_t diopiMSELossBackward(CTX, T grad_input, CT grad_output,
   ref_view_t x;
   diopiError_t err = expect_reduction(op, reduction);
   if (!err)
-    err = ref_view(op, "input", input, &x);
+    err = ref_view(ctx, op, "input", input, &x);
   if (err)
     return err;
   double params[4] = {

@@ -71,10 +71,10 @@ static void run(void *args) {
 }
 
 /* A floating tensor of param's shape. */
-static diopiError_t state(const char *op, const char *arg,
-                          diopiConstTensorHandle_t h, ref_view_t *v,
-                          const ref_view_t *param) {
-  diopiError_t err = ref_view(op, arg, h, v);
+static diopiError_t state(diopiContextHandle_t ctx, const char *op,
+                          const char *arg, diopiConstTensorHandle_t h,
+                          ref_view_t *v, const ref_view_t *param) {
+  diopiError_t err = ref_view(ctx, op, arg, h, v);
   if (!err)
     err = ref_expect_shape(op, arg, v, param->shape, param->ndim);
   if (!err)
@@ -92,17 +92,17 @@ diopiAdam(diopiContextHandle_t ctx, diopiTensorHandle_t param,
   adam_task_t t;
   memset(&t, 0, sizeof t);
   t.amsgrad = amsgrad;
-  diopiError_t err = ref_view(op, "param", param, &t.param);
+  diopiError_t err = ref_view(ctx, op, "param", param, &t.param);
   if (!err)
     err = ref_expect_kind(op, "param", &t.param, REF_OUT_FLOATING);
   if (!err)
-    err = state(op, "grad", grad, &t.grad, &t.param);
+    err = state(ctx, op, "grad", grad, &t.grad, &t.param);
   if (!err)
-    err = state(op, "exp_avg", exp_avg, &t.m, &t.param);
+    err = state(ctx, op, "exp_avg", exp_avg, &t.m, &t.param);
   if (!err)
-    err = state(op, "exp_avg_sq", exp_avg_sq, &t.v, &t.param);
+    err = state(ctx, op, "exp_avg_sq", exp_avg_sq, &t.v, &t.param);
   if (!err && amsgrad)
-    err = state(op, "max_exp_avg_sq", max_exp_avg_sq, &t.vmax, &t.param);
+    err = state(ctx, op, "max_exp_avg_sq", max_exp_avg_sq, &t.vmax, &t.param);
   if (!err && step < 1)
     err = ref_fail(op, "step: expected >= 1, got %lld", (long long)step);
   if (!err && !(beta1 >= 0 && beta1 < 1))

@@ -48,7 +48,7 @@ static diopiError_t by_exponent(CTX, const char *op, CT out, CT input,
   if (!exponent)
     return ref_fail(op, "exponent: scalar is NULL");
   ref_view_t in;
-  diopiError_t err = ref_view(op, "input", input, &in);
+  diopiError_t err = ref_view(ctx, op, "input", input, &in);
   if (err)
     return err;
   double e = ref_scalar(exponent, 0);

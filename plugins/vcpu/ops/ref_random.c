@@ -50,7 +50,7 @@ static diopiError_t launch(diopiContextHandle_t ctx, const char *op,
   t.kind = kind;
   t.a = a;
   t.b = b;
-  diopiError_t err = ref_view(op, arg, out, &t.out);
+  diopiError_t err = ref_view(ctx, op, arg, out, &t.out);
   if (!err)
     err = ref_expect_kind(op, arg, &t.out, REF_OUT_FLOATING);
   if (!err && kind == UNIFORM && !(a <= b))

@@ -34,7 +34,7 @@ static void run(void *args) {
 static diopiError_t launch(diopiContextHandle_t ctx, const char *op,
                            ramp_task_t *t, diopiConstTensorHandle_t out,
                            int64_t count) {
-  diopiError_t err = ref_view(op, "out", out, &t->out);
+  diopiError_t err = ref_view(ctx, op, "out", out, &t->out);
   if (!err)
     err = ref_expect_shape(op, "out", &t->out, &count, 1);
   if (err || count == 0)

@@ -48,15 +48,15 @@ static diopiError_t best(CTX, const char *op, double sign, CT out,
   f.finish = want_index ? best_index : best_value;
   f.params[0] = sign;
   f.nonempty = true;
-  diopiError_t err = ref_view(op, out_name, out, &f.out);
+  diopiError_t err = ref_view(ctx, op, out_name, out, &f.out);
   if (!err && indices) {
     f.has_indices = true;
-    err = ref_view(op, indices_name, indices, &f.indices);
+    err = ref_view(ctx, op, indices_name, indices, &f.indices);
   } else if (!err && indices_name) {
     err = ref_fail(op, "%s: tensor is NULL", indices_name);
   }
   if (!err)
-    err = ref_view(op, "input", input, &f.in[0]);
+    err = ref_view(ctx, op, "input", input, &f.in[0]);
   if (!err)
     err = ref_fold_dims(op, "dim", &f, dims, ndims);
   return err ? err : ref_fold_launch(ctx, op, &f);

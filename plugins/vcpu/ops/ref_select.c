@@ -27,9 +27,9 @@ static double fill_scalar_fn(const double *in, const double *p) {
   return in[1] != 0 ? p[0] : in[0];
 }
 
-static diopiError_t expect_mask(const char *op, const char *arg, CT mask) {
+static diopiError_t expect_mask(CTX, const char *op, const char *arg, CT mask) {
   ref_view_t v;
-  diopiError_t err = ref_view(op, arg, mask, &v);
+  diopiError_t err = ref_view(ctx, op, arg, mask, &v);
   if (!err && v.dtype != diopi_dtype_bool && v.dtype != diopi_dtype_uint8)
     err = ref_fail(op, "%s: expected dtype bool or uint8, got dtype %d", arg,
                    (int)v.dtype);
@@ -39,7 +39,7 @@ static diopiError_t expect_mask(const char *op, const char *arg, CT mask) {
 REF_EXPORT diopiError_t diopiWhere(CTX, T out, CT condition, CT input,
                                    CT other) {
   const char *op = "diopiWhere";
-  diopiError_t err = expect_mask(op, "condition", condition);
+  diopiError_t err = expect_mask(ctx, op, "condition", condition);
   if (err)
     return err;
   CT in[3] = {condition, input, other};
@@ -52,15 +52,15 @@ REF_EXPORT diopiError_t diopiWhere(CTX, T out, CT condition, CT input,
 static diopiError_t masked_fill(CTX, const char *op, CT out, CT input, CT mask,
                                 CT value, const diopiScalar_t *scalar) {
   ref_view_t o, in, v;
-  diopiError_t err = expect_mask(op, "mask", mask);
+  diopiError_t err = expect_mask(ctx, op, "mask", mask);
   if (!err)
-    err = ref_view(op, "out", out, &o);
+    err = ref_view(ctx, op, "out", out, &o);
   if (!err)
-    err = ref_view(op, "input", input, &in);
+    err = ref_view(ctx, op, "input", input, &in);
   if (!err)
     err = ref_expect_shape(op, "out", &o, in.shape, in.ndim);
   if (!err && value) {
-    err = ref_view(op, "value", value, &v);
+    err = ref_view(ctx, op, "value", value, &v);
     if (!err && v.ndim != 0)
       err = ref_fail(op, "value: expected a 0-dim tensor, got %d dims", v.ndim);
   }

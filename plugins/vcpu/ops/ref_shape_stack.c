@@ -17,9 +17,9 @@ REF_EXPORT diopiError_t diopiStack(diopiContextHandle_t ctx,
   if (!tensors || numTensors < 1)
     return ref_fail(op, "tensors: expected at least one tensor, got %lld",
                     (long long)numTensors);
-  diopiError_t err = ref_view(op, "out", out, &o);
+  diopiError_t err = ref_view(ctx, op, "out", out, &o);
   if (!err)
-    err = ref_view(op, "tensors[0]", tensors[0], &first);
+    err = ref_view(ctx, op, "tensors[0]", tensors[0], &first);
   int d = 0;
   if (!err)
     err = ref_dim(op, "dim", dim, first.ndim + 1, &d);
@@ -50,14 +50,14 @@ REF_EXPORT diopiError_t diopiStack(diopiContextHandle_t ctx,
   char name[32];
   for (int64_t k = 0; k < numTensors; k++) {
     snprintf(name, sizeof name, "tensors[%lld]", (long long)k);
-    if ((err = ref_view(op, name, tensors[k], &ew.in[0])) ||
+    if ((err = ref_view(ctx, op, name, tensors[k], &ew.in[0])) ||
         (err =
              ref_expect_shape(op, name, &ew.in[0], first.shape, first.ndim)) ||
         (err = ref_expect_no_partial_overlap(op, name, &o, &ew.in[0])))
       return err;
   }
   for (int64_t k = 0; k < numTensors; k++) {
-    ref_view(op, "tensors", tensors[k], &ew.in[0]);
+    ref_view(ctx, op, "tensors", tensors[k], &ew.in[0]);
     if ((err = ref_ew_enqueue(ctx, op, &ew)))
       return err;
     ew.out.data += o.strides[d] * (int64_t)ref_dtype_size(o.dtype);

@@ -1,7 +1,7 @@
 """Failures inside bridge kernels reach Python as Paddle exceptions that name
-the phi kernel, the Paddle device, the Backplane device behind it (here
-BACKPLANE_VISIBLE_DEVICES maps backplane:0 to vcpu:1) and Backplane's own
-message; a device allocation beyond the device's memory fails with an error,
+the phi kernel, the Paddle device, the Backplane device behind it (as the
+runtime names it after BACKPLANE_VISIBLE_DEVICES: the second vcpu device,
+listed first, is vcpu:0) and Backplane's own message; a device allocation beyond the device's memory fails with an error,
 not a crash, and the process goes on."""
 import os
 
@@ -26,7 +26,7 @@ class KernelErrors(unittest.TestCase):
             paddle.nn.functional.cross_entropy(logits, soft, soft_label=True)
         text = str(caught.exception)
         self.assertIn("backplane kernel cross_entropy_with_softmax", text)
-        self.assertIn("backplane:0 (vcpu:1)", text)
+        self.assertIn("backplane:0 (vcpu:0)", text)
         self.assertIn("soft_label=1", text)
 
     def test_op_library_message_reaches_python(self):
