@@ -65,8 +65,9 @@ static void open_runtime(void) {
   const char *visible = getenv("BACKPLANE_VISIBLE_DEVICES");
   options.visible_devices = visible ? visible : "";
   if (bp_runtime_create(&options, &runtime) != BP_OK) {
-    fprintf(stderr, "backplane paddle bridge: bp_runtime_create: %s\n",
-            bp_last_error());
+    fprintf(stderr,
+            "backplane paddle bridge (BACKPLANE_VISIBLE_DEVICES=%s): %s\n",
+            visible ? visible : "", bp_last_error());
     return;
   }
   if (resolve_devices() != 0 || open_ops_library() != 0) {
