@@ -18,12 +18,16 @@ sys.path.insert(0, bridge_env.EXAMPLES)
 import mnist_mlp  # noqa: E402
 
 
-def losses_from(device, state, x, y, steps):
+def momentum(parameters):
+    return paddle.optimizer.Momentum(learning_rate=0.1, momentum=0.9,
+                                     parameters=parameters)
+
+
+def losses_from(device, state, x, y, steps, make_optimizer=momentum):
     paddle.set_device(device)
     model = mnist_mlp.MNIST()
     model.set_state_dict(state)
-    optimizer = paddle.optimizer.Momentum(
-        learning_rate=0.1, momentum=0.9, parameters=model.parameters())
+    optimizer = make_optimizer(model.parameters())
     losses = []
     for _ in range(steps):
         loss = paddle.nn.functional.cross_entropy(
@@ -35,17 +39,34 @@ def losses_from(device, state, x, y, steps):
     return losses
 
 
+def first_batch_and_weights():
+    (x, y), _ = mnist_mlp.digits()
+    paddle.set_device("cpu")
+    paddle.seed(3)
+    state = {k: v.numpy() for k, v in mnist_mlp.MNIST().state_dict().items()}
+    return x[:128], y[:128], state
+
+
 class MlpOnBackplane(unittest.TestCase):
     def test_first_steps_match_paddle_cpu(self):
-        (x, y), _ = mnist_mlp.digits()
-        x, y = x[:128], y[:128]
-        paddle.set_device("cpu")
-        paddle.seed(3)
-        state = {k: v.numpy() for k, v in mnist_mlp.MNIST().state_dict().items()}
+        x, y, state = first_batch_and_weights()
         cpu = losses_from("cpu", state, x, y, 5)
         bridge = losses_from("backplane:0", state, x, y, 5)
         np.testing.assert_allclose(bridge, cpu, rtol=1e-4, atol=1e-5)
         self.assertLess(cpu[-1], cpu[0])
+
+    def test_adam_and_adamw_match_paddle_cpu(self):
+        x, y, state = first_batch_and_weights()
+        for make in (
+                lambda p: paddle.optimizer.Adam(learning_rate=0.01,
+                                                parameters=p),
+                lambda p: paddle.optimizer.AdamW(learning_rate=0.01,
+                                                 weight_decay=0.05,
+                                                 parameters=p)):
+            cpu = losses_from("cpu", state, x, y, 5, make)
+            bridge = losses_from("backplane:0", state, x, y, 5, make)
+            np.testing.assert_allclose(bridge, cpu, rtol=1e-4, atol=1e-5)
+            self.assertLess(cpu[-1], cpu[0])
 
     def test_trains_to_high_accuracy(self):
         losses, accuracy = mnist_mlp.train("backplane:1", epochs=3)
