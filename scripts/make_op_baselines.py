@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Writes the op conformance baselines under tests/data/ops/ (one file per
 op family), made by PyTorch on the CPU. Run with Debian's python3-torch:
-    /usr/bin/python3 scripts/make_op_baselines.py
-The files are committed; tests and `backplane optest` never need PyTorch.
+    /usr/bin/python3 scripts/make_op_baselines.py [FAMILY...]
+(only the named families' files when any are named). The files are committed; tests and `backplane optest` never need PyTorch.
 
 File format (little endian), read by tools/backplane/optest/optest_cases.c:
   "BPOPS001" u32 case_count, then per case:
@@ -749,6 +749,441 @@ def convolution_winograd():
         conv2d_case(*case)
 
 
+
+# ---- Operator library breadth. Each family seeds its own generator, so
+# that adding one leaves the others' data unchanged; `make_op_baselines.py
+# FAMILY...` writes only the named families' files.
+
+FLOATS = (torch.float32, torch.float16, torch.bfloat16, torch.float64)
+SHORT[torch.float64] = "f64"
+SHORT[torch.bool] = "bool"
+
+
+def positive(shape, dtype=torch.float32):
+    return (torch.rand(shape) * 4 + 0.1).to(dtype)
+
+
+def unary_math():
+    torch.manual_seed(25)
+    ops = (("Exp", torch.exp, randn, True), ("Expm1", torch.expm1, randn, False),
+           ("Log", torch.log, positive, True), ("Log2", torch.log2, positive, False),
+           ("Log10", torch.log10, positive, False),
+           ("Log1p", torch.log1p, positive, False),
+           ("Sqrt", torch.sqrt, positive, True),
+           ("Rsqrt", torch.rsqrt, positive, False),
+           ("Erf", torch.erf, randn, False), ("Sin", torch.sin, randn, False),
+           ("Cos", torch.cos, randn, False), ("Tan", torch.tan, randn, False),
+           ("Atan", torch.atan, randn, False), ("Sinh", torch.sinh, randn, False),
+           ("Cosh", torch.cosh, randn, False),
+           ("Reciprocal", torch.reciprocal, positive, False),
+           ("Neg", torch.neg, randn, True), ("Abs", torch.abs, randn, False),
+           ("Floor", torch.floor, randn, False),
+           ("Ceil", torch.ceil, randn, False), ("Sign", torch.sign, randn, False))
+    for name, fn, gen, inp in ops:
+        low = name.lower()
+        for dt in FLOATS:
+            x = gen((5, 7), dt) * (3 if name in ("Floor", "Ceil") else 1)
+            add(low, Case(f"{low}/{SHORT[dt]}", "diopi" + name, dt)
+                .output("out", fn(x.double()).to(dt)).input("input", x))
+        x = gen((6, 16), torch.float32)[:, ::2]
+        add(low, Case(f"{low}/f32/noncontig", "diopi" + name)
+            .output("out", fn(x)).input("input", x))
+        if inp:
+            x = gen((4, 5))
+            add(low, Case(f"{low}_inp/f32", f"diopi{name}Inp")
+                .inplace("input", x, fn(x)))
+    for name, fn in (("Neg", torch.neg), ("Abs", torch.abs),
+                     ("Sign", torch.sign)):
+        x = torch.randint(-50, 50, (6, 5), dtype=torch.int32)
+        add(name.lower(), Case(f"{name.lower()}/i32", "diopi" + name,
+                               torch.int32)
+            .output("out", fn(x)).input("input", x))
+    x = torch.randint(-9, 9, (3, 4)).float()
+    add("exp", Case("exp/i64_to_f32", "diopiExp")
+        .output("out", torch.exp(x)).input("input", x.long()))
+    x = torch.tensor([float("nan"), 0.0, -0.0, float("inf"), -float("inf"),
+                      -2.5, 2.5])
+    add("sign", Case("sign/f32/special", "diopiSign")
+        .output("out", torch.sign(x)).input("input", x))
+
+
+def comparisons():
+    torch.manual_seed(26)
+    ops = (("Eq", torch.eq), ("Ne", torch.ne), ("Lt", torch.lt),
+           ("Le", torch.le), ("Gt", torch.gt), ("Ge", torch.ge))
+    for name, fn in ops:
+        low = name.lower()
+        a = torch.randint(-3, 3, (6, 8)).float()
+        b = torch.randint(-3, 3, (8,)).float()
+        a[0, 0] = float("nan")
+        add(low, Case(f"{low}/f32/bcast", "diopi" + name)
+            .output("out", fn(a, b)).input("input", a).input("other", b))
+        ai = a.nan_to_num().to(torch.int32)
+        add(low, Case(f"{low}/i32_f16", "diopi" + name)
+            .output("out", fn(ai, b.half())).input("input", ai)
+            .input("other", b.half()))
+        a2 = torch.randint(-3, 3, (5, 12)).float()[:, ::3]
+        add(low, Case(f"{low}/f32/noncontig", "diopi" + name)
+            .output("out", fn(a2, a2[1])).input("input", a2)
+            .input("other", a2[1]))
+        add(low, Case(f"{low}_scalar/f32", f"diopi{name}Scalar")
+            .output("out", fn(a, 1.0)).input("input", a).attr("other", 1.0))
+        add(low, Case(f"{low}_scalar/i64", f"diopi{name}Scalar", torch.int64)
+            .output("out", fn(ai.long(), 1)).input("input", ai.long())
+            .attr("other", 1))
+    a, b = torch.randint(-2, 2, (4, 6)).float(), torch.randint(-2, 2, (6,)).float()
+    add("ge", Case("ge_inp/f32", "diopiGeInp")
+        .inplace("input", a, (a >= b).float()).input("other", b))
+    add("eq", Case("eq_inp_scalar/f32", "diopiEqInpScalar")
+        .inplace("input", a, (a == 1).float()).attr("other", 1.0))
+    add("lt", Case("lt_inp_scalar/i32", "diopiLtInpScalar", torch.int32)
+        .inplace("input", a.int(), (a < 0).int()).attr("other", 0))
+    for name, fn in (("LogicalAnd", torch.logical_and),
+                     ("LogicalOr", torch.logical_or)):
+        low = "logical_" + name[7:].lower()
+        a = torch.randint(0, 2, (5, 6)).bool()
+        b = torch.randint(-1, 2, (6,)).float()
+        add(low, Case(f"{low}/bool_f32", "diopi" + name)
+            .output("out", fn(a, b)).input("input", a).input("other", b))
+    x = torch.randint(-1, 2, (4, 10)).float()[:, ::2]
+    add("logical_not", Case("logical_not/f32/noncontig", "diopiLogicalNot")
+        .output("out", torch.logical_not(x)).input("input", x))
+
+
+def selection():
+    torch.manual_seed(27)
+    cond = torch.rand(4, 1, 6) > 0.5
+    for dt in FLOATS + (torch.int64,):
+        a = randn((4, 5, 6), dt) if dt != torch.int64 else \
+            torch.randint(-9, 9, (4, 5, 6))
+        b = randn((5, 1), dt) if dt != torch.int64 else \
+            torch.randint(-9, 9, (5, 1))
+        add("where", Case(f"where/{SHORT.get(dt, 'i64')}/bcast", "diopiWhere",
+                          dt).output("out", torch.where(cond, a, b))
+            .input("condition", cond).input("input", a).input("other", b))
+    a = noncontig((6, 8))
+    c = torch.rand(6, 8) > 0.3
+    add("where", Case("where/f32/noncontig", "diopiWhere")
+        .output("out", torch.where(c, a, 0.5 * a)).input("condition", c)
+        .input("input", a).input("other", (0.5 * a).contiguous()))
+    for dt in (torch.float32, torch.float16, torch.int32):
+        x = randn((5, 6), dt) if dt != torch.int32 else \
+            torch.randint(-9, 9, (5, 6), dtype=torch.int32)
+        mask = torch.rand(6) > 0.5
+        v = torch.tensor(3, dtype=dt)
+        tag = SHORT[dt]
+        add("masked_fill", Case(f"masked_fill/{tag}/bcast_mask",
+                                "diopiMaskedFill", dt)
+            .output("out", x.masked_fill(mask, v)).input("input", x)
+            .input("mask", mask).input("value", v))
+        add("masked_fill", Case(f"masked_fill_scalar/{tag}",
+                                "diopiMaskedFillScalar", dt)
+            .output("out", x.masked_fill(mask, -2)).input("input", x)
+            .input("mask", mask).attr("value", -2.0 if dt.is_floating_point
+                                      else -2))
+    x = noncontig((4, 6))
+    mask = torch.rand(4, 6) > 0.5
+    add("masked_fill", Case("masked_fill_inp/f32", "diopiMaskedFillInp")
+        .inplace("input", x.contiguous(), x.masked_fill(mask, 1.5))
+        .input("mask", mask).input("value", torch.tensor(1.5)))
+    add("masked_fill", Case("masked_fill_scalar/f32/noncontig",
+                            "diopiMaskedFillScalar")
+        .output("out", x.masked_fill(mask, 0.25)).input("input", x)
+        .input("mask", mask).attr("value", 0.25))
+
+
+def clamping():
+    torch.manual_seed(28)
+    for dt in FLOATS:
+        x = randn((6, 7), dt)
+        add("clamp", Case(f"clamp_scalar/{SHORT[dt]}", "diopiClampScalar", dt)
+            .output("out", torch.clamp(x.float(), -0.5, 0.7).to(dt))
+            .input("input", x).attr("min", -0.5).attr("max", 0.7))
+    x = noncontig((5, 8))
+    x[0, 0] = float("nan")
+    add("clamp", Case("clamp_scalar/f32/noncontig_nan", "diopiClampScalar")
+        .output("out", torch.clamp(x, -1.0, 1.0)).input("input", x)
+        .attr("min", -1.0).attr("max", 1.0))
+    xi = torch.randint(-20, 20, (4, 5))
+    add("clamp", Case("clamp_scalar/i64", "diopiClampScalar", torch.int64)
+        .output("out", torch.clamp(xi, -5, 7)).input("input", xi)
+        .attr("min", -5).attr("max", 7))
+    x, lo, hi = randn((4, 6)), randn((6,)) - 1, randn((4, 1)) + 1
+    add("clamp", Case("clamp/f32/bcast", "diopiClamp")
+        .output("out", torch.clamp(x, lo, hi)).input("input", x)
+        .input("min", lo).input("max", hi))
+    add("clamp", Case("clamp_min/f32", "diopiClampMin")
+        .output("out", torch.clamp(x, min=lo)).input("input", x)
+        .input("min", lo))
+    add("clamp", Case("clamp_max/f32", "diopiClampMax")
+        .output("out", torch.clamp(x, max=hi)).input("input", x)
+        .input("max", hi))
+    add("clamp", Case("clamp_min_scalar/f32", "diopiClampMinScalar")
+        .output("out", torch.clamp(x, min=0.1)).input("input", x)
+        .attr("min", 0.1))
+    add("clamp", Case("clamp_max_scalar/f32", "diopiClampMaxScalar")
+        .output("out", torch.clamp(x, max=0.1)).input("input", x)
+        .attr("max", 0.1))
+    add("clamp", Case("clamp_inp_scalar/f32", "diopiClampInpScalar")
+        .inplace("input", x, torch.clamp(x, -0.2, 0.2)).attr("min", -0.2)
+        .attr("max", 0.2))
+
+
+def powers():
+    torch.manual_seed(29)
+    for dt in FLOATS:
+        x = positive((5, 6), dt)
+        for e in (2.0, 0.5, -1.5):
+            add("pow", Case(f"pow/{SHORT[dt]}/e{e}", "diopiPow", dt)
+                .output("out", torch.pow(x.double(), e).to(dt))
+                .input("input", x).attr("exponent", e))
+    xi = torch.randint(-5, 5, (4, 5))
+    add("pow", Case("pow/i64/e3", "diopiPow", torch.int64)
+        .output("out", torch.pow(xi, 3)).input("input", xi)
+        .attr("exponent", 3))
+    x = positive((4, 10))[:, ::2]
+    add("pow", Case("pow/f32/noncontig", "diopiPow")
+        .output("out", torch.pow(x, 1.7)).input("input", x)
+        .attr("exponent", 1.7))
+    x = positive((3, 4))
+    add("pow", Case("pow_inp/f32", "diopiPowInp")
+        .inplace("input", x, torch.pow(x, 2.0)).attr("exponent", 2.0))
+    e = randn((4,))
+    add("pow", Case("pow_scalar/f32", "diopiPowScalar")
+        .output("out", torch.pow(2.5, e)).attr("input", 2.5)
+        .input("exponent", e))
+    x, e = positive((3, 4)), randn((4,))
+    add("pow", Case("pow_tensor/f32/bcast", "diopiPowTensor")
+        .output("out", torch.pow(x, e)).input("input", x).input("exponent", e))
+
+
+def activations_piecewise():
+    torch.manual_seed(30)
+    for dt in (torch.float32, torch.float16, torch.bfloat16, torch.float64):
+        for tag, x in ((SHORT[dt], randn((6, 7), dt)),):
+            xf = x.double().requires_grad_()
+            y = F.leaky_relu(xf, 0.1)
+            go = randn(y.shape, dt)
+            y.backward(go.double())
+            add("leaky_relu", Case(f"leaky_relu/{tag}", "diopiLeakyRelu", dt)
+                .output("out", y.detach().to(dt)).input("input", x)
+                .attr("negative_slope", 0.1))
+            add("leaky_relu", Case(f"leaky_relu_backward/{tag}",
+                                   "diopiLeakyReluBackward", dt)
+                .output("grad_input", xf.grad.to(dt)).input("grad_output", go)
+                .input("input", x).attr("negative_slope", 0.1)
+                .attr("input_is_result", False))
+    x = noncontig((5, 6))
+    add("leaky_relu", Case("leaky_relu/f32/noncontig", "diopiLeakyRelu")
+        .output("out", F.leaky_relu(x, 0.2)).input("input", x)
+        .attr("negative_slope", 0.2))
+    add("leaky_relu", Case("leaky_relu_inp/f32", "diopiLeakyReluInp")
+        .inplace("input", x.contiguous(), F.leaky_relu(x, 0.01))
+        .attr("negative_slope", 0.01))
+    for dt in (torch.float32, torch.float16):
+        x = (randn((6, 8)) * 2).to(dt)
+        xf = x.float().detach().clone().requires_grad_()
+        y = F.hardtanh(xf, -0.5, 1.0)
+        go = randn(y.shape)
+        y.backward(go)
+        tag = SHORT[dt]
+        add("hardtanh", Case(f"hardtanh/{tag}", "diopiHardtanh", dt)
+            .output("out", y.detach().to(dt)).input("input", x)
+            .attr("min_val", -0.5).attr("max_val", 1.0))
+        add("hardtanh", Case(f"hardtanh_backward/{tag}",
+                             "diopiHardtanhBackward", dt)
+            .output("grad_input", xf.grad.to(dt)).input("grad_output", go.to(dt))
+            .input("input", x).attr("min_val", -0.5).attr("max_val", 1.0))
+        xf = (x.detach().float() * 2).to(dt).float().detach().requires_grad_()
+        y = F.hardswish(xf)
+        y.backward(go)
+        add("hardswish", Case(f"hardswish/{tag}", "diopiHardswish", dt)
+            .output("out", y.detach().to(dt)).input("input", xf.detach().to(dt)))
+        add("hardswish", Case(f"hardswish_backward/{tag}",
+                              "diopiHardswishBackward", dt)
+            .output("grad_input", xf.grad.to(dt)).input("grad_output", go.to(dt))
+            .input("input", xf.detach().to(dt)))
+        add("threshold", Case(f"threshold/{tag}", "diopiThreshold", dt)
+            .output("out", F.threshold(x.float(), 0.3, -1.0).to(dt))
+            .input("input", x).attr("threshold", 0.3).attr("value", -1.0))
+    x = noncontig((4, 6)) * 3
+    add("hardtanh", Case("hardtanh/f32/noncontig", "diopiHardtanh")
+        .output("out", F.hardtanh(x)).input("input", x)
+        .attr("min_val", -1.0).attr("max_val", 1.0))
+
+
+def reductions_minmax():
+    torch.manual_seed(31)
+    for dt in FLOATS + (torch.int32,):
+        x = randn((5, 7), dt) if dt != torch.int32 else \
+            torch.randint(-4, 4, (5, 7), dtype=torch.int32)
+        tag = SHORT[dt]
+        v, i = torch.min(x, 1)
+        add("min", Case(f"min/{tag}/dim1", "diopiMin", dt).output("min", v)
+            .output("min_indices", i).input("input", x).attr("dim", 1))
+        add("min", Case(f"min_all/{tag}", "diopiMinAll", dt)
+            .output("out", torch.min(x)).input("input", x))
+        add("max_all", Case(f"max_all/{tag}", "diopiMaxAll", dt)
+            .output("out", torch.max(x)).input("input", x))
+    x = torch.randint(-3, 3, (4, 6, 5)).float()
+    v, i = torch.min(x, 0, keepdim=True)
+    add("min", Case("min/f32/dim0_keep_ties", "diopiMin").output("min", v)
+        .output("min_indices", i).input("input", x).attr("dim", 0))
+    x = noncontig((6, 5))
+    x[2, 3] = float("nan")
+    v, i = torch.min(x, -1)
+    add("min", Case("min/f32/noncontig_nan", "diopiMin").output("min", v)
+        .output("min_indices", i).input("input", x).attr("dim", -1))
+    add("max_all", Case("max_all/f32/nan", "diopiMaxAll")
+        .output("out", torch.max(x)).input("input", x))
+    x = randn((4, 5, 6))
+    for tag, dims, keep in (("dims02", [0, 2], False), ("dim1_keep", [1], True),
+                            ("all", [], False)):
+        y = torch.amax(x, dims, keep) if dims else torch.amax(x, (0, 1, 2))
+        add("amax", Case(f"amax/f32/{tag}", "diopiAmax").output("out", y)
+            .input("input", x).attr("dim", dims).attr("keepdim", keep))
+    xh = randn((4, 6), torch.float16)
+    add("amax", Case("amax/f16/dim1", "diopiAmax", torch.float16)
+        .output("out", torch.amax(xh, 1)).input("input", xh).attr("dim", [1])
+        .attr("keepdim", False))
+    x = torch.randint(-3, 3, (5, 6)).float()
+    add("argmin", Case("argmin/f32/dim1_ties", "diopiArgmin")
+        .output("out", torch.argmin(x, 1)).input("input", x).attr("dim", [1])
+        .attr("keepdim", False))
+    add("argmin", Case("argmin/f32/all", "diopiArgmin")
+        .output("out", torch.argmin(x)).input("input", x).attr("dim", [])
+        .attr("keepdim", False))
+    add("argmin", Case("argmin/f32/dim0_keep", "diopiArgmin")
+        .output("out", torch.argmin(x, 0, keepdim=True)).input("input", x)
+        .attr("dim", [0]).attr("keepdim", True))
+
+
+def loss_mse():
+    torch.manual_seed(32)
+    reductions = {"none": 0, "mean": 1, "sum": 2}
+    for dt in (torch.float32, torch.float16, torch.float64):
+        for red, code in reductions.items():
+            x = randn((6, 9), dt).double().requires_grad_()
+            t = randn((6, 9), dt)
+            y = F.mse_loss(x, t.double(), reduction=red)
+            go = randn(y.shape, dt)
+            y.backward(go.double())
+            tag = f"{SHORT[dt]}/{red}"
+            add("mse_loss", Case(f"mse_loss/{tag}", "diopiMSELoss", dt)
+                .output("out", y.detach().to(dt)).input("input", x.detach().to(dt))
+                .input("target", t).attr("reduction", code))
+            add("mse_loss", Case(f"mse_loss_backward/{tag}",
+                                 "diopiMSELossBackward", dt)
+                .output("grad_input", x.grad.to(dt)).input("grad_output", go)
+                .input("input", x.detach().to(dt)).input("target", t)
+                .attr("reduction", code))
+    x, t = noncontig((5, 6)), randn((5, 6))
+    add("mse_loss", Case("mse_loss/f32/noncontig_mean", "diopiMSELoss")
+        .output("out", F.mse_loss(x, t)).input("input", x).input("target", t)
+        .attr("reduction", 1))
+
+
+def optimizer_adam():
+    torch.manual_seed(33)
+    for tag, shape, step, wd, ams, dt in (
+            ("f32/8x12/step1", (8, 12), 1, 0.0, False, torch.float32),
+            ("f32/8x12/step7_wd", (8, 12), 7, 1e-2, False, torch.float32),
+            ("f32/300/amsgrad", (300,), 4, 1e-2, True, torch.float32),
+            ("f64/5x7/step3", (5, 7), 3, 1e-2, False, torch.float64)):
+        p, g = randn(shape, dt), randn(shape, dt)
+        m, v = randn(shape, dt) * 0.1, torch.rand(shape, dtype=dt) * 0.1
+        vmax = v + torch.rand(shape, dtype=dt) * 0.05 * (torch.rand(shape) > 0.5)
+        pp, mm, vv, vm = p.clone(), m.clone(), v.clone(), vmax.clone()
+        opt = torch.optim.Adam([pp], lr=1e-3, betas=(0.9, 0.999), eps=1e-8,
+                               weight_decay=wd, amsgrad=ams)
+        pp.grad = g.clone()
+        state = {"step": torch.tensor(float(step - 1)), "exp_avg": mm,
+                 "exp_avg_sq": vv}
+        if ams:
+            state["max_exp_avg_sq"] = vm
+        opt.state[pp] = state
+        opt.step()
+        c = (Case(f"adam/{tag}", "diopiAdam", dt, atol=1e-6, rtol=1e-5,
+                  flops=14 * p.numel())
+             .inplace("param", p, pp.detach()).input("grad", g)
+             .inplace("exp_avg", m, mm).inplace("exp_avg_sq", v, vv))
+        if ams:
+            c.inplace("max_exp_avg_sq", vmax, vm)
+        add("adam", c.attr("lr", 1e-3).attr("beta1", 0.9).attr("beta2", 0.999)
+            .attr("eps", 1e-8).attr("weight_decay", wd).attr("step", step)
+            .attr("amsgrad", ams))
+
+
+def random_fills():
+    """Judged by rule (judge=uniform/normal: range, mean and spread), the
+    draws being the op library's own."""
+    for op, role, a, b, rule in (("diopiUniformInp", "inout", -2.0, 3.0,
+                                  "uniform"),
+                                 ("diopiNormalInp", "inout", 1.5, 0.5,
+                                  "normal"),
+                                 ("diopiNormal", "out", -1.0, 2.0, "normal")):
+        for dt in (torch.float32, torch.float16, torch.float64):
+            c = Case(f"{op[5:].lower()}/{SHORT[dt]}", op, dt)
+            like = torch.zeros(32, 32, dtype=dt)
+            if role == "inout":
+                c.tensors.append((role, 2, like, like, None))
+            else:
+                c.unjudged(role, like)
+            names = ("from", "to") if rule == "uniform" else ("mean", "std")
+            add(rule, c.attr(names[0], a).attr(names[1], b).attr("seed", 25)
+                .attr("judge", rule))
+
+
+def ranges():
+    for tag, start, end, step, dt in (("i64", 0, 10, 1, torch.int64),
+                                      ("i64/step3", -7, 11, 3, torch.int64),
+                                      ("f32/frac", 0.5, 3.2, 0.3,
+                                       torch.float32),
+                                      ("f32/down", 4.0, -2.0, -0.75,
+                                       torch.float32),
+                                      ("f64", 1.0, 2.0, 0.125, torch.float64),
+                                      ("f32/empty", 3, 3, 1, torch.float32)):
+        y = torch.arange(start, end, step, dtype=dt)
+        add("arange", Case(f"arange/{tag}", "diopiArange", dt)
+            .output("out", y).attr("start", start).attr("end", end)
+            .attr("step", step))
+    for tag, start, end, steps, dt in (("f32", -1.0, 2.0, 7, torch.float32),
+                                       ("f32/one", 3.0, 5.0, 1, torch.float32),
+                                       ("f64/100", 0.0, 1.0, 100,
+                                        torch.float64),
+                                       ("i64", 0, 20, 6, torch.int64)):
+        y = torch.linspace(start, end, steps, dtype=dt)
+        add("linspace", Case(f"linspace/{tag}", "diopiLinspace", dt)
+            .output("out", y).attr("start", start).attr("end", end)
+            .attr("steps", steps))
+
+
+def stacking():
+    torch.manual_seed(34)
+    for tag, parts, dim in (
+            ("f32/dim0", [randn((3, 4)) for _ in range(3)], 0),
+            ("f32/dim1", [randn((2, 5)) for _ in range(4)], 1),
+            ("f16/last", [randn((2, 3), torch.float16) for _ in range(2)], -1),
+            ("i64/dim0", [torch.randint(0, 9, (4,)) for _ in range(3)], 0),
+            ("f32/noncontig", [noncontig((3, 4)), randn((3, 4))], 1)):
+        c = Case(f"stack/{tag}", "diopiStack", parts[0].dtype)
+        c.output("out", torch.stack(parts, dim))
+        for i, t in enumerate(parts):
+            c.input(f"tensors.{i}", t)
+        add("stack", c.attr("dim", dim))
+    for tag, x, shape in (("f32/row", randn((1, 6)), (4, 6)),
+                          ("f32/new_dims", randn((3, 1)), (2, 3, 5)),
+                          ("f16", randn((5,), torch.float16), (3, 5)),
+                          ("f32/noncontig", noncontig((2, 1, 3)), (2, 4, 3))):
+        add("expand", Case(f"expand/{tag}", "diopiExpand", x.dtype)
+            .output("out", x.expand(shape).contiguous()).input("input", x))
+
+
+BREADTH = (unary_math, comparisons, selection, clamping, powers,
+           activations_piecewise, reductions_minmax, loss_mse, optimizer_adam,
+           random_fills, ranges, stacking)
+
+
 def hardening():
     """Silent wrong answers of the past, each against PyTorch: NaN through
     relu, beta 0 ignoring a NaN/Inf input of addmm, int64 values beyond
@@ -970,11 +1405,18 @@ def main():
     for make in (arithmetic, memory, gemm, activations, softmax, losses,
                  reductions, optimizers, normalization, convolution, pooling,
                  indexing, shapes, random_ops, convolution_batches,
-                 reductions_split, convolution_winograd, hardening):
+                 reductions_split, convolution_winograd) + BREADTH + (
+                     hardening,):
         make()
     os.makedirs(OUT, exist_ok=True)
+    only = set(sys.argv[1:])
+    unknown = only - set(FILES)
+    if unknown:
+        sys.exit(f"no such family: {', '.join(sorted(unknown))}")
     total = 0
     for family, cases in sorted(FILES.items()):
+        if only and family not in only:
+            continue
         blob = b"BPOPS001" + struct.pack("<I", len(cases)) + b"".join(
             c.pack() for c in cases)
         with open(os.path.join(OUT, family + ".bin"), "wb") as f:

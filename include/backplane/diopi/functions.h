@@ -369,6 +369,428 @@ diopiAdamW(diopiContextHandle_t ctx, diopiTensorHandle_t param,
            float lr, float beta1, float beta2, float eps, float weight_decay,
            int64_t step, bool amsgrad);
 
+/* ---- Operator library breadth: one block per family, each named after
+ * the reference library's file that implements it. ---- */
+
+/* Elementwise math of one tensor (ref_unary_math.c). */
+DIOPI_API diopiError_t diopiExp(diopiContextHandle_t ctx,
+                                diopiTensorHandle_t out,
+                                diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiExpInp(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t input);
+DIOPI_API diopiError_t diopiExpm1(diopiContextHandle_t ctx,
+                                  diopiTensorHandle_t out,
+                                  diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiExpm1Inp(diopiContextHandle_t ctx,
+                                     diopiTensorHandle_t input);
+DIOPI_API diopiError_t diopiLog(diopiContextHandle_t ctx,
+                                diopiTensorHandle_t out,
+                                diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiLogInp(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t input);
+DIOPI_API diopiError_t diopiLog2(diopiContextHandle_t ctx,
+                                 diopiTensorHandle_t out,
+                                 diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiLog2Inp(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t input);
+DIOPI_API diopiError_t diopiLog10(diopiContextHandle_t ctx,
+                                  diopiTensorHandle_t out,
+                                  diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiLog10Inp(diopiContextHandle_t ctx,
+                                     diopiTensorHandle_t input);
+DIOPI_API diopiError_t diopiLog1p(diopiContextHandle_t ctx,
+                                  diopiTensorHandle_t out,
+                                  diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiLog1pInp(diopiContextHandle_t ctx,
+                                     diopiTensorHandle_t input);
+DIOPI_API diopiError_t diopiSqrt(diopiContextHandle_t ctx,
+                                 diopiTensorHandle_t out,
+                                 diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiSqrtInp(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t input);
+DIOPI_API diopiError_t diopiRsqrt(diopiContextHandle_t ctx,
+                                  diopiTensorHandle_t out,
+                                  diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiRsqrtInp(diopiContextHandle_t ctx,
+                                     diopiTensorHandle_t input);
+DIOPI_API diopiError_t diopiErf(diopiContextHandle_t ctx,
+                                diopiTensorHandle_t out,
+                                diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiErfInp(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t input);
+DIOPI_API diopiError_t diopiSin(diopiContextHandle_t ctx,
+                                diopiTensorHandle_t out,
+                                diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiSinInp(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t input);
+DIOPI_API diopiError_t diopiCos(diopiContextHandle_t ctx,
+                                diopiTensorHandle_t out,
+                                diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiCosInp(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t input);
+DIOPI_API diopiError_t diopiTan(diopiContextHandle_t ctx,
+                                diopiTensorHandle_t out,
+                                diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiTanInp(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t input);
+DIOPI_API diopiError_t diopiAtan(diopiContextHandle_t ctx,
+                                 diopiTensorHandle_t out,
+                                 diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiAtanInp(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t input);
+DIOPI_API diopiError_t diopiSinh(diopiContextHandle_t ctx,
+                                 diopiTensorHandle_t out,
+                                 diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiSinhInp(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t input);
+DIOPI_API diopiError_t diopiCosh(diopiContextHandle_t ctx,
+                                 diopiTensorHandle_t out,
+                                 diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiCoshInp(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t input);
+DIOPI_API diopiError_t diopiReciprocal(diopiContextHandle_t ctx,
+                                       diopiTensorHandle_t out,
+                                       diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiReciprocalInp(diopiContextHandle_t ctx,
+                                          diopiTensorHandle_t input);
+DIOPI_API diopiError_t diopiNeg(diopiContextHandle_t ctx,
+                                diopiTensorHandle_t out,
+                                diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiNegInp(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t input);
+DIOPI_API diopiError_t diopiAbs(diopiContextHandle_t ctx,
+                                diopiTensorHandle_t out,
+                                diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiAbsInp(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t input);
+DIOPI_API diopiError_t diopiFloor(diopiContextHandle_t ctx,
+                                  diopiTensorHandle_t out,
+                                  diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiFloorInp(diopiContextHandle_t ctx,
+                                     diopiTensorHandle_t input);
+DIOPI_API diopiError_t diopiCeil(diopiContextHandle_t ctx,
+                                 diopiTensorHandle_t out,
+                                 diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiCeilInp(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t input);
+DIOPI_API diopiError_t diopiSign(diopiContextHandle_t ctx,
+                                 diopiTensorHandle_t out,
+                                 diopiConstTensorHandle_t input);
+
+/* Powers (ref_pow.c). */
+DIOPI_API diopiError_t diopiPow(diopiContextHandle_t ctx,
+                                diopiTensorHandle_t out,
+                                diopiConstTensorHandle_t input,
+                                const diopiScalar_t *exponent);
+DIOPI_API diopiError_t diopiPowInp(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t input,
+                                   const diopiScalar_t *exponent);
+DIOPI_API diopiError_t diopiPowScalar(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t out,
+                                      const diopiScalar_t *input,
+                                      diopiConstTensorHandle_t exponent);
+DIOPI_API diopiError_t diopiPowTensor(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t out,
+                                      diopiConstTensorHandle_t input,
+                                      diopiConstTensorHandle_t exponent);
+DIOPI_API diopiError_t diopiPowInpTensor(diopiContextHandle_t ctx,
+                                         diopiTensorHandle_t input,
+                                         diopiConstTensorHandle_t exponent);
+
+/* Comparisons and logic (ref_compare.c). */
+DIOPI_API diopiError_t diopiEq(diopiContextHandle_t ctx,
+                               diopiTensorHandle_t out,
+                               diopiConstTensorHandle_t input,
+                               diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiEqInp(diopiContextHandle_t ctx,
+                                  diopiTensorHandle_t input,
+                                  diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiEqScalar(diopiContextHandle_t ctx,
+                                     diopiTensorHandle_t out,
+                                     diopiConstTensorHandle_t input,
+                                     const diopiScalar_t *other);
+DIOPI_API diopiError_t diopiEqInpScalar(diopiContextHandle_t ctx,
+                                        diopiTensorHandle_t input,
+                                        const diopiScalar_t *other);
+DIOPI_API diopiError_t diopiNe(diopiContextHandle_t ctx,
+                               diopiTensorHandle_t out,
+                               diopiConstTensorHandle_t input,
+                               diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiNeInp(diopiContextHandle_t ctx,
+                                  diopiTensorHandle_t input,
+                                  diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiNeScalar(diopiContextHandle_t ctx,
+                                     diopiTensorHandle_t out,
+                                     diopiConstTensorHandle_t input,
+                                     const diopiScalar_t *other);
+DIOPI_API diopiError_t diopiNeInpScalar(diopiContextHandle_t ctx,
+                                        diopiTensorHandle_t input,
+                                        const diopiScalar_t *other);
+DIOPI_API diopiError_t diopiLt(diopiContextHandle_t ctx,
+                               diopiTensorHandle_t out,
+                               diopiConstTensorHandle_t input,
+                               diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiLtInp(diopiContextHandle_t ctx,
+                                  diopiTensorHandle_t input,
+                                  diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiLtScalar(diopiContextHandle_t ctx,
+                                     diopiTensorHandle_t out,
+                                     diopiConstTensorHandle_t input,
+                                     const diopiScalar_t *other);
+DIOPI_API diopiError_t diopiLtInpScalar(diopiContextHandle_t ctx,
+                                        diopiTensorHandle_t input,
+                                        const diopiScalar_t *other);
+DIOPI_API diopiError_t diopiLe(diopiContextHandle_t ctx,
+                               diopiTensorHandle_t out,
+                               diopiConstTensorHandle_t input,
+                               diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiLeInp(diopiContextHandle_t ctx,
+                                  diopiTensorHandle_t input,
+                                  diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiLeScalar(diopiContextHandle_t ctx,
+                                     diopiTensorHandle_t out,
+                                     diopiConstTensorHandle_t input,
+                                     const diopiScalar_t *other);
+DIOPI_API diopiError_t diopiLeInpScalar(diopiContextHandle_t ctx,
+                                        diopiTensorHandle_t input,
+                                        const diopiScalar_t *other);
+DIOPI_API diopiError_t diopiGt(diopiContextHandle_t ctx,
+                               diopiTensorHandle_t out,
+                               diopiConstTensorHandle_t input,
+                               diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiGtInp(diopiContextHandle_t ctx,
+                                  diopiTensorHandle_t input,
+                                  diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiGtScalar(diopiContextHandle_t ctx,
+                                     diopiTensorHandle_t out,
+                                     diopiConstTensorHandle_t input,
+                                     const diopiScalar_t *other);
+DIOPI_API diopiError_t diopiGtInpScalar(diopiContextHandle_t ctx,
+                                        diopiTensorHandle_t input,
+                                        const diopiScalar_t *other);
+DIOPI_API diopiError_t diopiGe(diopiContextHandle_t ctx,
+                               diopiTensorHandle_t out,
+                               diopiConstTensorHandle_t input,
+                               diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiGeInp(diopiContextHandle_t ctx,
+                                  diopiTensorHandle_t input,
+                                  diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiGeScalar(diopiContextHandle_t ctx,
+                                     diopiTensorHandle_t out,
+                                     diopiConstTensorHandle_t input,
+                                     const diopiScalar_t *other);
+DIOPI_API diopiError_t diopiGeInpScalar(diopiContextHandle_t ctx,
+                                        diopiTensorHandle_t input,
+                                        const diopiScalar_t *other);
+DIOPI_API diopiError_t diopiLogicalAnd(diopiContextHandle_t ctx,
+                                       diopiTensorHandle_t out,
+                                       diopiConstTensorHandle_t input,
+                                       diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiLogicalAndInp(diopiContextHandle_t ctx,
+                                          diopiTensorHandle_t input,
+                                          diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiLogicalOr(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t out,
+                                      diopiConstTensorHandle_t input,
+                                      diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiLogicalOrInp(diopiContextHandle_t ctx,
+                                         diopiTensorHandle_t input,
+                                         diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiLogicalNot(diopiContextHandle_t ctx,
+                                       diopiTensorHandle_t out,
+                                       diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiLogicalNotInp(diopiContextHandle_t ctx,
+                                          diopiTensorHandle_t input);
+
+/* Selection by a condition (ref_select.c). */
+DIOPI_API diopiError_t diopiWhere(diopiContextHandle_t ctx,
+                                  diopiTensorHandle_t out,
+                                  diopiConstTensorHandle_t condition,
+                                  diopiConstTensorHandle_t input,
+                                  diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiMaskedFill(diopiContextHandle_t ctx,
+                                       diopiTensorHandle_t out,
+                                       diopiConstTensorHandle_t input,
+                                       diopiConstTensorHandle_t mask,
+                                       diopiConstTensorHandle_t value);
+DIOPI_API diopiError_t diopiMaskedFillInp(diopiContextHandle_t ctx,
+                                          diopiTensorHandle_t input,
+                                          diopiConstTensorHandle_t mask,
+                                          diopiConstTensorHandle_t value);
+DIOPI_API diopiError_t diopiMaskedFillScalar(diopiContextHandle_t ctx,
+                                             diopiTensorHandle_t out,
+                                             diopiConstTensorHandle_t input,
+                                             diopiConstTensorHandle_t mask,
+                                             const diopiScalar_t *value);
+DIOPI_API diopiError_t diopiMaskedFillInpScalar(diopiContextHandle_t ctx,
+                                                diopiTensorHandle_t input,
+                                                diopiConstTensorHandle_t mask,
+                                                const diopiScalar_t *value);
+
+/* Clamping (ref_clamp.c). */
+DIOPI_API diopiError_t diopiClampScalar(diopiContextHandle_t ctx,
+                                        diopiTensorHandle_t out,
+                                        diopiConstTensorHandle_t input,
+                                        const diopiScalar_t *min,
+                                        const diopiScalar_t *max);
+DIOPI_API diopiError_t diopiClampInpScalar(diopiContextHandle_t ctx,
+                                           diopiTensorHandle_t input,
+                                           const diopiScalar_t *min,
+                                           const diopiScalar_t *max);
+DIOPI_API diopiError_t diopiClamp(diopiContextHandle_t ctx,
+                                  diopiTensorHandle_t out,
+                                  diopiConstTensorHandle_t input,
+                                  diopiConstTensorHandle_t min,
+                                  diopiConstTensorHandle_t max);
+DIOPI_API diopiError_t diopiClampInp(diopiContextHandle_t ctx,
+                                     diopiTensorHandle_t input,
+                                     diopiConstTensorHandle_t min,
+                                     diopiConstTensorHandle_t max);
+DIOPI_API diopiError_t diopiClampMinScalar(diopiContextHandle_t ctx,
+                                           diopiTensorHandle_t out,
+                                           diopiConstTensorHandle_t input,
+                                           const diopiScalar_t *min);
+DIOPI_API diopiError_t diopiClampMinInpScalar(diopiContextHandle_t ctx,
+                                              diopiTensorHandle_t input,
+                                              const diopiScalar_t *min);
+DIOPI_API diopiError_t diopiClampMin(diopiContextHandle_t ctx,
+                                     diopiTensorHandle_t out,
+                                     diopiConstTensorHandle_t input,
+                                     diopiConstTensorHandle_t min);
+DIOPI_API diopiError_t diopiClampMinInp(diopiContextHandle_t ctx,
+                                        diopiTensorHandle_t input,
+                                        diopiConstTensorHandle_t min);
+DIOPI_API diopiError_t diopiClampMaxScalar(diopiContextHandle_t ctx,
+                                           diopiTensorHandle_t out,
+                                           diopiConstTensorHandle_t input,
+                                           const diopiScalar_t *max);
+DIOPI_API diopiError_t diopiClampMaxInpScalar(diopiContextHandle_t ctx,
+                                              diopiTensorHandle_t input,
+                                              const diopiScalar_t *max);
+DIOPI_API diopiError_t diopiClampMax(diopiContextHandle_t ctx,
+                                     diopiTensorHandle_t out,
+                                     diopiConstTensorHandle_t input,
+                                     diopiConstTensorHandle_t max);
+DIOPI_API diopiError_t diopiClampMaxInp(diopiContextHandle_t ctx,
+                                        diopiTensorHandle_t input,
+                                        diopiConstTensorHandle_t max);
+
+/* Piecewise activations (ref_activation_piecewise.c). */
+DIOPI_API diopiError_t diopiLeakyRelu(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t out,
+                                      diopiConstTensorHandle_t input,
+                                      const diopiScalar_t *negative_slope);
+DIOPI_API diopiError_t diopiLeakyReluInp(diopiContextHandle_t ctx,
+                                         diopiTensorHandle_t input,
+                                         const diopiScalar_t *negative_slope);
+DIOPI_API diopiError_t diopiLeakyReluBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    const diopiScalar_t *negative_slope, bool input_is_result);
+DIOPI_API diopiError_t diopiHardtanh(diopiContextHandle_t ctx,
+                                     diopiTensorHandle_t out,
+                                     diopiConstTensorHandle_t input,
+                                     const diopiScalar_t *min_val,
+                                     const diopiScalar_t *max_val);
+DIOPI_API diopiError_t diopiHardtanhInp(diopiContextHandle_t ctx,
+                                        diopiTensorHandle_t input,
+                                        const diopiScalar_t *min_val,
+                                        const diopiScalar_t *max_val);
+DIOPI_API diopiError_t diopiHardtanhBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    const diopiScalar_t *min_val, const diopiScalar_t *max_val);
+DIOPI_API diopiError_t diopiHardswish(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t out,
+                                      diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiHardswishInp(diopiContextHandle_t ctx,
+                                         diopiTensorHandle_t input);
+DIOPI_API diopiError_t diopiHardswishBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiThreshold(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t out,
+                                      diopiConstTensorHandle_t input,
+                                      const diopiScalar_t *threshold,
+                                      const diopiScalar_t *value);
+DIOPI_API diopiError_t diopiThresholdInp(diopiContextHandle_t ctx,
+                                         diopiTensorHandle_t input,
+                                         const diopiScalar_t *threshold,
+                                         const diopiScalar_t *value);
+
+/* Min and max reductions (ref_reduce_minmax.c). */
+DIOPI_API diopiError_t diopiMin(diopiContextHandle_t ctx,
+                                diopiTensorHandle_t min,
+                                diopiTensorHandle_t min_indices,
+                                diopiConstTensorHandle_t input, int64_t dim);
+DIOPI_API diopiError_t diopiMinAll(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t min,
+                                   diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiMaxAll(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t max,
+                                   diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiAmax(diopiContextHandle_t ctx,
+                                 diopiTensorHandle_t out,
+                                 diopiConstTensorHandle_t self, diopiSize_t dim,
+                                 bool keepdim);
+DIOPI_API diopiError_t diopiArgmin(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t out,
+                                   diopiConstTensorHandle_t input,
+                                   const int64_t *dim, bool keepdim);
+
+/* Losses: mean squared error (ref_loss_mse.c). */
+DIOPI_API diopiError_t diopiMSELoss(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t out,
+                                    diopiConstTensorHandle_t input,
+                                    diopiConstTensorHandle_t target,
+                                    diopiReduction_t reduction);
+DIOPI_API diopiError_t diopiMSELossBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiConstTensorHandle_t target, diopiReduction_t reduction);
+
+/* Optimizers: adam (ref_optim_adam.c). */
+DIOPI_API diopiError_t
+diopiAdam(diopiContextHandle_t ctx, diopiTensorHandle_t param,
+          diopiConstTensorHandle_t grad, diopiTensorHandle_t exp_avg,
+          diopiTensorHandle_t exp_avg_sq, diopiTensorHandle_t max_exp_avg_sq,
+          float lr, float beta1, float beta2, float eps, float weight_decay,
+          int64_t step, bool amsgrad);
+
+/* Random fills (ref_random.c). */
+DIOPI_API diopiError_t diopiUniformInp(diopiContextHandle_t ctx,
+                                       diopiTensorHandle_t inout, double from,
+                                       double to,
+                                       diopiGeneratorHandle_t generator);
+DIOPI_API diopiError_t diopiNormal(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t out, double mean,
+                                   double std,
+                                   diopiGeneratorHandle_t generator);
+DIOPI_API diopiError_t diopiNormalInp(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t inout, double mean,
+                                      double std,
+                                      diopiGeneratorHandle_t generator);
+
+/* Ranges (ref_range.c). */
+DIOPI_API diopiError_t diopiArange(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t out,
+                                   const diopiScalar_t *start,
+                                   const diopiScalar_t *end,
+                                   const diopiScalar_t *step);
+DIOPI_API diopiError_t diopiLinspace(diopiContextHandle_t ctx,
+                                     diopiTensorHandle_t out,
+                                     const diopiScalar_t *start,
+                                     const diopiScalar_t *end, int64_t steps);
+
+/* Stacking and broadcasting copies (ref_shape_stack.c). */
+DIOPI_API diopiError_t diopiStack(diopiContextHandle_t ctx,
+                                  diopiTensorHandle_t out,
+                                  diopiConstTensorHandle_t *tensors,
+                                  int64_t numTensors, int64_t dim);
+DIOPI_API diopiError_t diopiExpand(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t out,
+                                   diopiConstTensorHandle_t input);
+
 #if defined(__cplusplus)
 }
 #endif

@@ -14,3 +14,5 @@ BP_BENCH(codegen, "generated kernels vs hand-written C -O3; cached build")
 BP_BENCH(ops, "reference ops vs OpenBLAS sgemm, memcpy and PyTorch CPU")
 BP_BENCH(train, "data-parallel training samples/s on 1/2/4 devices vs DDP")
 BP_BENCH(python, "calls from Python: no-op, DLPack round trip vs PyTorch")
+BP_BENCH(paddle,
+         "Paddle on the bridge over vcpu vs Paddle CPU: CNN step, small op")

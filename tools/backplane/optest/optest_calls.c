@@ -339,6 +339,54 @@ static const struct {
     {"diopiFill", call_fill},
     {"diopiCopyInp", call_copy_inp},
     {"diopiCastDtype", call_unary},
+    /* Breadth ops with the signatures above; the rest in
+     * optest_calls_more.c. */
+    {"diopiExp", call_unary},
+    {"diopiExpInp", call_unary_inp},
+    {"diopiExpm1", call_unary},
+    {"diopiLog", call_unary},
+    {"diopiLogInp", call_unary_inp},
+    {"diopiLog2", call_unary},
+    {"diopiLog10", call_unary},
+    {"diopiLog1p", call_unary},
+    {"diopiSqrt", call_unary},
+    {"diopiSqrtInp", call_unary_inp},
+    {"diopiRsqrt", call_unary},
+    {"diopiErf", call_unary},
+    {"diopiSin", call_unary},
+    {"diopiCos", call_unary},
+    {"diopiTan", call_unary},
+    {"diopiAtan", call_unary},
+    {"diopiSinh", call_unary},
+    {"diopiCosh", call_unary},
+    {"diopiReciprocal", call_unary},
+    {"diopiNeg", call_unary},
+    {"diopiNegInp", call_unary_inp},
+    {"diopiAbs", call_unary},
+    {"diopiFloor", call_unary},
+    {"diopiCeil", call_unary},
+    {"diopiSign", call_unary},
+    {"diopiLogicalNot", call_unary},
+    {"diopiHardswish", call_unary},
+    {"diopiHardswishBackward", call_activation_backward},
+    {"diopiExpand", call_unary},
+    {"diopiEq", call_binary},
+    {"diopiNe", call_binary},
+    {"diopiLt", call_binary},
+    {"diopiLe", call_binary},
+    {"diopiGt", call_binary},
+    {"diopiGe", call_binary},
+    {"diopiGeInp", call_binary_inp},
+    {"diopiLogicalAnd", call_binary},
+    {"diopiLogicalOr", call_binary},
+    {"diopiEqScalar", call_binary_scalar},
+    {"diopiNeScalar", call_binary_scalar},
+    {"diopiLtScalar", call_binary_scalar},
+    {"diopiLeScalar", call_binary_scalar},
+    {"diopiGtScalar", call_binary_scalar},
+    {"diopiGeScalar", call_binary_scalar},
+    {"diopiArgmin", call_argmax},
+    {"diopiStack", call_cat},
     {"diopiRelu", call_unary},
     {"diopiReluInp", call_unary_inp},
     {"diopiSigmoid", call_unary},
@@ -396,5 +444,24 @@ optest_call_t optest_caller(const char *op) {
   for (size_t i = 0; i < sizeof callers / sizeof callers[0]; i++)
     if (!strcmp(callers[i].op, op))
       return callers[i].call;
-  return NULL;
+  return optest_more_caller(op);
+}
+
+T optest_arg_tensor(const optest_args_t *a, const char *role) {
+  return tensor(a, role);
+}
+double optest_arg_real(const optest_args_t *a, const char *name) {
+  return real(a, name);
+}
+int64_t optest_arg_integer(const optest_args_t *a, const char *name) {
+  return integer(a, name);
+}
+diopiSize_t optest_arg_list(const optest_args_t *a, const char *name) {
+  return list(a, name);
+}
+const char *optest_arg_text(const optest_args_t *a, const char *name) {
+  return text(a, name);
+}
+diopiScalar_t optest_arg_scalar(const optest_args_t *a, const char *name) {
+  return scalar(a, name);
 }

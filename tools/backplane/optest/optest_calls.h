@@ -16,4 +16,19 @@ typedef diopiError_t (*optest_call_t)(void *fn, diopiContextHandle_t ctx,
 /* The caller of DIOPI op `op`, or NULL if the runner cannot call it. */
 optest_call_t optest_caller(const char *op);
 
+/* The callers of optest_calls_more.c (the operator library's breadth ops
+ * with signatures of their own), consulted after optest_caller's table. */
+optest_call_t optest_more_caller(const char *op);
+
+/* Argument readers shared by the callers: the tensor of role `role` (NULL
+ * if the case has none); an attribute as a double, an int64, a list or a
+ * string (0, empty or NULL if absent); a scalar attribute, float attributes
+ * as float64 and int attributes as int64 (absent: float64 1.0). */
+diopiTensorHandle_t optest_arg_tensor(const optest_args_t *a, const char *role);
+double optest_arg_real(const optest_args_t *a, const char *name);
+int64_t optest_arg_integer(const optest_args_t *a, const char *name);
+diopiSize_t optest_arg_list(const optest_args_t *a, const char *name);
+const char *optest_arg_text(const optest_args_t *a, const char *name);
+diopiScalar_t optest_arg_scalar(const optest_args_t *a, const char *name);
+
 #endif /* BACKPLANE_TOOLS_OPTEST_CALLS_H_ */

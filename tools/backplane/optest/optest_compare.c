@@ -141,11 +141,63 @@ static int judge_dropout(const optest_case_t *c,
   return 0;
 }
 
+/* Random fills: the output's mean and standard deviation near those of the
+ * distribution (uniform: every value also within [from, to]). A result
+ * nearer than 5 standard errors of the mean passes. */
+static int judge_distribution(const optest_case_t *c,
+                              const unsigned char *const *got, bool uniform,
+                              char *detail, size_t size) {
+  int out = role_index(c, "inout");
+  if (out < 0)
+    out = role_index(c, "out");
+  const optest_attr_t *a = optest_attr(c, uniform ? "from" : "mean"),
+                      *b = optest_attr(c, uniform ? "to" : "std");
+  if (out < 0 || !a || !b) {
+    snprintf(detail, size,
+             "distribution rule: the case lacks its tensor or "
+             "its parameters");
+    return -1;
+  }
+  const optest_tensor_t *t = &c->tensors[out];
+  double pa = a->type == OPTEST_FLOAT ? a->f : (double)a->i;
+  double pb = b->type == OPTEST_FLOAT ? b->f : (double)b->i;
+  double mean = uniform ? (pa + pb) / 2 : pa;
+  double sd = uniform ? (pb - pa) / sqrt(12.0) : pb;
+  size_t n = 1;
+  for (int d = 0; d < t->ndim; d++)
+    n *= (size_t)t->shape[d];
+  double sum = 0, sum_sq = 0;
+  for (size_t i = 0; i < n; i++) {
+    double x = load(t->dtype, got[out], i);
+    if (uniform && !(x >= pa && x <= pb)) {
+      snprintf(detail, size, "value at %zu: %.6g is outside [%g, %g]", i, x, pa,
+               pb);
+      return -1;
+    }
+    sum += x;
+    sum_sq += x * x;
+  }
+  double m = n ? sum / (double)n : mean;
+  double s = n ? sqrt(fmax(sum_sq / (double)n - m * m, 0)) : sd;
+  double margin = 5 * sd / sqrt(n ? (double)n : 1.0) + c->atol;
+  if (fabs(m - mean) > margin || fabs(s - sd) > 0.1 * sd + c->atol) {
+    snprintf(detail, size,
+             "mean %.5g and std %.5g, expected %.5g +- %.3g and %.5g +- %.3g",
+             m, s, mean, margin, sd, 0.1 * sd + c->atol);
+    return -1;
+  }
+  return 0;
+}
+
 int optest_judge_rule(const optest_case_t *c, const unsigned char *const *got,
                       char *detail, size_t size) {
   const optest_attr_t *rule = optest_attr(c, "judge");
   if (rule && rule->type == OPTEST_STRING && !strcmp(rule->s, "dropout"))
     return judge_dropout(c, got, detail, size);
+  if (rule && rule->type == OPTEST_STRING &&
+      (!strcmp(rule->s, "uniform") || !strcmp(rule->s, "normal")))
+    return judge_distribution(c, got, !strcmp(rule->s, "uniform"), detail,
+                              size);
   snprintf(detail, size, "unknown judge rule '%s'",
            rule && rule->type == OPTEST_STRING ? rule->s : "?");
   return -1;

@@ -1,0 +1,130 @@
+/* One call of a bridge phi kernel: the device and stream Paddle gave it,
+ * Paddle tensors wrapped as DIOPI tensors, DIOPI ops found by name, and
+ * errors raised to Paddle as exceptions whose text names the phi kernel,
+ * the device and what Backplane said (bp_last_error, or the op library's
+ * message).
+ *
+ * Kernels are registered with Paddle's kernel C API through its own
+ * PD_BUILD_PHI_KERNEL (phi/capi/all.h). That is C++ by necessity: Paddle's
+ * eager mode calls a kernel through a "variadic" entry point whose
+ * signature is the phi kernel's C++ one (const DeviceContext&, const
+ * DenseTensor&, ..., const std::vector<int>&, DenseTensor*), which only
+ * the C API's templates generate. Each kernel is therefore a function
+ * template over the C API's thin wrappers (phi::DenseTensor is a
+ * PD_Tensor*), and does its work on the PD_* handles here.
+ * Not shared between threads: Paddle runs each kernel call on one thread. */
+#ifndef BACKPLANE_PADDLE_KERNEL_CALL_H_
+#define BACKPLANE_PADDLE_KERNEL_CALL_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backplane/diopi/functions.h"
+#include "bridge.h"
+#include "paddle/phi/capi/all.h"
+
+enum { KERNEL_CALL_MAX_TENSORS = 24 };
+
+/* The C handle behind a C API tensor wrapper; NULL for an absent optional
+ * or output. */
+static inline PD_Tensor *pd(const phi::DenseTensor &t) {
+  return t.raw_data();
+}
+static inline PD_Tensor *pd(const phi::DenseTensor *t) {
+  return t ? t->raw_data() : NULL;
+}
+static inline PD_Tensor *pd(const paddle::optional<phi::DenseTensor> &t) {
+  return t ? t->raw_data() : NULL;
+}
+
+class KernelCall {
+public:
+  KernelCall(const phi::Context &dev_ctx, const char *kernel);
+  /* Destroys the wrappers and returns scratch in stream order. */
+  ~KernelCall();
+  KernelCall(const KernelCall &) = delete;
+  KernelCall &operator=(const KernelCall &) = delete;
+
+  PD_DeviceContext *context() const {
+    return ctx_;
+  }
+  bp_device_t *device() const {
+    return device_;
+  }
+  diopiContextHandle_t diopi() const {
+    return diopi_;
+  }
+
+  /* `t` as a DIOPI tensor with its own shape (NULL for NULL), or with
+   * `shape` (same element count) when ndim >= 0. */
+  diopiTensorHandle_t wrap(PD_Tensor *t, int ndim = -1,
+                           const int64_t *shape = NULL);
+  /* `data` of the device as a DIOPI tensor (strides in elements; NULL:
+   * contiguous). */
+  diopiTensorHandle_t wrap_data(void *data, diopiDtype_t dtype, int ndim,
+                                const int64_t *shape, const int64_t *strides);
+  /* Allocates output `t` (its dims already set by Paddle's InferMeta, or
+   * set here when ndim >= 0) with `dtype` (UNDEFINED: the tensor's own)
+   * and wraps it. NULL for NULL. */
+  diopiTensorHandle_t alloc(PD_Tensor *t, int ndim = -1,
+                            const int64_t *shape = NULL,
+                            PD_DataType dtype = PD_DataType::UNDEFINED);
+  /* Scratch from the device's caching allocator, freed in stream order. */
+  diopiTensorHandle_t temp(diopiDtype_t dtype, int ndim, const int64_t *shape);
+
+  /* `fn`, the DIOPI op `name` looked up once (DIOPI below); raises when
+   * the op library lacks it. */
+  void *op(const char *name, void *fn);
+  /* Raises unless `err` is diopiSuccess. */
+  void check(diopiError_t err, const char *op_name);
+  /* Raises "backplane kernel <kernel> on backplane:<id> (<device>): ...". */
+  [[noreturn]] void fail(const char *format, ...)
+      __attribute__((format(printf, 2, 3)));
+
+private:
+  diopiTensorHandle_t keep(diopiTensorHandle_t t, bp_status_t status,
+                           const char *what);
+
+  PD_DeviceContext *ctx_;
+  const char *kernel_;
+  bp_device_t *device_;
+  diopiContextHandle_t diopi_;
+  diopiTensorHandle_t tensors_[KERNEL_CALL_MAX_TENSORS];
+  size_t ntensors_;
+};
+
+/* The op library's `name`, typed as functions.h declares it, looked up on
+ * first use (a thread-safe function-local static); raises when the library
+ * lacks it. */
+#define DIOPI(call, name)                                                      \
+  ((decltype(&name))(call).op(#name, []() {                                    \
+    static void *const fn = bridge_op(#name);                                  \
+    return fn;                                                                 \
+  }()))
+
+/* Paddle's dims of `t` into `shape` (at most BP_OPS_MAX_DIMS); returns
+ * ndim. */
+int kernel_dims(PD_Tensor *t, int64_t *shape);
+int64_t kernel_numel(PD_Tensor *t);
+PD_DataType kernel_dtype(PD_Tensor *t);
+diopiDtype_t kernel_diopi_dtype(PD_DataType dtype);
+
+diopiScalar_t kernel_scalar(double value);
+/* A Scalar attribute as a double (phi's Scalar converts what it holds;
+ * PD_ScalarGetDataType is declared but not exported by Paddle 3.3.1). */
+diopiScalar_t kernel_scalar(const phi::Scalar &value);
+/* An IntArray attribute into `out` (at most BP_OPS_MAX_DIMS); returns the
+ * count. */
+int kernel_int_array(const phi::IntArray &array, int64_t *out);
+
+/* dst = src summed over the dims in which it was broadcast from dst's
+ * shape (numpy rules, aligned right); a plain copy when the shapes agree.
+ * `scale` multiplies the result (1 or -1). NULL dst: nothing. */
+void kernel_sum_to(KernelCall &call, PD_Tensor *dst,
+                   diopiConstTensorHandle_t src, int src_ndim,
+                   const int64_t *src_shape, double scale);
+
+/* Paddle's backend token for the kernels: the bridge's device type. */
+#define BRIDGE_KERNEL_BACKEND backplane
+
+#endif /* BACKPLANE_PADDLE_KERNEL_CALL_H_ */

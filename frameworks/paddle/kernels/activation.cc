@@ -1,0 +1,105 @@
+/* relu, gelu, sigmoid, tanh, softmax and their gradients. */
+#include "kernel_call.h"
+
+namespace bridge {
+
+/* out = op(x). */
+#define UNARY(Kernel, name, op)                                                \
+  template <typename T>                                                        \
+  void Kernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,          \
+              phi::DenseTensor *out) {                                         \
+    KernelCall call(dev_ctx, name);                                            \
+    diopiTensorHandle_t in = call.wrap(pd(x));                                 \
+    call.check(DIOPI(call, op)(call.diopi(), call.alloc(pd(out)), in), #op);   \
+  }
+
+UNARY(ReluKernel, "relu", diopiRelu)
+UNARY(SigmoidKernel, "sigmoid", diopiSigmoid)
+UNARY(TanhKernel, "tanh", diopiTanh)
+
+/* dx from the forward output: (out, dout; dx). */
+#define UNARY_GRAD_FROM_OUT(Kernel, name, op)                                  \
+  template <typename T>                                                        \
+  void Kernel(const phi::Context &dev_ctx, const phi::DenseTensor &out,        \
+              const phi::DenseTensor &dout, phi::DenseTensor *dx) {            \
+    KernelCall call(dev_ctx, name);                                            \
+    diopiTensorHandle_t y = call.wrap(pd(out)), g = call.wrap(pd(dout));       \
+    call.check(DIOPI(call, op)(call.diopi(), call.alloc(pd(dx)), g, y), #op);  \
+  }
+
+UNARY_GRAD_FROM_OUT(SigmoidGradKernel, "sigmoid_grad", diopiSigmoidBackward)
+UNARY_GRAD_FROM_OUT(TanhGradKernel, "tanh_grad", diopiTanhBackward)
+
+/* dx = dout where out > 0. */
+template <typename T>
+void ReluGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &out,
+                    const phi::DenseTensor &dout, phi::DenseTensor *dx) {
+  KernelCall call(dev_ctx, "relu_grad");
+  diopiScalar_t zero = kernel_scalar(0.0);
+  diopiTensorHandle_t y = call.wrap(pd(out)), g = call.wrap(pd(dout));
+  call.check(DIOPI(call, diopiThresholdBackward)(
+                 call.diopi(), call.alloc(pd(dx)), g, y, &zero),
+             "diopiThresholdBackward");
+}
+
+template <typename T>
+void GeluKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
+                bool approximate, phi::DenseTensor *out) {
+  KernelCall call(dev_ctx, "gelu");
+  diopiTensorHandle_t in = call.wrap(pd(x));
+  call.check(DIOPI(call, diopiGelu)(call.diopi(), call.alloc(pd(out)), in,
+                                    approximate ? "tanh" : "none"),
+             "diopiGelu");
+}
+
+template <typename T>
+void GeluGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
+                    const phi::DenseTensor &dout, bool approximate,
+                    phi::DenseTensor *dx) {
+  KernelCall call(dev_ctx, "gelu_grad");
+  diopiTensorHandle_t in = call.wrap(pd(x)), g = call.wrap(pd(dout));
+  call.check(DIOPI(call, diopiGeluBackward)(call.diopi(), call.alloc(pd(dx)), g,
+                                            in, approximate ? "tanh" : "none"),
+             "diopiGeluBackward");
+}
+
+template <typename T>
+void SoftmaxKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
+                   int axis, phi::DenseTensor *out) {
+  KernelCall call(dev_ctx, "softmax");
+  diopiTensorHandle_t in = call.wrap(pd(x));
+  call.check(
+      DIOPI(call, diopiSoftmax)(call.diopi(), call.alloc(pd(out)), in, axis),
+      "diopiSoftmax");
+}
+
+template <typename T>
+void SoftmaxGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &out,
+                       const phi::DenseTensor &dout, int axis,
+                       phi::DenseTensor *dx) {
+  KernelCall call(dev_ctx, "softmax_grad");
+  diopiTensorHandle_t y = call.wrap(pd(out)), g = call.wrap(pd(dout));
+  call.check(DIOPI(call, diopiSoftmaxBackward)(call.diopi(), call.alloc(pd(dx)),
+                                               g, y, axis),
+             "diopiSoftmaxBackward");
+}
+
+} // namespace bridge
+
+PD_BUILD_PHI_KERNEL(relu, backplane, ALL_LAYOUT, bridge::ReluKernel, float) {}
+PD_BUILD_PHI_KERNEL(relu_grad, backplane, ALL_LAYOUT, bridge::ReluGradKernel,
+                    float) {}
+PD_BUILD_PHI_KERNEL(sigmoid, backplane, ALL_LAYOUT, bridge::SigmoidKernel,
+                    float) {}
+PD_BUILD_PHI_KERNEL(sigmoid_grad, backplane, ALL_LAYOUT,
+                    bridge::SigmoidGradKernel, float) {}
+PD_BUILD_PHI_KERNEL(tanh, backplane, ALL_LAYOUT, bridge::TanhKernel, float) {}
+PD_BUILD_PHI_KERNEL(tanh_grad, backplane, ALL_LAYOUT, bridge::TanhGradKernel,
+                    float) {}
+PD_BUILD_PHI_KERNEL(gelu, backplane, ALL_LAYOUT, bridge::GeluKernel, float) {}
+PD_BUILD_PHI_KERNEL(gelu_grad, backplane, ALL_LAYOUT, bridge::GeluGradKernel,
+                    float) {}
+PD_BUILD_PHI_KERNEL(softmax, backplane, ALL_LAYOUT, bridge::SoftmaxKernel,
+                    float) {}
+PD_BUILD_PHI_KERNEL(softmax_grad, backplane, ALL_LAYOUT,
+                    bridge::SoftmaxGradKernel, float) {}

@@ -1,0 +1,131 @@
+/* full, full_like, uniform, gaussian, assign, cast, scale. */
+#include "kernel_call.h"
+
+namespace bridge {
+
+template <typename T>
+void FullKernel(const phi::Context &dev_ctx, const phi::IntArray &shape,
+                const phi::Scalar &value, phi::DataType dtype,
+                phi::DenseTensor *out) {
+  KernelCall call(dev_ctx, "full");
+  int64_t dims[BP_OPS_MAX_DIMS];
+  int ndim = kernel_int_array(shape, dims);
+  diopiScalar_t v = kernel_scalar(value);
+  call.check(DIOPI(call, diopiFill)(call.diopi(),
+                                    call.alloc(pd(out), ndim, dims, dtype), &v),
+             "diopiFill");
+}
+
+template <typename T>
+void FullLikeKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
+                    const phi::Scalar &value, phi::DataType dtype,
+                    phi::DenseTensor *out) {
+  KernelCall call(dev_ctx, "full_like");
+  diopiScalar_t v = kernel_scalar(value);
+  call.check(DIOPI(call, diopiFill)(call.diopi(), call.alloc(pd(out)), &v),
+             "diopiFill");
+}
+
+/* A generator for one random op: Paddle's seed attribute when nonzero,
+ * else the next number of the device context's generator (paddle.seed). */
+static diopiGeneratorHandle_t generator_for(KernelCall &call, int seed) {
+  uint64_t s = (uint64_t)seed;
+  if (s == 0) {
+    PD_Status status = C_SUCCESS;
+    s = PD_DeviceContextGetRandom(call.context(), &status);
+    if (status != C_SUCCESS)
+      call.fail("the device context has no random generator");
+  }
+  diopiGeneratorHandle_t g = NULL;
+  if (bp_ops_generator_create(s, &g) != BP_OK)
+    call.fail("bp_ops_generator_create: %s", bp_last_error());
+  return g;
+}
+
+template <typename T>
+void UniformKernel(const phi::Context &dev_ctx, const phi::IntArray &shape,
+                   phi::DataType dtype, const phi::Scalar &min,
+                   const phi::Scalar &max, int seed, phi::DenseTensor *out) {
+  KernelCall call(dev_ctx, "uniform");
+  int64_t dims[BP_OPS_MAX_DIMS];
+  int ndim = kernel_int_array(shape, dims);
+  diopiTensorHandle_t o = call.alloc(pd(out), ndim, dims, dtype);
+  diopiGeneratorHandle_t g = generator_for(call, seed);
+  diopiError_t err = DIOPI(call, diopiUniformInp)(
+      call.diopi(), o, min.to<double>(), max.to<double>(), g);
+  bp_ops_generator_destroy(g);
+  call.check(err, "diopiUniformInp");
+}
+
+template <typename T>
+void GaussianKernel(const phi::Context &dev_ctx, const phi::IntArray &shape,
+                    float mean, float std, int seed, phi::DataType dtype,
+                    phi::DenseTensor *out) {
+  KernelCall call(dev_ctx, "gaussian");
+  int64_t dims[BP_OPS_MAX_DIMS];
+  int ndim = kernel_int_array(shape, dims);
+  diopiTensorHandle_t o = call.alloc(pd(out), ndim, dims, dtype);
+  diopiGeneratorHandle_t g = generator_for(call, seed);
+  diopiError_t err = DIOPI(call, diopiNormalInp)(call.diopi(), o, mean, std, g);
+  bp_ops_generator_destroy(g);
+  call.check(err, "diopiNormalInp");
+}
+
+template <typename T>
+void AssignKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
+                  phi::DenseTensor *out) {
+  KernelCall call(dev_ctx, "assign");
+  diopiTensorHandle_t in = call.wrap(pd(x));
+  call.check(DIOPI(call, diopiCopyInp)(call.diopi(), in, call.alloc(pd(out))),
+             "diopiCopyInp");
+}
+
+template <typename T>
+void CastKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
+                phi::DataType out_dtype, phi::DenseTensor *out) {
+  KernelCall call(dev_ctx, "cast");
+  diopiTensorHandle_t in = call.wrap(pd(x));
+  call.check(DIOPI(call, diopiCastDtype)(
+                 call.diopi(), call.alloc(pd(out), -1, NULL, out_dtype), in),
+             "diopiCastDtype");
+}
+
+/* out = x * scale + bias, or (x + bias) * scale. */
+template <typename T>
+void ScaleKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
+                 const phi::Scalar &scale, const phi::Scalar &bias,
+                 bool bias_after_scale, phi::DenseTensor *out) {
+  KernelCall call(dev_ctx, "scale");
+  diopiScalar_t s = kernel_scalar(scale), b = kernel_scalar(bias);
+  diopiScalar_t one = kernel_scalar(1.0);
+  diopiTensorHandle_t in = call.wrap(pd(x)), o = call.alloc(pd(out));
+  if (bias_after_scale) {
+    call.check(DIOPI(call, diopiMulScalar)(call.diopi(), o, in, &s),
+               "diopiMulScalar");
+    call.check(DIOPI(call, diopiAddInpScalar)(call.diopi(), o, &b, &one),
+               "diopiAddInpScalar");
+  } else {
+    call.check(DIOPI(call, diopiAddScalar)(call.diopi(), o, in, &b, &one),
+               "diopiAddScalar");
+    call.check(DIOPI(call, diopiMulInpScalar)(call.diopi(), o, &s),
+               "diopiMulInpScalar");
+  }
+}
+
+} // namespace bridge
+
+#define BRIDGE_ANY_DTYPE float, double, int32_t, int64_t, bool, uint8_t, int8_t
+
+PD_BUILD_PHI_KERNEL(full, backplane, ALL_LAYOUT, bridge::FullKernel,
+                    BRIDGE_ANY_DTYPE) {}
+PD_BUILD_PHI_KERNEL(full_like, backplane, ALL_LAYOUT, bridge::FullLikeKernel,
+                    BRIDGE_ANY_DTYPE) {}
+PD_BUILD_PHI_KERNEL(uniform, backplane, ALL_LAYOUT, bridge::UniformKernel,
+                    float) {}
+PD_BUILD_PHI_KERNEL(gaussian, backplane, ALL_LAYOUT, bridge::GaussianKernel,
+                    float) {}
+PD_BUILD_PHI_KERNEL(assign, backplane, ALL_LAYOUT, bridge::AssignKernel,
+                    BRIDGE_ANY_DTYPE) {}
+PD_BUILD_PHI_KERNEL(cast, backplane, ALL_LAYOUT, bridge::CastKernel,
+                    BRIDGE_ANY_DTYPE) {}
+PD_BUILD_PHI_KERNEL(scale, backplane, ALL_LAYOUT, bridge::ScaleKernel, float) {}

@@ -1,0 +1,232 @@
+/* sgd and momentum, in place on the parameter, with the learning rate as
+ * Paddle keeps it: a one-element device tensor, broadcast by diopiMul, so
+ * no step waits for the device. */
+
+#include <math.h>
+
+#include "kernel_call.h"
+
+namespace bridge {
+
+/* param_out = param - lr * update. */
+static void descend(KernelCall &call, PD_Tensor *param, PD_Tensor *lr,
+                    diopiConstTensorHandle_t update, PD_Tensor *param_out) {
+  int64_t shape[BP_OPS_MAX_DIMS], one_element = 1;
+  int ndim = kernel_dims(param, shape);
+  diopiTensorHandle_t step =
+      call.temp(kernel_diopi_dtype(kernel_dtype(param)), ndim, shape);
+  call.check(DIOPI(call, diopiMul)(call.diopi(), step, update,
+                                   call.wrap(lr, 1, &one_element)),
+             "diopiMul");
+  diopiScalar_t one = kernel_scalar(1.0);
+  diopiTensorHandle_t p = call.wrap(param);
+  call.check(
+      DIOPI(call, diopiSub)(call.diopi(), call.alloc(param_out), p, step, &one),
+      "diopiSub");
+}
+
+static void reject_multi_precision(KernelCall &call, bool multi_precision,
+                                   PD_Tensor *master_param) {
+  if (multi_precision || master_param)
+    call.fail("multi_precision (a master parameter) is not supported");
+}
+
+template <typename T>
+void SgdKernel(const phi::Context &dev_ctx, const phi::DenseTensor &param,
+               const phi::DenseTensor &learning_rate,
+               const phi::DenseTensor &grad,
+               const paddle::optional<phi::DenseTensor> &master_param,
+               bool multi_precision, phi::DenseTensor *param_out,
+               phi::DenseTensor *master_param_out) {
+  KernelCall call(dev_ctx, "sgd");
+  reject_multi_precision(call, multi_precision, pd(master_param));
+  descend(call, pd(param), pd(learning_rate), call.wrap(pd(grad)),
+          pd(param_out));
+}
+
+/*   g = rescale_grad * grad (+ coeff * param for "l2_decay");
+ *   v = mu * v + g;  param -= lr * (nesterov ? g + mu * v : v). */
+template <typename T>
+void MomentumKernel(const phi::Context &dev_ctx, const phi::DenseTensor &param,
+                    const phi::DenseTensor &grad,
+                    const phi::DenseTensor &velocity,
+                    const phi::DenseTensor &learning_rate,
+                    const paddle::optional<phi::DenseTensor> &master_param,
+                    float mu, bool use_nesterov,
+                    const std::string &regularization_method,
+                    float regularization_coeff, bool multi_precision,
+                    float rescale_grad, phi::DenseTensor *param_out,
+                    phi::DenseTensor *velocity_out,
+                    phi::DenseTensor *master_param_out) {
+  KernelCall call(dev_ctx, "momentum");
+  reject_multi_precision(call, multi_precision, pd(master_param));
+  int64_t shape[BP_OPS_MAX_DIMS];
+  int ndim = kernel_dims(pd(param), shape);
+  diopiDtype_t dtype = kernel_diopi_dtype(kernel_dtype(pd(param)));
+  diopiTensorHandle_t g = call.temp(dtype, ndim, shape);
+  diopiScalar_t r = kernel_scalar(rescale_grad);
+  call.check(
+      DIOPI(call, diopiMulScalar)(call.diopi(), g, call.wrap(pd(grad)), &r),
+      "diopiMulScalar");
+  if (regularization_method == "l2_decay") {
+    diopiScalar_t c = kernel_scalar(regularization_coeff);
+    call.check(
+        DIOPI(call, diopiAddInp)(call.diopi(), g, call.wrap(pd(param)), &c),
+        "diopiAddInp");
+  }
+  diopiScalar_t m = kernel_scalar(mu), one = kernel_scalar(1.0);
+  diopiTensorHandle_t v = call.wrap(pd(velocity));
+  diopiTensorHandle_t v_out = call.alloc(pd(velocity_out));
+  call.check(DIOPI(call, diopiMulScalar)(call.diopi(), v_out, v, &m),
+             "diopiMulScalar");
+  call.check(DIOPI(call, diopiAddInp)(call.diopi(), v_out, g, &one),
+             "diopiAddInp");
+  diopiTensorHandle_t update = v_out;
+  if (use_nesterov) {
+    update = call.temp(dtype, ndim, shape);
+    call.check(DIOPI(call, diopiAdd)(call.diopi(), update, g, v_out, &m),
+               "diopiAdd");
+  }
+  descend(call, pd(param), pd(learning_rate), update, pd(param_out));
+}
+
+} // namespace bridge
+
+PD_BUILD_PHI_KERNEL(sgd, backplane, ALL_LAYOUT, bridge::SgdKernel, float) {}
+PD_BUILD_PHI_KERNEL(momentum, backplane, ALL_LAYOUT, bridge::MomentumKernel,
+                    float) {}
+
+namespace bridge {
+
+/* One float of a one-element device tensor, read on the kernel's stream. */
+static float read_scalar(KernelCall &call, PD_Tensor *t) {
+  float value = 0;
+  PD_Status status = C_SUCCESS;
+  if (kernel_numel(t) != 1 || kernel_dtype(t) != PD_DataType::FLOAT32)
+    call.fail("a learning rate or beta power must be one float32");
+  bp_status_t st =
+      bp_copy(NULL, &value, call.device(), PD_TensorGetDataPointer(t, &status),
+              sizeof value, bp_ops_context_stream(call.diopi()));
+  if (st != BP_OK)
+    call.fail("reading a scalar: %s", bp_last_error());
+  return value;
+}
+
+/* `out` updated in place: shares `in`'s memory, or starts as its copy. */
+static diopiTensorHandle_t in_place(KernelCall &call, PD_Tensor *in,
+                                    PD_Tensor *out) {
+  diopiTensorHandle_t source = call.wrap(in);
+  diopiTensorHandle_t target = call.alloc(out);
+  PD_Status status = C_SUCCESS;
+  if (PD_TensorGetDataPointer(in, &status) !=
+      PD_TensorGetDataPointer(out, &status))
+    call.check(DIOPI(call, diopiCopyInp)(call.diopi(), source, target),
+               "diopiCopyInp");
+  return target;
+}
+
+/* Adam and AdamW as DIOPI's (PyTorch's) update, which equals Paddle's when
+ * the step is the one whose beta1 power Paddle keeps: step = log(beta1_pow)
+ * / log(beta1). The learning rate and the powers are read from the device
+ * (one wait per parameter and step); the powers advance on the device. */
+static void adam_step(KernelCall &call, bool decoupled, float weight_decay,
+                      PD_Tensor *param, PD_Tensor *grad, PD_Tensor *lr,
+                      PD_Tensor *m1, PD_Tensor *m2, PD_Tensor *b1p,
+                      PD_Tensor *b2p, const phi::Scalar &beta1,
+                      const phi::Scalar &beta2, const phi::Scalar &epsilon,
+                      bool use_global_beta_pow, bool amsgrad,
+                      PD_Tensor *param_out, PD_Tensor *m1_out,
+                      PD_Tensor *m2_out, PD_Tensor *b1p_out,
+                      PD_Tensor *b2p_out) {
+  if (amsgrad)
+    call.fail("amsgrad is not supported");
+  double b1 = beta1.to<double>(), b2 = beta2.to<double>();
+  float rate = read_scalar(call, lr), power = read_scalar(call, b1p);
+  if (!(b1 > 0 && b1 < 1) || !(power > 0 && power < 1))
+    call.fail("beta1 %g and its power %g give no step", b1, (double)power);
+  int64_t step = llround(log((double)power) / log(b1));
+  diopiTensorHandle_t p = in_place(call, param, param_out);
+  diopiTensorHandle_t exp_avg = in_place(call, m1, m1_out);
+  diopiTensorHandle_t exp_avg_sq = in_place(call, m2, m2_out);
+  diopiTensorHandle_t g = call.wrap(grad);
+  float eps = epsilon.to<float>();
+  diopiError_t err =
+      decoupled
+          ? DIOPI(call, diopiAdamW)(call.diopi(), p, g, exp_avg, exp_avg_sq,
+                                    NULL, rate, (float)b1, (float)b2, eps,
+                                    weight_decay, step, false)
+          : DIOPI(call, diopiAdam)(call.diopi(), p, g, exp_avg, exp_avg_sq,
+                                   NULL, rate, (float)b1, (float)b2, eps, 0.0f,
+                                   step, false);
+  call.check(err, decoupled ? "diopiAdamW" : "diopiAdam");
+  PD_Tensor *powers[2] = {b1p, b2p}, *outs[2] = {b1p_out, b2p_out};
+  double betas[2] = {b1, b2};
+  for (int i = 0; i < 2 && !use_global_beta_pow; i++) {
+    diopiScalar_t s = kernel_scalar(betas[i]);
+    diopiTensorHandle_t o = in_place(call, powers[i], outs[i]);
+    call.check(DIOPI(call, diopiMulInpScalar)(call.diopi(), o, &s),
+               "diopiMulInpScalar");
+  }
+}
+
+template <typename T>
+void AdamKernel(
+    const phi::Context &dev_ctx, const phi::DenseTensor &param,
+    const phi::DenseTensor &grad, const phi::DenseTensor &learning_rate,
+    const phi::DenseTensor &moment1, const phi::DenseTensor &moment2,
+    const paddle::optional<phi::DenseTensor> &moment2_max,
+    const phi::DenseTensor &beta1_pow, const phi::DenseTensor &beta2_pow,
+    const paddle::optional<phi::DenseTensor> &master_param,
+    const paddle::optional<phi::DenseTensor> &skip_update,
+    const phi::Scalar &beta1, const phi::Scalar &beta2,
+    const phi::Scalar &epsilon, bool lazy_mode,
+    int64_t min_row_size_to_use_multithread, bool multi_precision,
+    bool use_global_beta_pow, bool amsgrad, phi::DenseTensor *param_out,
+    phi::DenseTensor *moment1_out, phi::DenseTensor *moment2_out,
+    phi::DenseTensor *moment2_max_out, phi::DenseTensor *beta1_pow_out,
+    phi::DenseTensor *beta2_pow_out, phi::DenseTensor *master_param_outs) {
+  KernelCall call(dev_ctx, "adam");
+  reject_multi_precision(call, multi_precision, pd(master_param));
+  if (skip_update)
+    call.fail("skip_update is not supported");
+  adam_step(call, false, 0.0f, pd(param), pd(grad), pd(learning_rate),
+            pd(moment1), pd(moment2), pd(beta1_pow), pd(beta2_pow), beta1,
+            beta2, epsilon, use_global_beta_pow, amsgrad, pd(param_out),
+            pd(moment1_out), pd(moment2_out), pd(beta1_pow_out),
+            pd(beta2_pow_out));
+}
+
+template <typename T>
+void AdamwKernel(
+    const phi::Context &dev_ctx, const phi::DenseTensor &param,
+    const phi::DenseTensor &grad, const phi::DenseTensor &learning_rate,
+    const phi::DenseTensor &moment1, const phi::DenseTensor &moment2,
+    const paddle::optional<phi::DenseTensor> &moment2_max,
+    const phi::DenseTensor &beta1_pow, const phi::DenseTensor &beta2_pow,
+    const paddle::optional<phi::DenseTensor> &master_param,
+    const paddle::optional<phi::DenseTensor> &skip_update,
+    const phi::Scalar &beta1, const phi::Scalar &beta2,
+    const phi::Scalar &epsilon, float lr_ratio, float coeff, bool with_decay,
+    bool lazy_mode, int64_t min_row_size_to_use_multithread,
+    bool multi_precision, bool use_global_beta_pow, bool amsgrad,
+    phi::DenseTensor *param_out, phi::DenseTensor *moment1_out,
+    phi::DenseTensor *moment2_out, phi::DenseTensor *moment2_max_out,
+    phi::DenseTensor *beta1_pow_out, phi::DenseTensor *beta2_pow_out,
+    phi::DenseTensor *master_param_outs) {
+  KernelCall call(dev_ctx, "adamw");
+  reject_multi_precision(call, multi_precision, pd(master_param));
+  if (skip_update)
+    call.fail("skip_update is not supported");
+  if (lr_ratio != 1.0f)
+    call.fail("lr_ratio %g: only 1 is supported", (double)lr_ratio);
+  adam_step(call, true, with_decay ? coeff : 0.0f, pd(param), pd(grad),
+            pd(learning_rate), pd(moment1), pd(moment2), pd(beta1_pow),
+            pd(beta2_pow), beta1, beta2, epsilon, use_global_beta_pow, amsgrad,
+            pd(param_out), pd(moment1_out), pd(moment2_out), pd(beta1_pow_out),
+            pd(beta2_pow_out));
+}
+
+} // namespace bridge
+
+PD_BUILD_PHI_KERNEL(adam, backplane, ALL_LAYOUT, bridge::AdamKernel, float) {}
+PD_BUILD_PHI_KERNEL(adamw, backplane, ALL_LAYOUT, bridge::AdamwKernel, float) {}

@@ -1,0 +1,118 @@
+/* clamp, clamp_min, clamp_max: bounds as scalars or tensors (broadcast),
+ * in place or not. out = min(max(input, min), max); a NaN input stays NaN,
+ * a missing bound does not apply. */
+#include <math.h>
+#include <string.h>
+
+#include <diopi/functions.h>
+
+#include "ref_clamp.h"
+#include "ref_error.h"
+#include "ref_ew_call.h"
+#include "ref_f32.h"
+
+#define CTX diopiContextHandle_t ctx
+#define T diopiTensorHandle_t
+#define CT diopiConstTensorHandle_t
+#define S const diopiScalar_t *
+
+static double clamp(double x, double lo, double hi) {
+  x = x < lo ? lo : x;
+  return x > hi ? hi : x;
+}
+
+/* Scalar bounds: p[0] lo, p[1] hi (infinite when absent). */
+static double scalar_fn(const double *in, const double *p) {
+  return clamp(in[0], p[0], p[1]);
+}
+REF_F32_CLONES static void scalar_f32(float *out, const float *const *in,
+                                      int64_t n, const double *p) {
+  const float *x = in[0];
+  float lo = (float)p[0], hi = (float)p[1];
+  for (int64_t i = 0; i < n; i++) {
+    float v = x[i] < lo ? lo : x[i];
+    out[i] = v > hi ? hi : v;
+  }
+}
+
+/* Tensor bounds: in = {input, lo?, hi?}; p[0], p[1]: whether lo, hi are
+ * given. */
+static double tensor_fn(const double *in, const double *p) {
+  int k = 1;
+  double lo = p[0] != 0 ? in[k++] : -INFINITY;
+  double hi = p[1] != 0 ? in[k] : INFINITY;
+  return clamp(in[0], lo, hi);
+}
+
+diopiError_t ref_clamp_scalars(CTX, const char *op, CT out, CT input, double lo,
+                               double hi) {
+  double params[4] = {lo, hi};
+  static const char *const names[1] = {"input"};
+  return ref_ew_call(ctx, op, out, 1, &input, names, scalar_fn, scalar_f32,
+                     params, REF_OUT_NUMERIC);
+}
+
+static diopiError_t by_scalars(CTX, const char *op, CT out, CT input, S min,
+                               S max) {
+  if (!min && !max)
+    return ref_fail(op, "min, max: at least one bound is required");
+  return ref_clamp_scalars(ctx, op, out, input, ref_scalar(min, -INFINITY),
+                           ref_scalar(max, INFINITY));
+}
+
+static diopiError_t by_tensors(CTX, const char *op, CT out, CT input, CT min,
+                               CT max) {
+  if (!min && !max)
+    return ref_fail(op, "min, max: at least one bound is required");
+  CT in[3] = {input};
+  const char *names[3] = {"input"};
+  int n = 1;
+  if (min) {
+    names[n] = "min";
+    in[n++] = min;
+  }
+  if (max) {
+    names[n] = "max";
+    in[n++] = max;
+  }
+  double params[4] = {min != NULL, max != NULL};
+  return ref_ew_call(ctx, op, out, n, in, names, tensor_fn, NULL, params,
+                     REF_OUT_NUMERIC);
+}
+
+REF_EXPORT diopiError_t diopiClampScalar(CTX, T out, CT input, S min, S max) {
+  return by_scalars(ctx, "diopiClampScalar", out, input, min, max);
+}
+REF_EXPORT diopiError_t diopiClampInpScalar(CTX, T input, S min, S max) {
+  return by_scalars(ctx, "diopiClampInpScalar", input, input, min, max);
+}
+REF_EXPORT diopiError_t diopiClamp(CTX, T out, CT input, CT min, CT max) {
+  return by_tensors(ctx, "diopiClamp", out, input, min, max);
+}
+REF_EXPORT diopiError_t diopiClampInp(CTX, T input, CT min, CT max) {
+  return by_tensors(ctx, "diopiClampInp", input, input, min, max);
+}
+REF_EXPORT diopiError_t diopiClampMinScalar(CTX, T out, CT input, S min) {
+  return by_scalars(ctx, "diopiClampMinScalar", out, input, min, NULL);
+}
+REF_EXPORT diopiError_t diopiClampMinInpScalar(CTX, T input, S min) {
+  return by_scalars(ctx, "diopiClampMinInpScalar", input, input, min, NULL);
+}
+REF_EXPORT diopiError_t diopiClampMin(CTX, T out, CT input, CT min) {
+  return by_tensors(ctx, "diopiClampMin", out, input, min, NULL);
+}
+REF_EXPORT diopiError_t diopiClampMinInp(CTX, T input, CT min) {
+  return by_tensors(ctx, "diopiClampMinInp", input, input, min, NULL);
+}
+REF_EXPORT diopiError_t diopiClampMaxScalar(CTX, T out, CT input, S max) {
+  return by_scalars(ctx, "diopiClampMaxScalar", out, input, NULL, max);
+}
+REF_EXPORT diopiError_t diopiClampMaxInpScalar(CTX, T input, S max) {
+  return by_scalars(ctx, "diopiClampMaxInpScalar", input, input, NULL, max);
+}
+REF_EXPORT diopiError_t diopiClampMax(CTX, T out, CT input, CT max) {
+  return by_tensors(ctx, "diopiClampMax", out, input, NULL, max);
+}
+REF_EXPORT diopiError_t diopiClampMaxInp(CTX, T input, CT max) {
+  return by_tensors(ctx, "diopiClampMaxInp", input, input, NULL, max);
+}

@@ -1,0 +1,115 @@
+/* Comparisons eq, ne, lt, le, gt, ge (tensor or scalar other, in place or
+ * not) and logical and, or, not: results 1 or 0 in out's dtype (bool as a
+ * rule), NaN unequal to everything. */
+#include <string.h>
+
+#include <diopi/functions.h>
+
+#include "ref_error.h"
+#include "ref_ew_call.h"
+
+#define CTX diopiContextHandle_t ctx
+#define T diopiTensorHandle_t
+#define CT diopiConstTensorHandle_t
+#define S const diopiScalar_t *
+
+typedef enum compare { EQ, NE, LT, LE, GT, GE, AND, OR } compare_t;
+
+static double compare(compare_t kind, double a, double b) {
+  switch (kind) {
+  case EQ:
+    return a == b;
+  case NE:
+    return a != b;
+  case LT:
+    return a < b;
+  case LE:
+    return a <= b;
+  case GT:
+    return a > b;
+  case GE:
+    return a >= b;
+  case AND:
+    return a != 0 && b != 0;
+  case OR:
+    return a != 0 || b != 0;
+  }
+  return 0;
+}
+
+/* params: [0] the comparison, [1] the scalar operand. */
+static double tensor_fn(const double *in, const double *p) {
+  return compare((compare_t)p[0], in[0], in[1]);
+}
+static double scalar_fn(const double *in, const double *p) {
+  return compare((compare_t)p[0], in[0], p[1]);
+}
+static double not_fn(const double *in, const double *p) {
+  (void)p;
+  return in[0] == 0;
+}
+
+static diopiError_t tensors(CTX, const char *op, CT out, CT input, CT other,
+                            compare_t kind) {
+  CT in[2] = {input, other};
+  static const char *const names[2] = {"input", "other"};
+  double params[4] = {kind};
+  return ref_ew_call(ctx, op, out, 2, in, names, tensor_fn, NULL, params,
+                     REF_OUT_ANY);
+}
+
+static diopiError_t scalar(CTX, const char *op, CT out, CT input, S other,
+                           compare_t kind) {
+  if (!other)
+    return ref_fail(op, "other: scalar is NULL");
+  static const char *const names[1] = {"input"};
+  double params[4] = {kind, ref_scalar(other, 0)};
+  return ref_ew_call(ctx, op, out, 1, &input, names, scalar_fn, NULL, params,
+                     REF_OUT_ANY);
+}
+
+/* diopiName, diopiNameInp, diopiNameScalar and diopiNameInpScalar. */
+#define REF_EXPORT_COMPARE(Name, kind)                                         \
+  REF_EXPORT diopiError_t diopi##Name(CTX, T out, CT input, CT other) {        \
+    return tensors(ctx, "diopi" #Name, out, input, other, kind);               \
+  }                                                                            \
+  REF_EXPORT diopiError_t diopi##Name##Inp(CTX, T input, CT other) {           \
+    return tensors(ctx, "diopi" #Name "Inp", input, input, other, kind);       \
+  }                                                                            \
+  REF_EXPORT diopiError_t diopi##Name##Scalar(CTX, T out, CT input, S other) { \
+    return scalar(ctx, "diopi" #Name "Scalar", out, input, other, kind);       \
+  }                                                                            \
+  REF_EXPORT diopiError_t diopi##Name##InpScalar(CTX, T input, S other) {      \
+    return scalar(ctx, "diopi" #Name "InpScalar", input, input, other, kind);  \
+  }
+
+REF_EXPORT_COMPARE(Eq, EQ)
+REF_EXPORT_COMPARE(Ne, NE)
+REF_EXPORT_COMPARE(Lt, LT)
+REF_EXPORT_COMPARE(Le, LE)
+REF_EXPORT_COMPARE(Gt, GT)
+REF_EXPORT_COMPARE(Ge, GE)
+
+REF_EXPORT diopiError_t diopiLogicalAnd(CTX, T out, CT input, CT other) {
+  return tensors(ctx, "diopiLogicalAnd", out, input, other, AND);
+}
+REF_EXPORT diopiError_t diopiLogicalAndInp(CTX, T input, CT other) {
+  return tensors(ctx, "diopiLogicalAndInp", input, input, other, AND);
+}
+REF_EXPORT diopiError_t diopiLogicalOr(CTX, T out, CT input, CT other) {
+  return tensors(ctx, "diopiLogicalOr", out, input, other, OR);
+}
+REF_EXPORT diopiError_t diopiLogicalOrInp(CTX, T input, CT other) {
+  return tensors(ctx, "diopiLogicalOrInp", input, input, other, OR);
+}
+REF_EXPORT diopiError_t diopiLogicalNot(CTX, T out, CT input) {
+  static const char *const names[1] = {"input"};
+  return ref_ew_call(ctx, "diopiLogicalNot", out, 1, &input, names, not_fn,
+                     NULL, NULL, REF_OUT_ANY);
+}
+REF_EXPORT diopiError_t diopiLogicalNotInp(CTX, T input) {
+  static const char *const names[1] = {"input"};
+  CT in = input;
+  return ref_ew_call(ctx, "diopiLogicalNotInp", input, 1, &in, names, not_fn,
+                     NULL, NULL, REF_OUT_ANY);
+}

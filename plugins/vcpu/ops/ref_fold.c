@@ -1,0 +1,121 @@
+/* The reduction engine's checks and task. */
+#include "ref_fold.h"
+
+#include <string.h>
+
+#include "ref_enqueue.h"
+#include "ref_error.h"
+#include "ref_pool.h"
+
+/* The task: per input, a view of the kept dims (indexed by output position)
+ * and one of the reduced dims (indexed by r), both with the input's
+ * strides. */
+typedef struct fold_task {
+  ref_fold_t f;
+  ref_view_t kept[REF_EW_MAX_IN], folded[REF_EW_MAX_IN];
+  int64_t count;
+} fold_task_t;
+
+static void split(const ref_view_t *v, const bool *reduced, ref_view_t *kept,
+                  ref_view_t *folded) {
+  *kept = *folded = *v;
+  kept->ndim = folded->ndim = 0;
+  kept->numel = folded->numel = 1;
+  for (int d = 0; d < v->ndim; d++) {
+    ref_view_t *to = reduced[d] ? folded : kept;
+    to->shape[to->ndim] = v->shape[d];
+    to->strides[to->ndim++] = v->strides[d];
+    to->numel *= v->shape[d];
+  }
+}
+
+static double load(const ref_view_t *v, int64_t offset) {
+  return ref_load(v->data + offset * (int64_t)ref_dtype_size(v->dtype),
+                  v->dtype);
+}
+
+static void run_range(void *context, int64_t begin, int64_t end) {
+  const fold_task_t *t = context;
+  const ref_fold_t *f = &t->f;
+  int64_t base[REF_EW_MAX_IN];
+  double values[REF_EW_MAX_IN];
+  for (int64_t o = begin; o < end; o++) {
+    for (int k = 0; k < f->nin; k++)
+      base[k] = ref_offset(&t->kept[k], o);
+    ref_fold_state_t s = {f->init, 0, 0, 0};
+    for (int64_t r = 0; r < t->count; r++) {
+      for (int k = 0; k < f->nin; k++)
+        values[k] = load(&f->in[k], base[k] + ref_offset(&t->folded[k], r));
+      double v = f->map ? f->map(values, f->params) : values[0];
+      f->step(&s, v, r, f->params);
+    }
+    ref_set(&f->out, o, f->finish(&s, t->count, f->params));
+    if (f->has_indices)
+      ref_set(&f->indices, o, (double)s.index);
+  }
+}
+
+static void run(void *args) {
+  fold_task_t *t = args;
+  int64_t grain = (1 << 15) / (t->count ? t->count : 1) + 1;
+  ref_parallel_for(t->f.out.numel, grain, run_range, t);
+}
+
+diopiError_t ref_fold_dims(const char *op, const char *arg, ref_fold_t *f,
+                           const int64_t *dims, int64_t n) {
+  int ndim = f->in[0].ndim;
+  if (n > REF_MAX_DIMS)
+    return ref_fail(op, "%s: %lld dims given, at most %d", arg, (long long)n,
+                    REF_MAX_DIMS);
+  memset(f->reduced, 0, sizeof f->reduced);
+  if (!dims || n == 0) {
+    for (int d = 0; d < ndim; d++)
+      f->reduced[d] = true;
+    return diopiSuccess;
+  }
+  for (int64_t k = 0; k < n; k++) {
+    int d;
+    diopiError_t err = ref_dim(op, arg, dims[k], ndim, &d);
+    if (err)
+      return err;
+    if (ndim)
+      f->reduced[d] = true;
+  }
+  return diopiSuccess;
+}
+
+diopiError_t ref_fold_launch(diopiContextHandle_t ctx, const char *op,
+                             ref_fold_t *f) {
+  static const char *const names[REF_EW_MAX_IN] = {"input", "target", "weight"};
+  const ref_view_t *in = &f->in[0];
+  diopiError_t err = diopiSuccess;
+  for (int k = 1; !err && k < f->nin; k++)
+    err = ref_expect_shape(op, names[k], &f->in[k], in->shape, in->ndim);
+  int64_t kept[REF_MAX_DIMS], dropped[REF_MAX_DIMS], count = 1;
+  int ndropped = 0;
+  for (int d = 0; d < in->ndim; d++) {
+    kept[d] = f->reduced[d] ? 1 : in->shape[d];
+    if (f->reduced[d])
+      count *= in->shape[d];
+    else
+      dropped[ndropped++] = in->shape[d];
+  }
+  bool keepdim = f->out.ndim == in->ndim && in->ndim > 0;
+  if (!err)
+    err = keepdim ? ref_expect_shape(op, "out", &f->out, kept, in->ndim)
+                  : ref_expect_shape(op, "out", &f->out, dropped, ndropped);
+  if (!err && f->has_indices)
+    err =
+        ref_expect_shape(op, "indices", &f->indices, f->out.shape, f->out.ndim);
+  if (!err && f->nonempty && count == 0 && f->out.numel)
+    err = ref_fail(op, "input: cannot reduce an empty dim");
+  if (err || f->out.numel == 0)
+    return err;
+  fold_task_t t;
+  memset(&t, 0, sizeof t);
+  t.f = *f;
+  t.count = count;
+  for (int k = 0; k < f->nin; k++)
+    split(&f->in[k], f->reduced, &t.kept[k], &t.folded[k]);
+  return ref_enqueue(ctx, op, run, &t, sizeof t);
+}

@@ -1,0 +1,54 @@
+/* The reduction engine: each output element folds the elements of the
+ * reduced dims of a mapped input, value = map(in[0][i], in[1][i], ...)
+ * (in[0] alone when map is NULL), through an op's step and finish functions
+ * on a small state. Any dtypes (values in double), any strides, outputs
+ * split across the worker pool. The caller's out shape says whether reduced
+ * dims are kept (as 1) or dropped. Used by the reductions and losses that
+ * today's sum/mean path does not cover (min/max families, prod, any/all,
+ * norms, variances, loss sums). */
+#ifndef BACKPLANE_REF_OPS_FOLD_H_
+#define BACKPLANE_REF_OPS_FOLD_H_
+
+#include "ref_elementwise.h"
+
+/* The running state of one output: what each op keeps is its own (a sum, a
+ * best value and its index, a count, Welford's mean and M2...). */
+typedef struct ref_fold_state {
+  double a, b;
+  int64_t index, n;
+} ref_fold_state_t;
+
+/* Folds value v, at position r of the reduced elements (the index along the
+ * reduced dim when one dim is reduced, else the flat index), into s. */
+typedef void (*ref_fold_step_t)(ref_fold_state_t *s, double v, int64_t r,
+                                const double *params);
+/* The output value of a state after `count` elements. */
+typedef double (*ref_fold_finish_t)(const ref_fold_state_t *s, int64_t count,
+                                    const double *params);
+
+typedef struct ref_fold {
+  int nin;
+  ref_view_t in[REF_EW_MAX_IN]; /* all of one shape: the folded shape */
+  ref_view_t out, indices;      /* indices: when has_indices */
+  bool has_indices;
+  ref_ew_fn_t map; /* NULL: in[0] */
+  double init;     /* the state's a before the first step */
+  ref_fold_step_t step;
+  ref_fold_finish_t finish;
+  double params[4];
+  bool reduced[REF_MAX_DIMS]; /* over in[0]'s dims */
+  bool nonempty;              /* refuse reducing an empty dim (min, max) */
+} ref_fold_t;
+
+/* Marks the dims of `dims` (negative ones counted from the end; n = 0 or
+ * dims NULL: every dim) as reduced in f->reduced, or fails naming `arg`. */
+diopiError_t ref_fold_dims(const char *op, const char *arg, ref_fold_t *f,
+                           const int64_t *dims, int64_t n);
+
+/* Checks out's (and indices') shape against the reduced input, that the
+ * inputs share in[0]'s shape, and enqueues. The views, map, step, finish
+ * and reduced dims are the caller's. */
+diopiError_t ref_fold_launch(diopiContextHandle_t ctx, const char *op,
+                             ref_fold_t *f);
+
+#endif /* BACKPLANE_REF_OPS_FOLD_H_ */

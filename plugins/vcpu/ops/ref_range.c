@@ -1,0 +1,87 @@
+/* arange and linspace: out[i] = start + i * step, linspace's second half
+ * counted back from end (PyTorch's order, so both ends are exact). */
+#include <math.h>
+#include <string.h>
+
+#include <diopi/functions.h>
+
+#include "ref_enqueue.h"
+#include "ref_error.h"
+#include "ref_pool.h"
+#include "ref_tensor.h"
+
+typedef struct ramp_task {
+  ref_view_t out;
+  double start, end, step;
+  int64_t half; /* elements counted from start; the rest from end */
+} ramp_task_t;
+
+static void run_range(void *context, int64_t begin, int64_t end) {
+  const ramp_task_t *t = context;
+  int64_t n = t->out.numel;
+  for (int64_t i = begin; i < end; i++)
+    ref_set(&t->out, i,
+            i < t->half ? t->start + t->step * (double)i
+                        : t->end - t->step * (double)(n - 1 - i));
+}
+
+static void run(void *args) {
+  ramp_task_t *t = args;
+  ref_parallel_for(t->out.numel, 1 << 15, run_range, t);
+}
+
+/* out must be 1-dim with `count` elements. */
+static diopiError_t launch(diopiContextHandle_t ctx, const char *op,
+                           ramp_task_t *t, diopiConstTensorHandle_t out,
+                           int64_t count) {
+  diopiError_t err = ref_view(ctx, op, "out", out, &t->out);
+  if (!err)
+    err = ref_expect_shape(op, "out", &t->out, &count, 1);
+  if (err || count == 0)
+    return err;
+  return ref_enqueue(ctx, op, run, t, sizeof *t);
+}
+
+REF_EXPORT diopiError_t diopiArange(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t out,
+                                    const diopiScalar_t *start,
+                                    const diopiScalar_t *end,
+                                    const diopiScalar_t *step) {
+  const char *op = "diopiArange";
+  if (!end)
+    return ref_fail(op, "end: scalar is NULL");
+  ramp_task_t t;
+  memset(&t, 0, sizeof t);
+  t.start = ref_scalar(start, 0);
+  t.step = ref_scalar(step, 1);
+  double stop = ref_scalar(end, 0);
+  if (t.step == 0 || !isfinite(t.step))
+    return ref_fail(op, "step: expected a finite nonzero step, got %g", t.step);
+  if (!isfinite(t.start) || !isfinite(stop))
+    return ref_fail(op, "start, end: expected finite bounds, got %g and %g",
+                    t.start, stop);
+  if ((stop - t.start) * t.step < 0)
+    return ref_fail(op, "step: %g points away from end %g (start %g)", t.step,
+                    stop, t.start);
+  double count = ceil((stop - t.start) / t.step);
+  t.half = (int64_t)count;
+  return launch(ctx, op, &t, out, t.half);
+}
+
+REF_EXPORT diopiError_t diopiLinspace(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t out,
+                                      const diopiScalar_t *start,
+                                      const diopiScalar_t *end, int64_t steps) {
+  const char *op = "diopiLinspace";
+  if (!start || !end)
+    return ref_fail(op, "%s: scalar is NULL", start ? "end" : "start");
+  if (steps < 0)
+    return ref_fail(op, "steps: expected >= 0, got %lld", (long long)steps);
+  ramp_task_t t;
+  memset(&t, 0, sizeof t);
+  t.start = ref_scalar(start, 0);
+  t.end = ref_scalar(end, 0);
+  t.step = steps > 1 ? (t.end - t.start) / (double)(steps - 1) : 0;
+  t.half = steps > 1 ? steps / 2 : steps;
+  return launch(ctx, op, &t, out, steps);
+}

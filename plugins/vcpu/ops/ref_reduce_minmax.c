@@ -1,0 +1,90 @@
+/* min with indices over a dim, min and max over everything, amax over dims,
+ * argmin over a dim or everything. As PyTorch: a NaN wins (its first
+ * position), ties keep the first position, an empty reduction is refused. */
+#include <math.h>
+#include <string.h>
+
+#include <diopi/functions.h>
+
+#include "ref_error.h"
+#include "ref_fold.h"
+
+#define CTX diopiContextHandle_t ctx
+#define T diopiTensorHandle_t
+#define CT diopiConstTensorHandle_t
+
+/* params[0]: +1 for the max, -1 for the min. */
+static void best_step(ref_fold_state_t *s, double v, int64_t r,
+                      const double *p) {
+  bool better = p[0] > 0 ? v > s->a : v < s->a;
+  if (s->n++ == 0 || (!isnan(s->a) && (better || isnan(v)))) {
+    s->a = v;
+    s->index = r;
+  }
+}
+static double best_value(const ref_fold_state_t *s, int64_t count,
+                         const double *p) {
+  (void)count;
+  (void)p;
+  return s->a;
+}
+static double best_index(const ref_fold_state_t *s, int64_t count,
+                         const double *p) {
+  (void)count;
+  (void)p;
+  return (double)s->index;
+}
+
+/* A fold of `input` for the best value; out and indices (may be NULL) as
+ * named. */
+static diopiError_t best(CTX, const char *op, double sign, CT out,
+                         const char *out_name, CT indices,
+                         const char *indices_name, CT input,
+                         const int64_t *dims, int64_t ndims, bool want_index) {
+  ref_fold_t f;
+  memset(&f, 0, sizeof f);
+  f.nin = 1;
+  f.step = best_step;
+  f.finish = want_index ? best_index : best_value;
+  f.params[0] = sign;
+  f.nonempty = true;
+  diopiError_t err = ref_view(ctx, op, out_name, out, &f.out);
+  if (!err && indices) {
+    f.has_indices = true;
+    err = ref_view(ctx, op, indices_name, indices, &f.indices);
+  } else if (!err && indices_name) {
+    err = ref_fail(op, "%s: tensor is NULL", indices_name);
+  }
+  if (!err)
+    err = ref_view(ctx, op, "input", input, &f.in[0]);
+  if (!err)
+    err = ref_fold_dims(op, "dim", &f, dims, ndims);
+  return err ? err : ref_fold_launch(ctx, op, &f);
+}
+
+REF_EXPORT diopiError_t diopiMin(CTX, T min, T min_indices, CT input,
+                                 int64_t dim) {
+  return best(ctx, "diopiMin", -1, min, "min", min_indices, "min_indices",
+              input, &dim, 1, false);
+}
+REF_EXPORT diopiError_t diopiMinAll(CTX, T min, CT input) {
+  return best(ctx, "diopiMinAll", -1, min, "min", NULL, NULL, input, NULL, 0,
+              false);
+}
+REF_EXPORT diopiError_t diopiMaxAll(CTX, T max, CT input) {
+  return best(ctx, "diopiMaxAll", 1, max, "max", NULL, NULL, input, NULL, 0,
+              false);
+}
+/* keepdim: out's shape says it. An empty dim list reduces every dim. */
+REF_EXPORT diopiError_t diopiAmax(CTX, T out, CT self, diopiSize_t dim,
+                                  bool keepdim) {
+  (void)keepdim;
+  return best(ctx, "diopiAmax", 1, out, "out", NULL, NULL, self, dim.data,
+              dim.len, false);
+}
+REF_EXPORT diopiError_t diopiArgmin(CTX, T out, CT input, const int64_t *dim,
+                                    bool keepdim) {
+  (void)keepdim;
+  return best(ctx, "diopiArgmin", -1, out, "out", NULL, NULL, input, dim,
+              dim ? 1 : 0, true);
+}

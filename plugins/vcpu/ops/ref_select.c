@@ -1,0 +1,98 @@
+/* where and masked_fill: an element taken from one of two sources by a
+ * condition (bool or uint8). out = condition ? input : other;
+ * masked_fill: out = mask ? value : input, with value a scalar or a 0-dim
+ * tensor and mask broadcast to input. */
+#include <string.h>
+
+#include <diopi/functions.h>
+
+#include "ref_error.h"
+#include "ref_ew_call.h"
+
+#define CTX diopiContextHandle_t ctx
+#define T diopiTensorHandle_t
+#define CT diopiConstTensorHandle_t
+
+static double where_fn(const double *in, const double *p) {
+  (void)p;
+  return in[0] != 0 ? in[1] : in[2];
+}
+/* masked_fill with a tensor value: in = {input, mask, value}. */
+static double fill_tensor_fn(const double *in, const double *p) {
+  (void)p;
+  return in[1] != 0 ? in[2] : in[0];
+}
+/* masked_fill with a scalar value: in = {input, mask}, p[0] the value. */
+static double fill_scalar_fn(const double *in, const double *p) {
+  return in[1] != 0 ? p[0] : in[0];
+}
+
+static diopiError_t expect_mask(CTX, const char *op, const char *arg, CT mask) {
+  ref_view_t v;
+  diopiError_t err = ref_view(ctx, op, arg, mask, &v);
+  if (!err && v.dtype != diopi_dtype_bool && v.dtype != diopi_dtype_uint8)
+    err = ref_fail(op, "%s: expected dtype bool or uint8, got dtype %d", arg,
+                   (int)v.dtype);
+  return err;
+}
+
+REF_EXPORT diopiError_t diopiWhere(CTX, T out, CT condition, CT input,
+                                   CT other) {
+  const char *op = "diopiWhere";
+  diopiError_t err = expect_mask(ctx, op, "condition", condition);
+  if (err)
+    return err;
+  CT in[3] = {condition, input, other};
+  static const char *const names[3] = {"condition", "input", "other"};
+  return ref_ew_call(ctx, op, out, 3, in, names, where_fn, NULL, NULL,
+                     REF_OUT_ANY);
+}
+
+/* out must have input's shape: the mask broadcasts to input, not past it. */
+static diopiError_t masked_fill(CTX, const char *op, CT out, CT input, CT mask,
+                                CT value, const diopiScalar_t *scalar) {
+  ref_view_t o, in, v;
+  diopiError_t err = expect_mask(ctx, op, "mask", mask);
+  if (!err)
+    err = ref_view(ctx, op, "out", out, &o);
+  if (!err)
+    err = ref_view(ctx, op, "input", input, &in);
+  if (!err)
+    err = ref_expect_shape(op, "out", &o, in.shape, in.ndim);
+  if (!err && value) {
+    err = ref_view(ctx, op, "value", value, &v);
+    if (!err && v.ndim != 0)
+      err = ref_fail(op, "value: expected a 0-dim tensor, got %d dims", v.ndim);
+  }
+  if (!err && !value && !scalar)
+    err = ref_fail(op, "value: scalar is NULL");
+  if (err)
+    return err;
+  CT ins[3] = {input, mask, value};
+  static const char *const names[3] = {"input", "mask", "value"};
+  if (value)
+    return ref_ew_call(ctx, op, out, 3, ins, names, fill_tensor_fn, NULL, NULL,
+                       REF_OUT_ANY);
+  double params[4] = {ref_scalar(scalar, 0)};
+  return ref_ew_call(ctx, op, out, 2, ins, names, fill_scalar_fn, NULL, params,
+                     REF_OUT_ANY);
+}
+
+REF_EXPORT diopiError_t diopiMaskedFill(CTX, T out, CT input, CT mask,
+                                        CT value) {
+  return masked_fill(ctx, "diopiMaskedFill", out, input, mask, value, NULL);
+}
+REF_EXPORT diopiError_t diopiMaskedFillInp(CTX, T input, CT mask, CT value) {
+  return masked_fill(ctx, "diopiMaskedFillInp", input, input, mask, value,
+                     NULL);
+}
+REF_EXPORT diopiError_t diopiMaskedFillScalar(CTX, T out, CT input, CT mask,
+                                              const diopiScalar_t *value) {
+  return masked_fill(ctx, "diopiMaskedFillScalar", out, input, mask, NULL,
+                     value);
+}
+REF_EXPORT diopiError_t diopiMaskedFillInpScalar(CTX, T input, CT mask,
+                                                 const diopiScalar_t *value) {
+  return masked_fill(ctx, "diopiMaskedFillInpScalar", input, input, mask, NULL,
+                     value);
+}

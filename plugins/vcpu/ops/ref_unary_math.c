@@ -1,0 +1,110 @@
+/* Elementwise math of one tensor: exp, expm1, log, log2, log10, log1p,
+ * sqrt, rsqrt, erf, sin, cos, tan, atan, sinh, cosh, reciprocal
+ * (floating results), and neg, abs, sign, floor, ceil (any numeric dtype),
+ * each with its in-place form where DIOPI has one. Every op is one
+ * expression, written once for both the double path and the float32 loop
+ * (tgmath picks the float or double function by the argument's type). */
+#include <string.h>
+#include <tgmath.h>
+
+#include <diopi/functions.h>
+
+#include "ref_error.h"
+#include "ref_ew_call.h"
+#include "ref_f32.h"
+
+#define CTX diopiContextHandle_t ctx
+#define T diopiTensorHandle_t
+#define CT diopiConstTensorHandle_t
+
+/* name_fn (double) and name_f32 (float32 loop) computing `expr` of x. */
+#define REF_UNARY(name, expr)                                                  \
+  static double name##_fn(const double *in, const double *p) {                 \
+    (void)p;                                                                   \
+    double x = in[0];                                                          \
+    return (expr);                                                             \
+  }                                                                            \
+  REF_F32_CLONES static void name##_f32(float *out, const float *const *in,    \
+                                        int64_t n, const double *p) {          \
+    (void)p;                                                                   \
+    const float *src = in[0];                                                  \
+    for (int64_t i = 0; i < n; i++) {                                          \
+      float x = src[i];                                                        \
+      out[i] = (float)(expr);                                                  \
+    }                                                                          \
+  }
+
+REF_UNARY(expm1, expm1(x))
+REF_UNARY(log, log(x))
+REF_UNARY(log2, log2(x))
+REF_UNARY(log10, log10(x))
+REF_UNARY(log1p, log1p(x))
+REF_UNARY(sqrt, sqrt(x))
+REF_UNARY(rsqrt, 1 / sqrt(x))
+REF_UNARY(erf, erf(x))
+REF_UNARY(sin, sin(x))
+REF_UNARY(cos, cos(x))
+REF_UNARY(tan, tan(x))
+REF_UNARY(atan, atan(x))
+REF_UNARY(sinh, sinh(x))
+REF_UNARY(cosh, cosh(x))
+REF_UNARY(reciprocal, 1 / x)
+REF_UNARY(neg, -x)
+REF_UNARY(abs, fabs(x))
+REF_UNARY(sign, (x > 0) - (x < 0)) /* NaN: 0, as PyTorch */
+REF_UNARY(floor, floor(x))
+REF_UNARY(ceil, ceil(x))
+
+/* exp: the float32 loop is the library's vectorized exp. */
+static double exp_fn(const double *in, const double *p) {
+  (void)p;
+  return exp(in[0]);
+}
+static void exp_f32(float *out, const float *const *in, int64_t n,
+                    const double *p) {
+  (void)p;
+  ref_f32_exp(out, in[0], n, 0.0f);
+}
+
+static diopiError_t unary(CTX, const char *op, CT out, CT input, ref_ew_fn_t fn,
+                          ref_ew_f32_fn_t f32, ref_out_kind_t kind) {
+  static const char *const names[1] = {"input"};
+  return ref_ew_call(ctx, op, out, 1, &input, names, fn, f32, NULL, kind);
+}
+
+/* diopiName(out, input) and diopiNameInp(input). */
+#define REF_EXPORT_UNARY(Name, name, kind)                                     \
+  REF_EXPORT diopiError_t diopi##Name(CTX, T out, CT input) {                  \
+    return unary(ctx, "diopi" #Name, out, input, name##_fn, name##_f32, kind); \
+  }                                                                            \
+  REF_EXPORT diopiError_t diopi##Name##Inp(CTX, T input) {                     \
+    return unary(ctx, "diopi" #Name "Inp", input, input, name##_fn,            \
+                 name##_f32, kind);                                            \
+  }
+
+REF_EXPORT_UNARY(Exp, exp, REF_OUT_FLOATING)
+REF_EXPORT_UNARY(Expm1, expm1, REF_OUT_FLOATING)
+REF_EXPORT_UNARY(Log, log, REF_OUT_FLOATING)
+REF_EXPORT_UNARY(Log2, log2, REF_OUT_FLOATING)
+REF_EXPORT_UNARY(Log10, log10, REF_OUT_FLOATING)
+REF_EXPORT_UNARY(Log1p, log1p, REF_OUT_FLOATING)
+REF_EXPORT_UNARY(Sqrt, sqrt, REF_OUT_FLOATING)
+REF_EXPORT_UNARY(Rsqrt, rsqrt, REF_OUT_FLOATING)
+REF_EXPORT_UNARY(Erf, erf, REF_OUT_FLOATING)
+REF_EXPORT_UNARY(Sin, sin, REF_OUT_FLOATING)
+REF_EXPORT_UNARY(Cos, cos, REF_OUT_FLOATING)
+REF_EXPORT_UNARY(Tan, tan, REF_OUT_FLOATING)
+REF_EXPORT_UNARY(Atan, atan, REF_OUT_FLOATING)
+REF_EXPORT_UNARY(Sinh, sinh, REF_OUT_FLOATING)
+REF_EXPORT_UNARY(Cosh, cosh, REF_OUT_FLOATING)
+REF_EXPORT_UNARY(Reciprocal, reciprocal, REF_OUT_FLOATING)
+REF_EXPORT_UNARY(Neg, neg, REF_OUT_NUMERIC)
+REF_EXPORT_UNARY(Abs, abs, REF_OUT_NUMERIC)
+REF_EXPORT_UNARY(Floor, floor, REF_OUT_NUMERIC)
+REF_EXPORT_UNARY(Ceil, ceil, REF_OUT_NUMERIC)
+
+/* sign has no in-place form in DIOPI. */
+REF_EXPORT diopiError_t diopiSign(CTX, T out, CT input) {
+  return unary(ctx, "diopiSign", out, input, sign_fn, sign_f32,
+               REF_OUT_NUMERIC);
+}

@@ -1,0 +1,103 @@
+"""The bridge's kernels one by one against Paddle CPU (forward, and backward
+through paddle.grad), float32, with broadcasting where the op has it; every
+kernel is the bridge's (no CPU fallback)."""
+import bridge_env  # noqa: F401
+import unittest
+
+import numpy as np
+import paddle
+
+rng = np.random.RandomState(0)
+
+
+def run(device, fn, arrays, grad):
+    paddle.set_device(device)
+    xs = [paddle.to_tensor(a, stop_gradient=not (grad and a.dtype ==
+                                                  np.float32))
+          for a in arrays]
+    out = fn(*xs)
+    if not grad:
+        return [out.numpy()]
+    inputs = [x for x in xs if not x.stop_gradient]
+    grads = paddle.grad([out.sum()], inputs)
+    return [out.numpy()] + [g.numpy() for g in grads]
+
+
+class Kernels(unittest.TestCase):
+    def same(self, fn, *arrays, grad=True, rtol=1e-5, atol=1e-6):
+        cpu = run("cpu", fn, arrays, grad)
+        bridge = run("backplane:0", fn, arrays, grad)
+        for c, b in zip(cpu, bridge):
+            np.testing.assert_allclose(b, c, rtol=rtol, atol=atol)
+
+    def test_elementwise_with_broadcasting(self):
+        x = rng.randn(4, 3, 5).astype(np.float32)
+        y = rng.randn(3, 1).astype(np.float32) + 3
+        for fn in (paddle.add, paddle.subtract, paddle.multiply,
+                   paddle.divide):
+            self.same(fn, x, y)
+
+    def test_integer_arithmetic_and_comparisons(self):
+        a = rng.randint(-5, 5, (6,)).astype(np.int64)
+        b = rng.randint(-5, 5, (6,)).astype(np.int64)
+        for fn in (paddle.add, paddle.multiply, paddle.equal,
+                   paddle.not_equal, paddle.less_than, paddle.greater_equal):
+            self.same(fn, a, b, grad=False)
+
+    def test_activations_and_softmax(self):
+        x = rng.randn(5, 7).astype(np.float32)
+        for fn in (paddle.nn.functional.relu, paddle.nn.functional.sigmoid,
+                   paddle.tanh, paddle.nn.functional.gelu,
+                   lambda t: paddle.nn.functional.softmax(t, axis=-1) * t):
+            self.same(fn, x)
+
+    def test_matmul_transposes(self):
+        a = rng.randn(4, 6).astype(np.float32)
+        b = rng.randn(5, 6).astype(np.float32)
+        self.same(lambda x, y: paddle.matmul(x, y, transpose_y=True), a, b)
+        self.same(lambda x, y: paddle.matmul(x, y, transpose_x=True), a,
+                  rng.randn(4, 3).astype(np.float32))
+
+    def test_reductions(self):
+        x = rng.randn(3, 4, 5).astype(np.float32)
+        self.same(paddle.mean, x)
+        self.same(lambda t: paddle.mean(t, axis=1), x)
+        self.same(lambda t: paddle.sum(t, axis=[0, 2], keepdim=True), x)
+
+    def test_cross_entropy(self):
+        logits = rng.randn(8, 10).astype(np.float32)
+        label = rng.randint(0, 10, (8, 1)).astype(np.int64)
+        self.same(paddle.nn.functional.cross_entropy, logits, label)
+
+    def test_conv_pool_batch_norm(self):
+        x = rng.randn(2, 3, 6, 6).astype(np.float32)
+        w = rng.randn(4, 3, 3, 3).astype(np.float32)
+        self.same(lambda a, b: paddle.nn.functional.conv2d(a, b, padding=1,
+                                                           stride=2), x, w,
+                  rtol=1e-4, atol=1e-5)
+        self.same(lambda a: paddle.nn.functional.max_pool2d(a, 2, 2), x)
+        self.same(lambda a: paddle.nn.functional.adaptive_avg_pool2d(a, 1), x)
+        mean = np.zeros(3, np.float32)
+        var = np.ones(3, np.float32)
+        self.same(lambda a: paddle.nn.functional.batch_norm(
+            a, paddle.to_tensor(mean), paddle.to_tensor(var),
+            training=True), x, rtol=1e-4, atol=1e-5)
+
+    def test_shapes_and_creation(self):
+        x = rng.randn(2, 3, 4).astype(np.float32)
+        self.same(lambda t: paddle.transpose(t, [2, 0, 1]), x)
+        self.same(lambda t: paddle.concat([t, t * 2], axis=1), x)
+        self.same(lambda t: paddle.argmax(t, axis=2), x, grad=False)
+        self.same(lambda t: paddle.cast(t, "int64"), x * 10, grad=False)
+        self.same(lambda t: paddle.full_like(t, 2.5) + paddle.scale(t, 3, 1),
+                  x)
+        paddle.set_device("backplane:0")
+        np.testing.assert_array_equal(
+            paddle.full([2, 2], 7, dtype="int64").numpy(), [[7, 7], [7, 7]])
+        u = paddle.uniform([4096], min=-2.0, max=3.0).numpy()
+        self.assertTrue(-2.0 <= u.min() and u.max() < 3.0)
+        self.assertAlmostEqual(float(u.mean()), 0.5, delta=0.1)
+
+
+if __name__ == "__main__":
+    unittest.main()

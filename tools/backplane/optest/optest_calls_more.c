@@ -1,0 +1,219 @@
+/* Callers of the operator library's breadth ops whose signatures
+ * optest_calls.c does not have: their arguments by role and attribute name,
+ * in the op's own order. */
+#include <string.h>
+
+#include "backplane/backplane.h"
+#include "backplane/diopi/functions.h"
+#include "optest_calls.h"
+
+typedef diopiTensorHandle_t T;
+typedef diopiConstTensorHandle_t CT;
+typedef diopiContextHandle_t CTX;
+typedef const diopiScalar_t *S;
+
+#define tensor optest_arg_tensor
+#define real optest_arg_real
+#define integer optest_arg_integer
+#define list optest_arg_list
+
+/* The scalar attribute `name` in *storage, or NULL when the case has none
+ * (an optional scalar). */
+static S maybe_scalar(const optest_args_t *a, const char *name,
+                      diopiScalar_t *storage) {
+  if (!optest_attr(a->c, name))
+    return NULL;
+  *storage = optest_arg_scalar(a, name);
+  return storage;
+}
+
+#define CALL(name, ...)                                                        \
+  static diopiError_t call_##name(void *fn, CTX ctx, const optest_args_t *a) { \
+    diopiScalar_t s0, s1, s2;                                                  \
+    (void)s0, (void)s1, (void)s2;                                              \
+    __VA_ARGS__                                                                \
+  }
+
+/* (input, S other): in-place comparisons. */
+CALL(inp_scalar,
+     return ((diopiError_t(*)(CTX, T, S))fn)(ctx, tensor(a, "input"),
+                                             maybe_scalar(a, "other", &s0));)
+/* (out, input, S exponent) and (input, S exponent). */
+CALL(pow,
+     return ((diopiError_t(*)(CTX, T, CT,
+                              S))fn)(ctx, tensor(a, "out"), tensor(a, "input"),
+                                     maybe_scalar(a, "exponent", &s0));)
+CALL(pow_inp,
+     return ((diopiError_t(*)(CTX, T, S))fn)(ctx, tensor(a, "input"),
+                                             maybe_scalar(a, "exponent", &s0));)
+/* (out, S input, exponent) and (out, input, exponent). */
+CALL(pow_scalar,
+     return ((diopiError_t(*)(CTX, T, S, CT))fn)(ctx, tensor(a, "out"),
+                                                 maybe_scalar(a, "input", &s0),
+                                                 tensor(a, "exponent"));)
+CALL(pow_tensor,
+     return ((diopiError_t(*)(CTX, T, CT, CT))fn)(ctx, tensor(a, "out"),
+                                                  tensor(a, "input"),
+                                                  tensor(a, "exponent"));)
+CALL(where, return ((diopiError_t(*)(CTX, T, CT, CT, CT))fn)(
+                ctx, tensor(a, "out"), tensor(a, "condition"),
+                tensor(a, "input"), tensor(a, "other"));)
+CALL(masked_fill,
+     return ((diopiError_t(*)(CTX, T, CT, CT,
+                              CT))fn)(ctx, tensor(a, "out"), tensor(a, "input"),
+                                      tensor(a, "mask"), tensor(a, "value"));)
+CALL(masked_fill_inp,
+     return ((diopiError_t(*)(CTX, T, CT, CT))fn)(ctx, tensor(a, "input"),
+                                                  tensor(a, "mask"),
+                                                  tensor(a, "value"));)
+CALL(masked_fill_scalar, return ((diopiError_t(*)(CTX, T, CT, CT, S))fn)(
+                             ctx, tensor(a, "out"), tensor(a, "input"),
+                             tensor(a, "mask"), maybe_scalar(a, "value", &s0));)
+/* clamp with two bounds, scalars or tensors, either may be absent. */
+CALL(clamp_scalar,
+     return ((diopiError_t(*)(CTX, T, CT, S, S))fn)(
+         ctx, tensor(a, "out"), tensor(a, "input"), maybe_scalar(a, "min", &s0),
+         maybe_scalar(a, "max", &s1));)
+CALL(clamp,
+     return ((diopiError_t(*)(CTX, T, CT, CT,
+                              CT))fn)(ctx, tensor(a, "out"), tensor(a, "input"),
+                                      tensor(a, "min"), tensor(a, "max"));)
+CALL(clamp_inp_scalar,
+     return ((diopiError_t(*)(CTX, T, S, S))fn)(ctx, tensor(a, "input"),
+                                                maybe_scalar(a, "min", &s0),
+                                                maybe_scalar(a, "max", &s1));)
+/* clamp_min / clamp_max: one bound, named "min" or "max". */
+CALL(clamp_one_scalar, S bound = maybe_scalar(a, "min", &s0);
+     if (!bound) bound = maybe_scalar(a, "max", &s1);
+     return ((diopiError_t(*)(CTX, T, CT, S))fn)(ctx, tensor(a, "out"),
+                                                 tensor(a, "input"), bound);)
+CALL(clamp_one, CT bound = tensor(a, "min");
+     if (!bound) bound = tensor(a, "max");
+     return ((diopiError_t(*)(CTX, T, CT, CT))fn)(ctx, tensor(a, "out"),
+                                                  tensor(a, "input"), bound);)
+CALL(leaky_relu,
+     return ((diopiError_t(*)(CTX, T, CT,
+                              S))fn)(ctx, tensor(a, "out"), tensor(a, "input"),
+                                     maybe_scalar(a, "negative_slope", &s0));)
+CALL(leaky_relu_inp,
+     return ((diopiError_t(*)(CTX, T, S))fn)(ctx, tensor(a, "input"),
+                                             maybe_scalar(a, "negative_slope",
+                                                          &s0));)
+CALL(leaky_relu_backward,
+     return ((diopiError_t(*)(CTX, T, CT, CT, S, bool))fn)(
+         ctx, tensor(a, "grad_input"), tensor(a, "grad_output"),
+         tensor(a, "input"), maybe_scalar(a, "negative_slope", &s0),
+         integer(a, "input_is_result") != 0);)
+CALL(hardtanh,
+     return ((diopiError_t(*)(CTX, T, CT, S, S))fn)(
+         ctx, tensor(a, "out"), tensor(a, "input"),
+         maybe_scalar(a, "min_val", &s0), maybe_scalar(a, "max_val", &s1));)
+CALL(hardtanh_backward,
+     return ((diopiError_t(*)(CTX, T, CT, CT, S, S))fn)(
+         ctx, tensor(a, "grad_input"), tensor(a, "grad_output"),
+         tensor(a, "input"), maybe_scalar(a, "min_val", &s0),
+         maybe_scalar(a, "max_val", &s1));)
+CALL(threshold,
+     return ((diopiError_t(*)(CTX, T, CT, S, S))fn)(
+         ctx, tensor(a, "out"), tensor(a, "input"),
+         maybe_scalar(a, "threshold", &s0), maybe_scalar(a, "value", &s1));)
+CALL(min, return ((diopiError_t(*)(CTX, T, T, CT, int64_t))fn)(
+              ctx, tensor(a, "min"), tensor(a, "min_indices"),
+              tensor(a, "input"), integer(a, "dim"));)
+/* min_all / max_all: the output is "out". */
+CALL(reduce_all, return ((diopiError_t(*)(CTX, T, CT))fn)(ctx, tensor(a, "out"),
+                                                          tensor(a, "input"));)
+CALL(amax, return ((diopiError_t(*)(CTX, T, CT, diopiSize_t, bool))fn)(
+               ctx, tensor(a, "out"), tensor(a, "input"), list(a, "dim"),
+               integer(a, "keepdim") != 0);)
+CALL(mse_loss,
+     return ((diopiError_t(*)(CTX, T, CT, CT, diopiReduction_t))fn)(
+         ctx, tensor(a, "out"), tensor(a, "input"), tensor(a, "target"),
+         (diopiReduction_t)integer(a, "reduction"));)
+CALL(mse_loss_backward,
+     return ((diopiError_t(*)(CTX, T, CT, CT, CT, diopiReduction_t))fn)(
+         ctx, tensor(a, "grad_input"), tensor(a, "grad_output"),
+         tensor(a, "input"), tensor(a, "target"),
+         (diopiReduction_t)integer(a, "reduction"));)
+CALL(adam,
+     return ((diopiError_t(*)(CTX, T, CT, T, T, T, float, float, float, float,
+                              float, int64_t, bool))fn)(
+         ctx, tensor(a, "param"), tensor(a, "grad"), tensor(a, "exp_avg"),
+         tensor(a, "exp_avg_sq"), tensor(a, "max_exp_avg_sq"),
+         (float)real(a, "lr"), (float)real(a, "beta1"), (float)real(a, "beta2"),
+         (float)real(a, "eps"), (float)real(a, "weight_decay"),
+         integer(a, "step"), integer(a, "amsgrad") != 0);)
+CALL(arange, return ((diopiError_t(*)(CTX, T, S, S, S))fn)(
+                 ctx, tensor(a, "out"), maybe_scalar(a, "start", &s0),
+                 maybe_scalar(a, "end", &s1), maybe_scalar(a, "step", &s2));)
+CALL(linspace, return ((diopiError_t(*)(CTX, T, S, S, int64_t))fn)(
+                   ctx, tensor(a, "out"), maybe_scalar(a, "start", &s0),
+                   maybe_scalar(a, "end", &s1), integer(a, "steps"));)
+
+/* Random fills draw from a generator seeded by the case: (tensor, a, b,
+ * generator) with the tensor "inout" (in place) or "out". */
+static diopiError_t call_random_fill(void *fn, CTX ctx,
+                                     const optest_args_t *a) {
+  diopiGeneratorHandle_t generator;
+  if (bp_ops_generator_create((uint64_t)integer(a, "seed"), &generator))
+    return diopiErrorOccurred;
+  T target = tensor(a, "inout");
+  if (!target)
+    target = tensor(a, "out");
+  const char *first = optest_attr(a->c, "from") ? "from" : "mean";
+  const char *second = optest_attr(a->c, "to") ? "to" : "std";
+  diopiError_t err =
+      ((diopiError_t(*)(CTX, T, double, double, diopiGeneratorHandle_t))fn)(
+          ctx, target, real(a, first), real(a, second), generator);
+  bp_stream_synchronize(bp_ops_context_stream(ctx)); /* generator in use */
+  bp_ops_generator_destroy(generator);
+  return err;
+}
+
+static const struct {
+  const char *op;
+  optest_call_t call;
+} callers[] = {
+    {"diopiEqInpScalar", call_inp_scalar},
+    {"diopiLtInpScalar", call_inp_scalar},
+    {"diopiPow", call_pow},
+    {"diopiPowInp", call_pow_inp},
+    {"diopiPowScalar", call_pow_scalar},
+    {"diopiPowTensor", call_pow_tensor},
+    {"diopiWhere", call_where},
+    {"diopiMaskedFill", call_masked_fill},
+    {"diopiMaskedFillInp", call_masked_fill_inp},
+    {"diopiMaskedFillScalar", call_masked_fill_scalar},
+    {"diopiClampScalar", call_clamp_scalar},
+    {"diopiClampInpScalar", call_clamp_inp_scalar},
+    {"diopiClamp", call_clamp},
+    {"diopiClampMinScalar", call_clamp_one_scalar},
+    {"diopiClampMaxScalar", call_clamp_one_scalar},
+    {"diopiClampMin", call_clamp_one},
+    {"diopiClampMax", call_clamp_one},
+    {"diopiLeakyRelu", call_leaky_relu},
+    {"diopiLeakyReluInp", call_leaky_relu_inp},
+    {"diopiLeakyReluBackward", call_leaky_relu_backward},
+    {"diopiHardtanh", call_hardtanh},
+    {"diopiHardtanhBackward", call_hardtanh_backward},
+    {"diopiThreshold", call_threshold},
+    {"diopiMin", call_min},
+    {"diopiMinAll", call_reduce_all},
+    {"diopiMaxAll", call_reduce_all},
+    {"diopiAmax", call_amax},
+    {"diopiMSELoss", call_mse_loss},
+    {"diopiMSELossBackward", call_mse_loss_backward},
+    {"diopiAdam", call_adam},
+    {"diopiArange", call_arange},
+    {"diopiLinspace", call_linspace},
+    {"diopiUniformInp", call_random_fill},
+    {"diopiNormalInp", call_random_fill},
+    {"diopiNormal", call_random_fill},
+};
+
+optest_call_t optest_more_caller(const char *op) {
+  for (size_t i = 0; i < sizeof callers / sizeof callers[0]; i++)
+    if (!strcmp(callers[i].op, op))
+      return callers[i].call;
+  return NULL;
+}
