@@ -69,10 +69,10 @@ def parse(text):
             kind = re.sub(r"\s*\*", " *", pm.group(1).strip())
             if kind != "diopiContextHandle_t" and kind not in PYTHON_TYPES:
                 raise SystemExit(f"{name}: unknown parameter type {kind!r}")
-            if keyword.iskeyword(pm.group(2)):
-                raise SystemExit(f"{name}: parameter {pm.group(2)!r} is a "
-                                 f"Python keyword")
-            params.append((kind, pm.group(2)))
+            # A Python keyword (diopiUniformInp's `from`) takes a trailing
+            # underscore, as PEP 8 suggests.
+            pname = pm.group(2) + ("_" if keyword.iskeyword(pm.group(2)) else "")
+            params.append((kind, pname))
         if not params or params[0][0] != "diopiContextHandle_t":
             raise SystemExit(f"{name}: the context is not first")
         ops[name] = tuple(params[1:])
