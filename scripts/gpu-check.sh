@@ -1,22 +1,25 @@
 #!/usr/bin/env bash
 # The cuda plugin's check on a GPU, in one call, within a few minutes.
 #
-#   scripts/gpu-check.sh --prepare   (here, without a GPU) builds build-gpu/
-#       (Release, only what the check runs) and copies the shared libraries
-#       it needs beyond glibc and the CUDA driver into build-gpu/deps/, so the
-#       build can travel to the GPU machine (the device tool's `carry`).
-#   scripts/gpu-check.sh              (on the GPU machine, repository root)
-#       uses the carried build-gpu/ when its `backplane` runs there, else
-#       builds one in place; then writes under $OUT (./gpu-check-out when
-#       unset), one file per step, and prints summary.txt last:
-#         env.txt      nvidia-smi, nvcc, the libraries found
-#         build.log    the build (or "carried")
-#         info.txt     backplane info (the cuda plugin listed, not rejected)
-#         check.txt    backplane check --plugin cuda
-#         ctest.txt    the cuda-labelled tests (cuda.device runs, not skipped)
-#         bench.txt    backplane bench copy launch ops --plugin cuda, each
-#                      row beside CUDA called directly in the same run
-#         train.txt    backplane train --device cuda, if train takes --device
+#   scripts/gpu-check.sh --prepare [BUILD]   (here, no GPU needed)
+#       stages what the check runs from the build folder BUILD (default
+#       build/, built with the cuda plugin) into build-gpu/: bin/, lib/, the
+#       cuda test programs, the shared libraries they need beyond glibc and
+#       the CUDA driver (deps/), debug info stripped, and BUILD's absolute
+#       path (ORIGIN: the programs have it compiled in). build-gpu/ then
+#       travels to the GPU machine (the device tool's `carry`).
+#   scripts/gpu-check.sh                     (on the GPU machine, repo root)
+#       uses build-gpu/ when its `backplane` runs there, else configures and
+#       builds one there; writes one file per step under $OUT
+#       (build-gpu-check-out/ when unset) and prints summary.txt last:
+#         env.txt     nvidia-smi, nvcc, where CUDA's libraries were found
+#         build.log   "carried" or the build's log
+#         info.txt    backplane info: the cuda plugin loaded, not rejected
+#         check.txt   backplane check --plugin cuda
+#         tests.txt   the cuda-labelled tests; cuda.device must run, not skip
+#         bench.txt   backplane bench copy launch ops --plugin cuda, each row
+#                     beside CUDA called directly in the same run
+#         train.txt   backplane train --device cuda, if train takes --device
 #
 # Budgets judged in bench.txt: copies >= 95 % of cudaMemcpyAsync, empty
 # launch + sync <= 1 us above cuLaunchKernel + sync. The exit status is the
@@ -24,49 +27,55 @@
 set -u -o pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-build=$root/build-gpu
-targets=(backplane backplane_cuda backplane_vcpu cuda_compile cuda_plugin
-         cuda_target cuda_device)
+staged=$root/build-gpu
+cuda_tests=(cuda_compile cuda_plugin cuda_target cuda_device)
 
-prepare() {
-  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DBP_WITH_CUDA=ON || return 1
-  cmake --build "$build" -j"$(nproc)" --target "${targets[@]}" || return 1
-  # Everything the binaries load that is neither glibc nor the driver.
-  mkdir -p "$build/deps"
-  find "$build/bin" "$build/lib" "$build/tests" -type f -perm -u+x \
-      -o -type f -name '*.so*' | xargs ldd 2>/dev/null |
-    awk '/=> \// {print $3}' | sort -u |
-    grep -Ev '/(libc|libm|libdl|librt|libpthread|ld-linux[^/]*|libcuda)\.so' |
-    grep -v "^$build" | xargs -r cp -Lt "$build/deps"
-  du -sh "$build"
+prepare() { # prepare BUILD
+  local build
+  build=$(cd "$1" && pwd) || return 1
+  [ -x "$build/bin/backplane" ] && [ -x "$build/tests/cuda_device" ] || {
+    echo "$build has no backplane or cuda tests: build it first" >&2
+    return 1
+  }
+  rm -rf "$staged"
+  mkdir -p "$staged/tests" "$staged/deps"
+  cp -a "$build/bin" "$build/lib" "$staged/"
+  for t in "${cuda_tests[@]}"; do cp -a "$build/tests/$t" "$staged/tests/"; done
+  echo "$build" >"$staged/ORIGIN"
+  # Everything the programs load that is neither glibc nor the driver, nor
+  # built here.
+  find "$staged" -type f \( -perm -u+x -o -name '*.so*' \) -print0 |
+    xargs -0 ldd 2>/dev/null | awk '/=> \// {print $3}' | sort -u |
+    grep -Ev '/(libc|libm|libdl|librt|libpthread|libcuda)\.so|/ld-linux' |
+    grep -v "^$build/" | xargs -r cp -Lt "$staged/deps"
+  find "$staged" -type f \( -perm -u+x -o -name '*.so*' -o -name '*.a' \) \
+    -exec strip --strip-debug {} + 2>/dev/null
+  du -sh "$staged"
 }
 
 if [ "${1:-}" = "--prepare" ]; then
-  prepare
+  prepare "${2:-$root/build}"
   exit $?
 fi
 
-out=${OUT:-$root/gpu-check-out}
+out=${OUT:-$root/build-gpu-check-out}
 mkdir -p "$out"
-failed=0
 summary=$out/summary.txt
 : >"$summary"
-step() { # step NAME RC
+failed=0
+step() { # step NAME RC [NOTE]
   local verdict=PASS
   [ "$2" -eq 0 ] || { verdict="FAIL (exit $2)"; failed=$((failed + 1)); }
-  printf '%-8s %s\n' "$1" "$verdict" | tee -a "$summary"
+  printf '%-8s %s %s\n' "$1" "$verdict" "${3:-}" | tee -a "$summary"
 }
 
 # CUDA's libraries wherever this machine keeps them (the toolkit, or the
-# nvidia-* Python wheels), and what a carried build brought along.
-cuda_dirs=$(find /usr/local/cuda*/lib64 /usr/lib/x86_64-linux-gnu \
-  /opt /usr/local/lib -maxdepth 6 \
+# nvidia-* Python wheels), after what the staged build brought along.
+cuda_dirs=$(find /usr/local/cuda*/lib64 /usr/local/cuda*/targets \
+  /usr/lib/x86_64-linux-gnu /opt /usr/local/lib -maxdepth 7 \
   \( -name 'libnccl.so.2' -o -name 'libcublas.so.1*' -o -name 'libnvrtc.so.1*' \
-     -o -name 'libcudart.so.1*' \) -printf '%h\n' 2>/dev/null | sort -u |
-  paste -sd:)
-export LD_LIBRARY_PATH=$build/deps:${cuda_dirs}:${LD_LIBRARY_PATH:-}
-
+  -o -name 'libcudart.so.1*' \) -printf '%h\n' 2>/dev/null | sort -u | paste -sd:)
+export LD_LIBRARY_PATH=$staged/deps:${cuda_dirs}:${LD_LIBRARY_PATH:-}
 {
   date -u
   nvidia-smi || true
@@ -74,40 +83,50 @@ export LD_LIBRARY_PATH=$build/deps:${cuda_dirs}:${LD_LIBRARY_PATH:-}
   echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
 } >"$out/env.txt" 2>&1
 
-# A carried build records this checkout's path: give it that path here too.
-if [ -f "$build/CMakeCache.txt" ]; then
-  source_dir=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' \
-    "$build/CMakeCache.txt")
-  if [ -n "$source_dir" ] && [ "$source_dir" != "$root" ] &&
-    [ ! -e "$source_dir" ]; then
-    mkdir -p "$(dirname "$source_dir")" && ln -s "$root" "$source_dir"
+build=""
+if [ -f "$staged/ORIGIN" ]; then
+  origin=$(cat "$staged/ORIGIN")
+  # The staged programs name files by their build folder's path: give that
+  # path to the staged copy here.
+  if [ ! -e "$origin" ]; then
+    mkdir -p "$(dirname "$origin")" && ln -s "$staged" "$origin"
+  fi
+  if "$origin/bin/backplane" info >/dev/null 2>&1; then
+    build=$origin
+    echo "carried: $staged (as $origin)" >"$out/build.log"
+    step build 0 "(carried)"
   fi
 fi
-if [ -x "$build/bin/backplane" ] && "$build/bin/backplane" --help >/dev/null 2>&1
-then
-  echo "carried build: $build" >"$out/build.log"
-  step build 0
-else
-  rm -rf "$build"
-  prepare >"$out/build.log" 2>&1
-  step build $?
+if [ -z "$build" ]; then
+  build=$root/build-gpu-local
+  {
+    cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+      -DBP_WITH_CUDA=ON &&
+      cmake --build "$build" -j"$(nproc)" --target backplane backplane_cuda \
+        backplane_vcpu "${cuda_tests[@]}"
+  } >"$out/build.log" 2>&1
+  step build $? "(built here)"
 fi
 bp=$build/bin/backplane
 
 "$bp" info >"$out/info.txt" 2>&1
 rc=$?
-grep -q '^Rejected plugins:.*' "$out/info.txt" &&
-  grep -A20 '^Rejected plugins:' "$out/info.txt" | grep -q cuda && rc=1
+sed -n '/^Rejected plugins:/,$p' "$out/info.txt" | grep -q cuda && rc=1
+grep -q '^cuda ' "$out/info.txt" || rc=1
 step info $rc
 
 timeout 300 "$bp" check --plugin cuda >"$out/check.txt" 2>&1
 step check $?
 
-(cd "$build" && timeout 300 ctest -L cuda --output-on-failure) \
-  >"$out/ctest.txt" 2>&1
-rc=$?
-grep -q 'cuda.device .*Skipped\|Not Run' "$out/ctest.txt" && rc=1
-step ctest $rc
+rc=0
+for t in "${cuda_tests[@]}"; do
+  echo "=== $t" >>"$out/tests.txt"
+  timeout 120 "$build/tests/$t" >>"$out/tests.txt" 2>&1
+  r=$?
+  echo "=== $t: exit $r" >>"$out/tests.txt"
+  [ "$r" -eq 0 ] || rc=$r # 77 (skipped) counts as a failure on a GPU
+done
+step tests $rc
 
 timeout 300 "$bp" bench copy launch ops --plugin cuda >"$out/bench.txt" 2>&1
 step bench $?
@@ -120,7 +139,11 @@ else
   echo "train    SKIP (no --device)" | tee -a "$summary"
 fi
 
-echo "--- bench ---" >>"$summary"
-cat "$out/bench.txt" >>"$summary"
-echo "failed steps: $failed" | tee -a "$summary"
+{
+  echo "--- bench ---"
+  cat "$out/bench.txt"
+  echo "failed steps: $failed"
+} >>"$summary"
+tail -n +1 "$out/bench.txt"
+echo "failed steps: $failed"
 exit "$failed"

@@ -98,9 +98,9 @@ C_Status cu_get_attribute(const C_Device device, int32_t attr,
   case BP_ATTR_AVAILABLE_GLOBAL_MEMORY: {
     size_t total = 0, free_memory = 0;
     if (cu_device_memory_stats(device, &total, &free_memory) == C_SUCCESS)
-      set_int(value, (int64_t)(attr == BP_ATTR_TOTAL_GLOBAL_MEMORY
-                                   ? total
-                                   : free_memory));
+      set_int(
+          value,
+          (int64_t)(attr == BP_ATTR_TOTAL_GLOBAL_MEMORY ? total : free_memory));
     break;
   }
   case BP_ATTR_IMAGE_PITCH_ALIGNMENT:

@@ -194,8 +194,8 @@ static C_Status all_reduce(void *send, void *recv, size_t count,
                     "ncclAllReduce");
 }
 
-static C_Status broadcast(void *buf, size_t count, C_DataType type,
-                          size_t root, C_CCLComm comm, C_Stream stream) {
+static C_Status broadcast(void *buf, size_t count, C_DataType type, size_t root,
+                          C_CCLComm comm, C_Stream stream) {
   call_t c;
   C_Status s = prepare("xccl_broadcast", comm, type, NULL, stream, &c);
   if (s)
@@ -253,8 +253,7 @@ static C_Status group_start(void) {
   if (!nccl)
     return C_FAILED;
   ncclResult_t r = nccl->group_start();
-  return r == ncclSuccess ? C_SUCCESS
-                          : cu_fail_nccl(nccl, r, "ncclGroupStart");
+  return r == ncclSuccess ? C_SUCCESS : cu_fail_nccl(nccl, r, "ncclGroupStart");
 }
 
 static C_Status group_end(void) {
@@ -266,7 +265,7 @@ static C_Status group_end(void) {
 }
 
 static C_Status send_to(void *buf, size_t count, C_DataType type, size_t peer,
-                     C_CCLComm comm, C_Stream stream) {
+                        C_CCLComm comm, C_Stream stream) {
   call_t c;
   C_Status s = prepare("xccl_send", comm, type, NULL, stream, &c);
   if (s)
@@ -280,7 +279,7 @@ static C_Status send_to(void *buf, size_t count, C_DataType type, size_t peer,
 }
 
 static C_Status recv_from(void *buf, size_t count, C_DataType type, size_t peer,
-                     C_CCLComm comm, C_Stream stream) {
+                          C_CCLComm comm, C_Stream stream) {
   call_t c;
   C_Status s = prepare("xccl_recv", comm, type, NULL, stream, &c);
   if (s)
@@ -306,10 +305,10 @@ static C_Status all_to_all(const void **send_buf, const size_t *send_count,
   C_Status status = group_start();
   for (size_t peer = 0; status == C_SUCCESS && peer < nranks; ++peer) {
     status = send_to((void *)send_buf[peer], send_count[peer], send_type[peer],
-                  peer, comm, stream);
+                     peer, comm, stream);
     if (status == C_SUCCESS)
-      status = recv_from(recv_buf[peer], recv_count[peer], recv_type[peer], peer,
-                    comm, stream);
+      status = recv_from(recv_buf[peer], recv_count[peer], recv_type[peer],
+                         peer, comm, stream);
   }
   C_Status ended = group_end();
   return status != C_SUCCESS ? status : ended;

@@ -1,6 +1,15 @@
 /* Copies through cudaMemcpy*. */
 #include "copy.h"
 
+/* The synchronous copies return once the bytes have landed: cudaMemcpy does
+ * not wait for device-to-device copies, nor cudaMemcpyPeer at all, so each
+ * one also drains the legacy default stream it ran on. */
+static C_Status finish(cudaError_t error, const char *what) {
+  if (error == cudaSuccess)
+    error = cudaStreamSynchronize(0);
+  return error == cudaSuccess ? C_SUCCESS : cu_fail_cuda(error, what);
+}
+
 /* The checks every copy shares; NULL (with a message) when one fails. */
 static cu_device_t *copy_device(const C_Device device, void *dst,
                                 const void *src, size_t size,
@@ -20,8 +29,7 @@ static C_Status copy(const C_Device device, void *dst, const void *src,
     return C_ERROR;
   if (size == 0)
     return C_SUCCESS;
-  cudaError_t error = cudaMemcpy(dst, src, size, kind);
-  return error == cudaSuccess ? C_SUCCESS : cu_fail_cuda(error, "cudaMemcpy");
+  return finish(cudaMemcpy(dst, src, size, kind), "cudaMemcpy");
 }
 
 static C_Status copy_async(const C_Device device, C_Stream handle, void *dst,
@@ -83,9 +91,8 @@ C_Status cu_memory_copy_p2p(const C_Device dst_device,
     return C_ERROR;
   if (size == 0)
     return C_SUCCESS;
-  cudaError_t error = cudaMemcpyPeer(dst, to->id, src, from->id, size);
-  return error == cudaSuccess ? C_SUCCESS
-                              : cu_fail_cuda(error, "cudaMemcpyPeer");
+  return finish(cudaMemcpyPeer(dst, to->id, src, from->id, size),
+                "cudaMemcpyPeer");
 }
 
 /* The stream may belong to either device. */

@@ -57,9 +57,13 @@ static C_Status initialize_devices(void) {
   int count = 0;
   cudaError_t error = cudaGetDeviceCount(&count);
   if (error != cudaSuccess)
-    return cu_fail(C_FAILED, "no CUDA device: %s", cudaGetErrorString(error));
+    return cu_fail(C_FAILED, "no CUDA device: %s (cuda plugin: %s)",
+                   cudaGetErrorString(error), CU_HARDWARE_STATUS);
   if (count <= 0)
-    return cu_fail(C_FAILED, "no CUDA device: cudaGetDeviceCount found none");
+    return cu_fail(C_FAILED,
+                   "no CUDA device: cudaGetDeviceCount found none (cuda "
+                   "plugin: %s)",
+                   CU_HARDWARE_STATUS);
   cu_device_t *devices = calloc((size_t)count, sizeof *devices);
   if (!devices)
     return cu_fail(C_FAILED, "out of host memory");

@@ -2,7 +2,8 @@
  * numbered as CUDA numbers them (CUDA_VISIBLE_DEVICES applies).
  *
  * initialize fails (C_FAILED, the reason in cu_last_error) when there is no
- * usable device: "no CUDA device: <cudaGetDeviceCount's error string>". The
+ * usable device: "no CUDA device: <cudaGetDeviceCount's error string> (cuda
+ * plugin: <CU_HARDWARE_STATUS>)". The
  * table is immutable between initialize and finalize, so lookups take no
  * lock. Backplane calls a plugin from any thread, so every entry point makes
  * its device current on the calling thread first (cu_device_enter);
@@ -14,6 +15,11 @@
 
 #include "backplane/device_ext.h"
 #include "cu.h"
+
+/* What is known of the plugin on real GPUs, for `backplane info` (the
+ * sub-device type, and the reason a machine without a GPU rejects it).
+ * scripts/gpu-check.sh passing on a GPU is what changes it. */
+#define CU_HARDWARE_STATUS "built, not yet verified on hardware"
 
 typedef struct cu_device {
   int id;

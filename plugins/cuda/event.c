@@ -111,11 +111,12 @@ C_Status cu_event_elapsed_time(const C_Device device, C_Event start_handle,
   if (!milliseconds)
     return cu_fail(C_ERROR, "cuda event_elapsed_time: milliseconds is NULL");
   if (!start->recorded || !end->recorded)
-    return cu_fail(C_ERROR, "cuda event_elapsed_time on device %d: an event "
-                            "was never recorded",
+    return cu_fail(C_ERROR,
+                   "cuda event_elapsed_time on device %d: an event "
+                   "was never recorded",
                    dev->id);
-  cudaError_t error = cudaEventElapsedTime(milliseconds, start->event,
-                                           end->event);
+  cudaError_t error =
+      cudaEventElapsedTime(milliseconds, start->event, end->event);
   if (error == cudaErrorNotReady)
     return C_FAILED;
   return error == cudaSuccess ? C_SUCCESS

@@ -7,8 +7,7 @@
 
 C_Status cu_create_event(const C_Device device, C_Event *event);
 C_Status cu_destroy_event(const C_Device device, C_Event event);
-C_Status cu_record_event(const C_Device device, C_Stream stream,
-                         C_Event event);
+C_Status cu_record_event(const C_Device device, C_Stream stream, C_Event event);
 /* C_SUCCESS when done (or never recorded), C_FAILED while pending. */
 C_Status cu_query_event(const C_Device device, C_Event event);
 C_Status cu_synchronize_event(const C_Device device, C_Event event);

@@ -34,9 +34,9 @@ C_Status cu_module_unload(const C_Device device, BP_KernelModule module);
 C_Status cu_module_get_function(const C_Device device, BP_KernelModule module,
                                 const char *name,
                                 BP_KernelFunction *out_function);
-C_Status cu_module_function_names(const C_Device device,
-                                  BP_KernelModule module, const char **names,
-                                  size_t capacity, size_t *out_count);
+C_Status cu_module_function_names(const C_Device device, BP_KernelModule module,
+                                  const char **names, size_t capacity,
+                                  size_t *out_count);
 C_Status cu_launch(const C_Device device, C_Stream stream,
                    BP_KernelFunction function, uint32_t blocks,
                    const void *args, size_t args_size,

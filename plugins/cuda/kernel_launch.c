@@ -27,17 +27,15 @@ C_Status cu_launch(const C_Device device, C_Stream stream_handle,
   const char *name = label ? label : function->name;
   /* The single by-value struct parameter: the driver copies it here. */
   void *params[] = {(void *)args};
-  CUresult r = driver->launch_kernel(function->function, blocks, 1, 1,
-                                     function->threads, 1, 1, 0,
-                                     (CUstream)stream->stream,
-                                     args_size ? params : NULL, NULL);
+  CUresult r = driver->launch_kernel(
+      function->function, blocks, 1, 1, function->threads, 1, 1, 0,
+      (CUstream)stream->stream, args_size ? params : NULL, NULL);
   if (r != CUDA_SUCCESS)
     return cu_fail_driver(driver, r, "cuLaunchKernel");
   pthread_mutex_lock(&stream->lock);
   snprintf(stream->last_label, sizeof stream->last_label, "%s", name);
-  uint64_t timeout = config && config->struct_size >= sizeof *config
-                         ? config->timeout_ns
-                         : 0;
+  uint64_t timeout =
+      config && config->struct_size >= sizeof *config ? config->timeout_ns : 0;
   if (timeout) {
     uint64_t deadline = cu_now_ns() + timeout;
     if (!stream->deadline_ns || deadline > stream->deadline_ns) {

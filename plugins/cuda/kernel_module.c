@@ -42,8 +42,8 @@ static C_Status module_image(const cu_device_t *dev, const void *data,
         size);
   if (format == CU_MODULE_KIND_CUDA_C) {
     size_t image_size = 0;
-    C_Status status =
-        cu_nvrtc_compile(data, size, "module.cu", dev->arch, owned, &image_size);
+    C_Status status = cu_nvrtc_compile(data, size, "module.cu", dev->arch,
+                                       owned, &image_size);
     *image = *owned;
     return status;
   }
@@ -142,8 +142,9 @@ C_Status cu_module_load_file(const C_Device device, const char *path,
 C_Status cu_module_unload(const C_Device device, BP_KernelModule module) {
   cu_device_t *dev = cu_device_enter(device);
   if (!dev || !module || module->dev != dev)
-    return dev ? cu_fail(C_ERROR, "cuda module_unload: not a module of "
-                                  "CUDA device %d",
+    return dev ? cu_fail(C_ERROR,
+                         "cuda module_unload: not a module of "
+                         "CUDA device %d",
                          dev->id)
                : C_ERROR;
   const cu_driver_t *driver = cu_driver();
@@ -164,9 +165,10 @@ C_Status cu_module_get_function(const C_Device device, BP_KernelModule module,
                                 BP_KernelFunction *out_function) {
   cu_device_t *dev = cu_device_enter(device);
   if (!dev || !module || module->dev != dev || !name || !out_function)
-    return dev ? cu_fail(C_ERROR, "cuda module_get_function: expected a "
-                                  "module of device %d, a name and an "
-                                  "out-pointer",
+    return dev ? cu_fail(C_ERROR,
+                         "cuda module_get_function: expected a "
+                         "module of device %d, a name and an "
+                         "out-pointer",
                          dev->id)
                : C_ERROR;
   const cu_driver_t *driver = cu_driver();
@@ -182,8 +184,9 @@ C_Status cu_module_get_function(const C_Device device, BP_KernelModule module,
   if (!found) {
     CUresult r = driver->module_get_function(&function, module->module, name);
     if (r == CUDA_ERROR_NOT_FOUND)
-      status = cu_fail(C_FAILED, "cuda: the module has no kernel %s (is it "
-                                 "extern \"C\"?)",
+      status = cu_fail(C_FAILED,
+                       "cuda: the module has no kernel %s (is it "
+                       "extern \"C\"?)",
                        name);
     else if (r != CUDA_SUCCESS)
       status = cu_fail_driver(driver, r, "cuModuleGetFunction");
@@ -210,9 +213,9 @@ C_Status cu_module_get_function(const C_Device device, BP_KernelModule module,
   return status;
 }
 
-C_Status cu_module_function_names(const C_Device device,
-                                  BP_KernelModule module, const char **names,
-                                  size_t capacity, size_t *out_count) {
+C_Status cu_module_function_names(const C_Device device, BP_KernelModule module,
+                                  const char **names, size_t capacity,
+                                  size_t *out_count) {
   cu_device_t *dev = cu_device_get(device);
   if (!dev || !module || module->dev != dev || !out_count ||
       (capacity && !names))

@@ -41,7 +41,10 @@ C_Status cu_device_memory_set(const C_Device device, void *ptr,
     return C_ERROR;
   if (!ptr && size)
     return cu_fail(C_ERROR, "cuda device_memory_set: ptr is NULL");
+  /* cudaMemset does not wait for device memory: drain its stream. */
   cudaError_t error = cudaMemset(ptr, value, size);
+  if (error == cudaSuccess)
+    error = cudaStreamSynchronize(0);
   return error == cudaSuccess ? C_SUCCESS : cu_fail_cuda(error, "cudaMemset");
 }
 

@@ -32,7 +32,9 @@ int32_t cu_module_format(const void *data, size_t size) {
   const unsigned char *bytes = data;
   if (!bytes || size == 0)
     return 0;
-  if (size >= ELF_MACHINE_OFFSET + 2 && memcmp(bytes, "\x7f" "ELF", 4) == 0) {
+  static const unsigned char elf_magic[4] = {0x7f, 'E', 'L', 'F'};
+  if (size >= ELF_MACHINE_OFFSET + 2 &&
+      memcmp(bytes, elf_magic, sizeof elf_magic) == 0) {
     unsigned machine = (unsigned)bytes[ELF_MACHINE_OFFSET] |
                        (unsigned)bytes[ELF_MACHINE_OFFSET + 1] << 8;
     return machine == EM_CUDA_MACHINE ? CU_MODULE_KIND_CUBIN : 0;

@@ -23,9 +23,8 @@ static C_Status compile_failed(nvrtcProgram program, const char *name,
       (log = malloc(log_size + 1)) != NULL &&
       nvrtcGetProgramLog(program, log) == NVRTC_SUCCESS)
     log[log_size] = '\0';
-  C_Status status =
-      cu_fail(C_ERROR, "NVRTC could not compile %s for %s: %s", name, arch,
-              log ? log : "(no build log)");
+  C_Status status = cu_fail(C_ERROR, "NVRTC could not compile %s for %s: %s",
+                            name, arch, log ? log : "(no build log)");
   free(log);
   return status;
 }
@@ -75,9 +74,8 @@ C_Status cu_nvrtc_compile(const char *source, size_t size, const char *name,
   const char *options[] = {arch_option, "--std=c++17"};
   r = nvrtcCompileProgram(program, 2, options);
   C_Status status =
-      r == NVRTC_SUCCESS
-          ? take_image(program, strncmp(arch, "sm_", 3) == 0, out_image,
-                       out_size)
+      r == NVRTC_SUCCESS ? take_image(program, strncmp(arch, "sm_", 3) == 0,
+                                      out_image, out_size)
       : r == NVRTC_ERROR_COMPILATION || r == NVRTC_ERROR_INVALID_OPTION
           ? compile_failed(program, name ? name : "module.cu", arch)
           : nvrtc_failed(r, "nvrtcCompileProgram");

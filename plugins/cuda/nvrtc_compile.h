@@ -15,7 +15,6 @@
  * <arch>: <the build log>" in cu_last_error; C_FAILED when out of memory or
  * NVRTC fails otherwise. `name` names the source in the log. Thread-safe. */
 C_Status cu_nvrtc_compile(const char *source, size_t size, const char *name,
-                          const char *arch, char **out_image,
-                          size_t *out_size);
+                          const char *arch, char **out_image, size_t *out_size);
 
 #endif /* BACKPLANE_CUDA_NVRTC_COMPILE_H_ */

@@ -12,11 +12,11 @@
 #include "attributes.h"
 #include "backplane/device_ext.h"
 #include "backplane/device_layouts.h"
+#include "comm.h"
 #include "copy.h"
 #include "device.h"
 #include "event.h"
 #include "kernel.h"
-#include "comm.h"
 #include "memory.h"
 #include "stream.h"
 
@@ -99,5 +99,5 @@ static void fill_table(C_DeviceInterface *table) {
 CU_EXPORT void InitPlugin(CustomRuntimeParams *params) {
   C_DeviceInterface table;
   fill_table(&table);
-  BP_CustomRuntimeExport(params, &table, "cuda", "cuda");
+  BP_CustomRuntimeExport(params, &table, "cuda", "cuda, " CU_HARDWARE_STATUS);
 }

@@ -22,10 +22,10 @@ struct C_Stream_st {
   uint32_t magic;
   cu_device_t *dev;
   cudaStream_t stream;
-  pthread_mutex_t lock;  /* everything below */
-  int32_t error_status;  /* sticky bp_status_t; 0 while healthy */
+  pthread_mutex_t lock; /* everything below */
+  int32_t error_status; /* sticky bp_status_t; 0 while healthy */
   char error_message[512];
-  uint64_t deadline_ns;  /* CLOCK_MONOTONIC; 0: no launch deadline pending */
+  uint64_t deadline_ns;     /* CLOCK_MONOTONIC; 0: no launch deadline pending */
   char deadline_label[128]; /* the kernel the deadline belongs to */
   char last_label[128];     /* the last kernel launched, for fault messages */
 };

@@ -24,17 +24,18 @@ static C_Status from_device(const C_Device device, char *json,
                                   "or capacity 0")
                : C_ERROR;
   const struct cudaDeviceProp *p = &dev->properties;
-  int written = snprintf(
-      json, capacity,
-      "{\"arch\": \"%s\", \"max_num_threads\": %d, \"warp_size\": %d, "
-      "\"max_shared_memory_per_block\": %zu, \"num_cores\": %d, "
-      "\"registers_per_block\": %d}",
-      dev->arch, p->maxThreadsPerBlock, p->warpSize, p->sharedMemPerBlock,
-      p->multiProcessorCount, p->regsPerBlock);
+  int written =
+      snprintf(json, capacity,
+               "{\"arch\": \"%s\", \"max_num_threads\": %d, \"warp_size\": %d, "
+               "\"max_shared_memory_per_block\": %zu, \"num_cores\": %d, "
+               "\"registers_per_block\": %d}",
+               dev->arch, p->maxThreadsPerBlock, p->warpSize,
+               p->sharedMemPerBlock, p->multiProcessorCount, p->regsPerBlock);
   return written > 0 && (size_t)written < capacity
              ? C_SUCCESS
-             : cu_fail(C_FAILED, "cuda target from_device: %zu bytes are "
-                                 "too few",
+             : cu_fail(C_FAILED,
+                       "cuda target from_device: %zu bytes are "
+                       "too few",
                        capacity);
 }
 

@@ -60,9 +60,9 @@ static void unknown_arch_is_refused_with_the_log(void **state) {
   (void)state;
   char *image = NULL;
   size_t size = 0;
-  assert_int_not_equal(cu_nvrtc_compile(add_one_source,
-                                        strlen(add_one_source), "add_one.cu",
-                                        "compute_9999", &image, &size),
+  assert_int_not_equal(cu_nvrtc_compile(add_one_source, strlen(add_one_source),
+                                        "add_one.cu", "compute_9999", &image,
+                                        &size),
                        C_SUCCESS);
   assert_null(image);
   assert_non_null(strstr(cu_last_error(), "compute_9999"));
@@ -75,9 +75,9 @@ static void null_arguments_are_refused(void **state) {
   assert_int_equal(
       cu_nvrtc_compile(NULL, 0, "x.cu", "compute_90", &image, &size), C_ERROR);
   assert_non_null(strstr(cu_last_error(), "source is NULL"));
-  assert_int_equal(cu_nvrtc_compile(add_one_source, 4, "x.cu", NULL, &image,
-                                    &size),
-                   C_ERROR);
+  assert_int_equal(
+      cu_nvrtc_compile(add_one_source, 4, "x.cu", NULL, &image, &size),
+      C_ERROR);
   assert_non_null(strstr(cu_last_error(), "arch is NULL"));
 }
 

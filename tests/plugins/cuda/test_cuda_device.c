@@ -2,7 +2,8 @@
  * agree with cudaGetDeviceProperties, memory and copies in every direction
  * round-trip, events time, callbacks run in stream order, and kernels built
  * from CUDA C source run with blocks as the grid and parameters copied at
- * launch; a build failure returns NVRTC's log. Without a GPU the program
+ * launch; a manifest picks its cuda variant; a build failure returns NVRTC's
+ * log. Without a GPU the program
  * exits 77 (CTest: skipped) printing the plugin's rejection reason. */
 #include <cuda_runtime_api.h>
 #include <stdint.h>
@@ -84,10 +85,9 @@ static void attributes_match_cuda(void **state) {
   struct cudaDeviceProp p;
   assert_int_equal(cudaGetDeviceProperties(&p, 0), cudaSuccess);
   bp_device_attr_value_t value;
-  assert_int_equal(
-      bp_device_attribute(g->device, BP_DEVICE_ATTR_MULTI_PROCESSOR_COUNT,
-                          &value),
-      BP_OK);
+  assert_int_equal(bp_device_attribute(
+                       g->device, BP_DEVICE_ATTR_MULTI_PROCESSOR_COUNT, &value),
+                   BP_OK);
   assert_int_equal(value.i64, p.multiProcessorCount);
   assert_int_equal(
       bp_device_attribute(g->device, BP_DEVICE_ATTR_COMPUTE_VERSION, &value),
@@ -120,8 +120,8 @@ static void copies_round_trip_in_every_direction(void **state) {
     host[i] = i * 7 + 3;
   assert_int_equal(bp_copy(g->device, a, NULL, host, N * sizeof *a, g->stream),
                    BP_OK);
-  assert_int_equal(bp_copy(g->device, b, g->device, a, N * sizeof *a, g->stream),
-                   BP_OK);
+  assert_int_equal(
+      bp_copy(g->device, b, g->device, a, N * sizeof *a, g->stream), BP_OK);
   assert_int_equal(bp_copy(NULL, back, g->device, b, N * sizeof *b, g->stream),
                    BP_OK);
   assert_int_equal(bp_stream_synchronize(g->stream), BP_OK);
@@ -171,9 +171,8 @@ static void source_kernels_run_with_blocks_as_the_grid(void **state) {
     fail_msg("bp_module_load: %s", bp_last_error());
   enum { BLOCKS = 5 };
   int *out = NULL;
-  assert_int_equal(bp_device_malloc(g->device, sizeof(int) * BLOCKS,
-                                    (void **)&out),
-                   BP_OK);
+  assert_int_equal(
+      bp_device_malloc(g->device, sizeof(int) * BLOCKS, (void **)&out), BP_OK);
   block_param p = {out};
   assert_int_equal(bp_launch(function(module, "block_kernel"), BLOCKS, &p,
                              sizeof p, NULL, g->stream),
@@ -213,6 +212,40 @@ static void source_kernels_run_with_blocks_as_the_grid(void **state) {
   assert_int_equal(bp_module_unload(module), BP_OK);
 }
 
+/* A manifest picks the variant for the cuda target: only the chosen
+ * variant's file is loaded (the default names a file that does not exist),
+ * and the plugin reads the file's format from its bytes. */
+static void manifest_picks_the_cuda_variant(void **state) {
+  gpu_t *g = *state;
+  write_module(g, "kernels.cu", kernels_source);
+  write_module(
+      g, "ops.json",
+      "{\"BlockOp\": {\"variants\": [\n"
+      "  {\"target\": {\"kind\": \"cuda\", \"min_warp_size\": 32},\n"
+      "   \"kernelSo\": \"kernels.cu\", \"functionName\": "
+      "\"block_kernel\"},\n"
+      "  {\"kernelSo\": \"missing.so\", \"functionName\": \"x\"}]}}\n");
+  bp_module_t *module = NULL;
+  if (bp_module_load(g->device, g->path, &module) != BP_OK)
+    fail_msg("bp_module_load(ops.json): %s", bp_last_error());
+  int *out = NULL;
+  assert_int_equal(bp_device_malloc(g->device, 2 * sizeof(int), (void **)&out),
+                   BP_OK);
+  block_param p = {out};
+  assert_int_equal(
+      bp_launch(function(module, "BlockOp"), 2, &p, sizeof p, NULL, g->stream),
+      BP_OK);
+  int seen[2];
+  assert_int_equal(bp_copy(NULL, seen, g->device, out, sizeof seen, g->stream),
+                   BP_OK);
+  assert_int_equal(bp_stream_synchronize(g->stream), BP_OK);
+  assert_int_equal(seen[0], 2000);
+  assert_int_equal(seen[1], 2001);
+  assert_int_equal(bp_device_free(g->device, out), BP_OK);
+  assert_int_equal(bp_module_unload(module), BP_OK);
+  unlink(g->path);
+}
+
 static void build_failure_returns_the_log(void **state) {
   gpu_t *g = *state;
   write_module(g, "broken.cu",
@@ -242,6 +275,7 @@ int main(void) {
       cmocka_unit_test(copies_round_trip_in_every_direction),
       cmocka_unit_test(events_time_and_callbacks_run),
       cmocka_unit_test(source_kernels_run_with_blocks_as_the_grid),
+      cmocka_unit_test(manifest_picks_the_cuda_variant),
       cmocka_unit_test(build_failure_returns_the_log),
   };
   return cmocka_run_group_tests(tests, setup, teardown);

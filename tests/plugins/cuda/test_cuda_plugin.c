@@ -29,8 +29,8 @@ static int setup(void **state) {
     fail_msg("dlopen %s: %s", CUDA_PLUGIN_PATH, dlerror());
   void (*init)(CustomRuntimeParams *) =
       (void (*)(CustomRuntimeParams *))dlsym(p->library, "InitPlugin");
-  BP_PluginExtensionsFn extensions = (BP_PluginExtensionsFn)dlsym(
-      p->library, BP_PLUGIN_EXTENSIONS_SYMBOL);
+  BP_PluginExtensionsFn extensions =
+      (BP_PluginExtensionsFn)dlsym(p->library, BP_PLUGIN_EXTENSIONS_SYMBOL);
   p->last_error =
       (BP_PluginLastErrorFn)dlsym(p->library, BP_PLUGIN_LAST_ERROR_SYMBOL);
   assert_non_null(init);

@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "bench.h"
-#include "bench_memcpy.h"
 #include "bench_cuda.h"
+#include "bench_memcpy.h"
 #include "bench_opencl.h"
 #include "cli/cli_format.h"
 #include "cli/cli_timing.h"

@@ -87,13 +87,11 @@ static void cuda_close(bench_cuda_t *cu) {
 /* Opens libcudart (and, when asked, libcuda and libcublas), makes device 0
  * current and creates a stream. NULL (reported) when one is missing. */
 static bench_cuda_t *cuda_open(bench_ctx_t *ctx, bool driver, bool cublas) {
-  static const char *const cudart_names[] = {"libcudart.so.13",
-                                             "libcudart.so.12", "libcudart.so",
-                                             NULL};
+  static const char *const cudart_names[] = {
+      "libcudart.so.13", "libcudart.so.12", "libcudart.so", NULL};
   static const char *const driver_names[] = {"libcuda.so.1", NULL};
-  static const char *const cublas_names[] = {"libcublas.so.13",
-                                             "libcublas.so.12", "libcublas.so",
-                                             NULL};
+  static const char *const cublas_names[] = {
+      "libcublas.so.13", "libcublas.so.12", "libcublas.so", NULL};
   bench_cuda_t *cu = calloc(1, sizeof *cu);
   if (!cu) {
     bench_error(ctx, "CUDA directly", BP_ERR_OUT_OF_MEMORY);
@@ -149,10 +147,10 @@ static bp_status_t copy_row(bench_cuda_t *cu, bp_stream_t *stream,
   bp_status_t status = BP_OK;
   for (size_t r = 0; r <= reps && status == BP_OK; r++) { /* 0: warm-up */
     uint64_t start = cli_now_ns();
-    status = to_device ? bp_copy(ctx->device, device_buffer, NULL, pinned,
-                                 bytes, stream)
-                       : bp_copy(NULL, pinned, ctx->device, device_buffer,
-                                 bytes, stream);
+    status =
+        to_device
+            ? bp_copy(ctx->device, device_buffer, NULL, pinned, bytes, stream)
+            : bp_copy(NULL, pinned, ctx->device, device_buffer, bytes, stream);
     if (status == BP_OK)
       status = bp_stream_synchronize(stream);
     ours[r] = (double)bytes / (double)(cli_now_ns() - start);
@@ -220,8 +218,8 @@ static bp_status_t load_empty_kernel(bench_ctx_t *ctx, bp_module_t **module,
   bool written = write(fd, empty_ptx, sizeof empty_ptx - 1) ==
                  (ssize_t)(sizeof empty_ptx - 1);
   close(fd);
-  bp_status_t status = written ? bp_module_load(ctx->device, path, module)
-                               : BP_ERR_INTERNAL;
+  bp_status_t status =
+      written ? bp_module_load(ctx->device, path, module) : BP_ERR_INTERNAL;
   unlink(path);
   if (status == BP_OK)
     status = bp_module_function(*module, "empty_kernel", function);
@@ -321,8 +319,8 @@ bp_status_t bench_cuda_ops(bench_ctx_t *ctx) {
   }
   if (status == BP_OK) {
     char name[96];
-    snprintf(name, sizeof name,
-             "sgemm %d cuBLAS (op path on cuda: not yet)", n);
+    snprintf(name, sizeof name, "sgemm %d cuBLAS (op path on cuda: not yet)",
+             n);
     bench_record(ctx, &(bench_result_t){
                           .bench_case = name,
                           .value = cli_median(rates + 1, reps),

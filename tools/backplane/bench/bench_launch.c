@@ -9,8 +9,8 @@
 #include <stdio.h>
 
 #include "bench.h"
-#include "bench_launch_ring.h"
 #include "bench_cuda.h"
+#include "bench_launch_ring.h"
 #include "bench_opencl.h"
 #include "cli/cli_kernels.h"
 #include "cli/cli_timing.h"
