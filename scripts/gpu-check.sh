@@ -3,11 +3,12 @@
 #
 #   scripts/gpu-check.sh --prepare [BUILD]   (here, no GPU needed)
 #       stages what the check runs from the build folder BUILD (default
-#       build/, built with the cuda plugin) into build-gpu/: bin/, lib/, the
-#       cuda test programs, the shared libraries they need beyond glibc and
-#       the CUDA driver (deps/), debug info stripped, and BUILD's absolute
-#       path (ORIGIN: the programs have it compiled in). build-gpu/ then
-#       travels to the GPU machine (the device tool's `carry`).
+#       build/, built with the cuda plugin) into build-gpu/ (under 64 MiB):
+#       bin/, lib/, the cuda test programs, the shared libraries they need
+#       beyond glibc and CUDA (deps/; the GPU machine's toolkit brings
+#       NVRTC), debug info stripped, and BUILD's absolute path (ORIGIN: the
+#       programs have it compiled in). build-gpu/ then travels to the GPU
+#       machine (the device tool's `carry`).
 #   scripts/gpu-check.sh                     (on the GPU machine, repo root)
 #       uses build-gpu/ when its `backplane` runs there, else configures and
 #       builds one there; writes one file per step under $OUT
@@ -42,11 +43,11 @@ prepare() { # prepare BUILD
   cp -a "$build/bin" "$build/lib" "$staged/"
   for t in "${cuda_tests[@]}"; do cp -a "$build/tests/$t" "$staged/tests/"; done
   echo "$build" >"$staged/ORIGIN"
-  # Everything the programs load that is neither glibc nor the driver, nor
-  # built here.
+  # Everything the programs load that is neither glibc, nor CUDA (NVRTC is
+  # 100 MiB; the GPU machine's toolkit has it), nor built here.
   find "$staged" -type f \( -perm -u+x -o -name '*.so*' \) -print0 |
     xargs -0 ldd 2>/dev/null | awk '/=> \// {print $3}' | sort -u |
-    grep -Ev '/(libc|libm|libdl|librt|libpthread|libcuda)\.so|/ld-linux' |
+    grep -Ev '/(libc|libm|libdl|librt|libpthread|libcuda|libnvrtc)\.so|/ld-linux' |
     grep -v "^$build/" | xargs -r cp -Lt "$staged/deps"
   find "$staged" -type f \( -perm -u+x -o -name '*.so*' -o -name '*.a' \) \
     -exec strip --strip-debug {} + 2>/dev/null
