@@ -20,6 +20,7 @@
 #include "memory.h"
 #include "stream.h"
 
+#include <dlfcn.h>
 #include <string.h>
 
 #define CU_EXPORT __attribute__((visibility("default")))
@@ -93,6 +94,16 @@ static void fill_table(C_DeviceInterface *table) {
   table->get_driver_version = cu_get_driver_version;
 
   cu_comm_fill_interface(table);
+}
+
+/* CUDA's runtime (linked in) and NVRTC keep static state that does not
+ * survive being unloaded, and NVRTC's C++ runtime leaves its exception pool
+ * behind: once loaded, the plugin stays mapped (RTLD_NODELETE on itself,
+ * when it is loaded). */
+__attribute__((constructor)) static void pin_plugin(void) {
+  Dl_info info;
+  if (dladdr((void *)pin_plugin, &info) && info.dli_fname)
+    dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
 }
 
 /* Fills the layout the host asks for (backplane/device_layouts.h). */
