@@ -27,19 +27,14 @@ static C_Status read_file(const char *path, char **out, size_t *out_size) {
   return C_SUCCESS;
 }
 
-/* The image cuModuleLoadData takes for the bytes: NVRTC's cubin for CUDA C,
- * a NUL-terminated copy of PTX, the bytes themselves otherwise (*owned is
- * then NULL). */
-static C_Status module_image(const cu_device_t *dev, const void *data,
-                             size_t size, const void **image, char **owned) {
-  int32_t format = cu_module_format(data, size);
+/* The image cuModuleLoadData takes for bytes of `format`: NVRTC's cubin
+ * for CUDA C, a NUL-terminated copy of PTX, the bytes themselves otherwise
+ * (*owned is then NULL). */
+static C_Status module_image(const cu_device_t *dev, int32_t format,
+                             const void *data, size_t size, const void **image,
+                             char **owned) {
   *owned = NULL;
   *image = data;
-  if (format == 0)
-    return cu_unsupported(
-        "cuda: a module must be CUDA C, PTX, a cubin or a fatbin (%zu bytes "
-        "that are none of them; host shared objects do not run on a GPU)",
-        size);
   if (format == CU_MODULE_KIND_CUDA_C) {
     size_t image_size = 0;
     C_Status status = cu_nvrtc_compile(data, size, "module.cu", dev->arch,
@@ -93,6 +88,12 @@ C_Status cu_module_load_data(const C_Device device, const void *data,
     return cu_fail(C_ERROR, "cuda module_load_data: %s",
                    !out_module ? "out_module is NULL"
                                : "data is NULL or empty");
+  int32_t format = cu_module_format(data, size);
+  if (format == 0)
+    return cu_unsupported(
+        "cuda: a module must be CUDA C, PTX, a cubin or a fatbin (%zu bytes "
+        "that are none of them; host shared objects do not run on a GPU)",
+        size);
   cu_device_t *dev = cu_device_enter(device);
   if (!dev)
     return C_ERROR;
@@ -101,7 +102,7 @@ C_Status cu_module_load_data(const C_Device device, const void *data,
     return C_FAILED;
   const void *image = NULL;
   char *owned = NULL;
-  C_Status status = module_image(dev, data, size, &image, &owned);
+  C_Status status = module_image(dev, format, data, size, &image, &owned);
   if (status != C_SUCCESS)
     return status;
   struct BP_KernelModule_st *module = calloc(1, sizeof *module);

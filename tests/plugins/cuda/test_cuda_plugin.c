@@ -10,6 +10,7 @@
 #include "backplane/comm_ext.h"
 #include "backplane/device_layouts.h"
 #include "backplane/kernel_ext.h"
+#include "backplane/status.h"
 #include "backplane/target_ext.h"
 #include "support/runtime_fixture.h"
 
@@ -140,6 +141,43 @@ static void bad_arguments_are_refused_with_a_reason(void **state) {
   assert_null(comm);
 }
 
+/* The kernels extension checks what it can before touching a device: a
+ * host shared object is not a GPU module (BP_ERR_UNSUPPORTED), empty data is
+ * an argument error, notifies are not supported yet. */
+static void kernel_extension_refuses_what_it_cannot_run(void **state) {
+  plugin_t *p = *state;
+  const BP_KernelExtension *kernels =
+      (const BP_KernelExtension *)find_extension(p, BP_EXTENSION_KERNELS);
+  assert_non_null(kernels);
+  struct C_Device_st device = {0};
+  BP_KernelModule module = NULL;
+  unsigned char host_elf[64] = {0x7f, 'E', 'L', 'F', 2, 1, 1};
+  host_elf[18] = 62; /* EM_X86_64 */
+  assert_int_equal(kernels->module_load_data(&device, host_elf, sizeof host_elf,
+                                             BP_MODULE_KIND_SHARED_OBJECT,
+                                             &module),
+                   C_ERROR);
+  assert_int_equal(kernels->last_status(), BP_ERR_UNSUPPORTED);
+  assert_non_null(strstr(kernels->last_error(),
+                         "must be CUDA C, PTX, a cubin or a fatbin"));
+  assert_null(module);
+
+  assert_int_equal(kernels->module_load_data(&device, host_elf, 0,
+                                             BP_MODULE_KIND_SHARED_OBJECT,
+                                             &module),
+                   C_ERROR);
+  assert_int_equal(kernels->last_status(), 0);
+  assert_non_null(strstr(kernels->last_error(), "data is NULL or empty"));
+  assert_int_equal(kernels->module_load_file(&device, NULL, 0, &module),
+                   C_ERROR);
+  assert_non_null(strstr(kernels->last_error(), "path is NULL"));
+
+  BP_Notify notify = NULL;
+  assert_int_equal(kernels->notify_create(&device, &notify), C_ERROR);
+  assert_int_equal(kernels->last_status(), BP_ERR_UNSUPPORTED);
+  assert_null(notify);
+}
+
 /* Without a GPU, initialize says why in CUDA's words. */
 static void initialize_without_a_gpu_names_the_reason(void **state) {
   plugin_t *p = *state;
@@ -172,6 +210,7 @@ int main(void) {
       cmocka_unit_test(init_plugin_fills_the_table),
       cmocka_unit_test(extension_chain_has_every_extension),
       cmocka_unit_test(bad_arguments_are_refused_with_a_reason),
+      cmocka_unit_test(kernel_extension_refuses_what_it_cannot_run),
       cmocka_unit_test(initialize_without_a_gpu_names_the_reason),
       cmocka_unit_test(runtime_lists_the_plugin_as_rejected),
   };
