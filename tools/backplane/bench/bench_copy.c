@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "bench_cuda.h"
 #include "bench_memcpy.h"
 #include "bench_opencl.h"
 #include "cli/cli_format.h"
@@ -215,6 +216,8 @@ bp_status_t bench_copy(bench_ctx_t *ctx) {
   }
   if (status == BP_OK && bench_opencl_wanted(ctx))
     status = bench_d2d_against_opencl(ctx, b.stream);
+  if (status == BP_OK && bench_cuda_wanted(ctx))
+    status = bench_cuda_copy(ctx);
   bp_stream_destroy(b.stream);
   bp_host_free(ctx->device, b.pinned);
   free(b.src);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "bench.h"
+#include "bench_cuda.h"
 #include "bench_launch_manifest.h"
 #include "bench_launch_ring.h"
 #include "bench_opencl.h"
@@ -214,6 +215,8 @@ static bp_status_t run(launch_bench_t *b) {
 }
 
 bp_status_t bench_launch(bench_ctx_t *ctx) {
+  if (bench_cuda_wanted(ctx)) /* no host kernels on a GPU */
+    return bench_cuda_launch(ctx);
   launch_bench_t b = {.ctx = ctx};
   bp_module_t *module = NULL;
   bp_status_t status = cli_kernels_load(ctx->device, &module);

@@ -16,6 +16,7 @@
 #include "backplane/diopi/functions.h"
 #include "backplane/ops.h"
 #include "bench.h"
+#include "bench_cuda.h"
 #include "bench_memcpy.h"
 #include "cli/cli_paths.h"
 #include "cli/cli_timing.h"
@@ -341,6 +342,8 @@ static int time_torch(ops_bench_t *b, const op_case_t *cases, int n,
 }
 
 bp_status_t bench_ops(bench_ctx_t *ctx) {
+  if (bench_cuda_wanted(ctx)) /* cuBLAS's rate; no cuda op path yet */
+    return bench_cuda_ops(ctx);
   if (strcmp(ctx->plugin_name, "vcpu") != 0) {
     fprintf(stderr,
             "bench ops: the reference op library needs vcpu, not "

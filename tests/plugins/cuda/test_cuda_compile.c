@@ -1,0 +1,122 @@
+/* What the cuda plugin does without a GPU: NVRTC compiles CUDA C to PTX for
+ * a named architecture, a source that does not compile comes back with
+ * NVRTC's build log, and module images are told apart by their bytes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cu.h"
+#include "kernel.h"
+#include "module_format.h"
+#include "nvrtc_compile.h"
+
+static const char add_one_source[] =
+    "struct add_one_param { float *data; unsigned n; };\n"
+    "extern \"C\" __global__ void add_one(add_one_param p) {\n"
+    "  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  if (i < p.n) p.data[i] += 1.0f;\n"
+    "}\n";
+
+static void source_compiles_to_ptx_for_the_named_arch(void **state) {
+  (void)state;
+  char *ptx = NULL;
+  size_t size = 0;
+  /* Without a trailing NUL: the compiler must not read past `size`. */
+  assert_int_equal(cu_nvrtc_compile(add_one_source, strlen(add_one_source),
+                                    "add_one.cu", "compute_90", &ptx, &size),
+                   C_SUCCESS);
+  assert_non_null(ptx);
+  assert_true(size > 1);
+  assert_int_equal(ptx[size - 1], '\0');
+  assert_non_null(strstr(ptx, ".target sm_90"));
+  assert_non_null(strstr(ptx, ".entry add_one"));
+  assert_int_equal(cu_module_format(ptx, size), CU_MODULE_KIND_PTX);
+  free(ptx);
+}
+
+static void failed_build_returns_the_log(void **state) {
+  (void)state;
+  static const char broken[] =
+      "extern \"C\" __global__ void broken() { not_declared_anywhere = 1; }\n";
+  char *image = (char *)0x1;
+  size_t size = 7;
+  assert_int_equal(cu_nvrtc_compile(broken, strlen(broken), "broken.cu",
+                                    "compute_80", &image, &size),
+                   C_ERROR);
+  assert_ptr_equal(image, (char *)0x1); /* outputs untouched on failure */
+  assert_int_equal(size, 7);
+  const char *message = cu_last_error();
+  assert_non_null(strstr(message, "NVRTC could not compile broken.cu"));
+  assert_non_null(strstr(message, "compute_80"));
+  assert_non_null(strstr(message, "not_declared_anywhere"));
+}
+
+static void unknown_arch_is_refused_with_the_log(void **state) {
+  (void)state;
+  char *image = NULL;
+  size_t size = 0;
+  assert_int_not_equal(cu_nvrtc_compile(add_one_source, strlen(add_one_source),
+                                        "add_one.cu", "compute_9999", &image,
+                                        &size),
+                       C_SUCCESS);
+  assert_null(image);
+  assert_non_null(strstr(cu_last_error(), "compute_9999"));
+}
+
+static void null_arguments_are_refused(void **state) {
+  (void)state;
+  char *image = NULL;
+  size_t size = 0;
+  assert_int_equal(
+      cu_nvrtc_compile(NULL, 0, "x.cu", "compute_90", &image, &size), C_ERROR);
+  assert_non_null(strstr(cu_last_error(), "source is NULL"));
+  assert_int_equal(
+      cu_nvrtc_compile(add_one_source, 4, "x.cu", NULL, &image, &size),
+      C_ERROR);
+  assert_non_null(strstr(cu_last_error(), "arch is NULL"));
+}
+
+static void formats_are_read_from_the_bytes(void **state) {
+  (void)state;
+  static const char ptx[] = "//\n// made by hand\n.version 8.0\n"
+                            ".target sm_90\n.address_size 64\n";
+  assert_int_equal(cu_module_format(ptx, sizeof ptx - 1), CU_MODULE_KIND_PTX);
+  assert_int_equal(cu_module_format(add_one_source, sizeof add_one_source),
+                   CU_MODULE_KIND_CUDA_C);
+  /* A ".version" inside a comment of CUDA C is not a directive. */
+  static const char c_source[] = "// .version .target\n__global__ void k(){}\n";
+  assert_int_equal(cu_module_format(c_source, sizeof c_source - 1),
+                   CU_MODULE_KIND_CUDA_C);
+
+  unsigned char elf[64] = {0x7f, 'E', 'L', 'F', 2, 1, 1};
+  elf[18] = 190; /* EM_CUDA */
+  assert_int_equal(cu_module_format(elf, sizeof elf), CU_MODULE_KIND_CUBIN);
+  elf[18] = 62; /* EM_X86_64: a host shared object */
+  assert_int_equal(cu_module_format(elf, sizeof elf), 0);
+
+  unsigned char fatbin[16] = {0x50, 0xed, 0x55, 0xba, 1, 0, 0x10, 0};
+  assert_int_equal(cu_module_format(fatbin, sizeof fatbin),
+                   CU_MODULE_KIND_FATBIN);
+
+  unsigned char binary[8] = {1, 2, 0, 3, 4, 0, 5, 6};
+  assert_int_equal(cu_module_format(binary, sizeof binary), 0);
+  assert_int_equal(cu_module_format(NULL, 4), 0);
+  assert_int_equal(cu_module_format(ptx, 0), 0);
+  assert_string_equal(cu_module_format_name(CU_MODULE_KIND_FATBIN), "fatbin");
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(source_compiles_to_ptx_for_the_named_arch),
+      cmocka_unit_test(failed_build_returns_the_log),
+      cmocka_unit_test(unknown_arch_is_refused_with_the_log),
+      cmocka_unit_test(null_arguments_are_refused),
+      cmocka_unit_test(formats_are_read_from_the_bytes),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

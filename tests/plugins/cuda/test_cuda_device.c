@@ -1,0 +1,282 @@
+/* The cuda plugin on a GPU, through the framework face: the attributes
+ * agree with cudaGetDeviceProperties, memory and copies in every direction
+ * round-trip, events time, callbacks run in stream order, and kernels built
+ * from CUDA C source run with blocks as the grid and parameters copied at
+ * launch; a manifest picks its cuda variant; a build failure returns NVRTC's
+ * log. Without a GPU the program
+ * exits 77 (CTest: skipped) printing the plugin's rejection reason. */
+#include <cuda_runtime_api.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "backplane/target.h"
+#include "support/runtime_fixture.h"
+
+typedef struct gpu {
+  bp_runtime_t *runtime;
+  bp_device_t *device;
+  bp_stream_t *stream;
+  char folder[64];
+  char path[128];
+} gpu_t;
+
+typedef struct block_param {
+  int *out;
+} block_param;
+typedef struct append_param {
+  int *log;
+  int value;
+} append_param;
+
+static const char kernels_source[] =
+    "struct block_param { int *out; };\n"
+    "struct append_param { int *log; int value; };\n"
+    "extern \"C\" __global__ void block_kernel(block_param p) {\n"
+    "  if (threadIdx.x == 0)\n"
+    "    p.out[blockIdx.x] = (int)(gridDim.x * 1000 + blockIdx.x);\n"
+    "}\n"
+    "extern \"C\" __global__ void append_kernel(append_param p) {\n"
+    "  if (blockIdx.x == 0 && threadIdx.x == 0)\n"
+    "    p.log[1 + p.log[0]++] = p.value;\n"
+    "}\n"
+    "extern \"C\" __global__ void spin_kernel(unsigned long long cycles) {\n"
+    "  unsigned long long start = clock64();\n"
+    "  while (clock64() - start < cycles) {}\n"
+    "}\n";
+
+static int setup(void **state) {
+  gpu_t *g = calloc(1, sizeof *g);
+  assert_non_null(g);
+  g->runtime = fixture_runtime(CUDA_PLUGIN_PATH);
+  assert_int_equal(bp_device_get(g->runtime, "cuda", 0, &g->device), BP_OK);
+  assert_int_equal(bp_stream_create(g->device, &g->stream), BP_OK);
+  snprintf(g->folder, sizeof g->folder, "/tmp/bp_cuda_XXXXXX");
+  assert_non_null(mkdtemp(g->folder));
+  *state = g;
+  return 0;
+}
+
+static int teardown(void **state) {
+  gpu_t *g = *state;
+  bp_stream_destroy(g->stream);
+  bp_runtime_destroy(g->runtime);
+  snprintf(g->path, sizeof g->path, "%s/kernels.cu", g->folder);
+  unlink(g->path);
+  snprintf(g->path, sizeof g->path, "%s/broken.cu", g->folder);
+  unlink(g->path);
+  rmdir(g->folder);
+  free(g);
+  return 0;
+}
+
+static void write_module(gpu_t *g, const char *name, const char *source) {
+  snprintf(g->path, sizeof g->path, "%s/%s", g->folder, name);
+  FILE *file = fopen(g->path, "w");
+  assert_non_null(file);
+  assert_true(fputs(source, file) >= 0);
+  assert_int_equal(fclose(file), 0);
+  assert_int_equal(chmod(g->path, 0600), 0);
+}
+
+static void attributes_match_cuda(void **state) {
+  gpu_t *g = *state;
+  struct cudaDeviceProp p;
+  assert_int_equal(cudaGetDeviceProperties(&p, 0), cudaSuccess);
+  bp_device_attr_value_t value;
+  assert_int_equal(bp_device_attribute(
+                       g->device, BP_DEVICE_ATTR_MULTI_PROCESSOR_COUNT, &value),
+                   BP_OK);
+  assert_int_equal(value.i64, p.multiProcessorCount);
+  assert_int_equal(
+      bp_device_attribute(g->device, BP_DEVICE_ATTR_COMPUTE_VERSION, &value),
+      BP_OK);
+  char expected[32];
+  snprintf(expected, sizeof expected, "%d.%d", p.major, p.minor);
+  assert_string_equal(value.str, expected);
+  bp_target_t *target = NULL;
+  assert_int_equal(bp_target_from_device(g->device, &target), BP_OK);
+  const char *arch = NULL;
+  assert_int_equal(bp_target_get_string(target, "arch", &arch), BP_OK);
+  snprintf(expected, sizeof expected, "sm_%d%d", p.major, p.minor);
+  assert_string_equal(arch, expected);
+  bp_target_destroy(target);
+}
+
+static void copies_round_trip_in_every_direction(void **state) {
+  gpu_t *g = *state;
+  enum { N = 1 << 20 };
+  int *host = NULL, *a = NULL, *b = NULL;
+  int *back = malloc(N * sizeof *back);
+  assert_non_null(back);
+  assert_int_equal(bp_host_malloc(g->device, N * sizeof *host, (void **)&host),
+                   BP_OK);
+  assert_int_equal(bp_device_malloc(g->device, N * sizeof *a, (void **)&a),
+                   BP_OK);
+  assert_int_equal(bp_device_malloc(g->device, N * sizeof *b, (void **)&b),
+                   BP_OK);
+  for (int i = 0; i < N; ++i)
+    host[i] = i * 7 + 3;
+  assert_int_equal(bp_copy(g->device, a, NULL, host, N * sizeof *a, g->stream),
+                   BP_OK);
+  assert_int_equal(
+      bp_copy(g->device, b, g->device, a, N * sizeof *a, g->stream), BP_OK);
+  assert_int_equal(bp_copy(NULL, back, g->device, b, N * sizeof *b, g->stream),
+                   BP_OK);
+  assert_int_equal(bp_stream_synchronize(g->stream), BP_OK);
+  for (int i = 0; i < N; ++i)
+    if (back[i] != i * 7 + 3)
+      fail_msg("element %d: %d", i, back[i]);
+  assert_int_equal(bp_device_free(g->device, a), BP_OK);
+  assert_int_equal(bp_device_free(g->device, b), BP_OK);
+  assert_int_equal(bp_host_free(g->device, host), BP_OK);
+  free(back);
+}
+
+static void count_call(void *user_data) {
+  ++*(int *)user_data;
+}
+
+static void events_time_and_callbacks_run(void **state) {
+  gpu_t *g = *state;
+  bp_event_t *start = NULL, *end = NULL;
+  assert_int_equal(bp_event_create(g->device, &start), BP_OK);
+  assert_int_equal(bp_event_create(g->device, &end), BP_OK);
+  int calls = 0;
+  assert_int_equal(bp_event_record(start, g->stream), BP_OK);
+  assert_int_equal(bp_stream_add_callback(g->stream, count_call, &calls),
+                   BP_OK);
+  assert_int_equal(bp_event_record(end, g->stream), BP_OK);
+  assert_int_equal(bp_event_synchronize(end), BP_OK);
+  assert_int_equal(calls, 1);
+  float ms = -1;
+  assert_int_equal(bp_event_elapsed_time(start, end, &ms), BP_OK);
+  assert_true(ms >= 0);
+  bp_event_destroy(start);
+  bp_event_destroy(end);
+}
+
+static bp_function_t *function(bp_module_t *module, const char *name) {
+  bp_function_t *fn = NULL;
+  assert_int_equal(bp_module_function(module, name, &fn), BP_OK);
+  return fn;
+}
+
+static void source_kernels_run_with_blocks_as_the_grid(void **state) {
+  gpu_t *g = *state;
+  write_module(g, "kernels.cu", kernels_source);
+  bp_module_t *module = NULL;
+  if (bp_module_load(g->device, g->path, &module) != BP_OK)
+    fail_msg("bp_module_load: %s", bp_last_error());
+  enum { BLOCKS = 5 };
+  int *out = NULL;
+  assert_int_equal(
+      bp_device_malloc(g->device, sizeof(int) * BLOCKS, (void **)&out), BP_OK);
+  block_param p = {out};
+  assert_int_equal(bp_launch(function(module, "block_kernel"), BLOCKS, &p,
+                             sizeof p, NULL, g->stream),
+                   BP_OK);
+  int seen[BLOCKS];
+  assert_int_equal(bp_copy(NULL, seen, g->device, out, sizeof seen, g->stream),
+                   BP_OK);
+  assert_int_equal(bp_stream_synchronize(g->stream), BP_OK);
+  for (int b = 0; b < BLOCKS; ++b)
+    assert_int_equal(seen[b], BLOCKS * 1000 + b);
+
+  /* Parameters are copied at launch: a spin keeps both appends queued
+   * while the host changes its block. */
+  int *log = NULL;
+  assert_int_equal(bp_device_malloc(g->device, 4 * sizeof(int), (void **)&log),
+                   BP_OK);
+  assert_int_equal(bp_memset(g->device, log, 0, 4 * sizeof(int), NULL), BP_OK);
+  unsigned long long cycles = 20u * 1000u * 1000u;
+  assert_int_equal(bp_launch(function(module, "spin_kernel"), 1, &cycles,
+                             sizeof cycles, NULL, g->stream),
+                   BP_OK);
+  append_param a = {log, 7};
+  bp_function_t *append = function(module, "append_kernel");
+  assert_int_equal(bp_launch(append, 1, &a, sizeof a, NULL, g->stream), BP_OK);
+  a.value = 8;
+  assert_int_equal(bp_launch(append, 1, &a, sizeof a, NULL, g->stream), BP_OK);
+  a.value = 9;
+  int logged[4];
+  assert_int_equal(
+      bp_copy(NULL, logged, g->device, log, sizeof logged, g->stream), BP_OK);
+  assert_int_equal(bp_stream_synchronize(g->stream), BP_OK);
+  assert_int_equal(logged[0], 2);
+  assert_int_equal(logged[1], 7);
+  assert_int_equal(logged[2], 8);
+  assert_int_equal(bp_device_free(g->device, out), BP_OK);
+  assert_int_equal(bp_device_free(g->device, log), BP_OK);
+  assert_int_equal(bp_module_unload(module), BP_OK);
+}
+
+/* A manifest picks the variant for the cuda target: only the chosen
+ * variant's file is loaded (the default names a file that does not exist),
+ * and the plugin reads the file's format from its bytes. */
+static void manifest_picks_the_cuda_variant(void **state) {
+  gpu_t *g = *state;
+  write_module(g, "kernels.cu", kernels_source);
+  write_module(
+      g, "ops.json",
+      "{\"BlockOp\": {\"variants\": [\n"
+      "  {\"target\": {\"kind\": \"cuda\", \"min_warp_size\": 32},\n"
+      "   \"kernelSo\": \"kernels.cu\", \"functionName\": "
+      "\"block_kernel\"},\n"
+      "  {\"kernelSo\": \"missing.so\", \"functionName\": \"x\"}]}}\n");
+  bp_module_t *module = NULL;
+  if (bp_module_load(g->device, g->path, &module) != BP_OK)
+    fail_msg("bp_module_load(ops.json): %s", bp_last_error());
+  int *out = NULL;
+  assert_int_equal(bp_device_malloc(g->device, 2 * sizeof(int), (void **)&out),
+                   BP_OK);
+  block_param p = {out};
+  assert_int_equal(
+      bp_launch(function(module, "BlockOp"), 2, &p, sizeof p, NULL, g->stream),
+      BP_OK);
+  int seen[2];
+  assert_int_equal(bp_copy(NULL, seen, g->device, out, sizeof seen, g->stream),
+                   BP_OK);
+  assert_int_equal(bp_stream_synchronize(g->stream), BP_OK);
+  assert_int_equal(seen[0], 2000);
+  assert_int_equal(seen[1], 2001);
+  assert_int_equal(bp_device_free(g->device, out), BP_OK);
+  assert_int_equal(bp_module_unload(module), BP_OK);
+  unlink(g->path);
+}
+
+static void build_failure_returns_the_log(void **state) {
+  gpu_t *g = *state;
+  write_module(g, "broken.cu",
+               "extern \"C\" __global__ void broken() { not_declared = 1; }\n");
+  bp_module_t *module = NULL;
+  assert_int_not_equal(bp_module_load(g->device, g->path, &module), BP_OK);
+  assert_null(module);
+  assert_non_null(strstr(bp_last_error(), "not_declared"));
+}
+
+int main(void) {
+  bp_runtime_t *probe = NULL;
+  bp_runtime_options_t options = fixture_options(CUDA_PLUGIN_PATH);
+  if (bp_runtime_create(&options, &probe) != BP_OK) {
+    printf("SKIP: cannot create a runtime: %s\n", bp_last_error());
+    return 77;
+  }
+  const char *reason = fixture_rejection(probe, CUDA_PLUGIN_PATH);
+  if (reason) {
+    printf("SKIP: the cuda plugin was rejected: %s\n", reason);
+    bp_runtime_destroy(probe);
+    return 77;
+  }
+  bp_runtime_destroy(probe);
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(attributes_match_cuda),
+      cmocka_unit_test(copies_round_trip_in_every_direction),
+      cmocka_unit_test(events_time_and_callbacks_run),
+      cmocka_unit_test(source_kernels_run_with_blocks_as_the_grid),
+      cmocka_unit_test(manifest_picks_the_cuda_variant),
+      cmocka_unit_test(build_failure_returns_the_log),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,342 @@
+#include "bench_cuda.h"
+
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli_timing.h"
+
+/* The CUDA entry points used, with opaque handles (as the libraries export
+ * them; no CUDA header needed). */
+typedef int cuda_error_t; /* cudaError_t, CUresult, cublasStatus_t: 0 = ok */
+typedef void *cuda_handle;
+
+enum { CUDA_H2D = 1, CUDA_D2H = 2, CUDA_HOST_ALLOC_PORTABLE = 1 };
+
+#define BENCH_CUDART_FUNCTIONS(X)                                              \
+  X(cudaSetDevice, (int))                                                      \
+  X(cudaFree, (void *))                                                        \
+  X(cudaMalloc, (void **, size_t))                                             \
+  X(cudaHostAlloc, (void **, size_t, unsigned))                                \
+  X(cudaFreeHost, (void *))                                                    \
+  X(cudaStreamCreate, (cuda_handle *))                                         \
+  X(cudaStreamDestroy, (cuda_handle))                                          \
+  X(cudaStreamSynchronize, (cuda_handle))                                      \
+  X(cudaMemcpyAsync, (void *, const void *, size_t, int, cuda_handle))
+#define BENCH_DRIVER_FUNCTIONS(X)                                              \
+  X(cuModuleLoadData, (cuda_handle *, const void *))                           \
+  X(cuModuleGetFunction, (cuda_handle *, cuda_handle, const char *))           \
+  X(cuModuleUnload, (cuda_handle))                                             \
+  X(cuLaunchKernel,                                                            \
+    (cuda_handle, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,  \
+     unsigned, cuda_handle, void **, void **))
+#define BENCH_CUBLAS_FUNCTIONS(X)                                              \
+  X(cublasCreate_v2, (cuda_handle *))                                          \
+  X(cublasDestroy_v2, (cuda_handle))                                           \
+  X(cublasSetStream_v2, (cuda_handle, cuda_handle))                            \
+  X(cublasSgemm_v2,                                                            \
+    (cuda_handle, int, int, int, int, int, const float *, const float *, int,  \
+     const float *, int, const float *, float *, int))
+
+typedef struct bench_cuda {
+  bench_ctx_t *ctx;
+  void *cudart, *driver, *cublas;
+#define BENCH_CUDA_FIELD(name, args) cuda_error_t(*name) args;
+  BENCH_CUDART_FUNCTIONS(BENCH_CUDA_FIELD)
+  BENCH_DRIVER_FUNCTIONS(BENCH_CUDA_FIELD)
+  BENCH_CUBLAS_FUNCTIONS(BENCH_CUDA_FIELD)
+#undef BENCH_CUDA_FIELD
+  cuda_handle stream;
+} bench_cuda_t;
+
+/* An empty kernel in PTX, which the driver compiles for any GPU from
+ * sm_80 up; the plugin loads the same text. Launched as one block of 256
+ * threads, as the plugin launches a block. */
+static const char empty_ptx[] = ".version 8.0\n"
+                                ".target sm_80\n"
+                                ".address_size 64\n"
+                                ".visible .entry empty_kernel()\n"
+                                "{\n"
+                                "  ret;\n"
+                                "}\n";
+enum { BLOCK_THREADS = 256 };
+
+bool bench_cuda_wanted(const bench_ctx_t *ctx) {
+  return ctx->plugin_name && strcmp(ctx->plugin_name, "cuda") == 0;
+}
+
+static void *open_first(const char *const *names) {
+  for (; *names; ++names) {
+    void *library = dlopen(*names, RTLD_NOW | RTLD_LOCAL);
+    if (library)
+      return library;
+  }
+  return NULL;
+}
+
+static void cuda_close(bench_cuda_t *cu) {
+  if (cu->stream)
+    cu->cudaStreamDestroy(cu->stream);
+  /* The libraries stay loaded: CUDA cannot be unloaded cleanly. */
+  free(cu);
+}
+
+/* Opens libcudart (and, when asked, libcuda and libcublas), makes device 0
+ * current and creates a stream. NULL (reported) when one is missing. */
+static bench_cuda_t *cuda_open(bench_ctx_t *ctx, bool driver, bool cublas) {
+  static const char *const cudart_names[] = {
+      "libcudart.so.13", "libcudart.so.12", "libcudart.so", NULL};
+  static const char *const driver_names[] = {"libcuda.so.1", NULL};
+  static const char *const cublas_names[] = {
+      "libcublas.so.13", "libcublas.so.12", "libcublas.so", NULL};
+  bench_cuda_t *cu = calloc(1, sizeof *cu);
+  if (!cu) {
+    bench_error(ctx, "CUDA directly", BP_ERR_OUT_OF_MEMORY);
+    return NULL;
+  }
+  cu->ctx = ctx;
+  const char *missing = NULL;
+  if (!(cu->cudart = open_first(cudart_names)))
+    missing = "libcudart";
+  else if (driver && !(cu->driver = open_first(driver_names)))
+    missing = "libcuda.so.1";
+  else if (cublas && !(cu->cublas = open_first(cublas_names)))
+    missing = "libcublas";
+#define BENCH_CUDA_LOAD(library, name)                                         \
+  if (!missing && !(*(void **)&cu->name = dlsym(cu->library, #name)))          \
+    missing = #name;
+#define BENCH_CUDART_LOAD(name, args) BENCH_CUDA_LOAD(cudart, name)
+#define BENCH_DRIVER_LOAD(name, args) BENCH_CUDA_LOAD(driver, name)
+#define BENCH_CUBLAS_LOAD(name, args) BENCH_CUDA_LOAD(cublas, name)
+  BENCH_CUDART_FUNCTIONS(BENCH_CUDART_LOAD)
+  if (driver) {
+    BENCH_DRIVER_FUNCTIONS(BENCH_DRIVER_LOAD)
+  }
+  if (cublas) {
+    BENCH_CUBLAS_FUNCTIONS(BENCH_CUBLAS_LOAD)
+  }
+#undef BENCH_CUDART_LOAD
+#undef BENCH_DRIVER_LOAD
+#undef BENCH_CUBLAS_LOAD
+#undef BENCH_CUDA_LOAD
+  if (!missing && (cu->cudaSetDevice(0) || cu->cudaFree(NULL) ||
+                   cu->cudaStreamCreate(&cu->stream)))
+    missing = "device 0 (cudaSetDevice/cudaStreamCreate failed)";
+  if (missing) {
+    fprintf(stderr, "bench %s: CUDA directly: %s is missing\n", ctx->bench,
+            missing);
+    cuda_close(cu);
+    return NULL;
+  }
+  return cu;
+}
+
+enum { COPY_BYTES = 64 << 20, COPY_REPS = 21, LAUNCH_REPS = 2001 };
+
+/* One direction of the copy rows: the plugin and cudaMemcpyAsync,
+ * interleaved, each + synchronize. */
+static bp_status_t copy_row(bench_cuda_t *cu, bp_stream_t *stream,
+                            void *device_buffer, void *pinned, size_t bytes,
+                            bool to_device) {
+  bench_ctx_t *ctx = cu->ctx;
+  size_t reps = bench_reps(ctx, COPY_REPS);
+  double ours[COPY_REPS + 1], direct[COPY_REPS + 1];
+  bp_status_t status = BP_OK;
+  for (size_t r = 0; r <= reps && status == BP_OK; r++) { /* 0: warm-up */
+    uint64_t start = cli_now_ns();
+    status =
+        to_device
+            ? bp_copy(ctx->device, device_buffer, NULL, pinned, bytes, stream)
+            : bp_copy(NULL, pinned, ctx->device, device_buffer, bytes, stream);
+    if (status == BP_OK)
+      status = bp_stream_synchronize(stream);
+    ours[r] = (double)bytes / (double)(cli_now_ns() - start);
+    start = cli_now_ns();
+    if (cu->cudaMemcpyAsync(to_device ? device_buffer : pinned,
+                            to_device ? pinned : device_buffer, bytes,
+                            to_device ? CUDA_H2D : CUDA_D2H, cu->stream) ||
+        cu->cudaStreamSynchronize(cu->stream))
+      status = BP_ERR_PLUGIN;
+    direct[r] = (double)bytes / (double)(cli_now_ns() - start);
+  }
+  if (status != BP_OK)
+    return bench_error(ctx, "copies against cudaMemcpyAsync", status);
+  char name[64];
+  snprintf(name, sizeof name, "%s %zu MiB pinned stream",
+           to_device ? "h2d" : "d2h", bytes >> 20);
+  bench_record(ctx, &(bench_result_t){
+                        .bench_case = name,
+                        .value = cli_median(ours + 1, reps),
+                        .unit = "GB/s",
+                        .baseline = "cudaMemcpyAsync + cudaStreamSynchronize",
+                        .baseline_value = cli_median(direct + 1, reps),
+                        .budget = BENCH_BUDGET_MIN_RATIO,
+                        .limit = 0.95,
+                        .budget_text = ">= 95% of CUDA",
+                    });
+  return BP_OK;
+}
+
+bp_status_t bench_cuda_copy(bench_ctx_t *ctx) {
+  bench_cuda_t *cu = cuda_open(ctx, false, false);
+  if (!cu)
+    return BP_ERR_UNSUPPORTED;
+  size_t bytes = ctx->quick ? (size_t)1 << 20 : (size_t)COPY_BYTES;
+  bp_stream_t *stream = NULL;
+  void *device_buffer = NULL, *pinned = NULL;
+  bp_status_t status = bp_stream_create(ctx->device, &stream);
+  if (status == BP_OK)
+    status = bp_device_malloc(ctx->device, bytes, &device_buffer);
+  if (status == BP_OK)
+    status = bp_host_malloc(ctx->device, bytes, &pinned);
+  if (status == BP_OK) {
+    memset(pinned, 0x5a, bytes);
+    status = copy_row(cu, stream, device_buffer, pinned, bytes, true);
+  }
+  if (status == BP_OK)
+    status = copy_row(cu, stream, device_buffer, pinned, bytes, false);
+  else
+    bench_error(ctx, "setting up the CUDA copy rows", status);
+  bp_host_free(ctx->device, pinned);
+  bp_device_free(ctx->device, device_buffer);
+  bp_stream_destroy(stream);
+  cuda_close(cu);
+  return status;
+}
+
+/* The empty kernel through the plugin: a PTX module written to a private
+ * temporary file. */
+static bp_status_t load_empty_kernel(bench_ctx_t *ctx, bp_module_t **module,
+                                     bp_function_t **function) {
+  char path[] = "/tmp/bp_bench_cuda_XXXXXX.ptx";
+  int fd = mkstemps(path, 4);
+  if (fd < 0)
+    return BP_ERR_INTERNAL;
+  bool written = write(fd, empty_ptx, sizeof empty_ptx - 1) ==
+                 (ssize_t)(sizeof empty_ptx - 1);
+  close(fd);
+  bp_status_t status =
+      written ? bp_module_load(ctx->device, path, module) : BP_ERR_INTERNAL;
+  unlink(path);
+  if (status == BP_OK)
+    status = bp_module_function(*module, "empty_kernel", function);
+  return status;
+}
+
+bp_status_t bench_cuda_launch(bench_ctx_t *ctx) {
+  bench_cuda_t *cu = cuda_open(ctx, true, false);
+  if (!cu)
+    return BP_ERR_UNSUPPORTED;
+  bp_module_t *module = NULL;
+  bp_function_t *function = NULL;
+  bp_stream_t *stream = NULL;
+  cuda_handle cu_module = NULL, cu_function = NULL;
+  bp_status_t status = load_empty_kernel(ctx, &module, &function);
+  if (status == BP_OK)
+    status = bp_stream_create(ctx->device, &stream);
+  if (status == BP_OK &&
+      (cu->cuModuleLoadData(&cu_module, empty_ptx) ||
+       cu->cuModuleGetFunction(&cu_function, cu_module, "empty_kernel")))
+    status = BP_ERR_PLUGIN;
+  size_t reps = bench_reps(ctx, LAUNCH_REPS);
+  double *ours = calloc(reps + 1, sizeof *ours);
+  double *direct = calloc(reps + 1, sizeof *direct);
+  if (!ours || !direct)
+    status = BP_ERR_OUT_OF_MEMORY;
+  for (size_t r = 0; r <= reps && status == BP_OK; r++) { /* 0: warm-up */
+    uint64_t start = cli_now_ns();
+    status = bp_launch(function, 1, NULL, 0, NULL, stream);
+    if (status == BP_OK)
+      status = bp_stream_synchronize(stream);
+    ours[r] = (double)(cli_now_ns() - start);
+    start = cli_now_ns();
+    if (cu->cuLaunchKernel(cu_function, 1, 1, 1, BLOCK_THREADS, 1, 1, 0,
+                           cu->stream, NULL, NULL) ||
+        cu->cudaStreamSynchronize(cu->stream))
+      status = BP_ERR_PLUGIN;
+    direct[r] = (double)(cli_now_ns() - start);
+  }
+  if (status == BP_OK)
+    bench_record(ctx, &(bench_result_t){
+                          .bench_case = "empty launch + sync",
+                          .value = cli_median(ours + 1, reps),
+                          .unit = "ns",
+                          .baseline = "cuLaunchKernel + cudaStreamSynchronize",
+                          .baseline_value = cli_median(direct + 1, reps),
+                          .budget = BENCH_BUDGET_MAX_EXTRA,
+                          .limit = 1000,
+                          .budget_text = "<= 1 us extra",
+                      });
+  else
+    bench_error(ctx, "empty launch against cuLaunchKernel", status);
+  free(ours);
+  free(direct);
+  if (cu_module)
+    cu->cuModuleUnload(cu_module);
+  bp_stream_destroy(stream);
+  bp_module_unload(module);
+  cuda_close(cu);
+  return status;
+}
+
+enum { GEMM_N = 4096, GEMM_REPS = 11 };
+
+bp_status_t bench_cuda_ops(bench_ctx_t *ctx) {
+  bench_cuda_t *cu = cuda_open(ctx, false, true);
+  if (!cu)
+    return BP_ERR_UNSUPPORTED;
+  int n = ctx->quick ? 256 : GEMM_N;
+  size_t bytes = (size_t)n * (size_t)n * sizeof(float);
+  float *host = malloc(bytes), *a = NULL, *b = NULL, *c = NULL;
+  cuda_handle handle = NULL;
+  bp_status_t status = host ? BP_OK : BP_ERR_OUT_OF_MEMORY;
+  if (status == BP_OK) {
+    srand(7); /* never time on zeros */
+    for (size_t i = 0; i < (size_t)n * (size_t)n; i++)
+      host[i] = (float)rand() / (float)RAND_MAX - 0.5f;
+    if (cu->cudaMalloc((void **)&a, bytes) ||
+        cu->cudaMalloc((void **)&b, bytes) ||
+        cu->cudaMalloc((void **)&c, bytes) ||
+        cu->cudaMemcpyAsync(a, host, bytes, CUDA_H2D, cu->stream) ||
+        cu->cudaMemcpyAsync(b, host, bytes, CUDA_H2D, cu->stream) ||
+        cu->cublasCreate_v2(&handle) ||
+        cu->cublasSetStream_v2(handle, cu->stream))
+      status = BP_ERR_PLUGIN;
+  }
+  size_t reps = bench_reps(ctx, GEMM_REPS);
+  double rates[GEMM_REPS + 1];
+  const float alpha = 1, beta = 0;
+  for (size_t r = 0; r <= reps && status == BP_OK; r++) { /* 0: warm-up */
+    uint64_t start = cli_now_ns();
+    if (cu->cublasSgemm_v2(handle, 0, 0, n, n, n, &alpha, a, n, b, n, &beta, c,
+                           n) ||
+        cu->cudaStreamSynchronize(cu->stream))
+      status = BP_ERR_PLUGIN;
+    rates[r] = 2.0 * n * n * (double)n / (double)(cli_now_ns() - start);
+  }
+  if (status == BP_OK) {
+    char name[96];
+    snprintf(name, sizeof name, "sgemm %d cuBLAS (op path on cuda: not yet)",
+             n);
+    bench_record(ctx, &(bench_result_t){
+                          .bench_case = name,
+                          .value = cli_median(rates + 1, reps),
+                          .unit = "GFLOP/s",
+                          .baseline = NULL,
+                          .budget = BENCH_BUDGET_NONE,
+                      });
+  } else {
+    bench_error(ctx, "cuBLAS sgemm", status);
+  }
+  if (handle)
+    cu->cublasDestroy_v2(handle);
+  cu->cudaFree(a);
+  cu->cudaFree(b);
+  cu->cudaFree(c);
+  free(host);
+  cuda_close(cu);
+  return status;
+}
