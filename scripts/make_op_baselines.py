@@ -1183,6 +1183,423 @@ BREADTH = (unary_math, comparisons, selection, clamping, powers,
            activations_piecewise, reductions_minmax, loss_mse, optimizer_adam,
            random_fills, ranges, stacking)
 
+
+def pointwise_blends():
+    torch.manual_seed(35)
+    for dt in (torch.float32, torch.float16, torch.float64):
+        a, b, w = randn((4, 6), dt), randn((6,), dt), torch.rand(4, 1).to(dt)
+        add("lerp", Case(f"lerp_tensor/{SHORT[dt]}/bcast", "diopiLerpTensor", dt)
+            .output("out", torch.lerp(a.double(), b.double(), w.double()).to(dt))
+            .input("input", a).input("end", b).input("weight", w))
+        add("lerp", Case(f"lerp_scalar/{SHORT[dt]}", "diopiLerpScalar", dt)
+            .output("out", torch.lerp(a.double(), b.double(), 0.7).to(dt))
+            .input("input", a).input("end", b).attr("weight", 0.7))
+        t1, t2 = randn((4, 1), dt), positive((6,), dt)
+        for name, fn in (("Addcmul", torch.addcmul), ("Addcdiv", torch.addcdiv)):
+            add(name.lower(), Case(f"{name.lower()}/{SHORT[dt]}/bcast",
+                                   "diopi" + name, dt)
+                .output("out", fn(a.double(), t1.double(), t2.double(),
+                                  value=0.5).to(dt))
+                .input("input", a).input("tensor1", t1).input("tensor2", t2)
+                .attr("value", 0.5))
+    a, t1, t2 = noncontig((5, 6)), randn((5, 6)), positive((5, 6))
+    for name, fn in (("Addcmul", torch.addcmul), ("Addcdiv", torch.addcdiv)):
+        add(name.lower(), Case(f"{name.lower()}/f32/noncontig", "diopi" + name)
+            .output("out", fn(a, t1, t2, value=-2.0)).input("input", a)
+            .input("tensor1", t1).input("tensor2", t2).attr("value", -2.0))
+        add(name.lower(), Case(f"{name.lower()}_inp/f32", f"diopi{name}Inp")
+            .inplace("input", a.contiguous(), fn(a, t1, t2, value=1.5))
+            .input("tensor1", t1).input("tensor2", t2).attr("value", 1.5))
+    ai = torch.randint(-5, 5, (4, 5))
+    add("addcmul", Case("addcmul/i64", "diopiAddcmul", torch.int64)
+        .output("out", torch.addcmul(ai, ai, ai, value=2)).input("input", ai)
+        .input("tensor1", ai).input("tensor2", ai).attr("value", 2))
+    a, b = randn((5, 6)), randn((6,))
+    a[1, 2], b[4] = float("nan"), float("nan")
+    for name, fn in (("Maximum", torch.maximum), ("Minimum", torch.minimum)):
+        add(name.lower(), Case(f"{name.lower()}/f32/bcast_nan", "diopi" + name)
+            .output("out", fn(a, b)).input("input", a).input("other", b))
+        ai, bi = torch.randint(-9, 9, (3, 4)), torch.randint(-9, 9, (3, 4))
+        add(name.lower(), Case(f"{name.lower()}/i64", "diopi" + name,
+                               torch.int64)
+            .output("out", fn(ai, bi)).input("input", ai).input("other", bi))
+    x = noncontig((4, 6))
+    x[0, 1] = float("nan")
+    add("isnan", Case("isnan/f32/noncontig", "diopiIsNan")
+        .output("out", torch.isnan(x)).input("input", x))
+
+
+def bitwise():
+    torch.manual_seed(36)
+    for dt in (torch.int32, torch.int64, torch.uint8, torch.bool):
+        if dt == torch.bool:
+            a, b = torch.rand(4, 5) > 0.5, torch.rand(5) > 0.5
+        else:
+            hi = 255 if dt == torch.uint8 else 1000
+            lo = 0 if dt == torch.uint8 else -1000
+            a = torch.randint(lo, hi, (4, 5)).to(dt)
+            b = torch.randint(lo, hi, (5,)).to(dt)
+        tag = {torch.uint8: "u8", torch.bool: "bool"}.get(dt, SHORT.get(dt))
+        for name, fn in (("And", torch.bitwise_and), ("Or", torch.bitwise_or)):
+            low = "bitwise_" + name.lower()
+            add(low, Case(f"{low}/{tag}/bcast", "diopiBitwise" + name, dt)
+                .output("out", fn(a, b)).input("input", a).input("other", b))
+        add("bitwise_not", Case(f"bitwise_not/{tag}", "diopiBitwiseNot", dt)
+            .output("out", torch.bitwise_not(a)).input("input", a))
+    a = torch.randint(-99, 99, (6, 8), dtype=torch.int32)[:, ::2]
+    add("bitwise_and", Case("bitwise_and_scalar/i32/noncontig",
+                            "diopiBitwiseAndScalar", torch.int32)
+        .output("out", a & 12).input("input", a).attr("other", 12))
+    add("bitwise_or", Case("bitwise_or_scalar/i32", "diopiBitwiseOrScalar",
+                           torch.int32)
+        .output("out", a | 5).input("input", a).attr("other", 5))
+    b = torch.randint(-99, 99, (3, 4))
+    add("bitwise_and", Case("bitwise_and_inp/i64", "diopiBitwiseAndInp",
+                            torch.int64)
+        .inplace("input", b, b & b.flip(0)).input("other", b.flip(0)))
+
+
+def remaps():
+    torch.manual_seed(37)
+    for tag, x, dims in (("f32/dims01", randn((3, 4, 5)), [0, 2]),
+                         ("i64/last", torch.randint(0, 9, (4, 6)), [-1]),
+                         ("f16/all", randn((2, 3), torch.float16), [0, 1]),
+                         ("f32/noncontig", noncontig((4, 5)), [1])):
+        add("flip", Case(f"flip/{tag}", "diopiFlip", x.dtype)
+            .output("out", torch.flip(x, dims)).input("input", x)
+            .attr("dims", dims))
+    for tag, x, shifts, dims in (("f32/dim1", randn((3, 7)), [2], [1]),
+                                 ("f32/two_dims", randn((4, 5)), [-1, 7],
+                                  [0, 1]),
+                                 ("f32/flat", randn((3, 4)), [5], []),
+                                 ("i32/noncontig",
+                                  torch.randint(0, 9, (4, 10),
+                                                dtype=torch.int32)[:, ::2],
+                                  [1], [0])):
+        y = torch.roll(x, shifts, dims) if dims else torch.roll(x, shifts)
+        add("roll", Case(f"roll/{tag}", "diopiRoll", x.dtype)
+            .output("out", y).input("input", x).attr("shifts", shifts)
+            .attr("dims", dims))
+    for tag, x, reps in (("f32/2d", randn((2, 3)), [2, 3]),
+                         ("f32/lead", randn((3,)), [2, 1, 2]),
+                         ("f16/ones", randn((2, 2), torch.float16), [1, 1]),
+                         ("f32/noncontig", noncontig((2, 3)), [3, 1])):
+        add("repeat", Case(f"repeat/{tag}", "diopiRepeat", x.dtype)
+            .output("out", x.repeat(*reps)).input("input", x)
+            .attr("repeats_size", reps))
+    x4 = randn((2, 3, 5, 6))
+    for mode, pad in (("constant", [1, 2, 0, 3]), ("constant", [-1, 2]),
+                      ("reflect", [2, 3, 1, 4]), ("replicate", [3, 1, 2, 2]),
+                      ("circular", [2, 1, 1, 3])):
+        kw = {"value": 0.5} if mode == "constant" else {}
+        y = F.pad(x4, pad, mode, **kw)
+        c = Case(f"pad/f32/{mode}/{'_'.join(map(str, pad))}", "diopiPad")
+        c.output("out", y).input("input", x4).attr("pad", pad)
+        c.attr("mode", mode)
+        if kw:
+            c.attr("value", 0.5)
+        add("pad", c)
+    x = noncontig((2, 3, 4))
+    add("pad", Case("pad/f32/reflect/noncontig", "diopiPad")
+        .output("out", F.pad(x, [2, 1], "reflect")).input("input", x)
+        .attr("pad", [2, 1]).attr("mode", "reflect"))
+    xh = randn((1, 2, 4, 4), torch.float16)
+    add("pad", Case("pad/f16/replicate", "diopiPad", torch.float16)
+        .output("out", F.pad(xh.float(), [1, 1, 1, 1], "replicate").half())
+        .input("input", xh).attr("pad", [1, 1, 1, 1]).attr("mode", "replicate"))
+
+
+def positional():
+    torch.manual_seed(38)
+    for tag, x in (("f32", randn((5, 7))), ("f32/batched", randn((2, 4, 3))),
+                   ("i64", torch.randint(0, 9, (4, 4))),
+                   ("f32/noncontig", noncontig((4, 6)))):
+        for diag in (0, 1, -2):
+            for name, fn in (("Tril", torch.tril), ("Triu", torch.triu)):
+                add(name.lower(), Case(f"{name.lower()}/{tag}/d{diag}",
+                                       "diopi" + name, x.dtype)
+                    .output("out", fn(x, diag)).input("input", x)
+                    .attr("diagonal", diag))
+    idx = torch.randint(0, 5, (3, 4))
+    add("one_hot", Case("one_hot/i64/5", "diopiOneHot", torch.int64)
+        .output("out", F.one_hot(idx, 5)).input("input", idx)
+        .attr("num_classes", 5))
+    add("one_hot", Case("one_hot/i64/inferred", "diopiOneHot", torch.int64)
+        .output("out", F.one_hot(idx, 7)).input("input", idx)
+        .attr("num_classes", -1))
+
+
+def splitting():
+    torch.manual_seed(39)
+    for tag, x, sizes, dim in (("f32/dim0", randn((7, 3)), [2, 4, 1], 0),
+                               ("f32/dim1_empty", randn((3, 5)), [2, 0, 3], 1),
+                               ("i64/last", torch.randint(0, 9, (2, 6)),
+                                [3, 3], -1),
+                               ("f32/noncontig", noncontig((6, 4)), [1, 3], 1)):
+        c = Case(f"split_with_sizes/{tag}", "diopiSplitWithSizes", x.dtype)
+        for i, part in enumerate(torch.split(x, sizes, dim)):
+            c.output(f"outs.{i}", part.contiguous())
+        add("split_with_sizes", c.input("input", x).attr("splitSizes", sizes)
+            .attr("dim", dim))
+
+
+def reductions_more():
+    torch.manual_seed(40)
+    x = torch.rand(4, 5) + 0.5
+    add("prod", Case("prod/f32/dim1", "diopiProd", atol=1e-5, rtol=1e-5)
+        .output("out", torch.prod(x, 1)).input("input", x).attr("dim", 1))
+    add("prod", Case("prod/f32/all", "diopiProd")
+        .output("out", torch.prod(x)).input("input", x))
+    xi = torch.randint(-3, 4, (3, 4))
+    add("prod", Case("prod/i64/dim0", "diopiProd", torch.int64)
+        .output("out", torch.prod(xi, 0)).input("input", xi).attr("dim", 0))
+    xh = (torch.rand(3, 6) + 0.5).half()
+    add("prod", Case("prod/f16/dim1", "diopiProd", torch.float16)
+        .output("out", torch.prod(xh.float(), 1).half()).input("input", xh)
+        .attr("dim", 1))
+    b = torch.rand(4, 6) > 0.7
+    b[2] = False
+    bf = torch.randint(0, 2, (5, 8)).float()[:, ::2]
+    for name, fn in (("Any", torch.any), ("All", torch.all)):
+        low = name.lower()
+        add(low, Case(f"{low}/bool/dim1", "diopi" + name, torch.bool)
+            .output("out", fn(b, 1)).input("input", b).attr("dim", 1))
+        add(low, Case(f"{low}/bool/all", "diopi" + name, torch.bool)
+            .output("out", fn(b)).input("input", b))
+        add(low, Case(f"{low}/f32/noncontig_dim0", "diopi" + name, torch.bool)
+            .output("out", fn(bf, 0)).input("input", bf).attr("dim", 0))
+    x = randn((4, 5, 6))
+    for p in (2.0, 1.0, float("inf"), 3.0, 0.0):
+        for tag, dims, keep in (("all", [], False), ("dim2", [2], False),
+                                ("dims01_keep", [0, 1], True)):
+            y = torch.linalg.vector_norm(x, p, dims if dims else None, keep)
+            add("norm", Case(f"norm/f32/p{p}/{tag}", "diopiNorm", atol=1e-4,
+                             rtol=1e-4).output("out", y).input("input", x)
+                .attr("p", p).attr("dim", dims))
+            if p in (float("inf"), 0.0):
+                continue
+            xg = x.clone().requires_grad_()
+            yg = torch.linalg.vector_norm(xg, p, dims if dims else None, keep)
+            go = randn(yg.shape)
+            yg.backward(go)
+            add("norm", Case(f"norm_backward/f32/p{p}/{tag}",
+                             "diopiNormBackward", atol=1e-4, rtol=1e-4)
+                .output("grad_input", xg.grad).input("grad_output", go)
+                .input("input", x).input("norm", yg.detach()).attr("p", p)
+                .attr("dim", dims))
+    xh = randn((4, 8), torch.float16)
+    add("norm", Case("norm/f16/p2/dim1", "diopiNorm", torch.float16)
+        .output("out", torch.linalg.vector_norm(xh.float(), 2, [1]).half())
+        .input("input", xh).attr("p", 2.0).attr("dim", [1]))
+    xn = noncontig((5, 6))
+    add("norm", Case("norm/f32/p2/noncontig", "diopiNorm")
+        .output("out", torch.linalg.vector_norm(xn)).input("input", xn)
+        .attr("p", 2.0).attr("dim", []))
+    for tag, x, dims, corr, keep in (
+            ("f32/all", randn((6, 7)), [], 1, False),
+            ("f32/dim1", randn((6, 7)), [1], 1, False),
+            ("f32/dims02_keep_c0", randn((3, 4, 5)), [0, 2], 0, True),
+            ("f64/dim0", randn((8, 3), torch.float64), [0], 1, False),
+            ("f32/noncontig", noncontig((5, 6)), [0], 2, False)):
+        y = torch.std(x, dims if dims else None, correction=corr, keepdim=keep)
+        add("std", Case(f"std/{tag}", "diopiStd", x.dtype, atol=1e-5,
+                        rtol=1e-4).output("out", y).input("input", x)
+            .attr("dim", dims).attr("correction", corr))
+    for tag, x, dim in (("f32/dim1", randn((4, 9)), 1),
+                        ("f32/dim0", randn((5, 3, 2)), 0),
+                        ("f64/last", randn((3, 6), torch.float64), -1),
+                        ("i64/dim0", torch.randint(-9, 9, (6, 3)), 0),
+                        ("f16/dim1", randn((3, 8), torch.float16), 1),
+                        ("f32/noncontig", noncontig((4, 6)), 1)):
+        dt = x.dtype
+        y = torch.cumsum(x.double(), dim).to(dt)
+        add("cumsum", Case(f"cumsum/{tag}", "diopiCumsum", dt, atol=1e-5,
+                           rtol=1e-5).output("out", y).input("input", x)
+            .attr("dim", dim))
+        if dt.is_floating_point:
+            xg = x.double().requires_grad_()
+            yg = torch.cumsum(xg, dim)
+            go = randn(yg.shape, dt)
+            yg.backward(go.double())
+            add("cumsum", Case(f"cumsum_backward/{tag}", "diopiCumsumBackward",
+                               dt).output("grad_input", xg.grad.to(dt))
+                .input("grad_output", go).attr("dim", dim))
+
+
+def losses_more():
+    torch.manual_seed(41)
+    reductions = {"none": 0, "mean": 1, "sum": 2}
+    for red, code in reductions.items():
+        for dt in (torch.float32, torch.float16):
+            x = randn((5, 7), dt).double().requires_grad_()
+            t = randn((5, 7), dt)
+            for beta in (1.0, 0.5, 0.0):
+                if dt == torch.float16 and beta != 1.0:
+                    continue
+                x.grad = None
+                y = F.smooth_l1_loss(x, t.double(), reduction=red, beta=beta)
+                go = randn(y.shape, dt)
+                y.backward(go.double())
+                tag = f"{SHORT[dt]}/{red}/beta{beta}"
+                add("smooth_l1_loss", Case(f"smooth_l1_loss/{tag}",
+                                           "diopiSmoothL1Loss", dt)
+                    .output("out", y.detach().to(dt))
+                    .input("input", x.detach().to(dt)).input("target", t)
+                    .attr("reduction", code).attr("beta", beta))
+                add("smooth_l1_loss", Case(f"smooth_l1_loss_backward/{tag}",
+                                           "diopiSmoothL1LossBackward", dt)
+                    .output("grad_input", x.grad.to(dt)).input("grad_output", go)
+                    .input("input", x.detach().to(dt)).input("target", t)
+                    .attr("reduction", code).attr("beta", beta))
+        for weighted in (False, True):
+            x = torch.rand(4, 6).clamp(0.02, 0.98).double().requires_grad_()
+            t = torch.rand(4, 6).double()
+            w = torch.rand(6).double() + 0.5 if weighted else None
+            y = F.binary_cross_entropy(x, t, w, reduction=red)
+            go = randn(y.shape).double()
+            y.backward(go)
+            tag = f"f32/{red}{'/weight' if weighted else ''}"
+            c = Case(f"bce/{tag}", "diopiBCELoss", atol=1e-5, rtol=1e-4)
+            c.output("out", y.detach().float()).input("input", x.detach().float())
+            c.input("target", t.float())
+            if weighted:
+                c.input("weight", w.float())
+            add("bce", c.attr("reduction", code))
+            c = Case(f"bce_backward/{tag}", "diopiBCELossBackward", atol=1e-5,
+                     rtol=1e-4)
+            c.output("grad_input", x.grad.float()).input("grad_output", go.float())
+            c.input("input", x.detach().float()).input("target", t.float())
+            if weighted:
+                c.input("weight", w.float())
+            add("bce", c.attr("reduction", code))
+        for weighted, pos in ((False, False), (True, False), (True, True),
+                              (False, True)):
+            x = (randn((4, 6)) * 3).double().requires_grad_()
+            t = torch.rand(4, 6).double()
+            w = torch.rand(4, 1).double() + 0.5 if weighted else None
+            pw = torch.rand(6).double() + 0.5 if pos else None
+            y = F.binary_cross_entropy_with_logits(x, t, w, reduction=red,
+                                                   pos_weight=pw)
+            go = randn(y.shape).double()
+            y.backward(go)
+            tag = (f"f32/{red}{'/weight' if weighted else ''}"
+                   f"{'/pos_weight' if pos else ''}")
+            for fw in (True, False):
+                c = Case(f"bce_with_logits{'' if fw else '_backward'}/{tag}",
+                         "diopiBCEWithLogits" + ("" if fw else "Backward"),
+                         atol=1e-5, rtol=1e-4)
+                if fw:
+                    c.output("out", y.detach().float())
+                else:
+                    c.output("grad_input", x.grad.float())
+                    c.input("grad_output", go.float())
+                c.input("input", x.detach().float()).input("target", t.float())
+                if weighted:
+                    c.input("weight", w.float())
+                if pos:
+                    c.input("pos_weight", pw.float())
+                add("bce_with_logits", c.attr("reduction", code))
+    x, t = noncontig((4, 6)), randn((4, 6))
+    add("smooth_l1_loss", Case("smooth_l1_loss/f32/noncontig",
+                               "diopiSmoothL1Loss")
+        .output("out", F.smooth_l1_loss(x, t)).input("input", x)
+        .input("target", t).attr("reduction", 1).attr("beta", 1.0))
+
+
+def optimizers_more():
+    torch.manual_seed(42)
+    for tag, centered, momentum, wd in (("plain", False, 0.0, 0.0),
+                                        ("centered", True, 0.0, 1e-2),
+                                        ("momentum", False, 0.9, 0.0),
+                                        ("centered_momentum", True, 0.5, 1e-2)):
+        shape = (6, 7)
+        p, g = randn(shape), randn(shape)
+        sq = torch.rand(shape) * 0.1
+        ga = randn(shape) * 0.01
+        buf = randn(shape) * 0.1
+        pp = p.clone()
+        opt = torch.optim.RMSprop([pp], lr=1e-2, alpha=0.9, eps=1e-8,
+                                  weight_decay=wd, momentum=momentum,
+                                  centered=centered)
+        pp.grad = g.clone()
+        state = {"step": torch.tensor(3.0), "square_avg": sq.clone()}
+        if centered:
+            state["grad_avg"] = ga.clone()
+        if momentum > 0:
+            state["momentum_buffer"] = buf.clone()
+        opt.state[pp] = state
+        opt.step()
+        c = (Case(f"rmsprop/f32/{tag}", "diopiRmsprop", atol=1e-5, rtol=1e-5)
+             .inplace("param", p, pp.detach()).input("grad", g)
+             .inplace("square_avg", sq, state["square_avg"]))
+        if centered:
+            c.inplace("grad_avg", ga, state["grad_avg"])
+        if momentum > 0:
+            c.inplace("momentum_buf", buf, state["momentum_buffer"])
+        add("rmsprop", c.attr("lr", 1e-2).attr("alpha", 0.9).attr("eps", 1e-8)
+            .attr("weight_decay", wd).attr("momentum", momentum)
+            .attr("centered", centered))
+    for tag, wd in (("plain", 0.0), ("weight_decay", 1e-2)):
+        shape = (5, 6)
+        p, g = randn(shape), randn(shape)
+        sq, acc = torch.rand(shape) * 0.1, torch.rand(shape) * 0.01
+        pp = p.clone()
+        opt = torch.optim.Adadelta([pp], lr=1.0, rho=0.9, eps=1e-6,
+                                   weight_decay=wd)
+        pp.grad = g.clone()
+        state = {"step": torch.tensor(2.0), "square_avg": sq.clone(),
+                 "acc_delta": acc.clone()}
+        opt.state[pp] = state
+        opt.step()
+        add("adadelta", Case(f"adadelta/f32/{tag}", "diopiAdadelta",
+                             atol=1e-5, rtol=1e-5)
+            .inplace("param", p, pp.detach()).input("grad", g)
+            .inplace("square_avg", sq, state["square_avg"])
+            .inplace("acc_delta", acc, state["acc_delta"])
+            .attr("lr", 1.0).attr("rho", 0.9).attr("eps", 1e-6)
+            .attr("weight_decay", wd))
+
+
+def random_samples():
+    """Judged by rule (bernoulli: 0/1 with the expected mean; permutation;
+    multinomial: in range, weighted, no repeats without replacement)."""
+    torch.manual_seed(43)
+    for dt in (torch.float32, torch.float16):
+        add("bernoulli", Case(f"bernoulli_scalar/{SHORT[dt]}",
+                              "diopiBernoulliScalar", dt)
+            .unjudged("out", torch.zeros(32, 32, dtype=dt)).attr("p", 0.3)
+            .attr("seed", 25).attr("judge", "bernoulli"))
+    probs = torch.rand(32, 32)
+    add("bernoulli", Case("bernoulli/f32", "diopiBernoulli")
+        .unjudged("out", torch.zeros(32, 32)).input("input", probs)
+        .attr("p", float(probs.mean())).attr("seed", 25)
+        .attr("judge", "bernoulli"))
+    c = Case("bernoulli_inp/f32", "diopiBernoulliInp")
+    c.tensors.append(("inout", 2, probs, probs, None))
+    add("bernoulli", c.attr("p", float(probs.mean())).attr("seed", 26)
+        .attr("judge", "bernoulli"))
+    for n, dt in ((1, torch.int64), (50, torch.int64), (33, torch.int32)):
+        add("randperm", Case(f"randperm/{SHORT[dt]}/{n}", "diopiRandperm", dt)
+            .unjudged("out", torch.zeros(n, dtype=dt)).attr("n", n)
+            .attr("seed", 25).attr("judge", "permutation"))
+    w = torch.rand(3, 8)
+    w[0, 2] = w[1, 5] = 0
+    for rep, k in ((True, 20), (False, 6)):
+        add("multinomial", Case(f"multinomial/f32/{'with' if rep else 'no'}"
+                                "_replacement", "diopiMultinomial", torch.int64)
+            .unjudged("out", torch.zeros(3, k, dtype=torch.int64))
+            .input("input", w).attr("num_samples", k).attr("replacement", rep)
+            .attr("seed", 25).attr("judge", "multinomial"))
+    add("multinomial", Case("multinomial/f32/1d", "diopiMultinomial",
+                            torch.int64)
+        .unjudged("out", torch.zeros(5, dtype=torch.int64)).input("input", w[0])
+        .attr("num_samples", 5).attr("replacement", False).attr("seed", 25)
+        .attr("judge", "multinomial"))
+
+
+BREADTH += (pointwise_blends, bitwise, remaps, positional, splitting,
+            reductions_more, losses_more, optimizers_more, random_samples)
+
 def main():
     for make in (arithmetic, memory, gemm, activations, softmax, losses,
                  reductions, optimizers, normalization, convolution, pooling,

@@ -738,7 +738,7 @@ DIOPI_API diopiError_t diopiArgmin(diopiContextHandle_t ctx,
                                    diopiConstTensorHandle_t input,
                                    const int64_t *dim, bool keepdim);
 
-/* Losses: mean squared error (ref_loss_mse.c). */
+/* Losses: mean squared error (ref_loss_regression.c). */
 DIOPI_API diopiError_t diopiMSELoss(diopiContextHandle_t ctx,
                                     diopiTensorHandle_t out,
                                     diopiConstTensorHandle_t input,
@@ -790,6 +790,229 @@ DIOPI_API diopiError_t diopiStack(diopiContextHandle_t ctx,
 DIOPI_API diopiError_t diopiExpand(diopiContextHandle_t ctx,
                                    diopiTensorHandle_t out,
                                    diopiConstTensorHandle_t input);
+
+/* Pointwise blends and picks (ref_pointwise.c). */
+DIOPI_API diopiError_t diopiLerpTensor(diopiContextHandle_t ctx,
+                                       diopiTensorHandle_t out,
+                                       diopiConstTensorHandle_t input,
+                                       diopiConstTensorHandle_t end,
+                                       diopiConstTensorHandle_t weight);
+DIOPI_API diopiError_t diopiLerpScalar(diopiContextHandle_t ctx,
+                                       diopiTensorHandle_t out,
+                                       diopiConstTensorHandle_t input,
+                                       diopiConstTensorHandle_t end,
+                                       const diopiScalar_t *weight);
+DIOPI_API diopiError_t diopiAddcmul(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t out,
+                                    diopiConstTensorHandle_t input,
+                                    diopiConstTensorHandle_t tensor1,
+                                    diopiConstTensorHandle_t tensor2,
+                                    const diopiScalar_t *value);
+DIOPI_API diopiError_t diopiAddcmulInp(diopiContextHandle_t ctx,
+                                       diopiTensorHandle_t input,
+                                       diopiConstTensorHandle_t tensor1,
+                                       diopiConstTensorHandle_t tensor2,
+                                       const diopiScalar_t *value);
+DIOPI_API diopiError_t diopiAddcdiv(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t out,
+                                    diopiConstTensorHandle_t input,
+                                    diopiConstTensorHandle_t tensor1,
+                                    diopiConstTensorHandle_t tensor2,
+                                    const diopiScalar_t *value);
+DIOPI_API diopiError_t diopiAddcdivInp(diopiContextHandle_t ctx,
+                                       diopiTensorHandle_t input,
+                                       diopiConstTensorHandle_t tensor1,
+                                       diopiConstTensorHandle_t tensor2,
+                                       const diopiScalar_t *value);
+DIOPI_API diopiError_t diopiMaximum(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t out,
+                                    diopiConstTensorHandle_t input,
+                                    diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiMinimum(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t out,
+                                    diopiConstTensorHandle_t input,
+                                    diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiIsNan(diopiContextHandle_t ctx,
+                                  diopiTensorHandle_t out,
+                                  diopiConstTensorHandle_t input);
+
+/* Bitwise logic (ref_bitwise.c). */
+DIOPI_API diopiError_t diopiBitwiseAnd(diopiContextHandle_t ctx,
+                                       diopiTensorHandle_t out,
+                                       diopiConstTensorHandle_t input,
+                                       diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiBitwiseAndInp(diopiContextHandle_t ctx,
+                                          diopiTensorHandle_t input,
+                                          diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiBitwiseAndScalar(diopiContextHandle_t ctx,
+                                             diopiTensorHandle_t out,
+                                             diopiConstTensorHandle_t input,
+                                             const diopiScalar_t *other);
+DIOPI_API diopiError_t diopiBitwiseAndInpScalar(diopiContextHandle_t ctx,
+                                                diopiTensorHandle_t input,
+                                                const diopiScalar_t *other);
+DIOPI_API diopiError_t diopiBitwiseOr(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t out,
+                                      diopiConstTensorHandle_t input,
+                                      diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiBitwiseOrInp(diopiContextHandle_t ctx,
+                                         diopiTensorHandle_t input,
+                                         diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiBitwiseOrScalar(diopiContextHandle_t ctx,
+                                            diopiTensorHandle_t out,
+                                            diopiConstTensorHandle_t input,
+                                            const diopiScalar_t *other);
+DIOPI_API diopiError_t diopiBitwiseOrInpScalar(diopiContextHandle_t ctx,
+                                               diopiTensorHandle_t input,
+                                               const diopiScalar_t *other);
+DIOPI_API diopiError_t diopiBitwiseNot(diopiContextHandle_t ctx,
+                                       diopiTensorHandle_t out,
+                                       diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiBitwiseNotInp(diopiContextHandle_t ctx,
+                                          diopiTensorHandle_t input);
+
+/* Remapping copies (ref_shape_remap.c). */
+DIOPI_API diopiError_t diopiFlip(diopiContextHandle_t ctx,
+                                 diopiTensorHandle_t out,
+                                 diopiConstTensorHandle_t input,
+                                 diopiSize_t dims);
+DIOPI_API diopiError_t diopiRoll(diopiContextHandle_t ctx,
+                                 diopiTensorHandle_t out,
+                                 diopiConstTensorHandle_t input,
+                                 diopiSize_t shifts, diopiSize_t dims);
+DIOPI_API diopiError_t diopiRepeat(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t out,
+                                   diopiConstTensorHandle_t input,
+                                   diopiSize_t repeats_size);
+DIOPI_API diopiError_t diopiPad(diopiContextHandle_t ctx,
+                                diopiTensorHandle_t out,
+                                diopiConstTensorHandle_t input, diopiSize_t pad,
+                                const char *mode, const double *value);
+
+/* Positional ops (ref_positional.c). */
+DIOPI_API diopiError_t diopiTril(diopiContextHandle_t ctx,
+                                 diopiTensorHandle_t out,
+                                 diopiConstTensorHandle_t input,
+                                 int64_t diagonal);
+DIOPI_API diopiError_t diopiTriu(diopiContextHandle_t ctx,
+                                 diopiTensorHandle_t out,
+                                 diopiConstTensorHandle_t input,
+                                 int64_t diagonal);
+DIOPI_API diopiError_t diopiTriuInp(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t input,
+                                    int64_t diagonal);
+DIOPI_API diopiError_t diopiOneHot(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t out,
+                                   diopiConstTensorHandle_t input,
+                                   int64_t num_classes);
+
+/* Splitting (ref_shape_stack.c). */
+DIOPI_API diopiError_t diopiSplitWithSizes(
+    diopiContextHandle_t ctx, diopiTensorHandle_t *outs, int64_t num_outs,
+    diopiConstTensorHandle_t input, const diopiSize_t splitSizes, int64_t dim);
+
+/* More reductions (ref_reduce_more.c) and scans (ref_scan.c). */
+DIOPI_API diopiError_t diopiProd(diopiContextHandle_t ctx,
+                                 diopiTensorHandle_t out,
+                                 diopiConstTensorHandle_t input,
+                                 const int64_t *dim);
+DIOPI_API diopiError_t diopiAny(diopiContextHandle_t ctx,
+                                diopiTensorHandle_t out,
+                                diopiConstTensorHandle_t input,
+                                const int64_t *dim);
+DIOPI_API diopiError_t diopiAll(diopiContextHandle_t ctx,
+                                diopiTensorHandle_t out,
+                                diopiConstTensorHandle_t input,
+                                const int64_t *dim);
+DIOPI_API diopiError_t diopiNorm(diopiContextHandle_t ctx,
+                                 diopiTensorHandle_t out,
+                                 diopiConstTensorHandle_t input,
+                                 const diopiScalar_t *p, diopiSize_t dim);
+DIOPI_API diopiError_t diopiNormBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t self,
+    diopiConstTensorHandle_t norm, diopiSize_t dim, const diopiScalar_t *p);
+DIOPI_API diopiError_t diopiStd(diopiContextHandle_t ctx,
+                                diopiTensorHandle_t out,
+                                diopiConstTensorHandle_t input, diopiSize_t dim,
+                                const diopiScalar_t *correction);
+DIOPI_API diopiError_t diopiCumsum(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t out,
+                                   diopiConstTensorHandle_t input, int64_t dim);
+DIOPI_API diopiError_t diopiCumsumBackward(diopiContextHandle_t ctx,
+                                           diopiTensorHandle_t grad_input,
+                                           diopiConstTensorHandle_t grad_output,
+                                           int64_t dim);
+
+/* Losses: smooth L1 (ref_loss_regression.c) and binary cross entropy
+ * (ref_loss_bce.c). */
+DIOPI_API diopiError_t diopiSmoothL1Loss(diopiContextHandle_t ctx,
+                                         diopiTensorHandle_t out,
+                                         diopiConstTensorHandle_t input,
+                                         diopiConstTensorHandle_t target,
+                                         diopiReduction_t reduction,
+                                         double beta);
+DIOPI_API diopiError_t diopiSmoothL1LossBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiConstTensorHandle_t target, diopiReduction_t reduction, double beta);
+DIOPI_API diopiError_t diopiBCELoss(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t out,
+                                    diopiConstTensorHandle_t input,
+                                    diopiConstTensorHandle_t target,
+                                    diopiConstTensorHandle_t weight,
+                                    diopiReduction_t reduction);
+DIOPI_API diopiError_t diopiBCELossBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiConstTensorHandle_t target, diopiConstTensorHandle_t weight,
+    diopiReduction_t reduction);
+DIOPI_API diopiError_t diopiBCEWithLogits(diopiContextHandle_t ctx,
+                                          diopiTensorHandle_t out,
+                                          diopiConstTensorHandle_t input,
+                                          diopiConstTensorHandle_t target,
+                                          diopiConstTensorHandle_t weight,
+                                          diopiConstTensorHandle_t pos_weight,
+                                          diopiReduction_t reduction);
+DIOPI_API diopiError_t diopiBCEWithLogitsBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiConstTensorHandle_t target, diopiConstTensorHandle_t weight,
+    diopiConstTensorHandle_t pos_weight, diopiReduction_t reduction);
+
+/* Optimizers: rmsprop, adadelta (ref_optim_more.c). */
+DIOPI_API diopiError_t diopiRmsprop(
+    diopiContextHandle_t ctx, diopiTensorHandle_t param,
+    diopiConstTensorHandle_t grad, diopiTensorHandle_t square_avg,
+    diopiTensorHandle_t grad_avg, diopiTensorHandle_t momentum_buf, float lr,
+    float alpha, float eps, float weight_decay, float momentum, bool centered);
+DIOPI_API diopiError_t diopiAdadelta(diopiContextHandle_t ctx,
+                                     diopiTensorHandle_t param,
+                                     diopiConstTensorHandle_t grad,
+                                     diopiTensorHandle_t square_avg,
+                                     diopiTensorHandle_t acc_delta, float lr,
+                                     float rho, float eps, float weight_decay);
+
+/* Random: bernoulli (ref_random.c), randperm and multinomial
+ * (ref_random_sample.c). */
+DIOPI_API diopiError_t diopiBernoulli(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t out,
+                                      diopiConstTensorHandle_t input,
+                                      diopiGeneratorHandle_t generator);
+DIOPI_API diopiError_t diopiBernoulliInp(diopiContextHandle_t ctx,
+                                         diopiTensorHandle_t inout,
+                                         diopiGeneratorHandle_t generator);
+DIOPI_API diopiError_t diopiBernoulliScalar(diopiContextHandle_t ctx,
+                                            diopiTensorHandle_t out, double p,
+                                            diopiGeneratorHandle_t generator);
+DIOPI_API diopiError_t diopiRandperm(diopiContextHandle_t ctx,
+                                     diopiTensorHandle_t out, int64_t n,
+                                     diopiGeneratorHandle_t generator);
+DIOPI_API diopiError_t diopiMultinomial(diopiContextHandle_t ctx,
+                                        diopiTensorHandle_t out,
+                                        diopiConstTensorHandle_t input,
+                                        int64_t num_samples, bool replacement,
+                                        diopiGeneratorHandle_t generator);
 
 #if defined(__cplusplus)
 }

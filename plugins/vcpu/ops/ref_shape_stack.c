@@ -1,5 +1,6 @@
-/* stack (each input copied into its slice of out along a new dim) and
- * expand (input broadcast into out): strided copies. */
+/* stack (each input copied into its slice of out along a new dim), split
+ * (each slice of input along a dim copied into its out) and expand (input
+ * broadcast into out): strided copies. */
 #include <stdio.h>
 #include <string.h>
 
@@ -75,4 +76,63 @@ REF_EXPORT diopiError_t diopiExpand(diopiContextHandle_t ctx,
   ew.f32 = ref_copy_f32;
   static const char *const names[1] = {"input"};
   return ref_ew_launch(ctx, "diopiExpand", &ew, out, &input, names);
+}
+
+/* outs[k] receives input's slice [sum(sizes[0, k)), + sizes[k]) along dim;
+ * the sizes must add up to input's length there. */
+REF_EXPORT diopiError_t diopiSplitWithSizes(
+    diopiContextHandle_t ctx, diopiTensorHandle_t *outs, int64_t num_outs,
+    diopiConstTensorHandle_t input, const diopiSize_t splitSizes, int64_t dim) {
+  const char *op = "diopiSplitWithSizes";
+  ref_view_t in;
+  int d = 0;
+  diopiError_t err = ref_view(op, "input", input, &in);
+  if (!err && in.ndim == 0)
+    err = ref_fail(op, "input: cannot split a 0-dim tensor");
+  if (!err)
+    err = ref_dim(op, "dim", dim, in.ndim, &d);
+  if (!err && (!outs || num_outs != splitSizes.len))
+    err = ref_fail(op, "outs: expected %lld tensors (one per size), got %lld",
+                   (long long)splitSizes.len, (long long)num_outs);
+  int64_t total = 0;
+  for (int64_t k = 0; !err && k < splitSizes.len; k++) {
+    if (splitSizes.data[k] < 0)
+      err = ref_fail(op, "splitSizes: entry %lld is negative", (long long)k);
+    total += splitSizes.data[k];
+  }
+  if (!err && total != in.shape[d])
+    err = ref_fail(op,
+                   "splitSizes: add up to %lld, input has %lld along dim "
+                   "%d",
+                   (long long)total, (long long)in.shape[d], d);
+  if (err)
+    return err;
+  ref_ew_t ew;
+  memset(&ew, 0, sizeof ew);
+  ew.nin = 1;
+  ew.fn = ref_copy_fn;
+  ew.f32 = ref_copy_f32;
+  char name[32];
+  for (int pass = 0; pass < 2; pass++) { /* check all, then enqueue all */
+    ew.in[0] = in;
+    for (int64_t k = 0; k < num_outs; k++) {
+      ew.in[0].shape[d] = splitSizes.data[k];
+      ew.in[0].numel = 1;
+      for (int i = 0; i < in.ndim; i++)
+        ew.in[0].numel *= ew.in[0].shape[i];
+      snprintf(name, sizeof name, "outs[%lld]", (long long)k);
+      if ((err = ref_view(op, name, outs[k], &ew.out)))
+        return err;
+      if (pass == 0 &&
+          ((err =
+                ref_expect_shape(op, name, &ew.out, ew.in[0].shape, in.ndim)) ||
+           (err = ref_expect_no_partial_overlap(op, name, &ew.out, &in))))
+        return err;
+      if (pass == 1 && (err = ref_ew_enqueue(ctx, op, &ew)))
+        return err;
+      ew.in[0].data += splitSizes.data[k] * in.strides[d] *
+                       (int64_t)ref_dtype_size(in.dtype);
+    }
+  }
+  return diopiSuccess;
 }

@@ -1,6 +1,7 @@
 /* Callers of the operator library's breadth ops whose signatures
  * optest_calls.c does not have: their arguments by role and attribute name,
  * in the op's own order. */
+#include <stdio.h>
 #include <string.h>
 
 #include "backplane/backplane.h"
@@ -150,25 +151,178 @@ CALL(linspace, return ((diopiError_t(*)(CTX, T, S, S, int64_t))fn)(
                    ctx, tensor(a, "out"), maybe_scalar(a, "start", &s0),
                    maybe_scalar(a, "end", &s1), integer(a, "steps"));)
 
-/* Random fills draw from a generator seeded by the case: (tensor, a, b,
- * generator) with the tensor "inout" (in place) or "out". */
-static diopiError_t call_random_fill(void *fn, CTX ctx,
-                                     const optest_args_t *a) {
-  diopiGeneratorHandle_t generator;
-  if (bp_ops_generator_create((uint64_t)integer(a, "seed"), &generator))
+CALL(lerp_tensor,
+     return ((diopiError_t(*)(CTX, T, CT, CT,
+                              CT))fn)(ctx, tensor(a, "out"), tensor(a, "input"),
+                                      tensor(a, "end"), tensor(a, "weight"));)
+CALL(lerp_scalar, return ((diopiError_t(*)(CTX, T, CT, CT, S))fn)(
+                      ctx, tensor(a, "out"), tensor(a, "input"),
+                      tensor(a, "end"), maybe_scalar(a, "weight", &s0));)
+CALL(addc, return ((diopiError_t(*)(CTX, T, CT, CT, CT, S))fn)(
+               ctx, tensor(a, "out"), tensor(a, "input"), tensor(a, "tensor1"),
+               tensor(a, "tensor2"), maybe_scalar(a, "value", &s0));)
+CALL(addc_inp, return ((diopiError_t(*)(CTX, T, CT, CT, S))fn)(
+                   ctx, tensor(a, "input"), tensor(a, "tensor1"),
+                   tensor(a, "tensor2"), maybe_scalar(a, "value", &s0));)
+CALL(flip, return ((diopiError_t(*)(CTX, T, CT, diopiSize_t))fn)(
+               ctx, tensor(a, "out"), tensor(a, "input"), list(a, "dims"));)
+CALL(roll, return ((diopiError_t(*)(CTX, T, CT, diopiSize_t, diopiSize_t))fn)(
+               ctx, tensor(a, "out"), tensor(a, "input"), list(a, "shifts"),
+               list(a, "dims"));)
+CALL(repeat,
+     return ((diopiError_t(*)(CTX, T, CT, diopiSize_t))fn)(
+         ctx, tensor(a, "out"), tensor(a, "input"), list(a, "repeats_size"));)
+CALL(pad, double value = real(a, "value"); return ((diopiError_t(*)(
+    CTX, T, CT, diopiSize_t, const char *,
+    const double *))fn)(ctx, tensor(a, "out"), tensor(a, "input"),
+                        list(a, "pad"), optest_arg_text(a, "mode"),
+                        optest_attr(a->c, "value") ? &value : NULL);)
+CALL(triangle,
+     return ((diopiError_t(*)(CTX, T, CT, int64_t))fn)(ctx, tensor(a, "out"),
+                                                       tensor(a, "input"),
+                                                       integer(a, "diagonal"));)
+CALL(one_hot,
+     return ((diopiError_t(*)(CTX, T, CT, int64_t))fn)(
+         ctx, tensor(a, "out"), tensor(a, "input"), integer(a, "num_classes"));)
+/* prod / any / all: an optional dim ("dim" absent: all). */
+CALL(reduce_dim_ptr, int64_t dim = integer(a, "dim"); return ((diopiError_t(*)(
+    CTX, T, CT, const int64_t *))fn)(ctx, tensor(a, "out"), tensor(a, "input"),
+                                     optest_attr(a->c, "dim") ? &dim : NULL);)
+CALL(norm, return ((diopiError_t(*)(CTX, T, CT, S, diopiSize_t))fn)(
+               ctx, tensor(a, "out"), tensor(a, "input"),
+               maybe_scalar(a, "p", &s0), list(a, "dim"));)
+CALL(norm_backward,
+     return ((diopiError_t(*)(CTX, T, CT, CT, CT, diopiSize_t, S))fn)(
+         ctx, tensor(a, "grad_input"), tensor(a, "grad_output"),
+         tensor(a, "input"), tensor(a, "norm"), list(a, "dim"),
+         maybe_scalar(a, "p", &s0));)
+CALL(std, return ((diopiError_t(*)(CTX, T, CT, diopiSize_t, S))fn)(
+              ctx, tensor(a, "out"), tensor(a, "input"), list(a, "dim"),
+              maybe_scalar(a, "correction", &s0));)
+CALL(cumsum_backward, return ((diopiError_t(*)(CTX, T, CT, int64_t))fn)(
+                          ctx, tensor(a, "grad_input"),
+                          tensor(a, "grad_output"), integer(a, "dim"));)
+CALL(smooth_l1,
+     return ((diopiError_t(*)(CTX, T, CT, CT, diopiReduction_t, double))fn)(
+         ctx, tensor(a, "out"), tensor(a, "input"), tensor(a, "target"),
+         (diopiReduction_t)integer(a, "reduction"), real(a, "beta"));)
+CALL(smooth_l1_backward,
+     return ((diopiError_t(*)(CTX, T, CT, CT, CT, diopiReduction_t, double))fn)(
+         ctx, tensor(a, "grad_input"), tensor(a, "grad_output"),
+         tensor(a, "input"), tensor(a, "target"),
+         (diopiReduction_t)integer(a, "reduction"), real(a, "beta"));)
+CALL(bce, return ((diopiError_t(*)(CTX, T, CT, CT, CT, diopiReduction_t))fn)(
+              ctx, tensor(a, "out"), tensor(a, "input"), tensor(a, "target"),
+              tensor(a, "weight"), (diopiReduction_t)integer(a, "reduction"));)
+CALL(bce_backward,
+     return ((diopiError_t(*)(CTX, T, CT, CT, CT, CT, diopiReduction_t))fn)(
+         ctx, tensor(a, "grad_input"), tensor(a, "grad_output"),
+         tensor(a, "input"), tensor(a, "target"), tensor(a, "weight"),
+         (diopiReduction_t)integer(a, "reduction"));)
+CALL(bce_logits,
+     return ((diopiError_t(*)(CTX, T, CT, CT, CT, CT, diopiReduction_t))fn)(
+         ctx, tensor(a, "out"), tensor(a, "input"), tensor(a, "target"),
+         tensor(a, "weight"), tensor(a, "pos_weight"),
+         (diopiReduction_t)integer(a, "reduction"));)
+CALL(bce_logits_backward,
+     return ((diopiError_t(*)(CTX, T, CT, CT, CT, CT, CT, diopiReduction_t))fn)(
+         ctx, tensor(a, "grad_input"), tensor(a, "grad_output"),
+         tensor(a, "input"), tensor(a, "target"), tensor(a, "weight"),
+         tensor(a, "pos_weight"), (diopiReduction_t)integer(a, "reduction"));)
+CALL(rmsprop,
+     return ((diopiError_t(*)(CTX, T, CT, T, T, T, float, float, float, float,
+                              float, bool))fn)(
+         ctx, tensor(a, "param"), tensor(a, "grad"), tensor(a, "square_avg"),
+         tensor(a, "grad_avg"), tensor(a, "momentum_buf"), (float)real(a, "lr"),
+         (float)real(a, "alpha"), (float)real(a, "eps"),
+         (float)real(a, "weight_decay"), (float)real(a, "momentum"),
+         integer(a, "centered") != 0);)
+CALL(adadelta,
+     return ((diopiError_t(*)(CTX, T, CT, T, T, float, float, float, float))fn)(
+         ctx, tensor(a, "param"), tensor(a, "grad"), tensor(a, "square_avg"),
+         tensor(a, "acc_delta"), (float)real(a, "lr"), (float)real(a, "rho"),
+         (float)real(a, "eps"), (float)real(a, "weight_decay"));)
+
+/* split: the outputs are the tensors "outs.0", "outs.1", ... */
+static diopiError_t call_split(void *fn, CTX ctx, const optest_args_t *a) {
+  T outs[16];
+  int64_t n = 0;
+  char role[32];
+  for (; n < 16; n++) {
+    snprintf(role, sizeof role, "outs.%lld", (long long)n);
+    if (!(outs[n] = tensor(a, role)))
+      break;
+  }
+  return ((diopiError_t(*)(CTX, T *, int64_t, CT, const diopiSize_t,
+                           int64_t))fn)(ctx, outs, n, tensor(a, "input"),
+                                        list(a, "splitSizes"),
+                                        integer(a, "dim"));
+}
+
+/* Random ops draw from a generator seeded by the case. Their arguments
+ * after the context, by op: */
+typedef enum random_form {
+  FILL_TWO,     /* (tensor, a, b, gen): uniform, normal */
+  BERNOULLI_P,  /* (out, p, gen) */
+  BERNOULLI_IN, /* (out, input, gen) */
+  BERNOULLI_IO, /* (inout, gen) */
+  RANDPERM,     /* (out, n, gen) */
+  MULTINOMIAL,  /* (out, input, num_samples, replacement, gen) */
+} random_form_t;
+
+static diopiError_t call_random(void *fn, CTX ctx, const optest_args_t *a,
+                                random_form_t form) {
+  diopiGeneratorHandle_t g;
+  if (bp_ops_generator_create((uint64_t)integer(a, "seed"), &g))
     return diopiErrorOccurred;
   T target = tensor(a, "inout");
   if (!target)
     target = tensor(a, "out");
-  const char *first = optest_attr(a->c, "from") ? "from" : "mean";
-  const char *second = optest_attr(a->c, "to") ? "to" : "std";
-  diopiError_t err =
-      ((diopiError_t(*)(CTX, T, double, double, diopiGeneratorHandle_t))fn)(
-          ctx, target, real(a, first), real(a, second), generator);
+  typedef diopiGeneratorHandle_t G;
+  diopiError_t err = diopiErrorOccurred;
+  switch (form) {
+  case FILL_TWO: {
+    const char *first = optest_attr(a->c, "from") ? "from" : "mean";
+    const char *second = optest_attr(a->c, "to") ? "to" : "std";
+    err = ((diopiError_t(*)(CTX, T, double, double, G))fn)(
+        ctx, target, real(a, first), real(a, second), g);
+    break;
+  }
+  case BERNOULLI_P:
+    err =
+        ((diopiError_t(*)(CTX, T, double, G))fn)(ctx, target, real(a, "p"), g);
+    break;
+  case BERNOULLI_IN:
+    err = ((diopiError_t(*)(CTX, T, CT, G))fn)(ctx, target, tensor(a, "input"),
+                                               g);
+    break;
+  case BERNOULLI_IO:
+    err = ((diopiError_t(*)(CTX, T, G))fn)(ctx, target, g);
+    break;
+  case RANDPERM:
+    err = ((diopiError_t(*)(CTX, T, int64_t, G))fn)(ctx, target,
+                                                    integer(a, "n"), g);
+    break;
+  case MULTINOMIAL:
+    err = ((diopiError_t(*)(CTX, T, CT, int64_t, bool, G))fn)(
+        ctx, target, tensor(a, "input"), integer(a, "num_samples"),
+        integer(a, "replacement") != 0, g);
+    break;
+  }
   bp_stream_synchronize(bp_ops_context_stream(ctx)); /* generator in use */
-  bp_ops_generator_destroy(generator);
+  bp_ops_generator_destroy(g);
   return err;
 }
+#define RANDOM_CALL(name, form)                                                \
+  static diopiError_t call_##name(void *fn, CTX ctx, const optest_args_t *a) { \
+    return call_random(fn, ctx, a, form);                                      \
+  }
+RANDOM_CALL(random_fill, FILL_TWO)
+RANDOM_CALL(bernoulli_scalar, BERNOULLI_P)
+RANDOM_CALL(bernoulli, BERNOULLI_IN)
+RANDOM_CALL(bernoulli_inp, BERNOULLI_IO)
+RANDOM_CALL(randperm, RANDPERM)
+RANDOM_CALL(multinomial, MULTINOMIAL)
 
 static const struct {
   const char *op;
@@ -209,6 +363,40 @@ static const struct {
     {"diopiUniformInp", call_random_fill},
     {"diopiNormalInp", call_random_fill},
     {"diopiNormal", call_random_fill},
+    {"diopiBernoulliScalar", call_bernoulli_scalar},
+    {"diopiBernoulli", call_bernoulli},
+    {"diopiBernoulliInp", call_bernoulli_inp},
+    {"diopiRandperm", call_randperm},
+    {"diopiMultinomial", call_multinomial},
+    {"diopiLerpTensor", call_lerp_tensor},
+    {"diopiLerpScalar", call_lerp_scalar},
+    {"diopiAddcmul", call_addc},
+    {"diopiAddcdiv", call_addc},
+    {"diopiAddcmulInp", call_addc_inp},
+    {"diopiAddcdivInp", call_addc_inp},
+    {"diopiFlip", call_flip},
+    {"diopiRoll", call_roll},
+    {"diopiRepeat", call_repeat},
+    {"diopiPad", call_pad},
+    {"diopiTril", call_triangle},
+    {"diopiTriu", call_triangle},
+    {"diopiOneHot", call_one_hot},
+    {"diopiSplitWithSizes", call_split},
+    {"diopiProd", call_reduce_dim_ptr},
+    {"diopiAny", call_reduce_dim_ptr},
+    {"diopiAll", call_reduce_dim_ptr},
+    {"diopiNorm", call_norm},
+    {"diopiNormBackward", call_norm_backward},
+    {"diopiStd", call_std},
+    {"diopiCumsumBackward", call_cumsum_backward},
+    {"diopiSmoothL1Loss", call_smooth_l1},
+    {"diopiSmoothL1LossBackward", call_smooth_l1_backward},
+    {"diopiBCELoss", call_bce},
+    {"diopiBCELossBackward", call_bce_backward},
+    {"diopiBCEWithLogits", call_bce_logits},
+    {"diopiBCEWithLogitsBackward", call_bce_logits_backward},
+    {"diopiRmsprop", call_rmsprop},
+    {"diopiAdadelta", call_adadelta},
 };
 
 optest_call_t optest_more_caller(const char *op) {
