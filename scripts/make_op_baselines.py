@@ -1600,6 +1600,164 @@ def random_samples():
 BREADTH += (pointwise_blends, bitwise, remaps, positional, splitting,
             reductions_more, losses_more, optimizers_more, random_samples)
 
+
+def pooling_more():
+    torch.manual_seed(44)
+    for tag, shape, k, s, p, ceil, inc, div in (
+            ("f32/k3s2p1", (2, 3, 9, 9), 3, 2, 1, False, True, None),
+            ("f32/k3s2p1_exclude_pad", (2, 3, 9, 9), 3, 2, 1, False, False,
+             None),
+            ("f32/ceil", (1, 2, 10, 10), 3, 2, 0, True, True, None),
+            ("f32/ceil_pad_exclude", (1, 2, 8, 7), 3, 2, 1, True, False, None),
+            ("f32/divisor", (1, 2, 6, 6), 2, 2, 0, False, True, 3),
+            ("f32/3d_input", (3, 7, 5), 2, 1, 1, False, True, None)):
+        x = randn(shape).requires_grad_()
+        y = F.avg_pool2d(x, k, s, p, ceil, inc, div)
+        go = randn(y.shape)
+        y.backward(go)
+        attrs = [("kernel_size", [k, k]), ("stride", [s, s]),
+                 ("padding", [p, p]), ("ceil_mode", ceil),
+                 ("count_include_pad", inc)]
+        if div:
+            attrs.append(("divisor_override", div))
+        for c in (Case(f"avg_pool2d/{tag}", "diopiAvgPool2d")
+                  .output("out", y.detach()).input("input", x.detach()),
+                  Case(f"avg_pool2d_backward/{tag}", "diopiAvgPool2dBackward")
+                  .output("grad_input", x.grad).input("grad_output", go)
+                  .input("input", x.detach())):
+            for attr in attrs:
+                c.attr(*attr)
+            add("avg_pool2d", c)
+    xh = randn((1, 2, 6, 6), torch.float16)
+    add("avg_pool2d", Case("avg_pool2d/f16", "diopiAvgPool2d", torch.float16)
+        .output("out", F.avg_pool2d(xh.float(), 2).half()).input("input", xh)
+        .attr("kernel_size", [2, 2]).attr("stride", []).attr("padding", [0, 0])
+        .attr("ceil_mode", False).attr("count_include_pad", True))
+    xn = noncontig((1, 2, 6, 6))
+    add("avg_pool2d", Case("avg_pool2d/f32/noncontig", "diopiAvgPool2d")
+        .output("out", F.avg_pool2d(xn, 3, 1)).input("input", xn)
+        .attr("kernel_size", [3]).attr("stride", [1]).attr("padding", [0])
+        .attr("ceil_mode", False).attr("count_include_pad", True))
+    for tag, shape, size in (("f32/4x3", (2, 3, 10, 9), [4, 3]),
+                             ("f32/global", (2, 4, 7, 7), [1, 1]),
+                             ("f32/up", (1, 2, 3, 3), [5, 5]),
+                             ("f32/3d_input", (3, 8, 6), [3, 4])):
+        x = torch.randperm(int(torch.tensor(shape).prod())).float() \
+            .reshape(shape).requires_grad_()  # distinct: no ties
+        y, idx = F.adaptive_max_pool2d(x, size, return_indices=True)
+        go = randn(y.shape)
+        y.backward(go)
+        add("adaptive_max_pool2d", Case(f"adaptive_max_pool2d/{tag}",
+                                        "diopiAdaptiveMaxPool2d")
+            .output("out", y.detach()).input("input", x.detach())
+            .attr("output_size", size))
+        add("adaptive_max_pool2d", Case(
+            f"adaptive_max_pool2d_with_indices/{tag}",
+            "diopiAdaptiveMaxPool2dWithIndices")
+            .output("out", y.detach()).output("indices", idx)
+            .input("input", x.detach()).attr("output_size", size))
+        add("adaptive_max_pool2d", Case(
+            f"adaptive_max_pool2d_backward/{tag}",
+            "diopiAdaptiveMaxPool2dBackward")
+            .output("grad_input", x.grad).input("grad_output", go)
+            .input("input", x.detach()).input("indices", idx))
+
+
+def normalization_more():
+    torch.manual_seed(45)
+    for tag, shape, groups, affine, dt in (
+            ("f32/4d", (2, 6, 4, 5), 3, True, torch.float32),
+            ("f32/3d_no_affine", (3, 4, 7), 2, False, torch.float32),
+            ("f32/2d", (4, 8), 4, True, torch.float32),
+            ("f64/one_group", (2, 4, 3, 3), 1, True, torch.float64),
+            ("f16", (2, 4, 3, 3), 2, True, torch.float16)):
+        c = shape[1]
+        x = randn(shape, dt).double().requires_grad_()
+        w = (torch.rand(c) + 0.5).double().requires_grad_() if affine else None
+        b = randn((c,)).double().requires_grad_() if affine else None
+        y, mean, rstd = torch.ops.aten.native_group_norm(
+            x, w, b, shape[0], c, int(x.numel() // shape[0] // c), groups,
+            1e-5)
+        go = randn(y.shape, dt).double()
+        y.backward(go)
+        f = Case(f"group_norm/{tag}", "diopiGroupNorm", dt, atol=1e-4,
+                 rtol=1e-4)
+        f.output("out", y.detach().to(dt)).output("save_mean", mean.detach().to(dt))
+        f.output("save_invstd", rstd.detach().to(dt)).input("input", x.detach().to(dt))
+        if affine:
+            f.input("weight", w.detach().to(dt)).input("bias", b.detach().to(dt))
+        add("group_norm", f.attr("num_groups", groups).attr("eps", 1e-5))
+        bw = Case(f"group_norm_backward/{tag}", "diopiGroupNormBackward", dt,
+                  atol=1e-4, rtol=1e-4)
+        bw.output("grad_input", x.grad.to(dt))
+        if affine:
+            bw.output("grad_weight", w.grad.to(dt)).output("grad_bias", b.grad.to(dt))
+        bw.input("grad_output", go.to(dt)).input("input", x.detach().to(dt))
+        if affine:
+            bw.input("weight", w.detach().to(dt))
+        bw.input("mean", mean.detach().to(dt)).input("rstd", rstd.detach().to(dt))
+        add("group_norm", bw.attr("num_groups", groups))
+    for tag, shape, norm, affine, bias, stat in (
+            ("f32/last", (4, 6), [6], True, False, (4,)),
+            ("f32/two_dims_bias", (2, 3, 4, 5), [4, 5], True, True, (2, 3, 1, 1)),
+            ("f32/no_weight", (5, 8), [8], False, False, (5, 1))):
+        x = randn(shape).double().requires_grad_()
+        w = (torch.rand(norm) + 0.5).double().requires_grad_() if affine else None
+        bb = randn(norm).double().requires_grad_() if bias else None
+        dims = tuple(range(len(shape) - len(norm), len(shape)))
+        inv = torch.rsqrt(x.pow(2).mean(dims, keepdim=True) + 1e-6)
+        y = x * inv
+        if affine:
+            y = y * w
+        if bias:
+            y = y + bb
+        go = randn(y.shape).double()
+        y.backward(go)
+        f = Case(f"rms_norm/{tag}", "diopiRMSNorm", atol=1e-5, rtol=1e-5)
+        f.output("out", y.detach().float())
+        f.output("inv_rms", inv.detach().reshape(stat).float())
+        f.input("input", x.detach().float())
+        if affine:
+            f.input("weight", w.detach().float())
+        if bias:
+            f.input("bias", bb.detach().float())
+        add("rms_norm", f.attr("normalized_shape", norm).attr("eps", 1e-6))
+        bw = Case(f"rms_norm_backward/{tag}", "diopiRMSNormBackward",
+                  atol=1e-5, rtol=1e-5)
+        bw.output("grad_input", x.grad.float())
+        if affine:
+            bw.output("grad_weight", w.grad.float())
+        if bias:
+            bw.output("grad_bias", bb.grad.float())
+        bw.input("grad_output", go.float()).input("input", x.detach().float())
+        if affine:
+            bw.input("weight", w.detach().float())
+        if bias:
+            bw.input("bias", bb.detach().float())
+        bw.input("inv_rms", inv.detach().reshape(stat).float())
+        add("rms_norm", bw.attr("normalized_shape", norm).attr("eps", 1e-6))
+    torch.manual_seed(46)
+    for tag, inp, beta, alpha in (("f32/full", randn((3, 4, 5)), 0.5, 2.0),
+                                  ("f32/bcast_row", randn((5,)), 1.0, 1.0),
+                                  ("f32/beta0_nan", torch.full((3, 4, 5),
+                                                               float("nan")),
+                                   0.0, 1.5)):
+        b1, b2 = randn((3, 4, 6)), randn((3, 6, 5))
+        add("baddbmm", Case(f"baddbmm/{tag}", "diopiBaddbmm", atol=1e-4,
+                            rtol=1e-4)
+            .output("out", torch.baddbmm(inp, b1, b2, beta=beta, alpha=alpha))
+            .input("input", inp).input("batch1", b1).input("batch2", b2)
+            .attr("beta", beta).attr("alpha", alpha))
+    inp, b1, b2 = randn((2, 3, 4)), noncontig((2, 3, 5)), randn((2, 5, 4))
+    add("baddbmm", Case("baddbmm_inp/f32/noncontig", "diopiBaddbmmInp",
+                        atol=1e-4, rtol=1e-4)
+        .inplace("input", inp, torch.baddbmm(inp, b1, b2, beta=0.5, alpha=-1.0))
+        .input("batch1", b1).input("batch2", b2).attr("beta", 0.5)
+        .attr("alpha", -1.0))
+
+
+BREADTH += (pooling_more, normalization_more)
+
 def main():
     for make in (arithmetic, memory, gemm, activations, softmax, losses,
                  reductions, optimizers, normalization, convolution, pooling,

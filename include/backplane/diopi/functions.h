@@ -1014,6 +1014,72 @@ DIOPI_API diopiError_t diopiMultinomial(diopiContextHandle_t ctx,
                                         int64_t num_samples, bool replacement,
                                         diopiGeneratorHandle_t generator);
 
+/* Pooling: average and adaptive max (ref_pool_more.c). */
+DIOPI_API diopiError_t diopiAvgPool2d(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t out,
+                                      diopiConstTensorHandle_t input,
+                                      diopiSize_t kernel_size,
+                                      diopiSize_t stride, diopiSize_t padding,
+                                      bool ceil_mode, bool count_include_pad,
+                                      const int64_t *divisor_override);
+DIOPI_API diopiError_t diopiAvgPool2dBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiSize_t kernel_size, diopiSize_t stride, diopiSize_t padding,
+    bool ceil_mode, bool count_include_pad, const int64_t *divisor_override);
+DIOPI_API diopiError_t diopiAdaptiveMaxPool2d(diopiContextHandle_t ctx,
+                                              diopiTensorHandle_t out,
+                                              diopiConstTensorHandle_t input,
+                                              diopiSize_t output_size);
+DIOPI_API diopiError_t diopiAdaptiveMaxPool2dWithIndices(
+    diopiContextHandle_t ctx, diopiTensorHandle_t out,
+    diopiTensorHandle_t indices, diopiConstTensorHandle_t input,
+    diopiSize_t output_size);
+DIOPI_API diopiError_t diopiAdaptiveMaxPool2dBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiConstTensorHandle_t indices);
+
+/* Normalization: group_norm (functions.h) and rms_norm (DIOPI's
+ * functions_ext.h) (ref_norm_group.c). */
+DIOPI_API diopiError_t
+diopiGroupNorm(diopiContextHandle_t ctx, diopiTensorHandle_t out,
+               diopiTensorHandle_t save_mean, diopiTensorHandle_t save_invstd,
+               diopiConstTensorHandle_t input, diopiConstTensorHandle_t weight,
+               diopiConstTensorHandle_t bias, int64_t num_groups, double eps);
+DIOPI_API diopiError_t diopiGroupNormBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiTensorHandle_t grad_weight, diopiTensorHandle_t grad_bias,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiConstTensorHandle_t weight, diopiConstTensorHandle_t mean,
+    diopiConstTensorHandle_t rstd, int64_t num_groups);
+DIOPI_API diopiError_t diopiRMSNorm(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t out,
+                                    diopiTensorHandle_t inv_rms,
+                                    diopiConstTensorHandle_t input,
+                                    diopiSize_t normalized_shape,
+                                    diopiConstTensorHandle_t weight,
+                                    diopiConstTensorHandle_t bias, double eps);
+DIOPI_API diopiError_t diopiRMSNormBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiTensorHandle_t grad_weight, diopiTensorHandle_t grad_bias,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiConstTensorHandle_t weight, diopiConstTensorHandle_t bias,
+    diopiConstTensorHandle_t inv_rms, diopiSize_t normalized_shape, double eps);
+
+/* Batched GEMM with an addend (ref_baddbmm.c). */
+DIOPI_API diopiError_t diopiBaddbmm(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t out,
+                                    diopiConstTensorHandle_t input,
+                                    diopiConstTensorHandle_t batch1,
+                                    diopiConstTensorHandle_t batch2,
+                                    double beta, double alpha);
+DIOPI_API diopiError_t diopiBaddbmmInp(diopiContextHandle_t ctx,
+                                       diopiTensorHandle_t input,
+                                       diopiConstTensorHandle_t batch1,
+                                       diopiConstTensorHandle_t batch2,
+                                       double beta, double alpha);
+
 #if defined(__cplusplus)
 }
 #endif

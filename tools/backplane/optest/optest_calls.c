@@ -397,6 +397,7 @@ static const struct {
     {"diopiBitwiseOrScalar", call_binary_scalar},
     {"diopiBitwiseNot", call_unary},
     {"diopiCumsum", call_softmax},
+    {"diopiAdaptiveMaxPool2d", call_adaptive_avg_pool2d},
     {"diopiRelu", call_unary},
     {"diopiReluInp", call_unary_inp},
     {"diopiSigmoid", call_unary},

@@ -243,6 +243,60 @@ CALL(adadelta,
          tensor(a, "acc_delta"), (float)real(a, "lr"), (float)real(a, "rho"),
          (float)real(a, "eps"), (float)real(a, "weight_decay"));)
 
+CALL(avg_pool2d, int64_t divisor = integer(a, "divisor_override");
+     return ((diopiError_t(*)(CTX, T, CT, diopiSize_t, diopiSize_t, diopiSize_t,
+                              bool, bool, const int64_t *))fn)(
+         ctx, tensor(a, "out"), tensor(a, "input"), list(a, "kernel_size"),
+         list(a, "stride"), list(a, "padding"), integer(a, "ceil_mode") != 0,
+         integer(a, "count_include_pad") != 0,
+         optest_attr(a->c, "divisor_override") ? &divisor : NULL);)
+CALL(avg_pool2d_backward, int64_t divisor = integer(a, "divisor_override");
+     return ((diopiError_t(*)(CTX, T, CT, CT, diopiSize_t, diopiSize_t,
+                              diopiSize_t, bool, bool, const int64_t *))fn)(
+         ctx, tensor(a, "grad_input"), tensor(a, "grad_output"),
+         tensor(a, "input"), list(a, "kernel_size"), list(a, "stride"),
+         list(a, "padding"), integer(a, "ceil_mode") != 0,
+         integer(a, "count_include_pad") != 0,
+         optest_attr(a->c, "divisor_override") ? &divisor : NULL);)
+CALL(adaptive_max_pool2d_with_indices,
+     return ((diopiError_t(*)(CTX, T, T, CT, diopiSize_t))fn)(
+         ctx, tensor(a, "out"), tensor(a, "indices"), tensor(a, "input"),
+         list(a, "output_size"));)
+CALL(adaptive_max_pool2d_backward,
+     return ((diopiError_t(*)(CTX, T, CT, CT, CT))fn)(
+         ctx, tensor(a, "grad_input"), tensor(a, "grad_output"),
+         tensor(a, "input"), tensor(a, "indices"));)
+CALL(group_norm,
+     return ((diopiError_t(*)(CTX, T, T, T, CT, CT, CT, int64_t, double))fn)(
+         ctx, tensor(a, "out"), tensor(a, "save_mean"),
+         tensor(a, "save_invstd"), tensor(a, "input"), tensor(a, "weight"),
+         tensor(a, "bias"), integer(a, "num_groups"), real(a, "eps"));)
+CALL(group_norm_backward,
+     return ((diopiError_t(*)(CTX, T, T, T, CT, CT, CT, CT, CT, int64_t))fn)(
+         ctx, tensor(a, "grad_input"), tensor(a, "grad_weight"),
+         tensor(a, "grad_bias"), tensor(a, "grad_output"), tensor(a, "input"),
+         tensor(a, "weight"), tensor(a, "mean"), tensor(a, "rstd"),
+         integer(a, "num_groups"));)
+CALL(rms_norm,
+     return ((diopiError_t(*)(CTX, T, T, CT, diopiSize_t, CT, CT, double))fn)(
+         ctx, tensor(a, "out"), tensor(a, "inv_rms"), tensor(a, "input"),
+         list(a, "normalized_shape"), tensor(a, "weight"), tensor(a, "bias"),
+         real(a, "eps"));)
+CALL(rms_norm_backward,
+     return ((diopiError_t(*)(CTX, T, T, T, CT, CT, CT, CT, CT, diopiSize_t,
+                              double))fn)(
+         ctx, tensor(a, "grad_input"), tensor(a, "grad_weight"),
+         tensor(a, "grad_bias"), tensor(a, "grad_output"), tensor(a, "input"),
+         tensor(a, "weight"), tensor(a, "bias"), tensor(a, "inv_rms"),
+         list(a, "normalized_shape"), real(a, "eps"));)
+CALL(baddbmm,
+     return ((diopiError_t(*)(CTX, T, CT, CT, CT, double, double))fn)(
+         ctx, tensor(a, "out"), tensor(a, "input"), tensor(a, "batch1"),
+         tensor(a, "batch2"), real(a, "beta"), real(a, "alpha"));)
+CALL(baddbmm_inp, return ((diopiError_t(*)(CTX, T, CT, CT, double, double))fn)(
+                      ctx, tensor(a, "input"), tensor(a, "batch1"),
+                      tensor(a, "batch2"), real(a, "beta"), real(a, "alpha"));)
+
 /* split: the outputs are the tensors "outs.0", "outs.1", ... */
 static diopiError_t call_split(void *fn, CTX ctx, const optest_args_t *a) {
   T outs[16];
@@ -397,6 +451,17 @@ static const struct {
     {"diopiBCEWithLogitsBackward", call_bce_logits_backward},
     {"diopiRmsprop", call_rmsprop},
     {"diopiAdadelta", call_adadelta},
+    {"diopiAvgPool2d", call_avg_pool2d},
+    {"diopiAvgPool2dBackward", call_avg_pool2d_backward},
+    {"diopiAdaptiveMaxPool2dWithIndices",
+     call_adaptive_max_pool2d_with_indices},
+    {"diopiAdaptiveMaxPool2dBackward", call_adaptive_max_pool2d_backward},
+    {"diopiGroupNorm", call_group_norm},
+    {"diopiGroupNormBackward", call_group_norm_backward},
+    {"diopiRMSNorm", call_rms_norm},
+    {"diopiRMSNormBackward", call_rms_norm_backward},
+    {"diopiBaddbmm", call_baddbmm},
+    {"diopiBaddbmmInp", call_baddbmm_inp},
 };
 
 optest_call_t optest_more_caller(const char *op) {

@@ -1,0 +1,301 @@
+/* avg_pool2d (ceil_mode, count_include_pad, divisor_override) and
+ * adaptive_max_pool2d (+ indices), with their backwards. One plane (an
+ * image's channel) per work item, values in double, any strides. */
+#include <math.h>
+#include <string.h>
+
+#include <diopi/functions.h>
+
+#include "ref_enqueue.h"
+#include "ref_error.h"
+#include "ref_pool.h"
+#include "ref_window.h"
+
+#define CTX diopiContextHandle_t ctx
+#define T diopiTensorHandle_t
+#define CT diopiConstTensorHandle_t
+
+typedef struct pool_task {
+  bool adaptive, backward, has_indices;
+  ref_view_t in, out, indices; /* backward: in = grad_input, out = grad */
+  ref_planes_t in_planes, out_planes, index_planes;
+  int64_t k[2], stride[2], pad[2], oh, ow;
+  bool include_pad;
+  int64_t divisor; /* 0: none given */
+} pool_task_t;
+
+/* The window of output (i, j): rows [h0, h1), cols [w0, w1), clipped to
+ * the input, and its average's divisor. */
+static void window(const pool_task_t *t, int64_t i, int64_t j, int64_t *h0,
+                   int64_t *h1, int64_t *w0, int64_t *w1, double *divisor) {
+  int64_t h = t->in_planes.h, w = t->in_planes.w;
+  if (t->adaptive) {
+    *h0 = ref_adaptive_start(i, h, t->oh);
+    *h1 = ref_adaptive_end(i, h, t->oh);
+    *w0 = ref_adaptive_start(j, w, t->ow);
+    *w1 = ref_adaptive_end(j, w, t->ow);
+    *divisor = 1;
+    return;
+  }
+  *h0 = i * t->stride[0] - t->pad[0];
+  *w0 = j * t->stride[1] - t->pad[1];
+  *h1 = *h0 + t->k[0] < h + t->pad[0] ? *h0 + t->k[0] : h + t->pad[0];
+  *w1 = *w0 + t->k[1] < w + t->pad[1] ? *w0 + t->k[1] : w + t->pad[1];
+  double padded = (double)((*h1 - *h0) * (*w1 - *w0));
+  *h0 = *h0 > 0 ? *h0 : 0;
+  *w0 = *w0 > 0 ? *w0 : 0;
+  *h1 = *h1 < h ? *h1 : h;
+  *w1 = *w1 < w ? *w1 : w;
+  *divisor = t->divisor       ? (double)t->divisor
+             : t->include_pad ? padded
+                              : (double)((*h1 - *h0) * (*w1 - *w0));
+}
+
+static double load(const ref_view_t *v, int64_t offset) {
+  return ref_load(v->data + offset * (int64_t)ref_dtype_size(v->dtype),
+                  v->dtype);
+}
+static void store(const ref_view_t *v, int64_t offset, double value) {
+  ref_store(v->data + offset * (int64_t)ref_dtype_size(v->dtype), v->dtype,
+            value);
+}
+
+static void forward(const pool_task_t *t, int64_t plane) {
+  const ref_planes_t *ip = &t->in_planes, *op = &t->out_planes;
+  for (int64_t i = 0; i < t->oh; i++)
+    for (int64_t j = 0; j < t->ow; j++) {
+      int64_t h0, h1, w0, w1, best = -1;
+      double divisor, acc = t->adaptive ? -INFINITY : 0;
+      window(t, i, j, &h0, &h1, &w0, &w1, &divisor);
+      for (int64_t h = h0; h < h1; h++)
+        for (int64_t w = w0; w < w1; w++) {
+          double x = load(&t->in, ref_plane_offset(ip, plane, h, w));
+          if (!t->adaptive) {
+            acc += x;
+          } else if (best < 0 || x > acc || isnan(x)) {
+            acc = x;
+            best = h * ip->w + w;
+          }
+        }
+      store(&t->out, ref_plane_offset(op, plane, i, j),
+            t->adaptive ? acc : acc / divisor);
+      if (t->has_indices)
+        store(&t->indices, ref_plane_offset(&t->index_planes, plane, i, j),
+              (double)best);
+    }
+}
+
+/* grad_input's plane: zeroed, then each output's gradient spread over its
+ * window (average) or added at its index (max). */
+static void backward(const pool_task_t *t, int64_t plane) {
+  const ref_planes_t *gp = &t->in_planes, *op = &t->out_planes;
+  for (int64_t h = 0; h < gp->h; h++)
+    for (int64_t w = 0; w < gp->w; w++)
+      store(&t->in, ref_plane_offset(gp, plane, h, w), 0);
+  for (int64_t i = 0; i < t->oh; i++)
+    for (int64_t j = 0; j < t->ow; j++) {
+      double g = load(&t->out, ref_plane_offset(op, plane, i, j));
+      if (t->adaptive) {
+        int64_t k = (int64_t)load(
+            &t->indices, ref_plane_offset(&t->index_planes, plane, i, j));
+        if (k < 0 || k >= gp->h * gp->w)
+          continue; /* not an index this plane has */
+        int64_t at = ref_plane_offset(gp, plane, k / gp->w, k % gp->w);
+        store(&t->in, at, load(&t->in, at) + g);
+        continue;
+      }
+      int64_t h0, h1, w0, w1;
+      double divisor;
+      window(t, i, j, &h0, &h1, &w0, &w1, &divisor);
+      for (int64_t h = h0; h < h1; h++)
+        for (int64_t w = w0; w < w1; w++) {
+          int64_t at = ref_plane_offset(gp, plane, h, w);
+          store(&t->in, at, load(&t->in, at) + g / divisor);
+        }
+    }
+}
+
+static void run_range(void *context, int64_t begin, int64_t end) {
+  const pool_task_t *t = context;
+  for (int64_t plane = begin; plane < end; plane++) {
+    if (t->backward)
+      backward(t, plane);
+    else
+      forward(t, plane);
+  }
+}
+
+static void run(void *args) {
+  pool_task_t *t = args;
+  ref_parallel_for(t->in_planes.count, 16, run_range, t);
+}
+
+/* Views `in` (input; grad_input backward) and `out` (out; grad_output
+ * backward) and `indices` (may be NULL), checks out's pooled shape (oh, ow
+ * set by the caller, or, for an adaptive backward, taken from out) and
+ * enqueues. */
+static diopiError_t launch(CTX, const char *op, pool_task_t *t,
+                           const char *in_name, CT in, const char *out_name,
+                           CT out, CT indices) {
+  diopiError_t err = ref_view(op, in_name, in, &t->in);
+  if (!err)
+    err = ref_view(op, out_name, out, &t->out);
+  if (!err)
+    err = ref_planes(op, in_name, &t->in, &t->in_planes);
+  if (!err && t->adaptive && t->backward)
+    err = ref_planes(op, out_name, &t->out, &t->out_planes);
+  if (err)
+    return err;
+  if (t->adaptive && t->backward) {
+    t->oh = t->out_planes.h;
+    t->ow = t->out_planes.w;
+  }
+  if (t->oh < 1 || t->ow < 1)
+    return ref_fail(op, "%s: %lldx%lld gives no window", in_name,
+                    (long long)t->in_planes.h, (long long)t->in_planes.w);
+  int64_t shape[REF_MAX_DIMS];
+  memcpy(shape, t->in.shape, sizeof shape);
+  shape[t->in.ndim - 2] = t->oh;
+  shape[t->in.ndim - 1] = t->ow;
+  err = ref_expect_shape(op, out_name, &t->out, shape, t->in.ndim);
+  if (!err)
+    err = ref_planes(op, out_name, &t->out, &t->out_planes);
+  if (!err)
+    err = ref_expect_no_partial_overlap(op, out_name, &t->in, &t->out);
+  if (!err && indices) {
+    t->has_indices = true;
+    err = ref_view(op, "indices", indices, &t->indices);
+    if (!err)
+      err = ref_expect_shape(op, "indices", &t->indices, shape, t->in.ndim);
+    if (!err)
+      err = ref_planes(op, "indices", &t->indices, &t->index_planes);
+  }
+  if (err || t->in.numel == 0)
+    return err;
+  return ref_enqueue(ctx, op, run, t, sizeof *t);
+}
+
+/* avg_pool2d's window: kernel (required), stride (empty: the kernel),
+ * padding at most half the kernel, divisor_override > 0 if given. */
+static diopiError_t avg_setup(const char *op, pool_task_t *t, CT input,
+                              diopiSize_t kernel_size, diopiSize_t stride,
+                              diopiSize_t padding, bool ceil_mode,
+                              bool count_include_pad,
+                              const int64_t *divisor_override) {
+  ref_view_t in;
+  ref_planes_t planes;
+  diopiError_t err = ref_view(op, "input", input, &in);
+  if (!err)
+    err = ref_planes(op, "input", &in, &planes);
+  if (!err && kernel_size.len == 0)
+    err = ref_fail(op, "kernel_size: expected 1 or 2 values, got none");
+  if (!err)
+    err = ref_window_pair(op, "kernel_size", kernel_size, 1, 0, t->k);
+  if (!err)
+    err = ref_window_pair(op, "stride", stride, 1, 0, t->stride);
+  if (!err && stride.len == 0)
+    memcpy(t->stride, t->k, sizeof t->k);
+  if (!err)
+    err = ref_window_pair(op, "padding", padding, 0, 0, t->pad);
+  if (!err && (t->pad[0] * 2 > t->k[0] || t->pad[1] * 2 > t->k[1]))
+    err = ref_fail(op, "padding: (%lld, %lld) exceeds half the kernel",
+                   (long long)t->pad[0], (long long)t->pad[1]);
+  if (!err && divisor_override && *divisor_override <= 0)
+    err = ref_fail(op, "divisor_override: expected > 0, got %lld",
+                   (long long)*divisor_override);
+  if (err)
+    return err;
+  t->include_pad = count_include_pad;
+  t->divisor = divisor_override ? *divisor_override : 0;
+  t->oh =
+      ref_window_out(planes.h, t->k[0], t->stride[0], t->pad[0], 1, ceil_mode);
+  t->ow =
+      ref_window_out(planes.w, t->k[1], t->stride[1], t->pad[1], 1, ceil_mode);
+  return diopiSuccess;
+}
+
+REF_EXPORT diopiError_t diopiAvgPool2d(CTX, T out, CT input,
+                                       diopiSize_t kernel_size,
+                                       diopiSize_t stride, diopiSize_t padding,
+                                       bool ceil_mode, bool count_include_pad,
+                                       const int64_t *divisor_override) {
+  const char *op = "diopiAvgPool2d";
+  pool_task_t t;
+  memset(&t, 0, sizeof t);
+  diopiError_t err = avg_setup(op, &t, input, kernel_size, stride, padding,
+                               ceil_mode, count_include_pad, divisor_override);
+  return err ? err : launch(ctx, op, &t, "input", input, "out", out, NULL);
+}
+
+REF_EXPORT diopiError_t diopiAvgPool2dBackward(
+    CTX, T grad_input, CT grad_output, CT input, diopiSize_t kernel_size,
+    diopiSize_t stride, diopiSize_t padding, bool ceil_mode,
+    bool count_include_pad, const int64_t *divisor_override) {
+  const char *op = "diopiAvgPool2dBackward";
+  pool_task_t t;
+  memset(&t, 0, sizeof t);
+  t.backward = true;
+  ref_view_t in, gi;
+  diopiError_t err = avg_setup(op, &t, input, kernel_size, stride, padding,
+                               ceil_mode, count_include_pad, divisor_override);
+  if (!err)
+    err = ref_view(op, "input", input, &in);
+  if (!err)
+    err = ref_view(op, "grad_input", grad_input, &gi);
+  if (!err)
+    err = ref_expect_shape(op, "grad_input", &gi, in.shape, in.ndim);
+  return err ? err
+             : launch(ctx, op, &t, "grad_input", grad_input, "grad_output",
+                      grad_output, NULL);
+}
+
+static diopiError_t adaptive_max(CTX, const char *op, CT out, CT indices,
+                                 CT input, diopiSize_t output_size) {
+  pool_task_t t;
+  memset(&t, 0, sizeof t);
+  t.adaptive = true;
+  int64_t size[2];
+  diopiError_t err =
+      ref_window_pair(op, "output_size", output_size, 1, 0, size);
+  if (!err && output_size.len == 0)
+    err = ref_fail(op, "output_size: expected 1 or 2 values, got none");
+  if (err)
+    return err;
+  t.oh = size[0];
+  t.ow = size[1];
+  return launch(ctx, op, &t, "input", input, "out", out, indices);
+}
+
+REF_EXPORT diopiError_t diopiAdaptiveMaxPool2d(CTX, T out, CT input,
+                                               diopiSize_t output_size) {
+  return adaptive_max(ctx, "diopiAdaptiveMaxPool2d", out, NULL, input,
+                      output_size);
+}
+REF_EXPORT diopiError_t diopiAdaptiveMaxPool2dWithIndices(
+    CTX, T out, T indices, CT input, diopiSize_t output_size) {
+  const char *op = "diopiAdaptiveMaxPool2dWithIndices";
+  if (!indices)
+    return ref_fail(op, "indices: tensor is NULL");
+  return adaptive_max(ctx, op, out, indices, input, output_size);
+}
+/* grad_input += grad_output at each output's index (within its plane). */
+REF_EXPORT diopiError_t diopiAdaptiveMaxPool2dBackward(CTX, T grad_input,
+                                                       CT grad_output, CT input,
+                                                       CT indices) {
+  const char *op = "diopiAdaptiveMaxPool2dBackward";
+  pool_task_t t;
+  memset(&t, 0, sizeof t);
+  t.adaptive = true;
+  t.backward = true;
+  ref_view_t in, gi;
+  diopiError_t err = ref_view(op, "input", input, &in);
+  if (!err)
+    err = ref_view(op, "grad_input", grad_input, &gi);
+  if (!err)
+    err = ref_expect_shape(op, "grad_input", &gi, in.shape, in.ndim);
+  if (!err && !indices)
+    err = ref_fail(op, "indices: tensor is NULL");
+  return err ? err
+             : launch(ctx, op, &t, "grad_input", grad_input, "grad_output",
+                      grad_output, indices);
+}
