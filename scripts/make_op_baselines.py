@@ -872,7 +872,7 @@ def selection():
         mask = torch.rand(6) > 0.5
         v = torch.tensor(3, dtype=dt)
         tag = SHORT[dt]
-        add("masked_fill", Case(f"masked_fill/{tag}/bcast_mask",
+        add("masked_fill", Case(f"masked_fill_tensor/{tag}/bcast_mask",
                                 "diopiMaskedFill", dt)
             .output("out", x.masked_fill(mask, v)).input("input", x)
             .input("mask", mask).input("value", v))
@@ -1743,13 +1743,14 @@ def normalization_more():
                                                                float("nan")),
                                    0.0, 1.5)):
         b1, b2 = randn((3, 4, 6)), randn((3, 6, 5))
-        add("baddbmm", Case(f"baddbmm/{tag}", "diopiBaddbmm", atol=1e-4,
+        name = f"baddbmm/{tag.split('/', 1)[1]}/f32"  # no 'mm/f32' inside
+        add("baddbmm", Case(name, "diopiBaddbmm", atol=1e-4,
                             rtol=1e-4)
             .output("out", torch.baddbmm(inp, b1, b2, beta=beta, alpha=alpha))
             .input("input", inp).input("batch1", b1).input("batch2", b2)
             .attr("beta", beta).attr("alpha", alpha))
     inp, b1, b2 = randn((2, 3, 4)), noncontig((2, 3, 5)), randn((2, 5, 4))
-    add("baddbmm", Case("baddbmm_inp/f32/noncontig", "diopiBaddbmmInp",
+    add("baddbmm", Case("baddbmm_inp/noncontig/f32", "diopiBaddbmmInp",
                         atol=1e-4, rtol=1e-4)
         .inplace("input", inp, torch.baddbmm(inp, b1, b2, beta=0.5, alpha=-1.0))
         .input("batch1", b1).input("batch2", b2).attr("beta", 0.5)
