@@ -1759,6 +1759,147 @@ def normalization_more():
 
 BREADTH += (pooling_more, normalization_more)
 
+
+def scatters():
+    torch.manual_seed(47)
+    x = randn((4, 6))
+    for tag, dim, index, src_shape in (
+            ("dim0", 0, torch.stack([torch.randperm(4)[:2] for _ in range(5)],
+                                    1), (3, 5)),
+            ("dim1", 1, torch.stack([torch.randperm(6)[:3] for _ in range(4)]),
+             (4, 4))):
+        src = randn(src_shape)
+        add("scatter", Case(f"scatter/f32/{tag}", "diopiScatter")
+            .output("out", x.scatter(dim, index, src)).input("input", x)
+            .input("src", src).input("index", index).attr("dim", dim))
+        for reduce in ("add", "multiply"):
+            rep = torch.randint(0, x.shape[dim], index.shape)
+            add("scatter", Case(f"scatter/f32/{tag}/{reduce}", "diopiScatter")
+                .output("out", x.scatter(dim, rep, src, reduce=reduce))
+                .input("input", x).input("src", src).input("index", rep)
+                .attr("dim", dim).attr("reduce", reduce))
+        add("scatter", Case(f"scatter_scalar/f32/{tag}", "diopiScatterScalar")
+            .output("out", x.scatter(dim, index, 2.5)).input("input", x)
+            .input("index", index).attr("dim", dim).attr("value", 2.5))
+    xi = torch.randint(-9, 9, (3, 5))
+    idx = torch.randint(0, 5, (3, 4))
+    srci = torch.randint(-9, 9, (3, 4))
+    add("scatter", Case("scatter/i64/dim1/add", "diopiScatter", torch.int64)
+        .output("out", xi.scatter(1, idx, srci, reduce="add"))
+        .input("input", xi).input("src", srci).input("index", idx)
+        .attr("dim", 1).attr("reduce", "add"))
+    xn = noncontig((4, 5))
+    idx = torch.stack([torch.randperm(5)[:2] for _ in range(4)])
+    src = randn((4, 2))
+    add("scatter", Case("scatter_inp/f32/noncontig_index", "diopiScatterInp")
+        .inplace("input", xn.contiguous(), xn.scatter(1, idx, src))
+        .input("src", src).input("index", idx).attr("dim", 1))
+    for tag, shape, dim, ishape in (("f32/dim1", (5, 6), 1, (5, 3)),
+                                    ("f32/dim0_3d", (4, 3, 2), 0, (6, 3, 2))):
+        x = randn(shape).requires_grad_()
+        index = torch.randint(0, shape[dim], ishape)
+        y = torch.gather(x, dim, index)
+        go = randn(y.shape)
+        y.backward(go)
+        add("gather_backward", Case(f"gather_backward/{tag}",
+                                    "diopiGatherBackward")
+            .output("grad_input", x.grad).input("grad_output", go)
+            .input("input", x.detach()).input("index", index).attr("dim", dim))
+    for tag, shape, dim, index in (
+            ("f32/dim1", (4, 6, 3), 1, torch.tensor([5, 0, 5, 2])),
+            ("f32/dim0_i32", (5, 4), 0, torch.tensor([4, 4, 1],
+                                                     dtype=torch.int32))):
+        x = randn(shape).requires_grad_()
+        y = torch.index_select(x, dim, index.long())
+        go = randn(y.shape)
+        y.backward(go)
+        add("index_select_backward", Case(f"index_select_backward/{tag}",
+                                          "diopiIndexSelectBackward")
+            .output("grad_input", x.grad).input("grad", go)
+            .input("index", index).attr("input_sizes", list(shape))
+            .attr("dim", dim))
+
+
+def index_puts():
+    torch.manual_seed(48)
+    x = randn((5, 4, 3))
+    for tag, idx, vshape, acc in (
+            ("one", [torch.tensor([0, 3, 1])], (3, 4, 3), False),
+            ("two_bcast", [torch.tensor([[0], [4]]), torch.tensor([1, 3])],
+             (2, 2, 3), False),
+            ("scalar_value", [torch.tensor([2, 0])], (), False),
+            ("accumulate_repeats", [torch.tensor([1, 1, 4, 1])], (4, 4, 3),
+             True),
+            ("negative", [torch.tensor([-1, 0]), torch.tensor([-2, 1])],
+             (2, 3), False)):
+        v = randn(vshape)
+        y = x.index_put(tuple(idx), v, accumulate=acc)
+        c = Case(f"index_put/f32/{tag}", "diopiIndexPut").output("out", y)
+        c.input("input", x).input("values", v)
+        for k, t in enumerate(idx):
+            c.input(f"indices.{k}", t)
+        add("index_put", c.attr("indices_counts", len(idx))
+            .attr("accumulate", acc))
+    idx = torch.tensor([0, 2, 2])
+    v = randn((5, 3, 3))
+    y = torch.ops.aten.index_put(x, [None, idx], v, True)  # x[:, idx] += v
+    add("index_put", Case("index_put/f32/leading_null_accumulate",
+                          "diopiIndexPut").output("out", y).input("input", x)
+        .input("values", v).input("indices.1", idx)
+        .attr("indices_counts", 2).attr("null_indices", [0])
+        .attr("accumulate", True))
+    mask = torch.rand(5, 4) > 0.5
+    v = randn((int(mask.sum()), 3))
+    add("index_put", Case("index_put/f32/bool_mask", "diopiIndexPut")
+        .output("out", x.index_put((mask,), v)).input("input", x)
+        .input("values", v).input("indices.0", mask)
+        .attr("indices_counts", 1).attr("accumulate", False))
+    add("index_put", Case("index_put/f32/bool_mask_scalar", "diopiIndexPut")
+        .output("out", x.index_put((mask,), torch.tensor(0.5)))
+        .input("input", x).input("values", torch.tensor(0.5))
+        .input("indices.0", mask).attr("indices_counts", 1)
+        .attr("accumulate", False))
+    xi = torch.zeros(6, dtype=torch.int64)
+    idx = torch.tensor([1, 3, 1, 5])
+    vi = torch.tensor([1, 2, 3, 4])
+    add("index_put", Case("index_put_inp/i64/accumulate", "diopiIndexPutInp",
+                          torch.int64)
+        .inplace("input", xi, xi.index_put((idx,), vi, True))
+        .input("values", vi).input("indices.0", idx)
+        .attr("indices_counts", 1).attr("accumulate", True))
+
+
+def selections_dynamic():
+    torch.manual_seed(49)
+    for tag, x, mask in (("f32/same", randn((4, 5)), torch.rand(4, 5) > 0.5),
+                         ("f32/bcast", randn((3, 4)), torch.rand(4) > 0.5),
+                         ("i64/none", torch.randint(0, 9, (2, 3)),
+                          torch.zeros(2, 3, dtype=torch.bool)),
+                         ("f32/noncontig", noncontig((4, 4)),
+                          torch.rand(4, 4) > 0.3)):
+        add("masked_select", Case(f"masked_select/{tag}", "diopiMaskedSelect",
+                                  x.dtype)
+            .output("out", torch.masked_select(x, mask)).input("input", x)
+            .input("mask", mask))
+    x, mask = randn((3, 4)).requires_grad_(), torch.rand(4) > 0.5
+    y = torch.masked_select(x, mask)
+    go = randn(y.shape)
+    y.backward(go)
+    add("masked_select", Case("masked_select_backward/f32/bcast",
+                              "diopiMaskedSelectBackward")
+        .output("grad_input", x.grad).input("grad_output", go)
+        .input("input", x.detach()).input("mask", mask))
+    for tag, x in (("f32/2d", torch.randint(0, 3, (4, 5)).float()),
+                   ("i64/3d", torch.randint(0, 2, (2, 3, 4))),
+                   ("bool/1d", torch.rand(7) > 0.5),
+                   ("f32/none", torch.zeros(3, 2)),
+                   ("f32/noncontig", torch.randint(0, 2, (4, 6)).float()[:, ::2])):
+        add("nonzero", Case(f"nonzero/{tag}", "diopiNonzero", x.dtype)
+            .output("out", torch.nonzero(x)).input("input", x))
+
+
+BREADTH += (scatters, index_puts, selections_dynamic)
+
 def main():
     for make in (arithmetic, memory, gemm, activations, softmax, losses,
                  reductions, optimizers, normalization, convolution, pooling,

@@ -1080,6 +1080,68 @@ DIOPI_API diopiError_t diopiBaddbmmInp(diopiContextHandle_t ctx,
                                        diopiConstTensorHandle_t batch2,
                                        double beta, double alpha);
 
+/* Scatters along a dim (ref_scatter.c). */
+DIOPI_API diopiError_t diopiScatter(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t out,
+                                    diopiConstTensorHandle_t input, int64_t dim,
+                                    diopiConstTensorHandle_t src,
+                                    diopiConstTensorHandle_t index,
+                                    const char *reduce);
+DIOPI_API diopiError_t diopiScatterInp(diopiContextHandle_t ctx,
+                                       diopiTensorHandle_t input, int64_t dim,
+                                       diopiConstTensorHandle_t src,
+                                       diopiConstTensorHandle_t index,
+                                       const char *reduce);
+DIOPI_API diopiError_t diopiScatterScalar(
+    diopiContextHandle_t ctx, diopiTensorHandle_t out,
+    diopiConstTensorHandle_t input, int64_t dim, const diopiScalar_t *value,
+    diopiConstTensorHandle_t index, const char *reduce);
+DIOPI_API diopiError_t diopiScatterInpScalar(diopiContextHandle_t ctx,
+                                             diopiTensorHandle_t input,
+                                             int64_t dim,
+                                             const diopiScalar_t *value,
+                                             diopiConstTensorHandle_t index,
+                                             const char *reduce);
+DIOPI_API diopiError_t diopiGatherBackward(diopiContextHandle_t ctx,
+                                           diopiTensorHandle_t grad_input,
+                                           diopiConstTensorHandle_t grad_output,
+                                           diopiConstTensorHandle_t input,
+                                           int64_t dim,
+                                           diopiConstTensorHandle_t index);
+DIOPI_API diopiError_t diopiIndexSelectBackward(diopiContextHandle_t ctx,
+                                                diopiTensorHandle_t grad_input,
+                                                diopiConstTensorHandle_t grad,
+                                                diopiSize_t input_sizes,
+                                                int64_t dim,
+                                                diopiConstTensorHandle_t index);
+
+/* Advanced-index assignment (ref_index_put.c). */
+DIOPI_API diopiError_t diopiIndexPut(diopiContextHandle_t ctx,
+                                     diopiTensorHandle_t out,
+                                     diopiConstTensorHandle_t input,
+                                     diopiConstTensorHandle_t values,
+                                     diopiConstTensorHandle_t *indices,
+                                     int64_t indices_counts, bool accumulate);
+DIOPI_API diopiError_t diopiIndexPutInp(diopiContextHandle_t ctx,
+                                        diopiTensorHandle_t input,
+                                        diopiConstTensorHandle_t values,
+                                        diopiConstTensorHandle_t *indices,
+                                        int64_t indices_counts,
+                                        bool accumulate);
+
+/* Outputs sized by the data (ref_select_dynamic.c). */
+DIOPI_API diopiError_t diopiMaskedSelect(diopiContextHandle_t ctx,
+                                         diopiTensorHandle_t *out,
+                                         diopiConstTensorHandle_t input,
+                                         diopiConstTensorHandle_t mask);
+DIOPI_API diopiError_t diopiMaskedSelectBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiConstTensorHandle_t mask);
+DIOPI_API diopiError_t diopiNonzero(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t *out,
+                                    diopiConstTensorHandle_t input);
+
 #if defined(__cplusplus)
 }
 #endif

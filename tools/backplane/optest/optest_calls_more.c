@@ -297,6 +297,86 @@ CALL(baddbmm_inp, return ((diopiError_t(*)(CTX, T, CT, CT, double, double))fn)(
                       ctx, tensor(a, "input"), tensor(a, "batch1"),
                       tensor(a, "batch2"), real(a, "beta"), real(a, "alpha"));)
 
+CALL(scatter,
+     return ((diopiError_t(*)(CTX, T, CT, int64_t, CT, CT, const char *))fn)(
+         ctx, tensor(a, "out"), tensor(a, "input"), integer(a, "dim"),
+         tensor(a, "src"), tensor(a, "index"), optest_arg_text(a, "reduce"));)
+CALL(scatter_inp,
+     return ((diopiError_t(*)(CTX, T, int64_t, CT, CT, const char *))fn)(
+         ctx, tensor(a, "input"), integer(a, "dim"), tensor(a, "src"),
+         tensor(a, "index"), optest_arg_text(a, "reduce"));)
+CALL(scatter_scalar,
+     return ((diopiError_t(*)(CTX, T, CT, int64_t, S, CT, const char *))fn)(
+         ctx, tensor(a, "out"), tensor(a, "input"), integer(a, "dim"),
+         maybe_scalar(a, "value", &s0), tensor(a, "index"),
+         optest_arg_text(a, "reduce"));)
+CALL(gather_backward,
+     return ((diopiError_t(*)(CTX, T, CT, CT, int64_t, CT))fn)(
+         ctx, tensor(a, "grad_input"), tensor(a, "grad_output"),
+         tensor(a, "input"), integer(a, "dim"), tensor(a, "index"));)
+CALL(index_select_backward,
+     return ((diopiError_t(*)(CTX, T, CT, diopiSize_t, int64_t, CT))fn)(
+         ctx, tensor(a, "grad_input"), tensor(a, "grad"),
+         list(a, "input_sizes"), integer(a, "dim"), tensor(a, "index"));)
+CALL(masked_select_backward,
+     return ((diopiError_t(*)(CTX, T, CT, CT, CT))fn)(
+         ctx, tensor(a, "grad_input"), tensor(a, "grad_output"),
+         tensor(a, "input"), tensor(a, "mask"));)
+
+/* index_put: the index tensors are "indices.0", ... (an absent one, named
+ * in the int list attribute "null_indices", is NULL). */
+static diopiError_t call_index_put(void *fn, CTX ctx, const optest_args_t *a) {
+  CT indices[8];
+  int64_t n = integer(a, "indices_counts");
+  diopiSize_t nulls = list(a, "null_indices");
+  char role[32];
+  for (int64_t k = 0; k < n && k < 8; k++) {
+    snprintf(role, sizeof role, "indices.%lld", (long long)k);
+    indices[k] = tensor(a, role);
+    for (int64_t j = 0; j < nulls.len; j++)
+      if (nulls.data[j] == k)
+        indices[k] = NULL;
+  }
+  bool accumulate = integer(a, "accumulate") != 0;
+  T out = tensor(a, "out");
+  if (out)
+    return ((diopiError_t(*)(CTX, T, CT, CT, CT *, int64_t, bool))fn)(
+        ctx, out, tensor(a, "input"), tensor(a, "values"), indices, n,
+        accumulate);
+  return ((diopiError_t(*)(CTX, T, CT, CT *, int64_t, bool))fn)(
+      ctx, tensor(a, "input"), tensor(a, "values"), indices, n, accumulate);
+}
+
+/* masked_select and nonzero allocate their result from the context: once
+ * the stream has run it, it is copied into the case's "out" (same
+ * element count) to be judged. */
+static diopiError_t call_dynamic(void *fn, CTX ctx, const optest_args_t *a) {
+  T result = NULL, out = tensor(a, "out");
+  diopiError_t err =
+      tensor(a, "mask")
+          ? ((diopiError_t(*)(CTX, T *, CT, CT))fn)(
+                ctx, &result, tensor(a, "input"), tensor(a, "mask"))
+          : ((diopiError_t(*)(CTX, T *, CT))fn)(ctx, &result,
+                                                tensor(a, "input"));
+  if (err)
+    return err;
+  int64_t got = -1, want = 0, elem = 0;
+  void *src = NULL, *dst = NULL;
+  diopiGetTensorNumel(result, &got);
+  diopiGetTensorNumel(out, &want);
+  diopiGetTensorElemSize(out, &elem);
+  diopiGetTensorData(result, &src);
+  diopiGetTensorData(out, &dst);
+  if (got != want)
+    return diopiErrorOccurred;
+  if (bp_stream_synchronize(bp_ops_context_stream(ctx)) ||
+      (want &&
+       bp_copy(bp_ops_context_device(ctx), dst, bp_ops_tensor_bp_device(result),
+               src, (size_t)(want * elem), NULL)))
+    return diopiErrorOccurred;
+  return diopiSuccess;
+}
+
 /* split: the outputs are the tensors "outs.0", "outs.1", ... */
 static diopiError_t call_split(void *fn, CTX ctx, const optest_args_t *a) {
   T outs[16];
@@ -462,6 +542,16 @@ static const struct {
     {"diopiRMSNormBackward", call_rms_norm_backward},
     {"diopiBaddbmm", call_baddbmm},
     {"diopiBaddbmmInp", call_baddbmm_inp},
+    {"diopiScatter", call_scatter},
+    {"diopiScatterInp", call_scatter_inp},
+    {"diopiScatterScalar", call_scatter_scalar},
+    {"diopiGatherBackward", call_gather_backward},
+    {"diopiIndexSelectBackward", call_index_select_backward},
+    {"diopiIndexPut", call_index_put},
+    {"diopiIndexPutInp", call_index_put},
+    {"diopiMaskedSelect", call_dynamic},
+    {"diopiNonzero", call_dynamic},
+    {"diopiMaskedSelectBackward", call_masked_select_backward},
 };
 
 optest_call_t optest_more_caller(const char *op) {
