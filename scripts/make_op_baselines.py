@@ -1900,6 +1900,44 @@ def selections_dynamic():
 
 BREADTH += (scatters, index_puts, selections_dynamic)
 
+
+def sorting():
+    torch.manual_seed(50)
+    for tag, x, dim, desc, stable in (
+            ("f32/last", randn((4, 9)), -1, False, None),
+            ("f32/dim0_desc", randn((6, 3)), 0, True, None),
+            ("f32/ties_stable", torch.randint(0, 4, (3, 10)).float(), 1,
+             False, True),
+            ("f32/ties_stable_desc", torch.randint(0, 4, (3, 10)).float(), 1,
+             True, True),
+            ("i64/dim1", torch.randint(-50, 50, (2, 3, 7)), 1, False, True),
+            ("f16/last", randn((3, 8), torch.float16), -1, True, None),
+            ("f32/noncontig", noncontig((5, 6)), 1, False, None)):
+        if tag == "f32/last":
+            x[1, 3] = float("nan")
+        v, i = torch.sort(x, dim=dim, descending=desc, stable=bool(stable))
+        c = Case(f"sort/{tag}", "diopiSort", x.dtype).output("values", v)
+        c.output("indices", i).input("input", x).attr("dim", dim)
+        c.attr("descending", desc)
+        if stable is not None:
+            c.attr("stable", stable)
+        add("sort", c)
+    for tag, x, k, dim, largest in (("f32/k3_last", randn((4, 9)), 3, -1, True),
+                                    ("f32/k2_dim0_smallest", randn((6, 5)), 2,
+                                     0, False),
+                                    ("f32/k_all", randn((2, 5)), 5, 1, True),
+                                    ("f64/k1", randn((3, 7), torch.float64), 1,
+                                     1, True),
+                                    ("f32/noncontig", noncontig((4, 8)), 4, 1,
+                                     False)):
+        v, i = torch.topk(x, k, dim, largest, True)
+        add("topk", Case(f"topk/{tag}", "diopiTopk", x.dtype).output("values", v)
+            .output("indices", i).input("input", x).attr("k", k)
+            .attr("dim", dim).attr("largest", largest).attr("sorted", True))
+
+
+BREADTH += (sorting,)
+
 def main():
     for make in (arithmetic, memory, gemm, activations, softmax, losses,
                  reductions, optimizers, normalization, convolution, pooling,

@@ -1142,6 +1142,18 @@ DIOPI_API diopiError_t diopiNonzero(diopiContextHandle_t ctx,
                                     diopiTensorHandle_t *out,
                                     diopiConstTensorHandle_t input);
 
+/* Sorting (ref_sort.c). */
+DIOPI_API diopiError_t diopiSort(diopiContextHandle_t ctx,
+                                 diopiTensorHandle_t values,
+                                 diopiTensorHandle_t indices,
+                                 diopiConstTensorHandle_t input, int64_t dim,
+                                 bool descending, const bool *pStable);
+DIOPI_API diopiError_t diopiTopk(diopiContextHandle_t ctx,
+                                 diopiTensorHandle_t values,
+                                 diopiTensorHandle_t indices,
+                                 diopiConstTensorHandle_t input, int64_t k,
+                                 int64_t dim, bool largest, bool sorted);
+
 #if defined(__cplusplus)
 }
 #endif

@@ -11,6 +11,7 @@
 #include "ref_error.h"
 #include "ref_pool.h"
 #include "ref_tensor.h"
+#include "ref_view_more.h"
 
 #define CTX diopiContextHandle_t ctx
 #define T diopiTensorHandle_t
@@ -56,14 +57,6 @@ static rows_t groups_of(const ref_view_t *v, int64_t groups) {
   return split_at(&g, 2);
 }
 
-static double at(const ref_view_t *v, int64_t offset) {
-  return ref_load(v->data + offset * (int64_t)ref_dtype_size(v->dtype),
-                  v->dtype);
-}
-static void put(const ref_view_t *v, int64_t offset, double value) {
-  ref_store(v->data + offset * (int64_t)ref_dtype_size(v->dtype), v->dtype,
-            value);
-}
 static int64_t offset_of(const rows_t *r, int64_t row, int64_t k) {
   return ref_offset(&r->outer, row) + ref_offset(&r->inner, k);
 }
@@ -91,7 +84,7 @@ static int64_t weight_index(const norm_task_t *t, int64_t r, int64_t k) {
 static void forward_row(const norm_task_t *t, int64_t r) {
   double mean = 0, sq = 0, n = (double)t->count;
   for (int64_t k = 0; k < t->count; k++) {
-    double x = at(&t->x.outer, offset_of(&t->x, r, k));
+    double x = ref_load_at(&t->x.outer, offset_of(&t->x, r, k));
     mean += x;
     sq += x * x;
   }
@@ -99,19 +92,19 @@ static void forward_row(const norm_task_t *t, int64_t r) {
   if (!t->rms) { /* two passes: the variance about the mean */
     sq = 0;
     for (int64_t k = 0; k < t->count; k++) {
-      double d = at(&t->x.outer, offset_of(&t->x, r, k)) - mean;
+      double d = ref_load_at(&t->x.outer, offset_of(&t->x, r, k)) - mean;
       sq += d * d;
     }
   }
   double rstd = 1.0 / sqrt(sq / n + t->eps);
   for (int64_t k = 0; k < t->count; k++) {
-    double v = (at(&t->x.outer, offset_of(&t->x, r, k)) - mean) * rstd;
+    double v = (ref_load_at(&t->x.outer, offset_of(&t->x, r, k)) - mean) * rstd;
     int64_t c = weight_index(t, r, k);
     if (t->has_weight)
       v *= ref_get(&t->weight, c);
     if (t->has_bias)
       v += ref_get(&t->bias, c);
-    put(&t->y.outer, offset_of(&t->y, r, k), v);
+    ref_store_at(&t->y.outer, offset_of(&t->y, r, k), v);
   }
   if (t->rms) {
     ref_set(&t->stat_a, r, rstd);
@@ -128,20 +121,22 @@ static void backward_row(const norm_task_t *t, int64_t r) {
   double rstd = ref_get(t->rms ? &t->stat_a : &t->stat_b, r);
   double s1 = 0, s2 = 0, n = (double)t->count;
   for (int64_t k = 0; k < t->count; k++) {
-    double xhat = (at(&t->x.outer, offset_of(&t->x, r, k)) - mean) * rstd;
-    double d = at(&t->dy.outer, offset_of(&t->dy, r, k));
+    double xhat =
+        (ref_load_at(&t->x.outer, offset_of(&t->x, r, k)) - mean) * rstd;
+    double d = ref_load_at(&t->dy.outer, offset_of(&t->dy, r, k));
     if (t->has_weight)
       d *= ref_get(&t->weight, weight_index(t, r, k));
     s1 += d;
     s2 += d * xhat;
   }
   for (int64_t k = 0; k < t->count; k++) {
-    double xhat = (at(&t->x.outer, offset_of(&t->x, r, k)) - mean) * rstd;
-    double d = at(&t->dy.outer, offset_of(&t->dy, r, k));
+    double xhat =
+        (ref_load_at(&t->x.outer, offset_of(&t->x, r, k)) - mean) * rstd;
+    double d = ref_load_at(&t->dy.outer, offset_of(&t->dy, r, k));
     if (t->has_weight)
       d *= ref_get(&t->weight, weight_index(t, r, k));
     double gi = rstd * (d - (t->rms ? 0 : s1 / n) - xhat * s2 / n);
-    put(&t->y.outer, offset_of(&t->y, r, k), gi);
+    ref_store_at(&t->y.outer, offset_of(&t->y, r, k), gi);
   }
 }
 
@@ -164,8 +159,9 @@ static void param_grads(const norm_task_t *t, int64_t c) {
       last = c + 1;
     }
     for (int64_t k = first; k < last; k++) {
-      double d = at(&t->dy.outer, offset_of(&t->dy, r, k));
-      gw += d * (at(&t->x.outer, offset_of(&t->x, r, k)) - mean) * rstd;
+      double d = ref_load_at(&t->dy.outer, offset_of(&t->dy, r, k));
+      gw +=
+          d * (ref_load_at(&t->x.outer, offset_of(&t->x, r, k)) - mean) * rstd;
       gb += d;
     }
   }

@@ -9,6 +9,7 @@
 #include "ref_enqueue.h"
 #include "ref_error.h"
 #include "ref_pool.h"
+#include "ref_view_more.h"
 #include "ref_window.h"
 
 #define CTX diopiContextHandle_t ctx
@@ -51,15 +52,6 @@ static void window(const pool_task_t *t, int64_t i, int64_t j, int64_t *h0,
                               : (double)((*h1 - *h0) * (*w1 - *w0));
 }
 
-static double load(const ref_view_t *v, int64_t offset) {
-  return ref_load(v->data + offset * (int64_t)ref_dtype_size(v->dtype),
-                  v->dtype);
-}
-static void store(const ref_view_t *v, int64_t offset, double value) {
-  ref_store(v->data + offset * (int64_t)ref_dtype_size(v->dtype), v->dtype,
-            value);
-}
-
 static void forward(const pool_task_t *t, int64_t plane) {
   const ref_planes_t *ip = &t->in_planes, *op = &t->out_planes;
   for (int64_t i = 0; i < t->oh; i++)
@@ -69,7 +61,7 @@ static void forward(const pool_task_t *t, int64_t plane) {
       window(t, i, j, &h0, &h1, &w0, &w1, &divisor);
       for (int64_t h = h0; h < h1; h++)
         for (int64_t w = w0; w < w1; w++) {
-          double x = load(&t->in, ref_plane_offset(ip, plane, h, w));
+          double x = ref_load_at(&t->in, ref_plane_offset(ip, plane, h, w));
           if (!t->adaptive) {
             acc += x;
           } else if (best < 0 || x > acc || isnan(x)) {
@@ -77,11 +69,12 @@ static void forward(const pool_task_t *t, int64_t plane) {
             best = h * ip->w + w;
           }
         }
-      store(&t->out, ref_plane_offset(op, plane, i, j),
-            t->adaptive ? acc : acc / divisor);
+      ref_store_at(&t->out, ref_plane_offset(op, plane, i, j),
+                   t->adaptive ? acc : acc / divisor);
       if (t->has_indices)
-        store(&t->indices, ref_plane_offset(&t->index_planes, plane, i, j),
-              (double)best);
+        ref_store_at(&t->indices,
+                     ref_plane_offset(&t->index_planes, plane, i, j),
+                     (double)best);
     }
 }
 
@@ -91,17 +84,17 @@ static void backward(const pool_task_t *t, int64_t plane) {
   const ref_planes_t *gp = &t->in_planes, *op = &t->out_planes;
   for (int64_t h = 0; h < gp->h; h++)
     for (int64_t w = 0; w < gp->w; w++)
-      store(&t->in, ref_plane_offset(gp, plane, h, w), 0);
+      ref_store_at(&t->in, ref_plane_offset(gp, plane, h, w), 0);
   for (int64_t i = 0; i < t->oh; i++)
     for (int64_t j = 0; j < t->ow; j++) {
-      double g = load(&t->out, ref_plane_offset(op, plane, i, j));
+      double g = ref_load_at(&t->out, ref_plane_offset(op, plane, i, j));
       if (t->adaptive) {
-        int64_t k = (int64_t)load(
+        int64_t k = (int64_t)ref_load_at(
             &t->indices, ref_plane_offset(&t->index_planes, plane, i, j));
         if (k < 0 || k >= gp->h * gp->w)
           continue; /* not an index this plane has */
         int64_t at = ref_plane_offset(gp, plane, k / gp->w, k % gp->w);
-        store(&t->in, at, load(&t->in, at) + g);
+        ref_store_at(&t->in, at, ref_load_at(&t->in, at) + g);
         continue;
       }
       int64_t h0, h1, w0, w1;
@@ -110,7 +103,7 @@ static void backward(const pool_task_t *t, int64_t plane) {
       for (int64_t h = h0; h < h1; h++)
         for (int64_t w = w0; w < w1; w++) {
           int64_t at = ref_plane_offset(gp, plane, h, w);
-          store(&t->in, at, load(&t->in, at) + g / divisor);
+          ref_store_at(&t->in, at, ref_load_at(&t->in, at) + g / divisor);
         }
     }
 }

@@ -9,6 +9,7 @@
 #include "ref_error.h"
 #include "ref_pool.h"
 #include "ref_tensor.h"
+#include "ref_view_more.h"
 
 typedef struct scan_task {
   ref_view_t out, in;             /* as given */
@@ -16,20 +17,6 @@ typedef struct scan_task {
   int dim;
   bool reverse;
 } scan_task_t;
-
-/* `v` without dim `d`. */
-static ref_view_t lines_of(const ref_view_t *v, int d) {
-  ref_view_t l = *v;
-  l.ndim = 0;
-  l.numel = 1;
-  for (int i = 0; i < v->ndim; i++)
-    if (i != d) {
-      l.shape[l.ndim] = v->shape[i];
-      l.strides[l.ndim++] = v->strides[i];
-      l.numel *= v->shape[i];
-    }
-  return l;
-}
 
 static void run_range(void *context, int64_t begin, int64_t end) {
   const scan_task_t *t = context;
@@ -75,8 +62,8 @@ static diopiError_t scan(diopiContextHandle_t ctx, const char *op,
     err = ref_expect_no_partial_overlap(op, in_name, &t.out, &t.in);
   if (err || t.in.numel == 0)
     return err;
-  t.in_lines = lines_of(&t.in, t.in.ndim ? t.dim : -1);
-  t.out_lines = lines_of(&t.out, t.out.ndim ? t.dim : -1);
+  t.in_lines = ref_lines_of(&t.in, t.in.ndim ? t.dim : -1);
+  t.out_lines = ref_lines_of(&t.out, t.out.ndim ? t.dim : -1);
   return ref_enqueue(ctx, op, run, &t, sizeof t);
 }
 

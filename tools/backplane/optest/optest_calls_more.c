@@ -377,6 +377,18 @@ static diopiError_t call_dynamic(void *fn, CTX ctx, const optest_args_t *a) {
   return diopiSuccess;
 }
 
+/* sort: "stable" absent gives NULL. */
+CALL(sort, bool stable = integer(a, "stable") != 0;
+     return ((diopiError_t(*)(CTX, T, T, CT, int64_t, bool, const bool *))fn)(
+         ctx, tensor(a, "values"), tensor(a, "indices"), tensor(a, "input"),
+         integer(a, "dim"), integer(a, "descending") != 0,
+         optest_attr(a->c, "stable") ? &stable : NULL);)
+CALL(topk,
+     return ((diopiError_t(*)(CTX, T, T, CT, int64_t, int64_t, bool, bool))fn)(
+         ctx, tensor(a, "values"), tensor(a, "indices"), tensor(a, "input"),
+         integer(a, "k"), integer(a, "dim"), integer(a, "largest") != 0,
+         integer(a, "sorted") != 0);)
+
 /* split: the outputs are the tensors "outs.0", "outs.1", ... */
 static diopiError_t call_split(void *fn, CTX ctx, const optest_args_t *a) {
   T outs[16];
@@ -542,6 +554,8 @@ static const struct {
     {"diopiRMSNormBackward", call_rms_norm_backward},
     {"diopiBaddbmm", call_baddbmm},
     {"diopiBaddbmmInp", call_baddbmm_inp},
+    {"diopiSort", call_sort},
+    {"diopiTopk", call_topk},
     {"diopiScatter", call_scatter},
     {"diopiScatterInp", call_scatter_inp},
     {"diopiScatterScalar", call_scatter_scalar},
