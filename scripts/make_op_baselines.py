@@ -1938,6 +1938,57 @@ def sorting():
 
 BREADTH += (sorting,)
 
+
+def interpolation():
+    torch.manual_seed(51)
+    for tag, shape, size, mode, align in (
+            ("nearest/2d_up", (2, 3, 4, 5), [7, 9], "nearest", None),
+            ("nearest/2d_down", (1, 2, 9, 7), [4, 3], "nearest", None),
+            ("nearest/2d_double", (1, 2, 3, 4), [6, 8], "nearest", None),
+            ("nearest/1d", (2, 3, 5), [12], "nearest", None),
+            ("nearest/3d", (1, 2, 3, 4, 2), [5, 6, 3], "nearest", None),
+            ("bilinear/up", (2, 3, 4, 5), [7, 9], "bilinear", False),
+            ("bilinear/up_align", (2, 3, 4, 5), [7, 9], "bilinear", True),
+            ("bilinear/down", (1, 2, 9, 8), [4, 3], "bilinear", False),
+            ("linear/1d_align", (2, 2, 6), [11], "linear", True),
+            ("trilinear/3d", (1, 2, 3, 4, 2), [5, 6, 3], "trilinear", False)):
+        x = randn(shape).requires_grad_()
+        kw = {} if mode == "nearest" else {"align_corners": align}
+        y = F.interpolate(x, size=size, mode=mode, **kw)
+        go = randn(y.shape)
+        y.backward(go)
+        if mode == "nearest":
+            fw = Case(f"upsample_nearest/f32/{tag}", "diopiUpsampleNearest")
+            bw = Case(f"upsample_nearest_backward/f32/{tag}",
+                      "diopiUpsampleNearestBackward")
+        else:
+            fw = Case(f"upsample_linear/f32/{tag}", "diopiUpsampleLinear")
+            bw = Case(f"upsample_linear_backward/f32/{tag}",
+                      "diopiUpsampleLinearBackward")
+            for c in (fw, bw):
+                c.attr("align_corners", align).attr("mode", mode)
+        fw.output("out", y.detach()).input("input", x.detach()).attr("size", size)
+        bw.output("grad_input", x.grad).input("grad_output", go)
+        bw.attr("out_size", size).attr("in_size", list(shape))
+        family = "upsample_" + ("nearest" if mode == "nearest" else "linear")
+        add(family, fw)
+        add(family, bw)
+    xn = noncontig((1, 2, 4, 4))
+    add("upsample_linear", Case("upsample_linear/f32/noncontig",
+                                "diopiUpsampleLinear")
+        .output("out", F.interpolate(xn, size=[6, 5], mode="bilinear",
+                                     align_corners=False))
+        .input("input", xn).attr("size", [6, 5]).attr("align_corners", False)
+        .attr("mode", "bilinear"))
+    xh = randn((1, 2, 3, 3), torch.float16)
+    add("upsample_nearest", Case("upsample_nearest/f16", "diopiUpsampleNearest",
+                                 torch.float16)
+        .output("out", F.interpolate(xh.float(), size=[5, 4]).half())
+        .input("input", xh).attr("size", [5, 4]))
+
+
+BREADTH += (interpolation,)
+
 def main():
     for make in (arithmetic, memory, gemm, activations, softmax, losses,
                  reductions, optimizers, normalization, convolution, pooling,

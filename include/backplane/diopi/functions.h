@@ -1154,6 +1154,25 @@ DIOPI_API diopiError_t diopiTopk(diopiContextHandle_t ctx,
                                  diopiConstTensorHandle_t input, int64_t k,
                                  int64_t dim, bool largest, bool sorted);
 
+/* Interpolation (ref_interpolate.c). */
+DIOPI_API diopiError_t diopiUpsampleNearest(diopiContextHandle_t ctx,
+                                            diopiTensorHandle_t out,
+                                            diopiConstTensorHandle_t input,
+                                            diopiSize_t size);
+DIOPI_API diopiError_t diopiUpsampleNearestBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiSize_t out_size,
+    diopiSize_t in_size);
+DIOPI_API diopiError_t diopiUpsampleLinear(diopiContextHandle_t ctx,
+                                           diopiTensorHandle_t out,
+                                           diopiConstTensorHandle_t input,
+                                           diopiSize_t size, bool align_corners,
+                                           const char *mode);
+DIOPI_API diopiError_t diopiUpsampleLinearBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiSize_t out_size,
+    diopiSize_t in_size, bool align_corners, const char *mode);
+
 #if defined(__cplusplus)
 }
 #endif

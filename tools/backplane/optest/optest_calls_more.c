@@ -389,6 +389,24 @@ CALL(topk,
          integer(a, "k"), integer(a, "dim"), integer(a, "largest") != 0,
          integer(a, "sorted") != 0);)
 
+CALL(upsample_nearest,
+     return ((diopiError_t(*)(CTX, T, CT, diopiSize_t))fn)(
+         ctx, tensor(a, "out"), tensor(a, "input"), list(a, "size"));)
+CALL(upsample_nearest_backward,
+     return ((diopiError_t(*)(CTX, T, CT, diopiSize_t, diopiSize_t))fn)(
+         ctx, tensor(a, "grad_input"), tensor(a, "grad_output"),
+         list(a, "out_size"), list(a, "in_size"));)
+CALL(upsample_linear,
+     return ((diopiError_t(*)(CTX, T, CT, diopiSize_t, bool, const char *))fn)(
+         ctx, tensor(a, "out"), tensor(a, "input"), list(a, "size"),
+         integer(a, "align_corners") != 0, optest_arg_text(a, "mode"));)
+CALL(upsample_linear_backward,
+     return ((diopiError_t(*)(CTX, T, CT, diopiSize_t, diopiSize_t, bool,
+                              const char *))fn)(
+         ctx, tensor(a, "grad_input"), tensor(a, "grad_output"),
+         list(a, "out_size"), list(a, "in_size"),
+         integer(a, "align_corners") != 0, optest_arg_text(a, "mode"));)
+
 /* split: the outputs are the tensors "outs.0", "outs.1", ... */
 static diopiError_t call_split(void *fn, CTX ctx, const optest_args_t *a) {
   T outs[16];
@@ -555,6 +573,10 @@ static const struct {
     {"diopiBaddbmm", call_baddbmm},
     {"diopiBaddbmmInp", call_baddbmm_inp},
     {"diopiSort", call_sort},
+    {"diopiUpsampleNearest", call_upsample_nearest},
+    {"diopiUpsampleNearestBackward", call_upsample_nearest_backward},
+    {"diopiUpsampleLinear", call_upsample_linear},
+    {"diopiUpsampleLinearBackward", call_upsample_linear_backward},
     {"diopiTopk", call_topk},
     {"diopiScatter", call_scatter},
     {"diopiScatterInp", call_scatter_inp},
