@@ -1989,6 +1989,76 @@ def interpolation():
 
 BREADTH += (interpolation,)
 
+
+def optimizers_fused():
+    torch.manual_seed(52)
+    for tag, shapes, ams, maximize in (("two", [(6, 7), (13,)], False, False),
+                                       ("amsgrad", [(5, 4)], True, False),
+                                       ("maximize", [(9,), (2, 3)], False,
+                                        True)):
+        c = Case(f"fused_adamw/f32/{tag}", "diopiFusedAdamW", atol=1e-6,
+                 rtol=1e-5)
+        for i, shape in enumerate(shapes):
+            p, g = randn(shape), randn(shape)
+            m, v = randn(shape) * 0.1, torch.rand(shape) * 0.1
+            vmax = v + torch.rand(shape) * 0.05
+            step = 3 + i
+            pp = p.clone()
+            opt = torch.optim.AdamW([pp], lr=1e-2, betas=(0.9, 0.99), eps=1e-8,
+                                    weight_decay=1e-2, amsgrad=ams,
+                                    maximize=maximize, foreach=False)
+            pp.grad = g.clone()
+            state = {"step": torch.tensor(float(step - 1)),
+                     "exp_avg": m.clone(), "exp_avg_sq": v.clone()}
+            if ams:
+                state["max_exp_avg_sq"] = vmax.clone()
+            opt.state[pp] = state
+            opt.step()
+            c.inplace(f"params.{i}", p, pp.detach()).input(f"grads.{i}", g)
+            c.inplace(f"exp_avgs.{i}", m, state["exp_avg"])
+            c.inplace(f"exp_avg_sqs.{i}", v, state["exp_avg_sq"])
+            if ams:
+                c.inplace(f"max_exp_avg_sqs.{i}", vmax, state["max_exp_avg_sq"])
+            c.input(f"state_steps.{i}", torch.tensor(float(step)))
+        add("fused_adamw", c.attr("lr", 1e-2).attr("beta1", 0.9)
+            .attr("beta2", 0.99).attr("eps", 1e-8).attr("weight_decay", 1e-2)
+            .attr("amsgrad", ams).attr("maximize", maximize))
+
+
+def renorms():
+    torch.manual_seed(53)
+    for tag, p, max_norm in (("p2", 2.0, 1.5), ("p1", 1.0, 2.0),
+                             ("inf", float("inf"), 0.8)):
+        w = randn((10, 4))
+        idx = torch.tensor([[1, 7], [3, 1]])
+        ref = w.clone()
+        with torch.no_grad():
+            torch.embedding_renorm_(ref, idx, max_norm, p)
+        add("embedding_renorm", Case(f"embedding_renorm/f32/{tag}",
+                                     "diopiEmbeddingRenorm_")
+            .inplace("inout", w, ref).input("indices", idx)
+            .attr("max_norm", max_norm).attr("norm_type", p))
+    for tag, shapes, max_norm, p in (("p2_clipped", [(5, 6), (7,)], 1.0, 2.0),
+                                     ("p2_unclipped", [(4,)], 100.0, 2.0),
+                                     ("inf", [(3, 3), (5,)], 0.5,
+                                      float("inf")),
+                                     ("p1", [(6,)], 2.0, 1.0)):
+        grads = [randn(s) for s in shapes]
+        params = [torch.zeros(s, requires_grad=True) for s in shapes]
+        for q, g in zip(params, grads):
+            q.grad = g.clone()
+        total = torch.nn.utils.clip_grad_norm_(params, max_norm, p)
+        c = Case(f"clip_grad_norm/f32/{tag}", "diopiClipGradNorm", atol=1e-5,
+                 rtol=1e-5)
+        for i, (g, q) in enumerate(zip(grads, params)):
+            c.inplace(f"grads.{i}", g, q.grad)
+        c.output("total_norm", total.double())
+        add("clip_grad_norm", c.attr("max_norm", max_norm).attr("norm_type", p)
+            .attr("error_if_nonfinite", False))
+
+
+BREADTH += (optimizers_fused, renorms)
+
 def main():
     for make in (arithmetic, memory, gemm, activations, softmax, losses,
                  reductions, optimizers, normalization, convolution, pooling,

@@ -1173,6 +1173,26 @@ DIOPI_API diopiError_t diopiUpsampleLinearBackward(
     diopiConstTensorHandle_t grad_output, diopiSize_t out_size,
     diopiSize_t in_size, bool align_corners, const char *mode);
 
+/* Optimizers: the fused multi-tensor adamw (ref_optim_adam.c). */
+DIOPI_API diopiError_t diopiFusedAdamW(
+    diopiContextHandle_t ctx, diopiTensorHandle_t *params,
+    diopiConstTensorHandle_t *grads, diopiTensorHandle_t *exp_avgs,
+    diopiTensorHandle_t *exp_avg_sqs, diopiTensorHandle_t *max_exp_avg_sqs,
+    diopiConstTensorHandle_t *state_steps, int64_t nums, double lr,
+    double beta1, double beta2, double eps, double weight_decay, bool amsgrad,
+    bool maximize);
+
+/* Rescaling to a norm bound (ref_renorm.c). */
+DIOPI_API diopiError_t diopiEmbeddingRenorm_(diopiContextHandle_t ctx,
+                                             diopiTensorHandle_t inout,
+                                             diopiConstTensorHandle_t indices,
+                                             double max_norm, double norm_type);
+DIOPI_API diopiError_t diopiClipGradNorm(diopiContextHandle_t ctx, double *out,
+                                         diopiTensorHandle_t *grads,
+                                         int64_t num_grads, double max_norm,
+                                         double norm_type,
+                                         bool error_if_nonfinite);
+
 #if defined(__cplusplus)
 }
 #endif

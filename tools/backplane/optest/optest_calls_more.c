@@ -407,6 +407,59 @@ CALL(upsample_linear_backward,
          list(a, "out_size"), list(a, "in_size"),
          integer(a, "align_corners") != 0, optest_arg_text(a, "mode"));)
 
+CALL(embedding_renorm, return ((diopiError_t(*)(CTX, T, CT, double, double))fn)(
+                           ctx, tensor(a, "inout"), tensor(a, "indices"),
+                           real(a, "max_norm"), real(a, "norm_type"));)
+
+/* The tensors "<role>.0", "<role>.1", ... into list (at most 16); their
+ * count. */
+static int64_t tensor_list(const optest_args_t *a, const char *role, T *list) {
+  char name[48];
+  int64_t n = 0;
+  for (; n < 16; n++) {
+    snprintf(name, sizeof name, "%s.%lld", role, (long long)n);
+    if (!(list[n] = tensor(a, name)))
+      break;
+  }
+  return n;
+}
+
+static diopiError_t call_fused_adamw(void *fn, CTX ctx,
+                                     const optest_args_t *a) {
+  T params[16], grads[16], m[16], v[16], vmax[16], steps[16];
+  int64_t n = tensor_list(a, "params", params);
+  tensor_list(a, "grads", grads);
+  tensor_list(a, "exp_avgs", m);
+  tensor_list(a, "exp_avg_sqs", v);
+  tensor_list(a, "max_exp_avg_sqs", vmax);
+  tensor_list(a, "state_steps", steps);
+  return ((diopiError_t(*)(CTX, T *, CT *, T *, T *, T *, CT *, int64_t, double,
+                           double, double, double, double, bool, bool))fn)(
+      ctx, params, (CT *)grads, m, v, vmax, (CT *)steps, n, real(a, "lr"),
+      real(a, "beta1"), real(a, "beta2"), real(a, "eps"),
+      real(a, "weight_decay"), integer(a, "amsgrad") != 0,
+      integer(a, "maximize") != 0);
+}
+
+/* clip_grad_norm: the total norm it returns is copied into the case's
+ * 0-dim float64 "total_norm" to be judged. */
+static diopiError_t call_clip_grad_norm(void *fn, CTX ctx,
+                                        const optest_args_t *a) {
+  T grads[16];
+  int64_t n = tensor_list(a, "grads", grads);
+  double total = 0;
+  diopiError_t err =
+      ((diopiError_t(*)(CTX, double *, T *, int64_t, double, double, bool))fn)(
+          ctx, &total, grads, n, real(a, "max_norm"), real(a, "norm_type"),
+          integer(a, "error_if_nonfinite") != 0);
+  void *dst = NULL;
+  if (err || diopiGetTensorData(tensor(a, "total_norm"), &dst) ||
+      bp_copy(bp_ops_context_device(ctx), dst, NULL, &total, sizeof total,
+              NULL))
+    return err ? err : diopiErrorOccurred;
+  return diopiSuccess;
+}
+
 /* split: the outputs are the tensors "outs.0", "outs.1", ... */
 static diopiError_t call_split(void *fn, CTX ctx, const optest_args_t *a) {
   T outs[16];
@@ -573,6 +626,9 @@ static const struct {
     {"diopiBaddbmm", call_baddbmm},
     {"diopiBaddbmmInp", call_baddbmm_inp},
     {"diopiSort", call_sort},
+    {"diopiEmbeddingRenorm_", call_embedding_renorm},
+    {"diopiFusedAdamW", call_fused_adamw},
+    {"diopiClipGradNorm", call_clip_grad_norm},
     {"diopiUpsampleNearest", call_upsample_nearest},
     {"diopiUpsampleNearestBackward", call_upsample_nearest_backward},
     {"diopiUpsampleLinear", call_upsample_linear},
