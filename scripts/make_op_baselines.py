@@ -2059,6 +2059,49 @@ def renorms():
 
 BREADTH += (optimizers_fused, renorms)
 
+
+def convolution_transposed():
+    torch.manual_seed(54)
+    for tag, n, cin, hw, cout, k, s, p, op, d, g, bias, dt in (
+            ("f32/k3s1", 2, 3, 5, 4, 3, 1, 0, 0, 1, 1, True, torch.float32),
+            ("f32/k3s2p1_outpad1", 1, 4, 4, 2, 3, 2, 1, 1, 1, 1, True,
+             torch.float32),
+            ("f32/k2s2_groups2", 2, 4, 3, 6, 2, 2, 0, 0, 1, 2, False,
+             torch.float32),
+            ("f32/dilation2", 1, 2, 4, 3, 3, 1, 1, 0, 2, 1, True,
+             torch.float32),
+            ("f64/k3s2", 1, 2, 3, 2, 3, 2, 0, 0, 1, 1, True, torch.float64),
+            ("f16/k2", 1, 2, 3, 2, 2, 1, 0, 0, 1, 1, True, torch.float16)):
+        x = randn((n, cin, hw, hw), dt).double().requires_grad_()
+        w = randn((cin, cout // g, k, k), dt).double().requires_grad_()
+        b = randn((cout,), dt).double().requires_grad_() if bias else None
+        y = F.conv_transpose2d(x, w, b, s, p, op, g, d)
+        go = randn(y.shape, dt).double()
+        y.backward(go)
+        kw = {} if dt == torch.float16 else {"atol": 1e-4, "rtol": 1e-4}
+        fw = Case(f"conv_transpose2d/{tag}", "diopiConvTranspose2d", dt, **kw)
+        fw.output("out", y.detach().to(dt)).input("input", x.detach().to(dt))
+        fw.input("weight", w.detach().to(dt))
+        if bias:
+            fw.input("bias", b.detach().to(dt))
+        bw = Case(f"conv_transpose2d_backward/{tag}",
+                  "diopiConvTranspose2dBackward", dt, **kw)
+        bw.output("grad_input", x.grad.to(dt)).output("grad_weight", w.grad.to(dt))
+        if bias:
+            bw.output("grad_bias", b.grad.to(dt))
+        bw.input("grad_output", go.to(dt)).input("input", x.detach().to(dt))
+        bw.input("weight", w.detach().to(dt))
+        for c in (fw, bw):
+            c.attr("stride", [s, s]).attr("padding", [p, p])
+            c.attr("output_padding", [op, op]).attr("dilation", [d, d])
+            c.attr("groups", g)
+        bw.attr("bias_sizes", [cout] if bias else [])
+        add("conv_transpose2d", fw)
+        add("conv_transpose2d", bw)
+
+
+BREADTH += (convolution_transposed,)
+
 def main():
     for make in (arithmetic, memory, gemm, activations, softmax, losses,
                  reductions, optimizers, normalization, convolution, pooling,

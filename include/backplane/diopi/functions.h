@@ -1193,6 +1193,20 @@ DIOPI_API diopiError_t diopiClipGradNorm(diopiContextHandle_t ctx, double *out,
                                          double norm_type,
                                          bool error_if_nonfinite);
 
+/* Transposed convolution (ref_conv_transpose.c). */
+DIOPI_API diopiError_t diopiConvTranspose2d(
+    diopiContextHandle_t ctx, diopiTensorHandle_t out,
+    diopiConstTensorHandle_t input, diopiConstTensorHandle_t weight,
+    diopiConstTensorHandle_t bias, diopiSize_t stride, diopiSize_t padding,
+    diopiSize_t output_padding, int64_t groups, diopiSize_t dilation);
+DIOPI_API diopiError_t diopiConvTranspose2dBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiTensorHandle_t grad_weight, diopiTensorHandle_t grad_bias,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiConstTensorHandle_t weight, diopiSize_t *bias_sizes,
+    diopiSize_t stride, diopiSize_t padding, diopiSize_t dilation,
+    diopiSize_t output_padding, int64_t groups);
+
 #if defined(__cplusplus)
 }
 #endif

@@ -460,6 +460,22 @@ static diopiError_t call_clip_grad_norm(void *fn, CTX ctx,
   return diopiSuccess;
 }
 
+CALL(conv_transpose2d,
+     return ((diopiError_t(*)(CTX, T, CT, CT, CT, diopiSize_t, diopiSize_t,
+                              diopiSize_t, int64_t, diopiSize_t))fn)(
+         ctx, tensor(a, "out"), tensor(a, "input"), tensor(a, "weight"),
+         tensor(a, "bias"), list(a, "stride"), list(a, "padding"),
+         list(a, "output_padding"), integer(a, "groups"), list(a, "dilation"));)
+CALL(conv_transpose2d_backward, diopiSize_t bias_sizes = list(a, "bias_sizes");
+     return ((diopiError_t(*)(CTX, T, T, T, CT, CT, CT, diopiSize_t *,
+                              diopiSize_t, diopiSize_t, diopiSize_t,
+                              diopiSize_t, int64_t))fn)(
+         ctx, tensor(a, "grad_input"), tensor(a, "grad_weight"),
+         tensor(a, "grad_bias"), tensor(a, "grad_output"), tensor(a, "input"),
+         tensor(a, "weight"), bias_sizes.len ? &bias_sizes : NULL,
+         list(a, "stride"), list(a, "padding"), list(a, "dilation"),
+         list(a, "output_padding"), integer(a, "groups"));)
+
 /* split: the outputs are the tensors "outs.0", "outs.1", ... */
 static diopiError_t call_split(void *fn, CTX ctx, const optest_args_t *a) {
   T outs[16];
@@ -626,6 +642,8 @@ static const struct {
     {"diopiBaddbmm", call_baddbmm},
     {"diopiBaddbmmInp", call_baddbmm_inp},
     {"diopiSort", call_sort},
+    {"diopiConvTranspose2d", call_conv_transpose2d},
+    {"diopiConvTranspose2dBackward", call_conv_transpose2d_backward},
     {"diopiEmbeddingRenorm_", call_embedding_renorm},
     {"diopiFusedAdamW", call_fused_adamw},
     {"diopiClipGradNorm", call_clip_grad_norm},
