@@ -2102,6 +2102,77 @@ def convolution_transposed():
 
 BREADTH += (convolution_transposed,)
 
+
+def attention():
+    """Flash attention as DIOPI's functions_ext.h declares it, the oracle
+    written out in double with PyTorch ops (1.13 has no flash kernel)."""
+    torch.manual_seed(55)
+    for tag, b, sq, sk, hq, hk, d, causal, left, right, alibi, dt in (
+            ("f32/plain", 2, 5, 5, 2, 2, 8, False, -1, -1, False,
+             torch.float32),
+            ("f32/causal", 1, 6, 6, 2, 2, 4, True, -1, 0, False,
+             torch.float32),
+            ("f32/causal_sk_longer", 1, 3, 7, 1, 1, 4, True, -1, 0, False,
+             torch.float32),
+            ("f32/gqa_window_alibi", 1, 6, 6, 4, 2, 4, False, 2, 1, True,
+             torch.float32),
+            ("f16/causal", 1, 4, 4, 2, 1, 8, True, -1, 0, False,
+             torch.float16),
+            ("bf16/plain", 1, 4, 6, 2, 2, 8, False, -1, -1, False,
+             torch.bfloat16)):
+        q = randn((b, sq, hq, d), dt).double().requires_grad_()
+        k = randn((b, sk, hk, d), dt).double().requires_grad_()
+        v = randn((b, sk, hk, d), dt).double().requires_grad_()
+        slopes = torch.rand(hq) if alibi else None
+        scale = d ** -0.5
+        rep = hq // hk
+        kk = k.repeat_interleave(rep, 2)
+        vv = v.repeat_interleave(rep, 2)
+        s = torch.einsum("bihd,bjhd->bhij", q, kk) * scale
+        i = torch.arange(sq).view(-1, 1)
+        j = torch.arange(sk).view(1, -1)
+        diag = i + sk - sq
+        if alibi:
+            s = s - slopes.double().view(1, -1, 1, 1) * (diag - j).abs()
+        mask = torch.zeros(sq, sk, dtype=torch.bool)
+        if causal:
+            mask |= j > diag
+        if left >= 0:
+            mask |= j < diag - left
+        if right >= 0:
+            mask |= j > diag + right
+        s = s.masked_fill(mask, float("-inf"))
+        lse = torch.logsumexp(s, -1)
+        out = torch.einsum("bhij,bjhd->bihd", torch.softmax(s, -1), vv)
+        go = randn(out.shape, dt).double()
+        out.backward(go)
+        kw = {"atol": 1e-5, "rtol": 1e-4} if dt == torch.float32 else {}
+        attrs = (("p_dropout", 0.0), ("softmax_scale", scale),
+                 ("is_causal", causal), ("window_size_left", left),
+                 ("window_size_right", right))
+        fw = Case(f"flash_attention/{tag}", "diopiFlashAttention", dt, **kw)
+        fw.output("attention_out", out.detach().to(dt))
+        fw.output("softmax_lse", lse.detach().float())
+        fw.input("q", q.detach().to(dt)).input("k", k.detach().to(dt))
+        fw.input("v", v.detach().to(dt))
+        bw = Case(f"flash_attention_backward/{tag}",
+                  "diopiFlashAttentionBackward", dt, **kw)
+        bw.output("grad_q", q.grad.to(dt)).output("grad_k", k.grad.to(dt))
+        bw.output("grad_v", v.grad.to(dt)).input("grad_output", go.to(dt))
+        bw.input("q", q.detach().to(dt)).input("k", k.detach().to(dt))
+        bw.input("v", v.detach().to(dt))
+        bw.input("attention_out", out.detach().to(dt).contiguous())
+        bw.input("softmax_lse", lse.detach().float().contiguous())
+        for c in (fw, bw):
+            if alibi:
+                c.input("alibi_slopes", slopes)
+            for attr in attrs:
+                c.attr(*attr)
+            add("flash_attention", c)
+
+
+BREADTH += (attention,)
+
 def main():
     for make in (arithmetic, memory, gemm, activations, softmax, losses,
                  reductions, optimizers, normalization, convolution, pooling,

@@ -1207,6 +1207,25 @@ DIOPI_API diopiError_t diopiConvTranspose2dBackward(
     diopiSize_t stride, diopiSize_t padding, diopiSize_t dilation,
     diopiSize_t output_padding, int64_t groups);
 
+/* Scaled dot-product attention: DIOPI's functions_ext.h flash attention,
+ * the plain algorithm (ref_attention.c). */
+DIOPI_API diopiError_t diopiFlashAttention(
+    diopiContextHandle_t ctx, diopiTensorHandle_t attention_out,
+    diopiTensorHandle_t softmax_lse, diopiGeneratorHandle_t gen,
+    diopiConstTensorHandle_t q, diopiConstTensorHandle_t k,
+    diopiConstTensorHandle_t v, diopiConstTensorHandle_t alibi_slopes,
+    float p_dropout, float softmax_scale, bool is_causal,
+    int32_t window_size_left, int32_t window_size_right);
+DIOPI_API diopiError_t diopiFlashAttentionBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_q,
+    diopiTensorHandle_t grad_k, diopiTensorHandle_t grad_v,
+    diopiConstTensorHandle_t grad_output, diopiGeneratorHandle_t gen,
+    diopiConstTensorHandle_t q, diopiConstTensorHandle_t k,
+    diopiConstTensorHandle_t v, diopiConstTensorHandle_t alibi_slopes,
+    diopiConstTensorHandle_t attention_out,
+    diopiConstTensorHandle_t softmax_lse, float p_dropout, float softmax_scale,
+    bool is_causal, int32_t window_size_left, int32_t window_size_right);
+
 #if defined(__cplusplus)
 }
 #endif
