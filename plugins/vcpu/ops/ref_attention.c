@@ -194,6 +194,14 @@ static diopiError_t setup(const char *op, attn_task_t *t,
   return diopiSuccess;
 }
 
+/* `h` viewed into *v, which must have the 4-dim `shape`. */
+static diopiError_t view_shaped(const char *op, const char *arg,
+                                diopiConstTensorHandle_t h, ref_view_t *v,
+                                const int64_t *shape) {
+  diopiError_t err = ref_view(op, arg, h, v);
+  return err ? err : ref_expect_shape(op, arg, v, shape, 4);
+}
+
 static diopiError_t lse_view(const char *op, attn_task_t *t,
                              diopiConstTensorHandle_t lse) {
   int64_t shape[3] = {t->b, t->hq, t->sq};
@@ -226,9 +234,7 @@ REF_EXPORT diopiError_t diopiFlashAttention(
       setup(op, &t, q, k, v, alibi_slopes, p_dropout, softmax_scale, is_causal,
             window_size_left, window_size_right);
   if (!err)
-    err = ref_view(op, "attention_out", attention_out, &t.out);
-  if (!err)
-    err = ref_expect_shape(op, "attention_out", &t.out, t.q.shape, 4);
+    err = view_shaped(op, "attention_out", attention_out, &t.out, t.q.shape);
   if (!err)
     err = lse_view(op, &t, softmax_lse);
   if (!err)
@@ -254,26 +260,16 @@ REF_EXPORT diopiError_t diopiFlashAttentionBackward(
       setup(op, &t, q, k, v, alibi_slopes, p_dropout, softmax_scale, is_causal,
             window_size_left, window_size_right);
   if (!err)
-    err = ref_view(op, "attention_out", attention_out, &t.out);
+    err = view_shaped(op, "attention_out", attention_out, &t.out, t.q.shape);
   if (!err)
-    err = ref_expect_shape(op, "attention_out", &t.out, t.q.shape, 4);
-  if (!err)
-    err = ref_view(op, "grad_output", grad_output, &t.grad_out);
-  if (!err)
-    err = ref_expect_shape(op, "grad_output", &t.grad_out, t.q.shape, 4);
+    err = view_shaped(op, "grad_output", grad_output, &t.grad_out, t.q.shape);
   if (!err)
     err = lse_view(op, &t, softmax_lse);
   if (!err)
-    err = ref_view(op, "grad_q", grad_q, &t.gq);
+    err = view_shaped(op, "grad_q", grad_q, &t.gq, t.q.shape);
   if (!err)
-    err = ref_expect_shape(op, "grad_q", &t.gq, t.q.shape, 4);
+    err = view_shaped(op, "grad_k", grad_k, &t.gk, t.k.shape);
   if (!err)
-    err = ref_view(op, "grad_k", grad_k, &t.gk);
-  if (!err)
-    err = ref_expect_shape(op, "grad_k", &t.gk, t.k.shape, 4);
-  if (!err)
-    err = ref_view(op, "grad_v", grad_v, &t.gv);
-  if (!err)
-    err = ref_expect_shape(op, "grad_v", &t.gv, t.k.shape, 4);
+    err = view_shaped(op, "grad_v", grad_v, &t.gv, t.k.shape);
   return err ? err : enqueue(ctx, op, &t);
 }

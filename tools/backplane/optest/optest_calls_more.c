@@ -358,23 +358,7 @@ static diopiError_t call_dynamic(void *fn, CTX ctx, const optest_args_t *a) {
                 ctx, &result, tensor(a, "input"), tensor(a, "mask"))
           : ((diopiError_t(*)(CTX, T *, CT))fn)(ctx, &result,
                                                 tensor(a, "input"));
-  if (err)
-    return err;
-  int64_t got = -1, want = 0, elem = 0;
-  void *src = NULL, *dst = NULL;
-  diopiGetTensorNumel(result, &got);
-  diopiGetTensorNumel(out, &want);
-  diopiGetTensorElemSize(out, &elem);
-  diopiGetTensorData(result, &src);
-  diopiGetTensorData(out, &dst);
-  if (got != want)
-    return diopiErrorOccurred;
-  if (bp_stream_synchronize(bp_ops_context_stream(ctx)) ||
-      (want &&
-       bp_copy(bp_ops_context_device(ctx), dst, bp_ops_tensor_bp_device(result),
-               src, (size_t)(want * elem), NULL)))
-    return diopiErrorOccurred;
-  return diopiSuccess;
+  return err ? err : optest_result_into(ctx, result, out);
 }
 
 /* sort: "stable" absent gives NULL. */
