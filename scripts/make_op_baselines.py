@@ -2173,6 +2173,285 @@ def attention():
 
 BREADTH += (attention,)
 
+
+def more_math():
+    torch.manual_seed(56)
+    for name, fn, gen in (("Erfinv", torch.erfinv,
+                           lambda s, dt: (torch.rand(s) * 1.98 - 0.99).to(dt)),
+                          ("Asin", torch.asin,
+                           lambda s, dt: (torch.rand(s) * 1.98 - 0.99).to(dt)),
+                          ("Acos", torch.acos,
+                           lambda s, dt: (torch.rand(s) * 1.98 - 0.99).to(dt)),
+                          ("Asinh", torch.asinh, randn),
+                          ("Acosh", torch.acosh,
+                           lambda s, dt: (torch.rand(s) * 4 + 1).to(dt)),
+                          ("Atanh", torch.atanh,
+                           lambda s, dt: (torch.rand(s) * 1.8 - 0.9).to(dt)),
+                          ("Sgn", torch.sgn, randn)):
+        low = name.lower()
+        for dt in (torch.float32, torch.float16, torch.float64):
+            x = gen((4, 6), dt)
+            add(low, Case(f"{low}/{SHORT[dt]}", "diopi" + name, dt)
+                .output("out", fn(x.double()).to(dt)).input("input", x))
+        x = gen((4, 12), torch.float32)[:, ::2]
+        add(low, Case(f"{low}/f32/noncontig", "diopi" + name)
+            .output("out", fn(x)).input("input", x))
+    a, b = randn((4, 6)) * 5, randn((6,)) * 2
+    add("remainder", Case("remainder_tensor/f32/bcast", "diopiRemainderTensor")
+        .output("out", torch.remainder(a, b)).input("input", a)
+        .input("other", b))
+    ai = torch.randint(-20, 20, (3, 5))
+    bi = torch.randint(1, 6, (5,)) * torch.tensor([1, -1, 1, -1, 1])
+    add("remainder", Case("remainder_tensor/i64", "diopiRemainderTensor",
+                          torch.int64)
+        .output("out", torch.remainder(ai, bi)).input("input", ai)
+        .input("other", bi))
+    add("remainder", Case("remainder_scalar/f32", "diopiRemainderScalar")
+        .output("out", torch.remainder(a, -1.5)).input("input", a)
+        .attr("other", -1.5))
+    add("remainder", Case("remainder/f32_scalar_input", "diopiRemainder")
+        .output("out", torch.remainder(torch.tensor(7.0), b)).attr("input", 7.0)
+        .input("other", b))
+    for name, value in (("Zeros", 0), ("Ones", 1)):
+        for dt in (torch.float32, torch.int64, torch.float16):
+            add(name.lower(), Case(f"{name.lower()}/{SHORT[dt]}", "diopi" + name,
+                                   dt)
+                .output("out", torch.full((3, 4), value, dtype=dt))
+                .attr("size", [3, 4]))
+    x = randn((3, 5))
+    add("zeros", Case("zero_inp/f32", "diopiZeroInp")
+        .inplace("input", x, torch.zeros_like(x)))
+
+
+def selects_slices():
+    torch.manual_seed(57)
+    x = randn((4, 5, 6))
+    for dim, index in ((0, 2), (1, -1), (2, 0)):
+        xs = x.clone().requires_grad_()
+        y = xs.select(dim, index)
+        go = randn(y.shape)
+        y.backward(go)
+        add("select", Case(f"select/f32/dim{dim}_{index}", "diopiSelect")
+            .output("out", y.detach()).input("input", x).attr("dim", dim)
+            .attr("index", index))
+        add("select", Case(f"select_backward/f32/dim{dim}_{index}",
+                           "diopiSelectBackward")
+            .output("grad_input", xs.grad).input("grad_output", go)
+            .attr("input_sizes", list(x.shape)).attr("dim", dim)
+            .attr("index", index))
+        src = randn(y.shape)
+        add("select", Case(f"select_scatter/f32/dim{dim}_{index}",
+                           "diopiSelectScatter")
+            .output("out", torch.select_scatter(x, src, dim, index))
+            .input("input", x).input("src", src).attr("dim", dim)
+            .attr("index", index))
+    for dim, start, end, step in ((0, 1, 3, 1), (1, -4, 100, 2),
+                                  (2, 0, 6, 4), (2, 5, 2, 1)):
+        xs = x.clone().requires_grad_()
+        y = torch.ops.aten.slice(xs, dim, start, end, step)
+        go = randn(y.shape)
+        y.sum().backward() if y.numel() == 0 else y.backward(go)
+        tag = f"dim{dim}_{start}_{end}_{step}"
+        attrs = (("dim", dim), ("start", start), ("end", end), ("step", step))
+        cases = [Case(f"slice/f32/{tag}", "diopiSlice").output("out", y.detach())
+                 .input("input", x),
+                 Case(f"slice_backward/f32/{tag}", "diopiSliceBackward")
+                 .output("grad_input", xs.grad if xs.grad is not None
+                         else torch.zeros_like(x))
+                 .input("grad_output", go).attr("input_sizes", list(x.shape))]
+        src = randn(y.shape)
+        cases.append(Case(f"slice_scatter/f32/{tag}", "diopiSliceScatter")
+                     .output("out", torch.slice_scatter(x, src, dim, start,
+                                                        end, step))
+                     .input("input", x).input("src", src))
+        for c in cases:
+            for attr in attrs:
+                c.attr(*attr)
+            add("slice", c)
+    xn = noncontig((4, 6))
+    add("slice", Case("slice/f32/noncontig", "diopiSlice")
+        .output("out", xn[1:3]).input("input", xn).attr("dim", 0)
+        .attr("start", 1).attr("end", 3).attr("step", 1))
+    a, b, c = randn((3,)), randn((4,)), torch.randint(0, 9, (2,)).float()
+    grids = torch.meshgrid(a, b, c, indexing="ij")
+    case = Case("meshgrid/f32/three", "diopiMeshGrid")
+    for i, (g, t) in enumerate(zip(grids, (a, b, c))):
+        case.output(f"outs.{i}", g.contiguous()).input(f"inputs.{i}", t)
+    add("meshgrid", case)
+
+
+def indexing_more():
+    torch.manual_seed(58)
+    x = randn((5, 4, 3))
+    for tag, idx, nulls in (
+            ("one", [torch.tensor([4, 0, 4])], []),
+            ("two_bcast", [torch.tensor([[0], [3]]), torch.tensor([1, 2, 3])],
+             []),
+            ("leading_null", [None, torch.tensor([3, -1])], [0]),
+            ("bool_mask", [torch.rand(5, 4) > 0.5], [])):
+        xs = x.clone().requires_grad_()
+        y = xs[tuple(slice(None) if t is None else t for t in idx)]
+        go = randn(y.shape)
+        y.backward(go)
+        fw = Case(f"index/f32/{tag}", "diopiIndex").output("out", y.detach())
+        fw.input("input", x)
+        bw = Case(f"index_backward/f32/{tag}", "diopiIndexBackward")
+        bw.output("grad_input", xs.grad).input("grad_output", go)
+        bw.input("zeros_like_input", torch.zeros_like(x))
+        for c in (fw, bw):
+            for k, t in enumerate(idx):
+                if t is not None:
+                    c.input(f"indices.{k}", t)
+            c.attr("indices_counts", len(idx))
+            if nulls:
+                c.attr("null_indices", nulls)
+            add("index", c)
+    x = randn((4, 6))
+    idx = torch.tensor([5, 0, 5])
+    add("index_fill", Case("index_fill/f32/dim1", "diopiIndexFill")
+        .output("out", x.index_fill(1, idx, torch.tensor(-1.5)))
+        .input("input", x).input("index", idx)
+        .input("value", torch.tensor(-1.5)).attr("dim", 1))
+    add("index_fill", Case("index_fill_scalar/f32/dim0", "diopiIndexFillScalar")
+        .output("out", x.index_fill(0, torch.tensor([3, 1]), 2.0))
+        .input("input", x).input("index", torch.tensor([3, 1]))
+        .attr("value", 2.0).attr("dim", 0))
+    xi = torch.randint(0, 9, (3, 4))
+    add("index_fill", Case("index_fill_inp_scalar/i64", "diopiIndexFillInpScalar",
+                           torch.int64)
+        .inplace("input", xi, xi.index_fill(1, torch.tensor([0, 2]), 7))
+        .input("index", torch.tensor([0, 2])).attr("value", 7).attr("dim", 1))
+    for tag, shape, dim, desc in (("f32/dim1", (3, 7), 1, False),
+                                  ("f32/dim0_desc", (5, 4), 0, True)):
+        x = randn(shape).requires_grad_()
+        v, i = torch.sort(x, dim, desc)
+        go = randn(v.shape)
+        v.backward(go)
+        add("sort", Case(f"sort_backward/{tag}", "diopiSortBackward")
+            .output("grad_input", x.grad).input("grad_output", go)
+            .input("indices", i).attr("dim", dim).attr("sizes", list(shape))
+            .attr("keepdim", True))
+        add("argsort", Case(f"argsort/{tag}", "diopiArgsort", torch.int64)
+            .output("out", torch.argsort(x.detach(), dim, desc))
+            .input("input", x.detach()).attr("dim", dim).attr("stable", True)
+            .attr("descending", desc))
+    x = torch.randint(0, 5, (2, 6)).float()
+    add("argsort", Case("argsort/f32/default_dim_ties", "diopiArgsort",
+                        torch.int64)
+        .output("out", torch.sort(x, stable=True)[1]).input("input", x)
+        .attr("stable", True).attr("descending", False))
+    x = randn((4, 5))
+    mask = torch.rand(5) > 0.4
+    src = randn((4, 5))
+    add("masked_scatter", Case("masked_scatter/f32/bcast", "diopiMaskedScatter")
+        .output("out", x.masked_scatter(mask, src)).input("input", x)
+        .input("mask", mask).input("source", src))
+
+
+def misc_more():
+    torch.manual_seed(59)
+    x = randn((4, 5, 6))
+    for tag, ord_, dims, keep in (("p2_all", 2.0, [], False),
+                                  ("p1_dim1_keep", 1.0, [1], True),
+                                  ("inf_dims02", float("inf"), [0, 2], False)):
+        y = torch.linalg.vector_norm(x, ord_, dims if dims else None, keep)
+        add("linalg_vec_norm", Case(f"linalg_vec_norm/f32/{tag}",
+                                    "diopiLinalgVecNorm", atol=1e-4,
+                                    rtol=1e-4)
+            .output("out", y).input("input", x).attr("ord", ord_)
+            .attr("dim", dims).attr("keepdim", keep))
+    a = randn((3, 4))
+    for tag, b, want in (("same", a.clone(), True),
+                         ("differs", a + (torch.arange(12).view(3, 4) == 5),
+                          False),
+                         ("shape", randn((4, 3)), False)):
+        add("equal", Case(f"equal/f32/{tag}", "diopiEqual", torch.bool)
+            .output("out", torch.tensor(want)).input("input", a)
+            .input("other", b))
+    x = randn((5, 6))
+    add("dropout", Case("dropout_inp/f32/eval", "diopiDropoutInp")
+        .inplace("input", x, x.clone())
+        .inplace("mask", torch.zeros(5, 6, dtype=torch.uint8),
+                 torch.ones(5, 6, dtype=torch.uint8))  # native_dropout's
+        .attr("p", 0.5).attr("train", False))
+    for tag, tensor_mean, tensor_std in (("tensor_scalar", True, False),
+                                         ("scalar_tensor", False, True),
+                                         ("tensor", True, True)):
+        op = {"tensor_scalar": "diopiNormalTensorScalar",
+              "scalar_tensor": "diopiNormalScalarTensor",
+              "tensor": "diopiNormalTensor"}[tag]
+        c = Case(f"normal_{tag}/f32", op).unjudged("out", torch.zeros(32, 32))
+        if tensor_mean:
+            c.input("mean", torch.full((32,), 1.5))
+        if tensor_std:
+            c.input("std", torch.full((32, 1), 0.5))
+        add("normal", c.attr("mean", 1.5).attr("std", 0.5).attr("seed", 27)
+            .attr("judge", "normal"))
+    c = Case("random_inp/i64", "diopiRandomInp", torch.int64)
+    like = torch.zeros(32, 32, dtype=torch.int64)
+    c.tensors.append(("inout", 2, like, like, None))
+    add("uniform", c.attr("from", -3).attr("to", 7).attr("seed", 25)
+        .attr("judge", "uniform"))
+
+
+def foreach_and_amp():
+    torch.manual_seed(60)
+    xs = [randn((3, 4)), randn((5,)), noncontig((2, 3))]
+    for name, fn, other in (("ForeachaddScalar", torch._foreach_add, 1.5),
+                            ("ForeachmulScalar", torch._foreach_mul, -2.0)):
+        c = Case(f"{name.lower()}/f32", "diopi" + name)
+        for i, (x, y) in enumerate(zip(xs, fn(xs, other))):
+            c.output(f"outs.{i}", y).input(f"inputs.{i}", x)
+        add("foreach", c.attr("other", other))
+    c = Case("foreachaddinpscalar/f32", "diopiForeachaddInpScalar")
+    for i, x in enumerate(xs[:2]):
+        c.inplace(f"inputs.{i}", x, x + 0.25)
+    add("foreach", c.attr("other", 0.25))
+    t = torch.tensor(3.0)
+    c = Case("foreachmultensor/f32", "diopiForeachmulTensor")
+    for i, x in enumerate(xs):
+        c.output(f"outs.{i}", x * t).input(f"inputs.{i}", x)
+    add("foreach", c.input("other", t))
+    c = Case("foreachmulinptensor/f32", "diopiForeachmulInpTensor")
+    for i, x in enumerate(xs[:2]):
+        c.inplace(f"inputs.{i}", x, x * t)
+    add("foreach", c.input("other", t))
+    c = Case("foreachnormscalar/f32", "diopiForeachnormScalar", atol=1e-5,
+             rtol=1e-5)
+    for i, x in enumerate(xs):
+        c.output(f"outs.{i}", torch.linalg.vector_norm(x)).input(f"inputs.{i}", x)
+    add("foreach", c.attr("ord", 2.0))
+    for tag, bad in (("finite", False), ("inf", True)):
+        grads = [randn((4, 3)) * 8, randn((5,)) * 8]
+        if bad:
+            grads[1][2] = float("inf")
+        inv = torch.tensor(0.125)
+        found = torch.zeros(1)
+        c = Case(f"amp_unscale/f32/{tag}",
+                 "diopiAmpForeachNonFiniteCheckAndUnscaleInp")
+        for i, g in enumerate(grads):
+            c.inplace(f"scaled_grads.{i}", g, g * inv)
+        c.inplace("found_inf", found, torch.ones(1) if bad else found)
+        add("amp", c.input("inv_scale", inv))
+    for tag, found, tracker, interval in (("backoff", 1.0, 3.0, 5),
+                                          ("count", 0.0, 1.0, 5),
+                                          ("grow", 0.0, 4.0, 5)):
+        scale = torch.tensor([1024.0])
+        want_scale = scale * (0.5 if found else 2.0 if tracker + 1 == interval
+                              else 1.0)
+        want_tracker = torch.tensor([0.0 if found or tracker + 1 == interval
+                                     else tracker + 1]).int()
+        add("amp", Case(f"amp_update_scale/f32/{tag}", "diopiAmpUpdateScaleInp")
+            .inplace("current_scale", scale, want_scale)
+            .inplace("growth_tracker", torch.tensor([tracker]).int(), want_tracker)
+            .input("found_inf", torch.tensor([found]))
+            .attr("scale_growth_factor", 2.0).attr("scale_backoff_factor", 0.5)
+            .attr("growth_interval", interval))
+
+
+BREADTH += (more_math, selects_slices, indexing_more, misc_more,
+            foreach_and_amp)
+
 def main():
     for make in (arithmetic, memory, gemm, activations, softmax, losses,
                  reductions, optimizers, normalization, convolution, pooling,

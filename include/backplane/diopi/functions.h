@@ -1115,7 +1115,7 @@ DIOPI_API diopiError_t diopiIndexSelectBackward(diopiContextHandle_t ctx,
                                                 int64_t dim,
                                                 diopiConstTensorHandle_t index);
 
-/* Advanced-index assignment (ref_index_put.c). */
+/* Advanced-index assignment (ref_index_advanced.c). */
 DIOPI_API diopiError_t diopiIndexPut(diopiContextHandle_t ctx,
                                      diopiTensorHandle_t out,
                                      diopiConstTensorHandle_t input,
@@ -1225,6 +1225,226 @@ DIOPI_API diopiError_t diopiFlashAttentionBackward(
     diopiConstTensorHandle_t attention_out,
     diopiConstTensorHandle_t softmax_lse, float p_dropout, float softmax_scale,
     bool is_causal, int32_t window_size_left, int32_t window_size_right);
+
+/* More elementwise math (ref_unary_math.c) and remainder (ref_remainder.c). */
+DIOPI_API diopiError_t diopiErfinv(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t out,
+                                   diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiErfinvInp(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t input);
+DIOPI_API diopiError_t diopiAsin(diopiContextHandle_t ctx,
+                                 diopiTensorHandle_t out,
+                                 diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiAsinInp(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t input);
+DIOPI_API diopiError_t diopiAcos(diopiContextHandle_t ctx,
+                                 diopiTensorHandle_t out,
+                                 diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiAcosInp(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t input);
+DIOPI_API diopiError_t diopiAsinh(diopiContextHandle_t ctx,
+                                  diopiTensorHandle_t out,
+                                  diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiAsinhInp(diopiContextHandle_t ctx,
+                                     diopiTensorHandle_t input);
+DIOPI_API diopiError_t diopiAcosh(diopiContextHandle_t ctx,
+                                  diopiTensorHandle_t out,
+                                  diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiAcoshInp(diopiContextHandle_t ctx,
+                                     diopiTensorHandle_t input);
+DIOPI_API diopiError_t diopiAtanh(diopiContextHandle_t ctx,
+                                  diopiTensorHandle_t out,
+                                  diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiAtanhInp(diopiContextHandle_t ctx,
+                                     diopiTensorHandle_t input);
+DIOPI_API diopiError_t diopiSgn(diopiContextHandle_t ctx,
+                                diopiTensorHandle_t out,
+                                diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiSgnInp(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t input);
+DIOPI_API diopiError_t diopiRemainderTensor(diopiContextHandle_t ctx,
+                                            diopiTensorHandle_t out,
+                                            diopiConstTensorHandle_t input,
+                                            diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiRemainderScalar(diopiContextHandle_t ctx,
+                                            diopiTensorHandle_t out,
+                                            diopiConstTensorHandle_t input,
+                                            const diopiScalar_t *other);
+DIOPI_API diopiError_t diopiRemainder(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t out,
+                                      const diopiScalar_t *input,
+                                      diopiConstTensorHandle_t other);
+
+/* Constant fills (ref_range.c). */
+DIOPI_API diopiError_t diopiZeros(diopiContextHandle_t ctx,
+                                  diopiTensorHandle_t out, diopiSize_t size);
+DIOPI_API diopiError_t diopiOnes(diopiContextHandle_t ctx,
+                                 diopiTensorHandle_t out, diopiSize_t size);
+DIOPI_API diopiError_t diopiZeroInp(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t self);
+
+/* Select and slice (ref_shape_slice.c) and meshgrid (ref_shape_stack.c). */
+DIOPI_API diopiError_t diopiSelect(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t out,
+                                   diopiConstTensorHandle_t input, int64_t dim,
+                                   int64_t index);
+DIOPI_API diopiError_t diopiSelectBackward(diopiContextHandle_t ctx,
+                                           diopiTensorHandle_t grad_input,
+                                           diopiConstTensorHandle_t grad_output,
+                                           diopiSize_t input_sizes, int64_t dim,
+                                           int64_t index);
+DIOPI_API diopiError_t diopiSelectScatter(diopiContextHandle_t ctx,
+                                          diopiTensorHandle_t out,
+                                          diopiConstTensorHandle_t input,
+                                          diopiConstTensorHandle_t src,
+                                          int64_t dim, int64_t index);
+DIOPI_API diopiError_t diopiSlice(diopiContextHandle_t ctx,
+                                  diopiTensorHandle_t null_out,
+                                  diopiConstTensorHandle_t input, int64_t dim,
+                                  int64_t start, int64_t end, int64_t step);
+DIOPI_API diopiError_t diopiSliceBackward(diopiContextHandle_t ctx,
+                                          diopiTensorHandle_t grad_input,
+                                          diopiConstTensorHandle_t grad_output,
+                                          diopiSize_t input_sizes, int64_t dim,
+                                          int64_t start, int64_t end,
+                                          int64_t step);
+DIOPI_API diopiError_t diopiSliceScatter(diopiContextHandle_t ctx,
+                                         diopiTensorHandle_t out,
+                                         diopiConstTensorHandle_t input,
+                                         diopiConstTensorHandle_t src,
+                                         int64_t dim, int64_t start,
+                                         int64_t end, int64_t step);
+DIOPI_API diopiError_t diopiMeshGrid(diopiContextHandle_t ctx,
+                                     diopiTensorHandle_t *outs,
+                                     diopiConstTensorHandle_t *inputs,
+                                     int64_t inputsNum);
+
+/* Indexing: index and its backward (ref_index_advanced.c), index_fill and
+ * sort's backward (ref_scatter.c), masked_scatter (ref_select_dynamic.c),
+ * argsort (ref_sort.c). */
+DIOPI_API diopiError_t diopiIndex(diopiContextHandle_t ctx,
+                                  diopiTensorHandle_t *out,
+                                  diopiConstTensorHandle_t input,
+                                  diopiConstTensorHandle_t *indices,
+                                  int64_t nums);
+DIOPI_API diopiError_t diopiIndexBackward(diopiContextHandle_t ctx,
+                                          diopiTensorHandle_t grad_input,
+                                          diopiTensorHandle_t zeros_like_input,
+                                          diopiConstTensorHandle_t *indices,
+                                          int64_t nums,
+                                          diopiConstTensorHandle_t grad_output);
+DIOPI_API diopiError_t diopiIndexFill(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t out,
+                                      diopiConstTensorHandle_t input,
+                                      int64_t dim,
+                                      diopiConstTensorHandle_t index,
+                                      diopiConstTensorHandle_t value);
+DIOPI_API diopiError_t diopiIndexFillInp(diopiContextHandle_t ctx,
+                                         diopiTensorHandle_t input, int64_t dim,
+                                         diopiConstTensorHandle_t index,
+                                         diopiConstTensorHandle_t value);
+DIOPI_API diopiError_t diopiIndexFillScalar(diopiContextHandle_t ctx,
+                                            diopiTensorHandle_t out,
+                                            diopiConstTensorHandle_t input,
+                                            int64_t dim,
+                                            diopiConstTensorHandle_t index,
+                                            const diopiScalar_t *value);
+DIOPI_API diopiError_t diopiIndexFillInpScalar(diopiContextHandle_t ctx,
+                                               diopiTensorHandle_t input,
+                                               int64_t dim,
+                                               diopiConstTensorHandle_t index,
+                                               const diopiScalar_t *value);
+DIOPI_API diopiError_t diopiSortBackward(diopiContextHandle_t ctx,
+                                         diopiTensorHandle_t grad_input,
+                                         diopiConstTensorHandle_t grad_output,
+                                         int64_t dim,
+                                         diopiConstTensorHandle_t indices,
+                                         diopiSize_t sizes, bool keepdim);
+DIOPI_API diopiError_t diopiMaskedScatter(diopiContextHandle_t ctx,
+                                          diopiTensorHandle_t out,
+                                          diopiConstTensorHandle_t input,
+                                          diopiConstTensorHandle_t mask,
+                                          diopiConstTensorHandle_t source);
+DIOPI_API diopiError_t diopiArgsort(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t out,
+                                    diopiConstTensorHandle_t input, bool stable,
+                                    const int64_t *dim, bool descending);
+
+/* Reductions and comparisons: vector norm (ref_reduce_more.c), equal
+ * (ref_compare.c). */
+DIOPI_API diopiError_t diopiLinalgVecNorm(diopiContextHandle_t ctx,
+                                          diopiTensorHandle_t out,
+                                          diopiConstTensorHandle_t input,
+                                          diopiScalar_t *ord, diopiSize_t dim,
+                                          bool keepdim);
+DIOPI_API diopiError_t diopiEqual(diopiContextHandle_t ctx, bool *out,
+                                  diopiConstTensorHandle_t input,
+                                  diopiConstTensorHandle_t other);
+
+/* Random: normal with tensor moments, random_, dropout in place (ref_random.c).
+ */
+DIOPI_API diopiError_t
+diopiNormalTensorScalar(diopiContextHandle_t ctx, diopiTensorHandle_t out,
+                        diopiConstTensorHandle_t mean, double std,
+                        diopiGeneratorHandle_t generator);
+DIOPI_API diopiError_t diopiNormalScalarTensor(
+    diopiContextHandle_t ctx, diopiTensorHandle_t out, double mean,
+    diopiConstTensorHandle_t std, diopiGeneratorHandle_t generator);
+DIOPI_API diopiError_t diopiNormalTensor(diopiContextHandle_t ctx,
+                                         diopiTensorHandle_t out,
+                                         diopiConstTensorHandle_t mean,
+                                         diopiConstTensorHandle_t std,
+                                         diopiGeneratorHandle_t generator);
+DIOPI_API diopiError_t diopiRandomInp(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t inout, int64_t from,
+                                      const int64_t *to,
+                                      diopiGeneratorHandle_t generator);
+DIOPI_API diopiError_t diopiDropoutInp(diopiContextHandle_t ctx,
+                                       diopiTensorHandle_t input,
+                                       diopiTensorHandle_t mask, double p,
+                                       bool train,
+                                       diopiGeneratorHandle_t generator);
+
+/* Multi-tensor ops and the grad scaler (ref_foreach.c). */
+DIOPI_API diopiError_t diopiForeachaddScalar(diopiContextHandle_t ctx,
+                                             diopiTensorHandle_t *outs,
+                                             diopiConstTensorHandle_t *inputs,
+                                             int64_t inputSize,
+                                             const diopiScalar_t *other);
+DIOPI_API diopiError_t diopiForeachaddInpScalar(diopiContextHandle_t ctx,
+                                                diopiTensorHandle_t *inputs,
+                                                int64_t inputSize,
+                                                const diopiScalar_t *other);
+DIOPI_API diopiError_t diopiForeachmulScalar(diopiContextHandle_t ctx,
+                                             diopiTensorHandle_t *outs,
+                                             diopiConstTensorHandle_t *inputs,
+                                             int64_t inputSize,
+                                             const diopiScalar_t *other);
+DIOPI_API diopiError_t diopiForeachmulInpScalar(diopiContextHandle_t ctx,
+                                                diopiTensorHandle_t *inputs,
+                                                int64_t inputSize,
+                                                const diopiScalar_t *other);
+DIOPI_API diopiError_t
+diopiForeachmulTensor(diopiContextHandle_t ctx, diopiTensorHandle_t *outs,
+                      diopiConstTensorHandle_t *inputs, int64_t inputSize,
+                      const diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiForeachmulInpTensor(
+    diopiContextHandle_t ctx, diopiTensorHandle_t *inputs, int64_t inputSize,
+    const diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiForeachnormScalar(diopiContextHandle_t ctx,
+                                              diopiTensorHandle_t *outs,
+                                              diopiConstTensorHandle_t *inputs,
+                                              int64_t inputSize,
+                                              const diopiScalar_t *ord);
+DIOPI_API diopiError_t diopiAmpForeachNonFiniteCheckAndUnscaleInp(
+    diopiContextHandle_t ctx, diopiTensorHandle_t *scaled_grads,
+    int64_t num_scaled_grads, diopiTensorHandle_t found_inf,
+    diopiConstTensorHandle_t inv_scale);
+DIOPI_API diopiError_t diopiAmpUpdateScaleInp(
+    diopiContextHandle_t ctx, diopiTensorHandle_t current_scale,
+    diopiTensorHandle_t growth_tracker, diopiConstTensorHandle_t found_inf,
+    double scale_growth_factor, double scale_backoff_factor,
+    int32_t growth_interval);
 
 #if defined(__cplusplus)
 }

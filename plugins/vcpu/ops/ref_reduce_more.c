@@ -1,4 +1,5 @@
-/* prod, any, all over one dim or everything; norm over dims (p = 0, 1, 2,
+/* prod, any, all over one dim or everything; norm and linalg vector_norm
+ * over dims (p = 0, 1, 2,
  * inf, -inf or any other) and its backward; std over dims with a
  * correction (Welford's running mean and M2). Built on the fold engine:
  * accumulation in double. */
@@ -127,6 +128,14 @@ REF_EXPORT diopiError_t diopiAll(CTX, T out, CT input, const int64_t *dim) {
 REF_EXPORT diopiError_t diopiNorm(CTX, T out, CT input, S p, diopiSize_t dim) {
   return fold(ctx, "diopiNorm", out, input, dim.data, dim.len, norm_step,
               norm_finish, 0, ref_scalar(p, 2), REF_OUT_FLOATING);
+}
+/* keepdim: out's shape says it. */
+REF_EXPORT diopiError_t diopiLinalgVecNorm(CTX, T out, CT input,
+                                           diopiScalar_t *ord, diopiSize_t dim,
+                                           bool keepdim) {
+  (void)keepdim;
+  return fold(ctx, "diopiLinalgVecNorm", out, input, dim.data, dim.len,
+              norm_step, norm_finish, 0, ref_scalar(ord, 2), REF_OUT_FLOATING);
 }
 /* correction NULL: 1 (Bessel's). */
 REF_EXPORT diopiError_t diopiStd(CTX, T out, CT input, diopiSize_t dim,

@@ -1,7 +1,9 @@
 /* Scatters along a dim: scatter (tensor or scalar source; replace, add or
- * multiply; in place or not), gather's backward (scatter-add of the
- * gradient into zeros) and index_select's backward (slices of the gradient
- * added at a 1-d index). Element p of the iteration shape writes out at p
+ * multiply; in place or not), index_fill (a value at a 1-d index, scalar
+ * or 0-dim tensor, in place or not), gather's backward (scatter-add of the
+ * gradient into zeros), index_select's backward (slices of the gradient
+ * added at a 1-d index) and sort's backward (the gradient put back at the
+ * sorted positions). Element p of the iteration shape writes out at p
  * with its dim coordinate replaced by the index. One serial task, so
  * repeated indices accumulate deterministically; an index out of range
  * (device data, read by the task) writes nothing. */
@@ -26,7 +28,8 @@ typedef struct scatter_task {
   /* In the iteration shape: index (unless index_1d), src, and out's
    * offsets (with out's strides). */
   ref_view_t index, src, out_at;
-  bool has_src, index_1d;
+  ref_view_t value_tensor; /* index_fill's 0-dim value, if has_value_tensor */
+  bool has_src, index_1d, has_value_tensor;
   start_t start;
   reduce_t reduce;
   double value;
@@ -40,6 +43,7 @@ static void run(void *args) {
     for (int64_t i = 0; i < t->out.numel; i++)
       ref_set(&t->out, i, t->start == FROM_ZERO ? 0 : ref_get(&t->input, i));
   size_t elem = ref_dtype_size(t->out.dtype);
+  double value = t->has_value_tensor ? ref_get(&t->value_tensor, 0) : t->value;
   bool scalar = t->out.ndim == 0;
   int64_t len = scalar ? 1 : t->out.shape[t->dim];
   int64_t step = scalar ? 0 : t->out.strides[t->dim];
@@ -52,7 +56,7 @@ static void run(void *args) {
       continue;
     char *dst = t->out.data +
                 (ref_offset(&t->out_at, p) + (at - c) * step) * (int64_t)elem;
-    double v = t->has_src ? ref_get(&t->src, p) : t->value;
+    double v = t->has_src ? ref_get(&t->src, p) : value;
     if (t->reduce != REPLACE) {
       double old = ref_load(dst, t->out.dtype);
       v = t->reduce == ADD ? old + v : old * v;
@@ -261,4 +265,121 @@ REF_EXPORT diopiError_t diopiIndexSelectBackward(CTX, T grad_input, CT grad,
       (err = ref_expect_no_partial_overlap(op, "grad", &t.out, &t.src)))
     return err;
   return launch(ctx, op, &t, shape, t.out.ndim);
+}
+
+static diopiError_t index_fill(CTX, const char *op, CT out, CT input,
+                               int64_t dim, CT index, CT value_tensor,
+                               const diopiScalar_t *value) {
+  scatter_task_t t;
+  memset(&t, 0, sizeof t);
+  t.start = out == input ? AS_IS : FROM_INPUT;
+  t.index_1d = true;
+  t.value = ref_scalar(value, 0);
+  diopiError_t err = ref_view(op, "out", out, &t.out);
+  if (!err)
+    err = ref_view(op, "input", input, &t.input);
+  if (!err)
+    err = ref_expect_shape(op, "out", &t.out, t.input.shape, t.input.ndim);
+  if (!err)
+    err = ref_dim(op, "dim", dim, t.out.ndim, &t.dim);
+  if (!err)
+    err = ref_view(op, "index", index, &t.index);
+  if (!err)
+    err = ref_expect_index(op, "index", &t.index);
+  if (!err && t.index.ndim > 1)
+    err = ref_fail(op, "index: expected 1 dim, got %d", t.index.ndim);
+  if (!err && value_tensor) {
+    t.has_value_tensor = true;
+    err = ref_view(op, "value", value_tensor, &t.value_tensor);
+    if (!err && t.value_tensor.numel != 1)
+      err = ref_fail(op, "value: expected one element, got %lld",
+                     (long long)t.value_tensor.numel);
+  } else if (!err && !value) {
+    err = ref_fail(op, "value: scalar is NULL");
+  }
+  if (!err && t.start != AS_IS)
+    err = ref_expect_no_partial_overlap(op, "input", &t.out, &t.input);
+  if (err)
+    return err;
+  int64_t iter[REF_MAX_DIMS];
+  memcpy(iter, t.out.shape, sizeof iter);
+  if (t.out.ndim)
+    iter[t.dim] = t.index.numel;
+  return launch(ctx, op, &t, iter, t.out.ndim);
+}
+
+REF_EXPORT diopiError_t diopiIndexFill(CTX, T out, CT input, int64_t dim,
+                                       CT index, CT value) {
+  if (!value)
+    return ref_fail("diopiIndexFill", "value: tensor is NULL");
+  return index_fill(ctx, "diopiIndexFill", out, input, dim, index, value, NULL);
+}
+REF_EXPORT diopiError_t diopiIndexFillInp(CTX, T input, int64_t dim, CT index,
+                                          CT value) {
+  if (!value)
+    return ref_fail("diopiIndexFillInp", "value: tensor is NULL");
+  return index_fill(ctx, "diopiIndexFillInp", input, input, dim, index, value,
+                    NULL);
+}
+REF_EXPORT diopiError_t diopiIndexFillScalar(CTX, T out, CT input, int64_t dim,
+                                             CT index,
+                                             const diopiScalar_t *value) {
+  return index_fill(ctx, "diopiIndexFillScalar", out, input, dim, index, NULL,
+                    value);
+}
+REF_EXPORT diopiError_t diopiIndexFillInpScalar(CTX, T input, int64_t dim,
+                                                CT index,
+                                                const diopiScalar_t *value) {
+  return index_fill(ctx, "diopiIndexFillInpScalar", input, input, dim, index,
+                    NULL, value);
+}
+
+/* grad_input (sizes) = zeros with grad_output put at indices along dim;
+ * without keepdim, indices and grad_output lack dim (a size-1 dim is put
+ * back). */
+REF_EXPORT diopiError_t diopiSortBackward(CTX, T grad_input, CT grad_output,
+                                          int64_t dim, CT indices,
+                                          diopiSize_t sizes, bool keepdim) {
+  const char *op = "diopiSortBackward";
+  scatter_task_t t;
+  memset(&t, 0, sizeof t);
+  t.start = FROM_ZERO;
+  t.has_src = true;
+  diopiError_t err = ref_view(op, "grad_input", grad_input, &t.out);
+  if (!err)
+    err =
+        ref_expect_shape(op, "grad_input", &t.out, sizes.data, (int)sizes.len);
+  if (!err)
+    err = ref_dim(op, "dim", dim, t.out.ndim, &t.dim);
+  if (!err)
+    err = ref_view(op, "indices", indices, &t.index);
+  if (!err)
+    err = ref_expect_index(op, "indices", &t.index);
+  if (!err)
+    err = ref_view(op, "grad_output", grad_output, &t.src);
+  if (!err)
+    err = ref_expect_shape(op, "grad_output", &t.src, t.index.shape,
+                           t.index.ndim);
+  if (err)
+    return err;
+  if (!keepdim && t.index.ndim + 1 == t.out.ndim) {
+    ref_view_t *views[2] = {&t.index, &t.src};
+    for (int k = 0; k < 2; k++) {
+      ref_view_t *v = views[k];
+      for (int d = v->ndim; d > t.dim; d--) {
+        v->shape[d] = v->shape[d - 1];
+        v->strides[d] = v->strides[d - 1];
+      }
+      v->shape[t.dim] = 1;
+      v->strides[t.dim] = 0;
+      v->ndim++;
+    }
+  }
+  if ((err = covers(op, "grad_input", &t.out, t.index.shape, t.index.ndim,
+                    t.dim)) ||
+      (err = ref_expect_no_partial_overlap(op, "grad_output", &t.out, &t.src)))
+    return err;
+  int64_t iter[REF_MAX_DIMS];
+  memcpy(iter, t.index.shape, sizeof iter);
+  return launch(ctx, op, &t, iter, t.out.ndim);
 }

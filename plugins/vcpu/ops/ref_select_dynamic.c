@@ -1,7 +1,9 @@
 /* Ops whose output size depends on the data: masked_select (the input's
  * elements where the broadcast mask is true, in order) and nonzero (the
- * coordinates of nonzero elements, (count, ndim) int64), plus
- * masked_select's backward. The count needs the data: the op waits for the
+ * coordinates of nonzero elements, (count, ndim) int64); and their
+ * in-order relatives of fixed size: masked_select's backward and
+ * masked_scatter (input with source's elements, in order, where the mask
+ * is true). The count needs the data: the op waits for the
  * context's stream (work enqueued before it), counts on the caller's
  * thread, requires its output from the context and enqueues the copy. */
 #include <string.h>
@@ -16,14 +18,15 @@
 typedef enum dynamic_kind {
   MASKED_SELECT,
   NONZERO,
-  MASKED_BACKWARD
+  MASKED_BACKWARD,
+  MASKED_SCATTER
 } dynamic_kind_t;
 
 typedef struct dynamic_task {
   dynamic_kind_t kind;
   ref_view_t out, input, mask; /* input and mask broadcast to one shape */
-  ref_view_t grad;             /* backward: grad_output */
-  int64_t n;                   /* positions scanned */
+  ref_view_t grad; /* backward: grad_output; masked_scatter: source */
+  int64_t n;       /* positions scanned */
 } dynamic_task_t;
 
 static void run(void *args) {
@@ -32,9 +35,10 @@ static void run(void *args) {
   for (int64_t i = 0; i < t->n; i++) {
     bool selected = t->kind == NONZERO ? ref_get(&t->input, i) != 0
                                        : ref_get(&t->mask, i) != 0;
-    if (t->kind == MASKED_BACKWARD) { /* a short grad_output gives 0s */
-      selected = selected && k < t->grad.numel;
-      ref_set(&t->out, i, selected ? ref_get(&t->grad, k) : 0);
+    if (t->kind == MASKED_BACKWARD || t->kind == MASKED_SCATTER) {
+      selected = selected && k < t->grad.numel; /* a short source stops */
+      double other = t->kind == MASKED_SCATTER ? ref_get(&t->input, i) : 0;
+      ref_set(&t->out, i, selected ? ref_get(&t->grad, k) : other);
       k += selected;
       continue;
     }
@@ -191,5 +195,39 @@ REF_EXPORT diopiError_t diopiMaskedSelectBackward(
   if (err)
     return err;
   t.n = in.numel;
+  return t.n ? ref_enqueue(ctx, op, run, &t, sizeof t) : diopiSuccess;
+}
+
+REF_EXPORT diopiError_t diopiMaskedScatter(diopiContextHandle_t ctx,
+                                           diopiTensorHandle_t out,
+                                           diopiConstTensorHandle_t input,
+                                           diopiConstTensorHandle_t mask,
+                                           diopiConstTensorHandle_t source) {
+  const char *op = "diopiMaskedScatter";
+  dynamic_task_t t;
+  memset(&t, 0, sizeof t);
+  t.kind = MASKED_SCATTER;
+  diopiError_t err = ref_view(op, "input", input, &t.input);
+  if (!err)
+    err = ref_view(op, "mask", mask, &t.mask);
+  if (!err)
+    err = ref_view(op, "out", out, &t.out);
+  if (!err)
+    err = ref_expect_shape(op, "out", &t.out, t.input.shape, t.input.ndim);
+  if (!err)
+    err = ref_broadcast_to(op, "mask", &t.mask, t.input.shape, t.input.ndim);
+  if (!err && t.mask.dtype != diopi_dtype_bool &&
+      t.mask.dtype != diopi_dtype_uint8)
+    err = ref_fail(op, "mask: expected dtype bool or uint8, got dtype %d",
+                   (int)t.mask.dtype);
+  if (!err)
+    err = ref_view(op, "source", source, &t.grad);
+  if (!err)
+    err = ref_expect_no_partial_overlap(op, "source", &t.out, &t.grad);
+  if (!err)
+    err = ref_expect_no_partial_overlap(op, "input", &t.out, &t.input);
+  if (err)
+    return err;
+  t.n = t.input.numel;
   return t.n ? ref_enqueue(ctx, op, run, &t, sizeof t) : diopiSuccess;
 }

@@ -1,6 +1,7 @@
 /* stack (each input copied into its slice of out along a new dim), split
- * (each slice of input along a dim copied into its out) and expand (input
- * broadcast into out): strided copies. */
+ * (each slice of input along a dim copied into its out), expand (input
+ * broadcast into out) and meshgrid (input i broadcast along dim i of
+ * every out): strided copies. */
 #include <stdio.h>
 #include <string.h>
 
@@ -135,4 +136,51 @@ REF_EXPORT diopiError_t diopiSplitWithSizes(
     }
   }
   return diopiSuccess;
+}
+
+/* outs[i] (len0 x ... x len(n-1)) = inputs[i] (1-dim) along dim i. */
+REF_EXPORT diopiError_t diopiMeshGrid(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t *outs,
+                                      diopiConstTensorHandle_t *inputs,
+                                      int64_t inputsNum) {
+  const char *op = "diopiMeshGrid";
+  if (inputsNum < 1 || inputsNum > REF_MAX_DIMS || !outs || !inputs)
+    return ref_fail(op, "inputs: expected 1 to %d tensors, got %lld",
+                    REF_MAX_DIMS, (long long)inputsNum);
+  int n = (int)inputsNum;
+  ref_view_t in[REF_MAX_DIMS];
+  int64_t shape[REF_MAX_DIMS];
+  char name[32];
+  diopiError_t err = diopiSuccess;
+  for (int i = 0; i < n && !err; i++) {
+    snprintf(name, sizeof name, "inputs[%d]", i);
+    err = ref_view(op, name, inputs[i], &in[i]);
+    if (!err && in[i].ndim > 1)
+      err = ref_fail(op, "%s: expected 0 or 1 dims, got %d", name, in[i].ndim);
+    shape[i] = in[i].numel;
+  }
+  ref_ew_t ew;
+  memset(&ew, 0, sizeof ew);
+  ew.nin = 1;
+  ew.fn = ref_copy_fn;
+  ew.f32 = ref_copy_f32;
+  for (int pass = 0; pass < 2 && !err; pass++) /* check all, enqueue all */
+    for (int i = 0; i < n && !err; i++) {
+      snprintf(name, sizeof name, "outs[%d]", i);
+      err = ref_view(op, name, outs[i], &ew.out);
+      if (!err && pass == 0)
+        err = ref_expect_shape(op, name, &ew.out, shape, n);
+      if (!err && pass == 0)
+        err = ref_expect_no_partial_overlap(op, name, &ew.out, &in[i]);
+      ew.in[0] = in[i]; /* stride along dim i only */
+      ew.in[0].ndim = n;
+      ew.in[0].numel = ew.out.numel;
+      for (int d = 0; d < n; d++) {
+        ew.in[0].shape[d] = shape[d];
+        ew.in[0].strides[d] = d == i && in[i].ndim ? in[i].strides[0] : 0;
+      }
+      if (!err && pass == 1)
+        err = ref_ew_enqueue(ctx, op, &ew);
+    }
+  return err;
 }

@@ -1,8 +1,8 @@
-/* sort and topk along a dim: each line's (value, position) pairs sorted
- * in double, NaN above every number (last ascending, first descending, as
- * PyTorch), equal values in their original order (so every sort is
- * stable). Lines split across the worker pool; the pairs live in scratch
- * from the context. */
+/* sort, argsort and topk along a dim: each line's (value, position) pairs
+ * sorted in double, NaN above every number (last ascending, first descending,
+ * as PyTorch), equal values in their original order (so every sort is stable).
+ * Lines split across the worker pool; the pairs live in scratch from the
+ * context. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,9 +26,9 @@ typedef struct sort_task {
   /* One element per line (the dim dropped), with each tensor's strides. */
   ref_view_t input_lines, values_lines, indices_lines;
   int dim;
-  int64_t n, k; /* line length, elements written per line */
-  bool descending;
-  pair_t *pairs; /* scratch: n per line */
+  int64_t n, k;                /* line length, elements written per line */
+  bool descending, has_values; /* argsort: indices only */
+  pair_t *pairs;               /* scratch: n per line */
 } sort_task_t;
 
 /* Ascending, NaN last, ties by position. */
@@ -82,15 +82,19 @@ static void run(void *args) {
                    t);
 }
 
-/* values and indices: input's shape with k along dim. */
+/* values (NULL: argsort's none) and indices: input's shape with k along
+ * dim. */
 static diopiError_t launch(diopiContextHandle_t ctx, const char *op,
                            sort_task_t *t, diopiConstTensorHandle_t values,
+                           const char *indices_name,
                            diopiConstTensorHandle_t indices,
                            diopiConstTensorHandle_t input, int64_t dim,
                            int64_t k) {
-  diopiError_t err = ref_view(op, "values", values, &t->values);
+  t->has_values = values != NULL;
+  diopiError_t err = ref_view(op, indices_name, indices, &t->indices);
   if (!err)
-    err = ref_view(op, "indices", indices, &t->indices);
+    err = t->has_values ? ref_view(op, "values", values, &t->values)
+                        : ref_view(op, indices_name, indices, &t->values);
   if (!err)
     err = ref_view(op, "input", input, &t->input);
   if (!err)
@@ -108,13 +112,13 @@ static diopiError_t launch(diopiContextHandle_t ctx, const char *op,
     shape[t->dim] = k;
   if ((err =
            ref_expect_shape(op, "values", &t->values, shape, t->input.ndim)) ||
-      (err = ref_expect_shape(op, "indices", &t->indices, shape,
+      (err = ref_expect_shape(op, indices_name, &t->indices, shape,
                               t->input.ndim)) ||
       (err = ref_expect_no_partial_overlap(op, "input", &t->values, &t->input)))
     return err;
   if (ref_is_floating(t->indices.dtype))
-    return ref_fail(op, "indices: expected an integer dtype, got dtype %d",
-                    (int)t->indices.dtype);
+    return ref_fail(op, "%s: expected an integer dtype, got dtype %d",
+                    indices_name, (int)t->indices.dtype);
   int line_dim = t->input.ndim ? t->dim : -1;
   t->input_lines = ref_lines_of(&t->input, line_dim);
   t->values_lines = ref_lines_of(&t->values, line_dim);
@@ -143,7 +147,7 @@ REF_EXPORT diopiError_t diopiSort(diopiContextHandle_t ctx,
   int d = 0;
   if ((err = ref_dim("diopiSort", "dim", dim, in.ndim, &d)))
     return err;
-  return launch(ctx, "diopiSort", &t, values, indices, input, dim,
+  return launch(ctx, "diopiSort", &t, values, "indices", indices, input, dim,
                 in.ndim ? in.shape[d] : 1);
 }
 
@@ -157,5 +161,27 @@ REF_EXPORT diopiError_t diopiTopk(diopiContextHandle_t ctx,
   sort_task_t t;
   memset(&t, 0, sizeof t);
   t.descending = largest;
-  return launch(ctx, "diopiTopk", &t, values, indices, input, dim, k);
+  return launch(ctx, "diopiTopk", &t, values, "indices", indices, input, dim,
+                k);
+}
+
+/* dim NULL: the last; every sort here is stable. */
+REF_EXPORT diopiError_t diopiArgsort(diopiContextHandle_t ctx,
+                                     diopiTensorHandle_t out,
+                                     diopiConstTensorHandle_t input,
+                                     bool stable, const int64_t *dim,
+                                     bool descending) {
+  const char *op = "diopiArgsort";
+  (void)stable;
+  sort_task_t t;
+  memset(&t, 0, sizeof t);
+  t.descending = descending;
+  ref_view_t in;
+  diopiError_t err = ref_view(op, "input", input, &in);
+  int d = 0;
+  if (!err)
+    err = ref_dim(op, "dim", dim ? *dim : -1, in.ndim, &d);
+  return err ? err
+             : launch(ctx, op, &t, NULL, "out", out, input, dim ? *dim : -1,
+                      in.ndim ? in.shape[d] : 1);
 }

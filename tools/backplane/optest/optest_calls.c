@@ -268,6 +268,11 @@ CALL(transpose, return ((diopiError_t(*)(CTX, T, CT, int64_t, int64_t))fn)(
 CALL(permute, return ((diopiError_t(*)(CTX, T, CT, diopiSize_t))fn)(
                   ctx, tensor(a, "out"), tensor(a, "input"), list(a, "dims"));)
 
+CALL(masked_scatter,
+     return ((diopiError_t(*)(CTX, T, CT, CT,
+                              CT))fn)(ctx, tensor(a, "out"), tensor(a, "input"),
+                                      tensor(a, "mask"), tensor(a, "source"));)
+
 /* cat: the inputs are the tensors "tensors.0", "tensors.1", ... */
 static diopiError_t call_cat(void *fn, CTX ctx, const optest_args_t *a) {
   CT parts[16];
@@ -402,6 +407,17 @@ static const struct {
     {"diopiBitwiseNot", call_unary},
     {"diopiCumsum", call_softmax},
     {"diopiAdaptiveMaxPool2d", call_adaptive_avg_pool2d},
+    {"diopiErfinv", call_unary},
+    {"diopiAsin", call_unary},
+    {"diopiAcos", call_unary},
+    {"diopiAsinh", call_unary},
+    {"diopiAcosh", call_unary},
+    {"diopiAtanh", call_unary},
+    {"diopiSgn", call_unary},
+    {"diopiZeroInp", call_unary_inp},
+    {"diopiRemainderTensor", call_binary},
+    {"diopiRemainderScalar", call_binary_scalar},
+    {"diopiMaskedScatter", call_masked_scatter},
     {"diopiRelu", call_unary},
     {"diopiReluInp", call_unary_inp},
     {"diopiSigmoid", call_unary},

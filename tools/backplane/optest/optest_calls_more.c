@@ -323,10 +323,9 @@ CALL(masked_select_backward,
          ctx, tensor(a, "grad_input"), tensor(a, "grad_output"),
          tensor(a, "input"), tensor(a, "mask"));)
 
-/* index_put: the index tensors are "indices.0", ... (an absent one, named
- * in the int list attribute "null_indices", is NULL). */
-static diopiError_t call_index_put(void *fn, CTX ctx, const optest_args_t *a) {
-  CT indices[8];
+/* The index tensors "indices.0", ... (NULL where named in the int list
+ * "null_indices") into indices; their count. */
+static int64_t index_list(const optest_args_t *a, CT *indices) {
   int64_t n = integer(a, "indices_counts");
   diopiSize_t nulls = list(a, "null_indices");
   char role[32];
@@ -337,6 +336,12 @@ static diopiError_t call_index_put(void *fn, CTX ctx, const optest_args_t *a) {
       if (nulls.data[j] == k)
         indices[k] = NULL;
   }
+  return n;
+}
+/* index_put: out present, or in place on input. */
+static diopiError_t call_index_put(void *fn, CTX ctx, const optest_args_t *a) {
+  CT indices[8];
+  int64_t n = index_list(a, indices);
   bool accumulate = integer(a, "accumulate") != 0;
   T out = tensor(a, "out");
   if (out)
@@ -407,6 +412,48 @@ static int64_t tensor_list(const optest_args_t *a, const char *role, T *list) {
   }
   return n;
 }
+
+static diopiError_t call_meshgrid(void *fn, CTX ctx, const optest_args_t *a) {
+  T outs[16], inputs[16];
+  int64_t n = tensor_list(a, "inputs", inputs);
+  tensor_list(a, "outs", outs);
+  return ((diopiError_t(*)(CTX, T *, CT *, int64_t))fn)(ctx, outs, (CT *)inputs,
+                                                        n);
+}
+
+/* foreach: "outs.i" (absent: in place on "inputs.i") and a scalar or
+ * tensor "other" (norm: the scalar "ord"). */
+static diopiError_t call_foreach(void *fn, CTX ctx, const optest_args_t *a) {
+  T outs[16], inputs[16];
+  int64_t n = tensor_list(a, "inputs", inputs);
+  bool in_place = tensor_list(a, "outs", outs) == 0;
+  diopiScalar_t s0;
+  S other = maybe_scalar(a, optest_attr(a->c, "ord") ? "ord" : "other", &s0);
+  if (!other && in_place)
+    return ((diopiError_t(*)(CTX, T *, int64_t, CT))fn)(ctx, inputs, n,
+                                                        tensor(a, "other"));
+  if (!other)
+    return ((diopiError_t(*)(CTX, T *, CT *, int64_t, CT))fn)(
+        ctx, outs, (CT *)inputs, n, tensor(a, "other"));
+  if (in_place)
+    return ((diopiError_t(*)(CTX, T *, int64_t, S))fn)(ctx, inputs, n, other);
+  return ((diopiError_t(*)(CTX, T *, CT *, int64_t, S))fn)(
+      ctx, outs, (CT *)inputs, n, other);
+}
+
+static diopiError_t call_amp_unscale(void *fn, CTX ctx,
+                                     const optest_args_t *a) {
+  T grads[16];
+  int64_t n = tensor_list(a, "scaled_grads", grads);
+  return ((diopiError_t(*)(CTX, T *, int64_t, T, CT))fn)(
+      ctx, grads, n, tensor(a, "found_inf"), tensor(a, "inv_scale"));
+}
+CALL(amp_update,
+     return ((diopiError_t(*)(CTX, T, T, CT, double, double, int32_t))fn)(
+         ctx, tensor(a, "current_scale"), tensor(a, "growth_tracker"),
+         tensor(a, "found_inf"), real(a, "scale_growth_factor"),
+         real(a, "scale_backoff_factor"),
+         (int32_t)integer(a, "growth_interval"));)
 
 static diopiError_t call_fused_adamw(void *fn, CTX ctx,
                                      const optest_args_t *a) {
@@ -481,6 +528,100 @@ CALL(flash_attention_backward,
          (int32_t)integer(a, "window_size_left"),
          (int32_t)integer(a, "window_size_right"));)
 
+CALL(remainder_of_scalar,
+     return ((diopiError_t(*)(CTX, T, S, CT))fn)(ctx, tensor(a, "out"),
+                                                 maybe_scalar(a, "input", &s0),
+                                                 tensor(a, "other"));)
+CALL(constant_fill,
+     return ((diopiError_t(*)(CTX, T, diopiSize_t))fn)(ctx, tensor(a, "out"),
+                                                       list(a, "size"));)
+CALL(select, return ((diopiError_t(*)(CTX, T, CT, int64_t, int64_t))fn)(
+                 ctx, tensor(a, "out"), tensor(a, "input"), integer(a, "dim"),
+                 integer(a, "index"));)
+CALL(select_backward,
+     return ((diopiError_t(*)(CTX, T, CT, diopiSize_t, int64_t, int64_t))fn)(
+         ctx, tensor(a, "grad_input"), tensor(a, "grad_output"),
+         list(a, "input_sizes"), integer(a, "dim"), integer(a, "index"));)
+CALL(select_scatter,
+     return ((diopiError_t(*)(CTX, T, CT, CT, int64_t, int64_t))fn)(
+         ctx, tensor(a, "out"), tensor(a, "input"), tensor(a, "src"),
+         integer(a, "dim"), integer(a, "index"));)
+CALL(slice, return ((diopiError_t(*)(CTX, T, CT, int64_t, int64_t, int64_t,
+                                     int64_t))fn)(
+                ctx, tensor(a, "out"), tensor(a, "input"), integer(a, "dim"),
+                integer(a, "start"), integer(a, "end"), integer(a, "step"));)
+CALL(slice_backward,
+     return ((diopiError_t(*)(CTX, T, CT, diopiSize_t, int64_t, int64_t,
+                              int64_t, int64_t))fn)(
+         ctx, tensor(a, "grad_input"), tensor(a, "grad_output"),
+         list(a, "input_sizes"), integer(a, "dim"), integer(a, "start"),
+         integer(a, "end"), integer(a, "step"));)
+CALL(slice_scatter,
+     return ((diopiError_t(*)(CTX, T, CT, CT, int64_t, int64_t, int64_t,
+                              int64_t))fn)(
+         ctx, tensor(a, "out"), tensor(a, "input"), tensor(a, "src"),
+         integer(a, "dim"), integer(a, "start"), integer(a, "end"),
+         integer(a, "step"));)
+CALL(index_fill,
+     return ((diopiError_t(*)(CTX, T, CT, int64_t, CT, CT))fn)(
+         ctx, tensor(a, "out"), tensor(a, "input"), integer(a, "dim"),
+         tensor(a, "index"), tensor(a, "value"));)
+CALL(index_fill_scalar,
+     return ((diopiError_t(*)(CTX, T, CT, int64_t, CT, S))fn)(
+         ctx, tensor(a, "out"), tensor(a, "input"), integer(a, "dim"),
+         tensor(a, "index"), maybe_scalar(a, "value", &s0));)
+CALL(index_fill_inp_scalar,
+     return ((diopiError_t(*)(CTX, T, int64_t, CT, S))fn)(
+         ctx, tensor(a, "input"), integer(a, "dim"), tensor(a, "index"),
+         maybe_scalar(a, "value", &s0));)
+CALL(sort_backward,
+     return ((diopiError_t(*)(CTX, T, CT, int64_t, CT, diopiSize_t, bool))fn)(
+         ctx, tensor(a, "grad_input"), tensor(a, "grad_output"),
+         integer(a, "dim"), tensor(a, "indices"), list(a, "sizes"),
+         integer(a, "keepdim") != 0);)
+CALL(argsort, int64_t dim = integer(a, "dim");
+     return ((diopiError_t(*)(CTX, T, CT, bool, const int64_t *, bool))fn)(
+         ctx, tensor(a, "out"), tensor(a, "input"), integer(a, "stable") != 0,
+         optest_attr(a->c, "dim") ? &dim : NULL,
+         integer(a, "descending") != 0);)
+CALL(linalg_vec_norm, diopiScalar_t ord = optest_arg_scalar(a, "ord");
+     return ((diopiError_t(*)(CTX, T, CT, diopiScalar_t *, diopiSize_t, bool))
+                 fn)(ctx, tensor(a, "out"), tensor(a, "input"), &ord,
+                     list(a, "dim"), integer(a, "keepdim") != 0);)
+CALL(dropout_inp,
+     return ((diopiError_t(*)(CTX, T, T, double, bool, diopiGeneratorHandle_t))
+                 fn)(ctx, tensor(a, "input"), tensor(a, "mask"), real(a, "p"),
+                     integer(a, "train") != 0, NULL);)
+
+/* equal: its host bool is copied into the case's bool "out". */
+static diopiError_t call_equal(void *fn, CTX ctx, const optest_args_t *a) {
+  bool result = false;
+  diopiError_t err = ((diopiError_t(*)(CTX, bool *, CT, CT))fn)(
+      ctx, &result, tensor(a, "input"), tensor(a, "other"));
+  void *dst = NULL;
+  if (err || diopiGetTensorData(tensor(a, "out"), &dst) ||
+      bp_copy(bp_ops_context_device(ctx), dst, NULL, &result, 1, NULL))
+    return err ? err : diopiErrorOccurred;
+  return diopiSuccess;
+}
+
+static diopiError_t call_index(void *fn, CTX ctx, const optest_args_t *a) {
+  CT indices[8];
+  int64_t n = index_list(a, indices);
+  T result = NULL;
+  diopiError_t err = ((diopiError_t(*)(CTX, T *, CT, CT *, int64_t))fn)(
+      ctx, &result, tensor(a, "input"), indices, n);
+  return err ? err : optest_result_into(ctx, result, tensor(a, "out"));
+}
+static diopiError_t call_index_backward(void *fn, CTX ctx,
+                                        const optest_args_t *a) {
+  CT indices[8];
+  int64_t n = index_list(a, indices);
+  return ((diopiError_t(*)(CTX, T, T, CT *, int64_t, CT))fn)(
+      ctx, tensor(a, "grad_input"), tensor(a, "zeros_like_input"), indices, n,
+      tensor(a, "grad_output"));
+}
+
 /* split: the outputs are the tensors "outs.0", "outs.1", ... */
 static diopiError_t call_split(void *fn, CTX ctx, const optest_args_t *a) {
   T outs[16];
@@ -500,12 +641,14 @@ static diopiError_t call_split(void *fn, CTX ctx, const optest_args_t *a) {
 /* Random ops draw from a generator seeded by the case. Their arguments
  * after the context, by op: */
 typedef enum random_form {
-  FILL_TWO,     /* (tensor, a, b, gen): uniform, normal */
-  BERNOULLI_P,  /* (out, p, gen) */
-  BERNOULLI_IN, /* (out, input, gen) */
-  BERNOULLI_IO, /* (inout, gen) */
-  RANDPERM,     /* (out, n, gen) */
-  MULTINOMIAL,  /* (out, input, num_samples, replacement, gen) */
+  FILL_TWO,       /* (tensor, a, b, gen): uniform, normal */
+  BERNOULLI_P,    /* (out, p, gen) */
+  BERNOULLI_IN,   /* (out, input, gen) */
+  BERNOULLI_IO,   /* (inout, gen) */
+  RANDPERM,       /* (out, n, gen) */
+  MULTINOMIAL,    /* (out, input, num_samples, replacement, gen) */
+  NORMAL_TENSORS, /* (out, mean, std, gen), either may be a scalar */
+  INTEGERS,       /* (inout, from, to, gen) */
 } random_form_t;
 
 static diopiError_t call_random(void *fn, CTX ctx, const optest_args_t *a,
@@ -541,6 +684,25 @@ static diopiError_t call_random(void *fn, CTX ctx, const optest_args_t *a,
     err = ((diopiError_t(*)(CTX, T, int64_t, G))fn)(ctx, target,
                                                     integer(a, "n"), g);
     break;
+  case NORMAL_TENSORS: {
+    T mean = tensor(a, "mean"), std = tensor(a, "std");
+    if (mean && std)
+      err = ((diopiError_t(*)(CTX, T, CT, CT, G))fn)(ctx, target, mean, std, g);
+    else if (mean)
+      err = ((diopiError_t(*)(CTX, T, CT, double, G))fn)(ctx, target, mean,
+                                                         real(a, "std"), g);
+    else
+      err = ((diopiError_t(*)(CTX, T, double, CT, G))fn)(
+          ctx, target, real(a, "mean"), std, g);
+    break;
+  }
+  case INTEGERS: {
+    int64_t to = integer(a, "to");
+    err = ((diopiError_t(*)(CTX, T, int64_t, const int64_t *, G))fn)(
+        ctx, target, integer(a, "from"), optest_attr(a->c, "to") ? &to : NULL,
+        g);
+    break;
+  }
   case MULTINOMIAL:
     err = ((diopiError_t(*)(CTX, T, CT, int64_t, bool, G))fn)(
         ctx, target, tensor(a, "input"), integer(a, "num_samples"),
@@ -561,6 +723,8 @@ RANDOM_CALL(bernoulli, BERNOULLI_IN)
 RANDOM_CALL(bernoulli_inp, BERNOULLI_IO)
 RANDOM_CALL(randperm, RANDPERM)
 RANDOM_CALL(multinomial, MULTINOMIAL)
+RANDOM_CALL(normal_tensors, NORMAL_TENSORS)
+RANDOM_CALL(random_integers, INTEGERS)
 
 static const struct {
   const char *op;
@@ -647,6 +811,38 @@ static const struct {
     {"diopiBaddbmm", call_baddbmm},
     {"diopiBaddbmmInp", call_baddbmm_inp},
     {"diopiSort", call_sort},
+    {"diopiRemainder", call_remainder_of_scalar},
+    {"diopiZeros", call_constant_fill},
+    {"diopiOnes", call_constant_fill},
+    {"diopiSelect", call_select},
+    {"diopiSelectBackward", call_select_backward},
+    {"diopiSelectScatter", call_select_scatter},
+    {"diopiSlice", call_slice},
+    {"diopiSliceBackward", call_slice_backward},
+    {"diopiSliceScatter", call_slice_scatter},
+    {"diopiMeshGrid", call_meshgrid},
+    {"diopiIndex", call_index},
+    {"diopiIndexBackward", call_index_backward},
+    {"diopiIndexFill", call_index_fill},
+    {"diopiIndexFillScalar", call_index_fill_scalar},
+    {"diopiIndexFillInpScalar", call_index_fill_inp_scalar},
+    {"diopiSortBackward", call_sort_backward},
+    {"diopiArgsort", call_argsort},
+    {"diopiLinalgVecNorm", call_linalg_vec_norm},
+    {"diopiDropoutInp", call_dropout_inp},
+    {"diopiEqual", call_equal},
+    {"diopiForeachaddScalar", call_foreach},
+    {"diopiForeachaddInpScalar", call_foreach},
+    {"diopiForeachmulScalar", call_foreach},
+    {"diopiForeachmulTensor", call_foreach},
+    {"diopiForeachmulInpTensor", call_foreach},
+    {"diopiForeachnormScalar", call_foreach},
+    {"diopiAmpForeachNonFiniteCheckAndUnscaleInp", call_amp_unscale},
+    {"diopiAmpUpdateScaleInp", call_amp_update},
+    {"diopiNormalTensorScalar", call_normal_tensors},
+    {"diopiNormalScalarTensor", call_normal_tensors},
+    {"diopiNormalTensor", call_normal_tensors},
+    {"diopiRandomInp", call_random_integers},
     {"diopiFlashAttention", call_flash_attention},
     {"diopiFlashAttentionBackward", call_flash_attention_backward},
     {"diopiConvTranspose2d", call_conv_transpose2d},
