@@ -2452,6 +2452,35 @@ def foreach_and_amp():
 BREADTH += (more_math, selects_slices, indexing_more, misc_more,
             foreach_and_amp)
 
+
+def unfolds():
+    torch.manual_seed(61)
+    for tag, x, dim, size, step in (("f32/dim1_overlap", randn((3, 8)), 1, 3, 2),
+                                    ("f32/dim0", randn((7, 2)), 0, 2, 2),
+                                    ("f32/noncontig", noncontig((4, 6)), 1, 4,
+                                     1)):
+        xs = x.detach().clone().requires_grad_()
+        y = xs.unfold(dim, size, step)
+        go = randn(y.shape)
+        y.backward(go)
+        add("unfold", Case(f"unfold/{tag}", "diopiUnfold")
+            .output("out", y.detach().contiguous()).input("input", x)
+            .attr("dim", dim).attr("size", size).attr("step", step))
+        add("unfold", Case(f"unfold_backward/{tag}", "diopiUnfoldBackward")
+            .output("grad_input", xs.grad).input("grad_output", go)
+            .attr("input_sizes", list(x.shape)).attr("dim", dim)
+            .attr("size", size).attr("step", step))
+    for tag, p in (("p2", 2.0), ("p1", 1.0), ("inf", float("inf")),
+                   ("p3", 3.0)):
+        a, b = randn((2, 4, 5)), randn((2, 3, 5))
+        add("cdist", Case(f"cdist/f32/{tag}", "diopiCdist", atol=1e-4,
+                          rtol=1e-4)
+            .output("out", torch.cdist(a, b, p)).input("input1", a)
+            .input("input2", b).attr("p", p))
+
+
+BREADTH += (unfolds,)
+
 def main():
     for make in (arithmetic, memory, gemm, activations, softmax, losses,
                  reductions, optimizers, normalization, convolution, pooling,

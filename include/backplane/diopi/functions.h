@@ -1446,6 +1446,22 @@ DIOPI_API diopiError_t diopiAmpUpdateScaleInp(
     double scale_growth_factor, double scale_backoff_factor,
     int32_t growth_interval);
 
+/* Windows along a dim and pairwise distances (ref_unfold.c). */
+DIOPI_API diopiError_t diopiUnfold(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t out,
+                                   diopiConstTensorHandle_t input, int64_t dim,
+                                   int64_t size, int64_t step);
+DIOPI_API diopiError_t diopiUnfoldBackward(diopiContextHandle_t ctx,
+                                           diopiTensorHandle_t grad_input,
+                                           diopiConstTensorHandle_t grad_output,
+                                           diopiSize_t input_sizes, int64_t dim,
+                                           int64_t size, int64_t step);
+DIOPI_API diopiError_t diopiCdist(diopiContextHandle_t ctx,
+                                  diopiTensorHandle_t out,
+                                  diopiConstTensorHandle_t input1,
+                                  diopiConstTensorHandle_t input2, double p,
+                                  const int64_t *compute_mode);
+
 #if defined(__cplusplus)
 }
 #endif

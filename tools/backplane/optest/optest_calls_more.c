@@ -622,6 +622,20 @@ static diopiError_t call_index_backward(void *fn, CTX ctx,
       tensor(a, "grad_output"));
 }
 
+CALL(unfold,
+     return ((diopiError_t(*)(CTX, T, CT, int64_t, int64_t, int64_t))fn)(
+         ctx, tensor(a, "out"), tensor(a, "input"), integer(a, "dim"),
+         integer(a, "size"), integer(a, "step"));)
+CALL(unfold_backward,
+     return ((diopiError_t(*)(CTX, T, CT, diopiSize_t, int64_t, int64_t,
+                              int64_t))fn)(
+         ctx, tensor(a, "grad_input"), tensor(a, "grad_output"),
+         list(a, "input_sizes"), integer(a, "dim"), integer(a, "size"),
+         integer(a, "step"));)
+CALL(cdist, return ((diopiError_t(*)(CTX, T, CT, CT, double, const int64_t *))
+                        fn)(ctx, tensor(a, "out"), tensor(a, "input1"),
+                            tensor(a, "input2"), real(a, "p"), NULL);)
+
 /* split: the outputs are the tensors "outs.0", "outs.1", ... */
 static diopiError_t call_split(void *fn, CTX ctx, const optest_args_t *a) {
   T outs[16];
@@ -811,6 +825,9 @@ static const struct {
     {"diopiBaddbmm", call_baddbmm},
     {"diopiBaddbmmInp", call_baddbmm_inp},
     {"diopiSort", call_sort},
+    {"diopiUnfold", call_unfold},
+    {"diopiUnfoldBackward", call_unfold_backward},
+    {"diopiCdist", call_cdist},
     {"diopiRemainder", call_remainder_of_scalar},
     {"diopiZeros", call_constant_fill},
     {"diopiOnes", call_constant_fill},
