@@ -2481,6 +2481,94 @@ def unfolds():
 
 BREADTH += (unfolds,)
 
+
+def batch_norm_sync():
+    """Synchronized batch norm's pieces. PyTorch 1.13 runs torch.batch_norm_*
+    on CUDA only: the oracle is their definitions written out in double
+    (two ranks simulated by two inputs)."""
+    torch.manual_seed(62)
+    eps, momentum = 1e-5, 0.1
+
+    def dims(x):
+        return [0] + list(range(2, x.dim()))
+
+    def stats(x):
+        xd = x.double()
+        mean = xd.mean(dims(x))
+        var = xd.var(dims(x), unbiased=False)
+        return mean, 1 / torch.sqrt(var + eps)
+
+    def per_channel(v, x):
+        return v.view([1, -1] + [1] * (x.dim() - 2))
+
+    x0, x1 = randn((3, 4, 5, 2)), randn((2, 4, 5, 2)) + 0.5
+    for tag, x in (("4d", x0), ("2d", randn((6, 3))),
+                   ("noncontig", noncontig((3, 4, 6)))):
+        mean, invstd = stats(x)
+        add("batch_norm_sync", Case(f"batch_norm_stats/f32/{tag}",
+                                    "diopiBatchNormStats", atol=1e-5,
+                                    rtol=1e-4)
+            .output("mean", mean.float()).output("invstd", invstd.float())
+            .input("input", x).attr("eps", eps))
+    both = [stats(x) for x in (x0, x1)]
+    mean_all = torch.stack([m for m, _ in both]).float()
+    invstd_all = torch.stack([v for _, v in both]).float()
+    counts = torch.tensor([float(x0.numel() // 4), float(x1.numel() // 4)])
+    joined = torch.cat([x0, x1]).double()
+    mean = joined.mean(dims(joined))
+    var = joined.var(dims(joined), unbiased=False)
+    invstd = 1 / torch.sqrt(var + eps)
+    n = float(counts.sum())
+    rm, rv = randn((4,)) * 0.1, torch.rand(4) + 0.5
+    add("batch_norm_sync", Case("batch_norm_gather_stats_with_counts/f32",
+                                "diopiBatchNormGatherStatsWithCounts",
+                                atol=1e-5, rtol=1e-4)
+        .output("mean", mean.float()).output("invstd", invstd.float())
+        .input("input", x0).input("mean_all", mean_all)
+        .input("invstd_all", invstd_all)
+        .inplace("running_mean", rm,
+                 ((1 - momentum) * rm + momentum * mean).float())
+        .inplace("running_var", rv,
+                 ((1 - momentum) * rv + momentum * var * n / (n - 1)).float())
+        .input("counts", counts).attr("momentum", momentum).attr("eps", eps))
+    mean, invstd = stats(x0)
+    w, b = torch.rand(4) + 0.5, randn((4,))
+    xmu = x0.double() - per_channel(mean, x0)
+    y = xmu * per_channel(invstd, x0) * per_channel(w, x0) + per_channel(b, x0)
+    add("batch_norm_sync", Case("batch_norm_elemt/f32", "diopiBatchNormElemt",
+                                atol=1e-5, rtol=1e-4)
+        .output("out", y.float()).input("input", x0).input("weight", w)
+        .input("bias", b).input("mean", mean.float())
+        .input("invstd", invstd.float()).attr("eps", eps))
+    dy = randn(x0.shape)
+    sum_dy = dy.double().sum(dims(x0))
+    sum_dy_xmu = (dy.double() * xmu).sum(dims(x0))
+    add("batch_norm_sync", Case("batch_norm_backward_reduce/f32",
+                                "diopiBatchNormBackwardReduce", atol=1e-4,
+                                rtol=1e-4)
+        .output("sum_dy", sum_dy.float()).output("sum_dy_xmu", sum_dy_xmu.float())
+        .output("grad_weight", (sum_dy_xmu * invstd).float())
+        .output("grad_bias", sum_dy.float())
+        .input("grad_out", dy).input("input", x0).input("mean", mean.float())
+        .input("invstd", invstd.float()).input("weight", w)
+        .attr("input_g", True).attr("weight_g", True).attr("bias_g", True))
+    count = torch.tensor([x0.numel() // 4, x1.numel() // 4], dtype=torch.int32)
+    total = float(count.sum())
+    gi = (dy.double() - per_channel(sum_dy / total, x0) -
+          xmu * per_channel(invstd * invstd * sum_dy_xmu / total, x0)) * \
+        per_channel(invstd * w.double(), x0)
+    add("batch_norm_sync", Case("batch_norm_backward_elemt/f32",
+                                "diopiBatchNormBackwardElemt", atol=1e-5,
+                                rtol=1e-4)
+        .output("grad_input", gi.float()).input("grad_out", dy)
+        .input("input", x0).input("mean", mean.float())
+        .input("invstd", invstd.float()).input("weight", w)
+        .input("sum_dy", sum_dy.float()).input("sum_dy_xmu", sum_dy_xmu.float())
+        .input("count", count))
+
+
+BREADTH += (batch_norm_sync,)
+
 def main():
     for make in (arithmetic, memory, gemm, activations, softmax, losses,
                  reductions, optimizers, normalization, convolution, pooling,

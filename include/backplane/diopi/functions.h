@@ -1462,6 +1462,37 @@ DIOPI_API diopiError_t diopiCdist(diopiContextHandle_t ctx,
                                   diopiConstTensorHandle_t input2, double p,
                                   const int64_t *compute_mode);
 
+/* Synchronized batch norm's pieces (ref_norm_sync.c). */
+DIOPI_API diopiError_t diopiBatchNormStats(diopiContextHandle_t ctx,
+                                           diopiTensorHandle_t mean,
+                                           diopiTensorHandle_t invstd,
+                                           diopiConstTensorHandle_t input,
+                                           double eps);
+DIOPI_API diopiError_t diopiBatchNormGatherStatsWithCounts(
+    diopiContextHandle_t ctx, diopiTensorHandle_t mean,
+    diopiTensorHandle_t invstd, diopiConstTensorHandle_t input,
+    diopiConstTensorHandle_t mean_all, diopiConstTensorHandle_t invstd_all,
+    diopiTensorHandle_t running_mean, diopiTensorHandle_t running_var,
+    float momentum, float eps, diopiConstTensorHandle_t counts);
+DIOPI_API diopiError_t diopiBatchNormElemt(
+    diopiContextHandle_t ctx, diopiTensorHandle_t out,
+    diopiConstTensorHandle_t input, diopiConstTensorHandle_t weight,
+    diopiConstTensorHandle_t bias, diopiConstTensorHandle_t mean,
+    diopiConstTensorHandle_t invstd, float eps);
+DIOPI_API diopiError_t diopiBatchNormBackwardReduce(
+    diopiContextHandle_t ctx, diopiTensorHandle_t sum_dy,
+    diopiTensorHandle_t sum_dy_xmu, diopiTensorHandle_t grad_weight,
+    diopiTensorHandle_t grad_bias, diopiConstTensorHandle_t grad_out,
+    diopiConstTensorHandle_t input, diopiConstTensorHandle_t mean,
+    diopiConstTensorHandle_t invstd, diopiConstTensorHandle_t weight,
+    bool input_g, bool weight_g, bool bias_g);
+DIOPI_API diopiError_t diopiBatchNormBackwardElemt(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_out, diopiConstTensorHandle_t input,
+    diopiConstTensorHandle_t mean, diopiConstTensorHandle_t invstd,
+    diopiConstTensorHandle_t weight, diopiConstTensorHandle_t sum_dy,
+    diopiConstTensorHandle_t sum_dy_xmu, diopiConstTensorHandle_t count);
+
 #if defined(__cplusplus)
 }
 #endif

@@ -636,6 +636,35 @@ CALL(cdist, return ((diopiError_t(*)(CTX, T, CT, CT, double, const int64_t *))
                         fn)(ctx, tensor(a, "out"), tensor(a, "input1"),
                             tensor(a, "input2"), real(a, "p"), NULL);)
 
+CALL(bn_stats, return ((diopiError_t(*)(CTX, T, T, CT, double))fn)(
+                   ctx, tensor(a, "mean"), tensor(a, "invstd"),
+                   tensor(a, "input"), real(a, "eps"));)
+CALL(bn_gather,
+     return ((diopiError_t(*)(CTX, T, T, CT, CT, CT, T, T, float, float, CT))
+                 fn)(ctx, tensor(a, "mean"), tensor(a, "invstd"),
+                     tensor(a, "input"), tensor(a, "mean_all"),
+                     tensor(a, "invstd_all"), tensor(a, "running_mean"),
+                     tensor(a, "running_var"), (float)real(a, "momentum"),
+                     (float)real(a, "eps"), tensor(a, "counts"));)
+CALL(bn_elemt, return ((diopiError_t(*)(CTX, T, CT, CT, CT, CT, CT, float))fn)(
+                   ctx, tensor(a, "out"), tensor(a, "input"),
+                   tensor(a, "weight"), tensor(a, "bias"), tensor(a, "mean"),
+                   tensor(a, "invstd"), (float)real(a, "eps"));)
+CALL(bn_backward_reduce,
+     return ((diopiError_t(*)(CTX, T, T, T, T, CT, CT, CT, CT, CT, bool, bool,
+                              bool))fn)(
+         ctx, tensor(a, "sum_dy"), tensor(a, "sum_dy_xmu"),
+         tensor(a, "grad_weight"), tensor(a, "grad_bias"),
+         tensor(a, "grad_out"), tensor(a, "input"), tensor(a, "mean"),
+         tensor(a, "invstd"), tensor(a, "weight"), integer(a, "input_g") != 0,
+         integer(a, "weight_g") != 0, integer(a, "bias_g") != 0);)
+CALL(bn_backward_elemt,
+     return ((diopiError_t(*)(CTX, T, CT, CT, CT, CT, CT, CT, CT, CT))fn)(
+         ctx, tensor(a, "grad_input"), tensor(a, "grad_out"),
+         tensor(a, "input"), tensor(a, "mean"), tensor(a, "invstd"),
+         tensor(a, "weight"), tensor(a, "sum_dy"), tensor(a, "sum_dy_xmu"),
+         tensor(a, "count"));)
+
 /* split: the outputs are the tensors "outs.0", "outs.1", ... */
 static diopiError_t call_split(void *fn, CTX ctx, const optest_args_t *a) {
   T outs[16];
@@ -825,6 +854,11 @@ static const struct {
     {"diopiBaddbmm", call_baddbmm},
     {"diopiBaddbmmInp", call_baddbmm_inp},
     {"diopiSort", call_sort},
+    {"diopiBatchNormStats", call_bn_stats},
+    {"diopiBatchNormGatherStatsWithCounts", call_bn_gather},
+    {"diopiBatchNormElemt", call_bn_elemt},
+    {"diopiBatchNormBackwardReduce", call_bn_backward_reduce},
+    {"diopiBatchNormBackwardElemt", call_bn_backward_elemt},
     {"diopiUnfold", call_unfold},
     {"diopiUnfoldBackward", call_unfold_backward},
     {"diopiCdist", call_cdist},
