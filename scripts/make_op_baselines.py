@@ -2569,6 +2569,52 @@ def batch_norm_sync():
 
 BREADTH += (batch_norm_sync,)
 
+
+def pooling_1d():
+    torch.manual_seed(63)
+    for tag, shape, k, s, p, ceil, inc in (("k3s2p1", (2, 3, 11), 3, 2, 1,
+                                            False, True),
+                                           ("ceil_exclude", (1, 2, 10), 3, 2,
+                                            1, True, False),
+                                           ("2d_input", (3, 8), 2, 2, 0,
+                                            False, True)):
+        x = randn(shape).requires_grad_()
+        y = F.avg_pool1d(x, k, s, p, ceil, inc)
+        go = randn(y.shape)
+        y.backward(go)
+        for c in (Case(f"avg_pool1d/f32/{tag}", "diopiAvgPool1d")
+                  .output("out", y.detach()).input("input", x.detach()),
+                  Case(f"avg_pool1d_backward/f32/{tag}",
+                       "diopiAvgPool1dBackward")
+                  .output("grad_input", x.grad).input("grad_output", go)
+                  .input("input", x.detach())):
+            c.attr("kernel_size", [k]).attr("stride", [s]).attr("padding", [p])
+            c.attr("ceil_mode", ceil).attr("count_include_pad", inc)
+            add("avg_pool1d", c)
+    for tag, shape, size in (("down", (2, 3, 11), 4), ("up", (1, 2, 3), 5)):
+        x = torch.randperm(int(torch.tensor(shape).prod())).float() \
+            .reshape(shape).requires_grad_()
+        y, idx = F.adaptive_max_pool1d(x, size, return_indices=True)
+        go = randn(y.shape)
+        y.backward(go)
+        add("adaptive_max_pool1d", Case(f"adaptive_max_pool1d/f32/{tag}",
+                                        "diopiAdaptiveMaxPool1d")
+            .output("out", y.detach()).input("input", x.detach())
+            .attr("output_size", [size]))
+        add("adaptive_max_pool1d", Case(
+            f"adaptive_max_pool1d_with_indices/f32/{tag}",
+            "diopiAdaptiveMaxPool1dWithIndices")
+            .output("out", y.detach()).output("indices", idx)
+            .input("input", x.detach()).attr("output_size", [size]))
+        add("adaptive_max_pool1d", Case(
+            f"adaptive_max_pool1d_backward/f32/{tag}",
+            "diopiAdaptiveMaxPool1dBackward")
+            .output("grad_input", x.grad).input("grad_output", go)
+            .input("input", x.detach()).input("indices", idx))
+
+
+BREADTH += (pooling_1d,)
+
 def main():
     for make in (arithmetic, memory, gemm, activations, softmax, losses,
                  reductions, optimizers, normalization, convolution, pooling,

@@ -1493,6 +1493,31 @@ DIOPI_API diopiError_t diopiBatchNormBackwardElemt(
     diopiConstTensorHandle_t weight, diopiConstTensorHandle_t sum_dy,
     diopiConstTensorHandle_t sum_dy_xmu, diopiConstTensorHandle_t count);
 
+/* Pooling in 1-d (ref_pool_more.c). */
+DIOPI_API diopiError_t diopiAvgPool1d(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t out,
+                                      diopiConstTensorHandle_t input,
+                                      diopiSize_t kernel_size,
+                                      diopiSize_t stride, diopiSize_t padding,
+                                      bool ceil_mode, bool count_include_pad);
+DIOPI_API diopiError_t diopiAvgPool1dBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiSize_t kernel_size, diopiSize_t stride, diopiSize_t padding,
+    bool ceil_mode, bool count_include_pad);
+DIOPI_API diopiError_t diopiAdaptiveMaxPool1d(diopiContextHandle_t ctx,
+                                              diopiTensorHandle_t out,
+                                              diopiConstTensorHandle_t input,
+                                              diopiSize_t output_size);
+DIOPI_API diopiError_t diopiAdaptiveMaxPool1dWithIndices(
+    diopiContextHandle_t ctx, diopiTensorHandle_t out,
+    diopiTensorHandle_t indices, diopiConstTensorHandle_t input,
+    diopiSize_t output_size);
+DIOPI_API diopiError_t diopiAdaptiveMaxPool1dBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiConstTensorHandle_t indices);
+
 #if defined(__cplusplus)
 }
 #endif

@@ -1,6 +1,7 @@
 /* avg_pool2d (ceil_mode, count_include_pad, divisor_override) and
- * adaptive_max_pool2d (+ indices), with their backwards. One plane (an
- * image's channel) per work item, values in double, any strides. */
+ * adaptive_max_pool2d (+ indices), with their backwards, and their 1-d
+ * forms (a (N, C, L) tensor pooled as (N, C, 1, L)). One plane (an image's
+ * channel) per work item, values in double, any strides. */
 #include <math.h>
 #include <string.h>
 
@@ -17,13 +18,32 @@
 #define CT diopiConstTensorHandle_t
 
 typedef struct pool_task {
-  bool adaptive, backward, has_indices;
+  bool adaptive, backward, has_indices, one_d;
   ref_view_t in, out, indices; /* backward: in = grad_input, out = grad */
   ref_planes_t in_planes, out_planes, index_planes;
   int64_t k[2], stride[2], pad[2], oh, ow;
   bool include_pad;
   int64_t divisor; /* 0: none given */
 } pool_task_t;
+
+/* `h` viewed into *v; 1-d pooling lifts (N, C, L) or (C, L) to
+ * (N, C, 1, L) or (C, 1, L). */
+static diopiError_t view_lifted(const char *op, const char *arg, CT h,
+                                ref_view_t *v, bool one_d) {
+  diopiError_t err = ref_view(op, arg, h, v);
+  if (err || !one_d)
+    return err;
+  if (v->ndim != 2 && v->ndim != 3)
+    return ref_fail(op, "%s: %d dims, expected (N, C, L) or (C, L)", arg,
+                    v->ndim);
+  int last = v->ndim - 1;
+  v->shape[last + 1] = v->shape[last];
+  v->strides[last + 1] = v->strides[last];
+  v->shape[last] = 1;
+  v->strides[last] = 0;
+  v->ndim++;
+  return diopiSuccess;
+}
 
 /* The window of output (i, j): rows [h0, h1), cols [w0, w1), clipped to
  * the input, and its average's divisor. */
@@ -130,9 +150,9 @@ static void run(void *args) {
 static diopiError_t launch(CTX, const char *op, pool_task_t *t,
                            const char *in_name, CT in, const char *out_name,
                            CT out, CT indices) {
-  diopiError_t err = ref_view(op, in_name, in, &t->in);
+  diopiError_t err = view_lifted(op, in_name, in, &t->in, t->one_d);
   if (!err)
-    err = ref_view(op, out_name, out, &t->out);
+    err = view_lifted(op, out_name, out, &t->out, t->one_d);
   if (!err)
     err = ref_planes(op, in_name, &t->in, &t->in_planes);
   if (!err && t->adaptive && t->backward)
@@ -157,7 +177,7 @@ static diopiError_t launch(CTX, const char *op, pool_task_t *t,
     err = ref_expect_no_partial_overlap(op, out_name, &t->in, &t->out);
   if (!err && indices) {
     t->has_indices = true;
-    err = ref_view(op, "indices", indices, &t->indices);
+    err = view_lifted(op, "indices", indices, &t->indices, t->one_d);
     if (!err)
       err = ref_expect_shape(op, "indices", &t->indices, shape, t->in.ndim);
     if (!err)
@@ -177,7 +197,7 @@ static diopiError_t avg_setup(const char *op, pool_task_t *t, CT input,
                               const int64_t *divisor_override) {
   ref_view_t in;
   ref_planes_t planes;
-  diopiError_t err = ref_view(op, "input", input, &in);
+  diopiError_t err = view_lifted(op, "input", input, &in, t->one_d);
   if (!err)
     err = ref_planes(op, "input", &in, &planes);
   if (!err && kernel_size.len == 0)
@@ -198,6 +218,10 @@ static diopiError_t avg_setup(const char *op, pool_task_t *t, CT input,
                    (long long)*divisor_override);
   if (err)
     return err;
+  if (t->one_d) { /* the lifted dim: one row, no stride, no padding */
+    t->k[0] = t->stride[0] = 1;
+    t->pad[0] = 0;
+  }
   t->include_pad = count_include_pad;
   t->divisor = divisor_override ? *divisor_override : 0;
   t->oh =
@@ -207,27 +231,29 @@ static diopiError_t avg_setup(const char *op, pool_task_t *t, CT input,
   return diopiSuccess;
 }
 
-REF_EXPORT diopiError_t diopiAvgPool2d(CTX, T out, CT input,
-                                       diopiSize_t kernel_size,
-                                       diopiSize_t stride, diopiSize_t padding,
-                                       bool ceil_mode, bool count_include_pad,
-                                       const int64_t *divisor_override) {
-  const char *op = "diopiAvgPool2d";
+static diopiError_t avg_pool(CTX, const char *op, bool one_d, T out, CT input,
+                             diopiSize_t kernel_size, diopiSize_t stride,
+                             diopiSize_t padding, bool ceil_mode,
+                             bool count_include_pad,
+                             const int64_t *divisor_override) {
   pool_task_t t;
   memset(&t, 0, sizeof t);
+  t.one_d = one_d;
   diopiError_t err = avg_setup(op, &t, input, kernel_size, stride, padding,
                                ceil_mode, count_include_pad, divisor_override);
   return err ? err : launch(ctx, op, &t, "input", input, "out", out, NULL);
 }
 
-REF_EXPORT diopiError_t diopiAvgPool2dBackward(
-    CTX, T grad_input, CT grad_output, CT input, diopiSize_t kernel_size,
-    diopiSize_t stride, diopiSize_t padding, bool ceil_mode,
-    bool count_include_pad, const int64_t *divisor_override) {
-  const char *op = "diopiAvgPool2dBackward";
+static diopiError_t avg_pool_backward(CTX, const char *op, bool one_d,
+                                      T grad_input, CT grad_output, CT input,
+                                      diopiSize_t kernel_size,
+                                      diopiSize_t stride, diopiSize_t padding,
+                                      bool ceil_mode, bool count_include_pad,
+                                      const int64_t *divisor_override) {
   pool_task_t t;
   memset(&t, 0, sizeof t);
   t.backward = true;
+  t.one_d = one_d;
   ref_view_t in, gi;
   diopiError_t err = avg_setup(op, &t, input, kernel_size, stride, padding,
                                ceil_mode, count_include_pad, divisor_override);
@@ -242,8 +268,41 @@ REF_EXPORT diopiError_t diopiAvgPool2dBackward(
                       grad_output, NULL);
 }
 
+REF_EXPORT diopiError_t diopiAvgPool2d(CTX, T out, CT input,
+                                       diopiSize_t kernel_size,
+                                       diopiSize_t stride, diopiSize_t padding,
+                                       bool ceil_mode, bool count_include_pad,
+                                       const int64_t *divisor_override) {
+  return avg_pool(ctx, "diopiAvgPool2d", false, out, input, kernel_size, stride,
+                  padding, ceil_mode, count_include_pad, divisor_override);
+}
+REF_EXPORT diopiError_t diopiAvgPool2dBackward(
+    CTX, T grad_input, CT grad_output, CT input, diopiSize_t kernel_size,
+    diopiSize_t stride, diopiSize_t padding, bool ceil_mode,
+    bool count_include_pad, const int64_t *divisor_override) {
+  return avg_pool_backward(ctx, "diopiAvgPool2dBackward", false, grad_input,
+                           grad_output, input, kernel_size, stride, padding,
+                           ceil_mode, count_include_pad, divisor_override);
+}
+REF_EXPORT diopiError_t diopiAvgPool1d(CTX, T out, CT input,
+                                       diopiSize_t kernel_size,
+                                       diopiSize_t stride, diopiSize_t padding,
+                                       bool ceil_mode, bool count_include_pad) {
+  return avg_pool(ctx, "diopiAvgPool1d", true, out, input, kernel_size, stride,
+                  padding, ceil_mode, count_include_pad, NULL);
+}
+REF_EXPORT diopiError_t diopiAvgPool1dBackward(
+    CTX, T grad_input, CT grad_output, CT input, diopiSize_t kernel_size,
+    diopiSize_t stride, diopiSize_t padding, bool ceil_mode,
+    bool count_include_pad) {
+  return avg_pool_backward(ctx, "diopiAvgPool1dBackward", true, grad_input,
+                           grad_output, input, kernel_size, stride, padding,
+                           ceil_mode, count_include_pad, NULL);
+}
+
 static diopiError_t adaptive_max(CTX, const char *op, CT out, CT indices,
-                                 CT input, diopiSize_t output_size) {
+                                 CT input, diopiSize_t output_size,
+                                 bool one_d) {
   pool_task_t t;
   memset(&t, 0, sizeof t);
   t.adaptive = true;
@@ -254,32 +313,33 @@ static diopiError_t adaptive_max(CTX, const char *op, CT out, CT indices,
     err = ref_fail(op, "output_size: expected 1 or 2 values, got none");
   if (err)
     return err;
-  t.oh = size[0];
+  t.oh = one_d ? 1 : size[0];
   t.ow = size[1];
+  t.one_d = one_d;
   return launch(ctx, op, &t, "input", input, "out", out, indices);
 }
 
 REF_EXPORT diopiError_t diopiAdaptiveMaxPool2d(CTX, T out, CT input,
                                                diopiSize_t output_size) {
   return adaptive_max(ctx, "diopiAdaptiveMaxPool2d", out, NULL, input,
-                      output_size);
+                      output_size, false);
 }
 REF_EXPORT diopiError_t diopiAdaptiveMaxPool2dWithIndices(
     CTX, T out, T indices, CT input, diopiSize_t output_size) {
   const char *op = "diopiAdaptiveMaxPool2dWithIndices";
   if (!indices)
     return ref_fail(op, "indices: tensor is NULL");
-  return adaptive_max(ctx, op, out, indices, input, output_size);
+  return adaptive_max(ctx, op, out, indices, input, output_size, false);
 }
 /* grad_input += grad_output at each output's index (within its plane). */
-REF_EXPORT diopiError_t diopiAdaptiveMaxPool2dBackward(CTX, T grad_input,
-                                                       CT grad_output, CT input,
-                                                       CT indices) {
-  const char *op = "diopiAdaptiveMaxPool2dBackward";
+static diopiError_t adaptive_max_backward(CTX, const char *op, bool one_d,
+                                          T grad_input, CT grad_output,
+                                          CT input, CT indices) {
   pool_task_t t;
   memset(&t, 0, sizeof t);
   t.adaptive = true;
   t.backward = true;
+  t.one_d = one_d;
   ref_view_t in, gi;
   diopiError_t err = ref_view(op, "input", input, &in);
   if (!err)
@@ -291,4 +351,30 @@ REF_EXPORT diopiError_t diopiAdaptiveMaxPool2dBackward(CTX, T grad_input,
   return err ? err
              : launch(ctx, op, &t, "grad_input", grad_input, "grad_output",
                       grad_output, indices);
+}
+
+REF_EXPORT diopiError_t diopiAdaptiveMaxPool2dBackward(CTX, T grad_input,
+                                                       CT grad_output, CT input,
+                                                       CT indices) {
+  return adaptive_max_backward(ctx, "diopiAdaptiveMaxPool2dBackward", false,
+                               grad_input, grad_output, input, indices);
+}
+REF_EXPORT diopiError_t diopiAdaptiveMaxPool1d(CTX, T out, CT input,
+                                               diopiSize_t output_size) {
+  return adaptive_max(ctx, "diopiAdaptiveMaxPool1d", out, NULL, input,
+                      output_size, true);
+}
+REF_EXPORT diopiError_t diopiAdaptiveMaxPool1dWithIndices(
+    CTX, T out, T indices, CT input, diopiSize_t output_size) {
+  if (!indices)
+    return ref_fail("diopiAdaptiveMaxPool1dWithIndices",
+                    "indices: tensor is NULL");
+  return adaptive_max(ctx, "diopiAdaptiveMaxPool1dWithIndices", out, indices,
+                      input, output_size, true);
+}
+REF_EXPORT diopiError_t diopiAdaptiveMaxPool1dBackward(CTX, T grad_input,
+                                                       CT grad_output, CT input,
+                                                       CT indices) {
+  return adaptive_max_backward(ctx, "diopiAdaptiveMaxPool1dBackward", true,
+                               grad_input, grad_output, input, indices);
 }

@@ -665,6 +665,23 @@ CALL(bn_backward_elemt,
          tensor(a, "weight"), tensor(a, "sum_dy"), tensor(a, "sum_dy_xmu"),
          tensor(a, "count"));)
 
+CALL(adaptive_max_pool1d,
+     return ((diopiError_t(*)(CTX, T, CT, diopiSize_t))fn)(
+         ctx, tensor(a, "out"), tensor(a, "input"), list(a, "output_size"));)
+CALL(avg_pool1d,
+     return ((diopiError_t(*)(CTX, T, CT, diopiSize_t, diopiSize_t, diopiSize_t,
+                              bool, bool))fn)(
+         ctx, tensor(a, "out"), tensor(a, "input"), list(a, "kernel_size"),
+         list(a, "stride"), list(a, "padding"), integer(a, "ceil_mode") != 0,
+         integer(a, "count_include_pad") != 0);)
+CALL(avg_pool1d_backward,
+     return ((diopiError_t(*)(CTX, T, CT, CT, diopiSize_t, diopiSize_t,
+                              diopiSize_t, bool, bool))fn)(
+         ctx, tensor(a, "grad_input"), tensor(a, "grad_output"),
+         tensor(a, "input"), list(a, "kernel_size"), list(a, "stride"),
+         list(a, "padding"), integer(a, "ceil_mode") != 0,
+         integer(a, "count_include_pad") != 0);)
+
 /* split: the outputs are the tensors "outs.0", "outs.1", ... */
 static diopiError_t call_split(void *fn, CTX ctx, const optest_args_t *a) {
   T outs[16];
@@ -854,6 +871,12 @@ static const struct {
     {"diopiBaddbmm", call_baddbmm},
     {"diopiBaddbmmInp", call_baddbmm_inp},
     {"diopiSort", call_sort},
+    {"diopiAvgPool1d", call_avg_pool1d},
+    {"diopiAvgPool1dBackward", call_avg_pool1d_backward},
+    {"diopiAdaptiveMaxPool1d", call_adaptive_max_pool1d},
+    {"diopiAdaptiveMaxPool1dWithIndices",
+     call_adaptive_max_pool2d_with_indices},
+    {"diopiAdaptiveMaxPool1dBackward", call_adaptive_max_pool2d_backward},
     {"diopiBatchNormStats", call_bn_stats},
     {"diopiBatchNormGatherStatsWithCounts", call_bn_gather},
     {"diopiBatchNormElemt", call_bn_elemt},
