@@ -6,9 +6,9 @@
 
 #include <diopi/functions.h>
 
-#include "backplane/stream.h"
 #include "ref_error.h"
 #include "ref_ew_call.h"
+#include "ref_settle.h"
 
 #define CTX diopiContextHandle_t ctx
 #define T diopiTensorHandle_t
@@ -129,10 +129,8 @@ REF_EXPORT diopiError_t diopiEqual(CTX, bool *out, CT input, CT other) {
   bool same = a.ndim == b.ndim;
   for (int d = 0; same && d < a.ndim; d++)
     same = a.shape[d] == b.shape[d];
-  diopiStreamHandle_t stream;
-  if (same && (diopiGetStream(ctx, &stream) != diopiSuccess || !stream ||
-               bp_stream_synchronize(stream) != BP_OK))
-    return ref_fail(op, "ctx: its stream failed before the op");
+  if (same && (err = ref_settle(ctx, op)))
+    return err;
   for (int64_t i = 0; same && i < a.numel; i++)
     same = ref_get(&a, i) == ref_get(&b, i);
   *out = same;

@@ -13,10 +13,10 @@
 
 #include <diopi/functions.h>
 
-#include "backplane/stream.h"
 #include "ref_enqueue.h"
 #include "ref_error.h"
 #include "ref_index_args.h"
+#include "ref_settle.h"
 #include "ref_tensor.h"
 
 /* out: the indexed tensor (index: its input); values: the iteration's
@@ -270,10 +270,8 @@ REF_EXPORT diopiError_t diopiIndex(diopiContextHandle_t ctx,
     return err;
   int64_t slices = 1;
   if (t.mask) {
-    diopiStreamHandle_t stream;
-    if (diopiGetStream(ctx, &stream) != diopiSuccess || !stream ||
-        bp_stream_synchronize(stream) != BP_OK)
-      return ref_fail(op, "ctx: its stream failed before the op");
+    if ((err = ref_settle(ctx, op)))
+      return err;
     slices = 0;
     for (int64_t i = 0; i < t.index[0].numel; i++)
       slices += ref_get(&t.index[0], i) != 0;

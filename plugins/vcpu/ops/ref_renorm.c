@@ -9,11 +9,11 @@
 
 #include <diopi/functions.h>
 
-#include "backplane/stream.h"
 #include "ref_enqueue.h"
 #include "ref_error.h"
 #include "ref_index_args.h"
 #include "ref_pool.h"
+#include "ref_settle.h"
 #include "ref_tensor.h"
 
 /* The p-norm of |values| folded one at a time: sum of |x|^p, or the max
@@ -126,11 +126,9 @@ REF_EXPORT diopiError_t diopiClipGradNorm(diopiContextHandle_t ctx, double *out,
     if (err)
       return err;
   }
-  diopiStreamHandle_t stream;
-  if (diopiGetStream(ctx, &stream) != diopiSuccess || !stream)
-    return ref_fail(op, "ctx: no stream (a NULL or foreign context)");
-  if (bp_stream_synchronize(stream) != BP_OK)
-    return ref_fail(op, "the stream failed before the op: %s", bp_last_error());
+  diopiError_t settled = ref_settle(ctx, op);
+  if (settled)
+    return settled;
   /* The total: the norm of the per-tensor norms (inf: their max). */
   double acc = 0;
   for (int64_t i = 0; i < num_grads; i++) {

@@ -10,9 +10,9 @@
 
 #include <diopi/functions.h>
 
-#include "backplane/stream.h"
 #include "ref_enqueue.h"
 #include "ref_error.h"
+#include "ref_settle.h"
 #include "ref_tensor.h"
 
 typedef enum dynamic_kind {
@@ -56,16 +56,6 @@ static void run(void *args) {
     }
     k++;
   }
-}
-
-/* Waits for the context's stream, so that the views' data is final. */
-static diopiError_t settle(diopiContextHandle_t ctx, const char *op) {
-  diopiStreamHandle_t stream;
-  if (diopiGetStream(ctx, &stream) != diopiSuccess || !stream)
-    return ref_fail(op, "ctx: no stream (a NULL or foreign context)");
-  if (bp_stream_synchronize(stream) != BP_OK)
-    return ref_fail(op, "the stream failed before the op: %s", bp_last_error());
-  return diopiSuccess;
 }
 
 /* input and mask (bool or uint8) broadcast to their common shape. */
@@ -118,7 +108,7 @@ REF_EXPORT diopiError_t diopiMaskedSelect(diopiContextHandle_t ctx,
   if (!err)
     err = broadcast_pair(op, &t.input, &t.mask);
   if (!err)
-    err = settle(ctx, op);
+    err = ref_settle(ctx, op);
   if (err)
     return err;
   int64_t count = 0;
@@ -147,7 +137,7 @@ REF_EXPORT diopiError_t diopiNonzero(diopiContextHandle_t ctx,
     return ref_fail(op, "out: NULL");
   diopiError_t err = ref_view(op, "input", input, &t.input);
   if (!err)
-    err = settle(ctx, op);
+    err = ref_settle(ctx, op);
   if (err)
     return err;
   int64_t count = 0;
