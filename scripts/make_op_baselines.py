@@ -2615,6 +2615,69 @@ def pooling_1d():
 
 BREADTH += (pooling_1d,)
 
+
+def inplace_forms():
+    """One case per in-place form whose out-of-place twin has the rest:
+    out = input, through the same code."""
+    torch.manual_seed(64)
+    unit = lambda s: torch.rand(s) * 1.8 - 0.9  # noqa: E731
+    for name, fn, gen in (
+            ("AbsInp", torch.abs, randn), ("AcosInp", torch.acos, unit),
+            ("AcoshInp", torch.acosh, lambda s: torch.rand(s) * 3 + 1),
+            ("AsinInp", torch.asin, unit), ("AsinhInp", torch.asinh, randn),
+            ("AtanInp", torch.atan, randn), ("AtanhInp", torch.atanh, unit),
+            ("CeilInp", torch.ceil, lambda s: randn(s) * 3),
+            ("CosInp", torch.cos, randn), ("CoshInp", torch.cosh, randn),
+            ("ErfInp", torch.erf, randn), ("ErfinvInp", torch.erfinv, unit),
+            ("Expm1Inp", torch.expm1, randn),
+            ("FloorInp", torch.floor, lambda s: randn(s) * 3),
+            ("Log10Inp", torch.log10, positive), ("Log1pInp", torch.log1p,
+                                                  positive),
+            ("Log2Inp", torch.log2, positive),
+            ("ReciprocalInp", torch.reciprocal, positive),
+            ("RsqrtInp", torch.rsqrt, positive), ("SgnInp", torch.sgn, randn),
+            ("SinInp", torch.sin, randn), ("SinhInp", torch.sinh, randn),
+            ("TanInp", torch.tan, unit), ("HardswishInp", F.hardswish,
+                                          lambda s: randn(s) * 4),
+            ("LogicalNotInp", lambda x: torch.logical_not(x).float(),
+             lambda s: torch.randint(-1, 2, s).float()),
+            ("BitwiseNotInp", torch.bitwise_not,
+             lambda s: torch.randint(-99, 99, s))):
+        x = gen((3, 5))
+        add("inplace", Case(f"{name}/{'i64' if x.dtype == torch.int64 else 'f32'}",
+                            "diopi" + name, x.dtype)
+            .inplace("input", x, fn(x)))
+    for name, fn, ints in (("EqInp", torch.eq, False), ("GtInp", torch.gt, False),
+                           ("LeInp", torch.le, False), ("LtInp", torch.lt, False),
+                           ("NeInp", torch.ne, False),
+                           ("LogicalAndInp", torch.logical_and, False),
+                           ("LogicalOrInp", torch.logical_or, False),
+                           ("BitwiseOrInp", torch.bitwise_or, True),
+                           ("PowInpTensor", torch.pow, False)):
+        if ints:
+            a, b = torch.randint(0, 64, (3, 5)), torch.randint(0, 64, (5,))
+        elif name == "PowInpTensor":
+            a, b = positive((3, 5)), randn((5,))
+        else:
+            a = torch.randint(-2, 2, (3, 5)).float()
+            b = torch.randint(-2, 2, (5,)).float()
+        add("inplace", Case(f"{name}/bcast", "diopi" + name, a.dtype)
+            .inplace("input", a, fn(a, b).to(a.dtype)).input("other", b))
+    for name, fn, ints in (("GeInpScalar", torch.ge, False),
+                           ("GtInpScalar", torch.gt, False),
+                           ("LeInpScalar", torch.le, False),
+                           ("NeInpScalar", torch.ne, False),
+                           ("BitwiseAndInpScalar", torch.bitwise_and, True),
+                           ("BitwiseOrInpScalar", torch.bitwise_or, True)):
+        a = torch.randint(-3, 60, (3, 5)) if ints else \
+            torch.randint(-2, 2, (3, 5)).float()
+        other = 13 if ints else 0.0
+        add("inplace", Case(f"{name}", "diopi" + name, a.dtype)
+            .inplace("input", a, fn(a, other).to(a.dtype)).attr("other", other))
+
+
+BREADTH += (inplace_forms,)
+
 def main():
     for make in (arithmetic, memory, gemm, activations, softmax, losses,
                  reductions, optimizers, normalization, convolution, pooling,

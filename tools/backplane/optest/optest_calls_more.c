@@ -791,6 +791,12 @@ static const struct {
   optest_call_t call;
 } callers[] = {
     {"diopiEqInpScalar", call_inp_scalar},
+    {"diopiGeInpScalar", call_inp_scalar},
+    {"diopiGtInpScalar", call_inp_scalar},
+    {"diopiLeInpScalar", call_inp_scalar},
+    {"diopiNeInpScalar", call_inp_scalar},
+    {"diopiBitwiseAndInpScalar", call_inp_scalar},
+    {"diopiBitwiseOrInpScalar", call_inp_scalar},
     {"diopiLtInpScalar", call_inp_scalar},
     {"diopiPow", call_pow},
     {"diopiPowInp", call_pow_inp},
