@@ -115,26 +115,25 @@ REF_EXPORT diopiError_t diopiClipGradNorm(diopiContextHandle_t ctx, double *out,
                     (long long)num_grads);
   if (!(norm_type >= 0))
     return ref_fail(op, "norm_type: expected >= 0, got %g", norm_type);
-  scale_task_t tasks[64];
-  if (num_grads > 64)
-    return ref_fail(op, "num_grads: %lld, at most 64 per call",
-                    (long long)num_grads);
   char name[32];
-  for (int64_t i = 0; i < num_grads; i++) {
+  for (int64_t i = 0; i < num_grads; i++) { /* every gradient viewable */
+    ref_view_t v;
     snprintf(name, sizeof name, "grads[%lld]", (long long)i);
-    diopiError_t err = ref_view(op, name, grads[i], &tasks[i].grad);
+    diopiError_t err = ref_view(op, name, grads[i], &v);
     if (err)
       return err;
   }
-  diopiError_t settled = ref_settle(ctx, op);
-  if (settled)
-    return settled;
+  diopiError_t err = ref_settle(ctx, op);
+  if (err)
+    return err;
   /* The total: the norm of the per-tensor norms (inf: their max). */
   double acc = 0;
   for (int64_t i = 0; i < num_grads; i++) {
+    ref_view_t v;
+    ref_view(op, "grads", grads[i], &v);
     double own = 0;
-    for (int64_t k = 0; k < tasks[i].grad.numel; k++)
-      own = norm_add(own, ref_get(&tasks[i].grad, k), norm_type);
+    for (int64_t k = 0; k < v.numel; k++)
+      own = norm_add(own, ref_get(&v, k), norm_type);
     acc = norm_add(acc, norm_finish(own, norm_type), norm_type);
   }
   double total = norm_finish(acc, norm_type);
@@ -145,16 +144,11 @@ REF_EXPORT diopiError_t diopiClipGradNorm(diopiContextHandle_t ctx, double *out,
                     "(error_if_nonfinite)",
                     norm_type, total);
   double scale = max_norm / (total + 1e-6);
-  if (!(scale < 1))
-    return diopiSuccess;
-  for (int64_t i = 0; i < num_grads; i++) {
-    tasks[i].scale = scale;
-    if (tasks[i].grad.numel) {
-      diopiError_t err =
-          ref_enqueue(ctx, op, run_scale, &tasks[i], sizeof tasks[i]);
-      if (err)
-        return err;
-    }
+  for (int64_t i = 0; scale < 1 && i < num_grads; i++) {
+    scale_task_t t = {.scale = scale};
+    ref_view(op, "grads", grads[i], &t.grad);
+    if (t.grad.numel && (err = ref_enqueue(ctx, op, run_scale, &t, sizeof t)))
+      return err;
   }
   return diopiSuccess;
 }
