@@ -2678,6 +2678,54 @@ def inplace_forms():
 
 BREADTH += (inplace_forms,)
 
+
+def pooling_1d_more():
+    torch.manual_seed(65)
+    for tag, shape, k, s, p, d, ceil in (("k3s2p1", (2, 3, 11), 3, 2, 1, 1,
+                                          False),
+                                         ("dilation2_ceil", (1, 2, 12), 3, 2,
+                                          1, 2, True),
+                                         ("2d_input", (3, 9), 2, 1, 0, 1,
+                                          False)):
+        x = torch.randperm(int(torch.tensor(shape).prod())).float() \
+            .reshape(shape).requires_grad_()
+        y, idx = F.max_pool1d(x, k, s, p, d, ceil, return_indices=True)
+        go = randn(y.shape)
+        y.backward(go)
+        attrs = (("kernel_size", [k]), ("stride", [s]), ("padding", [p]),
+                 ("dilation", [d]), ("ceil_mode", ceil))
+        for c in (Case(f"max_pool1d/f32/{tag}", "diopiMaxPool1d")
+                  .output("out", y.detach()).input("input", x.detach()),
+                  Case(f"max_pool1d_with_indices/f32/{tag}",
+                       "diopiMaxPool1dWithIndices")
+                  .output("out", y.detach()).output("indices", idx)
+                  .input("input", x.detach()),
+                  Case(f"max_pool1d_backward/f32/{tag}",
+                       "diopiMaxPool1dBackward")
+                  .output("grad_input", x.grad).input("grad_output", go)
+                  .input("input", x.detach()).input("indices", idx)):
+            for attr in attrs:
+                c.attr(*attr)
+            add("max_pool1d", c)
+    for tag, shape, size in (("down", (2, 3, 11), 4), ("up", (1, 2, 3), 5),
+                             ("2d_input", (3, 7), 3)):
+        x = randn(shape).requires_grad_()
+        y = F.adaptive_avg_pool1d(x, size)
+        go = randn(y.shape)
+        y.backward(go)
+        add("adaptive_avg_pool1d", Case(f"adaptive_avg_pool1d/f32/{tag}",
+                                        "diopiAdaptiveAvgPool1d")
+            .output("out", y.detach()).input("input", x.detach())
+            .attr("output_size", [size]))
+        add("adaptive_avg_pool1d", Case(
+            f"adaptive_avg_pool1d_backward/f32/{tag}",
+            "diopiAdaptiveAvgPool1dBackward")
+            .output("grad_input", x.grad).input("grad_output", go)
+            .input("input", x.detach()))
+
+
+BREADTH += (pooling_1d_more,)
+
 def main():
     for make in (arithmetic, memory, gemm, activations, softmax, losses,
                  reductions, optimizers, normalization, convolution, pooling,

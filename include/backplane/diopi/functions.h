@@ -1518,6 +1518,31 @@ DIOPI_API diopiError_t diopiAdaptiveMaxPool1dBackward(
     diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
     diopiConstTensorHandle_t indices);
 
+/* Pooling in 1-d: max and adaptive average (ref_pool_more.c). */
+DIOPI_API diopiError_t diopiMaxPool1d(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t out,
+                                      diopiConstTensorHandle_t input,
+                                      diopiSize_t kernel_size,
+                                      diopiSize_t stride, diopiSize_t padding,
+                                      diopiSize_t dilation, bool ceil_mode);
+DIOPI_API diopiError_t diopiMaxPool1dWithIndices(
+    diopiContextHandle_t ctx, diopiTensorHandle_t out,
+    diopiTensorHandle_t indices, diopiConstTensorHandle_t input,
+    diopiSize_t kernel_size, diopiSize_t stride, diopiSize_t padding,
+    diopiSize_t dilation, bool ceil_mode);
+DIOPI_API diopiError_t diopiMaxPool1dBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiSize_t kernel_size, diopiSize_t stride, diopiSize_t padding,
+    diopiSize_t dilation, bool ceil_mode, diopiConstTensorHandle_t indices);
+DIOPI_API diopiError_t diopiAdaptiveAvgPool1d(diopiContextHandle_t ctx,
+                                              diopiTensorHandle_t out,
+                                              diopiConstTensorHandle_t input,
+                                              diopiSize_t output_size);
+DIOPI_API diopiError_t diopiAdaptiveAvgPool1dBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input);
+
 #if defined(__cplusplus)
 }
 #endif

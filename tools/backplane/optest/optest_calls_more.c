@@ -668,6 +668,29 @@ CALL(bn_backward_elemt,
 CALL(adaptive_max_pool1d,
      return ((diopiError_t(*)(CTX, T, CT, diopiSize_t))fn)(
          ctx, tensor(a, "out"), tensor(a, "input"), list(a, "output_size"));)
+CALL(max_pool1d,
+     return ((diopiError_t(*)(CTX, T, CT, diopiSize_t, diopiSize_t, diopiSize_t,
+                              diopiSize_t, bool))fn)(
+         ctx, tensor(a, "out"), tensor(a, "input"), list(a, "kernel_size"),
+         list(a, "stride"), list(a, "padding"), list(a, "dilation"),
+         integer(a, "ceil_mode") != 0);)
+CALL(max_pool1d_with_indices,
+     return ((diopiError_t(*)(CTX, T, T, CT, diopiSize_t, diopiSize_t,
+                              diopiSize_t, diopiSize_t, bool))fn)(
+         ctx, tensor(a, "out"), tensor(a, "indices"), tensor(a, "input"),
+         list(a, "kernel_size"), list(a, "stride"), list(a, "padding"),
+         list(a, "dilation"), integer(a, "ceil_mode") != 0);)
+CALL(max_pool1d_backward,
+     return ((diopiError_t(*)(CTX, T, CT, CT, diopiSize_t, diopiSize_t,
+                              diopiSize_t, diopiSize_t, bool, CT))fn)(
+         ctx, tensor(a, "grad_input"), tensor(a, "grad_output"),
+         tensor(a, "input"), list(a, "kernel_size"), list(a, "stride"),
+         list(a, "padding"), list(a, "dilation"), integer(a, "ceil_mode") != 0,
+         tensor(a, "indices"));)
+CALL(adaptive_avg_pool1d_backward,
+     return ((diopiError_t(*)(CTX, T, CT, CT))fn)(ctx, tensor(a, "grad_input"),
+                                                  tensor(a, "grad_output"),
+                                                  tensor(a, "input"));)
 CALL(avg_pool1d,
      return ((diopiError_t(*)(CTX, T, CT, diopiSize_t, diopiSize_t, diopiSize_t,
                               bool, bool))fn)(
@@ -878,6 +901,11 @@ static const struct {
     {"diopiBaddbmmInp", call_baddbmm_inp},
     {"diopiSort", call_sort},
     {"diopiAvgPool1d", call_avg_pool1d},
+    {"diopiMaxPool1d", call_max_pool1d},
+    {"diopiMaxPool1dWithIndices", call_max_pool1d_with_indices},
+    {"diopiMaxPool1dBackward", call_max_pool1d_backward},
+    {"diopiAdaptiveAvgPool1d", call_adaptive_max_pool1d},
+    {"diopiAdaptiveAvgPool1dBackward", call_adaptive_avg_pool1d_backward},
     {"diopiAvgPool1dBackward", call_avg_pool1d_backward},
     {"diopiAdaptiveMaxPool1d", call_adaptive_max_pool1d},
     {"diopiAdaptiveMaxPool1dWithIndices",
