@@ -2726,6 +2726,30 @@ def pooling_1d_more():
 
 BREADTH += (pooling_1d_more,)
 
+
+def columns():
+    torch.manual_seed(66)
+    for tag, shape, k, d, p, s in (("k3", (2, 3, 5, 6), [3, 3], [1, 1], [0, 0],
+                                    [1, 1]),
+                                   ("k2s2p1", (1, 2, 6, 5), [2, 2], [1, 1],
+                                    [1, 1], [2, 2]),
+                                   ("k3_dil2_rect", (1, 2, 7, 8), [3, 2],
+                                    [2, 1], [1, 0], [1, 2])):
+        x = randn(shape)
+        cols = F.unfold(x, k, d, p, s)
+        add("im2col", Case(f"im2col/f32/{tag}", "diopiIm2Col")
+            .output("out", cols).input("input", x).attr("kernel_size", k)
+            .attr("dilation", d).attr("padding", p).attr("stride", s))
+        c = randn(cols.shape)
+        add("im2col", Case(f"col2im/f32/{tag}", "diopiCol2Im")
+            .output("out", F.fold(c, list(shape[2:]), k, d, p, s))
+            .input("input", c).attr("output_size", list(shape[2:]))
+            .attr("kernel_size", k).attr("dilation", d).attr("padding", p)
+            .attr("stride", s))
+
+
+BREADTH += (columns,)
+
 def main():
     for make in (arithmetic, memory, gemm, activations, softmax, losses,
                  reductions, optimizers, normalization, convolution, pooling,

@@ -1543,6 +1543,21 @@ DIOPI_API diopiError_t diopiAdaptiveAvgPool1dBackward(
     diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
     diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input);
 
+/* Image columns: im2col and col2im (ref_im2col.c). */
+DIOPI_API diopiError_t diopiIm2Col(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t out,
+                                   diopiConstTensorHandle_t input,
+                                   diopiSize_t kernel_size,
+                                   diopiSize_t dilation, diopiSize_t padding,
+                                   diopiSize_t stride);
+DIOPI_API diopiError_t diopiCol2Im(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t out,
+                                   diopiConstTensorHandle_t input,
+                                   diopiSize_t output_size,
+                                   diopiSize_t kernel_size,
+                                   diopiSize_t dilation, diopiSize_t padding,
+                                   diopiSize_t stride);
+
 #if defined(__cplusplus)
 }
 #endif

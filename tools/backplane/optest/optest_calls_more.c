@@ -691,6 +691,17 @@ CALL(adaptive_avg_pool1d_backward,
      return ((diopiError_t(*)(CTX, T, CT, CT))fn)(ctx, tensor(a, "grad_input"),
                                                   tensor(a, "grad_output"),
                                                   tensor(a, "input"));)
+CALL(im2col,
+     return ((diopiError_t(*)(CTX, T, CT, diopiSize_t, diopiSize_t, diopiSize_t,
+                              diopiSize_t))fn)(
+         ctx, tensor(a, "out"), tensor(a, "input"), list(a, "kernel_size"),
+         list(a, "dilation"), list(a, "padding"), list(a, "stride"));)
+CALL(col2im,
+     return ((diopiError_t(*)(CTX, T, CT, diopiSize_t, diopiSize_t, diopiSize_t,
+                              diopiSize_t, diopiSize_t))fn)(
+         ctx, tensor(a, "out"), tensor(a, "input"), list(a, "output_size"),
+         list(a, "kernel_size"), list(a, "dilation"), list(a, "padding"),
+         list(a, "stride"));)
 CALL(avg_pool1d,
      return ((diopiError_t(*)(CTX, T, CT, diopiSize_t, diopiSize_t, diopiSize_t,
                               bool, bool))fn)(
@@ -901,6 +912,8 @@ static const struct {
     {"diopiBaddbmmInp", call_baddbmm_inp},
     {"diopiSort", call_sort},
     {"diopiAvgPool1d", call_avg_pool1d},
+    {"diopiIm2Col", call_im2col},
+    {"diopiCol2Im", call_col2im},
     {"diopiMaxPool1d", call_max_pool1d},
     {"diopiMaxPool1dWithIndices", call_max_pool1d_with_indices},
     {"diopiMaxPool1dBackward", call_max_pool1d_backward},
