@@ -872,7 +872,7 @@ def selection():
         mask = torch.rand(6) > 0.5
         v = torch.tensor(3, dtype=dt)
         tag = SHORT[dt]
-        add("masked_fill", Case(f"masked_fill/{tag}/bcast_mask",
+        add("masked_fill", Case(f"masked_fill_tensor/{tag}/bcast_mask",
                                 "diopiMaskedFill", dt)
             .output("out", x.masked_fill(mask, v)).input("input", x)
             .input("mask", mask).input("value", v))
@@ -1399,6 +1399,1573 @@ def hardening():
         for attr in attrs:
             bw.attr(*attr)
         add("conv2d", bw)
+
+
+def pointwise_blends():
+    torch.manual_seed(35)
+    for dt in (torch.float32, torch.float16, torch.float64):
+        a, b, w = randn((4, 6), dt), randn((6,), dt), torch.rand(4, 1).to(dt)
+        add("lerp", Case(f"lerp_tensor/{SHORT[dt]}/bcast", "diopiLerpTensor", dt)
+            .output("out", torch.lerp(a.double(), b.double(), w.double()).to(dt))
+            .input("input", a).input("end", b).input("weight", w))
+        add("lerp", Case(f"lerp_scalar/{SHORT[dt]}", "diopiLerpScalar", dt)
+            .output("out", torch.lerp(a.double(), b.double(), 0.7).to(dt))
+            .input("input", a).input("end", b).attr("weight", 0.7))
+        t1, t2 = randn((4, 1), dt), positive((6,), dt)
+        for name, fn in (("Addcmul", torch.addcmul), ("Addcdiv", torch.addcdiv)):
+            add(name.lower(), Case(f"{name.lower()}/{SHORT[dt]}/bcast",
+                                   "diopi" + name, dt)
+                .output("out", fn(a.double(), t1.double(), t2.double(),
+                                  value=0.5).to(dt))
+                .input("input", a).input("tensor1", t1).input("tensor2", t2)
+                .attr("value", 0.5))
+    a, t1, t2 = noncontig((5, 6)), randn((5, 6)), positive((5, 6))
+    for name, fn in (("Addcmul", torch.addcmul), ("Addcdiv", torch.addcdiv)):
+        add(name.lower(), Case(f"{name.lower()}/f32/noncontig", "diopi" + name)
+            .output("out", fn(a, t1, t2, value=-2.0)).input("input", a)
+            .input("tensor1", t1).input("tensor2", t2).attr("value", -2.0))
+        add(name.lower(), Case(f"{name.lower()}_inp/f32", f"diopi{name}Inp")
+            .inplace("input", a.contiguous(), fn(a, t1, t2, value=1.5))
+            .input("tensor1", t1).input("tensor2", t2).attr("value", 1.5))
+    ai = torch.randint(-5, 5, (4, 5))
+    add("addcmul", Case("addcmul/i64", "diopiAddcmul", torch.int64)
+        .output("out", torch.addcmul(ai, ai, ai, value=2)).input("input", ai)
+        .input("tensor1", ai).input("tensor2", ai).attr("value", 2))
+    a, b = randn((5, 6)), randn((6,))
+    a[1, 2], b[4] = float("nan"), float("nan")
+    for name, fn in (("Maximum", torch.maximum), ("Minimum", torch.minimum)):
+        add(name.lower(), Case(f"{name.lower()}/f32/bcast_nan", "diopi" + name)
+            .output("out", fn(a, b)).input("input", a).input("other", b))
+        ai, bi = torch.randint(-9, 9, (3, 4)), torch.randint(-9, 9, (3, 4))
+        add(name.lower(), Case(f"{name.lower()}/i64", "diopi" + name,
+                               torch.int64)
+            .output("out", fn(ai, bi)).input("input", ai).input("other", bi))
+    x = noncontig((4, 6))
+    x[0, 1] = float("nan")
+    add("isnan", Case("isnan/f32/noncontig", "diopiIsNan")
+        .output("out", torch.isnan(x)).input("input", x))
+
+
+def bitwise():
+    torch.manual_seed(36)
+    for dt in (torch.int32, torch.int64, torch.uint8, torch.bool):
+        if dt == torch.bool:
+            a, b = torch.rand(4, 5) > 0.5, torch.rand(5) > 0.5
+        else:
+            hi = 255 if dt == torch.uint8 else 1000
+            lo = 0 if dt == torch.uint8 else -1000
+            a = torch.randint(lo, hi, (4, 5)).to(dt)
+            b = torch.randint(lo, hi, (5,)).to(dt)
+        tag = {torch.uint8: "u8", torch.bool: "bool"}.get(dt, SHORT.get(dt))
+        for name, fn in (("And", torch.bitwise_and), ("Or", torch.bitwise_or)):
+            low = "bitwise_" + name.lower()
+            add(low, Case(f"{low}/{tag}/bcast", "diopiBitwise" + name, dt)
+                .output("out", fn(a, b)).input("input", a).input("other", b))
+        add("bitwise_not", Case(f"bitwise_not/{tag}", "diopiBitwiseNot", dt)
+            .output("out", torch.bitwise_not(a)).input("input", a))
+    a = torch.randint(-99, 99, (6, 8), dtype=torch.int32)[:, ::2]
+    add("bitwise_and", Case("bitwise_and_scalar/i32/noncontig",
+                            "diopiBitwiseAndScalar", torch.int32)
+        .output("out", a & 12).input("input", a).attr("other", 12))
+    add("bitwise_or", Case("bitwise_or_scalar/i32", "diopiBitwiseOrScalar",
+                           torch.int32)
+        .output("out", a | 5).input("input", a).attr("other", 5))
+    b = torch.randint(-99, 99, (3, 4))
+    add("bitwise_and", Case("bitwise_and_inp/i64", "diopiBitwiseAndInp",
+                            torch.int64)
+        .inplace("input", b, b & b.flip(0)).input("other", b.flip(0)))
+
+
+def remaps():
+    torch.manual_seed(37)
+    for tag, x, dims in (("f32/dims01", randn((3, 4, 5)), [0, 2]),
+                         ("i64/last", torch.randint(0, 9, (4, 6)), [-1]),
+                         ("f16/all", randn((2, 3), torch.float16), [0, 1]),
+                         ("f32/noncontig", noncontig((4, 5)), [1])):
+        add("flip", Case(f"flip/{tag}", "diopiFlip", x.dtype)
+            .output("out", torch.flip(x, dims)).input("input", x)
+            .attr("dims", dims))
+    for tag, x, shifts, dims in (("f32/dim1", randn((3, 7)), [2], [1]),
+                                 ("f32/two_dims", randn((4, 5)), [-1, 7],
+                                  [0, 1]),
+                                 ("f32/flat", randn((3, 4)), [5], []),
+                                 ("i32/noncontig",
+                                  torch.randint(0, 9, (4, 10),
+                                                dtype=torch.int32)[:, ::2],
+                                  [1], [0])):
+        y = torch.roll(x, shifts, dims) if dims else torch.roll(x, shifts)
+        add("roll", Case(f"roll/{tag}", "diopiRoll", x.dtype)
+            .output("out", y).input("input", x).attr("shifts", shifts)
+            .attr("dims", dims))
+    for tag, x, reps in (("f32/2d", randn((2, 3)), [2, 3]),
+                         ("f32/lead", randn((3,)), [2, 1, 2]),
+                         ("f16/ones", randn((2, 2), torch.float16), [1, 1]),
+                         ("f32/noncontig", noncontig((2, 3)), [3, 1])):
+        add("repeat", Case(f"repeat/{tag}", "diopiRepeat", x.dtype)
+            .output("out", x.repeat(*reps)).input("input", x)
+            .attr("repeats_size", reps))
+    x4 = randn((2, 3, 5, 6))
+    for mode, pad in (("constant", [1, 2, 0, 3]), ("constant", [-1, 2]),
+                      ("reflect", [2, 3, 1, 4]), ("replicate", [3, 1, 2, 2]),
+                      ("circular", [2, 1, 1, 3])):
+        kw = {"value": 0.5} if mode == "constant" else {}
+        y = F.pad(x4, pad, mode, **kw)
+        c = Case(f"pad/f32/{mode}/{'_'.join(map(str, pad))}", "diopiPad")
+        c.output("out", y).input("input", x4).attr("pad", pad)
+        c.attr("mode", mode)
+        if kw:
+            c.attr("value", 0.5)
+        add("pad", c)
+    x = noncontig((2, 3, 4))
+    add("pad", Case("pad/f32/reflect/noncontig", "diopiPad")
+        .output("out", F.pad(x, [2, 1], "reflect")).input("input", x)
+        .attr("pad", [2, 1]).attr("mode", "reflect"))
+    xh = randn((1, 2, 4, 4), torch.float16)
+    add("pad", Case("pad/f16/replicate", "diopiPad", torch.float16)
+        .output("out", F.pad(xh.float(), [1, 1, 1, 1], "replicate").half())
+        .input("input", xh).attr("pad", [1, 1, 1, 1]).attr("mode", "replicate"))
+
+
+def positional():
+    torch.manual_seed(38)
+    for tag, x in (("f32", randn((5, 7))), ("f32/batched", randn((2, 4, 3))),
+                   ("i64", torch.randint(0, 9, (4, 4))),
+                   ("f32/noncontig", noncontig((4, 6)))):
+        for diag in (0, 1, -2):
+            for name, fn in (("Tril", torch.tril), ("Triu", torch.triu)):
+                add(name.lower(), Case(f"{name.lower()}/{tag}/d{diag}",
+                                       "diopi" + name, x.dtype)
+                    .output("out", fn(x, diag)).input("input", x)
+                    .attr("diagonal", diag))
+    idx = torch.randint(0, 5, (3, 4))
+    add("one_hot", Case("one_hot/i64/5", "diopiOneHot", torch.int64)
+        .output("out", F.one_hot(idx, 5)).input("input", idx)
+        .attr("num_classes", 5))
+    add("one_hot", Case("one_hot/i64/inferred", "diopiOneHot", torch.int64)
+        .output("out", F.one_hot(idx, 7)).input("input", idx)
+        .attr("num_classes", -1))
+
+
+def splitting():
+    torch.manual_seed(39)
+    for tag, x, sizes, dim in (("f32/dim0", randn((7, 3)), [2, 4, 1], 0),
+                               ("f32/dim1_empty", randn((3, 5)), [2, 0, 3], 1),
+                               ("i64/last", torch.randint(0, 9, (2, 6)),
+                                [3, 3], -1),
+                               ("f32/noncontig", noncontig((6, 4)), [1, 3], 1)):
+        c = Case(f"split_with_sizes/{tag}", "diopiSplitWithSizes", x.dtype)
+        for i, part in enumerate(torch.split(x, sizes, dim)):
+            c.output(f"outs.{i}", part.contiguous())
+        add("split_with_sizes", c.input("input", x).attr("splitSizes", sizes)
+            .attr("dim", dim))
+
+
+def reductions_more():
+    torch.manual_seed(40)
+    x = torch.rand(4, 5) + 0.5
+    add("prod", Case("prod/f32/dim1", "diopiProd", atol=1e-5, rtol=1e-5)
+        .output("out", torch.prod(x, 1)).input("input", x).attr("dim", 1))
+    add("prod", Case("prod/f32/all", "diopiProd")
+        .output("out", torch.prod(x)).input("input", x))
+    xi = torch.randint(-3, 4, (3, 4))
+    add("prod", Case("prod/i64/dim0", "diopiProd", torch.int64)
+        .output("out", torch.prod(xi, 0)).input("input", xi).attr("dim", 0))
+    xh = (torch.rand(3, 6) + 0.5).half()
+    add("prod", Case("prod/f16/dim1", "diopiProd", torch.float16)
+        .output("out", torch.prod(xh.float(), 1).half()).input("input", xh)
+        .attr("dim", 1))
+    b = torch.rand(4, 6) > 0.7
+    b[2] = False
+    bf = torch.randint(0, 2, (5, 8)).float()[:, ::2]
+    for name, fn in (("Any", torch.any), ("All", torch.all)):
+        low = name.lower()
+        add(low, Case(f"{low}/bool/dim1", "diopi" + name, torch.bool)
+            .output("out", fn(b, 1)).input("input", b).attr("dim", 1))
+        add(low, Case(f"{low}/bool/all", "diopi" + name, torch.bool)
+            .output("out", fn(b)).input("input", b))
+        add(low, Case(f"{low}/f32/noncontig_dim0", "diopi" + name, torch.bool)
+            .output("out", fn(bf, 0)).input("input", bf).attr("dim", 0))
+    x = randn((4, 5, 6))
+    for p in (2.0, 1.0, float("inf"), 3.0, 0.0):
+        for tag, dims, keep in (("all", [], False), ("dim2", [2], False),
+                                ("dims01_keep", [0, 1], True)):
+            y = torch.linalg.vector_norm(x, p, dims if dims else None, keep)
+            add("norm", Case(f"norm/f32/p{p}/{tag}", "diopiNorm", atol=1e-4,
+                             rtol=1e-4).output("out", y).input("input", x)
+                .attr("p", p).attr("dim", dims))
+            if p in (float("inf"), 0.0):
+                continue
+            xg = x.clone().requires_grad_()
+            yg = torch.linalg.vector_norm(xg, p, dims if dims else None, keep)
+            go = randn(yg.shape)
+            yg.backward(go)
+            add("norm", Case(f"norm_backward/f32/p{p}/{tag}",
+                             "diopiNormBackward", atol=1e-4, rtol=1e-4)
+                .output("grad_input", xg.grad).input("grad_output", go)
+                .input("input", x).input("norm", yg.detach()).attr("p", p)
+                .attr("dim", dims))
+    xh = randn((4, 8), torch.float16)
+    add("norm", Case("norm/f16/p2/dim1", "diopiNorm", torch.float16)
+        .output("out", torch.linalg.vector_norm(xh.float(), 2, [1]).half())
+        .input("input", xh).attr("p", 2.0).attr("dim", [1]))
+    xn = noncontig((5, 6))
+    add("norm", Case("norm/f32/p2/noncontig", "diopiNorm")
+        .output("out", torch.linalg.vector_norm(xn)).input("input", xn)
+        .attr("p", 2.0).attr("dim", []))
+    for tag, x, dims, corr, keep in (
+            ("f32/all", randn((6, 7)), [], 1, False),
+            ("f32/dim1", randn((6, 7)), [1], 1, False),
+            ("f32/dims02_keep_c0", randn((3, 4, 5)), [0, 2], 0, True),
+            ("f64/dim0", randn((8, 3), torch.float64), [0], 1, False),
+            ("f32/noncontig", noncontig((5, 6)), [0], 2, False)):
+        y = torch.std(x, dims if dims else None, correction=corr, keepdim=keep)
+        add("std", Case(f"std/{tag}", "diopiStd", x.dtype, atol=1e-5,
+                        rtol=1e-4).output("out", y).input("input", x)
+            .attr("dim", dims).attr("correction", corr))
+    for tag, x, dim in (("f32/dim1", randn((4, 9)), 1),
+                        ("f32/dim0", randn((5, 3, 2)), 0),
+                        ("f64/last", randn((3, 6), torch.float64), -1),
+                        ("i64/dim0", torch.randint(-9, 9, (6, 3)), 0),
+                        ("f16/dim1", randn((3, 8), torch.float16), 1),
+                        ("f32/noncontig", noncontig((4, 6)), 1)):
+        dt = x.dtype
+        y = torch.cumsum(x.double(), dim).to(dt)
+        add("cumsum", Case(f"cumsum/{tag}", "diopiCumsum", dt, atol=1e-5,
+                           rtol=1e-5).output("out", y).input("input", x)
+            .attr("dim", dim))
+        if dt.is_floating_point:
+            xg = x.double().requires_grad_()
+            yg = torch.cumsum(xg, dim)
+            go = randn(yg.shape, dt)
+            yg.backward(go.double())
+            add("cumsum", Case(f"cumsum_backward/{tag}", "diopiCumsumBackward",
+                               dt).output("grad_input", xg.grad.to(dt))
+                .input("grad_output", go).attr("dim", dim))
+
+
+def losses_more():
+    torch.manual_seed(41)
+    reductions = {"none": 0, "mean": 1, "sum": 2}
+    for red, code in reductions.items():
+        for dt in (torch.float32, torch.float16):
+            x = randn((5, 7), dt).double().requires_grad_()
+            t = randn((5, 7), dt)
+            for beta in (1.0, 0.5, 0.0):
+                if dt == torch.float16 and beta != 1.0:
+                    continue
+                x.grad = None
+                y = F.smooth_l1_loss(x, t.double(), reduction=red, beta=beta)
+                go = randn(y.shape, dt)
+                y.backward(go.double())
+                tag = f"{SHORT[dt]}/{red}/beta{beta}"
+                add("smooth_l1_loss", Case(f"smooth_l1_loss/{tag}",
+                                           "diopiSmoothL1Loss", dt)
+                    .output("out", y.detach().to(dt))
+                    .input("input", x.detach().to(dt)).input("target", t)
+                    .attr("reduction", code).attr("beta", beta))
+                add("smooth_l1_loss", Case(f"smooth_l1_loss_backward/{tag}",
+                                           "diopiSmoothL1LossBackward", dt)
+                    .output("grad_input", x.grad.to(dt)).input("grad_output", go)
+                    .input("input", x.detach().to(dt)).input("target", t)
+                    .attr("reduction", code).attr("beta", beta))
+        for weighted in (False, True):
+            x = torch.rand(4, 6).clamp(0.02, 0.98).double().requires_grad_()
+            t = torch.rand(4, 6).double()
+            w = torch.rand(6).double() + 0.5 if weighted else None
+            y = F.binary_cross_entropy(x, t, w, reduction=red)
+            go = randn(y.shape).double()
+            y.backward(go)
+            tag = f"f32/{red}{'/weight' if weighted else ''}"
+            c = Case(f"bce/{tag}", "diopiBCELoss", atol=1e-5, rtol=1e-4)
+            c.output("out", y.detach().float()).input("input", x.detach().float())
+            c.input("target", t.float())
+            if weighted:
+                c.input("weight", w.float())
+            add("bce", c.attr("reduction", code))
+            c = Case(f"bce_backward/{tag}", "diopiBCELossBackward", atol=1e-5,
+                     rtol=1e-4)
+            c.output("grad_input", x.grad.float()).input("grad_output", go.float())
+            c.input("input", x.detach().float()).input("target", t.float())
+            if weighted:
+                c.input("weight", w.float())
+            add("bce", c.attr("reduction", code))
+        for weighted, pos in ((False, False), (True, False), (True, True),
+                              (False, True)):
+            x = (randn((4, 6)) * 3).double().requires_grad_()
+            t = torch.rand(4, 6).double()
+            w = torch.rand(4, 1).double() + 0.5 if weighted else None
+            pw = torch.rand(6).double() + 0.5 if pos else None
+            y = F.binary_cross_entropy_with_logits(x, t, w, reduction=red,
+                                                   pos_weight=pw)
+            go = randn(y.shape).double()
+            y.backward(go)
+            tag = (f"f32/{red}{'/weight' if weighted else ''}"
+                   f"{'/pos_weight' if pos else ''}")
+            for fw in (True, False):
+                c = Case(f"bce_with_logits{'' if fw else '_backward'}/{tag}",
+                         "diopiBCEWithLogits" + ("" if fw else "Backward"),
+                         atol=1e-5, rtol=1e-4)
+                if fw:
+                    c.output("out", y.detach().float())
+                else:
+                    c.output("grad_input", x.grad.float())
+                    c.input("grad_output", go.float())
+                c.input("input", x.detach().float()).input("target", t.float())
+                if weighted:
+                    c.input("weight", w.float())
+                if pos:
+                    c.input("pos_weight", pw.float())
+                add("bce_with_logits", c.attr("reduction", code))
+    x, t = noncontig((4, 6)), randn((4, 6))
+    add("smooth_l1_loss", Case("smooth_l1_loss/f32/noncontig",
+                               "diopiSmoothL1Loss")
+        .output("out", F.smooth_l1_loss(x, t)).input("input", x)
+        .input("target", t).attr("reduction", 1).attr("beta", 1.0))
+
+
+def optimizers_more():
+    torch.manual_seed(42)
+    for tag, centered, momentum, wd in (("plain", False, 0.0, 0.0),
+                                        ("centered", True, 0.0, 1e-2),
+                                        ("momentum", False, 0.9, 0.0),
+                                        ("centered_momentum", True, 0.5, 1e-2)):
+        shape = (6, 7)
+        p, g = randn(shape), randn(shape)
+        sq = torch.rand(shape) * 0.1
+        ga = randn(shape) * 0.01
+        buf = randn(shape) * 0.1
+        pp = p.clone()
+        opt = torch.optim.RMSprop([pp], lr=1e-2, alpha=0.9, eps=1e-8,
+                                  weight_decay=wd, momentum=momentum,
+                                  centered=centered)
+        pp.grad = g.clone()
+        state = {"step": torch.tensor(3.0), "square_avg": sq.clone()}
+        if centered:
+            state["grad_avg"] = ga.clone()
+        if momentum > 0:
+            state["momentum_buffer"] = buf.clone()
+        opt.state[pp] = state
+        opt.step()
+        c = (Case(f"rmsprop/f32/{tag}", "diopiRmsprop", atol=1e-5, rtol=1e-5)
+             .inplace("param", p, pp.detach()).input("grad", g)
+             .inplace("square_avg", sq, state["square_avg"]))
+        if centered:
+            c.inplace("grad_avg", ga, state["grad_avg"])
+        if momentum > 0:
+            c.inplace("momentum_buf", buf, state["momentum_buffer"])
+        add("rmsprop", c.attr("lr", 1e-2).attr("alpha", 0.9).attr("eps", 1e-8)
+            .attr("weight_decay", wd).attr("momentum", momentum)
+            .attr("centered", centered))
+    for tag, wd in (("plain", 0.0), ("weight_decay", 1e-2)):
+        shape = (5, 6)
+        p, g = randn(shape), randn(shape)
+        sq, acc = torch.rand(shape) * 0.1, torch.rand(shape) * 0.01
+        pp = p.clone()
+        opt = torch.optim.Adadelta([pp], lr=1.0, rho=0.9, eps=1e-6,
+                                   weight_decay=wd)
+        pp.grad = g.clone()
+        state = {"step": torch.tensor(2.0), "square_avg": sq.clone(),
+                 "acc_delta": acc.clone()}
+        opt.state[pp] = state
+        opt.step()
+        add("adadelta", Case(f"adadelta/f32/{tag}", "diopiAdadelta",
+                             atol=1e-5, rtol=1e-5)
+            .inplace("param", p, pp.detach()).input("grad", g)
+            .inplace("square_avg", sq, state["square_avg"])
+            .inplace("acc_delta", acc, state["acc_delta"])
+            .attr("lr", 1.0).attr("rho", 0.9).attr("eps", 1e-6)
+            .attr("weight_decay", wd))
+
+
+def random_samples():
+    """Judged by rule (bernoulli: 0/1 with the expected mean; permutation;
+    multinomial: in range, weighted, no repeats without replacement)."""
+    torch.manual_seed(43)
+    for dt in (torch.float32, torch.float16):
+        add("bernoulli", Case(f"bernoulli_scalar/{SHORT[dt]}",
+                              "diopiBernoulliScalar", dt)
+            .unjudged("out", torch.zeros(32, 32, dtype=dt)).attr("p", 0.3)
+            .attr("seed", 25).attr("judge", "bernoulli"))
+    probs = torch.rand(32, 32)
+    add("bernoulli", Case("bernoulli/f32", "diopiBernoulli")
+        .unjudged("out", torch.zeros(32, 32)).input("input", probs)
+        .attr("p", float(probs.mean())).attr("seed", 25)
+        .attr("judge", "bernoulli"))
+    c = Case("bernoulli_inp/f32", "diopiBernoulliInp")
+    c.tensors.append(("inout", 2, probs, probs, None))
+    add("bernoulli", c.attr("p", float(probs.mean())).attr("seed", 26)
+        .attr("judge", "bernoulli"))
+    for n, dt in ((1, torch.int64), (50, torch.int64), (33, torch.int32)):
+        add("randperm", Case(f"randperm/{SHORT[dt]}/{n}", "diopiRandperm", dt)
+            .unjudged("out", torch.zeros(n, dtype=dt)).attr("n", n)
+            .attr("seed", 25).attr("judge", "permutation"))
+    w = torch.rand(3, 8)
+    w[0, 2] = w[1, 5] = 0
+    for rep, k in ((True, 20), (False, 6)):
+        add("multinomial", Case(f"multinomial/f32/{'with' if rep else 'no'}"
+                                "_replacement", "diopiMultinomial", torch.int64)
+            .unjudged("out", torch.zeros(3, k, dtype=torch.int64))
+            .input("input", w).attr("num_samples", k).attr("replacement", rep)
+            .attr("seed", 25).attr("judge", "multinomial"))
+    add("multinomial", Case("multinomial/f32/1d", "diopiMultinomial",
+                            torch.int64)
+        .unjudged("out", torch.zeros(5, dtype=torch.int64)).input("input", w[0])
+        .attr("num_samples", 5).attr("replacement", False).attr("seed", 25)
+        .attr("judge", "multinomial"))
+
+
+BREADTH += (pointwise_blends, bitwise, remaps, positional, splitting,
+            reductions_more, losses_more, optimizers_more, random_samples)
+
+
+def pooling_more():
+    torch.manual_seed(44)
+    for tag, shape, k, s, p, ceil, inc, div in (
+            ("f32/k3s2p1", (2, 3, 9, 9), 3, 2, 1, False, True, None),
+            ("f32/k3s2p1_exclude_pad", (2, 3, 9, 9), 3, 2, 1, False, False,
+             None),
+            ("f32/ceil", (1, 2, 10, 10), 3, 2, 0, True, True, None),
+            ("f32/ceil_pad_exclude", (1, 2, 8, 7), 3, 2, 1, True, False, None),
+            ("f32/divisor", (1, 2, 6, 6), 2, 2, 0, False, True, 3),
+            ("f32/3d_input", (3, 7, 5), 2, 1, 1, False, True, None)):
+        x = randn(shape).requires_grad_()
+        y = F.avg_pool2d(x, k, s, p, ceil, inc, div)
+        go = randn(y.shape)
+        y.backward(go)
+        attrs = [("kernel_size", [k, k]), ("stride", [s, s]),
+                 ("padding", [p, p]), ("ceil_mode", ceil),
+                 ("count_include_pad", inc)]
+        if div:
+            attrs.append(("divisor_override", div))
+        for c in (Case(f"avg_pool2d/{tag}", "diopiAvgPool2d")
+                  .output("out", y.detach()).input("input", x.detach()),
+                  Case(f"avg_pool2d_backward/{tag}", "diopiAvgPool2dBackward")
+                  .output("grad_input", x.grad).input("grad_output", go)
+                  .input("input", x.detach())):
+            for attr in attrs:
+                c.attr(*attr)
+            add("avg_pool2d", c)
+    xh = randn((1, 2, 6, 6), torch.float16)
+    add("avg_pool2d", Case("avg_pool2d/f16", "diopiAvgPool2d", torch.float16)
+        .output("out", F.avg_pool2d(xh.float(), 2).half()).input("input", xh)
+        .attr("kernel_size", [2, 2]).attr("stride", []).attr("padding", [0, 0])
+        .attr("ceil_mode", False).attr("count_include_pad", True))
+    xn = noncontig((1, 2, 6, 6))
+    add("avg_pool2d", Case("avg_pool2d/f32/noncontig", "diopiAvgPool2d")
+        .output("out", F.avg_pool2d(xn, 3, 1)).input("input", xn)
+        .attr("kernel_size", [3]).attr("stride", [1]).attr("padding", [0])
+        .attr("ceil_mode", False).attr("count_include_pad", True))
+    for tag, shape, size in (("f32/4x3", (2, 3, 10, 9), [4, 3]),
+                             ("f32/global", (2, 4, 7, 7), [1, 1]),
+                             ("f32/up", (1, 2, 3, 3), [5, 5]),
+                             ("f32/3d_input", (3, 8, 6), [3, 4])):
+        x = torch.randperm(int(torch.tensor(shape).prod())).float() \
+            .reshape(shape).requires_grad_()  # distinct: no ties
+        y, idx = F.adaptive_max_pool2d(x, size, return_indices=True)
+        go = randn(y.shape)
+        y.backward(go)
+        add("adaptive_max_pool2d", Case(f"adaptive_max_pool2d/{tag}",
+                                        "diopiAdaptiveMaxPool2d")
+            .output("out", y.detach()).input("input", x.detach())
+            .attr("output_size", size))
+        add("adaptive_max_pool2d", Case(
+            f"adaptive_max_pool2d_with_indices/{tag}",
+            "diopiAdaptiveMaxPool2dWithIndices")
+            .output("out", y.detach()).output("indices", idx)
+            .input("input", x.detach()).attr("output_size", size))
+        add("adaptive_max_pool2d", Case(
+            f"adaptive_max_pool2d_backward/{tag}",
+            "diopiAdaptiveMaxPool2dBackward")
+            .output("grad_input", x.grad).input("grad_output", go)
+            .input("input", x.detach()).input("indices", idx))
+
+
+def normalization_more():
+    torch.manual_seed(45)
+    for tag, shape, groups, affine, dt in (
+            ("f32/4d", (2, 6, 4, 5), 3, True, torch.float32),
+            ("f32/3d_no_affine", (3, 4, 7), 2, False, torch.float32),
+            ("f32/2d", (4, 8), 4, True, torch.float32),
+            ("f64/one_group", (2, 4, 3, 3), 1, True, torch.float64),
+            ("f16", (2, 4, 3, 3), 2, True, torch.float16)):
+        c = shape[1]
+        x = randn(shape, dt).double().requires_grad_()
+        w = (torch.rand(c) + 0.5).double().requires_grad_() if affine else None
+        b = randn((c,)).double().requires_grad_() if affine else None
+        y, mean, rstd = torch.ops.aten.native_group_norm(
+            x, w, b, shape[0], c, int(x.numel() // shape[0] // c), groups,
+            1e-5)
+        go = randn(y.shape, dt).double()
+        y.backward(go)
+        f = Case(f"group_norm/{tag}", "diopiGroupNorm", dt, atol=1e-4,
+                 rtol=1e-4)
+        f.output("out", y.detach().to(dt)).output("save_mean", mean.detach().to(dt))
+        f.output("save_invstd", rstd.detach().to(dt)).input("input", x.detach().to(dt))
+        if affine:
+            f.input("weight", w.detach().to(dt)).input("bias", b.detach().to(dt))
+        add("group_norm", f.attr("num_groups", groups).attr("eps", 1e-5))
+        bw = Case(f"group_norm_backward/{tag}", "diopiGroupNormBackward", dt,
+                  atol=1e-4, rtol=1e-4)
+        bw.output("grad_input", x.grad.to(dt))
+        if affine:
+            bw.output("grad_weight", w.grad.to(dt)).output("grad_bias", b.grad.to(dt))
+        bw.input("grad_output", go.to(dt)).input("input", x.detach().to(dt))
+        if affine:
+            bw.input("weight", w.detach().to(dt))
+        bw.input("mean", mean.detach().to(dt)).input("rstd", rstd.detach().to(dt))
+        add("group_norm", bw.attr("num_groups", groups))
+    for tag, shape, norm, affine, bias, stat in (
+            ("f32/last", (4, 6), [6], True, False, (4,)),
+            ("f32/two_dims_bias", (2, 3, 4, 5), [4, 5], True, True, (2, 3, 1, 1)),
+            ("f32/no_weight", (5, 8), [8], False, False, (5, 1))):
+        x = randn(shape).double().requires_grad_()
+        w = (torch.rand(norm) + 0.5).double().requires_grad_() if affine else None
+        bb = randn(norm).double().requires_grad_() if bias else None
+        dims = tuple(range(len(shape) - len(norm), len(shape)))
+        inv = torch.rsqrt(x.pow(2).mean(dims, keepdim=True) + 1e-6)
+        y = x * inv
+        if affine:
+            y = y * w
+        if bias:
+            y = y + bb
+        go = randn(y.shape).double()
+        y.backward(go)
+        f = Case(f"rms_norm/{tag}", "diopiRMSNorm", atol=1e-5, rtol=1e-5)
+        f.output("out", y.detach().float())
+        f.output("inv_rms", inv.detach().reshape(stat).float())
+        f.input("input", x.detach().float())
+        if affine:
+            f.input("weight", w.detach().float())
+        if bias:
+            f.input("bias", bb.detach().float())
+        add("rms_norm", f.attr("normalized_shape", norm).attr("eps", 1e-6))
+        bw = Case(f"rms_norm_backward/{tag}", "diopiRMSNormBackward",
+                  atol=1e-5, rtol=1e-5)
+        bw.output("grad_input", x.grad.float())
+        if affine:
+            bw.output("grad_weight", w.grad.float())
+        if bias:
+            bw.output("grad_bias", bb.grad.float())
+        bw.input("grad_output", go.float()).input("input", x.detach().float())
+        if affine:
+            bw.input("weight", w.detach().float())
+        if bias:
+            bw.input("bias", bb.detach().float())
+        bw.input("inv_rms", inv.detach().reshape(stat).float())
+        add("rms_norm", bw.attr("normalized_shape", norm).attr("eps", 1e-6))
+    torch.manual_seed(46)
+    for tag, inp, beta, alpha in (("f32/full", randn((3, 4, 5)), 0.5, 2.0),
+                                  ("f32/bcast_row", randn((5,)), 1.0, 1.0),
+                                  ("f32/beta0_nan", torch.full((3, 4, 5),
+                                                               float("nan")),
+                                   0.0, 1.5)):
+        b1, b2 = randn((3, 4, 6)), randn((3, 6, 5))
+        name = f"baddbmm/{tag.split('/', 1)[1]}/f32"  # no 'mm/f32' inside
+        add("baddbmm", Case(name, "diopiBaddbmm", atol=1e-4,
+                            rtol=1e-4)
+            .output("out", torch.baddbmm(inp, b1, b2, beta=beta, alpha=alpha))
+            .input("input", inp).input("batch1", b1).input("batch2", b2)
+            .attr("beta", beta).attr("alpha", alpha))
+    inp, b1, b2 = randn((2, 3, 4)), noncontig((2, 3, 5)), randn((2, 5, 4))
+    add("baddbmm", Case("baddbmm_inp/noncontig/f32", "diopiBaddbmmInp",
+                        atol=1e-4, rtol=1e-4)
+        .inplace("input", inp, torch.baddbmm(inp, b1, b2, beta=0.5, alpha=-1.0))
+        .input("batch1", b1).input("batch2", b2).attr("beta", 0.5)
+        .attr("alpha", -1.0))
+
+
+BREADTH += (pooling_more, normalization_more)
+
+
+def scatters():
+    torch.manual_seed(47)
+    x = randn((4, 6))
+    for tag, dim, index, src_shape in (
+            ("dim0", 0, torch.stack([torch.randperm(4)[:2] for _ in range(5)],
+                                    1), (3, 5)),
+            ("dim1", 1, torch.stack([torch.randperm(6)[:3] for _ in range(4)]),
+             (4, 4))):
+        src = randn(src_shape)
+        add("scatter", Case(f"scatter/f32/{tag}", "diopiScatter")
+            .output("out", x.scatter(dim, index, src)).input("input", x)
+            .input("src", src).input("index", index).attr("dim", dim))
+        for reduce in ("add", "multiply"):
+            rep = torch.randint(0, x.shape[dim], index.shape)
+            add("scatter", Case(f"scatter/f32/{tag}/{reduce}", "diopiScatter")
+                .output("out", x.scatter(dim, rep, src, reduce=reduce))
+                .input("input", x).input("src", src).input("index", rep)
+                .attr("dim", dim).attr("reduce", reduce))
+        add("scatter", Case(f"scatter_scalar/f32/{tag}", "diopiScatterScalar")
+            .output("out", x.scatter(dim, index, 2.5)).input("input", x)
+            .input("index", index).attr("dim", dim).attr("value", 2.5))
+    xi = torch.randint(-9, 9, (3, 5))
+    idx = torch.randint(0, 5, (3, 4))
+    srci = torch.randint(-9, 9, (3, 4))
+    add("scatter", Case("scatter/i64/dim1/add", "diopiScatter", torch.int64)
+        .output("out", xi.scatter(1, idx, srci, reduce="add"))
+        .input("input", xi).input("src", srci).input("index", idx)
+        .attr("dim", 1).attr("reduce", "add"))
+    xn = noncontig((4, 5))
+    idx = torch.stack([torch.randperm(5)[:2] for _ in range(4)])
+    src = randn((4, 2))
+    add("scatter", Case("scatter_inp/f32/noncontig_index", "diopiScatterInp")
+        .inplace("input", xn.contiguous(), xn.scatter(1, idx, src))
+        .input("src", src).input("index", idx).attr("dim", 1))
+    for tag, shape, dim, ishape in (("f32/dim1", (5, 6), 1, (5, 3)),
+                                    ("f32/dim0_3d", (4, 3, 2), 0, (6, 3, 2))):
+        x = randn(shape).requires_grad_()
+        index = torch.randint(0, shape[dim], ishape)
+        y = torch.gather(x, dim, index)
+        go = randn(y.shape)
+        y.backward(go)
+        add("gather_backward", Case(f"gather_backward/{tag}",
+                                    "diopiGatherBackward")
+            .output("grad_input", x.grad).input("grad_output", go)
+            .input("input", x.detach()).input("index", index).attr("dim", dim))
+    for tag, shape, dim, index in (
+            ("f32/dim1", (4, 6, 3), 1, torch.tensor([5, 0, 5, 2])),
+            ("f32/dim0_i32", (5, 4), 0, torch.tensor([4, 4, 1],
+                                                     dtype=torch.int32))):
+        x = randn(shape).requires_grad_()
+        y = torch.index_select(x, dim, index.long())
+        go = randn(y.shape)
+        y.backward(go)
+        add("index_select_backward", Case(f"index_select_backward/{tag}",
+                                          "diopiIndexSelectBackward")
+            .output("grad_input", x.grad).input("grad", go)
+            .input("index", index).attr("input_sizes", list(shape))
+            .attr("dim", dim))
+
+
+def index_puts():
+    torch.manual_seed(48)
+    x = randn((5, 4, 3))
+    for tag, idx, vshape, acc in (
+            ("one", [torch.tensor([0, 3, 1])], (3, 4, 3), False),
+            ("two_bcast", [torch.tensor([[0], [4]]), torch.tensor([1, 3])],
+             (2, 2, 3), False),
+            ("scalar_value", [torch.tensor([2, 0])], (), False),
+            ("accumulate_repeats", [torch.tensor([1, 1, 4, 1])], (4, 4, 3),
+             True),
+            ("negative", [torch.tensor([-1, 0]), torch.tensor([-2, 1])],
+             (2, 3), False)):
+        v = randn(vshape)
+        y = x.index_put(tuple(idx), v, accumulate=acc)
+        c = Case(f"index_put/f32/{tag}", "diopiIndexPut").output("out", y)
+        c.input("input", x).input("values", v)
+        for k, t in enumerate(idx):
+            c.input(f"indices.{k}", t)
+        add("index_put", c.attr("indices_counts", len(idx))
+            .attr("accumulate", acc))
+    idx = torch.tensor([0, 2, 2])
+    v = randn((5, 3, 3))
+    y = torch.ops.aten.index_put(x, [None, idx], v, True)  # x[:, idx] += v
+    add("index_put", Case("index_put/f32/leading_null_accumulate",
+                          "diopiIndexPut").output("out", y).input("input", x)
+        .input("values", v).input("indices.1", idx)
+        .attr("indices_counts", 2).attr("null_indices", [0])
+        .attr("accumulate", True))
+    mask = torch.rand(5, 4) > 0.5
+    v = randn((int(mask.sum()), 3))
+    add("index_put", Case("index_put/f32/bool_mask", "diopiIndexPut")
+        .output("out", x.index_put((mask,), v)).input("input", x)
+        .input("values", v).input("indices.0", mask)
+        .attr("indices_counts", 1).attr("accumulate", False))
+    add("index_put", Case("index_put/f32/bool_mask_scalar", "diopiIndexPut")
+        .output("out", x.index_put((mask,), torch.tensor(0.5)))
+        .input("input", x).input("values", torch.tensor(0.5))
+        .input("indices.0", mask).attr("indices_counts", 1)
+        .attr("accumulate", False))
+    xi = torch.zeros(6, dtype=torch.int64)
+    idx = torch.tensor([1, 3, 1, 5])
+    vi = torch.tensor([1, 2, 3, 4])
+    add("index_put", Case("index_put_inp/i64/accumulate", "diopiIndexPutInp",
+                          torch.int64)
+        .inplace("input", xi, xi.index_put((idx,), vi, True))
+        .input("values", vi).input("indices.0", idx)
+        .attr("indices_counts", 1).attr("accumulate", True))
+
+
+def selections_dynamic():
+    torch.manual_seed(49)
+    for tag, x, mask in (("f32/same", randn((4, 5)), torch.rand(4, 5) > 0.5),
+                         ("f32/bcast", randn((3, 4)), torch.rand(4) > 0.5),
+                         ("i64/none", torch.randint(0, 9, (2, 3)),
+                          torch.zeros(2, 3, dtype=torch.bool)),
+                         ("f32/noncontig", noncontig((4, 4)),
+                          torch.rand(4, 4) > 0.3)):
+        add("masked_select", Case(f"masked_select/{tag}", "diopiMaskedSelect",
+                                  x.dtype)
+            .output("out", torch.masked_select(x, mask)).input("input", x)
+            .input("mask", mask))
+    x, mask = randn((3, 4)).requires_grad_(), torch.rand(4) > 0.5
+    y = torch.masked_select(x, mask)
+    go = randn(y.shape)
+    y.backward(go)
+    add("masked_select", Case("masked_select_backward/f32/bcast",
+                              "diopiMaskedSelectBackward")
+        .output("grad_input", x.grad).input("grad_output", go)
+        .input("input", x.detach()).input("mask", mask))
+    for tag, x in (("f32/2d", torch.randint(0, 3, (4, 5)).float()),
+                   ("i64/3d", torch.randint(0, 2, (2, 3, 4))),
+                   ("bool/1d", torch.rand(7) > 0.5),
+                   ("f32/none", torch.zeros(3, 2)),
+                   ("f32/noncontig", torch.randint(0, 2, (4, 6)).float()[:, ::2])):
+        add("nonzero", Case(f"nonzero/{tag}", "diopiNonzero", x.dtype)
+            .output("out", torch.nonzero(x)).input("input", x))
+
+
+BREADTH += (scatters, index_puts, selections_dynamic)
+
+
+def sorting():
+    torch.manual_seed(50)
+    for tag, x, dim, desc, stable in (
+            ("f32/last", randn((4, 9)), -1, False, None),
+            ("f32/dim0_desc", randn((6, 3)), 0, True, None),
+            ("f32/ties_stable", torch.randint(0, 4, (3, 10)).float(), 1,
+             False, True),
+            ("f32/ties_stable_desc", torch.randint(0, 4, (3, 10)).float(), 1,
+             True, True),
+            ("i64/dim1", torch.randint(-50, 50, (2, 3, 7)), 1, False, True),
+            ("f16/last", randn((3, 8), torch.float16), -1, True, None),
+            ("f32/noncontig", noncontig((5, 6)), 1, False, None)):
+        if tag == "f32/last":
+            x[1, 3] = float("nan")
+        v, i = torch.sort(x, dim=dim, descending=desc, stable=bool(stable))
+        c = Case(f"sort/{tag}", "diopiSort", x.dtype).output("values", v)
+        c.output("indices", i).input("input", x).attr("dim", dim)
+        c.attr("descending", desc)
+        if stable is not None:
+            c.attr("stable", stable)
+        add("sort", c)
+    for tag, x, k, dim, largest in (("f32/k3_last", randn((4, 9)), 3, -1, True),
+                                    ("f32/k2_dim0_smallest", randn((6, 5)), 2,
+                                     0, False),
+                                    ("f32/k_all", randn((2, 5)), 5, 1, True),
+                                    ("f64/k1", randn((3, 7), torch.float64), 1,
+                                     1, True),
+                                    ("f32/noncontig", noncontig((4, 8)), 4, 1,
+                                     False)):
+        v, i = torch.topk(x, k, dim, largest, True)
+        add("topk", Case(f"topk/{tag}", "diopiTopk", x.dtype).output("values", v)
+            .output("indices", i).input("input", x).attr("k", k)
+            .attr("dim", dim).attr("largest", largest).attr("sorted", True))
+
+
+BREADTH += (sorting,)
+
+
+def interpolation():
+    torch.manual_seed(51)
+    for tag, shape, size, mode, align in (
+            ("nearest/2d_up", (2, 3, 4, 5), [7, 9], "nearest", None),
+            ("nearest/2d_down", (1, 2, 9, 7), [4, 3], "nearest", None),
+            ("nearest/2d_double", (1, 2, 3, 4), [6, 8], "nearest", None),
+            ("nearest/1d", (2, 3, 5), [12], "nearest", None),
+            ("nearest/3d", (1, 2, 3, 4, 2), [5, 6, 3], "nearest", None),
+            ("bilinear/up", (2, 3, 4, 5), [7, 9], "bilinear", False),
+            ("bilinear/up_align", (2, 3, 4, 5), [7, 9], "bilinear", True),
+            ("bilinear/down", (1, 2, 9, 8), [4, 3], "bilinear", False),
+            ("linear/1d_align", (2, 2, 6), [11], "linear", True),
+            ("trilinear/3d", (1, 2, 3, 4, 2), [5, 6, 3], "trilinear", False)):
+        x = randn(shape).requires_grad_()
+        kw = {} if mode == "nearest" else {"align_corners": align}
+        y = F.interpolate(x, size=size, mode=mode, **kw)
+        go = randn(y.shape)
+        y.backward(go)
+        if mode == "nearest":
+            fw = Case(f"upsample_nearest/f32/{tag}", "diopiUpsampleNearest")
+            bw = Case(f"upsample_nearest_backward/f32/{tag}",
+                      "diopiUpsampleNearestBackward")
+        else:
+            fw = Case(f"upsample_linear/f32/{tag}", "diopiUpsampleLinear")
+            bw = Case(f"upsample_linear_backward/f32/{tag}",
+                      "diopiUpsampleLinearBackward")
+            for c in (fw, bw):
+                c.attr("align_corners", align).attr("mode", mode)
+        fw.output("out", y.detach()).input("input", x.detach()).attr("size", size)
+        bw.output("grad_input", x.grad).input("grad_output", go)
+        bw.attr("out_size", size).attr("in_size", list(shape))
+        family = "upsample_" + ("nearest" if mode == "nearest" else "linear")
+        add(family, fw)
+        add(family, bw)
+    xn = noncontig((1, 2, 4, 4))
+    add("upsample_linear", Case("upsample_linear/f32/noncontig",
+                                "diopiUpsampleLinear")
+        .output("out", F.interpolate(xn, size=[6, 5], mode="bilinear",
+                                     align_corners=False))
+        .input("input", xn).attr("size", [6, 5]).attr("align_corners", False)
+        .attr("mode", "bilinear"))
+    xh = randn((1, 2, 3, 3), torch.float16)
+    add("upsample_nearest", Case("upsample_nearest/f16", "diopiUpsampleNearest",
+                                 torch.float16)
+        .output("out", F.interpolate(xh.float(), size=[5, 4]).half())
+        .input("input", xh).attr("size", [5, 4]))
+
+
+BREADTH += (interpolation,)
+
+
+def optimizers_fused():
+    torch.manual_seed(52)
+    for tag, shapes, ams, maximize in (("two", [(6, 7), (13,)], False, False),
+                                       ("amsgrad", [(5, 4)], True, False),
+                                       ("maximize", [(9,), (2, 3)], False,
+                                        True)):
+        c = Case(f"fused_adamw/f32/{tag}", "diopiFusedAdamW", atol=1e-6,
+                 rtol=1e-5)
+        for i, shape in enumerate(shapes):
+            p, g = randn(shape), randn(shape)
+            m, v = randn(shape) * 0.1, torch.rand(shape) * 0.1
+            vmax = v + torch.rand(shape) * 0.05
+            step = 3 + i
+            pp = p.clone()
+            opt = torch.optim.AdamW([pp], lr=1e-2, betas=(0.9, 0.99), eps=1e-8,
+                                    weight_decay=1e-2, amsgrad=ams,
+                                    maximize=maximize, foreach=False)
+            pp.grad = g.clone()
+            state = {"step": torch.tensor(float(step - 1)),
+                     "exp_avg": m.clone(), "exp_avg_sq": v.clone()}
+            if ams:
+                state["max_exp_avg_sq"] = vmax.clone()
+            opt.state[pp] = state
+            opt.step()
+            c.inplace(f"params.{i}", p, pp.detach()).input(f"grads.{i}", g)
+            c.inplace(f"exp_avgs.{i}", m, state["exp_avg"])
+            c.inplace(f"exp_avg_sqs.{i}", v, state["exp_avg_sq"])
+            if ams:
+                c.inplace(f"max_exp_avg_sqs.{i}", vmax, state["max_exp_avg_sq"])
+            c.input(f"state_steps.{i}", torch.tensor(float(step)))
+        add("fused_adamw", c.attr("lr", 1e-2).attr("beta1", 0.9)
+            .attr("beta2", 0.99).attr("eps", 1e-8).attr("weight_decay", 1e-2)
+            .attr("amsgrad", ams).attr("maximize", maximize))
+
+
+def renorms():
+    torch.manual_seed(53)
+    for tag, p, max_norm in (("p2", 2.0, 1.5), ("p1", 1.0, 2.0),
+                             ("inf", float("inf"), 0.8)):
+        w = randn((10, 4))
+        idx = torch.tensor([[1, 7], [3, 1]])
+        ref = w.clone()
+        with torch.no_grad():
+            torch.embedding_renorm_(ref, idx, max_norm, p)
+        add("embedding_renorm", Case(f"embedding_renorm/f32/{tag}",
+                                     "diopiEmbeddingRenorm_")
+            .inplace("inout", w, ref).input("indices", idx)
+            .attr("max_norm", max_norm).attr("norm_type", p))
+    for tag, shapes, max_norm, p in (("p2_clipped", [(5, 6), (7,)], 1.0, 2.0),
+                                     ("p2_unclipped", [(4,)], 100.0, 2.0),
+                                     ("inf", [(3, 3), (5,)], 0.5,
+                                      float("inf")),
+                                     ("p1", [(6,)], 2.0, 1.0)):
+        grads = [randn(s) for s in shapes]
+        params = [torch.zeros(s, requires_grad=True) for s in shapes]
+        for q, g in zip(params, grads):
+            q.grad = g.clone()
+        total = torch.nn.utils.clip_grad_norm_(params, max_norm, p)
+        c = Case(f"clip_grad_norm/f32/{tag}", "diopiClipGradNorm", atol=1e-5,
+                 rtol=1e-5)
+        for i, (g, q) in enumerate(zip(grads, params)):
+            c.inplace(f"grads.{i}", g, q.grad)
+        c.output("total_norm", total.double())
+        add("clip_grad_norm", c.attr("max_norm", max_norm).attr("norm_type", p)
+            .attr("error_if_nonfinite", False))
+
+
+BREADTH += (optimizers_fused, renorms)
+
+
+def convolution_transposed():
+    torch.manual_seed(54)
+    for tag, n, cin, hw, cout, k, s, p, op, d, g, bias, dt in (
+            ("f32/k3s1", 2, 3, 5, 4, 3, 1, 0, 0, 1, 1, True, torch.float32),
+            ("f32/k3s2p1_outpad1", 1, 4, 4, 2, 3, 2, 1, 1, 1, 1, True,
+             torch.float32),
+            ("f32/k2s2_groups2", 2, 4, 3, 6, 2, 2, 0, 0, 1, 2, False,
+             torch.float32),
+            ("f32/dilation2", 1, 2, 4, 3, 3, 1, 1, 0, 2, 1, True,
+             torch.float32),
+            ("f64/k3s2", 1, 2, 3, 2, 3, 2, 0, 0, 1, 1, True, torch.float64),
+            ("f16/k2", 1, 2, 3, 2, 2, 1, 0, 0, 1, 1, True, torch.float16)):
+        x = randn((n, cin, hw, hw), dt).double().requires_grad_()
+        w = randn((cin, cout // g, k, k), dt).double().requires_grad_()
+        b = randn((cout,), dt).double().requires_grad_() if bias else None
+        y = F.conv_transpose2d(x, w, b, s, p, op, g, d)
+        go = randn(y.shape, dt).double()
+        y.backward(go)
+        kw = {} if dt == torch.float16 else {"atol": 1e-4, "rtol": 1e-4}
+        fw = Case(f"conv_transpose2d/{tag}", "diopiConvTranspose2d", dt, **kw)
+        fw.output("out", y.detach().to(dt)).input("input", x.detach().to(dt))
+        fw.input("weight", w.detach().to(dt))
+        if bias:
+            fw.input("bias", b.detach().to(dt))
+        bw = Case(f"conv_transpose2d_backward/{tag}",
+                  "diopiConvTranspose2dBackward", dt, **kw)
+        bw.output("grad_input", x.grad.to(dt)).output("grad_weight", w.grad.to(dt))
+        if bias:
+            bw.output("grad_bias", b.grad.to(dt))
+        bw.input("grad_output", go.to(dt)).input("input", x.detach().to(dt))
+        bw.input("weight", w.detach().to(dt))
+        for c in (fw, bw):
+            c.attr("stride", [s, s]).attr("padding", [p, p])
+            c.attr("output_padding", [op, op]).attr("dilation", [d, d])
+            c.attr("groups", g)
+        bw.attr("bias_sizes", [cout] if bias else [])
+        add("conv_transpose2d", fw)
+        add("conv_transpose2d", bw)
+
+
+BREADTH += (convolution_transposed,)
+
+
+def attention():
+    """Flash attention as DIOPI's functions_ext.h declares it, the oracle
+    written out in double with PyTorch ops (1.13 has no flash kernel)."""
+    torch.manual_seed(55)
+    for tag, b, sq, sk, hq, hk, d, causal, left, right, alibi, dt in (
+            ("f32/plain", 2, 5, 5, 2, 2, 8, False, -1, -1, False,
+             torch.float32),
+            ("f32/causal", 1, 6, 6, 2, 2, 4, True, -1, 0, False,
+             torch.float32),
+            ("f32/causal_sk_longer", 1, 3, 7, 1, 1, 4, True, -1, 0, False,
+             torch.float32),
+            ("f32/gqa_window_alibi", 1, 6, 6, 4, 2, 4, False, 2, 1, True,
+             torch.float32),
+            ("f16/causal", 1, 4, 4, 2, 1, 8, True, -1, 0, False,
+             torch.float16),
+            ("bf16/plain", 1, 4, 6, 2, 2, 8, False, -1, -1, False,
+             torch.bfloat16)):
+        q = randn((b, sq, hq, d), dt).double().requires_grad_()
+        k = randn((b, sk, hk, d), dt).double().requires_grad_()
+        v = randn((b, sk, hk, d), dt).double().requires_grad_()
+        slopes = torch.rand(hq) if alibi else None
+        scale = d ** -0.5
+        rep = hq // hk
+        kk = k.repeat_interleave(rep, 2)
+        vv = v.repeat_interleave(rep, 2)
+        s = torch.einsum("bihd,bjhd->bhij", q, kk) * scale
+        i = torch.arange(sq).view(-1, 1)
+        j = torch.arange(sk).view(1, -1)
+        diag = i + sk - sq
+        if alibi:
+            s = s - slopes.double().view(1, -1, 1, 1) * (diag - j).abs()
+        mask = torch.zeros(sq, sk, dtype=torch.bool)
+        if causal:
+            mask |= j > diag
+        if left >= 0:
+            mask |= j < diag - left
+        if right >= 0:
+            mask |= j > diag + right
+        s = s.masked_fill(mask, float("-inf"))
+        lse = torch.logsumexp(s, -1)
+        out = torch.einsum("bhij,bjhd->bihd", torch.softmax(s, -1), vv)
+        go = randn(out.shape, dt).double()
+        out.backward(go)
+        kw = {"atol": 1e-5, "rtol": 1e-4} if dt == torch.float32 else {}
+        attrs = (("p_dropout", 0.0), ("softmax_scale", scale),
+                 ("is_causal", causal), ("window_size_left", left),
+                 ("window_size_right", right))
+        fw = Case(f"flash_attention/{tag}", "diopiFlashAttention", dt, **kw)
+        fw.output("attention_out", out.detach().to(dt))
+        fw.output("softmax_lse", lse.detach().float())
+        fw.input("q", q.detach().to(dt)).input("k", k.detach().to(dt))
+        fw.input("v", v.detach().to(dt))
+        bw = Case(f"flash_attention_backward/{tag}",
+                  "diopiFlashAttentionBackward", dt, **kw)
+        bw.output("grad_q", q.grad.to(dt)).output("grad_k", k.grad.to(dt))
+        bw.output("grad_v", v.grad.to(dt)).input("grad_output", go.to(dt))
+        bw.input("q", q.detach().to(dt)).input("k", k.detach().to(dt))
+        bw.input("v", v.detach().to(dt))
+        bw.input("attention_out", out.detach().to(dt).contiguous())
+        bw.input("softmax_lse", lse.detach().float().contiguous())
+        for c in (fw, bw):
+            if alibi:
+                c.input("alibi_slopes", slopes)
+            for attr in attrs:
+                c.attr(*attr)
+            add("flash_attention", c)
+
+
+BREADTH += (attention,)
+
+
+def more_math():
+    torch.manual_seed(56)
+    for name, fn, gen in (("Erfinv", torch.erfinv,
+                           lambda s, dt: (torch.rand(s) * 1.98 - 0.99).to(dt)),
+                          ("Asin", torch.asin,
+                           lambda s, dt: (torch.rand(s) * 1.98 - 0.99).to(dt)),
+                          ("Acos", torch.acos,
+                           lambda s, dt: (torch.rand(s) * 1.98 - 0.99).to(dt)),
+                          ("Asinh", torch.asinh, randn),
+                          ("Acosh", torch.acosh,
+                           lambda s, dt: (torch.rand(s) * 4 + 1).to(dt)),
+                          ("Atanh", torch.atanh,
+                           lambda s, dt: (torch.rand(s) * 1.8 - 0.9).to(dt)),
+                          ("Sgn", torch.sgn, randn)):
+        low = name.lower()
+        for dt in (torch.float32, torch.float16, torch.float64):
+            x = gen((4, 6), dt)
+            add(low, Case(f"{low}/{SHORT[dt]}", "diopi" + name, dt)
+                .output("out", fn(x.double()).to(dt)).input("input", x))
+        x = gen((4, 12), torch.float32)[:, ::2]
+        add(low, Case(f"{low}/f32/noncontig", "diopi" + name)
+            .output("out", fn(x)).input("input", x))
+    a, b = randn((4, 6)) * 5, randn((6,)) * 2
+    add("remainder", Case("remainder_tensor/f32/bcast", "diopiRemainderTensor")
+        .output("out", torch.remainder(a, b)).input("input", a)
+        .input("other", b))
+    ai = torch.randint(-20, 20, (3, 5))
+    bi = torch.randint(1, 6, (5,)) * torch.tensor([1, -1, 1, -1, 1])
+    add("remainder", Case("remainder_tensor/i64", "diopiRemainderTensor",
+                          torch.int64)
+        .output("out", torch.remainder(ai, bi)).input("input", ai)
+        .input("other", bi))
+    add("remainder", Case("remainder_scalar/f32", "diopiRemainderScalar")
+        .output("out", torch.remainder(a, -1.5)).input("input", a)
+        .attr("other", -1.5))
+    add("remainder", Case("remainder/f32_scalar_input", "diopiRemainder")
+        .output("out", torch.remainder(torch.tensor(7.0), b)).attr("input", 7.0)
+        .input("other", b))
+    for name, value in (("Zeros", 0), ("Ones", 1)):
+        for dt in (torch.float32, torch.int64, torch.float16):
+            add(name.lower(), Case(f"{name.lower()}/{SHORT[dt]}", "diopi" + name,
+                                   dt)
+                .output("out", torch.full((3, 4), value, dtype=dt))
+                .attr("size", [3, 4]))
+    x = randn((3, 5))
+    add("zeros", Case("zero_inp/f32", "diopiZeroInp")
+        .inplace("input", x, torch.zeros_like(x)))
+
+
+def selects_slices():
+    torch.manual_seed(57)
+    x = randn((4, 5, 6))
+    for dim, index in ((0, 2), (1, -1), (2, 0)):
+        xs = x.clone().requires_grad_()
+        y = xs.select(dim, index)
+        go = randn(y.shape)
+        y.backward(go)
+        add("select", Case(f"select/f32/dim{dim}_{index}", "diopiSelect")
+            .output("out", y.detach()).input("input", x).attr("dim", dim)
+            .attr("index", index))
+        add("select", Case(f"select_backward/f32/dim{dim}_{index}",
+                           "diopiSelectBackward")
+            .output("grad_input", xs.grad).input("grad_output", go)
+            .attr("input_sizes", list(x.shape)).attr("dim", dim)
+            .attr("index", index))
+        src = randn(y.shape)
+        add("select", Case(f"select_scatter/f32/dim{dim}_{index}",
+                           "diopiSelectScatter")
+            .output("out", torch.select_scatter(x, src, dim, index))
+            .input("input", x).input("src", src).attr("dim", dim)
+            .attr("index", index))
+    for dim, start, end, step in ((0, 1, 3, 1), (1, -4, 100, 2),
+                                  (2, 0, 6, 4), (2, 5, 2, 1)):
+        xs = x.clone().requires_grad_()
+        y = torch.ops.aten.slice(xs, dim, start, end, step)
+        go = randn(y.shape)
+        y.sum().backward() if y.numel() == 0 else y.backward(go)
+        tag = f"dim{dim}_{start}_{end}_{step}"
+        attrs = (("dim", dim), ("start", start), ("end", end), ("step", step))
+        cases = [Case(f"slice/f32/{tag}", "diopiSlice").output("out", y.detach())
+                 .input("input", x),
+                 Case(f"slice_backward/f32/{tag}", "diopiSliceBackward")
+                 .output("grad_input", xs.grad if xs.grad is not None
+                         else torch.zeros_like(x))
+                 .input("grad_output", go).attr("input_sizes", list(x.shape))]
+        src = randn(y.shape)
+        cases.append(Case(f"slice_scatter/f32/{tag}", "diopiSliceScatter")
+                     .output("out", torch.slice_scatter(x, src, dim, start,
+                                                        end, step))
+                     .input("input", x).input("src", src))
+        for c in cases:
+            for attr in attrs:
+                c.attr(*attr)
+            add("slice", c)
+    xn = noncontig((4, 6))
+    add("slice", Case("slice/f32/noncontig", "diopiSlice")
+        .output("out", xn[1:3]).input("input", xn).attr("dim", 0)
+        .attr("start", 1).attr("end", 3).attr("step", 1))
+    a, b, c = randn((3,)), randn((4,)), torch.randint(0, 9, (2,)).float()
+    grids = torch.meshgrid(a, b, c, indexing="ij")
+    case = Case("meshgrid/f32/three", "diopiMeshGrid")
+    for i, (g, t) in enumerate(zip(grids, (a, b, c))):
+        case.output(f"outs.{i}", g.contiguous()).input(f"inputs.{i}", t)
+    add("meshgrid", case)
+
+
+def indexing_more():
+    torch.manual_seed(58)
+    x = randn((5, 4, 3))
+    for tag, idx, nulls in (
+            ("one", [torch.tensor([4, 0, 4])], []),
+            ("two_bcast", [torch.tensor([[0], [3]]), torch.tensor([1, 2, 3])],
+             []),
+            ("leading_null", [None, torch.tensor([3, -1])], [0]),
+            ("bool_mask", [torch.rand(5, 4) > 0.5], [])):
+        xs = x.clone().requires_grad_()
+        y = xs[tuple(slice(None) if t is None else t for t in idx)]
+        go = randn(y.shape)
+        y.backward(go)
+        fw = Case(f"index/f32/{tag}", "diopiIndex").output("out", y.detach())
+        fw.input("input", x)
+        bw = Case(f"index_backward/f32/{tag}", "diopiIndexBackward")
+        bw.output("grad_input", xs.grad).input("grad_output", go)
+        bw.input("zeros_like_input", torch.zeros_like(x))
+        for c in (fw, bw):
+            for k, t in enumerate(idx):
+                if t is not None:
+                    c.input(f"indices.{k}", t)
+            c.attr("indices_counts", len(idx))
+            if nulls:
+                c.attr("null_indices", nulls)
+            add("index", c)
+    x = randn((4, 6))
+    idx = torch.tensor([5, 0, 5])
+    add("index_fill", Case("index_fill/f32/dim1", "diopiIndexFill")
+        .output("out", x.index_fill(1, idx, torch.tensor(-1.5)))
+        .input("input", x).input("index", idx)
+        .input("value", torch.tensor(-1.5)).attr("dim", 1))
+    add("index_fill", Case("index_fill_scalar/f32/dim0", "diopiIndexFillScalar")
+        .output("out", x.index_fill(0, torch.tensor([3, 1]), 2.0))
+        .input("input", x).input("index", torch.tensor([3, 1]))
+        .attr("value", 2.0).attr("dim", 0))
+    xi = torch.randint(0, 9, (3, 4))
+    add("index_fill", Case("index_fill_inp_scalar/i64", "diopiIndexFillInpScalar",
+                           torch.int64)
+        .inplace("input", xi, xi.index_fill(1, torch.tensor([0, 2]), 7))
+        .input("index", torch.tensor([0, 2])).attr("value", 7).attr("dim", 1))
+    for tag, shape, dim, desc in (("f32/dim1", (3, 7), 1, False),
+                                  ("f32/dim0_desc", (5, 4), 0, True)):
+        x = randn(shape).requires_grad_()
+        v, i = torch.sort(x, dim, desc)
+        go = randn(v.shape)
+        v.backward(go)
+        add("sort", Case(f"sort_backward/{tag}", "diopiSortBackward")
+            .output("grad_input", x.grad).input("grad_output", go)
+            .input("indices", i).attr("dim", dim).attr("sizes", list(shape))
+            .attr("keepdim", True))
+        add("argsort", Case(f"argsort/{tag}", "diopiArgsort", torch.int64)
+            .output("out", torch.argsort(x.detach(), dim, desc))
+            .input("input", x.detach()).attr("dim", dim).attr("stable", True)
+            .attr("descending", desc))
+    x = torch.randint(0, 5, (2, 6)).float()
+    add("argsort", Case("argsort/f32/default_dim_ties", "diopiArgsort",
+                        torch.int64)
+        .output("out", torch.sort(x, stable=True)[1]).input("input", x)
+        .attr("stable", True).attr("descending", False))
+    x = randn((4, 5))
+    mask = torch.rand(5) > 0.4
+    src = randn((4, 5))
+    add("masked_scatter", Case("masked_scatter/f32/bcast", "diopiMaskedScatter")
+        .output("out", x.masked_scatter(mask, src)).input("input", x)
+        .input("mask", mask).input("source", src))
+
+
+def misc_more():
+    torch.manual_seed(59)
+    x = randn((4, 5, 6))
+    for tag, ord_, dims, keep in (("p2_all", 2.0, [], False),
+                                  ("p1_dim1_keep", 1.0, [1], True),
+                                  ("inf_dims02", float("inf"), [0, 2], False)):
+        y = torch.linalg.vector_norm(x, ord_, dims if dims else None, keep)
+        add("linalg_vec_norm", Case(f"linalg_vec_norm/f32/{tag}",
+                                    "diopiLinalgVecNorm", atol=1e-4,
+                                    rtol=1e-4)
+            .output("out", y).input("input", x).attr("ord", ord_)
+            .attr("dim", dims).attr("keepdim", keep))
+    a = randn((3, 4))
+    for tag, b, want in (("same", a.clone(), True),
+                         ("differs", a + (torch.arange(12).view(3, 4) == 5),
+                          False),
+                         ("shape", randn((4, 3)), False)):
+        add("equal", Case(f"equal/f32/{tag}", "diopiEqual", torch.bool)
+            .output("out", torch.tensor(want)).input("input", a)
+            .input("other", b))
+    x = randn((5, 6))
+    add("dropout", Case("dropout_inp/f32/eval", "diopiDropoutInp")
+        .inplace("input", x, x.clone())
+        .inplace("mask", torch.zeros(5, 6, dtype=torch.uint8),
+                 torch.ones(5, 6, dtype=torch.uint8))  # native_dropout's
+        .attr("p", 0.5).attr("train", False))
+    for tag, tensor_mean, tensor_std in (("tensor_scalar", True, False),
+                                         ("scalar_tensor", False, True),
+                                         ("tensor", True, True)):
+        op = {"tensor_scalar": "diopiNormalTensorScalar",
+              "scalar_tensor": "diopiNormalScalarTensor",
+              "tensor": "diopiNormalTensor"}[tag]
+        c = Case(f"normal_{tag}/f32", op).unjudged("out", torch.zeros(32, 32))
+        if tensor_mean:
+            c.input("mean", torch.full((32,), 1.5))
+        if tensor_std:
+            c.input("std", torch.full((32, 1), 0.5))
+        add("normal", c.attr("mean", 1.5).attr("std", 0.5).attr("seed", 27)
+            .attr("judge", "normal"))
+    c = Case("random_inp/i64", "diopiRandomInp", torch.int64)
+    like = torch.zeros(32, 32, dtype=torch.int64)
+    c.tensors.append(("inout", 2, like, like, None))
+    add("uniform", c.attr("from", -3).attr("to", 7).attr("seed", 25)
+        .attr("judge", "uniform"))
+
+
+def foreach_and_amp():
+    torch.manual_seed(60)
+    xs = [randn((3, 4)), randn((5,)), noncontig((2, 3))]
+    for name, fn, other in (("ForeachaddScalar", torch._foreach_add, 1.5),
+                            ("ForeachmulScalar", torch._foreach_mul, -2.0)):
+        c = Case(f"{name.lower()}/f32", "diopi" + name)
+        for i, (x, y) in enumerate(zip(xs, fn(xs, other))):
+            c.output(f"outs.{i}", y).input(f"inputs.{i}", x)
+        add("foreach", c.attr("other", other))
+    c = Case("foreachaddinpscalar/f32", "diopiForeachaddInpScalar")
+    for i, x in enumerate(xs[:2]):
+        c.inplace(f"inputs.{i}", x, x + 0.25)
+    add("foreach", c.attr("other", 0.25))
+    t = torch.tensor(3.0)
+    c = Case("foreachmultensor/f32", "diopiForeachmulTensor")
+    for i, x in enumerate(xs):
+        c.output(f"outs.{i}", x * t).input(f"inputs.{i}", x)
+    add("foreach", c.input("other", t))
+    c = Case("foreachmulinptensor/f32", "diopiForeachmulInpTensor")
+    for i, x in enumerate(xs[:2]):
+        c.inplace(f"inputs.{i}", x, x * t)
+    add("foreach", c.input("other", t))
+    c = Case("foreachnormscalar/f32", "diopiForeachnormScalar", atol=1e-5,
+             rtol=1e-5)
+    for i, x in enumerate(xs):
+        c.output(f"outs.{i}", torch.linalg.vector_norm(x)).input(f"inputs.{i}", x)
+    add("foreach", c.attr("ord", 2.0))
+    for tag, bad in (("finite", False), ("inf", True)):
+        grads = [randn((4, 3)) * 8, randn((5,)) * 8]
+        if bad:
+            grads[1][2] = float("inf")
+        inv = torch.tensor(0.125)
+        found = torch.zeros(1)
+        c = Case(f"amp_unscale/f32/{tag}",
+                 "diopiAmpForeachNonFiniteCheckAndUnscaleInp")
+        for i, g in enumerate(grads):
+            c.inplace(f"scaled_grads.{i}", g, g * inv)
+        c.inplace("found_inf", found, torch.ones(1) if bad else found)
+        add("amp", c.input("inv_scale", inv))
+    for tag, found, tracker, interval in (("backoff", 1.0, 3.0, 5),
+                                          ("count", 0.0, 1.0, 5),
+                                          ("grow", 0.0, 4.0, 5)):
+        scale = torch.tensor([1024.0])
+        want_scale = scale * (0.5 if found else 2.0 if tracker + 1 == interval
+                              else 1.0)
+        want_tracker = torch.tensor([0.0 if found or tracker + 1 == interval
+                                     else tracker + 1]).int()
+        add("amp", Case(f"amp_update_scale/f32/{tag}", "diopiAmpUpdateScaleInp")
+            .inplace("current_scale", scale, want_scale)
+            .inplace("growth_tracker", torch.tensor([tracker]).int(), want_tracker)
+            .input("found_inf", torch.tensor([found]))
+            .attr("scale_growth_factor", 2.0).attr("scale_backoff_factor", 0.5)
+            .attr("growth_interval", interval))
+
+
+BREADTH += (more_math, selects_slices, indexing_more, misc_more,
+            foreach_and_amp)
+
+
+def unfolds():
+    torch.manual_seed(61)
+    for tag, x, dim, size, step in (("f32/dim1_overlap", randn((3, 8)), 1, 3, 2),
+                                    ("f32/dim0", randn((7, 2)), 0, 2, 2),
+                                    ("f32/noncontig", noncontig((4, 6)), 1, 4,
+                                     1)):
+        xs = x.detach().clone().requires_grad_()
+        y = xs.unfold(dim, size, step)
+        go = randn(y.shape)
+        y.backward(go)
+        add("unfold", Case(f"unfold/{tag}", "diopiUnfold")
+            .output("out", y.detach().contiguous()).input("input", x)
+            .attr("dim", dim).attr("size", size).attr("step", step))
+        add("unfold", Case(f"unfold_backward/{tag}", "diopiUnfoldBackward")
+            .output("grad_input", xs.grad).input("grad_output", go)
+            .attr("input_sizes", list(x.shape)).attr("dim", dim)
+            .attr("size", size).attr("step", step))
+    for tag, p in (("p2", 2.0), ("p1", 1.0), ("inf", float("inf")),
+                   ("p3", 3.0)):
+        a, b = randn((2, 4, 5)), randn((2, 3, 5))
+        add("cdist", Case(f"cdist/f32/{tag}", "diopiCdist", atol=1e-4,
+                          rtol=1e-4)
+            .output("out", torch.cdist(a, b, p)).input("input1", a)
+            .input("input2", b).attr("p", p))
+
+
+BREADTH += (unfolds,)
+
+
+def batch_norm_sync():
+    """Synchronized batch norm's pieces. PyTorch 1.13 runs torch.batch_norm_*
+    on CUDA only: the oracle is their definitions written out in double
+    (two ranks simulated by two inputs)."""
+    torch.manual_seed(62)
+    eps, momentum = 1e-5, 0.1
+
+    def dims(x):
+        return [0] + list(range(2, x.dim()))
+
+    def stats(x):
+        xd = x.double()
+        mean = xd.mean(dims(x))
+        var = xd.var(dims(x), unbiased=False)
+        return mean, 1 / torch.sqrt(var + eps)
+
+    def per_channel(v, x):
+        return v.view([1, -1] + [1] * (x.dim() - 2))
+
+    x0, x1 = randn((3, 4, 5, 2)), randn((2, 4, 5, 2)) + 0.5
+    for tag, x in (("4d", x0), ("2d", randn((6, 3))),
+                   ("noncontig", noncontig((3, 4, 6)))):
+        mean, invstd = stats(x)
+        add("batch_norm_sync", Case(f"batch_norm_stats/f32/{tag}",
+                                    "diopiBatchNormStats", atol=1e-5,
+                                    rtol=1e-4)
+            .output("mean", mean.float()).output("invstd", invstd.float())
+            .input("input", x).attr("eps", eps))
+    both = [stats(x) for x in (x0, x1)]
+    mean_all = torch.stack([m for m, _ in both]).float()
+    invstd_all = torch.stack([v for _, v in both]).float()
+    counts = torch.tensor([float(x0.numel() // 4), float(x1.numel() // 4)])
+    joined = torch.cat([x0, x1]).double()
+    mean = joined.mean(dims(joined))
+    var = joined.var(dims(joined), unbiased=False)
+    invstd = 1 / torch.sqrt(var + eps)
+    n = float(counts.sum())
+    rm, rv = randn((4,)) * 0.1, torch.rand(4) + 0.5
+    add("batch_norm_sync", Case("batch_norm_gather_stats_with_counts/f32",
+                                "diopiBatchNormGatherStatsWithCounts",
+                                atol=1e-5, rtol=1e-4)
+        .output("mean", mean.float()).output("invstd", invstd.float())
+        .input("input", x0).input("mean_all", mean_all)
+        .input("invstd_all", invstd_all)
+        .inplace("running_mean", rm,
+                 ((1 - momentum) * rm + momentum * mean).float())
+        .inplace("running_var", rv,
+                 ((1 - momentum) * rv + momentum * var * n / (n - 1)).float())
+        .input("counts", counts).attr("momentum", momentum).attr("eps", eps))
+    mean, invstd = stats(x0)
+    w, b = torch.rand(4) + 0.5, randn((4,))
+    xmu = x0.double() - per_channel(mean, x0)
+    y = xmu * per_channel(invstd, x0) * per_channel(w, x0) + per_channel(b, x0)
+    add("batch_norm_sync", Case("batch_norm_elemt/f32", "diopiBatchNormElemt",
+                                atol=1e-5, rtol=1e-4)
+        .output("out", y.float()).input("input", x0).input("weight", w)
+        .input("bias", b).input("mean", mean.float())
+        .input("invstd", invstd.float()).attr("eps", eps))
+    dy = randn(x0.shape)
+    sum_dy = dy.double().sum(dims(x0))
+    sum_dy_xmu = (dy.double() * xmu).sum(dims(x0))
+    add("batch_norm_sync", Case("batch_norm_backward_reduce/f32",
+                                "diopiBatchNormBackwardReduce", atol=1e-4,
+                                rtol=1e-4)
+        .output("sum_dy", sum_dy.float()).output("sum_dy_xmu", sum_dy_xmu.float())
+        .output("grad_weight", (sum_dy_xmu * invstd).float())
+        .output("grad_bias", sum_dy.float())
+        .input("grad_out", dy).input("input", x0).input("mean", mean.float())
+        .input("invstd", invstd.float()).input("weight", w)
+        .attr("input_g", True).attr("weight_g", True).attr("bias_g", True))
+    count = torch.tensor([x0.numel() // 4, x1.numel() // 4], dtype=torch.int32)
+    total = float(count.sum())
+    gi = (dy.double() - per_channel(sum_dy / total, x0) -
+          xmu * per_channel(invstd * invstd * sum_dy_xmu / total, x0)) * \
+        per_channel(invstd * w.double(), x0)
+    add("batch_norm_sync", Case("batch_norm_backward_elemt/f32",
+                                "diopiBatchNormBackwardElemt", atol=1e-5,
+                                rtol=1e-4)
+        .output("grad_input", gi.float()).input("grad_out", dy)
+        .input("input", x0).input("mean", mean.float())
+        .input("invstd", invstd.float()).input("weight", w)
+        .input("sum_dy", sum_dy.float()).input("sum_dy_xmu", sum_dy_xmu.float())
+        .input("count", count))
+
+
+BREADTH += (batch_norm_sync,)
+
+
+def pooling_1d():
+    torch.manual_seed(63)
+    for tag, shape, k, s, p, ceil, inc in (("k3s2p1", (2, 3, 11), 3, 2, 1,
+                                            False, True),
+                                           ("ceil_exclude", (1, 2, 10), 3, 2,
+                                            1, True, False),
+                                           ("2d_input", (3, 8), 2, 2, 0,
+                                            False, True)):
+        x = randn(shape).requires_grad_()
+        y = F.avg_pool1d(x, k, s, p, ceil, inc)
+        go = randn(y.shape)
+        y.backward(go)
+        for c in (Case(f"avg_pool1d/f32/{tag}", "diopiAvgPool1d")
+                  .output("out", y.detach()).input("input", x.detach()),
+                  Case(f"avg_pool1d_backward/f32/{tag}",
+                       "diopiAvgPool1dBackward")
+                  .output("grad_input", x.grad).input("grad_output", go)
+                  .input("input", x.detach())):
+            c.attr("kernel_size", [k]).attr("stride", [s]).attr("padding", [p])
+            c.attr("ceil_mode", ceil).attr("count_include_pad", inc)
+            add("avg_pool1d", c)
+    for tag, shape, size in (("down", (2, 3, 11), 4), ("up", (1, 2, 3), 5)):
+        x = torch.randperm(int(torch.tensor(shape).prod())).float() \
+            .reshape(shape).requires_grad_()
+        y, idx = F.adaptive_max_pool1d(x, size, return_indices=True)
+        go = randn(y.shape)
+        y.backward(go)
+        add("adaptive_max_pool1d", Case(f"adaptive_max_pool1d/f32/{tag}",
+                                        "diopiAdaptiveMaxPool1d")
+            .output("out", y.detach()).input("input", x.detach())
+            .attr("output_size", [size]))
+        add("adaptive_max_pool1d", Case(
+            f"adaptive_max_pool1d_with_indices/f32/{tag}",
+            "diopiAdaptiveMaxPool1dWithIndices")
+            .output("out", y.detach()).output("indices", idx)
+            .input("input", x.detach()).attr("output_size", [size]))
+        add("adaptive_max_pool1d", Case(
+            f"adaptive_max_pool1d_backward/f32/{tag}",
+            "diopiAdaptiveMaxPool1dBackward")
+            .output("grad_input", x.grad).input("grad_output", go)
+            .input("input", x.detach()).input("indices", idx))
+
+
+BREADTH += (pooling_1d,)
+
+
+def inplace_forms():
+    """One case per in-place form whose out-of-place twin has the rest:
+    out = input, through the same code."""
+    torch.manual_seed(64)
+    unit = lambda s: torch.rand(s) * 1.8 - 0.9  # noqa: E731
+    for name, fn, gen in (
+            ("AbsInp", torch.abs, randn), ("AcosInp", torch.acos, unit),
+            ("AcoshInp", torch.acosh, lambda s: torch.rand(s) * 3 + 1),
+            ("AsinInp", torch.asin, unit), ("AsinhInp", torch.asinh, randn),
+            ("AtanInp", torch.atan, randn), ("AtanhInp", torch.atanh, unit),
+            ("CeilInp", torch.ceil, lambda s: randn(s) * 3),
+            ("CosInp", torch.cos, randn), ("CoshInp", torch.cosh, randn),
+            ("ErfInp", torch.erf, randn), ("ErfinvInp", torch.erfinv, unit),
+            ("Expm1Inp", torch.expm1, randn),
+            ("FloorInp", torch.floor, lambda s: randn(s) * 3),
+            ("Log10Inp", torch.log10, positive), ("Log1pInp", torch.log1p,
+                                                  positive),
+            ("Log2Inp", torch.log2, positive),
+            ("ReciprocalInp", torch.reciprocal, positive),
+            ("RsqrtInp", torch.rsqrt, positive), ("SgnInp", torch.sgn, randn),
+            ("SinInp", torch.sin, randn), ("SinhInp", torch.sinh, randn),
+            ("TanInp", torch.tan, unit), ("HardswishInp", F.hardswish,
+                                          lambda s: randn(s) * 4),
+            ("LogicalNotInp", lambda x: torch.logical_not(x).float(),
+             lambda s: torch.randint(-1, 2, s).float()),
+            ("BitwiseNotInp", torch.bitwise_not,
+             lambda s: torch.randint(-99, 99, s))):
+        x = gen((3, 5))
+        add("inplace", Case(f"{name}/{'i64' if x.dtype == torch.int64 else 'f32'}",
+                            "diopi" + name, x.dtype)
+            .inplace("input", x, fn(x)))
+    for name, fn, ints in (("EqInp", torch.eq, False), ("GtInp", torch.gt, False),
+                           ("LeInp", torch.le, False), ("LtInp", torch.lt, False),
+                           ("NeInp", torch.ne, False),
+                           ("LogicalAndInp", torch.logical_and, False),
+                           ("LogicalOrInp", torch.logical_or, False),
+                           ("BitwiseOrInp", torch.bitwise_or, True),
+                           ("PowInpTensor", torch.pow, False)):
+        if ints:
+            a, b = torch.randint(0, 64, (3, 5)), torch.randint(0, 64, (5,))
+        elif name == "PowInpTensor":
+            a, b = positive((3, 5)), randn((5,))
+        else:
+            a = torch.randint(-2, 2, (3, 5)).float()
+            b = torch.randint(-2, 2, (5,)).float()
+        add("inplace", Case(f"{name}/bcast", "diopi" + name, a.dtype)
+            .inplace("input", a, fn(a, b).to(a.dtype)).input("other", b))
+    for name, fn, ints in (("GeInpScalar", torch.ge, False),
+                           ("GtInpScalar", torch.gt, False),
+                           ("LeInpScalar", torch.le, False),
+                           ("NeInpScalar", torch.ne, False),
+                           ("BitwiseAndInpScalar", torch.bitwise_and, True),
+                           ("BitwiseOrInpScalar", torch.bitwise_or, True)):
+        a = torch.randint(-3, 60, (3, 5)) if ints else \
+            torch.randint(-2, 2, (3, 5)).float()
+        other = 13 if ints else 0.0
+        add("inplace", Case(f"{name}", "diopi" + name, a.dtype)
+            .inplace("input", a, fn(a, other).to(a.dtype)).attr("other", other))
+
+
+BREADTH += (inplace_forms,)
+
+
+def pooling_1d_more():
+    torch.manual_seed(65)
+    for tag, shape, k, s, p, d, ceil in (("k3s2p1", (2, 3, 11), 3, 2, 1, 1,
+                                          False),
+                                         ("dilation2_ceil", (1, 2, 12), 3, 2,
+                                          1, 2, True),
+                                         ("2d_input", (3, 9), 2, 1, 0, 1,
+                                          False)):
+        x = torch.randperm(int(torch.tensor(shape).prod())).float() \
+            .reshape(shape).requires_grad_()
+        y, idx = F.max_pool1d(x, k, s, p, d, ceil, return_indices=True)
+        go = randn(y.shape)
+        y.backward(go)
+        attrs = (("kernel_size", [k]), ("stride", [s]), ("padding", [p]),
+                 ("dilation", [d]), ("ceil_mode", ceil))
+        for c in (Case(f"max_pool1d/f32/{tag}", "diopiMaxPool1d")
+                  .output("out", y.detach()).input("input", x.detach()),
+                  Case(f"max_pool1d_with_indices/f32/{tag}",
+                       "diopiMaxPool1dWithIndices")
+                  .output("out", y.detach()).output("indices", idx)
+                  .input("input", x.detach()),
+                  Case(f"max_pool1d_backward/f32/{tag}",
+                       "diopiMaxPool1dBackward")
+                  .output("grad_input", x.grad).input("grad_output", go)
+                  .input("input", x.detach()).input("indices", idx)):
+            for attr in attrs:
+                c.attr(*attr)
+            add("max_pool1d", c)
+    for tag, shape, size in (("down", (2, 3, 11), 4), ("up", (1, 2, 3), 5),
+                             ("2d_input", (3, 7), 3)):
+        x = randn(shape).requires_grad_()
+        y = F.adaptive_avg_pool1d(x, size)
+        go = randn(y.shape)
+        y.backward(go)
+        add("adaptive_avg_pool1d", Case(f"adaptive_avg_pool1d/f32/{tag}",
+                                        "diopiAdaptiveAvgPool1d")
+            .output("out", y.detach()).input("input", x.detach())
+            .attr("output_size", [size]))
+        add("adaptive_avg_pool1d", Case(
+            f"adaptive_avg_pool1d_backward/f32/{tag}",
+            "diopiAdaptiveAvgPool1dBackward")
+            .output("grad_input", x.grad).input("grad_output", go)
+            .input("input", x.detach()))
+
+
+BREADTH += (pooling_1d_more,)
+
+
+def columns():
+    torch.manual_seed(66)
+    for tag, shape, k, d, p, s in (("k3", (2, 3, 5, 6), [3, 3], [1, 1], [0, 0],
+                                    [1, 1]),
+                                   ("k2s2p1", (1, 2, 6, 5), [2, 2], [1, 1],
+                                    [1, 1], [2, 2]),
+                                   ("k3_dil2_rect", (1, 2, 7, 8), [3, 2],
+                                    [2, 1], [1, 0], [1, 2])):
+        x = randn(shape)
+        cols = F.unfold(x, k, d, p, s)
+        add("im2col", Case(f"im2col/f32/{tag}", "diopiIm2Col")
+            .output("out", cols).input("input", x).attr("kernel_size", k)
+            .attr("dilation", d).attr("padding", p).attr("stride", s))
+        c = randn(cols.shape)
+        add("im2col", Case(f"col2im/f32/{tag}", "diopiCol2Im")
+            .output("out", F.fold(c, list(shape[2:]), k, d, p, s))
+            .input("input", c).attr("output_size", list(shape[2:]))
+            .attr("kernel_size", k).attr("dilation", d).attr("padding", p)
+            .attr("stride", s))
+
+
+BREADTH += (columns,)
 
 
 def main():

@@ -44,6 +44,9 @@ _CTYPES = {
     "diopiSize_t *": ctypes.POINTER(_Size),
     "int64_t": ctypes.c_int64,
     "const int64_t *": ctypes.POINTER(ctypes.c_int64),
+    "const double *": ctypes.POINTER(ctypes.c_double),
+    "const bool *": ctypes.POINTER(ctypes.c_bool),
+    "int32_t": ctypes.c_int32,
     "bool": ctypes.c_bool,
     "double": ctypes.c_double,
     "float": ctypes.c_float,
@@ -188,13 +191,19 @@ def call(name, *args, **kwargs):
         elif kind == "const int64_t *":
             cargs.append(None if v is None else
                          ctypes.pointer(ctypes.c_int64(int(v))))
+        elif kind == "const double *":
+            cargs.append(None if v is None else
+                         ctypes.pointer(ctypes.c_double(float(v))))
+        elif kind == "const bool *":
+            cargs.append(None if v is None else
+                         ctypes.pointer(ctypes.c_bool(bool(v))))
         elif kind == "const char *":
             cargs.append(None if v is None else str(v).encode())
         elif kind == "diopiGeneratorHandle_t":
             cargs.append(None if v is None else v.handle)
         elif kind in _ENUMS:
             cargs.append(_ENUMS[kind][v] if isinstance(v, str) else int(v))
-        else:  # int64_t, bool, double, float
+        else:  # int64_t, int32_t, bool, double, float
             cargs.append(v)
     error = fn(*cargs)
     del ctx  # scratch goes back to the allocator in stream order

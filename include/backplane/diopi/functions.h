@@ -738,7 +738,7 @@ DIOPI_API diopiError_t diopiArgmin(diopiContextHandle_t ctx,
                                    diopiConstTensorHandle_t input,
                                    const int64_t *dim, bool keepdim);
 
-/* Losses: mean squared error (ref_loss_mse.c). */
+/* Losses: mean squared error (ref_loss_regression.c). */
 DIOPI_API diopiError_t diopiMSELoss(diopiContextHandle_t ctx,
                                     diopiTensorHandle_t out,
                                     diopiConstTensorHandle_t input,
@@ -790,6 +790,773 @@ DIOPI_API diopiError_t diopiStack(diopiContextHandle_t ctx,
 DIOPI_API diopiError_t diopiExpand(diopiContextHandle_t ctx,
                                    diopiTensorHandle_t out,
                                    diopiConstTensorHandle_t input);
+
+/* Pointwise blends and picks (ref_pointwise.c). */
+DIOPI_API diopiError_t diopiLerpTensor(diopiContextHandle_t ctx,
+                                       diopiTensorHandle_t out,
+                                       diopiConstTensorHandle_t input,
+                                       diopiConstTensorHandle_t end,
+                                       diopiConstTensorHandle_t weight);
+DIOPI_API diopiError_t diopiLerpScalar(diopiContextHandle_t ctx,
+                                       diopiTensorHandle_t out,
+                                       diopiConstTensorHandle_t input,
+                                       diopiConstTensorHandle_t end,
+                                       const diopiScalar_t *weight);
+DIOPI_API diopiError_t diopiAddcmul(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t out,
+                                    diopiConstTensorHandle_t input,
+                                    diopiConstTensorHandle_t tensor1,
+                                    diopiConstTensorHandle_t tensor2,
+                                    const diopiScalar_t *value);
+DIOPI_API diopiError_t diopiAddcmulInp(diopiContextHandle_t ctx,
+                                       diopiTensorHandle_t input,
+                                       diopiConstTensorHandle_t tensor1,
+                                       diopiConstTensorHandle_t tensor2,
+                                       const diopiScalar_t *value);
+DIOPI_API diopiError_t diopiAddcdiv(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t out,
+                                    diopiConstTensorHandle_t input,
+                                    diopiConstTensorHandle_t tensor1,
+                                    diopiConstTensorHandle_t tensor2,
+                                    const diopiScalar_t *value);
+DIOPI_API diopiError_t diopiAddcdivInp(diopiContextHandle_t ctx,
+                                       diopiTensorHandle_t input,
+                                       diopiConstTensorHandle_t tensor1,
+                                       diopiConstTensorHandle_t tensor2,
+                                       const diopiScalar_t *value);
+DIOPI_API diopiError_t diopiMaximum(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t out,
+                                    diopiConstTensorHandle_t input,
+                                    diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiMinimum(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t out,
+                                    diopiConstTensorHandle_t input,
+                                    diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiIsNan(diopiContextHandle_t ctx,
+                                  diopiTensorHandle_t out,
+                                  diopiConstTensorHandle_t input);
+
+/* Bitwise logic (ref_bitwise.c). */
+DIOPI_API diopiError_t diopiBitwiseAnd(diopiContextHandle_t ctx,
+                                       diopiTensorHandle_t out,
+                                       diopiConstTensorHandle_t input,
+                                       diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiBitwiseAndInp(diopiContextHandle_t ctx,
+                                          diopiTensorHandle_t input,
+                                          diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiBitwiseAndScalar(diopiContextHandle_t ctx,
+                                             diopiTensorHandle_t out,
+                                             diopiConstTensorHandle_t input,
+                                             const diopiScalar_t *other);
+DIOPI_API diopiError_t diopiBitwiseAndInpScalar(diopiContextHandle_t ctx,
+                                                diopiTensorHandle_t input,
+                                                const diopiScalar_t *other);
+DIOPI_API diopiError_t diopiBitwiseOr(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t out,
+                                      diopiConstTensorHandle_t input,
+                                      diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiBitwiseOrInp(diopiContextHandle_t ctx,
+                                         diopiTensorHandle_t input,
+                                         diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiBitwiseOrScalar(diopiContextHandle_t ctx,
+                                            diopiTensorHandle_t out,
+                                            diopiConstTensorHandle_t input,
+                                            const diopiScalar_t *other);
+DIOPI_API diopiError_t diopiBitwiseOrInpScalar(diopiContextHandle_t ctx,
+                                               diopiTensorHandle_t input,
+                                               const diopiScalar_t *other);
+DIOPI_API diopiError_t diopiBitwiseNot(diopiContextHandle_t ctx,
+                                       diopiTensorHandle_t out,
+                                       diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiBitwiseNotInp(diopiContextHandle_t ctx,
+                                          diopiTensorHandle_t input);
+
+/* Remapping copies (ref_shape_remap.c). */
+DIOPI_API diopiError_t diopiFlip(diopiContextHandle_t ctx,
+                                 diopiTensorHandle_t out,
+                                 diopiConstTensorHandle_t input,
+                                 diopiSize_t dims);
+DIOPI_API diopiError_t diopiRoll(diopiContextHandle_t ctx,
+                                 diopiTensorHandle_t out,
+                                 diopiConstTensorHandle_t input,
+                                 diopiSize_t shifts, diopiSize_t dims);
+DIOPI_API diopiError_t diopiRepeat(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t out,
+                                   diopiConstTensorHandle_t input,
+                                   diopiSize_t repeats_size);
+DIOPI_API diopiError_t diopiPad(diopiContextHandle_t ctx,
+                                diopiTensorHandle_t out,
+                                diopiConstTensorHandle_t input, diopiSize_t pad,
+                                const char *mode, const double *value);
+
+/* Positional ops (ref_positional.c). */
+DIOPI_API diopiError_t diopiTril(diopiContextHandle_t ctx,
+                                 diopiTensorHandle_t out,
+                                 diopiConstTensorHandle_t input,
+                                 int64_t diagonal);
+DIOPI_API diopiError_t diopiTriu(diopiContextHandle_t ctx,
+                                 diopiTensorHandle_t out,
+                                 diopiConstTensorHandle_t input,
+                                 int64_t diagonal);
+DIOPI_API diopiError_t diopiTriuInp(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t input,
+                                    int64_t diagonal);
+DIOPI_API diopiError_t diopiOneHot(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t out,
+                                   diopiConstTensorHandle_t input,
+                                   int64_t num_classes);
+
+/* Splitting (ref_shape_stack.c). */
+DIOPI_API diopiError_t diopiSplitWithSizes(
+    diopiContextHandle_t ctx, diopiTensorHandle_t *outs, int64_t num_outs,
+    diopiConstTensorHandle_t input, const diopiSize_t splitSizes, int64_t dim);
+
+/* More reductions (ref_reduce_more.c) and scans (ref_scan.c). */
+DIOPI_API diopiError_t diopiProd(diopiContextHandle_t ctx,
+                                 diopiTensorHandle_t out,
+                                 diopiConstTensorHandle_t input,
+                                 const int64_t *dim);
+DIOPI_API diopiError_t diopiAny(diopiContextHandle_t ctx,
+                                diopiTensorHandle_t out,
+                                diopiConstTensorHandle_t input,
+                                const int64_t *dim);
+DIOPI_API diopiError_t diopiAll(diopiContextHandle_t ctx,
+                                diopiTensorHandle_t out,
+                                diopiConstTensorHandle_t input,
+                                const int64_t *dim);
+DIOPI_API diopiError_t diopiNorm(diopiContextHandle_t ctx,
+                                 diopiTensorHandle_t out,
+                                 diopiConstTensorHandle_t input,
+                                 const diopiScalar_t *p, diopiSize_t dim);
+DIOPI_API diopiError_t diopiNormBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t self,
+    diopiConstTensorHandle_t norm, diopiSize_t dim, const diopiScalar_t *p);
+DIOPI_API diopiError_t diopiStd(diopiContextHandle_t ctx,
+                                diopiTensorHandle_t out,
+                                diopiConstTensorHandle_t input, diopiSize_t dim,
+                                const diopiScalar_t *correction);
+DIOPI_API diopiError_t diopiCumsum(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t out,
+                                   diopiConstTensorHandle_t input, int64_t dim);
+DIOPI_API diopiError_t diopiCumsumBackward(diopiContextHandle_t ctx,
+                                           diopiTensorHandle_t grad_input,
+                                           diopiConstTensorHandle_t grad_output,
+                                           int64_t dim);
+
+/* Losses: smooth L1 (ref_loss_regression.c) and binary cross entropy
+ * (ref_loss_bce.c). */
+DIOPI_API diopiError_t diopiSmoothL1Loss(diopiContextHandle_t ctx,
+                                         diopiTensorHandle_t out,
+                                         diopiConstTensorHandle_t input,
+                                         diopiConstTensorHandle_t target,
+                                         diopiReduction_t reduction,
+                                         double beta);
+DIOPI_API diopiError_t diopiSmoothL1LossBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiConstTensorHandle_t target, diopiReduction_t reduction, double beta);
+DIOPI_API diopiError_t diopiBCELoss(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t out,
+                                    diopiConstTensorHandle_t input,
+                                    diopiConstTensorHandle_t target,
+                                    diopiConstTensorHandle_t weight,
+                                    diopiReduction_t reduction);
+DIOPI_API diopiError_t diopiBCELossBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiConstTensorHandle_t target, diopiConstTensorHandle_t weight,
+    diopiReduction_t reduction);
+DIOPI_API diopiError_t diopiBCEWithLogits(diopiContextHandle_t ctx,
+                                          diopiTensorHandle_t out,
+                                          diopiConstTensorHandle_t input,
+                                          diopiConstTensorHandle_t target,
+                                          diopiConstTensorHandle_t weight,
+                                          diopiConstTensorHandle_t pos_weight,
+                                          diopiReduction_t reduction);
+DIOPI_API diopiError_t diopiBCEWithLogitsBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiConstTensorHandle_t target, diopiConstTensorHandle_t weight,
+    diopiConstTensorHandle_t pos_weight, diopiReduction_t reduction);
+
+/* Optimizers: rmsprop, adadelta (ref_optim_more.c). */
+DIOPI_API diopiError_t diopiRmsprop(
+    diopiContextHandle_t ctx, diopiTensorHandle_t param,
+    diopiConstTensorHandle_t grad, diopiTensorHandle_t square_avg,
+    diopiTensorHandle_t grad_avg, diopiTensorHandle_t momentum_buf, float lr,
+    float alpha, float eps, float weight_decay, float momentum, bool centered);
+DIOPI_API diopiError_t diopiAdadelta(diopiContextHandle_t ctx,
+                                     diopiTensorHandle_t param,
+                                     diopiConstTensorHandle_t grad,
+                                     diopiTensorHandle_t square_avg,
+                                     diopiTensorHandle_t acc_delta, float lr,
+                                     float rho, float eps, float weight_decay);
+
+/* Random: bernoulli (ref_random.c), randperm and multinomial
+ * (ref_random_sample.c). */
+DIOPI_API diopiError_t diopiBernoulli(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t out,
+                                      diopiConstTensorHandle_t input,
+                                      diopiGeneratorHandle_t generator);
+DIOPI_API diopiError_t diopiBernoulliInp(diopiContextHandle_t ctx,
+                                         diopiTensorHandle_t inout,
+                                         diopiGeneratorHandle_t generator);
+DIOPI_API diopiError_t diopiBernoulliScalar(diopiContextHandle_t ctx,
+                                            diopiTensorHandle_t out, double p,
+                                            diopiGeneratorHandle_t generator);
+DIOPI_API diopiError_t diopiRandperm(diopiContextHandle_t ctx,
+                                     diopiTensorHandle_t out, int64_t n,
+                                     diopiGeneratorHandle_t generator);
+DIOPI_API diopiError_t diopiMultinomial(diopiContextHandle_t ctx,
+                                        diopiTensorHandle_t out,
+                                        diopiConstTensorHandle_t input,
+                                        int64_t num_samples, bool replacement,
+                                        diopiGeneratorHandle_t generator);
+
+/* Pooling: average and adaptive max (ref_pool_more.c). */
+DIOPI_API diopiError_t diopiAvgPool2d(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t out,
+                                      diopiConstTensorHandle_t input,
+                                      diopiSize_t kernel_size,
+                                      diopiSize_t stride, diopiSize_t padding,
+                                      bool ceil_mode, bool count_include_pad,
+                                      const int64_t *divisor_override);
+DIOPI_API diopiError_t diopiAvgPool2dBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiSize_t kernel_size, diopiSize_t stride, diopiSize_t padding,
+    bool ceil_mode, bool count_include_pad, const int64_t *divisor_override);
+DIOPI_API diopiError_t diopiAdaptiveMaxPool2d(diopiContextHandle_t ctx,
+                                              diopiTensorHandle_t out,
+                                              diopiConstTensorHandle_t input,
+                                              diopiSize_t output_size);
+DIOPI_API diopiError_t diopiAdaptiveMaxPool2dWithIndices(
+    diopiContextHandle_t ctx, diopiTensorHandle_t out,
+    diopiTensorHandle_t indices, diopiConstTensorHandle_t input,
+    diopiSize_t output_size);
+DIOPI_API diopiError_t diopiAdaptiveMaxPool2dBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiConstTensorHandle_t indices);
+
+/* Normalization: group_norm (functions.h) and rms_norm (DIOPI's
+ * functions_ext.h) (ref_norm_group.c). */
+DIOPI_API diopiError_t
+diopiGroupNorm(diopiContextHandle_t ctx, diopiTensorHandle_t out,
+               diopiTensorHandle_t save_mean, diopiTensorHandle_t save_invstd,
+               diopiConstTensorHandle_t input, diopiConstTensorHandle_t weight,
+               diopiConstTensorHandle_t bias, int64_t num_groups, double eps);
+DIOPI_API diopiError_t diopiGroupNormBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiTensorHandle_t grad_weight, diopiTensorHandle_t grad_bias,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiConstTensorHandle_t weight, diopiConstTensorHandle_t mean,
+    diopiConstTensorHandle_t rstd, int64_t num_groups);
+DIOPI_API diopiError_t diopiRMSNorm(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t out,
+                                    diopiTensorHandle_t inv_rms,
+                                    diopiConstTensorHandle_t input,
+                                    diopiSize_t normalized_shape,
+                                    diopiConstTensorHandle_t weight,
+                                    diopiConstTensorHandle_t bias, double eps);
+DIOPI_API diopiError_t diopiRMSNormBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiTensorHandle_t grad_weight, diopiTensorHandle_t grad_bias,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiConstTensorHandle_t weight, diopiConstTensorHandle_t bias,
+    diopiConstTensorHandle_t inv_rms, diopiSize_t normalized_shape, double eps);
+
+/* Batched GEMM with an addend (ref_baddbmm.c). */
+DIOPI_API diopiError_t diopiBaddbmm(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t out,
+                                    diopiConstTensorHandle_t input,
+                                    diopiConstTensorHandle_t batch1,
+                                    diopiConstTensorHandle_t batch2,
+                                    double beta, double alpha);
+DIOPI_API diopiError_t diopiBaddbmmInp(diopiContextHandle_t ctx,
+                                       diopiTensorHandle_t input,
+                                       diopiConstTensorHandle_t batch1,
+                                       diopiConstTensorHandle_t batch2,
+                                       double beta, double alpha);
+
+/* Scatters along a dim (ref_scatter.c). */
+DIOPI_API diopiError_t diopiScatter(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t out,
+                                    diopiConstTensorHandle_t input, int64_t dim,
+                                    diopiConstTensorHandle_t src,
+                                    diopiConstTensorHandle_t index,
+                                    const char *reduce);
+DIOPI_API diopiError_t diopiScatterInp(diopiContextHandle_t ctx,
+                                       diopiTensorHandle_t input, int64_t dim,
+                                       diopiConstTensorHandle_t src,
+                                       diopiConstTensorHandle_t index,
+                                       const char *reduce);
+DIOPI_API diopiError_t diopiScatterScalar(
+    diopiContextHandle_t ctx, diopiTensorHandle_t out,
+    diopiConstTensorHandle_t input, int64_t dim, const diopiScalar_t *value,
+    diopiConstTensorHandle_t index, const char *reduce);
+DIOPI_API diopiError_t diopiScatterInpScalar(diopiContextHandle_t ctx,
+                                             diopiTensorHandle_t input,
+                                             int64_t dim,
+                                             const diopiScalar_t *value,
+                                             diopiConstTensorHandle_t index,
+                                             const char *reduce);
+DIOPI_API diopiError_t diopiGatherBackward(diopiContextHandle_t ctx,
+                                           diopiTensorHandle_t grad_input,
+                                           diopiConstTensorHandle_t grad_output,
+                                           diopiConstTensorHandle_t input,
+                                           int64_t dim,
+                                           diopiConstTensorHandle_t index);
+DIOPI_API diopiError_t diopiIndexSelectBackward(diopiContextHandle_t ctx,
+                                                diopiTensorHandle_t grad_input,
+                                                diopiConstTensorHandle_t grad,
+                                                diopiSize_t input_sizes,
+                                                int64_t dim,
+                                                diopiConstTensorHandle_t index);
+
+/* Advanced-index assignment (ref_index_advanced.c). */
+DIOPI_API diopiError_t diopiIndexPut(diopiContextHandle_t ctx,
+                                     diopiTensorHandle_t out,
+                                     diopiConstTensorHandle_t input,
+                                     diopiConstTensorHandle_t values,
+                                     diopiConstTensorHandle_t *indices,
+                                     int64_t indices_counts, bool accumulate);
+DIOPI_API diopiError_t diopiIndexPutInp(diopiContextHandle_t ctx,
+                                        diopiTensorHandle_t input,
+                                        diopiConstTensorHandle_t values,
+                                        diopiConstTensorHandle_t *indices,
+                                        int64_t indices_counts,
+                                        bool accumulate);
+
+/* Outputs sized by the data (ref_select_dynamic.c). */
+DIOPI_API diopiError_t diopiMaskedSelect(diopiContextHandle_t ctx,
+                                         diopiTensorHandle_t *out,
+                                         diopiConstTensorHandle_t input,
+                                         diopiConstTensorHandle_t mask);
+DIOPI_API diopiError_t diopiMaskedSelectBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiConstTensorHandle_t mask);
+DIOPI_API diopiError_t diopiNonzero(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t *out,
+                                    diopiConstTensorHandle_t input);
+
+/* Sorting (ref_sort.c). */
+DIOPI_API diopiError_t diopiSort(diopiContextHandle_t ctx,
+                                 diopiTensorHandle_t values,
+                                 diopiTensorHandle_t indices,
+                                 diopiConstTensorHandle_t input, int64_t dim,
+                                 bool descending, const bool *pStable);
+DIOPI_API diopiError_t diopiTopk(diopiContextHandle_t ctx,
+                                 diopiTensorHandle_t values,
+                                 diopiTensorHandle_t indices,
+                                 diopiConstTensorHandle_t input, int64_t k,
+                                 int64_t dim, bool largest, bool sorted);
+
+/* Interpolation (ref_interpolate.c). */
+DIOPI_API diopiError_t diopiUpsampleNearest(diopiContextHandle_t ctx,
+                                            diopiTensorHandle_t out,
+                                            diopiConstTensorHandle_t input,
+                                            diopiSize_t size);
+DIOPI_API diopiError_t diopiUpsampleNearestBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiSize_t out_size,
+    diopiSize_t in_size);
+DIOPI_API diopiError_t diopiUpsampleLinear(diopiContextHandle_t ctx,
+                                           diopiTensorHandle_t out,
+                                           diopiConstTensorHandle_t input,
+                                           diopiSize_t size, bool align_corners,
+                                           const char *mode);
+DIOPI_API diopiError_t diopiUpsampleLinearBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiSize_t out_size,
+    diopiSize_t in_size, bool align_corners, const char *mode);
+
+/* Optimizers: the fused multi-tensor adamw (ref_optim_adam.c). */
+DIOPI_API diopiError_t diopiFusedAdamW(
+    diopiContextHandle_t ctx, diopiTensorHandle_t *params,
+    diopiConstTensorHandle_t *grads, diopiTensorHandle_t *exp_avgs,
+    diopiTensorHandle_t *exp_avg_sqs, diopiTensorHandle_t *max_exp_avg_sqs,
+    diopiConstTensorHandle_t *state_steps, int64_t nums, double lr,
+    double beta1, double beta2, double eps, double weight_decay, bool amsgrad,
+    bool maximize);
+
+/* Rescaling to a norm bound (ref_renorm.c). */
+DIOPI_API diopiError_t diopiEmbeddingRenorm_(diopiContextHandle_t ctx,
+                                             diopiTensorHandle_t inout,
+                                             diopiConstTensorHandle_t indices,
+                                             double max_norm, double norm_type);
+DIOPI_API diopiError_t diopiClipGradNorm(diopiContextHandle_t ctx, double *out,
+                                         diopiTensorHandle_t *grads,
+                                         int64_t num_grads, double max_norm,
+                                         double norm_type,
+                                         bool error_if_nonfinite);
+
+/* Transposed convolution (ref_conv_transpose.c). */
+DIOPI_API diopiError_t diopiConvTranspose2d(
+    diopiContextHandle_t ctx, diopiTensorHandle_t out,
+    diopiConstTensorHandle_t input, diopiConstTensorHandle_t weight,
+    diopiConstTensorHandle_t bias, diopiSize_t stride, diopiSize_t padding,
+    diopiSize_t output_padding, int64_t groups, diopiSize_t dilation);
+DIOPI_API diopiError_t diopiConvTranspose2dBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiTensorHandle_t grad_weight, diopiTensorHandle_t grad_bias,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiConstTensorHandle_t weight, diopiSize_t *bias_sizes,
+    diopiSize_t stride, diopiSize_t padding, diopiSize_t dilation,
+    diopiSize_t output_padding, int64_t groups);
+
+/* Scaled dot-product attention: DIOPI's functions_ext.h flash attention,
+ * the plain algorithm (ref_attention.c). */
+DIOPI_API diopiError_t diopiFlashAttention(
+    diopiContextHandle_t ctx, diopiTensorHandle_t attention_out,
+    diopiTensorHandle_t softmax_lse, diopiGeneratorHandle_t gen,
+    diopiConstTensorHandle_t q, diopiConstTensorHandle_t k,
+    diopiConstTensorHandle_t v, diopiConstTensorHandle_t alibi_slopes,
+    float p_dropout, float softmax_scale, bool is_causal,
+    int32_t window_size_left, int32_t window_size_right);
+DIOPI_API diopiError_t diopiFlashAttentionBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_q,
+    diopiTensorHandle_t grad_k, diopiTensorHandle_t grad_v,
+    diopiConstTensorHandle_t grad_output, diopiGeneratorHandle_t gen,
+    diopiConstTensorHandle_t q, diopiConstTensorHandle_t k,
+    diopiConstTensorHandle_t v, diopiConstTensorHandle_t alibi_slopes,
+    diopiConstTensorHandle_t attention_out,
+    diopiConstTensorHandle_t softmax_lse, float p_dropout, float softmax_scale,
+    bool is_causal, int32_t window_size_left, int32_t window_size_right);
+
+/* More elementwise math (ref_unary_math.c) and remainder (ref_remainder.c). */
+DIOPI_API diopiError_t diopiErfinv(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t out,
+                                   diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiErfinvInp(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t input);
+DIOPI_API diopiError_t diopiAsin(diopiContextHandle_t ctx,
+                                 diopiTensorHandle_t out,
+                                 diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiAsinInp(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t input);
+DIOPI_API diopiError_t diopiAcos(diopiContextHandle_t ctx,
+                                 diopiTensorHandle_t out,
+                                 diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiAcosInp(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t input);
+DIOPI_API diopiError_t diopiAsinh(diopiContextHandle_t ctx,
+                                  diopiTensorHandle_t out,
+                                  diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiAsinhInp(diopiContextHandle_t ctx,
+                                     diopiTensorHandle_t input);
+DIOPI_API diopiError_t diopiAcosh(diopiContextHandle_t ctx,
+                                  diopiTensorHandle_t out,
+                                  diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiAcoshInp(diopiContextHandle_t ctx,
+                                     diopiTensorHandle_t input);
+DIOPI_API diopiError_t diopiAtanh(diopiContextHandle_t ctx,
+                                  diopiTensorHandle_t out,
+                                  diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiAtanhInp(diopiContextHandle_t ctx,
+                                     diopiTensorHandle_t input);
+DIOPI_API diopiError_t diopiSgn(diopiContextHandle_t ctx,
+                                diopiTensorHandle_t out,
+                                diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiSgnInp(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t input);
+DIOPI_API diopiError_t diopiRemainderTensor(diopiContextHandle_t ctx,
+                                            diopiTensorHandle_t out,
+                                            diopiConstTensorHandle_t input,
+                                            diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiRemainderScalar(diopiContextHandle_t ctx,
+                                            diopiTensorHandle_t out,
+                                            diopiConstTensorHandle_t input,
+                                            const diopiScalar_t *other);
+DIOPI_API diopiError_t diopiRemainder(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t out,
+                                      const diopiScalar_t *input,
+                                      diopiConstTensorHandle_t other);
+
+/* Constant fills (ref_range.c). */
+DIOPI_API diopiError_t diopiZeros(diopiContextHandle_t ctx,
+                                  diopiTensorHandle_t out, diopiSize_t size);
+DIOPI_API diopiError_t diopiOnes(diopiContextHandle_t ctx,
+                                 diopiTensorHandle_t out, diopiSize_t size);
+DIOPI_API diopiError_t diopiZeroInp(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t self);
+
+/* Select and slice (ref_shape_slice.c) and meshgrid (ref_shape_stack.c). */
+DIOPI_API diopiError_t diopiSelect(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t out,
+                                   diopiConstTensorHandle_t input, int64_t dim,
+                                   int64_t index);
+DIOPI_API diopiError_t diopiSelectBackward(diopiContextHandle_t ctx,
+                                           diopiTensorHandle_t grad_input,
+                                           diopiConstTensorHandle_t grad_output,
+                                           diopiSize_t input_sizes, int64_t dim,
+                                           int64_t index);
+DIOPI_API diopiError_t diopiSelectScatter(diopiContextHandle_t ctx,
+                                          diopiTensorHandle_t out,
+                                          diopiConstTensorHandle_t input,
+                                          diopiConstTensorHandle_t src,
+                                          int64_t dim, int64_t index);
+DIOPI_API diopiError_t diopiSlice(diopiContextHandle_t ctx,
+                                  diopiTensorHandle_t null_out,
+                                  diopiConstTensorHandle_t input, int64_t dim,
+                                  int64_t start, int64_t end, int64_t step);
+DIOPI_API diopiError_t diopiSliceBackward(diopiContextHandle_t ctx,
+                                          diopiTensorHandle_t grad_input,
+                                          diopiConstTensorHandle_t grad_output,
+                                          diopiSize_t input_sizes, int64_t dim,
+                                          int64_t start, int64_t end,
+                                          int64_t step);
+DIOPI_API diopiError_t diopiSliceScatter(diopiContextHandle_t ctx,
+                                         diopiTensorHandle_t out,
+                                         diopiConstTensorHandle_t input,
+                                         diopiConstTensorHandle_t src,
+                                         int64_t dim, int64_t start,
+                                         int64_t end, int64_t step);
+DIOPI_API diopiError_t diopiMeshGrid(diopiContextHandle_t ctx,
+                                     diopiTensorHandle_t *outs,
+                                     diopiConstTensorHandle_t *inputs,
+                                     int64_t inputsNum);
+
+/* Indexing: index and its backward (ref_index_advanced.c), index_fill and
+ * sort's backward (ref_scatter.c), masked_scatter (ref_select_dynamic.c),
+ * argsort (ref_sort.c). */
+DIOPI_API diopiError_t diopiIndex(diopiContextHandle_t ctx,
+                                  diopiTensorHandle_t *out,
+                                  diopiConstTensorHandle_t input,
+                                  diopiConstTensorHandle_t *indices,
+                                  int64_t nums);
+DIOPI_API diopiError_t diopiIndexBackward(diopiContextHandle_t ctx,
+                                          diopiTensorHandle_t grad_input,
+                                          diopiTensorHandle_t zeros_like_input,
+                                          diopiConstTensorHandle_t *indices,
+                                          int64_t nums,
+                                          diopiConstTensorHandle_t grad_output);
+DIOPI_API diopiError_t diopiIndexFill(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t out,
+                                      diopiConstTensorHandle_t input,
+                                      int64_t dim,
+                                      diopiConstTensorHandle_t index,
+                                      diopiConstTensorHandle_t value);
+DIOPI_API diopiError_t diopiIndexFillInp(diopiContextHandle_t ctx,
+                                         diopiTensorHandle_t input, int64_t dim,
+                                         diopiConstTensorHandle_t index,
+                                         diopiConstTensorHandle_t value);
+DIOPI_API diopiError_t diopiIndexFillScalar(diopiContextHandle_t ctx,
+                                            diopiTensorHandle_t out,
+                                            diopiConstTensorHandle_t input,
+                                            int64_t dim,
+                                            diopiConstTensorHandle_t index,
+                                            const diopiScalar_t *value);
+DIOPI_API diopiError_t diopiIndexFillInpScalar(diopiContextHandle_t ctx,
+                                               diopiTensorHandle_t input,
+                                               int64_t dim,
+                                               diopiConstTensorHandle_t index,
+                                               const diopiScalar_t *value);
+DIOPI_API diopiError_t diopiSortBackward(diopiContextHandle_t ctx,
+                                         diopiTensorHandle_t grad_input,
+                                         diopiConstTensorHandle_t grad_output,
+                                         int64_t dim,
+                                         diopiConstTensorHandle_t indices,
+                                         diopiSize_t sizes, bool keepdim);
+DIOPI_API diopiError_t diopiMaskedScatter(diopiContextHandle_t ctx,
+                                          diopiTensorHandle_t out,
+                                          diopiConstTensorHandle_t input,
+                                          diopiConstTensorHandle_t mask,
+                                          diopiConstTensorHandle_t source);
+DIOPI_API diopiError_t diopiArgsort(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t out,
+                                    diopiConstTensorHandle_t input, bool stable,
+                                    const int64_t *dim, bool descending);
+
+/* Reductions and comparisons: vector norm (ref_reduce_more.c), equal
+ * (ref_compare.c). */
+DIOPI_API diopiError_t diopiLinalgVecNorm(diopiContextHandle_t ctx,
+                                          diopiTensorHandle_t out,
+                                          diopiConstTensorHandle_t input,
+                                          diopiScalar_t *ord, diopiSize_t dim,
+                                          bool keepdim);
+DIOPI_API diopiError_t diopiEqual(diopiContextHandle_t ctx, bool *out,
+                                  diopiConstTensorHandle_t input,
+                                  diopiConstTensorHandle_t other);
+
+/* Random: normal with tensor moments, random_, dropout in place (ref_random.c).
+ */
+DIOPI_API diopiError_t
+diopiNormalTensorScalar(diopiContextHandle_t ctx, diopiTensorHandle_t out,
+                        diopiConstTensorHandle_t mean, double std,
+                        diopiGeneratorHandle_t generator);
+DIOPI_API diopiError_t diopiNormalScalarTensor(
+    diopiContextHandle_t ctx, diopiTensorHandle_t out, double mean,
+    diopiConstTensorHandle_t std, diopiGeneratorHandle_t generator);
+DIOPI_API diopiError_t diopiNormalTensor(diopiContextHandle_t ctx,
+                                         diopiTensorHandle_t out,
+                                         diopiConstTensorHandle_t mean,
+                                         diopiConstTensorHandle_t std,
+                                         diopiGeneratorHandle_t generator);
+DIOPI_API diopiError_t diopiRandomInp(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t inout, int64_t from,
+                                      const int64_t *to,
+                                      diopiGeneratorHandle_t generator);
+DIOPI_API diopiError_t diopiDropoutInp(diopiContextHandle_t ctx,
+                                       diopiTensorHandle_t input,
+                                       diopiTensorHandle_t mask, double p,
+                                       bool train,
+                                       diopiGeneratorHandle_t generator);
+
+/* Multi-tensor ops and the grad scaler (ref_foreach.c). */
+DIOPI_API diopiError_t diopiForeachaddScalar(diopiContextHandle_t ctx,
+                                             diopiTensorHandle_t *outs,
+                                             diopiConstTensorHandle_t *inputs,
+                                             int64_t inputSize,
+                                             const diopiScalar_t *other);
+DIOPI_API diopiError_t diopiForeachaddInpScalar(diopiContextHandle_t ctx,
+                                                diopiTensorHandle_t *inputs,
+                                                int64_t inputSize,
+                                                const diopiScalar_t *other);
+DIOPI_API diopiError_t diopiForeachmulScalar(diopiContextHandle_t ctx,
+                                             diopiTensorHandle_t *outs,
+                                             diopiConstTensorHandle_t *inputs,
+                                             int64_t inputSize,
+                                             const diopiScalar_t *other);
+DIOPI_API diopiError_t diopiForeachmulInpScalar(diopiContextHandle_t ctx,
+                                                diopiTensorHandle_t *inputs,
+                                                int64_t inputSize,
+                                                const diopiScalar_t *other);
+DIOPI_API diopiError_t
+diopiForeachmulTensor(diopiContextHandle_t ctx, diopiTensorHandle_t *outs,
+                      diopiConstTensorHandle_t *inputs, int64_t inputSize,
+                      const diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiForeachmulInpTensor(
+    diopiContextHandle_t ctx, diopiTensorHandle_t *inputs, int64_t inputSize,
+    const diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiForeachnormScalar(diopiContextHandle_t ctx,
+                                              diopiTensorHandle_t *outs,
+                                              diopiConstTensorHandle_t *inputs,
+                                              int64_t inputSize,
+                                              const diopiScalar_t *ord);
+DIOPI_API diopiError_t diopiAmpForeachNonFiniteCheckAndUnscaleInp(
+    diopiContextHandle_t ctx, diopiTensorHandle_t *scaled_grads,
+    int64_t num_scaled_grads, diopiTensorHandle_t found_inf,
+    diopiConstTensorHandle_t inv_scale);
+DIOPI_API diopiError_t diopiAmpUpdateScaleInp(
+    diopiContextHandle_t ctx, diopiTensorHandle_t current_scale,
+    diopiTensorHandle_t growth_tracker, diopiConstTensorHandle_t found_inf,
+    double scale_growth_factor, double scale_backoff_factor,
+    int32_t growth_interval);
+
+/* Windows along a dim and pairwise distances (ref_unfold.c). */
+DIOPI_API diopiError_t diopiUnfold(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t out,
+                                   diopiConstTensorHandle_t input, int64_t dim,
+                                   int64_t size, int64_t step);
+DIOPI_API diopiError_t diopiUnfoldBackward(diopiContextHandle_t ctx,
+                                           diopiTensorHandle_t grad_input,
+                                           diopiConstTensorHandle_t grad_output,
+                                           diopiSize_t input_sizes, int64_t dim,
+                                           int64_t size, int64_t step);
+DIOPI_API diopiError_t diopiCdist(diopiContextHandle_t ctx,
+                                  diopiTensorHandle_t out,
+                                  diopiConstTensorHandle_t input1,
+                                  diopiConstTensorHandle_t input2, double p,
+                                  const int64_t *compute_mode);
+
+/* Synchronized batch norm's pieces (ref_norm_sync.c). */
+DIOPI_API diopiError_t diopiBatchNormStats(diopiContextHandle_t ctx,
+                                           diopiTensorHandle_t mean,
+                                           diopiTensorHandle_t invstd,
+                                           diopiConstTensorHandle_t input,
+                                           double eps);
+DIOPI_API diopiError_t diopiBatchNormGatherStatsWithCounts(
+    diopiContextHandle_t ctx, diopiTensorHandle_t mean,
+    diopiTensorHandle_t invstd, diopiConstTensorHandle_t input,
+    diopiConstTensorHandle_t mean_all, diopiConstTensorHandle_t invstd_all,
+    diopiTensorHandle_t running_mean, diopiTensorHandle_t running_var,
+    float momentum, float eps, diopiConstTensorHandle_t counts);
+DIOPI_API diopiError_t diopiBatchNormElemt(
+    diopiContextHandle_t ctx, diopiTensorHandle_t out,
+    diopiConstTensorHandle_t input, diopiConstTensorHandle_t weight,
+    diopiConstTensorHandle_t bias, diopiConstTensorHandle_t mean,
+    diopiConstTensorHandle_t invstd, float eps);
+DIOPI_API diopiError_t diopiBatchNormBackwardReduce(
+    diopiContextHandle_t ctx, diopiTensorHandle_t sum_dy,
+    diopiTensorHandle_t sum_dy_xmu, diopiTensorHandle_t grad_weight,
+    diopiTensorHandle_t grad_bias, diopiConstTensorHandle_t grad_out,
+    diopiConstTensorHandle_t input, diopiConstTensorHandle_t mean,
+    diopiConstTensorHandle_t invstd, diopiConstTensorHandle_t weight,
+    bool input_g, bool weight_g, bool bias_g);
+DIOPI_API diopiError_t diopiBatchNormBackwardElemt(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_out, diopiConstTensorHandle_t input,
+    diopiConstTensorHandle_t mean, diopiConstTensorHandle_t invstd,
+    diopiConstTensorHandle_t weight, diopiConstTensorHandle_t sum_dy,
+    diopiConstTensorHandle_t sum_dy_xmu, diopiConstTensorHandle_t count);
+
+/* Pooling in 1-d (ref_pool_more.c). */
+DIOPI_API diopiError_t diopiAvgPool1d(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t out,
+                                      diopiConstTensorHandle_t input,
+                                      diopiSize_t kernel_size,
+                                      diopiSize_t stride, diopiSize_t padding,
+                                      bool ceil_mode, bool count_include_pad);
+DIOPI_API diopiError_t diopiAvgPool1dBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiSize_t kernel_size, diopiSize_t stride, diopiSize_t padding,
+    bool ceil_mode, bool count_include_pad);
+DIOPI_API diopiError_t diopiAdaptiveMaxPool1d(diopiContextHandle_t ctx,
+                                              diopiTensorHandle_t out,
+                                              diopiConstTensorHandle_t input,
+                                              diopiSize_t output_size);
+DIOPI_API diopiError_t diopiAdaptiveMaxPool1dWithIndices(
+    diopiContextHandle_t ctx, diopiTensorHandle_t out,
+    diopiTensorHandle_t indices, diopiConstTensorHandle_t input,
+    diopiSize_t output_size);
+DIOPI_API diopiError_t diopiAdaptiveMaxPool1dBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiConstTensorHandle_t indices);
+
+/* Pooling in 1-d: max and adaptive average (ref_pool_more.c). */
+DIOPI_API diopiError_t diopiMaxPool1d(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t out,
+                                      diopiConstTensorHandle_t input,
+                                      diopiSize_t kernel_size,
+                                      diopiSize_t stride, diopiSize_t padding,
+                                      diopiSize_t dilation, bool ceil_mode);
+DIOPI_API diopiError_t diopiMaxPool1dWithIndices(
+    diopiContextHandle_t ctx, diopiTensorHandle_t out,
+    diopiTensorHandle_t indices, diopiConstTensorHandle_t input,
+    diopiSize_t kernel_size, diopiSize_t stride, diopiSize_t padding,
+    diopiSize_t dilation, bool ceil_mode);
+DIOPI_API diopiError_t diopiMaxPool1dBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiSize_t kernel_size, diopiSize_t stride, diopiSize_t padding,
+    diopiSize_t dilation, bool ceil_mode, diopiConstTensorHandle_t indices);
+DIOPI_API diopiError_t diopiAdaptiveAvgPool1d(diopiContextHandle_t ctx,
+                                              diopiTensorHandle_t out,
+                                              diopiConstTensorHandle_t input,
+                                              diopiSize_t output_size);
+DIOPI_API diopiError_t diopiAdaptiveAvgPool1dBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input);
+
+/* Image columns: im2col and col2im (ref_im2col.c). */
+DIOPI_API diopiError_t diopiIm2Col(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t out,
+                                   diopiConstTensorHandle_t input,
+                                   diopiSize_t kernel_size,
+                                   diopiSize_t dilation, diopiSize_t padding,
+                                   diopiSize_t stride);
+DIOPI_API diopiError_t diopiCol2Im(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t out,
+                                   diopiConstTensorHandle_t input,
+                                   diopiSize_t output_size,
+                                   diopiSize_t kernel_size,
+                                   diopiSize_t dilation, diopiSize_t padding,
+                                   diopiSize_t stride);
 
 #if defined(__cplusplus)
 }

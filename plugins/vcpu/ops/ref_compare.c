@@ -1,12 +1,14 @@
 /* Comparisons eq, ne, lt, le, gt, ge (tensor or scalar other, in place or
  * not) and logical and, or, not: results 1 or 0 in out's dtype (bool as a
- * rule), NaN unequal to everything. */
+ * rule), NaN unequal to everything; and equal (one host bool: same shape
+ * and values, so it waits for the stream). */
 #include <string.h>
 
 #include <diopi/functions.h>
 
 #include "ref_error.h"
 #include "ref_ew_call.h"
+#include "ref_settle.h"
 
 #define CTX diopiContextHandle_t ctx
 #define T diopiTensorHandle_t
@@ -112,4 +114,25 @@ REF_EXPORT diopiError_t diopiLogicalNotInp(CTX, T input) {
   CT in = input;
   return ref_ew_call(ctx, "diopiLogicalNotInp", input, 1, &in, names, not_fn,
                      NULL, NULL, REF_OUT_ANY);
+}
+
+REF_EXPORT diopiError_t diopiEqual(CTX, bool *out, CT input, CT other) {
+  const char *op = "diopiEqual";
+  ref_view_t a, b;
+  if (!out)
+    return ref_fail(op, "out: NULL");
+  diopiError_t err = ref_view(ctx, op, "input", input, &a);
+  if (!err)
+    err = ref_view(ctx, op, "other", other, &b);
+  if (err)
+    return err;
+  bool same = a.ndim == b.ndim;
+  for (int d = 0; same && d < a.ndim; d++)
+    same = a.shape[d] == b.shape[d];
+  if (same && (err = ref_settle(ctx, op)))
+    return err;
+  for (int64_t i = 0; same && i < a.numel; i++)
+    same = ref_get(&a, i) == ref_get(&b, i);
+  *out = same;
+  return diopiSuccess;
 }

@@ -6,6 +6,7 @@
 #include "ref_enqueue.h"
 #include "ref_error.h"
 #include "ref_pool.h"
+#include "ref_view_more.h"
 
 /* The task: per input, a view of the kept dims (indexed by output position)
  * and one of the reduced dims (indexed by r), both with the input's
@@ -29,11 +30,6 @@ static void split(const ref_view_t *v, const bool *reduced, ref_view_t *kept,
   }
 }
 
-static double load(const ref_view_t *v, int64_t offset) {
-  return ref_load(v->data + offset * (int64_t)ref_dtype_size(v->dtype),
-                  v->dtype);
-}
-
 static void run_range(void *context, int64_t begin, int64_t end) {
   const fold_task_t *t = context;
   const ref_fold_t *f = &t->f;
@@ -45,7 +41,8 @@ static void run_range(void *context, int64_t begin, int64_t end) {
     ref_fold_state_t s = {f->init, 0, 0, 0};
     for (int64_t r = 0; r < t->count; r++) {
       for (int k = 0; k < f->nin; k++)
-        values[k] = load(&f->in[k], base[k] + ref_offset(&t->folded[k], r));
+        values[k] =
+            ref_load_at(&f->in[k], base[k] + ref_offset(&t->folded[k], r));
       double v = f->map ? f->map(values, f->params) : values[0];
       f->step(&s, v, r, f->params);
     }

@@ -1,8 +1,11 @@
-/* Random fills from the context's generator: uniform_ in [from, to) and
- * normal (in place or into out) with a mean and standard deviation. Element
+/* Random fills from the context's generator: uniform_ in [from, to),
+ * random_ (integers in [from, to)), normal (in place or into out; mean and
+ * standard deviation scalars or tensors broadcast to out), bernoulli (1
+ * with probability p: a scalar, or per element from a tensor, in place or
+ * not), and dropout in place (the library's dropout with out = input). Element
  * i of a call takes draw i (normal: draws 2i and 2i + 1) of the call's
- * reservation,
- * so the result does not depend on how the pool splits the work. */
+ * reservation, so the result does not depend on how the pool splits the work.
+ */
 #include <math.h>
 #include <string.h>
 
@@ -14,24 +17,35 @@
 #include "ref_pool.h"
 #include "ref_rng.h"
 
-typedef enum random_kind { UNIFORM, NORMAL } random_kind_t;
+typedef enum random_kind { UNIFORM, INTEGERS, NORMAL, BERNOULLI } random_kind_t;
 
 typedef struct random_task {
   random_kind_t kind;
-  ref_view_t out;
-  double a, b; /* uniform: from, to; normal: mean, std */
+  ref_view_t out, prob; /* prob: bernoulli's probabilities, if has_prob */
+  ref_view_t mean, std; /* normal's tensors, if has_mean / has_std */
+  bool has_prob, has_mean, has_std;
+  double a, b; /* uniform, integers: from, to; normal: mean, std;
+                  bernoulli: p */
   uint64_t seed, offset;
 } random_task_t;
 
 static void run_range(void *context, int64_t begin, int64_t end) {
   const random_task_t *t = context;
   for (int64_t i = begin; i < end; i++) {
-    double v =
-        t->kind == UNIFORM
-            ? t->a + (t->b - t->a) *
-                         ref_rng_uniform(t->seed, t->offset + (uint64_t)i)
-            : t->a +
-                  t->b * ref_rng_normal(t->seed, t->offset + 2 * (uint64_t)i);
+    uint64_t k = t->offset + (uint64_t)i;
+    double v;
+    if (t->kind == UNIFORM) {
+      v = t->a + (t->b - t->a) * ref_rng_uniform(t->seed, k);
+    } else if (t->kind == INTEGERS) {
+      v = t->a + floor((t->b - t->a) * ref_rng_uniform(t->seed, k));
+    } else if (t->kind == NORMAL) {
+      double mean = t->has_mean ? ref_get(&t->mean, i) : t->a;
+      double std = t->has_std ? ref_get(&t->std, i) : t->b;
+      v = mean + std * ref_rng_normal(t->seed, t->offset + 2 * (uint64_t)i);
+    } else {
+      double p = t->has_prob ? ref_get(&t->prob, i) : t->a;
+      v = ref_rng_uniform(t->seed, k) < p;
+    }
     ref_set(&t->out, i, v);
   }
 }
@@ -41,48 +55,203 @@ static void run(void *args) {
   ref_parallel_for(t->out.numel, 1 << 14, run_range, t);
 }
 
+/* Checks t (out viewed as `arg`), reserves the draws and enqueues. */
 static diopiError_t launch(diopiContextHandle_t ctx, const char *op,
-                           const char *arg, random_kind_t kind,
-                           diopiConstTensorHandle_t out, double a, double b,
+                           const char *arg, random_task_t *t,
+                           diopiConstTensorHandle_t out,
                            diopiGeneratorHandle_t generator) {
+  diopiError_t err = ref_view(ctx, op, arg, out, &t->out);
+  if (!err && (t->kind == UNIFORM || t->kind == NORMAL))
+    err = ref_expect_kind(op, arg, &t->out, REF_OUT_FLOATING);
+  if (!err && t->kind == INTEGERS && !(t->a < t->b))
+    err =
+        ref_fail(op, "from, to: expected from < to, got %g and %g", t->a, t->b);
+  if (!err && t->has_mean)
+    err = ref_broadcast_to(op, "mean", &t->mean, t->out.shape, t->out.ndim);
+  if (!err && t->has_std)
+    err = ref_broadcast_to(op, "std", &t->std, t->out.shape, t->out.ndim);
+  if (!err && t->kind == UNIFORM && !(t->a <= t->b))
+    err = ref_fail(op, "from, to: expected from <= to, got %g and %g", t->a,
+                   t->b);
+  if (!err && t->kind == NORMAL && !(t->b >= 0))
+    err = ref_fail(op, "std: expected >= 0, got %g", t->b);
+  if (!err && t->kind == BERNOULLI && !t->has_prob && !(t->a >= 0 && t->a <= 1))
+    err = ref_fail(op, "p: expected in [0, 1], got %g", t->a);
+  if (!err && t->has_prob)
+    err = ref_expect_shape(op, "input", &t->prob, t->out.shape, t->out.ndim);
+  if (!err && t->has_prob)
+    err = ref_expect_no_partial_overlap(op, "input", &t->out, &t->prob);
+  /* A normal draw takes two counters. */
+  uint64_t n = (uint64_t)t->out.numel * (t->kind == NORMAL ? 2 : 1);
+  if (!err)
+    err = ref_rng_reserve(op, generator, n, &t->seed, &t->offset);
+  if (err || t->out.numel == 0)
+    return err;
+  return ref_enqueue(ctx, op, run, t, sizeof *t);
+}
+
+static diopiError_t fill(diopiContextHandle_t ctx, const char *op,
+                         const char *arg, random_kind_t kind,
+                         diopiConstTensorHandle_t out, double a, double b,
+                         diopiGeneratorHandle_t generator) {
   random_task_t t;
   memset(&t, 0, sizeof t);
   t.kind = kind;
   t.a = a;
   t.b = b;
-  diopiError_t err = ref_view(ctx, op, arg, out, &t.out);
-  if (!err)
-    err = ref_expect_kind(op, arg, &t.out, REF_OUT_FLOATING);
-  if (!err && kind == UNIFORM && !(a <= b))
-    err = ref_fail(op, "from, to: expected from <= to, got %g and %g", a, b);
-  if (!err && kind == NORMAL && !(b >= 0))
-    err = ref_fail(op, "std: expected >= 0, got %g", b);
-  /* A normal draw takes two counters. */
-  uint64_t n = (uint64_t)t.out.numel * (kind == NORMAL ? 2 : 1);
-  if (!err)
-    err = ref_rng_reserve(op, generator, n, &t.seed, &t.offset);
-  if (err || t.out.numel == 0)
-    return err;
-  return ref_enqueue(ctx, op, run, &t, sizeof t);
+  return launch(ctx, op, arg, &t, out, generator);
+}
+
+/* bernoulli with a tensor of probabilities (may be out itself). */
+static diopiError_t bernoulli(diopiContextHandle_t ctx, const char *op,
+                              const char *arg, diopiConstTensorHandle_t out,
+                              diopiConstTensorHandle_t input,
+                              diopiGeneratorHandle_t generator) {
+  random_task_t t;
+  memset(&t, 0, sizeof t);
+  t.kind = BERNOULLI;
+  t.has_prob = true;
+  diopiError_t err = ref_view(ctx, op, "input", input, &t.prob);
+  return err ? err : launch(ctx, op, arg, &t, out, generator);
 }
 
 REF_EXPORT diopiError_t diopiUniformInp(diopiContextHandle_t ctx,
                                         diopiTensorHandle_t inout, double from,
                                         double to,
                                         diopiGeneratorHandle_t generator) {
-  return launch(ctx, "diopiUniformInp", "inout", UNIFORM, inout, from, to,
-                generator);
+  return fill(ctx, "diopiUniformInp", "inout", UNIFORM, inout, from, to,
+              generator);
 }
 REF_EXPORT diopiError_t diopiNormalInp(diopiContextHandle_t ctx,
                                        diopiTensorHandle_t inout, double mean,
                                        double std,
                                        diopiGeneratorHandle_t generator) {
-  return launch(ctx, "diopiNormalInp", "inout", NORMAL, inout, mean, std,
-                generator);
+  return fill(ctx, "diopiNormalInp", "inout", NORMAL, inout, mean, std,
+              generator);
 }
 REF_EXPORT diopiError_t diopiNormal(diopiContextHandle_t ctx,
                                     diopiTensorHandle_t out, double mean,
                                     double std,
                                     diopiGeneratorHandle_t generator) {
-  return launch(ctx, "diopiNormal", "out", NORMAL, out, mean, std, generator);
+  return fill(ctx, "diopiNormal", "out", NORMAL, out, mean, std, generator);
+}
+REF_EXPORT diopiError_t diopiBernoulliScalar(diopiContextHandle_t ctx,
+                                             diopiTensorHandle_t out, double p,
+                                             diopiGeneratorHandle_t generator) {
+  return fill(ctx, "diopiBernoulliScalar", "out", BERNOULLI, out, p, 0,
+              generator);
+}
+REF_EXPORT diopiError_t diopiBernoulli(diopiContextHandle_t ctx,
+                                       diopiTensorHandle_t out,
+                                       diopiConstTensorHandle_t input,
+                                       diopiGeneratorHandle_t generator) {
+  return bernoulli(ctx, "diopiBernoulli", "out", out, input, generator);
+}
+REF_EXPORT diopiError_t diopiBernoulliInp(diopiContextHandle_t ctx,
+                                          diopiTensorHandle_t inout,
+                                          diopiGeneratorHandle_t generator) {
+  return bernoulli(ctx, "diopiBernoulliInp", "inout", inout, inout, generator);
+}
+
+/* normal with a tensor mean and/or std (NULL: the scalar). */
+static diopiError_t normal_tensors(diopiContextHandle_t ctx, const char *op,
+                                   diopiConstTensorHandle_t out,
+                                   diopiConstTensorHandle_t mean, double m,
+                                   diopiConstTensorHandle_t std, double s,
+                                   diopiGeneratorHandle_t generator) {
+  random_task_t t;
+  memset(&t, 0, sizeof t);
+  t.kind = NORMAL;
+  t.a = m;
+  t.b = s;
+  t.has_mean = mean != NULL;
+  t.has_std = std != NULL;
+  diopiError_t err = diopiSuccess;
+  if (mean)
+    err = ref_view(ctx, op, "mean", mean, &t.mean);
+  if (!err && std)
+    err = ref_view(ctx, op, "std", std, &t.std);
+  return err ? err : launch(ctx, op, "out", &t, out, generator);
+}
+
+REF_EXPORT diopiError_t
+diopiNormalTensorScalar(diopiContextHandle_t ctx, diopiTensorHandle_t out,
+                        diopiConstTensorHandle_t mean, double std,
+                        diopiGeneratorHandle_t generator) {
+  if (!mean)
+    return ref_fail("diopiNormalTensorScalar", "mean: tensor is NULL");
+  return normal_tensors(ctx, "diopiNormalTensorScalar", out, mean, 0, NULL, std,
+                        generator);
+}
+REF_EXPORT diopiError_t diopiNormalScalarTensor(
+    diopiContextHandle_t ctx, diopiTensorHandle_t out, double mean,
+    diopiConstTensorHandle_t std, diopiGeneratorHandle_t generator) {
+  if (!std)
+    return ref_fail("diopiNormalScalarTensor", "std: tensor is NULL");
+  return normal_tensors(ctx, "diopiNormalScalarTensor", out, NULL, mean, std, 0,
+                        generator);
+}
+REF_EXPORT diopiError_t diopiNormalTensor(diopiContextHandle_t ctx,
+                                          diopiTensorHandle_t out,
+                                          diopiConstTensorHandle_t mean,
+                                          diopiConstTensorHandle_t std,
+                                          diopiGeneratorHandle_t generator) {
+  if (!mean || !std)
+    return ref_fail("diopiNormalTensor", "%s: tensor is NULL",
+                    mean ? "std" : "mean");
+  return normal_tensors(ctx, "diopiNormalTensor", out, mean, 0, std, 0,
+                        generator);
+}
+
+/* Integers in [from, to); to NULL: up to the largest integer out's dtype
+ * holds exactly (2^53 at most). */
+REF_EXPORT diopiError_t diopiRandomInp(diopiContextHandle_t ctx,
+                                       diopiTensorHandle_t inout, int64_t from,
+                                       const int64_t *to,
+                                       diopiGeneratorHandle_t generator) {
+  const char *op = "diopiRandomInp";
+  ref_view_t v;
+  diopiError_t err = ref_view(ctx, op, "inout", inout, &v);
+  if (err)
+    return err;
+  double top;
+  switch (v.dtype) {
+  case diopi_dtype_bool:
+    top = 2;
+    break;
+  case diopi_dtype_int8:
+    top = 128;
+    break;
+  case diopi_dtype_uint8:
+    top = 256;
+    break;
+  case diopi_dtype_int16:
+    top = 32768;
+    break;
+  case diopi_dtype_int32:
+    top = 2147483648.0;
+    break;
+  case diopi_dtype_float16:
+    top = 2049;
+    break;
+  case diopi_dtype_bfloat16:
+    top = 257;
+    break;
+  case diopi_dtype_float32:
+    top = 16777217;
+    break;
+  default:
+    top = 9007199254740993.0;
+    break;
+  }
+  return fill(ctx, op, "inout", INTEGERS, inout, (double)from,
+              to ? (double)*to : top, generator);
+}
+
+REF_EXPORT diopiError_t diopiDropoutInp(diopiContextHandle_t ctx,
+                                        diopiTensorHandle_t input,
+                                        diopiTensorHandle_t mask, double p,
+                                        bool train,
+                                        diopiGeneratorHandle_t generator) {
+  return diopiDropout(ctx, input, mask, input, p, train, generator);
 }

@@ -1,5 +1,6 @@
-/* arange and linspace: out[i] = start + i * step, linspace's second half
- * counted back from end (PyTorch's order, so both ends are exact). */
+/* Filled tensors: arange and linspace (out[i] = start + i * step,
+ * linspace's second half counted back from end: PyTorch's order, so both
+ * ends are exact), zeros and ones. */
 #include <math.h>
 #include <string.h>
 
@@ -30,16 +31,54 @@ static void run(void *args) {
   ref_parallel_for(t->out.numel, 1 << 15, run_range, t);
 }
 
+/* out must have `shape` (NULL: any shape). */
+static diopiError_t launch_shaped(diopiContextHandle_t ctx, const char *op,
+                                  const char *arg, ramp_task_t *t,
+                                  diopiConstTensorHandle_t out,
+                                  const int64_t *shape, int ndim) {
+  diopiError_t err = ref_view(ctx, op, arg, out, &t->out);
+  if (!err && shape)
+    err = ref_expect_shape(op, arg, &t->out, shape, ndim);
+  if (err || t->out.numel == 0)
+    return err;
+  if (t->half < 0)
+    t->half = t->out.numel; /* every element from start */
+  return ref_enqueue(ctx, op, run, t, sizeof *t);
+}
+
 /* out must be 1-dim with `count` elements. */
 static diopiError_t launch(diopiContextHandle_t ctx, const char *op,
                            ramp_task_t *t, diopiConstTensorHandle_t out,
                            int64_t count) {
-  diopiError_t err = ref_view(ctx, op, "out", out, &t->out);
-  if (!err)
-    err = ref_expect_shape(op, "out", &t->out, &count, 1);
-  if (err || count == 0)
-    return err;
-  return ref_enqueue(ctx, op, run, t, sizeof *t);
+  return launch_shaped(ctx, op, "out", t, out, &count, 1);
+}
+
+/* out (of `size` when given) = value. */
+static diopiError_t constant(diopiContextHandle_t ctx, const char *op,
+                             const char *arg, diopiConstTensorHandle_t out,
+                             const diopiSize_t *size, double value) {
+  ramp_task_t t;
+  memset(&t, 0, sizeof t);
+  t.start = value;
+  t.half = -1;
+  if (size && size->len > REF_MAX_DIMS)
+    return ref_fail(op, "size: %lld dims, at most %d", (long long)size->len,
+                    REF_MAX_DIMS);
+  return launch_shaped(ctx, op, arg, &t, out, size ? size->data : NULL,
+                       size ? (int)size->len : 0);
+}
+
+REF_EXPORT diopiError_t diopiZeros(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t out, diopiSize_t size) {
+  return constant(ctx, "diopiZeros", "out", out, &size, 0);
+}
+REF_EXPORT diopiError_t diopiOnes(diopiContextHandle_t ctx,
+                                  diopiTensorHandle_t out, diopiSize_t size) {
+  return constant(ctx, "diopiOnes", "out", out, &size, 1);
+}
+REF_EXPORT diopiError_t diopiZeroInp(diopiContextHandle_t ctx,
+                                     diopiTensorHandle_t self) {
+  return constant(ctx, "diopiZeroInp", "self", self, NULL, 0);
 }
 
 REF_EXPORT diopiError_t diopiArange(diopiContextHandle_t ctx,

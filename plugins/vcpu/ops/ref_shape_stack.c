@@ -1,5 +1,7 @@
-/* stack (each input copied into its slice of out along a new dim) and
- * expand (input broadcast into out): strided copies. */
+/* stack (each input copied into its slice of out along a new dim), split
+ * (each slice of input along a dim copied into its out), expand (input
+ * broadcast into out) and meshgrid (input i broadcast along dim i of
+ * every out): strided copies. */
 #include <stdio.h>
 #include <string.h>
 
@@ -75,4 +77,110 @@ REF_EXPORT diopiError_t diopiExpand(diopiContextHandle_t ctx,
   ew.f32 = ref_copy_f32;
   static const char *const names[1] = {"input"};
   return ref_ew_launch(ctx, "diopiExpand", &ew, out, &input, names);
+}
+
+/* outs[k] receives input's slice [sum(sizes[0, k)), + sizes[k]) along dim;
+ * the sizes must add up to input's length there. */
+REF_EXPORT diopiError_t diopiSplitWithSizes(
+    diopiContextHandle_t ctx, diopiTensorHandle_t *outs, int64_t num_outs,
+    diopiConstTensorHandle_t input, const diopiSize_t splitSizes, int64_t dim) {
+  const char *op = "diopiSplitWithSizes";
+  ref_view_t in;
+  int d = 0;
+  diopiError_t err = ref_view(ctx, op, "input", input, &in);
+  if (!err && in.ndim == 0)
+    err = ref_fail(op, "input: cannot split a 0-dim tensor");
+  if (!err)
+    err = ref_dim(op, "dim", dim, in.ndim, &d);
+  if (!err && (!outs || num_outs != splitSizes.len))
+    err = ref_fail(op, "outs: expected %lld tensors (one per size), got %lld",
+                   (long long)splitSizes.len, (long long)num_outs);
+  int64_t total = 0;
+  for (int64_t k = 0; !err && k < splitSizes.len; k++) {
+    if (splitSizes.data[k] < 0)
+      err = ref_fail(op, "splitSizes: entry %lld is negative", (long long)k);
+    total += splitSizes.data[k];
+  }
+  if (!err && total != in.shape[d])
+    err = ref_fail(op,
+                   "splitSizes: add up to %lld, input has %lld along dim "
+                   "%d",
+                   (long long)total, (long long)in.shape[d], d);
+  if (err)
+    return err;
+  ref_ew_t ew;
+  memset(&ew, 0, sizeof ew);
+  ew.nin = 1;
+  ew.fn = ref_copy_fn;
+  ew.f32 = ref_copy_f32;
+  char name[32];
+  for (int pass = 0; pass < 2; pass++) { /* check all, then enqueue all */
+    ew.in[0] = in;
+    for (int64_t k = 0; k < num_outs; k++) {
+      ew.in[0].shape[d] = splitSizes.data[k];
+      ew.in[0].numel = 1;
+      for (int i = 0; i < in.ndim; i++)
+        ew.in[0].numel *= ew.in[0].shape[i];
+      snprintf(name, sizeof name, "outs[%lld]", (long long)k);
+      if ((err = ref_view(ctx, op, name, outs[k], &ew.out)))
+        return err;
+      if (pass == 0 &&
+          ((err =
+                ref_expect_shape(op, name, &ew.out, ew.in[0].shape, in.ndim)) ||
+           (err = ref_expect_no_partial_overlap(op, name, &ew.out, &in))))
+        return err;
+      if (pass == 1 && (err = ref_ew_enqueue(ctx, op, &ew)))
+        return err;
+      ew.in[0].data += splitSizes.data[k] * in.strides[d] *
+                       (int64_t)ref_dtype_size(in.dtype);
+    }
+  }
+  return diopiSuccess;
+}
+
+/* outs[i] (len0 x ... x len(n-1)) = inputs[i] (1-dim) along dim i. */
+REF_EXPORT diopiError_t diopiMeshGrid(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t *outs,
+                                      diopiConstTensorHandle_t *inputs,
+                                      int64_t inputsNum) {
+  const char *op = "diopiMeshGrid";
+  if (inputsNum < 1 || inputsNum > REF_MAX_DIMS || !outs || !inputs)
+    return ref_fail(op, "inputs: expected 1 to %d tensors, got %lld",
+                    REF_MAX_DIMS, (long long)inputsNum);
+  int n = (int)inputsNum;
+  ref_view_t in[REF_MAX_DIMS];
+  int64_t shape[REF_MAX_DIMS];
+  char name[32];
+  diopiError_t err = diopiSuccess;
+  for (int i = 0; i < n && !err; i++) {
+    snprintf(name, sizeof name, "inputs[%d]", i);
+    err = ref_view(ctx, op, name, inputs[i], &in[i]);
+    if (!err && in[i].ndim > 1)
+      err = ref_fail(op, "%s: expected 0 or 1 dims, got %d", name, in[i].ndim);
+    shape[i] = in[i].numel;
+  }
+  ref_ew_t ew;
+  memset(&ew, 0, sizeof ew);
+  ew.nin = 1;
+  ew.fn = ref_copy_fn;
+  ew.f32 = ref_copy_f32;
+  for (int pass = 0; pass < 2 && !err; pass++) /* check all, enqueue all */
+    for (int i = 0; i < n && !err; i++) {
+      snprintf(name, sizeof name, "outs[%d]", i);
+      err = ref_view(ctx, op, name, outs[i], &ew.out);
+      if (!err && pass == 0)
+        err = ref_expect_shape(op, name, &ew.out, shape, n);
+      if (!err && pass == 0)
+        err = ref_expect_no_partial_overlap(op, name, &ew.out, &in[i]);
+      ew.in[0] = in[i]; /* stride along dim i only */
+      ew.in[0].ndim = n;
+      ew.in[0].numel = ew.out.numel;
+      for (int d = 0; d < n; d++) {
+        ew.in[0].shape[d] = shape[d];
+        ew.in[0].strides[d] = d == i && in[i].ndim ? in[i].strides[0] : 0;
+      }
+      if (!err && pass == 1)
+        err = ref_ew_enqueue(ctx, op, &ew);
+    }
+  return err;
 }

@@ -1,6 +1,7 @@
 /* Elementwise math of one tensor: exp, expm1, log, log2, log10, log1p,
- * sqrt, rsqrt, erf, sin, cos, tan, atan, sinh, cosh, reciprocal
- * (floating results), and neg, abs, sign, floor, ceil (any numeric dtype),
+ * sqrt, rsqrt, erf, erfinv, sin, cos, tan, asin, acos, atan, sinh, cosh,
+ * asinh, acosh, atanh, reciprocal (floating results), and neg, abs, sign,
+ * sgn, floor, ceil (any numeric dtype),
  * each with its in-place form where DIOPI has one. Every op is one
  * expression, written once for both the double path and the float32 loop
  * (tgmath picks the float or double function by the argument's type). */
@@ -34,6 +35,19 @@
     }                                                                          \
   }
 
+/* erfinv: Winitzki's closed-form estimate refined by Newton steps on erf
+ * (d/dx erf(x) = 2 / sqrt(pi) exp(-x^2)); +-1 give +-inf. */
+static double erfinv_of(double y) {
+  if (!(y > -1 && y < 1))
+    return y == 1 ? INFINITY : y == -1 ? -INFINITY : NAN;
+  const double a = 0.147, two_over_pi_a = 2 / (M_PI * a);
+  double l = log((1 - y) * (1 + y)), b = two_over_pi_a + l / 2;
+  double x = copysign(sqrt(sqrt(b * b - l / a) - b), y);
+  for (int k = 0; k < 3; k++)
+    x -= (erf(x) - y) / (1.1283791670955126 * exp(-x * x));
+  return x;
+}
+
 REF_UNARY(expm1, expm1(x))
 REF_UNARY(log, log(x))
 REF_UNARY(log2, log2(x))
@@ -42,6 +56,12 @@ REF_UNARY(log1p, log1p(x))
 REF_UNARY(sqrt, sqrt(x))
 REF_UNARY(rsqrt, 1 / sqrt(x))
 REF_UNARY(erf, erf(x))
+REF_UNARY(erfinv, erfinv_of(x))
+REF_UNARY(asin, asin(x))
+REF_UNARY(acos, acos(x))
+REF_UNARY(asinh, asinh(x))
+REF_UNARY(acosh, acosh(x))
+REF_UNARY(atanh, atanh(x))
 REF_UNARY(sin, sin(x))
 REF_UNARY(cos, cos(x))
 REF_UNARY(tan, tan(x))
@@ -91,6 +111,13 @@ REF_EXPORT_UNARY(Log1p, log1p, REF_OUT_FLOATING)
 REF_EXPORT_UNARY(Sqrt, sqrt, REF_OUT_FLOATING)
 REF_EXPORT_UNARY(Rsqrt, rsqrt, REF_OUT_FLOATING)
 REF_EXPORT_UNARY(Erf, erf, REF_OUT_FLOATING)
+REF_EXPORT_UNARY(Erfinv, erfinv, REF_OUT_FLOATING)
+REF_EXPORT_UNARY(Asin, asin, REF_OUT_FLOATING)
+REF_EXPORT_UNARY(Acos, acos, REF_OUT_FLOATING)
+REF_EXPORT_UNARY(Asinh, asinh, REF_OUT_FLOATING)
+REF_EXPORT_UNARY(Acosh, acosh, REF_OUT_FLOATING)
+REF_EXPORT_UNARY(Atanh, atanh, REF_OUT_FLOATING)
+REF_EXPORT_UNARY(Sgn, sign, REF_OUT_NUMERIC) /* sgn of a real is its sign */
 REF_EXPORT_UNARY(Sin, sin, REF_OUT_FLOATING)
 REF_EXPORT_UNARY(Cos, cos, REF_OUT_FLOATING)
 REF_EXPORT_UNARY(Tan, tan, REF_OUT_FLOATING)

@@ -76,6 +76,9 @@ static const env_variable_t variables[] = {
      "Python backplane.ops", "the DIOPI operator library ops are called in"},
     {"BACKPLANE_OPS_THREADS", "<the cores, at most 8>", "reference op library",
      "threads an op uses, the caller's included"},
+    /* Framework bridges. */
+    {"BACKPLANE_PADDLE_DEBUG", "0", "Paddle bridge",
+     "1: print each failed Backplane call of the bridge on stderr"},
     /* Tools. */
     {"BACKPLANE_CHECK_GATE_MS", "15000", "backplane check",
      "how long a held stream waits for the checker"},

@@ -268,6 +268,11 @@ CALL(transpose, return ((diopiError_t(*)(CTX, T, CT, int64_t, int64_t))fn)(
 CALL(permute, return ((diopiError_t(*)(CTX, T, CT, diopiSize_t))fn)(
                   ctx, tensor(a, "out"), tensor(a, "input"), list(a, "dims"));)
 
+CALL(masked_scatter,
+     return ((diopiError_t(*)(CTX, T, CT, CT,
+                              CT))fn)(ctx, tensor(a, "out"), tensor(a, "input"),
+                                      tensor(a, "mask"), tensor(a, "source"));)
+
 /* cat: the inputs are the tensors "tensors.0", "tensors.1", ... */
 static diopiError_t call_cat(void *fn, CTX ctx, const optest_args_t *a) {
   CT parts[16];
@@ -285,19 +290,23 @@ static diopiError_t call_cat(void *fn, CTX ctx, const optest_args_t *a) {
 /* contiguous allocates its result from the context: once the stream has
  * run it, the result is copied into the case's "out" to be judged. */
 static diopiError_t call_contiguous(void *fn, CTX ctx, const optest_args_t *a) {
-  T result = NULL, out = tensor(a, "out");
+  T result = NULL;
   diopiError_t err = ((diopiError_t(*)(CTX, T *, CT, diopiMemoryFormat_t))fn)(
       ctx, &result, tensor(a, "input"), Contiguous);
-  if (err)
-    return err;
+  return err ? err : optest_result_into(ctx, result, tensor(a, "out"));
+}
+
+diopiError_t optest_result_into(CTX ctx, diopiConstTensorHandle_t result,
+                                T out) {
   int64_t got = -1, want = 0, elem = 0;
-  void *src = NULL, *dst = NULL;
+  const void *src = NULL;
+  void *dst = NULL;
   diopiGetTensorNumel(result, &got);
   diopiGetTensorNumel(out, &want);
   diopiGetTensorElemSize(out, &elem);
-  diopiGetTensorData(result, &src);
+  diopiGetTensorDataConst(result, &src);
   diopiGetTensorData(out, &dst);
-  if (got != want || !src)
+  if (got != want || (want && !src))
     return diopiErrorOccurred;
   bp_stream_t *stream = bp_ops_context_stream(ctx);
   bp_device_t *device = bp_ops_context_device(ctx);
@@ -387,6 +396,64 @@ static const struct {
     {"diopiGeScalar", call_binary_scalar},
     {"diopiArgmin", call_argmax},
     {"diopiStack", call_cat},
+    {"diopiMaximum", call_binary},
+    {"diopiMinimum", call_binary},
+    {"diopiIsNan", call_unary},
+    {"diopiBitwiseAnd", call_binary},
+    {"diopiBitwiseOr", call_binary},
+    {"diopiBitwiseAndInp", call_binary_inp},
+    {"diopiBitwiseAndScalar", call_binary_scalar},
+    {"diopiBitwiseOrScalar", call_binary_scalar},
+    {"diopiBitwiseNot", call_unary},
+    {"diopiCumsum", call_softmax},
+    {"diopiAdaptiveMaxPool2d", call_adaptive_avg_pool2d},
+    {"diopiErfinv", call_unary},
+    {"diopiAsin", call_unary},
+    {"diopiAcos", call_unary},
+    {"diopiAsinh", call_unary},
+    {"diopiAcosh", call_unary},
+    {"diopiAtanh", call_unary},
+    {"diopiSgn", call_unary},
+    {"diopiZeroInp", call_unary_inp},
+    {"diopiRemainderTensor", call_binary},
+    {"diopiRemainderScalar", call_binary_scalar},
+    {"diopiMaskedScatter", call_masked_scatter},
+    /* In-place forms: the same code as their out-of-place forms. */
+    {"diopiAbsInp", call_unary_inp},
+    {"diopiAcosInp", call_unary_inp},
+    {"diopiAcoshInp", call_unary_inp},
+    {"diopiAsinInp", call_unary_inp},
+    {"diopiAsinhInp", call_unary_inp},
+    {"diopiAtanInp", call_unary_inp},
+    {"diopiAtanhInp", call_unary_inp},
+    {"diopiCeilInp", call_unary_inp},
+    {"diopiCosInp", call_unary_inp},
+    {"diopiCoshInp", call_unary_inp},
+    {"diopiErfInp", call_unary_inp},
+    {"diopiErfinvInp", call_unary_inp},
+    {"diopiExpm1Inp", call_unary_inp},
+    {"diopiFloorInp", call_unary_inp},
+    {"diopiLog10Inp", call_unary_inp},
+    {"diopiLog1pInp", call_unary_inp},
+    {"diopiLog2Inp", call_unary_inp},
+    {"diopiReciprocalInp", call_unary_inp},
+    {"diopiRsqrtInp", call_unary_inp},
+    {"diopiSgnInp", call_unary_inp},
+    {"diopiSinInp", call_unary_inp},
+    {"diopiSinhInp", call_unary_inp},
+    {"diopiTanInp", call_unary_inp},
+    {"diopiHardswishInp", call_unary_inp},
+    {"diopiLogicalNotInp", call_unary_inp},
+    {"diopiBitwiseNotInp", call_unary_inp},
+    {"diopiEqInp", call_binary_inp},
+    {"diopiGtInp", call_binary_inp},
+    {"diopiLeInp", call_binary_inp},
+    {"diopiLtInp", call_binary_inp},
+    {"diopiNeInp", call_binary_inp},
+    {"diopiLogicalAndInp", call_binary_inp},
+    {"diopiLogicalOrInp", call_binary_inp},
+    {"diopiBitwiseOrInp", call_binary_inp},
+    {"diopiPowInpTensor", call_binary_inp},
     {"diopiRelu", call_unary},
     {"diopiReluInp", call_unary_inp},
     {"diopiSigmoid", call_unary},

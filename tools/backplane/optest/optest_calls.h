@@ -20,6 +20,13 @@ optest_call_t optest_caller(const char *op);
  * with signatures of their own), consulted after optest_caller's table. */
 optest_call_t optest_more_caller(const char *op);
 
+/* Copies an op's context-allocated `result` (contiguous, out's element
+ * count) into the case's `out` once the stream has run; diopiErrorOccurred
+ * if the counts differ or a copy fails. */
+diopiError_t optest_result_into(diopiContextHandle_t ctx,
+                                diopiConstTensorHandle_t result,
+                                diopiTensorHandle_t out);
+
 /* Argument readers shared by the callers: the tensor of role `role` (NULL
  * if the case has none); an attribute as a double, an int64, a list or a
  * string (0, empty or NULL if absent); a scalar attribute, float attributes

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static double half(uint16_t h) {
@@ -189,11 +190,117 @@ static int judge_distribution(const optest_case_t *c,
   return 0;
 }
 
+/* The judged output ("inout", else "out"), its element count, or -1. */
+static int judged(const optest_case_t *c, size_t *n) {
+  int out = role_index(c, "inout");
+  if (out < 0)
+    out = role_index(c, "out");
+  *n = 1;
+  for (int d = 0; out >= 0 && d < c->tensors[out].ndim; d++)
+    *n *= (size_t)c->tensors[out].shape[d];
+  return out;
+}
+
+/* Bernoulli draws: every value 0 or 1, the mean within 5 standard errors
+ * of the attribute p (the mean probability). */
+static int judge_bernoulli(const optest_case_t *c,
+                           const unsigned char *const *got, char *detail,
+                           size_t size) {
+  size_t n;
+  int out = judged(c, &n);
+  const optest_attr_t *pa = optest_attr(c, "p");
+  if (out < 0 || !pa || !n) {
+    snprintf(detail, size, "bernoulli rule: the case lacks its tensor or p");
+    return -1;
+  }
+  double p = pa->type == OPTEST_FLOAT ? pa->f : (double)pa->i, ones = 0;
+  for (size_t i = 0; i < n; i++) {
+    double x = load(c->tensors[out].dtype, got[out], i);
+    if (x != 0 && x != 1) {
+      snprintf(detail, size, "value at %zu: %.6g is neither 0 nor 1", i, x);
+      return -1;
+    }
+    ones += x;
+  }
+  double margin = 5 * sqrt(p * (1 - p) / (double)n) + 1e-9;
+  if (fabs(ones / (double)n - p) > margin) {
+    snprintf(detail, size, "mean %.5g, expected %.5g +- %.3g", ones / (double)n,
+             p, margin);
+    return -1;
+  }
+  return 0;
+}
+
+/* A permutation of 0..n-1. */
+static int judge_permutation(const optest_case_t *c,
+                             const unsigned char *const *got, char *detail,
+                             size_t size) {
+  size_t n;
+  int out = judged(c, &n);
+  unsigned char *seen = calloc(n + 1, 1);
+  int result = out < 0 || !seen ? -1 : 0;
+  for (size_t i = 0; !result && i < n; i++) {
+    double x = load(c->tensors[out].dtype, got[out], i);
+    if (!(x >= 0 && x < (double)n) || seen[(size_t)x]++) {
+      snprintf(detail, size,
+               "value at %zu: %.6g repeats or is outside "
+               "[0, %zu)",
+               i, x, n);
+      result = -1;
+    }
+  }
+  free(seen);
+  return result;
+}
+
+/* Multinomial samples: categories in range whose weight is positive, no
+ * category twice in a row without replacement. */
+static int judge_multinomial(const optest_case_t *c,
+                             const unsigned char *const *got, char *detail,
+                             size_t size) {
+  size_t n;
+  int out = judged(c, &n), in = role_index(c, "input");
+  const optest_attr_t *rep = optest_attr(c, "replacement");
+  if (out < 0 || in < 0 || !rep) {
+    snprintf(detail, size,
+             "multinomial rule: the case lacks out, input or "
+             "replacement");
+    return -1;
+  }
+  const optest_tensor_t *ot = &c->tensors[out], *it = &c->tensors[in];
+  size_t categories = (size_t)it->shape[it->ndim - 1];
+  size_t samples = (size_t)ot->shape[ot->ndim - 1];
+  const unsigned char *weights =
+      it->storage + it->offset * (int64_t)bp_ops_dtype_size(it->dtype);
+  for (size_t i = 0; i < n; i++) {
+    size_t row = i / samples;
+    double x = load(ot->dtype, got[out], i);
+    bool ok = x >= 0 && x < (double)categories &&
+              load(it->dtype, weights, row * categories + (size_t)x) > 0;
+    for (size_t j = row * samples; ok && !rep->i && j < i; j++)
+      ok = load(ot->dtype, got[out], j) != x;
+    if (!ok) {
+      snprintf(detail, size,
+               "sample %zu: category %.6g is out of range, "
+               "weightless or repeated",
+               i, x);
+      return -1;
+    }
+  }
+  return 0;
+}
+
 int optest_judge_rule(const optest_case_t *c, const unsigned char *const *got,
                       char *detail, size_t size) {
   const optest_attr_t *rule = optest_attr(c, "judge");
   if (rule && rule->type == OPTEST_STRING && !strcmp(rule->s, "dropout"))
     return judge_dropout(c, got, detail, size);
+  if (rule && rule->type == OPTEST_STRING && !strcmp(rule->s, "bernoulli"))
+    return judge_bernoulli(c, got, detail, size);
+  if (rule && rule->type == OPTEST_STRING && !strcmp(rule->s, "permutation"))
+    return judge_permutation(c, got, detail, size);
+  if (rule && rule->type == OPTEST_STRING && !strcmp(rule->s, "multinomial"))
+    return judge_multinomial(c, got, detail, size);
   if (rule && rule->type == OPTEST_STRING &&
       (!strcmp(rule->s, "uniform") || !strcmp(rule->s, "normal")))
     return judge_distribution(c, got, !strcmp(rule->s, "uniform"), detail,

@@ -1,0 +1,122 @@
+/* Bitwise and, or, not of integer or bool tensors (tensor or scalar other,
+ * in place or not), on 64-bit integers: exact for values within 2^53 (the
+ * engine carries values as doubles). On bool, not is logical. */
+#include <stdint.h>
+#include <string.h>
+
+#include <diopi/functions.h>
+
+#include "ref_error.h"
+#include "ref_ew_call.h"
+
+#define CTX diopiContextHandle_t ctx
+#define T diopiTensorHandle_t
+#define CT diopiConstTensorHandle_t
+#define S const diopiScalar_t *
+
+typedef enum bitwise { AND, OR } bitwise_t;
+
+static double apply(bitwise_t kind, double a, double b) {
+  int64_t x = (int64_t)a, y = (int64_t)b;
+  return (double)(kind == AND ? x & y : x | y);
+}
+/* p[0] the operation, p[1] the scalar other. */
+static double tensor_fn(const double *in, const double *p) {
+  return apply((bitwise_t)p[0], in[0], in[1]);
+}
+static double scalar_fn(const double *in, const double *p) {
+  return apply((bitwise_t)p[0], in[0], p[1]);
+}
+/* p[0]: 1 when out is bool (logical not). */
+static double not_fn(const double *in, const double *p) {
+  return p[0] != 0 ? in[0] == 0 : (double)~(int64_t)in[0];
+}
+
+/* Bitwise ops take integers and bools only. */
+static diopiError_t expect_integral(diopiContextHandle_t ctx, const char *op, const char *arg, CT t) {
+  ref_view_t v;
+  diopiError_t err = ref_view(ctx, op, arg, t, &v);
+  if (!err && ref_is_floating(v.dtype))
+    err = ref_fail(op, "%s: expected an integer or bool dtype, got dtype %d",
+                   arg, (int)v.dtype);
+  return err;
+}
+
+static diopiError_t tensors(CTX, const char *op, CT out, CT input, CT other,
+                            bitwise_t kind) {
+  diopiError_t err = expect_integral(ctx, op, "input", input);
+  if (!err)
+    err = expect_integral(ctx, op, "other", other);
+  if (!err)
+    err = expect_integral(ctx, op, "out", out);
+  if (err)
+    return err;
+  CT in[2] = {input, other};
+  static const char *const names[2] = {"input", "other"};
+  double params[4] = {kind};
+  return ref_ew_call(ctx, op, out, 2, in, names, tensor_fn, NULL, params,
+                     REF_OUT_ANY);
+}
+
+static diopiError_t scalar(CTX, const char *op, CT out, CT input, S other,
+                           bitwise_t kind) {
+  if (!other)
+    return ref_fail(op, "other: scalar is NULL");
+  if (ref_is_floating(other->stype))
+    return ref_fail(op, "other: expected an integer scalar, got dtype %d",
+                    (int)other->stype);
+  diopiError_t err = expect_integral(ctx, op, "input", input);
+  if (!err)
+    err = expect_integral(ctx, op, "out", out);
+  if (err)
+    return err;
+  static const char *const names[1] = {"input"};
+  double params[4] = {kind, (double)other->ival};
+  return ref_ew_call(ctx, op, out, 1, &input, names, scalar_fn, NULL, params,
+                     REF_OUT_ANY);
+}
+
+static diopiError_t not_op(CTX, const char *op, CT out, CT input) {
+  ref_view_t o;
+  diopiError_t err = expect_integral(ctx, op, "input", input);
+  if (!err)
+    err = expect_integral(ctx, op, "out", out);
+  if (!err)
+    err = ref_view(ctx, op, "out", out, &o);
+  if (err)
+    return err;
+  static const char *const names[1] = {"input"};
+  double params[4] = {o.dtype == diopi_dtype_bool};
+  return ref_ew_call(ctx, op, out, 1, &input, names, not_fn, NULL, params,
+                     REF_OUT_ANY);
+}
+
+/* diopiBitwiseName, Inp, Scalar and InpScalar. */
+#define REF_EXPORT_BITWISE(Name, kind)                                         \
+  REF_EXPORT diopiError_t diopiBitwise##Name(CTX, T out, CT input, CT other) { \
+    return tensors(ctx, "diopiBitwise" #Name, out, input, other, kind);        \
+  }                                                                            \
+  REF_EXPORT diopiError_t diopiBitwise##Name##Inp(CTX, T input, CT other) {    \
+    return tensors(ctx, "diopiBitwise" #Name "Inp", input, input, other,       \
+                   kind);                                                      \
+  }                                                                            \
+  REF_EXPORT diopiError_t diopiBitwise##Name##Scalar(CTX, T out, CT input,     \
+                                                     S other) {                \
+    return scalar(ctx, "diopiBitwise" #Name "Scalar", out, input, other,       \
+                  kind);                                                       \
+  }                                                                            \
+  REF_EXPORT diopiError_t diopiBitwise##Name##InpScalar(CTX, T input,          \
+                                                        S other) {             \
+    return scalar(ctx, "diopiBitwise" #Name "InpScalar", input, input, other,  \
+                  kind);                                                       \
+  }
+
+REF_EXPORT_BITWISE(And, AND)
+REF_EXPORT_BITWISE(Or, OR)
+
+REF_EXPORT diopiError_t diopiBitwiseNot(CTX, T out, CT input) {
+  return not_op(ctx, "diopiBitwiseNot", out, input);
+}
+REF_EXPORT diopiError_t diopiBitwiseNotInp(CTX, T input) {
+  return not_op(ctx, "diopiBitwiseNotInp", input, input);
+}

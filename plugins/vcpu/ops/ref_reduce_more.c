@@ -1,0 +1,217 @@
+/* prod, any, all over one dim or everything; norm and linalg vector_norm
+ * over dims (p = 0, 1, 2,
+ * inf, -inf or any other) and its backward; std over dims with a
+ * correction (Welford's running mean and M2). Built on the fold engine:
+ * accumulation in double. */
+#include <math.h>
+#include <string.h>
+
+#include <diopi/functions.h>
+
+#include "ref_error.h"
+#include "ref_ew_call.h"
+#include "ref_fold.h"
+
+#define CTX diopiContextHandle_t ctx
+#define T diopiTensorHandle_t
+#define CT diopiConstTensorHandle_t
+#define S const diopiScalar_t *
+
+static double value_of(const ref_fold_state_t *s, int64_t count,
+                       const double *p) {
+  (void)count;
+  (void)p;
+  return s->a;
+}
+
+static void prod_step(ref_fold_state_t *s, double v, int64_t r,
+                      const double *p) {
+  (void)r;
+  (void)p;
+  s->a *= v;
+}
+/* any (p[0] = 0) starts false, all (p[0] = 1) true. */
+static void any_step(ref_fold_state_t *s, double v, int64_t r,
+                     const double *p) {
+  (void)r;
+  (void)p;
+  s->a = s->a != 0 || v != 0;
+}
+static void all_step(ref_fold_state_t *s, double v, int64_t r,
+                     const double *p) {
+  (void)r;
+  (void)p;
+  s->a = s->a != 0 && v != 0;
+}
+
+/* norm: p[0] the order. a: the sum of |v|^p (0: the nonzero count; inf,
+ * -inf: the extreme |v|). */
+static void norm_step(ref_fold_state_t *s, double v, int64_t r,
+                      const double *p) {
+  (void)r;
+  double x = fabs(v), order = p[0];
+  if (isinf(order)) { /* the first NaN stays */
+    bool first = s->n++ == 0;
+    if (first ||
+        (!isnan(s->a) && (isnan(x) || (order > 0 ? x > s->a : x < s->a))))
+      s->a = x;
+  } else if (order == 0) {
+    s->a += v != 0;
+  } else if (order == 1) {
+    s->a += x;
+  } else if (order == 2) {
+    s->a += x * x;
+  } else {
+    s->a += pow(x, order);
+  }
+}
+static double norm_finish(const ref_fold_state_t *s, int64_t count,
+                          const double *p) {
+  double order = p[0];
+  if (isinf(order))
+    return count ? s->a : (order > 0 ? 0 : INFINITY);
+  if (order == 0 || order == 1)
+    return s->a;
+  return order == 2 ? sqrt(s->a) : pow(s->a, 1.0 / order);
+}
+
+/* std: Welford; p[0] the correction. */
+static void std_step(ref_fold_state_t *s, double v, int64_t r,
+                     const double *p) {
+  (void)r;
+  (void)p;
+  s->n++;
+  double delta = v - s->a;
+  s->a += delta / (double)s->n;
+  s->b += delta * (v - s->a);
+}
+static double std_finish(const ref_fold_state_t *s, int64_t count,
+                         const double *p) {
+  double dof = (double)count - p[0];
+  return sqrt(s->b / (dof > 0 ? dof : 0)); /* no dof: NaN or inf, as PyTorch */
+}
+
+/* A fold of input into out over `dims` (NULL or empty: all). */
+static diopiError_t fold(CTX, const char *op, CT out, CT input,
+                         const int64_t *dims, int64_t ndims,
+                         ref_fold_step_t step, ref_fold_finish_t finish,
+                         double init, double param, ref_out_kind_t kind) {
+  ref_fold_t f;
+  memset(&f, 0, sizeof f);
+  f.nin = 1;
+  f.step = step;
+  f.finish = finish;
+  f.init = init;
+  f.params[0] = param;
+  diopiError_t err = ref_view(ctx, op, "out", out, &f.out);
+  if (!err)
+    err = ref_view(ctx, op, "input", input, &f.in[0]);
+  if (!err)
+    err = ref_expect_kind(op, "out", &f.out, kind);
+  if (!err)
+    err = ref_fold_dims(op, "dim", &f, dims, ndims);
+  return err ? err : ref_fold_launch(ctx, op, &f);
+}
+
+REF_EXPORT diopiError_t diopiProd(CTX, T out, CT input, const int64_t *dim) {
+  return fold(ctx, "diopiProd", out, input, dim, dim ? 1 : 0, prod_step,
+              value_of, 1, 0, REF_OUT_ANY);
+}
+REF_EXPORT diopiError_t diopiAny(CTX, T out, CT input, const int64_t *dim) {
+  return fold(ctx, "diopiAny", out, input, dim, dim ? 1 : 0, any_step, value_of,
+              0, 0, REF_OUT_ANY);
+}
+REF_EXPORT diopiError_t diopiAll(CTX, T out, CT input, const int64_t *dim) {
+  return fold(ctx, "diopiAll", out, input, dim, dim ? 1 : 0, all_step, value_of,
+              1, 0, REF_OUT_ANY);
+}
+REF_EXPORT diopiError_t diopiNorm(CTX, T out, CT input, S p, diopiSize_t dim) {
+  return fold(ctx, "diopiNorm", out, input, dim.data, dim.len, norm_step,
+              norm_finish, 0, ref_scalar(p, 2), REF_OUT_FLOATING);
+}
+/* keepdim: out's shape says it. */
+REF_EXPORT diopiError_t diopiLinalgVecNorm(CTX, T out, CT input,
+                                           diopiScalar_t *ord, diopiSize_t dim,
+                                           bool keepdim) {
+  (void)keepdim;
+  return fold(ctx, "diopiLinalgVecNorm", out, input, dim.data, dim.len,
+              norm_step, norm_finish, 0, ref_scalar(ord, 2), REF_OUT_FLOATING);
+}
+/* correction NULL: 1 (Bessel's). */
+REF_EXPORT diopiError_t diopiStd(CTX, T out, CT input, diopiSize_t dim,
+                                 S correction) {
+  return fold(ctx, "diopiStd", out, input, dim.data, dim.len, std_step,
+              std_finish, 0, ref_scalar(correction, 1), REF_OUT_FLOATING);
+}
+
+/* d norm / dx = sign(x) |x|^(p-1) / norm^(p-1): p = 1 sign(x); p = 2
+ * x / norm; 0 where the norm is 0. in = {grad_output, self, norm}. */
+static double norm_grad_fn(const double *in, const double *p) {
+  double g = in[0], x = in[1], norm = in[2], order = p[0];
+  if (order == 0)
+    return 0;
+  if (order == 1)
+    return g * ((x > 0) - (x < 0));
+  if (norm == 0)
+    return 0;
+  if (order == 2)
+    return g * x / norm;
+  return g * ((x > 0) - (x < 0)) * pow(fabs(x), order - 1) /
+         pow(norm, order - 1);
+}
+
+/* `v` (an output of the reduction, dims kept or dropped) as a view of
+ * shape `shape` with the reduced dims broadcast. */
+static diopiError_t spread(const char *op, const char *arg, ref_view_t *v,
+                           const bool *reduced, const int64_t *shape,
+                           int ndim) {
+  if (v->ndim != ndim) {
+    ref_view_t kept = *v;
+    kept.ndim = ndim;
+    for (int d = 0, k = 0; d < ndim; d++) {
+      bool keep = !reduced[d] && k < v->ndim;
+      kept.shape[d] = keep ? v->shape[k] : 1;
+      kept.strides[d] = keep ? v->strides[k++] : 0;
+    }
+    *v = kept;
+  }
+  return ref_broadcast_to(op, arg, v, shape, ndim);
+}
+
+REF_EXPORT diopiError_t diopiNormBackward(CTX, T grad_input, CT grad_output,
+                                          CT self, CT norm, diopiSize_t dim,
+                                          S p) {
+  const char *op = "diopiNormBackward";
+  double order = ref_scalar(p, 2);
+  if (isinf(order))
+    return ref_fail(op, "p: the backward of the infinity norms is not "
+                        "implemented");
+  ref_fold_t f; /* for its dim marking only */
+  memset(&f, 0, sizeof f);
+  ref_ew_t ew;
+  memset(&ew, 0, sizeof ew);
+  ew.nin = 3;
+  ew.fn = norm_grad_fn;
+  ew.params[0] = order;
+  diopiError_t err = ref_view(ctx, op, "grad_input", grad_input, &ew.out);
+  if (!err)
+    err = ref_view(ctx, op, "self", self, &ew.in[1]);
+  if (!err)
+    err = ref_view(ctx, op, "grad_output", grad_output, &ew.in[0]);
+  if (!err)
+    err = ref_view(ctx, op, "norm", norm, &ew.in[2]);
+  if (!err)
+    err = ref_expect_shape(op, "grad_input", &ew.out, ew.in[1].shape,
+                           ew.in[1].ndim);
+  f.in[0] = ew.in[1];
+  if (!err)
+    err = ref_fold_dims(op, "dim", &f, dim.data, dim.len);
+  if (!err)
+    err = spread(op, "grad_output", &ew.in[0], f.reduced, ew.out.shape,
+                 ew.out.ndim);
+  if (!err)
+    err = spread(op, "norm", &ew.in[2], f.reduced, ew.out.shape, ew.out.ndim);
+  for (int k = 0; !err && k < 3; k++)
+    err = ref_expect_no_partial_overlap(op, "inputs", &ew.out, &ew.in[k]);
+  return err ? err : ref_ew_enqueue(ctx, op, &ew);
+}

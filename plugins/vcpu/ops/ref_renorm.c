@@ -1,0 +1,154 @@
+/* Rescaling to a norm bound: embedding_renorm_ (each row of weight that
+ * indices name, whose p-norm exceeds max_norm, scaled to max_norm, as
+ * embedding's max_norm does) and clip_grad_norm (every gradient scaled by
+ * max_norm / (total norm + 1e-6) when below 1; the total norm returned to
+ * the host, so the op waits for the stream before computing it). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <diopi/functions.h>
+
+#include "ref_enqueue.h"
+#include "ref_error.h"
+#include "ref_index_args.h"
+#include "ref_pool.h"
+#include "ref_settle.h"
+#include "ref_tensor.h"
+
+/* The p-norm of |values| folded one at a time: sum of |x|^p, or the max
+ * for inf (p = 0: the nonzero count). */
+static double norm_add(double acc, double x, double p) {
+  x = fabs(x);
+  if (isinf(p))
+    return x > acc || isnan(x) ? x : acc;
+  return p == 0   ? acc + (x != 0)
+         : p == 1 ? acc + x
+         : p == 2 ? acc + x * x
+                  : acc + pow(x, p);
+}
+static double norm_finish(double acc, double p) {
+  return isinf(p) || p == 0 || p == 1 ? acc
+         : p == 2                     ? sqrt(acc)
+                                      : pow(acc, 1.0 / p);
+}
+
+typedef struct renorm_task {
+  ref_view_t weight, indices;
+  double max_norm, p;
+} renorm_task_t;
+
+/* Serial: a row named twice is renormed once (the second time it is
+ * within the bound already). */
+static void run_renorm(void *args) {
+  const renorm_task_t *t = args;
+  int64_t rows = t->weight.shape[0], cols = t->weight.shape[1];
+  for (int64_t k = 0; k < t->indices.numel; k++) {
+    int64_t r = (int64_t)ref_get(&t->indices, k);
+    if (r < 0 || r >= rows)
+      continue;
+    double acc = 0;
+    for (int64_t c = 0; c < cols; c++)
+      acc = norm_add(acc, ref_get(&t->weight, r * cols + c), t->p);
+    double norm = norm_finish(acc, t->p);
+    if (norm <= t->max_norm)
+      continue;
+    double scale = t->max_norm / (norm + 1e-7);
+    for (int64_t c = 0; c < cols; c++)
+      ref_set(&t->weight, r * cols + c,
+              ref_get(&t->weight, r * cols + c) * scale);
+  }
+}
+
+REF_EXPORT diopiError_t diopiEmbeddingRenorm_(diopiContextHandle_t ctx,
+                                              diopiTensorHandle_t inout,
+                                              diopiConstTensorHandle_t indices,
+                                              double max_norm,
+                                              double norm_type) {
+  const char *op = "diopiEmbeddingRenorm_";
+  renorm_task_t t;
+  memset(&t, 0, sizeof t);
+  t.max_norm = max_norm;
+  t.p = norm_type;
+  diopiError_t err = ref_view(ctx, op, "inout", inout, &t.weight);
+  if (!err && t.weight.ndim != 2)
+    err = ref_fail(op, "inout: expected 2 dims (rows, dim), got %d",
+                   t.weight.ndim);
+  if (!err)
+    err = ref_view(ctx, op, "indices", indices, &t.indices);
+  if (!err)
+    err = ref_expect_index(op, "indices", &t.indices);
+  if (!err && !(max_norm >= 0))
+    err = ref_fail(op, "max_norm: expected >= 0, got %g", max_norm);
+  if (!err && !(norm_type >= 0))
+    err = ref_fail(op, "norm_type: expected >= 0, got %g", norm_type);
+  if (err || t.indices.numel == 0 || t.weight.numel == 0)
+    return err;
+  return ref_enqueue(ctx, op, run_renorm, &t, sizeof t);
+}
+
+typedef struct scale_task {
+  ref_view_t grad;
+  double scale;
+} scale_task_t;
+
+static void scale_range(void *context, int64_t begin, int64_t end) {
+  const scale_task_t *t = context;
+  for (int64_t i = begin; i < end; i++)
+    ref_set(&t->grad, i, ref_get(&t->grad, i) * t->scale);
+}
+static void run_scale(void *args) {
+  scale_task_t *t = args;
+  ref_parallel_for(t->grad.numel, 1 << 15, scale_range, t);
+}
+
+REF_EXPORT diopiError_t diopiClipGradNorm(diopiContextHandle_t ctx, double *out,
+                                          diopiTensorHandle_t *grads,
+                                          int64_t num_grads, double max_norm,
+                                          double norm_type,
+                                          bool error_if_nonfinite) {
+  const char *op = "diopiClipGradNorm";
+  if (!out)
+    return ref_fail(op, "out: NULL");
+  if (num_grads < 0 || (num_grads && !grads))
+    return ref_fail(op, "grads: expected %lld tensors, got a NULL list",
+                    (long long)num_grads);
+  if (!(norm_type >= 0))
+    return ref_fail(op, "norm_type: expected >= 0, got %g", norm_type);
+  char name[32];
+  for (int64_t i = 0; i < num_grads; i++) { /* every gradient viewable */
+    ref_view_t v;
+    snprintf(name, sizeof name, "grads[%lld]", (long long)i);
+    diopiError_t err = ref_view(ctx, op, name, grads[i], &v);
+    if (err)
+      return err;
+  }
+  diopiError_t err = ref_settle(ctx, op);
+  if (err)
+    return err;
+  /* The total: the norm of the per-tensor norms (inf: their max). */
+  double acc = 0;
+  for (int64_t i = 0; i < num_grads; i++) {
+    ref_view_t v;
+    ref_view(ctx, op, "grads", grads[i], &v);
+    double own = 0;
+    for (int64_t k = 0; k < v.numel; k++)
+      own = norm_add(own, ref_get(&v, k), norm_type);
+    acc = norm_add(acc, norm_finish(own, norm_type), norm_type);
+  }
+  double total = norm_finish(acc, norm_type);
+  *out = total;
+  if (error_if_nonfinite && !isfinite(total))
+    return ref_fail(op,
+                    "grads: the total norm of order %g is %g "
+                    "(error_if_nonfinite)",
+                    norm_type, total);
+  double scale = max_norm / (total + 1e-6);
+  for (int64_t i = 0; scale < 1 && i < num_grads; i++) {
+    scale_task_t t = {.scale = scale};
+    ref_view(ctx, op, "grads", grads[i], &t.grad);
+    if (t.grad.numel && (err = ref_enqueue(ctx, op, run_scale, &t, sizeof t)))
+      return err;
+  }
+  return diopiSuccess;
+}

@@ -1,0 +1,385 @@
+/* Scatters along a dim: scatter (tensor or scalar source; replace, add or
+ * multiply; in place or not), index_fill (a value at a 1-d index, scalar
+ * or 0-dim tensor, in place or not), gather's backward (scatter-add of the
+ * gradient into zeros), index_select's backward (slices of the gradient
+ * added at a 1-d index) and sort's backward (the gradient put back at the
+ * sorted positions). Element p of the iteration shape writes out at p
+ * with its dim coordinate replaced by the index. One serial task, so
+ * repeated indices accumulate deterministically; an index out of range
+ * (device data, read by the task) writes nothing. */
+#include <string.h>
+
+#include <diopi/functions.h>
+
+#include "ref_enqueue.h"
+#include "ref_error.h"
+#include "ref_index_args.h"
+#include "ref_tensor.h"
+
+#define CTX diopiContextHandle_t ctx
+#define T diopiTensorHandle_t
+#define CT diopiConstTensorHandle_t
+
+typedef enum reduce { REPLACE, ADD, MULTIPLY } reduce_t;
+typedef enum start { FROM_INPUT, FROM_ZERO, AS_IS } start_t;
+
+typedef struct scatter_task {
+  ref_view_t out, input;
+  /* In the iteration shape: index (unless index_1d), src, and out's
+   * offsets (with out's strides). */
+  ref_view_t index, src, out_at;
+  ref_view_t value_tensor; /* index_fill's 0-dim value, if has_value_tensor */
+  bool has_src, index_1d, has_value_tensor;
+  start_t start;
+  reduce_t reduce;
+  double value;
+  int dim;
+  int64_t inner; /* iteration elements after dim */
+} scatter_task_t;
+
+static void run(void *args) {
+  const scatter_task_t *t = args;
+  if (t->start != AS_IS)
+    for (int64_t i = 0; i < t->out.numel; i++)
+      ref_set(&t->out, i, t->start == FROM_ZERO ? 0 : ref_get(&t->input, i));
+  size_t elem = ref_dtype_size(t->out.dtype);
+  double value = t->has_value_tensor ? ref_get(&t->value_tensor, 0) : t->value;
+  bool scalar = t->out.ndim == 0;
+  int64_t len = scalar ? 1 : t->out.shape[t->dim];
+  int64_t step = scalar ? 0 : t->out.strides[t->dim];
+  int64_t extent = scalar ? 1 : t->out_at.shape[t->dim];
+  for (int64_t p = 0; p < t->out_at.numel; p++) {
+    int64_t c = p / t->inner % extent;
+    int64_t at =
+        (int64_t)(t->index_1d ? ref_get(&t->index, c) : ref_get(&t->index, p));
+    if (at < 0 || at >= len)
+      continue;
+    char *dst = t->out.data +
+                (ref_offset(&t->out_at, p) + (at - c) * step) * (int64_t)elem;
+    double v = t->has_src ? ref_get(&t->src, p) : value;
+    if (t->reduce != REPLACE) {
+      double old = ref_load(dst, t->out.dtype);
+      v = t->reduce == ADD ? old + v : old * v;
+    }
+    ref_store(dst, t->out.dtype, v);
+  }
+}
+
+/* `v` cut to `shape` (each dim no larger), keeping its strides. */
+static ref_view_t cut(const ref_view_t *v, const int64_t *shape, int ndim) {
+  ref_view_t c = *v;
+  c.ndim = ndim;
+  c.numel = 1;
+  for (int d = 0; d < ndim; d++) {
+    c.shape[d] = shape[d];
+    c.numel *= shape[d];
+  }
+  return c;
+}
+
+/* Fails unless `v` has `ndim` dims, each at least shape's (except `skip`,
+ * -1 for none). */
+static diopiError_t covers(const char *op, const char *arg, const ref_view_t *v,
+                           const int64_t *shape, int ndim, int skip) {
+  bool ok = v->ndim == ndim;
+  for (int d = 0; ok && d < ndim; d++)
+    ok = d == skip || v->shape[d] >= shape[d];
+  if (ok)
+    return diopiSuccess;
+  char want[128], have[128];
+  return ref_fail(op, "%s: shape %s does not cover the index's %s", arg,
+                  ref_shape_text(v->shape, v->ndim, have, sizeof have),
+                  ref_shape_text(shape, ndim, want, sizeof want));
+}
+
+/* Finishes t (out, dim, index viewed) for iteration over `iter` and
+ * enqueues. */
+static diopiError_t launch(CTX, const char *op, scatter_task_t *t,
+                           const int64_t *iter, int ndim) {
+  t->out_at = cut(&t->out, iter, ndim);
+  if (t->has_src)
+    t->src = cut(&t->src, iter, ndim);
+  if (!t->index_1d)
+    t->index = cut(&t->index, iter, ndim);
+  t->inner = 1;
+  for (int d = t->dim + 1; d < ndim; d++)
+    t->inner *= iter[d];
+  if (t->out.numel == 0)
+    return diopiSuccess;
+  return ref_enqueue(ctx, op, run, t, sizeof *t);
+}
+
+static diopiError_t parse_reduce(const char *op, const char *reduce,
+                                 reduce_t *out) {
+  if (!reduce || !*reduce || !strcmp(reduce, "none"))
+    *out = REPLACE;
+  else if (!strcmp(reduce, "add"))
+    *out = ADD;
+  else if (!strcmp(reduce, "multiply"))
+    *out = MULTIPLY;
+  else
+    return ref_fail(op, "reduce: expected add, multiply or none, got '%s'",
+                    reduce);
+  return diopiSuccess;
+}
+
+static diopiError_t scatter(CTX, const char *op, CT out, CT input, int64_t dim,
+                            CT src, const diopiScalar_t *value, CT index,
+                            const char *reduce) {
+  scatter_task_t t;
+  memset(&t, 0, sizeof t);
+  t.start = out == input ? AS_IS : FROM_INPUT;
+  t.has_src = src != NULL;
+  t.value = ref_scalar(value, 0);
+  diopiError_t err = parse_reduce(op, reduce, &t.reduce);
+  if (!err)
+    err = ref_view(ctx, op, "out", out, &t.out);
+  if (!err)
+    err = ref_view(ctx, op, "input", input, &t.input);
+  if (!err)
+    err = ref_view(ctx, op, "index", index, &t.index);
+  if (!err)
+    err = ref_expect_index(op, "index", &t.index);
+  if (!err)
+    err = ref_expect_shape(op, "out", &t.out, t.input.shape, t.input.ndim);
+  if (!err)
+    err = ref_dim(op, "dim", dim, t.out.ndim, &t.dim);
+  if (!err && !src && !value)
+    err = ref_fail(op, "value: scalar is NULL");
+  if (!err && src)
+    err = ref_view(ctx, op, "src", src, &t.src);
+  if (!err && t.index.ndim != (t.out.ndim ? t.out.ndim : 1) &&
+      !(t.out.ndim == 0 && t.index.ndim == 0))
+    err = ref_fail(op, "index: %d dims, expected %d (input's)", t.index.ndim,
+                   t.out.ndim);
+  if (!err && src)
+    err = covers(op, "src", &t.src, t.index.shape, t.index.ndim, -1);
+  if (!err && t.out.ndim)
+    err = covers(op, "out", &t.out, t.index.shape, t.index.ndim, t.dim);
+  if (!err && t.start != AS_IS)
+    err = ref_expect_no_partial_overlap(op, "input", &t.out, &t.input);
+  if (err)
+    return err;
+  int64_t iter[REF_MAX_DIMS];
+  memcpy(iter, t.index.shape, sizeof iter);
+  return launch(ctx, op, &t, iter, t.out.ndim);
+}
+
+REF_EXPORT diopiError_t diopiScatter(CTX, T out, CT input, int64_t dim, CT src,
+                                     CT index, const char *reduce) {
+  if (!src)
+    return ref_fail("diopiScatter", "src: tensor is NULL");
+  return scatter(ctx, "diopiScatter", out, input, dim, src, NULL, index,
+                 reduce);
+}
+REF_EXPORT diopiError_t diopiScatterInp(CTX, T input, int64_t dim, CT src,
+                                        CT index, const char *reduce) {
+  if (!src)
+    return ref_fail("diopiScatterInp", "src: tensor is NULL");
+  return scatter(ctx, "diopiScatterInp", input, input, dim, src, NULL, index,
+                 reduce);
+}
+REF_EXPORT diopiError_t diopiScatterScalar(CTX, T out, CT input, int64_t dim,
+                                           const diopiScalar_t *value, CT index,
+                                           const char *reduce) {
+  return scatter(ctx, "diopiScatterScalar", out, input, dim, NULL, value, index,
+                 reduce);
+}
+REF_EXPORT diopiError_t diopiScatterInpScalar(CTX, T input, int64_t dim,
+                                              const diopiScalar_t *value,
+                                              CT index, const char *reduce) {
+  return scatter(ctx, "diopiScatterInpScalar", input, input, dim, NULL, value,
+                 index, reduce);
+}
+
+/* grad_input (input's shape) = zeros, grad_output scatter-added at index. */
+REF_EXPORT diopiError_t diopiGatherBackward(CTX, T grad_input, CT grad_output,
+                                            CT input, int64_t dim, CT index) {
+  const char *op = "diopiGatherBackward";
+  scatter_task_t t;
+  memset(&t, 0, sizeof t);
+  t.start = FROM_ZERO;
+  t.reduce = ADD;
+  t.has_src = true;
+  ref_view_t in;
+  diopiError_t err = ref_view(ctx, op, "grad_input", grad_input, &t.out);
+  if (!err)
+    err = ref_view(ctx, op, "input", input, &in);
+  if (!err)
+    err = ref_expect_shape(op, "grad_input", &t.out, in.shape, in.ndim);
+  if (!err)
+    err = ref_view(ctx, op, "index", index, &t.index);
+  if (!err)
+    err = ref_expect_index(op, "index", &t.index);
+  if (!err)
+    err = ref_dim(op, "dim", dim, t.out.ndim, &t.dim);
+  if (!err)
+    err = ref_view(ctx, op, "grad_output", grad_output, &t.src);
+  if (!err)
+    err = ref_expect_shape(op, "grad_output", &t.src, t.index.shape,
+                           t.index.ndim);
+  if (!err && t.out.ndim)
+    err = covers(op, "grad_input", &t.out, t.index.shape, t.index.ndim, t.dim);
+  if (!err)
+    err = ref_expect_no_partial_overlap(op, "grad_output", &t.out, &t.src);
+  if (err)
+    return err;
+  int64_t iter[REF_MAX_DIMS];
+  memcpy(iter, t.index.shape, sizeof iter);
+  return launch(ctx, op, &t, iter, t.out.ndim);
+}
+
+/* grad_input (input_sizes) = zeros, slice k of grad along dim added at
+ * index[k]. */
+REF_EXPORT diopiError_t diopiIndexSelectBackward(CTX, T grad_input, CT grad,
+                                                 diopiSize_t input_sizes,
+                                                 int64_t dim, CT index) {
+  const char *op = "diopiIndexSelectBackward";
+  scatter_task_t t;
+  memset(&t, 0, sizeof t);
+  t.start = FROM_ZERO;
+  t.reduce = ADD;
+  t.has_src = true;
+  t.index_1d = true;
+  diopiError_t err = ref_view(ctx, op, "grad_input", grad_input, &t.out);
+  if (!err)
+    err = ref_expect_shape(op, "grad_input", &t.out, input_sizes.data,
+                           (int)input_sizes.len);
+  if (!err)
+    err = ref_dim(op, "dim", dim, t.out.ndim, &t.dim);
+  if (!err)
+    err = ref_view(ctx, op, "index", index, &t.index);
+  if (!err)
+    err = ref_expect_index(op, "index", &t.index);
+  if (!err && t.index.ndim > 1)
+    err = ref_fail(op, "index: expected 1 dim, got %d", t.index.ndim);
+  if (!err)
+    err = ref_view(ctx, op, "grad", grad, &t.src);
+  if (err)
+    return err;
+  int64_t shape[REF_MAX_DIMS];
+  memcpy(shape, t.out.shape, sizeof shape);
+  if (t.out.ndim)
+    shape[t.dim] = t.index.numel;
+  if ((err = ref_expect_shape(op, "grad", &t.src, shape, t.out.ndim)) ||
+      (err = ref_expect_no_partial_overlap(op, "grad", &t.out, &t.src)))
+    return err;
+  return launch(ctx, op, &t, shape, t.out.ndim);
+}
+
+static diopiError_t index_fill(CTX, const char *op, CT out, CT input,
+                               int64_t dim, CT index, CT value_tensor,
+                               const diopiScalar_t *value) {
+  scatter_task_t t;
+  memset(&t, 0, sizeof t);
+  t.start = out == input ? AS_IS : FROM_INPUT;
+  t.index_1d = true;
+  t.value = ref_scalar(value, 0);
+  diopiError_t err = ref_view(ctx, op, "out", out, &t.out);
+  if (!err)
+    err = ref_view(ctx, op, "input", input, &t.input);
+  if (!err)
+    err = ref_expect_shape(op, "out", &t.out, t.input.shape, t.input.ndim);
+  if (!err)
+    err = ref_dim(op, "dim", dim, t.out.ndim, &t.dim);
+  if (!err)
+    err = ref_view(ctx, op, "index", index, &t.index);
+  if (!err)
+    err = ref_expect_index(op, "index", &t.index);
+  if (!err && t.index.ndim > 1)
+    err = ref_fail(op, "index: expected 1 dim, got %d", t.index.ndim);
+  if (!err && value_tensor) {
+    t.has_value_tensor = true;
+    err = ref_view(ctx, op, "value", value_tensor, &t.value_tensor);
+    if (!err && t.value_tensor.numel != 1)
+      err = ref_fail(op, "value: expected one element, got %lld",
+                     (long long)t.value_tensor.numel);
+  } else if (!err && !value) {
+    err = ref_fail(op, "value: scalar is NULL");
+  }
+  if (!err && t.start != AS_IS)
+    err = ref_expect_no_partial_overlap(op, "input", &t.out, &t.input);
+  if (err)
+    return err;
+  int64_t iter[REF_MAX_DIMS];
+  memcpy(iter, t.out.shape, sizeof iter);
+  if (t.out.ndim)
+    iter[t.dim] = t.index.numel;
+  return launch(ctx, op, &t, iter, t.out.ndim);
+}
+
+REF_EXPORT diopiError_t diopiIndexFill(CTX, T out, CT input, int64_t dim,
+                                       CT index, CT value) {
+  if (!value)
+    return ref_fail("diopiIndexFill", "value: tensor is NULL");
+  return index_fill(ctx, "diopiIndexFill", out, input, dim, index, value, NULL);
+}
+REF_EXPORT diopiError_t diopiIndexFillInp(CTX, T input, int64_t dim, CT index,
+                                          CT value) {
+  if (!value)
+    return ref_fail("diopiIndexFillInp", "value: tensor is NULL");
+  return index_fill(ctx, "diopiIndexFillInp", input, input, dim, index, value,
+                    NULL);
+}
+REF_EXPORT diopiError_t diopiIndexFillScalar(CTX, T out, CT input, int64_t dim,
+                                             CT index,
+                                             const diopiScalar_t *value) {
+  return index_fill(ctx, "diopiIndexFillScalar", out, input, dim, index, NULL,
+                    value);
+}
+REF_EXPORT diopiError_t diopiIndexFillInpScalar(CTX, T input, int64_t dim,
+                                                CT index,
+                                                const diopiScalar_t *value) {
+  return index_fill(ctx, "diopiIndexFillInpScalar", input, input, dim, index,
+                    NULL, value);
+}
+
+/* grad_input (sizes) = zeros with grad_output put at indices along dim;
+ * without keepdim, indices and grad_output lack dim (a size-1 dim is put
+ * back). */
+REF_EXPORT diopiError_t diopiSortBackward(CTX, T grad_input, CT grad_output,
+                                          int64_t dim, CT indices,
+                                          diopiSize_t sizes, bool keepdim) {
+  const char *op = "diopiSortBackward";
+  scatter_task_t t;
+  memset(&t, 0, sizeof t);
+  t.start = FROM_ZERO;
+  t.has_src = true;
+  diopiError_t err = ref_view(ctx, op, "grad_input", grad_input, &t.out);
+  if (!err)
+    err =
+        ref_expect_shape(op, "grad_input", &t.out, sizes.data, (int)sizes.len);
+  if (!err)
+    err = ref_dim(op, "dim", dim, t.out.ndim, &t.dim);
+  if (!err)
+    err = ref_view(ctx, op, "indices", indices, &t.index);
+  if (!err)
+    err = ref_expect_index(op, "indices", &t.index);
+  if (!err)
+    err = ref_view(ctx, op, "grad_output", grad_output, &t.src);
+  if (!err)
+    err = ref_expect_shape(op, "grad_output", &t.src, t.index.shape,
+                           t.index.ndim);
+  if (err)
+    return err;
+  if (!keepdim && t.index.ndim + 1 == t.out.ndim) {
+    ref_view_t *views[2] = {&t.index, &t.src};
+    for (int k = 0; k < 2; k++) {
+      ref_view_t *v = views[k];
+      for (int d = v->ndim; d > t.dim; d--) {
+        v->shape[d] = v->shape[d - 1];
+        v->strides[d] = v->strides[d - 1];
+      }
+      v->shape[t.dim] = 1;
+      v->strides[t.dim] = 0;
+      v->ndim++;
+    }
+  }
+  if ((err = covers(op, "grad_input", &t.out, t.index.shape, t.index.ndim,
+                    t.dim)) ||
+      (err = ref_expect_no_partial_overlap(op, "grad_output", &t.out, &t.src)))
+    return err;
+  int64_t iter[REF_MAX_DIMS];
+  memcpy(iter, t.index.shape, sizeof iter);
+  return launch(ctx, op, &t, iter, t.out.ndim);
+}

@@ -1,0 +1,223 @@
+/* Ops whose output size depends on the data: masked_select (the input's
+ * elements where the broadcast mask is true, in order) and nonzero (the
+ * coordinates of nonzero elements, (count, ndim) int64); and their
+ * in-order relatives of fixed size: masked_select's backward and
+ * masked_scatter (input with source's elements, in order, where the mask
+ * is true). The count needs the data: the op waits for the
+ * context's stream (work enqueued before it), counts on the caller's
+ * thread, requires its output from the context and enqueues the copy. */
+#include <string.h>
+
+#include <diopi/functions.h>
+
+#include "ref_enqueue.h"
+#include "ref_error.h"
+#include "ref_settle.h"
+#include "ref_tensor.h"
+
+typedef enum dynamic_kind {
+  MASKED_SELECT,
+  NONZERO,
+  MASKED_BACKWARD,
+  MASKED_SCATTER
+} dynamic_kind_t;
+
+typedef struct dynamic_task {
+  dynamic_kind_t kind;
+  ref_view_t out, input, mask; /* input and mask broadcast to one shape */
+  ref_view_t grad; /* backward: grad_output; masked_scatter: source */
+  int64_t n;       /* positions scanned */
+} dynamic_task_t;
+
+static void run(void *args) {
+  const dynamic_task_t *t = args;
+  int64_t k = 0;
+  for (int64_t i = 0; i < t->n; i++) {
+    bool selected = t->kind == NONZERO ? ref_get(&t->input, i) != 0
+                                       : ref_get(&t->mask, i) != 0;
+    if (t->kind == MASKED_BACKWARD || t->kind == MASKED_SCATTER) {
+      selected = selected && k < t->grad.numel; /* a short source stops */
+      double other = t->kind == MASKED_SCATTER ? ref_get(&t->input, i) : 0;
+      ref_set(&t->out, i, selected ? ref_get(&t->grad, k) : other);
+      k += selected;
+      continue;
+    }
+    if (!selected)
+      continue;
+    if (t->kind == MASKED_SELECT) {
+      ref_set(&t->out, k++, ref_get(&t->input, i));
+      continue;
+    }
+    int64_t rest = i; /* coordinates, last dim fastest */
+    for (int d = t->input.ndim; d-- > 0;) {
+      ref_set(&t->out, k * t->input.ndim + d,
+              (double)(rest % t->input.shape[d]));
+      rest /= t->input.shape[d];
+    }
+    k++;
+  }
+}
+
+/* input and mask (bool or uint8) broadcast to their common shape. */
+static diopiError_t broadcast_pair(const char *op, ref_view_t *input,
+                                   ref_view_t *mask) {
+  if (mask->dtype != diopi_dtype_bool && mask->dtype != diopi_dtype_uint8)
+    return ref_fail(op, "mask: expected dtype bool or uint8, got dtype %d",
+                    (int)mask->dtype);
+  int nd = input->ndim > mask->ndim ? input->ndim : mask->ndim;
+  int64_t shape[REF_MAX_DIMS];
+  for (int d = 0; d < nd; d++) {
+    int64_t a =
+        d - (nd - input->ndim) >= 0 ? input->shape[d - (nd - input->ndim)] : 1;
+    int64_t b =
+        d - (nd - mask->ndim) >= 0 ? mask->shape[d - (nd - mask->ndim)] : 1;
+    shape[d] = a == 1 ? b : a;
+  }
+  diopiError_t err = ref_broadcast_to(op, "input", input, shape, nd);
+  return err ? err : ref_broadcast_to(op, "mask", mask, shape, nd);
+}
+
+/* Requires a (count) or (count, ndim) tensor of `dtype` into *out. */
+static diopiError_t require(diopiContextHandle_t ctx, const char *op,
+                            diopiConstTensorHandle_t like, int64_t count,
+                            int64_t columns, bool two_dims, diopiDtype_t dtype,
+                            diopiTensorHandle_t *out) {
+  diopiDevice_t device;
+  int64_t shape[2] = {count, columns};
+  diopiSize_t size = {shape, two_dims ? 2 : 1};
+  if (diopiGetTensorDevice(like, &device) ||
+      diopiRequireTensor(ctx, out, &size, NULL, dtype, device))
+    return ref_fail(op, "out: the context cannot allocate %lld elements",
+                    (long long)(count * (two_dims ? columns : 1)));
+  return diopiSuccess;
+}
+
+REF_EXPORT diopiError_t diopiMaskedSelect(diopiContextHandle_t ctx,
+                                          diopiTensorHandle_t *out,
+                                          diopiConstTensorHandle_t input,
+                                          diopiConstTensorHandle_t mask) {
+  const char *op = "diopiMaskedSelect";
+  dynamic_task_t t;
+  memset(&t, 0, sizeof t);
+  t.kind = MASKED_SELECT;
+  if (!out)
+    return ref_fail(op, "out: NULL");
+  diopiError_t err = ref_view(ctx, op, "input", input, &t.input);
+  if (!err)
+    err = ref_view(ctx, op, "mask", mask, &t.mask);
+  if (!err)
+    err = broadcast_pair(op, &t.input, &t.mask);
+  if (!err)
+    err = ref_settle(ctx, op);
+  if (err)
+    return err;
+  int64_t count = 0;
+  for (int64_t i = 0; i < t.mask.numel; i++)
+    count += ref_get(&t.mask, i) != 0;
+  diopiTensorHandle_t result;
+  t.n = t.mask.numel;
+  err = require(ctx, op, input, count, 0, false, t.input.dtype, &result);
+  if (!err)
+    err = ref_view(ctx, op, "out", result, &t.out);
+  if (!err && count)
+    err = ref_enqueue(ctx, op, run, &t, sizeof t);
+  if (!err)
+    *out = result;
+  return err;
+}
+
+REF_EXPORT diopiError_t diopiNonzero(diopiContextHandle_t ctx,
+                                     diopiTensorHandle_t *out,
+                                     diopiConstTensorHandle_t input) {
+  const char *op = "diopiNonzero";
+  dynamic_task_t t;
+  memset(&t, 0, sizeof t);
+  t.kind = NONZERO;
+  if (!out)
+    return ref_fail(op, "out: NULL");
+  diopiError_t err = ref_view(ctx, op, "input", input, &t.input);
+  if (!err)
+    err = ref_settle(ctx, op);
+  if (err)
+    return err;
+  int64_t count = 0;
+  for (int64_t i = 0; i < t.input.numel; i++)
+    count += ref_get(&t.input, i) != 0;
+  diopiTensorHandle_t result;
+  t.n = t.input.numel;
+  err = require(ctx, op, input, count, t.input.ndim, true, diopi_dtype_int64,
+                &result);
+  if (!err)
+    err = ref_view(ctx, op, "out", result, &t.out);
+  if (!err && count && t.input.ndim)
+    err = ref_enqueue(ctx, op, run, &t, sizeof t);
+  if (!err)
+    *out = result;
+  return err;
+}
+
+/* grad_input (input and mask's broadcast shape): grad_output's k-th
+ * element at the k-th selected position, 0 elsewhere. */
+REF_EXPORT diopiError_t diopiMaskedSelectBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiConstTensorHandle_t mask) {
+  const char *op = "diopiMaskedSelectBackward";
+  dynamic_task_t t;
+  memset(&t, 0, sizeof t);
+  t.kind = MASKED_BACKWARD;
+  ref_view_t in;
+  diopiError_t err = ref_view(ctx, op, "input", input, &in);
+  if (!err)
+    err = ref_view(ctx, op, "mask", mask, &t.mask);
+  if (!err)
+    err = broadcast_pair(op, &in, &t.mask);
+  if (!err)
+    err = ref_view(ctx, op, "grad_input", grad_input, &t.out);
+  if (!err)
+    err = ref_expect_shape(op, "grad_input", &t.out, in.shape, in.ndim);
+  if (!err)
+    err = ref_view(ctx, op, "grad_output", grad_output, &t.grad);
+  if (!err && t.grad.ndim != 1)
+    err = ref_fail(op, "grad_output: expected 1 dim, got %d", t.grad.ndim);
+  if (!err)
+    err = ref_expect_no_partial_overlap(op, "grad_output", &t.out, &t.grad);
+  if (err)
+    return err;
+  t.n = in.numel;
+  return t.n ? ref_enqueue(ctx, op, run, &t, sizeof t) : diopiSuccess;
+}
+
+REF_EXPORT diopiError_t diopiMaskedScatter(diopiContextHandle_t ctx,
+                                           diopiTensorHandle_t out,
+                                           diopiConstTensorHandle_t input,
+                                           diopiConstTensorHandle_t mask,
+                                           diopiConstTensorHandle_t source) {
+  const char *op = "diopiMaskedScatter";
+  dynamic_task_t t;
+  memset(&t, 0, sizeof t);
+  t.kind = MASKED_SCATTER;
+  diopiError_t err = ref_view(ctx, op, "input", input, &t.input);
+  if (!err)
+    err = ref_view(ctx, op, "mask", mask, &t.mask);
+  if (!err)
+    err = ref_view(ctx, op, "out", out, &t.out);
+  if (!err)
+    err = ref_expect_shape(op, "out", &t.out, t.input.shape, t.input.ndim);
+  if (!err)
+    err = ref_broadcast_to(op, "mask", &t.mask, t.input.shape, t.input.ndim);
+  if (!err && t.mask.dtype != diopi_dtype_bool &&
+      t.mask.dtype != diopi_dtype_uint8)
+    err = ref_fail(op, "mask: expected dtype bool or uint8, got dtype %d",
+                   (int)t.mask.dtype);
+  if (!err)
+    err = ref_view(ctx, op, "source", source, &t.grad);
+  if (!err)
+    err = ref_expect_no_partial_overlap(op, "source", &t.out, &t.grad);
+  if (!err)
+    err = ref_expect_no_partial_overlap(op, "input", &t.out, &t.input);
+  if (err)
+    return err;
+  t.n = t.input.numel;
+  return t.n ? ref_enqueue(ctx, op, run, &t, sizeof t) : diopiSuccess;
+}

@@ -1,0 +1,187 @@
+/* sort, argsort and topk along a dim: each line's (value, position) pairs
+ * sorted in double, NaN above every number (last ascending, first descending,
+ * as PyTorch), equal values in their original order (so every sort is stable).
+ * Lines split across the worker pool; the pairs live in scratch from the
+ * context. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <diopi/functions.h>
+
+#include "ref_enqueue.h"
+#include "ref_error.h"
+#include "ref_pool.h"
+#include "ref_scratch.h"
+#include "ref_tensor.h"
+#include "ref_view_more.h"
+
+typedef struct pair {
+  double value;
+  int64_t position;
+} pair_t;
+
+typedef struct sort_task {
+  ref_view_t input, values, indices;
+  /* One element per line (the dim dropped), with each tensor's strides. */
+  ref_view_t input_lines, values_lines, indices_lines;
+  int dim;
+  int64_t n, k;                /* line length, elements written per line */
+  bool descending, has_values; /* argsort: indices only */
+  pair_t *pairs;               /* scratch: n per line */
+} sort_task_t;
+
+/* Ascending, NaN last, ties by position. */
+static int ascending(const void *a, const void *b) {
+  const pair_t *x = a, *y = b;
+  bool xn = isnan(x->value), yn = isnan(y->value);
+  if (xn != yn)
+    return xn ? 1 : -1;
+  if (!xn && x->value != y->value)
+    return x->value < y->value ? -1 : 1;
+  return (x->position > y->position) - (x->position < y->position);
+}
+/* Descending, NaN first, ties by position. */
+static int descending(const void *a, const void *b) {
+  const pair_t *x = a, *y = b;
+  bool xn = isnan(x->value), yn = isnan(y->value);
+  if (xn != yn)
+    return xn ? -1 : 1;
+  if (!xn && x->value != y->value)
+    return x->value > y->value ? -1 : 1;
+  return (x->position > y->position) - (x->position < y->position);
+}
+
+static int64_t step_of(const ref_view_t *v, int d) {
+  return v->ndim ? v->strides[d] : 0;
+}
+
+static void run_range(void *context, int64_t begin, int64_t end) {
+  const sort_task_t *t = context;
+  for (int64_t l = begin; l < end; l++) {
+    pair_t *p = t->pairs + l * t->n;
+    int64_t base = ref_offset(&t->input_lines, l);
+    for (int64_t i = 0; i < t->n; i++)
+      p[i] = (pair_t){
+          ref_load_at(&t->input, base + i * step_of(&t->input, t->dim)), i};
+    qsort(p, (size_t)t->n, sizeof *p, t->descending ? descending : ascending);
+    int64_t vb = ref_offset(&t->values_lines, l);
+    int64_t ib = ref_offset(&t->indices_lines, l);
+    for (int64_t i = 0; i < t->k; i++) {
+      ref_store_at(&t->values, vb + i * step_of(&t->values, t->dim),
+                   p[i].value);
+      ref_store_at(&t->indices, ib + i * step_of(&t->indices, t->dim),
+                   (double)p[i].position);
+    }
+  }
+}
+
+static void run(void *args) {
+  sort_task_t *t = args;
+  ref_parallel_for(t->input_lines.numel, (1 << 12) / (t->n + 1) + 1, run_range,
+                   t);
+}
+
+/* values (NULL: argsort's none) and indices: input's shape with k along
+ * dim. */
+static diopiError_t launch(diopiContextHandle_t ctx, const char *op,
+                           sort_task_t *t, diopiConstTensorHandle_t values,
+                           const char *indices_name,
+                           diopiConstTensorHandle_t indices,
+                           diopiConstTensorHandle_t input, int64_t dim,
+                           int64_t k) {
+  t->has_values = values != NULL;
+  diopiError_t err = ref_view(ctx, op, indices_name, indices, &t->indices);
+  if (!err)
+    err = t->has_values ? ref_view(ctx, op, "values", values, &t->values)
+                        : ref_view(ctx, op, indices_name, indices, &t->values);
+  if (!err)
+    err = ref_view(ctx, op, "input", input, &t->input);
+  if (!err)
+    err = ref_dim(op, "dim", dim, t->input.ndim, &t->dim);
+  if (err)
+    return err;
+  t->n = t->input.ndim ? t->input.shape[t->dim] : 1;
+  if (k < 0 || k > t->n)
+    return ref_fail(op, "k: %lld is outside [0, %lld]", (long long)k,
+                    (long long)t->n);
+  t->k = k;
+  int64_t shape[REF_MAX_DIMS];
+  memcpy(shape, t->input.shape, sizeof shape);
+  if (t->input.ndim)
+    shape[t->dim] = k;
+  if ((err =
+           ref_expect_shape(op, "values", &t->values, shape, t->input.ndim)) ||
+      (err = ref_expect_shape(op, indices_name, &t->indices, shape,
+                              t->input.ndim)) ||
+      (err = ref_expect_no_partial_overlap(op, "input", &t->values, &t->input)))
+    return err;
+  if (ref_is_floating(t->indices.dtype))
+    return ref_fail(op, "%s: expected an integer dtype, got dtype %d",
+                    indices_name, (int)t->indices.dtype);
+  int line_dim = t->input.ndim ? t->dim : -1;
+  t->input_lines = ref_lines_of(&t->input, line_dim);
+  t->values_lines = ref_lines_of(&t->values, line_dim);
+  t->indices_lines = ref_lines_of(&t->indices, line_dim);
+  if (t->input.numel == 0 || k == 0)
+    return diopiSuccess;
+  err = ref_scratch(ctx, op, (size_t)t->input.numel * sizeof(pair_t),
+                    (void **)&t->pairs);
+  return err ? err : ref_enqueue(ctx, op, run, t, sizeof *t);
+}
+
+/* stable: NULL or either value gives the same (stable) order. */
+REF_EXPORT diopiError_t diopiSort(diopiContextHandle_t ctx,
+                                  diopiTensorHandle_t values,
+                                  diopiTensorHandle_t indices,
+                                  diopiConstTensorHandle_t input, int64_t dim,
+                                  bool descending, const bool *pStable) {
+  (void)pStable;
+  sort_task_t t;
+  memset(&t, 0, sizeof t);
+  t.descending = descending;
+  ref_view_t in;
+  diopiError_t err = ref_view(ctx, "diopiSort", "input", input, &in);
+  if (err)
+    return err;
+  int d = 0;
+  if ((err = ref_dim("diopiSort", "dim", dim, in.ndim, &d)))
+    return err;
+  return launch(ctx, "diopiSort", &t, values, "indices", indices, input, dim,
+                in.ndim ? in.shape[d] : 1);
+}
+
+/* The k largest (or smallest) along dim, in order (sorted or not). */
+REF_EXPORT diopiError_t diopiTopk(diopiContextHandle_t ctx,
+                                  diopiTensorHandle_t values,
+                                  diopiTensorHandle_t indices,
+                                  diopiConstTensorHandle_t input, int64_t k,
+                                  int64_t dim, bool largest, bool sorted) {
+  (void)sorted;
+  sort_task_t t;
+  memset(&t, 0, sizeof t);
+  t.descending = largest;
+  return launch(ctx, "diopiTopk", &t, values, "indices", indices, input, dim,
+                k);
+}
+
+/* dim NULL: the last; every sort here is stable. */
+REF_EXPORT diopiError_t diopiArgsort(diopiContextHandle_t ctx,
+                                     diopiTensorHandle_t out,
+                                     diopiConstTensorHandle_t input,
+                                     bool stable, const int64_t *dim,
+                                     bool descending) {
+  const char *op = "diopiArgsort";
+  (void)stable;
+  sort_task_t t;
+  memset(&t, 0, sizeof t);
+  t.descending = descending;
+  ref_view_t in;
+  diopiError_t err = ref_view(ctx, op, "input", input, &in);
+  int d = 0;
+  if (!err)
+    err = ref_dim(op, "dim", dim ? *dim : -1, in.ndim, &d);
+  return err ? err
+             : launch(ctx, op, &t, NULL, "out", out, input, dim ? *dim : -1,
+                      in.ndim ? in.shape[d] : 1);
+}
