@@ -86,10 +86,10 @@ static void grad_sums_f32(const float *restrict g, const float *restrict w,
 
 /* y[k] = (x[k] - center) * scale + shift, then times w[k] and plus b[k]
  * where given. y may be x. */
-REF_F32_CLONES static void affine_f32(float *y, const float *x, int64_t n,
-                                      float center, float scale, float shift,
-                                      const float *restrict w,
-                                      const float *restrict b) {
+REF_ISA_BODY void affine_f32_body(float *y, const float *x, int64_t n,
+                                  float center, float scale, float shift,
+                                  const float *restrict w,
+                                  const float *restrict b) {
   for (int64_t k = 0; k < n; k++)
     y[k] = (x[k] - center) * scale + shift;
   if (w)
@@ -99,6 +99,11 @@ REF_F32_CLONES static void affine_f32(float *y, const float *x, int64_t n,
     for (int64_t k = 0; k < n; k++)
       y[k] += b[k];
 }
+REF_ISA_DISPATCH_VOID(static, affine_f32,
+                      (float *y, const float *x, int64_t n, float center,
+                       float scale, float shift, const float *restrict w,
+                       const float *restrict b),
+                      (y, x, n, center, scale, shift, w, b))
 
 typedef diopiConstTensorHandle_t CT;
 

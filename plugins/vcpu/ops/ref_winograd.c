@@ -197,8 +197,8 @@ copy_rows(const run_t *r, const chunk_t *ch, int64_t c, float *restrict rows) {
  * rows of channel c + 1 are copied before channel c's are read back (as
  * strided loads the compiler vectorizes), so that the reads do not wait on
  * the just-issued stores. */
-REF_F32_CLONES static void transform_input(const run_t *r, const chunk_t *ch,
-                                           float *restrict v) {
+REF_ISA_BODY void transform_input_body(const run_t *r, const chunk_t *ch,
+                                       float *restrict v) {
   const ref_winograd_t *w = r->w;
   float rows[2][6 * LANES * 8], d[36 * LANES], tmp[36 * LANES];
   copy_rows(r, ch, 0, rows[0]);
@@ -217,11 +217,14 @@ REF_F32_CLONES static void transform_input(const run_t *r, const chunk_t *ch,
                w->c * LANES);
   }
 }
+REF_ISA_DISPATCH_VOID(static, transform_input,
+                      (const run_t *r, const chunk_t *ch, float *restrict v),
+                      (r, ch, v))
 
 /* m[xi][k][t] = sum over c of u[xi][k][c] v[xi][c][t]: blocks of ROWS
  * output channels by LANES tiles held in registers. */
-REF_F32_CLONES static void multiply(const run_t *r, const float *restrict v,
-                                    float *restrict m) {
+REF_ISA_BODY void multiply_body(const run_t *r, const float *restrict v,
+                                float *restrict m) {
   int64_t c_in = r->w->c, blocks = r->l.kp / ROWS;
   for (int xi = 0; xi < 36; xi++)
     for (int64_t kb = 0; kb < blocks; kb++) {
@@ -239,10 +242,14 @@ REF_F32_CLONES static void multiply(const run_t *r, const float *restrict v,
       memcpy(m + (xi * r->l.kp + kb * ROWS) * LANES, acc, sizeof acc);
     }
 }
+REF_ISA_DISPATCH_VOID(static, multiply,
+                      (const run_t *r, const float *restrict v,
+                       float *restrict m),
+                      (r, v, m))
 
 /* y's 4x4 tiles = A^T m A + bias, cut at the output's edges. */
-REF_F32_CLONES static void transform_output(const run_t *r, const chunk_t *ch,
-                                            const float *restrict m) {
+REF_ISA_BODY void transform_output_body(const run_t *r, const chunk_t *ch,
+                                        const float *restrict m) {
   const ref_winograd_t *w = r->w;
   int64_t ms = r->l.kp * LANES;
   float tmp[24 * LANES], o[16 * LANES];
@@ -267,6 +274,10 @@ REF_F32_CLONES static void transform_output(const run_t *r, const chunk_t *ch,
     }
   }
 }
+REF_ISA_DISPATCH_VOID(static, transform_output,
+                      (const run_t *r, const chunk_t *ch,
+                       const float *restrict m),
+                      (r, ch, m))
 
 enum { PREPARE_GROUP = 8 };
 
