@@ -379,7 +379,7 @@ def build_transpose(name, p, x, inplace):
 
 def build_permute(name, p, x, inplace):
     t, dims = x["input"], list(p["dims"])
-    y = t.permute(*dims).contiguous()
+    y = t.permute(dims).contiguous()
     return [("diopiPermute", lambda c: c.output("out", y).input("input", t)
              .attr("dims", dims))]
 
