@@ -6,6 +6,7 @@ where each line of `cases` is "NAME OP DIM,DIM,... [DIM,DIM,...]" (the
 input shapes). Prints one line per case: "NAME MEDIAN_SECONDS". Exits 3 if
 torch cannot be imported (the bench then reports no PyTorch baseline).
 """
+import os
 import statistics
 import sys
 import time
@@ -53,9 +54,21 @@ def make(op, shapes):
     raise SystemExit(f"unknown op {op}")
 
 
+def describe_isa():
+    """PyTorch's instruction sets, for the bench's log (stderr): ATen's
+    kernels as PyTorch reports them, oneDNN's and OpenBLAS's caps."""
+    aten = next((line.split(":", 1)[1].strip()
+                 for line in torch.__config__.show().splitlines()
+                 if "CPU capability usage" in line), "unknown")
+    print(f"bench ops: PyTorch {torch.__version__}: ATen {aten}, oneDNN "
+          f"{os.environ.get('DNNL_MAX_CPU_ISA', 'native')}, OpenBLAS core "
+          f"{os.environ.get('OPENBLAS_CORETYPE', 'native')}", file=sys.stderr)
+
+
 def main():
     threads, reps = int(sys.argv[1]), int(sys.argv[2])
     torch.set_num_threads(threads)
+    describe_isa()
     for line in sys.stdin:
         fields = line.split()
         if not fields:

@@ -44,13 +44,17 @@ static double relu_fn(const double *x, const double *p) {
   (void)p;
   return x[0] < 0 ? 0 : x[0];
 }
-REF_F32_CLONES static void relu_f32(float *out, const float *const *in,
-                                    int64_t n, const double *p) {
+REF_ISA_BODY void relu_f32_body(float *out, const float *const *in, int64_t n,
+                                const double *p) {
   (void)p;
   const float *x = in[0];
   for (int64_t i = 0; i < n; i++)
     out[i] = x[i] < 0.0f ? 0.0f : x[i];
 }
+REF_ISA_DISPATCH_VOID(static, relu_f32,
+                      (float *out, const float *const *in, int64_t n,
+                       const double *p),
+                      (out, in, n, p))
 static double threshold_grad_fn(const double *v, const double *p) {
   return v[1] > p[0] ? v[0] : 0;
 }

@@ -27,8 +27,8 @@ static double div_fn(const double *in, const double *p) {
                                   : q;
 }
 
-REF_F32_CLONES static void add_f32(float *out, const float *const *in,
-                                   int64_t n, const double *p) {
+REF_ISA_BODY void add_f32_body(float *out, const float *const *in, int64_t n,
+                               const double *p) {
   const float *a = in[0], *b = in[1];
   float alpha = (float)p[0];
   if (alpha == 1.0f)
@@ -38,13 +38,21 @@ REF_F32_CLONES static void add_f32(float *out, const float *const *in,
     for (int64_t i = 0; i < n; i++)
       out[i] = a[i] + alpha * b[i];
 }
-REF_F32_CLONES static void mul_f32(float *out, const float *const *in,
-                                   int64_t n, const double *p) {
+REF_ISA_DISPATCH_VOID(static, add_f32,
+                      (float *out, const float *const *in, int64_t n,
+                       const double *p),
+                      (out, in, n, p))
+REF_ISA_BODY void mul_f32_body(float *out, const float *const *in, int64_t n,
+                               const double *p) {
   (void)p;
   const float *a = in[0], *b = in[1];
   for (int64_t i = 0; i < n; i++)
     out[i] = a[i] * b[i];
 }
+REF_ISA_DISPATCH_VOID(static, mul_f32,
+                      (float *out, const float *const *in, int64_t n,
+                       const double *p),
+                      (out, in, n, p))
 static void div_f32(float *out, const float *const *in, int64_t n,
                     const double *p) {
   const float *a = in[0], *b = in[1];

@@ -10,7 +10,7 @@ bool ref_f32_contiguous(const ref_view_t *v) {
 /* Each function sums one block in float (the compiler's SIMD lanes, allowed
  * to reassociate by the simd reduction) and adds the block to a double. */
 
-REF_F32_CLONES double ref_f32_sum(const float *restrict x, int64_t n) {
+REF_ISA_BODY double ref_f32_sum_body(const float *restrict x, int64_t n) {
   double total = 0;
   for (int64_t b = 0; b < n; b += REF_F32_BLOCK) {
     int64_t e = n - b < REF_F32_BLOCK ? n : b + REF_F32_BLOCK;
@@ -22,9 +22,11 @@ REF_F32_CLONES double ref_f32_sum(const float *restrict x, int64_t n) {
   }
   return total;
 }
+REF_ISA_DISPATCH(, double, ref_f32_sum, (const float *restrict x, int64_t n),
+                 (x, n))
 
-REF_F32_CLONES double ref_f32_sum_sq_dev(const float *restrict x, int64_t n,
-                                         float center) {
+REF_ISA_BODY double ref_f32_sum_sq_dev_body(const float *restrict x, int64_t n,
+                                            float center) {
   double total = 0;
   for (int64_t b = 0; b < n; b += REF_F32_BLOCK) {
     int64_t e = n - b < REF_F32_BLOCK ? n : b + REF_F32_BLOCK;
@@ -38,9 +40,12 @@ REF_F32_CLONES double ref_f32_sum_sq_dev(const float *restrict x, int64_t n,
   }
   return total;
 }
+REF_ISA_DISPATCH(, double, ref_f32_sum_sq_dev,
+                 (const float *restrict x, int64_t n, float center),
+                 (x, n, center))
 
-REF_F32_CLONES double ref_f32_dot(const float *restrict a,
-                                  const float *restrict b, int64_t n) {
+REF_ISA_BODY double ref_f32_dot_body(const float *restrict a,
+                                     const float *restrict b, int64_t n) {
   double total = 0;
   for (int64_t o = 0; o < n; o += REF_F32_BLOCK) {
     int64_t e = n - o < REF_F32_BLOCK ? n : o + REF_F32_BLOCK;
@@ -52,10 +57,13 @@ REF_F32_CLONES double ref_f32_dot(const float *restrict a,
   }
   return total;
 }
+REF_ISA_DISPATCH(, double, ref_f32_dot,
+                 (const float *restrict a, const float *restrict b, int64_t n),
+                 (a, b, n))
 
 /* Eight running maxima (x > m ? x : m is exactly a SIMD max, so the lanes
  * vectorize without a reassociating reduction), then the tail. */
-REF_F32_CLONES float ref_f32_max(const float *restrict x, int64_t n) {
+REF_ISA_BODY float ref_f32_max_body(const float *restrict x, int64_t n) {
   float lanes[8];
   for (int j = 0; j < 8; j++)
     lanes[j] = -INFINITY;
@@ -70,13 +78,15 @@ REF_F32_CLONES float ref_f32_max(const float *restrict x, int64_t n) {
     m = x[k] > m ? x[k] : m;
   return m;
 }
+REF_ISA_DISPATCH(, float, ref_f32_max, (const float *restrict x, int64_t n),
+                 (x, n))
 
 /* exp(v) = 2^m exp(r), m = round(v / ln 2), r = v - m ln 2 in
  * [-ln 2 / 2, ln 2 / 2]: a degree-7 polynomial for exp(r) (the classic
  * single-precision minimax coefficients), 2^m built in the exponent bits.
  * Adding 1.5 * 2^23 rounds v / ln 2 to an integer held in the low bits. */
-REF_F32_CLONES void ref_f32_exp(float *y, const float *x, int64_t n,
-                                float shift) {
+REF_ISA_BODY void ref_f32_exp_body(float *y, const float *x, int64_t n,
+                                   float shift) {
   const float round_magic = 12582912.0f, lo = -87.3f, hi = 88.3f;
   for (int64_t k = 0; k < n; k++) {
     float v = x[k] - shift;
@@ -100,3 +110,6 @@ REF_F32_CLONES void ref_f32_exp(float *y, const float *x, int64_t n,
     y[k] = v < lo ? 0.0f : p * scale;
   }
 }
+REF_ISA_DISPATCH_VOID(, ref_f32_exp,
+                      (float *y, const float *x, int64_t n, float shift),
+                      (y, x, n, shift))

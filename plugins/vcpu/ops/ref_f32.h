@@ -9,13 +9,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ref_isa.h" /* REF_ISA_BODY, REF_ISA_DISPATCH: the loops' builds */
 #include "ref_tensor.h"
 
 enum { REF_F32_BLOCK = 256 };
 
-/* The hot float32 loops are built three ways on x86-64 (AVX-512, AVX2 with
- * FMA, and the baseline SSE2) and the loader picks the best one the CPU
- * runs (GNU ifunc); elsewhere, one build. Put it before such a function. */
+/* The loader-chosen alternative to REF_ISA_DISPATCH: the loop built for
+ * AVX-512, AVX2 with FMA and SSE2, the best the CPU runs picked at load
+ * time (GNU ifunc), deaf to BACKPLANE_OPS_ISA. For loops outside `bench
+ * ops`; put it before such a function. */
 #if defined(__x86_64__) && defined(__GNUC__) && defined(__linux__)
 #define REF_F32_CLONES                                                         \
   __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))

@@ -422,15 +422,15 @@ static diopiError_t as_rows(const char *op, const char *arg,
   if (v->ndim < 1)
     return ref_fail(op, "%s: expected at least 1 dim, got 0", arg);
   int last = v->ndim - 1;
-  int64_t rows = v->numel / (v->shape[last] ? v->shape[last] : 1);
+  int64_t rows = 1; /* the leading dims' product, also when a dim is 0 */
+  for (int d = 0; d < last; d++)
+    rows *= v->shape[d];
   int64_t rs = v->ndim >= 2 ? v->strides[last - 1] : v->shape[last];
   for (int d = 0; d + 2 < v->ndim + 0 && v->ndim > 2; d++)
     if (v->shape[d] > 1 && v->strides[d] != v->strides[d + 1] * v->shape[d + 1])
       return ref_fail(op, "%s: leading dims do not fold into rows (strides)",
                       arg);
-  *out = (mat_t){
-      v->data,        v->dtype, v->shape[last] ? rows : v->numel ? rows : 0,
-      v->shape[last], rs,       v->strides[last]};
+  *out = (mat_t){v->data, v->dtype, rows, v->shape[last], rs, v->strides[last]};
   if (v->ndim == 1)
     out->rows = 1;
   return diopiSuccess;

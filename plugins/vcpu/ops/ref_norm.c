@@ -40,8 +40,14 @@ static bool fast_f32(const norm_task_t *t, bool backward) {
   return true;
 }
 
-/* The mean and variance of x[0, n) (n > 0). */
+/* The mean and variance of x[0, n); for n = 0, mean 0 and variance NaN
+ * (0/0), as PyTorch reports an empty row. */
 static void stats_f32(const float *x, int64_t n, double *mean, double *var) {
+  if (n == 0) {
+    *mean = 0;
+    *var = NAN;
+    return;
+  }
   *mean = ref_f32_sum(x, n) / (double)n;
   float center = (float)*mean;
   double shift = *mean - center;
@@ -80,10 +86,10 @@ static void grad_sums_f32(const float *restrict g, const float *restrict w,
 
 /* y[k] = (x[k] - center) * scale + shift, then times w[k] and plus b[k]
  * where given. y may be x. */
-REF_F32_CLONES static void affine_f32(float *y, const float *x, int64_t n,
-                                      float center, float scale, float shift,
-                                      const float *restrict w,
-                                      const float *restrict b) {
+REF_ISA_BODY void affine_f32_body(float *y, const float *x, int64_t n,
+                                  float center, float scale, float shift,
+                                  const float *restrict w,
+                                  const float *restrict b) {
   for (int64_t k = 0; k < n; k++)
     y[k] = (x[k] - center) * scale + shift;
   if (w)
@@ -93,6 +99,11 @@ REF_F32_CLONES static void affine_f32(float *y, const float *x, int64_t n,
     for (int64_t k = 0; k < n; k++)
       y[k] += b[k];
 }
+REF_ISA_DISPATCH_VOID(static, affine_f32,
+                      (float *y, const float *x, int64_t n, float center,
+                       float scale, float shift, const float *restrict w,
+                       const float *restrict b),
+                      (y, x, n, center, scale, shift, w, b))
 
 typedef diopiConstTensorHandle_t CT;
 
@@ -146,7 +157,8 @@ static void layer_forward(void *context, int64_t begin, int64_t end) {
     double sum = 0, sq = 0;
     for (int64_t k = 0; k < t->row; k++)
       sum += ref_get(&t->input, base + k);
-    double mean = sum / (double)t->row;
+    /* An empty row: mean 0 and variance 0/0 (NaN), as PyTorch reports. */
+    double mean = t->row ? sum / (double)t->row : 0;
     for (int64_t k = 0; k < t->row; k++) {
       double d = ref_get(&t->input, base + k) - mean;
       sq += d * d;
@@ -366,7 +378,7 @@ REF_EXPORT diopiError_t diopiLayerNorm(
     err = layer_shapes(op, &t, normalized_shape);
   if (!err)
     err = ref_expect_no_partial_overlap(op, "input", &t.out, &t.input);
-  if (err || t.input.numel == 0)
+  if (err || t.rows == 0) /* empty rows still get their statistics */
     return err;
   return ref_enqueue(ctx, op, run_layer_forward, &t, sizeof t);
 }

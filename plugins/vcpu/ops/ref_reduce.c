@@ -108,8 +108,8 @@ static void row_sums_f32(void *context, int64_t begin, int64_t end) {
  * partials t->acc[item * inner ...]: runs of RUN_ROWS rows in float, whose
  * adds vectorize, then into the doubles. */
 enum { RUN_ROWS = 32, RUN_COLUMNS = 1024 };
-REF_F32_CLONES static void column_partials_f32(void *context, int64_t begin,
-                                               int64_t end) {
+REF_ISA_BODY void column_partials_f32_body(void *context, int64_t begin,
+                                           int64_t end) {
   const reduce_task_t *t = context;
   float run[RUN_COLUMNS];
   for (int64_t item = begin; item < end; item++) {
@@ -138,6 +138,9 @@ REF_F32_CLONES static void column_partials_f32(void *context, int64_t begin,
     }
   }
 }
+REF_ISA_DISPATCH_VOID(static, column_partials_f32,
+                      (void *context, int64_t begin, int64_t end),
+                      (context, begin, end))
 
 /* out = the sum of each output's slices' partials (over count for mean). */
 static void column_finish_f32(const reduce_task_t *t) {

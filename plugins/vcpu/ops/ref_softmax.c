@@ -36,8 +36,7 @@ static void forward_lane(const softmax_task_t *t, int64_t lane) {
 
 /* float32, contiguous, dim last: rows of plain floats. log_softmax sums
  * its exps in a block on the stack, since out may be the input. */
-REF_F32_CLONES static void forward_row_f32(const softmax_task_t *t,
-                                           int64_t row) {
+REF_ISA_BODY void forward_row_f32_body(const softmax_task_t *t, int64_t row) {
   const float *x = (const float *)t->a.data + row * t->length;
   float *y = (float *)t->out.data + row * t->length;
   float max = ref_f32_max(x, t->length);
@@ -59,6 +58,8 @@ REF_F32_CLONES static void forward_row_f32(const softmax_task_t *t,
   for (int64_t k = 0; k < t->length; k++)
     y[k] = x[k] - shift;
 }
+REF_ISA_DISPATCH_VOID(static, forward_row_f32,
+                      (const softmax_task_t *t, int64_t row), (t, row))
 
 /* softmax: gi = y * (g - sum(g * y)); log_softmax: gi = g - exp(y) sum(g). */
 static void backward_lane(const softmax_task_t *t, int64_t lane) {

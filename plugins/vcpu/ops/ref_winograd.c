@@ -8,17 +8,19 @@
 #include "ref_pool.h"
 
 /* Tiles per chunk: the lanes of every transform loop and the columns of
- * each product (VECS 16-float vectors). */
+ * each product. */
 enum {
-  LANES = 16,
-  VECS = LANES / 16, /* 16-float vectors per row of lanes */
-  ROWS = 16          /* output channels per product block */
+  LANES = 16, /* one 16-float vector per row of lanes */
+  ROWS = 16   /* output channels per product block */
 };
 
 typedef float vec16 __attribute__((vector_size(64)));
 /* 16 floats in memory at any float's alignment. */
 typedef float vec16u __attribute__((vector_size(64), aligned(4)));
 #define AT16(p) (*(vec16u *)(p))
+typedef float vec8 __attribute__((vector_size(32)));
+typedef float vec8u __attribute__((vector_size(32), aligned(4)));
+#define AT8(p) (*(vec8u *)(p))
 
 /* The derived sizes of a geometry. */
 typedef struct layout {
@@ -197,8 +199,8 @@ copy_rows(const run_t *r, const chunk_t *ch, int64_t c, float *restrict rows) {
  * rows of channel c + 1 are copied before channel c's are read back (as
  * strided loads the compiler vectorizes), so that the reads do not wait on
  * the just-issued stores. */
-REF_F32_CLONES static void transform_input(const run_t *r, const chunk_t *ch,
-                                           float *restrict v) {
+REF_ISA_BODY void transform_input_body(const run_t *r, const chunk_t *ch,
+                                       float *restrict v) {
   const ref_winograd_t *w = r->w;
   float rows[2][6 * LANES * 8], d[36 * LANES], tmp[36 * LANES];
   copy_rows(r, ch, 0, rows[0]);
@@ -217,32 +219,90 @@ REF_F32_CLONES static void transform_input(const run_t *r, const chunk_t *ch,
                w->c * LANES);
   }
 }
+REF_ISA_DISPATCH_VOID(static, transform_input,
+                      (const run_t *r, const chunk_t *ch, float *restrict v),
+                      (r, ch, v))
 
 /* m[xi][k][t] = sum over c of u[xi][k][c] v[xi][c][t]: blocks of ROWS
- * output channels by LANES tiles held in registers. */
-REF_F32_CLONES static void multiply(const run_t *r, const float *restrict v,
-                                    float *restrict m) {
+ * output channels by LANES tiles held in AVX-512's 32 registers. */
+REF_ISA_BODY void multiply_wide(const run_t *r, const float *restrict v,
+                                float *restrict m) {
   int64_t c_in = r->w->c, blocks = r->l.kp / ROWS;
   for (int xi = 0; xi < 36; xi++)
     for (int64_t kb = 0; kb < blocks; kb++) {
       const float *ub = r->u + (xi * blocks + kb) * c_in * ROWS;
       const float *vb = v + xi * c_in * LANES;
-      vec16 acc[ROWS][VECS];
+      vec16 acc[ROWS];
       memset(acc, 0, sizeof acc);
       for (int64_t c = 0; c < c_in; c++) {
-        vec16 vc[VECS];
-        memcpy(vc, vb + c * LANES, sizeof vc);
+        vec16 vc = AT16(vb + c * LANES);
         for (int k = 0; k < ROWS; k++)
-          for (int q = 0; q < VECS; q++)
-            acc[k][q] += ub[c * ROWS + k] * vc[q];
+          acc[k] += ub[c * ROWS + k] * vc;
       }
       memcpy(m + (xi * r->l.kp + kb * ROWS) * LANES, acc, sizeof acc);
     }
 }
 
+/* The same product for 16 registers of 8 floats (AVX2) or 4 (SSE2):
+ * `rows` output channels of the block from k0 on, in 8-lane halves. */
+REF_ISA_BODY void multiply_rows(const run_t *r, const float *restrict v,
+                                float *restrict m, int k0, int rows) {
+  int64_t c_in = r->w->c, blocks = r->l.kp / ROWS;
+  for (int xi = 0; xi < 36; xi++)
+    for (int64_t kb = 0; kb < blocks; kb++) {
+      const float *ub = r->u + (xi * blocks + kb) * c_in * ROWS + k0;
+      const float *vb = v + xi * c_in * LANES;
+      vec8 acc[ROWS][2];
+      for (int k = 0; k < rows; k++)
+        acc[k][0] = acc[k][1] = (vec8){0};
+      for (int64_t c = 0; c < c_in; c++) {
+        vec8 lo = AT8(vb + c * LANES), hi = AT8(vb + c * LANES + 8);
+        for (int k = 0; k < rows; k++) {
+          acc[k][0] += ub[c * ROWS + k] * lo;
+          acc[k][1] += ub[c * ROWS + k] * hi;
+        }
+      }
+      float *mk = m + (xi * r->l.kp + kb * ROWS + k0) * LANES;
+      for (int k = 0; k < rows; k++) {
+        AT8(mk + k * LANES) = acc[k][0];
+        AT8(mk + k * LANES + 8) = acc[k][1];
+      }
+    }
+}
+#ifdef REF_ISA_MULTIVERSION
+REF_TARGET_AVX512 static void
+multiply_avx512(const run_t *r, const float *restrict v, float *restrict m) {
+  multiply_wide(r, v, m);
+}
+/* 6 + 6 + 4 rows: 12 accumulators, two tile vectors, a broadcast. */
+REF_TARGET_AVX2 static void
+multiply_avx2(const run_t *r, const float *restrict v, float *restrict m) {
+  multiply_rows(r, v, m, 0, 6);
+  multiply_rows(r, v, m, 6, 6);
+  multiply_rows(r, v, m, 12, 4);
+}
+#endif
+static void multiply_sse2(const run_t *r, const float *restrict v,
+                          float *restrict m) {
+  for (int k0 = 0; k0 < ROWS; k0 += 2)
+    multiply_rows(r, v, m, k0, 2);
+}
+static void multiply(const run_t *r, const float *restrict v,
+                     float *restrict m) {
+#ifdef REF_ISA_MULTIVERSION
+  ref_isa_t isa = ref_isa();
+  if (isa == REF_ISA_AVX512)
+    multiply_avx512(r, v, m);
+  else if (isa == REF_ISA_AVX2)
+    multiply_avx2(r, v, m);
+  else
+#endif
+    multiply_sse2(r, v, m);
+}
+
 /* y's 4x4 tiles = A^T m A + bias, cut at the output's edges. */
-REF_F32_CLONES static void transform_output(const run_t *r, const chunk_t *ch,
-                                            const float *restrict m) {
+REF_ISA_BODY void transform_output_body(const run_t *r, const chunk_t *ch,
+                                        const float *restrict m) {
   const ref_winograd_t *w = r->w;
   int64_t ms = r->l.kp * LANES;
   float tmp[24 * LANES], o[16 * LANES];
@@ -267,6 +327,10 @@ REF_F32_CLONES static void transform_output(const run_t *r, const chunk_t *ch,
     }
   }
 }
+REF_ISA_DISPATCH_VOID(static, transform_output,
+                      (const run_t *r, const chunk_t *ch,
+                       const float *restrict m),
+                      (r, ch, m))
 
 enum { PREPARE_GROUP = 8 };
 

@@ -6,8 +6,14 @@
  * case against PyTorch on the CPU with the same thread count, when
  * /usr/bin/python3 can import torch (scripts/bench_ops_torch.py; the aim:
  * at or above PyTorch). The library needs host-addressable device memory:
- * the bench runs on vcpu only. */
+ * the bench runs on vcpu only. It prints the CPU model and the instruction
+ * sets in use: the library's (BACKPLANE_OPS_ISA caps it), OpenBLAS's core
+ * (OPENBLAS_CORETYPE) and PyTorch's. Under a cap of avx2 or sse2 PyTorch
+ * gets the same cap (oneDNN's DNNL_MAX_CPU_ISA, ATen's ATEN_CPU_CAPABILITY
+ * and OpenBLAS's core, unless set), so that an AVX-512 machine runs both
+ * sides as a machine without AVX-512 would. */
 #include <cblas.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -301,6 +307,53 @@ static int make_cases(const bench_ctx_t *ctx, op_case_t *cases) {
   return n;
 }
 
+/* The environment that gives PyTorch's process the cap of ours: "" when
+ * BACKPLANE_OPS_ISA sets none; the variables already set are kept. */
+static void torch_isa_env(char *out, size_t size) {
+  const char *cap = getenv("BACKPLANE_OPS_ISA");
+  bool avx2 = cap && !strcmp(cap, "avx2"), sse2 = cap && !strcmp(cap, "sse2");
+  out[0] = '\0';
+  if (!avx2 && !sse2)
+    return;
+  snprintf(out, size, "%s%s%s%s%s%s ",
+           getenv("DNNL_MAX_CPU_ISA") ? "" : " DNNL_MAX_CPU_ISA=",
+           getenv("DNNL_MAX_CPU_ISA") ? ""
+           : avx2                     ? "AVX2"
+                                      : "SSE41",
+           getenv("ATEN_CPU_CAPABILITY") ? "" : " ATEN_CPU_CAPABILITY=",
+           getenv("ATEN_CPU_CAPABILITY") ? ""
+           : avx2                        ? "avx2"
+                                         : "default",
+           getenv("OPENBLAS_CORETYPE") ? "" : " OPENBLAS_CORETYPE=",
+           getenv("OPENBLAS_CORETYPE") ? ""
+           : avx2                      ? "Haswell"
+                                       : "Core2");
+}
+
+/* Prints the CPU model and the instruction sets our side runs with. */
+static void print_isa(const ops_bench_t *b) {
+  char model[256] = "unknown", line[512];
+  FILE *info = fopen("/proc/cpuinfo", "r");
+  while (info && fgets(line, sizeof line, info))
+    if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
+      snprintf(model, sizeof model, "%s", strchr(line, ':') + 2);
+      model[strcspn(model, "\n")] = '\0';
+      break;
+    }
+  if (info)
+    fclose(info);
+  void *fn = NULL;
+  const char *ours =
+      bp_ops_library_find(b->library, "bpRefOpsInstructionSet", &fn) == BP_OK
+          ? ((const char *(*)(void))fn)()
+          : "unknown";
+  const char *cap = getenv("BACKPLANE_OPS_ISA");
+  fprintf(stderr,
+          "bench ops: CPU %s; reference ops: %s (BACKPLANE_OPS_ISA=%s), "
+          "OpenBLAS core %s\n",
+          model, ours, cap ? cap : "native", openblas_get_corename());
+}
+
 /* Runs the PyTorch script over `cases`; fills torch_s (seconds, 0 where
  * missing). Returns 0, or -1 if PyTorch is not available. */
 static int time_torch(ops_bench_t *b, const op_case_t *cases, int n,
@@ -320,11 +373,12 @@ static int time_torch(ops_bench_t *b, const op_case_t *cases, int n,
     fputc('\n', in);
   }
   fclose(in);
-  char command[1024];
+  char command[1024], env[160];
+  torch_isa_env(env, sizeof env);
   snprintf(command, sizeof command,
-           "/usr/bin/python3 %s/scripts/bench_ops_torch.py %d %zu < %s",
-           BP_SOURCE_DIR, b->threads, bench_reps(b->ctx, FULL_REPS),
-           input_path);
+           "%s/usr/bin/python3 %s/scripts/bench_ops_torch.py %d %zu < %s",
+           env[0] ? env + 1 : "", BP_SOURCE_DIR, b->threads,
+           bench_reps(b->ctx, FULL_REPS), input_path);
   FILE *out = popen(command, "r");
   int found = 0;
   char line[256], name[64];
@@ -366,6 +420,7 @@ bp_status_t bench_ops(bench_ctx_t *ctx) {
     bench_error(ctx, "creating the op context", status);
     goto done;
   }
+  print_isa(&b);
   op_case_t cases[MAX_CASES];
   double ours[MAX_CASES] = {0}, torch_s[MAX_CASES] = {0};
   int n = make_cases(ctx, cases);

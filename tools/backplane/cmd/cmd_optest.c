@@ -6,8 +6,10 @@
  * Outputs without expected data (random ops) are checked by the case's
  * rule instead (optest_judge_rule). One line per case (PASS, FAIL with the
  * error, NOIMPL, SKIP with the reason), timed (median of repeats, GFLOP/s or
- * GB/s), a summary per op. Exit 1 on any FAIL. A DIOPI-IMPL library (one
- * bringing its own device runtime) runs on its adapter device by default. */
+ * GB/s), a summary per op and in total (`--data tests/data/ops_diopi` runs
+ * the cases generated from DIOPI's own configurations). Exit 1 on any FAIL. A
+ * DIOPI-IMPL library (one bringing its own device runtime) runs on its adapter
+ * device by default. */
 #include <limits.h>
 #include <math.h>
 #include <stdbool.h>
@@ -273,6 +275,13 @@ static int run_suite(run_env_t *env, const optest_suite_t *suite,
       fprintf(cli_out(), "%-6s %-44s %s\n", r.verdict, c->name, r.detail);
     }
   }
+  op_summary_t total = {.op = "total"};
+  for (size_t i = 0; i < n_ops; i++) {
+    total.pass += ops[i].pass;
+    total.fail += ops[i].fail;
+    total.noimpl += ops[i].noimpl;
+    total.skip += ops[i].skip;
+  }
   if (json) {
     json_t *summary = json_array();
     for (size_t i = 0; i < n_ops; i++)
@@ -283,17 +292,23 @@ static int run_suite(run_env_t *env, const optest_suite_t *suite,
                     "noimpl", (json_int_t)ops[i].noimpl, "skip",
                     (json_int_t)ops[i].skip));
     cli_json_print(json_pack(
-        "{s:s, s:s, s:s, s:o, s:o}", "library",
+        "{s:s, s:s, s:s, s:o, s:o, s:{s:I, s:I, s:I, s:I}}", "library",
         bp_ops_library_path(env->library), "library_style",
         bp_ops_impl_style_name(bp_ops_library_impl_style(env->library)),
         "device", bp_device_name(env->device), "cases", cases, "summary",
-        summary));
+        summary, "total", "pass", (json_int_t)total.pass, "fail",
+        (json_int_t)total.fail, "noimpl", (json_int_t)total.noimpl, "skip",
+        (json_int_t)total.skip));
   } else {
     fprintf(cli_out(), "\n%-32s %6s %6s %6s %6s\n", "op", "pass", "fail",
             "noimpl", "skip");
     for (size_t i = 0; i < n_ops; i++)
       fprintf(cli_out(), "%-32s %6zu %6zu %6zu %6zu\n", ops[i].op, ops[i].pass,
               ops[i].fail, ops[i].noimpl, ops[i].skip);
+    fprintf(cli_out(), "%-32s %6zu %6zu %6zu %6zu\n", total.op, total.pass,
+            total.fail, total.noimpl, total.skip);
+    fprintf(cli_out(), "%zu of %zu cases pass\n", total.pass,
+            total.pass + total.fail + total.noimpl + total.skip);
   }
   free(ops);
   return failed ? 1 : 0;

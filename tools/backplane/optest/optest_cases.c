@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 typedef struct reader {
   const unsigned char *p, *end;
@@ -121,20 +122,33 @@ static int read_case(reader_t *r, optest_case_t *c) {
   return r->bad ? -1 : 0;
 }
 
+/* The whole file, gunzipped when it is gzip data (zlib reads plain files
+ * as they are). NULL on any error. */
 static unsigned char *read_file(const char *path, size_t *out_size) {
-  FILE *f = fopen(path, "rb");
+  gzFile f = gzopen(path, "rb");
   if (!f)
     return NULL;
-  unsigned char *data = NULL;
-  long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
-  if (size >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-      (data = malloc((size_t)size + 1)) &&
-      fread(data, 1, (size_t)size, f) != (size_t)size) {
-    free(data);
-    data = NULL;
+  size_t size = 0, capacity = 1 << 16;
+  unsigned char *data = malloc(capacity);
+  int got;
+  while (data &&
+         (got = gzread(f, data + size, (unsigned)(capacity - size))) > 0) {
+    size += (size_t)got;
+    if (size == capacity) {
+      unsigned char *grown = realloc(data, capacity *= 2);
+      if (!grown)
+        free(data);
+      data = grown;
+    }
   }
-  fclose(f);
-  *out_size = (size_t)size;
+  int error = 0;
+  gzerror(f, &error);
+  gzclose(f);
+  if (error != Z_OK && error != Z_STREAM_END) {
+    free(data);
+    return NULL;
+  }
+  *out_size = size;
   return data;
 }
 
@@ -188,7 +202,8 @@ int optest_suite_load(const char *dir, optest_suite_t *out) {
   struct dirent *e;
   while ((e = readdir(d)) && n < 256) {
     size_t len = strlen(e->d_name);
-    if (len > 4 && !strcmp(e->d_name + len - 4, ".bin"))
+    if ((len > 4 && !strcmp(e->d_name + len - 4, ".bin")) ||
+        (len > 7 && !strcmp(e->d_name + len - 7, ".bin.gz")))
       names[n++] = strdup(e->d_name);
   }
   closedir(d);

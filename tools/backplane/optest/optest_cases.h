@@ -1,5 +1,7 @@
 /* The op conformance cases of the .bin files of tests/data/ops (written by
- * scripts/make_op_baselines.py; the format is described there). */
+ * scripts/make_op_baselines.py; the format is described there) and of the
+ * .bin.gz files of tests/data/ops_diopi (scripts/make_diopi_config_cases.py,
+ * from DIOPI's own test configurations). */
 #ifndef BACKPLANE_TOOLS_OPTEST_CASES_H_
 #define BACKPLANE_TOOLS_OPTEST_CASES_H_
 
@@ -56,7 +58,8 @@ typedef struct optest_suite {
   optest_case_t *cases;
 } optest_suite_t;
 
-/* Reads every *.bin of `dir`, in name order, into *out. Returns 0, or -1
+/* Reads every *.bin and *.bin.gz (gzip-compressed) of `dir`, in name order,
+ * into *out. Returns 0, or -1
  * with a message naming the file on stderr. */
 int optest_suite_load(const char *dir, optest_suite_t *out);
 void optest_suite_release(optest_suite_t *suite);
