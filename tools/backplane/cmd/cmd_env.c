@@ -76,6 +76,8 @@ static const env_variable_t variables[] = {
      "Python backplane.ops", "the DIOPI operator library ops are called in"},
     {"BACKPLANE_OPS_THREADS", "<the cores, at most 8>", "reference op library",
      "threads an op uses, the caller's included"},
+    {"BACKPLANE_OPS_ISA", "native", "reference op library",
+     "the most its hot float32 loops use: native, avx512, avx2, sse2"},
     /* Framework bridges. */
     {"BACKPLANE_PADDLE_DEBUG", "0", "Paddle bridge",
      "1: print each failed Backplane call of the bridge on stderr"},
