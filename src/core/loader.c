@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "backplane/device_layouts.h"
 #include "base/status.h"
@@ -285,6 +286,11 @@ bp_status_t bp_plugin_load(bp_runtime_t *runtime, const char *path) {
   char reason[512];
   if (!bp_plugin_permissions_ok(path, reason, sizeof reason)) {
     reject(&state, "%s", reason);
+    return state.status;
+  }
+  struct stat st; /* dlopen of a FIFO would block in open() for ever */
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    reject(&state, "not a regular file, so never opened");
     return state.status;
   }
   dlerror();

@@ -5,6 +5,8 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -41,8 +43,18 @@ static void test_vcpu_passes_and_is_asynchronous(void **state) {
                       "ASYNCHRONOUS");
   assert_string_equal(status_of(run.out, "copy.p2p.dst_stream", word, 16),
                       "PASS");
-  assert_string_equal(status_of(run.out, "cross_stream.wait_event", word, 16),
-                      "PASS");
+  const char *cross[] = {"cross_stream.wait_event", "cross_stream.sync_from_to",
+                         "cross_stream.cross_device"};
+  for (size_t c = 0; c < 3; c++)
+    assert_string_equal(status_of(run.out, cross[c], word, 16), "PASS");
+  /* Each looked while stream A was held, none was left unable to tell. */
+  size_t held = 0;
+  for (const char *at = run.out;
+       (at = strstr(at, "waited for stream A (held back, then released)"));
+       at++)
+    held++;
+  assert_int_equal(held, 3);
+  assert_int_equal(tool_count_lines(run.out, "SKIP"), 0);
   const char *collectives[] = {"collectives.init",
                                "collectives.all_reduce",
                                "collectives.all_reduce.in_place",
@@ -88,6 +100,43 @@ static void test_corrupting_plugin_fails(void **state) {
   assert_string_equal(status_of(run.out, "streams.order", word, 16), "FAIL");
   assert_string_equal(status_of(run.out, "abi.layout", word, 16), "PASS");
   assert_string_equal(status_of(run.out, "copy.p2p", word, 16), "SKIP");
+  tool_run_release(&run);
+}
+
+/* vcpu whose stream_wait_event does not wait: the three cross-stream
+ * checks see stream B's work run while stream A is held and FAIL (at once:
+ * nothing waits for a gate's deadline); the rest of vcpu passes. */
+static void test_ignored_wait_fails_cross_stream(void **state) {
+  (void)state;
+  /* The plugin's early work races with stream A's by design: under
+   * ThreadSanitizer the command must not report that race as its own. */
+  const char *tsan = getenv("TSAN_OPTIONS");
+  char *saved = tsan ? strdup(tsan) : NULL, options[512];
+  snprintf(options, sizeof options, "%s%sreport_bugs=0", tsan ? tsan : "",
+           tsan && *tsan ? ":" : "");
+  setenv("TSAN_OPTIONS", options, 1);
+  tool_run_t run;
+  int ran = tool_run(
+      (const char *[]){"check", "--plugin", "ignores_wait", "--quick", NULL},
+      BP_IGNORES_WAIT_PLUGIN, &run);
+  if (saved)
+    setenv("TSAN_OPTIONS", saved, 1);
+  else
+    unsetenv("TSAN_OPTIONS");
+  free(saved);
+  assert_int_equal(ran, 0);
+  fputs(run.out, stderr);
+  assert_int_equal(run.exit_code, 1);
+  char word[16];
+  const char *cross[] = {"cross_stream.wait_event", "cross_stream.sync_from_to",
+                         "cross_stream.cross_device"};
+  for (size_t c = 0; c < 3; c++)
+    assert_string_equal(status_of(run.out, cross[c], word, 16), "FAIL");
+  assert_non_null(strstr(run.out, "stream B ran work while the stream it "
+                                  "waits for was still held back"));
+  assert_string_equal(status_of(run.out, "streams.asynchrony", word, 16),
+                      "ASYNCHRONOUS");
+  assert_string_equal(status_of(run.out, "streams.order", word, 16), "PASS");
   tool_run_release(&run);
 }
 
@@ -169,6 +218,7 @@ int main(void) {
       cmocka_unit_test(test_vcpu_passes_and_is_asynchronous),
       cmocka_unit_test(test_synchronous_stub_is_reported_not_failed),
       cmocka_unit_test(test_corrupting_plugin_fails),
+      cmocka_unit_test(test_ignored_wait_fails_cross_stream),
       cmocka_unit_test(test_all_reduce_moving_no_data_fails),
       cmocka_unit_test(test_json_report),
       cmocka_unit_test(test_unknown_plugin_exits_1),

@@ -4,7 +4,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -185,6 +188,44 @@ static void test_info_lists_every_extension(void **state) {
   tool_run_release(&run);
 }
 
+/* A FIFO named as a plugin (directly, or inside a searched directory) is
+ * refused without being opened: opening a FIFO with no writer blocks for
+ * ever. The directory is private (mkdtemp), so no permission refusal comes
+ * first. */
+static void test_fifo_plugin_is_refused_not_opened(void **state) {
+  (void)state;
+  char dir[] = "/tmp/bp-info-fifo-XXXXXX", fifo[64];
+  assert_non_null(mkdtemp(dir));
+  snprintf(fifo, sizeof fifo, "%s/libfifo.so", dir);
+  assert_int_equal(mkfifo(fifo, 0600), 0);
+  const char *given[] = {fifo, dir};
+  for (size_t i = 0; i < 2; i++) {
+    tool_run_t run;
+    assert_int_equal(
+        tool_run_within(
+            (const char *[]){"info", "--json", "--plugin-path", given[i], NULL},
+            NULL, 20, &run),
+        0);
+    assert_false(run.timed_out);
+    assert_int_equal(run.exit_code, 0);
+    json_t *root = json_loads(run.out, 0, NULL);
+    assert_non_null(root);
+    json_t *rejected = find_by(json_object_get(root, "rejected"), "path", fifo);
+    if (i == 0) { /* named: refused, saying why */
+      assert_non_null(rejected);
+      assert_non_null(
+          strstr(json_string_value(json_object_get(rejected, "reason")),
+                 "not a regular file"));
+    } else { /* in a directory: not a candidate at all */
+      assert_null(rejected);
+    }
+    json_decref(root);
+    tool_run_release(&run);
+  }
+  unlink(fifo);
+  rmdir(dir);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_help_lists_commands),
@@ -193,6 +234,7 @@ int main(void) {
       cmocka_unit_test(test_info_table_shows_rejected),
       cmocka_unit_test(test_plugin_path_option_adds_a_plugin),
       cmocka_unit_test(test_info_lists_every_extension),
+      cmocka_unit_test(test_fifo_plugin_is_refused_not_opened),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

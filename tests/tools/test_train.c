@@ -296,6 +296,123 @@ static void test_sigkill_then_resume_matches(void **state) {
   rmdir(killed);
 }
 
+/* The pid of a child of `parent`, or 0 (scans /proc). */
+static pid_t child_of(pid_t parent) {
+  DIR *proc = opendir("/proc");
+  pid_t found = 0;
+  for (struct dirent *e; proc && !found && (e = readdir(proc));) {
+    char path[300], stat[512];
+    snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+    FILE *f = fopen(path, "r");
+    if (!f)
+      continue;
+    size_t n = fread(stat, 1, sizeof stat - 1, f);
+    fclose(f);
+    stat[n] = '\0';
+    const char *after_name = strrchr(stat, ')'); /* "pid (comm) S ppid" */
+    int ppid;
+    if (after_name && sscanf(after_name, ") %*c %d", &ppid) == 1 &&
+        ppid == parent)
+      found = (pid_t)atoi(e->d_name);
+  }
+  if (proc)
+    closedir(proc);
+  return found;
+}
+
+/* `--processes 2` with checkpoints: a run whose rank process 1 is killed
+ * with SIGKILL (then the rest of its process group: rank 0 would wait for
+ * the dead peer), resumed with --processes 2, says where it resumed and ends
+ * with the uninterrupted run's final loss and final checkpoint, byte for
+ * byte. Resuming the finished checkpoint again says it is finished. */
+static void test_two_processes_killed_then_resumed(void **state) {
+  (void)state;
+  char whole[] = "/tmp/bp-train-mp-whole-XXXXXX",
+       killed[] = "/tmp/bp-train-mp-killed-XXXXXX";
+  assert_non_null(mkdtemp(whole));
+  assert_non_null(mkdtemp(killed));
+  json_t *uninterrupted = train_json(
+      (const char *[]){"--processes", "2", "--epochs", "10", "--checkpoint",
+                       whole, "--checkpoint-every", "10", NULL});
+  double final_loss = number(uninterrupted, "final_loss");
+  size_t total = (size_t)number(uninterrupted, "steps");
+  json_decref(uninterrupted);
+
+  char path[256];
+  snprintf(path, sizeof path, "%s/checkpoint.bin", killed);
+  pid_t pid = fork();
+  if (pid == 0) {
+    setpgid(0, 0);
+    freopen("/dev/null", "w", stdout);
+    execl(BP_TOOL_PATH, BP_TOOL_PATH, "train", "--processes", "2", "--epochs",
+          "10", "--checkpoint", killed, "--checkpoint-every", "10",
+          (char *)NULL);
+    _exit(127);
+  }
+  setpgid(pid, pid);
+  struct timespec ms = {0, 1000000};
+  for (int i = 0; i < 20000 && access(path, F_OK) != 0; i++)
+    nanosleep(&ms, NULL);
+  pid_t rank1 = 0;
+  for (int i = 0; i < 1000 && !(rank1 = child_of(pid)); i++)
+    nanosleep(&ms, NULL);
+  assert_true(rank1 > 0);
+  kill(rank1, SIGKILL);
+  kill(-pid, SIGKILL);
+  int status;
+  waitpid(pid, &status, 0);
+  assert_true(WIFSIGNALED(status));
+
+  tool_run_t run;
+  assert_int_equal(
+      tool_run((const char *[]){"train", "--processes", "2", "--epochs", "10",
+                                "--checkpoint", killed, NULL},
+               NULL, &run),
+      0);
+  assert_int_equal(run.exit_code, 0);
+  size_t resumed = 0, of = 0;
+  const char *line = strstr(run.out, "resumed from step ");
+  assert_non_null(line);
+  assert_int_equal(sscanf(line, "resumed from step %zu of %zu", &resumed, &of),
+                   2);
+  assert_int_equal(of, total);
+  assert_true(resumed > 0 && resumed < total); /* it was killed mid-run */
+  char expected[64];
+  snprintf(expected, sizeof expected, "final loss %.4f ", final_loss);
+  assert_non_null(strstr(run.out, expected));
+  tool_run_release(&run);
+
+  json_t *again = train_json((const char *[]){
+      "--processes", "2", "--epochs", "10", "--checkpoint", killed, NULL});
+  assert_int_equal((int)number(again, "steps"), 0);
+  assert_true(json_is_null(json_object_get(again, "final_loss")));
+  assert_true(json_is_true(json_object_get(again, "already_finished")));
+  json_decref(again);
+  assert_int_equal(
+      tool_run((const char *[]){"train", "--processes", "2", "--epochs", "10",
+                                "--checkpoint", killed, NULL},
+               NULL, &run),
+      0);
+  assert_int_equal(run.exit_code, 0);
+  assert_non_null(strstr(run.out, "the run is finished"));
+  assert_null(strstr(run.out, "final loss"));
+  tool_run_release(&run);
+
+  char whole_path[256];
+  snprintf(whole_path, sizeof whole_path, "%s/checkpoint.bin", whole);
+  size_t a_size, b_size;
+  char *a = read_file(whole_path, &a_size), *b = read_file(path, &b_size);
+  assert_non_null(a);
+  assert_non_null(b);
+  assert_int_equal(a_size, b_size);
+  assert_memory_equal(a, b, a_size);
+  free(a);
+  free(b);
+  char command[600];
+  snprintf(command, sizeof command, "rm -rf '%s' '%s'", whole, killed);
+  assert_int_equal(system(command), 0);
+}
+
 /* Truncated or flipped checkpoints: refused with a message, nothing run. */
 static void test_corrupt_checkpoint_refused(void **state) {
   (void)state;
@@ -333,6 +450,7 @@ int main(void) {
       cmocka_unit_test(test_svg_window),
       cmocka_unit_test(test_two_processes),
       cmocka_unit_test(test_sigkill_then_resume_matches),
+      cmocka_unit_test(test_two_processes_killed_then_resumed),
       cmocka_unit_test(test_corrupt_checkpoint_refused),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -14,6 +14,7 @@
 #include "backplane/comm.h"
 #include "backplane/device_ext.h"
 #include "check.h"
+#include "check_pool.h"
 #include "check_report.h"
 
 enum {
@@ -93,7 +94,7 @@ static void world_close(comm_world *w) {
     if (w->recv[r])
       bp_device_free(device, w->recv[r]);
     if (w->streams[r])
-      bp_stream_destroy(w->streams[r]);
+      check_stream_destroy(w->streams[r]);
   }
 }
 
@@ -170,8 +171,12 @@ static void *rank_main(void *argument) {
       status = BP_OK;
   }
   job->status = status;
-  if (status != BP_OK)
+  if (status != BP_OK) {
     snprintf(job->error, sizeof job->error, "%s", bp_last_error());
+    /* The peers would wait for this rank until the collective deadline. */
+    for (size_t r = 0; r < job->world->n; r++)
+      bp_comm_abort(job->world->comms[r]);
+  }
   return NULL;
 }
 
@@ -230,6 +235,16 @@ static bp_status_t fill(comm_world *w, comm_kind kind, int in_place,
   return status;
 }
 
+/* The rank whose failure made the others abort, or any failed one. */
+static const rank_job *first_failure(const rank_job *jobs, size_t count) {
+  const rank_job *failed = NULL;
+  for (size_t r = count; r-- > 0;)
+    if (jobs[r].status != BP_OK &&
+        (!failed || jobs[r].status != BP_ERR_ABORTED))
+      failed = &jobs[r];
+  return failed;
+}
+
 /* Runs one collective on every rank of a fresh world and compares every
  * rank's result with the host reference. */
 static void run_case(check_ctx_t *ctx, const char *name, comm_kind kind,
@@ -262,7 +277,7 @@ static void run_case(check_ctx_t *ctx, const char *name, comm_kind kind,
     const rank_job *failed = NULL;
     for (size_t r = 0; r < started && failed == NULL; r++) {
       if (jobs[r].status != BP_OK) {
-        failed = &jobs[r];
+        failed = first_failure(jobs, started);
         continue;
       }
       size_t length = expected(&w, kind, r, want);

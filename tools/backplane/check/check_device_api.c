@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "check.h"
+#include "check_gate.h"
+#include "check_pool.h"
 #include "check_report.h"
 
 /* What the plugin's get_device says this thread's device is, or -1. It is
@@ -37,6 +39,16 @@ static void *set_elsewhere(void *arg) {
   return NULL;
 }
 
+/* The plugin's id of `device`, or -1 (with a FAIL) when the runtime has no
+ * handle for it (bp_device_c_handle gives NULL when binding failed). */
+static int plugin_id(check_ctx_t *ctx, const char *name, bp_device_t *device) {
+  C_Device handle = bp_device_c_handle(device);
+  if (!handle)
+    check_fail(ctx, name, "bp_device_c_handle(%s) gave no handle: %s",
+               bp_device_name(device), bp_last_error());
+  return handle ? handle->id : -1;
+}
+
 void check_active_device(check_ctx_t *ctx) {
   const char *name = "device_api.active_device";
   for (size_t i = 0; i < ctx->device_count; ++i) {
@@ -46,7 +58,9 @@ void check_active_device(check_ctx_t *ctx) {
       check_fail_call(ctx, name, "bp_device_set_active", status);
       return;
     }
-    int id = bp_device_c_handle(device)->id;
+    int id = plugin_id(ctx, name, device);
+    if (id < 0)
+      return;
     int seen = plugin_current(ctx, device);
     if (seen != id) {
       check_fail(ctx, name, "get_device reports %d after set_device(%s, id %d)",
@@ -63,13 +77,16 @@ void check_active_device(check_ctx_t *ctx) {
     return;
   }
   pthread_join(thread, NULL);
-  int mine = plugin_current(ctx, last),
-      first = bp_device_c_handle(ctx->devices[0])->id;
-  if (other.seen != first || mine != bp_device_c_handle(last)->id) {
+  int mine = plugin_current(ctx, last);
+  int first = plugin_id(ctx, name, ctx->devices[0]);
+  int last_id = first < 0 ? -1 : plugin_id(ctx, name, last);
+  if (last_id < 0)
+    return;
+  if (other.seen != first || mine != last_id) {
     check_fail(ctx, name,
                "per thread: the other thread sees %d (expected %d), this one "
                "%d after the other's set_device (expected %d)",
-               other.seen, first, mine, bp_device_c_handle(last)->id);
+               other.seen, first, mine, last_id);
     return;
   }
   bp_device_t *active = NULL;
@@ -86,59 +103,39 @@ void check_active_device(check_ctx_t *ctx) {
              ctx->device_count);
 }
 
-typedef struct gate {
-  pthread_mutex_t lock;
-  pthread_cond_t opened;
-  int open;
-} gate_t;
-
-static void wait_at_gate(void *arg) {
-  gate_t *gate = arg;
-  pthread_mutex_lock(&gate->lock);
-  while (!gate->open)
-    pthread_cond_wait(&gate->opened, &gate->lock);
-  pthread_mutex_unlock(&gate->lock);
-}
-
-static void open_gate(gate_t *gate) {
-  pthread_mutex_lock(&gate->lock);
-  gate->open = 1;
-  pthread_cond_broadcast(&gate->opened);
-  pthread_mutex_unlock(&gate->lock);
-}
-
 static unsigned char pattern(size_t i, size_t seed) {
   return (unsigned char)((i * 151u + seed * 61u) >> 1 | 1u);
 }
 
-/* One size: h2d from a buffer wiped right after bp_copy returns (behind a
- * gate when streams are asynchronous and the copy fits the pool), then d2h
+/* One size: h2d from a buffer wiped right after bp_copy returns (behind
+ * `gate` when streams are asynchronous and the copy fits the pool), then d2h
  * into a buffer read right after it returns. NULL on success, else why. */
 static const char *staged_round_trip(check_ctx_t *ctx, bp_stream_t *stream,
-                                     void *d, size_t n, size_t seed,
-                                     bp_status_t *out_status) {
+                                     check_gate_t *gate, void *d, size_t n,
+                                     size_t seed, bp_status_t *out_status) {
   unsigned char *host = malloc(n);
   if (!host)
     return "no host memory";
   for (size_t i = 0; i < n; ++i)
     host[i] = pattern(i, seed);
-  gate_t gate = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
   int held = ctx->streams == CHECK_STREAMS_ASYNCHRONOUS &&
              n <= 8 * BP_COPY_STAGING_CHUNK;
-  bp_status_t status =
-      held ? bp_stream_add_callback(stream, wait_at_gate, &gate) : BP_OK;
+  bp_status_t status = held ? check_gate_enqueue(gate, stream) : BP_OK;
   if (status == BP_OK)
     status = bp_copy(bp_stream_device(stream), d, NULL, host, n, stream);
+  int blocked = held && check_gate_state(gate).timed_out;
   memset(host, 0, n); /* the caller's again */
-  if (held)
-    open_gate(&gate);
-  if (status == BP_OK)
+  check_gate_open(gate);
+  if (status == BP_OK && !blocked)
     status = bp_copy(NULL, host, bp_stream_device(stream), d, n, stream);
   const char *why = NULL;
-  for (size_t i = 0; status == BP_OK && i < n && !why; ++i)
+  for (size_t i = 0; status == BP_OK && !blocked && i < n && !why; ++i)
     if (host[i] != pattern(i, seed))
       why = "wrong data: the host buffer was read after bp_copy returned, or "
             "the device->host data was not there on return";
+  if (blocked)
+    why = "bp_copy (h2d) onto a held stream did not return until the stream "
+          "was let go at its deadline: the data must be staged";
   if (status != BP_OK)
     why = "a call failed";
   *out_status = status;
@@ -146,25 +143,29 @@ static const char *staged_round_trip(check_ctx_t *ctx, bp_stream_t *stream,
   return why;
 }
 
-void check_staged_copies(check_ctx_t *ctx) {
+enum { STAGED_SIZES = 7, GATE_DEADLINE_MS = 15000 };
+
+static void run_staged_copies(check_ctx_t *ctx, bp_stream_t *stream,
+                              check_gate_t *gates) {
   const char *name = "device_api.host_buffer_free_on_return";
   const size_t chunk = BP_COPY_STAGING_CHUNK;
-  size_t sizes[] = {1,
-                    4099,
-                    chunk - 1,
-                    chunk,
-                    chunk + 1,
-                    3 * chunk + 7,
-                    ctx->quick ? 9 * chunk : 20 * chunk + 3};
-  size_t count = sizeof sizes / sizeof sizes[0];
+  const size_t sizes[STAGED_SIZES] = {1,
+                                      4099,
+                                      chunk - 1,
+                                      chunk,
+                                      chunk + 1,
+                                      3 * chunk + 7,
+                                      ctx->quick ? 9 * chunk : 20 * chunk + 3};
   bp_device_t *device = ctx->devices[0];
-  bp_stream_t *stream = NULL;
   void *d = NULL;
-  bp_status_t status = bp_stream_create(device, &stream);
-  if (status == BP_OK)
-    status = bp_device_malloc(device, sizes[count - 1], &d);
-  for (size_t s = 0; status == BP_OK && s < count; ++s) {
-    const char *why = staged_round_trip(ctx, stream, d, sizes[s], s, &status);
+  bp_status_t status = bp_device_malloc(device, sizes[STAGED_SIZES - 1], &d);
+  if (status != BP_OK) {
+    check_fail_call(ctx, name, "bp_device_malloc", status);
+    return;
+  }
+  for (size_t s = 0; s < STAGED_SIZES; ++s) {
+    const char *why =
+        staged_round_trip(ctx, stream, &gates[s], d, sizes[s], s, &status);
     if (why) {
       if (status != BP_OK)
         check_fail_call(ctx, name, "bp_copy", status);
@@ -172,17 +173,35 @@ void check_staged_copies(check_ctx_t *ctx) {
         check_fail(ctx, name, "%zu bytes: %s", sizes[s], why);
       break;
     }
-    if (s + 1 == count)
+    if (s + 1 == STAGED_SIZES)
       check_pass(
           ctx, name, "h2d and d2h from 1 B to %zu B, buffers reused at once%s",
-          sizes[count - 1],
+          sizes[s],
           ctx->streams == CHECK_STREAMS_ASYNCHRONOUS ? ", stream held back"
                                                      : "");
   }
-  if (status != BP_OK && !d)
-    check_fail_call(ctx, name, "setup", status);
-  bp_device_free(device, d);
-  bp_stream_destroy(stream);
+  /* Device memory goes once the stream is done with it. */
+  if (bp_stream_synchronize(stream) == BP_OK)
+    bp_device_free(device, d);
+}
+
+void check_staged_copies(check_ctx_t *ctx) {
+  check_gate_t gates[STAGED_SIZES];
+  for (size_t s = 0; s < STAGED_SIZES; ++s)
+    check_gate_init(&gates[s], GATE_DEADLINE_MS);
+  bp_stream_t *stream = NULL;
+  bp_status_t status = bp_stream_create(ctx->devices[0], &stream);
+  if (status != BP_OK)
+    check_fail_call(ctx, "device_api.host_buffer_free_on_return",
+                    "bp_stream_create", status);
+  else
+    run_staged_copies(ctx, stream, gates);
+  for (size_t s = 0; s < STAGED_SIZES; ++s)
+    check_gate_open(&gates[s]);
+  /* The gates outlive the stream that may still run their callbacks. */
+  if (!stream || check_stream_destroy(stream) == BP_OK)
+    for (size_t s = 0; s < STAGED_SIZES; ++s)
+      check_gate_destroy(&gates[s]);
 }
 
 /* bp_copy_tensor on the first device: a 2-d tensor into a pitched one on

@@ -3,10 +3,19 @@
 #include "check_gate.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <time.h>
 
+static unsigned capped_deadline_ms(unsigned deadline_ms) {
+  const char *text = getenv("BACKPLANE_CHECK_GATE_MS");
+  char *end;
+  unsigned long cap = text && *text ? strtoul(text, &end, 10) : 0;
+  return cap > 0 && !*end && cap < deadline_ms ? (unsigned)cap : deadline_ms;
+}
+
 void check_gate_init(check_gate_t *gate, unsigned deadline_ms) {
-  *gate = (check_gate_t){.owner = pthread_self(), .deadline_ms = deadline_ms};
+  *gate = (check_gate_t){.owner = pthread_self(),
+                         .deadline_ms = capped_deadline_ms(deadline_ms)};
   pthread_mutex_init(&gate->mutex, NULL);
   pthread_condattr_t attr;
   pthread_condattr_init(&attr);

@@ -31,6 +31,8 @@ typedef struct check_gate {
   int finished_first;   /* it had returned before add_callback did */
 } check_gate_t;
 
+/* `deadline_ms`, or less when BACKPLANE_CHECK_GATE_MS is set lower: a fault
+ * sweep sets it so that a call that waits for a held stream costs little. */
 void check_gate_init(check_gate_t *gate, unsigned deadline_ms);
 void check_gate_destroy(check_gate_t *gate);
 

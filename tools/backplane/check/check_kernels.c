@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "check_pool.h"
 #include "check_report.h"
 #include "cli/cli_kernels.h"
 #include "cli/cli_timing.h"
@@ -225,7 +226,7 @@ static void notify_round_trip(kernels_t *k) {
     status = bp_stream_synchronize(k->stream);
   if (status == BP_OK)
     status = bp_stream_synchronize(device_side);
-  bp_stream_destroy(device_side);
+  check_stream_destroy(device_side);
   bp_notify_destroy(to_host);
   bp_notify_destroy(to_device);
   if (status != BP_OK)
@@ -285,6 +286,6 @@ void check_kernels(check_ctx_t *ctx) {
     notify_round_trip(&k);
   }
   bp_device_free(k.device, k.memory);
-  bp_stream_destroy(k.stream);
+  check_stream_destroy(k.stream);
   bp_module_unload(k.module);
 }

@@ -8,6 +8,7 @@
 
 #include "check.h"
 #include "check_pattern.h"
+#include "check_pool.h"
 #include "check_report.h"
 
 enum { THREADS = 4, MAX_SIZE = 256 << 10 };
@@ -90,7 +91,7 @@ static void *stress_thread(void *arg) {
   for (int i = 0; i < w->iterations && !w->why[0]; i++)
     stress_once(w, stream, event, i);
   bp_event_destroy(event);
-  bp_stream_destroy(stream);
+  check_stream_destroy(stream);
   return NULL;
 }
 

@@ -2,7 +2,9 @@
  * TARGET (JSON or short form, e.g. `vcpu -num_cores=2`, quoted or not) is
  * parsed, validated and printed with its defaults; --device D (an ordinal or
  * a name such as vcpu:1) prints that device's target; neither prints every
- * device's. */
+ * device's, one line each after the device's name. A target prints as text
+ * that TARGET parses back to itself (target_text); --json prints it as a
+ * JSON object. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,15 +70,85 @@ static void release_args(target_args_t *args) {
   free(args->rest);
 }
 
-/* One target as a line: its label and canonical JSON. */
-static void print_target(const char *label, const bp_target_t *target) {
-  char *json = NULL;
-  if (bp_target_to_json(target, &json) != BP_OK) {
-    fprintf(cli_out(), "%s: %s\n", label, bp_last_error());
-    return;
+/* Appends `-name=value` for one attribute of the canonical JSON; 0 when
+ * the value has no short form (an object such as a host, text with spaces
+ * or commas in a list, an empty string). */
+static int append_attribute(char *out, size_t size, const char *name,
+                            json_t *value) {
+  size_t used = strlen(out);
+  char *end = out + used;
+  size_t left = size - used;
+  if (json_is_integer(value))
+    return (size_t)snprintf(end, left, " -%s=%" JSON_INTEGER_FORMAT, name,
+                            json_integer_value(value)) < left;
+  if (json_is_string(value)) {
+    const char *text = json_string_value(value);
+    return *text && !text[strcspn(text, " \t\n\r")] &&
+           (size_t)snprintf(end, left, " -%s=%s", name, text) < left;
   }
-  fprintf(cli_out(), "%s: %s\n", label, json);
-  free(json);
+  if (!json_is_array(value))
+    return 0;
+  int written = snprintf(end, left, " -%s=", name);
+  size_t i;
+  json_t *item;
+  json_array_foreach(value, i, item) {
+    const char *text = json_string_value(item);
+    if (!text || !*text || text[strcspn(text, ", \t\n\r")] || written < 0 ||
+        (size_t)written >= left)
+      return 0;
+    written += snprintf(end + written, left - (size_t)written, "%s%s",
+                        i ? "," : "", text);
+  }
+  return written >= 0 && (size_t)written < left;
+}
+
+/* The target as text that `backplane target` parses back to an equal
+ * target, as TVM prints a target: the short form (`vcpu -keys=vcpu,cpu
+ * -num_cores=2 ...`, every attribute, sorted) when it says everything, else
+ * the canonical JSON. The caller frees the result; NULL on failure. */
+static char *target_text(const bp_target_t *target) {
+  char *json_text = NULL;
+  if (bp_target_to_json(target, &json_text) != BP_OK)
+    return NULL;
+  json_t *json = json_loads(json_text, 0, NULL);
+  size_t size = 2 * strlen(json_text) + 64;
+  char *text = json ? calloc(size, 1) : NULL;
+  int short_form = text != NULL;
+  if (short_form)
+    snprintf(text, size, "%s", bp_target_kind(target));
+  const char *name;
+  json_t *value;
+  json_object_foreach(json, name, value) {
+    if (short_form && strcmp(name, "kind"))
+      short_form = append_attribute(text, size, name, value);
+  }
+  json_decref(json);
+  bp_target_t *again = NULL;
+  if (short_form && (bp_target_parse(text, &again) != BP_OK ||
+                     !bp_target_equal(target, again)))
+    short_form = 0;
+  bp_target_destroy(again);
+  if (short_form) {
+    free(json_text);
+    return text;
+  }
+  free(text);
+  return json_text;
+}
+
+/* One target as a line: its canonical text, after `label` when given. */
+static int print_target(const char *label, const bp_target_t *target) {
+  char *text = target_text(target);
+  if (!text) {
+    fprintf(stderr, "backplane target: %s\n", bp_last_error());
+    return 1;
+  }
+  if (label)
+    fprintf(cli_out(), "%-10s %s\n", label, text);
+  else
+    fprintf(cli_out(), "%s\n", text);
+  free(text);
+  return 0;
 }
 
 static json_t *target_json(const bp_target_t *target) {
@@ -142,7 +214,7 @@ static int device_targets(bp_runtime_t *runtime, const char *only, int json) {
                                              bp_device_name(device), "target",
                                              target_json(target)));
     else
-      print_target(bp_device_name(device), target);
+      failed |= print_target(only ? NULL : bp_device_name(device), target);
     bp_target_destroy(target);
   }
   if (json && cli_json_print(array))
@@ -160,7 +232,7 @@ static int parse_and_print(const char *text, int json) {
   if (json)
     result = cli_json_print(target_json(target)) ? 1 : 0;
   else
-    print_target(bp_target_kind(target), target);
+    result = print_target(NULL, target);
   bp_target_destroy(target);
   return result;
 }

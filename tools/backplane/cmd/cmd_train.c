@@ -22,13 +22,6 @@
 #include "train/train_run.h"
 #include "train/train_world.h"
 
-#define TRAIN_USAGE                                                            \
-  "[--devices N | --processes N] [--batch N] [--epochs N] [--seed N]\n"        \
-  "           [--lr X] [--no-overlap] [--checkpoint DIR] "                     \
-  "[--checkpoint-every K]\n"                                                   \
-  "           [--data FILE] [--ops LIB.so] [--trace FILE] [--svg FILE] "       \
-  "[--svg-window FROM_MS:TO_MS] [--json]"
-
 typedef struct train_args {
   train_config_t config;
   train_run_options_t run;
@@ -39,8 +32,8 @@ typedef struct train_args {
 } train_args_t;
 
 static int usage(const char *why, const char *word) {
-  fprintf(stderr, "backplane train: %s%s%s%s\nusage: backplane train %s\n", why,
-          word ? " '" : "", word ? word : "", word ? "'" : "", TRAIN_USAGE);
+  fprintf(stderr, "backplane train: %s%s%s%s (see 'backplane train --help')\n",
+          why, word ? " '" : "", word ? word : "", word ? "'" : "");
   return 2;
 }
 
@@ -185,6 +178,11 @@ static void show_progress(const train_progress_t *p, void *user) {
 static void print_summary(const train_args_t *a, const train_summary_t *s,
                           size_t world, const char **names) {
   FILE *out = cli_out();
+  if (s->steps == 0) { /* a finished run resumed: no step, no loss */
+    fprintf(out, "test accuracy %.2f %% of the finished run (step %zu)\n",
+            100 * s->accuracy, s->resumed_from);
+    return;
+  }
   fprintf(out,
           "test accuracy %.2f %%  final loss %.4f  %zu steps in %.2f s  "
           "%.0f samples/s (%zu ranks, batch %zu, overlap %s)\n",
@@ -210,14 +208,16 @@ static int print_json(const train_args_t *a, const train_summary_t *s,
                   s->times[r].communication, "waiting_s", s->times[r].waiting));
   for (size_t e = 0; e < s->epochs_run; e++)
     json_array_append_new(epochs, json_real(s->epoch_loss[e]));
+  /* A finished run resumed takes no step: its loss is not known. */
   json_t *root = json_pack(
-      "{s:f, s:f, s:I, s:I, s:f, s:f, s:I, s:I, s:I, s:b, s:o, s:o}",
-      "test_accuracy", s->accuracy, "final_loss", s->final_loss, "steps",
+      "{s:f, s:o, s:I, s:I, s:f, s:f, s:I, s:I, s:I, s:b, s:o, s:o, s:b}",
+      "test_accuracy", s->accuracy, "final_loss",
+      s->steps ? json_real(s->final_loss) : json_null(), "steps",
       (json_int_t)s->steps, "resumed_from", (json_int_t)s->resumed_from,
       "seconds", s->seconds, "samples_per_second", s->samples_per_second,
       "ranks", (json_int_t)world, "batch", (json_int_t)a->config.batch, "seed",
       (json_int_t)a->config.seed, "overlap", a->config.overlap, "epoch_loss",
-      epochs, "devices", devices);
+      epochs, "devices", devices, "already_finished", s->steps == 0);
   return cli_json_print(root) ? 1 : 0;
 }
 
@@ -281,14 +281,18 @@ static int train_here(train_args_t *a, const cli_options_t *options,
     a->config.comm_id = world->id;
     a->config.comm_id_size = world->id_size;
   }
-  if (!status &&
-      (status = train_session_create(runtime, &a->config, &session))) {
+  /* The arguments were checked: what fails from here on is a runtime
+   * failure (exit 1), whatever its status. */
+  if (!status && (status = train_session_create(runtime, &a->config, &session)))
     fprintf(stderr, "backplane train: %s\n", train_last_error());
-    code =
-        status == BP_ERR_INVALID_ARGUMENT || status == BP_ERR_NOT_FOUND ? 2 : 1;
-  }
   if (status)
     goto done;
+  size_t resumed = 0, total = train_session_total_steps(session);
+  if (a->run.checkpoint_dir &&
+      (status = train_run_resume(session, a->run.checkpoint_dir, &resumed))) {
+    fprintf(stderr, "backplane train: %s\n", train_last_error());
+    goto done;
+  }
   int tty = isatty(fileno(cli_out()));
   size_t ranks = train_session_world_size(session);
   if (reporter && !a->json) {
@@ -301,9 +305,16 @@ static int train_here(train_args_t *a, const cli_options_t *options,
             ranks, ranks > 1 ? "s" : "",
             world->kind == TRAIN_WORLD_SINGLE ? "vcpu devices, one process"
                                               : "processes, shared memory",
-            a->config.batch / ranks, a->config.epochs,
-            train_session_total_steps(session), (double)a->config.lr,
-            a->config.overlap ? "on" : "off");
+            a->config.batch / ranks, a->config.epochs, total,
+            (double)a->config.lr, a->config.overlap ? "on" : "off");
+    if (resumed == total)
+      fprintf(cli_out(),
+              "the checkpoint in %s is at the last step (%zu of %zu): the "
+              "run is finished, nothing to train\n",
+              a->run.checkpoint_dir, resumed, total);
+    else if (resumed)
+      fprintf(cli_out(), "resumed from step %zu of %zu (checkpoint in %s)\n",
+              resumed, total, a->run.checkpoint_dir);
   }
   status = train_run(session, &a->run, &summary);
   if (status) {
@@ -364,20 +375,26 @@ int cmd_train(int argc, char **argv) {
     cli_path_reference_ops(ops, sizeof ops);
     a.config.ops_path = ops;
   }
+  /* Usage errors (exit 2): a world or configuration the arguments ask for
+   * that cannot be run; a world the environment describes wrongly is a
+   * failure (1). */
   train_world_t world;
   int code = 2;
   if (train_world_detect(a.processes, &world)) {
     fprintf(stderr, "backplane train: %s\n", train_last_error());
-  } else if (world.kind != TRAIN_WORLD_SINGLE && a.config.batch % world.size) {
-    fprintf(stderr,
-            "backplane train: batch %zu does not divide across %zu ranks "
-            "(give a multiple of %zu)\n",
-            a.config.batch, world.size, world.size);
+    code = a.processes ? 2 : 1;
   } else {
-    if (world.kind != TRAIN_WORLD_SINGLE)
+    if (world.kind != TRAIN_WORLD_SINGLE) {
       a.config.local_ranks = 1;
-    set_vcpu_devices(a.config.local_ranks);
-    code = train_here(&a, &options, &world, all);
+      a.config.world_size = world.size;
+      a.config.first_rank = world.rank;
+    }
+    if (train_config_check(&a.config)) {
+      fprintf(stderr, "backplane train: %s\n", train_last_error());
+    } else {
+      set_vcpu_devices(a.config.local_ranks);
+      code = train_here(&a, &options, &world, all);
+    }
   }
   cli_options_release(&options);
   return code;

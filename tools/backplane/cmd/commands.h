@@ -2,7 +2,8 @@
 #ifndef BACKPLANE_CLI_COMMANDS_H_
 #define BACKPLANE_CLI_COMMANDS_H_
 
-#define BP_COMMAND(name, usage, summary) int cmd_##name(int argc, char **argv);
+#define BP_COMMAND(name, usage, summary, options)                              \
+  int cmd_##name(int argc, char **argv);
 #include "command_list.h"
 #undef BP_COMMAND
 

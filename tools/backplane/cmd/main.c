@@ -10,10 +10,12 @@ typedef struct cli_command {
   int (*run)(int argc, char **argv);
   const char *usage;
   const char *summary;
+  const char *options; /* one line per option, with its default */
 } cli_command_t;
 
 static const cli_command_t commands[] = {
-#define BP_COMMAND(name, usage, summary) {#name, cmd_##name, usage, summary},
+#define BP_COMMAND(name, usage, summary, options)                              \
+  {#name, cmd_##name, usage, summary, options},
 #include "command_list.h"
 #undef BP_COMMAND
 };
@@ -36,8 +38,9 @@ static void print_usage(FILE *out) {
           "exit codes: 0 success, 1 failure (e.g. a FAIL in check), 2 usage\n");
 }
 
+/* --help or -h before any "--" (after it, words are another program's). */
 static int wants_help(int argc, char **argv) {
-  for (int i = 0; i < argc; i++)
+  for (int i = 0; i < argc && strcmp(argv[i], "--"); i++)
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
       return 1;
   return 0;
@@ -61,8 +64,9 @@ int main(int argc, char **argv) {
     if (strcmp(name, commands[i].name))
       continue;
     if (wants_help(argc - 2, argv + 2)) {
-      fprintf(cli_out(), "usage: backplane %s %s\n  %s\n", commands[i].name,
-              commands[i].usage, commands[i].summary);
+      fprintf(cli_out(), "usage: backplane %s %s\n  %s\n\noptions:\n%s",
+              commands[i].name, commands[i].usage, commands[i].summary,
+              commands[i].options);
       return 0;
     }
     return commands[i].run(argc - 2, argv + 2);

@@ -53,6 +53,10 @@ typedef struct train_config {
 
 /* The defaults above (data and ops paths left NULL). */
 void train_config_defaults(train_config_t *config);
+/* BP_ERR_INVALID_ARGUMENT, with a message, for a configuration no session
+ * can run (counts out of range, a batch that does not divide across the
+ * world's ranks); checked again by train_session_create. */
+bp_status_t train_config_check(const train_config_t *config);
 
 /* Where Debian's python3-sklearn puts the data set. */
 #define TRAIN_DIGITS_PATH                                                      \
@@ -91,6 +95,8 @@ size_t train_session_param_count(const train_session_t *session);
 size_t train_session_samples_per_step(const train_session_t *session);
 size_t train_session_world_size(const train_session_t *session);
 size_t train_session_local_ranks(const train_session_t *session);
+/* The world rank of this process's first local rank (0 in one process). */
+size_t train_session_first_rank(const train_session_t *session);
 
 /* Enqueues one step on every local rank and returns without waiting for it
  * (the host stays at most a few steps ahead of the devices). */

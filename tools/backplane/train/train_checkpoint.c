@@ -47,7 +47,9 @@ bp_status_t train_checkpoint_write(const char *dir,
   if (mkdir(dir, 0755) != 0 && errno != EEXIST)
     return io_error("cannot create", dir);
   snprintf(path, sizeof path, "%s/%s", dir, TRAIN_CHECKPOINT_FILE);
-  snprintf(tmp, sizeof tmp, "%s/.%s.tmp", dir, TRAIN_CHECKPOINT_FILE);
+  /* A name of this process's own: another writer's file is never ours. */
+  snprintf(tmp, sizeof tmp, "%s/.%s.%ld.tmp", dir, TRAIN_CHECKPOINT_FILE,
+           (long)getpid());
   int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0)
     return io_error("cannot create", tmp);

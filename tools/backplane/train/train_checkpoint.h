@@ -2,8 +2,10 @@
  * (train.h): a header (magic, version, step, generator state, seed, batch,
  * parameter count), the parameters and both AdamW moments as float32, and a
  * CRC-32 of everything before it. Written atomically: a temporary file in
- * DIR, fsync, rename over the old one, fsync of DIR; so a crash at any
- * moment leaves the previous checkpoint or the new one, never a mix.
+ * DIR named after the writing process, fsync, rename over the old one, fsync
+ * of DIR; so a crash at any moment leaves the previous checkpoint or the new
+ * one, never a mix. One process writes (world rank 0, train_run.h): the
+ * ranks hold the same state after every step.
  * Numbers are in the host's byte order (checkpoints move between runs on
  * one machine, not between architectures). */
 #ifndef BACKPLANE_TRAIN_CHECKPOINT_H_

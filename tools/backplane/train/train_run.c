@@ -30,8 +30,9 @@ static bp_status_t save(train_session_t *session, const char *dir) {
   return status;
 }
 
-static bp_status_t resume(train_session_t *session, const char *dir,
-                          size_t *out_step) {
+bp_status_t train_run_resume(train_session_t *session, const char *dir,
+                             size_t *out_step) {
+  *out_step = 0;
   train_state_t state;
   bp_status_t status = train_checkpoint_read(dir, &state);
   if (status == BP_ERR_NOT_FOUND)
@@ -53,10 +54,10 @@ bp_status_t train_run(train_session_t *session,
   size_t every = options->checkpoint_every ? options->checkpoint_every : 50;
   size_t spe = train_session_steps_per_epoch(session);
   size_t total = train_session_total_steps(session);
-  bp_status_t status = dir ? resume(session, dir, &out->resumed_from) : BP_OK;
-  if (status)
-    return status;
   size_t first = train_session_step_index(session);
+  out->resumed_from = first;
+  int writer = dir && train_session_first_rank(session) == 0;
+  bp_status_t status = BP_OK;
   out->epoch_loss = calloc(total / spe + 1, sizeof(double));
   if (!out->epoch_loss)
     return train_fail(BP_ERR_OUT_OF_MEMORY, "out of host memory");
@@ -66,7 +67,7 @@ bp_status_t train_run(train_session_t *session,
       break;
     size_t done = step + 1;
     bool epoch_end = done % spe == 0;
-    bool checkpoint = dir && (done % every == 0 || done == total);
+    bool checkpoint = writer && (done % every == 0 || done == total);
     double t = now();
     bool report =
         options->progress && (epoch_end || done == total ||

@@ -30,7 +30,7 @@ typedef struct train_run_options {
 
 typedef struct train_summary {
   size_t steps;        /* run in this invocation */
-  size_t resumed_from; /* the checkpoint's step, or 0 */
+  size_t resumed_from; /* the step the run started from (a checkpoint's) */
   double seconds;      /* of the step loop */
   double samples_per_second;
   double final_loss;
@@ -41,10 +41,17 @@ typedef struct train_summary {
   size_t epochs_run;
 } train_summary_t;
 
-/* Runs the session to its last step. With a checkpoint directory, first
- * resumes from its checkpoint if there is one (a corrupt one fails the run,
- * naming it) and writes one every `checkpoint_every` steps and at the end.
- * Release the summary with train_summary_release. */
+/* Resumes the session from DIR's checkpoint if there is one: *out_step is
+ * its step, or 0 when there is none (the run starts afresh). A corrupt or
+ * foreign checkpoint fails, naming it. Every rank process reads the same
+ * file: the next checkpoint is written only after a step all ranks take. */
+bp_status_t train_run_resume(train_session_t *session, const char *dir,
+                             size_t *out_step);
+
+/* Runs the session from where it stands (train_run_resume) to its last
+ * step. With a checkpoint directory, world rank 0 writes a checkpoint every
+ * `checkpoint_every` steps and at the end (the other ranks hold the same
+ * state). Release the summary with train_summary_release. */
 bp_status_t train_run(train_session_t *session,
                       const train_run_options_t *options,
                       train_summary_t *out_summary);

@@ -75,6 +75,9 @@ size_t train_session_world_size(const train_session_t *s) {
 size_t train_session_local_ranks(const train_session_t *s) {
   return s->local;
 }
+size_t train_session_first_rank(const train_session_t *s) {
+  return s->config.first_rank;
+}
 
 static bp_status_t find_ops(train_session_t *s) {
   struct {
@@ -100,7 +103,8 @@ static bp_status_t find_ops(train_session_t *s) {
   return BP_OK;
 }
 
-static bp_status_t check_config(const train_config_t *c, size_t world) {
+bp_status_t train_config_check(const train_config_t *c) {
+  size_t world = c->world_size ? c->world_size : c->local_ranks;
   if (c->local_ranks < 1 || c->local_ranks > TRAIN_MAX_RANKS)
     return train_fail(BP_ERR_INVALID_ARGUMENT,
                       "%zu devices: a process drives 1 to %d", c->local_ranks,
@@ -179,7 +183,7 @@ static bp_status_t create(train_session_t *s, bp_runtime_t *runtime,
   s->local = config->local_ranks;
   s->world = config->world_size ? config->world_size : config->local_ranks;
   s->staged_epoch = NO_EPOCH;
-  bp_status_t status = check_config(config, s->world);
+  bp_status_t status = train_config_check(config);
   if (status)
     return status;
   const char *path = config->data_path ? config->data_path : TRAIN_DIGITS_PATH;
