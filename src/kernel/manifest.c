@@ -270,11 +270,10 @@ bp_status_t bp_manifest_parse(const char *text, size_t size, const char *path,
 }
 
 bp_status_t bp_manifest_read(const char *path, bool allow_outside_folder,
-                             bp_manifest_t **out_manifest) {
+                             size_t max_bytes, bp_manifest_t **out_manifest) {
   char reason[512];
-  if (!bp_plugin_permissions_ok(path, reason, sizeof reason))
-    return bp_error(bp_plugin_refusal_status(path), "%s: refused: %s", path,
-                    reason);
+  if (!bp_file_permissions_ok(path, "manifest", reason, sizeof reason))
+    return bp_error(bp_plugin_refusal_status(path), "%s: %s", path, reason);
   FILE *file = fopen(path, "rb");
   if (!file)
     return bp_error(BP_ERR_NOT_FOUND, "%s: cannot open: %s", path,
@@ -285,11 +284,12 @@ bp_status_t bp_manifest_read(const char *path, bool allow_outside_folder,
     status = bp_error(BP_ERR_INVALID_ARGUMENT, "%s: not a regular file", path);
   else if (st.st_size == 0)
     status = bp_error(BP_ERR_INVALID_ARGUMENT, "%s: empty file", path);
-  else if ((unsigned long long)st.st_size > BP_MANIFEST_MAX_BYTES)
+  else if ((unsigned long long)st.st_size > max_bytes)
     status = bp_error(BP_ERR_INVALID_ARGUMENT,
-                      "%s: %lld bytes, larger than the %u-byte limit of a "
-                      "manifest",
-                      path, (long long)st.st_size, BP_MANIFEST_MAX_BYTES);
+                      "%s: %lld bytes, larger than the %zu-byte cap on a "
+                      "manifest (raise it with "
+                      "bp_module_options_t.max_manifest_bytes)",
+                      path, (long long)st.st_size, max_bytes);
   char *text = status == BP_OK ? malloc((size_t)st.st_size) : NULL;
   if (status == BP_OK && !text)
     status = bp_error(BP_ERR_OUT_OF_MEMORY, "%s: out of memory", path);

@@ -58,11 +58,11 @@ bp_status_t bp_manifest_parse(const char *text, size_t size, const char *path,
                               bool allow_outside_folder,
                               bp_manifest_t **out_manifest);
 
-/* Reads and parses the file: refuses group/other-writable files, empty ones
- * and ones larger than BP_MANIFEST_MAX_BYTES (without reading them);
- * BP_ERR_NOT_FOUND when it cannot be opened. */
+/* Reads and parses the file at `path` (absolute): refuses group/other-
+ * writable files, empty ones and ones larger than `max_bytes` (without
+ * reading them); BP_ERR_NOT_FOUND when it cannot be opened. */
 bp_status_t bp_manifest_read(const char *path, bool allow_outside_folder,
-                             bp_manifest_t **out_manifest);
+                             size_t max_bytes, bp_manifest_t **out_manifest);
 
 /* NULL is a no-op. */
 void bp_manifest_free(bp_manifest_t *manifest);
