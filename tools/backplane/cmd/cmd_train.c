@@ -1,5 +1,6 @@
-/* `backplane train`: data-parallel training of the digits MLP on vcpu
- * devices (tools/backplane/train/train.h), with a progress bar on a
+/* `backplane train`: data-parallel training of a digits classifier (the
+ * MLP or the CNN) on the devices of any plugin whose op library has the
+ * model's ops (tools/backplane/train/train.h), with a progress bar on a
  * terminal, plain lines otherwise, or one JSON object (--json); at the end
  * the test accuracy, samples/s and each device's time split. */
 #include <errno.h>
@@ -19,6 +20,7 @@
 #include "commands.h"
 #include "trace_svg.h"
 #include "train/train.h"
+#include "train/train_device.h"
 #include "train/train_run.h"
 #include "train/train_world.h"
 
@@ -87,6 +89,7 @@ static int take_options(int *argc, char **argv, train_args_t *a) {
                       !strcmp(w, "--seed") || !strcmp(w, "--lr") ||
                       !strcmp(w, "--checkpoint") || !strcmp(w, "--data") ||
                       !strcmp(w, "--ops") || !strcmp(w, "--trace") ||
+                      !strcmp(w, "--model") || !strcmp(w, "--device") ||
                       !strcmp(w, "--svg") || !strcmp(w, "--svg-window") ||
                       !strcmp(w, "--checkpoint-every"))) {
       return usage("missing value after", w);
@@ -118,6 +121,10 @@ static int take_options(int *argc, char **argv, train_args_t *a) {
       a->config.data_path = v;
     } else if (!strcmp(w, "--ops")) {
       a->config.ops_path = v;
+    } else if (!strcmp(w, "--model")) {
+      a->config.model = v;
+    } else if (!strcmp(w, "--device")) {
+      a->config.device_type = v;
     } else if (!strcmp(w, "--trace")) {
       a->trace = v;
     } else if (!strcmp(w, "--svg")) {
@@ -266,12 +273,17 @@ static int train_here(train_args_t *a, const cli_options_t *options,
   int traced = reporter && a->trace;
   if (open_runtime(a, options, traced, &runtime) != BP_OK)
     return 1;
-  bp_status_t status = BP_OK;
-  if (world->kind != TRAIN_WORLD_SINGLE) {
+  bp_status_t status =
+      train_device_type_pick(runtime, a->config.device_type,
+                             a->config.local_ranks, &a->config.device_type);
+  if (status)
+    fprintf(stderr, "backplane train: %s\n", train_last_error());
+  if (!status && world->kind != TRAIN_WORLD_SINGLE) {
     bp_device_t *device = NULL;
-    status = bp_device_get(runtime, "vcpu", 0, &device);
+    status = bp_device_get(runtime, a->config.device_type, 0, &device);
     if (status)
-      fprintf(stderr, "backplane train: no vcpu device: %s\n", bp_last_error());
+      fprintf(stderr, "backplane train: no %s device: %s\n",
+              a->config.device_type, bp_last_error());
     else if ((status = train_world_exchange_id(world, device)) ||
              (world->kind == TRAIN_WORLD_SPAWNER &&
               (status = train_world_spawn(world, argv))))
@@ -294,18 +306,22 @@ static int train_here(train_args_t *a, const cli_options_t *options,
     goto done;
   }
   int tty = isatty(fileno(cli_out()));
+  if (!tty) /* a pipe or a file sees each progress line as it is made */
+    setvbuf(cli_out(), NULL, _IOLBF, 0);
   size_t ranks = train_session_world_size(session);
   if (reporter && !a->json) {
     a->run.progress = show_progress;
     a->run.progress_user = &tty;
     a->run.progress_interval = tty ? 0.1 : 1e30;
     fprintf(cli_out(),
-            "training MLP 64-256-256-10 on digits: %zu rank%s (%s) x batch "
-            "%zu, %zu epochs (%zu steps), AdamW lr %g, overlap %s\n",
-            ranks, ranks > 1 ? "s" : "",
-            world->kind == TRAIN_WORLD_SINGLE ? "vcpu devices, one process"
-                                              : "processes, shared memory",
-            a->config.batch / ranks, a->config.epochs, total,
+            "training %s on digits: %zu rank%s (%s %s), global batch %zu "
+            "(%zu per rank), %zu epochs (%zu steps), AdamW lr %g, overlap "
+            "%s\n",
+            train_session_model(session), ranks, ranks > 1 ? "s" : "",
+            train_session_device_type(session),
+            world->kind == TRAIN_WORLD_SINGLE ? "devices, one process"
+                                              : "devices, a process each",
+            a->config.batch, a->config.batch / ranks, a->config.epochs, total,
             (double)a->config.lr, a->config.overlap ? "on" : "off");
     if (resumed == total)
       fprintf(cli_out(),
@@ -324,7 +340,7 @@ static int train_here(train_args_t *a, const cli_options_t *options,
   const char *names[TRAIN_MAX_RANKS];
   for (size_t r = 0; r < summary.local_ranks; r++) {
     bp_device_t *device = NULL;
-    bp_device_get(runtime, "vcpu", r, &device);
+    bp_device_get(runtime, a->config.device_type, r, &device);
     names[r] = device ? bp_device_name(device) : "?";
   }
   code = 0;
