@@ -93,6 +93,62 @@ static void test_one_device_matches_two(void **state) {
   json_decref(two);
 }
 
+/* The CNN (conv, pool, ReLU, linear through the op library) learns the
+ * digits as well as the MLP: >= 95 % on the test set after 8 epochs. */
+static void test_cnn_reaches_95_percent(void **state) {
+  (void)state;
+  json_t *root = train_json((const char *[]){"--model", "cnn", "--epochs", "8",
+                                             "--lr", "0.004", NULL});
+  printf("cnn: %.2f %% after 8 epochs\n", 100 * number(root, "test_accuracy"));
+  assert_true(number(root, "test_accuracy") >= 0.95);
+  assert_string_equal(json_string_value(json_object_get(root, "model")), "cnn");
+  json_decref(root);
+}
+
+/* The same run on the OpenCL plugin (POCL) and on vcpu: the reference op
+ * library serves both (their memory is host-addressable), so every epoch's
+ * loss and the accuracy agree. */
+static void test_opencl_trains_like_vcpu(void **state) {
+  (void)state;
+  const char *opencl[] = {"--device", "opencl", "--devices", "1",
+                          "--model",  "cnn",    "--epochs",  "3",
+                          "--lr",     "0.004",  NULL};
+  const char *vcpu[] = {"--device", "vcpu",  "--devices", "1",
+                        "--model",  "cnn",   "--epochs",  "3",
+                        "--lr",     "0.004", NULL};
+  json_t *a = train_json(opencl), *b = train_json(vcpu);
+  assert_string_equal(json_string_value(json_object_get(a, "device_type")),
+                      "opencl");
+  assert_string_equal(json_string_value(json_object_get(b, "device_type")),
+                      "vcpu");
+  json_t *la = json_object_get(a, "epoch_loss"),
+         *lb = json_object_get(b, "epoch_loss");
+  assert_int_equal(json_array_size(la), 3);
+  for (size_t i = 0; i < 3; i++)
+    assert_true(fabs(json_number_value(json_array_get(la, i)) -
+                     json_number_value(json_array_get(lb, i))) < 1e-4);
+  assert_true(number(a, "test_accuracy") > 0.8);
+  assert_true(fabs(number(a, "test_accuracy") - number(b, "test_accuracy")) <
+              1e-9);
+  json_decref(a);
+  json_decref(b);
+}
+
+/* A device type with too few devices, or none: refused, naming what there
+ * is. */
+static void test_device_type_without_enough_devices(void **state) {
+  (void)state;
+  tool_run_t run;
+  assert_int_equal(tool_run((const char *[]){"train", "--device", "nosuch",
+                                             "--epochs", "1", NULL},
+                            NULL, &run),
+                   0);
+  assert_int_equal(run.exit_code, 1);
+  assert_non_null(strstr(run.err, "--device nosuch"));
+  assert_non_null(strstr(run.err, "vcpu: "));
+  tool_run_release(&run);
+}
+
 /* Backplane's entries in /dev/shm, as one string of names. */
 static char *shm_names(void) {
   DIR *dir = opendir("/dev/shm");
@@ -160,6 +216,8 @@ static void test_bad_input_is_refused(void **state) {
                  "too many processes");
   expect_refused((const char *[]){"--devices", "0", NULL}, "0 devices");
   expect_refused((const char *[]){"--epochs", "x", NULL}, "epochs x");
+  expect_refused((const char *[]){"--model", "resnet", NULL},
+                 "a model it does not know");
   expect_refused((const char *[]){"--svg", "/tmp/bp-train-w.svg",
                                   "--svg-window", "5:2", NULL},
                  "window ending before it starts");
@@ -446,6 +504,9 @@ int main(void) {
       cmocka_unit_test(test_defaults_reach_95_percent),
       cmocka_unit_test(test_same_run_twice_same_numbers),
       cmocka_unit_test(test_one_device_matches_two),
+      cmocka_unit_test(test_cnn_reaches_95_percent),
+      cmocka_unit_test(test_opencl_trains_like_vcpu),
+      cmocka_unit_test(test_device_type_without_enough_devices),
       cmocka_unit_test(test_bad_input_is_refused),
       cmocka_unit_test(test_svg_window),
       cmocka_unit_test(test_two_processes),

@@ -225,6 +225,8 @@ static int print_json(const train_args_t *a, const train_summary_t *s,
       "ranks", (json_int_t)world, "batch", (json_int_t)a->config.batch, "seed",
       (json_int_t)a->config.seed, "overlap", a->config.overlap, "epoch_loss",
       epochs, "devices", devices, "already_finished", s->steps == 0);
+  json_object_set_new(root, "model", json_string(a->config.model));
+  json_object_set_new(root, "device_type", json_string(a->config.device_type));
   return cli_json_print(root) ? 1 : 0;
 }
 
