@@ -378,6 +378,126 @@ static pid_t child_of(pid_t parent) {
   return found;
 }
 
+static double seconds_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static char *slurp(const char *path) {
+  size_t size;
+  char *text = read_file(path, &size);
+  assert_non_null(text);
+  text[size] = '\0';
+  return text;
+}
+
+/* Whether `pid`'s environment holds the entry `entry` ("RANK=1"). */
+static int has_environment(pid_t pid, const char *entry) {
+  char path[64], all[65536];
+  snprintf(path, sizeof path, "/proc/%d/environ", (int)pid);
+  FILE *f = fopen(path, "rb"); /* /proc files have no size: read them */
+  size_t size = f ? fread(all, 1, sizeof all - 1, f) : 0;
+  if (f)
+    fclose(f);
+  all[size] = '\0';
+  int found = 0;
+  for (size_t at = 0; at < size; at += strlen(all + at) + 1)
+    found |= strcmp(all + at, entry) == 0;
+  return found;
+}
+
+/* The launcher watches its ranks: rank 1 SIGKILLed mid-run ends the
+ * command (status 1) within a few seconds, naming the rank, its pid and the
+ * signal; /dev/shm keeps nothing. The rank had RANK, WORLD_SIZE,
+ * LOCAL_RANK and LOCAL_WORLD_SIZE in its environment. */
+static void test_killed_rank_stops_the_run(void **state) {
+  (void)state;
+  char *before = shm_names();
+  char out[] = "/tmp/bp-train-watch-out-XXXXXX",
+       err[] = "/tmp/bp-train-watch-err-XXXXXX";
+  close(mkstemp(out));
+  close(mkstemp(err));
+  pid_t pid = fork();
+  if (pid == 0) {
+    freopen(out, "w", stdout);
+    freopen(err, "w", stderr);
+    execl(BP_TOOL_PATH, BP_TOOL_PATH, "train", "--processes", "2", "--epochs",
+          "1000", (char *)NULL);
+    _exit(127);
+  }
+  struct timespec ms = {0, 1000000};
+  pid_t rank1 = 0;
+  int training = 0;
+  for (int i = 0; i < 20000 && !training; i++) { /* up to ~20 s */
+    nanosleep(&ms, NULL);
+    if (!rank1)
+      rank1 = child_of(pid);
+    char *text = slurp(out);
+    training = rank1 && strstr(text, "\nepoch ") != NULL;
+    free(text);
+  }
+  assert_true(training);
+  assert_true(has_environment(rank1, "RANK=1"));
+  assert_true(has_environment(rank1, "WORLD_SIZE=2"));
+  assert_true(has_environment(rank1, "LOCAL_RANK=1"));
+  assert_true(has_environment(rank1, "LOCAL_WORLD_SIZE=2"));
+  double start = seconds_now();
+  kill(rank1, SIGKILL);
+  int status;
+  waitpid(pid, &status, 0);
+  double seconds = seconds_now() - start;
+  printf("killed rank 1: the command ended %.3f s later\n", seconds);
+  assert_true(seconds < 5);
+  assert_true(WIFEXITED(status));
+  assert_int_equal(WEXITSTATUS(status), 1);
+  char *text = slurp(err), expected[96];
+  snprintf(expected, sizeof expected, "rank 1 (pid %d) was killed by signal %d",
+           (int)rank1, SIGKILL);
+  if (!strstr(text, expected))
+    fail_msg("'%s' not in: %s", expected, text);
+  free(text);
+  unlink(out);
+  unlink(err);
+  expect_no_new_shm(before);
+  free(before);
+}
+
+/* Two processes started with RANK and WORLD_SIZE in their environment (as
+ * torchrun or another launcher starts them), without --processes, join
+ * one world and train. */
+static void test_ranks_from_a_launcher_join(void **state) {
+  (void)state;
+  char out[] = "/tmp/bp-train-launched-XXXXXX", job[64];
+  close(mkstemp(out));
+  snprintf(job, sizeof job, "test-%d", (int)getpid());
+  pid_t ranks[2];
+  for (int r = 0; r < 2; r++) {
+    ranks[r] = fork();
+    if (ranks[r] == 0) {
+      char rank[8];
+      snprintf(rank, sizeof rank, "%d", r);
+      setenv("RANK", rank, 1);
+      setenv("WORLD_SIZE", "2", 1);
+      setenv("BACKPLANE_TRAIN_JOB", job, 1);
+      freopen(r == 0 ? out : "/dev/null", "w", stdout);
+      execl(BP_TOOL_PATH, BP_TOOL_PATH, "train", "--epochs", "2", (char *)NULL);
+      _exit(127);
+    }
+  }
+  for (int r = 0; r < 2; r++) {
+    int status;
+    waitpid(ranks[r], &status, 0);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+  }
+  char *text = slurp(out);
+  assert_non_null(strstr(text, "2 ranks ("));
+  assert_non_null(strstr(text, "test accuracy"));
+  free(text);
+  unlink(out);
+}
+
 /* `--processes 2` with checkpoints: a run whose rank process 1 is killed
  * with SIGKILL (then the rest of its process group: rank 0 would wait for
  * the dead peer), resumed with --processes 2, says where it resumed and ends
@@ -513,6 +633,8 @@ int main(void) {
       cmocka_unit_test(test_sigkill_then_resume_matches),
       cmocka_unit_test(test_two_processes_killed_then_resumed),
       cmocka_unit_test(test_corrupt_checkpoint_refused),
+      cmocka_unit_test(test_killed_rank_stops_the_run),
+      cmocka_unit_test(test_ranks_from_a_launcher_join),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -353,11 +353,9 @@ static int train_here(train_args_t *a, const cli_options_t *options,
 done:
   train_summary_release(&summary);
   train_session_destroy(session);
-  if (world->kind == TRAIN_WORLD_SPAWNER &&
-      train_world_join(world, code != 0) && code == 0) {
-    fprintf(stderr, "backplane train: a rank process failed\n");
+  /* A rank that failed was named on stderr by the world's watch. */
+  if (world->kind == TRAIN_WORLD_SPAWNER && train_world_join(world, code != 0))
     code = 1;
-  }
   bp_runtime_destroy(runtime); /* writes the trace */
   if (traced && code == 0 && a->svg && draw_svg(a))
     code = 1;
