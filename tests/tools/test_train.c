@@ -269,7 +269,8 @@ static void test_svg_window(void **state) {
   unlink("/tmp/bp-train-part.svg");
 }
 
-/* Two rank processes on shared memory: they train, and leave nothing. */
+/* Two rank processes on shared memory: they train, rank 0 reports both
+ * ranks' time split, and they leave nothing. */
 static void test_two_processes(void **state) {
   (void)state;
   char *before = shm_names();
@@ -277,6 +278,15 @@ static void test_two_processes(void **state) {
       train_json((const char *[]){"--processes", "2", "--epochs", "4", NULL});
   assert_int_equal((int)number(root, "ranks"), 2);
   assert_true(number(root, "test_accuracy") >= 0.9);
+  /* Rank 1's row too, gathered from its process. */
+  json_t *devices = json_object_get(root, "devices");
+  assert_int_equal(json_array_size(devices), 2);
+  for (size_t i = 0; i < 2; i++) {
+    json_t *row = json_array_get(devices, i);
+    assert_int_equal((int)number(row, "rank"), (int)i);
+    assert_true(number(row, "compute_s") > 0);
+    assert_true(number(row, "communication_s") > 0);
+  }
   json_decref(root);
   expect_no_new_shm(before);
   free(before);

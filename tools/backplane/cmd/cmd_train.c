@@ -182,8 +182,15 @@ static void show_progress(const train_progress_t *p, void *user) {
   }
 }
 
+/* "vcpu:1": the device of world rank `w` (every process drives the same
+ * number of devices, of one type). */
+static void rank_device(const train_args_t *a, const train_summary_t *s,
+                        size_t w, char *out, size_t size) {
+  snprintf(out, size, "%s:%zu", a->config.device_type, w % s->local_ranks);
+}
+
 static void print_summary(const train_args_t *a, const train_summary_t *s,
-                          size_t world, const char **names) {
+                          size_t world) {
   FILE *out = cli_out();
   if (s->steps == 0) { /* a finished run resumed: no step, no loss */
     fprintf(out, "test accuracy %.2f %% of the finished run (step %zu)\n",
@@ -192,27 +199,35 @@ static void print_summary(const train_args_t *a, const train_summary_t *s,
   }
   fprintf(out,
           "test accuracy %.2f %%  final loss %.4f  %zu steps in %.2f s  "
-          "%.0f samples/s (%zu ranks, batch %zu, overlap %s)\n",
+          "%.0f samples/s (%zu ranks, global batch %zu, overlap %s)\n",
           100 * s->accuracy, s->final_loss, s->steps, s->seconds,
           s->samples_per_second, world, a->config.batch,
           a->config.overlap ? "on" : "off");
-  fprintf(out, "%-8s %12s %14s %12s\n", "device", "compute ms", "communication",
-          "waiting ms");
-  for (size_t r = 0; r < s->local_ranks; r++)
-    fprintf(out, "%-8s %12.1f %11.1f ms %12.1f\n", names[r],
-            1e3 * s->times[r].compute, 1e3 * s->times[r].communication,
-            1e3 * s->times[r].waiting);
+  fprintf(out, "%4s  %-10s %12s %14s %12s\n", "rank", "device", "compute ms",
+          "communication", "waiting ms");
+  for (size_t w = 0; w < s->world_size; w++) {
+    char device[64];
+    rank_device(a, s, w, device, sizeof device);
+    fprintf(out, "%4zu  %-10s %12.1f %11.1f ms %12.1f\n", w, device,
+            1e3 * s->world_times[w].compute,
+            1e3 * s->world_times[w].communication,
+            1e3 * s->world_times[w].waiting);
+  }
 }
 
 static int print_json(const train_args_t *a, const train_summary_t *s,
-                      size_t world, const char **names) {
+                      size_t world) {
   json_t *devices = json_array(), *epochs = json_array();
-  for (size_t r = 0; r < s->local_ranks; r++)
+  for (size_t w = 0; w < s->world_size; w++) {
+    char device[64];
+    rank_device(a, s, w, device, sizeof device);
     json_array_append_new(
         devices,
-        json_pack("{s:s, s:f, s:f, s:f}", "device", names[r], "compute_s",
-                  s->times[r].compute, "communication_s",
-                  s->times[r].communication, "waiting_s", s->times[r].waiting));
+        json_pack("{s:I, s:s, s:f, s:f, s:f}", "rank", (json_int_t)w, "device",
+                  device, "compute_s", s->world_times[w].compute,
+                  "communication_s", s->world_times[w].communication,
+                  "waiting_s", s->world_times[w].waiting));
+  }
   for (size_t e = 0; e < s->epochs_run; e++)
     json_array_append_new(epochs, json_real(s->epoch_loss[e]));
   /* A finished run resumed takes no step: its loss is not known. */
@@ -339,17 +354,11 @@ static int train_here(train_args_t *a, const cli_options_t *options,
     fprintf(stderr, "backplane train: %s\n", train_last_error());
     goto done;
   }
-  const char *names[TRAIN_MAX_RANKS];
-  for (size_t r = 0; r < summary.local_ranks; r++) {
-    bp_device_t *device = NULL;
-    bp_device_get(runtime, a->config.device_type, r, &device);
-    names[r] = device ? bp_device_name(device) : "?";
-  }
   code = 0;
   if (reporter && a->json)
-    code = print_json(a, &summary, ranks, names);
+    code = print_json(a, &summary, ranks);
   else if (reporter)
-    print_summary(a, &summary, ranks, names);
+    print_summary(a, &summary, ranks);
 done:
   train_summary_release(&summary);
   train_session_destroy(session);

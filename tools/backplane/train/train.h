@@ -132,6 +132,12 @@ bp_status_t train_session_evaluate(train_session_t *session,
 bp_status_t train_session_times(train_session_t *session, size_t rank,
                                 train_times_t *out_times);
 
+/* Every world rank's times, world_size entries in rank order: a collective
+ * (an all-reduce) that every rank of the world calls; synchronizes. In one
+ * process it is train_session_times of each local rank. */
+bp_status_t train_session_world_times(train_session_t *session,
+                                      train_times_t *out_times);
+
 /* The state a checkpoint holds: parameters, AdamW moments, the step count
  * and the shuffling generator. Save synchronizes first; load replaces the
  * state on every local rank (sizes must match). Files: train_checkpoint.h. */

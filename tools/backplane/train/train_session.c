@@ -472,6 +472,58 @@ bp_status_t train_session_times(train_session_t *s, size_t rank,
   return status;
 }
 
+bp_status_t train_session_world_times(train_session_t *s, train_times_t *out) {
+  bp_status_t status = train_session_synchronize(s);
+  if (status)
+    return status;
+  /* Each rank writes its row into zeros; the sum over the world is every
+   * row. */
+  size_t count = 3 * s->world, bytes = count * sizeof(float);
+  float *rows = calloc(count, sizeof(float));
+  float *device_rows[TRAIN_MAX_RANKS] = {0};
+  if (!rows)
+    return train_fail(BP_ERR_OUT_OF_MEMORY, "out of host memory");
+  for (size_t r = 0; r < s->local && !status; r++) {
+    train_rank_t *rank = &s->ranks[r];
+    size_t at = 3 * (s->config.first_rank + r);
+    memset(rows, 0, bytes);
+    rows[at] = (float)s->times[r].compute;
+    rows[at + 1] = (float)s->times[r].communication;
+    rows[at + 2] = (float)s->times[r].waiting;
+    void *p = NULL;
+    if ((status = bp_device_malloc(rank->device, bytes, &p)) ||
+        (status = bp_copy(rank->device, p, NULL, rows, bytes, NULL)))
+      status = train_fail_call(status, "world times: buffers");
+    device_rows[r] = p;
+  }
+  if (!status) {
+    status = bp_comm_group_start(s->runtime);
+    for (size_t r = 0; r < s->local && !status; r++)
+      status = bp_comm_all_reduce(device_rows[r], device_rows[r], count,
+                                  BP_DTYPE_FLOAT32, BP_REDUCE_SUM,
+                                  s->ranks[r].comm, s->ranks[r].compute);
+    bp_status_t end = bp_comm_group_end(s->runtime);
+    if (status || end)
+      status =
+          train_fail_call(status ? status : end, "world times: all-reduce");
+  }
+  if (!status && (status = bp_stream_synchronize(s->ranks[0].compute)))
+    status = train_fail_call(status, "bp_stream_synchronize");
+  if (!status && (status = bp_copy(NULL, rows, s->ranks[0].device,
+                                   device_rows[0], bytes, NULL)))
+    status = train_fail_call(status, "bp_copy");
+  for (size_t w = 0; !status && w < s->world; w++)
+    out[w] = (train_times_t){rows[3 * w], rows[3 * w + 1], rows[3 * w + 2]};
+  for (size_t r = 0; r < s->local; r++) {
+    if (s->ranks[r].compute)
+      bp_stream_synchronize(s->ranks[r].compute);
+    if (device_rows[r])
+      bp_device_free(s->ranks[r].device, device_rows[r]);
+  }
+  free(rows);
+  return status;
+}
+
 bp_status_t train_session_save_state(train_session_t *s, train_state_t *state) {
   bp_status_t status = train_session_synchronize(s);
   if (status)
