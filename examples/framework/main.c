@@ -5,7 +5,7 @@
  *
  *   framework_example [device_type]
  *
- * Uses the first device of `device_type` (default: the first device found).
+ * Uses device 0 of `device_type` (default: vcpu).
  * Plugins come from BACKPLANE_PLUGIN_PATH, CUSTOM_DEVICE_ROOT and the
  * built-in directory beside libbackplane. Exits 0 only if the data came back
  * intact.
@@ -54,7 +54,9 @@ static void on_upload_done(void *user_data) {
 }
 
 int main(int argc, char **argv) {
-  const char *wanted_type = argc > 1 ? argv[1] : NULL;
+  /* Devices are named by type and index: which device is ordinal 0 depends
+   * on the plugins installed (and on BACKPLANE_VISIBLE_DEVICES). */
+  const char *wanted_type = argc > 1 ? argv[1] : "vcpu";
   const size_t bytes = ELEMENT_COUNT * sizeof(float);
   int exit_code = EXIT_FAILURE;
   bp_runtime_t *runtime = NULL;
@@ -91,10 +93,7 @@ int main(int argc, char **argv) {
       printf("device %zu: %s\n", i, bp_device_name(listed));
   }
 
-  if (wanted_type != NULL)
-    CHECK(bp_device_get(runtime, wanted_type, 0, &device));
-  else
-    CHECK(bp_device_at(runtime, 0, &device));
+  CHECK(bp_device_get(runtime, wanted_type, 0, &device));
   printf("using %s\n", bp_device_name(device));
 
   CHECK(bp_device_malloc(device, bytes, &device_buffer));

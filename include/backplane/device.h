@@ -16,13 +16,21 @@ extern "C" {
 
 typedef struct bp_device bp_device_t;
 
-/* Every device of every loaded plugin, in plugin load order; a device's
- * position here is its ordinal. */
+/* Every device the runtime shows; a device's position here is its ordinal.
+ * The order: the built-in "vcpu" devices first, then the other device types
+ * in byte order of their names ("cuda" before "opencl"), each type's devices
+ * by index. BACKPLANE_VISIBLE_DEVICES (or bp_runtime_options_t's
+ * visible_devices), a comma-separated list of `type:index` and bare `type`
+ * entries ("vcpu:1,opencl:0", "opencl"), shows only the devices listed, in
+ * the order listed, and numbers each type's devices from 0 in that order,
+ * as CUDA_VISIBLE_DEVICES does: with "vcpu:1,vcpu:0" the second vcpu device
+ * is vcpu:0 (bp_device_get, bp_device_name) and ordinal 0. */
 BP_API size_t bp_device_count(const bp_runtime_t *runtime);
 BP_API bp_status_t bp_device_at(bp_runtime_t *runtime, size_t ordinal,
                                 bp_device_t **out_device);
 
-/* The `index`-th device of the plugin whose device_type is `device_type`. */
+/* The `index`-th device of the plugin whose device_type is `device_type`
+ * (numbered as above). */
 BP_API bp_status_t bp_device_get(bp_runtime_t *runtime, const char *device_type,
                                  size_t index, bp_device_t **out_device);
 
@@ -96,10 +104,10 @@ BP_API bp_status_t bp_device_memory_info(bp_device_t *device, size_t *out_total,
  * (generated functions, kernel launches by name) runs on. */
 BP_API bp_status_t bp_device_set_active(bp_device_t *device);
 /* The calling thread's active device of the plugin `device_type` (NULL:
- * the runtime's first plugin): the one it set last, else the plugin's first
- * device, as the plugin's get_device reports it after the thread is bound
- * to it. A new thread, and a host callback's runtime thread, starts with
- * none set. BP_ERR_NOT_FOUND for an unknown device type. */
+ * the plugin of the device at ordinal 0): the one it set last, else the
+ * plugin's first device, as the plugin's get_device reports it after the thread
+ * is bound to it. A new thread, and a host callback's runtime thread, starts
+ * with none set. BP_ERR_NOT_FOUND for an unknown device type. */
 BP_API bp_status_t bp_device_get_active(bp_runtime_t *runtime,
                                         const char *device_type,
                                         bp_device_t **out_device);

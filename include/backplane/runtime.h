@@ -30,24 +30,35 @@ typedef struct bp_runtime_options {
   /* Colon-separated directories or .so files searched before anything else;
    * NULL for none. */
   const char *plugin_path;
-  /* Nonzero: ignore BACKPLANE_PLUGIN_PATH and CUSTOM_DEVICE_ROOT. */
+  /* Nonzero: ignore BACKPLANE_PLUGIN_PATH, CUSTOM_DEVICE_ROOT and
+   * BACKPLANE_VISIBLE_DEVICES. */
   int ignore_environment;
   /* Nonzero: do not search the built-in plugin directory. */
   int skip_builtin_plugins;
   /* Nonzero: bp_copy and bp_memset skip the bounds check of device pointers
    * against the caching allocator's blocks (on by default: a range running
-   * past the end of its allocation, or into a freed block, is refused with
+   * past the end of its allocation, or starting in a freed block or in
+   * memory the allocator gave back to the plugin, is refused with
    * BP_ERR_INVALID_ARGUMENT). For those who measure every nanosecond. */
   int skip_range_checks;
   /* Loaded after the plugin files, in order; NULL/0 for none. */
   const bp_in_process_plugin_t *in_process_plugins;
   size_t in_process_plugin_count;
+  /* Which devices the runtime shows, in which order (device.h): a
+   * comma-separated list of `type:index` or bare `type` entries, as
+   * BACKPLANE_VISIBLE_DEVICES. NULL: that variable (unless
+   * ignore_environment); "": every device. */
+  const char *visible_devices;
 } bp_runtime_options_t;
 
 /* Loads every plugin found on BACKPLANE_PLUGIN_PATH, then CUSTOM_DEVICE_ROOT,
  * then the built-in directory beside libbackplane.so, then the in-process
  * plugins of `options` (which may be NULL).
- * A plugin that fails to load is recorded as rejected, never fatal.
+ * A plugin that fails to load is recorded as rejected, never fatal. Devices
+ * are numbered as device.h says, after BACKPLANE_VISIBLE_DEVICES (or
+ * options->visible_devices) selected them: a malformed selection is
+ * BP_ERR_INVALID_ARGUMENT, an entry naming no loaded device
+ * BP_ERR_NOT_FOUND, each naming the entry.
  * Writes *out_runtime only on success. */
 BP_API bp_status_t bp_runtime_create(const bp_runtime_options_t *options,
                                      bp_runtime_t **out_runtime);

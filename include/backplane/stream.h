@@ -18,13 +18,19 @@ typedef struct bp_stream bp_stream_t;
 typedef struct bp_event bp_event_t;
 
 /* Stands for the calling thread's active stream of the device a call names
- * (bp_stream_set_active). Accepted by the calls that name a device besides
- * the stream: bp_copy and bp_copy_async_unsafe (the destination device, the
- * source for a copy to host), bp_copy_tensor (likewise), bp_memset (its
- * device) and bp_event_record (the event's device). The calls that take
- * only a stream (bp_stream_synchronize, _query, _destroy, _wait_event,
+ * (bp_stream_set_active), resolved when the call is made. Accepted by every
+ * call that names a device besides the stream: bp_copy and
+ * bp_copy_async_unsafe (the destination device, the source for a copy to
+ * host), bp_copy_tensor (likewise), bp_memset (its device), bp_event_record
+ * (the event's device), the allocator's stream-ordered calls (their device),
+ * bp_launch (the module's device), bp_notify_record and bp_notify_wait (the
+ * notify's device), the collectives (the communicator's device) and
+ * bp_ops_context_create / bp_ops_tensor_create (their device; the context or
+ * tensor keeps the stream resolved then). The calls that take only a stream
+ * (bp_stream_synchronize, _query, _fail, _reset, _destroy, _wait_event,
  * _sync_from_to, _add_callback) name no device, so they refuse it with
- * BP_ERR_INVALID_ARGUMENT: resolve it with bp_stream_get_active first.
+ * BP_ERR_INVALID_ARGUMENT: resolve it with bp_stream_get_active first;
+ * bp_stream_device and bp_stream_c_handle give NULL for it.
  * NULL keeps its own meaning in each call (bp_copy: synchronous, not
  * ordered after any stream). */
 #define BP_STREAM_ACTIVE ((bp_stream_t *)(uintptr_t)1)
@@ -56,10 +62,21 @@ BP_API bp_status_t bp_stream_create(bp_device_t *device,
 BP_API bp_status_t bp_stream_destroy(bp_stream_t *stream);
 BP_API bp_device_t *bp_stream_device(const bp_stream_t *stream);
 /* BP_OK when all enqueued work has finished, BP_ERR_NOT_READY otherwise.
- * Both report a failure a kernel or notify wait left on the stream
- * (kernel.h): sticky until bp_stream_reset or the stream's destruction. */
+ * Both report a failure a kernel or notify wait (kernel.h) or bp_stream_fail
+ * left on the stream: sticky until bp_stream_reset or the stream's
+ * destruction. */
 BP_API bp_status_t bp_stream_query(bp_stream_t *stream);
 BP_API bp_status_t bp_stream_synchronize(bp_stream_t *stream);
+/* Leaves a sticky failure on `stream`, as a failing kernel does: query and
+ * synchronize return `status` with a message naming the stream and
+ * `message` (copied; NULL allowed) until bp_stream_reset. Work enqueued
+ * later still runs. For host work that finds it cannot be done once it runs
+ * (an op library refusing index values an earlier op wrote): callable from
+ * any thread, including a host callback of `stream`. The first failure is
+ * kept; later ones before a reset are dropped. BP_STREAM_ACTIVE, NULL or
+ * `status` BP_OK is BP_ERR_INVALID_ARGUMENT. */
+BP_API bp_status_t bp_stream_fail(bp_stream_t *stream, bp_status_t status,
+                                  const char *message);
 /* Clears the stream's sticky failure; its later work was never held back. */
 BP_API bp_status_t bp_stream_reset(bp_stream_t *stream);
 /* Work enqueued on `stream` after this waits until `event` completes; the

@@ -139,14 +139,27 @@ static bp_status_t out_of_memory(bp_caching_allocator_t *a, size_t size,
   if (a->config.max_alloc_size != SIZE_MAX)
     snprintf(limit_text, sizeof limit_text, " (max_alloc_size %zu)",
              a->config.max_alloc_size);
+  /* Why the free memory the device reports did not serve the request. */
+  char refused_text[128] = "";
+  if (!callback && device_free >= rounded) {
+    bool over_limit =
+        stats.reserved_bytes.current > a->config.max_alloc_size ||
+        a->config.max_alloc_size - stats.reserved_bytes.current < rounded;
+    snprintf(refused_text, sizeof refused_text, "; %s",
+             over_limit ? "the request would take reserved memory past "
+                          "max_alloc_size"
+                        : "the device refused it although it reports that "
+                          "much free (fragmented, or freed since)");
+  }
   return bp_error(BP_ERR_OUT_OF_MEMORY,
                   "%s: out of memory allocating %zu bytes (%zu after padding "
                   "and alignment): %llu bytes allocated, %llu reserved%s, "
-                  "%s free on the device, largest free cached block %zu%s",
+                  "%s free on the device, largest free cached block %zu%s%s",
                   a->backend.name, size, rounded,
                   (unsigned long long)stats.allocated_bytes.current,
                   (unsigned long long)stats.reserved_bytes.current, limit_text,
-                  free_text, largest_free_block(a), callback_text);
+                  free_text, largest_free_block(a), refused_text,
+                  callback_text);
 }
 
 static bp_status_t backend_failure(bp_caching_allocator_t *a,
@@ -192,6 +205,11 @@ bp_status_t bp_alloc_allocate_slow(bp_caching_allocator_t *a,
     if (status != BP_ERR_NOT_FOUND)
       return status;
   }
+  /* Idle memory nobody uses (a destroyed stream's, say) before more. */
+  status =
+      bp_alloc_allocate_adopted(a, pool, size, rounded, workspace, out_ptr);
+  if (status != BP_ERR_NOT_FOUND)
+    return status;
   bool small = rounded <= BP_ALLOC_SMALL_REQUEST;
   bp_chunk_kind_t kind = small ? BP_CHUNK_SMALL : BP_CHUNK_LARGE;
   for (int attempt = 0;; attempt++) {

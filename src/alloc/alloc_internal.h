@@ -6,8 +6,10 @@
  * threads working on different streams never share a lock or a written cache
  * line on the hot path. Chunks belong to one pool, so a block freed on stream
  * S returns to S's pool and is reused on S at once; crossing streams happens
- * only through pending frees (record_stream), forget_stream and releasing
- * idle chunks to the device.
+ * only through pending frees (record_stream), forget_stream (a destroyed
+ * stream's chunks go to the NULL-stream pool), stream pools adopting idle
+ * chunks of the NULL-stream pool before they grow, and releasing idle chunks
+ * to the device.
  *
  * Lock order: workspace mutex -> pool mutex (a non-NULL stream's) -> NULL
  * stream pool mutex -> device_mu. Backend memory calls run without a pool
@@ -72,6 +74,10 @@ struct bp_alloc_pool {
    * peak. */
   uint64_t use_headroom, split_headroom;
   bp_workspace_t workspace;
+  /* Threads between deciding (under the lock) to record an event on
+   * `stream` and having recorded it: forget_stream waits for none to be
+   * left, so that the stream is never recorded on once destroyed. */
+  _Atomic uint32_t stream_recorders;
   bp_alloc_pool_t *_Atomic next_pool;
 } __attribute__((aligned(64)));
 
@@ -286,6 +292,15 @@ void bp_alloc_wait_event(bp_caching_allocator_t *allocator, void *event);
 
 /* Releases idle chunks of every pool (alloc_release.c); returns bytes. */
 size_t bp_alloc_release_idle(bp_caching_allocator_t *allocator);
+/* Moves an idle chunk of the NULL-stream pool (a destroyed stream's, or
+ * no-stream memory nobody uses) into the stream pool `pool` and hands out a
+ * block of it, as bp_alloc_allocate_cached does; BP_ERR_NOT_FOUND (no
+ * message) when the NULL-stream pool has no idle chunk for `rounded`.
+ * Takes both pools' locks. */
+bp_status_t bp_alloc_allocate_adopted(bp_caching_allocator_t *allocator,
+                                      bp_alloc_pool_t *pool, size_t size,
+                                      size_t rounded, bool workspace,
+                                      void **out_ptr);
 /* Workspace teardown of one pool (workspace.c). */
 void bp_workspace_init(bp_workspace_t *workspace);
 void bp_workspace_release(bp_caching_allocator_t *allocator,

@@ -1,5 +1,8 @@
-/* Giving memory back: idle chunks to the device (empty_cache, memory
- * pressure), and a destroyed stream's memory to the NULL-stream pool. */
+/* Chunks changing hands: idle chunks back to the device (empty_cache,
+ * memory pressure), a destroyed stream's chunks to the NULL-stream pool, and
+ * idle chunks of the NULL-stream pool to stream pools that would grow. */
+#include <sched.h>
+
 #include "alloc/thread_cache.h"
 #include "base/status.h"
 
@@ -15,23 +18,31 @@ static bool has_idle_chunk(const bp_alloc_pool_t *pool) {
  * chunks may still be read by work enqueued before their last free, so an
  * event recorded on the stream (after those frees) must complete first;
  * chunks freed again meanwhile (last_free_seq past the event) wait for the
- * next release, and inside a host callback (no waits) so do they all. */
+ * next release, and inside a host callback (no waits) so do they all. The
+ * stream may be destroyed concurrently: the decision to record is taken
+ * under the pool's lock, where forget_stream takes the chunks away, and
+ * forget_stream waits for the record (see stream_recorders). */
 static size_t release_pool_idle(bp_caching_allocator_t *a,
                                 bp_alloc_pool_t *pool) {
+  /* Inside a host callback nothing may wait for a stream. */
+  bool may_wait = !bp_caching_allocator_callback_stream();
   bp_pool_lock(&pool->mu);
   if (pool == a->null_pool)
     bp_thread_cache_drain_all(a, pool);
   bp_alloc_flush_hot(pool);
   bool any = has_idle_chunk(pool);
   uint64_t covered_seq = pool->free_seq;
+  void *stream = pool->stream;
+  bool record = any && stream && may_wait;
+  if (record)
+    atomic_fetch_add_explicit(&pool->stream_recorders, 1, memory_order_relaxed);
   bp_pool_unlock(&pool->mu);
-  if (!any)
+  if (!any || (stream && !record))
     return 0;
-  if (pool->stream) {
-    /* Inside a host callback nothing may wait for a stream: keep them. */
-    if (bp_caching_allocator_callback_stream())
-      return 0;
-    void *event = bp_alloc_record_event(a, pool->stream);
+  if (record) {
+    void *event = bp_alloc_record_event(a, stream);
+    /* Enqueued (or failed): the stream may be destroyed from here on. */
+    atomic_fetch_sub_explicit(&pool->stream_recorders, 1, memory_order_release);
     if (!event)
       return 0; /* cannot tell when the stream is done with them */
     bp_alloc_wait_event(a, event);
@@ -85,36 +96,41 @@ bp_status_t bp_caching_allocator_empty_cache(bp_caching_allocator_t *a,
   return BP_OK;
 }
 
-/* Moves every chunk of `from` (a drained, forgotten stream's pool) into the
- * NULL-stream pool, with its free and live blocks and its statistics.
- * Both pools locked; `to`'s map has room for `from`'s live blocks. */
-static void move_chunks(bp_alloc_pool_t *from, bp_alloc_pool_t *to) {
-  while (from->chunks) {
-    bp_chunk_t *c = from->chunks;
-    from->chunks = c->next;
-    for (bp_block_t *b = c->first; b; b = b->next) {
-      if (b->state == BP_BLOCK_FREE) {
-        bp_free_tree_t *tree =
-            c->kind == BP_CHUNK_SMALL ? &from->small_free : &from->large_free;
-        bp_free_tree_remove(tree, b);
-        bp_free_tree_insert(
-            c->kind == BP_CHUNK_SMALL ? &to->small_free : &to->large_free, b);
-      } else {
-        bp_block_map_remove(&from->live, b->addr);
-        bp_block_map_insert(&to->live, b); /* cannot fail: reserved */
-      }
+static bp_free_tree_t *free_tree_of(bp_alloc_pool_t *pool,
+                                    const bp_chunk_t *chunk) {
+  return chunk->kind == BP_CHUNK_SMALL ? &pool->small_free : &pool->large_free;
+}
+
+/* Moves chunk `c` of `from`, with its free and live blocks, to `to`; the
+ * caller moves the statistics. Both pools locked; `to`'s map has room for
+ * the chunk's live blocks. */
+static void move_chunk(bp_alloc_pool_t *from, bp_alloc_pool_t *to,
+                       bp_chunk_t *c) {
+  for (bp_block_t *b = c->first; b; b = b->next) {
+    if (b->state == BP_BLOCK_FREE) {
+      bp_free_tree_remove(free_tree_of(from, c), b);
+      bp_free_tree_insert(free_tree_of(to, c), b);
+    } else {
+      bp_block_map_remove(&from->live, b->addr);
+      bp_block_map_insert(&to->live, b); /* cannot fail: reserved */
     }
-    atomic_store_explicit(&c->pool, to, memory_order_release);
-    c->prev = NULL;
-    c->next = to->chunks;
-    if (to->chunks)
-      to->chunks->prev = c;
-    to->chunks = c;
+    if (from->recent == b)
+      from->recent = NULL; /* the hint is always a record of its pool */
   }
-  from->recent = NULL; /* its record may be one of the moved chunks' */
-  for (int k = 0; k < BP_STAT_COUNT; k++)
-    bp_stat_move(from, to, (bp_stat_kind_t)k,
-                 bp_stat_current(from, (bp_stat_kind_t)k));
+  if (c->prev)
+    c->prev->next = c->next;
+  else
+    from->chunks = c->next;
+  if (c->next)
+    c->next->prev = c->prev;
+  atomic_store_explicit(&c->pool, to, memory_order_release);
+  c->prev = NULL;
+  c->next = to->chunks;
+  if (to->chunks)
+    to->chunks->prev = c;
+  to->chunks = c;
+  /* Free sequences are per pool: the chunk has not been freed in `to`. */
+  c->last_free_seq = 0;
 }
 
 void bp_caching_allocator_forget_stream(bp_caching_allocator_t *a,
@@ -131,12 +147,63 @@ void bp_caching_allocator_forget_stream(bp_caching_allocator_t *a,
   bp_workspace_release(a, pool);
   bp_pool_lock(&pool->mu);
   bp_alloc_flush_hot(pool);
-  bp_pool_lock(&a->null_pool->mu);
+  bp_alloc_pool_t *null_pool = a->null_pool;
+  bp_pool_lock(&null_pool->mu);
   /* Without host memory to move them, the chunks stay with the stream key:
    * still correct (the stream is drained), only not shared. */
-  if (bp_block_map_reserve(&a->null_pool->live, a->null_pool->live.count +
-                                                    pool->live.count) == BP_OK)
-    move_chunks(pool, a->null_pool);
-  bp_pool_unlock(&a->null_pool->mu);
+  if (bp_block_map_reserve(&null_pool->live,
+                           null_pool->live.count + pool->live.count) == BP_OK) {
+    while (pool->chunks)
+      move_chunk(pool, null_pool, pool->chunks);
+    for (int k = 0; k < BP_STAT_COUNT; k++)
+      bp_stat_move(pool, null_pool, (bp_stat_kind_t)k,
+                   bp_stat_current(pool, (bp_stat_kind_t)k));
+  }
+  bp_pool_unlock(&null_pool->mu);
   bp_pool_unlock(&pool->mu);
+  /* A release that saw the chunks before they moved may still be recording
+   * on the stream, which the caller is about to destroy. */
+  while (atomic_load_explicit(&pool->stream_recorders, memory_order_acquire))
+    sched_yield();
+}
+
+/* An idle chunk of the NULL-stream pool for a `rounded` request of the
+ * `kind` pool: the best fit if it is a whole chunk, else the largest free
+ * block if that is one (NULL-stream pool locked). */
+static bp_chunk_t *idle_null_chunk(bp_alloc_pool_t *null_pool,
+                                   bp_chunk_kind_t kind, size_t rounded) {
+  bp_free_tree_t *tree =
+      kind == BP_CHUNK_SMALL ? &null_pool->small_free : &null_pool->large_free;
+  bp_block_t *b = bp_free_tree_best_fit(tree, rounded);
+  if (b && bp_block_in_split_chunk(b))
+    b = bp_free_tree_largest(tree);
+  return b && !bp_block_in_split_chunk(b) && b->size >= rounded ? b->chunk
+                                                                : NULL;
+}
+
+bp_status_t bp_alloc_allocate_adopted(bp_caching_allocator_t *a,
+                                      bp_alloc_pool_t *pool, size_t size,
+                                      size_t rounded, bool workspace,
+                                      void **out_ptr) {
+  bp_alloc_pool_t *null_pool = a->null_pool;
+  if (pool == null_pool)
+    return BP_ERR_NOT_FOUND;
+  bp_chunk_kind_t kind =
+      rounded <= BP_ALLOC_SMALL_REQUEST ? BP_CHUNK_SMALL : BP_CHUNK_LARGE;
+  bp_pool_lock(&pool->mu);
+  bp_pool_lock(&null_pool->mu);
+  /* An idle chunk is one free block: no live block, no split bytes. */
+  bp_chunk_t *chunk = idle_null_chunk(null_pool, kind, rounded);
+  if (chunk) {
+    move_chunk(null_pool, pool, chunk);
+    bp_stat_move(null_pool, pool, BP_STAT_RESERVED, chunk->size);
+  }
+  bp_pool_unlock(&null_pool->mu);
+  bp_status_t status = BP_ERR_NOT_FOUND;
+  if (chunk) {
+    bp_alloc_carve(a, pool, chunk->first, rounded, true);
+    status = bp_alloc_hand_out(a, pool, chunk->first, size, workspace, out_ptr);
+  }
+  bp_pool_unlock(&pool->mu);
+  return status;
 }

@@ -6,6 +6,7 @@
 #include "backplane/memory.h"
 #include "base/status.h"
 #include "comm/comm_internal.h"
+#include "core/active.h"
 #include "core/observer.h"
 #include "core/runtime_internal.h"
 #include "core/stream_internal.h"
@@ -14,13 +15,18 @@
 /* Checks the communicator, that the stream is on its device, that `dtype`
  * is a data type (written to *c_dtype in the plugin's terms) and, when
  * `slot_name` is given, that the plugin has `slot`. */
-static bp_status_t check_call(bp_comm_t *comm, bp_stream_t *stream,
+static bp_status_t check_call(bp_comm_t *comm, bp_stream_t **stream_inout,
                               bp_dtype_t dtype, C_DataType *c_dtype,
                               const char *what, const void *slot,
                               const char *slot_name) {
-  if (comm == NULL || stream == NULL)
+  if (comm == NULL || *stream_inout == NULL)
     return bp_error(BP_ERR_INVALID_ARGUMENT, "%s: comm or stream is NULL",
                     what);
+  /* BP_STREAM_ACTIVE: the thread's active stream of the comm's device. */
+  bp_status_t resolved = bp_stream_resolve(comm->device, stream_inout);
+  if (resolved != BP_OK)
+    return resolved;
+  const bp_stream_t *stream = *stream_inout;
   if (stream->device != comm->device)
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "%s: the stream belongs to %s, the communicator (rank "
@@ -95,7 +101,7 @@ BP_API bp_status_t bp_comm_all_reduce(const void *send, void *recv,
   C_DataType c_dtype;
   C_CCLReduceOp c_op;
   bp_status_t status = check_call(
-      comm, stream, dtype, &c_dtype, "bp_comm_all_reduce",
+      comm, &stream, dtype, &c_dtype, "bp_comm_all_reduce",
       comm ? (void *)comm->dispatch->xccl_all_reduce : NULL, "xccl_all_reduce");
   if (status == BP_OK)
     status = check_op(comm, "bp_comm_all_reduce", op, &c_op);
@@ -113,7 +119,7 @@ BP_API bp_status_t bp_comm_broadcast(void *buf, size_t count, bp_dtype_t dtype,
                                      bp_stream_t *stream) {
   C_DataType c_dtype;
   bp_status_t status = check_call(
-      comm, stream, dtype, &c_dtype, "bp_comm_broadcast",
+      comm, &stream, dtype, &c_dtype, "bp_comm_broadcast",
       comm ? (void *)comm->dispatch->xccl_broadcast : NULL, "xccl_broadcast");
   if (status != BP_OK)
     return status;
@@ -131,7 +137,7 @@ BP_API bp_status_t bp_comm_reduce(const void *send, void *recv, size_t count,
   C_DataType c_dtype;
   C_CCLReduceOp c_op;
   bp_status_t status = check_call(
-      comm, stream, dtype, &c_dtype, "bp_comm_reduce",
+      comm, &stream, dtype, &c_dtype, "bp_comm_reduce",
       comm ? (void *)comm->dispatch->xccl_reduce : NULL, "xccl_reduce");
   if (status == BP_OK)
     status = check_op(comm, "bp_comm_reduce", op, &c_op);
@@ -149,7 +155,7 @@ BP_API bp_status_t bp_comm_all_gather(const void *send, void *recv,
                                       bp_comm_t *comm, bp_stream_t *stream) {
   C_DataType c_dtype;
   bp_status_t status = check_call(
-      comm, stream, dtype, &c_dtype, "bp_comm_all_gather",
+      comm, &stream, dtype, &c_dtype, "bp_comm_all_gather",
       comm ? (void *)comm->dispatch->xccl_all_gather : NULL, "xccl_all_gather");
   if (status != BP_OK)
     return status;
@@ -167,7 +173,7 @@ BP_API bp_status_t bp_comm_reduce_scatter(const void *send, void *recv,
   C_DataType c_dtype;
   C_CCLReduceOp c_op;
   bp_status_t status =
-      check_call(comm, stream, dtype, &c_dtype, "bp_comm_reduce_scatter",
+      check_call(comm, &stream, dtype, &c_dtype, "bp_comm_reduce_scatter",
                  comm ? (void *)comm->dispatch->xccl_reduce_scatter : NULL,
                  "xccl_reduce_scatter");
   if (status == BP_OK)
@@ -186,7 +192,7 @@ BP_API bp_status_t bp_comm_send(const void *send, size_t count,
                                 bp_stream_t *stream) {
   C_DataType c_dtype;
   bp_status_t status =
-      check_call(comm, stream, dtype, &c_dtype, "bp_comm_send",
+      check_call(comm, &stream, dtype, &c_dtype, "bp_comm_send",
                  comm ? (void *)comm->dispatch->xccl_send : NULL, "xccl_send");
   if (status != BP_OK)
     return status;
@@ -203,7 +209,7 @@ BP_API bp_status_t bp_comm_recv(void *recv, size_t count, bp_dtype_t dtype,
                                 bp_stream_t *stream) {
   C_DataType c_dtype;
   bp_status_t status =
-      check_call(comm, stream, dtype, &c_dtype, "bp_comm_recv",
+      check_call(comm, &stream, dtype, &c_dtype, "bp_comm_recv",
                  comm ? (void *)comm->dispatch->xccl_recv : NULL, "xccl_recv");
   if (status != BP_OK)
     return status;
@@ -259,7 +265,7 @@ BP_API bp_status_t bp_comm_all_to_all(const void *const *send_bufs,
                                       bp_dtype_t dtype, bp_comm_t *comm,
                                       bp_stream_t *stream) {
   C_DataType c_dtype;
-  bp_status_t status = check_call(comm, stream, dtype, &c_dtype,
+  bp_status_t status = check_call(comm, &stream, dtype, &c_dtype,
                                   "bp_comm_all_to_all", "", "xccl_all_to_all");
   if (status != BP_OK)
     return status;

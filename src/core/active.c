@@ -230,8 +230,9 @@ BP_API bp_status_t bp_device_get_active(bp_runtime_t *runtime,
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_device_get_active: runtime or out_device is NULL");
   bp_plugin_t *plugin =
-      device_type ? bp_runtime_find_plugin(runtime, device_type)
-                  : (runtime->plugin_count ? runtime->plugins[0] : NULL);
+      device_type
+          ? bp_runtime_find_plugin(runtime, device_type)
+          : (runtime->device_count ? runtime->devices[0]->plugin : NULL);
   if (!plugin)
     return bp_error(BP_ERR_NOT_FOUND,
                     "bp_device_get_active: no loaded plugin provides device "

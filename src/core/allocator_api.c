@@ -9,6 +9,7 @@
 
 #include "alloc/caching_allocator.h"
 #include "base/status.h"
+#include "core/active.h"
 #include "core/device_table.h"
 #include "core/observer.h"
 #include "core/stream_internal.h"
@@ -22,27 +23,42 @@ bad_device_or_stream(const char *function, const bp_device_t *device) {
                   device->name);
 }
 
-/* The device's allocator (created on first use), after checking that
- * `stream` (may be NULL) belongs to `device`. Inlined: the async malloc and
- * free are hot paths. */
+/* The device's allocator (created on first use). Inlined: the async malloc
+ * and free are hot paths. */
 static inline __attribute__((always_inline)) bp_status_t
-allocator_of(const char *function, bp_device_t *device, bp_stream_t *stream,
+allocator_of(const char *function, bp_device_t *device,
              bp_caching_allocator_t **out) {
-  if (!device || (stream && stream->device != device))
+  if (!device)
     return bad_device_or_stream(function, device);
-  bp_status_t checked = bp_stream_check(function, stream);
-  if (checked != BP_OK)
-    return checked;
   /* The allocator exists after the first call: one load, no lock. */
   *out = bp_device_allocator_if_created(device);
   return *out ? BP_OK : bp_device_allocator_get(device, out);
 }
 
+/* allocator_of after resolving BP_STREAM_ACTIVE in *stream (the thread's
+ * active stream of `device`). A stream-ordered allocation's stream (may be
+ * NULL) must be a live stream of `device`; a free or record_stream may name
+ * a stream of any device (`any_device`). */
+static inline __attribute__((always_inline)) bp_status_t
+allocator_for_stream(const char *function, bp_device_t *device,
+                     bp_stream_t **stream, bool any_device,
+                     bp_caching_allocator_t **out) {
+  if (!device)
+    return bad_device_or_stream(function, device);
+  bp_status_t status = bp_stream_resolve(device, stream);
+  if (status == BP_OK && !any_device) {
+    if (*stream && (*stream)->device != device)
+      return bad_device_or_stream(function, device);
+    status = bp_stream_check(function, *stream);
+  }
+  return status != BP_OK ? status : allocator_of(function, device, out);
+}
+
 BP_API_BODY bp_status_t malloc_async(bp_device_t *device, size_t size,
                                      bp_stream_t *stream, void **out_ptr) {
   bp_caching_allocator_t *a;
-  bp_status_t status =
-      allocator_of("bp_device_malloc_async", device, stream, &a);
+  bp_status_t status = allocator_for_stream("bp_device_malloc_async", device,
+                                            &stream, false, &a);
   if (status != BP_OK)
     return status;
   return bp_caching_allocator_malloc(a, size, stream, out_ptr);
@@ -73,7 +89,8 @@ BP_API_BODY bp_status_t free_async(bp_device_t *device, void *ptr,
   if (!ptr)
     return BP_OK;
   bp_caching_allocator_t *a;
-  bp_status_t status = allocator_of("bp_device_free_async", device, NULL, &a);
+  bp_status_t status =
+      allocator_for_stream("bp_device_free_async", device, &stream, true, &a);
   if (status != BP_OK)
     return status;
   status = bp_caching_allocator_free_on_stream(a, ptr, stream);
@@ -101,8 +118,8 @@ BP_API bp_status_t bp_device_free_async(bp_device_t *device, void *ptr,
 BP_API_BODY bp_status_t record_stream(bp_device_t *device, void *ptr,
                                       bp_stream_t *stream) {
   bp_caching_allocator_t *a;
-  bp_status_t status =
-      allocator_of("bp_device_record_stream", device, NULL, &a);
+  bp_status_t status = allocator_for_stream("bp_device_record_stream", device,
+                                            &stream, true, &a);
   if (status != BP_OK)
     return status;
   status = bp_caching_allocator_record_stream(a, ptr, stream);
@@ -130,8 +147,8 @@ BP_API bp_status_t bp_device_record_stream(bp_device_t *device, void *ptr,
 BP_API_BODY bp_status_t workspace_alloc(bp_device_t *device, size_t size,
                                         bp_stream_t *stream, void **out_ptr) {
   bp_caching_allocator_t *a;
-  bp_status_t status =
-      allocator_of("bp_device_workspace_alloc", device, stream, &a);
+  bp_status_t status = allocator_for_stream("bp_device_workspace_alloc", device,
+                                            &stream, false, &a);
   if (status != BP_OK)
     return status;
   return bp_caching_allocator_workspace_alloc(a, size, stream, out_ptr);
@@ -159,8 +176,8 @@ BP_API bp_status_t bp_device_workspace_alloc(bp_device_t *device, size_t size,
 BP_API_BODY bp_status_t workspace_free(bp_device_t *device, bp_stream_t *stream,
                                        void *ptr) {
   bp_caching_allocator_t *a;
-  bp_status_t status =
-      allocator_of("bp_device_workspace_free", device, stream, &a);
+  bp_status_t status = allocator_for_stream("bp_device_workspace_free", device,
+                                            &stream, false, &a);
   if (status != BP_OK)
     return status;
   return bp_caching_allocator_workspace_free(a, stream, ptr);
@@ -210,7 +227,7 @@ BP_API_BODY bp_status_t memory_stats(bp_device_t *device,
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_device_memory_stats: out_stats is NULL");
   bp_caching_allocator_t *a;
-  bp_status_t status = allocator_of("bp_device_memory_stats", device, NULL, &a);
+  bp_status_t status = allocator_of("bp_device_memory_stats", device, &a);
   if (status != BP_OK)
     return status;
   bp_caching_allocator_stats(a, out_stats);
@@ -235,7 +252,7 @@ BP_API bp_status_t bp_device_memory_stats(bp_device_t *device,
 BP_API_BODY bp_status_t reset_peak_memory_stats(bp_device_t *device) {
   bp_caching_allocator_t *a;
   bp_status_t status =
-      allocator_of("bp_device_reset_peak_memory_stats", device, NULL, &a);
+      allocator_of("bp_device_reset_peak_memory_stats", device, &a);
   if (status != BP_OK)
     return status;
   bp_caching_allocator_reset_peaks(a);
@@ -263,8 +280,7 @@ BP_API_BODY bp_status_t allocator_config(bp_device_t *device,
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_device_allocator_config: out is NULL");
   bp_caching_allocator_t *a;
-  bp_status_t status =
-      allocator_of("bp_device_allocator_config", device, NULL, &a);
+  bp_status_t status = allocator_of("bp_device_allocator_config", device, &a);
   if (status != BP_OK)
     return status;
   bp_caching_allocator_config(a, out);
@@ -288,8 +304,7 @@ BP_API bp_status_t bp_device_allocator_config(bp_device_t *device,
 
 BP_API_BODY bp_status_t memory_snapshot(bp_device_t *device, char **out_json) {
   bp_caching_allocator_t *a;
-  bp_status_t status =
-      allocator_of("bp_device_memory_snapshot", device, NULL, &a);
+  bp_status_t status = allocator_of("bp_device_memory_snapshot", device, &a);
   if (status != BP_OK)
     return status;
   return bp_caching_allocator_snapshot_json(a, out_json);

@@ -9,8 +9,10 @@
 #include "base/status.h"
 #include "core/active.h"
 #include "core/copy_internal.h"
+#include "core/copy_profiling.h"
 #include "core/fallbacks.h"
 #include "core/observer.h"
+#include "core/released_ranges.h"
 #include "core/runtime_internal.h"
 #include "core/staging.h"
 #include "core/stream_internal.h"
@@ -51,9 +53,24 @@ range_refused(bp_device_t *device, const char *call, const char *role,
   return status;
 }
 
+static __attribute__((noinline, cold)) bp_status_t
+released_refused(bp_device_t *device, const char *call, const char *role,
+                 const void *ptr) {
+  bp_status_t status = bp_error(
+      BP_ERR_INVALID_ARGUMENT,
+      "%s: %s %p on %s is in memory the caching allocator gave back to the "
+      "plugin (bp_device_empty_cache, or a retry after running out of "
+      "memory): no live allocation covers it",
+      call, role, ptr, device->name);
+  bp_api_refused(device, call);
+  return status;
+}
+
 /* The bounds check of a device-side range against the blocks of the
- * device's caching allocator: pointers it did not hand out pass. Off with
- * bp_runtime_options_t.skip_range_checks. `size` ≥ 1, no overflow. */
+ * device's caching allocator: pointers it did not hand out pass, unless
+ * they lie in memory it gave back to the plugin (core/released_ranges.h).
+ * Off with bp_runtime_options_t.skip_range_checks. `size` ≥ 1, no
+ * overflow. */
 static inline bp_status_t check_range(bp_device_t *device, const char *call,
                                       const char *role, const void *ptr,
                                       size_t size) {
@@ -65,9 +82,12 @@ static inline bp_status_t check_range(bp_device_t *device, const char *call,
   bp_range_block_t block;
   bp_range_verdict_t verdict =
       bp_caching_allocator_check_range(allocator, ptr, size, &block);
-  if (__builtin_expect(
-          verdict == BP_RANGE_NOT_OURS || verdict == BP_RANGE_INSIDE, 1))
+  if (__builtin_expect(verdict == BP_RANGE_INSIDE, 1))
     return BP_OK;
+  if (verdict == BP_RANGE_NOT_OURS)
+    return bp_device_range_released(device, ptr)
+               ? released_refused(device, call, role, ptr)
+               : BP_OK;
   return range_refused(device, call, role, ptr, size, verdict, &block);
 }
 
@@ -93,9 +113,13 @@ static bp_status_t one_device_copy(bp_device_t *device, bp_stream_t *stream,
     return unsupported(device, sync_name);
   if (stream && (status = bp_stream_drain("bp_copy", stream)) != BP_OK)
     return status;
+  uint64_t profiled = bp_copy_profile_begin(device);
   C_Status result = sync(&device->c_device, dst, src, size);
-  return BP_C_OK(result) ? BP_OK
-                         : bp_plugin_call_error(device, sync_name, result);
+  if (!BP_C_OK(result))
+    return bp_plugin_call_error(device, sync_name, result);
+  bp_copy_profile_end(device, stream, sync_name + strlen("memory_copy_"), size,
+                      profiled);
+  return BP_OK;
 }
 
 /* Between two devices of one plugin. */
@@ -126,11 +150,13 @@ static bp_status_t peer_copy(bp_device_t *dst_device, void *dst,
     return unsupported(src_device, "memory_copy_p2p");
   if (stream && (status = bp_stream_drain("bp_copy", stream)) != BP_OK)
     return status;
+  uint64_t profiled = bp_copy_profile_begin(src_device);
   C_Status result = d->memory_copy_p2p(&dst_device->c_device,
                                        &src_device->c_device, dst, src, size);
-  return BP_C_OK(result)
-             ? BP_OK
-             : bp_plugin_call_error(src_device, "memory_copy_p2p", result);
+  if (!BP_C_OK(result))
+    return bp_plugin_call_error(src_device, "memory_copy_p2p", result);
+  bp_copy_profile_end(src_device, stream, "p2p", size, profiled);
+  return BP_OK;
 }
 
 /* Between plugins: through host memory, synchronously. */
@@ -145,10 +171,15 @@ static bp_status_t cross_plugin_copy(bp_device_t *dst_device, void *dst,
   if (status != BP_OK)
     return status;
   const char *failed = NULL;
+  uint64_t profiled = bp_copy_profile_begin(src_device);
+  uint64_t profiled_dst = bp_copy_profile_begin(dst_device);
   C_Status result = bp_bounce_copy(&dst_device->c_device, &src_device->c_device,
                                    dst, src, size, &failed);
-  if (BP_C_OK(result))
+  if (BP_C_OK(result)) { /* through the host: one copy out, one in */
+    bp_copy_profile_end(src_device, NULL, "d2h", size, profiled);
+    bp_copy_profile_end(dst_device, NULL, "h2d", size, profiled_dst);
     return BP_OK;
+  }
   if (strcmp(failed, "malloc") == 0)
     return bp_error(BP_ERR_OUT_OF_MEMORY,
                     "bp_copy %s -> %s: no host memory for the bounce buffer",

@@ -36,6 +36,8 @@ void bp_device_setup(bp_device_t *device, bp_plugin_t *plugin, size_t index,
   bp_allocation_table_init(&device->host_allocations);
   bp_allocation_table_init(&device->unified_allocations);
   bp_host_ranges_init(&device->pinned);
+  pthread_mutex_init(&device->released_lock, NULL);
+  bp_host_ranges_init(&device->released);
   atomic_init(&device->default_stream, NULL);
   atomic_init(&device->active_epoch, 0);
   bp_staging_pool_init(&device->staging);
@@ -124,6 +126,8 @@ void bp_device_teardown(bp_device_t *device) {
   release_allocations(device, &device->host_allocations, "host allocations",
                       d->host_memory_deallocate);
   bp_host_ranges_release(&device->pinned);
+  bp_host_ranges_release(&device->released);
+  pthread_mutex_destroy(&device->released_lock);
   release_allocations(device, &device->unified_allocations,
                       "unified allocations", d->unified_memory_deallocate);
   if (ready && d->deinit_device)

@@ -1,6 +1,7 @@
 /* The caching allocator's backend for one device: raw memory, memory info,
  * size hints and events, all through the plugin's dispatch table. */
 #include "base/status.h"
+#include "core/released_ranges.h"
 #include "core/stream_internal.h"
 
 static bp_status_t raw_allocate(void *self, size_t size, void **out_ptr) {
@@ -19,15 +20,17 @@ static bp_status_t raw_allocate(void *self, size_t size, void **out_ptr) {
                     bp_c_status_name(result), ptr ? "" : " with no memory");
   if (!BP_C_OK(result))
     return bp_plugin_call_error(device, "device_memory_allocate", result);
+  bp_device_note_handed_out(device, ptr, size);
   *out_ptr = ptr;
   return BP_OK;
 }
 
 static void raw_free(void *self, void *ptr, size_t size) {
   bp_device_t *device = self;
-  if (bp_device_enter(device) == BP_OK)
-    device->plugin->dispatch.device_memory_deallocate(&device->c_device, ptr,
-                                                      size);
+  if (bp_device_enter(device) == BP_OK &&
+      BP_C_OK(device->plugin->dispatch.device_memory_deallocate(
+          &device->c_device, ptr, size)))
+    bp_device_note_released(device, ptr, size);
 }
 
 static bp_status_t memory_info(void *self, size_t *out_total,
@@ -67,11 +70,19 @@ static bp_status_t move_event(bp_event_t *event, bp_device_t *device) {
 /* A block may be used on a stream of another device (a peer reading it):
  * the event is then recorded on that stream's device, as PyTorch's
  * record_stream does. The allocator's events are complete whenever it
- * records them, so they can change device. */
+ * records them, so they can change device. A stream destroyed since it was
+ * recorded on a block (its handle stays readable, core/handle_pool.h) ran
+ * all its work before it went: the event is complete at once, and the
+ * plugin never sees the stream again. */
 static bp_status_t event_record(void *self, void *event, void *stream) {
   (void)self;
   bp_event_t *e = event;
   bp_stream_t *s = stream;
+  if (s && atomic_load_explicit(&s->destroyed, memory_order_acquire)) {
+    atomic_store_explicit(&e->state, BP_EVENT_HOST_COMPLETE,
+                          memory_order_release);
+    return BP_OK;
+  }
   if (s && s->device != e->device) {
     bp_status_t status = move_event(e, s->device);
     if (status != BP_OK)

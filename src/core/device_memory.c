@@ -7,6 +7,7 @@
 #include "alloc/thread_cache.h"
 #include "base/status.h"
 #include "core/observer.h"
+#include "core/released_ranges.h"
 #include "core/stream_internal.h"
 
 /* The first allocation on a device creates its allocator. */
@@ -168,6 +169,10 @@ static bp_status_t kind_malloc(const memory_kind_t *kind, bp_device_t *device,
     return bp_error(status, "bp_%s_malloc on %s: out of memory", kind->label,
                     device->name);
   }
+  /* A plugin may serve it from memory one of its devices' allocators
+   * released: valid again (core/released_ranges.h). */
+  for (size_t i = 0; i < device->plugin->device_count; ++i)
+    bp_device_note_handed_out(&device->plugin->devices[i], ptr, actual);
   *out_ptr = ptr;
   return BP_OK;
 }

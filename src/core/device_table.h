@@ -24,10 +24,11 @@ struct bp_device {
   /* &plugin->observer while a layer observes the plugin (core/observer.h),
    * else NULL. Set and cleared while the runtime loads and unloads it. */
   const bp_observer_t *observer;
-  size_t index;    /* within the plugin */
-  size_t ordinal;  /* within the runtime */
-  uint64_t serial; /* process-unique, for the thread's binding cache */
-  char name[96];   /* "vcpu:1" */
+  size_t index;        /* within the plugin */
+  size_t ordinal;      /* within the runtime (core/visible_devices.h) */
+  size_t visible_rank; /* its place in BACKPLANE_VISIBLE_DEVICES' order */
+  uint64_t serial;     /* process-unique, for the thread's binding cache */
+  char name[96];       /* "vcpu:1" */
 
   pthread_mutex_t lock;
   atomic_int ready;                            /* init_device succeeded */
@@ -41,6 +42,9 @@ struct bp_device {
   bp_allocation_table_t host_allocations;
   bp_allocation_table_t unified_allocations;
   bp_host_ranges_t pinned; /* the ranges of host_allocations, for bp_copy */
+  /* Device memory the allocator gave back (core/released_ranges.h). */
+  pthread_mutex_t released_lock;
+  bp_host_ranges_t released;
   _Atomic(struct bp_stream *) default_stream; /* created lazily */
   /* Bumped when a stream that was ever some thread's active stream is
    * destroyed: threads then check theirs is still alive (core/active.h). */

@@ -13,6 +13,7 @@
 #include "backplane/device_ext.h"
 #include "backplane/runtime.h"
 
+#include "core/copy_profiling.h"
 #include "core/observer.h"
 #include "core/plugin_extensions.h"
 #include "core/plugin_slots.h"
@@ -50,6 +51,8 @@ typedef struct bp_plugin {
   BP_KernelExtension layered_kernels;
   const BP_KernelExtension *undecorated_kernels;
   bp_observer_t observer; /* observer.api_call NULL: not observed */
+  /* Profiles collecting the copies run on the caller's thread. */
+  bp_copy_profiles_t copy_profiles;
 } bp_plugin_t;
 
 /* Every function slot of C_DeviceInterface, in layout order: the rows of

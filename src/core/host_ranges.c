@@ -58,6 +58,27 @@ void bp_host_ranges_remove(bp_host_ranges_t *set, const void *ptr) {
   atomic_store_explicit(&set->count, count - 1, memory_order_relaxed);
 }
 
+void bp_host_ranges_remove_overlapping(bp_host_ranges_t *set, const void *ptr,
+                                       size_t size) {
+  uintptr_t start = (uintptr_t)ptr;
+  uintptr_t end = size > UINTPTR_MAX - start ? UINTPTR_MAX : start + size;
+  size_t count = atomic_load_explicit(&set->count, memory_order_relaxed);
+  /* Ranges are disjoint and sorted: the overlapping ones are consecutive,
+   * from the last starting at or below `start` (if it reaches past it). */
+  size_t first = upper_bound(set, start);
+  if (first > 0 && set->ranges[first - 1].end > start)
+    --first;
+  size_t last = first;
+  while (last < count && set->ranges[last].start < end)
+    ++last;
+  if (first == last)
+    return;
+  memmove(&set->ranges[first], &set->ranges[last],
+          (count - last) * sizeof *set->ranges);
+  atomic_store_explicit(&set->count, count - (last - first),
+                        memory_order_relaxed);
+}
+
 bool bp_host_ranges_contain(const bp_host_ranges_t *set, const void *ptr,
                             size_t size) {
   uintptr_t start = (uintptr_t)ptr;

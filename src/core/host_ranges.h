@@ -1,6 +1,7 @@
-/* A set of disjoint host address ranges (internal): which host memory came
- * from a device's host_memory_allocate (bp_host_malloc), so a copy can tell
- * pinned memory from pageable memory by any address inside it.
+/* A set of disjoint address ranges (internal): which host memory came from
+ * a device's host_memory_allocate (bp_host_malloc), so a copy can tell
+ * pinned memory from pageable memory by any address inside it; and which
+ * device memory the caching allocator released (core/released_ranges.h).
  *
  * A sorted array searched by bisection. Not synchronized: the owner (the
  * device) holds its lock around every call; `count` may be read without it
@@ -34,6 +35,9 @@ bp_status_t bp_host_ranges_insert(bp_host_ranges_t *set, const void *ptr,
                                   size_t size);
 /* Removes the range starting at `ptr`; no-op if there is none. */
 void bp_host_ranges_remove(bp_host_ranges_t *set, const void *ptr);
+/* Removes every range that overlaps [ptr, ptr + size); size > 0. */
+void bp_host_ranges_remove_overlapping(bp_host_ranges_t *set, const void *ptr,
+                                       size_t size);
 /* Whether [ptr, ptr + size) lies inside one range. */
 bool bp_host_ranges_contain(const bp_host_ranges_t *set, const void *ptr,
                             size_t size);

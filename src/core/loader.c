@@ -14,6 +14,7 @@
 #include "core/fallbacks.h"
 #include "core/plugin_security.h"
 #include "core/runtime_internal.h"
+#include "core/visible_devices.h"
 
 /* Zeroed storage InitPlugin writes into, larger than any known layout's:
  * a plugin that ignores the sizes the host asked for scribbles here
@@ -210,6 +211,25 @@ static bool accept(load_state_t *state, const CustomRuntimeParams *params) {
     return reject(state, "get_device_list returned %s",
                   bp_c_status_name(result));
   }
+  /* The devices shown, in order (core/visible_devices.h). */
+  size_t *shown = calloc(2 * count, sizeof *shown);
+  if (!shown) {
+    free(ids);
+    return reject(state, "out of memory while loading");
+  }
+  size_t *rank = shown + count; /* freed with `shown` */
+  size_t listed = bp_visible_devices_select(
+      &runtime->visible, params->device_type, count, shown, rank);
+  for (size_t i = 0; i < listed; ++i)
+    shown[i] = ids[shown[i]];
+  free(ids);
+  ids = shown;
+  if (listed == 0) {
+    free(ids);
+    return reject(state, "hidden: %s lists none of the plugin's %zu %s devices",
+                  runtime->visible.source, count, params->device_type);
+  }
+  count = listed;
 
   bp_plugin_t *plugin = calloc(1, sizeof *plugin);
   bp_device_t **devices =
@@ -253,6 +273,7 @@ static bool accept(load_state_t *state, const CustomRuntimeParams *params) {
   for (size_t i = 0; i < count; ++i) {
     bp_device_setup(&plugin->devices[i], plugin, i, runtime->device_count + i,
                     (int)ids[i]);
+    plugin->devices[i].visible_rank = rank[i];
     runtime->devices[runtime->device_count + i] = &plugin->devices[i];
   }
   /* The extensions' owners act on them (e.g. register a target kind). */

@@ -67,6 +67,19 @@ static bp_status_t read_options(const bp_runtime_options_t *options,
   return BP_OK;
 }
 
+/* The device selection: the option, else BACKPLANE_VISIBLE_DEVICES unless
+ * the environment is ignored (core/visible_devices.h). */
+static bp_status_t read_visible_devices(const bp_runtime_options_t *opts,
+                                        bp_visible_devices_t *out) {
+  if (opts->visible_devices)
+    return bp_visible_devices_parse(
+        opts->visible_devices, "bp_runtime_options_t.visible_devices", out);
+  return bp_visible_devices_parse(
+      opts->ignore_environment ? NULL
+                               : secure_getenv("BACKPLANE_VISIBLE_DEVICES"),
+      "BACKPLANE_VISIBLE_DEVICES", out);
+}
+
 BP_API bp_status_t bp_runtime_create_layered(
     const bp_runtime_options_t *options, const bp_layer_options_t *layers,
     bp_runtime_t **out_runtime) {
@@ -99,6 +112,10 @@ BP_API bp_status_t bp_runtime_create_layered(
     snprintf(why, sizeof why, "%s", bp_last_error());
     return bp_error(status, "bp_runtime_create: %s", why);
   }
+  if ((status = read_visible_devices(&opts, &runtime->visible)) != BP_OK) {
+    bp_runtime_destroy(runtime);
+    return status;
+  }
   bp_plugin_candidates_t candidates = {0};
   status = bp_plugin_search(runtime, &opts, &candidates);
   for (size_t i = 0; status == BP_OK && i < candidates.count; ++i)
@@ -111,6 +128,14 @@ BP_API bp_status_t bp_runtime_create_layered(
     return bp_error(status, "bp_runtime_create: out of memory while loading "
                             "plugins");
   }
+  if ((status = bp_visible_devices_check(&runtime->visible)) != BP_OK) {
+    char why[1024];
+    snprintf(why, sizeof why, "%s", bp_last_error());
+    bp_runtime_destroy(runtime);
+    return bp_error(status, "%s", why);
+  }
+  bp_runtime_order_devices(runtime, &runtime->visible);
+  bp_visible_devices_release(&runtime->visible);
   *out_runtime = runtime;
   return BP_OK;
 }
@@ -143,6 +168,7 @@ BP_API void bp_runtime_destroy(bp_runtime_t *runtime) {
     free(runtime->rejected[i].reason);
   }
   free(runtime->rejected);
+  bp_visible_devices_release(&runtime->visible);
   free(runtime->plugins);
   free(runtime->devices);
   bp_handle_pool_release(&runtime->stream_handles);

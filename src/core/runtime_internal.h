@@ -11,6 +11,7 @@
 #include "core/handle_pool.h"
 #include "core/layer.h"
 #include "core/retired.h"
+#include "core/visible_devices.h"
 
 typedef struct bp_rejection {
   char *path;
@@ -31,6 +32,8 @@ struct bp_runtime {
   bp_retired_list_t retired;
   /* bp_copy and bp_memset check device ranges (!skip_range_checks). */
   bool check_ranges;
+  /* The devices shown and their order, while loading. */
+  bp_visible_devices_t visible;
 };
 
 /* Records a plugin that was found but not loaded. The reason is formatted

@@ -1,10 +1,12 @@
 /* The staging pool and the copies that use it (core/staging.h). */
 #include "core/staging.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/status.h"
+#include "core/copy_profiling.h"
 #include "core/stream_internal.h"
 
 struct bp_staging_buffer {
@@ -16,7 +18,7 @@ struct bp_staging_buffer {
 
 void bp_staging_pool_init(bp_staging_pool_t *pool) {
   pthread_mutex_init(&pool->lock, NULL);
-  pool->idle = pool->in_flight = pool->in_flight_tail = NULL;
+  pool->idle = pool->in_flight = pool->in_flight_tail = pool->held = NULL;
   pool->created = 0;
 }
 
@@ -43,6 +45,7 @@ void bp_staging_pool_release(bp_device_t *device) {
   bp_staging_pool_t *pool = &device->staging;
   free_list(device, pool->idle);
   free_list(device, pool->in_flight);
+  free_list(device, pool->held);
   pthread_mutex_destroy(&pool->lock);
 }
 
@@ -162,18 +165,42 @@ static void push_idle(bp_staging_pool_t *pool, bp_staging_buffer_t *buffer) {
   pthread_mutex_unlock(&pool->lock);
 }
 
+/* give_back's failure: `status` (the record's, with its message) names
+ * what failed. */
+static __attribute__((noinline, cold)) bp_status_t
+record_failed(bp_device_t *device, bp_staging_buffer_t *buffer,
+              bp_stream_t *stream, bp_status_t status) {
+  char why[512];
+  snprintf(why, sizeof why, "%s", bp_last_error());
+  bool drained = bp_stream_drain("bp_copy", stream) == BP_OK;
+  if (drained) {
+    push_idle(&device->staging, buffer);
+  } else { /* the stream may still read it: freed only at teardown */
+    pthread_mutex_lock(&device->staging.lock);
+    buffer->next = device->staging.held;
+    device->staging.held = buffer;
+    pthread_mutex_unlock(&device->staging.lock);
+  }
+  return bp_error(status,
+                  "bp_copy to %s: recording the event that hands a staging "
+                  "buffer back to the pool failed (%s); %s",
+                  device->name, why,
+                  drained ? "the stream was drained instead, the data landed"
+                          : "draining the stream failed too, the copy's "
+                            "outcome is unknown");
+}
+
 /* Returns `buffer` to the pool once `stream` has passed the work enqueued
- * so far. If the event cannot be recorded, waits for the stream instead. */
+ * so far. If the event cannot be recorded, the copy fails with that error:
+ * the buffer goes back only after waiting for the stream (which may be
+ * reading it), and stays out of the pool if even that fails. */
 static bp_status_t give_back(bp_device_t *device, bp_staging_buffer_t *buffer,
                              bp_stream_t *stream) {
   bp_staging_pool_t *pool = &device->staging;
   bp_status_t status =
       bp_event_record_internal("bp_copy", buffer->event, stream);
-  if (status != BP_OK) {
-    status = bp_stream_drain("bp_copy", stream);
-    push_idle(pool, buffer);
-    return status;
-  }
+  if (__builtin_expect(status != BP_OK, 0))
+    return record_failed(device, buffer, stream, status);
   buffer->next = NULL;
   pthread_mutex_lock(&pool->lock);
   if (pool->in_flight_tail)
@@ -201,10 +228,12 @@ bp_status_t bp_staged_copy_h2d(bp_device_t *device, bp_stream_t *stream,
    * while the caller fills the next. */
   if (size <= BP_COPY_STAGING_CHUNK && d->memory_copy_h2d &&
       stream_idle(device, stream)) {
+    uint64_t profiled = bp_copy_profile_begin(device);
     C_Status result = d->memory_copy_h2d(&device->c_device, dst, src, size);
-    return BP_C_OK(result)
-               ? BP_OK
-               : bp_plugin_call_error(device, "memory_copy_h2d", result);
+    if (!BP_C_OK(result))
+      return bp_plugin_call_error(device, "memory_copy_h2d", result);
+    bp_copy_profile_end(device, stream, "h2d", size, profiled);
+    return BP_OK;
   }
   for (size_t done = 0; done < size;) {
     size_t chunk = size - done < BP_COPY_STAGING_CHUNK ? size - done
@@ -241,10 +270,12 @@ bp_status_t bp_waited_copy_d2h(bp_device_t *device, bp_stream_t *stream,
   if (status != BP_OK)
     return status;
   if (d->memory_copy_d2h) {
+    uint64_t profiled = bp_copy_profile_begin(device);
     C_Status result = d->memory_copy_d2h(&device->c_device, dst, src, size);
-    return BP_C_OK(result)
-               ? BP_OK
-               : bp_plugin_call_error(device, "memory_copy_d2h", result);
+    if (!BP_C_OK(result))
+      return bp_plugin_call_error(device, "memory_copy_d2h", result);
+    bp_copy_profile_end(device, stream, "d2h", size, profiled);
+    return BP_OK;
   }
   C_Status result = d->async_memory_copy_d2h(&device->c_device, stream->native,
                                              dst, src, size);

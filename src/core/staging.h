@@ -33,6 +33,9 @@ typedef struct bp_staging_pool {
   /* Released to a stream, oldest first; each back in `idle` once its event
    * has completed. */
   bp_staging_buffer_t *in_flight, *in_flight_tail;
+  /* Handed to a stream that could be neither recorded nor drained: never
+   * reused, freed at teardown. */
+  bp_staging_buffer_t *held;
   size_t created;
 } bp_staging_pool_t;
 

@@ -43,7 +43,8 @@ BP_API_BODY bp_status_t stream_create(bp_device_t *device,
   stream->device = device;
   stream->serial = atomic_fetch_add(&next_stream_serial, 1);
   atomic_init(&stream->ever_active, false);
-  atomic_init(&stream->kernel_work, false);
+  atomic_init(&stream->may_have_failed, false);
+  atomic_init(&stream->host_failure_state, 0);
   C_Stream native = NULL;
   C_Status result =
       device->plugin->dispatch.create_stream(&device->c_device, &native);
@@ -127,10 +128,15 @@ bp_status_t bp_stream_drain(const char *function, bp_stream_t *stream) {
              : bp_plugin_call_error(device, "synchronize_stream", result);
 }
 
-/* stream_sticky_error on a stream that ran kernels. */
+/* stream_sticky_error on a stream that may hold one: bp_stream_fail's
+ * record first, then the plugin's (kernel_ext.h). */
 static __attribute__((noinline)) bp_status_t
-stream_kernel_error(bp_stream_t *stream) {
+stream_recorded_error(bp_stream_t *stream) {
   bp_device_t *device = stream->device;
+  if (atomic_load_explicit(&stream->host_failure_state, memory_order_acquire) ==
+      2)
+    return bp_error(stream->host_failure_status, "%s/s%u: %s", device->name,
+                    (unsigned)stream->id, stream->host_failure_message);
   const BP_KernelExtension *kernels = device->plugin->extensions.kernels;
   if (!kernels || !stream->native)
     return BP_OK;
@@ -146,24 +152,50 @@ stream_kernel_error(bp_stream_t *stream) {
                   message);
 }
 
-/* The sticky failure a kernel left on the stream (kernel_ext.h), else BP_OK.
- * Only plugins with the kernels extension have such failures. Inline: the
- * stream's own flag, one load, is all that streams without kernels pay
- * after a successful query. */
+/* The sticky failure on the stream (bp_stream_fail, or a kernel's:
+ * kernel_ext.h), else BP_OK. Inline: the stream's own flag, one load, is all
+ * that streams which never could fail pay after a successful query. */
 static inline __attribute__((always_inline)) bp_status_t
 stream_sticky_error(bp_stream_t *stream) {
-  if (!atomic_load_explicit(&stream->kernel_work, memory_order_relaxed))
+  if (!atomic_load_explicit(&stream->may_have_failed, memory_order_relaxed))
     return BP_OK;
-  return stream_kernel_error(stream);
+  return stream_recorded_error(stream);
+}
+
+BP_API bp_status_t bp_stream_fail(bp_stream_t *stream, bp_status_t status,
+                                  const char *message) {
+  if (stream == BP_STREAM_ACTIVE)
+    return bp_stream_active_refused("bp_stream_fail");
+  if (!stream)
+    return bp_error(BP_ERR_INVALID_ARGUMENT, "bp_stream_fail: stream is NULL");
+  if (status == BP_OK)
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "bp_stream_fail: status is BP_OK, expected a failure");
+  bp_status_t checked = bp_stream_check("bp_stream_fail", stream);
+  if (checked != BP_OK)
+    return checked;
+  int idle = 0; /* the first failure is kept until a reset */
+  if (atomic_compare_exchange_strong(&stream->host_failure_state, &idle, 1)) {
+    stream->host_failure_status = status;
+    snprintf(stream->host_failure_message, sizeof stream->host_failure_message,
+             "%s", message ? message : "(no message)");
+    atomic_store_explicit(&stream->host_failure_state, 2, memory_order_release);
+    atomic_store_explicit(&stream->may_have_failed, true, memory_order_release);
+  }
+  return BP_OK;
 }
 
 BP_API bp_status_t bp_stream_reset(bp_stream_t *stream) {
+  if (stream == BP_STREAM_ACTIVE)
+    return bp_stream_active_refused("bp_stream_reset");
   if (!stream)
     return bp_error(BP_ERR_INVALID_ARGUMENT, "bp_stream_reset: stream is NULL");
+  int set = 2; /* a failure still being recorded stays */
+  atomic_compare_exchange_strong(&stream->host_failure_state, &set, 0);
   bp_device_t *device = stream->device;
   const BP_KernelExtension *kernels = device->plugin->extensions.kernels;
   if (!kernels || !stream->native)
-    return BP_OK; /* no kernels: never an error to clear */
+    return BP_OK; /* no kernels: no plugin error to clear */
   C_Status result = kernels->stream_reset(&device->c_device, stream->native);
   return BP_C_OK(result) ? BP_OK
                          : bp_plugin_call_error(device, "stream_reset", result);
@@ -307,7 +339,7 @@ BP_API bp_device_t *bp_stream_device(const bp_stream_t *stream) {
 }
 
 BP_API C_Stream bp_stream_c_handle(const bp_stream_t *stream) {
-  return stream ? stream->native : NULL;
+  return stream && stream != BP_STREAM_ACTIVE ? stream->native : NULL;
 }
 
 BP_API_BODY bp_status_t stream_query(bp_stream_t *stream) {
@@ -316,8 +348,10 @@ BP_API_BODY bp_status_t stream_query(bp_stream_t *stream) {
   bp_status_t status = bp_stream_check("bp_stream_query", stream);
   if (status != BP_OK)
     return status;
-  if (!stream->native)
-    return bp_stream_drain("bp_stream_query", stream); /* done once drained */
+  if (!stream->native) { /* done once drained */
+    status = bp_stream_drain("bp_stream_query", stream);
+    return status == BP_OK ? stream_sticky_error(stream) : status;
+  }
   C_Status result = stream->device->plugin->dispatch.query_stream(
       &stream->device->c_device, stream->native);
   if (BP_C_OK(result))

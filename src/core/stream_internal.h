@@ -51,9 +51,15 @@ struct bp_stream {
                               address from a destroyed active one */
   bool is_default;         /* the device's (bp_stream_get_default) */
   atomic_bool ever_active; /* set by bp_stream_set_active */
-  /* Set by src/kernel before a launch or notify wait is enqueued: only such
-   * work leaves a sticky error, so queries of other streams skip asking. */
-  atomic_bool kernel_work;
+  /* Set by src/kernel before a launch or notify wait is enqueued, and by
+   * bp_stream_fail: only then can the stream hold a sticky error, so queries
+   * of other streams skip asking. */
+  atomic_bool may_have_failed;
+  /* The failure bp_stream_fail left: state 0 none, 1 being written, 2 set
+   * (status and message readable). Cleared by bp_stream_reset. */
+  atomic_int host_failure_state;
+  bp_status_t host_failure_status;
+  char host_failure_message[384];
   atomic_bool destroyed;
   uint32_t id; /* "vcpu:0/s3" in messages: unique within the device, from 1 */
   /* Tickets of what was handed to the plugin in stream order (callbacks,

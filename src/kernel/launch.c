@@ -1,5 +1,6 @@
 /* bp_launch: checks, then one call into the plugin's kernels extension. */
 #include "base/status.h"
+#include "core/active.h"
 #include "core/stream_internal.h"
 #include "kernel/kernel_internal.h"
 
@@ -25,6 +26,9 @@ BP_API bp_status_t bp_launch(bp_function_t *function, uint32_t blocks,
                                    "bp_launch: kernel %s (op %s) of module %s, "
                                    "which was already unloaded",
                                    function->name, function->op, module->path));
+  bp_status_t status = bp_stream_resolve(device, &stream);
+  if (status != BP_OK)
+    return status;
   if (stream->device != device)
     return refuse(device,
                   bp_error(BP_ERR_INVALID_ARGUMENT,
@@ -43,13 +47,12 @@ BP_API bp_status_t bp_launch(bp_function_t *function, uint32_t blocks,
                                    "bytes at %p (at most %d, non-NULL)",
                                    function->op, device->name, args_size, args,
                                    BP_LAUNCH_MAX_ARGS));
-  bp_status_t status = bp_device_enter(device);
-  if (status != BP_OK)
+  if ((status = bp_device_enter(device)) != BP_OK)
     return status;
   BP_LaunchConfig native_config = {
       .struct_size = sizeof native_config,
       .timeout_ns = bp_kernel_timeout_ns(config ? config->timeout_ms : 0)};
-  atomic_store_explicit(&stream->kernel_work, true, memory_order_relaxed);
+  atomic_store_explicit(&stream->may_have_failed, true, memory_order_relaxed);
   C_Status result = module->kernels->launch(
       &device->c_device, stream->native, function->native, blocks, args,
       args_size, &native_config, function->label);

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "base/status.h"
+#include "core/active.h"
 #include "core/stream_internal.h"
 #include "kernel/kernel_internal.h"
 
@@ -59,11 +60,17 @@ BP_API bp_status_t bp_notify_id(const bp_notify_t *notify, uint32_t *out_id) {
   return BP_OK;
 }
 
+/* Checks `*stream` (BP_STREAM_ACTIVE: resolved on the notify's device) and
+ * binds the thread to its device. */
 static bp_status_t check_stream(const char *what, bp_notify_t *notify,
-                                bp_stream_t *stream) {
-  if (!notify || !stream)
+                                bp_stream_t **stream_inout) {
+  if (!notify || !*stream_inout)
     return bp_error(BP_ERR_INVALID_ARGUMENT, "%s: notify or stream is NULL",
                     what);
+  bp_status_t resolved = bp_stream_resolve(notify->device, stream_inout);
+  if (resolved != BP_OK)
+    return resolved;
+  bp_stream_t *stream = *stream_inout;
   if (stream->device != notify->device) {
     bp_status_t status =
         bp_error(BP_ERR_INVALID_ARGUMENT,
@@ -76,7 +83,7 @@ static bp_status_t check_stream(const char *what, bp_notify_t *notify,
 }
 
 BP_API bp_status_t bp_notify_record(bp_notify_t *notify, bp_stream_t *stream) {
-  bp_status_t status = check_stream("bp_notify_record", notify, stream);
+  bp_status_t status = check_stream("bp_notify_record", notify, &stream);
   if (status != BP_OK)
     return status;
   C_Status result = notify->kernels->notify_record(
@@ -90,10 +97,10 @@ BP_API bp_status_t bp_notify_record(bp_notify_t *notify, bp_stream_t *stream) {
 
 BP_API bp_status_t bp_notify_wait(bp_notify_t *notify, bp_stream_t *stream,
                                   uint32_t timeout_ms) {
-  bp_status_t status = check_stream("bp_notify_wait", notify, stream);
+  bp_status_t status = check_stream("bp_notify_wait", notify, &stream);
   if (status != BP_OK)
     return status;
-  atomic_store_explicit(&stream->kernel_work, true, memory_order_relaxed);
+  atomic_store_explicit(&stream->may_have_failed, true, memory_order_relaxed);
   C_Status result = notify->kernels->notify_wait(
       &notify->device->c_device, stream->native, notify->native,
       bp_kernel_timeout_ns(timeout_ms));

@@ -20,6 +20,12 @@ BP_API bp_status_t bp_ops_context_create(bp_device_t *device,
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_ops_context_create: device, stream or out_context is "
                     "NULL");
+  /* BP_STREAM_ACTIVE: the thread's active stream now, kept by the context. */
+  if (stream == BP_STREAM_ACTIVE) {
+    bp_status_t status = bp_stream_get_active(device, &stream);
+    if (status != BP_OK)
+      return status;
+  }
   if (bp_stream_device(stream) != device)
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_ops_context_create: the stream belongs to %s, not %s",

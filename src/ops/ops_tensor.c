@@ -108,6 +108,13 @@ BP_API bp_status_t bp_ops_tensor_create(bp_device_t *device,
     numel *= (size_t)t->shape[i];
   }
   size_t nbytes = numel * bp_ops_dtype_size(dtype);
+  /* BP_STREAM_ACTIVE: the thread's active stream now, which the tensor's
+   * storage goes back to when it is destroyed. */
+  if (device && stream == BP_STREAM_ACTIVE &&
+      (status = bp_stream_get_active(device, &stream)) != BP_OK) {
+    free(t);
+    return status;
+  }
   if (device) {
     status = bp_device_malloc_async(device, nbytes, stream, &t->storage);
     t->owner = OPS_TENSOR_DEVICE_CACHE;

@@ -61,8 +61,9 @@ static void open_process(writer_t *w, const placed_t *p,
   json_array_append_new(w->events, metadata("process_name", p->pid, 0, name));
 }
 
-/* The track of a record: its stream on a device, its thread on the host;
- * named the first time it is seen. */
+/* The track of a record: its stream on a device (one "no stream" track for
+ * work ordered after none), its thread on the host; named the first time it
+ * is seen. */
 static json_int_t track_of(writer_t *w, const placed_t *p) {
   const bp_trace_record_t *r = p->record;
   uint64_t id = r->kind == BP_TRACE_DEVICE ? r->stream_id : r->thread_id;
@@ -78,6 +79,8 @@ static json_int_t track_of(writer_t *w, const placed_t *p) {
   json_object_set_new(w->tracks, key, json_integer(n));
   if (p->pid == 0)
     snprintf(name, sizeof name, "thread %llu", (unsigned long long)id);
+  else if (id == 0) /* copies run on the caller for no stream */
+    snprintf(name, sizeof name, "no stream");
   else
     snprintf(name, sizeof name, "stream %lld", (long long)n);
   json_array_append_new(w->events, metadata("thread_name", p->pid, n, name));

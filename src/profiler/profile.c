@@ -9,6 +9,7 @@
 #include "backplane/profiler.h"
 #include "base/clock.h"
 #include "base/status.h"
+#include "core/copy_profiling.h"
 #include "core/runtime_internal.h"
 #include "core/stream_internal.h"
 #include "profiler/chrome_trace.h"
@@ -16,10 +17,11 @@
 #include "profiler/trace_buffer.h"
 
 typedef struct profile_plugin {
-  const bp_plugin_t *plugin;
+  bp_plugin_t *plugin;
   C_Profiler buffer; /* NULL when skipped */
   void *user_data;
   char note[192];
+  bool copies_attached; /* to the plugin's copy profiles while started */
   bp_trace_record_t *records;
   size_t count;
 } profile_plugin_t;
@@ -127,7 +129,12 @@ BP_API bp_status_t bp_profile_start(bp_profile_t *profile) {
       snprintf(p->note, sizeof p->note,
                "not traced: prepare/start_tracing returned %s",
                bp_c_status_name(result));
+      continue;
     }
+    /* The copies the core runs on the caller (core/copy_profiling.h). */
+    p->copies_attached =
+        bp_copy_profiles_attach(p->plugin, p->buffer,
+                                profiler_add_device_trace_event) == BP_OK;
   }
   profile->started = true;
   return BP_OK;
@@ -163,6 +170,9 @@ BP_API bp_status_t bp_profile_stop(bp_profile_t *profile) {
     profile_plugin_t *p = &profile->plugins[i];
     if (!p->buffer)
       continue;
+    if (p->copies_attached)
+      bp_copy_profiles_detach(p->plugin, p->buffer);
+    p->copies_attached = false;
     const C_DeviceInterface *d = &p->plugin->dispatch;
     C_Status result = d->profiler_stop_tracing(p->buffer, p->user_data);
     if (result == C_SUCCESS)

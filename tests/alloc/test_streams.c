@@ -154,6 +154,33 @@ static void test_forget_stream_moves_live_blocks(void **state) {
   bp_caching_allocator_destroy(a);
 }
 
+/* A stream pool that misses takes an idle chunk of the NULL pool (here a
+ * forgotten stream's) before it grows; a chunk with a live block stays. */
+static void test_streams_adopt_idle_null_pool_chunks(void **state) {
+  (void)state;
+  fake_device_t d;
+  bp_caching_allocator_t *a = expect_allocator(&d, 1024 * MiB, true);
+  fake_stream_t s1 = {0}, s2 = {0}, s3 = {0};
+  void *p = expect_alloc(a, 64 * KiB, &s1);
+  expect_free(a, p);
+  bp_caching_allocator_forget_stream(a, &s1);
+  void *q = expect_alloc(a, 4 * KiB, &s2);
+  assert_ptr_equal(q, p); /* the front of s1's chunk */
+  assert_int_equal(d.allocate_calls, 1);
+  void *n = expect_alloc(a, 512, NULL); /* a new chunk of the NULL pool */
+  assert_int_equal(d.allocate_calls, 2);
+  void *r = expect_alloc(a, 4 * KiB, &s3); /* not from n's chunk */
+  assert_int_equal(d.allocate_calls, 3);
+  bp_memory_stats_t s;
+  bp_caching_allocator_stats(a, &s);
+  assert_int_equal(s.reserved_bytes.current, 3 * 2 * MiB);
+  assert_int_equal(s.allocated_bytes.current, 4 * KiB + 512 + 4 * KiB);
+  expect_free(a, r);
+  expect_free(a, n);
+  expect_free(a, q);
+  bp_caching_allocator_destroy(a);
+}
+
 typedef struct empty_cache_call {
   bp_caching_allocator_t *allocator;
   size_t released;
@@ -259,6 +286,7 @@ int main(void) {
       cmocka_unit_test(test_direct_free_on_stream_waits),
       cmocka_unit_test(test_forget_stream_without_events),
       cmocka_unit_test(test_forget_stream_moves_live_blocks),
+      cmocka_unit_test(test_streams_adopt_idle_null_pool_chunks),
       cmocka_unit_test(test_empty_cache_waits_for_the_stream),
       cmocka_unit_test(test_workspaces_are_lifo_scratch),
   };

@@ -1,8 +1,9 @@
 /* The framework face's bounds check (on by default, no layer): bp_copy and
  * bp_memset refuse a device range that runs past the end of the allocation
  * it starts in, or that touches a block freed but still cached by the
- * allocator, with BP_ERR_INVALID_ARGUMENT naming the call, the pointer and
- * the block; ranges inside an allocation and pointers the allocator did not
+ * allocator, or that lies in memory the allocator gave back to the plugin,
+ * with BP_ERR_INVALID_ARGUMENT naming the call, the pointer and the block;
+ * ranges inside an allocation and pointers the allocator did not
  * hand out pass; skip_range_checks turns the check off. */
 #include <stdio.h>
 #include <string.h>
@@ -71,6 +72,40 @@ static void test_freed_cached_block_is_refused(void **state) {
   assert_int_equal(bp_device_free(f->dev0, again), BP_OK);
 }
 
+/* Once bp_device_empty_cache gave the chunk back, no block covers the
+ * pointer, but the plugin still owns the memory (vcpu's arena): refused all
+ * the same, until the plugin hands that memory out again. */
+static void test_memory_released_by_empty_cache_is_refused(void **state) {
+  fixture_t *f = *state;
+  void *block = NULL;
+  unsigned char host[64] = {0};
+  assert_int_equal(bp_device_malloc(f->dev0, 4096, &block), BP_OK);
+  assert_int_equal(bp_device_free(f->dev0, block), BP_OK);
+  assert_int_equal(bp_device_empty_cache(f->dev0), BP_OK);
+  bp_memory_stats_t stats;
+  assert_int_equal(bp_device_memory_stats(f->dev0, &stats), BP_OK);
+  assert_int_equal(stats.reserved_bytes.current, 0); /* really given back */
+  assert_int_equal(bp_copy(NULL, host, f->dev0, block, sizeof host, NULL),
+                   BP_ERR_INVALID_ARGUMENT);
+  assert_names("bp_copy: source", block);
+  assert_error_mentions("gave back to the plugin");
+  assert_int_equal(
+      bp_copy(f->dev0, (char *)block + 100, NULL, host, sizeof host, NULL),
+      BP_ERR_INVALID_ARGUMENT);
+  assert_names("bp_copy: destination", (char *)block + 100);
+  assert_int_equal(bp_memset(f->dev0, block, 0, 1, NULL),
+                   BP_ERR_INVALID_ARGUMENT);
+  assert_names("bp_memset", block);
+  /* Allocated again, the memory is live again, wherever the plugin puts it
+   * (vcpu's arena hands the same addresses out first). */
+  void *again = NULL;
+  assert_int_equal(bp_device_malloc(f->dev0, 4096, &again), BP_OK);
+  assert_ptr_equal(again, block);
+  assert_int_equal(bp_copy(NULL, host, f->dev0, again, sizeof host, NULL),
+                   BP_OK);
+  assert_int_equal(bp_device_free(f->dev0, again), BP_OK);
+}
+
 static void test_foreign_pointers_pass(void **state) {
   fixture_t *f = *state;
   void *block = NULL;
@@ -108,6 +143,8 @@ int main(void) {
                                       fixture_close),
       cmocka_unit_test_setup_teardown(test_freed_cached_block_is_refused, setup,
                                       fixture_close),
+      cmocka_unit_test_setup_teardown(
+          test_memory_released_by_empty_cache_is_refused, setup, fixture_close),
       cmocka_unit_test_setup_teardown(test_foreign_pointers_pass, setup,
                                       fixture_close),
       cmocka_unit_test(test_option_turns_the_check_off),

@@ -76,18 +76,23 @@ static void test_vcpu_reports_its_stream_commands(void **state) {
     fail_msg("trace is not valid JSON: %s", error.text);
   json_t *events = json_object_get(root, "traceEvents");
   assert_true(json_is_array(events));
-  /* The workload's stream commands, each once. */
-  assert_int_equal(count_events(events, "h2d", "bytes", 4096), 2);
-  assert_int_equal(count_events(events, "p2p", "bytes", 4096), 1);
-  assert_int_equal(count_events(events, "d2h", "bytes", 4096), 1);
+  /* The workload's copies, each once: its stream commands (2 h2d, 1 p2p,
+   * 1 d2h, 1 d2d) from vcpu, its synchronous copies (1 h2d, 1 p2p, 3 d2h,
+   * 1 d2d) from the core. */
+  assert_int_equal(count_events(events, "h2d", "bytes", 4096), 3);
+  assert_int_equal(count_events(events, "p2p", "bytes", 4096), 2);
+  assert_int_equal(count_events(events, "d2h", "bytes", 4096), 4);
+  assert_int_equal(count_events(events, "d2d", "bytes", 4096), 2);
   assert_int_equal(count_events(events, "callback", NULL, 0), 1);
   /* vcpu enqueues no wait for an event already complete. */
   assert_in_range(count_events(events, "event_wait", NULL, 0), 0, 1);
   assert_true(count_events(events, "event_record", NULL, 0) >= 1);
   assert_int_equal(count_metadata(events, "process_name", "vcpu:0"), 1);
   assert_int_equal(count_metadata(events, "process_name", "vcpu:1"), 1);
-  /* One stream per device in the workload: one track each. */
-  assert_int_equal(count_metadata(events, "thread_name", NULL), 2);
+  /* One stream per device in the workload: one track each, and each
+   * device's track of copies ordered after no stream. */
+  assert_int_equal(count_metadata(events, "thread_name", NULL), 4);
+  assert_int_equal(count_metadata(events, "thread_name", "no stream"), 2);
   json_decref(root);
 
   /* Nothing is recorded while stopped. */
@@ -151,9 +156,9 @@ static void test_profile_keeps_its_own_streams(void **state) {
   unlink(path);
   assert_non_null(root);
   json_t *events = json_object_get(root, "traceEvents");
-  assert_int_equal(count_events(events, "h2d", "bytes", 4096), 2);
+  assert_int_equal(count_events(events, "h2d", "bytes", 4096), 3);
   assert_int_equal(count_events(events, "h2d", "bytes", OTHER_BYTES), 0);
-  assert_int_equal(count_metadata(events, "thread_name", NULL), 2);
+  assert_int_equal(count_metadata(events, "thread_name", NULL), 4);
   json_decref(root);
   bp_profile_destroy(profile);
   bp_runtime_destroy(runtime);

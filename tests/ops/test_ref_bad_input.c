@@ -5,8 +5,10 @@
  * dtype (nll_loss, cross_entropy; ignore_index still accepted), an unknown
  * div rounding mode, label_smoothing outside [0, 1], a tensor in another
  * device's memory than the context's (its stream would read it unordered).
- * Index data is written by an earlier op on the stream, so the check must
- * wait for it. */
+ * Index data is written by earlier work on the stream, so its values are
+ * checked on the stream: the op returns at once and a bad value leaves a
+ * sticky stream error naming the op (reported by bp_stream_synchronize until
+ * bp_stream_reset), with the op's work skipped. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -81,6 +83,16 @@ static void expect_error(env_t *e, diopiError_t err, const char *text) {
     fail_msg("message \"%s\" lacks \"%s\"", message, text);
 }
 
+/* The op was accepted, and the stream then reports its refusal. */
+static void expect_stream_error(env_t *e, diopiError_t err, const char *text) {
+  assert_int_equal(err, diopiSuccess);
+  assert_int_equal(bp_stream_synchronize(e->stream), BP_ERR_INVALID_ARGUMENT);
+  if (!strstr(bp_last_error(), text))
+    fail_msg("message \"%s\" lacks \"%s\"", bp_last_error(), text);
+  assert_int_equal(bp_stream_reset(e->stream), BP_OK);
+  assert_int_equal(bp_stream_synchronize(e->stream), BP_OK);
+}
+
 static const int64_t k2x3[2] = {2, 3}, k3[1] = {3}, k2[1] = {2};
 static const float kSix[6] = {1, 2, 3, 4, 5, 6};
 
@@ -92,9 +104,9 @@ static void index_select_refuses_an_index_out_of_range(void **state) {
   int64_t out_shape[2] = {2, 2};
   diopiTensorHandle_t out = tensor(e, diopi_dtype_float32, 2, out_shape, NULL);
   __typeof__(&diopiIndexSelect) fn = find(e, "diopiIndexSelect");
-  expect_error(e, fn(e->ctx, out, in, 1, idx),
-               "diopiIndexSelect: index: value 3 at element 1 is out of "
-               "range [0, 3)");
+  expect_stream_error(e, fn(e->ctx, out, in, 1, idx),
+                      "diopiIndexSelect: index: value 3 at element 1 is out of "
+                      "range [0, 3)");
   bp_ops_tensor_destroy(in);
   bp_ops_tensor_destroy(idx);
   bp_ops_tensor_destroy(out);
@@ -107,8 +119,8 @@ static void gather_refuses_an_index_out_of_range(void **state) {
                       idx = tensor(e, diopi_dtype_int64, 2, k2x3, bad),
                       out = tensor(e, diopi_dtype_float32, 2, k2x3, NULL);
   __typeof__(&diopiGather) fn = find(e, "diopiGather");
-  expect_error(e, fn(e->ctx, out, in, 1, idx),
-               "diopiGather: index: value -1 at element 4");
+  expect_stream_error(e, fn(e->ctx, out, in, 1, idx),
+                      "diopiGather: index: value -1 at element 4");
   bp_ops_tensor_destroy(in);
   bp_ops_tensor_destroy(idx);
   bp_ops_tensor_destroy(out);
@@ -126,15 +138,16 @@ static void embedding_and_backward_refuse_an_index_out_of_range(void **state) {
                       out = tensor(e, diopi_dtype_float32, 2,
                                    (const int64_t[2]){3, 3}, NULL);
   __typeof__(&diopiEmbedding) forward = find(e, "diopiEmbedding");
-  expect_error(e, forward(e->ctx, out, weight, idx, -1, false, false),
-               "diopiEmbedding: indices: value 2 at element 1 is out of "
-               "range [0, 2)");
+  expect_stream_error(e, forward(e->ctx, out, weight, idx, -1, false, false),
+                      "diopiEmbedding: indices: value 2 at element 1 is out of "
+                      "range [0, 2)");
   __typeof__(&diopiEmbeddingBackward) backward =
       find(e, "diopiEmbeddingBackward");
   diopiTensorHandle_t grad_weight =
       tensor(e, diopi_dtype_float32, 2, (const int64_t[2]){2, 2}, NULL);
-  expect_error(e, backward(e->ctx, grad_weight, rows, idx, 2, -1, false, false),
-               "diopiEmbeddingBackward: indices: value 2");
+  expect_stream_error(
+      e, backward(e->ctx, grad_weight, rows, idx, 2, -1, false, false),
+      "diopiEmbeddingBackward: indices: value 2");
   bp_ops_tensor_destroy(weight);
   bp_ops_tensor_destroy(idx);
   bp_ops_tensor_destroy(rows);
@@ -152,9 +165,10 @@ static void max_pool2d_backward_refuses_an_index_out_of_range(void **state) {
                       gi = tensor(e, diopi_dtype_float32, 4, in_shape, NULL);
   __typeof__(&diopiMaxPool2dBackward) fn = find(e, "diopiMaxPool2dBackward");
   diopiSize_t ks = {k, 2}, none = {NULL, 0};
-  expect_error(e, fn(e->ctx, gi, go, in, ks, ks, none, none, false, idx),
-               "diopiMaxPool2dBackward: indices: value 4 at element 0 is out "
-               "of range [0, 4)");
+  expect_stream_error(
+      e, fn(e->ctx, gi, go, in, ks, ks, none, none, false, idx),
+      "diopiMaxPool2dBackward: indices: value 4 at element 0 is out "
+      "of range [0, 4)");
   bp_ops_tensor_destroy(in);
   bp_ops_tensor_destroy(go);
   bp_ops_tensor_destroy(idx);
@@ -169,7 +183,6 @@ static diopiError_t nll(env_t *e, diopiDtype_t target_dtype, const void *target,
                       out = tensor(e, diopi_dtype_float32, 0, NULL, NULL);
   __typeof__(&diopiNLLLoss) fn = find(e, "diopiNLLLoss");
   diopiError_t err = fn(e->ctx, out, in, t, NULL, ReductionSum, ignore_index);
-  assert_int_equal(bp_stream_synchronize(e->stream), BP_OK);
   bp_ops_tensor_destroy(in);
   bp_ops_tensor_destroy(t);
   bp_ops_tensor_destroy(out);
@@ -180,10 +193,11 @@ static void
 nll_loss_refuses_targets_out_of_range_but_ignores_ignore_index(void **state) {
   env_t *e = *state;
   int64_t bad[2] = {1, 3}, ignored[2] = {1, -100};
-  expect_error(e, nll(e, diopi_dtype_int64, bad, -100),
-               "diopiNLLLoss: target: value 3 at element 1 is out of range "
-               "[0, 3)");
+  expect_stream_error(e, nll(e, diopi_dtype_int64, bad, -100),
+                      "diopiNLLLoss: target: value 3 at element 1 is out of "
+                      "range [0, 3)");
   assert_int_equal(nll(e, diopi_dtype_int64, ignored, -100), diopiSuccess);
+  assert_int_equal(bp_stream_synchronize(e->stream), BP_OK);
 }
 
 static void nll_loss_refuses_a_float_target(void **state) {
@@ -217,9 +231,10 @@ static void cross_entropy_refuses_a_target_out_of_range(void **state) {
                       t = tensor(e, diopi_dtype_int64, 1, k2, target),
                       out = tensor(e, diopi_dtype_float32, 0, NULL, NULL);
   __typeof__(&diopiCrossEntropyLoss) fn = find(e, "diopiCrossEntropyLoss");
-  expect_error(e, fn(e->ctx, out, in, t, NULL, ReductionMean, -100, 0.0),
-               "diopiCrossEntropyLoss: target: value 5 at element 1 is out of "
-               "range [0, 3)");
+  expect_stream_error(
+      e, fn(e->ctx, out, in, t, NULL, ReductionMean, -100, 0.0),
+      "diopiCrossEntropyLoss: target: value 5 at element 1 is out of "
+      "range [0, 3)");
   bp_ops_tensor_destroy(in);
   bp_ops_tensor_destroy(t);
   bp_ops_tensor_destroy(out);

@@ -2,7 +2,8 @@
  * validates its arguments on the caller's thread, packs everything its work
  * needs into an argument block (by value: tensor handles may die as soon as
  * the op returns), and enqueues a task; the task runs on the stream's worker
- * in stream order, never on the caller's thread. */
+ * in stream order, never on the caller's thread, and the op never waits for
+ * its stream. */
 #ifndef BACKPLANE_REF_OPS_ENQUEUE_H_
 #define BACKPLANE_REF_OPS_ENQUEUE_H_
 
@@ -11,17 +12,24 @@
 #include <diopi/diopirt.h>
 
 typedef void (*ref_task_fn_t)(void *args);
+/* Checks values that only exist once earlier work on the stream has run
+ * (index values an earlier op wrote): runs on the worker just before the
+ * task, and fails through ref_fail. */
+typedef diopiError_t (*ref_check_fn_t)(const void *args);
 
 /* Copies `size` bytes of `args` and enqueues `task` on the context's stream.
  * diopiErrorOccurred (message naming `op`) if the stream refuses. */
 diopiError_t ref_enqueue(diopiContextHandle_t ctx, const char *op,
                          ref_task_fn_t task, const void *args, size_t size);
 
-/* Waits until the context's stream has run everything enqueued so far, so
- * that the caller may read data earlier work writes (an op that must refuse
- * bad index values before it returns). diopiErrorOccurred naming `op` if the
- * stream cannot be waited for (e.g. from a host callback of that stream) or
- * has failed. */
-diopiError_t ref_wait_for_stream(diopiContextHandle_t ctx, const char *op);
+/* ref_enqueue, with `check` run on the worker first: when it fails, the task
+ * is skipped (its outputs left unwritten) and the stream gets a sticky
+ * BP_ERR_INVALID_ARGUMENT carrying the check's message (bp_stream_fail), which
+ * bp_stream_synchronize / bp_stream_query report until bp_stream_reset. The
+ * op itself returns at once, as a device op refusing bad index values does in
+ * PyTorch's asynchronous devices. */
+diopiError_t ref_enqueue_checked(diopiContextHandle_t ctx, const char *op,
+                                 ref_check_fn_t check, ref_task_fn_t task,
+                                 const void *args, size_t size);
 
 #endif /* BACKPLANE_REF_OPS_ENQUEUE_H_ */

@@ -1,8 +1,8 @@
 /* Indexing: embedding (and backward), index_select and gather. Index
- * tensors are int32 or int64. An index out of range is the op's error, as
- * in PyTorch: the op waits for its stream to produce the index tensor and
- * checks every value before it enqueues anything (so these ops synchronize
- * the context's stream). */
+ * tensors are int32 or int64. An index out of range is an error, as in
+ * PyTorch: every value is checked on the stream, once earlier work has
+ * written it, before the op's work runs; a bad one skips the work and
+ * leaves a sticky stream error naming the op (ref_enqueue_checked). */
 #include <string.h>
 
 #include <diopi/functions.h>
@@ -19,7 +19,9 @@ typedef struct index_task {
   int64_t outer, inner, span; /* out = outer x index-length x inner */
   int64_t padding_idx;
   bool scale_grad_byfreq;
-  int64_t *counts; /* embedding backward with scale_grad_byfreq */
+  int64_t *counts;            /* embedding backward with scale_grad_byfreq */
+  const char *op, *index_arg; /* for the range check's message */
+  int64_t bound;              /* every index in [0, bound) */
 } index_task_t;
 
 static diopiError_t expect_index(const char *op, const char *arg,
@@ -30,14 +32,22 @@ static diopiError_t expect_index(const char *op, const char *arg,
                   (int)v->dtype);
 }
 
-/* Every index in [0, bound), once the stream has written them. */
-static diopiError_t expect_in_range(diopiContextHandle_t ctx, const char *op,
-                                    const char *arg, const ref_view_t *index,
-                                    int64_t bound) {
-  if (index->numel == 0)
-    return diopiSuccess;
-  diopiError_t err = ref_wait_for_stream(ctx, op);
-  return err ? err : ref_expect_indices_below(op, arg, index, bound, false, 0);
+static diopiError_t check_indices(const void *args) {
+  const index_task_t *t = args;
+  return ref_expect_indices_below(t->op, t->index_arg, &t->index, t->bound,
+                                  false, 0);
+}
+
+/* Enqueues `fn` behind the check that every index of `t->index` (named
+ * `arg`) is in [0, bound). */
+static diopiError_t enqueue_in_range(diopiContextHandle_t ctx, const char *op,
+                                     index_task_t *t, const char *arg,
+                                     int64_t bound, ref_task_fn_t fn) {
+  t->op = op;
+  t->index_arg = arg;
+  t->bound = bound;
+  return ref_enqueue_checked(ctx, op, t->index.numel ? check_indices : NULL, fn,
+                             t, sizeof *t);
 }
 
 /* index_select and embedding forward: out[o][k][s] = input[o][index[k]][s]
@@ -99,10 +109,7 @@ REF_EXPORT diopiError_t diopiIndexSelect(diopiContextHandle_t ctx,
   for (int i = t.dim + 1; i < t.input.ndim; i++)
     t.inner *= t.input.shape[i];
   t.span = t.input.ndim ? t.input.shape[t.dim] : 1;
-  if ((err = expect_in_range(ctx, op, "index", &t.index, t.span)) ||
-      t.out.numel == 0)
-    return err;
-  return ref_enqueue(ctx, op, run_select, &t, sizeof t);
+  return enqueue_in_range(ctx, op, &t, "index", t.span, run_select);
 }
 
 REF_EXPORT diopiError_t diopiEmbedding(diopiContextHandle_t ctx,
@@ -142,10 +149,7 @@ REF_EXPORT diopiError_t diopiEmbedding(diopiContextHandle_t ctx,
   t.outer = 1;
   t.span = t.input.shape[0];
   t.inner = t.input.shape[1];
-  if ((err = expect_in_range(ctx, op, "indices", &t.index, t.span)) ||
-      t.out.numel == 0)
-    return err;
-  return ref_enqueue(ctx, op, run_select, &t, sizeof t);
+  return enqueue_in_range(ctx, op, &t, "indices", t.span, run_select);
 }
 
 /* out (num_weights, dim) = sum of grad rows per index; padding_idx rows
@@ -213,15 +217,12 @@ REF_EXPORT diopiError_t diopiEmbeddingBackward(
     return err;
   t.span = num_weights;
   t.inner = t.out.shape[1];
-  if ((err = expect_in_range(ctx, op, "indices", &t.index, num_weights)))
-    return err;
   if (scale_grad_byfreq &&
       (err = ref_scratch(ctx, op, (size_t)num_weights * sizeof(int64_t),
                          (void **)&t.counts)))
     return err;
-  if (t.out.numel == 0)
-    return diopiSuccess;
-  return ref_enqueue(ctx, op, run_embedding_backward, &t, sizeof t);
+  return enqueue_in_range(ctx, op, &t, "indices", num_weights,
+                          run_embedding_backward);
 }
 
 /* out[c] = input[c with c[dim] = index[c]], c over index's (= out's) shape. */
@@ -297,10 +298,8 @@ REF_EXPORT diopiError_t diopiGather(diopiContextHandle_t ctx,
     err = ref_expect_dtype(op, "out", &t.out, t.input.dtype);
   if (!err)
     err = ref_expect_no_partial_overlap(op, "input", &t.out, &t.input);
-  if (!err)
-    err = expect_in_range(ctx, op, "index", &t.index,
-                          t.input.ndim ? t.input.shape[t.dim] : 1);
-  if (err || t.out.numel == 0)
+  if (err)
     return err;
-  return ref_enqueue(ctx, op, run_gather, &t, sizeof t);
+  return enqueue_in_range(ctx, op, &t, "index",
+                          t.input.ndim ? t.input.shape[t.dim] : 1, run_gather);
 }

@@ -2,9 +2,10 @@
  * ignore_index, label smoothing; cross_entropy also class-probability
  * targets shaped as input) over input [N, C, d1, ...] or [C], and their
  * backwards. cross_entropy = nll_loss(log_softmax(input)) computed in one
- * pass per sample. Class-index targets are checked on the caller's thread
- * (the op waits for its stream first): one outside [0, C) that is not
- * ignore_index is the op's error, as in PyTorch. */
+ * pass per sample. A class-index target outside [0, C) that is not
+ * ignore_index is an error, as in PyTorch: checked on the stream before the
+ * work runs, it skips the work and leaves a sticky stream error naming the
+ * op (ref_enqueue_checked). */
 #include <math.h>
 #include <string.h>
 
@@ -23,6 +24,7 @@ typedef struct loss_task {
   int64_t n, c, s, m, ignore_index;
   diopiReduction_t reduction;
   double smoothing;
+  const char *op; /* for the target check's message */
 } loss_task_t;
 
 static double weight_of(const loss_task_t *t, int64_t cls) {
@@ -123,25 +125,25 @@ static void run(void *args) {
     ref_set(&t->out, 0, sum / total);
 }
 
-/* Class-index targets: an integer dtype, each value in [0, C) or
- * ignore_index. The values are read now, once the stream has written them,
- * so a bad one is this op's error (as in PyTorch). */
-static diopiError_t check_class_targets(diopiContextHandle_t ctx,
-                                        const char *op, const loss_task_t *t) {
-  if (t->target.dtype != diopi_dtype_int64 &&
-      t->target.dtype != diopi_dtype_int32)
-    return ref_fail(op,
-                    "target: dtype %d, expected class indices (int64 or "
-                    "int32)%s",
-                    (int)t->target.dtype,
-                    t->from_logits ? " or class probabilities shaped as input"
-                                   : "");
-  if (t->target.numel == 0)
+/* Class-index targets: an integer dtype (checked now); their values are
+ * checked on the stream (check_target_values). */
+static diopiError_t expect_class_target_dtype(const char *op,
+                                              const loss_task_t *t) {
+  if (t->target.dtype == diopi_dtype_int64 ||
+      t->target.dtype == diopi_dtype_int32)
     return diopiSuccess;
-  diopiError_t err = ref_wait_for_stream(ctx, op);
-  return err ? err
-             : ref_expect_indices_below(op, "target", &t->target, t->c, true,
-                                        t->ignore_index);
+  return ref_fail(op,
+                  "target: dtype %d, expected class indices (int64 or "
+                  "int32)%s",
+                  (int)t->target.dtype,
+                  t->from_logits ? " or class probabilities shaped as input"
+                                 : "");
+}
+
+static diopiError_t check_target_values(const void *args) {
+  const loss_task_t *t = args;
+  return ref_expect_indices_below(t->op, "target", &t->target, t->c, true,
+                                  t->ignore_index);
 }
 
 static diopiError_t
@@ -211,10 +213,13 @@ launch(diopiContextHandle_t ctx, const char *op, diopiConstTensorHandle_t out,
     err =
         ref_expect_shape(op, "grad_output", &t.grad_output, samples, nsamples);
   if (!err && !t.probabilities)
-    err = check_class_targets(ctx, op, &t);
+    err = expect_class_target_dtype(op, &t);
   if (err)
     return err;
-  return ref_enqueue(ctx, op, run, &t, sizeof t);
+  t.op = op;
+  bool check = !t.probabilities && t.target.numel > 0;
+  return ref_enqueue_checked(ctx, op, check ? check_target_values : NULL, run,
+                             &t, sizeof t);
 }
 
 #define CTX diopiContextHandle_t ctx

@@ -19,6 +19,14 @@ typedef struct pool_task {
   int64_t k[2], stride[2], pad[2], dil[2];
 } pool_task_t;
 
+/* max_pool2d_backward's indices, flat offsets in a plane: checked on the
+ * stream, once the forward has written them (ref_enqueue_checked). */
+static diopiError_t check_plane_offsets(const void *args) {
+  const pool_task_t *t = args;
+  return ref_expect_indices_below("diopiMaxPool2dBackward", "indices",
+                                  &t->indices, t->h * t->w, false, 0);
+}
+
 static void max_forward(void *context, int64_t begin, int64_t end) {
   const pool_task_t *t = context;
   for (int64_t pl = begin; pl < end; pl++)
@@ -282,14 +290,11 @@ REF_EXPORT diopiError_t diopiMaxPool2dBackward(
   if (!err)
     err =
         ref_expect_shape(op, "grad_input", &t.out, t.input.shape, t.input.ndim);
-  if (!err && t.indices.numel) /* flat offsets in a plane, read now */
-    err = ref_wait_for_stream(ctx, op);
-  if (!err)
-    err = ref_expect_indices_below(op, "indices", &t.indices, t.h * t.w, false,
-                                   0);
   if (err || t.out.numel == 0)
     return err;
-  return ref_enqueue(ctx, op, run_max, &t, sizeof t);
+  return ref_enqueue_checked(ctx, op,
+                             t.indices.numel ? check_plane_offsets : NULL,
+                             run_max, &t, sizeof t);
 }
 
 REF_EXPORT diopiError_t diopiAdaptiveAvgPool2d(diopiContextHandle_t ctx,
