@@ -300,9 +300,10 @@ static void test_collectives_traced(void **state) {
   /* Nothing beyond the six calls. */
   assert_int_equal(trace_count(root, "X", "xccl_all_reduce", NULL, 0), 4);
   assert_int_equal(trace_count(root, "X", "xccl_broadcast", NULL, 0), 2);
-  /* vcpu's device tracks show the work each call enqueued, by its name. */
-  assert_int_equal(trace_count(root, "X", "all_reduce", NULL, 0), 4);
-  assert_int_equal(trace_count(root, "X", "broadcast", NULL, 0), 2);
+  /* vcpu's device tracks show the work each call enqueued, by its name and
+   * size (1000 floats: 4000 bytes, 3.9 KiB). */
+  assert_int_equal(trace_count(root, "X", "all_reduce 3.9 KiB", NULL, 0), 4);
+  assert_int_equal(trace_count(root, "X", "broadcast 3.9 KiB", NULL, 0), 2);
   json_decref(root);
 }
 

@@ -149,6 +149,50 @@ static void test_device_type_without_enough_devices(void **state) {
   tool_run_release(&run);
 }
 
+/* Slices of the trace named `name` (a prefix when it ends with '*'). */
+static size_t slices_named(json_t *root, const char *name) {
+  size_t n = 0, i, prefix = strlen(name);
+  int any_tail = prefix && name[prefix - 1] == '*';
+  json_t *e;
+  json_array_foreach(json_object_get(root, "traceEvents"), i, e) {
+    const char *ph = json_string_value(json_object_get(e, "ph"));
+    const char *event = json_string_value(json_object_get(e, "name"));
+    if (ph && event && !strcmp(ph, "X") &&
+        (any_tail ? !strncmp(event, name, prefix - 1) : !strcmp(event, name)))
+      n++;
+  }
+  return n;
+}
+
+/* The device timeline names each op's work after the op (its callback's
+ * label) and each all-reduce after its size, not a generic "callback". */
+static void test_trace_names_ops(void **state) {
+  (void)state;
+  const char *path = "/tmp/bp-train-names.json";
+  tool_run_t run;
+  assert_int_equal(
+      tool_run((const char *[]){"train", "--model", "cnn", "--epochs", "1",
+                                "--trace", path, NULL},
+               NULL, &run),
+      0);
+  assert_int_equal(run.exit_code, 0);
+  tool_run_release(&run);
+  json_t *root = json_load_file(path, 0, NULL);
+  assert_non_null(root);
+  size_t steps = 22; /* 1437 samples / batch 64, per device */
+  assert_true(slices_named(root, "diopiConvolution2d") >= 2 * 2 * steps);
+  assert_true(slices_named(root, "diopiConvolution2dBackward") >= 2 * steps);
+  assert_true(slices_named(root, "diopiMaxPool2dWithIndices") >= 2 * steps);
+  assert_true(slices_named(root, "diopiAdamW") >= 2 * steps);
+  /* Four buckets (the layers with parameters) on two devices; conv2's
+   * gradient is 32 x 16 x 3 x 3 + 32 floats: 18560 bytes, 18.1 KiB. */
+  assert_true(slices_named(root, "all_reduce *") >= 2 * 4 * steps);
+  assert_true(slices_named(root, "all_reduce 18.1 KiB") >= 2 * steps);
+  assert_int_equal(slices_named(root, "callback"), 0);
+  json_decref(root);
+  unlink(path);
+}
+
 /* Backplane's entries in /dev/shm, as one string of names. */
 static char *shm_names(void) {
   DIR *dir = opendir("/dev/shm");
@@ -637,6 +681,7 @@ int main(void) {
       cmocka_unit_test(test_cnn_reaches_95_percent),
       cmocka_unit_test(test_opencl_trains_like_vcpu),
       cmocka_unit_test(test_device_type_without_enough_devices),
+      cmocka_unit_test(test_trace_names_ops),
       cmocka_unit_test(test_bad_input_is_refused),
       cmocka_unit_test(test_svg_window),
       cmocka_unit_test(test_two_processes),
