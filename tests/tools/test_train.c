@@ -270,6 +270,19 @@ static void test_bad_input_is_refused(void **state) {
                  "window without an end");
 }
 
+static char *read_file(const char *path, size_t *size) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *data = malloc((size_t)n + 1);
+  *size = fread(data, 1, (size_t)n, f);
+  fclose(f);
+  return data;
+}
+
 static size_t slices_in(const char *path) {
   FILE *f = fopen(path, "r");
   assert_non_null(f);
@@ -303,6 +316,25 @@ static void test_svg_window(void **state) {
   size_t all = slices_in("/tmp/bp-train-whole.svg");
   size_t some = slices_in("/tmp/bp-train-part.svg");
   assert_true(some > 0 && some < all);
+  /* A window later in the run: its axis starts at the window's start (the
+   * time since the trace's first event), not at 0. */
+  const char *later[] = {"--epochs",
+                         "1",
+                         "--trace",
+                         "/tmp/bp-train-w.json",
+                         "--svg",
+                         "/tmp/bp-train-part.svg",
+                         "--svg-window",
+                         "20:21",
+                         NULL};
+  json_decref(train_json(later));
+  size_t size;
+  char *svg = read_file("/tmp/bp-train-part.svg", &size);
+  assert_non_null(svg);
+  svg[size] = '\0';
+  assert_non_null(strstr(svg, ">20 ms</text>"));
+  assert_null(strstr(svg, ">0 ms</text>"));
+  free(svg);
   expect_refused((const char *[]){"--epochs", "1", "--trace",
                                   "/tmp/bp-train-w.json", "--svg",
                                   "/tmp/bp-train-part.svg", "--svg-window",
@@ -311,6 +343,29 @@ static void test_svg_window(void **state) {
   unlink("/tmp/bp-train-w.json");
   unlink("/tmp/bp-train-whole.svg");
   unlink("/tmp/bp-train-part.svg");
+}
+
+/* A long run's picture stays small (sub-pixel slices and arrows are
+ * merged; a 2-epoch run made 3.6 MB before), and its legend names the ops
+ * by colour. */
+static void test_svg_bounded_with_legend(void **state) {
+  (void)state;
+  const char *args[] = {"--epochs", "10",
+                        "--trace",  "/tmp/bp-train-long.json",
+                        "--svg",    "/tmp/bp-train-long.svg",
+                        NULL};
+  json_decref(train_json(args));
+  size_t size;
+  char *svg = read_file("/tmp/bp-train-long.svg", &size);
+  assert_non_null(svg);
+  svg[size] = '\0';
+  printf("10-epoch timeline: %zu bytes\n", size);
+  assert_true(size < 1000000);
+  assert_non_null(strstr(svg, "class=\"legend\""));
+  assert_non_null(strstr(svg, ">diopiLinearBackward "));
+  free(svg);
+  unlink("/tmp/bp-train-long.json");
+  unlink("/tmp/bp-train-long.svg");
 }
 
 /* Two rank processes on shared memory: they train, rank 0 reports both
@@ -338,19 +393,6 @@ static void test_two_processes(void **state) {
 
 /* ---- Checkpoints ----------------------------------------------------------
  */
-
-static char *read_file(const char *path, size_t *size) {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *data = malloc((size_t)n + 1);
-  *size = fread(data, 1, (size_t)n, f);
-  fclose(f);
-  return data;
-}
 
 static int spawn_train(const char *dir, const char *epochs) {
   pid_t pid = fork();
@@ -684,6 +726,7 @@ int main(void) {
       cmocka_unit_test(test_trace_names_ops),
       cmocka_unit_test(test_bad_input_is_refused),
       cmocka_unit_test(test_svg_window),
+      cmocka_unit_test(test_svg_bounded_with_legend),
       cmocka_unit_test(test_two_processes),
       cmocka_unit_test(test_sigkill_then_resume_matches),
       cmocka_unit_test(test_two_processes_killed_then_resumed),
