@@ -307,6 +307,38 @@ static void test_collectives_traced(void **state) {
   json_decref(root);
 }
 
+/* Nested user ranges around a copy: "outer" holds "inner" (and a second
+ * "inner"), "inner" holds the traced bp_copy, on this thread's track. */
+static void ranged_copies(bp_runtime_t *runtime) {
+  bp_device_t *device;
+  assert_int_equal(bp_device_get(runtime, "vcpu", 0, &device), BP_OK);
+  void *buffer;
+  float host[64] = {0};
+  assert_int_equal(bp_device_malloc(device, sizeof host, &buffer), BP_OK);
+  assert_int_equal(bp_profiler_range_push("outer"), 0);
+  for (int i = 0; i < 2; i++) {
+    assert_int_equal(bp_profiler_range_push("inner"), 1);
+    assert_int_equal(bp_copy(device, buffer, NULL, host, sizeof host, NULL),
+                     BP_OK);
+    assert_int_equal(bp_profiler_range_pop(), 1);
+  }
+  assert_int_equal(bp_profiler_range_pop(), 0);
+  assert_int_equal(bp_profiler_range_pop(), -1); /* none open */
+  assert_int_equal(bp_profiler_range_push(NULL), -1);
+  assert_int_equal(bp_device_free(device, buffer), BP_OK);
+}
+
+static void test_ranges_are_nested_slices(void **state) {
+  (void)state;
+  json_t *root = traced(ranged_copies);
+  assert_int_equal(trace_count(root, "X", "outer", NULL, 0), 1);
+  assert_int_equal(trace_count(root, "X", "inner", NULL, 0), 2);
+  assert_int_equal(trace_inside(root, trace_slice(root, "outer", 0), "inner"),
+                   2);
+  assert_int_equal(trace_count_inside(root, "bp_copy", "inner"), 2);
+  json_decref(root);
+}
+
 enum { CACHED_BYTES = 1 << 20 };
 
 /* One miss (the plugin allocates), then one hit (the cache serves); both
@@ -490,6 +522,7 @@ int main(void) {
       cmocka_unit_test(test_demo_trace),
       cmocka_unit_test(test_injected_failure_is_traced),
       cmocka_unit_test(test_collectives_traced),
+      cmocka_unit_test(test_ranges_are_nested_slices),
       cmocka_unit_test(test_cached_alloc_is_a_slice),
       cmocka_unit_test(test_allocator_calls_are_slices),
       cmocka_unit_test(test_two_runtimes_each_see_their_timeline),
