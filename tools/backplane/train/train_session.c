@@ -386,24 +386,32 @@ bp_status_t train_session_step(train_session_t *s) {
     return train_fail(BP_ERR_INVALID_ARGUMENT, "the run's %zu steps are done",
                       s->total_steps);
   size_t slot = step % TRAIN_RING;
-  bp_status_t status;
+  bp_status_t status = BP_OK;
   if (step >= s->first_step + TRAIN_RING &&
       (status = retire(s, step - TRAIN_RING)))
     return status;
   size_t epoch = step / s->steps_per_epoch, j = step % s->steps_per_epoch;
   if (s->staged_epoch != epoch && (status = stage_epoch(s, epoch)))
     return status;
-  for (size_t r = 0; r < s->local; r++)
-    if ((status = train_rank_forward(&s->ranks[r], j, slot)))
-      return status;
-  if ((status = backward_and_reduce(s, j, slot)))
-    return status;
-  for (size_t r = 0; r < s->local; r++)
-    if ((status = train_rank_update(&s->ranks[r], slot, (int64_t)step + 1,
-                                    s->config.lr, s->config.weight_decay)))
-      return status;
-  s->next_step = step + 1;
-  return BP_OK;
+  /* The host's part of the step, as nested ranges in a trace. */
+  bp_profiler_range_push("step");
+  bp_profiler_range_push("forward");
+  for (size_t r = 0; r < s->local && !status; r++)
+    status = train_rank_forward(&s->ranks[r], j, slot);
+  bp_profiler_range_pop();
+  bp_profiler_range_push("backward");
+  if (!status)
+    status = backward_and_reduce(s, j, slot);
+  bp_profiler_range_pop();
+  bp_profiler_range_push("optimizer");
+  for (size_t r = 0; r < s->local && !status; r++)
+    status = train_rank_update(&s->ranks[r], slot, (int64_t)step + 1,
+                               s->config.lr, s->config.weight_decay);
+  bp_profiler_range_pop();
+  bp_profiler_range_pop();
+  if (!status)
+    s->next_step = step + 1;
+  return status;
 }
 
 bp_status_t train_session_synchronize(train_session_t *s) {
