@@ -193,6 +193,24 @@ static void test_trace_names_ops(void **state) {
   unlink(path);
 }
 
+/* OpenCL buffers (not shared virtual memory) are not host-addressable: the
+ * reference op library refuses them, saying why, instead of faulting. */
+static void test_reference_ops_refuse_buffers(void **state) {
+  (void)state;
+  setenv("BACKPLANE_OPENCL_MEMORY", "buffer", 1);
+  tool_run_t run;
+  assert_int_equal(
+      tool_run((const char *[]){"train", "--device", "opencl", "--devices", "1",
+                                "--epochs", "1", NULL},
+               NULL, &run),
+      0);
+  unsetenv("BACKPLANE_OPENCL_MEMORY");
+  assert_int_equal(run.exit_code, 1);
+  if (!strstr(run.err, "cannot address its memory"))
+    fail_msg("no reason given: %s", run.err);
+  tool_run_release(&run);
+}
+
 /* Backplane's entries in /dev/shm, as one string of names. */
 static char *shm_names(void) {
   DIR *dir = opendir("/dev/shm");
@@ -723,6 +741,7 @@ int main(void) {
       cmocka_unit_test(test_cnn_reaches_95_percent),
       cmocka_unit_test(test_opencl_trains_like_vcpu),
       cmocka_unit_test(test_device_type_without_enough_devices),
+      cmocka_unit_test(test_reference_ops_refuse_buffers),
       cmocka_unit_test(test_trace_names_ops),
       cmocka_unit_test(test_bad_input_is_refused),
       cmocka_unit_test(test_svg_window),

@@ -3,6 +3,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "train_error.h"
 
@@ -34,4 +35,28 @@ bp_status_t train_device_type_pick(bp_runtime_t *runtime, const char *asked,
                     "%zu devices asked for, no plugin has that many (devices "
                     "per type: %s)",
                     count, used ? have : "no plugin loaded");
+}
+
+bool train_device_host_addressable(bp_device_t *device) {
+  unsigned char pattern[64], seen[64];
+  for (size_t i = 0; i < sizeof pattern; i++)
+    pattern[i] = (unsigned char)(0xa5 ^ (i * 37));
+  void *memory = NULL;
+  if (bp_device_malloc(device, sizeof pattern, &memory) != BP_OK)
+    return false;
+  bool addressable = false;
+  if (bp_copy(device, memory, NULL, pattern, sizeof pattern, NULL) == BP_OK) {
+    /* Through a pipe: write() refuses an unreadable address with EFAULT. */
+    int fds[2];
+    if (pipe(fds) == 0) {
+      addressable =
+          write(fds[1], memory, sizeof seen) == (ssize_t)sizeof seen &&
+          read(fds[0], seen, sizeof seen) == (ssize_t)sizeof seen &&
+          memcmp(seen, pattern, sizeof seen) == 0;
+      close(fds[0]);
+      close(fds[1]);
+    }
+  }
+  bp_device_free(device, memory);
+  return addressable;
 }

@@ -6,6 +6,7 @@
 #ifndef BACKPLANE_TRAIN_DEVICE_H_
 #define BACKPLANE_TRAIN_DEVICE_H_
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "backplane/backplane.h"
@@ -16,5 +17,12 @@
  * device count. */
 bp_status_t train_device_type_pick(bp_runtime_t *runtime, const char *asked,
                                    size_t count, const char **out_type);
+
+/* Whether the host can address `device`'s memory: a pattern copied into a
+ * fresh 64-byte allocation with bp_copy reads back through the pointer
+ * itself (read through a pipe, so an address the host cannot read fails
+ * with EFAULT instead of faulting). Such devices are served by the
+ * reference op library. False on any failure. */
+bool train_device_host_addressable(bp_device_t *device);
 
 #endif /* BACKPLANE_TRAIN_DEVICE_H_ */

@@ -194,6 +194,9 @@ static bp_status_t create(train_session_t *s, bp_runtime_t *runtime,
     free(params);
     return train_fail(BP_ERR_OUT_OF_MEMORY, "out of host memory");
   }
+  /* Backplane's reference library runs its ops on the host. */
+  bool reference = strncmp(bp_ops_library_vendor(s->library),
+                           "Backplane reference", 19) == 0;
   for (size_t r = 0; r < s->local && !status; r++) {
     bp_device_t *device;
     bp_status_t found =
@@ -202,6 +205,12 @@ static bp_status_t create(train_session_t *s, bp_runtime_t *runtime,
       status = train_fail(BP_ERR_NOT_FOUND,
                           "%zu devices asked for, but %s:%zu is not there (%s)",
                           s->local, s->config.device_type, r, bp_last_error());
+    else if (reference && !train_device_host_addressable(device))
+      status = train_fail(BP_ERR_UNSUPPORTED,
+                          "the reference op library cannot serve %s: the "
+                          "host cannot address its memory; give that "
+                          "device's op library with --ops",
+                          bp_device_name(device));
     else
       status = train_rank_create(&s->ranks[r], device, &s->ops, &s->model,
                                  s->rank_batch, config->first_rank + r,
