@@ -71,6 +71,10 @@ static bp_status_t create_buffers(train_rank_t *rank) {
   if ((s = train_pass_create(rank->device, model, rank->batch, true,
                              &rank->pass)))
     return s;
+  void *pinned;
+  CALL("bp_host_malloc",
+       bp_host_malloc(rank->device, TRAIN_RING * sizeof(float), &pinned));
+  rank->loss_host = pinned;
   static const float one = 1.0f;
   CALL("bp_copy",
        bp_copy(rank->device, rank->one, NULL, &one, sizeof one, NULL));
@@ -178,6 +182,8 @@ void train_rank_destroy(train_rank_t *rank) {
   for (size_t i = 0; rank->device && i < sizeof buffers / sizeof buffers[0];
        i++)
     bp_device_free(rank->device, buffers[i]);
+  if (rank->loss_host)
+    bp_host_free(rank->device, rank->loss_host);
   bp_stream_destroy(rank->comm_stream);
   bp_stream_destroy(rank->compute);
   memset(rank, 0, sizeof *rank);
@@ -208,7 +214,7 @@ bp_status_t train_rank_update(train_rank_t *rank, size_t slot, int64_t step,
   OP(rank, adamw, rank->params_t, rank->grads_t, rank->exp_avg_t,
      rank->exp_avg_sq_t, NULL, lr, 0.9f, 0.999f, 1e-8f, weight_decay, step,
      false);
-  CALL("bp_copy", bp_copy(NULL, &rank->loss_host[slot], rank->device,
+  CALL("bp_copy", bp_copy(NULL, rank->loss_host + slot, rank->device,
                           rank->loss + slot, sizeof(float), rank->compute));
   CALL("bp_event_record",
        bp_event_record(rank->events[slot].end, rank->compute));

@@ -57,7 +57,9 @@ typedef struct train_rank {
 
   train_step_events_t events[TRAIN_RING];
   bp_event_t *epoch_staged; /* after the epoch's upload */
-  float loss_host[TRAIN_RING];
+  /* Pinned (bp_host_malloc): the loss's copy back is enqueued, a copy into
+   * pageable memory would wait for the stream inside every step. */
+  float *loss_host; /* TRAIN_RING */
 } train_rank_t;
 
 /* Creates streams, events, buffers and tensors for a rank on `device`.
