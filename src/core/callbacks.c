@@ -175,7 +175,7 @@ BP_API bp_status_t bp_stream_add_labeled_callback(bp_stream_t *stream,
                                                   void *user_data,
                                                   const char *label) {
   if (stream == BP_STREAM_ACTIVE)
-    return bp_stream_active_refused("bp_stream_add_callback");
+    return bp_stream_active_refused("bp_stream_add_labeled_callback");
   if (stream != NULL && BP_OBSERVED(stream->device))
     return traced_stream_add_callback(stream, fn, user_data, label);
   return stream_add_callback(stream, fn, user_data, label);
@@ -183,5 +183,7 @@ BP_API bp_status_t bp_stream_add_labeled_callback(bp_stream_t *stream,
 
 BP_API bp_status_t bp_stream_add_callback(bp_stream_t *stream, bp_host_fn_t fn,
                                           void *user_data) {
+  if (stream == BP_STREAM_ACTIVE)
+    return bp_stream_active_refused("bp_stream_add_callback");
   return bp_stream_add_labeled_callback(stream, fn, user_data, NULL);
 }

@@ -23,6 +23,9 @@ enum {
   LEGEND_ROW = 16,
   LEGEND_MAX = 40,
   FLOW_PIXELS = 4,
+  /* Up to this many slices in the window, every one is drawn (with its
+   * tooltip); above, sub-pixel slices and arrows are merged. */
+  MERGE_ABOVE = 4 * WIDTH,
 };
 
 /* One row of the picture: a track (pid, tid) or a counter (pid, name). */
@@ -55,6 +58,7 @@ typedef struct picture {
   double t0, t1; /* microseconds: the window drawn */
   double origin; /* the trace's first event: the axis counts from there */
   size_t slices; /* in the window */
+  bool merge;    /* more slices than MERGE_ABOVE: merge sub-pixel ones */
   size_t merged; /* of those, not drawn: under a pixel beside another */
   legend_entry_t legend[LEGEND_MAX];
   size_t legend_count;
@@ -233,7 +237,7 @@ static void draw_slice(picture_t *p, json_t *e) {
   double x = x_of(p, start);
   double w = x_of(p, end) - x;
   int depth = nesting_depth(r, start, end);
-  if (w < 1 && x < r->drawn_until[depth] + 1) {
+  if (p->merge && w < 1 && x < r->drawn_until[depth] + 1) {
     p->merged++;
     return;
   }
@@ -371,7 +375,7 @@ static void draw_flows(const picture_t *p, json_t *events) {
     char pixels[96];
     snprintf(pixels, sizeof pixels, "%d %td %d %td", (int)x1 / FLOW_PIXELS,
              from - p->rows, (int)x2 / FLOW_PIXELS, to - p->rows);
-    if (json_object_get(drawn, pixels))
+    if (p->merge && json_object_get(drawn, pixels))
       continue;
     json_object_set_new(drawn, pixels, json_true());
     fprintf(p->out,
@@ -392,9 +396,10 @@ static int by_time(const void *a, const void *b) {
 }
 
 /* The names of the slices in the window, longest total time first (at most
- * LEGEND_MAX; the rest are summed into none). */
+ * LEGEND_MAX; the rest are summed into none); whether there are so many
+ * slices that sub-pixel ones are merged. */
 static void collect_legend(picture_t *p, json_t *events) {
-  size_t i;
+  size_t i, in_window = 0;
   json_t *e;
   json_array_foreach(events, i, e) {
     if (strcmp(text(e, "ph"), "X") != 0)
@@ -402,6 +407,7 @@ static void collect_legend(picture_t *p, json_t *events) {
     double start = number(e, "ts"), end = start + number(e, "dur");
     if (end < p->t0 || start > p->t1)
       continue;
+    p->merge = ++in_window > MERGE_ABOVE;
     double us = (end > p->t1 ? p->t1 : end) - (start < p->t0 ? p->t0 : start);
     const char *name = text(e, "name");
     size_t k = 0;
