@@ -82,6 +82,12 @@ set(BP_PC_DLPACK_CFLAGS "")
 if(NOT BP_DLPACK_INCLUDE_DIR IN_LIST CMAKE_C_IMPLICIT_INCLUDE_DIRECTORIES)
   set(BP_PC_DLPACK_CFLAGS " -I${BP_DLPACK_INCLUDE_DIR}")
 endif()
+# A library directory outside the linker's default ones goes into the
+# program's RPATH (pkg-config --libs), as the loader would not find it.
+set(BP_PC_RPATH " -Wl,-rpath,\${libdir}")
+if(CMAKE_INSTALL_FULL_LIBDIR IN_LIST CMAKE_C_IMPLICIT_LINK_DIRECTORIES)
+  set(BP_PC_RPATH "")
+endif()
 configure_file(${CMAKE_CURRENT_LIST_DIR}/backplane.pc.in
                ${PROJECT_BINARY_DIR}/cmake/backplane.pc @ONLY)
 configure_file(${CMAKE_CURRENT_LIST_DIR}/backplane-check.pc.in

@@ -18,5 +18,6 @@
 #include "backplane/status.h"
 #include "backplane/stream.h"
 #include "backplane/target.h"
+#include "backplane/version.h"
 
 #endif /* BACKPLANE_H_ */

@@ -33,6 +33,10 @@ __all__ = [
     "to_numpy", "trace", "zeros",
 ]
 
+#: Backplane's version (BP_VERSION_STRING of backplane/version.h, the one
+#: the extension was built with).
+__version__ = _backplane.__version__
+
 _atexit.register(_backplane._shutdown)
 
 
@@ -79,9 +83,15 @@ def from_dlpack(x, copy=None):
 
 def from_numpy(array, device=None):
     """A Tensor with array's contents: a view of its memory (no copy, see
-    from_dlpack) when device is None, else a copy on that device."""
+    from_dlpack) when device is None, else a copy on that device (of any
+    array, strided ones included)."""
     t = from_dlpack(array)
-    return t if device is None else t.copy_to(device)
+    if device is None:
+        return t
+    if not t.is_contiguous:  # copies go between contiguous tensors
+        import numpy
+        t = from_dlpack(numpy.ascontiguousarray(array))
+    return t.copy_to(device)
 
 
 class _ArrayView:
@@ -94,7 +104,7 @@ class _ArrayView:
         self.tensor = tensor
         self.__array_interface__ = {
             "version": 3,
-            "data": (tensor.data_ptr, False),
+            "data": (tensor.data_ptr(), False),
             "shape": tensor.shape,
             "typestr": numpy.dtype(tensor.dtype).str,
             "strides": tuple(s * tensor.itemsize for s in tensor.strides),
@@ -151,4 +161,5 @@ def trace(path):
         profile.export_chrome(path)
 
 
+from . import _tensor  # noqa: E402,F401  (Tensor's Python methods)
 from . import comm, ops  # noqa: E402  (they import the names above)

@@ -121,6 +121,9 @@ typedef struct {
   PyObject *pending_owner;
   DLManagedTensor *borrowed; /* BPY_MEMORY_BORROWED: released at dealloc */
   diopiTensorHandle_t diopi; /* created on first use by an op */
+  /* A view (indexing): the tensor whose memory this one reads, never itself
+   * a view; it owns the memory and every stream use of the view is its. */
+  PyObject *base;
 } bpy_tensor_t;
 
 extern PyTypeObject *bpy_tensor_type;

@@ -253,8 +253,11 @@ static PyObject *module_device(PyObject *module, PyObject *name) {
   bp_device_t *d;
   if (bpy_device_parse(name, &d) < 0)
     return NULL;
-  if (d == NULL)
-    Py_RETURN_NONE; /* "cpu": host memory */
+  if (d == NULL) /* "cpu", "host": memory, not a device */
+    return bpy_raise_text(BP_ERR_NOT_FOUND,
+                          "backplane.device: \"cpu\" and \"host\" name host "
+                          "memory, not a device (pass device=None for host "
+                          "memory)");
   return bpy_device_new(d);
 }
 
@@ -262,8 +265,8 @@ static PyMethodDef module_functions[] = {
     {"devices", module_devices, METH_NOARGS,
      "Every device of every loaded plugin, in ordinal order."},
     {"device", module_device, METH_O,
-     "The device called NAME (\"vcpu:0\"; \"vcpu\" is index 0; \"cpu\" is "
-     "None, host memory)."},
+     "The device called NAME (\"vcpu:0\"; \"vcpu\" is index 0); "
+     "NotFoundError (a LookupError) for any other name, \"cpu\" included."},
     {NULL, NULL, 0, NULL},
 };
 

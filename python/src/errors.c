@@ -1,7 +1,10 @@
 /* backplane.Error and one subclass per bp_status_t, each carrying the
- * status (`.status`, `.status_name`) and bp_last_error()'s text. Two also
- * derive from the matching built-in exception, so generic handlers work:
- * OutOfMemoryError is a MemoryError, TimeoutError a builtins.TimeoutError. */
+ * status (`.status`, `.status_name`) and bp_last_error()'s text. Each also
+ * derives from the matching built-in exception, so Python's own handlers
+ * work: InvalidArgumentError is a ValueError, NotFoundError a LookupError,
+ * OutOfMemoryError a MemoryError, UnsupportedError a NotImplementedError,
+ * TimeoutError a builtins.TimeoutError, PeerLostError a ConnectionError,
+ * the others a RuntimeError. */
 #include "bpy.h"
 
 enum { STATUS_COUNT = BP_ERR_PEER_LOST + 1 };
@@ -12,18 +15,18 @@ static PyObject *errors[STATUS_COUNT]; /* by status; [0] unused */
 static const struct {
   bp_status_t status;
   const char *name;
-  PyObject **builtin; /* a second base, or NULL */
+  PyObject **builtin; /* the built-in second base */
 } error_specs[] = {
-    {BP_ERR_INVALID_ARGUMENT, "InvalidArgumentError", NULL},
-    {BP_ERR_NOT_FOUND, "NotFoundError", NULL},
+    {BP_ERR_INVALID_ARGUMENT, "InvalidArgumentError", &PyExc_ValueError},
+    {BP_ERR_NOT_FOUND, "NotFoundError", &PyExc_LookupError},
     {BP_ERR_OUT_OF_MEMORY, "OutOfMemoryError", &PyExc_MemoryError},
-    {BP_ERR_UNSUPPORTED, "UnsupportedError", NULL},
-    {BP_ERR_NOT_READY, "NotReadyError", NULL},
-    {BP_ERR_PLUGIN, "PluginError", NULL},
+    {BP_ERR_UNSUPPORTED, "UnsupportedError", &PyExc_NotImplementedError},
+    {BP_ERR_NOT_READY, "NotReadyError", &PyExc_RuntimeError},
+    {BP_ERR_PLUGIN, "PluginError", &PyExc_RuntimeError},
     {BP_ERR_TIMEOUT, "TimeoutError", &PyExc_TimeoutError},
-    {BP_ERR_ABORTED, "AbortedError", NULL},
-    {BP_ERR_INTERNAL, "InternalError", NULL},
-    {BP_ERR_PEER_LOST, "PeerLostError", NULL},
+    {BP_ERR_ABORTED, "AbortedError", &PyExc_RuntimeError},
+    {BP_ERR_INTERNAL, "InternalError", &PyExc_RuntimeError},
+    {BP_ERR_PEER_LOST, "PeerLostError", &PyExc_ConnectionError},
 };
 
 int bpy_errors_init(PyObject *module) {
@@ -40,9 +43,7 @@ int bpy_errors_init(PyObject *module) {
   for (size_t i = 0; i < sizeof error_specs / sizeof error_specs[0]; ++i) {
     char qualified[64];
     snprintf(qualified, sizeof qualified, "backplane.%s", error_specs[i].name);
-    PyObject *bases = error_specs[i].builtin
-                          ? PyTuple_Pack(2, error_base, *error_specs[i].builtin)
-                          : PyTuple_Pack(1, error_base);
+    PyObject *bases = PyTuple_Pack(2, error_base, *error_specs[i].builtin);
     if (bases == NULL)
       return -1;
     PyObject *cls = PyErr_NewException(qualified, bases, NULL);

@@ -117,8 +117,23 @@ static PyObject *library_find(PyObject *self, PyObject *name) {
   return PyLong_FromVoidPtr(fn);
 }
 
+/* Whether a library's message blames arguments of op: DIOPI libraries
+ * (the reference one among them) report rejected arguments as
+ * diopiErrorOccurred with "<op>: <argument>: <what is wrong>" (or
+ * "<op>: <argument> and <argument>: ..."). */
+static int names_an_argument(const char *op, const char *detail) {
+  size_t n = strlen(op);
+  if (strncmp(detail, op, n) != 0 || strncmp(detail + n, ": ", 2) != 0)
+    return 0;
+  const char *arg = detail + n + 2;
+  size_t length = strspn(arg, "abcdefghijklmnopqrstuvwxyz"
+                              "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_, ");
+  return length > 0 && strncmp(arg + length, ": ", 2) == 0;
+}
+
 /* raise_error(op, diopiError_t): raises the Error subclass of the op's
- * status, with the library's last-error text. */
+ * status, with the library's last-error text; InvalidArgumentError (a
+ * ValueError) when that text names an argument of the op. */
 static PyObject *library_raise_error(PyObject *self, PyObject *args) {
   const char *op;
   int error;
@@ -129,7 +144,10 @@ static PyObject *library_raise_error(PyObject *self, PyObject *args) {
   snprintf(text, sizeof text, "%s: %s (%s)%s%s", op,
            bp_ops_error_name((diopiError_t)error),
            bp_ops_library_vendor(lib(self)), detail[0] ? ": " : "", detail);
-  return bpy_raise_text(bp_ops_status((diopiError_t)error), text);
+  bp_status_t status = bp_ops_status((diopiError_t)error);
+  if (error == diopiErrorOccurred && names_an_argument(op, detail))
+    status = BP_ERR_INVALID_ARGUMENT;
+  return bpy_raise_text(status, text);
 }
 
 static PyObject *get_path(PyObject *self, void *c) {

@@ -216,7 +216,13 @@ static PyObject *module_zeros(PyObject *m, PyObject *args, PyObject *kwargs) {
 
 /* ---- Streams and release ------------------------------------------------ */
 
+/* A view's memory, and so its stream uses, are its base's. */
+static bpy_tensor_t *owner_of_memory(bpy_tensor_t *t) {
+  return t->base != NULL ? (bpy_tensor_t *)t->base : t;
+}
+
 int bpy_tensor_wait_pending(bpy_tensor_t *t) {
+  t = owner_of_memory(t);
   if (t->pending == NULL)
     return 0;
   bp_status_t s;
@@ -232,6 +238,7 @@ int bpy_tensor_wait_pending(bpy_tensor_t *t) {
 }
 
 int bpy_tensor_use_on(bpy_tensor_t *t, bp_stream_t *stream, PyObject *owner) {
+  t = owner_of_memory(t);
   if (t->memory == BPY_MEMORY_DEVICE) {
     if (stream == t->alloc_stream || stream == t->last_used)
       return 0;
@@ -270,23 +277,26 @@ static void tensor_dealloc(PyObject *obj) {
   }
   if (t->diopi != NULL)
     bp_ops_tensor_destroy(t->diopi);
-  switch (t->memory) {
-  case BPY_MEMORY_HOST:
-    free(t->data);
-    break;
-  case BPY_MEMORY_DEVICE:
-    /* Stream-ordered: no host wait; streams it was recorded on are kept
-     * alive by used_owners until here. */
-    bp_device_free_async(t->device, t->data, t->alloc_stream);
-    break;
-  case BPY_MEMORY_UNIFIED:
-    BPY_NOGIL(bp_unified_free(t->device, t->data));
-    break;
-  case BPY_MEMORY_BORROWED:
-    if (t->borrowed != NULL && t->borrowed->deleter != NULL)
-      t->borrowed->deleter(t->borrowed);
-    break;
-  }
+  if (t->base != NULL) /* a view: the base frees the memory */
+    Py_CLEAR(t->base);
+  else
+    switch (t->memory) {
+    case BPY_MEMORY_HOST:
+      free(t->data);
+      break;
+    case BPY_MEMORY_DEVICE:
+      /* Stream-ordered: no host wait; streams it was recorded on are kept
+       * alive by used_owners until here. */
+      bp_device_free_async(t->device, t->data, t->alloc_stream);
+      break;
+    case BPY_MEMORY_UNIFIED:
+      BPY_NOGIL(bp_unified_free(t->device, t->data));
+      break;
+    case BPY_MEMORY_BORROWED:
+      if (t->borrowed != NULL && t->borrowed->deleter != NULL)
+        t->borrowed->deleter(t->borrowed);
+      break;
+    }
   Py_XDECREF(t->pending_owner);
   Py_XDECREF(t->used_owners);
   Py_XDECREF(t->alloc_owner);
@@ -404,6 +414,67 @@ static PyObject *tensor_synchronize(PyObject *self, PyObject *unused) {
   Py_RETURN_NONE;
 }
 
+/* ---- Views -------------------------------------------------------------- */
+
+/* 1 + the largest element offset of t from its data (0 when empty). */
+static int64_t element_extent(const bpy_tensor_t *t) {
+  int64_t extent = 1;
+  for (int i = 0; i < t->ndim; ++i) {
+    if (t->shape[i] == 0)
+      return 0;
+    extent += (t->shape[i] - 1) * t->strides[i];
+  }
+  return extent;
+}
+
+/* _view(offset, shape, strides): a tensor over this one's memory, starting
+ * `offset` elements after its first, with non-negative strides (elements)
+ * that stay inside it. backplane.Tensor.__getitem__ computes the three. */
+static PyObject *tensor_view(PyObject *self, PyObject *args) {
+  bpy_tensor_t *t = (bpy_tensor_t *)self;
+  long long offset;
+  PyObject *shape_obj, *strides_obj;
+  if (!PyArg_ParseTuple(args, "LOO:_view", &offset, &shape_obj, &strides_obj))
+    return NULL;
+  bpy_tensor_t *v = tensor_alloc(t->device);
+  if (v == NULL)
+    return NULL;
+  v->dtype = t->dtype;
+  if (parse_shape(shape_obj, v) < 0) {
+    Py_DECREF(v);
+    return NULL;
+  }
+  PyObject *strides = PySequence_Tuple(strides_obj);
+  if (strides != NULL && PyTuple_Size(strides) != v->ndim)
+    PyErr_SetString(PyExc_ValueError,
+                    "Tensor._view: strides and shape differ in length");
+  for (int i = 0; strides != NULL && !PyErr_Occurred() && i < v->ndim; ++i) {
+    v->strides[i] = PyLong_AsLongLong(PyTuple_GetItem(strides, i));
+    if (v->strides[i] < 0 && !PyErr_Occurred())
+      PyErr_SetString(PyExc_ValueError,
+                      "Tensor._view: strides must not be negative");
+  }
+  Py_XDECREF(strides);
+  int64_t extent = element_extent(v);
+  if (!PyErr_Occurred() &&
+      (offset < 0 || (extent > 0 && offset + extent > element_extent(t))))
+    PyErr_Format(PyExc_IndexError,
+                 "Tensor._view: offset %lld and extent %lld leave the "
+                 "tensor's %lld elements",
+                 offset, (long long)extent, (long long)element_extent(t));
+  if (PyErr_Occurred()) {
+    Py_DECREF(v);
+    return NULL;
+  }
+  bpy_tensor_t *base = owner_of_memory(t);
+  v->base = (Py_INCREF(base), (PyObject *)base);
+  v->memory = t->memory;
+  v->host_visible = t->host_visible;
+  v->alloc_stream = t->alloc_stream;
+  v->data = (char *)t->data + offset * (int64_t)bp_dtype_size(t->dtype);
+  return (PyObject *)v;
+}
+
 /* ---- Properties --------------------------------------------------------- */
 
 static PyObject *int_tuple(const int64_t *v, int n) {
@@ -470,6 +541,12 @@ static PyObject *get_is_borrowed(PyObject *self, void *c) {
   (void)c;
   return PyBool_FromLong(T(self)->memory == BPY_MEMORY_BORROWED);
 }
+static PyObject *get_base(PyObject *self, void *c) {
+  (void)c;
+  PyObject *base = T(self)->base ? T(self)->base : Py_None;
+  Py_INCREF(base);
+  return base;
+}
 static PyObject *get_memory(PyObject *self, void *c) {
   (void)c;
   static const char *const names[] = {"host", "device", "unified", "borrowed"};
@@ -499,6 +576,9 @@ static PyMethodDef tensor_methods[] = {
      METH_VARARGS | METH_KEYWORDS,
      "copy_to(device=None, non_blocking=False): a contiguous copy on DEVICE "
      "(None: host memory)."},
+    {"_view", tensor_view, METH_VARARGS,
+     "_view(offset, shape, strides): a view of this tensor's memory (used by "
+     "indexing)."},
     {"synchronize", tensor_synchronize, METH_NOARGS,
      "Waits for the streams this tensor's memory is pending on."},
     {"__dlpack__", (PyCFunction)(void (*)(void))bpy_tensor_dlpack,
@@ -524,6 +604,8 @@ static PyGetSetDef tensor_getset[] = {
      "the host may read the memory (DLPack export to NumPy/PyTorch)", NULL},
     {"is_borrowed", get_is_borrowed, NULL,
      "a view of another library's memory (from_dlpack without a copy)", NULL},
+    {"_base", get_base, NULL,
+     "the tensor whose memory this view reads; None when not a view", NULL},
     {"memory", get_memory, NULL,
      "\"host\", \"device\", \"unified\" or "
      "\"borrowed\"",

@@ -1,50 +1,194 @@
-"""Writes backplane/_op_signatures.py from backplane/diopi/functions.h.
+"""Writes backplane/_op_signatures.py and backplane/ops.pyi from
+backplane/diopi/functions.h, so every op the header declares appears in
+backplane.ops with its own signature, docstring and type stub.
 
-Usage: gen_op_signatures.py FUNCTIONS_H OUTPUT
+Usage: gen_op_signatures.py FUNCTIONS_H SIGNATURES_PY OPS_PYI
 
-Each op declared `DIOPI_API diopiError_t diopiName(params);` becomes an entry
-"diopiName": ((kind, name), ...) with the context parameter left out, where
-kind is the C type with whitespace normalized ("diopiTensorHandle_t",
-"const diopiScalar_t *", ...). backplane.ops marshals arguments by kind.
+Each op declared `DIOPI_API diopiError_t diopiName(params);` becomes, in
+SIGNATURES, "diopiName": ((kind, name), ...) with the context parameter left
+out, where kind is the C type with whitespace normalized
+("diopiTensorHandle_t", "const diopiScalar_t *", ...); backplane.ops
+marshals arguments by kind. SECTIONS gives each op the header's section
+comment above it ("Arithmetic"), PYTHON_NAMES its snake_case name in
+backplane.ops ("add_inp_scalar"), OPTIONAL_KINDS the kinds a caller may leave
+out (NULL), OPTIONAL which parameters have a default
+(None), PYTHON_TYPES their Python types. ALLOCATING lists the ops that also have an
+out-of-place form: a single output `out` first, the other parameters inputs
+of the same shape rules as elementwise ops (input, other, alpha, ...), so
+the result has the broadcast shape of the input tensors.
 """
+import keyword
 import re
 import sys
 
+# Parameter kinds a caller may leave out (passed as NULL).
+OPTIONAL = {"const diopiScalar_t *", "const int64_t *", "diopiSize_t *",
+            "diopiGeneratorHandle_t"}
+# The Python type each kind takes, for the stubs and docstrings.
+PYTHON_TYPES = {
+    "diopiTensorHandle_t": "Tensor",
+    "diopiConstTensorHandle_t": "Tensor",
+    "diopiGeneratorHandle_t": "Optional[Generator]",
+    "diopiSize_t": "Sequence[int]",
+    "diopiSize_t *": "Optional[Sequence[int]]",
+    "int64_t": "int",
+    "const int64_t *": "Optional[int]",
+    "bool": "bool",
+    "double": "float",
+    "float": "float",
+    "const diopiScalar_t *": "Optional[Union[int, float]]",
+    "const char *": "Optional[str]",
+    "diopiConstTensorHandle_t *": "Sequence[Tensor]",
+    "diopiTensorHandle_t *": "Sequence[Tensor]",
+    "diopiReduction_t": "Union[str, int]",
+    "diopiRoundMode_t": "Union[str, int]",
+    "diopiMemoryFormat_t": "Union[str, int]",
+}
+# Parameter names of elementwise inputs (see ALLOCATING above).
+ELEMENTWISE_INPUTS = {"input", "other", "alpha", "rounding_mode",
+                      "approximate"}
+
 
 def parse(text):
-    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
-    ops = {}
-    for m in re.finditer(r"DIOPI_API\s+diopiError_t\s+(\w+)\s*\((.*?)\)\s*;",
-                         text, re.S):
-        params = []
-        for p in m.group(2).split(","):
-            p = " ".join(p.split())
+    """({op: params}, {op: section}) of the header's text."""
+    ops, sections = {}, {}
+    section = ""
+    pattern = re.compile(r"/\*\s*(.*?)\s*\*/|DIOPI_API\s+diopiError_t\s+"
+                         r"(\w+)\s*\((.*?)\)\s*;", re.S)
+    for m in pattern.finditer(text):
+        if m.group(1) is not None:
+            if len(m.group(1)) < 60 and "\n" not in m.group(1):
+                section = m.group(1).rstrip(".")
+            continue
+        name, params = m.group(2), []
+        for p in m.group(3).split(","):
+            p = " ".join(re.sub(r"/\*.*?\*/", "", p, flags=re.S).split())
             pm = re.match(r"(.*?)\s*(\w+)$", p)
             if pm is None:
-                raise SystemExit(f"{m.group(1)}: cannot parse parameter {p!r}")
+                raise SystemExit(f"{name}: cannot parse parameter {p!r}")
             kind = re.sub(r"\s*\*", " *", pm.group(1).strip())
+            if kind != "diopiContextHandle_t" and kind not in PYTHON_TYPES:
+                raise SystemExit(f"{name}: unknown parameter type {kind!r}")
+            if keyword.iskeyword(pm.group(2)):
+                raise SystemExit(f"{name}: parameter {pm.group(2)!r} is a "
+                                 f"Python keyword")
             params.append((kind, pm.group(2)))
         if not params or params[0][0] != "diopiContextHandle_t":
-            raise SystemExit(f"{m.group(1)}: the context is not first")
-        ops[m.group(1)] = tuple(params[1:])
+            raise SystemExit(f"{name}: the context is not first")
+        ops[name] = tuple(params[1:])
+        sections[name] = section
     if not ops:
         raise SystemExit("no DIOPI_API op found")
-    return ops
+    return ops, sections
+
+
+def snake(name):
+    """diopiAddInpScalar -> add_inp_scalar (backplane.ops' names)."""
+    name = name[len("diopi"):]
+    name = re.sub(r"(?<=[a-z0-9])(?=[A-Z][a-z])|(?<=[A-Z])(?=[A-Z][a-z])",
+                  "_", name)
+    return name.lower()
+
+
+def optional_flags(params):
+    """Whether each parameter may be left out: an optional kind, or the
+    count after a tensor list (filled in). Only a trailing run of them gets
+    a default, so the signature stays positional."""
+    flags = []
+    for i, (kind, _) in enumerate(params):
+        after_list = i > 0 and params[i - 1][0].endswith("TensorHandle_t *")
+        flags.append(kind in OPTIONAL or (after_list and kind == "int64_t"))
+    for i in range(len(flags) - 1, -1, -1):
+        if not flags[i]:
+            flags[:i] = [False] * i
+            break
+    return flags
+
+
+# Sections whose ops are not elementwise even with elementwise names
+# (diopiMatmul's input and other, diopiCastDtype's dtype change).
+NOT_ELEMENTWISE = re.compile(r"product|memory|shape", re.I)
+
+
+def python_type(kind, name):
+    """A parameter's Python type; tensors named like optional ones (bias,
+    running statistics) may be None."""
+    if kind == "diopiConstTensorHandle_t" and re.search(r"bias|running",
+                                                        name):
+        return "Optional[Tensor]"
+    return PYTHON_TYPES[kind]
+
+
+def allocating(params, section):
+    return (bool(params) and params[0] == ("diopiTensorHandle_t", "out") and
+            not NOT_ELEMENTWISE.search(section) and
+            all(n in ELEMENTWISE_INPUTS for _, n in params[1:]) and
+            any(k == "diopiConstTensorHandle_t" for k, _ in params[1:]))
+
+
+def python_params(params):
+    return ", ".join(f"{n}: {python_type(k, n)}" + (" = ..." if opt else "")
+                     for (k, n), opt in zip(params, optional_flags(params)))
+
+
+def write_signatures(path, ops, sections):
+    lines = ['"""Generated by python/tools/gen_op_signatures.py from',
+             'backplane/diopi/functions.h: each op\'s parameters after the',
+             'context, as (C type, name); its section of the header; the ops',
+             'with an out-of-place form. Do not edit."""', "",
+             "SIGNATURES = {"]
+    lines += [f"    {n!r}: {ops[n]!r}," for n in sorted(ops)]
+    lines += ["}", "", "PYTHON_NAMES = {"]
+    lines += [f"    {n!r}: {snake(n)!r}," for n in sorted(ops)]
+    lines += ["}", "", f"OPTIONAL_KINDS = frozenset({sorted(OPTIONAL)!r})"]
+    lines += ["", "SECTIONS = {"]
+    lines += [f"    {n!r}: {sections[n]!r}," for n in sorted(ops)]
+    lines += ["}", "", "OPTIONAL = {"]
+    lines += [f"    {n!r}: {tuple(optional_flags(ops[n]))!r},"
+              for n in sorted(ops)]
+    lines += ["}", "", "PYTHON_TYPES = {"]
+    lines += [f"    {n!r}: {tuple(python_type(k, p) for k, p in ops[n])!r},"
+              for n in sorted(ops)]
+    lines += ["}", "", "ALLOCATING = frozenset({"]
+    lines += [f"    {n!r}," for n in sorted(ops)
+              if allocating(ops[n], sections[n])]
+    lines += ["})"]
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def write_stub(path, ops, sections):
+    lines = ['"""Typed stubs of backplane.ops, generated by',
+             'python/tools/gen_op_signatures.py from backplane/diopi/',
+             'functions.h. Do not edit."""',
+             "from typing import (Any, Callable, Dict, List, Optional, "
+             "Sequence, Union,", "                    overload)", "",
+             "from ._backplane import Generator, OpsLibrary, Tensor", "",
+             "def call(name: str, *args: Any, **kwargs: Any) -> Any: ...",
+             "def library() -> OpsLibrary: ...",
+             "def load(path: str) -> OpsLibrary: ...",
+             "def names() -> List[str]: ...", ""]
+    for name in sorted(ops):
+        params = ops[name]
+        py = snake(name)
+        if allocating(params, sections[name]):
+            lines += ["@overload",
+                      f"def {py}({python_params(params)}) -> Tensor: ...",
+                      "@overload",
+                      f"def {py}({python_params(params[1:])}) -> Tensor: ..."]
+        else:
+            lines.append(f"def {py}({python_params(params)}) -> Any: ...")
+        lines.append(f"{name} = {py}")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
 
 
 def main():
-    header, output = sys.argv[1], sys.argv[2]
+    header, signatures, stub = sys.argv[1:4]
     with open(header) as f:
-        ops = parse(f.read())
-    lines = ['"""Generated by python/tools/gen_op_signatures.py from',
-             'backplane/diopi/functions.h: each op\'s parameters after the',
-             'context, as (C type, name). Do not edit."""', "",
-             "SIGNATURES = {"]
-    for name in sorted(ops):
-        lines.append(f"    {name!r}: {ops[name]!r},")
-    lines.append("}")
-    with open(output, "w") as f:
-        f.write("\n".join(lines) + "\n")
+        ops, sections = parse(f.read())
+    write_signatures(signatures, ops, sections)
+    write_stub(stub, ops, sections)
 
 
 if __name__ == "__main__":

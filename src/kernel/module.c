@@ -2,7 +2,6 @@
  * their functions, unloading. */
 #include <limits.h>
 #include <stddef.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>

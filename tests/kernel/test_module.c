@@ -126,6 +126,11 @@ static void expect_rejected(kernel_fixture_t *f, const char *text,
   "{\"Op\": {\"opInfo\": {\"opKernelLib\": \"" lib "\", \"kernelSo\": \"" so   \
   "\", \"functionName\": \"" fn "\"}}}"
 
+/* "<name>": {"opInfo": ...} running `fn` from libk.so. */
+#define OP_ENTRY(name, fn)                                                     \
+  "\"" name "\": {\"opInfo\": {\"opKernelLib\": \"AICPUKernel\", "             \
+  "\"kernelSo\": \"libk.so\", \"functionName\": \"" fn "\"}}"
+
 static void malformed_manifests_are_rejected_with_reasons(void **state) {
   kernel_fixture_t *f = *state;
   expect_rejected(f, "{\"Op\": ", BP_ERR_INVALID_ARGUMENT, "not JSON", NULL);
@@ -150,6 +155,27 @@ static void malformed_manifests_are_rejected_with_reasons(void **state) {
   expect_rejected(f, OP("AICPUKernel", "/lib/x.so", "empty_kernel"),
                   BP_ERR_INVALID_ARGUMENT, "\"Op\"", "leaves");
   expect_rejected(f, "", BP_ERR_INVALID_ARGUMENT, "empty", NULL);
+  /* Strict JSON throughout, as a full parser would judge it. */
+  expect_rejected(f, OP("AICPUKernel", "libk.so", "empty_kernel") " x",
+                  BP_ERR_INVALID_ARGUMENT, "not JSON", "end of file expected");
+  expect_rejected(f, "{" OP_ENTRY("Op", "empty_kernel") ",}",
+                  BP_ERR_INVALID_ARGUMENT, "not JSON", "value expected");
+  expect_rejected(f, OP("AICPUKernel", "libk.so", "empty\\u0000kernel"),
+                  BP_ERR_INVALID_ARGUMENT, "not JSON", "\\u0000");
+  expect_rejected(f, "{\"O\xff\": {}}", BP_ERR_INVALID_ARGUMENT, "not JSON",
+                  "UTF-8");
+  expect_rejected(f, "{\"Op\": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[",
+                  BP_ERR_INVALID_ARGUMENT, "not JSON", "line 1");
+  expect_rejected(f,
+                  "{\"Op\": {\"opInfo\": {\"opKernelLib\": \"AICPUKernel\", "
+                  "\"kernelSo\": \"libk.so\", \"kernelSo\": \"libk.so\", "
+                  "\"functionName\": \"empty_kernel\"}}}",
+                  BP_ERR_INVALID_ARGUMENT, "not JSON", "duplicate object key");
+  expect_rejected(
+      f,
+      "{" OP_ENTRY("Op", "empty_kernel") ", " OP_ENTRY(
+          "Other", "empty_kernel") ", " OP_ENTRY("Op", "fail_kernel") "}",
+      BP_ERR_INVALID_ARGUMENT, "\"Op\" is listed twice", NULL);
 }
 
 static void symlink_out_of_the_folder_is_refused(void **state) {

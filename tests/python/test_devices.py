@@ -17,9 +17,14 @@ def test_device_by_name_and_short_name(dev0):
     assert backplane.device("vcpu") == dev0
     assert backplane.device("vcpu:1").index == 1
     assert backplane.device("vcpu:1") != dev0
-    assert backplane.device("cpu") is None
     assert repr(dev0) == "backplane.device('vcpu:0')"
     assert len({dev0, backplane.device("vcpu:0")}) == 1
+
+
+@pytest.mark.parametrize("name", ["cpu", "host", "cuda:0", "vcpu:2", ""])
+def test_device_of_a_name_that_is_no_device_raises(name):
+    with pytest.raises(LookupError if name else ValueError):
+        backplane.device(name)
 
 
 def test_unknown_devices_raise_with_the_runtime_message():
@@ -64,9 +69,18 @@ def test_objects_are_not_constructed_directly():
         backplane.Tensor()
 
 
+@pytest.mark.parametrize("error, builtin", [
+    ("InvalidArgumentError", ValueError), ("NotFoundError", LookupError),
+    ("OutOfMemoryError", MemoryError), ("UnsupportedError", NotImplementedError),
+    ("NotReadyError", RuntimeError), ("PluginError", RuntimeError),
+    ("TimeoutError", TimeoutError), ("AbortedError", RuntimeError),
+    ("InternalError", RuntimeError), ("PeerLostError", ConnectionError)])
+def test_each_error_is_also_its_builtin_exception(error, builtin):
+    cls = getattr(backplane, error)
+    assert issubclass(cls, backplane.Error) and issubclass(cls, builtin)
+
+
 def test_error_classes_map_statuses():
-    assert issubclass(backplane.OutOfMemoryError, MemoryError)
-    assert issubclass(backplane.TimeoutError, TimeoutError)
     codes = {cls.status for cls in (
         backplane.InvalidArgumentError, backplane.NotFoundError,
         backplane.OutOfMemoryError, backplane.UnsupportedError,

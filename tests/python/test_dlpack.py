@@ -7,7 +7,7 @@ import backplane
 def test_numpy_takes_host_tensors_without_a_copy():
     t = backplane.zeros((3, 4), "float32")
     a = np.from_dlpack(t)
-    assert a.ctypes.data == t.data_ptr and a.shape == (3, 4)
+    assert a.ctypes.data == t.data_ptr() and a.shape == (3, 4)
     backplane.to_numpy(t)[1, 2] = 7.0  # a writable view of the same memory
     assert a[1, 2] == 7.0
     assert t.__dlpack_device__() == (1, 0)  # kDLCPU
@@ -16,7 +16,7 @@ def test_numpy_takes_host_tensors_without_a_copy():
 def test_from_dlpack_borrows_numpy_memory():
     a = np.arange(12, dtype=np.int16).reshape(3, 4)
     t = backplane.from_dlpack(a)
-    assert t.is_borrowed and t.data_ptr == a.ctypes.data
+    assert t.is_borrowed and t.data_ptr() == a.ctypes.data
     assert t.shape == (3, 4) and t.dtype == "int16"
     a[0, 0] = 99
     assert backplane.to_numpy(t)[0, 0] == 99

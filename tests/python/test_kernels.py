@@ -37,7 +37,7 @@ def module(kernels_path, dev0):
 def test_a_kernel_writes_into_a_tensor_per_block(module, dev0):
     seen = backplane.zeros((4,), "int32", dev0)
     fn = module["block_kernel"]
-    fn.launch(BlockParam(seen.data_ptr), blocks=4, tensors=[seen])
+    fn.launch(BlockParam(seen.data_ptr()), blocks=4, tensors=[seen])
     # Each block writes blocks * 1000 + its index (conformance_kernels.c).
     np.testing.assert_array_equal(backplane.to_numpy(seen),
                                   [4000, 4001, 4002, 4003])
@@ -48,11 +48,11 @@ def test_parameter_blocks_from_bytes_and_buffers(module, dev0):
     position = backplane.zeros((1,), "int32", dev0)
     fn = module.function("append_kernel")
     # bytes laid out as append_param (two pointers, an int, padding).
-    fn.launch(struct.pack("PPi", log.data_ptr, position.data_ptr, 17))
+    fn.launch(struct.pack("PPi", log.data_ptr(), position.data_ptr(), 17))
     # The same struct as a NumPy record: any buffer-protocol object.
     record = np.zeros(1, np.dtype([("log", "u8"), ("position", "u8"),
                                    ("value", "i4")], align=True))
-    record[0] = (log.data_ptr, position.data_ptr, 29)
+    record[0] = (log.data_ptr(), position.data_ptr(), 29)
     fn.launch(memoryview(record))
     np.testing.assert_array_equal(backplane.to_numpy(log), [17, 29])
     np.testing.assert_array_equal(backplane.to_numpy(position), [2])
@@ -82,7 +82,7 @@ def test_manifest_ops_by_op_and_function_name(kernels_path, dev0, tmp_path):
         assert (by_op.op, by_op.name) == ("Blocks", "block_kernel")
         assert by_name.name == "block_kernel"
         seen = backplane.zeros((2,), "int32", dev0)
-        by_op.launch(BlockParam(seen.data_ptr), blocks=2, tensors=[seen])
+        by_op.launch(BlockParam(seen.data_ptr()), blocks=2, tensors=[seen])
         np.testing.assert_array_equal(backplane.to_numpy(seen), [2000, 2001])
     assert not m.loaded
 
@@ -111,7 +111,7 @@ def test_launch_config_attributes_are_the_defaults(module, dev0):
     fn.timeout = 5
     assert fn.blocks == 3 and fn.timeout == 5.0
     seen = backplane.zeros((3,), "int32", dev0)
-    fn.launch(BlockParam(seen.data_ptr), tensors=[seen])
+    fn.launch(BlockParam(seen.data_ptr()), tensors=[seen])
     np.testing.assert_array_equal(backplane.to_numpy(seen),
                                   [3000, 3001, 3002])
     fn.timeout = None
@@ -216,7 +216,7 @@ def test_threads_launch_concurrently_on_one_stream(module, dev0):
 
     def launcher(value):
         for _ in range(100):
-            fn.launch(AppendParam(log.data_ptr, position.data_ptr, value),
+            fn.launch(AppendParam(log.data_ptr(), position.data_ptr(), value),
                       stream=s)
 
     threads = [threading.Thread(target=launcher, args=(v,))

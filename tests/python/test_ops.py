@@ -69,10 +69,11 @@ def test_ops_run_on_the_active_stream(dev0):
 
 def test_errors_are_exceptions_with_the_library_message(dev0):
     a = backplane.zeros((8,), "float32", dev0)
-    with pytest.raises(backplane.PluginError, match="does not broadcast"):
+    with pytest.raises(backplane.InvalidArgumentError,
+                       match="diopiAdd: other: shape .* does not broadcast"):
         ops.add(a, a, backplane.zeros((3,), "float32", dev0), alpha=1)
     with pytest.raises(TypeError, match="missing argument 'other'"):
-        ops.add(a, a)
+        ops.add(a)  # out-of-place, other missing
     with pytest.raises(TypeError, match="no parameter"):
         ops.add(a, a, a, beta=1)
     with pytest.raises(AttributeError):
@@ -81,6 +82,14 @@ def test_errors_are_exceptions_with_the_library_message(dev0):
         ops.contiguous(a, a, 0)
     with pytest.raises(ValueError, match="no tensor argument"):
         ops.relu(backplane.zeros((2,)), backplane.zeros((2,)))
+
+
+def test_an_argument_the_op_rejects_is_a_value_error_naming_both(dev0):
+    a = backplane.zeros((2, 3), "float32", dev0)
+    with pytest.raises(ValueError, match="diopiMm: .*mat2") as info:
+        ops.mm(backplane.zeros((2, 2), "float32", dev0), a,
+               backplane.zeros((4, 2), "float32", dev0))
+    assert not isinstance(info.value, backplane.PluginError)
 
 
 def test_every_known_op_has_a_name_and_the_library_is_the_reference():

@@ -115,7 +115,8 @@ def test_with_stream_sets_the_c_active_stream(dev0):
     """C code the block calls sees the stream: bp_stream_get_active (through
     ctypes on libbackplane, as a C library would call it) answers s inside
     the block and the default stream again after it."""
-    lib = ctypes.CDLL(os.path.join(backplane.library_dir(), "libbackplane.so"))
+    soname = "libbackplane.so." + backplane.__version__.split(".")[0]
+    lib = ctypes.CDLL(os.path.join(backplane.library_dir(), soname))
     lib.bp_stream_device.restype = ctypes.c_void_p
     lib.bp_stream_device.argtypes = [ctypes.c_void_p]
     lib.bp_stream_get_active.argtypes = [ctypes.c_void_p, ctypes.c_void_p]

@@ -86,4 +86,4 @@ def test_unified_memory_is_host_visible(dev0):
         pytest.skip("the plugin has no unified memory")
     assert u.host_visible and u.memory == "unified"
     view = np.from_dlpack(u)
-    assert view.ctypes.data == u.data_ptr
+    assert view.ctypes.data == u.data_ptr()

@@ -10,7 +10,7 @@ torch = pytest.importorskip("torch")
 def test_torch_takes_host_tensors_without_a_copy():
     t = backplane.zeros((2, 3), "float32")
     x = torch.from_dlpack(t)
-    assert x.data_ptr() == t.data_ptr and tuple(x.shape) == (2, 3)
+    assert x.data_ptr() == t.data_ptr() and tuple(x.shape) == (2, 3)
     x += 4
     assert backplane.to_numpy(t).sum() == 24
 
@@ -18,7 +18,7 @@ def test_torch_takes_host_tensors_without_a_copy():
 def test_from_dlpack_borrows_torch_cpu_tensors(dev0):
     x = torch.arange(10, dtype=torch.float32)
     t = backplane.from_dlpack(x)
-    assert t.is_borrowed and t.data_ptr == x.data_ptr()
+    assert t.is_borrowed and t.data_ptr() == x.data_ptr()
     np.testing.assert_array_equal(backplane.to_numpy(t.copy_to(dev0)),
                                   np.arange(10, dtype=np.float32))
 

@@ -37,6 +37,7 @@ static void test_usage_errors_exit_2(void **state) {
   EXPECT_EXIT(2, "bench", "no-such-bench");
   EXPECT_EXIT(2, "bench", "copy", "--op", "all_reduce");
   EXPECT_EXIT(2, "memory", "bogus");
+  EXPECT_EXIT(2, "memory", "--svg");
   EXPECT_EXIT(2, "trace");
   EXPECT_EXIT(2, "optest", "--ops");
   EXPECT_EXIT(2, "target", "--device");

@@ -24,7 +24,7 @@ static const command_options_t commands[] = {
      {"NAME...|all", "--plugin", "--quick", "--op", "--ranks", "--transport",
       "--json", "--plugin-path"}},
     {"memory",
-     {"--plugin", "replay", "snapshot FILE", "svg FILE", "--json",
+     {"--plugin", "replay", "snapshot FILE", "svg FILE", "--svg", "--json",
       "--plugin-path"}},
     {"trace", {"-o, --output", "--svg", "-- COMMAND...", "--plugin-path"}},
     {"optest",

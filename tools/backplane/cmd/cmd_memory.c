@@ -5,7 +5,8 @@
  *                  first device, keeping its parameters allocated, so there
  *                  is something to look at;
  *   snapshot FILE  writes the first device's JSON snapshot to FILE;
- *   svg FILE       writes its picture (one row per chunk) to FILE.
+ *   svg FILE       writes its picture (one row per chunk) to FILE (also
+ *                  --svg FILE, as `train` and `trace` take it).
  * With --json, prints every device's snapshot as a JSON array. */
 #include <stdbool.h>
 #include <stdio.h>
@@ -42,7 +43,7 @@ static int parse_words(const cli_options_t *options, memory_request_t *out) {
     } else {
       fprintf(stderr,
               "backplane memory: unexpected '%s' (usage: backplane memory "
-              "[--plugin NAME] [--json] [replay] [snapshot FILE] [svg "
+              "[--plugin NAME] [--json] [replay] [snapshot FILE] [--svg "
               "FILE])\n",
               word);
       return 2;
@@ -225,13 +226,35 @@ static int run(bp_runtime_t *runtime, const cli_options_t *options,
   return result;
 }
 
+/* Takes `--svg FILE` (the form of `train` and `trace`) out of argv into
+ * request->svg_path, leaving the other words in order; 2 when FILE is
+ * missing. */
+static int take_svg_option(int *argc, char **argv, memory_request_t *request) {
+  int kept = 0;
+  for (int i = 0; i < *argc; i++) {
+    if (strcmp(argv[i], "--svg") != 0) {
+      argv[kept++] = argv[i];
+    } else if (i + 1 < *argc) {
+      request->svg_path = argv[++i];
+    } else {
+      fprintf(stderr, "backplane memory: --svg needs a FILE\n");
+      return 2;
+    }
+  }
+  *argc = kept;
+  return 0;
+}
+
 int cmd_memory(int argc, char **argv) {
-  cli_options_t options;
-  int result = cli_options_parse("memory", argc, argv,
-                                 CLI_OPT_PLUGIN | CLI_OPT_POSITIONAL, &options);
+  memory_request_t request = {0};
+  int result = take_svg_option(&argc, argv, &request);
   if (result)
     return result;
-  memory_request_t request = {0};
+  cli_options_t options;
+  result = cli_options_parse("memory", argc, argv,
+                             CLI_OPT_PLUGIN | CLI_OPT_POSITIONAL, &options);
+  if (result)
+    return result;
   result = parse_words(&options, &request);
   bp_runtime_t *runtime = NULL;
   if (!result && cli_runtime_open(&options, &runtime) != BP_OK)

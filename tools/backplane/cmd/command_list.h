@@ -44,7 +44,7 @@ BP_COMMAND(
     "  --transport T       comm bench: threads or shm; default: threads (or "
     "BACKPLANE_BENCH_COMM_TRANSPORT)\n" BP_HELP_JSON BP_HELP_PLUGIN_PATH)
 BP_COMMAND(
-    memory, "[--plugin NAME] [--json] [replay] [snapshot FILE] [svg FILE]",
+    memory, "[--plugin NAME] [--json] [replay] [snapshot FILE] [--svg FILE]",
     "caching allocator: sizing (defaults marked), stats, snapshot, SVG",
     "  --plugin NAME       only the devices of plugin NAME; default: every "
     "plugin's\n"
@@ -53,7 +53,9 @@ BP_COMMAND(
     "  snapshot FILE       write the first device's JSON snapshot to FILE; "
     "default: none\n"
     "  svg FILE            write its picture to FILE; default: "
-    "none\n" BP_HELP_JSON BP_HELP_PLUGIN_PATH)
+    "none\n"
+    "  --svg FILE          the same as svg FILE (the form of train and "
+    "trace); default: none\n" BP_HELP_JSON BP_HELP_PLUGIN_PATH)
 BP_COMMAND(
     trace, "[-o FILE] [--svg FILE] [--plugin-path DIR] -- COMMAND...",
     "run COMMAND under the trace layer; Chrome trace JSON, SVG timeline",
@@ -137,6 +139,10 @@ BP_COMMAND(
     "none\n"
     "  --svg-window FROM_MS:TO_MS  draw only that part of the run; default: "
     "the whole run\n" BP_HELP_JSON BP_HELP_PLUGIN_PATH)
+BP_COMMAND(env, "",
+           "every BACKPLANE_ variable read: its value and whether it is set "
+           "or the default",
+           "  (no options)\n")
 
 #undef BP_HELP_PLUGIN_PATH
 #undef BP_HELP_JSON

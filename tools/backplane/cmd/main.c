@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "backplane/version.h"
 #include "cli/cli_output.h"
 #include "commands.h"
 
@@ -26,6 +27,7 @@ static void print_usage(FILE *out) {
     fprintf(out, "  %-6s %s\n  %-6s   %s\n", commands[i].name,
             commands[i].usage, "", commands[i].summary);
   fprintf(out, "  %-6s this text\n", "help");
+  fprintf(out, "  %-6s print Backplane's version\n", "--version");
   fprintf(out,
           "\noptions of every command:\n"
           "  --plugin-path DIR  search DIR (or one .so) for plugins first; "
@@ -58,6 +60,10 @@ int main(int argc, char **argv) {
   const char *name = argv[1];
   if (!strcmp(name, "help") || !strcmp(name, "--help") || !strcmp(name, "-h")) {
     print_usage(cli_out());
+    return 0;
+  }
+  if (!strcmp(name, "--version")) {
+    fprintf(cli_out(), "backplane %s\n", BP_VERSION_STRING);
     return 0;
   }
   for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {

@@ -1,0 +1,122 @@
+/* `backplane env`: every BACKPLANE_ variable the runtime, the plugins, the op
+ * library, the tools and the Python package read, with its effective value
+ * and where it came from (the environment, or the default). The table is
+ * the one of docs/configuration.md; tests/tools/test_env_table.py fails when
+ * the sources read a variable this table lacks. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli_output.h"
+#include "commands.h"
+
+typedef struct env_variable {
+  const char *name;
+  const char *fallback; /* the default, as the value or <what it is> */
+  const char *reader;   /* who reads it */
+  const char *meaning;
+} env_variable_t;
+
+static const env_variable_t variables[] = {
+    /* Runtime. */
+    {"BACKPLANE_PLUGIN_PATH", "", "runtime",
+     "colon-separated plugin directories or .so files, searched first"},
+    {"BACKPLANE_VISIBLE_DEVICES", "<every device>", "runtime",
+     "the devices every API sees and their order: type:index and type "
+     "entries, comma-separated"},
+    {"BACKPLANE_ALLOW_INSECURE_PLUGINS", "0", "runtime",
+     "1: load plugins writable by group or others"},
+    {"BACKPLANE_LAYERS", "", "runtime",
+     "layers between the runtime and the plugins: validation, trace, fault "
+     "(comma-separated)"},
+    {"BACKPLANE_TRACE_FILE", "backplane-trace.json", "trace layer",
+     "the Chrome trace written when the runtime is destroyed"},
+    {"BACKPLANE_FAULT", "", "fault layer",
+     "faults to inject: function:N or function:p=P entries, seed=S"},
+    {"BACKPLANE_VALIDATION_ABORT", "0", "validation layer",
+     "1: abort on the first report"},
+    {"BACKPLANE_VALIDATION_LOG", "<stderr>", "validation layer",
+     "the file reports are appended to"},
+    {"BACKPLANE_CACHE_DIR", "<$XDG_CACHE_HOME/backplane>", "bp_build",
+     "the build cache root (else ~/.cache/backplane)"},
+    {"BACKPLANE_CC", "cc", "bp_build",
+     "the C compiler command (words split at spaces)"},
+    /* vcpu plugin and its collectives. */
+    {"BACKPLANE_VCPU_DEVICES", "2", "vcpu", "number of devices, 1 to 64"},
+    {"BACKPLANE_VCPU_MEMORY", "1G", "vcpu",
+     "memory per device (K/M/G suffix), 1M to 1T"},
+    {"BACKPLANE_VCPU_CORES", "<online CPUs>", "vcpu",
+     "the multiprocessor count each device reports, 1 to 4096"},
+    {"BACKPLANE_VCPU_JITTER_US", "0", "vcpu",
+     "random delay of up to N us before each stream command"},
+    {"BACKPLANE_VCPU_MPI_MODULE",
+     "<libbackplane_vcpu_mpi.so beside the "
+     "plugins>",
+     "vcpu collectives", "the Open MPI transport module"},
+    {"BACKPLANE_COMM_TRANSPORT", "auto", "vcpu collectives",
+     "mpi, or auto: shared memory unless the id was made on another host"},
+    {"BACKPLANE_COMM_HYBRID", "1", "vcpu collectives",
+     "0: MPI for every rank, no shared memory within a host"},
+    {"BACKPLANE_COMM_RANKS_PER_HOST", "<the real hosts>", "vcpu collectives",
+     "K: rank r counts as on host r / K (to try the hybrid on one host)"},
+    {"BACKPLANE_COMM_SHM_SLOT_BYTES", "4194304", "vcpu collectives",
+     "bytes of each rank's shared-memory slot"},
+    {"BACKPLANE_COMM_TIMEOUT_MS", "60000", "collectives",
+     "the deadline of every wait inside a collective"},
+    /* OpenCL plugin. */
+    {"BACKPLANE_OPENCL_DEVICES", "<every device>", "opencl",
+     "fnmatch patterns on the device type, platform or device name, "
+     "comma-separated"},
+    {"BACKPLANE_OPENCL_MEMORY", "auto", "opencl",
+     "auto (SVM where the device has it), svm, or buffer"},
+    {"BACKPLANE_OPENCL_MEMORY_LIMIT", "<CL_DEVICE_GLOBAL_MEM_SIZE>", "opencl",
+     "a cap on each device's memory (bytes, K/M/G suffix)"},
+    /* Op library. */
+    {"BACKPLANE_OPS_LIBRARY", "<the reference library beside libbackplane>",
+     "Python backplane.ops", "the DIOPI operator library ops are called in"},
+    {"BACKPLANE_OPS_THREADS", "<the cores, at most 8>", "reference op library",
+     "threads an op uses, the caller's included"},
+    /* Tools. */
+    {"BACKPLANE_CHECK_GATE_MS", "15000", "backplane check",
+     "how long a held stream waits for the checker"},
+    {"BACKPLANE_CHECK_KERNELS",
+     "<libbackplane_check_kernels.so beside the "
+     "plugins>",
+     "backplane check", "the kernel library of the kernel checks"},
+    {"BACKPLANE_BENCH_COMM_OP", "all_reduce", "backplane bench comm",
+     "the collective, when --op is absent"},
+    {"BACKPLANE_BENCH_COMM_RANKS", "2", "backplane bench comm",
+     "the ranks, when --ranks is absent"},
+    {"BACKPLANE_BENCH_COMM_TRANSPORT", "threads", "backplane bench comm",
+     "threads or shm, when --transport is absent"},
+    {"BACKPLANE_BENCH_COMM_ID", "", "backplane bench comm",
+     "internal: the unique id handed to the rank processes"},
+    {"BACKPLANE_BENCH_COMM_RANK", "", "backplane bench comm",
+     "internal: a rank process's rank"},
+    {"BACKPLANE_BENCH_COMM_ROWS", "", "backplane bench comm",
+     "internal: the result file of mpirun's ranks"},
+    {"BACKPLANE_BENCH_ALLOC_CHILD", "", "backplane bench alloc",
+     "internal: marks the re-run that measures jemalloc"},
+    {"BACKPLANE_TRAIN_WORLD", "", "backplane train",
+     "internal: the number of rank processes"},
+    {"BACKPLANE_TRAIN_RANK", "", "backplane train",
+     "internal: a rank process's rank"},
+    {"BACKPLANE_TRAIN_COMM_ID", "", "backplane train",
+     "internal: the unique id handed to the rank processes"},
+};
+
+int cmd_env(int argc, char **argv) {
+  (void)argv;
+  if (argc > 0) {
+    fprintf(stderr, "backplane env: takes no arguments (got '%s')\n", argv[0]);
+    return 2;
+  }
+  FILE *out = cli_out();
+  for (size_t i = 0; i < sizeof variables / sizeof *variables; i++) {
+    const env_variable_t *v = &variables[i];
+    const char *set = getenv(v->name);
+    fprintf(out, "%s=%s\n    %s; %s: %s\n", v->name, set ? set : v->fallback,
+            set ? "environment" : "default", v->reader, v->meaning);
+  }
+  return 0;
+}
