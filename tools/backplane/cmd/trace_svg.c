@@ -1,6 +1,7 @@
 #include "trace_svg.h"
 
 #include <float.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
