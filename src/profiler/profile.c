@@ -171,8 +171,8 @@ static void take_ranges(bp_profile_t *profile) {
   bp_profiler_ranges_take(&records, &count);
   if (!count)
     return;
-  bp_trace_record_t *all = realloc(
-      profile->ranges, (profile->range_count + count) * sizeof *all);
+  bp_trace_record_t *all =
+      realloc(profile->ranges, (profile->range_count + count) * sizeof *all);
   if (!all) {
     bp_trace_records_free(records, count);
     return;
