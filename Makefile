@@ -24,7 +24,7 @@ build: configure
 run: build
 	$(BACKPLANE) info
 	$(BACKPLANE) check --plugin vcpu
-	$(BACKPLANE) train
+	$(BACKPLANE) train --model cnn --devices 2 --epochs 12 --lr 0.004
 
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)

@@ -1,13 +1,15 @@
 #!/usr/bin/python3
 """PyTorch DistributedDataParallel baseline of `backplane bench train`.
 
-The same model (MLP 64-256-256-10, ReLU, cross-entropy), optimizer (AdamW,
-lr 2e-3, weight decay 1e-2), data (sklearn's digits.csv.gz, pixels / 16, the
-training split's size) and batch per rank as `backplane train`, on the gloo
-backend, one thread per process. Prints one JSON object: samples/s over the
-timed epochs (after one warm-up epoch).
+The same model (`mlp`: 64-256-256-10 with ReLU; `cnn`: the LeNet-style
+conv 3x3 16, max-pool 2, conv 3x3 32, max-pool 2, linear 64, linear 10 on
+the 1x8x8 image), loss (cross-entropy), optimizer (AdamW, lr 2e-3, weight
+decay 1e-2), data (sklearn's digits.csv.gz, pixels / 16, the training
+split's size) and batch per rank as `backplane train --model MODEL`, on the
+gloo backend, one thread per process. Prints one JSON object: samples/s
+over the timed epochs (after one warm-up epoch).
 
-usage: bench_train_ddp.py DIGITS_CSV_GZ RANKS BATCH_PER_RANK EPOCHS
+usage: bench_train_ddp.py DIGITS_CSV_GZ RANKS BATCH_PER_RANK EPOCHS [MODEL]
 """
 import gzip
 import json
@@ -31,16 +33,27 @@ def load(path):
     return x, y
 
 
-def worker(rank, ranks, path, batch, epochs, port, result):
+def make_model(name):
+    nn = torch.nn
+    if name == "cnn":
+        return nn.Sequential(
+            nn.Unflatten(1, (1, 8, 8)),
+            nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Flatten(), nn.Linear(128, 64), nn.ReLU(), nn.Linear(64, 10))
+    return nn.Sequential(
+        nn.Linear(64, 256), nn.ReLU(),
+        nn.Linear(256, 256), nn.ReLU(),
+        nn.Linear(256, 10))
+
+
+def worker(rank, ranks, path, batch, epochs, port, result, model_name):
     torch.set_num_threads(1)
     os.environ["MASTER_ADDR"] = "127.0.0.1"
     os.environ["MASTER_PORT"] = str(port)
     dist.init_process_group("gloo", rank=rank, world_size=ranks)
     torch.manual_seed(0)
-    model = torch.nn.Sequential(
-        torch.nn.Linear(64, 256), torch.nn.ReLU(),
-        torch.nn.Linear(256, 256), torch.nn.ReLU(),
-        torch.nn.Linear(256, 10))
+    model = make_model(model_name)
     ddp = torch.nn.parallel.DistributedDataParallel(model)
     opt = torch.optim.AdamW(ddp.parameters(), lr=2e-3, weight_decay=1e-2)
     loss_fn = torch.nn.CrossEntropyLoss()
@@ -72,11 +85,13 @@ def worker(rank, ranks, path, batch, epochs, port, result):
 def main():
     path, ranks, batch, epochs = sys.argv[1], int(sys.argv[2]), int(
         sys.argv[3]), int(sys.argv[4])
+    model_name = sys.argv[5] if len(sys.argv) > 5 else "mlp"
     port = 29500 + os.getpid() % 1000
     ctx = mp.get_context("spawn")
     result = ctx.Queue()
     procs = [ctx.Process(target=worker,
-                         args=(r, ranks, path, batch, epochs, port, result))
+                         args=(r, ranks, path, batch, epochs, port, result,
+                               model_name))
              for r in range(ranks)]
     for p in procs:
         p.start()
@@ -84,7 +99,8 @@ def main():
     for p in procs:
         p.join()
     print(json.dumps({"samples_per_second": rate, "ranks": ranks,
-                      "batch_per_rank": batch, "epochs": epochs}))
+                      "batch_per_rank": batch, "epochs": epochs,
+                      "model": model_name}))
 
 
 if __name__ == "__main__":

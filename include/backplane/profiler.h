@@ -42,6 +42,17 @@ BP_API const char *bp_profile_plugin_note(const bp_profile_t *profile,
 /* Stops if needed, finalizes the plugins' profilers, frees. NULL: no-op. */
 BP_API void bp_profile_destroy(bp_profile_t *profile);
 
+/* Ranges of user code, like NVTX's push/pop: push opens a range named
+ * `name` (copied) on the calling thread, pop closes the innermost one. In a
+ * traced runtime's trace (the trace layer) each closed range is a slice on
+ * its thread's host track, category "range", nested ranges inside their
+ * outer one; untraced they cost a clock reading. Ranges belong to threads:
+ * pop on the thread that pushed. Push returns the new range's depth (0 for
+ * the outermost), or -1 for a NULL name; pop returns the depth of the range
+ * it closed, or -1 when the thread has none open. Thread-safe. */
+BP_API int bp_profiler_range_push(const char *name);
+BP_API int bp_profiler_range_pop(void);
+
 #ifdef __cplusplus
 }
 #endif

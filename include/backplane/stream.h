@@ -114,6 +114,14 @@ BP_API bp_status_t bp_stream_sync_from_to(bp_stream_t *from, bp_stream_t *to);
 typedef void (*bp_host_fn_t)(void *user_data);
 BP_API bp_status_t bp_stream_add_callback(bp_stream_t *stream, bp_host_fn_t fn,
                                           void *user_data);
+/* As bp_stream_add_callback, with `label` naming the work in a trace (the
+ * callback's slice on its stream's track, e.g. "diopiConvolution2d"
+ * instead of "callback"). `label` is not copied: it must stay valid until
+ * the callback has run (a string literal does). NULL: no label. */
+BP_API bp_status_t bp_stream_add_labeled_callback(bp_stream_t *stream,
+                                                  bp_host_fn_t fn,
+                                                  void *user_data,
+                                                  const char *label);
 
 BP_API bp_status_t bp_event_create(bp_device_t *device, bp_event_t **out_event);
 /* NULL is a no-op. */

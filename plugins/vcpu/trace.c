@@ -10,6 +10,7 @@
 
 #include "device.h"
 #include "reduce/call.h"
+#include "reduce/reduce.h"
 
 typedef void (*add_event_fn)(C_Profiler prof, void *event);
 
@@ -133,7 +134,7 @@ static void report_command(int device_id, const void *stream,
   add_event_fn add = atomic_load(&g_add_device_event);
   if (!add)
     return;
-  char args[160], kernel_name[160];
+  char args[160], name_buffer[160];
   const char *name = "callback", *category = "callback";
   switch ((vcpu_command_kind)command->kind) {
   case VCPU_COMMAND_COPY:
@@ -151,6 +152,18 @@ static void report_command(int device_id, const void *stream,
                ? "comm_group"
                : vcpu_comm_kind_name((vcpu_comm_kind_t)command->comm.kind);
     category = "collective";
+    if (command->comm.kind != VCPU_COMM_TASK_BATCH) { /* "all_reduce 1.2 MiB" */
+      double bytes =
+          (double)command->comm.call.count *
+          (double)vcpu_comm_dtype_size((C_DataType)command->comm.dtype);
+      const char *unit = bytes >= 1048576 ? "MiB" : bytes >= 1024 ? "KiB" : "B";
+      double scaled = bytes >= 1048576 ? bytes / 1048576
+                      : bytes >= 1024  ? bytes / 1024
+                                       : bytes;
+      snprintf(name_buffer, sizeof name_buffer, "%s %.*f %s", name,
+               unit[0] == 'B' ? 0 : 1, scaled, unit);
+      name = name_buffer;
+    }
     /* Not the communicator's name: it may be destroyed once the task ran. */
     if (command->comm.kind == VCPU_COMM_TASK_BATCH)
       snprintf(args, sizeof args, "{}");
@@ -167,9 +180,9 @@ static void report_command(int device_id, const void *stream,
              (unsigned long long)command->event.generation);
     break;
   case VCPU_COMMAND_KERNEL: /* its module is held until after this */
-    snprintf(kernel_name, sizeof kernel_name, "kernel %s",
+    snprintf(name_buffer, sizeof name_buffer, "kernel %s",
              command->kernel.name);
-    name = kernel_name;
+    name = name_buffer;
     category = "kernel";
     /* Op names are identifiers (a manifest's keys): no JSON escaping. */
     snprintf(args, sizeof args, "{\"blocks\":%u,\"op\":\"%.*s\"}",

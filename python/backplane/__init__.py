@@ -20,7 +20,7 @@ from ._backplane import (  # noqa: F401  (re-exported)
     InternalError, InvalidArgumentError, Module, NotFoundError, NotReadyError,
     OpsLibrary, OutOfMemoryError, PeerLostError, PluginError, Stream, Tensor,
     TimeoutError, UnsupportedError, current_stream, device, devices,
-    library_dir)
+    library_dir, range_pop, range_push)
 
 __all__ = [
     "AbortedError", "Comm", "Device", "Error", "Event", "Function",
@@ -28,7 +28,8 @@ __all__ = [
     "NotFoundError", "NotReadyError", "OpsLibrary", "OutOfMemoryError",
     "PeerLostError", "PluginError", "Stream", "Tensor", "TimeoutError", "UnsupportedError",
     "comm", "current_stream", "device", "devices", "empty", "from_dlpack",
-    "from_numpy", "library_dir", "load_module", "ops", "synchronize",
+    "from_numpy", "library_dir", "load_module", "ops", "range", "range_pop",
+    "range_push", "synchronize",
     "to_numpy", "trace", "zeros",
 ]
 
@@ -131,6 +132,18 @@ def synchronize(device=None):
     for d in ([_backplane.device(device)] if isinstance(device, str)
               else [device] if device is not None else devices()):
         d.synchronize()
+
+
+@_contextlib.contextmanager
+def range(name):  # noqa: A001  (the NVTX name)
+    """A named range of the block on the calling thread, like NVTX's
+    push/pop: in a trace (backplane.trace, or the trace layer) it is a slice
+    on the thread's host track, nested ranges inside it."""
+    range_push(name)
+    try:
+        yield
+    finally:
+        range_pop()
 
 
 @_contextlib.contextmanager

@@ -70,7 +70,25 @@ static PyObject *module_noop(PyObject *module, PyObject *unused) {
   Py_RETURN_NONE;
 }
 
+/* User ranges in traces (profiler.h): backplane.range() wraps them. */
+static PyObject *module_range_push(PyObject *module, PyObject *name) {
+  (void)module;
+  char text[256];
+  if (bpy_text(name, text, sizeof text) != 0)
+    return NULL;
+  return PyLong_FromLong(bp_profiler_range_push(text));
+}
+
+static PyObject *module_range_pop(PyObject *module, PyObject *unused) {
+  (void)module, (void)unused;
+  return PyLong_FromLong(bp_profiler_range_pop());
+}
+
 static PyMethodDef module_functions[] = {
+    {"range_push", module_range_push, METH_O,
+     "Opens a range named NAME on this thread; returns its depth."},
+    {"range_pop", module_range_pop, METH_NOARGS,
+     "Closes this thread's innermost range; returns its depth, -1 if none."},
     {"_shutdown", module_shutdown, METH_NOARGS,
      "Drops the module's runtime reference (at exit)."},
     {"library_dir", module_library_dir, METH_NOARGS,

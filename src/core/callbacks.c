@@ -13,6 +13,7 @@
 #include "base/status.h"
 #include "core/active.h"
 #include "core/callback_closures.h"
+#include "core/callback_label.h"
 #include "core/observer.h"
 #include "core/stream_internal.h"
 
@@ -24,6 +25,7 @@ typedef struct callback_closure {
   void *user_data;
   bp_stream_t *stream;
   uint64_t ticket;
+  const char *label;                    /* for traces, or NULL */
   const struct callback_closure *outer; /* running on this thread before */
 } callback_closure_t;
 
@@ -33,6 +35,15 @@ typedef struct callback_closure {
 static _Thread_local __attribute__((tls_model("initial-exec")))
 const callback_closure_t *running_callback;
 
+/* The label of the callback this thread ran last (it stays after the
+ * callback returned: the plugin reports the callback's trace event then). */
+static _Thread_local __attribute__((tls_model("initial-exec")))
+const char *last_label;
+
+const char *bp_callback_last_label(void) {
+  return last_label;
+}
+
 static void callback_trampoline(C_Device device, C_Stream stream,
                                 void *user_data, C_Status *status) {
   (void)device;
@@ -41,6 +52,7 @@ static void callback_trampoline(C_Device device, C_Stream stream,
   bp_callback_closure_give(user_data);
   closure.outer = running_callback;
   running_callback = &closure;
+  last_label = closure.label;
   /* The allocator must not wait for streams while the callback runs. */
   void *previous = bp_caching_allocator_enter_callback(closure.stream);
   closure.fn(closure.user_data);
@@ -108,7 +120,8 @@ bp_status_t bp_check_wait_event(const char *function, bp_event_t *event) {
 }
 
 BP_API_BODY bp_status_t stream_add_callback(bp_stream_t *stream,
-                                            bp_host_fn_t fn, void *user_data) {
+                                            bp_host_fn_t fn, void *user_data,
+                                            const char *label) {
   if (!stream || !fn)
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_stream_add_callback: stream or fn is NULL");
@@ -136,6 +149,7 @@ BP_API_BODY bp_status_t stream_add_callback(bp_stream_t *stream,
       .user_data = user_data,
       .stream = stream,
       .ticket = atomic_fetch_add(&stream->submitted, 1) + 1,
+      .label = label,
   };
   C_Status result = device->plugin->dispatch.stream_add_callback(
       &device->c_device, stream->native, callback_trampoline, closure);
@@ -148,19 +162,28 @@ BP_API_BODY bp_status_t stream_add_callback(bp_stream_t *stream,
 
 static __attribute__((noinline, cold)) bp_status_t
 traced_stream_add_callback(bp_stream_t *stream, bp_host_fn_t fn,
-                           void *user_data) {
+                           void *user_data, const char *label) {
   bp_api_call_t call =
       bp_api_call_begin(stream->device, "bp_stream_add_callback");
-  bp_status_t status = stream_add_callback(stream, fn, user_data);
+  bp_status_t status = stream_add_callback(stream, fn, user_data, label);
   bp_api_call_end(&call, status, ",\"stream\":\"%p\"", (void *)stream);
   return status;
+}
+
+BP_API bp_status_t bp_stream_add_labeled_callback(bp_stream_t *stream,
+                                                  bp_host_fn_t fn,
+                                                  void *user_data,
+                                                  const char *label) {
+  if (stream == BP_STREAM_ACTIVE)
+    return bp_stream_active_refused("bp_stream_add_labeled_callback");
+  if (stream != NULL && BP_OBSERVED(stream->device))
+    return traced_stream_add_callback(stream, fn, user_data, label);
+  return stream_add_callback(stream, fn, user_data, label);
 }
 
 BP_API bp_status_t bp_stream_add_callback(bp_stream_t *stream, bp_host_fn_t fn,
                                           void *user_data) {
   if (stream == BP_STREAM_ACTIVE)
     return bp_stream_active_refused("bp_stream_add_callback");
-  if (stream != NULL && BP_OBSERVED(stream->device))
-    return traced_stream_add_callback(stream, fn, user_data);
-  return stream_add_callback(stream, fn, user_data);
+  return bp_stream_add_labeled_callback(stream, fn, user_data, NULL);
 }

@@ -14,6 +14,7 @@
 #include "core/stream_internal.h"
 #include "profiler/chrome_trace.h"
 #include "profiler/plugin_profiler.h"
+#include "profiler/ranges.h"
 #include "profiler/trace_buffer.h"
 
 typedef struct profile_plugin {
@@ -32,6 +33,8 @@ struct bp_profile {
   size_t plugin_count;
   bool started;
   uint64_t start_ns;
+  bp_trace_record_t *ranges; /* user ranges closed while started */
+  size_t range_count;
 };
 
 /* The six profiler_* slots are contiguous in the interface: take their names
@@ -117,6 +120,7 @@ BP_API bp_status_t bp_profile_start(bp_profile_t *profile) {
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_profile_start: already started");
   profile->start_ns = bp_clock_monotonic_ns();
+  bp_profiler_ranges_listen();
   for (size_t i = 0; i < profile->plugin_count; ++i) {
     profile_plugin_t *p = &profile->plugins[i];
     if (!p->buffer)
@@ -160,6 +164,25 @@ static void take_records(profile_plugin_t *p) {
   p->count += count;
 }
 
+/* Appends the user ranges closed so far to the profile's. */
+static void take_ranges(bp_profile_t *profile) {
+  bp_trace_record_t *records;
+  size_t count;
+  bp_profiler_ranges_take(&records, &count);
+  if (!count)
+    return;
+  bp_trace_record_t *all =
+      realloc(profile->ranges, (profile->range_count + count) * sizeof *all);
+  if (!all) {
+    bp_trace_records_free(records, count);
+    return;
+  }
+  memcpy(all + profile->range_count, records, count * sizeof *records);
+  free(records);
+  profile->ranges = all;
+  profile->range_count += count;
+}
+
 BP_API bp_status_t bp_profile_stop(bp_profile_t *profile) {
   if (!profile)
     return bp_error(BP_ERR_INVALID_ARGUMENT, "bp_profile_stop: NULL profile");
@@ -184,12 +207,14 @@ BP_API bp_status_t bp_profile_stop(bp_profile_t *profile) {
                         "bp_profile_stop: %s: stop/collect returned %s",
                         p->plugin->device_type, bp_c_status_name(result));
   }
+  take_ranges(profile);
+  bp_profiler_ranges_unlisten();
   profile->started = false;
   return status;
 }
 
 BP_API size_t bp_profile_event_count(const bp_profile_t *profile) {
-  size_t n = 0;
+  size_t n = profile ? profile->range_count : 0;
   for (size_t i = 0; profile && i < profile->plugin_count; ++i)
     n += profile->plugins[i].count;
   return n;
@@ -200,8 +225,8 @@ BP_API bp_status_t bp_profile_export_chrome(const bp_profile_t *profile,
   if (!profile || !path)
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_profile_export_chrome: profile or path is NULL");
-  bp_trace_source_t *sources = calloc(
-      profile->plugin_count ? profile->plugin_count : 1, sizeof *sources);
+  bp_trace_source_t *sources =
+      calloc(profile->plugin_count + 1, sizeof *sources);
   if (!sources)
     return bp_error(BP_ERR_OUT_OF_MEMORY,
                     "bp_profile_export_chrome: out of memory");
@@ -209,8 +234,10 @@ BP_API bp_status_t bp_profile_export_chrome(const bp_profile_t *profile,
     sources[i] = (bp_trace_source_t){profile->plugins[i].plugin->device_type,
                                      profile->plugins[i].records,
                                      profile->plugins[i].count};
+  sources[profile->plugin_count] =
+      (bp_trace_source_t){"host", profile->ranges, profile->range_count};
   bp_status_t status =
-      bp_chrome_trace_write(path, sources, profile->plugin_count);
+      bp_chrome_trace_write(path, sources, profile->plugin_count + 1);
   free(sources);
   return status;
 }
@@ -234,6 +261,7 @@ BP_API void bp_profile_destroy(bp_profile_t *profile) {
     }
     bp_trace_records_free(p->records, p->count);
   }
+  bp_trace_records_free(profile->ranges, profile->range_count);
   free(profile->plugins);
   free(profile);
 }

@@ -7,6 +7,8 @@
 #include "base/status.h"
 #include "profiler/trace_buffer.h"
 
+#include "core/callback_label.h"
+
 struct C_Profiler_st {
   pthread_mutex_t lock;
   bp_trace_record_t *records;
@@ -128,12 +130,27 @@ static bool filtered_out(C_Profiler profiler, const BP_TraceEvent *event,
          !profiler->keep(profiler->keep_context, event->stream_id);
 }
 
+/* A plugin's event for a host callback that ran on this thread carries the
+ * label it was enqueued with (core/callback_label.h) as its name. */
+static void name_callback(bp_trace_record_t *record) {
+  const char *label = bp_callback_last_label();
+  if (!label || !record->category || strcmp(record->category, "callback"))
+    return;
+  char *name = strdup(label);
+  if (name) {
+    free(record->name);
+    record->name = name;
+  }
+}
+
 static void add_event(C_Profiler profiler, const void *event,
                       bp_trace_kind_t kind) {
   if (!profiler || filtered_out(profiler, event, kind))
     return;
   bp_trace_record_t record;
   bool ok = copy_event(event, kind, &record);
+  if (ok && kind == BP_TRACE_DEVICE)
+    name_callback(&record);
   pthread_mutex_lock(&profiler->lock);
   if (ok && profiler->count == profiler->capacity) {
     size_t capacity = profiler->capacity ? profiler->capacity * 2 : 256;

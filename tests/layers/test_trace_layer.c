@@ -9,9 +9,11 @@
  * allocation the cache serves without any; and two traced runtimes sharing
  * the loaded vcpu each get the device timeline of their own streams. */
 #include <jansson.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "support/runtime_fixture.h"
@@ -300,9 +302,59 @@ static void test_collectives_traced(void **state) {
   /* Nothing beyond the six calls. */
   assert_int_equal(trace_count(root, "X", "xccl_all_reduce", NULL, 0), 4);
   assert_int_equal(trace_count(root, "X", "xccl_broadcast", NULL, 0), 2);
-  /* vcpu's device tracks show the work each call enqueued, by its name. */
-  assert_int_equal(trace_count(root, "X", "all_reduce", NULL, 0), 4);
-  assert_int_equal(trace_count(root, "X", "broadcast", NULL, 0), 2);
+  /* vcpu's device tracks show the work each call enqueued, by its name and
+   * size (1000 floats: 4000 bytes, 3.9 KiB). */
+  assert_int_equal(trace_count(root, "X", "all_reduce 3.9 KiB", NULL, 0), 4);
+  assert_int_equal(trace_count(root, "X", "broadcast 3.9 KiB", NULL, 0), 2);
+  json_decref(root);
+}
+
+/* Spins for about `us` microseconds (the ranges need some length). */
+static void spin_us(long us) {
+  struct timespec start, now;
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  do
+    clock_gettime(CLOCK_MONOTONIC, &now);
+  while ((now.tv_sec - start.tv_sec) * 1000000L +
+             (now.tv_nsec - start.tv_nsec) / 1000 <
+         us);
+}
+
+/* Nested user ranges on a thread of their own: "outer" holds two "inner".
+ * (On a thread that also makes traced calls, a range and a call timed by
+ * different clocks may cross by the fast clock's error.) */
+static void *ranges_thread(void *unused) {
+  (void)unused;
+  assert_int_equal(bp_profiler_range_push("outer"), 0);
+  for (int i = 0; i < 2; i++) {
+    spin_us(50);
+    assert_int_equal(bp_profiler_range_push("inner"), 1);
+    spin_us(100);
+    assert_int_equal(bp_profiler_range_pop(), 1);
+  }
+  spin_us(50);
+  assert_int_equal(bp_profiler_range_pop(), 0);
+  assert_int_equal(bp_profiler_range_pop(), -1); /* none open */
+  assert_int_equal(bp_profiler_range_push(NULL), -1);
+  return NULL;
+}
+
+static void ranged_work(bp_runtime_t *runtime) {
+  bp_device_t *device;
+  assert_int_equal(bp_device_get(runtime, "vcpu", 0, &device), BP_OK);
+  assert_int_equal(bp_device_synchronize(device), BP_OK);
+  pthread_t thread;
+  assert_int_equal(pthread_create(&thread, NULL, ranges_thread, NULL), 0);
+  assert_int_equal(pthread_join(thread, NULL), 0);
+}
+
+static void test_ranges_are_nested_slices(void **state) {
+  (void)state;
+  json_t *root = traced(ranged_work);
+  assert_int_equal(trace_count(root, "X", "outer", NULL, 0), 1);
+  assert_int_equal(trace_count(root, "X", "inner", NULL, 0), 2);
+  assert_int_equal(trace_inside(root, trace_slice(root, "outer", 0), "inner"),
+                   2);
   json_decref(root);
 }
 
@@ -489,6 +541,7 @@ int main(void) {
       cmocka_unit_test(test_demo_trace),
       cmocka_unit_test(test_injected_failure_is_traced),
       cmocka_unit_test(test_collectives_traced),
+      cmocka_unit_test(test_ranges_are_nested_slices),
       cmocka_unit_test(test_cached_alloc_is_a_slice),
       cmocka_unit_test(test_allocator_calls_are_slices),
       cmocka_unit_test(test_two_runtimes_each_see_their_timeline),

@@ -93,6 +93,124 @@ static void test_one_device_matches_two(void **state) {
   json_decref(two);
 }
 
+/* The CNN (conv, pool, ReLU, linear through the op library) learns the
+ * digits as well as the MLP: >= 95 % on the test set after 8 epochs. */
+static void test_cnn_reaches_95_percent(void **state) {
+  (void)state;
+  json_t *root = train_json((const char *[]){"--model", "cnn", "--epochs", "8",
+                                             "--lr", "0.004", NULL});
+  printf("cnn: %.2f %% after 8 epochs\n", 100 * number(root, "test_accuracy"));
+  assert_true(number(root, "test_accuracy") >= 0.95);
+  assert_string_equal(json_string_value(json_object_get(root, "model")), "cnn");
+  json_decref(root);
+}
+
+/* The same run on the OpenCL plugin (POCL) and on vcpu: the reference op
+ * library serves both (their memory is host-addressable), so every epoch's
+ * loss and the accuracy agree. */
+static void test_opencl_trains_like_vcpu(void **state) {
+  (void)state;
+  const char *opencl[] = {"--device", "opencl", "--devices", "1",
+                          "--model",  "cnn",    "--epochs",  "3",
+                          "--lr",     "0.004",  NULL};
+  const char *vcpu[] = {"--device", "vcpu",  "--devices", "1",
+                        "--model",  "cnn",   "--epochs",  "3",
+                        "--lr",     "0.004", NULL};
+  json_t *a = train_json(opencl), *b = train_json(vcpu);
+  assert_string_equal(json_string_value(json_object_get(a, "device_type")),
+                      "opencl");
+  assert_string_equal(json_string_value(json_object_get(b, "device_type")),
+                      "vcpu");
+  json_t *la = json_object_get(a, "epoch_loss"),
+         *lb = json_object_get(b, "epoch_loss");
+  assert_int_equal(json_array_size(la), 3);
+  for (size_t i = 0; i < 3; i++)
+    assert_true(fabs(json_number_value(json_array_get(la, i)) -
+                     json_number_value(json_array_get(lb, i))) < 1e-4);
+  assert_true(number(a, "test_accuracy") > 0.8);
+  assert_true(fabs(number(a, "test_accuracy") - number(b, "test_accuracy")) <
+              1e-9);
+  json_decref(a);
+  json_decref(b);
+}
+
+/* A device type with too few devices, or none: refused, naming what there
+ * is. */
+static void test_device_type_without_enough_devices(void **state) {
+  (void)state;
+  tool_run_t run;
+  assert_int_equal(tool_run((const char *[]){"train", "--device", "nosuch",
+                                             "--epochs", "1", NULL},
+                            NULL, &run),
+                   0);
+  assert_int_equal(run.exit_code, 1);
+  assert_non_null(strstr(run.err, "--device nosuch"));
+  assert_non_null(strstr(run.err, "vcpu: "));
+  tool_run_release(&run);
+}
+
+/* Slices of the trace named `name` (a prefix when it ends with '*'). */
+static size_t slices_named(json_t *root, const char *name) {
+  size_t n = 0, i, prefix = strlen(name);
+  int any_tail = prefix && name[prefix - 1] == '*';
+  json_t *e;
+  json_array_foreach(json_object_get(root, "traceEvents"), i, e) {
+    const char *ph = json_string_value(json_object_get(e, "ph"));
+    const char *event = json_string_value(json_object_get(e, "name"));
+    if (ph && event && !strcmp(ph, "X") &&
+        (any_tail ? !strncmp(event, name, prefix - 1) : !strcmp(event, name)))
+      n++;
+  }
+  return n;
+}
+
+/* The device timeline names each op's work after the op (its callback's
+ * label) and each all-reduce after its size, not a generic "callback". */
+static void test_trace_names_ops(void **state) {
+  (void)state;
+  const char *path = "/tmp/bp-train-names.json";
+  tool_run_t run;
+  assert_int_equal(
+      tool_run((const char *[]){"train", "--model", "cnn", "--epochs", "1",
+                                "--trace", path, NULL},
+               NULL, &run),
+      0);
+  assert_int_equal(run.exit_code, 0);
+  tool_run_release(&run);
+  json_t *root = json_load_file(path, 0, NULL);
+  assert_non_null(root);
+  size_t steps = 22; /* 1437 samples / batch 64, per device */
+  assert_true(slices_named(root, "diopiConvolution2d") >= 2 * 2 * steps);
+  assert_true(slices_named(root, "diopiConvolution2dBackward") >= 2 * steps);
+  assert_true(slices_named(root, "diopiMaxPool2dWithIndices") >= 2 * steps);
+  assert_true(slices_named(root, "diopiAdamW") >= 2 * steps);
+  /* Four buckets (the layers with parameters) on two devices; conv2's
+   * gradient is 32 x 16 x 3 x 3 + 32 floats: 18560 bytes, 18.1 KiB. */
+  assert_true(slices_named(root, "all_reduce *") >= 2 * 4 * steps);
+  assert_true(slices_named(root, "all_reduce 18.1 KiB") >= 2 * steps);
+  assert_int_equal(slices_named(root, "callback"), 0);
+  json_decref(root);
+  unlink(path);
+}
+
+/* OpenCL buffers (not shared virtual memory) are not host-addressable: the
+ * reference op library refuses them, saying why, instead of faulting. */
+static void test_reference_ops_refuse_buffers(void **state) {
+  (void)state;
+  setenv("BACKPLANE_OPENCL_MEMORY", "buffer", 1);
+  tool_run_t run;
+  assert_int_equal(
+      tool_run((const char *[]){"train", "--device", "opencl", "--devices", "1",
+                                "--epochs", "1", NULL},
+               NULL, &run),
+      0);
+  unsetenv("BACKPLANE_OPENCL_MEMORY");
+  assert_int_equal(run.exit_code, 1);
+  if (!strstr(run.err, "cannot address its memory"))
+    fail_msg("no reason given: %s", run.err);
+  tool_run_release(&run);
+}
+
 /* Backplane's entries in /dev/shm, as one string of names. */
 static char *shm_names(void) {
   DIR *dir = opendir("/dev/shm");
@@ -160,12 +278,27 @@ static void test_bad_input_is_refused(void **state) {
                  "too many processes");
   expect_refused((const char *[]){"--devices", "0", NULL}, "0 devices");
   expect_refused((const char *[]){"--epochs", "x", NULL}, "epochs x");
+  expect_refused((const char *[]){"--model", "resnet", NULL},
+                 "a model it does not know");
   expect_refused((const char *[]){"--svg", "/tmp/bp-train-w.svg",
                                   "--svg-window", "5:2", NULL},
                  "window ending before it starts");
   expect_refused((const char *[]){"--svg", "/tmp/bp-train-w.svg",
                                   "--svg-window", "5", NULL},
                  "window without an end");
+}
+
+static char *read_file(const char *path, size_t *size) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *data = malloc((size_t)n + 1);
+  *size = fread(data, 1, (size_t)n, f);
+  fclose(f);
+  return data;
 }
 
 static size_t slices_in(const char *path) {
@@ -201,6 +334,25 @@ static void test_svg_window(void **state) {
   size_t all = slices_in("/tmp/bp-train-whole.svg");
   size_t some = slices_in("/tmp/bp-train-part.svg");
   assert_true(some > 0 && some < all);
+  /* A window later in the run: its axis starts at the window's start (the
+   * time since the trace's first event), not at 0. */
+  const char *later[] = {"--epochs",
+                         "1",
+                         "--trace",
+                         "/tmp/bp-train-w.json",
+                         "--svg",
+                         "/tmp/bp-train-part.svg",
+                         "--svg-window",
+                         "20:21",
+                         NULL};
+  json_decref(train_json(later));
+  size_t size;
+  char *svg = read_file("/tmp/bp-train-part.svg", &size);
+  assert_non_null(svg);
+  svg[size] = '\0';
+  assert_non_null(strstr(svg, ">20 ms</text>"));
+  assert_null(strstr(svg, ">0 ms</text>"));
+  free(svg);
   expect_refused((const char *[]){"--epochs", "1", "--trace",
                                   "/tmp/bp-train-w.json", "--svg",
                                   "/tmp/bp-train-part.svg", "--svg-window",
@@ -211,7 +363,31 @@ static void test_svg_window(void **state) {
   unlink("/tmp/bp-train-part.svg");
 }
 
-/* Two rank processes on shared memory: they train, and leave nothing. */
+/* A long run's picture stays small (sub-pixel slices and arrows are
+ * merged; a 2-epoch run made 3.6 MB before), and its legend names the ops
+ * by colour. */
+static void test_svg_bounded_with_legend(void **state) {
+  (void)state;
+  const char *args[] = {"--epochs", "10",
+                        "--trace",  "/tmp/bp-train-long.json",
+                        "--svg",    "/tmp/bp-train-long.svg",
+                        NULL};
+  json_decref(train_json(args));
+  size_t size;
+  char *svg = read_file("/tmp/bp-train-long.svg", &size);
+  assert_non_null(svg);
+  svg[size] = '\0';
+  printf("10-epoch timeline: %zu bytes\n", size);
+  assert_true(size < 1000000);
+  assert_non_null(strstr(svg, "class=\"legend\""));
+  assert_non_null(strstr(svg, ">diopiLinearBackward "));
+  free(svg);
+  unlink("/tmp/bp-train-long.json");
+  unlink("/tmp/bp-train-long.svg");
+}
+
+/* Two rank processes on shared memory: they train, rank 0 reports both
+ * ranks' time split, and they leave nothing. */
 static void test_two_processes(void **state) {
   (void)state;
   char *before = shm_names();
@@ -219,6 +395,15 @@ static void test_two_processes(void **state) {
       train_json((const char *[]){"--processes", "2", "--epochs", "4", NULL});
   assert_int_equal((int)number(root, "ranks"), 2);
   assert_true(number(root, "test_accuracy") >= 0.9);
+  /* Rank 1's row too, gathered from its process. */
+  json_t *devices = json_object_get(root, "devices");
+  assert_int_equal(json_array_size(devices), 2);
+  for (size_t i = 0; i < 2; i++) {
+    json_t *row = json_array_get(devices, i);
+    assert_int_equal((int)number(row, "rank"), (int)i);
+    assert_true(number(row, "compute_s") > 0);
+    assert_true(number(row, "communication_s") > 0);
+  }
   json_decref(root);
   expect_no_new_shm(before);
   free(before);
@@ -226,19 +411,6 @@ static void test_two_processes(void **state) {
 
 /* ---- Checkpoints ----------------------------------------------------------
  */
-
-static char *read_file(const char *path, size_t *size) {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *data = malloc((size_t)n + 1);
-  *size = fread(data, 1, (size_t)n, f);
-  fclose(f);
-  return data;
-}
 
 static int spawn_train(const char *dir, const char *epochs) {
   pid_t pid = fork();
@@ -318,6 +490,126 @@ static pid_t child_of(pid_t parent) {
   if (proc)
     closedir(proc);
   return found;
+}
+
+static double seconds_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static char *slurp(const char *path) {
+  size_t size;
+  char *text = read_file(path, &size);
+  assert_non_null(text);
+  text[size] = '\0';
+  return text;
+}
+
+/* Whether `pid`'s environment holds the entry `entry` ("RANK=1"). */
+static int has_environment(pid_t pid, const char *entry) {
+  char path[64], all[65536];
+  snprintf(path, sizeof path, "/proc/%d/environ", (int)pid);
+  FILE *f = fopen(path, "rb"); /* /proc files have no size: read them */
+  size_t size = f ? fread(all, 1, sizeof all - 1, f) : 0;
+  if (f)
+    fclose(f);
+  all[size] = '\0';
+  int found = 0;
+  for (size_t at = 0; at < size; at += strlen(all + at) + 1)
+    found |= strcmp(all + at, entry) == 0;
+  return found;
+}
+
+/* The launcher watches its ranks: rank 1 SIGKILLed mid-run ends the
+ * command (status 1) within a few seconds, naming the rank, its pid and the
+ * signal; /dev/shm keeps nothing. The rank had RANK, WORLD_SIZE,
+ * LOCAL_RANK and LOCAL_WORLD_SIZE in its environment. */
+static void test_killed_rank_stops_the_run(void **state) {
+  (void)state;
+  char *before = shm_names();
+  char out[] = "/tmp/bp-train-watch-out-XXXXXX",
+       err[] = "/tmp/bp-train-watch-err-XXXXXX";
+  close(mkstemp(out));
+  close(mkstemp(err));
+  pid_t pid = fork();
+  if (pid == 0) {
+    freopen(out, "w", stdout);
+    freopen(err, "w", stderr);
+    execl(BP_TOOL_PATH, BP_TOOL_PATH, "train", "--processes", "2", "--epochs",
+          "1000", (char *)NULL);
+    _exit(127);
+  }
+  struct timespec ms = {0, 1000000};
+  pid_t rank1 = 0;
+  int training = 0;
+  for (int i = 0; i < 20000 && !training; i++) { /* up to ~20 s */
+    nanosleep(&ms, NULL);
+    if (!rank1)
+      rank1 = child_of(pid);
+    char *text = slurp(out);
+    training = rank1 && strstr(text, "\nepoch ") != NULL;
+    free(text);
+  }
+  assert_true(training);
+  assert_true(has_environment(rank1, "RANK=1"));
+  assert_true(has_environment(rank1, "WORLD_SIZE=2"));
+  assert_true(has_environment(rank1, "LOCAL_RANK=1"));
+  assert_true(has_environment(rank1, "LOCAL_WORLD_SIZE=2"));
+  double start = seconds_now();
+  kill(rank1, SIGKILL);
+  int status;
+  waitpid(pid, &status, 0);
+  double seconds = seconds_now() - start;
+  printf("killed rank 1: the command ended %.3f s later\n", seconds);
+  assert_true(seconds < 5);
+  assert_true(WIFEXITED(status));
+  assert_int_equal(WEXITSTATUS(status), 1);
+  char *text = slurp(err), expected[96];
+  snprintf(expected, sizeof expected, "rank 1 (pid %d) was killed by signal %d",
+           (int)rank1, SIGKILL);
+  if (!strstr(text, expected))
+    fail_msg("'%s' not in: %s", expected, text);
+  free(text);
+  unlink(out);
+  unlink(err);
+  expect_no_new_shm(before);
+  free(before);
+}
+
+/* Two processes started with RANK and WORLD_SIZE in their environment (as
+ * torchrun or another launcher starts them), without --processes, join
+ * one world and train. */
+static void test_ranks_from_a_launcher_join(void **state) {
+  (void)state;
+  char out[] = "/tmp/bp-train-launched-XXXXXX", job[64];
+  close(mkstemp(out));
+  snprintf(job, sizeof job, "test-%d", (int)getpid());
+  pid_t ranks[2];
+  for (int r = 0; r < 2; r++) {
+    ranks[r] = fork();
+    if (ranks[r] == 0) {
+      char rank[8];
+      snprintf(rank, sizeof rank, "%d", r);
+      setenv("RANK", rank, 1);
+      setenv("WORLD_SIZE", "2", 1);
+      setenv("BACKPLANE_TRAIN_JOB", job, 1);
+      freopen(r == 0 ? out : "/dev/null", "w", stdout);
+      execl(BP_TOOL_PATH, BP_TOOL_PATH, "train", "--epochs", "2", (char *)NULL);
+      _exit(127);
+    }
+  }
+  for (int r = 0; r < 2; r++) {
+    int status;
+    waitpid(ranks[r], &status, 0);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+  }
+  char *text = slurp(out);
+  assert_non_null(strstr(text, "2 ranks ("));
+  assert_non_null(strstr(text, "test accuracy"));
+  free(text);
+  unlink(out);
 }
 
 /* `--processes 2` with checkpoints: a run whose rank process 1 is killed
@@ -446,12 +738,20 @@ int main(void) {
       cmocka_unit_test(test_defaults_reach_95_percent),
       cmocka_unit_test(test_same_run_twice_same_numbers),
       cmocka_unit_test(test_one_device_matches_two),
+      cmocka_unit_test(test_cnn_reaches_95_percent),
+      cmocka_unit_test(test_opencl_trains_like_vcpu),
+      cmocka_unit_test(test_device_type_without_enough_devices),
+      cmocka_unit_test(test_reference_ops_refuse_buffers),
+      cmocka_unit_test(test_trace_names_ops),
       cmocka_unit_test(test_bad_input_is_refused),
       cmocka_unit_test(test_svg_window),
+      cmocka_unit_test(test_svg_bounded_with_legend),
       cmocka_unit_test(test_two_processes),
       cmocka_unit_test(test_sigkill_then_resume_matches),
       cmocka_unit_test(test_two_processes_killed_then_resumed),
       cmocka_unit_test(test_corrupt_checkpoint_refused),
+      cmocka_unit_test(test_killed_rank_stops_the_run),
+      cmocka_unit_test(test_ranks_from_a_launcher_join),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

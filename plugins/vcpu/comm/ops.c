@@ -225,7 +225,26 @@ static bp_status_t submit(C_Stream stream, const vcpu_comm_task_t *task) {
   return status;
 }
 
+static vcpu_comm_task_t lone_task(C_CCLComm comm,
+                                  const vcpu_comm_desc_t *desc) {
+  return (vcpu_comm_task_t){
+      .comm = comm,
+      .call = {desc->send, desc->recv, desc->count, desc->seq},
+      .peer = (uint32_t)desc->peer,
+      .kind = (uint8_t)desc->kind,
+      .dtype = (uint8_t)desc->dtype,
+      .op = (uint8_t)desc->op};
+}
+
 static bp_status_t submit_batch(vcpu_comm_batch_t *batch) {
+  if (batch->count == 1 && batch->calls[0].kind < VCPU_COMM_SEND) {
+    /* One collective of a group on this stream: it runs as the lone call
+     * it is (no batch to keep, and a trace can name it). */
+    vcpu_comm_task_t task = lone_task(batch->comm, &batch->calls[0]);
+    C_Stream stream = batch->stream;
+    batch_free(batch);
+    return submit(stream, &task);
+  }
   vcpu_comm_task_t task = {
       .comm = batch->comm, .batch = batch, .kind = VCPU_COMM_TASK_BATCH};
   bp_status_t status = submit(batch->stream, &task);
@@ -238,13 +257,7 @@ static bp_status_t submit_batch(vcpu_comm_batch_t *batch) {
 static bp_status_t dispatch(C_CCLComm comm, const vcpu_comm_desc_t *desc,
                             C_Stream stream) {
   if (group.depth == 0) {
-    vcpu_comm_task_t task = {
-        .comm = comm,
-        .call = {desc->send, desc->recv, desc->count, desc->seq},
-        .peer = (uint32_t)desc->peer,
-        .kind = (uint8_t)desc->kind,
-        .dtype = (uint8_t)desc->dtype,
-        .op = (uint8_t)desc->op};
+    vcpu_comm_task_t task = lone_task(comm, desc);
     return submit(stream, &task);
   }
   vcpu_comm_batch_t **link = &group.batches;

@@ -9,12 +9,14 @@
 
 #include "ref_enqueue.h"
 #include "ref_error.h"
+#include "ref_f32.h"
 #include "ref_pool.h"
 #include "ref_tensor.h"
 
 typedef struct pool_task {
   ref_view_t input, out, indices, grad_output;
   bool has_indices, backward;
+  bool f32; /* contiguous float32 data, int64 indices: the direct loops */
   int64_t planes, h, w, oh, ow;
   int64_t k[2], stride[2], pad[2], dil[2];
 } pool_task_t;
@@ -27,8 +29,58 @@ static diopiError_t check_plane_offsets(const void *args) {
                                   &t->indices, t->h * t->w, false, 0);
 }
 
+/* Whether max pooling's tensors suit the direct float32 loops. */
+static bool max_f32(const pool_task_t *t) {
+  bool indices =
+      !(t->has_indices || t->backward) ||
+      (t->indices.dtype == diopi_dtype_int64 && ref_contiguous(&t->indices));
+  return indices && ref_f32_contiguous(&t->input) &&
+         ref_f32_contiguous(&t->out) &&
+         (!t->backward || ref_f32_contiguous(&t->grad_output));
+}
+
+/* max_forward over contiguous float32 (the same order and NaN rule). */
+static void max_forward_f32(const pool_task_t *t, int64_t begin, int64_t end) {
+  const float *in = (const float *)t->input.data;
+  float *out = (float *)t->out.data;
+  int64_t *indices = t->has_indices ? (int64_t *)t->indices.data : NULL;
+  for (int64_t pl = begin; pl < end; pl++) {
+    const float *plane = in + pl * t->h * t->w;
+    for (int64_t oy = 0; oy < t->oh; oy++)
+      for (int64_t ox = 0; ox < t->ow; ox++) {
+        float best = -INFINITY;
+        int64_t at = -1;
+        for (int64_t i = 0; i < t->k[0] && !(at >= 0 && isnan(best)); i++) {
+          int64_t y = oy * t->stride[0] - t->pad[0] + i * t->dil[0];
+          if (y < 0 || y >= t->h)
+            continue;
+          for (int64_t j = 0; j < t->k[1]; j++) {
+            int64_t x = ox * t->stride[1] - t->pad[1] + j * t->dil[1];
+            if (x < 0 || x >= t->w)
+              continue;
+            float v = plane[y * t->w + x];
+            if (at < 0 || v > best || isnan(v)) {
+              best = v;
+              at = y * t->w + x;
+              if (isnan(v))
+                break;
+            }
+          }
+        }
+        int64_t o = (pl * t->oh + oy) * t->ow + ox;
+        out[o] = best;
+        if (indices)
+          indices[o] = at;
+      }
+  }
+}
+
 static void max_forward(void *context, int64_t begin, int64_t end) {
   const pool_task_t *t = context;
+  if (t->f32) {
+    max_forward_f32(t, begin, end);
+    return;
+  }
   for (int64_t pl = begin; pl < end; pl++)
     for (int64_t oy = 0; oy < t->oh; oy++)
       for (int64_t ox = 0; ox < t->ow; ox++) {
@@ -62,6 +114,22 @@ static void max_forward(void *context, int64_t begin, int64_t end) {
 /* Each plane's gradient: zero, then grad_output added at each index. */
 static void max_backward(void *context, int64_t begin, int64_t end) {
   const pool_task_t *t = context;
+  if (t->f32) {
+    int64_t plane = t->h * t->w, cells = t->oh * t->ow;
+    float *grad_in = (float *)t->out.data;
+    const float *grad_out = (const float *)t->grad_output.data;
+    const int64_t *indices = (const int64_t *)t->indices.data;
+    for (int64_t pl = begin; pl < end; pl++) {
+      float *g = grad_in + pl * plane;
+      memset(g, 0, (size_t)plane * sizeof *g);
+      for (int64_t o = 0; o < cells; o++) {
+        int64_t at = indices[pl * cells + o];
+        if (at >= 0 && at < plane) /* refused by the op otherwise */
+          g[at] += grad_out[pl * cells + o];
+      }
+    }
+    return;
+  }
   for (int64_t pl = begin; pl < end; pl++) {
     int64_t plane = t->h * t->w;
     for (int64_t i = 0; i < plane; i++)
@@ -237,6 +305,7 @@ static diopiError_t max_forward_op(diopiContextHandle_t ctx, const char *op,
     err = ref_expect_no_partial_overlap(op, "input", &t.out, &t.input);
   if (err || t.out.numel == 0)
     return err;
+  t.f32 = max_f32(&t);
   return ref_enqueue(ctx, op, run_max, &t, sizeof t);
 }
 
@@ -292,6 +361,7 @@ REF_EXPORT diopiError_t diopiMaxPool2dBackward(
         ref_expect_shape(op, "grad_input", &t.out, t.input.shape, t.input.ndim);
   if (err || t.out.numel == 0)
     return err;
+  t.f32 = max_f32(&t);
   return ref_enqueue_checked(ctx, op,
                              t.indices.numel ? check_plane_offsets : NULL,
                              run_max, &t, sizeof t);

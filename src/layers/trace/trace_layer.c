@@ -9,6 +9,7 @@
 #include "layers/trace/trace_internal.h"
 #include "profiler/chrome_trace.h"
 #include "profiler/plugin_profiler.h"
+#include "profiler/ranges.h"
 
 /* The runtime-wide state of the trace layer, owned by the runtime: opened
  * in bp_runtime_create, closed (writing the file) after every plugin is
@@ -41,13 +42,39 @@ static bp_status_t trace_open(const bp_layer_options_t *options,
     free(session);
     return bp_error(BP_ERR_OUT_OF_MEMORY, "trace layer: out of memory");
   }
+  bp_profiler_ranges_listen();
   *out_shared = session;
   return BP_OK;
+}
+
+/* The user ranges closed so far (profiler/ranges.h), as the host's. */
+static void add_ranges(bp_trace_session_t *session) {
+  bp_trace_record_t *records;
+  size_t count;
+  bp_profiler_ranges_take(&records, &count);
+  if (!count)
+    return;
+  bp_trace_source_t *sources =
+      realloc(session->sources, (session->source_count + 1) * sizeof *sources);
+  char *device_type = strdup("host");
+  if (sources)
+    session->sources = sources;
+  if (!sources || !device_type) {
+    fprintf(stderr, "backplane trace: out of memory, %zu ranges dropped\n",
+            count);
+    free(device_type);
+    bp_trace_records_free(records, count);
+    return;
+  }
+  sources[session->source_count++] =
+      (bp_trace_source_t){device_type, records, count};
 }
 
 /* Writes the file when a traced plugin handed its records over. */
 static void trace_close(void *shared) {
   bp_trace_session_t *session = shared;
+  add_ranges(session);
+  bp_profiler_ranges_unlisten();
   if (session->finished &&
       bp_chrome_trace_write(session->path, session->sources,
                             session->source_count) != BP_OK)

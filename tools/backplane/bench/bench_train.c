@@ -1,9 +1,11 @@
-/* bench train: samples/s of `backplane train`'s step loop on 1, 2 and 4 vcpu
- * devices in one process (batch 32 per rank), the scaling efficiency, the
- * overlap off at 2 devices, and PyTorch DistributedDataParallel (gloo, 2
- * processes, 1 thread each, the same model, batch, data and optimizer:
+/* bench train: for each model (the MLP and the CNN), samples/s of `backplane
+ * train`'s step loop on 1, 2 and 4 vcpu devices in one process (batch 32
+ * per rank) beside PyTorch DistributedDataParallel with as many processes
+ * (gloo, 1 thread each, the same model, batch, data and optimizer:
  * scripts/bench_train_ddp.py) timed in the same run when /usr/bin/python3
- * imports torch. Budget (DESIGN.md, issue 17): 2 devices >= 2x DDP. */
+ * imports torch (--quick: 2 only); then the scaling efficiency and the
+ * overlap off at 2 devices. Budget (DESIGN.md, issue 26): >= 2x DDP for
+ * each model. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +19,8 @@
 enum { BATCH_PER_RANK = 32 };
 
 /* Samples/s of a run on `devices` devices (median of `reps` runs). */
-static bp_status_t measure(bench_ctx_t *ctx, size_t devices, int overlap,
-                           double *out_rate) {
+static bp_status_t measure(bench_ctx_t *ctx, const char *model, size_t devices,
+                           int overlap, double *out_rate) {
   char ops[4096];
   cli_path_reference_ops(ops, sizeof ops);
   bp_runtime_t *runtime;
@@ -31,6 +33,8 @@ static bp_status_t measure(bench_ctx_t *ctx, size_t devices, int overlap,
     train_config_t config;
     train_config_defaults(&config);
     config.ops_path = ops;
+    config.model = model;
+    config.device_type = "vcpu";
     config.local_ranks = devices;
     config.batch = BATCH_PER_RANK * devices;
     config.epochs = ctx->quick ? 1 : 10;
@@ -54,14 +58,16 @@ static bp_status_t measure(bench_ctx_t *ctx, size_t devices, int overlap,
   return status;
 }
 
-/* DDP's samples/s from the script; 0 when torch is not there. */
-static double measure_ddp(const bench_ctx_t *ctx) {
+/* DDP's samples/s from the script with `ranks` processes; 0 when torch is
+ * not there. */
+static double measure_ddp(const bench_ctx_t *ctx, const char *model,
+                          size_t ranks) {
   char command[8192];
   snprintf(command, sizeof command,
            "/usr/bin/python3 -c 'import torch' 2>/dev/null && "
-           "/usr/bin/python3 %s %s 2 %d %d 2>/dev/null",
+           "/usr/bin/python3 %s %s %zu %d %d %s 2>/dev/null",
            BP_SOURCE_DIR "/scripts/bench_train_ddp.py", TRAIN_DIGITS_PATH,
-           BATCH_PER_RANK, ctx->quick ? 1 : 10);
+           ranks, BATCH_PER_RANK, ctx->quick ? 1 : 10, model);
   FILE *pipe = popen(command, "r");
   if (!pipe)
     return 0;
@@ -76,27 +82,32 @@ static double measure_ddp(const bench_ctx_t *ctx) {
   return rate;
 }
 
-bp_status_t bench_train(bench_ctx_t *ctx) {
-  double rate[5] = {0}, no_overlap = 0;
+/* One model's rows. */
+static bp_status_t bench_model(bench_ctx_t *ctx, const char *model) {
+  double rate[5] = {0}, ddp[5] = {0}, no_overlap = 0;
   static const size_t counts[3] = {1, 2, 4};
   bp_status_t status = BP_OK;
   for (size_t i = 0; i < 3 && !status; i++)
-    status = measure(ctx, counts[i], 1, &rate[counts[i]]);
+    status = measure(ctx, model, counts[i], 1, &rate[counts[i]]);
   if (!status)
-    status = measure(ctx, 2, 0, &no_overlap);
+    status = measure(ctx, model, 2, 0, &no_overlap);
   if (status)
     return status;
-  double ddp = measure_ddp(ctx);
-  char cases[3][64];
+  for (size_t i = 0; i < 3; i++)
+    if (!ctx->quick || counts[i] == 2)
+      ddp[counts[i]] = measure_ddp(ctx, model, counts[i]);
+  char cases[3][64], baselines[3][64];
   for (size_t i = 0; i < 3; i++) {
     size_t n = counts[i];
-    snprintf(cases[i], sizeof cases[i], "%zu device%s, batch 32/rank", n,
-             n > 1 ? "s" : "");
+    snprintf(cases[i], sizeof cases[i], "%s, %zu device%s, batch 32/rank",
+             model, n, n > 1 ? "s" : "");
     bench_result_t r = {
         .bench_case = cases[i], .value = rate[n], .unit = "samples/s"};
-    if (n == 2 && ddp > 0) {
-      r.baseline = "PyTorch DDP gloo, 2 processes";
-      r.baseline_value = ddp;
+    if (ddp[n] > 0) {
+      snprintf(baselines[i], sizeof baselines[i],
+               "PyTorch DDP gloo, %zu process%s", n, n > 1 ? "es" : "");
+      r.baseline = baselines[i];
+      r.baseline_value = ddp[n];
       r.budget = BENCH_BUDGET_MIN_RATIO;
       r.limit = 2.0;
       r.budget_text = ">= 2x DDP";
@@ -109,17 +120,25 @@ bp_status_t bench_train(bench_ctx_t *ctx) {
   for (size_t i = 1; i < 3; i++) {
     size_t n = counts[i];
     char text[64];
-    snprintf(text, sizeof text, "scaling efficiency, %zu devices", n);
+    snprintf(text, sizeof text, "%s, scaling efficiency, %zu devices", model,
+             n);
     bench_record(ctx, &(bench_result_t){
                           .bench_case = text,
                           .value = 100 * rate[n] / ((double)n * rate[1]),
                           .unit = "%",
                       });
   }
-  bench_record(ctx, &(bench_result_t){.bench_case = "2 devices, overlap off",
+  char text[64];
+  snprintf(text, sizeof text, "%s, 2 devices, overlap off", model);
+  bench_record(ctx, &(bench_result_t){.bench_case = text,
                                       .value = no_overlap,
                                       .unit = "samples/s",
                                       .baseline = "overlap on",
                                       .baseline_value = rate[2]});
   return BP_OK;
+}
+
+bp_status_t bench_train(bench_ctx_t *ctx) {
+  bp_status_t status = bench_model(ctx, "mlp");
+  return status ? status : bench_model(ctx, "cnn");
 }

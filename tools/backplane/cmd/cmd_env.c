@@ -102,10 +102,11 @@ static const env_variable_t variables[] = {
      "internal: the result file of mpirun's ranks"},
     {"BACKPLANE_BENCH_ALLOC_CHILD", "", "backplane bench alloc",
      "internal: marks the re-run that measures jemalloc"},
-    {"BACKPLANE_TRAIN_WORLD", "", "backplane train",
-     "internal: the number of rank processes"},
-    {"BACKPLANE_TRAIN_RANK", "", "backplane train",
-     "internal: a rank process's rank"},
+    {"BACKPLANE_TRAIN_JOB", "", "backplane train",
+     "names the file rank 0 hands the world's id through when another "
+     "launcher set RANK and WORLD_SIZE"},
+    {"BACKPLANE_TRAIN_PARENT", "", "backplane train",
+     "internal: the pid of the process that started a rank process"},
     {"BACKPLANE_TRAIN_COMM_ID", "", "backplane train",
      "internal: the unique id handed to the rank processes"},
 };

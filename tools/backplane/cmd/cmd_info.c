@@ -14,6 +14,7 @@
 #include "cli/cli_output.h"
 #include "cli/cli_runtime.h"
 #include "commands.h"
+#include "train/train_device.h"
 
 enum { CELL_SIZE = 44, TABLE_WIDTH = 110, LABEL_WIDTH = 28 };
 
@@ -108,7 +109,8 @@ static void print_plugins(const bp_runtime_t *runtime) {
 enum { ROW_PLUGIN, ROW_INDEX, ROW_FIRST_ATTR };
 #define ROW_MEMORY_TOTAL (ROW_FIRST_ATTR + BP_DEVICE_ATTR_COUNT)
 #define ROW_MEMORY_FREE (ROW_MEMORY_TOTAL + 1)
-#define ROW_COUNT (ROW_MEMORY_FREE + 1)
+#define ROW_OPS (ROW_MEMORY_FREE + 1)
+#define ROW_COUNT (ROW_OPS + 1)
 
 static const char *row_label(size_t row) {
   switch (row) {
@@ -120,6 +122,8 @@ static const char *row_label(size_t row) {
     return "memory total";
   case ROW_MEMORY_FREE:
     return "memory free";
+  case ROW_OPS:
+    return "op library";
   default: {
     const char *name =
         bp_device_attribute_name((bp_device_attr_t)(row - ROW_FIRST_ATTR));
@@ -142,6 +146,13 @@ static void fill_memory_cells(bp_device_t *device, char *total, char *free) {
   }
 }
 
+/* Which op library serves the device (train_device.h): the reference one
+ * where the host addresses its memory, else a vendor's (--ops). */
+static const char *op_library(bp_device_t *device) {
+  return train_device_host_addressable(device) ? "reference"
+                                               : "a vendor's (--ops)";
+}
+
 static void fill_device_cells(bp_device_t *device, char (*cells)[CELL_SIZE]) {
   snprintf(cells[ROW_PLUGIN], CELL_SIZE, "%s", bp_device_type(device));
   snprintf(cells[ROW_INDEX], CELL_SIZE, "%zu", bp_device_index(device));
@@ -151,6 +162,7 @@ static void fill_device_cells(bp_device_t *device, char (*cells)[CELL_SIZE]) {
     format_attribute(&reading, cells[ROW_FIRST_ATTR + attr]);
   }
   fill_memory_cells(device, cells[ROW_MEMORY_TOTAL], cells[ROW_MEMORY_FREE]);
+  snprintf(cells[ROW_OPS], CELL_SIZE, "%s", op_library(device));
 }
 
 /* Prints devices [first, last) as columns of the table. */
@@ -302,11 +314,12 @@ static json_t *device_json(bp_device_t *device) {
   else
     memory = json_pack("{s:s}", "error", bp_status_name(status));
   return json_pack(
-      "{s:I, s:s, s:s, s:I, s:o*, s:o*, s:o*}", "ordinal",
+      "{s:I, s:s, s:s, s:I, s:o*, s:o*, s:o*, s:s}", "ordinal",
       (json_int_t)bp_device_ordinal(device), "name", bp_device_name(device),
       "device_type", bp_device_type(device), "index",
       (json_int_t)bp_device_index(device), "attributes", attributes, "memory",
-      memory, "target", device_target_json(device));
+      memory, "target", device_target_json(device), "op_library",
+      op_library(device));
 }
 
 static json_t *info_json(bp_runtime_t *runtime) {

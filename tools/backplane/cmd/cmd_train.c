@@ -1,5 +1,6 @@
-/* `backplane train`: data-parallel training of the digits MLP on vcpu
- * devices (tools/backplane/train/train.h), with a progress bar on a
+/* `backplane train`: data-parallel training of a digits classifier (the
+ * MLP or the CNN) on the devices of any plugin whose op library has the
+ * model's ops (tools/backplane/train/train.h), with a progress bar on a
  * terminal, plain lines otherwise, or one JSON object (--json); at the end
  * the test accuracy, samples/s and each device's time split. */
 #include <errno.h>
@@ -19,6 +20,7 @@
 #include "commands.h"
 #include "trace_svg.h"
 #include "train/train.h"
+#include "train/train_device.h"
 #include "train/train_run.h"
 #include "train/train_world.h"
 
@@ -87,6 +89,7 @@ static int take_options(int *argc, char **argv, train_args_t *a) {
                       !strcmp(w, "--seed") || !strcmp(w, "--lr") ||
                       !strcmp(w, "--checkpoint") || !strcmp(w, "--data") ||
                       !strcmp(w, "--ops") || !strcmp(w, "--trace") ||
+                      !strcmp(w, "--model") || !strcmp(w, "--device") ||
                       !strcmp(w, "--svg") || !strcmp(w, "--svg-window") ||
                       !strcmp(w, "--checkpoint-every"))) {
       return usage("missing value after", w);
@@ -118,6 +121,10 @@ static int take_options(int *argc, char **argv, train_args_t *a) {
       a->config.data_path = v;
     } else if (!strcmp(w, "--ops")) {
       a->config.ops_path = v;
+    } else if (!strcmp(w, "--model")) {
+      a->config.model = v;
+    } else if (!strcmp(w, "--device")) {
+      a->config.device_type = v;
     } else if (!strcmp(w, "--trace")) {
       a->trace = v;
     } else if (!strcmp(w, "--svg")) {
@@ -175,8 +182,15 @@ static void show_progress(const train_progress_t *p, void *user) {
   }
 }
 
+/* "vcpu:1": the device of world rank `w` (every process drives the same
+ * number of devices, of one type). */
+static void rank_device(const train_args_t *a, const train_summary_t *s,
+                        size_t w, char *out, size_t size) {
+  snprintf(out, size, "%s:%zu", a->config.device_type, w % s->local_ranks);
+}
+
 static void print_summary(const train_args_t *a, const train_summary_t *s,
-                          size_t world, const char **names) {
+                          size_t world) {
   FILE *out = cli_out();
   if (s->steps == 0) { /* a finished run resumed: no step, no loss */
     fprintf(out, "test accuracy %.2f %% of the finished run (step %zu)\n",
@@ -185,27 +199,35 @@ static void print_summary(const train_args_t *a, const train_summary_t *s,
   }
   fprintf(out,
           "test accuracy %.2f %%  final loss %.4f  %zu steps in %.2f s  "
-          "%.0f samples/s (%zu ranks, batch %zu, overlap %s)\n",
+          "%.0f samples/s (%zu ranks, global batch %zu, overlap %s)\n",
           100 * s->accuracy, s->final_loss, s->steps, s->seconds,
           s->samples_per_second, world, a->config.batch,
           a->config.overlap ? "on" : "off");
-  fprintf(out, "%-8s %12s %14s %12s\n", "device", "compute ms", "communication",
-          "waiting ms");
-  for (size_t r = 0; r < s->local_ranks; r++)
-    fprintf(out, "%-8s %12.1f %11.1f ms %12.1f\n", names[r],
-            1e3 * s->times[r].compute, 1e3 * s->times[r].communication,
-            1e3 * s->times[r].waiting);
+  fprintf(out, "%4s  %-10s %12s %14s %12s\n", "rank", "device", "compute ms",
+          "communication", "waiting ms");
+  for (size_t w = 0; w < s->world_size; w++) {
+    char device[64];
+    rank_device(a, s, w, device, sizeof device);
+    fprintf(out, "%4zu  %-10s %12.1f %11.1f ms %12.1f\n", w, device,
+            1e3 * s->world_times[w].compute,
+            1e3 * s->world_times[w].communication,
+            1e3 * s->world_times[w].waiting);
+  }
 }
 
 static int print_json(const train_args_t *a, const train_summary_t *s,
-                      size_t world, const char **names) {
+                      size_t world) {
   json_t *devices = json_array(), *epochs = json_array();
-  for (size_t r = 0; r < s->local_ranks; r++)
+  for (size_t w = 0; w < s->world_size; w++) {
+    char device[64];
+    rank_device(a, s, w, device, sizeof device);
     json_array_append_new(
         devices,
-        json_pack("{s:s, s:f, s:f, s:f}", "device", names[r], "compute_s",
-                  s->times[r].compute, "communication_s",
-                  s->times[r].communication, "waiting_s", s->times[r].waiting));
+        json_pack("{s:I, s:s, s:f, s:f, s:f}", "rank", (json_int_t)w, "device",
+                  device, "compute_s", s->world_times[w].compute,
+                  "communication_s", s->world_times[w].communication,
+                  "waiting_s", s->world_times[w].waiting));
+  }
   for (size_t e = 0; e < s->epochs_run; e++)
     json_array_append_new(epochs, json_real(s->epoch_loss[e]));
   /* A finished run resumed takes no step: its loss is not known. */
@@ -218,6 +240,8 @@ static int print_json(const train_args_t *a, const train_summary_t *s,
       "ranks", (json_int_t)world, "batch", (json_int_t)a->config.batch, "seed",
       (json_int_t)a->config.seed, "overlap", a->config.overlap, "epoch_loss",
       epochs, "devices", devices, "already_finished", s->steps == 0);
+  json_object_set_new(root, "model", json_string(a->config.model));
+  json_object_set_new(root, "device_type", json_string(a->config.device_type));
   return cli_json_print(root) ? 1 : 0;
 }
 
@@ -266,12 +290,17 @@ static int train_here(train_args_t *a, const cli_options_t *options,
   int traced = reporter && a->trace;
   if (open_runtime(a, options, traced, &runtime) != BP_OK)
     return 1;
-  bp_status_t status = BP_OK;
-  if (world->kind != TRAIN_WORLD_SINGLE) {
+  bp_status_t status =
+      train_device_type_pick(runtime, a->config.device_type,
+                             a->config.local_ranks, &a->config.device_type);
+  if (status)
+    fprintf(stderr, "backplane train: %s\n", train_last_error());
+  if (!status && world->kind != TRAIN_WORLD_SINGLE) {
     bp_device_t *device = NULL;
-    status = bp_device_get(runtime, "vcpu", 0, &device);
+    status = bp_device_get(runtime, a->config.device_type, 0, &device);
     if (status)
-      fprintf(stderr, "backplane train: no vcpu device: %s\n", bp_last_error());
+      fprintf(stderr, "backplane train: no %s device: %s\n",
+              a->config.device_type, bp_last_error());
     else if ((status = train_world_exchange_id(world, device)) ||
              (world->kind == TRAIN_WORLD_SPAWNER &&
               (status = train_world_spawn(world, argv))))
@@ -294,18 +323,22 @@ static int train_here(train_args_t *a, const cli_options_t *options,
     goto done;
   }
   int tty = isatty(fileno(cli_out()));
+  if (!tty) /* a pipe or a file sees each progress line as it is made */
+    setvbuf(cli_out(), NULL, _IOLBF, 0);
   size_t ranks = train_session_world_size(session);
   if (reporter && !a->json) {
     a->run.progress = show_progress;
     a->run.progress_user = &tty;
     a->run.progress_interval = tty ? 0.1 : 1e30;
     fprintf(cli_out(),
-            "training MLP 64-256-256-10 on digits: %zu rank%s (%s) x batch "
-            "%zu, %zu epochs (%zu steps), AdamW lr %g, overlap %s\n",
-            ranks, ranks > 1 ? "s" : "",
-            world->kind == TRAIN_WORLD_SINGLE ? "vcpu devices, one process"
-                                              : "processes, shared memory",
-            a->config.batch / ranks, a->config.epochs, total,
+            "training %s on digits: %zu rank%s (%s %s), global batch %zu "
+            "(%zu per rank), %zu epochs (%zu steps), AdamW lr %g, overlap "
+            "%s\n",
+            train_session_model(session), ranks, ranks > 1 ? "s" : "",
+            train_session_device_type(session),
+            world->kind == TRAIN_WORLD_SINGLE ? "devices, one process"
+                                              : "devices, a process each",
+            a->config.batch, a->config.batch / ranks, a->config.epochs, total,
             (double)a->config.lr, a->config.overlap ? "on" : "off");
     if (resumed == total)
       fprintf(cli_out(),
@@ -321,25 +354,17 @@ static int train_here(train_args_t *a, const cli_options_t *options,
     fprintf(stderr, "backplane train: %s\n", train_last_error());
     goto done;
   }
-  const char *names[TRAIN_MAX_RANKS];
-  for (size_t r = 0; r < summary.local_ranks; r++) {
-    bp_device_t *device = NULL;
-    bp_device_get(runtime, "vcpu", r, &device);
-    names[r] = device ? bp_device_name(device) : "?";
-  }
   code = 0;
   if (reporter && a->json)
-    code = print_json(a, &summary, ranks, names);
+    code = print_json(a, &summary, ranks);
   else if (reporter)
-    print_summary(a, &summary, ranks, names);
+    print_summary(a, &summary, ranks);
 done:
   train_summary_release(&summary);
   train_session_destroy(session);
-  if (world->kind == TRAIN_WORLD_SPAWNER &&
-      train_world_join(world, code != 0) && code == 0) {
-    fprintf(stderr, "backplane train: a rank process failed\n");
+  /* A rank that failed was named on stderr by the world's watch. */
+  if (world->kind == TRAIN_WORLD_SPAWNER && train_world_join(world, code != 0))
     code = 1;
-  }
   bp_runtime_destroy(runtime); /* writes the trace */
   if (traced && code == 0 && a->svg && draw_svg(a))
     code = 1;

@@ -102,15 +102,19 @@ BP_COMMAND(
     "required for C source\n" BP_HELP_JSON BP_HELP_PLUGIN_PATH)
 BP_COMMAND(
     train,
-    "[--devices N | --processes N] [--batch N] [--epochs N] "
-    "[--seed N]\n"
-    "           [--lr X] [--no-overlap] [--checkpoint DIR] "
+    "[--model mlp|cnn] [--device TYPE] [--devices N | --processes N]\n"
+    "           [--batch N] [--epochs N] [--seed N]"
+    " [--lr X] [--no-overlap] [--checkpoint DIR] "
     "[--checkpoint-every K]\n"
     "           [--data FILE] [--ops LIB.so] [--trace FILE] [--svg FILE]\n"
     "           [--svg-window FROM_MS:TO_MS] [--json]",
-    "data-parallel MLP training on the digits set: ops, all-reduce, "
-    "AdamW",
-    "  --devices N         ranks as vcpu devices of this process, 1 to 8; "
+    "data-parallel training of an MLP or a CNN on the digits set: ops, "
+    "all-reduce, AdamW",
+    "  --model mlp|cnn     the MLP 64-256-256-10 or a LeNet-style CNN; "
+    "default: mlp\n"
+    "  --device TYPE       the plugin whose devices are the ranks; default: "
+    "the first with enough devices\n"
+    "  --devices N         ranks as devices of this process, 1 to 8; "
     "default: 2\n"
     "  --processes N       ranks as processes (this one and N-1 it starts); "
     "default: one process\n"

@@ -1,6 +1,7 @@
 #include "trace_svg.h"
 
 #include <float.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,14 @@ enum {
   DEPTH_INSET = 4,
   MAX_DEPTH = 3,
   BOTTOM = 30,
+  /* The legend: a swatch and a name per slice name, by time spent. */
+  LEGEND_COLUMNS = 5,
+  LEGEND_ROW = 16,
+  LEGEND_MAX = 40,
+  FLOW_PIXELS = 4,
+  /* Up to this many slices in the window, every one is drawn (with its
+   * tooltip); above, sub-pixel slices and arrows are merged. */
+  MERGE_ABOVE = 4 * WIDTH,
 };
 
 /* One row of the picture: a track (pid, tid) or a counter (pid, name). */
@@ -31,14 +40,29 @@ typedef struct row {
    * one (slices come sorted by start, enclosing ones first). */
   double open_ends[MAX_DEPTH];
   int open;
+  /* Where the last box drawn at each depth ends (x): a slice narrower than
+   * a pixel that starts within a pixel of it is not drawn again, so a long
+   * run's picture stays bounded by its width. */
+  double drawn_until[MAX_DEPTH];
 } row_t;
+
+/* A slice name of the legend and the time its slices take in the window. */
+typedef struct legend_entry {
+  const char *name;
+  double us;
+} legend_entry_t;
 
 typedef struct picture {
   FILE *out;
   row_t *rows;
   size_t row_count;
   double t0, t1; /* microseconds: the window drawn */
-  size_t slices; /* drawn */
+  double origin; /* the trace's first event: the axis counts from there */
+  size_t slices; /* in the window */
+  bool merge;    /* more slices than MERGE_ABOVE: merge sub-pixel ones */
+  size_t merged; /* of those, not drawn: under a pixel beside another */
+  legend_entry_t legend[LEGEND_MAX];
+  size_t legend_count;
 } picture_t;
 
 static const char *text(json_t *event, const char *key) {
@@ -174,7 +198,8 @@ static void draw_axis(const picture_t *p) {
             "y2=\"%.1f\" stroke=\"#ddd\"/>\n"
             "<text x=\"%.1f\" y=\"%d\" font-size=\"10\" "
             "text-anchor=\"middle\">%g ms</text>\n",
-            x, TOP - 14, x, bottom, x, TOP - 18, t / 1000.0);
+            x, TOP - 14, x, bottom, x, TOP - 18,
+            (p->t0 - p->origin + t) / 1000.0);
   }
 }
 
@@ -212,9 +237,15 @@ static void draw_slice(picture_t *p, json_t *e) {
   p->slices++;
   double x = x_of(p, start);
   double w = x_of(p, end) - x;
+  int depth = nesting_depth(r, start, end);
+  if (p->merge && w < 1 && x < r->drawn_until[depth] + 1) {
+    p->merged++;
+    return;
+  }
   if (w < 1)
     w = 1;
-  int inset = DEPTH_INSET * nesting_depth(r, start, end);
+  r->drawn_until[depth] = x + w;
+  int inset = DEPTH_INSET * depth;
   double y = y_of(p, r) + (ROW_HEIGHT - BOX_HEIGHT) / 2.0 + inset;
   char label[128];
   json_t *args = json_object_get(e, "args");
@@ -319,7 +350,7 @@ static void draw_counters(picture_t *p, json_t *events) {
 }
 
 static void draw_flows(const picture_t *p, json_t *events) {
-  json_t *starts = json_object();
+  json_t *starts = json_object(), *drawn = json_object();
   size_t i;
   json_t *e;
   char id[32];
@@ -339,14 +370,79 @@ static void draw_flows(const picture_t *p, json_t *events) {
     const row_t *to = find_row(p, integer(e, "pid"), integer(e, "tid"), NULL);
     if (!from || !to || number(s, "ts") < p->t0 || number(e, "ts") > p->t1)
       continue;
+    /* One arrow per FLOW_PIXELS of either end between the same rows: a
+     * long run's arrows stay bounded by the width. */
+    double x1 = x_of(p, number(s, "ts")), x2 = x_of(p, number(e, "ts"));
+    char pixels[96];
+    snprintf(pixels, sizeof pixels, "%d %td %d %td", (int)x1 / FLOW_PIXELS,
+             from - p->rows, (int)x2 / FLOW_PIXELS, to - p->rows);
+    if (p->merge && json_object_get(drawn, pixels))
+      continue;
+    json_object_set_new(drawn, pixels, json_true());
     fprintf(p->out,
             "<line class=\"flow\" x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" "
             "y2=\"%.1f\" stroke=\"#c00\" stroke-width=\"0.8\" "
             "marker-end=\"url(#arrow)\"/>\n",
-            x_of(p, number(s, "ts")), y_of(p, from) + ROW_HEIGHT / 2.0,
-            x_of(p, number(e, "ts")), y_of(p, to) + ROW_HEIGHT / 2.0);
+            x1, y_of(p, from) + ROW_HEIGHT / 2.0, x2,
+            y_of(p, to) + ROW_HEIGHT / 2.0);
   }
+  json_decref(drawn);
   json_decref(starts);
+}
+
+static int by_time(const void *a, const void *b) {
+  double x = ((const legend_entry_t *)a)->us,
+         y = ((const legend_entry_t *)b)->us;
+  return x > y ? -1 : x < y;
+}
+
+/* The names of the slices in the window, longest total time first (at most
+ * LEGEND_MAX; the rest are summed into none); whether there are so many
+ * slices that sub-pixel ones are merged. */
+static void collect_legend(picture_t *p, json_t *events) {
+  size_t i, in_window = 0;
+  json_t *e;
+  json_array_foreach(events, i, e) {
+    if (strcmp(text(e, "ph"), "X") != 0)
+      continue;
+    double start = number(e, "ts"), end = start + number(e, "dur");
+    if (end < p->t0 || start > p->t1)
+      continue;
+    p->merge = ++in_window > MERGE_ABOVE;
+    double us = (end > p->t1 ? p->t1 : end) - (start < p->t0 ? p->t0 : start);
+    const char *name = text(e, "name");
+    size_t k = 0;
+    while (k < p->legend_count && strcmp(p->legend[k].name, name) != 0)
+      k++;
+    if (k == p->legend_count) {
+      if (k == LEGEND_MAX)
+        continue;
+      p->legend[p->legend_count++] = (legend_entry_t){name, 0};
+    }
+    p->legend[k].us += us;
+  }
+  qsort(p->legend, p->legend_count, sizeof *p->legend, by_time);
+}
+
+static double legend_height(const picture_t *p) {
+  size_t lines = (p->legend_count + LEGEND_COLUMNS - 1) / LEGEND_COLUMNS;
+  return (double)lines * LEGEND_ROW + (lines ? 10 : 0);
+}
+
+static void draw_legend(const picture_t *p) {
+  double top = TOP + (double)p->row_count * ROW_HEIGHT + BOTTOM;
+  double column = (double)(WIDTH - 20) / LEGEND_COLUMNS;
+  for (size_t k = 0; k < p->legend_count; k++) {
+    double x = 10 + column * (double)(k % LEGEND_COLUMNS);
+    double y = top + (double)(k / LEGEND_COLUMNS) * LEGEND_ROW;
+    fprintf(p->out,
+            "<g class=\"legend\"><rect x=\"%.1f\" y=\"%.1f\" width=\"12\" "
+            "height=\"10\" fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\" "
+            "font-size=\"10\">",
+            x, y, colour_of(p->legend[k].name), x + 16, y + 9);
+    bp_xml_text(p->out, p->legend[k].name);
+    fprintf(p->out, " %.2f ms</text></g>\n", p->legend[k].us / 1000);
+  }
 }
 
 int trace_svg_write(json_t *root, FILE *out, char *error, size_t error_size) {
@@ -367,6 +463,7 @@ int trace_svg_write_window(json_t *root, FILE *out, double from_ms,
     return -1;
   }
   double first = p.t0;
+  p.origin = first;
   if (to_ms >= 0 && first + to_ms * 1000 < p.t1)
     p.t1 = first + to_ms * 1000;
   p.t0 = first + from_ms * 1000;
@@ -376,7 +473,9 @@ int trace_svg_write_window(json_t *root, FILE *out, double from_ms,
     free(p.rows);
     return -1;
   }
-  double height = TOP + (double)p.row_count * ROW_HEIGHT + BOTTOM;
+  collect_legend(&p, events);
+  double height =
+      TOP + (double)p.row_count * ROW_HEIGHT + BOTTOM + legend_height(&p);
   fprintf(out,
           "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
           "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
@@ -398,6 +497,7 @@ int trace_svg_write_window(json_t *root, FILE *out, double from_ms,
   }
   draw_counters(&p, events);
   draw_flows(&p, events);
+  draw_legend(&p);
   fputs("</svg>\n", out);
   free(p.rows);
   if ((from_ms > 0 || to_ms >= 0) && p.slices == 0) {

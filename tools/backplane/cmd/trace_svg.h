@@ -2,7 +2,13 @@
  * (the host's threads, then each device's streams, named as in the trace),
  * one box per complete event with its name (and size, for copies) as label
  * and every arg in its tooltip, counters as step lines with their last
- * value, flow arrows from start to finish, and a time axis in ms. */
+ * value, flow arrows from start to finish, a time axis in ms since the
+ * trace's first event (its first tick at the window's start), and a legend
+ * of the slice names (colour, time in the window). Above 4 slices per pixel
+ * of width in the window, a slice narrower than a pixel that starts within
+ * a pixel of the last one drawn at its depth of its row is not drawn (nor
+ * a second arrow between the same rows within 4 pixels), so the size is
+ * bounded by the picture's width, however long the run. */
 #ifndef BACKPLANE_CLI_TRACE_SVG_H_
 #define BACKPLANE_CLI_TRACE_SVG_H_
 

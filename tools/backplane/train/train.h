@@ -1,12 +1,14 @@
 /* Data-parallel training on Backplane, the engine of `backplane train` and
- * `backplane bench train`: an MLP classifier (64-256-256-10, ReLU,
- * cross-entropy, AdamW) on the handwritten-digits data set, data parallel
- * over the ranks of a communicator.
+ * `backplane bench train`: a classifier of the handwritten-digits data set
+ * (the MLP 64-256-256-10 or a LeNet-style CNN, train_model.h; ReLU,
+ * cross-entropy, AdamW), data parallel over the ranks of a communicator, on
+ * any device type whose op library has the model's ops.
  *
  * Every step, on every rank of this process: forward and backward through
- * the standard-op library (DIOPI functions) on the rank's compute stream,
- * the gradient all-reduced (average) with bp_comm, then one AdamW op on the
- * flat parameter buffer. With overlap, each layer's gradient all-reduce runs
+ * the model's layers with the standard-op library (DIOPI functions) on the
+ * rank's compute stream, the gradient all-reduced (average) with bp_comm,
+ * then one AdamW op on the flat parameter buffer. With overlap, each layer's
+ * gradient all-reduce runs
  * on a second (comm) stream as soon as its backward is done, while the
  * compute stream goes on with the layer below; streams are ordered by
  * events, the host never synchronizes a device inside a step.
@@ -28,14 +30,18 @@
 
 enum {
   TRAIN_MAX_RANKS = 8, /* ranks driven by one process */
-  TRAIN_INPUTS = 64,
-  TRAIN_HIDDEN = 256,
+  TRAIN_INPUTS = 64,   /* an 8x8 image */
+  TRAIN_HIDDEN = 256,  /* the MLP's hidden widths */
   TRAIN_CLASSES = 10,
 };
 
 typedef struct train_config {
-  const char *data_path;  /* digits.csv.gz; NULL: TRAIN_DIGITS_PATH */
-  const char *ops_path;   /* the DIOPI op library (.so) */
+  const char *data_path; /* digits.csv.gz; NULL: TRAIN_DIGITS_PATH */
+  const char *ops_path;  /* the DIOPI op library (.so) */
+  const char *model;     /* "mlp" (default) or "cnn" (train_model.h) */
+  /* The devices' type; NULL: the first plugin with local_ranks devices
+   * (train_device.h). */
+  const char *device_type;
   size_t local_ranks;     /* devices this process drives (default 2) */
   size_t batch;           /* global batch, over every rank (default 64) */
   size_t epochs;          /* default 20 */
@@ -72,11 +78,12 @@ typedef struct train_times {
 
 typedef struct train_session train_session_t;
 
-/* Loads the data, opens the op library on `runtime`'s vcpu devices
- * 0..local_ranks-1, builds the communicator, allocates every buffer once and
- * initializes the parameters (identical on every rank, from `seed`). A batch
- * that does not divide across the ranks, a missing data set or too few
- * devices is BP_ERR_INVALID_ARGUMENT / BP_ERR_NOT_FOUND with a message. */
+/* Loads the data, opens the op library on `runtime`'s devices
+ * 0..local_ranks-1 of the configured type, builds the communicator, allocates
+ * every buffer once and initializes the parameters (identical on every rank,
+ * from `seed`). A batch that does not divide across the ranks, a missing data
+ * set or too few devices is BP_ERR_INVALID_ARGUMENT / BP_ERR_NOT_FOUND with a
+ * message. */
 bp_status_t train_session_create(bp_runtime_t *runtime,
                                  const train_config_t *config,
                                  train_session_t **out_session);
@@ -97,6 +104,9 @@ size_t train_session_world_size(const train_session_t *session);
 size_t train_session_local_ranks(const train_session_t *session);
 /* The world rank of this process's first local rank (0 in one process). */
 size_t train_session_first_rank(const train_session_t *session);
+/* The model's description ("MLP 64-256-256-10") and the devices' type. */
+const char *train_session_model(const train_session_t *session);
+const char *train_session_device_type(const train_session_t *session);
 
 /* Enqueues one step on every local rank and returns without waiting for it
  * (the host stays at most a few steps ahead of the devices). */
@@ -121,6 +131,12 @@ bp_status_t train_session_evaluate(train_session_t *session,
 /* Where each local rank's time went since creation (synchronizes). */
 bp_status_t train_session_times(train_session_t *session, size_t rank,
                                 train_times_t *out_times);
+
+/* Every world rank's times, world_size entries in rank order: a collective
+ * (an all-reduce) that every rank of the world calls; synchronizes. In one
+ * process it is train_session_times of each local rank. */
+bp_status_t train_session_world_times(train_session_t *session,
+                                      train_times_t *out_times);
 
 /* The state a checkpoint holds: parameters, AdamW moments, the step count
  * and the shuffling generator. Save synchronizes first; load replaces the

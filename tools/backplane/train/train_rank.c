@@ -6,32 +6,11 @@
 #include "train.h"
 #include "train_error.h"
 
-void train_layout_init(train_layout_t *layout) {
-  static const int64_t widths[TRAIN_LAYERS + 1] = {TRAIN_INPUTS, TRAIN_HIDDEN,
-                                                   TRAIN_HIDDEN, TRAIN_CLASSES};
-  size_t at = 0;
-  for (int l = 0; l < TRAIN_LAYERS; l++) {
-    layout->in[l] = widths[l];
-    layout->out[l] = widths[l + 1];
-    layout->offset[l] = at;
-    layout->size[l] = (size_t)(widths[l + 1] * (widths[l] + 1));
-    at += layout->size[l];
-  }
-  layout->param_count = at;
-}
-
-static bp_status_t op_failed(diopiError_t error, const char *op,
-                             const train_rank_t *rank) {
-  return train_fail(bp_ops_status(error), "%s on %s: %s: %s", op,
-                    bp_device_name(rank->device), bp_ops_error_name(error),
-                    bp_ops_library_last_error(rank->ops->library));
-}
-
 #define OP(rank, name, ...)                                                    \
   do {                                                                         \
-    diopiError_t e_ = (rank)->ops->name((rank)->ctx, __VA_ARGS__);             \
+    diopiError_t e_ = (rank)->exec.ops->name((rank)->ctx, __VA_ARGS__);        \
     if (e_ != diopiSuccess)                                                    \
-      return op_failed(e_, #name, (rank));                                     \
+      return train_op_failed(&(rank)->exec, e_, #name);                        \
   } while (0)
 
 #define CALL(what, call)                                                       \
@@ -64,7 +43,7 @@ static bp_status_t create_events(train_rank_t *rank) {
                           &e->end};
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
       CALL("bp_event_create", bp_event_create(rank->device, all[k]));
-    for (int l = 0; l < TRAIN_LAYERS; l++) {
+    for (size_t l = 0; l < rank->model->buckets; l++) {
       CALL("bp_event_create", bp_event_create(rank->device, &e->grad_ready[l]));
       CALL("bp_event_create", bp_event_create(rank->device, &e->comm_start[l]));
       CALL("bp_event_create", bp_event_create(rank->device, &e->comm_end[l]));
@@ -75,8 +54,8 @@ static bp_status_t create_events(train_rank_t *rank) {
 }
 
 static bp_status_t create_buffers(train_rank_t *rank) {
-  const train_layout_t *lay = rank->layout;
-  size_t pbytes = lay->param_count * sizeof(float);
+  const train_model_t *model = rank->model;
+  size_t pbytes = model->param_count * sizeof(float);
   bp_status_t s;
   if ((s = alloc(rank, pbytes, &rank->params)) ||
       (s = alloc(rank, pbytes, &rank->grads)) ||
@@ -89,12 +68,13 @@ static bp_status_t create_buffers(train_rank_t *rank) {
       (s = alloc(rank, TRAIN_RING * sizeof(float), &rank->loss)) ||
       (s = alloc(rank, sizeof(float), &rank->one)))
     return s;
-  for (int l = 0; l < TRAIN_LAYERS; l++) {
-    size_t bytes = (size_t)(rank->batch * lay->out[l]) * sizeof(float);
-    if ((s = alloc(rank, bytes, &rank->act[l])) ||
-        (s = alloc(rank, bytes, &rank->grad_act[l])))
-      return s;
-  }
+  if ((s = train_pass_create(rank->device, model, rank->batch, true,
+                             &rank->pass)))
+    return s;
+  void *pinned;
+  CALL("bp_host_malloc",
+       bp_host_malloc(rank->device, TRAIN_RING * sizeof(float), &pinned));
+  rank->loss_host = pinned;
   static const float one = 1.0f;
   CALL("bp_copy",
        bp_copy(rank->device, rank->one, NULL, &one, sizeof one, NULL));
@@ -104,29 +84,18 @@ static bp_status_t create_buffers(train_rank_t *rank) {
 }
 
 static bp_status_t create_tensors(train_rank_t *rank, size_t global_batch) {
-  const train_layout_t *lay = rank->layout;
+  const train_model_t *model = rank->model;
   const diopiDtype_t f32 = diopi_dtype_float32;
-  int64_t p = (int64_t)lay->param_count;
+  int64_t p = (int64_t)model->param_count;
   bp_status_t s;
   if ((s = wrap(rank, rank->params, f32, 1, p, 0, &rank->params_t)) ||
       (s = wrap(rank, rank->grads, f32, 1, p, 0, &rank->grads_t)) ||
       (s = wrap(rank, rank->exp_avg, f32, 1, p, 0, &rank->exp_avg_t)) ||
       (s = wrap(rank, rank->exp_avg_sq, f32, 1, p, 0, &rank->exp_avg_sq_t)) ||
-      (s = wrap(rank, rank->one, f32, 0, 0, 0, &rank->one_t)))
+      (s = wrap(rank, rank->one, f32, 0, 0, 0, &rank->one_t)) ||
+      (s = train_params_wrap(rank->device, model, rank->params, rank->grads,
+                             &rank->layer_params)))
     return s;
-  for (int l = 0; l < TRAIN_LAYERS; l++) {
-    int64_t in = lay->in[l], out = lay->out[l];
-    float *w = rank->params + lay->offset[l], *g = rank->grads + lay->offset[l];
-    if ((s = wrap(rank, w, f32, 2, out, in, &rank->weight[l])) ||
-        (s = wrap(rank, w + out * in, f32, 1, out, 0, &rank->bias[l])) ||
-        (s = wrap(rank, g, f32, 2, out, in, &rank->grad_weight[l])) ||
-        (s = wrap(rank, g + out * in, f32, 1, out, 0, &rank->grad_bias[l])) ||
-        (s = wrap(rank, rank->act[l], f32, 2, rank->batch, out,
-                  &rank->act_t[l])) ||
-        (s = wrap(rank, rank->grad_act[l], f32, 2, rank->batch, out,
-                  &rank->grad_act_t[l])))
-      return s;
-  }
   for (int k = 0; k < TRAIN_RING; k++)
     if ((s = wrap(rank, rank->loss + k, f32, 0, 0, 0, &rank->loss_t[k])))
       return s;
@@ -136,8 +105,9 @@ static bp_status_t create_tensors(train_rank_t *rank, size_t global_batch) {
     return train_fail(BP_ERR_OUT_OF_MEMORY, "out of host memory");
   for (size_t j = 0; j < rank->steps_per_epoch; j++) {
     size_t first = j * global_batch + rank->global_rank * (size_t)rank->batch;
-    if ((s = wrap(rank, rank->epoch_x + first * TRAIN_INPUTS, f32, 2,
-                  rank->batch, TRAIN_INPUTS, &rank->batch_x[j])) ||
+    if ((s = train_input_wrap(rank->device, model,
+                              rank->epoch_x + first * TRAIN_INPUTS, rank->batch,
+                              &rank->batch_x[j])) ||
         (s = wrap(rank, rank->epoch_y + first, diopi_dtype_int64, 1,
                   rank->batch, 0, &rank->batch_y[j])))
       return s;
@@ -147,13 +117,12 @@ static bp_status_t create_tensors(train_rank_t *rank, size_t global_batch) {
 
 bp_status_t train_rank_create(train_rank_t *rank, bp_device_t *device,
                               const train_ops_t *ops,
-                              const train_layout_t *layout, int64_t batch,
+                              const train_model_t *model, int64_t batch,
                               size_t global_rank, size_t global_batch,
                               size_t steps_per_epoch, size_t epoch_capacity) {
   memset(rank, 0, sizeof *rank);
   rank->device = device;
-  rank->ops = ops;
-  rank->layout = layout;
+  rank->model = model;
   rank->batch = batch;
   rank->global_rank = global_rank;
   rank->steps_per_epoch = steps_per_epoch;
@@ -163,6 +132,7 @@ bp_status_t train_rank_create(train_rank_t *rank, bp_device_t *device,
   CALL("bp_stream_create", bp_stream_create(device, &rank->comm_stream));
   CALL("bp_ops_context_create",
        bp_ops_context_create(device, rank->compute, &rank->ctx));
+  rank->exec = (train_exec_t){.ops = ops, .ctx = rank->ctx, .device = device};
   if ((s = create_events(rank)) || (s = create_buffers(rank)) ||
       (s = create_tensors(rank, global_batch)))
     return s;
@@ -188,12 +158,8 @@ void train_rank_destroy(train_rank_t *rank) {
                                    rank->one_t};
   destroy_tensors(singles, sizeof singles / sizeof singles[0]);
   destroy_tensors(rank->loss_t, TRAIN_RING);
-  destroy_tensors(rank->weight, TRAIN_LAYERS);
-  destroy_tensors(rank->bias, TRAIN_LAYERS);
-  destroy_tensors(rank->grad_weight, TRAIN_LAYERS);
-  destroy_tensors(rank->grad_bias, TRAIN_LAYERS);
-  destroy_tensors(rank->act_t, TRAIN_LAYERS);
-  destroy_tensors(rank->grad_act_t, TRAIN_LAYERS);
+  train_params_release(&rank->layer_params);
+  train_pass_destroy(&rank->pass, NULL);
   bp_ops_context_destroy(rank->ctx);
   if (rank->comm)
     bp_comm_destroy(rank->comm);
@@ -203,21 +169,21 @@ void train_rank_destroy(train_rank_t *rank) {
     bp_event_destroy(e->backward_done);
     bp_event_destroy(e->update_start);
     bp_event_destroy(e->end);
-    for (int l = 0; l < TRAIN_LAYERS; l++) {
+    for (size_t l = 0; l < TRAIN_MAX_LAYERS; l++) {
       bp_event_destroy(e->grad_ready[l]);
       bp_event_destroy(e->comm_start[l]);
       bp_event_destroy(e->comm_end[l]);
     }
   }
   bp_event_destroy(rank->epoch_staged);
-  void *buffers[] = {rank->params,      rank->grads,      rank->exp_avg,
-                     rank->exp_avg_sq,  rank->epoch_x,    rank->epoch_y,
-                     rank->loss,        rank->one,        rank->act[0],
-                     rank->act[1],      rank->act[2],     rank->grad_act[0],
-                     rank->grad_act[1], rank->grad_act[2]};
+  void *buffers[] = {rank->params,     rank->grads,   rank->exp_avg,
+                     rank->exp_avg_sq, rank->epoch_x, rank->epoch_y,
+                     rank->loss,       rank->one};
   for (size_t i = 0; rank->device && i < sizeof buffers / sizeof buffers[0];
        i++)
     bp_device_free(rank->device, buffers[i]);
+  if (rank->loss_host)
+    bp_host_free(rank->device, rank->loss_host);
   bp_stream_destroy(rank->comm_stream);
   bp_stream_destroy(rank->compute);
   memset(rank, 0, sizeof *rank);
@@ -226,38 +192,21 @@ void train_rank_destroy(train_rank_t *rank) {
 bp_status_t train_rank_forward(train_rank_t *rank, size_t j, size_t slot) {
   CALL("bp_event_record",
        bp_event_record(rank->events[slot].start, rank->compute));
-  diopiConstTensorHandle_t input = rank->batch_x[j];
-  for (int l = 0; l < TRAIN_LAYERS; l++) {
-    OP(rank, linear, rank->act_t[l], input, rank->weight[l], rank->bias[l]);
-    if (l + 1 < TRAIN_LAYERS)
-      OP(rank, relu_inp, rank->act_t[l]);
-    input = rank->act_t[l];
-  }
-  OP(rank, cross_entropy, rank->loss_t[slot], rank->act_t[TRAIN_LAYERS - 1],
+  bp_status_t s = train_forward(&rank->exec, rank->model, &rank->layer_params,
+                                &rank->pass, rank->batch_x[j]);
+  if (s)
+    return s;
+  size_t last = rank->model->layer_count - 1;
+  OP(rank, cross_entropy, rank->loss_t[slot], rank->pass.out_t[last],
      rank->batch_y[j], NULL, ReductionMean, -100, 0.0);
-  OP(rank, cross_entropy_backward, rank->grad_act_t[TRAIN_LAYERS - 1],
-     rank->one_t, rank->act_t[TRAIN_LAYERS - 1], rank->batch_y[j], NULL,
-     ReductionMean, -100, 0.0);
+  OP(rank, cross_entropy_backward, rank->pass.grad_out_t[last], rank->one_t,
+     rank->pass.out_t[last], rank->batch_y[j], NULL, ReductionMean, -100, 0.0);
   return BP_OK;
 }
 
-bp_status_t train_rank_backward_layer(train_rank_t *rank, size_t j, size_t slot,
-                                      int l) {
-  (void)slot;
-  /* grad_act[l] holds d loss / d (layer l's output), after the ReLU's
-   * threshold for hidden layers. */
-  if (l + 1 < TRAIN_LAYERS) {
-    static const diopiScalar_t zero = {.stype = diopi_dtype_float64,
-                                       .fval = 0.0};
-    OP(rank, threshold_backward, rank->grad_act_t[l], rank->grad_act_t[l],
-       rank->act_t[l], &zero);
-  }
-  diopiTensorHandle_t grad_input = l > 0 ? rank->grad_act_t[l - 1] : NULL;
-  diopiConstTensorHandle_t input =
-      l > 0 ? rank->act_t[l - 1] : rank->batch_x[j];
-  OP(rank, linear_backward, grad_input, rank->grad_weight[l],
-     rank->grad_bias[l], rank->grad_act_t[l], input, rank->weight[l]);
-  return BP_OK;
+bp_status_t train_rank_backward_layer(train_rank_t *rank, size_t j, size_t l) {
+  return train_backward_layer(&rank->exec, rank->model, &rank->layer_params,
+                              &rank->pass, rank->batch_x[j], l);
 }
 
 bp_status_t train_rank_update(train_rank_t *rank, size_t slot, int64_t step,
@@ -265,7 +214,7 @@ bp_status_t train_rank_update(train_rank_t *rank, size_t slot, int64_t step,
   OP(rank, adamw, rank->params_t, rank->grads_t, rank->exp_avg_t,
      rank->exp_avg_sq_t, NULL, lr, 0.9f, 0.999f, 1e-8f, weight_decay, step,
      false);
-  CALL("bp_copy", bp_copy(NULL, &rank->loss_host[slot], rank->device,
+  CALL("bp_copy", bp_copy(NULL, rank->loss_host + slot, rank->device,
                           rank->loss + slot, sizeof(float), rank->compute));
   CALL("bp_event_record",
        bp_event_record(rank->events[slot].end, rank->compute));

@@ -13,40 +13,21 @@
 #include "backplane/diopi/functions.h"
 #include "backplane/ops.h"
 
+#include "train_layers.h"
+#include "train_model.h"
+
 enum {
-  TRAIN_LAYERS = 3,
   TRAIN_RING = 3, /* steps in flight: the host runs at most this far ahead */
 };
-
-/* The op functions the trainer calls, found once in the library. */
-typedef struct train_ops {
-  const bp_ops_library_t *library; /* for its error messages */
-  __typeof__(&diopiLinear) linear;
-  __typeof__(&diopiLinearBackward) linear_backward;
-  __typeof__(&diopiReluInp) relu_inp;
-  __typeof__(&diopiThresholdBackward) threshold_backward;
-  __typeof__(&diopiCrossEntropyLoss) cross_entropy;
-  __typeof__(&diopiCrossEntropyLossBackward) cross_entropy_backward;
-  __typeof__(&diopiAdamW) adamw;
-  __typeof__(&diopiArgmax) argmax;
-} train_ops_t;
-
-/* The model's shape: layer l maps in[l] features to out[l]; its weight
- * [out, in] then bias [out] sit at offset[l] in the flat parameter buffer. */
-typedef struct train_layout {
-  int64_t in[TRAIN_LAYERS], out[TRAIN_LAYERS];
-  size_t offset[TRAIN_LAYERS], size[TRAIN_LAYERS];
-  size_t param_count;
-} train_layout_t;
-
-void train_layout_init(train_layout_t *layout);
 
 /* Events of one step in flight, for ordering and for the time split. */
 typedef struct train_step_events {
   bp_event_t *start, *backward_done, *update_start, *end;
-  bp_event_t *grad_ready[TRAIN_LAYERS]; /* compute -> comm */
-  bp_event_t *comm_start[TRAIN_LAYERS], *comm_end[TRAIN_LAYERS];
-  size_t reduces; /* all-reduces this step ran (1 or TRAIN_LAYERS) */
+  /* Per all-reduce bucket (a layer with parameters), in the order they
+   * run: last layer first. */
+  bp_event_t *grad_ready[TRAIN_MAX_LAYERS]; /* compute -> comm */
+  bp_event_t *comm_start[TRAIN_MAX_LAYERS], *comm_end[TRAIN_MAX_LAYERS];
+  size_t reduces; /* all-reduces this step ran (1 or the model's buckets) */
   bool overlapped;
 } train_step_events_t;
 
@@ -55,21 +36,20 @@ typedef struct train_rank {
   bp_stream_t *compute, *comm_stream;
   bp_comm_t *comm;
   diopiContextHandle_t ctx;
-  const train_ops_t *ops;
-  const train_layout_t *layout;
+  train_exec_t exec; /* ops, ctx and device together */
+  const train_model_t *model;
   int64_t batch; /* per rank */
   size_t global_rank;
 
   /* Device memory (bp_device_malloc, held for the session). */
   float *params, *grads, *exp_avg, *exp_avg_sq;
-  float *epoch_x, *act[TRAIN_LAYERS], *grad_act[TRAIN_LAYERS], *loss, *one;
+  float *epoch_x, *loss, *one;
   int64_t *epoch_y;
   size_t epoch_capacity; /* samples epoch_x holds */
 
   /* Tensor handles over that memory. */
-  diopiTensorHandle_t weight[TRAIN_LAYERS], bias[TRAIN_LAYERS];
-  diopiTensorHandle_t grad_weight[TRAIN_LAYERS], grad_bias[TRAIN_LAYERS];
-  diopiTensorHandle_t act_t[TRAIN_LAYERS], grad_act_t[TRAIN_LAYERS];
+  train_params_t layer_params; /* per-layer views of params and grads */
+  train_pass_t pass;           /* activations of the rank's batch */
   diopiTensorHandle_t params_t, grads_t, exp_avg_t, exp_avg_sq_t;
   diopiTensorHandle_t loss_t[TRAIN_RING], one_t;
   diopiTensorHandle_t *batch_x, *batch_y; /* one per step of an epoch */
@@ -77,7 +57,9 @@ typedef struct train_rank {
 
   train_step_events_t events[TRAIN_RING];
   bp_event_t *epoch_staged; /* after the epoch's upload */
-  float loss_host[TRAIN_RING];
+  /* Pinned (bp_host_malloc): the loss's copy back is enqueued, a copy into
+   * pageable memory would wait for the stream inside every step. */
+  float *loss_host; /* TRAIN_RING */
 } train_rank_t;
 
 /* Creates streams, events, buffers and tensors for a rank on `device`.
@@ -85,18 +67,17 @@ typedef struct train_rank {
  * starts: j * global_batch + global_rank * batch. */
 bp_status_t train_rank_create(train_rank_t *rank, bp_device_t *device,
                               const train_ops_t *ops,
-                              const train_layout_t *layout, int64_t batch,
+                              const train_model_t *model, int64_t batch,
                               size_t global_rank, size_t global_batch,
                               size_t steps_per_epoch, size_t epoch_capacity);
 /* Synchronizes and releases; safe on a partly created (zeroed) rank. */
 void train_rank_destroy(train_rank_t *rank);
 
-/* Forward, loss and backward of epoch step `j` into ring slot `slot`; after
- * the backward of each layer (last layer first) calls `layer_done(l)` so
- * the caller can start that layer's all-reduce. */
+/* Forward, loss and the loss's gradient of epoch step `j` into ring slot
+ * `slot`; then the caller runs each layer's backward, last layer first,
+ * starting the all-reduce of a layer's gradient as soon as it is done. */
 bp_status_t train_rank_forward(train_rank_t *rank, size_t j, size_t slot);
-bp_status_t train_rank_backward_layer(train_rank_t *rank, size_t j, size_t slot,
-                                      int layer);
+bp_status_t train_rank_backward_layer(train_rank_t *rank, size_t j, size_t l);
 /* AdamW on the flat buffers, then the loss copied to the host. */
 bp_status_t train_rank_update(train_rank_t *rank, size_t slot, int64_t step,
                               float lr, float weight_decay);

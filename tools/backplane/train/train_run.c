@@ -123,6 +123,12 @@ bp_status_t train_run(train_session_t *session,
   out->local_ranks = train_session_local_ranks(session);
   for (size_t r = 0; r < out->local_ranks && !status; r++)
     status = train_session_times(session, r, &out->times[r]);
+  out->world_size = train_session_world_size(session);
+  out->world_times = calloc(out->world_size, sizeof *out->world_times);
+  if (!status && !out->world_times)
+    status = train_fail(BP_ERR_OUT_OF_MEMORY, "out of host memory");
+  if (!status)
+    status = train_session_world_times(session, out->world_times);
   if (!status)
     status = train_session_evaluate(session, &out->accuracy);
   return status;
@@ -130,5 +136,6 @@ bp_status_t train_run(train_session_t *session,
 
 void train_summary_release(train_summary_t *summary) {
   free(summary->epoch_loss);
+  free(summary->world_times);
   memset(summary, 0, sizeof *summary);
 }

@@ -37,7 +37,9 @@ typedef struct train_summary {
   double accuracy; /* on the test set */
   size_t local_ranks;
   train_times_t times[TRAIN_MAX_RANKS];
-  double *epoch_loss; /* last loss of each epoch run (malloc'd) */
+  size_t world_size;
+  train_times_t *world_times; /* every world rank's, in rank order */
+  double *epoch_loss;         /* last loss of each epoch run (malloc'd) */
   size_t epochs_run;
 } train_summary_t;
 

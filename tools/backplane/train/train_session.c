@@ -8,7 +8,10 @@
 
 #include "train.h"
 #include "train_data.h"
+#include "train_device.h"
 #include "train_error.h"
+#include "train_layers.h"
+#include "train_model.h"
 #include "train_rank.h"
 #include "train_rng.h"
 
@@ -20,7 +23,7 @@ struct train_session {
   train_data_t data;
   bp_ops_library_t *library;
   train_ops_t ops;
-  train_layout_t layout;
+  train_model_t model;
   size_t world, local, steps_per_epoch, total_steps;
   int64_t rank_batch;
   train_rank_t ranks[TRAIN_MAX_RANKS];
@@ -52,6 +55,7 @@ void train_config_defaults(train_config_t *config) {
   config->lr = 2e-3f;
   config->weight_decay = 1e-2f;
   config->overlap = 1;
+  config->model = "mlp";
 }
 
 size_t train_session_steps_per_epoch(const train_session_t *s) {
@@ -64,7 +68,7 @@ size_t train_session_step_index(const train_session_t *s) {
   return s->next_step;
 }
 size_t train_session_param_count(const train_session_t *s) {
-  return s->layout.param_count;
+  return s->model.param_count;
 }
 size_t train_session_samples_per_step(const train_session_t *s) {
   return s->config.batch;
@@ -78,32 +82,18 @@ size_t train_session_local_ranks(const train_session_t *s) {
 size_t train_session_first_rank(const train_session_t *s) {
   return s->config.first_rank;
 }
-
-static bp_status_t find_ops(train_session_t *s) {
-  struct {
-    const char *name;
-    void *slot;
-  } table[] = {
-      {"diopiLinear", &s->ops.linear},
-      {"diopiLinearBackward", &s->ops.linear_backward},
-      {"diopiReluInp", &s->ops.relu_inp},
-      {"diopiThresholdBackward", &s->ops.threshold_backward},
-      {"diopiCrossEntropyLoss", &s->ops.cross_entropy},
-      {"diopiCrossEntropyLossBackward", &s->ops.cross_entropy_backward},
-      {"diopiAdamW", &s->ops.adamw},
-      {"diopiArgmax", &s->ops.argmax},
-  };
-  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
-    void *fn;
-    CALL("bp_ops_library_find",
-         bp_ops_library_find(s->library, table[i].name, &fn));
-    memcpy(table[i].slot, &fn, sizeof fn);
-  }
-  s->ops.library = s->library;
-  return BP_OK;
+const char *train_session_model(const train_session_t *s) {
+  return s->model.description;
+}
+const char *train_session_device_type(const train_session_t *s) {
+  return s->config.device_type;
 }
 
 bp_status_t train_config_check(const train_config_t *c) {
+  train_model_t model;
+  bp_status_t status = train_model_init(c->model, &model);
+  if (status)
+    return status;
   size_t world = c->world_size ? c->world_size : c->local_ranks;
   if (c->local_ranks < 1 || c->local_ranks > TRAIN_MAX_RANKS)
     return train_fail(BP_ERR_INVALID_ARGUMENT,
@@ -125,17 +115,6 @@ bp_status_t train_config_check(const train_config_t *c) {
   if (c->epochs == 0)
     return train_fail(BP_ERR_INVALID_ARGUMENT, "epochs must be at least 1");
   return BP_OK;
-}
-
-/* PyTorch's nn.Linear initialization: weight and bias uniform in
- * +-1/sqrt(in), drawn from the seed; the same on every rank. */
-static void init_params(const train_layout_t *lay, uint64_t seed, float *p) {
-  uint64_t rng = seed ^ 0x6d6c7020696e6974ull; /* "mlp init" */
-  for (int l = 0; l < TRAIN_LAYERS; l++) {
-    float bound = 1.0f / sqrtf((float)lay->in[l]);
-    for (size_t i = 0; i < lay->size[l]; i++)
-      p[lay->offset[l] + i] = (2.0f * train_rng_unit(&rng) - 1.0f) * bound;
-  }
 }
 
 static bp_status_t create_comms(train_session_t *s) {
@@ -166,7 +145,7 @@ static bp_status_t create_comms(train_session_t *s) {
 }
 
 static bp_status_t upload_params(train_session_t *s, const float *params) {
-  size_t bytes = s->layout.param_count * sizeof(float);
+  size_t bytes = s->model.param_count * sizeof(float);
   for (size_t r = 0; r < s->local; r++) {
     train_rank_t *rank = &s->ranks[r];
     CALL("bp_stream_synchronize", bp_stream_synchronize(rank->compute));
@@ -193,7 +172,10 @@ static bp_status_t create(train_session_t *s, bp_runtime_t *runtime,
   s->steps_per_epoch = s->data.train_count / config->batch;
   s->total_steps = s->steps_per_epoch * config->epochs;
   s->rng = config->seed * 0x9e3779b97f4a7c15ull + 1;
-  train_layout_init(&s->layout);
+  train_model_init(config->model, &s->model);
+  if ((status = train_device_type_pick(runtime, config->device_type, s->local,
+                                       &s->config.device_type)))
+    return status;
   if (!config->ops_path)
     return train_fail(BP_ERR_INVALID_ARGUMENT, "no op library given");
   /* Data parallelism already gives each rank a core: each op runs on its
@@ -201,35 +183,43 @@ static bp_status_t create(train_session_t *s, bp_runtime_t *runtime,
   setenv("BACKPLANE_OPS_THREADS", "1", 0);
   CALL("bp_ops_library_open",
        bp_ops_library_open(config->ops_path, &s->library));
-  if ((status = find_ops(s)))
+  if ((status = train_ops_find(s->library, &s->model, &s->ops)))
     return status;
   size_t capacity = s->steps_per_epoch * config->batch;
   s->order = malloc(sizeof(uint32_t) * s->data.train_count);
   s->staging_x = malloc(sizeof(float) * TRAIN_INPUTS * capacity);
   s->staging_y = malloc(sizeof(int64_t) * capacity);
-  float *params = malloc(sizeof(float) * s->layout.param_count);
+  float *params = malloc(sizeof(float) * s->model.param_count);
   if (!s->order || !s->staging_x || !s->staging_y || !params) {
     free(params);
     return train_fail(BP_ERR_OUT_OF_MEMORY, "out of host memory");
   }
+  /* Backplane's reference library runs its ops on the host. */
+  bool reference = strncmp(bp_ops_library_vendor(s->library),
+                           "Backplane reference", 19) == 0;
   for (size_t r = 0; r < s->local && !status; r++) {
     bp_device_t *device;
-    bp_status_t found = bp_device_get(runtime, "vcpu", r, &device);
+    bp_status_t found =
+        bp_device_get(runtime, s->config.device_type, r, &device);
     if (found)
-      status = train_fail(
-          BP_ERR_NOT_FOUND,
-          "%zu devices asked for, but vcpu:%zu is not there (%s); set "
-          "BACKPLANE_VCPU_DEVICES",
-          s->local, r, bp_last_error());
+      status = train_fail(BP_ERR_NOT_FOUND,
+                          "%zu devices asked for, but %s:%zu is not there (%s)",
+                          s->local, s->config.device_type, r, bp_last_error());
+    else if (reference && !train_device_host_addressable(device))
+      status = train_fail(BP_ERR_UNSUPPORTED,
+                          "the reference op library cannot serve %s: the "
+                          "host cannot address its memory; give that "
+                          "device's op library with --ops",
+                          bp_device_name(device));
     else
-      status = train_rank_create(&s->ranks[r], device, &s->ops, &s->layout,
+      status = train_rank_create(&s->ranks[r], device, &s->ops, &s->model,
                                  s->rank_batch, config->first_rank + r,
                                  config->batch, s->steps_per_epoch, capacity);
   }
   if (!status)
     status = create_comms(s);
   if (!status) {
-    init_params(&s->layout, config->seed, params);
+    train_model_init_params(&s->model, config->seed, params);
     status = upload_params(s, params);
   }
   free(params);
@@ -338,50 +328,54 @@ static bp_status_t all_reduce(train_session_t *s, size_t offset, size_t count,
   return BP_OK;
 }
 
-/* Backward of every layer, last first; with overlap each layer's gradient
- * is all-reduced on the comm stream while the compute stream goes on. */
+/* Backward of every layer, last first; with overlap the gradient of each
+ * layer with parameters (a bucket) is all-reduced on the comm stream while
+ * the compute stream goes on with the layers below. */
 static bp_status_t backward_and_reduce(train_session_t *s, size_t j,
                                        size_t slot) {
   int overlap = s->config.overlap;
+  const train_model_t *model = &s->model;
+  size_t bucket = 0;
   bp_status_t status;
-  for (int l = TRAIN_LAYERS - 1; l >= 0; l--) {
+  for (size_t l = model->layer_count; l-- > 0;) {
     for (size_t r = 0; r < s->local; r++)
-      if ((status = train_rank_backward_layer(&s->ranks[r], j, slot, l)))
+      if ((status = train_rank_backward_layer(&s->ranks[r], j, l)))
         return status;
-    if (!overlap)
+    const train_layer_t *layer = &model->layers[l];
+    if (!overlap || !layer->param_size)
       continue;
     for (size_t r = 0; r < s->local; r++) {
       train_rank_t *rank = &s->ranks[r];
       train_step_events_t *e = &rank->events[slot];
-      CALL("bp_event_record", bp_event_record(e->grad_ready[l], rank->compute));
-      CALL("bp_stream_wait_event",
-           bp_stream_wait_event(rank->comm_stream, e->grad_ready[l]));
       CALL("bp_event_record",
-           bp_event_record(e->comm_start[TRAIN_LAYERS - 1 - l],
-                           rank->comm_stream));
+           bp_event_record(e->grad_ready[bucket], rank->compute));
+      CALL("bp_stream_wait_event",
+           bp_stream_wait_event(rank->comm_stream, e->grad_ready[bucket]));
+      CALL("bp_event_record",
+           bp_event_record(e->comm_start[bucket], rank->comm_stream));
     }
-    if ((status = all_reduce(s, s->layout.offset[l], s->layout.size[l], 1)))
+    if ((status = all_reduce(s, layer->param_offset, layer->param_size, 1)))
       return status;
     for (size_t r = 0; r < s->local; r++)
       CALL("bp_event_record",
-           bp_event_record(
-               s->ranks[r].events[slot].comm_end[TRAIN_LAYERS - 1 - l],
-               s->ranks[r].comm_stream));
+           bp_event_record(s->ranks[r].events[slot].comm_end[bucket],
+                           s->ranks[r].comm_stream));
+    bucket++;
   }
   for (size_t r = 0; r < s->local; r++) {
     train_rank_t *rank = &s->ranks[r];
     train_step_events_t *e = &rank->events[slot];
     e->overlapped = overlap;
-    e->reduces = overlap ? TRAIN_LAYERS : 1;
+    e->reduces = overlap ? bucket : 1;
     CALL("bp_event_record", bp_event_record(e->backward_done, rank->compute));
     if (overlap) /* the last all-reduce covers the earlier ones */
       CALL("bp_stream_wait_event",
-           bp_stream_wait_event(rank->compute, e->comm_end[TRAIN_LAYERS - 1]));
+           bp_stream_wait_event(rank->compute, e->comm_end[bucket - 1]));
     else
       CALL("bp_event_record", bp_event_record(e->comm_start[0], rank->compute));
   }
   if (!overlap) {
-    if ((status = all_reduce(s, 0, s->layout.param_count, 0)))
+    if ((status = all_reduce(s, 0, model->param_count, 0)))
       return status;
     for (size_t r = 0; r < s->local; r++)
       CALL("bp_event_record",
@@ -401,24 +395,32 @@ bp_status_t train_session_step(train_session_t *s) {
     return train_fail(BP_ERR_INVALID_ARGUMENT, "the run's %zu steps are done",
                       s->total_steps);
   size_t slot = step % TRAIN_RING;
-  bp_status_t status;
+  bp_status_t status = BP_OK;
   if (step >= s->first_step + TRAIN_RING &&
       (status = retire(s, step - TRAIN_RING)))
     return status;
   size_t epoch = step / s->steps_per_epoch, j = step % s->steps_per_epoch;
   if (s->staged_epoch != epoch && (status = stage_epoch(s, epoch)))
     return status;
-  for (size_t r = 0; r < s->local; r++)
-    if ((status = train_rank_forward(&s->ranks[r], j, slot)))
-      return status;
-  if ((status = backward_and_reduce(s, j, slot)))
-    return status;
-  for (size_t r = 0; r < s->local; r++)
-    if ((status = train_rank_update(&s->ranks[r], slot, (int64_t)step + 1,
-                                    s->config.lr, s->config.weight_decay)))
-      return status;
-  s->next_step = step + 1;
-  return BP_OK;
+  /* The host's part of the step, as nested ranges in a trace. */
+  bp_profiler_range_push("step");
+  bp_profiler_range_push("forward");
+  for (size_t r = 0; r < s->local && !status; r++)
+    status = train_rank_forward(&s->ranks[r], j, slot);
+  bp_profiler_range_pop();
+  bp_profiler_range_push("backward");
+  if (!status)
+    status = backward_and_reduce(s, j, slot);
+  bp_profiler_range_pop();
+  bp_profiler_range_push("optimizer");
+  for (size_t r = 0; r < s->local && !status; r++)
+    status = train_rank_update(&s->ranks[r], slot, (int64_t)step + 1,
+                               s->config.lr, s->config.weight_decay);
+  bp_profiler_range_pop();
+  bp_profiler_range_pop();
+  if (!status)
+    s->next_step = step + 1;
+  return status;
 }
 
 bp_status_t train_session_synchronize(train_session_t *s) {
@@ -473,7 +475,7 @@ bp_status_t train_session_read_params(train_session_t *s, size_t rank,
   bp_status_t status = train_session_synchronize(s);
   return status ? status
                 : read_device(&s->ranks[rank], s->ranks[rank].params, out,
-                              s->layout.param_count);
+                              s->model.param_count);
 }
 
 bp_status_t train_session_times(train_session_t *s, size_t rank,
@@ -487,12 +489,64 @@ bp_status_t train_session_times(train_session_t *s, size_t rank,
   return status;
 }
 
+bp_status_t train_session_world_times(train_session_t *s, train_times_t *out) {
+  bp_status_t status = train_session_synchronize(s);
+  if (status)
+    return status;
+  /* Each rank writes its row into zeros; the sum over the world is every
+   * row. */
+  size_t count = 3 * s->world, bytes = count * sizeof(float);
+  float *rows = calloc(count, sizeof(float));
+  float *device_rows[TRAIN_MAX_RANKS] = {0};
+  if (!rows)
+    return train_fail(BP_ERR_OUT_OF_MEMORY, "out of host memory");
+  for (size_t r = 0; r < s->local && !status; r++) {
+    train_rank_t *rank = &s->ranks[r];
+    size_t at = 3 * (s->config.first_rank + r);
+    memset(rows, 0, bytes);
+    rows[at] = (float)s->times[r].compute;
+    rows[at + 1] = (float)s->times[r].communication;
+    rows[at + 2] = (float)s->times[r].waiting;
+    void *p = NULL;
+    if ((status = bp_device_malloc(rank->device, bytes, &p)) ||
+        (status = bp_copy(rank->device, p, NULL, rows, bytes, NULL)))
+      status = train_fail_call(status, "world times: buffers");
+    device_rows[r] = p;
+  }
+  if (!status) {
+    status = bp_comm_group_start(s->runtime);
+    for (size_t r = 0; r < s->local && !status; r++)
+      status = bp_comm_all_reduce(device_rows[r], device_rows[r], count,
+                                  BP_DTYPE_FLOAT32, BP_REDUCE_SUM,
+                                  s->ranks[r].comm, s->ranks[r].compute);
+    bp_status_t end = bp_comm_group_end(s->runtime);
+    if (status || end)
+      status =
+          train_fail_call(status ? status : end, "world times: all-reduce");
+  }
+  if (!status && (status = bp_stream_synchronize(s->ranks[0].compute)))
+    status = train_fail_call(status, "bp_stream_synchronize");
+  if (!status && (status = bp_copy(NULL, rows, s->ranks[0].device,
+                                   device_rows[0], bytes, NULL)))
+    status = train_fail_call(status, "bp_copy");
+  for (size_t w = 0; !status && w < s->world; w++)
+    out[w] = (train_times_t){rows[3 * w], rows[3 * w + 1], rows[3 * w + 2]};
+  for (size_t r = 0; r < s->local; r++) {
+    if (s->ranks[r].compute)
+      bp_stream_synchronize(s->ranks[r].compute);
+    if (device_rows[r])
+      bp_device_free(s->ranks[r].device, device_rows[r]);
+  }
+  free(rows);
+  return status;
+}
+
 bp_status_t train_session_save_state(train_session_t *s, train_state_t *state) {
   bp_status_t status = train_session_synchronize(s);
   if (status)
     return status;
   train_rank_t *rank = &s->ranks[0];
-  size_t n = s->layout.param_count;
+  size_t n = s->model.param_count;
   if (state->param_count != n)
     return train_fail(BP_ERR_INVALID_ARGUMENT,
                       "state holds %zu parameters, the model has %zu",
@@ -512,7 +566,7 @@ bp_status_t train_session_save_state(train_session_t *s, train_state_t *state) {
 
 bp_status_t train_session_load_state(train_session_t *s,
                                      const train_state_t *state) {
-  size_t n = s->layout.param_count;
+  size_t n = s->model.param_count;
   if (state->param_count != n || state->seed != s->config.seed ||
       state->batch != s->config.batch || state->step > s->total_steps)
     return train_fail(
@@ -550,53 +604,35 @@ bp_status_t train_session_evaluate(train_session_t *s, double *out_accuracy) {
     return status;
   train_rank_t *rank = &s->ranks[0];
   int64_t n = (int64_t)s->data.test_count;
-  const train_layout_t *lay = &s->layout;
-  void *x = NULL, *act[TRAIN_LAYERS] = {0}, *pred = NULL;
-  diopiTensorHandle_t x_t = NULL, act_t[TRAIN_LAYERS] = {0}, pred_t = NULL;
+  train_pass_t pass = {0};
+  void *x = NULL, *pred = NULL;
+  diopiTensorHandle_t x_t = NULL, pred_t = NULL;
   int64_t *host_pred = malloc(sizeof(int64_t) * (size_t)n);
-  int64_t x_shape[2] = {n, TRAIN_INPUTS};
   status = host_pred ? BP_OK
                      : train_fail(BP_ERR_OUT_OF_MEMORY, "out of host memory");
-  if (!status)
-    status = bp_device_malloc(rank->device,
-                              sizeof(float) * (size_t)(n * TRAIN_INPUTS), &x);
-  if (!status)
-    status = bp_device_malloc(rank->device, sizeof(int64_t) * (size_t)n, &pred);
-  for (int l = 0; l < TRAIN_LAYERS && !status; l++) {
-    int64_t shape[2] = {n, lay->out[l]};
-    status = bp_device_malloc(
-        rank->device, sizeof(float) * (size_t)(n * lay->out[l]), &act[l]);
-    if (!status)
-      status = bp_ops_tensor_wrap(rank->device, act[l], diopi_dtype_float32, 2,
-                                  shape, NULL, &act_t[l]);
-  }
-  if (!status)
-    status = bp_ops_tensor_wrap(rank->device, x, diopi_dtype_float32, 2,
-                                x_shape, NULL, &x_t);
-  if (!status)
-    status = bp_ops_tensor_wrap(rank->device, pred, diopi_dtype_int64, 1, &n,
-                                NULL, &pred_t);
-  if (!status)
-    status = bp_copy(rank->device, x, NULL, s->data.test_x,
-                     sizeof(float) * (size_t)(n * TRAIN_INPUTS), NULL);
-  if (status)
+  if (!status &&
+      ((status = bp_device_malloc(
+            rank->device, sizeof(float) * (size_t)(n * TRAIN_INPUTS), &x)) ||
+       (status = bp_device_malloc(rank->device, sizeof(int64_t) * (size_t)n,
+                                  &pred)) ||
+       (status = bp_ops_tensor_wrap(rank->device, pred, diopi_dtype_int64, 1,
+                                    &n, NULL, &pred_t)) ||
+       (status = bp_copy(rank->device, x, NULL, s->data.test_x,
+                         sizeof(float) * (size_t)(n * TRAIN_INPUTS), NULL))))
     status = train_fail_call(status, "evaluate: buffers");
-  diopiConstTensorHandle_t input = x_t;
-  diopiError_t e = diopiSuccess;
-  for (int l = 0; l < TRAIN_LAYERS && !status && !e; l++) {
-    e = s->ops.linear(rank->ctx, act_t[l], input, rank->weight[l],
-                      rank->bias[l]);
-    if (!e && l + 1 < TRAIN_LAYERS)
-      e = s->ops.relu_inp(rank->ctx, act_t[l]);
-    input = act_t[l];
-  }
+  if (!status)
+    status = train_input_wrap(rank->device, &s->model, x, n, &x_t);
+  if (!status)
+    status = train_pass_create(rank->device, &s->model, n, false, &pass);
+  if (!status)
+    status =
+        train_forward(&rank->exec, &s->model, &rank->layer_params, &pass, x_t);
   const int64_t dim = 1;
-  if (!status && !e)
-    e = s->ops.argmax(rank->ctx, pred_t, act_t[TRAIN_LAYERS - 1], &dim, false);
-  if (!status && e)
-    status = train_fail(bp_ops_status(e), "evaluate on %s: %s: %s",
-                        bp_device_name(rank->device), bp_ops_error_name(e),
-                        bp_ops_library_last_error(s->library));
+  diopiError_t e = diopiSuccess;
+  if (!status &&
+      (e = s->ops.argmax(rank->ctx, pred_t,
+                         pass.out_t[s->model.layer_count - 1], &dim, false)))
+    status = train_op_failed(&rank->exec, e, "argmax");
   if (!status && (status = bp_stream_synchronize(rank->compute)))
     status = train_fail_call(status, "bp_stream_synchronize");
   if (!status && (status = bp_copy(NULL, host_pred, rank->device, pred,
@@ -610,12 +646,11 @@ bp_status_t train_session_evaluate(train_session_t *s, double *out_accuracy) {
   }
   bp_ops_tensor_destroy(x_t);
   bp_ops_tensor_destroy(pred_t);
-  for (int l = 0; l < TRAIN_LAYERS; l++) {
-    bp_ops_tensor_destroy(act_t[l]);
-    bp_device_free_async(rank->device, act[l], rank->compute);
-  }
-  bp_device_free_async(rank->device, x, rank->compute);
-  bp_device_free_async(rank->device, pred, rank->compute);
+  train_pass_destroy(&pass, rank->compute);
+  if (x)
+    bp_device_free_async(rank->device, x, rank->compute);
+  if (pred)
+    bp_device_free_async(rank->device, pred, rank->compute);
   free(host_pred);
   return status;
 }

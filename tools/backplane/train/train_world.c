@@ -8,17 +8,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "train_error.h"
+#include "train_watch.h"
 
 extern char **environ;
 
 #define ID_VARIABLE "BACKPLANE_TRAIN_COMM_ID"
-#define RANK_VARIABLE "BACKPLANE_TRAIN_RANK"
-#define SIZE_VARIABLE "BACKPLANE_TRAIN_WORLD"
+#define PARENT_VARIABLE "BACKPLANE_TRAIN_PARENT"
 
 static size_t env_size(const char *name) {
   const char *text = getenv(name);
@@ -31,10 +32,15 @@ bp_status_t train_world_detect(size_t processes, train_world_t *out) {
   size_t limit = (size_t)(cores > 0 ? cores : 1) * 4;
   if (limit > TRAIN_WORLD_MAX_PROCESSES)
     limit = TRAIN_WORLD_MAX_PROCESSES;
-  if (getenv(SIZE_VARIABLE)) {
+  if (getenv(ID_VARIABLE)) {
     out->kind = TRAIN_WORLD_SPAWNED;
-    out->size = env_size(SIZE_VARIABLE);
-    out->rank = env_size(RANK_VARIABLE);
+    out->size = env_size("WORLD_SIZE");
+    out->rank = env_size("RANK");
+    /* Dies with the spawner, even if it is SIGKILLed. */
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if ((size_t)getppid() != env_size(PARENT_VARIABLE))
+      return train_fail(BP_ERR_INVALID_ARGUMENT,
+                        "the process that started rank %zu is gone", out->rank);
   } else if (getenv("OMPI_COMM_WORLD_SIZE")) {
     out->kind = TRAIN_WORLD_MPI;
     out->size = env_size("OMPI_COMM_WORLD_SIZE");
@@ -43,6 +49,15 @@ bp_status_t train_world_detect(size_t processes, train_world_t *out) {
       return train_fail(BP_ERR_INVALID_ARGUMENT,
                         "--processes under mpirun: mpirun already made %zu "
                         "processes; drop --processes",
+                        out->size);
+  } else if (getenv("RANK") && getenv("WORLD_SIZE")) {
+    out->kind = TRAIN_WORLD_LAUNCHED;
+    out->size = env_size("WORLD_SIZE");
+    out->rank = env_size("RANK");
+    if (processes)
+      return train_fail(BP_ERR_INVALID_ARGUMENT,
+                        "--processes with RANK and WORLD_SIZE set: a launcher "
+                        "already made %zu processes; drop --processes",
                         out->size);
   } else if (processes) {
     if (processes > limit)
@@ -84,11 +99,15 @@ static size_t from_hex(const char *text, unsigned char *out, size_t cap) {
   return n / 2;
 }
 
-/* The file an mpirun world's rank 0 leaves its id in. */
+/* The file rank 0 of a world another launcher made leaves its id in, named
+ * after the job (BACKPLANE_TRAIN_JOB, else the launcher's job id). */
 static void mpi_id_path(char *out, size_t size) {
-  const char *job = getenv("PMIX_NAMESPACE");
-  if (!job)
-    job = getenv("OMPI_MCA_orte_ess_jobid");
+  static const char *const jobs[] = {"BACKPLANE_TRAIN_JOB", "PMIX_NAMESPACE",
+                                     "OMPI_MCA_orte_ess_jobid",
+                                     "TORCHELASTIC_RUN_ID", "MASTER_PORT"};
+  const char *job = NULL;
+  for (size_t i = 0; !job && i < sizeof jobs / sizeof jobs[0]; i++)
+    job = getenv(jobs[i]);
   const char *tmp = getenv("TMPDIR");
   snprintf(out, size, "%s/backplane-train-%s.id", tmp && *tmp ? tmp : "/tmp",
            job ? job : "mpirun");
@@ -119,6 +138,7 @@ bp_status_t train_world_exchange_id(train_world_t *world, bp_device_t *device) {
                                        "%s is missing or not hex", ID_VARIABLE);
   }
   case TRAIN_WORLD_MPI:
+  case TRAIN_WORLD_LAUNCHED:
     break;
   }
   mpi_id_path(path, sizeof path);
@@ -151,20 +171,27 @@ bp_status_t train_world_exchange_id(train_world_t *world, bp_device_t *device) {
   return train_fail(BP_ERR_TIMEOUT, "rank 0 never wrote the id to %s", path);
 }
 
+static void set_size(const char *name, size_t value) {
+  char text[24];
+  snprintf(text, sizeof text, "%zu", value);
+  setenv(name, text, 1);
+}
+
 bp_status_t train_world_spawn(train_world_t *world, char *const *argv) {
-  char hex[2 * TRAIN_WORLD_ID_MAX + 1], text[24];
+  char hex[2 * TRAIN_WORLD_ID_MAX + 1];
   to_hex(world->id, world->id_size, hex);
   setenv(ID_VARIABLE, hex, 1);
-  snprintf(text, sizeof text, "%zu", world->size);
-  setenv(SIZE_VARIABLE, text, 1);
+  set_size(PARENT_VARIABLE, (size_t)getpid());
+  set_size("WORLD_SIZE", world->size);
+  set_size("LOCAL_WORLD_SIZE", world->size);
   posix_spawn_file_actions_t quiet;
   posix_spawn_file_actions_init(&quiet);
   posix_spawn_file_actions_addopen(&quiet, STDOUT_FILENO, "/dev/null", O_WRONLY,
                                    0);
   bp_status_t status = BP_OK;
   for (size_t r = 1; r < world->size && !status; r++) {
-    snprintf(text, sizeof text, "%zu", r);
-    setenv(RANK_VARIABLE, text, 1);
+    set_size("RANK", r);
+    set_size("LOCAL_RANK", r);
     int e = posix_spawn(&world->children[r], "/proc/self/exe", &quiet, NULL,
                         argv, environ);
     if (e != 0)
@@ -172,14 +199,29 @@ bp_status_t train_world_spawn(train_world_t *world, char *const *argv) {
                           r, strerror(e));
   }
   posix_spawn_file_actions_destroy(&quiet);
+  /* This process is rank 0 of the same world. */
   unsetenv(ID_VARIABLE);
-  unsetenv(SIZE_VARIABLE);
-  unsetenv(RANK_VARIABLE);
+  unsetenv(PARENT_VARIABLE);
+  set_size("RANK", 0);
+  set_size("LOCAL_RANK", 0);
+  if (!status)
+    status = train_watch_start(world->children, world->size, &world->watch);
   return status;
 }
 
 int train_world_join(train_world_t *world, int failed) {
-  int bad = 0;
+  int bad = train_watch_stop(world->watch);
+  world->watch = NULL;
+  /* Ranks that ended on their own (the command may have failed because one
+   * died): each one that failed is named. */
+  for (size_t r = 1; r < world->size; r++) {
+    pid_t pid = world->children[r];
+    int status;
+    if (pid > 0 && waitpid(pid, &status, WNOHANG) == pid) {
+      bad |= train_watch_report(r, pid, status);
+      world->children[r] = 0;
+    }
+  }
   for (size_t r = 1; r < world->size; r++)
     if (failed && world->children[r] > 0)
       kill(world->children[r], SIGTERM);
@@ -189,10 +231,13 @@ int train_world_join(train_world_t *world, int failed) {
       continue;
     while (waitpid(world->children[r], &status, 0) < 0 && errno == EINTR) {
     }
-    bad |= !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+    /* Stopped for the command's own failure: nothing to say. */
+    bad |= failed ? !WIFEXITED(status) || WEXITSTATUS(status) != 0
+                  : train_watch_report(r, world->children[r], status);
     world->children[r] = 0;
   }
-  if (world->kind == TRAIN_WORLD_MPI && world->rank == 0) {
+  if ((world->kind == TRAIN_WORLD_MPI || world->kind == TRAIN_WORLD_LAUNCHED) &&
+      world->rank == 0) {
     char path[PATH_MAX];
     mpi_id_path(path, sizeof path);
     unlink(path);

@@ -1,10 +1,18 @@
 /* How the ranks of a training world find each other when they are several
  * processes: `--processes N` (this process is rank 0 and spawns ranks
- * 1..N-1 as copies of itself, on the vcpu shared-memory transport) or a
- * world that mpirun started (OMPI_COMM_WORLD_*). The communicator's unique
- * id travels in the environment (spawned ranks) or through a file in
- * $TMPDIR named after the mpirun job (mpirun ranks). Not thread-safe: call
- * from the command's thread. */
+ * 1..N-1 as copies of itself, on the shared-memory transport), a world that
+ * mpirun started (OMPI_COMM_WORLD_*), or one that another launcher started
+ * with RANK and WORLD_SIZE in each rank's environment (torchrun's
+ * convention; the spawner sets RANK, WORLD_SIZE, LOCAL_RANK and
+ * LOCAL_WORLD_SIZE for its ranks too). The communicator's unique id travels
+ * in the environment (spawned ranks) or through a file in $TMPDIR named
+ * after the job (other launchers).
+ *
+ * The spawner watches its ranks from a thread: when one dies (a signal or a
+ * non-zero exit) it says which (rank, pid, signal or exit code), stops the
+ * others and ends the command within a second, with status 1, whatever the
+ * spawner's own rank was doing. Spawned ranks die with their spawner.
+ * Otherwise not thread-safe: call from the command's thread. */
 #ifndef BACKPLANE_TRAIN_WORLD_H_
 #define BACKPLANE_TRAIN_WORLD_H_
 
@@ -20,6 +28,7 @@ typedef enum train_world_kind {
   TRAIN_WORLD_SPAWNER,    /* --processes N: rank 0, starts the others */
   TRAIN_WORLD_SPAWNED,    /* a rank process started by a spawner */
   TRAIN_WORLD_MPI,        /* a rank of an mpirun world */
+  TRAIN_WORLD_LAUNCHED,   /* RANK and WORLD_SIZE from another launcher */
 } train_world_kind_t;
 
 typedef struct train_world {
@@ -28,6 +37,7 @@ typedef struct train_world {
   unsigned char id[TRAIN_WORLD_ID_MAX];
   size_t id_size;
   pid_t children[TRAIN_WORLD_MAX_PROCESSES];
+  struct train_world_watch *watch; /* the spawner's watcher, or NULL */
 } train_world_t;
 
 /* Which world this process belongs to, from `processes` (0: none asked)
@@ -41,10 +51,12 @@ bp_status_t train_world_detect(size_t processes, train_world_t *out);
 bp_status_t train_world_exchange_id(train_world_t *world, bp_device_t *device);
 
 /* A spawner starts ranks 1..size-1: this program again with `argv` (the
- * command's words after argv[0]), their stdout discarded. */
+ * command's words after argv[0]), their stdout discarded, and starts
+ * watching them. */
 bp_status_t train_world_spawn(train_world_t *world, char *const *argv);
-/* Waits for the spawned ranks; kills them first when `failed`. 0 when every
- * one exited with 0, else 1. */
+/* Waits for the spawned ranks (kills them first when `failed`) and stops
+ * the watcher. 0 when every one exited with 0, else 1 (the watcher already
+ * said which one failed). */
 int train_world_join(train_world_t *world, int failed);
 
 #endif /* BACKPLANE_TRAIN_WORLD_H_ */
