@@ -5,8 +5,9 @@
 #                         and libraries of the same major.minor are found
 #   BP_TORCH_VERSION      torch.__version__, e.g. 1.13.0a0
 #   BP_TORCH_PYTHON       the Python that imports it
-#   BP_TORCH_INCLUDE_DIRS the C++ include directories
-#   BP_TORCH_LIBRARIES    libc10 and libtorch_cpu
+#   BP_TORCH_INCLUDE_DIRS the C++ include directories (torch, pybind11,
+#                         Python.h)
+#   BP_TORCH_LIBRARIES    libc10, libtorch_cpu and libtorch_python
 #   BP_TORCH_CXX11_ABI    torch._C._GLIBCXX_USE_CXX11_ABI (1 or 0)
 #   BP_WITH_TORCH         option, ON by default when torch is found
 # Without torch nothing else in the build changes.
@@ -16,7 +17,7 @@ foreach(_bp_py IN ITEMS "${BP_VENV_PYTHON}" /usr/bin/python3)
   if(NOT BP_TORCH_PYTHON AND EXISTS "${_bp_py}")
     execute_process(
       COMMAND "${_bp_py}" -c
-              "import torch; print(torch.__version__, int(torch._C._GLIBCXX_USE_CXX11_ABI), sep=';')"
+              "import sysconfig, torch; print(torch.__version__, int(torch._C._GLIBCXX_USE_CXX11_ABI), sysconfig.get_paths()['include'], sep=';')"
       RESULT_VARIABLE _bp_torch_rc
       OUTPUT_VARIABLE _bp_torch_out
       ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE
@@ -24,10 +25,11 @@ foreach(_bp_py IN ITEMS "${BP_VENV_PYTHON}" /usr/bin/python3)
     if(_bp_torch_rc EQUAL 0)
       string(REGEX MATCH "[^\n]*$" _bp_torch_out "${_bp_torch_out}")
       list(LENGTH _bp_torch_out _bp_torch_fields)
-      if(_bp_torch_fields EQUAL 2)
+      if(_bp_torch_fields EQUAL 3)
         set(BP_TORCH_PYTHON "${_bp_py}")
         list(GET _bp_torch_out 0 BP_TORCH_VERSION)
         list(GET _bp_torch_out 1 BP_TORCH_CXX11_ABI)
+        list(GET _bp_torch_out 2 _bp_torch_python_include)
       endif()
     endif()
   endif()
@@ -43,8 +45,13 @@ if(BP_TORCH_PYTHON)
                PATHS /usr/lib/python3/dist-packages/torch/lib)
   find_library(BP_TORCH_CPU_LIBRARY torch_cpu
                PATHS /usr/lib/python3/dist-packages/torch/lib)
+  find_library(BP_TORCH_PYTHON_LIBRARY torch_python
+               PATHS /usr/lib/python3/dist-packages/torch/lib)
+  find_path(BP_TORCH_PYBIND11_DIR pybind11/pybind11.h
+            PATHS /usr/include /usr/lib/python3/dist-packages/torch/include)
   if(BP_TORCH_INCLUDE_DIR AND BP_TORCH_VERSION_HEADER AND BP_TORCH_C10_LIBRARY
-     AND BP_TORCH_CPU_LIBRARY)
+     AND BP_TORCH_CPU_LIBRARY AND BP_TORCH_PYTHON_LIBRARY
+     AND BP_TORCH_PYBIND11_DIR AND EXISTS "${_bp_torch_python_include}/Python.h")
     # The headers must be the release the Python runs (the C++ ABI of the
     # kernel registrations changes between releases).
     file(STRINGS "${BP_TORCH_VERSION_HEADER}" _bp_torch_hdr
@@ -55,9 +62,10 @@ if(BP_TORCH_PYTHON)
       set(BP_TORCH_FOUND TRUE)
       get_filename_component(_bp_torch_api
         "${BP_TORCH_VERSION_HEADER}/../.." ABSOLUTE)
-      set(BP_TORCH_INCLUDE_DIRS "${BP_TORCH_INCLUDE_DIR}" "${_bp_torch_api}")
+      set(BP_TORCH_INCLUDE_DIRS "${BP_TORCH_INCLUDE_DIR}" "${_bp_torch_api}"
+          "${BP_TORCH_PYBIND11_DIR}" "${_bp_torch_python_include}")
       set(BP_TORCH_LIBRARIES "${BP_TORCH_C10_LIBRARY}"
-          "${BP_TORCH_CPU_LIBRARY}")
+          "${BP_TORCH_CPU_LIBRARY}" "${BP_TORCH_PYTHON_LIBRARY}")
     else()
       message(STATUS "PyTorch: ${BP_TORCH_PYTHON} has torch "
         "${BP_TORCH_VERSION} but the C++ headers are ${_bp_torch_hdr_version}")

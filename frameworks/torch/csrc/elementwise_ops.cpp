@@ -102,6 +102,15 @@ at::Tensor &binary_(Binary op, at::Tensor &self, const at::Tensor &b,
   return self;
 }
 
+at::Tensor &binary_out(Binary op, const at::Tensor &a, const at::Tensor &b,
+                       const c10::Scalar &alpha, at::Tensor &out) {
+  auto shape = at::infer_size(a.sizes(), b.sizes());
+  if (!out.sizes().equals(shape))
+    out.resize_(shape);
+  run_binary(op, out, a, b, alpha);
+  return out;
+}
+
 at::Tensor add(const at::Tensor &a, const at::Tensor &b,
                const c10::Scalar &alpha) {
   return binary(Binary::kAdd, a, b, alpha);
@@ -127,6 +136,21 @@ at::Tensor div(const at::Tensor &a, const at::Tensor &b) {
 }
 at::Tensor &div_(at::Tensor &a, const at::Tensor &b) {
   return binary_(Binary::kDiv, a, b, 1);
+}
+
+at::Tensor &add_out(const at::Tensor &a, const at::Tensor &b,
+                    const c10::Scalar &alpha, at::Tensor &out) {
+  return binary_out(Binary::kAdd, a, b, alpha, out);
+}
+at::Tensor &sub_out(const at::Tensor &a, const at::Tensor &b,
+                    const c10::Scalar &alpha, at::Tensor &out) {
+  return binary_out(Binary::kSub, a, b, alpha, out);
+}
+at::Tensor &mul_out(const at::Tensor &a, const at::Tensor &b, at::Tensor &out) {
+  return binary_out(Binary::kMul, a, b, 1, out);
+}
+at::Tensor &div_out(const at::Tensor &a, const at::Tensor &b, at::Tensor &out) {
+  return binary_out(Binary::kDiv, a, b, 1, out);
 }
 
 // ---- Activations --------------------------------------------------------
@@ -235,6 +259,10 @@ at::Tensor gelu_backward(const at::Tensor &grad_output, const at::Tensor &self,
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("add.Tensor", add);
+  m.impl("add.out", add_out);
+  m.impl("sub.out", sub_out);
+  m.impl("mul.out", mul_out);
+  m.impl("div.out", div_out);
   m.impl("add_.Tensor", add_);
   m.impl("sub.Tensor", sub);
   m.impl("sub_.Tensor", sub_);

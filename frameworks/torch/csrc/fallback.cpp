@@ -80,3 +80,15 @@ TORCH_LIBRARY_IMPL(_, PrivateUse1, m) {
 }
 
 } // namespace torch_backplane
+
+namespace torch_backplane {
+
+// torch 1.13 registers a fallthrough for the autograd keys of CPU, CUDA and
+// a few others, not for AutogradPrivateUse1: without this one, ops that have
+// no autograd formula (c10d::allreduce_ and the other collectives) could not
+// reach their PrivateUse1 kernel at all. Ops with a formula keep it.
+TORCH_LIBRARY_IMPL(_, AutogradPrivateUse1, m) {
+  m.fallback(torch::CppFunction::makeFallthrough());
+}
+
+} // namespace torch_backplane

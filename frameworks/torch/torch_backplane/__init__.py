@@ -52,5 +52,8 @@ def reset_fallback_counts():
     _native.call("reset_fallback_counts")
 
 
+if torch.distributed.is_available():
+    from . import distributed  # noqa: F401 (registers the backend)
+
 if not hasattr(torch, "privateuseone"):
     torch._register_device_module("privateuseone", sys.modules[__name__])

@@ -2,15 +2,12 @@
 register the PrivateUse1 allocator, device guard and kernels) and called
 through ctypes for what PyTorch has no Python hook for."""
 import ctypes
-import os
 
-import torch
+import torch  # noqa: F401 (the extension needs torch's libraries loaded)
 
-PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                    "libtorch_backplane.so")
+from . import _C
 
-torch.ops.load_library(PATH)
-lib = ctypes.CDLL(PATH)
+lib = ctypes.CDLL(_C.__file__)
 lib.torch_backplane_last_error.restype = ctypes.c_char_p
 lib.torch_backplane_device_name.argtypes = [
     ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)]

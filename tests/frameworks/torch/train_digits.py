@@ -1,18 +1,25 @@
 """An ordinary PyTorch training script, as PyTorch's examples write them: a
 LeNet-style CNN on scikit-learn's 8x8 digits, nn.Module, torch.optim,
-DataLoader. Only --device says where it runs; with --ddp it runs under
-torch.distributed (one process per device, DistributedDataParallel).
+DataLoader. Only --device says where it runs; with --backend it runs under
+torchrun (one process per device, DistributedDataParallel, the ranks from
+torchrun's environment: RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR/PORT).
 
-    python train_digits.py --device privateuseone:0   # after import torch_backplane
+    python train_digits.py --device privateuseone:0
     python train_digits.py --device cpu
+    torchrun --nproc_per_node 2 train_digits.py --device privateuseone \
+        --backend backplane
 """
 import argparse
+import json
+import os
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from sklearn.datasets import load_digits
+from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader, TensorDataset
+from torch.utils.data.distributed import DistributedSampler
 
 
 class LeNet(nn.Module):
@@ -46,9 +53,12 @@ def datasets():
 
 def train(device, epochs=6, batch_size=32, lr=0.05, seed=0, sampler=None,
           wrap=None, optimizer="sgd", log_steps=0):
-    """Trains and returns (per-step losses, test accuracy)."""
+    """Trains and returns (per-step losses, test accuracy). sampler: a
+    function of the training set giving its sampler; wrap: one of the model
+    giving the module to train (DistributedDataParallel)."""
     torch.manual_seed(seed)
     train_set, test_set = datasets()
+    sampler = sampler(train_set) if sampler is not None else None
     model = LeNet().to(device)
     if wrap is not None:
         model = wrap(model)
@@ -88,12 +98,32 @@ def main():
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--epochs", type=int, default=6)
     parser.add_argument("--optimizer", default="sgd")
+    parser.add_argument("--backend", help="torch.distributed backend")
+    parser.add_argument("--json", action="store_true",
+                        help="print the losses and accuracy as JSON")
     args = parser.parse_args()
-    if args.device.startswith("privateuseone"):
-        import torch_backplane  # noqa: F401 (registers the device)
-    losses, accuracy = train(args.device, args.epochs,
-                             optimizer=args.optimizer, log_steps=5)
-    print(f"final loss {losses[-1]:.4f} test accuracy {accuracy:.3f}")
+    device, sampler, wrap = args.device, None, None
+    if device.startswith("privateuseone"):
+        import torch_backplane  # registers the device and the backend
+    if args.backend:
+        import torch.distributed as dist
+        rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
+        local_rank = int(os.environ.get("LOCAL_RANK", rank))
+        if device.startswith("privateuseone"):
+            torch_backplane.set_device(local_rank)
+            device = f"privateuseone:{local_rank}"
+        dist.init_process_group(args.backend)
+        sampler = lambda data: DistributedSampler(data, world, rank, seed=0)
+        wrap = DistributedDataParallel
+    losses, accuracy = train(device, args.epochs, optimizer=args.optimizer,
+                             sampler=sampler, wrap=wrap,
+                             log_steps=0 if args.json else 5)
+    if args.json:
+        print(json.dumps({"losses": losses, "accuracy": accuracy}))
+    else:
+        print(f"final loss {losses[-1]:.4f} test accuracy {accuracy:.3f}")
+    if args.backend:
+        dist.destroy_process_group()
 
 
 if __name__ == "__main__":
