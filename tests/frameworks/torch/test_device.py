@@ -103,15 +103,29 @@ class DeviceTest(unittest.TestCase):
                              stats["reserved_bytes.all.current"])
 
     def test_out_of_memory_reads_like_cuda(self):
-        with self.assertRaises(RuntimeError) as caught:
+        with self.assertRaises(torch.cuda.OutOfMemoryError) as caught:
             torch.empty(1 << 40, dtype=torch.uint8, device=DEVICE)
+        self.assertIsInstance(caught.exception, RuntimeError)
         text = str(caught.exception)
-        self.assertIn("out of memory", text)
+        self.assertIn("Backplane out of memory", text)
+        # bp_last_error's own text follows PyTorch's wording.
+        self.assertIn("vcpu:0: out of memory", text)
         self.assertIn("Tried to allocate", text)
         self.assertIn("already allocated", text)
         self.assertIn("reserved in total", text)
         # The device is still usable afterwards.
         self.assertEqual(torch.ones(2, device=DEVICE).sum().item(), 2.0)
+
+    def test_missing_op_runs_on_the_cpu_and_is_counted(self):
+        torch_backplane.reset_fallback_counts()
+        x = torch.arange(5.0)
+        with self.assertWarnsRegex(UserWarning, "cumsum"):
+            y = torch.cumsum(x.to(DEVICE), 0)
+        self.assertEqual(y.device, torch.device(DEVICE))
+        self.assertTrue(torch.equal(y.cpu(), torch.cumsum(x, 0)))
+        counts = torch_backplane.fallback_counts()
+        self.assertEqual(sum(n for op, n in counts.items() if "cumsum" in op),
+                         1, counts)
 
     def test_bad_device_index_is_a_runtime_error(self):
         with self.assertRaisesRegex(RuntimeError, "out of range"):
