@@ -1,6 +1,7 @@
 // The C functions the Python package calls through ctypes (torch_backplane/
 // _native.py). Each returns 0, or -1 with the reason in
 // torch_backplane_last_error() (per thread); none throws.
+#include <c10/core/impl/VirtualGuardImpl.h>
 #include <c10/util/Exception.h>
 
 #include <cstring>
@@ -27,6 +28,19 @@ template <typename F> int guarded(F f) {
 
 using torch_backplane::check;
 using torch_backplane::device;
+
+// Streams and events through the registered device guard, so Python sees
+// exactly what PyTorch's own code (autograd, DDP) sees.
+const c10::impl::VirtualGuardImpl &guard() {
+  static const c10::impl::VirtualGuardImpl impl(c10::DeviceType::PrivateUse1);
+  return impl;
+}
+
+c10::Stream stream_of(int index, int64_t id) {
+  device(index); // validates
+  return c10::Stream(c10::Stream::UNSAFE,
+                     c10::Device(c10::DeviceType::PrivateUse1, index), id);
+}
 
 } // namespace
 
@@ -99,6 +113,78 @@ torch_backplane_empty_cache(int index) {
     check(bp_device_synchronize(device(index)), "bp_device_synchronize");
     check(bp_device_empty_cache(device(index)), "bp_device_empty_cache");
   });
+}
+
+__attribute__((visibility("default"))) int
+torch_backplane_stream_from_pool(int index, int64_t *out_id) {
+  return guarded([&] {
+    device(index);
+    *out_id = guard()
+                  .getStreamFromGlobalPool(
+                      c10::Device(c10::DeviceType::PrivateUse1, index))
+                  .id();
+  });
+}
+
+__attribute__((visibility("default"))) int
+torch_backplane_current_stream(int index, int64_t *out_id) {
+  return guarded(
+      [&] { *out_id = guard().getStream(stream_of(index, 0).device()).id(); });
+}
+
+// Makes stream `id` of the device current for this thread; *out_previous
+// receives the one it replaces.
+__attribute__((visibility("default"))) int
+torch_backplane_set_stream(int index, int64_t id, int64_t *out_previous) {
+  return guarded([&] {
+    torch_backplane::stream(index, id); // validates
+    *out_previous = guard().exchangeStream(stream_of(index, id)).id();
+  });
+}
+
+__attribute__((visibility("default"))) int
+torch_backplane_stream_query(int index, int64_t id, int *out_done) {
+  return guarded(
+      [&] { *out_done = guard().queryStream(stream_of(index, id)); });
+}
+
+__attribute__((visibility("default"))) int
+torch_backplane_stream_synchronize(int index, int64_t id) {
+  return guarded([&] { guard().synchronizeStream(stream_of(index, id)); });
+}
+
+// Records *event (created on first record) on stream `id`.
+__attribute__((visibility("default"))) int
+torch_backplane_event_record(void **event, int index, int64_t id) {
+  return guarded([&] {
+    guard().record(event, stream_of(index, id), index,
+                   c10::EventFlag::PYTORCH_DEFAULT);
+  });
+}
+
+// Makes stream `id` wait for the event.
+__attribute__((visibility("default"))) int
+torch_backplane_event_block(void *event, int index, int64_t id) {
+  return guarded([&] { guard().block(event, stream_of(index, id)); });
+}
+
+__attribute__((visibility("default"))) int
+torch_backplane_event_query(void *event, int *out_done) {
+  return guarded([&] { *out_done = guard().queryEvent(event); });
+}
+
+__attribute__((visibility("default"))) int
+torch_backplane_event_synchronize(void *event) {
+  return guarded([&] {
+    if (event)
+      check(bp_event_synchronize(static_cast<bp_event_t *>(event)),
+            "bp_event_synchronize");
+  });
+}
+
+__attribute__((visibility("default"))) int
+torch_backplane_event_destroy(void *event, int index) {
+  return guarded([&] { guard().destroyEvent(event, index); });
 }
 
 // Writes fallback_counts() into buf (NUL-terminated, truncated to cap) and

@@ -20,11 +20,14 @@ import torch
 from . import _native
 from .device import (current_device, device_count, get_device_name,
                      is_available, set_device, synchronize)
+from .streams import (Event, Stream, current_stream, default_stream,
+                      stream)
 from .memory import (empty_cache, max_memory_allocated, max_memory_reserved,
                      memory_allocated, memory_reserved, memory_stats,
                      reset_peak_memory_stats)
 
 __all__ = [
+    "Event", "Stream", "current_stream", "default_stream", "stream",
     "current_device", "device_count", "empty_cache", "fallback_counts",
     "get_device_name", "is_available", "max_memory_allocated",
     "max_memory_reserved", "memory_allocated", "memory_reserved",

@@ -127,6 +127,26 @@ class DeviceTest(unittest.TestCase):
         self.assertEqual(sum(n for op, n in counts.items() if "cumsum" in op),
                          1, counts)
 
+    def test_streams_and_events_order_work(self):
+        side = torch_backplane.Stream(0)
+        default = torch_backplane.current_stream(0)
+        self.assertEqual(default, torch_backplane.default_stream(0))
+        self.assertNotEqual(side, default)
+        x = torch.ones(1 << 16, device=DEVICE)
+        done = torch_backplane.Event()
+        side.wait_stream(default)  # x is written on the default stream
+        with torch_backplane.stream(side):
+            self.assertEqual(torch_backplane.current_stream(0), side)
+            y = x * 3
+            done.record()
+        self.assertEqual(torch_backplane.current_stream(0), default)
+        default.wait_event(done)
+        self.assertEqual(y.sum().item(), 3.0 * (1 << 16))
+        done.synchronize()
+        self.assertTrue(done.query())
+        self.assertTrue(side.query())
+        side.synchronize()
+
     def test_bad_device_index_is_a_runtime_error(self):
         with self.assertRaisesRegex(RuntimeError, "out of range"):
             torch.empty(1, device="privateuseone:7")
