@@ -1,4 +1,5 @@
-// Matrix products, convolution, pooling, (log_)softmax, nll_loss and the
+// Matrix products, convolution, pooling, batch and layer norm,
+// (log_)softmax, nll_loss and the
 // reductions the training of a CNN reaches, forward and backward, each one
 // DIOPI call on the device's current stream.
 #include <ATen/ops/empty.h>
@@ -207,6 +208,107 @@ at::Tensor softmax_backward(const at::Tensor &grad_output,
   return grad_input;
 }
 
+at::Tensor defined_or_none(const c10::optional<at::Tensor> &t) {
+  return t.has_value() ? *t : at::Tensor();
+}
+
+// save_mean and save_invstd are per channel ([C]) in training and in
+// evaluation alike.
+std::tuple<at::Tensor, at::Tensor, at::Tensor>
+batch_norm(const at::Tensor &input, const c10::optional<at::Tensor> &weight,
+           const c10::optional<at::Tensor> &bias,
+           const c10::optional<at::Tensor> &running_mean,
+           const c10::optional<at::Tensor> &running_var, bool training,
+           double momentum, double eps) {
+  TORCH_CHECK(input.dim() >= 2,
+              "batch_norm: expected at least 2-D input, "
+              "got ",
+              input.dim(), "-D");
+  at::Tensor out = empty_like(input);
+  at::Tensor save_mean = at::empty({input.size(1)}, input.options());
+  at::Tensor save_invstd = at::empty({input.size(1)}, input.options());
+  at::Tensor w = defined_or_none(weight), b = defined_or_none(bias);
+  at::Tensor rm = defined_or_none(running_mean);
+  at::Tensor rv = defined_or_none(running_var);
+  OpContext ctx(input);
+  DiopiTensor o(out), sm(save_mean), si(save_invstd), x(input), wt(w), bt(b),
+      rmt(rm), rvt(rv);
+  BP_CALL(diopiBatchNorm, ctx, o, sm, si, x, wt, bt, rmt, rvt, training,
+          momentum, eps);
+  return {out, save_mean, save_invstd};
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor>
+batch_norm_backward(const at::Tensor &grad_output, const at::Tensor &input,
+                    const c10::optional<at::Tensor> &weight,
+                    const c10::optional<at::Tensor> &running_mean,
+                    const c10::optional<at::Tensor> &running_var,
+                    const c10::optional<at::Tensor> &save_mean,
+                    const c10::optional<at::Tensor> &save_invstd, bool training,
+                    double eps, std::array<bool, 3> mask) {
+  int64_t channels = input.size(1);
+  at::Tensor gi = mask[0] ? empty_like(input) : at::Tensor();
+  at::Tensor gw =
+      mask[1] ? at::empty({channels}, input.options()) : at::Tensor();
+  at::Tensor gb =
+      mask[2] ? at::empty({channels}, input.options()) : at::Tensor();
+  at::Tensor w = defined_or_none(weight);
+  at::Tensor rm = defined_or_none(running_mean);
+  at::Tensor rv = defined_or_none(running_var);
+  at::Tensor sm = defined_or_none(save_mean), si = defined_or_none(save_invstd);
+  OpContext ctx(input);
+  DiopiTensor dgi(gi), dgw(gw), dgb(gb), go(grad_output), x(input), wt(w),
+      rmt(rm), rvt(rv), smt(sm), sit(si);
+  BP_CALL(diopiBatchNormBackward, ctx, dgi, dgw, dgb, go, x, wt, rmt, rvt, smt,
+          sit, training, eps);
+  return {gi, gw, gb};
+}
+
+// mean and rstd have the input's leading dims and 1 for each normalized one.
+std::vector<int64_t> layer_norm_stat_shape(const at::Tensor &input,
+                                           size_t normalized_dims) {
+  std::vector<int64_t> shape(input.sizes().begin(), input.sizes().end());
+  for (size_t i = shape.size() - normalized_dims; i < shape.size(); i++)
+    shape[i] = 1;
+  return shape;
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor>
+layer_norm(const at::Tensor &input, c10::SymIntArrayRef normalized_shape_sym,
+           const c10::optional<at::Tensor> &weight,
+           const c10::optional<at::Tensor> &bias, double eps) {
+  c10::IntArrayRef normalized = c10::asIntArrayRefSlow(normalized_shape_sym);
+  TORCH_CHECK(normalized.size() <= static_cast<size_t>(input.dim()),
+              "layer_norm: normalized_shape has more dims than the input");
+  at::Tensor out = empty_like(input);
+  auto stat_shape = layer_norm_stat_shape(input, normalized.size());
+  at::Tensor mean = at::empty(stat_shape, input.options());
+  at::Tensor rstd = at::empty(stat_shape, input.options());
+  at::Tensor w = defined_or_none(weight), b = defined_or_none(bias);
+  OpContext ctx(input);
+  DiopiTensor o(out), m(mean), r(rstd), x(input), wt(w), bt(b);
+  BP_CALL(diopiLayerNorm, ctx, o, m, r, x, wt, bt, diopi_size(normalized), eps);
+  return {out, mean, rstd};
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor> layer_norm_backward(
+    const at::Tensor &grad_output, const at::Tensor &input,
+    c10::SymIntArrayRef normalized_shape_sym, const at::Tensor &mean,
+    const at::Tensor &rstd, const c10::optional<at::Tensor> &weight,
+    const c10::optional<at::Tensor> &bias, std::array<bool, 3> mask) {
+  c10::IntArrayRef normalized = c10::asIntArrayRefSlow(normalized_shape_sym);
+  at::Tensor w = defined_or_none(weight), b = defined_or_none(bias);
+  at::Tensor gi = mask[0] ? empty_like(input) : at::Tensor();
+  at::Tensor gw = mask[1] && w.defined() ? empty_like(w) : at::Tensor();
+  at::Tensor gb = mask[2] && b.defined() ? empty_like(b) : at::Tensor();
+  OpContext ctx(input);
+  DiopiTensor dgi(gi), dgw(gw), dgb(gb), go(grad_output), x(input), wt(w),
+      bt(b), m(mean), r(rstd);
+  BP_CALL(diopiLayerNormBackward, ctx, dgi, dgw, dgb, go, x, wt, bt, m, r,
+          diopi_size(normalized));
+  return {gi, gw, gb};
+}
+
 // total_weight is what nll_loss_backward is handed back; DIOPI's backward
 // needs none, so it holds the number of targets (ignored ones included).
 std::tuple<at::Tensor, at::Tensor>
@@ -340,6 +442,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_log_softmax_backward_data", log_softmax_backward);
   m.impl("_softmax", softmax);
   m.impl("_softmax_backward_data", softmax_backward);
+  m.impl("native_batch_norm", batch_norm);
+  m.impl("native_batch_norm_backward", batch_norm_backward);
+  m.impl("native_layer_norm", layer_norm);
+  m.impl("native_layer_norm_backward", layer_norm_backward);
   m.impl("nll_loss_forward", nll_loss_forward);
   m.impl("nll_loss_backward", nll_loss_backward);
   m.impl("sum.dim_IntList", sum);

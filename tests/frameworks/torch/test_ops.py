@@ -151,6 +151,30 @@ class PeerTest(unittest.TestCase):
         _, idx_cpu = F.max_pool2d(d, 2, return_indices=True)
         self.assertTrue(torch.equal(idx.cpu(), idx_cpu))
 
+    def test_batch_norm_training_and_evaluation(self):
+        x, w, b = randn(4, 3, 5, 5), randn(3), randn(3)
+        for training in (True, False):
+            mean_cpu, var_cpu = randn(3), torch.rand(3) + 0.5
+            mean_dev, var_dev = mean_cpu.to(DEVICE), var_cpu.to(DEVICE)
+
+            def bn(t, weight, bias):
+                on_device = t.device.type != "cpu"
+                return F.batch_norm(t, mean_dev if on_device else mean_cpu,
+                                    var_dev if on_device else var_cpu,
+                                    weight, bias, training=training,
+                                    momentum=0.1, eps=1e-5)
+            self.forward_backward(bn, x, w, b, rtol=1e-4, atol=1e-4)
+            # Training updates the running statistics in place.
+            self.same(mean_dev, mean_cpu, 1e-4, 1e-4)
+            self.same(var_dev, var_cpu, 1e-4, 1e-4)
+
+    def test_layer_norm(self):
+        for x in views(randn(4, 6)):
+            self.forward_backward(lambda t, w, b: F.layer_norm(t, (6,), w, b),
+                                  x, randn(6), randn(6), rtol=1e-4, atol=1e-4)
+        self.forward_backward(lambda t: F.layer_norm(t, (3, 4)),
+                              randn(2, 3, 4), rtol=1e-4, atol=1e-4)
+
     def test_softmax_and_losses(self):
         for x in views(randn(6, 10)):
             self.forward_backward(lambda t: F.log_softmax(t, dim=1), x)
