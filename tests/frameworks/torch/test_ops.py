@@ -126,6 +126,8 @@ class PeerTest(unittest.TestCase):
                               randn(3, 5), randn(3, 4))
         self.forward_backward(torch.bmm, randn(2, 3, 4), randn(2, 4, 5))
         self.forward_backward(F.linear, randn(6, 3), randn(4, 3), randn(4))
+        self.forward_backward(torch.matmul, randn(2, 5, 3), randn(3, 4))
+        self.forward_backward(torch.matmul, randn(2, 5, 3), randn(2, 3, 4))
 
     def test_convolution(self):
         for stride, padding, groups in ((1, 0, 1), (2, 1, 1), (1, 1, 2)):
