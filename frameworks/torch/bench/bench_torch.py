@@ -6,7 +6,8 @@ bench_torch.c runs this with the bridge on PYTHONPATH). One line per case:
 - small_op: a 1-element add followed by a synchronize, ns, beside the same
   add on PyTorch's CPU (which needs no synchronize);
 - ddp_step: the same step under DistributedDataParallel with 2 processes,
-  samples/s (both ranks), on the backplane backend beside gloo on the CPU.
+  samples/s (both ranks), on the backplane backend beside gloo on the CPU
+  (not with --quick: four more Python processes are too slow for a test).
 Usage: bench_torch.py REPS [--quick]"""
 import os
 import socket
@@ -124,6 +125,8 @@ def main():
     ours = small_op_ns("privateuseone:0", count, reps, sync)
     cpu = small_op_ns("cpu", count, reps, lambda: None)
     print(f"small_op {ours:.0f} ns pytorch_cpu {cpu:.0f}", flush=True)
+    if quick:
+        return
     ours = ddp_rate("backplane", steps, reps)
     gloo = ddp_rate("gloo", steps, reps)
     print(f"ddp_step {ours:.1f} samples/s gloo_cpu {gloo:.1f}", flush=True)

@@ -29,6 +29,9 @@ bp_device_t *device(c10::DeviceIndex index);
 // pool created on first use (PyTorch's getStreamFromGlobalPool).
 constexpr int kStreamPoolSize = 4;
 bp_stream_t *stream(c10::DeviceIndex index, c10::StreamId id);
+// Waits for every stream of the bridge's on the device (the default stream
+// and the pool streams created so far): all the work PyTorch queued there.
+void synchronize_streams(c10::DeviceIndex index);
 // The calling thread's current device and stream (PyTorch's, mirrored into
 // bp_stream_set_active so that Backplane calls without a stream agree).
 c10::DeviceIndex current_device();

@@ -114,6 +114,19 @@ bp_stream_t *stream(c10::DeviceIndex index, c10::StreamId id) {
   return s;
 }
 
+void synchronize_streams(c10::DeviceIndex index) {
+  device(index); // validates
+  Process &p = process();
+  std::array<bp_stream_t *, kStreamPoolSize + 1> streams;
+  {
+    std::lock_guard<std::mutex> lock(p.stream_mutex);
+    streams = p.devices[index].streams;
+  }
+  for (bp_stream_t *s : streams)
+    if (s)
+      check(bp_stream_synchronize(s), "bp_stream_synchronize");
+}
+
 c10::DeviceIndex current_device() {
   return thread_state.device;
 }
