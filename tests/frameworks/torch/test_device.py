@@ -144,8 +144,8 @@ class DeviceTest(unittest.TestCase):
         self.assertEqual(y.sum().item(), 3.0 * (1 << 16))
         done.synchronize()
         self.assertTrue(done.query())
-        self.assertTrue(side.query())
         side.synchronize()
+        self.assertTrue(side.query())
 
     def test_bad_device_index_is_a_runtime_error(self):
         with self.assertRaisesRegex(RuntimeError, "out of range"):
