@@ -16,3 +16,4 @@ BP_BENCH(train, "data-parallel training samples/s on 1/2/4 devices vs DDP")
 BP_BENCH(python, "calls from Python: no-op, DLPack round trip vs PyTorch")
 BP_BENCH(paddle,
          "Paddle on the bridge over vcpu vs Paddle CPU: CNN step, small op")
+BP_BENCH(torch, "PyTorch on vcpu: CNN step, small op, DDP vs CPU/gloo")

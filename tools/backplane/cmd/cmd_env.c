@@ -81,6 +81,11 @@ static const env_variable_t variables[] = {
     /* Framework bridges. */
     {"BACKPLANE_PADDLE_DEBUG", "0", "Paddle bridge",
      "1: print each failed Backplane call of the bridge on stderr"},
+    {"BACKPLANE_TORCH_DEVICE_TYPE", "vcpu", "PyTorch bridge",
+     "the device type whose devices are privateuseone:0..n-1"},
+    {"BACKPLANE_TORCH_FALLBACKS", "", "PyTorch bridge",
+     "ops without a kernel: unset warns once per op, 1 prints each call, "
+     "error raises NotImplementedError"},
     /* Tools. */
     {"BACKPLANE_CHECK_GATE_MS", "15000", "backplane check",
      "how long a held stream waits for the checker"},

@@ -1,0 +1,136 @@
+"""`backplane bench torch`'s measurements (tools/backplane/bench/
+bench_torch.c runs this with the bridge on PYTHONPATH). One line per case:
+    <case> <value> <unit> <baseline> <baseline value>
+- cnn_step: the training step of tests/frameworks/torch/train_digits.py's
+  CNN (batch 64, SGD), samples/s on privateuseone:0 beside PyTorch's CPU;
+- small_op: a 1-element add followed by a synchronize, ns, beside the same
+  add on PyTorch's CPU (which needs no synchronize);
+- ddp_step: the same step under DistributedDataParallel with 2 processes,
+  samples/s (both ranks), on the backplane backend beside gloo on the CPU
+  (not with --quick: four more Python processes are too slow for a test).
+Usage: bench_torch.py REPS [--quick]"""
+import os
+import socket
+import subprocess
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "tests", "frameworks",
+                                "torch"))
+import train_digits  # noqa: E402
+
+BATCH = 64
+
+
+def median(values):
+    values = sorted(values)
+    return values[len(values) // 2]
+
+
+def step_rate(device, steps, reps, wrap=None, sync=lambda: None):
+    """Samples/s of the training step, the median of reps timings."""
+    torch.manual_seed(0)
+    model = train_digits.LeNet().to(device)
+    if wrap is not None:
+        model = wrap(model)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    images = torch.randn(BATCH, 1, 8, 8).to(device)
+    labels = torch.randint(0, 10, (BATCH,)).to(device)
+
+    def step():
+        opt.zero_grad()
+        F.nll_loss(model(images), labels).backward()
+        opt.step()
+
+    for _ in range(3):
+        step()
+    sync()
+    rates = []
+    for _ in range(reps):
+        start = time.perf_counter()
+        for _ in range(steps):
+            step()
+        sync()
+        rates.append(steps * BATCH / (time.perf_counter() - start))
+    return median(rates)
+
+
+def small_op_ns(device, count, reps, sync):
+    x = torch.ones(1, device=device)
+    y = x + 1
+    sync()
+    times = []
+    for _ in range(reps):
+        start = time.perf_counter()
+        for _ in range(count):
+            y = x + 1
+            sync()
+        times.append((time.perf_counter() - start) / count * 1e9)
+    del y
+    return median(times)
+
+
+def ddp_worker(backend, steps, reps):
+    import torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel
+    rank = int(os.environ["RANK"])
+    device, sync = "cpu", lambda: None
+    if backend == "backplane":
+        import torch_backplane
+        torch_backplane.set_device(rank)
+        device = f"privateuseone:{rank}"
+        sync = lambda: torch_backplane.synchronize(rank)  # noqa: E731
+    dist.init_process_group(backend)
+    rate = step_rate(device, steps, reps, DistributedDataParallel, sync)
+    if rank == 0:
+        print(rate * int(os.environ["WORLD_SIZE"]))
+    dist.destroy_process_group()
+
+
+def ddp_rate(backend, steps, reps):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    procs = []
+    for rank in range(2):
+        env = dict(os.environ, RANK=str(rank), WORLD_SIZE="2",
+                   MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port),
+                   OMP_NUM_THREADS="1")
+        procs.append(subprocess.Popen(
+            [sys.executable, __file__, "--ddp-worker", backend, str(steps),
+             str(reps)], env=env, stdout=subprocess.PIPE, text=True))
+    outputs = [p.communicate()[0] for p in procs]
+    if any(p.returncode != 0 for p in procs):
+        raise RuntimeError(f"DDP on {backend} failed")
+    return float(outputs[0].strip().splitlines()[-1])
+
+
+def main():
+    if sys.argv[1] == "--ddp-worker":
+        ddp_worker(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+        return
+    import torch_backplane
+    reps = int(sys.argv[1])
+    quick = "--quick" in sys.argv
+    steps = 5 if quick else 30
+    sync = lambda: torch_backplane.synchronize(0)  # noqa: E731
+    ours = step_rate("privateuseone:0", steps, reps, sync=sync)
+    cpu = step_rate("cpu", steps, reps)
+    print(f"cnn_step {ours:.1f} samples/s pytorch_cpu {cpu:.1f}", flush=True)
+    count = 200 if quick else 5000
+    ours = small_op_ns("privateuseone:0", count, reps, sync)
+    cpu = small_op_ns("cpu", count, reps, lambda: None)
+    print(f"small_op {ours:.0f} ns pytorch_cpu {cpu:.0f}", flush=True)
+    if quick:
+        return
+    ours = ddp_rate("backplane", steps, reps)
+    gloo = ddp_rate("gloo", steps, reps)
+    print(f"ddp_step {ours:.1f} samples/s gloo_cpu {gloo:.1f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,286 @@
+// Elementwise kernels: add/sub/mul/div (tensor and scalar forms,
+// broadcasting, in place) and the activations with their backward, each
+// one DIOPI call on the device's current stream.
+#include <ATen/ExpandUtils.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/result_type.h>
+#include <c10/core/ScalarType.h>
+#include <torch/library.h>
+
+#include "op_call.h"
+
+namespace torch_backplane {
+namespace {
+
+enum class Binary { kAdd, kSub, kMul, kDiv };
+
+// PyTorch lets a 0-dim CPU tensor (a wrapped Python number) take part in
+// ops on any device: it becomes the op's scalar.
+bool is_host_scalar(const at::Tensor &t) {
+  return t.device().is_cpu() && t.dim() == 0;
+}
+
+at::ScalarType result_dtype(Binary op, const at::Tensor &a,
+                            const at::Tensor &b) {
+  at::ScalarType type = at::result_type(a, b);
+  if (op == Binary::kDiv && c10::isIntegralType(type, /*includeBool=*/true))
+    type = c10::typeMetaToScalarType(c10::get_default_dtype());
+  return type;
+}
+
+// out = a <op> alpha * b (out may be a: the in-place forms).
+void run_binary(Binary op, const at::Tensor &out, const at::Tensor &a,
+                const at::Tensor &b, const c10::Scalar &alpha) {
+  if (out.numel() == 0)
+    return;
+  at::Tensor lhs = a.device().is_cpu() ? a.to(out.device()) : a;
+  OpContext ctx(out);
+  diopiScalar_t scale = diopi_scalar(alpha);
+  bool in_place = out.is_same(a);
+  DiopiTensor o(out), x(lhs);
+  if (is_host_scalar(b)) {
+    diopiScalar_t s = diopi_scalar(b.item());
+    switch (op) {
+    case Binary::kAdd:
+      if (in_place)
+        return BP_CALL(diopiAddInpScalar, ctx, o, &s, &scale);
+      return BP_CALL(diopiAddScalar, ctx, o, x, &s, &scale);
+    case Binary::kSub:
+      if (in_place)
+        return BP_CALL(diopiSubInpScalar, ctx, o, &s, &scale);
+      return BP_CALL(diopiSubScalar, ctx, o, x, &s, &scale);
+    case Binary::kMul:
+      if (in_place)
+        return BP_CALL(diopiMulInpScalar, ctx, o, &s);
+      return BP_CALL(diopiMulScalar, ctx, o, x, &s);
+    case Binary::kDiv:
+      if (in_place)
+        return BP_CALL(diopiDivInpScalar, ctx, o, &s, RoundModeNone);
+      return BP_CALL(diopiDivScalar, ctx, o, x, &s, RoundModeNone);
+    }
+  }
+  TORCH_CHECK(b.device() == out.device(),
+              "backplane: expected all tensors "
+              "to be on the same device, but found ",
+              out.device(), " and ", b.device());
+  DiopiTensor y(b);
+  switch (op) {
+  case Binary::kAdd:
+    if (in_place)
+      return BP_CALL(diopiAddInp, ctx, o, y, &scale);
+    return BP_CALL(diopiAdd, ctx, o, x, y, &scale);
+  case Binary::kSub:
+    if (in_place)
+      return BP_CALL(diopiSubInp, ctx, o, y, &scale);
+    return BP_CALL(diopiSub, ctx, o, x, y, &scale);
+  case Binary::kMul:
+    if (in_place)
+      return BP_CALL(diopiMulInp, ctx, o, y);
+    return BP_CALL(diopiMul, ctx, o, x, y);
+  case Binary::kDiv:
+    if (in_place)
+      return BP_CALL(diopiDivInp, ctx, o, y, RoundModeNone);
+    return BP_CALL(diopiDiv, ctx, o, x, y, RoundModeNone);
+  }
+}
+
+at::Tensor binary(Binary op, const at::Tensor &a, const at::Tensor &b,
+                  const c10::Scalar &alpha) {
+  const at::Tensor &on = a.device().is_cpu() ? b : a;
+  at::Tensor out = at::empty(at::infer_size(a.sizes(), b.sizes()),
+                             on.options().dtype(result_dtype(op, a, b)));
+  run_binary(op, out, a, b, alpha);
+  return out;
+}
+
+at::Tensor &binary_(Binary op, at::Tensor &self, const at::Tensor &b,
+                    const c10::Scalar &alpha) {
+  TORCH_CHECK(c10::canCast(result_dtype(op, self, b), self.scalar_type()),
+              "result type ", result_dtype(op, self, b),
+              " can't be cast to the desired output type ", self.scalar_type());
+  run_binary(op, self, self, b, alpha);
+  return self;
+}
+
+at::Tensor &binary_out(Binary op, const at::Tensor &a, const at::Tensor &b,
+                       const c10::Scalar &alpha, at::Tensor &out) {
+  auto shape = at::infer_size(a.sizes(), b.sizes());
+  if (!out.sizes().equals(shape))
+    out.resize_(shape);
+  run_binary(op, out, a, b, alpha);
+  return out;
+}
+
+at::Tensor add(const at::Tensor &a, const at::Tensor &b,
+               const c10::Scalar &alpha) {
+  return binary(Binary::kAdd, a, b, alpha);
+}
+at::Tensor &add_(at::Tensor &a, const at::Tensor &b, const c10::Scalar &alpha) {
+  return binary_(Binary::kAdd, a, b, alpha);
+}
+at::Tensor sub(const at::Tensor &a, const at::Tensor &b,
+               const c10::Scalar &alpha) {
+  return binary(Binary::kSub, a, b, alpha);
+}
+at::Tensor &sub_(at::Tensor &a, const at::Tensor &b, const c10::Scalar &alpha) {
+  return binary_(Binary::kSub, a, b, alpha);
+}
+at::Tensor mul(const at::Tensor &a, const at::Tensor &b) {
+  return binary(Binary::kMul, a, b, 1);
+}
+at::Tensor &mul_(at::Tensor &a, const at::Tensor &b) {
+  return binary_(Binary::kMul, a, b, 1);
+}
+at::Tensor div(const at::Tensor &a, const at::Tensor &b) {
+  return binary(Binary::kDiv, a, b, 1);
+}
+at::Tensor &div_(at::Tensor &a, const at::Tensor &b) {
+  return binary_(Binary::kDiv, a, b, 1);
+}
+
+at::Tensor &add_out(const at::Tensor &a, const at::Tensor &b,
+                    const c10::Scalar &alpha, at::Tensor &out) {
+  return binary_out(Binary::kAdd, a, b, alpha, out);
+}
+at::Tensor &sub_out(const at::Tensor &a, const at::Tensor &b,
+                    const c10::Scalar &alpha, at::Tensor &out) {
+  return binary_out(Binary::kSub, a, b, alpha, out);
+}
+at::Tensor &mul_out(const at::Tensor &a, const at::Tensor &b, at::Tensor &out) {
+  return binary_out(Binary::kMul, a, b, 1, out);
+}
+at::Tensor &div_out(const at::Tensor &a, const at::Tensor &b, at::Tensor &out) {
+  return binary_out(Binary::kDiv, a, b, 1, out);
+}
+
+// ---- Activations --------------------------------------------------------
+
+using UnaryFn = diopiError_t (*)(diopiContextHandle_t, diopiTensorHandle_t,
+                                 diopiConstTensorHandle_t);
+using UnaryInpFn = diopiError_t (*)(diopiContextHandle_t, diopiTensorHandle_t);
+
+at::Tensor unary(const char *name, UnaryFn fn, const at::Tensor &self) {
+  at::Tensor out = at::empty(self.sizes(), self.options());
+  if (out.numel() == 0)
+    return out;
+  OpContext ctx(self);
+  DiopiTensor o(out), x(self);
+  check_op(name, fn(ctx, o, x));
+  return out;
+}
+
+at::Tensor &unary_(const char *name, UnaryInpFn fn, at::Tensor &self) {
+  if (self.numel() == 0)
+    return self;
+  OpContext ctx(self);
+  DiopiTensor x(self);
+  check_op(name, fn(ctx, x));
+  return self;
+}
+
+at::Tensor relu(const at::Tensor &s) {
+  return unary("diopiRelu", BP_DIOPI(diopiRelu), s);
+}
+at::Tensor &relu_(at::Tensor &s) {
+  return unary_("diopiReluInp", BP_DIOPI(diopiReluInp), s);
+}
+at::Tensor sigmoid(const at::Tensor &s) {
+  return unary("diopiSigmoid", BP_DIOPI(diopiSigmoid), s);
+}
+at::Tensor &sigmoid_(at::Tensor &s) {
+  return unary_("diopiSigmoidInp", BP_DIOPI(diopiSigmoidInp), s);
+}
+at::Tensor tanh(const at::Tensor &s) {
+  return unary("diopiTanh", BP_DIOPI(diopiTanh), s);
+}
+at::Tensor &tanh_(at::Tensor &s) {
+  return unary_("diopiTanhInp", BP_DIOPI(diopiTanhInp), s);
+}
+
+at::Tensor gelu(const at::Tensor &self, c10::string_view approximate) {
+  std::string mode(approximate);
+  at::Tensor out = at::empty(self.sizes(), self.options());
+  if (out.numel() == 0)
+    return out;
+  OpContext ctx(self);
+  DiopiTensor o(out), x(self);
+  BP_CALL(diopiGelu, ctx, o, x, mode.c_str());
+  return out;
+}
+
+at::Tensor threshold_backward(const at::Tensor &grad_output,
+                              const at::Tensor &self,
+                              const c10::Scalar &threshold) {
+  at::Tensor grad_input = at::empty(self.sizes(), grad_output.options());
+  if (grad_input.numel() == 0)
+    return grad_input;
+  OpContext ctx(grad_output);
+  DiopiTensor gi(grad_input), go(grad_output), x(self);
+  diopiScalar_t t = diopi_scalar(threshold);
+  BP_CALL(diopiThresholdBackward, ctx, gi, go, x, &t);
+  return grad_input;
+}
+
+at::Tensor sigmoid_backward(const at::Tensor &grad_output,
+                            const at::Tensor &output) {
+  at::Tensor grad_input = at::empty(output.sizes(), grad_output.options());
+  if (grad_input.numel() == 0)
+    return grad_input;
+  OpContext ctx(grad_output);
+  DiopiTensor gi(grad_input), go(grad_output), y(output);
+  BP_CALL(diopiSigmoidBackward, ctx, gi, go, y);
+  return grad_input;
+}
+
+at::Tensor tanh_backward(const at::Tensor &grad_output,
+                         const at::Tensor &output) {
+  at::Tensor grad_input = at::empty(output.sizes(), grad_output.options());
+  if (grad_input.numel() == 0)
+    return grad_input;
+  OpContext ctx(grad_output);
+  DiopiTensor gi(grad_input), go(grad_output), y(output);
+  BP_CALL(diopiTanhBackward, ctx, gi, go, y);
+  return grad_input;
+}
+
+at::Tensor gelu_backward(const at::Tensor &grad_output, const at::Tensor &self,
+                         c10::string_view approximate) {
+  std::string mode(approximate);
+  at::Tensor grad_input = at::empty(self.sizes(), grad_output.options());
+  if (grad_input.numel() == 0)
+    return grad_input;
+  OpContext ctx(grad_output);
+  DiopiTensor gi(grad_input), go(grad_output), x(self);
+  BP_CALL(diopiGeluBackward, ctx, gi, go, x, mode.c_str());
+  return grad_input;
+}
+
+} // namespace
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("add.Tensor", add);
+  m.impl("add.out", add_out);
+  m.impl("sub.out", sub_out);
+  m.impl("mul.out", mul_out);
+  m.impl("div.out", div_out);
+  m.impl("add_.Tensor", add_);
+  m.impl("sub.Tensor", sub);
+  m.impl("sub_.Tensor", sub_);
+  m.impl("mul.Tensor", mul);
+  m.impl("mul_.Tensor", mul_);
+  m.impl("div.Tensor", div);
+  m.impl("div_.Tensor", div_);
+  m.impl("relu", relu);
+  m.impl("relu_", relu_);
+  m.impl("sigmoid", sigmoid);
+  m.impl("sigmoid_", sigmoid_);
+  m.impl("tanh", tanh);
+  m.impl("tanh_", tanh_);
+  m.impl("gelu", gelu);
+  m.impl("threshold_backward", threshold_backward);
+  m.impl("sigmoid_backward", sigmoid_backward);
+  m.impl("tanh_backward", tanh_backward);
+  m.impl("gelu_backward", gelu_backward);
+}
+
+} // namespace torch_backplane

@@ -1,0 +1,62 @@
+"""Backplane devices for PyTorch.
+
+Importing torch_backplane makes every Backplane device a PyTorch device of
+type "privateuseone" (torch 1.13 cannot rename it): its allocator is
+Backplane's caching allocator, its streams and events are Backplane's, and
+its aten kernels call the DIOPI op library. The functions below are also
+reachable as torch.privateuseone.* (torch._register_device_module).
+
+    import torch, torch_backplane
+    x = torch.ones(3, device="privateuseone:0")
+
+BACKPLANE_TORCH_FALLBACKS: ops without a kernel run on the CPU with one
+warning each (unset), with a line per call ("1"), or fail with
+NotImplementedError ("error"). See docs/pytorch.md.
+"""
+import sys
+
+import torch
+
+from . import _native
+from .device import (current_device, device_count, get_device_name,
+                     is_available, set_device, synchronize)
+from .streams import (Event, Stream, current_stream, default_stream,
+                      stream)
+from .memory import (empty_cache, max_memory_allocated, max_memory_reserved,
+                     memory_allocated, memory_reserved, memory_stats,
+                     reset_peak_memory_stats)
+
+__all__ = [
+    "Event", "Stream", "current_stream", "default_stream", "stream",
+    "current_device", "device_count", "empty_cache", "fallback_counts",
+    "get_device_name", "is_available", "max_memory_allocated",
+    "max_memory_reserved", "memory_allocated", "memory_reserved",
+    "memory_stats", "reset_fallback_counts", "reset_peak_memory_stats",
+    "set_device", "synchronize",
+]
+
+
+def fallback_counts():
+    """{"op.overload": calls} for every op that ran through the CPU
+    fallback since the start (or reset_fallback_counts())."""
+    import ctypes
+    length = ctypes.c_size_t()
+    _native.call("fallback_counts", None, 0, ctypes.byref(length))
+    buf = ctypes.create_string_buffer(length.value + 1)
+    _native.call("fallback_counts", buf, len(buf), ctypes.byref(length))
+    counts = {}
+    for line in buf.value.decode().splitlines():
+        name, count = line.rsplit(" ", 1)
+        counts[name] = int(count)
+    return counts
+
+
+def reset_fallback_counts():
+    _native.call("reset_fallback_counts")
+
+
+if torch.distributed.is_available():
+    from . import distributed  # noqa: F401 (registers the backend)
+
+if not hasattr(torch, "privateuseone"):
+    torch._register_device_module("privateuseone", sys.modules[__name__])
