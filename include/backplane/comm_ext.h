@@ -32,6 +32,7 @@ typedef enum BP_CommExtStatus {
   BP_COMM_EXT_TIMEOUT = 7,       /* a peer did not arrive in time */
   BP_COMM_EXT_ABORTED = 8,       /* comm_abort ended the communicator */
   BP_COMM_EXT_INTERNAL = 9,      /* a bug in the plugin */
+  BP_COMM_EXT_PEER_LOST = 10,    /* a peer's process died (or its host) */
 } BP_CommExtStatus;
 
 typedef struct BP_CommExtension {

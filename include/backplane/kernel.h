@@ -66,7 +66,7 @@ typedef struct bp_notify bp_notify_t;
 
 /* Largest argument block of one launch, in bytes. */
 #define BP_LAUNCH_MAX_ARGS 4096
-/* Largest manifest read, in bytes. */
+/* Largest manifest read, in bytes, unless the options raise it. */
 #define BP_MANIFEST_MAX_BYTES (1u << 20)
 /* The timeout of a launch or notify wait that names none: HCCL's
  * 27 * 68 s. */
@@ -75,14 +75,20 @@ typedef struct bp_notify bp_notify_t;
 typedef struct bp_module_options {
   /* Let a manifest's kernelSo be absolute or climb out of its folder. */
   int allow_outside_manifest_folder;
+  /* The largest manifest to read, in bytes; 0: BP_MANIFEST_MAX_BYTES. A
+   * larger one is refused (BP_ERR_INVALID_ARGUMENT naming this cap). */
+  size_t max_manifest_bytes;
 } bp_module_options_t;
 
 /* Loads a manifest (*.json), a device-format module the plugin builds
  * (*.cl OpenCL C source, *.spv SPIR-V, *.clbin an OpenCL program binary) or
- * a shared object (any other name) for `device`. Errors name the file, the op
- * and the reason: BP_ERR_INVALID_ARGUMENT for malformed manifests and refused
- * paths, BP_ERR_NOT_FOUND for missing files and symbols, BP_ERR_UNSUPPORTED
- * without the extension. `options` may be NULL. */
+ * a shared object (any other name) for `device`. A relative `path` (a bare
+ * name too) is taken against the working folder, never the dynamic loader's
+ * search path, and a manifest's kernelSo against the manifest's folder.
+ * Errors name the file, the op and the reason: BP_ERR_INVALID_ARGUMENT for
+ * malformed or oversized manifests and refused paths, BP_ERR_NOT_FOUND for
+ * missing files and symbols, BP_ERR_UNSUPPORTED without the extension.
+ * `options` may be NULL. */
 BP_API bp_status_t bp_module_load(bp_device_t *device, const char *path,
                                   bp_module_t **out_module);
 BP_API bp_status_t bp_module_load_with_options(
@@ -94,12 +100,22 @@ BP_API bp_status_t bp_module_load_with_options(
  * afterwards (the runtime keeps its last 256 unloaded modules readable, so
  * bp_launch of their functions, bp_module_function and a second unload are
  * refused with BP_ERR_INVALID_ARGUMENT). Code of an abandoned (timed-out)
- * kernel stays mapped until it returns. Returns the drain's error, if any,
+ * kernel stays mapped until it returns.
+ * A launch that failed (or timed out) during the drain does not make the
+ * unload fail: its error belongs to its stream, which keeps reporting it
+ * (bp_stream_query / bp_stream_synchronize) until bp_stream_reset, and the
+ * unload neither returns nor clears it. The drain covers every stream of the
+ * device, launches of other modules included, so an error returned here
+ * could not say whose it was, and the module is unloaded either way. The
+ * result is BP_OK once the device is drained and the module unloaded, or
+ * the error of the drain itself (the device could not be synchronized),
  * after unloading. NULL is a no-op. */
 BP_API bp_status_t bp_module_unload(bp_module_t *module);
 
-/* The function of an op (manifest) or a function name (either kind).
- * BP_ERR_NOT_FOUND names the module and what it has. Valid until unload. */
+/* The function of an op (manifest) or a function name (either kind), by a
+ * hash lookup (no scan of the module's list). BP_ERR_NOT_FOUND names the
+ * module, how many functions it lists and the (up to 5) listed names
+ * nearest to `name`. Valid until unload. */
 BP_API bp_status_t bp_module_function(bp_module_t *module, const char *name,
                                       bp_function_t **out_function);
 /* Functions a module lists: a manifest's ops in file order; a shared

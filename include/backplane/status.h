@@ -25,6 +25,7 @@ typedef enum bp_status {
   BP_ERR_TIMEOUT = 7,          /* a deadline passed */
   BP_ERR_ABORTED = 8,          /* the operation was aborted */
   BP_ERR_INTERNAL = 9,         /* a bug in Backplane */
+  BP_ERR_PEER_LOST = 10,       /* a communicator's peer process died */
 } bp_status_t;
 
 /* The message of the last failing call on this thread, naming the plugin, the

@@ -218,9 +218,15 @@ static C_Status group_end(void) {
   return vcpu_comm_c_status(status);
 }
 
+/* Communicators whose every data-moving call is staged. */
+static C_Status init_rank(size_t nranks, C_CCLRootId *unique_id, size_t rank,
+                          C_CCLComm *comm) {
+  return vcpu_comm_init_rank_calling(nranks, unique_id, rank, call, comm);
+}
+
 void ocl_comm_fill_interface(C_DeviceInterface *table) {
   vcpu_comm_fill_interface(table);
-  vcpu_comm_fill_calls(call); /* every data-moving call is staged */
+  table->xccl_comm_init_rank = init_rank;
   table->xccl_group_start = group_start;
   table->xccl_group_end = group_end;
   table->xccl_all_to_all = NULL;

@@ -18,14 +18,15 @@ from . import _backplane
 from ._backplane import (  # noqa: F401  (re-exported)
     AbortedError, Comm, Device, Error, Event, Function, Generator,
     InternalError, InvalidArgumentError, Module, NotFoundError, NotReadyError,
-    OpsLibrary, OutOfMemoryError, PluginError, Stream, Tensor, TimeoutError,
-    UnsupportedError, current_stream, device, devices, library_dir)
+    OpsLibrary, OutOfMemoryError, PeerLostError, PluginError, Stream, Tensor,
+    TimeoutError, UnsupportedError, current_stream, device, devices,
+    library_dir)
 
 __all__ = [
     "AbortedError", "Comm", "Device", "Error", "Event", "Function",
     "Generator", "InternalError", "InvalidArgumentError", "Module",
     "NotFoundError", "NotReadyError", "OpsLibrary", "OutOfMemoryError",
-    "PluginError", "Stream", "Tensor", "TimeoutError", "UnsupportedError",
+    "PeerLostError", "PluginError", "Stream", "Tensor", "TimeoutError", "UnsupportedError",
     "comm", "current_stream", "device", "devices", "empty", "from_dlpack",
     "from_numpy", "library_dir", "load_module", "ops", "synchronize",
     "to_numpy", "trace", "zeros",

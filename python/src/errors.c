@@ -4,7 +4,7 @@
  * OutOfMemoryError is a MemoryError, TimeoutError a builtins.TimeoutError. */
 #include "bpy.h"
 
-enum { STATUS_COUNT = BP_ERR_INTERNAL + 1 };
+enum { STATUS_COUNT = BP_ERR_PEER_LOST + 1 };
 
 static PyObject *error_base;
 static PyObject *errors[STATUS_COUNT]; /* by status; [0] unused */
@@ -23,6 +23,7 @@ static const struct {
     {BP_ERR_TIMEOUT, "TimeoutError", &PyExc_TimeoutError},
     {BP_ERR_ABORTED, "AbortedError", NULL},
     {BP_ERR_INTERNAL, "InternalError", NULL},
+    {BP_ERR_PEER_LOST, "PeerLostError", NULL},
 };
 
 int bpy_errors_init(PyObject *module) {

@@ -39,6 +39,8 @@ BP_API const char *bp_status_name(bp_status_t status) {
     return "BP_ERR_ABORTED";
   case BP_ERR_INTERNAL:
     return "BP_ERR_INTERNAL";
+  case BP_ERR_PEER_LOST:
+    return "BP_ERR_PEER_LOST";
   }
   return "BP_ERR_UNKNOWN";
 }

@@ -8,6 +8,11 @@
 
 int bp_plugin_permissions_ok(const char *path, char *reason,
                              size_t reason_size) {
+  return bp_file_permissions_ok(path, "plugin", reason, reason_size);
+}
+
+int bp_file_permissions_ok(const char *path, const char *what, char *reason,
+                           size_t reason_size) {
   const char *allow = secure_getenv("BACKPLANE_ALLOW_INSECURE_PLUGINS");
   if (allow && strcmp(allow, "1") == 0)
     return 1;
@@ -24,19 +29,19 @@ int bp_plugin_permissions_ok(const char *path, char *reason,
     ok = 0;
   } else if (st.st_mode & (S_IWGRP | S_IWOTH)) {
     snprintf(reason, reason_size,
-             "refused: plugin file is writable by group/others (mode %04o); "
+             "refused: %s file is writable by group/others (mode %04o); "
              "set BACKPLANE_ALLOW_INSECURE_PLUGINS=1 to load it anyway",
-             (unsigned)(st.st_mode & 07777));
+             what, (unsigned)(st.st_mode & 07777));
     ok = 0;
   } else if (slash) {
     *slash = '\0';
     const char *dir = slash == resolved ? "/" : resolved;
     if (stat(dir, &st) == 0 && (st.st_mode & (S_IWGRP | S_IWOTH))) {
       snprintf(reason, reason_size,
-               "refused: plugin directory %s is writable by group/others "
+               "refused: %s directory %s is writable by group/others "
                "(mode %04o); set BACKPLANE_ALLOW_INSECURE_PLUGINS=1 to load it "
                "anyway",
-               dir, (unsigned)(st.st_mode & 07777));
+               what, dir, (unsigned)(st.st_mode & 07777));
       ok = 0;
     }
   }

@@ -12,6 +12,12 @@
 int bp_plugin_permissions_ok(const char *path, char *reason,
                              size_t reason_size);
 
+/* The same check for another file that code comes from; the reason names
+ * it as `what` ("kernel library", "manifest"): "refused: <what> file is
+ * writable ..." or "refused: <what> directory <dir> is writable ...". */
+int bp_file_permissions_ok(const char *path, const char *what, char *reason,
+                           size_t reason_size);
+
 /* The status for a path bp_plugin_permissions_ok refused: BP_ERR_NOT_FOUND
  * when nothing is at `path`, BP_ERR_INVALID_ARGUMENT otherwise. */
 bp_status_t bp_plugin_refusal_status(const char *path);

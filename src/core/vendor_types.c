@@ -150,6 +150,8 @@ bp_status_t bp_status_from_comm_ext(int32_t status) {
     return BP_ERR_ABORTED;
   case BP_COMM_EXT_INTERNAL:
     return BP_ERR_INTERNAL;
+  case BP_COMM_EXT_PEER_LOST:
+    return BP_ERR_PEER_LOST;
   default:
     return BP_ERR_PLUGIN;
   }

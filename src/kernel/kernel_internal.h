@@ -27,14 +27,26 @@ struct bp_function {
   struct bp_function *next_found; /* bp_module_t.found list */
 };
 
+/* kernel/function_index.h: listed functions by op and function name. */
+typedef struct bp_function_index_slot {
+  const char *key; /* NULL: empty */
+  bp_function_t *function;
+} bp_function_index_slot_t;
+
+typedef struct bp_function_index {
+  bp_function_index_slot_t *slots; /* mask + 1 of them, or NULL */
+  size_t mask;
+} bp_function_index_t;
+
 struct bp_module {
   bp_device_t *device;
   const BP_KernelExtension *kernels;
-  char *path;
+  char *path; /* absolute: the working folder joined to a relative path */
   BP_KernelModule *parts; /* one per distinct shared object */
   size_t part_count;
   bp_function_t *functions; /* the listed ones */
   size_t function_count;
+  bp_function_index_t index; /* of `functions`, built once they are loaded */
   /* Functions of a shared object found by name but not listed; guarded by
    * `lock`, freed with the module. */
   pthread_mutex_t lock;

@@ -11,6 +11,7 @@
 #include "base/status.h"
 #include "core/plugin_security.h"
 #include "core/target_hooks.h"
+#include "kernel/json_scan.h"
 
 static const char *const known_libraries[] = {"AICPUKernel", "CUSTAICPUKernel"};
 
@@ -45,24 +46,97 @@ static const char *where(int index, char *buffer, size_t capacity) {
   return buffer;
 }
 
-/* The string value of entry[key]: non-empty, without an embedded NUL.
- * Absent and `optional` leaves *out untouched. */
-static bp_status_t string_field(const char *path, const char *op, int index,
-                                json_t *entry, const char *key, bool optional,
-                                const char **out) {
+/* "not JSON" with where and what the scanner found. */
+static bp_status_t not_json(const char *path, const bp_json_scan_t *scan) {
+  return bp_error(BP_ERR_INVALID_ARGUMENT, "%s: not JSON (%s)", path,
+                  scan->error);
+}
+
+/* A string field of opInfo or of a variant, as read. */
+typedef struct raw_field {
+  bool present;
+  char *value; /* owned; NULL when present but not a string */
+} raw_field_t;
+
+/* opInfo or an entry of "variants", as read: its strings, and where its
+ * "target" (variants only) lies in the text. */
+typedef struct raw_entry {
+  raw_field_t library, kernel_so, function;
+  const char *target; /* NULL when absent */
+  size_t target_size;
+} raw_entry_t;
+
+static void free_raw(raw_entry_t *raw) {
+  free(raw->library.value);
+  free(raw->kernel_so.value);
+  free(raw->function.value);
+}
+
+static bool read_field(bp_json_scan_t *scan, raw_field_t *field) {
+  if (field->present)
+    return bp_json_scan_fail(scan, "duplicate object key");
+  field->present = true;
+  if (bp_json_scan_peek(scan) != '"')
+    return bp_json_scan_skip(scan);
+  const char *text;
+  size_t length;
+  if (!bp_json_scan_string(scan, &text, &length))
+    return false;
+  field->value = strdup(text);
+  return field->value || bp_json_scan_fail(scan, "out of memory");
+}
+
+/* The object at the cursor into *raw; "target" is kept only when
+ * `with_target`. False on a scan error. */
+static bool read_entry(bp_json_scan_t *scan, bool with_target,
+                       raw_entry_t *raw) {
+  if (!bp_json_scan_expect(scan, '{'))
+    return false;
+  bool first = true, target_seen = false;
+  int more;
+  while ((more = bp_json_scan_next(scan, '}', &first)) == 1) {
+    const char *key;
+    size_t length;
+    if (!bp_json_scan_string(scan, &key, &length) ||
+        !bp_json_scan_expect(scan, ':'))
+      return false;
+    bool ok;
+    if (strcmp(key, "opKernelLib") == 0) {
+      ok = read_field(scan, &raw->library);
+    } else if (strcmp(key, "kernelSo") == 0) {
+      ok = read_field(scan, &raw->kernel_so);
+    } else if (strcmp(key, "functionName") == 0) {
+      ok = read_field(scan, &raw->function);
+    } else if (with_target && strcmp(key, "target") == 0) {
+      if (target_seen)
+        return bp_json_scan_fail(scan, "duplicate object key");
+      target_seen = true;
+      raw->target = bp_json_scan_position(scan);
+      ok = bp_json_scan_skip(scan);
+      raw->target_size = (size_t)(scan->at - raw->target);
+    } else {
+      ok = bp_json_scan_skip(scan);
+    }
+    if (!ok)
+      return false;
+  }
+  return more == 0;
+}
+
+/* A required or optional string field: non-empty. */
+static bp_status_t check_field(const char *path, const char *op, int index,
+                               const raw_field_t *field, const char *key,
+                               bool optional) {
   char buffer[32];
-  json_t *value = json_object_get(entry, key);
-  if (!value && optional)
+  if (!field->present && optional)
     return BP_OK;
-  if (!value)
+  if (!field->present)
     return bp_error(BP_ERR_INVALID_ARGUMENT, "%s: op \"%s\": %s has no \"%s\"",
                     path, op, where(index, buffer, sizeof buffer), key);
-  if (!json_is_string(value) || json_string_length(value) == 0 ||
-      strlen(json_string_value(value)) != json_string_length(value))
+  if (!field->value || field->value[0] == '\0')
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "%s: op \"%s\": %s: \"%s\" must be a non-empty string",
                     path, op, where(index, buffer, sizeof buffer), key);
-  *out = json_string_value(value);
   return BP_OK;
 }
 
@@ -93,45 +167,59 @@ static char *resolve(const char *path, const char *relative) {
   return out;
 }
 
-/* The predicate of a variant: canonical text and its number of clauses. */
+/* The predicate of a variant (the text of its "target" value): canonical
+ * text and its number of clauses. */
 static bp_status_t parse_target(const char *path, const char *op, int index,
-                                json_t *target, bp_manifest_variant_t *out) {
+                                const raw_entry_t *raw,
+                                bp_manifest_variant_t *out) {
   char buffer[32], why[256] = "";
-  if (!json_is_object(target))
+  json_error_t error;
+  json_t *target =
+      json_loadb(raw->target, raw->target_size, JSON_REJECT_DUPLICATES, &error);
+  if (!target)
     return bp_error(BP_ERR_INVALID_ARGUMENT,
-                    "%s: op \"%s\": %s: \"target\" must be an object", path, op,
-                    where(index, buffer, sizeof buffer));
-  out->target = json_dumps(target, JSON_COMPACT | JSON_SORT_KEYS);
-  out->clauses = json_object_size(target);
-  if (!out->target)
-    return bp_error(BP_ERR_OUT_OF_MEMORY, "%s: op \"%s\": out of memory", path,
-                    op);
-  if (bp_target_hooks.check_predicate(out->target, why, sizeof why) != BP_OK)
-    return bp_error(BP_ERR_INVALID_ARGUMENT, "%s: op \"%s\": %s: target %s: %s",
-                    path, op, where(index, buffer, sizeof buffer), out->target,
-                    why);
-  return BP_OK;
+                    "%s: op \"%s\": %s: \"target\": not JSON (%s)", path, op,
+                    where(index, buffer, sizeof buffer), error.text);
+  bp_status_t status = BP_OK;
+  if (!json_is_object(target)) {
+    status = bp_error(BP_ERR_INVALID_ARGUMENT,
+                      "%s: op \"%s\": %s: \"target\" must be an object", path,
+                      op, where(index, buffer, sizeof buffer));
+  } else {
+    out->target = json_dumps(target, JSON_COMPACT | JSON_SORT_KEYS);
+    out->clauses = json_object_size(target);
+    if (!out->target)
+      status = bp_error(BP_ERR_OUT_OF_MEMORY, "%s: op \"%s\": out of memory",
+                        path, op);
+    else if (bp_target_hooks.check_predicate(out->target, why, sizeof why) !=
+             BP_OK)
+      status = bp_error(BP_ERR_INVALID_ARGUMENT,
+                        "%s: op \"%s\": %s: target %s: %s", path, op,
+                        where(index, buffer, sizeof buffer), out->target, why);
+  }
+  json_decref(target);
+  return status;
 }
 
-/* opInfo (index -1) or an entry of "variants" into `out`; on error the
- * caller frees what was filled. */
-static bp_status_t parse_variant(const char *path, const char *op, int index,
-                                 json_t *entry, const char *default_library,
+/* Checks opInfo (index -1) or an entry of "variants" and moves it into
+ * `out`; on error the caller frees what was filled. */
+static bp_status_t check_variant(const char *path, const char *op, int index,
+                                 raw_entry_t *raw, const char *default_library,
                                  bool allow_outside,
                                  bp_manifest_variant_t *out) {
   char buffer[32];
   out->index = index;
-  const char *library = default_library, *kernel_so, *function;
   bp_status_t status =
-      string_field(path, op, index, entry, "opKernelLib", index >= 0, &library);
+      check_field(path, op, index, &raw->library, "opKernelLib", index >= 0);
+  if (status == BP_OK)
+    status = check_field(path, op, index, &raw->kernel_so, "kernelSo", false);
   if (status == BP_OK)
     status =
-        string_field(path, op, index, entry, "kernelSo", false, &kernel_so);
-  if (status == BP_OK)
-    status =
-        string_field(path, op, index, entry, "functionName", false, &function);
+        check_field(path, op, index, &raw->function, "functionName", false);
   if (status != BP_OK)
     return status;
+  const char *library =
+      raw->library.present ? raw->library.value : default_library;
   bool known = false;
   for (size_t i = 0; i < sizeof known_libraries / sizeof *known_libraries; ++i)
     known = known || strcmp(library, known_libraries[i]) == 0;
@@ -140,53 +228,127 @@ static bp_status_t parse_variant(const char *path, const char *op, int index,
                     "%s: op \"%s\": %s: unknown opKernelLib \"%s\" (expected "
                     "AICPUKernel or CUSTAICPUKernel)",
                     path, op, where(index, buffer, sizeof buffer), library);
+  const char *kernel_so = raw->kernel_so.value;
   if (!allow_outside && (kernel_so[0] == '/' || climbs_out(kernel_so)))
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "%s: op \"%s\": %s: kernelSo \"%s\" leaves the manifest's "
                     "folder (absolute or \"..\"); not allowed by the options",
                     path, op, where(index, buffer, sizeof buffer), kernel_so);
-  json_t *target = index >= 0 ? json_object_get(entry, "target") : NULL;
-  if (target && (status = parse_target(path, op, index, target, out)) != BP_OK)
+  if (raw->target &&
+      (status = parse_target(path, op, index, raw, out)) != BP_OK)
     return status;
   out->library = strdup(library);
   out->kernel_so = resolve(path, kernel_so);
-  out->function = strdup(function);
-  if (!out->library || !out->kernel_so || !out->function)
+  out->function = raw->function.value;
+  raw->function.value = NULL;
+  if (!out->library || !out->kernel_so)
     return bp_error(BP_ERR_OUT_OF_MEMORY, "%s: op \"%s\": out of memory", path,
                     op);
   return BP_OK;
 }
 
+/* Where an op's "opInfo" and "variants" values lie in the text. */
+typedef struct op_spans {
+  const char *info, *variants; /* NULL: absent */
+} op_spans_t;
+
+/* The op's value at the cursor: an object's "opInfo" and "variants" spans;
+ * anything else is skipped (the caller then finds neither). */
+static bool read_op(bp_json_scan_t *scan, op_spans_t *spans) {
+  if (bp_json_scan_peek(scan) != '{')
+    return bp_json_scan_skip(scan);
+  scan->at++;
+  bool first = true;
+  int more;
+  while ((more = bp_json_scan_next(scan, '}', &first)) == 1) {
+    const char *key;
+    size_t length;
+    if (!bp_json_scan_string(scan, &key, &length) ||
+        !bp_json_scan_expect(scan, ':'))
+      return false;
+    const char **span = strcmp(key, "opInfo") == 0     ? &spans->info
+                        : strcmp(key, "variants") == 0 ? &spans->variants
+                                                       : NULL;
+    if (span && *span)
+      return bp_json_scan_fail(scan, "duplicate object key");
+    if (span)
+      *span = bp_json_scan_position(scan);
+    if (!bp_json_scan_skip(scan))
+      return false;
+  }
+  return more == 0;
+}
+
+/* The elements of the (already checked) array at `text`: their positions
+ * into at[] (up to `capacity`), their number into *count. */
+static void array_elements(const char *text, const char *end, const char **at,
+                           size_t capacity, size_t *count) {
+  bp_json_scan_t scan;
+  bp_json_scan_init(&scan, text, (size_t)(end - text));
+  bp_json_scan_expect(&scan, '[');
+  bool first = true;
+  *count = 0;
+  while (bp_json_scan_next(&scan, ']', &first) == 1) {
+    if (*count < capacity)
+      at[*count] = bp_json_scan_position(&scan);
+    ++*count;
+    bp_json_scan_skip(&scan);
+  }
+  bp_json_scan_free(&scan);
+}
+
+/* The entry at `text` (already checked) into *raw. */
+static bp_status_t read_entry_at(const char *path, const char *text,
+                                 const char *end, bool with_target,
+                                 raw_entry_t *raw) {
+  bp_json_scan_t scan;
+  bp_json_scan_init(&scan, text, (size_t)(end - text));
+  bool ok = read_entry(&scan, with_target, raw);
+  bp_status_t status = ok ? BP_OK : not_json(path, &scan);
+  bp_json_scan_free(&scan);
+  return status;
+}
+
 /* The entries of "variants" (if any) then opInfo (if any) into out. */
-static bp_status_t parse_variants(const char *path, const char *name,
-                                  json_t *info, json_t *variants,
-                                  bool allow_outside, bp_manifest_op_t *out) {
-  size_t count = json_array_size(variants);
+static bp_status_t parse_variants(const char *path, const char *end,
+                                  const op_spans_t *spans, bool allow_outside,
+                                  bp_manifest_op_t *out) {
+  const char *name = out->op;
+  const char *entries[BP_MANIFEST_MAX_VARIANTS];
+  size_t count = 0;
+  if (spans->variants)
+    array_elements(spans->variants, end, entries, BP_MANIFEST_MAX_VARIANTS,
+                   &count);
   out->variants = calloc(count + 1, sizeof *out->variants);
   if (!out->variants)
     return bp_error(BP_ERR_OUT_OF_MEMORY, "%s: op \"%s\": out of memory", path,
                     name);
-  const char *library = "AICPUKernel";
-  json_t *info_library = json_object_get(info, "opKernelLib");
-  if (json_is_string(info_library))
-    library = json_string_value(info_library);
-  bp_status_t status = BP_OK;
+  raw_entry_t info = {0};
+  bp_status_t status =
+      spans->info ? read_entry_at(path, spans->info, end, false, &info) : BP_OK;
+  const char *library = info.library.value ? info.library.value : "AICPUKernel";
   int defaults = 0;
   for (size_t i = 0; status == BP_OK && i < count; ++i) {
-    json_t *entry = json_array_get(variants, i);
-    if (!json_is_object(entry))
-      return bp_error(BP_ERR_INVALID_ARGUMENT,
-                      "%s: op \"%s\": variant %zu is not an object", path, name,
-                      i);
-    status = parse_variant(path, name, (int)i, entry, library, allow_outside,
-                           &out->variants[out->variant_count++]);
-    defaults += !json_object_get(entry, "target");
+    if (*entries[i] != '{') {
+      status = bp_error(BP_ERR_INVALID_ARGUMENT,
+                        "%s: op \"%s\": variant %zu is not an object", path,
+                        name, i);
+      break;
+    }
+    raw_entry_t raw = {0};
+    status = read_entry_at(path, entries[i], end, true, &raw);
+    if (status == BP_OK)
+      status = check_variant(path, name, (int)i, &raw, library, allow_outside,
+                             &out->variants[out->variant_count++]);
+    defaults += !raw.target;
+    free_raw(&raw);
   }
-  if (status == BP_OK && info) {
-    status = parse_variant(path, name, -1, info, NULL, allow_outside,
+  if (status == BP_OK && spans->info) {
+    status = check_variant(path, name, -1, &info, NULL, allow_outside,
                            &out->variants[out->variant_count++]);
     defaults++;
   }
+  free_raw(&info);
   if (status == BP_OK && defaults > 1)
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "%s: op \"%s\": %d defaults (opInfo and variants without "
@@ -195,25 +357,28 @@ static bp_status_t parse_variants(const char *path, const char *name,
   return status;
 }
 
-static bp_status_t parse_op(const char *path, const char *name, json_t *entry,
-                            bool allow_outside, bp_manifest_op_t *out) {
+/* The op `name` whose value is at the scan's cursor. */
+static bp_status_t parse_op(const char *path, bp_json_scan_t *scan,
+                            const char *name, bool allow_outside,
+                            bp_manifest_op_t *out) {
+  op_spans_t spans = {0};
+  if (!read_op(scan, &spans))
+    return not_json(path, scan);
   if (name[0] == '\0')
     return bp_error(BP_ERR_INVALID_ARGUMENT, "%s: an op has an empty name",
                     path);
-  json_t *info =
-      json_is_object(entry) ? json_object_get(entry, "opInfo") : NULL;
-  json_t *variants =
-      json_is_object(entry) ? json_object_get(entry, "variants") : NULL;
-  if (info && !json_is_object(info))
+  if (spans.info && *spans.info != '{')
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "%s: op \"%s\": \"opInfo\" is not an object", path, name);
-  if (variants && (!json_is_array(variants) || json_array_size(variants) == 0 ||
-                   json_array_size(variants) > BP_MANIFEST_MAX_VARIANTS))
+  size_t variants = 0;
+  if (spans.variants && *spans.variants == '[')
+    array_elements(spans.variants, scan->end, NULL, 0, &variants);
+  if (spans.variants && (variants == 0 || variants > BP_MANIFEST_MAX_VARIANTS))
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "%s: op \"%s\": \"variants\" must be an array of 1 to %d "
                     "objects",
                     path, name, BP_MANIFEST_MAX_VARIANTS);
-  if (!info && !variants)
+  if (!spans.info && !spans.variants)
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "%s: op \"%s\": no \"opInfo\" object (or \"variants\")",
                     path, name);
@@ -222,7 +387,7 @@ static bp_status_t parse_op(const char *path, const char *name, json_t *entry,
     return bp_error(BP_ERR_OUT_OF_MEMORY, "%s: op \"%s\": out of memory", path,
                     name);
   bp_status_t status =
-      parse_variants(path, name, info, variants, allow_outside, out);
+      parse_variants(path, scan->end, &spans, allow_outside, out);
   if (status != BP_OK) {
     free_op(out);
     memset(out, 0, sizeof *out);
@@ -230,37 +395,91 @@ static bp_status_t parse_op(const char *path, const char *name, json_t *entry,
   return status;
 }
 
+static int compare_names(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* BP_ERR_INVALID_ARGUMENT naming an op listed twice, if one is. */
+static bp_status_t check_unique(const char *path,
+                                const bp_manifest_t *manifest) {
+  char **names = malloc(manifest->count * sizeof *names);
+  if (!names)
+    return bp_error(BP_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+  for (size_t i = 0; i < manifest->count; ++i)
+    names[i] = manifest->ops[i].op;
+  qsort(names, manifest->count, sizeof *names, compare_names);
+  bp_status_t status = BP_OK;
+  for (size_t i = 1; i < manifest->count && status == BP_OK; ++i)
+    if (strcmp(names[i - 1], names[i]) == 0)
+      status = bp_error(BP_ERR_INVALID_ARGUMENT,
+                        "%s: not JSON (op \"%s\" is listed twice: duplicate "
+                        "object key)",
+                        path, names[i]);
+  free(names);
+  return status;
+}
+
+/* Room for one more op. */
+static bool grow(bp_manifest_t *manifest, size_t *capacity) {
+  if (manifest->count < *capacity)
+    return true;
+  size_t more = *capacity ? 2 * *capacity : 16;
+  bp_manifest_op_t *ops = realloc(manifest->ops, more * sizeof *ops);
+  if (!ops)
+    return false;
+  memset(ops + *capacity, 0, (more - *capacity) * sizeof *ops);
+  manifest->ops = ops;
+  *capacity = more;
+  return true;
+}
+
+/* The ops of the top-level object at the cursor into `manifest`. */
+static bp_status_t parse_ops(const char *path, bp_json_scan_t *scan,
+                             bool allow_outside, bp_manifest_t *manifest) {
+  if (bp_json_scan_peek(scan) != '{')
+    return bp_json_scan_skip(scan) && bp_json_scan_finish(scan)
+               ? bp_error(BP_ERR_INVALID_ARGUMENT,
+                          "%s: the top level must be an object of ops", path)
+               : not_json(path, scan);
+  scan->at++;
+  size_t capacity = 0;
+  bool first = true;
+  int more;
+  while ((more = bp_json_scan_next(scan, '}', &first)) == 1) {
+    const char *key;
+    size_t length;
+    if (!bp_json_scan_string(scan, &key, &length) ||
+        !bp_json_scan_expect(scan, ':'))
+      return not_json(path, scan);
+    char *name = strdup(key);
+    if (!name || !grow(manifest, &capacity)) {
+      free(name);
+      return bp_error(BP_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+    }
+    bp_status_t status = parse_op(path, scan, name, allow_outside,
+                                  &manifest->ops[manifest->count]);
+    free(name);
+    if (status != BP_OK)
+      return status;
+    manifest->count++;
+  }
+  if (more != 0 || !bp_json_scan_finish(scan))
+    return not_json(path, scan);
+  if (manifest->count == 0)
+    return bp_error(BP_ERR_INVALID_ARGUMENT, "%s: names no op", path);
+  return check_unique(path, manifest);
+}
+
 bp_status_t bp_manifest_parse(const char *text, size_t size, const char *path,
                               bool allow_outside_folder,
                               bp_manifest_t **out_manifest) {
-  json_error_t error;
-  json_t *root = json_loadb(text, size, JSON_REJECT_DUPLICATES, &error);
-  if (!root)
-    return bp_error(BP_ERR_INVALID_ARGUMENT,
-                    "%s: not JSON (line %d, column %d: %s)", path, error.line,
-                    error.column, error.text);
-  bp_status_t status = BP_OK;
   bp_manifest_t *manifest = calloc(1, sizeof *manifest);
-  size_t count = json_is_object(root) ? json_object_size(root) : 0;
-  if (!json_is_object(root))
-    status = bp_error(BP_ERR_INVALID_ARGUMENT,
-                      "%s: the top level must be an object of ops", path);
-  else if (count == 0)
-    status = bp_error(BP_ERR_INVALID_ARGUMENT, "%s: names no op", path);
-  else if (!manifest || !(manifest->ops = calloc(count, sizeof *manifest->ops)))
-    status = bp_error(BP_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
-  const char *name;
-  json_t *entry;
-  if (status == BP_OK) {
-    json_object_foreach(root, name, entry) {
-      status = parse_op(path, name, entry, allow_outside_folder,
-                        &manifest->ops[manifest->count]);
-      if (status != BP_OK)
-        break;
-      manifest->count++;
-    }
-  }
-  json_decref(root);
+  if (!manifest)
+    return bp_error(BP_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+  bp_json_scan_t scan;
+  bp_json_scan_init(&scan, text, size);
+  bp_status_t status = parse_ops(path, &scan, allow_outside_folder, manifest);
+  bp_json_scan_free(&scan);
   if (status != BP_OK) {
     bp_manifest_free(manifest);
     return status;
@@ -270,11 +489,10 @@ bp_status_t bp_manifest_parse(const char *text, size_t size, const char *path,
 }
 
 bp_status_t bp_manifest_read(const char *path, bool allow_outside_folder,
-                             bp_manifest_t **out_manifest) {
+                             size_t max_bytes, bp_manifest_t **out_manifest) {
   char reason[512];
-  if (!bp_plugin_permissions_ok(path, reason, sizeof reason))
-    return bp_error(bp_plugin_refusal_status(path), "%s: refused: %s", path,
-                    reason);
+  if (!bp_file_permissions_ok(path, "manifest", reason, sizeof reason))
+    return bp_error(bp_plugin_refusal_status(path), "%s: %s", path, reason);
   FILE *file = fopen(path, "rb");
   if (!file)
     return bp_error(BP_ERR_NOT_FOUND, "%s: cannot open: %s", path,
@@ -285,11 +503,12 @@ bp_status_t bp_manifest_read(const char *path, bool allow_outside_folder,
     status = bp_error(BP_ERR_INVALID_ARGUMENT, "%s: not a regular file", path);
   else if (st.st_size == 0)
     status = bp_error(BP_ERR_INVALID_ARGUMENT, "%s: empty file", path);
-  else if ((unsigned long long)st.st_size > BP_MANIFEST_MAX_BYTES)
+  else if ((unsigned long long)st.st_size > max_bytes)
     status = bp_error(BP_ERR_INVALID_ARGUMENT,
-                      "%s: %lld bytes, larger than the %u-byte limit of a "
-                      "manifest",
-                      path, (long long)st.st_size, BP_MANIFEST_MAX_BYTES);
+                      "%s: %lld bytes, larger than the %zu-byte cap on a "
+                      "manifest (raise it with "
+                      "bp_module_options_t.max_manifest_bytes)",
+                      path, (long long)st.st_size, max_bytes);
   char *text = status == BP_OK ? malloc((size_t)st.st_size) : NULL;
   if (status == BP_OK && !text)
     status = bp_error(BP_ERR_OUT_OF_MEMORY, "%s: out of memory", path);

@@ -4,11 +4,13 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/status.h"
 #include "core/plugin_security.h"
 #include "core/runtime_internal.h"
 #include "core/stream_internal.h"
+#include "kernel/function_index.h"
 #include "kernel/kernel_internal.h"
 #include "kernel/manifest.h"
 #include "kernel/variant.h"
@@ -51,6 +53,7 @@ static void unload_parts(bp_module_t *module) {
 }
 
 static void free_module(bp_module_t *module) {
+  bp_function_index_free(&module->index);
   for (size_t i = 0; i < module->function_count; ++i)
     free_function(&module->functions[i]);
   while (module->found) {
@@ -98,11 +101,12 @@ static bp_status_t load_part(bp_module_t *module, const char *path,
                              int32_t kind, const char *op,
                              BP_KernelModule *out_part) {
   char reason[512];
-  if (!bp_plugin_permissions_ok(path, reason, sizeof reason))
+  if (!bp_file_permissions_ok(path, "kernel library", reason, sizeof reason))
     return op ? bp_error(bp_plugin_refusal_status(path),
-                         "%s: op \"%s\": refused: %s", module->path, op, reason)
-              : bp_error(bp_plugin_refusal_status(path), "%s: refused: %s",
-                         path, reason);
+                         "%s: op \"%s\": kernelSo %s: %s", module->path, op,
+                         path, reason)
+              : bp_error(bp_plugin_refusal_status(path), "%s: %s", path,
+                         reason);
   BP_KernelModule part = NULL;
   C_Status result = module->kernels->module_load_file(&module->device->c_device,
                                                       path, kind, &part);
@@ -141,19 +145,27 @@ static bp_status_t fill_function(bp_module_t *module, bp_function_t *function,
   return BP_OK;
 }
 
-/* kernelSo must stay inside the manifest's folder after symlinks too. */
-static bp_status_t check_inside(const bp_module_t *module, const char *op,
-                                const char *kernel_so) {
-  char folder[PATH_MAX], target[PATH_MAX];
+/* The manifest's folder with symlinks resolved, into `folder`. */
+static bp_status_t manifest_folder(const bp_module_t *module,
+                                   char folder[PATH_MAX]) {
   char *copy = strdup(module->path);
   if (!copy)
     return out_of_memory(module);
-  char *slash = strrchr(copy, '/');
-  if (slash)
-    slash[1] = '\0';
-  bool ok = realpath(slash ? copy : ".", folder) != NULL;
+  strrchr(copy, '/')[1] = '\0'; /* module->path is absolute */
+  bool ok = realpath(copy, folder) != NULL;
   free(copy);
-  if (!ok || !realpath(kernel_so, target))
+  if (!ok)
+    return bp_error(BP_ERR_NOT_FOUND, "%s: its folder cannot be resolved",
+                    module->path);
+  return BP_OK;
+}
+
+/* kernelSo must stay inside the manifest's folder (resolved) after symlinks
+ * too. */
+static bp_status_t check_inside(const bp_module_t *module, const char *folder,
+                                const char *op, const char *kernel_so) {
+  char target[PATH_MAX];
+  if (!realpath(kernel_so, target))
     return bp_error(BP_ERR_NOT_FOUND, "%s: op \"%s\": kernelSo %s: not found",
                     module->path, op, kernel_so);
   size_t n = strlen(folder);
@@ -165,9 +177,14 @@ static bp_status_t check_inside(const bp_module_t *module, const char *op,
   return BP_OK;
 }
 
-static bp_status_t load_manifest(bp_module_t *module, bool allow_outside) {
+static bp_status_t load_manifest(bp_module_t *module, bool allow_outside,
+                                 size_t max_bytes) {
+  char folder[PATH_MAX] = "";
+  bp_status_t status = allow_outside ? BP_OK : manifest_folder(module, folder);
   bp_manifest_t *manifest = NULL;
-  bp_status_t status = bp_manifest_read(module->path, allow_outside, &manifest);
+  if (status == BP_OK)
+    status =
+        bp_manifest_read(module->path, allow_outside, max_bytes, &manifest);
   if (status != BP_OK)
     return status;
   module->parts = calloc(manifest->count, sizeof *module->parts);
@@ -186,12 +203,12 @@ static bp_status_t load_manifest(bp_module_t *module, bool allow_outside) {
     char *reason = NULL;
     status = bp_variant_choose(module->path, op, module->device->name,
                                target_json, no_target, &variant, &reason);
-    if (status == BP_OK && !allow_outside)
-      status = check_inside(module, op->op, variant->kernel_so);
     BP_KernelModule part = NULL;
     for (size_t p = 0; status == BP_OK && p < module->part_count && !part; ++p)
       if (strcmp(part_paths[p], variant->kernel_so) == 0)
         part = module->parts[p];
+    if (status == BP_OK && !part && !allow_outside)
+      status = check_inside(module, folder, op->op, variant->kernel_so);
     if (status == BP_OK && !part) {
       part_paths[module->part_count] = variant->kernel_so;
       status = load_part(module, variant->kernel_so,
@@ -251,6 +268,27 @@ static bp_status_t load_single(bp_module_t *module) {
   return status;
 }
 
+/* `path` made absolute against the working folder, so that a bare name
+ * ("kernels.json") means the file here, never the loader's search path, and
+ * a manifest's kernelSo resolves against the manifest's own folder. NULL
+ * when out of memory or the working folder is unknown. */
+static char *absolute_path(const char *path) {
+  if (path[0] == '/')
+    return strdup(path);
+  char *cwd = getcwd(NULL, 0);
+  if (!cwd)
+    return NULL;
+  size_t n = strlen(cwd), m = strlen(path);
+  char *out = malloc(n + 1 + m + 1);
+  if (out) {
+    memcpy(out, cwd, n);
+    out[n] = '/';
+    memcpy(out + n + 1, path, m + 1);
+  }
+  free(cwd);
+  return out;
+}
+
 BP_API bp_status_t bp_module_load_with_options(
     bp_device_t *device, const char *path, const bp_module_options_t *options,
     bp_module_t **out_module) {
@@ -262,6 +300,10 @@ BP_API bp_status_t bp_module_load_with_options(
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_module_load on %s: path or out_module is NULL",
                     device->name);
+  if (path[0] == '\0')
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "bp_module_load on %s: path is empty (expected a file)",
+                    device->name);
   bp_module_t *module = calloc(1, sizeof *module);
   if (!module)
     return bp_error(BP_ERR_OUT_OF_MEMORY, "bp_module_load on %s: out of memory",
@@ -269,14 +311,23 @@ BP_API bp_status_t bp_module_load_with_options(
   module->device = device;
   module->kernels = kernels;
   pthread_mutex_init(&module->lock, NULL);
-  module->path = strdup(path);
+  module->path = absolute_path(path);
   if (!module->path)
-    status = out_of_memory(module);
+    status = bp_error(BP_ERR_OUT_OF_MEMORY,
+                      "bp_module_load %s on %s: cannot make the path absolute "
+                      "(out of memory, or no working folder)",
+                      path, device->name);
   else if (is_manifest(path))
-    status = load_manifest(module,
-                           options && options->allow_outside_manifest_folder);
+    status = load_manifest(
+        module, options && options->allow_outside_manifest_folder,
+        options && options->max_manifest_bytes ? options->max_manifest_bytes
+                                               : BP_MANIFEST_MAX_BYTES);
   else
     status = load_single(module);
+  if (status == BP_OK &&
+      bp_function_index_build(&module->index, module->functions,
+                              module->function_count) != BP_OK)
+    status = out_of_memory(module);
   if (status != BP_OK) {
     release(module);
     return status;
@@ -307,6 +358,19 @@ BP_API bp_status_t bp_module_unload(bp_module_t *module) {
   return status;
 }
 
+enum { NEAREST_NAMES = 5 };
+
+static bp_status_t not_found(const bp_module_t *module, const char *name) {
+  char nearest[512];
+  bp_function_index_nearest(module->functions, module->function_count, name,
+                            NEAREST_NAMES, nearest, sizeof nearest);
+  return bp_error(BP_ERR_NOT_FOUND,
+                  "bp_module_function: %s has no op or function \"%s\" (it "
+                  "lists %zu%s%s)",
+                  module->path, name, module->function_count,
+                  nearest[0] ? "; nearest: " : "", nearest);
+}
+
 BP_API bp_status_t bp_module_function(bp_module_t *module, const char *name,
                                       bp_function_t **out_function) {
   if (!module || !name || !out_function)
@@ -316,12 +380,10 @@ BP_API bp_status_t bp_module_function(bp_module_t *module, const char *name,
   bp_status_t loaded = check_loaded("bp_module_function", module);
   if (loaded != BP_OK)
     return loaded;
-  for (size_t i = 0; i < module->function_count; ++i) {
-    bp_function_t *f = &module->functions[i];
-    if (strcmp(f->op, name) == 0 || strcmp(f->name, name) == 0) {
-      *out_function = f;
-      return BP_OK;
-    }
+  bp_function_t *listed = bp_function_index_find(&module->index, name);
+  if (listed) {
+    *out_function = listed;
+    return BP_OK;
   }
   bp_status_t status = BP_OK;
   pthread_mutex_lock(&module->lock);
@@ -345,10 +407,7 @@ BP_API bp_status_t bp_module_function(bp_module_t *module, const char *name,
   if (status != BP_OK)
     return status;
   if (!found)
-    return bp_error(BP_ERR_NOT_FOUND,
-                    "bp_module_function: %s has no op or function \"%s\" "
-                    "(it lists %zu)",
-                    module->path, name, module->function_count);
+    return not_found(module, name);
   *out_function = found;
   return BP_OK;
 }

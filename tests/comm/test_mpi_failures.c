@@ -6,7 +6,9 @@
  *   with BP_ERR_TIMEOUT.
  * - a peer killed mid-all_reduce: the last rank enqueues a large all_reduce,
  *   tells the others over MPI and SIGKILLs itself while it is in flight; the
- *   others then join that all_reduce and must end it with BP_ERR_TIMEOUT.
+ *   others then join that all_reduce and must end it with BP_ERR_TIMEOUT,
+ *   except (hybrid) the ranks of its host, whose shared-memory world sees
+ *   the process die: BP_ERR_PEER_LOST naming it.
  * Every failure message names the communicator, the operation and its
  * sequence number, and no segment of the world (or of its hosts) may be left
  * in /dev/shm. mpirun must run with --enable-recovery --mca
@@ -95,10 +97,12 @@ static bool names_the_missing(const char *message) {
   int k = per_host ? atoi(per_host) : 0;
   if (k <= 0)
     return false;
-  char inside[32];
+  char inside[32], lost[40];
   snprintf(inside, sizeof inside, "waiting for rank %d",
            rank / k == last / k ? last % k : 0);
+  snprintf(lost, sizeof lost, "peer lost: rank %d (pid", last % k);
   return strstr(message, inside) != NULL ||
+         (rank / k == last / k && strstr(message, lost) != NULL) ||
          (rank % k == 0 && roll_call_names(message, "host", last / k));
 }
 
@@ -119,6 +123,14 @@ static void expect_failure(const vcpu_comm_unique_id_t *id, const char *message,
 static bool shares_abort_with_rank0(int r) {
   const char *per_host = getenv("BACKPLANE_COMM_RANKS_PER_HOST");
   return r == 0 || (per_host != NULL && r < atoi(per_host));
+}
+
+/* Whether `r` shares the last rank's host (hybrid), so its host's
+ * shared-memory world watches the last rank's process. */
+static bool shares_host_with_last_rank(int r) {
+  const char *per_host = getenv("BACKPLANE_COMM_RANKS_PER_HOST");
+  int k = per_host ? atoi(per_host) : 0;
+  return k > 0 && r / k == (nranks - 1) / k;
 }
 
 static void test_abort_while_a_peer_never_comes(void **state) {
@@ -187,7 +199,9 @@ static void test_peer_killed_mid_all_reduce(void **state) {
   assert_int_equal(xccl.xccl_all_reduce(data, data, LARGE_COUNT, FLOAT32, SUM,
                                         comm, test_stream_handle(stream)),
                    C_SUCCESS);
-  assert_int_equal(settle(comm, stream, message), BP_COMM_EXT_TIMEOUT);
+  assert_int_equal(settle(comm, stream, message),
+                   shares_host_with_last_rank(rank) ? BP_COMM_EXT_PEER_LOST
+                                                    : BP_COMM_EXT_TIMEOUT);
   expect_failure(&id, message, "all_reduce sequence 2");
 
   test_stream_destroy(stream);

@@ -139,6 +139,7 @@ every_comm_extension_status_maps_to_a_framework_status(void **state) {
       {BP_COMM_EXT_TIMEOUT, BP_ERR_TIMEOUT},
       {BP_COMM_EXT_ABORTED, BP_ERR_ABORTED},
       {BP_COMM_EXT_INTERNAL, BP_ERR_INTERNAL},
+      {BP_COMM_EXT_PEER_LOST, BP_ERR_PEER_LOST},
       {2, BP_ERR_PLUGIN}, /* values the extension does not define */
       {5, BP_ERR_PLUGIN},
       {-1, BP_ERR_PLUGIN},
@@ -152,6 +153,7 @@ every_comm_extension_status_maps_to_a_framework_status(void **state) {
   assert_int_equal(BP_COMM_EXT_TIMEOUT, 7);
   assert_int_equal(BP_COMM_EXT_ABORTED, 8);
   assert_int_equal(BP_COMM_EXT_INTERNAL, 9);
+  assert_int_equal(BP_COMM_EXT_PEER_LOST, 10);
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     assert_int_equal(bp_status_from_comm_ext(cases[i].ext), cases[i].status);
 }

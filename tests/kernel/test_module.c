@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "conformance_kernels.h"
 #include "kernel_fixture.h"
 
 typedef struct folder {
@@ -125,6 +126,11 @@ static void expect_rejected(kernel_fixture_t *f, const char *text,
   "{\"Op\": {\"opInfo\": {\"opKernelLib\": \"" lib "\", \"kernelSo\": \"" so   \
   "\", \"functionName\": \"" fn "\"}}}"
 
+/* "<name>": {"opInfo": ...} running `fn` from libk.so. */
+#define OP_ENTRY(name, fn)                                                     \
+  "\"" name "\": {\"opInfo\": {\"opKernelLib\": \"AICPUKernel\", "             \
+  "\"kernelSo\": \"libk.so\", \"functionName\": \"" fn "\"}}"
+
 static void malformed_manifests_are_rejected_with_reasons(void **state) {
   kernel_fixture_t *f = *state;
   expect_rejected(f, "{\"Op\": ", BP_ERR_INVALID_ARGUMENT, "not JSON", NULL);
@@ -149,6 +155,27 @@ static void malformed_manifests_are_rejected_with_reasons(void **state) {
   expect_rejected(f, OP("AICPUKernel", "/lib/x.so", "empty_kernel"),
                   BP_ERR_INVALID_ARGUMENT, "\"Op\"", "leaves");
   expect_rejected(f, "", BP_ERR_INVALID_ARGUMENT, "empty", NULL);
+  /* Strict JSON throughout, as a full parser would judge it. */
+  expect_rejected(f, OP("AICPUKernel", "libk.so", "empty_kernel") " x",
+                  BP_ERR_INVALID_ARGUMENT, "not JSON", "end of file expected");
+  expect_rejected(f, "{" OP_ENTRY("Op", "empty_kernel") ",}",
+                  BP_ERR_INVALID_ARGUMENT, "not JSON", "value expected");
+  expect_rejected(f, OP("AICPUKernel", "libk.so", "empty\\u0000kernel"),
+                  BP_ERR_INVALID_ARGUMENT, "not JSON", "\\u0000");
+  expect_rejected(f, "{\"O\xff\": {}}", BP_ERR_INVALID_ARGUMENT, "not JSON",
+                  "UTF-8");
+  expect_rejected(f, "{\"Op\": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[",
+                  BP_ERR_INVALID_ARGUMENT, "not JSON", "line 1");
+  expect_rejected(f,
+                  "{\"Op\": {\"opInfo\": {\"opKernelLib\": \"AICPUKernel\", "
+                  "\"kernelSo\": \"libk.so\", \"kernelSo\": \"libk.so\", "
+                  "\"functionName\": \"empty_kernel\"}}}",
+                  BP_ERR_INVALID_ARGUMENT, "not JSON", "duplicate object key");
+  expect_rejected(
+      f,
+      "{" OP_ENTRY("Op", "empty_kernel") ", " OP_ENTRY(
+          "Other", "empty_kernel") ", " OP_ENTRY("Op", "fail_kernel") "}",
+      BP_ERR_INVALID_ARGUMENT, "\"Op\" is listed twice", NULL);
 }
 
 static void symlink_out_of_the_folder_is_refused(void **state) {
@@ -181,7 +208,7 @@ static void oversized_and_writable_files_are_refused(void **state) {
   bp_module_t *module = NULL;
   assert_int_equal(bp_module_load(f->dev0, in_dir("sub/huge.json"), &module),
                    BP_ERR_INVALID_ARGUMENT);
-  assert_non_null(strstr(bp_last_error(), "limit"));
+  assert_non_null(strstr(bp_last_error(), "cap"));
   write_file("sub/open.json", two_ops, 0666);
   assert_int_equal(bp_module_load(f->dev0, in_dir("sub/open.json"), &module),
                    BP_ERR_INVALID_ARGUMENT);
@@ -192,6 +219,217 @@ static void oversized_and_writable_files_are_refused(void **state) {
                    BP_ERR_INVALID_ARGUMENT);
   assert_non_null(strstr(bp_last_error(), "CustomSend"));
   assert_null(module);
+}
+
+/* The number of times `word` occurs in `text`. */
+static int occurrences(const char *text, const char *word) {
+  int n = 0;
+  for (const char *p = strstr(text, word); p; p = strstr(p + 1, word))
+    ++n;
+  return n;
+}
+
+static void refusals_say_once_what_the_file_is(void **state) {
+  kernel_fixture_t *f = *state;
+  bp_module_t *module = NULL;
+  write_file("sub/open.json", two_ops, 0666);
+  assert_int_equal(bp_module_load(f->dev0, in_dir("sub/open.json"), &module),
+                   BP_ERR_INVALID_ARGUMENT);
+  const char *message = bp_last_error();
+  if (occurrences(message, "refused") != 1 ||
+      !strstr(message, "refused: manifest file is writable") ||
+      strstr(message, "plugin"))
+    fail_msg("manifest refusal: \"%s\"", message);
+
+  assert_int_equal(chmod(in_dir("sub/libk.so"), 0775), 0);
+  write_file("sub/ops.json", two_ops, 0644);
+  assert_int_equal(bp_module_load(f->dev0, in_dir("sub/ops.json"), &module),
+                   BP_ERR_INVALID_ARGUMENT);
+  message = bp_last_error();
+  if (occurrences(message, "refused") != 1 ||
+      !strstr(message, "refused: kernel library file is writable") ||
+      strstr(message, "plugin"))
+    fail_msg("kernel library refusal (manifest): \"%s\"", message);
+
+  assert_int_equal(bp_module_load(f->dev0, in_dir("sub/libk.so"), &module),
+                   BP_ERR_INVALID_ARGUMENT);
+  message = bp_last_error();
+  if (occurrences(message, "refused") != 1 ||
+      !strstr(message, "refused: kernel library file is writable") ||
+      strstr(message, "plugin"))
+    fail_msg("kernel library refusal: \"%s\"", message);
+  assert_null(module);
+}
+
+/* Loads `name` (relative) from inside the folder `dir`, then returns to the
+ * previous working folder. */
+static bp_status_t load_from_inside(kernel_fixture_t *f, const char *dir,
+                                    const char *name, bp_module_t **module) {
+  char here[4096];
+  assert_non_null(getcwd(here, sizeof here));
+  assert_int_equal(chdir(dir), 0);
+  bp_status_t status = bp_module_load(f->dev0, name, module);
+  assert_int_equal(chdir(here), 0);
+  return status;
+}
+
+static void bare_names_load_from_the_working_folder(void **state) {
+  kernel_fixture_t *f = *state;
+  write_file("sub/kernels.json", two_ops, 0644);
+  char sub[256];
+  snprintf(sub, sizeof sub, "%s/sub", g_folder.dir);
+  const char *names[] = {"kernels.json", "libk.so", "./kernels.json",
+                         "sub/kernels.json"};
+  const char *dirs[] = {sub, sub, sub, g_folder.dir};
+  for (size_t i = 0; i < sizeof names / sizeof *names; ++i) {
+    bp_module_t *module = NULL;
+    if (load_from_inside(f, dirs[i], names[i], &module) != BP_OK)
+      fail_msg("%s from %s: %s", names[i], dirs[i], bp_last_error());
+    /* Found and launched after the working folder changed back. */
+    bp_function_t *nop = NULL;
+    assert_int_equal(bp_module_function(module, "empty_kernel", &nop), BP_OK);
+    assert_int_equal(bp_launch(nop, 1, NULL, 0, NULL, f->stream), BP_OK);
+    assert_int_equal(bp_stream_synchronize(f->stream), BP_OK);
+    assert_int_equal(bp_module_unload(module), BP_OK);
+  }
+  /* The manifest's folder, not the working one, anchors kernelSo. */
+  bp_module_t *module = NULL;
+  assert_int_equal(
+      load_from_inside(f, g_folder.dir, "sub/kernels.json", &module), BP_OK);
+  assert_int_equal(bp_module_unload(module), BP_OK);
+}
+
+enum { MANY_OPS = 10000 };
+
+static const char *const many_functions[] = {"empty_kernel", "append_kernel",
+                                             "block_kernel", "fail_kernel"};
+
+/* sub/many.json: ops "Op0" .. "Op<MANY_OPS-1>", op i running
+ * many_functions[i % 4]; returns its size in bytes. */
+static size_t write_many_ops(void) {
+  FILE *file = fopen(in_dir("sub/many.json"), "wb");
+  assert_non_null(file);
+  fputc('{', file);
+  for (int i = 0; i < MANY_OPS; ++i)
+    fprintf(file,
+            "%s\"Op%d\": {\"opInfo\": {\"opKernelLib\": \"AICPUKernel\", "
+            "\"kernelSo\": \"libk.so\", \"functionName\": \"%s\"}}",
+            i ? ",\n" : "", i, many_functions[i % 4]);
+  fputc('}', file);
+  long size = ftell(file);
+  fclose(file);
+  assert_int_equal(chmod(in_dir("sub/many.json"), 0644), 0);
+  return (size_t)size;
+}
+
+static void every_op_of_a_large_manifest_is_found(void **state) {
+  kernel_fixture_t *f = *state;
+  size_t size = write_many_ops();
+  assert_true(size > BP_MANIFEST_MAX_BYTES); /* past the default cap */
+  bp_module_t *module = NULL;
+  bp_module_options_t options = {.max_manifest_bytes = 4u << 20};
+  assert_int_equal(bp_module_load_with_options(f->dev0, in_dir("sub/many.json"),
+                                               &options, &module),
+                   BP_OK);
+  assert_int_equal(bp_module_function_count(module), MANY_OPS);
+  for (int i = 0; i < MANY_OPS; ++i) {
+    char op[32];
+    snprintf(op, sizeof op, "Op%d", i);
+    bp_function_t *function = NULL;
+    assert_int_equal(bp_module_function(module, op, &function), BP_OK);
+    assert_ptr_equal(function, bp_module_function_at(module, (size_t)i));
+    assert_string_equal(bp_function_op(function), op);
+    assert_string_equal(bp_function_name(function), many_functions[i % 4]);
+  }
+  /* A function name finds the first op that runs it. */
+  for (int i = 0; i < 4; ++i) {
+    bp_function_t *function = NULL;
+    assert_int_equal(bp_module_function(module, many_functions[i], &function),
+                     BP_OK);
+    assert_ptr_equal(function, bp_module_function_at(module, (size_t)i));
+  }
+  bp_function_t *function = NULL;
+  assert_int_equal(bp_module_function(module, "Op10000", &function),
+                   BP_ERR_NOT_FOUND);
+  assert_null(function);
+  assert_int_equal(bp_module_unload(module), BP_OK);
+}
+
+static void manifest_cap_is_an_option(void **state) {
+  kernel_fixture_t *f = *state;
+  size_t size = write_many_ops();
+  bp_module_t *module = NULL;
+  assert_int_equal(bp_module_load(f->dev0, in_dir("sub/many.json"), &module),
+                   BP_ERR_INVALID_ARGUMENT);
+  const char *message = bp_last_error();
+  if (!strstr(message, "1048576-byte cap") ||
+      !strstr(message, "max_manifest_bytes"))
+    fail_msg("default cap: \"%s\"", message);
+  bp_module_options_t options = {.max_manifest_bytes = size - 1};
+  assert_int_equal(bp_module_load_with_options(f->dev0, in_dir("sub/many.json"),
+                                               &options, &module),
+                   BP_ERR_INVALID_ARGUMENT);
+  char cap[64];
+  snprintf(cap, sizeof cap, "%zu-byte cap", size - 1);
+  if (!strstr(bp_last_error(), cap))
+    fail_msg("cap of %zu: \"%s\"", size - 1, bp_last_error());
+  options.max_manifest_bytes = size;
+  assert_int_equal(bp_module_load_with_options(f->dev0, in_dir("sub/many.json"),
+                                               &options, &module),
+                   BP_OK);
+  assert_int_equal(bp_module_unload(module), BP_OK);
+  /* Small manifests load with the default cap, and with a NULL option set. */
+  write_file("sub/ops.json", two_ops, 0644);
+  assert_int_equal(bp_module_load_with_options(f->dev0, in_dir("sub/ops.json"),
+                                               NULL, &module),
+                   BP_OK);
+  assert_int_equal(bp_module_unload(module), BP_OK);
+}
+
+static void not_found_names_the_nearest_ops(void **state) {
+  kernel_fixture_t *f = *state;
+#define NOP(name)                                                              \
+  "\"" name "\": {\"opInfo\": {\"opKernelLib\": \"AICPUKernel\", "             \
+  "\"kernelSo\": \"libk.so\", \"functionName\": \"empty_kernel\"}}"
+  write_file("sub/near.json",
+             "{" NOP("Relu") "," NOP("MatMulV2") "," NOP("Conv2D") "," NOP(
+                 "MatMul") "," NOP("Add") "," NOP("Softmax") "," NOP("Sub") "}",
+             0644);
+#undef NOP
+  bp_module_t *module = NULL;
+  assert_int_equal(bp_module_load(f->dev0, in_dir("sub/near.json"), &module),
+                   BP_OK);
+  bp_function_t *function = NULL;
+  assert_int_equal(bp_module_function(module, "MatMull", &function),
+                   BP_ERR_NOT_FOUND);
+  const char *message = bp_last_error();
+  /* distance 1, then 2, then the rest: five names at most */
+  if (!strstr(message, "\"MatMull\"") || !strstr(message, "lists 7") ||
+      !strstr(message, "nearest: \"MatMul\", \"MatMulV2\", ") ||
+      occurrences(message, "\"") != 2 + 5 * 2)
+    fail_msg("not found: \"%s\"", message);
+  assert_null(function);
+  assert_int_equal(bp_module_unload(module), BP_OK);
+}
+
+static void unload_leaves_a_failed_launch_on_its_stream(void **state) {
+  kernel_fixture_t *f = *state;
+  write_file("sub/ops.json", OP("AICPUKernel", "libk.so", "fail_kernel"), 0644);
+  bp_module_t *module = NULL;
+  assert_int_equal(bp_module_load(f->dev0, in_dir("sub/ops.json"), &module),
+                   BP_OK);
+  bp_function_t *fail = NULL;
+  assert_int_equal(bp_module_function(module, "Op", &fail), BP_OK);
+  fail_param code = {7};
+  assert_int_equal(bp_launch(fail, 1, &code, sizeof code, NULL, f->stream),
+                   BP_OK);
+  /* The drain succeeds: the failure is the stream's, not the unload's. */
+  assert_int_equal(bp_module_unload(module), BP_OK);
+  assert_int_equal(bp_stream_synchronize(f->stream), BP_ERR_PLUGIN);
+  assert_non_null(strstr(bp_last_error(), "fail_kernel"));
+  assert_int_equal(bp_stream_query(f->stream), BP_ERR_PLUGIN); /* sticky */
+  assert_int_equal(bp_stream_reset(f->stream), BP_OK);
+  assert_int_equal(bp_stream_synchronize(f->stream), BP_OK);
 }
 
 static void missing_files_are_not_found(void **state) {
@@ -238,6 +476,12 @@ int main(void) {
       T(outside_paths_load_when_allowed),
       T(oversized_and_writable_files_are_refused),
       T(missing_files_are_not_found),
+      T(refusals_say_once_what_the_file_is),
+      T(bare_names_load_from_the_working_folder),
+      T(every_op_of_a_large_manifest_is_found),
+      T(manifest_cap_is_an_option),
+      T(not_found_names_the_nearest_ops),
+      T(unload_leaves_a_failed_launch_on_its_stream),
       T(unload_drains_pending_launches),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -72,9 +72,10 @@ def test_error_classes_map_statuses():
         backplane.OutOfMemoryError, backplane.UnsupportedError,
         backplane.NotReadyError, backplane.PluginError,
         backplane.TimeoutError, backplane.AbortedError,
-        backplane.InternalError)}
-    assert codes == set(range(1, 10))
+        backplane.InternalError, backplane.PeerLostError)}
+    assert codes == set(range(1, 11))
     assert backplane.NotFoundError.status_name == "BP_ERR_NOT_FOUND"
+    assert backplane.PeerLostError.status_name == "BP_ERR_PEER_LOST"
 
 
 def test_synchronize_releases_the_gil(dev0):

@@ -87,6 +87,23 @@ def test_manifest_ops_by_op_and_function_name(kernels_path, dev0, tmp_path):
     assert not m.loaded
 
 
+def test_a_bare_manifest_name_loads_from_the_working_folder(
+        kernels_path, dev0, tmp_path, monkeypatch):
+    shutil.copy(kernels_path, tmp_path / "libkernels.so")
+    (tmp_path / "libkernels.so").chmod(0o644)
+    (tmp_path / "kernels.json").write_text(json.dumps(
+        {"Blocks": {"opInfo": {"opKernelLib": "AICPUKernel",
+                               "kernelSo": "libkernels.so",
+                               "functionName": "block_kernel"}}}))
+    monkeypatch.chdir(tmp_path)
+    # kernelSo is found beside the manifest, not on the loader's path.
+    with backplane.load_module("kernels.json", device=dev0) as m:
+        assert m.functions == ("Blocks",)
+        seen = backplane.zeros((2,), "int32", dev0)
+        m["Blocks"].launch(BlockParam(seen.data_ptr), blocks=2, tensors=[seen])
+        np.testing.assert_array_equal(backplane.to_numpy(seen), [2000, 2001])
+
+
 def test_launch_config_attributes_are_the_defaults(module, dev0):
     fn = module["block_kernel"]
     assert fn.blocks == 1 and fn.timeout is None

@@ -13,7 +13,9 @@
  * Every collective gets a per-communicator sequence number at call time; at
  * the first meeting point each rank checks that all ranks called the same
  * operation (kind, count, type, op, root) at that number. Every wait has the
- * deadline BACKPLANE_COMM_TIMEOUT_MS and watches the world's abort flag. The
+ * deadline BACKPLANE_COMM_TIMEOUT_MS and watches the world's abort flag and
+ * (comm/liveness.h) its peers' processes: a rank process that dies fails every
+ * pending and later call with BP_ERR_PEER_LOST within milliseconds. The
  * first failure poisons the communicator: later calls fail at once, and
  * vcpu_comm_error() names the communicator, operation, sequence number and the
  * missing rank.
@@ -49,6 +51,9 @@ typedef struct vcpu_comm_rank_slot {
   _Alignas(64) _Atomic uint64_t arrive;
   atomic_bool joined;
   _Atomic int32_t pid; /* the rank's process, 0 until it joins */
+  /* Set when the rank destroys its communicator: its process ending after
+   * that is no death (comm/liveness.h). */
+  atomic_bool left;
   /* The CPU the rank ran on when it last arrived at a meeting. */
   _Atomic int32_t cpu;
   vcpu_comm_desc_t desc[2];
@@ -112,6 +117,9 @@ typedef struct vcpu_comm_world {
   /* 0 unknown, 1 every rank lives in this process, 2 some do not. Decided
    * once every rank has joined. */
   _Atomic int locality;
+  /* This process's watch on its peers' processes (comm/liveness.h); NULL
+   * for worlds without a segment. */
+  struct vcpu_comm_liveness *liveness;
   /* Peers' device arenas mapped here (comm/arena_map.c), under map_lock. */
   pthread_mutex_t map_lock;
   struct vcpu_comm_arena_map *maps; /* nranks, or NULL before the first use */
@@ -123,11 +131,19 @@ typedef struct vcpu_comm_world {
   vcpu_comm_signal_t local_signal;
 } vcpu_comm_world_t;
 
+/* How a plugin runs one call the xccl_* slots describe (a collective, or a
+ * send or receive: d.kind >= VCPU_COMM_SEND); comm/interface.h. */
+typedef C_Status (*vcpu_comm_call_fn)(vcpu_comm_desc_t d, C_CCLComm comm,
+                                      C_Stream stream);
+
 /* Fields are grouped on cache lines by who writes them: the callers' threads,
  * the stream workers running its tasks, or whoever fails first. */
 struct C_CCLComm_st {
   vcpu_comm_world_t *world;
   size_t rank, nranks;
+  /* The plugin's run of the slots' calls; NULL: the library's. Set once,
+   * before the communicator is handed out (comm/interface.h). */
+  vcpu_comm_call_fn call;
   uint64_t timeout_ns;
   char name[64];                /* "vcpu-comm:<token>" */
   _Atomic uint64_t *sends_to;   /* nranks: messages sent to each peer */

@@ -11,6 +11,7 @@
 
 #include "base/park.h"
 #include "comm/arena_map.h"
+#include "comm/liveness.h"
 #include "comm/mpi.h"
 #include "comm/segment.h"
 
@@ -63,11 +64,18 @@ static bp_status_t world_attach(const vcpu_comm_unique_id_t *id, size_t nranks,
       free(world);
       return status;
     }
+    if (!vcpu_comm_liveness_open(world)) {
+      vcpu_comm_segment_unmap(world);
+      free(world);
+      return vcpu_comm_reject(BP_ERR_OUT_OF_MEMORY,
+                              "xccl_comm_init_rank: out of memory");
+    }
   }
   int32_t none = 0;
   if (!atomic_compare_exchange_strong(&world->slots[rank].pid, &none,
                                       (int32_t)getpid())) {
     if (mapped_here) {
+      vcpu_comm_liveness_close(world);
       vcpu_comm_segment_unmap(world);
       free(world);
     }
@@ -157,6 +165,7 @@ static void segment_world_detach(vcpu_comm_world_t *world) {
     world_unregister(world);
     vcpu_comm_arena_unmap_all(world);
     pthread_mutex_destroy(&world->map_lock);
+    vcpu_comm_liveness_close(world);
     vcpu_comm_segment_unmap(world);
     free(world);
   }
@@ -186,6 +195,7 @@ void vcpu_comm_destroy(C_CCLComm comm) {
     world->mpi->destroy(world->mpi_handle);
     free(world);
   } else {
+    vcpu_comm_liveness_leave(world, comm->rank);
     segment_world_detach(world);
   }
   pthread_mutex_destroy(&comm->error_lock);

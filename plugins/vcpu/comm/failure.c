@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "comm/liveness.h"
 #include "comm/segment.h"
 
 void vcpu_comm_abort(C_CCLComm comm) {
@@ -36,4 +37,18 @@ bp_status_t vcpu_comm_fail(C_CCLComm comm, bp_status_t status,
   }
   pthread_mutex_unlock(&comm->error_lock);
   return status;
+}
+
+bool vcpu_comm_fail_if_peer_lost(C_CCLComm comm, const char *what,
+                                 bp_status_t *out_status) {
+  size_t rank = 0;
+  int32_t pid = 0;
+  if (!vcpu_comm_liveness_lost(comm->world, &rank, &pid))
+    return false;
+  *out_status = vcpu_comm_fail(
+      comm, BP_ERR_PEER_LOST,
+      "%s rank %zu: %s: peer lost: rank %zu (pid %d) ended without destroying "
+      "its communicator",
+      comm->name, comm->rank, what, rank, (int)pid);
+  return true;
 }

@@ -3,6 +3,7 @@
 #ifndef BACKPLANE_VCPU_COMM_FAILURE_H_
 #define BACKPLANE_VCPU_COMM_FAILURE_H_
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "comm/comm.h"
@@ -20,5 +21,11 @@ bp_status_t vcpu_comm_error(C_CCLComm comm, char *message, size_t capacity);
 bp_status_t vcpu_comm_fail(C_CCLComm comm, bp_status_t status,
                            const char *format, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* If the world was aborted because a peer process died (comm/liveness.h),
+ * records BP_ERR_PEER_LOST, "<comm> rank <r>: <what>: peer lost: rank <k>
+ * (pid <p>) ...", into *out_status and returns true. */
+bool vcpu_comm_fail_if_peer_lost(C_CCLComm comm, const char *what,
+                                 bp_status_t *out_status);
 
 #endif /* BACKPLANE_VCPU_COMM_FAILURE_H_ */

@@ -8,6 +8,7 @@
 
 #include "comm/create.h"
 #include "comm/failure.h"
+#include "comm/liveness.h"
 #include "comm/meet.h"
 #include "comm/mpi.h"
 #include "comm/p2p.h"
@@ -348,8 +349,8 @@ static bool everyone_joined(void *context) {
  * at once cannot end the world before a slower peer found it. */
 static bp_status_t wait_for_host(hybrid *h, uint64_t deadline_ns) {
   vcpu_comm_world_t *world = h->host->world;
-  vcpu_comm_wait_result_t result = vcpu_comm_wait(
-      world->signal, world->aborted, deadline_ns, everyone_joined, NULL, world);
+  vcpu_comm_wait_result_t result =
+      vcpu_comm_wait_world(world, deadline_ns, everyone_joined, NULL, world);
   if (result == VCPU_COMM_WAIT_READY)
     return BP_OK;
   size_t missing = 0;

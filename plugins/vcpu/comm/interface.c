@@ -44,9 +44,18 @@ static C_Status get_unique_id(C_CCLRootId *unique_id) {
   return C_SUCCESS;
 }
 
-static C_Status vcpu_comm_init_rank(size_t nranks, C_CCLRootId *unique_id,
-                                    size_t rank, C_CCLComm *comm) {
-  return vcpu_comm_c_status(vcpu_comm_create(nranks, unique_id, rank, comm));
+C_Status vcpu_comm_init_rank_calling(size_t nranks, C_CCLRootId *unique_id,
+                                     size_t rank, vcpu_comm_call_fn call,
+                                     C_CCLComm *comm) {
+  bp_status_t status = vcpu_comm_create(nranks, unique_id, rank, comm);
+  if (status == BP_OK)
+    (*comm)->call = call;
+  return vcpu_comm_c_status(status);
+}
+
+static C_Status init_rank(size_t nranks, C_CCLRootId *unique_id, size_t rank,
+                          C_CCLComm *comm) {
+  return vcpu_comm_init_rank_calling(nranks, unique_id, rank, NULL, comm);
 }
 
 static C_Status destroy_comm(C_CCLComm comm) {
@@ -61,68 +70,73 @@ static C_Status run_call(vcpu_comm_desc_t d, C_CCLComm comm, C_Stream stream) {
                                 : vcpu_comm_call_collective(comm, d, stream));
 }
 
-/* Where the wrappers below send their calls (vcpu_comm_fill_calls). */
-static vcpu_comm_call_fn g_call = run_call;
+/* Where the wrappers below send a call: the communicator's own run when its
+ * plugin gave one (vcpu_comm_init_rank_calling), else the library's. */
+static C_Status dispatch(vcpu_comm_desc_t d, C_CCLComm comm, C_Stream stream) {
+  if (comm != NULL && comm->call != NULL)
+    return comm->call(d, comm, stream);
+  return run_call(d, comm, stream);
+}
 
 static C_Status all_reduce(void *send_buf, void *recv_buf, size_t count,
                            C_DataType data_type, C_CCLReduceOp op,
                            C_CCLComm comm, C_Stream stream) {
-  return g_call((vcpu_comm_desc_t){.kind = VCPU_COMM_ALL_REDUCE,
-                                   .send = send_buf,
-                                   .recv = recv_buf,
-                                   .count = count,
-                                   .dtype = data_type,
-                                   .op = op},
-                comm, stream);
+  return dispatch((vcpu_comm_desc_t){.kind = VCPU_COMM_ALL_REDUCE,
+                                     .send = send_buf,
+                                     .recv = recv_buf,
+                                     .count = count,
+                                     .dtype = data_type,
+                                     .op = op},
+                  comm, stream);
 }
 
 static C_Status broadcast(void *buf, size_t count, C_DataType data_type,
                           size_t root, C_CCLComm comm, C_Stream stream) {
-  return g_call((vcpu_comm_desc_t){.kind = VCPU_COMM_BROADCAST,
-                                   .send = buf,
-                                   .recv = buf,
-                                   .count = count,
-                                   .dtype = data_type,
-                                   .op = SUM,
-                                   .peer = root},
-                comm, stream);
+  return dispatch((vcpu_comm_desc_t){.kind = VCPU_COMM_BROADCAST,
+                                     .send = buf,
+                                     .recv = buf,
+                                     .count = count,
+                                     .dtype = data_type,
+                                     .op = SUM,
+                                     .peer = root},
+                  comm, stream);
 }
 
 static C_Status reduce(void *send_buf, void *recv_buf, size_t count,
                        C_DataType data_type, C_CCLReduceOp op, size_t root,
                        C_CCLComm comm, C_Stream stream) {
-  return g_call((vcpu_comm_desc_t){.kind = VCPU_COMM_REDUCE,
-                                   .send = send_buf,
-                                   .recv = recv_buf,
-                                   .count = count,
-                                   .dtype = data_type,
-                                   .op = op,
-                                   .peer = root},
-                comm, stream);
+  return dispatch((vcpu_comm_desc_t){.kind = VCPU_COMM_REDUCE,
+                                     .send = send_buf,
+                                     .recv = recv_buf,
+                                     .count = count,
+                                     .dtype = data_type,
+                                     .op = op,
+                                     .peer = root},
+                  comm, stream);
 }
 
 static C_Status all_gather(void *send_buf, void *recv_buf, size_t count,
                            C_DataType data_type, C_CCLComm comm,
                            C_Stream stream) {
-  return g_call((vcpu_comm_desc_t){.kind = VCPU_COMM_ALL_GATHER,
-                                   .send = send_buf,
-                                   .recv = recv_buf,
-                                   .count = count,
-                                   .dtype = data_type,
-                                   .op = SUM},
-                comm, stream);
+  return dispatch((vcpu_comm_desc_t){.kind = VCPU_COMM_ALL_GATHER,
+                                     .send = send_buf,
+                                     .recv = recv_buf,
+                                     .count = count,
+                                     .dtype = data_type,
+                                     .op = SUM},
+                  comm, stream);
 }
 
 static C_Status reduce_scatter(void *send_buf, void *recv_buf, size_t count,
                                C_DataType data_type, C_CCLReduceOp op,
                                C_CCLComm comm, C_Stream stream) {
-  return g_call((vcpu_comm_desc_t){.kind = VCPU_COMM_REDUCE_SCATTER,
-                                   .send = send_buf,
-                                   .recv = recv_buf,
-                                   .count = count,
-                                   .dtype = data_type,
-                                   .op = op},
-                comm, stream);
+  return dispatch((vcpu_comm_desc_t){.kind = VCPU_COMM_REDUCE_SCATTER,
+                                     .send = send_buf,
+                                     .recv = recv_buf,
+                                     .count = count,
+                                     .dtype = data_type,
+                                     .op = op},
+                  comm, stream);
 }
 
 static C_Status group_start(void) {
@@ -136,22 +150,22 @@ static C_Status group_end(void) {
 
 static C_Status send(void *send_buf, size_t count, C_DataType data_type,
                      size_t dest_rank, C_CCLComm comm, C_Stream stream) {
-  return g_call((vcpu_comm_desc_t){.kind = VCPU_COMM_SEND,
-                                   .send = send_buf,
-                                   .count = count,
-                                   .dtype = data_type,
-                                   .peer = dest_rank},
-                comm, stream);
+  return dispatch((vcpu_comm_desc_t){.kind = VCPU_COMM_SEND,
+                                     .send = send_buf,
+                                     .count = count,
+                                     .dtype = data_type,
+                                     .peer = dest_rank},
+                  comm, stream);
 }
 
 static C_Status recv(void *recv_buf, size_t count, C_DataType data_type,
                      size_t src_rank, C_CCLComm comm, C_Stream stream) {
-  return g_call((vcpu_comm_desc_t){.kind = VCPU_COMM_RECV,
-                                   .recv = recv_buf,
-                                   .count = count,
-                                   .dtype = data_type,
-                                   .peer = src_rank},
-                comm, stream);
+  return dispatch((vcpu_comm_desc_t){.kind = VCPU_COMM_RECV,
+                                     .recv = recv_buf,
+                                     .count = count,
+                                     .dtype = data_type,
+                                     .peer = src_rank},
+                  comm, stream);
 }
 
 static C_Status all_to_all(const void **send_buf, const size_t *send_count,
@@ -170,14 +184,10 @@ static C_Status all_to_all(const void **send_buf, const size_t *send_count,
                                 recv_buf, recv_count, recv_dtype, stream));
 }
 
-void vcpu_comm_fill_calls(vcpu_comm_call_fn call) {
-  g_call = call ? call : run_call;
-}
-
 void vcpu_comm_fill_interface(C_DeviceInterface *interface) {
   interface->xccl_get_unique_id_size = get_unique_id_size;
   interface->xccl_get_unique_id = get_unique_id;
-  interface->xccl_comm_init_rank = vcpu_comm_init_rank;
+  interface->xccl_comm_init_rank = init_rank;
   interface->xccl_destroy_comm = destroy_comm;
   interface->xccl_all_reduce = all_reduce;
   interface->xccl_broadcast = broadcast;
@@ -216,6 +226,8 @@ static BP_CommExtStatus vcpu_comm_ext_status(bp_status_t status) {
     return BP_COMM_EXT_ABORTED;
   case BP_ERR_PLUGIN:
     return BP_COMM_EXT_SYSTEM_ERROR;
+  case BP_ERR_PEER_LOST:
+    return BP_COMM_EXT_PEER_LOST;
   default:
     return BP_COMM_EXT_INTERNAL;
   }

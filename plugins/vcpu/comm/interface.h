@@ -16,17 +16,17 @@ C_Status vcpu_comm_c_status(bp_status_t status);
  * replaces those that move data. */
 void vcpu_comm_fill_interface(C_DeviceInterface *interface);
 
-/* How a plugin runs one call the xccl_* slots describe (a collective, or a
- * send or receive: d.kind >= VCPU_COMM_SEND). */
-typedef C_Status (*vcpu_comm_call_fn)(vcpu_comm_desc_t d, C_CCLComm comm,
-                                      C_Stream stream);
-
-/* Sends the calls of the data-moving slots vcpu_comm_fill_interface assigns
- * (all_reduce, broadcast, reduce, all_gather, reduce_scatter, send, recv)
- * to `call` instead of the library's own run (NULL restores it): a plugin
- * that stages device memory wraps the run without restating the slots.
- * Per loaded plugin (each links the library); set it before use. */
-void vcpu_comm_fill_calls(vcpu_comm_call_fn call);
+/* xccl_comm_init_rank whose communicator sends the calls of the
+ * data-moving slots vcpu_comm_fill_interface assigns (all_reduce,
+ * broadcast, reduce, all_gather, reduce_scatter, send, recv) to `call`
+ * (comm/comm.h's vcpu_comm_call_fn) instead of the library's own run (NULL:
+ * the library's): a plugin that stages device memory wraps the run without
+ * restating the slots, from its own xccl_comm_init_rank. The choice lives
+ * in the communicator, so nothing process-wide is written: plugins and
+ * runtimes on any threads never race on it. */
+C_Status vcpu_comm_init_rank_calling(size_t nranks, C_CCLRootId *unique_id,
+                                     size_t rank, vcpu_comm_call_fn call,
+                                     C_CCLComm *comm);
 
 /* The plugin's BP_CommExtension (comm_ext.h), the last of its chain. */
 extern const BP_CommExtension vcpu_comm_extension;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "comm/failure.h"
+#include "comm/liveness.h"
 #include "comm/spread.h"
 #include "reduce/reduce.h"
 
@@ -60,9 +61,8 @@ bp_status_t vcpu_comm_meet(C_CCLComm comm, const vcpu_comm_desc_t *desc,
   atomic_store_explicit(&mine->cpu, a.cpu, memory_order_relaxed);
   atomic_store_explicit(&mine->arrive, a.target, memory_order_release);
   vcpu_comm_signal_progress(world->signal);
-  vcpu_comm_wait_result_t result =
-      vcpu_comm_wait(world->signal, world->aborted, deadline_ns,
-                     everyone_arrived, late_rank_shares_cpu, &a);
+  vcpu_comm_wait_result_t result = vcpu_comm_wait_world(
+      world, deadline_ns, everyone_arrived, late_rank_shares_cpu, &a);
   if (result == VCPU_COMM_WAIT_READY) {
     vcpu_comm_spread_after_meeting(comm, a.cpu);
     return BP_OK;
@@ -74,6 +74,13 @@ bp_status_t vcpu_comm_meet(C_CCLComm comm, const vcpu_comm_desc_t *desc,
   char who[96] = "no rank missing";
   if (late < world->nranks)
     vcpu_comm_describe_rank(world, late, who, sizeof who);
+  char what[64];
+  snprintf(what, sizeof what, "%s sequence %" PRIu64,
+           vcpu_comm_kind_name(desc->kind), desc->seq);
+  bp_status_t lost = BP_OK;
+  if (result == VCPU_COMM_WAIT_ABORTED &&
+      vcpu_comm_fail_if_peer_lost(comm, what, &lost))
+    return lost;
   if (result == VCPU_COMM_WAIT_ABORTED)
     return vcpu_comm_fail(comm, BP_ERR_ABORTED,
                           "%s rank %zu: %s sequence %" PRIu64

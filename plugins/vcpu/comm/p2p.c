@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "comm/failure.h"
+#include "comm/liveness.h"
 #include "comm/meet.h"
 #include "reduce/reduce.h"
 
@@ -188,6 +189,12 @@ static bp_status_t report(p2p_batch *b, vcpu_comm_wait_result_t result) {
   char who[96];
   vcpu_comm_describe_rank(comm->world, d->peer, who, sizeof who);
   bool aborted = result == VCPU_COMM_WAIT_ABORTED;
+  char what[64];
+  snprintf(what, sizeof what, "%s #%" PRIu64, vcpu_comm_kind_name(d->kind),
+           d->seq);
+  bp_status_t lost = BP_OK;
+  if (aborted && vcpu_comm_fail_if_peer_lost(comm, what, &lost))
+    return lost;
   return vcpu_comm_fail(
       comm, aborted ? BP_ERR_ABORTED : BP_ERR_TIMEOUT,
       "%s rank %zu: %s #%" PRIu64 " %s rank %zu %s (%s)", comm->name,
@@ -219,13 +226,12 @@ bp_status_t vcpu_comm_p2p_run(C_CCLComm comm, const vcpu_comm_desc_t *ops,
                        comm->name, comm->rank);
   } else {
     vcpu_comm_world_t *world = comm->world;
-    vcpu_comm_wait_result_t result = vcpu_comm_wait(
-        world->signal, world->aborted, deadline_ns, peers_joined, NULL, &b);
+    vcpu_comm_wait_result_t result =
+        vcpu_comm_wait_world(world, deadline_ns, peers_joined, NULL, &b);
     if (result == VCPU_COMM_WAIT_READY) {
       for (size_t i = 0; i < n; i++)
         b.op[i].remote = !vcpu_comm_peer_is_local(world, ops[i].peer);
-      result = vcpu_comm_wait(world->signal, world->aborted, deadline_ns,
-                              p2p_progress, NULL, &b);
+      result = vcpu_comm_wait_world(world, deadline_ns, p2p_progress, NULL, &b);
     }
     status = report(&b, result);
   }

@@ -102,9 +102,7 @@ static size_t slot_bytes_from_env(void) {
   return round_up((size_t)value, PAGE);
 }
 
-/* The inode of this process's pid namespace: pids mean something only
- * within one. 0 if /proc does not tell. */
-static uint64_t own_pid_namespace(void) {
+uint64_t vcpu_comm_own_pid_namespace(void) {
   struct stat st;
   return stat("/proc/self/ns/pid", &st) == 0 ? (uint64_t)st.st_ino : 0;
 }
@@ -169,7 +167,7 @@ size_t vcpu_comm_segment_remove_orphans(void) {
   DIR *dir = opendir("/dev/shm");
   if (dir == NULL)
     return 0;
-  uint64_t pid_namespace = own_pid_namespace();
+  uint64_t pid_namespace = vcpu_comm_own_pid_namespace();
   size_t removed = 0;
   struct dirent *entry;
   while ((entry = readdir(dir)) != NULL) {
@@ -215,7 +213,7 @@ static bp_status_t create(const char *name, int fd,
   h->slot_bytes = slot_bytes;
   h->total_bytes = l.total;
   h->creator_pid = (int32_t)getpid();
-  h->pid_namespace = own_pid_namespace();
+  h->pid_namespace = vcpu_comm_own_pid_namespace();
   atomic_store_explicit(&h->ready, VCPU_COMM_SEGMENT_READY,
                         memory_order_release);
   world->header = h;

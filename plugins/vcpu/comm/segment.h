@@ -33,6 +33,8 @@ struct vcpu_comm_world_header {
   _Atomic uint64_t joined; /* ranks that have joined */
   atomic_bool unlinked;    /* the name was removed */
   atomic_bool aborted;
+  /* 1 + the first rank found dead (comm/liveness.h); 0 while none. */
+  _Atomic uint64_t lost;
   vcpu_comm_signal_t signal;
 };
 
@@ -56,6 +58,10 @@ void vcpu_comm_segment_unlink(vcpu_comm_world_t *world);
  * never initialized and is older than a minute). Returns how many it
  * removed. Segments of live processes are never touched. */
 size_t vcpu_comm_segment_remove_orphans(void);
+
+/* The inode of this process's pid namespace (pids mean something only
+ * within one); 0 if /proc does not tell. */
+uint64_t vcpu_comm_own_pid_namespace(void);
 
 /* Unmaps this process's view. */
 void vcpu_comm_segment_unmap(vcpu_comm_world_t *world);

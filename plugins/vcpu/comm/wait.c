@@ -49,9 +49,11 @@ void vcpu_comm_signal_progress(vcpu_comm_signal_t *signal) {
 }
 
 vcpu_comm_wait_result_t
-vcpu_comm_wait(vcpu_comm_signal_t *signal, const atomic_bool *aborted,
-               uint64_t deadline_ns, bool (*ready)(void *context),
-               bool (*should_yield)(void *context), void *context) {
+vcpu_comm_wait_watching(vcpu_comm_signal_t *signal, const atomic_bool *aborted,
+                        uint64_t deadline_ns, bool (*ready)(void *context),
+                        bool (*should_yield)(void *context), void *context,
+                        void (*watch)(void *watch_context),
+                        void *watch_context) {
   uint64_t spin_until = 0;
   unsigned yields = 0;
   for (unsigned round = 1;; round++) {
@@ -79,6 +81,11 @@ vcpu_comm_wait(vcpu_comm_signal_t *signal, const atomic_bool *aborted,
       sched_yield();
       continue;
     }
+    if (watch != NULL) {
+      watch(watch_context);
+      if (atomic_load_explicit(aborted, memory_order_acquire))
+        continue; /* re-checks ready() first: a finished call stays done */
+    }
     uint64_t left = deadline_ns - now;
     struct timespec pause = {0,
                              (long)(left < MAX_SLEEP_NS ? left : MAX_SLEEP_NS)};
@@ -89,4 +96,12 @@ vcpu_comm_wait(vcpu_comm_signal_t *signal, const atomic_bool *aborted,
               0);
     atomic_fetch_sub_explicit(&signal->sleepers, 1, memory_order_relaxed);
   }
+}
+
+vcpu_comm_wait_result_t
+vcpu_comm_wait(vcpu_comm_signal_t *signal, const atomic_bool *aborted,
+               uint64_t deadline_ns, bool (*ready)(void *context),
+               bool (*should_yield)(void *context), void *context) {
+  return vcpu_comm_wait_watching(signal, aborted, deadline_ns, ready,
+                                 should_yield, context, NULL, NULL);
 }

@@ -2,7 +2,9 @@
  * abort flag, so no rank ever hangs. A waiter spins briefly, then yields, then
  * sleeps on a futex word that publishers bump (vcpu_comm_signal_t) after making
  * progress. Sleeps are capped at a millisecond so the deadline and the abort
- * flag are re-checked promptly even without a wake-up. Thread-safe. */
+ * flag are re-checked promptly even without a wake-up, and before each sleep
+ * a watch may look for trouble (comm/liveness.h: dead peer processes).
+ * Thread-safe. */
 #ifndef BACKPLANE_VCPU_COMM_WAIT_H_
 #define BACKPLANE_VCPU_COMM_WAIT_H_
 
@@ -39,5 +41,15 @@ vcpu_comm_wait_result_t
 vcpu_comm_wait(vcpu_comm_signal_t *signal, const atomic_bool *aborted,
                uint64_t deadline_ns, bool (*ready)(void *context),
                bool (*should_yield)(void *context), void *context);
+
+/* vcpu_comm_wait that also calls watch(watch_context) before each sleep
+ * (after the spin phase, at most 1 ms apart); a watch may set *aborted,
+ * which ends the wait unless ready() holds by then. */
+vcpu_comm_wait_result_t
+vcpu_comm_wait_watching(vcpu_comm_signal_t *signal, const atomic_bool *aborted,
+                        uint64_t deadline_ns, bool (*ready)(void *context),
+                        bool (*should_yield)(void *context), void *context,
+                        void (*watch)(void *watch_context),
+                        void *watch_context);
 
 #endif /* BACKPLANE_VCPU_COMM_WAIT_H_ */

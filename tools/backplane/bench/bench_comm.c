@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "bench_comm_dead_peer.h"
 #include "bench_comm_mpi.h"
 #include "bench_comm_ranks.h"
 #include "bench_memcpy.h"
@@ -647,6 +648,8 @@ static _Noreturn void end_rank_process(const comm_bench_t *b, const row_t *rows,
 }
 
 bp_status_t bench_comm(bench_ctx_t *ctx) {
+  if (ctx->comm.dead_peer)
+    return bench_comm_dead_peer(ctx);
   comm_bench_t b = {.ctx = ctx,
                     .op = ctx->comm.op,
                     .n = ctx->comm.ranks,

@@ -30,6 +30,7 @@ typedef struct bench_comm_settings {
   bench_comm_op_t op; /* default all_reduce */
   size_t ranks;       /* 2 (default) .. BENCH_COMM_MAX_RANKS */
   bench_comm_transport_t transport;
+  int dead_peer; /* --dead-peer: time a dead peer's detection instead */
 } bench_comm_settings_t;
 
 /* The op's name as `--op` spells it, e.g. "all_reduce". */

@@ -2,13 +2,15 @@
  * against the stream round trip of a host callback measured in the same run
  * (budget: <= 1.5x its time); kernel launches enqueued per second (budget:
  * >= 5 M/s); a compute-bound kernel at blocks = 2 against blocks = 1 (budget:
- * >= 1.8x on 2 cores). Kernels come from the conformance kernel library.
+ * >= 1.8x on 2 cores); a 10,000-op manifest's load (budget: <= 20 ms) and
+ * its last op's lookup. Kernels come from the conformance kernel library.
  * On the opencl plugin also the empty launch + synchronize against
  * clEnqueueNDRangeKernel + clFinish of an empty kernel called directly,
  * interleaved in the same run (budget: <= 1 us extra). */
 #include <stdio.h>
 
 #include "bench.h"
+#include "bench_launch_manifest.h"
 #include "bench_launch_ring.h"
 #include "bench_opencl.h"
 #include "cli/cli_kernels.h"
@@ -233,5 +235,7 @@ bp_status_t bench_launch(bench_ctx_t *ctx) {
   bp_module_unload(module);
   if (status == BP_OK) /* the ring all-reduce kernel beside the built-in */
     status = bench_launch_ring(ctx);
+  if (status == BP_OK)
+    status = bench_launch_manifest(ctx);
   return status;
 }

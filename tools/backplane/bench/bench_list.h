@@ -8,7 +8,7 @@ BP_BENCH(stream, "stream round trip vs spin hand-off; enqueue throughput")
 BP_BENCH(alloc,
          "cached alloc+free vs glibc/jemalloc/mimalloc/raw; trace replay")
 BP_BENCH(launch, "empty kernel launch vs stream round trip; launches/s; "
-                 "blocks = 2 vs 1")
+                 "blocks = 2 vs 1; 10000-op manifest load and lookup")
 BP_BENCH(comm, "collectives (nccl-tests columns) vs Open MPI MPI_Allreduce")
 BP_BENCH(codegen, "generated kernels vs hand-written C -O3; cached build")
 BP_BENCH(ops, "reference ops vs OpenBLAS sgemm, memcpy and PyTorch CPU")

@@ -59,6 +59,8 @@ int cli_options_parse(const char *command, int argc, char **argv,
       out->plugin = argv[++i];
     } else if (comm_value) {
       *comm_value = argv[++i];
+    } else if ((accepted & CLI_OPT_COMM) && !strcmp(word, "--dead-peer")) {
+      out->comm_dead_peer = 1;
     } else if (!strcmp(word, "--json")) {
       out->json = 1;
     } else if ((accepted & CLI_OPT_QUICK) && !strcmp(word, "--quick")) {

@@ -11,7 +11,8 @@ typedef enum cli_option_flags {
   CLI_OPT_PLUGIN = 1u << 0,     /* --plugin NAME */
   CLI_OPT_QUICK = 1u << 1,      /* --quick: small sizes, few repetitions */
   CLI_OPT_POSITIONAL = 1u << 2, /* bare words, e.g. bench names */
-  CLI_OPT_COMM = 1u << 3,       /* --op NAME, --ranks N, --transport NAME */
+  CLI_OPT_COMM = 1u << 3,       /* --op NAME, --ranks N, --transport NAME,
+                                   --dead-peer */
 } cli_option_flags_t;
 
 typedef struct cli_options {
@@ -22,6 +23,7 @@ typedef struct cli_options {
   /* --op, --ranks, --transport (point into argv; NULL if absent). Only
    * stored here: the command judges the values. */
   const char *comm_op, *comm_ranks, *comm_transport;
+  int comm_dead_peer; /* --dead-peer */
   size_t positional_count;
   char **positional; /* the bare words, pointing into argv */
 } cli_options_t;

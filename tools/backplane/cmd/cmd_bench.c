@@ -34,6 +34,8 @@ static void print_benches(FILE *out) {
           "         comm: [--op all_reduce|broadcast|reduce|all_gather|"
           "reduce_scatter]\n"
           "               [--ranks 2..%d] [--transport threads|shm|mpi]\n"
+          "               [--dead-peer: time how soon a SIGKILLed rank "
+          "process is noticed]\n"
           "benches:\n",
           BENCH_COMM_MAX_RANKS);
   for (size_t i = 0; i < BENCH_COUNT; i++)
@@ -65,12 +67,13 @@ static int comm_settings(const cli_options_t *options, const int *selected,
   int comm_selected = 0;
   for (size_t i = 0; i < BENCH_COUNT; i++)
     comm_selected |= selected[i] && !strcmp(benches[i].name, "comm");
-  if (!comm_selected &&
-      (options->comm_op || options->comm_ranks || options->comm_transport)) {
-    fprintf(stderr, "backplane bench: --op, --ranks and --transport are "
-                    "options of the comm bench only\n");
+  if (!comm_selected && (options->comm_op || options->comm_ranks ||
+                         options->comm_transport || options->comm_dead_peer)) {
+    fprintf(stderr, "backplane bench: --op, --ranks, --transport and "
+                    "--dead-peer are options of the comm bench only\n");
     return 2;
   }
+  out->dead_peer = options->comm_dead_peer;
   return bench_comm_settings_parse(options->comm_op, options->comm_ranks,
                                    options->comm_transport, out);
 }
