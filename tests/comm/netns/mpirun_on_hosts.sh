@@ -1,0 +1,61 @@
+#!/bin/sh
+# Runs an MPI program on H hosts x K ranks made by hosts.sh, and removes the
+# hosts afterwards whatever happens (exit, failure, signal):
+#
+#   mpirun_on_hosts.sh H K [-t SECONDS] [-f FAULT_SCRIPT] PROGRAM [ARGS..]
+#
+# mpirun runs on host 0 (its own namespace: Open MPI's daemons on the other
+# hosts reach it over the test subnet) and starts the other hosts' daemons
+# through hosts.sh's rsh agent. Between hosts Open MPI uses TCP on the test
+# subnet only; inside a host, shared memory (vader). Ranks fill host 0 first
+# (ranks 0..K-1), then host 1, and so on. The environment passes through to
+# every rank, as `mpirun -x` would pass it to real hosts, with HOSTS_DIR (the
+# harness's directory, on a file system every host shares) added.
+#
+# FAULT_SCRIPT, if given, runs beside mpirun (in the machine's namespace) with
+# HOSTS_DIR and HOSTS_SH set, to cut or slow links while the program runs.
+# Exits with mpirun's status, 124 on timeout, 77 when hosts cannot be made.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+hosts="$here/hosts.sh"
+nhosts=$1 per_host=$2
+shift 2
+limit=120 fault=""
+while :; do
+  case "${1:-}" in
+  -t) limit=$2; shift 2 ;;
+  -f) fault=$2; shift 2 ;;
+  *) break ;;
+  esac
+done
+dir=$(mktemp -d /tmp/bp-hosts.XXXXXX)
+cleanup() {
+  "$hosts" destroy "$dir"
+  rm -rf "$dir"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+"$hosts" create "$dir" "$nhosts"
+prefix=$(cat "$dir/prefix")
+i=0
+while [ "$i" -lt "$nhosts" ]; do
+  echo "${prefix}h$i slots=$per_host" >>"$dir/hostfile"
+  i=$((i + 1))
+done
+export HOSTS_DIR="$dir" OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fault_pid=""
+if [ -n "$fault" ]; then
+  HOSTS_SH=$hosts sh "$fault" &
+  fault_pid=$!
+fi
+status=0
+timeout -k 5 "$limit" "$hosts" enter "${prefix}h0" \
+  mpirun --hostfile "$dir/hostfile" -np $((nhosts * per_host)) \
+  --bind-to none --oversubscribe \
+  --mca plm_rsh_agent "$hosts agent" \
+  --mca oob_tcp_if_include 10.77.0.0/24 \
+  --mca btl self,vader,tcp --mca btl_tcp_if_include 10.77.0.0/24 \
+  --mca btl_vader_single_copy_mechanism none \
+  "$@" || status=$?
+[ -z "$fault_pid" ] || wait "$fault_pid" || true
+exit "$status"
