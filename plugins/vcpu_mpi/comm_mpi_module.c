@@ -138,16 +138,19 @@ static int wait_all(mpi_world *world, MPI_Request *requests, int n,
   }
 }
 
-/* Frees the world unless one of its requests was given up (its buffers may
- * still be written by MPI, which cannot cancel a collective). */
+/* Frees the world unless one of its requests was given up: its buffers may
+ * still be written by MPI, which cannot cancel a collective, and its
+ * communicator stays too, because Open MPI keeps progressing a given-up
+ * nonblocking collective (once a cut link comes back, say) and crashes in
+ * it if its communicator was freed. */
 static void world_free(mpi_world *world) {
   mpi_roll_call_close(world);
+  if (world->abandoned)
+    return;
   if (world->comm != MPI_COMM_NULL)
     MPI_Comm_free(&world->comm);
-  if (!world->abandoned) {
-    free(world->calls);
-    free(world);
-  }
+  free(world->calls);
+  free(world);
 }
 
 /* A timed-out call at `seq`: the message names the missing ranks. */

@@ -2,7 +2,7 @@
 # Runs an MPI program on H hosts x K ranks made by hosts.sh, and removes the
 # hosts afterwards whatever happens (exit, failure, signal):
 #
-#   mpirun_on_hosts.sh H K [-t SECONDS] [-f FAULT_SCRIPT] PROGRAM [ARGS..]
+#   mpirun_on_hosts.sh H K [-t SECONDS] [-f FAULT_SCRIPT] [-p] PROGRAM [ARGS..]
 #
 # mpirun runs on host 0 (its own namespace: Open MPI's daemons on the other
 # hosts reach it over the test subnet) and starts the other hosts' daemons
@@ -15,16 +15,20 @@
 # FAULT_SCRIPT, if given, runs beside mpirun (in the machine's namespace) with
 # HOSTS_DIR and HOSTS_SH set, to cut or slow links while the program runs.
 # Exits with mpirun's status, 124 on timeout, 77 when hosts cannot be made.
+# With -p, for programs whose ranks leave without MPI_Finalize: exits 0 only
+# when each of the H x K ranks printed a line "rank R: PASS" (mpirun then
+# reports an improper exit, which says nothing about them).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 hosts="$here/hosts.sh"
 nhosts=$1 per_host=$2
 shift 2
-limit=120 fault=""
+limit=120 fault="" passes=""
 while :; do
   case "${1:-}" in
   -t) limit=$2; shift 2 ;;
   -f) fault=$2; shift 2 ;;
+  -p) passes=1; shift ;;
   *) break ;;
   esac
 done
@@ -56,6 +60,12 @@ timeout -k 5 "$limit" "$hosts" enter "${prefix}h0" \
   --mca oob_tcp_if_include 10.77.0.0/24 \
   --mca btl self,vader,tcp --mca btl_tcp_if_include 10.77.0.0/24 \
   --mca btl_vader_single_copy_mechanism none \
-  "$@" || status=$?
+  "$@" >"$dir/output" 2>&1 || status=$?
+cat "$dir/output"
 [ -z "$fault_pid" ] || wait "$fault_pid" || true
+if [ -n "$passes" ] && [ "$status" -ne 124 ]; then
+  passed=$(grep -c -E '^rank [0-9]+: PASS$' "$dir/output" || true)
+  echo "$passed of $((nhosts * per_host)) ranks passed"
+  [ "$passed" -eq $((nhosts * per_host)) ] && status=0 || status=1
+fi
 exit "$status"
