@@ -267,35 +267,56 @@ static void describe_call(const vcpu_comm_desc_t *d, char *out,
            d->seq);
 }
 
-/* Every rank's call at this sequence number, gathered: a rank that called
- * something else is named with what it called. */
-static int check(void *handle, const vcpu_comm_desc_t *d, uint64_t deadline_ns,
-                 const atomic_bool *aborted, char *error, size_t capacity) {
-  mpi_world *world = handle;
-  char what[64];
-  describe_call(d, what, sizeof what);
+/* The call check: every rank's call at this sequence number, all-gathered
+ * into world->calls. check_start posts it; check_finish waits for it and
+ * names a rank that called something else, with what it called. */
+static MPI_Request check_start(mpi_world *world, const vcpu_comm_desc_t *d) {
   world->at_seq = d->seq;
   uint64_t *mine = world->calls + world->nranks * CALL_WORDS;
   call_to_words(d, mine);
-  MPI_Request request;
+  MPI_Request request = MPI_REQUEST_NULL;
   MPI_Iallgather(mine, CALL_WORDS, MPI_UINT64_T, world->calls, CALL_WORDS,
                  MPI_UINT64_T, world->comm, &request);
-  int status = wait_all(world, &request, 1, MPI_STATUSES_IGNORE, deadline_ns,
-                        aborted, what, error, capacity);
-  status = name_the_missing(world, status, d->seq, error, capacity);
-  for (size_t r = 0; r < world->nranks && status == BP_OK; r++) {
+  return request;
+}
+
+/* Names a rank whose gathered call differs from `d`; BP_OK if none. */
+static int compare_calls(mpi_world *world, const vcpu_comm_desc_t *d,
+                         char *error, size_t capacity) {
+  for (size_t r = 0; r < world->nranks; r++) {
     vcpu_comm_desc_t theirs = call_from_words(world->calls + r * CALL_WORDS);
     if (vcpu_comm_same_call(d, &theirs))
       continue;
     char a[128], b[128];
     vcpu_comm_describe_call(d, a, sizeof a);
     vcpu_comm_describe_call(&theirs, b, sizeof b);
-    status = fail(BP_ERR_INVALID_ARGUMENT, error, capacity,
-                  "mismatched collectives at sequence %" PRIu64
-                  ": rank %zu called %s but rank %zu called %s",
-                  d->seq, world->rank, a, r, b);
+    return fail(BP_ERR_INVALID_ARGUMENT, error, capacity,
+                "mismatched collectives at sequence %" PRIu64
+                ": rank %zu called %s but rank %zu called %s",
+                d->seq, world->rank, a, r, b);
   }
-  return status;
+  return BP_OK;
+}
+
+static int check_finish(mpi_world *world, const vcpu_comm_desc_t *d,
+                        MPI_Request *request, uint64_t deadline_ns,
+                        const atomic_bool *aborted, char *error,
+                        size_t capacity) {
+  char what[64];
+  describe_call(d, what, sizeof what);
+  int status = wait_all(world, request, 1, MPI_STATUSES_IGNORE, deadline_ns,
+                        aborted, what, error, capacity);
+  status = name_the_missing(world, status, d->seq, error, capacity);
+  return status == BP_OK ? compare_calls(world, d, error, capacity) : status;
+}
+
+/* The check alone, before any data moves (the hybrid's stages need it). */
+static int check(void *handle, const vcpu_comm_desc_t *d, uint64_t deadline_ns,
+                 const atomic_bool *aborted, char *error, size_t capacity) {
+  mpi_world *world = handle;
+  MPI_Request request = check_start(world, d);
+  return check_finish(world, d, &request, deadline_ns, aborted, error,
+                      capacity);
 }
 
 /* reduce_scatter: in place (recv inside send) is not MPI's IN_PLACE layout,
@@ -378,12 +399,37 @@ static int run(void *handle, const vcpu_comm_desc_t *d, uint64_t deadline_ns,
   return status;
 }
 
+/* The check travels beside the data instead of before it: both are posted
+ * at once, so agreeing ranks pay no extra round of messages. Ranks that
+ * disagree may run mismatched MPI collectives; MPI never writes past a
+ * posted buffer (a longer message is a truncation error), so the data call
+ * ends in garbage, an MPI error or the deadline, and the check, which
+ * completes regardless, then reports the mismatch in its place. */
 static int collective(void *handle, const vcpu_comm_desc_t *d,
                       uint64_t deadline_ns, const atomic_bool *aborted,
                       char *error, size_t capacity) {
-  int status = check(handle, d, deadline_ns, aborted, error, capacity);
-  return status == BP_OK ? run(handle, d, deadline_ns, aborted, error, capacity)
-                         : status;
+  mpi_world *world = handle;
+  MPI_Request request = check_start(world, d);
+  int status = run(handle, d, deadline_ns, aborted, error, capacity);
+  if (status == BP_OK)
+    return check_finish(world, d, &request, deadline_ns, aborted, error,
+                        capacity);
+  /* The data failed: past the deadline (or aborted) the check gets one
+   * look, after an MPI error (a truncation, say) it gets the deadline. */
+  char checked[512] = "";
+  int done = 0;
+  if (status == BP_ERR_PLUGIN)
+    done = check_finish(world, d, &request, deadline_ns, aborted, checked,
+                        sizeof checked) != BP_ERR_TIMEOUT;
+  else if (MPI_Test(&request, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && done)
+    compare_calls(world, d, checked, sizeof checked);
+  if (!done)
+    world->abandoned = true;
+  if (done && strstr(checked, "mismatched collectives") != NULL) {
+    snprintf(error, capacity, "%s", checked);
+    return BP_ERR_INVALID_ARGUMENT;
+  }
+  return status;
 }
 
 /* After a send/recv group timed out: the peers it still waits for. */
