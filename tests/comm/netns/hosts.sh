@@ -17,7 +17,8 @@
 #
 # Names are unique per run (prefix from the pid and time), so parallel test
 # runs never collide. Exits 77 (CTest's skip code) when namespaces cannot be
-# made here: not root, or no iproute2/unshare.
+# made here (not root, no iproute2/unshare) and netem where the kernel lacks
+# it.
 set -eu
 SUBNET=10.77.0
 here=$(cd "$(dirname "$0")" && pwd)
@@ -93,12 +94,13 @@ agent)
   ;;
 link) ip -n "$(host_name "$2" "$3")" link set eth0 "$4" ;;
 netem)
-  h=$(host_name "$2" "$3")
+  dir=$2 h=$(host_name "$2" "$3")
   shift 3
   if [ "$1" = off ]; then
     ip netns exec "$h" tc qdisc del dev eth0 root 2>/dev/null || true
   else
-    ip netns exec "$h" tc qdisc replace dev eth0 root netem "$@"
+    ip netns exec "$h" tc qdisc replace dev eth0 root netem "$@" 2>"$dir/tc.err" ||
+      skip "tc netem unavailable (kernel without sch_netem?): $(cat "$dir/tc.err")"
   fi
   ;;
 *)

@@ -2,7 +2,8 @@
 # Runs an MPI program on H hosts x K ranks made by hosts.sh, and removes the
 # hosts afterwards whatever happens (exit, failure, signal):
 #
-#   mpirun_on_hosts.sh H K [-t SECONDS] [-f FAULT_SCRIPT] [-p] PROGRAM [ARGS..]
+#   mpirun_on_hosts.sh H K [-t SECONDS] [-f FAULT_SCRIPT] [-n NETEM] [-p]
+#                      PROGRAM [ARGS..]
 #
 # mpirun runs on host 0 (its own namespace: Open MPI's daemons on the other
 # hosts reach it over the test subnet) and starts the other hosts' daemons
@@ -14,6 +15,8 @@
 #
 # FAULT_SCRIPT, if given, runs beside mpirun (in the machine's namespace) with
 # HOSTS_DIR and HOSTS_SH set, to cut or slow links while the program runs.
+# NETEM (say "delay 2ms loss 1%") is put on every host's link before mpirun
+# starts (tc netem).
 # Exits with mpirun's status, 124 on timeout, 77 when hosts cannot be made.
 # With -p, for programs whose ranks leave without MPI_Finalize: exits 0 only
 # when each of the H x K ranks printed a line "rank R: PASS" (mpirun then
@@ -23,12 +26,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 hosts="$here/hosts.sh"
 nhosts=$1 per_host=$2
 shift 2
-limit=120 fault="" passes=""
+limit=120 fault="" passes="" netem=""
 while :; do
   case "${1:-}" in
   -t) limit=$2; shift 2 ;;
   -f) fault=$2; shift 2 ;;
   -p) passes=1; shift ;;
+  -n) netem=$2; shift 2 ;;
   *) break ;;
   esac
 done
@@ -46,6 +50,14 @@ while [ "$i" -lt "$nhosts" ]; do
   echo "${prefix}h$i slots=$per_host" >>"$dir/hostfile"
   i=$((i + 1))
 done
+if [ -n "$netem" ]; then
+  i=0
+  while [ "$i" -lt "$nhosts" ]; do
+    # shellcheck disable=SC2086 # netem's words
+    "$hosts" netem "$dir" "$i" $netem
+    i=$((i + 1))
+  done
+fi
 export HOSTS_DIR="$dir" OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fault_pid=""
 if [ -n "$fault" ]; then
