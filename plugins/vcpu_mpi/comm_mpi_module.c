@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,8 @@
 #include "reduce/reduce.h"
 
 static pthread_once_t types_once = PTHREAD_ONCE_INIT;
+/* Some world gave a request up: MPI_Finalize could wait for it forever. */
+static atomic_bool gave_up;
 static MPI_Datatype f16_type, bf16_type;
 static MPI_Op user_ops[PRODUCT + 1]; /* for f16/bf16, by C_CCLReduceOp */
 
@@ -132,6 +135,7 @@ static int wait_all(mpi_world *world, MPI_Request *requests, int n,
       continue;
     }
     world->abandoned = true;
+    atomic_store(&gave_up, true);
     if (was_aborted)
       return fail(BP_ERR_ABORTED, error, capacity, "%s aborted", what);
     return fail(BP_ERR_TIMEOUT, error, capacity, "%s timed out", what);
@@ -145,8 +149,10 @@ static int wait_all(mpi_world *world, MPI_Request *requests, int n,
  * it if its communicator was freed. */
 static void world_free(mpi_world *world) {
   mpi_roll_call_close(world);
-  if (world->abandoned)
+  if (world->abandoned) {
+    atomic_store(&gave_up, true);
     return;
+  }
   if (world->comm != MPI_COMM_NULL)
     MPI_Comm_free(&world->comm);
   free(world->calls);
@@ -183,14 +189,26 @@ static int all_hold(mpi_world *world, uint64_t value, uint64_t deadline_ns,
   return status;
 }
 
+/* At exit of a program that never called MPI itself (the module initialized
+ * MPI for it): finalize, or mpirun reports the rank as ended abnormally and
+ * fails the job. Not after a request was given up: its peer may never come,
+ * and MPI_Finalize would wait for it. */
+static void finalize_at_exit(void) {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized && !atomic_load(&gave_up))
+    MPI_Finalize();
+}
+
 static int create(uint64_t secret, size_t nranks, size_t rank,
                   uint64_t deadline_ns, void **out_handle, char *error,
                   size_t capacity) {
   int initialized = 0, provided = 0, size = 0, me = 0;
   MPI_Initialized(&initialized);
-  if (!initialized)
+  if (!initialized) {
     MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided);
-  else
+    atexit(finalize_at_exit);
+  } else
     MPI_Query_thread(&provided);
   if (provided < MPI_THREAD_MULTIPLE)
     return fail(BP_ERR_UNSUPPORTED, error, capacity,
