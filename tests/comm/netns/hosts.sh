@@ -21,8 +21,6 @@
 # it.
 set -eu
 SUBNET=10.77.0
-here=$(cd "$(dirname "$0")" && pwd)
-self="$here/$(basename "$0")"
 
 skip() {
   echo "SKIP: $*" >&2
