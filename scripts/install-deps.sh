@@ -7,7 +7,7 @@ PACKAGES="cmake ninja-build gcc g++ clang pkg-config make libjansson-dev libcmoc
 libopenmpi-dev openmpi-bin libopenblas-dev libjemalloc-dev libmimalloc-dev libdlpack-dev
 libjpeg-dev zlib1g-dev python3-sklearn ocl-icd-opencl-dev opencl-c-headers
 pocl-opencl-icd python3-dev python3-setuptools python3-pytest python3-numpy
-python3-torch libtorch-dev python3-venv"
+python3-torch libtorch-dev python3-venv iproute2 util-linux"
 missing=""
 for p in $PACKAGES; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

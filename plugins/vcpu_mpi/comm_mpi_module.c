@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,8 @@
 #include "reduce/reduce.h"
 
 static pthread_once_t types_once = PTHREAD_ONCE_INIT;
+/* Some world gave a request up: MPI_Finalize could wait for it forever. */
+static atomic_bool gave_up;
 static MPI_Datatype f16_type, bf16_type;
 static MPI_Op user_ops[PRODUCT + 1]; /* for f16/bf16, by C_CCLReduceOp */
 
@@ -132,22 +135,28 @@ static int wait_all(mpi_world *world, MPI_Request *requests, int n,
       continue;
     }
     world->abandoned = true;
+    atomic_store(&gave_up, true);
     if (was_aborted)
       return fail(BP_ERR_ABORTED, error, capacity, "%s aborted", what);
     return fail(BP_ERR_TIMEOUT, error, capacity, "%s timed out", what);
   }
 }
 
-/* Frees the world unless one of its requests was given up (its buffers may
- * still be written by MPI, which cannot cancel a collective). */
+/* Frees the world unless one of its requests was given up: its buffers may
+ * still be written by MPI, which cannot cancel a collective, and its
+ * communicator stays too, because Open MPI keeps progressing a given-up
+ * nonblocking collective (once a cut link comes back, say) and crashes in
+ * it if its communicator was freed. */
 static void world_free(mpi_world *world) {
   mpi_roll_call_close(world);
+  if (world->abandoned) {
+    atomic_store(&gave_up, true);
+    return;
+  }
   if (world->comm != MPI_COMM_NULL)
     MPI_Comm_free(&world->comm);
-  if (!world->abandoned) {
-    free(world->calls);
-    free(world);
-  }
+  free(world->calls);
+  free(world);
 }
 
 /* A timed-out call at `seq`: the message names the missing ranks. */
@@ -180,14 +189,26 @@ static int all_hold(mpi_world *world, uint64_t value, uint64_t deadline_ns,
   return status;
 }
 
+/* At exit of a program that never called MPI itself (the module initialized
+ * MPI for it): finalize, or mpirun reports the rank as ended abnormally and
+ * fails the job. Not after a request was given up: its peer may never come,
+ * and MPI_Finalize would wait for it. */
+static void finalize_at_exit(void) {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized && !atomic_load(&gave_up))
+    MPI_Finalize();
+}
+
 static int create(uint64_t secret, size_t nranks, size_t rank,
                   uint64_t deadline_ns, void **out_handle, char *error,
                   size_t capacity) {
   int initialized = 0, provided = 0, size = 0, me = 0;
   MPI_Initialized(&initialized);
-  if (!initialized)
+  if (!initialized) {
     MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided);
-  else
+    atexit(finalize_at_exit);
+  } else
     MPI_Query_thread(&provided);
   if (provided < MPI_THREAD_MULTIPLE)
     return fail(BP_ERR_UNSUPPORTED, error, capacity,
@@ -264,35 +285,56 @@ static void describe_call(const vcpu_comm_desc_t *d, char *out,
            d->seq);
 }
 
-/* Every rank's call at this sequence number, gathered: a rank that called
- * something else is named with what it called. */
-static int check(void *handle, const vcpu_comm_desc_t *d, uint64_t deadline_ns,
-                 const atomic_bool *aborted, char *error, size_t capacity) {
-  mpi_world *world = handle;
-  char what[64];
-  describe_call(d, what, sizeof what);
+/* The call check: every rank's call at this sequence number, all-gathered
+ * into world->calls. check_start posts it; check_finish waits for it and
+ * names a rank that called something else, with what it called. */
+static MPI_Request check_start(mpi_world *world, const vcpu_comm_desc_t *d) {
   world->at_seq = d->seq;
   uint64_t *mine = world->calls + world->nranks * CALL_WORDS;
   call_to_words(d, mine);
-  MPI_Request request;
+  MPI_Request request = MPI_REQUEST_NULL;
   MPI_Iallgather(mine, CALL_WORDS, MPI_UINT64_T, world->calls, CALL_WORDS,
                  MPI_UINT64_T, world->comm, &request);
-  int status = wait_all(world, &request, 1, MPI_STATUSES_IGNORE, deadline_ns,
-                        aborted, what, error, capacity);
-  status = name_the_missing(world, status, d->seq, error, capacity);
-  for (size_t r = 0; r < world->nranks && status == BP_OK; r++) {
+  return request;
+}
+
+/* Names a rank whose gathered call differs from `d`; BP_OK if none. */
+static int compare_calls(mpi_world *world, const vcpu_comm_desc_t *d,
+                         char *error, size_t capacity) {
+  for (size_t r = 0; r < world->nranks; r++) {
     vcpu_comm_desc_t theirs = call_from_words(world->calls + r * CALL_WORDS);
     if (vcpu_comm_same_call(d, &theirs))
       continue;
     char a[128], b[128];
     vcpu_comm_describe_call(d, a, sizeof a);
     vcpu_comm_describe_call(&theirs, b, sizeof b);
-    status = fail(BP_ERR_INVALID_ARGUMENT, error, capacity,
-                  "mismatched collectives at sequence %" PRIu64
-                  ": rank %zu called %s but rank %zu called %s",
-                  d->seq, world->rank, a, r, b);
+    return fail(BP_ERR_INVALID_ARGUMENT, error, capacity,
+                "mismatched collectives at sequence %" PRIu64
+                ": rank %zu called %s but rank %zu called %s",
+                d->seq, world->rank, a, r, b);
   }
-  return status;
+  return BP_OK;
+}
+
+static int check_finish(mpi_world *world, const vcpu_comm_desc_t *d,
+                        MPI_Request *request, uint64_t deadline_ns,
+                        const atomic_bool *aborted, char *error,
+                        size_t capacity) {
+  char what[64];
+  describe_call(d, what, sizeof what);
+  int status = wait_all(world, request, 1, MPI_STATUSES_IGNORE, deadline_ns,
+                        aborted, what, error, capacity);
+  status = name_the_missing(world, status, d->seq, error, capacity);
+  return status == BP_OK ? compare_calls(world, d, error, capacity) : status;
+}
+
+/* The check alone, before any data moves (the hybrid's stages need it). */
+static int check(void *handle, const vcpu_comm_desc_t *d, uint64_t deadline_ns,
+                 const atomic_bool *aborted, char *error, size_t capacity) {
+  mpi_world *world = handle;
+  MPI_Request request = check_start(world, d);
+  return check_finish(world, d, &request, deadline_ns, aborted, error,
+                      capacity);
 }
 
 /* reduce_scatter: in place (recv inside send) is not MPI's IN_PLACE layout,
@@ -375,12 +417,37 @@ static int run(void *handle, const vcpu_comm_desc_t *d, uint64_t deadline_ns,
   return status;
 }
 
+/* The check travels beside the data instead of before it: both are posted
+ * at once, so agreeing ranks pay no extra round of messages. Ranks that
+ * disagree may run mismatched MPI collectives; MPI never writes past a
+ * posted buffer (a longer message is a truncation error), so the data call
+ * ends in garbage, an MPI error or the deadline, and the check, which
+ * completes regardless, then reports the mismatch in its place. */
 static int collective(void *handle, const vcpu_comm_desc_t *d,
                       uint64_t deadline_ns, const atomic_bool *aborted,
                       char *error, size_t capacity) {
-  int status = check(handle, d, deadline_ns, aborted, error, capacity);
-  return status == BP_OK ? run(handle, d, deadline_ns, aborted, error, capacity)
-                         : status;
+  mpi_world *world = handle;
+  MPI_Request request = check_start(world, d);
+  int status = run(handle, d, deadline_ns, aborted, error, capacity);
+  if (status == BP_OK)
+    return check_finish(world, d, &request, deadline_ns, aborted, error,
+                        capacity);
+  /* The data failed: past the deadline (or aborted) the check gets one
+   * look, after an MPI error (a truncation, say) it gets the deadline. */
+  char checked[512] = "";
+  int done = 0;
+  if (status == BP_ERR_PLUGIN)
+    done = check_finish(world, d, &request, deadline_ns, aborted, checked,
+                        sizeof checked) != BP_ERR_TIMEOUT;
+  else if (MPI_Test(&request, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && done)
+    compare_calls(world, d, checked, sizeof checked);
+  if (!done)
+    world->abandoned = true;
+  if (done && strstr(checked, "mismatched collectives") != NULL) {
+    snprintf(error, capacity, "%s", checked);
+    return BP_ERR_INVALID_ARGUMENT;
+  }
+  return status;
 }
 
 /* After a send/recv group timed out: the peers it still waits for. */

@@ -70,8 +70,11 @@ typedef const vcpu_comm_mpi_module_t *(*vcpu_comm_mpi_module_fn_t)(void);
  * Thread-safe. */
 const vcpu_comm_mpi_module_t *vcpu_comm_mpi_module_load(void);
 
-/* Whether a world should use MPI: BACKPLANE_COMM_TRANSPORT=mpi, or (unset or
- * "auto") the id was made on another host. */
-bool vcpu_comm_mpi_wanted(const vcpu_comm_unique_id_t *id);
+/* Whether a world of nranks should use MPI: BACKPLANE_COMM_TRANSPORT=mpi, or
+ * (unset or "auto") the id was made on another host, or the world is the
+ * whole of an mpirun job that spans hosts (Open MPI's OMPI_COMM_WORLD_SIZE is
+ * nranks and larger than OMPI_COMM_WORLD_LOCAL_SIZE): every rank of such a
+ * job decides alike, also those on the id's host. */
+bool vcpu_comm_mpi_wanted(const vcpu_comm_unique_id_t *id, size_t nranks);
 
 #endif /* BACKPLANE_VCPU_COMM_MPI_H_ */

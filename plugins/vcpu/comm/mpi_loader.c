@@ -59,12 +59,24 @@ const vcpu_comm_mpi_module_t *vcpu_comm_mpi_module_load(void) {
   return loaded;
 }
 
-bool vcpu_comm_mpi_wanted(const vcpu_comm_unique_id_t *id) {
+/* An Open MPI launcher variable as a count; 0 if absent or malformed. */
+static size_t launcher_count(const char *name) {
+  const char *text = getenv(name);
+  char *end = NULL;
+  unsigned long long value = text ? strtoull(text, &end, 10) : 0;
+  return text && *text && *end == '\0' ? (size_t)value : 0;
+}
+
+bool vcpu_comm_mpi_wanted(const vcpu_comm_unique_id_t *id, size_t nranks) {
   const char *transport = getenv("BACKPLANE_COMM_TRANSPORT");
   if (transport && strcmp(transport, "mpi") == 0)
     return true;
   if (transport && *transport && strcmp(transport, "auto") != 0)
     return false;
+  size_t job = launcher_count("OMPI_COMM_WORLD_SIZE");
+  size_t here = launcher_count("OMPI_COMM_WORLD_LOCAL_SIZE");
+  if (job == nranks && here != 0 && here < job)
+    return true;
   char host[sizeof id->host] = "";
   gethostname(host, sizeof host - 1);
   return strcmp(host, id->host) != 0;

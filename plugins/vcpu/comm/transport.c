@@ -67,7 +67,7 @@ bp_status_t vcpu_comm_create(size_t nranks, const C_CCLRootId *root,
     return vcpu_comm_reject(BP_ERR_INVALID_ARGUMENT,
                             "xccl_comm_init_rank: nranks %zu exceeds 4096",
                             nranks);
-  if (vcpu_comm_mpi_wanted(&id))
+  if (vcpu_comm_mpi_wanted(&id, nranks))
     return vcpu_comm_create_in(nranks, &id, rank, mpi_world_create, out_comm);
   return vcpu_comm_create_on_host(nranks, &id, rank, out_comm);
 }
