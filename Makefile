@@ -26,8 +26,12 @@ run: build
 	$(BACKPLANE) check --plugin vcpu
 	$(BACKPLANE) train --model cnn --devices 2 --epochs 12 --lr 0.004
 
+# A failed test runs once more before it fails the run: opencl.check.svm
+# crashed once at process exit in a loaded parallel run and not in 50 reruns
+# (under investigation); a failure that repeats still fails, and the first
+# one stays in the log.
 test: build
-	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) --repeat until-pass:2
 
 install: build
 	cmake --install $(BUILD) $(if $(PREFIX),--prefix $(PREFIX))
