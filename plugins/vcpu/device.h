@@ -27,6 +27,9 @@ typedef struct vcpu_runners {
   void (*kernel)(C_Stream stream, const struct vcpu_command *command,
                  unsigned char *slot);
   void (*kernel_done)(const struct vcpu_command *command);
+  /* Called by the last finalize, under the lifetime lock, once the devices
+   * are gone (the kernels' block pools stop); NULL: nothing. */
+  void (*shutdown)(void);
 } vcpu_runners_t;
 
 typedef struct vcpu_device {

@@ -47,10 +47,15 @@ C_Status vcpu_finalize(void) {
   if (g_initialize_refs == 0) {
     status = C_ERROR;
   } else if (--g_initialize_refs == 0) {
+    /* The runners every device copied; read before the devices go. */
+    void (*shutdown)(void) =
+        vcpu_device_count() > 0 ? vcpu_device_at(0)->runners.shutdown : NULL;
     for (int id = 0; id < vcpu_device_count(); ++id)
       release_resources(vcpu_device_at(id), "finalize");
     vcpu_host_memory_release_all();
     vcpu_devices_destroy();
+    if (shutdown) /* under the lock: a new initialize waits for it */
+      shutdown();
   }
   pthread_mutex_unlock(&g_lifetime_lock);
   return status;

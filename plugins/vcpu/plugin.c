@@ -62,19 +62,11 @@ VCPU_EXPORT const BP_ExtensionBase *BackplanePluginExtensions(void) {
 /* What the devices' streams run for the collectives and kernels. */
 static const vcpu_runners_t g_runners = {.comm_task = vcpu_comm_run_task,
                                          .kernel = vk_run_kernel,
-                                         .kernel_done = vk_kernel_command_done};
+                                         .kernel_done = vk_kernel_command_done,
+                                         .shutdown = vk_shutdown};
 
 static C_Status initialize(void) {
   return vcpu_initialize(&g_runners);
-}
-
-/* The last finalize (no devices left, every stream drained) also stops the
- * kernels' block pools. */
-static C_Status finalize(void) {
-  C_Status status = vcpu_finalize();
-  if (status == C_SUCCESS && vcpu_device_count() == 0)
-    vk_shutdown();
-  return status;
 }
 
 static void fill_table(C_DeviceInterface *table) {
@@ -82,7 +74,7 @@ static void fill_table(C_DeviceInterface *table) {
   table->size = sizeof *table;
 
   table->initialize = initialize;
-  table->finalize = finalize;
+  table->finalize = vcpu_finalize; /* the last stops the kernels' pools */
   table->init_device = vcpu_init_device;
   table->set_device = vcpu_set_device;
   table->get_device = vcpu_get_device;
