@@ -144,8 +144,8 @@ static void run(void *args) {
 }
 
 /* Views q, k, v, alibi_slopes and the attributes into t. */
-static diopiError_t setup(diopiContextHandle_t ctx, const char *op, attn_task_t *t,
-                          diopiConstTensorHandle_t q,
+static diopiError_t setup(diopiContextHandle_t ctx, const char *op,
+                          attn_task_t *t, diopiConstTensorHandle_t q,
                           diopiConstTensorHandle_t k,
                           diopiConstTensorHandle_t v,
                           diopiConstTensorHandle_t alibi_slopes,
@@ -195,15 +195,15 @@ static diopiError_t setup(diopiContextHandle_t ctx, const char *op, attn_task_t 
 }
 
 /* `h` viewed into *v, which must have the 4-dim `shape`. */
-static diopiError_t view_shaped(diopiContextHandle_t ctx, const char *op, const char *arg,
-                                diopiConstTensorHandle_t h, ref_view_t *v,
-                                const int64_t *shape) {
+static diopiError_t view_shaped(diopiContextHandle_t ctx, const char *op,
+                                const char *arg, diopiConstTensorHandle_t h,
+                                ref_view_t *v, const int64_t *shape) {
   diopiError_t err = ref_view(ctx, op, arg, h, v);
   return err ? err : ref_expect_shape(op, arg, v, shape, 4);
 }
 
-static diopiError_t lse_view(diopiContextHandle_t ctx, const char *op, attn_task_t *t,
-                             diopiConstTensorHandle_t lse) {
+static diopiError_t lse_view(diopiContextHandle_t ctx, const char *op,
+                             attn_task_t *t, diopiConstTensorHandle_t lse) {
   int64_t shape[3] = {t->b, t->hq, t->sq};
   diopiError_t err = ref_view(ctx, op, "softmax_lse", lse, &t->lse);
   return err ? err : ref_expect_shape(op, "softmax_lse", &t->lse, shape, 3);
@@ -231,10 +231,11 @@ REF_EXPORT diopiError_t diopiFlashAttention(
   attn_task_t t;
   memset(&t, 0, sizeof t);
   diopiError_t err =
-      setup(ctx, op, &t, q, k, v, alibi_slopes, p_dropout, softmax_scale, is_causal,
-            window_size_left, window_size_right);
+      setup(ctx, op, &t, q, k, v, alibi_slopes, p_dropout, softmax_scale,
+            is_causal, window_size_left, window_size_right);
   if (!err)
-    err = view_shaped(ctx, op, "attention_out", attention_out, &t.out, t.q.shape);
+    err =
+        view_shaped(ctx, op, "attention_out", attention_out, &t.out, t.q.shape);
   if (!err)
     err = lse_view(ctx, op, &t, softmax_lse);
   if (!err)
@@ -257,12 +258,14 @@ REF_EXPORT diopiError_t diopiFlashAttentionBackward(
   memset(&t, 0, sizeof t);
   t.backward = true;
   diopiError_t err =
-      setup(ctx, op, &t, q, k, v, alibi_slopes, p_dropout, softmax_scale, is_causal,
-            window_size_left, window_size_right);
+      setup(ctx, op, &t, q, k, v, alibi_slopes, p_dropout, softmax_scale,
+            is_causal, window_size_left, window_size_right);
   if (!err)
-    err = view_shaped(ctx, op, "attention_out", attention_out, &t.out, t.q.shape);
+    err =
+        view_shaped(ctx, op, "attention_out", attention_out, &t.out, t.q.shape);
   if (!err)
-    err = view_shaped(ctx, op, "grad_output", grad_output, &t.grad_out, t.q.shape);
+    err = view_shaped(ctx, op, "grad_output", grad_output, &t.grad_out,
+                      t.q.shape);
   if (!err)
     err = lse_view(ctx, op, &t, softmax_lse);
   if (!err)

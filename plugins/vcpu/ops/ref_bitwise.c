@@ -33,7 +33,8 @@ static double not_fn(const double *in, const double *p) {
 }
 
 /* Bitwise ops take integers and bools only. */
-static diopiError_t expect_integral(diopiContextHandle_t ctx, const char *op, const char *arg, CT t) {
+static diopiError_t expect_integral(diopiContextHandle_t ctx, const char *op,
+                                    const char *arg, CT t) {
   ref_view_t v;
   diopiError_t err = ref_view(ctx, op, arg, t, &v);
   if (!err && ref_is_floating(v.dtype))

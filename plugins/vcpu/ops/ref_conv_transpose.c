@@ -137,8 +137,8 @@ static void run(void *args) {
 
 /* Views input and weight, checks the attributes and computes the output
  * size. */
-static diopiError_t setup(diopiContextHandle_t ctx, const char *op, tconv_task_t *t,
-                          diopiConstTensorHandle_t input,
+static diopiError_t setup(diopiContextHandle_t ctx, const char *op,
+                          tconv_task_t *t, diopiConstTensorHandle_t input,
                           diopiConstTensorHandle_t weight, diopiSize_t stride,
                           diopiSize_t padding, diopiSize_t output_padding,
                           diopiSize_t dilation, int64_t groups) {
@@ -235,11 +235,13 @@ REF_EXPORT diopiError_t diopiConvTranspose2dBackward(
   if (!err)
     err = ref_expect_shape(op, "grad_output", &t.gy, shape, 4);
   if (!err)
-    err = ref_view_optional(ctx, op, "grad_input", grad_input, &t.gi, &t.has_gi);
+    err =
+        ref_view_optional(ctx, op, "grad_input", grad_input, &t.gi, &t.has_gi);
   if (!err && t.has_gi)
     err = ref_expect_shape(op, "grad_input", &t.gi, t.x.shape, 4);
   if (!err)
-    err = ref_view_optional(ctx, op, "grad_weight", grad_weight, &t.gw, &t.has_gw);
+    err = ref_view_optional(ctx, op, "grad_weight", grad_weight, &t.gw,
+                            &t.has_gw);
   if (!err && t.has_gw)
     err = ref_expect_shape(op, "grad_weight", &t.gw, t.w.shape, 4);
   if (!err && bias_sizes && grad_bias) {

@@ -31,8 +31,8 @@ static double mul_fn(const double *in, const double *p) {
 }
 
 /* Checks outs[i] (NULL list: in place) against inputs[i] for all i. */
-static diopiError_t check_lists(diopiContextHandle_t ctx, const char *op, T *outs, CT *inputs,
-                                int64_t n) {
+static diopiError_t check_lists(diopiContextHandle_t ctx, const char *op,
+                                T *outs, CT *inputs, int64_t n) {
   if (n < 0 || (n && !inputs))
     return ref_fail(op, "inputs: expected %lld tensors, got a NULL list",
                     (long long)n);
@@ -210,7 +210,8 @@ REF_EXPORT diopiError_t diopiAmpUpdateScaleInp(CTX, T current_scale,
   t.growth = scale_growth_factor;
   t.backoff = scale_backoff_factor;
   t.interval = growth_interval;
-  diopiError_t err = ref_view(ctx, op, "current_scale", current_scale, &t.scale);
+  diopiError_t err =
+      ref_view(ctx, op, "current_scale", current_scale, &t.scale);
   if (!err)
     err = ref_view(ctx, op, "growth_tracker", growth_tracker, &t.tracker);
   if (!err)

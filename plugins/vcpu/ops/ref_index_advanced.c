@@ -107,7 +107,8 @@ static diopiError_t index_shape(const char *op, const ref_view_t *index, int n,
 /* Views indices[0, count) into t (out must be viewed): one run of
  * adjacent dims, integer tensors or a single bool mask over the leading
  * dims. */
-static diopiError_t parse_indices(diopiContextHandle_t ctx, const char *op, index_put_task_t *t,
+static diopiError_t parse_indices(diopiContextHandle_t ctx, const char *op,
+                                  index_put_task_t *t,
                                   const diopiConstTensorHandle_t *indices,
                                   int64_t count) {
   if (count < 1 || count > t->out.ndim || !indices)

@@ -69,9 +69,9 @@ diopiError_t ref_loss_reduction(const char *op, diopiReduction_t reduction) {
 
 /* Views loss->in into t->in from slot `first`, each broadcast to in[0]'s
  * shape, and out into t->out. */
-static diopiError_t views(diopiContextHandle_t ctx, const char *op, loss_task_t *t, int first,
-                          const ref_loss_t *loss, const char *out_name,
-                          diopiConstTensorHandle_t out) {
+static diopiError_t views(diopiContextHandle_t ctx, const char *op,
+                          loss_task_t *t, int first, const ref_loss_t *loss,
+                          const char *out_name, diopiConstTensorHandle_t out) {
   t->nin = first + loss->nin;
   t->fn = loss->fn;
   memcpy(t->params, loss->params, sizeof t->params);

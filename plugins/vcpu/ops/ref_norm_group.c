@@ -194,9 +194,10 @@ static void run(void *args) {
 }
 
 /* An optional per-channel (or per-element) tensor of `n` elements. */
-static diopiError_t optional_vector(diopiContextHandle_t ctx, const char *op, const char *arg, CT h,
-                                    ref_view_t *v, bool *present,
-                                    const int64_t *shape, int ndim) {
+static diopiError_t optional_vector(diopiContextHandle_t ctx, const char *op,
+                                    const char *arg, CT h, ref_view_t *v,
+                                    bool *present, const int64_t *shape,
+                                    int ndim) {
   diopiError_t err = ref_view_optional(ctx, op, arg, h, v, present);
   if (!err && *present)
     err = ref_expect_shape(op, arg, v, shape, ndim);
@@ -211,10 +212,10 @@ static diopiError_t enqueue(CTX, const char *op, norm_task_t *t) {
 
 /* group_norm's checks: input (N, C, ...) with C divisible by num_groups;
  * weight, bias (C); mean, rstd (N, G). */
-static diopiError_t group_setup(diopiContextHandle_t ctx, const char *op, norm_task_t *t, CT input,
-                                int64_t num_groups, CT weight, CT bias,
-                                const char *mean_name, CT mean,
-                                const char *rstd_name, CT rstd) {
+static diopiError_t group_setup(diopiContextHandle_t ctx, const char *op,
+                                norm_task_t *t, CT input, int64_t num_groups,
+                                CT weight, CT bias, const char *mean_name,
+                                CT mean, const char *rstd_name, CT rstd) {
   ref_view_t x;
   diopiError_t err = ref_view(ctx, op, "input", input, &x);
   if (!err && x.ndim < 2)
@@ -231,8 +232,8 @@ static diopiError_t group_setup(diopiContextHandle_t ctx, const char *op, norm_t
   t->x = groups_of(&x, num_groups);
   t->rows = t->x.outer.numel;
   t->count = t->x.inner.numel;
-  err =
-      optional_vector(ctx, op, "weight", weight, &t->weight, &t->has_weight, &c, 1);
+  err = optional_vector(ctx, op, "weight", weight, &t->weight, &t->has_weight,
+                        &c, 1);
   if (!err)
     err = optional_vector(ctx, op, "bias", bias, &t->bias, &t->has_bias, &c, 1);
   if (!err)
@@ -247,9 +248,10 @@ static diopiError_t group_setup(diopiContextHandle_t ctx, const char *op, norm_t
 }
 
 /* A tensor of input's shape (out, grad_input, grad_output) as rows. */
-static diopiError_t like_input(diopiContextHandle_t ctx, const char *op, const char *arg, CT h, CT input,
-                               rows_t *rows, const norm_task_t *t,
-                               int64_t num_groups, int at) {
+static diopiError_t like_input(diopiContextHandle_t ctx, const char *op,
+                               const char *arg, CT h, CT input, rows_t *rows,
+                               const norm_task_t *t, int64_t num_groups,
+                               int at) {
   ref_view_t v, x;
   diopiError_t err = ref_view(ctx, op, arg, h, &v);
   if (!err)
@@ -287,8 +289,8 @@ REF_EXPORT diopiError_t diopiGroupNormBackward(CTX, T grad_input, T grad_weight,
   diopiError_t err = group_setup(ctx, op, &t, input, num_groups, weight, NULL,
                                  "mean", mean, "rstd", rstd);
   if (!err)
-    err = like_input(ctx, op, "grad_input", grad_input, input, &t.y, &t, num_groups,
-                     0);
+    err = like_input(ctx, op, "grad_input", grad_input, input, &t.y, &t,
+                     num_groups, 0);
   if (!err)
     err = like_input(ctx, op, "grad_output", grad_output, input, &t.dy, &t,
                      num_groups, 0);
@@ -296,14 +298,15 @@ REF_EXPORT diopiError_t diopiGroupNormBackward(CTX, T grad_input, T grad_weight,
     err = optional_vector(ctx, op, "grad_weight", grad_weight, &t.grad_w,
                           &t.has_grad_w, &t.channels, 1);
   if (!err)
-    err = optional_vector(ctx, op, "grad_bias", grad_bias, &t.grad_b, &t.has_grad_b,
-                          &t.channels, 1);
+    err = optional_vector(ctx, op, "grad_bias", grad_bias, &t.grad_b,
+                          &t.has_grad_b, &t.channels, 1);
   return err ? err : enqueue(ctx, op, &t);
 }
 
 /* rms_norm's checks: input's trailing dims are normalized_shape; weight
  * and bias (optional) of that shape; inv_rms one value per row. */
-static diopiError_t rms_setup(diopiContextHandle_t ctx, const char *op, norm_task_t *t, CT input,
+static diopiError_t rms_setup(diopiContextHandle_t ctx, const char *op,
+                              norm_task_t *t, CT input,
                               diopiSize_t normalized_shape, CT weight, CT bias,
                               CT inv_rms, int *at) {
   ref_view_t x;
@@ -352,8 +355,8 @@ REF_EXPORT diopiError_t diopiRMSNorm(CTX, T out, T inv_rms, CT input,
   memset(&t, 0, sizeof t);
   t.eps = eps;
   int at = 0;
-  diopiError_t err =
-      rms_setup(ctx, op, &t, input, normalized_shape, weight, bias, inv_rms, &at);
+  diopiError_t err = rms_setup(ctx, op, &t, input, normalized_shape, weight,
+                               bias, inv_rms, &at);
   if (!err)
     err = like_input(ctx, op, "out", out, input, &t.y, &t, 0, at);
   return err ? err : enqueue(ctx, op, &t);
@@ -368,18 +371,20 @@ REF_EXPORT diopiError_t diopiRMSNormBackward(
   memset(&t, 0, sizeof t);
   t.backward = true;
   int at = 0;
-  diopiError_t err =
-      rms_setup(ctx, op, &t, input, normalized_shape, weight, bias, inv_rms, &at);
+  diopiError_t err = rms_setup(ctx, op, &t, input, normalized_shape, weight,
+                               bias, inv_rms, &at);
   if (!err)
     err = like_input(ctx, op, "grad_input", grad_input, input, &t.y, &t, 0, at);
   if (!err)
-    err = like_input(ctx, op, "grad_output", grad_output, input, &t.dy, &t, 0, at);
+    err = like_input(ctx, op, "grad_output", grad_output, input, &t.dy, &t, 0,
+                     at);
   if (!err)
     err = optional_vector(ctx, op, "grad_weight", grad_weight, &t.grad_w,
                           &t.has_grad_w, normalized_shape.data,
                           (int)normalized_shape.len);
   if (!err)
-    err = optional_vector(ctx, op, "grad_bias", grad_bias, &t.grad_b, &t.has_grad_b,
-                          normalized_shape.data, (int)normalized_shape.len);
+    err = optional_vector(ctx, op, "grad_bias", grad_bias, &t.grad_b,
+                          &t.has_grad_b, normalized_shape.data,
+                          (int)normalized_shape.len);
   return err ? err : enqueue(ctx, op, &t);
 }

@@ -157,7 +157,8 @@ static void run(void *args) {
 }
 
 /* Views input (N, C, ...) into t. */
-static diopiError_t input_of(diopiContextHandle_t ctx, const char *op, sync_task_t *t, CT input) {
+static diopiError_t input_of(diopiContextHandle_t ctx, const char *op,
+                             sync_task_t *t, CT input) {
   diopiError_t err = ref_view(ctx, op, "input", input, &t->x);
   if (!err && t->x.ndim < 2)
     err = ref_fail(op, "input: expected (N, C, ...), got %d dims", t->x.ndim);
@@ -171,8 +172,9 @@ static diopiError_t input_of(diopiContextHandle_t ctx, const char *op, sync_task
 }
 
 /* A required (or, with `present`, optional) per-channel tensor. */
-static diopiError_t per_channel(diopiContextHandle_t ctx, const char *op, const char *arg, CT h,
-                                ref_view_t *v, bool *present, int64_t c) {
+static diopiError_t per_channel(diopiContextHandle_t ctx, const char *op,
+                                const char *arg, CT h, ref_view_t *v,
+                                bool *present, int64_t c) {
   diopiError_t err = present ? ref_view_optional(ctx, op, arg, h, v, present)
                              : ref_view(ctx, op, arg, h, v);
   if (!err && (!present || *present) && v->numel != c)
@@ -184,8 +186,9 @@ static diopiError_t per_channel(diopiContextHandle_t ctx, const char *op, const 
 }
 
 /* A tensor of input's shape. */
-static diopiError_t like_input(diopiContextHandle_t ctx, const char *op, const char *arg, CT h,
-                               ref_view_t *v, const sync_task_t *t) {
+static diopiError_t like_input(diopiContextHandle_t ctx, const char *op,
+                               const char *arg, CT h, ref_view_t *v,
+                               const sync_task_t *t) {
   diopiError_t err = ref_view(ctx, op, arg, h, v);
   return err ? err : ref_expect_shape(op, arg, v, t->x.shape, t->x.ndim);
 }
@@ -240,8 +243,8 @@ REF_EXPORT diopiError_t diopiBatchNormGatherStatsWithCounts(
     err = per_channel(ctx, op, "running_mean", running_mean, &t.running_mean,
                       &t.has_running, t.c);
   if (!err)
-    err = per_channel(ctx, op, "running_var", running_var, &t.running_var, &has_var,
-                      t.c);
+    err = per_channel(ctx, op, "running_var", running_var, &t.running_var,
+                      &has_var, t.c);
   if (!err && has_var != t.has_running)
     err = ref_fail(op, "running_mean, running_var: give both or neither");
   return err ? err : enqueue(ctx, op, &t);
@@ -295,9 +298,11 @@ REF_EXPORT diopiError_t diopiBatchNormBackwardReduce(
   if (!err && input_g)
     err = per_channel(ctx, op, "sum_dy", sum_dy, &t.sum_dy, NULL, t.c);
   if (!err && input_g)
-    err = per_channel(ctx, op, "sum_dy_xmu", sum_dy_xmu, &t.sum_dy_xmu, NULL, t.c);
+    err = per_channel(ctx, op, "sum_dy_xmu", sum_dy_xmu, &t.sum_dy_xmu, NULL,
+                      t.c);
   if (!err && weight_g)
-    err = per_channel(ctx, op, "grad_weight", grad_weight, &t.grad_w, NULL, t.c);
+    err =
+        per_channel(ctx, op, "grad_weight", grad_weight, &t.grad_w, NULL, t.c);
   if (!err && bias_g)
     err = per_channel(ctx, op, "grad_bias", grad_bias, &t.grad_b, NULL, t.c);
   return err ? err : enqueue(ctx, op, &t);
@@ -327,7 +332,8 @@ REF_EXPORT diopiError_t diopiBatchNormBackwardElemt(CTX, T grad_input,
   if (!err)
     err = per_channel(ctx, op, "sum_dy", sum_dy, &t.sum_dy, NULL, t.c);
   if (!err)
-    err = per_channel(ctx, op, "sum_dy_xmu", sum_dy_xmu, &t.sum_dy_xmu, NULL, t.c);
+    err = per_channel(ctx, op, "sum_dy_xmu", sum_dy_xmu, &t.sum_dy_xmu, NULL,
+                      t.c);
   if (!err)
     err = ref_view(ctx, op, "count", count, &t.counts);
   if (!err)

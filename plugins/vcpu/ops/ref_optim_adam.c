@@ -93,9 +93,9 @@ static void run(void *args) {
 }
 
 /* A floating tensor of param's shape. */
-static diopiError_t state(diopiContextHandle_t ctx, const char *op, const char *arg,
-                          diopiConstTensorHandle_t h, ref_view_t *v,
-                          const ref_view_t *param) {
+static diopiError_t state(diopiContextHandle_t ctx, const char *op,
+                          const char *arg, diopiConstTensorHandle_t h,
+                          ref_view_t *v, const ref_view_t *param) {
   diopiError_t err = ref_view(ctx, op, arg, h, v);
   if (!err)
     err = ref_expect_shape(op, arg, v, param->shape, param->ndim);
@@ -200,7 +200,8 @@ REF_EXPORT diopiError_t diopiFusedAdamW(
       snprintf(which, sizeof which, "s[%lld]", (long long)i);
       snprintf(steps_name, sizeof steps_name, "state_steps[%lld]",
                (long long)i);
-      diopiError_t err = ref_view(ctx, op, steps_name, state_steps[i], &t.steps);
+      diopiError_t err =
+          ref_view(ctx, op, steps_name, state_steps[i], &t.steps);
       if (!err && t.steps.numel != 1)
         err = ref_fail(op, "%s: expected one element, got %lld", steps_name,
                        (long long)t.steps.numel);

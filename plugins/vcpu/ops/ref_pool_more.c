@@ -31,8 +31,9 @@ typedef struct pool_task {
 
 /* `h` viewed into *v; 1-d pooling lifts (N, C, L) or (C, L) to
  * (N, C, 1, L) or (C, 1, L). */
-static diopiError_t view_lifted(diopiContextHandle_t ctx, const char *op, const char *arg, CT h,
-                                ref_view_t *v, bool one_d) {
+static diopiError_t view_lifted(diopiContextHandle_t ctx, const char *op,
+                                const char *arg, CT h, ref_view_t *v,
+                                bool one_d) {
   diopiError_t err = ref_view(ctx, op, arg, h, v);
   if (err || !one_d)
     return err;
@@ -210,7 +211,8 @@ static diopiError_t launch(CTX, const char *op, pool_task_t *t,
 /* A fixed window: kernel (required), stride (empty: the kernel), padding
  * at most half the kernel, dilation (empty: 1; max only), divisor_override
  * > 0 if given (average only). */
-static diopiError_t fixed_setup(diopiContextHandle_t ctx, const char *op, pool_task_t *t, CT input,
+static diopiError_t fixed_setup(diopiContextHandle_t ctx, const char *op,
+                                pool_task_t *t, CT input,
                                 diopiSize_t kernel_size, diopiSize_t stride,
                                 diopiSize_t padding, diopiSize_t dilation,
                                 bool ceil_mode, bool count_include_pad,
@@ -416,8 +418,8 @@ static diopiError_t max_pool1d(CTX, const char *op, T out, T indices, CT input,
   memset(&t, 0, sizeof t);
   t.max = true;
   t.one_d = true;
-  diopiError_t err = fixed_setup(ctx, op, &t, input, kernel_size, stride, padding,
-                                 dilation, ceil_mode, false, NULL);
+  diopiError_t err = fixed_setup(ctx, op, &t, input, kernel_size, stride,
+                                 padding, dilation, ceil_mode, false, NULL);
   return err ? err : launch(ctx, op, &t, "input", input, "out", out, indices);
 }
 
@@ -450,8 +452,8 @@ REF_EXPORT diopiError_t diopiMaxPool1dBackward(
   t.one_d = true;
   t.backward = true;
   ref_view_t in, gi;
-  diopiError_t err = fixed_setup(ctx, op, &t, input, kernel_size, stride, padding,
-                                 dilation, ceil_mode, false, NULL);
+  diopiError_t err = fixed_setup(ctx, op, &t, input, kernel_size, stride,
+                                 padding, dilation, ceil_mode, false, NULL);
   if (!err)
     err = ref_view(ctx, op, "input", input, &in);
   if (!err)

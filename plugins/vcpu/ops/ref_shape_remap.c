@@ -13,7 +13,8 @@
 #define CT diopiConstTensorHandle_t
 
 /* Views out and input into r, every dim an identity map. */
-static diopiError_t begin(diopiContextHandle_t ctx, const char *op, ref_remap_t *r, CT out, CT input) {
+static diopiError_t begin(diopiContextHandle_t ctx, const char *op,
+                          ref_remap_t *r, CT out, CT input) {
   memset(r, 0, sizeof *r);
   diopiError_t err = ref_view(ctx, op, "out", out, &r->out);
   if (!err)
