@@ -13,43 +13,10 @@
 
 #include "backplane/diopi/functions.h"
 #include "backplane/ops.h"
+#include "ops_env.h"
 #include "support/runtime_fixture.h"
 
-typedef struct env {
-  bp_runtime_t *runtime;
-  bp_device_t *device;
-  bp_stream_t *stream;
-  diopiContextHandle_t ctx;
-  bp_ops_library_t *library;
-} env_t;
-
-static int setup(void **state) {
-  env_t *e = calloc(1, sizeof *e);
-  e->runtime = fixture_runtime(BP_VCPU_PLUGIN);
-  assert_int_equal(bp_device_get(e->runtime, "vcpu", 0, &e->device), BP_OK);
-  assert_int_equal(bp_stream_create(e->device, &e->stream), BP_OK);
-  assert_int_equal(bp_ops_context_create(e->device, e->stream, &e->ctx), BP_OK);
-  assert_int_equal(bp_ops_library_open(BP_OPS_REF, &e->library), BP_OK);
-  *state = e;
-  return 0;
-}
-
-static int teardown(void **state) {
-  env_t *e = *state;
-  bp_ops_context_destroy(e->ctx);
-  bp_stream_destroy(e->stream);
-  bp_ops_library_close(e->library);
-  bp_runtime_destroy(e->runtime);
-  free(e);
-  return 0;
-}
-
-static void *find(env_t *e, const char *name) {
-  void *fn = NULL;
-  assert_int_equal(bp_ops_library_find(e->library, name, &fn), BP_OK);
-  assert_non_null(fn);
-  return fn;
-}
+typedef ops_env_t env_t;
 
 /* A device tensor holding `values` (float32). */
 static diopiTensorHandle_t device_floats(env_t *e, const float *values,
@@ -158,7 +125,7 @@ static void library_runs_an_op_on_the_stream(void **state) {
   typedef diopiError_t (*add_t)(
       diopiContextHandle_t, diopiTensorHandle_t, diopiConstTensorHandle_t,
       diopiConstTensorHandle_t, const diopiScalar_t *);
-  add_t add = (add_t)find(e, "diopiAdd");
+  add_t add = (add_t)ops_env_find(e, "diopiAdd");
   assert_int_equal(add(e->ctx, out, ta, tb, &alpha), diopiSuccess);
   read_floats(e, out, got, 4);
   assert_true(got[0] == 6.0f && got[1] == 12.0f && got[2] == 8.0f &&
@@ -196,9 +163,9 @@ static void bad_arguments_name_op_argument_and_shapes(void **state) {
                                 diopiConstTensorHandle_t,
                                 diopiConstTensorHandle_t);
   const char *(*last)(void) =
-      (const char *(*)(void))find(e, "diopiGetLastErrorString");
+      (const char *(*)(void))ops_env_find(e, "diopiGetLastErrorString");
 
-  mul_t mul = (mul_t)find(e, "diopiMul");
+  mul_t mul = (mul_t)ops_env_find(e, "diopiMul");
   assert_int_equal(mul(e->ctx, out, a, b), diopiErrorOccurred);
   assert_string_equal(last(),
                       "diopiMul: other: shape [2, 4] does not broadcast to "
@@ -206,14 +173,14 @@ static void bad_arguments_name_op_argument_and_shapes(void **state) {
   assert_int_equal(mul(e->ctx, out, a, NULL), diopiErrorOccurred);
   assert_string_equal(last(), "diopiMul: other: tensor is NULL");
 
-  mul_t mm = (mul_t)find(e, "diopiMm");
+  mul_t mm = (mul_t)ops_env_find(e, "diopiMm");
   assert_int_equal(mm(e->ctx, square, a, square), diopiErrorOccurred);
   assert_string_equal(last(), "diopiMm: out: expected shape [2, 3], got [3, "
                               "3]");
 
   typedef diopiError_t (*softmax_t)(diopiContextHandle_t, diopiTensorHandle_t,
                                     diopiConstTensorHandle_t, int64_t);
-  softmax_t softmax = (softmax_t)find(e, "diopiSoftmax");
+  softmax_t softmax = (softmax_t)ops_env_find(e, "diopiSoftmax");
   assert_int_equal(softmax(e->ctx, out, a, 2), diopiErrorOccurred);
   assert_string_equal(last(), "diopiSoftmax: dim: dim 2 out of range for 2 "
                               "dims");
@@ -247,8 +214,8 @@ static void out_of_device_memory_is_an_error(void **state) {
                                diopiConstTensorHandle_t,
                                diopiConstTensorHandle_t);
   const char *(*last)(void) =
-      (const char *(*)(void))find(e, "diopiGetLastErrorString");
-  mm_t mm = (mm_t)find(e, "diopiMm");
+      (const char *(*)(void))ops_env_find(e, "diopiGetLastErrorString");
+  mm_t mm = (mm_t)ops_env_find(e, "diopiMm");
   assert_int_equal(mm(e->ctx, t[0], t[1], t[2]), diopiErrorOccurred);
   assert_non_null(strstr(last(), "diopiMm: out of device memory"));
   bp_ops_context_clear(e->ctx);
@@ -288,5 +255,5 @@ int main(void) {
       cmocka_unit_test(headers_compile_as_cxx17),
       cmocka_unit_test(cat_and_adamw_take_const_handles_as_upstream),
   };
-  return cmocka_run_group_tests(tests, setup, teardown);
+  return cmocka_run_group_tests(tests, ops_env_setup, ops_env_teardown);
 }

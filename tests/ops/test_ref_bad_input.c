@@ -19,43 +19,10 @@
 
 #include "backplane/diopi/functions.h"
 #include "backplane/ops.h"
+#include "ops_env.h"
 #include "support/runtime_fixture.h"
 
-typedef struct env {
-  bp_runtime_t *runtime;
-  bp_device_t *device;
-  bp_stream_t *stream;
-  diopiContextHandle_t ctx;
-  bp_ops_library_t *library;
-} env_t;
-
-static int setup(void **state) {
-  env_t *e = calloc(1, sizeof *e);
-  e->runtime = fixture_runtime(BP_VCPU_PLUGIN);
-  assert_int_equal(bp_device_get(e->runtime, "vcpu", 0, &e->device), BP_OK);
-  assert_int_equal(bp_stream_create(e->device, &e->stream), BP_OK);
-  assert_int_equal(bp_ops_context_create(e->device, e->stream, &e->ctx), BP_OK);
-  assert_int_equal(bp_ops_library_open(BP_OPS_REF, &e->library), BP_OK);
-  *state = e;
-  return 0;
-}
-
-static int teardown(void **state) {
-  env_t *e = *state;
-  assert_int_equal(bp_stream_synchronize(e->stream), BP_OK);
-  bp_ops_context_destroy(e->ctx);
-  bp_stream_destroy(e->stream);
-  bp_ops_library_close(e->library);
-  bp_runtime_destroy(e->runtime);
-  free(e);
-  return 0;
-}
-
-static void *find(env_t *e, const char *name) {
-  void *fn = NULL;
-  assert_int_equal(bp_ops_library_find(e->library, name, &fn), BP_OK);
-  return fn;
-}
+typedef ops_env_t env_t;
 
 /* A device tensor of `dtype` filled with `bytes` through the stream (so an
  * op reading it must wait for the stream). */
@@ -103,7 +70,7 @@ static void index_select_refuses_an_index_out_of_range(void **state) {
                       idx = tensor(e, diopi_dtype_int64, 1, k2, bad);
   int64_t out_shape[2] = {2, 2};
   diopiTensorHandle_t out = tensor(e, diopi_dtype_float32, 2, out_shape, NULL);
-  __typeof__(&diopiIndexSelect) fn = find(e, "diopiIndexSelect");
+  __typeof__(&diopiIndexSelect) fn = ops_env_find(e, "diopiIndexSelect");
   expect_stream_error(e, fn(e->ctx, out, in, 1, idx),
                       "diopiIndexSelect: index: value 3 at element 1 is out of "
                       "range [0, 3)");
@@ -118,7 +85,7 @@ static void gather_refuses_an_index_out_of_range(void **state) {
   diopiTensorHandle_t in = tensor(e, diopi_dtype_float32, 2, k2x3, kSix),
                       idx = tensor(e, diopi_dtype_int64, 2, k2x3, bad),
                       out = tensor(e, diopi_dtype_float32, 2, k2x3, NULL);
-  __typeof__(&diopiGather) fn = find(e, "diopiGather");
+  __typeof__(&diopiGather) fn = ops_env_find(e, "diopiGather");
   expect_stream_error(e, fn(e->ctx, out, in, 1, idx),
                       "diopiGather: index: value -1 at element 4");
   bp_ops_tensor_destroy(in);
@@ -137,12 +104,12 @@ static void embedding_and_backward_refuse_an_index_out_of_range(void **state) {
                           tensor(e, diopi_dtype_float32, 2, rows_shape, kSix),
                       out = tensor(e, diopi_dtype_float32, 2,
                                    (const int64_t[2]){3, 3}, NULL);
-  __typeof__(&diopiEmbedding) forward = find(e, "diopiEmbedding");
+  __typeof__(&diopiEmbedding) forward = ops_env_find(e, "diopiEmbedding");
   expect_stream_error(e, forward(e->ctx, out, weight, idx, -1, false, false),
                       "diopiEmbedding: indices: value 2 at element 1 is out of "
                       "range [0, 2)");
   __typeof__(&diopiEmbeddingBackward) backward =
-      find(e, "diopiEmbeddingBackward");
+      ops_env_find(e, "diopiEmbeddingBackward");
   diopiTensorHandle_t grad_weight =
       tensor(e, diopi_dtype_float32, 2, (const int64_t[2]){2, 2}, NULL);
   expect_stream_error(
@@ -163,7 +130,8 @@ static void max_pool2d_backward_refuses_an_index_out_of_range(void **state) {
                       go = tensor(e, diopi_dtype_float32, 4, pooled, kSix),
                       idx = tensor(e, diopi_dtype_int64, 4, pooled, bad),
                       gi = tensor(e, diopi_dtype_float32, 4, in_shape, NULL);
-  __typeof__(&diopiMaxPool2dBackward) fn = find(e, "diopiMaxPool2dBackward");
+  __typeof__(&diopiMaxPool2dBackward) fn =
+      ops_env_find(e, "diopiMaxPool2dBackward");
   diopiSize_t ks = {k, 2}, none = {NULL, 0};
   expect_stream_error(
       e, fn(e->ctx, gi, go, in, ks, ks, none, none, false, idx),
@@ -181,7 +149,7 @@ static diopiError_t nll(env_t *e, diopiDtype_t target_dtype, const void *target,
   diopiTensorHandle_t in = tensor(e, diopi_dtype_float32, 2, k2x3, kSix),
                       t = tensor(e, target_dtype, 1, k2, target),
                       out = tensor(e, diopi_dtype_float32, 0, NULL, NULL);
-  __typeof__(&diopiNLLLoss) fn = find(e, "diopiNLLLoss");
+  __typeof__(&diopiNLLLoss) fn = ops_env_find(e, "diopiNLLLoss");
   diopiError_t err = fn(e->ctx, out, in, t, NULL, ReductionSum, ignore_index);
   bp_ops_tensor_destroy(in);
   bp_ops_tensor_destroy(t);
@@ -213,7 +181,8 @@ static void cross_entropy_refuses_label_smoothing_outside_0_1(void **state) {
   diopiTensorHandle_t in = tensor(e, diopi_dtype_float32, 2, k2x3, kSix),
                       t = tensor(e, diopi_dtype_int64, 1, k2, target),
                       out = tensor(e, diopi_dtype_float32, 0, NULL, NULL);
-  __typeof__(&diopiCrossEntropyLoss) fn = find(e, "diopiCrossEntropyLoss");
+  __typeof__(&diopiCrossEntropyLoss) fn =
+      ops_env_find(e, "diopiCrossEntropyLoss");
   expect_error(e, fn(e->ctx, out, in, t, NULL, ReductionMean, -100, 1.5),
                "diopiCrossEntropyLoss: label_smoothing: 1.5, expected a value "
                "in [0, 1]");
@@ -230,7 +199,8 @@ static void cross_entropy_refuses_a_target_out_of_range(void **state) {
   diopiTensorHandle_t in = tensor(e, diopi_dtype_float32, 2, k2x3, kSix),
                       t = tensor(e, diopi_dtype_int64, 1, k2, target),
                       out = tensor(e, diopi_dtype_float32, 0, NULL, NULL);
-  __typeof__(&diopiCrossEntropyLoss) fn = find(e, "diopiCrossEntropyLoss");
+  __typeof__(&diopiCrossEntropyLoss) fn =
+      ops_env_find(e, "diopiCrossEntropyLoss");
   expect_stream_error(
       e, fn(e->ctx, out, in, t, NULL, ReductionMean, -100, 0.0),
       "diopiCrossEntropyLoss: target: value 5 at element 1 is out of "
@@ -245,7 +215,7 @@ static void div_refuses_an_unknown_rounding_mode(void **state) {
   diopiTensorHandle_t a = tensor(e, diopi_dtype_float32, 1, k3, kSix),
                       b = tensor(e, diopi_dtype_float32, 1, k3, kSix + 3),
                       out = tensor(e, diopi_dtype_float32, 1, k3, NULL);
-  __typeof__(&diopiDiv) fn = find(e, "diopiDiv");
+  __typeof__(&diopiDiv) fn = ops_env_find(e, "diopiDiv");
   expect_error(e, fn(e->ctx, out, a, b, (diopiRoundMode_t)7),
                "diopiDiv: rounding_mode: 7 is not a diopiRoundMode_t");
   bp_ops_tensor_destroy(a);
@@ -264,11 +234,11 @@ static void ops_refuse_a_tensor_of_another_device(void **state) {
   assert_int_equal(bp_ops_tensor_create(other, other_stream,
                                         diopi_dtype_float32, 1, k3, &there),
                    BP_OK);
-  __typeof__(&diopiAdd) add = find(e, "diopiAdd");
+  __typeof__(&diopiAdd) add = ops_env_find(e, "diopiAdd");
   expect_error(e, add(e->ctx, out, here, there, NULL),
                "diopiAdd: other: on vcpu:1, but the context's device is "
                "vcpu:0 (expected all tensors on the same device)");
-  __typeof__(&diopiRelu) relu = find(e, "diopiRelu");
+  __typeof__(&diopiRelu) relu = ops_env_find(e, "diopiRelu");
   expect_error(e, relu(e->ctx, there, here), "diopiRelu: out: on vcpu:1");
   bp_ops_tensor_destroy(here);
   bp_ops_tensor_destroy(out);
@@ -279,26 +249,31 @@ static void ops_refuse_a_tensor_of_another_device(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(
-          index_select_refuses_an_index_out_of_range, setup, teardown),
+          index_select_refuses_an_index_out_of_range, ops_env_setup,
+          ops_env_teardown),
       cmocka_unit_test_setup_teardown(gather_refuses_an_index_out_of_range,
-                                      setup, teardown),
+                                      ops_env_setup, ops_env_teardown),
       cmocka_unit_test_setup_teardown(
-          embedding_and_backward_refuse_an_index_out_of_range, setup, teardown),
+          embedding_and_backward_refuse_an_index_out_of_range, ops_env_setup,
+          ops_env_teardown),
       cmocka_unit_test_setup_teardown(
-          max_pool2d_backward_refuses_an_index_out_of_range, setup, teardown),
+          max_pool2d_backward_refuses_an_index_out_of_range, ops_env_setup,
+          ops_env_teardown),
       cmocka_unit_test_setup_teardown(
-          nll_loss_refuses_targets_out_of_range_but_ignores_ignore_index, setup,
-          teardown),
-      cmocka_unit_test_setup_teardown(nll_loss_refuses_a_float_target, setup,
-                                      teardown),
+          nll_loss_refuses_targets_out_of_range_but_ignores_ignore_index,
+          ops_env_setup, ops_env_teardown),
+      cmocka_unit_test_setup_teardown(nll_loss_refuses_a_float_target,
+                                      ops_env_setup, ops_env_teardown),
       cmocka_unit_test_setup_teardown(
-          cross_entropy_refuses_label_smoothing_outside_0_1, setup, teardown),
+          cross_entropy_refuses_label_smoothing_outside_0_1, ops_env_setup,
+          ops_env_teardown),
       cmocka_unit_test_setup_teardown(
-          cross_entropy_refuses_a_target_out_of_range, setup, teardown),
+          cross_entropy_refuses_a_target_out_of_range, ops_env_setup,
+          ops_env_teardown),
       cmocka_unit_test_setup_teardown(div_refuses_an_unknown_rounding_mode,
-                                      setup, teardown),
+                                      ops_env_setup, ops_env_teardown),
       cmocka_unit_test_setup_teardown(ops_refuse_a_tensor_of_another_device,
-                                      setup, teardown),
+                                      ops_env_setup, ops_env_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,40 @@
+#include "ops_env.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "support/runtime_fixture.h"
+
+int ops_env_setup(void **state) {
+  ops_env_t *e = calloc(1, sizeof *e);
+  assert_non_null(e);
+  e->runtime = fixture_runtime(BP_VCPU_PLUGIN);
+  assert_int_equal(bp_device_get(e->runtime, "vcpu", 0, &e->device), BP_OK);
+  assert_int_equal(bp_stream_create(e->device, &e->stream), BP_OK);
+  assert_int_equal(bp_ops_context_create(e->device, e->stream, &e->ctx), BP_OK);
+  assert_int_equal(bp_ops_library_open(BP_OPS_REF, &e->library), BP_OK);
+  *state = e;
+  return 0;
+}
+
+int ops_env_teardown(void **state) {
+  ops_env_t *e = *state;
+  assert_int_equal(bp_stream_synchronize(e->stream), BP_OK);
+  bp_ops_context_destroy(e->ctx);
+  bp_stream_destroy(e->stream);
+  bp_ops_library_close(e->library);
+  bp_runtime_destroy(e->runtime);
+  free(e);
+  return 0;
+}
+
+void *ops_env_find(ops_env_t *e, const char *name) {
+  void *fn = NULL;
+  assert_int_equal(bp_ops_library_find(e->library, name, &fn), BP_OK);
+  assert_non_null(fn);
+  return fn;
+}

@@ -1,0 +1,24 @@
+/* One vcpu device, a stream, a DIOPI context on it and the reference op
+ * library: the setup of the ops tests that call the library's functions
+ * through bp_ops_library_find. cmocka setup/teardown: the state is an
+ * ops_env_t. */
+#ifndef BACKPLANE_TESTS_OPS_ENV_H_
+#define BACKPLANE_TESTS_OPS_ENV_H_
+
+#include "backplane/ops.h"
+
+typedef struct ops_env {
+  bp_runtime_t *runtime;
+  bp_device_t *device;
+  bp_stream_t *stream;
+  diopiContextHandle_t ctx;
+  bp_ops_library_t *library;
+} ops_env_t;
+
+int ops_env_setup(void **state);
+/* Waits for the stream first: the test left no failure on it. */
+int ops_env_teardown(void **state);
+/* The library's function `name`; fails the test when it has none. */
+void *ops_env_find(ops_env_t *e, const char *name);
+
+#endif /* BACKPLANE_TESTS_OPS_ENV_H_ */
