@@ -6,7 +6,8 @@
 #       build/, built with the cuda plugin) into build-gpu/ (under 64 MiB):
 #       bin/, lib/, the cuda test programs, the shared libraries they need
 #       beyond glibc and CUDA (deps/; the GPU machine's toolkit brings
-#       NVRTC), debug info stripped, and BUILD's absolute path (ORIGIN: the
+#       NVRTC), debug info stripped, and the absolute paths of BUILD and of
+#       this checkout (ORIGIN, SOURCE: the
 #       programs have it compiled in). build-gpu/ then travels to the GPU
 #       machine (the device tool's `carry`).
 #   scripts/gpu-check.sh                     (on the GPU machine, repo root)
@@ -42,7 +43,11 @@ prepare() { # prepare BUILD
   mkdir -p "$staged/tests" "$staged/deps"
   cp -a "$build/bin" "$build/lib" "$staged/"
   for t in "${cuda_tests[@]}"; do cp -a "$build/tests/$t" "$staged/tests/"; done
+  # The framework bridges need their frameworks, which the GPU check does
+  # not run (and Paddle's libraries alone are over the size limit).
+  rm -rf "$staged/lib/backplane/paddle" "$staged/lib/backplane/torch"
   echo "$build" >"$staged/ORIGIN"
+  echo "$root" >"$staged/SOURCE"
   # Everything the programs load that is neither glibc, nor CUDA (NVRTC is
   # 100 MiB; the GPU machine's toolkit has it), nor built here.
   find "$staged" -type f \( -perm -u+x -o -name '*.so*' \) -print0 |
@@ -64,6 +69,7 @@ mkdir -p "$out"
 summary=$out/summary.txt
 : >"$summary"
 failed=0
+step_timeout=${GPU_CHECK_STEP_TIMEOUT:-300} # seconds a step may run
 step() { # step NAME RC [NOTE]
   local verdict=PASS
   [ "$2" -eq 0 ] || { verdict="FAIL (exit $2)"; failed=$((failed + 1)); }
@@ -73,7 +79,7 @@ step() { # step NAME RC [NOTE]
 # CUDA's libraries wherever this machine keeps them (the toolkit, or the
 # nvidia-* Python wheels), after what the staged build brought along.
 cuda_dirs=$(find /usr/local/cuda*/lib64 /usr/local/cuda*/targets \
-  /usr/lib/x86_64-linux-gnu /opt /usr/local/lib -maxdepth 7 \
+  /usr/lib/x86_64-linux-gnu /opt /usr/local/lib -maxdepth 10 \
   \( -name 'libnccl.so.2' -o -name 'libcublas.so.1*' -o -name 'libnvrtc.so.1*' \
   -o -name 'libcudart.so.1*' \) -printf '%h\n' 2>/dev/null | sort -u | paste -sd:)
 export LD_LIBRARY_PATH=$staged/deps:${cuda_dirs}:${LD_LIBRARY_PATH:-}
@@ -87,8 +93,12 @@ export LD_LIBRARY_PATH=$staged/deps:${cuda_dirs}:${LD_LIBRARY_PATH:-}
 build=""
 if [ -f "$staged/ORIGIN" ]; then
   origin=$(cat "$staged/ORIGIN")
-  # The staged programs name files by their build folder's path: give that
-  # path to the staged copy here.
+  source_dir=$(cat "$staged/SOURCE" 2>/dev/null || echo "$root")
+  # The staged programs name files by their source and build folders'
+  # paths: give those paths to this checkout and the staged copy here.
+  if [ ! -e "$source_dir" ]; then
+    mkdir -p "$(dirname "$source_dir")" && ln -s "$root" "$source_dir"
+  fi
   if [ ! -e "$origin" ]; then
     mkdir -p "$(dirname "$origin")" && ln -s "$staged" "$origin"
   fi
@@ -116,24 +126,24 @@ sed -n '/^Rejected plugins:/,$p' "$out/info.txt" | grep -q cuda && rc=1
 grep -q '^cuda ' "$out/info.txt" || rc=1
 step info $rc
 
-timeout 300 "$bp" check --plugin cuda >"$out/check.txt" 2>&1
+timeout "$step_timeout" "$bp" check --plugin cuda >"$out/check.txt" 2>&1
 step check $?
 
 rc=0
 for t in "${cuda_tests[@]}"; do
   echo "=== $t" >>"$out/tests.txt"
-  timeout 120 "$build/tests/$t" >>"$out/tests.txt" 2>&1
+  timeout "$step_timeout" "$build/tests/$t" >>"$out/tests.txt" 2>&1
   r=$?
   echo "=== $t: exit $r" >>"$out/tests.txt"
   [ "$r" -eq 0 ] || rc=$r # 77 (skipped) counts as a failure on a GPU
 done
 step tests $rc
 
-timeout 300 "$bp" bench copy launch ops --plugin cuda >"$out/bench.txt" 2>&1
+timeout "$step_timeout" "$bp" bench copy launch ops --plugin cuda >"$out/bench.txt" 2>&1
 step bench $?
 
 if "$bp" train --help 2>&1 | grep -q -- '--device\b'; then
-  timeout 300 "$bp" train --device cuda >"$out/train.txt" 2>&1
+  timeout "$step_timeout" "$bp" train --device cuda >"$out/train.txt" 2>&1
   step train $?
 else
   echo "backplane train takes no --device yet: skipped" >"$out/train.txt"
