@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "staged_copy.h"
+
 static cu_device_t *g_devices;
 static int g_count;
 static _Thread_local int t_current;
@@ -110,6 +112,7 @@ C_Status cu_finalize(void) {
     for (int i = 0; i < g_count; ++i)
       if (cudaSetDevice(i) == cudaSuccess)
         cudaDeviceSynchronize();
+    cu_staged_copy_release(); /* the copies' staging blocks */
     free(g_devices);
     g_devices = NULL;
     g_count = 0;
