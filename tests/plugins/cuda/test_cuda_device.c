@@ -1,14 +1,16 @@
 /* The cuda plugin on a GPU, through the framework face: the attributes
  * agree with cudaGetDeviceProperties, memory and copies in every direction
- * round-trip, events time, callbacks run in stream order, and kernels built
- * from CUDA C source run with blocks as the grid and parameters copied at
- * launch; a manifest picks its cuda variant; a build failure returns NVRTC's
- * log. Without a GPU the program
- * exits 77 (CTest: skipped) printing the plugin's rejection reason. */
+ * round-trip (pageable ones without waiting for a held stream), events time,
+ * callbacks run in stream order, and kernels built from CUDA C source run with
+ * blocks as the grid and parameters copied at launch; a manifest picks its cuda
+ * variant; a build failure returns NVRTC's log. Without a GPU the program exits
+ * 77 (CTest: skipped) printing the plugin's rejection reason. */
 #include <cuda_runtime_api.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "backplane/target.h"
@@ -131,6 +133,60 @@ static void copies_round_trip_in_every_direction(void **state) {
   assert_int_equal(bp_device_free(g->device, a), BP_OK);
   assert_int_equal(bp_device_free(g->device, b), BP_OK);
   assert_int_equal(bp_host_free(g->device, host), BP_OK);
+  free(back);
+}
+
+/* A stream callback that holds its stream until opened, or for 10 s at
+ * most (then `timed_out`: something waited for the stream to drain). */
+typedef struct gate {
+  atomic_int open, timed_out;
+} gate_t;
+
+static void hold_until_open(void *user_data) {
+  gate_t *gate = user_data;
+  struct timespec tick = {0, 1000000};
+  for (int ms = 0; !atomic_load(&gate->open); ++ms) {
+    if (ms == 10000) {
+      atomic_store(&gate->timed_out, 1);
+      return;
+    }
+    nanosleep(&tick, NULL);
+  }
+}
+
+/* Copies between the device and ordinary malloc'd memory, queued behind a
+ * held stream, return at once (check's streams.order); the source is
+ * captured at enqueue; more bytes than one staging block arrive whole. */
+static void pageable_copies_return_while_the_stream_is_held(void **state) {
+  gpu_t *g = *state;
+  enum { N = (9 << 20) + 3 }; /* three staging blocks, the last partial */
+  unsigned char *src = malloc(N), *back = malloc(N);
+  void *d = NULL;
+  assert_non_null(src);
+  assert_non_null(back);
+  assert_int_equal(bp_device_malloc(g->device, N, &d), BP_OK);
+  for (size_t i = 0; i < N; ++i)
+    src[i] = (unsigned char)(i * 131 + 7);
+  memset(back, 0, N);
+  gate_t gate = {0};
+  assert_int_equal(bp_stream_add_callback(g->stream, hold_until_open, &gate),
+                   BP_OK);
+  assert_int_equal(bp_copy_async_unsafe(g->device, d, NULL, src, N, g->stream),
+                   BP_OK);
+  unsigned char first = src[0];
+  memset(src, 0, N); /* the caller reuses its buffer */
+  assert_int_equal(bp_copy_async_unsafe(NULL, back, g->device, d, N, g->stream),
+                   BP_OK);
+  int held_throughout = !atomic_load(&gate.timed_out);
+  atomic_store(&gate.open, 1);
+  assert_int_equal(bp_stream_synchronize(g->stream), BP_OK);
+  assert_true(held_throughout);
+  assert_int_equal(back[0], first);
+  for (size_t i = 0; i < N; ++i)
+    if (back[i] != (unsigned char)(i * 131 + 7))
+      fail_msg("byte %zu: %u", i, back[i]);
+  assert_int_equal(bp_device_free(g->device, d), BP_OK);
+  free(src);
   free(back);
 }
 
@@ -273,6 +329,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(attributes_match_cuda),
       cmocka_unit_test(copies_round_trip_in_every_direction),
+      cmocka_unit_test(pageable_copies_return_while_the_stream_is_held),
       cmocka_unit_test(events_time_and_callbacks_run),
       cmocka_unit_test(source_kernels_run_with_blocks_as_the_grid),
       cmocka_unit_test(manifest_picks_the_cuda_variant),
