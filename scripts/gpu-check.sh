@@ -21,7 +21,8 @@
 #         tests.txt   the cuda-labelled tests; cuda.device must run, not skip
 #         bench.txt   backplane bench copy launch ops --plugin cuda, each row
 #                     beside CUDA called directly in the same run
-#         train.txt   backplane train --device cuda, if train takes --device
+#         train.txt   backplane train --device cuda --devices 1, if train
+#                     takes --device
 #
 # Budgets judged in bench.txt: copies >= 95 % of cudaMemcpyAsync, empty
 # launch + sync <= 1 us above cuLaunchKernel + sync. The exit status is the
@@ -30,7 +31,7 @@ set -u -o pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 staged=$root/build-gpu
-cuda_tests=(cuda_compile cuda_plugin cuda_target cuda_device)
+cuda_tests=(cuda_compile cuda_staging cuda_plugin cuda_target cuda_device)
 
 prepare() { # prepare BUILD
   local build
@@ -143,7 +144,9 @@ timeout "$step_timeout" "$bp" bench copy launch ops --plugin cuda >"$out/bench.t
 step bench $?
 
 if "$bp" train --help 2>&1 | grep -q -- '--device\b'; then
-  timeout "$step_timeout" "$bp" train --device cuda >"$out/train.txt" 2>&1
+  # One GPU: train's default is two devices of the type.
+  timeout "$step_timeout" "$bp" train --device cuda --devices 1 \
+    >"$out/train.txt" 2>&1
   step train $?
 else
   echo "backplane train takes no --device yet: skipped" >"$out/train.txt"
