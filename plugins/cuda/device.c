@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "kernel_status.h"
 #include "staged_copy.h"
 
 static cu_device_t *g_devices;
@@ -113,6 +114,7 @@ C_Status cu_finalize(void) {
       if (cudaSetDevice(i) == cudaSuccess)
         cudaDeviceSynchronize();
     cu_staged_copy_release(); /* the copies' staging blocks */
+    cu_kernel_status_release();
     free(g_devices);
     g_devices = NULL;
     g_count = 0;

@@ -11,7 +11,9 @@
 struct BP_KernelFunction_st {
   struct BP_KernelModule_st *module;
   CUfunction function;
-  unsigned threads; /* per block */
+  unsigned threads;       /* per block */
+  unsigned params;        /* parameters (0 when the driver cannot tell) */
+  size_t last_param_size; /* bytes */
   struct BP_KernelFunction_st *next;
   char name[];
 };

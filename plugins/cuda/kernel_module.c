@@ -161,6 +161,22 @@ C_Status cu_module_unload(const C_Device device, BP_KernelModule module) {
                            : cu_fail_driver(driver, r, "cuModuleUnload");
 }
 
+/* How many parameters `function` takes (up to 3) and the size of the last;
+ * 0 when the driver cannot say. */
+static unsigned count_params(const cu_driver_t *driver, CUfunction function,
+                             size_t *last_size) {
+  unsigned count = 0;
+  size_t offset = 0, size = 0;
+  *last_size = 0;
+  while (driver->func_get_param_info && count < 3 &&
+         driver->func_get_param_info(function, count, &offset, &size) ==
+             CUDA_SUCCESS) {
+    ++count;
+    *last_size = size;
+  }
+  return count;
+}
+
 C_Status cu_module_get_function(const C_Device device, BP_KernelModule module,
                                 const char *name,
                                 BP_KernelFunction *out_function) {
@@ -204,6 +220,7 @@ C_Status cu_module_get_function(const C_Device device, BP_KernelModule module,
     found->threads = max_threads > 0 && max_threads < CU_BLOCK_THREADS
                          ? (unsigned)max_threads
                          : CU_BLOCK_THREADS;
+    found->params = count_params(driver, function, &found->last_param_size);
     strcpy(found->name, name);
     found->next = module->functions;
     module->functions = found;

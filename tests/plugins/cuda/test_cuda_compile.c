@@ -154,6 +154,8 @@ static void conformance_kernels_compile_with_the_host_layouts(void **state) {
   assert_non_null(strstr(ptx, ".entry empty_kernel()"));
   assert_param_bytes(ptx, "append_kernel", sizeof(append_param));
   assert_param_bytes(ptx, "block_kernel", sizeof(block_param));
+  assert_param_bytes(ptx, "fail_kernel", sizeof(fail_param));
+  assert_non_null(strstr(ptx, "fail_kernel_param_1")); /* the status word */
   assert_param_bytes(ptx, "sleep_kernel", sizeof(sleep_param));
   assert_param_bytes(ptx, "spin_kernel", sizeof(spin_param));
   free(cubin);

@@ -1,10 +1,11 @@
 /* The cuda plugin on a GPU, through the framework face: the attributes
  * agree with cudaGetDeviceProperties, memory and copies in every direction
  * round-trip (pageable ones without waiting for a held stream), events time,
- * callbacks run in stream order, and kernels built from CUDA C source run with
- * blocks as the grid and parameters copied at launch; a manifest picks its cuda
- * variant; a build failure returns NVRTC's log. Without a GPU the program exits
- * 77 (CTest: skipped) printing the plugin's rejection reason. */
+ * callbacks run in stream order, and kernels built from CUDA C source run
+ * with blocks as the grid and parameters copied at launch, reporting codes
+ * through a status word; a manifest picks its cuda variant; a build failure
+ * returns NVRTC's log. Without a GPU the program exits 77 (CTest: skipped)
+ * printing the plugin's rejection reason. */
 #include <cuda_runtime_api.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -42,6 +43,10 @@ static const char kernels_source[] =
     "extern \"C\" __global__ void append_kernel(append_param p) {\n"
     "  if (blockIdx.x == 0 && threadIdx.x == 0)\n"
     "    p.log[1 + p.log[0]++] = p.value;\n"
+    "}\n"
+    "extern \"C\" __global__ void code_kernel(unsigned code, unsigned *status) "
+    "{\n"
+    "  if (threadIdx.x == 0) atomicCAS(status, 0u, code);\n"
     "}\n"
     "extern \"C\" __global__ void spin_kernel(unsigned long long cycles) {\n"
     "  unsigned long long start = clock64();\n"
@@ -268,6 +273,32 @@ static void source_kernels_run_with_blocks_as_the_grid(void **state) {
   assert_int_equal(bp_module_unload(module), BP_OK);
 }
 
+/* A kernel whose last parameter is past its param block gets a status
+ * word; a non-zero code becomes the stream's sticky error naming the
+ * kernel and the code, until reset; zero leaves the stream healthy. */
+static void kernels_report_codes_through_a_status_word(void **state) {
+  gpu_t *g = *state;
+  write_module(g, "kernels.cu", kernels_source);
+  bp_module_t *module = NULL;
+  if (bp_module_load(g->device, g->path, &module) != BP_OK)
+    fail_msg("bp_module_load: %s", bp_last_error());
+  bp_function_t *code_kernel = function(module, "code_kernel");
+  unsigned code = 42;
+  assert_int_equal(
+      bp_launch(code_kernel, 3, &code, sizeof code, NULL, g->stream), BP_OK);
+  assert_int_equal(bp_stream_synchronize(g->stream), BP_ERR_PLUGIN);
+  assert_non_null(strstr(bp_last_error(), "code_kernel"));
+  assert_non_null(strstr(bp_last_error(), "returned 42"));
+  assert_int_equal(bp_stream_query(g->stream), BP_ERR_PLUGIN);
+  assert_int_equal(bp_stream_reset(g->stream), BP_OK);
+  code = 0;
+  for (int i = 0; i < 3; ++i) /* words are reused */
+    assert_int_equal(
+        bp_launch(code_kernel, 1, &code, sizeof code, NULL, g->stream), BP_OK);
+  assert_int_equal(bp_stream_synchronize(g->stream), BP_OK);
+  assert_int_equal(bp_module_unload(module), BP_OK);
+}
+
 /* A manifest picks the variant for the cuda target: only the chosen
  * variant's file is loaded (the default names a file that does not exist),
  * and the plugin reads the file's format from its bytes. */
@@ -332,6 +363,7 @@ int main(void) {
       cmocka_unit_test(pageable_copies_return_while_the_stream_is_held),
       cmocka_unit_test(events_time_and_callbacks_run),
       cmocka_unit_test(source_kernels_run_with_blocks_as_the_grid),
+      cmocka_unit_test(kernels_report_codes_through_a_status_word),
       cmocka_unit_test(manifest_picks_the_cuda_variant),
       cmocka_unit_test(build_failure_returns_the_log),
   };

@@ -3,9 +3,10 @@
  * blocks as conformance_kernels.h, under the cuda plugin's contract: one
  * struct passed by value, device pointers as plain pointers, `blocks` as the
  * grid with many threads per block (thread 0 of each block does the work).
- * CUDA kernels return no code and cannot wait for notifies, so there is no
- * fail_kernel or notify_kernel: the error-code check SKIPs, and the notify
- * check SKIPs with the plugin's reason (notifies are unsupported on cuda). */
+ * A CUDA kernel reports a code through a status word, a last parameter
+ * past its param block (fail_kernel). CUDA kernels cannot wait for
+ * notifies, so there is no notify_kernel: the notify check SKIPs with the
+ * plugin's reason (notifies are unsupported on cuda). */
 
 struct append_param {
   int *log;
@@ -15,6 +16,10 @@ struct append_param {
 
 struct block_param {
   int *seen; /* one slot per block */
+};
+
+struct fail_param {
+  unsigned code;
 };
 
 struct sleep_param {
@@ -36,6 +41,12 @@ extern "C" __global__ void append_kernel(append_param p) {
 extern "C" __global__ void block_kernel(block_param p) {
   if (threadIdx.x == 0)
     p.seen[blockIdx.x] = (int)(gridDim.x * 1000 + blockIdx.x);
+}
+
+/* Every block reports `code`; the plugin makes it the stream's error. */
+extern "C" __global__ void fail_kernel(fail_param p, unsigned *status) {
+  if (threadIdx.x == 0)
+    atomicCAS(status, 0u, p.code);
 }
 
 /* The GPU's nanosecond clock. */
