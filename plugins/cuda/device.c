@@ -88,6 +88,8 @@ static C_Status initialize_devices(void) {
              dev->properties.minor);
   }
   enable_peer_access(count);
+  cu_staged_copy_reserve(); /* pinned memory before any stream work */
+  cu_kernel_status_reserve();
   g_devices = devices;
   g_count = count;
   return C_SUCCESS;

@@ -1,6 +1,7 @@
 /* Status words of kernels that report a code. */
 #include "kernel_status.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -89,6 +90,14 @@ void CUDART_CB cu_kernel_status_check(void *arg) {
                    "cuda: kernel %s on device %d returned %u", status->label,
                    status->stream->dev->id, code);
   cu_kernel_status_give_back(status);
+}
+
+void cu_kernel_status_reserve(void) {
+  pthread_mutex_lock(&g_lock);
+  bool none = g_pages == NULL;
+  pthread_mutex_unlock(&g_lock);
+  if (none)
+    (void)add_page();
 }
 
 void cu_kernel_status_release(void) {

@@ -35,6 +35,11 @@ void cu_kernel_status_give_back(cu_kernel_status_t *status);
  * CUDA call. */
 void cu_kernel_status_check(void *status);
 
+/* Allocates the first page ahead of any stream work (at initialize; see
+ * cu_staged_copy_reserve). Failure is not an error (pages come on
+ * demand). */
+void cu_kernel_status_reserve(void);
+
 /* Frees every page; every device has been synchronized (the last
  * finalize). */
 void cu_kernel_status_release(void);

@@ -87,6 +87,18 @@ C_Status cu_staged_copy(cudaStream_t stream, void *dst, const void *src,
   return error == cudaSuccess ? C_SUCCESS : cu_fail_cuda(error, what);
 }
 
+void cu_staged_copy_reserve(void) {
+  cu_staging_block_t *chain = NULL;
+  for (int i = 0; i < CU_STAGING_RESERVED; ++i) {
+    cu_staging_block_t *block = cu_staging_acquire(&g_pool);
+    if (!block)
+      break;
+    block->next = chain;
+    chain = block;
+  }
+  cu_staging_give_back(chain);
+}
+
 void cu_staged_copy_release(void) {
   cu_staging_pool_destroy(&g_pool);
 }

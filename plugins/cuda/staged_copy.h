@@ -26,6 +26,7 @@
 enum {
   CU_STAGING_BLOCK = 4 << 20, /* bytes per pinned block */
   CU_STAGING_BLOCKS = 16,     /* at most, for the whole plugin */
+  CU_STAGING_RESERVED = 2,    /* allocated at initialize */
 };
 
 /* Whether a `kind` copy on `stream` from `src` to `dst` goes through the
@@ -38,6 +39,12 @@ bool cu_staged_copy_wanted(cudaStream_t stream, void *dst, const void *src,
  * failing CUDA call's error (cu_fail_cuda). */
 C_Status cu_staged_copy(cudaStream_t stream, void *dst, const void *src,
                         size_t size, enum cudaMemcpyKind kind);
+
+/* Allocates CU_STAGING_RESERVED blocks ahead of any stream work (at
+ * initialize): CUDA lists page-locked allocation among the operations that
+ * may serialize with device work, so the common copies should not need
+ * one. Failure is not an error (blocks come on demand). */
+void cu_staged_copy_reserve(void);
 
 /* Frees the staging blocks; every device has been synchronized (the last
  * finalize). */
