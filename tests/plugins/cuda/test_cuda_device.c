@@ -224,12 +224,18 @@ static bp_function_t *function(bp_module_t *module, const char *name) {
   return fn;
 }
 
-static void source_kernels_run_with_blocks_as_the_grid(void **state) {
-  gpu_t *g = *state;
+/* kernels_source, written as kernels.cu and loaded. */
+static bp_module_t *load_source_kernels(gpu_t *g) {
   write_module(g, "kernels.cu", kernels_source);
   bp_module_t *module = NULL;
   if (bp_module_load(g->device, g->path, &module) != BP_OK)
     fail_msg("bp_module_load: %s", bp_last_error());
+  return module;
+}
+
+static void source_kernels_run_with_blocks_as_the_grid(void **state) {
+  gpu_t *g = *state;
+  bp_module_t *module = load_source_kernels(g);
   enum { BLOCKS = 5 };
   int *out = NULL;
   assert_int_equal(
@@ -278,10 +284,7 @@ static void source_kernels_run_with_blocks_as_the_grid(void **state) {
  * kernel and the code, until reset; zero leaves the stream healthy. */
 static void kernels_report_codes_through_a_status_word(void **state) {
   gpu_t *g = *state;
-  write_module(g, "kernels.cu", kernels_source);
-  bp_module_t *module = NULL;
-  if (bp_module_load(g->device, g->path, &module) != BP_OK)
-    fail_msg("bp_module_load: %s", bp_last_error());
+  bp_module_t *module = load_source_kernels(g);
   bp_function_t *code_kernel = function(module, "code_kernel");
   unsigned code = 42;
   assert_int_equal(
