@@ -1,10 +1,13 @@
 /* The cuda plugin's staging pool without a GPU (malloc standing in for
  * pinned memory): it never holds more than its bound, never waits when
  * full, reuses the blocks given back, delivers a device-to-host chain into
- * its destinations in one call, and frees every block at destroy, those
- * still out included. */
+ * its destinations in one call, frees every block at destroy, those still
+ * out included, and is shared by threads (ThreadSanitizer, label
+ * concurrency). */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -16,8 +19,8 @@
 
 enum { BLOCK = 64, BLOCKS = 3 };
 
-static size_t g_live; /* blocks allocated and not yet released */
-static size_t g_allocations;
+static atomic_size_t g_live; /* blocks allocated and not yet released */
+static atomic_size_t g_allocations;
 static int g_refuse; /* allocate fails while set */
 
 static void *allocate(size_t size) {
@@ -119,12 +122,62 @@ static void deliver_copies_each_block_and_returns_the_chain(void **state) {
   assert_int_equal(g_live, 0);
 }
 
+enum { THREADS = 4, ROUNDS = 2000 };
+
+/* One enqueuing thread: stages a byte into up to two blocks and delivers
+ * them, as a stream's host function would, on its own destination. */
+static void *stage_and_deliver(void *arg) {
+  cu_staging_pool_t *pool = arg;
+  unsigned char destination[2];
+  int failures = 0;
+  for (int round = 0; round < ROUNDS; ++round) {
+    cu_staging_block_t *first = cu_staging_acquire(pool);
+    if (!first)
+      continue; /* all in use: the caller copies directly */
+    cu_staging_block_t *second = cu_staging_acquire(pool);
+    unsigned char value = (unsigned char)round;
+    memset(destination, 0, sizeof destination);
+    *(unsigned char *)first->memory = value;
+    first->dst = &destination[0];
+    first->size = 1;
+    if (second) {
+      *(unsigned char *)second->memory = (unsigned char)(value + 1);
+      second->dst = &destination[1];
+      second->size = 1;
+      first->next = second;
+    }
+    cu_staging_deliver(first);
+    failures += destination[0] != value ||
+                (second && destination[1] != (unsigned char)(value + 1));
+  }
+  return (void *)(intptr_t)failures;
+}
+
+static void threads_share_the_pool_within_its_bound(void **state) {
+  (void)state;
+  cu_staging_pool_t pool =
+      CU_STAGING_POOL_INIT(BLOCK, BLOCKS, allocate, release);
+  pthread_t threads[THREADS];
+  for (int i = 0; i < THREADS; ++i)
+    assert_int_equal(
+        pthread_create(&threads[i], NULL, stage_and_deliver, &pool), 0);
+  for (int i = 0; i < THREADS; ++i) {
+    void *failures = NULL;
+    assert_int_equal(pthread_join(threads[i], &failures), 0);
+    assert_int_equal((intptr_t)failures, 0);
+  }
+  assert_true(g_allocations <= BLOCKS);
+  cu_staging_pool_destroy(&pool);
+  assert_int_equal(g_live, 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup(full_pool_answers_null_without_waiting, reset),
       cmocka_unit_test_setup(failed_allocation_frees_its_place, reset),
       cmocka_unit_test_setup(deliver_copies_each_block_and_returns_the_chain,
                              reset),
+      cmocka_unit_test_setup(threads_share_the_pool_within_its_bound, reset),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
