@@ -49,6 +49,10 @@ prepare() { # prepare BUILD
   rm -rf "$staged/lib/backplane/paddle" "$staged/lib/backplane/torch"
   echo "$build" >"$staged/ORIGIN"
   echo "$root" >"$staged/SOURCE"
+  # The digits data set train reads (Debian's python3-sklearn; the GPU
+  # machine has no such package).
+  local digits=/usr/lib/python3/dist-packages/sklearn/datasets/data/digits.csv.gz
+  [ -f "$digits" ] && mkdir -p "$staged/data" && cp "$digits" "$staged/data/"
   # Everything the programs load that is neither glibc, nor CUDA (NVRTC is
   # 100 MiB; the GPU machine's toolkit has it), nor built here.
   find "$staged" -type f \( -perm -u+x -o -name '*.so*' \) -print0 |
@@ -145,7 +149,9 @@ step bench $?
 
 if "$bp" train --help 2>&1 | grep -q -- '--device\b'; then
   # One GPU: train's default is two devices of the type.
-  timeout "$step_timeout" "$bp" train --device cuda --devices 1 \
+  data=()
+  [ -f "$staged/data/digits.csv.gz" ] && data=(--data "$staged/data/digits.csv.gz")
+  timeout "$step_timeout" "$bp" train --device cuda --devices 1 "${data[@]}" \
     >"$out/train.txt" 2>&1
   step train $?
 else
