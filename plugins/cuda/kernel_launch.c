@@ -25,13 +25,20 @@ C_Status cu_launch(const C_Device device, C_Stream stream_handle,
   if (!driver)
     return C_FAILED;
   const char *name = label ? label : function->name;
-  /* The single by-value struct parameter: the driver copies it here. */
-  void *params[] = {(void *)args};
-  CUresult r = driver->launch_kernel(
-      function->function, blocks, 1, 1, function->threads, 1, 1, 0,
-      (CUstream)stream->stream, args_size ? params : NULL, NULL);
-  if (r != CUDA_SUCCESS)
-    return cu_fail_driver(driver, r, "cuLaunchKernel");
+  if (function->generated) {
+    C_Status status =
+        cu_generated_launch(driver, stream, function, blocks, args, args_size);
+    if (status != C_SUCCESS)
+      return status;
+  } else {
+    /* The single by-value struct parameter: the driver copies it here. */
+    void *params[] = {(void *)args};
+    CUresult r = driver->launch_kernel(
+        function->kernel.function, blocks, 1, 1, function->kernel.threads, 1, 1,
+        0, (CUstream)stream->stream, args_size ? params : NULL, NULL);
+    if (r != CUDA_SUCCESS)
+      return cu_fail_driver(driver, r, "cuLaunchKernel");
+  }
   pthread_mutex_lock(&stream->lock);
   snprintf(stream->last_label, sizeof stream->last_label, "%s", name);
   uint64_t timeout =
