@@ -31,7 +31,7 @@ set -u -o pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 staged=$root/build-gpu
-cuda_tests=(cuda_compile cuda_staging cuda_plugin cuda_target cuda_device)
+cuda_tests=(cuda_compile cuda_staging cuda_codegen cuda_plugin cuda_target cuda_device)
 
 prepare() { # prepare BUILD
   local build

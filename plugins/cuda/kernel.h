@@ -12,6 +12,13 @@
  * (cuModuleEnumerateFunctions, CUDA 12.4 drivers and later); kernels must be
  * `extern "C"` to be found by their plain names.
  *
+ * Generated modules (CUDA C from Backplane's cuda builder, first line
+ * BP_CUDA_GENERATED_MARKER; generated_module.h): NVRTC compiles them for the
+ * architecture they were built for (or refuses one the device cannot run),
+ * and their functions are the IR's: one launch runs the stage kernels in
+ * order on the stream, each on at most `blocks` blocks, with scratch for the
+ * intermediate stages from the stream-ordered pool (kernel_generated.c).
+ *
  * The argument contract: a kernel takes no argument, or exactly one, a
  * struct passed by value whose CUDA C layout matches the host's param block
  * byte for byte (`extern "C" __global__ void k(my_param p)`); cuLaunchKernel
