@@ -9,6 +9,7 @@
 #include "base/status.h"
 #include "core/device_table.h"
 #include "core/loader.h"
+#include "core/memory_history_note.h"
 #include "core/plugin_search.h"
 #include "core/runtime_internal.h"
 #include "core/stream_internal.h"
@@ -136,6 +137,13 @@ BP_API bp_status_t bp_runtime_create_layered(
   }
   bp_runtime_order_devices(runtime, &runtime->visible);
   bp_visible_devices_release(&runtime->visible);
+  if ((status = bp_memory_history_open(runtime, !opts.ignore_environment)) !=
+      BP_OK) {
+    char why[1024];
+    snprintf(why, sizeof why, "%s", bp_last_error());
+    bp_runtime_destroy(runtime);
+    return bp_error(status, "%s", why);
+  }
   *out_runtime = runtime;
   return BP_OK;
 }
@@ -160,6 +168,7 @@ BP_API void bp_runtime_destroy(bp_runtime_t *runtime) {
               device->plugin->dispatch.synchronize_device(&device->c_device)))
         bp_caching_allocator_process_events(allocator);
     }
+  bp_memory_history_close(runtime);
   for (size_t i = runtime->plugin_count; i-- > 0;)
     bp_plugin_unload(runtime->plugins[i]);
   bp_runtime_layers_close(&runtime->layers);
