@@ -37,6 +37,11 @@ static const env_variable_t variables[] = {
      "1: abort on the first report"},
     {"BACKPLANE_VALIDATION_LOG", "<stderr>", "validation layer",
      "the file reports are appended to"},
+    {"BACKPLANE_MEMORY_HISTORY", "", "runtime",
+     "records the allocator history from bp_runtime_create and writes it to "
+     "this file at bp_runtime_destroy"},
+    {"BACKPLANE_MEMORY_HISTORY_EVENTS", "65536", "runtime",
+     "the history's ring: the last N events are kept, 1 to 16777216"},
     {"BACKPLANE_CACHE_DIR", "<$XDG_CACHE_HOME/backplane>", "bp_build",
      "the build cache root (else ~/.cache/backplane)"},
     {"BACKPLANE_CC", "cc", "bp_build",
