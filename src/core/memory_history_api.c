@@ -10,6 +10,7 @@
 #include "alloc/history_ring.h"
 #include "backplane/memory_history.h"
 #include "base/clock.h"
+#include "base/log.h"
 #include "base/status.h"
 #include "core/memory_history_note.h"
 #include "core/runtime_internal.h"
@@ -181,8 +182,8 @@ bp_status_t bp_memory_history_open(bp_runtime_t *runtime,
 void bp_memory_history_close(bp_runtime_t *runtime) {
   if (runtime->history_path &&
       bp_memory_history_dump(runtime, runtime->history_path) != BP_OK)
-    fprintf(stderr, "backplane: BACKPLANE_MEMORY_HISTORY: %s\n",
-            bp_last_error());
+    bp_log(BP_LOG_ERROR, "memory", "BACKPLANE_MEMORY_HISTORY: %s",
+           bp_last_error());
   watch_devices(runtime, false);
   bp_history_ring_destroy(runtime->history);
   runtime->history = NULL;

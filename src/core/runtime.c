@@ -6,6 +6,7 @@
 
 #include "backplane/device_layouts.h"
 #include "backplane/vendor_access.h"
+#include "base/log.h"
 #include "base/status.h"
 #include "core/device_table.h"
 #include "core/loader.h"
@@ -34,6 +35,9 @@ bp_status_t bp_runtime_reject(bp_runtime_t *runtime, const char *path,
     return BP_ERR_OUT_OF_MEMORY;
   }
   runtime->rejected[runtime->rejected_count++] = entry;
+  /* Info, not a warning: a built-in plugin without its hardware (CUDA on a
+   * machine with no GPU) is rejected on every run. */
+  bp_log(BP_LOG_INFO, "plugins", "rejected %s: %s", path, reason);
   return BP_OK;
 }
 

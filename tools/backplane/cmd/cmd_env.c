@@ -37,6 +37,11 @@ static const env_variable_t variables[] = {
      "1: abort on the first report"},
     {"BACKPLANE_VALIDATION_LOG", "<stderr>", "validation layer",
      "the file reports are appended to"},
+    {"BACKPLANE_LOG", "warn", "runtime, layers",
+     "diagnostics shown: off, error, warn, info or debug, optionally "
+     ":SUBSYSTEM,... (plugins, alloc, devices, memory, trace)"},
+    {"BACKPLANE_LOG_FILE", "<stderr>", "runtime, layers",
+     "the file diagnostics are appended to (%p: the process id)"},
     {"BACKPLANE_MEMORY_HISTORY", "", "runtime",
      "records the allocator history from bp_runtime_create and writes it to "
      "this file at bp_runtime_destroy"},
