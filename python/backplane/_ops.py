@@ -232,7 +232,7 @@ def call(name, *args, **kwargs):
     error = fn(*cargs)
     del ctx  # scratch goes back to the allocator in stream order
     if error != 0:
-        library().raise_error(op, error)
+        library().raise_error(op, error, [n for _, n in params])
     return host_out.value if host_out is not None else first_out
 
 
@@ -278,7 +278,7 @@ def _make(op):
                                                 PYTHON_TYPES[op])],
         return_annotation=RETURNS.get(op, inspect.Signature.empty))
     fn.__name__ = fn.__qualname__ = snake
-    fn.__module__ = __name__
+    fn.__module__ = "backplane.ops"
     lines = [f"{op} ({SECTIONS[op] or 'DIOPI'}): enqueues the op on the "
              f"active stream of its tensors' device.", ""]
     lines += [f"    {name}: {py_type} ({kind})" for (kind, name), py_type

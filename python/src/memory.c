@@ -55,9 +55,8 @@ static PyObject *history_snapshot(PyObject *module, PyObject *unused) {
 }
 
 /* `convert` (a summary or a picture) of the snapshot `arg` (a str). */
-static PyObject *convert_snapshot(PyObject *arg,
-                                  bp_status_t (*convert)(const char *,
-                                                         char **)) {
+static PyObject *
+convert_snapshot(PyObject *arg, bp_status_t (*convert)(const char *, char **)) {
   PyObject *bytes = PyUnicode_AsUTF8String(arg);
   if (bytes == NULL)
     return NULL;

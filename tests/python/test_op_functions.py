@@ -103,3 +103,13 @@ def test_tensor_lists_take_their_count_from_the_list(dev0):
     np.testing.assert_array_equal(outs[1].numpy(), [2, 2, 2, 2])
     assert list(inspect.signature(ops.cat).parameters) == [
         "out", "tensors", "dim"]
+
+
+def test_a_shape_the_op_refuses_is_a_value_error_naming_it(dev0):
+    a = backplane.zeros((3, 4), "float32", dev0)
+    out = backplane.empty((3, 3), "float32", dev0)
+    # The library names the arguments with their shapes first.
+    with pytest.raises(ValueError, match=r"diopiMatmul: input \[3, 4\] and "
+                                         r"other \[3, 4\]"):
+        ops.matmul(out, a, a)
+    assert ops.matmul.__module__ == "backplane.ops"
