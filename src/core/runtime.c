@@ -161,17 +161,19 @@ BP_API void bp_runtime_destroy(bp_runtime_t *runtime) {
   if (!runtime)
     return;
   /* Frees pending on a peer device's stream hold that device's events: take
-   * them back (they complete once the devices drain) before any device goes. */
+   * them back before any device goes. They complete once every device has
+   * drained (a peer's stream may be the one holding them, with or without
+   * an allocator of its own), so drain them all first. */
   for (size_t i = 0; i < runtime->plugin_count; ++i)
     for (size_t d = 0; d < runtime->plugins[i]->device_count; ++d) {
       bp_device_t *device = &runtime->plugins[i]->devices[d];
-      bp_caching_allocator_t *allocator =
-          bp_device_allocator_if_created(device);
-      if (allocator && bp_device_enter(device) == BP_OK &&
-          BP_C_OK(
-              device->plugin->dispatch.synchronize_device(&device->c_device)))
-        bp_caching_allocator_process_events(allocator);
+      if (atomic_load(&device->ready) && bp_device_enter(device) == BP_OK)
+        device->plugin->dispatch.synchronize_device(&device->c_device);
     }
+  for (size_t i = 0; i < runtime->plugin_count; ++i)
+    for (size_t d = 0; d < runtime->plugins[i]->device_count; ++d)
+      bp_caching_allocator_process_events(
+          bp_device_allocator_if_created(&runtime->plugins[i]->devices[d]));
   bp_memory_history_close(runtime);
   for (size_t i = runtime->plugin_count; i-- > 0;)
     bp_plugin_unload(runtime->plugins[i]);
