@@ -283,7 +283,10 @@ def _make(op):
              f"active stream of its tensors' device.", ""]
     lines += [f"    {name}: {py_type} ({kind})" for (kind, name), py_type
               in zip(params, PYTHON_TYPES[op])]
-    if op in RETURNS:
+    if any(_created_output(k, n) for k, n in SIGNATURES[op]):
+        lines += ["", "Not callable from Python yet: the op creates its output "
+                  "tensor itself (UnsupportedError)."]
+    elif op in RETURNS:
         lines += ["", f"Returns the {RETURNS[op]} the op computes (on the "
                   "host, when the call returns)."]
     else:

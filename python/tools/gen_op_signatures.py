@@ -148,10 +148,13 @@ NOT_ELEMENTWISE = re.compile(r"product|memory|shape", re.I)
 
 def python_type(kind, name):
     """A parameter's Python type; tensors named like optional ones (bias,
-    running statistics) may be None."""
+    running statistics) may be None; an output the op creates itself
+    (`diopiTensorHandle_t *out`, not callable from Python yet) is Any."""
     if kind == "diopiConstTensorHandle_t" and re.search(r"bias|running",
                                                         name):
         return "Optional[Tensor]"
+    if kind == "diopiTensorHandle_t *" and name == "out":
+        return "Any"
     return PYTHON_TYPES[kind]
 
 

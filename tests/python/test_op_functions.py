@@ -113,3 +113,10 @@ def test_a_shape_the_op_refuses_is_a_value_error_naming_it(dev0):
                                          r"other \[3, 4\]"):
         ops.matmul(out, a, a)
     assert ops.matmul.__module__ == "backplane.ops"
+
+
+def test_an_op_creating_its_output_says_it_cannot_be_called(dev0):
+    a = backplane.zeros((4,), "float32", dev0)
+    assert "Not callable from Python yet" in ops.nonzero.__doc__
+    with pytest.raises(backplane.UnsupportedError, match="diopiNonzero"):
+        ops.nonzero(None, a)
