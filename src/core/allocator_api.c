@@ -77,18 +77,21 @@ traced_malloc_async(bp_device_t *device, size_t size, bp_stream_t *stream,
   return status;
 }
 
-/* Resolves BP_STREAM_ACTIVE first, so that the history names the stream
- * the memory is for (the body resolves a resolved stream to itself). */
+/* The history names the stream the call resolved BP_STREAM_ACTIVE to. */
+static bp_stream_t *resolved_stream(bp_device_t *device, bp_stream_t *stream) {
+  return bp_stream_resolve(device, &stream) == BP_OK ? stream : NULL;
+}
+
 static __attribute__((noinline, cold)) bp_status_t
 watched_malloc_async(bp_device_t *device, size_t size, bp_stream_t *stream,
                      void **out_ptr, const void *caller) {
-  bp_status_t status = bp_stream_resolve(device, &stream);
-  if (status == BP_OK)
-    status = BP_OBSERVED(device)
-                 ? traced_malloc_async(device, size, stream, out_ptr)
-                 : malloc_async(device, size, stream, out_ptr);
-  bp_memory_history_note_malloc(
-      device, status, size, status == BP_OK ? *out_ptr : NULL, stream, caller);
+  bp_status_t status = BP_OBSERVED(device)
+                           ? traced_malloc_async(device, size, stream, out_ptr)
+                           : malloc_async(device, size, stream, out_ptr);
+  if (status == BP_OK || status == BP_ERR_OUT_OF_MEMORY)
+    bp_memory_history_note_malloc(device, status, size,
+                                  status == BP_OK ? *out_ptr : NULL,
+                                  resolved_stream(device, stream), caller);
   return status;
 }
 
@@ -129,12 +132,13 @@ traced_free_async(bp_device_t *device, void *ptr, bp_stream_t *stream) {
 static __attribute__((noinline, cold)) bp_status_t
 watched_free_async(bp_device_t *device, void *ptr, bp_stream_t *stream,
                    const void *caller) {
-  bp_status_t status = bp_stream_resolve(device, &stream);
   size_t size = bp_memory_history_size_of(device, ptr);
+  bp_status_t status = BP_OBSERVED(device)
+                           ? traced_free_async(device, ptr, stream)
+                           : free_async(device, ptr, stream);
   if (status == BP_OK)
-    status = BP_OBSERVED(device) ? traced_free_async(device, ptr, stream)
-                                 : free_async(device, ptr, stream);
-  bp_memory_history_note_free(device, status, ptr, size, stream, caller);
+    bp_memory_history_note_free(device, status, ptr, size,
+                                resolved_stream(device, stream), caller);
   return status;
 }
 
