@@ -8,7 +8,8 @@
  *   svg FILE       writes its picture (one row per chunk) to FILE (also
  *                  --svg FILE, as `train` and `trace` take it).
  * With --json, prints every device's snapshot as a JSON array.
- * Any other word is a saved snapshot to read instead of opening a runtime:
+ * Any other word names an existing saved snapshot to read instead of
+ * opening a runtime (else it is a usage error):
  * an allocator history (BACKPLANE_MEMORY_HISTORY, bp_memory_history_dump)
  * is summarized per device and stream (--json: the summary's JSON), and
  * either kind is drawn by --svg FILE. */
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backplane/backplane.h"
 #include "bench/alloc_trace.h"
@@ -45,11 +47,13 @@ static int parse_words(const cli_options_t *options, memory_request_t *out) {
       out->replay = true;
     } else if (path && i + 1 < options->positional_count) {
       *path = options->positional[++i];
-    } else if (!path && !out->input_path) {
+    } else if (!path && !out->input_path && access(word, F_OK) == 0) {
       out->input_path = word;
     } else {
+      /* A mistyped word, not a missing file: SNAPSHOT must exist. */
       fprintf(stderr,
-              "backplane memory: unexpected '%s' (usage: backplane memory "
+              "backplane memory: unexpected '%s': not a word of the command "
+              "nor an existing snapshot file (usage: backplane memory "
               "[--plugin NAME] [--json] [replay] [snapshot FILE] [--svg "
               "FILE] | SNAPSHOT [--json] [--svg FILE])\n",
               word);
