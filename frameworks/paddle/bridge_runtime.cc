@@ -39,10 +39,14 @@ static bp_device_t *device_of(const C_Device device) {
     return C_ERROR;
 
 static C_Status initialize() {
-  return bridge_open() == 0 ? C_SUCCESS : C_ERROR;
+  if (bridge_open() != 0)
+    return C_ERROR;
+  bridge_fallbacks_watch();
+  return C_SUCCESS;
 }
 
 static C_Status finalize() {
+  bridge_fallbacks_report();
   for (size_t i = 0; i < bridge_device_count(); i++)
     bp_device_synchronize(bridge_device(i));
   return C_SUCCESS;
