@@ -83,6 +83,30 @@ class Kernels(unittest.TestCase):
             a, paddle.to_tensor(mean), paddle.to_tensor(var),
             training=True), x, rtol=1e-4, atol=1e-5)
 
+    def test_layer_norm(self):
+        x = rng.randn(4, 3, 6).astype(np.float32) * 3 + 1
+        w = rng.randn(18).astype(np.float32)
+        b = rng.randn(18).astype(np.float32)
+        self.same(lambda t, s, c: paddle.nn.functional.layer_norm(
+            t, [3, 6], weight=s, bias=c), x, w, b, rtol=1e-4, atol=1e-5)
+        self.same(lambda t: paddle.nn.functional.layer_norm(t, 6), x,
+                  rtol=1e-4, atol=1e-5)
+
+    def test_topk_argsort_accuracy(self):
+        x = rng.randn(6, 9).astype(np.float32)
+        self.same(lambda t: paddle.topk(t, 3)[0], x, grad=False)
+        self.same(lambda t: paddle.topk(t, 3)[1], x, grad=False)
+        self.same(lambda t: paddle.topk(t, 2, axis=0, largest=False)[1], x,
+                  grad=False)
+        self.same(lambda t: paddle.argsort(t, axis=1, descending=True), x,
+                  grad=False)
+        self.same(lambda t: paddle.sort(t, axis=0), x, grad=False)
+        label = rng.randint(0, 9, (6, 1)).astype(np.int64)
+        label[0, 0] = int(np.argmax(x[0]))  # at least one hit
+        for k in (1, 3):
+            self.same(lambda t, y: paddle.metric.accuracy(t, y, k=k), x, label,
+                      grad=False)
+
     def test_shapes_and_creation(self):
         x = rng.randn(2, 3, 4).astype(np.float32)
         self.same(lambda t: paddle.transpose(t, [2, 0, 1]), x)
