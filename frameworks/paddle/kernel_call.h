@@ -59,6 +59,8 @@ public:
    * `shape` (same element count) when ndim >= 0. */
   diopiTensorHandle_t wrap(PD_Tensor *t, int ndim = -1,
                            const int64_t *shape = NULL);
+  /* `t` as a DIOPI tensor with its own strides (a view Paddle made). */
+  diopiTensorHandle_t wrap_strided(PD_Tensor *t);
   /* `data` of the device as a DIOPI tensor (strides in elements; NULL:
    * contiguous). */
   diopiTensorHandle_t wrap_data(void *data, diopiDtype_t dtype, int ndim,

@@ -83,6 +83,26 @@ class Kernels(unittest.TestCase):
             a, paddle.to_tensor(mean), paddle.to_tensor(var),
             training=True), x, rtol=1e-4, atol=1e-5)
 
+    def test_avg_pool_with_padding(self):
+        x = rng.randn(2, 3, 7, 7).astype(np.float32)
+        for exclusive in (True, False):
+            self.same(lambda a: paddle.nn.functional.avg_pool2d(
+                a, 3, stride=2, padding=1, exclusive=exclusive), x)
+        self.same(lambda a: paddle.nn.functional.avg_pool2d(
+            a, 2, ceil_mode=True), x)
+
+    def test_slices_and_scalar_division(self):
+        # A slice's gradient is a strided fill and a strided copy.
+        x = rng.randn(5, 6).astype(np.float32)
+        self.same(lambda t: t[1:4, ::2] * 3, x)
+        self.same(lambda t: t[:, 2] / 2.0, x)
+        paddle.set_device("backplane:0")
+        y = paddle.to_tensor(x)
+        y[1:3, 1:5].fill_(7.0)  # a strided fill of a view
+        expect = x.copy()
+        expect[1:3, 1:5] = 7.0
+        np.testing.assert_array_equal(y.numpy(), expect)
+
     def test_layer_norm(self):
         x = rng.randn(4, 3, 6).astype(np.float32) * 3 + 1
         w = rng.randn(18).astype(np.float32)
