@@ -139,8 +139,6 @@ void DivScaleKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
 
 } // namespace bridge
 
-#define BRIDGE_ANY_DTYPE float, double, int32_t, int64_t, bool, uint8_t, int8_t
-
 PD_BUILD_PHI_KERNEL(full, backplane, ALL_LAYOUT, bridge::FullKernel,
                     BRIDGE_ANY_DTYPE) {}
 PD_BUILD_PHI_KERNEL(full_like, backplane, ALL_LAYOUT, bridge::FullLikeKernel,
@@ -155,6 +153,7 @@ PD_BUILD_PHI_KERNEL(assign, backplane, ALL_LAYOUT, bridge::AssignKernel,
                     BRIDGE_ANY_DTYPE) {}
 PD_BUILD_PHI_KERNEL(cast, backplane, ALL_LAYOUT, bridge::CastKernel,
                     BRIDGE_ANY_DTYPE) {}
-PD_BUILD_PHI_KERNEL(scale, backplane, ALL_LAYOUT, bridge::ScaleKernel, float) {}
+PD_BUILD_PHI_KERNEL(scale, backplane, ALL_LAYOUT, bridge::ScaleKernel,
+                    BRIDGE_FLOAT_DTYPES) {}
 PD_BUILD_PHI_KERNEL(div_scale, backplane, ALL_LAYOUT, bridge::DivScaleKernel,
-                    float) {}
+                    BRIDGE_FLOAT_DTYPES) {}

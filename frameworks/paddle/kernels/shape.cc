@@ -168,17 +168,16 @@ void ArgMaxKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
 } // namespace bridge
 
 PD_BUILD_PHI_KERNEL(contiguous, backplane, ALL_LAYOUT, bridge::ContiguousKernel,
-                    float, double, int32_t, int64_t, bool, uint8_t, int8_t) {}
+                    BRIDGE_ANY_DTYPE) {}
 PD_BUILD_PHI_KERNEL(strided_copy, backplane, ALL_LAYOUT,
-                    bridge::StridedCopyKernel, float, double, int32_t, int64_t,
-                    bool, uint8_t, int8_t) {}
-PD_BUILD_PHI_KERNEL(concat, backplane, ALL_LAYOUT, bridge::ConcatKernel, float,
-                    int64_t) {}
+                    bridge::StridedCopyKernel, BRIDGE_ANY_DTYPE) {}
+PD_BUILD_PHI_KERNEL(concat, backplane, ALL_LAYOUT, bridge::ConcatKernel,
+                    BRIDGE_FLOAT_DTYPES, int64_t) {}
 PD_BUILD_PHI_KERNEL(concat_grad, backplane, ALL_LAYOUT,
-                    bridge::ConcatGradKernel, float) {}
+                    bridge::ConcatGradKernel, BRIDGE_FLOAT_DTYPES) {}
 PD_BUILD_PHI_KERNEL(transpose, backplane, ALL_LAYOUT, bridge::TransposeKernel,
-                    float, int64_t) {}
+                    BRIDGE_FLOAT_DTYPES, int64_t) {}
 PD_BUILD_PHI_KERNEL(transpose_grad, backplane, ALL_LAYOUT,
-                    bridge::TransposeGradKernel, float) {}
+                    bridge::TransposeGradKernel, BRIDGE_FLOAT_DTYPES) {}
 PD_BUILD_PHI_KERNEL(argmax, backplane, ALL_LAYOUT, bridge::ArgMaxKernel,
                     float) {}

@@ -127,6 +127,27 @@ class Kernels(unittest.TestCase):
             self.same(lambda t, y: paddle.metric.accuracy(t, y, k=k), x, label,
                       grad=False)
 
+    def test_half_precision(self):
+        # The bridge in float16 and bfloat16 against Paddle CPU in float32.
+        x = rng.randn(4, 6).astype(np.float32)
+        w = rng.randn(6, 3).astype(np.float32)
+        b = rng.randn(3).astype(np.float32)
+
+        def net(t, u, c):
+            h = paddle.matmul(t, u) + c
+            h = paddle.nn.functional.gelu(h) * paddle.nn.functional.sigmoid(h)
+            h = paddle.nn.functional.softmax(paddle.tanh(h) / 2.0 - h, -1)
+            return (paddle.nn.functional.relu(h - 0.3) + t.mean()).sum(0)
+
+        want = run("cpu", net, [x, w, b], True)
+        for dtype, tol in (("float16", 1e-2), ("bfloat16", 6e-2)):
+            got = run("backplane:0", lambda *a: net(
+                *[v.astype(dtype) for v in a]).astype("float32"),
+                [x, w, b], True)
+            for g, c in zip(got, want):
+                np.testing.assert_allclose(g, c, rtol=tol, atol=tol,
+                                           err_msg=dtype)
+
     def test_shapes_and_creation(self):
         x = rng.randn(2, 3, 4).astype(np.float32)
         self.same(lambda t: paddle.transpose(t, [2, 0, 1]), x)
