@@ -98,18 +98,26 @@ PD_BUILD_PHI_KERNEL(momentum, backplane, ALL_LAYOUT, bridge::MomentumKernel,
 
 namespace bridge {
 
-/* One float of a one-element device tensor, read on the kernel's stream. */
-static float read_scalar(KernelCall &call, PD_Tensor *t) {
-  float value = 0;
+/* The learning rate and beta1's power, one float32 each on the device, read
+ * together: both copies queued on the kernel's stream, then one wait. */
+static void read_rate_and_power(KernelCall &call, PD_Tensor *lr, PD_Tensor *b1p,
+                                float *rate, float *power) {
+  PD_Tensor *from[2] = {lr, b1p};
+  float *to[2] = {rate, power};
+  bp_stream_t *stream = bp_ops_context_stream(call.diopi());
   PD_Status status = C_SUCCESS;
-  if (kernel_numel(t) != 1 || kernel_dtype(t) != PD_DataType::FLOAT32)
-    call.fail("a learning rate or beta power must be one float32");
-  bp_status_t st =
-      bp_copy(NULL, &value, call.device(), PD_TensorGetDataPointer(t, &status),
-              sizeof value, bp_ops_context_stream(call.diopi()));
-  if (st != BP_OK)
-    call.fail("reading a scalar: %s", bp_last_error());
-  return value;
+  for (int i = 0; i < 2; i++) {
+    if (kernel_numel(from[i]) != 1 ||
+        kernel_dtype(from[i]) != PD_DataType::FLOAT32)
+      call.fail("a learning rate or beta power must be one float32");
+    bp_status_t st = bp_copy_async_unsafe(
+        NULL, to[i], call.device(), PD_TensorGetDataPointer(from[i], &status),
+        sizeof(float), stream);
+    if (st != BP_OK)
+      call.fail("reading a scalar: %s", bp_last_error());
+  }
+  if (bp_stream_synchronize(stream) != BP_OK)
+    call.fail("reading the learning rate: %s", bp_last_error());
 }
 
 /* `out` updated in place: shares `in`'s memory, or starts as its copy. */
@@ -127,7 +135,7 @@ static diopiTensorHandle_t in_place(KernelCall &call, PD_Tensor *in,
 
 /* Adam and AdamW as DIOPI's (PyTorch's) update, which equals Paddle's when
  * the step is the one whose beta1 power Paddle keeps: step = log(beta1_pow)
- * / log(beta1). The learning rate and the powers are read from the device
+ * / log(beta1). The learning rate and beta1's power are read from the device
  * (one wait per parameter and step); the powers advance on the device. */
 static void adam_step(KernelCall &call, bool decoupled, float weight_decay,
                       PD_Tensor *param, PD_Tensor *grad, PD_Tensor *lr,
@@ -141,7 +149,8 @@ static void adam_step(KernelCall &call, bool decoupled, float weight_decay,
   if (amsgrad)
     call.fail("amsgrad is not supported");
   double b1 = beta1.to<double>(), b2 = beta2.to<double>();
-  float rate = read_scalar(call, lr), power = read_scalar(call, b1p);
+  float rate = 0, power = 0;
+  read_rate_and_power(call, lr, b1p, &rate, &power);
   if (!(b1 > 0 && b1 < 1) || !(power > 0 && power < 1))
     call.fail("beta1 %g and its power %g give no step", b1, (double)power);
   int64_t step = llround(log((double)power) / log(b1));
