@@ -148,6 +148,35 @@ class Kernels(unittest.TestCase):
                 np.testing.assert_allclose(g, c, rtol=tol, atol=tol,
                                            err_msg=dtype)
 
+    def test_optimizer_steps(self):
+        w0 = rng.randn(3, 5).astype(np.float32)
+        x = rng.randn(4, 3).astype(np.float32)
+        makers = [
+            lambda ps: paddle.optimizer.SGD(learning_rate=0.1, parameters=ps),
+            lambda ps: paddle.optimizer.Momentum(
+                learning_rate=0.1, momentum=0.9, parameters=ps),
+            lambda ps: paddle.optimizer.Momentum(
+                learning_rate=0.05, momentum=0.8, use_nesterov=True,
+                weight_decay=paddle.regularizer.L2Decay(0.01), parameters=ps),
+            lambda ps: paddle.optimizer.Adam(learning_rate=0.01,
+                                             parameters=ps),
+        ]
+        for make in makers:
+            results = []
+            for device in ("cpu", "backplane:0"):
+                paddle.set_device(device)
+                w = paddle.create_parameter([3, 5], "float32")
+                w.set_value(w0)
+                opt = make([w])
+                for _ in range(3):
+                    (paddle.matmul(paddle.to_tensor(x), w).tanh()).mean() \
+                        .backward()
+                    opt.step()
+                    opt.clear_grad()
+                results.append(w.numpy())
+            np.testing.assert_allclose(results[1], results[0], rtol=1e-5,
+                                       atol=1e-6)
+
     def test_shapes_and_creation(self):
         x = rng.randn(2, 3, 4).astype(np.float32)
         self.same(lambda t: paddle.transpose(t, [2, 0, 1]), x)
