@@ -2,12 +2,38 @@
 through paddle.grad), float32, with broadcasting where the op has it; every
 kernel is the bridge's (no CPU fallback)."""
 import bridge_env  # noqa: F401
+import os
+import subprocess
+import sys
 import unittest
 
 import numpy as np
 import paddle
 
 rng = np.random.RandomState(0)
+
+# layer_norm's saved Mean and Variance, which eager mode hides: a static
+# program (the old IR) fetches them from the bridge's kernel.
+LAYER_NORM_STATISTICS = """
+import numpy as np, paddle
+paddle.enable_static()
+x_np = (np.random.RandomState(0).randn(4, 6) * 3 + 1).astype(np.float32)
+main, start = paddle.static.Program(), paddle.static.Program()
+with paddle.static.program_guard(main, start):
+    x = paddle.static.data("x", [4, 6], "float32")
+    block = main.global_block()
+    outs = [block.create_var(name=n, dtype="float32") for n in "ymv"]
+    block.append_op(type="layer_norm", inputs={"X": x},
+                    outputs={"Y": outs[0], "Mean": outs[1],
+                             "Variance": outs[2]},
+                    attrs={"epsilon": 1e-5, "begin_norm_axis": 1})
+exe = paddle.static.Executor(paddle.CustomPlace("backplane", 0))
+exe.run(start)
+_, mean, var = exe.run(main, feed={"x": x_np}, fetch_list=outs)
+np.testing.assert_allclose(mean, x_np.mean(1), rtol=1e-5, atol=1e-6)
+np.testing.assert_allclose(var, x_np.var(1), rtol=1e-5, atol=1e-6)
+print("statistics ok")
+"""
 
 
 def run(device, fn, arrays, grad):
@@ -111,6 +137,14 @@ class Kernels(unittest.TestCase):
             t, [3, 6], weight=s, bias=c), x, w, b, rtol=1e-4, atol=1e-5)
         self.same(lambda t: paddle.nn.functional.layer_norm(t, 6), x,
                   rtol=1e-4, atol=1e-5)
+
+    def test_layer_norm_saves_paddles_variance(self):
+        out = subprocess.run(
+            [sys.executable, "-c", LAYER_NORM_STATISTICS],
+            env=dict(os.environ, FLAGS_enable_pir_api="0"),
+            capture_output=True, text=True, timeout=120)
+        self.assertEqual(out.returncode, 0, out.stderr[-2000:])
+        self.assertIn("statistics ok", out.stdout)
 
     def test_topk_argsort_accuracy(self):
         x = rng.randn(6, 9).astype(np.float32)
