@@ -52,4 +52,11 @@ const char *bridge_ops_last_error(void);
  * next kernel error. Returns `status`. */
 bp_status_t bridge_note(const char *call, bp_status_t status);
 
+/* Under BACKPLANE_PADDLE_FALLBACKS=1, counts and prints on stderr each
+ * phi kernel Paddle runs on its CPU for want of a backplane kernel
+ * (bridge_fallbacks.cc says how); report prints the summary and stops.
+ * Called from the runtime's initialize and finalize (Paddle's thread). */
+void bridge_fallbacks_watch(void);
+void bridge_fallbacks_report(void);
+
 #endif /* BACKPLANE_PADDLE_BRIDGE_H_ */

@@ -39,10 +39,14 @@ static bp_device_t *device_of(const C_Device device) {
     return C_ERROR;
 
 static C_Status initialize() {
-  return bridge_open() == 0 ? C_SUCCESS : C_ERROR;
+  if (bridge_open() != 0)
+    return C_ERROR;
+  bridge_fallbacks_watch();
+  return C_SUCCESS;
 }
 
 static C_Status finalize() {
+  bridge_fallbacks_report();
   for (size_t i = 0; i < bridge_device_count(); i++)
     bp_device_synchronize(bridge_device(i));
   return C_SUCCESS;
@@ -293,7 +297,11 @@ static C_Status blas_axpby(const C_Device device, C_Stream stream,
                            C_DataType dtype, size_t numel, float alpha, void *x,
                            float beta, void *y) {
   DEVICE_OR_ERROR(d, device);
-  if (dtype != FLOAT32)
+  diopiDtype_t type = dtype == FLOAT32    ? diopi_dtype_float32
+                      : dtype == FLOAT16  ? diopi_dtype_float16
+                      : dtype == BFLOAT16 ? diopi_dtype_bfloat16
+                                          : diopi_dtype_unsupported;
+  if (type == diopi_dtype_unsupported)
     return C_ERROR;
   typedef diopiError_t (*mul_inp_scalar_fn)(
       diopiContextHandle_t, diopiTensorHandle_t, const diopiScalar_t *);
@@ -309,9 +317,9 @@ static C_Status blas_axpby(const C_Device device, C_Stream stream,
   int64_t shape = (int64_t)numel;
   bp_status_t st = bp_ops_context_create(d, STREAM(stream), &ctx);
   if (st == BP_OK)
-    st = bp_ops_tensor_wrap(d, x, diopi_dtype_float32, 1, &shape, NULL, &tx);
+    st = bp_ops_tensor_wrap(d, x, type, 1, &shape, NULL, &tx);
   if (st == BP_OK)
-    st = bp_ops_tensor_wrap(d, y, diopi_dtype_float32, 1, &shape, NULL, &ty);
+    st = bp_ops_tensor_wrap(d, y, type, 1, &shape, NULL, &ty);
   diopiScalar_t a, b;
   memset(&a, 0, sizeof a);
   memset(&b, 0, sizeof b);

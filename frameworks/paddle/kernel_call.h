@@ -59,6 +59,8 @@ public:
    * `shape` (same element count) when ndim >= 0. */
   diopiTensorHandle_t wrap(PD_Tensor *t, int ndim = -1,
                            const int64_t *shape = NULL);
+  /* `t` as a DIOPI tensor with its own strides (a view Paddle made). */
+  diopiTensorHandle_t wrap_strided(PD_Tensor *t);
   /* `data` of the device as a DIOPI tensor (strides in elements; NULL:
    * contiguous). */
   diopiTensorHandle_t wrap_data(void *data, diopiDtype_t dtype, int ndim,
@@ -123,6 +125,14 @@ int kernel_int_array(const phi::IntArray &array, int64_t *out);
 void kernel_sum_to(KernelCall &call, PD_Tensor *dst,
                    diopiConstTensorHandle_t src, int src_ndim,
                    const int64_t *src_shape, double scale);
+
+/* The floating dtypes of kernels whose DIOPI ops take every floating
+ * dtype (the reference library computes float16 and bfloat16 in float or
+ * double and rounds on store), and every dtype of the data-movement
+ * kernels. */
+#define BRIDGE_FLOAT_DTYPES float, phi::dtype::float16, phi::dtype::bfloat16
+#define BRIDGE_ANY_DTYPE                                                       \
+  BRIDGE_FLOAT_DTYPES, double, int32_t, int64_t, bool, uint8_t, int8_t
 
 /* Paddle's backend token for the kernels: the bridge's device type. */
 #define BRIDGE_KERNEL_BACKEND backplane

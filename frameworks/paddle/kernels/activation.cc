@@ -86,20 +86,23 @@ void SoftmaxGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &out,
 
 } // namespace bridge
 
-PD_BUILD_PHI_KERNEL(relu, backplane, ALL_LAYOUT, bridge::ReluKernel, float) {}
+PD_BUILD_PHI_KERNEL(relu, backplane, ALL_LAYOUT, bridge::ReluKernel,
+                    BRIDGE_FLOAT_DTYPES) {}
 PD_BUILD_PHI_KERNEL(relu_grad, backplane, ALL_LAYOUT, bridge::ReluGradKernel,
-                    float) {}
+                    BRIDGE_FLOAT_DTYPES) {}
 PD_BUILD_PHI_KERNEL(sigmoid, backplane, ALL_LAYOUT, bridge::SigmoidKernel,
-                    float) {}
+                    BRIDGE_FLOAT_DTYPES) {}
 PD_BUILD_PHI_KERNEL(sigmoid_grad, backplane, ALL_LAYOUT,
-                    bridge::SigmoidGradKernel, float) {}
-PD_BUILD_PHI_KERNEL(tanh, backplane, ALL_LAYOUT, bridge::TanhKernel, float) {}
+                    bridge::SigmoidGradKernel, BRIDGE_FLOAT_DTYPES) {}
+PD_BUILD_PHI_KERNEL(tanh, backplane, ALL_LAYOUT, bridge::TanhKernel,
+                    BRIDGE_FLOAT_DTYPES) {}
 PD_BUILD_PHI_KERNEL(tanh_grad, backplane, ALL_LAYOUT, bridge::TanhGradKernel,
-                    float) {}
-PD_BUILD_PHI_KERNEL(gelu, backplane, ALL_LAYOUT, bridge::GeluKernel, float) {}
+                    BRIDGE_FLOAT_DTYPES) {}
+PD_BUILD_PHI_KERNEL(gelu, backplane, ALL_LAYOUT, bridge::GeluKernel,
+                    BRIDGE_FLOAT_DTYPES) {}
 PD_BUILD_PHI_KERNEL(gelu_grad, backplane, ALL_LAYOUT, bridge::GeluGradKernel,
-                    float) {}
+                    BRIDGE_FLOAT_DTYPES) {}
 PD_BUILD_PHI_KERNEL(softmax, backplane, ALL_LAYOUT, bridge::SoftmaxKernel,
-                    float) {}
+                    BRIDGE_FLOAT_DTYPES) {}
 PD_BUILD_PHI_KERNEL(softmax_grad, backplane, ALL_LAYOUT,
-                    bridge::SoftmaxGradKernel, float) {}
+                    bridge::SoftmaxGradKernel, BRIDGE_FLOAT_DTYPES) {}

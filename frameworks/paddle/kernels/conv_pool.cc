@@ -1,5 +1,6 @@
 /* conv2d, pool2d and their gradients, NCHW, explicit padding:
- * diopiConvolution2d(Backward), diopiMaxPool2d(WithIndices/Backward) and
+ * diopiConvolution2d(Backward), diopiMaxPool2d(WithIndices/Backward),
+ * diopiAvgPool2d(Backward) (exclusive: padding not counted) and
  * diopiAdaptiveAvgPool2d(Backward) for global or adaptive average pooling. */
 #include "kernel_call.h"
 
@@ -97,7 +98,7 @@ void Conv2dGradKernel(
 }
 
 struct pool_args {
-  bool max, adaptive_avg;
+  bool max, adaptive_avg, count_include_pad;
   int64_t kernel[2], stride[2], padding[2], dilation[2];
 };
 
@@ -113,9 +114,9 @@ static pool_args pool_arguments(KernelCall &call, PD_Tensor *x,
   pool_args a;
   a.max = pooling_type == "max";
   a.adaptive_avg = pooling_type == "avg" && (global_pooling || adaptive);
-  if (!a.max && !a.adaptive_avg)
-    call.fail("%s pooling: only max, and global or adaptive avg, are "
-              "supported",
+  a.count_include_pad = !exclusive;
+  if (!a.max && pooling_type != "avg")
+    call.fail("%s pooling: only max and avg are supported",
               pooling_type.c_str());
   if (a.max && (global_pooling || adaptive))
     call.fail("global or adaptive max pooling is not supported");
@@ -130,7 +131,7 @@ static pool_args pool_arguments(KernelCall &call, PD_Tensor *x,
     a.stride[i] = strides[i];
     a.dilation[i] = 1;
   }
-  if (a.max)
+  if (!a.adaptive_avg)
     symmetric_padding(call, paddings, a.padding);
   return a;
 }
@@ -155,6 +156,12 @@ void Pool2dKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
     call.check(
         DIOPI(call, diopiMaxPool2d)(call.diopi(), o, in, k, s, p, d, ceil_mode),
         "diopiMaxPool2d");
+  } else if (!a.adaptive_avg) {
+    diopiSize_t k = {a.kernel, 2}, s = {a.stride, 2}, p = {a.padding, 2};
+    call.check(DIOPI(call, diopiAvgPool2d)(call.diopi(), o, in, k, s, p,
+                                           ceil_mode, a.count_include_pad,
+                                           NULL),
+               "diopiAvgPool2d");
   } else {
     int64_t shape[BP_OPS_MAX_DIMS];
     kernel_dims(pd(out), shape);
@@ -196,6 +203,12 @@ void Pool2dGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
     call.check(DIOPI(call, diopiMaxPool2dBackward)(call.diopi(), grad, g, in, k,
                                                    s, p, d, ceil_mode, indices),
                "diopiMaxPool2dBackward");
+  } else if (!a.adaptive_avg) {
+    diopiSize_t k = {a.kernel, 2}, s = {a.stride, 2}, p = {a.padding, 2};
+    call.check(DIOPI(call, diopiAvgPool2dBackward)(call.diopi(), grad, g, in, k,
+                                                   s, p, ceil_mode,
+                                                   a.count_include_pad, NULL),
+               "diopiAvgPool2dBackward");
   } else {
     call.check(
         DIOPI(call, diopiAdaptiveAvgPool2dBackward)(call.diopi(), grad, g, in),

@@ -1,4 +1,4 @@
-/* full, full_like, uniform, gaussian, assign, cast, scale. */
+/* full, full_like, fill, uniform, gaussian, assign, cast, scale, div_scale. */
 #include "kernel_call.h"
 
 namespace bridge {
@@ -24,6 +24,19 @@ void FullLikeKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
   diopiScalar_t v = kernel_scalar(value);
   call.check(DIOPI(call, diopiFill)(call.diopi(), call.alloc(pd(out)), &v),
              "diopiFill");
+}
+
+/* out = value everywhere; out may be a strided view (Paddle fills a
+ * slice's gradient so), written through its strides. */
+template <typename T>
+void FillKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
+                const phi::Scalar &value, phi::DenseTensor *out) {
+  KernelCall call(dev_ctx, "fill");
+  diopiScalar_t v = kernel_scalar(value);
+  call.alloc(pd(out));
+  call.check(
+      DIOPI(call, diopiFill)(call.diopi(), call.wrap_strided(pd(out)), &v),
+      "diopiFill");
 }
 
 /* A generator for one random op: Paddle's seed attribute when nonzero,
@@ -112,13 +125,25 @@ void ScaleKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
   }
 }
 
-} // namespace bridge
+/* out = x / scale (a tensor divided by a Python number). */
+template <typename T>
+void DivScaleKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
+                    const phi::Scalar &scale, phi::DenseTensor *out) {
+  KernelCall call(dev_ctx, "div_scale");
+  diopiScalar_t s = kernel_scalar(scale);
+  diopiTensorHandle_t in = call.wrap(pd(x));
+  call.check(DIOPI(call, diopiDivScalar)(call.diopi(), call.alloc(pd(out)), in,
+                                         &s, RoundModeNone),
+             "diopiDivScalar");
+}
 
-#define BRIDGE_ANY_DTYPE float, double, int32_t, int64_t, bool, uint8_t, int8_t
+} // namespace bridge
 
 PD_BUILD_PHI_KERNEL(full, backplane, ALL_LAYOUT, bridge::FullKernel,
                     BRIDGE_ANY_DTYPE) {}
 PD_BUILD_PHI_KERNEL(full_like, backplane, ALL_LAYOUT, bridge::FullLikeKernel,
+                    BRIDGE_ANY_DTYPE) {}
+PD_BUILD_PHI_KERNEL(fill, backplane, ALL_LAYOUT, bridge::FillKernel,
                     BRIDGE_ANY_DTYPE) {}
 PD_BUILD_PHI_KERNEL(uniform, backplane, ALL_LAYOUT, bridge::UniformKernel,
                     float) {}
@@ -128,4 +153,7 @@ PD_BUILD_PHI_KERNEL(assign, backplane, ALL_LAYOUT, bridge::AssignKernel,
                     BRIDGE_ANY_DTYPE) {}
 PD_BUILD_PHI_KERNEL(cast, backplane, ALL_LAYOUT, bridge::CastKernel,
                     BRIDGE_ANY_DTYPE) {}
-PD_BUILD_PHI_KERNEL(scale, backplane, ALL_LAYOUT, bridge::ScaleKernel, float) {}
+PD_BUILD_PHI_KERNEL(scale, backplane, ALL_LAYOUT, bridge::ScaleKernel,
+                    BRIDGE_FLOAT_DTYPES) {}
+PD_BUILD_PHI_KERNEL(div_scale, backplane, ALL_LAYOUT, bridge::DivScaleKernel,
+                    BRIDGE_FLOAT_DTYPES) {}

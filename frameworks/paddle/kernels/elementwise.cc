@@ -122,19 +122,19 @@ void DivideGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &,
 
 } // namespace bridge
 
-PD_BUILD_PHI_KERNEL(add, backplane, ALL_LAYOUT, bridge::AddKernel, float,
-                    int32_t, int64_t) {}
+PD_BUILD_PHI_KERNEL(add, backplane, ALL_LAYOUT, bridge::AddKernel,
+                    BRIDGE_FLOAT_DTYPES, int32_t, int64_t) {}
 PD_BUILD_PHI_KERNEL(subtract, backplane, ALL_LAYOUT, bridge::SubtractKernel,
-                    float, int32_t, int64_t) {}
+                    BRIDGE_FLOAT_DTYPES, int32_t, int64_t) {}
 PD_BUILD_PHI_KERNEL(multiply, backplane, ALL_LAYOUT, bridge::MultiplyKernel,
-                    float, int32_t, int64_t) {}
-PD_BUILD_PHI_KERNEL(divide, backplane, ALL_LAYOUT, bridge::DivideKernel, float,
-                    int32_t, int64_t) {}
+                    BRIDGE_FLOAT_DTYPES, int32_t, int64_t) {}
+PD_BUILD_PHI_KERNEL(divide, backplane, ALL_LAYOUT, bridge::DivideKernel,
+                    BRIDGE_FLOAT_DTYPES, int32_t, int64_t) {}
 PD_BUILD_PHI_KERNEL(add_grad, backplane, ALL_LAYOUT, bridge::AddGradKernel,
-                    float) {}
+                    BRIDGE_FLOAT_DTYPES) {}
 PD_BUILD_PHI_KERNEL(subtract_grad, backplane, ALL_LAYOUT,
-                    bridge::SubtractGradKernel, float) {}
+                    bridge::SubtractGradKernel, BRIDGE_FLOAT_DTYPES) {}
 PD_BUILD_PHI_KERNEL(multiply_grad, backplane, ALL_LAYOUT,
-                    bridge::MultiplyGradKernel, float) {}
+                    bridge::MultiplyGradKernel, BRIDGE_FLOAT_DTYPES) {}
 PD_BUILD_PHI_KERNEL(divide_grad, backplane, ALL_LAYOUT,
-                    bridge::DivideGradKernel, float) {}
+                    bridge::DivideGradKernel, BRIDGE_FLOAT_DTYPES) {}

@@ -88,6 +88,6 @@ void MatmulGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
 } // namespace bridge
 
 PD_BUILD_PHI_KERNEL(matmul, backplane, ALL_LAYOUT, bridge::MatmulKernel,
-                    float) {}
+                    BRIDGE_FLOAT_DTYPES) {}
 PD_BUILD_PHI_KERNEL(matmul_grad, backplane, ALL_LAYOUT,
-                    bridge::MatmulGradKernel, float) {}
+                    bridge::MatmulGradKernel, BRIDGE_FLOAT_DTYPES) {}

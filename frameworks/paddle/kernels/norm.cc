@@ -1,7 +1,8 @@
-/* batch_norm and batch_norm_grad (NCHW or NC): diopiBatchNorm(Backward).
- * Paddle's momentum keeps that share of the running statistics; DIOPI's
- * (PyTorch's) momentum is the share of the new batch: 1 - Paddle's. Paddle's
- * saved_variance is the inverse standard deviation, as DIOPI's
+/* batch_norm and batch_norm_grad (NCHW or NC): diopiBatchNorm(Backward);
+ * layer_norm and layer_norm_grad: diopiLayerNorm(Backward).
+ * Paddle's batch_norm momentum keeps that share of the running statistics;
+ * DIOPI's (PyTorch's) momentum is the share of the new batch: 1 - Paddle's.
+ * Paddle's saved_variance is the inverse standard deviation, as DIOPI's
  * save_invstd. reserve_space (cuDNN's) stays empty. */
 #include "kernel_call.h"
 
@@ -82,8 +83,104 @@ void BatchNormGradKernel(
              "diopiBatchNormBackward");
 }
 
+/* Paddle normalizes over the dims from begin_norm_axis on; its scale and
+ * bias hold one element per normalized element (flattened), mean and
+ * variance one per row. DIOPI saves the inverse standard deviation where
+ * Paddle saves the variance: variance = 1 / invstd^2 - epsilon, and back,
+ * invstd = rsqrt(variance + epsilon). */
+static int normalized_shape(KernelCall &call, PD_Tensor *x, int begin_norm_axis,
+                            int64_t *shape) {
+  int64_t dims[BP_OPS_MAX_DIMS];
+  int ndim = kernel_dims(x, dims);
+  if (begin_norm_axis < 0)
+    begin_norm_axis += ndim;
+  if (begin_norm_axis < 0 || begin_norm_axis >= ndim)
+    call.fail("begin_norm_axis %d out of range for rank %d", begin_norm_axis,
+              ndim);
+  for (int d = begin_norm_axis; d < ndim; d++)
+    shape[d - begin_norm_axis] = dims[d];
+  return ndim - begin_norm_axis;
+}
+
+/* A per-element parameter (scale, bias or their gradients) viewed with the
+ * normalized shape. */
+static diopiTensorHandle_t per_element(KernelCall &call, PD_Tensor *t,
+                                       bool output, int n,
+                                       const int64_t *shape) {
+  if (t == NULL)
+    return NULL;
+  if (output)
+    call.alloc(t);
+  return call.wrap(t, n, shape);
+}
+
+template <typename T>
+void LayerNormKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
+                     const paddle::optional<phi::DenseTensor> &scale,
+                     const paddle::optional<phi::DenseTensor> &bias,
+                     float epsilon, int begin_norm_axis, phi::DenseTensor *out,
+                     phi::DenseTensor *mean, phi::DenseTensor *variance) {
+  KernelCall call(dev_ctx, "layer_norm");
+  int64_t shape[BP_OPS_MAX_DIMS];
+  int n = normalized_shape(call, pd(x), begin_norm_axis, shape);
+  diopiSize_t normalized = {shape, n};
+  diopiTensorHandle_t var = call.alloc(pd(variance));
+  call.check(
+      DIOPI(call, diopiLayerNorm)(
+          call.diopi(), call.alloc(pd(out)), call.alloc(pd(mean)), var,
+          call.wrap(pd(x)), per_element(call, pd(scale), false, n, shape),
+          per_element(call, pd(bias), false, n, shape), normalized, epsilon),
+      "diopiLayerNorm");
+  diopiScalar_t minus_eps = kernel_scalar(-(double)epsilon);
+  diopiScalar_t one = kernel_scalar(1.0);
+  call.check(DIOPI(call, diopiMulInp)(call.diopi(), var, var), "diopiMulInp");
+  call.check(DIOPI(call, diopiReciprocalInp)(call.diopi(), var),
+             "diopiReciprocalInp");
+  call.check(
+      DIOPI(call, diopiAddInpScalar)(call.diopi(), var, &minus_eps, &one),
+      "diopiAddInpScalar");
+}
+
+template <typename T>
+void LayerNormGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
+                         const paddle::optional<phi::DenseTensor> &scale,
+                         const paddle::optional<phi::DenseTensor> &bias,
+                         const phi::DenseTensor &mean,
+                         const phi::DenseTensor &variance,
+                         const phi::DenseTensor &out_grad, float epsilon,
+                         int begin_norm_axis, phi::DenseTensor *x_grad,
+                         phi::DenseTensor *scale_grad,
+                         phi::DenseTensor *bias_grad) {
+  /* bias is Paddle's no-need-buffer input here (dims, no memory), and
+   * the gradient does not depend on it. */
+  KernelCall call(dev_ctx, "layer_norm_grad");
+  int64_t shape[BP_OPS_MAX_DIMS], rows = kernel_numel(pd(mean));
+  int n = normalized_shape(call, pd(x), begin_norm_axis, shape);
+  diopiSize_t normalized = {shape, n};
+  diopiTensorHandle_t invstd =
+      call.temp(kernel_diopi_dtype(kernel_dtype(pd(variance))), 1, &rows);
+  diopiScalar_t eps = kernel_scalar((double)epsilon), one = kernel_scalar(1.0);
+  call.check(DIOPI(call, diopiAddScalar)(call.diopi(), invstd,
+                                         call.wrap(pd(variance), 1, &rows),
+                                         &eps, &one),
+             "diopiAddScalar");
+  call.check(DIOPI(call, diopiRsqrtInp)(call.diopi(), invstd), "diopiRsqrtInp");
+  call.check(DIOPI(call, diopiLayerNormBackward)(
+                 call.diopi(), call.alloc(pd(x_grad)),
+                 per_element(call, pd(scale_grad), true, n, shape),
+                 per_element(call, pd(bias_grad), true, n, shape),
+                 call.wrap(pd(out_grad)), call.wrap(pd(x)),
+                 per_element(call, pd(scale), false, n, shape), NULL,
+                 call.wrap(pd(mean)), invstd, normalized),
+             "diopiLayerNormBackward");
+}
+
 } // namespace bridge
 
+PD_BUILD_PHI_KERNEL(layer_norm, backplane, ALL_LAYOUT, bridge::LayerNormKernel,
+                    float) {}
+PD_BUILD_PHI_KERNEL(layer_norm_grad, backplane, ALL_LAYOUT,
+                    bridge::LayerNormGradKernel, float) {}
 PD_BUILD_PHI_KERNEL(batch_norm, backplane, ALL_LAYOUT, bridge::BatchNormKernel,
                     float) {}
 PD_BUILD_PHI_KERNEL(batch_norm_grad, backplane, ALL_LAYOUT,

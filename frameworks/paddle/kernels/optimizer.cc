@@ -1,6 +1,6 @@
 /* sgd and momentum, in place on the parameter, with the learning rate as
- * Paddle keeps it: a one-element device tensor, broadcast by diopiMul, so
- * no step waits for the device. */
+ * Paddle keeps it: a one-element device tensor, so no step waits for the
+ * device. */
 
 #include <math.h>
 
@@ -8,21 +8,28 @@
 
 namespace bridge {
 
-/* param_out = param - lr * update. */
+/* param_out = param - lr * update, as one matrix product with the learning
+ * rate read on the device: [1, n] = 1 * param[1, n] - lr[1, 1] x
+ * update[1, n] (diopiAddmm). (lr * update as an elementwise product broadcasts
+ * the one-element tensor, which the op library serves by its slow general
+ * path: about 100 ns an element.) `update` is contiguous with param's
+ * element count. */
 static void descend(KernelCall &call, PD_Tensor *param, PD_Tensor *lr,
                     diopiConstTensorHandle_t update, PD_Tensor *param_out) {
-  int64_t shape[BP_OPS_MAX_DIMS], one_element = 1;
-  int ndim = kernel_dims(param, shape);
-  diopiTensorHandle_t step =
-      call.temp(kernel_diopi_dtype(kernel_dtype(param)), ndim, shape);
-  call.check(DIOPI(call, diopiMul)(call.diopi(), step, update,
-                                   call.wrap(lr, 1, &one_element)),
-             "diopiMul");
-  diopiScalar_t one = kernel_scalar(1.0);
-  diopiTensorHandle_t p = call.wrap(param);
-  call.check(
-      DIOPI(call, diopiSub)(call.diopi(), call.alloc(param_out), p, step, &one),
-      "diopiSub");
+  int64_t row[2] = {1, kernel_numel(param)}, one_by_one[2] = {1, 1};
+  const void *update_data = NULL;
+  if (diopiGetTensorDataConst(update, &update_data) != diopiSuccess)
+    call.fail("the update has no data");
+  diopiDtype_t dtype = kernel_diopi_dtype(kernel_dtype(param));
+  diopiTensorHandle_t u =
+      call.wrap_data(const_cast<void *>(update_data), dtype, 2, row, NULL);
+  call.alloc(param_out);
+  diopiScalar_t one = kernel_scalar(1.0), minus_one = kernel_scalar(-1.0);
+  call.check(DIOPI(call, diopiAddmm)(call.diopi(), call.wrap(param_out, 2, row),
+                                     call.wrap(param, 2, row),
+                                     call.wrap(lr, 2, one_by_one), u, &one,
+                                     &minus_one),
+             "diopiAddmm");
 }
 
 static void reject_multi_precision(KernelCall &call, bool multi_precision,
@@ -98,18 +105,26 @@ PD_BUILD_PHI_KERNEL(momentum, backplane, ALL_LAYOUT, bridge::MomentumKernel,
 
 namespace bridge {
 
-/* One float of a one-element device tensor, read on the kernel's stream. */
-static float read_scalar(KernelCall &call, PD_Tensor *t) {
-  float value = 0;
+/* The learning rate and beta1's power, one float32 each on the device, read
+ * together: both copies queued on the kernel's stream, then one wait. */
+static void read_rate_and_power(KernelCall &call, PD_Tensor *lr, PD_Tensor *b1p,
+                                float *rate, float *power) {
+  PD_Tensor *from[2] = {lr, b1p};
+  float *to[2] = {rate, power};
+  bp_stream_t *stream = bp_ops_context_stream(call.diopi());
   PD_Status status = C_SUCCESS;
-  if (kernel_numel(t) != 1 || kernel_dtype(t) != PD_DataType::FLOAT32)
-    call.fail("a learning rate or beta power must be one float32");
-  bp_status_t st =
-      bp_copy(NULL, &value, call.device(), PD_TensorGetDataPointer(t, &status),
-              sizeof value, bp_ops_context_stream(call.diopi()));
-  if (st != BP_OK)
-    call.fail("reading a scalar: %s", bp_last_error());
-  return value;
+  for (int i = 0; i < 2; i++) {
+    if (kernel_numel(from[i]) != 1 ||
+        kernel_dtype(from[i]) != PD_DataType::FLOAT32)
+      call.fail("a learning rate or beta power must be one float32");
+    bp_status_t st = bp_copy_async_unsafe(
+        NULL, to[i], call.device(), PD_TensorGetDataPointer(from[i], &status),
+        sizeof(float), stream);
+    if (st != BP_OK)
+      call.fail("reading a scalar: %s", bp_last_error());
+  }
+  if (bp_stream_synchronize(stream) != BP_OK)
+    call.fail("reading the learning rate: %s", bp_last_error());
 }
 
 /* `out` updated in place: shares `in`'s memory, or starts as its copy. */
@@ -127,7 +142,7 @@ static diopiTensorHandle_t in_place(KernelCall &call, PD_Tensor *in,
 
 /* Adam and AdamW as DIOPI's (PyTorch's) update, which equals Paddle's when
  * the step is the one whose beta1 power Paddle keeps: step = log(beta1_pow)
- * / log(beta1). The learning rate and the powers are read from the device
+ * / log(beta1). The learning rate and beta1's power are read from the device
  * (one wait per parameter and step); the powers advance on the device. */
 static void adam_step(KernelCall &call, bool decoupled, float weight_decay,
                       PD_Tensor *param, PD_Tensor *grad, PD_Tensor *lr,
@@ -141,7 +156,8 @@ static void adam_step(KernelCall &call, bool decoupled, float weight_decay,
   if (amsgrad)
     call.fail("amsgrad is not supported");
   double b1 = beta1.to<double>(), b2 = beta2.to<double>();
-  float rate = read_scalar(call, lr), power = read_scalar(call, b1p);
+  float rate = 0, power = 0;
+  read_rate_and_power(call, lr, b1p, &rate, &power);
   if (!(b1 > 0 && b1 < 1) || !(power > 0 && power < 1))
     call.fail("beta1 %g and its power %g give no step", b1, (double)power);
   int64_t step = llround(log((double)power) / log(b1));

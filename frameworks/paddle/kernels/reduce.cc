@@ -106,12 +106,14 @@ void SumGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
 } // namespace bridge
 
 PD_BUILD_PHI_KERNEL(mean_all, backplane, ALL_LAYOUT, bridge::MeanAllKernel,
-                    float) {}
+                    BRIDGE_FLOAT_DTYPES) {}
 PD_BUILD_PHI_KERNEL(mean_all_grad, backplane, ALL_LAYOUT,
-                    bridge::MeanAllGradKernel, float) {}
-PD_BUILD_PHI_KERNEL(mean, backplane, ALL_LAYOUT, bridge::MeanKernel, float) {}
+                    bridge::MeanAllGradKernel, BRIDGE_FLOAT_DTYPES) {}
+PD_BUILD_PHI_KERNEL(mean, backplane, ALL_LAYOUT, bridge::MeanKernel,
+                    BRIDGE_FLOAT_DTYPES) {}
 PD_BUILD_PHI_KERNEL(mean_grad, backplane, ALL_LAYOUT, bridge::MeanGradKernel,
-                    float) {}
-PD_BUILD_PHI_KERNEL(sum, backplane, ALL_LAYOUT, bridge::SumKernel, float) {}
+                    BRIDGE_FLOAT_DTYPES) {}
+PD_BUILD_PHI_KERNEL(sum, backplane, ALL_LAYOUT, bridge::SumKernel,
+                    BRIDGE_FLOAT_DTYPES) {}
 PD_BUILD_PHI_KERNEL(sum_grad, backplane, ALL_LAYOUT, bridge::SumGradKernel,
-                    float) {}
+                    BRIDGE_FLOAT_DTYPES) {}

@@ -1,7 +1,7 @@
-/* contiguous, concat, transpose (+ grad) and argmax: diopiCopyInp,
- * diopiCat, diopiPermute and diopiArgmax. (Reshape, flatten, squeeze,
- * unsqueeze, slice and transpose of a tensor are strided views that Paddle
- * makes itself; `contiguous` packs one.) */
+/* contiguous, strided_copy, concat, transpose (+ grad) and argmax:
+ * diopiCopyInp, diopiCat, diopiPermute and diopiArgmax. (Reshape, flatten,
+ * squeeze, unsqueeze, slice and transpose of a tensor are strided views that
+ * Paddle makes itself; `contiguous` packs one.) */
 #include "kernel_call.h"
 
 namespace bridge {
@@ -12,19 +12,43 @@ template <typename T>
 void ContiguousKernel(const phi::Context &dev_ctx,
                       const phi::DenseTensor &input, phi::DenseTensor *out) {
   KernelCall call(dev_ctx, "contiguous");
-  PD_Tensor *in = pd(input);
-  PD_Status status = C_SUCCESS;
-  int64_t shape[BP_OPS_MAX_DIMS], strides[BP_OPS_MAX_DIMS];
-  int ndim = kernel_dims(in, shape);
-  if (PD_TensorGetNumStrides(in, &status) != ndim)
-    call.fail("strides do not match the rank %d", ndim);
-  for (int d = 0; d < ndim; d++)
-    strides[d] = PD_TensorGetStride(in, (size_t)d, &status);
-  diopiTensorHandle_t src = call.wrap_data(PD_TensorGetDataPointer(in, &status),
-                                           kernel_diopi_dtype(kernel_dtype(in)),
-                                           ndim, shape, strides);
+  int64_t shape[BP_OPS_MAX_DIMS];
+  int ndim = kernel_dims(pd(input), shape);
+  diopiTensorHandle_t src = call.wrap_strided(pd(input));
   call.check(DIOPI(call, diopiCopyInp)(call.diopi(), src,
                                        call.alloc(pd(out), ndim, shape)),
+             "diopiCopyInp");
+}
+
+/* out = input, written through out's own view: Paddle gives the view's
+ * dims, strides (in elements) and byte offset into out's memory (a slice
+ * of a larger tensor, for a slice's gradient). */
+template <typename T>
+void StridedCopyKernel(const phi::Context &dev_ctx,
+                       const phi::DenseTensor &input,
+                       const std::vector<int64_t> &dims,
+                       const std::vector<int64_t> &out_stride, int64_t offset,
+                       phi::DenseTensor *out) {
+  KernelCall call(dev_ctx, "strided_copy");
+  PD_Tensor *o = pd(out);
+  PD_Status status = C_SUCCESS;
+  if (dims.size() != out_stride.size() || dims.size() > (size_t)BP_OPS_MAX_DIMS)
+    call.fail("%zu dims and %zu strides (at most %d)", dims.size(),
+              out_stride.size(), (int)BP_OPS_MAX_DIMS);
+  int64_t numel = 1;
+  for (int64_t d : dims)
+    numel *= d;
+  if (numel != kernel_numel(pd(input)))
+    call.fail("the view holds %lld elements, the input %lld", (long long)numel,
+              (long long)kernel_numel(pd(input)));
+  PD_TensorSetDims(o, (int64_t)dims.size(), dims.data(), &status);
+  PD_TensorSetStrides(o, (int64_t)out_stride.size(), out_stride.data(),
+                      &status);
+  PD_TensorSetOffset(o, offset, &status);
+  if (!PD_TensorIsInitialized(o, &status))
+    call.alloc(o);
+  diopiTensorHandle_t src = call.wrap_strided(pd(input));
+  call.check(DIOPI(call, diopiCopyInp)(call.diopi(), src, call.wrap_strided(o)),
              "diopiCopyInp");
 }
 
@@ -144,14 +168,16 @@ void ArgMaxKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
 } // namespace bridge
 
 PD_BUILD_PHI_KERNEL(contiguous, backplane, ALL_LAYOUT, bridge::ContiguousKernel,
-                    float, double, int32_t, int64_t, bool, uint8_t, int8_t) {}
-PD_BUILD_PHI_KERNEL(concat, backplane, ALL_LAYOUT, bridge::ConcatKernel, float,
-                    int64_t) {}
+                    BRIDGE_ANY_DTYPE) {}
+PD_BUILD_PHI_KERNEL(strided_copy, backplane, ALL_LAYOUT,
+                    bridge::StridedCopyKernel, BRIDGE_ANY_DTYPE) {}
+PD_BUILD_PHI_KERNEL(concat, backplane, ALL_LAYOUT, bridge::ConcatKernel,
+                    BRIDGE_FLOAT_DTYPES, int64_t) {}
 PD_BUILD_PHI_KERNEL(concat_grad, backplane, ALL_LAYOUT,
-                    bridge::ConcatGradKernel, float) {}
+                    bridge::ConcatGradKernel, BRIDGE_FLOAT_DTYPES) {}
 PD_BUILD_PHI_KERNEL(transpose, backplane, ALL_LAYOUT, bridge::TransposeKernel,
-                    float, int64_t) {}
+                    BRIDGE_FLOAT_DTYPES, int64_t) {}
 PD_BUILD_PHI_KERNEL(transpose_grad, backplane, ALL_LAYOUT,
-                    bridge::TransposeGradKernel, float) {}
+                    bridge::TransposeGradKernel, BRIDGE_FLOAT_DTYPES) {}
 PD_BUILD_PHI_KERNEL(argmax, backplane, ALL_LAYOUT, bridge::ArgMaxKernel,
                     float) {}

@@ -2,12 +2,38 @@
 through paddle.grad), float32, with broadcasting where the op has it; every
 kernel is the bridge's (no CPU fallback)."""
 import bridge_env  # noqa: F401
+import os
+import subprocess
+import sys
 import unittest
 
 import numpy as np
 import paddle
 
 rng = np.random.RandomState(0)
+
+# layer_norm's saved Mean and Variance, which eager mode hides: a static
+# program (the old IR) fetches them from the bridge's kernel.
+LAYER_NORM_STATISTICS = """
+import numpy as np, paddle
+paddle.enable_static()
+x_np = (np.random.RandomState(0).randn(4, 6) * 3 + 1).astype(np.float32)
+main, start = paddle.static.Program(), paddle.static.Program()
+with paddle.static.program_guard(main, start):
+    x = paddle.static.data("x", [4, 6], "float32")
+    block = main.global_block()
+    outs = [block.create_var(name=n, dtype="float32") for n in "ymv"]
+    block.append_op(type="layer_norm", inputs={"X": x},
+                    outputs={"Y": outs[0], "Mean": outs[1],
+                             "Variance": outs[2]},
+                    attrs={"epsilon": 1e-5, "begin_norm_axis": 1})
+exe = paddle.static.Executor(paddle.CustomPlace("backplane", 0))
+exe.run(start)
+_, mean, var = exe.run(main, feed={"x": x_np}, fetch_list=outs)
+np.testing.assert_allclose(mean, x_np.mean(1), rtol=1e-5, atol=1e-6)
+np.testing.assert_allclose(var, x_np.var(1), rtol=1e-5, atol=1e-6)
+print("statistics ok")
+"""
 
 
 def run(device, fn, arrays, grad):
@@ -82,6 +108,108 @@ class Kernels(unittest.TestCase):
         self.same(lambda a: paddle.nn.functional.batch_norm(
             a, paddle.to_tensor(mean), paddle.to_tensor(var),
             training=True), x, rtol=1e-4, atol=1e-5)
+
+    def test_avg_pool_with_padding(self):
+        x = rng.randn(2, 3, 7, 7).astype(np.float32)
+        for exclusive in (True, False):
+            self.same(lambda a: paddle.nn.functional.avg_pool2d(
+                a, 3, stride=2, padding=1, exclusive=exclusive), x)
+        self.same(lambda a: paddle.nn.functional.avg_pool2d(
+            a, 2, ceil_mode=True), x)
+
+    def test_slices_and_scalar_division(self):
+        # A slice's gradient is a strided fill and a strided copy.
+        x = rng.randn(5, 6).astype(np.float32)
+        self.same(lambda t: t[1:4, ::2] * 3, x)
+        self.same(lambda t: t[:, 2] / 2.0, x)
+        paddle.set_device("backplane:0")
+        y = paddle.to_tensor(x)
+        y[1:3, 1:5].fill_(7.0)  # a strided fill of a view
+        expect = x.copy()
+        expect[1:3, 1:5] = 7.0
+        np.testing.assert_array_equal(y.numpy(), expect)
+
+    def test_layer_norm(self):
+        x = rng.randn(4, 3, 6).astype(np.float32) * 3 + 1
+        w = rng.randn(18).astype(np.float32)
+        b = rng.randn(18).astype(np.float32)
+        self.same(lambda t, s, c: paddle.nn.functional.layer_norm(
+            t, [3, 6], weight=s, bias=c), x, w, b, rtol=1e-4, atol=1e-5)
+        self.same(lambda t: paddle.nn.functional.layer_norm(t, 6), x,
+                  rtol=1e-4, atol=1e-5)
+
+    def test_layer_norm_saves_paddles_variance(self):
+        out = subprocess.run(
+            [sys.executable, "-c", LAYER_NORM_STATISTICS],
+            env=dict(os.environ, FLAGS_enable_pir_api="0"),
+            capture_output=True, text=True, timeout=120)
+        self.assertEqual(out.returncode, 0, out.stderr[-2000:])
+        self.assertIn("statistics ok", out.stdout)
+
+    def test_topk_argsort_accuracy(self):
+        x = rng.randn(6, 9).astype(np.float32)
+        self.same(lambda t: paddle.topk(t, 3)[0], x, grad=False)
+        self.same(lambda t: paddle.topk(t, 3)[1], x, grad=False)
+        self.same(lambda t: paddle.topk(t, 2, axis=0, largest=False)[1], x,
+                  grad=False)
+        self.same(lambda t: paddle.argsort(t, axis=1, descending=True), x,
+                  grad=False)
+        self.same(lambda t: paddle.sort(t, axis=0), x, grad=False)
+        label = rng.randint(0, 9, (6, 1)).astype(np.int64)
+        label[0, 0] = int(np.argmax(x[0]))  # at least one hit
+        for k in (1, 3):
+            self.same(lambda t, y: paddle.metric.accuracy(t, y, k=k), x, label,
+                      grad=False)
+
+    def test_half_precision(self):
+        # The bridge in float16 and bfloat16 against Paddle CPU in float32.
+        x = rng.randn(4, 6).astype(np.float32)
+        w = rng.randn(6, 3).astype(np.float32)
+        b = rng.randn(3).astype(np.float32)
+
+        def net(t, u, c):
+            h = paddle.matmul(t, u) + c
+            h = paddle.nn.functional.gelu(h) * paddle.nn.functional.sigmoid(h)
+            h = paddle.nn.functional.softmax(paddle.tanh(h) / 2.0 - h, -1)
+            return (paddle.nn.functional.relu(h - 0.3) + t.mean()).sum(0)
+
+        want = run("cpu", net, [x, w, b], True)
+        for dtype, tol in (("float16", 1e-2), ("bfloat16", 6e-2)):
+            got = run("backplane:0", lambda *a: net(
+                *[v.astype(dtype) for v in a]).astype("float32"),
+                [x, w, b], True)
+            for g, c in zip(got, want):
+                np.testing.assert_allclose(g, c, rtol=tol, atol=tol,
+                                           err_msg=dtype)
+
+    def test_optimizer_steps(self):
+        w0 = rng.randn(3, 5).astype(np.float32)
+        x = rng.randn(4, 3).astype(np.float32)
+        makers = [
+            lambda ps: paddle.optimizer.SGD(learning_rate=0.1, parameters=ps),
+            lambda ps: paddle.optimizer.Momentum(
+                learning_rate=0.1, momentum=0.9, parameters=ps),
+            lambda ps: paddle.optimizer.Momentum(
+                learning_rate=0.05, momentum=0.8, use_nesterov=True,
+                weight_decay=paddle.regularizer.L2Decay(0.01), parameters=ps),
+            lambda ps: paddle.optimizer.Adam(learning_rate=0.01,
+                                             parameters=ps),
+        ]
+        for make in makers:
+            results = []
+            for device in ("cpu", "backplane:0"):
+                paddle.set_device(device)
+                w = paddle.create_parameter([3, 5], "float32")
+                w.set_value(w0)
+                opt = make([w])
+                for _ in range(3):
+                    (paddle.matmul(paddle.to_tensor(x), w).tanh()).mean() \
+                        .backward()
+                    opt.step()
+                    opt.clear_grad()
+                results.append(w.numpy())
+            np.testing.assert_allclose(results[1], results[0], rtol=1e-5,
+                                       atol=1e-6)
 
     def test_shapes_and_creation(self):
         x = rng.randn(2, 3, 4).astype(np.float32)

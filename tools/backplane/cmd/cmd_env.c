@@ -91,6 +91,9 @@ static const env_variable_t variables[] = {
     /* Framework bridges. */
     {"BACKPLANE_PADDLE_DEBUG", "0", "Paddle bridge",
      "1: print each failed Backplane call of the bridge on stderr"},
+    {"BACKPLANE_PADDLE_FALLBACKS", "0", "Paddle bridge",
+     "1: count and print each kernel Paddle runs on its CPU instead "
+     "(needs GLOG_minloglevel=0)"},
     {"BACKPLANE_TORCH_DEVICE_TYPE", "vcpu", "PyTorch bridge",
      "the device type whose devices are privateuseone:0..n-1"},
     {"BACKPLANE_TORCH_FALLBACKS", "", "PyTorch bridge",

@@ -1,0 +1,75 @@
+"""A phi kernel the bridge lacks (cumsum): with Paddle's CPU fallback off it
+fails with an error naming the kernel and the device; with the fallback on
+it runs on Paddle's CPU, and under BACKPLANE_PADDLE_FALLBACKS=1 the bridge
+prints each such call with its count and a summary at exit."""
+import bridge_env  # noqa: F401
+import os
+import subprocess
+import sys
+import unittest
+
+import numpy as np
+import paddle
+
+SCRIPT = """
+import numpy as np, paddle
+paddle.set_device("backplane:0")
+x = paddle.to_tensor(np.arange(6, dtype=np.float32))
+for _ in range(3):
+    y = paddle.cumsum(x)
+np.testing.assert_array_equal(y.numpy(), [0, 1, 3, 6, 10, 15])
+print("cumsum ok")
+"""
+
+
+def run_with_fallback(**extra):
+    env = dict(os.environ, FLAGS_enable_api_kernel_fallback="1",
+               GLOG_minloglevel="0")
+    env.pop("BACKPLANE_PADDLE_FALLBACKS", None)
+    env.update(extra)
+    return subprocess.run([sys.executable, "-c", SCRIPT], env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+class Fallbacks(unittest.TestCase):
+    def test_missing_kernel_without_fallback_names_kernel_and_device(self):
+        paddle.set_device("backplane:0")
+        x = paddle.to_tensor(np.arange(6, dtype=np.float32))
+        with self.assertRaises(Exception) as caught:
+            paddle.cumsum(x)
+        text = str(caught.exception)
+        self.assertIn("`cumsum`", text)
+        self.assertIn("backplane", text)
+        self.assertIn("float32", text)
+
+    def test_each_fallback_is_counted_and_printed(self):
+        out = run_with_fallback(BACKPLANE_PADDLE_FALLBACKS="1")
+        self.assertEqual(out.returncode, 0, out.stderr[-2000:])
+        self.assertIn("cumsum ok", out.stdout)
+        lines = [line for line in out.stderr.splitlines()
+                 if line.startswith("backplane paddle bridge: fallback")]
+        self.assertEqual(lines, [
+            "backplane paddle bridge: fallback 1: cumsum (float32) ran on "
+            "Paddle's CPU (1 time)",
+            "backplane paddle bridge: fallback 2: cumsum (float32) ran on "
+            "Paddle's CPU (2 times)",
+            "backplane paddle bridge: fallback 3: cumsum (float32) ran on "
+            "Paddle's CPU (3 times)"])
+        self.assertIn("backplane paddle bridge: 3 fallbacks to Paddle's CPU: "
+                      "cumsum (float32) 3", out.stderr)
+
+    def test_fallbacks_are_silent_without_the_variable(self):
+        out = run_with_fallback()
+        self.assertEqual(out.returncode, 0, out.stderr[-2000:])
+        self.assertIn("cumsum ok", out.stdout)
+        self.assertNotIn("backplane paddle bridge", out.stderr)
+
+    def test_a_log_level_that_hides_them_is_reported(self):
+        out = run_with_fallback(BACKPLANE_PADDLE_FALLBACKS="1",
+                                GLOG_minloglevel="2")
+        self.assertEqual(out.returncode, 0, out.stderr[-2000:])
+        self.assertIn("needs GLOG_minloglevel=0 (it is 2)", out.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
