@@ -146,6 +146,21 @@ at::Tensor linalg_vector_norm(const at::Tensor &self, const c10::Scalar &ord,
   return out;
 }
 
+// torch.norm's overloads: p absent is 2; no dims is every dim.
+at::Tensor norm_dim(const at::Tensor &self, const c10::optional<c10::Scalar> &p,
+                    c10::IntArrayRef dim, bool keepdim) {
+  return linalg_vector_norm(self, p.value_or(2), dim, keepdim, c10::nullopt);
+}
+at::Tensor norm_dim_dtype(const at::Tensor &self,
+                          const c10::optional<c10::Scalar> &p,
+                          c10::IntArrayRef dim, bool keepdim,
+                          at::ScalarType dtype) {
+  return linalg_vector_norm(self, p.value_or(2), dim, keepdim, dtype);
+}
+at::Tensor norm_all(const at::Tensor &self, const c10::Scalar &p) {
+  return linalg_vector_norm(self, p, c10::nullopt, false, c10::nullopt);
+}
+
 Pair topk(const at::Tensor &self, int64_t k, int64_t dim, bool largest,
           bool sorted) {
   int64_t d = wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
@@ -460,6 +475,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("all.dim", all_dim);
   m.impl("cumsum", cumsum);
   m.impl("linalg_vector_norm", linalg_vector_norm);
+  m.impl("norm.ScalarOpt_dim", norm_dim);
+  m.impl("norm.ScalarOpt_dim_dtype", norm_dim_dtype);
+  m.impl("norm.Scalar", norm_all);
   m.impl("topk", topk);
   m.impl("sort", sort);
   m.impl("sort.stable", sort_stable);
