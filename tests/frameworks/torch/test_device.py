@@ -105,6 +105,7 @@ class DeviceTest(unittest.TestCase):
         self.assertIn("Tried to allocate", text)
         self.assertIn("already allocated", text)
         self.assertIn("reserved in total", text)
+        self.assertIn("largest free cached block", text)
         # The device is still usable afterwards.
         self.assertEqual(torch.ones(2, device=DEVICE).sum().item(), 2.0)
 
@@ -138,6 +139,22 @@ class DeviceTest(unittest.TestCase):
         self.assertTrue(done.query())
         side.synchronize()
         self.assertTrue(side.query())
+
+    def test_out_of_memory_is_counted(self):
+        before = torch_backplane.memory_stats(0)["num_ooms"]
+        with self.assertRaises(torch.cuda.OutOfMemoryError):
+            torch.empty(1 << 40, dtype=torch.uint8, device=DEVICE)
+        self.assertEqual(torch_backplane.memory_stats(0)["num_ooms"],
+                         before + 1)
+
+    def test_op_library_failure_is_a_runtime_error_with_its_text(self):
+        a = torch.ones(2, 3, device=DEVICE)
+        b = torch.ones(4, 2, device=DEVICE)
+        with self.assertRaisesRegex(
+                RuntimeError, r"diopiMm failed .*mat2: expected shape"):
+            torch.mm(a, b)
+        # The device and its stream stay usable.
+        self.assertEqual(float(torch.mm(a, a.t()).sum().item()), 12.0)
 
     def test_bad_device_index_is_a_runtime_error(self):
         with self.assertRaisesRegex(RuntimeError, "out of range"):
