@@ -345,6 +345,30 @@ at::Tensor &index_put_impl(at::Tensor &self,
   return self;
 }
 
+// self's slices at `index` along dim += alpha * source: an accumulating
+// index_put_ with every dim before `dim` taken whole (index_select's
+// backward).
+at::Tensor &index_add_(at::Tensor &self, int64_t dim, const at::Tensor &index,
+                       const at::Tensor &source, const c10::Scalar &alpha) {
+  int64_t d = wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
+  c10::List<c10::optional<at::Tensor>> indices;
+  for (int64_t i = 0; i < d; i++)
+    indices.push_back(c10::nullopt);
+  indices.push_back(index);
+  bool unit = alpha.isIntegral(/*includeBool=*/false) ? alpha.toLong() == 1
+                                                      : alpha.toDouble() == 1.0;
+  at::Tensor values = unit ? source : source.mul(alpha);
+  return index_put_impl(self, indices, values, /*accumulate=*/true, false);
+}
+
+at::Tensor index_add(const at::Tensor &self, int64_t dim,
+                     const at::Tensor &index, const at::Tensor &source,
+                     const c10::Scalar &alpha) {
+  at::Tensor out = new_tensor(self, self.sizes(), self.scalar_type());
+  out.copy_(self);
+  return index_add_(out, dim, index, source, alpha);
+}
+
 at::Tensor &masked_fill_scalar_(at::Tensor &self, const at::Tensor &mask,
                                 const c10::Scalar &value) {
   if (self.numel() == 0)
@@ -491,6 +515,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("scatter_add_", scatter_add_);
   m.impl("index.Tensor", index);
   m.impl("_index_put_impl_", index_put_impl);
+  m.impl("index_add_", index_add_);
+  m.impl("index_add", index_add);
   m.impl("masked_fill_.Scalar", masked_fill_scalar_);
   m.impl("masked_fill_.Tensor", masked_fill_tensor_);
   m.impl("masked_select", masked_select);

@@ -225,6 +225,14 @@ class IndexingPeerTest(PeerTest):
             self.same(d.scatter(1, g.to(DEVICE), 7.0), x.scatter(1, g, 7.0))
             self.same(d.scatter_add(1, g.to(DEVICE), src.to(DEVICE)),
                       x.scatter_add(1, g, src))
+            # index_select's backward is index_add_.
+            self.forward_backward(
+                lambda t: t.index_select(1, idx.to(t.device)), x)
+            for alpha in (1, 0.5):
+                self.same(d.index_add(1, idx.to(DEVICE),
+                                      torch.ones(5, 4).to(DEVICE),
+                                      alpha=alpha),
+                          x.index_add(1, idx, torch.ones(5, 4), alpha=alpha))
         self.same(F.one_hot(torch.tensor([2, 0, 1]).to(DEVICE), 4),
                   F.one_hot(torch.tensor([2, 0, 1]), 4))
 
