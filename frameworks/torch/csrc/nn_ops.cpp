@@ -87,6 +87,33 @@ at::Tensor addmm(const at::Tensor &self, const at::Tensor &mat1,
   return out;
 }
 
+// out = beta * self + alpha * batch1 @ batch2 (self broadcast to the
+// product's shape); in place when out is self.
+at::Tensor baddbmm(const at::Tensor &self, const at::Tensor &batch1,
+                   const at::Tensor &batch2, const c10::Scalar &beta,
+                   const c10::Scalar &alpha) {
+  TORCH_CHECK(batch1.dim() == 3 && batch2.dim() == 3,
+              "baddbmm: expected 3-D batches, got ", batch1.dim(), "-D and ",
+              batch2.dim(), "-D");
+  at::Tensor out = at::empty({batch1.size(0), batch1.size(1), batch2.size(2)},
+                             batch1.options());
+  OpContext ctx(batch1);
+  DiopiTensor o(out), c(self), a(batch1), b(batch2);
+  double be = beta.toDouble(), al = alpha.toDouble();
+  BP_CALL(diopiBaddbmm, ctx, o, c, a, b, be, al);
+  return out;
+}
+
+at::Tensor &baddbmm_(at::Tensor &self, const at::Tensor &batch1,
+                     const at::Tensor &batch2, const c10::Scalar &beta,
+                     const c10::Scalar &alpha) {
+  OpContext ctx(self);
+  DiopiTensor c(self), a(batch1), b(batch2);
+  double be = beta.toDouble(), al = alpha.toDouble();
+  BP_CALL(diopiBaddbmmInp, ctx, c, a, b, be, al);
+  return self;
+}
+
 // [a] -> [a, a]; [a, b] stays.
 std::vector<int64_t> pair(c10::IntArrayRef v, int64_t otherwise) {
   if (v.empty())
@@ -403,6 +430,19 @@ at::Tensor sum(const at::Tensor &self, at::OptionalIntArrayRef dim,
   return out;
 }
 
+at::Tensor &sum_out(const at::Tensor &self, at::OptionalIntArrayRef dim,
+                    bool keepdim, c10::optional<at::ScalarType> /*dtype*/,
+                    at::Tensor &out) {
+  auto dims = reduced_dims(self, dim);
+  auto shape = reduced_shape(self, dims, keepdim);
+  if (!out.sizes().equals(shape))
+    out.resize_(shape);
+  OpContext ctx(self);
+  DiopiTensor o(out), x(self);
+  BP_CALL(diopiSum, ctx, o, x, diopi_size(dims));
+  return out;
+}
+
 at::Tensor sum_all(const at::Tensor &self,
                    c10::optional<at::ScalarType> dtype) {
   return sum(self, c10::nullopt, false, dtype);
@@ -453,6 +493,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("mm", mm);
   m.impl("bmm", bmm);
   m.impl("addmm", addmm);
+  m.impl("baddbmm", baddbmm);
+  m.impl("baddbmm_", baddbmm_);
   m.impl("convolution_overrideable", convolution);
   m.impl("convolution_backward_overrideable", convolution_backward);
   m.impl("max_pool2d_with_indices", max_pool2d_with_indices);
@@ -469,6 +511,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("nll_loss_backward", nll_loss_backward);
   m.impl("sum.dim_IntList", sum);
   m.impl("sum", sum_all);
+  m.impl("sum.IntList_out", sum_out);
   m.impl("mean.dim", mean);
   m.impl("mean", mean_all);
   m.impl("argmax", argmax);

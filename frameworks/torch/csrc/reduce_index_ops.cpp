@@ -118,6 +118,51 @@ at::Tensor all_dim(const at::Tensor &self, int64_t dim, bool keepdim) {
   return any_all(false, self, &d, keepdim);
 }
 
+at::Tensor prod_over(const at::Tensor &self, const int64_t *dim, bool keepdim,
+                     c10::optional<at::ScalarType> dtype) {
+  at::ScalarType type = dtype.value_or(
+      c10::isIntegralType(self.scalar_type(), true) ? at::kLong
+                                                    : self.scalar_type());
+  std::vector<int64_t> shape;
+  if (dim)
+    shape = reduced_shape(self, {*dim}, keepdim);
+  at::Tensor out = new_tensor(self, shape, type);
+  OpContext ctx(self);
+  DiopiTensor o(out), x(self);
+  BP_CALL(diopiProd, ctx, o, x, dim);
+  return out;
+}
+at::Tensor prod(const at::Tensor &self, c10::optional<at::ScalarType> dtype) {
+  return prod_over(self, nullptr, false, dtype);
+}
+at::Tensor prod_dim(const at::Tensor &self, int64_t dim, bool keepdim,
+                    c10::optional<at::ScalarType> dtype) {
+  int64_t d = wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
+  return prod_over(self, self.dim() ? &d : nullptr, keepdim, dtype);
+}
+
+// Standard deviation with `correction` (default 1, Bessel's); var squares
+// it in place (the op library has no variance of its own).
+at::Tensor std_correction(const at::Tensor &self, at::OptionalIntArrayRef dim,
+                          c10::optional<int64_t> correction, bool keepdim) {
+  auto dims = reduced_dims(self, dim);
+  at::Tensor out = new_tensor(self, reduced_shape(self, dims, keepdim),
+                              floating_type(self.scalar_type()));
+  OpContext ctx(self);
+  DiopiTensor o(out), x(self);
+  diopiScalar_t c = diopi_scalar(correction.value_or(1));
+  BP_CALL(diopiStd, ctx, o, x, diopi_size(dims), &c);
+  return out;
+}
+at::Tensor var_correction(const at::Tensor &self, at::OptionalIntArrayRef dim,
+                          c10::optional<int64_t> correction, bool keepdim) {
+  at::Tensor out = std_correction(self, dim, correction, keepdim);
+  OpContext ctx(out);
+  DiopiTensor o(out);
+  BP_CALL(diopiMulInp, ctx, o, o);
+  return out;
+}
+
 at::Tensor cumsum(const at::Tensor &self, int64_t dim,
                   c10::optional<at::ScalarType> dtype) {
   at::ScalarType type = dtype.value_or(
@@ -498,6 +543,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("any.dim", any_dim);
   m.impl("all.dim", all_dim);
   m.impl("cumsum", cumsum);
+  m.impl("prod", prod);
+  m.impl("prod.dim_int", prod_dim);
+  m.impl("std.correction", std_correction);
+  m.impl("var.correction", var_correction);
   m.impl("linalg_vector_norm", linalg_vector_norm);
   m.impl("norm.ScalarOpt_dim", norm_dim);
   m.impl("norm.ScalarOpt_dim_dtype", norm_dim_dtype);

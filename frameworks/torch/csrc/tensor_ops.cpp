@@ -1,12 +1,14 @@
 // The PrivateUse1 kernels that make tensors exist: allocation (empty,
-// empty_strided, resize_), views (metadata only), copies in every direction
-// (bp_copy across the host boundary and between devices, diopiCopyInp on
-// one device: casts, strides, broadcasting), fill_ / zero_ and item().
+// empty_strided, resize_), views (metadata only: view, as_strided, unfold),
+// copies in every direction (bp_copy across the host boundary and between
+// devices, diopiCopyInp on one device: casts, strides, broadcasting), fill_ /
+// zero_ and item().
 #include <ATen/EmptyTensor.h>
 #include <ATen/native/Resize.h>
 #include <ATen/ops/_reshape_alias_native.h>
 #include <ATen/ops/as_strided_native.h>
 #include <ATen/ops/empty.h>
+#include <ATen/ops/unfold_native.h>
 #include <ATen/ops/view_native.h>
 #include <c10/core/Allocator.h>
 #include <c10/util/strides.h>
@@ -241,6 +243,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("view", view);
   m.impl("_reshape_alias", reshape_alias);
   m.impl("as_strided", as_strided);
+  m.impl("unfold", at::native::unfold);
   m.impl("set_.source_Storage", set_storage);
   m.impl("set_.source_Storage_storage_offset", set_storage_offset);
   m.impl("_copy_from", copy_from);

@@ -192,6 +192,22 @@ class ReductionPeerTest(PeerTest):
         i = torch.arange(10)
         self.same(torch.cumsum(i.to(DEVICE), 0), torch.cumsum(i, 0))
 
+    def test_prod_std_var_logsumexp(self):
+        for x in views(positive(3, 5)):
+            d = x.to(DEVICE)
+            self.same(d.prod(), x.prod(), 1e-4, 1e-5)
+            self.same(d.prod(1), x.prod(1), 1e-4, 1e-5)
+            self.same(d.prod(0, keepdim=True), x.prod(0, keepdim=True),
+                      1e-4, 1e-5)
+            self.forward_backward(lambda t: t.std(1), x, rtol=1e-4, atol=1e-5)
+            self.forward_backward(lambda t: t.var(0, unbiased=False), x,
+                                  rtol=1e-4, atol=1e-5)
+            self.forward_backward(lambda t: t.var(), x, rtol=1e-4, atol=1e-5)
+            self.forward_backward(lambda t: torch.logsumexp(t, 1), x,
+                                  rtol=1e-4, atol=1e-5)
+        i = torch.arange(1, 7).reshape(2, 3)
+        self.same(i.to(DEVICE).prod(1), i.prod(1))
+
     def test_topk_and_sort(self):
         for x in views(randn(4, 9)):
             d = x.to(DEVICE)
@@ -277,6 +293,28 @@ class IndexingPeerTest(PeerTest):
         self.same(torch.arange(7, device=DEVICE), torch.arange(7))
         self.same(torch.arange(1.0, 2.0, 0.25, device=DEVICE),
                   torch.arange(1.0, 2.0, 0.25))
+
+
+class ShapePeerTest(PeerTest):
+    def test_unfold_is_a_view_and_repeat_copies(self):
+        x = randn(4, 6)
+        d = x.to(DEVICE)
+        u = d.unfold(1, 2, 2)
+        self.assertEqual(u.storage().data_ptr(), d.storage().data_ptr())
+        self.same(u, x.unfold(1, 2, 2))
+        self.forward_backward(lambda t: t.repeat(2, 3), x)
+        self.forward_backward(lambda t: t.t().repeat(1, 2, 1), x)
+
+    def test_baddbmm(self):
+        for beta, alpha in ((1, 1), (0.5, 2.0), (0, 1)):
+            self.forward_backward(
+                lambda c, a, b: torch.baddbmm(c, a, b, beta=beta, alpha=alpha),
+                randn(2, 3, 5), randn(2, 3, 4), randn(2, 4, 5),
+                rtol=1e-4, atol=1e-5)
+        c, a, b = randn(2, 3, 5), randn(2, 3, 4), randn(2, 4, 5)
+        d = c.to(DEVICE)
+        d.baddbmm_(a.to(DEVICE), b.to(DEVICE), alpha=0.5)
+        self.same(d, c.clone().baddbmm_(a, b, alpha=0.5), 1e-4, 1e-5)
 
 
 class NnPeerTest(PeerTest):
