@@ -59,4 +59,8 @@ std::vector<int64_t> reduced_shape(const at::Tensor &self,
                                    const std::vector<int64_t> &dims,
                                    bool keepdim);
 
+// The PyTorch dtype of a DIOPI one (diopi_dtype's inverse); throws for one
+// PyTorch lacks.
+at::ScalarType scalar_type(diopiDtype_t dtype);
+
 } // namespace torch_backplane

@@ -14,33 +14,6 @@
 
 namespace torch_backplane {
 
-std::vector<int64_t> reduced_dims(const at::Tensor &self,
-                                  at::OptionalIntArrayRef dim) {
-  std::vector<int64_t> dims;
-  if (dim.has_value() && !dim->empty()) {
-    for (int64_t d : *dim)
-      dims.push_back(c10::maybe_wrap_dim(d, self.dim()));
-  } else {
-    for (int64_t d = 0; d < self.dim(); d++)
-      dims.push_back(d);
-  }
-  return dims;
-}
-
-std::vector<int64_t> reduced_shape(const at::Tensor &self,
-                                   const std::vector<int64_t> &dims,
-                                   bool keepdim) {
-  std::vector<int64_t> shape;
-  for (int64_t d = 0; d < self.dim(); d++) {
-    bool reduced = std::find(dims.begin(), dims.end(), d) != dims.end();
-    if (!reduced)
-      shape.push_back(self.size(d));
-    else if (keepdim)
-      shape.push_back(1);
-  }
-  return shape;
-}
-
 namespace {
 
 at::Tensor empty_like(const at::Tensor &t) {

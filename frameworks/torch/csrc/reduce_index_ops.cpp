@@ -341,12 +341,10 @@ at::Tensor adopt_result(diopiContextHandle_t ctx, const at::Tensor &like,
   diopiDtype_t dtype{};
   TORCH_CHECK(diopiGetTensorShape(result, &shape) == diopiSuccess &&
                   diopiGetTensorDtype(result, &dtype) == diopiSuccess,
-              "backplane: cannot read the shape of an op's result");
-  at::ScalarType type = dtype == diopi_dtype_int64  ? at::kLong
-                        : dtype == diopi_dtype_bool ? at::kBool
-                                                    : like.scalar_type();
+              "backplane: cannot read the shape and dtype of an op's result");
   at::Tensor out = new_tensor(
-      like, c10::IntArrayRef(shape.data, static_cast<size_t>(shape.len)), type);
+      like, c10::IntArrayRef(shape.data, static_cast<size_t>(shape.len)),
+      scalar_type(dtype));
   if (out.numel() > 0) {
     DiopiTensor o(out);
     BP_CALL(diopiCopyInp, ctx, result, o);
