@@ -10,9 +10,10 @@
 #include <tuple>
 #include <vector>
 
-#include "op_call.h"
+#include "kernel_util.h"
 
 namespace torch_backplane {
+
 namespace {
 
 at::Tensor empty_like(const at::Tensor &t) {
@@ -59,6 +60,33 @@ at::Tensor addmm(const at::Tensor &self, const at::Tensor &mat1,
   return out;
 }
 
+// out = beta * self + alpha * batch1 @ batch2 (self broadcast to the
+// product's shape); in place when out is self.
+at::Tensor baddbmm(const at::Tensor &self, const at::Tensor &batch1,
+                   const at::Tensor &batch2, const c10::Scalar &beta,
+                   const c10::Scalar &alpha) {
+  TORCH_CHECK(batch1.dim() == 3 && batch2.dim() == 3,
+              "baddbmm: expected 3-D batches, got ", batch1.dim(), "-D and ",
+              batch2.dim(), "-D");
+  at::Tensor out = at::empty({batch1.size(0), batch1.size(1), batch2.size(2)},
+                             batch1.options());
+  OpContext ctx(batch1);
+  DiopiTensor o(out), c(self), a(batch1), b(batch2);
+  double be = beta.toDouble(), al = alpha.toDouble();
+  BP_CALL(diopiBaddbmm, ctx, o, c, a, b, be, al);
+  return out;
+}
+
+at::Tensor &baddbmm_(at::Tensor &self, const at::Tensor &batch1,
+                     const at::Tensor &batch2, const c10::Scalar &beta,
+                     const c10::Scalar &alpha) {
+  OpContext ctx(self);
+  DiopiTensor c(self), a(batch1), b(batch2);
+  double be = beta.toDouble(), al = alpha.toDouble();
+  BP_CALL(diopiBaddbmmInp, ctx, c, a, b, be, al);
+  return self;
+}
+
 // [a] -> [a, a]; [a, b] stays.
 std::vector<int64_t> pair(c10::IntArrayRef v, int64_t otherwise) {
   if (v.empty())
@@ -68,28 +96,40 @@ std::vector<int64_t> pair(c10::IntArrayRef v, int64_t otherwise) {
   return {v[0], v[1]};
 }
 
+// One output dim of a convolution (transposed: of its adjoint).
+int64_t conv_out_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d,
+                      bool transposed, int64_t output_padding) {
+  if (transposed)
+    return (in - 1) * s - 2 * p + d * (k - 1) + output_padding + 1;
+  return (in + 2 * p - d * (k - 1) - 1) / s + 1;
+}
+
 at::Tensor convolution(const at::Tensor &input, const at::Tensor &weight,
                        const c10::optional<at::Tensor> &bias,
                        c10::IntArrayRef stride, c10::IntArrayRef padding,
                        c10::IntArrayRef dilation, bool transposed,
-                       c10::IntArrayRef /*output_padding*/, int64_t groups) {
-  TORCH_CHECK_NOT_IMPLEMENTED(!transposed && input.dim() == 4,
+                       c10::IntArrayRef output_padding, int64_t groups) {
+  TORCH_CHECK_NOT_IMPLEMENTED(input.dim() == 4,
                               "backplane: convolution_overrideable runs 2-D "
-                              "non-transposed convolutions only (got ",
-                              input.dim() - 2, "-D, transposed=", transposed,
-                              ")");
+                              "convolutions only (got ",
+                              input.dim() - 2, "-D)");
   auto s = pair(stride, 1), p = pair(padding, 0), d = pair(dilation, 1);
-  int64_t h =
-      (input.size(2) + 2 * p[0] - d[0] * (weight.size(2) - 1) - 1) / s[0] + 1;
-  int64_t w =
-      (input.size(3) + 2 * p[1] - d[1] * (weight.size(3) - 1) - 1) / s[1] + 1;
-  at::Tensor out =
-      at::empty({input.size(0), weight.size(0), h, w}, input.options());
+  auto op = pair(output_padding, 0);
+  int64_t h = conv_out_size(input.size(2), weight.size(2), s[0], p[0], d[0],
+                            transposed, op[0]);
+  int64_t w = conv_out_size(input.size(3), weight.size(3), s[1], p[1], d[1],
+                            transposed, op[1]);
+  int64_t channels = transposed ? weight.size(1) * groups : weight.size(0);
+  at::Tensor out = at::empty({input.size(0), channels, h, w}, input.options());
   OpContext ctx(input);
   at::Tensor b = bias.has_value() ? *bias : at::Tensor();
   DiopiTensor o(out), x(input), k(weight), bt(b);
-  BP_CALL(diopiConvolution2d, ctx, o, x, k, bt, diopi_size(s), diopi_size(p),
-          diopi_size(d), groups);
+  if (transposed)
+    BP_CALL(diopiConvTranspose2d, ctx, o, x, k, bt, diopi_size(s),
+            diopi_size(p), diopi_size(op), groups, diopi_size(d));
+  else
+    BP_CALL(diopiConvolution2d, ctx, o, x, k, bt, diopi_size(s), diopi_size(p),
+            diopi_size(d), groups);
   return out;
 }
 
@@ -97,23 +137,30 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor>
 convolution_backward(const at::Tensor &grad_output, const at::Tensor &input,
                      const at::Tensor &weight, c10::IntArrayRef stride,
                      c10::IntArrayRef padding, c10::IntArrayRef dilation,
-                     bool transposed, c10::IntArrayRef /*output_padding*/,
+                     bool transposed, c10::IntArrayRef output_padding,
                      int64_t groups, std::array<bool, 3> mask) {
-  TORCH_CHECK_NOT_IMPLEMENTED(!transposed && input.dim() == 4,
+  TORCH_CHECK_NOT_IMPLEMENTED(input.dim() == 4,
                               "backplane: convolution_backward_overrideable "
-                              "runs 2-D non-transposed convolutions only");
+                              "runs 2-D convolutions only");
   auto s = pair(stride, 1), p = pair(padding, 0), d = pair(dilation, 1);
+  auto op = pair(output_padding, 0);
+  int64_t channels = transposed ? weight.size(1) * groups : weight.size(0);
   at::Tensor gi = mask[0] ? empty_like(input) : at::Tensor();
   at::Tensor gw = mask[1] ? empty_like(weight) : at::Tensor();
   at::Tensor gb =
-      mask[2] ? at::empty({weight.size(0)}, weight.options()) : at::Tensor();
-  std::vector<int64_t> bias_shape{weight.size(0)};
+      mask[2] ? at::empty({channels}, weight.options()) : at::Tensor();
+  std::vector<int64_t> bias_shape{channels};
   diopiSize_t bias_sizes = diopi_size(bias_shape);
   OpContext ctx(input);
   DiopiTensor dgi(gi), dgw(gw), dgb(gb), go(grad_output), x(input), k(weight);
-  BP_CALL(diopiConvolution2dBackward, ctx, dgi, dgw, dgb, go, x, k,
-          mask[2] ? &bias_sizes : nullptr, diopi_size(s), diopi_size(p),
-          diopi_size(d), groups);
+  if (transposed)
+    BP_CALL(diopiConvTranspose2dBackward, ctx, dgi, dgw, dgb, go, x, k,
+            mask[2] ? &bias_sizes : nullptr, diopi_size(s), diopi_size(p),
+            diopi_size(d), diopi_size(op), groups);
+  else
+    BP_CALL(diopiConvolution2dBackward, ctx, dgi, dgw, dgb, go, x, k,
+            mask[2] ? &bias_sizes : nullptr, diopi_size(s), diopi_size(p),
+            diopi_size(d), groups);
   return {gi, gw, gb};
 }
 
@@ -342,34 +389,6 @@ at::Tensor nll_loss_backward(const at::Tensor &grad_output,
   return grad_input;
 }
 
-// The dims reduced (all for none or an empty list) and the result's shape.
-std::vector<int64_t> reduced_dims(const at::Tensor &self,
-                                  at::OptionalIntArrayRef dim) {
-  std::vector<int64_t> dims;
-  if (dim.has_value() && !dim->empty()) {
-    for (int64_t d : *dim)
-      dims.push_back(c10::maybe_wrap_dim(d, self.dim()));
-  } else {
-    for (int64_t d = 0; d < self.dim(); d++)
-      dims.push_back(d);
-  }
-  return dims;
-}
-
-std::vector<int64_t> reduced_shape(const at::Tensor &self,
-                                   const std::vector<int64_t> &dims,
-                                   bool keepdim) {
-  std::vector<int64_t> shape;
-  for (int64_t d = 0; d < self.dim(); d++) {
-    bool reduced = std::find(dims.begin(), dims.end(), d) != dims.end();
-    if (!reduced)
-      shape.push_back(self.size(d));
-    else if (keepdim)
-      shape.push_back(1);
-  }
-  return shape;
-}
-
 at::Tensor sum(const at::Tensor &self, at::OptionalIntArrayRef dim,
                bool keepdim, c10::optional<at::ScalarType> dtype) {
   at::ScalarType type = dtype.value_or(
@@ -378,6 +397,19 @@ at::Tensor sum(const at::Tensor &self, at::OptionalIntArrayRef dim,
   auto dims = reduced_dims(self, dim);
   at::Tensor out =
       at::empty(reduced_shape(self, dims, keepdim), self.options().dtype(type));
+  OpContext ctx(self);
+  DiopiTensor o(out), x(self);
+  BP_CALL(diopiSum, ctx, o, x, diopi_size(dims));
+  return out;
+}
+
+at::Tensor &sum_out(const at::Tensor &self, at::OptionalIntArrayRef dim,
+                    bool keepdim, c10::optional<at::ScalarType> /*dtype*/,
+                    at::Tensor &out) {
+  auto dims = reduced_dims(self, dim);
+  auto shape = reduced_shape(self, dims, keepdim);
+  if (!out.sizes().equals(shape))
+    out.resize_(shape);
   OpContext ctx(self);
   DiopiTensor o(out), x(self);
   BP_CALL(diopiSum, ctx, o, x, diopi_size(dims));
@@ -434,6 +466,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("mm", mm);
   m.impl("bmm", bmm);
   m.impl("addmm", addmm);
+  m.impl("baddbmm", baddbmm);
+  m.impl("baddbmm_", baddbmm_);
   m.impl("convolution_overrideable", convolution);
   m.impl("convolution_backward_overrideable", convolution_backward);
   m.impl("max_pool2d_with_indices", max_pool2d_with_indices);
@@ -450,6 +484,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("nll_loss_backward", nll_loss_backward);
   m.impl("sum.dim_IntList", sum);
   m.impl("sum", sum_all);
+  m.impl("sum.IntList_out", sum_out);
   m.impl("mean.dim", mean);
   m.impl("mean", mean_all);
   m.impl("argmax", argmax);

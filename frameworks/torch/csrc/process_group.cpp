@@ -7,6 +7,7 @@
 // current stream after it, as NCCL's does, and reports the communicator's
 // asynchronous errors.
 #include <ATen/ops/empty.h>
+#include <torch/csrc/Dtype.h>
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
 #include <torch/csrc/distributed/c10d/Store.hpp>
 #include <torch/csrc/distributed/c10d/Work.hpp>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "bridge.h"
+#include "storage_view.h"
 
 namespace torch_backplane {
 namespace {
@@ -311,4 +313,17 @@ PYBIND11_MODULE(_C, m) {
            }),
            py::arg("store"), py::arg("rank"), py::arg("size"),
            py::call_guard<py::gil_scoped_release>());
+  m.def(
+      "_tensor_of_storage",
+      [](py::handle storage, py::object dtype, int64_t offset,
+         std::vector<int64_t> size, std::vector<int64_t> stride) {
+        TORCH_CHECK(THPDtype_Check(dtype.ptr()),
+                    "backplane: expected a torch.dtype");
+        return torch_backplane::tensor_of_storage(
+            storage.ptr(),
+            reinterpret_cast<THPDtype *>(dtype.ptr())->scalar_type, offset,
+            size, stride);
+      },
+      py::arg("storage"), py::arg("dtype"), py::arg("offset"), py::arg("size"),
+      py::arg("stride"));
 }

@@ -1,13 +1,17 @@
 // The PrivateUse1 kernels that make tensors exist: allocation (empty,
-// empty_strided, resize_), views (metadata only), copies in every direction
-// (bp_copy across the host boundary and between devices, diopiCopyInp on
-// one device: casts, strides, broadcasting), fill_ / zero_ and item().
+// empty_strided, resize_), views (metadata only: view, as_strided, unfold),
+// copies in every direction (bp_copy across the host boundary and between
+// devices, diopiCopyInp on one device: casts, strides, broadcasting), fill_ /
+// zero_ and item().
 #include <ATen/EmptyTensor.h>
+#include <ATen/native/Resize.h>
 #include <ATen/ops/_reshape_alias_native.h>
 #include <ATen/ops/as_strided_native.h>
 #include <ATen/ops/empty.h>
+#include <ATen/ops/unfold_native.h>
 #include <ATen/ops/view_native.h>
 #include <c10/core/Allocator.h>
+#include <c10/util/strides.h>
 #include <torch/library.h>
 
 #include "op_call.h"
@@ -93,6 +97,31 @@ at::Tensor as_strided(const at::Tensor &self, c10::SymIntArrayRef size,
   return at::native::as_strided_tensorimpl(self, c10::asIntArrayRefSlow(size),
                                            c10::asIntArrayRefSlow(stride),
                                            start);
+}
+
+// self becomes a view of `source` (a storage of its device): how
+// torch.load and storage-level code rebuild tensors. No data moves.
+at::Tensor &set_storage_offset(at::Tensor &self, at::Storage source,
+                               c10::SymInt offset, c10::SymIntArrayRef size,
+                               c10::SymIntArrayRef stride) {
+  c10::IntArrayRef sizes = c10::asIntArrayRefSlow(size);
+  c10::IntArrayRef strides = c10::asIntArrayRefSlow(stride);
+  int64_t start = offset.expect_int();
+  at::native::checkSetStorage(self, source, start, sizes, strides);
+  c10::DimVector contiguous;
+  if (strides.data() == nullptr || strides.empty()) {
+    contiguous = c10::contiguous_strides(sizes);
+    strides = contiguous;
+  }
+  at::native::setStrided(self, sizes, strides, start);
+  return self;
+}
+
+at::Tensor &set_storage(at::Tensor &self, at::Storage source) {
+  int64_t elements =
+      static_cast<int64_t>(source.nbytes() / self.dtype().itemsize());
+  std::vector<c10::SymInt> size{c10::SymInt(elements)};
+  return set_storage_offset(self, std::move(source), 0, size, {});
 }
 
 // src -> dst on one device: any dtypes, strides, broadcasting.
@@ -214,6 +243,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("view", view);
   m.impl("_reshape_alias", reshape_alias);
   m.impl("as_strided", as_strided);
+  m.impl("unfold", at::native::unfold);
+  m.impl("set_.source_Storage", set_storage);
+  m.impl("set_.source_Storage_storage_offset", set_storage_offset);
   m.impl("_copy_from", copy_from);
   m.impl("_copy_from_and_resize", copy_from_and_resize);
   m.impl("fill_.Scalar", fill_scalar);

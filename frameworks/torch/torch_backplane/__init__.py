@@ -18,6 +18,7 @@ import sys
 import torch
 
 from . import _native
+from . import serialization  # noqa: F401 (torch.save/load of devices)
 from .device import (current_device, device_count, get_device_name,
                      is_available, set_device, synchronize)
 from .streams import (Event, Stream, current_stream, default_stream,

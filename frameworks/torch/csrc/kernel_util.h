@@ -1,0 +1,66 @@
+// What the kernel files share beyond op_call.h: result tensors, `out=`
+// arguments, host operands of device ops, dims and reductions' shapes.
+#pragma once
+
+#include <ATen/ops/empty.h>
+#include <c10/core/WrapDimMinimal.h>
+
+#include <vector>
+
+#include "op_call.h"
+
+namespace torch_backplane {
+
+// An uninitialized tensor of `shape` on `like`'s device (dtype `type`).
+inline at::Tensor new_tensor(const at::Tensor &like, c10::IntArrayRef shape,
+                             at::ScalarType type) {
+  return at::empty(shape, like.options().dtype(type));
+}
+
+// An `out=` argument made `shape` (PyTorch resizes outs of the wrong size).
+inline at::Tensor &shaped_out(at::Tensor &out, c10::IntArrayRef shape) {
+  if (!out.sizes().equals(shape))
+    out.resize_(shape);
+  return out;
+}
+
+// `t` on `device`: a CPU tensor (a wrapped Python number, a 0-dim index)
+// is copied there, any other is returned as is.
+inline at::Tensor on_device(const at::Tensor &t, const at::Device &device) {
+  if (t.defined() && t.device().is_cpu())
+    return t.to(device);
+  return t;
+}
+
+// A 0-dim CPU tensor: PyTorch lets it take part in an op on any device as
+// a number.
+inline bool is_host_scalar(const at::Tensor &t) {
+  return t.defined() && t.device().is_cpu() && t.dim() == 0;
+}
+
+// The dtype a floating op gives: an integral input becomes the default dtype.
+inline at::ScalarType floating_type(at::ScalarType type) {
+  if (c10::isIntegralType(type, /*includeBool=*/true))
+    return c10::typeMetaToScalarType(c10::get_default_dtype());
+  return type;
+}
+
+// `dim` made non-negative for a tensor of `ndim` dims.
+inline int64_t wrap_dim(int64_t dim, int64_t ndim) {
+  return c10::maybe_wrap_dim(dim, ndim);
+}
+
+// The dims a reduction covers, non-negative, sorted as given; none or an
+// empty list means every dim.
+std::vector<int64_t> reduced_dims(const at::Tensor &self,
+                                  at::OptionalIntArrayRef dim);
+// self's shape without the reduced dims (or with 1 for each, keepdim).
+std::vector<int64_t> reduced_shape(const at::Tensor &self,
+                                   const std::vector<int64_t> &dims,
+                                   bool keepdim);
+
+// The PyTorch dtype of a DIOPI one (diopi_dtype's inverse); throws for one
+// PyTorch lacks.
+at::ScalarType scalar_type(diopiDtype_t dtype);
+
+} // namespace torch_backplane

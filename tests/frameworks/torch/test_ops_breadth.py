@@ -1,0 +1,465 @@
+"""Peer checks for the kernels beyond a LeNet's: pointwise math, comparisons,
+logical and bitwise ops, where, addcmul/addcdiv, lerp, pow, clamp, more
+activations, reductions, indexing, transposed convolution, group norm, losses,
+pooling, upsampling, random fills and the optimizers' foreach paths. Each is
+compared with PyTorch's CPU on random shapes, contiguous and non-contiguous,
+forward and (where differentiable) backward. Runs with
+BACKPLANE_TORCH_FALLBACKS=error (set by CTest): an op that is not the
+bridge's own kernel fails instead of passing on the CPU."""
+import unittest
+
+from torch_support import DEVICE, torch
+
+import torch.nn.functional as F
+
+from peer_support import PeerTest, randn, views
+
+
+def positive(*shape):
+    return torch.rand(*shape) + 0.5
+
+
+def unit(*shape):
+    """Values in (-0.9, 0.9): inside every inverse function's domain."""
+    return torch.rand(*shape) * 1.8 - 0.9
+
+
+class PointwisePeerTest(PeerTest):
+    def test_unary_math_forward_and_backward(self):
+        cases = {
+            torch.exp: randn, torch.expm1: randn, torch.log: positive,
+            torch.log2: positive, torch.log10: positive, torch.log1p: positive,
+            torch.sqrt: positive, torch.rsqrt: positive, torch.erf: randn,
+            torch.erfinv: unit, torch.sin: randn, torch.cos: randn,
+            torch.tan: unit, torch.asin: unit, torch.acos: unit,
+            torch.atan: randn, torch.sinh: randn, torch.cosh: randn,
+            torch.asinh: randn, torch.atanh: unit, torch.reciprocal: positive,
+            torch.neg: randn, torch.abs: randn,
+        }
+        for fn, make in cases.items():
+            for x in views(make(3, 5)):
+                with self.subTest(op=fn.__name__, contiguous=x.is_contiguous()):
+                    self.forward_backward(fn, x, rtol=1e-4, atol=1e-5)
+        self.forward_backward(torch.acosh, positive(4) + 1.0)
+
+    def test_unary_in_place_out_and_integral_inputs(self):
+        for x in views(positive(4, 3)):
+            d = x.to(DEVICE)
+            d.sqrt_()
+            self.same(d, x.sqrt())
+            out = torch.empty(0, device=DEVICE)
+            torch.exp(x.to(DEVICE), out=out)
+            self.same(out, torch.exp(x))
+        self.same(torch.sqrt(torch.arange(8).to(DEVICE)),
+                  torch.sqrt(torch.arange(8)))
+        i = torch.arange(-3, 5)
+        for fn in (torch.exp, torch.abs, torch.neg, torch.floor,
+                   torch.ceil, torch.sign, torch.sgn):
+            with self.subTest(op=fn.__name__):
+                self.same(fn(i.to(DEVICE)), fn(i), 1e-5, 1e-5)
+        x = randn(6) * 3
+        for fn in (torch.floor, torch.ceil, torch.sign):
+            self.same(fn(x.to(DEVICE)), fn(x))
+        nan = torch.tensor([1.0, float("nan"), 2.0])
+        self.same(torch.isnan(nan.to(DEVICE)), torch.isnan(nan))
+
+    def test_comparisons_tensor_scalar_in_place_and_out(self):
+        ops = (torch.eq, torch.ne, torch.lt, torch.le, torch.gt, torch.ge)
+        for a in views(torch.randint(-2, 3, (4, 5)).float()):
+            for b in (torch.randint(-2, 3, (4, 5)).float(),
+                      torch.randint(-2, 3, (5,)), torch.tensor(0.0)):
+                for op in ops:
+                    with self.subTest(op=op.__name__, b=tuple(b.shape)):
+                        self.same(op(a.to(DEVICE), b.to(DEVICE)), op(a, b))
+            for op in ops:
+                self.same(op(a.to(DEVICE), 1), op(a, 1))
+            d = a.to(DEVICE)
+            d.lt_(0.5)
+            self.same(d, a.clone().lt_(0.5))
+            out = torch.empty(0, dtype=torch.bool, device=DEVICE)
+            torch.ge(a.to(DEVICE), 0, out=out)
+            self.same(out, torch.ge(a, 0))
+        x = randn(7)
+        self.same((x.to(DEVICE) > 0) & (x.to(DEVICE) < 1), (x > 0) & (x < 1))
+        self.same((x.to(DEVICE) > 0) | (x.to(DEVICE) < -1), (x > 0) | (x < -1))
+        self.same(~(x.to(DEVICE) > 0), ~(x > 0))
+        self.same(torch.logical_and(x.to(DEVICE), x.to(DEVICE) > 0),
+                  torch.logical_and(x, x > 0))
+        self.same(torch.logical_or(x.to(DEVICE) > 1, x.to(DEVICE) < -1),
+                  torch.logical_or(x > 1, x < -1))
+        self.same(torch.logical_not(x.to(DEVICE) > 0), torch.logical_not(x > 0))
+        i = torch.randint(0, 16, (5,))
+        self.same(i.to(DEVICE) & 6, i & 6)
+        self.same(i.to(DEVICE) | i.flip(0).to(DEVICE), i | i.flip(0))
+
+    def test_where_and_masked_fill(self):
+        for x in views(randn(4, 6)):
+            y = randn(6)
+            self.forward_backward(lambda a, b: torch.where(a > 0, a, b), x, y)
+            d = x.to(DEVICE)
+            self.same(torch.where(d > 0, d, 0.0), torch.where(x > 0, x, 0.0))
+            d.masked_fill_(d < 0, -1.0)
+            self.same(d, x.masked_fill(x < 0, -1.0))
+        x = randn(3, 4)
+        mask = torch.rand(3, 4) > 0.5
+        self.forward_backward(lambda t: t.masked_fill(
+            mask.to(t.device), 2.0), x)
+
+    def test_addcmul_addcdiv_lerp(self):
+        for a in views(randn(3, 4)):
+            b, c = randn(3, 4), positive(4)
+            for v in (1, 0.5):
+                self.forward_backward(
+                    lambda x, y, z: torch.addcmul(x, y, z, value=v), a, b, c)
+                self.forward_backward(
+                    lambda x, y, z: torch.addcdiv(x, y, z, value=v), a, b, c)
+            self.forward_backward(lambda x, y: torch.lerp(x, y, 0.3), a, b)
+            self.forward_backward(torch.lerp, a, b, torch.rand(3, 4))
+            d = a.to(DEVICE)
+            d.addcmul_(b.to(DEVICE), c.to(DEVICE), value=-2)
+            d.addcdiv_(b.to(DEVICE), c.to(DEVICE), value=0.5)
+            d.lerp_(b.to(DEVICE), 0.25)
+            self.same(d, a.clone().addcmul_(b, c, value=-2)
+                      .addcdiv_(b, c, value=0.5).lerp_(b, 0.25))
+
+    def test_pow_clamp_maximum_minimum_remainder(self):
+        for x in views(positive(3, 4)):
+            self.forward_backward(lambda t: t ** 2, x)
+            self.forward_backward(lambda t: t.pow(0.5), x)
+            self.forward_backward(torch.pow, x, positive(4))
+            self.forward_backward(lambda t: 2.0 ** t, x)
+            self.forward_backward(lambda t: t.clamp(0.7, 1.2), x)
+            self.forward_backward(lambda t: t.clamp(min=0.8), x)
+            self.forward_backward(lambda t: t.clamp(max=0.9), x)
+            self.forward_backward(torch.maximum, x, positive(3, 4))
+            self.forward_backward(torch.minimum, x, positive(4))
+            d = x.to(DEVICE)
+            d.clamp_(max=1.0).pow_(3)
+            self.same(d, x.clamp(max=1.0).pow(3))
+        i = torch.arange(-6, 6)
+        self.same(i.to(DEVICE) % 4, i % 4)
+        self.same(torch.remainder(i.to(DEVICE), i.flip(0).to(DEVICE) + 13),
+                  torch.remainder(i, i.flip(0) + 13))
+        self.same(torch.clamp(i.to(DEVICE), -2, 3), torch.clamp(i, -2, 3))
+
+    def test_more_activations_forward_and_backward(self):
+        for x in views(randn(4, 6) * 4):
+            for fn in (F.leaky_relu, lambda t: F.leaky_relu(t, 0.2), F.silu,
+                       F.hardtanh, F.relu6, F.hardswish):
+                self.forward_backward(fn, x)
+            for fn in (lambda t: F.leaky_relu(t, inplace=True),
+                       lambda t: F.silu(t, inplace=True),
+                       lambda t: F.hardtanh(t, inplace=True),
+                       lambda t: F.hardswish(t, inplace=True)):
+                d = x.to(DEVICE)
+                fn(d)
+                self.same(d, fn(x.clone()))
+
+
+class ReductionPeerTest(PeerTest):
+    def test_max_min_amax_argmin(self):
+        for x in views(randn(3, 4, 5)):
+            d = x.to(DEVICE)
+            self.same(d.max(), x.max())
+            self.same(d.min(), x.min())
+            for dim, keep in ((0, False), (2, True), (-1, False)):
+                for ours, cpu in zip(d.max(dim, keep), x.max(dim, keep)):
+                    self.same(ours, cpu)
+                for ours, cpu in zip(d.min(dim, keep), x.min(dim, keep)):
+                    self.same(ours, cpu)
+            self.same(d.amax((0, 2)), x.amax((0, 2)))
+            self.same(d.amax(1, keepdim=True), x.amax(1, keepdim=True))
+            self.same(d.argmin(), x.argmin())
+            self.same(d.argmin(1, keepdim=True), x.argmin(1, keepdim=True))
+        self.forward_backward(lambda t: t.max(1)[0], randn(4, 5))
+        self.forward_backward(lambda t: t.amax(0), randn(4, 5))
+
+    def test_any_all_cumsum_norms(self):
+        for x in views(randn(3, 6)):
+            d = x.to(DEVICE)
+            self.same((d > 0).any(), (x > 0).any())
+            self.same((d > -3).all(), (x > -3).all())
+            self.same((d > 0).any(1), (x > 0).any(1))
+            self.same((d > 0).all(0, keepdim=True), (x > 0).all(0, keepdim=True))
+            self.forward_backward(lambda t: torch.cumsum(t, 1), x)
+            self.forward_backward(lambda t: torch.cumsum(t, 0), x)
+            for ord_ in (2, 1, float("inf")):
+                self.forward_backward(
+                    lambda t: torch.linalg.vector_norm(t, ord_), x,
+                    rtol=1e-4, atol=1e-5)
+            self.forward_backward(lambda t: t.norm(dim=1), x, rtol=1e-4,
+                                  atol=1e-5)
+        i = torch.arange(10)
+        self.same(torch.cumsum(i.to(DEVICE), 0), torch.cumsum(i, 0))
+
+    def test_prod_std_var_logsumexp(self):
+        for x in views(positive(3, 5)):
+            d = x.to(DEVICE)
+            self.same(d.prod(), x.prod(), 1e-4, 1e-5)
+            self.same(d.prod(1), x.prod(1), 1e-4, 1e-5)
+            self.same(d.prod(0, keepdim=True), x.prod(0, keepdim=True),
+                      1e-4, 1e-5)
+            self.forward_backward(lambda t: t.std(1), x, rtol=1e-4, atol=1e-5)
+            self.forward_backward(lambda t: t.var(0, unbiased=False), x,
+                                  rtol=1e-4, atol=1e-5)
+            self.forward_backward(lambda t: t.var(), x, rtol=1e-4, atol=1e-5)
+            self.forward_backward(lambda t: torch.logsumexp(t, 1), x,
+                                  rtol=1e-4, atol=1e-5)
+        i = torch.arange(1, 7).reshape(2, 3)
+        self.same(i.to(DEVICE).prod(1), i.prod(1))
+
+    def test_topk_and_sort(self):
+        for x in views(randn(4, 9)):
+            d = x.to(DEVICE)
+            for largest in (True, False):
+                for ours, cpu in zip(d.topk(3, largest=largest),
+                                     x.topk(3, largest=largest)):
+                    self.same(ours, cpu)
+            for desc in (False, True):
+                for ours, cpu in zip(d.sort(1, descending=desc),
+                                     x.sort(1, descending=desc)):
+                    self.same(ours, cpu)
+            for ours, cpu in zip(d.sort(dim=0, stable=True),
+                                 x.sort(dim=0, stable=True)):
+                self.same(ours, cpu)
+        self.forward_backward(lambda t: t.topk(2, dim=0)[0], randn(5, 3))
+        self.forward_backward(lambda t: t.sort(1)[0], randn(3, 5))
+
+
+class IndexingPeerTest(PeerTest):
+    def test_index_select_gather_scatter(self):
+        for x in views(randn(5, 6)):
+            idx = torch.tensor([4, 0, 2, 2])
+            d = x.to(DEVICE)
+            self.same(d.index_select(0, idx.to(DEVICE)), x.index_select(0, idx))
+            self.same(d.index_select(1, idx.to(DEVICE)), x.index_select(1, idx))
+            g = torch.randint(0, 6, (5, 3))
+            self.forward_backward(lambda t: t.gather(1, g.to(t.device)), x)
+            src = randn(5, 3)
+            self.same(d.scatter(1, g.to(DEVICE), src.to(DEVICE)),
+                      x.scatter(1, g, src))
+            self.same(d.scatter(1, g.to(DEVICE), 7.0), x.scatter(1, g, 7.0))
+            self.same(d.scatter_add(1, g.to(DEVICE), src.to(DEVICE)),
+                      x.scatter_add(1, g, src))
+            # index_select's backward is index_add_.
+            self.forward_backward(
+                lambda t: t.index_select(1, idx.to(t.device)), x)
+            for alpha in (1, 0.5):
+                self.same(d.index_add(1, idx.to(DEVICE),
+                                      torch.ones(5, 4).to(DEVICE),
+                                      alpha=alpha),
+                          x.index_add(1, idx, torch.ones(5, 4), alpha=alpha))
+        self.same(F.one_hot(torch.tensor([2, 0, 1]).to(DEVICE), 4),
+                  F.one_hot(torch.tensor([2, 0, 1]), 4))
+
+    def test_advanced_indexing_and_index_put(self):
+        for x in views(randn(5, 4)):
+            rows = torch.tensor([3, 1, 1])
+            mask = x > 0
+            self.forward_backward(lambda t: t[rows.to(t.device)], x)
+            self.forward_backward(lambda t: t[:, rows.to(t.device)], x)
+            self.forward_backward(lambda t: t[mask.to(t.device)], x)
+            d = x.to(DEVICE)
+            d[rows.to(DEVICE)] = 0.5
+            expected = x.clone()
+            expected[rows] = 0.5
+            self.same(d, expected)
+            d = x.to(DEVICE)
+            d.index_put_((rows.to(DEVICE),), randn(4).to(DEVICE) * 0 + 1,
+                         accumulate=True)
+            expected = x.clone().index_put_((rows,), torch.ones(4),
+                                            accumulate=True)
+            self.same(d, expected)
+            self.same(torch.masked_select(d, d > 0),
+                      torch.masked_select(expected, expected > 0))
+            self.same(torch.nonzero(d > 0), torch.nonzero(expected > 0))
+
+    def test_embedding_forward_and_backward(self):
+        weight = randn(10, 4)
+        ids = torch.tensor([[1, 4, 4], [9, 0, 1]])
+        self.forward_backward(lambda w: F.embedding(ids.to(w.device), w),
+                              weight)
+        self.forward_backward(lambda w: F.embedding(ids.to(w.device), w,
+                                                    padding_idx=4), weight)
+
+    def test_flip_roll_triangles_arange(self):
+        for x in views(randn(4, 5)):
+            self.forward_backward(lambda t: t.flip(1), x)
+            self.forward_backward(lambda t: t.flip((0, 1)), x)
+            self.forward_backward(lambda t: t.roll(2, 1), x)
+            self.forward_backward(lambda t: t.roll((1, -1), (0, 1)), x)
+            self.forward_backward(torch.tril, x)
+            self.forward_backward(lambda t: torch.triu(t, 1), x)
+        self.same(torch.arange(7, device=DEVICE), torch.arange(7))
+        self.same(torch.arange(1.0, 2.0, 0.25, device=DEVICE),
+                  torch.arange(1.0, 2.0, 0.25))
+
+
+class ShapePeerTest(PeerTest):
+    def test_unfold_is_a_view_and_repeat_copies(self):
+        x = randn(4, 6)
+        d = x.to(DEVICE)
+        u = d.unfold(1, 2, 2)
+        self.assertEqual(u.storage().data_ptr(), d.storage().data_ptr())
+        self.same(u, x.unfold(1, 2, 2))
+        self.forward_backward(lambda t: t.repeat(2, 3), x)
+        self.forward_backward(lambda t: t.t().repeat(1, 2, 1), x)
+
+    def test_baddbmm(self):
+        for beta, alpha in ((1, 1), (0.5, 2.0), (0, 1)):
+            self.forward_backward(
+                lambda c, a, b: torch.baddbmm(c, a, b, beta=beta, alpha=alpha),
+                randn(2, 3, 5), randn(2, 3, 4), randn(2, 4, 5),
+                rtol=1e-4, atol=1e-5)
+        c, a, b = randn(2, 3, 5), randn(2, 3, 4), randn(2, 4, 5)
+        d = c.to(DEVICE)
+        d.baddbmm_(a.to(DEVICE), b.to(DEVICE), alpha=0.5)
+        self.same(d, c.clone().baddbmm_(a, b, alpha=0.5), 1e-4, 1e-5)
+
+
+class NnPeerTest(PeerTest):
+    def test_transposed_convolution(self):
+        for stride, padding, out_pad, groups in ((1, 0, 0, 1), (2, 1, 1, 1),
+                                                 (2, 0, 0, 2)):
+            self.forward_backward(
+                lambda x, w, b: F.conv_transpose2d(
+                    x, w, b, stride=stride, padding=padding,
+                    output_padding=out_pad, groups=groups),
+                randn(2, 4, 5, 4), randn(4, 6 // groups, 3, 3), randn(6),
+                rtol=1e-4, atol=1e-4)
+
+    def test_group_norm(self):
+        for x in (randn(2, 6, 3, 4), randn(3, 4, 5)):
+            self.forward_backward(
+                lambda t, w, b: F.group_norm(t, 2, w, b),
+                x, randn(x.shape[1]), randn(x.shape[1]), rtol=1e-4, atol=1e-4)
+
+    def test_losses(self):
+        x, y = randn(4, 5), randn(4, 5)
+        p, t = torch.rand(4, 5) * 0.9 + 0.05, torch.rand(4, 5)
+        for reduction in ("mean", "sum", "none"):
+            self.forward_backward(
+                lambda a, b: F.mse_loss(a, b, reduction=reduction), x, y)
+            self.forward_backward(
+                lambda a, b: F.smooth_l1_loss(a, b, reduction=reduction,
+                                              beta=0.5), x, y)
+            self.forward_backward(
+                lambda a, b: F.binary_cross_entropy(a, b, reduction=reduction),
+                p, t, rtol=1e-4, atol=1e-5)
+        w = torch.rand(4, 5)
+        self.forward_backward(
+            lambda a: F.binary_cross_entropy(a, t.to(a.device),
+                                             w.to(a.device)), p)
+        self.forward_backward(
+            lambda a: F.binary_cross_entropy_with_logits(a, t.to(a.device)),
+            x, rtol=1e-4, atol=1e-5)
+
+    def test_pooling(self):
+        x = randn(2, 3, 9, 8)
+        for kernel, stride, padding, ceil, include in (
+                (2, 2, 0, False, True), (3, 2, 1, False, False),
+                (3, 2, 1, True, True)):
+            self.forward_backward(
+                lambda t: F.avg_pool2d(t, kernel, stride, padding, ceil,
+                                       include), x)
+        self.forward_backward(lambda t: F.avg_pool2d(t, 2, divisor_override=3),
+                              x)
+        for size in ((1, 1), (3, 4), (4, 3)):
+            self.forward_backward(lambda t: F.adaptive_avg_pool2d(t, size), x)
+            self.forward_backward(lambda t: F.adaptive_max_pool2d(t, size), x)
+
+    def test_upsampling(self):
+        x = randn(1, 2, 4, 5)
+        self.forward_backward(
+            lambda t: F.interpolate(t, scale_factor=2, mode="nearest"), x)
+        self.forward_backward(
+            lambda t: F.interpolate(t, size=(7, 9), mode="nearest"), x)
+        for corners in (False, True):
+            self.forward_backward(
+                lambda t: F.interpolate(t, size=(7, 8), mode="bilinear",
+                                        align_corners=corners), x,
+                rtol=1e-4, atol=1e-5)
+
+
+class RandomTest(PeerTest):
+    def test_fills_have_the_distributions_asked_for(self):
+        n = 1 << 14
+        u = torch.empty(n, device=DEVICE).uniform_(-2, 3).cpu()
+        self.assertGreaterEqual(float(u.min()), -2)
+        self.assertLess(float(u.max()), 3)
+        self.assertAlmostEqual(float(u.mean()), 0.5, delta=0.1)
+        g = torch.empty(n, device=DEVICE).normal_(1.0, 2.0).cpu()
+        self.assertAlmostEqual(float(g.mean()), 1.0, delta=0.1)
+        self.assertAlmostEqual(float(g.std()), 2.0, delta=0.1)
+        b = torch.empty(n, device=DEVICE).bernoulli_(0.3).cpu()
+        self.assertTrue(bool(((b == 0) | (b == 1)).all()))
+        self.assertAlmostEqual(float(b.mean()), 0.3, delta=0.05)
+        r = torch.randint(3, 9, (n,), device=DEVICE).cpu()
+        self.assertEqual(int(r.min()), 3)
+        self.assertEqual(int(r.max()), 8)
+
+    def test_manual_seed_repeats_device_draws(self):
+        torch.manual_seed(3)
+        a = torch.rand(100, device=DEVICE).cpu()
+        torch.manual_seed(3)
+        b = torch.rand(100, device=DEVICE).cpu()
+        c = torch.rand(100, device=DEVICE).cpu()
+        self.assertTrue(torch.equal(a, b))
+        self.assertFalse(torch.equal(b, c))
+
+    def test_dropout_and_initializers_run_on_the_device(self):
+        x = torch.ones(4096, device=DEVICE)
+        y = F.dropout(x, 0.25, training=True).cpu()
+        kept = y != 0
+        self.assertAlmostEqual(float(kept.float().mean()), 0.75, delta=0.05)
+        self.assertTrue(torch.allclose(y[kept], torch.full_like(y[kept],
+                                                                 1 / 0.75)))
+        layer = torch.nn.Linear(64, 32).to(DEVICE)
+        torch.nn.init.kaiming_uniform_(layer.weight)
+        torch.nn.init.normal_(layer.bias, std=0.01)
+        self.assertLessEqual(float(layer.weight.abs().max().cpu()),
+                             (6 / 64) ** 0.5)
+
+
+class OptimizerPeerTest(PeerTest):
+    def run_steps(self, device, make, steps=4):
+        torch.manual_seed(11)
+        model = torch.nn.Sequential(torch.nn.Linear(6, 5), torch.nn.Tanh(),
+                                    torch.nn.Linear(5, 3))
+        model.to(device)
+        optimizer = make(model.parameters())
+        data, target = randn(8, 6), randn(8, 3)
+        for _ in range(steps):
+            optimizer.zero_grad()
+            loss = F.mse_loss(model(data.to(device)), target.to(device))
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 0.5)
+            optimizer.step()
+        return [p.detach().cpu() for p in model.parameters()]
+
+    def test_optimizers_foreach_and_not_match_the_cpu(self):
+        makes = {
+            "adam": lambda p, f: torch.optim.Adam(p, lr=0.01, foreach=f),
+            "adamw": lambda p, f: torch.optim.AdamW(p, lr=0.01,
+                                                    weight_decay=0.1,
+                                                    foreach=f),
+            "adam_amsgrad": lambda p, f: torch.optim.Adam(
+                p, lr=0.01, amsgrad=True, foreach=f),
+            "sgd": lambda p, f: torch.optim.SGD(p, lr=0.1, momentum=0.9,
+                                                nesterov=True,
+                                                weight_decay=0.01, foreach=f),
+            "rmsprop": lambda p, f: torch.optim.RMSprop(p, lr=0.01,
+                                                        foreach=f),
+        }
+        for name, make in makes.items():
+            for foreach in (False, True):
+                with self.subTest(optimizer=name, foreach=foreach):
+                    ours = self.run_steps(DEVICE, lambda p: make(p, foreach))
+                    cpu = self.run_steps("cpu", lambda p: make(p, foreach))
+                    for o, c in zip(ours, cpu):
+                        torch.testing.assert_close(o, c, rtol=1e-4,
+                                                   atol=1e-5)
+
+
+if __name__ == "__main__":
+    unittest.main()
