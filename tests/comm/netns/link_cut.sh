@@ -1,20 +1,11 @@
 #!/bin/sh
-# Fault script for test_link_cut.c (run by mpirun_on_hosts.sh -f, with
-# HOSTS_DIR and HOSTS_SH set): when rank 0 says so, takes the last host's link
-# down; once every rank wrote failed.R, brings it up and says so. Gives up
-# (leaving the link as it is; the hosts are removed anyway) after 90 s.
+# Fault script for test_host_faults.c link_cut (run by mpirun_on_hosts.sh -f,
+# with HOSTS_DIR and HOSTS_SH set): when rank 0 says so, takes the last host's
+# link down; once every rank wrote failed.R, brings it up and says so. Gives
+# up (leaving the link as it is; the hosts are removed anyway) after 90 s.
 set -u
-ranks=$(awk -F"slots=" '{ s += $2 } END { print s }' "$HOSTS_DIR/hostfile")
-last=$(($(wc -l <"$HOSTS_DIR/hostfile") - 1))
-await() {
-  i=0
-  while [ ! -e "$HOSTS_DIR/$1" ]; do
-    i=$((i + 1))
-    [ "$i" -lt 9000 ] || exit 1
-    sleep 0.01
-  done
-}
-await cut
+. "$(dirname "$0")/fault_steps.sh"
+await fault
 "$HOSTS_SH" link "$HOSTS_DIR" "$last" down
 r=0
 while [ "$r" -lt "$ranks" ]; do
