@@ -14,7 +14,8 @@
 # harness's directory, on a file system every host shares) added.
 #
 # FAULT_SCRIPT, if given, runs beside mpirun (in the machine's namespace) with
-# HOSTS_DIR and HOSTS_SH set, to cut or slow links while the program runs.
+# HOSTS_DIR and HOSTS_SH set, to cut links or kill ranks while the program
+# runs.
 # NETEM (say "delay 2ms loss 1%") is put on every host's link before mpirun
 # starts (tc netem).
 # With -l PROGRAM is not an MPI program but a launcher that runs mpirun itself
