@@ -224,10 +224,22 @@ static int create(uint64_t secret, size_t nranks, size_t rank,
   if (world == NULL)
     return fail(BP_ERR_OUT_OF_MEMORY, error, capacity, "out of memory");
   world->comm = world->roll = MPI_COMM_NULL;
+  /* Every rank arrives before any starts agreeing on the new communicator's
+   * context id. After a failure the ranks hold different communicators (a
+   * world that gave a request up keeps its own on the ranks that gave up,
+   * and only there), so the agreement takes several rounds; with ranks
+   * entering MPI_Comm_idup at different times, Open MPI 4.1 then stalled in
+   * it now and then with no message in flight (comm.multihost_link_cut_*,
+   * about 1 run in 5 on a loaded machine, until the deadline). */
   MPI_Request request;
-  MPI_Comm_idup(MPI_COMM_WORLD, &world->comm, &request);
+  MPI_Ibarrier(MPI_COMM_WORLD, &request);
   int status = wait_all(world, &request, 1, MPI_STATUSES_IGNORE, deadline_ns,
-                        NULL, "MPI_Comm_idup", error, capacity);
+                        NULL, "waiting for every rank", error, capacity);
+  if (status == BP_OK) {
+    MPI_Comm_idup(MPI_COMM_WORLD, &world->comm, &request);
+    status = wait_all(world, &request, 1, MPI_STATUSES_IGNORE, deadline_ns,
+                      NULL, "MPI_Comm_idup", error, capacity);
+  }
   if (status != BP_OK) {
     world->comm = MPI_COMM_NULL; /* never made: nothing to free */
     world_free(world);

@@ -20,57 +20,16 @@
 
 #include <cmocka.h>
 
+#include "comm/comm_mpi_fixture.h"
 #include "plugins/vcpu/comm/comm_cases.h"
 #include "plugins/vcpu/comm/comm_shm_check.h"
 #include "plugins/vcpu/comm/hybrid.h"
 #include "plugins/vcpu/comm/interface.h"
 
-static C_DeviceInterface xccl;
-static int rank, nranks;
-static size_t leftover_segments; /* found after the communicator is gone */
-
-typedef struct world {
-  C_CCLComm comm;
-  test_stream *stream;
-  vcpu_comm_unique_id_t id;
-} world;
-
-static int setup(void **state) {
-  vcpu_comm_fill_interface(&xccl);
-  world *w = calloc(1, sizeof *w);
-  C_CCLRootId id = {sizeof w->id, &w->id};
-  if (rank == 0)
-    assert_int_equal(xccl.xccl_get_unique_id(&id), C_SUCCESS);
-  MPI_Bcast(&w->id, sizeof w->id, MPI_BYTE, 0, MPI_COMM_WORLD);
-  if (xccl.xccl_comm_init_rank((size_t)nranks, &id, (size_t)rank, &w->comm) !=
-      C_SUCCESS) {
-    fprintf(stderr, "rank %d: %s\n", rank, vcpu_comm_last_error());
-    free(w);
-    return -1;
-  }
-  w->stream = test_stream_create();
-  *state = w;
-  return 0;
-}
-
-static int teardown(void **state) {
-  world *w = *state;
-  if (w == NULL)
-    return 0;
-  test_stream_destroy(w->stream);
-  xccl.xccl_destroy_comm(w->comm);
-  leftover_segments = comm_test_count_world_segments(&w->id, (size_t)nranks);
-  if (leftover_segments != 0)
-    fprintf(stderr, "rank %d: %zu segments left in /dev/shm\n", rank,
-            leftover_segments);
-  free(w);
-  return 0;
-}
-
 /* Hybrid exactly when ranks are grouped into simulated hosts and the hybrid
  * is not turned off. */
 static void test_transport(void **state) {
-  world *w = *state;
+  comm_mpi_world *w = *state;
   const char *hybrid = getenv("BACKPLANE_COMM_HYBRID");
   bool grouped = getenv("BACKPLANE_COMM_RANKS_PER_HOST") != NULL;
   bool off = hybrid != NULL && strcmp(hybrid, "0") == 0;
@@ -80,7 +39,7 @@ static void test_transport(void **state) {
 /* A malformed setting refuses the communicator on every rank, naming the
  * variable. */
 static void test_bad_settings_are_refused(void **state) {
-  world *w = *state;
+  comm_mpi_world *w = *state;
   static const char *const settings[][2] = {
       {"BACKPLANE_COMM_RANKS_PER_HOST", "two"},
       {"BACKPLANE_COMM_RANKS_PER_HOST", "0"},
@@ -93,7 +52,8 @@ static void test_bad_settings_are_refused(void **state) {
     setenv(settings[i][0], settings[i][1], 1);
     C_CCLComm comm = NULL;
     assert_int_equal(
-        xccl.xccl_comm_init_rank((size_t)nranks, &id, (size_t)rank, &comm),
+        comm_mpi_xccl.xccl_comm_init_rank((size_t)comm_mpi_nranks, &id,
+                                          (size_t)comm_mpi_rank, &comm),
         C_ERROR);
     assert_non_null(strstr(vcpu_comm_last_error(), settings[i][0]));
     if (kept)
@@ -105,7 +65,7 @@ static void test_bad_settings_are_refused(void **state) {
 }
 
 static void test_every_collective(void **state) {
-  world *w = *state;
+  comm_mpi_world *w = *state;
   static const size_t counts[] = {0, 1, 37, 20011};
   int failures = 0;
   for (int k = CASE_ALL_REDUCE; k <= CASE_REDUCE_SCATTER; k++) {
@@ -115,28 +75,23 @@ static void test_every_collective(void **state) {
         for (size_t c = 0; c < sizeof counts / sizeof *counts; c++)
           for (int in_place = 0; in_place < 2; in_place++)
             failures += comm_case_run(
-                &xccl, w->comm, w->stream, (size_t)rank, (size_t)nranks,
-                (comm_case_kind)k, comm_case_dtypes[d], comm_case_ops[o],
-                counts[c], in_place, (d + c) % (size_t)nranks, NULL);
+                &comm_mpi_xccl, w->comm, w->stream, (size_t)comm_mpi_rank,
+                (size_t)comm_mpi_nranks, (comm_case_kind)k, comm_case_dtypes[d],
+                comm_case_ops[o], counts[c], in_place,
+                (d + c) % (size_t)comm_mpi_nranks, NULL);
   }
   assert_int_equal(failures, 0);
 }
 
 static void test_ring_and_all_to_all(void **state) {
-  world *w = *state;
-  size_t n = (size_t)nranks, me = (size_t)rank, count = 100003;
+  comm_mpi_world *w = *state;
+  size_t n = (size_t)comm_mpi_nranks, me = (size_t)comm_mpi_rank,
+         count = 100003;
   C_Stream s = test_stream_handle(w->stream);
   uint16_t *out = malloc(count * 2), *in = calloc(count, 2);
   for (size_t i = 0; i < count; i++)
     out[i] = (uint16_t)(me * 10000 + i % 9999);
-  assert_int_equal(xccl.xccl_group_start(), C_SUCCESS);
-  assert_int_equal(
-      xccl.xccl_send(out, count, BFLOAT16, (me + 1) % n, w->comm, s),
-      C_SUCCESS);
-  assert_int_equal(
-      xccl.xccl_recv(in, count, BFLOAT16, (me + n - 1) % n, w->comm, s),
-      C_SUCCESS);
-  assert_int_equal(xccl.xccl_group_end(), C_SUCCESS);
+  comm_mpi_post_ring(w, out, in, count, BFLOAT16);
   const void *sends[8];
   void *recvs[8];
   size_t counts[8];
@@ -150,8 +105,9 @@ static void test_ring_and_all_to_all(void **state) {
     for (size_t i = 0; i < 4; i++)
       a2a_out[p][i] = (int64_t)(me * 100 + p * 10 + i);
   }
-  assert_int_equal(xccl.xccl_all_to_all(sends, counts, types, recvs, counts,
-                                        types, me, n, w->comm, s),
+  assert_int_equal(comm_mpi_xccl.xccl_all_to_all(sends, counts, types, recvs,
+                                                 counts, types, me, n, w->comm,
+                                                 s),
                    C_SUCCESS);
   char message[512];
   if (settle(w->comm, w->stream, message) != 0)
@@ -169,10 +125,11 @@ static void test_ring_and_all_to_all(void **state) {
 /* Rank 0 asks for max where the others ask for sum: every rank sees it. The
  * communicator is poisoned afterwards, so this test runs last. */
 static void test_mismatch_is_detected(void **state) {
-  world *w = *state;
+  comm_mpi_world *w = *state;
   float x[3] = {1, 2, 3};
-  assert_int_equal(xccl.xccl_all_reduce(x, x, 3, FLOAT32, rank == 0 ? MAX : SUM,
-                                        w->comm, test_stream_handle(w->stream)),
+  assert_int_equal(comm_mpi_xccl.xccl_all_reduce(
+                       x, x, 3, FLOAT32, comm_mpi_rank == 0 ? MAX : SUM,
+                       w->comm, test_stream_handle(w->stream)),
                    C_SUCCESS);
   char message[512];
   assert_int_equal(settle(w->comm, w->stream, message),
@@ -181,14 +138,10 @@ static void test_mismatch_is_detected(void **state) {
   if (strstr(message, "mismatched collectives") == NULL ||
       strstr(message, "all_reduce(count=3, float32, max)") == NULL ||
       strstr(message, "all_reduce(count=3, float32, sum)") == NULL)
-    fail_msg("rank %d: %s", rank, message);
+    fail_msg("rank %d: %s", comm_mpi_rank, message);
 }
 
 int main(int argc, char **argv) {
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_transport),
       cmocka_unit_test(test_bad_settings_are_refused),
@@ -196,10 +149,6 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_ring_and_all_to_all),
       cmocka_unit_test(test_mismatch_is_detected),
   };
-  int failed = cmocka_run_group_tests(tests, setup, teardown);
-  failed += leftover_segments != 0;
-  int any_failed = 0;
-  MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Finalize();
-  return any_failed != 0;
+  return comm_mpi_fixture_main(argc, argv, tests, sizeof tests / sizeof *tests,
+                               true);
 }

@@ -8,7 +8,9 @@
 #   hosts.sh create DIR N      make hosts <prefix>h0..h<N-1>; DIR gets the
 #                              hostfile ("<name> slots=K" lines written by
 #                              the caller), names and the prefix
-#   hosts.sh destroy DIR       kill what runs in them and remove everything
+#   hosts.sh destroy DIR       kill what runs in them and remove everything,
+#                              Open MPI's shared-memory files of their ranks
+#                              included (a killed rank leaves its own)
 #   hosts.sh enter HOST CMD..  run CMD on HOST (its namespace and hostname)
 #   hosts.sh agent HOST CMD..  Open MPI's rsh agent (plm_rsh_agent): like ssh,
 #                              runs the words of CMD as one shell command
@@ -68,6 +70,9 @@ destroy() {
   for ns in $(cat "$dir/names"); do
     ip netns del "$ns" 2>/dev/null || true
   done
+  # vader names its segments after the host name, which starts with the
+  # run's prefix.
+  rm -f /dev/shm/vader_segment."$(cat "$dir/prefix")"*
   rm -f "$dir/names"
 }
 

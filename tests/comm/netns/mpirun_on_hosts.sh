@@ -3,7 +3,7 @@
 # hosts afterwards whatever happens (exit, failure, signal):
 #
 #   mpirun_on_hosts.sh H K [-t SECONDS] [-f FAULT_SCRIPT] [-n NETEM] [-p]
-#                      PROGRAM [ARGS..]
+#                      [-l] PROGRAM [ARGS..]
 #
 # mpirun runs on host 0 (its own namespace: Open MPI's daemons on the other
 # hosts reach it over the test subnet) and starts the other hosts' daemons
@@ -14,25 +14,33 @@
 # harness's directory, on a file system every host shares) added.
 #
 # FAULT_SCRIPT, if given, runs beside mpirun (in the machine's namespace) with
-# HOSTS_DIR and HOSTS_SH set, to cut or slow links while the program runs.
+# HOSTS_DIR and HOSTS_SH set, to cut links or kill ranks while the program
+# runs.
 # NETEM (say "delay 2ms loss 1%") is put on every host's link before mpirun
 # starts (tc netem).
+# With -l PROGRAM is not an MPI program but a launcher that runs mpirun itself
+# (`backplane bench comm --transport mpi`): it runs on host 0, and every
+# mpirun it starts finds the hosts, the rsh agent and the TCP settings in its
+# environment (OMPI_MCA_*, the same settings as above).
 # Exits with mpirun's status, 124 on timeout, 77 when hosts cannot be made.
-# With -p, for programs whose ranks leave without MPI_Finalize: exits 0 only
-# when each of the H x K ranks printed a line "rank R: PASS" (mpirun then
-# reports an improper exit, which says nothing about them).
+# With -p, for programs whose ranks leave without MPI_Finalize or are killed:
+# a rank that ends so does not end the others, and the run exits 0 only when
+# each of the H x K ranks printed a line "rank R: PASS" (mpirun then reports
+# an improper exit, which says nothing about them), but for the ranks the
+# fault script killed and counted in HOSTS_DIR/killed (one line each).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 hosts="$here/hosts.sh"
 nhosts=$1 per_host=$2
 shift 2
-limit=120 fault="" passes="" netem=""
+limit=120 fault="" passes="" netem="" launcher=""
 while :; do
   case "${1:-}" in
   -t) limit=$2; shift 2 ;;
   -f) fault=$2; shift 2 ;;
   -p) passes=1; shift ;;
   -n) netem=$2; shift 2 ;;
+  -l) launcher=1; shift ;;
   *) break ;;
   esac
 done
@@ -64,26 +72,48 @@ if [ -n "$fault" ]; then
   HOSTS_SH=$hosts sh "$fault" &
   fault_pid=$!
 fi
-# With -p a rank that leaves without MPI_Finalize must not make mpirun kill
-# the others before they report.
+# With -p a rank that leaves without MPI_Finalize, or is killed, must not
+# make mpirun kill the others before they report.
 exit_mca=""
-[ -z "$passes" ] || exit_mca="--mca orte_allowed_exit_without_sync 1"
+[ -z "$passes" ] || exit_mca="--enable-recovery --mca orte_abort_on_non_zero_status 0 --mca orte_allowed_exit_without_sync 1"
+# Open MPI's settings, for this mpirun and any a launcher starts.
+export OMPI_MCA_orte_default_hostfile="$dir/hostfile" \
+  OMPI_MCA_plm_rsh_agent="$hosts agent" \
+  OMPI_MCA_oob_tcp_if_include=10.77.0.0/24 \
+  OMPI_MCA_btl=self,vader,tcp OMPI_MCA_btl_tcp_if_include=10.77.0.0/24 \
+  OMPI_MCA_btl_vader_single_copy_mechanism=none
+run=""
+[ -n "$launcher" ] ||
+  run="mpirun -np $((nhosts * per_host)) --bind-to none --oversubscribe $exit_mca"
+# shellcheck disable=SC2086 # run's words
+timeout -k 5 "$limit" "$hosts" enter "${prefix}h0" $run "$@" \
+  >"$dir/output" 2>&1 &
+mpirun_pid=$!
+# How many ranks should still report: all but those the fault killed.
+killed() { [ ! -f "$dir/killed" ] || wc -l <"$dir/killed"; }
+alive() { echo $((nhosts * per_host - $(killed) + 0)); }
+reported() { grep -c -E '^rank [0-9]+: (PASS|FAIL)$' "$dir/output" || true; }
+# With -p, once every rank left has reported, the verdict is known: mpirun
+# gets 1 s to end by itself, then is ended (after ranks died, Open MPI 4.1's
+# mpirun may wait forever for their host's daemon).
+if [ -n "$passes" ]; then
+  grace=0
+  while kill -0 "$mpirun_pid" 2>/dev/null; do
+    if [ "$(reported)" -ge "$(alive)" ]; then
+      grace=$((grace + 1))
+      [ "$grace" -le 10 ] || kill -TERM "$mpirun_pid" 2>/dev/null || true
+    fi
+    sleep 0.1
+  done
+fi
 status=0
-# shellcheck disable=SC2086 # exit_mca's words
-timeout -k 5 "$limit" "$hosts" enter "${prefix}h0" \
-  mpirun --hostfile "$dir/hostfile" -np $((nhosts * per_host)) \
-  --bind-to none --oversubscribe \
-  --mca plm_rsh_agent "$hosts agent" \
-  --mca oob_tcp_if_include 10.77.0.0/24 \
-  --mca btl self,vader,tcp --mca btl_tcp_if_include 10.77.0.0/24 \
-  --mca btl_vader_single_copy_mechanism none $exit_mca \
-  "$@" >"$dir/output" 2>&1 || status=$?
+wait "$mpirun_pid" || status=$?
 cat "$dir/output"
 # The fault script may still wait for ranks that never came: it ends here.
 [ -z "$fault_pid" ] || kill "$fault_pid" 2>/dev/null || true
 if [ -n "$passes" ] && [ "$status" -ne 124 ]; then
   passed=$(grep -c -E '^rank [0-9]+: PASS$' "$dir/output" || true)
-  echo "$passed of $((nhosts * per_host)) ranks passed"
-  [ "$passed" -eq $((nhosts * per_host)) ] && status=0 || status=1
+  echo "$passed of $(alive) ranks passed ($(($(killed) + 0)) killed)"
+  [ "$passed" -eq "$(alive)" ] && status=0 || status=1
 fi
 exit "$status"

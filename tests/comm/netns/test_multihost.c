@@ -19,49 +19,11 @@
 
 #include <cmocka.h>
 
+#include "comm/comm_mpi_fixture.h"
 #include "plugins/vcpu/comm/comm_cases.h"
 #include "plugins/vcpu/comm/comm_shm_check.h"
 #include "plugins/vcpu/comm/hybrid.h"
 #include "plugins/vcpu/comm/interface.h"
-
-static C_DeviceInterface xccl;
-static int rank, nranks;
-static size_t leftover_segments;
-
-typedef struct world {
-  C_CCLComm comm;
-  test_stream *stream;
-  vcpu_comm_unique_id_t id;
-} world;
-
-static int setup(void **state) {
-  vcpu_comm_fill_interface(&xccl);
-  world *w = calloc(1, sizeof *w);
-  C_CCLRootId id = {sizeof w->id, &w->id};
-  if (rank == 0)
-    assert_int_equal(xccl.xccl_get_unique_id(&id), C_SUCCESS);
-  MPI_Bcast(&w->id, sizeof w->id, MPI_BYTE, 0, MPI_COMM_WORLD);
-  if (xccl.xccl_comm_init_rank((size_t)nranks, &id, (size_t)rank, &w->comm) !=
-      C_SUCCESS) {
-    fprintf(stderr, "rank %d: %s\n", rank, vcpu_comm_last_error());
-    free(w);
-    return -1;
-  }
-  w->stream = test_stream_create();
-  *state = w;
-  return 0;
-}
-
-static int teardown(void **state) {
-  world *w = *state;
-  if (w == NULL)
-    return 0;
-  test_stream_destroy(w->stream);
-  xccl.xccl_destroy_comm(w->comm);
-  leftover_segments = comm_test_count_world_segments(&w->id, (size_t)nranks);
-  free(w);
-  return 0;
-}
 
 /* How many hosts the ranks are on, by MPI's processor names. */
 static int count_hosts(void) {
@@ -69,11 +31,11 @@ static int count_hosts(void) {
   char mine[MPI_MAX_PROCESSOR_NAME] = {0};
   int length = 0;
   MPI_Get_processor_name(mine, &length);
-  assert_true(nranks <= 64);
+  assert_true(comm_mpi_nranks <= 64);
   MPI_Allgather(mine, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names,
                 MPI_MAX_PROCESSOR_NAME, MPI_CHAR, MPI_COMM_WORLD);
   int hosts = 0;
-  for (int r = 0; r < nranks; r++) {
+  for (int r = 0; r < comm_mpi_nranks; r++) {
     int seen = 0;
     for (int q = 0; q < r; q++)
       seen |= strcmp(names[q], names[r]) == 0;
@@ -85,13 +47,13 @@ static int count_hosts(void) {
 /* The harness made separate hosts, and the world is hybrid across them when
  * a host holds several ranks (plain MPI with BACKPLANE_COMM_HYBRID=0). */
 static void test_ranks_are_on_separate_hosts(void **state) {
-  world *w = *state;
+  comm_mpi_world *w = *state;
   int hosts = count_hosts();
   assert_true(hosts >= 2);
   const char *hybrid = getenv("BACKPLANE_COMM_HYBRID");
   bool off = hybrid != NULL && strcmp(hybrid, "0") == 0;
   assert_int_equal(vcpu_comm_hybrid_in_use(w->comm->world),
-                   !off && hosts < nranks);
+                   !off && hosts < comm_mpi_nranks);
 }
 
 static size_t max_bytes(void) {
@@ -104,7 +66,7 @@ static size_t max_bytes(void) {
  * maximum, in place and out of place: int8 and float32 sums at every size,
  * float64 max at the odd ones. */
 static void test_every_collective_at_every_size(void **state) {
-  world *w = *state;
+  comm_mpi_world *w = *state;
   static const struct {
     C_DataType type;
     C_CCLReduceOp op;
@@ -131,14 +93,15 @@ static void test_every_collective_at_every_size(void **state) {
         size_t count = sizes[i] / kinds[t].bytes;
         /* all_gather and reduce_scatter move count per rank */
         if (k == CASE_ALL_GATHER || k == CASE_REDUCE_SCATTER)
-          count /= (size_t)nranks;
+          count /= (size_t)comm_mpi_nranks;
         if (count == 0)
           count = 1;
         for (int in_place = 0; in_place < 2; in_place++)
-          failures += comm_case_run(&xccl, w->comm, w->stream, (size_t)rank,
-                                    (size_t)nranks, (comm_case_kind)k,
+          failures += comm_case_run(&comm_mpi_xccl, w->comm, w->stream,
+                                    (size_t)comm_mpi_rank,
+                                    (size_t)comm_mpi_nranks, (comm_case_kind)k,
                                     kinds[t].type, kinds[t].op, count, in_place,
-                                    (i + t) % (size_t)nranks, NULL);
+                                    (i + t) % (size_t)comm_mpi_nranks, NULL);
       }
   assert_int_equal(failures, 0);
 }
@@ -146,19 +109,13 @@ static void test_every_collective_at_every_size(void **state) {
 /* A ring of send/recv: with hosts filled in rank order, the pair (K-1, K)
  * crosses hosts, and so does the wrap-around. */
 static void test_send_recv_between_hosts(void **state) {
-  world *w = *state;
-  size_t n = (size_t)nranks, me = (size_t)rank, count = 300007;
-  C_Stream s = test_stream_handle(w->stream);
+  comm_mpi_world *w = *state;
+  size_t n = (size_t)comm_mpi_nranks, me = (size_t)comm_mpi_rank,
+         count = 300007;
   int32_t *out = malloc(count * 4), *in = calloc(count, 4);
   for (size_t i = 0; i < count; i++)
     out[i] = (int32_t)(me * 1000003 + i);
-  assert_int_equal(xccl.xccl_group_start(), C_SUCCESS);
-  assert_int_equal(xccl.xccl_send(out, count, INT32, (me + 1) % n, w->comm, s),
-                   C_SUCCESS);
-  assert_int_equal(
-      xccl.xccl_recv(in, count, INT32, (me + n - 1) % n, w->comm, s),
-      C_SUCCESS);
-  assert_int_equal(xccl.xccl_group_end(), C_SUCCESS);
+  comm_mpi_post_ring(w, out, in, count, INT32);
   char message[512];
   if (settle(w->comm, w->stream, message) != 0)
     fail_msg("rank %zu: %s", me, message);
@@ -171,22 +128,11 @@ static void test_send_recv_between_hosts(void **state) {
 }
 
 int main(int argc, char **argv) {
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_ranks_are_on_separate_hosts),
       cmocka_unit_test(test_every_collective_at_every_size),
       cmocka_unit_test(test_send_recv_between_hosts),
   };
-  int failed = cmocka_run_group_tests(tests, setup, teardown);
-  if (leftover_segments != 0)
-    fprintf(stderr, "rank %d: %zu segments left in /dev/shm\n", rank,
-            leftover_segments);
-  failed += leftover_segments != 0;
-  int any = 0;
-  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Finalize();
-  return any != 0;
+  return comm_mpi_fixture_main(argc, argv, tests, sizeof tests / sizeof *tests,
+                               true);
 }

@@ -73,14 +73,22 @@ static const char *transport_label(const comm_bench_t *b) {
   return labels[b->transport];
 }
 
+/* The sizes to time: 1 KiB to 256 MiB (two with --quick), up to
+ * BACKPLANE_BENCH_COMM_MAX_BYTES when set (a slow link: two hosts over TCP);
+ * the launcher and its ranks read the same environment. */
 static size_t sizes_of(const bench_ctx_t *ctx, size_t *sizes) {
   static const size_t full[] = {1u << 10,  4u << 10,  64u << 10, 1u << 20,
                                 16u << 20, 64u << 20, 256u << 20};
   static const size_t quick[] = {1u << 10, 64u << 10};
   const size_t *list = ctx->quick ? quick : full;
   size_t count = ctx->quick ? 2 : 7;
-  memcpy(sizes, list, count * sizeof *sizes);
-  return count;
+  const char *cap = getenv("BACKPLANE_BENCH_COMM_MAX_BYTES");
+  size_t max = cap ? strtoull(cap, NULL, 10) : SIZE_MAX;
+  size_t kept = 0;
+  for (size_t i = 0; i < count; i++)
+    if (list[i] <= max || i == 0) /* at least the smallest */
+      sizes[kept++] = list[i];
+  return kept;
 }
 
 static size_t iterations_for(const bench_ctx_t *ctx, size_t bytes) {

@@ -114,6 +114,8 @@ static const env_variable_t variables[] = {
      "the ranks, when --ranks is absent"},
     {"BACKPLANE_BENCH_COMM_TRANSPORT", "threads", "backplane bench comm",
      "threads or shm, when --transport is absent"},
+    {"BACKPLANE_BENCH_COMM_MAX_BYTES", "<all sizes>", "backplane bench comm",
+     "the largest size timed (a slow link between hosts)"},
     {"BACKPLANE_BENCH_COMM_ID", "", "backplane bench comm",
      "internal: the unique id handed to the rank processes"},
     {"BACKPLANE_BENCH_COMM_RANK", "", "backplane bench comm",
