@@ -1,0 +1,139 @@
+/* The cuda op library on a GPU, through the `backplane` command: optest
+ * picks it for cuda devices by itself (no --ops) and every case of the ops
+ * it implements passes against the PyTorch-made baselines (tests/data/ops;
+ * variants it leaves out, such as float64, say NOIMPL); `backplane train
+ * --device cuda --devices 1` reaches the accuracy the same run reaches on
+ * vcpu, for the MLP and the CNN. Without a GPU it exits 77 (skipped),
+ * printing why. */
+#include <jansson.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "tools/tool_runner.h"
+
+/* Runs `backplane ARGS --json` and returns the parsed output; the run must
+ * succeed. */
+static json_t *run_json(const char *const *args) {
+  const char *argv[32];
+  size_t n = 0;
+  for (; args[n]; n++)
+    argv[n] = args[n];
+  argv[n++] = "--json";
+  argv[n] = NULL;
+  tool_run_t run;
+  assert_int_equal(tool_run(argv, NULL, &run), 0);
+  if (run.exit_code != 0)
+    fail_msg("backplane %s exited %d: %s", args[0], run.exit_code, run.err);
+  json_t *root = json_loads(run.out, 0, NULL);
+  assert_non_null(root);
+  tool_run_release(&run);
+  return root;
+}
+
+static json_int_t total(json_t *root, const char *key) {
+  return json_integer_value(
+      json_object_get(json_object_get(root, "total"), key));
+}
+
+static void optest_passes_every_implemented_op(void **state) {
+  (void)state;
+  static const char *const ops[] = {
+      "diopiMm",
+      "diopiBmm",
+      "diopiAddmm",
+      "diopiMatmul",
+      "diopiLinear",
+      "diopiReluInp",
+      "diopiThresholdBackward",
+      "diopiCrossEntropyLoss",
+      "diopiArgmax",
+      "diopiAdamW",
+      "diopiConvolution2d",
+      "diopiMaxPool2d",
+      "diopiFill",
+  };
+  for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+    json_t *root = run_json((const char *[]){
+        "optest", "--device", "cuda:0", "--filter", ops[i], "--quick", NULL});
+    const char *library = json_string_value(json_object_get(root, "library"));
+    assert_non_null(strstr(library, "libbackplane_cuda_ops.so"));
+    json_t *cases = json_object_get(root, "cases");
+    for (size_t c = 0; c < json_array_size(cases); c++) {
+      json_t *one = json_array_get(cases, c);
+      printf("%-6s %s %s\n", json_string_value(json_object_get(one, "result")),
+             json_string_value(json_object_get(one, "case")),
+             json_string_value(json_object_get(one, "detail")));
+    }
+    if (total(root, "fail") != 0 || total(root, "pass") < 1)
+      fail_msg("%s: %lld pass, %lld fail", ops[i],
+               (long long)total(root, "pass"), (long long)total(root, "fail"));
+    json_decref(root);
+  }
+}
+
+static double accuracy(json_t *root) {
+  return json_number_value(json_object_get(root, "test_accuracy"));
+}
+
+/* The same run on cuda and vcpu: both reach `least`, and within 2 points
+ * of each other (sums run in another order on the GPU). */
+static void trains_like_vcpu(const char *const *args, double least) {
+  const char *cuda[24] = {"train", "--device", "cuda", "--devices", "1"};
+  const char *vcpu[24] = {"train", "--device", "vcpu", "--devices", "1"};
+  size_t n = 5;
+  for (; args[n - 5]; n++)
+    cuda[n] = vcpu[n] = args[n - 5];
+  cuda[n] = vcpu[n] = NULL;
+  json_t *a = run_json(cuda), *b = run_json(vcpu);
+  printf("%s: cuda %.2f %%, vcpu %.2f %%\n", args[1], 100 * accuracy(a),
+         100 * accuracy(b));
+  assert_string_equal(json_string_value(json_object_get(a, "device_type")),
+                      "cuda");
+  assert_true(accuracy(a) >= least);
+  assert_true(fabs(accuracy(a) - accuracy(b)) <= 0.02);
+  json_decref(a);
+  json_decref(b);
+}
+
+static void mlp_trains_like_vcpu(void **state) {
+  (void)state;
+  trains_like_vcpu((const char *[]){"--model", "mlp", NULL}, 0.95);
+}
+
+static void cnn_trains_like_vcpu(void **state) {
+  (void)state;
+  trains_like_vcpu((const char *[]){"--model", "cnn", "--epochs", "8", "--lr",
+                                    "0.004", NULL},
+                   0.95);
+}
+
+int main(void) {
+  tool_run_t probe;
+  if (tool_run((const char *[]){"optest", "--device", "cuda:0", "--filter",
+                                "diopiMm", "--quick", NULL},
+               NULL, &probe) != 0) {
+    printf("SKIP: backplane cannot be run\n");
+    return 77;
+  }
+  bool no_device = probe.exit_code != 0 && strstr(probe.err, "cuda:0");
+  if (no_device)
+    printf("SKIP: no cuda device: %s", probe.err);
+  tool_run_release(&probe);
+  if (no_device)
+    return 77;
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(optest_passes_every_implemented_op),
+      cmocka_unit_test(mlp_trains_like_vcpu),
+      cmocka_unit_test(cnn_trains_like_vcpu),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
