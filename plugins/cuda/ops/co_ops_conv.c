@@ -7,6 +7,7 @@
 
 #include "co_error.h"
 #include "co_gemm.h"
+#include "co_strided.h"
 #include "co_window.h"
 
 static const diopiDtype_t F32 = diopi_dtype_float32;
@@ -224,6 +225,8 @@ CO_EXPORT diopiError_t diopiConvolution2dBackward(
   }
   if (!want_input && !want_weight)
     return diopiSuccess;
+  if (c.batch == 0) /* no image: no gradient */
+    return want_weight ? co_fill_view(&x, &grad_weight, 0) : diopiSuccess;
   long long per_group = c.out_channels / c.groups;
   float *col, *partial = NULL;
   size_t col_bytes =

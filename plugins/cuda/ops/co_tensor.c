@@ -17,11 +17,6 @@ const char *co_shape_text(const int64_t *shape, int ndim, char *buf,
   return buf;
 }
 
-static bool floating(diopiDtype_t dtype) {
-  return dtype == diopi_dtype_float16 || dtype == diopi_dtype_float32 ||
-         dtype == diopi_dtype_float64 || dtype == diopi_dtype_bfloat16;
-}
-
 diopiError_t co_view(const char *op, const char *arg,
                      diopiConstTensorHandle_t t, diopiDtype_t dtype,
                      co_view_t *out) {
@@ -41,8 +36,9 @@ diopiError_t co_view(const char *op, const char *arg,
     return co_fail(op, "%s: %lld dims, at most %d supported", arg,
                    (long long)shape.len, CO_MAX_VIEW_DIMS);
   if (out->dtype != dtype) {
-    bool float_op = dtype == diopi_dtype_float32;
-    return (float_op && floating(out->dtype) ? co_unsupported : co_fail)(
+    /* Another dtype for a float32 operand is a call this library leaves
+     * out; for an index operand (int64), a wrong call. */
+    return (dtype == diopi_dtype_float32 ? co_unsupported : co_fail)(
         op,
         "%s: expected dtype %s, got %s (the cuda op library computes "
         "float32, with int64 indices)",

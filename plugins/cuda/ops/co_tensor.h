@@ -27,8 +27,8 @@ typedef struct co_view {
 
 /* Reads `t` (argument `arg`) into *out. NULL, more than CO_MAX_VIEW_DIMS
  * dims: diopiErrorOccurred; a dtype other than `dtype`: diopiNoImplement
- * for a float32 op given another floating dtype, diopiErrorOccurred
- * otherwise. */
+ * for a float32 operand (the library computes float32 only),
+ * diopiErrorOccurred for an int64 (index) operand. */
 diopiError_t co_view(const char *op, const char *arg,
                      diopiConstTensorHandle_t t, diopiDtype_t dtype,
                      co_view_t *out);

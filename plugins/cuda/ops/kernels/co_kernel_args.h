@@ -27,7 +27,7 @@ typedef struct co_relu_args {
   long long n;
 } co_relu_args;
 
-/* grad_input[i] = input[i] > threshold ? grad_output[i] : 0 */
+/* grad_input[i] = input[i] <= threshold ? 0 : grad_output[i] (NaN passes) */
 typedef struct co_threshold_backward_args {
   float *grad_input;
   const float *grad_output;
@@ -135,7 +135,7 @@ typedef struct co_col2im_args {
 } co_col2im_args;
 
 /* Max pooling of `planes` (batch * channels) planes; indices are flat
- * positions h * width + w within a plane. */
+ * positions h * width + w within a plane; a NaN wins (the last one). */
 typedef struct co_max_pool_args {
   float *out;
   long long *indices;

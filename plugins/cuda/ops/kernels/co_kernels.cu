@@ -45,7 +45,7 @@ extern "C" __global__ void co_relu(co_relu_args a) {
 
 extern "C" __global__ void co_threshold_backward(co_threshold_backward_args a) {
   CO_LOOP(i, a.n)
-  a.grad_input[i] = a.input[i] > a.threshold ? a.grad_output[i] : 0.f;
+  a.grad_input[i] = a.input[i] <= a.threshold ? 0.f : a.grad_output[i];
 }
 
 extern "C" __global__ void co_bias_fill(co_bias_fill_args a) {
@@ -255,7 +255,7 @@ extern "C" __global__ void co_max_pool(co_max_pool_args a) {
         if (x < 0 || x >= w.width)
           continue;
         float v = in[h * w.width + x];
-        if (at < 0 || v > best || (v != v && best == best)) {
+        if (at < 0 || v > best || v != v) { /* the last NaN, as PyTorch */
           best = v;
           at = h * w.width + x;
         }
