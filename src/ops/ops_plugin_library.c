@@ -10,9 +10,11 @@
 #include "backplane/ops.h"
 #include "backplane/vendor_access.h"
 #include "base/status.h"
+#include "core/active.h"
 #include "core/device_table.h"
 #include "core/dispatch.h"
 #include "core/plugin_extensions.h"
+#include "core/stream_internal.h"
 
 /* A relative path is taken from the directory of the plugin's file. */
 static bp_status_t load_ops_library(bp_plugin_t *plugin,
@@ -55,28 +57,31 @@ BP_API const char *bp_ops_library_for_device(const bp_device_t *device) {
 
 BP_API bp_status_t bp_ops_native_stream(bp_stream_t *stream,
                                         void **out_native) {
+  if (stream == BP_STREAM_ACTIVE) /* an op context holds a real stream */
+    return bp_stream_active_refused("bp_ops_native_stream");
   if (!stream || !out_native)
     return bp_error(BP_ERR_INVALID_ARGUMENT, "bp_ops_native_stream: %s is NULL",
                     !stream ? "stream" : "out_native");
+  bp_status_t status = bp_stream_check("bp_ops_native_stream", stream);
+  if (status != BP_OK)
+    return status;
   bp_device_t *device = bp_stream_device(stream);
-  C_Stream native = bp_stream_c_handle(stream);
-  if (!device || !native)
-    return bp_error(BP_ERR_INVALID_ARGUMENT,
-                    "bp_ops_native_stream: the stream has no plugin stream "
-                    "(the active-stream marker, or a plugin without streams)");
   const BP_OpsLibraryExtension *ext = device->plugin->extensions.ops_library;
   if (!ext)
     return bp_error(BP_ERR_UNSUPPORTED,
                     "bp_ops_native_stream: the %s plugin names no op library, "
                     "so it hands out no native stream",
                     device->plugin->device_type);
+  C_Stream native = bp_stream_c_handle(stream);
   C_Device c_device = bp_device_c_handle(device); /* binds the thread */
   if (!c_device)
     return BP_ERR_PLUGIN; /* bp_device_c_handle said why */
   void *handle = NULL;
-  if (ext->native_stream(c_device, native, &handle) != C_SUCCESS || !handle)
+  if (!native || ext->native_stream(c_device, native, &handle) != C_SUCCESS ||
+      !handle)
     return bp_error(BP_ERR_PLUGIN,
-                    "bp_ops_native_stream: the %s plugin refused stream %p",
+                    "bp_ops_native_stream: the %s plugin gave no native "
+                    "stream for %p",
                     device->plugin->device_type, (void *)native);
   *out_native = handle;
   return BP_OK;
