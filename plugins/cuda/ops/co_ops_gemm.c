@@ -80,16 +80,6 @@ CO_EXPORT diopiError_t diopiBmm(diopiContextHandle_t ctx,
   return matrix_product(ctx, "diopiBmm", 3, out, input, mat2);
 }
 
-static double scalar_value(const diopiScalar_t *s, double if_null) {
-  if (!s)
-    return if_null;
-  return s->stype == diopi_dtype_float64 || s->stype == diopi_dtype_float32 ||
-                 s->stype == diopi_dtype_float16 ||
-                 s->stype == diopi_dtype_bfloat16
-             ? s->fval
-             : (double)s->ival;
-}
-
 CO_EXPORT diopiError_t diopiAddmm(diopiContextHandle_t ctx,
                                   diopiTensorHandle_t out_t,
                                   diopiConstTensorHandle_t input_t,
@@ -120,8 +110,8 @@ CO_EXPORT diopiError_t diopiAddmm(diopiContextHandle_t ctx,
     return e;
   if (c.trans)
     return co_unsupported(op, "out: a column-major (transposed) view");
-  float beta = (float)scalar_value(beta_s, 1),
-        alpha = (float)scalar_value(alpha_s, 1);
+  float beta = beta_s ? (float)co_scalar(beta_s) : 1,
+        alpha = alpha_s ? (float)co_scalar(alpha_s) : 1;
   co_exec_t x;
   const co_view_t *views[] = {&out, &input, &mat1, &mat2};
   if ((e = co_begin(ctx, op, views, 4, &x)))

@@ -18,16 +18,11 @@ CO_EXPORT diopiError_t diopiFill(diopiContextHandle_t ctx,
     return e;
   if (!value)
     return co_fail(op, "value: expected a scalar, got NULL");
-  bool integral = value->stype != diopi_dtype_float64 &&
-                  value->stype != diopi_dtype_float32 &&
-                  value->stype != diopi_dtype_float16 &&
-                  value->stype != diopi_dtype_bfloat16;
   co_exec_t x;
   const co_view_t *views[] = {&input};
   if ((e = co_begin(ctx, op, views, 1, &x)))
     return e;
-  return co_fill_view(&x, &input,
-                      integral ? (float)value->ival : (float)value->fval);
+  return co_fill_view(&x, &input, (float)co_scalar(value));
 }
 
 CO_EXPORT diopiError_t diopiCopyInp(diopiContextHandle_t ctx,
@@ -47,26 +42,33 @@ CO_EXPORT diopiError_t diopiCopyInp(diopiContextHandle_t ctx,
   return co_copy_view(&x, &dest, &src);
 }
 
+/* relu of input into out (NULL: in place); the kernel works on dense
+ * memory: the target's own, or scratch for a strided one. */
 static diopiError_t relu(diopiContextHandle_t ctx, const char *op,
                          diopiTensorHandle_t out_t,
                          diopiConstTensorHandle_t input_t) {
   co_view_t out, input;
   diopiError_t e;
-  if ((e = co_view(op, "input", input_t, F32, &input)) ||
-      (e = co_expect_dense(op, &input)))
+  if ((e = co_view(op, "input", input_t, F32, &input)))
     return e;
   if (out_t && ((e = co_view(op, "out", out_t, F32, &out)) ||
-                (e = co_expect_shape(op, &out, input.shape, input.ndim)) ||
-                (e = co_expect_dense(op, &out))))
+                (e = co_expect_shape(op, &out, input.shape, input.ndim))))
     return e;
   co_exec_t x;
   const co_view_t *views[] = {&input, out_t ? &out : NULL};
   if ((e = co_begin(ctx, op, views, 2, &x)))
     return e;
-  if (out_t && out.data != input.data && (e = co_copy_view(&x, &out, &input)))
+  const co_view_t *target = out_t ? &out : &input;
+  float *data;
+  if ((e = co_dense_output(&x, target, &data)))
     return e;
-  co_relu_args a = {.x = out_t ? out.data : input.data, .n = input.numel};
-  return co_launch(&x, CO_K_RELU, a.n, &a);
+  co_view_t dense = co_dense_view(&input, data);
+  if (data != input.data && (e = co_copy_view(&x, &dense, &input)))
+    return e;
+  co_relu_args a = {.x = data, .n = input.numel};
+  if ((e = co_launch(&x, CO_K_RELU, a.n, &a)))
+    return e;
+  return co_dense_store(&x, target, data);
 }
 
 CO_EXPORT diopiError_t diopiRelu(diopiContextHandle_t ctx,
@@ -92,24 +94,25 @@ CO_EXPORT diopiError_t diopiThresholdBackward(
       (e = co_view(op, "grad_input", grad_input_t, F32, &grad_input)) ||
       (e = co_expect_shape(op, &input, grad_output.shape, grad_output.ndim)) ||
       (e = co_expect_shape(op, &grad_input, grad_output.shape,
-                           grad_output.ndim)) ||
-      (e = co_expect_dense(op, &grad_output)) ||
-      (e = co_expect_dense(op, &input)) ||
-      (e = co_expect_dense(op, &grad_input)))
+                           grad_output.ndim)))
     return e;
   if (!threshold)
     return co_fail(op, "threshold: expected a scalar, got NULL");
-  bool integral = threshold->stype != diopi_dtype_float64 &&
-                  threshold->stype != diopi_dtype_float32;
   co_exec_t x;
   const co_view_t *views[] = {&grad_input, &grad_output, &input};
   if ((e = co_begin(ctx, op, views, 3, &x)))
     return e;
-  co_threshold_backward_args a = {
-      .grad_input = grad_input.data,
-      .grad_output = grad_output.data,
-      .input = input.data,
-      .n = input.numel,
-      .threshold = integral ? (float)threshold->ival : (float)threshold->fval};
-  return co_launch(&x, CO_K_THRESHOLD_BACKWARD, a.n, &a);
+  float *go, *in, *gi;
+  if ((e = co_dense_input(&x, &grad_output, &go)) ||
+      (e = co_dense_input(&x, &input, &in)) ||
+      (e = co_dense_output(&x, &grad_input, &gi)))
+    return e;
+  co_threshold_backward_args a = {.grad_input = gi,
+                                  .grad_output = go,
+                                  .input = in,
+                                  .n = input.numel,
+                                  .threshold = (float)co_scalar(threshold)};
+  if ((e = co_launch(&x, CO_K_THRESHOLD_BACKWARD, a.n, &a)))
+    return e;
+  return co_dense_store(&x, &grad_input, gi);
 }

@@ -48,3 +48,40 @@ diopiError_t co_copy_view(const co_exec_t *x, const co_view_t *dst,
                           const co_view_t *src) {
   return run(x, dst, src, 0);
 }
+
+co_view_t co_dense_view(const co_view_t *v, void *data) {
+  co_view_t d = *v;
+  d.data = data;
+  int64_t stride = 1;
+  for (int i = v->ndim - 1; i >= 0; i--) {
+    d.strides[i] = stride;
+    stride *= v->shape[i];
+  }
+  return d;
+}
+
+diopiError_t co_dense_output(const co_exec_t *x, const co_view_t *v,
+                             float **out_data) {
+  if (co_dense(v)) {
+    *out_data = v->data;
+    return diopiSuccess;
+  }
+  return co_scratch(x, sizeof(float) * (size_t)v->numel, (void **)out_data);
+}
+
+diopiError_t co_dense_input(const co_exec_t *x, const co_view_t *v,
+                            float **out_data) {
+  diopiError_t e = co_dense_output(x, v, out_data);
+  if (e || *out_data == v->data)
+    return e;
+  co_view_t dense = co_dense_view(v, *out_data);
+  return co_copy_view(x, &dense, v);
+}
+
+diopiError_t co_dense_store(const co_exec_t *x, const co_view_t *v,
+                            float *data) {
+  if (data == v->data)
+    return diopiSuccess;
+  co_view_t dense = co_dense_view(v, data);
+  return co_copy_view(x, v, &dense);
+}

@@ -17,6 +17,13 @@ const char *co_shape_text(const int64_t *shape, int ndim, char *buf,
   return buf;
 }
 
+double co_scalar(const diopiScalar_t *s) {
+  bool floating =
+      s->stype == diopi_dtype_float64 || s->stype == diopi_dtype_float32 ||
+      s->stype == diopi_dtype_float16 || s->stype == diopi_dtype_bfloat16;
+  return floating ? s->fval : (double)s->ival;
+}
+
 diopiError_t co_view(const char *op, const char *arg,
                      diopiConstTensorHandle_t t, diopiDtype_t dtype,
                      co_view_t *out) {

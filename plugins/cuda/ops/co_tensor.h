@@ -44,6 +44,9 @@ diopiError_t co_expect_shape(const char *op, const co_view_t *v,
 diopiError_t co_expect_dense(const char *op, const co_view_t *v);
 bool co_dense(const co_view_t *v);
 
+/* A scalar's value: fval for a floating stype, ival otherwise. */
+double co_scalar(const diopiScalar_t *s);
+
 /* "[2, 3]" into buf. */
 const char *co_shape_text(const int64_t *shape, int ndim, char *buf,
                           size_t size);
