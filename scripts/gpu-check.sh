@@ -21,7 +21,8 @@
 #         tests.txt   the cuda-labelled tests; cuda.device must run, not skip
 #         bench.txt   backplane bench copy launch ops --plugin cuda, each row
 #                     beside CUDA called directly in the same run
-#         train.txt   backplane train --device cuda, if train takes --device
+#         train.txt   backplane train --device cuda --devices 1, if train
+#                     takes --device
 #
 # Budgets judged in bench.txt: copies >= 95 % of cudaMemcpyAsync, empty
 # launch + sync <= 1 us above cuLaunchKernel + sync. The exit status is the
@@ -30,8 +31,8 @@ set -u -o pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 staged=$root/build-gpu
-cuda_tests=(cuda_compile cuda_plugin cuda_target cuda_device cuda_ops_compile
-  cuda_ops_library cuda_ops_device)
+cuda_tests=(cuda_compile cuda_staging cuda_codegen cuda_plugin cuda_target cuda_device
+  cuda_ops_compile cuda_ops_library cuda_ops_device)
 
 prepare() { # prepare BUILD
   local build
@@ -49,6 +50,10 @@ prepare() { # prepare BUILD
   rm -rf "$staged/lib/backplane/paddle" "$staged/lib/backplane/torch"
   echo "$build" >"$staged/ORIGIN"
   echo "$root" >"$staged/SOURCE"
+  # The digits data set train reads (Debian's python3-sklearn; the GPU
+  # machine has no such package).
+  local digits=/usr/lib/python3/dist-packages/sklearn/datasets/data/digits.csv.gz
+  [ -f "$digits" ] && mkdir -p "$staged/data" && cp "$digits" "$staged/data/"
   # Everything the programs load that is neither glibc, nor CUDA (NVRTC is
   # 100 MiB; the GPU machine's toolkit has it), nor built here.
   find "$staged" -type f \( -perm -u+x -o -name '*.so*' \) -print0 |
@@ -144,7 +149,11 @@ timeout "$step_timeout" "$bp" bench copy launch ops --plugin cuda >"$out/bench.t
 step bench $?
 
 if "$bp" train --help 2>&1 | grep -q -- '--device\b'; then
-  timeout "$step_timeout" "$bp" train --device cuda --devices 1 >"$out/train.txt" 2>&1
+  # One GPU: train's default is two devices of the type.
+  data=()
+  [ -f "$staged/data/digits.csv.gz" ] && data=(--data "$staged/data/digits.csv.gz")
+  timeout "$step_timeout" "$bp" train --device cuda --devices 1 "${data[@]}" \
+    >"$out/train.txt" 2>&1
   step train $?
 else
   echo "backplane train takes no --device yet: skipped" >"$out/train.txt"

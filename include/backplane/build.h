@@ -1,7 +1,8 @@
 /*
  * Code generation: builders turn an IR module into a module for a target
- * (TVM's `target.build.<kind>`): a shared object, or OpenCL C source. Builders
- * read the target only, never a device, so building for an absent device works.
+ * (TVM's `target.build.<kind>`): a shared object, or OpenCL C or CUDA C
+ * source. Builders read the target only, never a device, so building for an
+ * absent device works.
  *
  * Two kinds of IR module:
  *  - C source (bp_ir_module_from_c): compiled with the system C compiler
@@ -11,29 +12,29 @@
  *    guide.md, "Code generation", has the format): the vcpu and c builders
  *    lower it to C, split the outer loop of each stage into blocks and
  *    vectorize the inner loop by vector_width, then compile it as above.
- *    The opencl builder (the kind of the opencl plugin) lowers it to OpenCL
- *    C: a kernel per function, one work-item per output element in a
- *    grid-stride loop (a reduction's element runs its reduce axes), several
- *    stages in one work-group with barriers between them and intermediate
- *    stages (not outputs) in local memory, up to the target's
- *    max_shared_memory_per_block (BP_ERR_UNSUPPORTED beyond it). The
- *    module is the *.cl source, which the device's OpenCL driver compiles
- *    when it loads (a failed compile's log comes back in the load's
- *    error); float16/bfloat16 compute in float32 as on the C builders.
+ *    The opencl and cuda builders (the kinds of the opencl and cuda
+ *    plugins) lower it to OpenCL C or CUDA C instead: a kernel per stage,
+ *    one work-item (CUDA: thread) per output element in a grid-stride loop
+ *    (a reduction's element runs its reduce axes), intermediate stages (not
+ *    outputs) in a scratch buffer the plugin allocates per launch, and
+ *    descriptor lines telling the plugin which kernels one launch runs. The
+ *    module is the source (*.cl, *.cu), which the plugin compiles when it
+ *    loads (the OpenCL driver; NVRTC, for the target's `arch`); a failed
+ *    compile's log comes back in the load's error. float16/bfloat16
+ *    compute in float32 as on the C builders.
  *
  * Every function of the module is an exported `unsigned int fn(void *param)`
  * (the kernel signature) taking a bp_generated_params_t: it returns 0, or
  * nonzero if it could not run (bad block index, out of host memory). The
  * module is a kernel module: bp_built_module_load loads it on a device and
  * each function launches with bp_launch (kernel.h), one block per share of
- * the outer loop. An opencl function takes the same bp_generated_params_t
- * (device addresses, on the plugin's SVM memory path; its buffer path
- * refuses a param block holding device addresses as BP_ERR_UNSUPPORTED), so
- * one IR and one argument block run on both.
+ * the outer loop. An opencl or cuda function takes the same
+ * bp_generated_params_t holding device addresses, so one IR and one
+ * argument block run on every builder.
  *
  * Results are cached on disk by the hash of (IR, canonical target, compiler
- * and its version; for opencl (IR, canonical target): the source is cached,
- * the driver's compile is not) in $BACKPLANE_CACHE_DIR, else
+ * and its version; for opencl and cuda (IR, canonical target): the source
+ * is cached, the device compiler's work is not) in $BACKPLANE_CACHE_DIR, else
  * $XDG_CACHE_HOME/backplane, else ~/.cache/backplane; entries are written
  * atomically and checked before use (a corrupt or stale entry is rebuilt, never
  * loaded).
@@ -105,8 +106,8 @@ BP_API bp_status_t bp_build(const bp_ir_module_t *module,
                             const bp_build_options_t *options,
                             bp_built_module_t **out_built);
 
-/* The shared object or source (in the cache; *.so, or *.cl for opencl);
- * valid as long as `built`. */
+/* The shared object or source (in the cache; *.so, *.cl for opencl, *.cu
+ * for cuda); valid as long as `built`. */
 BP_API const char *bp_built_module_path(const bp_built_module_t *built);
 /* Nonzero when the build was found in the cache. */
 BP_API int bp_built_module_from_cache(const bp_built_module_t *built);
@@ -115,7 +116,8 @@ BP_API int bp_built_module_from_cache(const bp_built_module_t *built);
 BP_API const char *bp_built_module_source(const bp_built_module_t *built);
 /* The number of blocks a launch of `name` should use: the target's
  * num_cores, or 1 when the function cannot be split (opencl: has more than
- * one stage). 0 if unknown. */
+ * one stage; cuda: the grid, a block of 256 threads per element of the
+ * largest stage, at most 8 blocks per multiprocessor). 0 if unknown. */
 BP_API uint32_t bp_built_module_blocks(const bp_built_module_t *built,
                                        const char *name);
 
@@ -131,7 +133,7 @@ BP_API bp_status_t bp_built_module_load(const bp_built_module_t *built,
 
 /* Loads the shared object into this process (once) and finds `name` in it,
  * for a direct host call (one block, no device). BP_ERR_UNSUPPORTED for an
- * opencl module (source for a device compiler). */
+ * opencl or cuda module (source for a device compiler). */
 BP_API bp_status_t bp_built_module_function(bp_built_module_t *built,
                                             const char *name,
                                             bp_generated_fn *out_function);

@@ -46,6 +46,10 @@ typedef enum BP_ModuleKind {
  * which arguments are device pointers (docs/plugin-guide.md, "Generated
  * OpenCL modules"). */
 #define BP_OPENCL_GENERATED_MARKER "//@bp generated-opencl 1"
+/* The same for CUDA C from the cuda builder; the next line, `//@bp arch
+ * sm_XY`, names the architecture it was built for (docs/cuda.md, "Generated
+ * modules"). */
+#define BP_CUDA_GENERATED_MARKER "//@bp generated-cuda 1"
 
 /* Launch attributes; struct_size versions it like an extension. */
 typedef struct BP_LaunchConfig {

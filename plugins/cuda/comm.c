@@ -110,8 +110,22 @@ static C_Status prepare(const char *function, C_CCLComm comm, C_DataType type,
   return C_SUCCESS;
 }
 
-static C_Status result(const call_t *call, ncclResult_t r, const char *what) {
-  return r == ncclSuccess ? C_SUCCESS : cu_fail_nccl(call->nccl, r, what);
+/* prepare, then checks that `rank` (the collective's root or peer, named
+ * `role`) is one of the communicator's ranks. */
+static C_Status prepare_ranked(const char *function, C_CCLComm comm,
+                               C_DataType type, const C_CCLReduceOp *op,
+                               const char *role, size_t rank, C_Stream stream,
+                               call_t *out) {
+  C_Status status = prepare(function, comm, type, op, stream, out);
+  if (status == C_SUCCESS && rank >= (size_t)comm->nranks)
+    return cu_fail(C_ERROR, "cuda %s: %s %zu of %d ranks", function, role, rank,
+                   comm->nranks);
+  return status;
+}
+
+static C_Status result(const cu_nccl_t *nccl, ncclResult_t r,
+                       const char *what) {
+  return r == ncclSuccess ? C_SUCCESS : cu_fail_nccl(nccl, r, what);
 }
 
 static C_Status get_unique_id_size(size_t *size) {
@@ -131,11 +145,11 @@ static C_Status get_unique_id(C_CCLRootId *id) {
   if (!nccl)
     return C_FAILED;
   ncclUniqueId unique;
-  ncclResult_t r = nccl->get_unique_id(&unique);
-  if (r != ncclSuccess)
-    return cu_fail_nccl(nccl, r, "ncclGetUniqueId");
-  memcpy(id->data, &unique, sizeof unique);
-  return C_SUCCESS;
+  C_Status status =
+      result(nccl, nccl->get_unique_id(&unique), "ncclGetUniqueId");
+  if (status == C_SUCCESS)
+    memcpy(id->data, &unique, sizeof unique);
+  return status;
 }
 
 static C_Status comm_init_rank(size_t nranks, C_CCLRootId *id, size_t rank,
@@ -178,8 +192,7 @@ static C_Status destroy_comm(C_CCLComm comm) {
   cu_device_enter(&comm->dev->handle);
   ncclResult_t r = nccl->comm_destroy(comm->comm);
   free(comm);
-  return r == ncclSuccess ? C_SUCCESS
-                          : cu_fail_nccl(nccl, r, "ncclCommDestroy");
+  return result(nccl, r, "ncclCommDestroy");
 }
 
 static C_Status all_reduce(void *send, void *recv, size_t count,
@@ -188,7 +201,7 @@ static C_Status all_reduce(void *send, void *recv, size_t count,
   call_t c;
   C_Status s = prepare("xccl_all_reduce", comm, type, &op, stream, &c);
   return s ? s
-           : result(&c,
+           : result(c.nccl,
                     c.nccl->all_reduce(send, recv, count, c.type, c.op,
                                        comm->comm, c.stream),
                     "ncclAllReduce");
@@ -197,32 +210,26 @@ static C_Status all_reduce(void *send, void *recv, size_t count,
 static C_Status broadcast(void *buf, size_t count, C_DataType type, size_t root,
                           C_CCLComm comm, C_Stream stream) {
   call_t c;
-  C_Status s = prepare("xccl_broadcast", comm, type, NULL, stream, &c);
-  if (s)
-    return s;
-  if (root >= (size_t)comm->nranks)
-    return cu_fail(C_ERROR, "cuda xccl_broadcast: root %zu of %d ranks", root,
-                   comm->nranks);
-  return result(&c,
-                c.nccl->broadcast(buf, buf, count, c.type, (int)root,
-                                  comm->comm, c.stream),
-                "ncclBroadcast");
+  C_Status s = prepare_ranked("xccl_broadcast", comm, type, NULL, "root", root,
+                              stream, &c);
+  return s ? s
+           : result(c.nccl,
+                    c.nccl->broadcast(buf, buf, count, c.type, (int)root,
+                                      comm->comm, c.stream),
+                    "ncclBroadcast");
 }
 
 static C_Status reduce(void *send, void *recv, size_t count, C_DataType type,
                        C_CCLReduceOp op, size_t root, C_CCLComm comm,
                        C_Stream stream) {
   call_t c;
-  C_Status s = prepare("xccl_reduce", comm, type, &op, stream, &c);
-  if (s)
-    return s;
-  if (root >= (size_t)comm->nranks)
-    return cu_fail(C_ERROR, "cuda xccl_reduce: root %zu of %d ranks", root,
-                   comm->nranks);
-  return result(&c,
-                c.nccl->reduce(send, recv, count, c.type, c.op, (int)root,
-                               comm->comm, c.stream),
-                "ncclReduce");
+  C_Status s =
+      prepare_ranked("xccl_reduce", comm, type, &op, "root", root, stream, &c);
+  return s ? s
+           : result(c.nccl,
+                    c.nccl->reduce(send, recv, count, c.type, c.op, (int)root,
+                                   comm->comm, c.stream),
+                    "ncclReduce");
 }
 
 static C_Status all_gather(void *send, void *recv, size_t count,
@@ -230,7 +237,7 @@ static C_Status all_gather(void *send, void *recv, size_t count,
   call_t c;
   C_Status s = prepare("xccl_all_gather", comm, type, NULL, stream, &c);
   return s ? s
-           : result(&c,
+           : result(c.nccl,
                     c.nccl->all_gather(send, recv, count, c.type, comm->comm,
                                        c.stream),
                     "ncclAllGather");
@@ -242,7 +249,7 @@ static C_Status reduce_scatter(void *send, void *recv, size_t count,
   call_t c;
   C_Status s = prepare("xccl_reduce_scatter", comm, type, &op, stream, &c);
   return s ? s
-           : result(&c,
+           : result(c.nccl,
                     c.nccl->reduce_scatter(send, recv, count, c.type, c.op,
                                            comm->comm, c.stream),
                     "ncclReduceScatter");
@@ -250,46 +257,38 @@ static C_Status reduce_scatter(void *send, void *recv, size_t count,
 
 static C_Status group_start(void) {
   const cu_nccl_t *nccl = cu_nccl();
-  if (!nccl)
-    return C_FAILED;
-  ncclResult_t r = nccl->group_start();
-  return r == ncclSuccess ? C_SUCCESS : cu_fail_nccl(nccl, r, "ncclGroupStart");
+  return nccl ? result(nccl, nccl->group_start(), "ncclGroupStart") : C_FAILED;
 }
 
 static C_Status group_end(void) {
   const cu_nccl_t *nccl = cu_nccl();
-  if (!nccl)
-    return C_FAILED;
-  ncclResult_t r = nccl->group_end();
-  return r == ncclSuccess ? C_SUCCESS : cu_fail_nccl(nccl, r, "ncclGroupEnd");
+  return nccl ? result(nccl, nccl->group_end(), "ncclGroupEnd") : C_FAILED;
+}
+
+/* A send to `peer` (`sending`) or a receive from it. */
+static C_Status point_to_point(bool sending, void *buf, size_t count,
+                               C_DataType type, size_t peer, C_CCLComm comm,
+                               C_Stream stream) {
+  call_t c;
+  C_Status s = prepare_ranked(sending ? "xccl_send" : "xccl_recv", comm, type,
+                              NULL, "peer", peer, stream, &c);
+  if (s)
+    return s;
+  ncclResult_t r =
+      sending
+          ? c.nccl->send(buf, count, c.type, (int)peer, comm->comm, c.stream)
+          : c.nccl->recv(buf, count, c.type, (int)peer, comm->comm, c.stream);
+  return result(c.nccl, r, sending ? "ncclSend" : "ncclRecv");
 }
 
 static C_Status send_to(void *buf, size_t count, C_DataType type, size_t peer,
                         C_CCLComm comm, C_Stream stream) {
-  call_t c;
-  C_Status s = prepare("xccl_send", comm, type, NULL, stream, &c);
-  if (s)
-    return s;
-  if (peer >= (size_t)comm->nranks)
-    return cu_fail(C_ERROR, "cuda xccl_send: peer %zu of %d ranks", peer,
-                   comm->nranks);
-  return result(
-      &c, c.nccl->send(buf, count, c.type, (int)peer, comm->comm, c.stream),
-      "ncclSend");
+  return point_to_point(true, buf, count, type, peer, comm, stream);
 }
 
 static C_Status recv_from(void *buf, size_t count, C_DataType type, size_t peer,
                           C_CCLComm comm, C_Stream stream) {
-  call_t c;
-  C_Status s = prepare("xccl_recv", comm, type, NULL, stream, &c);
-  if (s)
-    return s;
-  if (peer >= (size_t)comm->nranks)
-    return cu_fail(C_ERROR, "cuda xccl_recv: peer %zu of %d ranks", peer,
-                   comm->nranks);
-  return result(
-      &c, c.nccl->recv(buf, count, c.type, (int)peer, comm->comm, c.stream),
-      "ncclRecv");
+  return point_to_point(false, buf, count, type, peer, comm, stream);
 }
 
 /* One send and one receive per peer inside a group. */
@@ -320,8 +319,7 @@ static C_Status comm_abort(C_CCLComm comm) {
     return cu_fail(C_ERROR, "cuda comm_abort: comm is NULL");
   if (!nccl)
     return C_FAILED;
-  ncclResult_t r = nccl->comm_abort(comm->comm);
-  return r == ncclSuccess ? C_SUCCESS : cu_fail_nccl(nccl, r, "ncclCommAbort");
+  return result(nccl, nccl->comm_abort(comm->comm), "ncclCommAbort");
 }
 
 static int32_t ext_status_of(ncclResult_t r) {
@@ -348,9 +346,10 @@ static C_Status comm_get_async_error(C_CCLComm comm, int32_t *out_status,
   if (!nccl)
     return C_FAILED;
   ncclResult_t async = ncclSuccess;
-  ncclResult_t r = nccl->comm_get_async_error(comm->comm, &async);
-  if (r != ncclSuccess)
-    return cu_fail_nccl(nccl, r, "ncclCommGetAsyncError");
+  C_Status status = result(nccl, nccl->comm_get_async_error(comm->comm, &async),
+                           "ncclCommGetAsyncError");
+  if (status != C_SUCCESS)
+    return status;
   *out_status = ext_status_of(async);
   if (message && capacity)
     snprintf(message, capacity, "%s",

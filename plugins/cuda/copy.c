@@ -1,6 +1,8 @@
 /* Copies through cudaMemcpy*. */
 #include "copy.h"
 
+#include "staged_copy.h"
+
 /* The synchronous copies return once the bytes have landed: cudaMemcpy does
  * not wait for device-to-device copies, nor cudaMemcpyPeer at all, so each
  * one also drains the legacy default stream it ran on. */
@@ -41,6 +43,8 @@ static C_Status copy_async(const C_Device device, C_Stream handle, void *dst,
     return C_ERROR;
   if (size == 0)
     return C_SUCCESS;
+  if (cu_staged_copy_wanted(stream->stream, dst, src, size, kind))
+    return cu_staged_copy(stream->stream, dst, src, size, kind);
   cudaError_t error = cudaMemcpyAsync(dst, src, size, kind, stream->stream);
   return error == cudaSuccess ? C_SUCCESS
                               : cu_fail_cuda(error, "cudaMemcpyAsync");

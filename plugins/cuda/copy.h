@@ -1,9 +1,11 @@
 /* Copies in every direction, synchronous and on a stream, and between
  * devices (cudaMemcpyPeer: direct where peer access is enabled, staged by
  * CUDA otherwise). Pointers are unified addresses, so each copy names its
- * direction only for the contract. A synchronous copy is complete on return
- * and not ordered after work on the plugin's (non-blocking) streams, as the
- * framework face documents for copies without a stream. Thread-safe. */
+ * direction only for the contract. Asynchronous copies from and to pageable
+ * host memory do not wait for the stream (staged_copy.h). A synchronous copy
+ * is complete on return and not ordered after work on the plugin's
+ * (non-blocking) streams, as the framework face documents for copies without
+ * a stream. Thread-safe. */
 #ifndef BACKPLANE_CUDA_COPY_H_
 #define BACKPLANE_CUDA_COPY_H_
 

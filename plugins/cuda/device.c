@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "kernel_status.h"
+#include "staged_copy.h"
+
 static cu_device_t *g_devices;
 static int g_count;
 static _Thread_local int t_current;
@@ -85,6 +88,8 @@ static C_Status initialize_devices(void) {
              dev->properties.minor);
   }
   enable_peer_access(count);
+  cu_staged_copy_reserve(); /* pinned memory before any stream work */
+  cu_kernel_status_reserve();
   g_devices = devices;
   g_count = count;
   return C_SUCCESS;
@@ -110,6 +115,8 @@ C_Status cu_finalize(void) {
     for (int i = 0; i < g_count; ++i)
       if (cudaSetDevice(i) == cudaSuccess)
         cudaDeviceSynchronize();
+    cu_staged_copy_release(); /* the copies' staging blocks */
+    cu_kernel_status_release();
     free(g_devices);
     g_devices = NULL;
     g_count = 0;

@@ -44,6 +44,7 @@ static void load(void) {
   (void)CU_RESOLVE(module_get_function_count, "cuModuleGetFunctionCount");
   (void)CU_RESOLVE(module_enumerate_functions, "cuModuleEnumerateFunctions");
   (void)CU_RESOLVE(func_get_name, "cuFuncGetName");
+  (void)CU_RESOLVE(func_get_param_info, "cuFuncGetParamInfo");
   g_loaded = &g_driver;
 }
 

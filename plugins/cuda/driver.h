@@ -34,6 +34,9 @@ typedef struct cu_driver {
   CUresult (*module_enumerate_functions)(CUfunction *functions, unsigned count,
                                          CUmodule module);
   CUresult (*func_get_name)(const char **name, CUfunction function);
+  /* CUDA 12.4 and later; NULL on older drivers (no status words). */
+  CUresult (*func_get_param_info)(CUfunction function, size_t index,
+                                  size_t *offset, size_t *size);
 } cu_driver_t;
 
 /* The driver table, or NULL (with the reason in cu_last_error) when

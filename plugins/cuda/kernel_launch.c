@@ -3,6 +3,48 @@
 
 #include "backplane/status.h"
 #include "kernel_internal.h"
+#include "kernel_status.h"
+
+/* One ordinary kernel on the stream. A kernel with one parameter past the
+ * block takes a status word, checked by a host function behind it. */
+static C_Status launch_kernel(const cu_driver_t *driver,
+                              struct C_Stream_st *stream,
+                              const struct BP_KernelFunction_st *function,
+                              uint32_t blocks, const void *args,
+                              size_t args_size, const char *name) {
+  cu_kernel_status_t *status = NULL;
+  unsigned *word = NULL;
+  if (function->kernel.params == (args_size ? 2u : 1u) &&
+      function->kernel.last_param_size == sizeof word) {
+    if (!(status = cu_kernel_status_take(stream, name)))
+      return C_FAILED;
+    word = cu_kernel_status_word(status);
+  }
+  /* The by-value struct parameter (the driver copies it here), then the
+   * status word's address. */
+  void *params[] = {(void *)args, &word};
+  CUresult r = driver->launch_kernel(function->kernel.function, blocks, 1, 1,
+                                     function->kernel.threads, 1, 1, 0,
+                                     (CUstream)stream->stream,
+                                     args_size ? params
+                                     : status  ? params + 1
+                                               : NULL,
+                                     NULL);
+  if (r != CUDA_SUCCESS) {
+    if (status)
+      cu_kernel_status_give_back(status);
+    return cu_fail_driver(driver, r, "cuLaunchKernel");
+  }
+  /* If this fails the word stays out of use (the kernel may still write it)
+   * until the last finalize. */
+  cudaError_t error =
+      status
+          ? cudaLaunchHostFunc(stream->stream, cu_kernel_status_check, status)
+          : cudaSuccess;
+  return error == cudaSuccess
+             ? C_SUCCESS
+             : cu_fail_cuda(error, "cudaLaunchHostFunc (kernel status)");
+}
 
 C_Status cu_launch(const C_Device device, C_Stream stream_handle,
                    BP_KernelFunction function, uint32_t blocks,
@@ -25,13 +67,13 @@ C_Status cu_launch(const C_Device device, C_Stream stream_handle,
   if (!driver)
     return C_FAILED;
   const char *name = label ? label : function->name;
-  /* The single by-value struct parameter: the driver copies it here. */
-  void *params[] = {(void *)args};
-  CUresult r = driver->launch_kernel(
-      function->function, blocks, 1, 1, function->threads, 1, 1, 0,
-      (CUstream)stream->stream, args_size ? params : NULL, NULL);
-  if (r != CUDA_SUCCESS)
-    return cu_fail_driver(driver, r, "cuLaunchKernel");
+  C_Status launched = function->generated
+                          ? cu_generated_launch(driver, stream, function,
+                                                blocks, args, args_size)
+                          : launch_kernel(driver, stream, function, blocks,
+                                          args, args_size, name);
+  if (launched != C_SUCCESS)
+    return launched;
   pthread_mutex_lock(&stream->lock);
   snprintf(stream->last_label, sizeof stream->last_label, "%s", name);
   uint64_t timeout =

@@ -108,39 +108,56 @@ C_Status cu_query_stream(const C_Device device, C_Stream handle) {
   return C_SUCCESS;
 }
 
-/* Polls the stream until it is done or the pending deadline passes; true
- * when the deadline passed (the stream then holds BP_ERR_TIMEOUT). */
-static bool wait_until_deadline(struct C_Stream_st *stream) {
+/* How long a deadline wait polls without yielding the CPU: short kernels
+ * finish within it, and a sched_yield per poll would add its system call to
+ * every launch + synchronize. */
+enum { CU_SPIN_NS = 50000 };
+
+/* Polls the stream until it is done or the pending deadline passes. Returns
+ * cudaErrorNotReady when the deadline passed (the stream then holds
+ * BP_ERR_TIMEOUT), else the stream's final query result; cudaErrorNotReady
+ * is never returned without a deadline, which leaves the wait to
+ * cudaStreamSynchronize (*waited false). */
+static cudaError_t wait_until_deadline(struct C_Stream_st *stream,
+                                       bool *waited) {
   pthread_mutex_lock(&stream->lock);
   uint64_t deadline = stream->deadline_ns;
   char label[sizeof stream->deadline_label];
   snprintf(label, sizeof label, "%s", stream->deadline_label);
   pthread_mutex_unlock(&stream->lock);
+  *waited = deadline != 0;
   if (!deadline)
-    return false;
-  while (cudaStreamQuery(stream->stream) == cudaErrorNotReady) {
-    if (cu_now_ns() >= deadline) {
+    return cudaSuccess;
+  uint64_t spin_until = cu_now_ns() + CU_SPIN_NS;
+  cudaError_t error;
+  while ((error = cudaStreamQuery(stream->stream)) == cudaErrorNotReady) {
+    uint64_t now = cu_now_ns();
+    if (now >= deadline) {
       cu_stream_fail(stream, BP_ERR_TIMEOUT,
                      "cuda: kernel %s on device %d passed its timeout", label,
                      stream->dev->id);
-      return true;
+      return cudaErrorNotReady;
     }
-    sched_yield();
+    if (now >= spin_until)
+      sched_yield();
   }
   pthread_mutex_lock(&stream->lock);
   if (stream->deadline_ns == deadline)
     stream->deadline_ns = 0;
   pthread_mutex_unlock(&stream->lock);
-  return false;
+  return error;
 }
 
 C_Status cu_synchronize_stream(const C_Device device, C_Stream handle) {
   struct C_Stream_st *stream = cu_stream_of(cu_device_enter(device), handle);
   if (!stream)
     return C_ERROR;
-  if (wait_until_deadline(stream))
+  bool waited;
+  cudaError_t error = wait_until_deadline(stream, &waited);
+  if (error == cudaErrorNotReady)
     return C_SUCCESS; /* the sticky timeout tells */
-  cudaError_t error = cudaStreamSynchronize(stream->stream);
+  if (!waited)
+    error = cudaStreamSynchronize(stream->stream);
   if (error != cudaSuccess)
     record_fault(stream, error);
   return C_SUCCESS;

@@ -31,7 +31,8 @@ static pthread_once_t fast_clock_once = PTHREAD_ONCE_INIT;
  * power state. */
 static bool tsc_is_invariant(void) {
   unsigned eax, ebx, ecx, edx;
-  if (__get_cpuid_max(0x80000000u, NULL) < 0x80000007u)
+  /* gcc declares the result unsigned, clang int. */
+  if ((unsigned)__get_cpuid_max(0x80000000u, NULL) < 0x80000007u)
     return false;
   __cpuid(0x80000007u, eax, ebx, ecx, edx);
   return (edx & (1u << 8)) != 0;

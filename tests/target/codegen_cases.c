@@ -299,6 +299,27 @@ char *case_ir(const cross_case_t *c) {
   return ir;
 }
 
+char *cases_module_ir(void) {
+  static const char head[] = "{\"functions\":[", tail[] = "]}";
+  static const char name_f[] = "\"name\":\"f\"";
+  size_t capacity = 1 << 16, length = 0;
+  char *ir = malloc(capacity);
+  assert_non_null(ir);
+  length += (size_t)snprintf(ir, capacity, "%s", head);
+  for (size_t c = 0; c < case_count; c++) {
+    const char *rest =
+        strstr(case_ir(&cases[c]), name_f) + strlen(name_f); /* after "f" */
+    size_t body = strlen(rest) - strlen(tail);
+    int written =
+        snprintf(ir + length, capacity - length, "%s{\"name\":\"%s\"%.*s",
+                 c ? "," : "", cases[c].name, (int)body, rest);
+    assert_true(written > 0 && (size_t)written < capacity - length);
+    length += (size_t)written;
+  }
+  snprintf(ir + length, capacity - length, "%s", tail);
+  return ir;
+}
+
 static double output_value(const cross_case_t *c, const void *y, int index) {
   if (!strcmp(c->dtype, "int32"))
     return ((const int32_t *)y)[index];

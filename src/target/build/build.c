@@ -2,8 +2,8 @@
  * the disk cache. Built-in kinds (vcpu, c) lower tensor expressions to C and
  * compile with the system compiler; a plugin kind's builder is called with
  * the IR's and the target's canonical JSON; a plugin kind without one whose
- * devices compile source Backplane lowers to (opencl: OpenCL C) gets that
- * source as its module. Builders read the target only. */
+ * devices compile source Backplane lowers to (opencl: OpenCL C, cuda: CUDA
+ * C) gets that source as its module. Builders read the target only. */
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -17,7 +17,7 @@
 #include "target/target_internal.h"
 
 /* Bumped whenever lowering changes what it emits: old entries go stale. */
-#define CODEGEN_VERSION "backplane-codegen-5"
+#define CODEGEN_VERSION "backplane-codegen-6"
 
 struct bp_built_module {
   char path[4300];
@@ -44,12 +44,80 @@ static int is_builtin_cpu(const bp_target_t *target) {
 typedef struct source_lowering {
   const char *kind;
   const char *suffix;
-  bp_status_t (*lower)(const te_module_t *module, int64_t vector_width,
+  bp_status_t (*lower)(const te_module_t *module, const bp_target_t *target,
                        char **out_source);
+  /* The blocks a launch of `function` should use on `cores` cores. */
+  uint32_t (*blocks)(const te_function_t *function, int64_t cores);
 } source_lowering_t;
 
+static uint32_t cores_as_blocks(int64_t cores) {
+  return cores > 0 && cores < UINT32_MAX ? (uint32_t)cores : 1;
+}
+
+static bp_status_t lower_opencl(const te_module_t *module,
+                                const bp_target_t *target, char **out_source) {
+  int64_t lanes = 1;
+  (void)bp_target_get_int(target, "vector_width", &lanes);
+  return te_lower_to_opencl(module, lanes, out_source);
+}
+
+/* A single stage splits by elements; the opencl plugin sizes each stage
+ * of a longer function itself. */
+static uint32_t opencl_blocks(const te_function_t *function, int64_t cores) {
+  return function->tensor_count - function->input_count == 1
+             ? cores_as_blocks(cores)
+             : 1;
+}
+
+/* NVRTC's real architectures: sm_<digits>, then an optional feature
+ * letter (sm_90a). */
+static int is_nvidia_arch(const char *arch) {
+  if (strncmp(arch, "sm_", 3) != 0)
+    return 0;
+  size_t digits = strspn(arch + 3, "0123456789");
+  const char *rest = arch + 3 + digits;
+  return digits >= 2 && digits <= 3 &&
+         (*rest == '\0' || (rest[0] >= 'a' && rest[0] <= 'z' && !rest[1]));
+}
+
+static bp_status_t lower_cuda(const te_module_t *module,
+                              const bp_target_t *target, char **out_source) {
+  const char *arch = NULL;
+  if (bp_target_get_string(target, "arch", &arch) != BP_OK || !arch ||
+      !is_nvidia_arch(arch))
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "bp_build: target kind 'cuda' needs arch "
+                    "sm_<major><minor> (e.g. sm_90), not '%s'",
+                    arch ? arch : "(absent)");
+  return te_lower_to_cuda(module, arch, out_source);
+}
+
+/* Threads per block of the cuda plugin's launches (docs/cuda.md), and how
+ * many such blocks keep a streaming multiprocessor full (2048 threads on
+ * sm_80 and later; a few more only queue). */
+enum { CUDA_BLOCK_THREADS = 256, CUDA_BLOCKS_PER_CORE = 8 };
+
+/* The grid every stage runs on: a thread per element of the largest
+ * stage, at most enough blocks to fill every multiprocessor (the kernels'
+ * grid-stride loops cover the rest). */
+static uint32_t cuda_blocks(const te_function_t *function, int64_t cores) {
+  int64_t largest = 1;
+  for (size_t s = function->input_count; s < function->tensor_count; s++) {
+    int64_t elements = 1;
+    for (int d = 0; d < function->tensors[s].rank; d++)
+      elements *= function->tensors[s].shape[d];
+    largest = elements > largest ? elements : largest;
+  }
+  int64_t needed = (largest + CUDA_BLOCK_THREADS - 1) / CUDA_BLOCK_THREADS;
+  int64_t full = cores > 0 && cores < INT32_MAX / CUDA_BLOCKS_PER_CORE
+                     ? cores * CUDA_BLOCKS_PER_CORE
+                     : CUDA_BLOCKS_PER_CORE;
+  return (uint32_t)(needed < full ? needed : full);
+}
+
 static const source_lowering_t source_lowerings[] = {
-    {"opencl", ".cl", te_lower_to_opencl},
+    {"opencl", ".cl", lower_opencl, opencl_blocks},
+    {"cuda", ".cu", lower_cuda, cuda_blocks},
 };
 
 static const source_lowering_t *source_lowering_of(const bp_target_t *target) {
@@ -139,10 +207,8 @@ static bp_status_t build_source(const source_lowering_t *lowering,
                     "bp_build: target kind '%s' lowers tensor-expression IR; "
                     "a C source module builds for the vcpu and c kinds only",
                     target->kind->name);
-  int64_t lanes = 1;
-  (void)bp_target_get_int(target, "vector_width", &lanes);
   char *source = NULL;
-  bp_status_t status = lowering->lower(module->te, lanes, &source);
+  bp_status_t status = lowering->lower(module->te, target, &source);
   if (status == BP_OK)
     status = write_file(out_path, source);
   if (status == BP_OK)
@@ -177,13 +243,13 @@ static bp_status_t build_extension(const bp_ir_module_t *module,
 }
 
 /* Blocks per function: the target's cores for a function whose blocks
- * split it (C: by its first axis; a source lowering: a single stage, by
- * elements, though the opencl plugin sizes each stage itself), else 1. */
+ * split it (C: by its first axis), else 1; a source lowering's own rule. */
 static bp_status_t fill_functions(bp_built_module_t *built,
                                   const bp_ir_module_t *module,
                                   const bp_target_t *target) {
   int64_t cores = 1;
   (void)bp_target_get_int(target, "num_cores", &cores);
+  const source_lowering_t *lowering = source_lowering_of(target);
   built->function_count = module->name_count;
   built->names = calloc(module->name_count, sizeof(char *));
   built->blocks = calloc(module->name_count, sizeof(uint32_t));
@@ -194,12 +260,11 @@ static bp_status_t fill_functions(bp_built_module_t *built,
       return bp_error(BP_ERR_OUT_OF_MEMORY, "bp_build: out of memory");
     const te_function_t *function =
         module->te ? &module->te->functions[f] : NULL;
-    int split =
-        !function || (source_lowering_of(target)
-                          ? function->tensor_count - function->input_count == 1
-                          : function->splittable);
-    built->blocks[f] =
-        split && cores > 0 && cores < UINT32_MAX ? (uint32_t)cores : 1;
+    if (function && lowering)
+      built->blocks[f] = lowering->blocks(function, cores);
+    else
+      built->blocks[f] =
+          !function || function->splittable ? cores_as_blocks(cores) : 1;
   }
   return BP_OK;
 }

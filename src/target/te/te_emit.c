@@ -1,21 +1,19 @@
-/* The walk both lowerings share (te_lower_internal.h): expressions, loads
+/* The walk every lowering shares (te_lower_internal.h): expressions, loads
  * and their flat indices, hoisted reductions and the store of one element.
- * The C and OpenCL C emitters differ only around it (preludes, signatures,
- * loops over the elements) and in the intrinsics' names (te_dialect_t). */
+ * The C, OpenCL C and CUDA C emitters differ only around it (preludes,
+ * signatures, loops over the elements) and in the intrinsics' names
+ * (te_dialect_t). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "target/te/te_lower_internal.h"
 
-/* Integer helpers both preludes share (after int32_t, INT32_MIN and
- * INT32_MAX exist): wrapping arithmetic, division by zero as 0, float to
- * int saturating. */
-/* float16 and bfloat16 storage conversions, in the C and OpenCL C the two
- * preludes share: as_float/as_uint are OpenCL's bit casts (the C prelude
- * defines them). Round to nearest even; NaN stays NaN. */
+/* float16 and bfloat16 storage conversions, in the C, OpenCL C and CUDA C
+ * the preludes share: as_float/as_uint are OpenCL's bit casts (the C and
+ * CUDA C preludes define them). Round to nearest even; NaN stays NaN. */
 const char te_half_helpers[] =
-    "static inline float bp_f16_to_f32(uint16_t h) {\n"
+    "BP_HELPER float bp_f16_to_f32(uint16_t h) {\n"
     "  uint32_t sign = (uint32_t)(h & 0x8000u) << 16;\n"
     "  uint32_t exponent = (h >> 10) & 0x1fu, mantissa = h & 0x3ffu;\n"
     "  if (exponent == 0)\n"
@@ -24,7 +22,7 @@ const char te_half_helpers[] =
     "    return as_float(sign | 0x7f800000u | (mantissa << 13));\n"
     "  return as_float(sign | ((exponent + 112u) << 23) | (mantissa << 13));\n"
     "}\n"
-    "static inline uint16_t bp_f32_to_f16(float f) {\n"
+    "BP_HELPER uint16_t bp_f32_to_f16(float f) {\n"
     "  uint32_t x = as_uint(f);\n"
     "  uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);\n"
     "  uint32_t magnitude = x & 0x7fffffffu;\n"
@@ -35,32 +33,35 @@ const char te_half_helpers[] =
     "  magnitude += 0xc8000fffu + ((magnitude >> 13) & 1u);\n"
     "  return sign | (uint16_t)(magnitude >> 13);\n"
     "}\n"
-    "static inline float bp_bf16_to_f32(uint16_t h) {\n"
+    "BP_HELPER float bp_bf16_to_f32(uint16_t h) {\n"
     "  return as_float((uint32_t)h << 16);\n"
     "}\n"
-    "static inline uint16_t bp_f32_to_bf16(float f) {\n"
+    "BP_HELPER uint16_t bp_f32_to_bf16(float f) {\n"
     "  uint32_t x = as_uint(f);\n"
     "  if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | "
     "0x40u);\n"
     "  return (uint16_t)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);\n"
     "}\n";
 
+/* Integer helpers the preludes share (after int32_t, INT32_MIN and
+ * INT32_MAX exist): wrapping arithmetic, division by zero as 0, float to
+ * int saturating. */
 const char te_integer_helpers[] =
-    "static inline int32_t bp_f2i(float f) {\n"
+    "BP_HELPER int32_t bp_f2i(float f) {\n"
     "  if (!(f == f)) return 0;\n"
     "  if (f >= 2147483520.0f) return INT32_MAX;\n"
     "  if (f <= -2147483648.0f) return INT32_MIN;\n"
     "  return (int32_t)f;\n"
     "}\n"
-    "static inline int32_t bp_idiv(int32_t a, int32_t b) {\n"
+    "BP_HELPER int32_t bp_idiv(int32_t a, int32_t b) {\n"
     "  if (b == 0) return 0;\n"
     "  if (b == -1) return (int32_t)(0u - (uint32_t)a);\n"
     "  return a / b;\n"
     "}\n"
-    "static inline int32_t bp_imax(int32_t a, int32_t b) {\n"
+    "BP_HELPER int32_t bp_imax(int32_t a, int32_t b) {\n"
     "  return a > b ? a : b;\n"
     "}\n"
-    "static inline int32_t bp_imin(int32_t a, int32_t b) {\n"
+    "BP_HELPER int32_t bp_imin(int32_t a, int32_t b) {\n"
     "  return a < b ? a : b;\n"
     "}\n"
     "#define BP_IADD(a, b) ((int32_t)((uint32_t)(a) + (uint32_t)(b)))\n"

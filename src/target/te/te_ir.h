@@ -144,5 +144,10 @@ bp_status_t te_lower_to_c(const te_module_t *module, int64_t vector_width,
  * *out_source. */
 bp_status_t te_lower_to_opencl(const te_module_t *module, int64_t vector_width,
                                char **out_source);
+/* CUDA C source for NVRTC, compiled for `arch` ("sm_90"): a kernel per stage
+ * of every function and the descriptor lines that group them
+ * (te_lower_cuda.c). The caller frees *out_source. */
+bp_status_t te_lower_to_cuda(const te_module_t *module, const char *arch,
+                             char **out_source);
 
 #endif /* BACKPLANE_TARGET_TE_IR_H_ */

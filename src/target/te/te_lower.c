@@ -45,6 +45,7 @@ static const char prelude[] =
     "__attribute__((weak, visibility(\"default\")))\n"
     "const bp_device_api_head_t *bp_kernel_device_api;\n"
     "\n"
+    "#define BP_HELPER static inline\n"
     "static inline float as_float(uint32_t u) {\n"
     "  float f;\n"
     "  memcpy(&f, &u, 4);\n"

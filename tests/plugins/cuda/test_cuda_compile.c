@@ -1,10 +1,12 @@
 /* What the cuda plugin does without a GPU: NVRTC compiles CUDA C to PTX for
  * a named architecture, a source that does not compile comes back with
- * NVRTC's build log, and module images are told apart by their bytes. */
+ * NVRTC's build log, module images are told apart by their bytes, and
+ * check's CUDA C conformance kernels compile with the host's layouts. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +14,7 @@
 
 #include "cu.h"
 #include "kernel.h"
+#include "kernels/conformance_kernels.h"
 #include "module_format.h"
 #include "nvrtc_compile.h"
 
@@ -110,6 +113,56 @@ static void formats_are_read_from_the_bytes(void **state) {
   assert_string_equal(cu_module_format_name(CU_MODULE_KIND_FATBIN), "fatbin");
 }
 
+/* The whole of a text file, NUL-terminated; *size without the NUL. */
+static char *read_text(const char *path, size_t *size) {
+  FILE *file = fopen(path, "rb");
+  assert_non_null(file);
+  char *text = malloc(1 << 16);
+  assert_non_null(text);
+  *size = fread(text, 1, (1 << 16) - 1, file);
+  assert_true(feof(file));
+  text[*size] = '\0';
+  fclose(file);
+  return text;
+}
+
+/* The param block PTX declares for kernel `name`, as "name_param_0[N]". */
+static void assert_param_bytes(const char *ptx, const char *name, size_t n) {
+  char declared[128];
+  snprintf(declared, sizeof declared, "%s_param_0[%zu]", name, n);
+  if (!strstr(ptx, declared))
+    fail_msg("the PTX does not declare %s", declared);
+}
+
+/* backplane check on cuda loads conformance_kernels.cu as source: it
+ * compiles for the device, has every kernel check and bench launch look
+ * up, and takes param blocks of the sizes the host passes. */
+static void conformance_kernels_compile_with_the_host_layouts(void **state) {
+  (void)state;
+  size_t size = 0;
+  char *source = read_text(CONFORMANCE_KERNELS_CU, &size);
+  char *ptx = NULL, *cubin = NULL;
+  size_t ptx_size = 0, cubin_size = 0;
+  if (cu_nvrtc_compile(source, size, "conformance_kernels.cu", "compute_90",
+                       &ptx, &ptx_size) != C_SUCCESS)
+    fail_msg("%s", cu_last_error());
+  assert_int_equal(cu_nvrtc_compile(source, size, "conformance_kernels.cu",
+                                    "sm_90", &cubin, &cubin_size),
+                   C_SUCCESS);
+  assert_int_equal(cu_module_format(cubin, cubin_size), CU_MODULE_KIND_CUBIN);
+  assert_int_equal(cu_module_format(source, size), CU_MODULE_KIND_CUDA_C);
+  assert_non_null(strstr(ptx, ".entry empty_kernel()"));
+  assert_param_bytes(ptx, "append_kernel", sizeof(append_param));
+  assert_param_bytes(ptx, "block_kernel", sizeof(block_param));
+  assert_param_bytes(ptx, "fail_kernel", sizeof(fail_param));
+  assert_non_null(strstr(ptx, "fail_kernel_param_1")); /* the status word */
+  assert_param_bytes(ptx, "sleep_kernel", sizeof(sleep_param));
+  assert_param_bytes(ptx, "spin_kernel", sizeof(spin_param));
+  free(cubin);
+  free(ptx);
+  free(source);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(source_compiles_to_ptx_for_the_named_arch),
@@ -117,6 +170,7 @@ int main(void) {
       cmocka_unit_test(unknown_arch_is_refused_with_the_log),
       cmocka_unit_test(null_arguments_are_refused),
       cmocka_unit_test(formats_are_read_from_the_bytes),
+      cmocka_unit_test(conformance_kernels_compile_with_the_host_layouts),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,37 +2,9 @@
  * runtime does, parses without a GPU: defaults for what is not given, the
  * given arch and sizes, errors for values below a minimum and unknown
  * attributes. */
-#include <dlfcn.h>
-
-#include "backplane/target.h"
-#include "backplane/target_ext.h"
 #include "support/runtime_fixture.h"
 
-static void *g_library;
-
-static int register_kind(void **state) {
-  (void)state;
-  g_library = dlopen(CUDA_PLUGIN_PATH, RTLD_NOW | RTLD_LOCAL);
-  if (!g_library)
-    fail_msg("dlopen %s: %s", CUDA_PLUGIN_PATH, dlerror());
-  BP_PluginExtensionsFn extensions =
-      (BP_PluginExtensionsFn)dlsym(g_library, BP_PLUGIN_EXTENSIONS_SYMBOL);
-  assert_non_null(extensions);
-  const BP_ExtensionBase *e = extensions();
-  while (e && e->type != BP_EXTENSION_TARGET_KIND)
-    e = e->next;
-  assert_non_null(e);
-  assert_int_equal(bp_target_kind_register((const BP_TargetKindExtension *)e),
-                   BP_OK);
-  return 0;
-}
-
-static int unregister_kind(void **state) {
-  (void)state;
-  assert_int_equal(bp_target_kind_unregister("cuda"), BP_OK);
-  dlclose(g_library);
-  return 0;
-}
+#include "cuda_kind.h"
 
 static int64_t int_attr(const bp_target_t *target, const char *name) {
   int64_t value = -1;
@@ -92,5 +64,6 @@ int main(void) {
       cmocka_unit_test(json_form_round_trips),
       cmocka_unit_test(bad_values_are_errors_naming_them),
   };
-  return cmocka_run_group_tests(tests, register_kind, unregister_kind);
+  return cmocka_run_group_tests(tests, cuda_kind_register,
+                                cuda_kind_unregister);
 }

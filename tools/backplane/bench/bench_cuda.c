@@ -1,14 +1,15 @@
 #include "bench_cuda.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "backplane/diopi/functions.h"
 #include "backplane/ops.h"
+#include "cli/cli_private_file.h"
 #include "cli/cli_timing.h"
 
 /* The CUDA entry points used, with opaque handles (as the libraries export
@@ -209,20 +210,20 @@ bp_status_t bench_cuda_copy(bench_ctx_t *ctx) {
   return status;
 }
 
-/* The empty kernel through the plugin: a PTX module written to a private
- * temporary file. */
+/* The empty kernel through the plugin: a PTX module in a private folder
+ * (the loader refuses modules in folders others may write to, /tmp's own
+ * included), removed once loaded. */
 static bp_status_t load_empty_kernel(bench_ctx_t *ctx, bp_module_t **module,
                                      bp_function_t **function) {
-  char path[] = "/tmp/bp_bench_cuda_XXXXXX.ptx";
-  int fd = mkstemps(path, 4);
-  if (fd < 0)
+  cli_private_file_t ptx;
+  if (cli_private_file_write(&ptx, "empty_kernel.ptx", empty_ptx,
+                             sizeof empty_ptx - 1) != 0) {
+    fprintf(stderr, "bench launch: cannot write the PTX module: %s\n",
+            strerror(errno));
     return BP_ERR_INTERNAL;
-  bool written = write(fd, empty_ptx, sizeof empty_ptx - 1) ==
-                 (ssize_t)(sizeof empty_ptx - 1);
-  close(fd);
-  bp_status_t status =
-      written ? bp_module_load(ctx->device, path, module) : BP_ERR_INTERNAL;
-  unlink(path);
+  }
+  bp_status_t status = bp_module_load(ctx->device, ptx.path, module);
+  cli_private_file_remove(&ptx);
   if (status == BP_OK)
     status = bp_module_function(*module, "empty_kernel", function);
   return status;

@@ -7,8 +7,10 @@
  * SKIPs, with the reason, when the plugin has no kernels extension; the
  * lines whose kernels take device pointers SKIP when the plugin cannot
  * take such param blocks (BP_ERR_UNSUPPORTED); the error-code
- * line SKIPs when the module (OpenCL C) lacks its kernel, and the notify
- * line then goes from stream to stream (host-side notifies only). */
+ * line SKIPs when the module (OpenCL C, CUDA C) lacks its kernel, the notify
+ * line then goes from stream to stream (host-side notifies only), and it
+ * SKIPs with the plugin's reason when the plugin has no notifies. The module
+ * is the one cli_kernels_load picks for the device type. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -127,7 +129,7 @@ static void args_copied(kernels_t *k) {
 }
 
 /* true (after a SKIP line) when the module has no `function`: a format
- * without it (OpenCL C has no return codes and no notifies). */
+ * without it (OpenCL C and CUDA C kernels return no codes). */
 static bool skipped_without(kernels_t *k, const char *line,
                             const char *function) {
   bp_function_t *found = NULL;
@@ -204,6 +206,8 @@ static void notify_round_trip(kernels_t *k) {
   bp_stream_t *device_side = NULL;
   notify_param p = {0, 0, 10000};
   bp_status_t status = bp_notify_create(k->device, &to_device);
+  if (status == BP_ERR_UNSUPPORTED)
+    return check_skip(k->ctx, names[5], "%s", bp_last_error());
   if (status == BP_OK)
     status = bp_notify_create(k->device, &to_host);
   if (status == BP_OK)

@@ -5,12 +5,21 @@
 
 #include "backplane/backplane.h"
 
-/* Loads the library on `device`: $BACKPLANE_CHECK_KERNELS if set, else
- * lib/backplane/kernels/libbackplane_check_kernels.so beside the backplane
- * executable (cli_paths.h), or, when the plugin refuses that, the same
- * kernels in OpenCL C (conformance_kernels.cl beside it). BP_ERR_UNSUPPORTED
- * (with bp_last_error) when the plugin has no kernels extension. */
+/* Loads the conformance kernels on `device`: $BACKPLANE_CHECK_KERNELS if
+ * set; else, for a device type that builds source (cli_kernels_source),
+ * that source file beside the backplane executable
+ * (lib/backplane/kernels/, cli_paths.h); else the shared object
+ * lib/backplane/kernels/libbackplane_check_kernels.so there or, when the
+ * plugin refuses that, the OpenCL C version (conformance_kernels.cl).
+ * BP_ERR_UNSUPPORTED (with bp_last_error) when the plugin has no kernels
+ * extension. */
 bp_status_t cli_kernels_load(bp_device_t *device, bp_module_t **out_module);
+
+/* The source file of the conformance kernels that plugins of `device_type`
+ * build (a name in lib/backplane/kernels/: "conformance_kernels.cl" for
+ * opencl, "conformance_kernels.cu" for cuda), or NULL when they load the
+ * shared object. */
+const char *cli_kernels_source(const char *device_type);
 
 /* The shared object cli_kernels_load tries first into out:
  * $BACKPLANE_CHECK_KERNELS if set (returns 1), else the one beside the

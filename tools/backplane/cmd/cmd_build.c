@@ -1,9 +1,9 @@
 /* `backplane build IR.json --target T [-o module.so] [--plugin-path DIR]
  * [--json]`: builds a tensor-expression module (or, with a .c file, C source
  * exporting the functions named by --function) for a target, through the
- * cache, and optionally copies the module (a shared object, or OpenCL C
- * for opencl) to -o. No device is needed; a plugin's target kind (opencl)
- * is found by loading the plugins. */
+ * cache, and optionally copies the module (a shared object, OpenCL C for
+ * opencl, CUDA C for cuda) to -o. No device is needed; a plugin's target
+ * kind (opencl, cuda) is found by loading the plugins. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,8 +147,10 @@ int cmd_build(int argc, char **argv) {
     const char *path = args.output ? args.output : bp_built_module_path(built);
     const char *built_path = bp_built_module_path(built);
     size_t built_length = strlen(built_path);
-    int opencl_c =
-        built_length > 3 && !strcmp(built_path + built_length - 3, ".cl");
+    /* OpenCL C or CUDA C: stage kernels that the plugin runs per launch */
+    int device_source =
+        built_length > 3 && (!strcmp(built_path + built_length - 3, ".cl") ||
+                             !strcmp(built_path + built_length - 3, ".cu"));
     char *target_json = NULL;
     (void)bp_target_to_json(target, &target_json);
     json_t *functions = json_array();
@@ -176,11 +178,11 @@ int cmd_build(int argc, char **argv) {
         const char *name = json_string_value(json_object_get(entry, "name"));
         long long blocks =
             (long long)json_integer_value(json_object_get(entry, "blocks"));
-        if (opencl_c) /* the plugin runs the stage kernels per launch */
+        if (device_source)
           fprintf(cli_out(),
                   "  function %s: kernels %s__s0... in one launch "
-                  "(bp_generated_params_t param)\n",
-                  name, name);
+                  "(bp_generated_params_t param), %lld block(s)\n",
+                  name, name, blocks);
         else
           fprintf(cli_out(),
                   "  function %s: unsigned int %s(void *param), %lld "
