@@ -118,8 +118,10 @@ BP_API bp_status_t bp_device_memory_snapshot(bp_device_t *device,
 BP_API bp_status_t bp_device_memory_snapshot_file(bp_device_t *device,
                                                   const char *path);
 /* Renders a snapshot (as produced above) as an SVG picture: one row per
- * chunk, blocks coloured by state, and a legend. The string is the caller's
- * to free(). BP_ERR_INVALID_ARGUMENT if `snapshot_json` is not a snapshot. */
+ * chunk, blocks coloured by state, and a legend. A history snapshot
+ * (backplane/memory_history.h) becomes per device a timeline of live bytes
+ * per stream, reserved bytes and the peak. The string is the caller's to
+ * free(). BP_ERR_INVALID_ARGUMENT if `snapshot_json` is neither. */
 BP_API bp_status_t bp_memory_snapshot_to_svg(const char *snapshot_json,
                                              char **out_svg);
 

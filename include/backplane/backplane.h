@@ -13,6 +13,7 @@
 #include "backplane/kernel.h"
 #include "backplane/layers.h"
 #include "backplane/memory.h"
+#include "backplane/memory_history.h"
 #include "backplane/profiler.h"
 #include "backplane/runtime.h"
 #include "backplane/status.h"

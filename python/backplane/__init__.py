@@ -1,6 +1,6 @@
 """Backplane from Python: devices, streams, events, tensors with DLPack both
 ways, kernels (Module, Function), collectives (backplane.comm), standard ops
-(backplane.ops) and tracing.
+(backplane.ops), tracing and the allocator history (backplane.memory).
 
     import backplane, numpy as np
     dev = backplane.device("vcpu:0")
@@ -28,7 +28,7 @@ __all__ = [
     "NotFoundError", "NotReadyError", "OpsLibrary", "OutOfMemoryError",
     "PeerLostError", "PluginError", "Stream", "Tensor", "TimeoutError", "UnsupportedError",
     "comm", "current_stream", "device", "devices", "empty", "from_dlpack",
-    "from_numpy", "library_dir", "load_module", "ops", "range", "range_pop",
+    "from_numpy", "library_dir", "load_module", "memory", "ops", "range", "range_pop",
     "range_push", "synchronize",
     "to_numpy", "trace", "zeros",
 ]
@@ -162,4 +162,4 @@ def trace(path):
 
 
 from . import _tensor  # noqa: E402,F401  (Tensor's Python methods)
-from . import comm, ops  # noqa: E402  (they import the names above)
+from . import comm, memory, ops  # noqa: E402  (they import the names above)

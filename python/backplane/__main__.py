@@ -27,6 +27,8 @@ def main(argv=None):
                  f"({_HERE})")
     sys.stdout.flush()
     sys.stderr.flush()
+    # `bench python` measures this interpreter (with this package).
+    os.environ.setdefault("BACKPLANE_PYTHON", sys.executable)
     os.execv(path, [path] + args)
 
 

@@ -9,8 +9,9 @@ import re
 import inspect
 
 from . import _backplane
-from ._op_signatures import (ALLOCATING, OPTIONAL, OPTIONAL_KINDS,
-                             PYTHON_NAMES, PYTHON_TYPES, SECTIONS, SIGNATURES)
+from ._op_signatures import (ALLOCATING, HOST_OUTPUTS, OPTIONAL,
+                             OPTIONAL_KINDS, PYTHON_NAMES, PYTHON_TYPES,
+                             RETURNS, SECTIONS, SIGNATURES)
 
 
 
@@ -53,10 +54,16 @@ _CTYPES = {
     "const diopiScalar_t *": ctypes.POINTER(_Scalar),
     "const char *": ctypes.c_char_p,
     "diopiConstTensorHandle_t *": ctypes.POINTER(ctypes.c_void_p),
+    "diopiTensorHandle_t *": ctypes.POINTER(ctypes.c_void_p),
+    "bool *": ctypes.POINTER(ctypes.c_bool),
+    "double *": ctypes.POINTER(ctypes.c_double),
     "diopiReduction_t": ctypes.c_int,
     "diopiRoundMode_t": ctypes.c_int,
     "diopiMemoryFormat_t": ctypes.c_int,
 }
+# The ctypes type of each host output's value.
+_HOST_VALUES = {"bool *": ctypes.c_bool, "double *": ctypes.c_double}
+_LISTS = ("diopiConstTensorHandle_t *", "diopiTensorHandle_t *")
 _BY_NAME = dict(zip(SIGNATURES, SIGNATURES))
 _BY_NAME.update((snake, op) for op, snake in PYTHON_NAMES.items())
 
@@ -99,6 +106,23 @@ def _function(name):
     return fn
 
 
+def _is_list_count(params, i):
+    return (params[i][0] == "int64_t" and i > 0 and
+            params[i - 1][0] in _LISTS)
+
+
+def _visible(params):
+    """The parameters a caller passes: host outputs are returned, a tensor
+    list's count is its length."""
+    return tuple(p for i, p in enumerate(params)
+                 if p[0] not in HOST_OUTPUTS and not _is_list_count(params, i))
+
+
+def _created_output(kind, pname):
+    """A `diopiTensorHandle_t *out`: the op creates that tensor itself."""
+    return kind == "diopiTensorHandle_t *" and pname == "out"
+
+
 def _scalar(value):
     s = _Scalar()
     if isinstance(value, float):
@@ -127,11 +151,8 @@ def _bind(op, params, args, kwargs):
         if key in values:
             raise TypeError(f"{op}: {key!r} given twice")
         values[key] = value
-    for i, (kind, pname) in enumerate(params):
-        if pname in values:
-            continue
-        after_list = i > 0 and params[i - 1][0].endswith("TensorHandle_t *")
-        if not (kind in OPTIONAL_KINDS or (after_list and kind == "int64_t")):
+    for kind, pname in params:
+        if pname not in values and kind not in OPTIONAL_KINDS:
             raise TypeError(f"{op}: missing argument {pname!r}")
     return values
 
@@ -152,29 +173,32 @@ def call(name, *args, **kwargs):
         raise AttributeError(f"backplane.ops: no op {name!r}")
     params = SIGNATURES[op]
     for kind, pname in params:
-        if kind not in _CTYPES:
+        if kind not in _CTYPES or _created_output(kind, pname):
             raise _backplane.UnsupportedError(
                 f"{op}: parameter {pname!r} of type {kind} cannot be passed "
                 f"from Python")
-    values = _bind(op, params, args, kwargs)
+    values = _bind(op, _visible(params), args, kwargs)
     fn = _function(op)
     ctx = _backplane.OpsContext(_device_of(values))
     keep = []  # ctypes objects that must outlive the call
     cargs = [ctx.handle]
-    first_out = None
+    first_out = host_out = None
     for i, (kind, pname) in enumerate(params):
         v = values.get(pname)
         if kind in ("diopiTensorHandle_t", "diopiConstTensorHandle_t"):
             if kind == "diopiTensorHandle_t" and first_out is None:
                 first_out = v
             cargs.append(None if v is None else ctx.use(v))
-        elif kind == "diopiConstTensorHandle_t *":  # a list (diopiCat)
+        elif kind in _LISTS:  # a list (diopiCat); its count follows it
             handles = (ctypes.c_void_p * max(len(v), 1))(
                 *[ctx.use(t) for t in v])
             keep.append(handles)
             cargs.append(handles)
-            count = params[i + 1][1]
-            values.setdefault(count, len(v))
+            if i + 1 < len(params) and _is_list_count(params, i + 1):
+                values[params[i + 1][1]] = len(v)
+        elif kind in _HOST_VALUES:  # the op writes the value returned
+            host_out = _HOST_VALUES[kind]()
+            cargs.append(ctypes.pointer(host_out))
         elif kind == "diopiSize_t":
             size, array = _size(v)
             keep.append(array)
@@ -208,8 +232,8 @@ def call(name, *args, **kwargs):
     error = fn(*cargs)
     del ctx  # scratch goes back to the allocator in stream order
     if error != 0:
-        library().raise_error(op, error)
-    return first_out
+        library().raise_error(op, error, [n for _, n in params])
+    return host_out.value if host_out is not None else first_out
 
 
 def _allocate_out(op, args, kwargs):
@@ -231,7 +255,7 @@ def _allocate_out(op, args, kwargs):
 
 
 def _make(op):
-    params = SIGNATURES[op]
+    params = _visible(SIGNATURES[op])
     snake = PYTHON_NAMES[op]
     allocating = op in ALLOCATING
     required = [name for (_, name), optional in zip(params, OPTIONAL[op])
@@ -251,14 +275,22 @@ def _make(op):
                           default=None if optional else
                           inspect.Parameter.empty, annotation=py_type)
         for (_, name), optional, py_type in zip(params, OPTIONAL[op],
-                                                PYTHON_TYPES[op])])
+                                                PYTHON_TYPES[op])],
+        return_annotation=RETURNS.get(op, inspect.Signature.empty))
     fn.__name__ = fn.__qualname__ = snake
-    fn.__module__ = __name__
+    fn.__module__ = "backplane.ops"
     lines = [f"{op} ({SECTIONS[op] or 'DIOPI'}): enqueues the op on the "
              f"active stream of its tensors' device.", ""]
     lines += [f"    {name}: {py_type} ({kind})" for (kind, name), py_type
               in zip(params, PYTHON_TYPES[op])]
-    lines += ["", "Returns the first output tensor."]
+    if any(_created_output(k, n) for k, n in SIGNATURES[op]):
+        lines += ["", "Not callable from Python yet: the op creates its output "
+                  "tensor itself (UnsupportedError)."]
+    elif op in RETURNS:
+        lines += ["", f"Returns the {RETURNS[op]} the op computes (on the "
+                  "host, when the call returns)."]
+    else:
+        lines += ["", "Returns the first output tensor."]
     if allocating:
         lines += [f"Out-of-place: {snake}({', '.join(n for _, n in params[1:])})"
                   " allocates out (the inputs' broadcast shape, the first "

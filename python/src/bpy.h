@@ -24,6 +24,8 @@
  * of them, never under one. */
 bp_runtime_t *bpy_runtime(void);
 bp_runtime_t *bpy_runtime_acquire(void);
+/* The runtime if it exists now (NULL otherwise, no exception set). */
+bp_runtime_t *bpy_runtime_if_created(void);
 void bpy_runtime_release(void);
 /* The module's own reference, dropped at interpreter exit. */
 void bpy_runtime_release_module(void);
@@ -151,6 +153,16 @@ PyObject *bpy_tensor_dlpack(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *bpy_tensor_dlpack_device(PyObject *self, PyObject *unused);
 /* _backplane.from_dlpack(obj): a borrowed tensor over obj's memory. */
 PyObject *bpy_from_dlpack(PyObject *module, PyObject *obj);
+
+/* ---- Allocator history (memory.c) ------------------------------------ */
+
+int bpy_memory_init(PyObject *module);
+/* While the runtime records its allocator history, labels the calling
+ * thread's next events with the Python line that called into Backplane
+ * (backplane.memory._caller_label) and returns 1; otherwise 0. Keeps any
+ * exception being raised. bpy_memory_label_end(result) clears the label. */
+int bpy_memory_label_begin(void);
+void bpy_memory_label_end(int labelled);
 
 /* ---- Kernels, collectives, ops, tracing ----------------------------------
  * (kernel.c, comm.c, ops.c, trace.c) */

@@ -117,6 +117,7 @@ PyMODINIT_FUNC PyInit__backplane(void) {
       bpy_stream_init(m) < 0 || bpy_event_init(m) < 0 ||
       bpy_tensor_init(m) < 0 || bpy_kernel_init(m) < 0 ||
       bpy_comm_init(m) < 0 || bpy_ops_init(m) < 0 || bpy_trace_init(m) < 0 ||
+      bpy_memory_init(m) < 0 ||
       PyModule_AddStringConstant(m, "__version__", BP_VERSION_STRING) < 0) {
     Py_DECREF(m);
     return NULL;

@@ -117,27 +117,47 @@ static PyObject *library_find(PyObject *self, PyObject *name) {
   return PyLong_FromVoidPtr(fn);
 }
 
-/* Whether a library's message blames arguments of op: DIOPI libraries
+/* Whether a library's message blames an argument of op: DIOPI libraries
  * (the reference one among them) report rejected arguments as
- * diopiErrorOccurred with "<op>: <argument>: <what is wrong>" (or
- * "<op>: <argument> and <argument>: ..."). */
-static int names_an_argument(const char *op, const char *detail) {
+ * diopiErrorOccurred with "<op>: <argument>: <what is wrong>", or with the
+ * argument's shape first ("<op>: input [3, 4] and other [3, 4]: ..."). The
+ * argument must be one of `names` (the op's parameters), followed by ':',
+ * ',', '[', " [", " (" or " and ". */
+static int names_an_argument(const char *op, const char *detail,
+                             PyObject *names) {
   size_t n = strlen(op);
   if (strncmp(detail, op, n) != 0 || strncmp(detail + n, ": ", 2) != 0)
     return 0;
   const char *arg = detail + n + 2;
   size_t length = strspn(arg, "abcdefghijklmnopqrstuvwxyz"
-                              "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_, ");
-  return length > 0 && strncmp(arg + length, ": ", 2) == 0;
+                              "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+  const char *after = arg + length;
+  if (!length || !(*after == ':' || *after == ',' || *after == '[' ||
+                   !strncmp(after, " [", 2) || !strncmp(after, " (", 2) ||
+                   !strncmp(after, " and ", 5)))
+    return 0;
+  Py_ssize_t count = PySequence_Size(names);
+  for (Py_ssize_t i = 0; i < count; i++) {
+    char name[64];
+    PyObject *item = PySequence_GetItem(names, i);
+    int same = item != NULL && bpy_text(item, name, sizeof name) == 0 &&
+               strlen(name) == length && !strncmp(name, arg, length);
+    Py_XDECREF(item);
+    PyErr_Clear();
+    if (same)
+      return 1;
+  }
+  return 0;
 }
 
-/* raise_error(op, diopiError_t): raises the Error subclass of the op's
- * status, with the library's last-error text; InvalidArgumentError (a
- * ValueError) when that text names an argument of the op. */
+/* raise_error(op, diopiError_t, names): raises the Error subclass of the
+ * op's status, with the library's last-error text; InvalidArgumentError (a
+ * ValueError) when that text names one of the op's parameters `names`. */
 static PyObject *library_raise_error(PyObject *self, PyObject *args) {
   const char *op;
   int error;
-  if (!PyArg_ParseTuple(args, "si:raise_error", &op, &error))
+  PyObject *names;
+  if (!PyArg_ParseTuple(args, "siO:raise_error", &op, &error, &names))
     return NULL;
   const char *detail = bp_ops_library_last_error(lib(self));
   char text[1536];
@@ -145,7 +165,7 @@ static PyObject *library_raise_error(PyObject *self, PyObject *args) {
            bp_ops_error_name((diopiError_t)error),
            bp_ops_library_vendor(lib(self)), detail[0] ? ": " : "", detail);
   bp_status_t status = bp_ops_status((diopiError_t)error);
-  if (error == diopiErrorOccurred && names_an_argument(op, detail))
+  if (error == diopiErrorOccurred && names_an_argument(op, detail, names))
     status = BP_ERR_INVALID_ARGUMENT;
   return bpy_raise_text(status, text);
 }

@@ -46,6 +46,10 @@ bp_runtime_t *bpy_runtime(void) {
   return create_runtime() == 0 ? runtime : NULL;
 }
 
+bp_runtime_t *bpy_runtime_if_created(void) {
+  return runtime;
+}
+
 bp_runtime_t *bpy_runtime_acquire(void) {
   bp_runtime_t *rt = bpy_runtime();
   if (rt != NULL)

@@ -151,7 +151,9 @@ static int allocate(bpy_tensor_t *t, int unified) {
   bp_stream_t *stream = bpy_active_stream(t->device, &t->alloc_owner);
   if (stream == NULL)
     return -1;
+  int labelled = bpy_memory_label_begin();
   BPY_NOGIL(s = bp_device_malloc_async(t->device, bytes, stream, &t->data));
+  bpy_memory_label_end(labelled);
   if (s != BP_OK) {
     Py_CLEAR(t->alloc_owner);
     bpy_raise(s, NULL);
@@ -284,11 +286,14 @@ static void tensor_dealloc(PyObject *obj) {
     case BPY_MEMORY_HOST:
       free(t->data);
       break;
-    case BPY_MEMORY_DEVICE:
+    case BPY_MEMORY_DEVICE: {
       /* Stream-ordered: no host wait; streams it was recorded on are kept
        * alive by used_owners until here. */
+      int labelled = bpy_memory_label_begin();
       bp_device_free_async(t->device, t->data, t->alloc_stream);
+      bpy_memory_label_end(labelled);
       break;
+    }
     case BPY_MEMORY_UNIFIED:
       BPY_NOGIL(bp_unified_free(t->device, t->data));
       break;

@@ -12,7 +12,9 @@ marshals arguments by kind. SECTIONS gives each op the header's section
 comment above it ("Arithmetic"), PYTHON_NAMES its snake_case name in
 backplane.ops ("add_inp_scalar"), OPTIONAL_KINDS the kinds a caller may leave
 out (NULL), OPTIONAL which parameters have a default
-(None), PYTHON_TYPES their Python types. ALLOCATING lists the ops that also have an
+(None), PYTHON_TYPES their Python types (host outputs and the counts of
+tensor lists, filled in from the list, left out), RETURNS the
+Python type of the value an op writes on the host (diopiEqual's bool). ALLOCATING lists the ops that also have an
 out-of-place form: a single output `out` first, the other parameters inputs
 of the same shape rules as elementwise ops (input, other, alpha, ...), so
 the result has the broadcast shape of the input tensors.
@@ -25,9 +27,9 @@ import sys
 OPTIONAL = {"const diopiScalar_t *", "const int64_t *", "diopiSize_t *",
             "diopiGeneratorHandle_t", "const double *", "const bool *"}
 # Kinds through which an op writes a host value back (diopiEqual's bool *,
-# diopiClipGradNorm's double *): such ops are not bound (yet); NOT_BOUND in
-# the generated module lists them.
-HOST_OUTPUTS = {"double *", "bool *"}
+# diopiClipGradNorm's double *), with the Python type of that value: not a
+# parameter in Python; the function returns the value (RETURNS).
+HOST_OUTPUTS = {"double *": "float", "bool *": "bool"}
 # Spellings that mean the same to a caller: a const on a by-value parameter,
 # a scalar pointer the op only reads.
 SAME_KIND = {"const diopiSize_t": "diopiSize_t",
@@ -62,15 +64,18 @@ ELEMENTWISE_INPUTS = {"input", "other", "alpha", "rounding_mode",
 
 
 def parse(text):
-    """({op: params}, {op: section}, [ops not bound]) of the header's text."""
-    ops, sections, not_bound = {}, {}, []
+    """({op: params}, {op: section}) of the header's text."""
+    ops, sections = {}, {}
     section = ""
     pattern = re.compile(r"/\*\s*(.*?)\s*\*/|DIOPI_API\s+diopiError_t\s+"
                          r"(\w+)\s*\((.*?)\)\s*;", re.S)
     for m in pattern.finditer(text):
         if m.group(1) is not None:
-            if len(m.group(1)) < 60 and "\n" not in m.group(1):
-                section = m.group(1).rstrip(".")
+            # A section's comment is short (a few lines at most); the
+            # header's preamble and ruler lines are not sections.
+            text = " ".join(m.group(1).replace("*", " ").split())
+            if len(text) < 200 and not text.startswith("-"):
+                section = text.rstrip(".")
             continue
         name, params = m.group(2), []
         for p in m.group(3).split(","):
@@ -80,24 +85,40 @@ def parse(text):
                 raise SystemExit(f"{name}: cannot parse parameter {p!r}")
             kind = re.sub(r"\s*\*", " *", pm.group(1).strip())
             kind = SAME_KIND.get(kind, kind)
-            if kind in HOST_OUTPUTS:
-                not_bound.append(name)
-                break
-            if kind != "diopiContextHandle_t" and kind not in PYTHON_TYPES:
+            if (kind != "diopiContextHandle_t" and kind not in PYTHON_TYPES
+                    and kind not in HOST_OUTPUTS):
                 raise SystemExit(f"{name}: unknown parameter type {kind!r}")
             # A Python keyword (diopiUniformInp's `from`) takes a trailing
             # underscore, as PEP 8 suggests.
             pname = pm.group(2) + ("_" if keyword.iskeyword(pm.group(2)) else "")
             params.append((kind, pname))
-        if not_bound and not_bound[-1] == name:
-            continue
         if not params or params[0][0] != "diopiContextHandle_t":
             raise SystemExit(f"{name}: the context is not first")
         ops[name] = tuple(params[1:])
         sections[name] = section
     if not ops:
         raise SystemExit("no DIOPI_API op found")
-    return ops, sections, not_bound
+    return ops, sections
+
+
+def is_list_count(params, i):
+    """Whether parameter i is the count of the tensor list before it (the
+    length of the list the caller passes)."""
+    return (params[i][0] == "int64_t" and i > 0 and
+            params[i - 1][0].endswith("TensorHandle_t *"))
+
+
+def visible(params):
+    """The parameters a Python caller passes: all but host outputs and
+    list counts."""
+    return tuple(p for i, p in enumerate(params)
+                 if p[0] not in HOST_OUTPUTS and not is_list_count(params, i))
+
+
+def returns(params):
+    """The Python type of the op's host output, or None."""
+    return next((HOST_OUTPUTS[k] for k, _ in params if k in HOST_OUTPUTS),
+                None)
 
 
 def snake(name):
@@ -109,13 +130,10 @@ def snake(name):
 
 
 def optional_flags(params):
-    """Whether each parameter may be left out: an optional kind, or the
-    count after a tensor list (filled in). Only a trailing run of them gets
-    a default, so the signature stays positional."""
-    flags = []
-    for i, (kind, _) in enumerate(params):
-        after_list = i > 0 and params[i - 1][0].endswith("TensorHandle_t *")
-        flags.append(kind in OPTIONAL or (after_list and kind == "int64_t"))
+    """Whether each parameter may be left out: an optional kind. Only a
+    trailing run of them gets a default, so the signature stays
+    positional."""
+    flags = [kind in OPTIONAL for kind, _ in params]
     for i in range(len(flags) - 1, -1, -1):
         if not flags[i]:
             flags[:i] = [False] * i
@@ -130,10 +148,13 @@ NOT_ELEMENTWISE = re.compile(r"product|memory|shape", re.I)
 
 def python_type(kind, name):
     """A parameter's Python type; tensors named like optional ones (bias,
-    running statistics) may be None."""
+    running statistics) may be None; an output the op creates itself
+    (`diopiTensorHandle_t *out`, not callable from Python yet) is Any."""
     if kind == "diopiConstTensorHandle_t" and re.search(r"bias|running",
                                                         name):
         return "Optional[Tensor]"
+    if kind == "diopiTensorHandle_t *" and name == "out":
+        return "Any"
     return PYTHON_TYPES[kind]
 
 
@@ -149,7 +170,7 @@ def python_params(params):
                      for (k, n), opt in zip(params, optional_flags(params)))
 
 
-def write_signatures(path, ops, sections, not_bound):
+def write_signatures(path, ops, sections):
     lines = ['"""Generated by python/tools/gen_op_signatures.py from',
              'backplane/diopi/functions.h: each op\'s parameters after the',
              'context, as (C type, name); its section of the header; the ops',
@@ -159,15 +180,21 @@ def write_signatures(path, ops, sections, not_bound):
     lines += ["}", "", "PYTHON_NAMES = {"]
     lines += [f"    {n!r}: {snake(n)!r}," for n in sorted(ops)]
     lines += ["}", "", f"OPTIONAL_KINDS = frozenset({sorted(OPTIONAL)!r})"]
-    lines += ["", "# Ops writing a host value through a pointer: not bound yet.",
-              f"NOT_BOUND = {tuple(not_bound)!r}"]
+    lines += ["", "# Host-output kinds: the op writes the value the function",
+              "# returns (not a Python parameter).",
+              f"HOST_OUTPUTS = {HOST_OUTPUTS!r}"]
+    lines += ["", "RETURNS = {"]
+    lines += [f"    {n!r}: {returns(ops[n])!r}," for n in sorted(ops)
+              if returns(ops[n])]
+    lines += ["}"]
     lines += ["", "SECTIONS = {"]
     lines += [f"    {n!r}: {sections[n]!r}," for n in sorted(ops)]
     lines += ["}", "", "OPTIONAL = {"]
-    lines += [f"    {n!r}: {tuple(optional_flags(ops[n]))!r},"
+    lines += [f"    {n!r}: {tuple(optional_flags(visible(ops[n])))!r},"
               for n in sorted(ops)]
     lines += ["}", "", "PYTHON_TYPES = {"]
-    lines += [f"    {n!r}: {tuple(python_type(k, p) for k, p in ops[n])!r},"
+    lines += [f"    {n!r}: "
+              f"{tuple(python_type(k, p) for k, p in visible(ops[n]))!r},"
               for n in sorted(ops)]
     lines += ["}", "", "ALLOCATING = frozenset({"]
     lines += [f"    {n!r}," for n in sorted(ops)
@@ -189,7 +216,7 @@ def write_stub(path, ops, sections):
              "def load(path: str) -> OpsLibrary: ...",
              "def names() -> List[str]: ...", ""]
     for name in sorted(ops):
-        params = ops[name]
+        params = visible(ops[name])
         py = snake(name)
         if allocating(params, sections[name]):
             lines += ["@overload",
@@ -197,7 +224,8 @@ def write_stub(path, ops, sections):
                       "@overload",
                       f"def {py}({python_params(params[1:])}) -> Tensor: ..."]
         else:
-            lines.append(f"def {py}({python_params(params)}) -> Any: ...")
+            result = returns(ops[name]) or "Any"
+            lines.append(f"def {py}({python_params(params)}) -> {result}: ...")
         lines.append(f"{name} = {py}")
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
@@ -206,8 +234,8 @@ def write_stub(path, ops, sections):
 def main():
     header, signatures, stub = sys.argv[1:4]
     with open(header) as f:
-        ops, sections, not_bound = parse(f.read())
-    write_signatures(signatures, ops, sections, not_bound)
+        ops, sections = parse(f.read())
+    write_signatures(signatures, ops, sections)
     write_stub(stub, ops, sections)
 
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "alloc/alloc_internal.h"
+#include "base/log.h"
 #include "base/status.h"
 
 /* A new chunk of `kind` for a `rounded` request, within max_alloc_size.
@@ -151,15 +152,17 @@ static bp_status_t out_of_memory(bp_caching_allocator_t *a, size_t size,
                         : "the device refused it although it reports that "
                           "much free (fragmented, or freed since)");
   }
-  return bp_error(BP_ERR_OUT_OF_MEMORY,
-                  "%s: out of memory allocating %zu bytes (%zu after padding "
-                  "and alignment): %llu bytes allocated, %llu reserved%s, "
-                  "%s free on the device, largest free cached block %zu%s%s",
-                  a->backend.name, size, rounded,
-                  (unsigned long long)stats.allocated_bytes.current,
-                  (unsigned long long)stats.reserved_bytes.current, limit_text,
-                  free_text, largest_free_block(a), refused_text,
-                  callback_text);
+  bp_status_t status =
+      bp_error(BP_ERR_OUT_OF_MEMORY,
+               "%s: out of memory allocating %zu bytes (%zu after padding "
+               "and alignment): %llu bytes allocated, %llu reserved%s, "
+               "%s free on the device, largest free cached block %zu%s%s",
+               a->backend.name, size, rounded,
+               (unsigned long long)stats.allocated_bytes.current,
+               (unsigned long long)stats.reserved_bytes.current, limit_text,
+               free_text, largest_free_block(a), refused_text, callback_text);
+  bp_log(BP_LOG_INFO, "alloc", "%s", bp_last_error());
+  return status;
 }
 
 static bp_status_t backend_failure(bp_caching_allocator_t *a,
@@ -170,8 +173,12 @@ static bp_status_t backend_failure(bp_caching_allocator_t *a,
 
 /* Memory pressure: wait for pending frees, give idle chunks back, retry
  * (inside a host callback: only what needs no wait). */
-static void release_for_retry(bp_caching_allocator_t *a) {
+static void release_for_retry(bp_caching_allocator_t *a, size_t rounded) {
   bp_count(&a->num_alloc_retries);
+  bp_log(BP_LOG_INFO, "alloc",
+         "%s: the device has no %zu bytes more; releasing cached memory and "
+         "retrying",
+         a->backend.name, rounded);
   bp_alloc_pending_reclaim(a, true);
   bp_alloc_release_idle(a);
 }
@@ -183,7 +190,7 @@ bp_status_t bp_alloc_allocate_direct(bp_caching_allocator_t *a,
   bp_chunk_t *chunk;
   bp_status_t status = grow(a, rounded, BP_CHUNK_DIRECT, &chunk);
   if (status == BP_ERR_OUT_OF_MEMORY) {
-    release_for_retry(a);
+    release_for_retry(a, rounded);
     status = grow(a, rounded, BP_CHUNK_DIRECT, &chunk);
   }
   if (status == BP_ERR_OUT_OF_MEMORY)
@@ -228,7 +235,7 @@ bp_status_t bp_alloc_allocate_slow(bp_caching_allocator_t *a,
     }
     if (attempt == 1)
       return out_of_memory(a, size, rounded);
-    release_for_retry(a);
+    release_for_retry(a, rounded);
     status = bp_alloc_allocate_cached(a, pool, size, rounded, false, workspace,
                                       out_ptr);
     if (status != BP_ERR_NOT_FOUND)

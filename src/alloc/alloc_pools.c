@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "alloc/thread_cache.h"
+#include "base/log.h"
 #include "base/status.h"
 
 static _Atomic uint64_t next_allocator_id = 1;
@@ -93,10 +94,10 @@ void bp_caching_allocator_destroy(bp_caching_allocator_t *a) {
     pool = next;
   }
   if (leaked_blocks)
-    fprintf(stderr,
-            "backplane: %s: %zu device allocation(s) of %zu bytes were never "
-            "freed; released with the allocator\n",
-            a->backend.name, leaked_blocks, leaked_bytes);
+    bp_log(BP_LOG_WARN, "alloc",
+           "%s: %zu device allocation(s) of %zu bytes were never freed; "
+           "released with the allocator",
+           a->backend.name, leaked_blocks, leaked_bytes);
   pthread_mutex_destroy(&a->pools_mu);
   pthread_mutex_destroy(&a->device_mu);
   free(a);

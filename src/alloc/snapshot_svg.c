@@ -1,11 +1,14 @@
 /* Renders an allocator snapshot (JSON) as SVG: a legend, then one row per
- * chunk, its blocks drawn to scale within the row and coloured by state. */
+ * chunk, its blocks drawn to scale within the row and coloured by state. A
+ * history snapshot is drawn by history_svg.c. */
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc/history_svg.h"
+#include "alloc/history_timeline.h"
 #include "backplane/allocator.h"
 #include "base/status.h"
 #include "base/xml_text.h"
@@ -146,6 +149,12 @@ BP_API bp_status_t bp_memory_snapshot_to_svg(const char *snapshot_json,
     return bp_error(BP_ERR_INVALID_ARGUMENT,
                     "bp_memory_snapshot_to_svg: not JSON (line %d: %s)",
                     error.line, error.text);
+  if (bp_timeline_is_history(root)) {
+    bp_status_t status =
+        bp_history_svg(root, "bp_memory_snapshot_to_svg", out_svg);
+    json_decref(root);
+    return status;
+  }
   char *svg = NULL;
   size_t length = 0;
   FILE *out = open_memstream(&svg, &length);

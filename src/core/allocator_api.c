@@ -1,6 +1,7 @@
 /* The framework face of the caching allocator (backplane/allocator.h): each
  * call finds the device's allocator through the core and forwards; each is
- * a slice of the trace when traced (core/observer.h). */
+ * a slice of the trace when traced (core/observer.h) and noted in the
+ * allocator history while it records (core/memory_history_note.h). */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include "base/status.h"
 #include "core/active.h"
 #include "core/device_table.h"
+#include "core/memory_history_note.h"
 #include "core/observer.h"
 #include "core/stream_internal.h"
 
@@ -75,10 +77,29 @@ traced_malloc_async(bp_device_t *device, size_t size, bp_stream_t *stream,
   return status;
 }
 
+/* The history names the stream the call resolved BP_STREAM_ACTIVE to. */
+static bp_stream_t *resolved_stream(bp_device_t *device, bp_stream_t *stream) {
+  return bp_stream_resolve(device, &stream) == BP_OK ? stream : NULL;
+}
+
+static __attribute__((noinline, cold)) bp_status_t
+watched_malloc_async(bp_device_t *device, size_t size, bp_stream_t *stream,
+                     void **out_ptr, const void *caller) {
+  bp_status_t status = BP_OBSERVED(device)
+                           ? traced_malloc_async(device, size, stream, out_ptr)
+                           : malloc_async(device, size, stream, out_ptr);
+  if (status == BP_OK || status == BP_ERR_OUT_OF_MEMORY)
+    bp_memory_history_note_malloc(device, status, size,
+                                  status == BP_OK ? *out_ptr : NULL,
+                                  resolved_stream(device, stream), caller);
+  return status;
+}
+
 BP_API bp_status_t bp_device_malloc_async(bp_device_t *device, size_t size,
                                           bp_stream_t *stream, void **out_ptr) {
-  if (device != NULL && BP_OBSERVED(device))
-    return traced_malloc_async(device, size, stream, out_ptr);
+  if (device != NULL && BP_MEMORY_WATCHED(device))
+    return watched_malloc_async(device, size, stream, out_ptr,
+                                __builtin_return_address(0));
   return malloc_async(device, size, stream, out_ptr);
 }
 
@@ -108,10 +129,23 @@ traced_free_async(bp_device_t *device, void *ptr, bp_stream_t *stream) {
   return status;
 }
 
+static __attribute__((noinline, cold)) bp_status_t
+watched_free_async(bp_device_t *device, void *ptr, bp_stream_t *stream,
+                   const void *caller) {
+  size_t size = bp_memory_history_size_of(device, ptr);
+  bp_status_t status = BP_OBSERVED(device)
+                           ? traced_free_async(device, ptr, stream)
+                           : free_async(device, ptr, stream);
+  if (status == BP_OK)
+    bp_memory_history_note_free(device, status, ptr, size,
+                                resolved_stream(device, stream), caller);
+  return status;
+}
+
 BP_API bp_status_t bp_device_free_async(bp_device_t *device, void *ptr,
                                         bp_stream_t *stream) {
-  if (device != NULL && BP_OBSERVED(device))
-    return traced_free_async(device, ptr, stream);
+  if (device != NULL && BP_MEMORY_WATCHED(device))
+    return watched_free_async(device, ptr, stream, __builtin_return_address(0));
   return free_async(device, ptr, stream);
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "backplane/vendor_access.h"
+#include "base/log.h"
 #include "base/status.h"
 #include "core/device_table.h"
 #include "core/observer.h"
@@ -76,15 +77,14 @@ bp_status_t bp_device_enter_slow(bp_device_t *device) {
 static void report_leak(const bp_device_t *device, size_t count,
                         const char *kind, size_t bytes) {
   if (bytes)
-    fprintf(stderr,
-            "backplane: %s: %zu %s (%zu bytes) never freed; released by "
-            "bp_runtime_destroy\n",
-            device->name, count, kind, bytes);
+    bp_log(BP_LOG_WARN, "devices",
+           "%s: %zu %s (%zu bytes) never freed; released by "
+           "bp_runtime_destroy",
+           device->name, count, kind, bytes);
   else
-    fprintf(stderr,
-            "backplane: %s: %zu %s never destroyed; released by "
-            "bp_runtime_destroy\n",
-            device->name, count, kind);
+    bp_log(BP_LOG_WARN, "devices",
+           "%s: %zu %s never destroyed; released by bp_runtime_destroy",
+           device->name, count, kind);
 }
 
 static void release_allocations(bp_device_t *device,

@@ -1,6 +1,8 @@
 /* The caching allocator's backend for one device: raw memory, memory info,
  * size hints and events, all through the plugin's dispatch table. */
+#include "base/log.h"
 #include "base/status.h"
+#include "core/memory_history_note.h"
 #include "core/released_ranges.h"
 #include "core/stream_internal.h"
 
@@ -21,6 +23,9 @@ static bp_status_t raw_allocate(void *self, size_t size, void **out_ptr) {
   if (!BP_C_OK(result))
     return bp_plugin_call_error(device, "device_memory_allocate", result);
   bp_device_note_handed_out(device, ptr, size);
+  bp_memory_history_note_segment(device, true, ptr, size);
+  bp_log(BP_LOG_DEBUG, "alloc", "%s: took %zu bytes at %p from the plugin",
+         device->name, size, ptr);
   *out_ptr = ptr;
   return BP_OK;
 }
@@ -29,8 +34,12 @@ static void raw_free(void *self, void *ptr, size_t size) {
   bp_device_t *device = self;
   if (bp_device_enter(device) == BP_OK &&
       BP_C_OK(device->plugin->dispatch.device_memory_deallocate(
-          &device->c_device, ptr, size)))
+          &device->c_device, ptr, size))) {
     bp_device_note_released(device, ptr, size);
+    bp_memory_history_note_segment(device, false, ptr, size);
+    bp_log(BP_LOG_DEBUG, "alloc", "%s: gave %zu bytes at %p back to the plugin",
+           device->name, size, ptr);
+  }
 }
 
 static bp_status_t memory_info(void *self, size_t *out_total,

@@ -1,11 +1,14 @@
 /* Device memory (through the caching allocator), pinned host memory and
  * unified memory (straight from the plugin, sizes tracked for the ABI).
- * Each entry point is a slice of the trace when traced (core/observer.h). */
+ * Each entry point is a slice of the trace when traced (core/observer.h);
+ * device memory is noted in the allocator history while it records
+ * (core/memory_history_note.h). */
 #include <stdbool.h>
 #include <string.h>
 
 #include "alloc/thread_cache.h"
 #include "base/status.h"
+#include "core/memory_history_note.h"
 #include "core/observer.h"
 #include "core/released_ranges.h"
 #include "core/stream_internal.h"
@@ -44,10 +47,22 @@ traced_device_malloc(bp_device_t *device, size_t size, void **out_ptr) {
   return status;
 }
 
+static __attribute__((noinline, cold)) bp_status_t
+watched_device_malloc(bp_device_t *device, size_t size, void **out_ptr,
+                      const void *caller) {
+  bp_status_t status = BP_OBSERVED(device)
+                           ? traced_device_malloc(device, size, out_ptr)
+                           : device_malloc(device, size, out_ptr);
+  bp_memory_history_note_malloc(
+      device, status, size, status == BP_OK ? *out_ptr : NULL, NULL, caller);
+  return status;
+}
+
 BP_API bp_status_t bp_device_malloc(bp_device_t *device, size_t size,
                                     void **out_ptr) {
-  if (device != NULL && BP_OBSERVED(device))
-    return traced_device_malloc(device, size, out_ptr);
+  if (device != NULL && BP_MEMORY_WATCHED(device))
+    return watched_device_malloc(device, size, out_ptr,
+                                 __builtin_return_address(0));
   return device_malloc(device, size, out_ptr);
 }
 
@@ -88,9 +103,18 @@ traced_device_free(bp_device_t *device, void *ptr) {
   return status;
 }
 
+static __attribute__((noinline, cold)) bp_status_t
+watched_device_free(bp_device_t *device, void *ptr, const void *caller) {
+  size_t size = bp_memory_history_size_of(device, ptr);
+  bp_status_t status = BP_OBSERVED(device) ? traced_device_free(device, ptr)
+                                           : device_free(device, ptr);
+  bp_memory_history_note_free(device, status, ptr, size, NULL, caller);
+  return status;
+}
+
 BP_API bp_status_t bp_device_free(bp_device_t *device, void *ptr) {
-  if (device != NULL && BP_OBSERVED(device))
-    return traced_device_free(device, ptr);
+  if (device != NULL && BP_MEMORY_WATCHED(device))
+    return watched_device_free(device, ptr, __builtin_return_address(0));
   return device_free(device, ptr);
 }
 

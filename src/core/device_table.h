@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "alloc/caching_allocator.h"
+#include "alloc/history_ring.h"
 #include "backplane/device.h"
 #include "core/dispatch.h"
 #include "core/host_ranges.h"
@@ -24,6 +25,9 @@ struct bp_device {
   /* &plugin->observer while a layer observes the plugin (core/observer.h),
    * else NULL. Set and cleared while the runtime loads and unloads it. */
   const bp_observer_t *observer;
+  /* The runtime's history ring while it records (core/memory_history_note.h),
+   * else NULL. */
+  _Atomic(bp_history_ring_t *) memory_history;
   size_t index;        /* within the plugin */
   size_t ordinal;      /* within the runtime (core/visible_devices.h) */
   size_t visible_rank; /* its place in BACKPLANE_VISIBLE_DEVICES' order */

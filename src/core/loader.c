@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "backplane/device_layouts.h"
+#include "base/log.h"
 #include "base/status.h"
 #include "core/device_table.h"
 #include "core/fallbacks.h"
@@ -173,6 +174,23 @@ static bool validate_params(load_state_t *state,
   return true;
 }
 
+/* Says which plugin came in and which of its functions are fallbacks. */
+static void log_loaded(const bp_plugin_t *plugin) {
+  if (!bp_log_enabled(BP_LOG_INFO, "plugins"))
+    return;
+  char fallbacks[1024] = "";
+  size_t used = 0, count = 0;
+  for (const char **name = plugin->fallback_functions; name && *name;
+       name++, count++)
+    if (used < sizeof fallbacks)
+      used += (size_t)snprintf(fallbacks + used, sizeof fallbacks - used,
+                               "%s%s", count ? ", " : "", *name);
+  bp_log(BP_LOG_INFO, "plugins",
+         "loaded %s: %s (layout %s), %zu device(s); %zu fallback(s)%s%s",
+         plugin->path, plugin->device_type, BP_DeviceLayoutName(plugin->layout),
+         plugin->device_count, count, count ? ": " : "", fallbacks);
+}
+
 /* Everything after validation: initialize, devices, dispatch. */
 static bool accept(load_state_t *state, const CustomRuntimeParams *params) {
   bp_runtime_t *runtime = state->runtime;
@@ -290,6 +308,7 @@ static bool accept(load_state_t *state, const CustomRuntimeParams *params) {
   free(ids);
   runtime->device_count += count;
   runtime->plugins[runtime->plugin_count++] = plugin;
+  log_loaded(plugin);
   return true;
 }
 
@@ -304,6 +323,7 @@ static void initialize_and_accept(load_state_t *state, init_plugin_fn init) {
 
 bp_status_t bp_plugin_load(bp_runtime_t *runtime, const char *path) {
   load_state_t state = {.runtime = runtime, .path = path};
+  bp_log(BP_LOG_DEBUG, "plugins", "opening %s", path);
   char reason[512];
   if (!bp_plugin_permissions_ok(path, reason, sizeof reason)) {
     reject(&state, "%s", reason);

@@ -6,9 +6,11 @@
 
 #include "backplane/device_layouts.h"
 #include "backplane/vendor_access.h"
+#include "base/log.h"
 #include "base/status.h"
 #include "core/device_table.h"
 #include "core/loader.h"
+#include "core/memory_history_note.h"
 #include "core/plugin_search.h"
 #include "core/runtime_internal.h"
 #include "core/stream_internal.h"
@@ -33,6 +35,9 @@ bp_status_t bp_runtime_reject(bp_runtime_t *runtime, const char *path,
     return BP_ERR_OUT_OF_MEMORY;
   }
   runtime->rejected[runtime->rejected_count++] = entry;
+  /* Info, not a warning: a built-in plugin without its hardware (CUDA on a
+   * machine with no GPU) is rejected on every run. */
+  bp_log(BP_LOG_INFO, "plugins", "rejected %s: %s", path, reason);
   return BP_OK;
 }
 
@@ -136,6 +141,13 @@ BP_API bp_status_t bp_runtime_create_layered(
   }
   bp_runtime_order_devices(runtime, &runtime->visible);
   bp_visible_devices_release(&runtime->visible);
+  if ((status = bp_memory_history_open(runtime, !opts.ignore_environment)) !=
+      BP_OK) {
+    char why[1024];
+    snprintf(why, sizeof why, "%s", bp_last_error());
+    bp_runtime_destroy(runtime);
+    return bp_error(status, "%s", why);
+  }
   *out_runtime = runtime;
   return BP_OK;
 }
@@ -149,17 +161,20 @@ BP_API void bp_runtime_destroy(bp_runtime_t *runtime) {
   if (!runtime)
     return;
   /* Frees pending on a peer device's stream hold that device's events: take
-   * them back (they complete once the devices drain) before any device goes. */
+   * them back before any device goes. They complete once every device has
+   * drained (a peer's stream may be the one holding them, with or without
+   * an allocator of its own), so drain them all first. */
   for (size_t i = 0; i < runtime->plugin_count; ++i)
     for (size_t d = 0; d < runtime->plugins[i]->device_count; ++d) {
       bp_device_t *device = &runtime->plugins[i]->devices[d];
-      bp_caching_allocator_t *allocator =
-          bp_device_allocator_if_created(device);
-      if (allocator && bp_device_enter(device) == BP_OK &&
-          BP_C_OK(
-              device->plugin->dispatch.synchronize_device(&device->c_device)))
-        bp_caching_allocator_process_events(allocator);
+      if (atomic_load(&device->ready) && bp_device_enter(device) == BP_OK)
+        device->plugin->dispatch.synchronize_device(&device->c_device);
     }
+  for (size_t i = 0; i < runtime->plugin_count; ++i)
+    for (size_t d = 0; d < runtime->plugins[i]->device_count; ++d)
+      bp_caching_allocator_process_events(
+          bp_device_allocator_if_created(&runtime->plugins[i]->devices[d]));
+  bp_memory_history_close(runtime);
   for (size_t i = runtime->plugin_count; i-- > 0;)
     bp_plugin_unload(runtime->plugins[i]);
   bp_runtime_layers_close(&runtime->layers);

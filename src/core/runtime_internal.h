@@ -4,8 +4,11 @@
 #ifndef BACKPLANE_CORE_RUNTIME_INTERNAL_H_
 #define BACKPLANE_CORE_RUNTIME_INTERNAL_H_
 
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 
+#include "alloc/history_ring.h"
 #include "backplane/runtime.h"
 #include "core/dispatch.h"
 #include "core/handle_pool.h"
@@ -32,6 +35,12 @@ struct bp_runtime {
   bp_retired_list_t retired;
   /* bp_copy and bp_memset check device ranges (!skip_range_checks). */
   bool check_ranges;
+  /* The allocator history (backplane/memory_history.h): its ring, created
+   * with the runtime, and the file BACKPLANE_MEMORY_HISTORY names (dumped
+   * at destroy) or NULL. */
+  bp_history_ring_t *history;
+  char *history_path;
+  atomic_bool history_recording;
   /* The devices shown and their order, while loading. */
   bp_visible_devices_t visible;
 };

@@ -3,7 +3,8 @@
 # (git's tracked and unignored files) with scikit-build-core, the copy and its
 # build deleted, the wheel installed into a fresh venv, then from elsewhere:
 # `import backplane` loads only the package's own libraries, the CLI runs
-# (`python -m backplane`, the `backplane` script) and the Python tests pass.
+# (`python -m backplane`, the `backplane` script: info, check, bench python,
+# memory on a history the run recorded) and the Python tests pass.
 #
 #   wheel_check.sh SOURCE WORK BUILD_PYTHON   (CMAKE_ARGS passes through)
 # BUILD_PYTHON: an interpreter with scikit-build-core (the project venv of
@@ -65,5 +66,13 @@ print("wheel: imported from", pkg, "version", backplane.__version__)
 PY
 "$PY" -m backplane info | grep -q "vcpu"
 "$WORK/venv/bin/backplane" check --plugin vcpu --quick >/dev/null
+# The Python bench measures this interpreter and the installed package.
+"$PY" -m backplane bench python --quick | grep -q "no-op call"
+# A run's allocator history, summarized and drawn by the wheel's command.
+BACKPLANE_MEMORY_HISTORY=history.json "$PY" -c \
+  "import backplane; backplane.zeros((256,), 'float32', 'vcpu:0')"
+"$PY" -m backplane memory history.json | grep -q "vcpu:0: 1 alloc(s)"
+"$PY" -m backplane memory history.json --svg history.svg
+grep -q "<svg" history.svg
 "$PY" -m pytest -q -p no:cacheprovider --rootdir="$WORK/run/tests" \
   "$WORK/run/tests" --ignore="$WORK/run/tests/mpi"

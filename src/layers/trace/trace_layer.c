@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/log.h"
 #include "base/status.h"
 #include "layers/trace/trace_internal.h"
 #include "profiler/chrome_trace.h"
@@ -60,8 +61,7 @@ static void add_ranges(bp_trace_session_t *session) {
   if (sources)
     session->sources = sources;
   if (!sources || !device_type) {
-    fprintf(stderr, "backplane trace: out of memory, %zu ranges dropped\n",
-            count);
+    bp_log(BP_LOG_WARN, "trace", "out of memory, %zu ranges dropped", count);
     free(device_type);
     bp_trace_records_free(records, count);
     return;
@@ -78,7 +78,7 @@ static void trace_close(void *shared) {
   if (session->finished &&
       bp_chrome_trace_write(session->path, session->sources,
                             session->source_count) != BP_OK)
-    fprintf(stderr, "backplane trace: %s\n", bp_last_error());
+    bp_log(BP_LOG_ERROR, "trace", "%s", bp_last_error());
   free_session(session);
 }
 
@@ -95,14 +95,14 @@ static bool keeps_stream(void *context, uint64_t stream_id) {
 }
 
 /* Initializes, prepares and starts the plugin's profiler on the layer's
- * buffer; says on stderr why when it cannot. */
+ * buffer; logs why when it cannot. */
 static void start_plugin_profiler(bp_trace_layer_t *layer) {
   const C_DeviceInterface *d = &layer->next;
   const char *missing = bp_plugin_profiler_missing(d);
   if (missing) {
-    fprintf(stderr,
-            "backplane trace: %s: no device timeline (the plugin has no %s)\n",
-            layer->plugin->device_type, missing);
+    bp_log(BP_LOG_WARN, "trace",
+           "%s: no device timeline (the plugin has no %s)",
+           layer->plugin->device_type, missing);
     return;
   }
   C_Status result =
@@ -120,10 +120,10 @@ static void start_plugin_profiler(bp_trace_layer_t *layer) {
         d->profiler_start_tracing(layer->buffer, layer->profiler_user_data);
   }
   if (result != C_SUCCESS)
-    fprintf(stderr,
-            "backplane trace: %s: no device timeline (%s returned %s; is "
-            "another profiler active?)\n",
-            layer->plugin->device_type, step, bp_c_status_name(result));
+    bp_log(BP_LOG_WARN, "trace",
+           "%s: no device timeline (%s returned %s; is another profiler "
+           "active?)",
+           layer->plugin->device_type, step, bp_c_status_name(result));
 }
 
 static bp_status_t trace_attach(void *shared, bp_plugin_t *plugin,
@@ -178,12 +178,11 @@ static void stop_plugin_profiler(bp_trace_layer_t *layer) {
   layer->plugin_profiler = false;
 }
 
-/* Says on stderr how many events were lost, if any. */
+/* Logs how many events were lost, if any. */
 static void report_drops(const bp_trace_layer_t *layer, uint64_t dropped) {
   if (dropped)
-    fprintf(stderr,
-            "backplane trace: %s: %llu events dropped (out of memory)\n",
-            layer->plugin->device_type, (unsigned long long)dropped);
+    bp_log(BP_LOG_WARN, "trace", "%s: %llu events dropped (out of memory)",
+           layer->plugin->device_type, (unsigned long long)dropped);
 }
 
 /* Stops the plugin's profiler and hands every record (the plugin's device
@@ -208,8 +207,8 @@ static void trace_detach(void *context) {
   if (sources)
     session->sources = sources;
   if (!sources || !device_type) {
-    fprintf(stderr, "backplane trace: %s: out of memory, records dropped\n",
-            layer->plugin->device_type);
+    bp_log(BP_LOG_WARN, "trace", "%s: out of memory, records dropped",
+           layer->plugin->device_type);
     free(device_type);
     bp_trace_records_free(records, count);
   } else {

@@ -1,6 +1,8 @@
-/* python: the cost of calling Backplane from Python, measured by
- * scripts/bench_python.py run by /usr/bin/python3 on the package in the
- * build tree (build/python): a no-op call into the extension (budget
+/* python: the cost of calling Backplane from Python, measured by the
+ * package's backplane._bench_python, run by BACKPLANE_PYTHON (the
+ * interpreter of `python -m backplane`; else /usr/bin/python3) on the
+ * package that came with this binary (build/python in a build tree, the
+ * package holding bin/ in a wheel): a no-op call into the extension (budget
  * <= 150 ns) beside PyTorch's cheapest C call, an idle Stream.query(), a
  * DLPack round trip NumPy -> Backplane -> NumPy without a copy (budget
  * <= 2 us) beside the same trip through PyTorch CPU tensors, and an empty
@@ -8,7 +10,9 @@
  * from C, measured here in the same run (when vcpu:0 loads the conformance
  * kernels). */
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -72,26 +76,42 @@ static double c_launch_ns(bench_ctx_t *ctx, const char *kernels) {
   return cli_median(samples + 1, reps);
 }
 
+/* PYTHONPATH reaching the package that came with this binary: build/python
+ * beside build/bin, or the directory holding the package whose bin/ this
+ * is (a wheel); false when neither has backplane/__init__.py. */
+static bool find_package(char *out, size_t size) {
+  static const char *const candidates[] = {"python", ".."};
+  for (size_t i = 0; i < sizeof candidates / sizeof *candidates; i++) {
+    char probe[PATH_MAX + 32];
+    cli_path_beside_binary(candidates[i], out, size);
+    snprintf(probe, sizeof probe, "%s/backplane/__init__.py", out);
+    if (out[0] && access(probe, R_OK) == 0)
+      return true;
+  }
+  return false;
+}
+
 bp_status_t bench_python(bench_ctx_t *ctx) {
-  char package[1024];
-  cli_path_beside_binary("python", package, sizeof package);
-  char probe[1100];
-  snprintf(probe, sizeof probe, "%s/backplane/__init__.py", package);
-  if (access("/usr/bin/python3", X_OK) != 0 || access(probe, R_OK) != 0) {
-    fprintf(stderr, "bench python: needs /usr/bin/python3 and the package "
-                    "in the build tree (build/python): skipped\n");
+  char package[PATH_MAX];
+  const char *python = getenv("BACKPLANE_PYTHON");
+  if (!python || !*python)
+    python = "/usr/bin/python3";
+  if (access(python, X_OK) != 0 || !find_package(package, sizeof package)) {
+    fprintf(stderr,
+            "bench python: needs a Python (%s; run `python -m backplane "
+            "bench python` to use that one) and the backplane package beside "
+            "this command: skipped\n",
+            python);
     return BP_OK;
   }
   char kernels[PATH_MAX];
   cli_kernels_path(kernels, sizeof kernels);
   double c_ns = c_launch_ns(ctx, kernels);
   size_t expected = c_ns > 0 ? CASE_COUNT : CASE_COUNT - 1;
-  char command[PATH_MAX + 2048];
+  char command[3 * PATH_MAX];
   snprintf(command, sizeof command,
-           "PYTHONPATH=%s /usr/bin/python3 %s/scripts/bench_python.py %zu "
-           "'%s'",
-           package, BP_SOURCE_DIR, bench_reps(ctx, FULL_REPS),
-           c_ns > 0 ? kernels : "");
+           "PYTHONPATH='%s' '%s' -m backplane._bench_python %zu '%s'", package,
+           python, bench_reps(ctx, FULL_REPS), c_ns > 0 ? kernels : "");
   FILE *out = popen(command, "r");
   if (out == NULL)
     return bench_error(ctx, "popen", BP_ERR_INTERNAL);

@@ -37,6 +37,16 @@ static const env_variable_t variables[] = {
      "1: abort on the first report"},
     {"BACKPLANE_VALIDATION_LOG", "<stderr>", "validation layer",
      "the file reports are appended to"},
+    {"BACKPLANE_LOG", "warn", "runtime, layers",
+     "diagnostics shown: off, error, warn, info or debug, optionally "
+     ":SUBSYSTEM,... (plugins, alloc, devices, memory, trace)"},
+    {"BACKPLANE_LOG_FILE", "<stderr>", "runtime, layers",
+     "the file diagnostics are appended to (%p: the process id)"},
+    {"BACKPLANE_MEMORY_HISTORY", "", "runtime",
+     "records the allocator history from bp_runtime_create and writes it to "
+     "this file at bp_runtime_destroy"},
+    {"BACKPLANE_MEMORY_HISTORY_EVENTS", "65536", "runtime",
+     "the history's ring: the last N events are kept, 1 to 16777216"},
     {"BACKPLANE_CACHE_DIR", "<$XDG_CACHE_HOME/backplane>", "bp_build",
      "the build cache root (else ~/.cache/backplane)"},
     {"BACKPLANE_CC", "cc", "bp_build",
@@ -93,6 +103,8 @@ static const env_variable_t variables[] = {
      "<libbackplane_check_kernels.so beside the "
      "plugins>",
      "backplane check", "the kernel library of the kernel checks"},
+    {"BACKPLANE_PYTHON", "/usr/bin/python3", "backplane bench python",
+     "the interpreter measured (python -m backplane sets its own)"},
     {"BACKPLANE_BENCH_COMM_OP", "all_reduce", "backplane bench comm",
      "the collective, when --op is absent"},
     {"BACKPLANE_BENCH_COMM_RANKS", "2", "backplane bench comm",

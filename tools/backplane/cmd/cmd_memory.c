@@ -7,11 +7,17 @@
  *   snapshot FILE  writes the first device's JSON snapshot to FILE;
  *   svg FILE       writes its picture (one row per chunk) to FILE (also
  *                  --svg FILE, as `train` and `trace` take it).
- * With --json, prints every device's snapshot as a JSON array. */
+ * With --json, prints every device's snapshot as a JSON array.
+ * Any other word names an existing saved snapshot to read instead of
+ * opening a runtime (else it is a usage error):
+ * an allocator history (BACKPLANE_MEMORY_HISTORY, bp_memory_history_dump)
+ * is summarized per device and stream (--json: the summary's JSON), and
+ * either kind is drawn by --svg FILE. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backplane/backplane.h"
 #include "bench/alloc_trace.h"
@@ -26,6 +32,7 @@ enum { REPLAY_ITERATIONS = 3 };
 
 typedef struct memory_request {
   bool replay;
+  const char *input_path; /* a saved snapshot to read */
   const char *snapshot_path;
   const char *svg_path;
 } memory_request_t;
@@ -40,14 +47,24 @@ static int parse_words(const cli_options_t *options, memory_request_t *out) {
       out->replay = true;
     } else if (path && i + 1 < options->positional_count) {
       *path = options->positional[++i];
+    } else if (!path && !out->input_path && access(word, F_OK) == 0) {
+      out->input_path = word;
     } else {
+      /* A mistyped word, not a missing file: SNAPSHOT must exist. */
       fprintf(stderr,
-              "backplane memory: unexpected '%s' (usage: backplane memory "
+              "backplane memory: unexpected '%s': not a word of the command "
+              "nor an existing snapshot file (usage: backplane memory "
               "[--plugin NAME] [--json] [replay] [snapshot FILE] [--svg "
-              "FILE])\n",
+              "FILE] | SNAPSHOT [--json] [--svg FILE])\n",
               word);
       return 2;
     }
+  }
+  if (out->input_path &&
+      (out->replay || out->snapshot_path || options->plugin)) {
+    fprintf(stderr, "backplane memory: SNAPSHOT takes only --json and --svg "
+                    "FILE\n");
+    return 2;
   }
   return 0;
 }
@@ -175,6 +192,117 @@ static int write_files(bp_device_t *device, const memory_request_t *request) {
   return result;
 }
 
+/* The whole of `path`, NUL-terminated (caller frees), or NULL with a
+ * message on stderr. */
+static char *read_text(const char *path) {
+  FILE *file = fopen(path, "rb");
+  char *text = NULL;
+  size_t length = 0;
+  FILE *buffer = file ? open_memstream(&text, &length) : NULL;
+  char chunk[65536];
+  size_t n;
+  bool ok = buffer != NULL;
+  while (ok && (n = fread(chunk, 1, sizeof chunk, file)) > 0)
+    ok = fwrite(chunk, 1, n, buffer) == n;
+  ok = ok && !ferror(file);
+  if (buffer)
+    fclose(buffer);
+  if (file)
+    fclose(file);
+  if (!ok) {
+    fprintf(stderr, "backplane memory: cannot read %s\n", path);
+    free(text);
+    return NULL;
+  }
+  return text;
+}
+
+static size_t integer_of(json_t *object, const char *key) {
+  return (size_t)json_integer_value(json_object_get(object, key));
+}
+
+static void print_history_device(json_t *d) {
+  char peak[32], live[32], reserved[32];
+  fprintf(cli_out(),
+          "%s: %zu alloc(s), %zu free(s) (%zu without their alloc), %zu "
+          "chunk(s) taken, %zu given back, %zu oom(s)\n",
+          json_string_value(json_object_get(d, "device")),
+          integer_of(d, "allocs"), integer_of(d, "frees"),
+          integer_of(d, "unmatched_frees"), integer_of(d, "segment_allocs"),
+          integer_of(d, "segment_frees"), integer_of(d, "ooms"));
+  fprintf(cli_out(),
+          "  peak %s live at %.3f ms (event %zu); %s live in %zu block(s) "
+          "at the end; reserved peak %s\n",
+          cli_format_bytes(integer_of(d, "peak_bytes"), peak, sizeof peak),
+          (double)integer_of(d, "peak_time_ns") / 1e6,
+          integer_of(d, "peak_event"),
+          cli_format_bytes(integer_of(d, "live_bytes"), live, sizeof live),
+          integer_of(d, "live_blocks"),
+          cli_format_bytes(integer_of(d, "peak_reserved_bytes"), reserved,
+                           sizeof reserved));
+  size_t i;
+  json_t *s;
+  json_array_foreach(json_object_get(d, "streams"), i, s) {
+    fprintf(cli_out(), "  stream %-18s %6zu alloc(s)  peak %12s  live %12s\n",
+            json_string_value(json_object_get(s, "stream")),
+            integer_of(s, "allocs"),
+            cli_format_bytes(integer_of(s, "peak_bytes"), peak, sizeof peak),
+            cli_format_bytes(integer_of(s, "live_bytes"), live, sizeof live));
+  }
+}
+
+static int print_history(const char *summary_text, bool as_json) {
+  json_t *summary = json_loads(summary_text, 0, NULL);
+  if (!summary)
+    return 1;
+  if (as_json)
+    return cli_json_print(summary) ? 1 : 0;
+  fprintf(cli_out(),
+          "memory history: %zu event(s) over %.3f ms, %zu dropped (ring of "
+          "%zu)\n",
+          integer_of(summary, "events"),
+          (double)integer_of(summary, "duration_ns") / 1e6,
+          integer_of(summary, "dropped"), integer_of(summary, "max_events"));
+  size_t i;
+  json_t *d;
+  json_array_foreach(json_object_get(summary, "devices"), i, d)
+      print_history_device(d);
+  json_decref(summary);
+  return 0;
+}
+
+/* `backplane memory SNAPSHOT`: a saved history is summarized (an allocator
+ * snapshot only drawn); --svg draws either. */
+static int run_saved(const cli_options_t *options,
+                     const memory_request_t *request) {
+  char *text = read_text(request->input_path);
+  if (!text)
+    return 1;
+  char *summary = NULL, *svg = NULL;
+  int result = 0;
+  if (bp_memory_history_summary(text, &summary) != BP_OK &&
+      (!request->svg_path || options->json)) {
+    fprintf(stderr, "backplane memory: %s: %s\n", request->input_path,
+            bp_last_error());
+    result = 1;
+  }
+  if (!result && summary)
+    result = print_history(summary, options->json);
+  if (!result && request->svg_path) {
+    if (bp_memory_snapshot_to_svg(text, &svg) != BP_OK) {
+      fprintf(stderr, "backplane memory: %s: %s\n", request->input_path,
+              bp_last_error());
+      result = 1;
+    } else {
+      result = write_text(request->svg_path, svg);
+    }
+  }
+  free(summary);
+  free(svg);
+  free(text);
+  return result;
+}
+
 static bool selected(const cli_options_t *options, bp_device_t *device) {
   return !options->plugin || !strcmp(bp_device_type(device), options->plugin);
 }
@@ -256,6 +384,11 @@ int cmd_memory(int argc, char **argv) {
   if (result)
     return result;
   result = parse_words(&options, &request);
+  if (!result && request.input_path) {
+    result = run_saved(&options, &request);
+    cli_options_release(&options);
+    return result;
+  }
   bp_runtime_t *runtime = NULL;
   if (!result && cli_runtime_open(&options, &runtime) != BP_OK)
     result = 1;

@@ -44,8 +44,11 @@ BP_COMMAND(
     "  --transport T       comm bench: threads or shm; default: threads (or "
     "BACKPLANE_BENCH_COMM_TRANSPORT)\n" BP_HELP_JSON BP_HELP_PLUGIN_PATH)
 BP_COMMAND(
-    memory, "[--plugin NAME] [--json] [replay] [snapshot FILE] [--svg FILE]",
-    "caching allocator: sizing (defaults marked), stats, snapshot, SVG",
+    memory,
+    "[--plugin NAME] [--json] [replay] [snapshot FILE] [--svg FILE] | "
+    "SNAPSHOT [--json] [--svg FILE]",
+    "caching allocator: sizing (defaults marked), stats, snapshot, SVG; "
+    "a saved snapshot or allocator history summarized and drawn",
     "  --plugin NAME       only the devices of plugin NAME; default: every "
     "plugin's\n"
     "  replay              first replay a few training iterations on the "
@@ -55,7 +58,13 @@ BP_COMMAND(
     "  svg FILE            write its picture to FILE; default: "
     "none\n"
     "  --svg FILE          the same as svg FILE (the form of train and "
-    "trace); default: none\n" BP_HELP_JSON BP_HELP_PLUGIN_PATH)
+    "trace); default: none\n"
+    "  SNAPSHOT            a file written by BACKPLANE_MEMORY_HISTORY or "
+    "bp_memory_history_dump\n"
+    "                      (or by snapshot FILE): its summary per device "
+    "and stream (peak\n"
+    "                      live bytes, when, what is live at the end); "
+    "--svg FILE draws it\n" BP_HELP_JSON BP_HELP_PLUGIN_PATH)
 BP_COMMAND(
     trace, "[-o FILE] [--svg FILE] [--plugin-path DIR] -- COMMAND...",
     "run COMMAND under the trace layer; Chrome trace JSON, SVG timeline",

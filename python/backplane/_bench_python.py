@@ -3,8 +3,8 @@
 of a timed loop after a warm-up. PyTorch's CPU tensors are the baseline in
 the same run (0 when torch cannot be imported).
 
-Usage: bench_python.py REPS [KERNELS]   (PYTHONPATH must reach the backplane
-package). With KERNELS (the conformance kernel library), also the enqueue
+Usage: python -m backplane._bench_python REPS [KERNELS]   (run by the
+command with the interpreter that started it, BACKPLANE_PYTHON). With KERNELS (the conformance kernel library), also the enqueue
 cost of an empty kernel's launch from Python; `backplane bench python`
 measures bp_launch from C as its baseline.
 """
