@@ -31,7 +31,8 @@ set -u -o pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 staged=$root/build-gpu
-cuda_tests=(cuda_compile cuda_staging cuda_codegen cuda_plugin cuda_target cuda_device)
+cuda_tests=(cuda_compile cuda_staging cuda_codegen cuda_plugin cuda_target cuda_device
+  cuda_ops_compile cuda_ops_library cuda_ops_device)
 
 prepare() { # prepare BUILD
   local build
@@ -119,7 +120,7 @@ if [ -z "$build" ]; then
     cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
       -DBP_WITH_CUDA=ON &&
       cmake --build "$build" -j"$(nproc)" --target backplane backplane_cuda \
-        backplane_vcpu "${cuda_tests[@]}"
+        backplane_vcpu backplane_cuda_ops backplane_ops_ref "${cuda_tests[@]}"
   } >"$out/build.log" 2>&1
   step build $? "(built here)"
 fi

@@ -289,6 +289,7 @@ typedef enum BP_ExtensionType {
   BP_EXTENSION_COMM = 3,        /* BP_CommExtension, in comm_ext.h */
   BP_EXTENSION_KERNELS = 4,     /* BP_KernelExtension, in kernel_ext.h */
   BP_EXTENSION_TARGET_KIND = 5, /* BP_TargetKindExtension, target_ext.h */
+  BP_EXTENSION_OPS_LIBRARY = 6, /* BP_OpsLibraryExtension, below */
 } BP_ExtensionType;
 
 typedef struct BP_ExtensionBase {
@@ -360,6 +361,21 @@ typedef struct BP_EventTimingExtension {
   C_Status (*event_elapsed_time)(const C_Device device, C_Event start,
                                  C_Event end, float *milliseconds);
 } BP_EventTimingExtension;
+
+/* The DIOPI op library that serves the plugin's devices (backplane/ops.h),
+ * for devices whose memory the host cannot address (the reference library
+ * serves the others). `path` is absolute or relative to the directory of
+ * the plugin's own file, e.g. "../ops/libbackplane_cuda_ops.so".
+ * native_stream hands that library the vendor's own stream behind one of
+ * the plugin's streams (a cudaStream_t on cuda), so its work is ordered
+ * with the stream's other work; C_ERROR for a stream that is not the
+ * device's. Thread-safe. */
+typedef struct BP_OpsLibraryExtension {
+  BP_ExtensionBase base; /* type = BP_EXTENSION_OPS_LIBRARY */
+  const char *path;
+  C_Status (*native_stream)(const C_Device device, C_Stream stream,
+                            void **out_native);
+} BP_OpsLibraryExtension;
 
 /* A C-stable trace record (no C++ types). Plugins pass a pointer to one as
  * the `event` of profiler_add_runtime_trace_event / _device_trace_event; the

@@ -67,6 +67,19 @@ BP_API const char *bp_ops_library_vendor(const bp_ops_library_t *library);
 BP_API const char *bp_ops_library_last_error(const bp_ops_library_t *library);
 BP_API const char *bp_ops_library_path(const bp_ops_library_t *library);
 
+/* The op library the plugin of `device` names for its devices
+ * (BP_OpsLibraryExtension in backplane/device_ext.h), as an absolute path,
+ * or NULL when it names none (the reference library serves devices whose
+ * memory the host can address). Lives as long as the device's runtime. */
+BP_API const char *bp_ops_library_for_device(const bp_device_t *device);
+/* For an op library that enqueues on the vendor's runtime directly: the
+ * vendor's own stream behind `stream` (a cudaStream_t on cuda), as the
+ * plugin's op-library extension hands it out; work enqueued on it is
+ * ordered with the stream's other work. Binds the device to the calling
+ * thread as any call on it would. BP_ERR_UNSUPPORTED when the plugin names
+ * no op library. Valid while the stream lives. Thread-safe. */
+BP_API bp_status_t bp_ops_native_stream(bp_stream_t *stream, void **out_native);
+
 /* How a library supplies its device runtime, decided at open. */
 typedef enum bp_ops_impl_style {
   BP_OPS_IMPL_NONE = 0, /* Backplane-native: runs on Backplane's devices */

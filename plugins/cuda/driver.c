@@ -32,7 +32,11 @@ static void load(void) {
         CU_RESOLVE(module_get_function, "cuModuleGetFunction") &&
         CU_RESOLVE(launch_kernel, "cuLaunchKernel") &&
         CU_RESOLVE(func_get_attribute, "cuFuncGetAttribute") &&
-        CU_RESOLVE(get_error_string, "cuGetErrorString"))) {
+        CU_RESOLVE(get_error_string, "cuGetErrorString") &&
+        CU_RESOLVE(device_get, "cuDeviceGet") &&
+        CU_RESOLVE(device_get_attribute, "cuDeviceGetAttribute") &&
+        CU_RESOLVE(primary_ctx_retain, "cuDevicePrimaryCtxRetain") &&
+        CU_RESOLVE(ctx_set_current, "cuCtxSetCurrent"))) {
     snprintf(g_reason, sizeof g_reason,
              "the CUDA driver (libcuda.so.1) lacks a module function");
     return;

@@ -1,8 +1,9 @@
-/* The few CUDA driver API functions the kernels extension needs (modules
- * and launches), resolved from libcuda.so.1 with dlopen at first use, so the
- * plugin links and loads on machines without the driver. Modules load into
- * the device's primary context, which the runtime API makes current
- * (cudaSetDevice) before each driver call. */
+/* The few CUDA driver API functions the kernels extension and the op
+ * library (ops/) need (modules, launches, primary contexts), resolved from
+ * libcuda.so.1 with dlopen at first use, so the plugin links and loads on
+ * machines without the driver. Modules load into the device's primary context,
+ * which the runtime API makes current (cudaSetDevice) before each driver call.
+ */
 #ifndef BACKPLANE_CUDA_DRIVER_H_
 #define BACKPLANE_CUDA_DRIVER_H_
 
@@ -23,6 +24,11 @@ typedef struct cu_driver {
   CUresult (*func_get_attribute)(int *value, CUfunction_attribute attribute,
                                  CUfunction function);
   CUresult (*get_error_string)(CUresult error, const char **text);
+  CUresult (*device_get)(CUdevice *device, int ordinal);
+  CUresult (*device_get_attribute)(int *value, CUdevice_attribute attribute,
+                                   CUdevice device);
+  CUresult (*primary_ctx_retain)(CUcontext *context, CUdevice device);
+  CUresult (*ctx_set_current)(CUcontext context);
   /* CUDA 12.4 and later; NULL on older drivers (no function names). */
   CUresult (*module_get_function_count)(unsigned *count, CUmodule module);
   CUresult (*module_enumerate_functions)(CUfunction *functions, unsigned count,

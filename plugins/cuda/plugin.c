@@ -1,9 +1,9 @@
 /* The plugin's exported symbols: InitPlugin fills the Paddle table in the
  * layout the host asks for; BackplanePluginExtensions returns the extension
  * chain (attributes, event timing, kernels, the cuda target kind,
- * collectives); BackplanePluginLastError explains the calling thread's last
- * failure (why initialize found no device). Nothing else is exported.
- * InitPlugin makes no CUDA call: the runtime is first touched by
+ * collectives, the op library); BackplanePluginLastError explains the calling
+ * thread's last failure (why initialize found no device). Nothing else is
+ * exported. InitPlugin makes no CUDA call: the runtime is first touched by
  * initialize, so a machine without a GPU loads the plugin and rejects it
  * with the reason ("no CUDA device: ...").
  *
@@ -18,6 +18,7 @@
 #include "event.h"
 #include "kernel.h"
 #include "memory.h"
+#include "ops_library.h"
 #include "stream.h"
 
 #include <dlfcn.h>
@@ -39,8 +40,16 @@ static const BP_DeviceAttributesExtension g_device_attributes = {
     .get_attribute = cu_get_attribute,
 };
 
+static const BP_OpsLibraryExtension g_ops_library = {
+    .base = {.struct_size = sizeof(BP_OpsLibraryExtension),
+             .type = BP_EXTENSION_OPS_LIBRARY,
+             .next = &g_device_attributes.base},
+    .path = CU_OPS_LIBRARY_PATH,
+    .native_stream = cu_native_stream,
+};
+
 CU_EXPORT const BP_ExtensionBase *BackplanePluginExtensions(void) {
-  return &g_device_attributes.base;
+  return &g_ops_library.base;
 }
 
 CU_EXPORT const char *BackplanePluginLastError(void) {

@@ -34,6 +34,9 @@ typedef struct bp_plugin {
   C_DeviceInterface dispatch;
   /* The extension chain, read once at load (core/plugin_extensions.h). */
   bp_plugin_extensions_t extensions;
+  /* The op library its ops_library extension names, as an absolute path
+   * (src/ops/ops_plugin_library.c); NULL without one. */
+  char *ops_library;
   /* NULL-terminated lists of static names (see bp_interface_functions). */
   const char **native_functions;
   const char **fallback_functions;

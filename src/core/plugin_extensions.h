@@ -42,7 +42,10 @@
   X(kernels, BP_EXTENSION_KERNELS, BP_KernelExtension, last_error, 1,          \
     bp_extension_no_hooks)                                                     \
   X(target_kind, BP_EXTENSION_TARGET_KIND, BP_TargetKindExtension, build, 1,   \
-    bp_target_kind_extension_hooks)
+    bp_target_kind_extension_hooks)                                            \
+  X(ops_library, BP_EXTENSION_OPS_LIBRARY, BP_OpsLibraryExtension,             \
+    native_stream, e->path != NULL && e->native_stream != NULL,                \
+    bp_ops_library_extension_hooks)
 
 #define BP_PLUGIN_EXTENSIONS_MAX 64
 

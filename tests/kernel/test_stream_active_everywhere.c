@@ -267,6 +267,11 @@ static bp_status_t add_labeled_callback(context_t *c, bp_stream_t *resolved) {
   (void)c, (void)resolved;
   return bp_stream_add_labeled_callback(A, never_runs, NULL, "label");
 }
+static bp_status_t ops_native_stream(context_t *c, bp_stream_t *resolved) {
+  (void)c, (void)resolved;
+  void *native = NULL;
+  return bp_ops_native_stream(A, &native);
+}
 static bp_status_t stream_device(context_t *c, bp_stream_t *resolved) {
   (void)c, (void)resolved;
   return bp_stream_device(A) == NULL ? BP_OK : BP_ERR_PLUGIN;
@@ -309,6 +314,7 @@ static const entry_t table[] = {
     {"bp_copy_tensor", RESOLVES, copy_tensor},
     {"bp_ops_context_create", RESOLVES, ops_context_create},
     {"bp_ops_tensor_create", RESOLVES, ops_tensor_create},
+    {"bp_ops_native_stream", REFUSES, ops_native_stream},
     {"bp_stream_set_active", RESOLVES, set_active},
     {"bp_stream_destroy", REFUSES, stream_destroy},
     {"bp_stream_query", REFUSES, stream_query},

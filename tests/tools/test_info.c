@@ -225,6 +225,30 @@ static void test_info_lists_every_extension(void **state) {
   tool_run_release(&run);
 }
 
+/* The op library serving each device: the one a plugin names (its file
+ * name), else the reference library for host-addressable memory. */
+static void test_info_shows_the_op_library_a_plugin_names(void **state) {
+  (void)state;
+  tool_run_t run;
+  assert_int_equal(tool_run((const char *[]){"info", "--json", NULL},
+                            BP_EXTENSIONS_OPS_PLUGIN, &run),
+                   0);
+  assert_int_equal(run.exit_code, 0);
+  json_t *root = json_loads(run.out, 0, NULL);
+  assert_non_null(root);
+  json_t *devices = json_object_get(root, "devices");
+  json_t *ext = find_by(devices, "name", "extensions:0");
+  json_t *vcpu = find_by(devices, "name", "vcpu:0");
+  assert_non_null(ext);
+  assert_non_null(vcpu);
+  assert_string_equal(json_string_value(json_object_get(ext, "op_library")),
+                      "libexample_ops.so");
+  assert_string_equal(json_string_value(json_object_get(vcpu, "op_library")),
+                      "reference");
+  json_decref(root);
+  tool_run_release(&run);
+}
+
 /* A FIFO named as a plugin (directly, or inside a searched directory) is
  * refused without being opened: opening a FIFO with no writer blocks for
  * ever. The directory is private (mkdtemp), so no permission refusal comes
@@ -271,6 +295,7 @@ int main(void) {
       cmocka_unit_test(test_info_table_shows_rejected),
       cmocka_unit_test(test_plugin_path_option_adds_a_plugin),
       cmocka_unit_test(test_info_lists_every_extension),
+      cmocka_unit_test(test_info_shows_the_op_library_a_plugin_names),
       cmocka_unit_test(test_fifo_plugin_is_refused_not_opened),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

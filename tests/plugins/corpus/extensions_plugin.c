@@ -2,7 +2,10 @@
  * else), so tests can see that the core reads both at load, lists them in
  * the plugin's info and registers the kind "extchip" while it is loaded.
  * The device is the smallest that loads: Paddle's required functions on one
- * malloc-backed device, synchronous. */
+ * malloc-backed device, synchronous. Built with WITH_OPS_LIBRARY
+ * (libbp_extensions_ops.so), it also has streams and puts the op-library
+ * extension in front of the chain: it names "ops/libexample_ops.so" and
+ * hands out each C_Stream itself as the native stream. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,9 +96,43 @@ static const BP_CommExtension comm = {
     .last_error = comm_last_error,
 };
 
+#ifdef WITH_OPS_LIBRARY
+static C_Status create_stream(const C_Device device, C_Stream *stream) {
+  *stream = malloc(1);
+  return *stream ? device_call(device) : C_FAILED;
+}
+
+static C_Status stream_call(const C_Device device, C_Stream stream) {
+  (void)stream;
+  return device_call(device);
+}
+
+static C_Status destroy_stream(const C_Device device, C_Stream stream) {
+  free(stream);
+  return device_call(device);
+}
+
+static C_Status native_stream(const C_Device device, C_Stream stream,
+                              void **out_native) {
+  *out_native = stream;
+  return device_call(device);
+}
+
+static const BP_OpsLibraryExtension ops_library = {
+    .base = {.struct_size = sizeof(BP_OpsLibraryExtension),
+             .type = BP_EXTENSION_OPS_LIBRARY,
+             .next = &comm.base},
+    .path = "ops/libexample_ops.so",
+    .native_stream = native_stream,
+};
+#define EXTENSIONS_HEAD ops_library
+#else
+#define EXTENSIONS_HEAD comm
+#endif
+
 __attribute__((visibility("default"))) const BP_ExtensionBase *
 BackplanePluginExtensions(void) {
-  return &comm.base;
+  return &EXTENSIONS_HEAD.base;
 }
 
 __attribute__((visibility("default"))) void
@@ -115,4 +152,10 @@ InitPlugin(CustomRuntimeParams *params) {
   i->device_memory_deallocate = deallocate;
   i->get_device_count = device_count;
   i->get_device_list = device_list;
+#ifdef WITH_OPS_LIBRARY
+  i->create_stream = create_stream;
+  i->destroy_stream = destroy_stream;
+  i->synchronize_stream = stream_call;
+  i->query_stream = stream_call;
+#endif
 }

@@ -24,9 +24,9 @@ bp_status_t bench_cuda_copy(bench_ctx_t *ctx);
  * cudaStreamSynchronize (budget: <= 1 us extra). */
 bp_status_t bench_cuda_launch(bench_ctx_t *ctx);
 
-/* bench ops on cuda: cuBLAS sgemm's rate, the baseline of the op path's
- * GEMM; the op path has no cuda GEMM yet, so the row says so and judges
- * nothing. */
+/* bench ops on cuda: sgemm (4096) through the op path, diopiMm of the op
+ * library the plugin names, against cublasSgemm on CUDA's own stream, each
+ * + synchronize (budget: >= 90 %). */
 bp_status_t bench_cuda_ops(bench_ctx_t *ctx);
 
 #endif /* BACKPLANE_CLI_BENCH_CUDA_H_ */

@@ -396,7 +396,7 @@ static int time_torch(ops_bench_t *b, const op_case_t *cases, int n,
 }
 
 bp_status_t bench_ops(bench_ctx_t *ctx) {
-  if (bench_cuda_wanted(ctx)) /* cuBLAS's rate; no cuda op path yet */
+  if (bench_cuda_wanted(ctx)) /* the plugin's op library against cuBLAS */
     return bench_cuda_ops(ctx);
   if (strcmp(ctx->plugin_name, "vcpu") != 0) {
     fprintf(stderr,

@@ -8,6 +8,7 @@
 
 #include "backplane/backplane.h"
 #include "backplane/device_layouts.h"
+#include "backplane/ops.h"
 #include "cli/cli_format.h"
 #include "cli/cli_json.h"
 #include "cli/cli_options.h"
@@ -146,11 +147,17 @@ static void fill_memory_cells(bp_device_t *device, char *total, char *free) {
   }
 }
 
-/* Which op library serves the device (train_device.h): the reference one
- * where the host addresses its memory, else a vendor's (--ops). */
+/* Which op library serves the device when train and optest get no --ops:
+ * the one its plugin names (its file name), else the reference one where
+ * the host addresses its memory, else none. */
 static const char *op_library(bp_device_t *device) {
+  const char *named = bp_ops_library_for_device(device);
+  if (named) {
+    const char *slash = strrchr(named, '/');
+    return slash ? slash + 1 : named;
+  }
   return train_device_host_addressable(device) ? "reference"
-                                               : "a vendor's (--ops)";
+                                               : "none (give one with --ops)";
 }
 
 static void fill_device_cells(bp_device_t *device, char (*cells)[CELL_SIZE]) {

@@ -314,6 +314,15 @@ static int run_suite(run_env_t *env, const optest_suite_t *suite,
   return failed ? 1 : 0;
 }
 
+/* "TYPE:N" (":N" optional) into type and *index. */
+static void parse_device(const char *device, char *type, size_t size,
+                         size_t *index) {
+  const char *colon = strchr(device, ':');
+  snprintf(type, size, "%.*s",
+           (int)(colon ? (size_t)(colon - device) : strlen(device)), device);
+  *index = colon ? strtoul(colon + 1, NULL, 10) : 0;
+}
+
 int cmd_optest(int argc, char **argv) {
   optest_request_t req = {0};
   if (take_own_options(&argc, argv, &req))
@@ -321,13 +330,32 @@ int cmd_optest(int argc, char **argv) {
   cli_options_t options;
   if (cli_options_parse("optest", argc, argv, CLI_OPT_QUICK, &options))
     return 2;
-  char default_ops[PATH_MAX], default_data[PATH_MAX];
+  char default_ops[PATH_MAX], default_data[PATH_MAX], type[64];
+  size_t index = 0;
   cli_path_reference_ops(default_ops, sizeof default_ops);
   snprintf(default_data, sizeof default_data, "%s", BP_OPS_DATA_DIR);
   run_env_t env = {.reps = options.quick ? 1 : 5};
   bp_runtime_t *runtime = NULL;
   optest_suite_t suite = {0};
   int code = 1;
+  /* Without --ops, the library follows the device: the one its plugin
+   * names, else the reference library. */
+  if (!req.ops && req.device) {
+    bp_runtime_options_t plain = {.struct_size = sizeof plain,
+                                  .plugin_path = options.plugin_path};
+    if (bp_runtime_create(&plain, &runtime) != BP_OK) {
+      fprintf(stderr, "backplane optest: cannot create the runtime: %s\n",
+              bp_last_error());
+      goto done;
+    }
+    parse_device(req.device, type, sizeof type, &index);
+    bp_device_t *device;
+    const char *named = bp_device_get(runtime, type, index, &device) == BP_OK
+                            ? bp_ops_library_for_device(device)
+                            : NULL;
+    if (named)
+      snprintf(default_ops, sizeof default_ops, "%s", named);
+  }
   if (bp_ops_library_open(req.ops ? req.ops : default_ops, &env.library)) {
     fprintf(stderr, "backplane optest: %s\n", bp_last_error());
     goto done;
@@ -345,7 +373,7 @@ int cmd_optest(int argc, char **argv) {
       .in_process_plugins = has_adapter ? &adapter : NULL,
       .in_process_plugin_count = has_adapter ? 1 : 0,
   };
-  if (bp_runtime_create(&runtime_options, &runtime) != BP_OK) {
+  if (!runtime && bp_runtime_create(&runtime_options, &runtime) != BP_OK) {
     fprintf(stderr, "backplane optest: cannot create the runtime: %s\n",
             bp_last_error());
     goto done;
@@ -353,13 +381,7 @@ int cmd_optest(int argc, char **argv) {
   const char *device =
       req.device ? req.device
                  : (has_adapter ? BP_OPS_IMPL_DEVICE_TYPE ":0" : "vcpu:0");
-  char type[64];
-  size_t index = 0;
-  const char *colon = strchr(device, ':');
-  snprintf(type, sizeof type, "%.*s",
-           (int)(colon ? (size_t)(colon - device) : strlen(device)), device);
-  if (colon)
-    index = strtoul(colon + 1, NULL, 10);
+  parse_device(device, type, sizeof type, &index);
   if (bp_device_get(runtime, type, index, &env.device) != BP_OK ||
       bp_stream_create(env.device, &env.stream) != BP_OK ||
       bp_ops_context_create(env.device, env.stream, &env.ctx) != BP_OK) {

@@ -396,10 +396,8 @@ int cmd_train(int argc, char **argv) {
   if (a.svg && !a.trace)
     a.trace = "backplane-train-trace.json";
   char ops[PATH_MAX];
-  if (!a.config.ops_path) {
-    cli_path_reference_ops(ops, sizeof ops);
-    a.config.ops_path = ops;
-  }
+  cli_path_reference_ops(ops, sizeof ops);
+  a.config.reference_ops_path = ops;
   /* Usage errors (exit 2): a world or configuration the arguments ask for
    * that cannot be run; a world the environment describes wrongly is a
    * failure (1). */

@@ -77,8 +77,8 @@ BP_COMMAND(
     "[--ops LIB.so] [--device D] [--filter TEXT] [--data DIR] "
     "[--quick] [--json]",
     "DIOPI op library vs PyTorch baselines: PASS/FAIL/NOIMPL/SKIP, timed",
-    "  --ops LIB.so        the op library; default: the reference library "
-    "installed beside backplane\n"
+    "  --ops LIB.so        the op library; default: the one the device's "
+    "plugin names (backplane info), else the reference library\n"
     "  --device D          the device, TYPE:N; default: vcpu:0 (a library "
     "with its own device: that one)\n"
     "  --filter TEXT       only cases whose name or op contains TEXT; "
@@ -140,8 +140,8 @@ BP_COMMAND(
     "  --checkpoint-every K  steps between checkpoints; default: 50\n"
     "  --data FILE         the digits set (digits.csv.gz); default: "
     "python3-sklearn's copy\n"
-    "  --ops LIB.so        the op library; default: the reference library "
-    "installed beside backplane\n"
+    "  --ops LIB.so        the op library; default: the one the device's "
+    "plugin names (backplane info), else the reference library\n"
     "  --trace FILE        write the run's Chrome trace to FILE; default: "
     "none (backplane-train-trace.json with --svg)\n"
     "  --svg FILE          draw the run's timeline into FILE; default: "

@@ -37,8 +37,11 @@ enum {
 
 typedef struct train_config {
   const char *data_path; /* digits.csv.gz; NULL: TRAIN_DIGITS_PATH */
-  const char *ops_path;  /* the DIOPI op library (.so) */
-  const char *model;     /* "mlp" (default) or "cnn" (train_model.h) */
+  /* The DIOPI op library (.so); NULL: the one the devices' plugin names
+   * (bp_ops_library_for_device), else reference_ops_path. */
+  const char *ops_path;
+  const char *reference_ops_path; /* Backplane's reference library */
+  const char *model;              /* "mlp" (default) or "cnn" (train_model.h) */
   /* The devices' type; NULL: the first plugin with local_ranks devices
    * (train_device.h). */
   const char *device_type;

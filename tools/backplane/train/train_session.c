@@ -176,13 +176,19 @@ static bp_status_t create(train_session_t *s, bp_runtime_t *runtime,
   if ((status = train_device_type_pick(runtime, config->device_type, s->local,
                                        &s->config.device_type)))
     return status;
-  if (!config->ops_path)
+  const char *ops_path = config->ops_path;
+  bp_device_t *first_device = NULL;
+  if (!ops_path &&
+      bp_device_get(runtime, s->config.device_type, 0, &first_device) == BP_OK)
+    ops_path = bp_ops_library_for_device(first_device);
+  if (!ops_path)
+    ops_path = config->reference_ops_path;
+  if (!ops_path)
     return train_fail(BP_ERR_INVALID_ARGUMENT, "no op library given");
   /* Data parallelism already gives each rank a core: each op runs on its
    * stream's thread alone, unless the user says otherwise. */
   setenv("BACKPLANE_OPS_THREADS", "1", 0);
-  CALL("bp_ops_library_open",
-       bp_ops_library_open(config->ops_path, &s->library));
+  CALL("bp_ops_library_open", bp_ops_library_open(ops_path, &s->library));
   if ((status = train_ops_find(s->library, &s->model, &s->ops)))
     return status;
   size_t capacity = s->steps_per_epoch * config->batch;
