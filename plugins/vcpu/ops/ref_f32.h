@@ -25,6 +25,15 @@ enum { REF_F32_BLOCK = 256 };
 #define REF_F32_CLONES
 #endif
 
+/* Defines `static void name(out, in, n, p)`, an elementwise engine float32
+ * loop (ref_ew_f32_fn_t), from name_body written with REF_ISA_BODY: one build
+ * per ISA, dispatched on ref_isa(). */
+#define REF_F32_EW(name)                                                       \
+  REF_ISA_DISPATCH_VOID(static, name,                                          \
+                        (float *restrict out, const float *const *in,          \
+                         int64_t n, const double *p),                          \
+                        (out, in, n, p))
+
 /* float32 and contiguous (row-major, any size-1 strides). */
 bool ref_f32_contiguous(const ref_view_t *v);
 
@@ -40,5 +49,13 @@ float ref_f32_max(const float *x, int64_t n);
  * arguments in [-87.3, 88.3]; 0 below, 88.3's value above, NaN for NaN.
  * y may be x. */
 void ref_f32_exp(float *y, const float *x, int64_t n, float shift);
+
+/* y[k] = log(x[k]), vectorizable: within 2 ulp of logf; NaN below 0,
+ * -inf at 0, inf at inf. y may be x. */
+void ref_f32_log(float *y, const float *x, int64_t n);
+/* y[k] = 1 / (1 + exp(-x[k])), through the vectorizable exp. y may be x. */
+void ref_f32_sigmoid(float *y, const float *x, int64_t n);
+/* y[k] = tanh(x[k]), vectorizable: within 4e-7 absolute of tanhf. */
+void ref_f32_tanh(float *y, const float *x, int64_t n);
 
 #endif /* BACKPLANE_REF_OPS_F32_H_ */
