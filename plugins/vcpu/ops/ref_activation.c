@@ -119,18 +119,16 @@ static void silu_f32(float *out, const float *const *in, int64_t n,
       out[b + i] = in[0][b + i] * s[i];
   }
 }
-REF_ISA_BODY void sigmoid_grad_f32_body(float *restrict out,
-                                        const float *const *in, int64_t n,
-                                        const double *p) {
+REF_ISA_BODY void sigmoid_grad_f32_body(float *out, const float *const *in,
+                                        int64_t n, const double *p) {
   (void)p;
   const float *g = in[0], *y = in[1];
   for (int64_t i = 0; i < n; i++)
     out[i] = g[i] * y[i] * (1.0f - y[i]);
 }
 REF_F32_EW(sigmoid_grad_f32)
-REF_ISA_BODY void tanh_grad_f32_body(float *restrict out,
-                                     const float *const *in, int64_t n,
-                                     const double *p) {
+REF_ISA_BODY void tanh_grad_f32_body(float *out, const float *const *in,
+                                     int64_t n, const double *p) {
   (void)p;
   const float *g = in[0], *y = in[1];
   for (int64_t i = 0; i < n; i++)

@@ -89,23 +89,23 @@ static double not_fn(const double *in, const double *p) {
     return;                                                                    \
   }
 
-static void tensor_f32(float *restrict out, const float *const *in, int64_t n,
+static void tensor_f32(float *out, const float *const *in, int64_t n,
                        const double *p) {
   compare_t kind = (compare_t)p[0];
-  const float *restrict x = in[0], *restrict y = in[1];
+  const float *x = in[0], *y = in[1];
   COMPARE_LOOP(x[k], y[k])
 }
-static void scalar_f32(float *restrict out, const float *const *in, int64_t n,
+static void scalar_f32(float *out, const float *const *in, int64_t n,
                        const double *p) {
   compare_t kind = (compare_t)p[0];
-  const float *restrict x = in[0];
+  const float *x = in[0];
   float y = (float)p[1];
   COMPARE_LOOP(x[k], y)
 }
-static void not_f32(float *restrict out, const float *const *in, int64_t n,
+static void not_f32(float *out, const float *const *in, int64_t n,
                     const double *p) {
   (void)p;
-  const float *restrict x = in[0];
+  const float *x = in[0];
   for (int64_t k = 0; k < n; k++)
     out[k] = x[k] == 0;
 }

@@ -30,7 +30,7 @@ enum { REF_F32_BLOCK = 256 };
  * per ISA, dispatched on ref_isa(). */
 #define REF_F32_EW(name)                                                       \
   REF_ISA_DISPATCH_VOID(static, name,                                          \
-                        (float *restrict out, const float *const *in,          \
+                        (float *out, const float *const *in,                   \
                          int64_t n, const double *p),                          \
                         (out, in, n, p))
 

@@ -25,9 +25,8 @@
     double x = in[0];                                                          \
     return (expr);                                                             \
   }                                                                            \
-  REF_ISA_BODY void name##_f32_body(float *restrict out,                       \
-                                    const float *const *in, int64_t n,         \
-                                    const double *p) {                         \
+  REF_ISA_BODY void name##_f32_body(float *out, const float *const *in,        \
+                                    int64_t n, const double *p) {              \
     (void)p;                                                                   \
     const float *src = in[0];                                                  \
     for (int64_t i = 0; i < n; i++) {                                          \
@@ -126,16 +125,15 @@ static void log10_f32(float *out, const float *const *in, int64_t n,
   ref_f32_log(out, in[0], n);
   scale(out, n, 0.434294482f);
 }
-REF_ISA_BODY void log1p_fix_body(float *restrict out, const float *x,
-                                 const float *u, int64_t n) {
+REF_ISA_BODY void log1p_fix_body(float *out, const float *x, const float *u,
+                                 int64_t n) {
   for (int64_t i = 0; i < n; i++) {
     float d = u[i] - 1.0f;
     out[i] = d == 0.0f ? x[i] : u[i] == INFINITY ? out[i] : out[i] * (x[i] / d);
   }
 }
 REF_ISA_DISPATCH_VOID(static, log1p_fix,
-                      (float *restrict out, const float *x, const float *u,
-                       int64_t n),
+                      (float *out, const float *x, const float *u, int64_t n),
                       (out, x, u, n))
 static void log1p_f32(float *out, const float *const *in, int64_t n,
                       const double *p) {
