@@ -21,26 +21,45 @@ typedef struct loss_task {
   double parts[PARTS];
 } loss_task_t;
 
-static double value_at(const loss_task_t *t, int64_t i) {
-  double v[REF_LOSS_MAX_IN];
+enum { BLOCK = 256 };
+
+/* values[j] = the loss of element begin + j, j < n <= BLOCK: the inputs
+ * read a block at a time. */
+static void values_at(const loss_task_t *t, int64_t begin, int64_t n,
+                      double *values) {
+  double in[REF_LOSS_MAX_IN][BLOCK], v[REF_LOSS_MAX_IN];
   for (int k = 0; k < t->nin; k++)
-    v[k] = ref_get(&t->in[k], i);
-  return t->fn(v, t->params);
+    ref_get_block(&t->in[k], begin, n, in[k]);
+  for (int64_t j = 0; j < n; j++) {
+    for (int k = 0; k < t->nin; k++)
+      v[k] = in[k][j];
+    values[j] = t->fn(v, t->params);
+  }
 }
 
 static void store_range(void *context, int64_t begin, int64_t end) {
   const loss_task_t *t = context;
-  for (int64_t i = begin; i < end; i++)
-    ref_set(&t->out, i, t->scale * value_at(t, i));
+  double values[BLOCK];
+  for (int64_t i = begin; i < end; i += BLOCK) {
+    int64_t n = end - i < BLOCK ? end - i : BLOCK;
+    values_at(t, i, n, values);
+    for (int64_t j = 0; j < n; j++)
+      ref_set(&t->out, i + j, t->scale * values[j]);
+  }
 }
 
 static void sum_parts(void *context, int64_t begin, int64_t end) {
   loss_task_t *t = context;
+  double values[BLOCK];
   for (int64_t part = begin; part < end; part++) {
     int64_t lo = t->numel * part / PARTS, hi = t->numel * (part + 1) / PARTS;
     double sum = 0;
-    for (int64_t i = lo; i < hi; i++)
-      sum += value_at(t, i);
+    for (int64_t i = lo; i < hi; i += BLOCK) {
+      int64_t n = hi - i < BLOCK ? hi - i : BLOCK;
+      values_at(t, i, n, values);
+      for (int64_t j = 0; j < n; j++)
+        sum += values[j];
+    }
     t->parts[part] = sum;
   }
 }
