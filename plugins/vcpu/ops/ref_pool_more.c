@@ -118,6 +118,41 @@ static void forward(const pool_task_t *t, int64_t plane) {
     }
 }
 
+/* forward for float32 in and out: the same windows, values in float. */
+static void forward_f32(const pool_task_t *t, int64_t plane) {
+  const ref_planes_t *ip = &t->in_planes, *op = &t->out_planes;
+  const float *in = (const float *)t->in.data + ref_offset(&ip->outer, plane);
+  float *out = (float *)t->out.data + ref_offset(&op->outer, plane);
+  for (int64_t i = 0; i < t->oh; i++)
+    for (int64_t j = 0; j < t->ow; j++) {
+      int64_t h0, h1, w0, w1, step[2], best = -1;
+      double divisor;
+      float acc = t->max ? -INFINITY : 0.0f;
+      window(t, i, j, &h0, &h1, &w0, &w1, step, &divisor);
+      for (int64_t h = h0; h < h1; h += step[0]) {
+        const float *row = in + h * ip->stride_h;
+        if (!t->max) {
+          for (int64_t w = w0; w < w1; w++)
+            acc += row[w * ip->stride_w];
+          continue;
+        }
+        for (int64_t w = w0; w < w1; w += step[1]) {
+          float x = row[w * ip->stride_w];
+          if (best < 0 || x > acc || isnan(x)) {
+            acc = x;
+            best = h * ip->w + w;
+          }
+        }
+      }
+      out[i * op->stride_h + j * op->stride_w] =
+          t->max ? acc : (float)(acc / divisor);
+      if (t->has_indices)
+        ref_store_at(&t->indices,
+                     ref_plane_offset(&t->index_planes, plane, i, j),
+                     (double)best);
+    }
+}
+
 /* grad_input's plane: zeroed, then each output's gradient spread over its
  * window (average) or added at its index (max). */
 static void backward(const pool_task_t *t, int64_t plane) {
@@ -150,9 +185,13 @@ static void backward(const pool_task_t *t, int64_t plane) {
 
 static void run_range(void *context, int64_t begin, int64_t end) {
   const pool_task_t *t = context;
+  bool f32 = t->in.dtype == diopi_dtype_float32 &&
+             t->out.dtype == diopi_dtype_float32;
   for (int64_t plane = begin; plane < end; plane++) {
     if (t->backward)
       backward(t, plane);
+    else if (f32)
+      forward_f32(t, plane);
     else
       forward(t, plane);
   }
