@@ -185,8 +185,8 @@ static void backward(const pool_task_t *t, int64_t plane) {
 
 static void run_range(void *context, int64_t begin, int64_t end) {
   const pool_task_t *t = context;
-  bool f32 = t->in.dtype == diopi_dtype_float32 &&
-             t->out.dtype == diopi_dtype_float32;
+  bool f32 =
+      t->in.dtype == diopi_dtype_float32 && t->out.dtype == diopi_dtype_float32;
   for (int64_t plane = begin; plane < end; plane++) {
     if (t->backward)
       backward(t, plane);
@@ -367,18 +367,20 @@ REF_EXPORT diopiError_t diopiAvgPool1dBackward(
                            ceil_mode, count_include_pad, NULL);
 }
 
-static diopiError_t adaptive_max(CTX, const char *op, CT out, CT indices,
-                                 CT input, diopiSize_t output_size,
-                                 bool one_d) {
+/* An adaptive pooling forward (max, or average for the 1-d form; the 2-d
+ * average is ref_pooling.c's) to output_size. */
+static diopiError_t adaptive(CTX, const char *op, bool max, bool one_d, CT out,
+                             CT indices, CT input, diopiSize_t output_size) {
   pool_task_t t;
   memset(&t, 0, sizeof t);
   t.adaptive = true;
-  t.max = true;
+  t.max = max;
   int64_t size[2];
   diopiError_t err =
       ref_window_pair(op, "output_size", output_size, 1, 0, size);
   if (!err && output_size.len == 0)
-    err = ref_fail(op, "output_size: expected 1 or 2 values, got none");
+    err = ref_fail(op, "output_size: expected %s, got none",
+                   one_d ? "1 value" : "1 or 2 values");
   if (err)
     return err;
   t.oh = one_d ? 1 : size[0];
@@ -389,24 +391,26 @@ static diopiError_t adaptive_max(CTX, const char *op, CT out, CT indices,
 
 REF_EXPORT diopiError_t diopiAdaptiveMaxPool2d(CTX, T out, CT input,
                                                diopiSize_t output_size) {
-  return adaptive_max(ctx, "diopiAdaptiveMaxPool2d", out, NULL, input,
-                      output_size, false);
+  return adaptive(ctx, "diopiAdaptiveMaxPool2d", true, false, out, NULL, input,
+                  output_size);
 }
 REF_EXPORT diopiError_t diopiAdaptiveMaxPool2dWithIndices(
     CTX, T out, T indices, CT input, diopiSize_t output_size) {
   const char *op = "diopiAdaptiveMaxPool2dWithIndices";
   if (!indices)
     return ref_fail(op, "indices: tensor is NULL");
-  return adaptive_max(ctx, op, out, indices, input, output_size, false);
+  return adaptive(ctx, op, true, false, out, indices, input, output_size);
 }
-/* grad_input += grad_output at each output's index (within its plane). */
-static diopiError_t adaptive_max_backward(CTX, const char *op, bool one_d,
-                                          T grad_input, CT grad_output,
-                                          CT input, CT indices) {
+/* An adaptive pooling backward: grad_input += grad_output at each output's
+ * index within its plane (max, `indices` required) or spread evenly over
+ * its window (average; window sizes from grad_output). */
+static diopiError_t adaptive_backward(CTX, const char *op, bool max, bool one_d,
+                                      T grad_input, CT grad_output, CT input,
+                                      CT indices) {
   pool_task_t t;
   memset(&t, 0, sizeof t);
   t.adaptive = true;
-  t.max = true;
+  t.max = max;
   t.backward = true;
   t.one_d = one_d;
   ref_view_t in, gi;
@@ -415,7 +419,7 @@ static diopiError_t adaptive_max_backward(CTX, const char *op, bool one_d,
     err = ref_view(ctx, op, "grad_input", grad_input, &gi);
   if (!err)
     err = ref_expect_shape(op, "grad_input", &gi, in.shape, in.ndim);
-  if (!err && !indices)
+  if (!err && max && !indices)
     err = ref_fail(op, "indices: tensor is NULL");
   return err ? err
              : launch(ctx, op, &t, "grad_input", grad_input, "grad_output",
@@ -425,27 +429,27 @@ static diopiError_t adaptive_max_backward(CTX, const char *op, bool one_d,
 REF_EXPORT diopiError_t diopiAdaptiveMaxPool2dBackward(CTX, T grad_input,
                                                        CT grad_output, CT input,
                                                        CT indices) {
-  return adaptive_max_backward(ctx, "diopiAdaptiveMaxPool2dBackward", false,
-                               grad_input, grad_output, input, indices);
+  return adaptive_backward(ctx, "diopiAdaptiveMaxPool2dBackward", true, false,
+                           grad_input, grad_output, input, indices);
 }
 REF_EXPORT diopiError_t diopiAdaptiveMaxPool1d(CTX, T out, CT input,
                                                diopiSize_t output_size) {
-  return adaptive_max(ctx, "diopiAdaptiveMaxPool1d", out, NULL, input,
-                      output_size, true);
+  return adaptive(ctx, "diopiAdaptiveMaxPool1d", true, true, out, NULL, input,
+                  output_size);
 }
 REF_EXPORT diopiError_t diopiAdaptiveMaxPool1dWithIndices(
     CTX, T out, T indices, CT input, diopiSize_t output_size) {
   if (!indices)
     return ref_fail("diopiAdaptiveMaxPool1dWithIndices",
                     "indices: tensor is NULL");
-  return adaptive_max(ctx, "diopiAdaptiveMaxPool1dWithIndices", out, indices,
-                      input, output_size, true);
+  return adaptive(ctx, "diopiAdaptiveMaxPool1dWithIndices", true, true, out,
+                  indices, input, output_size);
 }
 REF_EXPORT diopiError_t diopiAdaptiveMaxPool1dBackward(CTX, T grad_input,
                                                        CT grad_output, CT input,
                                                        CT indices) {
-  return adaptive_max_backward(ctx, "diopiAdaptiveMaxPool1dBackward", true,
-                               grad_input, grad_output, input, indices);
+  return adaptive_backward(ctx, "diopiAdaptiveMaxPool1dBackward", true, true,
+                           grad_input, grad_output, input, indices);
 }
 /* max_pool1d: fixed windows with dilation; indices are positions along
  * L. */
@@ -508,40 +512,12 @@ REF_EXPORT diopiError_t diopiMaxPool1dBackward(
 
 REF_EXPORT diopiError_t diopiAdaptiveAvgPool1d(CTX, T out, CT input,
                                                diopiSize_t output_size) {
-  const char *op = "diopiAdaptiveAvgPool1d";
-  pool_task_t t;
-  memset(&t, 0, sizeof t);
-  t.adaptive = true;
-  t.one_d = true;
-  int64_t size[2];
-  diopiError_t err =
-      ref_window_pair(op, "output_size", output_size, 1, 0, size);
-  if (!err && output_size.len == 0)
-    err = ref_fail(op, "output_size: expected 1 value, got none");
-  if (err)
-    return err;
-  t.oh = 1;
-  t.ow = size[1];
-  return launch(ctx, op, &t, "input", input, "out", out, NULL);
+  return adaptive(ctx, "diopiAdaptiveAvgPool1d", false, true, out, NULL, input,
+                  output_size);
 }
-/* The averages' gradients spread evenly over their windows (sizes from
- * grad_output). */
 REF_EXPORT diopiError_t diopiAdaptiveAvgPool1dBackward(CTX, T grad_input,
                                                        CT grad_output,
                                                        CT input) {
-  const char *op = "diopiAdaptiveAvgPool1dBackward";
-  pool_task_t t;
-  memset(&t, 0, sizeof t);
-  t.adaptive = true;
-  t.one_d = true;
-  t.backward = true;
-  ref_view_t in, gi;
-  diopiError_t err = ref_view(ctx, op, "input", input, &in);
-  if (!err)
-    err = ref_view(ctx, op, "grad_input", grad_input, &gi);
-  if (!err)
-    err = ref_expect_shape(op, "grad_input", &gi, in.shape, in.ndim);
-  return err ? err
-             : launch(ctx, op, &t, "grad_input", grad_input, "grad_output",
-                      grad_output, NULL);
+  return adaptive_backward(ctx, "diopiAdaptiveAvgPool1dBackward", false, true,
+                           grad_input, grad_output, input, NULL);
 }
