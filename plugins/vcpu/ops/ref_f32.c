@@ -84,38 +84,8 @@ REF_ISA_DISPATCH(, float, ref_f32_max, (const float *restrict x, int64_t n),
 /* exp(v) = 2^m exp(r), m = round(v / ln 2), r = v - m ln 2 in
  * [-ln 2 / 2, ln 2 / 2]: a degree-7 polynomial for exp(r) (the classic
  * single-precision minimax coefficients), 2^m built in the exponent bits.
- * Adding 1.5 * 2^23 rounds v / ln 2 to an integer held in the low bits. */
-REF_ISA_BODY void ref_f32_exp_body(float *y, const float *x, int64_t n,
-                                   float shift) {
-  const float round_magic = 12582912.0f, lo = -87.3f, hi = 88.3f;
-  for (int64_t k = 0; k < n; k++) {
-    float v = x[k] - shift;
-    float c = v < lo ? lo : v; /* a NaN stays a NaN */
-    c = c > hi ? hi : c;
-    float t = c * 1.44269504f + round_magic;
-    float m = t - round_magic;
-    float r = c - m * 0.693359375f + m * 2.12194440e-4f;
-    float p = 1.9875691500e-4f;
-    p = p * r + 1.3981999507e-3f;
-    p = p * r + 8.3334519073e-3f;
-    p = p * r + 4.1665795894e-2f;
-    p = p * r + 1.6666665459e-1f;
-    p = p * r + 5.0000001201e-1f;
-    p = p * r * r + r + 1.0f;
-    uint32_t bits, scale_bits;
-    memcpy(&bits, &t, sizeof bits);
-    scale_bits = (bits - 0x4B400000u + 127u) << 23; /* 2^m */
-    float scale;
-    memcpy(&scale, &scale_bits, sizeof scale);
-    y[k] = v < lo ? 0.0f : p * scale;
-  }
-}
-REF_ISA_DISPATCH_VOID(, ref_f32_exp,
-                      (float *y, const float *x, int64_t n, float shift),
-                      (y, x, n, shift))
-
-/* exp(v) for one float (the body of ref_f32_exp's loop, without the shift):
- * inlined into the loops below so that they vectorize whole. */
+ * Adding 1.5 * 2^23 rounds v / ln 2 to an integer held in the low bits.
+ * Inlined into the loops so that they vectorize whole. */
 static inline __attribute__((always_inline)) float exp_one(float v) {
   const float round_magic = 12582912.0f, lo = -87.3f, hi = 88.3f;
   float c = v < lo ? lo : v;
@@ -137,6 +107,15 @@ static inline __attribute__((always_inline)) float exp_one(float v) {
   memcpy(&scale, &scale_bits, sizeof scale);
   return v < lo ? 0.0f : p * scale;
 }
+
+REF_ISA_BODY void ref_f32_exp_body(float *y, const float *x, int64_t n,
+                                   float shift) {
+  for (int64_t k = 0; k < n; k++)
+    y[k] = exp_one(x[k] - shift);
+}
+REF_ISA_DISPATCH_VOID(, ref_f32_exp,
+                      (float *y, const float *x, int64_t n, float shift),
+                      (y, x, n, shift))
 
 /* log(x) = e ln 2 + log(m), x = m 2^e with m in [sqrt(1/2), sqrt(2)):
  * log(1 + f) as f - f^2/2 + f^3 P(f), the classic single-precision minimax
