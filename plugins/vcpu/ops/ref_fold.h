@@ -38,6 +38,11 @@ typedef struct ref_fold {
   double params[4];
   bool reduced[REF_MAX_DIMS]; /* over in[0]'s dims */
   bool nonempty;              /* refuse reducing an empty dim (min, max) */
+  /* Optional, for one float32 input without map: an output's value from
+   * its n >= 1 reduced values when they form one unit-stride run (and its
+   * index into *index when has_indices). */
+  double (*f32_run)(const float *x, int64_t n, int64_t *index,
+                    const double *params);
 } ref_fold_t;
 
 /* Marks the dims of `dims` (negative ones counted from the end; n = 0 or
