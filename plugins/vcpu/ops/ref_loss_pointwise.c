@@ -6,6 +6,7 @@
 #include "ref_enqueue.h"
 #include "ref_error.h"
 #include "ref_ew_call.h"
+#include "ref_f32.h"
 #include "ref_pool.h"
 
 enum { PARTS = 64 }; /* partial sums of a reduction, one per chunk */
@@ -14,6 +15,7 @@ typedef struct loss_task {
   int nin;
   ref_view_t out, in[REF_LOSS_MAX_IN];
   ref_loss_fn_t fn;
+  ref_ew_f32_fn_t f32; /* NULL unless every input is contiguous float32 */
   double params[4];
   bool reduce, mean;
   double scale;
@@ -27,6 +29,16 @@ enum { BLOCK = 256 };
  * read a block at a time. */
 static void values_at(const loss_task_t *t, int64_t begin, int64_t n,
                       double *values) {
+  if (t->f32) {
+    const float *x[REF_LOSS_MAX_IN];
+    float y[BLOCK];
+    for (int k = 0; k < t->nin; k++)
+      x[k] = (const float *)t->in[k].data + begin;
+    t->f32(y, x, n, t->params);
+    for (int64_t j = 0; j < n; j++)
+      values[j] = y[j];
+    return;
+  }
   double in[REF_LOSS_MAX_IN][BLOCK], v[REF_LOSS_MAX_IN];
   for (int k = 0; k < t->nin; k++)
     ref_get_block(&t->in[k], begin, n, in[k]);
@@ -106,6 +118,10 @@ static diopiError_t views(diopiContextHandle_t ctx, const char *op,
                              k < first ? "grad_output" : loss->names[k - first],
                              &t->in[k], input->shape, input->ndim);
   t->numel = input->numel;
+  t->f32 = first == 0 ? loss->f32 : NULL; /* forwards only */
+  for (int k = 0; !err && k < t->nin; k++)
+    if (!ref_f32_contiguous(&t->in[k]))
+      t->f32 = NULL;
   return err;
 }
 
