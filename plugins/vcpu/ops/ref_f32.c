@@ -105,6 +105,8 @@ REF_ISA_BODY float ref_f32_best_body(const float *x, int64_t n, int sign,
   float m = -INFINITY;
   for (int j = 0; j < 16; j++)
     m = lanes[j] > m ? lanes[j] : m;
+  if (!index)
+    return nan ? NAN : s * m;
   for (k = 0; k < n - 1; k++)
     if (nan ? x[k] != x[k] : s * x[k] == m)
       break;

@@ -47,7 +47,8 @@ double ref_f32_dot(const float *a, const float *b, int64_t n);
 float ref_f32_max(const float *x, int64_t n);
 /* The max (sign > 0) or min (sign < 0) of x[0, n), n >= 1, as PyTorch
  * picks it: a NaN wins at its first position, of equal values the first;
- * its position into *index. */
+ * its position into *index (NULL: not wanted; a zero's sign may then be
+ * either's). */
 float ref_f32_best(const float *x, int64_t n, int sign, int64_t *index);
 /* y[k] = exp(x[k] - shift), vectorizable: within 1e-7 relative of exp for
  * arguments in [-87.3, 88.3]; 0 below, 88.3's value above, NaN for NaN.

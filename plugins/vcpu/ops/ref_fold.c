@@ -49,7 +49,9 @@ static void run_range(void *context, int64_t begin, int64_t end) {
     for (int64_t o = begin; o < end; o++) {
       const float *x = (const float *)f->in[0].data + ref_offset(&t->kept[0], o);
       int64_t index = 0;
-      ref_set(&f->out, o, f->f32_run(x, t->count, &index, f->params));
+      ref_set(&f->out, o,
+              f->f32_run(x, t->count, f->has_indices ? &index : NULL,
+                         f->params));
       if (f->has_indices)
         ref_set(&f->indices, o, (double)index);
     }

@@ -39,8 +39,8 @@ typedef struct ref_fold {
   bool reduced[REF_MAX_DIMS]; /* over in[0]'s dims */
   bool nonempty;              /* refuse reducing an empty dim (min, max) */
   /* Optional, for one float32 input without map: an output's value from
-   * its n >= 1 reduced values when they form one unit-stride run (and its
-   * index into *index when has_indices). */
+   * its n >= 1 reduced values when they form one unit-stride run (index:
+   * where its index goes when has_indices, else NULL). */
   double (*f32_run)(const float *x, int64_t n, int64_t *index,
                     const double *params);
 } ref_fold_t;

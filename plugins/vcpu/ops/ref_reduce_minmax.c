@@ -42,8 +42,10 @@ static double best_value_f32(const float *x, int64_t n, int64_t *index,
 }
 static double best_index_f32(const float *x, int64_t n, int64_t *index,
                              const double *p) {
-  ref_f32_best(x, n, p[0] > 0 ? 1 : -1, index);
-  return (double)*index;
+  (void)index;
+  int64_t at;
+  ref_f32_best(x, n, p[0] > 0 ? 1 : -1, &at);
+  return (double)at;
 }
 
 /* A fold of `input` for the best value; out and indices (may be NULL) as

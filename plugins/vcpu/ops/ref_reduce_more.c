@@ -100,6 +100,7 @@ static double prod_f32(const float *x, int64_t n, int64_t *index,
   (void)index;
   (void)p;
   double prod = 1;
+#pragma omp simd reduction(* : prod)
   for (int64_t k = 0; k < n; k++)
     prod *= x[k];
   return prod;

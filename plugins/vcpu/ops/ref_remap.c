@@ -77,6 +77,25 @@ static void gather_row(const ref_remap_t *r, char *dst, int64_t ds,
         d[j * ds] = map[j] < 0 ? f : s[map[j] * ss];                           \
     return;                                                                    \
   }
+  if (map && ds == 1 && ss == 1) { /* runs of consecutive sources: memcpy */
+    size_t elem = ref_dtype_size(r->out.dtype);
+    for (int64_t j = 0; j < n;) {
+      int64_t k = j + 1;
+      if (map[j] < 0) {
+        while (k < n && map[k] < 0)
+          k++;
+        for (int64_t f = j; f < k; f++)
+          memcpy(dst + f * (int64_t)elem, fill, elem);
+      } else {
+        while (k < n && map[k] == map[k - 1] + 1)
+          k++;
+        memcpy(dst + j * (int64_t)elem, src + map[j] * (int64_t)elem,
+               (size_t)(k - j) * elem);
+      }
+      j = k;
+    }
+    return;
+  }
   switch (ref_dtype_size(r->out.dtype)) {
   case 1:
     GATHER(uint8_t)
