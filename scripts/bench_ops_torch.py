@@ -218,7 +218,7 @@ def make(op, nin, specs):
         return torch.optim.AdamW(ps, lr=1e-3, weight_decay=0.01,
                                  foreach=True).step
     if op == "clip_grad_norm":
-        ps = [torch.nn.Parameter(torch.empty(0)) for _ in i]
+        ps = [torch.nn.Parameter(torch.empty_like(g)) for g in i]
         for p, g in zip(ps, i):
             p.grad = g
         return lambda: torch.nn.utils.clip_grad_norm_(ps, 1.0, 2.0)
