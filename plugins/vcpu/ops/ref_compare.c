@@ -8,6 +8,7 @@
 
 #include "ref_error.h"
 #include "ref_ew_call.h"
+#include "ref_f32.h"
 #include "ref_settle.h"
 
 #define CTX diopiContextHandle_t ctx
@@ -81,34 +82,37 @@ static double not_fn(const double *in, const double *p) {
     return;                                                                    \
   case AND:                                                                    \
     for (int64_t k = 0; k < n; k++)                                            \
-      out[k] = (a) != 0 && (b) != 0;                                           \
+      out[k] = ((a) != 0) & ((b) != 0); /* no branch */                        \
     return;                                                                    \
   case OR:                                                                     \
     for (int64_t k = 0; k < n; k++)                                            \
-      out[k] = (a) != 0 || (b) != 0;                                           \
+      out[k] = ((a) != 0) | ((b) != 0);                                        \
     return;                                                                    \
   }
 
-static void tensor_f32(float *out, const float *const *in, int64_t n,
-                       const double *p) {
+REF_ISA_BODY void tensor_f32_body(float *out, const float *const *in, int64_t n,
+                                  const double *p) {
   compare_t kind = (compare_t)p[0];
   const float *x = in[0], *y = in[1];
   COMPARE_LOOP(x[k], y[k])
 }
-static void scalar_f32(float *out, const float *const *in, int64_t n,
-                       const double *p) {
+REF_F32_EW(tensor_f32)
+REF_ISA_BODY void scalar_f32_body(float *out, const float *const *in, int64_t n,
+                                  const double *p) {
   compare_t kind = (compare_t)p[0];
   const float *x = in[0];
   float y = (float)p[1];
   COMPARE_LOOP(x[k], y)
 }
-static void not_f32(float *out, const float *const *in, int64_t n,
-                    const double *p) {
+REF_F32_EW(scalar_f32)
+REF_ISA_BODY void not_f32_body(float *out, const float *const *in, int64_t n,
+                               const double *p) {
   (void)p;
   const float *x = in[0];
   for (int64_t k = 0; k < n; k++)
     out[k] = x[k] == 0;
 }
+REF_F32_EW(not_f32)
 
 static diopiError_t tensors(CTX, const char *op, CT out, CT input, CT other,
                             compare_t kind) {

@@ -81,30 +81,20 @@ REF_ISA_BODY float ref_f32_max_body(const float *restrict x, int64_t n) {
 REF_ISA_DISPATCH(, float, ref_f32_max, (const float *restrict x, int64_t n),
                  (x, n))
 
-/* Sixteen running extremes of sign * x (a NaN compares false and is
- * skipped) and a NaN flag in one vectorizable pass; then the first position
- * of the NaN or of the extreme. */
+/* The extreme of sign * x (a NaN compares false and is skipped) and a NaN
+ * test in one vectorizable pass; then the first position of the NaN or of
+ * the extreme. */
 REF_ISA_BODY float ref_f32_best_body(const float *x, int64_t n, int sign,
                                      int64_t *index) {
-  float s = sign > 0 ? 1.0f : -1.0f, lanes[16];
+  float s = sign > 0 ? 1.0f : -1.0f, m = -INFINITY;
+  int64_t k;
   int nan = 0;
-  for (int j = 0; j < 16; j++)
-    lanes[j] = -INFINITY;
-  int64_t k = 0;
-  for (; k + 16 <= n; k += 16)
-    for (int j = 0; j < 16; j++) {
-      float v = s * x[k + j];
-      lanes[j] = v > lanes[j] ? v : lanes[j];
-      nan |= x[k + j] != x[k + j];
-    }
-  for (; k < n; k++) {
+#pragma omp simd reduction(max : m) reduction(| : nan)
+  for (k = 0; k < n; k++) {
     float v = s * x[k];
-    lanes[0] = v > lanes[0] ? v : lanes[0];
+    m = v > m ? v : m;
     nan |= x[k] != x[k];
   }
-  float m = -INFINITY;
-  for (int j = 0; j < 16; j++)
-    m = lanes[j] > m ? lanes[j] : m;
   if (!index)
     return nan ? NAN : s * m;
   for (k = 0; k < n - 1; k++)
