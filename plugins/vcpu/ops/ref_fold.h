@@ -43,6 +43,9 @@ typedef struct ref_fold {
    * where its index goes when has_indices, else NULL). */
   double (*f32_run)(const float *x, int64_t n, int64_t *index,
                     const double *params);
+  /* Likewise for one bool or uint8 input: an output's value from the count
+   * of nonzero values among its n reduced ones. */
+  double (*nonzero_run)(int64_t nonzero, int64_t n);
 } ref_fold_t;
 
 /* Marks the dims of `dims` (negative ones counted from the end; n = 0 or

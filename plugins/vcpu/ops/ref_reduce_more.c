@@ -9,8 +9,8 @@
 #include <diopi/functions.h>
 
 #include "ref_error.h"
-#include "ref_f32.h"
 #include "ref_ew_call.h"
+#include "ref_f32.h"
 #include "ref_fold.h"
 
 #define CTX diopiContextHandle_t ctx
@@ -140,18 +140,28 @@ static double std_f32(const float *x, int64_t n, int64_t *index,
   return sqrt(ref_f32_sum_sq_dev(x, n, (float)mean) / (dof > 0 ? dof : 0));
 }
 
-/* A fold of input into out over `dims` (NULL or empty: all); f32_run may be
- * NULL. */
-static diopiError_t fold(CTX, const char *op, CT out, CT input,
-                         const int64_t *dims, int64_t ndims,
-                         ref_fold_step_t step, ref_fold_finish_t finish,
-                         double (*f32_run)(const float *, int64_t, int64_t *,
-                                           const double *),
-                         double init, double param, ref_out_kind_t kind) {
+/* any and all of bool or uint8 runs, from their nonzero counts. */
+static double any_of(int64_t nonzero, int64_t n) {
+  (void)n;
+  return nonzero > 0;
+}
+static double all_of(int64_t nonzero, int64_t n) {
+  return nonzero == n;
+}
+
+/* A fold of input into out over `dims` (NULL or empty: all); f32_run and
+ * nonzero_run may be NULL. */
+static diopiError_t
+fold(CTX, const char *op, CT out, CT input, const int64_t *dims, int64_t ndims,
+     ref_fold_step_t step, ref_fold_finish_t finish,
+     double (*f32_run)(const float *, int64_t, int64_t *, const double *),
+     double (*nonzero_run)(int64_t, int64_t), double init, double param,
+     ref_out_kind_t kind) {
   ref_fold_t f;
   memset(&f, 0, sizeof f);
   f.nin = 1;
   f.f32_run = f32_run;
+  f.nonzero_run = nonzero_run;
   f.step = step;
   f.finish = finish;
   f.init = init;
@@ -174,20 +184,20 @@ static double (*norm_f32_for(double order))(const float *, int64_t, int64_t *,
 
 REF_EXPORT diopiError_t diopiProd(CTX, T out, CT input, const int64_t *dim) {
   return fold(ctx, "diopiProd", out, input, dim, dim ? 1 : 0, prod_step,
-              value_of, prod_f32, 1, 0, REF_OUT_ANY);
+              value_of, prod_f32, NULL, 1, 0, REF_OUT_ANY);
 }
 REF_EXPORT diopiError_t diopiAny(CTX, T out, CT input, const int64_t *dim) {
   return fold(ctx, "diopiAny", out, input, dim, dim ? 1 : 0, any_step, value_of,
-              NULL, 0, 0, REF_OUT_ANY);
+              NULL, any_of, 0, 0, REF_OUT_ANY);
 }
 REF_EXPORT diopiError_t diopiAll(CTX, T out, CT input, const int64_t *dim) {
   return fold(ctx, "diopiAll", out, input, dim, dim ? 1 : 0, all_step, value_of,
-              NULL, 1, 0, REF_OUT_ANY);
+              NULL, all_of, 1, 0, REF_OUT_ANY);
 }
 REF_EXPORT diopiError_t diopiNorm(CTX, T out, CT input, S p, diopiSize_t dim) {
   return fold(ctx, "diopiNorm", out, input, dim.data, dim.len, norm_step,
-              norm_finish, norm_f32_for(ref_scalar(p, 2)), 0, ref_scalar(p, 2),
-              REF_OUT_FLOATING);
+              norm_finish, norm_f32_for(ref_scalar(p, 2)), NULL, 0,
+              ref_scalar(p, 2), REF_OUT_FLOATING);
 }
 /* keepdim: out's shape says it. */
 REF_EXPORT diopiError_t diopiLinalgVecNorm(CTX, T out, CT input,
@@ -195,14 +205,14 @@ REF_EXPORT diopiError_t diopiLinalgVecNorm(CTX, T out, CT input,
                                            bool keepdim) {
   (void)keepdim;
   return fold(ctx, "diopiLinalgVecNorm", out, input, dim.data, dim.len,
-              norm_step, norm_finish, norm_f32_for(ref_scalar(ord, 2)), 0,
+              norm_step, norm_finish, norm_f32_for(ref_scalar(ord, 2)), NULL, 0,
               ref_scalar(ord, 2), REF_OUT_FLOATING);
 }
 /* correction NULL: 1 (Bessel's). */
 REF_EXPORT diopiError_t diopiStd(CTX, T out, CT input, diopiSize_t dim,
                                  S correction) {
   return fold(ctx, "diopiStd", out, input, dim.data, dim.len, std_step,
-              std_finish, std_f32, 0, ref_scalar(correction, 1),
+              std_finish, std_f32, NULL, 0, ref_scalar(correction, 1),
               REF_OUT_FLOATING);
 }
 
