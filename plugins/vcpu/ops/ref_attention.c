@@ -31,7 +31,7 @@ typedef struct attn_task {
   int64_t b, sq, sk, hq, hk, d;
   int64_t left, right; /* window; -1: unbounded */
   double scale;
-  double *row; /* scratch: 2 sk per work item (scores; backward's dS) */
+  double *row;  /* scratch: 2 sk per work item (scores; backward's dS) */
   bool tiled;   /* the float32 forward; scores in `block` */
   float *block; /* scratch: QUERY_BLOCK x sk scores */
   /* The block being softmaxed: its (b, h) and first query. */

@@ -29,10 +29,10 @@ enum { REF_F32_BLOCK = 256 };
  * loop (ref_ew_f32_fn_t), from name_body written with REF_ISA_BODY: one build
  * per ISA, dispatched on ref_isa(). */
 #define REF_F32_EW(name)                                                       \
-  REF_ISA_DISPATCH_VOID(static, name,                                          \
-                        (float *out, const float *const *in,                   \
-                         int64_t n, const double *p),                          \
-                        (out, in, n, p))
+  REF_ISA_DISPATCH_VOID(                                                       \
+      static, name,                                                            \
+      (float *out, const float *const *in, int64_t n, const double *p),        \
+      (out, in, n, p))
 
 /* float32 and contiguous (row-major, any size-1 strides). */
 bool ref_f32_contiguous(const ref_view_t *v);

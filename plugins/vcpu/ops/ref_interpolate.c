@@ -149,8 +149,7 @@ static void plane_2d_f32(const interp_task_t *t, int64_t p, int64_t *cols,
 
 static void run_range(void *context, int64_t begin, int64_t end) {
   const interp_task_t *t = context;
-  if (!t->backward && t->dims == 2 &&
-      t->small.dtype == diopi_dtype_float32 &&
+  if (!t->backward && t->dims == 2 && t->small.dtype == diopi_dtype_float32 &&
       t->large.dtype == diopi_dtype_float32) {
     int64_t cols[2 * t->out_size[1] + 1];
     float col_w[t->out_size[1] + 1];

@@ -28,7 +28,7 @@ typedef struct loss_task {
   int64_t n, c, s, m, ignore_index;
   diopiReduction_t reduction;
   double smoothing;
-  const char *op; /* for the target check's message */
+  const char *op;                    /* for the target check's message */
   double parts[PARTS], norms[PARTS]; /* the fast forward's partial sums */
 } loss_task_t;
 

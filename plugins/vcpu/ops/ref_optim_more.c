@@ -8,8 +8,8 @@
 
 #include "ref_enqueue.h"
 #include "ref_error.h"
-#include "ref_f32.h"
 #include "ref_ew_call.h"
+#include "ref_f32.h"
 #include "ref_pool.h"
 #include "ref_tensor.h"
 

@@ -77,7 +77,9 @@ static void gather_row(const ref_remap_t *r, char *dst, int64_t ds,
         d[j * ds] = map[j] < 0 ? f : s[map[j] * ss];                           \
     return;                                                                    \
   }
-  if (map && ds == 1 && ss == 1) { /* runs of consecutive sources: memcpy */
+  /* Runs of consecutive sources (pad, roll, repeat, narrow): memcpy; a map
+   * that starts descending (flip) gathers instead. */
+  if (map && ds == 1 && ss == 1 && (n < 2 || map[1] != map[0] - 1)) {
     size_t elem = ref_dtype_size(r->out.dtype);
     for (int64_t j = 0; j < n;) {
       int64_t k = j + 1;

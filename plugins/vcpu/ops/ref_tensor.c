@@ -137,8 +137,7 @@ int64_t ref_offset(const ref_view_t *v, int64_t i) {
   return offset;
 }
 
-void ref_get_block(const ref_view_t *v, int64_t begin, int64_t n,
-                   double *buf) {
+void ref_get_block(const ref_view_t *v, int64_t begin, int64_t n, double *buf) {
   if (v->dtype == diopi_dtype_float32 && ref_contiguous(v)) {
     const float *x = (const float *)v->data + begin;
     for (int64_t j = 0; j < n; j++)
