@@ -1,8 +1,8 @@
 /* The reference library's float32 fast paths keep PyTorch's results where
  * they differ from a plain loop: max over rows (first NaN wins, ties keep
  * the first index), comparisons of broadcast and strided float32 inputs into
- * bool, and the vectorized log against libm. Expected values are written
- * out by hand (log's come from the C library). */
+ * bool, and the vectorized log, sin and cos against libm. Expected values are
+ * written out by hand (log's come from the C library). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -138,6 +138,34 @@ static void log_of_float32_is_within_two_ulp_of_libm(void **state) {
   bp_ops_tensor_destroy(ty);
 }
 
+static void sin_and_cos_of_float32_match_libm(void **state) {
+  ops_env_t *e = *state;
+  enum { N = 2000 };
+  int64_t shape[1] = {N + 4};
+  float *x, *y;
+  T tx = make(e, diopi_dtype_float32, 1, shape, (void **)&x);
+  T ty = make(e, diopi_dtype_float32, 1, shape, (void **)&y);
+  for (int k = 0; k < N; k++) /* -100 .. 100 */
+    x[k] = -100.0f + 200.0f * (float)k / N;
+  const float beyond[4] = {1e5f, -3e7f, INFINITY, NAN}; /* libm's range */
+  memcpy(x + N, beyond, sizeof beyond);
+  const char *names[2] = {"diopiSin", "diopiCos"};
+  for (int f = 0; f < 2; f++) {
+    diopiError_t (*fn)(CTX, T, CT) =
+        (diopiError_t(*)(CTX, T, CT))ops_env_find(e, names[f]);
+    assert_int_equal(fn(e->ctx, ty, tx), diopiSuccess);
+    assert_int_equal(bp_stream_synchronize(e->stream), BP_OK);
+    for (int k = 0; k < N + 2; k++) {
+      float want = f ? cosf(x[k]) : sinf(x[k]);
+      assert_true(fabsf(y[k] - want) <= 2e-7f);
+    }
+    assert_true(isnan(y[N + 2]));
+    assert_true(isnan(y[N + 3]));
+  }
+  bp_ops_tensor_destroy(tx);
+  bp_ops_tensor_destroy(ty);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(
@@ -147,6 +175,8 @@ int main(void) {
           lt_of_broadcast_and_strided_float32_is_bool, ops_env_setup,
           ops_env_teardown),
       cmocka_unit_test_setup_teardown(log_of_float32_is_within_two_ulp_of_libm,
+                                      ops_env_setup, ops_env_teardown),
+      cmocka_unit_test_setup_teardown(sin_and_cos_of_float32_match_libm,
                                       ops_env_setup, ops_env_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

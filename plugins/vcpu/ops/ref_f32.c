@@ -208,3 +208,45 @@ REF_ISA_BODY void ref_f32_tanh_body(float *y, const float *x, int64_t n) {
 }
 REF_ISA_DISPATCH_VOID(, ref_f32_tanh, (float *y, const float *x, int64_t n),
                       (y, x, n))
+
+/* x = q pi/2 + r, |r| <= pi/4, q = round(x 2/pi), r by a three-part pi/2
+ * (exact products for |q| < 2^13); sin r and cos r by the classic
+ * single-precision minimax polynomials, picked and signed by the quadrant
+ * q + phase. */
+REF_ISA_BODY void ref_f32_sincos_body(float *y, const float *x, int64_t n,
+                                      int phase) {
+  const float round_magic = 12582912.0f;
+  int big = 0;
+  for (int64_t k = 0; k < n; k++) {
+    float v = x[k];
+    float a = v < 0 ? -v : v;
+    big |= !(a <= 8192.0f); /* NaN and inf too */
+    float t = v * 0.63661977f + round_magic;
+    float q = t - round_magic;
+    float r = ((v - q * 1.5703125f) - q * 4.8375129699707031e-4f) -
+              q * 7.5497899548918821e-8f;
+    uint32_t bits;
+    memcpy(&bits, &t, sizeof bits);
+    uint32_t quadrant = (bits + (uint32_t)phase) & 3u;
+    float z = r * r;
+    float sin_r =
+        ((-1.9515295891e-4f * z + 8.3321608736e-3f) * z - 1.6666654611e-1f) *
+            z * r +
+        r;
+    float cos_r = ((2.443315711809948e-5f * z - 1.388731625493765e-3f) * z +
+                   4.166664568298827e-2f) *
+                      z * z -
+                  0.5f * z + 1.0f;
+    float w = quadrant & 1u ? cos_r : sin_r;
+    y[k] = !(a <= 8192.0f) ? v : quadrant & 2u ? -w : w; /* big: kept */
+  }
+  if (big) /* the rare arguments the reduction does not cover */
+    for (int64_t k = 0; k < n; k++) {
+      float v = y[k], a = v < 0 ? -v : v;
+      if (!(a <= 8192.0f))
+        y[k] = phase ? cosf(v) : sinf(v);
+    }
+}
+REF_ISA_DISPATCH_VOID(, ref_f32_sincos,
+                      (float *y, const float *x, int64_t n, int phase),
+                      (y, x, n, phase))

@@ -59,8 +59,6 @@ REF_UNARY(acos, acos(x))
 REF_UNARY(asinh, asinh(x))
 REF_UNARY(acosh, acosh(x))
 REF_UNARY(atanh, atanh(x))
-REF_UNARY(sin, sin(x))
-REF_UNARY(cos, cos(x))
 REF_UNARY(tan, tan(x))
 REF_UNARY(atan, atan(x))
 REF_UNARY(sinh, sinh(x))
@@ -81,6 +79,26 @@ static void exp_f32(float *out, const float *const *in, int64_t n,
                     const double *p) {
   (void)p;
   ref_f32_exp(out, in[0], n, 0.0f);
+}
+
+/* sin and cos: float32 loops through the library's vectorizable pair. */
+static double sin_fn(const double *in, const double *p) {
+  (void)p;
+  return sin(in[0]);
+}
+static double cos_fn(const double *in, const double *p) {
+  (void)p;
+  return cos(in[0]);
+}
+static void sin_f32(float *out, const float *const *in, int64_t n,
+                    const double *p) {
+  (void)p;
+  ref_f32_sincos(out, in[0], n, 0);
+}
+static void cos_f32(float *out, const float *const *in, int64_t n,
+                    const double *p) {
+  (void)p;
+  ref_f32_sincos(out, in[0], n, 1);
 }
 
 /* The logarithms: float32 loops through the library's vectorizable log
