@@ -6,39 +6,33 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
+#include "backplane/backplane.h"
 #include "backplane/diopi/functions.h"
 #include "backplane/ops.h"
-#include "support/runtime_fixture.h"
+#include "ops_env.h"
 
 typedef struct env {
-  bp_runtime_t *runtime;
-  bp_device_t *device;
-  bp_stream_t *stream;
-  diopiContextHandle_t ctx;
-  bp_ops_library_t *library;
+  ops_env_t *ops; /* device, stream, context, library */
   const char *(*last)(void);
   diopiTensorHandle_t made[16]; /* tensor()'s, destroyed by release() */
   int made_count;
 } env_t;
 
 static void *find(env_t *e, const char *name) {
-  void *fn = NULL;
-  assert_int_equal(bp_ops_library_find(e->library, name, &fn), BP_OK);
-  assert_non_null(fn);
-  return fn;
+  return ops_env_find(e->ops, name);
 }
 
 static int setup(void **state) {
   env_t *e = calloc(1, sizeof *e);
-  e->runtime = fixture_runtime(BP_VCPU_PLUGIN);
-  assert_int_equal(bp_device_get(e->runtime, "vcpu", 0, &e->device), BP_OK);
-  assert_int_equal(bp_stream_create(e->device, &e->stream), BP_OK);
-  assert_int_equal(bp_ops_context_create(e->device, e->stream, &e->ctx), BP_OK);
-  assert_int_equal(bp_ops_library_open(BP_OPS_REF, &e->library), BP_OK);
+  assert_non_null(e);
+  void *ops;
+  ops_env_setup(&ops);
+  e->ops = ops;
   e->last = (const char *(*)(void))find(e, "diopiGetLastErrorString");
   *state = e;
   return 0;
@@ -46,10 +40,8 @@ static int setup(void **state) {
 
 static int teardown(void **state) {
   env_t *e = *state;
-  bp_ops_context_destroy(e->ctx);
-  bp_stream_destroy(e->stream);
-  bp_ops_library_close(e->library);
-  bp_runtime_destroy(e->runtime);
+  void *ops = e->ops;
+  ops_env_teardown(&ops);
   free(e);
   return 0;
 }
@@ -60,17 +52,17 @@ static diopiTensorHandle_t tensor(env_t *e, diopiDtype_t dtype, size_t ndim,
   int64_t shape[2] = {d0, d1};
   diopiTensorHandle_t t;
   assert_true(e->made_count < 16);
-  assert_int_equal(
-      bp_ops_tensor_create(e->device, e->stream, dtype, ndim, shape, &t),
-      BP_OK);
+  assert_int_equal(bp_ops_tensor_create(e->ops->device, e->ops->stream, dtype,
+                                        ndim, shape, &t),
+                   BP_OK);
   return e->made[e->made_count++] = t;
 }
 
 /* Waits for the stream (nothing a failed call enqueued may still run) and
  * destroys the test's tensors. */
 static void release(env_t *e) {
-  assert_int_equal(bp_stream_synchronize(e->stream), BP_OK);
-  bp_ops_context_clear(e->ctx);
+  assert_int_equal(bp_stream_synchronize(e->ops->stream), BP_OK);
+  bp_ops_context_clear(e->ops->ctx);
   while (e->made_count)
     bp_ops_tensor_destroy(e->made[--e->made_count]);
 }
@@ -87,11 +79,11 @@ static void elementwise_checks_name_the_argument(void **state) {
                       wide = tensor(e, F32, 2, 3, 3),
                       ints = tensor(e, diopi_dtype_int32, 2, 2, 3);
   binary_t eq = (binary_t)find(e, "diopiEq");
-  assert_int_equal(eq(e->ctx, a, a, b), diopiErrorOccurred);
+  assert_int_equal(eq(e->ops->ctx, a, a, b), diopiErrorOccurred);
   assert_string_equal(e->last(), "diopiEq: other: shape [2, 4] does not "
                                  "broadcast with the others");
   binary_t logical_and = (binary_t)find(e, "diopiLogicalAnd");
-  assert_int_equal(logical_and(e->ctx, wide, a, a), diopiErrorOccurred);
+  assert_int_equal(logical_and(e->ops->ctx, wide, a, a), diopiErrorOccurred);
   assert_string_equal(e->last(),
                       "diopiLogicalAnd: out: expected shape [2, 3], got [3, "
                       "3]");
@@ -99,7 +91,7 @@ static void elementwise_checks_name_the_argument(void **state) {
                          diopiConstTensorHandle_t) =
       (diopiError_t(*)(diopiContextHandle_t, diopiTensorHandle_t,
                        diopiConstTensorHandle_t))find(e, "diopiExp");
-  assert_int_equal(exp_op(e->ctx, ints, a), diopiErrorOccurred);
+  assert_int_equal(exp_op(e->ops->ctx, ints, a), diopiErrorOccurred);
   assert_string_equal(e->last(),
                       "diopiExp: out: expected a floating dtype, got dtype 4");
   diopiError_t (*clamp)(diopiContextHandle_t, diopiTensorHandle_t,
@@ -108,7 +100,7 @@ static void elementwise_checks_name_the_argument(void **state) {
       (diopiError_t(*)(diopiContextHandle_t, diopiTensorHandle_t,
                        diopiConstTensorHandle_t, const diopiScalar_t *,
                        const diopiScalar_t *))find(e, "diopiClampScalar");
-  assert_int_equal(clamp(e->ctx, a, a, NULL, NULL), diopiErrorOccurred);
+  assert_int_equal(clamp(e->ops->ctx, a, a, NULL, NULL), diopiErrorOccurred);
   assert_string_equal(e->last(), "diopiClampScalar: min, max: at least one "
                                  "bound is required");
   release(e);
@@ -126,14 +118,14 @@ static void reductions_check_dims_and_emptiness(void **state) {
       (diopiError_t(*)(diopiContextHandle_t, diopiTensorHandle_t,
                        diopiTensorHandle_t, diopiConstTensorHandle_t,
                        int64_t))find(e, "diopiMin");
-  assert_int_equal(min(e->ctx, row, idx, a, 5), diopiErrorOccurred);
+  assert_int_equal(min(e->ops->ctx, row, idx, a, 5), diopiErrorOccurred);
   assert_string_equal(e->last(), "diopiMin: dim: dim 5 out of range for 2 "
                                  "dims");
   diopiError_t (*max_all)(diopiContextHandle_t, diopiTensorHandle_t,
                           diopiConstTensorHandle_t) =
       (diopiError_t(*)(diopiContextHandle_t, diopiTensorHandle_t,
                        diopiConstTensorHandle_t))find(e, "diopiMaxAll");
-  assert_int_equal(max_all(e->ctx, scalar, empty), diopiErrorOccurred);
+  assert_int_equal(max_all(e->ops->ctx, scalar, empty), diopiErrorOccurred);
   assert_string_equal(e->last(),
                       "diopiMaxAll: input: cannot reduce an empty dim");
   release(e);
@@ -152,7 +144,7 @@ static void indexing_and_shape_ops_check_their_attributes(void **state) {
                        diopiConstTensorHandle_t, int64_t,
                        diopiConstTensorHandle_t, diopiConstTensorHandle_t,
                        const char *))find(e, "diopiScatter");
-  assert_int_equal(scatter(e->ctx, a, a, 1, a, float_index, NULL),
+  assert_int_equal(scatter(e->ops->ctx, a, a, 1, a, float_index, NULL),
                    diopiErrorOccurred);
   assert_string_equal(e->last(), "diopiScatter: index: expected dtype int32 "
                                  "or int64, got dtype 9");
@@ -163,13 +155,14 @@ static void indexing_and_shape_ops_check_their_attributes(void **state) {
                        diopiConstTensorHandle_t, diopiSize_t, const char *,
                        const double *))find(e, "diopiPad");
   int64_t pads[2] = {1, 1};
-  assert_int_equal(pad(e->ctx, a, part, (diopiSize_t){pads, 2}, "wrap", NULL),
-                   diopiErrorOccurred);
+  assert_int_equal(
+      pad(e->ops->ctx, a, part, (diopiSize_t){pads, 2}, "wrap", NULL),
+      diopiErrorOccurred);
   assert_string_equal(e->last(), "diopiPad: mode: expected constant, reflect, "
                                  "replicate or circular, got 'wrap'");
   int64_t too_far[2] = {3, 0};
   assert_int_equal(
-      pad(e->ctx, a, part, (diopiSize_t){too_far, 2}, "reflect", NULL),
+      pad(e->ops->ctx, a, part, (diopiSize_t){too_far, 2}, "reflect", NULL),
       diopiErrorOccurred);
   assert_string_equal(e->last(), "diopiPad: pad: (3, 0) does not fit mode "
                                  "'reflect' on dim 1 of size 3");
@@ -180,7 +173,7 @@ static void indexing_and_shape_ops_check_their_attributes(void **state) {
                        int64_t))find(e, "diopiSplitWithSizes");
   diopiTensorHandle_t outs[2] = {part, part};
   int64_t sizes[2] = {3, 2};
-  assert_int_equal(split(e->ctx, outs, 2, a, (diopiSize_t){sizes, 2}, 1),
+  assert_int_equal(split(e->ops->ctx, outs, 2, a, (diopiSize_t){sizes, 2}, 1),
                    diopiErrorOccurred);
   assert_string_equal(e->last(), "diopiSplitWithSizes: splitSizes: add up to "
                                  "5, input has 6 along dim 1");
@@ -197,17 +190,17 @@ static void optimizer_checks_step_and_betas(void **state) {
       diopiTensorHandle_t, diopiTensorHandle_t, diopiTensorHandle_t, float,
       float, float, float, float, int64_t, bool);
   adam_t adam = (adam_t)find(e, "diopiAdam");
-  assert_int_equal(
-      adam(e->ctx, p, g, m, v, NULL, 1e-3f, 0.9f, 0.999f, 1e-8f, 0, 0, false),
-      diopiErrorOccurred);
+  assert_int_equal(adam(e->ops->ctx, p, g, m, v, NULL, 1e-3f, 0.9f, 0.999f,
+                        1e-8f, 0, 0, false),
+                   diopiErrorOccurred);
   assert_string_equal(e->last(), "diopiAdam: step: expected >= 1, got 0");
-  assert_int_equal(
-      adam(e->ctx, p, g, m, v, NULL, 1e-3f, 1.5f, 0.999f, 1e-8f, 0, 1, false),
-      diopiErrorOccurred);
+  assert_int_equal(adam(e->ops->ctx, p, g, m, v, NULL, 1e-3f, 1.5f, 0.999f,
+                        1e-8f, 0, 1, false),
+                   diopiErrorOccurred);
   assert_string_equal(e->last(),
                       "diopiAdam: beta1: expected in [0, 1), got 1.5");
-  assert_int_equal(adam(e->ctx, p, g, m, short_v, NULL, 1e-3f, 0.9f, 0.999f,
-                        1e-8f, 0, 1, false),
+  assert_int_equal(adam(e->ops->ctx, p, g, m, short_v, NULL, 1e-3f, 0.9f,
+                        0.999f, 1e-8f, 0, 1, false),
                    diopiErrorOccurred);
   assert_string_equal(e->last(),
                       "diopiAdam: exp_avg_sq: expected shape [8], got [7]");
@@ -228,12 +221,13 @@ static void random_fills_repeat_for_a_seed(void **state) {
     diopiGeneratorHandle_t g;
     assert_int_equal(bp_ops_generator_create(seeds[r], &g), BP_OK);
     diopiTensorHandle_t t = tensor(e, F32, 1, N, 0);
-    assert_int_equal(uniform(e->ctx, t, -1.0, 1.0, g), diopiSuccess);
+    assert_int_equal(uniform(e->ops->ctx, t, -1.0, 1.0, g), diopiSuccess);
     const void *data;
     assert_int_equal(diopiGetTensorDataConst(t, &data), diopiSuccess);
-    assert_int_equal(bp_stream_synchronize(e->stream), BP_OK);
+    assert_int_equal(bp_stream_synchronize(e->ops->stream), BP_OK);
     assert_int_equal(
-        bp_copy(NULL, runs[r], e->device, data, sizeof runs[r], NULL), BP_OK);
+        bp_copy(NULL, runs[r], e->ops->device, data, sizeof runs[r], NULL),
+        BP_OK);
     bp_ops_generator_destroy(g);
   }
   release(e);

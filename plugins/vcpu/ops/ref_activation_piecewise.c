@@ -19,13 +19,14 @@
 static double leaky_fn(const double *in, const double *p) {
   return in[0] > 0 ? in[0] : in[0] * p[0];
 }
-REF_F32_CLONES static void leaky_f32(float *out, const float *const *in,
-                                     int64_t n, const double *p) {
+REF_ISA_BODY void leaky_f32_body(float *out, const float *const *in, int64_t n,
+                                 const double *p) {
   const float *x = in[0];
   float slope = (float)p[0];
   for (int64_t i = 0; i < n; i++)
     out[i] = x[i] > 0.0f ? x[i] : x[i] * slope;
 }
+REF_F32_EW(leaky_f32)
 static double leaky_grad_fn(const double *in, const double *p) {
   return in[1] > 0 ? in[0] : in[0] * p[0];
 }
@@ -41,8 +42,8 @@ static double hardswish_fn(const double *in, const double *p) {
   double x = in[0];
   return x <= -3 ? 0 : x >= 3 ? x : x * (x + 3) / 6;
 }
-REF_F32_CLONES static void hardswish_f32(float *out, const float *const *in,
-                                         int64_t n, const double *p) {
+REF_ISA_BODY void hardswish_f32_body(float *out, const float *const *in,
+                                     int64_t n, const double *p) {
   (void)p;
   const float *x = in[0];
   for (int64_t i = 0; i < n; i++) {
@@ -51,6 +52,7 @@ REF_F32_CLONES static void hardswish_f32(float *out, const float *const *in,
     out[i] = x[i] * r / 6.0f;
   }
 }
+REF_F32_EW(hardswish_f32)
 static double hardswish_grad_fn(const double *in, const double *p) {
   (void)p;
   double g = in[0], x = in[1];
@@ -61,6 +63,15 @@ static double hardswish_grad_fn(const double *in, const double *p) {
 static double threshold_fn(const double *in, const double *p) {
   return in[0] > p[0] ? in[0] : p[1];
 }
+
+REF_ISA_BODY void threshold_f32_body(float *out, const float *const *in,
+                                     int64_t n, const double *p) {
+  const float *x = in[0];
+  float t = (float)p[0], v = (float)p[1];
+  for (int64_t i = 0; i < n; i++)
+    out[i] = x[i] > t ? x[i] : v;
+}
+REF_F32_EW(threshold_f32)
 
 static diopiError_t forward(CTX, const char *op, CT out, CT input,
                             ref_ew_fn_t fn, ref_ew_f32_fn_t f32,
@@ -173,8 +184,8 @@ REF_EXPORT diopiError_t diopiThreshold(CTX, T out, CT input, S threshold,
   diopiError_t err =
       scalars("diopiThreshold", "threshold", threshold, "value", value, p);
   return err ? err
-             : forward(ctx, "diopiThreshold", out, input, threshold_fn, NULL,
-                       p);
+             : forward(ctx, "diopiThreshold", out, input, threshold_fn,
+                       threshold_f32, p);
 }
 REF_EXPORT diopiError_t diopiThresholdInp(CTX, T input, S threshold, S value) {
   double p[4] = {0};
@@ -182,5 +193,5 @@ REF_EXPORT diopiError_t diopiThresholdInp(CTX, T input, S threshold, S value) {
       scalars("diopiThresholdInp", "threshold", threshold, "value", value, p);
   return err ? err
              : forward(ctx, "diopiThresholdInp", input, input, threshold_fn,
-                       NULL, p);
+                       threshold_f32, p);
 }

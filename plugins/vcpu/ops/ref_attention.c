@@ -6,8 +6,12 @@
  * float32. Backward recomputes the probabilities from the logsumexp.
  * The plain algorithm in double: one query row (forward) or one key/value
  * head with its query heads (backward, which owns dk and dv) per work
- * item. Dropout inside attention is not implemented (p_dropout must be
- * 0). */
+ * item. The tiled float32 forward takes float32 q, k, v and out with unit
+ * stride along head_dim and no ALiBi: per (batch, head) and block of up to
+ * QUERY_BLOCK queries, the scores by sgemm, masked rows softmaxed in float
+ * (the library's vectorizable exp) across the pool, then out by sgemm.
+ * Dropout inside attention is not implemented (p_dropout must be 0). */
+#include <cblas.h>
 #include <math.h>
 #include <string.h>
 
@@ -15,6 +19,7 @@
 
 #include "ref_enqueue.h"
 #include "ref_error.h"
+#include "ref_f32.h"
 #include "ref_pool.h"
 #include "ref_scratch.h"
 #include "ref_tensor.h"
@@ -26,8 +31,14 @@ typedef struct attn_task {
   int64_t b, sq, sk, hq, hk, d;
   int64_t left, right; /* window; -1: unbounded */
   double scale;
-  double *row; /* scratch: 2 sk per work item (scores; backward's dS) */
+  double *row;  /* scratch: 2 sk per work item (scores; backward's dS) */
+  bool tiled;   /* the float32 forward; scores in `block` */
+  float *block; /* scratch: QUERY_BLOCK x sk scores */
+  /* The block being softmaxed: its (b, h) and first query. */
+  int64_t at_b, at_h, at_i;
 } attn_task_t;
+
+enum { QUERY_BLOCK = 256 };
 
 static int64_t at4(const ref_view_t *v, int64_t a, int64_t b, int64_t c,
                    int64_t d) {
@@ -137,8 +148,66 @@ static void run_range(void *context, int64_t begin, int64_t end) {
   }
 }
 
+/* Softmax of the block's rows [begin, end) in place (masked scores out),
+ * their logsumexp stored; a row with nothing visible becomes zeros. */
+static void softmax_rows(void *context, int64_t begin, int64_t end) {
+  const attn_task_t *t = context;
+  for (int64_t r = begin; r < end; r++) {
+    float *s = t->block + r * t->sk;
+    int64_t i = t->at_i + r;
+    if (t->causal || t->left >= 0 || t->right >= 0)
+      for (int64_t j = 0; j < t->sk; j++)
+        s[j] = visible(t, i, j) ? s[j] : -INFINITY;
+    float m = ref_f32_max(s, t->sk);
+    double sum = 0;
+    if (m != -INFINITY) {
+      ref_f32_exp(s, s, t->sk, m);
+      sum = ref_f32_sum(s, t->sk);
+    }
+    float inv = sum > 0 ? (float)(1.0 / sum) : 0.0f;
+    for (int64_t j = 0; j < t->sk; j++)
+      s[j] = m == -INFINITY ? 0.0f : s[j] * inv;
+    ref_set(&t->lse, (t->at_b * t->hq + t->at_h) * t->sq + i,
+            sum > 0 ? m + log(sum) : INFINITY);
+  }
+}
+
+static void forward_tiled(attn_task_t *t) {
+  const float *q = (const float *)t->q.data, *k = (const float *)t->k.data,
+              *v = (const float *)t->v.data;
+  float *out = (float *)t->out.data;
+  int64_t group = t->hq / t->hk;
+  for (int64_t b = 0; b < t->b; b++)
+    for (int64_t h = 0; h < t->hq; h++) {
+      int64_t kh = h / group;
+      const float *qh = q + b * t->q.strides[0] + h * t->q.strides[2];
+      const float *kb = k + b * t->k.strides[0] + kh * t->k.strides[2];
+      const float *vb = v + b * t->v.strides[0] + kh * t->v.strides[2];
+      float *oh = out + b * t->out.strides[0] + h * t->out.strides[2];
+      for (int64_t i = 0; i < t->sq; i += QUERY_BLOCK) {
+        int rows = (int)(t->sq - i < QUERY_BLOCK ? t->sq - i : QUERY_BLOCK);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, (int)t->sk,
+                    (int)t->d, (float)t->scale, qh + i * t->q.strides[1],
+                    (int)t->q.strides[1], kb, (int)t->k.strides[1], 0.0f,
+                    t->block, (int)t->sk);
+        t->at_b = b;
+        t->at_h = h;
+        t->at_i = i;
+        ref_parallel_for(rows, 8, softmax_rows, t);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, (int)t->d,
+                    (int)t->sk, 1.0f, t->block, (int)t->sk, vb,
+                    (int)t->v.strides[1], 0.0f, oh + i * t->out.strides[1],
+                    (int)t->out.strides[1]);
+      }
+    }
+}
+
 static void run(void *args) {
   attn_task_t *t = args;
+  if (t->tiled) {
+    forward_tiled(t);
+    return;
+  }
   ref_parallel_for(t->backward ? t->b * t->hk : t->b * t->hq * t->sq, 1,
                    run_range, t);
 }
@@ -209,13 +278,31 @@ static diopiError_t lse_view(diopiContextHandle_t ctx, const char *op,
   return err ? err : ref_expect_shape(op, "softmax_lse", &t->lse, shape, 3);
 }
 
+/* Whether the tiled float32 forward takes the task (see the top). */
+static bool tiles(const attn_task_t *t) {
+  const ref_view_t *views[4] = {&t->q, &t->k, &t->v, &t->out};
+  for (int k = 0; k < 4; k++)
+    if (views[k]->dtype != diopi_dtype_float32 ||
+        (views[k]->strides[3] != 1 && t->d > 1) ||
+        views[k]->strides[1] < t->d || views[k]->strides[1] > INT32_MAX)
+      return false;
+  return !t->has_alibi && t->sq <= INT32_MAX && t->sk <= INT32_MAX &&
+         t->d <= INT32_MAX;
+}
+
 static diopiError_t enqueue(diopiContextHandle_t ctx, const char *op,
                             attn_task_t *t) {
   int64_t items = t->backward ? t->b * t->hk : t->b * t->hq * t->sq;
   if (items == 0 || t->d == 0)
     return diopiSuccess;
+  if (t->tiled) {
+    int64_t rows = t->sq < QUERY_BLOCK ? t->sq : QUERY_BLOCK;
+    diopiError_t err = ref_scratch(
+        ctx, op, (size_t)(rows * t->sk) * sizeof(float), (void **)&t->block);
+    return err ? err : ref_enqueue(ctx, op, run, t, sizeof *t);
+  }
   diopiError_t err = ref_scratch(
-      ctx, op, (size_t)(items * t->sk) * sizeof(double), (void **)&t->row);
+      ctx, op, (size_t)(items * 2 * t->sk) * sizeof(double), (void **)&t->row);
   return err ? err : ref_enqueue(ctx, op, run, t, sizeof *t);
 }
 
@@ -240,6 +327,7 @@ REF_EXPORT diopiError_t diopiFlashAttention(
     err = lse_view(ctx, op, &t, softmax_lse);
   if (!err)
     err = ref_expect_no_partial_overlap(op, "q", &t.out, &t.q);
+  t.tiled = !err && tiles(&t);
   return err ? err : enqueue(ctx, op, &t);
 }
 

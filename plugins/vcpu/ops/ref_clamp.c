@@ -25,8 +25,8 @@ static double clamp(double x, double lo, double hi) {
 static double scalar_fn(const double *in, const double *p) {
   return clamp(in[0], p[0], p[1]);
 }
-REF_F32_CLONES static void scalar_f32(float *out, const float *const *in,
-                                      int64_t n, const double *p) {
+REF_ISA_BODY void scalar_f32_body(float *out, const float *const *in, int64_t n,
+                                  const double *p) {
   const float *x = in[0];
   float lo = (float)p[0], hi = (float)p[1];
   for (int64_t i = 0; i < n; i++) {
@@ -34,6 +34,7 @@ REF_F32_CLONES static void scalar_f32(float *out, const float *const *in,
     out[i] = v > hi ? hi : v;
   }
 }
+REF_F32_EW(scalar_f32)
 
 /* Tensor bounds: in = {input, lo?, hi?}; p[0], p[1]: whether lo, hi are
  * given. */
@@ -43,6 +44,21 @@ static double tensor_fn(const double *in, const double *p) {
   double hi = p[1] != 0 ? in[k] : INFINITY;
   return clamp(in[0], lo, hi);
 }
+
+REF_ISA_BODY void tensor_f32_body(float *out, const float *const *in, int64_t n,
+                                  const double *p) {
+  const float *x = in[0], *lo = p[0] != 0 ? in[1] : NULL,
+              *hi = p[1] != 0 ? in[p[0] != 0 ? 2 : 1] : NULL;
+  for (int64_t i = 0; i < n; i++) {
+    float v = x[i];
+    if (lo)
+      v = v < lo[i] ? lo[i] : v;
+    if (hi)
+      v = v > hi[i] ? hi[i] : v;
+    out[i] = v;
+  }
+}
+REF_F32_EW(tensor_f32)
 
 diopiError_t ref_clamp_scalars(CTX, const char *op, CT out, CT input, double lo,
                                double hi) {
@@ -76,7 +92,7 @@ static diopiError_t by_tensors(CTX, const char *op, CT out, CT input, CT min,
     in[n++] = max;
   }
   double params[4] = {min != NULL, max != NULL};
-  return ref_ew_call(ctx, op, out, n, in, names, tensor_fn, NULL, params,
+  return ref_ew_call(ctx, op, out, n, in, names, tensor_fn, tensor_f32, params,
                      REF_OUT_NUMERIC);
 }
 

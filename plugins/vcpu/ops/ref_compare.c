@@ -8,6 +8,7 @@
 
 #include "ref_error.h"
 #include "ref_ew_call.h"
+#include "ref_f32.h"
 #include "ref_settle.h"
 
 #define CTX diopiContextHandle_t ctx
@@ -51,12 +52,74 @@ static double not_fn(const double *in, const double *p) {
   return in[0] == 0;
 }
 
+/* The float32 loops (inputs float32 or narrower, converted exactly; the
+ * scalar operand rounded to float as PyTorch compares a float tensor). */
+#define COMPARE_LOOP(a, b)                                                     \
+  switch (kind) {                                                              \
+  case EQ:                                                                     \
+    for (int64_t k = 0; k < n; k++)                                            \
+      out[k] = (a) == (b);                                                     \
+    return;                                                                    \
+  case NE:                                                                     \
+    for (int64_t k = 0; k < n; k++)                                            \
+      out[k] = (a) != (b);                                                     \
+    return;                                                                    \
+  case LT:                                                                     \
+    for (int64_t k = 0; k < n; k++)                                            \
+      out[k] = (a) < (b);                                                      \
+    return;                                                                    \
+  case LE:                                                                     \
+    for (int64_t k = 0; k < n; k++)                                            \
+      out[k] = (a) <= (b);                                                     \
+    return;                                                                    \
+  case GT:                                                                     \
+    for (int64_t k = 0; k < n; k++)                                            \
+      out[k] = (a) > (b);                                                      \
+    return;                                                                    \
+  case GE:                                                                     \
+    for (int64_t k = 0; k < n; k++)                                            \
+      out[k] = (a) >= (b);                                                     \
+    return;                                                                    \
+  case AND:                                                                    \
+    for (int64_t k = 0; k < n; k++)                                            \
+      out[k] = ((a) != 0) & ((b) != 0); /* no branch */                        \
+    return;                                                                    \
+  case OR:                                                                     \
+    for (int64_t k = 0; k < n; k++)                                            \
+      out[k] = ((a) != 0) | ((b) != 0);                                        \
+    return;                                                                    \
+  }
+
+REF_ISA_BODY void tensor_f32_body(float *out, const float *const *in, int64_t n,
+                                  const double *p) {
+  compare_t kind = (compare_t)p[0];
+  const float *x = in[0], *y = in[1];
+  COMPARE_LOOP(x[k], y[k])
+}
+REF_F32_EW(tensor_f32)
+REF_ISA_BODY void scalar_f32_body(float *out, const float *const *in, int64_t n,
+                                  const double *p) {
+  compare_t kind = (compare_t)p[0];
+  const float *x = in[0];
+  float y = (float)p[1];
+  COMPARE_LOOP(x[k], y)
+}
+REF_F32_EW(scalar_f32)
+REF_ISA_BODY void not_f32_body(float *out, const float *const *in, int64_t n,
+                               const double *p) {
+  (void)p;
+  const float *x = in[0];
+  for (int64_t k = 0; k < n; k++)
+    out[k] = x[k] == 0;
+}
+REF_F32_EW(not_f32)
+
 static diopiError_t tensors(CTX, const char *op, CT out, CT input, CT other,
                             compare_t kind) {
   CT in[2] = {input, other};
   static const char *const names[2] = {"input", "other"};
   double params[4] = {kind};
-  return ref_ew_call(ctx, op, out, 2, in, names, tensor_fn, NULL, params,
+  return ref_ew_call(ctx, op, out, 2, in, names, tensor_fn, tensor_f32, params,
                      REF_OUT_ANY);
 }
 
@@ -66,8 +129,8 @@ static diopiError_t scalar(CTX, const char *op, CT out, CT input, S other,
     return ref_fail(op, "other: scalar is NULL");
   static const char *const names[1] = {"input"};
   double params[4] = {kind, ref_scalar(other, 0)};
-  return ref_ew_call(ctx, op, out, 1, &input, names, scalar_fn, NULL, params,
-                     REF_OUT_ANY);
+  return ref_ew_call(ctx, op, out, 1, &input, names, scalar_fn, scalar_f32,
+                     params, REF_OUT_ANY);
 }
 
 /* diopiName, diopiNameInp, diopiNameScalar and diopiNameInpScalar. */
@@ -107,13 +170,13 @@ REF_EXPORT diopiError_t diopiLogicalOrInp(CTX, T input, CT other) {
 REF_EXPORT diopiError_t diopiLogicalNot(CTX, T out, CT input) {
   static const char *const names[1] = {"input"};
   return ref_ew_call(ctx, "diopiLogicalNot", out, 1, &input, names, not_fn,
-                     NULL, NULL, REF_OUT_ANY);
+                     not_f32, NULL, REF_OUT_ANY);
 }
 REF_EXPORT diopiError_t diopiLogicalNotInp(CTX, T input) {
   static const char *const names[1] = {"input"};
   CT in = input;
   return ref_ew_call(ctx, "diopiLogicalNotInp", input, 1, &in, names, not_fn,
-                     NULL, NULL, REF_OUT_ANY);
+                     not_f32, NULL, REF_OUT_ANY);
 }
 
 REF_EXPORT diopiError_t diopiEqual(CTX, bool *out, CT input, CT other) {

@@ -1,15 +1,21 @@
 /* conv_transpose2d and its backward, direct loops in double (each output
- * gathers the input pixels that stride onto it), any strides and dtypes.
+ * gathers the input pixels that stride onto it), any strides and dtypes;
+ * the forward of contiguous float32 tensors is a GEMM per image and group
+ * (the columns W^T x, OpenBLAS's sgemm) folded onto the output (col2im,
+ * output channels split across the pool).
  * Forward and grad_input split by (image, channel) plane, grad_weight by
  * (input channel, output channel) pair, grad_bias by channel: each item
  * writes only its own elements. */
+#include <cblas.h>
 #include <string.h>
 
 #include <diopi/functions.h>
 
 #include "ref_enqueue.h"
 #include "ref_error.h"
+#include "ref_f32.h"
 #include "ref_pool.h"
+#include "ref_scratch.h"
 #include "ref_tensor.h"
 #include "ref_view_more.h"
 #include "ref_window.h"
@@ -20,6 +26,9 @@ typedef struct tconv_task {
   ref_view_t gi, gw, gb, gy; /* backward: gy = grad_output */
   int64_t n, cin, cout, h, wd, oh, ow, kh, kw, groups;
   int64_t stride[2], pad[2], dil[2];
+  bool gemm;   /* the float32 forward (see the top) */
+  float *cols; /* its scratch: one image's columns, (cout kh kw) x (h wd) */
+  int64_t img; /* the image being folded */
 } tconv_task_t;
 
 static int64_t at4(const ref_view_t *v, int64_t a, int64_t b, int64_t c,
@@ -124,8 +133,55 @@ static void biases_range(void *context, int64_t begin, int64_t end) {
     bias_grad(context, i);
 }
 
+/* Output channels [begin, end) of image t->img: bias, then every column
+ * entry added where its tap lands. */
+static void fold_channels(void *context, int64_t begin, int64_t end) {
+  const tconv_task_t *t = context;
+  int64_t plane = t->oh * t->ow, in_plane = t->h * t->wd;
+  for (int64_t oc = begin; oc < end; oc++) {
+    float *y = (float *)t->y.data + (t->img * t->cout + oc) * plane;
+    float b = t->has_bias ? ((const float *)t->bias.data)[oc] : 0.0f;
+    for (int64_t k = 0; k < plane; k++)
+      y[k] = b;
+    for (int64_t a = 0; a < t->kh; a++)
+      for (int64_t c = 0; c < t->kw; c++) {
+        const float *col = t->cols + ((oc * t->kh + a) * t->kw + c) * in_plane;
+        for (int64_t r = 0; r < t->h; r++) {
+          int64_t i = r * t->stride[0] - t->pad[0] + a * t->dil[0];
+          if (i < 0 || i >= t->oh)
+            continue;
+          float *row = y + i * t->ow;
+          for (int64_t x = 0; x < t->wd; x++) {
+            int64_t j = x * t->stride[1] - t->pad[1] + c * t->dil[1];
+            if (j >= 0 && j < t->ow)
+              row[j] += col[r * t->wd + x];
+          }
+        }
+      }
+  }
+}
+
+static void forward_gemm(tconv_task_t *t) {
+  int64_t cin_g = t->cin / t->groups, cout_g = t->cout / t->groups;
+  int64_t in_plane = t->h * t->wd, kk = t->kh * t->kw;
+  const float *x = (const float *)t->x.data, *w = (const float *)t->w.data;
+  for (t->img = 0; t->img < t->n; t->img++) {
+    for (int64_t g = 0; g < t->groups; g++)
+      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)(cout_g * kk),
+                  (int)in_plane, (int)cin_g, 1.0f, w + g * cin_g * cout_g * kk,
+                  (int)(cout_g * kk),
+                  x + (t->img * t->cin + g * cin_g) * in_plane, (int)in_plane,
+                  0.0f, t->cols + g * cout_g * kk * in_plane, (int)in_plane);
+    ref_parallel_for(t->cout, 1, fold_channels, t);
+  }
+}
+
 static void run(void *args) {
   tconv_task_t *t = args;
+  if (t->gemm) {
+    forward_gemm(t);
+    return;
+  }
   if (!t->backward || t->has_gi)
     ref_parallel_for(t->n * (t->backward ? t->cin : t->cout), 1, planes_range,
                      t);
@@ -212,6 +268,14 @@ REF_EXPORT diopiError_t diopiConvTranspose2d(
   if (!err)
     err = ref_expect_no_partial_overlap(op, "input", &t.y, &t.x);
   if (err || t.y.numel == 0)
+    return err;
+  int64_t cols = t.cout * t.kh * t.kw * t.h * t.wd;
+  t.gemm = ref_f32_contiguous(&t.x) && ref_f32_contiguous(&t.w) &&
+           ref_f32_contiguous(&t.y) &&
+           (!t.has_bias || ref_f32_contiguous(&t.bias)) && cols <= INT32_MAX &&
+           t.cin <= INT32_MAX;
+  if (t.gemm && (err = ref_scratch(ctx, op, (size_t)cols * sizeof(float),
+                                   (void **)&t.cols)))
     return err;
   return ref_enqueue(ctx, op, run, &t, sizeof t);
 }

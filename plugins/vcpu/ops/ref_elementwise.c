@@ -6,33 +6,197 @@
 #include "ref_enqueue.h"
 #include "ref_pool.h"
 
-enum { GRAIN = 1 << 15 };
+enum { GRAIN = 1 << 15, BLOCK = 512 };
 
-static void run_f32(void *context, int64_t begin, int64_t end) {
-  const ref_ew_t *ew = context;
-  const float *in[REF_EW_MAX_IN];
-  for (int k = 0; k < ew->nin; k++)
-    in[k] = (const float *)ew->in[k].data + begin;
-  ew->f32((float *)ew->out.data + begin, in, end - begin, ew->params);
+/* The rows of a run: dims merged where every tensor allows it, so that the
+ * innermost dim is as long as possible; then each row of a chunk is taken in
+ * blocks of BLOCK elements, each tensor read or written in place when it is
+ * unit-stride in the compute dtype, else through a buffer. */
+typedef struct row_cursor {
+  int64_t idx[REF_MAX_DIMS];
+  int64_t off[REF_EW_MAX_IN + 1]; /* out, then the inputs; in elements */
+} row_cursor_t;
+
+static const ref_view_t *tensor(const ref_ew_t *ew, int k) {
+  return k == 0 ? &ew->out : &ew->in[k - 1];
 }
 
-static void run_generic(void *context, int64_t begin, int64_t end) {
-  const ref_ew_t *ew = context;
-  double values[REF_EW_MAX_IN];
-  for (int64_t i = begin; i < end; i++) {
-    for (int k = 0; k < ew->nin; k++)
-      values[k] = ref_get(&ew->in[k], i);
-    ref_set(&ew->out, i, ew->fn(values, ew->params));
+/* Sets the cursor to linear index i of out's shape. */
+static void cursor_seek(const ref_ew_t *ew, row_cursor_t *c, int64_t i) {
+  const ref_view_t *out = &ew->out;
+  for (int d = out->ndim; d-- > 0;) {
+    c->idx[d] = i % out->shape[d];
+    i /= out->shape[d];
+  }
+  for (int k = 0; k <= ew->nin; k++) {
+    const ref_view_t *v = tensor(ew, k);
+    c->off[k] = 0;
+    for (int d = 0; d < out->ndim; d++)
+      c->off[k] += c->idx[d] * v->strides[d];
   }
 }
 
-static void run_int(void *context, int64_t begin, int64_t end) {
-  const ref_ew_t *ew = context;
-  int64_t values[REF_EW_MAX_IN];
-  for (int64_t i = begin; i < end; i++) {
+/* Block loads and stores, the dtype switch outside the loop. */
+static void load_f32(const ref_view_t *v, int64_t off, int64_t stride,
+                     int64_t n, float *buf) {
+  const char *p = v->data;
+  switch (v->dtype) {
+  case diopi_dtype_float32:
+    for (int64_t j = 0; j < n; j++)
+      buf[j] = ((const float *)p)[off + j * stride];
+    return;
+  case diopi_dtype_bool:
+  case diopi_dtype_uint8:
+    for (int64_t j = 0; j < n; j++)
+      buf[j] = (float)((const uint8_t *)p)[off + j * stride];
+    return;
+  case diopi_dtype_int8:
+    for (int64_t j = 0; j < n; j++)
+      buf[j] = (float)((const int8_t *)p)[off + j * stride];
+    return;
+  default: /* int16: exact in float */
+    for (int64_t j = 0; j < n; j++)
+      buf[j] = (float)((const int16_t *)p)[off + j * stride];
+  }
+}
+
+static void store_f32(const ref_view_t *v, int64_t off, int64_t stride,
+                      int64_t n, const float *buf) {
+  if (v->dtype == diopi_dtype_float32)
+    for (int64_t j = 0; j < n; j++)
+      ((float *)v->data)[off + j * stride] = buf[j];
+  else /* bool */
+    for (int64_t j = 0; j < n; j++)
+      ((bool *)v->data)[off + j * stride] = buf[j] != 0;
+}
+
+static void load_double(const ref_view_t *v, int64_t off, int64_t stride,
+                        int64_t n, double *buf) {
+  switch (v->dtype) {
+  case diopi_dtype_float32:
+    for (int64_t j = 0; j < n; j++)
+      buf[j] = ((const float *)v->data)[off + j * stride];
+    return;
+  case diopi_dtype_float64:
+    for (int64_t j = 0; j < n; j++)
+      buf[j] = ((const double *)v->data)[off + j * stride];
+    return;
+  default: {
+    size_t elem = ref_dtype_size(v->dtype);
+    for (int64_t j = 0; j < n; j++)
+      buf[j] = ref_load(v->data + (off + j * stride) * (int64_t)elem, v->dtype);
+  }
+  }
+}
+
+static void store_double(const ref_view_t *v, int64_t off, int64_t stride,
+                         int64_t n, const double *buf) {
+  switch (v->dtype) {
+  case diopi_dtype_float32:
+    for (int64_t j = 0; j < n; j++)
+      ((float *)v->data)[off + j * stride] = (float)buf[j];
+    return;
+  case diopi_dtype_float64:
+    for (int64_t j = 0; j < n; j++)
+      ((double *)v->data)[off + j * stride] = buf[j];
+    return;
+  default: {
+    size_t elem = ref_dtype_size(v->dtype);
+    for (int64_t j = 0; j < n; j++)
+      ref_store(v->data + (off + j * stride) * (int64_t)elem, v->dtype, buf[j]);
+  }
+  }
+}
+
+static void load_int(const ref_view_t *v, int64_t off, int64_t stride,
+                     int64_t n, int64_t *buf) {
+  size_t elem = ref_dtype_size(v->dtype);
+  switch (v->dtype) {
+  case diopi_dtype_int64:
+    for (int64_t j = 0; j < n; j++)
+      buf[j] = ((const int64_t *)v->data)[off + j * stride];
+    return;
+  case diopi_dtype_int32:
+    for (int64_t j = 0; j < n; j++)
+      buf[j] = ((const int32_t *)v->data)[off + j * stride];
+    return;
+  case diopi_dtype_bool:
+  case diopi_dtype_uint8:
+    for (int64_t j = 0; j < n; j++)
+      buf[j] = ((const uint8_t *)v->data)[off + j * stride];
+    return;
+  default:
+    for (int64_t j = 0; j < n; j++)
+      buf[j] =
+          ref_load_int(v->data + (off + j * stride) * (int64_t)elem, v->dtype);
+  }
+}
+
+static void store_int(const ref_view_t *v, int64_t off, int64_t stride,
+                      int64_t n, const int64_t *buf) {
+  size_t elem = ref_dtype_size(v->dtype);
+  switch (v->dtype) {
+  case diopi_dtype_int64:
+    for (int64_t j = 0; j < n; j++)
+      ((int64_t *)v->data)[off + j * stride] = buf[j];
+    return;
+  case diopi_dtype_int32:
+    for (int64_t j = 0; j < n; j++)
+      ((int32_t *)v->data)[off + j * stride] = (int32_t)buf[j];
+    return;
+  default:
+    for (int64_t j = 0; j < n; j++)
+      ref_store_int(v->data + (off + j * stride) * (int64_t)elem, v->dtype,
+                    buf[j]);
+  }
+}
+
+typedef enum mode { MODE_F32, MODE_DOUBLE, MODE_INT } mode_t_;
+
+/* n elements from the cursor's offsets along the innermost dim. */
+static void run_block(const ref_ew_t *ew, mode_t_ mode, const int64_t *off,
+                      int64_t n) {
+  int inner = ew->out.ndim - 1;
+  int64_t out_stride = ew->out.strides[inner];
+  if (mode == MODE_F32) {
+    float buf[REF_EW_MAX_IN + 1][BLOCK];
+    const float *in[REF_EW_MAX_IN];
+    for (int k = 0; k < ew->nin; k++) {
+      const ref_view_t *v = &ew->in[k];
+      int64_t stride = v->strides[inner];
+      if (v->dtype == diopi_dtype_float32 && stride == 1)
+        in[k] = (const float *)v->data + off[k + 1];
+      else {
+        load_f32(v, off[k + 1], stride, n, buf[k + 1]);
+        in[k] = buf[k + 1];
+      }
+    }
+    bool direct = ew->out.dtype == diopi_dtype_float32 && out_stride == 1;
+    float *out = direct ? (float *)ew->out.data + off[0] : buf[0];
+    ew->f32(out, in, n, ew->params);
+    if (!direct)
+      store_f32(&ew->out, off[0], out_stride, n, out);
+  } else if (mode == MODE_DOUBLE) {
+    double buf[REF_EW_MAX_IN + 1][BLOCK], values[REF_EW_MAX_IN];
     for (int k = 0; k < ew->nin; k++)
-      values[k] = ref_get_int(&ew->in[k], i);
-    ref_set_int(&ew->out, i, ew->int_fn(values, ew->int_params));
+      load_double(&ew->in[k], off[k + 1], ew->in[k].strides[inner], n,
+                  buf[k + 1]);
+    for (int64_t j = 0; j < n; j++) {
+      for (int k = 0; k < ew->nin; k++)
+        values[k] = buf[k + 1][j];
+      buf[0][j] = ew->fn(values, ew->params);
+    }
+    store_double(&ew->out, off[0], out_stride, n, buf[0]);
+  } else {
+    int64_t buf[REF_EW_MAX_IN + 1][BLOCK], values[REF_EW_MAX_IN];
+    for (int k = 0; k < ew->nin; k++)
+      load_int(&ew->in[k], off[k + 1], ew->in[k].strides[inner], n, buf[k + 1]);
+    for (int64_t j = 0; j < n; j++) {
+      for (int k = 0; k < ew->nin; k++)
+        values[k] = buf[k + 1][j];
+      buf[0][j] = ew->int_fn(values, ew->int_params);
+    }
+    store_int(&ew->out, off[0], out_stride, n, buf[0]);
   }
 }
 
@@ -45,28 +209,103 @@ static bool integral(const ref_ew_t *ew) {
   return true;
 }
 
-static bool fast(const ref_ew_t *ew) {
-  if (!ew->f32 || ew->out.dtype != diopi_dtype_float32 ||
-      !ref_contiguous(&ew->out))
+/* The float loop computes exactly what the double one would once rounded:
+ * every input converts exactly to float and out is float32 or bool. */
+static bool float_path(const ref_ew_t *ew) {
+  if (!ew->f32 || (ew->out.dtype != diopi_dtype_float32 &&
+                   ew->out.dtype != diopi_dtype_bool))
     return false;
   for (int k = 0; k < ew->nin; k++) {
-    const ref_view_t *v = &ew->in[k];
-    if (v->dtype != diopi_dtype_float32 || !ref_contiguous(v))
+    diopiDtype_t d = ew->in[k].dtype;
+    if (d != diopi_dtype_float32 && d != diopi_dtype_bool &&
+        d != diopi_dtype_uint8 && d != diopi_dtype_int8 &&
+        d != diopi_dtype_int16)
       return false;
-    for (int d = 0; d < v->ndim; d++)
-      if (v->strides[d] == 0 && v->shape[d] > 1)
-        return false; /* broadcast */
   }
   return true;
 }
 
+static mode_t_ choose_mode(const ref_ew_t *ew) {
+  return integral(ew) ? MODE_INT : float_path(ew) ? MODE_F32 : MODE_DOUBLE;
+}
+
+/* Whether every tensor is float32 and unit-stride along the innermost dim
+ * (whole rows go to the float loop, no buffers). */
+static bool all_direct(const ref_ew_t *ew) {
+  int inner = ew->out.ndim - 1;
+  for (int k = 0; k <= ew->nin; k++) {
+    const ref_view_t *v = tensor(ew, k);
+    if (v->dtype != diopi_dtype_float32 || v->strides[inner] != 1)
+      return false;
+  }
+  return true;
+}
+
+static void run_range(void *context, int64_t begin, int64_t end) {
+  const ref_ew_t *ew = context;
+  mode_t_ mode = choose_mode(ew);
+  bool direct = mode == MODE_F32 && all_direct(ew);
+  int inner = ew->out.ndim - 1;
+  int64_t row = ew->out.shape[inner];
+  row_cursor_t c;
+  for (int64_t i = begin; i < end;) {
+    cursor_seek(ew, &c, i);
+    int64_t len = row - c.idx[inner];
+    len = len < end - i ? len : end - i;
+    for (int64_t s = 0; s < len;) {
+      int64_t n = direct ? len : (len - s < BLOCK ? len - s : BLOCK);
+      int64_t off[REF_EW_MAX_IN + 1];
+      for (int k = 0; k <= ew->nin; k++)
+        off[k] = c.off[k] + s * tensor(ew, k)->strides[inner];
+      run_block(ew, mode, off, n);
+      s += n;
+    }
+    i += len;
+  }
+}
+
+/* Merges dims d and d + 1 wherever every tensor walks them as one, and drops
+ * size-1 dims; the linear order of elements is unchanged. */
+static void coalesce(ref_ew_t *ew) {
+  ref_view_t *out = &ew->out;
+  int nd = 0;
+  for (int d = 0; d < out->ndim; d++) {
+    if (out->shape[d] == 1)
+      continue;
+    bool merge = nd > 0;
+    for (int k = 0; merge && k <= ew->nin; k++) {
+      const ref_view_t *v = tensor(ew, k);
+      merge = v->strides[nd - 1] == v->strides[d] * out->shape[d];
+    }
+    for (int k = 0; k <= ew->nin; k++) {
+      ref_view_t *v = k == 0 ? out : &ew->in[k - 1];
+      if (merge)
+        v->strides[nd - 1] = v->strides[d];
+      else
+        v->strides[nd] = v->strides[d];
+    }
+    if (merge)
+      out->shape[nd - 1] *= out->shape[d];
+    else
+      out->shape[nd++] = out->shape[d];
+  }
+  if (nd == 0) { /* one element */
+    out->shape[0] = 1;
+    for (int k = 0; k <= ew->nin; k++)
+      (k == 0 ? out : &ew->in[k - 1])->strides[0] = 0;
+    nd = 1;
+  }
+  out->ndim = nd;
+  for (int k = 0; k < ew->nin; k++) {
+    ew->in[k].ndim = nd;
+    memcpy(ew->in[k].shape, out->shape, sizeof out->shape);
+  }
+}
+
 static void run(void *args) {
   ref_ew_t *ew = args;
-  ref_parallel_for(ew->out.numel, GRAIN,
-                   integral(ew) ? run_int
-                   : fast(ew)   ? run_f32
-                                : run_generic,
-                   ew);
+  coalesce(ew);
+  ref_parallel_for(ew->out.numel, GRAIN, run_range, ew);
 }
 
 diopiError_t ref_ew_launch(diopiContextHandle_t ctx, const char *op,

@@ -81,35 +81,172 @@ REF_ISA_BODY float ref_f32_max_body(const float *restrict x, int64_t n) {
 REF_ISA_DISPATCH(, float, ref_f32_max, (const float *restrict x, int64_t n),
                  (x, n))
 
+/* The extreme of sign * x (a NaN compares false and is skipped) and a NaN
+ * test in one vectorizable pass; then the first position of the NaN or of
+ * the extreme. */
+REF_ISA_BODY float ref_f32_best_body(const float *x, int64_t n, int sign,
+                                     int64_t *index) {
+  float s = sign > 0 ? 1.0f : -1.0f, m = -INFINITY;
+  int64_t k;
+  int nan = 0;
+#pragma omp simd reduction(max : m) reduction(| : nan)
+  for (k = 0; k < n; k++) {
+    float v = s * x[k];
+    m = v > m ? v : m;
+    nan |= x[k] != x[k];
+  }
+  if (!index)
+    return nan ? NAN : s * m;
+  for (k = 0; k < n - 1; k++)
+    if (nan ? x[k] != x[k] : s * x[k] == m)
+      break;
+  *index = k;
+  return x[k];
+}
+REF_ISA_DISPATCH(, float, ref_f32_best,
+                 (const float *x, int64_t n, int sign, int64_t *index),
+                 (x, n, sign, index))
+
 /* exp(v) = 2^m exp(r), m = round(v / ln 2), r = v - m ln 2 in
  * [-ln 2 / 2, ln 2 / 2]: a degree-7 polynomial for exp(r) (the classic
  * single-precision minimax coefficients), 2^m built in the exponent bits.
- * Adding 1.5 * 2^23 rounds v / ln 2 to an integer held in the low bits. */
+ * Adding 1.5 * 2^23 rounds v / ln 2 to an integer held in the low bits.
+ * Inlined into the loops so that they vectorize whole. */
+static inline __attribute__((always_inline)) float exp_one(float v) {
+  const float round_magic = 12582912.0f, lo = -87.3f, hi = 88.3f;
+  float c = v < lo ? lo : v;
+  c = c > hi ? hi : c;
+  float t = c * 1.44269504f + round_magic;
+  float m = t - round_magic;
+  float r = c - m * 0.693359375f + m * 2.12194440e-4f;
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  p = p * r * r + r + 1.0f;
+  uint32_t bits, scale_bits;
+  memcpy(&bits, &t, sizeof bits);
+  scale_bits = (bits - 0x4B400000u + 127u) << 23;
+  float scale;
+  memcpy(&scale, &scale_bits, sizeof scale);
+  return v < lo ? 0.0f : p * scale;
+}
+
 REF_ISA_BODY void ref_f32_exp_body(float *y, const float *x, int64_t n,
                                    float shift) {
-  const float round_magic = 12582912.0f, lo = -87.3f, hi = 88.3f;
-  for (int64_t k = 0; k < n; k++) {
-    float v = x[k] - shift;
-    float c = v < lo ? lo : v; /* a NaN stays a NaN */
-    c = c > hi ? hi : c;
-    float t = c * 1.44269504f + round_magic;
-    float m = t - round_magic;
-    float r = c - m * 0.693359375f + m * 2.12194440e-4f;
-    float p = 1.9875691500e-4f;
-    p = p * r + 1.3981999507e-3f;
-    p = p * r + 8.3334519073e-3f;
-    p = p * r + 4.1665795894e-2f;
-    p = p * r + 1.6666665459e-1f;
-    p = p * r + 5.0000001201e-1f;
-    p = p * r * r + r + 1.0f;
-    uint32_t bits, scale_bits;
-    memcpy(&bits, &t, sizeof bits);
-    scale_bits = (bits - 0x4B400000u + 127u) << 23; /* 2^m */
-    float scale;
-    memcpy(&scale, &scale_bits, sizeof scale);
-    y[k] = v < lo ? 0.0f : p * scale;
-  }
+  for (int64_t k = 0; k < n; k++)
+    y[k] = exp_one(x[k] - shift);
 }
 REF_ISA_DISPATCH_VOID(, ref_f32_exp,
                       (float *y, const float *x, int64_t n, float shift),
                       (y, x, n, shift))
+
+/* log(x) = e ln 2 + log(m), x = m 2^e with m in [sqrt(1/2), sqrt(2)):
+ * log(1 + f) as f - f^2/2 + f^3 P(f), the classic single-precision minimax
+ * coefficients; subnormals scaled by 2^23 first. */
+REF_ISA_BODY void ref_f32_log_body(float *y, const float *x, int64_t n) {
+  for (int64_t k = 0; k < n; k++) {
+    float v = x[k];
+    bool tiny = v < 1.17549435e-38f;
+    float s = tiny ? v * 8388608.0f : v;
+    uint32_t bits;
+    memcpy(&bits, &s, sizeof bits);
+    int32_t e = (int32_t)((bits >> 23) & 0xff) - 126 - (tiny ? 23 : 0);
+    uint32_t mbits = (bits & 0x007fffffu) | 0x3f000000u; /* [0.5, 1) */
+    float m;
+    memcpy(&m, &mbits, sizeof m);
+    bool low = m < 0.707106781f;
+    e -= low ? 1 : 0;
+    float f = low ? m + m - 1.0f : m - 1.0f;
+    float z = f * f;
+    float p = 7.0376836292e-2f;
+    p = p * f - 1.1514610310e-1f;
+    p = p * f + 1.1676998740e-1f;
+    p = p * f - 1.2420140846e-1f;
+    p = p * f + 1.4249322787e-1f;
+    p = p * f - 1.6668057665e-1f;
+    p = p * f + 2.0000714765e-1f;
+    p = p * f - 2.4999993993e-1f;
+    p = p * f + 3.3333331174e-1f;
+    float fe = (float)e;
+    float r = p * f * z + fe * -2.12194440e-4f - 0.5f * z + f;
+    r += fe * 0.693359375f;
+    r = v == INFINITY ? INFINITY : r;
+    r = v == 0.0f ? -INFINITY : r;
+    y[k] = v < 0.0f || v != v ? NAN : r;
+  }
+}
+REF_ISA_DISPATCH_VOID(, ref_f32_log, (float *y, const float *x, int64_t n),
+                      (y, x, n))
+
+REF_ISA_BODY void ref_f32_sigmoid_body(float *y, const float *x, int64_t n) {
+  for (int64_t k = 0; k < n; k++)
+    y[k] = 1.0f / (1.0f + exp_one(-x[k]));
+}
+REF_ISA_DISPATCH_VOID(, ref_f32_sigmoid, (float *y, const float *x, int64_t n),
+                      (y, x, n))
+
+/* tanh(x) = sign(x) (1 - 2 / (exp(2|x|) + 1)) for |x| >= 0.5; below, an
+ * odd polynomial (Taylor to x^13, error < 5e-8 there). */
+REF_ISA_BODY void ref_f32_tanh_body(float *y, const float *x, int64_t n) {
+  for (int64_t k = 0; k < n; k++) {
+    float v = x[k], a = v < 0 ? -v : v;
+    float big = 1.0f - 2.0f / (exp_one(2.0f * a) + 1.0f);
+    big = v < 0 ? -big : big;
+    float z = v * v;
+    float p = -0.0035921280f;
+    p = p * z + 0.0088632355f;
+    p = p * z - 0.0218694885f;
+    p = p * z + 0.0539682540f;
+    p = p * z - 0.1333333333f;
+    p = p * z + 0.3333333333f;
+    float small = v - v * z * p;
+    y[k] = a < 0.5f ? small : big;
+  }
+}
+REF_ISA_DISPATCH_VOID(, ref_f32_tanh, (float *y, const float *x, int64_t n),
+                      (y, x, n))
+
+/* x = q pi/2 + r, |r| <= pi/4, q = round(x 2/pi), r by a three-part pi/2
+ * (exact products for |q| < 2^13); sin r and cos r by the classic
+ * single-precision minimax polynomials, picked and signed by the quadrant
+ * q + phase. */
+REF_ISA_BODY void ref_f32_sincos_body(float *y, const float *x, int64_t n,
+                                      int phase) {
+  const float round_magic = 12582912.0f;
+  int big = 0;
+  for (int64_t k = 0; k < n; k++) {
+    float v = x[k];
+    float a = v < 0 ? -v : v;
+    big |= !(a <= 8192.0f); /* NaN and inf too */
+    float t = v * 0.63661977f + round_magic;
+    float q = t - round_magic;
+    float r = ((v - q * 1.5703125f) - q * 4.8375129699707031e-4f) -
+              q * 7.5497899548918821e-8f;
+    uint32_t bits;
+    memcpy(&bits, &t, sizeof bits);
+    uint32_t quadrant = (bits + (uint32_t)phase) & 3u;
+    float z = r * r;
+    float sin_r =
+        ((-1.9515295891e-4f * z + 8.3321608736e-3f) * z - 1.6666654611e-1f) *
+            z * r +
+        r;
+    float cos_r = ((2.443315711809948e-5f * z - 1.388731625493765e-3f) * z +
+                   4.166664568298827e-2f) *
+                      z * z -
+                  0.5f * z + 1.0f;
+    float w = quadrant & 1u ? cos_r : sin_r;
+    y[k] = !(a <= 8192.0f) ? v : quadrant & 2u ? -w : w; /* big: kept */
+  }
+  if (big) /* the rare arguments the reduction does not cover */
+    for (int64_t k = 0; k < n; k++) {
+      float v = y[k], a = v < 0 ? -v : v;
+      if (!(a <= 8192.0f))
+        y[k] = phase ? cosf(v) : sinf(v);
+    }
+}
+REF_ISA_DISPATCH_VOID(, ref_f32_sincos,
+                      (float *y, const float *x, int64_t n, int phase),
+                      (y, x, n, phase))

@@ -25,6 +25,15 @@ enum { REF_F32_BLOCK = 256 };
 #define REF_F32_CLONES
 #endif
 
+/* Defines `static void name(out, in, n, p)`, an elementwise engine float32
+ * loop (ref_ew_f32_fn_t), from name_body written with REF_ISA_BODY: one build
+ * per ISA, dispatched on ref_isa(). */
+#define REF_F32_EW(name)                                                       \
+  REF_ISA_DISPATCH_VOID(                                                       \
+      static, name,                                                            \
+      (float *out, const float *const *in, int64_t n, const double *p),        \
+      (out, in, n, p))
+
 /* float32 and contiguous (row-major, any size-1 strides). */
 bool ref_f32_contiguous(const ref_view_t *v);
 
@@ -36,9 +45,27 @@ double ref_f32_sum_sq_dev(const float *x, int64_t n, float center);
 double ref_f32_dot(const float *a, const float *b, int64_t n);
 /* max(x[k]) (NaNs skipped; -INFINITY for n = 0). */
 float ref_f32_max(const float *x, int64_t n);
+/* The max (sign > 0) or min (sign < 0) of x[0, n), n >= 1, as PyTorch
+ * picks it: a NaN wins at its first position, of equal values the first;
+ * its position into *index (NULL: not wanted; a zero's sign may then be
+ * either's). */
+float ref_f32_best(const float *x, int64_t n, int sign, int64_t *index);
 /* y[k] = exp(x[k] - shift), vectorizable: within 1e-7 relative of exp for
  * arguments in [-87.3, 88.3]; 0 below, 88.3's value above, NaN for NaN.
  * y may be x. */
 void ref_f32_exp(float *y, const float *x, int64_t n, float shift);
+
+/* y[k] = log(x[k]), vectorizable: within 2 ulp of logf; NaN below 0,
+ * -inf at 0, inf at inf. y may be x. */
+void ref_f32_log(float *y, const float *x, int64_t n);
+/* y[k] = 1 / (1 + exp(-x[k])), through the vectorizable exp. y may be x. */
+void ref_f32_sigmoid(float *y, const float *x, int64_t n);
+/* y[k] = tanh(x[k]), vectorizable: within 4e-7 absolute of tanhf. */
+void ref_f32_tanh(float *y, const float *x, int64_t n);
+
+/* y[k] = sin(x[k] + phase * pi / 2) for phase 0 (sin) or 1 (cos),
+ * vectorizable for |x| <= 8192 (within 2e-7 absolute of libm's), libm's
+ * sinf/cosf beyond and for non-finite values. y may be x. */
+void ref_f32_sincos(float *y, const float *x, int64_t n, int phase);
 
 #endif /* BACKPLANE_REF_OPS_F32_H_ */

@@ -15,6 +15,8 @@ typedef struct fold_task {
   ref_fold_t f;
   ref_view_t kept[REF_EW_MAX_IN], folded[REF_EW_MAX_IN];
   int64_t count;
+  bool run_f32;     /* f.f32_run takes each output's unit-stride run */
+  bool run_nonzero; /* f.nonzero_run likewise */
 } fold_task_t;
 
 static void split(const ref_view_t *v, const bool *reduced, ref_view_t *kept,
@@ -30,9 +32,50 @@ static void split(const ref_view_t *v, const bool *reduced, ref_view_t *kept,
   }
 }
 
+/* Whether the reduced elements of every output are one unit-stride run. */
+static bool unit_run(const ref_view_t *folded) {
+  int64_t expected = 1;
+  for (int d = folded->ndim; d-- > 0;) {
+    if (folded->shape[d] != 1 && folded->strides[d] != expected)
+      return false;
+    expected *= folded->shape[d];
+  }
+  return true;
+}
+
+/* The nonzero bytes of x[0, n). */
+static int64_t count_nonzero(const uint8_t *x, int64_t n) {
+  int64_t count = 0;
+#pragma omp simd reduction(+ : count)
+  for (int64_t k = 0; k < n; k++)
+    count += x[k] != 0;
+  return count;
+}
+
 static void run_range(void *context, int64_t begin, int64_t end) {
   const fold_task_t *t = context;
   const ref_fold_t *f = &t->f;
+  if (t->run_nonzero) {
+    for (int64_t o = begin; o < end; o++) {
+      const uint8_t *x =
+          (const uint8_t *)f->in[0].data + ref_offset(&t->kept[0], o);
+      ref_set(&f->out, o, f->nonzero_run(count_nonzero(x, t->count), t->count));
+    }
+    return;
+  }
+  if (t->run_f32) {
+    for (int64_t o = begin; o < end; o++) {
+      const float *x =
+          (const float *)f->in[0].data + ref_offset(&t->kept[0], o);
+      int64_t index = 0;
+      ref_set(
+          &f->out, o,
+          f->f32_run(x, t->count, f->has_indices ? &index : NULL, f->params));
+      if (f->has_indices)
+        ref_set(&f->indices, o, (double)index);
+    }
+    return;
+  }
   int64_t base[REF_EW_MAX_IN];
   double values[REF_EW_MAX_IN];
   for (int64_t o = begin; o < end; o++) {
@@ -114,5 +157,10 @@ diopiError_t ref_fold_launch(diopiContextHandle_t ctx, const char *op,
   t.count = count;
   for (int k = 0; k < f->nin; k++)
     split(&f->in[k], f->reduced, &t.kept[k], &t.folded[k]);
+  bool one_run = f->nin == 1 && !f->map && count > 0 && unit_run(&t.folded[0]);
+  t.run_f32 = f->f32_run && one_run && f->in[0].dtype == diopi_dtype_float32;
+  t.run_nonzero = f->nonzero_run && one_run && !f->has_indices &&
+                  (f->in[0].dtype == diopi_dtype_bool ||
+                   f->in[0].dtype == diopi_dtype_uint8);
   return ref_enqueue(ctx, op, run, &t, sizeof t);
 }

@@ -38,6 +38,14 @@ typedef struct ref_fold {
   double params[4];
   bool reduced[REF_MAX_DIMS]; /* over in[0]'s dims */
   bool nonempty;              /* refuse reducing an empty dim (min, max) */
+  /* Optional, for one float32 input without map: an output's value from
+   * its n >= 1 reduced values when they form one unit-stride run (index:
+   * where its index goes when has_indices, else NULL). */
+  double (*f32_run)(const float *x, int64_t n, int64_t *index,
+                    const double *params);
+  /* Likewise for one bool or uint8 input: an output's value from the count
+   * of nonzero values among its n reduced ones. */
+  double (*nonzero_run)(int64_t nonzero, int64_t n);
 } ref_fold_t;
 
 /* Marks the dims of `dims` (negative ones counted from the end; n = 0 or

@@ -50,11 +50,41 @@ static diopiError_t enqueue_in_range(diopiContextHandle_t ctx, const char *op,
                              t, sizeof *t);
 }
 
+/* Index i of a contiguous int32 or int64 index tensor, else through
+ * ref_get. */
+static int64_t index_at(const ref_view_t *index, int64_t i) {
+  if (ref_contiguous(index))
+    return index->dtype == diopi_dtype_int64
+               ? ((const int64_t *)index->data)[i]
+               : ((const int32_t *)index->data)[i];
+  return (int64_t)ref_get(index, i);
+}
+
+/* Whether out and input are contiguous with one dtype: elements move as
+ * bytes. */
+static bool same_contiguous(const index_task_t *t) {
+  return t->out.dtype == t->input.dtype && ref_contiguous(&t->out) &&
+         ref_contiguous(&t->input);
+}
+
 /* index_select and embedding forward: out[o][k][s] = input[o][index[k]][s]
  * with `span` rows of the input along the indexed dim. */
 static void select_rows(void *context, int64_t begin, int64_t end) {
   const index_task_t *t = context;
   int64_t k_len = t->index.numel;
+  if (same_contiguous(t)) { /* whole rows of inner elements */
+    size_t row_bytes = (size_t)t->inner * ref_dtype_size(t->out.dtype);
+    for (int64_t r = begin; r < end; r++) {
+      int64_t o = r / k_len, row = index_at(&t->index, r % k_len);
+      char *to = t->out.data + (size_t)r * row_bytes;
+      if (row >= 0 && row < t->span)
+        memcpy(to, t->input.data + (size_t)(o * t->span + row) * row_bytes,
+               row_bytes);
+      else
+        memset(to, 0, row_bytes);
+    }
+    return;
+  }
   for (int64_t r = begin; r < end; r++) {
     int64_t o = r / k_len, k = r % k_len;
     int64_t row = (int64_t)ref_get(&t->index, k);
@@ -225,9 +255,47 @@ REF_EXPORT diopiError_t diopiEmbeddingBackward(
                           run_embedding_backward);
 }
 
+/* gather_range for contiguous tensors of one dtype whose shapes agree
+ * off `dim`: element i sits in block i / (lo * inner) of out (lo rows along
+ * dim) and of input (li rows), at column i % inner. */
+static void gather_contiguous(const index_task_t *t, int64_t begin,
+                              int64_t end) {
+  int64_t lo = t->out.shape[t->dim], li = t->input.shape[t->dim], inner = 1;
+  for (int d = t->dim + 1; d < t->out.ndim; d++)
+    inner *= t->out.shape[d];
+  size_t elem = ref_dtype_size(t->out.dtype);
+  for (int64_t i = begin; i < end; i++) {
+    int64_t row = index_at(&t->index, i);
+    char *to = t->out.data + i * (int64_t)elem;
+    if (row < 0 || row >= li) {
+      memset(to, 0, elem);
+      continue;
+    }
+    int64_t at = i / (lo * inner) * (li * inner) + row * inner + i % inner;
+    if (elem == 4)
+      memcpy(to, t->input.data + at * 4, 4);
+    else
+      memcpy(to, t->input.data + at * (int64_t)elem, elem);
+  }
+}
+
+static bool gather_shapes_agree(const index_task_t *t) {
+  if (t->out.ndim != t->input.ndim || !same_contiguous(t) ||
+      !ref_contiguous(&t->index))
+    return false;
+  for (int d = 0; d < t->out.ndim; d++)
+    if (d != t->dim && t->out.shape[d] != t->input.shape[d])
+      return false;
+  return true;
+}
+
 /* out[c] = input[c with c[dim] = index[c]], c over index's (= out's) shape. */
 static void gather_range(void *context, int64_t begin, int64_t end) {
   const index_task_t *t = context;
+  if (gather_shapes_agree(t)) {
+    gather_contiguous(t, begin, end);
+    return;
+  }
   for (int64_t i = begin; i < end; i++) {
     int64_t rest = i, in_linear = 0, scale = 1, row = 0;
     bool valid = true;

@@ -6,6 +6,7 @@
 #include "ref_enqueue.h"
 #include "ref_error.h"
 #include "ref_ew_call.h"
+#include "ref_f32.h"
 #include "ref_pool.h"
 
 enum { PARTS = 64 }; /* partial sums of a reduction, one per chunk */
@@ -14,6 +15,7 @@ typedef struct loss_task {
   int nin;
   ref_view_t out, in[REF_LOSS_MAX_IN];
   ref_loss_fn_t fn;
+  ref_ew_f32_fn_t f32; /* NULL unless every input is contiguous float32 */
   double params[4];
   bool reduce, mean;
   double scale;
@@ -21,26 +23,55 @@ typedef struct loss_task {
   double parts[PARTS];
 } loss_task_t;
 
-static double value_at(const loss_task_t *t, int64_t i) {
-  double v[REF_LOSS_MAX_IN];
+enum { BLOCK = 256 };
+
+/* values[j] = the loss of element begin + j, j < n <= BLOCK: the inputs
+ * read a block at a time. */
+static void values_at(const loss_task_t *t, int64_t begin, int64_t n,
+                      double *values) {
+  if (t->f32) {
+    const float *x[REF_LOSS_MAX_IN];
+    float y[BLOCK];
+    for (int k = 0; k < t->nin; k++)
+      x[k] = (const float *)t->in[k].data + begin;
+    t->f32(y, x, n, t->params);
+    for (int64_t j = 0; j < n; j++)
+      values[j] = y[j];
+    return;
+  }
+  double in[REF_LOSS_MAX_IN][BLOCK], v[REF_LOSS_MAX_IN];
   for (int k = 0; k < t->nin; k++)
-    v[k] = ref_get(&t->in[k], i);
-  return t->fn(v, t->params);
+    ref_get_block(&t->in[k], begin, n, in[k]);
+  for (int64_t j = 0; j < n; j++) {
+    for (int k = 0; k < t->nin; k++)
+      v[k] = in[k][j];
+    values[j] = t->fn(v, t->params);
+  }
 }
 
 static void store_range(void *context, int64_t begin, int64_t end) {
   const loss_task_t *t = context;
-  for (int64_t i = begin; i < end; i++)
-    ref_set(&t->out, i, t->scale * value_at(t, i));
+  double values[BLOCK];
+  for (int64_t i = begin; i < end; i += BLOCK) {
+    int64_t n = end - i < BLOCK ? end - i : BLOCK;
+    values_at(t, i, n, values);
+    for (int64_t j = 0; j < n; j++)
+      ref_set(&t->out, i + j, t->scale * values[j]);
+  }
 }
 
 static void sum_parts(void *context, int64_t begin, int64_t end) {
   loss_task_t *t = context;
+  double values[BLOCK];
   for (int64_t part = begin; part < end; part++) {
     int64_t lo = t->numel * part / PARTS, hi = t->numel * (part + 1) / PARTS;
     double sum = 0;
-    for (int64_t i = lo; i < hi; i++)
-      sum += value_at(t, i);
+    for (int64_t i = lo; i < hi; i += BLOCK) {
+      int64_t n = hi - i < BLOCK ? hi - i : BLOCK;
+      values_at(t, i, n, values);
+      for (int64_t j = 0; j < n; j++)
+        sum += values[j];
+    }
     t->parts[part] = sum;
   }
 }
@@ -87,6 +118,10 @@ static diopiError_t views(diopiContextHandle_t ctx, const char *op,
                              k < first ? "grad_output" : loss->names[k - first],
                              &t->in[k], input->shape, input->ndim);
   t->numel = input->numel;
+  t->f32 = first == 0 ? loss->f32 : NULL; /* forwards only */
+  for (int k = 0; !err && k < t->nin; k++)
+    if (!ref_f32_contiguous(&t->in[k]))
+      t->f32 = NULL;
   return err;
 }
 

@@ -7,6 +7,7 @@
 #ifndef BACKPLANE_REF_OPS_LOSS_POINTWISE_H_
 #define BACKPLANE_REF_OPS_LOSS_POINTWISE_H_
 
+#include "ref_elementwise.h" /* ref_ew_f32_fn_t */
 #include "ref_tensor.h"
 
 enum { REF_LOSS_MAX_IN = 6 };
@@ -19,6 +20,9 @@ typedef struct ref_loss {
   diopiConstTensorHandle_t in[REF_LOSS_MAX_IN]; /* in[0]: input */
   const char *names[REF_LOSS_MAX_IN];
   ref_loss_fn_t fn;
+  /* Optional: fn over a block of contiguous float32 inputs, in float (the
+   * forward's sums stay in double). */
+  ref_ew_f32_fn_t f32;
   double params[4];
 } ref_loss_t;
 

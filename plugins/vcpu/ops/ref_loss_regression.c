@@ -7,6 +7,7 @@
 #include <diopi/functions.h>
 
 #include "ref_error.h"
+#include "ref_f32.h"
 #include "ref_loss_pointwise.h"
 
 #define CTX diopiContextHandle_t ctx
@@ -33,7 +34,29 @@ static double smooth_l1_grad(const double *v, const double *p) {
   return v[0] * (fabs(d) < beta ? d / beta : (d > 0) - (d < 0));
 }
 
-static ref_loss_t pair(CT input, CT target, ref_loss_fn_t fn, double beta) {
+REF_ISA_BODY void square_error_f32_body(float *out, const float *const *in,
+                                        int64_t n, const double *p) {
+  (void)p;
+  for (int64_t i = 0; i < n; i++) {
+    float d = in[0][i] - in[1][i];
+    out[i] = d * d;
+  }
+}
+REF_F32_EW(square_error_f32)
+REF_ISA_BODY void smooth_l1_f32_body(float *out, const float *const *in,
+                                     int64_t n, const double *p) {
+  float beta = (float)p[0], half = 0.5f / (beta > 0 ? beta : 1.0f);
+  for (int64_t i = 0; i < n; i++) {
+    float d = in[0][i] - in[1][i];
+    d = d < 0 ? -d : d;
+    float quadratic = half * d * d, linear = d - 0.5f * beta;
+    out[i] = d < beta ? quadratic : linear;
+  }
+}
+REF_F32_EW(smooth_l1_f32)
+
+static ref_loss_t pair(CT input, CT target, ref_loss_fn_t fn,
+                       ref_ew_f32_fn_t f32, double beta) {
   ref_loss_t loss;
   memset(&loss, 0, sizeof loss);
   loss.nin = 2;
@@ -42,19 +65,20 @@ static ref_loss_t pair(CT input, CT target, ref_loss_fn_t fn, double beta) {
   loss.names[0] = "input";
   loss.names[1] = "target";
   loss.fn = fn;
+  loss.f32 = f32;
   loss.params[0] = beta;
   return loss;
 }
 
 REF_EXPORT diopiError_t diopiMSELoss(CTX, T out, CT input, CT target,
                                      diopiReduction_t reduction) {
-  ref_loss_t loss = pair(input, target, square_error, 0);
+  ref_loss_t loss = pair(input, target, square_error, square_error_f32, 0);
   return ref_loss_forward(ctx, "diopiMSELoss", out, reduction, &loss);
 }
 REF_EXPORT diopiError_t diopiMSELossBackward(CTX, T grad_input, CT grad_output,
                                              CT input, CT target,
                                              diopiReduction_t reduction) {
-  ref_loss_t loss = pair(input, target, square_error_grad, 0);
+  ref_loss_t loss = pair(input, target, square_error_grad, NULL, 0);
   return ref_loss_backward(ctx, "diopiMSELossBackward", grad_input, grad_output,
                            reduction, &loss);
 }
@@ -64,7 +88,7 @@ REF_EXPORT diopiError_t diopiSmoothL1Loss(CTX, T out, CT input, CT target,
                                           double beta) {
   if (!(beta >= 0))
     return ref_fail("diopiSmoothL1Loss", "beta: expected >= 0, got %g", beta);
-  ref_loss_t loss = pair(input, target, smooth_l1, beta);
+  ref_loss_t loss = pair(input, target, smooth_l1, smooth_l1_f32, beta);
   return ref_loss_forward(ctx, "diopiSmoothL1Loss", out, reduction, &loss);
 }
 REF_EXPORT diopiError_t diopiSmoothL1LossBackward(CTX, T grad_input,
@@ -75,7 +99,7 @@ REF_EXPORT diopiError_t diopiSmoothL1LossBackward(CTX, T grad_input,
   if (!(beta >= 0))
     return ref_fail("diopiSmoothL1LossBackward", "beta: expected >= 0, got %g",
                     beta);
-  ref_loss_t loss = pair(input, target, smooth_l1_grad, beta);
+  ref_loss_t loss = pair(input, target, smooth_l1_grad, NULL, beta);
   return ref_loss_backward(ctx, "diopiSmoothL1LossBackward", grad_input,
                            grad_output, reduction, &loss);
 }

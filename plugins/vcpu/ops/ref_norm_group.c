@@ -9,6 +9,7 @@
 
 #include "ref_enqueue.h"
 #include "ref_error.h"
+#include "ref_f32.h"
 #include "ref_pool.h"
 #include "ref_tensor.h"
 #include "ref_view_more.h"
@@ -114,6 +115,52 @@ static void forward_row(const norm_task_t *t, int64_t r) {
   }
 }
 
+/* forward_row for float32 rows contiguous in x and y (weight and bias, when
+ * given, float32 and contiguous): sums in double over float SIMD blocks. */
+static void forward_row_f32(const norm_task_t *t, int64_t r) {
+  const float *x = (const float *)t->x.outer.data + ref_offset(&t->x.outer, r);
+  float *y = (float *)t->y.outer.data + ref_offset(&t->y.outer, r);
+  const float *w = t->has_weight ? (const float *)t->weight.data : NULL,
+              *b = t->has_bias ? (const float *)t->bias.data : NULL;
+  double n = (double)t->count;
+  double mean = t->rms ? 0 : ref_f32_sum(x, t->count) / n;
+  double sq = ref_f32_sum_sq_dev(x, t->count, (float)mean);
+  double rstd = 1.0 / sqrt(sq / n + t->eps);
+  float m = (float)mean, s = (float)rstd;
+  /* runs of elements sharing a weight index: a channel's spatial extent
+   * (group_norm) or single elements (rms_norm) */
+  int64_t run = t->rms ? t->count : t->spatial;
+  for (int64_t k0 = 0; k0 < t->count; k0 += run) {
+    int64_t c = weight_index(t, r, k0);
+    if (t->rms) {
+      for (int64_t k = 0; k < run; k++) {
+        float v = (x[k] - m) * s;
+        v = w ? v * w[k] : v;
+        y[k] = b ? v + b[k] : v;
+      }
+    } else {
+      float scale = w ? s * w[c] : s, shift = (b ? b[c] : 0.0f) - m * scale;
+      for (int64_t k = k0; k < k0 + run; k++)
+        y[k] = x[k] * scale + shift;
+    }
+  }
+  if (t->rms) {
+    ref_set(&t->stat_a, r, rstd);
+  } else {
+    ref_set(&t->stat_a, r, mean);
+    ref_set(&t->stat_b, r, rstd);
+  }
+}
+
+/* Whether forward_row_f32 takes the task's rows. */
+static bool rows_f32(const norm_task_t *t) {
+  if (!ref_f32_contiguous(&t->x.inner) || !ref_f32_contiguous(&t->y.inner) ||
+      (t->has_weight && !ref_f32_contiguous(&t->weight)) ||
+      (t->has_bias && !ref_f32_contiguous(&t->bias)))
+    return false;
+  return t->rms || t->spatial > 0;
+}
+
 /* dx = rstd (dxhat - mean(dxhat) - xhat mean(dxhat xhat)), dxhat = dy w;
  * rms_norm has no mean term (xhat = x rstd). */
 static void backward_row(const norm_task_t *t, int64_t r) {
@@ -173,8 +220,11 @@ static void param_grads(const norm_task_t *t, int64_t c) {
 
 static void rows_range(void *context, int64_t begin, int64_t end) {
   const norm_task_t *t = context;
+  bool f32 = !t->backward && rows_f32(t);
   for (int64_t r = begin; r < end; r++) {
-    if (t->backward)
+    if (f32)
+      forward_row_f32(t, r);
+    else if (t->backward)
       backward_row(t, r);
     else
       forward_row(t, r);

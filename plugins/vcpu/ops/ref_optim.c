@@ -70,9 +70,31 @@ static void sgd_one(const optim_task_t *t, int64_t i) {
   ref_set(&t->param, i, p - t->lr * g);
 }
 
+/* sgd_one over float32 contiguous tensors, in float. */
+static void sgd_f32(const optim_task_t *t, int64_t begin, int64_t end) {
+  float *p = (float *)t->param.data, *b = (float *)t->m.data;
+  const float *g = (const float *)t->grad.data;
+  float lr = (float)t->lr, decay = (float)t->weight_decay,
+        mom = (float)t->momentum, damp = (float)(1.0 - t->dampening);
+  if (mom == 0.0f || !t->has_m) {
+    for (int64_t i = begin; i < end; i++) {
+      float d = g[i] + decay * p[i];
+      p[i] -= lr * (mom != 0.0f && t->nesterov ? d + mom * d : d);
+    }
+    return;
+  }
+  for (int64_t i = begin; i < end; i++) {
+    float d = g[i] + decay * p[i];
+    float buf = mom * b[i] + damp * d;
+    b[i] = buf;
+    p[i] -= lr * (t->nesterov ? d + mom * buf : buf);
+  }
+}
+
 static bool all_f32(const optim_task_t *t) {
   const ref_view_t *v[4] = {&t->param, &t->grad, &t->m, &t->v};
-  for (int k = 0; k < 4; k++)
+  int n = t->adamw ? 4 : t->has_m ? 3 : 2;
+  for (int k = 0; k < n; k++)
     if (v[k]->dtype != diopi_dtype_float32 || !ref_contiguous(v[k]))
       return false;
   return !t->amsgrad;
@@ -80,8 +102,11 @@ static bool all_f32(const optim_task_t *t) {
 
 static void run_range(void *context, int64_t begin, int64_t end) {
   const optim_task_t *t = context;
-  if (t->adamw && all_f32(t)) {
-    adamw_f32(t, begin, end);
+  if (all_f32(t)) {
+    if (t->adamw)
+      adamw_f32(t, begin, end);
+    else
+      sgd_f32(t, begin, end);
     return;
   }
   for (int64_t i = begin; i < end; i++) {

@@ -9,6 +9,7 @@
 #include "ref_enqueue.h"
 #include "ref_error.h"
 #include "ref_ew_call.h"
+#include "ref_f32.h"
 #include "ref_pool.h"
 #include "ref_tensor.h"
 
@@ -57,8 +58,46 @@ static void adadelta_one(const optim_step_t *t, int64_t i) {
   ref_set(&t->param, i, p - t->lr * delta);
 }
 
+/* rmsprop_one over float32 contiguous tensors, in float. */
+static void rmsprop_f32(const optim_step_t *t, int64_t begin, int64_t end) {
+  float *p = (float *)t->param.data, *sq = (float *)t->state[0].data,
+        *ga = (float *)t->state[1].data, *buf = (float *)t->state[2].data;
+  const float *g = (const float *)t->grad.data;
+  float rho = (float)t->rho, lr = (float)t->lr, eps = (float)t->eps,
+        decay = (float)t->weight_decay, mom = (float)t->momentum;
+  for (int64_t i = begin; i < end; i++) {
+    float d = g[i] + decay * p[i];
+    float s = rho * sq[i] + (1.0f - rho) * d * d;
+    sq[i] = s;
+    if (t->centered) {
+      float a = rho * ga[i] + (1.0f - rho) * d;
+      ga[i] = a;
+      s -= a * a;
+    }
+    float step = d / (sqrtf(s) + eps);
+    if (mom > 0.0f) {
+      step += mom * buf[i];
+      buf[i] = step;
+    }
+    p[i] -= lr * step;
+  }
+}
+
+/* Whether rmsprop's tensors in use are all float32 and contiguous. */
+static bool rmsprop_all_f32(const optim_step_t *t) {
+  if (t->adadelta || !ref_f32_contiguous(&t->param) ||
+      !ref_f32_contiguous(&t->grad) || !ref_f32_contiguous(&t->state[0]) ||
+      (t->centered && !ref_f32_contiguous(&t->state[1])))
+    return false;
+  return !(t->momentum > 0) || ref_f32_contiguous(&t->state[2]);
+}
+
 static void run_range(void *context, int64_t begin, int64_t end) {
   const optim_step_t *t = context;
+  if (rmsprop_all_f32(t)) {
+    rmsprop_f32(t, begin, end);
+    return;
+  }
   for (int64_t i = begin; i < end; i++) {
     if (t->adadelta)
       adadelta_one(t, i);

@@ -32,23 +32,25 @@ static double lerp_scalar_fn(const double *in, const double *p) {
 static double addcmul_fn(const double *in, const double *p) {
   return in[0] + p[0] * in[1] * in[2];
 }
-REF_F32_CLONES static void addcmul_f32(float *out, const float *const *in,
-                                       int64_t n, const double *p) {
+REF_ISA_BODY void addcmul_f32_body(float *out, const float *const *in,
+                                   int64_t n, const double *p) {
   const float *a = in[0], *b = in[1], *c = in[2];
   float v = (float)p[0];
   for (int64_t i = 0; i < n; i++)
     out[i] = a[i] + v * b[i] * c[i];
 }
+REF_F32_EW(addcmul_f32)
 static double addcdiv_fn(const double *in, const double *p) {
   return in[0] + p[0] * in[1] / in[2];
 }
-REF_F32_CLONES static void addcdiv_f32(float *out, const float *const *in,
-                                       int64_t n, const double *p) {
+REF_ISA_BODY void addcdiv_f32_body(float *out, const float *const *in,
+                                   int64_t n, const double *p) {
   const float *a = in[0], *b = in[1], *c = in[2];
   float v = (float)p[0];
   for (int64_t i = 0; i < n; i++)
     out[i] = a[i] + v * b[i] / c[i];
 }
+REF_F32_EW(addcdiv_f32)
 
 /* p[0]: +1 maximum, -1 minimum. */
 static double extremum_fn(const double *in, const double *p) {
@@ -57,6 +59,55 @@ static double extremum_fn(const double *in, const double *p) {
     return NAN;
   return p[0] > 0 ? (a > b ? a : b) : (a < b ? a : b);
 }
+REF_ISA_BODY void extremum_f32_body(float *out, const float *const *in,
+                                    int64_t n, const double *p) {
+  const float *a = in[0], *b = in[1];
+  if (p[0] > 0)
+    for (int64_t i = 0; i < n; i++)
+      out[i] = a[i] != a[i]   ? a[i]
+               : b[i] != b[i] ? b[i]
+               : a[i] > b[i]  ? a[i]
+                              : b[i];
+  else
+    for (int64_t i = 0; i < n; i++)
+      out[i] = a[i] != a[i]   ? a[i]
+               : b[i] != b[i] ? b[i]
+               : a[i] < b[i]  ? a[i]
+                              : b[i];
+}
+REF_F32_EW(extremum_f32)
+REF_ISA_BODY void isnan_f32_body(float *out, const float *const *in, int64_t n,
+                                 const double *p) {
+  (void)p;
+  const float *x = in[0];
+  for (int64_t i = 0; i < n; i++)
+    out[i] = x[i] != x[i];
+}
+REF_F32_EW(isnan_f32)
+/* lerp in float, from the nearer end as lerp() does. */
+REF_ISA_BODY void lerp_tensor_f32_body(float *out, const float *const *in,
+                                       int64_t n, const double *p) {
+  (void)p;
+  const float *s = in[0], *e = in[1], *w = in[2];
+  for (int64_t i = 0; i < n; i++) {
+    float aw = w[i] < 0 ? -w[i] : w[i];
+    out[i] = aw < 0.5f ? s[i] + w[i] * (e[i] - s[i])
+                       : e[i] - (e[i] - s[i]) * (1.0f - w[i]);
+  }
+}
+REF_F32_EW(lerp_tensor_f32)
+REF_ISA_BODY void lerp_scalar_f32_body(float *out, const float *const *in,
+                                       int64_t n, const double *p) {
+  const float *s = in[0], *e = in[1];
+  float w = (float)p[0];
+  if ((w < 0 ? -w : w) < 0.5f)
+    for (int64_t i = 0; i < n; i++)
+      out[i] = s[i] + w * (e[i] - s[i]);
+  else
+    for (int64_t i = 0; i < n; i++)
+      out[i] = e[i] - (e[i] - s[i]) * (1.0f - w);
+}
+REF_F32_EW(lerp_scalar_f32)
 static double isnan_fn(const double *in, const double *p) {
   (void)p;
   return isnan(in[0]);
@@ -67,7 +118,7 @@ REF_EXPORT diopiError_t diopiLerpTensor(CTX, T out, CT input, CT end,
   CT in[3] = {input, end, weight};
   static const char *const names[3] = {"input", "end", "weight"};
   return ref_ew_call(ctx, "diopiLerpTensor", out, 3, in, names, lerp_tensor_fn,
-                     NULL, NULL, REF_OUT_FLOATING);
+                     lerp_tensor_f32, NULL, REF_OUT_FLOATING);
 }
 REF_EXPORT diopiError_t diopiLerpScalar(CTX, T out, CT input, CT end,
                                         S weight) {
@@ -77,7 +128,7 @@ REF_EXPORT diopiError_t diopiLerpScalar(CTX, T out, CT input, CT end,
   static const char *const names[2] = {"input", "end"};
   double params[4] = {ref_scalar(weight, 0)};
   return ref_ew_call(ctx, "diopiLerpScalar", out, 2, in, names, lerp_scalar_fn,
-                     NULL, params, REF_OUT_FLOATING);
+                     lerp_scalar_f32, params, REF_OUT_FLOATING);
 }
 
 static diopiError_t addc(CTX, const char *op, CT out, CT input, CT tensor1,
@@ -126,8 +177,8 @@ static diopiError_t extremum(CTX, const char *op, CT out, CT input, CT other,
   CT in[2] = {input, other};
   static const char *const names[2] = {"input", "other"};
   double params[4] = {sign};
-  return ref_ew_call(ctx, op, out, 2, in, names, extremum_fn, NULL, params,
-                     REF_OUT_ANY);
+  return ref_ew_call(ctx, op, out, 2, in, names, extremum_fn, extremum_f32,
+                     params, REF_OUT_ANY);
 }
 REF_EXPORT diopiError_t diopiMaximum(CTX, T out, CT input, CT other) {
   return extremum(ctx, "diopiMaximum", out, input, other, 1);
@@ -138,6 +189,6 @@ REF_EXPORT diopiError_t diopiMinimum(CTX, T out, CT input, CT other) {
 
 REF_EXPORT diopiError_t diopiIsNan(CTX, T out, CT input) {
   static const char *const names[1] = {"input"};
-  return ref_ew_call(ctx, "diopiIsNan", out, 1, &input, names, isnan_fn, NULL,
-                     NULL, REF_OUT_ANY);
+  return ref_ew_call(ctx, "diopiIsNan", out, 1, &input, names, isnan_fn,
+                     isnan_f32, NULL, REF_OUT_ANY);
 }

@@ -118,6 +118,41 @@ static void forward(const pool_task_t *t, int64_t plane) {
     }
 }
 
+/* forward for float32 in and out: the same windows, values in float. */
+static void forward_f32(const pool_task_t *t, int64_t plane) {
+  const ref_planes_t *ip = &t->in_planes, *op = &t->out_planes;
+  const float *in = (const float *)t->in.data + ref_offset(&ip->outer, plane);
+  float *out = (float *)t->out.data + ref_offset(&op->outer, plane);
+  for (int64_t i = 0; i < t->oh; i++)
+    for (int64_t j = 0; j < t->ow; j++) {
+      int64_t h0, h1, w0, w1, step[2], best = -1;
+      double divisor;
+      float acc = t->max ? -INFINITY : 0.0f;
+      window(t, i, j, &h0, &h1, &w0, &w1, step, &divisor);
+      for (int64_t h = h0; h < h1; h += step[0]) {
+        const float *row = in + h * ip->stride_h;
+        if (!t->max) {
+          for (int64_t w = w0; w < w1; w++)
+            acc += row[w * ip->stride_w];
+          continue;
+        }
+        for (int64_t w = w0; w < w1; w += step[1]) {
+          float x = row[w * ip->stride_w];
+          if (best < 0 || x > acc || isnan(x)) {
+            acc = x;
+            best = h * ip->w + w;
+          }
+        }
+      }
+      out[i * op->stride_h + j * op->stride_w] =
+          t->max ? acc : (float)(acc / divisor);
+      if (t->has_indices)
+        ref_store_at(&t->indices,
+                     ref_plane_offset(&t->index_planes, plane, i, j),
+                     (double)best);
+    }
+}
+
 /* grad_input's plane: zeroed, then each output's gradient spread over its
  * window (average) or added at its index (max). */
 static void backward(const pool_task_t *t, int64_t plane) {
@@ -150,9 +185,13 @@ static void backward(const pool_task_t *t, int64_t plane) {
 
 static void run_range(void *context, int64_t begin, int64_t end) {
   const pool_task_t *t = context;
+  bool f32 =
+      t->in.dtype == diopi_dtype_float32 && t->out.dtype == diopi_dtype_float32;
   for (int64_t plane = begin; plane < end; plane++) {
     if (t->backward)
       backward(t, plane);
+    else if (f32)
+      forward_f32(t, plane);
     else
       forward(t, plane);
   }
@@ -328,18 +367,20 @@ REF_EXPORT diopiError_t diopiAvgPool1dBackward(
                            ceil_mode, count_include_pad, NULL);
 }
 
-static diopiError_t adaptive_max(CTX, const char *op, CT out, CT indices,
-                                 CT input, diopiSize_t output_size,
-                                 bool one_d) {
+/* An adaptive pooling forward (max, or average for the 1-d form; the 2-d
+ * average is ref_pooling.c's) to output_size. */
+static diopiError_t adaptive(CTX, const char *op, bool max, bool one_d, CT out,
+                             CT indices, CT input, diopiSize_t output_size) {
   pool_task_t t;
   memset(&t, 0, sizeof t);
   t.adaptive = true;
-  t.max = true;
+  t.max = max;
   int64_t size[2];
   diopiError_t err =
       ref_window_pair(op, "output_size", output_size, 1, 0, size);
   if (!err && output_size.len == 0)
-    err = ref_fail(op, "output_size: expected 1 or 2 values, got none");
+    err = ref_fail(op, "output_size: expected %s, got none",
+                   one_d ? "1 value" : "1 or 2 values");
   if (err)
     return err;
   t.oh = one_d ? 1 : size[0];
@@ -350,24 +391,26 @@ static diopiError_t adaptive_max(CTX, const char *op, CT out, CT indices,
 
 REF_EXPORT diopiError_t diopiAdaptiveMaxPool2d(CTX, T out, CT input,
                                                diopiSize_t output_size) {
-  return adaptive_max(ctx, "diopiAdaptiveMaxPool2d", out, NULL, input,
-                      output_size, false);
+  return adaptive(ctx, "diopiAdaptiveMaxPool2d", true, false, out, NULL, input,
+                  output_size);
 }
 REF_EXPORT diopiError_t diopiAdaptiveMaxPool2dWithIndices(
     CTX, T out, T indices, CT input, diopiSize_t output_size) {
   const char *op = "diopiAdaptiveMaxPool2dWithIndices";
   if (!indices)
     return ref_fail(op, "indices: tensor is NULL");
-  return adaptive_max(ctx, op, out, indices, input, output_size, false);
+  return adaptive(ctx, op, true, false, out, indices, input, output_size);
 }
-/* grad_input += grad_output at each output's index (within its plane). */
-static diopiError_t adaptive_max_backward(CTX, const char *op, bool one_d,
-                                          T grad_input, CT grad_output,
-                                          CT input, CT indices) {
+/* An adaptive pooling backward: grad_input += grad_output at each output's
+ * index within its plane (max, `indices` required) or spread evenly over
+ * its window (average; window sizes from grad_output). */
+static diopiError_t adaptive_backward(CTX, const char *op, bool max, bool one_d,
+                                      T grad_input, CT grad_output, CT input,
+                                      CT indices) {
   pool_task_t t;
   memset(&t, 0, sizeof t);
   t.adaptive = true;
-  t.max = true;
+  t.max = max;
   t.backward = true;
   t.one_d = one_d;
   ref_view_t in, gi;
@@ -376,7 +419,7 @@ static diopiError_t adaptive_max_backward(CTX, const char *op, bool one_d,
     err = ref_view(ctx, op, "grad_input", grad_input, &gi);
   if (!err)
     err = ref_expect_shape(op, "grad_input", &gi, in.shape, in.ndim);
-  if (!err && !indices)
+  if (!err && max && !indices)
     err = ref_fail(op, "indices: tensor is NULL");
   return err ? err
              : launch(ctx, op, &t, "grad_input", grad_input, "grad_output",
@@ -386,27 +429,27 @@ static diopiError_t adaptive_max_backward(CTX, const char *op, bool one_d,
 REF_EXPORT diopiError_t diopiAdaptiveMaxPool2dBackward(CTX, T grad_input,
                                                        CT grad_output, CT input,
                                                        CT indices) {
-  return adaptive_max_backward(ctx, "diopiAdaptiveMaxPool2dBackward", false,
-                               grad_input, grad_output, input, indices);
+  return adaptive_backward(ctx, "diopiAdaptiveMaxPool2dBackward", true, false,
+                           grad_input, grad_output, input, indices);
 }
 REF_EXPORT diopiError_t diopiAdaptiveMaxPool1d(CTX, T out, CT input,
                                                diopiSize_t output_size) {
-  return adaptive_max(ctx, "diopiAdaptiveMaxPool1d", out, NULL, input,
-                      output_size, true);
+  return adaptive(ctx, "diopiAdaptiveMaxPool1d", true, true, out, NULL, input,
+                  output_size);
 }
 REF_EXPORT diopiError_t diopiAdaptiveMaxPool1dWithIndices(
     CTX, T out, T indices, CT input, diopiSize_t output_size) {
   if (!indices)
     return ref_fail("diopiAdaptiveMaxPool1dWithIndices",
                     "indices: tensor is NULL");
-  return adaptive_max(ctx, "diopiAdaptiveMaxPool1dWithIndices", out, indices,
-                      input, output_size, true);
+  return adaptive(ctx, "diopiAdaptiveMaxPool1dWithIndices", true, true, out,
+                  indices, input, output_size);
 }
 REF_EXPORT diopiError_t diopiAdaptiveMaxPool1dBackward(CTX, T grad_input,
                                                        CT grad_output, CT input,
                                                        CT indices) {
-  return adaptive_max_backward(ctx, "diopiAdaptiveMaxPool1dBackward", true,
-                               grad_input, grad_output, input, indices);
+  return adaptive_backward(ctx, "diopiAdaptiveMaxPool1dBackward", true, true,
+                           grad_input, grad_output, input, indices);
 }
 /* max_pool1d: fixed windows with dilation; indices are positions along
  * L. */
@@ -469,40 +512,12 @@ REF_EXPORT diopiError_t diopiMaxPool1dBackward(
 
 REF_EXPORT diopiError_t diopiAdaptiveAvgPool1d(CTX, T out, CT input,
                                                diopiSize_t output_size) {
-  const char *op = "diopiAdaptiveAvgPool1d";
-  pool_task_t t;
-  memset(&t, 0, sizeof t);
-  t.adaptive = true;
-  t.one_d = true;
-  int64_t size[2];
-  diopiError_t err =
-      ref_window_pair(op, "output_size", output_size, 1, 0, size);
-  if (!err && output_size.len == 0)
-    err = ref_fail(op, "output_size: expected 1 value, got none");
-  if (err)
-    return err;
-  t.oh = 1;
-  t.ow = size[1];
-  return launch(ctx, op, &t, "input", input, "out", out, NULL);
+  return adaptive(ctx, "diopiAdaptiveAvgPool1d", false, true, out, NULL, input,
+                  output_size);
 }
-/* The averages' gradients spread evenly over their windows (sizes from
- * grad_output). */
 REF_EXPORT diopiError_t diopiAdaptiveAvgPool1dBackward(CTX, T grad_input,
                                                        CT grad_output,
                                                        CT input) {
-  const char *op = "diopiAdaptiveAvgPool1dBackward";
-  pool_task_t t;
-  memset(&t, 0, sizeof t);
-  t.adaptive = true;
-  t.one_d = true;
-  t.backward = true;
-  ref_view_t in, gi;
-  diopiError_t err = ref_view(ctx, op, "input", input, &in);
-  if (!err)
-    err = ref_view(ctx, op, "grad_input", grad_input, &gi);
-  if (!err)
-    err = ref_expect_shape(op, "grad_input", &gi, in.shape, in.ndim);
-  return err ? err
-             : launch(ctx, op, &t, "grad_input", grad_input, "grad_output",
-                      grad_output, NULL);
+  return adaptive_backward(ctx, "diopiAdaptiveAvgPool1dBackward", false, true,
+                           grad_input, grad_output, input, NULL);
 }

@@ -12,6 +12,7 @@
 #include "ref_f32.h"
 #include "ref_pool.h"
 #include "ref_tensor.h"
+#include "ref_window.h"
 
 typedef struct pool_task {
   ref_view_t input, out, indices, grad_output;
@@ -220,57 +221,32 @@ static void pooled_shape(const pool_task_t *t, int64_t *shape) {
   shape[t->input.ndim - 1] = t->ow;
 }
 
-static diopiError_t pair(const char *op, const char *arg, diopiSize_t s,
-                         int64_t min, int64_t if_empty, int64_t out[2]) {
-  if (s.len == 0) {
-    out[0] = out[1] = if_empty;
-    return diopiSuccess;
-  }
-  if ((s.len != 1 && s.len != 2) || !s.data)
-    return ref_fail(op, "%s: %lld values, expected 1 or 2", arg,
-                    (long long)s.len);
-  out[0] = s.data[0];
-  out[1] = s.data[s.len - 1];
-  if (out[0] < min || out[1] < min)
-    return ref_fail(op, "%s: (%lld, %lld) below %lld", arg, (long long)out[0],
-                    (long long)out[1], (long long)min);
-  return diopiSuccess;
-}
-
-/* PyTorch's pooling output size, ceil_mode included. */
-static int64_t pooled(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d,
-                      bool ceil_mode) {
-  int64_t span = in + 2 * p - d * (k - 1) - 1;
-  int64_t o = (span + (ceil_mode ? s - 1 : 0)) / s + 1;
-  if (ceil_mode && (o - 1) * s >= in + p)
-    o--;
-  return o;
-}
-
 static diopiError_t max_setup(const char *op, pool_task_t *t,
                               diopiSize_t kernel_size, diopiSize_t stride,
                               diopiSize_t padding, diopiSize_t dilation,
                               bool ceil_mode) {
   diopiError_t err = planes_of(op, t);
   if (!err)
-    err = pair(op, "kernel_size", kernel_size, 1, 0, t->k);
+    err = ref_window_pair(op, "kernel_size", kernel_size, 1, 0, t->k);
   if (!err && kernel_size.len == 0)
     err = ref_fail(op, "kernel_size: empty");
   if (!err)
-    err = pair(op, "stride", stride, 1, 0, t->stride);
+    err = ref_window_pair(op, "stride", stride, 1, 0, t->stride);
   if (!err && stride.len == 0)
     memcpy(t->stride, t->k, sizeof t->k);
   if (!err)
-    err = pair(op, "padding", padding, 0, 0, t->pad);
+    err = ref_window_pair(op, "padding", padding, 0, 0, t->pad);
   if (!err)
-    err = pair(op, "dilation", dilation, 1, 1, t->dil);
+    err = ref_window_pair(op, "dilation", dilation, 1, 1, t->dil);
   if (!err && (t->pad[0] * 2 > t->k[0] || t->pad[1] * 2 > t->k[1]))
     err = ref_fail(op, "padding: (%lld, %lld) exceeds half the kernel",
                    (long long)t->pad[0], (long long)t->pad[1]);
   if (err)
     return err;
-  t->oh = pooled(t->h, t->k[0], t->stride[0], t->pad[0], t->dil[0], ceil_mode);
-  t->ow = pooled(t->w, t->k[1], t->stride[1], t->pad[1], t->dil[1], ceil_mode);
+  t->oh = ref_window_out(t->h, t->k[0], t->stride[0], t->pad[0], t->dil[0],
+                         ceil_mode);
+  t->ow = ref_window_out(t->w, t->k[1], t->stride[1], t->pad[1], t->dil[1],
+                         ceil_mode);
   if (t->oh < 1 || t->ow < 1)
     return ref_fail(op, "input: %lldx%lld is smaller than the window",
                     (long long)t->h, (long long)t->w);
@@ -381,7 +357,7 @@ REF_EXPORT diopiError_t diopiAdaptiveAvgPool2d(diopiContextHandle_t ctx,
   if (!err)
     err = planes_of(op, &t);
   if (!err)
-    err = pair(op, "output_size", output_size, 0, 0, size);
+    err = ref_window_pair(op, "output_size", output_size, 0, 0, size);
   if (!err && output_size.len == 0)
     err = ref_fail(op, "output_size: empty");
   if (err)

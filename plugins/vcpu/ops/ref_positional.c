@@ -22,9 +22,56 @@ typedef struct positional_task {
   int64_t diagonal;
 } positional_task_t;
 
+/* Rows [first, last) of contiguous tensors: tril/triu of one dtype copy the
+ * kept run of each row and zero the rest; one_hot zeroes each row and sets
+ * its class. */
+static void rows_contiguous(const positional_task_t *t, int64_t first,
+                            int64_t last) {
+  int nd = t->out.ndim;
+  int64_t cols = t->out.shape[nd - 1];
+  size_t elem = ref_dtype_size(t->out.dtype);
+  for (int64_t r = first; r < last; r++) {
+    char *out = t->out.data + r * cols * (int64_t)elem;
+    if (t->kind == ONE_HOT) {
+      memset(out, 0, (size_t)cols * elem);
+      int64_t c = ref_get_int(&t->in, r);
+      if (c >= 0 && c < cols)
+        ref_store_int(out + c * (int64_t)elem, t->out.dtype, 1);
+      continue;
+    }
+    const char *in = t->in.data + r * cols * (int64_t)elem;
+    int64_t i = r % t->out.shape[nd - 2];
+    /* tril keeps j <= i + diagonal; triu keeps j >= i + diagonal */
+    int64_t edge = i + t->diagonal, lo = 0, hi = cols;
+    if (t->kind == TRIL)
+      hi = edge + 1 < 0 ? 0 : edge + 1 > cols ? cols : edge + 1;
+    else
+      lo = edge < 0 ? 0 : edge > cols ? cols : edge;
+    memset(out, 0, (size_t)lo * elem);
+    if (in != out)
+      memcpy(out + lo * (int64_t)elem, in + lo * (int64_t)elem,
+             (size_t)(hi - lo) * elem);
+    memset(out + hi * (int64_t)elem, 0, (size_t)(cols - hi) * elem);
+  }
+}
+
+static bool contiguous_rows(const positional_task_t *t) {
+  if (!ref_contiguous(&t->out))
+    return false;
+  if (t->kind == ONE_HOT)
+    return ref_is_integral(t->out.dtype) && ref_is_integral(t->in.dtype);
+  return ref_contiguous(&t->in) && t->in.dtype == t->out.dtype;
+}
+
 static void run_range(void *context, int64_t begin, int64_t end) {
   const positional_task_t *t = context;
   int nd = t->out.ndim;
+  int64_t row = t->out.shape[nd - 1];
+  if (row > 0 && begin % row == 0 && (end % row == 0 || end == t->out.numel) &&
+      contiguous_rows(t)) {
+    rows_contiguous(t, begin / row, (end + row - 1) / row);
+    return;
+  }
   int64_t cols = t->out.shape[nd - 1];
   for (int64_t o = begin; o < end; o++) {
     int64_t j = o % cols;
@@ -40,9 +87,19 @@ static void run_range(void *context, int64_t begin, int64_t end) {
   }
 }
 
+/* Whole rows to each chunk, so that rows_contiguous can take them. */
+static void run_rows(void *context, int64_t begin, int64_t end) {
+  const positional_task_t *t = context;
+  int64_t row = t->out.shape[t->out.ndim - 1];
+  run_range(context, begin * row, end * row);
+}
+
 static void run(void *args) {
   positional_task_t *t = args;
-  ref_parallel_for(t->out.numel, 1 << 15, run_range, t);
+  int64_t row = t->out.shape[t->out.ndim - 1];
+  if (row == 0)
+    return;
+  ref_parallel_for(t->out.numel / row, (1 << 15) / row + 1, run_rows, t);
 }
 
 static diopiError_t triangle(CTX, const char *op, positional_t kind, CT out,

@@ -23,8 +23,8 @@ static double pow_tensors_fn(const double *in, const double *p) {
 static double pow_exponent_fn(const double *in, const double *p) {
   return pow(in[0], p[0]);
 }
-REF_F32_CLONES static void pow_exponent_f32(float *out, const float *const *in,
-                                            int64_t n, const double *p) {
+REF_ISA_BODY void pow_exponent_f32_body(float *out, const float *const *in,
+                                        int64_t n, const double *p) {
   const float *x = in[0];
   float e = (float)p[0];
   if (e == 2.0f) {
@@ -38,6 +38,15 @@ REF_F32_CLONES static void pow_exponent_f32(float *out, const float *const *in,
       out[i] = powf(x[i], e);
   }
 }
+REF_F32_EW(pow_exponent_f32)
+REF_ISA_BODY void pow_tensors_f32_body(float *out, const float *const *in,
+                                       int64_t n, const double *p) {
+  (void)p;
+  const float *x = in[0], *y = in[1];
+  for (int64_t i = 0; i < n; i++)
+    out[i] = powf(x[i], y[i]);
+}
+REF_F32_EW(pow_tensors_f32)
 /* p[0]: the scalar base. */
 static double pow_base_fn(const double *in, const double *p) {
   return pow(p[0], in[0]);
@@ -65,8 +74,8 @@ static diopiError_t by_tensors(CTX, const char *op, CT out, CT input,
                                CT exponent) {
   CT in[2] = {input, exponent};
   static const char *const names[2] = {"input", "exponent"};
-  return ref_ew_call(ctx, op, out, 2, in, names, pow_tensors_fn, NULL, NULL,
-                     REF_OUT_NUMERIC);
+  return ref_ew_call(ctx, op, out, 2, in, names, pow_tensors_fn,
+                     pow_tensors_f32, NULL, REF_OUT_NUMERIC);
 }
 
 REF_EXPORT diopiError_t diopiPow(CTX, T out, CT input, S exponent) {

@@ -14,6 +14,7 @@
 #include "ref_enqueue.h"
 #include "ref_error.h"
 #include "ref_ew_call.h"
+#include "ref_f32.h"
 #include "ref_pool.h"
 #include "ref_rng.h"
 
@@ -29,8 +30,30 @@ typedef struct random_task {
   uint64_t seed, offset;
 } random_task_t;
 
+/* The draws of contiguous float32 out with scalar parameters, stored
+ * directly: the same values as the loop below. */
+static void run_f32(const random_task_t *t, int64_t begin, int64_t end) {
+  float *out = (float *)t->out.data;
+  for (int64_t i = begin; i < end; i++) {
+    uint64_t k = t->offset + (uint64_t)i;
+    double v;
+    if (t->kind == UNIFORM)
+      v = t->a + (t->b - t->a) * ref_rng_uniform(t->seed, k);
+    else if (t->kind == NORMAL)
+      v = t->a + t->b * ref_rng_normal(t->seed, t->offset + 2 * (uint64_t)i);
+    else
+      v = ref_rng_uniform(t->seed, k) < t->a;
+    out[i] = (float)v;
+  }
+}
+
 static void run_range(void *context, int64_t begin, int64_t end) {
   const random_task_t *t = context;
+  if (t->kind != INTEGERS && !t->has_mean && !t->has_std && !t->has_prob &&
+      ref_f32_contiguous(&t->out)) {
+    run_f32(t, begin, end);
+    return;
+  }
   for (int64_t i = begin; i < end; i++) {
     uint64_t k = t->offset + (uint64_t)i;
     double v;

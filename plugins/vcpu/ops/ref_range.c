@@ -8,6 +8,7 @@
 
 #include "ref_enqueue.h"
 #include "ref_error.h"
+#include "ref_f32.h"
 #include "ref_pool.h"
 #include "ref_tensor.h"
 
@@ -20,6 +21,13 @@ typedef struct ramp_task {
 static void run_range(void *context, int64_t begin, int64_t end) {
   const ramp_task_t *t = context;
   int64_t n = t->out.numel;
+  if (ref_f32_contiguous(&t->out)) { /* the same values, stored directly */
+    float *out = (float *)t->out.data;
+    for (int64_t i = begin; i < end; i++)
+      out[i] = (float)(i < t->half ? t->start + t->step * (double)i
+                                   : t->end - t->step * (double)(n - 1 - i));
+    return;
+  }
   for (int64_t i = begin; i < end; i++)
     ref_set(&t->out, i,
             i < t->half ? t->start + t->step * (double)i

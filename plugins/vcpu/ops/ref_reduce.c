@@ -64,11 +64,13 @@ static int64_t along(const reduce_task_t *t, int64_t i) {
   return i;
 }
 
-/* Plans the float32 fast path: sum or mean, contiguous float32 input and
- * out, the reduced dims (ignoring size-1 dims) adjacent. */
+/* Plans the float32 fast path: contiguous float32 input (and out, for sum
+ * and mean), the reduced dims (ignoring size-1 dims) adjacent, and for max
+ * and argmax the last ones (each output's elements one run). */
 static void plan_f32(reduce_task_t *t) {
-  if ((t->kind != SUM && t->kind != MEAN) || t->input.numel == 0 ||
-      !ref_f32_contiguous(&t->input) || !ref_f32_contiguous(&t->out))
+  bool sum = t->kind == SUM || t->kind == MEAN;
+  if (t->input.numel == 0 || !ref_f32_contiguous(&t->input) ||
+      (sum && !ref_f32_contiguous(&t->out)))
     return;
   int first = -1, last = -1;
   for (int d = 0; d < t->input.ndim; d++)
@@ -90,7 +92,7 @@ static void plan_f32(reduce_task_t *t) {
       t->outer *= n;
     }
   }
-  t->fast = true;
+  t->fast = sum || t->inner == 1;
 }
 
 /* Row sums (inner 1): one output per row, rows split across the pool. */
@@ -186,8 +188,28 @@ static void run_int_max(const reduce_task_t *t) {
   }
 }
 
+/* max and argmax of contiguous float32 rows: one output per row. */
+static void row_best_f32(void *context, int64_t begin, int64_t end) {
+  const reduce_task_t *t = context;
+  const float *x = (const float *)t->input.data;
+  for (int64_t o = begin; o < end; o++) {
+    int64_t index;
+    float v = ref_f32_best(x + o * t->length, t->length, 1, &index);
+    if (t->kind == ARGMAX) {
+      set_exact(&t->out, o, index);
+      continue;
+    }
+    ref_set(&t->out, o, v);
+    set_exact(&t->indices, o, index);
+  }
+}
+
 static void run(void *args) {
   reduce_task_t *t = args;
+  if (t->fast && (t->kind == MAX || t->kind == ARGMAX)) {
+    ref_parallel_for(t->outer, (1 << 15) / t->length + 1, row_best_f32, t);
+    return;
+  }
   if (t->fast && t->inner == 1) {
     ref_parallel_for(t->outer, (1 << 15) / t->length + 1, row_sums_f32, t);
     return;

@@ -7,6 +7,7 @@
 #include <diopi/functions.h>
 
 #include "ref_error.h"
+#include "ref_f32.h"
 #include "ref_fold.h"
 
 #define CTX diopiContextHandle_t ctx
@@ -35,6 +36,18 @@ static double best_index(const ref_fold_state_t *s, int64_t count,
   return (double)s->index;
 }
 
+static double best_value_f32(const float *x, int64_t n, int64_t *index,
+                             const double *p) {
+  return ref_f32_best(x, n, p[0] > 0 ? 1 : -1, index);
+}
+static double best_index_f32(const float *x, int64_t n, int64_t *index,
+                             const double *p) {
+  (void)index;
+  int64_t at;
+  ref_f32_best(x, n, p[0] > 0 ? 1 : -1, &at);
+  return (double)at;
+}
+
 /* A fold of `input` for the best value; out and indices (may be NULL) as
  * named. */
 static diopiError_t best(CTX, const char *op, double sign, CT out,
@@ -46,6 +59,7 @@ static diopiError_t best(CTX, const char *op, double sign, CT out,
   f.nin = 1;
   f.step = best_step;
   f.finish = want_index ? best_index : best_value;
+  f.f32_run = want_index ? best_index_f32 : best_value_f32;
   f.params[0] = sign;
   f.nonempty = true;
   diopiError_t err = ref_view(ctx, op, out_name, out, &f.out);

@@ -10,6 +10,7 @@
 
 #include "ref_error.h"
 #include "ref_ew_call.h"
+#include "ref_f32.h"
 #include "ref_fold.h"
 
 #define CTX diopiContextHandle_t ctx
@@ -91,14 +92,76 @@ static double std_finish(const ref_fold_state_t *s, int64_t count,
   return sqrt(s->b / (dof > 0 ? dof : 0)); /* no dof: NaN or inf, as PyTorch */
 }
 
-/* A fold of input into out over `dims` (NULL or empty: all). */
-static diopiError_t fold(CTX, const char *op, CT out, CT input,
-                         const int64_t *dims, int64_t ndims,
-                         ref_fold_step_t step, ref_fold_finish_t finish,
-                         double init, double param, ref_out_kind_t kind) {
+/* The float32 runs (ref_fold_t's f32_run) of prod, norm (orders 1, 2 and
+ * +-inf; others through the steps) and std: sums in double over float SIMD
+ * blocks, std in two passes. */
+static double prod_f32(const float *x, int64_t n, int64_t *index,
+                       const double *p) {
+  (void)index;
+  (void)p;
+  double prod = 1;
+#pragma omp simd reduction(* : prod)
+  for (int64_t k = 0; k < n; k++)
+    prod *= x[k];
+  return prod;
+}
+REF_ISA_BODY double abs_sum_body(const float *x, int64_t n) {
+  double total = 0;
+  for (int64_t b = 0; b < n; b += REF_F32_BLOCK) {
+    int64_t e = n - b < REF_F32_BLOCK ? n : b + REF_F32_BLOCK;
+    float sum = 0;
+#pragma omp simd reduction(+ : sum)
+    for (int64_t k = b; k < e; k++)
+      sum += fabsf(x[k]);
+    total += sum;
+  }
+  return total;
+}
+REF_ISA_DISPATCH(static, double, abs_sum, (const float *x, int64_t n), (x, n))
+static double norm_f32(const float *x, int64_t n, int64_t *index,
+                       const double *p) {
+  double order = p[0];
+  if (order == 1)
+    return abs_sum(x, n);
+  if (order == 2)
+    return sqrt(ref_f32_sum_sq_dev(x, n, 0.0f));
+  /* +-inf: the extreme |x|, a NaN winning */
+  ref_fold_state_t s = {0, 0, 0, 0};
+  for (int64_t k = 0; k < n; k++)
+    norm_step(&s, x[k], k, p);
+  (void)index;
+  return norm_finish(&s, n, p);
+}
+static double std_f32(const float *x, int64_t n, int64_t *index,
+                      const double *p) {
+  (void)index;
+  double mean = ref_f32_sum(x, n) / (double)n;
+  double dof = (double)n - p[0];
+  return sqrt(ref_f32_sum_sq_dev(x, n, (float)mean) / (dof > 0 ? dof : 0));
+}
+
+/* any and all of bool or uint8 runs, from their nonzero counts. */
+static double any_of(int64_t nonzero, int64_t n) {
+  (void)n;
+  return nonzero > 0;
+}
+static double all_of(int64_t nonzero, int64_t n) {
+  return nonzero == n;
+}
+
+/* A fold of input into out over `dims` (NULL or empty: all); f32_run and
+ * nonzero_run may be NULL. */
+static diopiError_t
+fold(CTX, const char *op, CT out, CT input, const int64_t *dims, int64_t ndims,
+     ref_fold_step_t step, ref_fold_finish_t finish,
+     double (*f32_run)(const float *, int64_t, int64_t *, const double *),
+     double (*nonzero_run)(int64_t, int64_t), double init, double param,
+     ref_out_kind_t kind) {
   ref_fold_t f;
   memset(&f, 0, sizeof f);
   f.nin = 1;
+  f.f32_run = f32_run;
+  f.nonzero_run = nonzero_run;
   f.step = step;
   f.finish = finish;
   f.init = init;
@@ -113,21 +176,28 @@ static diopiError_t fold(CTX, const char *op, CT out, CT input,
   return err ? err : ref_fold_launch(ctx, op, &f);
 }
 
+/* norm_f32 for the orders it takes, else NULL. */
+static double (*norm_f32_for(double order))(const float *, int64_t, int64_t *,
+                                            const double *) {
+  return order == 1 || order == 2 || isinf(order) ? norm_f32 : NULL;
+}
+
 REF_EXPORT diopiError_t diopiProd(CTX, T out, CT input, const int64_t *dim) {
   return fold(ctx, "diopiProd", out, input, dim, dim ? 1 : 0, prod_step,
-              value_of, 1, 0, REF_OUT_ANY);
+              value_of, prod_f32, NULL, 1, 0, REF_OUT_ANY);
 }
 REF_EXPORT diopiError_t diopiAny(CTX, T out, CT input, const int64_t *dim) {
   return fold(ctx, "diopiAny", out, input, dim, dim ? 1 : 0, any_step, value_of,
-              0, 0, REF_OUT_ANY);
+              NULL, any_of, 0, 0, REF_OUT_ANY);
 }
 REF_EXPORT diopiError_t diopiAll(CTX, T out, CT input, const int64_t *dim) {
   return fold(ctx, "diopiAll", out, input, dim, dim ? 1 : 0, all_step, value_of,
-              1, 0, REF_OUT_ANY);
+              NULL, all_of, 1, 0, REF_OUT_ANY);
 }
 REF_EXPORT diopiError_t diopiNorm(CTX, T out, CT input, S p, diopiSize_t dim) {
   return fold(ctx, "diopiNorm", out, input, dim.data, dim.len, norm_step,
-              norm_finish, 0, ref_scalar(p, 2), REF_OUT_FLOATING);
+              norm_finish, norm_f32_for(ref_scalar(p, 2)), NULL, 0,
+              ref_scalar(p, 2), REF_OUT_FLOATING);
 }
 /* keepdim: out's shape says it. */
 REF_EXPORT diopiError_t diopiLinalgVecNorm(CTX, T out, CT input,
@@ -135,13 +205,15 @@ REF_EXPORT diopiError_t diopiLinalgVecNorm(CTX, T out, CT input,
                                            bool keepdim) {
   (void)keepdim;
   return fold(ctx, "diopiLinalgVecNorm", out, input, dim.data, dim.len,
-              norm_step, norm_finish, 0, ref_scalar(ord, 2), REF_OUT_FLOATING);
+              norm_step, norm_finish, norm_f32_for(ref_scalar(ord, 2)), NULL, 0,
+              ref_scalar(ord, 2), REF_OUT_FLOATING);
 }
 /* correction NULL: 1 (Bessel's). */
 REF_EXPORT diopiError_t diopiStd(CTX, T out, CT input, diopiSize_t dim,
                                  S correction) {
   return fold(ctx, "diopiStd", out, input, dim.data, dim.len, std_step,
-              std_finish, 0, ref_scalar(correction, 1), REF_OUT_FLOATING);
+              std_finish, std_f32, NULL, 0, ref_scalar(correction, 1),
+              REF_OUT_FLOATING);
 }
 
 /* d norm / dx = sign(x) |x|^(p-1) / norm^(p-1): p = 1 sign(x); p = 2

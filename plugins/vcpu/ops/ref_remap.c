@@ -1,6 +1,8 @@
 /* The remapping copy's task. */
 #include "ref_remap.h"
 
+#include <string.h>
+
 #include "ref_enqueue.h"
 #include "ref_error.h"
 #include "ref_pool.h"
@@ -34,27 +36,119 @@ static int64_t source(ref_axis_map_t map, int64_t amount, int64_t i,
   return -1;
 }
 
+/* The flattened roll, element by element. */
+static void run_flat(const ref_remap_t *r, int64_t begin, int64_t end) {
+  for (int64_t o = begin; o < end; o++)
+    ref_set(&r->out, o, ref_get(&r->in, wrap(o - r->flat_shift, r->in.numel)));
+}
+
+enum { COLUMNS = 2048 };
+
+/* dst[j * ds] = src[map[j] * ss] for j < n, or the fill where map[j] < 0
+ * (everywhere for a NULL map):
+ * same dtypes copy their bytes, others convert through double. */
+static void gather_row(const ref_remap_t *r, char *dst, int64_t ds,
+                       const char *src, int64_t ss, const int64_t *map,
+                       int64_t n) {
+  if (r->in.dtype != r->out.dtype) {
+    size_t in_elem = ref_dtype_size(r->in.dtype),
+           out_elem = ref_dtype_size(r->out.dtype);
+    for (int64_t j = 0; j < n; j++)
+      ref_store(
+          dst + j * ds * (int64_t)out_elem, r->out.dtype,
+          !map || map[j] < 0
+              ? r->fill
+              : ref_load(src + map[j] * ss * (int64_t)in_elem, r->in.dtype));
+    return;
+  }
+  char fill[8];
+  ref_store(fill, r->out.dtype, r->fill);
+#define GATHER(type)                                                           \
+  {                                                                            \
+    type f;                                                                    \
+    memcpy(&f, fill, sizeof f);                                                \
+    type *d = (type *)dst;                                                     \
+    const type *s = (const type *)src;                                         \
+    if (!map)                                                                  \
+      for (int64_t j = 0; j < n; j++)                                          \
+        d[j * ds] = f;                                                         \
+    else                                                                       \
+      for (int64_t j = 0; j < n; j++)                                          \
+        d[j * ds] = map[j] < 0 ? f : s[map[j] * ss];                           \
+    return;                                                                    \
+  }
+  /* Runs of consecutive sources (pad, roll, repeat, narrow): memcpy; a map
+   * that starts descending (flip) gathers instead. */
+  if (map && ds == 1 && ss == 1 && (n < 2 || map[1] != map[0] - 1)) {
+    size_t elem = ref_dtype_size(r->out.dtype);
+    for (int64_t j = 0; j < n;) {
+      int64_t k = j + 1;
+      if (map[j] < 0) {
+        while (k < n && map[k] < 0)
+          k++;
+        for (int64_t f = j; f < k; f++)
+          memcpy(dst + f * (int64_t)elem, fill, elem);
+      } else {
+        while (k < n && map[k] == map[k - 1] + 1)
+          k++;
+        memcpy(dst + j * (int64_t)elem, src + map[j] * (int64_t)elem,
+               (size_t)(k - j) * elem);
+      }
+      j = k;
+    }
+    return;
+  }
+  switch (ref_dtype_size(r->out.dtype)) {
+  case 1:
+    GATHER(uint8_t)
+  case 2:
+    GATHER(uint16_t)
+  case 4:
+    GATHER(uint32_t)
+  default:
+    GATHER(uint64_t)
+  }
+#undef GATHER
+}
+
+/* Row by row along out's last dim: the outer dims' source offset once per
+ * row, the last dim's source indices once per block of columns. */
 static void run_range(void *context, int64_t begin, int64_t end) {
   const ref_remap_t *r = context;
-  size_t elem = ref_dtype_size(r->in.dtype);
-  for (int64_t o = begin; o < end; o++) {
-    double value = r->fill;
-    if (r->flat) {
-      value = ref_get(&r->in, wrap(o - r->flat_shift, r->in.numel));
-    } else {
-      int64_t rest = o, offset = 0;
-      bool inside = true;
-      for (int d = r->out.ndim; d-- > 0 && inside;) {
-        int64_t i = rest % r->out.shape[d];
-        rest /= r->out.shape[d];
-        int64_t s = source(r->maps[d], r->amounts[d], i, r->in.shape[d]);
-        inside = s >= 0;
-        offset += s * r->in.strides[d];
-      }
-      if (inside)
-        value = ref_load(r->in.data + offset * (int64_t)elem, r->in.dtype);
+  if (r->flat || r->out.ndim == 0) {
+    run_flat(r, begin, end);
+    return;
+  }
+  int inner = r->out.ndim - 1;
+  int64_t row = r->out.shape[inner], in_row = r->in.shape[inner];
+  size_t in_elem = ref_dtype_size(r->in.dtype),
+         out_elem = ref_dtype_size(r->out.dtype);
+  int64_t map[COLUMNS], mapped_from = -1, mapped_n = 0;
+  for (int64_t o = begin; o < end;) {
+    int64_t col = o % row, rest = o / row, offset = 0, out_offset = 0;
+    bool inside = true;
+    for (int d = inner; d-- > 0;) {
+      int64_t i = rest % r->out.shape[d];
+      rest /= r->out.shape[d];
+      int64_t s = source(r->maps[d], r->amounts[d], i, r->in.shape[d]);
+      inside = inside && s >= 0;
+      offset += s * r->in.strides[d];
+      out_offset += i * r->out.strides[d];
     }
-    ref_set(&r->out, o, value);
+    int64_t n = row - col < end - o ? row - col : end - o;
+    n = n < COLUMNS ? n : COLUMNS;
+    if (inside && (mapped_from != col || mapped_n < n)) {
+      for (int64_t j = 0; j < n; j++)
+        map[j] = source(r->maps[inner], r->amounts[inner], col + j, in_row);
+      mapped_from = col;
+      mapped_n = n;
+    }
+    gather_row(r,
+               r->out.data + (out_offset + col * r->out.strides[inner]) *
+                                 (int64_t)out_elem,
+               r->out.strides[inner], r->in.data + offset * (int64_t)in_elem,
+               r->in.strides[inner], inside ? map : NULL, n);
+    o += n;
   }
 }
 

@@ -229,6 +229,29 @@ REF_EXPORT diopiError_t diopiGatherBackward(CTX, T grad_input, CT grad_output,
   return launch(ctx, op, &t, iter, t.out.ndim);
 }
 
+/* t->dim from `dim` (against out) and t->index from `index`, which must
+ * be an int32/int64 tensor of at most 1 dim (index_select's and
+ * index_fill's). */
+static diopiError_t dim_and_1d_index(diopiContextHandle_t ctx, const char *op,
+                                     scatter_task_t *t, int64_t dim,
+                                     diopiConstTensorHandle_t index) {
+  diopiError_t err = ref_dim(op, "dim", dim, t->out.ndim, &t->dim);
+  if (!err)
+    err = ref_view(ctx, op, "index", index, &t->index);
+  if (!err)
+    err = ref_expect_index(op, "index", &t->index);
+  if (!err && t->index.ndim > 1)
+    err = ref_fail(op, "index: expected 1 dim, got %d", t->index.ndim);
+  return err;
+}
+
+/* out's shape with dim's extent the index's length into shape. */
+static void along_index(const scatter_task_t *t, int64_t *shape) {
+  memcpy(shape, t->out.shape, sizeof(int64_t) * REF_MAX_DIMS);
+  if (t->out.ndim)
+    shape[t->dim] = t->index.numel;
+}
+
 /* grad_input (input_sizes) = zeros, slice k of grad along dim added at
  * index[k]. */
 REF_EXPORT diopiError_t diopiIndexSelectBackward(CTX, T grad_input, CT grad,
@@ -246,21 +269,13 @@ REF_EXPORT diopiError_t diopiIndexSelectBackward(CTX, T grad_input, CT grad,
     err = ref_expect_shape(op, "grad_input", &t.out, input_sizes.data,
                            (int)input_sizes.len);
   if (!err)
-    err = ref_dim(op, "dim", dim, t.out.ndim, &t.dim);
-  if (!err)
-    err = ref_view(ctx, op, "index", index, &t.index);
-  if (!err)
-    err = ref_expect_index(op, "index", &t.index);
-  if (!err && t.index.ndim > 1)
-    err = ref_fail(op, "index: expected 1 dim, got %d", t.index.ndim);
+    err = dim_and_1d_index(ctx, op, &t, dim, index);
   if (!err)
     err = ref_view(ctx, op, "grad", grad, &t.src);
   if (err)
     return err;
   int64_t shape[REF_MAX_DIMS];
-  memcpy(shape, t.out.shape, sizeof shape);
-  if (t.out.ndim)
-    shape[t.dim] = t.index.numel;
+  along_index(&t, shape);
   if ((err = ref_expect_shape(op, "grad", &t.src, shape, t.out.ndim)) ||
       (err = ref_expect_no_partial_overlap(op, "grad", &t.out, &t.src)))
     return err;
@@ -281,13 +296,7 @@ static diopiError_t index_fill(CTX, const char *op, CT out, CT input,
   if (!err)
     err = ref_expect_shape(op, "out", &t.out, t.input.shape, t.input.ndim);
   if (!err)
-    err = ref_dim(op, "dim", dim, t.out.ndim, &t.dim);
-  if (!err)
-    err = ref_view(ctx, op, "index", index, &t.index);
-  if (!err)
-    err = ref_expect_index(op, "index", &t.index);
-  if (!err && t.index.ndim > 1)
-    err = ref_fail(op, "index: expected 1 dim, got %d", t.index.ndim);
+    err = dim_and_1d_index(ctx, op, &t, dim, index);
   if (!err && value_tensor) {
     t.has_value_tensor = true;
     err = ref_view(ctx, op, "value", value_tensor, &t.value_tensor);
@@ -302,9 +311,7 @@ static diopiError_t index_fill(CTX, const char *op, CT out, CT input,
   if (err)
     return err;
   int64_t iter[REF_MAX_DIMS];
-  memcpy(iter, t.out.shape, sizeof iter);
-  if (t.out.ndim)
-    iter[t.dim] = t.index.numel;
+  along_index(&t, iter);
   return launch(ctx, op, &t, iter, t.out.ndim);
 }
 

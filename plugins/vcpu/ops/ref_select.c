@@ -8,6 +8,7 @@
 
 #include "ref_error.h"
 #include "ref_ew_call.h"
+#include "ref_f32.h"
 
 #define CTX diopiContextHandle_t ctx
 #define T diopiTensorHandle_t
@@ -27,6 +28,32 @@ static double fill_scalar_fn(const double *in, const double *p) {
   return in[1] != 0 ? p[0] : in[0];
 }
 
+/* The float32 loops (the condition and mask read as 0 or 1). */
+REF_ISA_BODY void where_f32_body(float *out, const float *const *in, int64_t n,
+                                 const double *p) {
+  (void)p;
+  const float *c = in[0], *a = in[1], *b = in[2];
+  for (int64_t i = 0; i < n; i++)
+    out[i] = c[i] != 0.0f ? a[i] : b[i];
+}
+REF_F32_EW(where_f32)
+REF_ISA_BODY void fill_tensor_f32_body(float *out, const float *const *in,
+                                       int64_t n, const double *p) {
+  (void)p;
+  const float *x = in[0], *m = in[1], *v = in[2];
+  for (int64_t i = 0; i < n; i++)
+    out[i] = m[i] != 0.0f ? v[i] : x[i];
+}
+REF_F32_EW(fill_tensor_f32)
+REF_ISA_BODY void fill_scalar_f32_body(float *out, const float *const *in,
+                                       int64_t n, const double *p) {
+  const float *x = in[0], *m = in[1];
+  float v = (float)p[0];
+  for (int64_t i = 0; i < n; i++)
+    out[i] = m[i] != 0.0f ? v : x[i];
+}
+REF_F32_EW(fill_scalar_f32)
+
 static diopiError_t expect_mask(CTX, const char *op, const char *arg, CT mask) {
   ref_view_t v;
   diopiError_t err = ref_view(ctx, op, arg, mask, &v);
@@ -44,7 +71,7 @@ REF_EXPORT diopiError_t diopiWhere(CTX, T out, CT condition, CT input,
     return err;
   CT in[3] = {condition, input, other};
   static const char *const names[3] = {"condition", "input", "other"};
-  return ref_ew_call(ctx, op, out, 3, in, names, where_fn, NULL, NULL,
+  return ref_ew_call(ctx, op, out, 3, in, names, where_fn, where_f32, NULL,
                      REF_OUT_ANY);
 }
 
@@ -71,11 +98,11 @@ static diopiError_t masked_fill(CTX, const char *op, CT out, CT input, CT mask,
   CT ins[3] = {input, mask, value};
   static const char *const names[3] = {"input", "mask", "value"};
   if (value)
-    return ref_ew_call(ctx, op, out, 3, ins, names, fill_tensor_fn, NULL, NULL,
-                       REF_OUT_ANY);
+    return ref_ew_call(ctx, op, out, 3, ins, names, fill_tensor_fn,
+                       fill_tensor_f32, NULL, REF_OUT_ANY);
   double params[4] = {ref_scalar(scalar, 0)};
-  return ref_ew_call(ctx, op, out, 2, ins, names, fill_scalar_fn, NULL, params,
-                     REF_OUT_ANY);
+  return ref_ew_call(ctx, op, out, 2, ins, names, fill_scalar_fn,
+                     fill_scalar_f32, params, REF_OUT_ANY);
 }
 
 REF_EXPORT diopiError_t diopiMaskedFill(CTX, T out, CT input, CT mask,

@@ -137,6 +137,19 @@ int64_t ref_offset(const ref_view_t *v, int64_t i) {
   return offset;
 }
 
+void ref_get_block(const ref_view_t *v, int64_t begin, int64_t n, double *buf) {
+  if (v->dtype == diopi_dtype_float32 && ref_contiguous(v)) {
+    const float *x = (const float *)v->data + begin;
+    for (int64_t j = 0; j < n; j++)
+      buf[j] = x[j];
+  } else if (v->dtype == diopi_dtype_float64 && ref_contiguous(v)) {
+    memcpy(buf, (const double *)v->data + begin, (size_t)n * sizeof *buf);
+  } else {
+    for (int64_t j = 0; j < n; j++)
+      buf[j] = ref_get(v, begin + j);
+  }
+}
+
 static float half_to_float(uint16_t h) {
   uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 0x1f,
            mant = h & 0x3ff;

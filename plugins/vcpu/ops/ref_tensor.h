@@ -90,6 +90,10 @@ static inline void ref_set_int(const ref_view_t *v, int64_t i, int64_t value) {
   size_t elem = ref_dtype_size(v->dtype);
   ref_store_int(v->data + ref_offset(v, i) * (int64_t)elem, v->dtype, value);
 }
+/* buf[j] = ref_get(v, begin + j) for j < n, a contiguous float32 or
+ * float64 view read directly. */
+void ref_get_block(const ref_view_t *v, int64_t begin, int64_t n, double *buf);
+
 /* dst[i] = src[j], converting the dtype if they differ: bytes when they
  * match, int64 between integral dtypes, double otherwise. */
 void ref_copy_element(const ref_view_t *dst, int64_t i, const ref_view_t *src,

@@ -25,15 +25,16 @@
     double x = in[0];                                                          \
     return (expr);                                                             \
   }                                                                            \
-  REF_F32_CLONES static void name##_f32(float *out, const float *const *in,    \
-                                        int64_t n, const double *p) {          \
+  REF_ISA_BODY void name##_f32_body(float *out, const float *const *in,        \
+                                    int64_t n, const double *p) {              \
     (void)p;                                                                   \
     const float *src = in[0];                                                  \
     for (int64_t i = 0; i < n; i++) {                                          \
       float x = src[i];                                                        \
       out[i] = (float)(expr);                                                  \
     }                                                                          \
-  }
+  }                                                                            \
+  REF_F32_EW(name##_f32)
 
 /* erfinv: Winitzki's closed-form estimate refined by Newton steps on erf
  * (d/dx erf(x) = 2 / sqrt(pi) exp(-x^2)); +-1 give +-inf. */
@@ -49,10 +50,6 @@ static double erfinv_of(double y) {
 }
 
 REF_UNARY(expm1, expm1(x))
-REF_UNARY(log, log(x))
-REF_UNARY(log2, log2(x))
-REF_UNARY(log10, log10(x))
-REF_UNARY(log1p, log1p(x))
 REF_UNARY(sqrt, sqrt(x))
 REF_UNARY(rsqrt, 1 / sqrt(x))
 REF_UNARY(erf, erf(x))
@@ -62,8 +59,6 @@ REF_UNARY(acos, acos(x))
 REF_UNARY(asinh, asinh(x))
 REF_UNARY(acosh, acosh(x))
 REF_UNARY(atanh, atanh(x))
-REF_UNARY(sin, sin(x))
-REF_UNARY(cos, cos(x))
 REF_UNARY(tan, tan(x))
 REF_UNARY(atan, atan(x))
 REF_UNARY(sinh, sinh(x))
@@ -84,6 +79,93 @@ static void exp_f32(float *out, const float *const *in, int64_t n,
                     const double *p) {
   (void)p;
   ref_f32_exp(out, in[0], n, 0.0f);
+}
+
+/* sin and cos: float32 loops through the library's vectorizable pair. */
+static double sin_fn(const double *in, const double *p) {
+  (void)p;
+  return sin(in[0]);
+}
+static double cos_fn(const double *in, const double *p) {
+  (void)p;
+  return cos(in[0]);
+}
+static void sin_f32(float *out, const float *const *in, int64_t n,
+                    const double *p) {
+  (void)p;
+  ref_f32_sincos(out, in[0], n, 0);
+}
+static void cos_f32(float *out, const float *const *in, int64_t n,
+                    const double *p) {
+  (void)p;
+  ref_f32_sincos(out, in[0], n, 1);
+}
+
+/* The logarithms: float32 loops through the library's vectorizable log
+ * (log2 and log10 scale it; log1p corrects log(1 + x) by x / ((1 + x) - 1),
+ * exact for the rounding of 1 + x). */
+static double log_fn(const double *in, const double *p) {
+  (void)p;
+  return log(in[0]);
+}
+static double log2_fn(const double *in, const double *p) {
+  (void)p;
+  return log2(in[0]);
+}
+static double log10_fn(const double *in, const double *p) {
+  (void)p;
+  return log10(in[0]);
+}
+static double log1p_fn(const double *in, const double *p) {
+  (void)p;
+  return log1p(in[0]);
+}
+static void log_f32(float *out, const float *const *in, int64_t n,
+                    const double *p) {
+  (void)p;
+  ref_f32_log(out, in[0], n);
+}
+REF_ISA_BODY void scale_body(float *restrict out, int64_t n, float by) {
+  for (int64_t i = 0; i < n; i++)
+    out[i] *= by;
+}
+REF_ISA_DISPATCH_VOID(static, scale, (float *restrict out, int64_t n, float by),
+                      (out, n, by))
+static void log2_f32(float *out, const float *const *in, int64_t n,
+                     const double *p) {
+  (void)p;
+  ref_f32_log(out, in[0], n);
+  scale(out, n, 1.44269504f);
+}
+static void log10_f32(float *out, const float *const *in, int64_t n,
+                      const double *p) {
+  (void)p;
+  ref_f32_log(out, in[0], n);
+  scale(out, n, 0.434294482f);
+}
+REF_ISA_BODY void log1p_fix_body(float *out, const float *x, const float *u,
+                                 int64_t n) {
+  for (int64_t i = 0; i < n; i++) {
+    float d = u[i] - 1.0f;
+    out[i] = d == 0.0f ? x[i] : u[i] == INFINITY ? out[i] : out[i] * (x[i] / d);
+  }
+}
+REF_ISA_DISPATCH_VOID(static, log1p_fix,
+                      (float *out, const float *x, const float *u, int64_t n),
+                      (out, x, u, n))
+static void log1p_f32(float *out, const float *const *in, int64_t n,
+                      const double *p) {
+  (void)p;
+  float x[256], u[256]; /* out may be in[0] */
+  for (int64_t b = 0; b < n; b += 256) {
+    int64_t m = n - b < 256 ? n - b : 256;
+    for (int64_t i = 0; i < m; i++) {
+      x[i] = in[0][b + i];
+      u[i] = 1.0f + x[i];
+    }
+    ref_f32_log(out + b, u, m);
+    log1p_fix(out + b, x, u, m);
+  }
 }
 
 static diopiError_t unary(CTX, const char *op, CT out, CT input, ref_ew_fn_t fn,

@@ -1,8 +1,7 @@
 /* Geometry of 2-d sliding windows over the last two dims of a
  * (N, C, H, W) or (C, H, W) tensor: attribute pairs, PyTorch's output
  * sizes, and the element offset of (plane, h, w) in a strided view. For
- * pooling ops (ref_pooling.c keeps private copies of the first two, to be
- * switched over). */
+ * the pooling ops. */
 #ifndef BACKPLANE_REF_OPS_WINDOW_H_
 #define BACKPLANE_REF_OPS_WINDOW_H_
 

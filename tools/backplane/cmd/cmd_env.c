@@ -108,6 +108,8 @@ static const env_variable_t variables[] = {
      "backplane check", "the kernel library of the kernel checks"},
     {"BACKPLANE_PYTHON", "/usr/bin/python3", "backplane bench python",
      "the interpreter measured (python -m backplane sets its own)"},
+    {"BACKPLANE_BENCH_OPS", "", "backplane bench ops",
+     "comma-separated words: only the cases whose name contains one run"},
     {"BACKPLANE_BENCH_COMM_OP", "all_reduce", "backplane bench comm",
      "the collective, when --op is absent"},
     {"BACKPLANE_BENCH_COMM_RANKS", "2", "backplane bench comm",

@@ -496,6 +496,13 @@ static const struct {
     {"diopiMaxPool2dBackward", call_max_pool2d_backward},
     {"diopiAdaptiveAvgPool2d", call_adaptive_avg_pool2d},
     {"diopiAdaptiveAvgPool2dBackward", call_adaptive_avg_pool2d_backward},
+    /* the 1-d forms: the same arguments */
+    {"diopiMaxPool1d", call_max_pool2d},
+    {"diopiMaxPool1dWithIndices", call_max_pool2d_with_indices},
+    {"diopiMaxPool1dBackward", call_max_pool2d_backward},
+    {"diopiAdaptiveAvgPool1d", call_adaptive_avg_pool2d},
+    {"diopiAdaptiveAvgPool1dBackward", call_adaptive_avg_pool2d_backward},
+    {"diopiAdaptiveMaxPool1d", call_adaptive_avg_pool2d},
     {"diopiEmbedding", call_embedding},
     {"diopiEmbeddingBackward", call_embedding_backward},
     {"diopiIndexSelect", call_index_select},

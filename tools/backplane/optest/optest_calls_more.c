@@ -665,32 +665,6 @@ CALL(bn_backward_elemt,
          tensor(a, "weight"), tensor(a, "sum_dy"), tensor(a, "sum_dy_xmu"),
          tensor(a, "count"));)
 
-CALL(adaptive_max_pool1d,
-     return ((diopiError_t(*)(CTX, T, CT, diopiSize_t))fn)(
-         ctx, tensor(a, "out"), tensor(a, "input"), list(a, "output_size"));)
-CALL(max_pool1d,
-     return ((diopiError_t(*)(CTX, T, CT, diopiSize_t, diopiSize_t, diopiSize_t,
-                              diopiSize_t, bool))fn)(
-         ctx, tensor(a, "out"), tensor(a, "input"), list(a, "kernel_size"),
-         list(a, "stride"), list(a, "padding"), list(a, "dilation"),
-         integer(a, "ceil_mode") != 0);)
-CALL(max_pool1d_with_indices,
-     return ((diopiError_t(*)(CTX, T, T, CT, diopiSize_t, diopiSize_t,
-                              diopiSize_t, diopiSize_t, bool))fn)(
-         ctx, tensor(a, "out"), tensor(a, "indices"), tensor(a, "input"),
-         list(a, "kernel_size"), list(a, "stride"), list(a, "padding"),
-         list(a, "dilation"), integer(a, "ceil_mode") != 0);)
-CALL(max_pool1d_backward,
-     return ((diopiError_t(*)(CTX, T, CT, CT, diopiSize_t, diopiSize_t,
-                              diopiSize_t, diopiSize_t, bool, CT))fn)(
-         ctx, tensor(a, "grad_input"), tensor(a, "grad_output"),
-         tensor(a, "input"), list(a, "kernel_size"), list(a, "stride"),
-         list(a, "padding"), list(a, "dilation"), integer(a, "ceil_mode") != 0,
-         tensor(a, "indices"));)
-CALL(adaptive_avg_pool1d_backward,
-     return ((diopiError_t(*)(CTX, T, CT, CT))fn)(ctx, tensor(a, "grad_input"),
-                                                  tensor(a, "grad_output"),
-                                                  tensor(a, "input"));)
 CALL(im2col,
      return ((diopiError_t(*)(CTX, T, CT, diopiSize_t, diopiSize_t, diopiSize_t,
                               diopiSize_t))fn)(
@@ -914,13 +888,7 @@ static const struct {
     {"diopiAvgPool1d", call_avg_pool1d},
     {"diopiIm2Col", call_im2col},
     {"diopiCol2Im", call_col2im},
-    {"diopiMaxPool1d", call_max_pool1d},
-    {"diopiMaxPool1dWithIndices", call_max_pool1d_with_indices},
-    {"diopiMaxPool1dBackward", call_max_pool1d_backward},
-    {"diopiAdaptiveAvgPool1d", call_adaptive_max_pool1d},
-    {"diopiAdaptiveAvgPool1dBackward", call_adaptive_avg_pool1d_backward},
     {"diopiAvgPool1dBackward", call_avg_pool1d_backward},
-    {"diopiAdaptiveMaxPool1d", call_adaptive_max_pool1d},
     {"diopiAdaptiveMaxPool1dWithIndices",
      call_adaptive_max_pool2d_with_indices},
     {"diopiAdaptiveMaxPool1dBackward", call_adaptive_max_pool2d_backward},

@@ -1,0 +1,183 @@
+/* The reference library's float32 fast paths keep PyTorch's results where
+ * they differ from a plain loop: max over rows (first NaN wins, ties keep
+ * the first index), comparisons of broadcast and strided float32 inputs into
+ * bool, and the vectorized log, sin and cos against libm. Expected values are
+ * written out by hand (log's come from the C library). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "backplane/backplane.h"
+#include "backplane/diopi/functions.h"
+#include "backplane/ops.h"
+#include "ops_env.h"
+
+typedef diopiTensorHandle_t T;
+typedef diopiConstTensorHandle_t CT;
+typedef diopiContextHandle_t CTX;
+
+/* A contiguous device tensor and its (host-addressable) data. */
+static T make(ops_env_t *e, diopiDtype_t dtype, size_t ndim,
+              const int64_t *shape, void **data) {
+  T t;
+  assert_int_equal(
+      bp_ops_tensor_create(e->device, e->stream, dtype, ndim, shape, &t),
+      BP_OK);
+  assert_int_equal(diopiGetTensorData(t, data), diopiSuccess);
+  return t;
+}
+
+static void max_over_float32_rows_takes_first_nan_and_first_tie(void **state) {
+  ops_env_t *e = *state;
+  /* 40 columns: the vectorized lanes and the tail both see the rows */
+  enum { COLS = 40 };
+  int64_t shape[2] = {3, COLS}, reduced[1] = {3};
+  float *x, *max;
+  int64_t *index;
+  T in = make(e, diopi_dtype_float32, 2, shape, (void **)&x);
+  T out = make(e, diopi_dtype_float32, 1, reduced, (void **)&max);
+  T at = make(e, diopi_dtype_int64, 1, reduced, (void **)&index);
+  for (int k = 0; k < 3 * COLS; k++)
+    x[k] = (float)(k % 7) - 10.0f;
+  x[5] = 4.0f; /* row 0: 4 at 5 and at 33 */
+  x[33] = 4.0f;
+  x[COLS + 38] = NAN; /* row 1: NaN at 38 (the tail) and at 39 */
+  x[COLS + 39] = NAN;
+  x[COLS + 2] = 100.0f;
+  x[2 * COLS + 17] = -INFINITY; /* row 2: max -4 first at 3 (k = 83) */
+  diopiError_t (*fn)(CTX, T, T, CT, int64_t) =
+      (diopiError_t(*)(CTX, T, T, CT, int64_t))ops_env_find(e, "diopiMax");
+  assert_int_equal(fn(e->ctx, out, at, in, 1), diopiSuccess);
+  assert_int_equal(bp_stream_synchronize(e->stream), BP_OK);
+  assert_true(max[0] == 4.0f);
+  assert_int_equal(index[0], 5);
+  assert_true(isnan(max[1]));
+  assert_int_equal(index[1], 38);
+  assert_true(max[2] == -4.0f);
+  assert_int_equal(index[2], 3);
+  /* min with indices goes through the reduction engine's float32 runs */
+  fn = (diopiError_t(*)(CTX, T, T, CT, int64_t))ops_env_find(e, "diopiMin");
+  assert_int_equal(fn(e->ctx, out, at, in, 1), diopiSuccess);
+  assert_int_equal(bp_stream_synchronize(e->stream), BP_OK);
+  assert_true(max[0] == -10.0f);
+  assert_int_equal(index[0], 0);
+  assert_true(isnan(max[1]));
+  assert_int_equal(index[1], 38);
+  assert_true(max[2] == -INFINITY);
+  assert_int_equal(index[2], 17);
+  bp_ops_tensor_destroy(in);
+  bp_ops_tensor_destroy(out);
+  bp_ops_tensor_destroy(at);
+}
+
+static void lt_of_broadcast_and_strided_float32_is_bool(void **state) {
+  ops_env_t *e = *state;
+  int64_t shape[2] = {2, 3}, row[1] = {3};
+  float *a, *b;
+  bool *out;
+  T ta = make(e, diopi_dtype_float32, 2, shape, (void **)&a);
+  T tb = make(e, diopi_dtype_float32, 1, row, (void **)&b);
+  T to = make(e, diopi_dtype_bool, 2, shape, (void **)&out);
+  const float av[6] = {1, 5, 3, 7, 2, 0}; /* a as stored: (3, 2) */
+  const float bv[3] = {2, 2, 2};
+  memcpy(a, av, sizeof av);
+  memcpy(b, bv, sizeof bv);
+  /* a viewed transposed: (2, 3) with strides (1, 2) = {{1, 3, 2}, {5, 7, 0}} */
+  int64_t strides[2] = {1, 2};
+  T at;
+  assert_int_equal(bp_ops_tensor_wrap(e->device, a, diopi_dtype_float32, 2,
+                                      shape, strides, &at),
+                   BP_OK);
+  diopiError_t (*lt)(CTX, T, CT, CT) =
+      (diopiError_t(*)(CTX, T, CT, CT))ops_env_find(e, "diopiLt");
+  assert_int_equal(lt(e->ctx, to, at, tb), diopiSuccess);
+  assert_int_equal(bp_stream_synchronize(e->stream), BP_OK);
+  const bool expected[6] = {true, false, false, false, false, true};
+  for (int k = 0; k < 6; k++)
+    assert_int_equal(out[k], expected[k]);
+  bp_ops_tensor_destroy(at);
+  bp_ops_tensor_destroy(ta);
+  bp_ops_tensor_destroy(tb);
+  bp_ops_tensor_destroy(to);
+}
+
+static void log_of_float32_is_within_two_ulp_of_libm(void **state) {
+  ops_env_t *e = *state;
+  enum { N = 1000 };
+  int64_t shape[1] = {N + 6};
+  float *x, *y;
+  T tx = make(e, diopi_dtype_float32, 1, shape, (void **)&x);
+  T ty = make(e, diopi_dtype_float32, 1, shape, (void **)&y);
+  for (int k = 0; k < N; k++) /* 1e-30 .. 1e30, and subnormals */
+    x[k] = powf(10.0f, -30.0f + 60.0f * (float)k / N);
+  x[0] = 1e-40f;
+  const float special[6] = {0.0f, -1.0f, INFINITY, NAN, 1.0f, 0.70710677f};
+  memcpy(x + N, special, sizeof special);
+  diopiError_t (*fn)(CTX, T, CT) =
+      (diopiError_t(*)(CTX, T, CT))ops_env_find(e, "diopiLog");
+  assert_int_equal(fn(e->ctx, ty, tx), diopiSuccess);
+  assert_int_equal(bp_stream_synchronize(e->stream), BP_OK);
+  for (int k = 0; k < N; k++) {
+    float want = logf(x[k]);
+    assert_true(fabsf(y[k] - want) <=
+                2.0f * (nextafterf(fabsf(want), INFINITY) - fabsf(want)));
+  }
+  assert_true(y[N] == -INFINITY);
+  assert_true(isnan(y[N + 1]));
+  assert_true(y[N + 2] == INFINITY);
+  assert_true(isnan(y[N + 3]));
+  assert_true(y[N + 4] == 0.0f);
+  assert_true(fabsf(y[N + 5] - logf(0.70710677f)) < 1e-7f);
+  bp_ops_tensor_destroy(tx);
+  bp_ops_tensor_destroy(ty);
+}
+
+static void sin_and_cos_of_float32_match_libm(void **state) {
+  ops_env_t *e = *state;
+  enum { N = 2000 };
+  int64_t shape[1] = {N + 4};
+  float *x, *y;
+  T tx = make(e, diopi_dtype_float32, 1, shape, (void **)&x);
+  T ty = make(e, diopi_dtype_float32, 1, shape, (void **)&y);
+  for (int k = 0; k < N; k++) /* -100 .. 100 */
+    x[k] = -100.0f + 200.0f * (float)k / N;
+  const float beyond[4] = {1e5f, -3e7f, INFINITY, NAN}; /* libm's range */
+  memcpy(x + N, beyond, sizeof beyond);
+  const char *names[2] = {"diopiSin", "diopiCos"};
+  for (int f = 0; f < 2; f++) {
+    diopiError_t (*fn)(CTX, T, CT) =
+        (diopiError_t(*)(CTX, T, CT))ops_env_find(e, names[f]);
+    assert_int_equal(fn(e->ctx, ty, tx), diopiSuccess);
+    assert_int_equal(bp_stream_synchronize(e->stream), BP_OK);
+    for (int k = 0; k < N + 2; k++) {
+      float want = f ? cosf(x[k]) : sinf(x[k]);
+      assert_true(fabsf(y[k] - want) <= 2e-7f);
+    }
+    assert_true(isnan(y[N + 2]));
+    assert_true(isnan(y[N + 3]));
+  }
+  bp_ops_tensor_destroy(tx);
+  bp_ops_tensor_destroy(ty);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(
+          max_over_float32_rows_takes_first_nan_and_first_tie, ops_env_setup,
+          ops_env_teardown),
+      cmocka_unit_test_setup_teardown(
+          lt_of_broadcast_and_strided_float32_is_bool, ops_env_setup,
+          ops_env_teardown),
+      cmocka_unit_test_setup_teardown(log_of_float32_is_within_two_ulp_of_libm,
+                                      ops_env_setup, ops_env_teardown),
+      cmocka_unit_test_setup_teardown(sin_and_cos_of_float32_match_libm,
+                                      ops_env_setup, ops_env_teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
