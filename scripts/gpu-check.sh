@@ -62,6 +62,9 @@ prepare() { # prepare BUILD
     grep -v "^$build/" | xargs -r cp -Lt "$staged/deps"
   find "$staged" -type f \( -perm -u+x -o -name '*.so*' -o -name '*.a' \) \
     -exec strip --strip-debug {} + 2>/dev/null
+  # Compressed, so the staged build stays under the carry limit; the GPU
+  # side unpacks it.
+  tar -C "$staged" -cJf "$staged/deps.tar.xz" deps && rm -rf "$staged/deps"
   du -sh "$staged"
 }
 
@@ -88,6 +91,9 @@ cuda_dirs=$(find /usr/local/cuda*/lib64 /usr/local/cuda*/targets \
   /usr/lib/x86_64-linux-gnu /opt /usr/local/lib -maxdepth 10 \
   \( -name 'libnccl.so.2' -o -name 'libcublas.so.1*' -o -name 'libnvrtc.so.1*' \
   -o -name 'libcudart.so.1*' \) -printf '%h\n' 2>/dev/null | sort -u | paste -sd:)
+if [ -f "$staged/deps.tar.xz" ] && [ ! -d "$staged/deps" ]; then
+  tar -C "$staged" -xJf "$staged/deps.tar.xz"
+fi
 export LD_LIBRARY_PATH=$staged/deps:${cuda_dirs}:${LD_LIBRARY_PATH:-}
 {
   date -u
