@@ -1,8 +1,9 @@
 /* The reference library's float32 fast paths keep PyTorch's results where
  * they differ from a plain loop: max over rows (first NaN wins, ties keep
  * the first index), comparisons of broadcast and strided float32 inputs into
- * bool, and the vectorized log, sin and cos against libm. Expected values are
- * written out by hand (log's come from the C library). */
+ * bool, the vectorized log, sin and cos against libm, and bitwise and
+ * logical ops on integer and bool tensors, exact in every bit. Expected values
+ * are written out by hand (log's come from the C library). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -166,6 +167,58 @@ static void sin_and_cos_of_float32_match_libm(void **state) {
   bp_ops_tensor_destroy(ty);
 }
 
+/* and, or, not of int64 values beyond 2^53 (no double in between), and
+ * logical and, not of bool tensors, long enough to split across threads. */
+static void bitwise_of_int64_and_logical_of_bool_are_exact(void **state) {
+  ops_env_t *e = *state;
+  enum { N = 100000 };
+  int64_t shape[1] = {N};
+  int64_t *a, *b, *r;
+  bool *p, *q, *s;
+  T ta = make(e, diopi_dtype_int64, 1, shape, (void **)&a);
+  T tb = make(e, diopi_dtype_int64, 1, shape, (void **)&b);
+  T tr = make(e, diopi_dtype_int64, 1, shape, (void **)&r);
+  T tp = make(e, diopi_dtype_bool, 1, shape, (void **)&p);
+  T tq = make(e, diopi_dtype_bool, 1, shape, (void **)&q);
+  T ts = make(e, diopi_dtype_bool, 1, shape, (void **)&s);
+  for (int64_t k = 0; k < N; k++) {
+    a[k] = (INT64_C(1) << 62) + 2 * k + 1; /* odd: low bit set */
+    b[k] = INT64_C(3) + ((k & 1) << 61);
+    p[k] = (k % 3) != 0;
+    q[k] = (k % 2) != 0;
+  }
+  diopiError_t (*binary)(CTX, T, CT, CT) =
+      (diopiError_t(*)(CTX, T, CT, CT))ops_env_find(e, "diopiBitwiseAnd");
+  assert_int_equal(binary(e->ctx, tr, ta, tb), diopiSuccess);
+  assert_int_equal(bp_stream_synchronize(e->stream), BP_OK);
+  for (int64_t k = 0; k < N; k++)
+    assert_true(r[k] == ((2 * k + 1) & 3));
+  binary = (diopiError_t(*)(CTX, T, CT, CT))ops_env_find(e, "diopiBitwiseOr");
+  assert_int_equal(binary(e->ctx, tr, ta, tb), diopiSuccess);
+  assert_int_equal(bp_stream_synchronize(e->stream), BP_OK);
+  for (int64_t k = 0; k < N; k++)
+    assert_true(r[k] == (a[k] | 3 | ((k & 1) << 61)));
+  diopiError_t (*unary)(CTX, T, CT) =
+      (diopiError_t(*)(CTX, T, CT))ops_env_find(e, "diopiBitwiseNot");
+  assert_int_equal(unary(e->ctx, tr, ta), diopiSuccess);
+  assert_int_equal(bp_stream_synchronize(e->stream), BP_OK);
+  for (int64_t k = 0; k < N; k++)
+    assert_true(r[k] == -a[k] - 1);
+  binary = (diopiError_t(*)(CTX, T, CT, CT))ops_env_find(e, "diopiLogicalAnd");
+  assert_int_equal(binary(e->ctx, ts, tp, tq), diopiSuccess);
+  assert_int_equal(bp_stream_synchronize(e->stream), BP_OK);
+  for (int64_t k = 0; k < N; k++)
+    assert_true(s[k] == ((k % 3) != 0 && (k % 2) != 0));
+  unary = (diopiError_t(*)(CTX, T, CT))ops_env_find(e, "diopiLogicalNot");
+  assert_int_equal(unary(e->ctx, ts, tp), diopiSuccess);
+  assert_int_equal(bp_stream_synchronize(e->stream), BP_OK);
+  for (int64_t k = 0; k < N; k++)
+    assert_true(s[k] == ((k % 3) == 0));
+  T all[6] = {ta, tb, tr, tp, tq, ts};
+  for (int k = 0; k < 6; k++)
+    bp_ops_tensor_destroy(all[k]);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(
@@ -178,6 +231,9 @@ int main(void) {
                                       ops_env_setup, ops_env_teardown),
       cmocka_unit_test_setup_teardown(sin_and_cos_of_float32_match_libm,
                                       ops_env_setup, ops_env_teardown),
+      cmocka_unit_test_setup_teardown(
+          bitwise_of_int64_and_logical_of_bool_are_exact, ops_env_setup,
+          ops_env_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -32,6 +32,43 @@ static double not_fn(const double *in, const double *p) {
   return p[0] != 0 ? in[0] == 0 : (double)~(int64_t)in[0];
 }
 
+/* The bits loops: tensors of one dtype, each element's bits in place. */
+static void tensor_bits(void *out, const void *const *in, int64_t n,
+                        diopiDtype_t dtype, const double *p) {
+  bitwise_t kind = (bitwise_t)p[0];
+#define AND_OR(type)                                                           \
+  {                                                                            \
+    type *o = out;                                                             \
+    const type *a = in[0], *b = in[1];                                         \
+    if (kind == AND)                                                           \
+      for (int64_t k = 0; k < n; k++)                                          \
+        o[k] = a[k] & b[k];                                                    \
+    else                                                                       \
+      for (int64_t k = 0; k < n; k++)                                          \
+        o[k] = a[k] | b[k];                                                    \
+  }
+  REF_EW_BY_WIDTH(dtype, AND_OR)
+#undef AND_OR
+}
+static void not_bits(void *out, const void *const *in, int64_t n,
+                     diopiDtype_t dtype, const double *p) {
+  (void)p;
+  if (dtype == diopi_dtype_bool) {
+    const uint8_t *a = in[0];
+    for (int64_t k = 0; k < n; k++)
+      ((uint8_t *)out)[k] = a[k] == 0;
+    return;
+  }
+#define NOT(type)                                                              \
+  {                                                                            \
+    const type *a = in[0];                                                     \
+    for (int64_t k = 0; k < n; k++)                                            \
+      ((type *)out)[k] = (type)~a[k];                                          \
+  }
+  REF_EW_BY_WIDTH(dtype, NOT)
+#undef NOT
+}
+
 /* Bitwise ops take integers and bools only. */
 static diopiError_t expect_integral(diopiContextHandle_t ctx, const char *op,
                                     const char *arg, CT t) {
@@ -54,9 +91,9 @@ static diopiError_t tensors(CTX, const char *op, CT out, CT input, CT other,
     return err;
   CT in[2] = {input, other};
   static const char *const names[2] = {"input", "other"};
-  double params[4] = {kind};
-  return ref_ew_call(ctx, op, out, 2, in, names, tensor_fn, NULL, params,
-                     REF_OUT_ANY);
+  ref_ew_t ew = {
+      .nin = 2, .fn = tensor_fn, .bits = tensor_bits, .params = {kind}};
+  return ref_ew_call_with(ctx, op, &ew, out, in, names, REF_OUT_ANY);
 }
 
 static diopiError_t scalar(CTX, const char *op, CT out, CT input, S other,
@@ -87,9 +124,11 @@ static diopiError_t not_op(CTX, const char *op, CT out, CT input) {
   if (err)
     return err;
   static const char *const names[1] = {"input"};
-  double params[4] = {o.dtype == diopi_dtype_bool};
-  return ref_ew_call(ctx, op, out, 1, &input, names, not_fn, NULL, params,
-                     REF_OUT_ANY);
+  ref_ew_t ew = {.nin = 1,
+                 .fn = not_fn,
+                 .bits = not_bits,
+                 .params = {o.dtype == diopi_dtype_bool}};
+  return ref_ew_call_with(ctx, op, &ew, out, &input, names, REF_OUT_ANY);
 }
 
 /* diopiBitwiseName, Inp, Scalar and InpScalar. */

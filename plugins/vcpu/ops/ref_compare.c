@@ -114,13 +114,47 @@ REF_ISA_BODY void not_f32_body(float *out, const float *const *in, int64_t n,
 }
 REF_F32_EW(not_f32)
 
+/* Logical and, or, not on tensors of one integral or bool dtype. */
+static void logical_bits(void *out, const void *const *in, int64_t n,
+                         diopiDtype_t dtype, const double *p) {
+  compare_t kind = (compare_t)p[0];
+#define LOGICAL(type)                                                          \
+  {                                                                            \
+    type *o = out;                                                             \
+    const type *a = in[0], *b = in[1];                                         \
+    if (kind == AND)                                                           \
+      for (int64_t k = 0; k < n; k++)                                          \
+        o[k] = (a[k] != 0) & (b[k] != 0);                                      \
+    else                                                                       \
+      for (int64_t k = 0; k < n; k++)                                          \
+        o[k] = (a[k] != 0) | (b[k] != 0);                                      \
+  }
+  REF_EW_BY_WIDTH(dtype, LOGICAL)
+#undef LOGICAL
+}
+static void not_bits(void *out, const void *const *in, int64_t n,
+                     diopiDtype_t dtype, const double *p) {
+  (void)p;
+#define NOT(type)                                                              \
+  {                                                                            \
+    const type *a = in[0];                                                     \
+    for (int64_t k = 0; k < n; k++)                                            \
+      ((type *)out)[k] = a[k] == 0;                                            \
+  }
+  REF_EW_BY_WIDTH(dtype, NOT)
+#undef NOT
+}
+
 static diopiError_t tensors(CTX, const char *op, CT out, CT input, CT other,
                             compare_t kind) {
   CT in[2] = {input, other};
   static const char *const names[2] = {"input", "other"};
-  double params[4] = {kind};
-  return ref_ew_call(ctx, op, out, 2, in, names, tensor_fn, tensor_f32, params,
-                     REF_OUT_ANY);
+  ref_ew_t ew = {.nin = 2,
+                 .fn = tensor_fn,
+                 .f32 = tensor_f32,
+                 .bits = kind == AND || kind == OR ? logical_bits : NULL,
+                 .params = {kind}};
+  return ref_ew_call_with(ctx, op, &ew, out, in, names, REF_OUT_ANY);
 }
 
 static diopiError_t scalar(CTX, const char *op, CT out, CT input, S other,
@@ -169,14 +203,16 @@ REF_EXPORT diopiError_t diopiLogicalOrInp(CTX, T input, CT other) {
 }
 REF_EXPORT diopiError_t diopiLogicalNot(CTX, T out, CT input) {
   static const char *const names[1] = {"input"};
-  return ref_ew_call(ctx, "diopiLogicalNot", out, 1, &input, names, not_fn,
-                     not_f32, NULL, REF_OUT_ANY);
+  ref_ew_t ew = {.nin = 1, .fn = not_fn, .f32 = not_f32, .bits = not_bits};
+  return ref_ew_call_with(ctx, "diopiLogicalNot", &ew, out, &input, names,
+                          REF_OUT_ANY);
 }
 REF_EXPORT diopiError_t diopiLogicalNotInp(CTX, T input) {
   static const char *const names[1] = {"input"};
   CT in = input;
-  return ref_ew_call(ctx, "diopiLogicalNotInp", input, 1, &in, names, not_fn,
-                     not_f32, NULL, REF_OUT_ANY);
+  ref_ew_t ew = {.nin = 1, .fn = not_fn, .f32 = not_f32, .bits = not_bits};
+  return ref_ew_call_with(ctx, "diopiLogicalNotInp", &ew, input, &in, names,
+                          REF_OUT_ANY);
 }
 
 REF_EXPORT diopiError_t diopiEqual(CTX, bool *out, CT input, CT other) {

@@ -151,14 +151,20 @@ static void store_int(const ref_view_t *v, int64_t off, int64_t stride,
   }
 }
 
-typedef enum mode { MODE_F32, MODE_DOUBLE, MODE_INT } mode_t_;
+typedef enum mode { MODE_BITS, MODE_F32, MODE_DOUBLE, MODE_INT } mode_t_;
 
 /* n elements from the cursor's offsets along the innermost dim. */
 static void run_block(const ref_ew_t *ew, mode_t_ mode, const int64_t *off,
                       int64_t n) {
   int inner = ew->out.ndim - 1;
   int64_t out_stride = ew->out.strides[inner];
-  if (mode == MODE_F32) {
+  if (mode == MODE_BITS) { /* every tensor unit-stride, out's dtype */
+    int64_t elem = (int64_t)ref_dtype_size(ew->out.dtype);
+    const void *in[REF_EW_MAX_IN];
+    for (int k = 0; k < ew->nin; k++)
+      in[k] = ew->in[k].data + off[k + 1] * elem;
+    ew->bits(ew->out.data + off[0] * elem, in, n, ew->out.dtype, ew->params);
+  } else if (mode == MODE_F32) {
     float buf[REF_EW_MAX_IN + 1][BLOCK];
     const float *in[REF_EW_MAX_IN];
     for (int k = 0; k < ew->nin; k++) {
@@ -225,8 +231,25 @@ static bool float_path(const ref_ew_t *ew) {
   return true;
 }
 
+/* The op has a bits loop, and every tensor out's integral dtype and unit
+ * stride along the innermost dim. */
+static bool bits_path(const ref_ew_t *ew) {
+  if (!ew->bits || !ref_is_integral(ew->out.dtype))
+    return false;
+  int inner = ew->out.ndim - 1;
+  for (int k = 0; k <= ew->nin; k++) {
+    const ref_view_t *v = tensor(ew, k);
+    if (v->dtype != ew->out.dtype || v->strides[inner] != 1)
+      return false;
+  }
+  return true;
+}
+
 static mode_t_ choose_mode(const ref_ew_t *ew) {
-  return integral(ew) ? MODE_INT : float_path(ew) ? MODE_F32 : MODE_DOUBLE;
+  return bits_path(ew)    ? MODE_BITS
+         : integral(ew)   ? MODE_INT
+         : float_path(ew) ? MODE_F32
+                          : MODE_DOUBLE;
 }
 
 /* Whether every tensor is float32 and unit-stride along the innermost dim
@@ -244,7 +267,7 @@ static bool all_direct(const ref_ew_t *ew) {
 static void run_range(void *context, int64_t begin, int64_t end) {
   const ref_ew_t *ew = context;
   mode_t_ mode = choose_mode(ew);
-  bool direct = mode == MODE_F32 && all_direct(ew);
+  bool direct = mode == MODE_BITS || (mode == MODE_F32 && all_direct(ew));
   int inner = ew->out.ndim - 1;
   int64_t row = ew->out.shape[inner];
   row_cursor_t c;

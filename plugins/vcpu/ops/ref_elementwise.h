@@ -4,7 +4,9 @@
  * are integral and the op has an integer form, that runs instead, in int64
  * (exact, wrapping as the dtype does). When every tensor is float32 and
  * contiguous with out's shape, the op's float loop runs instead, split
- * across the worker pool. */
+ * across the worker pool; when every tensor has out's integral (or bool)
+ * dtype and is unit-stride along the innermost dim, the op's bits loop
+ * (exact, on the stored elements) runs before either. */
 #ifndef BACKPLANE_REF_OPS_ELEMENTWISE_H_
 #define BACKPLANE_REF_OPS_ELEMENTWISE_H_
 
@@ -16,6 +18,26 @@ typedef double (*ref_ew_fn_t)(const double *in, const double *params);
 typedef void (*ref_ew_f32_fn_t)(float *out, const float *const *in, int64_t n,
                                 const double *params);
 typedef int64_t (*ref_ew_int_fn_t)(const int64_t *in, const int64_t *params);
+/* n elements of `dtype` (integral or bool: every tensor's) in place. */
+typedef void (*ref_ew_bits_fn_t)(void *out, const void *const *in, int64_t n,
+                                 diopiDtype_t dtype, const double *params);
+
+/* Runs LOOP(type) with the unsigned type of dtype's width, for bits loops
+ * whose result does not depend on signedness. */
+#define REF_EW_BY_WIDTH(dtype, LOOP)                                           \
+  switch (ref_dtype_size(dtype)) {                                             \
+  case 1:                                                                      \
+    LOOP(uint8_t);                                                             \
+    break;                                                                     \
+  case 2:                                                                      \
+    LOOP(uint16_t);                                                            \
+    break;                                                                     \
+  case 4:                                                                      \
+    LOOP(uint32_t);                                                            \
+    break;                                                                     \
+  default:                                                                     \
+    LOOP(uint64_t);                                                            \
+  }
 
 typedef struct ref_ew {
   int nin;
@@ -24,6 +46,7 @@ typedef struct ref_ew {
   ref_ew_fn_t fn;
   ref_ew_f32_fn_t f32;    /* NULL: no fast path */
   ref_ew_int_fn_t int_fn; /* NULL: integral tensors go through fn */
+  ref_ew_bits_fn_t bits;  /* NULL: none (see above) */
   double params[4];
   int64_t int_params[2];
 } ref_ew_t;

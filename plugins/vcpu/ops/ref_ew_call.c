@@ -43,6 +43,27 @@ static diopiError_t broadcast_shape(const char *op, const ref_view_t *in,
   return diopiSuccess;
 }
 
+diopiError_t ref_ew_call_with(diopiContextHandle_t ctx, const char *op,
+                              ref_ew_t *ew, diopiConstTensorHandle_t out,
+                              const diopiConstTensorHandle_t *in,
+                              const char *const *names, ref_out_kind_t kind) {
+  int nin = ew->nin;
+  diopiError_t err = ref_view(ctx, op, "out", out, &ew->out);
+  for (int k = 0; !err && k < nin; k++)
+    err = ref_view(ctx, op, names[k], in[k], &ew->in[k]);
+  if (!err)
+    err = ref_expect_kind(op, "out", &ew->out, kind);
+  int64_t shape[REF_MAX_DIMS];
+  int ndim = 0;
+  if (!err)
+    err = broadcast_shape(op, ew->in, nin, names, shape, &ndim);
+  if (!err && nin)
+    err = ref_expect_shape(op, "out", &ew->out, shape, ndim);
+  if (err)
+    return err;
+  return ref_ew_launch(ctx, op, ew, out, in, names);
+}
+
 diopiError_t ref_ew_call(diopiContextHandle_t ctx, const char *op,
                          diopiConstTensorHandle_t out, int nin,
                          const diopiConstTensorHandle_t *in,
@@ -56,18 +77,5 @@ diopiError_t ref_ew_call(diopiContextHandle_t ctx, const char *op,
   ew.f32 = f32;
   if (params)
     memcpy(ew.params, params, sizeof ew.params);
-  diopiError_t err = ref_view(ctx, op, "out", out, &ew.out);
-  for (int k = 0; !err && k < nin; k++)
-    err = ref_view(ctx, op, names[k], in[k], &ew.in[k]);
-  if (!err)
-    err = ref_expect_kind(op, "out", &ew.out, kind);
-  int64_t shape[REF_MAX_DIMS];
-  int ndim = 0;
-  if (!err)
-    err = broadcast_shape(op, ew.in, nin, names, shape, &ndim);
-  if (!err && nin)
-    err = ref_expect_shape(op, "out", &ew.out, shape, ndim);
-  if (err)
-    return err;
-  return ref_ew_launch(ctx, op, &ew, out, in, names);
+  return ref_ew_call_with(ctx, op, &ew, out, in, names, kind);
 }

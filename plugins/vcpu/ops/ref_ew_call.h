@@ -25,6 +25,13 @@ diopiError_t ref_ew_call(diopiContextHandle_t ctx, const char *op,
                          ref_ew_f32_fn_t f32, const double *params,
                          ref_out_kind_t kind);
 
+/* ref_ew_call with the loops and params of `ew` (nin, fn, f32, int_fn,
+ * bits, params; the views are filled here). */
+diopiError_t ref_ew_call_with(diopiContextHandle_t ctx, const char *op,
+                              ref_ew_t *ew, diopiConstTensorHandle_t out,
+                              const diopiConstTensorHandle_t *in,
+                              const char *const *names, ref_out_kind_t kind);
+
 /* Fails unless `v`'s dtype is of `kind`, naming `op` and `arg`. */
 diopiError_t ref_expect_kind(const char *op, const char *arg,
                              const ref_view_t *v, ref_out_kind_t kind);
