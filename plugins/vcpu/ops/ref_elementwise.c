@@ -41,10 +41,21 @@ static void load_f32(const ref_view_t *v, int64_t off, int64_t stride,
                      int64_t n, float *buf) {
   const char *p = v->data;
   switch (v->dtype) {
-  case diopi_dtype_float32:
-    for (int64_t j = 0; j < n; j++)
-      buf[j] = ((const float *)p)[off + j * stride];
+  case diopi_dtype_float32: {
+    const float *x = (const float *)p + off;
+    if (stride == 0) { /* broadcast: one value (the loop vectorizes) */
+      float v = *x;
+      for (int64_t j = 0; j < n; j++)
+        buf[j] = v;
+    } else if (stride == -1) { /* flipped */
+      for (int64_t j = 0; j < n; j++)
+        buf[j] = x[-j];
+    } else {
+      for (int64_t j = 0; j < n; j++)
+        buf[j] = x[j * stride];
+    }
     return;
+  }
   case diopi_dtype_bool:
   case diopi_dtype_uint8:
     for (int64_t j = 0; j < n; j++)
