@@ -44,6 +44,29 @@ static void run_flat(const ref_remap_t *r, int64_t begin, int64_t end) {
 
 enum { COLUMNS = 2048 };
 
+/* dst[j] = last[-j] for j < n, elements of `elem` bytes. */
+static void copy_reversed(char *dst, const char *last, int64_t n, size_t elem) {
+#define REVERSE(type)                                                          \
+  {                                                                            \
+    const type *first = (const type *)last - (n - 1);                          \
+    type *d = (type *)dst + (n - 1);                                           \
+    for (int64_t j = 0; j < n; j++)                                            \
+      d[-j] = first[j];                                                        \
+    return;                                                                    \
+  }
+  switch (elem) {
+  case 1:
+    REVERSE(uint8_t)
+  case 2:
+    REVERSE(uint16_t)
+  case 4:
+    REVERSE(uint32_t)
+  default:
+    REVERSE(uint64_t)
+  }
+#undef REVERSE
+}
+
 /* dst[j * ds] = src[map[j] * ss] for j < n, or the fill where map[j] < 0
  * (everywhere for a NULL map):
  * same dtypes copy their bytes, others convert through double. */
@@ -77,9 +100,9 @@ static void gather_row(const ref_remap_t *r, char *dst, int64_t ds,
         d[j * ds] = map[j] < 0 ? f : s[map[j] * ss];                           \
     return;                                                                    \
   }
-  /* Runs of consecutive sources (pad, roll, repeat, narrow): memcpy; a map
-   * that starts descending (flip) gathers instead. */
-  if (map && ds == 1 && ss == 1 && (n < 2 || map[1] != map[0] - 1)) {
+  /* Runs of consecutive sources (pad, roll, repeat, narrow): memcpy; runs
+   * of descending ones (flip): a reversed copy. */
+  if (map && ds == 1 && ss == 1) {
     size_t elem = ref_dtype_size(r->out.dtype);
     for (int64_t j = 0; j < n;) {
       int64_t k = j + 1;
@@ -88,6 +111,11 @@ static void gather_row(const ref_remap_t *r, char *dst, int64_t ds,
           k++;
         for (int64_t f = j; f < k; f++)
           memcpy(dst + f * (int64_t)elem, fill, elem);
+      } else if (k < n && map[k] == map[j] - 1) {
+        while (k < n && map[k] == map[k - 1] - 1)
+          k++;
+        copy_reversed(dst + j * (int64_t)elem, src + map[j] * (int64_t)elem,
+                      k - j, elem);
       } else {
         while (k < n && map[k] == map[k - 1] + 1)
           k++;
@@ -111,8 +139,23 @@ static void gather_row(const ref_remap_t *r, char *dst, int64_t ds,
 #undef GATHER
 }
 
-/* Row by row along out's last dim: the outer dims' source offset once per
- * row, the last dim's source indices once per block of columns. */
+/* One outer dim's share of a row: source and out offsets at out index i;
+ * outside: the source index is off in (the row is the fill). */
+typedef struct dim_part {
+  int64_t in, out;
+  bool outside;
+} dim_part_t;
+
+static void set_dim(const ref_remap_t *r, int d, int64_t i, dim_part_t *part) {
+  int64_t s = source(r->maps[d], r->amounts[d], i, r->in.shape[d]);
+  part[d].outside = s < 0;
+  part[d].in = s * r->in.strides[d];
+  part[d].out = i * r->out.strides[d];
+}
+
+/* Row by row along out's last dim: the outer dims' offsets kept per dim and
+ * updated as their indices advance (an odometer), the last dim's source
+ * indices once per block of columns. */
 static void run_range(void *context, int64_t begin, int64_t end) {
   const ref_remap_t *r = context;
   if (r->flat || r->out.ndim == 0) {
@@ -124,16 +167,21 @@ static void run_range(void *context, int64_t begin, int64_t end) {
   size_t in_elem = ref_dtype_size(r->in.dtype),
          out_elem = ref_dtype_size(r->out.dtype);
   int64_t map[COLUMNS], mapped_from = -1, mapped_n = 0;
+  int64_t idx[REF_MAX_DIMS];
+  dim_part_t part[REF_MAX_DIMS];
+  int64_t rest = begin / row;
+  for (int d = inner; d-- > 0;) {
+    idx[d] = rest % r->out.shape[d];
+    rest /= r->out.shape[d];
+    set_dim(r, d, idx[d], part);
+  }
   for (int64_t o = begin; o < end;) {
-    int64_t col = o % row, rest = o / row, offset = 0, out_offset = 0;
+    int64_t col = o % row, offset = 0, out_offset = 0;
     bool inside = true;
-    for (int d = inner; d-- > 0;) {
-      int64_t i = rest % r->out.shape[d];
-      rest /= r->out.shape[d];
-      int64_t s = source(r->maps[d], r->amounts[d], i, r->in.shape[d]);
-      inside = inside && s >= 0;
-      offset += s * r->in.strides[d];
-      out_offset += i * r->out.strides[d];
+    for (int d = 0; d < inner; d++) {
+      inside = inside && !part[d].outside;
+      offset += part[d].in;
+      out_offset += part[d].out;
     }
     int64_t n = row - col < end - o ? row - col : end - o;
     n = n < COLUMNS ? n : COLUMNS;
@@ -149,6 +197,13 @@ static void run_range(void *context, int64_t begin, int64_t end) {
                r->out.strides[inner], r->in.data + offset * (int64_t)in_elem,
                r->in.strides[inner], inside ? map : NULL, n);
     o += n;
+    if (col + n == row) /* the next row: advance the outer dims */
+      for (int d = inner; d-- > 0;) {
+        idx[d] = idx[d] + 1 < r->out.shape[d] ? idx[d] + 1 : 0;
+        set_dim(r, d, idx[d], part);
+        if (idx[d] != 0)
+          break;
+      }
   }
 }
 
