@@ -23,12 +23,9 @@ static void run_range(void *context, int64_t begin, int64_t end) {
   int64_t n = t->out.numel;
   if (ref_f32_contiguous(&t->out)) { /* the same values, stored directly */
     float *out = (float *)t->out.data;
-    int64_t mid = t->half < begin ? begin : t->half > end ? end : t->half;
-    double start = t->start, last = t->end, step = t->step;
-    for (int64_t i = begin; i < mid; i++) /* two branch-free loops */
-      out[i] = (float)(start + step * (double)i);
-    for (int64_t i = mid; i < end; i++)
-      out[i] = (float)(last - step * (double)(n - 1 - i));
+    for (int64_t i = begin; i < end; i++)
+      out[i] = (float)(i < t->half ? t->start + t->step * (double)i
+                                   : t->end - t->step * (double)(n - 1 - i));
     return;
   }
   for (int64_t i = begin; i < end; i++)
