@@ -153,7 +153,7 @@ REF_EXPORT diopiError_t diopiHardsigmoidBackward(CTX, T grad_input,
 
 /* The non-NULL scalars `names[i]` of `op` into p[i]. */
 static diopiError_t scalars(const char *op, int count, const char *const *names,
-                            const S *values, double *p) {
+                            S *values, double *p) {
   for (int i = 0; i < count; i++) {
     if (!values[i])
       return ref_fail(op, "%s: scalar is NULL", names[i]);
