@@ -2968,6 +2968,122 @@ def columns():
 BREADTH += (columns,)
 
 
+def extra_unary():
+    """ref_extra_unary.c: rounding, lgamma, erfc, square, isinf and the
+    smooth activations with their backwards."""
+    torch.manual_seed(70)
+    halves = lambda s, dt: (torch.randint(-12, 12, s) / 2 +
+                            torch.randn(s) * (torch.rand(s) < 0.5)).to(dt)
+    off_poles = lambda s, dt: (torch.rand(s) * 8 - 3.9).to(dt)
+    for name, fn, gen in (("Round", torch.round, halves),
+                          ("Trunc", torch.trunc, halves),
+                          ("Frac", torch.frac, halves),
+                          ("Lgamma", torch.lgamma, off_poles),
+                          ("Erfc", torch.erfc, randn),
+                          ("Square", torch.square, randn),
+                          ("Mish", F.mish, randn),
+                          ("Hardsigmoid", F.hardsigmoid,
+                           lambda s, dt: (randn(s) * 4).to(dt))):
+        low = name.lower()
+        for dt in (torch.float32, torch.float16, torch.bfloat16,
+                   torch.float64):
+            x = gen((4, 6), dt)
+            add(low, Case(f"{low}/{SHORT.get(dt, 'f64')}", "diopi" + name, dt)
+                .output("out", fn(x.double()).to(dt)).input("input", x))
+        x = gen((4, 12), torch.float32)[:, ::2]
+        add(low, Case(f"{low}/f32/noncontig", "diopi" + name)
+            .output("out", fn(x)).input("input", x))
+        x = gen((3, 5), torch.float32)
+        add(low, Case(f"{low}_inp/f32", f"diopi{name}Inp")
+            .inplace("input", x, fn(x)))
+        if name in ("Mish", "Hardsigmoid"):
+            for dt in (torch.float32, torch.float16):
+                x = gen((5, 6), dt)
+                xd = x.double().requires_grad_()
+                go = randn((5, 6), dt)
+                fn(xd).backward(go.double())
+                add(low, Case(f"{low}_backward/{SHORT[dt]}",
+                              f"diopi{name}Backward", dt)
+                    .output("grad_input", xd.grad.to(dt))
+                    .input("grad_output", go).input("input", x))
+    for name, fn in (("Round", torch.round), ("Trunc", torch.trunc),
+                     ("Square", torch.square)):
+        x = torch.randint(-50, 50, (4, 5), dtype=torch.int32)
+        add(name.lower(), Case(f"{name.lower()}/i32", "diopi" + name,
+                               torch.int32)
+            .output("out", fn(x)).input("input", x))
+    x = torch.tensor([float("inf"), -float("inf"), float("nan"), 0.0, 3e38,
+                      -1.0])
+    for dt in (torch.float32, torch.float16, torch.float64):
+        add("isinf", Case(f"isinf/{SHORT.get(dt, 'f64')}", "diopiIsInf", dt)
+            .output("out", torch.isinf(x.to(dt))).input("input", x.to(dt)))
+    x = noncontig((3, 4))
+    x[0, 0] = float("-inf")
+    add("isinf", Case("isinf/f32/noncontig", "diopiIsInf")
+        .output("out", torch.isinf(x)).input("input", x))
+    for tag, alpha, scale, in_scale in (("default", 1.0, 1.0, 1.0),
+                                        ("selu", 1.6732632423543772,
+                                         1.0507009873554805, 1.0),
+                                        ("input_scale", 0.5, 1.0, 2.0)):
+        for dt in (torch.float32, torch.float16, torch.float64):
+            x = randn((4, 6), dt) * 2
+            xd = x.double().requires_grad_()
+            y = torch.ops.aten.elu(xd, alpha, scale, in_scale)
+            go = randn((4, 6), dt)
+            y.backward(go.double())
+            dts = SHORT.get(dt, "f64")
+            attrs = (("alpha", alpha), ("scale", scale),
+                     ("input_scale", in_scale))
+            cases = [Case(f"elu/{dts}/{tag}", "diopiElu", dt)
+                     .output("out", y.detach().to(dt)).input("input", x),
+                     Case(f"elu_backward/{dts}/{tag}", "diopiEluBackward", dt)
+                     .output("grad_input", xd.grad.to(dt))
+                     .input("grad_output", go).input("input", x)
+                     .attr("input_is_result", False)]
+            if dt == torch.float64:
+                r = y.detach()
+                cases.append(Case(f"elu_backward/f64/{tag}/result",
+                                  "diopiEluBackward", dt)
+                             .output("grad_input", torch.ops.aten.elu_backward(
+                                 go.double(), alpha, scale, in_scale, True, r))
+                             .input("grad_output", go).input("input", r)
+                             .attr("input_is_result", True))
+            for c in cases:
+                for attr in attrs:
+                    c.attr(*attr)
+                add("elu", c)
+    x = noncontig((4, 5))
+    add("elu", Case("elu/f32/noncontig", "diopiElu")
+        .output("out", F.elu(x, 0.7)).input("input", x).attr("alpha", 0.7)
+        .attr("scale", 1.0).attr("input_scale", 1.0))
+    x = randn((3, 5))
+    add("elu", Case("elu_inp/f32", "diopiEluInp")
+        .inplace("input", x, F.elu(x)).attr("alpha", 1.0).attr("scale", 1.0)
+        .attr("input_scale", 1.0))
+    for beta, threshold in ((1.0, 20.0), (2.0, 3.0)):
+        for dt in (torch.float32, torch.float16, torch.float64):
+            x = randn((5, 6), dt) * 3
+            xd = x.double().requires_grad_()
+            y = F.softplus(xd, beta, threshold)
+            go = randn((5, 6), dt)
+            y.backward(go.double())
+            tag = f"{SHORT.get(dt, 'f64')}/beta{beta:g}_threshold{threshold:g}"
+            for c in (Case(f"softplus/{tag}", "diopiSoftplus", dt)
+                      .output("out", y.detach().to(dt)).input("input", x),
+                      Case(f"softplus_backward/{tag}", "diopiSoftplusBackward",
+                           dt)
+                      .output("grad_input", xd.grad.to(dt))
+                      .input("grad_output", go).input("input", x)):
+                add("softplus", c.attr("beta", beta).attr("threshold",
+                                                          threshold))
+    x = noncontig((4, 5)) * 3
+    add("softplus", Case("softplus/f32/noncontig", "diopiSoftplus")
+        .output("out", F.softplus(x)).input("input", x).attr("beta", 1.0)
+        .attr("threshold", 20.0))
+
+
+BREADTH += (extra_unary,)
+
 def main():
     for make in (arithmetic, memory, gemm, activations, softmax, losses,
                  reductions, optimizers, normalization, convolution, pooling,

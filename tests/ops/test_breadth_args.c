@@ -106,6 +106,47 @@ static void elementwise_checks_name_the_argument(void **state) {
   release(e);
 }
 
+typedef diopiError_t (*scalars2_t)(diopiContextHandle_t, diopiTensorHandle_t,
+                                   diopiConstTensorHandle_t,
+                                   const diopiScalar_t *,
+                                   const diopiScalar_t *);
+
+static void smooth_activations_check_their_scalars(void **state) {
+  env_t *e = *state;
+  diopiTensorHandle_t a = tensor(e, F32, 2, 2, 3),
+                      ints = tensor(e, diopi_dtype_int32, 2, 2, 3);
+  diopiScalar_t zero = {.stype = diopi_dtype_float64, .fval = 0.0},
+                minus = {.stype = diopi_dtype_float64, .fval = -1.0},
+                one = {.stype = diopi_dtype_float64, .fval = 1.0};
+  scalars2_t softplus = (scalars2_t)find(e, "diopiSoftplus");
+  assert_int_equal(softplus(e->ops->ctx, a, a, &zero, &one),
+                   diopiErrorOccurred);
+  assert_string_equal(e->last(),
+                      "diopiSoftplus: beta: expected nonzero, got 0");
+  assert_int_equal(softplus(e->ops->ctx, a, a, &one, NULL), diopiErrorOccurred);
+  assert_string_equal(e->last(), "diopiSoftplus: threshold: scalar is NULL");
+  diopiError_t (*elu_backward)(
+      diopiContextHandle_t, diopiTensorHandle_t, diopiConstTensorHandle_t,
+      diopiConstTensorHandle_t, const diopiScalar_t *, const diopiScalar_t *,
+      const diopiScalar_t *, bool) =
+      (diopiError_t(*)(diopiContextHandle_t, diopiTensorHandle_t,
+                       diopiConstTensorHandle_t, diopiConstTensorHandle_t,
+                       const diopiScalar_t *, const diopiScalar_t *,
+                       const diopiScalar_t *, bool))find(e, "diopiEluBackward");
+  assert_int_equal(elu_backward(e->ops->ctx, a, a, a, &minus, &one, &one, true),
+                   diopiErrorOccurred);
+  assert_string_equal(e->last(), "diopiEluBackward: alpha: -1 must be >= 0 "
+                                 "when the input is the result");
+  diopiError_t (*lgamma_op)(diopiContextHandle_t, diopiTensorHandle_t,
+                            diopiConstTensorHandle_t) =
+      (diopiError_t(*)(diopiContextHandle_t, diopiTensorHandle_t,
+                       diopiConstTensorHandle_t))find(e, "diopiLgamma");
+  assert_int_equal(lgamma_op(e->ops->ctx, ints, a), diopiErrorOccurred);
+  assert_string_equal(
+      e->last(), "diopiLgamma: out: expected a floating dtype, got dtype 4");
+  release(e);
+}
+
 static void reductions_check_dims_and_emptiness(void **state) {
   env_t *e = *state;
   diopiTensorHandle_t a = tensor(e, F32, 2, 2, 3),
@@ -240,6 +281,7 @@ static void random_fills_repeat_for_a_seed(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(elementwise_checks_name_the_argument),
+      cmocka_unit_test(smooth_activations_check_their_scalars),
       cmocka_unit_test(reductions_check_dims_and_emptiness),
       cmocka_unit_test(indexing_and_shape_ops_check_their_attributes),
       cmocka_unit_test(optimizer_checks_step_and_betas),

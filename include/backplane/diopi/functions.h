@@ -1558,6 +1558,83 @@ DIOPI_API diopiError_t diopiCol2Im(diopiContextHandle_t ctx,
                                    diopiSize_t dilation, diopiSize_t padding,
                                    diopiSize_t stride);
 
+/* More elementwise math and activations (ref_extra_unary.c). */
+DIOPI_API diopiError_t diopiRound(diopiContextHandle_t ctx,
+                                  diopiTensorHandle_t out,
+                                  diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiRoundInp(diopiContextHandle_t ctx,
+                                     diopiTensorHandle_t input);
+DIOPI_API diopiError_t diopiTrunc(diopiContextHandle_t ctx,
+                                  diopiTensorHandle_t out,
+                                  diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiTruncInp(diopiContextHandle_t ctx,
+                                     diopiTensorHandle_t input);
+DIOPI_API diopiError_t diopiFrac(diopiContextHandle_t ctx,
+                                 diopiTensorHandle_t out,
+                                 diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiFracInp(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t input);
+DIOPI_API diopiError_t diopiLgamma(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t out,
+                                   diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiLgammaInp(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t input);
+DIOPI_API diopiError_t diopiErfc(diopiContextHandle_t ctx,
+                                 diopiTensorHandle_t out,
+                                 diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiErfcInp(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t input);
+DIOPI_API diopiError_t diopiSquare(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t out,
+                                   diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiSquareInp(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t input);
+DIOPI_API diopiError_t diopiMish(diopiContextHandle_t ctx,
+                                 diopiTensorHandle_t out,
+                                 diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiMishInp(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t input);
+DIOPI_API diopiError_t diopiHardsigmoid(diopiContextHandle_t ctx,
+                                        diopiTensorHandle_t out,
+                                        diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiHardsigmoidInp(diopiContextHandle_t ctx,
+                                           diopiTensorHandle_t input);
+DIOPI_API diopiError_t diopiIsInf(diopiContextHandle_t ctx,
+                                  diopiTensorHandle_t out,
+                                  diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiMishBackward(diopiContextHandle_t ctx,
+                                         diopiTensorHandle_t grad_input,
+                                         diopiConstTensorHandle_t grad_output,
+                                         diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiHardsigmoidBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiElu(diopiContextHandle_t ctx,
+                                diopiTensorHandle_t out,
+                                diopiConstTensorHandle_t input,
+                                const diopiScalar_t *alpha,
+                                const diopiScalar_t *scale,
+                                const diopiScalar_t *input_scale);
+DIOPI_API diopiError_t diopiEluInp(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t input,
+                                   const diopiScalar_t *alpha,
+                                   const diopiScalar_t *scale,
+                                   const diopiScalar_t *input_scale);
+DIOPI_API diopiError_t diopiEluBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    const diopiScalar_t *alpha, const diopiScalar_t *scale,
+    const diopiScalar_t *input_scale, bool input_is_result);
+DIOPI_API diopiError_t diopiSoftplus(diopiContextHandle_t ctx,
+                                     diopiTensorHandle_t out,
+                                     diopiConstTensorHandle_t input,
+                                     const diopiScalar_t *beta,
+                                     const diopiScalar_t *threshold);
+DIOPI_API diopiError_t diopiSoftplusBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    const diopiScalar_t *beta, const diopiScalar_t *threshold);
+
 #if defined(__cplusplus)
 }
 #endif

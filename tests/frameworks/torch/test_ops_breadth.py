@@ -1,6 +1,7 @@
 """Peer checks for the kernels beyond a LeNet's: pointwise math, comparisons,
 logical and bitwise ops, where, addcmul/addcdiv, lerp, pow, clamp, more
-activations, reductions, indexing, transposed convolution, group norm, losses,
+activations (elu, softplus, mish, hardsigmoid), rounding and special
+functions, reductions, indexing, transposed convolution, group norm, losses,
 pooling, upsampling, random fills and the optimizers' foreach paths. Each is
 compared with PyTorch's CPU on random shapes, contiguous and non-contiguous,
 forward and (where differentiable) backward. Runs with
@@ -155,6 +156,41 @@ class PointwisePeerTest(PeerTest):
                 fn(d)
                 self.same(d, fn(x.clone()))
 
+
+    def test_rounding_and_special_functions(self):
+        halves = torch.randint(-12, 12, (4, 6)) / 2 + randn(4, 6) * 0.2
+        for x in views(halves):
+            for fn in (torch.round, torch.trunc, torch.frac, torch.erfc):
+                with self.subTest(op=fn.__name__,
+                                  contiguous=x.is_contiguous()):
+                    self.forward_backward(fn, x, rtol=1e-4, atol=1e-5)
+            # lgamma's backward is digamma, which the op library lacks.
+            self.same(torch.lgamma(x.to(DEVICE)), torch.lgamma(x),
+                      1e-4, 1e-5)
+        x = torch.tensor([0.5, 1.5, 2.5, -0.5, -2.5])
+        d = x.to(DEVICE)
+        d.round_()
+        self.same(d, x.round())  # halves to even
+        out = torch.empty(0, device=DEVICE)
+        torch.trunc(x.to(DEVICE), out=out)
+        self.same(out, x.trunc())
+        i = torch.arange(-3, 5)
+        self.same(torch.round(i.to(DEVICE)), torch.round(i))
+
+    def test_smooth_activations_forward_and_backward(self):
+        for x in views(randn(4, 6) * 4):
+            for fn in (F.elu, lambda t: F.elu(t, 0.5), F.selu, F.celu,
+                       lambda t: F.celu(t, 2.0), F.softplus,
+                       lambda t: F.softplus(t, 2.0, 3.0), F.mish,
+                       F.hardsigmoid,
+                       lambda t: F.elu(t * 1.0, inplace=True)):
+                self.forward_backward(fn, x, rtol=1e-4, atol=1e-5)
+            for fn in (lambda t: F.elu(t, inplace=True),
+                       lambda t: F.mish(t, inplace=True),
+                       lambda t: F.hardsigmoid(t, inplace=True)):
+                d = x.to(DEVICE)
+                fn(d)
+                self.same(d, fn(x.clone()), 1e-4, 1e-5)
 
 class ReductionPeerTest(PeerTest):
     def test_max_min_amax_argmin(self):

@@ -118,6 +118,31 @@ CALL(threshold,
      return ((diopiError_t(*)(CTX, T, CT, S, S))fn)(
          ctx, tensor(a, "out"), tensor(a, "input"),
          maybe_scalar(a, "threshold", &s0), maybe_scalar(a, "value", &s1));)
+/* elu: (out, input, alpha, scale, input_scale) and its Inp and Backward. */
+CALL(elu, return ((diopiError_t(*)(CTX, T, CT, S, S, S))fn)(
+              ctx, tensor(a, "out"), tensor(a, "input"),
+              maybe_scalar(a, "alpha", &s0), maybe_scalar(a, "scale", &s1),
+              maybe_scalar(a, "input_scale", &s2));)
+CALL(elu_inp,
+     return ((diopiError_t(*)(CTX, T, S, S, S))fn)(
+         ctx, tensor(a, "input"), maybe_scalar(a, "alpha", &s0),
+         maybe_scalar(a, "scale", &s1), maybe_scalar(a, "input_scale", &s2));)
+CALL(elu_backward,
+     return ((diopiError_t(*)(CTX, T, CT, CT, S, S, S, bool))fn)(
+         ctx, tensor(a, "grad_input"), tensor(a, "grad_output"),
+         tensor(a, "input"), maybe_scalar(a, "alpha", &s0),
+         maybe_scalar(a, "scale", &s1), maybe_scalar(a, "input_scale", &s2),
+         integer(a, "input_is_result") != 0);)
+/* softplus: (out, input, beta, threshold) and its Backward. */
+CALL(softplus,
+     return ((diopiError_t(*)(CTX, T, CT, S, S))fn)(
+         ctx, tensor(a, "out"), tensor(a, "input"),
+         maybe_scalar(a, "beta", &s0), maybe_scalar(a, "threshold", &s1));)
+CALL(softplus_backward,
+     return ((diopiError_t(*)(CTX, T, CT, CT, S, S))fn)(
+         ctx, tensor(a, "grad_input"), tensor(a, "grad_output"),
+         tensor(a, "input"), maybe_scalar(a, "beta", &s0),
+         maybe_scalar(a, "threshold", &s1));)
 CALL(min, return ((diopiError_t(*)(CTX, T, T, CT, int64_t))fn)(
               ctx, tensor(a, "min"), tensor(a, "min_indices"),
               tensor(a, "input"), integer(a, "dim"));)
@@ -828,6 +853,11 @@ static const struct {
     {"diopiHardtanhBackward", call_hardtanh_backward},
     {"diopiThreshold", call_threshold},
     {"diopiMin", call_min},
+    {"diopiElu", call_elu},
+    {"diopiEluInp", call_elu_inp},
+    {"diopiEluBackward", call_elu_backward},
+    {"diopiSoftplus", call_softplus},
+    {"diopiSoftplusBackward", call_softplus_backward},
     {"diopiMinAll", call_reduce_all},
     {"diopiMaxAll", call_reduce_all},
     {"diopiAmax", call_amax},
