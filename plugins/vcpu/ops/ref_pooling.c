@@ -40,8 +40,51 @@ static bool max_f32(const pool_task_t *t) {
          (!t->backward || ref_f32_contiguous(&t->grad_output));
 }
 
+/* The usual 2x2 window with stride 2, no padding or dilation: the four
+ * candidates read in max_forward_f32's order (a NaN wins at its first
+ * place, a tie keeps the first). */
+static bool max_2x2(const pool_task_t *t) {
+  return t->k[0] == 2 && t->k[1] == 2 && t->stride[0] == 2 &&
+         t->stride[1] == 2 && t->pad[0] == 0 && t->pad[1] == 0 &&
+         t->dil[0] == 1 && t->dil[1] == 1 && t->oh * 2 <= t->h &&
+         t->ow * 2 <= t->w;
+}
+
+static void max_forward_2x2(const pool_task_t *t, int64_t begin, int64_t end) {
+  const float *in = (const float *)t->input.data;
+  float *out = (float *)t->out.data;
+  int64_t *indices = t->has_indices ? (int64_t *)t->indices.data : NULL;
+  int64_t w = t->w;
+  for (int64_t pl = begin; pl < end; pl++) {
+    const float *plane = in + pl * t->h * w;
+    for (int64_t oy = 0; oy < t->oh; oy++) {
+      int64_t o = (pl * t->oh + oy) * t->ow;
+      for (int64_t ox = 0; ox < t->ow; ox++, o++) {
+        int64_t top = 2 * oy * w + 2 * ox;
+        int64_t cand[4] = {top, top + 1, top + w, top + w + 1};
+        int64_t at = cand[0];
+        float best = plane[at];
+        for (int c = 1; c < 4 && !isnan(best); c++) {
+          float v = plane[cand[c]];
+          if (v > best || isnan(v)) {
+            best = v;
+            at = cand[c];
+          }
+        }
+        out[o] = best;
+        if (indices)
+          indices[o] = at;
+      }
+    }
+  }
+}
+
 /* max_forward over contiguous float32 (the same order and NaN rule). */
 static void max_forward_f32(const pool_task_t *t, int64_t begin, int64_t end) {
+  if (max_2x2(t)) {
+    max_forward_2x2(t, begin, end);
+    return;
+  }
   const float *in = (const float *)t->input.data;
   float *out = (float *)t->out.data;
   int64_t *indices = t->has_indices ? (int64_t *)t->indices.data : NULL;
