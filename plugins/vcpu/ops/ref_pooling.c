@@ -50,6 +50,25 @@ static bool max_2x2(const pool_task_t *t) {
          t->ow * 2 <= t->w;
 }
 
+/* One candidate of a window: taken when it is larger or NaN, unless a NaN
+ * was taken already. */
+static inline void max_take(float v, int64_t at, float *best,
+                            int64_t *best_at) {
+  if ((v > *best || isnan(v)) && !isnan(*best)) {
+    *best = v;
+    *best_at = at;
+  }
+}
+
+/* The same without NaNs, written as selects (maxss and cmov): random data
+ * would mispredict every compare of a branch. */
+static inline void max_take_finite(float v, int64_t at, float *best,
+                                   int64_t *best_at) {
+  bool take = v > *best;
+  *best_at = take ? at : *best_at;
+  *best = *best < v ? v : *best;
+}
+
 static void max_forward_2x2(const pool_task_t *t, int64_t begin, int64_t end) {
   const float *in = (const float *)t->input.data;
   float *out = (float *)t->out.data;
@@ -61,15 +80,18 @@ static void max_forward_2x2(const pool_task_t *t, int64_t begin, int64_t end) {
       int64_t o = (pl * t->oh + oy) * t->ow;
       for (int64_t ox = 0; ox < t->ow; ox++, o++) {
         int64_t top = 2 * oy * w + 2 * ox;
-        int64_t cand[4] = {top, top + 1, top + w, top + w + 1};
-        int64_t at = cand[0];
-        float best = plane[at];
-        for (int c = 1; c < 4 && !isnan(best); c++) {
-          float v = plane[cand[c]];
-          if (v > best || isnan(v)) {
-            best = v;
-            at = cand[c];
-          }
+        float a = plane[top], b = plane[top + 1], c = plane[top + w],
+              d = plane[top + w + 1];
+        float best = a;
+        int64_t at = top;
+        if (isnan(a) | isnan(b) | isnan(c) | isnan(d)) {
+          max_take(b, top + 1, &best, &at);
+          max_take(c, top + w, &best, &at);
+          max_take(d, top + w + 1, &best, &at);
+        } else {
+          max_take_finite(b, top + 1, &best, &at);
+          max_take_finite(c, top + w, &best, &at);
+          max_take_finite(d, top + w + 1, &best, &at);
         }
         out[o] = best;
         if (indices)
