@@ -1,9 +1,10 @@
 /* The reference library's float32 fast paths keep PyTorch's results where
  * they differ from a plain loop: max over rows (first NaN wins, ties keep
  * the first index), comparisons of broadcast and strided float32 inputs into
- * bool, the vectorized log, sin and cos against libm, and bitwise and
- * logical ops on integer and bool tensors, exact in every bit. Expected values
- * are written out by hand (log's come from the C library). */
+ * bool, max_pool2d's 2x2 window, the vectorized log, sin and cos against
+ * libm, and bitwise and logical ops on integer and bool tensors, exact in
+ * every bit. Expected values are written out by hand (log's come from the C
+ * library). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -72,6 +73,45 @@ static void max_over_float32_rows_takes_first_nan_and_first_tie(void **state) {
   assert_int_equal(index[1], 38);
   assert_true(max[2] == -INFINITY);
   assert_int_equal(index[2], 17);
+  bp_ops_tensor_destroy(in);
+  bp_ops_tensor_destroy(out);
+  bp_ops_tensor_destroy(at);
+}
+
+/* The 2x2 stride-2 window (the CNN's pooling) over a 4x5 plane, whose last
+ * column no window covers: ties keep the first candidate in row-major
+ * order, the first NaN wins. */
+static void max_pool_2x2_takes_first_tie_and_first_nan(void **state) {
+  ops_env_t *e = *state;
+  int64_t shape[4] = {1, 1, 4, 5}, pooled[4] = {1, 1, 2, 2};
+  float *x, *max;
+  int64_t *index;
+  T in = make(e, diopi_dtype_float32, 4, shape, (void **)&x);
+  T out = make(e, diopi_dtype_float32, 4, pooled, (void **)&max);
+  T at = make(e, diopi_dtype_int64, 4, pooled, (void **)&index);
+  const float plane[20] = {1,   3,   3,   0, 9, /* */
+                           2,   3,   NAN, 0, 9, /* */
+                           NAN, 5,   7,   7, 9, /* */
+                           6,   NAN, 7,   8, 9};
+  memcpy(x, plane, sizeof plane);
+  const int64_t two[2] = {2, 2}, zero[2] = {0, 0}, one[2] = {1, 1};
+  diopiSize_t k = {two, 2}, pad = {zero, 2}, dil = {one, 2};
+  diopiError_t (*fn)(CTX, T, T, CT, diopiSize_t, diopiSize_t, diopiSize_t,
+                     diopiSize_t, bool) =
+      (diopiError_t(*)(CTX, T, T, CT, diopiSize_t, diopiSize_t, diopiSize_t,
+                       diopiSize_t,
+                       bool))ops_env_find(e, "diopiMaxPool2dWithIndices");
+  assert_int_equal(fn(e->ctx, out, at, in, k, k, pad, dil, false),
+                   diopiSuccess);
+  assert_int_equal(bp_stream_synchronize(e->stream), BP_OK);
+  assert_true(max[0] == 3.0f);
+  assert_int_equal(index[0], 1);
+  assert_true(isnan(max[1]));
+  assert_int_equal(index[1], 7);
+  assert_true(isnan(max[2]));
+  assert_int_equal(index[2], 10);
+  assert_true(max[3] == 8.0f);
+  assert_int_equal(index[3], 18);
   bp_ops_tensor_destroy(in);
   bp_ops_tensor_destroy(out);
   bp_ops_tensor_destroy(at);
@@ -223,6 +263,9 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(
           max_over_float32_rows_takes_first_nan_and_first_tie, ops_env_setup,
+          ops_env_teardown),
+      cmocka_unit_test_setup_teardown(
+          max_pool_2x2_takes_first_tie_and_first_nan, ops_env_setup,
           ops_env_teardown),
       cmocka_unit_test_setup_teardown(
           lt_of_broadcast_and_strided_float32_is_bool, ops_env_setup,

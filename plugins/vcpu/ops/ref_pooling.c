@@ -40,8 +40,73 @@ static bool max_f32(const pool_task_t *t) {
          (!t->backward || ref_f32_contiguous(&t->grad_output));
 }
 
+/* The usual 2x2 window with stride 2, no padding or dilation: the four
+ * candidates read in max_forward_f32's order (a NaN wins at its first
+ * place, a tie keeps the first). */
+static bool max_2x2(const pool_task_t *t) {
+  return t->k[0] == 2 && t->k[1] == 2 && t->stride[0] == 2 &&
+         t->stride[1] == 2 && t->pad[0] == 0 && t->pad[1] == 0 &&
+         t->dil[0] == 1 && t->dil[1] == 1 && t->oh * 2 <= t->h &&
+         t->ow * 2 <= t->w;
+}
+
+/* One candidate of a window: taken when it is larger or NaN, unless a NaN
+ * was taken already. */
+static inline void max_take(float v, int64_t at, float *best,
+                            int64_t *best_at) {
+  if ((v > *best || isnan(v)) && !isnan(*best)) {
+    *best = v;
+    *best_at = at;
+  }
+}
+
+/* The same without NaNs, written as selects (maxss and cmov): random data
+ * would mispredict every compare of a branch. */
+static inline void max_take_finite(float v, int64_t at, float *best,
+                                   int64_t *best_at) {
+  bool take = v > *best;
+  *best_at = take ? at : *best_at;
+  *best = *best < v ? v : *best;
+}
+
+static void max_forward_2x2(const pool_task_t *t, int64_t begin, int64_t end) {
+  const float *in = (const float *)t->input.data;
+  float *out = (float *)t->out.data;
+  int64_t *indices = t->has_indices ? (int64_t *)t->indices.data : NULL;
+  int64_t w = t->w;
+  for (int64_t pl = begin; pl < end; pl++) {
+    const float *plane = in + pl * t->h * w;
+    for (int64_t oy = 0; oy < t->oh; oy++) {
+      int64_t o = (pl * t->oh + oy) * t->ow;
+      for (int64_t ox = 0; ox < t->ow; ox++, o++) {
+        int64_t top = 2 * oy * w + 2 * ox;
+        float a = plane[top], b = plane[top + 1], c = plane[top + w],
+              d = plane[top + w + 1];
+        float best = a;
+        int64_t at = top;
+        if (isnan(a) | isnan(b) | isnan(c) | isnan(d)) {
+          max_take(b, top + 1, &best, &at);
+          max_take(c, top + w, &best, &at);
+          max_take(d, top + w + 1, &best, &at);
+        } else {
+          max_take_finite(b, top + 1, &best, &at);
+          max_take_finite(c, top + w, &best, &at);
+          max_take_finite(d, top + w + 1, &best, &at);
+        }
+        out[o] = best;
+        if (indices)
+          indices[o] = at;
+      }
+    }
+  }
+}
+
 /* max_forward over contiguous float32 (the same order and NaN rule). */
 static void max_forward_f32(const pool_task_t *t, int64_t begin, int64_t end) {
+  if (max_2x2(t)) {
+    max_forward_2x2(t, begin, end);
+    return;
+  }
   const float *in = (const float *)t->input.data;
   float *out = (float *)t->out.data;
   int64_t *indices = t->has_indices ? (int64_t *)t->indices.data : NULL;
