@@ -22,6 +22,17 @@
 #include "tool_runner.h"
 
 /* Runs `backplane train ARGS --json`; returns the parsed summary. */
+/* The fixed-name files the tests write, in a folder of this process's own
+ * (made in main), so concurrent runs never share them. */
+static char scratch_dir[] = "/tmp/bp-train-test-XXXXXX";
+static char long_json[64];
+static char long_svg[64];
+static char names_json[64];
+static char part_svg[64];
+static char w_json[64];
+static char w_svg[64];
+static char whole_svg[64];
+
 static json_t *train_json(const char *const *args) {
   const char *argv[32] = {"train"};
   size_t n = 1;
@@ -168,7 +179,7 @@ static size_t slices_named(json_t *root, const char *name) {
  * label) and each all-reduce after its size, not a generic "callback". */
 static void test_trace_names_ops(void **state) {
   (void)state;
-  const char *path = "/tmp/bp-train-names.json";
+  const char *path = names_json;
   tool_run_t run;
   assert_int_equal(
       tool_run((const char *[]){"train", "--model", "cnn", "--epochs", "1",
@@ -280,11 +291,9 @@ static void test_bad_input_is_refused(void **state) {
   expect_refused((const char *[]){"--epochs", "x", NULL}, "epochs x");
   expect_refused((const char *[]){"--model", "resnet", NULL},
                  "a model it does not know");
-  expect_refused((const char *[]){"--svg", "/tmp/bp-train-w.svg",
-                                  "--svg-window", "5:2", NULL},
+  expect_refused((const char *[]){"--svg", w_svg, "--svg-window", "5:2", NULL},
                  "window ending before it starts");
-  expect_refused((const char *[]){"--svg", "/tmp/bp-train-w.svg",
-                                  "--svg-window", "5", NULL},
+  expect_refused((const char *[]){"--svg", w_svg, "--svg-window", "5", NULL},
                  "window without an end");
 }
 
@@ -316,51 +325,36 @@ static size_t slices_in(const char *path) {
  * a window past the run's end has none and fails. */
 static void test_svg_window(void **state) {
   (void)state;
-  const char *whole[] = {"--epochs", "1",
-                         "--trace",  "/tmp/bp-train-w.json",
-                         "--svg",    "/tmp/bp-train-whole.svg",
-                         NULL};
+  const char *whole[] = {"--epochs", "1",       "--trace", w_json,
+                         "--svg",    whole_svg, NULL};
   json_decref(train_json(whole));
-  const char *part[] = {"--epochs",
-                        "1",
-                        "--trace",
-                        "/tmp/bp-train-w.json",
-                        "--svg",
-                        "/tmp/bp-train-part.svg",
-                        "--svg-window",
-                        "0:1",
-                        NULL};
+  const char *part[] = {"--epochs",     "1",     "--trace",
+                        w_json,         "--svg", part_svg,
+                        "--svg-window", "0:1",   NULL};
   json_decref(train_json(part));
-  size_t all = slices_in("/tmp/bp-train-whole.svg");
-  size_t some = slices_in("/tmp/bp-train-part.svg");
+  size_t all = slices_in(whole_svg);
+  size_t some = slices_in(part_svg);
   assert_true(some > 0 && some < all);
   /* A window later in the run: its axis starts at the window's start (the
    * time since the trace's first event), not at 0. */
-  const char *later[] = {"--epochs",
-                         "1",
-                         "--trace",
-                         "/tmp/bp-train-w.json",
-                         "--svg",
-                         "/tmp/bp-train-part.svg",
-                         "--svg-window",
-                         "20:21",
-                         NULL};
+  const char *later[] = {"--epochs",     "1",     "--trace",
+                         w_json,         "--svg", part_svg,
+                         "--svg-window", "20:21", NULL};
   json_decref(train_json(later));
   size_t size;
-  char *svg = read_file("/tmp/bp-train-part.svg", &size);
+  char *svg = read_file(part_svg, &size);
   assert_non_null(svg);
   svg[size] = '\0';
   assert_non_null(strstr(svg, ">20 ms</text>"));
   assert_null(strstr(svg, ">0 ms</text>"));
   free(svg);
-  expect_refused((const char *[]){"--epochs", "1", "--trace",
-                                  "/tmp/bp-train-w.json", "--svg",
-                                  "/tmp/bp-train-part.svg", "--svg-window",
-                                  "1000000:1000001", NULL},
+  expect_refused((const char *[]){"--epochs", "1", "--trace", w_json, "--svg",
+                                  part_svg, "--svg-window", "1000000:1000001",
+                                  NULL},
                  "window past the end");
-  unlink("/tmp/bp-train-w.json");
-  unlink("/tmp/bp-train-whole.svg");
-  unlink("/tmp/bp-train-part.svg");
+  unlink(w_json);
+  unlink(whole_svg);
+  unlink(part_svg);
 }
 
 /* A long run's picture stays small (sub-pixel slices and arrows are
@@ -368,13 +362,11 @@ static void test_svg_window(void **state) {
  * by colour. */
 static void test_svg_bounded_with_legend(void **state) {
   (void)state;
-  const char *args[] = {"--epochs", "10",
-                        "--trace",  "/tmp/bp-train-long.json",
-                        "--svg",    "/tmp/bp-train-long.svg",
-                        NULL};
+  const char *args[] = {"--epochs", "10",     "--trace", long_json,
+                        "--svg",    long_svg, NULL};
   json_decref(train_json(args));
   size_t size;
-  char *svg = read_file("/tmp/bp-train-long.svg", &size);
+  char *svg = read_file(long_svg, &size);
   assert_non_null(svg);
   svg[size] = '\0';
   printf("10-epoch timeline: %zu bytes\n", size);
@@ -382,8 +374,8 @@ static void test_svg_bounded_with_legend(void **state) {
   assert_non_null(strstr(svg, "class=\"legend\""));
   assert_non_null(strstr(svg, ">diopiLinearBackward "));
   free(svg);
-  unlink("/tmp/bp-train-long.json");
-  unlink("/tmp/bp-train-long.svg");
+  unlink(long_json);
+  unlink(long_svg);
 }
 
 /* Two rank processes on shared memory: they train, rank 0 reports both
@@ -734,6 +726,17 @@ static void test_corrupt_checkpoint_refused(void **state) {
 }
 
 int main(void) {
+  if (!mkdtemp(scratch_dir)) {
+    perror("mkdtemp");
+    return 1;
+  }
+  snprintf(long_json, sizeof long_json, "%s/long.json", scratch_dir);
+  snprintf(long_svg, sizeof long_svg, "%s/long.svg", scratch_dir);
+  snprintf(names_json, sizeof names_json, "%s/names.json", scratch_dir);
+  snprintf(part_svg, sizeof part_svg, "%s/part.svg", scratch_dir);
+  snprintf(w_json, sizeof w_json, "%s/w.json", scratch_dir);
+  snprintf(w_svg, sizeof w_svg, "%s/w.svg", scratch_dir);
+  snprintf(whole_svg, sizeof whole_svg, "%s/whole.svg", scratch_dir);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_defaults_reach_95_percent),
       cmocka_unit_test(test_same_run_twice_same_numbers),
@@ -753,5 +756,14 @@ int main(void) {
       cmocka_unit_test(test_killed_rank_stops_the_run),
       cmocka_unit_test(test_ranks_from_a_launcher_join),
   };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  int failed = cmocka_run_group_tests(tests, NULL, NULL);
+  unlink(long_json);
+  unlink(long_svg);
+  unlink(names_json);
+  unlink(part_svg);
+  unlink(w_json);
+  unlink(w_svg);
+  unlink(whole_svg);
+  rmdir(scratch_dir);
+  return failed;
 }
