@@ -1,8 +1,9 @@
 /* The reference library's float32 fast paths keep PyTorch's results where
  * they differ from a plain loop: max over rows (first NaN wins, ties keep
  * the first index), comparisons of broadcast and strided float32 inputs into
- * bool, and the vectorized log, sin and cos against libm. Expected values are
- * written out by hand (log's come from the C library). */
+ * bool, the vectorized log, sin and cos against libm, and scatter-add's
+ * repeated indices added in index order across the pool's blocks. Expected
+ * values are written out by hand (log's come from the C library). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -166,6 +167,48 @@ static void sin_and_cos_of_float32_match_libm(void **state) {
   bp_ops_tensor_destroy(ty);
 }
 
+static void
+scatter_add_of_float32_adds_repeated_indices_in_order(void **state) {
+  ops_env_t *e = *state;
+  /* enough rows for the pool to split them into blocks */
+  enum { ROWS = 12000 };
+  int64_t shape[2] = {ROWS, 4}, index_shape[2] = {ROWS, 3};
+  float *in, *out, *src;
+  int64_t *index;
+  T input = make(e, diopi_dtype_float32, 2, shape, (void **)&in);
+  T result = make(e, diopi_dtype_float32, 2, shape, (void **)&out);
+  T source = make(e, diopi_dtype_float32, 2, index_shape, (void **)&src);
+  T at = make(e, diopi_dtype_int64, 2, index_shape, (void **)&index);
+  for (int r = 0; r < ROWS; r++) {
+    for (int c = 0; c < 4; c++)
+      in[r * 4 + c] = 1.0f;
+    /* 1 + 2^24 rounds to 2^24 in float, so column 2 ends 0 only when
+     * 2^24 is added before -2^24 (the other order gives 1) */
+    const int64_t cols[3] = {2, 2, 0};
+    const float values[3] = {16777216.0f, -16777216.0f, (float)r};
+    for (int k = 0; k < 3; k++) {
+      index[r * 3 + k] = cols[k];
+      src[r * 3 + k] = values[k];
+    }
+  }
+  diopiError_t (*fn)(CTX, T, CT, int64_t, CT, CT, const char *) =
+      (diopiError_t(*)(CTX, T, CT, int64_t, CT, CT, const char *))ops_env_find(
+          e, "diopiScatter");
+  assert_int_equal(fn(e->ctx, result, input, 1, source, at, "add"),
+                   diopiSuccess);
+  assert_int_equal(bp_stream_synchronize(e->stream), BP_OK);
+  for (int r = 0; r < ROWS; r++) {
+    assert_true(out[r * 4 + 0] == 1.0f + (float)r);
+    assert_true(out[r * 4 + 1] == 1.0f);
+    assert_true(out[r * 4 + 2] == 0.0f);
+    assert_true(out[r * 4 + 3] == 1.0f);
+  }
+  bp_ops_tensor_destroy(input);
+  bp_ops_tensor_destroy(result);
+  bp_ops_tensor_destroy(source);
+  bp_ops_tensor_destroy(at);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(
@@ -176,6 +219,9 @@ int main(void) {
           ops_env_teardown),
       cmocka_unit_test_setup_teardown(log_of_float32_is_within_two_ulp_of_libm,
                                       ops_env_setup, ops_env_teardown),
+      cmocka_unit_test_setup_teardown(
+          scatter_add_of_float32_adds_repeated_indices_in_order, ops_env_setup,
+          ops_env_teardown),
       cmocka_unit_test_setup_teardown(sin_and_cos_of_float32_match_libm,
                                       ops_env_setup, ops_env_teardown),
   };
