@@ -2,7 +2,8 @@
  * they differ from a plain loop: max over rows (first NaN wins, ties keep
  * the first index), comparisons of broadcast and strided float32 inputs into
  * bool, the vectorized log, sin and cos against libm, and scatter-add's
- * repeated indices added in index order across the pool's blocks. Expected
+ * repeated indices added in index order across the pool's blocks, and
+ * topk's selection of a few from a long line (NaNs, ties by position). Expected
  * values are written out by hand (log's come from the C library). */
 #include <math.h>
 #include <setjmp.h>
@@ -209,6 +210,45 @@ scatter_add_of_float32_adds_repeated_indices_in_order(void **state) {
   bp_ops_tensor_destroy(at);
 }
 
+static void topk_of_a_long_line_keeps_sort_order_ties_and_nans(void **state) {
+  ops_env_t *e = *state;
+  enum { COLS = 64 }; /* k = 3 of 64: the selection path, not a full sort */
+  int64_t shape[2] = {2, COLS}, top[2] = {2, 3};
+  float *x, *values;
+  int64_t *index;
+  T in = make(e, diopi_dtype_float32, 2, shape, (void **)&x);
+  T out = make(e, diopi_dtype_float32, 2, top, (void **)&values);
+  T at = make(e, diopi_dtype_int64, 2, top, (void **)&index);
+  for (int k = 0; k < 2 * COLS; k++)
+    x[k] = (float)(k % 5);
+  x[40] = NAN; /* row 0: NaNs at 40 and 50 come first when largest */
+  x[50] = NAN;
+  x[COLS + 9] = -2.0f; /* row 1: -2 at 9 and 30, then 0 first at 1 */
+  x[COLS + 30] = -2.0f;
+  diopiError_t (*fn)(CTX, T, T, CT, int64_t, int64_t, bool, bool) =
+      (diopiError_t(*)(CTX, T, T, CT, int64_t, int64_t, bool,
+                       bool))ops_env_find(e, "diopiTopk");
+  assert_int_equal(fn(e->ctx, out, at, in, 3, 1, true, true), diopiSuccess);
+  assert_int_equal(bp_stream_synchronize(e->stream), BP_OK);
+  assert_true(isnan(values[0]) && isnan(values[1]) && values[2] == 4.0f);
+  assert_int_equal(index[0], 40);
+  assert_int_equal(index[1], 50);
+  assert_int_equal(index[2], 4);
+  assert_true(values[3] == 4.0f && values[4] == 4.0f && values[5] == 4.0f);
+  assert_int_equal(index[3], 0); /* row 1 starts at 64: 64 % 5 = 4 */
+  assert_int_equal(index[4], 5);
+  assert_int_equal(index[5], 10);
+  assert_int_equal(fn(e->ctx, out, at, in, 3, 1, false, true), diopiSuccess);
+  assert_int_equal(bp_stream_synchronize(e->stream), BP_OK);
+  assert_true(values[3] == -2.0f && values[4] == -2.0f && values[5] == 0.0f);
+  assert_int_equal(index[3], 9);
+  assert_int_equal(index[4], 30);
+  assert_int_equal(index[5], 1);
+  bp_ops_tensor_destroy(in);
+  bp_ops_tensor_destroy(out);
+  bp_ops_tensor_destroy(at);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(
@@ -221,6 +261,9 @@ int main(void) {
                                       ops_env_setup, ops_env_teardown),
       cmocka_unit_test_setup_teardown(
           scatter_add_of_float32_adds_repeated_indices_in_order, ops_env_setup,
+          ops_env_teardown),
+      cmocka_unit_test_setup_teardown(
+          topk_of_a_long_line_keeps_sort_order_ties_and_nans, ops_env_setup,
           ops_env_teardown),
       cmocka_unit_test_setup_teardown(sin_and_cos_of_float32_match_libm,
                                       ops_env_setup, ops_env_teardown),
