@@ -2,9 +2,11 @@
  * they differ from a plain loop: max over rows (first NaN wins, ties keep
  * the first index), comparisons of broadcast and strided float32 inputs into
  * bool, max_pool2d's 2x2 window, the vectorized log, sin and cos against
- * libm, and bitwise and logical ops on integer and bool tensors, exact in
- * every bit. Expected values are written out by hand (log's come from the C
- * library). */
+ * libm, bitwise and logical ops on integer and bool tensors (exact in every
+ * bit), scatter-add's repeated indices added in index order across the
+ * pool's blocks, and topk's selection of a few from a long line (NaNs, ties
+ * by position). Expected values are written out by hand (log's come from the
+ * C library). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -259,6 +261,87 @@ static void bitwise_of_int64_and_logical_of_bool_are_exact(void **state) {
     bp_ops_tensor_destroy(all[k]);
 }
 
+static void
+scatter_add_of_float32_adds_repeated_indices_in_order(void **state) {
+  ops_env_t *e = *state;
+  /* enough rows for the pool to split them into blocks */
+  enum { ROWS = 12000 };
+  int64_t shape[2] = {ROWS, 4}, index_shape[2] = {ROWS, 3};
+  float *in, *out, *src;
+  int64_t *index;
+  T input = make(e, diopi_dtype_float32, 2, shape, (void **)&in);
+  T result = make(e, diopi_dtype_float32, 2, shape, (void **)&out);
+  T source = make(e, diopi_dtype_float32, 2, index_shape, (void **)&src);
+  T at = make(e, diopi_dtype_int64, 2, index_shape, (void **)&index);
+  for (int r = 0; r < ROWS; r++) {
+    for (int c = 0; c < 4; c++)
+      in[r * 4 + c] = 1.0f;
+    /* 1 + 2^24 rounds to 2^24 in float, so column 2 ends 0 only when
+     * 2^24 is added before -2^24 (the other order gives 1) */
+    const int64_t cols[3] = {2, 2, 0};
+    const float values[3] = {16777216.0f, -16777216.0f, (float)r};
+    for (int k = 0; k < 3; k++) {
+      index[r * 3 + k] = cols[k];
+      src[r * 3 + k] = values[k];
+    }
+  }
+  diopiError_t (*fn)(CTX, T, CT, int64_t, CT, CT, const char *) =
+      (diopiError_t(*)(CTX, T, CT, int64_t, CT, CT, const char *))ops_env_find(
+          e, "diopiScatter");
+  assert_int_equal(fn(e->ctx, result, input, 1, source, at, "add"),
+                   diopiSuccess);
+  assert_int_equal(bp_stream_synchronize(e->stream), BP_OK);
+  for (int r = 0; r < ROWS; r++) {
+    assert_true(out[r * 4 + 0] == 1.0f + (float)r);
+    assert_true(out[r * 4 + 1] == 1.0f);
+    assert_true(out[r * 4 + 2] == 0.0f);
+    assert_true(out[r * 4 + 3] == 1.0f);
+  }
+  bp_ops_tensor_destroy(input);
+  bp_ops_tensor_destroy(result);
+  bp_ops_tensor_destroy(source);
+  bp_ops_tensor_destroy(at);
+}
+
+static void topk_of_a_long_line_keeps_sort_order_ties_and_nans(void **state) {
+  ops_env_t *e = *state;
+  enum { COLS = 64 }; /* k = 3 of 64: the selection path, not a full sort */
+  int64_t shape[2] = {2, COLS}, top[2] = {2, 3};
+  float *x, *values;
+  int64_t *index;
+  T in = make(e, diopi_dtype_float32, 2, shape, (void **)&x);
+  T out = make(e, diopi_dtype_float32, 2, top, (void **)&values);
+  T at = make(e, diopi_dtype_int64, 2, top, (void **)&index);
+  for (int k = 0; k < 2 * COLS; k++)
+    x[k] = (float)(k % 5);
+  x[40] = NAN; /* row 0: NaNs at 40 and 50 come first when largest */
+  x[50] = NAN;
+  x[COLS + 9] = -2.0f; /* row 1: -2 at 9 and 30, then 0 first at 1 */
+  x[COLS + 30] = -2.0f;
+  diopiError_t (*fn)(CTX, T, T, CT, int64_t, int64_t, bool, bool) =
+      (diopiError_t(*)(CTX, T, T, CT, int64_t, int64_t, bool,
+                       bool))ops_env_find(e, "diopiTopk");
+  assert_int_equal(fn(e->ctx, out, at, in, 3, 1, true, true), diopiSuccess);
+  assert_int_equal(bp_stream_synchronize(e->stream), BP_OK);
+  assert_true(isnan(values[0]) && isnan(values[1]) && values[2] == 4.0f);
+  assert_int_equal(index[0], 40);
+  assert_int_equal(index[1], 50);
+  assert_int_equal(index[2], 4);
+  assert_true(values[3] == 4.0f && values[4] == 4.0f && values[5] == 4.0f);
+  assert_int_equal(index[3], 0); /* row 1 starts at 64: 64 % 5 = 4 */
+  assert_int_equal(index[4], 5);
+  assert_int_equal(index[5], 10);
+  assert_int_equal(fn(e->ctx, out, at, in, 3, 1, false, true), diopiSuccess);
+  assert_int_equal(bp_stream_synchronize(e->stream), BP_OK);
+  assert_true(values[3] == -2.0f && values[4] == -2.0f && values[5] == 0.0f);
+  assert_int_equal(index[3], 9);
+  assert_int_equal(index[4], 30);
+  assert_int_equal(index[5], 1);
+  bp_ops_tensor_destroy(in);
+  bp_ops_tensor_destroy(out);
+  bp_ops_tensor_destroy(at);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(
@@ -272,6 +355,12 @@ int main(void) {
           ops_env_teardown),
       cmocka_unit_test_setup_teardown(log_of_float32_is_within_two_ulp_of_libm,
                                       ops_env_setup, ops_env_teardown),
+      cmocka_unit_test_setup_teardown(
+          scatter_add_of_float32_adds_repeated_indices_in_order, ops_env_setup,
+          ops_env_teardown),
+      cmocka_unit_test_setup_teardown(
+          topk_of_a_long_line_keeps_sort_order_ties_and_nans, ops_env_setup,
+          ops_env_teardown),
       cmocka_unit_test_setup_teardown(sin_and_cos_of_float32_match_libm,
                                       ops_env_setup, ops_env_teardown),
       cmocka_unit_test_setup_teardown(

@@ -264,18 +264,27 @@ static void gather_contiguous(const index_task_t *t, int64_t begin,
   for (int d = t->dim + 1; d < t->out.ndim; d++)
     inner *= t->out.shape[d];
   size_t elem = ref_dtype_size(t->out.dtype);
-  for (int64_t i = begin; i < end; i++) {
-    int64_t row = index_at(&t->index, i);
-    char *to = t->out.data + i * (int64_t)elem;
-    if (row < 0 || row >= li) {
-      memset(to, 0, elem);
-      continue;
+  const int64_t *index64 = (const int64_t *)t->index.data;
+  const int32_t *index32 = (const int32_t *)t->index.data;
+  bool wide = t->index.dtype == diopi_dtype_int64;
+  int64_t i = begin;
+  while (i < end) { /* one block of lo * inner elements at a time */
+    int64_t block = i / (lo * inner), first = block * lo * inner;
+    int64_t stop = first + lo * inner < end ? first + lo * inner : end;
+    const char *from = t->input.data + block * li * inner * (int64_t)elem;
+    char *to = t->out.data;
+    for (int64_t c = (i - first) % inner; i < stop; i++) {
+      int64_t row = wide ? index64[i] : index32[i];
+      if (row < 0 || row >= li) /* unreachable behind the range check */
+        memset(to + i * (int64_t)elem, 0, elem);
+      else if (elem == 4)
+        ((uint32_t *)to)[i] = ((const uint32_t *)from)[row * inner + c];
+      else
+        memcpy(to + i * (int64_t)elem, from + (row * inner + c) * (int64_t)elem,
+               elem);
+      if (++c == inner)
+        c = 0;
     }
-    int64_t at = i / (lo * inner) * (li * inner) + row * inner + i % inner;
-    if (elem == 4)
-      memcpy(to, t->input.data + at * 4, 4);
-    else
-      memcpy(to, t->input.data + at * (int64_t)elem, elem);
   }
 }
 

@@ -15,6 +15,7 @@
 
 #include "ref_enqueue.h"
 #include "ref_error.h"
+#include "ref_f32.h"
 #include "ref_index_args.h"
 #include "ref_settle.h"
 #include "ref_tensor.h"
@@ -43,11 +44,31 @@ static void move(const index_put_task_t *t, int64_t offset, int64_t p) {
             t->accumulate ? ref_load(at, t->out.dtype) + v : v);
 }
 
+/* move over q in [0, n) at out's `offset` + q and values' p + q, both
+ * contiguous float32: the same double arithmetic, read directly. */
+static void move_f32_row(const index_put_task_t *t, int64_t offset, int64_t p,
+                         int64_t n) {
+  float *at = (float *)t->out.data + offset;
+  float *values = (float *)t->values.data + p;
+  for (int64_t q = 0; q < n; q++)
+    if (t->read)
+      values[q] = at[q];
+    else
+      at[q] = t->accumulate ? (float)((double)at[q] + (double)values[q])
+                            : values[q];
+}
+
 static void run(void *args) {
   const index_put_task_t *t = args;
-  if (t->copy)
+  if (t->copy && t->input.dtype == t->out.dtype && ref_contiguous(&t->out) &&
+      ref_contiguous(&t->input))
+    memcpy(t->out.data, t->input.data,
+           (size_t)t->out.numel * ref_dtype_size(t->out.dtype));
+  else if (t->copy)
     for (int64_t i = 0; i < t->out.numel; i++)
       ref_set(&t->out, i, ref_get(&t->input, i));
+  /* rows of post elements are contiguous on both sides */
+  bool f32_rows = ref_f32_contiguous(&t->out) && ref_f32_contiguous(&t->values);
   if (t->mask) { /* values: (K or 1) x post */
     int64_t k = 0, kn = t->values.shape[0];
     for (int64_t b = 0; b < t->b_numel; b++) {
@@ -76,6 +97,11 @@ static void run(void *args) {
       }
       if (!inside)
         continue;
+      if (f32_rows) {
+        move_f32_row(t, offset + ref_offset(&t->rest, pre * t->post_numel),
+                     (pre * t->b_numel + b) * t->post_numel, t->post_numel);
+        continue;
+      }
       for (int64_t q = 0; q < t->post_numel; q++) {
         int64_t p = (pre * t->b_numel + b) * t->post_numel + q;
         move(t, offset + ref_offset(&t->rest, pre * t->post_numel + q), p);

@@ -4,7 +4,8 @@
  * gradient into zeros), index_select's backward (slices of the gradient
  * added at a 1-d index) and sort's backward (the gradient put back at the
  * sorted positions). Element p of the iteration shape writes out at p
- * with its dim coordinate replaced by the index. One serial task, so
+ * with its dim coordinate replaced by the index. Serial within each block
+ * of the dims before dim (contiguous float32 runs blocks in parallel), so
  * repeated indices accumulate deterministically; an index out of range
  * (device data, read by the task) writes nothing. */
 #include <string.h>
@@ -13,7 +14,9 @@
 
 #include "ref_enqueue.h"
 #include "ref_error.h"
+#include "ref_f32.h"
 #include "ref_index_args.h"
+#include "ref_pool.h"
 #include "ref_tensor.h"
 
 #define CTX diopiContextHandle_t ctx
@@ -37,12 +40,69 @@ typedef struct scatter_task {
   int64_t inner; /* iteration elements after dim */
 } scatter_task_t;
 
+/* Whether the float32 path applies: out, src (in the iteration shape) and
+ * the index contiguous, out's shape the iteration shape's off dim. */
+static bool f32_direct(const scatter_task_t *t) {
+  if (t->out.ndim == 0 || !t->has_src || !ref_f32_contiguous(&t->out) ||
+      !ref_f32_contiguous(&t->src) || !ref_contiguous(&t->index))
+    return false;
+  for (int d = 0; d < t->out.ndim; d++)
+    if (d != t->dim && t->out.shape[d] != t->out_at.shape[d])
+      return false;
+  return true;
+}
+
+/* The float32 path over blocks [begin, end) of the dims before dim: each
+ * writes only its own block of out, so blocks may run in parallel and
+ * repeated indices still accumulate in order. */
+static void run_f32_blocks(void *context, int64_t begin, int64_t end) {
+  const scatter_task_t *t = context;
+  int64_t len = t->out.shape[t->dim], extent = t->out_at.shape[t->dim];
+  int64_t inner = t->inner;
+  const float *src = (const float *)t->src.data;
+  const int64_t *index64 = (const int64_t *)t->index.data;
+  const int32_t *index32 = (const int32_t *)t->index.data;
+  bool wide = t->index.dtype == diopi_dtype_int64;
+  for (int64_t o = begin; o < end; o++) {
+    float *out = (float *)t->out.data + o * len * inner;
+    for (int64_t c = 0; c < extent; c++) {
+      int64_t p = (o * extent + c) * inner, k = t->index_1d ? c : p;
+      for (int64_t i = 0; i < inner; i++, p++) {
+        int64_t at = t->index_1d ? (wide ? index64[k] : index32[k])
+                                 : (wide ? index64[k + i] : index32[k + i]);
+        if (at < 0 || at >= len)
+          continue;
+        float *dst = out + at * inner + i;
+        double v = src[p];
+        if (t->reduce == ADD)
+          v = (double)*dst + v;
+        else if (t->reduce == MULTIPLY)
+          v = (double)*dst * v;
+        *dst = (float)v;
+      }
+    }
+  }
+}
+
 static void run(void *args) {
   const scatter_task_t *t = args;
-  if (t->start != AS_IS)
+  size_t elem = ref_dtype_size(t->out.dtype);
+  bool out_flat = ref_contiguous(&t->out);
+  if (t->start == FROM_ZERO && out_flat)
+    memset(t->out.data, 0, (size_t)t->out.numel * elem);
+  else if (t->start == FROM_INPUT && out_flat &&
+           t->input.dtype == t->out.dtype && ref_contiguous(&t->input))
+    memcpy(t->out.data, t->input.data, (size_t)t->out.numel * elem);
+  else if (t->start != AS_IS)
     for (int64_t i = 0; i < t->out.numel; i++)
       ref_set(&t->out, i, t->start == FROM_ZERO ? 0 : ref_get(&t->input, i));
-  size_t elem = ref_dtype_size(t->out.dtype);
+  if (f32_direct(t)) {
+    int64_t outer = t->out_at.numel / (t->out_at.shape[t->dim] * t->inner);
+    if (t->out_at.numel)
+      ref_parallel_for(outer, (1 << 14) / (t->out_at.numel / outer) + 1,
+                       run_f32_blocks, (void *)t);
+    return;
+  }
   double value = t->has_value_tensor ? ref_get(&t->value_tensor, 0) : t->value;
   bool scalar = t->out.ndim == 0;
   int64_t len = scalar ? 1 : t->out.shape[t->dim];

@@ -1,6 +1,7 @@
 /* sort, argsort and topk along a dim: each line's (value, position) pairs
  * sorted in double, NaN above every number (last ascending, first descending,
  * as PyTorch), equal values in their original order (so every sort is stable).
+ * topk of a few from a long line keeps only the first k while it reads.
  * Lines split across the worker pool; the pairs live in scratch from the
  * context. */
 #include <math.h>
@@ -56,15 +57,48 @@ static int64_t step_of(const ref_view_t *v, int d) {
   return v->ndim ? v->strides[d] : 0;
 }
 
+/* Whether value x at a later position than y sorts before y. */
+static inline bool beats(double x, double y, bool descending) {
+  return descending ? x > y || (isnan(x) && !isnan(y))
+                    : x < y || (!isnan(x) && isnan(y));
+}
+
+/* The line's first k pairs in sort order into p[0, k), k >= 1: each pair
+ * that beats the k-th so far is inserted in order. A later pair never beats
+ * an equal earlier one, so the result is the sorted line's first k. */
+static void select_first_k(const sort_task_t *t, int64_t base, pair_t *p) {
+  int (*order)(const void *, const void *) =
+      t->descending ? descending : ascending;
+  int64_t step = step_of(&t->input, t->dim), count = 0;
+  const float *f32 = t->input.dtype == diopi_dtype_float32
+                         ? (const float *)t->input.data + base
+                         : NULL;
+  for (int64_t i = 0; i < t->n; i++) {
+    pair_t c = {f32 ? (double)f32[i * step]
+                    : ref_load_at(&t->input, base + i * step),
+                i};
+    if (count == t->k && !beats(c.value, p[count - 1].value, t->descending))
+      continue;
+    int64_t j = count < t->k ? count++ : count - 1;
+    for (; j > 0 && order(&c, &p[j - 1]) < 0; j--)
+      p[j] = p[j - 1];
+    p[j] = c;
+  }
+}
+
 static void run_range(void *context, int64_t begin, int64_t end) {
   const sort_task_t *t = context;
   for (int64_t l = begin; l < end; l++) {
     pair_t *p = t->pairs + l * t->n;
     int64_t base = ref_offset(&t->input_lines, l);
-    for (int64_t i = 0; i < t->n; i++)
-      p[i] = (pair_t){
-          ref_load_at(&t->input, base + i * step_of(&t->input, t->dim)), i};
-    qsort(p, (size_t)t->n, sizeof *p, t->descending ? descending : ascending);
+    if (t->k >= 1 && t->k * 16 <= t->n) { /* a few of a long line */
+      select_first_k(t, base, p);
+    } else {
+      for (int64_t i = 0; i < t->n; i++)
+        p[i] = (pair_t){
+            ref_load_at(&t->input, base + i * step_of(&t->input, t->dim)), i};
+      qsort(p, (size_t)t->n, sizeof *p, t->descending ? descending : ascending);
+    }
     int64_t vb = ref_offset(&t->values_lines, l);
     int64_t ib = ref_offset(&t->indices_lines, l);
     for (int64_t i = 0; i < t->k; i++) {

@@ -429,13 +429,14 @@ diopiError_t ref_expect_no_partial_overlap(const char *op, const char *arg,
 diopiError_t ref_expect_indices_below(const char *op, const char *arg,
                                       const ref_view_t *v, int64_t bound,
                                       bool has_ignore, int64_t ignore) {
-  /* Contiguous int64 (every index tensor the ops write) is read directly:
-   * ref_get_int walks the strides of every element. */
-  const int64_t *direct = v->dtype == diopi_dtype_int64 && ref_contiguous(v)
-                              ? (const int64_t *)v->data
-                              : NULL;
+  /* Contiguous int64 or int32 (every index tensor the ops write) is read
+   * directly: ref_get_int walks the strides of every element. */
+  bool direct = ref_contiguous(v) && (v->dtype == diopi_dtype_int64 ||
+                                      v->dtype == diopi_dtype_int32);
   for (int64_t i = 0; i < v->numel; i++) {
-    int64_t x = direct ? direct[i] : ref_get_int(v, i);
+    int64_t x = !direct                         ? ref_get_int(v, i)
+                : v->dtype == diopi_dtype_int64 ? ((const int64_t *)v->data)[i]
+                                                : ((const int32_t *)v->data)[i];
     if ((x < 0 || x >= bound) && !(has_ignore && x == ignore))
       return ref_fail(op,
                       "%s: value %lld at element %lld is out of range [0, "
