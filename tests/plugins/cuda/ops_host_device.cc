@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 /* The CUDA C the kernels use, on the host. */
 struct co_host_dim {
@@ -129,11 +130,22 @@ extern "C" diopiError_t co_launch(const co_exec_t *x, co_kernel_t kernel,
   return co_launch_blocks(x, kernel, elements > 0 ? 1 : 0, args);
 }
 
-/* Scratch lives until exit: a test runs a handful of ops. */
+/* Scratch lives until exit (a test runs a handful of ops), held here so the
+ * leak checker sees it owned, and freed with the program's statics. */
+static struct scratch_blocks {
+  std::vector<void *> blocks;
+  ~scratch_blocks() {
+    for (void *block : blocks)
+      std::free(block);
+  }
+} scratch;
+
 extern "C" diopiError_t co_scratch(const co_exec_t *x, size_t bytes,
                                    void **out) {
   (void)x;
   *out = bytes ? std::calloc(1, bytes) : nullptr;
+  if (*out)
+    scratch.blocks.push_back(*out);
   return *out || !bytes ? diopiSuccess : diopiErrorOccurred;
 }
 
