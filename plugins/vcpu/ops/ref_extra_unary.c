@@ -19,25 +19,6 @@
 #define CT diopiConstTensorHandle_t
 #define S const diopiScalar_t *
 
-/* name_fn (double) and name_f32 (float32 loop) computing `expr` of x with
- * the attributes p[]. */
-#define REF_EXTRA_UNARY(name, expr)                                            \
-  static double name##_fn(const double *in, const double *p) {                 \
-    (void)p;                                                                   \
-    double x = in[0];                                                          \
-    return (expr);                                                             \
-  }                                                                            \
-  REF_ISA_BODY void name##_f32_body(float *out, const float *const *in,        \
-                                    int64_t n, const double *p) {              \
-    (void)p;                                                                   \
-    const float *src = in[0];                                                  \
-    for (int64_t i = 0; i < n; i++) {                                          \
-      float x = src[i];                                                        \
-      out[i] = (float)(expr);                                                  \
-    }                                                                          \
-  }                                                                            \
-  REF_F32_EW(name##_f32)
-
 /* lgamma without the global sign (glibc's lgamma writes signgam, a race
  * between the library's workers). */
 static double lgamma_of(double x) {
@@ -49,20 +30,20 @@ static float lgammaf_of(float x) {
   return lgammaf_r(x, &sign);
 }
 
-REF_EXTRA_UNARY(round, rint(x)) /* the default mode: half to even */
-REF_EXTRA_UNARY(trunc, trunc(x))
-REF_EXTRA_UNARY(frac, x - trunc(x))
-REF_EXTRA_UNARY(erfc, erfc(x))
-REF_EXTRA_UNARY(square, x *x)
-REF_EXTRA_UNARY(isinf, isinf(x) ? 1 : 0)
+REF_UNARY(round, rint(x)) /* the default mode: half to even */
+REF_UNARY(trunc, trunc(x))
+REF_UNARY(frac, x - trunc(x))
+REF_UNARY(erfc, erfc(x))
+REF_UNARY(square, x *x)
+REF_UNARY(isinf, isinf(x) ? 1 : 0)
 /* mish: x * tanh(softplus(x)); softplus as PyTorch's (linear above 20). */
-REF_EXTRA_UNARY(mish, x *tanh(x > 20 ? x : log1p(exp(x))))
+REF_UNARY(mish, x *tanh(x > 20 ? x : log1p(exp(x))))
 /* hardsigmoid: relu6(x + 3) / 6. */
-REF_EXTRA_UNARY(hardsigmoid, x <= -3 ? 0 : x >= 3 ? 1 : x / 6 + 0.5)
+REF_UNARY(hardsigmoid, x <= -3 ? 0 : x >= 3 ? 1 : x / 6 + 0.5)
 /* elu: p = {alpha, scale, input_scale}. */
-REF_EXTRA_UNARY(elu, x > 0 ? p[1] * x : p[1] * p[0] * (exp(x * p[2]) - 1))
+REF_UNARY(elu, x > 0 ? p[1] * x : p[1] * p[0] * (exp(x * p[2]) - 1))
 /* softplus: p = {beta, threshold}; linear where beta * x > threshold. */
-REF_EXTRA_UNARY(softplus, x *p[0] > p[1] ? x : log1p(exp(x * p[0])) / p[0])
+REF_UNARY(softplus, x *p[0] > p[1] ? x : log1p(exp(x * p[0])) / p[0])
 
 static double lgamma_fn(const double *in, const double *p) {
   (void)p;

@@ -34,6 +34,25 @@ enum { REF_F32_BLOCK = 256 };
       (float *out, const float *const *in, int64_t n, const double *p),        \
       (out, in, n, p))
 
+/* name_fn (the engine's double loop) and name_f32 (its float32 loop)
+ * computing `expr` of the element x (and the op's attributes p[]). */
+#define REF_UNARY(name, expr)                                                  \
+  static double name##_fn(const double *in, const double *p) {                 \
+    (void)p;                                                                   \
+    double x = in[0];                                                          \
+    return (expr);                                                             \
+  }                                                                            \
+  REF_ISA_BODY void name##_f32_body(float *out, const float *const *in,        \
+                                    int64_t n, const double *p) {              \
+    (void)p;                                                                   \
+    const float *src = in[0];                                                  \
+    for (int64_t i = 0; i < n; i++) {                                          \
+      float x = src[i];                                                        \
+      out[i] = (float)(expr);                                                  \
+    }                                                                          \
+  }                                                                            \
+  REF_F32_EW(name##_f32)
+
 /* float32 and contiguous (row-major, any size-1 strides). */
 bool ref_f32_contiguous(const ref_view_t *v);
 

@@ -18,24 +18,6 @@
 #define T diopiTensorHandle_t
 #define CT diopiConstTensorHandle_t
 
-/* name_fn (double) and name_f32 (float32 loop) computing `expr` of x. */
-#define REF_UNARY(name, expr)                                                  \
-  static double name##_fn(const double *in, const double *p) {                 \
-    (void)p;                                                                   \
-    double x = in[0];                                                          \
-    return (expr);                                                             \
-  }                                                                            \
-  REF_ISA_BODY void name##_f32_body(float *out, const float *const *in,        \
-                                    int64_t n, const double *p) {              \
-    (void)p;                                                                   \
-    const float *src = in[0];                                                  \
-    for (int64_t i = 0; i < n; i++) {                                          \
-      float x = src[i];                                                        \
-      out[i] = (float)(expr);                                                  \
-    }                                                                          \
-  }                                                                            \
-  REF_F32_EW(name##_f32)
-
 /* erfinv: Winitzki's closed-form estimate refined by Newton steps on erf
  * (d/dx erf(x) = 2 / sqrt(pi) exp(-x^2)); +-1 give +-inf. */
 static double erfinv_of(double y) {
