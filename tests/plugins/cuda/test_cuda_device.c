@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "backplane/build.h"
+#include "backplane/comm.h"
 #include "backplane/target.h"
 #include "support/runtime_fixture.h"
 
@@ -145,6 +146,52 @@ static void copies_round_trip_in_every_direction(void **state) {
   assert_int_equal(bp_device_free(g->device, a), BP_OK);
   assert_int_equal(bp_device_free(g->device, b), BP_OK);
   assert_int_equal(bp_host_free(g->device, host), BP_OK);
+  free(back);
+}
+
+/* One GPU is one rank: NCCL's unique id, init, all-reduce, broadcast and
+ * all-gather run on the hardware (with one rank each is a copy, so the
+ * values come back unchanged). Two ranks need two GPUs. */
+static void nccl_runs_a_single_rank_communicator(void **state) {
+  gpu_t *g = *state;
+  enum { N = 4099 };
+  float *host = malloc(N * sizeof *host), *back = malloc(N * sizeof *back);
+  assert_non_null(host);
+  assert_non_null(back);
+  for (int i = 0; i < N; ++i)
+    host[i] = (float)i * 0.5f - 7.0f;
+  float *send = NULL, *recv = NULL;
+  assert_int_equal(
+      bp_device_malloc(g->device, N * sizeof *send, (void **)&send), BP_OK);
+  assert_int_equal(
+      bp_device_malloc(g->device, N * sizeof *recv, (void **)&recv), BP_OK);
+  assert_int_equal(
+      bp_copy(g->device, send, NULL, host, N * sizeof *send, g->stream), BP_OK);
+  bp_comm_t *comm = NULL;
+  bp_status_t status = bp_comm_init_all(&g->device, 1, &comm);
+  if (status != BP_OK)
+    fail_msg("bp_comm_init_all on one cuda device: %s", bp_last_error());
+  assert_int_equal(bp_comm_size(comm), 1);
+  assert_int_equal(bp_comm_all_reduce(send, recv, N, BP_DTYPE_FLOAT32,
+                                      BP_REDUCE_SUM, comm, g->stream),
+                   BP_OK);
+  assert_int_equal(
+      bp_comm_broadcast(recv, N, BP_DTYPE_FLOAT32, 0, comm, g->stream), BP_OK);
+  assert_int_equal(
+      bp_comm_all_gather(recv, send, N, BP_DTYPE_FLOAT32, comm, g->stream),
+      BP_OK);
+  assert_int_equal(
+      bp_copy(NULL, back, g->device, send, N * sizeof *back, g->stream), BP_OK);
+  assert_int_equal(bp_stream_synchronize(g->stream), BP_OK);
+  assert_int_equal(bp_comm_async_error(comm), BP_OK);
+  for (int i = 0; i < N; ++i)
+    if (back[i] != host[i])
+      fail_msg("element %d: %g, expected %g", i, back[i], host[i]);
+  printf("nccl: one rank: all_reduce, broadcast, all_gather of %d floats\n", N);
+  assert_int_equal(bp_comm_destroy(comm), BP_OK);
+  assert_int_equal(bp_device_free(g->device, send), BP_OK);
+  assert_int_equal(bp_device_free(g->device, recv), BP_OK);
+  free(host);
   free(back);
 }
 
@@ -648,6 +695,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(attributes_match_cuda),
       cmocka_unit_test(copies_round_trip_in_every_direction),
+      cmocka_unit_test(nccl_runs_a_single_rank_communicator),
       cmocka_unit_test(pageable_copies_return_while_the_stream_is_held),
       cmocka_unit_test(events_time_and_callbacks_run),
       cmocka_unit_test(source_kernels_run_with_blocks_as_the_grid),
