@@ -6,60 +6,22 @@
 #include <torch/library.h>
 
 #include "kernel_util.h"
+#include "unary_kernels.h"
 
 namespace torch_backplane {
 namespace {
 
-using UnaryFn = diopiError_t (*)(diopiContextHandle_t, diopiTensorHandle_t,
-                                 diopiConstTensorHandle_t);
-using UnaryInpFn = diopiError_t (*)(diopiContextHandle_t, diopiTensorHandle_t);
 using BackwardFn = diopiError_t (*)(diopiContextHandle_t, diopiTensorHandle_t,
                                     diopiConstTensorHandle_t,
                                     diopiConstTensorHandle_t);
 
-void run_unary(const char *name, UnaryFn fn, const at::Tensor &out,
-               const at::Tensor &self) {
-  if (out.numel() == 0)
-    return;
-  OpContext ctx(out);
-  DiopiTensor o(out), x(self);
-  check_op(name, fn(ctx, o, x));
-}
-
-// FLOATING: an integral input gives the default floating dtype.
-#define BP_EXTRA_UNARY(NAME, DIOPI, FLOATING)                                  \
-  at::Tensor NAME##_kernel(const at::Tensor &s) {                              \
-    at::ScalarType type =                                                      \
-        FLOATING ? floating_type(s.scalar_type()) : s.scalar_type();           \
-    at::Tensor out = new_tensor(s, s.sizes(), type);                           \
-    run_unary("diopi" #DIOPI, BP_DIOPI(diopi##DIOPI), out, s);                 \
-    return out;                                                                \
-  }                                                                            \
-  at::Tensor &NAME##_inplace(at::Tensor &s) {                                  \
-    if (s.numel() == 0)                                                        \
-      return s;                                                                \
-    OpContext ctx(s);                                                          \
-    DiopiTensor x(s);                                                          \
-    check_op("diopi" #DIOPI "Inp", BP_DIOPI(diopi##DIOPI##Inp)(ctx, x));       \
-    return s;                                                                  \
-  }                                                                            \
-  at::Tensor &NAME##_out(const at::Tensor &s, at::Tensor &out) {               \
-    run_unary("diopi" #DIOPI, BP_DIOPI(diopi##DIOPI),                          \
-              shaped_out(out, s.sizes()), s);                                  \
-    return out;                                                                \
-  }
-#define BP_EXTRA_UNARY_REGISTER(m, NAME)                                       \
-  m.impl(#NAME, NAME##_kernel);                                                \
-  m.impl(#NAME "_", NAME##_inplace);                                           \
-  m.impl(#NAME ".out", NAME##_out)
-
-BP_EXTRA_UNARY(lgamma, Lgamma, true)
-BP_EXTRA_UNARY(erfc, Erfc, true)
-BP_EXTRA_UNARY(round, Round, false)
-BP_EXTRA_UNARY(trunc, Trunc, false)
-BP_EXTRA_UNARY(frac, Frac, false)
-BP_EXTRA_UNARY(hardsigmoid, Hardsigmoid, false)
-BP_EXTRA_UNARY(mish, Mish, false)
+BP_UNARY(lgamma, Lgamma, true)
+BP_UNARY(erfc, Erfc, true)
+BP_UNARY(round, Round, false)
+BP_UNARY(trunc, Trunc, false)
+BP_UNARY(frac, Frac, false)
+BP_UNARY(hardsigmoid, Hardsigmoid, false)
+BP_UNARY(mish, Mish, false)
 
 at::Tensor backward(const char *name, BackwardFn fn,
                     const at::Tensor &grad_output, const at::Tensor &self) {
@@ -162,13 +124,13 @@ at::Tensor softplus_backward(const at::Tensor &grad_output,
 } // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  BP_EXTRA_UNARY_REGISTER(m, lgamma);
-  BP_EXTRA_UNARY_REGISTER(m, erfc);
-  BP_EXTRA_UNARY_REGISTER(m, round);
-  BP_EXTRA_UNARY_REGISTER(m, trunc);
-  BP_EXTRA_UNARY_REGISTER(m, frac);
-  BP_EXTRA_UNARY_REGISTER(m, hardsigmoid);
-  BP_EXTRA_UNARY_REGISTER(m, mish);
+  BP_UNARY_REGISTER(m, lgamma);
+  BP_UNARY_REGISTER(m, erfc);
+  BP_UNARY_REGISTER(m, round);
+  BP_UNARY_REGISTER(m, trunc);
+  BP_UNARY_REGISTER(m, frac);
+  BP_UNARY_REGISTER(m, hardsigmoid);
+  BP_UNARY_REGISTER(m, mish);
   m.impl("hardsigmoid_backward", hardsigmoid_backward);
   m.impl("mish_backward", mish_backward);
   m.impl("elu", elu);
