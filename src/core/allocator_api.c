@@ -69,12 +69,10 @@ BP_API_BODY bp_status_t malloc_async(bp_device_t *device, size_t size,
 static __attribute__((noinline, cold)) bp_status_t
 traced_malloc_async(bp_device_t *device, size_t size, bp_stream_t *stream,
                     void **out_ptr) {
-  bp_api_call_t call = bp_api_call_begin(device, "bp_device_malloc_async");
-  bp_status_t status = malloc_async(device, size, stream, out_ptr);
-  bp_api_call_end(&call, status,
-                  ",\"size\":%zu,\"stream\":\"%p\",\"ptr\":\"%p\"", size,
-                  (void *)stream, status == BP_OK ? *out_ptr : NULL);
-  return status;
+  BP_TRACE_CALL(device, "bp_device_malloc_async",
+                malloc_async(device, size, stream, out_ptr),
+                ",\"size\":%zu,\"stream\":\"%p\",\"ptr\":\"%p\"", size,
+                (void *)stream, status == BP_OK ? *out_ptr : NULL);
 }
 
 /* The history names the stream the call resolved BP_STREAM_ACTIVE to. */
@@ -122,11 +120,8 @@ BP_API_BODY bp_status_t free_async(bp_device_t *device, void *ptr,
 
 static __attribute__((noinline, cold)) bp_status_t
 traced_free_async(bp_device_t *device, void *ptr, bp_stream_t *stream) {
-  bp_api_call_t call = bp_api_call_begin(device, "bp_device_free_async");
-  bp_status_t status = free_async(device, ptr, stream);
-  bp_api_call_end(&call, status, ",\"ptr\":\"%p\",\"stream\":\"%p\"", ptr,
-                  (void *)stream);
-  return status;
+  BP_TRACE_CALL(device, "bp_device_free_async", free_async(device, ptr, stream),
+                ",\"ptr\":\"%p\",\"stream\":\"%p\"", ptr, (void *)stream);
 }
 
 static __attribute__((noinline, cold)) bp_status_t
@@ -164,11 +159,9 @@ BP_API_BODY bp_status_t record_stream(bp_device_t *device, void *ptr,
 
 static __attribute__((noinline, cold)) bp_status_t
 traced_record_stream(bp_device_t *device, void *ptr, bp_stream_t *stream) {
-  bp_api_call_t call = bp_api_call_begin(device, "bp_device_record_stream");
-  bp_status_t status = record_stream(device, ptr, stream);
-  bp_api_call_end(&call, status, ",\"ptr\":\"%p\",\"stream\":\"%p\"", ptr,
-                  (void *)stream);
-  return status;
+  BP_TRACE_CALL(device, "bp_device_record_stream",
+                record_stream(device, ptr, stream),
+                ",\"ptr\":\"%p\",\"stream\":\"%p\"", ptr, (void *)stream);
 }
 
 BP_API bp_status_t bp_device_record_stream(bp_device_t *device, void *ptr,
@@ -191,12 +184,10 @@ BP_API_BODY bp_status_t workspace_alloc(bp_device_t *device, size_t size,
 static __attribute__((noinline, cold)) bp_status_t
 traced_workspace_alloc(bp_device_t *device, size_t size, bp_stream_t *stream,
                        void **out_ptr) {
-  bp_api_call_t call = bp_api_call_begin(device, "bp_device_workspace_alloc");
-  bp_status_t status = workspace_alloc(device, size, stream, out_ptr);
-  bp_api_call_end(&call, status,
-                  ",\"size\":%zu,\"stream\":\"%p\",\"ptr\":\"%p\"", size,
-                  (void *)stream, status == BP_OK ? *out_ptr : NULL);
-  return status;
+  BP_TRACE_CALL(device, "bp_device_workspace_alloc",
+                workspace_alloc(device, size, stream, out_ptr),
+                ",\"size\":%zu,\"stream\":\"%p\",\"ptr\":\"%p\"", size,
+                (void *)stream, status == BP_OK ? *out_ptr : NULL);
 }
 
 BP_API bp_status_t bp_device_workspace_alloc(bp_device_t *device, size_t size,
@@ -219,11 +210,9 @@ BP_API_BODY bp_status_t workspace_free(bp_device_t *device, bp_stream_t *stream,
 
 static __attribute__((noinline, cold)) bp_status_t
 traced_workspace_free(bp_device_t *device, bp_stream_t *stream, void *ptr) {
-  bp_api_call_t call = bp_api_call_begin(device, "bp_device_workspace_free");
-  bp_status_t status = workspace_free(device, stream, ptr);
-  bp_api_call_end(&call, status, ",\"ptr\":\"%p\",\"stream\":\"%p\"", ptr,
-                  (void *)stream);
-  return status;
+  BP_TRACE_CALL(device, "bp_device_workspace_free",
+                workspace_free(device, stream, ptr),
+                ",\"ptr\":\"%p\",\"stream\":\"%p\"", ptr, (void *)stream);
 }
 
 BP_API bp_status_t bp_device_workspace_free(bp_device_t *device,
@@ -243,10 +232,7 @@ BP_API_BODY bp_status_t empty_cache(bp_device_t *device) {
 
 static __attribute__((noinline, cold)) bp_status_t
 traced_empty_cache(bp_device_t *device) {
-  bp_api_call_t call = bp_api_call_begin(device, "bp_device_empty_cache");
-  bp_status_t status = empty_cache(device);
-  bp_api_call_end(&call, status, "%s", "");
-  return status;
+  BP_TRACE_CALL(device, "bp_device_empty_cache", empty_cache(device), "%s", "");
 }
 
 BP_API bp_status_t bp_device_empty_cache(bp_device_t *device) {
@@ -270,10 +256,8 @@ BP_API_BODY bp_status_t memory_stats(bp_device_t *device,
 
 static __attribute__((noinline, cold)) bp_status_t
 traced_memory_stats(bp_device_t *device, bp_memory_stats_t *out_stats) {
-  bp_api_call_t call = bp_api_call_begin(device, "bp_device_memory_stats");
-  bp_status_t status = memory_stats(device, out_stats);
-  bp_api_call_end(&call, status, "%s", "");
-  return status;
+  BP_TRACE_CALL(device, "bp_device_memory_stats",
+                memory_stats(device, out_stats), "%s", "");
 }
 
 BP_API bp_status_t bp_device_memory_stats(bp_device_t *device,
@@ -295,11 +279,8 @@ BP_API_BODY bp_status_t reset_peak_memory_stats(bp_device_t *device) {
 
 static __attribute__((noinline, cold)) bp_status_t
 traced_reset_peak_memory_stats(bp_device_t *device) {
-  bp_api_call_t call =
-      bp_api_call_begin(device, "bp_device_reset_peak_memory_stats");
-  bp_status_t status = reset_peak_memory_stats(device);
-  bp_api_call_end(&call, status, "%s", "");
-  return status;
+  BP_TRACE_CALL(device, "bp_device_reset_peak_memory_stats",
+                reset_peak_memory_stats(device), "%s", "");
 }
 
 BP_API bp_status_t bp_device_reset_peak_memory_stats(bp_device_t *device) {
@@ -323,10 +304,8 @@ BP_API_BODY bp_status_t allocator_config(bp_device_t *device,
 
 static __attribute__((noinline, cold)) bp_status_t
 traced_allocator_config(bp_device_t *device, bp_allocator_config_t *out) {
-  bp_api_call_t call = bp_api_call_begin(device, "bp_device_allocator_config");
-  bp_status_t status = allocator_config(device, out);
-  bp_api_call_end(&call, status, "%s", "");
-  return status;
+  BP_TRACE_CALL(device, "bp_device_allocator_config",
+                allocator_config(device, out), "%s", "");
 }
 
 BP_API bp_status_t bp_device_allocator_config(bp_device_t *device,
@@ -346,10 +325,8 @@ BP_API_BODY bp_status_t memory_snapshot(bp_device_t *device, char **out_json) {
 
 static __attribute__((noinline, cold)) bp_status_t
 traced_memory_snapshot(bp_device_t *device, char **out_json) {
-  bp_api_call_t call = bp_api_call_begin(device, "bp_device_memory_snapshot");
-  bp_status_t status = memory_snapshot(device, out_json);
-  bp_api_call_end(&call, status, "%s", "");
-  return status;
+  BP_TRACE_CALL(device, "bp_device_memory_snapshot",
+                memory_snapshot(device, out_json), "%s", "");
 }
 
 BP_API bp_status_t bp_device_memory_snapshot(bp_device_t *device,
@@ -382,11 +359,9 @@ BP_API_BODY bp_status_t memory_snapshot_file(bp_device_t *device,
 
 static __attribute__((noinline, cold)) bp_status_t
 traced_memory_snapshot_file(bp_device_t *device, const char *path) {
-  bp_api_call_t call =
-      bp_api_call_begin(device, "bp_device_memory_snapshot_file");
-  bp_status_t status = memory_snapshot_file(device, path);
-  bp_api_call_end(&call, status, ",\"path\":\"%s\"", path ? path : "");
-  return status;
+  BP_TRACE_CALL(device, "bp_device_memory_snapshot_file",
+                memory_snapshot_file(device, path), ",\"path\":\"%s\"",
+                path ? path : "");
 }
 
 BP_API bp_status_t bp_device_memory_snapshot_file(bp_device_t *device,

@@ -132,13 +132,11 @@ BP_API_BODY bp_status_t device_attribute(bp_device_t *device,
 static __attribute__((noinline, cold)) bp_status_t
 traced_device_attribute(bp_device_t *device, bp_device_attr_t attr,
                         bp_device_attr_value_t *out_value) {
-  bp_api_call_t call = bp_api_call_begin(device, "bp_device_attribute");
-  bp_status_t status = device_attribute(device, attr, out_value);
-  bp_api_call_end(&call, status, ",\"attribute\":\"%s\"",
-                  (int)attr >= 0 && attr < BP_DEVICE_ATTR_COUNT
-                      ? attribute_names[attr]
-                      : "out of range");
-  return status;
+  BP_TRACE_CALL(
+      device, "bp_device_attribute", device_attribute(device, attr, out_value),
+      ",\"attribute\":\"%s\"",
+      (int)attr >= 0 && attr < BP_DEVICE_ATTR_COUNT ? attribute_names[attr]
+                                                    : "out of range");
 }
 
 BP_API bp_status_t bp_device_attribute(bp_device_t *device,

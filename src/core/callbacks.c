@@ -163,11 +163,9 @@ BP_API_BODY bp_status_t stream_add_callback(bp_stream_t *stream,
 static __attribute__((noinline, cold)) bp_status_t
 traced_stream_add_callback(bp_stream_t *stream, bp_host_fn_t fn,
                            void *user_data, const char *label) {
-  bp_api_call_t call =
-      bp_api_call_begin(stream->device, "bp_stream_add_callback");
-  bp_status_t status = stream_add_callback(stream, fn, user_data, label);
-  bp_api_call_end(&call, status, ",\"stream\":\"%p\"", (void *)stream);
-  return status;
+  BP_TRACE_CALL(stream->device, "bp_stream_add_callback",
+                stream_add_callback(stream, fn, user_data, label),
+                ",\"stream\":\"%p\"", (void *)stream);
 }
 
 BP_API bp_status_t bp_stream_add_labeled_callback(bp_stream_t *stream,

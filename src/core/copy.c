@@ -363,12 +363,10 @@ BP_API_BODY bp_status_t memset_device(bp_device_t *device, void *ptr,
 static __attribute__((noinline, cold)) bp_status_t
 traced_memset_device(bp_device_t *device, void *ptr, unsigned char value,
                      size_t size, bp_stream_t *stream) {
-  bp_api_call_t call = bp_api_call_begin(device, "bp_memset");
-  bp_status_t status = memset_device(device, ptr, value, size, stream);
-  bp_api_call_end(&call, status,
-                  ",\"size\":%zu,\"ptr\":\"%p\",\"value\":%u,\"stream\":\"%p\"",
-                  size, ptr, (unsigned)value, (void *)stream);
-  return status;
+  BP_TRACE_CALL(device, "bp_memset",
+                memset_device(device, ptr, value, size, stream),
+                ",\"size\":%zu,\"ptr\":\"%p\",\"value\":%u,\"stream\":\"%p\"",
+                size, ptr, (unsigned)value, (void *)stream);
 }
 
 BP_API bp_status_t bp_memset(bp_device_t *device, void *ptr,

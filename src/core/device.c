@@ -244,10 +244,8 @@ BP_API_BODY bp_status_t device_synchronize(bp_device_t *device) {
 
 static __attribute__((noinline, cold)) bp_status_t
 traced_device_synchronize(bp_device_t *device) {
-  bp_api_call_t call = bp_api_call_begin(device, "bp_device_synchronize");
-  bp_status_t status = device_synchronize(device);
-  bp_api_call_end(&call, status, "%s", "");
-  return status;
+  BP_TRACE_CALL(device, "bp_device_synchronize", device_synchronize(device),
+                "%s", "");
 }
 
 BP_API bp_status_t bp_device_synchronize(bp_device_t *device) {
@@ -290,10 +288,8 @@ bp_status_t bp_device_memory_info_internal(bp_device_t *device,
 static __attribute__((noinline, cold)) bp_status_t
 traced_device_memory_info(bp_device_t *device, size_t *out_total,
                           size_t *out_free) {
-  bp_api_call_t call = bp_api_call_begin(device, "bp_device_memory_info");
-  bp_status_t status = device_memory_info(device, out_total, out_free);
-  bp_api_call_end(&call, status, "%s", "");
-  return status;
+  BP_TRACE_CALL(device, "bp_device_memory_info",
+                device_memory_info(device, out_total, out_free), "%s", "");
 }
 
 BP_API bp_status_t bp_device_memory_info(bp_device_t *device, size_t *out_total,

@@ -40,11 +40,9 @@ BP_API_BODY bp_status_t device_malloc(bp_device_t *device, size_t size,
 
 static __attribute__((noinline, cold)) bp_status_t
 traced_device_malloc(bp_device_t *device, size_t size, void **out_ptr) {
-  bp_api_call_t call = bp_api_call_begin(device, "bp_device_malloc");
-  bp_status_t status = device_malloc(device, size, out_ptr);
-  bp_api_call_end(&call, status, ",\"size\":%zu,\"ptr\":\"%p\"", size,
-                  status == BP_OK ? *out_ptr : NULL);
-  return status;
+  BP_TRACE_CALL(
+      device, "bp_device_malloc", device_malloc(device, size, out_ptr),
+      ",\"size\":%zu,\"ptr\":\"%p\"", size, status == BP_OK ? *out_ptr : NULL);
 }
 
 static __attribute__((noinline, cold)) bp_status_t
@@ -97,10 +95,8 @@ BP_API_BODY bp_status_t device_free(bp_device_t *device, void *ptr) {
 
 static __attribute__((noinline, cold)) bp_status_t
 traced_device_free(bp_device_t *device, void *ptr) {
-  bp_api_call_t call = bp_api_call_begin(device, "bp_device_free");
-  bp_status_t status = device_free(device, ptr);
-  bp_api_call_end(&call, status, ",\"ptr\":\"%p\"", ptr);
-  return status;
+  BP_TRACE_CALL(device, "bp_device_free", device_free(device, ptr),
+                ",\"ptr\":\"%p\"", ptr);
 }
 
 static __attribute__((noinline, cold)) bp_status_t
@@ -252,11 +248,9 @@ BP_API_BODY bp_status_t unified_free(bp_device_t *device, void *ptr) {
 
 static __attribute__((noinline, cold)) bp_status_t
 traced_host_malloc(bp_device_t *device, size_t size, void **out_ptr) {
-  bp_api_call_t call = bp_api_call_begin(device, "bp_host_malloc");
-  bp_status_t status = host_malloc(device, size, out_ptr);
-  bp_api_call_end(&call, status, ",\"size\":%zu,\"ptr\":\"%p\"", size,
-                  status == BP_OK ? *out_ptr : NULL);
-  return status;
+  BP_TRACE_CALL(device, "bp_host_malloc", host_malloc(device, size, out_ptr),
+                ",\"size\":%zu,\"ptr\":\"%p\"", size,
+                status == BP_OK ? *out_ptr : NULL);
 }
 
 BP_API bp_status_t bp_host_malloc(bp_device_t *device, size_t size,
@@ -268,10 +262,8 @@ BP_API bp_status_t bp_host_malloc(bp_device_t *device, size_t size,
 
 static __attribute__((noinline, cold)) bp_status_t
 traced_host_free(bp_device_t *device, void *ptr) {
-  bp_api_call_t call = bp_api_call_begin(device, "bp_host_free");
-  bp_status_t status = host_free(device, ptr);
-  bp_api_call_end(&call, status, ",\"ptr\":\"%p\"", ptr);
-  return status;
+  BP_TRACE_CALL(device, "bp_host_free", host_free(device, ptr),
+                ",\"ptr\":\"%p\"", ptr);
 }
 
 BP_API bp_status_t bp_host_free(bp_device_t *device, void *ptr) {
@@ -282,11 +274,9 @@ BP_API bp_status_t bp_host_free(bp_device_t *device, void *ptr) {
 
 static __attribute__((noinline, cold)) bp_status_t
 traced_unified_malloc(bp_device_t *device, size_t size, void **out_ptr) {
-  bp_api_call_t call = bp_api_call_begin(device, "bp_unified_malloc");
-  bp_status_t status = unified_malloc(device, size, out_ptr);
-  bp_api_call_end(&call, status, ",\"size\":%zu,\"ptr\":\"%p\"", size,
-                  status == BP_OK ? *out_ptr : NULL);
-  return status;
+  BP_TRACE_CALL(
+      device, "bp_unified_malloc", unified_malloc(device, size, out_ptr),
+      ",\"size\":%zu,\"ptr\":\"%p\"", size, status == BP_OK ? *out_ptr : NULL);
 }
 
 BP_API bp_status_t bp_unified_malloc(bp_device_t *device, size_t size,
@@ -298,10 +288,8 @@ BP_API bp_status_t bp_unified_malloc(bp_device_t *device, size_t size,
 
 static __attribute__((noinline, cold)) bp_status_t
 traced_unified_free(bp_device_t *device, void *ptr) {
-  bp_api_call_t call = bp_api_call_begin(device, "bp_unified_free");
-  bp_status_t status = unified_free(device, ptr);
-  bp_api_call_end(&call, status, ",\"ptr\":\"%p\"", ptr);
-  return status;
+  BP_TRACE_CALL(device, "bp_unified_free", unified_free(device, ptr),
+                ",\"ptr\":\"%p\"", ptr);
 }
 
 BP_API bp_status_t bp_unified_free(bp_device_t *device, void *ptr) {

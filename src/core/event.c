@@ -111,11 +111,9 @@ BP_API_BODY bp_status_t event_create(bp_device_t *device,
 
 static __attribute__((noinline, cold)) bp_status_t
 traced_event_create(bp_device_t *device, bp_event_t **out_event) {
-  bp_api_call_t call = bp_api_call_begin(device, "bp_event_create");
-  bp_status_t status = event_create(device, out_event);
-  bp_api_call_end(&call, status, ",\"event\":\"%p\"",
-                  status == BP_OK ? (void *)*out_event : NULL);
-  return status;
+  BP_TRACE_CALL(device, "bp_event_create", event_create(device, out_event),
+                ",\"event\":\"%p\"",
+                status == BP_OK ? (void *)*out_event : NULL);
 }
 
 BP_API bp_status_t bp_event_create(bp_device_t *device,
@@ -196,11 +194,9 @@ BP_API_BODY bp_status_t event_record(bp_event_t *event, bp_stream_t *stream) {
 
 static __attribute__((noinline, cold)) bp_status_t
 traced_event_record(bp_event_t *event, bp_stream_t *stream) {
-  bp_api_call_t call = bp_api_call_begin(event->device, "bp_event_record");
-  bp_status_t status = event_record(event, stream);
-  bp_api_call_end(&call, status, ",\"event\":\"%p\",\"stream\":\"%p\"",
-                  (void *)event, (void *)stream);
-  return status;
+  BP_TRACE_CALL(event->device, "bp_event_record", event_record(event, stream),
+                ",\"event\":\"%p\",\"stream\":\"%p\"", (void *)event,
+                (void *)stream);
 }
 
 BP_API bp_status_t bp_event_record(bp_event_t *event, bp_stream_t *stream) {
@@ -241,10 +237,8 @@ bp_status_t bp_event_query_internal(bp_event_t *event) {
 
 static __attribute__((noinline, cold)) bp_status_t
 traced_event_query(bp_event_t *event) {
-  bp_api_call_t call = bp_api_call_begin(event->device, "bp_event_query");
-  bp_status_t status = event_query(event);
-  bp_api_call_end(&call, status, ",\"event\":\"%p\"", (void *)event);
-  return status;
+  BP_TRACE_CALL(event->device, "bp_event_query", event_query(event),
+                ",\"event\":\"%p\"", (void *)event);
 }
 
 BP_API bp_status_t bp_event_query(bp_event_t *event) {
@@ -282,10 +276,8 @@ bp_status_t bp_event_synchronize_internal(bp_event_t *event) {
 
 static __attribute__((noinline, cold)) bp_status_t
 traced_event_synchronize(bp_event_t *event) {
-  bp_api_call_t call = bp_api_call_begin(event->device, "bp_event_synchronize");
-  bp_status_t status = event_synchronize(event);
-  bp_api_call_end(&call, status, ",\"event\":\"%p\"", (void *)event);
-  return status;
+  BP_TRACE_CALL(event->device, "bp_event_synchronize", event_synchronize(event),
+                ",\"event\":\"%p\"", (void *)event);
 }
 
 BP_API bp_status_t bp_event_synchronize(bp_event_t *event) {
@@ -347,12 +339,9 @@ BP_API_BODY bp_status_t event_elapsed_time(bp_event_t *start, bp_event_t *end,
 static __attribute__((noinline, cold)) bp_status_t
 traced_event_elapsed_time(bp_event_t *start, bp_event_t *end,
                           float *out_milliseconds) {
-  bp_api_call_t call =
-      bp_api_call_begin(start->device, "bp_event_elapsed_time");
-  bp_status_t status = event_elapsed_time(start, end, out_milliseconds);
-  bp_api_call_end(&call, status, ",\"start\":\"%p\",\"end\":\"%p\"",
-                  (void *)start, (void *)end);
-  return status;
+  BP_TRACE_CALL(start->device, "bp_event_elapsed_time",
+                event_elapsed_time(start, end, out_milliseconds),
+                ",\"start\":\"%p\",\"end\":\"%p\"", (void *)start, (void *)end);
 }
 
 BP_API bp_status_t bp_event_elapsed_time(bp_event_t *start, bp_event_t *end,

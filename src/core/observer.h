@@ -98,15 +98,13 @@ typedef struct bp_api_call {
 
 /* An entry point is an ordinary function that checks for an observer and
  * otherwise calls its body, declared BP_API_BODY so the untraced path is
- * the body's own code after one load and one predictable branch:
+ * the body's own code after one load and one predictable branch; its
+ * traced path, a cold function, reports the call around the body:
  *
  *   BP_API_BODY bp_status_t x(bp_device_t *device) { ... }
  *   static __attribute__((noinline, cold)) bp_status_t
  *   traced_x(bp_device_t *device) {
- *     bp_api_call_t call = bp_api_call_begin(device, "bp_x");
- *     bp_status_t status = x(device);
- *     bp_api_call_end(&call, status, "%s", "");
- *     return status;
+ *     BP_TRACE_CALL(device, "bp_x", x(device), "%s", "");
  *   }
  *   BP_API bp_status_t bp_x(bp_device_t *device) {
  *     if (device != NULL && BP_OBSERVED(device))
@@ -132,6 +130,16 @@ static inline bp_api_call_t bp_api_call_begin(bp_device_t *device,
 void bp_api_call_end(const bp_api_call_t *call, bp_status_t status,
                      const char *detail_format, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* The statements of a traced path: reports `call_expr` (a bp_status_t
+ * expression, the body's call) as entry point `entry` (a string) on device
+ * `device_expr`, with the detail format and its values (...) evaluated after
+ * the call (they may read `status`), and returns its status. */
+#define BP_TRACE_CALL(device_expr, entry, call_expr, ...)                      \
+  bp_api_call_t call = bp_api_call_begin(device_expr, entry);                  \
+  bp_status_t status = call_expr;                                              \
+  bp_api_call_end(&call, status, __VA_ARGS__);                                 \
+  return status
 
 /* Reports bp_last_error() as the refusal of framework-face call `name` on
  * `device` (NULL: nothing) to the layer watching refusals, if any. Call

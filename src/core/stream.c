@@ -64,11 +64,9 @@ BP_API_BODY bp_status_t stream_create(bp_device_t *device,
 
 static __attribute__((noinline, cold)) bp_status_t
 traced_stream_create(bp_device_t *device, bp_stream_t **out_stream) {
-  bp_api_call_t call = bp_api_call_begin(device, "bp_stream_create");
-  bp_status_t status = stream_create(device, out_stream);
-  bp_api_call_end(&call, status, ",\"stream\":\"%p\"",
-                  status == BP_OK ? (void *)*out_stream : NULL);
-  return status;
+  BP_TRACE_CALL(device, "bp_stream_create", stream_create(device, out_stream),
+                ",\"stream\":\"%p\"",
+                status == BP_OK ? (void *)*out_stream : NULL);
 }
 
 BP_API bp_status_t bp_stream_create(bp_device_t *device,
@@ -252,11 +250,9 @@ BP_API_BODY bp_status_t stream_synchronize(bp_stream_t *stream) {
 
 static __attribute__((noinline, cold)) bp_status_t
 traced_stream_synchronize(bp_stream_t *stream) {
-  bp_api_call_t call =
-      bp_api_call_begin(stream->device, "bp_stream_synchronize");
-  bp_status_t status = stream_synchronize(stream);
-  bp_api_call_end(&call, status, ",\"stream\":\"%p\"", (void *)stream);
-  return status;
+  BP_TRACE_CALL(stream->device, "bp_stream_synchronize",
+                stream_synchronize(stream), ",\"stream\":\"%p\"",
+                (void *)stream);
 }
 
 BP_API bp_status_t bp_stream_synchronize(bp_stream_t *stream) {
@@ -365,10 +361,8 @@ BP_API_BODY bp_status_t stream_query(bp_stream_t *stream) {
 
 static __attribute__((noinline, cold)) bp_status_t
 traced_stream_query(bp_stream_t *stream) {
-  bp_api_call_t call = bp_api_call_begin(stream->device, "bp_stream_query");
-  bp_status_t status = stream_query(stream);
-  bp_api_call_end(&call, status, ",\"stream\":\"%p\"", (void *)stream);
-  return status;
+  BP_TRACE_CALL(stream->device, "bp_stream_query", stream_query(stream),
+                ",\"stream\":\"%p\"", (void *)stream);
 }
 
 BP_API bp_status_t bp_stream_query(bp_stream_t *stream) {
@@ -410,12 +404,9 @@ BP_API_BODY bp_status_t stream_wait_event(bp_stream_t *stream,
 
 static __attribute__((noinline, cold)) bp_status_t
 traced_stream_wait_event(bp_stream_t *stream, bp_event_t *event) {
-  bp_api_call_t call =
-      bp_api_call_begin(stream->device, "bp_stream_wait_event");
-  bp_status_t status = stream_wait_event(stream, event);
-  bp_api_call_end(&call, status, ",\"stream\":\"%p\",\"event\":\"%p\"",
-                  (void *)stream, (void *)event);
-  return status;
+  BP_TRACE_CALL(
+      stream->device, "bp_stream_wait_event", stream_wait_event(stream, event),
+      ",\"stream\":\"%p\",\"event\":\"%p\"", (void *)stream, (void *)event);
 }
 
 BP_API bp_status_t bp_stream_wait_event(bp_stream_t *stream,
@@ -478,12 +469,9 @@ BP_API_BODY bp_status_t stream_sync_from_to(bp_stream_t *from,
 
 static __attribute__((noinline, cold)) bp_status_t
 traced_stream_sync_from_to(bp_stream_t *from, bp_stream_t *to) {
-  bp_api_call_t call =
-      bp_api_call_begin(from->device, "bp_stream_sync_from_to");
-  bp_status_t status = stream_sync_from_to(from, to);
-  bp_api_call_end(&call, status, ",\"from\":\"%p\",\"to\":\"%p\"", (void *)from,
-                  (void *)to);
-  return status;
+  BP_TRACE_CALL(from->device, "bp_stream_sync_from_to",
+                stream_sync_from_to(from, to), ",\"from\":\"%p\",\"to\":\"%p\"",
+                (void *)from, (void *)to);
 }
 
 BP_API bp_status_t bp_stream_sync_from_to(bp_stream_t *from, bp_stream_t *to) {
