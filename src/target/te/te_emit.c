@@ -9,6 +9,15 @@
 
 #include "target/te/te_lower_internal.h"
 
+const te_dialect_t te_c_float_dialect = {.calls = {[TE_EXP] = "expf",
+                                                   [TE_LOG] = "logf",
+                                                   [TE_SQRT] = "sqrtf",
+                                                   [TE_TANH] = "tanhf",
+                                                   [TE_ERF] = "erff"},
+                                         .fabs = "fabsf",
+                                         .fmax = "fmaxf(",
+                                         .fmin = "fminf("};
+
 /* float16 and bfloat16 storage conversions, in the C, OpenCL C and CUDA C
  * the preludes share: as_float/as_uint are OpenCL's bit casts (the C and
  * CUDA C preludes define them). Round to nearest even; NaN stays NaN. */

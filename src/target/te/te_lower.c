@@ -11,15 +11,6 @@
 #include "base/status.h"
 #include "target/te/te_lower_internal.h"
 
-static const te_dialect_t c_dialect = {.calls = {[TE_EXP] = "expf",
-                                                 [TE_LOG] = "logf",
-                                                 [TE_SQRT] = "sqrtf",
-                                                 [TE_TANH] = "tanhf",
-                                                 [TE_ERF] = "erff"},
-                                       .fabs = "fabsf",
-                                       .fmax = "fmaxf(",
-                                       .fmin = "fminf("};
-
 /* Headers, the parameter block, the device API and the float16/bfloat16
  * bit casts the float16/bfloat16 conversions use (te_half_helpers and
  * te_integer_helpers follow). */
@@ -162,8 +153,8 @@ bp_status_t te_lower_to_c(const te_module_t *module, int64_t vector_width,
                  "IR. */\n%s%s%s",
                  prelude, te_half_helpers, te_integer_helpers);
   for (size_t f = 0; f < module->function_count; f++) {
-    lower_ctx_t ctx = {&text, &c_dialect,   &module->functions[f],
-                       NULL,  vector_width, 0,
+    lower_ctx_t ctx = {&text, &te_c_float_dialect, &module->functions[f],
+                       NULL,  vector_width,        0,
                        {NULL}};
     emit_function(&ctx);
   }

@@ -21,15 +21,6 @@
 #include "base/status.h"
 #include "target/te/te_lower_internal.h"
 
-static const te_dialect_t cuda_dialect = {.calls = {[TE_EXP] = "expf",
-                                                    [TE_LOG] = "logf",
-                                                    [TE_SQRT] = "sqrtf",
-                                                    [TE_TANH] = "tanhf",
-                                                    [TE_ERF] = "erff"},
-                                          .fabs = "fabsf",
-                                          .fmax = "fmaxf(",
-                                          .fmin = "fminf("};
-
 /* What te_lower_internal.h's helpers need, in CUDA C without headers
  * (NVRTC has none by default), and the parameter block. float16 and
  * bfloat16 are storage only: arithmetic is in float, as on the other
@@ -81,7 +72,7 @@ static const te_kernel_language_t cuda_language = {
     .name = "CUDA C",
     .marker = BP_CUDA_GENERATED_MARKER,
     .prelude = prelude,
-    .dialect = &cuda_dialect,
+    .dialect = &te_c_float_dialect,
     .global_id = "(long)blockIdx.x * blockDim.x + threadIdx.x",
     .global_size = "(long)gridDim.x * blockDim.x",
     .open_kernel = open_kernel,

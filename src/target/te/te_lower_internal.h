@@ -22,6 +22,10 @@ typedef struct te_dialect {
   const char *fmin;
 } te_dialect_t;
 
+/* C99's float functions (expf, fmaxf, ...): the names of C and of CUDA C
+ * (te_emit.c). */
+extern const te_dialect_t te_c_float_dialect;
+
 /* Lowering state of one function. */
 typedef struct lower_ctx {
   te_text_t *text;
