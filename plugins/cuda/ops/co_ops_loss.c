@@ -82,6 +82,25 @@ static diopiError_t expect_loss_shape(const char *op, const co_view_t *v,
                                  v->name, (long long)v->numel);
 }
 
+/* The per-position kernel's arguments: each position's loss and target
+ * weight into `loss` and `weights` (device scratch). */
+static co_cross_entropy_args cross_entropy_args(const loss_args_t *l,
+                                                float *loss, float *weights,
+                                                int64_t ignore_index,
+                                                double smoothing) {
+  return (co_cross_entropy_args){.input = l->input.data,
+                                 .target = l->target.data,
+                                 .weight =
+                                     l->has_weight ? l->weight.data : NULL,
+                                 .loss = loss,
+                                 .weights = weights,
+                                 .n = l->positions,
+                                 .classes = l->classes,
+                                 .inner = l->inner,
+                                 .ignore_index = ignore_index,
+                                 .smoothing = (float)smoothing};
+}
+
 CO_EXPORT diopiError_t diopiCrossEntropyLoss(
     diopiContextHandle_t ctx, diopiTensorHandle_t out_t,
     diopiConstTensorHandle_t input_t, diopiConstTensorHandle_t target_t,
@@ -108,16 +127,8 @@ CO_EXPORT diopiError_t diopiCrossEntropyLoss(
        (e = co_scratch(&x, bytes, (void **)&loss))) ||
       (e = co_scratch(&x, bytes, (void **)&weights)))
     return e;
-  co_cross_entropy_args a = {.input = l.input.data,
-                             .target = l.target.data,
-                             .weight = l.has_weight ? l.weight.data : NULL,
-                             .loss = loss,
-                             .weights = weights,
-                             .n = l.positions,
-                             .classes = l.classes,
-                             .inner = l.inner,
-                             .ignore_index = ignore_index,
-                             .smoothing = (float)label_smoothing};
+  co_cross_entropy_args a =
+      cross_entropy_args(&l, loss, weights, ignore_index, label_smoothing);
   if ((e = co_launch(&x, CO_K_CROSS_ENTROPY, a.n, &a)) ||
       reduction == ReductionNone)
     return e;
@@ -161,16 +172,8 @@ CO_EXPORT diopiError_t diopiCrossEntropyLossBackward(
         (e = co_scratch(&x, bytes, (void **)&weights)) ||
         (e = co_scratch(&x, sizeof(float), (void **)&weight_sum)))
       return e;
-    co_cross_entropy_args f = {.input = l.input.data,
-                               .target = l.target.data,
-                               .weight = l.has_weight ? l.weight.data : NULL,
-                               .loss = loss,
-                               .weights = weights,
-                               .n = l.positions,
-                               .classes = l.classes,
-                               .inner = l.inner,
-                               .ignore_index = ignore_index,
-                               .smoothing = 0};
+    co_cross_entropy_args f =
+        cross_entropy_args(&l, loss, weights, ignore_index, 0);
     co_loss_reduce_args r = {.out = weight_sum,
                              .loss = weights,
                              .weights = weights,
