@@ -126,6 +126,18 @@ BP_API bp_device_t *bp_ops_context_device(diopiContextHandle_t context);
 BP_API bp_stream_t *bp_ops_context_stream(diopiContextHandle_t context);
 /* Tensors required through the context and not yet cleared. */
 BP_API size_t bp_ops_context_scratch_count(diopiContextHandle_t context);
+/* Hands the caller a tensor the library required through the context and
+ * the context still holds: an op's own output (diopiMaskedSelect's *out).
+ * It leaves the context's scratch, so clearing the context no longer frees
+ * it; *out_storage receives its memory, which the caller now owns: device
+ * memory from the caching allocator for the context's stream (free it with
+ * bp_device_free_async on that stream), or host memory from malloc (free).
+ * The handle stays valid and no longer frees the memory when destroyed
+ * (bp_ops_tensor_destroy). BP_ERR_INVALID_ARGUMENT when the tensor is not
+ * one of the context's. */
+BP_API bp_status_t bp_ops_context_take(diopiContextHandle_t context,
+                                       diopiTensorHandle_t tensor,
+                                       void **out_storage);
 
 /* ---- Tensors ------------------------------------------------------------- */
 

@@ -3,16 +3,13 @@ loaded DIOPI library, and one Python function per op. It lives apart from
 backplane.ops so that op names (sum, max, ...) never shadow the built-ins
 this code calls."""
 import ctypes
-import os
-import re
-
 import inspect
+import os
 
 from . import _backplane
-from ._op_signatures import (ALLOCATING, HOST_OUTPUTS, OPTIONAL,
+from ._op_signatures import (ALLOCATING, CREATES, HOST_OUTPUTS, OPTIONAL,
                              OPTIONAL_KINDS, PYTHON_NAMES, PYTHON_TYPES,
                              RETURNS, SECTIONS, SIGNATURES)
-
 
 
 class _ScalarValue(ctypes.Union):
@@ -111,16 +108,16 @@ def _is_list_count(params, i):
             params[i - 1][0] in _LISTS)
 
 
+# An output tensor the op creates itself, through the context (CREATES).
+_CREATED_OUTPUT = ("diopiTensorHandle_t *", "out")
+
+
 def _visible(params):
-    """The parameters a caller passes: host outputs are returned, a tensor
-    list's count is its length."""
+    """The parameters a caller passes: host outputs and a created output
+    are returned, a tensor list's count is its length."""
     return tuple(p for i, p in enumerate(params)
-                 if p[0] not in HOST_OUTPUTS and not _is_list_count(params, i))
-
-
-def _created_output(kind, pname):
-    """A `diopiTensorHandle_t *out`: the op creates that tensor itself."""
-    return kind == "diopiTensorHandle_t *" and pname == "out"
+                 if p[0] not in HOST_OUTPUTS and not _is_list_count(params, i)
+                 and p != _CREATED_OUTPUT)
 
 
 def _scalar(value):
@@ -173,25 +170,33 @@ def call(name, *args, **kwargs):
         raise AttributeError(f"backplane.ops: no op {name!r}")
     params = SIGNATURES[op]
     for kind, pname in params:
-        if kind not in _CTYPES or _created_output(kind, pname):
+        if kind not in _CTYPES:
             raise _backplane.UnsupportedError(
                 f"{op}: parameter {pname!r} of type {kind} cannot be passed "
                 f"from Python")
+    target = kwargs.pop("out", None) if op in CREATES else None
+    if target is not None and not isinstance(target, _backplane.Tensor):
+        raise TypeError(f"{op}: out must be a backplane.Tensor, not "
+                        f"{type(target).__name__}")
     values = _bind(op, _visible(params), args, kwargs)
     fn = _function(op)
     ctx = _backplane.OpsContext(_device_of(values))
     keep = []  # ctypes objects that must outlive the call
+    passed = {}  # handle -> Tensor, of every tensor argument
     cargs = [ctx.handle]
-    first_out = host_out = None
+    first_out = host_out = created = None
     for i, (kind, pname) in enumerate(params):
         v = values.get(pname)
-        if kind in ("diopiTensorHandle_t", "diopiConstTensorHandle_t"):
+        if (kind, pname) == _CREATED_OUTPUT:  # the op fills in the handle
+            created = ctypes.c_void_p()
+            cargs.append(ctypes.pointer(created))
+        elif kind in ("diopiTensorHandle_t", "diopiConstTensorHandle_t"):
             if kind == "diopiTensorHandle_t" and first_out is None:
                 first_out = v
-            cargs.append(None if v is None else ctx.use(v))
+            cargs.append(None if v is None else _use(ctx, v, passed))
         elif kind in _LISTS:  # a list (diopiCat); its count follows it
             handles = (ctypes.c_void_p * max(len(v), 1))(
-                *[ctx.use(t) for t in v])
+                *[None if t is None else _use(ctx, t, passed) for t in v])
             keep.append(handles)
             cargs.append(handles)
             if i + 1 < len(params) and _is_list_count(params, i + 1):
@@ -230,10 +235,45 @@ def call(name, *args, **kwargs):
         else:  # int64_t, int32_t, bool, double, float
             cargs.append(v)
     error = fn(*cargs)
+    if error == 0 and created is not None:
+        first_out = _created(op, ctx, created.value, passed)
     del ctx  # scratch goes back to the allocator in stream order
     if error != 0:
         library().raise_error(op, error, [n for _, n in params])
+    if target is not None:
+        return _copy_into(op, target, first_out)
     return host_out.value if host_out is not None else first_out
+
+
+def _use(ctx, tensor, passed):
+    """The DIOPI handle of a tensor argument, noted in passed."""
+    handle = ctx.use(tensor)
+    passed[handle] = tensor
+    return handle
+
+
+def _created(op, ctx, handle, passed):
+    """The Tensor an op created through ctx (taken from it: the Tensor
+    owns the memory); an argument the op handed back as its output is
+    that argument."""
+    if not handle:
+        raise _backplane.PluginError(
+            f"{op}: the op succeeded without creating its output 'out'")
+    if handle in passed:
+        return passed[handle]
+    return ctx.take(handle)
+
+
+def _copy_into(op, target, result):
+    """out=target: the created result copied into target, which must have
+    its shape and dtype; returns target."""
+    if target.shape != result.shape or target.dtype != result.dtype:
+        raise _backplane.InvalidArgumentError(
+            f"{op}: out: {target.dtype} {list(target.shape)} given, the "
+            f"result is {result.dtype} {list(result.shape)}")
+    if result.numel:
+        call("diopiCopyInp", result, target)
+    return target
 
 
 def _allocate_out(op, args, kwargs):
@@ -270,22 +310,31 @@ def _make(op):
             return out
         return call(op, *args, **kwargs)
 
-    fn.__signature__ = inspect.Signature([
+    parameters = [
         inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD,
                           default=None if optional else
                           inspect.Parameter.empty, annotation=py_type)
         for (_, name), optional, py_type in zip(params, OPTIONAL[op],
-                                                PYTHON_TYPES[op])],
-        return_annotation=RETURNS.get(op, inspect.Signature.empty))
+                                                PYTHON_TYPES[op])]
+    if op in CREATES:  # out=: where the created tensor is copied
+        parameters.append(inspect.Parameter(
+            "out", inspect.Parameter.KEYWORD_ONLY, default=None,
+            annotation="Optional[Tensor]"))
+    fn.__signature__ = inspect.Signature(
+        parameters, return_annotation="Tensor" if op in CREATES else
+        RETURNS.get(op, inspect.Signature.empty))
     fn.__name__ = fn.__qualname__ = snake
     fn.__module__ = "backplane.ops"
     lines = [f"{op} ({SECTIONS[op] or 'DIOPI'}): enqueues the op on the "
              f"active stream of its tensors' device.", ""]
     lines += [f"    {name}: {py_type} ({kind})" for (kind, name), py_type
               in zip(params, PYTHON_TYPES[op])]
-    if any(_created_output(k, n) for k, n in SIGNATURES[op]):
-        lines += ["", "Not callable from Python yet: the op creates its output "
-                  "tensor itself (UnsupportedError)."]
+    if op in CREATES:
+        lines += ["", "Returns the tensor the op creates (through the "
+                  "context; its shape may depend on the values), on the "
+                  "inputs' device; out=TENSOR (keyword only) copies it into "
+                  "TENSOR instead, which needs its shape and dtype, and "
+                  "returns TENSOR."]
     elif op in RETURNS:
         lines += ["", f"Returns the {RETURNS[op]} the op computes (on the "
                   "host, when the call returns)."]

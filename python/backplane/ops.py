@@ -9,7 +9,11 @@ the prefix (``add``, ``add_inp_scalar``, ``nll_loss``, ``adamw``): one
 function per op of backplane/diopi/functions.h, generated at build time with
 the op's signature, docstring and type stub (ops.pyi). Elementwise ops with
 one output ``out`` also have an out-of-place form that allocates it:
-``ops.add(a, b)`` returns a new tensor.
+``ops.add(a, b)`` returns a new tensor. An op that creates its output
+itself (``diopiTensorHandle_t *out``: ``masked_select``, ``nonzero``,
+``index``, ``contiguous``) allocates it through the call's context and
+returns it as a Tensor that owns the memory (``ops.masked_select(x, m)``);
+``out=t`` copies it into ``t`` (same shape and dtype) instead.
 Arguments follow the DIOPI signature after the context: Tensors (or None
 for an optional one), sequences of ints for diopiSize_t, numbers for
 scalars, strings for reductions ("none", "mean", "sum") and round modes

@@ -149,6 +149,17 @@ bpy_tensor_t *bpy_tensor_check(PyObject *obj, const char *what);
  * tensor goes); `device` NULL for host memory. */
 bpy_tensor_t *bpy_tensor_borrow(bp_device_t *device, DLManagedTensor *managed,
                                 bp_dtype_t dtype);
+/* A tensor owning `data`, memory an op library allocated through an ops
+ * context and the caller took from it (bp_ops_context_take): device memory
+ * of `device` from its caching allocator for `stream`, freed in that
+ * stream's order, or (`device` NULL) malloc'd host memory the stream may
+ * still write (pending on it). `owner` is the Stream object keeping
+ * `stream` alive, or NULL. `handle` becomes the tensor's DIOPI handle.
+ * NULL with an exception set on failure (the memory is not touched). */
+bpy_tensor_t *bpy_tensor_adopt(bp_device_t *device, bp_stream_t *stream,
+                               PyObject *owner, bp_dtype_t dtype, int ndim,
+                               const int64_t *shape, const int64_t *strides,
+                               void *data, diopiTensorHandle_t handle);
 PyObject *bpy_tensor_dlpack(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *bpy_tensor_dlpack_device(PyObject *self, PyObject *unused);
 /* _backplane.from_dlpack(obj): a borrowed tensor over obj's memory. */

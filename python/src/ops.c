@@ -4,6 +4,7 @@
  * DIOPI handle. backplane/ops.py does the calling: it looks ops up by DIOPI
  * name and calls them through ctypes (which releases the GIL) with the
  * signatures generated from backplane/diopi/functions.h. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "bpy.h"
@@ -43,6 +44,14 @@ static diopiDtype_t diopi_dtype(bp_dtype_t dtype) {
   default:
     return diopi_dtype_unsupported;
   }
+}
+
+/* The bp_dtype_t of a DIOPI dtype; BP_DTYPE_UNDEFINED when it has none. */
+static bp_dtype_t bp_dtype_of(diopiDtype_t dtype) {
+  for (int d = 1; d < BP_DTYPE_COUNT; ++d)
+    if (diopi_dtype((bp_dtype_t)d) == dtype)
+      return (bp_dtype_t)d;
+  return BP_DTYPE_UNDEFINED;
 }
 
 diopiTensorHandle_t bpy_tensor_diopi(bpy_tensor_t *t) {
@@ -272,6 +281,54 @@ static PyObject *context_use(PyObject *self, PyObject *obj) {
   return handle ? PyLong_FromVoidPtr(handle) : NULL;
 }
 
+/* take(handle) -> Tensor: a tensor the op library created through this
+ * context (an op's `diopiTensorHandle_t *out`), taken from the context so
+ * the returned Tensor owns its memory. ValueError for a handle the context
+ * does not hold. */
+static PyObject *context_take(PyObject *self, PyObject *obj) {
+  bpy_context_t *c = (bpy_context_t *)self;
+  diopiTensorHandle_t handle = PyLong_AsVoidPtr(obj);
+  if (handle == NULL && PyErr_Occurred())
+    return NULL;
+  void *storage = NULL, *data = NULL;
+  bp_status_t s = bp_ops_context_take(c->context, handle, &storage);
+  if (s != BP_OK)
+    return bpy_raise(s, NULL);
+  diopiSize_t shape = {0}, strides = {0};
+  diopiDtype_t dtype = diopi_dtype_unsupported;
+  diopiDevice_t where = diopi_host;
+  bp_device_t *device = NULL;
+  bpy_tensor_t *t = NULL;
+  if (diopiGetTensorShape(handle, &shape) == diopiSuccess &&
+      diopiGetTensorStride(handle, &strides) == diopiSuccess &&
+      diopiGetTensorDtype(handle, &dtype) == diopiSuccess &&
+      diopiGetTensorDevice(handle, &where) == diopiSuccess &&
+      diopiGetTensorData(handle, &data) == diopiSuccess) {
+    device = where == diopi_device ? bp_ops_context_device(c->context) : NULL;
+    if (bp_dtype_of(dtype) == BP_DTYPE_UNDEFINED || data != storage)
+      PyErr_Format(PyExc_TypeError,
+                   "OpsContext.take: a %s tensor%s cannot be a "
+                   "backplane.Tensor",
+                   bp_ops_dtype_name(dtype),
+                   data != storage ? " starting inside its memory" : "");
+    else
+      t = bpy_tensor_adopt(device, c->stream, c->owner, bp_dtype_of(dtype),
+                           (int)shape.len, shape.data, strides.data, data,
+                           handle);
+  } else {
+    PyErr_SetString(PyExc_RuntimeError,
+                    "OpsContext.take: cannot read the tensor's layout");
+  }
+  if (t == NULL) { /* ours now: freed as the context would have */
+    if (device != NULL)
+      bp_device_free_async(device, storage, c->stream);
+    else
+      free(storage);
+    bp_ops_tensor_destroy(handle);
+  }
+  return (PyObject *)t;
+}
+
 static PyObject *get_context_handle(PyObject *self, void *c) {
   (void)c;
   return PyLong_FromVoidPtr(((bpy_context_t *)self)->context);
@@ -280,6 +337,9 @@ static PyObject *get_context_handle(PyObject *self, void *c) {
 static PyMethodDef context_methods[] = {
     {"use", context_use, METH_O,
      "The DIOPI handle of a Tensor, marked used on the context's stream."},
+    {"take", context_take, METH_O,
+     "take(handle): the Tensor an op created through this context (its "
+     "`diopiTensorHandle_t *out`), owning that memory from now on."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -671,3 +671,30 @@ bpy_tensor_t *bpy_tensor_borrow(bp_device_t *device, DLManagedTensor *managed,
   }
   return t;
 }
+
+bpy_tensor_t *bpy_tensor_adopt(bp_device_t *device, bp_stream_t *stream,
+                               PyObject *owner, bp_dtype_t dtype, int ndim,
+                               const int64_t *shape, const int64_t *strides,
+                               void *data, diopiTensorHandle_t handle) {
+  bpy_tensor_t *t = tensor_alloc(device);
+  if (t == NULL)
+    return NULL;
+  t->dtype = dtype;
+  t->ndim = ndim;
+  memcpy(t->shape, shape, (size_t)ndim * sizeof *shape);
+  memcpy(t->strides, strides, (size_t)ndim * sizeof *strides);
+  t->data = data;
+  t->diopi = handle;
+  Py_XINCREF(owner);
+  if (device == NULL) {
+    t->memory = BPY_MEMORY_HOST;
+    t->host_visible = 1;
+    t->pending = stream; /* the op may still be writing it */
+    t->pending_owner = owner;
+  } else {
+    t->memory = BPY_MEMORY_DEVICE;
+    t->alloc_stream = stream;
+    t->alloc_owner = owner;
+  }
+  return t;
+}

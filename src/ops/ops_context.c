@@ -74,6 +74,28 @@ BP_API size_t bp_ops_context_scratch_count(diopiContextHandle_t ctx) {
   return ctx ? ctx->scratch_count : 0;
 }
 
+BP_API bp_status_t bp_ops_context_take(diopiContextHandle_t ctx,
+                                       diopiTensorHandle_t tensor,
+                                       void **out_storage) {
+  if (!ctx || !tensor || !out_storage)
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "bp_ops_context_take: context, tensor or out_storage is "
+                    "NULL");
+  struct diopiTensor **link = &ctx->scratch;
+  while (*link && *link != tensor)
+    link = &(*link)->next_scratch;
+  if (!*link)
+    return bp_error(BP_ERR_INVALID_ARGUMENT,
+                    "bp_ops_context_take: the tensor is not one the context "
+                    "allocated (diopiRequireTensor/Buffer) and still holds");
+  *link = tensor->next_scratch;
+  ctx->scratch_count--;
+  tensor->next_scratch = NULL;
+  tensor->owner = OPS_TENSOR_BORROWED;
+  *out_storage = tensor->storage;
+  return BP_OK;
+}
+
 DIOPI_RT_API diopiError_t diopiGetStream(diopiContextHandle_t ctx,
                                          diopiStreamHandle_t *stream) {
   if (!ctx || !stream)

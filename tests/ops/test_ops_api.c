@@ -81,6 +81,48 @@ static void required_tensors_live_until_clear(void **state) {
   assert_int_equal(bp_ops_context_scratch_count(e->ctx), 0);
 }
 
+/* A required tensor the caller takes leaves the context: clearing it no
+ * longer frees the memory, which the caller frees in the stream's order. */
+static void a_taken_tensor_outlives_the_context_clear(void **state) {
+  env_t *e = *state;
+  int64_t dims[1] = {4};
+  diopiSize_t shape = {dims, 1};
+  diopiTensorHandle_t kept = NULL, dropped = NULL, other = NULL;
+  assert_int_equal(diopiRequireTensor(e->ctx, &kept, &shape, NULL,
+                                      diopi_dtype_float32, diopi_device),
+                   diopiSuccess);
+  assert_int_equal(diopiRequireTensor(e->ctx, &dropped, &shape, NULL,
+                                      diopi_dtype_float32, diopi_device),
+                   diopiSuccess);
+  void *storage = NULL, *data = NULL;
+  assert_int_equal(bp_ops_context_take(e->ctx, kept, &storage), BP_OK);
+  assert_int_equal(diopiGetTensorData(kept, &data), diopiSuccess);
+  assert_ptr_equal(storage, data);
+  assert_int_equal(bp_ops_context_scratch_count(e->ctx), 1);
+  bp_ops_context_clear(e->ctx);
+  const float values[4] = {1, 2, 3, 4};
+  float back[4] = {0};
+  assert_int_equal(
+      bp_copy(e->device, storage, NULL, values, sizeof values, e->stream),
+      BP_OK);
+  read_floats(e, kept, back, 4);
+  assert_memory_equal(back, values, sizeof values);
+  /* Taken once: a second take, or a tensor the context never held, is an
+   * error naming the function. */
+  assert_int_equal(bp_ops_context_take(e->ctx, kept, &storage),
+                   BP_ERR_INVALID_ARGUMENT);
+  assert_non_null(strstr(bp_last_error(), "bp_ops_context_take"));
+  assert_int_equal(bp_ops_tensor_create(e->device, e->stream,
+                                        diopi_dtype_float32, 1, dims, &other),
+                   BP_OK);
+  assert_int_equal(bp_ops_context_take(e->ctx, other, &storage),
+                   BP_ERR_INVALID_ARGUMENT);
+  bp_ops_tensor_destroy(other);
+  assert_int_equal(diopiGetTensorData(kept, &data), diopiSuccess);
+  bp_ops_tensor_destroy(kept); /* leaves the memory alone */
+  assert_int_equal(bp_device_free_async(e->device, data, e->stream), BP_OK);
+}
+
 static void dlpack_both_ways(void **state) {
   env_t *e = *state;
   float host[6] = {1, 2, 3, 4, 5, 6};
@@ -247,6 +289,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(context_binds_device_and_stream),
       cmocka_unit_test(required_tensors_live_until_clear),
+      cmocka_unit_test(a_taken_tensor_outlives_the_context_clear),
       cmocka_unit_test(dlpack_both_ways),
       cmocka_unit_test(library_runs_an_op_on_the_stream),
       cmocka_unit_test(missing_op_is_no_implement),

@@ -1,6 +1,7 @@
 """backplane.ops has one function per op of the DIOPI header, with the op's
 signature, a docstring and a stub, listed by dir() (tab completion); the
-elementwise ones also allocate their result (ops.add(a, b))."""
+elementwise ones also allocate their result (ops.add(a, b)), and ops that
+create their output (masked_select, nonzero, index, contiguous) return it."""
 import ast
 import inspect
 import pathlib
@@ -115,8 +116,96 @@ def test_a_shape_the_op_refuses_is_a_value_error_naming_it(dev0):
     assert ops.matmul.__module__ == "backplane.ops"
 
 
-def test_an_op_creating_its_output_says_it_cannot_be_called(dev0):
-    a = backplane.zeros((4,), "float32", dev0)
-    assert "Not callable from Python yet" in ops.nonzero.__doc__
-    with pytest.raises(backplane.UnsupportedError, match="diopiNonzero"):
-        ops.nonzero(None, a)
+def test_masked_select_returns_the_tensor_the_op_creates(dev0, rng):
+    x = rng.standard_normal((3, 4)).astype(np.float32)
+    mask = rng.random((3, 4)) < 0.5
+    r = ops.masked_select(backplane.from_numpy(x, device=dev0),
+                          backplane.from_numpy(mask, device=dev0))
+    assert isinstance(r, backplane.Tensor) and r.device == dev0
+    assert r.dtype == "float32" and r.shape == (int(mask.sum()),)
+    np.testing.assert_array_equal(r.numpy(), x[mask])
+    row = np.array([True, False, False, True])  # broadcast over the rows
+    np.testing.assert_array_equal(
+        ops.masked_select(backplane.from_numpy(x, device=dev0),
+                          backplane.from_numpy(row, device=dev0)).numpy(),
+        x[np.broadcast_to(row, x.shape)])
+    none = ops.masked_select(backplane.from_numpy(x, device=dev0),
+                             backplane.zeros((3, 4), "bool", dev0))
+    assert none.shape == (0,) and none.numpy().size == 0
+
+
+def test_a_created_tensor_owns_its_memory_after_the_call(dev0, rng):
+    x = rng.standard_normal(64).astype(np.float32)
+    mask = x > 0
+    r = ops.masked_select(backplane.from_numpy(x, device=dev0),
+                          backplane.from_numpy(mask, device=dev0))
+    # Had the call's context freed r's memory, the caching allocator would
+    # hand that block to the first of these tensors of r's size (zeros).
+    held = [backplane.zeros(r.shape, "float32", dev0) for _ in range(4)]
+    assert r.data_ptr() not in [t.data_ptr() for t in held]
+    np.testing.assert_array_equal(r.numpy(), x[mask])
+    np.testing.assert_array_equal(ops.add(r, r).numpy(), 2 * x[mask])
+
+
+def test_nonzero_returns_the_indices_as_numpy_argwhere(dev0):
+    x = np.array([[0, 1.5, 0], [2, 0, -1]], np.float32)
+    r = ops.nonzero(backplane.from_numpy(x, device=dev0))
+    assert r.dtype == "int64" and r.shape == (3, 2)
+    np.testing.assert_array_equal(r.numpy(), np.argwhere(x))
+    np.testing.assert_array_equal(
+        ops.call("diopiNonzero", backplane.from_numpy(x, device=dev0)).numpy(),
+        np.argwhere(x))
+
+
+def test_index_takes_index_tensors_none_and_masks(dev0, rng):
+    x = rng.standard_normal((4, 5)).astype(np.float32)
+    t = backplane.from_numpy(x, device=dev0)
+    rows = np.array([3, 0, 3], np.int64)
+    cols = np.array([4, 1], np.int64)
+    np.testing.assert_array_equal(
+        ops.index(t, [backplane.from_numpy(rows, device=dev0)]).numpy(),
+        x[rows])
+    np.testing.assert_array_equal(  # None: a dim not indexed (x[:, cols])
+        ops.index(t, [None, backplane.from_numpy(cols, device=dev0)]).numpy(),
+        x[:, cols])
+    mask = x[:, 0] > 0
+    np.testing.assert_array_equal(
+        ops.index(t, [backplane.from_numpy(mask, device=dev0)]).numpy(),
+        x[mask])
+
+
+def test_contiguous_copies_a_strided_view(dev0, rng):
+    x = rng.standard_normal((3, 6)).astype(np.float32)
+    view = backplane.from_numpy(x, device=dev0)[:, ::2]
+    assert not view.is_contiguous
+    r = ops.contiguous(view, "contiguous")
+    assert r.is_contiguous and r.shape == (3, 3)
+    np.testing.assert_array_equal(r.numpy(), x[:, ::2])
+
+
+def test_out_keyword_copies_the_created_tensor_into_it(dev0):
+    x = np.array([1, -2, 3, -4], np.float32)
+    t = backplane.from_numpy(x, device=dev0)
+    mask = backplane.from_numpy(x > 0, device=dev0)
+    out = backplane.zeros((2,), "float32", dev0)
+    assert ops.masked_select(t, mask, out=out) is out
+    np.testing.assert_array_equal(out.numpy(), [1, 3])
+    with pytest.raises(ValueError, match=r"diopiMaskedSelect: out: float32 "
+                                         r"\[3\] given, the result is "
+                                         r"float32 \[2\]"):
+        ops.masked_select(t, mask, out=backplane.zeros((3,), "float32", dev0))
+
+
+def test_ops_creating_their_output_have_its_signature_and_stub():
+    for fn, params in ((ops.masked_select, ["input", "mask", "out"]),
+                       (ops.nonzero, ["input", "out"]),
+                       (ops.index, ["input", "indices", "out"]),
+                       (ops.contiguous, ["input", "memoryFormat", "out"])):
+        sig = inspect.signature(fn)
+        assert list(sig.parameters) == params, fn.__name__
+        assert sig.parameters["out"].kind is inspect.Parameter.KEYWORD_ONLY
+        assert sig.return_annotation == "Tensor"
+        assert "Returns the tensor the op creates" in fn.__doc__
+    stub = pathlib.Path(ops.__file__).with_name("ops.pyi").read_text()
+    assert ("def masked_select(input: Tensor, mask: Tensor, *, "
+            "out: Optional[Tensor] = ...) -> Tensor: ...") in stub

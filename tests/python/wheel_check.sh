@@ -4,7 +4,9 @@
 # build deleted, the wheel installed into a fresh venv, then from elsewhere:
 # `import backplane` loads only the package's own libraries, the CLI runs
 # (`python -m backplane`, the `backplane` script: info, check, bench python,
-# memory on a history the run recorded) and the Python tests pass.
+# bench ops and train with their PyTorch baselines, bench torch saying the
+# bridge is missing, memory on a history the run recorded) and the Python
+# tests pass.
 #
 #   wheel_check.sh SOURCE WORK BUILD_PYTHON   (CMAKE_ARGS passes through)
 # BUILD_PYTHON: an interpreter with scikit-build-core (the project venv of
@@ -68,6 +70,19 @@ PY
 "$WORK/venv/bin/backplane" check --plugin vcpu --quick >/dev/null
 # The Python bench measures this interpreter and the installed package.
 "$PY" -m backplane bench python --quick | grep -q "no-op call"
+# The PyTorch baselines of bench ops and bench train are the package's own
+# scripts, run by this interpreter: one ops row, and the CNN at 2 devices
+# beside DDP. bench torch names what the wheel lacks (the bridge).
+if "$PY" -c "import torch" 2>/dev/null; then
+  BACKPLANE_BENCH_OPS=relu "$PY" -m backplane bench ops --quick >bench.txt
+  grep -q "PyTorch CPU" bench.txt || { cat bench.txt; exit 1; }
+  BACKPLANE_VCPU_DEVICES=4 "$PY" -m backplane bench train --quick >bench.txt
+  grep -q "PyTorch DDP gloo" bench.txt || { cat bench.txt; exit 1; }
+else
+  echo "python.wheel: $PY cannot import torch: no PyTorch baselines to check"
+fi
+"$PY" -m backplane bench torch --quick 2>&1 |
+  grep -q "needs the PyTorch bridge"
 # A run's allocator history, summarized and drawn by the wheel's command.
 BACKPLANE_MEMORY_HISTORY=history.json "$PY" -c \
   "import backplane; backplane.zeros((256,), 'float32', 'vcpu:0')"

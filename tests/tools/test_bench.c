@@ -24,7 +24,8 @@ static void test_all_json_records(void **state) {
   assert_int_equal(run.exit_code, 0);
   json_t *records = json_loads(run.out, 0, NULL);
   assert_true(json_is_array(records));
-  size_t i, dispatch = 0, copy = 0, stream = 0, ring = 0;
+  size_t i, dispatch = 0, copy = 0, stream = 0, ring = 0, torch_ops = 0,
+            torch_ddp = 0;
   json_t *record;
   json_array_foreach(records, i, record) {
     const char *bench = json_string_value(json_object_get(record, "bench"));
@@ -43,7 +44,19 @@ static void test_all_json_records(void **state) {
     assert_true(is_number_or_null(json_object_get(record, "ratio")));
     if (json_is_string(baseline))
       assert_true(json_is_number(json_object_get(record, "baseline_value")));
+    const char *by = json_string_value(baseline);
+    torch_ops += !strcmp(bench, "ops") && by && !strncmp(by, "PyTorch CPU", 11);
+    torch_ddp +=
+        !strcmp(bench, "train") && by && !strncmp(by, "PyTorch DDP gloo", 16);
   }
+#ifdef BP_TEST_TORCH_BASELINES
+  /* The package's scripts ran: PyTorch rows in ops, DDP in train. */
+  assert_true(torch_ops > 0);
+  assert_int_equal(torch_ddp, 1); /* --quick: the CNN at 2 devices */
+#else
+  (void)torch_ops;
+  (void)torch_ddp;
+#endif
   /* 2 calls x (no layer, validation, trace), and the bounds check. */
   assert_int_equal(dispatch, 7);
   assert_int_equal(copy, 24);

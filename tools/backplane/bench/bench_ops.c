@@ -5,8 +5,9 @@
  * in the same run: GEMM against OpenBLAS cblas_sgemm called directly on the
  * same buffers (budget >= 90 %), the 8 Mi-element elementwise rows against
  * two-thread memcpy bandwidth (>= 70 %), and every case against PyTorch on
- * the CPU with the same thread count, when /usr/bin/python3 can import
- * torch (scripts/bench_ops_torch.py; the aim: at or above PyTorch for the
+ * the CPU with the same thread count, when the bench's interpreter
+ * (BACKPLANE_PYTHON, bench_scripts.h) can import torch (the package's
+ * _bench_ops_torch.py; the aim: at or above PyTorch for the
  * original rows, 0.8x for the others). A case that fails is reported and
  * the others still run. The library needs host-addressable device memory:
  * the bench runs on vcpu only. It prints the CPU model and the instruction
@@ -16,10 +17,12 @@
  * and OpenBLAS's core, unless set), so that an AVX-512 machine runs both
  * sides as a machine without AVX-512 would. */
 #include <cblas.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "backplane/diopi/functions.h"
@@ -28,6 +31,7 @@
 #include "bench_cuda.h"
 #include "bench_memcpy.h"
 #include "bench_ops_cases.h"
+#include "bench_scripts.h"
 #include "cli/cli_paths.h"
 #include "cli/cli_timing.h"
 
@@ -248,11 +252,24 @@ static void print_isa(const ops_bench_t *b) {
 }
 
 /* Runs the PyTorch script over `cases`; fills torch_s (seconds, 0 where
- * missing). Returns 0, or -1 if PyTorch is not available. */
+ * missing). Returns 0, or -1 (saying why) if PyTorch is not available. */
 static int time_torch(ops_bench_t *b, const op_case_t *cases, int n,
                       double *torch_s) {
-  if (access("/usr/bin/python3", X_OK) != 0)
+  char script[PATH_MAX];
+  const char *python = bench_python_interpreter();
+  if (!bench_python_script("_bench_ops_torch.py", script, sizeof script)) {
+    fprintf(stderr, "bench ops: no backplane package with "
+                    "_bench_ops_torch.py beside this command: no PyTorch "
+                    "baseline\n");
     return -1;
+  }
+  if (access(python, X_OK) != 0) {
+    fprintf(stderr,
+            "bench ops: no Python at %s (BACKPLANE_PYTHON): no PyTorch "
+            "baseline\n",
+            python);
+    return -1;
+  }
   char input_path[] = "/tmp/backplane-bench-ops-XXXXXX";
   int fd = mkstemp(input_path);
   FILE *in = fd >= 0 ? fdopen(fd, "w") : NULL;
@@ -262,11 +279,10 @@ static int time_torch(ops_bench_t *b, const op_case_t *cases, int n,
     fprintf(in, "%s %s %d %s\n", cases[i].name, cases[i].op, cases[i].ninputs,
             cases[i].specs);
   fclose(in);
-  char command[1024], env[160];
+  char command[3 * PATH_MAX], env[160];
   torch_isa_env(env, sizeof env);
-  snprintf(command, sizeof command,
-           "%s/usr/bin/python3 %s/scripts/bench_ops_torch.py %d %zu < %s",
-           env[0] ? env + 1 : "", BP_SOURCE_DIR, b->threads,
+  snprintf(command, sizeof command, "%s'%s' '%s' %d %zu < %s",
+           env[0] ? env + 1 : "", python, script, b->threads,
            bench_reps(b->ctx, FULL_REPS), input_path);
   FILE *out = popen(command, "r");
   int found = 0;
@@ -281,7 +297,15 @@ static int time_torch(ops_bench_t *b, const op_case_t *cases, int n,
         }
   int status = out ? pclose(out) : -1;
   unlink(input_path);
-  return status == 0 && found ? 0 : -1;
+  if (status == 0 && found)
+    return 0;
+  if (status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 3)
+    fprintf(stderr, "bench ops: %s cannot import torch: no PyTorch baseline\n",
+            python);
+  else
+    fprintf(stderr, "bench ops: %s failed (status %d): no PyTorch baseline\n",
+            script, status);
+  return -1;
 }
 
 bp_status_t bench_ops(bench_ctx_t *ctx) {
@@ -325,9 +349,7 @@ bp_status_t bench_ops(bench_ctx_t *ctx) {
   char baseline[48];
   snprintf(baseline, sizeof baseline, "PyTorch CPU %d thread%s", b.threads,
            b.threads == 1 ? "" : "s");
-  if (time_torch(&b, cases, n, torch_s) != 0)
-    fprintf(stderr, "bench ops: /usr/bin/python3 cannot import torch: no "
-                    "PyTorch baseline\n");
+  time_torch(&b, cases, n, torch_s); /* none: rows without a baseline */
   for (int i = 0; i < n; i++)
     if (torch_s[i] > 0 && ours[i] > 0) {
       char text[24];

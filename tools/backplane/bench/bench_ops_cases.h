@@ -1,7 +1,8 @@
 /* The cases of `backplane bench ops`: one row per op and size, each an op of
  * the reference library with its tensors described by spec strings that the
- * PyTorch script (scripts/bench_ops_torch.py) reads the same way, so both
- * sides run the op on tensors of the same shapes, dtypes and value ranges.
+ * PyTorch script (the package's backplane/_bench_ops_torch.py) reads the same
+ * way, so both sides run the op on tensors of the same shapes, dtypes and value
+ * ranges.
  *
  * A tensor spec is KIND:DIM,DIM,... with KIND one of
  *   f  float32 in [-1, 1)        p  float32 in [0.5, 1.5)

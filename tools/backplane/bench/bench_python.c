@@ -10,15 +10,13 @@
  * from C, measured here in the same run (when vcpu:0 loads the conformance
  * kernels). */
 #include <limits.h>
-#include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "bench.h"
+#include "bench_scripts.h"
 #include "cli/cli_kernels.h"
-#include "cli/cli_paths.h"
 #include "cli/cli_timing.h"
 
 enum { FULL_REPS = 7 };
@@ -76,27 +74,11 @@ static double c_launch_ns(bench_ctx_t *ctx, const char *kernels) {
   return cli_median(samples + 1, reps);
 }
 
-/* PYTHONPATH reaching the package that came with this binary: build/python
- * beside build/bin, or the directory holding the package whose bin/ this
- * is (a wheel); false when neither has backplane/__init__.py. */
-static bool find_package(char *out, size_t size) {
-  static const char *const candidates[] = {"python", ".."};
-  for (size_t i = 0; i < sizeof candidates / sizeof *candidates; i++) {
-    char probe[PATH_MAX + 32];
-    cli_path_beside_binary(candidates[i], out, size);
-    snprintf(probe, sizeof probe, "%s/backplane/__init__.py", out);
-    if (out[0] && access(probe, R_OK) == 0)
-      return true;
-  }
-  return false;
-}
-
 bp_status_t bench_python(bench_ctx_t *ctx) {
   char package[PATH_MAX];
-  const char *python = getenv("BACKPLANE_PYTHON");
-  if (!python || !*python)
-    python = "/usr/bin/python3";
-  if (access(python, X_OK) != 0 || !find_package(package, sizeof package)) {
+  const char *python = bench_python_interpreter();
+  if (access(python, X_OK) != 0 ||
+      !bench_python_package(package, sizeof package)) {
     fprintf(stderr,
             "bench python: needs a Python (%s; run `python -m backplane "
             "bench python` to use that one) and the backplane package beside "

@@ -1,18 +1,20 @@
-/* torch: PyTorch on Backplane (frameworks/torch), measured by
- * frameworks/torch/bench/bench_torch.py run by /usr/bin/python3 with the
- * bridge built in the build tree (build/frameworks/torch/python): the CNN
- * training step of the bridge's training test on privateuseone:0 (vcpu)
- * beside the same step on PyTorch's CPU (budget >= 1.0x), a 1-element add
- * plus synchronize beside PyTorch CPU's add (budget <= 5 us extra), and
+/* torch: PyTorch on Backplane (frameworks/torch), measured by the
+ * package's _bench_torch.py (bench_scripts.h) with the bridge built in the
+ * build tree (build/frameworks/torch/python) on PYTHONPATH: the training
+ * step of bench train's CNN on privateuseone:0 (vcpu) beside the same step
+ * on PyTorch's CPU (budget >= 1.0x), a 1-element add plus synchronize
+ * beside PyTorch CPU's add (budget <= 5 us extra), and
  * DistributedDataParallel with 2 processes on the backplane backend beside
  * gloo (budget >= 1.5x; not under --quick, which keeps to one Python
- * process). Skipped when the bridge was not built. */
+ * process). Skipped, saying what is missing, without the bridge (a wheel
+ * does not include it), the script or the interpreter. */
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "bench.h"
+#include "bench_scripts.h"
 #include "cli/cli_paths.h"
 
 enum { FULL_REPS = 5 };
@@ -37,20 +39,31 @@ static const torch_case_t cases[] = {
 enum { CASE_COUNT = sizeof cases / sizeof cases[0] };
 
 bp_status_t bench_torch(bench_ctx_t *ctx) {
-  char package[1024], probe[1100];
-  cli_path_beside_binary("frameworks/torch/python", package, sizeof package);
-  snprintf(probe, sizeof probe, "%s/torch_backplane/_C.so", package);
-  if (access("/usr/bin/python3", X_OK) != 0 || access(probe, R_OK) != 0) {
-    fprintf(stderr, "bench torch: needs /usr/bin/python3 and the PyTorch "
-                    "bridge built (BP_WITH_TORCH): skipped\n");
+  char bridge[PATH_MAX], probe[PATH_MAX + 32], script[PATH_MAX];
+  const char *python = bench_python_interpreter();
+  cli_path_beside_binary("frameworks/torch/python", bridge, sizeof bridge);
+  snprintf(probe, sizeof probe, "%s/torch_backplane/_C.so", bridge);
+  if (access(probe, R_OK) != 0) {
+    fprintf(stderr,
+            "bench torch: needs the PyTorch bridge (torch_backplane/_C.so "
+            "in %s), which a build tree configured with BP_WITH_TORCH=ON "
+            "builds and a wheel does not include: skipped\n",
+            bridge);
     return BP_OK;
   }
-  char command[PATH_MAX + 2048];
+  if (!bench_python_script("_bench_torch.py", script, sizeof script) ||
+      access(python, X_OK) != 0) {
+    fprintf(stderr,
+            "bench torch: needs the backplane package's _bench_torch.py "
+            "beside this command and a Python (%s, BACKPLANE_PYTHON): "
+            "skipped\n",
+            python);
+    return BP_OK;
+  }
+  char command[3 * PATH_MAX + 64];
   snprintf(command, sizeof command,
-           "PYTHONPATH=%s /usr/bin/python3 "
-           "%s/frameworks/torch/bench/bench_torch.py %zu %s 2>/dev/null",
-           package, BP_SOURCE_DIR, bench_reps(ctx, FULL_REPS),
-           ctx->quick ? "--quick" : "");
+           "PYTHONPATH='%s' '%s' '%s' %zu %s 2>/dev/null", bridge, python,
+           script, bench_reps(ctx, FULL_REPS), ctx->quick ? "--quick" : "");
   FILE *out = popen(command, "r");
   if (out == NULL)
     return bench_error(ctx, "popen", BP_ERR_INTERNAL);

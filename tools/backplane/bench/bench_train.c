@@ -1,17 +1,19 @@
 /* bench train: for each model (the MLP and the CNN), samples/s of `backplane
  * train`'s step loop on 1, 2 and 4 vcpu devices in one process (batch 32
  * per rank) beside PyTorch DistributedDataParallel with as many processes
- * (gloo, 1 thread each, the same model, batch, data and optimizer:
- * scripts/bench_train_ddp.py) timed in the same run when /usr/bin/python3
- * imports torch; then the scaling efficiency and the
- * overlap off at 2 devices. Budget (DESIGN.md, issue 26): >= 2x DDP for
+ * (gloo, 1 thread each, the same model, batch, data and optimizer: the
+ * package's _bench_train_ddp.py, bench_scripts.h) timed in the same run
+ * when the bench's interpreter imports torch; then the scaling efficiency
+ * and the overlap off at 2 devices. Budget (DESIGN.md, issue 26): >= 2x DDP for
  * each model. --quick, a smoke test of the bench: the CNN alone, one epoch,
  * DDP at 2 processes only. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench.h"
+#include "bench_scripts.h"
 #include "cli/cli_paths.h"
 #include "cli/cli_timing.h"
 #include "train/train.h"
@@ -63,12 +65,19 @@ static bp_status_t measure(bench_ctx_t *ctx, const char *model, size_t devices,
  * not there. */
 static double measure_ddp(const bench_ctx_t *ctx, const char *model,
                           size_t ranks) {
-  char command[8192];
+  char script[PATH_MAX], command[8192];
+  if (!bench_python_script("_bench_train_ddp.py", script, sizeof script)) {
+    fprintf(stderr, "bench train: no backplane package with "
+                    "_bench_train_ddp.py beside this command: no DDP "
+                    "baseline\n");
+    return 0;
+  }
+  const char *python = bench_python_interpreter();
   snprintf(command, sizeof command,
-           "/usr/bin/python3 -c 'import torch' 2>/dev/null && "
-           "/usr/bin/python3 %s %s %zu %d %d %s 2>/dev/null",
-           BP_SOURCE_DIR "/scripts/bench_train_ddp.py", TRAIN_DIGITS_PATH,
-           ranks, BATCH_PER_RANK, ctx->quick ? 1 : 10, model);
+           "'%s' -c 'import torch' 2>/dev/null && "
+           "'%s' '%s' %s %zu %d %d %s 2>/dev/null",
+           python, python, script, TRAIN_DIGITS_PATH, ranks, BATCH_PER_RANK,
+           ctx->quick ? 1 : 10, model);
   FILE *pipe = popen(command, "r");
   if (!pipe)
     return 0;
@@ -80,6 +89,11 @@ static double measure_ddp(const bench_ctx_t *ctx, const char *model,
       rate = strtod(at + strlen("\"samples_per_second\":"), NULL);
   }
   pclose(pipe);
+  if (rate <= 0)
+    fprintf(stderr,
+            "bench train: %s cannot run %s with torch: no DDP "
+            "baseline\n",
+            python, script);
   return rate;
 }
 

@@ -106,8 +106,10 @@ static const env_variable_t variables[] = {
      "<libbackplane_check_kernels.so beside the "
      "plugins>",
      "backplane check", "the kernel library of the kernel checks"},
-    {"BACKPLANE_PYTHON", "/usr/bin/python3", "backplane bench python",
-     "the interpreter measured (python -m backplane sets its own)"},
+    {"BACKPLANE_PYTHON", "/usr/bin/python3",
+     "backplane bench python, ops, train, torch",
+     "the interpreter of the benches' Python halves and PyTorch baselines "
+     "(python -m backplane sets its own)"},
     {"BACKPLANE_BENCH_OPS", "", "backplane bench ops",
      "comma-separated words: only the cases whose name contains one run"},
     {"BACKPLANE_BENCH_COMM_OP", "all_reduce", "backplane bench comm",

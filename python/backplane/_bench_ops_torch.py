@@ -1,7 +1,8 @@
-#!/usr/bin/python3
 """PyTorch's side of `backplane bench ops`: times the same op cases on the
-CPU with the same thread count, in the same run. Run by the bench as
-    /usr/bin/python3 scripts/bench_ops_torch.py THREADS REPS < cases
+CPU with the same thread count, in the same run. Run by the bench
+(tools/backplane/bench/bench_ops.c, with BACKPLANE_PYTHON) by path, so the
+baseline process never imports the backplane package:
+    python .../backplane/_bench_ops_torch.py THREADS REPS < cases
 where each line of `cases` is "NAME OP NINPUTS SPEC..." (the tensors, inputs
 first, as tools/backplane/bench/bench_ops_cases.h describes their specs). Prints one line per case: "NAME MEDIAN_SECONDS". Exits 3 if
 torch cannot be imported (the bench then reports no PyTorch baseline).

@@ -1,8 +1,10 @@
 """`backplane bench torch`'s measurements (tools/backplane/bench/
-bench_torch.c runs this with the bridge on PYTHONPATH). One line per case:
+bench_torch.c runs this file with the PyTorch bridge on PYTHONPATH; it
+never imports the backplane package). One line per case:
     <case> <value> <unit> <baseline> <baseline value>
-- cnn_step: the training step of tests/frameworks/torch/train_digits.py's
-  CNN (batch 64, SGD), samples/s on privateuseone:0 beside PyTorch's CPU;
+- cnn_step: the training step of bench train's LeNet-style CNN
+  (_bench_train_ddp.make_model, batch 64, SGD), samples/s on
+  privateuseone:0 beside PyTorch's CPU;
 - small_op: a 1-element add followed by a synchronize, ns, beside the same
   add on PyTorch's CPU (which needs no synchronize);
 - ddp_step: the same step under DistributedDataParallel with 2 processes,
@@ -11,7 +13,7 @@ bench_torch.c runs this with the bridge on PYTHONPATH). One line per case:
 The two sides of a case run alternately, rep by rep (DDP: run by run), so
 both see the same machine load, and each side reports its best rep: on a
 shared machine the best is the rep least disturbed by other work.
-Usage: bench_torch.py REPS [--quick]"""
+Usage: python _bench_torch.py REPS [--quick]"""
 import os
 import socket
 import subprocess
@@ -21,10 +23,8 @@ import time
 import torch
 import torch.nn.functional as F
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "tests", "frameworks",
-                                "torch"))
-import train_digits  # noqa: E402
+# A sibling file, found through the script's directory (sys.path[0]).
+from _bench_train_ddp import make_model
 
 BATCH = 64
 
@@ -32,16 +32,16 @@ BATCH = 64
 def stepper(device, wrap=None):
     """The training step of one model on `device`, ready to time."""
     torch.manual_seed(0)
-    model = train_digits.LeNet().to(device)
+    model = make_model("cnn").to(device)
     if wrap is not None:
         model = wrap(model)
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-    images = torch.randn(BATCH, 1, 8, 8).to(device)
+    images = torch.randn(BATCH, 64).to(device)
     labels = torch.randint(0, 10, (BATCH,)).to(device)
 
     def step():
         opt.zero_grad()
-        F.nll_loss(model(images), labels).backward()
+        F.cross_entropy(model(images), labels).backward()
         opt.step()
     return step
 

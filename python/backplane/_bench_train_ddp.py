@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 """PyTorch DistributedDataParallel baseline of `backplane bench train`.
 
 The same model (`mlp`: 64-256-256-10 with ReLU; `cnn`: the LeNet-style
@@ -9,7 +8,9 @@ split's size) and batch per rank as `backplane train --model MODEL`, on the
 gloo backend, one thread per process. Prints one JSON object: samples/s
 over the timed epochs (after one warm-up epoch).
 
-usage: bench_train_ddp.py DIGITS_CSV_GZ RANKS BATCH_PER_RANK EPOCHS [MODEL]
+usage: python _bench_train_ddp.py DIGITS_CSV_GZ RANKS BATCH_PER_RANK EPOCHS [MODEL]
+(run by tools/backplane/bench/bench_train.c, with BACKPLANE_PYTHON, by path:
+the baseline processes never import the backplane package)
 """
 import gzip
 import json
