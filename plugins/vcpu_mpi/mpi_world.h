@@ -30,6 +30,9 @@ typedef struct mpi_world {
    * into later. */
   uint64_t check_mine[2], check_highest[2];
   uint64_t *calls;
+  /* The small all-reduce's messages (comm_mpi_module.c): what this rank
+   * sends and what it receives at one step, allocated on first use. */
+  unsigned char *small_out, *small_in;
   /* A roll call's question and answers (nranks entries), kept with the
    * world because a question sent to a dead rank may never complete. */
   uint64_t roll_question;

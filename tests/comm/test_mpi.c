@@ -122,6 +122,51 @@ static void test_ring_and_all_to_all(void **state) {
   free(in);
 }
 
+/* Float sums whose value depends on the order of the additions (1e8 + 1 is
+ * 1e8 in float32): whichever algorithm serves a count, small or not, every
+ * rank gets the same bits, and they are one of the sums the order allows. */
+static void test_all_reduce_gives_every_rank_the_same_bits(void **state) {
+  comm_mpi_world *w = *state;
+  static const size_t counts[] = {1, 4096, 4097}; /* 16 KiB and just over */
+  for (size_t c = 0; c < sizeof counts / sizeof *counts; c++) {
+    size_t count = counts[c];
+    float *x = malloc(count * sizeof *x);
+    for (size_t i = 0; i < count; i++)
+      x[i] = (comm_mpi_rank + (int)i) % 2 == 0 ? 1e8f : 1.0f;
+    if (comm_mpi_rank % 4 == 2)
+      for (size_t i = 0; i < count; i++)
+        x[i] = -x[i];
+    assert_int_equal(
+        comm_mpi_xccl.xccl_all_reduce(x, x, count, FLOAT32, SUM, w->comm,
+                                      test_stream_handle(w->stream)),
+        C_SUCCESS);
+    char message[512];
+    if (settle(w->comm, w->stream, message) != 0)
+      fail_msg("rank %d: %s", comm_mpi_rank, message);
+    uint32_t *bits = malloc(count * sizeof *bits);
+    uint32_t *lowest = malloc(count * sizeof *lowest);
+    uint32_t *highest = malloc(count * sizeof *highest);
+    memcpy(bits, x, count * sizeof *bits);
+    MPI_Allreduce(bits, lowest, (int)count, MPI_UINT32_T, MPI_MIN,
+                  MPI_COMM_WORLD);
+    MPI_Allreduce(bits, highest, (int)count, MPI_UINT32_T, MPI_MAX,
+                  MPI_COMM_WORLD);
+    for (size_t i = 0; i < count; i++) {
+      if (lowest[i] != highest[i])
+        fail_msg("count %zu, element %zu: the ranks hold different sums", count,
+                 i);
+      /* Each term is +-1e8 or 1: any order gives a whole number of at most
+       * the ranks' count in magnitude, or +-1e8 plus a few ones. */
+      float v = x[i];
+      assert_true(v == (float)(int)v);
+    }
+    free(bits);
+    free(lowest);
+    free(highest);
+    free(x);
+  }
+}
+
 /* Rank 0 asks for max where the others ask for sum: every rank sees it. The
  * communicator is poisoned afterwards, so this test runs last. */
 static void test_mismatch_is_detected(void **state) {
@@ -147,6 +192,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_bad_settings_are_refused),
       cmocka_unit_test(test_every_collective),
       cmocka_unit_test(test_ring_and_all_to_all),
+      cmocka_unit_test(test_all_reduce_gives_every_rank_the_same_bits),
       cmocka_unit_test(test_mismatch_is_detected),
   };
   return comm_mpi_fixture_main(argc, argv, tests, sizeof tests / sizeof *tests,
