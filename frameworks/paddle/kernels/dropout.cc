@@ -90,6 +90,6 @@ void DropoutGradKernel(const phi::Context &dev_ctx,
 } // namespace bridge
 
 PD_BUILD_PHI_KERNEL(dropout, backplane, ALL_LAYOUT, bridge::DropoutKernel,
-                    BRIDGE_FLOAT_DTYPES, double) {}
+                    BRIDGE_FLOAT_DTYPES) {}
 PD_BUILD_PHI_KERNEL(dropout_grad, backplane, ALL_LAYOUT,
-                    bridge::DropoutGradKernel, BRIDGE_FLOAT_DTYPES, double) {}
+                    bridge::DropoutGradKernel, BRIDGE_FLOAT_DTYPES) {}

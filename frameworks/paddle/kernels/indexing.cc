@@ -293,15 +293,15 @@ void AssignValueKernel(const phi::Context &dev_ctx,
 } // namespace bridge
 
 PD_BUILD_PHI_KERNEL(where, backplane, ALL_LAYOUT, bridge::WhereKernel,
-                    BRIDGE_FLOAT_DTYPES, double, int32_t, int64_t, bool) {}
+                    BRIDGE_FLOAT_DTYPES, int32_t, int64_t, bool) {}
 PD_BUILD_PHI_KERNEL(where_grad, backplane, ALL_LAYOUT, bridge::WhereGradKernel,
-                    BRIDGE_FLOAT_DTYPES, double) {}
+                    BRIDGE_FLOAT_DTYPES) {}
 PD_BUILD_PHI_KERNEL(set_value, backplane, ALL_LAYOUT, bridge::SetValueKernel,
                     BRIDGE_ANY_DTYPE) {}
 PD_BUILD_PHI_KERNEL(set_value_with_tensor, backplane, ALL_LAYOUT,
                     bridge::SetTensorValueKernel, BRIDGE_ANY_DTYPE) {}
 PD_BUILD_PHI_KERNEL(set_value_grad, backplane, ALL_LAYOUT,
-                    bridge::SetValueGradKernel, BRIDGE_FLOAT_DTYPES, double) {}
+                    bridge::SetValueGradKernel, BRIDGE_FLOAT_DTYPES) {}
 PD_BUILD_PHI_KERNEL(set_value_with_scalar_grad, backplane, ALL_LAYOUT,
                     bridge::SetValueWithScalarGradKernel, BRIDGE_FLOAT_DTYPES,
                     double) {}

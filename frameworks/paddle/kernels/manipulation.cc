@@ -158,11 +158,11 @@ void ExpandGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
 PD_BUILD_PHI_KERNEL(stack, backplane, ALL_LAYOUT, bridge::StackKernel,
                     BRIDGE_ANY_DTYPE) {}
 PD_BUILD_PHI_KERNEL(stack_grad, backplane, ALL_LAYOUT, bridge::StackGradKernel,
-                    BRIDGE_FLOAT_DTYPES, double) {}
+                    BRIDGE_FLOAT_DTYPES) {}
 PD_BUILD_PHI_KERNEL(unstack, backplane, ALL_LAYOUT, bridge::UnstackKernel,
                     BRIDGE_ANY_DTYPE) {}
 PD_BUILD_PHI_KERNEL(unstack_grad, backplane, ALL_LAYOUT,
-                    bridge::UnstackGradKernel, BRIDGE_FLOAT_DTYPES, double) {}
+                    bridge::UnstackGradKernel, BRIDGE_FLOAT_DTYPES) {}
 PD_BUILD_PHI_KERNEL(split, backplane, ALL_LAYOUT, bridge::SplitKernel,
                     BRIDGE_ANY_DTYPE) {}
 PD_BUILD_PHI_KERNEL(split_with_num, backplane, ALL_LAYOUT,
@@ -170,4 +170,4 @@ PD_BUILD_PHI_KERNEL(split_with_num, backplane, ALL_LAYOUT,
 PD_BUILD_PHI_KERNEL(expand, backplane, ALL_LAYOUT, bridge::ExpandKernel,
                     BRIDGE_ANY_DTYPE) {}
 PD_BUILD_PHI_KERNEL(expand_grad, backplane, ALL_LAYOUT,
-                    bridge::ExpandGradKernel, BRIDGE_FLOAT_DTYPES, double) {}
+                    bridge::ExpandGradKernel, BRIDGE_FLOAT_DTYPES) {}

@@ -138,26 +138,26 @@ void ClipGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
 } // namespace bridge
 
 PD_BUILD_PHI_KERNEL(abs, backplane, ALL_LAYOUT, bridge::AbsKernel,
-                    BRIDGE_FLOAT_DTYPES, double, int32_t, int64_t) {}
+                    BRIDGE_FLOAT_DTYPES, int32_t, int64_t) {}
 PD_BUILD_PHI_KERNEL(abs_grad, backplane, ALL_LAYOUT, bridge::AbsGradKernel,
-                    BRIDGE_FLOAT_DTYPES, double) {}
+                    BRIDGE_FLOAT_DTYPES) {}
 PD_BUILD_PHI_KERNEL(exp, backplane, ALL_LAYOUT, bridge::ExpKernel,
-                    BRIDGE_FLOAT_DTYPES, double) {}
+                    BRIDGE_FLOAT_DTYPES) {}
 PD_BUILD_PHI_KERNEL(exp_grad, backplane, ALL_LAYOUT, bridge::ExpGradKernel,
-                    BRIDGE_FLOAT_DTYPES, double) {}
+                    BRIDGE_FLOAT_DTYPES) {}
 PD_BUILD_PHI_KERNEL(sqrt, backplane, ALL_LAYOUT, bridge::SqrtKernel,
-                    BRIDGE_FLOAT_DTYPES, double) {}
+                    BRIDGE_FLOAT_DTYPES) {}
 PD_BUILD_PHI_KERNEL(sqrt_grad, backplane, ALL_LAYOUT, bridge::SqrtGradKernel,
-                    BRIDGE_FLOAT_DTYPES, double) {}
+                    BRIDGE_FLOAT_DTYPES) {}
 PD_BUILD_PHI_KERNEL(square, backplane, ALL_LAYOUT, bridge::SquareKernel,
-                    BRIDGE_FLOAT_DTYPES, double, int32_t, int64_t) {}
+                    BRIDGE_FLOAT_DTYPES, int32_t, int64_t) {}
 PD_BUILD_PHI_KERNEL(square_grad, backplane, ALL_LAYOUT,
-                    bridge::SquareGradKernel, BRIDGE_FLOAT_DTYPES, double) {}
+                    bridge::SquareGradKernel, BRIDGE_FLOAT_DTYPES) {}
 PD_BUILD_PHI_KERNEL(pow, backplane, ALL_LAYOUT, bridge::PowKernel,
-                    BRIDGE_FLOAT_DTYPES, double, int32_t, int64_t) {}
+                    BRIDGE_FLOAT_DTYPES, int32_t, int64_t) {}
 PD_BUILD_PHI_KERNEL(pow_grad, backplane, ALL_LAYOUT, bridge::PowGradKernel,
-                    BRIDGE_FLOAT_DTYPES, double) {}
+                    BRIDGE_FLOAT_DTYPES) {}
 PD_BUILD_PHI_KERNEL(clip, backplane, ALL_LAYOUT, bridge::ClipKernel,
-                    BRIDGE_FLOAT_DTYPES, double, int32_t, int64_t) {}
+                    BRIDGE_FLOAT_DTYPES, int32_t, int64_t) {}
 PD_BUILD_PHI_KERNEL(clip_grad, backplane, ALL_LAYOUT, bridge::ClipGradKernel,
-                    BRIDGE_FLOAT_DTYPES, double) {}
+                    BRIDGE_FLOAT_DTYPES) {}

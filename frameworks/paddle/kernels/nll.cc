@@ -95,10 +95,9 @@ void NllLossGradKernel(const phi::Context &dev_ctx,
 } // namespace bridge
 
 PD_BUILD_PHI_KERNEL(log_softmax, backplane, ALL_LAYOUT,
-                    bridge::LogSoftmaxKernel, BRIDGE_FLOAT_DTYPES, double) {}
+                    bridge::LogSoftmaxKernel, BRIDGE_FLOAT_DTYPES) {}
 PD_BUILD_PHI_KERNEL(log_softmax_grad, backplane, ALL_LAYOUT,
-                    bridge::LogSoftmaxGradKernel, BRIDGE_FLOAT_DTYPES, double) {
-}
+                    bridge::LogSoftmaxGradKernel, BRIDGE_FLOAT_DTYPES) {}
 PD_BUILD_PHI_KERNEL(nll_loss, backplane, ALL_LAYOUT, bridge::NllLossKernel,
                     float, double) {}
 PD_BUILD_PHI_KERNEL(nll_loss_grad, backplane, ALL_LAYOUT,

@@ -42,6 +42,6 @@ void MaxGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
 } // namespace bridge
 
 PD_BUILD_PHI_KERNEL(max, backplane, ALL_LAYOUT, bridge::MaxKernel,
-                    BRIDGE_FLOAT_DTYPES, double, int32_t, int64_t) {}
+                    BRIDGE_FLOAT_DTYPES, int32_t, int64_t) {}
 PD_BUILD_PHI_KERNEL(max_grad, backplane, ALL_LAYOUT, bridge::MaxGradKernel,
-                    BRIDGE_FLOAT_DTYPES, double) {}
+                    BRIDGE_FLOAT_DTYPES) {}

@@ -1,11 +1,7 @@
 """A phi kernel the bridge lacks (cumsum): with Paddle's CPU fallback off it
 fails with an error naming the kernel and the device; with the fallback on
 it runs on Paddle's CPU, and under BACKPLANE_PADDLE_FALLBACKS=1 the bridge
-prints each such call with its count and a summary at exit. Before the
-counted cumsums, a training step runs a small model through the ops that used to fall
-back (split, stack, max, abs, clip, dropout, where, log_softmax + nll_loss,
-sqrt, square, pow, exp, an Assign initializer, a slice assignment, and
-their gradients): cumsum's are the only fallbacks printed."""
+prints each such call with its count and a summary at exit."""
 import bridge_env  # noqa: F401
 import os
 import subprocess
@@ -15,16 +11,10 @@ import unittest
 import numpy as np
 import paddle
 
-CUMSUM = """
-import numpy as np, paddle
-paddle.set_device("backplane:0")
-x = paddle.to_tensor(np.arange(6, dtype=np.float32))
-for _ in range(3):
-    y = paddle.cumsum(x)
-np.testing.assert_array_equal(y.numpy(), [0, 1, 3, 6, 10, 15])
-print("cumsum ok")
-"""
-
+# A small training step through the ops that used to fall back to Paddle's
+# CPU (split, stack, max, abs, clip, dropout, where, log_softmax + nll_loss,
+# sqrt, square, pow, exp, an Assign initializer, a slice assignment, and
+# their gradients): run before the counted cumsums, it must add no fallback.
 TRAINING_STEP = """
 import numpy as np, paddle
 import paddle.nn.functional as F
@@ -56,8 +46,18 @@ assert all(np.isfinite(losses)) and losses[-1] < losses[0], losses
 print("training step ok")
 """
 
+SCRIPT = """
+import numpy as np, paddle
+paddle.set_device("backplane:0")
+x = paddle.to_tensor(np.arange(6, dtype=np.float32))
+for _ in range(3):
+    y = paddle.cumsum(x)
+np.testing.assert_array_equal(y.numpy(), [0, 1, 3, 6, 10, 15])
+print("cumsum ok")
+"""
 
-def run_with_fallback(script=CUMSUM, **extra):
+
+def run_with_fallback(script=SCRIPT, **extra):
     env = dict(os.environ, FLAGS_enable_api_kernel_fallback="1",
                GLOG_minloglevel="0")
     env.pop("BACKPLANE_PADDLE_FALLBACKS", None)
@@ -78,7 +78,7 @@ class Fallbacks(unittest.TestCase):
         self.assertIn("float32", text)
 
     def test_each_fallback_is_counted_and_printed(self):
-        out = run_with_fallback(TRAINING_STEP + CUMSUM,
+        out = run_with_fallback(TRAINING_STEP + SCRIPT,
                                 BACKPLANE_PADDLE_FALLBACKS="1")
         self.assertEqual(out.returncode, 0, out.stderr[-2000:])
         self.assertIn("training step ok", out.stdout)
