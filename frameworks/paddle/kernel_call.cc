@@ -222,6 +222,36 @@ int kernel_int_array(const phi::IntArray &array, int64_t *out) {
   return n;
 }
 
+int kernel_kept_shape(KernelCall &call, PD_Tensor *x, const int64_t *dims,
+                      int ndims, bool reduce_all, int64_t *kept) {
+  int ndim = kernel_dims(x, kept);
+  bool reduced[BP_OPS_MAX_DIMS] = {false};
+  for (int k = 0; k < ndims && !reduce_all; k++) {
+    int64_t d = dims[k] < 0 ? dims[k] + ndim : dims[k];
+    if (d < 0 || d >= ndim)
+      call.fail("dim %lld out of range for rank %d", (long long)dims[k], ndim);
+    reduced[d] = true;
+  }
+  for (int d = 0; d < ndim; d++)
+    if (reduce_all || ndims == 0 || reduced[d])
+      kept[d] = 1;
+  return ndim;
+}
+
+diopiGeneratorHandle_t kernel_generator(KernelCall &call, int seed) {
+  uint64_t s = (uint64_t)seed;
+  if (s == 0) {
+    PD_Status status = C_SUCCESS;
+    s = PD_DeviceContextGetRandom(call.context(), &status);
+    if (status != C_SUCCESS)
+      call.fail("the device context has no random generator");
+  }
+  diopiGeneratorHandle_t g = NULL;
+  if (bp_ops_generator_create(s, &g) != BP_OK)
+    call.fail("bp_ops_generator_create: %s", bp_last_error());
+  return g;
+}
+
 void kernel_sum_to(KernelCall &call, PD_Tensor *dst,
                    diopiConstTensorHandle_t src, int src_ndim,
                    const int64_t *src_shape, double scale) {

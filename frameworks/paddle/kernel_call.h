@@ -23,7 +23,7 @@
 #include "bridge.h"
 #include "paddle/phi/capi/all.h"
 
-enum { KERNEL_CALL_MAX_TENSORS = 24 };
+enum { KERNEL_CALL_MAX_TENSORS = 64 };
 
 /* The C handle behind a C API tensor wrapper; NULL for an absent optional
  * or output. */
@@ -118,6 +118,17 @@ diopiScalar_t kernel_scalar(const phi::Scalar &value);
 /* An IntArray attribute into `out` (at most BP_OPS_MAX_DIMS); returns the
  * count. */
 int kernel_int_array(const phi::IntArray &array, int64_t *out);
+
+/* x's shape with the reduced dims (`dims`, negative from the end; none or
+ * reduce_all: every dim) set to 1, into `kept`; returns x's rank. Fails on
+ * a dim out of range. */
+int kernel_kept_shape(KernelCall &call, PD_Tensor *x, const int64_t *dims,
+                      int ndims, bool reduce_all, int64_t *kept);
+
+/* A generator for one random kernel: Paddle's seed attribute when nonzero,
+ * else seeded by the next number of the device context's generator (so
+ * paddle.seed holds). The caller destroys it (bp_ops_generator_destroy). */
+diopiGeneratorHandle_t kernel_generator(KernelCall &call, int seed);
 
 /* dst = src summed over the dims in which it was broadcast from dst's
  * shape (numpy rules, aligned right); a plain copy when the shapes agree.

@@ -1,34 +1,14 @@
 /* relu, gelu, sigmoid, tanh, softmax and their gradients. */
-#include "kernel_call.h"
+#include "unary.h"
 
 namespace bridge {
 
-/* out = op(x). */
-#define UNARY(Kernel, name, op)                                                \
-  template <typename T>                                                        \
-  void Kernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,          \
-              phi::DenseTensor *out) {                                         \
-    KernelCall call(dev_ctx, name);                                            \
-    diopiTensorHandle_t in = call.wrap(pd(x));                                 \
-    call.check(DIOPI(call, op)(call.diopi(), call.alloc(pd(out)), in), #op);   \
-  }
+BRIDGE_UNARY(ReluKernel, "relu", diopiRelu)
+BRIDGE_UNARY(SigmoidKernel, "sigmoid", diopiSigmoid)
+BRIDGE_UNARY(TanhKernel, "tanh", diopiTanh)
 
-UNARY(ReluKernel, "relu", diopiRelu)
-UNARY(SigmoidKernel, "sigmoid", diopiSigmoid)
-UNARY(TanhKernel, "tanh", diopiTanh)
-
-/* dx from the forward output: (out, dout; dx). */
-#define UNARY_GRAD_FROM_OUT(Kernel, name, op)                                  \
-  template <typename T>                                                        \
-  void Kernel(const phi::Context &dev_ctx, const phi::DenseTensor &out,        \
-              const phi::DenseTensor &dout, phi::DenseTensor *dx) {            \
-    KernelCall call(dev_ctx, name);                                            \
-    diopiTensorHandle_t y = call.wrap(pd(out)), g = call.wrap(pd(dout));       \
-    call.check(DIOPI(call, op)(call.diopi(), call.alloc(pd(dx)), g, y), #op);  \
-  }
-
-UNARY_GRAD_FROM_OUT(SigmoidGradKernel, "sigmoid_grad", diopiSigmoidBackward)
-UNARY_GRAD_FROM_OUT(TanhGradKernel, "tanh_grad", diopiTanhBackward)
+BRIDGE_UNARY_GRAD(SigmoidGradKernel, "sigmoid_grad", diopiSigmoidBackward)
+BRIDGE_UNARY_GRAD(TanhGradKernel, "tanh_grad", diopiTanhBackward)
 
 /* dx = dout where out > 0. */
 template <typename T>

@@ -39,22 +39,6 @@ void FillKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
       "diopiFill");
 }
 
-/* A generator for one random op: Paddle's seed attribute when nonzero,
- * else the next number of the device context's generator (paddle.seed). */
-static diopiGeneratorHandle_t generator_for(KernelCall &call, int seed) {
-  uint64_t s = (uint64_t)seed;
-  if (s == 0) {
-    PD_Status status = C_SUCCESS;
-    s = PD_DeviceContextGetRandom(call.context(), &status);
-    if (status != C_SUCCESS)
-      call.fail("the device context has no random generator");
-  }
-  diopiGeneratorHandle_t g = NULL;
-  if (bp_ops_generator_create(s, &g) != BP_OK)
-    call.fail("bp_ops_generator_create: %s", bp_last_error());
-  return g;
-}
-
 template <typename T>
 void UniformKernel(const phi::Context &dev_ctx, const phi::IntArray &shape,
                    phi::DataType dtype, const phi::Scalar &min,
@@ -63,7 +47,7 @@ void UniformKernel(const phi::Context &dev_ctx, const phi::IntArray &shape,
   int64_t dims[BP_OPS_MAX_DIMS];
   int ndim = kernel_int_array(shape, dims);
   diopiTensorHandle_t o = call.alloc(pd(out), ndim, dims, dtype);
-  diopiGeneratorHandle_t g = generator_for(call, seed);
+  diopiGeneratorHandle_t g = kernel_generator(call, seed);
   diopiError_t err = DIOPI(call, diopiUniformInp)(
       call.diopi(), o, min.to<double>(), max.to<double>(), g);
   bp_ops_generator_destroy(g);
@@ -78,7 +62,7 @@ void GaussianKernel(const phi::Context &dev_ctx, const phi::IntArray &shape,
   int64_t dims[BP_OPS_MAX_DIMS];
   int ndim = kernel_int_array(shape, dims);
   diopiTensorHandle_t o = call.alloc(pd(out), ndim, dims, dtype);
-  diopiGeneratorHandle_t g = generator_for(call, seed);
+  diopiGeneratorHandle_t g = kernel_generator(call, seed);
   diopiError_t err = DIOPI(call, diopiNormalInp)(call.diopi(), o, mean, std, g);
   bp_ops_generator_destroy(g);
   call.check(err, "diopiNormalInp");

@@ -9,22 +9,11 @@ namespace bridge {
 static void expand_back(KernelCall &call, PD_Tensor *x, PD_Tensor *out_grad,
                         PD_Tensor *x_grad, const int64_t *dims, int ndims,
                         bool reduce_all, bool mean) {
-  int64_t shape[BP_OPS_MAX_DIMS], kept[BP_OPS_MAX_DIMS];
-  int ndim = kernel_dims(x, shape);
-  bool reduced[BP_OPS_MAX_DIMS] = {false};
-  for (int k = 0; k < ndims && !reduce_all; k++) {
-    int64_t d = dims[k] < 0 ? dims[k] + ndim : dims[k];
-    if (d < 0 || d >= ndim)
-      call.fail("dim %lld out of range for rank %d", (long long)dims[k], ndim);
-    reduced[d] = true;
-  }
-  int64_t count = 1;
-  for (int d = 0; d < ndim; d++) {
-    if (reduce_all || ndims == 0)
-      reduced[d] = true;
-    kept[d] = reduced[d] ? 1 : shape[d];
-    count *= reduced[d] ? shape[d] : 1;
-  }
+  int64_t kept[BP_OPS_MAX_DIMS];
+  int ndim = kernel_kept_shape(call, x, dims, ndims, reduce_all, kept);
+  int64_t count = kernel_numel(x);
+  for (int d = 0; d < ndim; d++)
+    count /= kept[d] ? kept[d] : 1;
   diopiTensorHandle_t g = call.wrap(out_grad, ndim, kept);
   diopiTensorHandle_t dx = call.alloc(x_grad);
   call.check(DIOPI(call, diopiExpand)(call.diopi(), dx, g), "diopiExpand");

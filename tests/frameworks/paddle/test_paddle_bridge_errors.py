@@ -45,5 +45,35 @@ class KernelErrors(unittest.TestCase):
         np.testing.assert_array_equal(y.numpy(), [0, 2, 4, 6])
 
 
+    def test_new_kernel_families_raise_backplane_messages(self):
+        # One failure a family's kernel (not Paddle's InferMeta) finds: the
+        # exception names the kernel and carries Backplane's text.
+        x = paddle.ones([2, 3])
+        cases = [
+            (lambda: paddle.clip(x, 1.0, 0.0), "backplane kernel clip",
+             "expected min <= max, got min 1 and max 0"),
+            (lambda: paddle.expand(x, [4, 3]), "backplane kernel expand",
+             "diopiExpand: input: shape [2, 3] does not broadcast to [4, 3]"),
+            (lambda: x.__setitem__(slice(0, 2), paddle.ones([4])),
+             "backplane kernel set_value_with_tensor",
+             "shape [4] does not broadcast to [2, 3]"),
+            (lambda: paddle._C_ops.dropout(x, None, 1.5, False,
+                                           "upscale_in_train", 0, False),
+             "backplane kernel dropout", "p: 1.5 is outside [0, 1]"),
+            (lambda: paddle._C_ops.assign_value_(
+                paddle.empty([2, 2]), [2, 2], paddle.float32, [1.0, 2.0, 3.0],
+                paddle.CustomPlace("backplane", 0)),
+             "backplane kernel assign_value",
+             "values: expected 4 (the shape's element count), got 3"),
+        ]
+        for call, kernel, message in cases:
+            with self.assertRaises(OSError) as caught:
+                call()
+            self.assertIn(kernel + " on backplane:0 (vcpu:0)",
+                          str(caught.exception))
+            self.assertIn(message, str(caught.exception))
+        np.testing.assert_array_equal((x * 2).numpy(), np.full((2, 3), 2))
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -11,6 +11,41 @@ import unittest
 import numpy as np
 import paddle
 
+# A small training step through the ops that used to fall back to Paddle's
+# CPU (split, stack, max, abs, clip, dropout, where, log_softmax + nll_loss,
+# sqrt, square, pow, exp, an Assign initializer, a slice assignment, and
+# their gradients): run before the counted cumsums, it must add no fallback.
+TRAINING_STEP = """
+import numpy as np, paddle
+import paddle.nn.functional as F
+paddle.set_device("backplane:0")
+rng = np.random.RandomState(0)
+data = paddle.to_tensor(rng.randn(16, 8).astype(np.float32))
+label = paddle.to_tensor(rng.randint(0, 4, (16,)).astype(np.int64))
+a, b = paddle.nn.Linear(4, 16), paddle.nn.Linear(4, 16)
+head = paddle.nn.Linear(16, 4, bias_attr=paddle.ParamAttr(
+    initializer=paddle.nn.initializer.Assign(np.zeros(4, np.float32))))
+params = a.parameters() + b.parameters() + head.parameters()
+opt = paddle.optimizer.Adam(0.01, parameters=params)
+losses = []
+for _ in range(3):
+    left, right = paddle.split(data, 2, axis=1)
+    h = paddle.stack([a(left), b(right)], 0)
+    h = paddle.max(h, axis=0) + paddle.abs(h).mean(0)
+    h = F.dropout(paddle.clip(h, -2.0, 2.0), 0.2)
+    h = paddle.where(h > 0, h, 0.1 * h) * 1
+    h[:, :2] = h[:, 2:4] ** 2
+    loss = F.nll_loss(F.log_softmax(head(h), -1), label)
+    loss = loss + 1e-3 * paddle.sqrt(paddle.square(a.weight).sum() + 1) \
+        + 1e-3 * paddle.exp(-b.weight.pow(2)).mean()
+    loss.backward()
+    opt.step()
+    opt.clear_grad()
+    losses.append(float(loss))
+assert all(np.isfinite(losses)) and losses[-1] < losses[0], losses
+print("training step ok")
+"""
+
 SCRIPT = """
 import numpy as np, paddle
 paddle.set_device("backplane:0")
@@ -22,12 +57,12 @@ print("cumsum ok")
 """
 
 
-def run_with_fallback(**extra):
+def run_with_fallback(script=SCRIPT, **extra):
     env = dict(os.environ, FLAGS_enable_api_kernel_fallback="1",
                GLOG_minloglevel="0")
     env.pop("BACKPLANE_PADDLE_FALLBACKS", None)
     env.update(extra)
-    return subprocess.run([sys.executable, "-c", SCRIPT], env=env,
+    return subprocess.run([sys.executable, "-c", script], env=env,
                           capture_output=True, text=True, timeout=120)
 
 
@@ -43,8 +78,10 @@ class Fallbacks(unittest.TestCase):
         self.assertIn("float32", text)
 
     def test_each_fallback_is_counted_and_printed(self):
-        out = run_with_fallback(BACKPLANE_PADDLE_FALLBACKS="1")
+        out = run_with_fallback(TRAINING_STEP + SCRIPT,
+                                BACKPLANE_PADDLE_FALLBACKS="1")
         self.assertEqual(out.returncode, 0, out.stderr[-2000:])
+        self.assertIn("training step ok", out.stdout)
         self.assertIn("cumsum ok", out.stdout)
         lines = [line for line in out.stderr.splitlines()
                  if line.startswith("backplane paddle bridge: fallback")]

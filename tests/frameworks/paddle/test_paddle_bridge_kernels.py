@@ -171,6 +171,9 @@ class Kernels(unittest.TestCase):
             h = paddle.matmul(t, u) + c
             h = paddle.nn.functional.gelu(h) * paddle.nn.functional.sigmoid(h)
             h = paddle.nn.functional.softmax(paddle.tanh(h) / 2.0 - h, -1)
+            h = h + paddle.nn.functional.log_softmax(paddle.abs(h), -1) / 8
+            h = paddle.clip(h, 0.0, 0.9) * paddle.exp(-paddle.square(h))
+            h = paddle.max(paddle.stack(paddle.split(h, 3, axis=1)), 0)
             return (paddle.nn.functional.relu(h - 0.3) + t.mean()).sum(0)
 
         want = run("cpu", net, [x, w, b], True)
@@ -225,6 +228,116 @@ class Kernels(unittest.TestCase):
         u = paddle.uniform([4096], min=-2.0, max=3.0).numpy()
         self.assertTrue(-2.0 <= u.min() and u.max() < 3.0)
         self.assertAlmostEqual(float(u.mean()), 0.5, delta=0.1)
+
+
+    def test_unary_math_and_clip(self):
+        # Strided inputs (a transpose, a step) reach the kernels packed.
+        x = rng.randn(4, 6).astype(np.float32)
+        x[0, :3] = [-0.5, 0.5, 0.0]  # clip's bounds: no gradient there
+        for fn in (paddle.abs, paddle.exp, paddle.square,
+                   lambda t: paddle.sqrt(paddle.abs(t) + 1),
+                   lambda t: paddle.pow(t, 3.0), lambda t: t ** 2,
+                   lambda t: paddle.clip(t, -0.5, 0.5),
+                   lambda t: paddle.exp(t.T[:, ::2]),
+                   lambda t: paddle.abs(t[:, 1::2] - 0.1)):
+            self.same(fn, x)
+        n = rng.randint(-9, 9, (3, 4)).astype(np.int64)
+        for fn in (paddle.abs, paddle.square, lambda t: paddle.pow(t, 2),
+                   lambda t: paddle.clip(t, -3, 4), lambda t: paddle.max(t, 1),
+                   lambda t: paddle.where(t > 0, t, t * t)):
+            self.same(fn, n, grad=False)
+
+    def test_max_log_softmax_nll(self):
+        x = rng.randn(3, 4, 5).astype(np.float32)
+        self.same(lambda t: paddle.max(t, axis=1), x)
+        self.same(lambda t: paddle.max(t, axis=[0, 2], keepdim=True), x)
+        self.same(paddle.max, x)
+        F = paddle.nn.functional
+        self.same(lambda t: F.log_softmax(t, -1) * t, x)
+        self.same(lambda t: F.log_softmax(t, 0) * t, x)
+        logits = rng.randn(6, 5).astype(np.float32)
+        label = rng.randint(0, 5, (6,)).astype(np.int64)
+        label[1] = 2
+        weight = rng.rand(5).astype(np.float32) + 0.5
+        for kw in ({}, {"reduction": "sum"}, {"reduction": "none"},
+                   {"ignore_index": 2}):
+            self.same(lambda t, y: F.nll_loss(F.log_softmax(t, 1), y, **kw),
+                      logits, label)
+        self.same(lambda t, y: F.nll_loss(t, y, weight=paddle.to_tensor(
+            weight)), logits, label)
+
+    def test_where_stack_split_expand(self):
+        x = rng.randn(4, 6).astype(np.float32)
+        y = rng.randn(4, 6).astype(np.float32)
+        self.same(lambda a, b: paddle.where(a > b, a * 2, b), x, y)
+        # paddle.where broadcasts through expand first.
+        self.same(lambda a, b: paddle.where(a > 0, a, b[0]), x, y)
+        self.same(lambda a: paddle.expand(a[:1], [3, 4, 6]), x)
+        self.same(lambda a, b: paddle.stack([a, b * 2], 0), x, y)
+        self.same(lambda a, b: paddle.stack([a, b], -1), x, y)
+        self.same(lambda a: paddle.stack(paddle.unstack(a, 1)[::-1], 0), x)
+        self.same(lambda a: paddle.concat(paddle.split(a, 3, axis=1)[::-1]),
+                  x)
+        self.same(lambda a: paddle.split(a, [1, -1, 2], axis=0)[1] * 3, x)
+        self.same(lambda a: paddle.split(a.T, 2)[0], x)
+
+    def test_set_value_and_assign_value(self):
+        x = rng.randn(4, 6).astype(np.float32)
+        v = rng.randn(2, 3).astype(np.float32)
+
+        def assigned(t, u):
+            out = t * 1
+            out[1:3, ::2] = u          # a tensor through a strided slice
+            out[0] = 7.0               # a number, a decreased axis
+            out[-1, 1:4] = u[0]        # broadcast, negative index
+            return out
+        self.same(assigned, x, v)
+        paddle.set_device("backplane:0")
+        t = paddle.zeros([3, 4], dtype="int64")
+        t[:, 1] = 5
+        t[2, 2:] = paddle.to_tensor([8, 9])
+        np.testing.assert_array_equal(
+            t.numpy(), [[0, 5, 0, 0], [0, 5, 0, 0], [0, 5, 8, 9]])
+        init = rng.randn(3, 2).astype(np.float32)
+        w = paddle.create_parameter(
+            [3, 2], "float32",
+            default_initializer=paddle.nn.initializer.Assign(init))
+        np.testing.assert_array_equal(w.numpy(), init)
+        for dtype in ("int64", "int32", "bool"):  # paddle.assign(array)
+            a = (init * 5).astype(dtype)
+            np.testing.assert_array_equal(paddle.assign(a).numpy(), a)
+
+    def test_dropout_semantics(self):
+        F = paddle.nn.functional
+        paddle.set_device("backplane:0")
+        paddle.seed(5)
+        x = paddle.to_tensor(rng.rand(200, 100).astype(np.float32) + 1,
+                             stop_gradient=False)
+        out = F.dropout(x, 0.3)
+        (grad,) = paddle.grad([out.sum()], [x])
+        o, g, xv = out.numpy(), grad.numpy(), x.numpy()
+        dropped = o == 0
+        self.assertAlmostEqual(float(dropped.mean()), 0.3, delta=0.02)
+        np.testing.assert_allclose(o[~dropped], xv[~dropped] / 0.7, rtol=1e-6)
+        # The gradient follows the same mask, scaled as kept elements were.
+        np.testing.assert_array_equal(g == 0, dropped)
+        np.testing.assert_allclose(g[~dropped], 1 / 0.7, rtol=1e-6)
+        self.assertFalse(np.array_equal(F.dropout(x, 0.3).numpy(), o))
+        np.testing.assert_array_equal(F.dropout(x, 0.3, training=False)
+                                      .numpy(), xv)
+        down = F.dropout(x, 0.25, mode="downscale_in_infer").numpy()
+        kept = down != 0
+        np.testing.assert_array_equal(down[kept], xv[kept])
+        np.testing.assert_allclose(
+            F.dropout(x, 0.25, mode="downscale_in_infer", training=False)
+            .numpy(), xv * 0.75, rtol=1e-6)
+        # fix_seed: the same seed attribute gives the same mask.
+        masks = [paddle._C_ops.dropout(x, None, 0.5, False,
+                                       "upscale_in_train", seed, True)
+                 .numpy() == 0 for seed in (11, 11, 12)]
+        np.testing.assert_array_equal(masks[0], masks[1])
+        self.assertFalse(np.array_equal(masks[0], masks[2]))
+        self.assertEqual(F.dropout(x, 1.0).numpy().max(), 0)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,163 @@
+/* abs, exp, sqrt, square, pow (tensor ** number), clip and their gradients:
+ * diopiAbs/Exp/Sqrt/Square/Pow/ClampScalar forward; a gradient is dout
+ * times (or over) one factor and a constant: for clip, whether x lies in
+ * [min, max] (Paddle passes the gradient at the bounds too). */
+#include "unary.h"
+
+namespace bridge {
+
+BRIDGE_UNARY(AbsKernel, "abs", diopiAbs)
+BRIDGE_UNARY(ExpKernel, "exp", diopiExp)
+BRIDGE_UNARY(SqrtKernel, "sqrt", diopiSqrt)
+BRIDGE_UNARY(SquareKernel, "square", diopiSquare)
+
+/* exp_grad(out, dout): dx = dout * out. */
+BRIDGE_UNARY_GRAD(ExpGradKernel, "exp_grad", diopiMul)
+
+/* dx = scale * dout * factor, or scale * dout / factor. */
+static void scaled_grad(KernelCall &call, PD_Tensor *dout,
+                        diopiConstTensorHandle_t factor, bool divide,
+                        double scale, PD_Tensor *dx) {
+  diopiTensorHandle_t g = call.wrap(dout), out = call.alloc(dx);
+  if (divide)
+    call.check(
+        DIOPI(call, diopiDiv)(call.diopi(), out, g, factor, RoundModeNone),
+        "diopiDiv");
+  else
+    call.check(DIOPI(call, diopiMul)(call.diopi(), out, g, factor), "diopiMul");
+  if (scale != 1.0) {
+    diopiScalar_t s = kernel_scalar(scale);
+    call.check(DIOPI(call, diopiMulInpScalar)(call.diopi(), out, &s),
+               "diopiMulInpScalar");
+  }
+}
+
+/* A scratch tensor shaped and typed as `like`. */
+static diopiTensorHandle_t temp_like(KernelCall &call, PD_Tensor *like) {
+  int64_t shape[BP_OPS_MAX_DIMS];
+  int ndim = kernel_dims(like, shape);
+  return call.temp(kernel_diopi_dtype(kernel_dtype(like)), ndim, shape);
+}
+
+/* dx = dout * sign(x). */
+template <typename T>
+void AbsGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
+                   const phi::DenseTensor &dout, phi::DenseTensor *dx) {
+  KernelCall call(dev_ctx, "abs_grad");
+  diopiTensorHandle_t sign = temp_like(call, pd(x));
+  call.check(DIOPI(call, diopiSign)(call.diopi(), sign, call.wrap(pd(x))),
+             "diopiSign");
+  scaled_grad(call, pd(dout), sign, false, 1.0, pd(dx));
+}
+
+/* dx = dout / (2 sqrt(x)) = 0.5 * dout / out. */
+template <typename T>
+void SqrtGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &out,
+                    const phi::DenseTensor &dout, phi::DenseTensor *dx) {
+  KernelCall call(dev_ctx, "sqrt_grad");
+  scaled_grad(call, pd(dout), call.wrap(pd(out)), true, 0.5, pd(dx));
+}
+
+/* dx = 2 * dout * x. */
+template <typename T>
+void SquareGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
+                      const phi::DenseTensor &dout, phi::DenseTensor *dx) {
+  KernelCall call(dev_ctx, "square_grad");
+  scaled_grad(call, pd(dout), call.wrap(pd(x)), false, 2.0, pd(dx));
+}
+
+template <typename T>
+void PowKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
+               const phi::Scalar &factor, phi::DenseTensor *out) {
+  KernelCall call(dev_ctx, "pow");
+  diopiScalar_t e = kernel_scalar(factor);
+  diopiTensorHandle_t in = call.wrap(pd(x));
+  call.check(DIOPI(call, diopiPow)(call.diopi(), call.alloc(pd(out)), in, &e),
+             "diopiPow");
+}
+
+/* dx = factor * dout * x ** (factor - 1). */
+template <typename T>
+void PowGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
+                   const phi::DenseTensor &dout, const phi::Scalar &factor,
+                   phi::DenseTensor *dx) {
+  KernelCall call(dev_ctx, "pow_grad");
+  double p = factor.to<double>();
+  diopiScalar_t e = kernel_scalar(p - 1.0);
+  diopiTensorHandle_t power = temp_like(call, pd(x));
+  call.check(DIOPI(call, diopiPow)(call.diopi(), power, call.wrap(pd(x)), &e),
+             "diopiPow");
+  scaled_grad(call, pd(dout), power, false, p, pd(dx));
+}
+
+/* Paddle's own clip kernel refuses min > max; so does the bridge's. */
+static void clip_bounds(KernelCall &call, const phi::Scalar &min,
+                        const phi::Scalar &max, diopiScalar_t *lo,
+                        diopiScalar_t *hi) {
+  *lo = kernel_scalar(min);
+  *hi = kernel_scalar(max);
+  if (lo->fval > hi->fval)
+    call.fail("min: expected min <= max, got min %g and max %g", lo->fval,
+              hi->fval);
+}
+
+template <typename T>
+void ClipKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
+                const phi::Scalar &min, const phi::Scalar &max,
+                phi::DenseTensor *out) {
+  KernelCall call(dev_ctx, "clip");
+  diopiScalar_t lo, hi;
+  clip_bounds(call, min, max, &lo, &hi);
+  diopiTensorHandle_t in = call.wrap(pd(x));
+  call.check(DIOPI(call, diopiClampScalar)(call.diopi(), call.alloc(pd(out)),
+                                           in, &lo, &hi),
+             "diopiClampScalar");
+}
+
+template <typename T>
+void ClipGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
+                    const phi::DenseTensor &out_grad, const phi::Scalar &min,
+                    const phi::Scalar &max, phi::DenseTensor *x_grad) {
+  KernelCall call(dev_ctx, "clip_grad");
+  diopiScalar_t lo, hi;
+  clip_bounds(call, min, max, &lo, &hi);
+  diopiTensorHandle_t in = call.wrap(pd(x));
+  int64_t shape[BP_OPS_MAX_DIMS];
+  int ndim = kernel_dims(pd(x), shape);
+  diopiTensorHandle_t inside = call.temp(diopi_dtype_bool, ndim, shape);
+  diopiTensorHandle_t below_max = call.temp(diopi_dtype_bool, ndim, shape);
+  call.check(DIOPI(call, diopiGeScalar)(call.diopi(), inside, in, &lo),
+             "diopiGeScalar");
+  call.check(DIOPI(call, diopiLeScalar)(call.diopi(), below_max, in, &hi),
+             "diopiLeScalar");
+  call.check(DIOPI(call, diopiLogicalAndInp)(call.diopi(), inside, below_max),
+             "diopiLogicalAndInp");
+  scaled_grad(call, pd(out_grad), inside, false, 1.0, pd(x_grad));
+}
+
+} // namespace bridge
+
+PD_BUILD_PHI_KERNEL(abs, backplane, ALL_LAYOUT, bridge::AbsKernel,
+                    BRIDGE_FLOAT_DTYPES, int32_t, int64_t) {}
+PD_BUILD_PHI_KERNEL(abs_grad, backplane, ALL_LAYOUT, bridge::AbsGradKernel,
+                    BRIDGE_FLOAT_DTYPES) {}
+PD_BUILD_PHI_KERNEL(exp, backplane, ALL_LAYOUT, bridge::ExpKernel,
+                    BRIDGE_FLOAT_DTYPES) {}
+PD_BUILD_PHI_KERNEL(exp_grad, backplane, ALL_LAYOUT, bridge::ExpGradKernel,
+                    BRIDGE_FLOAT_DTYPES) {}
+PD_BUILD_PHI_KERNEL(sqrt, backplane, ALL_LAYOUT, bridge::SqrtKernel,
+                    BRIDGE_FLOAT_DTYPES) {}
+PD_BUILD_PHI_KERNEL(sqrt_grad, backplane, ALL_LAYOUT, bridge::SqrtGradKernel,
+                    BRIDGE_FLOAT_DTYPES) {}
+PD_BUILD_PHI_KERNEL(square, backplane, ALL_LAYOUT, bridge::SquareKernel,
+                    BRIDGE_FLOAT_DTYPES, int32_t, int64_t) {}
+PD_BUILD_PHI_KERNEL(square_grad, backplane, ALL_LAYOUT,
+                    bridge::SquareGradKernel, BRIDGE_FLOAT_DTYPES) {}
+PD_BUILD_PHI_KERNEL(pow, backplane, ALL_LAYOUT, bridge::PowKernel,
+                    BRIDGE_FLOAT_DTYPES, int32_t, int64_t) {}
+PD_BUILD_PHI_KERNEL(pow_grad, backplane, ALL_LAYOUT, bridge::PowGradKernel,
+                    BRIDGE_FLOAT_DTYPES) {}
+PD_BUILD_PHI_KERNEL(clip, backplane, ALL_LAYOUT, bridge::ClipKernel,
+                    BRIDGE_FLOAT_DTYPES, int32_t, int64_t) {}
+PD_BUILD_PHI_KERNEL(clip_grad, backplane, ALL_LAYOUT, bridge::ClipGradKernel,
+                    BRIDGE_FLOAT_DTYPES) {}
