@@ -1635,6 +1635,57 @@ DIOPI_API diopiError_t diopiSoftplusBackward(
     diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
     const diopiScalar_t *beta, const diopiScalar_t *threshold);
 
+/* Extension ops: Backplane's own, for what DIOPI 1.0 declares no function
+ * of (PyTorch's var, logsumexp, kl_div, Adagrad, eye, digamma), in DIOPI's
+ * conventions. var and its backward take a correction (NULL: 1, PyTorch's
+ * unbiased=True; 0: unbiased=False) and the dims to reduce (none: all);
+ * out's shape says whether reduced dims are kept. kl_div's reduction mean
+ * averages over every element. adagrad takes the step being taken (>= 1)
+ * for its learning-rate decay. (ref_reduce_var_lse.c, ref_loss_kl_div.c,
+ * ref_optim_adagrad.c, ref_eye.c, ref_digamma.c) */
+DIOPI_API diopiError_t diopiVar(diopiContextHandle_t ctx,
+                                diopiTensorHandle_t out,
+                                diopiConstTensorHandle_t input, diopiSize_t dim,
+                                const diopiScalar_t *correction);
+DIOPI_API diopiError_t diopiVarBackward(diopiContextHandle_t ctx,
+                                        diopiTensorHandle_t grad_input,
+                                        diopiConstTensorHandle_t grad_output,
+                                        diopiConstTensorHandle_t input,
+                                        diopiSize_t dim,
+                                        const diopiScalar_t *correction);
+DIOPI_API diopiError_t diopiLogsumexp(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t out,
+                                      diopiConstTensorHandle_t input,
+                                      diopiSize_t dim);
+DIOPI_API diopiError_t diopiLogsumexpBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiConstTensorHandle_t result, diopiSize_t dim);
+DIOPI_API diopiError_t diopiKLDivLoss(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t out,
+                                      diopiConstTensorHandle_t input,
+                                      diopiConstTensorHandle_t target,
+                                      diopiReduction_t reduction,
+                                      bool log_target);
+DIOPI_API diopiError_t diopiKLDivLossBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiConstTensorHandle_t target, diopiReduction_t reduction,
+    bool log_target);
+DIOPI_API diopiError_t diopiAdagrad(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t param,
+                                    diopiConstTensorHandle_t grad,
+                                    diopiTensorHandle_t state_sum, float lr,
+                                    float lr_decay, float weight_decay,
+                                    float eps, int64_t step);
+DIOPI_API diopiError_t diopiEye(diopiContextHandle_t ctx,
+                                diopiTensorHandle_t out, int64_t n, int64_t m);
+DIOPI_API diopiError_t diopiDigamma(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t out,
+                                    diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiDigammaInp(diopiContextHandle_t ctx,
+                                       diopiTensorHandle_t input);
+
 #if defined(__cplusplus)
 }
 #endif
