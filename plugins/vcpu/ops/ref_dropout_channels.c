@@ -1,12 +1,14 @@
 /* Channel dropout: one counter-based draw per mask element, the channel's
  * elements (a run of input's row-major linear indices) scaled or zeroed
- * together; channels split across the worker pool. */
+ * together (contiguous float32: in float); channels split across the
+ * worker pool. */
 #include "ref_dropout_channels.h"
 
 #include <string.h>
 
 #include "ref_enqueue.h"
 #include "ref_error.h"
+#include "ref_f32.h"
 #include "ref_pool.h"
 #include "ref_rng.h"
 
@@ -14,6 +16,7 @@ typedef struct channels_task {
   ref_view_t out, mask, input;
   int64_t inner; /* elements per channel */
   bool train;
+  bool f32; /* out and input contiguous float32: a float loop */
   double p;
   uint64_t seed, offset;
 } channels_task_t;
@@ -41,6 +44,13 @@ static void run_range(void *context, int64_t begin, int64_t end) {
         !t->train || ref_rng_uniform(t->seed, t->offset + (uint64_t)c) >= t->p;
     double factor = keep ? (t->train ? scale : 1.0) : 0.0;
     ref_set(&t->mask, c, keep ? 1.0 : 0.0);
+    if (t->f32) {
+      const float *x = (const float *)t->input.data + c * t->inner;
+      float *y = (float *)t->out.data + c * t->inner, f = (float)factor;
+      for (int64_t i = 0; i < t->inner; i++)
+        y[i] = keep ? x[i] * f : 0.0f;
+      continue;
+    }
     for (int64_t i = c * t->inner; i < (c + 1) * t->inner; i++)
       ref_set(&t->out, i, keep ? ref_get(&t->input, i) * factor : 0.0);
   }
@@ -64,6 +74,7 @@ diopiError_t ref_dropout_channels(diopiContextHandle_t ctx, const char *op,
   t.p = p;
   t.train = train;
   t.inner = mask->numel ? input->numel / mask->numel : 0;
+  t.f32 = ref_f32_contiguous(out) && ref_f32_contiguous(input);
   diopiError_t err = ref_expect_no_partial_overlap(op, "input", out, input);
   if (!err)
     err = ref_expect_no_partial_overlap(op, "mask", out, mask);

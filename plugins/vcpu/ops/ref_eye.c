@@ -1,6 +1,6 @@
 /* eye: an extension op (DIOPI 1.0 declares none), as torch.eye: out
  * [n, m] (any dtype the library computes, any strides) holds 1 on the
- * diagonal and 0 elsewhere. */
+ * diagonal and 0 elsewhere; contiguous rows are zeroed as bytes. */
 #include <string.h>
 
 #include <diopi/functions.h>
@@ -17,6 +17,15 @@ typedef struct eye_task {
 static void rows(void *context, int64_t begin, int64_t end) {
   const eye_task_t *t = context;
   int64_t m = t->out.shape[1];
+  if (ref_contiguous(&t->out)) { /* zero the rows' bytes, then the ones */
+    size_t elem = ref_dtype_size(t->out.dtype);
+    memset(t->out.data + begin * m * (int64_t)elem, 0,
+           (size_t)((end - begin) * m) * elem);
+    for (int64_t i = begin; i < end && i < m; i++)
+      ref_is_integral(t->out.dtype) ? ref_set_int(&t->out, i * m + i, 1)
+                                    : ref_set(&t->out, i * m + i, 1);
+    return;
+  }
   bool integral = ref_is_integral(t->out.dtype);
   for (int64_t i = begin * m; i < end * m; i++) {
     bool one = i / m == i % m;
