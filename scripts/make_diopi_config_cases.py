@@ -418,6 +418,31 @@ def build_nll_loss(name, p, x, inplace):
     return [("diopiNLLLoss", fill)]
 
 
+def total_weight(t, w, ignore, red, dtype):
+    """PyTorch's nll_loss total weight (nll_loss_forward's second result):
+    the summed class weights of the targets not ignored, 0 for none."""
+    keep = t[t != ignore].long()
+    total = 0.0 if red == "none" else float(
+        w.double()[keep].sum() if w is not None else keep.numel())
+    return torch.tensor([total], dtype=dtype)
+
+
+def build_nll_loss_v2(name, p, x, inplace):
+    i, t, w = x["input"], x["target"], x.get("weight")
+    red, ignore = p.get("reduction", "mean"), p.get("ignore_index", -100)
+    y = oracle(lambda u, v: F.nll_loss(u, t, v, ignore_index=ignore,
+                                       reduction=red), i, w)
+    total = total_weight(t, w, ignore, red, i.dtype)
+
+    def fill(c):
+        c.output("out", y).output("totalWeight", total).input("input", i)
+        c.input("target", t)
+        if w is not None:
+            c.input("weight", w)
+        return c.attr("reduction", REDUCTION[red]).attr("ignore_index", ignore)
+    return [("diopiNLLLossV2", fill)]
+
+
 BUILDERS = {
     "relu": unary("diopiRelu", torch.relu),
     "sigmoid": unary("diopiSigmoid", torch.sigmoid),
@@ -446,6 +471,7 @@ BUILDERS = {
     "transpose": build_transpose,
     "permute": build_permute,
     "nll_loss": build_nll_loss,
+    "nll_loss_v2": build_nll_loss_v2,
 }
 
 
@@ -628,6 +654,16 @@ def backward_nll_loss(name, p, x, wanted):
     return [("diopiNLLLossBackward", fill)]
 
 
+def backward_nll_loss_v2(name, p, x, wanted):
+    made = backward_nll_loss(name, p, x, wanted)
+    i, t, w = x["input"], x["target"], x.get("weight")
+    red, ignore = p.get("reduction", "mean"), p.get("ignore_index", -100)
+    total = total_weight(t, w, ignore, red, i.dtype)
+    fill = made[0][1]
+    return [("diopiNLLLossV2Backward",
+             lambda c: fill(c).input("totalWeight", total))]
+
+
 BACKWARDS = {
     "sigmoid": backward_saved("diopiSigmoidBackward",
                               lambda u, p: torch.sigmoid(u), "output"),
@@ -646,6 +682,7 @@ BACKWARDS = {
     "linear": backward_linear,
     "index_select": backward_index_select,
     "nll_loss": backward_nll_loss,
+    "nll_loss_v2": backward_nll_loss_v2,
 }
 
 

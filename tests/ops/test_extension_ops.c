@@ -1,10 +1,11 @@
-/* The extension ops (var, logsumexp, kl_div, adagrad, eye, digamma), channel
- * dropout and dropout inside flash attention, as a caller meets them: bad
- * arguments fail with a message naming the op, the argument, what was
- * expected and what was given (messages written out by hand); dropout
- * drops whole channels, repeats for a generator seed, and attention's
- * backward finds the forward's mask from the generator the forward left.
- * Values against PyTorch are the conformance cases' (tests/data/ops). */
+/* The extension ops (var, logsumexp, kl_div, adagrad, eye, digamma), nll_loss
+ * v2's total weight, channel dropout and dropout inside flash attention, as
+ * a caller meets them: bad arguments fail with a message naming the op, the
+ * argument, what was expected and what was given (messages written out by
+ * hand); dropout drops whole channels, repeats for a generator seed, and
+ * attention's backward finds the forward's mask from the generator the
+ * forward left. Values against PyTorch are the conformance cases'
+ * (tests/data/ops, tests/data/ops_diopi). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -113,6 +114,16 @@ static void extension_ops_name_the_bad_argument(void **state) {
   assert_int_equal(digamma(e->ctx, ints, a), diopiErrorOccurred);
   assert_string_equal(
       last(e), "diopiDigamma: out: expected a floating dtype, got dtype 4");
+
+  /* nll_loss v2's total weight: one element */
+  diopiError_t (*nll_v2)(CTX, T, T, CT, CT, CT, diopiReduction_t, int64_t) =
+      (diopiError_t(*)(CTX, T, T, CT, CT, CT, diopiReduction_t,
+                       int64_t))ops_env_find(e, "diopiNLLLossV2");
+  assert_int_equal(nll_v2(e->ctx, a, row, a, row, NULL, ReductionMean, -100),
+                   diopiErrorOccurred);
+  assert_string_equal(last(e),
+                      "diopiNLLLossV2: totalWeight: expected one element, got "
+                      "2");
 
   assert_int_equal(bp_stream_synchronize(e->stream), BP_OK);
   T made[5] = {a, row, col, wide, ints};

@@ -178,6 +178,17 @@ DIOPI_API diopiError_t diopiNLLLossBackward(
     diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
     diopiConstTensorHandle_t target, diopiConstTensorHandle_t weight,
     diopiReduction_t reduction, int64_t ignore_index);
+DIOPI_API diopiError_t
+diopiNLLLossV2(diopiContextHandle_t ctx, diopiTensorHandle_t out,
+               diopiTensorHandle_t totalWeight, diopiConstTensorHandle_t input,
+               diopiConstTensorHandle_t target, diopiConstTensorHandle_t weight,
+               diopiReduction_t reduction, int64_t ignore_index);
+DIOPI_API diopiError_t diopiNLLLossV2Backward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiConstTensorHandle_t target, diopiConstTensorHandle_t weight,
+    diopiConstTensorHandle_t totalWeight, diopiReduction_t reduction,
+    int64_t ignore_index);
 
 /* Arithmetic. */
 DIOPI_API diopiError_t diopiAdd(diopiContextHandle_t ctx,

@@ -1,7 +1,7 @@
 /* Callers of the operator library's extension ops (var, logsumexp,
- * kl_div, adagrad, eye, digamma) and of flash attention, whose dropout
- * draws from a generator the case seeds: the backward's generator is set
- * to the case's "offset", where the forward left it. */
+ * kl_div, adagrad, eye, digamma), of nll_loss v2 and of flash attention, whose
+ * dropout draws from a generator the case seeds: the backward's generator is
+ * set to the case's "offset", where the forward left it. */
 #include <string.h>
 
 #include "backplane/backplane.h"
@@ -65,6 +65,20 @@ CALL(adagrad, return ((diopiError_t(*)(CTX, T, CT, T, float, float, float,
                   tensor(a, "state_sum"), (float)real(a, "lr"),
                   (float)real(a, "lr_decay"), (float)real(a, "weight_decay"),
                   (float)real(a, "eps"), integer(a, "step"));)
+CALL(nll_loss_v2,
+     return ((diopiError_t(*)(CTX, T, T, CT, CT, CT, diopiReduction_t, int64_t))
+                 fn)(ctx, tensor(a, "out"), tensor(a, "totalWeight"),
+                     tensor(a, "input"), tensor(a, "target"),
+                     tensor(a, "weight"),
+                     (diopiReduction_t)integer(a, "reduction"),
+                     integer(a, "ignore_index"));)
+CALL(nll_loss_v2_backward,
+     return ((diopiError_t(*)(CTX, T, CT, CT, CT, CT, CT, diopiReduction_t,
+                              int64_t))fn)(
+         ctx, tensor(a, "grad_input"), tensor(a, "grad_output"),
+         tensor(a, "input"), tensor(a, "target"), tensor(a, "weight"),
+         tensor(a, "totalWeight"), (diopiReduction_t)integer(a, "reduction"),
+         integer(a, "ignore_index"));)
 CALL(eye, return ((diopiError_t(*)(CTX, T, int64_t, int64_t))fn)(
               ctx, tensor(a, "out"), integer(a, "n"), integer(a, "m"));)
 CALL(unary, return ((diopiError_t(*)(CTX, T, CT))fn)(ctx, tensor(a, "out"),
@@ -144,6 +158,8 @@ static const struct {
     {"diopiKLDivLoss", call_kl_div},
     {"diopiKLDivLossBackward", call_kl_div_backward},
     {"diopiAdagrad", call_adagrad},
+    {"diopiNLLLossV2", call_nll_loss_v2},
+    {"diopiNLLLossV2Backward", call_nll_loss_v2_backward},
     {"diopiEye", call_eye},
     {"diopiDigamma", call_unary},
     {"diopiDigammaInp", call_unary_inp},
