@@ -443,6 +443,20 @@ def build_nll_loss_v2(name, p, x, inplace):
     return [("diopiNLLLossV2", fill)]
 
 
+def build_dropout2d(name, p, x, inplace):
+    """Channel dropout as DIOPI-TEST calls it (diopiDropout with a mask of
+    the input's first two dims and 1s), judged by rule: no reference
+    output exists for another library's random numbers."""
+    t, prob = x["input"], p.get("p", 0.5)
+    if t.dim() < 3:
+        raise Unsupported("dropout2d of fewer than 3 dims")
+    mshape = list(t.shape[:2]) + [1] * (t.dim() - 2)
+    return [("diopiDropout", lambda c: c.unjudged("out", torch.empty_like(t))
+             .unjudged("mask", torch.empty(mshape, dtype=torch.uint8))
+             .input("input", t).attr("p", prob).attr("train", True)
+             .attr("seed", 25).attr("judge", "dropout"))]
+
+
 BUILDERS = {
     "relu": unary("diopiRelu", torch.relu),
     "sigmoid": unary("diopiSigmoid", torch.sigmoid),
@@ -472,6 +486,7 @@ BUILDERS = {
     "permute": build_permute,
     "nll_loss": build_nll_loss,
     "nll_loss_v2": build_nll_loss_v2,
+    "dropout2d": build_dropout2d,
 }
 
 

@@ -3276,6 +3276,15 @@ def dropout2d():
             .unjudged("mask", torch.empty(mshape, dtype=torch.uint8))
             .input("input", x).attr("p", p).attr("train", True)
             .attr("seed", 16).attr("judge", "dropout"))
+    # inputs of 0 (DIOPI's positive inputs come near it): out is 0 whether
+    # the mask keeps the channel or not, and the rule must take either
+    x = randn((16, 16, 2, 2)).abs()
+    x[:, :, 0, 0] = 0
+    add("dropout2d", Case("dropout2d/f32/zeros_in_input", "diopiDropout")
+        .unjudged("out", torch.empty(x.shape))
+        .unjudged("mask", torch.empty(16, 16, 1, 1, dtype=torch.uint8))
+        .input("input", x).attr("p", 0.5).attr("train", True)
+        .attr("seed", 16).attr("judge", "dropout"))
     x = randn((4, 6, 3, 3))
     add("dropout2d", Case("dropout2d/f32/eval", "diopiDropout")
         .output("out", x.clone())

@@ -100,10 +100,10 @@ static int role_index(const optest_case_t *c, const char *role) {
 }
 
 /* Dropout: each output element 0 or input / (1 - p) as its mask element
- * says, and the kept fraction near 1 - p. A mask with fewer elements than
- * out (channel dropout: [N, C, 1, ...]) covers runs of out's elements of
- * equal length, one per mask element; its margin is then 5 standard
- * errors of the channel count (at least 0.03). */
+ * says (without a mask: either), and the kept fraction near 1 - p. A mask with
+ * fewer elements than out (channel dropout: [N, C, 1, ...]) covers runs of
+ * out's elements of equal length, one per mask element; its margin is then 5
+ * standard errors of the channel count (at least 0.03). */
 static int judge_dropout(const optest_case_t *c,
                          const unsigned char *const *got, char *detail,
                          size_t size) {
@@ -135,18 +135,24 @@ static int judge_dropout(const optest_case_t *c,
   for (size_t i = 0; i < n; i++) {
     double x = load(it->dtype, input, i), y = load(ot->dtype, got[out], i);
     double scaled = x / (1 - p);
-    bool is_kept = fabs(y - scaled) <= c->atol + c->rtol * fabs(scaled);
-    if (!is_kept && y != 0) {
-      snprintf(detail, size,
-               "out at %zu: %.6g is neither 0 nor input / (1 - p) = %.6g", i, y,
-               scaled);
-      return -1;
-    }
-    if (mask >= 0 &&
-        (load(c->tensors[mask].dtype, got[mask], i / run) != 0) != is_kept) {
-      snprintf(detail, size, "mask at %zu disagrees with out (%.6g)", i / run,
-               y);
-      return -1;
+    bool is_kept;
+    if (mask >= 0) { /* out as the mask says (an input near 0 fits both) */
+      is_kept = load(c->tensors[mask].dtype, got[mask], i / run) != 0;
+      double want = is_kept ? scaled : 0;
+      if (!(fabs(y - want) <= c->atol + c->rtol * fabs(want))) {
+        snprintf(detail, size,
+                 "out at %zu: %.6g, expected %.6g as mask at %zu says (%d)", i,
+                 y, want, i / run, (int)is_kept);
+        return -1;
+      }
+    } else {
+      is_kept = fabs(y - scaled) <= c->atol + c->rtol * fabs(scaled);
+      if (!is_kept && y != 0) {
+        snprintf(detail, size,
+                 "out at %zu: %.6g is neither 0 nor input / (1 - p) = %.6g", i,
+                 y, scaled);
+        return -1;
+      }
     }
     kept += is_kept;
   }
