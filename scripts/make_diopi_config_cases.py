@@ -15,16 +15,24 @@ become strided views of a larger storage, and arguments marked
 oracle: float16/bfloat16 cases are computed in float32 and rounded, as the
 half kernels of PyTorch's CPU build are partial. Tolerances are the entry's
 atol/rtol (atol_half/rtol_half for 16-bit floats), else DIOPI's defaults.
+An entry whose tensor arguments have `requires_grad` also gets, as
+DIOPI-TEST runs it, a case of the op's backward function (BACKWARDS): the
+gradients of the forward's first output against a grad_output of ones,
+from the same inputs. Each entry draws its inputs from its own generator
+(seeded by the entry's key and op name), so adding a builder leaves every
+other entry's cases as they were.
 
 Only DIOPI's configuration is read (from the checkout named by
 BP_DIOPI_SOURCE_DIR); none of its code is copied here. The DIOPI config
-names this script knows how to call are in BUILDERS; an op the reference
+names this script knows how to call are in BUILDERS (and BACKWARDS); an op
+the reference
 library does not export (checked with ctypes against --lib) is skipped and
 listed, as is every case whose tensors exceed MAX_CASE_BYTES (DIOPI's
 largest shapes hold hundreds of megabytes; the stored files stay small).
 """
 import argparse
 import gzip
+import zlib
 import os
 import struct
 import sys
@@ -143,6 +151,8 @@ def expand(entry):
                     stride=strides[j] if strides and j < len(strides)
                     else None,
                     no_contiguous=a.get("no_contiguous", False),
+                    requires_grad=bool((a.get("requires_grad") or
+                                        [False])[0]),
                     value=a["value"][j] if "value" in a else None)
             cases.append((ins[args[0]["ins"]]["dtype"], p, ins))
     return cases
@@ -391,6 +401,62 @@ def build_gelu(name, p, x, inplace):
              .attr("approximate", approx))]
 
 
+REDUCTION = {"none": 0, "mean": 1, "sum": 2}
+
+
+def build_nll_loss(name, p, x, inplace):
+    i, t, w = x["input"], x["target"], x.get("weight")
+    red, ignore = p.get("reduction", "mean"), p.get("ignore_index", -100)
+    y = oracle(lambda u, v: F.nll_loss(u, t, v, ignore_index=ignore,
+                                       reduction=red), i, w)
+
+    def fill(c):
+        c.output("out", y).input("input", i).input("target", t)
+        if w is not None:
+            c.input("weight", w)
+        return c.attr("reduction", REDUCTION[red]).attr("ignore_index", ignore)
+    return [("diopiNLLLoss", fill)]
+
+
+def total_weight(t, w, ignore, red, dtype):
+    """PyTorch's nll_loss total weight (nll_loss_forward's second result):
+    the summed class weights of the targets not ignored, 0 for none."""
+    keep = t[t != ignore].long()
+    total = 0.0 if red == "none" else float(
+        w.double()[keep].sum() if w is not None else keep.numel())
+    return torch.tensor([total], dtype=dtype)
+
+
+def build_nll_loss_v2(name, p, x, inplace):
+    i, t, w = x["input"], x["target"], x.get("weight")
+    red, ignore = p.get("reduction", "mean"), p.get("ignore_index", -100)
+    y = oracle(lambda u, v: F.nll_loss(u, t, v, ignore_index=ignore,
+                                       reduction=red), i, w)
+    total = total_weight(t, w, ignore, red, i.dtype)
+
+    def fill(c):
+        c.output("out", y).output("totalWeight", total).input("input", i)
+        c.input("target", t)
+        if w is not None:
+            c.input("weight", w)
+        return c.attr("reduction", REDUCTION[red]).attr("ignore_index", ignore)
+    return [("diopiNLLLossV2", fill)]
+
+
+def build_dropout2d(name, p, x, inplace):
+    """Channel dropout as DIOPI-TEST calls it (diopiDropout with a mask of
+    the input's first two dims and 1s), judged by rule: no reference
+    output exists for another library's random numbers."""
+    t, prob = x["input"], p.get("p", 0.5)
+    if t.dim() < 3:
+        raise Unsupported("dropout2d of fewer than 3 dims")
+    mshape = list(t.shape[:2]) + [1] * (t.dim() - 2)
+    return [("diopiDropout", lambda c: c.unjudged("out", torch.empty_like(t))
+             .unjudged("mask", torch.empty(mshape, dtype=torch.uint8))
+             .input("input", t).attr("p", prob).attr("train", True)
+             .attr("seed", 25).attr("judge", "dropout"))]
+
+
 BUILDERS = {
     "relu": unary("diopiRelu", torch.relu),
     "sigmoid": unary("diopiSigmoid", torch.sigmoid),
@@ -418,6 +484,220 @@ BUILDERS = {
     "index_select": build_index_select,
     "transpose": build_transpose,
     "permute": build_permute,
+    "nll_loss": build_nll_loss,
+    "nll_loss_v2": build_nll_loss_v2,
+    "dropout2d": build_dropout2d,
+}
+
+
+# ---------------------------------------------------------------- backwards
+
+def grads(fn, inputs, wanted):
+    """DIOPI-TEST's backward of fn(**inputs): the gradients, against a
+    grad_output of ones, of its (first) output with respect to the inputs
+    named in `wanted`, 16-bit floats computed in float32 and rounded back.
+    Returns (output, grad_output, {name: gradient})."""
+    lifted = {}
+    for k, t in inputs.items():
+        if t is not None and t.dtype in (torch.float16, torch.bfloat16):
+            t = t.float()
+        if t is not None and k in wanted:
+            t = t.detach().clone().requires_grad_()
+        lifted[k] = t
+    y = fn(**lifted)
+    first = y[0] if isinstance(y, tuple) else y
+    go = torch.ones_like(first)
+    names = [k for k in wanted if lifted.get(k) is not None]
+    got = torch.autograd.grad(first, [lifted[k] for k in names], go,
+                              allow_unused=True)
+    out = {}
+    for k, g in zip(names, got):
+        g = torch.zeros_like(lifted[k]) if g is None else g
+        out[k] = g.to(inputs[k].dtype)
+    dt = next((t.dtype for t in inputs.values() if t is not None and
+               t.is_floating_point()), first.dtype)
+    cast = (lambda v: v.detach().to(dt) if v.is_floating_point()
+            else v.detach())
+    y = tuple(cast(v) for v in y) if isinstance(y, tuple) else cast(y)
+    return y, go.to(dt), out
+
+
+def backward_saved(op, fn, saved):
+    """grad_input from grad_output and the forward's `saved` ("input" or
+    "output"): the activations' backwards."""
+    def build(name, p, x, wanted):
+        t = x["input"]
+        y, go, g = grads(lambda input: fn(input, p), {"input": t}, wanted)
+        keep = t if saved == "input" else y
+        return [(op, lambda c: c.output("grad_input", g["input"])
+                 .input("grad_output", go).input(saved, keep))]
+    return build
+
+
+def backward_gelu(name, p, x, wanted):
+    t, approx = x["input"], p.get("approximate", "none")
+    y, go, g = grads(lambda input: F.gelu(input, approximate=approx),
+                     {"input": t}, wanted)
+    return [("diopiGeluBackward", lambda c: c.output("grad_input", g["input"])
+             .input("grad_output", go).input("input", t)
+             .attr("approximate", approx))]
+
+
+def backward_softmax(op, torch_fn):
+    def build(name, p, x, wanted):
+        t, dim = x["input"], p.get("dim", -1)
+        y, go, g = grads(lambda input: torch_fn(input, dim), {"input": t},
+                         wanted)
+        return [(op, lambda c: c.output("grad_input", g["input"])
+                 .input("grad_output", go).input("output", y)
+                 .attr("dim", dim))]
+    return build
+
+
+def backward_conv2d(name, p, x, wanted):
+    i, w, b = x["input"], x["weight"], x.get("bias")
+    if i.dim() != 4:
+        raise Unsupported("conv2d input not 4-d")
+    st, pad = pair(p.get("stride", 1)), pair(p.get("padding", 0))
+    dil, groups = pair(p.get("dilation", 1)), p.get("groups", 1)
+    y, go, g = grads(lambda input, weight, bias: F.conv2d(
+        input, weight, bias, st, pad, dil, groups),
+        {"input": i, "weight": w, "bias": b}, ("input", "weight", "bias"))
+
+    def fill(c):
+        c.output("grad_input", g["input"]).output("grad_weight", g["weight"])
+        if b is not None:
+            c.output("grad_bias", g["bias"])
+        c.input("grad_output", go).input("input", i).input("weight", w)
+        return add_attrs(c, [("bias_sizes", list(b.shape) if b is not None
+                              else []), ("stride", st), ("padding", pad),
+                             ("dilation", dil), ("groups", groups)])
+    return [("diopiConvolution2dBackward", fill)]
+
+
+def backward_max_pool2d(name, p, x, wanted):
+    t = x["input"]
+    k = pair(p["kernel_size"])
+    st = pair(p.get("stride") or k)
+    pad, dil = pair(p.get("padding", 0)), pair(p.get("dilation", 1))
+    ceil = bool(p.get("ceil_mode", False))
+    y, go, g = grads(lambda input: F.max_pool2d(
+        input, k, st, pad, dil, ceil_mode=ceil, return_indices=True),
+        {"input": t}, wanted)
+    attrs = [("kernel_size", k), ("stride", st), ("padding", pad),
+             ("dilation", dil), ("ceil_mode", ceil)]
+    return [("diopiMaxPool2dBackward", lambda c: add_attrs(
+        c.output("grad_input", g["input"]).input("grad_output", go)
+        .input("input", t).input("indices", y[1]), attrs))]
+
+
+def backward_adaptive_avg_pool2d(name, p, x, wanted):
+    t = x["input"]
+    size = pair(p["output_size"])
+    size = [t.shape[-2 + k] if s is None else s for k, s in enumerate(size)]
+    y, go, g = grads(lambda input: F.adaptive_avg_pool2d(input, size),
+                     {"input": t}, wanted)
+    return [("diopiAdaptiveAvgPool2dBackward", lambda c: c.output(
+        "grad_input", g["input"]).input("grad_output", go).input("input", t))]
+
+
+def backward_layer_norm(name, p, x, wanted):
+    t, w, b = x["input"], x.get("weight"), x.get("bias")
+    norm, eps = list(p["normalized_shape"]), p.get("eps", 1e-5)
+    y, go, g = grads(lambda input, weight, bias: torch.native_layer_norm(
+        input, norm, weight, bias, eps), {"input": t, "weight": w, "bias": b},
+        ("input", "weight", "bias"))
+    outer = list(t.shape[:t.dim() - len(norm)])
+    stats = torch.float64 if t.dtype == torch.float64 else torch.float32
+    mean, rstd = (v.to(stats).reshape(outer) for v in y[1:])
+
+    def fill(c):
+        c.output("grad_input", g["input"])
+        if w is not None:
+            c.output("grad_weight", g["weight"])
+        if b is not None:
+            c.output("grad_bias", g["bias"])
+        c.input("grad_output", go).input("input", t)
+        if w is not None:
+            c.input("weight", w)
+        if b is not None:
+            c.input("bias", b)
+        c.input("mean", mean).input("rstd", rstd)
+        return c.attr("normalized_shape", norm)
+    return [("diopiLayerNormBackward", fill)]
+
+
+def backward_linear(name, p, x, wanted):
+    i, w, b = x["input"], x["weight"], x.get("bias")
+    y, go, g = grads(lambda input, weight, bias: F.linear(input, weight, bias),
+                     {"input": i, "weight": w, "bias": b},
+                     ("input", "weight", "bias"))
+
+    def fill(c):
+        c.output("grad_input", g["input"]).output("grad_weight", g["weight"])
+        if b is not None:
+            c.output("grad_bias", g["bias"])
+        return c.input("grad_output", go).input("input", i).input("weight", w)
+    return [("diopiLinearBackward", fill)]
+
+
+def backward_index_select(name, p, x, wanted):
+    t, index, dim = x["input"], x["index"], p["dim"]
+    if not t.is_floating_point():
+        return []  # no gradient of an integer input
+    y, go, g = grads(lambda input: torch.index_select(input, dim,
+                                                      index.long()),
+                     {"input": t}, ("input",))
+    return [("diopiIndexSelectBackward", lambda c: c.output(
+        "grad_input", g["input"]).input("grad", go).input("index", index)
+        .attr("input_sizes", list(t.shape)).attr("dim", dim))]
+
+
+def backward_nll_loss(name, p, x, wanted):
+    i, t, w = x["input"], x["target"], x.get("weight")
+    red, ignore = p.get("reduction", "mean"), p.get("ignore_index", -100)
+    y, go, g = grads(lambda input, weight: F.nll_loss(
+        input, t, weight, ignore_index=ignore, reduction=red),
+        {"input": i, "weight": w}, ("input",))
+
+    def fill(c):
+        c.output("grad_input", g["input"]).input("grad_output", go)
+        c.input("input", i).input("target", t)
+        if w is not None:
+            c.input("weight", w)
+        return c.attr("reduction", REDUCTION[red]).attr("ignore_index", ignore)
+    return [("diopiNLLLossBackward", fill)]
+
+
+def backward_nll_loss_v2(name, p, x, wanted):
+    made = backward_nll_loss(name, p, x, wanted)
+    i, t, w = x["input"], x["target"], x.get("weight")
+    red, ignore = p.get("reduction", "mean"), p.get("ignore_index", -100)
+    total = total_weight(t, w, ignore, red, i.dtype)
+    fill = made[0][1]
+    return [("diopiNLLLossV2Backward",
+             lambda c: fill(c).input("totalWeight", total))]
+
+
+BACKWARDS = {
+    "sigmoid": backward_saved("diopiSigmoidBackward",
+                              lambda u, p: torch.sigmoid(u), "output"),
+    "tanh": backward_saved("diopiTanhBackward", lambda u, p: torch.tanh(u),
+                           "output"),
+    "silu": backward_saved("diopiSiluBackward", lambda u, p: F.silu(u),
+                           "input"),
+    "gelu": backward_gelu,
+    "softmax": backward_softmax("diopiSoftmaxBackward", torch.softmax),
+    "log_softmax": backward_softmax("diopiLogSoftmaxBackward",
+                                    torch.log_softmax),
+    "conv2d": backward_conv2d,
+    "max_pool2d": backward_max_pool2d,
+    "adaptive_avg_pool2d": backward_adaptive_avg_pool2d,
+    "layer_norm": backward_layer_norm,
+    "linear": backward_linear,
+    "index_select": backward_index_select,
+    "nll_loss": backward_nll_loss,
+    "nll_loss_v2": backward_nll_loss_v2,
 }
 
 
@@ -450,25 +730,37 @@ def main():
     ap.add_argument("--lib", default=os.path.join(
         ROOT, "build", "lib", "backplane", "ops", "libbackplane_ops_ref.so"))
     ap.add_argument("--out", default=OUT)
+    ap.add_argument("--max-case-bytes", type=int, default=MAX_CASE_BYTES,
+                    help="the largest case stored (a larger cap makes a "
+                    "one-off set of DIOPI's big shapes, not for the tree)")
+    ap.add_argument("--only", nargs="*", default=None, metavar="NAME",
+                    help="only these config op names (with another --out: "
+                    "the stored set is every op's)")
     opts = ap.parse_args()
     source = os.environ.get("BP_DIOPI_SOURCE_DIR")
     if not source:
         sys.exit("BP_DIOPI_SOURCE_DIR must name a DIOPI checkout")
     configs = load_configs(source)
     has = exported(opts.lib)
-    rng = np.random.default_rng(25)
     files, skipped, unknown, missing = {}, {}, set(), set()
     for key, entry in configs.items():
         for name in entry["name"]:
+            if opts.only is not None and name not in opts.only:
+                continue
             build = BUILDERS.get(name)
             if not build:
                 unknown.add(name)
                 continue
+            rng = np.random.default_rng([25, zlib.crc32(f"{key}/{name}"
+                                                        .encode())])
             for n, (tdt, p, ins) in enumerate(expand(entry)):
                 tag = f"{name}/{key}/{n}/{SHORT[tdt]}"
+                wanted = tuple(k for k, a in ins.items() if a["requires_grad"])
                 try:
                     x = make_inputs(ins, rng)
                     made = build(name, p, x, entry.get("is_inplace", False))
+                    if wanted and name in BACKWARDS:
+                        made += BACKWARDS[name](name, p, x, wanted)
                 except Unsupported as e:
                     skipped[tag] = str(e)
                     continue
@@ -484,7 +776,7 @@ def main():
                     c.atol, c.rtol = atol, rtol
                     size = sum(t.numel() * t.element_size()
                                for _, _, t, _, _ in c.tensors)
-                    if size > MAX_CASE_BYTES:
+                    if size > opts.max_case_bytes:
                         skipped[f"{tag}/{op[5:]}"] = f"{size} bytes > cap"
                         continue
                     files.setdefault(op[5:], []).append(c)

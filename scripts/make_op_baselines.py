@@ -3084,12 +3084,290 @@ def extra_unary():
 
 BREADTH += (extra_unary,)
 
+
+# ---------------------------------------------------------------- extensions
+
+MASK64 = (1 << 64) - 1
+
+
+def ref_rng_uniform(seed, k):
+    """The reference library's counter-based draw u(seed, k) (ref_rng.c),
+    for k an int64 numpy array: the attention dropout cases are made with
+    the mask the library draws, so their expected values are exact."""
+    import numpy as np
+
+    def mix(z):
+        z = z ^ (z >> np.uint64(33))
+        z = z * np.uint64(0xff51afd7ed558ccd)
+        z = z ^ (z >> np.uint64(33))
+        z = z * np.uint64(0xc4ceb9fe1a85ec53)
+        return z ^ (z >> np.uint64(33))
+    with np.errstate(over="ignore"):
+        s = mix(np.uint64((seed + 0x9e3779b97f4a7c15) & MASK64))
+        bits = mix(s ^ (k.astype(np.uint64) * np.uint64(0xd1b54a32d192ed03)))
+    return torch.from_numpy((bits >> np.uint64(11)).astype(np.float64) *
+                            2.0 ** -53)
+
+
+def reductions_ext():
+    """var and logsumexp over dims (extension ops) and their backwards."""
+    torch.manual_seed(71)
+    for tag, x, dims, keep, corr in (
+            ("f32/dim1", randn((12, 20)), [1], False, 1),
+            ("f32/dim1_keep", randn((12, 20)), [1], True, 1),
+            ("f32/dims02_corr0", randn((4, 5, 6)), [0, 2], False, 0),
+            ("f32/all_default", randn((10, 30)), [], False, None),
+            ("f32/long_rows", randn((8, 300)), [1], False, 1),
+            ("f32/noncontig", noncontig((12, 20)), [0], False, 1),
+            ("f64/dim0", randn((6, 7), torch.float64), [0], False, 1),
+            ("f16/dim1", randn((8, 12), torch.float16), [1], False, 1),
+            ("bf16/dim1_corr2", randn((6, 10), torch.bfloat16), [1], False, 2),
+            ("f32/0size", randn((0, 4)), [0], False, 1)):
+        dt = x.dtype
+        xd = x.double().requires_grad_()
+        c = 1 if corr is None else corr
+        y = torch.var(xd, dim=dims or list(range(x.dim())), correction=c,
+                      keepdim=keep)
+        lse_dims = dims or list(range(x.dim()))
+        z = torch.logsumexp(xd, dim=lse_dims, keepdim=keep)
+        for name, op, out, extra in (("var", "diopiVar", y, corr),
+                                     ("logsumexp", "diopiLogsumexp", z, None)):
+            fw = Case(f"{name}/{tag}", op, dt, atol=1e-5, rtol=1e-4)
+            fw.output("out", out.detach().to(dt)).input("input", x)
+            fw.attr("dim", dims if name == "var" else lse_dims)
+            if extra is not None:
+                fw.attr("correction", extra)
+            add(name, fw)
+            if x.numel() == 0:
+                continue
+            go = randn(out.shape, dt)
+            (gx,) = torch.autograd.grad(out, xd, go.double())
+            bw = Case(f"{name}_backward/{tag}", op + "Backward", dt,
+                      atol=1e-5, rtol=1e-4)
+            bw.output("grad_input", gx.to(dt)).input("grad_output", go)
+            bw.input("input", x)
+            if name == "logsumexp":
+                bw.input("result", out.detach().to(dt))
+            bw.attr("dim", dims if name == "var" else lse_dims)
+            if extra is not None:
+                bw.attr("correction", extra)
+            add(name, bw)
+    x = torch.tensor([[0.0, float("-inf"), 1.0], [float("-inf")] * 3,
+                      [float("inf"), 2.0, float("inf")],
+                      [float("nan"), 1.0, 2.0]])
+    add("logsumexp", Case("logsumexp/f32/infinities", "diopiLogsumexp")
+        .output("out", torch.logsumexp(x, 1)).input("input", x)
+        .attr("dim", [1]))
+
+
+def kl_div_loss():
+    """kl_div (extension op): every reduction, target as probabilities
+    (some exactly 0) or as log-probabilities; and its backward."""
+    torch.manual_seed(72)
+    reductions = {"none": 0, "mean": 1, "sum": 2}
+    for red in reductions:
+        for log_target in (False, True):
+            for dt, shape in ((torch.float32, (6, 10)),
+                              (torch.float64, (3, 4, 5)),
+                              (torch.float16, (4, 8))):
+                if dt != torch.float32 and (red == "sum" or log_target):
+                    continue
+                x = F.log_softmax(randn(shape), -1).to(dt)
+                t = F.softmax(randn(shape) * 2, -1)
+                if not log_target:
+                    t[..., 0] = 0  # xlogy's zero
+                else:
+                    t = t.log()
+                t = t.to(dt)
+                xd = x.double().requires_grad_()
+                y = F.kl_div(xd, t.double(), reduction=red,
+                             log_target=log_target)
+                go = randn(y.shape, dt)
+                (gx,) = torch.autograd.grad(y, xd, go.double())
+                tag = (f"{SHORT.get(dt, 'f64')}/{red}"
+                       f"{'/log_target' if log_target else ''}")
+                for c in (Case(f"kl_div/{tag}", "diopiKLDivLoss", dt)
+                          .output("out", y.detach().to(dt)),
+                          Case(f"kl_div_backward/{tag}",
+                               "diopiKLDivLossBackward", dt)
+                          .output("grad_input", gx.to(dt))
+                          .input("grad_output", go)):
+                    add("kl_div", c.input("input", x).input("target", t)
+                        .attr("reduction", reductions[red])
+                        .attr("log_target", log_target))
+    x = F.log_softmax(noncontig((5, 8)), -1)
+    t = F.softmax(randn((5, 8)), -1)
+    add("kl_div", Case("kl_div/f32/none/noncontig", "diopiKLDivLoss")
+        .output("out", F.kl_div(x, t, reduction="none")).input("input", x)
+        .input("target", t).attr("reduction", 0).attr("log_target", False))
+
+
+def adagrad():
+    """Adagrad steps (extension op) made by torch.optim.Adagrad."""
+    torch.manual_seed(73)
+    for tag, shape, dt, step, lr_decay, wd in (
+            ("f32/step1", (16, 24), torch.float32, 1, 0.0, 0.0),
+            ("f32/step5_decay", (16, 24), torch.float32, 5, 0.01, 0.1),
+            ("f32/flat", (1024,), torch.float32, 3, 0.0, 0.01),
+            ("f64/step2", (7, 9), torch.float64, 2, 0.05, 0.0),
+            ("f16/step3", (6, 8), torch.float16, 3, 0.0, 0.1)):
+        p, g = randn(shape, dt), randn(shape, dt)
+        state = (torch.rand(shape) * 0.5).to(dt)
+        pp, ss = p.double().clone(), state.double().clone()
+        opt = torch.optim.Adagrad([pp], lr=0.05, lr_decay=lr_decay,
+                                  weight_decay=wd, eps=1e-10)
+        pp.grad = g.double().clone()
+        opt.state[pp] = {"step": torch.tensor(float(step - 1)), "sum": ss}
+        opt.step()
+        add("adagrad", Case(f"adagrad/{tag}", "diopiAdagrad", dt,
+                            atol=1e-6, rtol=1e-5, flops=8 * p.numel())
+            .inplace("param", p, pp.detach().to(dt)).input("grad", g)
+            .inplace("state_sum", state, ss.to(dt)).attr("lr", 0.05)
+            .attr("lr_decay", lr_decay).attr("weight_decay", wd)
+            .attr("eps", 1e-10).attr("step", step))
+
+
+def eye_and_digamma():
+    """eye and digamma (extension ops)."""
+    torch.manual_seed(74)
+    for tag, n, m, dt in (("f32/3x5", 3, 5, torch.float32),
+                          ("i64/4x4", 4, 4, torch.int64),
+                          ("bool/2x3", 2, 3, torch.bool),
+                          ("f16/5x2", 5, 2, torch.float16),
+                          ("f64/0x3", 0, 3, torch.float64)):
+        add("eye", Case(f"eye/{tag}", "diopiEye", dt)
+            .output("out", torch.eye(n, m, dtype=dt)).attr("n", n)
+            .attr("m", m))
+    special = torch.tensor([0.0, -0.0, -1.0, -2.0, 1.0, 0.5, -0.5, -2.5,
+                            1e-3, 1.4616321, 30.0, 1e4, float("inf"),
+                            float("-inf"), float("nan")])
+    for tag, x in (("f32/range", torch.rand(24, 10) * 20 - 5),
+                   ("f32/special", special),
+                   ("f64/range", (torch.rand(9, 7) * 30 - 10).double()),
+                   ("f16/range", (torch.rand(8, 6) * 10 + 0.1).half()),
+                   ("bf16/range", (torch.rand(8, 6) * 10 + 0.1).bfloat16()),
+                   ("f32/noncontig", noncontig((8, 10)) * 4 + 5)):
+        dt = x.dtype
+        y = torch.digamma(x.double()).to(dt)
+        add("digamma", Case(f"digamma/{tag}", "diopiDigamma", dt, atol=1e-5,
+                            rtol=1e-5)
+            .output("out", y).input("input", x))
+    x = torch.rand(5, 6) * 8 + 0.2
+    add("digamma", Case("digamma_inp/f32", "diopiDigammaInp")
+        .inplace("input", x, torch.digamma(x)))
+
+
+def dropout2d():
+    """Channel dropout through diopiDropout with a [N, C, 1, ...] mask, as
+    DIOPI's tests call it for dropout2d: judged by rule (judge=dropout:
+    each channel 0 or input / (1 - p) as its mask says, the kept fraction
+    near 1 - p); the eval form exactly."""
+    torch.manual_seed(75)
+    for tag, shape, p, dt in (("f32/nchw_p0.3", (16, 32, 2, 2), 0.3,
+                               torch.float32),
+                              ("f16/ncl_p0.5", (32, 24, 3), 0.5,
+                               torch.float16),
+                              ("f64/ncdhw_p0.2", (8, 64, 1, 2, 2), 0.2,
+                               torch.float64)):
+        x = randn(shape, dt).abs() + 0.1
+        mshape = list(shape[:2]) + [1] * (len(shape) - 2)
+        add("dropout2d", Case(f"dropout2d/{tag}", "diopiDropout", dt)
+            .unjudged("out", torch.empty(shape, dtype=dt))
+            .unjudged("mask", torch.empty(mshape, dtype=torch.uint8))
+            .input("input", x).attr("p", p).attr("train", True)
+            .attr("seed", 16).attr("judge", "dropout"))
+    # inputs of 0 (DIOPI's positive inputs come near it): out is 0 whether
+    # the mask keeps the channel or not, and the rule must take either
+    x = randn((16, 16, 2, 2)).abs()
+    x[:, :, 0, 0] = 0
+    add("dropout2d", Case("dropout2d/f32/zeros_in_input", "diopiDropout")
+        .unjudged("out", torch.empty(x.shape))
+        .unjudged("mask", torch.empty(16, 16, 1, 1, dtype=torch.uint8))
+        .input("input", x).attr("p", 0.5).attr("train", True)
+        .attr("seed", 16).attr("judge", "dropout"))
+    x = randn((4, 6, 3, 3))
+    add("dropout2d", Case("dropout2d/f32/eval", "diopiDropout")
+        .output("out", x.clone())
+        .output("mask", torch.ones(4, 6, 1, 1, dtype=torch.uint8))
+        .input("input", x).attr("p", 0.3).attr("train", False)
+        .attr("seed", 16))
+
+
+def attention_dropout():
+    """Flash attention with dropout, forward and backward: the mask is the
+    reference library's (its counter-based draws from the case's seeded
+    generator: probability (b, h, i, j) kept when u(seed, offset +
+    ((b * Hq + h) * Sq + i) * Sk + j) >= p), reproduced here, so expected
+    values are PyTorch's exact ones for that mask. The backward's generator
+    is where the forward left it (offset = the forward's draws)."""
+    torch.manual_seed(76)
+    import numpy as np
+    seed, p = 7, 0.3
+    for tag, b, sq, sk, hq, hk, d, causal, dt, strided in (
+            ("f32/tiled", 2, 5, 7, 4, 2, 8, False, torch.float32, False),
+            ("f32/tiled_causal", 1, 6, 6, 2, 2, 4, True, torch.float32, False),
+            ("f32/plain_strided", 1, 4, 6, 2, 1, 8, False, torch.float32,
+             True),
+            ("f64/plain", 2, 3, 5, 2, 2, 4, False, torch.float64, False),
+            ("f16/plain_causal", 1, 4, 4, 2, 1, 8, True, torch.float16,
+             False)):
+        def make(shape):
+            if strided:  # head_dim strided by 2: the plain algorithm
+                return noncontig(shape, dt)
+            return randn(shape, dt)
+        q, k, v = make((b, sq, hq, d)), make((b, sk, hk, d)), \
+            make((b, sk, hk, d))
+        qd, kd, vd = (t.double().requires_grad_() for t in (q, k, v))
+        scale = d ** -0.5
+        rep = hq // hk
+        s = torch.einsum("bihd,bjhd->bhij", qd, kd.repeat_interleave(rep, 2))
+        s = s * scale
+        i = torch.arange(sq).view(-1, 1)
+        j = torch.arange(sk).view(1, -1)
+        if causal:
+            s = s.masked_fill(j > i + sk - sq, float("-inf"))
+        lse = torch.logsumexp(s, -1)
+        count = b * hq * sq * sk
+        u = ref_rng_uniform(seed, np.arange(count, dtype=np.int64))
+        keep = (u >= p).view(b, hq, sq, sk).double() / (1 - p)
+        probs = torch.softmax(s, -1) * keep
+        out = torch.einsum("bhij,bjhd->bihd", probs,
+                           vd.repeat_interleave(rep, 2))
+        go = randn(out.shape, dt)
+        gq, gk, gv = torch.autograd.grad(out, (qd, kd, vd), go.double())
+        kw = {"atol": 1e-5, "rtol": 1e-4} if dt == torch.float32 else {}
+        attrs = (("p_dropout", p), ("softmax_scale", scale),
+                 ("is_causal", causal), ("window_size_left", -1),
+                 ("window_size_right", -1), ("seed", seed))
+        fw = Case(f"flash_attention_dropout/{tag}", "diopiFlashAttention", dt,
+                  **kw)
+        fw.output("attention_out", out.detach().to(dt))
+        fw.output("softmax_lse", lse.detach().float())
+        bw = Case(f"flash_attention_dropout_backward/{tag}",
+                  "diopiFlashAttentionBackward", dt, **kw)
+        bw.output("grad_q", gq.to(dt)).output("grad_k", gk.to(dt))
+        bw.output("grad_v", gv.to(dt)).input("grad_output", go)
+        for c in (fw, bw):
+            c.input("q", q).input("k", k).input("v", v)
+        bw.input("attention_out", out.detach().to(dt).contiguous())
+        bw.input("softmax_lse", lse.detach().float().contiguous())
+        bw.attr("offset", count)
+        for c in (fw, bw):
+            for attr in attrs:
+                c.attr(*attr)
+            add("flash_attention_dropout", c)
+
+
+EXTENSIONS = (reductions_ext, kl_div_loss, adagrad, eye_and_digamma,
+              dropout2d, attention_dropout)
+
+
 def main():
     for make in (arithmetic, memory, gemm, activations, softmax, losses,
                  reductions, optimizers, normalization, convolution, pooling,
                  indexing, shapes, random_ops, convolution_batches,
                  reductions_split, convolution_winograd) + BREADTH + (
-                     hardening,):
+                     hardening,) + EXTENSIONS:
         make()
     os.makedirs(OUT, exist_ok=True)
     only = set(sys.argv[1:])

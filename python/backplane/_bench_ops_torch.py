@@ -67,6 +67,14 @@ def attention(i, o):
     return torch.matmul(p, v, out=o[0].view(2, 8, 512, 64))
 
 
+def attention_dropout(i, o):
+    """attention() with dropout 0.1 on the probabilities."""
+    q, k, v = (t.transpose(1, 2) for t in i)
+    p = torch.softmax(torch.matmul(q, k.transpose(-2, -1)) * 0.125, -1)
+    return torch.matmul(F.dropout(p, 0.1, True), v,
+                        out=o[0].view(2, 8, 512, 64))
+
+
 OPS = {
     "mm": lambda i, o: torch.mm(i[0], i[1], out=o[0]),
     "add": lambda i, o: torch.add(i[0], i[1], out=o[0]),
@@ -126,6 +134,8 @@ OPS = {
     "vector_norm_inf": lambda i, o: torch.linalg.vector_norm(
         i[0], float("inf"), -1, out=o[0]),
     "std": lambda i, o: torch.std(i[0], -1, out=o[0]),
+    "var": lambda i, o: torch.var(i[0], -1, out=o[0]),
+    "logsumexp": lambda i, o: torch.logsumexp(i[0], -1, out=o[0]),
     "cumsum": lambda i, o: torch.cumsum(i[0], -1, out=o[0]),
     "topk": lambda i, o: torch.topk(i[0], 16, -1, out=(o[0], o[1])),
     "sort": lambda i, o: torch.sort(i[0], -1, out=(o[0], o[1])),
@@ -153,6 +163,7 @@ OPS = {
     "arange": lambda i, o: torch.arange(0, 1 << 20, 1, out=o[0]),
     "linspace": lambda i, o: torch.linspace(0, 1, 1 << 20, out=o[0]),
     "fill": lambda i, o: o[0].fill_(1.5),
+    "eye": lambda i, o: torch.eye(2048, out=o[0]),
     "gather": lambda i, o: torch.gather(i[0], -1, i[1], out=o[0]),
     "index_select": lambda i, o: torch.index_select(i[0], 0, i[1], out=o[0]),
     "embedding": lambda i, o: F.embedding(i[1], i[0]),
@@ -170,7 +181,9 @@ OPS = {
     "baddbmm": lambda i, o: torch.baddbmm(i[0], i[1], i[2], out=o[0]),
     "linear": lambda i, o: F.linear(i[0], i[1], i[2]),
     "attention": attention,
+    "attention_dropout": attention_dropout,
     "dropout": lambda i, o: F.dropout(i[0], 0.5, True),
+    "dropout2d": lambda i, o: F.dropout2d(i[0], 0.5, True),
     "clip_grad_norm": None,  # built in make(): it needs parameters
     "mse_loss": lambda i, o: F.mse_loss(i[0], i[1]),
     "smooth_l1_loss": lambda i, o: F.smooth_l1_loss(i[0], i[1]),
@@ -179,6 +192,7 @@ OPS = {
                                                                        i[1]),
     "nll_loss": lambda i, o: F.nll_loss(i[0], i[1]),
     "nll_loss2d": lambda i, o: F.nll_loss(i[0], i[1]),
+    "kl_div": lambda i, o: F.kl_div(i[0], i[1]),
     "cross_entropy": lambda i, o: F.cross_entropy(i[0], i[1]),
     "normal": lambda i, o: o[0].normal_(),
     "uniform": lambda i, o: o[0].uniform_(),
@@ -188,7 +202,7 @@ OPS = {
 }
 for name in ("exp", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "neg",
              "abs", "reciprocal", "sign", "sin", "cos", "erf", "floor", "ceil",
-             "sigmoid", "tanh"):
+             "sigmoid", "tanh", "digamma"):
     OPS[name] = (lambda fn: lambda i, o: fn(i[0], out=o[0]))(
         getattr(torch, name))
 
@@ -212,6 +226,12 @@ def make(op, nin, specs):
         p.grad = i[1]
         return torch.optim.RMSprop([p], lr=0.01, alpha=0.99,
                                    eps=1e-8, foreach=False).step
+    if op == "adagrad":
+        p = torch.nn.Parameter(i[0])
+        p.grad = i[1]
+        opt = torch.optim.Adagrad([p], lr=0.01, eps=1e-10, foreach=False)
+        opt.state[p] = {"step": torch.tensor(0.0), "sum": i[2]}
+        return opt.step
     if op == "fused_adamw":
         ps = [torch.nn.Parameter(x) for x in i[0:2]]
         for p, g in zip(ps, i[2:4]):

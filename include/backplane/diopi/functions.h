@@ -178,6 +178,17 @@ DIOPI_API diopiError_t diopiNLLLossBackward(
     diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
     diopiConstTensorHandle_t target, diopiConstTensorHandle_t weight,
     diopiReduction_t reduction, int64_t ignore_index);
+DIOPI_API diopiError_t
+diopiNLLLossV2(diopiContextHandle_t ctx, diopiTensorHandle_t out,
+               diopiTensorHandle_t totalWeight, diopiConstTensorHandle_t input,
+               diopiConstTensorHandle_t target, diopiConstTensorHandle_t weight,
+               diopiReduction_t reduction, int64_t ignore_index);
+DIOPI_API diopiError_t diopiNLLLossV2Backward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiConstTensorHandle_t target, diopiConstTensorHandle_t weight,
+    diopiConstTensorHandle_t totalWeight, diopiReduction_t reduction,
+    int64_t ignore_index);
 
 /* Arithmetic. */
 DIOPI_API diopiError_t diopiAdd(diopiContextHandle_t ctx,
@@ -1207,8 +1218,9 @@ DIOPI_API diopiError_t diopiConvTranspose2dBackward(
     diopiSize_t stride, diopiSize_t padding, diopiSize_t dilation,
     diopiSize_t output_padding, int64_t groups);
 
-/* Scaled dot-product attention: DIOPI's functions_ext.h flash attention,
- * the plain algorithm (ref_attention.c). */
+/* Scaled dot-product attention: DIOPI's functions_ext.h flash attention
+ * (ref_attention.c); dropout needs gen, the backward takes it as the
+ * forward left it. */
 DIOPI_API diopiError_t diopiFlashAttention(
     diopiContextHandle_t ctx, diopiTensorHandle_t attention_out,
     diopiTensorHandle_t softmax_lse, diopiGeneratorHandle_t gen,
@@ -1634,6 +1646,62 @@ DIOPI_API diopiError_t diopiSoftplusBackward(
     diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
     diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
     const diopiScalar_t *beta, const diopiScalar_t *threshold);
+
+/* Extension ops: Backplane's own, for what DIOPI 1.0 declares no function
+ * of (PyTorch's var, logsumexp, kl_div, Adagrad, eye, digamma), in DIOPI's
+ * conventions. var and its backward take a correction (NULL: 1, PyTorch's
+ * unbiased=True; 0: unbiased=False) and the dims to reduce (none: all);
+ * out's shape says whether reduced dims are kept. kl_div's reduction mean
+ * averages over every element. adagrad takes the step being taken (>= 1)
+ * for its learning-rate decay. */
+
+/* Extension reductions: var, logsumexp (ref_reduce_var_lse.c). */
+DIOPI_API diopiError_t diopiVar(diopiContextHandle_t ctx,
+                                diopiTensorHandle_t out,
+                                diopiConstTensorHandle_t input, diopiSize_t dim,
+                                const diopiScalar_t *correction);
+DIOPI_API diopiError_t diopiVarBackward(diopiContextHandle_t ctx,
+                                        diopiTensorHandle_t grad_input,
+                                        diopiConstTensorHandle_t grad_output,
+                                        diopiConstTensorHandle_t input,
+                                        diopiSize_t dim,
+                                        const diopiScalar_t *correction);
+DIOPI_API diopiError_t diopiLogsumexp(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t out,
+                                      diopiConstTensorHandle_t input,
+                                      diopiSize_t dim);
+DIOPI_API diopiError_t diopiLogsumexpBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiConstTensorHandle_t result, diopiSize_t dim);
+/* Extension loss: kl_div (ref_loss_kl_div.c). */
+DIOPI_API diopiError_t diopiKLDivLoss(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t out,
+                                      diopiConstTensorHandle_t input,
+                                      diopiConstTensorHandle_t target,
+                                      diopiReduction_t reduction,
+                                      bool log_target);
+DIOPI_API diopiError_t diopiKLDivLossBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiConstTensorHandle_t target, diopiReduction_t reduction,
+    bool log_target);
+/* Extension optimizer: adagrad (ref_optim_adagrad.c). */
+DIOPI_API diopiError_t diopiAdagrad(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t param,
+                                    diopiConstTensorHandle_t grad,
+                                    diopiTensorHandle_t state_sum, float lr,
+                                    float lr_decay, float weight_decay,
+                                    float eps, int64_t step);
+/* Extension factory: eye (ref_eye.c). */
+DIOPI_API diopiError_t diopiEye(diopiContextHandle_t ctx,
+                                diopiTensorHandle_t out, int64_t n, int64_t m);
+/* Extension elementwise math: digamma (ref_digamma.c). */
+DIOPI_API diopiError_t diopiDigamma(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t out,
+                                    diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiDigammaInp(diopiContextHandle_t ctx,
+                                       diopiTensorHandle_t input);
 
 #if defined(__cplusplus)
 }

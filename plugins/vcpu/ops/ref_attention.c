@@ -10,7 +10,13 @@
  * stride along head_dim and no ALiBi: per (batch, head) and block of up to
  * QUERY_BLOCK queries, the scores by sgemm, masked rows softmaxed in float
  * (the library's vectorizable exp) across the pool, then out by sgemm.
- * Dropout inside attention is not implemented (p_dropout must be 0). */
+ * Dropout (p_dropout > 0, a generator required): probability (b, h, i, j)
+ * is kept, scaled by 1/(1-p), when the counter-based draw of index
+ * ((b * Hq + h) * Sq + i) * Sk + j past the generator's offset is at least
+ * p; the forward advances the generator by B * Hq * Sq * Sk draws, and the
+ * backward, given the generator as the forward left it, regenerates the
+ * same mask from the offset before those draws (and leaves it). The
+ * logsumexp is that of the scores before dropout. */
 #include <cblas.h>
 #include <math.h>
 #include <string.h>
@@ -21,6 +27,7 @@
 #include "ref_error.h"
 #include "ref_f32.h"
 #include "ref_pool.h"
+#include "ref_rng.h"
 #include "ref_scratch.h"
 #include "ref_tensor.h"
 #include "ref_view_more.h"
@@ -31,6 +38,8 @@ typedef struct attn_task {
   int64_t b, sq, sk, hq, hk, d;
   int64_t left, right; /* window; -1: unbounded */
   double scale;
+  double p_drop;         /* 0: no dropout */
+  uint64_t seed, offset; /* the dropout mask's draws */
   double *row;  /* scratch: 2 sk per work item (scores; backward's dS) */
   bool tiled;   /* the float32 forward; scores in `block` */
   float *block; /* scratch: QUERY_BLOCK x sk scores */
@@ -54,6 +63,18 @@ static bool visible(const attn_task_t *t, int64_t i, int64_t j) {
   if (t->left >= 0 && j < diag - t->left)
     return false;
   return !(t->right >= 0 && j > diag + t->right);
+}
+
+/* The dropout factor of probability (i, j) of query head h of batch b:
+ * 1 without dropout, else 0 (dropped) or 1 / (1 - p). */
+static double kept(const attn_task_t *t, int64_t b, int64_t h, int64_t i,
+                   int64_t j) {
+  if (t->p_drop == 0)
+    return 1;
+  uint64_t k = (uint64_t)(((b * t->hq + h) * t->sq + i) * t->sk + j);
+  return ref_rng_uniform(t->seed, t->offset + k) >= t->p_drop
+             ? 1 / (1 - t->p_drop)
+             : 0;
 }
 
 /* The scaled score of (i, j) for query head h of batch b. */
@@ -85,6 +106,8 @@ static void forward_row(const attn_task_t *t, int64_t item, double *p) {
   }
   ref_set(&t->lse, (b * t->hq + h) * t->sq + i,
           sum > 0 ? m + log(sum) : INFINITY);
+  for (int64_t j = 0; t->p_drop != 0 && j < t->sk; j++)
+    p[j] *= kept(t, b, h, i, j); /* sum stays the undropped one */
   for (int64_t c = 0; c < t->d; c++) {
     double acc = 0;
     for (int64_t j = 0; j < t->sk; j++)
@@ -113,19 +136,22 @@ static void backward_head(const attn_task_t *t, int64_t item, double *p) {
         p[j] = visible(t, i, j) && isfinite(lse)
                    ? exp(score(t, b, h, i, j) - lse)
                    : 0;
-      double *ds = p + t->sk; /* dS_ij = P_ij (dO_i . v_j - delta) scale */
+      /* dS_ij = P_ij (Z_ij dO_i . v_j - delta) scale, Z the dropout
+       * factor; then p holds P_ij Z_ij, the weight of v_j in out_i */
+      double *ds = p + t->sk;
       for (int64_t j = 0; j < t->sk; j++) {
-        double dp = 0;
-        for (int64_t c = 0; p[j] != 0 && c < t->d; c++)
+        double dp = 0, z = p[j] != 0 ? kept(t, b, h, i, j) : 0;
+        for (int64_t c = 0; z != 0 && c < t->d; c++)
           dp += ref_load_at(&t->grad_out, at4(&t->grad_out, b, i, h, c)) *
                 ref_load_at(&t->v, at4(&t->v, b, j, kh, c));
-        ds[j] = p[j] * (dp - delta) * t->scale;
+        ds[j] = p[j] * (z * dp - delta) * t->scale;
+        p[j] *= z;
       }
       for (int64_t c = 0; c < t->d; c++) {
         double dq = 0, qc = ref_load_at(&t->q, at4(&t->q, b, i, h, c));
         double go = ref_load_at(&t->grad_out, at4(&t->grad_out, b, i, h, c));
         for (int64_t j = 0; j < t->sk; j++) {
-          if (p[j] == 0)
+          if (ds[j] == 0 && p[j] == 0)
             continue;
           dq += ds[j] * ref_load_at(&t->k, at4(&t->k, b, j, kh, c));
           int64_t gk = at4(&t->gk, b, j, kh, c), gv = at4(&t->gv, b, j, kh, c);
@@ -167,6 +193,8 @@ static void softmax_rows(void *context, int64_t begin, int64_t end) {
     float inv = sum > 0 ? (float)(1.0 / sum) : 0.0f;
     for (int64_t j = 0; j < t->sk; j++)
       s[j] = m == -INFINITY ? 0.0f : s[j] * inv;
+    for (int64_t j = 0; t->p_drop != 0 && j < t->sk; j++)
+      s[j] *= (float)kept(t, t->at_b, t->at_h, i, j);
     ref_set(&t->lse, (t->at_b * t->hq + t->at_h) * t->sq + i,
             sum > 0 ? m + log(sum) : INFINITY);
   }
@@ -248,8 +276,9 @@ static diopiError_t setup(diopiContextHandle_t ctx, const char *op,
                     (long long)t->k.shape[0], (long long)t->hk,
                     (long long)t->k.shape[3], (long long)t->b, (long long)t->hq,
                     (long long)t->d);
-  if (p_dropout != 0)
-    return ref_fail(op, "p_dropout: %g, only 0 is implemented", p_dropout);
+  if (!(p_dropout >= 0 && p_dropout <= 1))
+    return ref_fail(op, "p_dropout: expected within [0, 1], got %g", p_dropout);
+  t->p_drop = p_dropout;
   if (alibi_slopes) {
     t->has_alibi = true;
     if ((err = ref_view(ctx, op, "alibi_slopes", alibi_slopes, &t->alibi)) ||
@@ -276,6 +305,32 @@ static diopiError_t lse_view(diopiContextHandle_t ctx, const char *op,
   int64_t shape[3] = {t->b, t->hq, t->sq};
   diopiError_t err = ref_view(ctx, op, "softmax_lse", lse, &t->lse);
   return err ? err : ref_expect_shape(op, "softmax_lse", &t->lse, shape, 3);
+}
+
+/* The dropout mask's draws: the forward reserves them (advancing the
+ * generator), the backward finds them just before the generator's offset
+ * (leaving it). Nothing to do without dropout. */
+static diopiError_t dropout_draws(const char *op, attn_task_t *t,
+                                  diopiGeneratorHandle_t gen) {
+  if (t->p_drop == 0)
+    return diopiSuccess;
+  if (!gen)
+    return ref_fail(op,
+                    "gen: p_dropout %g needs a generator (the backward "
+                    "regenerates the forward's mask from it), got NULL",
+                    t->p_drop);
+  uint64_t count = (uint64_t)(t->b * t->hq * t->sq * t->sk);
+  if (!t->backward)
+    return ref_rng_reserve(op, gen, count, &t->seed, &t->offset);
+  if (diopiGeneratorGetSeedAndOffset(gen, &t->seed, &t->offset))
+    return ref_fail(op, "gen: the runtime cannot read it");
+  if (t->offset < count)
+    return ref_fail(op,
+                    "gen: offset %llu is below the forward's %llu draws: "
+                    "expected the generator as the forward left it",
+                    (unsigned long long)t->offset, (unsigned long long)count);
+  t->offset -= count;
+  return diopiSuccess;
 }
 
 /* Whether the tiled float32 forward takes the task (see the top). */
@@ -314,7 +369,6 @@ REF_EXPORT diopiError_t diopiFlashAttention(
     float p_dropout, float softmax_scale, bool is_causal,
     int32_t window_size_left, int32_t window_size_right) {
   const char *op = "diopiFlashAttention";
-  (void)gen; /* no dropout */
   attn_task_t t;
   memset(&t, 0, sizeof t);
   diopiError_t err =
@@ -328,6 +382,8 @@ REF_EXPORT diopiError_t diopiFlashAttention(
   if (!err)
     err = ref_expect_no_partial_overlap(op, "q", &t.out, &t.q);
   t.tiled = !err && tiles(&t);
+  if (!err)
+    err = dropout_draws(op, &t, gen);
   return err ? err : enqueue(ctx, op, &t);
 }
 
@@ -341,7 +397,6 @@ REF_EXPORT diopiError_t diopiFlashAttentionBackward(
     diopiConstTensorHandle_t softmax_lse, float p_dropout, float softmax_scale,
     bool is_causal, int32_t window_size_left, int32_t window_size_right) {
   const char *op = "diopiFlashAttentionBackward";
-  (void)gen;
   attn_task_t t;
   memset(&t, 0, sizeof t);
   t.backward = true;
@@ -362,5 +417,7 @@ REF_EXPORT diopiError_t diopiFlashAttentionBackward(
     err = view_shaped(ctx, op, "grad_k", grad_k, &t.gk, t.k.shape);
   if (!err)
     err = view_shaped(ctx, op, "grad_v", grad_v, &t.gv, t.k.shape);
+  if (!err)
+    err = dropout_draws(op, &t, gen);
   return err ? err : enqueue(ctx, op, &t);
 }

@@ -1,12 +1,15 @@
 /* dropout with the context's generator: element i of a call keeps its
  * input (scaled by 1/(1-p)) when the counter-based draw u(seed, offset + i)
  * is at least p. The op advances the generator's offset by numel on the
- * caller's thread, so calls in stream order draw disjoint numbers. */
+ * caller's thread, so calls in stream order draw disjoint numbers. A mask
+ * of the input's leading dims and 1s ([N, C, 1, 1]) drops whole channels
+ * instead (ref_dropout_channels.h). */
 #include <stdatomic.h>
 #include <string.h>
 
 #include <diopi/functions.h>
 
+#include "ref_dropout_channels.h"
 #include "ref_enqueue.h"
 #include "ref_error.h"
 #include "ref_pool.h"
@@ -67,6 +70,9 @@ REF_EXPORT diopiError_t diopiDropout(diopiContextHandle_t ctx,
     err = ref_fail(op, "p: %g is outside [0, 1]", p);
   if (!err)
     err = ref_expect_shape(op, "out", &t.out, t.input.shape, t.input.ndim);
+  if (!err && t.has_mask && ref_dropout_is_channel_mask(&t.mask, &t.input))
+    return ref_dropout_channels(ctx, op, &t.out, &t.mask, &t.input, p, train,
+                                generator);
   if (!err && t.has_mask)
     err = ref_expect_shape(op, "mask", &t.mask, t.input.shape, t.input.ndim);
   if (!err)

@@ -12,6 +12,7 @@
 #include "ref_error.h"
 #include "ref_pool.h"
 #include "ref_scratch.h"
+#include "ref_sum_to.h"
 #include "ref_tensor.h"
 
 typedef struct mat {
@@ -560,7 +561,12 @@ REF_EXPORT diopiError_t diopiLinearBackward(CTX, T grad_input, T grad_weight,
     return err;
   if (has_gw && (err = ref_expect_shape(op, "grad_weight", &gw, w.shape, 2)))
     return err;
-  if (has_gb && (err = ref_expect_shape(op, "grad_bias", &bt.gb, w.shape, 1)))
+  /* grad_bias: [out_features], or the shape of a bias that broadcast */
+  ref_fold_t gb_sum;
+  bool gb_broadcast =
+      has_gb && !(bt.gb.ndim == 1 && bt.gb.shape[0] == w.shape[0]);
+  if (gb_broadcast &&
+      (err = ref_sum_to_prepare(op, "grad_bias", &bt.gb, &go, &gb_sum)))
     return err;
   gemm_task_t g;
   memset(&g, 0, sizeof g);
@@ -581,6 +587,8 @@ REF_EXPORT diopiError_t diopiLinearBackward(CTX, T grad_input, T grad_weight,
     if ((err = enqueue_gemm(ctx, op, &g)))
       return err;
   }
+  if (gb_broadcast)
+    return ref_fold_launch(ctx, op, &gb_sum);
   if (has_gb) {
     bt.go = gom;
     if (bt.gb.numel)

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backplane/ops.h"
+
 typedef diopiTensorHandle_t T;
 typedef diopiConstTensorHandle_t CT;
 typedef diopiContextHandle_t CTX;
@@ -290,6 +292,25 @@ static diopiError_t dropout(const ops_call_t *c) {
   return FN(T, T, CT, double, bool, G)(c->ctx, c->t[1], c->t[2], IN(0), 0.5,
                                        true, NULL);
 }
+/* Attention's and channel dropout's draws: one generator for the run. */
+static G bench_generator(void) {
+  static G generator;
+  if (!generator && bp_ops_generator_create(1234, &generator))
+    generator = NULL;
+  return generator;
+}
+static diopiError_t attention_dropout(const ops_call_t *c) {
+  return FN(T, T, G, CT, CT, CT, CT, float, float, bool, int32_t,
+            int32_t)(c->ctx, c->t[3], c->t[4], bench_generator(), IN(0), IN(1),
+                     IN(2), NULL, 0.1f, 0.125f, false, -1, -1);
+}
+static diopiError_t dropout2d(const ops_call_t *c) {
+  return FN(T, T, CT, double, bool, G)(c->ctx, c->t[1], c->t[2], IN(0), 0.5,
+                                       true, bench_generator());
+}
+static diopiError_t eye(const ops_call_t *c) {
+  return FN(T, int64_t, int64_t)(c->ctx, c->t[0], 2048, 2048);
+}
 static diopiError_t clip_grad_norm(const ops_call_t *c) {
   double norm;
   T grads[4] = {c->t[0], c->t[1], c->t[2], c->t[3]};
@@ -314,6 +335,10 @@ static diopiError_t bce(const ops_call_t *c) {
 static diopiError_t bce_logits(const ops_call_t *c) {
   return FN(T, CT, CT, CT, CT, diopiReduction_t)(c->ctx, c->t[2], IN(0), IN(1),
                                                  NULL, NULL, ReductionMean);
+}
+static diopiError_t kl_div(const ops_call_t *c) {
+  return FN(T, CT, CT, diopiReduction_t, bool)(c->ctx, c->t[2], IN(0), IN(1),
+                                               ReductionMean, false);
 }
 static diopiError_t nll_loss(const ops_call_t *c) {
   return FN(T, CT, CT, CT, diopiReduction_t,
@@ -344,6 +369,10 @@ static diopiError_t rmsprop(const ops_call_t *c) {
   return FN(T, CT, T, T, T, float, float, float, float, float,
             bool)(c->ctx, c->t[0], IN(1), c->t[2], NULL, NULL, 0.01f, 0.99f,
                   1e-8f, 0.0f, 0.0f, false);
+}
+static diopiError_t adagrad(const ops_call_t *c) {
+  return FN(T, CT, T, float, float, float, float, int64_t)(
+      c->ctx, c->t[0], IN(1), c->t[2], 0.01f, 0.0f, 0.0f, 1e-10f, 1);
 }
 static diopiError_t fused_adamw(const ops_call_t *c) {
   T params[2] = {c->t[0], c->t[1]}, avgs[2] = {c->t[4], c->t[5]},
@@ -415,6 +444,7 @@ static const case_row_t ROWS[] = {
     UN("tanh", "diopiTanh", "f", "f"),
     UN("silu", "diopiSilu", "f", "f"),
     UN("hardswish", "diopiHardswish", "f", "f"),
+    UN("digamma", "diopiDigamma", "p", "f"),
     {"gelu", "diopiGelu", gelu, 1, "f:" E " f:" E, VS_NONE},
     {"leaky_relu", "diopiLeakyRelu", leaky_relu, 1, "f:" E " f:" E, VS_NONE},
     {"hardtanh", "diopiHardtanh", hardtanh, 1, "f:" E " f:" E, VS_NONE},
@@ -478,6 +508,8 @@ static const case_row_t ROWS[] = {
     {"vector_norm_inf", "diopiLinalgVecNorm", vector_norm_inf, 1,
      "f:" R " f:" R1, VS_NONE},
     {"std", "diopiStd", std_last, 1, "f:" R " f:" R1, VS_NONE},
+    {"var", "diopiVar", std_last, 1, "f:" R " f:" R1, VS_NONE},
+    {"logsumexp", "diopiLogsumexp", sum_last, 1, "f:" R " f:" R1, VS_NONE},
     {"cumsum", "diopiCumsum", last_dim, 1, "f:" R " f:" R, VS_NONE},
     {"topk", "diopiTopk", topk_16, 1, "f:" R " f:2,128,16 i1:2,128,16",
      VS_NONE},
@@ -519,6 +551,7 @@ static const case_row_t ROWS[] = {
     {"arange", "diopiArange", arange, 0, "f:1048576", VS_NONE},
     {"linspace", "diopiLinspace", linspace, 0, "f:1048576", VS_NONE},
     {"fill", "diopiFill", fill, 0, "f:" E, VS_NONE},
+    {"eye", "diopiEye", eye, 0, "f:2048,2048", VS_NONE},
     {"gather", "diopiGather", gather_last, 2, "f:" R " i3072:" R " f:" R,
      VS_NONE},
     {"index_select", "diopiIndexSelect", index_select_0, 2,
@@ -547,7 +580,11 @@ static const case_row_t ROWS[] = {
      "f:512,1024 f:1024,1024 f:1024 f:512,1024", VS_NONE},
     {"attention", "diopiFlashAttention", attention, 3,
      "f:" ATT " f:" ATT " f:" ATT " f:" ATT " f:2,8,512", VS_NONE},
+    {"attention_dropout", "diopiFlashAttention", attention_dropout, 3,
+     "f:" ATT " f:" ATT " f:" ATT " f:" ATT " f:2,8,512", VS_NONE},
     {"dropout", "diopiDropout", dropout, 1, "f:" E " f:" E " b:" E, VS_NONE},
+    {"dropout2d", "diopiDropout", dropout2d, 1, "f:" E " f:" E " b:2,32,1,1",
+     VS_NONE},
     {"clip_grad_norm", "diopiClipGradNorm", clip_grad_norm, 4,
      "f:" E " f:" E " f:" E " f:" E, VS_NONE},
     /* losses */
@@ -559,6 +596,7 @@ static const case_row_t ROWS[] = {
      "f:" R " h:" R " f:", VS_NONE},
     {"nll_loss", "diopiNLLLoss", nll_loss, 2,
      "f:4096,1000 i1000:4096 f:", VS_NONE},
+    {"kl_div", "diopiKLDivLoss", kl_div, 2, "f:" R " h:" R " f:", VS_NONE},
     {"nll_loss2d", "diopiNLLLoss", nll_loss, 2,
      "f:8,21,128,128 i21:8,128,128 f:", VS_NONE},
     {"cross_entropy", "diopiCrossEntropyLoss", cross_entropy, 2,
@@ -569,6 +607,7 @@ static const case_row_t ROWS[] = {
     {"sgd_momentum", "diopiSgd", sgd_momentum, 3, "f:" E " f:" E " f:" E,
      VS_NONE},
     {"rmsprop", "diopiRmsprop", rmsprop, 3, "f:" E " f:" E " p:" E, VS_NONE},
+    {"adagrad", "diopiAdagrad", adagrad, 3, "f:" E " f:" E " p:" E, VS_NONE},
     {"fused_adamw", "diopiFusedAdamW", fused_adamw, 10,
      "f:" E " f:" E " f:" E " f:" E " f:" E " f:" E " p:" E " p:" E " p: p:",
      VS_NONE},

@@ -20,6 +20,10 @@ optest_call_t optest_caller(const char *op);
  * with signatures of their own), consulted after optest_caller's table. */
 optest_call_t optest_more_caller(const char *op);
 
+/* The callers of optest_calls_ext.c (the extension ops, and flash
+ * attention with its generator), consulted after optest_more_caller's. */
+optest_call_t optest_ext_caller(const char *op);
+
 /* Copies an op's context-allocated `result` (contiguous, out's element
  * count) into the case's `out` once the stream has run; diopiErrorOccurred
  * if the counts differ or a copy fails. */

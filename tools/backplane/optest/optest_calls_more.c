@@ -532,27 +532,6 @@ CALL(conv_transpose2d_backward, diopiSize_t bias_sizes = list(a, "bias_sizes");
          list(a, "stride"), list(a, "padding"), list(a, "dilation"),
          list(a, "output_padding"), integer(a, "groups"));)
 
-CALL(flash_attention,
-     return ((diopiError_t(*)(CTX, T, T, diopiGeneratorHandle_t, CT, CT, CT, CT,
-                              float, float, bool, int32_t, int32_t))fn)(
-         ctx, tensor(a, "attention_out"), tensor(a, "softmax_lse"), NULL,
-         tensor(a, "q"), tensor(a, "k"), tensor(a, "v"),
-         tensor(a, "alibi_slopes"), (float)real(a, "p_dropout"),
-         (float)real(a, "softmax_scale"), integer(a, "is_causal") != 0,
-         (int32_t)integer(a, "window_size_left"),
-         (int32_t)integer(a, "window_size_right"));)
-CALL(flash_attention_backward,
-     return ((diopiError_t(*)(CTX, T, T, T, CT, diopiGeneratorHandle_t, CT, CT,
-                              CT, CT, CT, CT, float, float, bool, int32_t,
-                              int32_t))fn)(
-         ctx, tensor(a, "grad_q"), tensor(a, "grad_k"), tensor(a, "grad_v"),
-         tensor(a, "grad_output"), NULL, tensor(a, "q"), tensor(a, "k"),
-         tensor(a, "v"), tensor(a, "alibi_slopes"), tensor(a, "attention_out"),
-         tensor(a, "softmax_lse"), (float)real(a, "p_dropout"),
-         (float)real(a, "softmax_scale"), integer(a, "is_causal") != 0,
-         (int32_t)integer(a, "window_size_left"),
-         (int32_t)integer(a, "window_size_right"));)
-
 CALL(remainder_of_scalar,
      return ((diopiError_t(*)(CTX, T, S, CT))fn)(ctx, tensor(a, "out"),
                                                  maybe_scalar(a, "input", &s0),
@@ -962,8 +941,6 @@ static const struct {
     {"diopiNormalScalarTensor", call_normal_tensors},
     {"diopiNormalTensor", call_normal_tensors},
     {"diopiRandomInp", call_random_integers},
-    {"diopiFlashAttention", call_flash_attention},
-    {"diopiFlashAttentionBackward", call_flash_attention_backward},
     {"diopiConvTranspose2d", call_conv_transpose2d},
     {"diopiConvTranspose2dBackward", call_conv_transpose2d_backward},
     {"diopiEmbeddingRenorm_", call_embedding_renorm},
@@ -990,5 +967,5 @@ optest_call_t optest_more_caller(const char *op) {
   for (size_t i = 0; i < sizeof callers / sizeof callers[0]; i++)
     if (!strcmp(callers[i].op, op))
       return callers[i].call;
-  return NULL;
+  return optest_ext_caller(op);
 }

@@ -99,6 +99,11 @@ static int role_index(const optest_case_t *c, const char *role) {
   return -1;
 }
 
+/* Dropout: each output element 0 or input / (1 - p) as its mask element
+ * says (without a mask: either), and the kept fraction near 1 - p. A mask with
+ * fewer elements than out (channel dropout: [N, C, 1, ...]) covers runs of
+ * out's elements of equal length, one per mask element; its margin is then 5
+ * standard errors of the channel count (at least 0.03). */
 static int judge_dropout(const optest_case_t *c,
                          const unsigned char *const *got, char *detail,
                          size_t size) {
@@ -111,32 +116,52 @@ static int judge_dropout(const optest_case_t *c,
   }
   const optest_tensor_t *ot = &c->tensors[out], *it = &c->tensors[in];
   double p = p_attr->type == OPTEST_FLOAT ? p_attr->f : (double)p_attr->i;
-  size_t n = 1, kept = 0;
+  size_t n = 1, units = 1, kept = 0;
   for (int d = 0; d < ot->ndim; d++)
     n *= (size_t)ot->shape[d];
+  for (int d = 0; mask >= 0 && d < c->tensors[mask].ndim; d++)
+    units *= (size_t)c->tensors[mask].shape[d];
+  if (mask < 0 || units == 0 || units > n || n % units) {
+    if (mask >= 0 && n) {
+      snprintf(detail, size, "dropout rule: %zu mask elements for %zu", units,
+               n);
+      return -1;
+    }
+    units = n;
+  }
+  size_t run = n ? n / units : 1;
   const unsigned char *input =
       got[in] + it->offset * (int64_t)bp_ops_dtype_size(it->dtype);
   for (size_t i = 0; i < n; i++) {
     double x = load(it->dtype, input, i), y = load(ot->dtype, got[out], i);
     double scaled = x / (1 - p);
-    bool is_kept = fabs(y - scaled) <= c->atol + c->rtol * fabs(scaled);
-    if (!is_kept && y != 0) {
-      snprintf(detail, size,
-               "out at %zu: %.6g is neither 0 nor input / (1 - p) = %.6g", i, y,
-               scaled);
-      return -1;
-    }
-    if (mask >= 0 &&
-        (load(c->tensors[mask].dtype, got[mask], i) != 0) != is_kept) {
-      snprintf(detail, size, "mask at %zu disagrees with out (%.6g)", i, y);
-      return -1;
+    bool is_kept;
+    if (mask >= 0) { /* out as the mask says (an input near 0 fits both) */
+      is_kept = load(c->tensors[mask].dtype, got[mask], i / run) != 0;
+      double want = is_kept ? scaled : 0;
+      if (!(fabs(y - want) <= c->atol + c->rtol * fabs(want))) {
+        snprintf(detail, size,
+                 "out at %zu: %.6g, expected %.6g as mask at %zu says (%d)", i,
+                 y, want, i / run, (int)is_kept);
+        return -1;
+      }
+    } else {
+      is_kept = fabs(y - scaled) <= c->atol + c->rtol * fabs(scaled);
+      if (!is_kept && y != 0) {
+        snprintf(detail, size,
+                 "out at %zu: %.6g is neither 0 nor input / (1 - p) = %.6g", i,
+                 y, scaled);
+        return -1;
+      }
     }
     kept += is_kept;
   }
   double ratio = n ? (double)kept / (double)n : 1 - p;
-  if (fabs(ratio - (1 - p)) > 3e-2) {
-    snprintf(detail, size, "kept %.4f of the elements, expected %.4f +- 0.03",
-             ratio, 1 - p);
+  double margin =
+      units < n ? fmax(0.03, 5 * sqrt(p * (1 - p) / (double)units)) : 3e-2;
+  if (fabs(ratio - (1 - p)) > margin) {
+    snprintf(detail, size, "kept %.4f of the elements, expected %.4f +- %.3g",
+             ratio, 1 - p, margin);
     return -1;
   }
   return 0;

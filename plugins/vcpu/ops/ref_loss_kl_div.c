@@ -1,0 +1,68 @@
+/* kl_div loss and its backward on the pointwise loss engine: an extension
+ * op (DIOPI 1.0 declares none), as PyTorch's F.kl_div: the loss of an
+ * element is target * (log(target) - input) (0 where target is 0), or
+ * exp(target) * (target - input) when the target is given as a log
+ * (log_target). Reduction mean averages over every element (PyTorch's
+ * "batchmean" is the caller's sum / batch). */
+#include <math.h>
+#include <string.h>
+
+#include <diopi/functions.h>
+
+#include "ref_loss_pointwise.h"
+
+#define CTX diopiContextHandle_t ctx
+#define T diopiTensorHandle_t
+#define CT diopiConstTensorHandle_t
+
+/* Forward: v = {input, target}; backward: v = {grad_output, input,
+ * target}. */
+static double kl_div(const double *v, const double *p) {
+  (void)p;
+  double x = v[0], t = v[1];
+  double t_log_t = t == 0 && !isnan(t) ? 0 : t * log(t);
+  return t_log_t - t * x;
+}
+static double kl_div_log_target(const double *v, const double *p) {
+  (void)p;
+  return exp(v[1]) * (v[1] - v[0]);
+}
+static double kl_div_grad(const double *v, const double *p) {
+  (void)p;
+  return -v[2] * v[0];
+}
+static double kl_div_log_target_grad(const double *v, const double *p) {
+  (void)p;
+  return -exp(v[2]) * v[0];
+}
+
+static ref_loss_t pair(CT input, CT target, ref_loss_fn_t fn) {
+  ref_loss_t loss;
+  memset(&loss, 0, sizeof loss);
+  loss.nin = 2;
+  loss.in[0] = input;
+  loss.in[1] = target;
+  loss.names[0] = "input";
+  loss.names[1] = "target";
+  loss.fn = fn;
+  return loss;
+}
+
+REF_EXPORT diopiError_t diopiKLDivLoss(CTX, T out, CT input, CT target,
+                                       diopiReduction_t reduction,
+                                       bool log_target) {
+  ref_loss_t loss =
+      pair(input, target, log_target ? kl_div_log_target : kl_div);
+  return ref_loss_forward(ctx, "diopiKLDivLoss", out, reduction, &loss);
+}
+
+REF_EXPORT diopiError_t diopiKLDivLossBackward(CTX, T grad_input,
+                                               CT grad_output, CT input,
+                                               CT target,
+                                               diopiReduction_t reduction,
+                                               bool log_target) {
+  ref_loss_t loss =
+      pair(input, target, log_target ? kl_div_log_target_grad : kl_div_grad);
+  return ref_loss_backward(ctx, "diopiKLDivLossBackward", grad_input,
+                           grad_output, reduction, &loss);
+}

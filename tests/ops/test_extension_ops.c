@@ -1,0 +1,312 @@
+/* The extension ops (var, logsumexp, kl_div, adagrad, eye, digamma), nll_loss
+ * v2's total weight, channel dropout and dropout inside flash attention, as
+ * a caller meets them: bad arguments fail with a message naming the op, the
+ * argument, what was expected and what was given (messages written out by
+ * hand); dropout drops whole channels, repeats for a generator seed, and
+ * attention's backward finds the forward's mask from the generator the
+ * forward left. Values against PyTorch are the conformance cases'
+ * (tests/data/ops, tests/data/ops_diopi). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "backplane/backplane.h"
+#include "backplane/diopi/functions.h"
+#include "backplane/ops.h"
+#include "ops_env.h"
+
+typedef diopiTensorHandle_t T;
+typedef diopiConstTensorHandle_t CT;
+typedef diopiContextHandle_t CTX;
+typedef diopiGeneratorHandle_t G;
+typedef const char *(*last_error_t)(void);
+
+#define F32 diopi_dtype_float32
+
+/* A contiguous device tensor and its (host-addressable) data. */
+static T make(ops_env_t *e, diopiDtype_t dtype, size_t ndim,
+              const int64_t *shape, void **data) {
+  T t;
+  assert_int_equal(
+      bp_ops_tensor_create(e->device, e->stream, dtype, ndim, shape, &t),
+      BP_OK);
+  assert_int_equal(diopiGetTensorData(t, data), diopiSuccess);
+  return t;
+}
+
+static const char *last(ops_env_t *e) {
+  return ((last_error_t)ops_env_find(e, "diopiGetLastErrorString"))();
+}
+
+static void extension_ops_name_the_bad_argument(void **state) {
+  ops_env_t *e = *state;
+  int64_t s23[2] = {2, 3}, s2[1] = {2}, s3[1] = {3}, s32[2] = {3, 2};
+  void *unused;
+  T a = make(e, F32, 2, s23, &unused), row = make(e, F32, 1, s2, &unused),
+    col = make(e, F32, 1, s3, &unused), wide = make(e, F32, 2, s32, &unused),
+    ints = make(e, diopi_dtype_int32, 2, s23, &unused);
+  int64_t bad_dim = 2, dim1 = 1;
+
+  diopiError_t (*var)(CTX, T, CT, diopiSize_t, const diopiScalar_t *) =
+      (diopiError_t(*)(CTX, T, CT, diopiSize_t,
+                       const diopiScalar_t *))ops_env_find(e, "diopiVar");
+  assert_int_equal(var(e->ctx, row, a, (diopiSize_t){&bad_dim, 1}, NULL),
+                   diopiErrorOccurred);
+  assert_string_equal(last(e), "diopiVar: dim: dim 2 out of range for 2 dims");
+  diopiError_t (*lse)(CTX, T, CT, diopiSize_t) =
+      (diopiError_t(*)(CTX, T, CT, diopiSize_t))ops_env_find(e,
+                                                             "diopiLogsumexp");
+  assert_int_equal(lse(e->ctx, col, a, (diopiSize_t){&dim1, 1}),
+                   diopiErrorOccurred);
+  assert_string_equal(last(e),
+                      "diopiLogsumexp: out: expected shape [2], got [3]");
+  diopiError_t (*lse_backward)(CTX, T, CT, CT, CT, diopiSize_t) =
+      (diopiError_t(*)(CTX, T, CT, CT, CT, diopiSize_t))ops_env_find(
+          e, "diopiLogsumexpBackward");
+  assert_int_equal(
+      lse_backward(e->ctx, a, row, a, col, (diopiSize_t){&dim1, 1}),
+      diopiErrorOccurred);
+  assert_string_equal(
+      last(e), "diopiLogsumexpBackward: result: expected shape [2], got [3]");
+
+  diopiError_t (*kl_div)(CTX, T, CT, CT, diopiReduction_t, bool) =
+      (diopiError_t(*)(CTX, T, CT, CT, diopiReduction_t, bool))ops_env_find(
+          e, "diopiKLDivLoss");
+  assert_int_equal(kl_div(e->ctx, a, a, a, (diopiReduction_t)7, false),
+                   diopiErrorOccurred);
+  assert_string_equal(last(e), "diopiKLDivLoss: reduction: expected none, "
+                               "mean or sum (0-2), got 7");
+  assert_int_equal(kl_div(e->ctx, a, a, wide, ReductionNone, false),
+                   diopiErrorOccurred);
+  assert_non_null(strstr(last(e), "diopiKLDivLoss: target:"));
+
+  diopiError_t (*adagrad)(CTX, T, CT, T, float, float, float, float, int64_t) =
+      (diopiError_t(*)(CTX, T, CT, T, float, float, float, float,
+                       int64_t))ops_env_find(e, "diopiAdagrad");
+  assert_int_equal(adagrad(e->ctx, a, a, a, 0.1f, 0, 0, 1e-10f, 0),
+                   diopiErrorOccurred);
+  assert_string_equal(last(e), "diopiAdagrad: step: expected >= 1 (the step "
+                               "being taken), got 0");
+  assert_int_equal(adagrad(e->ctx, a, a, wide, 0.1f, 0, 0, 1e-10f, 1),
+                   diopiErrorOccurred);
+  assert_string_equal(
+      last(e), "diopiAdagrad: state_sum: expected shape [2, 3], got [3, 2]");
+  assert_int_equal(adagrad(e->ctx, a, a, a, 0.1f, -1, 0, 1e-10f, 1),
+                   diopiErrorOccurred);
+  assert_string_equal(last(e), "diopiAdagrad: lr_decay: expected >= 0, got -1");
+
+  diopiError_t (*eye)(CTX, T, int64_t, int64_t) =
+      (diopiError_t(*)(CTX, T, int64_t, int64_t))ops_env_find(e, "diopiEye");
+  assert_int_equal(eye(e->ctx, a, 3, 2), diopiErrorOccurred);
+  assert_string_equal(last(e), "diopiEye: out: expected shape [3, 2], got "
+                               "[2, 3]");
+  assert_int_equal(eye(e->ctx, a, 2, -3), diopiErrorOccurred);
+  assert_string_equal(last(e), "diopiEye: m: expected >= 0, got -3");
+
+  diopiError_t (*digamma)(CTX, T, CT) =
+      (diopiError_t(*)(CTX, T, CT))ops_env_find(e, "diopiDigamma");
+  assert_int_equal(digamma(e->ctx, ints, a), diopiErrorOccurred);
+  assert_string_equal(
+      last(e), "diopiDigamma: out: expected a floating dtype, got dtype 4");
+
+  /* nll_loss v2's total weight: one element */
+  diopiError_t (*nll_v2)(CTX, T, T, CT, CT, CT, diopiReduction_t, int64_t) =
+      (diopiError_t(*)(CTX, T, T, CT, CT, CT, diopiReduction_t,
+                       int64_t))ops_env_find(e, "diopiNLLLossV2");
+  assert_int_equal(nll_v2(e->ctx, a, row, a, row, NULL, ReductionMean, -100),
+                   diopiErrorOccurred);
+  assert_string_equal(last(e),
+                      "diopiNLLLossV2: totalWeight: expected one element, got "
+                      "2");
+
+  assert_int_equal(bp_stream_synchronize(e->stream), BP_OK);
+  T made[5] = {a, row, col, wide, ints};
+  for (int k = 0; k < 5; k++)
+    bp_ops_tensor_destroy(made[k]);
+}
+
+typedef diopiError_t (*dropout_t)(CTX, T, T, CT, double, bool, G);
+
+/* Channel dropout on [N, C, H, W] with an [N, C, 1, 1] mask. */
+static void dropout_with_a_channel_mask_drops_whole_channels(void **state) {
+  ops_env_t *e = *state;
+  enum { N = 4, C = 16, HW = 9 };
+  int64_t shape[4] = {N, C, 3, 3}, mshape[4] = {N, C, 1, 1};
+  float *x, *y, *y2;
+  uint8_t *mask, *mask2;
+  T in = make(e, F32, 4, shape, (void **)&x),
+    out = make(e, F32, 4, shape, (void **)&y),
+    out2 = make(e, F32, 4, shape, (void **)&y2),
+    m = make(e, diopi_dtype_uint8, 4, mshape, (void **)&mask),
+    m2 = make(e, diopi_dtype_uint8, 4, mshape, (void **)&mask2);
+  for (int k = 0; k < N * C * HW; k++)
+    x[k] = 1.0f + (float)(k % 13);
+  dropout_t dropout = (dropout_t)ops_env_find(e, "diopiDropout");
+  G g;
+  assert_int_equal(bp_ops_generator_create(5, &g), BP_OK);
+  assert_int_equal(dropout(e->ctx, out, m, in, 0.5, true, g), diopiSuccess);
+  uint64_t seed, offset;
+  assert_int_equal(diopiGeneratorGetSeedAndOffset(g, &seed, &offset),
+                   diopiSuccess);
+  assert_int_equal(offset, N * C); /* one draw per channel */
+  /* the same seed again: the same channels */
+  assert_int_equal(diopiGeneratorSetSeedAndOffset(g, 5, 0), diopiSuccess);
+  assert_int_equal(dropout(e->ctx, out2, m2, in, 0.5, true, g), diopiSuccess);
+  assert_int_equal(bp_stream_synchronize(e->stream), BP_OK);
+  int dropped = 0;
+  for (int c = 0; c < N * C; c++) {
+    assert_true(mask[c] == 0 || mask[c] == 1);
+    assert_int_equal(mask[c], mask2[c]);
+    dropped += mask[c] == 0;
+    for (int k = c * HW; k < (c + 1) * HW; k++)
+      assert_true(y[k] == (mask[c] ? 2.0f * x[k] : 0.0f) && y2[k] == y[k]);
+  }
+  assert_true(dropped > 0 && dropped < N * C);
+  bp_ops_generator_destroy(g);
+  T made[5] = {in, out, out2, m, m2};
+  for (int k = 0; k < 5; k++)
+    bp_ops_tensor_destroy(made[k]);
+}
+
+typedef diopiError_t (*attention_t)(CTX, T, T, G, CT, CT, CT, CT, float, float,
+                                    bool, int32_t, int32_t);
+typedef diopiError_t (*attention_backward_t)(CTX, T, T, T, CT, G, CT, CT, CT,
+                                             CT, CT, CT, float, float, bool,
+                                             int32_t, int32_t);
+
+enum { B = 1, SQ = 4, SK = 6, H = 2, D = 4 };
+
+/* q [B, SQ, H, D], k and v [B, SK, H, D], filled from a small LCG. */
+static void fill(float *x, int n, uint32_t seed) {
+  for (int k = 0; k < n; k++) {
+    seed = seed * 1664525u + 1013904223u;
+    x[k] = (float)(seed >> 8) / (float)(1u << 24) - 0.5f;
+  }
+}
+
+static void attention_dropout_repeats_and_backward_uses_its_mask(void **state) {
+  ops_env_t *e = *state;
+  int64_t qs[4] = {B, SQ, H, D}, ks[4] = {B, SK, H, D}, ls[3] = {B, H, SQ};
+  float *q, *k, *v, *o, *o2, *o0, *lse, *lse2, *go, *gq, *gk, *gv, *gv2;
+  T tq = make(e, F32, 4, qs, (void **)&q),
+    tk = make(e, F32, 4, ks, (void **)&k),
+    tv = make(e, F32, 4, ks, (void **)&v),
+    to = make(e, F32, 4, qs, (void **)&o),
+    to2 = make(e, F32, 4, qs, (void **)&o2),
+    to0 = make(e, F32, 4, qs, (void **)&o0),
+    tl = make(e, F32, 3, ls, (void **)&lse),
+    tl2 = make(e, F32, 3, ls, (void **)&lse2),
+    tgo = make(e, F32, 4, qs, (void **)&go),
+    tgq = make(e, F32, 4, qs, (void **)&gq),
+    tgk = make(e, F32, 4, ks, (void **)&gk),
+    tgv = make(e, F32, 4, ks, (void **)&gv),
+    tgv2 = make(e, F32, 4, ks, (void **)&gv2);
+  fill(q, B * SQ * H * D, 1);
+  fill(k, B * SK * H * D, 2);
+  fill(v, B * SK * H * D, 3);
+  fill(go, B * SQ * H * D, 4);
+  attention_t fw = (attention_t)ops_env_find(e, "diopiFlashAttention");
+  attention_backward_t bw =
+      (attention_backward_t)ops_env_find(e, "diopiFlashAttentionBackward");
+  float scale = 0.5f, p = 0.4f;
+  G g;
+  assert_int_equal(bp_ops_generator_create(9, &g), BP_OK);
+
+  /* p > 0 without a generator: refused, naming gen */
+  assert_int_equal(
+      fw(e->ctx, to, tl, NULL, tq, tk, tv, NULL, p, scale, false, -1, -1),
+      diopiErrorOccurred);
+  assert_string_equal(last(e),
+                      "diopiFlashAttention: gen: p_dropout 0.4 needs a "
+                      "generator (the backward regenerates the forward's "
+                      "mask from it), got NULL");
+  assert_int_equal(
+      fw(e->ctx, to, tl, g, tq, tk, tv, NULL, 1.5f, scale, false, -1, -1),
+      diopiErrorOccurred);
+  assert_string_equal(
+      last(e), "diopiFlashAttention: p_dropout: expected within [0, 1], got "
+               "1.5");
+
+  /* Backward before any forward drew: the generator is not as a forward
+   * left it. */
+  assert_int_equal(bw(e->ctx, tgq, tgk, tgv, tgo, g, tq, tk, tv, NULL, to, tl,
+                      p, scale, false, -1, -1),
+                   diopiErrorOccurred);
+  assert_string_equal(last(e),
+                      "diopiFlashAttentionBackward: gen: offset 0 is below the "
+                      "forward's 48 draws: expected the generator as the "
+                      "forward left it");
+
+  assert_int_equal(
+      fw(e->ctx, to0, tl2, NULL, tq, tk, tv, NULL, 0, scale, false, -1, -1),
+      diopiSuccess);
+  assert_int_equal(
+      fw(e->ctx, to, tl, g, tq, tk, tv, NULL, p, scale, false, -1, -1),
+      diopiSuccess);
+  uint64_t seed, offset;
+  assert_int_equal(diopiGeneratorGetSeedAndOffset(g, &seed, &offset),
+                   diopiSuccess);
+  assert_int_equal(offset, B * H * SQ * SK);
+  assert_int_equal(bw(e->ctx, tgq, tgk, tgv, tgo, g, tq, tk, tv, NULL, to, tl,
+                      p, scale, false, -1, -1),
+                   diopiSuccess);
+  assert_int_equal(diopiGeneratorGetSeedAndOffset(g, &seed, &offset),
+                   diopiSuccess);
+  assert_int_equal(offset, B * H * SQ * SK); /* the backward draws nothing */
+  assert_int_equal(bp_stream_synchronize(e->stream), BP_OK);
+
+  /* The same seed again: the same output; the softmax's logsumexp is the
+   * undropped one; dropout changed the output. */
+  assert_int_equal(diopiGeneratorSetSeedAndOffset(g, 9, 0), diopiSuccess);
+  assert_int_equal(
+      fw(e->ctx, to2, tl2, g, tq, tk, tv, NULL, p, scale, false, -1, -1),
+      diopiSuccess);
+  assert_int_equal(bp_stream_synchronize(e->stream), BP_OK);
+  bool changed = false;
+  for (int i = 0; i < B * SQ * H * D; i++) {
+    assert_true(o2[i] == o[i]);
+    changed |= fabsf(o0[i] - o[i]) > 1e-3f;
+  }
+  assert_true(changed);
+
+  /* grad_v_j = sum_i Z_ij P_ij dO_i and out_i = sum_j Z_ij P_ij v_j (Z
+   * the dropout factors), so per head sum_j grad_v_j . v_j equals
+   * sum_i dO_i . out_i only when the backward used the forward's mask. */
+  for (int h = 0; h < H; h++) {
+    double lhs = 0, rhs = 0;
+    for (int j = 0; j < SK; j++)
+      for (int c = 0; c < D; c++)
+        lhs += (double)gv[(j * H + h) * D + c] * v[(j * H + h) * D + c];
+    for (int i = 0; i < SQ; i++)
+      for (int c = 0; c < D; c++)
+        rhs += (double)go[(i * H + h) * D + c] * o[(i * H + h) * D + c];
+    assert_true(fabs(lhs - rhs) < 1e-4 * (1 + fabs(rhs)));
+  }
+  /* A second backward with the same generator state: the same mask. */
+  assert_int_equal(bw(e->ctx, tgq, tgk, tgv2, tgo, g, tq, tk, tv, NULL, to, tl,
+                      p, scale, false, -1, -1),
+                   diopiSuccess);
+  assert_int_equal(bp_stream_synchronize(e->stream), BP_OK);
+  for (int i = 0; i < B * SK * H * D; i++)
+    assert_true(gv2[i] == gv[i]);
+
+  bp_ops_generator_destroy(g);
+  T made[13] = {tq, tk, tv, to, to2, to0, tl, tl2, tgo, tgq, tgk, tgv, tgv2};
+  for (int i = 0; i < 13; i++)
+    bp_ops_tensor_destroy(made[i]);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(extension_ops_name_the_bad_argument),
+      cmocka_unit_test(dropout_with_a_channel_mask_drops_whole_channels),
+      cmocka_unit_test(attention_dropout_repeats_and_backward_uses_its_mask),
+  };
+  return cmocka_run_group_tests(tests, ops_env_setup, ops_env_teardown);
+}
