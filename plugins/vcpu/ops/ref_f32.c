@@ -44,6 +44,43 @@ REF_ISA_DISPATCH(, double, ref_f32_sum_sq_dev,
                  (const float *restrict x, int64_t n, float center),
                  (x, n, center))
 
+REF_ISA_BODY double ref_f32_abs_sum_body(const float *restrict x, int64_t n) {
+  double total = 0;
+  for (int64_t b = 0; b < n; b += REF_F32_BLOCK) {
+    int64_t e = n - b < REF_F32_BLOCK ? n : b + REF_F32_BLOCK;
+    float s = 0;
+#pragma omp simd reduction(+ : s)
+    for (int64_t k = b; k < e; k++)
+      s += fabsf(x[k]);
+    total += s;
+  }
+  return total;
+}
+REF_ISA_DISPATCH(, double, ref_f32_abs_sum,
+                 (const float *restrict x, int64_t n), (x, n))
+
+/* Sixteen running maxima that keep a NaN once one is seen (a NaN lane
+ * compares false both ways), then the tail. */
+REF_ISA_BODY float ref_f32_abs_max_body(const float *restrict x, int64_t n) {
+  float lanes[16] = {0};
+  int64_t k = 0;
+  for (; k + 16 <= n; k += 16)
+    for (int j = 0; j < 16; j++) {
+      float v = fabsf(x[k + j]);
+      lanes[j] = v > lanes[j] || v != v ? v : lanes[j];
+    }
+  for (; k < n; k++) {
+    float v = fabsf(x[k]);
+    lanes[0] = v > lanes[0] || v != v ? v : lanes[0];
+  }
+  float m = 0;
+  for (int j = 0; j < 16; j++)
+    m = lanes[j] > m || lanes[j] != lanes[j] ? lanes[j] : m;
+  return m;
+}
+REF_ISA_DISPATCH(, float, ref_f32_abs_max, (const float *restrict x, int64_t n),
+                 (x, n))
+
 REF_ISA_BODY double ref_f32_dot_body(const float *restrict a,
                                      const float *restrict b, int64_t n) {
   double total = 0;

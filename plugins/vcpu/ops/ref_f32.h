@@ -60,6 +60,10 @@ bool ref_f32_contiguous(const ref_view_t *v);
 double ref_f32_sum(const float *x, int64_t n);
 /* sum((x[k] - center)^2). */
 double ref_f32_sum_sq_dev(const float *x, int64_t n, float center);
+/* sum(|x[k]|). */
+double ref_f32_abs_sum(const float *x, int64_t n);
+/* max(|x[k]|), NaN if any x[k] is NaN; 0 for n = 0. */
+float ref_f32_abs_max(const float *x, int64_t n);
 /* sum(a[k] * b[k]). */
 double ref_f32_dot(const float *a, const float *b, int64_t n);
 /* max(x[k]) (NaNs skipped; -INFINITY for n = 0). */
