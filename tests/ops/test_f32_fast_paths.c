@@ -869,6 +869,105 @@ static void remaps_match_index_formulas_across_chunks(void **state) {
   bp_ops_tensor_destroy(tx);
 }
 
+/* linspace into float32 (two branch-free halves, chunks across the pool):
+ * start + step * i for the first half, end - step * (n - 1 - i) for the
+ * second, in double, rounded once. */
+static void linspace_halves_match_the_double_formula(void **state) {
+  ops_env_t *e = *state;
+  enum { N = 100003 };
+  int64_t shape[1] = {N};
+  float *y;
+  T ty = make(e, diopi_dtype_float32, 1, shape, (void **)&y);
+  diopiScalar_t start = {.stype = diopi_dtype_float64, .fval = -1.25};
+  diopiScalar_t end = {.stype = diopi_dtype_float64, .fval = 3.5};
+  diopiError_t (*fn)(CTX, T, const diopiScalar_t *, const diopiScalar_t *,
+                     int64_t) =
+      (diopiError_t(*)(CTX, T, const diopiScalar_t *, const diopiScalar_t *,
+                       int64_t))ops_env_find(e, "diopiLinspace");
+  assert_int_equal(fn(e->ctx, ty, &start, &end, N), diopiSuccess);
+  sync_ok(e);
+  double step = (3.5 - -1.25) / (N - 1);
+  for (int64_t i = 0; i < N; i++)
+    assert_true(y[i] == (float)(i < N / 2 ? -1.25 + step * (double)i
+                                          : 3.5 - step * (double)(N - 1 - i)));
+  assert_true(y[0] == -1.25f && y[N - 1] == 3.5f);
+  bp_ops_tensor_destroy(ty);
+}
+
+/* Reductions of one long float32 run split across the pool: sum of all
+ * elements against a double sum, max and min of all with a NaN (wins) and
+ * without, against plain loops. */
+static void whole_tensor_reductions_split_across_the_pool(void **state) {
+  ops_env_t *e = *state;
+  enum { N = 3 * 65537 };
+  int64_t shape[1] = {N};
+  float *x, *out;
+  T tx = make(e, diopi_dtype_float32, 1, shape, (void **)&x);
+  T to = make(e, diopi_dtype_float32, 0, NULL, (void **)&out);
+  fill_values(x, N, 61);
+  x[N - 3] = 1.5f;   /* the max, in the last part */
+  x[N / 2] = -1.75f; /* the min */
+  double sum = 0;
+  for (int64_t k = 0; k < N; k++)
+    sum += x[k];
+  diopiError_t (*sum_fn)(CTX, T, CT, diopiSize_t) =
+      (diopiError_t(*)(CTX, T, CT, diopiSize_t))ops_env_find(e, "diopiSum");
+  diopiError_t (*max_fn)(CTX, T, CT) =
+      (diopiError_t(*)(CTX, T, CT))ops_env_find(e, "diopiMaxAll");
+  diopiError_t (*min_fn)(CTX, T, CT) =
+      (diopiError_t(*)(CTX, T, CT))ops_env_find(e, "diopiMinAll");
+  assert_int_equal(sum_fn(e->ctx, to, tx, (diopiSize_t){NULL, 0}),
+                   diopiSuccess);
+  sync_ok(e);
+  assert_close(*out, sum, 1e-6);
+  assert_int_equal(max_fn(e->ctx, to, tx), diopiSuccess);
+  sync_ok(e);
+  assert_true(*out == 1.5f);
+  assert_int_equal(min_fn(e->ctx, to, tx), diopiSuccess);
+  sync_ok(e);
+  assert_true(*out == -1.75f);
+  x[7] = NAN; /* in the first part */
+  assert_int_equal(max_fn(e->ctx, to, tx), diopiSuccess);
+  sync_ok(e);
+  assert_true(isnan(*out));
+  assert_int_equal(min_fn(e->ctx, to, tx), diopiSuccess);
+  sync_ok(e);
+  assert_true(isnan(*out));
+  bp_ops_tensor_destroy(tx);
+  bp_ops_tensor_destroy(to);
+}
+
+/* index_select's backward over dim 0 of one block (its columns split
+ * across the pool): repeated indices add in order into zeros. */
+static void index_select_backward_adds_rows_in_order(void **state) {
+  ops_env_t *e = *state;
+  enum { ROWS = 41, K = 57, COLS = 257 };
+  int64_t grad_shape[2] = {K, COLS}, in_shape[2] = {ROWS, COLS}, idx[1] = {K};
+  float *g, *out;
+  int64_t *index;
+  T tg = make(e, diopi_dtype_float32, 2, grad_shape, (void **)&g);
+  T to = make(e, diopi_dtype_float32, 2, in_shape, (void **)&out);
+  T ti = make(e, diopi_dtype_int64, 1, idx, (void **)&index);
+  fill_values(g, K * COLS, 71);
+  for (int64_t k = 0; k < K; k++)
+    index[k] = (k * 7) % ROWS;
+  float want[ROWS * COLS] = {0};
+  for (int64_t k = 0; k < K; k++)
+    for (int64_t c = 0; c < COLS; c++)
+      want[index[k] * COLS + c] += g[k * COLS + c];
+  memset(out, 0xff, sizeof want); /* NaNs: the op must start from zeros */
+  diopiError_t (*fn)(CTX, T, CT, diopiSize_t, int64_t, CT) =
+      (diopiError_t(*)(CTX, T, CT, diopiSize_t, int64_t, CT))ops_env_find(
+          e, "diopiIndexSelectBackward");
+  assert_int_equal(fn(e->ctx, to, tg, (diopiSize_t){in_shape, 2}, 0, ti),
+                   diopiSuccess);
+  sync_ok(e);
+  assert_memory_equal(out, want, sizeof want);
+  bp_ops_tensor_destroy(tg);
+  bp_ops_tensor_destroy(to);
+  bp_ops_tensor_destroy(ti);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(
@@ -913,6 +1012,13 @@ int main(void) {
           gather_and_scatter_along_the_last_dim_match_plain_loops,
           ops_env_setup, ops_env_teardown),
       cmocka_unit_test_setup_teardown(remaps_match_index_formulas_across_chunks,
+                                      ops_env_setup, ops_env_teardown),
+      cmocka_unit_test_setup_teardown(linspace_halves_match_the_double_formula,
+                                      ops_env_setup, ops_env_teardown),
+      cmocka_unit_test_setup_teardown(
+          whole_tensor_reductions_split_across_the_pool, ops_env_setup,
+          ops_env_teardown),
+      cmocka_unit_test_setup_teardown(index_select_backward_adds_rows_in_order,
                                       ops_env_setup, ops_env_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

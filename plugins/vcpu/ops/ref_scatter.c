@@ -37,7 +37,8 @@ typedef struct scatter_task {
   reduce_t reduce;
   double value;
   int dim;
-  int64_t inner; /* iteration elements after dim */
+  int64_t inner;  /* iteration elements after dim */
+  int64_t slices; /* the float32 path: column slices of each block */
 } scatter_task_t;
 
 /* Whether the float32 path applies: out, src (in the iteration shape) and
@@ -83,8 +84,9 @@ static void scatter_last(const scatter_task_t *t, float *out, const float *src,
   }
 }
 
-/* The float32 path over blocks [begin, end) of the dims before dim: each
- * starts and writes only its own block of out, so blocks may run in
+/* The float32 path over items [begin, end): column slice s of block o
+ * (the dims before dim) for item o * slices + s. Each starts and writes
+ * only its own columns of its own block of out, so items may run in
  * parallel and repeated indices still accumulate in order. */
 static void run_f32_blocks(void *context, int64_t begin, int64_t end) {
   const scatter_task_t *t = context;
@@ -94,18 +96,26 @@ static void run_f32_blocks(void *context, int64_t begin, int64_t end) {
   const int64_t *index64 = (const int64_t *)t->index.data;
   const int32_t *index32 = (const int32_t *)t->index.data;
   bool wide = t->index.dtype == diopi_dtype_int64;
-  start_range(t, begin * len * inner, end * len * inner);
-  for (int64_t o = begin; o < end; o++) {
+  for (int64_t item = begin; item < end; item++) {
+    int64_t o = item / t->slices, s = item % t->slices;
+    int64_t i0 = inner * s / t->slices, i1 = inner * (s + 1) / t->slices;
     float *out = (float *)t->out.data + o * len * inner;
+    if (t->slices == 1)
+      start_range(t, o * len * inner, (o + 1) * len * inner);
+    else
+      for (int64_t at = 0; at < len; at++)
+        start_range(t, (o * len + at) * inner + i0,
+                    (o * len + at) * inner + i1);
     if (inner == 1 && wide && !t->index_1d) {
       scatter_last(t, out, src + o * extent, index64 + o * extent, extent, len);
       continue;
     }
     for (int64_t c = 0; c < extent; c++) {
-      int64_t p = (o * extent + c) * inner, k = t->index_1d ? c : p;
-      for (int64_t i = 0; i < inner; i++, p++) {
-        int64_t at = t->index_1d ? (wide ? index64[k] : index32[k])
-                                 : (wide ? index64[k + i] : index32[k + i]);
+      int64_t p = (o * extent + c) * inner + i0, k = t->index_1d ? c : p;
+      for (int64_t i = i0; i < i1; i++, p++) {
+        int64_t at = t->index_1d
+                         ? (wide ? index64[k] : index32[k])
+                         : (wide ? index64[k + i - i0] : index32[k + i - i0]);
         if (at < 0 || at >= len)
           continue;
         float *dst = out + at * inner + i;
@@ -121,12 +131,18 @@ static void run_f32_blocks(void *context, int64_t begin, int64_t end) {
 }
 
 static void run(void *args) {
-  const scatter_task_t *t = args;
-  if (f32_direct(t) && t->out_at.numel) { /* blocks start their own out */
+  scatter_task_t *t = args;
+  if (f32_direct(t) && t->out_at.numel) { /* items start their own out */
     int64_t outer = t->out_at.numel / (t->out_at.shape[t->dim] * t->inner);
-    int64_t work = t->out.numel + t->out_at.numel;
-    ref_parallel_for(outer, (1 << 14) / (work / outer) + 1, run_f32_blocks,
-                     (void *)t);
+    int64_t work = (t->out.numel + t->out_at.numel) / outer; /* a block's */
+    /* Fewer blocks than threads: the columns of each split too, in slices
+     * of 64 columns at least. */
+    int64_t threads = ref_pool_threads();
+    t->slices = outer >= threads ? 1 : threads;
+    while (t->slices > 1 && t->inner / t->slices < 64)
+      t->slices--;
+    ref_parallel_for(outer * t->slices, (1 << 14) / (work / t->slices) + 1,
+                     run_f32_blocks, t);
     return;
   }
   start_range(t, 0, t->out.numel);
