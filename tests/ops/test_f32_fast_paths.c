@@ -968,6 +968,73 @@ static void index_select_backward_adds_rows_in_order(void **state) {
   bp_ops_tensor_destroy(ti);
 }
 
+/* Whether a sorts before b (value, then position) as PyTorch's stable sort:
+ * NaN above every number, -0 equal to 0. */
+static bool sorts_before(float a, int64_t ia, float b, int64_t ib,
+                         bool descending) {
+  bool an = isnan(a), bn = isnan(b);
+  if (an != bn)
+    return descending ? an : bn;
+  if (!an && a != b)
+    return descending ? a > b : a < b;
+  return ia < ib;
+}
+
+/* sort of float32 lines (the radix path) with ties, -0 and 0, NaNs and
+ * infinities, along the last dim and along a strided one, ascending and
+ * descending: values and positions of a stable insertion sort. */
+static void sort_of_float32_lines_is_stable_with_nans_and_zeros(void **state) {
+  ops_env_t *e = *state;
+  enum { ROWS = 3, N = 301 };
+  int64_t shape[2] = {ROWS, N};
+  float *x, *values;
+  int64_t *indices;
+  T tx = make(e, diopi_dtype_float32, 2, shape, (void **)&x);
+  T tv = make(e, diopi_dtype_float32, 2, shape, (void **)&values);
+  T ti = make(e, diopi_dtype_int64, 2, shape, (void **)&indices);
+  fill_values(x, ROWS * N, 81);
+  for (int64_t k = 0; k < ROWS * N; k += 7)
+    x[k] = (float)(k % 5) - 2.0f; /* ties */
+  x[3] = 0.0f; /* before the -0 after it: equal, in position order */
+  x[4] = -0.0f;
+  x[10] = NAN;
+  x[N + 20] = -NAN;
+  x[N + 21] = INFINITY;
+  x[2 * N + 5] = -INFINITY;
+  diopiError_t (*fn)(CTX, T, T, CT, int64_t, bool, const bool *) =
+      (diopiError_t(*)(CTX, T, T, CT, int64_t, bool, const bool *))ops_env_find(
+          e, "diopiSort");
+  for (int dim = 0; dim < 2; dim++)
+    for (int descending = 0; descending < 2; descending++) {
+      assert_int_equal(fn(e->ctx, tv, ti, tx, dim, descending, NULL),
+                       diopiSuccess);
+      sync_ok(e);
+      int64_t lines = dim ? ROWS : N, len = dim ? N : ROWS;
+      int64_t step = dim ? 1 : N, line_step = dim ? N : 1;
+      for (int64_t l = 0; l < lines; l++) {
+        int64_t want[N];
+        for (int64_t i = 0; i < len; i++) { /* insertion sort */
+          int64_t j = i;
+          for (; j > 0 && sorts_before(x[l * line_step + i * step], i,
+                                       x[l * line_step + want[j - 1] * step],
+                                       want[j - 1], descending);
+               j--)
+            want[j] = want[j - 1];
+          want[j] = i;
+        }
+        for (int64_t i = 0; i < len; i++) {
+          int64_t at = l * line_step + i * step;
+          assert_int_equal(indices[at], want[i]);
+          assert_memory_equal(&values[at], &x[l * line_step + want[i] * step],
+                              sizeof(float));
+        }
+      }
+    }
+  bp_ops_tensor_destroy(tx);
+  bp_ops_tensor_destroy(tv);
+  bp_ops_tensor_destroy(ti);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(
@@ -1020,6 +1087,9 @@ int main(void) {
           ops_env_teardown),
       cmocka_unit_test_setup_teardown(index_select_backward_adds_rows_in_order,
                                       ops_env_setup, ops_env_teardown),
+      cmocka_unit_test_setup_teardown(
+          sort_of_float32_lines_is_stable_with_nans_and_zeros, ops_env_setup,
+          ops_env_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
