@@ -9,7 +9,6 @@
 
 #include "ref_enqueue.h"
 #include "ref_error.h"
-#include "ref_isa.h"
 #include "ref_pool.h"
 #include "ref_scratch.h"
 #include "ref_tensor.h"
@@ -258,20 +257,15 @@ REF_EXPORT diopiError_t diopiEmbeddingBackward(
 
 /* out[i] = row[index[i]] for i < n, 4-byte elements along the last dim: an
  * index outside [0, li) (unreachable behind the range check) reads row 0
- * and stores 0, so that the loop has no branch and vectorizes to gathers. */
-REF_ISA_BODY void gather_last_body(uint32_t *out, const uint32_t *row,
-                                   const int64_t *index, int64_t n,
-                                   int64_t li) {
+ * and stores 0, without a branch. */
+static void gather_last(uint32_t *out, const uint32_t *row,
+                        const int64_t *index, int64_t n, int64_t li) {
   for (int64_t i = 0; i < n; i++) {
     bool inside = (uint64_t)index[i] < (uint64_t)li;
     uint32_t v = row[inside ? index[i] : 0];
     out[i] = inside ? v : 0;
   }
 }
-REF_ISA_DISPATCH_VOID(static, gather_last,
-                      (uint32_t * out, const uint32_t *row,
-                       const int64_t *index, int64_t n, int64_t li),
-                      (out, row, index, n, li))
 
 /* gather_range for contiguous tensors of one dtype whose shapes agree
  * off `dim`: element i sits in block i / (lo * inner) of out (lo rows along
