@@ -1083,6 +1083,44 @@ static void erf_and_gelu_of_float32_match_libm(void **state) {
   bp_ops_tensor_destroy(ty);
 }
 
+/* rms_norm over float32 rows of odd length (the per-ISA row loop and its
+ * tail), with a weight: x / sqrt(mean(x^2) + eps) * w and inv_rms against a
+ * double loop. */
+static void rms_norm_rows_match_a_plain_loop(void **state) {
+  ops_env_t *e = *state;
+  enum { ROWS = 7, COLS = 37 };
+  int64_t shape[2] = {ROWS, COLS}, cols[1] = {COLS}, stats[2] = {ROWS, 1};
+  float *x, *w, *y, *inv;
+  T tx = make(e, diopi_dtype_float32, 2, shape, (void **)&x);
+  T tw = make(e, diopi_dtype_float32, 1, cols, (void **)&w);
+  T ty = make(e, diopi_dtype_float32, 2, shape, (void **)&y);
+  T ti = make(e, diopi_dtype_float32, 2, stats, (void **)&inv);
+  fill_values(x, ROWS * COLS, 91);
+  fill_values(w, COLS, 92);
+  diopiError_t (*fn)(CTX, T, T, CT, diopiSize_t, CT, CT, double) =
+      (diopiError_t(*)(CTX, T, T, CT, diopiSize_t, CT, CT, double))ops_env_find(
+          e, "diopiRMSNorm");
+  const int64_t normalized[1] = {COLS};
+  assert_int_equal(
+      fn(e->ctx, ty, ti, tx, (diopiSize_t){normalized, 1}, tw, NULL, 1e-6),
+      diopiSuccess);
+  sync_ok(e);
+  for (int r = 0; r < ROWS; r++) {
+    double sq = 0;
+    for (int c = 0; c < COLS; c++)
+      sq += (double)x[r * COLS + c] * x[r * COLS + c];
+    double rstd = 1.0 / sqrt(sq / COLS + 1e-6);
+    assert_close(inv[r], rstd, 1e-6);
+    for (int c = 0; c < COLS; c++)
+      assert_true(fabs(y[r * COLS + c] - x[r * COLS + c] * rstd * w[c]) <=
+                  1e-6 * (1 + fabs(x[r * COLS + c] * rstd)));
+  }
+  bp_ops_tensor_destroy(tx);
+  bp_ops_tensor_destroy(tw);
+  bp_ops_tensor_destroy(ty);
+  bp_ops_tensor_destroy(ti);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(
@@ -1139,6 +1177,8 @@ int main(void) {
           sort_of_float32_lines_is_stable_with_nans_and_zeros, ops_env_setup,
           ops_env_teardown),
       cmocka_unit_test_setup_teardown(erf_and_gelu_of_float32_match_libm,
+                                      ops_env_setup, ops_env_teardown),
+      cmocka_unit_test_setup_teardown(rms_norm_rows_match_a_plain_loop,
                                       ops_env_setup, ops_env_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
