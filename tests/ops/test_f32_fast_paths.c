@@ -342,6 +342,785 @@ static void topk_of_a_long_line_keeps_sort_order_ties_and_nans(void **state) {
   bp_ops_tensor_destroy(at);
 }
 
+/* ---- The fast paths of ops-fast3: each against a plain loop written here,
+ * on odd sizes (vector tails, pool chunks cut mid-row) and on strided or
+ * broadcast inputs (the generic paths, which must agree). */
+
+/* x[k] in [-1, 1) from a fixed sequence; a few exact zeros. */
+static void fill_values(float *x, int64_t n, uint32_t seed) {
+  for (int64_t k = 0; k < n; k++) {
+    seed = seed * 1664525u + 1013904223u;
+    x[k] = k % 17 == 5 ? 0.0f : (float)(seed >> 8) * 0x1.0p-23f - 1.0f;
+  }
+}
+
+static void sync_ok(ops_env_t *e) {
+  assert_int_equal(bp_stream_synchronize(e->stream), BP_OK);
+}
+
+static void assert_close(double got, double want, double rel) {
+  if (!(fabs(got - want) <= rel * fabs(want) + 1e-30)) {
+    print_error("got %.17g, want %.17g\n", got, want);
+    fail();
+  }
+}
+
+/* clip_grad_norm over a contiguous gradient long enough for the pool, an
+ * odd one and a strided one, for p = 2, 1 and inf: the norm of all of
+ * them, and every element scaled by max_norm / (norm + 1e-6). */
+static void clip_grad_norm_matches_a_plain_norm(void **state) {
+  ops_env_t *e = *state;
+  enum { BIG = 70001, ODD = 37, ROWS = 5, COLS = 6 };
+  int64_t big[1] = {BIG}, odd[1] = {ODD}, mat[2] = {ROWS, COLS};
+  float *g[3], keep[3][BIG];
+  T t[3];
+  diopiError_t (*fn)(CTX, double *, T *, int64_t, double, double, bool) =
+      (diopiError_t(*)(CTX, double *, T *, int64_t, double, double,
+                       bool))ops_env_find(e, "diopiClipGradNorm");
+  const double orders[3] = {2.0, 1.0, INFINITY};
+  for (int o = 0; o < 3; o++) {
+    t[0] = make(e, diopi_dtype_float32, 1, big, (void **)&g[0]);
+    t[1] = make(e, diopi_dtype_float32, 1, odd, (void **)&g[1]);
+    T whole = make(e, diopi_dtype_float32, 2, mat, (void **)&g[2]);
+    int64_t view[2] = {COLS, ROWS}, strides[2] = {1, COLS}; /* transposed */
+    assert_int_equal(bp_ops_tensor_wrap(e->device, g[2], diopi_dtype_float32, 2,
+                                        view, strides, &t[2]),
+                     BP_OK);
+    int64_t sizes[3] = {BIG, ODD, ROWS * COLS};
+    double acc = 0;
+    for (int i = 0; i < 3; i++) {
+      fill_values(g[i], sizes[i], 7u + (uint32_t)i);
+      g[i][sizes[i] / 2] = i == 1 ? -3.5f : g[i][sizes[i] / 2];
+      memcpy(keep[i], g[i], sizeof(float) * (size_t)sizes[i]);
+      for (int64_t k = 0; k < sizes[i]; k++) {
+        double a = fabs(g[i][k]);
+        acc = isinf(orders[o]) ? (a > acc ? a : acc)
+              : orders[o] == 1 ? acc + a
+                               : acc + a * a;
+      }
+    }
+    double want = orders[o] == 2 ? sqrt(acc) : acc, norm = 0;
+    assert_int_equal(fn(e->ctx, &norm, t, 3, 1.0, orders[o], false),
+                     diopiSuccess);
+    sync_ok(e);
+    assert_close(norm, want, 1e-6);
+    double scale = 1.0 / (norm + 1e-6);
+    for (int i = 0; i < 3; i++)
+      for (int64_t k = 0; k < sizes[i]; k++)
+        assert_true(g[i][k] == (float)((double)keep[i][k] * scale));
+    for (int i = 0; i < 3; i++)
+      bp_ops_tensor_destroy(t[i]);
+    bp_ops_tensor_destroy(whole);
+  }
+}
+
+/* mse_loss's mean and sum over contiguous float32 (the SIMD block sums) and
+ * with a broadcast target (the generic path) against a double loop. */
+static void mse_loss_sums_match_a_plain_sum(void **state) {
+  ops_env_t *e = *state;
+  enum { ROWS = 3, COLS = 30011 };
+  int64_t shape[2] = {ROWS, COLS}, row[1] = {COLS};
+  float *x, *y, *b, *out;
+  T tx = make(e, diopi_dtype_float32, 2, shape, (void **)&x);
+  T ty = make(e, diopi_dtype_float32, 2, shape, (void **)&y);
+  T tb = make(e, diopi_dtype_float32, 1, row, (void **)&b);
+  T to = make(e, diopi_dtype_float32, 0, NULL, (void **)&out);
+  fill_values(x, ROWS * COLS, 1);
+  fill_values(y, ROWS * COLS, 2);
+  fill_values(b, COLS, 3);
+  double same = 0, broadcast = 0;
+  for (int64_t k = 0; k < ROWS * COLS; k++) {
+    double d = (double)x[k] - y[k], c = (double)x[k] - b[k % COLS];
+    same += d * d;
+    broadcast += c * c;
+  }
+  diopiError_t (*fn)(CTX, T, CT, CT, diopiReduction_t) = (diopiError_t(*)(
+      CTX, T, CT, CT, diopiReduction_t))ops_env_find(e, "diopiMSELoss");
+  assert_int_equal(fn(e->ctx, to, tx, ty, ReductionMean), diopiSuccess);
+  sync_ok(e);
+  assert_close(*out, same / (ROWS * COLS), 1e-6);
+  assert_int_equal(fn(e->ctx, to, tx, ty, ReductionSum), diopiSuccess);
+  sync_ok(e);
+  assert_close(*out, same, 1e-6);
+  assert_int_equal(fn(e->ctx, to, tx, tb, ReductionMean), diopiSuccess);
+  sync_ok(e);
+  assert_close(*out, broadcast / (ROWS * COLS), 1e-6);
+  bp_ops_tensor_destroy(tx);
+  bp_ops_tensor_destroy(ty);
+  bp_ops_tensor_destroy(tb);
+  bp_ops_tensor_destroy(to);
+}
+
+/* masked_select of float32 and int64 inputs under a contiguous bool mask
+ * long enough for the pool's chunks, and under a broadcast mask (the
+ * generic path): the selected elements in order. */
+static void masked_select_keeps_order_across_chunks(void **state) {
+  ops_env_t *e = *state;
+  enum { ROWS = 3, COLS = 30001, N = ROWS * COLS };
+  int64_t shape[2] = {ROWS, COLS}, row[1] = {COLS};
+  float *x;
+  int64_t *w;
+  bool *m, *mrow;
+  T tx = make(e, diopi_dtype_float32, 2, shape, (void **)&x);
+  T tw = make(e, diopi_dtype_int64, 2, shape, (void **)&w);
+  T tm = make(e, diopi_dtype_bool, 2, shape, (void **)&m);
+  T tr = make(e, diopi_dtype_bool, 1, row, (void **)&mrow);
+  fill_values(x, N, 11);
+  uint32_t seed = 5;
+  for (int64_t k = 0; k < N; k++) {
+    seed = seed * 1664525u + 1013904223u;
+    m[k] = (seed >> 29) < 3; /* 3 in 8 */
+    w[k] = k * 3 - 7;
+  }
+  for (int64_t k = 0; k < COLS; k++)
+    mrow[k] = k % 3 == 1;
+  diopiError_t (*fn)(CTX, T *, CT, CT) =
+      (diopiError_t(*)(CTX, T *, CT, CT))ops_env_find(e, "diopiMaskedSelect");
+  T out = NULL;
+  assert_int_equal(fn(e->ctx, &out, tx, tm), diopiSuccess);
+  sync_ok(e);
+  const float *got;
+  assert_int_equal(diopiGetTensorDataConst(out, (const void **)&got),
+                   diopiSuccess);
+  int64_t count = 0;
+  for (int64_t k = 0; k < N; k++)
+    if (m[k])
+      assert_true(got[count++] == x[k]);
+  diopiSize_t size;
+  assert_int_equal(diopiGetTensorShape(out, &size), diopiSuccess);
+  assert_int_equal(size.data[0], count);
+  assert_int_equal(fn(e->ctx, &out, tw, tm), diopiSuccess);
+  sync_ok(e);
+  const int64_t *wide;
+  assert_int_equal(diopiGetTensorDataConst(out, (const void **)&wide),
+                   diopiSuccess);
+  for (int64_t k = 0, c = 0; k < N; k++)
+    if (m[k])
+      assert_true(wide[c++] == w[k]);
+  assert_int_equal(fn(e->ctx, &out, tx, tr), diopiSuccess);
+  sync_ok(e);
+  assert_int_equal(diopiGetTensorDataConst(out, (const void **)&got),
+                   diopiSuccess);
+  for (int64_t k = 0, c = 0; k < N; k++)
+    if (mrow[k % COLS])
+      assert_true(got[c++] == x[k]);
+  bp_ops_context_clear(e->ctx);
+  bp_ops_tensor_destroy(tx);
+  bp_ops_tensor_destroy(tw);
+  bp_ops_tensor_destroy(tm);
+  bp_ops_tensor_destroy(tr);
+}
+
+/* nonzero of a bool tensor long enough for the pool's chunks (cut inside
+ * rows) and of float32 with -0 (zero) and NaN (nonzero), contiguous and
+ * transposed: the coordinates in row-major order. */
+static void nonzero_lists_coordinates_in_order(void **state) {
+  ops_env_t *e = *state;
+  enum { A = 3, B = 7, C = 3331, N = A * B * C };
+  int64_t shape[3] = {A, B, C}, small[2] = {3, 5};
+  bool *m;
+  float *f;
+  T tm = make(e, diopi_dtype_bool, 3, shape, (void **)&m);
+  T tf = make(e, diopi_dtype_float32, 2, small, (void **)&f);
+  uint32_t seed = 9;
+  for (int64_t k = 0; k < N; k++) {
+    seed = seed * 1664525u + 1013904223u;
+    m[k] = (seed >> 30) == 0;
+  }
+  diopiError_t (*fn)(CTX, T *, CT) =
+      (diopiError_t(*)(CTX, T *, CT))ops_env_find(e, "diopiNonzero");
+  T out = NULL;
+  assert_int_equal(fn(e->ctx, &out, tm), diopiSuccess);
+  sync_ok(e);
+  const int64_t *got;
+  assert_int_equal(diopiGetTensorDataConst(out, (const void **)&got),
+                   diopiSuccess);
+  int64_t count = 0;
+  for (int64_t k = 0; k < N; k++)
+    if (m[k]) {
+      assert_int_equal(got[3 * count], k / (B * C));
+      assert_int_equal(got[3 * count + 1], k / C % B);
+      assert_int_equal(got[3 * count + 2], k % C);
+      count++;
+    }
+  diopiSize_t size;
+  assert_int_equal(diopiGetTensorShape(out, &size), diopiSuccess);
+  assert_int_equal(size.data[0], count);
+  const float values[15] = {0,     -0.0f, 1, 0, NAN, 0, 0, 2,
+                            -0.0f, 0,     0, 3, 0,   0, -4};
+  memcpy(f, values, sizeof values);
+  assert_int_equal(fn(e->ctx, &out, tf), diopiSuccess);
+  sync_ok(e);
+  assert_int_equal(diopiGetTensorDataConst(out, (const void **)&got),
+                   diopiSuccess);
+  const int64_t want[10] = {0, 2, 0, 4, 1, 2, 2, 1, 2, 4};
+  assert_int_equal(diopiGetTensorShape(out, &size), diopiSuccess);
+  assert_int_equal(size.data[0], 5);
+  assert_memory_equal(got, want, sizeof want);
+  int64_t view[2] = {5, 3}, strides[2] = {1, 5}; /* transposed: generic */
+  T tt;
+  assert_int_equal(bp_ops_tensor_wrap(e->device, f, diopi_dtype_float32, 2,
+                                      view, strides, &tt),
+                   BP_OK);
+  assert_int_equal(fn(e->ctx, &out, tt), diopiSuccess);
+  sync_ok(e);
+  assert_int_equal(diopiGetTensorDataConst(out, (const void **)&got),
+                   diopiSuccess);
+  const int64_t want_t[10] = {1, 2, 2, 0, 2, 1, 4, 0, 4, 2};
+  assert_memory_equal(got, want_t, sizeof want_t);
+  bp_ops_context_clear(e->ctx);
+  bp_ops_tensor_destroy(tt);
+  bp_ops_tensor_destroy(tm);
+  bp_ops_tensor_destroy(tf);
+}
+
+/* nll_loss over (N, C) and (N, C, H, W) float32 with class weights and
+ * ignored targets, mean and sum, enough samples for the pool: the weighted
+ * sums of a plain loop. */
+static void nll_loss_matches_a_plain_loop(void **state) {
+  ops_env_t *e = *state;
+  enum { N = 2, C = 5, H = 131, W = 133, S = H * W };
+  int64_t shape[4] = {N, C, H, W}, samples[3] = {N, H, W}, classes[1] = {C};
+  float *x, *w, *out;
+  int64_t *y;
+  T tx = make(e, diopi_dtype_float32, 4, shape, (void **)&x);
+  T ty = make(e, diopi_dtype_int64, 3, samples, (void **)&y);
+  T tw = make(e, diopi_dtype_float32, 1, classes, (void **)&w);
+  T to = make(e, diopi_dtype_float32, 0, NULL, (void **)&out);
+  fill_values(x, N * C * S, 21);
+  for (int c = 0; c < C; c++)
+    w[c] = 0.5f + (float)c;
+  for (int64_t i = 0; i < N * S; i++)
+    y[i] = i % 11 == 3 ? -100 : (i * 7) % C;
+  double sum = 0, norm = 0;
+  for (int64_t i = 0; i < N * S; i++)
+    if (y[i] != -100) {
+      int64_t at = (i / S * C + y[i]) * S + i % S;
+      sum += -(double)w[y[i]] * x[at];
+      norm += w[y[i]];
+    }
+  diopiError_t (*fn)(CTX, T, CT, CT, CT, diopiReduction_t, int64_t) =
+      (diopiError_t(*)(CTX, T, CT, CT, CT, diopiReduction_t,
+                       int64_t))ops_env_find(e, "diopiNLLLoss");
+  assert_int_equal(fn(e->ctx, to, tx, ty, tw, ReductionMean, -100),
+                   diopiSuccess);
+  sync_ok(e);
+  assert_close(*out, sum / norm, 1e-6);
+  assert_int_equal(fn(e->ctx, to, tx, ty, NULL, ReductionSum, -100),
+                   diopiSuccess);
+  sync_ok(e);
+  double plain = 0;
+  for (int64_t i = 0; i < N * S; i++)
+    if (y[i] != -100)
+      plain += -(double)x[(i / S * C + y[i]) * S + i % S];
+  assert_close(*out, plain, 1e-6);
+  bp_ops_tensor_destroy(tx);
+  bp_ops_tensor_destroy(ty);
+  bp_ops_tensor_destroy(tw);
+  bp_ops_tensor_destroy(to);
+}
+
+/* Random fills of one generator state into float32 (the block path) and
+ * float64 (the element loop): uniform and bernoulli identical after
+ * rounding, normal within float rounding; randperm into int64 (prefetched
+ * swaps) and into float32 (the element loop) the same permutation. */
+static void random_fast_paths_draw_what_the_loops_draw(void **state) {
+  ops_env_t *e = *state;
+  enum { N = 1001 };
+  int64_t shape[1] = {N};
+  float *f;
+  double *d;
+  T tf = make(e, diopi_dtype_float32, 1, shape, (void **)&f);
+  T td = make(e, diopi_dtype_float64, 1, shape, (void **)&d);
+  typedef diopiError_t (*normal_t)(CTX, T, double, double,
+                                   diopiGeneratorHandle_t);
+  typedef diopiError_t (*uniform_t)(CTX, T, double, double,
+                                    diopiGeneratorHandle_t);
+  typedef diopiError_t (*bernoulli_t)(CTX, T, double, diopiGeneratorHandle_t);
+  normal_t normal = (normal_t)ops_env_find(e, "diopiNormal");
+  uniform_t uniform = (uniform_t)ops_env_find(e, "diopiUniformInp");
+  bernoulli_t bernoulli = (bernoulli_t)ops_env_find(e, "diopiBernoulliScalar");
+  for (int kind = 0; kind < 3; kind++) {
+    for (int dtype = 0; dtype < 2; dtype++) {
+      diopiGeneratorHandle_t g;
+      assert_int_equal(bp_ops_generator_create(42, &g), BP_OK);
+      T t = dtype ? td : tf;
+      diopiError_t err = kind == 0   ? normal(e->ctx, t, 0.5, 2.0, g)
+                         : kind == 1 ? uniform(e->ctx, t, -3.0, 5.0, g)
+                                     : bernoulli(e->ctx, t, 0.3, g);
+      assert_int_equal(err, diopiSuccess);
+      sync_ok(e);
+      bp_ops_generator_destroy(g);
+    }
+    for (int k = 0; k < N; k++)
+      if (kind == 0)
+        assert_true(fabs((double)f[k] - d[k]) <= 1e-5 * (1 + fabs(d[k])));
+      else
+        assert_true(f[k] == (float)d[k]);
+  }
+  int64_t *p;
+  T tp = make(e, diopi_dtype_int64, 1, shape, (void **)&p);
+  diopiError_t (*randperm)(CTX, T, int64_t, diopiGeneratorHandle_t) =
+      (diopiError_t(*)(CTX, T, int64_t, diopiGeneratorHandle_t))ops_env_find(
+          e, "diopiRandperm");
+  for (int dtype = 0; dtype < 2; dtype++) {
+    diopiGeneratorHandle_t g;
+    assert_int_equal(bp_ops_generator_create(43, &g), BP_OK);
+    assert_int_equal(randperm(e->ctx, dtype ? tf : tp, N, g), diopiSuccess);
+    sync_ok(e);
+    bp_ops_generator_destroy(g);
+  }
+  bool seen[N] = {false};
+  int moved = 0;
+  for (int k = 0; k < N; k++) {
+    assert_true(p[k] >= 0 && p[k] < N && !seen[p[k]]);
+    seen[p[k]] = true;
+    assert_true((float)p[k] == f[k]);
+    moved += p[k] != k;
+  }
+  assert_true(moved > N / 2);
+  bp_ops_tensor_destroy(tf);
+  bp_ops_tensor_destroy(td);
+  bp_ops_tensor_destroy(tp);
+}
+
+/* prod over float32 rows of odd length (the sixteen lanes and the tail)
+ * and over a strided dim (the generic steps) against a double product. */
+static void prod_of_float32_rows_matches_a_plain_product(void **state) {
+  ops_env_t *e = *state;
+  enum { ROWS = 4, COLS = 53 };
+  int64_t shape[2] = {ROWS, COLS}, rows[1] = {ROWS}, cols[1] = {COLS};
+  float *x, *out, *out_cols;
+  T tx = make(e, diopi_dtype_float32, 2, shape, (void **)&x);
+  T to = make(e, diopi_dtype_float32, 1, rows, (void **)&out);
+  T tc = make(e, diopi_dtype_float32, 1, cols, (void **)&out_cols);
+  fill_values(x, ROWS * COLS, 31);
+  for (int64_t k = 0; k < ROWS * COLS; k++)
+    x[k] = 0.75f + 0.5f * fabsf(x[k]);
+  x[2 * COLS + 50] = -2.0f;
+  diopiError_t (*fn)(CTX, T, CT, const int64_t *) =
+      (diopiError_t(*)(CTX, T, CT, const int64_t *))ops_env_find(e,
+                                                                 "diopiProd");
+  const int64_t last = 1, first = 0;
+  assert_int_equal(fn(e->ctx, to, tx, &last), diopiSuccess);
+  assert_int_equal(fn(e->ctx, tc, tx, &first), diopiSuccess);
+  sync_ok(e);
+  for (int r = 0; r < ROWS; r++) {
+    double want = 1;
+    for (int c = 0; c < COLS; c++)
+      want *= x[r * COLS + c];
+    assert_close(out[r], want, 1e-6);
+  }
+  for (int c = 0; c < COLS; c++) {
+    double want = 1;
+    for (int r = 0; r < ROWS; r++)
+      want *= x[r * COLS + c];
+    assert_close(out_cols[c], want, 1e-6);
+  }
+  bp_ops_tensor_destroy(tx);
+  bp_ops_tensor_destroy(to);
+  bp_ops_tensor_destroy(tc);
+}
+
+/* gather along the last dim (vector gathers) and scatter (replace and add,
+ * repeated indices in order, each block starting from input) against plain
+ * loops, over rows of odd length; the same through a strided out (the
+ * generic path) agrees. */
+static void
+gather_and_scatter_along_the_last_dim_match_plain_loops(void **state) {
+  ops_env_t *e = *state;
+  enum { ROWS = 37, LEN = 29, K = 23 };
+  int64_t in_shape[2] = {ROWS, LEN}, k_shape[2] = {ROWS, K};
+  float *x, *src, *out, *big;
+  int64_t *index;
+  T tx = make(e, diopi_dtype_float32, 2, in_shape, (void **)&x);
+  T ts = make(e, diopi_dtype_float32, 2, k_shape, (void **)&src);
+  T ti = make(e, diopi_dtype_int64, 2, k_shape, (void **)&index);
+  T tg = make(e, diopi_dtype_float32, 2, k_shape, (void **)&out);
+  int64_t wide[2] = {ROWS, 2 * LEN};
+  T tb = make(e, diopi_dtype_float32, 2, wide, (void **)&big);
+  T strided; /* out as every other column of big */
+  int64_t strides[2] = {2 * LEN, 2};
+  assert_int_equal(bp_ops_tensor_wrap(e->device, big, diopi_dtype_float32, 2,
+                                      in_shape, strides, &strided),
+                   BP_OK);
+  fill_values(x, ROWS * LEN, 41);
+  fill_values(src, ROWS * K, 42);
+  for (int64_t k = 0; k < ROWS * K; k++)
+    index[k] = (k * 5 + k / K) % LEN; /* repeats within a row */
+  diopiError_t (*gather)(CTX, T, CT, int64_t, CT) =
+      (diopiError_t(*)(CTX, T, CT, int64_t, CT))ops_env_find(e, "diopiGather");
+  assert_int_equal(gather(e->ctx, tg, tx, 1, ti), diopiSuccess);
+  sync_ok(e);
+  for (int64_t k = 0; k < ROWS * K; k++)
+    assert_true(out[k] == x[k / K * LEN + index[k]]);
+  diopiError_t (*scatter)(CTX, T, CT, int64_t, CT, CT, const char *) =
+      (diopiError_t(*)(CTX, T, CT, int64_t, CT, CT, const char *))ops_env_find(
+          e, "diopiScatter");
+  const char *reduces[2] = {"", "add"};
+  float want[ROWS * LEN];
+  for (int r = 0; r < 2; r++) {
+    memcpy(want, x, sizeof want);
+    for (int64_t k = 0; k < ROWS * K; k++) {
+      float *dst = &want[k / K * LEN + index[k]];
+      *dst = r ? *dst + src[k] : src[k];
+    }
+    T tout = make(e, diopi_dtype_float32, 2, in_shape, (void **)&out);
+    assert_int_equal(scatter(e->ctx, tout, tx, 1, ts, ti, reduces[r]),
+                     diopiSuccess);
+    assert_int_equal(scatter(e->ctx, strided, tx, 1, ts, ti, reduces[r]),
+                     diopiSuccess);
+    sync_ok(e);
+    for (int64_t k = 0; k < ROWS * LEN; k++) {
+      assert_true(out[k] == want[k]);
+      assert_true(big[k / LEN * 2 * LEN + 2 * (k % LEN)] == want[k]);
+    }
+    bp_ops_tensor_destroy(tout);
+  }
+  bp_ops_tensor_destroy(strided);
+  bp_ops_tensor_destroy(tx);
+  bp_ops_tensor_destroy(ts);
+  bp_ops_tensor_destroy(ti);
+  bp_ops_tensor_destroy(tg);
+  bp_ops_tensor_destroy(tb);
+}
+
+/* The remapping copies through their planned runs: pad (constant, reflect),
+ * roll, repeat and flip of a float32 tensor whose pool chunks end inside a
+ * row, and roll of a transposed input (no runs), against index formulas. */
+static void remaps_match_index_formulas_across_chunks(void **state) {
+  ops_env_t *e = *state;
+  enum { A = 5, B = 13, C = 1003, N = A * B * C };
+  int64_t shape[3] = {A, B, C}, padded[3] = {A, B + 2, C + 2};
+  int64_t doubled[3] = {A, B, 2 * C};
+  float *x, *y;
+  T tx = make(e, diopi_dtype_float32, 3, shape, (void **)&x);
+  fill_values(x, N, 51);
+  typedef diopiError_t (*pad_t)(CTX, T, CT, diopiSize_t, const char *,
+                                const double *);
+  typedef diopiError_t (*shifts_t)(CTX, T, CT, diopiSize_t, diopiSize_t);
+  typedef diopiError_t (*dims_t)(CTX, T, CT, diopiSize_t);
+  pad_t pad = (pad_t)ops_env_find(e, "diopiPad");
+  shifts_t roll = (shifts_t)ops_env_find(e, "diopiRoll");
+  dims_t repeat = (dims_t)ops_env_find(e, "diopiRepeat");
+  dims_t flip = (dims_t)ops_env_find(e, "diopiFlip");
+  const int64_t pads[4] = {1, 1, 1, 1}, shift[1] = {3}, last[1] = {-1};
+  const int64_t reps[3] = {1, 1, 2};
+  const double value = 2.5;
+  for (int mode = 0; mode < 2; mode++) { /* constant, reflect */
+    T ty = make(e, diopi_dtype_float32, 3, padded, (void **)&y);
+    assert_int_equal(pad(e->ctx, ty, tx, (diopiSize_t){pads, 4},
+                         mode ? "reflect" : "constant", &value),
+                     diopiSuccess);
+    sync_ok(e);
+    for (int64_t a = 0; a < A; a++)
+      for (int64_t b = 0; b < B + 2; b++)
+        for (int64_t c = 0; c < C + 2; c++) {
+          int64_t sb = b - 1, sc = c - 1;
+          float want;
+          if (mode) {
+            sb = sb < 0 ? -sb : sb >= B ? 2 * (B - 1) - sb : sb;
+            sc = sc < 0 ? -sc : sc >= C ? 2 * (C - 1) - sc : sc;
+            want = x[(a * B + sb) * C + sc];
+          } else {
+            bool inside = sb >= 0 && sb < B && sc >= 0 && sc < C;
+            want = inside ? x[(a * B + sb) * C + sc] : 2.5f;
+          }
+          assert_true(y[(a * (B + 2) + b) * (C + 2) + c] == want);
+        }
+    bp_ops_tensor_destroy(ty);
+  }
+  T ty = make(e, diopi_dtype_float32, 3, shape, (void **)&y);
+  assert_int_equal(
+      roll(e->ctx, ty, tx, (diopiSize_t){shift, 1}, (diopiSize_t){last, 1}),
+      diopiSuccess);
+  sync_ok(e);
+  for (int64_t k = 0; k < N; k++)
+    assert_true(y[k] == x[k - k % C + (k % C + C - 3) % C]);
+  assert_int_equal(flip(e->ctx, ty, tx, (diopiSize_t){last, 1}), diopiSuccess);
+  sync_ok(e);
+  for (int64_t k = 0; k < N; k++)
+    assert_true(y[k] == x[k - k % C + (C - 1 - k % C)]);
+  int64_t view[3] = {A, C, B}, strides[3] = {B * C, 1, C}; /* transposed */
+  T tt;
+  assert_int_equal(bp_ops_tensor_wrap(e->device, x, diopi_dtype_float32, 3,
+                                      view, strides, &tt),
+                   BP_OK);
+  T tz = make(e, diopi_dtype_float32, 3, view, (void **)&y);
+  assert_int_equal(
+      roll(e->ctx, tz, tt, (diopiSize_t){shift, 1}, (diopiSize_t){last, 1}),
+      diopiSuccess);
+  sync_ok(e);
+  for (int64_t a = 0; a < A; a++)
+    for (int64_t c = 0; c < C; c++)
+      for (int64_t b = 0; b < B; b++)
+        assert_true(y[(a * C + c) * B + b] ==
+                    x[(a * B + (b + B - 3) % B) * C + c]);
+  bp_ops_tensor_destroy(tz);
+  bp_ops_tensor_destroy(tt);
+  T tr = make(e, diopi_dtype_float32, 3, doubled, (void **)&y);
+  assert_int_equal(repeat(e->ctx, tr, tx, (diopiSize_t){reps, 3}),
+                   diopiSuccess);
+  sync_ok(e);
+  for (int64_t k = 0; k < 2 * N; k++)
+    assert_true(y[k] == x[k / (2 * C) * C + k % C]);
+  bp_ops_tensor_destroy(tr);
+  bp_ops_tensor_destroy(ty);
+  bp_ops_tensor_destroy(tx);
+}
+
+/* linspace into float32 (two branch-free halves, chunks across the pool):
+ * start + step * i for the first half, end - step * (n - 1 - i) for the
+ * second, in double, rounded once. */
+static void linspace_halves_match_the_double_formula(void **state) {
+  ops_env_t *e = *state;
+  enum { N = 100003 };
+  int64_t shape[1] = {N};
+  float *y;
+  T ty = make(e, diopi_dtype_float32, 1, shape, (void **)&y);
+  diopiScalar_t start = {.stype = diopi_dtype_float64, .fval = -1.25};
+  diopiScalar_t end = {.stype = diopi_dtype_float64, .fval = 3.5};
+  diopiError_t (*fn)(CTX, T, const diopiScalar_t *, const diopiScalar_t *,
+                     int64_t) =
+      (diopiError_t(*)(CTX, T, const diopiScalar_t *, const diopiScalar_t *,
+                       int64_t))ops_env_find(e, "diopiLinspace");
+  assert_int_equal(fn(e->ctx, ty, &start, &end, N), diopiSuccess);
+  sync_ok(e);
+  double step = (3.5 - -1.25) / (N - 1);
+  for (int64_t i = 0; i < N; i++)
+    assert_true(y[i] == (float)(i < N / 2 ? -1.25 + step * (double)i
+                                          : 3.5 - step * (double)(N - 1 - i)));
+  assert_true(y[0] == -1.25f && y[N - 1] == 3.5f);
+  bp_ops_tensor_destroy(ty);
+}
+
+/* Reductions of one long float32 run split across the pool: sum of all
+ * elements against a double sum, max and min of all with a NaN (wins) and
+ * without, against plain loops. */
+static void whole_tensor_reductions_split_across_the_pool(void **state) {
+  ops_env_t *e = *state;
+  enum { N = 3 * 65537 };
+  int64_t shape[1] = {N};
+  float *x, *out;
+  T tx = make(e, diopi_dtype_float32, 1, shape, (void **)&x);
+  T to = make(e, diopi_dtype_float32, 0, NULL, (void **)&out);
+  fill_values(x, N, 61);
+  x[N - 3] = 1.5f;   /* the max, in the last part */
+  x[N / 2] = -1.75f; /* the min */
+  double sum = 0;
+  for (int64_t k = 0; k < N; k++)
+    sum += x[k];
+  diopiError_t (*sum_fn)(CTX, T, CT, diopiSize_t) =
+      (diopiError_t(*)(CTX, T, CT, diopiSize_t))ops_env_find(e, "diopiSum");
+  diopiError_t (*max_fn)(CTX, T, CT) =
+      (diopiError_t(*)(CTX, T, CT))ops_env_find(e, "diopiMaxAll");
+  diopiError_t (*min_fn)(CTX, T, CT) =
+      (diopiError_t(*)(CTX, T, CT))ops_env_find(e, "diopiMinAll");
+  assert_int_equal(sum_fn(e->ctx, to, tx, (diopiSize_t){NULL, 0}),
+                   diopiSuccess);
+  sync_ok(e);
+  assert_close(*out, sum, 1e-6);
+  assert_int_equal(max_fn(e->ctx, to, tx), diopiSuccess);
+  sync_ok(e);
+  assert_true(*out == 1.5f);
+  assert_int_equal(min_fn(e->ctx, to, tx), diopiSuccess);
+  sync_ok(e);
+  assert_true(*out == -1.75f);
+  x[7] = NAN; /* in the first part */
+  assert_int_equal(max_fn(e->ctx, to, tx), diopiSuccess);
+  sync_ok(e);
+  assert_true(isnan(*out));
+  assert_int_equal(min_fn(e->ctx, to, tx), diopiSuccess);
+  sync_ok(e);
+  assert_true(isnan(*out));
+  bp_ops_tensor_destroy(tx);
+  bp_ops_tensor_destroy(to);
+}
+
+/* index_select's backward over dim 0 of one block (its columns split
+ * across the pool): repeated indices add in order into zeros. */
+static void index_select_backward_adds_rows_in_order(void **state) {
+  ops_env_t *e = *state;
+  enum { ROWS = 41, K = 57, COLS = 257 };
+  int64_t grad_shape[2] = {K, COLS}, in_shape[2] = {ROWS, COLS}, idx[1] = {K};
+  float *g, *out;
+  int64_t *index;
+  T tg = make(e, diopi_dtype_float32, 2, grad_shape, (void **)&g);
+  T to = make(e, diopi_dtype_float32, 2, in_shape, (void **)&out);
+  T ti = make(e, diopi_dtype_int64, 1, idx, (void **)&index);
+  fill_values(g, K * COLS, 71);
+  for (int64_t k = 0; k < K; k++)
+    index[k] = (k * 7) % ROWS;
+  float want[ROWS * COLS] = {0};
+  for (int64_t k = 0; k < K; k++)
+    for (int64_t c = 0; c < COLS; c++)
+      want[index[k] * COLS + c] += g[k * COLS + c];
+  memset(out, 0xff, sizeof want); /* NaNs: the op must start from zeros */
+  diopiError_t (*fn)(CTX, T, CT, diopiSize_t, int64_t, CT) =
+      (diopiError_t(*)(CTX, T, CT, diopiSize_t, int64_t, CT))ops_env_find(
+          e, "diopiIndexSelectBackward");
+  assert_int_equal(fn(e->ctx, to, tg, (diopiSize_t){in_shape, 2}, 0, ti),
+                   diopiSuccess);
+  sync_ok(e);
+  assert_memory_equal(out, want, sizeof want);
+  bp_ops_tensor_destroy(tg);
+  bp_ops_tensor_destroy(to);
+  bp_ops_tensor_destroy(ti);
+}
+
+/* Whether a sorts before b (value, then position) as PyTorch's stable sort:
+ * NaN above every number, -0 equal to 0. */
+static bool sorts_before(float a, int64_t ia, float b, int64_t ib,
+                         bool descending) {
+  bool an = isnan(a), bn = isnan(b);
+  if (an != bn)
+    return descending ? an : bn;
+  if (!an && a != b)
+    return descending ? a > b : a < b;
+  return ia < ib;
+}
+
+/* sort of float32 lines (the radix path) with ties, -0 and 0, NaNs and
+ * infinities, along the last dim and along a strided one, ascending and
+ * descending: values and positions of a stable insertion sort. */
+static void sort_of_float32_lines_is_stable_with_nans_and_zeros(void **state) {
+  ops_env_t *e = *state;
+  enum { ROWS = 3, N = 301 };
+  int64_t shape[2] = {ROWS, N};
+  float *x, *values;
+  int64_t *indices;
+  T tx = make(e, diopi_dtype_float32, 2, shape, (void **)&x);
+  T tv = make(e, diopi_dtype_float32, 2, shape, (void **)&values);
+  T ti = make(e, diopi_dtype_int64, 2, shape, (void **)&indices);
+  fill_values(x, ROWS * N, 81);
+  for (int64_t k = 0; k < ROWS * N; k += 7)
+    x[k] = (float)(k % 5) - 2.0f; /* ties */
+  x[3] = 0.0f; /* before the -0 after it: equal, in position order */
+  x[4] = -0.0f;
+  x[10] = NAN;
+  x[N + 20] = -NAN;
+  x[N + 21] = INFINITY;
+  x[2 * N + 5] = -INFINITY;
+  diopiError_t (*fn)(CTX, T, T, CT, int64_t, bool, const bool *) =
+      (diopiError_t(*)(CTX, T, T, CT, int64_t, bool, const bool *))ops_env_find(
+          e, "diopiSort");
+  for (int dim = 0; dim < 2; dim++)
+    for (int descending = 0; descending < 2; descending++) {
+      assert_int_equal(fn(e->ctx, tv, ti, tx, dim, descending, NULL),
+                       diopiSuccess);
+      sync_ok(e);
+      int64_t lines = dim ? ROWS : N, len = dim ? N : ROWS;
+      int64_t step = dim ? 1 : N, line_step = dim ? N : 1;
+      for (int64_t l = 0; l < lines; l++) {
+        int64_t want[N];
+        for (int64_t i = 0; i < len; i++) { /* insertion sort */
+          int64_t j = i;
+          for (; j > 0 && sorts_before(x[l * line_step + i * step], i,
+                                       x[l * line_step + want[j - 1] * step],
+                                       want[j - 1], descending);
+               j--)
+            want[j] = want[j - 1];
+          want[j] = i;
+        }
+        for (int64_t i = 0; i < len; i++) {
+          int64_t at = l * line_step + i * step;
+          assert_int_equal(indices[at], want[i]);
+          assert_memory_equal(&values[at], &x[l * line_step + want[i] * step],
+                              sizeof(float));
+        }
+      }
+    }
+  bp_ops_tensor_destroy(tx);
+  bp_ops_tensor_destroy(tv);
+  bp_ops_tensor_destroy(ti);
+}
+
+/* erf of float32 (the vectorized series and tail) within 3e-7 of libm's
+ * over [-6, 6], exact at 0 and +-inf, NaN for NaN; through a strided view
+ * (the engine's buffered path) the same values; and gelu's exact mode
+ * x / 2 (1 + erf(x / sqrt(2))) within that error carried through. */
+static void erf_and_gelu_of_float32_match_libm(void **state) {
+  ops_env_t *e = *state;
+  enum { N = 1201 };
+  int64_t shape[1] = {N + 4}, half[1] = {(N + 4) / 2}, two[1] = {2};
+  float *x, *y;
+  T tx = make(e, diopi_dtype_float32, 1, shape, (void **)&x);
+  T ty = make(e, diopi_dtype_float32, 1, shape, (void **)&y);
+  for (int k = 0; k < N; k++)
+    x[k] = -6.0f + 12.0f * (float)k / (N - 1);
+  const float special[4] = {0.0f, INFINITY, -INFINITY, NAN};
+  memcpy(x + N, special, sizeof special);
+  diopiError_t (*erf_fn)(CTX, T, CT) =
+      (diopiError_t(*)(CTX, T, CT))ops_env_find(e, "diopiErf");
+  assert_int_equal(erf_fn(e->ctx, ty, tx), diopiSuccess);
+  sync_ok(e);
+  for (int k = 0; k < N; k++)
+    assert_true(fabs((double)y[k] - erf((double)x[k])) <= 3e-7);
+  assert_true(y[N] == 0.0f && y[N + 1] == 1.0f && y[N + 2] == -1.0f);
+  assert_true(isnan(y[N + 3]));
+  T strided, out_half; /* every other element */
+  float *z;
+  assert_int_equal(bp_ops_tensor_wrap(e->device, x, diopi_dtype_float32, 1,
+                                      half, two, &strided),
+                   BP_OK);
+  out_half = make(e, diopi_dtype_float32, 1, half, (void **)&z);
+  assert_int_equal(erf_fn(e->ctx, out_half, strided), diopiSuccess);
+  sync_ok(e);
+  for (int k = 0; k < (N + 4) / 2; k++)
+    assert_memory_equal(&z[k], &y[2 * k], sizeof(float));
+  diopiError_t (*gelu)(CTX, T, CT, const char *) =
+      (diopiError_t(*)(CTX, T, CT, const char *))ops_env_find(e, "diopiGelu");
+  assert_int_equal(gelu(e->ctx, ty, tx, "none"), diopiSuccess);
+  sync_ok(e);
+  for (int k = 0; k < N; k++) {
+    double want = 0.5 * x[k] * (1.0 + erf(x[k] * M_SQRT1_2));
+    assert_true(fabs(y[k] - want) <=
+                1.5e-7 * fabs(x[k]) + 1.2e-7 * fabs(want) + 1e-7);
+  }
+  bp_ops_tensor_destroy(strided);
+  bp_ops_tensor_destroy(out_half);
+  bp_ops_tensor_destroy(tx);
+  bp_ops_tensor_destroy(ty);
+}
+
+/* rms_norm over float32 rows of odd length (the per-ISA row loop and its
+ * tail), with a weight: x / sqrt(mean(x^2) + eps) * w and inv_rms against a
+ * double loop. */
+static void rms_norm_rows_match_a_plain_loop(void **state) {
+  ops_env_t *e = *state;
+  enum { ROWS = 7, COLS = 37 };
+  int64_t shape[2] = {ROWS, COLS}, cols[1] = {COLS}, stats[2] = {ROWS, 1};
+  float *x, *w, *y, *inv;
+  T tx = make(e, diopi_dtype_float32, 2, shape, (void **)&x);
+  T tw = make(e, diopi_dtype_float32, 1, cols, (void **)&w);
+  T ty = make(e, diopi_dtype_float32, 2, shape, (void **)&y);
+  T ti = make(e, diopi_dtype_float32, 2, stats, (void **)&inv);
+  fill_values(x, ROWS * COLS, 91);
+  fill_values(w, COLS, 92);
+  diopiError_t (*fn)(CTX, T, T, CT, diopiSize_t, CT, CT, double) =
+      (diopiError_t(*)(CTX, T, T, CT, diopiSize_t, CT, CT, double))ops_env_find(
+          e, "diopiRMSNorm");
+  const int64_t normalized[1] = {COLS};
+  assert_int_equal(
+      fn(e->ctx, ty, ti, tx, (diopiSize_t){normalized, 1}, tw, NULL, 1e-6),
+      diopiSuccess);
+  sync_ok(e);
+  for (int r = 0; r < ROWS; r++) {
+    double sq = 0;
+    for (int c = 0; c < COLS; c++)
+      sq += (double)x[r * COLS + c] * x[r * COLS + c];
+    double rstd = 1.0 / sqrt(sq / COLS + 1e-6);
+    assert_close(inv[r], rstd, 1e-6);
+    for (int c = 0; c < COLS; c++)
+      assert_true(fabs(y[r * COLS + c] - x[r * COLS + c] * rstd * w[c]) <=
+                  1e-6 * (1 + fabs(x[r * COLS + c] * rstd)));
+  }
+  bp_ops_tensor_destroy(tx);
+  bp_ops_tensor_destroy(tw);
+  bp_ops_tensor_destroy(ty);
+  bp_ops_tensor_destroy(ti);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(
@@ -366,6 +1145,41 @@ int main(void) {
       cmocka_unit_test_setup_teardown(
           bitwise_of_int64_and_logical_of_bool_are_exact, ops_env_setup,
           ops_env_teardown),
+      cmocka_unit_test_setup_teardown(clip_grad_norm_matches_a_plain_norm,
+                                      ops_env_setup, ops_env_teardown),
+      cmocka_unit_test_setup_teardown(mse_loss_sums_match_a_plain_sum,
+                                      ops_env_setup, ops_env_teardown),
+      cmocka_unit_test_setup_teardown(masked_select_keeps_order_across_chunks,
+                                      ops_env_setup, ops_env_teardown),
+      cmocka_unit_test_setup_teardown(nonzero_lists_coordinates_in_order,
+                                      ops_env_setup, ops_env_teardown),
+      cmocka_unit_test_setup_teardown(nll_loss_matches_a_plain_loop,
+                                      ops_env_setup, ops_env_teardown),
+      cmocka_unit_test_setup_teardown(
+          random_fast_paths_draw_what_the_loops_draw, ops_env_setup,
+          ops_env_teardown),
+      cmocka_unit_test_setup_teardown(
+          prod_of_float32_rows_matches_a_plain_product, ops_env_setup,
+          ops_env_teardown),
+      cmocka_unit_test_setup_teardown(
+          gather_and_scatter_along_the_last_dim_match_plain_loops,
+          ops_env_setup, ops_env_teardown),
+      cmocka_unit_test_setup_teardown(remaps_match_index_formulas_across_chunks,
+                                      ops_env_setup, ops_env_teardown),
+      cmocka_unit_test_setup_teardown(linspace_halves_match_the_double_formula,
+                                      ops_env_setup, ops_env_teardown),
+      cmocka_unit_test_setup_teardown(
+          whole_tensor_reductions_split_across_the_pool, ops_env_setup,
+          ops_env_teardown),
+      cmocka_unit_test_setup_teardown(index_select_backward_adds_rows_in_order,
+                                      ops_env_setup, ops_env_teardown),
+      cmocka_unit_test_setup_teardown(
+          sort_of_float32_lines_is_stable_with_nans_and_zeros, ops_env_setup,
+          ops_env_teardown),
+      cmocka_unit_test_setup_teardown(erf_and_gelu_of_float32_match_libm,
+                                      ops_env_setup, ops_env_teardown),
+      cmocka_unit_test_setup_teardown(rms_norm_rows_match_a_plain_loop,
+                                      ops_env_setup, ops_env_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

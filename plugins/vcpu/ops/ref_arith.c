@@ -53,8 +53,8 @@ REF_ISA_DISPATCH_VOID(static, mul_f32,
                       (float *out, const float *const *in, int64_t n,
                        const double *p),
                       (out, in, n, p))
-static void div_f32(float *out, const float *const *in, int64_t n,
-                    const double *p) {
+REF_ISA_BODY void div_f32_body(float *out, const float *const *in, int64_t n,
+                               const double *p) {
   const float *a = in[0], *b = in[1];
   for (int64_t i = 0; i < n; i++)
     out[i] = a[i] / b[i];
@@ -65,6 +65,10 @@ static void div_f32(float *out, const float *const *in, int64_t n,
     for (int64_t i = 0; i < n; i++)
       out[i] = floorf(out[i]);
 }
+REF_ISA_DISPATCH_VOID(static, div_f32,
+                      (float *out, const float *const *in, int64_t n,
+                       const double *p),
+                      (out, in, n, p))
 
 /* The integer forms (wrapping, as the dtype does): params[0] alpha, [1] the
  * scalar operand. */

@@ -44,6 +44,43 @@ REF_ISA_DISPATCH(, double, ref_f32_sum_sq_dev,
                  (const float *restrict x, int64_t n, float center),
                  (x, n, center))
 
+REF_ISA_BODY double ref_f32_abs_sum_body(const float *restrict x, int64_t n) {
+  double total = 0;
+  for (int64_t b = 0; b < n; b += REF_F32_BLOCK) {
+    int64_t e = n - b < REF_F32_BLOCK ? n : b + REF_F32_BLOCK;
+    float s = 0;
+#pragma omp simd reduction(+ : s)
+    for (int64_t k = b; k < e; k++)
+      s += fabsf(x[k]);
+    total += s;
+  }
+  return total;
+}
+REF_ISA_DISPATCH(, double, ref_f32_abs_sum,
+                 (const float *restrict x, int64_t n), (x, n))
+
+/* Sixteen running maxima that keep a NaN once one is seen (a NaN lane
+ * compares false both ways), then the tail. */
+REF_ISA_BODY float ref_f32_abs_max_body(const float *restrict x, int64_t n) {
+  float lanes[16] = {0};
+  int64_t k = 0;
+  for (; k + 16 <= n; k += 16)
+    for (int j = 0; j < 16; j++) {
+      float v = fabsf(x[k + j]);
+      lanes[j] = v > lanes[j] || v != v ? v : lanes[j];
+    }
+  for (; k < n; k++) {
+    float v = fabsf(x[k]);
+    lanes[0] = v > lanes[0] || v != v ? v : lanes[0];
+  }
+  float m = 0;
+  for (int j = 0; j < 16; j++)
+    m = lanes[j] > m || lanes[j] != lanes[j] ? lanes[j] : m;
+  return m;
+}
+REF_ISA_DISPATCH(, float, ref_f32_abs_max, (const float *restrict x, int64_t n),
+                 (x, n))
+
 REF_ISA_BODY double ref_f32_dot_body(const float *restrict a,
                                      const float *restrict b, int64_t n) {
   double total = 0;
@@ -250,3 +287,41 @@ REF_ISA_BODY void ref_f32_sincos_body(float *y, const float *x, int64_t n,
 REF_ISA_DISPATCH_VOID(, ref_f32_sincos,
                       (float *y, const float *x, int64_t n, int phase),
                       (y, x, n, phase))
+
+/* erf of z[0, n), n <= REF_F32_BLOCK, given e[k] = exp(-z[k]^2). */
+REF_ISA_BODY void erf_block_body(float *y, const float *z, const float *e,
+                                 int64_t n) {
+  for (int64_t i = 0; i < n; i++) {
+    float a = z[i] < 0 ? -z[i] : z[i], q = z[i] * z[i];
+    float series = 1.0f / 9360.0f;
+    series = series * -q + 1.0f / 1320.0f;
+    series = series * -q + 1.0f / 216.0f;
+    series = series * -q + 1.0f / 42.0f;
+    series = series * -q + 1.0f / 10.0f;
+    series = series * -q + 1.0f / 3.0f;
+    series = 1.12837917f * a * (1.0f - q * series);
+    float t = 1.0f / (1.0f + 0.3275911f * a);
+    float p = 1.061405429f;
+    p = p * t - 1.453152027f;
+    p = p * t + 1.421413741f;
+    p = p * t - 0.284496736f;
+    p = p * t + 0.254829592f;
+    float tail = 1.0f - p * t * e[i];
+    float erf_a = a < 0.5f ? series : tail;
+    y[i] = z[i] < 0 ? -erf_a : erf_a;
+  }
+}
+REF_ISA_DISPATCH_VOID(static, erf_block,
+                      (float *y, const float *z, const float *e, int64_t n),
+                      (y, z, e, n))
+
+void ref_f32_erf(float *y, const float *x, int64_t n) {
+  float e[REF_F32_BLOCK];
+  for (int64_t b = 0; b < n; b += REF_F32_BLOCK) {
+    int64_t m = n - b < REF_F32_BLOCK ? n - b : REF_F32_BLOCK;
+    for (int64_t i = 0; i < m; i++)
+      e[i] = -x[b + i] * x[b + i];
+    ref_f32_exp(e, e, m, 0.0f);
+    erf_block(y + b, x + b, e, m);
+  }
+}

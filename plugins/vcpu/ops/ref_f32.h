@@ -60,6 +60,10 @@ bool ref_f32_contiguous(const ref_view_t *v);
 double ref_f32_sum(const float *x, int64_t n);
 /* sum((x[k] - center)^2). */
 double ref_f32_sum_sq_dev(const float *x, int64_t n, float center);
+/* sum(|x[k]|). */
+double ref_f32_abs_sum(const float *x, int64_t n);
+/* max(|x[k]|), NaN if any x[k] is NaN; 0 for n = 0. */
+float ref_f32_abs_max(const float *x, int64_t n);
 /* sum(a[k] * b[k]). */
 double ref_f32_dot(const float *a, const float *b, int64_t n);
 /* max(x[k]) (NaNs skipped; -INFINITY for n = 0). */
@@ -77,6 +81,10 @@ void ref_f32_exp(float *y, const float *x, int64_t n, float shift);
 /* y[k] = log(x[k]), vectorizable: within 2 ulp of logf; NaN below 0,
  * -inf at 0, inf at inf. y may be x. */
 void ref_f32_log(float *y, const float *x, int64_t n);
+/* y[k] = erf(x[k]), vectorizable: a Taylor series below |x| 0.5, above it
+ * Abramowitz and Stegun's 7.1.26 (1.5e-7) on the vectorizable exp: within
+ * 3e-7 absolute of erf; +-1 at +-inf, NaN for NaN. y may be x. */
+void ref_f32_erf(float *y, const float *x, int64_t n);
 /* y[k] = 1 / (1 + exp(-x[k])), through the vectorizable exp. y may be x. */
 void ref_f32_sigmoid(float *y, const float *x, int64_t n);
 /* y[k] = tanh(x[k]), vectorizable: within 4e-7 absolute of tanhf. */

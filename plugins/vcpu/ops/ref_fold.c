@@ -17,6 +17,10 @@ typedef struct fold_task {
   int64_t count;
   bool run_f32;     /* f.f32_run takes each output's unit-stride run */
   bool run_nonzero; /* f.nonzero_run likewise */
+  /* A few long runs: each cut into `slices` parts, run in parallel into
+   * parts[output * slices + slice], then merged in order. */
+  int64_t slices;
+  double parts[64];
 } fold_task_t;
 
 static void split(const ref_view_t *v, const bool *reduced, ref_view_t *kept,
@@ -95,8 +99,30 @@ static void run_range(void *context, int64_t begin, int64_t end) {
   }
 }
 
+static void run_parts(void *context, int64_t begin, int64_t end) {
+  fold_task_t *t = context;
+  const ref_fold_t *f = &t->f;
+  for (int64_t item = begin; item < end; item++) {
+    int64_t o = item / t->slices, s = item % t->slices;
+    int64_t lo = t->count * s / t->slices, hi = t->count * (s + 1) / t->slices;
+    const float *x =
+        (const float *)f->in[0].data + ref_offset(&t->kept[0], o) + lo;
+    t->parts[item] = f->f32_run(x, hi - lo, NULL, f->params);
+  }
+}
+
 static void run(void *args) {
   fold_task_t *t = args;
+  if (t->slices > 1) {
+    ref_parallel_for(t->f.out.numel * t->slices, 1, run_parts, t);
+    for (int64_t o = 0; o < t->f.out.numel; o++) {
+      double v = t->parts[o * t->slices];
+      for (int64_t s = 1; s < t->slices; s++)
+        v = t->f.f32_merge(v, t->parts[o * t->slices + s], t->f.params);
+      ref_set(&t->f.out, o, v);
+    }
+    return;
+  }
   int64_t grain = (1 << 15) / (t->count ? t->count : 1) + 1;
   ref_parallel_for(t->f.out.numel, grain, run_range, t);
 }
@@ -162,5 +188,13 @@ diopiError_t ref_fold_launch(diopiContextHandle_t ctx, const char *op,
   t.run_nonzero = f->nonzero_run && one_run && !f->has_indices &&
                   (f->in[0].dtype == diopi_dtype_bool ||
                    f->in[0].dtype == diopi_dtype_uint8);
+  /* Fewer outputs than threads, each long enough to share (2^15 elements a
+   * part at least). */
+  int64_t threads = ref_pool_threads();
+  if (t.run_f32 && f->f32_merge && !f->has_indices && f->out.numel < threads) {
+    t.slices = threads;
+    while (t.slices > 1 && count / t.slices < (1 << 15))
+      t.slices--;
+  }
   return ref_enqueue(ctx, op, run, &t, sizeof t);
 }

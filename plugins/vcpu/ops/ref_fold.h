@@ -43,6 +43,10 @@ typedef struct ref_fold {
    * where its index goes when has_indices, else NULL). */
   double (*f32_run)(const float *x, int64_t n, int64_t *index,
                     const double *params);
+  /* Optional, with f32_run and no indices: the value of a run from the
+   * values of its two halves, so that a few long runs split across the
+   * worker pool. */
+  double (*f32_merge)(double first, double second, const double *params);
   /* Likewise for one bool or uint8 input: an output's value from the count
    * of nonzero values among its n reduced ones. */
   double (*nonzero_run)(int64_t nonzero, int64_t n);

@@ -255,6 +255,18 @@ REF_EXPORT diopiError_t diopiEmbeddingBackward(
                           run_embedding_backward);
 }
 
+/* out[i] = row[index[i]] for i < n, 4-byte elements along the last dim: an
+ * index outside [0, li) (unreachable behind the range check) reads row 0
+ * and stores 0, without a branch. */
+static void gather_last(uint32_t *out, const uint32_t *row,
+                        const int64_t *index, int64_t n, int64_t li) {
+  for (int64_t i = 0; i < n; i++) {
+    bool inside = (uint64_t)index[i] < (uint64_t)li;
+    uint32_t v = row[inside ? index[i] : 0];
+    out[i] = inside ? v : 0;
+  }
+}
+
 /* gather_range for contiguous tensors of one dtype whose shapes agree
  * off `dim`: element i sits in block i / (lo * inner) of out (lo rows along
  * dim) and of input (li rows), at column i % inner. */
@@ -273,6 +285,12 @@ static void gather_contiguous(const index_task_t *t, int64_t begin,
     int64_t stop = first + lo * inner < end ? first + lo * inner : end;
     const char *from = t->input.data + block * li * inner * (int64_t)elem;
     char *to = t->out.data;
+    if (inner == 1 && elem == 4 && wide) {
+      gather_last((uint32_t *)to + i, (const uint32_t *)from, index64 + i,
+                  stop - i, li);
+      i = stop;
+      continue;
+    }
     for (int64_t c = (i - first) % inner; i < stop; i++) {
       int64_t row = wide ? index64[i] : index32[i];
       if (row < 0 || row >= li) /* unreachable behind the range check */

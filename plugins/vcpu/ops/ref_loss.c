@@ -114,12 +114,52 @@ static double sample_loss(const loss_task_t *t, int64_t i, float *row,
   return -w * lp;
 }
 
+/* nll_loss of samples [lo, hi) over contiguous float32 log-probabilities,
+ * int64 targets and float32 weights (or none): sample_loss's sums, with the
+ * sample's (batch, position) stepped instead of divided out per sample. */
+static void nll_f32_range(const loss_task_t *t, int64_t lo, int64_t hi,
+                          double *sum, double *norms) {
+  const float *x = (const float *)t->input.data;
+  const float *w = t->has_weight ? (const float *)t->weight.data : NULL;
+  const int64_t *y = (const int64_t *)t->target.data;
+  int64_t batch = lo / t->s, at = lo % t->s;
+  double total = 0, weights = 0;
+  for (int64_t i = lo; i < hi; i++) {
+    int64_t cls = y[i];
+    double loss = 0, weight = 0;
+    if (cls != t->ignore_index && cls >= 0 && cls < t->c) {
+      weight = w ? (double)w[cls] : 1.0;
+      loss = -weight * (double)x[(batch * t->c + cls) * t->s + at];
+    }
+    if (t->reduction == ReductionNone)
+      ref_set(&t->out, i, loss);
+    total += loss;
+    weights += weight;
+    if (++at == t->s) {
+      at = 0;
+      batch++;
+    }
+  }
+  *sum = total;
+  *norms = weights;
+}
+
+static bool nll_f32(const loss_task_t *t) {
+  return !t->from_logits && ref_f32_contiguous(&t->input) &&
+         ref_contiguous(&t->target) && t->target.dtype == diopi_dtype_int64 &&
+         (!t->has_weight || ref_f32_contiguous(&t->weight));
+}
+
 static void forward_parts(void *context, int64_t begin, int64_t end) {
   loss_task_t *t = context;
   float row[t->c > 0 ? t->c : 1];
   for (int64_t part = begin; part < end; part++) {
     int64_t lo = t->m * part / PARTS, hi = t->m * (part + 1) / PARTS;
     double sum = 0, norms = 0, norm;
+    if (nll_f32(t)) {
+      nll_f32_range(t, lo, hi, &t->parts[part], &t->norms[part]);
+      continue;
+    }
     for (int64_t i = lo; i < hi; i++) {
       double loss = sample_loss(t, i, row, &norm);
       if (t->reduction == ReductionNone)
@@ -133,8 +173,9 @@ static void forward_parts(void *context, int64_t begin, int64_t end) {
 }
 
 static void forward_fast(loss_task_t *t) {
-  ref_parallel_for(PARTS, t->m * t->c >= (1 << 15) ? 1 : PARTS, forward_parts,
-                   t);
+  /* Work to share: every class of a sample from logits, else one each. */
+  int64_t work = t->from_logits ? t->m * t->c : t->m;
+  ref_parallel_for(PARTS, work >= (1 << 15) ? 1 : PARTS, forward_parts, t);
   if (t->reduction == ReductionNone)
     return;
   double sum = 0, norms = 0;

@@ -68,6 +68,15 @@ static void sum_parts(void *context, int64_t begin, int64_t end) {
     double sum = 0;
     for (int64_t i = lo; i < hi; i += BLOCK) {
       int64_t n = hi - i < BLOCK ? hi - i : BLOCK;
+      if (t->f32) { /* a block of float losses, summed in SIMD lanes */
+        const float *x[REF_LOSS_MAX_IN];
+        float y[BLOCK];
+        for (int k = 0; k < t->nin; k++)
+          x[k] = (const float *)t->in[k].data + i;
+        t->f32(y, x, n, t->params);
+        sum += ref_f32_sum(y, n);
+        continue;
+      }
       values_at(t, i, n, values);
       for (int64_t j = 0; j < n; j++)
         sum += values[j];

@@ -115,6 +115,21 @@ static void forward_row(const norm_task_t *t, int64_t r) {
   }
 }
 
+/* y[k] = (x[k] - m) s (* w[k]) (+ b[k]) for k < n: rms_norm's row. */
+REF_ISA_BODY void normalize_row_body(float *y, const float *x, int64_t n,
+                                     float m, float s, const float *w,
+                                     const float *b) {
+  for (int64_t k = 0; k < n; k++) {
+    float v = (x[k] - m) * s;
+    v = w ? v * w[k] : v;
+    y[k] = b ? v + b[k] : v;
+  }
+}
+REF_ISA_DISPATCH_VOID(static, normalize_row,
+                      (float *y, const float *x, int64_t n, float m, float s,
+                       const float *w, const float *b),
+                      (y, x, n, m, s, w, b))
+
 /* forward_row for float32 rows contiguous in x and y (weight and bias, when
  * given, float32 and contiguous): sums in double over float SIMD blocks. */
 static void forward_row_f32(const norm_task_t *t, int64_t r) {
@@ -133,11 +148,7 @@ static void forward_row_f32(const norm_task_t *t, int64_t r) {
   for (int64_t k0 = 0; k0 < t->count; k0 += run) {
     int64_t c = weight_index(t, r, k0);
     if (t->rms) {
-      for (int64_t k = 0; k < run; k++) {
-        float v = (x[k] - m) * s;
-        v = w ? v * w[k] : v;
-        y[k] = b ? v + b[k] : v;
-      }
+      normalize_row(y, x, run, m, s, w, b);
     } else {
       float scale = w ? s * w[c] : s, shift = (b ? b[c] : 0.0f) - m * scale;
       for (int64_t k = k0; k < k0 + run; k++)

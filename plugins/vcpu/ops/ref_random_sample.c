@@ -20,7 +20,37 @@ typedef struct sample_task {
   double *weights; /* scratch: one row's remaining weights */
 } sample_task_t;
 
+enum { SPAN = 256, AHEAD = 16 }; /* draws per block; swaps prefetched */
+
+/* The same swaps into contiguous int64 out: each block's positions j drawn
+ * first, so that the element of the swap AHEAD later is prefetched (they
+ * land anywhere in a table larger than the caches). */
+static void randperm_i64(const sample_task_t *t) {
+  int64_t *out = (int64_t *)t->out.data;
+  for (int64_t i = 0; i < t->n; i++)
+    out[i] = i;
+  double u[SPAN];
+  int64_t j[SPAN];
+  for (int64_t i = t->n - 1; i > 0;) {
+    int64_t n = i < SPAN ? i : SPAN; /* swaps at i, i - 1, ..., i - n + 1 */
+    ref_rng_uniforms(t->seed, t->offset + (uint64_t)(t->n - 1 - i), n, u);
+    for (int64_t m = 0; m < n; m++)
+      j[m] = (int64_t)(u[m] * (double)(i - m + 1));
+    for (int64_t m = 0; m < n; m++, i--) {
+      if (m + AHEAD < n)
+        __builtin_prefetch(&out[j[m + AHEAD]], 1);
+      int64_t a = out[i];
+      out[i] = out[j[m]];
+      out[j[m]] = a;
+    }
+  }
+}
+
 static void run_randperm(const sample_task_t *t) {
+  if (ref_contiguous(&t->out) && t->out.dtype == diopi_dtype_int64) {
+    randperm_i64(t);
+    return;
+  }
   for (int64_t i = 0; i < t->n; i++)
     ref_set(&t->out, i, (double)i);
   for (int64_t i = t->n - 1; i > 0; i--) {

@@ -18,14 +18,26 @@ typedef struct ramp_task {
   int64_t half; /* elements counted from start; the rest from end */
 } ramp_task_t;
 
+/* out[i] = origin + step * (i - at) for i in [begin, end): the values of
+ * the loop below, without its branch, vectorized. */
+REF_ISA_BODY void ramp_f32_body(float *out, int64_t begin, int64_t end,
+                                double origin, double step, int64_t at) {
+  for (int64_t i = begin; i < end; i++)
+    out[i] = (float)(origin + step * (double)(i - at));
+}
+REF_ISA_DISPATCH_VOID(static, ramp_f32,
+                      (float *out, int64_t begin, int64_t end, double origin,
+                       double step, int64_t at),
+                      (out, begin, end, origin, step, at))
+
 static void run_range(void *context, int64_t begin, int64_t end) {
   const ramp_task_t *t = context;
   int64_t n = t->out.numel;
-  if (ref_f32_contiguous(&t->out)) { /* the same values, stored directly */
-    float *out = (float *)t->out.data;
-    for (int64_t i = begin; i < end; i++)
-      out[i] = (float)(i < t->half ? t->start + t->step * (double)i
-                                   : t->end - t->step * (double)(n - 1 - i));
+  if (ref_f32_contiguous(&t->out)) { /* the two halves, stored directly */
+    int64_t split = end < t->half ? end : begin > t->half ? begin : t->half;
+    ramp_f32((float *)t->out.data, begin, split, t->start, t->step, 0);
+    /* end - step * (n - 1 - i), exactly: end + step * (i - (n - 1)) */
+    ramp_f32((float *)t->out.data, split, end, t->end, t->step, n - 1);
     return;
   }
   for (int64_t i = begin; i < end; i++)

@@ -105,6 +105,19 @@ static void row_sums_f32(void *context, int64_t begin, int64_t end) {
     out[o] = (float)(ref_f32_sum(x + o * t->length, t->length) / count);
 }
 
+/* Row sums of a few long rows (inner 1, slices > 1): item (o, s) sums
+ * slice s of row o into t->acc[item]. */
+static void row_partials_f32(void *context, int64_t begin, int64_t end) {
+  const reduce_task_t *t = context;
+  const float *x = (const float *)t->input.data;
+  for (int64_t item = begin; item < end; item++) {
+    int64_t o = item / t->slices, s = item % t->slices;
+    int64_t lo = s * t->length / t->slices;
+    int64_t hi = (s + 1) * t->length / t->slices;
+    t->acc[item] = ref_f32_sum(x + o * t->length + lo, hi - lo);
+  }
+}
+
 /* Column sums (inner > 1): item (o, s) adds slice s of slab o's `length`
  * rows (all inner columns, reading rows in order) into its own double
  * partials t->acc[item * inner ...]: runs of RUN_ROWS rows in float, whose
@@ -210,6 +223,11 @@ static void run(void *args) {
     ref_parallel_for(t->outer, (1 << 15) / t->length + 1, row_best_f32, t);
     return;
   }
+  if (t->fast && t->inner == 1 && t->slices > 1) {
+    ref_parallel_for(t->outer * t->slices, 1, row_partials_f32, t);
+    column_finish_f32(t);
+    return;
+  }
   if (t->fast && t->inner == 1) {
     ref_parallel_for(t->outer, (1 << 15) / t->length + 1, row_sums_f32, t);
     return;
@@ -254,16 +272,18 @@ static void run(void *args) {
   }
 }
 
-/* The fast path: column sums get their slices and partials' scratch. Both
- * cores share the rows of a slab when there are fewer slabs than threads and
- * enough rows (at least 2^15 elements a slice). */
+/* The fast path: sums get their slices and partials' scratch. Both cores
+ * share the rows of a slab (or a row) when there are fewer slabs than
+ * threads and enough elements (at least 2^15 a slice). */
 static diopiError_t launch_f32(diopiContextHandle_t ctx, const char *op,
                                reduce_task_t *t) {
-  if (t->inner > 1) {
+  if (t->kind == SUM || t->kind == MEAN) {
     int64_t threads = ref_pool_threads(), elements = t->length * t->inner;
     t->slices = t->outer >= threads ? 1 : threads;
     while (t->slices > 1 && elements / t->slices < (1 << 15))
       t->slices--;
+    if (t->inner == 1 && t->slices == 1)
+      return ref_enqueue(ctx, op, run, t, sizeof *t); /* whole rows */
     size_t bytes = (size_t)(t->outer * t->slices * t->inner) * sizeof(double);
     diopiError_t err = ref_scratch(ctx, op, bytes, (void **)&t->acc);
     if (err)

@@ -48,6 +48,13 @@ static double best_index_f32(const float *x, int64_t n, int64_t *index,
   return (double)at;
 }
 
+/* The better of two parts' values, a NaN (the first part's first). */
+static double best_merge(double first, double second, const double *p) {
+  if (isnan(first) || isnan(second))
+    return isnan(first) ? first : second;
+  return (p[0] > 0 ? second > first : second < first) ? second : first;
+}
+
 /* A fold of `input` for the best value; out and indices (may be NULL) as
  * named. */
 static diopiError_t best(CTX, const char *op, double sign, CT out,
@@ -60,6 +67,7 @@ static diopiError_t best(CTX, const char *op, double sign, CT out,
   f.step = best_step;
   f.finish = want_index ? best_index : best_value;
   f.f32_run = want_index ? best_index_f32 : best_value_f32;
+  f.f32_merge = want_index ? NULL : best_merge;
   f.params[0] = sign;
   f.nonempty = true;
   diopiError_t err = ref_view(ctx, op, out_name, out, &f.out);

@@ -67,12 +67,68 @@ static void copy_reversed(char *dst, const char *last, int64_t n, size_t elem) {
 #undef REVERSE
 }
 
+/* A row's columns as runs: [at, at + n) are the fill, or source columns
+ * from, from + 1, ... (COPY) or from, from - 1, ... (REVERSED). Planned once
+ * per block of columns, replayed on every row that maps alike. */
+typedef enum run_kind { RUN_FILL, RUN_COPY, RUN_REVERSED } run_kind_t;
+typedef struct run {
+  run_kind_t kind;
+  int64_t at, n, from;
+} run_t;
+
+/* The runs of map[0, n) into runs (room for n); returns their count. */
+static int64_t plan_runs(const int64_t *map, int64_t n, run_t *runs) {
+  int64_t count = 0;
+  for (int64_t j = 0; j < n;) {
+    int64_t k = j + 1;
+    run_kind_t kind = RUN_COPY;
+    if (map[j] < 0) {
+      kind = RUN_FILL;
+      while (k < n && map[k] < 0)
+        k++;
+    } else if (k < n && map[k] == map[j] - 1) {
+      kind = RUN_REVERSED;
+      while (k < n && map[k] == map[k - 1] - 1)
+        k++;
+    } else {
+      while (k < n && map[k] == map[k - 1] + 1)
+        k++;
+    }
+    runs[count++] = (run_t){kind, j, k - j, map[j]};
+    j = k;
+  }
+  return count;
+}
+
+/* dst[j] = fill for j < n, elements of `elem` bytes. */
+static void fill_elements(char *dst, const char *fill, int64_t n, size_t elem) {
+#define FILL(type)                                                             \
+  {                                                                            \
+    type f;                                                                    \
+    memcpy(&f, fill, sizeof f);                                                \
+    for (int64_t j = 0; j < n; j++)                                            \
+      ((type *)dst)[j] = f;                                                    \
+    return;                                                                    \
+  }
+  switch (elem) {
+  case 1:
+    FILL(uint8_t)
+  case 2:
+    FILL(uint16_t)
+  case 4:
+    FILL(uint32_t)
+  default:
+    FILL(uint64_t)
+  }
+#undef FILL
+}
+
 /* dst[j * ds] = src[map[j] * ss] for j < n, or the fill where map[j] < 0
- * (everywhere for a NULL map):
- * same dtypes copy their bytes, others convert through double. */
+ * (everywhere for a NULL map): same dtypes copy their bytes (unit strides:
+ * through the row's runs), others convert through double. */
 static void gather_row(const ref_remap_t *r, char *dst, int64_t ds,
                        const char *src, int64_t ss, const int64_t *map,
-                       int64_t n) {
+                       const run_t *runs, int64_t nruns, int64_t n) {
   if (r->in.dtype != r->out.dtype) {
     size_t in_elem = ref_dtype_size(r->in.dtype),
            out_elem = ref_dtype_size(r->out.dtype);
@@ -86,6 +142,25 @@ static void gather_row(const ref_remap_t *r, char *dst, int64_t ds,
   }
   char fill[8];
   ref_store(fill, r->out.dtype, r->fill);
+  size_t elem = ref_dtype_size(r->out.dtype);
+  if (map && ds == 1 && ss == 1) {
+    for (int64_t k = 0; k < nruns; k++) {
+      const run_t *run = &runs[k];
+      char *to = dst + run->at * (int64_t)elem;
+      const char *from = src + run->from * (int64_t)elem;
+      if (run->kind == RUN_FILL)
+        fill_elements(to, fill, run->n, elem);
+      else if (run->kind == RUN_COPY)
+        memcpy(to, from, (size_t)run->n * elem);
+      else
+        copy_reversed(to, from, run->n, elem);
+    }
+    return;
+  }
+  if (!map && ds == 1) {
+    fill_elements(dst, fill, n, elem);
+    return;
+  }
 #define GATHER(type)                                                           \
   {                                                                            \
     type f;                                                                    \
@@ -100,33 +175,7 @@ static void gather_row(const ref_remap_t *r, char *dst, int64_t ds,
         d[j * ds] = map[j] < 0 ? f : s[map[j] * ss];                           \
     return;                                                                    \
   }
-  /* Runs of consecutive sources (pad, roll, repeat, narrow): memcpy; runs
-   * of descending ones (flip): a reversed copy. */
-  if (map && ds == 1 && ss == 1) {
-    size_t elem = ref_dtype_size(r->out.dtype);
-    for (int64_t j = 0; j < n;) {
-      int64_t k = j + 1;
-      if (map[j] < 0) {
-        while (k < n && map[k] < 0)
-          k++;
-        for (int64_t f = j; f < k; f++)
-          memcpy(dst + f * (int64_t)elem, fill, elem);
-      } else if (k < n && map[k] == map[j] - 1) {
-        while (k < n && map[k] == map[k - 1] - 1)
-          k++;
-        copy_reversed(dst + j * (int64_t)elem, src + map[j] * (int64_t)elem,
-                      k - j, elem);
-      } else {
-        while (k < n && map[k] == map[k - 1] + 1)
-          k++;
-        memcpy(dst + j * (int64_t)elem, src + map[j] * (int64_t)elem,
-               (size_t)(k - j) * elem);
-      }
-      j = k;
-    }
-    return;
-  }
-  switch (ref_dtype_size(r->out.dtype)) {
+  switch (elem) {
   case 1:
     GATHER(uint8_t)
   case 2:
@@ -166,7 +215,8 @@ static void run_range(void *context, int64_t begin, int64_t end) {
   int64_t row = r->out.shape[inner], in_row = r->in.shape[inner];
   size_t in_elem = ref_dtype_size(r->in.dtype),
          out_elem = ref_dtype_size(r->out.dtype);
-  int64_t map[COLUMNS], mapped_from = -1, mapped_n = 0;
+  int64_t map[COLUMNS], mapped_from = -1, mapped_n = 0, nruns = 0;
+  run_t runs[COLUMNS];
   int64_t idx[REF_MAX_DIMS];
   dim_part_t part[REF_MAX_DIMS];
   int64_t rest = begin / row;
@@ -185,9 +235,10 @@ static void run_range(void *context, int64_t begin, int64_t end) {
     }
     int64_t n = row - col < end - o ? row - col : end - o;
     n = n < COLUMNS ? n : COLUMNS;
-    if (inside && (mapped_from != col || mapped_n < n)) {
+    if (inside && (mapped_from != col || mapped_n != n)) {
       for (int64_t j = 0; j < n; j++)
         map[j] = source(r->maps[inner], r->amounts[inner], col + j, in_row);
+      nruns = plan_runs(map, n, runs);
       mapped_from = col;
       mapped_n = n;
     }
@@ -195,7 +246,7 @@ static void run_range(void *context, int64_t begin, int64_t end) {
                r->out.data + (out_offset + col * r->out.strides[inner]) *
                                  (int64_t)out_elem,
                r->out.strides[inner], r->in.data + offset * (int64_t)in_elem,
-               r->in.strides[inner], inside ? map : NULL, n);
+               r->in.strides[inner], inside ? map : NULL, runs, nruns, n);
     o += n;
     if (col + n == row) /* the next row: advance the outer dims */
       for (int d = inner; d-- > 0;) {

@@ -11,6 +11,7 @@
 
 #include "ref_enqueue.h"
 #include "ref_error.h"
+#include "ref_f32.h"
 #include "ref_index_args.h"
 #include "ref_pool.h"
 #include "ref_settle.h"
@@ -92,14 +93,68 @@ typedef struct scale_task {
   double scale;
 } scale_task_t;
 
+/* In double, rounded once: the generic path's result, element for element. */
+REF_ISA_BODY void scale_f32_body(float *x, int64_t n, double scale) {
+  for (int64_t i = 0; i < n; i++)
+    x[i] = (float)((double)x[i] * scale);
+}
+REF_ISA_DISPATCH_VOID(static, scale_f32, (float *x, int64_t n, double scale),
+                      (x, n, scale))
+
 static void scale_range(void *context, int64_t begin, int64_t end) {
   const scale_task_t *t = context;
+  if (ref_f32_contiguous(&t->grad)) {
+    scale_f32((float *)t->grad.data + begin, end - begin, t->scale);
+    return;
+  }
   for (int64_t i = begin; i < end; i++)
     ref_set(&t->grad, i, ref_get(&t->grad, i) * t->scale);
 }
 static void run_scale(void *args) {
   scale_task_t *t = args;
   ref_parallel_for(t->grad.numel, 1 << 15, scale_range, t);
+}
+
+enum { NORM_PARTS = 64 }; /* partial sums of one gradient's norm */
+
+typedef struct norm_task {
+  ref_view_t grad;
+  double p;
+  double parts[NORM_PARTS];
+} norm_task_t;
+
+/* The parts of a contiguous float32 gradient for p = 1, 2 and inf (float
+ * lanes folded into double, as the row sums do); elsewhere one element at a
+ * time in double. */
+static void norm_parts(void *context, int64_t begin, int64_t end) {
+  norm_task_t *t = context;
+  int64_t n = t->grad.numel;
+  for (int64_t part = begin; part < end; part++) {
+    int64_t lo = n * part / NORM_PARTS, hi = n * (part + 1) / NORM_PARTS;
+    const float *x = (const float *)t->grad.data + lo;
+    double acc = 0;
+    if (ref_f32_contiguous(&t->grad) && t->p == 2)
+      acc = ref_f32_sum_sq_dev(x, hi - lo, 0.0f);
+    else if (ref_f32_contiguous(&t->grad) && t->p == 1)
+      acc = ref_f32_abs_sum(x, hi - lo);
+    else if (ref_f32_contiguous(&t->grad) && isinf(t->p) && hi > lo)
+      acc = ref_f32_abs_max(x, hi - lo);
+    else
+      for (int64_t k = lo; k < hi; k++)
+        acc = norm_add(acc, ref_get(&t->grad, k), t->p);
+    t->parts[part] = acc;
+  }
+}
+
+/* The p-norm of one gradient, split across the worker pool. */
+static double grad_norm(const ref_view_t *grad, double p) {
+  norm_task_t t = {.grad = *grad, .p = p};
+  ref_parallel_for(NORM_PARTS, grad->numel >= (1 << 16) ? 1 : NORM_PARTS,
+                   norm_parts, &t);
+  double acc = 0;
+  for (int part = 0; part < NORM_PARTS; part++)
+    acc = isinf(p) ? norm_add(acc, t.parts[part], p) : acc + t.parts[part];
+  return norm_finish(acc, p);
 }
 
 REF_EXPORT diopiError_t diopiClipGradNorm(diopiContextHandle_t ctx, double *out,
@@ -131,10 +186,7 @@ REF_EXPORT diopiError_t diopiClipGradNorm(diopiContextHandle_t ctx, double *out,
   for (int64_t i = 0; i < num_grads; i++) {
     ref_view_t v;
     ref_view(ctx, op, "grads", grads[i], &v);
-    double own = 0;
-    for (int64_t k = 0; k < v.numel; k++)
-      own = norm_add(own, ref_get(&v, k), norm_type);
-    acc = norm_add(acc, norm_finish(own, norm_type), norm_type);
+    acc = norm_add(acc, grad_norm(&v, norm_type), norm_type);
   }
   double total = norm_finish(acc, norm_type);
   *out = total;

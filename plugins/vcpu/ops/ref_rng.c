@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 
 #include "ref_error.h"
+#include "ref_isa.h"
 
 static uint64_t mix(uint64_t z) {
   z ^= z >> 33;
@@ -23,6 +24,18 @@ uint64_t ref_rng_bits(uint64_t seed, uint64_t k) {
 double ref_rng_uniform(uint64_t seed, uint64_t k) {
   return (double)(ref_rng_bits(seed, k) >> 11) * 0x1.0p-53;
 }
+
+REF_ISA_BODY void ref_rng_uniforms_body(uint64_t seed, uint64_t k, int64_t n,
+                                        double *u) {
+  uint64_t base = mix(seed + 0x9e3779b97f4a7c15ull);
+  for (int64_t j = 0; j < n; j++) {
+    uint64_t bits = mix(base ^ ((k + (uint64_t)j) * 0xd1b54a32d192ed03ull));
+    u[j] = (double)(int64_t)(bits >> 11) * 0x1.0p-53;
+  }
+}
+REF_ISA_DISPATCH_VOID(, ref_rng_uniforms,
+                      (uint64_t seed, uint64_t k, int64_t n, double *u),
+                      (seed, k, n, u))
 
 double ref_rng_normal(uint64_t seed, uint64_t k) {
   double u1 = 1.0 - ref_rng_uniform(seed, k); /* (0, 1]: log is finite */

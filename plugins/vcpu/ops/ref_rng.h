@@ -21,6 +21,8 @@ diopiError_t ref_rng_reserve(const char *op, diopiGeneratorHandle_t generator,
 uint64_t ref_rng_bits(uint64_t seed, uint64_t k);
 /* A uniform double in [0, 1) with 53 random bits. */
 double ref_rng_uniform(uint64_t seed, uint64_t k);
+/* u[j] = ref_rng_uniform(seed, k + j) for j < n, vectorized. */
+void ref_rng_uniforms(uint64_t seed, uint64_t k, int64_t n, double *u);
 /* A standard normal: Box-Muller on draws k and k + 1. */
 double ref_rng_normal(uint64_t seed, uint64_t k);
 

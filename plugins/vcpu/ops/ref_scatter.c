@@ -37,7 +37,8 @@ typedef struct scatter_task {
   reduce_t reduce;
   double value;
   int dim;
-  int64_t inner; /* iteration elements after dim */
+  int64_t inner;  /* iteration elements after dim */
+  int64_t slices; /* the float32 path: column slices of each block */
 } scatter_task_t;
 
 /* Whether the float32 path applies: out, src (in the iteration shape) and
@@ -52,9 +53,41 @@ static bool f32_direct(const scatter_task_t *t) {
   return true;
 }
 
-/* The float32 path over blocks [begin, end) of the dims before dim: each
- * writes only its own block of out, so blocks may run in parallel and
- * repeated indices still accumulate in order. */
+/* out's elements [begin, end) as the op starts them: zeros, input's or
+ * (AS_IS) as they are. */
+static void start_range(const scatter_task_t *t, int64_t begin, int64_t end) {
+  size_t elem = ref_dtype_size(t->out.dtype);
+  char *at = t->out.data + begin * (int64_t)elem;
+  if (t->start == FROM_ZERO && ref_contiguous(&t->out))
+    memset(at, 0, (size_t)(end - begin) * elem);
+  else if (t->start == FROM_INPUT && ref_contiguous(&t->out) &&
+           t->input.dtype == t->out.dtype && ref_contiguous(&t->input))
+    memcpy(at, t->input.data + begin * (int64_t)elem,
+           (size_t)(end - begin) * elem);
+  else if (t->start != AS_IS)
+    for (int64_t i = begin; i < end; i++)
+      ref_set(&t->out, i, t->start == FROM_ZERO ? 0 : ref_get(&t->input, i));
+}
+
+/* One block's scatter along the last dim (inner 1): out[index[c]] (op)=
+ * src[c] for c < extent, in order. float32 arithmetic: the double of the
+ * generic path rounded once gives the same float for + and *. */
+static void scatter_last(const scatter_task_t *t, float *out, const float *src,
+                         const int64_t *index, int64_t extent, int64_t len) {
+  for (int64_t c = 0; c < extent; c++) {
+    int64_t at = index[c];
+    if ((uint64_t)at >= (uint64_t)len)
+      continue;
+    out[at] = t->reduce == ADD        ? out[at] + src[c]
+              : t->reduce == MULTIPLY ? out[at] * src[c]
+                                      : src[c];
+  }
+}
+
+/* The float32 path over items [begin, end): column slice s of block o
+ * (the dims before dim) for item o * slices + s. Each starts and writes
+ * only its own columns of its own block of out, so items may run in
+ * parallel and repeated indices still accumulate in order. */
 static void run_f32_blocks(void *context, int64_t begin, int64_t end) {
   const scatter_task_t *t = context;
   int64_t len = t->out.shape[t->dim], extent = t->out_at.shape[t->dim];
@@ -63,13 +96,26 @@ static void run_f32_blocks(void *context, int64_t begin, int64_t end) {
   const int64_t *index64 = (const int64_t *)t->index.data;
   const int32_t *index32 = (const int32_t *)t->index.data;
   bool wide = t->index.dtype == diopi_dtype_int64;
-  for (int64_t o = begin; o < end; o++) {
+  for (int64_t item = begin; item < end; item++) {
+    int64_t o = item / t->slices, s = item % t->slices;
+    int64_t i0 = inner * s / t->slices, i1 = inner * (s + 1) / t->slices;
     float *out = (float *)t->out.data + o * len * inner;
+    if (t->slices == 1)
+      start_range(t, o * len * inner, (o + 1) * len * inner);
+    else
+      for (int64_t at = 0; at < len; at++)
+        start_range(t, (o * len + at) * inner + i0,
+                    (o * len + at) * inner + i1);
+    if (inner == 1 && wide && !t->index_1d) {
+      scatter_last(t, out, src + o * extent, index64 + o * extent, extent, len);
+      continue;
+    }
     for (int64_t c = 0; c < extent; c++) {
-      int64_t p = (o * extent + c) * inner, k = t->index_1d ? c : p;
-      for (int64_t i = 0; i < inner; i++, p++) {
-        int64_t at = t->index_1d ? (wide ? index64[k] : index32[k])
-                                 : (wide ? index64[k + i] : index32[k + i]);
+      int64_t p = (o * extent + c) * inner + i0, k = t->index_1d ? c : p;
+      for (int64_t i = i0; i < i1; i++, p++) {
+        int64_t at = t->index_1d
+                         ? (wide ? index64[k] : index32[k])
+                         : (wide ? index64[k + i - i0] : index32[k + i - i0]);
         if (at < 0 || at >= len)
           continue;
         float *dst = out + at * inner + i;
@@ -85,24 +131,22 @@ static void run_f32_blocks(void *context, int64_t begin, int64_t end) {
 }
 
 static void run(void *args) {
-  const scatter_task_t *t = args;
-  size_t elem = ref_dtype_size(t->out.dtype);
-  bool out_flat = ref_contiguous(&t->out);
-  if (t->start == FROM_ZERO && out_flat)
-    memset(t->out.data, 0, (size_t)t->out.numel * elem);
-  else if (t->start == FROM_INPUT && out_flat &&
-           t->input.dtype == t->out.dtype && ref_contiguous(&t->input))
-    memcpy(t->out.data, t->input.data, (size_t)t->out.numel * elem);
-  else if (t->start != AS_IS)
-    for (int64_t i = 0; i < t->out.numel; i++)
-      ref_set(&t->out, i, t->start == FROM_ZERO ? 0 : ref_get(&t->input, i));
-  if (f32_direct(t)) {
+  scatter_task_t *t = args;
+  if (f32_direct(t) && t->out_at.numel) { /* items start their own out */
     int64_t outer = t->out_at.numel / (t->out_at.shape[t->dim] * t->inner);
-    if (t->out_at.numel)
-      ref_parallel_for(outer, (1 << 14) / (t->out_at.numel / outer) + 1,
-                       run_f32_blocks, (void *)t);
+    int64_t work = (t->out.numel + t->out_at.numel) / outer; /* a block's */
+    /* Fewer blocks than threads: the columns of each split too, in slices
+     * of 64 columns at least. */
+    int64_t threads = ref_pool_threads();
+    t->slices = outer >= threads ? 1 : threads;
+    while (t->slices > 1 && t->inner / t->slices < 64)
+      t->slices--;
+    ref_parallel_for(outer * t->slices, (1 << 14) / (work / t->slices) + 1,
+                     run_f32_blocks, t);
     return;
   }
+  start_range(t, 0, t->out.numel);
+  size_t elem = ref_dtype_size(t->out.dtype);
   double value = t->has_value_tensor ? ref_get(&t->value_tensor, 0) : t->value;
   bool scalar = t->out.ndim == 0;
   int64_t len = scalar ? 1 : t->out.shape[t->dim];

@@ -5,15 +5,26 @@
  * masked_scatter (input with source's elements, in order, where the mask
  * is true). The count needs the data: the op waits for the
  * context's stream (work enqueued before it), counts on the caller's
- * thread, requires its output from the context and enqueues the copy. */
+ * thread, requires its output from the context and enqueues the copy.
+ * When the tested tensor (the mask; nonzero's input) is contiguous, and for
+ * masked_select the input too, both passes run over PARTS chunks split
+ * across the worker pool, each chunk's selection at its count's prefix, in
+ * blocks whose selected positions are gathered without branches. */
 #include <string.h>
 
 #include <diopi/functions.h>
 
+#include "ref_elementwise.h" /* REF_EW_BY_WIDTH */
 #include "ref_enqueue.h"
 #include "ref_error.h"
+#include "ref_pool.h"
 #include "ref_settle.h"
 #include "ref_tensor.h"
+
+enum {
+  PARTS = 64, /* chunks of the contiguous scan */
+  SPAN = 256, /* positions a block gathers */
+};
 
 typedef enum dynamic_kind {
   MASKED_SELECT,
@@ -27,10 +38,166 @@ typedef struct dynamic_task {
   ref_view_t out, input, mask; /* input and mask broadcast to one shape */
   ref_view_t grad; /* backward: grad_output; masked_scatter: source */
   int64_t n;       /* positions scanned */
+  /* The contiguous scan: the tested tensor's data and its test; each
+   * chunk's selected count, then its first slot in out. */
+  bool fast;
+  const char *tested;
+  diopiDtype_t tested_dtype;
+  int64_t counts[PARTS];
 } dynamic_task_t;
 
+/* flags[j] = (element j of `data`, n of `dtype`, is nonzero): the stored
+ * bits, less a floating type's sign bit (-0 is zero, NaN is not). */
+static void nonzero_flags(const char *data, diopiDtype_t dtype, int64_t n,
+                          uint8_t *flags) {
+  bool floating = ref_is_floating(dtype);
+#define FLAGS(type)                                                            \
+  {                                                                            \
+    type bits = (type) ~(type)0;                                               \
+    if (floating)                                                              \
+      bits >>= 1;                                                              \
+    const type *x = (const type *)data;                                        \
+    for (int64_t j = 0; j < n; j++)                                            \
+      flags[j] = (x[j] & bits) != 0;                                           \
+  }
+  REF_EW_BY_WIDTH(dtype, FLAGS)
+#undef FLAGS
+}
+
+/* One chunk's positions [lo, hi) of the contiguous scan. */
+static void chunk_bounds(const dynamic_task_t *t, int64_t part, int64_t *lo,
+                         int64_t *hi) {
+  *lo = t->n * part / PARTS;
+  *hi = t->n * (part + 1) / PARTS;
+}
+
+static void count_parts(void *context, int64_t begin, int64_t end) {
+  dynamic_task_t *t = context;
+  size_t elem = ref_dtype_size(t->tested_dtype);
+  uint8_t flags[SPAN];
+  for (int64_t part = begin; part < end; part++) {
+    int64_t lo, hi, count = 0;
+    chunk_bounds(t, part, &lo, &hi);
+    for (int64_t i = lo; i < hi; i += SPAN) {
+      int64_t n = hi - i < SPAN ? hi - i : SPAN;
+      nonzero_flags(t->tested + i * (int64_t)elem, t->tested_dtype, n, flags);
+      for (int64_t j = 0; j < n; j++)
+        count += flags[j];
+    }
+    t->counts[part] = count;
+  }
+}
+
+/* at[k] = the k-th selected j < n; returns how many (no branch per j). */
+static int64_t selected(const uint8_t *flags, int64_t n, int16_t *at) {
+  int64_t k = 0;
+  for (int64_t j = 0; j < n; j++) {
+    at[k] = (int16_t)j;
+    k += flags[j];
+  }
+  return k;
+}
+
+/* masked_select: out[first...] = the chunk's selected input elements. */
+static void select_chunk(const dynamic_task_t *t, int64_t lo, int64_t hi,
+                         int64_t first) {
+  size_t tested = ref_dtype_size(t->tested_dtype);
+  uint8_t flags[SPAN];
+  int16_t at[SPAN + 1];
+  for (int64_t i = lo; i < hi; i += SPAN) {
+    int64_t n = hi - i < SPAN ? hi - i : SPAN;
+    nonzero_flags(t->tested + i * (int64_t)tested, t->tested_dtype, n, flags);
+    int64_t k = selected(flags, n, at);
+#define SELECT(type)                                                           \
+  {                                                                            \
+    const type *x = (const type *)t->input.data + i;                           \
+    type *y = (type *)t->out.data + first;                                     \
+    for (int64_t c = 0; c < k; c++)                                            \
+      y[c] = x[at[c]];                                                         \
+  }
+    REF_EW_BY_WIDTH(t->input.dtype, SELECT)
+#undef SELECT
+    first += k;
+  }
+}
+
+/* nonzero: the chunk's coordinates from row `first`, the outer ones kept
+ * by an odometer, the last one the position in its row. */
+static void nonzero_chunk(const dynamic_task_t *t, int64_t lo, int64_t hi,
+                          int64_t first) {
+  int nd = t->input.ndim, inner = nd - 1;
+  int64_t row = t->input.shape[inner], idx[REF_MAX_DIMS];
+  int64_t rest = lo;
+  for (int d = nd; d-- > 0;) {
+    idx[d] = rest % t->input.shape[d];
+    rest /= t->input.shape[d];
+  }
+  size_t elem = ref_dtype_size(t->tested_dtype);
+  uint8_t flags[SPAN];
+  int16_t at[SPAN + 1];
+  int64_t *y = (int64_t *)t->out.data + first * nd;
+  for (int64_t i = lo; i < hi;) {
+    int64_t n = row - idx[inner];
+    n = n < hi - i ? n : hi - i;
+    n = n < SPAN ? n : SPAN;
+    nonzero_flags(t->tested + i * (int64_t)elem, t->tested_dtype, n, flags);
+    int64_t k = selected(flags, n, at);
+    for (int64_t c = 0; c < k; c++, y += nd) {
+      for (int d = 0; d < inner; d++)
+        y[d] = idx[d];
+      y[inner] = idx[inner] + at[c];
+    }
+    i += n;
+    idx[inner] += n;
+    for (int d = inner; d > 0 && idx[d] == t->input.shape[d]; d--) {
+      idx[d] = 0;
+      idx[d - 1]++;
+    }
+  }
+}
+
+static void scan_parts(void *context, int64_t begin, int64_t end) {
+  const dynamic_task_t *t = context;
+  for (int64_t part = begin; part < end; part++) {
+    int64_t lo, hi;
+    chunk_bounds(t, part, &lo, &hi);
+    if (t->kind == MASKED_SELECT)
+      select_chunk(t, lo, hi, t->counts[part]);
+    else
+      nonzero_chunk(t, lo, hi, t->counts[part]);
+  }
+}
+
+/* Prepares the contiguous scan when `tested` (and for masked_select the
+ * input) qualify, and counts the selected positions. */
+static int64_t count_selected(dynamic_task_t *t, const ref_view_t *tested) {
+  size_t elem = ref_dtype_size(tested->dtype);
+  t->fast = ref_contiguous(tested) && elem > 0 &&
+            (t->kind == NONZERO ||
+             (ref_contiguous(&t->input) && ref_dtype_size(t->input.dtype) > 0));
+  int64_t count = 0;
+  if (!t->fast) {
+    for (int64_t i = 0; i < tested->numel; i++)
+      count += ref_get(tested, i) != 0;
+    return count;
+  }
+  t->tested = tested->data;
+  t->tested_dtype = tested->dtype;
+  ref_parallel_for(PARTS, t->n >= (1 << 16) ? 1 : PARTS, count_parts, t);
+  for (int part = 0; part < PARTS; part++) { /* counts to first slots */
+    int64_t own = t->counts[part];
+    t->counts[part] = count;
+    count += own;
+  }
+  return count;
+}
+
 static void run(void *args) {
-  const dynamic_task_t *t = args;
+  dynamic_task_t *t = args;
+  if (t->fast) {
+    ref_parallel_for(PARTS, t->n >= (1 << 16) ? 1 : PARTS, scan_parts, t);
+    return;
+  }
   int64_t k = 0;
   for (int64_t i = 0; i < t->n; i++) {
     bool selected = t->kind == NONZERO ? ref_get(&t->input, i) != 0
@@ -111,11 +278,9 @@ REF_EXPORT diopiError_t diopiMaskedSelect(diopiContextHandle_t ctx,
     err = ref_settle(ctx, op);
   if (err)
     return err;
-  int64_t count = 0;
-  for (int64_t i = 0; i < t.mask.numel; i++)
-    count += ref_get(&t.mask, i) != 0;
   diopiTensorHandle_t result;
   t.n = t.mask.numel;
+  int64_t count = count_selected(&t, &t.mask);
   err = require(ctx, op, input, count, 0, false, t.input.dtype, &result);
   if (!err)
     err = ref_view(ctx, op, "out", result, &t.out);
@@ -140,11 +305,9 @@ REF_EXPORT diopiError_t diopiNonzero(diopiContextHandle_t ctx,
     err = ref_settle(ctx, op);
   if (err)
     return err;
-  int64_t count = 0;
-  for (int64_t i = 0; i < t.input.numel; i++)
-    count += ref_get(&t.input, i) != 0;
   diopiTensorHandle_t result;
   t.n = t.input.numel;
+  int64_t count = count_selected(&t, &t.input);
   err = require(ctx, op, input, count, t.input.ndim, true, diopi_dtype_int64,
                 &result);
   if (!err)

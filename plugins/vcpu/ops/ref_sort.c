@@ -5,6 +5,7 @@
  * Lines split across the worker pool; the pairs live in scratch from the
  * context. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,12 +87,94 @@ static void select_first_k(const sort_task_t *t, int64_t base, pair_t *p) {
   }
 }
 
+/* The sort key of a float32: its bits mapped so that unsigned order is
+ * the ascending order of the comparators above (-0 as +0, every NaN last),
+ * inverted for descending. */
+static uint32_t sort_key(float v, bool descending) {
+  uint32_t bits;
+  memcpy(&bits, &v, sizeof bits);
+  bits = v == 0 ? 0 : bits;
+  uint32_t key = bits & 0x80000000u ? ~bits : bits | 0x80000000u;
+  key = v != v ? 0xffffffffu : key;
+  return descending ? ~key : key;
+}
+
+/* A float32 line's positions in sort order: an LSD radix sort of its keys,
+ * a byte a pass (stable, so ties keep their positions, as the comparators
+ * order them), passes whose byte is one value skipped. `room` holds 4 n
+ * 32-bit words; returns where the order ends up. */
+static const uint32_t *radix_order(const float *x, int64_t step, int64_t n,
+                                   bool descending, uint32_t *room) {
+  uint32_t *key = room, *key2 = room + n, *order = room + 2 * n,
+           *order2 = room + 3 * n;
+  for (int64_t i = 0; i < n; i++) {
+    key[i] = sort_key(x[i * step], descending);
+    order[i] = (uint32_t)i;
+  }
+  for (int shift = 0; shift < 32; shift += 8) {
+    int64_t count[256] = {0};
+    for (int64_t i = 0; i < n; i++)
+      count[(key[i] >> shift) & 255]++;
+    if (count[(key[0] >> shift) & 255] == n)
+      continue;
+    for (int64_t d = 0, at = 0; d < 256; d++) {
+      int64_t c = count[d];
+      count[d] = at;
+      at += c;
+    }
+    for (int64_t i = 0; i < n; i++) {
+      int64_t at = count[(key[i] >> shift) & 255]++;
+      key2[at] = key[i];
+      order2[at] = order[i];
+    }
+    uint32_t *swap = key;
+    key = key2;
+    key2 = swap;
+    swap = order;
+    order = order2;
+    order2 = swap;
+  }
+  return order;
+}
+
+/* Sorts a float32 line through radix_order and stores its first k. */
+static void sort_line_f32(const sort_task_t *t, int64_t l, int64_t base) {
+  int64_t step = step_of(&t->input, t->dim);
+  const float *x = (const float *)t->input.data + base;
+  const uint32_t *order = radix_order(x, step, t->n, t->descending,
+                                      (uint32_t *)(t->pairs + l * t->n));
+  int64_t vb = ref_offset(&t->values_lines, l);
+  int64_t ib = ref_offset(&t->indices_lines, l);
+  int64_t vs = step_of(&t->values, t->dim), is = step_of(&t->indices, t->dim);
+  if (t->has_values && t->values.dtype == diopi_dtype_float32) {
+    float *values = (float *)t->values.data + vb;
+    for (int64_t i = 0; i < t->k; i++)
+      values[i * vs] = x[order[i] * step];
+  } else if (t->has_values) {
+    for (int64_t i = 0; i < t->k; i++)
+      ref_store_at(&t->values, vb + i * vs, x[order[i] * step]);
+  }
+  if (t->indices.dtype == diopi_dtype_int64) {
+    int64_t *indices = (int64_t *)t->indices.data + ib;
+    for (int64_t i = 0; i < t->k; i++)
+      indices[i * is] = order[i];
+  } else {
+    for (int64_t i = 0; i < t->k; i++)
+      ref_store_at(&t->indices, ib + i * is, (double)order[i]);
+  }
+}
+
 static void run_range(void *context, int64_t begin, int64_t end) {
   const sort_task_t *t = context;
   for (int64_t l = begin; l < end; l++) {
     pair_t *p = t->pairs + l * t->n;
     int64_t base = ref_offset(&t->input_lines, l);
-    if (t->k >= 1 && t->k * 16 <= t->n) { /* a few of a long line */
+    bool few = t->k >= 1 && t->k * 16 <= t->n;
+    if (!few && t->input.dtype == diopi_dtype_float32 && t->n <= INT32_MAX) {
+      sort_line_f32(t, l, base);
+      continue;
+    }
+    if (few) { /* a few of a long line */
       select_first_k(t, base, p);
     } else {
       for (int64_t i = 0; i < t->n; i++)
