@@ -12,6 +12,7 @@
 #include "comm/meet.h"
 #include "comm/mpi.h"
 #include "comm/p2p.h"
+#include "comm/relay.h"
 #include "comm/segment.h"
 #include "comm/staged.h"
 #include "reduce/reduce.h"
@@ -55,6 +56,12 @@ void vcpu_comm_hybrid_host_id(const vcpu_comm_unique_id_t *id, size_t host,
 static bool is_leader(const hybrid *h) {
   return h->local_of[h->rank] == 0;
 }
+
+/* How long past its deadline a rank waits for its host leader's verdict on
+ * the call between hosts: the leader names the missing hosts after its own
+ * deadline, by a roll call of 300 ms (plugins/vcpu_mpi/mpi_roll_call.c),
+ * and the ranks' deadlines start a little apart. */
+#define LEADER_VERDICT_GRACE_NS 1000000000ull
 
 /* Writes the call's failure in `stage` (detail: the stage's own message)
  * and returns `status`. */
@@ -106,7 +113,9 @@ static int host_p2p_stage(stage_context *s, const char *stage,
                            vcpu_comm_p2p_run(host, &d, 1, s->deadline_ns));
 }
 
-/* One collective among the host leaders over MPI, in place on `buffer`. */
+/* One collective among the host leaders over MPI, in place on `buffer`.
+ * The ranks of the leader's host, which wait for it meanwhile, are told why
+ * it failed (comm/relay.h). */
 static int leaders_stage(stage_context *s, const char *stage,
                          vcpu_comm_kind_t kind, void *buffer, C_CCLReduceOp op,
                          size_t root_host) {
@@ -115,10 +124,47 @@ static int leaders_stage(stage_context *s, const char *stage,
   d.send = d.recv = buffer;
   d.op = op;
   d.peer = root_host;
-  char detail[512];
+  vcpu_comm_world_t *host = s->h->host ? s->h->host->world : NULL;
+  if (host != NULL)
+    vcpu_comm_relay_away(host, s->call->seq);
+  char detail[400];
   int status = s->h->mpi->run(s->h->leaders, &d, s->deadline_ns, s->aborted,
                               detail, sizeof detail);
-  return status == BP_OK ? BP_OK : stage_failed(s, stage, status, detail);
+  if (host != NULL && status == BP_OK)
+    vcpu_comm_relay_away(host, 0);
+  if (status == BP_OK)
+    return BP_OK;
+  /* The detail names other hosts with their world ranks. */
+  char failure[448];
+  snprintf(failure, sizeof failure, "%s failed: %s", stage, detail);
+  if (host != NULL)
+    vcpu_comm_relay_post(host, (bp_status_t)status, failure);
+  snprintf(s->error, s->capacity, "%s sequence %" PRIu64 ": %s",
+           vcpu_comm_kind_name(s->call->kind), s->call->seq, failure);
+  return status;
+}
+
+/* On a rank that is not its host's leader, after the call failed: the
+ * failure the leader relayed from the call between hosts, if there is one
+ * (waiting for it while the leader is still there), in place of this rank's
+ * own, which at best names the leader it waited for. */
+static int leader_verdict(stage_context *s, int status) {
+  hybrid *h = s->h;
+  if (h->host == NULL || is_leader(h))
+    return status;
+  char relayed[448];
+  bp_status_t told = vcpu_comm_relay_take(
+      h->host->world, s->call->seq, s->deadline_ns + LEADER_VERDICT_GRACE_NS,
+      relayed, sizeof relayed);
+  if (told == BP_OK)
+    return status;
+  size_t leader = 0; /* the host's lowest world rank */
+  while (h->host_of[leader] != h->host_of[h->rank])
+    leader++;
+  snprintf(s->error, s->capacity,
+           "%s sequence %" PRIu64 ": this host's leader, rank %zu, failed: %s",
+           vcpu_comm_kind_name(s->call->kind), s->call->seq, leader, relayed);
+  return (int)told;
 }
 
 /* AVG travels as a sum, divided once at the end. */
@@ -234,19 +280,23 @@ static int hybrid_collective(void *handle, const vcpu_comm_desc_t *d,
   if (d->kind == VCPU_COMM_ALL_GATHER || d->kind == VCPU_COMM_REDUCE_SCATTER)
     return h->mpi->collective(h->everyone, d, deadline_ns, aborted, error,
                               capacity);
+  stage_context s = {h, d, deadline_ns, aborted, error, capacity};
   int status =
       h->mpi->check(h->everyone, d, deadline_ns, aborted, error, capacity);
-  if (status != BP_OK)
-    return status;
-  stage_context s = {h, d, deadline_ns, aborted, error, capacity};
-  switch (d->kind) {
-  case VCPU_COMM_ALL_REDUCE:
-    return all_reduce(&s);
-  case VCPU_COMM_BROADCAST:
-    return broadcast(&s);
-  default:
-    return reduce(&s);
+  if (status == BP_OK) {
+    switch (d->kind) {
+    case VCPU_COMM_ALL_REDUCE:
+      status = all_reduce(&s);
+      break;
+    case VCPU_COMM_BROADCAST:
+      status = broadcast(&s);
+      break;
+    default:
+      status = reduce(&s);
+      break;
+    }
   }
+  return status == BP_OK ? BP_OK : leader_verdict(&s, status);
 }
 
 static int hybrid_p2p(void *handle, const vcpu_comm_desc_t *ops, size_t n,
