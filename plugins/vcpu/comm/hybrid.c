@@ -37,6 +37,9 @@ typedef struct stage_context {
   const atomic_bool *aborted;
   char *error;
   size_t capacity;
+  /* This rank's own call over MPI failed (not aborted): its message names
+   * what it met there. */
+  bool failed_over_mpi;
 } stage_context;
 
 static uint64_t mix(uint64_t z) {
@@ -57,11 +60,12 @@ static bool is_leader(const hybrid *h) {
   return h->local_of[h->rank] == 0;
 }
 
-/* How long past its deadline a rank waits for its host leader's verdict on
- * the call between hosts: the leader names the missing hosts after its own
- * deadline, by a roll call of 300 ms (plugins/vcpu_mpi/mpi_roll_call.c),
- * and the ranks' deadlines start a little apart. */
-#define LEADER_VERDICT_GRACE_NS 1000000000ull
+/* How long past its deadline a rank waits for the failure of a rank of its
+ * host that is still away over MPI in the same call: that rank names the
+ * missing ranks after its own deadline, by a roll call of 300 ms
+ * (plugins/vcpu_mpi/mpi_roll_call.c), and the ranks' deadlines start a
+ * little apart. */
+#define RELAY_GRACE_NS 1000000000ull
 
 /* Writes the call's failure in `stage` (detail: the stage's own message)
  * and returns `status`. */
@@ -113,9 +117,30 @@ static int host_p2p_stage(stage_context *s, const char *stage,
                            vcpu_comm_p2p_run(host, &d, 1, s->deadline_ns));
 }
 
-/* One collective among the host leaders over MPI, in place on `buffer`.
- * The ranks of the leader's host, which wait for it meanwhile, are told why
- * it failed (comm/relay.h). */
+/* Before a stage over MPI: this rank is away from its host until
+ * back_from_mpi (comm/relay.h). */
+static void away_over_mpi(stage_context *s) {
+  if (s->h->host != NULL)
+    vcpu_comm_relay_away(s->h->host->world, s->h->host->rank, s->call->seq);
+}
+
+/* After a stage over MPI that ended with `status`: back, or failed, and
+ * then `failure` (what it met there) is posted to the host's other ranks,
+ * which wait for this one inside the host. An abort is no failure of its
+ * own: the rank then takes what was posted, like its peers. */
+static int back_from_mpi(stage_context *s, int status, const char *failure) {
+  s->failed_over_mpi = status != BP_OK && status != BP_ERR_ABORTED;
+  if (s->h->host == NULL)
+    return status;
+  if (status == BP_OK)
+    vcpu_comm_relay_away(s->h->host->world, s->h->host->rank, 0);
+  else if (s->failed_over_mpi)
+    vcpu_comm_relay_post(s->h->host->world, s->h->rank, (bp_status_t)status,
+                         failure);
+  return status;
+}
+
+/* One collective among the host leaders over MPI, in place on `buffer`. */
 static int leaders_stage(stage_context *s, const char *stage,
                          vcpu_comm_kind_t kind, void *buffer, C_CCLReduceOp op,
                          size_t root_host) {
@@ -124,46 +149,39 @@ static int leaders_stage(stage_context *s, const char *stage,
   d.send = d.recv = buffer;
   d.op = op;
   d.peer = root_host;
-  vcpu_comm_world_t *host = s->h->host ? s->h->host->world : NULL;
-  if (host != NULL)
-    vcpu_comm_relay_away(host, s->call->seq);
+  away_over_mpi(s);
   char detail[400];
   int status = s->h->mpi->run(s->h->leaders, &d, s->deadline_ns, s->aborted,
                               detail, sizeof detail);
-  if (host != NULL && status == BP_OK)
-    vcpu_comm_relay_away(host, 0);
-  if (status == BP_OK)
-    return BP_OK;
   /* The detail names other hosts with their world ranks. */
-  char failure[448];
-  snprintf(failure, sizeof failure, "%s failed: %s", stage, detail);
-  if (host != NULL)
-    vcpu_comm_relay_post(host, (bp_status_t)status, failure);
+  char failure[448] = "";
+  if (status != BP_OK)
+    snprintf(failure, sizeof failure, "%s failed: %s", stage, detail);
+  if (back_from_mpi(s, status, failure) == BP_OK)
+    return BP_OK;
   snprintf(s->error, s->capacity, "%s sequence %" PRIu64 ": %s",
            vcpu_comm_kind_name(s->call->kind), s->call->seq, failure);
   return status;
 }
 
-/* On a rank that is not its host's leader, after the call failed: the
- * failure the leader relayed from the call between hosts, if there is one
- * (waiting for it while the leader is still there), in place of this rank's
- * own, which at best names the leader it waited for. */
-static int leader_verdict(stage_context *s, int status) {
+/* After the call failed inside the host (or was aborted): the failure a
+ * rank of the host met over MPI in this call, if one is posted or comes
+ * while that rank is still away (comm/relay.h), in place of this rank's
+ * own, which at best names the rank it waited for. */
+static int relayed_failure(stage_context *s, int status) {
   hybrid *h = s->h;
-  if (h->host == NULL || is_leader(h))
+  if (h->host == NULL)
     return status;
   char relayed[448];
-  bp_status_t told = vcpu_comm_relay_take(
-      h->host->world, s->call->seq, s->deadline_ns + LEADER_VERDICT_GRACE_NS,
-      relayed, sizeof relayed);
+  size_t by = 0;
+  bp_status_t told = vcpu_comm_relay_take(h->host->world, s->call->seq,
+                                          s->deadline_ns + RELAY_GRACE_NS, &by,
+                                          relayed, sizeof relayed);
   if (told == BP_OK)
     return status;
-  size_t leader = 0; /* the host's lowest world rank */
-  while (h->host_of[leader] != h->host_of[h->rank])
-    leader++;
   snprintf(s->error, s->capacity,
-           "%s sequence %" PRIu64 ": this host's leader, rank %zu, failed: %s",
-           vcpu_comm_kind_name(s->call->kind), s->call->seq, leader, relayed);
+           "%s sequence %" PRIu64 ": rank %zu of this host failed over MPI: %s",
+           vcpu_comm_kind_name(s->call->kind), s->call->seq, by, relayed);
   return (int)told;
 }
 
@@ -280,9 +298,11 @@ static int hybrid_collective(void *handle, const vcpu_comm_desc_t *d,
   if (d->kind == VCPU_COMM_ALL_GATHER || d->kind == VCPU_COMM_REDUCE_SCATTER)
     return h->mpi->collective(h->everyone, d, deadline_ns, aborted, error,
                               capacity);
-  stage_context s = {h, d, deadline_ns, aborted, error, capacity};
-  int status =
-      h->mpi->check(h->everyone, d, deadline_ns, aborted, error, capacity);
+  stage_context s = {h, d, deadline_ns, aborted, error, capacity, false};
+  away_over_mpi(&s);
+  int status = back_from_mpi(
+      &s, h->mpi->check(h->everyone, d, deadline_ns, aborted, error, capacity),
+      error);
   if (status == BP_OK) {
     switch (d->kind) {
     case VCPU_COMM_ALL_REDUCE:
@@ -296,7 +316,8 @@ static int hybrid_collective(void *handle, const vcpu_comm_desc_t *d,
       break;
     }
   }
-  return status == BP_OK ? BP_OK : leader_verdict(&s, status);
+  return status == BP_OK || s.failed_over_mpi ? status
+                                              : relayed_failure(&s, status);
 }
 
 static int hybrid_p2p(void *handle, const vcpu_comm_desc_t *ops, size_t n,

@@ -1,16 +1,16 @@
 /* A failure relayed between the ranks of a shared-memory world (internal).
  *
- * A rank may fail for a reason its peers cannot see: the host leader of a
- * hybrid world (comm/hybrid.h) is alone in the call between hosts, while
- * the other ranks of its host wait for it inside the host. Without a relay
- * they would only learn that their leader did not come. So the rank marks
- * itself away for the duration (vcpu_comm_relay_away), and when the call
- * fails it posts its status and message in the world's segment and aborts
- * the world (vcpu_comm_relay_post); a peer whose own wait failed takes the
- * relayed failure instead of its own (vcpu_comm_relay_take), waiting a
- * bounded time for it while the away rank has yet to post. One failure per
- * world: the first post wins (a failed world is poisoned). Thread-safe, and
- * safe between processes. */
+ * A rank may fail for a reason its peers cannot see: a rank of a hybrid
+ * world (comm/hybrid.h) that talks MPI to other hosts (the call check, or
+ * the host leader's call between hosts) meets the lost host there, while
+ * the other ranks of its host wait for it inside the host and would only
+ * learn that it did not come. So a rank marks itself away while it talks
+ * MPI (vcpu_comm_relay_away); when that fails it posts its failure in the
+ * world's segment and aborts the world (vcpu_comm_relay_post); a peer whose
+ * own wait inside the host failed takes the posted failure instead of its
+ * own (vcpu_comm_relay_take), waiting a bounded time for it while a rank is
+ * still away in the same call. One failure per world: the first post wins
+ * (a failed world is poisoned). Thread-safe, and safe between processes. */
 #ifndef BACKPLANE_VCPU_COMM_RELAY_H_
 #define BACKPLANE_VCPU_COMM_RELAY_H_
 
@@ -19,23 +19,23 @@
 
 #include "comm/comm.h"
 
-/* Marks a rank of `world` as away in call `seq` of an enclosing world (seq
- * > 0), or back (0). Only the one rank that can be away calls it. */
-void vcpu_comm_relay_away(vcpu_comm_world_t *world, uint64_t seq);
+/* Marks rank `rank` of `world` as away in call `seq` of an enclosing world
+ * (seq > 0), or back (0). Each rank marks only itself. */
+void vcpu_comm_relay_away(vcpu_comm_world_t *world, size_t rank, uint64_t seq);
 
-/* Posts a failure (`status` != BP_OK, `message` copied, truncated to the
- * segment's room) unless one was posted already, then aborts the world and
- * wakes its waiters. */
-void vcpu_comm_relay_post(vcpu_comm_world_t *world, bp_status_t status,
-                          const char *message);
+/* Posts a failure (`status` != BP_OK, from rank `by` of the enclosing world,
+ * `message` copied, truncated to the segment's room) unless one was posted
+ * already, then aborts the world and wakes its waiters. */
+void vcpu_comm_relay_post(vcpu_comm_world_t *world, size_t by,
+                          bp_status_t status, const char *message);
 
 /* For a rank whose wait in call `seq` (the enclosing world's) failed: the
- * relayed status with its message in `message`, once one is posted; while
- * a rank is away in that same call and posted nothing yet, waits for its
- * post until `deadline_ns` (vcpu_now_ns), the world's abort for another
- * reason, or the away rank's death. BP_OK when nothing was relayed. */
+ * posted status, with its message in `message` and its poster in *out_by;
+ * while some rank is away in that same call and nothing is posted yet,
+ * waits for a post until `deadline_ns` (vcpu_now_ns), the world's abort for
+ * another reason, or a peer's death. BP_OK when nothing was posted. */
 bp_status_t vcpu_comm_relay_take(vcpu_comm_world_t *world, uint64_t seq,
-                                 uint64_t deadline_ns, char *message,
-                                 size_t capacity);
+                                 uint64_t deadline_ns, size_t *out_by,
+                                 char *message, size_t capacity);
 
 #endif /* BACKPLANE_VCPU_COMM_RELAY_H_ */

@@ -37,9 +37,9 @@ struct vcpu_comm_world_header {
   _Atomic uint64_t lost;
   vcpu_comm_signal_t signal;
   /* A failure relayed by one rank to the others (comm/relay.h). */
-  _Atomic uint64_t away_seq;
   _Atomic uint32_t relay_state;
   int32_t relayed_status;
+  uint64_t relayed_by;
   char relayed_message[448];
 };
 

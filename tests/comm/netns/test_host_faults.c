@@ -21,8 +21,9 @@
  *
  * What a message names, on every rank: every rank of the other host, as
  * ranks that did not answer a roll call (MPI), or as the host that did not
- * answer with its ranks (hybrid: its leader's roll call among the leaders,
- * which the leader relays to the other ranks of its host).
+ * answer with its ranks (hybrid: the leader's roll call among the leaders).
+ * A hybrid rank left waiting inside its host for a rank that met the fault
+ * over MPI reports what that rank met, relayed to it.
  *
  * Ranks leave with _exit (MPI_Finalize would wait for the abandoned calls)
  * after printing "rank R: PASS" or "rank R: FAIL"; mpirun_on_hosts.sh -p
