@@ -110,24 +110,7 @@ static MPI_Op mpi_op(C_DataType dtype, C_CCLReduceOp op) {
 /* Polls until the requests complete, the deadline passes or an abort
  * (world->abandoned then turns true), answering roll calls meanwhile. A
  * timeout's message says only "timed out": callers that can, name the
- * missing ranks. Watched (mpi_watchdog.h): a poll that never returns ends
- * the process. */
-static int poll_all(mpi_world *world, MPI_Request *requests, int n,
-                    MPI_Status *statuses, uint64_t deadline_ns,
-                    const atomic_bool *aborted, const char *what, char *error,
-                    size_t capacity);
-
-static int wait_all(mpi_world *world, MPI_Request *requests, int n,
-                    MPI_Status *statuses, uint64_t deadline_ns,
-                    const atomic_bool *aborted, const char *what, char *error,
-                    size_t capacity) {
-  mpi_watchdog_enter(what, deadline_ns);
-  int status = poll_all(world, requests, n, statuses, deadline_ns, aborted,
-                        what, error, capacity);
-  mpi_watchdog_leave();
-  return status;
-}
-
+ * missing ranks. */
 static int poll_all(mpi_world *world, MPI_Request *requests, int n,
                     MPI_Status *statuses, uint64_t deadline_ns,
                     const atomic_bool *aborted, const char *what, char *error,
@@ -158,6 +141,19 @@ static int poll_all(mpi_world *world, MPI_Request *requests, int n,
       return fail(BP_ERR_ABORTED, error, capacity, "%s aborted", what);
     return fail(BP_ERR_TIMEOUT, error, capacity, "%s timed out", what);
   }
+}
+
+/* poll_all, watched (mpi_watchdog.h): a poll that never returns ends the
+ * process. */
+static int wait_all(mpi_world *world, MPI_Request *requests, int n,
+                    MPI_Status *statuses, uint64_t deadline_ns,
+                    const atomic_bool *aborted, const char *what, char *error,
+                    size_t capacity) {
+  mpi_watchdog_enter(what, deadline_ns);
+  int status = poll_all(world, requests, n, statuses, deadline_ns, aborted,
+                        what, error, capacity);
+  mpi_watchdog_leave();
+  return status;
 }
 
 /* Frees the world unless one of its requests was given up: its buffers may
