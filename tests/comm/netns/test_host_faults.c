@@ -148,6 +148,16 @@ static void exact_all_reduce(C_CCLComm comm, test_stream *stream, float *data,
  * every rank runs all-reduces until one fails, which must happen within the
  * deadline, for the right reason, leaving nothing in /dev/shm. */
 static void run_into_the_fault(void) {
+  /* Open MPI connects a pair of ranks over TCP at their first message,
+   * which a loaded machine can stretch past the short deadline: every pair
+   * is connected before the world is made. */
+  int *everyone = calloc((size_t)comm_mpi_nranks, sizeof *everyone);
+  int *from_everyone = calloc((size_t)comm_mpi_nranks, sizeof *from_everyone);
+  assert_non_null(everyone);
+  assert_non_null(from_everyone);
+  MPI_Alltoall(everyone, 1, MPI_INT, from_everyone, 1, MPI_INT, MPI_COMM_WORLD);
+  free(everyone);
+  free(from_everyone);
   vcpu_comm_unique_id_t id;
   C_CCLComm comm = comm_mpi_join(&id);
   test_stream *stream = test_stream_create();
