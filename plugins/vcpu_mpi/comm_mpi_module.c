@@ -14,6 +14,7 @@
 
 #include "comm/mpi.h"
 #include "mpi_roll_call.h"
+#include "mpi_watchdog.h"
 #include "mpi_world.h"
 #include "reduce/reduce.h"
 
@@ -110,7 +111,7 @@ static MPI_Op mpi_op(C_DataType dtype, C_CCLReduceOp op) {
  * (world->abandoned then turns true), answering roll calls meanwhile. A
  * timeout's message says only "timed out": callers that can, name the
  * missing ranks. */
-static int wait_all(mpi_world *world, MPI_Request *requests, int n,
+static int poll_all(mpi_world *world, MPI_Request *requests, int n,
                     MPI_Status *statuses, uint64_t deadline_ns,
                     const atomic_bool *aborted, const char *what, char *error,
                     size_t capacity) {
@@ -142,6 +143,19 @@ static int wait_all(mpi_world *world, MPI_Request *requests, int n,
   }
 }
 
+/* poll_all, watched (mpi_watchdog.h): a poll that never returns ends the
+ * process. */
+static int wait_all(mpi_world *world, MPI_Request *requests, int n,
+                    MPI_Status *statuses, uint64_t deadline_ns,
+                    const atomic_bool *aborted, const char *what, char *error,
+                    size_t capacity) {
+  mpi_watchdog_enter(what, deadline_ns);
+  int status = poll_all(world, requests, n, statuses, deadline_ns, aborted,
+                        what, error, capacity);
+  mpi_watchdog_leave();
+  return status;
+}
+
 /* Frees the world unless one of its requests was given up: its buffers may
  * still be written by MPI, which cannot cancel a collective, and its
  * communicator stays too, because Open MPI keeps progressing a given-up
@@ -158,6 +172,7 @@ static void world_free(mpi_world *world) {
   free(world->calls);
   free(world->small_out);
   free(world->small_in);
+  free(world->host_of);
   free(world);
 }
 
@@ -202,6 +217,14 @@ static void finalize_at_exit(void) {
     MPI_Finalize();
 }
 
+/* The world's roll call (without it, timeouts name no rank). Opening it is
+ * a blocking MPI collective: watched until `deadline_ns`. */
+static void open_roll_call(mpi_world *world, uint64_t deadline_ns) {
+  mpi_watchdog_enter("making the roll-call communicator", deadline_ns);
+  mpi_roll_call_open(world);
+  mpi_watchdog_leave();
+}
+
 static int create(uint64_t secret, size_t nranks, size_t rank,
                   uint64_t deadline_ns, void **out_handle, char *error,
                   size_t capacity) {
@@ -216,6 +239,7 @@ static int create(uint64_t secret, size_t nranks, size_t rank,
     return fail(BP_ERR_UNSUPPORTED, error, capacity,
                 "MPI was initialized without MPI_THREAD_MULTIPLE");
   pthread_once(&types_once, create_types);
+  mpi_watchdog_start();
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
   if ((size_t)size != nranks || (size_t)me != rank)
@@ -267,7 +291,7 @@ static int create(uint64_t secret, size_t nranks, size_t rank,
     world_free(world);
     return status;
   }
-  mpi_roll_call_open(world); /* without it, timeouts name no rank */
+  open_roll_call(world, deadline_ns);
   *out_handle = world;
   return BP_OK;
 }
@@ -628,21 +652,32 @@ static void host_key(size_t rank, size_t ranks_per_host, char *out) {
     MPI_Get_processor_name(out, &length);
 }
 
-/* The world of the ranks `members` (ascending world ranks, this rank among
- * them); blocks until every member called it. */
+/* The world of the host leaders `members` (ascending world ranks, this rank
+ * among them; host_of: the host of each rank of `world`); blocks until every
+ * member called it. */
 static int sub_world(mpi_world *world, const int *members, size_t n,
+                     const size_t *host_of, uint64_t deadline_ns,
                      void **out_handle, char *error, size_t capacity) {
   mpi_world *sub = calloc(1, sizeof *sub);
-  if (sub == NULL)
+  size_t *hosts_copy = calloc(world->nranks, sizeof *hosts_copy);
+  if (sub == NULL || hosts_copy == NULL) {
+    free(sub);
+    free(hosts_copy);
     return fail(BP_ERR_OUT_OF_MEMORY, error, capacity, "out of memory");
+  }
+  memcpy(hosts_copy, host_of, world->nranks * sizeof *hosts_copy);
   MPI_Group all, group;
   MPI_Comm_group(world->comm, &all);
   MPI_Group_incl(all, (int)n, members, &group);
+  /* MPI has no nonblocking form of this: watched until the deadline. */
+  mpi_watchdog_enter("making the host leaders' communicator", deadline_ns);
   int rc = MPI_Comm_create_group(world->comm, group, 1, &sub->comm);
+  mpi_watchdog_leave();
   MPI_Group_free(&group);
   MPI_Group_free(&all);
   if (rc != MPI_SUCCESS) {
     free(sub);
+    free(hosts_copy);
     return fail(BP_ERR_PLUGIN, error, capacity,
                 "MPI_Comm_create_group failed for the host leaders");
   }
@@ -653,12 +688,14 @@ static int sub_world(mpi_world *world, const int *members, size_t n,
   sub->nranks = n;
   sub->roll = MPI_COMM_NULL;
   sub->member = "host";
+  sub->host_of = hosts_copy;
+  sub->world_nranks = world->nranks;
   sub->calls = calloc((n + 1) * CALL_WORDS, sizeof *sub->calls);
   if (sub->calls == NULL) {
     world_free(sub);
     return fail(BP_ERR_OUT_OF_MEMORY, error, capacity, "out of memory");
   }
-  mpi_roll_call_open(sub);
+  open_roll_call(sub, deadline_ns);
   *out_handle = sub;
   return BP_OK;
 }
@@ -701,7 +738,8 @@ static int hosts(void *handle, size_t ranks_per_host, uint64_t deadline_ns,
     host_of[r] = h;
   }
   if (nhosts > 1 && leaders[host_of[world->rank]] == (int)world->rank)
-    status = sub_world(world, leaders, nhosts, out_leaders, error, capacity);
+    status = sub_world(world, leaders, nhosts, host_of, deadline_ns,
+                       out_leaders, error, capacity);
   free(keys);
   free(leaders);
   return status;

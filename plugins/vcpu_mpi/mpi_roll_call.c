@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "mpi_watchdog.h"
+
 enum { QUESTION_TAG = 1, ANSWER_TAG = 2 };
 
 /* How long the live ranks have to answer: they answer from inside their own
@@ -69,6 +71,21 @@ static void append(char *out, size_t capacity, size_t *used, const char *format,
     *used += (size_t)n;
 }
 
+/* Appends "<separator>host H (world ranks a,b)": host H of a world of host
+ * leaders and the ranks on it. */
+static void append_host(const mpi_world *world, size_t host,
+                        const char *separator, char *out, size_t capacity,
+                        size_t *used) {
+  append(out, capacity, used, "%shost %zu (world ranks", separator, host);
+  const char *between = " ";
+  for (size_t r = 0; r < world->world_nranks; r++)
+    if (world->host_of[r] == host) {
+      append(out, capacity, used, "%s%zu", between, r);
+      between = ",";
+    }
+  append(out, capacity, used, ")");
+}
+
 /* Posts the question to every other rank and a receive for each answer. */
 static void ask(mpi_world *world, uint64_t seq, MPI_Request *questions,
                 MPI_Request *answers) {
@@ -116,6 +133,8 @@ void mpi_roll_call(mpi_world *world, uint64_t seq, char *out, size_t capacity) {
     return;
   }
   MPI_Request *questions = requests, *answers = requests + n;
+  /* Its MPI calls poll: watched like a wait (mpi_watchdog.h). */
+  mpi_watchdog_enter("a roll call", mpi_now_ns() + GRACE_NS);
   ask(world, seq, questions, answers);
   collect(world, answers, answered);
   size_t missing = 0;
@@ -124,7 +143,9 @@ void mpi_roll_call(mpi_world *world, uint64_t seq, char *out, size_t capacity) {
       continue;
     MPI_Cancel(&answers[p]); /* a receive cancels at once */
     MPI_Wait(&answers[p], MPI_STATUS_IGNORE);
-    if (missing++)
+    if (world->host_of != NULL)
+      append_host(world, p, missing++ ? ", " : "", out, capacity, &used);
+    else if (missing++)
       append(out, capacity, &used, ", %zu", p);
     else
       append(out, capacity, &used, "%s %zu", world->member, p);
@@ -154,6 +175,7 @@ void mpi_roll_call(mpi_world *world, uint64_t seq, char *out, size_t capacity) {
       world->abandoned = true;
     }
   }
+  mpi_watchdog_leave();
   free(requests);
   free(answered);
 }

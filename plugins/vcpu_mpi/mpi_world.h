@@ -22,6 +22,11 @@ typedef struct mpi_world {
   /* What a rank of this world is, in messages: "rank", or "host" for the
    * world of the host leaders (whose rank h leads host h). */
   const char *member;
+  /* The world of the host leaders only: the host of each rank of the world
+   * it was made from (world_nranks entries), so that messages name a host's
+   * ranks ("host 1 (world ranks 2,3)"); NULL elsewhere. */
+  size_t *host_of;
+  size_t world_nranks;
   /* The sequence number of the call this rank is in, told to roll calls. */
   uint64_t at_seq;
   /* The secret check's buffers, and the call check's (every rank's call as

@@ -1,9 +1,9 @@
 /* The vcpu collectives over Open MPI (BACKPLANE_COMM_TRANSPORT=mpi), run by
  * CTest under `mpirun --oversubscribe -np N`: every collective, op, type,
  * in-place and out-of-place, counts 0, 1, odd and large, plus send/recv,
- * all_to_all and a mismatched call. Rank 0 makes the unique id and MPI
- * broadcasts it, as a framework would. Each process runs the cmocka group;
- * the test fails if any rank fails.
+ * all_to_all, a mismatched call, and kernel channels refused. Rank 0 makes the
+ * unique id and MPI broadcasts it, as a framework would. Each process runs the
+ * cmocka group; the test fails if any rank fails.
  *
  * With BACKPLANE_COMM_RANKS_PER_HOST=K the same cases run on the hybrid
  * transport (plugins/vcpu/comm/hybrid.h), rank r on simulated host r / K, and
@@ -25,6 +25,7 @@
 #include "plugins/vcpu/comm/comm_shm_check.h"
 #include "plugins/vcpu/comm/hybrid.h"
 #include "plugins/vcpu/comm/interface.h"
+#include "plugins/vcpu/kernel/kernels.h"
 
 /* Hybrid exactly when ranks are grouped into simulated hosts and the hybrid
  * is not turned off. */
@@ -186,6 +187,21 @@ static void test_mismatch_is_detected(void **state) {
     fail_msg("rank %d: %s", comm_mpi_rank, message);
 }
 
+/* Kernel channels (kernel_ext.h) map peers' device memory through this
+ * host's shared memory: an MPI world, whose ranks may be on other hosts, is
+ * refused with the reason. */
+static void test_kernel_channels_are_refused(void **state) {
+  comm_mpi_world *w = *state;
+  struct C_Device_st device = {0};
+  float local[4];
+  bp_kernel_resources_t resources;
+  assert_int_equal(vk_comm_kernel_resources(&device, w->comm, "p2p", local,
+                                            sizeof local, &resources),
+                   C_ERROR);
+  if (strstr(vk_last_error(), "runs over MPI") == NULL)
+    fail_msg("rank %d: %s", comm_mpi_rank, vk_last_error());
+}
+
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_transport),
@@ -194,6 +210,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_ring_and_all_to_all),
       cmocka_unit_test(test_all_reduce_gives_every_rank_the_same_bits),
       cmocka_unit_test(test_mismatch_is_detected),
+      cmocka_unit_test(test_kernel_channels_are_refused),
   };
   return comm_mpi_fixture_main(argc, argv, tests, sizeof tests / sizeof *tests,
                                true);

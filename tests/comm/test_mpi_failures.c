@@ -83,12 +83,33 @@ static bool roll_call_names(const char *message, const char *word, int number) {
   return false;
 }
 
+/* Whether `message` names, among a roll call's missing hosts, host `host`
+ * with world rank `number` on it: "host H (world ranks a,b) ... did not
+ * answer". */
+static bool roll_call_names_host(const char *message, int host, int number) {
+  char head[48];
+  snprintf(head, sizeof head, "host %d (world ranks ", host);
+  const char *at = strstr(message, head);
+  if (at == NULL || strstr(at, " did not answer") == NULL)
+    return false;
+  for (const char *p = at + strlen(head); *p != ')';) {
+    char *next;
+    long n = strtol(p, &next, 10);
+    if (next == p)
+      return false;
+    if (n == number)
+      return true;
+    p = next[0] == ',' ? next + 1 : next;
+  }
+  return false;
+}
+
 /* Whether `message` names who this rank missed when the last rank never
  * took part: the last rank, as a rank of the MPI world (a roll call); with
- * the hybrid, as a rank of its host's shared-memory world ("waiting for rank
- * R", R its rank in the host) or, for host leaders, as its host; and for the
- * other ranks of other hosts, their own leader (rank 0 of their host), which
- * never came back from the stage between hosts. */
+ * the hybrid, on the last rank's host, as a rank of that host's
+ * shared-memory world ("waiting for rank R" or "peer lost: rank R", R its
+ * rank in the host), and on the other hosts as a rank of its host, which
+ * this rank met over MPI or the rank of its host that did relayed to it. */
 static bool names_the_missing(const char *message) {
   int last = nranks - 1;
   if (roll_call_names(message, "rank", last))
@@ -97,13 +118,12 @@ static bool names_the_missing(const char *message) {
   int k = per_host ? atoi(per_host) : 0;
   if (k <= 0)
     return false;
+  if (rank / k != last / k)
+    return roll_call_names_host(message, last / k, last);
   char inside[32], lost[40];
-  snprintf(inside, sizeof inside, "waiting for rank %d",
-           rank / k == last / k ? last % k : 0);
+  snprintf(inside, sizeof inside, "waiting for rank %d", last % k);
   snprintf(lost, sizeof lost, "peer lost: rank %d (pid", last % k);
-  return strstr(message, inside) != NULL ||
-         (rank / k == last / k && strstr(message, lost) != NULL) ||
-         (rank % k == 0 && roll_call_names(message, "host", last / k));
+  return strstr(message, inside) != NULL || strstr(message, lost) != NULL;
 }
 
 /* The failure names the communicator, the call and, unless it was

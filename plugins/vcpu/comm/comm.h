@@ -61,6 +61,9 @@ typedef struct vcpu_comm_rank_slot {
   /* The sequence number of the last collective for which this rank mapped
    * every peer's arena (single copy possible on its side). */
   _Atomic uint64_t mapped_seq;
+  /* The call of an enclosing world this rank is away in, 0 if none
+   * (comm/relay.h). */
+  _Atomic uint64_t away_seq;
 } vcpu_comm_rank_slot_t;
 
 #define VCPU_COMM_STEP_BITS 32

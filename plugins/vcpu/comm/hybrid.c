@@ -12,6 +12,7 @@
 #include "comm/meet.h"
 #include "comm/mpi.h"
 #include "comm/p2p.h"
+#include "comm/relay.h"
 #include "comm/segment.h"
 #include "comm/staged.h"
 #include "reduce/reduce.h"
@@ -36,6 +37,9 @@ typedef struct stage_context {
   const atomic_bool *aborted;
   char *error;
   size_t capacity;
+  /* This rank's own call over MPI failed (not aborted): its message names
+   * what it met there. */
+  bool failed_over_mpi;
 } stage_context;
 
 static uint64_t mix(uint64_t z) {
@@ -55,6 +59,13 @@ void vcpu_comm_hybrid_host_id(const vcpu_comm_unique_id_t *id, size_t host,
 static bool is_leader(const hybrid *h) {
   return h->local_of[h->rank] == 0;
 }
+
+/* How long past its deadline a rank waits for the failure of a rank of its
+ * host that is still away over MPI in the same call: that rank names the
+ * missing ranks after its own deadline, by a roll call of 300 ms
+ * (plugins/vcpu_mpi/mpi_roll_call.c), and the ranks' deadlines start a
+ * little apart. */
+#define RELAY_GRACE_NS 1000000000ull
 
 /* Writes the call's failure in `stage` (detail: the stage's own message)
  * and returns `status`. */
@@ -106,6 +117,29 @@ static int host_p2p_stage(stage_context *s, const char *stage,
                            vcpu_comm_p2p_run(host, &d, 1, s->deadline_ns));
 }
 
+/* Before a stage over MPI: this rank is away from its host until
+ * back_from_mpi (comm/relay.h). */
+static void away_over_mpi(stage_context *s) {
+  if (s->h->host != NULL)
+    vcpu_comm_relay_away(s->h->host->world, s->h->host->rank, s->call->seq);
+}
+
+/* After a stage over MPI that ended with `status`: back, or failed, and
+ * then `failure` (what it met there) is posted to the host's other ranks,
+ * which wait for this one inside the host. An abort is no failure of its
+ * own: the rank then takes what was posted, like its peers. */
+static int back_from_mpi(stage_context *s, int status, const char *failure) {
+  s->failed_over_mpi = status != BP_OK && status != BP_ERR_ABORTED;
+  if (s->h->host == NULL)
+    return status;
+  if (status == BP_OK)
+    vcpu_comm_relay_away(s->h->host->world, s->h->host->rank, 0);
+  else if (s->failed_over_mpi)
+    vcpu_comm_relay_post(s->h->host->world, s->h->rank, (bp_status_t)status,
+                         failure);
+  return status;
+}
+
 /* One collective among the host leaders over MPI, in place on `buffer`. */
 static int leaders_stage(stage_context *s, const char *stage,
                          vcpu_comm_kind_t kind, void *buffer, C_CCLReduceOp op,
@@ -115,10 +149,40 @@ static int leaders_stage(stage_context *s, const char *stage,
   d.send = d.recv = buffer;
   d.op = op;
   d.peer = root_host;
-  char detail[512];
+  away_over_mpi(s);
+  char detail[400];
   int status = s->h->mpi->run(s->h->leaders, &d, s->deadline_ns, s->aborted,
                               detail, sizeof detail);
-  return status == BP_OK ? BP_OK : stage_failed(s, stage, status, detail);
+  /* The detail names other hosts with their world ranks. */
+  char failure[448] = "";
+  if (status != BP_OK)
+    snprintf(failure, sizeof failure, "%s failed: %s", stage, detail);
+  if (back_from_mpi(s, status, failure) == BP_OK)
+    return BP_OK;
+  snprintf(s->error, s->capacity, "%s sequence %" PRIu64 ": %s",
+           vcpu_comm_kind_name(s->call->kind), s->call->seq, failure);
+  return status;
+}
+
+/* After the call failed inside the host (or was aborted): the failure a
+ * rank of the host met over MPI in this call, if one is posted or comes
+ * while that rank is still away (comm/relay.h), in place of this rank's
+ * own, which at best names the rank it waited for. */
+static int relayed_failure(stage_context *s, int status) {
+  hybrid *h = s->h;
+  if (h->host == NULL)
+    return status;
+  char relayed[448];
+  size_t by = 0;
+  bp_status_t told = vcpu_comm_relay_take(h->host->world, s->call->seq,
+                                          s->deadline_ns + RELAY_GRACE_NS, &by,
+                                          relayed, sizeof relayed);
+  if (told == BP_OK)
+    return status;
+  snprintf(s->error, s->capacity,
+           "%s sequence %" PRIu64 ": rank %zu of this host failed over MPI: %s",
+           vcpu_comm_kind_name(s->call->kind), s->call->seq, by, relayed);
+  return (int)told;
 }
 
 /* AVG travels as a sum, divided once at the end. */
@@ -234,19 +298,26 @@ static int hybrid_collective(void *handle, const vcpu_comm_desc_t *d,
   if (d->kind == VCPU_COMM_ALL_GATHER || d->kind == VCPU_COMM_REDUCE_SCATTER)
     return h->mpi->collective(h->everyone, d, deadline_ns, aborted, error,
                               capacity);
-  int status =
-      h->mpi->check(h->everyone, d, deadline_ns, aborted, error, capacity);
-  if (status != BP_OK)
-    return status;
-  stage_context s = {h, d, deadline_ns, aborted, error, capacity};
-  switch (d->kind) {
-  case VCPU_COMM_ALL_REDUCE:
-    return all_reduce(&s);
-  case VCPU_COMM_BROADCAST:
-    return broadcast(&s);
-  default:
-    return reduce(&s);
+  stage_context s = {h, d, deadline_ns, aborted, error, capacity, false};
+  away_over_mpi(&s);
+  int status = back_from_mpi(
+      &s, h->mpi->check(h->everyone, d, deadline_ns, aborted, error, capacity),
+      error);
+  if (status == BP_OK) {
+    switch (d->kind) {
+    case VCPU_COMM_ALL_REDUCE:
+      status = all_reduce(&s);
+      break;
+    case VCPU_COMM_BROADCAST:
+      status = broadcast(&s);
+      break;
+    default:
+      status = reduce(&s);
+      break;
+    }
   }
+  return status == BP_OK || s.failed_over_mpi ? status
+                                              : relayed_failure(&s, status);
 }
 
 static int hybrid_p2p(void *handle, const vcpu_comm_desc_t *ops, size_t n,

@@ -11,7 +11,11 @@
  * Every call is first checked across all ranks over MPI, so every rank sees
  * a mismatch; every stage keeps the call's deadline; a host's ranks share
  * the abort flag of their shared-memory world, so an abort stops the caller's
- * host at once and the other hosts at the deadline.
+ * host at once and the other hosts at the deadline. A rank whose own MPI
+ * stage fails (the check, or the leaders' call between hosts) relays its
+ * failure to the other ranks of its host (comm/relay.h), which report it in
+ * place of the wait inside the host it left them in: every rank names the
+ * ranks or hosts that were lost, with their world ranks.
  *
  * Settings, read at communicator creation and the same on every rank:
  * BACKPLANE_COMM_HYBRID=0 turns the hybrid off (MPI for everything);

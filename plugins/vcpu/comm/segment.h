@@ -36,6 +36,11 @@ struct vcpu_comm_world_header {
   /* 1 + the first rank found dead (comm/liveness.h); 0 while none. */
   _Atomic uint64_t lost;
   vcpu_comm_signal_t signal;
+  /* A failure relayed by one rank to the others (comm/relay.h). */
+  _Atomic uint32_t relay_state;
+  int32_t relayed_status;
+  uint64_t relayed_by;
+  char relayed_message[448];
 };
 
 /* Maps the world's segment, creating it if this is the first rank to come

@@ -209,6 +209,14 @@ C_Status vk_comm_kernel_resources(const C_Device device, C_CCLComm comm,
   if (!dev || !comm || !name || !out || !local || !size)
     return vk_fail(C_ERROR, "comm_kernel_resources: bad argument (the local "
                             "buffer must be non-empty)");
+  if (comm->world->mpi != NULL)
+    return vk_fail(C_ERROR,
+                   "comm_kernel_resources: %s runs over MPI, so its ranks may "
+                   "be on other hosts, and kernel channels reach a peer's "
+                   "device memory through this host's shared memory: use a "
+                   "communicator of ranks on one host "
+                   "(BACKPLANE_COMM_TRANSPORT=shm or threads)",
+                   comm->name);
   if (comm->nranks > BP_KERNEL_MAX_PEERS || comm->rank >= comm->nranks)
     return vk_fail(C_ERROR,
                    "comm_kernel_resources: %s has %zu ranks (at most %d)",

@@ -92,16 +92,24 @@ mpirun_pid=$!
 # How many ranks should still report: all but those the fault killed.
 killed() { [ ! -f "$dir/killed" ] || wc -l <"$dir/killed"; }
 alive() { echo $((nhosts * per_host - $(killed) + 0)); }
-reported() { grep -c -E '^rank [0-9]+: (PASS|FAIL)$' "$dir/output" || true; }
+# A rank reports PASS or FAIL, or the MPI module's watchdog reports that it
+# ended the rank (plugins/vcpu_mpi/mpi_watchdog.h).
+reported() {
+  grep -c -E '^rank [0-9]+: (PASS|FAIL)$|^backplane: vcpu MPI: MPI rank [0-9]+ .* ending this process' \
+    "$dir/output" || true
+}
 # With -p, once every rank left has reported, the verdict is known: mpirun
-# gets 1 s to end by itself, then is ended (after ranks died, Open MPI 4.1's
-# mpirun may wait forever for their host's daemon).
+# gets 0.5 s to end by itself (and to pass on what the ranks printed last),
+# then is ended, TERM first and KILL 0.5 s later (after ranks died, Open MPI
+# 4.1's mpirun may wait forever for their host's daemon, and takes seconds to
+# end on TERM); whatever it leaves on the hosts, cleanup kills.
 if [ -n "$passes" ]; then
   grace=0
   while kill -0 "$mpirun_pid" 2>/dev/null; do
     if [ "$(reported)" -ge "$(alive)" ]; then
       grace=$((grace + 1))
-      [ "$grace" -le 10 ] || kill -TERM "$mpirun_pid" 2>/dev/null || true
+      [ "$grace" -ne 6 ] || kill -TERM "$mpirun_pid" 2>/dev/null || true
+      [ "$grace" -lt 11 ] || kill -KILL "$mpirun_pid" 2>/dev/null || true
     fi
     sleep 0.1
   done
