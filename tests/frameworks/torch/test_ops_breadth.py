@@ -364,6 +364,37 @@ class NnPeerTest(PeerTest):
                 randn(2, 4, 5, 4), randn(4, 6 // groups, 3, 3), randn(6),
                 rtol=1e-4, atol=1e-4)
 
+    def test_3d_convolution_and_pooling(self):
+        for stride, padding, dilation, groups in ((1, 1, 1, 1),
+                                                  ((2, 1, 2), 0, (1, 2, 1), 2)):
+            self.forward_backward(
+                lambda x, w, b: F.conv3d(x, w, b, stride, padding, dilation,
+                                         groups),
+                randn(2, 4, 5, 6, 5), randn(6, 4 // groups, 3, 2, 3),
+                randn(6), rtol=1e-4, atol=1e-4)
+        x = randn(2, 3, 6, 5, 7)
+        for t in views(x):
+            self.forward_backward(lambda v: F.max_pool3d(v, 2), t)
+        self.forward_backward(
+            lambda v: F.max_pool3d(v, (3, 2, 3), 2, 1, (1, 1, 2), True), x)
+        self.forward_backward(lambda v: F.max_pool3d(v, 2), randn(3, 4, 4, 6))
+        for t in views(x):
+            self.forward_backward(lambda v: F.avg_pool3d(v, 2), t)
+        self.forward_backward(
+            lambda v: F.avg_pool3d(v, 3, 2, 1, True, False), x)
+        self.forward_backward(
+            lambda v: F.avg_pool3d(v, 2, divisor_override=3), x)
+
+    def test_cdist_forward_and_backward(self):
+        for p in (0.0, 0.5, 1.0, 2.0, 3.0, float("inf")):
+            with self.subTest(p=p):
+                self.forward_backward(lambda a, b: torch.cdist(a, b, p),
+                                      randn(2, 4, 5), randn(2, 3, 5),
+                                      rtol=1e-4, atol=1e-4)
+        self.forward_backward(lambda a, b: torch.cdist(a, b, 1.0),
+                              randn(3, 4, 5), randn(3, 5), rtol=1e-4,
+                              atol=1e-4)  # x2's batch dim broadcast
+
     def test_group_norm(self):
         for x in (randn(2, 6, 3, 4), randn(3, 4, 5)):
             self.forward_backward(
