@@ -2944,6 +2944,114 @@ def pooling_1d_more():
 BREADTH += (pooling_1d_more,)
 
 
+def volumes_3d():
+    """3-d convolution and pooling, and cdist's backward, under a seed of their own (the global
+    generator's state is put back, so the families after keep theirs)."""
+    saved = torch.get_rng_state()
+    torch.manual_seed(303)
+
+    def triple(v):
+        return list(v) if isinstance(v, tuple) else [v] * 3
+
+    for tag, shape, cout, k, stride, pad, dil, groups, bias in (
+            ("f32/k3p1", (2, 3, 5, 5, 5), 4, (3, 3, 3), 1, 1, 1, 1, True),
+            ("f32/strided_dilated_groups2", (1, 4, 6, 7, 8), 4, (3, 2, 3),
+             (2, 1, 2), (0, 1, 1), (2, 1, 1), 2, False)):
+        x = randn(shape).requires_grad_()
+        w = randn((cout, shape[1] // groups) + k).requires_grad_()
+        b = randn((cout,)).requires_grad_() if bias else None
+        y = F.conv3d(x, w, b, stride, pad, dil, groups)
+        go = randn(y.shape)
+        y.backward(go)
+        attrs = [("stride", triple(stride)), ("padding", triple(pad)),
+                 ("dilation", triple(dil)), ("groups", groups)]
+        c = Case(f"conv3d/{tag}", "diopiConvolution3d", atol=1e-4, rtol=1e-4)
+        c.output("out", y.detach()).input("input", x.detach())
+        c.input("weight", w.detach())
+        if bias:
+            c.input("bias", b.detach())
+        for attr in attrs:
+            c.attr(*attr)
+        add("conv3d", c)
+        bw = Case(f"conv3d_backward/{tag}", "diopiConvolution3dBackward",
+                  atol=1e-4, rtol=1e-4)
+        bw.output("grad_input", x.grad).output("grad_weight", w.grad)
+        if bias:
+            bw.output("grad_bias", b.grad)
+        bw.input("grad_output", go).input("input", x.detach())
+        bw.input("weight", w.detach()).attr("bias_sizes",
+                                            [cout] if bias else [])
+        for attr in attrs:
+            bw.attr(*attr)
+        add("conv3d", bw)
+    for tag, shape, k, st, p, d, ceil in (
+            ("f32/k3s2p1", (2, 3, 7, 7, 7), [3] * 3, [2] * 3, [1] * 3,
+             [1] * 3, False),
+            ("f32/dilation2_ceil", (1, 2, 9, 8, 10), [3, 2, 3], [2] * 3,
+             [1] * 3, [2, 1, 2], True),
+            ("f32/4d_input", (3, 5, 6, 7), [2] * 3, [2] * 3, [0] * 3,
+             [1] * 3, False)):
+        x = torch.randperm(int(torch.tensor(shape).prod())).float() \
+            .reshape(shape).requires_grad_()
+        y, idx = F.max_pool3d(x, k, st, p, d, ceil, return_indices=True)
+        go = randn(y.shape)
+        y.backward(go)
+        attrs = (("kernel_size", k), ("stride", st), ("padding", p),
+                 ("dilation", d), ("ceil_mode", ceil))
+        for c in (Case(f"max_pool3d/{tag}", "diopiMaxPool3d")
+                  .output("out", y.detach()).input("input", x.detach()),
+                  Case(f"max_pool3d_with_indices/{tag}",
+                       "diopiMaxPool3dWithIndices")
+                  .output("out", y.detach()).output("indices", idx)
+                  .input("input", x.detach()),
+                  Case(f"max_pool3d_backward/{tag}", "diopiMaxPool3dBackward")
+                  .output("grad_input", x.grad).input("grad_output", go)
+                  .input("input", x.detach()).input("indices", idx)):
+            for attr in attrs:
+                c.attr(*attr)
+            add("max_pool3d", c)
+    for tag, shape, k, st, p, ceil, include, div in (
+            ("f32/k3s2p1", (2, 3, 7, 7, 7), 3, 2, 1, False, True, None),
+            ("f32/ceil_no_pad_count", (1, 2, 8, 9, 7), 3, 2, 1, True, False,
+             None),
+            ("f32/divisor", (3, 4, 6, 5), 2, 2, 0, False, True, 5)):
+        x = randn(shape).requires_grad_()
+        y = F.avg_pool3d(x, k, st, p, ceil, include, div)
+        go = randn(y.shape)
+        y.backward(go)
+        attrs = [("kernel_size", [k] * 3), ("stride", [st] * 3),
+                 ("padding", [p] * 3), ("ceil_mode", ceil),
+                 ("count_include_pad", include)]
+        if div is not None:
+            attrs.append(("divisor_override", div))
+        for c in (Case(f"avg_pool3d/{tag}", "diopiAvgPool3d")
+                  .output("out", y.detach()).input("input", x.detach()),
+                  Case(f"avg_pool3d_backward/{tag}", "diopiAvgPool3dBackward")
+                  .output("grad_input", x.grad).input("grad_output", go)
+                  .input("input", x.detach())):
+            for attr in attrs:
+                c.attr(*attr)
+            add("avg_pool3d", c)
+    for tag, p in (("p2", 2.0), ("p1", 1.0), ("inf", float("inf")),
+                   ("p3", 3.0), ("p0_5", 0.5), ("p0", 0.0)):
+        x1, x2 = randn((2, 4, 5)).requires_grad_(), randn((2, 3, 5))
+        x2[0, 1] = x1[0, 2].detach()  # a zero distance
+        # PyTorch's _cdist_forward (its own backward), not the matrix
+        # product shortcut cdist takes for p = 2.
+        y = torch.ops.aten._cdist_forward(x1, x2, p, None)
+        go = randn(y.shape)
+        y.backward(go)
+        add("cdist_backward", Case(f"cdist_backward/f32/{tag}",
+                                   "diopiCdistBackward", atol=1e-4, rtol=1e-4)
+            .output("grad_input", x1.grad).input("grad_output", go)
+            .input("input1", x1.detach()).input("input2", x2)
+            .input("cdist", y.detach()).attr("p", p))
+    torch.set_rng_state(saved)
+
+
+BREADTH += (volumes_3d,)
+
+
 def columns():
     torch.manual_seed(66)
     for tag, shape, k, d, p, s in (("k3", (2, 3, 5, 6), [3, 3], [1, 1], [0, 0],

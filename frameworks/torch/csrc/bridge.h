@@ -18,9 +18,10 @@ namespace torch_backplane {
 // The process's runtime, created on first use (never destroyed: tensors may
 // outlive Python's atexit handlers).
 bp_runtime_t *runtime();
-// The devices PyTorch sees, in the runtime's order, restricted to the type
-// BACKPLANE_TORCH_DEVICE_TYPE names (default: every device the op library
-// can run on, i.e. host-addressable "vcpu" devices).
+// The devices PyTorch sees, in the runtime's order (after the core applied
+// BACKPLANE_VISIBLE_DEVICES): those of the type BACKPLANE_TORCH_DEVICE_TYPE
+// names; else every device when BACKPLANE_VISIBLE_DEVICES is set; else the
+// vcpu devices.
 int device_count();
 // Throws if `index` is out of range.
 bp_device_t *device(c10::DeviceIndex index);
@@ -49,9 +50,10 @@ inline void check(bp_status_t status, const char *what) {
     throw_status(what, status);
 }
 
-// The op library (BACKPLANE_OPS_LIBRARY, else the reference library beside
-// libbackplane), opened on first use; NotImplementedError naming the op when
-// it lacks `name`.
+// The op library (BACKPLANE_OPS_LIBRARY, else the one the devices' plugin
+// names, else the reference library beside libbackplane), opened on first
+// use; RuntimeError when the devices need different libraries,
+// NotImplementedError naming the op when it lacks `name`.
 void *find_op(const char *name);
 // Throws for a failed op: its name, the DIOPI error and the library's text.
 void check_op(const char *name, diopiError_t error);

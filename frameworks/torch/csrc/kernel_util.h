@@ -59,6 +59,26 @@ std::vector<int64_t> reduced_shape(const at::Tensor &self,
                                    const std::vector<int64_t> &dims,
                                    bool keepdim);
 
+// A window attribute of `dims` values: [a] -> [a, ..., a], empty ->
+// `otherwise` in each.
+inline std::vector<int64_t> window_attr(c10::IntArrayRef v, size_t dims,
+                                        int64_t otherwise) {
+  if (v.size() == dims)
+    return v.vec();
+  return std::vector<int64_t>(dims, v.empty() ? otherwise : v[0]);
+}
+
+// PyTorch's pooled length of `in` for kernel k, stride s, padding p,
+// dilation d.
+inline int64_t pooled_size(int64_t in, int64_t k, int64_t s, int64_t p,
+                           int64_t d, bool ceil_mode) {
+  int64_t span = in + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0);
+  int64_t out = span / s + 1;
+  if (ceil_mode && (out - 1) * s >= in + p)
+    out--; // the last window must start inside the input or left padding
+  return out;
+}
+
 // The PyTorch dtype of a DIOPI one (diopi_dtype's inverse); throws for one
 // PyTorch lacks.
 at::ScalarType scalar_type(diopiDtype_t dtype);

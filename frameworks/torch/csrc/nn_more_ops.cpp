@@ -130,23 +130,6 @@ at::Tensor smooth_l1_loss_backward(const at::Tensor &grad_output,
 
 // ---- Pooling ------------------------------------------------------------
 
-std::vector<int64_t> pair(c10::IntArrayRef v, int64_t otherwise) {
-  if (v.empty())
-    return {otherwise, otherwise};
-  if (v.size() == 1)
-    return {v[0], v[0]};
-  return {v[0], v[1]};
-}
-
-int64_t pooled_size(int64_t in, int64_t k, int64_t s, int64_t p,
-                    bool ceil_mode) {
-  int64_t span = in + 2 * p - k + (ceil_mode ? s - 1 : 0);
-  int64_t out = span / s + 1;
-  if (ceil_mode && (out - 1) * s >= in + p)
-    out--;
-  return out;
-}
-
 // (N, C, H, W) or (C, H, W) with the last two dims replaced by h, w.
 std::vector<int64_t> spatial_shape(const at::Tensor &self, int64_t h,
                                    int64_t w) {
@@ -162,11 +145,11 @@ at::Tensor avg_pool2d(const at::Tensor &self, c10::IntArrayRef kernel_size,
                       c10::optional<int64_t> divisor_override) {
   TORCH_CHECK(self.dim() == 3 || self.dim() == 4,
               "avg_pool2d: expected 3-D or 4-D input, got ", self.dim(), "-D");
-  auto k = pair(kernel_size, 1);
-  auto s = stride.empty() ? k : pair(stride, 1);
-  auto p = pair(padding, 0);
-  int64_t h = pooled_size(self.size(-2), k[0], s[0], p[0], ceil_mode);
-  int64_t w = pooled_size(self.size(-1), k[1], s[1], p[1], ceil_mode);
+  auto k = window_attr(kernel_size, 2, 1);
+  auto s = stride.empty() ? k : window_attr(stride, 2, 1);
+  auto p = window_attr(padding, 2, 0);
+  int64_t h = pooled_size(self.size(-2), k[0], s[0], p[0], 1, ceil_mode);
+  int64_t w = pooled_size(self.size(-1), k[1], s[1], p[1], 1, ceil_mode);
   at::Tensor out =
       new_tensor(self, spatial_shape(self, h, w), self.scalar_type());
   int64_t divisor = divisor_override.value_or(0);
@@ -185,9 +168,9 @@ at::Tensor avg_pool2d_backward(const at::Tensor &grad_output,
                                c10::IntArrayRef padding, bool ceil_mode,
                                bool count_include_pad,
                                c10::optional<int64_t> divisor_override) {
-  auto k = pair(kernel_size, 1);
-  auto s = stride.empty() ? k : pair(stride, 1);
-  auto p = pair(padding, 0);
+  auto k = window_attr(kernel_size, 2, 1);
+  auto s = stride.empty() ? k : window_attr(stride, 2, 1);
+  auto p = window_attr(padding, 2, 0);
   at::Tensor gi = like(self);
   int64_t divisor = divisor_override.value_or(0);
   OpContext ctx(self);

@@ -87,15 +87,6 @@ at::Tensor &baddbmm_(at::Tensor &self, const at::Tensor &batch1,
   return self;
 }
 
-// [a] -> [a, a]; [a, b] stays.
-std::vector<int64_t> pair(c10::IntArrayRef v, int64_t otherwise) {
-  if (v.empty())
-    return {otherwise, otherwise};
-  if (v.size() == 1)
-    return {v[0], v[0]};
-  return {v[0], v[1]};
-}
-
 // One output dim of a convolution (transposed: of its adjoint).
 int64_t conv_out_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d,
                       bool transposed, int64_t output_padding) {
@@ -104,29 +95,41 @@ int64_t conv_out_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d,
   return (in + 2 * p - d * (k - 1) - 1) / s + 1;
 }
 
+// 2-D (and transposed 2-D) or 3-D: the op library's kinds of convolution.
+size_t spatial_dims(const at::Tensor &input, bool transposed,
+                    const char *what) {
+  TORCH_CHECK_NOT_IMPLEMENTED(
+      input.dim() == 4 || (input.dim() == 5 && !transposed),
+      "backplane: ", what,
+      " runs 2-D and 3-D convolutions and transposed 2-D ones (got ",
+      transposed ? "a transposed " : "a ", input.dim() - 2, "-D one)");
+  return static_cast<size_t>(input.dim() - 2);
+}
+
 at::Tensor convolution(const at::Tensor &input, const at::Tensor &weight,
                        const c10::optional<at::Tensor> &bias,
                        c10::IntArrayRef stride, c10::IntArrayRef padding,
                        c10::IntArrayRef dilation, bool transposed,
                        c10::IntArrayRef output_padding, int64_t groups) {
-  TORCH_CHECK_NOT_IMPLEMENTED(input.dim() == 4,
-                              "backplane: convolution_overrideable runs 2-D "
-                              "convolutions only (got ",
-                              input.dim() - 2, "-D)");
-  auto s = pair(stride, 1), p = pair(padding, 0), d = pair(dilation, 1);
-  auto op = pair(output_padding, 0);
-  int64_t h = conv_out_size(input.size(2), weight.size(2), s[0], p[0], d[0],
-                            transposed, op[0]);
-  int64_t w = conv_out_size(input.size(3), weight.size(3), s[1], p[1], d[1],
-                            transposed, op[1]);
+  size_t dims = spatial_dims(input, transposed, "convolution_overrideable");
+  auto s = window_attr(stride, dims, 1), p = window_attr(padding, dims, 0);
+  auto d = window_attr(dilation, dims, 1);
+  auto op = window_attr(output_padding, dims, 0);
   int64_t channels = transposed ? weight.size(1) * groups : weight.size(0);
-  at::Tensor out = at::empty({input.size(0), channels, h, w}, input.options());
+  std::vector<int64_t> shape{input.size(0), channels};
+  for (size_t i = 0; i < dims; i++)
+    shape.push_back(conv_out_size(input.size(2 + i), weight.size(2 + i), s[i],
+                                  p[i], d[i], transposed, op[i]));
+  at::Tensor out = at::empty(shape, input.options());
   OpContext ctx(input);
   at::Tensor b = bias.has_value() ? *bias : at::Tensor();
   DiopiTensor o(out), x(input), k(weight), bt(b);
   if (transposed)
     BP_CALL(diopiConvTranspose2d, ctx, o, x, k, bt, diopi_size(s),
             diopi_size(p), diopi_size(op), groups, diopi_size(d));
+  else if (dims == 3)
+    BP_CALL(diopiConvolution3d, ctx, o, x, k, bt, diopi_size(s), diopi_size(p),
+            diopi_size(d), groups);
   else
     BP_CALL(diopiConvolution2d, ctx, o, x, k, bt, diopi_size(s), diopi_size(p),
             diopi_size(d), groups);
@@ -139,11 +142,11 @@ convolution_backward(const at::Tensor &grad_output, const at::Tensor &input,
                      c10::IntArrayRef padding, c10::IntArrayRef dilation,
                      bool transposed, c10::IntArrayRef output_padding,
                      int64_t groups, std::array<bool, 3> mask) {
-  TORCH_CHECK_NOT_IMPLEMENTED(input.dim() == 4,
-                              "backplane: convolution_backward_overrideable "
-                              "runs 2-D convolutions only");
-  auto s = pair(stride, 1), p = pair(padding, 0), d = pair(dilation, 1);
-  auto op = pair(output_padding, 0);
+  size_t dims =
+      spatial_dims(input, transposed, "convolution_backward_overrideable");
+  auto s = window_attr(stride, dims, 1), p = window_attr(padding, dims, 0);
+  auto d = window_attr(dilation, dims, 1);
+  auto op = window_attr(output_padding, dims, 0);
   int64_t channels = transposed ? weight.size(1) * groups : weight.size(0);
   at::Tensor gi = mask[0] ? empty_like(input) : at::Tensor();
   at::Tensor gw = mask[1] ? empty_like(weight) : at::Tensor();
@@ -157,20 +160,15 @@ convolution_backward(const at::Tensor &grad_output, const at::Tensor &input,
     BP_CALL(diopiConvTranspose2dBackward, ctx, dgi, dgw, dgb, go, x, k,
             mask[2] ? &bias_sizes : nullptr, diopi_size(s), diopi_size(p),
             diopi_size(d), diopi_size(op), groups);
+  else if (dims == 3)
+    BP_CALL(diopiConvolution3dBackward, ctx, dgi, dgw, dgb, go, x, k,
+            mask[2] ? &bias_sizes : nullptr, diopi_size(s), diopi_size(p),
+            diopi_size(d), groups);
   else
     BP_CALL(diopiConvolution2dBackward, ctx, dgi, dgw, dgb, go, x, k,
             mask[2] ? &bias_sizes : nullptr, diopi_size(s), diopi_size(p),
             diopi_size(d), groups);
   return {gi, gw, gb};
-}
-
-int64_t pooled_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d,
-                    bool ceil_mode) {
-  int64_t span = in + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0);
-  int64_t out = span / s + 1;
-  if (ceil_mode && (out - 1) * s >= in + p)
-    out--;
-  return out;
 }
 
 std::tuple<at::Tensor, at::Tensor>
@@ -181,9 +179,9 @@ max_pool2d_with_indices(const at::Tensor &self, c10::IntArrayRef kernel_size,
                               "backplane: "
                               "max_pool2d_with_indices takes 4-D input (got ",
                               self.dim(), "-D)");
-  auto k = pair(kernel_size, 1);
-  auto s = stride.empty() ? k : pair(stride, 1);
-  auto p = pair(padding, 0), d = pair(dilation, 1);
+  auto k = window_attr(kernel_size, 2, 1);
+  auto s = stride.empty() ? k : window_attr(stride, 2, 1);
+  auto p = window_attr(padding, 2, 0), d = window_attr(dilation, 2, 1);
   int64_t h = pooled_size(self.size(2), k[0], s[0], p[0], d[0], ceil_mode);
   int64_t w = pooled_size(self.size(3), k[1], s[1], p[1], d[1], ceil_mode);
   at::Tensor out =
@@ -201,9 +199,9 @@ at::Tensor max_pool2d_with_indices_backward(
     c10::IntArrayRef kernel_size, c10::IntArrayRef stride,
     c10::IntArrayRef padding, c10::IntArrayRef dilation, bool ceil_mode,
     const at::Tensor &indices) {
-  auto k = pair(kernel_size, 1);
-  auto s = stride.empty() ? k : pair(stride, 1);
-  auto p = pair(padding, 0), d = pair(dilation, 1);
+  auto k = window_attr(kernel_size, 2, 1);
+  auto s = stride.empty() ? k : window_attr(stride, 2, 1);
+  auto p = window_attr(padding, 2, 0), d = window_attr(dilation, 2, 1);
   at::Tensor grad_input = empty_like(self);
   OpContext ctx(self);
   DiopiTensor gi(grad_input), go(grad_output), x(self), i(indices);

@@ -89,12 +89,16 @@ using BinaryScalarFn = diopiError_t (*)(diopiContextHandle_t,
                                         diopiConstTensorHandle_t,
                                         const diopiScalar_t *);
 
+// The op functions are looked up on first call (BP_DIOPI_LATER), not when
+// the library loads: that would start Backplane's runtime at import time,
+// where a failure cannot become a Python exception.
 struct BinaryOp {
   const char *name;
-  BinaryFn tensor;
+  BinaryFn (*tensor)();
   const char *scalar_name;
-  BinaryScalarFn scalar; // may be null: the scalar goes to the device
+  BinaryScalarFn (*scalar)(); // may be null: the scalar goes to the device
 };
+#define BP_DIOPI_LATER(name) []() { return BP_DIOPI(name); }
 
 // out = op(a, b); a 0-dim host b is the op's scalar.
 void run_binary(const BinaryOp &op, const at::Tensor &out, const at::Tensor &a,
@@ -106,7 +110,7 @@ void run_binary(const BinaryOp &op, const at::Tensor &out, const at::Tensor &a,
   DiopiTensor o(out), x(lhs);
   if (op.scalar && is_host_scalar(b)) {
     diopiScalar_t s = diopi_scalar(b.item());
-    return check_op(op.scalar_name, op.scalar(ctx, o, x, &s));
+    return check_op(op.scalar_name, op.scalar()(ctx, o, x, &s));
   }
   at::Tensor rhs = on_device(b, out.device());
   TORCH_CHECK(rhs.device() == out.device(),
@@ -114,7 +118,7 @@ void run_binary(const BinaryOp &op, const at::Tensor &out, const at::Tensor &a,
               "but found ",
               out.device(), " and ", rhs.device());
   DiopiTensor y(rhs);
-  check_op(op.name, op.tensor(ctx, o, x, y));
+  check_op(op.name, op.tensor()(ctx, o, x, y));
 }
 
 const at::Tensor &device_operand(const at::Tensor &a, const at::Tensor &b) {
@@ -152,9 +156,9 @@ at::Tensor scalar_tensor(const c10::Scalar &s) {
 // diopiDIOPI and diopiDIOPIScalar; TYPE: the functional forms' dtype (in
 // place keeps self's).
 #define BP_BINARY_FAMILY(NAME, DIOPI, TYPE)                                    \
-  const BinaryOp NAME##_op = {"diopi" #DIOPI, BP_DIOPI(diopi##DIOPI),          \
+  const BinaryOp NAME##_op = {"diopi" #DIOPI, BP_DIOPI_LATER(diopi##DIOPI),    \
                               "diopi" #DIOPI "Scalar",                         \
-                              BP_DIOPI(diopi##DIOPI##Scalar)};                 \
+                              BP_DIOPI_LATER(diopi##DIOPI##Scalar)};           \
   at::Tensor NAME##_tensor(const at::Tensor &a, const at::Tensor &b) {         \
     return binary(NAME##_op, a, b, TYPE);                                      \
   }                                                                            \
@@ -192,19 +196,19 @@ BP_BINARY_FAMILY(ge, Ge, at::kBool)
 BP_BINARY_FAMILY(bitwise_and, BitwiseAnd, at::result_type(a, b))
 BP_BINARY_FAMILY(bitwise_or, BitwiseOr, at::result_type(a, b))
 
-const BinaryOp logical_and_op = {"diopiLogicalAnd", BP_DIOPI(diopiLogicalAnd),
-                                 nullptr, nullptr};
-const BinaryOp logical_or_op = {"diopiLogicalOr", BP_DIOPI(diopiLogicalOr),
-                                nullptr, nullptr};
-const BinaryOp maximum_op = {"diopiMaximum", BP_DIOPI(diopiMaximum), nullptr,
-                             nullptr};
-const BinaryOp minimum_op = {"diopiMinimum", BP_DIOPI(diopiMinimum), nullptr,
-                             nullptr};
-const BinaryOp pow_op = {"diopiPowTensor", BP_DIOPI(diopiPowTensor), "diopiPow",
-                         BP_DIOPI(diopiPow)};
+const BinaryOp logical_and_op = {
+    "diopiLogicalAnd", BP_DIOPI_LATER(diopiLogicalAnd), nullptr, nullptr};
+const BinaryOp logical_or_op = {
+    "diopiLogicalOr", BP_DIOPI_LATER(diopiLogicalOr), nullptr, nullptr};
+const BinaryOp maximum_op = {"diopiMaximum", BP_DIOPI_LATER(diopiMaximum),
+                             nullptr, nullptr};
+const BinaryOp minimum_op = {"diopiMinimum", BP_DIOPI_LATER(diopiMinimum),
+                             nullptr, nullptr};
+const BinaryOp pow_op = {"diopiPowTensor", BP_DIOPI_LATER(diopiPowTensor),
+                         "diopiPow", BP_DIOPI_LATER(diopiPow)};
 const BinaryOp remainder_op = {
-    "diopiRemainderTensor", BP_DIOPI(diopiRemainderTensor),
-    "diopiRemainderScalar", BP_DIOPI(diopiRemainderScalar)};
+    "diopiRemainderTensor", BP_DIOPI_LATER(diopiRemainderTensor),
+    "diopiRemainderScalar", BP_DIOPI_LATER(diopiRemainderScalar)};
 
 at::Tensor logical_and(const at::Tensor &a, const at::Tensor &b) {
   return binary(logical_and_op, a, b, at::kBool);

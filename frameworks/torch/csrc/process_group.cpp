@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "bridge.h"
+#include "python_bindings.h"
 #include "storage_view.h"
 
 namespace torch_backplane {
@@ -326,4 +327,5 @@ PYBIND11_MODULE(_C, m) {
       },
       py::arg("storage"), py::arg("dtype"), py::arg("offset"), py::arg("size"),
       py::arg("stride"));
+  torch_backplane::bind_generators(m);
 }

@@ -1,49 +1,36 @@
-// Random fills on the device: uniform_, normal_, bernoulli_ (dropout's
-// mask), random_. Each draw takes a fresh seed from the PyTorch generator
-// the caller gives, else PyTorch's default CPU generator, so
-// torch.manual_seed makes device randomness reproducible (the numbers differ
-// from the CPU's: the op library has its own counter-based generator).
-#include <ATen/CPUGeneratorImpl.h>
-#include <ATen/core/DistributionsHelper.h>
+// Random ops on the device: uniform_, normal_, bernoulli_ (a probability or
+// a tensor of them; so dropout), random_ (so randint), randperm and
+// multinomial. Each draws from a backplane generator (generator.h): the one
+// the caller passes, else the device's default one, which
+// torch.manual_seed seeds; so same seed, same numbers (they differ from the
+// CPU's: the op library has its own counter-based generator).
+#include <ATen/ExpandUtils.h>
 #include <torch/library.h>
 
 #include <mutex>
 
+#include "generator.h"
 #include "kernel_util.h"
 
 namespace torch_backplane {
 namespace {
 
-// An op-library generator seeded from PyTorch's (owned; freed on scope
-// exit; the op reads its seed and offset when it is called).
+// The generator of a draw on `self`'s device, locked for the op call: the
+// op reserves its draws from it when called.
 class Draw {
 public:
-  explicit Draw(const c10::optional<at::Generator> &generator) {
-    at::Generator g = generator.has_value() && generator->defined()
-                          ? *generator
-                          : at::detail::getDefaultCPUGenerator();
-    TORCH_CHECK(g.device().is_cpu(),
-                "backplane: a random op on the backplane device takes a CPU "
-                "generator (it seeds the device's own), got one of ",
-                g.device());
-    uint64_t seed;
-    {
-      std::lock_guard<std::mutex> lock(g.mutex());
-      seed = at::check_generator<at::CPUGeneratorImpl>(g)->random64();
-    }
-    check(bp_ops_generator_create(seed, &handle_), "bp_ops_generator_create");
-  }
-  ~Draw() {
-    bp_ops_generator_destroy(handle_);
-  }
+  Draw(const c10::optional<at::Generator> &generator, const at::Tensor &self)
+      : generator_(generator_or_default(generator, self.device().index())),
+        lock_(generator_->mutex_) {}
   Draw(const Draw &) = delete;
   Draw &operator=(const Draw &) = delete;
   operator diopiGeneratorHandle_t() const {
-    return handle_;
+    return generator_->handle();
   }
 
 private:
-  diopiGeneratorHandle_t handle_ = nullptr;
+  DeviceGenerator *generator_;
+  std::lock_guard<std::mutex> lock_;
 };
 
 at::Tensor &uniform_(at::Tensor &self, double from, double to,
@@ -54,9 +41,9 @@ at::Tensor &uniform_(at::Tensor &self, double from, double to,
               from, " > to=", to);
   if (self.numel() == 0)
     return self;
-  Draw draw(generator);
   OpContext ctx(self);
   DiopiTensor x(self);
+  Draw draw(generator, self);
   BP_CALL(diopiUniformInp, ctx, x, from, to, draw);
   return self;
 }
@@ -66,9 +53,9 @@ at::Tensor &normal_(at::Tensor &self, double mean, double std,
   TORCH_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
   if (self.numel() == 0)
     return self;
-  Draw draw(generator);
   OpContext ctx(self);
   DiopiTensor x(self);
+  Draw draw(generator, self);
   BP_CALL(diopiNormalInp, ctx, x, mean, std, draw);
   return self;
 }
@@ -81,10 +68,24 @@ at::Tensor &bernoulli_(at::Tensor &self, double p,
               p);
   if (self.numel() == 0)
     return self;
-  Draw draw(generator);
   OpContext ctx(self);
   DiopiTensor x(self);
+  Draw draw(generator, self);
   BP_CALL(diopiBernoulliScalar, ctx, x, p, draw);
+  return self;
+}
+
+// Each element 1 with the probability at its place in p (broadcast to
+// self's shape).
+at::Tensor &bernoulli_tensor_(at::Tensor &self, const at::Tensor &p,
+                              c10::optional<at::Generator> generator) {
+  if (self.numel() == 0)
+    return self;
+  at::Tensor probs = on_device(p, self.device()).expand(self.sizes());
+  OpContext ctx(self);
+  DiopiTensor x(self), q(probs);
+  Draw draw(generator, self);
+  BP_CALL(diopiBernoulli, ctx, x, q, draw);
   return self;
 }
 
@@ -98,9 +99,9 @@ at::Tensor &random_range(at::Tensor &self, int64_t from,
   if (self.numel() == 0)
     return self;
   int64_t end = to.value_or(0);
-  Draw draw(generator);
   OpContext ctx(self);
   DiopiTensor x(self);
+  Draw draw(generator, self);
   BP_CALL(diopiRandomInp, ctx, x, from, to.has_value() ? &end : nullptr, draw);
   return self;
 }
@@ -113,15 +114,57 @@ at::Tensor &random_any(at::Tensor &self,
   return random_range(self, 0, c10::nullopt, generator);
 }
 
+// torch.randperm(n, device=...) allocates out and lands here.
+at::Tensor &randperm_out(int64_t n, c10::optional<at::Generator> generator,
+                         at::Tensor &out) {
+  TORCH_CHECK(n >= 0, "n must be non-negative, got", n);
+  shaped_out(out, {n});
+  if (n == 0)
+    return out;
+  OpContext ctx(out);
+  DiopiTensor o(out);
+  Draw draw(generator, out);
+  BP_CALL(diopiRandperm, ctx, o, n, draw);
+  return out;
+}
+
+at::Tensor &multinomial_out(const at::Tensor &self, int64_t n_sample,
+                            bool replacement,
+                            c10::optional<at::Generator> generator,
+                            at::Tensor &out) {
+  TORCH_CHECK(self.dim() > 0 && self.dim() <= 2,
+              "prob_dist must be 1 or 2 dim");
+  std::vector<int64_t> shape{n_sample};
+  if (self.dim() == 2)
+    shape.insert(shape.begin(), self.size(0));
+  shaped_out(out, shape);
+  OpContext ctx(self);
+  DiopiTensor o(out), x(self);
+  Draw draw(generator, self);
+  BP_CALL(diopiMultinomial, ctx, o, x, n_sample, replacement, draw);
+  return out;
+}
+
+at::Tensor multinomial(const at::Tensor &self, int64_t n_sample,
+                       bool replacement,
+                       c10::optional<at::Generator> generator) {
+  at::Tensor out = new_tensor(self, {0}, at::kLong);
+  return multinomial_out(self, n_sample, replacement, generator, out);
+}
+
 } // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("uniform_", uniform_);
   m.impl("normal_", normal_);
   m.impl("bernoulli_.float", bernoulli_);
+  m.impl("bernoulli_.Tensor", bernoulli_tensor_);
   m.impl("random_.from", random_range);
   m.impl("random_.to", random_to);
   m.impl("random_", random_any);
+  m.impl("randperm.generator_out", randperm_out);
+  m.impl("multinomial", multinomial);
+  m.impl("multinomial.out", multinomial_out);
 }
 
 } // namespace torch_backplane

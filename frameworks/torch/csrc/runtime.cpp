@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstdlib>
+#include <memory>
 #include <mutex>
 #include <unordered_map>
 #include <vector>
@@ -31,24 +32,36 @@ struct Process {
   std::string ops_error;
 };
 
+// Which of the runtime's devices PyTorch sees: those of the type
+// BACKPLANE_TORCH_DEVICE_TYPE names; without it, every device the runtime
+// shows when BACKPLANE_VISIBLE_DEVICES chose them (as the Paddle bridge
+// does); without either, the vcpu devices.
+bool visible_to_torch(bp_device_t *d) {
+  const char *type = std::getenv("BACKPLANE_TORCH_DEVICE_TYPE");
+  if (type && *type)
+    return std::string(bp_device_type(d)) == type;
+  const char *visible = std::getenv("BACKPLANE_VISIBLE_DEVICES");
+  if (visible && *visible)
+    return true;
+  return std::string(bp_device_type(d)) == "vcpu";
+}
+
 Process &process() {
+  // A failure throws, and the next call tries again.
   static Process *p = [] {
-    auto *state = new Process();
+    auto state = std::make_unique<Process>();
     check(bp_runtime_create(nullptr, &state->runtime), "bp_runtime_create");
-    const char *type = std::getenv("BACKPLANE_TORCH_DEVICE_TYPE");
-    if (!type || !*type)
-      type = "vcpu";
     size_t n = bp_device_count(state->runtime);
     for (size_t i = 0; i < n && state->devices.size() < kMaxDevices; i++) {
       bp_device_t *d = nullptr;
       check(bp_device_at(state->runtime, i, &d), "bp_device_at");
-      if (std::string(bp_device_type(d)) == type) {
+      if (visible_to_torch(d)) {
         DeviceState s;
         s.device = d;
         state->devices.push_back(s);
       }
     }
-    return state;
+    return state.release();
   }();
   return *p;
 }
@@ -64,7 +77,7 @@ struct ThreadState {
 };
 thread_local ThreadState thread_state;
 
-std::string default_ops_path() {
+std::string reference_ops_path() {
   Dl_info info{};
   if (dladdr(reinterpret_cast<void *>(&bp_runtime_create), &info) &&
       info.dli_fname) {
@@ -73,6 +86,41 @@ std::string default_ops_path() {
            "backplane/ops/libbackplane_ops_ref.so";
   }
   return "libbackplane_ops_ref.so";
+}
+
+// The op library a device computes with: the one its plugin names
+// (bp_ops_library_for_device), else the reference library, which serves
+// devices whose memory the host can address (vcpu; OpenCL's shared virtual
+// memory on a CPU).
+std::string ops_path_for(bp_device_t *d) {
+  const char *named = bp_ops_library_for_device(d);
+  return named ? named : reference_ops_path();
+}
+
+// BACKPLANE_OPS_LIBRARY, else the library of the visible devices, which
+// must agree: one process opens one op library. Sets *error and returns ""
+// when they do not.
+std::string ops_path(const std::vector<DeviceState> &devices,
+                     std::string *error) {
+  const char *env = std::getenv("BACKPLANE_OPS_LIBRARY");
+  if (env && *env)
+    return env;
+  if (devices.empty())
+    return reference_ops_path();
+  std::string first = ops_path_for(devices[0].device);
+  for (size_t i = 1; i < devices.size(); i++) {
+    std::string other = ops_path_for(devices[i].device);
+    if (other != first) {
+      *error = std::string("privateuseone:0 (") +
+               bp_device_name(devices[0].device) + ") computes with " + first +
+               ", privateuseone:" + std::to_string(i) + " (" +
+               bp_device_name(devices[i].device) + ") with " + other +
+               "; a process opens one op library: choose the devices with "
+               "BACKPLANE_VISIBLE_DEVICES or BACKPLANE_TORCH_DEVICE_TYPE";
+      return "";
+    }
+  }
+  return first;
 }
 
 } // namespace
@@ -150,8 +198,11 @@ void set_current_stream_id(c10::DeviceIndex index, c10::StreamId id) {
 void *find_op(const char *name) {
   Process &p = process();
   std::call_once(p.ops_once, [&p] {
-    const char *env = std::getenv("BACKPLANE_OPS_LIBRARY");
-    std::string path = env && *env ? env : default_ops_path();
+    std::string path = ops_path(p.devices, &p.ops_error);
+    if (path.empty()) {
+      p.ops_status = BP_ERR_INVALID_ARGUMENT;
+      return;
+    }
     p.ops_status = bp_ops_library_open(path.c_str(), &p.ops);
     if (p.ops_status != BP_OK)
       p.ops_error = bp_last_error();

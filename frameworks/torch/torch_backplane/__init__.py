@@ -21,6 +21,11 @@ from . import _native
 from . import serialization  # noqa: F401 (torch.save/load of devices)
 from .device import (current_device, device_count, get_device_name,
                      is_available, set_device, synchronize)
+from . import generators
+from .generators import (Generator, default_generator, get_rng_state,
+                         get_rng_state_all, initial_seed, manual_seed,
+                         manual_seed_all, seed, seed_all, set_rng_state,
+                         set_rng_state_all)
 from .streams import (Event, Stream, current_stream, default_stream,
                       stream)
 from .memory import (empty_cache, max_memory_allocated, max_memory_reserved,
@@ -29,6 +34,10 @@ from .memory import (empty_cache, max_memory_allocated, max_memory_reserved,
 
 __all__ = [
     "Event", "Stream", "current_stream", "default_stream", "stream",
+    "Generator", "default_generator", "default_generators",
+    "get_rng_state", "get_rng_state_all", "initial_seed", "manual_seed",
+    "manual_seed_all", "seed", "seed_all", "set_rng_state",
+    "set_rng_state_all",
     "current_device", "device_count", "empty_cache", "fallback_counts",
     "get_device_name", "is_available", "max_memory_allocated",
     "max_memory_reserved", "memory_allocated", "memory_reserved",
@@ -54,6 +63,15 @@ def fallback_counts():
 
 def reset_fallback_counts():
     _native.call("reset_fallback_counts")
+
+
+def __getattr__(name):
+    if name == "default_generators":  # made on first use, as torch.cuda's
+        return generators.default_generators
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+generators._hook_torch_seeding()
 
 
 if torch.distributed.is_available():

@@ -1473,6 +1473,11 @@ DIOPI_API diopiError_t diopiCdist(diopiContextHandle_t ctx,
                                   diopiConstTensorHandle_t input1,
                                   diopiConstTensorHandle_t input2, double p,
                                   const int64_t *compute_mode);
+/* input1's gradient (ref_cdist_backward.c). */
+DIOPI_API diopiError_t diopiCdistBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input1,
+    diopiConstTensorHandle_t input2, double p, diopiConstTensorHandle_t cdist);
 
 /* Synchronized batch norm's pieces (ref_norm_sync.c). */
 DIOPI_API diopiError_t diopiBatchNormStats(diopiContextHandle_t ctx,
@@ -1554,6 +1559,48 @@ DIOPI_API diopiError_t diopiAdaptiveAvgPool1d(diopiContextHandle_t ctx,
 DIOPI_API diopiError_t diopiAdaptiveAvgPool1dBackward(
     diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
     diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input);
+
+/* 3-d convolution (ref_conv3d.c) and pooling (ref_pool3d.c). */
+DIOPI_API diopiError_t diopiConvolution3d(
+    diopiContextHandle_t ctx, diopiTensorHandle_t out,
+    diopiConstTensorHandle_t input, diopiConstTensorHandle_t weight,
+    diopiConstTensorHandle_t bias, diopiSize_t stride, diopiSize_t padding,
+    diopiSize_t dilation, int64_t groups);
+DIOPI_API diopiError_t diopiConvolution3dBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiTensorHandle_t grad_weight, diopiTensorHandle_t grad_bias,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiConstTensorHandle_t weight, diopiSize_t *bias_sizes,
+    diopiSize_t stride, diopiSize_t padding, diopiSize_t dilation,
+    int64_t groups);
+DIOPI_API diopiError_t diopiAvgPool3d(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t out,
+                                      diopiConstTensorHandle_t input,
+                                      diopiSize_t kernel_size,
+                                      diopiSize_t stride, diopiSize_t padding,
+                                      bool ceil_mode, bool count_include_pad,
+                                      const int64_t *divisor_override);
+DIOPI_API diopiError_t diopiAvgPool3dBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiSize_t kernel_size, diopiSize_t stride, diopiSize_t padding,
+    bool ceil_mode, bool count_include_pad, const int64_t *divisor_override);
+DIOPI_API diopiError_t diopiMaxPool3d(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t out,
+                                      diopiConstTensorHandle_t input,
+                                      diopiSize_t kernel_size,
+                                      diopiSize_t stride, diopiSize_t padding,
+                                      diopiSize_t dilation, bool ceil_mode);
+DIOPI_API diopiError_t diopiMaxPool3dWithIndices(
+    diopiContextHandle_t ctx, diopiTensorHandle_t out,
+    diopiTensorHandle_t indices, diopiConstTensorHandle_t input,
+    diopiSize_t kernel_size, diopiSize_t stride, diopiSize_t padding,
+    diopiSize_t dilation, bool ceil_mode);
+DIOPI_API diopiError_t diopiMaxPool3dBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiSize_t kernel_size, diopiSize_t stride, diopiSize_t padding,
+    diopiSize_t dilation, bool ceil_mode, diopiConstTensorHandle_t indices);
 
 /* Image columns: im2col and col2im (ref_im2col.c). */
 DIOPI_API diopiError_t diopiIm2Col(diopiContextHandle_t ctx,

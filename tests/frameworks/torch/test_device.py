@@ -3,6 +3,9 @@ allocator, copies in every direction, printing, storage,
 streams and events, the allocator's statistics and its errors
 (test_open_registration.py has the cases of PyTorch's open-registration
 test)."""
+import os
+import subprocess
+import sys
 import unittest
 
 from torch_support import DEVICE, torch, torch_backplane
@@ -162,6 +165,21 @@ class DeviceTest(unittest.TestCase):
         with self.assertRaisesRegex(RuntimeError, "out of range"):
             torch_backplane.synchronize(7)
 
+    def test_visible_devices_naming_none_is_a_runtime_error(self):
+        """The runtime starts on first use, so a BACKPLANE_VISIBLE_DEVICES
+        naming no device is a RuntimeError there, not an abort at import."""
+        probe = ("import torch, torch_backplane\n"
+                 "try:\n"
+                 "    torch.empty(1, device='privateuseone:0')\n"
+                 "except RuntimeError as e:\n"
+                 "    print('RuntimeError:', e)\n")
+        env = dict(os.environ, BACKPLANE_VISIBLE_DEVICES="nope:0")
+        out = subprocess.run([sys.executable, "-c", probe], env=env,
+                             capture_output=True, text=True, timeout=120)
+        self.assertEqual(out.returncode, 0, out.stderr[-2000:])
+        self.assertIn('RuntimeError: bp_runtime_create failed '
+                      '(BP_ERR_NOT_FOUND): bp_runtime_create: '
+                      'BACKPLANE_VISIBLE_DEVICES entry "nope:0"', out.stdout)
 
 if __name__ == "__main__":
     unittest.main()

@@ -9,7 +9,7 @@ BACKPLANE_TORCH_FALLBACKS=error (set by CTest): an op that is not the
 bridge's own kernel fails instead of passing on the CPU."""
 import unittest
 
-from torch_support import DEVICE, torch
+from torch_support import DEVICE, torch, torch_backplane
 
 import torch.nn.functional as F
 
@@ -364,6 +364,37 @@ class NnPeerTest(PeerTest):
                 randn(2, 4, 5, 4), randn(4, 6 // groups, 3, 3), randn(6),
                 rtol=1e-4, atol=1e-4)
 
+    def test_3d_convolution_and_pooling(self):
+        for stride, padding, dilation, groups in ((1, 1, 1, 1),
+                                                  ((2, 1, 2), 0, (1, 2, 1), 2)):
+            self.forward_backward(
+                lambda x, w, b: F.conv3d(x, w, b, stride, padding, dilation,
+                                         groups),
+                randn(2, 4, 5, 6, 5), randn(6, 4 // groups, 3, 2, 3),
+                randn(6), rtol=1e-4, atol=1e-4)
+        x = randn(2, 3, 6, 5, 7)
+        for t in views(x):
+            self.forward_backward(lambda v: F.max_pool3d(v, 2), t)
+        self.forward_backward(
+            lambda v: F.max_pool3d(v, (3, 2, 3), 2, 1, (1, 1, 2), True), x)
+        self.forward_backward(lambda v: F.max_pool3d(v, 2), randn(3, 4, 4, 6))
+        for t in views(x):
+            self.forward_backward(lambda v: F.avg_pool3d(v, 2), t)
+        self.forward_backward(
+            lambda v: F.avg_pool3d(v, 3, 2, 1, True, False), x)
+        self.forward_backward(
+            lambda v: F.avg_pool3d(v, 2, divisor_override=3), x)
+
+    def test_cdist_forward_and_backward(self):
+        for p in (0.0, 0.5, 1.0, 2.0, 3.0, float("inf")):
+            with self.subTest(p=p):
+                self.forward_backward(lambda a, b: torch.cdist(a, b, p),
+                                      randn(2, 4, 5), randn(2, 3, 5),
+                                      rtol=1e-4, atol=1e-4)
+        self.forward_backward(lambda a, b: torch.cdist(a, b, 1.0),
+                              randn(3, 4, 5), randn(3, 5), rtol=1e-4,
+                              atol=1e-4)  # x2's batch dim broadcast
+
     def test_group_norm(self):
         for x in (randn(2, 6, 3, 4), randn(3, 4, 5)):
             self.forward_backward(
@@ -442,6 +473,98 @@ class RandomTest(PeerTest):
         c = torch.rand(100, device=DEVICE).cpu()
         self.assertTrue(torch.equal(a, b))
         self.assertFalse(torch.equal(b, c))
+
+    def draws(self, generator):
+        """One draw of every random op on the device from `generator` (None:
+        the default generator), as CPU tensors."""
+        g = {"generator": generator} if generator is not None else {}
+        weights = torch.tensor([[0.0, 1.0, 2.0, 3.0, 4.0],
+                                [5.0, 0.0, 1.0, 0.0, 1.0]], device=DEVICE)
+        out = [torch.empty(64, device=DEVICE).uniform_(-1, 1, **g),
+               torch.empty(64, device=DEVICE).normal_(2, 3, **g),
+               torch.empty(64, device=DEVICE).bernoulli_(0.4, **g),
+               torch.bernoulli(torch.linspace(0, 1, 64).to(DEVICE), **g),
+               torch.randint(0, 100, (64,), device=DEVICE, **g),
+               torch.randperm(50, device=DEVICE, **g),
+               torch.multinomial(weights, 3, **g),
+               torch.multinomial(weights, 40, replacement=True, **g)]
+        if generator is None:  # dropout draws from the default generator
+            out.append(F.dropout(torch.ones(64, device=DEVICE), 0.5))
+        return [t.cpu() for t in out]
+
+    def assert_draws_equal(self, a, b, equal=True):
+        for i, (x, y) in enumerate(zip(a, b)):
+            with self.subTest(draw=i):
+                self.assertEqual(torch.equal(x, y), equal)
+
+    def test_device_generator_repeats_every_random_op_per_seed(self):
+        g = torch_backplane.Generator(DEVICE)
+        self.assertEqual(g.device, torch.device(DEVICE))
+        self.assertEqual(g.manual_seed(7).initial_seed(), 7)
+        first = self.draws(g)
+        g.manual_seed(7)
+        self.assert_draws_equal(first, self.draws(g))
+        self.assert_draws_equal(first, self.draws(g), equal=False)
+        other = torch_backplane.Generator(DEVICE).manual_seed(8)
+        self.assert_draws_equal(first, self.draws(other), equal=False)
+
+    def test_generator_state_round_trips(self):
+        g = torch_backplane.Generator(DEVICE).manual_seed(3)
+        self.draws(g)  # a state past the seed
+        state = g.get_state()
+        self.assertEqual((state.dtype, state.device, state.numel()),
+                         (torch.uint8, torch.device("cpu"), 16))
+        first = self.draws(g)
+        g.set_state(state)
+        self.assert_draws_equal(first, self.draws(g))
+        copy = torch_backplane.Generator(DEVICE)
+        copy.set_state(state)
+        self.assert_draws_equal(first, self.draws(copy))
+        saved = torch_backplane.get_rng_state(0)
+        first = self.draws(None)
+        torch_backplane.set_rng_state(saved, 0)
+        self.assert_draws_equal(first, self.draws(None))
+        with self.assertRaisesRegex(RuntimeError, "wrong size"):
+            g.set_state(torch.zeros(3, dtype=torch.uint8))
+
+    def test_torch_manual_seed_drives_the_default_generators(self):
+        torch.manual_seed(5)
+        first = self.draws(None)
+        cpu_after = torch.rand(4)  # device draws leave the CPU's alone
+        torch.manual_seed(5)
+        self.assertTrue(torch.equal(torch.rand(4), cpu_after))
+        self.assert_draws_equal(first, self.draws(None))
+        self.assertEqual(torch_backplane.initial_seed(), 5)
+        self.assertEqual(torch_backplane.default_generators[1].initial_seed(),
+                         5)
+        torch_backplane.manual_seed(6)
+        self.assertEqual(torch_backplane.initial_seed(), 6)
+        new_seed = torch.seed()
+        self.assertEqual(torch_backplane.initial_seed(), new_seed)
+
+    def test_samples_are_permutations_and_follow_weights(self):
+        perm = torch.randperm(300, device=DEVICE).cpu()
+        self.assertTrue(torch.equal(perm.sort().values, torch.arange(300)))
+        weights = torch.tensor([0.0, 1.0, 3.0], device=DEVICE)
+        picks = torch.multinomial(weights, 4000, replacement=True).cpu()
+        self.assertEqual(int((picks == 0).sum()), 0)
+        self.assertAlmostEqual(float((picks == 2).float().mean()), 0.75,
+                               delta=0.05)
+        rows = torch.multinomial(torch.ones(6, 8, device=DEVICE), 8).cpu()
+        self.assertTrue(torch.equal(rows.sort(dim=1).values,
+                                    torch.arange(8).expand(6, 8)))
+        probs = torch.rand(5, 7)
+        b = torch.bernoulli(probs.to(DEVICE)).cpu()
+        self.assertTrue(bool(((b == 0) | (b == 1)).all()))
+        ones = torch.empty(5, 7, device=DEVICE).bernoulli_(
+            torch.ones(7, device=DEVICE)).cpu()
+        self.assertTrue(bool((ones == 1).all()))
+
+    def test_a_cpu_generator_is_refused_as_cuda_refuses_it(self):
+        with self.assertRaisesRegex(
+                RuntimeError, "Expected a 'privateuseone' device type for "
+                "generator but found 'cpu'"):
+            torch.rand(3, device=DEVICE, generator=torch.Generator())
 
     def test_dropout_and_initializers_run_on_the_device(self):
         x = torch.ones(4096, device=DEVICE)

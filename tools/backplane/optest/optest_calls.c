@@ -522,6 +522,12 @@ static const struct {
     {"diopiAdaptiveAvgPool1d", call_adaptive_avg_pool2d},
     {"diopiAdaptiveAvgPool1dBackward", call_adaptive_avg_pool2d_backward},
     {"diopiAdaptiveMaxPool1d", call_adaptive_avg_pool2d},
+    /* the 3-d forms: the same arguments */
+    {"diopiConvolution3d", call_conv2d},
+    {"diopiConvolution3dBackward", call_conv2d_backward},
+    {"diopiMaxPool3d", call_max_pool2d},
+    {"diopiMaxPool3dWithIndices", call_max_pool2d_with_indices},
+    {"diopiMaxPool3dBackward", call_max_pool2d_backward},
     {"diopiEmbedding", call_embedding},
     {"diopiEmbeddingBackward", call_embedding_backward},
     {"diopiIndexSelect", call_index_select},

@@ -639,6 +639,11 @@ CALL(unfold_backward,
 CALL(cdist, return ((diopiError_t(*)(CTX, T, CT, CT, double, const int64_t *))
                         fn)(ctx, tensor(a, "out"), tensor(a, "input1"),
                             tensor(a, "input2"), real(a, "p"), NULL);)
+CALL(cdist_backward,
+     return ((diopiError_t(*)(CTX, T, CT, CT, CT, double, CT))fn)(
+         ctx, tensor(a, "grad_input"), tensor(a, "grad_output"),
+         tensor(a, "input1"), tensor(a, "input2"), real(a, "p"),
+         tensor(a, "cdist"));)
 
 CALL(bn_stats, return ((diopiError_t(*)(CTX, T, T, CT, double))fn)(
                    ctx, tensor(a, "mean"), tensor(a, "invstd"),
@@ -884,6 +889,8 @@ static const struct {
     {"diopiAdadelta", call_adadelta},
     {"diopiAvgPool2d", call_avg_pool2d},
     {"diopiAvgPool2dBackward", call_avg_pool2d_backward},
+    {"diopiAvgPool3d", call_avg_pool2d}, /* the same arguments */
+    {"diopiAvgPool3dBackward", call_avg_pool2d_backward},
     {"diopiAdaptiveMaxPool2dWithIndices",
      call_adaptive_max_pool2d_with_indices},
     {"diopiAdaptiveMaxPool2dBackward", call_adaptive_max_pool2d_backward},
@@ -909,6 +916,7 @@ static const struct {
     {"diopiUnfold", call_unfold},
     {"diopiUnfoldBackward", call_unfold_backward},
     {"diopiCdist", call_cdist},
+    {"diopiCdistBackward", call_cdist_backward},
     {"diopiRemainder", call_remainder_of_scalar},
     {"diopiZeros", call_constant_fill},
     {"diopiOnes", call_constant_fill},
