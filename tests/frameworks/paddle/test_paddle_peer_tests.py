@@ -142,19 +142,13 @@ BRIDGE_LIMITS = {
             "bool list runs",
     },
     "sgd_op": {
-        "TestSGDOpOptimizeSelectedRows": SELECTED_ROWS,
-        "TestSGDV2.test_sgd_*dygraph":
-            "bridge lacks: add_n (gradient of a tensor used twice)",
-    },
+        "TestSGDOpOptimizeSelectedRows": SELECTED_ROWS},
     "slice_op": {"TestSliceOp*": SLICE, "TestCase*": SLICE},
     "softmax_with_cross_entropy_op": {
         "TestSoftmaxWithCrossEntropyOp2": CROSS_ENTROPY,
         "TestSoftmaxWithCrossEntropyOpAxis*": CROSS_ENTROPY,
         "TestSoftmaxWithCrossEntropyOpSoftLabel*": CROSS_ENTROPY,
         "TestSoftmaxWithCrossEntropyOp_NotWithSoftmax*": CROSS_ENTROPY,
-        "TestSoftmaxWithCrossEntropyOp*Int*": (
-            "bridge lacks: int8, int16 and uint8 labels (the op library's "
-            "cross entropy takes int32 or int64)"),
     },
     "uniform_random_op": {
         "TestUniformRandomOpSelectedRows*": SELECTED_ROWS},
