@@ -1,14 +1,18 @@
 /* Counting Paddle's CPU fallbacks for the backplane place.
  *
  * When Paddle finds no backplane kernel for a phi kernel it runs its CPU
- * kernel instead (FLAGS_enable_api_kernel_fallback, on by default), copying
- * the inputs to the host and the results back. Paddle tells no plugin; its
- * only trace is one verbose-log line of kernel_factory.cc ("missing
- * backplane kernel: NAME, expected_kernel_key:(backplane, LAYOUT, DTYPE),
- * fallbacking to CPU one!"). Under BACKPLANE_PADDLE_FALLBACKS=1 the bridge
- * turns that line on (verbosity 3 for kernel_factory alone) and receives it
- * through a glog log sink: it prints each fallback with its running count,
- * and at finalize a summary per kernel.
+ * kernel instead, copying the inputs to the host and the results back: in
+ * dygraph when FLAGS_enable_api_kernel_fallback is on (the default), and
+ * in a static graph run by the legacy-IR executor always, whatever that
+ * flag says. Paddle tells no plugin; its only trace is one verbose-log
+ * line, of kernel_factory.cc in dygraph ("missing backplane kernel: NAME,
+ * expected_kernel_key:(backplane, LAYOUT, DTYPE), fallbacking to CPU one!")
+ * and of phi_utils.cc in a static graph (the same words after "phi ",
+ * once per operator when the executor picks its kernel). Under
+ * BACKPLANE_PADDLE_FALLBACKS=1 the bridge turns those lines on (verbosity
+ * 3 for those two files alone) and receives them through a glog log sink:
+ * it prints each fallback with its running count, and at finalize a
+ * summary per kernel.
  *
  * Paddle 3.3.1 bundles glog 0.4 without its headers but exports its
  * symbols (libphi_core.so); the declarations below are glog 0.4's LogSink
@@ -54,6 +58,12 @@ static size_t nkinds;
 static unsigned long total;
 
 static const char MISSING[] = "missing " BRIDGE_DEVICE_TYPE " kernel: ";
+/* The files whose log lines say a kernel fell back, and what comes before
+ * MISSING in each. */
+static const struct {
+  const char *file, *module, *prefix;
+} SOURCES[] = {{"kernel_factory.cc", "kernel_factory", ""},
+               {"phi_utils.cc", "phi_utils", "phi "}};
 
 /* Copies the text of `from` up to the first of `stops` (or `n` - 1 bytes)
  * into `to`. */
@@ -65,7 +75,13 @@ static void copy_until(char *to, size_t n, const char *from, size_t len,
   to[i] = '\0';
 }
 
-static void count(const char *message, size_t len) {
+/* Counts `message` if it is MISSING after `prefix`. */
+static void count(const char *prefix, const char *message, size_t len) {
+  size_t lead = strlen(prefix);
+  if (len <= lead || strncmp(message, prefix, lead) != 0)
+    return;
+  message += lead;
+  len -= lead;
   size_t skip = sizeof MISSING - 1;
   if (len <= skip || strncmp(message, MISSING, skip) != 0)
     return;
@@ -106,8 +122,10 @@ public:
   void send(int, const char *, const char *base_filename, int,
             const struct ::tm *, const char *message,
             size_t message_len) override {
-    if (base_filename && strcmp(base_filename, "kernel_factory.cc") == 0)
-      count(message, message_len);
+    for (size_t i = 0; base_filename && i < sizeof SOURCES / sizeof *SOURCES;
+         i++)
+      if (strcmp(base_filename, SOURCES[i].file) == 0)
+        count(SOURCES[i].prefix, message, message_len);
   }
 };
 
@@ -124,7 +142,8 @@ void bridge_fallbacks_watch(void) {
             "backplane paddle bridge: BACKPLANE_PADDLE_FALLBACKS needs "
             "GLOG_minloglevel=0 (it is %s): fallbacks are not counted\n",
             level);
-  phi::set_phi_vlog_level("kernel_factory", 3);
+  for (size_t i = 0; i < sizeof SOURCES / sizeof *SOURCES; i++)
+    phi::set_phi_vlog_level(SOURCES[i].module, 3);
   google::AddLogSink(&sink);
   watching = true;
 }

@@ -35,8 +35,12 @@ static diopiContextHandle_t context_for(bp_device_t *device,
 }
 
 KernelCall::KernelCall(const phi::Context &dev_ctx, const char *kernel)
-    : ctx_(dev_ctx.raw_data()), kernel_(kernel), device_(NULL), diopi_(NULL),
-      ntensors_(0) {
+    : KernelCall(dev_ctx, kernel, PD_DataType::UNDEFINED) {}
+
+KernelCall::KernelCall(const phi::Context &dev_ctx, const char *kernel,
+                       PD_DataType kernel_dtype)
+    : ctx_(dev_ctx.raw_data()), kernel_(kernel), kernel_dtype_(kernel_dtype),
+      device_(NULL), diopi_(NULL), ntensors_(0) {
   PD_Status status = C_SUCCESS;
   bp_stream_t *stream =
       reinterpret_cast<bp_stream_t *>(PD_DeviceContextGetStream(ctx_, &status));
@@ -82,6 +86,21 @@ diopiTensorHandle_t KernelCall::wrap(PD_Tensor *t, int ndim,
                    NULL);
 }
 
+diopiTensorHandle_t KernelCall::wrap_at_axis(PD_Tensor *t, PD_Tensor *other,
+                                             int axis) {
+  int64_t own[BP_OPS_MAX_DIMS], shape[BP_OPS_MAX_DIMS];
+  int own_ndim = kernel_dims(t, own), ndim = kernel_dims(other, shape);
+  if (own_ndim >= ndim)
+    return wrap(t);
+  int at = axis < 0 ? ndim - own_ndim : axis;
+  if (at + own_ndim > ndim)
+    fail("axis %d places a %d-dim operand outside a %d-dim one", axis, own_ndim,
+         ndim);
+  for (int d = 0; d < ndim; d++)
+    shape[d] = d >= at && d < at + own_ndim ? own[d - at] : 1;
+  return wrap(t, ndim, shape);
+}
+
 diopiTensorHandle_t KernelCall::wrap_strided(PD_Tensor *t) {
   PD_Status status = C_SUCCESS;
   int64_t shape[BP_OPS_MAX_DIMS], strides[BP_OPS_MAX_DIMS];
@@ -111,7 +130,8 @@ diopiTensorHandle_t KernelCall::alloc(PD_Tensor *t, int ndim,
   if (ndim >= 0)
     PD_TensorSetDims(t, ndim, shape, &status);
   if (dtype == PD_DataType::UNDEFINED)
-    dtype = kernel_dtype(t);
+    dtype = kernel_dtype_ != PD_DataType::UNDEFINED ? kernel_dtype_
+                                                    : kernel_dtype(t);
   PD_DeviceContextAllocateTensor(ctx_, t, 0, dtype, &status);
   if (status != C_SUCCESS)
     fail("allocating an output of %lld elements: %s",
@@ -254,7 +274,7 @@ diopiGeneratorHandle_t kernel_generator(KernelCall &call, int seed) {
 
 void kernel_sum_to(KernelCall &call, PD_Tensor *dst,
                    diopiConstTensorHandle_t src, int src_ndim,
-                   const int64_t *src_shape, double scale) {
+                   const int64_t *src_shape, double scale, int axis) {
   if (dst == NULL)
     return;
   int64_t dst_shape[BP_OPS_MAX_DIMS], kept[BP_OPS_MAX_DIMS],
@@ -263,9 +283,14 @@ void kernel_sum_to(KernelCall &call, PD_Tensor *dst,
   if (dst_ndim > src_ndim)
     call.fail("gradient of rank %d from a broadcast of rank %d", dst_ndim,
               src_ndim);
+  int at = axis < 0 || dst_ndim == src_ndim ? src_ndim - dst_ndim : axis;
+  if (at + dst_ndim > src_ndim)
+    call.fail("axis %d places a gradient of rank %d outside rank %d", axis,
+              dst_ndim, src_ndim);
   int nreduced = 0;
   for (int d = 0; d < src_ndim; d++) {
-    int dd = d - (src_ndim - dst_ndim);
+    int dd = d - at;
+    dd = dd < dst_ndim ? dd : -1;
     int64_t size = dd >= 0 ? dst_shape[dd] : 1;
     if (size != src_shape[d] && size != 1)
       call.fail("gradient shape does not broadcast to dim %d of %lld", d,

@@ -40,6 +40,12 @@ static inline PD_Tensor *pd(const paddle::optional<phi::DenseTensor> &t) {
 class KernelCall {
 public:
   KernelCall(const phi::Context &dev_ctx, const char *kernel);
+  /* The same for a kernel whose outputs all have its element type
+   * `kernel_dtype` unless alloc names another: a legacy-IR static graph
+   * hands kernels outputs still in a placeholder dtype (float32), which
+   * Paddle's own kernels override by allocating their T. */
+  KernelCall(const phi::Context &dev_ctx, const char *kernel,
+             PD_DataType kernel_dtype);
   /* Destroys the wrappers and returns scratch in stream order. */
   ~KernelCall();
   KernelCall(const KernelCall &) = delete;
@@ -59,6 +65,10 @@ public:
    * `shape` (same element count) when ndim >= 0. */
   diopiTensorHandle_t wrap(PD_Tensor *t, int ndim = -1,
                            const int64_t *shape = NULL);
+  /* `t` as a DIOPI tensor of `other`'s rank when it has fewer dims: its
+   * dims at `other`'s dim `axis` (-1: the trailing dims, numpy's rule),
+   * ones elsewhere; the broadcasting of Paddle's legacy elementwise ops. */
+  diopiTensorHandle_t wrap_at_axis(PD_Tensor *t, PD_Tensor *other, int axis);
   /* `t` as a DIOPI tensor with its own strides (a view Paddle made). */
   diopiTensorHandle_t wrap_strided(PD_Tensor *t);
   /* `data` of the device as a DIOPI tensor (strides in elements; NULL:
@@ -66,8 +76,9 @@ public:
   diopiTensorHandle_t wrap_data(void *data, diopiDtype_t dtype, int ndim,
                                 const int64_t *shape, const int64_t *strides);
   /* Allocates output `t` (its dims already set by Paddle's InferMeta, or
-   * set here when ndim >= 0) with `dtype` (UNDEFINED: the tensor's own)
-   * and wraps it. NULL for NULL. */
+   * set here when ndim >= 0) with `dtype` (UNDEFINED: the kernel's dtype
+   * when the constructor was given one, else the tensor's own) and wraps
+   * it. NULL for NULL. */
   diopiTensorHandle_t alloc(PD_Tensor *t, int ndim = -1,
                             const int64_t *shape = NULL,
                             PD_DataType dtype = PD_DataType::UNDEFINED);
@@ -89,6 +100,7 @@ private:
 
   PD_DeviceContext *ctx_;
   const char *kernel_;
+  PD_DataType kernel_dtype_;
   bp_device_t *device_;
   diopiContextHandle_t diopi_;
   diopiTensorHandle_t tensors_[KERNEL_CALL_MAX_TENSORS];
@@ -103,6 +115,11 @@ private:
     static void *const fn = bridge_op(#name);                                  \
     return fn;                                                                 \
   }()))
+
+/* The PD_DataType of a kernel's element type T. */
+template <typename T> static inline PD_DataType kernel_dtype_of() {
+  return phi::capi::CppTypeToPDType<T>::Type();
+}
 
 /* Paddle's dims of `t` into `shape` (at most BP_OPS_MAX_DIMS); returns
  * ndim. */
@@ -131,19 +148,21 @@ int kernel_kept_shape(KernelCall &call, PD_Tensor *x, const int64_t *dims,
 diopiGeneratorHandle_t kernel_generator(KernelCall &call, int seed);
 
 /* dst = src summed over the dims in which it was broadcast from dst's
- * shape (numpy rules, aligned right); a plain copy when the shapes agree.
- * `scale` multiplies the result (1 or -1). NULL dst: nothing. */
+ * shape (numpy rules, aligned right; or dst's dims at src's dim `axis`, as
+ * wrap_at_axis places them); a plain copy when the shapes agree. `scale`
+ * multiplies the result (1 or -1). NULL dst: nothing. */
 void kernel_sum_to(KernelCall &call, PD_Tensor *dst,
                    diopiConstTensorHandle_t src, int src_ndim,
-                   const int64_t *src_shape, double scale);
+                   const int64_t *src_shape, double scale, int axis = -1);
 
 /* The floating dtypes of kernels whose DIOPI ops take every floating
  * dtype (the reference library computes float16 and bfloat16 in float or
- * double and rounds on store), and every dtype of the data-movement
- * kernels. */
-#define BRIDGE_FLOAT_DTYPES float, phi::dtype::float16, phi::dtype::bfloat16
+ * double and rounds on store, float64 in double), and every dtype of the
+ * data-movement kernels. */
+#define BRIDGE_FLOAT_DTYPES                                                    \
+  float, double, phi::dtype::float16, phi::dtype::bfloat16
 #define BRIDGE_ANY_DTYPE                                                       \
-  BRIDGE_FLOAT_DTYPES, double, int32_t, int64_t, bool, uint8_t, int8_t
+  BRIDGE_FLOAT_DTYPES, int32_t, int64_t, bool, uint8_t, int8_t
 
 /* Paddle's backend token for the kernels: the bridge's device type. */
 #define BRIDGE_KERNEL_BACKEND backplane

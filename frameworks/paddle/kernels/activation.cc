@@ -14,7 +14,7 @@ BRIDGE_UNARY_GRAD(TanhGradKernel, "tanh_grad", diopiTanhBackward)
 template <typename T>
 void ReluGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &out,
                     const phi::DenseTensor &dout, phi::DenseTensor *dx) {
-  KernelCall call(dev_ctx, "relu_grad");
+  KernelCall call(dev_ctx, "relu_grad", kernel_dtype_of<T>());
   diopiScalar_t zero = kernel_scalar(0.0);
   diopiTensorHandle_t y = call.wrap(pd(out)), g = call.wrap(pd(dout));
   call.check(DIOPI(call, diopiThresholdBackward)(
@@ -25,7 +25,7 @@ void ReluGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &out,
 template <typename T>
 void GeluKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
                 bool approximate, phi::DenseTensor *out) {
-  KernelCall call(dev_ctx, "gelu");
+  KernelCall call(dev_ctx, "gelu", kernel_dtype_of<T>());
   diopiTensorHandle_t in = call.wrap(pd(x));
   call.check(DIOPI(call, diopiGelu)(call.diopi(), call.alloc(pd(out)), in,
                                     approximate ? "tanh" : "none"),
@@ -36,7 +36,7 @@ template <typename T>
 void GeluGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
                     const phi::DenseTensor &dout, bool approximate,
                     phi::DenseTensor *dx) {
-  KernelCall call(dev_ctx, "gelu_grad");
+  KernelCall call(dev_ctx, "gelu_grad", kernel_dtype_of<T>());
   diopiTensorHandle_t in = call.wrap(pd(x)), g = call.wrap(pd(dout));
   call.check(DIOPI(call, diopiGeluBackward)(call.diopi(), call.alloc(pd(dx)), g,
                                             in, approximate ? "tanh" : "none"),
@@ -46,7 +46,7 @@ void GeluGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
 template <typename T>
 void SoftmaxKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
                    int axis, phi::DenseTensor *out) {
-  KernelCall call(dev_ctx, "softmax");
+  KernelCall call(dev_ctx, "softmax", kernel_dtype_of<T>());
   diopiTensorHandle_t in = call.wrap(pd(x));
   call.check(
       DIOPI(call, diopiSoftmax)(call.diopi(), call.alloc(pd(out)), in, axis),
@@ -57,7 +57,7 @@ template <typename T>
 void SoftmaxGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &out,
                        const phi::DenseTensor &dout, int axis,
                        phi::DenseTensor *dx) {
-  KernelCall call(dev_ctx, "softmax_grad");
+  KernelCall call(dev_ctx, "softmax_grad", kernel_dtype_of<T>());
   diopiTensorHandle_t y = call.wrap(pd(out)), g = call.wrap(pd(dout));
   call.check(DIOPI(call, diopiSoftmaxBackward)(call.diopi(), call.alloc(pd(dx)),
                                                g, y, axis),

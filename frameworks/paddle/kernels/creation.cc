@@ -1,4 +1,6 @@
-/* full, full_like, fill, uniform, gaussian, assign, cast, scale, div_scale. */
+/* full, full_like, fill, uniform (and uniform_raw, which a legacy-IR
+ * static graph runs: then diag_num elements diag_step + 1 apart are set to
+ * diag_val), gaussian, assign, cast, scale, div_scale. */
 #include "kernel_call.h"
 
 namespace bridge {
@@ -55,6 +57,27 @@ void UniformKernel(const phi::Context &dev_ctx, const phi::IntArray &shape,
 }
 
 template <typename T>
+void UniformRawKernel(const phi::Context &dev_ctx, const phi::IntArray &shape,
+                      phi::DataType dtype, const phi::Scalar &min,
+                      const phi::Scalar &max, int seed, int diag_num,
+                      int diag_step, float diag_val, phi::DenseTensor *out) {
+  UniformKernel<T>(dev_ctx, shape, dtype, min, max, seed, out);
+  if (diag_num <= 0)
+    return;
+  KernelCall call(dev_ctx, "uniform_raw");
+  int64_t count = diag_num, step = (int64_t)diag_step + 1;
+  if ((count - 1) * step >= kernel_numel(pd(out)))
+    call.fail("diag_num %d, diag_step %d: past the %lld elements", diag_num,
+              diag_step, (long long)kernel_numel(pd(out)));
+  PD_Status status = C_SUCCESS;
+  diopiTensorHandle_t diag = call.wrap_data(
+      PD_TensorGetDataPointer(pd(out), &status),
+      kernel_diopi_dtype(kernel_dtype(pd(out))), 1, &count, &step);
+  diopiScalar_t value = kernel_scalar((double)diag_val);
+  call.check(DIOPI(call, diopiFill)(call.diopi(), diag, &value), "diopiFill");
+}
+
+template <typename T>
 void GaussianKernel(const phi::Context &dev_ctx, const phi::IntArray &shape,
                     float mean, float std, int seed, phi::DataType dtype,
                     phi::DenseTensor *out) {
@@ -71,7 +94,7 @@ void GaussianKernel(const phi::Context &dev_ctx, const phi::IntArray &shape,
 template <typename T>
 void AssignKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
                   phi::DenseTensor *out) {
-  KernelCall call(dev_ctx, "assign");
+  KernelCall call(dev_ctx, "assign", kernel_dtype_of<T>());
   diopiTensorHandle_t in = call.wrap(pd(x));
   call.check(DIOPI(call, diopiCopyInp)(call.diopi(), in, call.alloc(pd(out))),
              "diopiCopyInp");
@@ -92,7 +115,7 @@ template <typename T>
 void ScaleKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
                  const phi::Scalar &scale, const phi::Scalar &bias,
                  bool bias_after_scale, phi::DenseTensor *out) {
-  KernelCall call(dev_ctx, "scale");
+  KernelCall call(dev_ctx, "scale", kernel_dtype_of<T>());
   diopiScalar_t s = kernel_scalar(scale), b = kernel_scalar(bias);
   diopiScalar_t one = kernel_scalar(1.0);
   diopiTensorHandle_t in = call.wrap(pd(x)), o = call.alloc(pd(out));
@@ -113,7 +136,7 @@ void ScaleKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
 template <typename T>
 void DivScaleKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
                     const phi::Scalar &scale, phi::DenseTensor *out) {
-  KernelCall call(dev_ctx, "div_scale");
+  KernelCall call(dev_ctx, "div_scale", kernel_dtype_of<T>());
   diopiScalar_t s = kernel_scalar(scale);
   diopiTensorHandle_t in = call.wrap(pd(x));
   call.check(DIOPI(call, diopiDivScalar)(call.diopi(), call.alloc(pd(out)), in,
@@ -130,7 +153,9 @@ PD_BUILD_PHI_KERNEL(full_like, backplane, ALL_LAYOUT, bridge::FullLikeKernel,
 PD_BUILD_PHI_KERNEL(fill, backplane, ALL_LAYOUT, bridge::FillKernel,
                     BRIDGE_ANY_DTYPE) {}
 PD_BUILD_PHI_KERNEL(uniform, backplane, ALL_LAYOUT, bridge::UniformKernel,
-                    float) {}
+                    BRIDGE_FLOAT_DTYPES) {}
+PD_BUILD_PHI_KERNEL(uniform_raw, backplane, ALL_LAYOUT,
+                    bridge::UniformRawKernel, BRIDGE_FLOAT_DTYPES) {}
 PD_BUILD_PHI_KERNEL(gaussian, backplane, ALL_LAYOUT, bridge::GaussianKernel,
                     float) {}
 PD_BUILD_PHI_KERNEL(assign, backplane, ALL_LAYOUT, bridge::AssignKernel,

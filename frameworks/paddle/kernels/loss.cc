@@ -3,7 +3,8 @@
  * diopiCrossEntropyLoss (no reduction), and the gradient
  * softmax * dloss - onehot(label) * dloss as diopiMul plus
  * diopiNLLLossBackward (its gradient with respect to log-probabilities is
- * the -onehot part). */
+ * the -onehot part). Integer labels other than int32/int64 are cast to
+ * int64. */
 #include "kernel_call.h"
 
 namespace bridge {
@@ -24,6 +25,20 @@ static void rows_and_classes(KernelCall &call, PD_Tensor *t, bool soft_label,
   *rows = kernel_numel(t) / (*classes ? *classes : 1);
 }
 
+/* The `n` hard labels as int32 or int64 (the op library's label dtypes):
+ * other integer labels are cast to int64 first. */
+static diopiTensorHandle_t labels(KernelCall &call, PD_Tensor *label,
+                                  int64_t n) {
+  diopiTensorHandle_t y = call.wrap(label, 1, &n);
+  PD_DataType dtype = kernel_dtype(label);
+  if (dtype == PD_DataType::INT64 || dtype == PD_DataType::INT32)
+    return y;
+  diopiTensorHandle_t cast = call.temp(diopi_dtype_int64, 1, &n);
+  call.check(DIOPI(call, diopiCastDtype)(call.diopi(), cast, y),
+             "diopiCastDtype");
+  return cast;
+}
+
 template <typename T>
 void CrossEntropyWithSoftmaxKernel(const phi::Context &dev_ctx,
                                    const phi::DenseTensor &logits,
@@ -32,12 +47,12 @@ void CrossEntropyWithSoftmaxKernel(const phi::Context &dev_ctx,
                                    bool numeric_stable_mode, int ignore_index,
                                    int axis, phi::DenseTensor *softmax,
                                    phi::DenseTensor *loss) {
-  KernelCall call(dev_ctx, "cross_entropy_with_softmax");
+  KernelCall call(dev_ctx, "cross_entropy_with_softmax", kernel_dtype_of<T>());
   int64_t n, c;
   rows_and_classes(call, pd(logits), soft_label, use_softmax, axis, &n, &c);
   int64_t matrix[2] = {n, c};
   diopiTensorHandle_t x = call.wrap(pd(logits), 2, matrix);
-  diopiTensorHandle_t y = call.wrap(pd(label), 1, &n);
+  diopiTensorHandle_t y = labels(call, pd(label), n);
   call.alloc(pd(softmax));
   call.alloc(pd(loss));
   call.check(DIOPI(call, diopiSoftmax)(call.diopi(),
@@ -55,11 +70,12 @@ void CrossEntropyWithSoftmaxGradKernel(
     const phi::DenseTensor &softmax, const phi::DenseTensor &loss_grad,
     bool soft_label, bool use_softmax, bool numeric_stable_mode,
     int ignore_index, int axis, phi::DenseTensor *logits_grad) {
-  KernelCall call(dev_ctx, "cross_entropy_with_softmax_grad");
+  KernelCall call(dev_ctx, "cross_entropy_with_softmax_grad",
+                  kernel_dtype_of<T>());
   int64_t n, c;
   rows_and_classes(call, pd(softmax), soft_label, use_softmax, axis, &n, &c);
   int64_t matrix[2] = {n, c}, column[2] = {n, 1};
-  diopiTensorHandle_t y = call.wrap(pd(label), 1, &n);
+  diopiTensorHandle_t y = labels(call, pd(label), n);
   diopiTensorHandle_t p = call.wrap(pd(softmax), 2, matrix);
   call.alloc(pd(logits_grad));
   diopiTensorHandle_t dx = call.wrap(pd(logits_grad), 2, matrix);
@@ -80,6 +96,6 @@ void CrossEntropyWithSoftmaxGradKernel(
 } // namespace bridge
 
 PD_BUILD_PHI_KERNEL(cross_entropy_with_softmax, backplane, ALL_LAYOUT,
-                    bridge::CrossEntropyWithSoftmaxKernel, float) {}
+                    bridge::CrossEntropyWithSoftmaxKernel, float, double) {}
 PD_BUILD_PHI_KERNEL(cross_entropy_with_softmax_grad, backplane, ALL_LAYOUT,
-                    bridge::CrossEntropyWithSoftmaxGradKernel, float) {}
+                    bridge::CrossEntropyWithSoftmaxGradKernel, float, double) {}

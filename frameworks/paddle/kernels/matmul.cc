@@ -49,7 +49,7 @@ template <typename T>
 void MatmulKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
                   const phi::DenseTensor &y, bool tx, bool ty,
                   phi::DenseTensor *out) {
-  KernelCall call(dev_ctx, "matmul");
+  KernelCall call(dev_ctx, "matmul", kernel_dtype_of<T>());
   check_foldable(call, pd(x), tx, pd(y));
   diopiTensorHandle_t a = matrix(call, pd(x), tx);
   diopiTensorHandle_t b = matrix(call, pd(y), ty);
@@ -63,7 +63,7 @@ void MatmulGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
                       const phi::DenseTensor &y, const phi::DenseTensor &dout,
                       bool tx, bool ty, phi::DenseTensor *dx,
                       phi::DenseTensor *dy) {
-  KernelCall call(dev_ctx, "matmul_grad");
+  KernelCall call(dev_ctx, "matmul_grad", kernel_dtype_of<T>());
   check_foldable(call, pd(x), tx, pd(y));
   if (dx) {
     call.alloc(pd(dx));

@@ -56,7 +56,7 @@ template <typename T>
 void ConcatKernel(const phi::Context &dev_ctx,
                   const std::vector<const phi::DenseTensor *> &x,
                   const phi::Scalar &axis, phi::DenseTensor *out) {
-  KernelCall call(dev_ctx, "concat");
+  KernelCall call(dev_ctx, "concat", kernel_dtype_of<T>());
   if (x.size() > KERNEL_CALL_MAX_TENSORS - 1)
     call.fail("%zu inputs: at most %d are supported", x.size(),
               KERNEL_CALL_MAX_TENSORS - 1);
@@ -76,7 +76,7 @@ void ConcatGradKernel(const phi::Context &dev_ctx,
                       const phi::DenseTensor &out_grad,
                       const phi::Scalar &axis_scalar,
                       std::vector<phi::DenseTensor *> x_grad) {
-  KernelCall call(dev_ctx, "concat_grad");
+  KernelCall call(dev_ctx, "concat_grad", kernel_dtype_of<T>());
   int64_t shape[BP_OPS_MAX_DIMS], strides[BP_OPS_MAX_DIMS];
   int ndim = kernel_dims(pd(out_grad), shape);
   int64_t axis = axis_scalar.to<int64_t>();
@@ -128,7 +128,7 @@ static void permute(KernelCall &call, PD_Tensor *x, const int64_t *dims,
 template <typename T>
 void TransposeKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
                      const std::vector<int> &axis, phi::DenseTensor *out) {
-  KernelCall call(dev_ctx, "transpose");
+  KernelCall call(dev_ctx, "transpose", kernel_dtype_of<T>());
   int64_t dims[BP_OPS_MAX_DIMS];
   size_t n = rank_of(call, axis);
   for (size_t i = 0; i < n; i++)
@@ -142,7 +142,7 @@ void TransposeGradKernel(const phi::Context &dev_ctx,
                          const phi::DenseTensor &out_grad,
                          const std::vector<int> &axis,
                          phi::DenseTensor *x_grad) {
-  KernelCall call(dev_ctx, "transpose_grad");
+  KernelCall call(dev_ctx, "transpose_grad", kernel_dtype_of<T>());
   int64_t inverse[BP_OPS_MAX_DIMS];
   size_t n = rank_of(call, axis);
   for (size_t i = 0; i < n; i++)

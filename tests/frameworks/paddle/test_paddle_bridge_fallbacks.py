@@ -1,7 +1,9 @@
 """A phi kernel the bridge lacks (cumsum): with Paddle's CPU fallback off it
 fails with an error naming the kernel and the device; with the fallback on
 it runs on Paddle's CPU, and under BACKPLANE_PADDLE_FALLBACKS=1 the bridge
-prints each such call with its count and a summary at exit."""
+prints each such call with its count and a summary at exit. A static graph
+run by the legacy-IR executor falls back whatever the flag says; the bridge
+counts that too."""
 import bridge_env  # noqa: F401
 import os
 import subprocess
@@ -56,6 +58,20 @@ np.testing.assert_array_equal(y.numpy(), [0, 1, 3, 6, 10, 15])
 print("cumsum ok")
 """
 
+STATIC_SCRIPT = """
+import numpy as np, paddle
+paddle.enable_static()
+main = paddle.static.Program()
+with paddle.static.program_guard(main):
+    x = paddle.static.data("x", [6], "float32")
+    y = paddle.cumsum(x)
+exe = paddle.static.Executor(paddle.CustomPlace("backplane", 0))
+out, = exe.run(main, feed={"x": np.arange(6, dtype=np.float32)},
+               fetch_list=[y])
+np.testing.assert_array_equal(out, [0, 1, 3, 6, 10, 15])
+print("cumsum ok")
+"""
+
 
 def run_with_fallback(script=SCRIPT, **extra):
     env = dict(os.environ, FLAGS_enable_api_kernel_fallback="1",
@@ -94,6 +110,19 @@ class Fallbacks(unittest.TestCase):
             "Paddle's CPU (3 times)"])
         self.assertIn("backplane paddle bridge: 3 fallbacks to Paddle's CPU: "
                       "cumsum (float32) 3", out.stderr)
+
+    def test_a_static_graph_fallback_is_counted(self):
+        # The legacy-IR executor (FLAGS_enable_pir_api=0, the executor of
+        # Paddle's OpTest) ignores FLAGS_enable_api_kernel_fallback.
+        out = run_with_fallback(STATIC_SCRIPT, BACKPLANE_PADDLE_FALLBACKS="1",
+                                FLAGS_enable_api_kernel_fallback="0",
+                                FLAGS_enable_pir_api="0")
+        self.assertEqual(out.returncode, 0, out.stderr[-2000:])
+        self.assertIn("cumsum ok", out.stdout)
+        self.assertIn("backplane paddle bridge: fallback 1: cumsum (float32) "
+                      "ran on Paddle's CPU (1 time)", out.stderr)
+        self.assertIn("backplane paddle bridge: 1 fallback to Paddle's CPU: "
+                      "cumsum (float32) 1", out.stderr)
 
     def test_fallbacks_are_silent_without_the_variable(self):
         out = run_with_fallback()
