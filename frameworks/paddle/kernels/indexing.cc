@@ -303,7 +303,7 @@ PD_BUILD_PHI_KERNEL(set_value_with_tensor, backplane, ALL_LAYOUT,
 PD_BUILD_PHI_KERNEL(set_value_grad, backplane, ALL_LAYOUT,
                     bridge::SetValueGradKernel, BRIDGE_FLOAT_DTYPES) {}
 PD_BUILD_PHI_KERNEL(set_value_with_scalar_grad, backplane, ALL_LAYOUT,
-                    bridge::SetValueWithScalarGradKernel, BRIDGE_FLOAT_DTYPES,
-                    double) {}
+                    bridge::SetValueWithScalarGradKernel, BRIDGE_FLOAT_DTYPES) {
+}
 PD_BUILD_PHI_KERNEL(assign_value, backplane, ALL_LAYOUT,
                     bridge::AssignValueKernel, BRIDGE_ANY_DTYPE) {}
