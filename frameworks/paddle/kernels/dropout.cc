@@ -40,7 +40,7 @@ void DropoutKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
                    const phi::Scalar &p_scalar, bool is_test,
                    const std::string &mode, int seed, bool fix_seed,
                    phi::DenseTensor *out, phi::DenseTensor *mask) {
-  KernelCall call(dev_ctx, "dropout");
+  KernelCall call(dev_ctx, "dropout", kernel_dtype_of<T>());
   bool upscale = upscales(call, mode);
   double p = p_scalar.to<double>();
   diopiTensorHandle_t in = call.wrap(pd(x)), o = call.alloc(pd(out));
@@ -70,7 +70,7 @@ void DropoutGradKernel(const phi::Context &dev_ctx,
                        const phi::DenseTensor &out_grad,
                        const phi::Scalar &p_scalar, bool is_test,
                        const std::string &mode, phi::DenseTensor *x_grad) {
-  KernelCall call(dev_ctx, "dropout_grad");
+  KernelCall call(dev_ctx, "dropout_grad", kernel_dtype_of<T>());
   bool upscale = upscales(call, mode);
   double p = p_scalar.to<double>();
   diopiTensorHandle_t g = call.wrap(pd(out_grad)), dx = call.alloc(pd(x_grad));

@@ -16,7 +16,7 @@ template <typename T>
 void WhereKernel(const phi::Context &dev_ctx, const phi::DenseTensor &condition,
                  const phi::DenseTensor &x, const phi::DenseTensor &y,
                  phi::DenseTensor *out) {
-  KernelCall call(dev_ctx, "where");
+  KernelCall call(dev_ctx, "where", kernel_dtype_of<T>());
   diopiTensorHandle_t c = call.wrap(pd(condition));
   diopiTensorHandle_t a = call.wrap(pd(x)), b = call.wrap(pd(y));
   call.check(
@@ -32,7 +32,7 @@ void WhereGradKernel(const phi::Context &dev_ctx,
                      const phi::DenseTensor &x, const phi::DenseTensor &y,
                      const phi::DenseTensor &out_grad, phi::DenseTensor *x_grad,
                      phi::DenseTensor *y_grad) {
-  KernelCall call(dev_ctx, "where_grad");
+  KernelCall call(dev_ctx, "where_grad", kernel_dtype_of<T>());
   int64_t one = 1;
   diopiTensorHandle_t zero =
       call.temp(kernel_diopi_dtype(kernel_dtype(pd(out_grad))), 1, &one);
@@ -178,7 +178,7 @@ void SetValueKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
                     const std::vector<int64_t> &shape,
                     const std::vector<phi::Scalar> &values,
                     phi::DenseTensor *out) {
-  KernelCall call(dev_ctx, "set_value");
+  KernelCall call(dev_ctx, "set_value", kernel_dtype_of<T>());
   SliceAttrs slice = {starts, ends, steps, axes, decrease_axes, none_axes};
   int64_t count = 1, vshape[BP_OPS_MAX_DIMS];
   for (int64_t d : shape)
@@ -213,7 +213,7 @@ void SetTensorValueKernel(
     const phi::IntArray &ends, const phi::IntArray &steps,
     const std::vector<int64_t> &axes, const std::vector<int64_t> &decrease_axes,
     const std::vector<int64_t> &none_axes, phi::DenseTensor *out) {
-  KernelCall call(dev_ctx, "set_value_with_tensor");
+  KernelCall call(dev_ctx, "set_value_with_tensor", kernel_dtype_of<T>());
   SliceAttrs slice = {starts, ends, steps, axes, decrease_axes, none_axes};
   copy_unless_same(call, pd(x), pd(out));
   int vn;
@@ -252,7 +252,7 @@ void SetValueGradKernel(const phi::Context &dev_ctx,
                         const std::vector<int64_t> &none_axes,
                         phi::DenseTensor *x_grad,
                         phi::DenseTensor *value_grad) {
-  KernelCall call(dev_ctx, "set_value_grad");
+  KernelCall call(dev_ctx, "set_value_grad", kernel_dtype_of<T>());
   SliceAttrs slice = {starts, ends, steps, axes, decrease_axes, none_axes};
   set_value_grad(call, pd(out_grad), slice, pd(x_grad), pd(value_grad));
 }
@@ -264,7 +264,7 @@ void SetValueWithScalarGradKernel(
     const phi::IntArray &steps, const std::vector<int64_t> &axes,
     const std::vector<int64_t> &decrease_axes,
     const std::vector<int64_t> &none_axes, phi::DenseTensor *x_grad) {
-  KernelCall call(dev_ctx, "set_value_with_scalar_grad");
+  KernelCall call(dev_ctx, "set_value_with_scalar_grad", kernel_dtype_of<T>());
   SliceAttrs slice = {starts, ends, steps, axes, decrease_axes, none_axes};
   set_value_grad(call, pd(out_grad), slice, pd(x_grad), NULL);
 }
@@ -274,7 +274,7 @@ void AssignValueKernel(const phi::Context &dev_ctx,
                        const std::vector<int> &shape, phi::DataType dtype,
                        const std::vector<phi::Scalar> &values,
                        phi::DenseTensor *out) {
-  KernelCall call(dev_ctx, "assign_value");
+  KernelCall call(dev_ctx, "assign_value", kernel_dtype_of<T>());
   int64_t dims[BP_OPS_MAX_DIMS], count = 1;
   if (shape.size() > (size_t)BP_OPS_MAX_DIMS)
     call.fail("shape: %zu dims, at most %d", shape.size(),

@@ -61,7 +61,7 @@ template <typename T>
 void StackKernel(const phi::Context &dev_ctx,
                  const std::vector<const phi::DenseTensor *> &x, int axis,
                  phi::DenseTensor *out) {
-  KernelCall call(dev_ctx, "stack");
+  KernelCall call(dev_ctx, "stack", kernel_dtype_of<T>());
   stack(call, x, axis, pd(out));
 }
 
@@ -69,14 +69,14 @@ template <typename T>
 void StackGradKernel(const phi::Context &dev_ctx,
                      const phi::DenseTensor &out_grad, int axis,
                      std::vector<phi::DenseTensor *> x_grad) {
-  KernelCall call(dev_ctx, "stack_grad");
+  KernelCall call(dev_ctx, "stack_grad", kernel_dtype_of<T>());
   unstack(call, pd(out_grad), axis, x_grad);
 }
 
 template <typename T>
 void UnstackKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
                    int axis, int num, std::vector<phi::DenseTensor *> outs) {
-  KernelCall call(dev_ctx, "unstack");
+  KernelCall call(dev_ctx, "unstack", kernel_dtype_of<T>());
   unstack(call, pd(x), axis, outs);
 }
 
@@ -84,7 +84,7 @@ template <typename T>
 void UnstackGradKernel(const phi::Context &dev_ctx,
                        const std::vector<const phi::DenseTensor *> &out_grad,
                        int axis, phi::DenseTensor *x_grad) {
-  KernelCall call(dev_ctx, "unstack_grad");
+  KernelCall call(dev_ctx, "unstack_grad", kernel_dtype_of<T>());
   stack(call, out_grad, axis, pd(x_grad));
 }
 
@@ -122,7 +122,7 @@ template <typename T>
 void SplitKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
                  const phi::IntArray &sections, const phi::Scalar &axis,
                  std::vector<phi::DenseTensor *> out) {
-  KernelCall call(dev_ctx, "split");
+  KernelCall call(dev_ctx, "split", kernel_dtype_of<T>());
   split(call, pd(x), axis, out);
 }
 
@@ -130,14 +130,14 @@ template <typename T>
 void SplitWithNumKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
                         int num, const phi::Scalar &axis,
                         std::vector<phi::DenseTensor *> out) {
-  KernelCall call(dev_ctx, "split_with_num");
+  KernelCall call(dev_ctx, "split_with_num", kernel_dtype_of<T>());
   split(call, pd(x), axis, out);
 }
 
 template <typename T>
 void ExpandKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
                   const phi::IntArray &shape, phi::DenseTensor *out) {
-  KernelCall call(dev_ctx, "expand");
+  KernelCall call(dev_ctx, "expand", kernel_dtype_of<T>());
   diopiTensorHandle_t in = call.wrap(pd(x));
   call.check(DIOPI(call, diopiExpand)(call.diopi(), call.alloc(pd(out)), in),
              "diopiExpand");
@@ -147,7 +147,7 @@ template <typename T>
 void ExpandGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
                       const phi::DenseTensor &out_grad,
                       const phi::IntArray &shape, phi::DenseTensor *x_grad) {
-  KernelCall call(dev_ctx, "expand_grad");
+  KernelCall call(dev_ctx, "expand_grad", kernel_dtype_of<T>());
   int64_t dims[BP_OPS_MAX_DIMS];
   int ndim = kernel_dims(pd(out_grad), dims);
   kernel_sum_to(call, pd(x_grad), call.wrap(pd(out_grad)), ndim, dims, 1.0);

@@ -43,7 +43,7 @@ static diopiTensorHandle_t temp_like(KernelCall &call, PD_Tensor *like) {
 template <typename T>
 void AbsGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
                    const phi::DenseTensor &dout, phi::DenseTensor *dx) {
-  KernelCall call(dev_ctx, "abs_grad");
+  KernelCall call(dev_ctx, "abs_grad", kernel_dtype_of<T>());
   diopiTensorHandle_t sign = temp_like(call, pd(x));
   call.check(DIOPI(call, diopiSign)(call.diopi(), sign, call.wrap(pd(x))),
              "diopiSign");
@@ -54,7 +54,7 @@ void AbsGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
 template <typename T>
 void SqrtGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &out,
                     const phi::DenseTensor &dout, phi::DenseTensor *dx) {
-  KernelCall call(dev_ctx, "sqrt_grad");
+  KernelCall call(dev_ctx, "sqrt_grad", kernel_dtype_of<T>());
   scaled_grad(call, pd(dout), call.wrap(pd(out)), true, 0.5, pd(dx));
 }
 
@@ -62,14 +62,14 @@ void SqrtGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &out,
 template <typename T>
 void SquareGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
                       const phi::DenseTensor &dout, phi::DenseTensor *dx) {
-  KernelCall call(dev_ctx, "square_grad");
+  KernelCall call(dev_ctx, "square_grad", kernel_dtype_of<T>());
   scaled_grad(call, pd(dout), call.wrap(pd(x)), false, 2.0, pd(dx));
 }
 
 template <typename T>
 void PowKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
                const phi::Scalar &factor, phi::DenseTensor *out) {
-  KernelCall call(dev_ctx, "pow");
+  KernelCall call(dev_ctx, "pow", kernel_dtype_of<T>());
   diopiScalar_t e = kernel_scalar(factor);
   diopiTensorHandle_t in = call.wrap(pd(x));
   call.check(DIOPI(call, diopiPow)(call.diopi(), call.alloc(pd(out)), in, &e),
@@ -81,7 +81,7 @@ template <typename T>
 void PowGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
                    const phi::DenseTensor &dout, const phi::Scalar &factor,
                    phi::DenseTensor *dx) {
-  KernelCall call(dev_ctx, "pow_grad");
+  KernelCall call(dev_ctx, "pow_grad", kernel_dtype_of<T>());
   double p = factor.to<double>();
   diopiScalar_t e = kernel_scalar(p - 1.0);
   diopiTensorHandle_t power = temp_like(call, pd(x));
@@ -105,7 +105,7 @@ template <typename T>
 void ClipKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
                 const phi::Scalar &min, const phi::Scalar &max,
                 phi::DenseTensor *out) {
-  KernelCall call(dev_ctx, "clip");
+  KernelCall call(dev_ctx, "clip", kernel_dtype_of<T>());
   diopiScalar_t lo, hi;
   clip_bounds(call, min, max, &lo, &hi);
   diopiTensorHandle_t in = call.wrap(pd(x));
@@ -118,7 +118,7 @@ template <typename T>
 void ClipGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
                     const phi::DenseTensor &out_grad, const phi::Scalar &min,
                     const phi::Scalar &max, phi::DenseTensor *x_grad) {
-  KernelCall call(dev_ctx, "clip_grad");
+  KernelCall call(dev_ctx, "clip_grad", kernel_dtype_of<T>());
   diopiScalar_t lo, hi;
   clip_bounds(call, min, max, &lo, &hi);
   diopiTensorHandle_t in = call.wrap(pd(x));

@@ -11,7 +11,7 @@ namespace bridge {
 template <typename T>
 void LogSoftmaxKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
                       int axis, phi::DenseTensor *out) {
-  KernelCall call(dev_ctx, "log_softmax");
+  KernelCall call(dev_ctx, "log_softmax", kernel_dtype_of<T>());
   diopiTensorHandle_t in = call.wrap(pd(x));
   call.check(
       DIOPI(call, diopiLogSoftmax)(call.diopi(), call.alloc(pd(out)), in, axis),
@@ -23,7 +23,7 @@ void LogSoftmaxGradKernel(const phi::Context &dev_ctx,
                           const phi::DenseTensor &out,
                           const phi::DenseTensor &out_grad, int axis,
                           phi::DenseTensor *x_grad) {
-  KernelCall call(dev_ctx, "log_softmax_grad");
+  KernelCall call(dev_ctx, "log_softmax_grad", kernel_dtype_of<T>());
   diopiTensorHandle_t y = call.wrap(pd(out)), g = call.wrap(pd(out_grad));
   call.check(DIOPI(call, diopiLogSoftmaxBackward)(
                  call.diopi(), call.alloc(pd(x_grad)), g, y, axis),
@@ -50,7 +50,7 @@ void NllLossKernel(const phi::Context &dev_ctx, const phi::DenseTensor &input,
                    const paddle::optional<phi::DenseTensor> &weight,
                    int64_t ignore_index, const std::string &reduction,
                    phi::DenseTensor *out, phi::DenseTensor *total_weight) {
-  KernelCall call(dev_ctx, "nll_loss");
+  KernelCall call(dev_ctx, "nll_loss", kernel_dtype_of<T>());
   diopiReduction_t mode = reduction_of(call, reduction);
   diopiTensorHandle_t x = call.wrap(pd(input)), y = call.wrap(pd(label));
   diopiTensorHandle_t w = call.wrap(pd(weight));
@@ -82,7 +82,7 @@ void NllLossGradKernel(const phi::Context &dev_ctx,
                        const phi::DenseTensor &total_weight,
                        const phi::DenseTensor &d_out, int64_t ignore_index,
                        const std::string &reduction, phi::DenseTensor *d_x) {
-  KernelCall call(dev_ctx, "nll_loss_grad");
+  KernelCall call(dev_ctx, "nll_loss_grad", kernel_dtype_of<T>());
   diopiReduction_t mode = reduction_of(call, reduction);
   diopiTensorHandle_t x = call.wrap(pd(input)), y = call.wrap(pd(label));
   diopiTensorHandle_t w = call.wrap(pd(weight)), g = call.wrap(pd(d_out));

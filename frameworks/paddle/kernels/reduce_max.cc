@@ -10,7 +10,7 @@ template <typename T>
 void MaxKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
                const phi::IntArray &dims, bool keep_dim,
                phi::DenseTensor *out) {
-  KernelCall call(dev_ctx, "max");
+  KernelCall call(dev_ctx, "max", kernel_dtype_of<T>());
   int64_t d[BP_OPS_MAX_DIMS];
   diopiSize_t dim = {d, kernel_int_array(dims, d)};
   diopiTensorHandle_t in = call.wrap(pd(x));
@@ -24,7 +24,7 @@ void MaxGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
                    const phi::DenseTensor &out,
                    const phi::DenseTensor &out_grad, const phi::IntArray &dims,
                    bool keep_dim, bool reduce_all, phi::DenseTensor *x_grad) {
-  KernelCall call(dev_ctx, "max_grad");
+  KernelCall call(dev_ctx, "max_grad", kernel_dtype_of<T>());
   int64_t d[BP_OPS_MAX_DIMS], kept[BP_OPS_MAX_DIMS], shape[BP_OPS_MAX_DIMS];
   int ndim = kernel_kept_shape(call, pd(x), d, kernel_int_array(dims, d),
                                reduce_all, kept);

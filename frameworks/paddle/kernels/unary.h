@@ -13,7 +13,7 @@
   template <typename T>                                                        \
   void Kernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,          \
               phi::DenseTensor *out) {                                         \
-    KernelCall call(dev_ctx, name);                                            \
+    KernelCall call(dev_ctx, name, kernel_dtype_of<T>());                      \
     diopiTensorHandle_t in = call.wrap(pd(x));                                 \
     call.check(DIOPI(call, op)(call.diopi(), call.alloc(pd(out)), in), #op);   \
   }
@@ -22,7 +22,7 @@
   template <typename T>                                                        \
   void Kernel(const phi::Context &dev_ctx, const phi::DenseTensor &saved,      \
               const phi::DenseTensor &dout, phi::DenseTensor *dx) {            \
-    KernelCall call(dev_ctx, name);                                            \
+    KernelCall call(dev_ctx, name, kernel_dtype_of<T>());                      \
     diopiTensorHandle_t s = call.wrap(pd(saved)), g = call.wrap(pd(dout));     \
     call.check(DIOPI(call, op)(call.diopi(), call.alloc(pd(dx)), g, s), #op);  \
   }

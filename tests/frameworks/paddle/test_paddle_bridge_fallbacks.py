@@ -1,4 +1,5 @@
-"""A phi kernel the bridge lacks (cumsum): with Paddle's CPU fallback off it
+"""A phi kernel the bridge lacks (kron, the Kronecker product, a rarely used
+op it has no plan to register): with Paddle's CPU fallback off it
 fails with an error naming the kernel and the device; with the fallback on
 it runs on Paddle's CPU, and under BACKPLANE_PADDLE_FALLBACKS=1 the bridge
 prints each such call with its count and a summary at exit. A static graph
@@ -15,8 +16,9 @@ import paddle
 
 # A small training step through the ops that used to fall back to Paddle's
 # CPU (split, stack, max, abs, clip, dropout, where, log_softmax + nll_loss,
-# sqrt, square, pow, exp, an Assign initializer, a slice assignment, and
-# their gradients): run before the counted cumsums, it must add no fallback.
+# sqrt, square, pow, exp, cumsum, an Assign initializer, a slice
+# assignment, and their gradients): run before the counted krons, it must
+# add no fallback.
 TRAINING_STEP = """
 import numpy as np, paddle
 import paddle.nn.functional as F
@@ -36,6 +38,7 @@ for _ in range(3):
     h = paddle.max(h, axis=0) + paddle.abs(h).mean(0)
     h = F.dropout(paddle.clip(h, -2.0, 2.0), 0.2)
     h = paddle.where(h > 0, h, 0.1 * h) * 1
+    h = h + 0.01 * paddle.cumsum(h, axis=1)
     h[:, :2] = h[:, 2:4] ** 2
     loss = F.nll_loss(F.log_softmax(head(h), -1), label)
     loss = loss + 1e-3 * paddle.sqrt(paddle.square(a.weight).sum() + 1) \
@@ -51,11 +54,12 @@ print("training step ok")
 SCRIPT = """
 import numpy as np, paddle
 paddle.set_device("backplane:0")
-x = paddle.to_tensor(np.arange(6, dtype=np.float32))
+x = paddle.to_tensor(np.arange(3, dtype=np.float32))
+w = paddle.to_tensor(np.array([1, 10], dtype=np.float32))
 for _ in range(3):
-    y = paddle.cumsum(x)
-np.testing.assert_array_equal(y.numpy(), [0, 1, 3, 6, 10, 15])
-print("cumsum ok")
+    y = paddle.kron(x, w)
+np.testing.assert_array_equal(y.numpy(), [0, 0, 1, 10, 2, 20])
+print("kron ok")
 """
 
 STATIC_SCRIPT = """
@@ -63,13 +67,15 @@ import numpy as np, paddle
 paddle.enable_static()
 main = paddle.static.Program()
 with paddle.static.program_guard(main):
-    x = paddle.static.data("x", [6], "float32")
-    y = paddle.cumsum(x)
+    x = paddle.static.data("x", [3], "float32")
+    w = paddle.static.data("w", [2], "float32")
+    y = paddle.kron(x, w)
 exe = paddle.static.Executor(paddle.CustomPlace("backplane", 0))
-out, = exe.run(main, feed={"x": np.arange(6, dtype=np.float32)},
+out, = exe.run(main, feed={"x": np.arange(3, dtype=np.float32),
+                           "w": np.array([1, 10], dtype=np.float32)},
                fetch_list=[y])
-np.testing.assert_array_equal(out, [0, 1, 3, 6, 10, 15])
-print("cumsum ok")
+np.testing.assert_array_equal(out, [0, 0, 1, 10, 2, 20])
+print("kron ok")
 """
 
 
@@ -85,11 +91,11 @@ def run_with_fallback(script=SCRIPT, **extra):
 class Fallbacks(unittest.TestCase):
     def test_missing_kernel_without_fallback_names_kernel_and_device(self):
         paddle.set_device("backplane:0")
-        x = paddle.to_tensor(np.arange(6, dtype=np.float32))
+        x = paddle.to_tensor(np.arange(3, dtype=np.float32))
         with self.assertRaises(Exception) as caught:
-            paddle.cumsum(x)
+            paddle.kron(x, x)
         text = str(caught.exception)
-        self.assertIn("`cumsum`", text)
+        self.assertIn("`kron`", text)
         self.assertIn("backplane", text)
         self.assertIn("float32", text)
 
@@ -98,18 +104,18 @@ class Fallbacks(unittest.TestCase):
                                 BACKPLANE_PADDLE_FALLBACKS="1")
         self.assertEqual(out.returncode, 0, out.stderr[-2000:])
         self.assertIn("training step ok", out.stdout)
-        self.assertIn("cumsum ok", out.stdout)
+        self.assertIn("kron ok", out.stdout)
         lines = [line for line in out.stderr.splitlines()
                  if line.startswith("backplane paddle bridge: fallback")]
         self.assertEqual(lines, [
-            "backplane paddle bridge: fallback 1: cumsum (float32) ran on "
+            "backplane paddle bridge: fallback 1: kron (float32) ran on "
             "Paddle's CPU (1 time)",
-            "backplane paddle bridge: fallback 2: cumsum (float32) ran on "
+            "backplane paddle bridge: fallback 2: kron (float32) ran on "
             "Paddle's CPU (2 times)",
-            "backplane paddle bridge: fallback 3: cumsum (float32) ran on "
+            "backplane paddle bridge: fallback 3: kron (float32) ran on "
             "Paddle's CPU (3 times)"])
         self.assertIn("backplane paddle bridge: 3 fallbacks to Paddle's CPU: "
-                      "cumsum (float32) 3", out.stderr)
+                      "kron (float32) 3", out.stderr)
 
     def test_a_static_graph_fallback_is_counted(self):
         # The legacy-IR executor (FLAGS_enable_pir_api=0, the executor of
@@ -118,16 +124,16 @@ class Fallbacks(unittest.TestCase):
                                 FLAGS_enable_api_kernel_fallback="0",
                                 FLAGS_enable_pir_api="0")
         self.assertEqual(out.returncode, 0, out.stderr[-2000:])
-        self.assertIn("cumsum ok", out.stdout)
-        self.assertIn("backplane paddle bridge: fallback 1: cumsum (float32) "
+        self.assertIn("kron ok", out.stdout)
+        self.assertIn("backplane paddle bridge: fallback 1: kron (float32) "
                       "ran on Paddle's CPU (1 time)", out.stderr)
         self.assertIn("backplane paddle bridge: 1 fallback to Paddle's CPU: "
-                      "cumsum (float32) 1", out.stderr)
+                      "kron (float32) 1", out.stderr)
 
     def test_fallbacks_are_silent_without_the_variable(self):
         out = run_with_fallback()
         self.assertEqual(out.returncode, 0, out.stderr[-2000:])
-        self.assertIn("cumsum ok", out.stdout)
+        self.assertIn("kron ok", out.stdout)
         self.assertNotIn("backplane paddle bridge", out.stderr)
 
     def test_a_log_level_that_hides_them_is_reported(self):

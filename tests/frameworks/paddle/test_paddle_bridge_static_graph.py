@@ -3,8 +3,9 @@
 tests run them) on the bridge: float64 outputs keep float64 (the executor
 hands kernels outputs in a float32 placeholder dtype), the _raw kernels it
 asks for (compares, an `axis` for the operand of fewer dims, a reduce_all,
-a diagonal for uniform_random) and their gradients, add_n, and int8 labels of the
-cross entropy. Each check runs in a child process that counts CPU fallbacks
+a diagonal for uniform_random) and their gradients, add_n, int8 labels of the
+cross entropy, float64 through exp, clip, where, stack and max, and cumsum
+(exclusive, reversed, flattened; + its gradient). Each check runs in a child process that counts CPU fallbacks
 (BACKPLANE_PADDLE_FALLBACKS=1): this executor falls back without asking, so
 a check passes only if nothing ran on Paddle's CPU."""
 import os
@@ -136,6 +137,37 @@ softmax, loss = run("softmax_with_cross_entropy",
 p = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
 check("cross entropy of int8 labels",
       loss, -np.log(p[np.arange(6), labels[:, 0]])[:, None], tol=1e-10)
+
+# Kernels of the math, reduce, indexing and manipulation families in float64
+# through Paddle's Python API in one program: each output keeps float64.
+other = rng.random((4, 3, 5))
+main = paddle.static.Program()
+with paddle.static.program_guard(main):
+    a = paddle.static.data("a", [4, 3, 5], "float64")
+    b = paddle.static.data("b", [4, 3, 5], "float64")
+    exp, clip = paddle.exp(a), paddle.clip(a, 0.2, 0.7)
+    where = paddle.where(a > b, a, b)
+    stacked = paddle.stack([exp, clip], axis=1)
+    biggest = paddle.max(a, axis=2)
+got = paddle.static.Executor(PLACE).run(
+    main, feed={"a": x, "b": other},
+    fetch_list=[exp, clip, where, stacked, biggest])
+check("exp float64", got[0], np.exp(x))
+check("clip float64", got[1], np.clip(x, 0.2, 0.7))
+check("where float64", got[2], np.where(x > other, x, other))
+check("stack float64", got[3], np.stack([np.exp(x), np.clip(x, 0.2, 0.7)], 1))
+check("max float64", got[4], x.max(axis=2))
+
+# cumsum, exclusive and from the end: out[:, i] sums x[:, i + 1:]; its
+# gradient sums the other way.
+out, dx = run("cumsum", {"X": x}, {"Out": "float64"},
+              {"axis": 1, "exclusive": True, "reverse": True}, grads=("x",))
+after = np.stack([x[:, i + 1:].sum(axis=1) for i in range(3)], axis=1)
+check("cumsum exclusive reverse", out, after)
+check("cumsum_grad exclusive reverse", dx,
+      np.broadcast_to(np.arange(3.0).reshape(1, 3, 1), x.shape) / x.size)
+out, = run("cumsum", {"X": x}, {"Out": "float64"}, {"flatten": True})
+check("cumsum flatten", out, np.cumsum(x.ravel()))
 '''
 
 
@@ -157,7 +189,7 @@ class StaticGraph(unittest.TestCase):
         bad = [line for line in out.stdout.splitlines()
                if not line.startswith("ok ")]
         self.assertEqual(bad, [], out.stdout)
-        self.assertEqual(out.stdout.count("ok "), 12, out.stdout)
+        self.assertEqual(out.stdout.count("ok "), 20, out.stdout)
         fallbacks = [line for line in out.stderr.splitlines()
                      if "backplane paddle bridge: fallback" in line]
         self.assertEqual(fallbacks, [])

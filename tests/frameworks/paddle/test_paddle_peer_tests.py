@@ -122,24 +122,13 @@ SELECTED_ROWS = ("bridge lacks: SelectedRows (sparse rows) tensors; its "
 SLICE = ("bridge lacks: a slice kernel (and slice_grad) for legacy-IR static "
          "graphs; eager slices are strided views Paddle makes itself")
 BRIDGE_LIMITS = {
-    "compare_op": {
-        "API_TestElementwise_Equal.test_api":
-            "bridge lacks: assign_value (int32), which paddle.assign of a "
-            "numpy array runs"},
     "matmul_v2_op": {
         f"TestMatMul{case}*": MATMUL
         for case in ("1Dx2D", "1Dx3D", "2Dx1D", "2Dx3D", "3Dx1D",
                      "3Dx2D_TransX")} | {"TestMatMulOp": MATMUL},
     "reduce_op": {
-        "Test*Max*Op*": "bridge lacks: the max kernel (reduce_max)",
         "Test*Min*Op*": "bridge lacks: the min kernel (reduce_min)",
         "TestProd*Op*": "bridge lacks: the prod kernel (reduce_prod)",
-        "TestAllAPI.test_dygraph":
-            "bridge lacks: assign_value (bool), which paddle.to_tensor of a "
-            "bool list runs",
-        "TestAnyAPI.test_dygraph":
-            "bridge lacks: assign_value (bool), which paddle.to_tensor of a "
-            "bool list runs",
     },
     "sgd_op": {
         "TestSGDOpOptimizeSelectedRows": SELECTED_ROWS},

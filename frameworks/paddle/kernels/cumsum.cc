@@ -1,0 +1,106 @@
+/* cumsum (Paddle's flatten, exclusive and reverse attributes) and its
+ * gradient, the same sum run the other way: diopiCumsum scans forward,
+ * diopiCumsumBackward backward. An exclusive sum is the inclusive one of
+ * x's first (last, reversed) n - 1 elements along the axis written one
+ * place on, through strided views, and a zero in the place left over. */
+#include "kernel_call.h"
+
+namespace bridge {
+
+/* A view of contiguous data of dtype T shaped `shape` whose dim `d` is cut
+ * to `len` elements from `first`. */
+template <typename T>
+static diopiTensorHandle_t cut(KernelCall &call, void *data, int ndim,
+                               const int64_t *shape, int d, int64_t first,
+                               int64_t len) {
+  int64_t part[BP_OPS_MAX_DIMS], strides[BP_OPS_MAX_DIMS], stride = 1;
+  for (int k = ndim - 1; k >= 0; k--) {
+    part[k] = k == d ? len : shape[k];
+    strides[k] = stride;
+    stride *= shape[k];
+  }
+  return call.wrap_data((T *)data + first * strides[d],
+                        kernel_diopi_dtype(kernel_dtype_of<T>()), ndim, part,
+                        strides);
+}
+
+/* out = the cumulative sum of x along `axis` (x as one dim when flatten or
+ * 0-D), from the end when reverse, each element's own term left out when
+ * exclusive. out holds x's element count. */
+template <typename T>
+static void cumsum(KernelCall &call, PD_Tensor *x, const phi::Scalar &axis,
+                   bool flatten, bool exclusive, bool reverse, PD_Tensor *out) {
+  int64_t shape[BP_OPS_MAX_DIMS];
+  int ndim = kernel_dims(x, shape), d = 0;
+  if (flatten || ndim == 0) {
+    shape[0] = kernel_numel(x);
+    ndim = 1;
+  } else {
+    int64_t a = axis.to<int64_t>();
+    if (a < -ndim || a >= ndim)
+      call.fail("axis: expected -%d to %d, got %lld", ndim, ndim - 1,
+                (long long)a);
+    d = (int)(a < 0 ? a + ndim : a);
+  }
+  call.alloc(out);
+  int64_t n = shape[d];
+  auto scan =
+      reverse ? DIOPI(call, diopiCumsumBackward) : DIOPI(call, diopiCumsum);
+  const char *scan_name = reverse ? "diopiCumsumBackward" : "diopiCumsum";
+  if (!exclusive) {
+    call.check(scan(call.diopi(), call.wrap(out, ndim, shape),
+                    call.wrap(x, ndim, shape), d),
+               scan_name);
+    return;
+  }
+  if (n == 0)
+    return;
+  /* Forward: out[1:] = cumsum(x[:-1]), out[0] = 0; reversed: out[:-1] =
+   * the reverse sum of x[1:], out[-1] = 0. */
+  PD_Status status = C_SUCCESS;
+  void *from = PD_TensorGetDataPointer(x, &status);
+  void *to = PD_TensorGetDataPointer(out, &status);
+  if (from == to) { /* in place (cumsum_): the views would overlap */
+    diopiTensorHandle_t copy =
+        call.temp(kernel_diopi_dtype(kernel_dtype_of<T>()), ndim, shape);
+    call.check(DIOPI(call, diopiCopyInp)(call.diopi(),
+                                         call.wrap(x, ndim, shape), copy),
+               "diopiCopyInp");
+    diopiGetTensorData(copy, &from);
+  }
+  diopiTensorHandle_t sums =
+      cut<T>(call, to, ndim, shape, d, reverse ? 0 : 1, n - 1);
+  diopiTensorHandle_t terms =
+      cut<T>(call, from, ndim, shape, d, reverse ? 1 : 0, n - 1);
+  diopiTensorHandle_t empty =
+      cut<T>(call, to, ndim, shape, d, reverse ? n - 1 : 0, 1);
+  call.check(scan(call.diopi(), sums, terms, d), scan_name);
+  diopiScalar_t zero = kernel_scalar(0.0);
+  call.check(DIOPI(call, diopiFill)(call.diopi(), empty, &zero), "diopiFill");
+}
+
+template <typename T>
+void CumsumKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
+                  const phi::Scalar &axis, bool flatten, bool exclusive,
+                  bool reverse, phi::DenseTensor *out) {
+  KernelCall call(dev_ctx, "cumsum", kernel_dtype_of<T>());
+  cumsum<T>(call, pd(x), axis, flatten, exclusive, reverse, pd(out));
+}
+
+/* x_grad = out_grad summed the other way (flattened back to x's shape by
+ * Paddle's InferMeta when flatten). */
+template <typename T>
+void CumsumGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
+                      const phi::DenseTensor &out_grad, const phi::Scalar &axis,
+                      bool flatten, bool exclusive, bool reverse,
+                      phi::DenseTensor *x_grad) {
+  KernelCall call(dev_ctx, "cumsum_grad", kernel_dtype_of<T>());
+  cumsum<T>(call, pd(out_grad), axis, flatten, exclusive, !reverse, pd(x_grad));
+}
+
+} // namespace bridge
+
+PD_BUILD_PHI_KERNEL(cumsum, backplane, ALL_LAYOUT, bridge::CumsumKernel,
+                    BRIDGE_FLOAT_DTYPES, int32_t, int64_t) {}
+PD_BUILD_PHI_KERNEL(cumsum_grad, backplane, ALL_LAYOUT,
+                    bridge::CumsumGradKernel, BRIDGE_FLOAT_DTYPES) {}
