@@ -61,6 +61,38 @@ def run(op_type, inputs, outputs, attrs=None, grads=()):
                                              fetch_list=fetch)
 
 
+def run_alone(op_type, inputs, outputs, attrs=None):
+    """Runs one operator by itself on tensors set in a scope beforehand, as
+    OpTest's numeric gradients run it: an output's dtype is the float32
+    placeholder until a kernel allocates it. inputs {slot: [(name, array)]},
+    outputs: slots; returns the outputs."""
+    desc = framework_pb2.OpDesc()
+    desc.type = op_type
+    scope = core.Scope()
+    for slot, named in inputs.items():
+        arg = desc.inputs.add()
+        arg.parameter = slot
+        for name, array in named:
+            arg.arguments.append(name)
+            scope.var(name).get_tensor().set(array, PLACE)
+    for slot in outputs:
+        arg = desc.outputs.add()
+        arg.parameter = slot
+        arg.arguments.append(slot.lower() + "_alone")
+        scope.var(slot.lower() + "_alone").get_tensor()
+    for name, value in (attrs or {}).items():
+        attr = desc.attrs.add()
+        attr.name = name
+        if isinstance(value, float):
+            attr.type, attr.f = framework_pb2.FLOAT, value
+        else:
+            attr.type = framework_pb2.INTS
+            attr.ints.extend(value)
+    core.Operator.create(desc.SerializeToString()).run(scope, PLACE)
+    return [np.array(scope.find_var(slot.lower() + "_alone").get_tensor())
+            for slot in outputs]
+
+
 def check(name, got, want, tol=1e-12):
     got = np.asarray(got)
     ok = got.dtype == np.asarray(want).dtype and got.shape == np.shape(want) \
@@ -74,24 +106,9 @@ rng = np.random.default_rng(7)
 x = rng.random((4, 3, 5))
 y = rng.random((3,))
 
-# An operator run by itself on tensors made beforehand, as OpTest's numeric
-# gradients run it: the output's dtype is the float32 placeholder until a
-# kernel allocates it.
-desc = framework_pb2.OpDesc()
-desc.type = "elementwise_mul"
-for slot in ("X", "Y"):
-    arg = desc.inputs.add()
-    arg.parameter = slot
-    arg.arguments.append("a")
-arg = desc.outputs.add()
-arg.parameter = "Out"
-arg.arguments.append("kept")
-scope = core.Scope()
-scope.var("a").get_tensor().set(x, PLACE)
-scope.var("kept").get_tensor()
-core.Operator.create(desc.SerializeToString()).run(scope, PLACE)
-check("float64 output stays float64",
-      np.array(scope.find_var("kept").get_tensor()), x * x)
+out, = run_alone("elementwise_mul", {"X": [("a", x)], "Y": [("a", x)]},
+                 ["Out"])
+check("float64 output stays float64", out, x * x)
 
 out, dx, dy = run("elementwise_mul", {"X": x, "Y": y}, {"Out": "float64"},
                   {"axis": 1}, grads=("x", "y"))
@@ -138,25 +155,29 @@ p = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
 check("cross entropy of int8 labels",
       loss, -np.log(p[np.arange(6), labels[:, 0]])[:, None], tol=1e-10)
 
-# Kernels of the math, reduce, indexing and manipulation families in float64
-# through Paddle's Python API in one program: each output keeps float64.
+# Kernels of the math, reduce, indexing and manipulation families, each run
+# alone in float64: each output keeps float64. (where_grad's InferMeta leaves
+# x_grad in the condition's dtype, bool: the kernel must name its own.)
 other = rng.random((4, 3, 5))
-main = paddle.static.Program()
-with paddle.static.program_guard(main):
-    a = paddle.static.data("a", [4, 3, 5], "float64")
-    b = paddle.static.data("b", [4, 3, 5], "float64")
-    exp, clip = paddle.exp(a), paddle.clip(a, 0.2, 0.7)
-    where = paddle.where(a > b, a, b)
-    stacked = paddle.stack([exp, clip], axis=1)
-    biggest = paddle.max(a, axis=2)
-got = paddle.static.Executor(PLACE).run(
-    main, feed={"a": x, "b": other},
-    fetch_list=[exp, clip, where, stacked, biggest])
-check("exp float64", got[0], np.exp(x))
-check("clip float64", got[1], np.clip(x, 0.2, 0.7))
-check("where float64", got[2], np.where(x > other, x, other))
-check("stack float64", got[3], np.stack([np.exp(x), np.clip(x, 0.2, 0.7)], 1))
-check("max float64", got[4], x.max(axis=2))
+out, = run_alone("exp", {"X": [("a", x)]}, ["Out"])
+check("exp float64", out, np.exp(x))
+out, = run_alone("clip", {"X": [("a", x)]}, ["Out"],
+                 {"min": 0.2, "max": 0.7})
+# The legacy op's bounds are float32 attributes.
+check("clip float64", out, np.clip(x, np.float32(0.2), np.float32(0.7)))
+out, = run_alone("where", {"Condition": [("c", x > other)], "X": [("a", x)],
+                           "Y": [("b", other)]}, ["Out"])
+check("where float64", out, np.where(x > other, x, other))
+dx, dy = run_alone("where_grad", {"Condition": [("c", x > other)],
+                                  "X": [("a", x)], "Y": [("b", other)],
+                                  "Out@GRAD": [("g", other)]},
+                   ["X@GRAD", "Y@GRAD"])
+check("where_grad float64: dx", dx, np.where(x > other, other, 0.0))
+check("where_grad float64: dy", dy, np.where(x > other, 0.0, other))
+out, = run_alone("stack", {"X": [("a", x), ("b", other)]}, ["Y"])
+check("stack float64", out, np.stack([x, other]))
+out, = run_alone("reduce_max", {"X": [("a", x)]}, ["Out"], {"dim": [2]})
+check("max float64", out, x.max(axis=2))
 
 # cumsum, exclusive and from the end: out[:, i] sums x[:, i + 1:]; its
 # gradient sums the other way.
@@ -189,7 +210,7 @@ class StaticGraph(unittest.TestCase):
         bad = [line for line in out.stdout.splitlines()
                if not line.startswith("ok ")]
         self.assertEqual(bad, [], out.stdout)
-        self.assertEqual(out.stdout.count("ok "), 20, out.stdout)
+        self.assertEqual(out.stdout.count("ok "), 22, out.stdout)
         fallbacks = [line for line in out.stderr.splitlines()
                      if "backplane paddle bridge: fallback" in line]
         self.assertEqual(fallbacks, [])
