@@ -281,6 +281,26 @@ class Kernels(unittest.TestCase):
         self.same(lambda a: paddle.split(a, [1, -1, 2], axis=0)[1] * 3, x)
         self.same(lambda a: paddle.split(a.T, 2)[0], x)
 
+    def test_cumsum(self):
+        x = rng.randn(3, 4, 5).astype(np.float32)
+        self.same(lambda t: paddle.cumsum(t, axis=1) * t, x)
+        self.same(lambda t: paddle.cumsum(t, axis=-1) * t, x)
+        self.same(lambda t: paddle.cumsum(t) * t.flatten(), x)
+        ints = rng.randint(-9, 9, (4, 6)).astype(np.int64)
+        self.same(lambda t: paddle.cumsum(t, axis=0), ints, grad=False)
+
+    def test_any_all_over_dims(self):
+        x = rng.rand(3, 4, 5) > 0.3
+        for fn in (paddle.any, paddle.all):
+            for axis in (None, 1, -1, [0, 2], [0, 1, 2]):
+                for keepdim in (False, True):
+                    self.same(lambda t: fn(t, axis=axis, keepdim=keepdim),
+                              x, grad=False)
+        f = rng.randn(3, 4).astype(np.float32) * (rng.rand(3, 4) > 0.5)
+        self.same(lambda t: paddle.any(t, axis=1), f, grad=False)
+        self.same(lambda t: paddle.all(t, axis=0), f.astype(np.int64),
+                  grad=False)
+
     def test_set_value_and_assign_value(self):
         x = rng.randn(4, 6).astype(np.float32)
         v = rng.randn(2, 3).astype(np.float32)
