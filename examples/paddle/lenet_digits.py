@@ -33,7 +33,7 @@ def images(x):
     return x.reshape(-1, 1, 8, 8)
 
 
-def train(device, epochs=8, batch_size=32, lr=0.05, seed=2):
+def train(device, epochs=8, batch_size=32, lr=0.02, seed=2):
     paddle.set_device(device)
     paddle.seed(seed)
     (x_train, y_train), (x_test, y_test) = digits()

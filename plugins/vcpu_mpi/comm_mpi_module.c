@@ -401,6 +401,44 @@ static int reduce_scatter(mpi_world *world, const vcpu_comm_desc_t *d,
   return status;
 }
 
+/* The most bytes one nonblocking collective carries: Open MPI's libnbc
+ * progresses a schedule's rounds by recursion, and a 64 MiB reduce between
+ * two hosts (thousands of segments) overflowed the stream worker's 8 MiB
+ * stack inside one MPI_Testall. Larger all-reduces, broadcasts and reduces
+ * go as consecutive collectives of at most this size. */
+enum { COLLECTIVE_CHUNK_BYTES = 4 << 20 };
+
+/* Posts one all-reduce, broadcast or reduce of `count` elements from element
+ * `first` and waits for it. */
+static int rooted_or_all_reduce(mpi_world *world, const vcpu_comm_desc_t *d,
+                                size_t first, int count, uint64_t deadline_ns,
+                                const atomic_bool *aborted, const char *what,
+                                char *error, size_t capacity) {
+  size_t offset = first * vcpu_comm_dtype_size(d->dtype);
+  MPI_Datatype type = mpi_type(d->dtype);
+  MPI_Op op = mpi_op(d->dtype, d->op);
+  const void *send =
+      d->send == d->recv ? MPI_IN_PLACE : (const char *)d->send + offset;
+  void *recv = (char *)d->recv + offset;
+  int root = (int)d->peer;
+  MPI_Request request = MPI_REQUEST_NULL;
+  switch (d->kind) {
+  case VCPU_COMM_ALL_REDUCE:
+    MPI_Iallreduce(send, recv, count, type, op, world->comm, &request);
+    break;
+  case VCPU_COMM_BROADCAST:
+    MPI_Ibcast(recv, count, type, root, world->comm, &request);
+    break;
+  default:                      /* VCPU_COMM_REDUCE */
+    if (world->rank != d->peer) /* MPI_IN_PLACE is for the root only */
+      send = (const char *)d->send + offset;
+    MPI_Ireduce(send, recv, count, type, op, root, world->comm, &request);
+    break;
+  }
+  return wait_all(world, &request, 1, MPI_STATUSES_IGNORE, deadline_ns, aborted,
+                  what, error, capacity);
+}
+
 static int run(void *handle, const vcpu_comm_desc_t *d, uint64_t deadline_ns,
                const atomic_bool *aborted, char *error, size_t capacity) {
   mpi_world *world = handle;
@@ -410,31 +448,32 @@ static int run(void *handle, const vcpu_comm_desc_t *d, uint64_t deadline_ns,
   if (d->count > (size_t)INT32_MAX)
     return fail(BP_ERR_INVALID_ARGUMENT, error, capacity,
                 "%s: count %zu exceeds MPI's int counts", what, d->count);
-  MPI_Datatype type = mpi_type(d->dtype);
-  MPI_Op op = mpi_op(d->dtype, d->op);
-  int count = (int)d->count;
-  const void *send = d->send == d->recv ? MPI_IN_PLACE : d->send;
-  MPI_Request request = MPI_REQUEST_NULL;
-  int root = (int)d->peer;
   int status = BP_OK;
   switch (d->kind) {
   case VCPU_COMM_ALL_REDUCE:
-    MPI_Iallreduce(send, d->recv, count, type, op, world->comm, &request);
-    break;
   case VCPU_COMM_BROADCAST:
-    MPI_Ibcast(d->recv, count, type, root, world->comm, &request);
+  case VCPU_COMM_REDUCE: {
+    size_t chunk = COLLECTIVE_CHUNK_BYTES / vcpu_comm_dtype_size(d->dtype);
+    size_t first = 0;
+    do {
+      size_t count = d->count - first < chunk ? d->count - first : chunk;
+      status = rooted_or_all_reduce(world, d, first, (int)count, deadline_ns,
+                                    aborted, what, error, capacity);
+      first += count;
+    } while (status == BP_OK && first < d->count);
     break;
-  case VCPU_COMM_REDUCE:
-    if (world->rank != d->peer)
-      send = d->send; /* MPI_IN_PLACE is for the root only */
-    MPI_Ireduce(send, d->recv, count, type, op, root, world->comm, &request);
-    break;
+  }
   case VCPU_COMM_ALL_GATHER: {
     size_t bytes = d->count * vcpu_comm_dtype_size(d->dtype);
-    send = (const char *)d->recv + world->rank * bytes == d->send ? MPI_IN_PLACE
-                                                                  : d->send;
-    MPI_Iallgather(send, count, type, d->recv, count, type, world->comm,
-                   &request);
+    const void *send = (const char *)d->recv + world->rank * bytes == d->send
+                           ? MPI_IN_PLACE
+                           : d->send;
+    MPI_Datatype type = mpi_type(d->dtype);
+    MPI_Request request = MPI_REQUEST_NULL;
+    MPI_Iallgather(send, (int)d->count, type, d->recv, (int)d->count, type,
+                   world->comm, &request);
+    status = wait_all(world, &request, 1, MPI_STATUSES_IGNORE, deadline_ns,
+                      aborted, what, error, capacity);
     break;
   }
   default:
@@ -442,9 +481,6 @@ static int run(void *handle, const vcpu_comm_desc_t *d, uint64_t deadline_ns,
         reduce_scatter(world, d, deadline_ns, aborted, what, error, capacity);
     break;
   }
-  if (d->kind != VCPU_COMM_REDUCE_SCATTER)
-    status = wait_all(world, &request, 1, MPI_STATUSES_IGNORE, deadline_ns,
-                      aborted, what, error, capacity);
   status = name_the_missing(world, status, d->seq, error, capacity);
   bool has_result = d->kind == VCPU_COMM_ALL_REDUCE ||
                     d->kind == VCPU_COMM_REDUCE_SCATTER ||

@@ -2,7 +2,10 @@
 batch_norm, max pool2d, flatten, linear, momentum) on `backplane` over vcpu,
 every kernel the bridge's (no CPU fallback): from the same initial weights the
 first steps' losses and the trained weights equal Paddle CPU's, and training
-on the digits reaches at least 95 % test accuracy."""
+on the digits reaches at least 95 % test accuracy, over vcpu and over opencl:0
+where an OpenCL platform exists (skipped, saying so, where none does)."""
+import os
+import subprocess
 import sys
 
 import bridge_env
@@ -50,6 +53,20 @@ class CnnOnBackplane(unittest.TestCase):
 
     def test_reaches_95_percent(self):
         losses, accuracy = lenet_digits.train("backplane:1", epochs=8)
+        self.assertGreaterEqual(accuracy, 0.95)
+
+    def test_reaches_95_percent_over_opencl(self):
+        env = dict(os.environ, BACKPLANE_VISIBLE_DEVICES="opencl:0")
+        out = subprocess.run(
+            [sys.executable, os.path.join(bridge_env.EXAMPLES,
+                                          "lenet_digits.py")],
+            env=env, capture_output=True, text=True, timeout=100)
+        if ("opencl has no device" in out.stderr
+                or 'device type "opencl"' in out.stderr):
+            self.skipTest("no OpenCL device: " + out.stderr.strip()[-200:])
+        self.assertEqual(out.returncode, 0, out.stderr[-2000:])
+        self.assertIn("backplane: ", out.stdout)
+        accuracy = float(out.stdout.split("test accuracy")[-1].split(",")[0])
         self.assertGreaterEqual(accuracy, 0.95)
 
 
