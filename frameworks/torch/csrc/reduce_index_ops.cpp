@@ -1,8 +1,8 @@
 // Reductions (max/min, amax, argmin, any/all, cumsum, vector norms, topk,
 // sort) and indexing (index_select, gather, scatter, advanced indexing and
 // index_put_, masked_fill_/masked_select, nonzero, embedding's backward,
-// flip/roll/tril/triu, arange), each one DIOPI call on the device's current
-// stream. Ops whose result size depends on the data (index with a mask,
+// flip/roll/tril/triu, arange, eye), each one DIOPI call on the device's
+// current stream. Ops whose result size depends on the data (index with a mask,
 // masked_select, nonzero) wait for the stream, as on CUDA.
 #include <ATen/ops/empty.h>
 #include <torch/library.h>
@@ -527,6 +527,22 @@ at::Tensor &arange_out(const c10::Scalar &start, const c10::Scalar &end,
   return out;
 }
 
+// n x m identity (ones on the main diagonal) into out, resized to it.
+at::Tensor &eye_m_out(int64_t n, int64_t m, at::Tensor &out) {
+  TORCH_CHECK(n >= 0, "n must be greater or equal to 0, got ", n);
+  TORCH_CHECK(m >= 0, "m must be greater or equal to 0, got ", m);
+  shaped_out(out, {n, m});
+  if (out.numel() == 0)
+    return out;
+  OpContext ctx(out);
+  DiopiTensor o(out);
+  BP_CALL(diopiEye, ctx, o, n, m);
+  return out;
+}
+at::Tensor &eye_out(int64_t n, at::Tensor &out) {
+  return eye_m_out(n, n, out);
+}
+
 } // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -574,6 +590,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("tril", tril);
   m.impl("triu", triu);
   m.impl("arange.start_out", arange_out);
+  m.impl("eye.out", eye_out);
+  m.impl("eye.m_out", eye_m_out);
 }
 
 } // namespace torch_backplane
