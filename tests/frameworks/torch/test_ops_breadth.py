@@ -250,6 +250,14 @@ class ReductionPeerTest(PeerTest):
             self.forward_backward(lambda t: t.var(0, unbiased=False), x,
                                   rtol=1e-4, atol=1e-5)
             self.forward_backward(lambda t: t.var(), x, rtol=1e-4, atol=1e-5)
+            self.forward_backward(lambda t: torch.var(t, 1, correction=2), x,
+                                  rtol=1e-4, atol=1e-5)
+            for fn in (torch.var_mean, torch.std_mean):
+                for args in ((1,), ((0, 1),), ()):
+                    with self.subTest(op=fn.__name__, args=args):
+                        self.forward_backward(
+                            lambda t: torch.stack(fn(t, *args)), x,
+                            rtol=1e-4, atol=1e-5)
             self.forward_backward(lambda t: torch.logsumexp(t, 1), x,
                                   rtol=1e-4, atol=1e-5)
         i = torch.arange(1, 7).reshape(2, 3)
