@@ -1,7 +1,8 @@
 // Elementwise kernels of the op library's ref_extra_unary.c family: lgamma,
-// erfc, round, trunc, frac, hardsigmoid, mish, elu and softplus with the
-// backwards autograd calls (round, trunc and frac have zero gradients;
-// lgamma's backward needs digamma, which the op library lacks). Each is one
+// digamma (lgamma's backward), erfc, round, trunc, frac, hardsigmoid, mish,
+// elu and softplus with the backwards autograd calls (round, trunc and frac
+// have zero gradients; digamma's backward is polygamma(1, x), which the op
+// library lacks, so it falls back). Each is one
 // DIOPI call on the device's current stream; strides are the library's.
 #include <torch/library.h>
 
@@ -16,6 +17,7 @@ using BackwardFn = diopiError_t (*)(diopiContextHandle_t, diopiTensorHandle_t,
                                     diopiConstTensorHandle_t);
 
 BP_UNARY(lgamma, Lgamma, true)
+BP_UNARY(digamma, Digamma, true)
 BP_UNARY(erfc, Erfc, true)
 BP_UNARY(round, Round, false)
 BP_UNARY(trunc, Trunc, false)
@@ -125,6 +127,7 @@ at::Tensor softplus_backward(const at::Tensor &grad_output,
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   BP_UNARY_REGISTER(m, lgamma);
+  BP_UNARY_REGISTER(m, digamma);
   BP_UNARY_REGISTER(m, erfc);
   BP_UNARY_REGISTER(m, round);
   BP_UNARY_REGISTER(m, trunc);

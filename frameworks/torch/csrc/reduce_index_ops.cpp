@@ -1,10 +1,11 @@
 // Reductions (max/min, amax, argmin, any/all, cumsum, vector norms, topk,
 // sort) and indexing (index_select, gather, scatter, advanced indexing and
 // index_put_, masked_fill_/masked_select, nonzero, embedding's backward,
-// flip/roll/tril/triu, arange), each one DIOPI call on the device's current
-// stream. Ops whose result size depends on the data (index with a mask,
+// flip/roll/tril/triu, arange, eye), each one DIOPI call on the device's
+// current stream. Ops whose result size depends on the data (index with a mask,
 // masked_select, nonzero) wait for the stream, as on CUDA.
 #include <ATen/ops/empty.h>
+#include <ATen/ops/mean.h>
 #include <torch/library.h>
 
 #include <cmath>
@@ -141,26 +142,45 @@ at::Tensor prod_dim(const at::Tensor &self, int64_t dim, bool keepdim,
   return prod_over(self, self.dim() ? &d : nullptr, keepdim, dtype);
 }
 
-// Standard deviation with `correction` (default 1, Bessel's); var squares
-// it in place (the op library has no variance of its own).
-at::Tensor std_correction(const at::Tensor &self, at::OptionalIntArrayRef dim,
-                          c10::optional<int64_t> correction, bool keepdim) {
+using SpreadFn = diopiError_t (*)(diopiContextHandle_t, diopiTensorHandle_t,
+                                  diopiConstTensorHandle_t, diopiSize_t,
+                                  const diopiScalar_t *);
+
+// Standard deviation or variance with `correction` (default 1, Bessel's)
+// over `dim` (none: all); autograd's formulas for both are composite.
+at::Tensor spread(const char *name, SpreadFn fn, const at::Tensor &self,
+                  at::OptionalIntArrayRef dim,
+                  c10::optional<int64_t> correction, bool keepdim) {
   auto dims = reduced_dims(self, dim);
   at::Tensor out = new_tensor(self, reduced_shape(self, dims, keepdim),
                               floating_type(self.scalar_type()));
   OpContext ctx(self);
   DiopiTensor o(out), x(self);
   diopiScalar_t c = diopi_scalar(correction.value_or(1));
-  BP_CALL(diopiStd, ctx, o, x, diopi_size(dims), &c);
+  check_op(name, fn(ctx, o, x, diopi_size(dims), &c));
   return out;
+}
+at::Tensor std_correction(const at::Tensor &self, at::OptionalIntArrayRef dim,
+                          c10::optional<int64_t> correction, bool keepdim) {
+  return spread("diopiStd", BP_DIOPI(diopiStd), self, dim, correction, keepdim);
 }
 at::Tensor var_correction(const at::Tensor &self, at::OptionalIntArrayRef dim,
                           c10::optional<int64_t> correction, bool keepdim) {
-  at::Tensor out = std_correction(self, dim, correction, keepdim);
-  OpContext ctx(out);
-  DiopiTensor o(out);
-  BP_CALL(diopiMulInp, ctx, o, o);
-  return out;
+  return spread("diopiVar", BP_DIOPI(diopiVar), self, dim, correction, keepdim);
+}
+
+// var_mean / std_mean: the spread and the mean over the same dims.
+std::tuple<at::Tensor, at::Tensor>
+var_mean_correction(const at::Tensor &self, at::OptionalIntArrayRef dim,
+                    c10::optional<int64_t> correction, bool keepdim) {
+  return {var_correction(self, dim, correction, keepdim),
+          at::mean(self, dim.value_or(c10::IntArrayRef{}), keepdim)};
+}
+std::tuple<at::Tensor, at::Tensor>
+std_mean_correction(const at::Tensor &self, at::OptionalIntArrayRef dim,
+                    c10::optional<int64_t> correction, bool keepdim) {
+  return {std_correction(self, dim, correction, keepdim),
+          at::mean(self, dim.value_or(c10::IntArrayRef{}), keepdim)};
 }
 
 at::Tensor cumsum(const at::Tensor &self, int64_t dim,
@@ -527,6 +547,22 @@ at::Tensor &arange_out(const c10::Scalar &start, const c10::Scalar &end,
   return out;
 }
 
+// n x m identity (ones on the main diagonal) into out, resized to it.
+at::Tensor &eye_m_out(int64_t n, int64_t m, at::Tensor &out) {
+  TORCH_CHECK(n >= 0, "n must be greater or equal to 0, got ", n);
+  TORCH_CHECK(m >= 0, "m must be greater or equal to 0, got ", m);
+  shaped_out(out, {n, m});
+  if (out.numel() == 0)
+    return out;
+  OpContext ctx(out);
+  DiopiTensor o(out);
+  BP_CALL(diopiEye, ctx, o, n, m);
+  return out;
+}
+at::Tensor &eye_out(int64_t n, at::Tensor &out) {
+  return eye_m_out(n, n, out);
+}
+
 } // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -545,6 +581,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("prod.dim_int", prod_dim);
   m.impl("std.correction", std_correction);
   m.impl("var.correction", var_correction);
+  m.impl("var_mean.correction", var_mean_correction);
+  m.impl("std_mean.correction", std_mean_correction);
   m.impl("linalg_vector_norm", linalg_vector_norm);
   m.impl("norm.ScalarOpt_dim", norm_dim);
   m.impl("norm.ScalarOpt_dim_dtype", norm_dim_dtype);
@@ -574,6 +612,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("tril", tril);
   m.impl("triu", triu);
   m.impl("arange.start_out", arange_out);
+  m.impl("eye.out", eye_out);
+  m.impl("eye.m_out", eye_m_out);
 }
 
 } // namespace torch_backplane

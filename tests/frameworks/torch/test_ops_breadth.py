@@ -164,9 +164,20 @@ class PointwisePeerTest(PeerTest):
                 with self.subTest(op=fn.__name__,
                                   contiguous=x.is_contiguous()):
                     self.forward_backward(fn, x, rtol=1e-4, atol=1e-5)
-            # lgamma's backward is digamma, which the op library lacks.
-            self.same(torch.lgamma(x.to(DEVICE)), torch.lgamma(x),
-                      1e-4, 1e-5)
+            # lgamma's backward is digamma; digamma's own backward is
+            # polygamma(1, x), which the op library lacks (a fallback).
+            self.forward_backward(torch.lgamma, x, rtol=1e-4, atol=1e-5)
+            self.same(torch.digamma(x.to(DEVICE)), torch.digamma(x),
+                      1e-4, 1e-4)
+        x = randn(3, 4) * 3
+        d = x.to(DEVICE)
+        d.digamma_()
+        self.same(d, x.digamma(), 1e-4, 1e-4)
+        out = torch.empty(0, device=DEVICE)
+        torch.digamma(x.to(DEVICE), out=out)
+        self.same(out, x.digamma(), 1e-4, 1e-4)
+        i = torch.arange(1, 6)
+        self.same(torch.digamma(i.to(DEVICE)), torch.digamma(i), 1e-5, 1e-5)
         x = torch.tensor([0.5, 1.5, 2.5, -0.5, -2.5])
         d = x.to(DEVICE)
         d.round_()
@@ -239,6 +250,14 @@ class ReductionPeerTest(PeerTest):
             self.forward_backward(lambda t: t.var(0, unbiased=False), x,
                                   rtol=1e-4, atol=1e-5)
             self.forward_backward(lambda t: t.var(), x, rtol=1e-4, atol=1e-5)
+            self.forward_backward(lambda t: torch.var(t, 1, correction=2), x,
+                                  rtol=1e-4, atol=1e-5)
+            for fn in (torch.var_mean, torch.std_mean):
+                for args in ((1,), ((0, 1),), ()):
+                    with self.subTest(op=fn.__name__, args=args):
+                        self.forward_backward(
+                            lambda t: torch.stack(fn(t, *args)), x,
+                            rtol=1e-4, atol=1e-5)
             self.forward_backward(lambda t: torch.logsumexp(t, 1), x,
                                   rtol=1e-4, atol=1e-5)
         i = torch.arange(1, 7).reshape(2, 3)
@@ -330,6 +349,30 @@ class IndexingPeerTest(PeerTest):
         self.same(torch.arange(1.0, 2.0, 0.25, device=DEVICE),
                   torch.arange(1.0, 2.0, 0.25))
 
+    def test_eye(self):
+        self.same(torch.eye(4, device=DEVICE), torch.eye(4))
+        for n, m in ((3, 5), (5, 3), (0, 2)):
+            self.same(torch.eye(n, m, device=DEVICE), torch.eye(n, m))
+        self.same(torch.eye(3, dtype=torch.int64, device=DEVICE),
+                  torch.eye(3, dtype=torch.int64))
+        wide = torch.full((4, 10), 7.0)
+        dev_wide = wide.to(DEVICE)
+        torch.eye(4, 5, out=dev_wide[:, ::2])  # a non-contiguous out
+        torch.eye(4, 5, out=wide[:, ::2])
+        self.same(dev_wide, wide)
+        out = torch.empty(0, device=DEVICE)
+        torch.eye(2, 3, out=out)
+        self.same(out, torch.eye(2, 3))
+
+
+def baddbmm_beta_zero_on_device(c, a, b):
+    """baddbmm with beta 0 on the device; on the CPU the same value without
+    it: torch 1.13's CPU baddbmm multiplies its uninitialized result by beta
+    when beta is 0 (NaN * 0 is NaN), so it returns NaN now and then."""
+    if c.device.type == "cpu":
+        return torch.bmm(a, b) + c * 0
+    return torch.baddbmm(c, a, b, beta=0)
+
 
 class ShapePeerTest(PeerTest):
     def test_unfold_is_a_view_and_repeat_copies(self):
@@ -342,15 +385,35 @@ class ShapePeerTest(PeerTest):
         self.forward_backward(lambda t: t.t().repeat(1, 2, 1), x)
 
     def test_baddbmm(self):
-        for beta, alpha in ((1, 1), (0.5, 2.0), (0, 1)):
+        for beta, alpha in ((1, 1), (0.5, 2.0)):
             self.forward_backward(
                 lambda c, a, b: torch.baddbmm(c, a, b, beta=beta, alpha=alpha),
                 randn(2, 3, 5), randn(2, 3, 4), randn(2, 4, 5),
                 rtol=1e-4, atol=1e-5)
+        self.forward_backward(
+            baddbmm_beta_zero_on_device, randn(2, 3, 5), randn(2, 3, 4),
+            randn(2, 4, 5), rtol=1e-4, atol=1e-5)
         c, a, b = randn(2, 3, 5), randn(2, 3, 4), randn(2, 4, 5)
         d = c.to(DEVICE)
         d.baddbmm_(a.to(DEVICE), b.to(DEVICE), alpha=0.5)
         self.same(d, c.clone().baddbmm_(a, b, alpha=0.5), 1e-4, 1e-5)
+
+    def test_beta_zero_ignores_nan_and_inf_in_input(self):
+        # PyTorch's rule: with beta 0, input is not read, so NaN and Inf
+        # there do not reach the result.
+        a, b = randn(2, 3, 4), randn(2, 4, 5)
+        bad = torch.full((2, 3, 5), float("nan"))
+        bad[1] = float("inf")
+        ad, bd = a.to(DEVICE), b.to(DEVICE)
+        self.same(torch.baddbmm(bad.to(DEVICE), ad, bd, beta=0),
+                  torch.bmm(a, b), 1e-4, 1e-5)
+        d = bad.to(DEVICE)
+        d.baddbmm_(ad, bd, beta=0, alpha=2)
+        self.same(d, 2 * torch.bmm(a, b), 1e-4, 1e-5)
+        self.same(torch.addmm(bad[0].to(DEVICE), ad[0], bd[0], beta=0),
+                  a[0] @ b[0], 1e-4, 1e-5)
+        self.same(torch.addmm(bad[1, 0].to(DEVICE), ad[0], bd[0], beta=0),
+                  a[0] @ b[0], 1e-4, 1e-5)  # a broadcast row of Inf
 
 
 class NnPeerTest(PeerTest):
