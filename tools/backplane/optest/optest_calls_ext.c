@@ -5,35 +5,7 @@
 #include <string.h>
 
 #include "backplane/backplane.h"
-#include "backplane/diopi/functions.h"
-#include "optest_calls.h"
-
-typedef diopiTensorHandle_t T;
-typedef diopiConstTensorHandle_t CT;
-typedef diopiContextHandle_t CTX;
-typedef const diopiScalar_t *S;
-typedef diopiGeneratorHandle_t G;
-
-#define tensor optest_arg_tensor
-#define real optest_arg_real
-#define integer optest_arg_integer
-#define list optest_arg_list
-
-/* The scalar attribute `name` in *storage, or NULL when absent. */
-static S maybe_scalar(const optest_args_t *a, const char *name,
-                      diopiScalar_t *storage) {
-  if (!optest_attr(a->c, name))
-    return NULL;
-  *storage = optest_arg_scalar(a, name);
-  return storage;
-}
-
-#define CALL(name, ...)                                                        \
-  static diopiError_t call_##name(void *fn, CTX ctx, const optest_args_t *a) { \
-    diopiScalar_t s0;                                                          \
-    (void)s0;                                                                  \
-    __VA_ARGS__                                                                \
-  }
+#include "optest_call_forms.h"
 
 CALL(var, return ((diopiError_t(*)(CTX, T, CT, diopiSize_t, S))fn)(
               ctx, tensor(a, "out"), tensor(a, "input"), list(a, "dim"),

@@ -5,35 +5,7 @@
 #include <string.h>
 
 #include "backplane/backplane.h"
-#include "backplane/diopi/functions.h"
-#include "optest_calls.h"
-
-typedef diopiTensorHandle_t T;
-typedef diopiConstTensorHandle_t CT;
-typedef diopiContextHandle_t CTX;
-typedef const diopiScalar_t *S;
-
-#define tensor optest_arg_tensor
-#define real optest_arg_real
-#define integer optest_arg_integer
-#define list optest_arg_list
-
-/* The scalar attribute `name` in *storage, or NULL when the case has none
- * (an optional scalar). */
-static S maybe_scalar(const optest_args_t *a, const char *name,
-                      diopiScalar_t *storage) {
-  if (!optest_attr(a->c, name))
-    return NULL;
-  *storage = optest_arg_scalar(a, name);
-  return storage;
-}
-
-#define CALL(name, ...)                                                        \
-  static diopiError_t call_##name(void *fn, CTX ctx, const optest_args_t *a) { \
-    diopiScalar_t s0, s1, s2;                                                  \
-    (void)s0, (void)s1, (void)s2;                                              \
-    __VA_ARGS__                                                                \
-  }
+#include "optest_call_forms.h"
 
 /* (input, S other): in-place comparisons. */
 CALL(inp_scalar,
