@@ -127,6 +127,16 @@ static void run(void *args) {
   ref_parallel_for(t->f.out.numel, grain, run_range, t);
 }
 
+void ref_fold_welford_step(ref_fold_state_t *s, double v, int64_t r,
+                           const double *params) {
+  (void)r;
+  (void)params;
+  s->n++;
+  double delta = v - s->a;
+  s->a += delta / (double)s->n;
+  s->b += delta * (v - s->a);
+}
+
 diopiError_t ref_fold_dims(const char *op, const char *arg, ref_fold_t *f,
                            const int64_t *dims, int64_t n) {
   int ndim = f->in[0].ndim;

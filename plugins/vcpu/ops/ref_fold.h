@@ -26,6 +26,11 @@ typedef void (*ref_fold_step_t)(ref_fold_state_t *s, double v, int64_t r,
 typedef double (*ref_fold_finish_t)(const ref_fold_state_t *s, int64_t count,
                                     const double *params);
 
+/* Welford's step of variance-like folds (var, std): the running mean in a,
+ * the sum of squared deviations (M2) in b, the count in n. */
+void ref_fold_welford_step(ref_fold_state_t *s, double v, int64_t r,
+                           const double *params);
+
 typedef struct ref_fold {
   int nin;
   ref_view_t in[REF_EW_MAX_IN]; /* all of one shape: the folded shape */

@@ -76,16 +76,7 @@ static double norm_finish(const ref_fold_state_t *s, int64_t count,
   return order == 2 ? sqrt(s->a) : pow(s->a, 1.0 / order);
 }
 
-/* std: Welford; p[0] the correction. */
-static void std_step(ref_fold_state_t *s, double v, int64_t r,
-                     const double *p) {
-  (void)r;
-  (void)p;
-  s->n++;
-  double delta = v - s->a;
-  s->a += delta / (double)s->n;
-  s->b += delta * (v - s->a);
-}
+/* std after ref_fold_welford_step; p[0] the correction. */
 static double std_finish(const ref_fold_state_t *s, int64_t count,
                          const double *p) {
   double dof = (double)count - p[0];
@@ -226,9 +217,9 @@ REF_EXPORT diopiError_t diopiLinalgVecNorm(CTX, T out, CT input,
 /* correction NULL: 1 (Bessel's). */
 REF_EXPORT diopiError_t diopiStd(CTX, T out, CT input, diopiSize_t dim,
                                  S correction) {
-  return fold(ctx, "diopiStd", out, input, dim.data, dim.len, std_step,
-              std_finish, std_f32, NULL, 0, ref_scalar(correction, 1),
-              REF_OUT_FLOATING);
+  return fold(ctx, "diopiStd", out, input, dim.data, dim.len,
+              ref_fold_welford_step, std_finish, std_f32, NULL, 0,
+              ref_scalar(correction, 1), REF_OUT_FLOATING);
 }
 
 /* d norm / dx = sign(x) |x|^(p-1) / norm^(p-1): p = 1 sign(x); p = 2

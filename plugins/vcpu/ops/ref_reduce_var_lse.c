@@ -21,16 +21,7 @@
 #define CT diopiConstTensorHandle_t
 #define S const diopiScalar_t *
 
-/* var: Welford's running mean (a) and M2 (b); p[0] the correction. */
-static void var_step(ref_fold_state_t *s, double v, int64_t r,
-                     const double *p) {
-  (void)r;
-  (void)p;
-  s->n++;
-  double delta = v - s->a;
-  s->a += delta / (double)s->n;
-  s->b += delta * (v - s->a);
-}
+/* var after ref_fold_welford_step; p[0] the correction. */
 static double var_finish(const ref_fold_state_t *s, int64_t count,
                          const double *p) {
   double dof = (double)count - p[0];
@@ -118,7 +109,7 @@ REF_EXPORT diopiError_t diopiVar(CTX, T out, CT input, diopiSize_t dim,
   const char *op = "diopiVar";
   ref_fold_t f;
   diopiError_t err = fold_setup(ctx, op, &f, out, input, dim);
-  f.step = var_step;
+  f.step = ref_fold_welford_step;
   f.finish = var_finish;
   f.f32_run = var_f32;
   f.params[0] = ref_scalar(correction, 1);
