@@ -5,7 +5,6 @@
  * (log_target). Reduction mean averages over every element (PyTorch's
  * "batchmean" is the caller's sum / batch). */
 #include <math.h>
-#include <string.h>
 
 #include <diopi/functions.h>
 
@@ -36,23 +35,11 @@ static double kl_div_log_target_grad(const double *v, const double *p) {
   return -exp(v[2]) * v[0];
 }
 
-static ref_loss_t pair(CT input, CT target, ref_loss_fn_t fn) {
-  ref_loss_t loss;
-  memset(&loss, 0, sizeof loss);
-  loss.nin = 2;
-  loss.in[0] = input;
-  loss.in[1] = target;
-  loss.names[0] = "input";
-  loss.names[1] = "target";
-  loss.fn = fn;
-  return loss;
-}
-
 REF_EXPORT diopiError_t diopiKLDivLoss(CTX, T out, CT input, CT target,
                                        diopiReduction_t reduction,
                                        bool log_target) {
-  ref_loss_t loss =
-      pair(input, target, log_target ? kl_div_log_target : kl_div);
+  ref_loss_t loss = ref_loss_pair(
+      input, target, log_target ? kl_div_log_target : kl_div, NULL, 0);
   return ref_loss_forward(ctx, "diopiKLDivLoss", out, reduction, &loss);
 }
 
@@ -62,7 +49,8 @@ REF_EXPORT diopiError_t diopiKLDivLossBackward(CTX, T grad_input,
                                                diopiReduction_t reduction,
                                                bool log_target) {
   ref_loss_t loss =
-      pair(input, target, log_target ? kl_div_log_target_grad : kl_div_grad);
+      ref_loss_pair(input, target,
+                    log_target ? kl_div_log_target_grad : kl_div_grad, NULL, 0);
   return ref_loss_backward(ctx, "diopiKLDivLossBackward", grad_input,
                            grad_output, reduction, &loss);
 }

@@ -181,3 +181,19 @@ diopiError_t ref_loss_backward(diopiContextHandle_t ctx, const char *op,
     return err;
   return ref_enqueue(ctx, op, run, &t, sizeof t);
 }
+
+ref_loss_t ref_loss_pair(diopiConstTensorHandle_t input,
+                         diopiConstTensorHandle_t target, ref_loss_fn_t fn,
+                         ref_ew_f32_fn_t f32, double param) {
+  ref_loss_t loss;
+  memset(&loss, 0, sizeof loss);
+  loss.nin = 2;
+  loss.in[0] = input;
+  loss.in[1] = target;
+  loss.names[0] = "input";
+  loss.names[1] = "target";
+  loss.fn = fn;
+  loss.f32 = f32;
+  loss.params[0] = param;
+  return loss;
+}

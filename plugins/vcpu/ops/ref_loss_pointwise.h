@@ -26,6 +26,12 @@ typedef struct ref_loss {
   double params[4];
 } ref_loss_t;
 
+/* A loss of (input, target): fn, the optional float32 block form and one
+ * parameter (params[0]). */
+ref_loss_t ref_loss_pair(diopiConstTensorHandle_t input,
+                         diopiConstTensorHandle_t target, ref_loss_fn_t fn,
+                         ref_ew_f32_fn_t f32, double param);
+
 /* Fails naming `op` unless reduction is none, mean or sum. */
 diopiError_t ref_loss_reduction(const char *op, diopiReduction_t reduction);
 

@@ -2,7 +2,6 @@
  * mse_loss ((input - target)^2) and smooth_l1_loss (quadratic below beta,
  * linear above; beta 0 is the L1 loss). */
 #include <math.h>
-#include <string.h>
 
 #include <diopi/functions.h>
 
@@ -55,30 +54,16 @@ REF_ISA_BODY void smooth_l1_f32_body(float *out, const float *const *in,
 }
 REF_F32_EW(smooth_l1_f32)
 
-static ref_loss_t pair(CT input, CT target, ref_loss_fn_t fn,
-                       ref_ew_f32_fn_t f32, double beta) {
-  ref_loss_t loss;
-  memset(&loss, 0, sizeof loss);
-  loss.nin = 2;
-  loss.in[0] = input;
-  loss.in[1] = target;
-  loss.names[0] = "input";
-  loss.names[1] = "target";
-  loss.fn = fn;
-  loss.f32 = f32;
-  loss.params[0] = beta;
-  return loss;
-}
-
 REF_EXPORT diopiError_t diopiMSELoss(CTX, T out, CT input, CT target,
                                      diopiReduction_t reduction) {
-  ref_loss_t loss = pair(input, target, square_error, square_error_f32, 0);
+  ref_loss_t loss =
+      ref_loss_pair(input, target, square_error, square_error_f32, 0);
   return ref_loss_forward(ctx, "diopiMSELoss", out, reduction, &loss);
 }
 REF_EXPORT diopiError_t diopiMSELossBackward(CTX, T grad_input, CT grad_output,
                                              CT input, CT target,
                                              diopiReduction_t reduction) {
-  ref_loss_t loss = pair(input, target, square_error_grad, NULL, 0);
+  ref_loss_t loss = ref_loss_pair(input, target, square_error_grad, NULL, 0);
   return ref_loss_backward(ctx, "diopiMSELossBackward", grad_input, grad_output,
                            reduction, &loss);
 }
@@ -88,7 +73,8 @@ REF_EXPORT diopiError_t diopiSmoothL1Loss(CTX, T out, CT input, CT target,
                                           double beta) {
   if (!(beta >= 0))
     return ref_fail("diopiSmoothL1Loss", "beta: expected >= 0, got %g", beta);
-  ref_loss_t loss = pair(input, target, smooth_l1, smooth_l1_f32, beta);
+  ref_loss_t loss =
+      ref_loss_pair(input, target, smooth_l1, smooth_l1_f32, beta);
   return ref_loss_forward(ctx, "diopiSmoothL1Loss", out, reduction, &loss);
 }
 REF_EXPORT diopiError_t diopiSmoothL1LossBackward(CTX, T grad_input,
@@ -99,7 +85,7 @@ REF_EXPORT diopiError_t diopiSmoothL1LossBackward(CTX, T grad_input,
   if (!(beta >= 0))
     return ref_fail("diopiSmoothL1LossBackward", "beta: expected >= 0, got %g",
                     beta);
-  ref_loss_t loss = pair(input, target, smooth_l1_grad, NULL, beta);
+  ref_loss_t loss = ref_loss_pair(input, target, smooth_l1_grad, NULL, beta);
   return ref_loss_backward(ctx, "diopiSmoothL1LossBackward", grad_input,
                            grad_output, reduction, &loss);
 }
