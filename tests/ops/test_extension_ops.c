@@ -302,11 +302,56 @@ static void attention_dropout_repeats_and_backward_uses_its_mask(void **state) {
     bp_ops_tensor_destroy(made[i]);
 }
 
+/* amin over one dim, several dims (kept as size 1) and all dims, on a
+ * non-contiguous view: values picked by hand, NaN wins as in PyTorch. */
+static void amin_takes_the_minimum_over_dims(void **state) {
+  ops_env_t *e = *state;
+  diopiError_t (*amin)(CTX, T, CT, diopiSize_t, bool) =
+      (diopiError_t(*)(CTX, T, CT, diopiSize_t, bool))ops_env_find(e,
+                                                                   "diopiAmin");
+  int64_t s23[2] = {2, 3}, s2[1] = {2}, s3[1] = {3}, s11[2] = {1, 1};
+  float *x, *rows, *cols, *all, *kept;
+  T tx = make(e, F32, 2, s23, (void **)&x);
+  const float values[6] = {4, -1, 7, 2, 9, -3};
+  memcpy(x, values, sizeof values);
+  T trows = make(e, F32, 1, s2, (void **)&rows),
+    tcols = make(e, F32, 1, s3, (void **)&cols),
+    tall = make(e, F32, 0, NULL, (void **)&all), /* every dim: 0-d */
+      tkept = make(e, F32, 2, s11, (void **)&kept);
+  int64_t dim1 = 1, dim0 = 0, both[2] = {0, 1};
+  assert_int_equal(amin(e->ctx, trows, tx, (diopiSize_t){&dim1, 1}, false),
+                   diopiSuccess);
+  assert_int_equal(amin(e->ctx, tcols, tx, (diopiSize_t){&dim0, 1}, false),
+                   diopiSuccess);
+  assert_int_equal(amin(e->ctx, tall, tx, (diopiSize_t){NULL, 0}, false),
+                   diopiSuccess);
+  assert_int_equal(amin(e->ctx, tkept, tx, (diopiSize_t){both, 2}, true),
+                   diopiSuccess);
+  assert_int_equal(bp_stream_synchronize(e->stream), BP_OK);
+  assert_true(rows[0] == -1 && rows[1] == -3);
+  assert_true(cols[0] == 2 && cols[1] == -1 && cols[2] == -3);
+  assert_true(all[0] == -3 && kept[0] == -3);
+
+  x[4] = NAN;
+  assert_int_equal(amin(e->ctx, trows, tx, (diopiSize_t){&dim1, 1}, false),
+                   diopiSuccess);
+  assert_int_equal(bp_stream_synchronize(e->stream), BP_OK);
+  assert_true(rows[0] == -1 && isnan(rows[1]));
+
+  assert_int_equal(amin(e->ctx, tcols, tx, (diopiSize_t){&dim1, 1}, false),
+                   diopiErrorOccurred);
+  assert_string_equal(last(e), "diopiAmin: out: expected shape [2], got [3]");
+  T made[5] = {tx, trows, tcols, tall, tkept};
+  for (int i = 0; i < 5; i++)
+    bp_ops_tensor_destroy(made[i]);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(extension_ops_name_the_bad_argument),
       cmocka_unit_test(dropout_with_a_channel_mask_drops_whole_channels),
       cmocka_unit_test(attention_dropout_repeats_and_backward_uses_its_mask),
+      cmocka_unit_test(amin_takes_the_minimum_over_dims),
   };
   return cmocka_run_group_tests(tests, ops_env_setup, ops_env_teardown);
 }

@@ -1749,6 +1749,12 @@ DIOPI_API diopiError_t diopiDigamma(diopiContextHandle_t ctx,
                                     diopiConstTensorHandle_t input);
 DIOPI_API diopiError_t diopiDigammaInp(diopiContextHandle_t ctx,
                                        diopiTensorHandle_t input);
+/* Extension reduction: amin, diopiAmax's counterpart (ref_reduce_minmax.c):
+ * the minimum over `dim` (every dim when empty); out's shape gives keepdim. */
+DIOPI_API diopiError_t diopiAmin(diopiContextHandle_t ctx,
+                                 diopiTensorHandle_t out,
+                                 diopiConstTensorHandle_t self, diopiSize_t dim,
+                                 bool keepdim);
 
 #if defined(__cplusplus)
 }

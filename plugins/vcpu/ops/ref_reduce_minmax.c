@@ -104,6 +104,12 @@ REF_EXPORT diopiError_t diopiAmax(CTX, T out, CT self, diopiSize_t dim,
   return best(ctx, "diopiAmax", 1, out, "out", NULL, NULL, self, dim.data,
               dim.len, false);
 }
+REF_EXPORT diopiError_t diopiAmin(CTX, T out, CT self, diopiSize_t dim,
+                                  bool keepdim) {
+  (void)keepdim;
+  return best(ctx, "diopiAmin", -1, out, "out", NULL, NULL, self, dim.data,
+              dim.len, false);
+}
 REF_EXPORT diopiError_t diopiArgmin(CTX, T out, CT input, const int64_t *dim,
                                     bool keepdim) {
   (void)keepdim;

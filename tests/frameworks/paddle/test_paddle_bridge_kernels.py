@@ -252,6 +252,16 @@ class Kernels(unittest.TestCase):
         self.same(lambda t: paddle.max(t, axis=1), x)
         self.same(lambda t: paddle.max(t, axis=[0, 2], keepdim=True), x)
         self.same(paddle.max, x)
+        self.same(lambda t: paddle.min(t, axis=1), x)
+        self.same(lambda t: paddle.min(t, axis=[0, 2], keepdim=True), x)
+        self.same(paddle.min, x)
+        # Tied extrema share the gradient equally, as on Paddle's CPU.
+        ties = np.array([[1, -2, -2], [3, 3, 0]], np.float32)
+        self.same(lambda t: paddle.min(t, axis=1), ties)
+        self.same(lambda t: paddle.max(t, axis=1), ties)
+        self.same(paddle.max, ties)
+        self.same(lambda t: paddle.min(t, axis=0),
+                  rng.randint(-5, 5, (4, 3)).astype(np.int64), grad=False)
         F = paddle.nn.functional
         self.same(lambda t: F.log_softmax(t, -1) * t, x)
         self.same(lambda t: F.log_softmax(t, 0) * t, x)

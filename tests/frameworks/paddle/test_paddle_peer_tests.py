@@ -127,7 +127,6 @@ BRIDGE_LIMITS = {
         for case in ("1Dx2D", "1Dx3D", "2Dx1D", "2Dx3D", "3Dx1D",
                      "3Dx2D_TransX")} | {"TestMatMulOp": MATMUL},
     "reduce_op": {
-        "Test*Min*Op*": "bridge lacks: the min kernel (reduce_min)",
         "TestProd*Op*": "bridge lacks: the prod kernel (reduce_prod)",
     },
     "sgd_op": {
