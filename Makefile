@@ -8,7 +8,7 @@ BACKPLANE = $(BUILD)/bin/backplane
 # it); a user's build only warns. CMAKE_FLAGS may still override.
 WERROR = -DBP_WERROR=$(if $(CI),ON,OFF)
 
-.PHONY: all deps configure build run test install test-asan test-tsan format clean
+.PHONY: all deps configure build run test test-peer install test-asan test-tsan format clean
 
 all: build
 
@@ -31,7 +31,12 @@ run: build
 # (under investigation); a failure that repeats still fails, and the first
 # one stays in the log.
 test: build
-	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) --repeat until-pass:2
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) --repeat until-pass:2 -LE peer
+
+# Other projects' test suites run against ours (label "peer", minutes long):
+# PaddleCustomDevice's op tests from BP_PADDLE_CUSTOM_DEVICE_DIR (docs/paddle.md).
+test-peer: build
+	ctest --test-dir $(BUILD) --output-on-failure -L peer
 
 install: build
 	cmake --install $(BUILD) $(if $(PREFIX),--prefix $(PREFIX))
