@@ -101,7 +101,49 @@ static void max_forward_2x2(const pool_task_t *t, int64_t begin, int64_t end) {
   }
 }
 
-/* max_forward over contiguous float32 (the same order and NaN rule). */
+/* The window's taps inside the input along one dim: the tap indices
+ * [*first, *last) of k taps at out * stride - pad + tap * dil. */
+static void window_taps(int64_t out, int64_t size, int64_t k, int64_t stride,
+                        int64_t pad, int64_t dil, int64_t *first,
+                        int64_t *last) {
+  int64_t origin = out * stride - pad;
+  *first = origin >= 0 ? 0 : (-origin + dil - 1) / dil;
+  *last = origin >= size                  ? 0
+          : origin + (k - 1) * dil < size ? k
+                                          : (size - 1 - origin) / dil + 1;
+  if (*last < *first)
+    *last = *first;
+}
+
+/* One window, first maximum, a NaN winning at its first place (PyTorch's
+ * rule). *best = -inf and *at = -1 for a window with no tap inside. */
+static void max_window_exact(const pool_task_t *t, const float *plane,
+                             int64_t oy, int64_t ox, float *best, int64_t *at) {
+  *best = -INFINITY;
+  *at = -1;
+  for (int64_t i = 0; i < t->k[0] && !(*at >= 0 && isnan(*best)); i++) {
+    int64_t y = oy * t->stride[0] - t->pad[0] + i * t->dil[0];
+    if (y < 0 || y >= t->h)
+      continue;
+    for (int64_t j = 0; j < t->k[1]; j++) {
+      int64_t x = ox * t->stride[1] - t->pad[1] + j * t->dil[1];
+      if (x < 0 || x >= t->w)
+        continue;
+      float v = plane[y * t->w + x];
+      if (*at < 0 || v > *best || isnan(v)) {
+        *best = v;
+        *at = y * t->w + x;
+        if (isnan(v))
+          break;
+      }
+    }
+  }
+}
+
+/* max_forward over contiguous float32: each window's taps compared as
+ * selects (random data would mispredict a branch per tap), which is the
+ * exact rule when the window holds no NaN; one that does is redone by
+ * max_window_exact. */
 static void max_forward_f32(const pool_task_t *t, int64_t begin, int64_t end) {
   if (max_2x2(t)) {
     max_forward_2x2(t, begin, end);
@@ -110,34 +152,43 @@ static void max_forward_f32(const pool_task_t *t, int64_t begin, int64_t end) {
   const float *in = (const float *)t->input.data;
   float *out = (float *)t->out.data;
   int64_t *indices = t->has_indices ? (int64_t *)t->indices.data : NULL;
+  int64_t w = t->w;
   for (int64_t pl = begin; pl < end; pl++) {
-    const float *plane = in + pl * t->h * t->w;
-    for (int64_t oy = 0; oy < t->oh; oy++)
+    const float *plane = in + pl * t->h * w;
+    for (int64_t oy = 0; oy < t->oh; oy++) {
+      int64_t i0, i1, y0 = oy * t->stride[0] - t->pad[0];
+      window_taps(oy, t->h, t->k[0], t->stride[0], t->pad[0], t->dil[0], &i0,
+                  &i1);
       for (int64_t ox = 0; ox < t->ow; ox++) {
+        int64_t j0, j1, x0 = ox * t->stride[1] - t->pad[1];
+        window_taps(ox, w, t->k[1], t->stride[1], t->pad[1], t->dil[1], &j0,
+                    &j1);
         float best = -INFINITY;
         int64_t at = -1;
-        for (int64_t i = 0; i < t->k[0] && !(at >= 0 && isnan(best)); i++) {
-          int64_t y = oy * t->stride[0] - t->pad[0] + i * t->dil[0];
-          if (y < 0 || y >= t->h)
-            continue;
-          for (int64_t j = 0; j < t->k[1]; j++) {
-            int64_t x = ox * t->stride[1] - t->pad[1] + j * t->dil[1];
-            if (x < 0 || x >= t->w)
-              continue;
-            float v = plane[y * t->w + x];
-            if (at < 0 || v > best || isnan(v)) {
-              best = v;
-              at = y * t->w + x;
-              if (isnan(v))
-                break;
+        if (i0 < i1 && j0 < j1) {
+          at = (y0 + i0 * t->dil[0]) * w + x0 + j0 * t->dil[1];
+          best = plane[at];
+          bool nan = false;
+          for (int64_t i = i0; i < i1; i++) {
+            int64_t row = (y0 + i * t->dil[0]) * w;
+            for (int64_t j = j0; j < j1; j++) {
+              int64_t p = row + x0 + j * t->dil[1];
+              float v = plane[p];
+              nan |= v != v;
+              int64_t take = -(int64_t)(v > best); /* all ones or zero */
+              at = (p & take) | (at & ~take);
+              best = best < v ? v : best;
             }
           }
+          if (nan)
+            max_window_exact(t, plane, oy, ox, &best, &at);
         }
         int64_t o = (pl * t->oh + oy) * t->ow + ox;
         out[o] = best;
         if (indices)
           indices[o] = at;
       }
+    }
   }
 }
 
@@ -269,7 +320,9 @@ static void avg_backward(void *context, int64_t begin, int64_t end) {
 
 static void run_max(void *args) {
   pool_task_t *t = args;
-  ref_parallel_for(t->planes, 64, t->backward ? max_backward : max_forward, t);
+  /* a plane is h * w elements: a few planes make a chunk */
+  ref_parallel_for(t->planes, (1 << 14) / (t->h * t->w + 1) + 1,
+                   t->backward ? max_backward : max_forward, t);
 }
 static void run_avg(void *args) {
   pool_task_t *t = args;
