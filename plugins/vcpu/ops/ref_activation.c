@@ -170,10 +170,10 @@ static double gelu_grad_fn(const double *in, const double *p) {
 enum { GELU_BLOCK = 256 };
 REF_ISA_BODY void gelu_f32_body(float *out, const float *const *in, int64_t n,
                                 const double *p) {
-  float x[GELU_BLOCK], e[GELU_BLOCK]; /* out may be in[0] */
+  float e[GELU_BLOCK]; /* out may be in[0]: each x is read before its out */
   for (int64_t b = 0; b < n; b += GELU_BLOCK) {
     int64_t m = n - b < GELU_BLOCK ? n - b : GELU_BLOCK;
-    memcpy(x, in[0] + b, (size_t)m * sizeof *x);
+    const float *x = in[0] + b;
     if (p[0] != 0) { /* tanh */
       for (int64_t i = 0; i < m; i++)
         e[i] = 0.79788456f * (x[i] + 0.044715f * x[i] * x[i] * x[i]);
