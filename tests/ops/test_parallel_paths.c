@@ -3,7 +3,8 @@
  * a value per row broadcast over long rows (the engine's reused broadcast
  * buffer, across blocks, rows and chunks), gelu's tanh mode, max_pool2d's
  * general window (3x3, stride 2, padding 1; dilation 2) with ties, NaNs and
- * -inf, and kl_div's float loop against a double one. */
+ * -inf, contiguous and through the generic engine (a strided view), and
+ * kl_div's float loop against a double one. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -169,9 +170,11 @@ static void plain_max_window(const float *plane, int64_t h, int64_t w,
     }
 }
 
+/* transposed: the input is a view with H and W swapped in memory (the
+ * generic engine's case). */
 static void check_max_pool(ops_env_t *e, int64_t planes, int64_t h, int64_t w,
-                           int64_t k, int64_t stride, int64_t pad,
-                           int64_t dil) {
+                           int64_t k, int64_t stride, int64_t pad, int64_t dil,
+                           bool transposed) {
   int64_t oh = (h + 2 * pad - dil * (k - 1) - 1) / stride + 1;
   int64_t ow = (w + 2 * pad - dil * (k - 1) - 1) / stride + 1;
   int64_t shape[4] = {2, planes / 2, h, w}, pooled[4] = {2, planes / 2, oh, ow};
@@ -186,6 +189,20 @@ static void check_max_pool(ops_env_t *e, int64_t planes, int64_t h, int64_t w,
     /* 17 levels: ties are common; a few NaNs and -infs */
     x[i] = u < 0.004f ? NAN : u < 0.008f ? -INFINITY : (float)(int)(u * 17.0f);
   }
+  /* the values as the op sees them: x itself, or x's planes transposed */
+  float *logical = malloc(sizeof(float) * (size_t)(planes * h * w));
+  assert_non_null(logical);
+  for (int64_t pl = 0; pl < planes; pl++)
+    for (int64_t y = 0; y < h; y++)
+      for (int64_t c = 0; c < w; c++)
+        logical[(pl * h + y) * w + c] =
+            transposed ? x[(pl * w + c) * h + y] : x[(pl * h + y) * w + c];
+  T view = in;
+  int64_t strides[4] = {planes / 2 * h * w, h * w, 1, h};
+  if (transposed)
+    assert_int_equal(bp_ops_tensor_wrap(e->device, x, diopi_dtype_float32, 4,
+                                        shape, strides, &view),
+                     BP_OK);
   const int64_t kk[2] = {k, k}, ss[2] = {stride, stride}, pp[2] = {pad, pad},
                 dd[2] = {dil, dil};
   diopiSize_t ks = {kk, 2}, st = {ss, 2}, pd = {pp, 2}, dl = {dd, 2};
@@ -194,7 +211,7 @@ static void check_max_pool(ops_env_t *e, int64_t planes, int64_t h, int64_t w,
       (diopiError_t(*)(CTX, T, T, CT, diopiSize_t, diopiSize_t, diopiSize_t,
                        diopiSize_t,
                        bool))ops_env_find(e, "diopiMaxPool2dWithIndices");
-  assert_int_equal(fn(e->ctx, out, at, in, ks, st, pd, dl, false),
+  assert_int_equal(fn(e->ctx, out, at, view, ks, st, pd, dl, false),
                    diopiSuccess);
   assert_int_equal(bp_stream_synchronize(e->stream), BP_OK);
   for (int64_t pl = 0; pl < planes; pl++)
@@ -202,8 +219,8 @@ static void check_max_pool(ops_env_t *e, int64_t planes, int64_t h, int64_t w,
       for (int64_t ox = 0; ox < ow; ox++) {
         float best;
         int64_t where;
-        plain_max_window(x + pl * h * w, h, w, oy, ox, k, stride, pad, dil,
-                         &best, &where);
+        plain_max_window(logical + pl * h * w, h, w, oy, ox, k, stride, pad,
+                         dil, &best, &where);
         int64_t o = (pl * oh + oy) * ow + ox;
         assert_int_equal(index[o], where);
         if (isnan(best))
@@ -211,6 +228,9 @@ static void check_max_pool(ops_env_t *e, int64_t planes, int64_t h, int64_t w,
         else
           assert_true(max[o] == best);
       }
+  free(logical);
+  if (transposed)
+    bp_ops_tensor_destroy(view);
   bp_ops_tensor_destroy(in);
   bp_ops_tensor_destroy(out);
   bp_ops_tensor_destroy(at);
@@ -218,9 +238,73 @@ static void check_max_pool(ops_env_t *e, int64_t planes, int64_t h, int64_t w,
 
 static void max_pool_general_window_matches_a_plain_loop(void **state) {
   ops_env_t *e = *state;
-  check_max_pool(e, 32, 67, 65, 3, 2, 1, 1); /* 32 planes: the pool splits */
-  check_max_pool(e, 4, 13, 11, 3, 2, 1, 2);  /* dilated */
-  check_max_pool(e, 2, 9, 10, 3, 1, 0, 1);   /* stride 1, no padding */
+  check_max_pool(e, 32, 67, 65, 3, 2, 1, 1, false); /* the pool splits */
+  check_max_pool(e, 4, 13, 11, 3, 2, 1, 2, false);  /* dilated */
+  check_max_pool(e, 2, 9, 10, 3, 1, 0, 1, false);   /* stride 1 */
+  /* strided views: the generic engine (planes as volumes of depth 1) */
+  check_max_pool(e, 32, 67, 65, 3, 2, 1, 1, true);
+  check_max_pool(e, 4, 13, 11, 3, 2, 1, 2, true);
+}
+
+/* float64 goes through the generic engine both ways: the forward's indices
+ * as a plain loop finds them (ties, a NaN), the backward's sums at them
+ * (overlapping windows share elements). */
+static void max_pool_of_float64_forward_and_backward(void **state) {
+  ops_env_t *e = *state;
+  enum { H = 7, W = 6, OH = 4, OW = 3 }; /* 3x3, stride 2, padding 1 */
+  int64_t shape[4] = {1, 2, H, W}, pooled[4] = {1, 2, OH, OW};
+  double *x, *max, *go, *gi;
+  int64_t *index;
+  T in = make(e, diopi_dtype_float64, 4, shape, (void **)&x);
+  T out = make(e, diopi_dtype_float64, 4, pooled, (void **)&max);
+  T at = make(e, diopi_dtype_int64, 4, pooled, (void **)&index);
+  T tgo = make(e, diopi_dtype_float64, 4, pooled, (void **)&go);
+  T tgi = make(e, diopi_dtype_float64, 4, shape, (void **)&gi);
+  for (int i = 0; i < 2 * H * W; i++)
+    x[i] = (double)((i * 7) % 5); /* ties */
+  x[H * W + 8] = NAN;
+  for (int i = 0; i < 2 * OH * OW; i++)
+    go[i] = 1.0 + i;
+  const int64_t three[2] = {3, 3}, two[2] = {2, 2}, one[2] = {1, 1};
+  diopiSize_t k = {three, 2}, st = {two, 2}, pd = {one, 2}, dl = {one, 2};
+  diopiError_t (*forward)(CTX, T, T, CT, diopiSize_t, diopiSize_t, diopiSize_t,
+                          diopiSize_t, bool) =
+      (diopiError_t(*)(CTX, T, T, CT, diopiSize_t, diopiSize_t, diopiSize_t,
+                       diopiSize_t,
+                       bool))ops_env_find(e, "diopiMaxPool2dWithIndices");
+  diopiError_t (*backward)(CTX, T, CT, CT, diopiSize_t, diopiSize_t,
+                           diopiSize_t, diopiSize_t, bool, CT) =
+      (diopiError_t(*)(CTX, T, CT, CT, diopiSize_t, diopiSize_t, diopiSize_t,
+                       diopiSize_t, bool,
+                       CT))ops_env_find(e, "diopiMaxPool2dBackward");
+  assert_int_equal(forward(e->ctx, out, at, in, k, st, pd, dl, false),
+                   diopiSuccess);
+  assert_int_equal(backward(e->ctx, tgi, tgo, in, k, st, pd, dl, false, at),
+                   diopiSuccess);
+  assert_int_equal(bp_stream_synchronize(e->stream), BP_OK);
+  double expected_gi[2 * H * W] = {0};
+  float plane[H * W];
+  for (int pl = 0; pl < 2; pl++) {
+    for (int i = 0; i < H * W; i++)
+      plane[i] = (float)x[pl * H * W + i];
+    for (int oy = 0; oy < OH; oy++)
+      for (int ox = 0; ox < OW; ox++) {
+        float best;
+        int64_t where;
+        plain_max_window(plane, H, W, oy, ox, 3, 2, 1, 1, &best, &where);
+        int o = (pl * OH + oy) * OW + ox;
+        assert_int_equal(index[o], where);
+        assert_true(isnan(best) ? isnan(max[o]) : max[o] == best);
+        expected_gi[pl * H * W + where] += go[o];
+      }
+  }
+  for (int i = 0; i < 2 * H * W; i++)
+    assert_true(gi[i] == expected_gi[i]);
+  bp_ops_tensor_destroy(in);
+  bp_ops_tensor_destroy(out);
+  bp_ops_tensor_destroy(at);
+  bp_ops_tensor_destroy(tgo);
+  bp_ops_tensor_destroy(tgi);
 }
 
 static void kl_div_float_loop_matches_a_double_loop(void **state) {
@@ -270,6 +354,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(
           max_pool_general_window_matches_a_plain_loop, ops_env_setup,
           ops_env_teardown),
+      cmocka_unit_test_setup_teardown(max_pool_of_float64_forward_and_backward,
+                                      ops_env_setup, ops_env_teardown),
       cmocka_unit_test_setup_teardown(kl_div_float_loop_matches_a_double_loop,
                                       ops_env_setup, ops_env_teardown),
   };
