@@ -29,17 +29,11 @@ static diopiError_t geometry(const char *op, ref_window_pool_t *t,
   diopiError_t err = ref_volumes(op, "input", in, true, &t->in);
   if (!err)
     err = ref_window_triple(op, "kernel_size", kernel_size, 1, 1, t->k);
-  if (!err)
-    err = ref_window_triple(op, "stride", stride, 1, 0, t->stride);
-  if (!err)
-    err = ref_window_triple(op, "padding", padding, 0, 0, t->padding);
-  if (!err)
-    err = ref_window_triple(op, "dilation", dilation, 1, 1, t->dilation);
+  if (!err) /* an empty stride: the kernel size (below) */
+    err = ref_window_attrs3(op, in->dtype, stride, padding, dilation, 0,
+                            t->stride, t->padding, t->dilation);
   if (err)
     return err;
-  if (!ref_is_floating(in->dtype))
-    return ref_fail(op, "input: expected a floating dtype, got dtype %d",
-                    (int)in->dtype);
   for (int i = 0; i < in->ndim - 3; i++)
     out_shape[i] = in->shape[i];
   for (int i = 0; i < 3; i++) {
