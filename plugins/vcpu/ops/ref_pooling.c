@@ -341,20 +341,8 @@ static diopiError_t max_setup(const char *op, pool_task_t *t,
                               bool ceil_mode) {
   diopiError_t err = planes_of(op, t);
   if (!err)
-    err = ref_window_pair(op, "kernel_size", kernel_size, 1, 0, t->k);
-  if (!err && kernel_size.len == 0)
-    err = ref_fail(op, "kernel_size: empty");
-  if (!err)
-    err = ref_window_pair(op, "stride", stride, 1, 0, t->stride);
-  if (!err && stride.len == 0)
-    memcpy(t->stride, t->k, sizeof t->k);
-  if (!err)
-    err = ref_window_pair(op, "padding", padding, 0, 0, t->pad);
-  if (!err)
-    err = ref_window_pair(op, "dilation", dilation, 1, 1, t->dil);
-  if (!err && (t->pad[0] * 2 > t->k[0] || t->pad[1] * 2 > t->k[1]))
-    err = ref_fail(op, "padding: (%lld, %lld) exceeds half the kernel",
-                   (long long)t->pad[0], (long long)t->pad[1]);
+    err = ref_pool_window2(op, kernel_size, stride, padding, dilation, t->k,
+                           t->stride, t->pad, t->dil);
   if (err)
     return err;
   t->oh = ref_window_out(t->h, t->k[0], t->stride[0], t->pad[0], t->dil[0],
