@@ -7,9 +7,10 @@
  * on the caller alone, as does work arriving while another thread's job
  * holds the pool (several streams calling ops at once): nothing waits for a
  * busy pool. Above the grain, [0, n) is cut into at most
- * min(ceil(n / grain), 4 x threads) chunks of equal length, which the
- * caller and the workers claim one at a time: a worker the machine delays
- * joins late or not at all, and the caller runs what is left.
+ * min(ceil(n / grain), 4 x threads) chunks of equal length (the last one
+ * shorter), which the caller and the workers claim one at a time, each its
+ * own contiguous run of them first: a worker the machine delays joins late
+ * or not at all, and the others run what it left.
  * Thread-safe. */
 #ifndef BACKPLANE_REF_OPS_POOL_H_
 #define BACKPLANE_REF_OPS_POOL_H_
