@@ -84,8 +84,8 @@ static const env_variable_t variables[] = {
     /* Op library. */
     {"BACKPLANE_OPS_LIBRARY", "<the reference library beside libbackplane>",
      "Python backplane.ops", "the DIOPI operator library ops are called in"},
-    {"BACKPLANE_OPS_THREADS", "<the cores, at most 8>", "reference op library",
-     "threads an op uses, the caller's included"},
+    {"BACKPLANE_OPS_THREADS", "<the CPUs it may run on, at most 64>",
+     "reference op library", "threads an op uses, the caller's included"},
     {"BACKPLANE_OPS_ISA", "native", "reference op library",
      "the most its hot float32 loops use: native, avx512, avx2, sse2"},
     /* Framework bridges. */
