@@ -84,6 +84,22 @@ class Kernels(unittest.TestCase):
         self.same(lambda x, y: paddle.matmul(x, y, transpose_x=True), a,
                   rng.randn(4, 3).astype(np.float32))
 
+    def test_matmul_vectors_and_broadcast_batches(self):
+        # 1-D operands (a row on the left, a column on the right; their
+        # transpose flags ignored) and batch dims broadcast against each
+        # other, the broadcast operand's gradient summed over them.
+        for xs, ys, tx, ty in (((5,), (5,), False, False),
+                               ((5,), (2, 3, 5), False, True),
+                               ((2, 5, 3), (5,), True, False),
+                               ((5, 4), (2, 3, 5), True, True),
+                               ((2, 5, 4), (3, 5), True, True),
+                               ((3, 1, 4, 5), (1, 2, 5, 6), False, False),
+                               ((1, 5, 4), (3, 6, 5), True, True)):
+            self.same(lambda x, y: paddle.matmul(x, y, tx, ty),
+                      rng.randn(*xs).astype(np.float32),
+                      rng.randn(*ys).astype(np.float32), rtol=1e-4,
+                      atol=1e-5)
+
     def test_reductions(self):
         x = rng.randn(3, 4, 5).astype(np.float32)
         self.same(paddle.mean, x)
