@@ -111,6 +111,41 @@ class Kernels(unittest.TestCase):
         label = rng.randint(0, 10, (8, 1)).astype(np.int64)
         self.same(paddle.nn.functional.cross_entropy, logits, label)
 
+    def test_cross_entropy_every_form(self):
+        # Soft labels, another axis, ignore_index (its samples get loss 0
+        # and gradient 0) and use_softmax=False (the logits are
+        # probabilities): the phi kernel itself, its Softmax output too.
+        def kernel(soft, use_softmax, ignore, axis, label, output):
+            def fn(x):
+                outs = paddle._C_ops.cross_entropy_with_softmax(
+                    x, paddle.to_tensor(label), soft, use_softmax, True,
+                    ignore, axis)
+                if output == 0:  # Softmax (the input without softmax)
+                    return outs[0]
+                w = np.arange(1, outs[1].size + 1, dtype=np.float32)
+                return outs[1] * paddle.to_tensor(w.reshape(outs[1].shape))
+            return fn
+        shape = [3, 4, 5]
+        for soft, use_softmax, ignore, axis in (
+                (True, True, -100, -1), (True, True, -100, 1),
+                (True, False, -100, 0), (False, True, 2, 1),
+                (False, False, 2, -1), (False, False, -100, 0)):
+            logits = rng.uniform(0.1, 1.0, shape).astype(np.float32)
+            if not use_softmax:
+                logits /= logits.sum(axis, keepdims=True)
+            if soft:
+                label = rng.uniform(0.1, 1, shape).astype(np.float32)
+                label /= label.sum(axis, keepdims=True)
+            else:
+                dims = list(shape)
+                dims[axis] = 1
+                label = rng.randint(0, shape[axis], dims).astype(np.int64)
+                label.flat[0] = 2  # at least one ignored sample
+            for output, grad in ((0, False), (1, True)):
+                self.same(kernel(soft, use_softmax, ignore, axis, label,
+                                 output), logits, grad=grad, rtol=2e-4,
+                          atol=2e-5)
+
     def test_conv_pool_batch_norm(self):
         x = rng.randn(2, 3, 6, 6).astype(np.float32)
         w = rng.randn(4, 3, 3, 3).astype(np.float32)

@@ -113,8 +113,6 @@ SKIPS = {
 # Cases of a feature the bridge lacks (docs/paddle.md, Kernels), per file,
 # with what is missing. Each fails on the bridge with an error naming the
 # kernel and the unsupported case, or ran on Paddle's CPU.
-CROSS_ENTROPY = ("bridge lacks: cross_entropy_with_softmax with soft labels, "
-                 "without softmax, or over an axis other than the last")
 SELECTED_ROWS = ("bridge lacks: SelectedRows (sparse rows) tensors; its "
                  "kernels take dense tensors only")
 SLICE = ("bridge lacks: a slice kernel (and slice_grad) for legacy-IR static "
@@ -126,12 +124,6 @@ BRIDGE_LIMITS = {
     "sgd_op": {
         "TestSGDOpOptimizeSelectedRows": SELECTED_ROWS},
     "slice_op": {"TestSliceOp*": SLICE, "TestCase*": SLICE},
-    "softmax_with_cross_entropy_op": {
-        "TestSoftmaxWithCrossEntropyOp2": CROSS_ENTROPY,
-        "TestSoftmaxWithCrossEntropyOpAxis*": CROSS_ENTROPY,
-        "TestSoftmaxWithCrossEntropyOpSoftLabel*": CROSS_ENTROPY,
-        "TestSoftmaxWithCrossEntropyOp_NotWithSoftmax*": CROSS_ENTROPY,
-    },
     "uniform_random_op": {
         "TestUniformRandomOpSelectedRows*": SELECTED_ROWS},
 }
