@@ -373,6 +373,15 @@ class Kernels(unittest.TestCase):
             out[-1, 1:4] = u[0]        # broadcast, negative index
             return out
         self.same(assigned, x, v)
+
+        def reversed_slices(t, u):
+            out = t * 1
+            out[::-1] = t[:, ::-1] * 2   # a whole dim reversed
+            out[3:0:-2, -1:-6:-2] = u    # steps -2 on both dims
+            out[-1, ::-5] = u[0, :2]     # a decreased axis, step -5
+            out[2:0:-1, 1] = 5.0         # a number (no flip needed)
+            return out
+        self.same(reversed_slices, x, v)
         paddle.set_device("backplane:0")
         t = paddle.zeros([3, 4], dtype="int64")
         t[:, 1] = 5

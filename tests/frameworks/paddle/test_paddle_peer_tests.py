@@ -115,15 +115,12 @@ SKIPS = {
 # kernel and the unsupported case, or ran on Paddle's CPU.
 SELECTED_ROWS = ("bridge lacks: SelectedRows (sparse rows) tensors; its "
                  "kernels take dense tensors only")
-SLICE = ("bridge lacks: a slice kernel (and slice_grad) for legacy-IR static "
-         "graphs; eager slices are strided views Paddle makes itself")
 BRIDGE_LIMITS = {
     "reduce_op": {
         "TestProd*Op*": "bridge lacks: the prod kernel (reduce_prod)",
     },
     "sgd_op": {
         "TestSGDOpOptimizeSelectedRows": SELECTED_ROWS},
-    "slice_op": {"TestSliceOp*": SLICE, "TestCase*": SLICE},
     "uniform_random_op": {
         "TestUniformRandomOpSelectedRows*": SELECTED_ROWS},
 }
