@@ -106,6 +106,17 @@ class Kernels(unittest.TestCase):
         self.same(lambda t: paddle.mean(t, axis=1), x)
         self.same(lambda t: paddle.sum(t, axis=[0, 2], keepdim=True), x)
 
+    def test_prod_over_dims(self):
+        # Several dims (kept or not), one, all; the gradient out_grad * out
+        # / x as on Paddle's CPU.
+        x = rng.uniform(0.5, 1.5, (3, 4, 5)).astype(np.float32)
+        x[0, 0, 0] = -0.75
+        for kw in ({"axis": [0, 2]}, {"axis": [-1, 1], "keepdim": True},
+                   {"axis": 1}, {}, {"keepdim": True}):
+            self.same(lambda t: paddle.prod(t, **kw), x)
+        self.same(lambda t: paddle.prod(t, axis=[0, 1]),
+                  rng.randint(-3, 4, (3, 4)).astype(np.int64), grad=False)
+
     def test_cross_entropy(self):
         logits = rng.randn(8, 10).astype(np.float32)
         label = rng.randint(0, 10, (8, 1)).astype(np.int64)

@@ -116,9 +116,6 @@ SKIPS = {
 SELECTED_ROWS = ("bridge lacks: SelectedRows (sparse rows) tensors; its "
                  "kernels take dense tensors only")
 BRIDGE_LIMITS = {
-    "reduce_op": {
-        "TestProd*Op*": "bridge lacks: the prod kernel (reduce_prod)",
-    },
     "sgd_op": {
         "TestSGDOpOptimizeSelectedRows": SELECTED_ROWS},
     "uniform_random_op": {
