@@ -113,8 +113,9 @@ SKIPS = {
 # Cases of a feature the bridge lacks (docs/paddle.md, Kernels), per file,
 # with what is missing. Each fails on the bridge with an error naming the
 # kernel and the unsupported case, or ran on Paddle's CPU.
-SELECTED_ROWS = ("bridge lacks: SelectedRows (sparse rows) tensors; its "
-                 "kernels take dense tensors only")
+SELECTED_ROWS = ("bridge lacks: SelectedRows (sparse rows) tensors: Paddle's "
+                 "kernel C API (phi/capi), through which a custom device "
+                 "registers kernels, has dense tensors only")
 BRIDGE_LIMITS = {
     "sgd_op": {
         "TestSGDOpOptimizeSelectedRows": SELECTED_ROWS},
