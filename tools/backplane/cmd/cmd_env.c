@@ -126,6 +126,9 @@ static const env_variable_t variables[] = {
      "internal: a rank process's rank"},
     {"BACKPLANE_BENCH_COMM_ROWS", "", "backplane bench comm",
      "internal: the result file of mpirun's ranks"},
+    {"BACKPLANE_BENCH_PADDLE_CUSTOM_CPU", "", "backplane bench paddle",
+     "a built libpaddle-custom-cpu.so: the 1-element add on custom_cpu too, "
+     "the floor of any plugin"},
     {"BACKPLANE_BENCH_ALLOC_CHILD", "", "backplane bench alloc",
      "internal: marks the re-run that measures jemalloc"},
     {"BACKPLANE_TRAIN_JOB", "", "backplane train",
