@@ -105,18 +105,6 @@ diopiTensorHandle_t KernelCall::wrap_at_axis(PD_Tensor *t, PD_Tensor *other,
   return wrap(t, ndim, shape);
 }
 
-diopiTensorHandle_t KernelCall::wrap_strided(PD_Tensor *t) {
-  PD_Status status = C_SUCCESS;
-  int64_t shape[BP_OPS_MAX_DIMS], strides[BP_OPS_MAX_DIMS];
-  int ndim = kernel_dims(t, shape);
-  if (PD_TensorGetNumStrides(t, &status) != ndim)
-    fail("strides do not match the rank %d", ndim);
-  for (int d = 0; d < ndim; d++)
-    strides[d] = PD_TensorGetStride(t, (size_t)d, &status);
-  return wrap_data(PD_TensorGetDataPointer(t, &status),
-                   kernel_diopi_dtype(kernel_dtype(t)), ndim, shape, strides);
-}
-
 diopiTensorHandle_t KernelCall::wrap_data(void *data, diopiDtype_t dtype,
                                           int ndim, const int64_t *shape,
                                           const int64_t *strides) {
