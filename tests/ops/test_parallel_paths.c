@@ -4,7 +4,7 @@
  * buffer, across blocks, rows and chunks), gelu's tanh mode, max_pool2d's
  * general window (3x3, stride 2, padding 1; dilation 2) with ties, NaNs and
  * -inf, contiguous and through the generic engine (a strided view), and
- * kl_div's float loop against a double one. */
+ * kl_div's float loop against a double one, index_select_backward's rows. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -342,6 +342,66 @@ static void kl_div_float_loop_matches_a_double_loop(void **state) {
   bp_ops_tensor_destroy(ts);
 }
 
+/* index_select_backward's float32 path (a whole slice of a row added per
+ * index, slices split across threads when there is one block) against a
+ * plain float loop in the same order: repeated indices accumulate, odd
+ * widths, int32 and int64 indices, dim 0 and an inner dim. */
+static void check_index_select_backward(ops_env_t *e, int64_t outer,
+                                        int64_t inner, int64_t dim,
+                                        diopiDtype_t index_dtype) {
+  enum { LEN = 7, PICKED = 6 };
+  const int64_t picks[PICKED] = {3, 0, 3, 6, 3, 5};
+  int64_t grad_shape[3] = {outer, PICKED, inner},
+          in_shape[3] = {outer, LEN, inner}, index_shape[1] = {PICKED};
+  size_t ndim = dim == 0 ? 2 : 3;
+  const int64_t *gshape = dim == 0 ? grad_shape + 1 : grad_shape;
+  const int64_t *ishape = dim == 0 ? in_shape + 1 : in_shape;
+  int64_t n_out = (dim == 0 ? 1 : outer) * LEN * inner;
+  int64_t n_grad = (dim == 0 ? 1 : outer) * PICKED * inner;
+  float *grad, *out, *want = calloc((size_t)n_out, sizeof(float));
+  void *index;
+  T tg = make(e, diopi_dtype_float32, ndim, gshape, (void **)&grad);
+  T to = make(e, diopi_dtype_float32, ndim, ishape, (void **)&out);
+  T ti = make(e, index_dtype, 1, index_shape, &index);
+  uint32_t seed = 11;
+  for (int64_t i = 0; i < n_grad; i++)
+    grad[i] = next_uniform(&seed) - 0.5f;
+  for (int64_t i = 0; i < n_out; i++)
+    out[i] = 99.0f; /* every element is written */
+  for (int k = 0; k < PICKED; k++) {
+    if (index_dtype == diopi_dtype_int64)
+      ((int64_t *)index)[k] = picks[k];
+    else
+      ((int32_t *)index)[k] = (int32_t)picks[k];
+  }
+  int64_t blocks = dim == 0 ? 1 : outer;
+  for (int64_t o = 0; o < blocks; o++)
+    for (int k = 0; k < PICKED; k++)
+      for (int64_t i = 0; i < inner; i++)
+        want[(o * LEN + picks[k]) * inner + i] +=
+            grad[(o * PICKED + k) * inner + i];
+  diopiError_t (*fn)(CTX, T, CT, diopiSize_t, int64_t, CT) =
+      (diopiError_t(*)(CTX, T, CT, diopiSize_t, int64_t, CT))ops_env_find(
+          e, "diopiIndexSelectBackward");
+  diopiSize_t sizes = {ishape, (int64_t)ndim};
+  assert_int_equal(fn(e->ctx, to, tg, sizes, dim == 0 ? 0 : 1, ti),
+                   diopiSuccess);
+  assert_int_equal(bp_stream_synchronize(e->stream), BP_OK);
+  assert_memory_equal(out, want, sizeof(float) * (size_t)n_out);
+  free(want);
+  bp_ops_tensor_destroy(tg);
+  bp_ops_tensor_destroy(to);
+  bp_ops_tensor_destroy(ti);
+}
+
+static void index_select_backward_adds_whole_rows_in_order(void **state) {
+  ops_env_t *e = *state;
+  check_index_select_backward(e, 1, 131, 0, diopi_dtype_int64);
+  check_index_select_backward(e, 1, 257, 0, diopi_dtype_int32);
+  check_index_select_backward(e, 3, 67, 1, diopi_dtype_int64);
+  check_index_select_backward(e, 5, 1, 1, diopi_dtype_int32);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(fill_sets_every_element_around_the_grain,
@@ -358,6 +418,9 @@ int main(void) {
                                       ops_env_setup, ops_env_teardown),
       cmocka_unit_test_setup_teardown(kl_div_float_loop_matches_a_double_loop,
                                       ops_env_setup, ops_env_teardown),
+      cmocka_unit_test_setup_teardown(
+          index_select_backward_adds_whole_rows_in_order, ops_env_setup,
+          ops_env_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
