@@ -1,9 +1,9 @@
 // Elementwise kernels of the op library's ref_extra_unary.c family: lgamma,
 // digamma (lgamma's backward), erfc, round, trunc, frac, hardsigmoid, mish,
 // elu and softplus with the backwards autograd calls (round, trunc and frac
-// have zero gradients; digamma's backward is polygamma(1, x), which the op
-// library lacks, so it falls back). Each is one
-// DIOPI call on the device's current stream; strides are the library's.
+// have zero gradients; digamma's backward is polygamma(1, x), in
+// special_ops.cpp). Each is one DIOPI call on the device's current stream;
+// strides are the library's.
 #include <torch/library.h>
 
 #include "kernel_util.h"
