@@ -3431,19 +3431,20 @@ def addmv_addbmm():
         .input("mat", mat).input("vec", vec).attr("beta", 0.5)
         .attr("alpha", 2.0))
     nan_mat = torch.full((4, 6), float("nan"))
+    # dtype last in the names: no "mm/f32" inside (the filter of mm's)
     for tag, inp, b1, b2, beta, alpha, dt in (
-            ("f32/plain", randn((4, 6)), randn((3, 4, 5)), randn((3, 5, 6)),
+            ("plain/f32", randn((4, 6)), randn((3, 4, 5)), randn((3, 5, 6)),
              1.0, 1.0, torch.float32),
-            ("f32/broadcast", randn((6,)), randn((2, 4, 3)), randn((2, 3, 6)),
+            ("broadcast/f32", randn((6,)), randn((2, 4, 3)), randn((2, 3, 6)),
              -1.0, 0.5, torch.float32),
-            ("f32/beta0_nan", nan_mat, randn((2, 4, 3)), randn((2, 3, 6)),
+            ("beta0_nan/f32", nan_mat, randn((2, 4, 3)), randn((2, 3, 6)),
              0.0, 2.0, torch.float32),
-            ("f32/transposed", randn((4, 6)),
+            ("transposed/f32", randn((4, 6)),
              randn((3, 5, 4)).transpose(1, 2), noncontig((3, 5, 6)), 0.5,
              1.0, torch.float32),
-            ("f32/empty_batch", randn((4, 6)), randn((0, 4, 3)),
+            ("empty_batch/f32", randn((4, 6)), randn((0, 4, 3)),
              randn((0, 3, 6)), 2.0, 1.0, torch.float32),
-            ("f64/plain", randn((4, 6)).double(), randn((3, 4, 2)).double(),
+            ("plain/f64", randn((4, 6)).double(), randn((3, 4, 2)).double(),
              randn((3, 2, 6)).double(), 0.5, -1.5, torch.float64)):
         add("addbmm", Case(f"addbmm/{tag}", "diopiAddbmm", dt, atol=1e-4,
                            flops=2 * b1.numel() * b2.shape[-1])
@@ -3456,6 +3457,43 @@ def addmv_addbmm():
                  torch.addbmm(inp, b1, b2, beta=0.5, alpha=2.0))
         .input("batch1", b1).input("batch2", b2).attr("beta", 0.5)
         .attr("alpha", 2.0))
+    add_product_backward_cases()
+
+
+def add_product_backward_cases():
+    """addmv's and addbmm's backwards, made by autograd in float64: a
+    broadcast addend summed back to its shape, transposed factors."""
+    f64 = torch.float64
+    for tag, inp, mat, vec, beta, alpha in (
+            ("f64/plain", randn((5,), f64), randn((5, 3), f64),
+             randn((3,), f64), 1.0, 1.0),
+            ("f64/broadcast_transposed", randn((1,), f64),
+             randn((4, 5), f64).t(), randn((4,), f64), 0.5, -2.0)):
+        leaves = [t.clone().requires_grad_() for t in (inp, mat, vec)]
+        y = torch.addmv(*leaves, beta=beta, alpha=alpha)
+        go = randn(y.shape, f64)
+        gi, gm, gv = torch.autograd.grad(y, leaves, go)
+        add("addmv", Case(f"addmv_backward/{tag}", "diopiAddmvBackward", f64)
+            .output("grad_input", gi).output("grad_mat", gm)
+            .output("grad_vec", gv).input("grad_output", go)
+            .input("mat", mat).input("vec", vec).attr("beta", beta)
+            .attr("alpha", alpha))
+    for tag, inp, b1, b2, beta, alpha in (
+            ("f64/plain", randn((4, 6), f64), randn((3, 4, 5), f64),
+             randn((3, 5, 6), f64), 1.0, 1.0),
+            ("f64/broadcast_transposed", randn((6,), f64),
+             randn((2, 3, 4), f64).transpose(1, 2), randn((2, 3, 6), f64),
+             -1.0, 0.5)):
+        leaves = [t.clone().requires_grad_() for t in (inp, b1, b2)]
+        y = torch.addbmm(*leaves, beta=beta, alpha=alpha)
+        go = randn(y.shape, f64)
+        gi, g1, g2 = torch.autograd.grad(y, leaves, go)
+        add("addbmm", Case(f"addbmm_backward/{tag}", "diopiAddbmmBackward",
+                           f64)
+            .output("grad_input", gi).output("grad_batch1", g1)
+            .output("grad_batch2", g2).input("grad_output", go)
+            .input("batch1", b1).input("batch2", b2).attr("beta", beta)
+            .attr("alpha", alpha))
 
 
 def dropout2d():

@@ -1,5 +1,6 @@
 /* The extension ops polygamma (and digamma's backward), xlogy and the
- * add-a-product ops addmv and addbmm, as a caller meets them: values worked
+ * add-a-product ops addmv and addbmm (and their backwards), as a caller
+ * meets them: values worked
  * out by hand (zeta values, recurrences, small products) including the
  * poles, zeros and NaNs PyTorch defines, broadcasting, and bad arguments
  * failing with a message naming the op, the argument, what was expected and
@@ -205,6 +206,64 @@ static void add_product_ops_scale_and_sum(void **state) {
   destroy_made(&m);
 }
 
+/* addmv's backward with mat [[1, 2], [3, 4]], vec [1, 1], grad [1, 2],
+ * beta 0.5, alpha 2 and a [1] input: grad_input 0.5 * (1 + 2), grad_mat
+ * 2 * grad vec^T, grad_vec 2 * mat^T grad = [14, 20]; addbmm's with
+ * batch1 [[[1, 2]]], [[[3, 4]]] (2x1x2), batch2 ones (2x2x1), grad [[3]]:
+ * grad_batch1[b] = alpha * grad batch2[b]^T, grad_batch2[b] = alpha *
+ * batch1[b]^T grad. */
+static void add_product_backwards_sum_to_their_operands(void **state) {
+  ops_env_t *e = *state;
+  made_t m = {.e = e};
+  diopiError_t (*addmv_backward)(CTX, T, T, T, CT, CT, CT, S, S) =
+      (diopiError_t(*)(CTX, T, T, T, CT, CT, CT, S, S))ops_env_find(
+          e, "diopiAddmvBackward");
+  diopiError_t (*addbmm_backward)(CTX, T, T, T, CT, CT, CT, S, S) =
+      (diopiError_t(*)(CTX, T, T, T, CT, CT, CT, S, S))ops_env_find(
+          e, "diopiAddbmmBackward");
+  int64_t s22[2] = {2, 2}, s2[1] = {2}, s1[1] = {1}, s212[3] = {2, 1, 2},
+          s221[3] = {2, 2, 1}, s11[2] = {1, 1};
+  const double mat[4] = {1, 2, 3, 4}, vec[2] = {1, 1}, grad[2] = {1, 2},
+               b1[4] = {1, 2, 3, 4}, ones[4] = {1, 1, 1, 1}, three[1] = {3};
+  double *gi, *gm, *gv, *g1, *g2;
+  T tm = make(&m, F64, 2, s22, mat, NULL), tv = make(&m, F64, 1, s2, vec, NULL),
+    tg = make(&m, F64, 1, s2, grad, NULL),
+    tgi = make(&m, F64, 1, s1, NULL, &gi),
+    tgm = make(&m, F64, 2, s22, NULL, &gm),
+    tgv = make(&m, F64, 1, s2, NULL, &gv);
+  diopiScalar_t half = {.stype = F64, .fval = 0.5},
+                two = {.stype = F64, .fval = 2};
+  assert_int_equal(
+      addmv_backward(e->ctx, tgi, tgm, tgv, tg, tm, tv, &half, &two),
+      diopiSuccess);
+  synchronize(e);
+  assert_true(gi[0] == 1.5);
+  assert_true(gm[0] == 2 && gm[1] == 2 && gm[2] == 4 && gm[3] == 4);
+  assert_true(gv[0] == 14 && gv[1] == 20);
+  assert_int_equal(
+      addmv_backward(e->ctx, NULL, tgv, NULL, tg, tm, tv, NULL, NULL),
+      diopiErrorOccurred);
+  assert_string_equal(last(e), "diopiAddmvBackward: grad_mat: expected shape "
+                               "[2, 2], got [2]");
+  destroy_made(&m);
+
+  made_t n = {.e = e};
+  T tb1 = make(&n, F64, 3, s212, b1, NULL),
+    tb2 = make(&n, F64, 3, s221, ones, NULL),
+    tgo = make(&n, F64, 2, s11, three, NULL),
+    tg1 = make(&n, F64, 3, s212, NULL, &g1),
+    tg2 = make(&n, F64, 3, s221, NULL, &g2);
+  assert_int_equal(
+      addbmm_backward(e->ctx, NULL, tg1, tg2, tgo, tb1, tb2, NULL, &two),
+      diopiSuccess);
+  synchronize(e);
+  for (int i = 0; i < 4; i++) {
+    assert_true(g1[i] == 6);         /* 2 * 3 * 1 */
+    assert_true(g2[i] == 6 * b1[i]); /* 2 * batch1 * 3 */
+  }
+  destroy_made(&n);
+}
+
 static void bad_arguments_name_op_argument_and_values(void **state) {
   ops_env_t *e = *state;
   made_t m = {.e = e};
@@ -282,6 +341,7 @@ int main(void) {
       cmocka_unit_test(polygamma_matches_closed_forms_and_poles),
       cmocka_unit_test(xlogy_broadcasts_and_keeps_pytorchs_zeros),
       cmocka_unit_test(add_product_ops_scale_and_sum),
+      cmocka_unit_test(add_product_backwards_sum_to_their_operands),
       cmocka_unit_test(bad_arguments_name_op_argument_and_values),
   };
   return cmocka_run_group_tests(tests, ops_env_setup, ops_env_teardown);

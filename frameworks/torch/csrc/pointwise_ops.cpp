@@ -418,36 +418,17 @@ at::Tensor clamp_tensor(const at::Tensor &s,
 // ---- Activations --------------------------------------------------------
 
 at::Tensor leaky_relu(const at::Tensor &s, const c10::Scalar &slope) {
-  at::Tensor out = new_tensor(s, s.sizes(), s.scalar_type());
-  if (out.numel() == 0)
-    return out;
-  OpContext ctx(s);
-  DiopiTensor o(out), x(s);
-  diopiScalar_t k = diopi_scalar(slope);
-  BP_CALL(diopiLeakyRelu, ctx, o, x, &k);
-  return out;
+  return unary("diopiLeakyRelu", BP_DIOPI(diopiLeakyRelu), s, false, slope);
 }
 at::Tensor &leaky_relu_(at::Tensor &s, const c10::Scalar &slope) {
-  if (s.numel() == 0)
-    return s;
-  OpContext ctx(s);
-  DiopiTensor x(s);
-  diopiScalar_t k = diopi_scalar(slope);
-  BP_CALL(diopiLeakyReluInp, ctx, x, &k);
-  return s;
+  return unary_("diopiLeakyReluInp", BP_DIOPI(diopiLeakyReluInp), s, slope);
 }
 at::Tensor leaky_relu_backward(const at::Tensor &grad_output,
                                const at::Tensor &self, const c10::Scalar &slope,
                                bool self_is_result) {
-  at::Tensor gi =
-      new_tensor(grad_output, self.sizes(), grad_output.scalar_type());
-  if (gi.numel() == 0)
-    return gi;
-  OpContext ctx(gi);
-  DiopiTensor g(gi), go(grad_output), x(self);
-  diopiScalar_t k = diopi_scalar(slope);
-  BP_CALL(diopiLeakyReluBackward, ctx, g, go, x, &k, self_is_result);
-  return gi;
+  return unary_backward("diopiLeakyReluBackward",
+                        BP_DIOPI(diopiLeakyReluBackward), grad_output, self,
+                        slope, self_is_result);
 }
 
 at::Tensor silu(const at::Tensor &s) {
@@ -459,72 +440,37 @@ at::Tensor &silu_(at::Tensor &s) {
 at::Tensor &silu_out(const at::Tensor &s, at::Tensor &out) {
   return unary_out("diopiSilu", BP_DIOPI(diopiSilu), s, out);
 }
+at::Tensor silu_backward(const at::Tensor &grad_output,
+                         const at::Tensor &self) {
+  return unary_backward("diopiSiluBackward", BP_DIOPI(diopiSiluBackward),
+                        grad_output, self);
+}
 at::Tensor hardswish(const at::Tensor &s) {
   return unary("diopiHardswish", BP_DIOPI(diopiHardswish), s, false);
 }
 at::Tensor &hardswish_(at::Tensor &s) {
   return unary_("diopiHardswishInp", BP_DIOPI(diopiHardswishInp), s);
 }
-
-using BackwardFn = diopiError_t (*)(diopiContextHandle_t, diopiTensorHandle_t,
-                                    diopiConstTensorHandle_t,
-                                    diopiConstTensorHandle_t);
-
-at::Tensor backward(const char *name, BackwardFn fn,
-                    const at::Tensor &grad_output, const at::Tensor &self) {
-  at::Tensor gi =
-      new_tensor(grad_output, self.sizes(), grad_output.scalar_type());
-  if (gi.numel() == 0)
-    return gi;
-  OpContext ctx(gi);
-  DiopiTensor g(gi), go(grad_output), x(self);
-  check_op(name, fn(ctx, g, go, x));
-  return gi;
-}
-at::Tensor silu_backward(const at::Tensor &grad_output,
-                         const at::Tensor &self) {
-  return backward("diopiSiluBackward", BP_DIOPI(diopiSiluBackward), grad_output,
-                  self);
-}
 at::Tensor hardswish_backward(const at::Tensor &grad_output,
                               const at::Tensor &self) {
-  return backward("diopiHardswishBackward", BP_DIOPI(diopiHardswishBackward),
-                  grad_output, self);
+  return unary_backward("diopiHardswishBackward",
+                        BP_DIOPI(diopiHardswishBackward), grad_output, self);
 }
 
 at::Tensor hardtanh(const at::Tensor &s, const c10::Scalar &min,
                     const c10::Scalar &max) {
-  at::Tensor out = new_tensor(s, s.sizes(), s.scalar_type());
-  if (out.numel() == 0)
-    return out;
-  OpContext ctx(s);
-  DiopiTensor o(out), x(s);
-  diopiScalar_t lo = diopi_scalar(min), hi = diopi_scalar(max);
-  BP_CALL(diopiHardtanh, ctx, o, x, &lo, &hi);
-  return out;
+  return unary("diopiHardtanh", BP_DIOPI(diopiHardtanh), s, false, min, max);
 }
 at::Tensor &hardtanh_(at::Tensor &s, const c10::Scalar &min,
                       const c10::Scalar &max) {
-  if (s.numel() == 0)
-    return s;
-  OpContext ctx(s);
-  DiopiTensor x(s);
-  diopiScalar_t lo = diopi_scalar(min), hi = diopi_scalar(max);
-  BP_CALL(diopiHardtanhInp, ctx, x, &lo, &hi);
-  return s;
+  return unary_("diopiHardtanhInp", BP_DIOPI(diopiHardtanhInp), s, min, max);
 }
 at::Tensor hardtanh_backward(const at::Tensor &grad_output,
                              const at::Tensor &self, const c10::Scalar &min,
                              const c10::Scalar &max) {
-  at::Tensor gi =
-      new_tensor(grad_output, self.sizes(), grad_output.scalar_type());
-  if (gi.numel() == 0)
-    return gi;
-  OpContext ctx(gi);
-  DiopiTensor g(gi), go(grad_output), x(self);
-  diopiScalar_t lo = diopi_scalar(min), hi = diopi_scalar(max);
-  BP_CALL(diopiHardtanhBackward, ctx, g, go, x, &lo, &hi);
-  return gi;
+  return unary_backward("diopiHardtanhBackward",
+                        BP_DIOPI(diopiHardtanhBackward), grad_output, self, min,
+                        max);
 }
 
 } // namespace
