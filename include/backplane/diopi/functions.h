@@ -27,25 +27,18 @@ DIOPI_RT_API DIOPI_ATTR_WEAK const char *diopiGetImplVersion(void);
 DIOPI_RT_API DIOPI_ATTR_WEAK const char *diopiGetLastErrorString(void);
 
 /* Convolution, normalization. */
-/* The prototype of convolution over 2 or 3 spatial dims (diopiConvolution2d,
- * diopiConvolution3d). */
-typedef diopiError_t
-diopiConvolutionFn_t(diopiContextHandle_t ctx, diopiTensorHandle_t out,
-                     diopiConstTensorHandle_t input,
-                     diopiConstTensorHandle_t weight,
-                     diopiConstTensorHandle_t bias, diopiSize_t stride,
-                     diopiSize_t padding, diopiSize_t dilation, int64_t groups);
-DIOPI_API diopiConvolutionFn_t diopiConvolution2d;
-/* The prototype of convolution's backward (diopiConvolution2dBackward,
- * diopiConvolution3dBackward). */
-typedef diopiError_t diopiConvolutionBackwardFn_t(
+DIOPI_API diopiError_t diopiConvolution2d(
+    diopiContextHandle_t ctx, diopiTensorHandle_t out,
+    diopiConstTensorHandle_t input, diopiConstTensorHandle_t weight,
+    diopiConstTensorHandle_t bias, diopiSize_t stride, diopiSize_t padding,
+    diopiSize_t dilation, int64_t groups);
+DIOPI_API diopiError_t diopiConvolution2dBackward(
     diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
     diopiTensorHandle_t grad_weight, diopiTensorHandle_t grad_bias,
     diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
     diopiConstTensorHandle_t weight, diopiSize_t *bias_sizes,
     diopiSize_t stride, diopiSize_t padding, diopiSize_t dilation,
     int64_t groups);
-DIOPI_API diopiConvolutionBackwardFn_t diopiConvolution2dBackward;
 DIOPI_API diopiError_t
 diopiBatchNorm(diopiContextHandle_t ctx, diopiTensorHandle_t out,
                diopiTensorHandle_t save_mean, diopiTensorHandle_t save_invstd,
@@ -138,32 +131,22 @@ DIOPI_API diopiError_t diopiLogSoftmaxBackward(
     int64_t dim);
 
 /* Pooling. */
-/* The prototype of max pooling over 1, 2 or 3 spatial dims (diopiMaxPool1d,
- * diopiMaxPool2d, diopiMaxPool3d). */
-typedef diopiError_t diopiMaxPoolFn_t(diopiContextHandle_t ctx,
+DIOPI_API diopiError_t diopiMaxPool2d(diopiContextHandle_t ctx,
                                       diopiTensorHandle_t out,
                                       diopiConstTensorHandle_t input,
                                       diopiSize_t kernel_size,
                                       diopiSize_t stride, diopiSize_t padding,
                                       diopiSize_t dilation, bool ceil_mode);
-DIOPI_API diopiMaxPoolFn_t diopiMaxPool2d;
-/* The prototype of max pooling with the maxima's indices
- * (diopiMaxPool1dWithIndices, diopiMaxPool2dWithIndices,
- * diopiMaxPool3dWithIndices). */
-typedef diopiError_t diopiMaxPoolWithIndicesFn_t(
+DIOPI_API diopiError_t diopiMaxPool2dWithIndices(
     diopiContextHandle_t ctx, diopiTensorHandle_t out,
     diopiTensorHandle_t indices, diopiConstTensorHandle_t input,
     diopiSize_t kernel_size, diopiSize_t stride, diopiSize_t padding,
     diopiSize_t dilation, bool ceil_mode);
-DIOPI_API diopiMaxPoolWithIndicesFn_t diopiMaxPool2dWithIndices;
-/* The prototype of max pooling's backward (diopiMaxPool1dBackward,
- * diopiMaxPool2dBackward, diopiMaxPool3dBackward). */
-typedef diopiError_t diopiMaxPoolBackwardFn_t(
+DIOPI_API diopiError_t diopiMaxPool2dBackward(
     diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
     diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
     diopiSize_t kernel_size, diopiSize_t stride, diopiSize_t padding,
     diopiSize_t dilation, bool ceil_mode, diopiConstTensorHandle_t indices);
-DIOPI_API diopiMaxPoolBackwardFn_t diopiMaxPool2dBackward;
 DIOPI_API diopiError_t diopiAdaptiveAvgPool2d(diopiContextHandle_t ctx,
                                               diopiTensorHandle_t out,
                                               diopiConstTensorHandle_t input,
@@ -390,15 +373,12 @@ DIOPI_API diopiError_t diopiSgd(diopiContextHandle_t ctx,
                                 diopiTensorHandle_t buf, double lr,
                                 double momentum, double dampening,
                                 double weight_decay, bool nesterov);
-/* The prototype of an adam or adamw step (diopiAdam, diopiAdamW). */
-typedef diopiError_t
-diopiAdamFn_t(diopiContextHandle_t ctx, diopiTensorHandle_t param,
-              diopiConstTensorHandle_t grad, diopiTensorHandle_t exp_avg,
-              diopiTensorHandle_t exp_avg_sq,
-              diopiTensorHandle_t max_exp_avg_sq, float lr, float beta1,
-              float beta2, float eps, float weight_decay, int64_t step,
-              bool amsgrad);
-DIOPI_API diopiAdamFn_t diopiAdamW;
+DIOPI_API diopiError_t
+diopiAdamW(diopiContextHandle_t ctx, diopiTensorHandle_t param,
+           diopiConstTensorHandle_t grad, diopiTensorHandle_t exp_avg,
+           diopiTensorHandle_t exp_avg_sq, diopiTensorHandle_t max_exp_avg_sq,
+           float lr, float beta1, float beta2, float eps, float weight_decay,
+           int64_t step, bool amsgrad);
 
 /* ---- Operator library breadth: one block per family, each named after
  * the reference library's file that implements it. ---- */
@@ -781,7 +761,12 @@ DIOPI_API diopiError_t diopiMSELossBackward(
     diopiConstTensorHandle_t target, diopiReduction_t reduction);
 
 /* Optimizers: adam (ref_optim_adam.c). */
-DIOPI_API diopiAdamFn_t diopiAdam;
+DIOPI_API diopiError_t
+diopiAdam(diopiContextHandle_t ctx, diopiTensorHandle_t param,
+          diopiConstTensorHandle_t grad, diopiTensorHandle_t exp_avg,
+          diopiTensorHandle_t exp_avg_sq, diopiTensorHandle_t max_exp_avg_sq,
+          float lr, float beta1, float beta2, float eps, float weight_decay,
+          int64_t step, bool amsgrad);
 
 /* Random fills (ref_random.c). */
 DIOPI_API diopiError_t diopiUniformInp(diopiContextHandle_t ctx,
@@ -1041,40 +1026,30 @@ DIOPI_API diopiError_t diopiMultinomial(diopiContextHandle_t ctx,
                                         diopiGeneratorHandle_t generator);
 
 /* Pooling: average and adaptive max (ref_pool_more.c). */
-/* The prototype of average pooling over 2 or 3 spatial dims (diopiAvgPool2d,
- * diopiAvgPool3d). */
-typedef diopiError_t
-diopiAvgPoolFn_t(diopiContextHandle_t ctx, diopiTensorHandle_t out,
-                 diopiConstTensorHandle_t input, diopiSize_t kernel_size,
-                 diopiSize_t stride, diopiSize_t padding, bool ceil_mode,
-                 bool count_include_pad, const int64_t *divisor_override);
-DIOPI_API diopiAvgPoolFn_t diopiAvgPool2d;
-/* The prototype of average pooling's backward (diopiAvgPool2dBackward,
- * diopiAvgPool3dBackward). */
-typedef diopiError_t diopiAvgPoolBackwardFn_t(
+DIOPI_API diopiError_t diopiAvgPool2d(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t out,
+                                      diopiConstTensorHandle_t input,
+                                      diopiSize_t kernel_size,
+                                      diopiSize_t stride, diopiSize_t padding,
+                                      bool ceil_mode, bool count_include_pad,
+                                      const int64_t *divisor_override);
+DIOPI_API diopiError_t diopiAvgPool2dBackward(
     diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
     diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
     diopiSize_t kernel_size, diopiSize_t stride, diopiSize_t padding,
     bool ceil_mode, bool count_include_pad, const int64_t *divisor_override);
-DIOPI_API diopiAvgPoolBackwardFn_t diopiAvgPool2dBackward;
 DIOPI_API diopiError_t diopiAdaptiveMaxPool2d(diopiContextHandle_t ctx,
                                               diopiTensorHandle_t out,
                                               diopiConstTensorHandle_t input,
                                               diopiSize_t output_size);
-/* The prototype of adaptive max pooling with indices over 1 or 2 spatial dims
- * (diopiAdaptiveMaxPool1dWithIndices, diopiAdaptiveMaxPool2dWithIndices). */
-typedef diopiError_t diopiAdaptiveMaxPoolWithIndicesFn_t(
+DIOPI_API diopiError_t diopiAdaptiveMaxPool2dWithIndices(
     diopiContextHandle_t ctx, diopiTensorHandle_t out,
     diopiTensorHandle_t indices, diopiConstTensorHandle_t input,
     diopiSize_t output_size);
-DIOPI_API diopiAdaptiveMaxPoolWithIndicesFn_t diopiAdaptiveMaxPool2dWithIndices;
-/* The prototype of adaptive max pooling's backward
- * (diopiAdaptiveMaxPool1dBackward, diopiAdaptiveMaxPool2dBackward). */
-typedef diopiError_t diopiAdaptiveMaxPoolBackwardFn_t(
+DIOPI_API diopiError_t diopiAdaptiveMaxPool2dBackward(
     diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
     diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
     diopiConstTensorHandle_t indices);
-DIOPI_API diopiAdaptiveMaxPoolBackwardFn_t diopiAdaptiveMaxPool2dBackward;
 
 /* Normalization: group_norm (functions.h) and rms_norm (DIOPI's
  * functions_ext.h) (ref_norm_group.c). */
@@ -1551,13 +1526,32 @@ DIOPI_API diopiError_t diopiAdaptiveMaxPool1d(diopiContextHandle_t ctx,
                                               diopiTensorHandle_t out,
                                               diopiConstTensorHandle_t input,
                                               diopiSize_t output_size);
-DIOPI_API diopiAdaptiveMaxPoolWithIndicesFn_t diopiAdaptiveMaxPool1dWithIndices;
-DIOPI_API diopiAdaptiveMaxPoolBackwardFn_t diopiAdaptiveMaxPool1dBackward;
+DIOPI_API diopiError_t diopiAdaptiveMaxPool1dWithIndices(
+    diopiContextHandle_t ctx, diopiTensorHandle_t out,
+    diopiTensorHandle_t indices, diopiConstTensorHandle_t input,
+    diopiSize_t output_size);
+DIOPI_API diopiError_t diopiAdaptiveMaxPool1dBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiConstTensorHandle_t indices);
 
 /* Pooling in 1-d: max and adaptive average (ref_pool_more.c). */
-DIOPI_API diopiMaxPoolFn_t diopiMaxPool1d;
-DIOPI_API diopiMaxPoolWithIndicesFn_t diopiMaxPool1dWithIndices;
-DIOPI_API diopiMaxPoolBackwardFn_t diopiMaxPool1dBackward;
+DIOPI_API diopiError_t diopiMaxPool1d(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t out,
+                                      diopiConstTensorHandle_t input,
+                                      diopiSize_t kernel_size,
+                                      diopiSize_t stride, diopiSize_t padding,
+                                      diopiSize_t dilation, bool ceil_mode);
+DIOPI_API diopiError_t diopiMaxPool1dWithIndices(
+    diopiContextHandle_t ctx, diopiTensorHandle_t out,
+    diopiTensorHandle_t indices, diopiConstTensorHandle_t input,
+    diopiSize_t kernel_size, diopiSize_t stride, diopiSize_t padding,
+    diopiSize_t dilation, bool ceil_mode);
+DIOPI_API diopiError_t diopiMaxPool1dBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiSize_t kernel_size, diopiSize_t stride, diopiSize_t padding,
+    diopiSize_t dilation, bool ceil_mode, diopiConstTensorHandle_t indices);
 DIOPI_API diopiError_t diopiAdaptiveAvgPool1d(diopiContextHandle_t ctx,
                                               diopiTensorHandle_t out,
                                               diopiConstTensorHandle_t input,
@@ -1567,13 +1561,46 @@ DIOPI_API diopiError_t diopiAdaptiveAvgPool1dBackward(
     diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input);
 
 /* 3-d convolution (ref_conv3d.c) and pooling (ref_pool3d.c). */
-DIOPI_API diopiConvolutionFn_t diopiConvolution3d;
-DIOPI_API diopiConvolutionBackwardFn_t diopiConvolution3dBackward;
-DIOPI_API diopiAvgPoolFn_t diopiAvgPool3d;
-DIOPI_API diopiAvgPoolBackwardFn_t diopiAvgPool3dBackward;
-DIOPI_API diopiMaxPoolFn_t diopiMaxPool3d;
-DIOPI_API diopiMaxPoolWithIndicesFn_t diopiMaxPool3dWithIndices;
-DIOPI_API diopiMaxPoolBackwardFn_t diopiMaxPool3dBackward;
+DIOPI_API diopiError_t diopiConvolution3d(
+    diopiContextHandle_t ctx, diopiTensorHandle_t out,
+    diopiConstTensorHandle_t input, diopiConstTensorHandle_t weight,
+    diopiConstTensorHandle_t bias, diopiSize_t stride, diopiSize_t padding,
+    diopiSize_t dilation, int64_t groups);
+DIOPI_API diopiError_t diopiConvolution3dBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiTensorHandle_t grad_weight, diopiTensorHandle_t grad_bias,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiConstTensorHandle_t weight, diopiSize_t *bias_sizes,
+    diopiSize_t stride, diopiSize_t padding, diopiSize_t dilation,
+    int64_t groups);
+DIOPI_API diopiError_t diopiAvgPool3d(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t out,
+                                      diopiConstTensorHandle_t input,
+                                      diopiSize_t kernel_size,
+                                      diopiSize_t stride, diopiSize_t padding,
+                                      bool ceil_mode, bool count_include_pad,
+                                      const int64_t *divisor_override);
+DIOPI_API diopiError_t diopiAvgPool3dBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiSize_t kernel_size, diopiSize_t stride, diopiSize_t padding,
+    bool ceil_mode, bool count_include_pad, const int64_t *divisor_override);
+DIOPI_API diopiError_t diopiMaxPool3d(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t out,
+                                      diopiConstTensorHandle_t input,
+                                      diopiSize_t kernel_size,
+                                      diopiSize_t stride, diopiSize_t padding,
+                                      diopiSize_t dilation, bool ceil_mode);
+DIOPI_API diopiError_t diopiMaxPool3dWithIndices(
+    diopiContextHandle_t ctx, diopiTensorHandle_t out,
+    diopiTensorHandle_t indices, diopiConstTensorHandle_t input,
+    diopiSize_t kernel_size, diopiSize_t stride, diopiSize_t padding,
+    diopiSize_t dilation, bool ceil_mode);
+DIOPI_API diopiError_t diopiMaxPool3dBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiSize_t kernel_size, diopiSize_t stride, diopiSize_t padding,
+    diopiSize_t dilation, bool ceil_mode, diopiConstTensorHandle_t indices);
 
 /* Image columns: im2col and col2im (ref_im2col.c). */
 DIOPI_API diopiError_t diopiIm2Col(diopiContextHandle_t ctx,
