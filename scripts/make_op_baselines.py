@@ -336,6 +336,95 @@ def softmax():
             .attr("dim", 1))
 
 
+def forward_backward_cases(name, tag, op, out, grad_input, grad_output,
+                           **tolerances):
+    """An op's forward case (name/tag: diopi<op> giving out) and its
+    backward's (name_backward/tag: diopi<op>Backward giving grad_input from
+    grad_output); the caller adds the inputs and attributes both take."""
+    return (Case(f"{name}/{tag}", f"diopi{op}", **tolerances)
+            .output("out", out),
+            Case(f"{name}_backward/{tag}", f"diopi{op}Backward", **tolerances)
+            .output("grad_input", grad_input)
+            .input("grad_output", grad_output))
+
+
+def tensor_list_case(name, op, tag, parts, dim, out):
+    """op over the tensor list `parts` (inputs tensors.0, tensors.1, ...)
+    along dim, giving PyTorch's `out`."""
+    c = Case(f"{name}/{tag}", op, parts[0].dtype).output("out", out)
+    for i, t in enumerate(parts):
+        c.input(f"tensors.{i}", t)
+    add(name, c.attr("dim", dim))
+
+
+def convolution_cases(dims, tag, x, w, b, y, grad_output, attrs, **kw):
+    """convolution{dims}d and its backward from PyTorch's results: x, w and
+    b (None: no bias) the leaves holding their gradients; `attrs` both
+    cases'; kw the cases' dtype and tolerances."""
+    name, op = f"conv{dims}d", f"diopiConvolution{dims}d"
+    c = Case(f"{name}/{tag}", op, **kw).output("out", y.detach())
+    c.input("input", x.detach()).input("weight", w.detach())
+    if b is not None:
+        c.input("bias", b.detach())
+    for attr in attrs:
+        c.attr(*attr)
+    add(name, c)
+    bw = Case(f"{name}_backward/{tag}", op + "Backward", **kw)
+    bw.output("grad_input", x.grad).output("grad_weight", w.grad)
+    if b is not None:
+        bw.output("grad_bias", b.grad)
+    bw.input("grad_output", grad_output).input("input", x.detach())
+    bw.input("weight", w.detach())
+    bw.attr("bias_sizes", [] if b is None else [w.shape[0]])
+    for attr in attrs:
+        bw.attr(*attr)
+    add(name, bw)
+
+
+def pool_with_indices_cases(name, op, tag, x, y, indices, grad_output,
+                            attrs, backward_attrs=None):
+    """A pooling op's forward (diopi<op>), its WithIndices form and its
+    backward (from grad_output and the indices) from PyTorch's results: x
+    the input leaf holding its gradient; `attrs` the forwards' attributes,
+    `backward_attrs` the backward's (None: the same)."""
+    fw, bw = forward_backward_cases(name, tag, op, y.detach(), x.grad,
+                                    grad_output)
+    with_indices = (Case(f"{name}_with_indices/{tag}", f"diopi{op}WithIndices")
+                    .output("out", y.detach()).output("indices", indices))
+    for c in (fw, with_indices, bw):
+        c.input("input", x.detach())
+    bw.input("indices", indices)
+    for c, these in ((fw, attrs), (with_indices, attrs),
+                     (bw, attrs if backward_attrs is None else backward_attrs)):
+        for attr in these:
+            c.attr(*attr)
+        add(name, c)
+
+
+def avg_pool_cases(dims, table):
+    """avg_pool{dims}d and its backward made by F.avg_pool{dims}d, for each
+    (tag, shape, kernel, stride, padding, ceil_mode, count_include_pad,
+    divisor_override or None) of `table`."""
+    name = f"avg_pool{dims}d"
+    for tag, shape, k, st, p, ceil, include, div in table:
+        x = randn(shape).requires_grad_()
+        divisor = () if div is None else (div,)  # avg_pool1d takes none
+        y = getattr(F, name)(x, k, st, p, ceil, include, *divisor)
+        go = randn(y.shape)
+        y.backward(go)
+        attrs = [("kernel_size", [k] * dims), ("stride", [st] * dims),
+                 ("padding", [p] * dims), ("ceil_mode", ceil),
+                 ("count_include_pad", include)]
+        if div is not None:
+            attrs.append(("divisor_override", div))
+        for c in forward_backward_cases(name, tag, f"AvgPool{dims}d",
+                                        y.detach(), x.grad, go):
+            c.input("input", x.detach())
+            for attr in attrs:
+                c.attr(*attr)
+            add(name, c)
+
+
 def losses():
     reductions = {"none": 0, "mean": 1, "sum": 2}
     for red in reductions:
@@ -350,14 +439,9 @@ def losses():
                                 ignore_index=ignore, label_smoothing=smooth)
             go = randn(y.shape)
             y.backward(go)
-            for fw, op in ((True, "CrossEntropyLoss"),
-                           (False, "CrossEntropyLossBackward")):
-                c = Case(f"cross_entropy{'' if fw else '_backward'}/f32/{red}"
-                         f"/{tag}", "diopi" + op)
-                if fw:
-                    c.output("out", y.detach())
-                else:
-                    c.output("grad_input", x.grad).input("grad_output", go)
+            for c in forward_backward_cases(
+                    "cross_entropy", f"f32/{red}/{tag}", "CrossEntropyLoss",
+                    y.detach(), x.grad, go):
                 c.input("input", x.detach()).input("target", t)
                 if weight:
                     c.input("weight", w)
@@ -371,13 +455,9 @@ def losses():
             y = F.nll_loss(lp, t, weight=w, reduction=red, ignore_index=ignore)
             go = randn(y.shape)
             y.backward(go)
-            for fw, op in ((True, "NLLLoss"), (False, "NLLLossBackward")):
-                c = Case(f"nll_loss{'' if fw else '_backward'}/f32/{red}/{tag}",
-                         "diopi" + op)
-                if fw:
-                    c.output("out", y.detach())
-                else:
-                    c.output("grad_input", lp.grad).input("grad_output", go)
+            for c in forward_backward_cases(
+                    "nll_loss", f"f32/{red}/{tag}", "NLLLoss", y.detach(),
+                    lp.grad, go):
                 c.input("input", lp.detach()).input("target", t)
                 if weight:
                     c.input("weight", w)
@@ -578,19 +658,8 @@ def pooling():
         attrs = (("kernel_size", [k, k]), ("stride", [stride, stride]),
                  ("padding", [pad, pad]), ("dilation", [dil, dil]),
                  ("ceil_mode", ceil))
-        cases = (Case(f"max_pool2d/{tag}", "diopiMaxPool2d")
-                 .output("out", y.detach()).input("input", x.detach()),
-                 Case(f"max_pool2d_with_indices/{tag}",
-                      "diopiMaxPool2dWithIndices")
-                 .output("out", y.detach()).output("indices", idx)
-                 .input("input", x.detach()),
-                 Case(f"max_pool2d_backward/{tag}", "diopiMaxPool2dBackward")
-                 .output("grad_input", x.grad).input("grad_output", go)
-                 .input("input", x.detach()).input("indices", idx))
-        for c in cases:
-            for attr in attrs:
-                c.attr(*attr)
-            add("max_pool2d", c)
+        pool_with_indices_cases("max_pool2d", "MaxPool2d", tag, x, y, idx, go,
+                                attrs)
     for tag, shape, size in (("f32/4x3", (2, 3, 10, 9), [4, 3]),
                              ("f32/global", (2, 8, 7, 7), [1, 1]),
                              ("f32/up", (1, 2, 3, 3), [5, 5]),
@@ -665,11 +734,8 @@ def shapes():
             ("i64/dim0", [torch.randint(0, 9, (2, 3)),
                           torch.randint(0, 9, (2, 3))], 0),
             ("f32/noncontig", [noncontig((4, 6)), randn((4, 3))], 1)):
-        c = Case(f"cat/{tag}", "diopiCat", parts[0].dtype)
-        c.output("out", torch.cat(parts, dim))
-        for i, t in enumerate(parts):
-            c.input(f"tensors.{i}", t)
-        add("cat", c.attr("dim", dim))
+        tensor_list_case("cat", "diopiCat", tag, parts, dim,
+                         torch.cat(parts, dim))
     for tag, x, d0, d1 in (("f32/2d", randn((6, 9)), 0, 1),
                            ("f32/3d", randn((3, 4, 5)), 0, 2),
                            ("i32/neg", torch.randint(0, 9, (4, 5, 2),
@@ -1166,11 +1232,8 @@ def stacking():
             ("f16/last", [randn((2, 3), torch.float16) for _ in range(2)], -1),
             ("i64/dim0", [torch.randint(0, 9, (4,)) for _ in range(3)], 0),
             ("f32/noncontig", [noncontig((3, 4)), randn((3, 4))], 1)):
-        c = Case(f"stack/{tag}", "diopiStack", parts[0].dtype)
-        c.output("out", torch.stack(parts, dim))
-        for i, t in enumerate(parts):
-            c.input(f"tensors.{i}", t)
-        add("stack", c.attr("dim", dim))
+        tensor_list_case("stack", "diopiStack", tag, parts, dim,
+                         torch.stack(parts, dim))
     for tag, x, shape in (("f32/row", randn((1, 6)), (4, 6)),
                           ("f32/new_dims", randn((3, 1)), (2, 3, 5)),
                           ("f16", randn((5,), torch.float16), (3, 5)),
@@ -1381,24 +1444,8 @@ def hardening():
         y.backward(go)
         attrs = (("stride", [stride] * 2), ("padding", [pad] * 2),
                  ("dilation", [dil] * 2), ("groups", groups))
-        c = Case(f"conv2d/{tag}", "diopiConvolution2d", torch.float64, 1e-10,
-                 1e-10).output("out", y.detach()).input("input", x.detach())
-        c.input("weight", w.detach())
-        if bias:
-            c.input("bias", b.detach())
-        for attr in attrs:
-            c.attr(*attr)
-        add("conv2d", c)
-        bw = Case(f"conv2d_backward/{tag}", "diopiConvolution2dBackward",
-                  torch.float64, 1e-10, 1e-10)
-        bw.output("grad_input", x.grad).output("grad_weight", w.grad)
-        if bias:
-            bw.output("grad_bias", b.grad)
-        bw.input("grad_output", go).input("input", x.detach())
-        bw.input("weight", w.detach()).attr("bias_sizes", [cout] if bias else [])
-        for attr in attrs:
-            bw.attr(*attr)
-        add("conv2d", bw)
+        convolution_cases(2, tag, x, w, b, y, go, attrs, dtype=torch.float64,
+                          atol=1e-10, rtol=1e-10)
 
 
 def pointwise_blends():
@@ -1701,15 +1748,10 @@ def losses_more():
             y.backward(go)
             tag = (f"f32/{red}{'/weight' if weighted else ''}"
                    f"{'/pos_weight' if pos else ''}")
-            for fw in (True, False):
-                c = Case(f"bce_with_logits{'' if fw else '_backward'}/{tag}",
-                         "diopiBCEWithLogits" + ("" if fw else "Backward"),
-                         atol=1e-5, rtol=1e-4)
-                if fw:
-                    c.output("out", y.detach().float())
-                else:
-                    c.output("grad_input", x.grad.float())
-                    c.input("grad_output", go.float())
+            for c in forward_backward_cases(
+                    "bce_with_logits", tag, "BCEWithLogits",
+                    y.detach().float(), x.grad.float(), go.float(),
+                    atol=1e-5, rtol=1e-4):
                 c.input("input", x.detach().float()).input("target", t.float())
                 if weighted:
                     c.input("weight", w.float())
@@ -1820,31 +1862,14 @@ BREADTH += (pointwise_blends, bitwise, remaps, positional, splitting,
 
 def pooling_more():
     torch.manual_seed(44)
-    for tag, shape, k, s, p, ceil, inc, div in (
+    avg_pool_cases(2, (
             ("f32/k3s2p1", (2, 3, 9, 9), 3, 2, 1, False, True, None),
             ("f32/k3s2p1_exclude_pad", (2, 3, 9, 9), 3, 2, 1, False, False,
              None),
             ("f32/ceil", (1, 2, 10, 10), 3, 2, 0, True, True, None),
             ("f32/ceil_pad_exclude", (1, 2, 8, 7), 3, 2, 1, True, False, None),
             ("f32/divisor", (1, 2, 6, 6), 2, 2, 0, False, True, 3),
-            ("f32/3d_input", (3, 7, 5), 2, 1, 1, False, True, None)):
-        x = randn(shape).requires_grad_()
-        y = F.avg_pool2d(x, k, s, p, ceil, inc, div)
-        go = randn(y.shape)
-        y.backward(go)
-        attrs = [("kernel_size", [k, k]), ("stride", [s, s]),
-                 ("padding", [p, p]), ("ceil_mode", ceil),
-                 ("count_include_pad", inc)]
-        if div:
-            attrs.append(("divisor_override", div))
-        for c in (Case(f"avg_pool2d/{tag}", "diopiAvgPool2d")
-                  .output("out", y.detach()).input("input", x.detach()),
-                  Case(f"avg_pool2d_backward/{tag}", "diopiAvgPool2dBackward")
-                  .output("grad_input", x.grad).input("grad_output", go)
-                  .input("input", x.detach())):
-            for attr in attrs:
-                c.attr(*attr)
-            add("avg_pool2d", c)
+            ("f32/3d_input", (3, 7, 5), 2, 1, 1, False, True, None)))
     xh = randn((1, 2, 6, 6), torch.float16)
     add("avg_pool2d", Case("avg_pool2d/f16", "diopiAvgPool2d", torch.float16)
         .output("out", F.avg_pool2d(xh.float(), 2).half()).input("input", xh)
@@ -2787,47 +2812,41 @@ def batch_norm_sync():
 BREADTH += (batch_norm_sync,)
 
 
+def adaptive_pool1d_cases(kind, table):
+    """adaptive_{kind}_pool1d ("max": also with indices; its input a
+    permutation, free of ties) and its backward made by PyTorch, for each
+    (tag, shape, output size) of `table`."""
+    name = f"adaptive_{kind}_pool1d"
+    op = f"Adaptive{kind.capitalize()}Pool1d"
+    for tag, shape, size in table:
+        if kind == "max":
+            x = torch.randperm(int(torch.tensor(shape).prod())).float() \
+                .reshape(shape).requires_grad_()
+            y, idx = F.adaptive_max_pool1d(x, size, return_indices=True)
+        else:
+            x = randn(shape).requires_grad_()
+            y = F.adaptive_avg_pool1d(x, size)
+        go = randn(y.shape)
+        y.backward(go)
+        attrs = (("output_size", [size]),)
+        if kind == "max":
+            pool_with_indices_cases(name, op, f"f32/{tag}", x, y, idx, go,
+                                    attrs, backward_attrs=())
+            continue
+        fw, bw = forward_backward_cases(name, f"f32/{tag}", op, y.detach(),
+                                        x.grad, go)
+        add(name, fw.input("input", x.detach()).attr(*attrs[0]))
+        add(name, bw.input("input", x.detach()))
+
+
 def pooling_1d():
     torch.manual_seed(63)
-    for tag, shape, k, s, p, ceil, inc in (("k3s2p1", (2, 3, 11), 3, 2, 1,
-                                            False, True),
-                                           ("ceil_exclude", (1, 2, 10), 3, 2,
-                                            1, True, False),
-                                           ("2d_input", (3, 8), 2, 2, 0,
-                                            False, True)):
-        x = randn(shape).requires_grad_()
-        y = F.avg_pool1d(x, k, s, p, ceil, inc)
-        go = randn(y.shape)
-        y.backward(go)
-        for c in (Case(f"avg_pool1d/f32/{tag}", "diopiAvgPool1d")
-                  .output("out", y.detach()).input("input", x.detach()),
-                  Case(f"avg_pool1d_backward/f32/{tag}",
-                       "diopiAvgPool1dBackward")
-                  .output("grad_input", x.grad).input("grad_output", go)
-                  .input("input", x.detach())):
-            c.attr("kernel_size", [k]).attr("stride", [s]).attr("padding", [p])
-            c.attr("ceil_mode", ceil).attr("count_include_pad", inc)
-            add("avg_pool1d", c)
-    for tag, shape, size in (("down", (2, 3, 11), 4), ("up", (1, 2, 3), 5)):
-        x = torch.randperm(int(torch.tensor(shape).prod())).float() \
-            .reshape(shape).requires_grad_()
-        y, idx = F.adaptive_max_pool1d(x, size, return_indices=True)
-        go = randn(y.shape)
-        y.backward(go)
-        add("adaptive_max_pool1d", Case(f"adaptive_max_pool1d/f32/{tag}",
-                                        "diopiAdaptiveMaxPool1d")
-            .output("out", y.detach()).input("input", x.detach())
-            .attr("output_size", [size]))
-        add("adaptive_max_pool1d", Case(
-            f"adaptive_max_pool1d_with_indices/f32/{tag}",
-            "diopiAdaptiveMaxPool1dWithIndices")
-            .output("out", y.detach()).output("indices", idx)
-            .input("input", x.detach()).attr("output_size", [size]))
-        add("adaptive_max_pool1d", Case(
-            f"adaptive_max_pool1d_backward/f32/{tag}",
-            "diopiAdaptiveMaxPool1dBackward")
-            .output("grad_input", x.grad).input("grad_output", go)
-            .input("input", x.detach()).input("indices", idx))
+    avg_pool_cases(1, (
+            ("f32/k3s2p1", (2, 3, 11), 3, 2, 1, False, True, None),
+            ("f32/ceil_exclude", (1, 2, 10), 3, 2, 1, True, False, None),
+            ("f32/2d_input", (3, 8), 2, 2, 0, False, True, None)))
+    adaptive_pool1d_cases("max", (("down", (2, 3, 11), 4),
+                                  ("up", (1, 2, 3), 5)))
 
 
 BREADTH += (pooling_1d,)
@@ -2911,34 +2930,11 @@ def pooling_1d_more():
         y.backward(go)
         attrs = (("kernel_size", [k]), ("stride", [s]), ("padding", [p]),
                  ("dilation", [d]), ("ceil_mode", ceil))
-        for c in (Case(f"max_pool1d/f32/{tag}", "diopiMaxPool1d")
-                  .output("out", y.detach()).input("input", x.detach()),
-                  Case(f"max_pool1d_with_indices/f32/{tag}",
-                       "diopiMaxPool1dWithIndices")
-                  .output("out", y.detach()).output("indices", idx)
-                  .input("input", x.detach()),
-                  Case(f"max_pool1d_backward/f32/{tag}",
-                       "diopiMaxPool1dBackward")
-                  .output("grad_input", x.grad).input("grad_output", go)
-                  .input("input", x.detach()).input("indices", idx)):
-            for attr in attrs:
-                c.attr(*attr)
-            add("max_pool1d", c)
-    for tag, shape, size in (("down", (2, 3, 11), 4), ("up", (1, 2, 3), 5),
-                             ("2d_input", (3, 7), 3)):
-        x = randn(shape).requires_grad_()
-        y = F.adaptive_avg_pool1d(x, size)
-        go = randn(y.shape)
-        y.backward(go)
-        add("adaptive_avg_pool1d", Case(f"adaptive_avg_pool1d/f32/{tag}",
-                                        "diopiAdaptiveAvgPool1d")
-            .output("out", y.detach()).input("input", x.detach())
-            .attr("output_size", [size]))
-        add("adaptive_avg_pool1d", Case(
-            f"adaptive_avg_pool1d_backward/f32/{tag}",
-            "diopiAdaptiveAvgPool1dBackward")
-            .output("grad_input", x.grad).input("grad_output", go)
-            .input("input", x.detach()))
+        pool_with_indices_cases("max_pool1d", "MaxPool1d", f"f32/{tag}", x, y,
+                                idx, go, attrs)
+    adaptive_pool1d_cases("avg", (("down", (2, 3, 11), 4),
+                                  ("up", (1, 2, 3), 5),
+                                  ("2d_input", (3, 7), 3)))
 
 
 BREADTH += (pooling_1d_more,)
@@ -2965,25 +2961,8 @@ def volumes_3d():
         y.backward(go)
         attrs = [("stride", triple(stride)), ("padding", triple(pad)),
                  ("dilation", triple(dil)), ("groups", groups)]
-        c = Case(f"conv3d/{tag}", "diopiConvolution3d", atol=1e-4, rtol=1e-4)
-        c.output("out", y.detach()).input("input", x.detach())
-        c.input("weight", w.detach())
-        if bias:
-            c.input("bias", b.detach())
-        for attr in attrs:
-            c.attr(*attr)
-        add("conv3d", c)
-        bw = Case(f"conv3d_backward/{tag}", "diopiConvolution3dBackward",
-                  atol=1e-4, rtol=1e-4)
-        bw.output("grad_input", x.grad).output("grad_weight", w.grad)
-        if bias:
-            bw.output("grad_bias", b.grad)
-        bw.input("grad_output", go).input("input", x.detach())
-        bw.input("weight", w.detach()).attr("bias_sizes",
-                                            [cout] if bias else [])
-        for attr in attrs:
-            bw.attr(*attr)
-        add("conv3d", bw)
+        convolution_cases(3, tag, x, w, b, y, go, attrs, atol=1e-4,
+                          rtol=1e-4)
     for tag, shape, k, st, p, d, ceil in (
             ("f32/k3s2p1", (2, 3, 7, 7, 7), [3] * 3, [2] * 3, [1] * 3,
              [1] * 3, False),
@@ -2998,40 +2977,13 @@ def volumes_3d():
         y.backward(go)
         attrs = (("kernel_size", k), ("stride", st), ("padding", p),
                  ("dilation", d), ("ceil_mode", ceil))
-        for c in (Case(f"max_pool3d/{tag}", "diopiMaxPool3d")
-                  .output("out", y.detach()).input("input", x.detach()),
-                  Case(f"max_pool3d_with_indices/{tag}",
-                       "diopiMaxPool3dWithIndices")
-                  .output("out", y.detach()).output("indices", idx)
-                  .input("input", x.detach()),
-                  Case(f"max_pool3d_backward/{tag}", "diopiMaxPool3dBackward")
-                  .output("grad_input", x.grad).input("grad_output", go)
-                  .input("input", x.detach()).input("indices", idx)):
-            for attr in attrs:
-                c.attr(*attr)
-            add("max_pool3d", c)
-    for tag, shape, k, st, p, ceil, include, div in (
+        pool_with_indices_cases("max_pool3d", "MaxPool3d", tag, x, y, idx, go,
+                                attrs)
+    avg_pool_cases(3, (
             ("f32/k3s2p1", (2, 3, 7, 7, 7), 3, 2, 1, False, True, None),
             ("f32/ceil_no_pad_count", (1, 2, 8, 9, 7), 3, 2, 1, True, False,
              None),
-            ("f32/divisor", (3, 4, 6, 5), 2, 2, 0, False, True, 5)):
-        x = randn(shape).requires_grad_()
-        y = F.avg_pool3d(x, k, st, p, ceil, include, div)
-        go = randn(y.shape)
-        y.backward(go)
-        attrs = [("kernel_size", [k] * 3), ("stride", [st] * 3),
-                 ("padding", [p] * 3), ("ceil_mode", ceil),
-                 ("count_include_pad", include)]
-        if div is not None:
-            attrs.append(("divisor_override", div))
-        for c in (Case(f"avg_pool3d/{tag}", "diopiAvgPool3d")
-                  .output("out", y.detach()).input("input", x.detach()),
-                  Case(f"avg_pool3d_backward/{tag}", "diopiAvgPool3dBackward")
-                  .output("grad_input", x.grad).input("grad_output", go)
-                  .input("input", x.detach())):
-            for attr in attrs:
-                c.attr(*attr)
-            add("avg_pool3d", c)
+            ("f32/divisor", (3, 4, 6, 5), 2, 2, 0, False, True, 5)))
     for tag, p in (("p2", 2.0), ("p1", 1.0), ("inf", float("inf")),
                    ("p3", 3.0), ("p0_5", 0.5), ("p0", 0.0)):
         x1, x2 = randn((2, 4, 5)).requires_grad_(), randn((2, 3, 5))
@@ -3365,6 +3317,185 @@ def eye_and_digamma():
         .inplace("input", x, torch.digamma(x)))
 
 
+def polygamma_xlogy():
+    """polygamma (n >= 1; n = 0 is digamma's), digamma's and polygamma's
+    backwards, and xlogy in its tensor, scalar and backward forms
+    (extension ops). Values off the n = 1 poles, where PyTorch's float32
+    result is finite but meaningless."""
+    torch.manual_seed(75)
+    special = torch.tensor([0.0, -0.0, -3.0, 1e-3, 0.5, -0.5, -2.25, 1.0,
+                            30.0, 1e4, float("nan")])
+    for n in (1, 2, 3, 5):
+        for tag, x in (("f32/range", torch.rand(12, 10) * 20 - 5),
+                       ("f64/range", (torch.rand(7, 9) * 30 - 10).double()),
+                       ("f32/noncontig", noncontig((6, 8)) * 4 + 5),
+                       ("f32/special", special)):
+            if n == 1 and tag == "f32/special":
+                x = x[x != -3.0]
+            dt = x.dtype
+            y = torch.polygamma(n, x.double()).to(dt)
+            add("polygamma", Case(f"polygamma/n{n}/{tag}", "diopiPolygamma",
+                                  dt, atol=1e-5, rtol=1e-5)
+                .output("out", y).input("input", x).attr("n", n))
+    x = (torch.rand(8, 6) * 10 + 0.1).half()
+    add("polygamma", Case("polygamma/n2/f16", "diopiPolygamma", x.dtype)
+        .output("out", torch.polygamma(2, x.double()).half())
+        .input("input", x).attr("n", 2))
+    x = torch.rand(5, 6) * 8 + 0.2
+    add("polygamma", Case("polygamma_inp/n1/f32", "diopiPolygammaInp")
+        .inplace("input", x, torch.polygamma(1, x.double()).float())
+        .attr("n", 1))
+    for n in (0, 1, 3):
+        x = (torch.rand(6, 7) * 12 - 3).double().requires_grad_()
+        y = torch.polygamma(n, x) if n else torch.digamma(x)
+        go = randn(y.shape).double()
+        (gx,) = torch.autograd.grad(y, x, go)
+        c = (Case(f"polygamma_backward/n{n}/f64", "diopiPolygammaBackward",
+                  torch.float64).attr("n", n) if n else
+             Case("digamma_backward/f64", "diopiDigammaBackward",
+                  torch.float64))
+        add("polygamma", c.output("grad_input", gx).input("grad_output", go)
+            .input("input", x.detach()))
+    xs = torch.tensor([[0.0, 0.0, 0.0, 1.0, float("nan"), 2.0, -1.5, 3.0]])
+    ys = torch.tensor([[0.0, float("nan"), -1.0, 0.0, 1.0, -1.0, 0.5,
+                        float("inf")]])
+    for tag, x, y in (
+            ("f32/broadcast", randn((4, 1, 5)), torch.rand(3, 5) * 3),
+            ("f32/special", xs, ys),
+            ("f64/same", randn((6, 7)).double(), torch.rand(6, 7).double()),
+            ("f32/noncontig", noncontig((5, 8)), torch.rand(5, 8) + 0.1),
+            ("f32/int_other", randn((3, 4)), torch.randint(0, 4, (4,))),
+            ("f16/same", randn((4, 6), torch.float16),
+             (torch.rand(4, 6) + 0.1).half())):
+        dt = torch.promote_types(x.dtype, y.dtype)
+        add("xlogy", Case(f"xlogy/{tag}", "diopiXlogy", dt)
+            .output("out", torch.xlogy(x.double(), y.double()).to(dt))
+            .input("input", x).input("other", y))
+    x, y = randn((4, 5)), torch.rand(4, 5) + 0.1
+    add("xlogy", Case("xlogy_inp/f32", "diopiXlogyInp")
+        .inplace("input", x, torch.xlogy(x, y)).input("other", y))
+    x = randn((3, 4))
+    x[0, 0] = 0
+    for other in (2.5, 0.0):
+        add("xlogy", Case(f"xlogy_scalar/f32/{other}", "diopiXlogyScalar")
+            .output("out", torch.xlogy(x, other)).input("input", x)
+            .attr("other", other))
+    add("xlogy", Case("xlogy_scalar_inp/f32", "diopiXlogyScalarInp")
+        .inplace("input", x, torch.xlogy(x, 3.0)).attr("other", 3.0))
+    y = torch.rand(3, 4) + 0.1
+    for value in (1.5, 0.0):
+        add("xlogy", Case(f"xlogy_scalar_self/f32/{value}",
+                          "diopiXlogyScalarSelf")
+            .output("out", torch.xlogy(value, y)).attr("input", value)
+            .input("other", y))
+    for tag, xs, ys in (("f64/broadcast", (4, 1, 5), (3, 5)),
+                        ("f64/same", (6, 7), (6, 7))):
+        x = randn(xs).double()
+        x.view(-1)[::3] = 0
+        x.requires_grad_()
+        y = (torch.rand(ys) + 0.1).double().requires_grad_()
+        out = torch.xlogy(x, y)
+        go = randn(out.shape).double()
+        gx, gy = torch.autograd.grad(out, (x, y), go)
+        add("xlogy", Case(f"xlogy_backward/{tag}", "diopiXlogyBackward",
+                          torch.float64)
+            .output("grad_input", gx).output("grad_other", gy)
+            .input("grad_output", go).input("input", x.detach())
+            .input("other", y.detach()))
+
+
+def addmv_addbmm():
+    """addmv and addbmm (extension ops): broadcast and full addends, beta 0
+    ignoring a NaN addend, strided operands, float64, in place."""
+    torch.manual_seed(76)
+    nan_row = torch.full((7,), float("nan"))
+    for tag, inp, mat, vec, beta, alpha, dt in (
+            ("f32/plain", randn((7,)), randn((7, 5)), randn((5,)), 1.0, 1.0,
+             torch.float32),
+            ("f32/broadcast", randn((1,)), randn((7, 9)), randn((9,)), 0.5,
+             -2.0, torch.float32),
+            ("f32/beta0_nan", nan_row, randn((7, 4)), randn((4,)), 0.0, 1.5,
+             torch.float32),
+            ("f32/transposed", randn((7,)), randn((6, 7)).t(),
+             noncontig((6,)), 2.0, 0.5, torch.float32),
+            ("f64/plain", randn((7,)).double(), randn((7, 3)).double(),
+             randn((3,)).double(), 0.25, 3.0, torch.float64)):
+        add("addmv", Case(f"addmv/{tag}", "diopiAddmv", dt, atol=1e-4,
+                          flops=2 * mat.numel())
+            .output("out", torch.addmv(inp, mat, vec, beta=beta, alpha=alpha))
+            .input("input", inp).input("mat", mat).input("vec", vec)
+            .attr("beta", beta).attr("alpha", alpha))
+    inp, mat, vec = randn((6,)), randn((6, 4)), randn((4,))
+    add("addmv", Case("addmv_inp/f32", "diopiAddmvInp", atol=1e-4)
+        .inplace("input", inp, torch.addmv(inp, mat, vec, beta=0.5, alpha=2.0))
+        .input("mat", mat).input("vec", vec).attr("beta", 0.5)
+        .attr("alpha", 2.0))
+    nan_mat = torch.full((4, 6), float("nan"))
+    # dtype last in the names: no "mm/f32" inside (the filter of mm's)
+    for tag, inp, b1, b2, beta, alpha, dt in (
+            ("plain/f32", randn((4, 6)), randn((3, 4, 5)), randn((3, 5, 6)),
+             1.0, 1.0, torch.float32),
+            ("broadcast/f32", randn((6,)), randn((2, 4, 3)), randn((2, 3, 6)),
+             -1.0, 0.5, torch.float32),
+            ("beta0_nan/f32", nan_mat, randn((2, 4, 3)), randn((2, 3, 6)),
+             0.0, 2.0, torch.float32),
+            ("transposed/f32", randn((4, 6)),
+             randn((3, 5, 4)).transpose(1, 2), noncontig((3, 5, 6)), 0.5,
+             1.0, torch.float32),
+            ("empty_batch/f32", randn((4, 6)), randn((0, 4, 3)),
+             randn((0, 3, 6)), 2.0, 1.0, torch.float32),
+            ("plain/f64", randn((4, 6)).double(), randn((3, 4, 2)).double(),
+             randn((3, 2, 6)).double(), 0.5, -1.5, torch.float64)):
+        add("addbmm", Case(f"addbmm/{tag}", "diopiAddbmm", dt, atol=1e-4,
+                           flops=2 * b1.numel() * b2.shape[-1])
+            .output("out", torch.addbmm(inp, b1, b2, beta=beta, alpha=alpha))
+            .input("input", inp).input("batch1", b1).input("batch2", b2)
+            .attr("beta", beta).attr("alpha", alpha))
+    inp, b1, b2 = randn((4, 6)), randn((2, 4, 3)), randn((2, 3, 6))
+    add("addbmm", Case("addbmm_inp/f32", "diopiAddbmmInp", atol=1e-4)
+        .inplace("input", inp,
+                 torch.addbmm(inp, b1, b2, beta=0.5, alpha=2.0))
+        .input("batch1", b1).input("batch2", b2).attr("beta", 0.5)
+        .attr("alpha", 2.0))
+    add_product_backward_cases()
+
+
+def add_product_backward_cases():
+    """addmv's and addbmm's backwards, made by autograd in float64: a
+    broadcast addend summed back to its shape, transposed factors."""
+    f64 = torch.float64
+    for tag, inp, mat, vec, beta, alpha in (
+            ("f64/plain", randn((5,), f64), randn((5, 3), f64),
+             randn((3,), f64), 1.0, 1.0),
+            ("f64/broadcast_transposed", randn((1,), f64),
+             randn((4, 5), f64).t(), randn((4,), f64), 0.5, -2.0)):
+        leaves = [t.clone().requires_grad_() for t in (inp, mat, vec)]
+        y = torch.addmv(*leaves, beta=beta, alpha=alpha)
+        go = randn(y.shape, f64)
+        gi, gm, gv = torch.autograd.grad(y, leaves, go)
+        add("addmv", Case(f"addmv_backward/{tag}", "diopiAddmvBackward", f64)
+            .output("grad_input", gi).output("grad_mat", gm)
+            .output("grad_vec", gv).input("grad_output", go)
+            .input("mat", mat).input("vec", vec).attr("beta", beta)
+            .attr("alpha", alpha))
+    for tag, inp, b1, b2, beta, alpha in (
+            ("f64/plain", randn((4, 6), f64), randn((3, 4, 5), f64),
+             randn((3, 5, 6), f64), 1.0, 1.0),
+            ("f64/broadcast_transposed", randn((6,), f64),
+             randn((2, 3, 4), f64).transpose(1, 2), randn((2, 3, 6), f64),
+             -1.0, 0.5)):
+        leaves = [t.clone().requires_grad_() for t in (inp, b1, b2)]
+        y = torch.addbmm(*leaves, beta=beta, alpha=alpha)
+        go = randn(y.shape, f64)
+        gi, g1, g2 = torch.autograd.grad(y, leaves, go)
+        add("addbmm", Case(f"addbmm_backward/{tag}", "diopiAddbmmBackward",
+                           f64)
+            .output("grad_input", gi).output("grad_batch1", g1)
+            .output("grad_batch2", g2).input("grad_output", go)
+            .input("batch1", b1).input("batch2", b2).attr("beta", beta)
+            .attr("alpha", alpha))
+
+
 def dropout2d():
     """Channel dropout through diopiDropout with a [N, C, 1, ...] mask, as
     DIOPI's tests call it for dropout2d: judged by rule (judge=dropout:
@@ -3467,7 +3598,7 @@ def attention_dropout():
 
 
 EXTENSIONS = (reductions_ext, kl_div_loss, adagrad, eye_and_digamma,
-              dropout2d, attention_dropout)
+              polygamma_xlogy, addmv_addbmm, dropout2d, attention_dropout)
 
 
 def main():

@@ -7,18 +7,12 @@
 #include <c10/core/ScalarType.h>
 #include <torch/library.h>
 
-#include "op_call.h"
+#include "unary_kernels.h"
 
 namespace torch_backplane {
 namespace {
 
 enum class Binary { kAdd, kSub, kMul, kDiv };
-
-// PyTorch lets a 0-dim CPU tensor (a wrapped Python number) take part in
-// ops on any device: it becomes the op's scalar.
-bool is_host_scalar(const at::Tensor &t) {
-  return t.device().is_cpu() && t.dim() == 0;
-}
 
 at::ScalarType result_dtype(Binary op, const at::Tensor &a,
                             const at::Tensor &b) {
@@ -155,43 +149,20 @@ at::Tensor &div_out(const at::Tensor &a, const at::Tensor &b, at::Tensor &out) {
 
 // ---- Activations --------------------------------------------------------
 
-using UnaryFn = diopiError_t (*)(diopiContextHandle_t, diopiTensorHandle_t,
-                                 diopiConstTensorHandle_t);
-using UnaryInpFn = diopiError_t (*)(diopiContextHandle_t, diopiTensorHandle_t);
-
-at::Tensor unary(const char *name, UnaryFn fn, const at::Tensor &self) {
-  at::Tensor out = at::empty(self.sizes(), self.options());
-  if (out.numel() == 0)
-    return out;
-  OpContext ctx(self);
-  DiopiTensor o(out), x(self);
-  check_op(name, fn(ctx, o, x));
-  return out;
-}
-
-at::Tensor &unary_(const char *name, UnaryInpFn fn, at::Tensor &self) {
-  if (self.numel() == 0)
-    return self;
-  OpContext ctx(self);
-  DiopiTensor x(self);
-  check_op(name, fn(ctx, x));
-  return self;
-}
-
 at::Tensor relu(const at::Tensor &s) {
-  return unary("diopiRelu", BP_DIOPI(diopiRelu), s);
+  return unary("diopiRelu", BP_DIOPI(diopiRelu), s, false);
 }
 at::Tensor &relu_(at::Tensor &s) {
   return unary_("diopiReluInp", BP_DIOPI(diopiReluInp), s);
 }
 at::Tensor sigmoid(const at::Tensor &s) {
-  return unary("diopiSigmoid", BP_DIOPI(diopiSigmoid), s);
+  return unary("diopiSigmoid", BP_DIOPI(diopiSigmoid), s, false);
 }
 at::Tensor &sigmoid_(at::Tensor &s) {
   return unary_("diopiSigmoidInp", BP_DIOPI(diopiSigmoidInp), s);
 }
 at::Tensor tanh(const at::Tensor &s) {
-  return unary("diopiTanh", BP_DIOPI(diopiTanh), s);
+  return unary("diopiTanh", BP_DIOPI(diopiTanh), s, false);
 }
 at::Tensor &tanh_(at::Tensor &s) {
   return unary_("diopiTanhInp", BP_DIOPI(diopiTanhInp), s);
@@ -199,60 +170,34 @@ at::Tensor &tanh_(at::Tensor &s) {
 
 at::Tensor gelu(const at::Tensor &self, c10::string_view approximate) {
   std::string mode(approximate);
-  at::Tensor out = at::empty(self.sizes(), self.options());
-  if (out.numel() == 0)
-    return out;
-  OpContext ctx(self);
-  DiopiTensor o(out), x(self);
-  BP_CALL(diopiGelu, ctx, o, x, mode.c_str());
-  return out;
+  return unary("diopiGelu", BP_DIOPI(diopiGelu), self, false, mode.c_str());
 }
 
 at::Tensor threshold_backward(const at::Tensor &grad_output,
                               const at::Tensor &self,
                               const c10::Scalar &threshold) {
-  at::Tensor grad_input = at::empty(self.sizes(), grad_output.options());
-  if (grad_input.numel() == 0)
-    return grad_input;
-  OpContext ctx(grad_output);
-  DiopiTensor gi(grad_input), go(grad_output), x(self);
-  diopiScalar_t t = diopi_scalar(threshold);
-  BP_CALL(diopiThresholdBackward, ctx, gi, go, x, &t);
-  return grad_input;
+  return unary_backward("diopiThresholdBackward",
+                        BP_DIOPI(diopiThresholdBackward), grad_output, self,
+                        threshold);
 }
 
 at::Tensor sigmoid_backward(const at::Tensor &grad_output,
                             const at::Tensor &output) {
-  at::Tensor grad_input = at::empty(output.sizes(), grad_output.options());
-  if (grad_input.numel() == 0)
-    return grad_input;
-  OpContext ctx(grad_output);
-  DiopiTensor gi(grad_input), go(grad_output), y(output);
-  BP_CALL(diopiSigmoidBackward, ctx, gi, go, y);
-  return grad_input;
+  return unary_backward("diopiSigmoidBackward", BP_DIOPI(diopiSigmoidBackward),
+                        grad_output, output);
 }
 
 at::Tensor tanh_backward(const at::Tensor &grad_output,
                          const at::Tensor &output) {
-  at::Tensor grad_input = at::empty(output.sizes(), grad_output.options());
-  if (grad_input.numel() == 0)
-    return grad_input;
-  OpContext ctx(grad_output);
-  DiopiTensor gi(grad_input), go(grad_output), y(output);
-  BP_CALL(diopiTanhBackward, ctx, gi, go, y);
-  return grad_input;
+  return unary_backward("diopiTanhBackward", BP_DIOPI(diopiTanhBackward),
+                        grad_output, output);
 }
 
 at::Tensor gelu_backward(const at::Tensor &grad_output, const at::Tensor &self,
                          c10::string_view approximate) {
   std::string mode(approximate);
-  at::Tensor grad_input = at::empty(self.sizes(), grad_output.options());
-  if (grad_input.numel() == 0)
-    return grad_input;
-  OpContext ctx(grad_output);
-  DiopiTensor gi(grad_input), go(grad_output), x(self);
-  BP_CALL(diopiGeluBackward, ctx, gi, go, x, mode.c_str());
-  return grad_input;
+  return unary_backward("diopiGeluBackward", BP_DIOPI(diopiGeluBackward),
+                        grad_output, self, mode.c_str());
 }
 
 } // namespace

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernel_util.h"
+#include "pool_kernels.h"
 
 namespace torch_backplane {
 namespace {
@@ -139,45 +140,33 @@ std::vector<int64_t> spatial_shape(const at::Tensor &self, int64_t h,
   return shape;
 }
 
-at::Tensor avg_pool2d(const at::Tensor &self, c10::IntArrayRef kernel_size,
-                      c10::IntArrayRef stride, c10::IntArrayRef padding,
-                      bool ceil_mode, bool count_include_pad,
-                      c10::optional<int64_t> divisor_override) {
-  TORCH_CHECK(self.dim() == 3 || self.dim() == 4,
-              "avg_pool2d: expected 3-D or 4-D input, got ", self.dim(), "-D");
-  auto k = window_attr(kernel_size, 2, 1);
-  auto s = stride.empty() ? k : window_attr(stride, 2, 1);
-  auto p = window_attr(padding, 2, 0);
-  int64_t h = pooled_size(self.size(-2), k[0], s[0], p[0], 1, ceil_mode);
-  int64_t w = pooled_size(self.size(-1), k[1], s[1], p[1], 1, ceil_mode);
-  at::Tensor out =
-      new_tensor(self, spatial_shape(self, h, w), self.scalar_type());
-  int64_t divisor = divisor_override.value_or(0);
+// self resized to `size` in its last two dims through
+// fn(ctx, out, self, size, attrs...) (adaptive pooling, upsampling).
+template <typename Fn, typename... Attrs>
+at::Tensor resized(const char *name, Fn fn, const at::Tensor &self,
+                   c10::IntArrayRef size, const Attrs &...attrs) {
+  at::Tensor out = new_tensor(self, spatial_shape(self, size[0], size[1]),
+                              self.scalar_type());
   OpContext ctx(self);
   DiopiTensor o(out), x(self);
-  BP_CALL(diopiAvgPool2d, ctx, o, x, diopi_size(k), diopi_size(s),
-          diopi_size(p), ceil_mode, count_include_pad,
-          divisor_override ? &divisor : nullptr);
+  check_op(name, fn(ctx, o, x, diopi_size(size), attrs...));
   return out;
 }
 
-at::Tensor avg_pool2d_backward(const at::Tensor &grad_output,
-                               const at::Tensor &self,
-                               c10::IntArrayRef kernel_size,
-                               c10::IntArrayRef stride,
-                               c10::IntArrayRef padding, bool ceil_mode,
-                               bool count_include_pad,
-                               c10::optional<int64_t> divisor_override) {
-  auto k = window_attr(kernel_size, 2, 1);
-  auto s = stride.empty() ? k : window_attr(stride, 2, 1);
-  auto p = window_attr(padding, 2, 0);
-  at::Tensor gi = like(self);
-  int64_t divisor = divisor_override.value_or(0);
-  OpContext ctx(self);
-  DiopiTensor g(gi), go(grad_output), x(self);
-  BP_CALL(diopiAvgPool2dBackward, ctx, g, go, x, diopi_size(k), diopi_size(s),
-          diopi_size(p), ceil_mode, count_include_pad,
-          divisor_override ? &divisor : nullptr);
+// The gradient of an input of in_size resized to out_size, through
+// fn(ctx, grad_input, grad_output, out_size, in_size, attrs...).
+template <typename Fn, typename... Attrs>
+at::Tensor
+resized_backward(const char *name, Fn fn, const at::Tensor &grad_output,
+                 c10::SymIntArrayRef output_size,
+                 c10::SymIntArrayRef input_size, const Attrs &...attrs) {
+  c10::IntArrayRef out_size = c10::asIntArrayRefSlow(output_size);
+  c10::IntArrayRef in_size = c10::asIntArrayRefSlow(input_size);
+  at::Tensor gi = new_tensor(grad_output, in_size, grad_output.scalar_type());
+  OpContext ctx(grad_output);
+  DiopiTensor g(gi), go(grad_output);
+  check_op(name,
+           fn(ctx, g, go, diopi_size(out_size), diopi_size(in_size), attrs...));
   return gi;
 }
 
@@ -187,12 +176,8 @@ at::Tensor adaptive_avg_pool2d(const at::Tensor &self,
   TORCH_CHECK(size.size() == 2 && (self.dim() == 3 || self.dim() == 4),
               "adaptive_avg_pool2d: expected a 3-D or 4-D input and 2 "
               "output sizes");
-  at::Tensor out = new_tensor(self, spatial_shape(self, size[0], size[1]),
-                              self.scalar_type());
-  OpContext ctx(self);
-  DiopiTensor o(out), x(self);
-  BP_CALL(diopiAdaptiveAvgPool2d, ctx, o, x, diopi_size(size));
-  return out;
+  return resized("diopiAdaptiveAvgPool2d", BP_DIOPI(diopiAdaptiveAvgPool2d),
+                 self, size);
 }
 
 at::Tensor adaptive_avg_pool2d_backward(const at::Tensor &grad_output,
@@ -235,13 +220,8 @@ at::Tensor upsample_nearest2d(const at::Tensor &self,
                               c10::SymIntArrayRef output_size,
                               c10::optional<double> /*scales_h*/,
                               c10::optional<double> /*scales_w*/) {
-  c10::IntArrayRef size = c10::asIntArrayRefSlow(output_size);
-  at::Tensor out = new_tensor(self, spatial_shape(self, size[0], size[1]),
-                              self.scalar_type());
-  OpContext ctx(self);
-  DiopiTensor o(out), x(self);
-  BP_CALL(diopiUpsampleNearest, ctx, o, x, diopi_size(size));
-  return out;
+  return resized("diopiUpsampleNearest", BP_DIOPI(diopiUpsampleNearest), self,
+                 c10::asIntArrayRefSlow(output_size));
 }
 
 at::Tensor upsample_nearest2d_backward(const at::Tensor &grad_output,
@@ -249,14 +229,9 @@ at::Tensor upsample_nearest2d_backward(const at::Tensor &grad_output,
                                        c10::SymIntArrayRef input_size,
                                        c10::optional<double> /*scales_h*/,
                                        c10::optional<double> /*scales_w*/) {
-  c10::IntArrayRef out_size = c10::asIntArrayRefSlow(output_size);
-  c10::IntArrayRef in_size = c10::asIntArrayRefSlow(input_size);
-  at::Tensor gi = new_tensor(grad_output, in_size, grad_output.scalar_type());
-  OpContext ctx(grad_output);
-  DiopiTensor g(gi), go(grad_output);
-  BP_CALL(diopiUpsampleNearestBackward, ctx, g, go, diopi_size(out_size),
-          diopi_size(in_size));
-  return gi;
+  return resized_backward("diopiUpsampleNearestBackward",
+                          BP_DIOPI(diopiUpsampleNearestBackward), grad_output,
+                          output_size, input_size);
 }
 
 at::Tensor upsample_bilinear2d(const at::Tensor &self,
@@ -264,14 +239,9 @@ at::Tensor upsample_bilinear2d(const at::Tensor &self,
                                bool align_corners,
                                c10::optional<double> /*scales_h*/,
                                c10::optional<double> /*scales_w*/) {
-  c10::IntArrayRef size = c10::asIntArrayRefSlow(output_size);
-  at::Tensor out = new_tensor(self, spatial_shape(self, size[0], size[1]),
-                              self.scalar_type());
-  OpContext ctx(self);
-  DiopiTensor o(out), x(self);
-  BP_CALL(diopiUpsampleLinear, ctx, o, x, diopi_size(size), align_corners,
-          "bilinear");
-  return out;
+  return resized("diopiUpsampleLinear", BP_DIOPI(diopiUpsampleLinear), self,
+                 c10::asIntArrayRefSlow(output_size), align_corners,
+                 "bilinear");
 }
 
 at::Tensor upsample_bilinear2d_backward(const at::Tensor &grad_output,
@@ -280,14 +250,9 @@ at::Tensor upsample_bilinear2d_backward(const at::Tensor &grad_output,
                                         bool align_corners,
                                         c10::optional<double> /*scales_h*/,
                                         c10::optional<double> /*scales_w*/) {
-  c10::IntArrayRef out_size = c10::asIntArrayRefSlow(output_size);
-  c10::IntArrayRef in_size = c10::asIntArrayRefSlow(input_size);
-  at::Tensor gi = new_tensor(grad_output, in_size, grad_output.scalar_type());
-  OpContext ctx(grad_output);
-  DiopiTensor g(gi), go(grad_output);
-  BP_CALL(diopiUpsampleLinearBackward, ctx, g, go, diopi_size(out_size),
-          diopi_size(in_size), align_corners, "bilinear");
-  return gi;
+  return resized_backward("diopiUpsampleLinearBackward",
+                          BP_DIOPI(diopiUpsampleLinearBackward), grad_output,
+                          output_size, input_size, align_corners, "bilinear");
 }
 
 } // namespace
@@ -301,8 +266,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("binary_cross_entropy_backward", bce_backward);
   m.impl("smooth_l1_loss", smooth_l1_loss);
   m.impl("smooth_l1_loss_backward", smooth_l1_loss_backward);
-  m.impl("avg_pool2d", avg_pool2d);
-  m.impl("avg_pool2d_backward", avg_pool2d_backward);
+  m.impl("avg_pool2d", avg_pool<2>);
+  m.impl("avg_pool2d_backward", avg_pool_backward<2>);
   m.impl("_adaptive_avg_pool2d", adaptive_avg_pool2d);
   m.impl("_adaptive_avg_pool2d_backward", adaptive_avg_pool2d_backward);
   m.impl("adaptive_max_pool2d", adaptive_max_pool2d);

@@ -5,10 +5,10 @@
 // in-place and `out=` forms PyTorch dispatches separately; broadcasting and
 // strides are the op library's.
 #include <ATen/ExpandUtils.h>
-#include <ATen/ScalarOps.h>
 #include <ATen/ops/result_type.h>
 #include <torch/library.h>
 
+#include "binary_kernels.h"
 #include "kernel_util.h"
 #include "unary_kernels.h"
 
@@ -77,79 +77,6 @@ at::Tensor isnan(const at::Tensor &s) {
   at::Tensor out = new_tensor(s, s.sizes(), at::kBool);
   run_unary("diopiIsNan", BP_DIOPI(diopiIsNan), out, s);
   return out;
-}
-
-// ---- Binary ops with a tensor or scalar right-hand side -----------------
-
-using BinaryFn = diopiError_t (*)(diopiContextHandle_t, diopiTensorHandle_t,
-                                  diopiConstTensorHandle_t,
-                                  diopiConstTensorHandle_t);
-using BinaryScalarFn = diopiError_t (*)(diopiContextHandle_t,
-                                        diopiTensorHandle_t,
-                                        diopiConstTensorHandle_t,
-                                        const diopiScalar_t *);
-
-// The op functions are looked up on first call (BP_DIOPI_LATER), not when
-// the library loads: that would start Backplane's runtime at import time,
-// where a failure cannot become a Python exception.
-struct BinaryOp {
-  const char *name;
-  BinaryFn (*tensor)();
-  const char *scalar_name;
-  BinaryScalarFn (*scalar)(); // may be null: the scalar goes to the device
-};
-#define BP_DIOPI_LATER(name) []() { return BP_DIOPI(name); }
-
-// out = op(a, b); a 0-dim host b is the op's scalar.
-void run_binary(const BinaryOp &op, const at::Tensor &out, const at::Tensor &a,
-                const at::Tensor &b) {
-  if (out.numel() == 0)
-    return;
-  at::Tensor lhs = on_device(a, out.device());
-  OpContext ctx(out);
-  DiopiTensor o(out), x(lhs);
-  if (op.scalar && is_host_scalar(b)) {
-    diopiScalar_t s = diopi_scalar(b.item());
-    return check_op(op.scalar_name, op.scalar()(ctx, o, x, &s));
-  }
-  at::Tensor rhs = on_device(b, out.device());
-  TORCH_CHECK(rhs.device() == out.device(),
-              "backplane: expected all tensors to be on the same device, "
-              "but found ",
-              out.device(), " and ", rhs.device());
-  DiopiTensor y(rhs);
-  check_op(op.name, op.tensor()(ctx, o, x, y));
-}
-
-const at::Tensor &device_operand(const at::Tensor &a, const at::Tensor &b) {
-  return a.device().is_cpu() ? b : a;
-}
-
-at::Tensor binary(const BinaryOp &op, const at::Tensor &a, const at::Tensor &b,
-                  at::ScalarType type) {
-  at::Tensor out = new_tensor(device_operand(a, b),
-                              at::infer_size(a.sizes(), b.sizes()), type);
-  run_binary(op, out, a, b);
-  return out;
-}
-
-at::Tensor &binary_out(const BinaryOp &op, const at::Tensor &a,
-                       const at::Tensor &b, at::Tensor &out) {
-  run_binary(op, shaped_out(out, at::infer_size(a.sizes(), b.sizes())), a, b);
-  return out;
-}
-
-at::Tensor &binary_(const BinaryOp &op, at::Tensor &self, const at::Tensor &b) {
-  TORCH_CHECK(at::infer_size(self.sizes(), b.sizes()) == self.sizes(),
-              "output with shape ", self.sizes(),
-              " doesn't match the broadcast shape ",
-              at::infer_size(self.sizes(), b.sizes()));
-  run_binary(op, self, self, b);
-  return self;
-}
-
-at::Tensor scalar_tensor(const c10::Scalar &s) {
-  return c10::scalar_to_tensor(s);
 }
 
 // NAME.Tensor/.Scalar/_.Tensor/_.Scalar/.Tensor_out/.Scalar_out over
@@ -491,36 +418,17 @@ at::Tensor clamp_tensor(const at::Tensor &s,
 // ---- Activations --------------------------------------------------------
 
 at::Tensor leaky_relu(const at::Tensor &s, const c10::Scalar &slope) {
-  at::Tensor out = new_tensor(s, s.sizes(), s.scalar_type());
-  if (out.numel() == 0)
-    return out;
-  OpContext ctx(s);
-  DiopiTensor o(out), x(s);
-  diopiScalar_t k = diopi_scalar(slope);
-  BP_CALL(diopiLeakyRelu, ctx, o, x, &k);
-  return out;
+  return unary("diopiLeakyRelu", BP_DIOPI(diopiLeakyRelu), s, false, slope);
 }
 at::Tensor &leaky_relu_(at::Tensor &s, const c10::Scalar &slope) {
-  if (s.numel() == 0)
-    return s;
-  OpContext ctx(s);
-  DiopiTensor x(s);
-  diopiScalar_t k = diopi_scalar(slope);
-  BP_CALL(diopiLeakyReluInp, ctx, x, &k);
-  return s;
+  return unary_("diopiLeakyReluInp", BP_DIOPI(diopiLeakyReluInp), s, slope);
 }
 at::Tensor leaky_relu_backward(const at::Tensor &grad_output,
                                const at::Tensor &self, const c10::Scalar &slope,
                                bool self_is_result) {
-  at::Tensor gi =
-      new_tensor(grad_output, self.sizes(), grad_output.scalar_type());
-  if (gi.numel() == 0)
-    return gi;
-  OpContext ctx(gi);
-  DiopiTensor g(gi), go(grad_output), x(self);
-  diopiScalar_t k = diopi_scalar(slope);
-  BP_CALL(diopiLeakyReluBackward, ctx, g, go, x, &k, self_is_result);
-  return gi;
+  return unary_backward("diopiLeakyReluBackward",
+                        BP_DIOPI(diopiLeakyReluBackward), grad_output, self,
+                        slope, self_is_result);
 }
 
 at::Tensor silu(const at::Tensor &s) {
@@ -532,72 +440,37 @@ at::Tensor &silu_(at::Tensor &s) {
 at::Tensor &silu_out(const at::Tensor &s, at::Tensor &out) {
   return unary_out("diopiSilu", BP_DIOPI(diopiSilu), s, out);
 }
+at::Tensor silu_backward(const at::Tensor &grad_output,
+                         const at::Tensor &self) {
+  return unary_backward("diopiSiluBackward", BP_DIOPI(diopiSiluBackward),
+                        grad_output, self);
+}
 at::Tensor hardswish(const at::Tensor &s) {
   return unary("diopiHardswish", BP_DIOPI(diopiHardswish), s, false);
 }
 at::Tensor &hardswish_(at::Tensor &s) {
   return unary_("diopiHardswishInp", BP_DIOPI(diopiHardswishInp), s);
 }
-
-using BackwardFn = diopiError_t (*)(diopiContextHandle_t, diopiTensorHandle_t,
-                                    diopiConstTensorHandle_t,
-                                    diopiConstTensorHandle_t);
-
-at::Tensor backward(const char *name, BackwardFn fn,
-                    const at::Tensor &grad_output, const at::Tensor &self) {
-  at::Tensor gi =
-      new_tensor(grad_output, self.sizes(), grad_output.scalar_type());
-  if (gi.numel() == 0)
-    return gi;
-  OpContext ctx(gi);
-  DiopiTensor g(gi), go(grad_output), x(self);
-  check_op(name, fn(ctx, g, go, x));
-  return gi;
-}
-at::Tensor silu_backward(const at::Tensor &grad_output,
-                         const at::Tensor &self) {
-  return backward("diopiSiluBackward", BP_DIOPI(diopiSiluBackward), grad_output,
-                  self);
-}
 at::Tensor hardswish_backward(const at::Tensor &grad_output,
                               const at::Tensor &self) {
-  return backward("diopiHardswishBackward", BP_DIOPI(diopiHardswishBackward),
-                  grad_output, self);
+  return unary_backward("diopiHardswishBackward",
+                        BP_DIOPI(diopiHardswishBackward), grad_output, self);
 }
 
 at::Tensor hardtanh(const at::Tensor &s, const c10::Scalar &min,
                     const c10::Scalar &max) {
-  at::Tensor out = new_tensor(s, s.sizes(), s.scalar_type());
-  if (out.numel() == 0)
-    return out;
-  OpContext ctx(s);
-  DiopiTensor o(out), x(s);
-  diopiScalar_t lo = diopi_scalar(min), hi = diopi_scalar(max);
-  BP_CALL(diopiHardtanh, ctx, o, x, &lo, &hi);
-  return out;
+  return unary("diopiHardtanh", BP_DIOPI(diopiHardtanh), s, false, min, max);
 }
 at::Tensor &hardtanh_(at::Tensor &s, const c10::Scalar &min,
                       const c10::Scalar &max) {
-  if (s.numel() == 0)
-    return s;
-  OpContext ctx(s);
-  DiopiTensor x(s);
-  diopiScalar_t lo = diopi_scalar(min), hi = diopi_scalar(max);
-  BP_CALL(diopiHardtanhInp, ctx, x, &lo, &hi);
-  return s;
+  return unary_("diopiHardtanhInp", BP_DIOPI(diopiHardtanhInp), s, min, max);
 }
 at::Tensor hardtanh_backward(const at::Tensor &grad_output,
                              const at::Tensor &self, const c10::Scalar &min,
                              const c10::Scalar &max) {
-  at::Tensor gi =
-      new_tensor(grad_output, self.sizes(), grad_output.scalar_type());
-  if (gi.numel() == 0)
-    return gi;
-  OpContext ctx(gi);
-  DiopiTensor g(gi), go(grad_output), x(self);
-  diopiScalar_t lo = diopi_scalar(min), hi = diopi_scalar(max);
-  BP_CALL(diopiHardtanhBackward, ctx, g, go, x, &lo, &hi);
-  return gi;
+  return unary_backward("diopiHardtanhBackward",
+                        BP_DIOPI(diopiHardtanhBackward), grad_output, self, min,
+                        max);
 }
 
 } // namespace

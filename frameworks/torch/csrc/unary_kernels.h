@@ -1,6 +1,7 @@
 // The unary kernel forms shared by the pointwise kernel files: one DIOPI
 // call on the device's current stream, in the functional, in-place and
-// `out=` forms PyTorch dispatches separately.
+// `out=` forms PyTorch dispatches separately, and the backward of such an
+// op; each takes the op's attributes after its tensors.
 #ifndef TORCH_BACKPLANE_UNARY_KERNELS_H_
 #define TORCH_BACKPLANE_UNARY_KERNELS_H_
 
@@ -8,45 +9,84 @@
 
 namespace torch_backplane {
 
-using UnaryFn = diopiError_t (*)(diopiContextHandle_t, diopiTensorHandle_t,
-                                 diopiConstTensorHandle_t);
-using UnaryInpFn = diopiError_t (*)(diopiContextHandle_t, diopiTensorHandle_t);
+// An op attribute as the op library takes it: a c10::Scalar becomes a
+// pointer to its diopiScalar_t, which lives to the end of the call's full
+// expression; any other attribute passes unchanged.
+class ScalarAttr {
+public:
+  explicit ScalarAttr(const c10::Scalar &s) : value_(diopi_scalar(s)) {}
+  operator const diopiScalar_t *() const {
+    return &value_;
+  }
 
-// `fn` from `self` into `out` (nothing for an empty out); errors raise,
-// naming `name`.
-inline void run_unary(const char *name, UnaryFn fn, const at::Tensor &out,
-                      const at::Tensor &self) {
+private:
+  diopiScalar_t value_;
+};
+inline ScalarAttr diopi_attr(const c10::Scalar &s) {
+  return ScalarAttr(s);
+}
+template <typename T> T diopi_attr(T attr) {
+  return attr;
+}
+
+// fn(ctx, out, self, attrs...) (nothing for an empty out); errors raise,
+// naming `name`. `attrs` are the op's attributes (diopi_attr).
+template <typename Fn, typename... Attrs>
+void run_unary(const char *name, Fn fn, const at::Tensor &out,
+               const at::Tensor &self, const Attrs &...attrs) {
   if (out.numel() == 0)
     return;
   OpContext ctx(out);
   DiopiTensor o(out), x(self);
-  check_op(name, fn(ctx, o, x));
+  check_op(name, fn(ctx, o, x, diopi_attr(attrs)...));
 }
 
 // A new result of self's shape; `floating`: an integral input gives the
 // default floating dtype.
-inline at::Tensor unary(const char *name, UnaryFn fn, const at::Tensor &self,
-                        bool floating) {
+template <typename Fn, typename... Attrs>
+at::Tensor unary(const char *name, Fn fn, const at::Tensor &self, bool floating,
+                 const Attrs &...attrs) {
   at::ScalarType type =
       floating ? floating_type(self.scalar_type()) : self.scalar_type();
   at::Tensor out = new_tensor(self, self.sizes(), type);
-  run_unary(name, fn, out, self);
+  run_unary(name, fn, out, self, attrs...);
   return out;
 }
 
-inline at::Tensor &unary_(const char *name, UnaryInpFn fn, at::Tensor &self) {
+// In place through the op's Inp form, fn(ctx, self, attrs...).
+template <typename Fn, typename... Attrs>
+at::Tensor &unary_(const char *name, Fn fn, at::Tensor &self,
+                   const Attrs &...attrs) {
   if (self.numel() == 0)
     return self;
   OpContext ctx(self);
   DiopiTensor x(self);
-  check_op(name, fn(ctx, x));
+  check_op(name, fn(ctx, x, diopi_attr(attrs)...));
   return self;
 }
 
-inline at::Tensor &unary_out(const char *name, UnaryFn fn,
-                             const at::Tensor &self, at::Tensor &out) {
-  run_unary(name, fn, shaped_out(out, self.sizes()), self);
+template <typename Fn, typename... Attrs>
+at::Tensor &unary_out(const char *name, Fn fn, const at::Tensor &self,
+                      at::Tensor &out, const Attrs &...attrs) {
+  run_unary(name, fn, shaped_out(out, self.sizes()), self, attrs...);
   return out;
+}
+
+// grad_input of self's shape and grad_output's dtype from
+// fn(ctx, grad_input, grad_output, self, attrs...); `self` is the forward's
+// input or result, as the op's backward takes it.
+template <typename Fn, typename... Attrs>
+at::Tensor unary_backward(const char *name, Fn fn,
+                          const at::Tensor &grad_output, const at::Tensor &self,
+                          const Attrs &...attrs) {
+  at::Tensor gi =
+      new_tensor(grad_output, self.sizes(), grad_output.scalar_type());
+  if (gi.numel() == 0)
+    return gi;
+  OpContext ctx(gi);
+  DiopiTensor g(gi), go(grad_output), x(self);
+  check_op(name, fn(ctx, g, go, x, diopi_attr(attrs)...));
+  return gi;
 }
 
 } // namespace torch_backplane

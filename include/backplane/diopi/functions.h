@@ -1695,12 +1695,12 @@ DIOPI_API diopiError_t diopiSoftplusBackward(
     const diopiScalar_t *beta, const diopiScalar_t *threshold);
 
 /* Extension ops: Backplane's own, for what DIOPI 1.0 declares no function
- * of (PyTorch's var, logsumexp, kl_div, Adagrad, eye, digamma), in DIOPI's
- * conventions. var and its backward take a correction (NULL: 1, PyTorch's
- * unbiased=True; 0: unbiased=False) and the dims to reduce (none: all);
- * out's shape says whether reduced dims are kept. kl_div's reduction mean
- * averages over every element. adagrad takes the step being taken (>= 1)
- * for its learning-rate decay. */
+ * of (PyTorch's var, logsumexp, kl_div, Adagrad, eye, digamma, polygamma,
+ * xlogy, addmv, addbmm), in DIOPI's conventions. var and its backward take a
+ * correction (NULL: 1, PyTorch's unbiased=True; 0: unbiased=False) and the dims
+ * to reduce (none: all); out's shape says whether reduced dims are kept.
+ * kl_div's reduction mean averages over every element. adagrad takes the step
+ * being taken (>= 1) for its learning-rate decay. */
 
 /* Extension reductions: var, logsumexp (ref_reduce_var_lse.c). */
 DIOPI_API diopiError_t diopiVar(diopiContextHandle_t ctx,
@@ -1762,6 +1762,95 @@ DIOPI_API diopiError_t diopiProdDims(diopiContextHandle_t ctx,
                                      diopiTensorHandle_t out,
                                      diopiConstTensorHandle_t input,
                                      diopiSize_t dim);
+/* Extension elementwise math: polygamma, the n-th derivative of digamma
+ * (n >= 0; 0 is diopiDigamma), and the backwards of digamma and polygamma,
+ * grad_output * polygamma(n + 1, input) (ref_polygamma.c). */
+DIOPI_API diopiError_t diopiPolygamma(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t out,
+                                      diopiConstTensorHandle_t input,
+                                      int64_t n);
+DIOPI_API diopiError_t diopiPolygammaInp(diopiContextHandle_t ctx,
+                                         diopiTensorHandle_t input, int64_t n);
+DIOPI_API diopiError_t
+diopiPolygammaBackward(diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+                       diopiConstTensorHandle_t grad_output,
+                       diopiConstTensorHandle_t input, int64_t n);
+DIOPI_API diopiError_t diopiDigammaBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input);
+/* Extension elementwise math: xlogy, input * log(other) and 0 where input
+ * is 0 (a NaN other still gives NaN), broadcasting; the scalar forms take
+ * other (Scalar) or input (ScalarSelf) as a number. The backward's
+ * gradients (either may be NULL: not wanted) have input's and other's
+ * shapes (ref_xlogy.c). */
+DIOPI_API diopiError_t diopiXlogy(diopiContextHandle_t ctx,
+                                  diopiTensorHandle_t out,
+                                  diopiConstTensorHandle_t input,
+                                  diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiXlogyInp(diopiContextHandle_t ctx,
+                                     diopiTensorHandle_t input,
+                                     diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiXlogyScalar(diopiContextHandle_t ctx,
+                                        diopiTensorHandle_t out,
+                                        diopiConstTensorHandle_t input,
+                                        const diopiScalar_t *other);
+DIOPI_API diopiError_t diopiXlogyScalarInp(diopiContextHandle_t ctx,
+                                           diopiTensorHandle_t input,
+                                           const diopiScalar_t *other);
+DIOPI_API diopiError_t diopiXlogyScalarSelf(diopiContextHandle_t ctx,
+                                            diopiTensorHandle_t out,
+                                            const diopiScalar_t *input,
+                                            diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiXlogyBackward(diopiContextHandle_t ctx,
+                                          diopiTensorHandle_t grad_input,
+                                          diopiTensorHandle_t grad_other,
+                                          diopiConstTensorHandle_t grad_output,
+                                          diopiConstTensorHandle_t input,
+                                          diopiConstTensorHandle_t other);
+/* Extension matrix products with an addend, as diopiAddmm (NULL beta or
+ * alpha: 1; beta 0 ignores input): addmv, beta * input + alpha * mat @ vec
+ * (ref_addmv.c), and addbmm, beta * input + alpha * the sum over b of
+ * batch1[b] @ batch2[b] (ref_addbmm.c); input broadcasts to out. Their
+ * backwards take the gradients wanted (NULL: not wanted), each of its
+ * operand's shape (grad_input: input's, which broadcast to out). */
+DIOPI_API diopiError_t diopiAddmv(diopiContextHandle_t ctx,
+                                  diopiTensorHandle_t out,
+                                  diopiConstTensorHandle_t input,
+                                  diopiConstTensorHandle_t mat,
+                                  diopiConstTensorHandle_t vec,
+                                  const diopiScalar_t *beta,
+                                  const diopiScalar_t *alpha);
+DIOPI_API diopiError_t diopiAddmvInp(diopiContextHandle_t ctx,
+                                     diopiTensorHandle_t input,
+                                     diopiConstTensorHandle_t mat,
+                                     diopiConstTensorHandle_t vec,
+                                     const diopiScalar_t *beta,
+                                     const diopiScalar_t *alpha);
+DIOPI_API diopiError_t
+diopiAddmvBackward(diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+                   diopiTensorHandle_t grad_mat, diopiTensorHandle_t grad_vec,
+                   diopiConstTensorHandle_t grad_output,
+                   diopiConstTensorHandle_t mat, diopiConstTensorHandle_t vec,
+                   const diopiScalar_t *beta, const diopiScalar_t *alpha);
+DIOPI_API diopiError_t diopiAddbmm(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t out,
+                                   diopiConstTensorHandle_t input,
+                                   diopiConstTensorHandle_t batch1,
+                                   diopiConstTensorHandle_t batch2,
+                                   const diopiScalar_t *beta,
+                                   const diopiScalar_t *alpha);
+DIOPI_API diopiError_t diopiAddbmmInp(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t input,
+                                      diopiConstTensorHandle_t batch1,
+                                      diopiConstTensorHandle_t batch2,
+                                      const diopiScalar_t *beta,
+                                      const diopiScalar_t *alpha);
+DIOPI_API diopiError_t diopiAddbmmBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiTensorHandle_t grad_batch1, diopiTensorHandle_t grad_batch2,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t batch1,
+    diopiConstTensorHandle_t batch2, const diopiScalar_t *beta,
+    const diopiScalar_t *alpha);
 
 #if defined(__cplusplus)
 }

@@ -164,11 +164,9 @@ class PointwisePeerTest(PeerTest):
                 with self.subTest(op=fn.__name__,
                                   contiguous=x.is_contiguous()):
                     self.forward_backward(fn, x, rtol=1e-4, atol=1e-5)
-            # lgamma's backward is digamma; digamma's own backward is
-            # polygamma(1, x), which the op library lacks (a fallback).
+            # lgamma's backward is digamma, digamma's polygamma(1, x).
             self.forward_backward(torch.lgamma, x, rtol=1e-4, atol=1e-5)
-            self.same(torch.digamma(x.to(DEVICE)), torch.digamma(x),
-                      1e-4, 1e-4)
+            self.forward_backward(torch.digamma, x, rtol=1e-4, atol=1e-4)
         x = randn(3, 4) * 3
         d = x.to(DEVICE)
         d.digamma_()
@@ -187,6 +185,67 @@ class PointwisePeerTest(PeerTest):
         self.same(out, x.trunc())
         i = torch.arange(-3, 5)
         self.same(torch.round(i.to(DEVICE)), torch.round(i))
+
+    def test_polygamma_forward_backward_in_place_and_out(self):
+        x = torch.rand(4, 6) * 12 - 3.5  # negative arguments reflect
+        for n in (1, 2, 3):
+            for v in views(x):
+                with self.subTest(n=n, contiguous=v.is_contiguous()):
+                    self.forward_backward(lambda t: torch.polygamma(n, t), v,
+                                          rtol=1e-4, atol=1e-4)
+        self.same(torch.polygamma(0, x.to(DEVICE)), torch.digamma(x),
+                  1e-4, 1e-4)
+        d = x.to(DEVICE)
+        d.polygamma_(2)
+        self.same(d, x.polygamma(2), 1e-4, 1e-4)
+        out = torch.empty(0, device=DEVICE)
+        torch.polygamma(1, x.to(DEVICE), out=out)
+        self.same(out, torch.polygamma(1, x), 1e-4, 1e-4)
+        i = torch.arange(1, 6)
+        self.same(torch.polygamma(1, i.to(DEVICE)), torch.polygamma(1, i),
+                  1e-5, 1e-5)
+        with self.assertRaisesRegex(RuntimeError, "n: expected n >= 0"):
+            torch.polygamma(-1, x.to(DEVICE))
+
+    def test_xlogy_forms_and_kl_div(self):
+        x = randn(3, 4)
+        x[0, :2] = 0
+        y = torch.rand(4) + 0.1
+        for v in views(x):
+            self.forward_backward(torch.xlogy, v, y)
+        special_x = torch.tensor([0.0, 0.0, 0.0, 1.0, float("nan"), 2.0])
+        special_y = torch.tensor([0.0, float("nan"), -1.0, 0.0, 1.0, -1.0])
+        torch.testing.assert_close(  # NaN where PyTorch's is
+            torch.xlogy(special_x.to(DEVICE), special_y.to(DEVICE)).cpu(),
+            torch.xlogy(special_x, special_y), equal_nan=True)
+        d = x.to(DEVICE)
+        self.same(torch.xlogy(d, 2.5), torch.xlogy(x, 2.5))
+        self.same(torch.xlogy(d, torch.tensor(3.0)), torch.xlogy(x, 3.0))
+        self.same(torch.xlogy(1.5, y.to(DEVICE)), torch.xlogy(1.5, y))
+        self.same(torch.xlogy(torch.arange(4).to(DEVICE), y.to(DEVICE)),
+                  torch.xlogy(torch.arange(4), y))
+        d.xlogy_(y.to(DEVICE))
+        self.same(d, x.clone().xlogy_(y))
+        d = x.to(DEVICE)
+        d.xlogy_(2.0)
+        self.same(d, x.clone().xlogy_(2.0))
+        out = torch.empty(0, device=DEVICE)
+        torch.xlogy(x.to(DEVICE), y.to(DEVICE), out=out)
+        self.same(out, torch.xlogy(x, y))
+        torch.xlogy(0.5, y.to(DEVICE), out=out)
+        self.same(out, torch.xlogy(0.5, y))
+        logp = F.log_softmax(randn(4, 5), 1)
+        target = F.softmax(randn(4, 5), 1)
+        target[:, 0] = 0
+        positive_target = F.softmax(randn(4, 5), 1)
+        for reduction in ("batchmean", "sum", "none"):
+            # target's gradient is NaN where it is 0 (0 / 0): not compared
+            self.forward_backward(
+                lambda a: F.kl_div(a, target.to(a.device),
+                                   reduction=reduction), logp)
+            self.forward_backward(
+                lambda a, b: F.kl_div(a, b, reduction=reduction), logp,
+                positive_target)
 
     def test_smooth_activations_forward_and_backward(self):
         for x in views(randn(4, 6) * 4):
@@ -398,6 +457,39 @@ class ShapePeerTest(PeerTest):
         d.baddbmm_(a.to(DEVICE), b.to(DEVICE), alpha=0.5)
         self.same(d, c.clone().baddbmm_(a, b, alpha=0.5), 1e-4, 1e-5)
 
+    def test_addmv_and_mv(self):
+        for beta, alpha in ((1, 1), (0.5, -2.0)):
+            for c in (randn(5), randn(1)):
+                self.forward_backward(
+                    lambda c, m, v: torch.addmv(c, m, v, beta=beta,
+                                                alpha=alpha),
+                    c, randn(5, 4), randn(4), rtol=1e-4, atol=1e-5)
+        m = randn(4, 5).t()  # a transposed matrix
+        for v in views(randn(4)):
+            self.forward_backward(torch.mv, m, v, rtol=1e-4, atol=1e-5)
+        c, m, v = randn(5), randn(5, 3), randn(3)
+        d = c.to(DEVICE)
+        d.addmv_(m.to(DEVICE), v.to(DEVICE), beta=0.5)
+        self.same(d, c.clone().addmv_(m, v, beta=0.5), 1e-4, 1e-5)
+        out = torch.empty(0, device=DEVICE)
+        torch.addmv(c.to(DEVICE), m.to(DEVICE), v.to(DEVICE), out=out)
+        self.same(out, torch.addmv(c, m, v), 1e-4, 1e-5)
+
+    def test_addbmm(self):
+        for beta, alpha in ((1, 1), (0.5, 2.0)):
+            for c in (randn(3, 5), randn(5)):
+                self.forward_backward(
+                    lambda c, a, b: torch.addbmm(c, a, b, beta=beta,
+                                                 alpha=alpha),
+                    c, randn(2, 3, 4), randn(2, 4, 5), rtol=1e-4, atol=1e-5)
+        c, a, b = randn(3, 5), randn(2, 3, 4), randn(2, 4, 5)
+        d = c.to(DEVICE)
+        d.addbmm_(a.to(DEVICE), b.to(DEVICE), alpha=0.5)
+        self.same(d, c.clone().addbmm_(a, b, alpha=0.5), 1e-4, 1e-5)
+        out = torch.empty(0, device=DEVICE)
+        torch.addbmm(c.to(DEVICE), a.to(DEVICE), b.to(DEVICE), out=out)
+        self.same(out, torch.addbmm(c, a, b), 1e-4, 1e-5)
+
     def test_beta_zero_ignores_nan_and_inf_in_input(self):
         # PyTorch's rule: with beta 0, input is not read, so NaN and Inf
         # there do not reach the result.
@@ -414,6 +506,10 @@ class ShapePeerTest(PeerTest):
                   a[0] @ b[0], 1e-4, 1e-5)
         self.same(torch.addmm(bad[1, 0].to(DEVICE), ad[0], bd[0], beta=0),
                   a[0] @ b[0], 1e-4, 1e-5)  # a broadcast row of Inf
+        self.same(torch.addmv(bad[0, :, 0].to(DEVICE), ad[0], bd[0, :, 0],
+                              beta=0), a[0] @ b[0, :, 0], 1e-4, 1e-5)
+        self.same(torch.addbmm(bad[0].to(DEVICE), ad, bd, beta=0),
+                  torch.bmm(a, b).sum(0), 1e-4, 1e-5)
 
 
 class NnPeerTest(PeerTest):

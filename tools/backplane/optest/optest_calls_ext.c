@@ -1,7 +1,8 @@
 /* Callers of the operator library's extension ops (var, logsumexp,
- * kl_div, adagrad, eye, digamma), of nll_loss v2 and of flash attention, whose
- * dropout draws from a generator the case seeds: the backward's generator is
- * set to the case's "offset", where the forward left it. */
+ * kl_div, adagrad, eye, digamma, polygamma, xlogy, addmv, addbmm), of nll_loss
+ * v2 and of flash attention, whose dropout draws from a generator the case
+ * seeds: the backward's generator is set to the case's "offset", where the
+ * forward left it. */
 #include <string.h>
 
 #include "backplane/backplane.h"
@@ -56,6 +57,60 @@ CALL(eye, return ((diopiError_t(*)(CTX, T, int64_t, int64_t))fn)(
 CALL(unary, return ((diopiError_t(*)(CTX, T, CT))fn)(ctx, tensor(a, "out"),
                                                      tensor(a, "input"));)
 CALL(unary_inp, return ((diopiError_t(*)(CTX, T))fn)(ctx, tensor(a, "input"));)
+CALL(polygamma,
+     return ((diopiError_t(*)(CTX, T, CT, int64_t))fn)(ctx, tensor(a, "out"),
+                                                       tensor(a, "input"),
+                                                       integer(a, "n"));)
+CALL(polygamma_inp,
+     return ((diopiError_t(*)(CTX, T, int64_t))fn)(ctx, tensor(a, "input"),
+                                                   integer(a, "n"));)
+CALL(polygamma_backward,
+     return ((diopiError_t(*)(CTX, T, CT, CT, int64_t))fn)(
+         ctx, tensor(a, "grad_input"), tensor(a, "grad_output"),
+         tensor(a, "input"), integer(a, "n"));)
+CALL(digamma_backward,
+     return ((diopiError_t(*)(CTX, T, CT, CT))fn)(ctx, tensor(a, "grad_input"),
+                                                  tensor(a, "grad_output"),
+                                                  tensor(a, "input"));)
+CALL(xlogy, return ((diopiError_t(*)(CTX, T, CT, CT))fn)(ctx, tensor(a, "out"),
+                                                         tensor(a, "input"),
+                                                         tensor(a, "other"));)
+CALL(xlogy_inp,
+     return ((diopiError_t(*)(CTX, T, CT))fn)(ctx, tensor(a, "input"),
+                                              tensor(a, "other"));)
+CALL(xlogy_scalar, s0 = optest_arg_scalar(a, "other");
+     return ((diopiError_t(*)(CTX, T, CT, S))fn)(ctx, tensor(a, "out"),
+                                                 tensor(a, "input"), &s0);)
+CALL(xlogy_scalar_inp, s0 = optest_arg_scalar(a, "other");
+     return ((diopiError_t(*)(CTX, T, S))fn)(ctx, tensor(a, "input"), &s0);)
+CALL(xlogy_scalar_self, s0 = optest_arg_scalar(a, "input");
+     return ((diopiError_t(*)(CTX, T, S, CT))fn)(ctx, tensor(a, "out"), &s0,
+                                                 tensor(a, "other"));)
+CALL(xlogy_backward,
+     return ((diopiError_t(*)(CTX, T, T, CT, CT, CT))fn)(
+         ctx, tensor(a, "grad_input"), tensor(a, "grad_other"),
+         tensor(a, "grad_output"), tensor(a, "input"), tensor(a, "other"));)
+/* addmv (input, mat, vec) and addbmm (input, batch1, batch2), and their
+ * backwards. */
+CALL(add_product, s0 = optest_arg_scalar(a, "beta");
+     s1 = optest_arg_scalar(a, "alpha"); bool bmm = tensor(a, "batch1") != NULL;
+     return ((diopiError_t(*)(CTX, T, CT, CT, CT, S, S))fn)(
+         ctx, tensor(a, "out"), tensor(a, "input"),
+         tensor(a, bmm ? "batch1" : "mat"), tensor(a, bmm ? "batch2" : "vec"),
+         &s0, &s1);)
+CALL(add_product_backward, s0 = optest_arg_scalar(a, "beta");
+     s1 = optest_arg_scalar(a, "alpha"); bool bmm = tensor(a, "batch1") != NULL;
+     return ((diopiError_t(*)(CTX, T, T, T, CT, CT, CT, S, S))fn)(
+         ctx, tensor(a, "grad_input"),
+         tensor(a, bmm ? "grad_batch1" : "grad_mat"),
+         tensor(a, bmm ? "grad_batch2" : "grad_vec"), tensor(a, "grad_output"),
+         tensor(a, bmm ? "batch1" : "mat"), tensor(a, bmm ? "batch2" : "vec"),
+         &s0, &s1);)
+CALL(add_product_inp, s0 = optest_arg_scalar(a, "beta");
+     s1 = optest_arg_scalar(a, "alpha"); bool bmm = tensor(a, "batch1") != NULL;
+     return ((diopiError_t(*)(CTX, T, CT, CT, S, S))fn)(
+         ctx, tensor(a, "input"), tensor(a, bmm ? "batch1" : "mat"),
+         tensor(a, bmm ? "batch2" : "vec"), &s0, &s1);)
 
 /* A generator for a case with a "seed" (at its "offset"), else NULL;
  * *failed when one cannot be made. */
@@ -135,6 +190,22 @@ static const struct {
     {"diopiEye", call_eye},
     {"diopiDigamma", call_unary},
     {"diopiDigammaInp", call_unary_inp},
+    {"diopiDigammaBackward", call_digamma_backward},
+    {"diopiPolygamma", call_polygamma},
+    {"diopiPolygammaInp", call_polygamma_inp},
+    {"diopiPolygammaBackward", call_polygamma_backward},
+    {"diopiXlogy", call_xlogy},
+    {"diopiXlogyInp", call_xlogy_inp},
+    {"diopiXlogyScalar", call_xlogy_scalar},
+    {"diopiXlogyScalarInp", call_xlogy_scalar_inp},
+    {"diopiXlogyScalarSelf", call_xlogy_scalar_self},
+    {"diopiXlogyBackward", call_xlogy_backward},
+    {"diopiAddmv", call_add_product},
+    {"diopiAddmvInp", call_add_product_inp},
+    {"diopiAddbmm", call_add_product},
+    {"diopiAddbmmInp", call_add_product_inp},
+    {"diopiAddmvBackward", call_add_product_backward},
+    {"diopiAddbmmBackward", call_add_product_backward},
     {"diopiFlashAttention", call_flash_attention},
     {"diopiFlashAttentionBackward", call_flash_attention_backward},
 };
