@@ -35,8 +35,10 @@ C_Status vcpu_comm_host_enqueue(C_Stream handle, const vcpu_comm_task_t *task) {
 }
 
 /* Tasks always run as callbacks of the stream. */
-bool vcpu_comm_host_take_turn(C_Stream stream, uint64_t *out_place) {
+bool vcpu_comm_host_take_turn(C_Stream stream, uint64_t own_pending,
+                              uint64_t *out_place) {
   (void)stream;
+  (void)own_pending;
   (void)out_place;
   return false;
 }

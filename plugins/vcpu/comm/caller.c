@@ -17,14 +17,20 @@ bool vcpu_comm_run_on_caller(C_CCLComm comm, const vcpu_comm_desc_t *desc,
   const vcpu_comm_mpi_module_t *mpi = world->mpi;
   if (mpi == NULL || mpi->start == NULL || !mpi->quick(world->mpi_handle, desc))
     return false;
-  /* A call of this communicator still running on another stream holds the
-   * world. */
-  if (atomic_load(&comm->tasks_done) !=
-      atomic_load_explicit(&comm->tasks_submitted, memory_order_relaxed))
-    return false;
+  /* This communicator's calls still pending (on this stream, after one was
+   * handed on, the caller gives them a few microseconds to end). */
+  uint64_t in_flight =
+      atomic_load_explicit(&comm->tasks_submitted, memory_order_relaxed) -
+      atomic_load(&comm->tasks_done);
   uint64_t place = 0;
-  if (!vcpu_comm_host_take_turn(stream, &place))
+  if (!vcpu_comm_host_take_turn(stream, in_flight, &place))
     return false;
+  /* One still running on another stream holds the world. */
+  if (atomic_load(&comm->tasks_done) !=
+      atomic_load_explicit(&comm->tasks_submitted, memory_order_relaxed)) {
+    vcpu_comm_host_end_turn(stream, place, NULL);
+    return false;
+  }
   atomic_fetch_add_explicit(&comm->tasks_submitted, 1, memory_order_relaxed);
   char error[512] = "";
   uint64_t now = vcpu_now_ns();

@@ -12,8 +12,12 @@
  * waiting for its peers then goes on on the stream's worker from where it
  * stopped, so a caller is never held by a peer that waits for this caller to
  * do something else first (another communicator's call, a message of its
- * own). Only worlds whose module can stop and resume a call (plain MPI
- * worlds: comm/mpi.h's `start`) and calls it accepts (`quick`) run so. */
+ * own). When the stream's pending work is this communicator's own calls
+ * (one handed on, or enqueued behind it), the caller first waits a spin's
+ * budget (30 µs) for them, so that a call that had to be handed on does not
+ * send every later one of a busy loop through the worker. Only worlds whose
+ * module can stop and resume a call (plain MPI worlds: comm/mpi.h's
+ * `start`) and calls it accepts (`quick`) run so. */
 #ifndef BACKPLANE_VCPU_COMM_CALLER_H_
 #define BACKPLANE_VCPU_COMM_CALLER_H_
 
