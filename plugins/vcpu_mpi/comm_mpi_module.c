@@ -556,31 +556,30 @@ static size_t call_bytes(size_t ranks) {
   return ranks * CALL_WORDS * sizeof(uint64_t);
 }
 
-/* Copies the call words of world ranks [first, end) and the partial result
- * into small_out; returns the message's bytes. */
-static size_t pack(mpi_world *world, size_t first, size_t end, const void *data,
-                   size_t bytes) {
+/* Copies the call words of world ranks [first, end) into small_out;
+ * returns their bytes. */
+static size_t pack(mpi_world *world, size_t first, size_t end) {
   size_t block = call_bytes(end - first);
   memcpy(world->small_out, world->calls + first * CALL_WORDS, block);
-  if (bytes)
-    memcpy(world->small_out + block, data, bytes);
-  return block + bytes;
+  return block;
 }
 
-/* Posts the messages of the call's current step. */
+/* Posts the messages of the call's current step: the call words and the
+ * partial result go as two messages (same tag, so they arrive in order),
+ * each within Open MPI's eager limit where the data is (a 4 KiB result
+ * behind the words took a rendezvous round trip more). */
 static void small_post(mpi_world *world, const small_plan *plan) {
   mpi_small_call *c = &world->small;
   const vcpu_comm_desc_t *d = &c->call;
   size_t n = world->nranks, me = world->rank;
-  size_t bytes = d->count * vcpu_comm_dtype_size(d->dtype);
-  int room = (int)(call_bytes(n) + SMALL_ALL_REDUCE_MAX_BYTES);
+  int bytes = (int)(d->count * vcpu_comm_dtype_size(d->dtype));
   int tag = SMALL_TAG_BASE + (int)(d->seq % 30000u);
-  size_t from = 0, to = 0, sent = 0;
+  size_t from = 0, to = 0, words = 0;
   bool receives = true, sends = true;
   switch (step_kind(plan, c->step, c->steps)) {
   case STEP_HAND_IN_AND_BACK:
     from = to = me + 1;
-    sent = pack(world, me, me + 1, d->recv, bytes);
+    words = pack(world, me, me + 1);
     break;
   case STEP_TAKE_IN:
     from = me - 1;
@@ -589,41 +588,50 @@ static void small_post(mpi_world *world, const small_plan *plan) {
   case STEP_HAND_BACK:
     to = me - 1;
     receives = false;
-    sent = pack(world, 0, n, d->recv, bytes);
+    words = pack(world, 0, n);
     break;
   case STEP_DOUBLE: {
     size_t group = group_at(plan, c->step);
     size_t mine = plan->survivor & ~(group - 1);
     from = to = survivor_rank(plan, plan->survivor ^ group);
-    sent = pack(world, cover(plan, mine), cover(plan, mine + group), d->recv,
-                bytes);
+    words = pack(world, cover(plan, mine), cover(plan, mine + group));
     break;
   }
   }
   c->nrequests = 0;
-  if (receives)
-    MPI_Irecv(world->small_in, room, MPI_BYTE, (int)from, tag, world->comm,
-              &c->requests[c->nrequests++]);
-  if (sends)
-    MPI_Isend(world->small_out, (int)sent, MPI_BYTE, (int)to, tag, world->comm,
-              &c->requests[c->nrequests++]);
+  MPI_Request *r = c->requests;
+  if (receives) {
+    MPI_Irecv(world->small_in, (int)call_bytes(n), MPI_BYTE, (int)from, tag,
+              world->comm, &r[c->nrequests++]);
+    MPI_Irecv(world->small_in + call_bytes(n), SMALL_ALL_REDUCE_MAX_BYTES,
+              MPI_BYTE, (int)from, tag, world->comm, &r[c->nrequests++]);
+  }
+  if (sends) {
+    MPI_Isend(world->small_out, (int)words, MPI_BYTE, (int)to, tag, world->comm,
+              &r[c->nrequests++]);
+    MPI_Isend(d->recv, bytes, MPI_BYTE, (int)to, tag, world->comm,
+              &r[c->nrequests++]);
+  }
 }
 
-/* Takes in the received call words of world ranks [first, end) and, when
- * every call so far agrees and the data came whole, returns the received
- * data (else NULL). */
+/* Takes in the received call words of world ranks [first, end) (statuses:
+ * the words' receive, then the data's) and, when every call so far agrees
+ * and the data came whole, returns the received data (else NULL). */
 static const void *take_calls(mpi_world *world, size_t first, size_t end,
-                              int received, size_t partner, char *error,
+                              MPI_Status *statuses, size_t partner, char *error,
                               size_t capacity, int *status) {
   mpi_small_call *c = &world->small;
   size_t block = call_bytes(end - first);
   size_t bytes = c->call.count * vcpu_comm_dtype_size(c->call.dtype);
-  if ((size_t)received < block) {
+  int words = 0, data = 0;
+  MPI_Get_count(&statuses[0], MPI_BYTE, &words);
+  MPI_Get_count(&statuses[1], MPI_BYTE, &data);
+  if ((size_t)words != block) {
     *status =
         fail(BP_ERR_INVALID_ARGUMENT, error, capacity,
              "%s sequence %" PRIu64
              ": rank %zu sent %d bytes, not a call of this size",
-             vcpu_comm_kind_name(c->call.kind), c->call.seq, partner, received);
+             vcpu_comm_kind_name(c->call.kind), c->call.seq, partner, words);
     return NULL;
   }
   memcpy(world->calls + first * CALL_WORDS, world->small_in, block);
@@ -631,8 +639,9 @@ static const void *take_calls(mpi_world *world, size_t first, size_t end,
     vcpu_comm_desc_t theirs = call_from_words(world->calls + r * CALL_WORDS);
     c->agreed = c->agreed && vcpu_comm_same_call(&c->call, &theirs);
   }
-  bool whole = (size_t)received == block + bytes && bytes != 0;
-  return c->agreed && whole ? world->small_in + block : NULL;
+  bool whole = (size_t)data == bytes && bytes != 0;
+  return c->agreed && whole ? world->small_in + call_bytes(world->nranks)
+                            : NULL;
 }
 
 /* Combines `in` from `partner` into the partial result, the lower ranks'
@@ -650,19 +659,17 @@ static int small_receive(mpi_world *world, const small_plan *plan,
                          MPI_Status *statuses, char *error, size_t capacity) {
   mpi_small_call *c = &world->small;
   size_t me = world->rank, n = world->nranks;
-  int received = 0, status = BP_OK;
+  int status = BP_OK;
   const void *in = NULL;
   switch (step_kind(plan, c->step, c->steps)) {
   case STEP_HAND_IN_AND_BACK:
-    MPI_Get_count(&statuses[0], MPI_BYTE, &received);
-    in = take_calls(world, 0, n, received, me + 1, error, capacity, &status);
+    in = take_calls(world, 0, n, statuses, me + 1, error, capacity, &status);
     if (in != NULL)
       memcpy(c->call.recv, in,
              c->call.count * vcpu_comm_dtype_size(c->call.dtype));
     break;
   case STEP_TAKE_IN:
-    MPI_Get_count(&statuses[0], MPI_BYTE, &received);
-    in = take_calls(world, me - 1, me, received, me - 1, error, capacity,
+    in = take_calls(world, me - 1, me, statuses, me - 1, error, capacity,
                     &status);
     if (in != NULL)
       combine(c, in, me - 1, me);
@@ -673,9 +680,8 @@ static int small_receive(mpi_world *world, const small_plan *plan,
     size_t group = group_at(plan, c->step);
     size_t theirs = (plan->survivor ^ group) & ~(group - 1);
     size_t partner = survivor_rank(plan, plan->survivor ^ group);
-    MPI_Get_count(&statuses[0], MPI_BYTE, &received);
     in = take_calls(world, cover(plan, theirs), cover(plan, theirs + group),
-                    received, partner, error, capacity, &status);
+                    statuses, partner, error, capacity, &status);
     if (in != NULL)
       combine(c, in, partner, me);
     break;
@@ -696,7 +702,7 @@ static int small_progress(mpi_world *world, uint64_t until_ns,
     if (!c->posted)
       small_post(world, &plan);
     c->posted = true;
-    MPI_Status statuses[2];
+    MPI_Status statuses[4];
     status =
         wait_until(world, c->requests, c->nrequests, statuses, c->deadline_ns,
                    until_ns, aborted, call_name(&c->call), error, capacity);
@@ -724,11 +730,11 @@ static int small_start(mpi_world *world, const vcpu_comm_desc_t *d,
                        uint64_t deadline_ns, uint64_t until_ns,
                        const atomic_bool *aborted, char *error,
                        size_t capacity) {
-  size_t room = call_bytes(world->nranks) + SMALL_ALL_REDUCE_MAX_BYTES;
+  size_t words = call_bytes(world->nranks);
   if (world->small_out == NULL)
-    world->small_out = malloc(room);
+    world->small_out = malloc(words);
   if (world->small_in == NULL)
-    world->small_in = malloc(room);
+    world->small_in = malloc(words + SMALL_ALL_REDUCE_MAX_BYTES);
   if (world->small_out == NULL || world->small_in == NULL)
     return fail(BP_ERR_OUT_OF_MEMORY, error, capacity, "out of memory");
   world->at_seq = d->seq;

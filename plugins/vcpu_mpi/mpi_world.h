@@ -46,7 +46,7 @@ typedef struct mpi_small_call {
   unsigned step, steps;
   bool posted, agreed, pending;
   int nrequests;
-  MPI_Request requests[2];
+  MPI_Request requests[4]; /* receives (words, data), then sends */
 } mpi_small_call;
 
 typedef struct mpi_world {
@@ -71,9 +71,9 @@ typedef struct mpi_world {
    * into later. */
   uint64_t check_mine[2], check_highest[2];
   uint64_t *calls;
-  /* The small all-reduce's messages (comm_mpi_module.c): what this rank
-   * sends and what it receives at one step, allocated on first use; and the
-   * call in progress. */
+  /* The small all-reduce's messages (comm_mpi_module.c): the call words
+   * this rank sends, and the words and data it receives, at one step,
+   * allocated on first use; and the call in progress. */
   unsigned char *small_out, *small_in;
   mpi_small_call small;
   /* A roll call's question and answers (nranks entries), kept with the
