@@ -1,6 +1,9 @@
 """The numbers of `backplane bench paddle`: the LeNet training step of
 lenet_digits.py on the bridge (backplane:0) and on Paddle's own CPU place in
 the same process, and a 1-element add enqueued and synchronized on each.
+When PaddleCustomDevice's custom_cpu plugin is loaded too, the same add on
+custom_cpu:0: the floor of any custom-device plugin (it computes on the
+calling thread and its synchronize does nothing).
 Prints one line per case: name value unit baseline baseline_value.
 
     python bench_paddle.py REPS   (CUSTOM_DEVICE_ROOT names the bridge)
@@ -63,6 +66,9 @@ def main():
     bridge = step_rate("backplane:0", batches, reps)
     print(f"cnn_train_step {bridge:.1f} samples/s paddle_cpu {cpu:.1f}")
     cpu_add = small_add_us("cpu", reps)
+    if "custom_cpu" in paddle.device.get_all_custom_device_type():
+        floor = small_add_us("custom_cpu:0", reps)
+        print(f"small_add_custom_cpu {floor:.3f} us paddle_cpu {cpu_add:.3f}")
     bridge_add = small_add_us("backplane:0", reps)
     print(f"small_add {bridge_add:.3f} us paddle_cpu {cpu_add:.3f}")
 

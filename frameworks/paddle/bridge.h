@@ -35,8 +35,13 @@ size_t bridge_device_count(void);
 bp_device_t *bridge_device(size_t id);
 
 /* The calling thread's current device (Paddle's set_device; 0 until set).
- * Collectives are created on it: Paddle's xccl slots name no device. */
-void bridge_set_current(int id);
+ * Collectives are created on it: Paddle's xccl slots name no device.
+ * bridge_set_current makes `id` (< bridge_device_count()) current and, when
+ * it is not already this thread's, Backplane's active device
+ * (bp_device_set_active). Paddle sets the device before every op, two or
+ * three times, and every Backplane call binds its thread to its own device
+ * anyway: only a change needs Backplane. */
+bp_status_t bridge_set_current(int id);
 int bridge_current_id(void);
 bp_device_t *bridge_current_device(void);
 

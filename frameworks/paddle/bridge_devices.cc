@@ -97,9 +97,16 @@ bp_device_t *bridge_device(size_t id) {
 }
 
 static thread_local int current_id;
+/* The device this thread last made Backplane's active one; -1: none. */
+static thread_local int activated_id = -1;
 
-void bridge_set_current(int id) {
+bp_status_t bridge_set_current(int id) {
   current_id = id;
+  if (activated_id == id)
+    return BP_OK;
+  bp_status_t status = bp_device_set_active(devices[id]);
+  activated_id = status == BP_OK ? id : -1;
+  return status;
 }
 
 int bridge_current_id(void) {

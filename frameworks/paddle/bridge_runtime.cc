@@ -57,9 +57,9 @@ static C_Status init_device(const C_Device device) {
 }
 
 static C_Status set_device(const C_Device device) {
-  DEVICE_OR_ERROR(d, device);
-  bridge_set_current(device->id);
-  return to_c_status("bp_device_set_active", bp_device_set_active(d));
+  if (device_of(device) == NULL)
+    return C_ERROR;
+  return to_c_status("bp_device_set_active", bridge_set_current(device->id));
 }
 
 static C_Status get_device(const C_Device device) {

@@ -12,6 +12,7 @@ enum { CONTEXT_CACHE = 8 };
 /* DIOPI contexts are per thread; each binds one (device, stream). Paddle
  * keeps a few streams per device, so a small per-thread cache suffices. */
 typedef struct cached_context {
+  bp_device_t *device;
   bp_stream_t *stream;
   diopiContextHandle_t ctx;
 } cached_context_t;
@@ -22,15 +23,14 @@ static thread_local size_t cache_next;
 static diopiContextHandle_t context_for(bp_device_t *device,
                                         bp_stream_t *stream) {
   for (size_t i = 0; i < CONTEXT_CACHE; i++)
-    if (cache[i].ctx && cache[i].stream == stream &&
-        bp_ops_context_device(cache[i].ctx) == device)
+    if (cache[i].ctx && cache[i].stream == stream && cache[i].device == device)
       return cache[i].ctx;
   diopiContextHandle_t ctx = NULL;
   if (bp_ops_context_create(device, stream, &ctx) != BP_OK)
     return NULL;
   cached_context_t *slot = &cache[cache_next++ % CONTEXT_CACHE];
   bp_ops_context_destroy(slot->ctx);
-  *slot = {stream, ctx};
+  *slot = {device, stream, ctx};
   return ctx;
 }
 
@@ -88,10 +88,14 @@ diopiTensorHandle_t KernelCall::wrap(PD_Tensor *t, int ndim,
 
 diopiTensorHandle_t KernelCall::wrap_at_axis(PD_Tensor *t, PD_Tensor *other,
                                              int axis) {
+  PD_Status status = C_SUCCESS;
   int64_t own[BP_OPS_MAX_DIMS], shape[BP_OPS_MAX_DIMS];
-  int own_ndim = kernel_dims(t, own), ndim = kernel_dims(other, shape);
+  int own_ndim = kernel_dims(t, own);
+  int ndim = (int)PD_TensorGetNumDims(other, &status);
   if (own_ndim >= ndim)
-    return wrap(t);
+    return wrap(t, own_ndim, own);
+  if (ndim > BP_OPS_MAX_DIMS)
+    fail("an operand has %d dims (at most %d)", ndim, BP_OPS_MAX_DIMS);
   int at = axis < 0 ? ndim - own_ndim : axis;
   if (at + own_ndim > ndim)
     fail("axis %d places a %d-dim operand outside a %d-dim one", axis, own_ndim,
@@ -99,18 +103,6 @@ diopiTensorHandle_t KernelCall::wrap_at_axis(PD_Tensor *t, PD_Tensor *other,
   for (int d = 0; d < ndim; d++)
     shape[d] = d >= at && d < at + own_ndim ? own[d - at] : 1;
   return wrap(t, ndim, shape);
-}
-
-diopiTensorHandle_t KernelCall::wrap_strided(PD_Tensor *t) {
-  PD_Status status = C_SUCCESS;
-  int64_t shape[BP_OPS_MAX_DIMS], strides[BP_OPS_MAX_DIMS];
-  int ndim = kernel_dims(t, shape);
-  if (PD_TensorGetNumStrides(t, &status) != ndim)
-    fail("strides do not match the rank %d", ndim);
-  for (int d = 0; d < ndim; d++)
-    strides[d] = PD_TensorGetStride(t, (size_t)d, &status);
-  return wrap_data(PD_TensorGetDataPointer(t, &status),
-                   kernel_diopi_dtype(kernel_dtype(t)), ndim, shape, strides);
 }
 
 diopiTensorHandle_t KernelCall::wrap_data(void *data, diopiDtype_t dtype,

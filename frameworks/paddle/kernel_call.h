@@ -69,8 +69,6 @@ public:
    * dims at `other`'s dim `axis` (-1: the trailing dims, numpy's rule),
    * ones elsewhere; the broadcasting of Paddle's legacy elementwise ops. */
   diopiTensorHandle_t wrap_at_axis(PD_Tensor *t, PD_Tensor *other, int axis);
-  /* `t` as a DIOPI tensor with its own strides (a view Paddle made). */
-  diopiTensorHandle_t wrap_strided(PD_Tensor *t);
   /* `data` of the device as a DIOPI tensor (strides in elements; NULL:
    * contiguous). */
   diopiTensorHandle_t wrap_data(void *data, diopiDtype_t dtype, int ndim,

@@ -1,4 +1,5 @@
-/* The extension ops (var, logsumexp, kl_div, adagrad, eye, digamma), nll_loss
+/* The extension ops (var, logsumexp, kl_div, adagrad, eye, digamma, amin,
+ * prod over dims), nll_loss
  * v2's total weight, channel dropout and dropout inside flash attention, as
  * a caller meets them: bad arguments fail with a message naming the op, the
  * argument, what was expected and what was given (messages written out by
@@ -346,12 +347,75 @@ static void amin_takes_the_minimum_over_dims(void **state) {
     bp_ops_tensor_destroy(made[i]);
 }
 
+/* prod over several dims (kept as size 1 or dropped), over every dim, and
+ * over a non-contiguous view, float32 and int64: values picked by hand. */
+static void prod_dims_multiplies_over_several_dims(void **state) {
+  ops_env_t *e = *state;
+  diopiError_t (*prod)(CTX, T, CT, diopiSize_t) =
+      (diopiError_t(*)(CTX, T, CT, diopiSize_t))ops_env_find(e,
+                                                             "diopiProdDims");
+  /* x[i][j][k] = values[i * 6 + j * 2 + k], shape [2, 3, 2] */
+  int64_t s232[3] = {2, 3, 2}, s3[1] = {3}, s131[3] = {1, 3, 1}, s2[1] = {2};
+  float *x, *mid, *kept, *all, *row;
+  T tx = make(e, F32, 3, s232, (void **)&x);
+  const float values[12] = {1, 2, 3, 4, 5, 6, -1, 0.5f, 2, -2, 1, 3};
+  memcpy(x, values, sizeof values);
+  T tmid = make(e, F32, 1, s3, (void **)&mid),
+    tkept = make(e, F32, 3, s131, (void **)&kept),
+    tall = make(e, F32, 0, NULL, (void **)&all);
+  int64_t outer[2] = {0, 2}, negative[2] = {-1, 0};
+  assert_int_equal(prod(e->ctx, tmid, tx, (diopiSize_t){outer, 2}),
+                   diopiSuccess);
+  assert_int_equal(prod(e->ctx, tkept, tx, (diopiSize_t){negative, 2}),
+                   diopiSuccess);
+  assert_int_equal(prod(e->ctx, tall, tx, (diopiSize_t){NULL, 0}),
+                   diopiSuccess);
+  assert_int_equal(bp_stream_synchronize(e->stream), BP_OK);
+  /* j = 0: 1 * 2 * -1 * 0.5; j = 1: 3 * 4 * 2 * -2; j = 2: 5 * 6 * 1 * 3 */
+  assert_true(mid[0] == -1 && mid[1] == -48 && mid[2] == 90);
+  assert_true(kept[0] == -1 && kept[1] == -48 && kept[2] == 90);
+  assert_true(all[0] == 4320);
+
+  /* The view x[:, ::2, 1] (strides 6 and 4) over its dim 1: [2 * 6, 0.5 *
+   * 3]. */
+  int64_t view_shape[2] = {2, 2}, view_strides[2] = {6, 4};
+  T view, trow = make(e, F32, 1, s2, (void **)&row);
+  assert_int_equal(bp_ops_tensor_wrap(e->device, x + 1, F32, 2, view_shape,
+                                      view_strides, &view),
+                   BP_OK);
+  int64_t dim1 = 1;
+  assert_int_equal(prod(e->ctx, trow, view, (diopiSize_t){&dim1, 1}),
+                   diopiSuccess);
+  assert_int_equal(bp_stream_synchronize(e->stream), BP_OK);
+  assert_true(row[0] == 12 && row[1] == 1.5f);
+
+  int64_t *ints, *iprod;
+  T tints = make(e, diopi_dtype_int64, 3, s232, (void **)&ints),
+    tiprod = make(e, diopi_dtype_int64, 1, s3, (void **)&iprod);
+  for (int i = 0; i < 12; i++)
+    ints[i] = i + 1;
+  assert_int_equal(prod(e->ctx, tiprod, tints, (diopiSize_t){outer, 2}),
+                   diopiSuccess);
+  assert_int_equal(bp_stream_synchronize(e->stream), BP_OK);
+  /* j = 0: 1 * 2 * 7 * 8; j = 1: 3 * 4 * 9 * 10; j = 2: 5 * 6 * 11 * 12 */
+  assert_true(iprod[0] == 112 && iprod[1] == 1080 && iprod[2] == 3960);
+
+  assert_int_equal(prod(e->ctx, tmid, tx, (diopiSize_t){&dim1, 1}),
+                   diopiErrorOccurred);
+  assert_string_equal(last(e),
+                      "diopiProdDims: out: expected shape [2, 2], got [3]");
+  T made[8] = {tx, tmid, tkept, tall, view, trow, tints, tiprod};
+  for (int i = 0; i < 8; i++)
+    bp_ops_tensor_destroy(made[i]);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(extension_ops_name_the_bad_argument),
       cmocka_unit_test(dropout_with_a_channel_mask_drops_whole_channels),
       cmocka_unit_test(attention_dropout_repeats_and_backward_uses_its_mask),
       cmocka_unit_test(amin_takes_the_minimum_over_dims),
+      cmocka_unit_test(prod_dims_multiplies_over_several_dims),
   };
   return cmocka_run_group_tests(tests, ops_env_setup, ops_env_teardown);
 }

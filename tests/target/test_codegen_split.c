@@ -5,7 +5,7 @@
  * at load) pointed at a table that reports block b of n, then checking that
  * exactly its rows were written and every other row kept its sentinel. A
  * lowering that ignored the blocks (every block, or block 0, doing all rows)
- * fails here; test_codegen_crosscheck only sees the union. For num_cores 2
+ * fails here; target.codegen_crosscheck only sees the union. For num_cores 2
  * and 4, with a single stage and with an intermediate stage (kept per
  * block). */
 #include <dlfcn.h>

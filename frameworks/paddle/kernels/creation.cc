@@ -2,6 +2,7 @@
  * static graph runs: then diag_num elements diag_step + 1 apart are set to
  * diag_val), gaussian, assign, cast, scale, div_scale. */
 #include "kernel_call.h"
+#include "strided_views.h"
 
 namespace bridge {
 
@@ -36,8 +37,11 @@ void FillKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
   KernelCall call(dev_ctx, "fill");
   diopiScalar_t v = kernel_scalar(value);
   call.alloc(pd(out));
+  int64_t reversed[BP_OPS_MAX_DIMS];
+  int nreversed; /* a fill needs no order */
   call.check(
-      DIOPI(call, diopiFill)(call.diopi(), call.wrap_strided(pd(out)), &v),
+      DIOPI(call, diopiFill)(
+          call.diopi(), positive_view(call, pd(out), reversed, &nreversed), &v),
       "diopiFill");
 }
 

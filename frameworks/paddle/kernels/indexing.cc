@@ -1,14 +1,16 @@
-/* where (+ grad), set_value (t[slice] = v, with a number or a tensor; +
- * grads) and assign_value (a tensor from values held in the op): diopiWhere,
- * and diopiFill/diopiExpand/diopiCopyInp through a strided view of the
- * slice. Values from the op's attributes go to the device with bp_copy on
- * Paddle's stream. */
+/* where (+ grad), set_value (t[slice] = v, with a number or a tensor, any
+ * steps; + grads) and assign_value (a tensor from values held in the op):
+ * diopiWhere, and diopiFill/diopiExpand/diopiCopyInp through a strided view
+ * of the slice (strided_views.h; a negative step's values through diopiFlip).
+ * Values from the op's attributes go to the device with bp_copy on Paddle's
+ * stream. */
 #include <string.h>
 
 #include <memory>
 #include <type_traits>
 
 #include "kernel_call.h"
+#include "strided_views.h"
 
 namespace bridge {
 
@@ -55,81 +57,13 @@ struct SliceAttrs {
   const std::vector<int64_t> &axes, &decrease_axes, &none_axes;
 };
 
-/* The part of contiguous tensor `t` that Paddle's set_value slice names, as
- * a strided view shaped as the value is broadcast to: each of `axes` cut
- * to [start, end) by step (Paddle's normalization of negative and
- * out-of-range bounds), then decrease_axes dropped and a unit dim inserted
- * at each of none_axes. */
-static diopiTensorHandle_t slice_view(KernelCall &call, PD_Tensor *t,
-                                      const SliceAttrs &slice, int *view_ndim,
-                                      int64_t *view_shape) {
-  const std::vector<int64_t> &axes = slice.axes,
-                             &decrease_axes = slice.decrease_axes,
-                             &none_axes = slice.none_axes;
-  int64_t shape[BP_OPS_MAX_DIMS], strides[BP_OPS_MAX_DIMS];
-  int64_t start[BP_OPS_MAX_DIMS], end[BP_OPS_MAX_DIMS], step[BP_OPS_MAX_DIMS];
-  int ndim = kernel_dims(t, shape);
-  size_t n = axes.size();
-  if (kernel_int_array(slice.starts, start) != (int)n ||
-      kernel_int_array(slice.ends, end) != (int)n ||
-      kernel_int_array(slice.steps, step) != (int)n)
-    call.fail("starts, ends, steps: expected %zu each (one per axis)", n);
-  for (int d = ndim - 1; d >= 0; d--)
-    strides[d] = d == ndim - 1 ? 1 : strides[d + 1] * shape[d + 1];
-  int64_t offset = 0;
-  for (size_t i = 0; i < n; i++) {
-    int64_t a = axes[i] < 0 ? axes[i] + ndim : axes[i];
-    if (a < 0 || a >= ndim)
-      call.fail("axes: %lld out of range for rank %d", (long long)axes[i],
-                ndim);
-    int64_t dim = shape[a], s = start[i], e = end[i], st = step[i];
-    if (st == 0)
-      call.fail("steps: step %zu is 0", i);
-    s = s < 0 ? s + dim : s;
-    s = s < 0 ? 0 : s;
-    e = st > 0 && e < 0 ? e + dim : e;
-    e = e > dim ? dim : e;
-    int64_t count;
-    if (st > 0) {
-      s = s > dim ? dim : s;
-      e = e < 0 ? 0 : e;
-      count = e > s ? (e - s + st - 1) / st : 0;
-    } else {
-      s = s > dim - 1 ? dim - 1 : s;
-      e = e < -1 ? e + dim : e;
-      e = e < -1 ? -1 : e;
-      count = s > e ? (s - e - st - 1) / -st : 0;
-    }
-    offset += s * strides[a];
-    shape[a] = count;
-    strides[a] *= st;
-  }
-  int64_t vstrides[BP_OPS_MAX_DIMS];
-  int vn = 0;
-  size_t none = 0, decrease = 0;
-  for (int d = 0; d <= ndim; d++) {
-    while (none < none_axes.size() && (none_axes[none] <= d || d == ndim)) {
-      if (vn == BP_OPS_MAX_DIMS)
-        call.fail("none_axes: more than %d dims", (int)BP_OPS_MAX_DIMS);
-      view_shape[vn] = 1;
-      vstrides[vn++] = 1;
-      none++;
-    }
-    if (d == ndim)
-      break;
-    if (decrease < decrease_axes.size() && decrease_axes[decrease] == d) {
-      decrease++;
-      continue;
-    }
-    view_shape[vn] = shape[d];
-    vstrides[vn++] = strides[d];
-  }
-  PD_Status status = C_SUCCESS;
-  diopiDtype_t dtype = kernel_diopi_dtype(kernel_dtype(t));
-  char *base = static_cast<char *>(PD_TensorGetDataPointer(t, &status));
-  *view_ndim = vn;
-  return call.wrap_data(base + offset * (int64_t)bp_ops_dtype_size(dtype),
-                        dtype, vn, view_shape, vstrides);
+/* The part of `t` the set_value slice names, shaped as the value is
+ * broadcast to. */
+static SliceView set_value_view(KernelCall &call, PD_Tensor *t,
+                                const SliceAttrs &slice) {
+  return slice_view(call, t, slice.axes, slice.starts.GetData(),
+                    slice.ends.GetData(), slice.steps.GetData(),
+                    slice.decrease_axes, slice.none_axes);
 }
 
 /* out = x (nothing to do when Paddle runs the op in place). */
@@ -180,7 +114,7 @@ void SetValueKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
                     phi::DenseTensor *out) {
   KernelCall call(dev_ctx, "set_value", kernel_dtype_of<T>());
   SliceAttrs slice = {starts, ends, steps, axes, decrease_axes, none_axes};
-  int64_t count = 1, vshape[BP_OPS_MAX_DIMS];
+  int64_t count = 1;
   for (int64_t d : shape)
     count *= d;
   if (values.empty() || (values.size() != 1 && (size_t)count != values.size()))
@@ -190,11 +124,11 @@ void SetValueKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
     call.fail("shape: %zu dims, at most %d", shape.size(),
               (int)BP_OPS_MAX_DIMS);
   copy_unless_same(call, pd(x), pd(out));
-  int vn;
-  diopiTensorHandle_t view = slice_view(call, pd(out), slice, &vn, vshape);
+  SliceView view = set_value_view(call, pd(out), slice);
   if (values.size() == 1) {
     diopiScalar_t v = kernel_scalar(values[0].to<double>());
-    call.check(DIOPI(call, diopiFill)(call.diopi(), view, &v), "diopiFill");
+    call.check(DIOPI(call, diopiFill)(call.diopi(), view.view, &v),
+               "diopiFill");
     return;
   }
   diopiTensorHandle_t value = call.temp(kernel_diopi_dtype(kernel_dtype(pd(x))),
@@ -202,8 +136,7 @@ void SetValueKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
   void *data = NULL;
   diopiGetTensorData(value, &data);
   upload<T>(call, data, values);
-  call.check(DIOPI(call, diopiExpand)(call.diopi(), view, value),
-             "diopiExpand");
+  slice_assign(call, view, value);
 }
 
 template <typename T>
@@ -216,11 +149,8 @@ void SetTensorValueKernel(
   KernelCall call(dev_ctx, "set_value_with_tensor", kernel_dtype_of<T>());
   SliceAttrs slice = {starts, ends, steps, axes, decrease_axes, none_axes};
   copy_unless_same(call, pd(x), pd(out));
-  int vn;
-  int64_t vshape[BP_OPS_MAX_DIMS];
-  diopiTensorHandle_t view = slice_view(call, pd(out), slice, &vn, vshape);
-  call.check(DIOPI(call, diopiExpand)(call.diopi(), view, call.wrap(pd(value))),
-             "diopiExpand");
+  slice_assign(call, set_value_view(call, pd(out), slice),
+               call.wrap(pd(value)));
 }
 
 /* x_grad = out_grad with the slice zeroed; value_grad = the slice of
@@ -228,17 +158,18 @@ void SetTensorValueKernel(
 static void set_value_grad(KernelCall &call, PD_Tensor *out_grad,
                            const SliceAttrs &slice, PD_Tensor *x_grad,
                            PD_Tensor *value_grad) {
-  int vn;
-  int64_t vshape[BP_OPS_MAX_DIMS];
   if (x_grad) {
     copy_unless_same(call, out_grad, x_grad);
     diopiScalar_t zero = kernel_scalar(0.0);
-    diopiTensorHandle_t view = slice_view(call, x_grad, slice, &vn, vshape);
-    call.check(DIOPI(call, diopiFill)(call.diopi(), view, &zero), "diopiFill");
+    call.check(DIOPI(call, diopiFill)(call.diopi(),
+                                      set_value_view(call, x_grad, slice).view,
+                                      &zero),
+               "diopiFill");
   }
   if (value_grad) {
-    diopiTensorHandle_t view = slice_view(call, out_grad, slice, &vn, vshape);
-    kernel_sum_to(call, value_grad, view, vn, vshape, 1.0);
+    SliceView view = set_value_view(call, out_grad, slice);
+    kernel_sum_to(call, value_grad, slice_values(call, view), view.ndim,
+                  view.shape, 1.0);
   }
 }
 

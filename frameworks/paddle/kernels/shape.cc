@@ -3,21 +3,25 @@
  * squeeze, unsqueeze, slice and transpose of a tensor are strided views that
  * Paddle makes itself; `contiguous` packs one.) */
 #include "kernel_call.h"
+#include "strided_views.h"
 
 namespace bridge {
 
 /* out = input packed row-major; input's data pointer already includes its
- * offset, its strides are in elements. */
+ * offset, its strides are in elements (negative ones walked through a
+ * flip). */
 template <typename T>
 void ContiguousKernel(const phi::Context &dev_ctx,
                       const phi::DenseTensor &input, phi::DenseTensor *out) {
   KernelCall call(dev_ctx, "contiguous");
   int64_t shape[BP_OPS_MAX_DIMS];
   int ndim = kernel_dims(pd(input), shape);
-  diopiTensorHandle_t src = call.wrap_strided(pd(input));
-  call.check(DIOPI(call, diopiCopyInp)(call.diopi(), src,
-                                       call.alloc(pd(out), ndim, shape)),
-             "diopiCopyInp");
+  int64_t reversed[BP_OPS_MAX_DIMS];
+  int nreversed;
+  diopiTensorHandle_t src =
+      positive_view(call, pd(input), reversed, &nreversed);
+  copy_views(call, call.alloc(pd(out), ndim, shape), NULL, 0, src, reversed,
+             nreversed);
 }
 
 /* out = input, written through out's own view: Paddle gives the view's
@@ -47,9 +51,11 @@ void StridedCopyKernel(const phi::Context &dev_ctx,
   PD_TensorSetOffset(o, offset, &status);
   if (!PD_TensorIsInitialized(o, &status))
     call.alloc(o);
-  diopiTensorHandle_t src = call.wrap_strided(pd(input));
-  call.check(DIOPI(call, diopiCopyInp)(call.diopi(), src, call.wrap_strided(o)),
-             "diopiCopyInp");
+  int64_t in_reversed[BP_OPS_MAX_DIMS], out_reversed[BP_OPS_MAX_DIMS];
+  int in_n, out_n;
+  diopiTensorHandle_t src = positive_view(call, pd(input), in_reversed, &in_n);
+  diopiTensorHandle_t dst = positive_view(call, o, out_reversed, &out_n);
+  copy_views(call, dst, out_reversed, out_n, src, in_reversed, in_n);
 }
 
 template <typename T>

@@ -1755,6 +1755,13 @@ DIOPI_API diopiError_t diopiAmin(diopiContextHandle_t ctx,
                                  diopiTensorHandle_t out,
                                  diopiConstTensorHandle_t self, diopiSize_t dim,
                                  bool keepdim);
+/* Extension reduction: prod over several dims, diopiProd's counterpart
+ * (ref_reduce_more.c): the product over `dim` (every dim when empty); out's
+ * shape gives keepdim. */
+DIOPI_API diopiError_t diopiProdDims(diopiContextHandle_t ctx,
+                                     diopiTensorHandle_t out,
+                                     diopiConstTensorHandle_t input,
+                                     diopiSize_t dim);
 
 #if defined(__cplusplus)
 }

@@ -164,35 +164,27 @@ static double gelu_grad_fn(const double *in, const double *p) {
   return g * (cdf + v * pdf);
 }
 
-/* gelu in float: exact mode through the vectorizable erf of x / sqrt(2),
- * the tanh mode through the vectorizable tanh. */
+/* gelu in float: exact mode through the fused gelu of ref_f32.h, the tanh
+ * mode through the vectorizable tanh; the loops around them built per ISA. */
 enum { GELU_BLOCK = 256 };
-REF_ISA_BODY void gelu_tanh_args_body(float *u, const float *x, int64_t n) {
-  for (int64_t i = 0; i < n; i++)
-    u[i] = 0.79788456f * (x[i] + 0.044715f * x[i] * x[i] * x[i]);
-}
-REF_ISA_DISPATCH_VOID(static, gelu_tanh_args,
-                      (float *u, const float *x, int64_t n), (u, x, n))
-static void gelu_f32(float *out, const float *const *in, int64_t n,
-                     const double *p) {
-  float x[GELU_BLOCK], e[GELU_BLOCK]; /* out may be in[0] */
+REF_ISA_BODY void gelu_f32_body(float *out, const float *const *in, int64_t n,
+                                const double *p) {
+  if (p[0] == 0) { /* exact */
+    ref_f32_gelu(out, in[0], n);
+    return;
+  }
+  float e[GELU_BLOCK]; /* out may be in[0]: each x is read before its out */
   for (int64_t b = 0; b < n; b += GELU_BLOCK) {
     int64_t m = n - b < GELU_BLOCK ? n - b : GELU_BLOCK;
-    memcpy(x, in[0] + b, (size_t)m * sizeof *x);
-    if (p[0] != 0) { /* tanh */
-      gelu_tanh_args(e, x, m);
-      ref_f32_tanh(e, e, m);
-      for (int64_t i = 0; i < m; i++)
-        out[b + i] = 0.5f * x[i] * (1.0f + e[i]);
-      continue;
-    }
+    const float *x = in[0] + b;
     for (int64_t i = 0; i < m; i++)
-      e[i] = x[i] * 0.70710678f;
-    ref_f32_erf(e, e, m);
+      e[i] = 0.79788456f * (x[i] + 0.044715f * x[i] * x[i] * x[i]);
+    ref_f32_tanh(e, e, m);
     for (int64_t i = 0; i < m; i++)
       out[b + i] = 0.5f * x[i] * (1.0f + e[i]);
   }
 }
+REF_F32_EW(gelu_f32)
 
 static diopiError_t gelu_mode(const char *op, const char *approximate,
                               double *tanh_mode) {

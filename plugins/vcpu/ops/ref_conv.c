@@ -23,6 +23,7 @@
 #include "ref_pool.h"
 #include "ref_scratch.h"
 #include "ref_tensor.h"
+#include "ref_window.h"
 #include "ref_winograd.h"
 
 /* Columns (output pixels) one GEMM aims at: wide enough for both cores,
@@ -491,18 +492,12 @@ static diopiError_t enqueue_f64(diopiContextHandle_t ctx, const char *op,
                      sizeof *t);
 }
 
-/* A pair attribute: 1 value (both dims) or 2. */
+/* A pair attribute: 1 value (both dims) or 2, each >= min. */
 static diopiError_t pair(const char *op, const char *arg, diopiSize_t s,
                          int64_t min, int64_t out[2]) {
-  if ((s.len != 1 && s.len != 2) || !s.data)
-    return ref_fail(op, "%s: %lld values, expected 1 or 2", arg,
-                    (long long)s.len);
-  out[0] = s.data[0];
-  out[1] = s.data[s.len - 1];
-  if (out[0] < min || out[1] < min)
-    return ref_fail(op, "%s: (%lld, %lld) below %lld", arg, (long long)out[0],
-                    (long long)out[1], (long long)min);
-  return diopiSuccess;
+  if (s.len == 0)
+    return ref_fail(op, "%s: 0 values, expected 1 or 2", arg);
+  return ref_window_pair(op, arg, s, min, min, out);
 }
 
 /* Geometry from input and weight; checks the output (or grad_output)

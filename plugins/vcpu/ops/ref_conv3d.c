@@ -185,16 +185,10 @@ static diopiError_t geometry(const char *op, conv3d_task_t *t,
   if (!err)
     err = ref_volumes(op, "weight", weight, false, &t->weight);
   if (!err)
-    err = ref_window_triple(op, "stride", stride, 1, 1, t->stride);
-  if (!err)
-    err = ref_window_triple(op, "padding", padding, 0, 0, t->padding);
-  if (!err)
-    err = ref_window_triple(op, "dilation", dilation, 1, 1, t->dilation);
+    err = ref_window_attrs3(op, in->dtype, stride, padding, dilation, 1,
+                            t->stride, t->padding, t->dilation);
   if (err)
     return err;
-  if (!ref_is_floating(in->dtype))
-    return ref_fail(op, "input: expected a floating dtype, got dtype %d",
-                    (int)in->dtype);
   t->n = in->shape[0];
   t->cin = in->shape[1];
   t->cout = weight->shape[0];

@@ -5,6 +5,7 @@
 
 #include "ref_elementwise.h"
 #include "ref_error.h"
+#include "ref_f32.h"
 
 double ref_fill_fn(const double *in, const double *p) {
   (void)in;
@@ -14,13 +15,15 @@ static int64_t fill_int(const int64_t *in, const int64_t *p) {
   (void)in;
   return p[0];
 }
-static void fill_f32(float *out, const float *const *in, int64_t n,
-                     const double *p) {
+/* Built per ISA: a store-bound loop runs at the vector width's pace. */
+REF_ISA_BODY void fill_f32_body(float *out, const float *const *in, int64_t n,
+                                const double *p) {
   (void)in;
   float v = (float)p[0];
   for (int64_t i = 0; i < n; i++)
     out[i] = v;
 }
+REF_F32_EW(fill_f32)
 double ref_copy_fn(const double *in, const double *p) {
   (void)p;
   return in[0];

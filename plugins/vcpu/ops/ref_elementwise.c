@@ -164,9 +164,18 @@ static void store_int(const ref_view_t *v, int64_t off, int64_t stride,
 
 typedef enum mode { MODE_BITS, MODE_F32, MODE_DOUBLE, MODE_INT } mode_t_;
 
+/* The float mode's buffers, kept across the blocks of a range: an input
+ * broadcast along the innermost dim (stride 0) fills its buffer with one
+ * value, which the next blocks reuse while they read the same element
+ * (repeated_off, -1: none; the first repeated_n floats hold it). */
+typedef struct f32_blocks {
+  float buf[REF_EW_MAX_IN + 1][BLOCK]; /* out, then the inputs */
+  int64_t repeated_off[REF_EW_MAX_IN], repeated_n[REF_EW_MAX_IN];
+} f32_blocks_t;
+
 /* n elements from the cursor's offsets along the innermost dim. */
 static void run_block(const ref_ew_t *ew, mode_t_ mode, const int64_t *off,
-                      int64_t n) {
+                      int64_t n, f32_blocks_t *f32) {
   int inner = ew->out.ndim - 1;
   int64_t out_stride = ew->out.strides[inner];
   if (mode == MODE_BITS) { /* every tensor unit-stride, out's dtype */
@@ -176,20 +185,24 @@ static void run_block(const ref_ew_t *ew, mode_t_ mode, const int64_t *off,
       in[k] = ew->in[k].data + off[k + 1] * elem;
     ew->bits(ew->out.data + off[0] * elem, in, n, ew->out.dtype, ew->params);
   } else if (mode == MODE_F32) {
-    float buf[REF_EW_MAX_IN + 1][BLOCK];
     const float *in[REF_EW_MAX_IN];
     for (int k = 0; k < ew->nin; k++) {
       const ref_view_t *v = &ew->in[k];
       int64_t stride = v->strides[inner];
       if (v->dtype == diopi_dtype_float32 && stride == 1)
         in[k] = (const float *)v->data + off[k + 1];
+      else if (stride == 0 && f32->repeated_off[k] == off[k + 1] &&
+               f32->repeated_n[k] >= n)
+        in[k] = f32->buf[k + 1]; /* the value is there already */
       else {
-        load_f32(v, off[k + 1], stride, n, buf[k + 1]);
-        in[k] = buf[k + 1];
+        load_f32(v, off[k + 1], stride, n, f32->buf[k + 1]);
+        f32->repeated_off[k] = stride == 0 ? off[k + 1] : -1;
+        f32->repeated_n[k] = n;
+        in[k] = f32->buf[k + 1];
       }
     }
     bool direct = ew->out.dtype == diopi_dtype_float32 && out_stride == 1;
-    float *out = direct ? (float *)ew->out.data + off[0] : buf[0];
+    float *out = direct ? (float *)ew->out.data + off[0] : f32->buf[0];
     ew->f32(out, in, n, ew->params);
     if (!direct)
       store_f32(&ew->out, off[0], out_stride, n, out);
@@ -282,6 +295,9 @@ static void run_range(void *context, int64_t begin, int64_t end) {
   int inner = ew->out.ndim - 1;
   int64_t row = ew->out.shape[inner];
   row_cursor_t c;
+  f32_blocks_t f32;
+  for (int k = 0; k < REF_EW_MAX_IN; k++)
+    f32.repeated_off[k] = -1;
   for (int64_t i = begin; i < end;) {
     cursor_seek(ew, &c, i);
     int64_t len = row - c.idx[inner];
@@ -291,7 +307,7 @@ static void run_range(void *context, int64_t begin, int64_t end) {
       int64_t off[REF_EW_MAX_IN + 1];
       for (int k = 0; k <= ew->nin; k++)
         off[k] = c.off[k] + s * tensor(ew, k)->strides[inner];
-      run_block(ew, mode, off, n);
+      run_block(ew, mode, off, n, &f32);
       s += n;
     }
     i += len;

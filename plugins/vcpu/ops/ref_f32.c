@@ -288,40 +288,41 @@ REF_ISA_DISPATCH_VOID(, ref_f32_sincos,
                       (float *y, const float *x, int64_t n, int phase),
                       (y, x, n, phase))
 
-/* erf of z[0, n), n <= REF_F32_BLOCK, given e[k] = exp(-z[k]^2). */
-REF_ISA_BODY void erf_block_body(float *y, const float *z, const float *e,
-                                 int64_t n) {
-  for (int64_t i = 0; i < n; i++) {
-    float a = z[i] < 0 ? -z[i] : z[i], q = z[i] * z[i];
-    float series = 1.0f / 9360.0f;
-    series = series * -q + 1.0f / 1320.0f;
-    series = series * -q + 1.0f / 216.0f;
-    series = series * -q + 1.0f / 42.0f;
-    series = series * -q + 1.0f / 10.0f;
-    series = series * -q + 1.0f / 3.0f;
-    series = 1.12837917f * a * (1.0f - q * series);
-    float t = 1.0f / (1.0f + 0.3275911f * a);
-    float p = 1.061405429f;
-    p = p * t - 1.453152027f;
-    p = p * t + 1.421413741f;
-    p = p * t - 0.284496736f;
-    p = p * t + 0.254829592f;
-    float tail = 1.0f - p * t * e[i];
-    float erf_a = a < 0.5f ? series : tail;
-    y[i] = z[i] < 0 ? -erf_a : erf_a;
-  }
+/* erf(z): below |z| 0.5 its Taylor series, above Abramowitz and Stegun's
+ * 7.1.26 on exp_one; both computed and one selected, so that the loops
+ * around it vectorize whole (one pass, no block buffers). */
+static inline __attribute__((always_inline)) float erf_one(float z) {
+  float a = z < 0 ? -z : z, q = z * z;
+  float series = 1.0f / 9360.0f;
+  series = series * -q + 1.0f / 1320.0f;
+  series = series * -q + 1.0f / 216.0f;
+  series = series * -q + 1.0f / 42.0f;
+  series = series * -q + 1.0f / 10.0f;
+  series = series * -q + 1.0f / 3.0f;
+  series = 1.12837917f * a * (1.0f - q * series);
+  float t = 1.0f / (1.0f + 0.3275911f * a);
+  float p = 1.061405429f;
+  p = p * t - 1.453152027f;
+  p = p * t + 1.421413741f;
+  p = p * t - 0.284496736f;
+  p = p * t + 0.254829592f;
+  float tail = 1.0f - p * t * exp_one(-q);
+  float erf_a = a < 0.5f ? series : tail;
+  return z < 0 ? -erf_a : erf_a;
 }
-REF_ISA_DISPATCH_VOID(static, erf_block,
-                      (float *y, const float *z, const float *e, int64_t n),
-                      (y, z, e, n))
 
-void ref_f32_erf(float *y, const float *x, int64_t n) {
-  float e[REF_F32_BLOCK];
-  for (int64_t b = 0; b < n; b += REF_F32_BLOCK) {
-    int64_t m = n - b < REF_F32_BLOCK ? n - b : REF_F32_BLOCK;
-    for (int64_t i = 0; i < m; i++)
-      e[i] = -x[b + i] * x[b + i];
-    ref_f32_exp(e, e, m, 0.0f);
-    erf_block(y + b, x + b, e, m);
+REF_ISA_BODY void ref_f32_erf_body(float *y, const float *x, int64_t n) {
+  for (int64_t k = 0; k < n; k++)
+    y[k] = erf_one(x[k]);
+}
+REF_ISA_DISPATCH_VOID(, ref_f32_erf, (float *y, const float *x, int64_t n),
+                      (y, x, n))
+
+REF_ISA_BODY void ref_f32_gelu_body(float *y, const float *x, int64_t n) {
+  for (int64_t k = 0; k < n; k++) {
+    float v = x[k];
+    y[k] = 0.5f * v * (1.0f + erf_one(v * 0.70710678f));
   }
 }
+REF_ISA_DISPATCH_VOID(, ref_f32_gelu, (float *y, const float *x, int64_t n),
+                      (y, x, n))

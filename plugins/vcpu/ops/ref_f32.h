@@ -85,6 +85,9 @@ void ref_f32_log(float *y, const float *x, int64_t n);
  * Abramowitz and Stegun's 7.1.26 (1.5e-7) on the vectorizable exp: within
  * 3e-7 absolute of erf; +-1 at +-inf, NaN for NaN. y may be x. */
 void ref_f32_erf(float *y, const float *x, int64_t n);
+/* y[k] = x[k] / 2 (1 + erf(x[k] / sqrt(2))) (exact gelu) through the same
+ * erf, fused into one pass. y may be x. */
+void ref_f32_gelu(float *y, const float *x, int64_t n);
 /* y[k] = 1 / (1 + exp(-x[k])), through the vectorizable exp. y may be x. */
 void ref_f32_sigmoid(float *y, const float *x, int64_t n);
 /* y[k] = tanh(x[k]), vectorizable: within 4e-7 absolute of tanhf. */

@@ -1,11 +1,32 @@
-/* The worker pool behind ref_parallel_for. One job at a time: the dispatcher
- * publishes it under `lock`, bumps `generation`, and runs chunk 0 itself;
- * worker k runs chunk k and counts down `pending`. Both hand-offs spin
- * before they sleep (workers for the next job, the dispatcher for the last
- * chunk): a futex wake-up costs tens of microseconds, as much as a whole
- * op on a few megabytes, and ops come back to back. The spin polls busily
- * for SPIN_BUSY_NS, then yields the CPU between polls, so that a thread
- * sharing its core with the one it waits for lets that one run. */
+/* The worker pool behind ref_parallel_for.
+ *
+ * One job at a time (the `dispatch` mutex; a caller that cannot take it
+ * runs its work inline). The job is one atomic word: its generation, an
+ * open flag and the count of workers inside it. The dispatcher writes the
+ * job's fields, publishes a new generation (open, nobody inside), claims
+ * chunks itself, then closes the job and waits only for the workers inside.
+ * A worker joins by a compare-and-swap that succeeds only while that
+ * generation is open, so one that wakes late never touches a finished or a
+ * newer job, and the caller never waits for it.
+ *
+ * Each thread has a slot (the dispatcher 0, worker k slot k) whose home is
+ * a contiguous run of the chunks, the same run in every job of the same
+ * size: a thread claims its own run's chunks first, in order, then those
+ * left in the other slots. Like a static schedule, a thread mostly touches
+ * the part of the data it touched in the previous op (still in its cache),
+ * and unlike one, a late thread's part is taken by the others.
+ *
+ * Hand-offs spin before they sleep (a futex wake-up costs tens of
+ * microseconds, as much as an op on a few megabytes, and ops come back to
+ * back): busily for SPIN_BUSY_NS, then yielding the CPU between polls, so
+ * that a waiter sharing a CPU with the thread it waits for lets that one run.
+ *
+ * Spreading: with more runnable threads than CPUs (a stream worker calling
+ * the op, its waiting caller, the pool's workers), the scheduler may leave a
+ * worker on the dispatcher's CPU for good, and every job then runs at one
+ * thread's speed. A worker that finds itself on a CPU already running the
+ * job moves off it (its affinity narrowed to the other CPUs for a moment,
+ * then restored). */
 #include "ref_pool.h"
 
 #include <pthread.h>
@@ -16,23 +37,38 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { MAX_THREADS = 8 };
-
 /* How long a waiter polls before it sleeps, and how much of that busily. */
 #define SPIN_NS 100000u
 #define SPIN_BUSY_NS 2000u
+
+enum { CHUNKS_PER_THREAD = 4 };
+
+/* The job word: generation << 32 | OPEN | workers inside. */
+#define JOB_OPEN ((uint64_t)1 << 31)
+#define JOB_INSIDE ((uint64_t)JOB_OPEN - 1)
+static uint32_t job_generation(uint64_t word) {
+  return (uint32_t)(word >> 32);
+}
 
 static struct {
   pthread_once_t once;
   int threads;              /* caller included */
   pthread_mutex_t dispatch; /* held by the one job in flight */
-  pthread_mutex_t lock;
+  pthread_mutex_t lock;     /* sleeping and waking only */
   pthread_cond_t wake, done;
-  atomic_uint_fast64_t generation; /* stored (release) after the job */
-  atomic_int pending;
+  int sleepers; /* under lock */
+  _Atomic uint64_t job;
+  _Atomic uint64_t cpus; /* CPUs (below 64) running the job */
+  /* Slot k's chunks still to claim: [next, end) */
+  struct {
+    _Alignas(64) atomic_int_fast64_t next;
+    int64_t end;
+  } slots[REF_POOL_MAX_THREADS];
+  /* The job's fields: written by the dispatcher while nobody is inside,
+   * read by the workers that joined. */
   ref_range_fn_t fn;
   void *context;
-  int64_t n, chunk;
+  int64_t n, chunk, chunks;
 } pool = {.once = PTHREAD_ONCE_INIT,
           .dispatch = PTHREAD_MUTEX_INITIALIZER,
           .lock = PTHREAD_MUTEX_INITIALIZER,
@@ -54,12 +90,14 @@ static void cpu_relax(void) {
 }
 
 static bool job_published(uint64_t seen) {
-  return atomic_load_explicit(&pool.generation, memory_order_acquire) != seen;
+  return job_generation(atomic_load_explicit(
+             &pool.job, memory_order_acquire)) != (uint32_t)seen;
 }
 
-static bool chunks_done(uint64_t unused) {
+static bool nobody_inside(uint64_t unused) {
   (void)unused;
-  return atomic_load_explicit(&pool.pending, memory_order_acquire) == 0;
+  return (atomic_load_explicit(&pool.job, memory_order_acquire) & JOB_INSIDE) ==
+         0;
 }
 
 /* Polls ready(arg) until it holds (true) or the spin budget runs out
@@ -80,41 +118,114 @@ static bool spin_until(bool (*ready)(uint64_t), uint64_t arg) {
   }
 }
 
-static void run_chunk(int k, ref_range_fn_t fn, void *context, int64_t n,
-                      int64_t chunk) {
-  int64_t begin = (int64_t)k * chunk;
-  int64_t end = begin + chunk < n ? begin + chunk : n;
-  if (begin < end)
-    fn(context, begin, end);
+/* Claims and runs slot `from`'s chunks, then the other slots' (in turn
+ * after it), until none is left. */
+static void run_chunks(int from) {
+  for (int s = 0; s < pool.threads; s++) {
+    int slot = (from + s) % pool.threads;
+    for (;;) {
+      int64_t k = atomic_fetch_add_explicit(&pool.slots[slot].next, 1,
+                                            memory_order_relaxed);
+      if (k >= pool.slots[slot].end)
+        break;
+      int64_t begin = k * pool.chunk;
+      int64_t end = begin + pool.chunk < pool.n ? begin + pool.chunk : pool.n;
+      pool.fn(pool.context, begin, end);
+    }
+  }
+}
+
+static uint64_t cpu_bit(int cpu) {
+  return cpu >= 0 && cpu < 64 ? (uint64_t)1 << cpu : 0;
+}
+
+/* Moves the calling worker off the CPUs in `busy` (a CPU bit mask), if its
+ * affinity `allowed` leaves it another; its affinity is `allowed` again on
+ * return. */
+static void move_off(const cpu_set_t *allowed, uint64_t busy) {
+  cpu_set_t away = *allowed;
+  for (int cpu = 0; cpu < 64; cpu++)
+    if (busy & cpu_bit(cpu))
+      CPU_CLR(cpu, &away);
+  if (CPU_COUNT(&away) == 0 ||
+      sched_setaffinity(0, sizeof away, &away) != 0) /* moves it now */
+    return;
+  sched_setaffinity(0, sizeof *allowed, allowed);
+}
+
+/* Joins the job of generation `generation` if it is still open. */
+static bool join(uint32_t generation) {
+  uint64_t word = atomic_load_explicit(&pool.job, memory_order_relaxed);
+  while (job_generation(word) == generation && (word & JOB_OPEN))
+    if (atomic_compare_exchange_weak_explicit(&pool.job, &word, word + 1,
+                                              memory_order_acquire,
+                                              memory_order_relaxed))
+      return true;
+  return false;
+}
+
+static void leave(void) {
+  uint64_t word = atomic_fetch_sub_explicit(&pool.job, 1, memory_order_release);
+  if ((word & JOB_INSIDE) == 1 && !(word & JOB_OPEN)) { /* the caller waits */
+    pthread_mutex_lock(&pool.lock);
+    pthread_cond_signal(&pool.done);
+    pthread_mutex_unlock(&pool.lock);
+  }
 }
 
 static void *worker(void *arg) {
-  int k = (int)(intptr_t)arg;
-  uint64_t seen = 0;
+  int slot = (int)(intptr_t)arg;
+  cpu_set_t allowed;
+  bool can_move = sched_getaffinity(0, sizeof allowed, &allowed) == 0;
+  uint32_t seen =
+      job_generation(atomic_load_explicit(&pool.job, memory_order_acquire));
   for (;;) {
     if (!spin_until(job_published, seen)) {
       pthread_mutex_lock(&pool.lock);
+      pool.sleepers++;
       while (!job_published(seen))
         pthread_cond_wait(&pool.wake, &pool.lock);
+      pool.sleepers--;
       pthread_mutex_unlock(&pool.lock);
     }
-    /* The job's fields stay as published until every worker counts down. */
-    seen = atomic_load_explicit(&pool.generation, memory_order_acquire);
-    run_chunk(k, pool.fn, pool.context, pool.n, pool.chunk);
-    if (atomic_fetch_sub_explicit(&pool.pending, 1, memory_order_acq_rel) ==
-        1) {
-      pthread_mutex_lock(&pool.lock);
-      pthread_cond_signal(&pool.done);
-      pthread_mutex_unlock(&pool.lock);
+    seen =
+        job_generation(atomic_load_explicit(&pool.job, memory_order_acquire));
+    bool joined = join(seen);
+    uint64_t here = cpu_bit(sched_getcpu());
+    uint64_t busy =
+        joined
+            ? atomic_fetch_or_explicit(&pool.cpus, here, memory_order_relaxed)
+            : atomic_load_explicit(&pool.cpus, memory_order_relaxed);
+    if (can_move && (busy & here)) {
+      move_off(&allowed, busy);
+      if (joined)
+        atomic_fetch_or_explicit(&pool.cpus, cpu_bit(sched_getcpu()),
+                                 memory_order_relaxed);
+    }
+    if (joined) {
+      run_chunks(slot);
+      leave();
     }
   }
   return NULL;
 }
 
+static int allowed_cpus(void) {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0)
+    return CPU_COUNT(&set);
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  return cores < 1                      ? 1
+         : cores > REF_POOL_MAX_THREADS ? REF_POOL_MAX_THREADS
+                                        : (int)cores;
+}
+
 static void start_pool(void) {
   const char *env = getenv("BACKPLANE_OPS_THREADS");
-  long cores = env ? atol(env) : sysconf(_SC_NPROCESSORS_ONLN);
-  pool.threads = cores < 1 ? 1 : cores > MAX_THREADS ? MAX_THREADS : (int)cores;
+  long threads = env && *env ? atol(env) : allowed_cpus();
+  pool.threads = threads < 1                      ? 1
+                 : threads > REF_POOL_MAX_THREADS ? REF_POOL_MAX_THREADS
+                                                  : (int)threads;
   for (int k = 1; k < pool.threads; k++) {
     pthread_t thread;
     if (pthread_create(&thread, NULL, worker, (void *)(intptr_t)k) != 0) {
@@ -132,28 +243,43 @@ int ref_pool_threads(void) {
 
 void ref_parallel_for(int64_t n, int64_t grain, ref_range_fn_t fn,
                       void *context) {
-  int threads = ref_pool_threads();
   if (n <= 0)
     return;
-  if (threads == 1 || n < 2 * grain ||
+  int threads = ref_pool_threads();
+  grain = grain < 1 ? 1 : grain;
+  if (threads == 1 || n <= grain ||
       pthread_mutex_trylock(&pool.dispatch) != 0) {
     fn(context, 0, n);
     return;
   }
-  int64_t chunk = (n + threads - 1) / threads;
-  pthread_mutex_lock(&pool.lock);
+  int64_t chunks = n / grain + (n % grain != 0);
+  if (chunks > (int64_t)threads * CHUNKS_PER_THREAD)
+    chunks = (int64_t)threads * CHUNKS_PER_THREAD;
   pool.fn = fn;
   pool.context = context;
   pool.n = n;
-  pool.chunk = chunk;
-  atomic_store_explicit(&pool.pending, threads - 1, memory_order_relaxed);
-  atomic_fetch_add_explicit(&pool.generation, 1, memory_order_release);
-  pthread_cond_broadcast(&pool.wake);
+  pool.chunk = n / chunks + (n % chunks != 0);
+  pool.chunks = n / pool.chunk + (n % pool.chunk != 0);
+  for (int k = 0; k < threads; k++) {
+    atomic_store_explicit(&pool.slots[k].next, pool.chunks * k / threads,
+                          memory_order_relaxed);
+    pool.slots[k].end = pool.chunks * (k + 1) / threads;
+  }
+  atomic_store_explicit(&pool.cpus, cpu_bit(sched_getcpu()),
+                        memory_order_relaxed);
+  uint32_t generation =
+      job_generation(atomic_load_explicit(&pool.job, memory_order_relaxed)) + 1;
+  pthread_mutex_lock(&pool.lock);
+  atomic_store_explicit(&pool.job, (uint64_t)generation << 32 | JOB_OPEN,
+                        memory_order_release);
+  if (pool.sleepers)
+    pthread_cond_broadcast(&pool.wake);
   pthread_mutex_unlock(&pool.lock);
-  run_chunk(0, fn, context, n, chunk);
-  if (!spin_until(chunks_done, 0)) {
+  run_chunks(0);
+  atomic_fetch_and_explicit(&pool.job, ~JOB_OPEN, memory_order_acq_rel);
+  if (!spin_until(nobody_inside, 0)) {
     pthread_mutex_lock(&pool.lock);
-    while (!chunks_done(0))
+    while (!nobody_inside(0))
       pthread_cond_wait(&pool.done, &pool.lock);
     pthread_mutex_unlock(&pool.lock);
   }

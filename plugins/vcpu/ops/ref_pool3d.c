@@ -1,12 +1,8 @@
 /* 3-d pooling (DIOPI's diopiMaxPool3d, diopiMaxPool3dWithIndices,
  * diopiAvgPool3d and their backward) over (N, C, D, H, W) or (C, D, H, W)
- * strided views of any floating dtype, as PyTorch's CPU kernels compute
- * them: max windows step by the dilation, a NaN wins, and the index is the
- * flat d * H * W + h * W + w within the volume; average windows count the
- * padding (count_include_pad) or only the input, unless divisor_override
- * says the divisor. One volume per pool item: backward scatters stay in
- * their volume. */
-#include <math.h>
+ * strided views of any floating dtype: the arguments, the output views and
+ * the launch; the windows are ref_window_pool's (shared with 2-d pooling),
+ * one volume per pool item. */
 #include <string.h>
 
 #include <diopi/functions.h>
@@ -16,136 +12,16 @@
 #include "ref_pool.h"
 #include "ref_volume.h"
 #include "ref_window.h"
-
-typedef struct pool3d_task {
-  ref_volumes_t in, out;          /* out: the output, or grad_output */
-  ref_volumes_t grad_in, indices; /* backward; indices: max's */
-  bool is_max, has_out, has_indices, backward;
-  bool count_include_pad, has_divisor;
-  int64_t divisor;
-  int64_t k[3], stride[3], padding[3], dilation[3];
-} pool3d_task_t;
-
-/* The window of output coordinate `o` in dim `dim`: [*start, *end) in
- * steps of the dilation, clipped to the input. avg: *pool is the
- * unclipped size counting the padding. */
-static void window(const pool3d_task_t *t, int dim, int64_t o, int64_t *start,
-                   int64_t *end, int64_t *pool) {
-  int64_t s = o * t->stride[dim] - t->padding[dim];
-  int64_t in = t->in.size[dim];
-  if (t->is_max) {
-    int64_t e = s + (t->k[dim] - 1) * t->dilation[dim] + 1;
-    while (s < 0)
-      s += t->dilation[dim];
-    *start = s;
-    *end = e < in ? e : in;
-    *pool = 0;
-    return;
-  }
-  int64_t e = s + t->k[dim];
-  int64_t limit = in + t->padding[dim];
-  *pool = (e < limit ? e : limit) - s;
-  *start = s < 0 ? 0 : s;
-  *end = e < in ? e : in;
-}
-
-/* The max of a window: its flat index, and value through *value. */
-static int64_t window_max(const pool3d_task_t *t, int64_t v,
-                          const int64_t start[3], const int64_t end[3],
-                          double *value) {
-  const int64_t *is = t->in.size;
-  int64_t best = (start[0] * is[1] + start[1]) * is[2] + start[2];
-  double max = -INFINITY;
-  for (int64_t d = start[0]; d < end[0]; d += t->dilation[0])
-    for (int64_t h = start[1]; h < end[1]; h += t->dilation[1])
-      for (int64_t w = start[2]; w < end[2]; w += t->dilation[2]) {
-        double x = ref_volume_get(&t->in, v, d, h, w);
-        if (x > max || isnan(x)) {
-          max = x;
-          best = (d * is[1] + h) * is[2] + w;
-          if (isnan(x))
-            goto done;
-        }
-      }
-done:
-  *value = max;
-  return best;
-}
-
-static double divisor(const pool3d_task_t *t, const int64_t start[3],
-                      const int64_t end[3], const int64_t pool[3]) {
-  if (t->has_divisor)
-    return (double)t->divisor;
-  if (t->count_include_pad)
-    return (double)(pool[0] * pool[1] * pool[2]);
-  return (double)((end[0] - start[0]) * (end[1] - start[1]) *
-                  (end[2] - start[2]));
-}
-
-static void pool_range(void *context, int64_t begin, int64_t end_volume) {
-  const pool3d_task_t *t = context;
-  const int64_t *os = t->out.size, *is = t->in.size;
-  for (int64_t v = begin; v < end_volume; v++) {
-    if (t->backward)
-      for (int64_t d = 0; d < is[0]; d++)
-        for (int64_t h = 0; h < is[1]; h++)
-          for (int64_t w = 0; w < is[2]; w++)
-            ref_volume_set(&t->grad_in, v, d, h, w, 0);
-    int64_t o[3];
-    for (o[0] = 0; o[0] < os[0]; o[0]++)
-      for (o[1] = 0; o[1] < os[1]; o[1]++)
-        for (o[2] = 0; o[2] < os[2]; o[2]++) {
-          int64_t start[3], end[3], pool[3];
-          for (int i = 0; i < 3; i++)
-            window(t, i, o[i], &start[i], &end[i], &pool[i]);
-          if (t->is_max && t->backward) {
-            int64_t at =
-                (int64_t)ref_volume_get(&t->indices, v, o[0], o[1], o[2]);
-            int64_t d = at / (is[1] * is[2]), h = at / is[2] % is[1],
-                    w = at % is[2];
-            double g = ref_volume_get(&t->out, v, o[0], o[1], o[2]);
-            ref_volume_set(&t->grad_in, v, d, h, w,
-                           ref_volume_get(&t->grad_in, v, d, h, w) + g);
-          } else if (t->is_max) {
-            double max;
-            int64_t at = window_max(t, v, start, end, &max);
-            if (t->has_out)
-              ref_volume_set(&t->out, v, o[0], o[1], o[2], max);
-            if (t->has_indices)
-              ref_volume_set(&t->indices, v, o[0], o[1], o[2], (double)at);
-          } else if (start[0] >= end[0] || start[1] >= end[1] ||
-                     start[2] >= end[2]) {
-            if (!t->backward) /* a window wholly in the padding */
-              ref_volume_set(&t->out, v, o[0], o[1], o[2], 0);
-          } else {
-            double share = 1 / divisor(t, start, end, pool), sum = 0;
-            double g =
-                t->backward ? ref_volume_get(&t->out, v, o[0], o[1], o[2]) : 0;
-            for (int64_t d = start[0]; d < end[0]; d++)
-              for (int64_t h = start[1]; h < end[1]; h++)
-                for (int64_t w = start[2]; w < end[2]; w++) {
-                  if (t->backward)
-                    ref_volume_set(&t->grad_in, v, d, h, w,
-                                   ref_volume_get(&t->grad_in, v, d, h, w) +
-                                       g * share);
-                  else
-                    sum += ref_volume_get(&t->in, v, d, h, w);
-                }
-            if (!t->backward)
-              ref_volume_set(&t->out, v, o[0], o[1], o[2], sum * share);
-          }
-        }
-  }
-}
+#include "ref_window_pool.h"
 
 static void run(void *args) {
-  pool3d_task_t *t = args;
-  ref_parallel_for(t->in.count, 1, pool_range, t);
+  ref_window_pool_t *t = args;
+  ref_parallel_for(t->in.count, 1, ref_window_pool_range, t);
 }
 
 /* Attributes, the input's volumes and the output shape; `out`/`out_arg`:
  * the output or grad_output (NULL: none). */
-static diopiError_t geometry(const char *op, pool3d_task_t *t,
+static diopiError_t geometry(const char *op, ref_window_pool_t *t,
                              const ref_view_t *in, diopiSize_t kernel_size,
                              diopiSize_t stride, diopiSize_t padding,
                              diopiSize_t dilation, bool ceil_mode,
@@ -153,17 +29,11 @@ static diopiError_t geometry(const char *op, pool3d_task_t *t,
   diopiError_t err = ref_volumes(op, "input", in, true, &t->in);
   if (!err)
     err = ref_window_triple(op, "kernel_size", kernel_size, 1, 1, t->k);
-  if (!err)
-    err = ref_window_triple(op, "stride", stride, 1, 0, t->stride);
-  if (!err)
-    err = ref_window_triple(op, "padding", padding, 0, 0, t->padding);
-  if (!err)
-    err = ref_window_triple(op, "dilation", dilation, 1, 1, t->dilation);
+  if (!err) /* an empty stride: the kernel size (below) */
+    err = ref_window_attrs3(op, in->dtype, stride, padding, dilation, 0,
+                            t->stride, t->padding, t->dilation);
   if (err)
     return err;
-  if (!ref_is_floating(in->dtype))
-    return ref_fail(op, "input: expected a floating dtype, got dtype %d",
-                    (int)in->dtype);
   for (int i = 0; i < in->ndim - 3; i++)
     out_shape[i] = in->shape[i];
   for (int i = 0; i < 3; i++) {
@@ -198,7 +68,7 @@ static diopiError_t max_forward(diopiContextHandle_t ctx, const char *op,
                                 diopiConstTensorHandle_t input, diopiSize_t k,
                                 diopiSize_t s, diopiSize_t p, diopiSize_t d,
                                 bool ceil_mode) {
-  pool3d_task_t t;
+  ref_window_pool_t t;
   memset(&t, 0, sizeof t);
   t.is_max = true;
   ref_view_t in, o, idx;
@@ -249,7 +119,7 @@ REF_EXPORT diopiError_t diopiMaxPool3dBackward(
     diopiSize_t kernel_size, diopiSize_t stride, diopiSize_t padding,
     diopiSize_t dilation, bool ceil_mode, diopiConstTensorHandle_t indices) {
   const char *op = "diopiMaxPool3dBackward";
-  pool3d_task_t t;
+  ref_window_pool_t t;
   memset(&t, 0, sizeof t);
   t.is_max = t.backward = true;
   ref_view_t in, gi, go, idx;
@@ -278,7 +148,7 @@ avg(diopiContextHandle_t ctx, const char *op, diopiTensorHandle_t result,
     diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
     diopiSize_t k, diopiSize_t s, diopiSize_t p, bool ceil_mode,
     bool count_include_pad, const int64_t *divisor_override) {
-  pool3d_task_t t;
+  ref_window_pool_t t;
   memset(&t, 0, sizeof t);
   t.backward = grad_output != NULL;
   t.count_include_pad = count_include_pad;

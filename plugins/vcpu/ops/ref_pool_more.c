@@ -261,21 +261,9 @@ static diopiError_t fixed_setup(diopiContextHandle_t ctx, const char *op,
   diopiError_t err = view_lifted(ctx, op, "input", input, &in, t->one_d);
   if (!err)
     err = ref_planes(op, "input", &in, &planes);
-  if (!err && kernel_size.len == 0)
-    err = ref_fail(op, "kernel_size: expected 1 or 2 values, got none");
   if (!err)
-    err = ref_window_pair(op, "kernel_size", kernel_size, 1, 0, t->k);
-  if (!err)
-    err = ref_window_pair(op, "stride", stride, 1, 0, t->stride);
-  if (!err && stride.len == 0)
-    memcpy(t->stride, t->k, sizeof t->k);
-  if (!err)
-    err = ref_window_pair(op, "padding", padding, 0, 0, t->pad);
-  if (!err)
-    err = ref_window_pair(op, "dilation", dilation, 1, 1, t->dil);
-  if (!err && (t->pad[0] * 2 > t->k[0] || t->pad[1] * 2 > t->k[1]))
-    err = ref_fail(op, "padding: (%lld, %lld) exceeds half the kernel",
-                   (long long)t->pad[0], (long long)t->pad[1]);
+    err = ref_pool_window2(op, kernel_size, stride, padding, dilation, t->k,
+                           t->stride, t->pad, t->dil);
   if (!err && divisor_override && *divisor_override <= 0)
     err = ref_fail(op, "divisor_override: expected > 0, got %lld",
                    (long long)*divisor_override);

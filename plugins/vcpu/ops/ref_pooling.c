@@ -1,7 +1,9 @@
 /* max_pool2d (with indices, and backward) and adaptive_avg_pool2d (and
  * backward) over (N, C, H, W) or (C, H, W). A plane is one (n, c) image;
  * planes split across the worker pool. Indices are flat offsets in a
- * plane's H x W, as PyTorch's. */
+ * plane's H x W, as PyTorch's. Max pooling of contiguous float32 has loops
+ * of its own; other dtypes and strides run on the generic window engine
+ * that 3-d pooling uses (ref_window_pool.h), planes as volumes of depth 1. */
 #include <math.h>
 #include <string.h>
 
@@ -13,6 +15,7 @@
 #include "ref_pool.h"
 #include "ref_tensor.h"
 #include "ref_window.h"
+#include "ref_window_pool.h"
 
 typedef struct pool_task {
   ref_view_t input, out, indices, grad_output;
@@ -41,7 +44,7 @@ static bool max_f32(const pool_task_t *t) {
 }
 
 /* The usual 2x2 window with stride 2, no padding or dilation: the four
- * candidates read in max_forward_f32's order (a NaN wins at its first
+ * candidates read in max_window_exact's order (a NaN wins at its first
  * place, a tie keeps the first). */
 static bool max_2x2(const pool_task_t *t) {
   return t->k[0] == 2 && t->k[1] == 2 && t->stride[0] == 2 &&
@@ -101,8 +104,51 @@ static void max_forward_2x2(const pool_task_t *t, int64_t begin, int64_t end) {
   }
 }
 
-/* max_forward over contiguous float32 (the same order and NaN rule). */
-static void max_forward_f32(const pool_task_t *t, int64_t begin, int64_t end) {
+/* The window's taps inside the input along one dim: the tap indices
+ * [*first, *last) of k taps at out * stride - pad + tap * dil. */
+static void window_taps(int64_t out, int64_t size, int64_t k, int64_t stride,
+                        int64_t pad, int64_t dil, int64_t *first,
+                        int64_t *last) {
+  int64_t origin = out * stride - pad;
+  *first = origin >= 0 ? 0 : (-origin + dil - 1) / dil;
+  *last = origin >= size                  ? 0
+          : origin + (k - 1) * dil < size ? k
+                                          : (size - 1 - origin) / dil + 1;
+  if (*last < *first)
+    *last = *first;
+}
+
+/* One window, first maximum, a NaN winning at its first place (PyTorch's
+ * rule). *best = -inf and *at = -1 for a window with no tap inside. */
+static void max_window_exact(const pool_task_t *t, const float *plane,
+                             int64_t oy, int64_t ox, float *best, int64_t *at) {
+  *best = -INFINITY;
+  *at = -1;
+  for (int64_t i = 0; i < t->k[0] && !(*at >= 0 && isnan(*best)); i++) {
+    int64_t y = oy * t->stride[0] - t->pad[0] + i * t->dil[0];
+    if (y < 0 || y >= t->h)
+      continue;
+    for (int64_t j = 0; j < t->k[1]; j++) {
+      int64_t x = ox * t->stride[1] - t->pad[1] + j * t->dil[1];
+      if (x < 0 || x >= t->w)
+        continue;
+      float v = plane[y * t->w + x];
+      if (*at < 0 || v > *best || isnan(v)) {
+        *best = v;
+        *at = y * t->w + x;
+        if (isnan(v))
+          break;
+      }
+    }
+  }
+}
+
+/* max pooling over contiguous float32: each window's taps compared as
+ * selects (random data would mispredict a branch per tap), which is the
+ * exact rule when the window holds no NaN; one that does is redone by
+ * max_window_exact. */
+static void max_forward(void *context, int64_t begin, int64_t end) {
+  const pool_task_t *t = context;
   if (max_2x2(t)) {
     max_forward_2x2(t, begin, end);
     return;
@@ -110,105 +156,88 @@ static void max_forward_f32(const pool_task_t *t, int64_t begin, int64_t end) {
   const float *in = (const float *)t->input.data;
   float *out = (float *)t->out.data;
   int64_t *indices = t->has_indices ? (int64_t *)t->indices.data : NULL;
+  int64_t w = t->w;
   for (int64_t pl = begin; pl < end; pl++) {
-    const float *plane = in + pl * t->h * t->w;
-    for (int64_t oy = 0; oy < t->oh; oy++)
+    const float *plane = in + pl * t->h * w;
+    for (int64_t oy = 0; oy < t->oh; oy++) {
+      int64_t i0, i1, y0 = oy * t->stride[0] - t->pad[0];
+      window_taps(oy, t->h, t->k[0], t->stride[0], t->pad[0], t->dil[0], &i0,
+                  &i1);
       for (int64_t ox = 0; ox < t->ow; ox++) {
+        int64_t j0, j1, x0 = ox * t->stride[1] - t->pad[1];
+        window_taps(ox, w, t->k[1], t->stride[1], t->pad[1], t->dil[1], &j0,
+                    &j1);
         float best = -INFINITY;
         int64_t at = -1;
-        for (int64_t i = 0; i < t->k[0] && !(at >= 0 && isnan(best)); i++) {
-          int64_t y = oy * t->stride[0] - t->pad[0] + i * t->dil[0];
-          if (y < 0 || y >= t->h)
-            continue;
-          for (int64_t j = 0; j < t->k[1]; j++) {
-            int64_t x = ox * t->stride[1] - t->pad[1] + j * t->dil[1];
-            if (x < 0 || x >= t->w)
-              continue;
-            float v = plane[y * t->w + x];
-            if (at < 0 || v > best || isnan(v)) {
-              best = v;
-              at = y * t->w + x;
-              if (isnan(v))
-                break;
+        if (i0 < i1 && j0 < j1) {
+          at = (y0 + i0 * t->dil[0]) * w + x0 + j0 * t->dil[1];
+          best = plane[at];
+          bool nan = false;
+          for (int64_t i = i0; i < i1; i++) {
+            int64_t row = (y0 + i * t->dil[0]) * w;
+            for (int64_t j = j0; j < j1; j++) {
+              int64_t p = row + x0 + j * t->dil[1];
+              float v = plane[p];
+              nan |= v != v;
+              int64_t take = -(int64_t)(v > best); /* all ones or zero */
+              at = (p & take) | (at & ~take);
+              best = best < v ? v : best;
             }
           }
+          if (nan)
+            max_window_exact(t, plane, oy, ox, &best, &at);
         }
         int64_t o = (pl * t->oh + oy) * t->ow + ox;
         out[o] = best;
         if (indices)
           indices[o] = at;
       }
+    }
   }
-}
-
-static void max_forward(void *context, int64_t begin, int64_t end) {
-  const pool_task_t *t = context;
-  if (t->f32) {
-    max_forward_f32(t, begin, end);
-    return;
-  }
-  for (int64_t pl = begin; pl < end; pl++)
-    for (int64_t oy = 0; oy < t->oh; oy++)
-      for (int64_t ox = 0; ox < t->ow; ox++) {
-        double best = -INFINITY;
-        int64_t at = -1;
-        for (int64_t i = 0; i < t->k[0]; i++) {
-          int64_t y = oy * t->stride[0] - t->pad[0] + i * t->dil[0];
-          if (y < 0 || y >= t->h)
-            continue;
-          for (int64_t j = 0; j < t->k[1]; j++) {
-            int64_t x = ox * t->stride[1] - t->pad[1] + j * t->dil[1];
-            if (x < 0 || x >= t->w)
-              continue;
-            double v = ref_get(&t->input, (pl * t->h + y) * t->w + x);
-            if (at < 0 || v > best || isnan(v)) {
-              best = v;
-              at = y * t->w + x;
-              if (isnan(v))
-                goto found;
-            }
-          }
-        }
-      found:;
-        int64_t o = (pl * t->oh + oy) * t->ow + ox;
-        ref_set(&t->out, o, best);
-        if (t->has_indices)
-          ref_set(&t->indices, o, (double)at);
-      }
 }
 
 /* Each plane's gradient: zero, then grad_output added at each index. */
 static void max_backward(void *context, int64_t begin, int64_t end) {
   const pool_task_t *t = context;
-  if (t->f32) {
-    int64_t plane = t->h * t->w, cells = t->oh * t->ow;
-    float *grad_in = (float *)t->out.data;
-    const float *grad_out = (const float *)t->grad_output.data;
-    const int64_t *indices = (const int64_t *)t->indices.data;
-    for (int64_t pl = begin; pl < end; pl++) {
-      float *g = grad_in + pl * plane;
-      memset(g, 0, (size_t)plane * sizeof *g);
-      for (int64_t o = 0; o < cells; o++) {
-        int64_t at = indices[pl * cells + o];
-        if (at >= 0 && at < plane) /* refused by the op otherwise */
-          g[at] += grad_out[pl * cells + o];
-      }
-    }
-    return;
-  }
+  int64_t plane = t->h * t->w, cells = t->oh * t->ow;
+  float *grad_in = (float *)t->out.data;
+  const float *grad_out = (const float *)t->grad_output.data;
+  const int64_t *indices = (const int64_t *)t->indices.data;
   for (int64_t pl = begin; pl < end; pl++) {
-    int64_t plane = t->h * t->w;
-    for (int64_t i = 0; i < plane; i++)
-      ref_set(&t->out, pl * plane + i, 0.0);
-    for (int64_t o = 0; o < t->oh * t->ow; o++) {
-      int64_t at = (int64_t)ref_get(&t->indices, pl * t->oh * t->ow + o);
-      if (at < 0 || at >= plane)
-        continue; /* refused by the op; changed since only by a race */
-      int64_t i = pl * plane + at;
-      ref_set(&t->out, i,
-              ref_get(&t->out, i) +
-                  ref_get(&t->grad_output, pl * t->oh * t->ow + o));
+    float *g = grad_in + pl * plane;
+    memset(g, 0, (size_t)plane * sizeof *g);
+    for (int64_t o = 0; o < cells; o++) {
+      int64_t at = indices[pl * cells + o];
+      if (at >= 0 && at < plane) /* refused by the op otherwise */
+        g[at] += grad_out[pl * cells + o];
     }
+  }
+}
+
+/* Strided or not float32: the generic window engine, planes as volumes of
+ * depth 1. */
+static void max_generic(const pool_task_t *t, ref_window_pool_t *w) {
+  memset(w, 0, sizeof *w);
+  w->is_max = true;
+  w->backward = t->backward;
+  ref_volumes_of_planes(&t->input, &w->in);
+  if (t->backward) {
+    ref_volumes_of_planes(&t->grad_output, &w->out);
+    ref_volumes_of_planes(&t->out, &w->grad_in);
+    ref_volumes_of_planes(&t->indices, &w->indices);
+  } else {
+    w->has_out = true;
+    ref_volumes_of_planes(&t->out, &w->out);
+    w->has_indices = t->has_indices;
+    if (t->has_indices)
+      ref_volumes_of_planes(&t->indices, &w->indices);
+  }
+  w->k[0] = w->stride[0] = w->dilation[0] = 1;
+  for (int i = 0; i < 2; i++) {
+    w->k[1 + i] = t->k[i];
+    w->stride[1 + i] = t->stride[i];
+    w->padding[1 + i] = t->pad[i];
+    w->dilation[1 + i] = t->dil[i];
   }
 }
 
@@ -269,7 +298,16 @@ static void avg_backward(void *context, int64_t begin, int64_t end) {
 
 static void run_max(void *args) {
   pool_task_t *t = args;
-  ref_parallel_for(t->planes, 64, t->backward ? max_backward : max_forward, t);
+  /* a plane is h * w elements: a few planes make a chunk */
+  int64_t grain = (1 << 14) / (t->h * t->w + 1) + 1;
+  if (!t->f32) {
+    ref_window_pool_t w;
+    max_generic(t, &w);
+    ref_parallel_for(w.in.count, grain, ref_window_pool_range, &w);
+    return;
+  }
+  ref_parallel_for(t->planes, grain, t->backward ? max_backward : max_forward,
+                   t);
 }
 static void run_avg(void *args) {
   pool_task_t *t = args;
@@ -303,20 +341,8 @@ static diopiError_t max_setup(const char *op, pool_task_t *t,
                               bool ceil_mode) {
   diopiError_t err = planes_of(op, t);
   if (!err)
-    err = ref_window_pair(op, "kernel_size", kernel_size, 1, 0, t->k);
-  if (!err && kernel_size.len == 0)
-    err = ref_fail(op, "kernel_size: empty");
-  if (!err)
-    err = ref_window_pair(op, "stride", stride, 1, 0, t->stride);
-  if (!err && stride.len == 0)
-    memcpy(t->stride, t->k, sizeof t->k);
-  if (!err)
-    err = ref_window_pair(op, "padding", padding, 0, 0, t->pad);
-  if (!err)
-    err = ref_window_pair(op, "dilation", dilation, 1, 1, t->dil);
-  if (!err && (t->pad[0] * 2 > t->k[0] || t->pad[1] * 2 > t->k[1]))
-    err = ref_fail(op, "padding: (%lld, %lld) exceeds half the kernel",
-                   (long long)t->pad[0], (long long)t->pad[1]);
+    err = ref_pool_window2(op, kernel_size, stride, padding, dilation, t->k,
+                           t->stride, t->pad, t->dil);
   if (err)
     return err;
   t->oh = ref_window_out(t->h, t->k[0], t->stride[0], t->pad[0], t->dil[0],

@@ -1,5 +1,5 @@
-/* prod, any, all over one dim or everything; norm and linalg vector_norm
- * over dims (p = 0, 1, 2,
+/* prod, any, all over one dim or everything (prod also over several dims,
+ * diopiProdDims); norm and linalg vector_norm over dims (p = 0, 1, 2,
  * inf, -inf or any other) and its backward; std over dims with a
  * correction (Welford's running mean and M2). Built on the fold engine:
  * accumulation in double. */
@@ -190,6 +190,12 @@ static double (*norm_f32_for(double order))(const float *, int64_t, int64_t *,
 
 REF_EXPORT diopiError_t diopiProd(CTX, T out, CT input, const int64_t *dim) {
   return fold(ctx, "diopiProd", out, input, dim, dim ? 1 : 0, prod_step,
+              value_of, prod_f32, NULL, 1, 0, REF_OUT_ANY);
+}
+/* Extension: prod over several dims (every dim when dim is empty); out's
+ * shape says whether they are kept. */
+REF_EXPORT diopiError_t diopiProdDims(CTX, T out, CT input, diopiSize_t dim) {
+  return fold(ctx, "diopiProdDims", out, input, dim.data, dim.len, prod_step,
               value_of, prod_f32, NULL, 1, 0, REF_OUT_ANY);
 }
 REF_EXPORT diopiError_t diopiAny(CTX, T out, CT input, const int64_t *dim) {

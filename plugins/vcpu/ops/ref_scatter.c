@@ -84,6 +84,26 @@ static void scatter_last(const scatter_task_t *t, float *out, const float *src,
   }
 }
 
+/* dst[i] (op)= src[i] for i < n, a whole slice of one index_1d row: float
+ * arithmetic, which rounds as the double path does (see scatter_last).
+ * Built per ISA. */
+REF_ISA_BODY void combine_row_body(float *dst, const float *src, int64_t n,
+                                   reduce_t reduce) {
+  if (reduce == ADD)
+    for (int64_t i = 0; i < n; i++)
+      dst[i] = dst[i] + src[i];
+  else if (reduce == MULTIPLY)
+    for (int64_t i = 0; i < n; i++)
+      dst[i] = dst[i] * src[i];
+  else
+    for (int64_t i = 0; i < n; i++)
+      dst[i] = src[i];
+}
+REF_ISA_DISPATCH_VOID(static, combine_row,
+                      (float *dst, const float *src, int64_t n,
+                       reduce_t reduce),
+                      (dst, src, n, reduce))
+
 /* The float32 path over items [begin, end): column slice s of block o
  * (the dims before dim) for item o * slices + s. Each starts and writes
  * only its own columns of its own block of out, so items may run in
@@ -110,12 +130,19 @@ static void run_f32_blocks(void *context, int64_t begin, int64_t end) {
       scatter_last(t, out, src + o * extent, index64 + o * extent, extent, len);
       continue;
     }
+    if (t->index_1d) { /* one index a row: whole slices */
+      for (int64_t c = 0; c < extent; c++) {
+        int64_t at = wide ? index64[c] : index32[c];
+        if (at >= 0 && at < len)
+          combine_row(out + at * inner + i0,
+                      src + (o * extent + c) * inner + i0, i1 - i0, t->reduce);
+      }
+      continue;
+    }
     for (int64_t c = 0; c < extent; c++) {
-      int64_t p = (o * extent + c) * inner + i0, k = t->index_1d ? c : p;
+      int64_t p = (o * extent + c) * inner + i0, k = p;
       for (int64_t i = i0; i < i1; i++, p++) {
-        int64_t at = t->index_1d
-                         ? (wide ? index64[k] : index32[k])
-                         : (wide ? index64[k + i - i0] : index32[k + i - i0]);
+        int64_t at = wide ? index64[k + i - i0] : index32[k + i - i0];
         if (at < 0 || at >= len)
           continue;
         float *dst = out + at * inner + i;

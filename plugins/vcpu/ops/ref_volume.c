@@ -39,3 +39,20 @@ diopiError_t ref_window_triple(const char *op, const char *arg, diopiSize_t s,
   }
   return diopiSuccess;
 }
+
+diopiError_t ref_window_attrs3(const char *op, diopiDtype_t input_dtype,
+                               diopiSize_t stride, diopiSize_t padding,
+                               diopiSize_t dilation, int64_t stride_if_empty,
+                               int64_t stride_out[3], int64_t padding_out[3],
+                               int64_t dilation_out[3]) {
+  diopiError_t err =
+      ref_window_triple(op, "stride", stride, 1, stride_if_empty, stride_out);
+  if (!err)
+    err = ref_window_triple(op, "padding", padding, 0, 0, padding_out);
+  if (!err)
+    err = ref_window_triple(op, "dilation", dilation, 1, 1, dilation_out);
+  if (!err && !ref_is_floating(input_dtype))
+    err = ref_fail(op, "input: expected a floating dtype, got dtype %d",
+                   (int)input_dtype);
+  return err;
+}

@@ -25,6 +25,15 @@ diopiError_t ref_volumes(const char *op, const char *arg, const ref_view_t *v,
 diopiError_t ref_window_triple(const char *op, const char *arg, diopiSize_t s,
                                int64_t min, int64_t if_empty, int64_t out[3]);
 
+/* A 3-d window's stride (>= 1; empty: stride_if_empty), padding (>= 0)
+ * and dilation (>= 1; empty: 1) over an input of a floating dtype, or a
+ * failure naming `op` and the argument. */
+diopiError_t ref_window_attrs3(const char *op, diopiDtype_t input_dtype,
+                               diopiSize_t stride, diopiSize_t padding,
+                               diopiSize_t dilation, int64_t stride_if_empty,
+                               int64_t stride_out[3], int64_t padding_out[3],
+                               int64_t dilation_out[3]);
+
 static inline int64_t ref_volume_offset(const ref_volumes_t *v, int64_t volume,
                                         int64_t d, int64_t h, int64_t w) {
   return ref_offset(&v->outer, volume) + d * v->stride[0] + h * v->stride[1] +

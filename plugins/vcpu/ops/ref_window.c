@@ -1,6 +1,8 @@
 /* Sliding-window geometry. */
 #include "ref_window.h"
 
+#include <string.h>
+
 #include "ref_error.h"
 
 diopiError_t ref_planes(const char *op, const char *arg, const ref_view_t *v,
@@ -37,6 +39,27 @@ diopiError_t ref_window_pair(const char *op, const char *arg, diopiSize_t s,
     return ref_fail(op, "%s: (%lld, %lld), expected each >= %lld", arg,
                     (long long)out[0], (long long)out[1], (long long)min);
   return diopiSuccess;
+}
+
+diopiError_t ref_pool_window2(const char *op, diopiSize_t kernel_size,
+                              diopiSize_t stride, diopiSize_t padding,
+                              diopiSize_t dilation, int64_t k[2], int64_t s[2],
+                              int64_t p[2], int64_t d[2]) {
+  if (kernel_size.len == 0)
+    return ref_fail(op, "kernel_size: expected 1 or 2 values, got none");
+  diopiError_t err = ref_window_pair(op, "kernel_size", kernel_size, 1, 0, k);
+  if (!err)
+    err = ref_window_pair(op, "stride", stride, 1, 0, s);
+  if (!err && stride.len == 0)
+    memcpy(s, k, 2 * sizeof *k);
+  if (!err)
+    err = ref_window_pair(op, "padding", padding, 0, 0, p);
+  if (!err)
+    err = ref_window_pair(op, "dilation", dilation, 1, 1, d);
+  if (!err && (p[0] * 2 > k[0] || p[1] * 2 > k[1]))
+    err = ref_fail(op, "padding: (%lld, %lld) exceeds half the kernel",
+                   (long long)p[0], (long long)p[1]);
+  return err;
 }
 
 int64_t ref_window_out(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d,

@@ -1,7 +1,7 @@
 /* Geometry of 2-d sliding windows over the last two dims of a
  * (N, C, H, W) or (C, H, W) tensor: attribute pairs, PyTorch's output
  * sizes, and the element offset of (plane, h, w) in a strided view. For
- * the pooling ops. */
+ * the pooling ops (and convolution's attribute pairs). */
 #ifndef BACKPLANE_REF_OPS_WINDOW_H_
 #define BACKPLANE_REF_OPS_WINDOW_H_
 
@@ -27,6 +27,15 @@ static inline int64_t ref_plane_offset(const ref_planes_t *p, int64_t plane,
  * for both. */
 diopiError_t ref_window_pair(const char *op, const char *arg, diopiSize_t s,
                              int64_t min, int64_t if_empty, int64_t out[2]);
+
+/* A 2-d pooling window: kernel_size (1 or 2 values, each >= 1; required),
+ * stride (empty: the kernel size), padding (>= 0, at most half the kernel)
+ * and dilation (>= 1; empty: 1), or a failure naming `op` and the
+ * argument. */
+diopiError_t ref_pool_window2(const char *op, diopiSize_t kernel_size,
+                              diopiSize_t stride, diopiSize_t padding,
+                              diopiSize_t dilation, int64_t k[2], int64_t s[2],
+                              int64_t p[2], int64_t d[2]);
 
 /* PyTorch's pooled length of `in` for kernel k, stride s, padding p,
  * dilation d, ceil_mode. */

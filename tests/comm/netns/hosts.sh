@@ -16,10 +16,17 @@
 #                              runs the words of CMD as one shell command
 #   hosts.sh link DIR I up|down        the link of host I
 #   hosts.sh netem DIR I ARGS..|off    tc netem on host I's link
+#   hosts.sh impair DIR I PER_MILLE RATE   without netem: host I's link drops
+#                              PER_MILLE of every 1000 packets it carries, each
+#                              way (xdp_drop.c, an XDP program on both ends),
+#                              and sends at most RATE (tc tbf, "200mbit")
+#   hosts.sh retransmitted DIR I   TCP segments host I sent again (its
+#                              namespace's TcpRetransSegs): what loss costs
 #
 # Names are unique per run (prefix from the pid and time), so parallel test
 # runs never collide. Exits 77 (CTest's skip code) when namespaces cannot be
-# made here (not root, no iproute2/unshare) and netem where the kernel lacks
+# made here (not root, no iproute2/unshare), netem where the kernel lacks
+# it, and impair where clang cannot build the XDP program or ip cannot attach
 # it.
 set -eu
 SUBNET=10.77.0
@@ -78,6 +85,32 @@ destroy() {
 
 host_name() { echo "$(cat "$1/prefix")h$2"; }
 
+impair() {
+  dir=$1 i=$2 per_mille=$3 rate=$4
+  h=$(host_name "$dir" "$i") sw="$(cat "$dir/prefix")sw"
+  obj="$dir/xdp_drop_$per_mille.o"
+  if [ ! -f "$obj" ]; then
+    command -v clang >/dev/null || skip "no clang to build the XDP program"
+    here=$(cd "$(dirname "$0")" && pwd)
+    clang -O2 -target bpf -I"/usr/include/$(gcc -print-multiarch 2>/dev/null)" \
+      -DDROP_PER_MILLE="$per_mille" -c "$here/xdp_drop.c" -o "$obj" \
+      2>"$dir/clang.err" || skip "cannot build xdp_drop.c: $(cat "$dir/clang.err")"
+  fi
+  ip -n "$h" link set dev eth0 xdp obj "$obj" sec xdp 2>"$dir/xdp.err" ||
+    skip "cannot attach an XDP program: $(cat "$dir/xdp.err")"
+  ip -n "$sw" link set dev "p$i" xdp obj "$obj" sec xdp
+  ip netns exec "$h" tc qdisc replace dev eth0 root tbf rate "$rate" \
+    burst 64kb latency 100ms
+}
+
+# (A veth counts the packets its XDP program drops as received, so the loss
+# shows in TCP's retransmissions rather than in the links' counters.)
+retransmitted() {
+  ip netns exec "$(host_name "$1" "$2")" awk \
+    '$1 == "Tcp:" { if (!n) for (c = 2; c <= NF; c++) col[$c] = c; n++ }
+     $1 == "Tcp:" && n == 2 { print $col["RetransSegs"] }' /proc/net/snmp
+}
+
 case "${1:-}" in
 create) create "$2" "$3" ;;
 destroy) destroy "$2" ;;
@@ -106,8 +139,10 @@ netem)
       skip "tc netem unavailable (kernel without sch_netem?): $(cat "$dir/tc.err")"
   fi
   ;;
+impair) impair "$2" "$3" "$4" "$5" ;;
+retransmitted) retransmitted "$2" "$3" ;;
 *)
-  echo "usage: $0 create DIR N | destroy DIR | enter HOST CMD.. | agent HOST CMD.. | link DIR I up|down | netem DIR I ARGS..|off" >&2
+  echo "usage: $0 create DIR N | destroy DIR | enter HOST CMD.. | agent HOST CMD.. | link DIR I up|down | netem DIR I ARGS..|off | impair DIR I PER_MILLE RATE | retransmitted DIR I" >&2
   exit 2
   ;;
 esac

@@ -2,8 +2,8 @@
 # Runs an MPI program on H hosts x K ranks made by hosts.sh, and removes the
 # hosts afterwards whatever happens (exit, failure, signal):
 #
-#   mpirun_on_hosts.sh H K [-t SECONDS] [-f FAULT_SCRIPT] [-n NETEM] [-p]
-#                      [-l] PROGRAM [ARGS..]
+#   mpirun_on_hosts.sh H K [-t SECONDS] [-f FAULT_SCRIPT] [-n NETEM]
+#                      [-i "PER_MILLE RATE"] [-p] [-l] PROGRAM [ARGS..]
 #
 # mpirun runs on host 0 (its own namespace: Open MPI's daemons on the other
 # hosts reach it over the test subnet) and starts the other hosts' daemons
@@ -18,6 +18,10 @@
 # runs.
 # NETEM (say "delay 2ms loss 1%") is put on every host's link before mpirun
 # starts (tc netem).
+# -i impairs every host's link without netem (hosts.sh impair: random loss
+# of PER_MILLE in 1000 packets each way, sending capped at RATE); the run
+# then prints how many TCP segments the hosts sent again, and fails if none
+# (the loss did not act).
 # With -l PROGRAM is not an MPI program but a launcher that runs mpirun itself
 # (`backplane bench comm --transport mpi`): it runs on host 0, and every
 # mpirun it starts finds the hosts, the rsh agent and the TCP settings in its
@@ -33,13 +37,14 @@ here=$(cd "$(dirname "$0")" && pwd)
 hosts="$here/hosts.sh"
 nhosts=$1 per_host=$2
 shift 2
-limit=120 fault="" passes="" netem="" launcher=""
+limit=120 fault="" passes="" netem="" impair="" launcher=""
 while :; do
   case "${1:-}" in
   -t) limit=$2; shift 2 ;;
   -f) fault=$2; shift 2 ;;
   -p) passes=1; shift ;;
   -n) netem=$2; shift 2 ;;
+  -i) impair=$2; shift 2 ;;
   -l) launcher=1; shift ;;
   *) break ;;
   esac
@@ -63,6 +68,14 @@ if [ -n "$netem" ]; then
   while [ "$i" -lt "$nhosts" ]; do
     # shellcheck disable=SC2086 # netem's words
     "$hosts" netem "$dir" "$i" $netem
+    i=$((i + 1))
+  done
+fi
+if [ -n "$impair" ]; then
+  i=0
+  while [ "$i" -lt "$nhosts" ]; do
+    # shellcheck disable=SC2086 # PER_MILLE RATE
+    "$hosts" impair "$dir" "$i" $impair
     i=$((i + 1))
   done
 fi
@@ -123,5 +136,14 @@ if [ -n "$passes" ] && [ "$status" -ne 124 ]; then
   passed=$(grep -c -E '^rank [0-9]+: PASS$' "$dir/output" || true)
   echo "$passed of $(alive) ranks passed ($(($(killed) + 0)) killed)"
   [ "$passed" -eq "$(alive)" ] && status=0 || status=1
+fi
+if [ -n "$impair" ]; then
+  resent=0 i=0
+  while [ "$i" -lt "$nhosts" ]; do
+    resent=$((resent + $("$hosts" retransmitted "$dir" "$i")))
+    i=$((i + 1))
+  done
+  echo "over the lossy links the hosts sent $resent TCP segments again"
+  [ "$resent" -gt 0 ] || status=1
 fi
 exit "$status"

@@ -20,14 +20,14 @@ class KernelErrors(unittest.TestCase):
         paddle.set_device("backplane:0")
 
     def test_unsupported_mode_names_kernel_and_devices(self):
-        logits = paddle.to_tensor(np.ones((4, 3), np.float32))
-        soft = paddle.to_tensor(np.full((4, 3), 1 / 3, np.float32))
+        x = paddle.to_tensor(np.ones((1, 5, 5, 3), np.float32))
+        w = paddle.to_tensor(np.ones((2, 3, 3, 3), np.float32))
         with self.assertRaises(Exception) as caught:
-            paddle.nn.functional.cross_entropy(logits, soft, soft_label=True)
+            paddle.nn.functional.conv2d(x, w, data_format="NHWC")
         text = str(caught.exception)
-        self.assertIn("backplane kernel cross_entropy_with_softmax", text)
+        self.assertIn("backplane kernel conv2d", text)
         self.assertIn("backplane:0 (vcpu:0)", text)
-        self.assertIn("soft_label=1", text)
+        self.assertIn("data_format NHWC: only NCHW is supported", text)
 
     def test_op_library_message_reaches_python(self):
         with self.assertRaises(Exception) as caught:
@@ -57,6 +57,10 @@ class KernelErrors(unittest.TestCase):
             (lambda: x.__setitem__(slice(0, 2), paddle.ones([4])),
              "backplane kernel set_value_with_tensor",
              "shape [4] does not broadcast to [2, 3]"),
+            (lambda: x.__setitem__(slice(None, None, -1),
+                                   paddle.ones([4])),
+             "backplane kernel set_value_with_tensor",
+             "diopiExpand: input: shape [4] does not broadcast to [2, 3]"),
             (lambda: paddle._C_ops.dropout(x, None, 1.5, False,
                                            "upscale_in_train", 0, False),
              "backplane kernel dropout", "p: 1.5 is outside [0, 1]"),

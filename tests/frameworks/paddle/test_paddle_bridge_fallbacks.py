@@ -16,8 +16,8 @@ import paddle
 
 # A small training step through the ops that used to fall back to Paddle's
 # CPU (split, stack, max, abs, clip, dropout, where, log_softmax + nll_loss,
-# sqrt, square, pow, exp, cumsum, an Assign initializer, a slice
-# assignment, and their gradients): run before the counted krons, it must
+# sqrt, square, pow, exp, cumsum, an Assign initializer, slice
+# assignments with positive and negative steps, and their gradients): run before the counted krons, it must
 # add no fallback.
 TRAINING_STEP = """
 import numpy as np, paddle
@@ -41,6 +41,7 @@ for _ in range(3):
     h = paddle.where(h > 0, h, 0.1 * h) * 1
     h = h + 0.01 * paddle.cumsum(h, axis=1)
     h[:, :2] = h[:, 2:4] ** 2
+    h[:, ::-4] = h[:, 4:8] * 0.5
     loss = F.nll_loss(F.log_softmax(head(h), -1), label)
     loss = loss + 1e-3 * paddle.sqrt(paddle.square(a.weight).sum() + 1) \
         + 1e-3 * paddle.exp(-b.weight.pow(2)).mean()

@@ -84,16 +84,78 @@ class Kernels(unittest.TestCase):
         self.same(lambda x, y: paddle.matmul(x, y, transpose_x=True), a,
                   rng.randn(4, 3).astype(np.float32))
 
+    def test_matmul_vectors_and_broadcast_batches(self):
+        # 1-D operands (a row on the left, a column on the right; their
+        # transpose flags ignored) and batch dims broadcast against each
+        # other, the broadcast operand's gradient summed over them.
+        for xs, ys, tx, ty in (((5,), (5,), False, False),
+                               ((5,), (2, 3, 5), False, True),
+                               ((2, 5, 3), (5,), True, False),
+                               ((5, 4), (2, 3, 5), True, True),
+                               ((2, 5, 4), (3, 5), True, True),
+                               ((3, 1, 4, 5), (1, 2, 5, 6), False, False),
+                               ((1, 5, 4), (3, 6, 5), True, True)):
+            self.same(lambda x, y: paddle.matmul(x, y, tx, ty),
+                      rng.randn(*xs).astype(np.float32),
+                      rng.randn(*ys).astype(np.float32), rtol=1e-4,
+                      atol=1e-5)
+
     def test_reductions(self):
         x = rng.randn(3, 4, 5).astype(np.float32)
         self.same(paddle.mean, x)
         self.same(lambda t: paddle.mean(t, axis=1), x)
         self.same(lambda t: paddle.sum(t, axis=[0, 2], keepdim=True), x)
 
+    def test_prod_over_dims(self):
+        # Several dims (kept or not), one, all; the gradient out_grad * out
+        # / x as on Paddle's CPU.
+        x = rng.uniform(0.5, 1.5, (3, 4, 5)).astype(np.float32)
+        x[0, 0, 0] = -0.75
+        for kw in ({"axis": [0, 2]}, {"axis": [-1, 1], "keepdim": True},
+                   {"axis": 1}, {}, {"keepdim": True}):
+            self.same(lambda t: paddle.prod(t, **kw), x)
+        self.same(lambda t: paddle.prod(t, axis=[0, 1]),
+                  rng.randint(-3, 4, (3, 4)).astype(np.int64), grad=False)
+
     def test_cross_entropy(self):
         logits = rng.randn(8, 10).astype(np.float32)
         label = rng.randint(0, 10, (8, 1)).astype(np.int64)
         self.same(paddle.nn.functional.cross_entropy, logits, label)
+
+    def test_cross_entropy_every_form(self):
+        # Soft labels, another axis, ignore_index (its samples get loss 0
+        # and gradient 0) and use_softmax=False (the logits are
+        # probabilities): the phi kernel itself, its Softmax output too.
+        def kernel(soft, use_softmax, ignore, axis, label, output):
+            def fn(x):
+                outs = paddle._C_ops.cross_entropy_with_softmax(
+                    x, paddle.to_tensor(label), soft, use_softmax, True,
+                    ignore, axis)
+                if output == 0:  # Softmax (the input without softmax)
+                    return outs[0]
+                w = np.arange(1, outs[1].size + 1, dtype=np.float32)
+                return outs[1] * paddle.to_tensor(w.reshape(outs[1].shape))
+            return fn
+        shape = [3, 4, 5]
+        for soft, use_softmax, ignore, axis in (
+                (True, True, -100, -1), (True, True, -100, 1),
+                (True, False, -100, 0), (False, True, 2, 1),
+                (False, False, 2, -1), (False, False, -100, 0)):
+            logits = rng.uniform(0.1, 1.0, shape).astype(np.float32)
+            if not use_softmax:
+                logits /= logits.sum(axis, keepdims=True)
+            if soft:
+                label = rng.uniform(0.1, 1, shape).astype(np.float32)
+                label /= label.sum(axis, keepdims=True)
+            else:
+                dims = list(shape)
+                dims[axis] = 1
+                label = rng.randint(0, shape[axis], dims).astype(np.int64)
+                label.flat[0] = 2  # at least one ignored sample
+            for output, grad in ((0, False), (1, True)):
+                self.same(kernel(soft, use_softmax, ignore, axis, label,
+                                 output), logits, grad=grad, rtol=2e-4,
+                          atol=2e-5)
 
     def test_conv_pool_batch_norm(self):
         x = rng.randn(2, 3, 6, 6).astype(np.float32)
@@ -322,6 +384,15 @@ class Kernels(unittest.TestCase):
             out[-1, 1:4] = u[0]        # broadcast, negative index
             return out
         self.same(assigned, x, v)
+
+        def reversed_slices(t, u):
+            out = t * 1
+            out[::-1] = t[:, ::-1] * 2   # a whole dim reversed
+            out[3:0:-2, -1:-6:-2] = u    # steps -2 on both dims
+            out[-1, ::-5] = u[0, :2]     # a decreased axis, step -5
+            out[2:0:-1, 1] = 5.0         # a number (no flip needed)
+            return out
+        self.same(reversed_slices, x, v)
         paddle.set_device("backplane:0")
         t = paddle.zeros([3, 4], dtype="int64")
         t[:, 1] = 5

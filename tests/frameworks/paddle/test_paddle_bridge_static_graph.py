@@ -5,7 +5,8 @@ hands kernels outputs in a float32 placeholder dtype), the _raw kernels it
 asks for (compares, an `axis` for the operand of fewer dims, a reduce_all,
 a diagonal for uniform_random) and their gradients, add_n, int8 labels of the
 cross entropy, float64 through exp, clip, where, stack and max, and cumsum
-(exclusive, reversed, flattened; + its gradient). Each check runs in a child process that counts CPU fallbacks
+(exclusive, reversed, flattened; + its gradient) slice (+ its gradient;
+starts from a tensor) and reduce_prod over several dims (+ its gradient). Each check runs in a child process that counts CPU fallbacks
 (BACKPLANE_PADDLE_FALLBACKS=1): this executor falls back without asking, so
 a check passes only if nothing ran on Paddle's CPU."""
 import os
@@ -189,6 +190,27 @@ check("cumsum_grad exclusive reverse", dx,
       np.broadcast_to(np.arange(3.0).reshape(1, 3, 1), x.shape) / x.size)
 out, = run("cumsum", {"X": x}, {"Out": "float64"}, {"flatten": True})
 check("cumsum flatten", out, np.cumsum(x.ravel()))
+
+# slice (eager slices are views; this executor runs the kernel): bounds
+# normalized as Paddle's, a decreased axis, starts from a tensor, and the
+# gradient, zero outside the slice.
+out, dx = run("slice", {"Input": x}, {"Out": "float64"},
+              {"axes": [0, 2], "starts": [1, -3], "ends": [2, 10],
+               "infer_flags": [1, 1], "decrease_axis": [0]}, grads=("input",))
+check("slice decrease_axis", out, x[1, :, 2:])
+region = np.zeros_like(x)
+region[1, :, 2:] = 1 / out.size
+check("slice_grad", dx, region)
+out, = run("slice", {"Input": x, "StartsTensor": np.array([1, 0], np.int32)},
+           {"Out": "float64"}, {"axes": [1, 2], "starts": [-1, -1],
+                                "ends": [3, 2], "infer_flags": [-1, -1]})
+check("slice StartsTensor", out, x[:, 1:3, 0:2])
+
+# reduce_prod over a list of dims, and its gradient.
+out, dx = run("reduce_prod", {"X": x}, {"Out": "float64"},
+              {"dim": [0, 2], "keep_dim": False}, grads=("x",))
+check("prod over dims 0 and 2", out, x.prod(axis=(0, 2)))
+check("prod_grad", dx, (out / 3).reshape(1, 3, 1) / x, tol=1e-10)
 '''
 
 
@@ -210,7 +232,7 @@ class StaticGraph(unittest.TestCase):
         bad = [line for line in out.stdout.splitlines()
                if not line.startswith("ok ")]
         self.assertEqual(bad, [], out.stdout)
-        self.assertEqual(out.stdout.count("ok "), 22, out.stdout)
+        self.assertEqual(out.stdout.count("ok "), 27, out.stdout)
         fallbacks = [line for line in out.stderr.splitlines()
                      if "backplane paddle bridge: fallback" in line]
         self.assertEqual(fallbacks, [])

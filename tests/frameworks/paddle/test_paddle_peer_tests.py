@@ -113,31 +113,12 @@ SKIPS = {
 # Cases of a feature the bridge lacks (docs/paddle.md, Kernels), per file,
 # with what is missing. Each fails on the bridge with an error naming the
 # kernel and the unsupported case, or ran on Paddle's CPU.
-MATMUL = ("bridge lacks: matmul of 1-D operands, a transposed batched x, or "
-          "an N-D y (it takes 2-D operands or an N-D x with a 2-D y)")
-CROSS_ENTROPY = ("bridge lacks: cross_entropy_with_softmax with soft labels, "
-                 "without softmax, or over an axis other than the last")
-SELECTED_ROWS = ("bridge lacks: SelectedRows (sparse rows) tensors; its "
-                 "kernels take dense tensors only")
-SLICE = ("bridge lacks: a slice kernel (and slice_grad) for legacy-IR static "
-         "graphs; eager slices are strided views Paddle makes itself")
+SELECTED_ROWS = ("bridge lacks: SelectedRows (sparse rows) tensors: Paddle's "
+                 "kernel C API (phi/capi), through which a custom device "
+                 "registers kernels, has dense tensors only")
 BRIDGE_LIMITS = {
-    "matmul_v2_op": {
-        f"TestMatMul{case}*": MATMUL
-        for case in ("1Dx2D", "1Dx3D", "2Dx1D", "2Dx3D", "3Dx1D",
-                     "3Dx2D_TransX")} | {"TestMatMulOp": MATMUL},
-    "reduce_op": {
-        "TestProd*Op*": "bridge lacks: the prod kernel (reduce_prod)",
-    },
     "sgd_op": {
         "TestSGDOpOptimizeSelectedRows": SELECTED_ROWS},
-    "slice_op": {"TestSliceOp*": SLICE, "TestCase*": SLICE},
-    "softmax_with_cross_entropy_op": {
-        "TestSoftmaxWithCrossEntropyOp2": CROSS_ENTROPY,
-        "TestSoftmaxWithCrossEntropyOpAxis*": CROSS_ENTROPY,
-        "TestSoftmaxWithCrossEntropyOpSoftLabel*": CROSS_ENTROPY,
-        "TestSoftmaxWithCrossEntropyOp_NotWithSoftmax*": CROSS_ENTROPY,
-    },
     "uniform_random_op": {
         "TestUniformRandomOpSelectedRows*": SELECTED_ROWS},
 }

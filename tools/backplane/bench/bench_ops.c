@@ -18,6 +18,7 @@
  * sides as a machine without AVX-512 would. */
 #include <cblas.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -319,9 +320,15 @@ bp_status_t bench_ops(bench_ctx_t *ctx) {
     return BP_OK;
   }
   ops_bench_t b = {.ctx = ctx};
+  /* the library's count: BACKPLANE_OPS_THREADS, else the CPUs this
+   * process may run on, at most 64 (plugins/vcpu/ops/ref_pool.h) */
   const char *env = getenv("BACKPLANE_OPS_THREADS");
-  long cores = env ? atol(env) : sysconf(_SC_NPROCESSORS_ONLN);
-  b.threads = cores < 1 ? 1 : (int)cores;
+  cpu_set_t allowed;
+  long cores = env && *env ? atol(env)
+               : sched_getaffinity(0, sizeof allowed, &allowed) == 0
+                   ? CPU_COUNT(&allowed)
+                   : sysconf(_SC_NPROCESSORS_ONLN);
+  b.threads = cores < 1 ? 1 : cores > 64 ? 64 : (int)cores;
   char path[4096];
   cli_path_reference_ops(path, sizeof path);
   bp_status_t status = bp_ops_library_open(path, &b.library);

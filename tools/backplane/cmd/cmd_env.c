@@ -84,8 +84,8 @@ static const env_variable_t variables[] = {
     /* Op library. */
     {"BACKPLANE_OPS_LIBRARY", "<the reference library beside libbackplane>",
      "Python backplane.ops", "the DIOPI operator library ops are called in"},
-    {"BACKPLANE_OPS_THREADS", "<the cores, at most 8>", "reference op library",
-     "threads an op uses, the caller's included"},
+    {"BACKPLANE_OPS_THREADS", "<the CPUs it may run on, at most 64>",
+     "reference op library", "threads an op uses, the caller's included"},
     {"BACKPLANE_OPS_ISA", "native", "reference op library",
      "the most its hot float32 loops use: native, avx512, avx2, sse2"},
     /* Framework bridges. */
@@ -130,6 +130,9 @@ static const env_variable_t variables[] = {
      "internal: the result file of mpirun's ranks"},
     {"BACKPLANE_BENCH_COMM_HOSTS_OUT", "", "backplane bench comm",
      "internal: the result file of a --hosts run inside host 0"},
+    {"BACKPLANE_BENCH_PADDLE_CUSTOM_CPU", "", "backplane bench paddle",
+     "a built libpaddle-custom-cpu.so: the 1-element add on custom_cpu too, "
+     "the floor of any plugin"},
     {"BACKPLANE_BENCH_ALLOC_CHILD", "", "backplane bench alloc",
      "internal: marks the re-run that measures jemalloc"},
     {"BACKPLANE_TRAIN_JOB", "", "backplane train",

@@ -81,6 +81,13 @@ CALL(binary_scalar, diopiScalar_t other = scalar(a, "other");
 CALL(div, return ((diopiError_t(*)(CTX, T, CT, CT, diopiRoundMode_t))fn)(
               ctx, tensor(a, "out"), tensor(a, "input"), tensor(a, "other"),
               (diopiRoundMode_t)integer(a, "rounding_mode"));)
+CALL(div_inp, return ((diopiError_t(*)(CTX, T, CT, diopiRoundMode_t))fn)(
+                  ctx, tensor(a, "input"), tensor(a, "other"),
+                  (diopiRoundMode_t)integer(a, "rounding_mode"));)
+CALL(div_scalar, diopiScalar_t other = scalar(a, "other"); return (
+         (diopiError_t(*)(CTX, T, CT, const diopiScalar_t *, diopiRoundMode_t))
+             fn)(ctx, tensor(a, "out"), tensor(a, "input"), &other,
+                 (diopiRoundMode_t)integer(a, "rounding_mode"));)
 CALL(fill, diopiScalar_t value = scalar(a, "value"); return ((diopiError_t(*)(
     CTX, T, const diopiScalar_t *))fn)(ctx, tensor(a, "input"), &value);)
 CALL(copy_inp, return ((diopiError_t(*)(CTX, CT, T))fn)(ctx, tensor(a, "src"),
@@ -345,6 +352,8 @@ static const struct {
     {"diopiMulInp", call_binary_inp},
     {"diopiMulScalar", call_binary_scalar},
     {"diopiDiv", call_div},
+    {"diopiDivInp", call_div_inp},
+    {"diopiDivScalar", call_div_scalar},
     {"diopiFill", call_fill},
     {"diopiCopyInp", call_copy_inp},
     {"diopiCastDtype", call_unary},
@@ -476,8 +485,11 @@ static const struct {
     {"diopiRelu", call_unary},
     {"diopiReluInp", call_unary_inp},
     {"diopiSigmoid", call_unary},
+    {"diopiSigmoidInp", call_unary_inp},
     {"diopiTanh", call_unary},
+    {"diopiTanhInp", call_unary_inp},
     {"diopiSilu", call_unary},
+    {"diopiSiluInp", call_unary_inp},
     {"diopiGelu", call_gelu},
     {"diopiGeluBackward", call_gelu_backward},
     {"diopiThresholdBackward", call_threshold_backward},

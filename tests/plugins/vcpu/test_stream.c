@@ -1,7 +1,7 @@
 /* vcpu plugin: streams. Work runs on the stream's worker, never on the
  * caller; callbacks run exactly once and in order; query/synchronize see the
  * truth; destroy drains; synchronize_device covers every stream. Also run
- * with BACKPLANE_VCPU_JITTER_US set (test_vcpu_stream_jitter). */
+ * with BACKPLANE_VCPU_JITTER_US set (vcpu.stream_jitter). */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
