@@ -12,11 +12,17 @@
  * an empty ring, then parks; producers issue a futex wake only when it is
  * parked. A cell is one cache line: a producer filling the next cell never
  * takes away the line the worker is reading.
+ *
+ * An idle ring can lend its next ticket to a caller that does that ticket's
+ * work itself (vcpu_queue_claim_idle): commands pushed meanwhile wait behind
+ * it, synchronizing waits for it, and the worker, asleep or not, is not
+ * involved unless the caller hands the work back (vcpu_queue_publish_claimed).
  */
 #ifndef BACKPLANE_VCPU_QUEUE_H_
 #define BACKPLANE_VCPU_QUEUE_H_
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -89,9 +95,10 @@ typedef struct vcpu_queue {
   _Alignas(64) atomic_uint_least64_t tail; /* next ticket */
   atomic_uint_least64_t room_until; /* tickets <= this have a free cell */
   atomic_uint parked;               /* futex word: 1 while the worker sleeps */
-  /* Consumer. */
-  _Alignas(64) uint64_t head; /* consumer only */
-  vcpu_progress completed;    /* commands popped */
+  /* Consumer (and a caller completing a claimed ticket, which the consumer
+   * waits at meanwhile). */
+  _Alignas(64) atomic_uint_least64_t head;
+  vcpu_progress completed; /* commands popped */
 } vcpu_queue;
 
 /* capacity must be a power of two. Returns 0 or ENOMEM. */
@@ -113,13 +120,31 @@ static inline uint64_t vcpu_queue_issued(vcpu_queue *queue) {
   return atomic_load_explicit(&queue->tail, memory_order_acquire);
 }
 
+/* Any thread: when every issued command has completed, takes the next ticket
+ * without a command and returns true with it in *out_ticket; the consumer
+ * waits at that ticket (commands pushed later come after it) until the caller
+ * ends the claim with exactly one of the two calls below. False, with nothing
+ * taken, when a command is pending or running. */
+bool vcpu_queue_claim_idle(vcpu_queue *queue, uint64_t *out_ticket);
+
+/* Ends a claim whose work the caller did itself: the ticket counts as
+ * completed (everything the caller wrote before is visible to whoever sees
+ * it completed) and the consumer moves on to later commands, if any. */
+void vcpu_queue_complete_claimed(vcpu_queue *queue, uint64_t ticket);
+
+/* Ends a claim by handing `command` to the consumer, which runs it at the
+ * claimed ticket, as if pushed when it was claimed. */
+void vcpu_queue_publish_claimed(vcpu_queue *queue, uint64_t ticket,
+                                const vcpu_command *command);
+
 /* Consumer only: waits for the next command and returns it in place; it stays
  * valid (and its cell occupied) until vcpu_queue_pop. */
 vcpu_command *vcpu_queue_front(vcpu_queue *queue);
 
 /* Consumer only: the slot of the front command. */
 static inline unsigned char *vcpu_queue_front_slot(vcpu_queue *queue) {
-  return queue->slots + (queue->head & queue->mask) * VCPU_QUEUE_SLOT_SIZE;
+  uint64_t head = atomic_load_explicit(&queue->head, memory_order_relaxed);
+  return queue->slots + (head & queue->mask) * VCPU_QUEUE_SLOT_SIZE;
 }
 
 /* Consumer only: frees the front cell and counts the command completed. */

@@ -398,6 +398,33 @@ C_Status vcpu_stream_enqueue_comm(C_Stream stream,
   return C_SUCCESS;
 }
 
+bool vcpu_stream_claim_idle(C_Stream stream, uint64_t own_pending,
+                            uint64_t *out_place) {
+  vcpu_device *device = vcpu_stream_device(stream);
+  if (device == NULL || device->jitter_us != 0)
+    return false;
+  vcpu_queue *queue = &stream->queue;
+  uint64_t done = vcpu_progress_get(&queue->completed);
+  uint64_t pending = vcpu_queue_issued(queue) - done;
+  if (pending != 0 && pending <= own_pending) {
+    vcpu_spin spin = vcpu_spin_start();
+    while (vcpu_progress_get(&queue->completed) < vcpu_queue_issued(queue) &&
+           vcpu_spin_again(&spin))
+      continue;
+  }
+  return vcpu_queue_claim_idle(queue, out_place);
+}
+
+void vcpu_stream_end_claim(C_Stream stream, uint64_t place,
+                           const vcpu_comm_task_t *task) {
+  if (task == NULL) {
+    vcpu_queue_complete_claimed(&stream->queue, place);
+    return;
+  }
+  vcpu_command command = {.kind = VCPU_COMMAND_COMM, .comm = *task};
+  vcpu_queue_publish_claimed(&stream->queue, place, &command);
+}
+
 C_Status vcpu_record_event(const C_Device device, C_Stream stream,
                            C_Event event) {
   vcpu_device *dev = vcpu_device_get(device);

@@ -50,6 +50,21 @@ C_Status vcpu_stream_wait_event(const C_Device device, C_Stream stream,
 C_Status vcpu_stream_enqueue_comm(C_Stream stream,
                                   const vcpu_comm_task_t *task);
 
+/* For the collectives (comm/host.h): when every command enqueued on
+ * `stream` has run, takes its next place for the calling thread, which does
+ * that place's work itself, and returns true; commands enqueued meanwhile
+ * run after it and synchronizing waits for it. When no more than
+ * `own_pending` commands are pending (the caller's own), waits for them
+ * first, up to a spin's budget (base/park.h). False (nothing taken) when a
+ * command is still pending or running, when `stream` is not a live vcpu
+ * stream, or under jitter (every command then goes through the worker).
+ * The claim ends with vcpu_stream_end_claim: with `task` NULL the place is
+ * done; else the worker runs the task there. Thread-safe. */
+bool vcpu_stream_claim_idle(C_Stream stream, uint64_t own_pending,
+                            uint64_t *out_place);
+void vcpu_stream_end_claim(C_Stream stream, uint64_t place,
+                           const vcpu_comm_task_t *task);
+
 /* The device a live stream belongs to, or NULL if `stream` is not one. */
 vcpu_device *vcpu_stream_device(C_Stream stream);
 

@@ -107,53 +107,85 @@ static MPI_Op mpi_op(C_DataType dtype, C_CCLReduceOp op) {
   }
 }
 
-/* Polls until the requests complete, the deadline passes or an abort
- * (world->abandoned then turns true), answering roll calls meanwhile. A
- * timeout's message says only "timed out": callers that can, name the
- * missing ranks. */
-static int poll_all(mpi_world *world, MPI_Request *requests, int n,
-                    MPI_Status *statuses, uint64_t deadline_ns,
-                    const atomic_bool *aborted, const char *what, char *error,
-                    size_t capacity) {
-  for (unsigned round = 0;; round++) {
+/* How often a poll reads the clock (a test of a few requests takes tens of
+ * nanoseconds, a clock read about as long), and answers roll calls and
+ * yields the CPU (mpirun may oversubscribe). */
+enum { POLLS_PER_CLOCK_READ = 16, POLLS_PER_YIELD = 64 };
+
+/* Polls until the requests complete (BP_OK), the deadline passes or an
+ * abort (world->abandoned then turns true), answering roll calls meanwhile;
+ * or until `until_ns` passes first: BP_ERR_NOT_READY, the requests still
+ * pending and the world's (poll again later). A timeout's message says only
+ * "timed out": callers that can, name the missing ranks. */
+static int poll_until(mpi_world *world, MPI_Request *requests, int n,
+                      MPI_Status *statuses, uint64_t deadline_ns,
+                      uint64_t until_ns, const atomic_bool *aborted,
+                      mpi_wait_name what, char *error, size_t capacity) {
+  char name[96];
+  for (unsigned round = 1;; round++) {
     int done = 0;
     int rc = MPI_Testall(n, requests, &done, statuses);
     if (rc != MPI_SUCCESS) {
       char text[MPI_MAX_ERROR_STRING];
       int length = 0;
       MPI_Error_string(rc, text, &length);
-      return fail(BP_ERR_PLUGIN, error, capacity, "%s: MPI failed: %s", what,
+      mpi_wait_name_format(what, name, sizeof name);
+      return fail(BP_ERR_PLUGIN, error, capacity, "%s: MPI failed: %s", name,
                   text);
     }
     if (done)
       return BP_OK;
-    bool was_aborted = aborted && atomic_load(aborted);
-    if (!was_aborted && mpi_now_ns() <= deadline_ns) {
-      if (round % 64 == 63) {
-        mpi_roll_call_answer(world);
-        sched_yield(); /* mpirun may oversubscribe: give the CPU away */
-      }
-      continue;
+    if (round % POLLS_PER_YIELD == 0) {
+      mpi_roll_call_answer(world);
+      sched_yield();
     }
+    if (round % POLLS_PER_CLOCK_READ != 0)
+      continue;
+    bool was_aborted = aborted && atomic_load(aborted);
+    uint64_t now = mpi_now_ns();
+    if (!was_aborted && now > until_ns && now <= deadline_ns)
+      return BP_ERR_NOT_READY;
+    if (!was_aborted && now <= deadline_ns)
+      continue;
     world->abandoned = true;
     atomic_store(&gave_up, true);
+    mpi_wait_name_format(what, name, sizeof name);
     if (was_aborted)
-      return fail(BP_ERR_ABORTED, error, capacity, "%s aborted", what);
-    return fail(BP_ERR_TIMEOUT, error, capacity, "%s timed out", what);
+      return fail(BP_ERR_ABORTED, error, capacity, "%s aborted", name);
+    return fail(BP_ERR_TIMEOUT, error, capacity, "%s timed out", name);
   }
 }
 
-/* poll_all, watched (mpi_watchdog.h): a poll that never returns ends the
+/* poll_until, watched (mpi_watchdog.h): a poll that never returns ends the
  * process. */
-static int wait_all(mpi_world *world, MPI_Request *requests, int n,
-                    MPI_Status *statuses, uint64_t deadline_ns,
-                    const atomic_bool *aborted, const char *what, char *error,
-                    size_t capacity) {
+static int wait_until(mpi_world *world, MPI_Request *requests, int n,
+                      MPI_Status *statuses, uint64_t deadline_ns,
+                      uint64_t until_ns, const atomic_bool *aborted,
+                      mpi_wait_name what, char *error, size_t capacity) {
   mpi_watchdog_enter(what, deadline_ns);
-  int status = poll_all(world, requests, n, statuses, deadline_ns, aborted,
-                        what, error, capacity);
+  int status = poll_until(world, requests, n, statuses, deadline_ns, until_ns,
+                          aborted, what, error, capacity);
   mpi_watchdog_leave();
   return status;
+}
+
+/* wait_until to the end: completion, the deadline or an abort. */
+static int wait_all(mpi_world *world, MPI_Request *requests, int n,
+                    MPI_Status *statuses, uint64_t deadline_ns,
+                    const atomic_bool *aborted, mpi_wait_name what, char *error,
+                    size_t capacity) {
+  return wait_until(world, requests, n, statuses, deadline_ns, UINT64_MAX,
+                    aborted, what, error, capacity);
+}
+
+/* A wait named by its label alone. */
+static mpi_wait_name named(const char *label) {
+  return (mpi_wait_name){label, 0};
+}
+
+/* A wait named after the call `d`: "all_reduce sequence 7". */
+static mpi_wait_name call_name(const vcpu_comm_desc_t *d) {
+  return (mpi_wait_name){vcpu_comm_kind_name(d->kind), d->seq};
 }
 
 /* Frees the world unless one of its requests was given up: its buffers may
@@ -192,7 +224,7 @@ static int name_the_missing(mpi_world *world, int status, uint64_t seq,
 /* Whether every rank of `world` holds the same two words (a value and its
  * complement, so both the highest and the lowest are compared). */
 static int all_hold(mpi_world *world, uint64_t value, uint64_t deadline_ns,
-                    const atomic_bool *aborted, const char *what,
+                    const atomic_bool *aborted, mpi_wait_name what,
                     bool *out_same, char *error, size_t capacity) {
   world->check_mine[0] = value;
   world->check_mine[1] = ~value;
@@ -220,7 +252,7 @@ static void finalize_at_exit(void) {
 /* The world's roll call (without it, timeouts name no rank). Opening it is
  * a blocking MPI collective: watched until `deadline_ns`. */
 static void open_roll_call(mpi_world *world, uint64_t deadline_ns) {
-  mpi_watchdog_enter("making the roll-call communicator", deadline_ns);
+  mpi_watchdog_enter(named("making the roll-call communicator"), deadline_ns);
   mpi_roll_call_open(world);
   mpi_watchdog_leave();
 }
@@ -260,11 +292,11 @@ static int create(uint64_t secret, size_t nranks, size_t rank,
   MPI_Request request;
   MPI_Ibarrier(MPI_COMM_WORLD, &request);
   int status = wait_all(world, &request, 1, MPI_STATUSES_IGNORE, deadline_ns,
-                        NULL, "waiting for every rank", error, capacity);
+                        NULL, named("waiting for every rank"), error, capacity);
   if (status == BP_OK) {
     MPI_Comm_idup(MPI_COMM_WORLD, &world->comm, &request);
     status = wait_all(world, &request, 1, MPI_STATUSES_IGNORE, deadline_ns,
-                      NULL, "MPI_Comm_idup", error, capacity);
+                      NULL, named("MPI_Comm_idup"), error, capacity);
   }
   if (status != BP_OK) {
     world->comm = MPI_COMM_NULL; /* never made: nothing to free */
@@ -282,8 +314,8 @@ static int create(uint64_t secret, size_t nranks, size_t rank,
   }
   /* Every rank must present rank 0's secret. */
   bool same = false;
-  status = all_hold(world, secret, deadline_ns, NULL, "checking the secrets",
-                    &same, error, capacity);
+  status = all_hold(world, secret, deadline_ns, NULL,
+                    named("checking the secrets"), &same, error, capacity);
   if (status == BP_OK && !same)
     status = fail(BP_ERR_INVALID_ARGUMENT, error, capacity,
                   "the ranks presented different secrets: refused");
@@ -314,13 +346,6 @@ static vcpu_comm_desc_t call_from_words(const uint64_t *words) {
                             .dtype = (C_DataType)words[2],
                             .op = (C_CCLReduceOp)words[3],
                             .peer = (size_t)words[4]};
-}
-
-/* "all_reduce sequence 7", for messages. */
-static void describe_call(const vcpu_comm_desc_t *d, char *out,
-                          size_t capacity) {
-  snprintf(out, capacity, "%s sequence %" PRIu64, vcpu_comm_kind_name(d->kind),
-           d->seq);
 }
 
 /* The call check: every rank's call at this sequence number, all-gathered
@@ -358,10 +383,8 @@ static int check_finish(mpi_world *world, const vcpu_comm_desc_t *d,
                         MPI_Request *request, uint64_t deadline_ns,
                         const atomic_bool *aborted, char *error,
                         size_t capacity) {
-  char what[64];
-  describe_call(d, what, sizeof what);
   int status = wait_all(world, request, 1, MPI_STATUSES_IGNORE, deadline_ns,
-                        aborted, what, error, capacity);
+                        aborted, call_name(d), error, capacity);
   status = name_the_missing(world, status, d->seq, error, capacity);
   return status == BP_OK ? compare_calls(world, d, error, capacity) : status;
 }
@@ -380,7 +403,7 @@ static int check(void *handle, const vcpu_comm_desc_t *d, uint64_t deadline_ns,
  * first. */
 static int reduce_scatter(mpi_world *world, const vcpu_comm_desc_t *d,
                           uint64_t deadline_ns, const atomic_bool *aborted,
-                          const char *what, char *error, size_t capacity) {
+                          char *error, size_t capacity) {
   size_t bytes = d->count * vcpu_comm_dtype_size(d->dtype);
   void *out = d->recv;
   if ((const char *)d->send + world->rank * bytes == d->recv && bytes)
@@ -391,7 +414,7 @@ static int reduce_scatter(mpi_world *world, const vcpu_comm_desc_t *d,
   MPI_Ireduce_scatter_block(d->send, out, (int)d->count, mpi_type(d->dtype),
                             mpi_op(d->dtype, d->op), world->comm, &request);
   int status = wait_all(world, &request, 1, MPI_STATUSES_IGNORE, deadline_ns,
-                        aborted, what, error, capacity);
+                        aborted, call_name(d), error, capacity);
   if (out != d->recv) {
     if (status == BP_OK)
       memcpy(d->recv, out, bytes);
@@ -412,8 +435,8 @@ enum { COLLECTIVE_CHUNK_BYTES = 4 << 20 };
  * `first` and waits for it. */
 static int rooted_or_all_reduce(mpi_world *world, const vcpu_comm_desc_t *d,
                                 size_t first, int count, uint64_t deadline_ns,
-                                const atomic_bool *aborted, const char *what,
-                                char *error, size_t capacity) {
+                                const atomic_bool *aborted, char *error,
+                                size_t capacity) {
   size_t offset = first * vcpu_comm_dtype_size(d->dtype);
   MPI_Datatype type = mpi_type(d->dtype);
   MPI_Op op = mpi_op(d->dtype, d->op);
@@ -436,18 +459,309 @@ static int rooted_or_all_reduce(mpi_world *world, const vcpu_comm_desc_t *d,
     break;
   }
   return wait_all(world, &request, 1, MPI_STATUSES_IGNORE, deadline_ns, aborted,
-                  what, error, capacity);
+                  call_name(d), error, capacity);
+}
+
+/* Small all-reduce: Open MPI's nonblocking collectives (libnbc) take 1.6-3.5x
+ * the time of its blocking MPI_Allreduce at 1-4 KiB, and the call check was a
+ * second one. Up to this size the ranks instead exchange messages point to
+ * point, nonblocking (so deadlines and aborts hold), by recursive doubling:
+ * with p the largest power of two <= n and r = n - p, ranks below 2r pair up
+ * first, the even one of each pair handing its input to the odd one (its
+ * helper) and getting the result back at the end; the p others (helpers,
+ * and ranks from 2r on) exchange with the survivor whose index differs in
+ * one bit, log2 p steps, survivor i standing for world ranks
+ * [cover(i), cover(i + 1)). Each message is the sender's partial result
+ * behind the call words of the ranks it stands for, so the check travels in
+ * the data's own messages and every rank ends with every rank's call (the
+ * helpers hand all of them back). Each step combines the lower ranks' part
+ * first, and the ops commute, so every rank computes the same bits. Ranks
+ * that disagree keep exchanging (without combining) so that all of them can
+ * name the mismatch; a call that is small on one rank and not on another
+ * meets nothing and ends at the deadline.
+ *
+ * The call lives in world->small, so that one thread can start it and
+ * another finish it (small_start, small_progress). */
+enum { SMALL_ALL_REDUCE_MAX_BYTES = 16 * 1024, SMALL_TAG_BASE = 1 };
+
+static bool small_all_reduce_fits(const vcpu_comm_desc_t *d) {
+  return d->kind == VCPU_COMM_ALL_REDUCE &&
+         d->count * vcpu_comm_dtype_size(d->dtype) <=
+             SMALL_ALL_REDUCE_MAX_BYTES;
+}
+
+/* This rank's place in the plan: p survivors, r pairs. */
+typedef struct small_plan {
+  size_t p, r;
+  size_t survivor;      /* this rank's survivor index, if it is one */
+  bool handing, helper; /* the even / odd rank of a pair */
+} small_plan;
+
+static small_plan plan_of(const mpi_world *world) {
+  small_plan plan = {.p = 1};
+  while (plan.p * 2 <= world->nranks)
+    plan.p *= 2;
+  plan.r = world->nranks - plan.p;
+  size_t me = world->rank;
+  plan.handing = me < 2 * plan.r && me % 2 == 0;
+  plan.helper = me < 2 * plan.r && me % 2 == 1;
+  plan.survivor = me < 2 * plan.r ? me / 2 : me - plan.r;
+  return plan;
+}
+
+/* The first world rank survivor i stands for (i = p: nranks). */
+static size_t cover(const small_plan *plan, size_t i) {
+  return i < plan->r ? 2 * i : i + plan->r;
+}
+
+/* The world rank of survivor i. */
+static size_t survivor_rank(const small_plan *plan, size_t i) {
+  return i < plan->r ? 2 * i + 1 : i + plan->r;
+}
+
+/* Which exchange step `step` of this rank's plan is: the handing rank has
+ * one (hand in, get back); a helper takes in first and hands back last;
+ * between them, the doubling steps. */
+typedef enum small_step_kind {
+  STEP_HAND_IN_AND_BACK,
+  STEP_TAKE_IN,
+  STEP_DOUBLE,
+  STEP_HAND_BACK,
+} small_step_kind;
+
+static small_step_kind step_kind(const small_plan *plan, unsigned step,
+                                 unsigned steps) {
+  if (plan->handing)
+    return STEP_HAND_IN_AND_BACK;
+  if (plan->helper && step == 0)
+    return STEP_TAKE_IN;
+  if (plan->helper && step + 1 == steps)
+    return STEP_HAND_BACK;
+  return STEP_DOUBLE;
+}
+
+static unsigned steps_of(const small_plan *plan) {
+  unsigned doubling = 0;
+  for (size_t group = 1; group < plan->p; group *= 2)
+    doubling++;
+  return plan->handing ? 1 : plan->helper ? doubling + 2 : doubling;
+}
+
+/* The doubling group size at `step` (1, 2, 4, ...). */
+static size_t group_at(const small_plan *plan, unsigned step) {
+  return (size_t)1 << (plan->helper ? step - 1 : step);
+}
+
+static size_t call_bytes(size_t ranks) {
+  return ranks * CALL_WORDS * sizeof(uint64_t);
+}
+
+/* Copies the call words of world ranks [first, end) into small_out;
+ * returns their bytes. */
+static size_t pack(mpi_world *world, size_t first, size_t end) {
+  size_t block = call_bytes(end - first);
+  memcpy(world->small_out, world->calls + first * CALL_WORDS, block);
+  return block;
+}
+
+/* Posts the messages of the call's current step: the call words and the
+ * partial result go as two messages (same tag, so they arrive in order),
+ * each within Open MPI's eager limit where the data is (a 4 KiB result
+ * behind the words took a rendezvous round trip more). */
+static void small_post(mpi_world *world, const small_plan *plan) {
+  mpi_small_call *c = &world->small;
+  const vcpu_comm_desc_t *d = &c->call;
+  size_t n = world->nranks, me = world->rank;
+  int bytes = (int)(d->count * vcpu_comm_dtype_size(d->dtype));
+  int tag = SMALL_TAG_BASE + (int)(d->seq % 30000u);
+  size_t from = 0, to = 0, words = 0;
+  bool receives = true, sends = true;
+  switch (step_kind(plan, c->step, c->steps)) {
+  case STEP_HAND_IN_AND_BACK:
+    from = to = me + 1;
+    words = pack(world, me, me + 1);
+    break;
+  case STEP_TAKE_IN:
+    from = me - 1;
+    sends = false;
+    break;
+  case STEP_HAND_BACK:
+    to = me - 1;
+    receives = false;
+    words = pack(world, 0, n);
+    break;
+  case STEP_DOUBLE: {
+    size_t group = group_at(plan, c->step);
+    size_t mine = plan->survivor & ~(group - 1);
+    from = to = survivor_rank(plan, plan->survivor ^ group);
+    words = pack(world, cover(plan, mine), cover(plan, mine + group));
+    break;
+  }
+  }
+  c->nrequests = 0;
+  MPI_Request *r = c->requests;
+  if (receives) {
+    MPI_Irecv(world->small_in, (int)call_bytes(n), MPI_BYTE, (int)from, tag,
+              world->comm, &r[c->nrequests++]);
+    MPI_Irecv(world->small_in + call_bytes(n), SMALL_ALL_REDUCE_MAX_BYTES,
+              MPI_BYTE, (int)from, tag, world->comm, &r[c->nrequests++]);
+  }
+  if (sends) {
+    MPI_Isend(world->small_out, (int)words, MPI_BYTE, (int)to, tag, world->comm,
+              &r[c->nrequests++]);
+    MPI_Isend(d->recv, bytes, MPI_BYTE, (int)to, tag, world->comm,
+              &r[c->nrequests++]);
+  }
+}
+
+/* Takes in the received call words of world ranks [first, end) (statuses:
+ * the words' receive, then the data's) and, when every call so far agrees
+ * and the data came whole, returns the received data (else NULL). */
+static const void *take_calls(mpi_world *world, size_t first, size_t end,
+                              MPI_Status *statuses, size_t partner, char *error,
+                              size_t capacity, int *status) {
+  mpi_small_call *c = &world->small;
+  size_t block = call_bytes(end - first);
+  size_t bytes = c->call.count * vcpu_comm_dtype_size(c->call.dtype);
+  int words = 0, data = 0;
+  MPI_Get_count(&statuses[0], MPI_BYTE, &words);
+  MPI_Get_count(&statuses[1], MPI_BYTE, &data);
+  if ((size_t)words != block) {
+    *status =
+        fail(BP_ERR_INVALID_ARGUMENT, error, capacity,
+             "%s sequence %" PRIu64
+             ": rank %zu sent %d bytes, not a call of this size",
+             vcpu_comm_kind_name(c->call.kind), c->call.seq, partner, words);
+    return NULL;
+  }
+  memcpy(world->calls + first * CALL_WORDS, world->small_in, block);
+  for (size_t r = first; r < end; r++) {
+    vcpu_comm_desc_t theirs = call_from_words(world->calls + r * CALL_WORDS);
+    c->agreed = c->agreed && vcpu_comm_same_call(&c->call, &theirs);
+  }
+  bool whole = (size_t)data == bytes && bytes != 0;
+  return c->agreed && whole ? world->small_in + call_bytes(world->nranks)
+                            : NULL;
+}
+
+/* Combines `in` from `partner` into the partial result, the lower ranks'
+ * part first. */
+static void combine(mpi_small_call *c, const void *in, size_t partner,
+                    size_t me) {
+  C_CCLReduceOp op = c->call.op == AVG ? SUM : c->call.op;
+  const void *srcs[2] = {partner < me ? in : c->call.recv,
+                         partner < me ? c->call.recv : in};
+  vcpu_comm_reduce(c->call.recv, srcs, 2, c->call.count, c->call.dtype, op, 1);
+}
+
+/* Takes in what the current step received. */
+static int small_receive(mpi_world *world, const small_plan *plan,
+                         MPI_Status *statuses, char *error, size_t capacity) {
+  mpi_small_call *c = &world->small;
+  size_t me = world->rank, n = world->nranks;
+  int status = BP_OK;
+  const void *in = NULL;
+  switch (step_kind(plan, c->step, c->steps)) {
+  case STEP_HAND_IN_AND_BACK:
+    in = take_calls(world, 0, n, statuses, me + 1, error, capacity, &status);
+    if (in != NULL)
+      memcpy(c->call.recv, in,
+             c->call.count * vcpu_comm_dtype_size(c->call.dtype));
+    break;
+  case STEP_TAKE_IN:
+    in = take_calls(world, me - 1, me, statuses, me - 1, error, capacity,
+                    &status);
+    if (in != NULL)
+      combine(c, in, me - 1, me);
+    break;
+  case STEP_HAND_BACK:
+    break;
+  case STEP_DOUBLE: {
+    size_t group = group_at(plan, c->step);
+    size_t theirs = (plan->survivor ^ group) & ~(group - 1);
+    size_t partner = survivor_rank(plan, plan->survivor ^ group);
+    in = take_calls(world, cover(plan, theirs), cover(plan, theirs + group),
+                    statuses, partner, error, capacity, &status);
+    if (in != NULL)
+      combine(c, in, partner, me);
+    break;
+  }
+  }
+  return status;
+}
+
+/* Goes on with the world's small all-reduce until it ends, or until
+ * `until_ns` passes first (BP_ERR_NOT_READY: call again to go on). */
+static int small_progress(mpi_world *world, uint64_t until_ns,
+                          const atomic_bool *aborted, char *error,
+                          size_t capacity) {
+  mpi_small_call *c = &world->small;
+  small_plan plan = plan_of(world);
+  int status = BP_OK;
+  while (status == BP_OK && c->step < c->steps) {
+    if (!c->posted)
+      small_post(world, &plan);
+    c->posted = true;
+    MPI_Status statuses[4];
+    status =
+        wait_until(world, c->requests, c->nrequests, statuses, c->deadline_ns,
+                   until_ns, aborted, call_name(&c->call), error, capacity);
+    if (status == BP_ERR_NOT_READY)
+      return status;
+    if (status == BP_OK)
+      status = small_receive(world, &plan, statuses, error, capacity);
+    c->step++;
+    c->posted = false;
+  }
+  c->pending = false;
+  if (status != BP_OK)
+    return name_the_missing(world, status, c->call.seq, error, capacity);
+  if (!c->agreed)
+    return compare_calls(world, &c->call, error, capacity);
+  if (c->call.op == AVG)
+    vcpu_comm_reduce(c->call.recv, (const void *const[]){c->call.recv}, 1,
+                     c->call.count, c->call.dtype, AVG, world->nranks);
+  return BP_OK;
+}
+
+/* Starts a small all-reduce on the world and goes on with it until it ends
+ * or `until_ns` passes (BP_ERR_NOT_READY). */
+static int small_start(mpi_world *world, const vcpu_comm_desc_t *d,
+                       uint64_t deadline_ns, uint64_t until_ns,
+                       const atomic_bool *aborted, char *error,
+                       size_t capacity) {
+  size_t words = call_bytes(world->nranks);
+  if (world->small_out == NULL)
+    world->small_out = malloc(words);
+  if (world->small_in == NULL)
+    world->small_in = malloc(words + SMALL_ALL_REDUCE_MAX_BYTES);
+  if (world->small_out == NULL || world->small_in == NULL)
+    return fail(BP_ERR_OUT_OF_MEMORY, error, capacity, "out of memory");
+  world->at_seq = d->seq;
+  small_plan plan = plan_of(world);
+  world->small = (mpi_small_call){.call = *d,
+                                  .deadline_ns = deadline_ns,
+                                  .steps = steps_of(&plan),
+                                  .agreed = true,
+                                  .pending = true};
+  call_to_words(d, world->calls + world->rank * CALL_WORDS);
+  size_t bytes = d->count * vcpu_comm_dtype_size(d->dtype);
+  if (d->send != d->recv && bytes)
+    memcpy(d->recv, d->send, bytes);
+  return small_progress(world, until_ns, aborted, error, capacity);
 }
 
 static int run(void *handle, const vcpu_comm_desc_t *d, uint64_t deadline_ns,
                const atomic_bool *aborted, char *error, size_t capacity) {
   mpi_world *world = handle;
-  char what[64];
-  describe_call(d, what, sizeof what);
+  if (small_all_reduce_fits(d))
+    return small_start(world, d, deadline_ns, UINT64_MAX, aborted, error,
+                       capacity);
   world->at_seq = d->seq;
   if (d->count > (size_t)INT32_MAX)
     return fail(BP_ERR_INVALID_ARGUMENT, error, capacity,
-                "%s: count %zu exceeds MPI's int counts", what, d->count);
+                "%s sequence %" PRIu64 ": count %zu exceeds MPI's int counts",
+                vcpu_comm_kind_name(d->kind), d->seq, d->count);
   int status = BP_OK;
   switch (d->kind) {
   case VCPU_COMM_ALL_REDUCE:
@@ -458,7 +772,7 @@ static int run(void *handle, const vcpu_comm_desc_t *d, uint64_t deadline_ns,
     do {
       size_t count = d->count - first < chunk ? d->count - first : chunk;
       status = rooted_or_all_reduce(world, d, first, (int)count, deadline_ns,
-                                    aborted, what, error, capacity);
+                                    aborted, error, capacity);
       first += count;
     } while (status == BP_OK && first < d->count);
     break;
@@ -473,12 +787,11 @@ static int run(void *handle, const vcpu_comm_desc_t *d, uint64_t deadline_ns,
     MPI_Iallgather(send, (int)d->count, type, d->recv, (int)d->count, type,
                    world->comm, &request);
     status = wait_all(world, &request, 1, MPI_STATUSES_IGNORE, deadline_ns,
-                      aborted, what, error, capacity);
+                      aborted, call_name(d), error, capacity);
     break;
   }
   default:
-    status =
-        reduce_scatter(world, d, deadline_ns, aborted, what, error, capacity);
+    status = reduce_scatter(world, d, deadline_ns, aborted, error, capacity);
     break;
   }
   status = name_the_missing(world, status, d->seq, error, capacity);
@@ -491,105 +804,20 @@ static int run(void *handle, const vcpu_comm_desc_t *d, uint64_t deadline_ns,
   return status;
 }
 
-/* Small all-reduce: Open MPI's nonblocking collectives (libnbc) take 1.6-3.5x
- * the time of its blocking MPI_Allreduce at 1-4 KiB, and the call check was a
- * second one. Below this size and for a power-of-two world, the ranks instead
- * exchange messages by recursive doubling (log2 n steps, each with the rank
- * whose number differs in one bit), point to point, nonblocking (so deadlines
- * and aborts hold): each message is the sender's partial result behind the
- * call words of the ranks it has heard from, so the check travels in the
- * data's own messages and every rank ends with every rank's call. Each step
- * combines the lower ranks' part first, and the ops commute, so every rank
- * computes the same bits. Ranks that disagree keep exchanging (without
- * combining) so that all of them can name the mismatch; a call that is small
- * on one rank and not on another meets nothing and ends at the deadline. */
-enum { SMALL_ALL_REDUCE_MAX_BYTES = 16 * 1024, SMALL_TAG_BASE = 1 };
-
-static bool small_all_reduce_fits(const mpi_world *world,
-                                  const vcpu_comm_desc_t *d) {
-  return d->kind == VCPU_COMM_ALL_REDUCE &&
-         (world->nranks & (world->nranks - 1)) == 0 &&
-         d->count * vcpu_comm_dtype_size(d->dtype) <=
-             SMALL_ALL_REDUCE_MAX_BYTES;
-}
-
-static int small_all_reduce(mpi_world *world, const vcpu_comm_desc_t *d,
-                            uint64_t deadline_ns, const atomic_bool *aborted,
-                            char *error, size_t capacity) {
-  size_t n = world->nranks, words = n * CALL_WORDS * sizeof(uint64_t);
-  size_t bytes = d->count * vcpu_comm_dtype_size(d->dtype);
-  size_t room = words + SMALL_ALL_REDUCE_MAX_BYTES;
-  if (world->small_out == NULL)
-    world->small_out = malloc(room);
-  if (world->small_in == NULL)
-    world->small_in = malloc(room);
-  if (world->small_out == NULL || world->small_in == NULL)
-    return fail(BP_ERR_OUT_OF_MEMORY, error, capacity, "out of memory");
-  char what[64];
-  describe_call(d, what, sizeof what);
-  world->at_seq = d->seq;
-  call_to_words(d, world->calls + world->rank * CALL_WORDS);
-  if (d->send != d->recv && bytes)
-    memcpy(d->recv, d->send, bytes);
-  C_CCLReduceOp step_op = d->op == AVG ? SUM : d->op;
-  int tag = SMALL_TAG_BASE + (int)(d->seq % 30000u);
-  bool agreed = true;
-  for (size_t group = 1; group < n; group *= 2) {
-    size_t partner = world->rank ^ group;
-    size_t mine_first = world->rank & ~(group - 1);
-    size_t theirs_first = partner & ~(group - 1);
-    size_t block = group * CALL_WORDS * sizeof(uint64_t);
-    memcpy(world->small_out, world->calls + mine_first * CALL_WORDS, block);
-    if (bytes)
-      memcpy(world->small_out + block, d->recv, bytes);
-    MPI_Request requests[2];
-    MPI_Status statuses[2];
-    MPI_Irecv(world->small_in, (int)room, MPI_BYTE, (int)partner, tag,
-              world->comm, &requests[0]);
-    MPI_Isend(world->small_out, (int)(block + bytes), MPI_BYTE, (int)partner,
-              tag, world->comm, &requests[1]);
-    int status = wait_all(world, requests, 2, statuses, deadline_ns, aborted,
-                          what, error, capacity);
-    if (status != BP_OK)
-      return name_the_missing(world, status, d->seq, error, capacity);
-    int received = 0;
-    MPI_Get_count(&statuses[0], MPI_BYTE, &received);
-    if ((size_t)received < block)
-      return fail(BP_ERR_INVALID_ARGUMENT, error, capacity,
-                  "%s: rank %zu sent %d bytes, not a call of this size", what,
-                  partner, received);
-    memcpy(world->calls + theirs_first * CALL_WORDS, world->small_in, block);
-    for (size_t r = theirs_first; r < theirs_first + group; r++) {
-      vcpu_comm_desc_t call = call_from_words(world->calls + r * CALL_WORDS);
-      agreed = agreed && vcpu_comm_same_call(d, &call);
-    }
-    if (!agreed || (size_t)received != block + bytes || bytes == 0)
-      continue;
-    const void *in = world->small_in + block;
-    const void *srcs[2] = {partner < world->rank ? in : d->recv,
-                           partner < world->rank ? d->recv : in};
-    vcpu_comm_reduce(d->recv, srcs, 2, d->count, d->dtype, step_op, 1);
-  }
-  if (!agreed)
-    return compare_calls(world, d, error, capacity);
-  if (d->op == AVG)
-    vcpu_comm_reduce(d->recv, (const void *const[]){d->recv}, 1, d->count,
-                     d->dtype, AVG, n);
-  return BP_OK;
-}
-
 /* The check travels beside the data instead of before it: both are posted
- * at once, so agreeing ranks pay no extra round of messages. Ranks that
- * disagree may run mismatched MPI collectives; MPI never writes past a
- * posted buffer (a longer message is a truncation error), so the data call
- * ends in garbage, an MPI error or the deadline, and the check, which
- * completes regardless, then reports the mismatch in its place. */
+ * at once, so agreeing ranks pay no extra round of messages (the small
+ * all-reduce carries it in its own messages). Ranks that disagree may run
+ * mismatched MPI collectives; MPI never writes past a posted buffer (a
+ * longer message is a truncation error), so the data call ends in garbage,
+ * an MPI error or the deadline, and the check, which completes regardless,
+ * then reports the mismatch in its place. */
 static int collective(void *handle, const vcpu_comm_desc_t *d,
                       uint64_t deadline_ns, const atomic_bool *aborted,
                       char *error, size_t capacity) {
   mpi_world *world = handle;
-  if (small_all_reduce_fits(world, d))
-    return small_all_reduce(world, d, deadline_ns, aborted, error, capacity);
+  if (small_all_reduce_fits(d))
+    return small_start(world, d, deadline_ns, UINT64_MAX, aborted, error,
+                       capacity);
   MPI_Request request = check_start(world, d);
   int status = run(handle, d, deadline_ns, aborted, error, capacity);
   if (status == BP_OK)
@@ -611,6 +839,27 @@ static int collective(void *handle, const vcpu_comm_desc_t *d,
     return BP_ERR_INVALID_ARGUMENT;
   }
   return status;
+}
+
+static bool quick(void *handle, const vcpu_comm_desc_t *d) {
+  (void)handle;
+  return small_all_reduce_fits(d);
+}
+
+static int start(void *handle, const vcpu_comm_desc_t *d, uint64_t deadline_ns,
+                 uint64_t until_ns, const atomic_bool *aborted, char *error,
+                 size_t capacity) {
+  return small_start(handle, d, deadline_ns, until_ns, aborted, error,
+                     capacity);
+}
+
+static int resume(void *handle, const atomic_bool *aborted, char *error,
+                  size_t capacity) {
+  mpi_world *world = handle;
+  if (!world->small.pending)
+    return fail(BP_ERR_INTERNAL, error, capacity,
+                "no call of this world to go on with");
+  return small_progress(world, UINT64_MAX, aborted, error, capacity);
 }
 
 /* After a send/recv group timed out: the peers it still waits for. */
@@ -657,7 +906,7 @@ static int p2p(void *handle, const vcpu_comm_desc_t *ops, size_t n,
                 world->comm, &requests[i]);
   }
   int status = wait_all(world, requests, (int)n, statuses, deadline_ns, aborted,
-                        "send/recv", error, capacity);
+                        named("send/recv"), error, capacity);
   if (status == BP_ERR_TIMEOUT)
     name_pending_peers(ops, requests, n, error, capacity);
   for (size_t i = 0; i < n && status == BP_OK; i++) {
@@ -706,7 +955,8 @@ static int sub_world(mpi_world *world, const int *members, size_t n,
   MPI_Comm_group(world->comm, &all);
   MPI_Group_incl(all, (int)n, members, &group);
   /* MPI has no nonblocking form of this: watched until the deadline. */
-  mpi_watchdog_enter("making the host leaders' communicator", deadline_ns);
+  mpi_watchdog_enter(named("making the host leaders' communicator"),
+                     deadline_ns);
   int rc = MPI_Comm_create_group(world->comm, group, 1, &sub->comm);
   mpi_watchdog_leave();
   MPI_Group_free(&group);
@@ -754,8 +1004,9 @@ static int hosts(void *handle, size_t ranks_per_host, uint64_t deadline_ns,
   MPI_Request request;
   MPI_Iallgather(mine, (int)key_bytes, MPI_CHAR, keys, (int)key_bytes, MPI_CHAR,
                  world->comm, &request);
-  int status = wait_all(world, &request, 1, MPI_STATUSES_IGNORE, deadline_ns,
-                        NULL, "grouping the ranks by host", error, capacity);
+  int status =
+      wait_all(world, &request, 1, MPI_STATUSES_IGNORE, deadline_ns, NULL,
+               named("grouping the ranks by host"), error, capacity);
   if (status != BP_OK) {
     if (!world->abandoned)
       free(keys);
@@ -789,6 +1040,9 @@ static const vcpu_comm_mpi_module_t module = {
     .check = check,
     .run = run,
     .hosts = hosts,
+    .quick = quick,
+    .start = start,
+    .resume = resume,
 };
 
 __attribute__((visibility("default"))) const vcpu_comm_mpi_module_t *

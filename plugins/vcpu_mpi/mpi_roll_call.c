@@ -134,7 +134,8 @@ void mpi_roll_call(mpi_world *world, uint64_t seq, char *out, size_t capacity) {
   }
   MPI_Request *questions = requests, *answers = requests + n;
   /* Its MPI calls poll: watched like a wait (mpi_watchdog.h). */
-  mpi_watchdog_enter("a roll call", mpi_now_ns() + GRACE_NS);
+  mpi_watchdog_enter((mpi_wait_name){"a roll call", 0},
+                     mpi_now_ns() + GRACE_NS);
   ask(world, seq, questions, answers);
   collect(world, answers, answered);
   size_t missing = 0;

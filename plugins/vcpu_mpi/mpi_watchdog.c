@@ -15,12 +15,14 @@
 enum { SLOTS = 64, WHAT_BYTES = 96, LOOK_EVERY_MS = 100 };
 
 /* One waiting thread's wait. `deadline_ns` is 0 while it waits in none;
- * the thread writes `what` only while it is 0, so a reader that sees the
- * same nonzero deadline before and after copying `what` copied it whole. */
+ * the thread writes what it waits in only while it is 0, so a reader that
+ * sees the same nonzero deadline before and after reading it read one
+ * wait's. */
 typedef struct watch_slot {
   atomic_bool taken;
   _Atomic uint64_t deadline_ns;
-  char what[WHAT_BYTES];
+  _Atomic(const char *) label;
+  _Atomic uint64_t seq;
 } watch_slot;
 
 static watch_slot slots[SLOTS];
@@ -46,13 +48,14 @@ static watch_slot *claim_slot(void) {
   return NULL;
 }
 
-void mpi_watchdog_enter(const char *what, uint64_t deadline_ns) {
+void mpi_watchdog_enter(mpi_wait_name what, uint64_t deadline_ns) {
   if (world_rank < 0) /* not started */
     return;
   if (my_slot == NULL && (my_slot = claim_slot()) == NULL)
     return;
   atomic_store_explicit(&my_slot->deadline_ns, 0, memory_order_relaxed);
-  snprintf(my_slot->what, sizeof my_slot->what, "%s", what);
+  atomic_store_explicit(&my_slot->label, what.label, memory_order_relaxed);
+  atomic_store_explicit(&my_slot->seq, what.seq, memory_order_relaxed);
   atomic_store_explicit(&my_slot->deadline_ns, deadline_ns ? deadline_ns : 1,
                         memory_order_release);
 }
@@ -69,11 +72,13 @@ static void look_at(watch_slot *s, uint64_t now) {
   uint64_t grace = (uint64_t)MPI_WATCHDOG_GRACE_MS * 1000000u;
   if (deadline == 0 || now < deadline + grace)
     return;
-  char what[WHAT_BYTES];
-  memcpy(what, s->what, sizeof what);
-  what[WHAT_BYTES - 1] = '\0';
-  if (atomic_load_explicit(&s->deadline_ns, memory_order_acquire) != deadline)
+  mpi_wait_name name = {atomic_load_explicit(&s->label, memory_order_relaxed),
+                        atomic_load_explicit(&s->seq, memory_order_relaxed)};
+  atomic_thread_fence(memory_order_acquire);
+  if (atomic_load_explicit(&s->deadline_ns, memory_order_relaxed) != deadline)
     return; /* it left, and may wait in another call */
+  char what[WHAT_BYTES];
+  mpi_wait_name_format(name, what, sizeof what);
   fprintf(stderr,
           "backplane: vcpu MPI: MPI rank %d (pid %ld): %s: Open MPI did not "
           "return %.1f s past the call's deadline (wedged inside MPI, as Open "

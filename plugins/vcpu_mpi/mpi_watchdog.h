@@ -23,6 +23,8 @@
 
 #include <stdint.h>
 
+#include "mpi_world.h"
+
 #define MPI_WATCHDOG_GRACE_MS 2000u
 #define MPI_WATCHDOG_EXIT_STATUS 70 /* EX_SOFTWARE */
 
@@ -30,11 +32,12 @@
  * the rank of MPI_COMM_WORLD for its message). */
 void mpi_watchdog_start(void);
 
-/* The calling thread waits inside MPI in `what` (copied, for the message)
- * until `deadline_ns` (mpi_now_ns's clock), until mpi_watchdog_leave. A
- * thread waits in one call at a time. Without a free slot (more than 64
- * threads waiting at once) the wait is not watched. */
-void mpi_watchdog_enter(const char *what, uint64_t deadline_ns);
+/* The calling thread waits inside MPI in `what` (named in the message;
+ * nothing is formatted unless it is said) until `deadline_ns` (mpi_now_ns's
+ * clock), until mpi_watchdog_leave. A thread waits in one call at a time.
+ * Without a free slot (more than 64 threads waiting at once) the wait is
+ * not watched. */
+void mpi_watchdog_enter(mpi_wait_name what, uint64_t deadline_ns);
 void mpi_watchdog_leave(void);
 
 #endif /* BACKPLANE_VCPU_MPI_MPI_WATCHDOG_H_ */

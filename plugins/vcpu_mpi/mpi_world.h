@@ -1,17 +1,53 @@
 /* A world of the vcpu MPI transport: its communicators and the state its
  * calls share (internal to libbackplane_vcpu_mpi.so). A world is driven by
- * one thread at a time (the stream worker running its collectives). */
+ * one thread at a time: the stream worker running its collectives, or the
+ * caller running one in its stream's turn (comm/mpi.h's `start`), and the
+ * hand-over between them orders their accesses. */
 #ifndef BACKPLANE_VCPU_MPI_MPI_WORLD_H_
 #define BACKPLANE_VCPU_MPI_MPI_WORLD_H_
 
+#include <inttypes.h>
 #include <mpi.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <time.h>
+
+#include "comm/comm.h"
 
 /* A call as the call check exchanges it: kind, count, dtype, op, peer. */
 enum { CALL_WORDS = 5 };
+
+/* What a wait is for, in messages: `label` (a string that lives as long as
+ * the process: "all_reduce", "send/recv") and, for a call of a world, its
+ * sequence number (0 for none). Formatted only when something is said. */
+typedef struct mpi_wait_name {
+  const char *label;
+  uint64_t seq;
+} mpi_wait_name;
+
+/* "all_reduce sequence 7", or the label alone. */
+static inline void mpi_wait_name_format(mpi_wait_name name, char *out,
+                                        size_t capacity) {
+  if (name.seq != 0)
+    snprintf(out, capacity, "%s sequence %" PRIu64, name.label, name.seq);
+  else
+    snprintf(out, capacity, "%s", name.label);
+}
+
+/* The small all-reduce a world is in (comm_mpi_module.c), kept with the
+ * world so that it can stop on one thread and go on on another: the call,
+ * its deadline, the step of this rank's plan it is at, and that step's
+ * requests once posted. */
+typedef struct mpi_small_call {
+  vcpu_comm_desc_t call;
+  uint64_t deadline_ns;
+  unsigned step, steps;
+  bool posted, agreed, pending;
+  int nrequests;
+  MPI_Request requests[4]; /* receives (words, data), then sends */
+} mpi_small_call;
 
 typedef struct mpi_world {
   MPI_Comm comm;
@@ -35,9 +71,11 @@ typedef struct mpi_world {
    * into later. */
   uint64_t check_mine[2], check_highest[2];
   uint64_t *calls;
-  /* The small all-reduce's messages (comm_mpi_module.c): what this rank
-   * sends and what it receives at one step, allocated on first use. */
+  /* The small all-reduce's messages (comm_mpi_module.c): the call words
+   * this rank sends, and the words and data it receives, at one step,
+   * allocated on first use; and the call in progress. */
   unsigned char *small_out, *small_in;
+  mpi_small_call small;
   /* A roll call's question and answers (nranks entries), kept with the
    * world because a question sent to a dead rank may never complete. */
   uint64_t roll_question;

@@ -168,6 +168,33 @@ static void test_all_reduce_gives_every_rank_the_same_bits(void **state) {
   }
 }
 
+/* A small all-reduce runs on its caller's thread when the stream is idle
+ * (plugins/vcpu/comm/caller.h), but never keeps its caller waiting for its
+ * peers: here the other ranks make their call only after rank 0 told them,
+ * by a message it sends once its own call returned. Rank 0 would otherwise
+ * wait for them until the deadline. */
+static void test_small_all_reduce_never_holds_its_caller(void **state) {
+  comm_mpi_world *w = *state;
+  int32_t x[5] = {comm_mpi_rank, 1, 2, 3, 4}, go = 1;
+  C_Stream s = test_stream_handle(w->stream);
+  test_stream_synchronize(w->stream); /* an idle stream */
+  if (comm_mpi_rank != 0)
+    MPI_Recv(&go, 1, MPI_INT, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  assert_int_equal(
+      comm_mpi_xccl.xccl_all_reduce(x, x, 5, INT32, SUM, w->comm, s),
+      C_SUCCESS);
+  if (comm_mpi_rank == 0)
+    for (int r = 1; r < comm_mpi_nranks; r++)
+      MPI_Send(&go, 1, MPI_INT, r, 7, MPI_COMM_WORLD);
+  char message[512];
+  if (settle(w->comm, w->stream, message) != 0)
+    fail_msg("rank %d: %s", comm_mpi_rank, message);
+  int n = comm_mpi_nranks;
+  assert_int_equal(x[0], n * (n - 1) / 2);
+  for (int i = 1; i < 5; i++)
+    assert_int_equal(x[i], i * n);
+}
+
 /* All-reduce, broadcast and reduce over 4 MiB go to Open MPI as several
  * collectives of at most 4 MiB each (a 64 MiB one overflowed a stream
  * worker's stack inside libnbc): every element, on both sides of each cut,
@@ -262,6 +289,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_every_collective),
       cmocka_unit_test(test_ring_and_all_to_all),
       cmocka_unit_test(test_all_reduce_gives_every_rank_the_same_bits),
+      cmocka_unit_test(test_small_all_reduce_never_holds_its_caller),
       cmocka_unit_test(test_collectives_over_4_mib_are_whole),
       cmocka_unit_test(test_mismatch_is_detected),
       cmocka_unit_test(test_kernel_channels_are_refused),

@@ -5,8 +5,9 @@
  *
  * Contract: the processes were started by mpirun; xccl rank r is MPI rank r
  * of MPI_COMM_WORLD and nranks its size. The module initializes MPI with
- * MPI_THREAD_MULTIPLE if nobody did. Every call runs on a stream worker,
- * uses nonblocking MPI, and polls the request until it completes, the
+ * MPI_THREAD_MULTIPLE if nobody did. Every call runs on a stream worker (or
+ * on the caller's thread in its stream's turn: `start`), one at a time per
+ * world, uses nonblocking MPI, and polls the request until it completes, the
  * deadline passes (BP_ERR_TIMEOUT) or *aborted turns true (BP_ERR_ABORTED).
  * Failures return a bp_status_t with a message in `error` (capacity bytes).
  * MPI cannot cancel a collective: a world whose request was given up keeps
@@ -60,6 +61,18 @@ typedef struct vcpu_comm_mpi_module {
   int (*hosts)(void *handle, size_t ranks_per_host, uint64_t deadline_ns,
                size_t *host_of, void **out_leaders, char *error,
                size_t capacity);
+  /* `collective` in steps, for a call that `quick` accepts (a small
+   * all_reduce): `start` begins it and goes on until it ends or `until_ns`
+   * passes; then BP_ERR_NOT_READY means the world holds the call half done,
+   * and `resume`, on any one thread (the hand-over ordering the threads'
+   * accesses), finishes it by its deadline before any other call of the
+   * world. NULL in a world that cannot (the hybrid's). */
+  bool (*quick)(void *handle, const vcpu_comm_desc_t *desc);
+  int (*start)(void *handle, const vcpu_comm_desc_t *desc, uint64_t deadline_ns,
+               uint64_t until_ns, const atomic_bool *aborted, char *error,
+               size_t capacity);
+  int (*resume)(void *handle, const atomic_bool *aborted, char *error,
+                size_t capacity);
 } vcpu_comm_mpi_module_t;
 
 typedef const vcpu_comm_mpi_module_t *(*vcpu_comm_mpi_module_fn_t)(void);

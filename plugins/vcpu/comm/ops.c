@@ -7,6 +7,7 @@
 
 #include "base/park.h"
 #include "comm/arena_map.h"
+#include "comm/caller.h"
 #include "comm/failure.h"
 #include "comm/host.h"
 #include "comm/meet.h"
@@ -157,7 +158,8 @@ static vcpu_comm_desc_t lone_call(const vcpu_comm_task_t *task) {
                             .seq = task->call.seq};
 }
 
-/* A poisoned communicator runs nothing. Counting the task done is its last
+/* A poisoned communicator runs nothing (but the rest of a call handed on,
+ * which its world holds). Counting the task done is its last
  * touch of the communicator: vcpu_comm_destroy may free it right after. */
 void vcpu_comm_run_task(const vcpu_comm_task_t *task) {
   C_CCLComm comm = task->comm;
@@ -167,6 +169,8 @@ void vcpu_comm_run_task(const vcpu_comm_task_t *task) {
     if (healthy)
       run_batch(task->batch, deadline);
     batch_free(task->batch);
+  } else if (task->handed_on) {
+    vcpu_comm_finish_handed_on(comm);
   } else {
     vcpu_comm_desc_t call = lone_call(task);
     if (healthy && call.kind >= VCPU_COMM_SEND)
@@ -225,22 +229,11 @@ static bp_status_t submit(C_Stream stream, const vcpu_comm_task_t *task) {
   return status;
 }
 
-static vcpu_comm_task_t lone_task(C_CCLComm comm,
-                                  const vcpu_comm_desc_t *desc) {
-  return (vcpu_comm_task_t){
-      .comm = comm,
-      .call = {desc->send, desc->recv, desc->count, desc->seq},
-      .peer = (uint32_t)desc->peer,
-      .kind = (uint8_t)desc->kind,
-      .dtype = (uint8_t)desc->dtype,
-      .op = (uint8_t)desc->op};
-}
-
 static bp_status_t submit_batch(vcpu_comm_batch_t *batch) {
   if (batch->count == 1 && batch->calls[0].kind < VCPU_COMM_SEND) {
     /* One collective of a group on this stream: it runs as the lone call
      * it is (no batch to keep, and a trace can name it). */
-    vcpu_comm_task_t task = lone_task(batch->comm, &batch->calls[0]);
+    vcpu_comm_task_t task = vcpu_comm_lone_task(batch->comm, &batch->calls[0]);
     C_Stream stream = batch->stream;
     batch_free(batch);
     return submit(stream, &task);
@@ -257,7 +250,9 @@ static bp_status_t submit_batch(vcpu_comm_batch_t *batch) {
 static bp_status_t dispatch(C_CCLComm comm, const vcpu_comm_desc_t *desc,
                             C_Stream stream) {
   if (group.depth == 0) {
-    vcpu_comm_task_t task = lone_task(comm, desc);
+    if (vcpu_comm_run_on_caller(comm, desc, stream))
+      return BP_OK;
+    vcpu_comm_task_t task = vcpu_comm_lone_task(comm, desc);
     return submit(stream, &task);
   }
   vcpu_comm_batch_t **link = &group.batches;

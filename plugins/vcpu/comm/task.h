@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "backplane/device_ext.h"
+#include "reduce/call.h"
 
 struct vcpu_comm_batch;
 
@@ -33,8 +34,23 @@ typedef struct vcpu_comm_task {
   uint8_t kind;  /* vcpu_comm_kind_t, or VCPU_COMM_TASK_BATCH */
   uint8_t dtype; /* C_DataType */
   uint8_t op;    /* C_CCLReduceOp */
+  /* A lone call begun on its caller's thread, whose world holds where it
+   * stopped (comm/caller.h): the task finishes it. */
+  uint8_t handed_on;
 } vcpu_comm_task_t;
 
 _Static_assert(sizeof(vcpu_comm_task_t) == 48, "a task fills a command cell");
+
+/* The task of the lone call `desc` of `comm`. */
+static inline vcpu_comm_task_t
+vcpu_comm_lone_task(C_CCLComm comm, const vcpu_comm_desc_t *desc) {
+  return (vcpu_comm_task_t){
+      .comm = comm,
+      .call = {desc->send, desc->recv, desc->count, desc->seq},
+      .peer = (uint32_t)desc->peer,
+      .kind = (uint8_t)desc->kind,
+      .dtype = (uint8_t)desc->dtype,
+      .op = (uint8_t)desc->op};
+}
 
 #endif /* BACKPLANE_VCPU_COMM_TASK_H_ */

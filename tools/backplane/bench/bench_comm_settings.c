@@ -78,14 +78,52 @@ static int parse_transport(const char *text, bench_comm_transport_t *out) {
   return failed;
 }
 
+/* --hosts: a host count; with it the transport is mpi and the ranks fill
+ * the hosts evenly (2 per host unless --ranks says). */
+static int parse_hosts(const char *text, const char *ranks,
+                       bench_comm_settings_t *out) {
+  out->hosts = 0;
+  if (text == NULL)
+    return 0;
+  char *end = NULL;
+  errno = 0;
+  unsigned long long value = strtoull(text, &end, 10);
+  if (text[0] < '0' || text[0] > '9' || *end != '\0' || errno != 0 ||
+      value < 2 || value > BENCH_COMM_MAX_HOSTS) {
+    fprintf(stderr, "backplane bench comm: hosts '%s' is not a number 2..%d\n",
+            text, BENCH_COMM_MAX_HOSTS);
+    return 2;
+  }
+  out->hosts = (size_t)value;
+  if (out->transport != BENCH_COMM_MPI &&
+      out->transport != BENCH_COMM_THREADS) {
+    fprintf(stderr, "backplane bench comm: --hosts runs the ranks under "
+                    "mpirun: --transport must be mpi or absent\n");
+    return 2;
+  }
+  out->transport = BENCH_COMM_MPI;
+  if (ranks == NULL)
+    out->ranks = 2 * out->hosts;
+  if (out->ranks % out->hosts != 0 || out->ranks > BENCH_COMM_MAX_RANKS) {
+    fprintf(stderr,
+            "backplane bench comm: %zu ranks do not fill %zu hosts evenly "
+            "(at most %d ranks)\n",
+            out->ranks, out->hosts, BENCH_COMM_MAX_RANKS);
+    return 2;
+  }
+  return 0;
+}
+
 int bench_comm_settings_parse(const char *op, const char *ranks,
-                              const char *transport,
+                              const char *transport, const char *hosts,
                               bench_comm_settings_t *out) {
+  ranks = given_or_env(ranks, "BACKPLANE_BENCH_COMM_RANKS");
   if (parse_op(given_or_env(op, "BACKPLANE_BENCH_COMM_OP"), &out->op) ||
-      parse_ranks(given_or_env(ranks, "BACKPLANE_BENCH_COMM_RANKS"),
-                  &out->ranks) ||
+      parse_ranks(ranks, &out->ranks) ||
       parse_transport(given_or_env(transport, "BACKPLANE_BENCH_COMM_TRANSPORT"),
-                      &out->transport))
+                      &out->transport) ||
+      parse_hosts(given_or_env(hosts, "BACKPLANE_BENCH_COMM_HOSTS"), ranks,
+                  out))
     return 2;
   return 0;
 }

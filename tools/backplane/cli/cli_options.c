@@ -34,6 +34,8 @@ static const char **comm_option(cli_options_t *out, const char *word) {
     return &out->comm_ranks;
   if (!strcmp(word, "--transport"))
     return &out->comm_transport;
+  if (!strcmp(word, "--hosts"))
+    return &out->comm_hosts;
   return NULL;
 }
 

@@ -22,7 +22,7 @@ typedef struct cli_options {
   int quick;          /* --quick */
   /* --op, --ranks, --transport (point into argv; NULL if absent). Only
    * stored here: the command judges the values. */
-  const char *comm_op, *comm_ranks, *comm_transport;
+  const char *comm_op, *comm_ranks, *comm_transport, *comm_hosts;
   int comm_dead_peer; /* --dead-peer */
   size_t positional_count;
   char **positional; /* the bare words, pointing into argv */

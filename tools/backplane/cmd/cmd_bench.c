@@ -1,9 +1,9 @@
 /* `backplane bench NAME...|all`: runs benches of bench_list.h against one
  * plugin (--plugin NAME, default vcpu if loaded, else the first plugin) and
  * prints each result with its baseline, ratio and budget. The comm bench's
- * --op, --ranks and --transport are checked before anything runs (a bad
- * value, or one given without the comm bench, exits 2). Missing a budget
- * is reported, not an error: the exit code is 0 when every bench ran. */
+ * --op, --ranks, --transport and --hosts are checked before anything runs (a
+ * bad value, or one given without the comm bench, exits 2). Missing a budget is
+ * reported, not an error: the exit code is 0 when every bench ran. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +34,9 @@ static void print_benches(FILE *out) {
           "         comm: [--op all_reduce|broadcast|reduce|all_gather|"
           "reduce_scatter]\n"
           "               [--ranks 2..%d] [--transport threads|shm|mpi]\n"
+          "               [--hosts H: H hosts as network namespaces, "
+          "mpi and hybrid\n"
+          "                against MPI_Allreduce across them (root)]\n"
           "               [--dead-peer: time how soon a SIGKILLed rank "
           "process is noticed]\n"
           "benches:\n",
@@ -67,15 +70,17 @@ static int comm_settings(const cli_options_t *options, const int *selected,
   int comm_selected = 0;
   for (size_t i = 0; i < BENCH_COUNT; i++)
     comm_selected |= selected[i] && !strcmp(benches[i].name, "comm");
-  if (!comm_selected && (options->comm_op || options->comm_ranks ||
-                         options->comm_transport || options->comm_dead_peer)) {
-    fprintf(stderr, "backplane bench: --op, --ranks, --transport and "
+  if (!comm_selected &&
+      (options->comm_op || options->comm_ranks || options->comm_transport ||
+       options->comm_hosts || options->comm_dead_peer)) {
+    fprintf(stderr, "backplane bench: --op, --ranks, --transport, --hosts and "
                     "--dead-peer are options of the comm bench only\n");
     return 2;
   }
   out->dead_peer = options->comm_dead_peer;
   return bench_comm_settings_parse(options->comm_op, options->comm_ranks,
-                                   options->comm_transport, out);
+                                   options->comm_transport, options->comm_hosts,
+                                   out);
 }
 
 static bp_status_t prepare(bench_ctx_t *ctx, const cli_options_t *options) {

@@ -118,6 +118,8 @@ static const env_variable_t variables[] = {
      "the ranks, when --ranks is absent"},
     {"BACKPLANE_BENCH_COMM_TRANSPORT", "threads", "backplane bench comm",
      "threads or shm, when --transport is absent"},
+    {"BACKPLANE_BENCH_COMM_HOSTS", "", "backplane bench comm",
+     "H hosts (network namespaces, root), when --hosts is absent"},
     {"BACKPLANE_BENCH_COMM_MAX_BYTES", "<all sizes>", "backplane bench comm",
      "the largest size timed (a slow link between hosts)"},
     {"BACKPLANE_BENCH_COMM_ID", "", "backplane bench comm",
@@ -126,6 +128,8 @@ static const env_variable_t variables[] = {
      "internal: a rank process's rank"},
     {"BACKPLANE_BENCH_COMM_ROWS", "", "backplane bench comm",
      "internal: the result file of mpirun's ranks"},
+    {"BACKPLANE_BENCH_COMM_HOSTS_OUT", "", "backplane bench comm",
+     "internal: the result file of a --hosts run inside host 0"},
     {"BACKPLANE_BENCH_PADDLE_CUSTOM_CPU", "", "backplane bench paddle",
      "a built libpaddle-custom-cpu.so: the 1-element add on custom_cpu too, "
      "the floor of any plugin"},
