@@ -1,15 +1,15 @@
-/* `backplane optest [--ops LIB.so] [--device D] [--filter TEXT] [--data DIR]
- * [--quick] [--json]`: runs every op case of tests/data/ops through an op
- * library on a device (default: the reference library on vcpu:0), judged
- * DIOPI-TEST's way: a case passes when the elements failing isclose(atol,
- * rtol; NaN equals NaN) are at most 1e-3 of the total and no input changed.
- * Outputs without expected data (random ops) are checked by the case's
- * rule instead (optest_judge_rule). One line per case (PASS, FAIL with the
- * error, NOIMPL, SKIP with the reason), timed (median of repeats, GFLOP/s or
- * GB/s), a summary per op and in total (`--data tests/data/ops_diopi` runs
- * the cases generated from DIOPI's own configurations). Exit 1 on any FAIL. A
- * DIOPI-IMPL library (one bringing its own device runtime) runs on its adapter
- * device by default. */
+/* `backplane optest [--ops LIB.so] [--device D] [--filter TEXT]
+ * [--exclude TEXT] [--data DIR] [--quick] [--json]`: runs every op case of
+ * tests/data/ops through an op library on a device (default: the reference
+ * library on vcpu:0), judged DIOPI-TEST's way: a case passes when the elements
+ * failing isclose(atol, rtol; NaN equals NaN) are at most 1e-3 of the total and
+ * no input changed. Outputs without expected data (random ops) are checked by
+ * the case's rule instead (optest_judge_rule). One line per case (PASS, FAIL
+ * with the error, NOIMPL, SKIP with the reason), timed (median of repeats,
+ * GFLOP/s or GB/s), a summary per op and in total (`--data
+ * tests/data/ops_diopi` runs the cases generated from DIOPI's own
+ * configurations). Exit 1 on any FAIL. A DIOPI-IMPL library (one bringing its
+ * own device runtime) runs on its adapter device by default. */
 #include <limits.h>
 #include <math.h>
 #include <stdbool.h>
@@ -32,7 +32,7 @@
 static const double kMismatchRatio = 1e-3;
 
 typedef struct optest_request {
-  const char *ops, *device, *filter, *data;
+  const char *ops, *device, *filter, *exclude, *data;
 } optest_request_t;
 
 /* Takes the options of this command out of argv (the rest go to
@@ -40,11 +40,12 @@ typedef struct optest_request {
 static int take_own_options(int *argc, char **argv, optest_request_t *req) {
   int kept = 0;
   for (int i = 0; i < *argc; i++) {
-    const char **slot = !strcmp(argv[i], "--ops")      ? &req->ops
-                        : !strcmp(argv[i], "--device") ? &req->device
-                        : !strcmp(argv[i], "--filter") ? &req->filter
-                        : !strcmp(argv[i], "--data")   ? &req->data
-                                                       : NULL;
+    const char **slot = !strcmp(argv[i], "--ops")       ? &req->ops
+                        : !strcmp(argv[i], "--device")  ? &req->device
+                        : !strcmp(argv[i], "--filter")  ? &req->filter
+                        : !strcmp(argv[i], "--exclude") ? &req->exclude
+                        : !strcmp(argv[i], "--data")    ? &req->data
+                                                        : NULL;
     if (!slot) {
       argv[kept++] = argv[i];
       continue;
@@ -86,13 +87,76 @@ typedef struct staged {
   void *mem[16];
   size_t bytes[16];
   diopiTensorHandle_t handles[16];
+  unsigned char *seeded[16]; /* the storage made for a seeded tensor */
 } staged_t;
 
 static void unstage(run_env_t *env, const optest_case_t *c, staged_t *s) {
   for (size_t i = 0; i < c->tensor_count; i++) {
     bp_ops_tensor_destroy(s->handles[i]);
     bp_device_free(env->device, s->mem[i]);
+    free(s->seeded[i]);
   }
+}
+
+/* The host data a tensor starts from: its stored storage, or the one its
+ * seed makes (kept in s). NULL if that cannot be made. */
+static const unsigned char *initial_data(const optest_tensor_t *t, size_t i,
+                                         staged_t *s) {
+  if (!t->seeded)
+    return t->storage;
+  size_t elem = bp_ops_dtype_size(t->dtype);
+  s->seeded[i] = malloc(t->storage_bytes + 1);
+  if (!s->seeded[i] ||
+      optest_seeded_fill(&t->seed, t->dtype, t->storage_bytes / elem,
+                         s->seeded[i]))
+    return NULL;
+  return s->seeded[i];
+}
+
+/* A sampled output: its values at the sample's positions, and its sum and
+ * sum of magnitudes within atol * numel + rtol * the expected magnitudes
+ * (what the elementwise tolerance allows in total). 0 if they hold, else
+ * -1 with the reason in detail. */
+static int judge_sample(const optest_case_t *c, const optest_tensor_t *t,
+                        const unsigned char *got, char *detail, size_t size) {
+  size_t n = numel(t), elem = bp_ops_dtype_size(t->dtype);
+  const optest_sample_t *smp = &t->sample;
+  unsigned char *picked = malloc(smp->count * elem + 1);
+  if (!picked) {
+    snprintf(detail, size, "%s: out of memory", t->role);
+    return -1;
+  }
+  for (uint64_t k = 0; k < smp->count && n; k++)
+    memcpy(picked + k * elem,
+           got + optest_sample_position(smp->seed, k, n) * elem, elem);
+  optest_mismatch_t m;
+  optest_compare(t->dtype, t->expected, picked, n ? (size_t)smp->count : 0,
+                 c->atol, c->rtol, &m);
+  free(picked);
+  if (m.count) {
+    snprintf(detail, size,
+             "%s: %zu/%llu sampled mismatches, first (sample %zu): expected "
+             "%.6g, got %.6g",
+             t->role, m.count, (unsigned long long)smp->count, m.first,
+             m.expected, m.actual);
+    return -1;
+  }
+  double sum, abs_sum;
+  optest_sums(t->dtype, got, n, &sum, &abs_sum);
+  double allowed = c->atol * (double)n + c->rtol * smp->abs_sum;
+  bool sum_ok = (isnan(sum) && isnan(smp->sum)) ||
+                fabs(sum - smp->sum) <= allowed || sum == smp->sum;
+  bool abs_ok = (isnan(abs_sum) && isnan(smp->abs_sum)) ||
+                fabs(abs_sum - smp->abs_sum) <= allowed ||
+                abs_sum == smp->abs_sum;
+  if (!sum_ok || !abs_ok) {
+    snprintf(detail, size,
+             "%s: sum %.9g (expected %.9g), sum of magnitudes %.9g "
+             "(expected %.9g), allowed difference %.3g",
+             t->role, sum, smp->sum, abs_sum, smp->abs_sum, allowed);
+    return -1;
+  }
+  return 0;
 }
 
 /* Puts every tensor on the device: inputs and in-place tensors with their
@@ -107,10 +171,12 @@ static int stage(run_env_t *env, const optest_case_t *c, staged_t *s) {
     s->bytes[i] = bytes;
     if (bp_device_malloc(env->device, bytes, &s->mem[i]) != BP_OK)
       return -1;
+    const unsigned char *data0 =
+        t->kind == OPTEST_OUTPUT ? NULL : initial_data(t, i, s);
     if (t->kind == OPTEST_OUTPUT)
       bp_memset(env->device, s->mem[i], 0xff, bytes, NULL);
-    else if (bytes &&
-             bp_copy(env->device, s->mem[i], NULL, t->storage, bytes, NULL))
+    else if (bytes && (!data0 || bp_copy(env->device, s->mem[i], NULL, data0,
+                                         bytes, NULL)))
       return -1;
     const int64_t *strides = t->kind == OPTEST_INPUT ? t->stride : NULL;
     char *data = (char *)s->mem[i] +
@@ -146,9 +212,14 @@ static void judge(run_env_t *env, const optest_case_t *c, staged_t *s,
       goto done;
     }
     if (t->kind == OPTEST_INPUT) {
-      if (memcmp(got[i], t->storage, s->bytes[i])) {
+      if (memcmp(got[i], t->seeded ? s->seeded[i] : t->storage, s->bytes[i])) {
         r->verdict = "FAIL";
         snprintf(r->detail, sizeof r->detail, "input %s changed", t->role);
+        goto done;
+      }
+    } else if (t->sampled) {
+      if (judge_sample(c, t, got[i], r->detail, sizeof r->detail)) {
+        r->verdict = "FAIL";
         goto done;
       }
     } else if (t->expected_bytes || !numel(t)) {
@@ -248,13 +319,15 @@ static void count(op_summary_t *ops, size_t *n, const char *op,
 }
 
 static int run_suite(run_env_t *env, const optest_suite_t *suite,
-                     const char *filter, int json) {
+                     const optest_request_t *req, int json) {
+  const char *filter = req->filter, *exclude = req->exclude;
   op_summary_t *ops = calloc(suite->count + 1, sizeof *ops);
   json_t *cases = json ? json_array() : NULL;
   size_t n_ops = 0, failed = 0;
   for (size_t i = 0; i < suite->count; i++) {
     const optest_case_t *c = &suite->cases[i];
-    if (filter && !strstr(c->name, filter) && !strstr(c->op, filter))
+    if ((filter && !strstr(c->name, filter) && !strstr(c->op, filter)) ||
+        (exclude && strstr(c->name, exclude)))
       continue;
     case_result_t r;
     run_case(env, c, &r);
@@ -397,7 +470,7 @@ int cmd_optest(int argc, char **argv) {
       fprintf(cli_out(), "device: diopi-impl adapter (%s)\n",
               bp_ops_impl_style_name(style));
   }
-  code = run_suite(&env, &suite, req.filter, options.json);
+  code = run_suite(&env, &suite, &req, options.json);
 done:
   bp_ops_context_destroy(env.ctx);
   bp_stream_destroy(env.stream);

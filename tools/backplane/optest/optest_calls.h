@@ -24,6 +24,10 @@ optest_call_t optest_more_caller(const char *op);
  * attention with its generator), consulted after optest_more_caller's. */
 optest_call_t optest_ext_caller(const char *op);
 
+/* The callers of optest_calls_config.c (in-place forms DIOPI's own
+ * configurations call), consulted after optest_ext_caller's. */
+optest_call_t optest_config_caller(const char *op);
+
 /* Copies an op's context-allocated `result` (contiguous, out's element
  * count) into the case's `out` once the stream has run; diopiErrorOccurred
  * if the counts differ or a copy fails. */

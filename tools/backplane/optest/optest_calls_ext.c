@@ -214,5 +214,5 @@ optest_call_t optest_ext_caller(const char *op) {
   for (size_t i = 0; i < sizeof callers / sizeof callers[0]; i++)
     if (!strcmp(callers[i].op, op))
       return callers[i].call;
-  return NULL;
+  return optest_config_caller(op);
 }

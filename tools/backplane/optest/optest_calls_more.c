@@ -787,6 +787,7 @@ static const struct {
     {"diopiBitwiseAndInpScalar", call_inp_scalar},
     {"diopiBitwiseOrInpScalar", call_inp_scalar},
     {"diopiLtInpScalar", call_inp_scalar},
+    {"diopiMulInpScalar", call_inp_scalar},
     {"diopiPow", call_pow},
     {"diopiPowInp", call_pow_inp},
     {"diopiPowScalar", call_pow_scalar},

@@ -47,11 +47,63 @@ static unsigned char *take_bytes(reader_t *r, size_t *out_len) {
   return b;
 }
 
+/* The extent in elements of a strided view: 0 when it is empty. */
+static size_t extent(const optest_tensor_t *t) {
+  int64_t last = t->offset;
+  for (int i = 0; i < t->ndim; i++) {
+    if (t->shape[i] == 0)
+      return 0;
+    last += (t->shape[i] - 1) * t->stride[i];
+  }
+  return (size_t)last + 1;
+}
+
+/* A seeded tensor's storage field holds its seed: kept, and the storage
+ * is made when the case is staged. */
+static void take_seed(reader_t *r, optest_tensor_t *t) {
+  optest_seed_t *s = &t->seed;
+  const unsigned char *p = t->storage;
+  if (t->storage_bytes != 28) {
+    r->bad = 1;
+    return;
+  }
+  memcpy(&s->seed, p, 8);
+  memcpy(&s->gen, p + 8, 4);
+  memcpy(&s->low, p + 12, 4);
+  memcpy(&s->high, p + 16, 4);
+  memcpy(&s->value, p + 20, 8);
+  free(t->storage);
+  t->storage = NULL;
+  t->storage_bytes = extent(t) * bp_ops_dtype_size(t->dtype);
+}
+
+/* A sampled output's expected field begins with its sample header. */
+static void take_sample(reader_t *r, optest_tensor_t *t) {
+  optest_sample_t *s = &t->sample;
+  size_t elem = bp_ops_dtype_size(t->dtype);
+  if (t->kind == OPTEST_INPUT || t->expected_bytes < 32) {
+    r->bad = 1;
+    return;
+  }
+  memcpy(&s->seed, t->expected, 8);
+  memcpy(&s->count, t->expected + 8, 8);
+  memcpy(&s->sum, t->expected + 16, 8);
+  memcpy(&s->abs_sum, t->expected + 24, 8);
+  t->expected_bytes -= 32;
+  if (t->expected_bytes != s->count * elem) {
+    r->bad = 1;
+    return;
+  }
+  memmove(t->expected, t->expected + 32, t->expected_bytes);
+}
+
 static void read_tensor(reader_t *r, optest_tensor_t *t) {
   uint8_t head[3] = {0};
   t->role = take_string(r);
   take(r, head, sizeof head);
-  t->kind = (optest_kind_t)head[0];
+  t->kind = (optest_kind_t)(head[0] & 0x0f);
+  t->seeded = (head[0] & 0x10) != 0;
+  t->sampled = (head[0] & 0x20) != 0;
   t->dtype = (diopiDtype_t)head[1];
   t->ndim = head[2];
   if (t->ndim > BP_OPS_MAX_DIMS) {
@@ -64,6 +116,10 @@ static void read_tensor(reader_t *r, optest_tensor_t *t) {
   t->storage = take_bytes(r, &t->storage_bytes);
   if (t->kind != OPTEST_INPUT)
     t->expected = take_bytes(r, &t->expected_bytes);
+  if (!r->bad && t->seeded)
+    take_seed(r, t);
+  if (!r->bad && t->sampled)
+    take_sample(r, t);
 }
 
 static void read_attr(reader_t *r, optest_attr_t *a) {

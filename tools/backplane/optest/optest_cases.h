@@ -5,10 +5,12 @@
 #ifndef BACKPLANE_TOOLS_OPTEST_CASES_H_
 #define BACKPLANE_TOOLS_OPTEST_CASES_H_
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "backplane/ops.h"
+#include "optest_seeded.h"
 
 typedef enum optest_kind {
   OPTEST_INPUT = 0,
@@ -25,6 +27,12 @@ typedef struct optest_tensor {
   int64_t offset;
   size_t storage_bytes, expected_bytes;
   unsigned char *storage, *expected; /* owned; NULL when absent */
+  /* A seeded tensor (kind byte | 0x10 in the file) has no storage here:
+   * storage_bytes is its extent, optest_seeded_fill makes it. A sampled
+   * output (| 0x20) has `expected` at sample's positions only. */
+  bool seeded, sampled;
+  optest_seed_t seed;
+  optest_sample_t sample;
 } optest_tensor_t;
 
 typedef enum optest_attr_type {

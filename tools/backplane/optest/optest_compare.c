@@ -91,6 +91,16 @@ void optest_compare(diopiDtype_t dtype, const void *expected,
   }
 }
 
+void optest_sums(diopiDtype_t dtype, const void *data, size_t n, double *sum,
+                 double *abs_sum) {
+  *sum = *abs_sum = 0;
+  for (size_t i = 0; i < n; i++) {
+    double v = load(dtype, data, i);
+    *sum += v;
+    *abs_sum += fabs(v);
+  }
+}
+
 /* The index of the tensor called `role`, or -1. */
 static int role_index(const optest_case_t *c, const char *role) {
   for (size_t i = 0; i < c->tensor_count; i++)
@@ -296,7 +306,7 @@ static int judge_multinomial(const optest_case_t *c,
   size_t categories = (size_t)it->shape[it->ndim - 1];
   size_t samples = (size_t)ot->shape[ot->ndim - 1];
   const unsigned char *weights =
-      it->storage + it->offset * (int64_t)bp_ops_dtype_size(it->dtype);
+      got[in] + it->offset * (int64_t)bp_ops_dtype_size(it->dtype);
   for (size_t i = 0; i < n; i++) {
     size_t row = i / samples;
     double x = load(ot->dtype, got[out], i);

@@ -18,6 +18,11 @@ void optest_compare(diopiDtype_t dtype, const void *expected,
                     const void *actual, size_t n, double atol, double rtol,
                     optest_mismatch_t *out);
 
+/* The sum of n elements of `dtype` at data, and the sum of their
+ * magnitudes, in double. */
+void optest_sums(diopiDtype_t dtype, const void *data, size_t n, double *sum,
+                 double *abs_sum);
+
 /* The rule named by the case's "judge" attribute, over the read-back data
  * of its tensors (`got`, parallel to c->tensors). "dropout": every out
  * element is 0 or input / (1 - p) (isclose), the mask (if any) says which,
