@@ -38,3 +38,14 @@ void *ops_env_find(ops_env_t *e, const char *name) {
   assert_non_null(fn);
   return fn;
 }
+
+diopiTensorHandle_t ops_env_tensor(ops_env_t *e, diopiDtype_t dtype,
+                                   size_t ndim, const int64_t *shape,
+                                   void **data) {
+  diopiTensorHandle_t t;
+  assert_int_equal(
+      bp_ops_tensor_create(e->device, e->stream, dtype, ndim, shape, &t),
+      BP_OK);
+  assert_int_equal(diopiGetTensorData(t, data), diopiSuccess);
+  return t;
+}

@@ -20,5 +20,10 @@ int ops_env_setup(void **state);
 int ops_env_teardown(void **state);
 /* The library's function `name`; fails the test when it has none. */
 void *ops_env_find(ops_env_t *e, const char *name);
+/* A contiguous tensor on the env's device and its (host-addressable) data
+ * in *data; fails the test when it cannot be made. */
+diopiTensorHandle_t ops_env_tensor(ops_env_t *e, diopiDtype_t dtype,
+                                   size_t ndim, const int64_t *shape,
+                                   void **data);
 
 #endif /* BACKPLANE_TESTS_OPS_ENV_H_ */

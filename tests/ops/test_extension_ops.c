@@ -30,17 +30,6 @@ typedef const char *(*last_error_t)(void);
 
 #define F32 diopi_dtype_float32
 
-/* A contiguous device tensor and its (host-addressable) data. */
-static T make(ops_env_t *e, diopiDtype_t dtype, size_t ndim,
-              const int64_t *shape, void **data) {
-  T t;
-  assert_int_equal(
-      bp_ops_tensor_create(e->device, e->stream, dtype, ndim, shape, &t),
-      BP_OK);
-  assert_int_equal(diopiGetTensorData(t, data), diopiSuccess);
-  return t;
-}
-
 static const char *last(ops_env_t *e) {
   return ((last_error_t)ops_env_find(e, "diopiGetLastErrorString"))();
 }
@@ -49,9 +38,11 @@ static void extension_ops_name_the_bad_argument(void **state) {
   ops_env_t *e = *state;
   int64_t s23[2] = {2, 3}, s2[1] = {2}, s3[1] = {3}, s32[2] = {3, 2};
   void *unused;
-  T a = make(e, F32, 2, s23, &unused), row = make(e, F32, 1, s2, &unused),
-    col = make(e, F32, 1, s3, &unused), wide = make(e, F32, 2, s32, &unused),
-    ints = make(e, diopi_dtype_int32, 2, s23, &unused);
+  T a = ops_env_tensor(e, F32, 2, s23, &unused),
+    row = ops_env_tensor(e, F32, 1, s2, &unused),
+    col = ops_env_tensor(e, F32, 1, s3, &unused),
+    wide = ops_env_tensor(e, F32, 2, s32, &unused),
+    ints = ops_env_tensor(e, diopi_dtype_int32, 2, s23, &unused);
   int64_t bad_dim = 2, dim1 = 1;
 
   diopiError_t (*var)(CTX, T, CT, diopiSize_t, const diopiScalar_t *) =
@@ -141,11 +132,11 @@ static void dropout_with_a_channel_mask_drops_whole_channels(void **state) {
   int64_t shape[4] = {N, C, 3, 3}, mshape[4] = {N, C, 1, 1};
   float *x, *y, *y2;
   uint8_t *mask, *mask2;
-  T in = make(e, F32, 4, shape, (void **)&x),
-    out = make(e, F32, 4, shape, (void **)&y),
-    out2 = make(e, F32, 4, shape, (void **)&y2),
-    m = make(e, diopi_dtype_uint8, 4, mshape, (void **)&mask),
-    m2 = make(e, diopi_dtype_uint8, 4, mshape, (void **)&mask2);
+  T in = ops_env_tensor(e, F32, 4, shape, (void **)&x),
+    out = ops_env_tensor(e, F32, 4, shape, (void **)&y),
+    out2 = ops_env_tensor(e, F32, 4, shape, (void **)&y2),
+    m = ops_env_tensor(e, diopi_dtype_uint8, 4, mshape, (void **)&mask),
+    m2 = ops_env_tensor(e, diopi_dtype_uint8, 4, mshape, (void **)&mask2);
   for (int k = 0; k < N * C * HW; k++)
     x[k] = 1.0f + (float)(k % 13);
   dropout_t dropout = (dropout_t)ops_env_find(e, "diopiDropout");
@@ -195,19 +186,19 @@ static void attention_dropout_repeats_and_backward_uses_its_mask(void **state) {
   ops_env_t *e = *state;
   int64_t qs[4] = {B, SQ, H, D}, ks[4] = {B, SK, H, D}, ls[3] = {B, H, SQ};
   float *q, *k, *v, *o, *o2, *o0, *lse, *lse2, *go, *gq, *gk, *gv, *gv2;
-  T tq = make(e, F32, 4, qs, (void **)&q),
-    tk = make(e, F32, 4, ks, (void **)&k),
-    tv = make(e, F32, 4, ks, (void **)&v),
-    to = make(e, F32, 4, qs, (void **)&o),
-    to2 = make(e, F32, 4, qs, (void **)&o2),
-    to0 = make(e, F32, 4, qs, (void **)&o0),
-    tl = make(e, F32, 3, ls, (void **)&lse),
-    tl2 = make(e, F32, 3, ls, (void **)&lse2),
-    tgo = make(e, F32, 4, qs, (void **)&go),
-    tgq = make(e, F32, 4, qs, (void **)&gq),
-    tgk = make(e, F32, 4, ks, (void **)&gk),
-    tgv = make(e, F32, 4, ks, (void **)&gv),
-    tgv2 = make(e, F32, 4, ks, (void **)&gv2);
+  T tq = ops_env_tensor(e, F32, 4, qs, (void **)&q),
+    tk = ops_env_tensor(e, F32, 4, ks, (void **)&k),
+    tv = ops_env_tensor(e, F32, 4, ks, (void **)&v),
+    to = ops_env_tensor(e, F32, 4, qs, (void **)&o),
+    to2 = ops_env_tensor(e, F32, 4, qs, (void **)&o2),
+    to0 = ops_env_tensor(e, F32, 4, qs, (void **)&o0),
+    tl = ops_env_tensor(e, F32, 3, ls, (void **)&lse),
+    tl2 = ops_env_tensor(e, F32, 3, ls, (void **)&lse2),
+    tgo = ops_env_tensor(e, F32, 4, qs, (void **)&go),
+    tgq = ops_env_tensor(e, F32, 4, qs, (void **)&gq),
+    tgk = ops_env_tensor(e, F32, 4, ks, (void **)&gk),
+    tgv = ops_env_tensor(e, F32, 4, ks, (void **)&gv),
+    tgv2 = ops_env_tensor(e, F32, 4, ks, (void **)&gv2);
   fill(q, B * SQ * H * D, 1);
   fill(k, B * SK * H * D, 2);
   fill(v, B * SK * H * D, 3);
@@ -312,13 +303,13 @@ static void amin_takes_the_minimum_over_dims(void **state) {
                                                                    "diopiAmin");
   int64_t s23[2] = {2, 3}, s2[1] = {2}, s3[1] = {3}, s11[2] = {1, 1};
   float *x, *rows, *cols, *all, *kept;
-  T tx = make(e, F32, 2, s23, (void **)&x);
+  T tx = ops_env_tensor(e, F32, 2, s23, (void **)&x);
   const float values[6] = {4, -1, 7, 2, 9, -3};
   memcpy(x, values, sizeof values);
-  T trows = make(e, F32, 1, s2, (void **)&rows),
-    tcols = make(e, F32, 1, s3, (void **)&cols),
-    tall = make(e, F32, 0, NULL, (void **)&all), /* every dim: 0-d */
-      tkept = make(e, F32, 2, s11, (void **)&kept);
+  T trows = ops_env_tensor(e, F32, 1, s2, (void **)&rows),
+    tcols = ops_env_tensor(e, F32, 1, s3, (void **)&cols),
+    tall = ops_env_tensor(e, F32, 0, NULL, (void **)&all), /* every dim: 0-d */
+      tkept = ops_env_tensor(e, F32, 2, s11, (void **)&kept);
   int64_t dim1 = 1, dim0 = 0, both[2] = {0, 1};
   assert_int_equal(amin(e->ctx, trows, tx, (diopiSize_t){&dim1, 1}, false),
                    diopiSuccess);
@@ -357,12 +348,12 @@ static void prod_dims_multiplies_over_several_dims(void **state) {
   /* x[i][j][k] = values[i * 6 + j * 2 + k], shape [2, 3, 2] */
   int64_t s232[3] = {2, 3, 2}, s3[1] = {3}, s131[3] = {1, 3, 1}, s2[1] = {2};
   float *x, *mid, *kept, *all, *row;
-  T tx = make(e, F32, 3, s232, (void **)&x);
+  T tx = ops_env_tensor(e, F32, 3, s232, (void **)&x);
   const float values[12] = {1, 2, 3, 4, 5, 6, -1, 0.5f, 2, -2, 1, 3};
   memcpy(x, values, sizeof values);
-  T tmid = make(e, F32, 1, s3, (void **)&mid),
-    tkept = make(e, F32, 3, s131, (void **)&kept),
-    tall = make(e, F32, 0, NULL, (void **)&all);
+  T tmid = ops_env_tensor(e, F32, 1, s3, (void **)&mid),
+    tkept = ops_env_tensor(e, F32, 3, s131, (void **)&kept),
+    tall = ops_env_tensor(e, F32, 0, NULL, (void **)&all);
   int64_t outer[2] = {0, 2}, negative[2] = {-1, 0};
   assert_int_equal(prod(e->ctx, tmid, tx, (diopiSize_t){outer, 2}),
                    diopiSuccess);
@@ -379,7 +370,7 @@ static void prod_dims_multiplies_over_several_dims(void **state) {
   /* The view x[:, ::2, 1] (strides 6 and 4) over its dim 1: [2 * 6, 0.5 *
    * 3]. */
   int64_t view_shape[2] = {2, 2}, view_strides[2] = {6, 4};
-  T view, trow = make(e, F32, 1, s2, (void **)&row);
+  T view, trow = ops_env_tensor(e, F32, 1, s2, (void **)&row);
   assert_int_equal(bp_ops_tensor_wrap(e->device, x + 1, F32, 2, view_shape,
                                       view_strides, &view),
                    BP_OK);
@@ -390,8 +381,8 @@ static void prod_dims_multiplies_over_several_dims(void **state) {
   assert_true(row[0] == 12 && row[1] == 1.5f);
 
   int64_t *ints, *iprod;
-  T tints = make(e, diopi_dtype_int64, 3, s232, (void **)&ints),
-    tiprod = make(e, diopi_dtype_int64, 1, s3, (void **)&iprod);
+  T tints = ops_env_tensor(e, diopi_dtype_int64, 3, s232, (void **)&ints),
+    tiprod = ops_env_tensor(e, diopi_dtype_int64, 1, s3, (void **)&iprod);
   for (int i = 0; i < 12; i++)
     ints[i] = i + 1;
   assert_int_equal(prod(e->ctx, tiprod, tints, (diopiSize_t){outer, 2}),

@@ -26,17 +26,6 @@ typedef diopiTensorHandle_t T;
 typedef diopiConstTensorHandle_t CT;
 typedef diopiContextHandle_t CTX;
 
-/* A contiguous device tensor and its (host-addressable) data. */
-static T make(ops_env_t *e, diopiDtype_t dtype, size_t ndim,
-              const int64_t *shape, void **data) {
-  T t;
-  assert_int_equal(
-      bp_ops_tensor_create(e->device, e->stream, dtype, ndim, shape, &t),
-      BP_OK);
-  assert_int_equal(diopiGetTensorData(t, data), diopiSuccess);
-  return t;
-}
-
 static void max_over_float32_rows_takes_first_nan_and_first_tie(void **state) {
   ops_env_t *e = *state;
   /* 40 columns: the vectorized lanes and the tail both see the rows */
@@ -44,9 +33,9 @@ static void max_over_float32_rows_takes_first_nan_and_first_tie(void **state) {
   int64_t shape[2] = {3, COLS}, reduced[1] = {3};
   float *x, *max;
   int64_t *index;
-  T in = make(e, diopi_dtype_float32, 2, shape, (void **)&x);
-  T out = make(e, diopi_dtype_float32, 1, reduced, (void **)&max);
-  T at = make(e, diopi_dtype_int64, 1, reduced, (void **)&index);
+  T in = ops_env_tensor(e, diopi_dtype_float32, 2, shape, (void **)&x);
+  T out = ops_env_tensor(e, diopi_dtype_float32, 1, reduced, (void **)&max);
+  T at = ops_env_tensor(e, diopi_dtype_int64, 1, reduced, (void **)&index);
   for (int k = 0; k < 3 * COLS; k++)
     x[k] = (float)(k % 7) - 10.0f;
   x[5] = 4.0f; /* row 0: 4 at 5 and at 33 */
@@ -88,9 +77,9 @@ static void max_pool_2x2_takes_first_tie_and_first_nan(void **state) {
   int64_t shape[4] = {1, 1, 4, 5}, pooled[4] = {1, 1, 2, 2};
   float *x, *max;
   int64_t *index;
-  T in = make(e, diopi_dtype_float32, 4, shape, (void **)&x);
-  T out = make(e, diopi_dtype_float32, 4, pooled, (void **)&max);
-  T at = make(e, diopi_dtype_int64, 4, pooled, (void **)&index);
+  T in = ops_env_tensor(e, diopi_dtype_float32, 4, shape, (void **)&x);
+  T out = ops_env_tensor(e, diopi_dtype_float32, 4, pooled, (void **)&max);
+  T at = ops_env_tensor(e, diopi_dtype_int64, 4, pooled, (void **)&index);
   const float plane[20] = {1,   3,   3,   0, 9, /* */
                            2,   3,   NAN, 0, 9, /* */
                            NAN, 5,   7,   7, 9, /* */
@@ -124,9 +113,9 @@ static void lt_of_broadcast_and_strided_float32_is_bool(void **state) {
   int64_t shape[2] = {2, 3}, row[1] = {3};
   float *a, *b;
   bool *out;
-  T ta = make(e, diopi_dtype_float32, 2, shape, (void **)&a);
-  T tb = make(e, diopi_dtype_float32, 1, row, (void **)&b);
-  T to = make(e, diopi_dtype_bool, 2, shape, (void **)&out);
+  T ta = ops_env_tensor(e, diopi_dtype_float32, 2, shape, (void **)&a);
+  T tb = ops_env_tensor(e, diopi_dtype_float32, 1, row, (void **)&b);
+  T to = ops_env_tensor(e, diopi_dtype_bool, 2, shape, (void **)&out);
   const float av[6] = {1, 5, 3, 7, 2, 0}; /* a as stored: (3, 2) */
   const float bv[3] = {2, 2, 2};
   memcpy(a, av, sizeof av);
@@ -155,8 +144,8 @@ static void log_of_float32_is_within_two_ulp_of_libm(void **state) {
   enum { N = 1000 };
   int64_t shape[1] = {N + 6};
   float *x, *y;
-  T tx = make(e, diopi_dtype_float32, 1, shape, (void **)&x);
-  T ty = make(e, diopi_dtype_float32, 1, shape, (void **)&y);
+  T tx = ops_env_tensor(e, diopi_dtype_float32, 1, shape, (void **)&x);
+  T ty = ops_env_tensor(e, diopi_dtype_float32, 1, shape, (void **)&y);
   for (int k = 0; k < N; k++) /* 1e-30 .. 1e30, and subnormals */
     x[k] = powf(10.0f, -30.0f + 60.0f * (float)k / N);
   x[0] = 1e-40f;
@@ -186,8 +175,8 @@ static void sin_and_cos_of_float32_match_libm(void **state) {
   enum { N = 2000 };
   int64_t shape[1] = {N + 4};
   float *x, *y;
-  T tx = make(e, diopi_dtype_float32, 1, shape, (void **)&x);
-  T ty = make(e, diopi_dtype_float32, 1, shape, (void **)&y);
+  T tx = ops_env_tensor(e, diopi_dtype_float32, 1, shape, (void **)&x);
+  T ty = ops_env_tensor(e, diopi_dtype_float32, 1, shape, (void **)&y);
   for (int k = 0; k < N; k++) /* -100 .. 100 */
     x[k] = -100.0f + 200.0f * (float)k / N;
   const float beyond[4] = {1e5f, -3e7f, INFINITY, NAN}; /* libm's range */
@@ -217,12 +206,12 @@ static void bitwise_of_int64_and_logical_of_bool_are_exact(void **state) {
   int64_t shape[1] = {N};
   int64_t *a, *b, *r;
   bool *p, *q, *s;
-  T ta = make(e, diopi_dtype_int64, 1, shape, (void **)&a);
-  T tb = make(e, diopi_dtype_int64, 1, shape, (void **)&b);
-  T tr = make(e, diopi_dtype_int64, 1, shape, (void **)&r);
-  T tp = make(e, diopi_dtype_bool, 1, shape, (void **)&p);
-  T tq = make(e, diopi_dtype_bool, 1, shape, (void **)&q);
-  T ts = make(e, diopi_dtype_bool, 1, shape, (void **)&s);
+  T ta = ops_env_tensor(e, diopi_dtype_int64, 1, shape, (void **)&a);
+  T tb = ops_env_tensor(e, diopi_dtype_int64, 1, shape, (void **)&b);
+  T tr = ops_env_tensor(e, diopi_dtype_int64, 1, shape, (void **)&r);
+  T tp = ops_env_tensor(e, diopi_dtype_bool, 1, shape, (void **)&p);
+  T tq = ops_env_tensor(e, diopi_dtype_bool, 1, shape, (void **)&q);
+  T ts = ops_env_tensor(e, diopi_dtype_bool, 1, shape, (void **)&s);
   for (int64_t k = 0; k < N; k++) {
     a[k] = (INT64_C(1) << 62) + 2 * k + 1; /* odd: low bit set */
     b[k] = INT64_C(3) + ((k & 1) << 61);
@@ -269,10 +258,11 @@ scatter_add_of_float32_adds_repeated_indices_in_order(void **state) {
   int64_t shape[2] = {ROWS, 4}, index_shape[2] = {ROWS, 3};
   float *in, *out, *src;
   int64_t *index;
-  T input = make(e, diopi_dtype_float32, 2, shape, (void **)&in);
-  T result = make(e, diopi_dtype_float32, 2, shape, (void **)&out);
-  T source = make(e, diopi_dtype_float32, 2, index_shape, (void **)&src);
-  T at = make(e, diopi_dtype_int64, 2, index_shape, (void **)&index);
+  T input = ops_env_tensor(e, diopi_dtype_float32, 2, shape, (void **)&in);
+  T result = ops_env_tensor(e, diopi_dtype_float32, 2, shape, (void **)&out);
+  T source =
+      ops_env_tensor(e, diopi_dtype_float32, 2, index_shape, (void **)&src);
+  T at = ops_env_tensor(e, diopi_dtype_int64, 2, index_shape, (void **)&index);
   for (int r = 0; r < ROWS; r++) {
     for (int c = 0; c < 4; c++)
       in[r * 4 + c] = 1.0f;
@@ -309,9 +299,9 @@ static void topk_of_a_long_line_keeps_sort_order_ties_and_nans(void **state) {
   int64_t shape[2] = {2, COLS}, top[2] = {2, 3};
   float *x, *values;
   int64_t *index;
-  T in = make(e, diopi_dtype_float32, 2, shape, (void **)&x);
-  T out = make(e, diopi_dtype_float32, 2, top, (void **)&values);
-  T at = make(e, diopi_dtype_int64, 2, top, (void **)&index);
+  T in = ops_env_tensor(e, diopi_dtype_float32, 2, shape, (void **)&x);
+  T out = ops_env_tensor(e, diopi_dtype_float32, 2, top, (void **)&values);
+  T at = ops_env_tensor(e, diopi_dtype_int64, 2, top, (void **)&index);
   for (int k = 0; k < 2 * COLS; k++)
     x[k] = (float)(k % 5);
   x[40] = NAN; /* row 0: NaNs at 40 and 50 come first when largest */
@@ -379,9 +369,9 @@ static void clip_grad_norm_matches_a_plain_norm(void **state) {
                        bool))ops_env_find(e, "diopiClipGradNorm");
   const double orders[3] = {2.0, 1.0, INFINITY};
   for (int o = 0; o < 3; o++) {
-    t[0] = make(e, diopi_dtype_float32, 1, big, (void **)&g[0]);
-    t[1] = make(e, diopi_dtype_float32, 1, odd, (void **)&g[1]);
-    T whole = make(e, diopi_dtype_float32, 2, mat, (void **)&g[2]);
+    t[0] = ops_env_tensor(e, diopi_dtype_float32, 1, big, (void **)&g[0]);
+    t[1] = ops_env_tensor(e, diopi_dtype_float32, 1, odd, (void **)&g[1]);
+    T whole = ops_env_tensor(e, diopi_dtype_float32, 2, mat, (void **)&g[2]);
     int64_t view[2] = {COLS, ROWS}, strides[2] = {1, COLS}; /* transposed */
     assert_int_equal(bp_ops_tensor_wrap(e->device, g[2], diopi_dtype_float32, 2,
                                         view, strides, &t[2]),
@@ -421,10 +411,10 @@ static void mse_loss_sums_match_a_plain_sum(void **state) {
   enum { ROWS = 3, COLS = 30011 };
   int64_t shape[2] = {ROWS, COLS}, row[1] = {COLS};
   float *x, *y, *b, *out;
-  T tx = make(e, diopi_dtype_float32, 2, shape, (void **)&x);
-  T ty = make(e, diopi_dtype_float32, 2, shape, (void **)&y);
-  T tb = make(e, diopi_dtype_float32, 1, row, (void **)&b);
-  T to = make(e, diopi_dtype_float32, 0, NULL, (void **)&out);
+  T tx = ops_env_tensor(e, diopi_dtype_float32, 2, shape, (void **)&x);
+  T ty = ops_env_tensor(e, diopi_dtype_float32, 2, shape, (void **)&y);
+  T tb = ops_env_tensor(e, diopi_dtype_float32, 1, row, (void **)&b);
+  T to = ops_env_tensor(e, diopi_dtype_float32, 0, NULL, (void **)&out);
   fill_values(x, ROWS * COLS, 1);
   fill_values(y, ROWS * COLS, 2);
   fill_values(b, COLS, 3);
@@ -461,10 +451,10 @@ static void masked_select_keeps_order_across_chunks(void **state) {
   float *x;
   int64_t *w;
   bool *m, *mrow;
-  T tx = make(e, diopi_dtype_float32, 2, shape, (void **)&x);
-  T tw = make(e, diopi_dtype_int64, 2, shape, (void **)&w);
-  T tm = make(e, diopi_dtype_bool, 2, shape, (void **)&m);
-  T tr = make(e, diopi_dtype_bool, 1, row, (void **)&mrow);
+  T tx = ops_env_tensor(e, diopi_dtype_float32, 2, shape, (void **)&x);
+  T tw = ops_env_tensor(e, diopi_dtype_int64, 2, shape, (void **)&w);
+  T tm = ops_env_tensor(e, diopi_dtype_bool, 2, shape, (void **)&m);
+  T tr = ops_env_tensor(e, diopi_dtype_bool, 1, row, (void **)&mrow);
   fill_values(x, N, 11);
   uint32_t seed = 5;
   for (int64_t k = 0; k < N; k++) {
@@ -520,8 +510,8 @@ static void nonzero_lists_coordinates_in_order(void **state) {
   int64_t shape[3] = {A, B, C}, small[2] = {3, 5};
   bool *m;
   float *f;
-  T tm = make(e, diopi_dtype_bool, 3, shape, (void **)&m);
-  T tf = make(e, diopi_dtype_float32, 2, small, (void **)&f);
+  T tm = ops_env_tensor(e, diopi_dtype_bool, 3, shape, (void **)&m);
+  T tf = ops_env_tensor(e, diopi_dtype_float32, 2, small, (void **)&f);
   uint32_t seed = 9;
   for (int64_t k = 0; k < N; k++) {
     seed = seed * 1664525u + 1013904223u;
@@ -583,10 +573,10 @@ static void nll_loss_matches_a_plain_loop(void **state) {
   int64_t shape[4] = {N, C, H, W}, samples[3] = {N, H, W}, classes[1] = {C};
   float *x, *w, *out;
   int64_t *y;
-  T tx = make(e, diopi_dtype_float32, 4, shape, (void **)&x);
-  T ty = make(e, diopi_dtype_int64, 3, samples, (void **)&y);
-  T tw = make(e, diopi_dtype_float32, 1, classes, (void **)&w);
-  T to = make(e, diopi_dtype_float32, 0, NULL, (void **)&out);
+  T tx = ops_env_tensor(e, diopi_dtype_float32, 4, shape, (void **)&x);
+  T ty = ops_env_tensor(e, diopi_dtype_int64, 3, samples, (void **)&y);
+  T tw = ops_env_tensor(e, diopi_dtype_float32, 1, classes, (void **)&w);
+  T to = ops_env_tensor(e, diopi_dtype_float32, 0, NULL, (void **)&out);
   fill_values(x, N * C * S, 21);
   for (int c = 0; c < C; c++)
     w[c] = 0.5f + (float)c;
@@ -630,8 +620,8 @@ static void random_fast_paths_draw_what_the_loops_draw(void **state) {
   int64_t shape[1] = {N};
   float *f;
   double *d;
-  T tf = make(e, diopi_dtype_float32, 1, shape, (void **)&f);
-  T td = make(e, diopi_dtype_float64, 1, shape, (void **)&d);
+  T tf = ops_env_tensor(e, diopi_dtype_float32, 1, shape, (void **)&f);
+  T td = ops_env_tensor(e, diopi_dtype_float64, 1, shape, (void **)&d);
   typedef diopiError_t (*normal_t)(CTX, T, double, double,
                                    diopiGeneratorHandle_t);
   typedef diopiError_t (*uniform_t)(CTX, T, double, double,
@@ -659,7 +649,7 @@ static void random_fast_paths_draw_what_the_loops_draw(void **state) {
         assert_true(f[k] == (float)d[k]);
   }
   int64_t *p;
-  T tp = make(e, diopi_dtype_int64, 1, shape, (void **)&p);
+  T tp = ops_env_tensor(e, diopi_dtype_int64, 1, shape, (void **)&p);
   diopiError_t (*randperm)(CTX, T, int64_t, diopiGeneratorHandle_t) =
       (diopiError_t(*)(CTX, T, int64_t, diopiGeneratorHandle_t))ops_env_find(
           e, "diopiRandperm");
@@ -691,9 +681,9 @@ static void prod_of_float32_rows_matches_a_plain_product(void **state) {
   enum { ROWS = 4, COLS = 53 };
   int64_t shape[2] = {ROWS, COLS}, rows[1] = {ROWS}, cols[1] = {COLS};
   float *x, *out, *out_cols;
-  T tx = make(e, diopi_dtype_float32, 2, shape, (void **)&x);
-  T to = make(e, diopi_dtype_float32, 1, rows, (void **)&out);
-  T tc = make(e, diopi_dtype_float32, 1, cols, (void **)&out_cols);
+  T tx = ops_env_tensor(e, diopi_dtype_float32, 2, shape, (void **)&x);
+  T to = ops_env_tensor(e, diopi_dtype_float32, 1, rows, (void **)&out);
+  T tc = ops_env_tensor(e, diopi_dtype_float32, 1, cols, (void **)&out_cols);
   fill_values(x, ROWS * COLS, 31);
   for (int64_t k = 0; k < ROWS * COLS; k++)
     x[k] = 0.75f + 0.5f * fabsf(x[k]);
@@ -733,12 +723,12 @@ gather_and_scatter_along_the_last_dim_match_plain_loops(void **state) {
   int64_t in_shape[2] = {ROWS, LEN}, k_shape[2] = {ROWS, K};
   float *x, *src, *out, *big;
   int64_t *index;
-  T tx = make(e, diopi_dtype_float32, 2, in_shape, (void **)&x);
-  T ts = make(e, diopi_dtype_float32, 2, k_shape, (void **)&src);
-  T ti = make(e, diopi_dtype_int64, 2, k_shape, (void **)&index);
-  T tg = make(e, diopi_dtype_float32, 2, k_shape, (void **)&out);
+  T tx = ops_env_tensor(e, diopi_dtype_float32, 2, in_shape, (void **)&x);
+  T ts = ops_env_tensor(e, diopi_dtype_float32, 2, k_shape, (void **)&src);
+  T ti = ops_env_tensor(e, diopi_dtype_int64, 2, k_shape, (void **)&index);
+  T tg = ops_env_tensor(e, diopi_dtype_float32, 2, k_shape, (void **)&out);
   int64_t wide[2] = {ROWS, 2 * LEN};
-  T tb = make(e, diopi_dtype_float32, 2, wide, (void **)&big);
+  T tb = ops_env_tensor(e, diopi_dtype_float32, 2, wide, (void **)&big);
   T strided; /* out as every other column of big */
   int64_t strides[2] = {2 * LEN, 2};
   assert_int_equal(bp_ops_tensor_wrap(e->device, big, diopi_dtype_float32, 2,
@@ -765,7 +755,7 @@ gather_and_scatter_along_the_last_dim_match_plain_loops(void **state) {
       float *dst = &want[k / K * LEN + index[k]];
       *dst = r ? *dst + src[k] : src[k];
     }
-    T tout = make(e, diopi_dtype_float32, 2, in_shape, (void **)&out);
+    T tout = ops_env_tensor(e, diopi_dtype_float32, 2, in_shape, (void **)&out);
     assert_int_equal(scatter(e->ctx, tout, tx, 1, ts, ti, reduces[r]),
                      diopiSuccess);
     assert_int_equal(scatter(e->ctx, strided, tx, 1, ts, ti, reduces[r]),
@@ -794,7 +784,7 @@ static void remaps_match_index_formulas_across_chunks(void **state) {
   int64_t shape[3] = {A, B, C}, padded[3] = {A, B + 2, C + 2};
   int64_t doubled[3] = {A, B, 2 * C};
   float *x, *y;
-  T tx = make(e, diopi_dtype_float32, 3, shape, (void **)&x);
+  T tx = ops_env_tensor(e, diopi_dtype_float32, 3, shape, (void **)&x);
   fill_values(x, N, 51);
   typedef diopiError_t (*pad_t)(CTX, T, CT, diopiSize_t, const char *,
                                 const double *);
@@ -808,7 +798,7 @@ static void remaps_match_index_formulas_across_chunks(void **state) {
   const int64_t reps[3] = {1, 1, 2};
   const double value = 2.5;
   for (int mode = 0; mode < 2; mode++) { /* constant, reflect */
-    T ty = make(e, diopi_dtype_float32, 3, padded, (void **)&y);
+    T ty = ops_env_tensor(e, diopi_dtype_float32, 3, padded, (void **)&y);
     assert_int_equal(pad(e->ctx, ty, tx, (diopiSize_t){pads, 4},
                          mode ? "reflect" : "constant", &value),
                      diopiSuccess);
@@ -830,7 +820,7 @@ static void remaps_match_index_formulas_across_chunks(void **state) {
         }
     bp_ops_tensor_destroy(ty);
   }
-  T ty = make(e, diopi_dtype_float32, 3, shape, (void **)&y);
+  T ty = ops_env_tensor(e, diopi_dtype_float32, 3, shape, (void **)&y);
   assert_int_equal(
       roll(e->ctx, ty, tx, (diopiSize_t){shift, 1}, (diopiSize_t){last, 1}),
       diopiSuccess);
@@ -846,7 +836,7 @@ static void remaps_match_index_formulas_across_chunks(void **state) {
   assert_int_equal(bp_ops_tensor_wrap(e->device, x, diopi_dtype_float32, 3,
                                       view, strides, &tt),
                    BP_OK);
-  T tz = make(e, diopi_dtype_float32, 3, view, (void **)&y);
+  T tz = ops_env_tensor(e, diopi_dtype_float32, 3, view, (void **)&y);
   assert_int_equal(
       roll(e->ctx, tz, tt, (diopiSize_t){shift, 1}, (diopiSize_t){last, 1}),
       diopiSuccess);
@@ -858,7 +848,7 @@ static void remaps_match_index_formulas_across_chunks(void **state) {
                     x[(a * B + (b + B - 3) % B) * C + c]);
   bp_ops_tensor_destroy(tz);
   bp_ops_tensor_destroy(tt);
-  T tr = make(e, diopi_dtype_float32, 3, doubled, (void **)&y);
+  T tr = ops_env_tensor(e, diopi_dtype_float32, 3, doubled, (void **)&y);
   assert_int_equal(repeat(e->ctx, tr, tx, (diopiSize_t){reps, 3}),
                    diopiSuccess);
   sync_ok(e);
@@ -877,7 +867,7 @@ static void linspace_halves_match_the_double_formula(void **state) {
   enum { N = 100003 };
   int64_t shape[1] = {N};
   float *y;
-  T ty = make(e, diopi_dtype_float32, 1, shape, (void **)&y);
+  T ty = ops_env_tensor(e, diopi_dtype_float32, 1, shape, (void **)&y);
   diopiScalar_t start = {.stype = diopi_dtype_float64, .fval = -1.25};
   diopiScalar_t end = {.stype = diopi_dtype_float64, .fval = 3.5};
   diopiError_t (*fn)(CTX, T, const diopiScalar_t *, const diopiScalar_t *,
@@ -902,8 +892,8 @@ static void whole_tensor_reductions_split_across_the_pool(void **state) {
   enum { N = 3 * 65537 };
   int64_t shape[1] = {N};
   float *x, *out;
-  T tx = make(e, diopi_dtype_float32, 1, shape, (void **)&x);
-  T to = make(e, diopi_dtype_float32, 0, NULL, (void **)&out);
+  T tx = ops_env_tensor(e, diopi_dtype_float32, 1, shape, (void **)&x);
+  T to = ops_env_tensor(e, diopi_dtype_float32, 0, NULL, (void **)&out);
   fill_values(x, N, 61);
   x[N - 3] = 1.5f;   /* the max, in the last part */
   x[N / 2] = -1.75f; /* the min */
@@ -945,9 +935,9 @@ static void index_select_backward_adds_rows_in_order(void **state) {
   int64_t grad_shape[2] = {K, COLS}, in_shape[2] = {ROWS, COLS}, idx[1] = {K};
   float *g, *out;
   int64_t *index;
-  T tg = make(e, diopi_dtype_float32, 2, grad_shape, (void **)&g);
-  T to = make(e, diopi_dtype_float32, 2, in_shape, (void **)&out);
-  T ti = make(e, diopi_dtype_int64, 1, idx, (void **)&index);
+  T tg = ops_env_tensor(e, diopi_dtype_float32, 2, grad_shape, (void **)&g);
+  T to = ops_env_tensor(e, diopi_dtype_float32, 2, in_shape, (void **)&out);
+  T ti = ops_env_tensor(e, diopi_dtype_int64, 1, idx, (void **)&index);
   fill_values(g, K * COLS, 71);
   for (int64_t k = 0; k < K; k++)
     index[k] = (k * 7) % ROWS;
@@ -989,9 +979,9 @@ static void sort_of_float32_lines_is_stable_with_nans_and_zeros(void **state) {
   int64_t shape[2] = {ROWS, N};
   float *x, *values;
   int64_t *indices;
-  T tx = make(e, diopi_dtype_float32, 2, shape, (void **)&x);
-  T tv = make(e, diopi_dtype_float32, 2, shape, (void **)&values);
-  T ti = make(e, diopi_dtype_int64, 2, shape, (void **)&indices);
+  T tx = ops_env_tensor(e, diopi_dtype_float32, 2, shape, (void **)&x);
+  T tv = ops_env_tensor(e, diopi_dtype_float32, 2, shape, (void **)&values);
+  T ti = ops_env_tensor(e, diopi_dtype_int64, 2, shape, (void **)&indices);
   fill_values(x, ROWS * N, 81);
   for (int64_t k = 0; k < ROWS * N; k += 7)
     x[k] = (float)(k % 5) - 2.0f; /* ties */
@@ -1045,8 +1035,8 @@ static void erf_and_gelu_of_float32_match_libm(void **state) {
   enum { N = 1201 };
   int64_t shape[1] = {N + 4}, half[1] = {(N + 4) / 2}, two[1] = {2};
   float *x, *y;
-  T tx = make(e, diopi_dtype_float32, 1, shape, (void **)&x);
-  T ty = make(e, diopi_dtype_float32, 1, shape, (void **)&y);
+  T tx = ops_env_tensor(e, diopi_dtype_float32, 1, shape, (void **)&x);
+  T ty = ops_env_tensor(e, diopi_dtype_float32, 1, shape, (void **)&y);
   for (int k = 0; k < N; k++)
     x[k] = -6.0f + 12.0f * (float)k / (N - 1);
   const float special[4] = {0.0f, INFINITY, -INFINITY, NAN};
@@ -1064,7 +1054,7 @@ static void erf_and_gelu_of_float32_match_libm(void **state) {
   assert_int_equal(bp_ops_tensor_wrap(e->device, x, diopi_dtype_float32, 1,
                                       half, two, &strided),
                    BP_OK);
-  out_half = make(e, diopi_dtype_float32, 1, half, (void **)&z);
+  out_half = ops_env_tensor(e, diopi_dtype_float32, 1, half, (void **)&z);
   assert_int_equal(erf_fn(e->ctx, out_half, strided), diopiSuccess);
   sync_ok(e);
   for (int k = 0; k < (N + 4) / 2; k++)
@@ -1079,7 +1069,7 @@ static void erf_and_gelu_of_float32_match_libm(void **state) {
                 1.5e-7 * fabs(x[k]) + 1.2e-7 * fabs(want) + 1e-7);
   }
   float *w; /* in place (the fused loop reads each x before its out) */
-  T tw = make(e, diopi_dtype_float32, 1, shape, (void **)&w);
+  T tw = ops_env_tensor(e, diopi_dtype_float32, 1, shape, (void **)&w);
   memcpy(w, x, sizeof(float) * (N + 4));
   assert_int_equal(gelu(e->ctx, tw, tw, "none"), diopiSuccess);
   sync_ok(e);
@@ -1099,10 +1089,10 @@ static void rms_norm_rows_match_a_plain_loop(void **state) {
   enum { ROWS = 7, COLS = 37 };
   int64_t shape[2] = {ROWS, COLS}, cols[1] = {COLS}, stats[2] = {ROWS, 1};
   float *x, *w, *y, *inv;
-  T tx = make(e, diopi_dtype_float32, 2, shape, (void **)&x);
-  T tw = make(e, diopi_dtype_float32, 1, cols, (void **)&w);
-  T ty = make(e, diopi_dtype_float32, 2, shape, (void **)&y);
-  T ti = make(e, diopi_dtype_float32, 2, stats, (void **)&inv);
+  T tx = ops_env_tensor(e, diopi_dtype_float32, 2, shape, (void **)&x);
+  T tw = ops_env_tensor(e, diopi_dtype_float32, 1, cols, (void **)&w);
+  T ty = ops_env_tensor(e, diopi_dtype_float32, 2, shape, (void **)&y);
+  T ti = ops_env_tensor(e, diopi_dtype_float32, 2, stats, (void **)&inv);
   fill_values(x, ROWS * COLS, 91);
   fill_values(w, COLS, 92);
   diopiError_t (*fn)(CTX, T, T, CT, diopiSize_t, CT, CT, double) =

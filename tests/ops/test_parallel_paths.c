@@ -25,16 +25,6 @@ typedef diopiTensorHandle_t T;
 typedef diopiConstTensorHandle_t CT;
 typedef diopiContextHandle_t CTX;
 
-static T make(ops_env_t *e, diopiDtype_t dtype, size_t ndim,
-              const int64_t *shape, void **data) {
-  T t;
-  assert_int_equal(
-      bp_ops_tensor_create(e->device, e->stream, dtype, ndim, shape, &t),
-      BP_OK);
-  assert_int_equal(diopiGetTensorData(t, data), diopiSuccess);
-  return t;
-}
-
 /* A fixed pseudo-random sequence in [0, 1). */
 static float next_uniform(uint32_t *seed) {
   *seed = *seed * 1664525u + 1013904223u;
@@ -50,7 +40,7 @@ static void fill_sets_every_element_around_the_grain(void **state) {
   const int64_t sizes[] = {1, 17, 32767, 32768, 32769, 65537, 262147};
   for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
     float *x;
-    T t = make(e, diopi_dtype_float32, 1, &sizes[s], (void **)&x);
+    T t = ops_env_tensor(e, diopi_dtype_float32, 1, &sizes[s], (void **)&x);
     for (int64_t i = 0; i < sizes[s]; i++)
       x[i] = -7.0f;
     assert_int_equal(fill(e->ctx, t, &value), diopiSuccess);
@@ -63,7 +53,7 @@ static void fill_sets_every_element_around_the_grain(void **state) {
   enum { N = 40001 };
   int64_t whole = 2 * N, half = N, stride = 2;
   float *x;
-  T buffer = make(e, diopi_dtype_float32, 1, &whole, (void **)&x);
+  T buffer = ops_env_tensor(e, diopi_dtype_float32, 1, &whole, (void **)&x);
   for (int64_t i = 0; i < whole; i++)
     x[i] = -7.0f;
   T view;
@@ -88,9 +78,9 @@ static void check_row_broadcast(ops_env_t *e, size_t ndim, const int64_t *shape,
     rows *= shape[d];
   int64_t values = rows / rows_per_value;
   float *a, *b, *out;
-  T ta = make(e, diopi_dtype_float32, ndim, shape, (void **)&a);
-  T tb = make(e, diopi_dtype_float32, ndim, b_shape, (void **)&b);
-  T to = make(e, diopi_dtype_float32, ndim, shape, (void **)&out);
+  T ta = ops_env_tensor(e, diopi_dtype_float32, ndim, shape, (void **)&a);
+  T tb = ops_env_tensor(e, diopi_dtype_float32, ndim, b_shape, (void **)&b);
+  T to = ops_env_tensor(e, diopi_dtype_float32, ndim, shape, (void **)&out);
   uint32_t seed = 7;
   for (int64_t i = 0; i < rows * cols; i++)
     a[i] = 2.0f * next_uniform(&seed) - 1.0f;
@@ -129,8 +119,8 @@ static void gelu_tanh_mode_matches_the_double_formula(void **state) {
   enum { N = 40003 }; /* above the grain, an odd tail */
   int64_t shape[1] = {N};
   float *x, *y;
-  T tx = make(e, diopi_dtype_float32, 1, shape, (void **)&x);
-  T ty = make(e, diopi_dtype_float32, 1, shape, (void **)&y);
+  T tx = ops_env_tensor(e, diopi_dtype_float32, 1, shape, (void **)&x);
+  T ty = ops_env_tensor(e, diopi_dtype_float32, 1, shape, (void **)&y);
   for (int k = 0; k < N; k++)
     x[k] = -12.0f + 24.0f * (float)k / N;
   diopiError_t (*gelu)(CTX, T, CT, const char *) =
@@ -180,9 +170,9 @@ static void check_max_pool(ops_env_t *e, int64_t planes, int64_t h, int64_t w,
   int64_t shape[4] = {2, planes / 2, h, w}, pooled[4] = {2, planes / 2, oh, ow};
   float *x, *max;
   int64_t *index;
-  T in = make(e, diopi_dtype_float32, 4, shape, (void **)&x);
-  T out = make(e, diopi_dtype_float32, 4, pooled, (void **)&max);
-  T at = make(e, diopi_dtype_int64, 4, pooled, (void **)&index);
+  T in = ops_env_tensor(e, diopi_dtype_float32, 4, shape, (void **)&x);
+  T out = ops_env_tensor(e, diopi_dtype_float32, 4, pooled, (void **)&max);
+  T at = ops_env_tensor(e, diopi_dtype_int64, 4, pooled, (void **)&index);
   uint32_t seed = 11;
   for (int64_t i = 0; i < planes * h * w; i++) {
     float u = next_uniform(&seed);
@@ -255,11 +245,11 @@ static void max_pool_of_float64_forward_and_backward(void **state) {
   int64_t shape[4] = {1, 2, H, W}, pooled[4] = {1, 2, OH, OW};
   double *x, *max, *go, *gi;
   int64_t *index;
-  T in = make(e, diopi_dtype_float64, 4, shape, (void **)&x);
-  T out = make(e, diopi_dtype_float64, 4, pooled, (void **)&max);
-  T at = make(e, diopi_dtype_int64, 4, pooled, (void **)&index);
-  T tgo = make(e, diopi_dtype_float64, 4, pooled, (void **)&go);
-  T tgi = make(e, diopi_dtype_float64, 4, shape, (void **)&gi);
+  T in = ops_env_tensor(e, diopi_dtype_float64, 4, shape, (void **)&x);
+  T out = ops_env_tensor(e, diopi_dtype_float64, 4, pooled, (void **)&max);
+  T at = ops_env_tensor(e, diopi_dtype_int64, 4, pooled, (void **)&index);
+  T tgo = ops_env_tensor(e, diopi_dtype_float64, 4, pooled, (void **)&go);
+  T tgi = ops_env_tensor(e, diopi_dtype_float64, 4, shape, (void **)&gi);
   for (int i = 0; i < 2 * H * W; i++)
     x[i] = (double)((i * 7) % 5); /* ties */
   x[H * W + 8] = NAN;
@@ -312,10 +302,10 @@ static void kl_div_float_loop_matches_a_double_loop(void **state) {
   enum { ROWS = 3, COLS = 30011 }; /* above the loss engine's grain */
   int64_t shape[2] = {ROWS, COLS}, scalar_shape[1] = {1};
   float *x, *t, *loss, *sum;
-  T tx = make(e, diopi_dtype_float32, 2, shape, (void **)&x);
-  T tt = make(e, diopi_dtype_float32, 2, shape, (void **)&t);
-  T tl = make(e, diopi_dtype_float32, 2, shape, (void **)&loss);
-  T ts = make(e, diopi_dtype_float32, 0, scalar_shape, (void **)&sum);
+  T tx = ops_env_tensor(e, diopi_dtype_float32, 2, shape, (void **)&x);
+  T tt = ops_env_tensor(e, diopi_dtype_float32, 2, shape, (void **)&t);
+  T tl = ops_env_tensor(e, diopi_dtype_float32, 2, shape, (void **)&loss);
+  T ts = ops_env_tensor(e, diopi_dtype_float32, 0, scalar_shape, (void **)&sum);
   uint32_t seed = 5;
   double expected_sum = 0;
   for (int64_t i = 0; i < ROWS * COLS; i++) {
@@ -360,9 +350,9 @@ static void check_index_select_backward(ops_env_t *e, int64_t outer,
   int64_t n_grad = (dim == 0 ? 1 : outer) * PICKED * inner;
   float *grad, *out, *want = calloc((size_t)n_out, sizeof(float));
   void *index;
-  T tg = make(e, diopi_dtype_float32, ndim, gshape, (void **)&grad);
-  T to = make(e, diopi_dtype_float32, ndim, ishape, (void **)&out);
-  T ti = make(e, index_dtype, 1, index_shape, &index);
+  T tg = ops_env_tensor(e, diopi_dtype_float32, ndim, gshape, (void **)&grad);
+  T to = ops_env_tensor(e, diopi_dtype_float32, ndim, ishape, (void **)&out);
+  T ti = ops_env_tensor(e, index_dtype, 1, index_shape, &index);
   uint32_t seed = 11;
   for (int64_t i = 0; i < n_grad; i++)
     grad[i] = next_uniform(&seed) - 0.5f;
