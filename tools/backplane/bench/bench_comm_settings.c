@@ -52,21 +52,26 @@ static int parse_op(const char *text, bench_comm_op_t *out) {
   return failed;
 }
 
-static int parse_ranks(const char *text, size_t *out) {
-  *out = 2;
-  if (text == NULL)
-    return 0;
+/* `text` as a count 2..max into *out; 2 (a usage error, said on stderr)
+ * when it is not one. */
+static int parse_count(const char *text, const char *what, int max,
+                       size_t *out) {
   char *end = NULL;
   errno = 0;
   unsigned long long value = strtoull(text, &end, 10);
   if (text[0] < '0' || text[0] > '9' || *end != '\0' || errno != 0 ||
-      value < 2 || value > BENCH_COMM_MAX_RANKS) {
-    fprintf(stderr, "backplane bench comm: ranks '%s' is not a number 2..%d\n",
-            text, BENCH_COMM_MAX_RANKS);
+      value < 2 || value > (unsigned long long)max) {
+    fprintf(stderr, "backplane bench comm: %s '%s' is not a number 2..%d\n",
+            what, text, max);
     return 2;
   }
   *out = (size_t)value;
   return 0;
+}
+
+static int parse_ranks(const char *text, size_t *out) {
+  *out = 2;
+  return text ? parse_count(text, "ranks", BENCH_COMM_MAX_RANKS, out) : 0;
 }
 
 static int parse_transport(const char *text, bench_comm_transport_t *out) {
@@ -85,16 +90,8 @@ static int parse_hosts(const char *text, const char *ranks,
   out->hosts = 0;
   if (text == NULL)
     return 0;
-  char *end = NULL;
-  errno = 0;
-  unsigned long long value = strtoull(text, &end, 10);
-  if (text[0] < '0' || text[0] > '9' || *end != '\0' || errno != 0 ||
-      value < 2 || value > BENCH_COMM_MAX_HOSTS) {
-    fprintf(stderr, "backplane bench comm: hosts '%s' is not a number 2..%d\n",
-            text, BENCH_COMM_MAX_HOSTS);
+  if (parse_count(text, "hosts", BENCH_COMM_MAX_HOSTS, &out->hosts))
     return 2;
-  }
-  out->hosts = (size_t)value;
   if (out->transport != BENCH_COMM_MPI &&
       out->transport != BENCH_COMM_THREADS) {
     fprintf(stderr, "backplane bench comm: --hosts runs the ranks under "
