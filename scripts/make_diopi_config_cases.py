@@ -1044,11 +1044,18 @@ def build_prod(name, p, x, inplace):
     t, dim = x["input"], p.get("dim")
     dt = p.get("dtype")
     out_dt = NP_TO_TORCH[np.dtype(dt).type] if dt is not None else None
+
+    def prod(u, dtype):
+        return torch.prod(u, dim, dtype=dtype) if dim is not None else \
+            torch.prod(u, dtype=dtype)
+    # An integral dtype casts each element first (1.5 * 1.5 is 1), for
+    # 16-bit floats as for the others; a float32 copy holds them exactly.
     if t.dtype in (torch.float16, torch.bfloat16):
-        y = torch.prod(t.float(), dim).to(out_dt or t.dtype)
+        integral = out_dt is not None and not out_dt.is_floating_point
+        y = prod(t.float(), out_dt) if integral else \
+            prod(t.float(), None).to(out_dt or t.dtype)
     else:
-        y = torch.prod(t, dim, dtype=out_dt) if dim is not None else \
-            torch.prod(t, dtype=out_dt)
+        y = prod(t, out_dt)
     return [("diopiProd", lambda c: optional_attrs(
         c.output("out", y).input("input", t), p, ("dim",)))]
 

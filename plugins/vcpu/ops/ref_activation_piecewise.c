@@ -178,11 +178,23 @@ REF_EXPORT diopiError_t diopiHardswishBackward(CTX, T grad_input,
                   hardswish_grad_fn, NULL);
 }
 
+/* threshold and value as input's dtype holds them, as PyTorch converts
+ * them: on uint8, threshold -1 is 255. */
+static diopiError_t threshold_scalars(const char *op, CT input, S threshold,
+                                      S value, double *params) {
+  diopiError_t err =
+      scalars(op, "threshold", threshold, "value", value, params);
+  if (!err) {
+    params[0] = ref_scalar_for(threshold, input, 0);
+    params[1] = ref_scalar_for(value, input, 0);
+  }
+  return err;
+}
 REF_EXPORT diopiError_t diopiThreshold(CTX, T out, CT input, S threshold,
                                        S value) {
   double p[4] = {0};
   diopiError_t err =
-      scalars("diopiThreshold", "threshold", threshold, "value", value, p);
+      threshold_scalars("diopiThreshold", input, threshold, value, p);
   return err ? err
              : forward(ctx, "diopiThreshold", out, input, threshold_fn,
                        threshold_f32, p);
@@ -190,7 +202,7 @@ REF_EXPORT diopiError_t diopiThreshold(CTX, T out, CT input, S threshold,
 REF_EXPORT diopiError_t diopiThresholdInp(CTX, T input, S threshold, S value) {
   double p[4] = {0};
   diopiError_t err =
-      scalars("diopiThresholdInp", "threshold", threshold, "value", value, p);
+      threshold_scalars("diopiThresholdInp", input, threshold, value, p);
   return err ? err
              : forward(ctx, "diopiThresholdInp", input, input, threshold_fn,
                        threshold_f32, p);

@@ -265,8 +265,10 @@ static diopiError_t optional_vector(diopiContextHandle_t ctx, const char *op,
   return err;
 }
 
+/* A backward over no rows still runs: grad_weight and grad_bias are sums
+ * over an empty batch, zeros. */
 static diopiError_t enqueue(CTX, const char *op, norm_task_t *t) {
-  if (t->rows == 0 || (t->count == 0 && !t->backward))
+  if (!t->backward && (t->rows == 0 || t->count == 0))
     return diopiSuccess;
   return ref_enqueue(ctx, op, run, t, sizeof *t);
 }
@@ -289,7 +291,9 @@ static diopiError_t group_setup(diopiContextHandle_t ctx, const char *op,
   int64_t c = x.shape[1], stat_shape[2] = {x.shape[0], num_groups};
   t->channels = c;
   t->per_group = c / num_groups;
-  t->spatial = c ? x.numel / x.shape[0] / c : 0;
+  t->spatial = 1; /* from the dims, not numel: N or C may be 0 */
+  for (int d = 2; d < x.ndim; d++)
+    t->spatial *= x.shape[d];
   t->x = groups_of(&x, num_groups);
   t->rows = t->x.outer.numel;
   t->count = t->x.inner.numel;

@@ -147,7 +147,8 @@ static diopiError_t addc(CTX, const char *op, CT out, CT input, CT tensor1,
     return err;
   CT in[3] = {input, tensor1, tensor2};
   static const char *const names[3] = {"input", "tensor1", "tensor2"};
-  double params[4] = {ref_scalar(value, 1)};
+  /* An integral out takes value as its dtype holds it (0.5 adds nothing). */
+  double params[4] = {ref_scalar_for(value, out, 1)};
   return ref_ew_call(
       ctx, op, out, 3, in, names, divide ? addcdiv_fn : addcmul_fn,
       divide ? addcdiv_f32 : addcmul_f32, params, REF_OUT_NUMERIC);

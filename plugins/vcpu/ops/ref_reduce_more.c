@@ -31,6 +31,21 @@ static void prod_step(ref_fold_state_t *s, double v, int64_t r,
   (void)p;
   s->a *= v;
 }
+/* prod into an integral out of a floating input: PyTorch casts each element
+ * to out's dtype first (1.5 * 1.5 is 1). */
+static void prod_truncated_step(ref_fold_state_t *s, double v, int64_t r,
+                                const double *p) {
+  (void)r;
+  (void)p;
+  s->a *= trunc(v);
+}
+static bool prod_truncates(CT out, CT input) {
+  diopiDtype_t out_dtype, in_dtype;
+  if (!out || !input || diopiGetTensorDtype(out, &out_dtype) ||
+      diopiGetTensorDtype(input, &in_dtype))
+    return false; /* fold reports the bad handle */
+  return ref_is_integral(out_dtype) && ref_is_floating(in_dtype);
+}
 /* any (p[0] = 0) starts false, all (p[0] = 1) true. */
 static void any_step(ref_fold_state_t *s, double v, int64_t r,
                      const double *p) {
@@ -189,14 +204,18 @@ static double (*norm_f32_for(double order))(const float *, int64_t, int64_t *,
 }
 
 REF_EXPORT diopiError_t diopiProd(CTX, T out, CT input, const int64_t *dim) {
-  return fold(ctx, "diopiProd", out, input, dim, dim ? 1 : 0, prod_step,
-              value_of, prod_f32, NULL, 1, 0, REF_OUT_ANY);
+  bool truncates = prod_truncates(out, input);
+  return fold(ctx, "diopiProd", out, input, dim, dim ? 1 : 0,
+              truncates ? prod_truncated_step : prod_step, value_of,
+              truncates ? NULL : prod_f32, NULL, 1, 0, REF_OUT_ANY);
 }
 /* Extension: prod over several dims (every dim when dim is empty); out's
  * shape says whether they are kept. */
 REF_EXPORT diopiError_t diopiProdDims(CTX, T out, CT input, diopiSize_t dim) {
-  return fold(ctx, "diopiProdDims", out, input, dim.data, dim.len, prod_step,
-              value_of, prod_f32, NULL, 1, 0, REF_OUT_ANY);
+  bool truncates = prod_truncates(out, input);
+  return fold(ctx, "diopiProdDims", out, input, dim.data, dim.len,
+              truncates ? prod_truncated_step : prod_step, value_of,
+              truncates ? NULL : prod_f32, NULL, 1, 0, REF_OUT_ANY);
 }
 REF_EXPORT diopiError_t diopiAny(CTX, T out, CT input, const int64_t *dim) {
   return fold(ctx, "diopiAny", out, input, dim, dim ? 1 : 0, any_step, value_of,

@@ -41,7 +41,9 @@ REF_EXPORT diopiError_t diopiRemainderTensor(CTX, T out, CT input, CT other) {
 REF_EXPORT diopiError_t diopiRemainderScalar(CTX, T out, CT input, S other) {
   if (!other)
     return ref_fail("diopiRemainderScalar", "other: scalar is NULL");
-  double params[4] = {ref_scalar(other, 0)};
+  /* An integral out divides by other as its dtype holds it (-3 is 253 as
+   * uint8), as PyTorch does. */
+  double params[4] = {ref_scalar_for(other, out, 0)};
   static const char *const names[1] = {"input"};
   return ref_ew_call(ctx, "diopiRemainderScalar", out, 1, &input, names,
                      by_scalar_fn, NULL, params, REF_OUT_NUMERIC);
@@ -49,7 +51,7 @@ REF_EXPORT diopiError_t diopiRemainderScalar(CTX, T out, CT input, S other) {
 REF_EXPORT diopiError_t diopiRemainder(CTX, T out, S input, CT other) {
   if (!input)
     return ref_fail("diopiRemainder", "input: scalar is NULL");
-  double params[4] = {ref_scalar(input, 0)};
+  double params[4] = {ref_scalar_for(input, out, 0)};
   static const char *const names[1] = {"other"};
   return ref_ew_call(ctx, "diopiRemainder", out, 1, &other, names, of_scalar_fn,
                      NULL, params, REF_OUT_NUMERIC);

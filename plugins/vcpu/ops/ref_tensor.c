@@ -338,6 +338,23 @@ bool ref_scalar_is_integral(const diopiScalar_t *s) {
   return !s || !ref_is_floating(s->stype);
 }
 
+double ref_scalar_as(const diopiScalar_t *s, diopiDtype_t dtype,
+                     double if_null) {
+  if (!s || !ref_is_integral(dtype))
+    return ref_scalar(s, if_null);
+  char held[8] = {0};
+  ref_store_int(held, dtype, ref_scalar_int(s, 0));
+  return (double)ref_load_int(held, dtype);
+}
+
+double ref_scalar_for(const diopiScalar_t *s, diopiConstTensorHandle_t t,
+                      double if_null) {
+  diopiDtype_t dtype = diopi_dtype_float64;
+  if (!t || diopiGetTensorDtype(t, &dtype) != diopiSuccess)
+    return ref_scalar(s, if_null);
+  return ref_scalar_as(s, dtype, if_null);
+}
+
 void ref_copy_element(const ref_view_t *dst, int64_t i, const ref_view_t *src,
                       int64_t j) {
   size_t elem = ref_dtype_size(dst->dtype);

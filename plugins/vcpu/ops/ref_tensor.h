@@ -70,6 +70,15 @@ void ref_store_int(char *p, diopiDtype_t dtype, int64_t value);
 /* A scalar as int64 (a float one truncated), and whether it is integral. */
 int64_t ref_scalar_int(const diopiScalar_t *s, int64_t if_null);
 bool ref_scalar_is_integral(const diopiScalar_t *s);
+/* A scalar as PyTorch converts it to a tensor's dtype before computing with
+ * it: an integral dtype truncates, then wraps to its width (-1 is 255 as
+ * uint8); a floating dtype keeps the value. */
+double ref_scalar_as(const diopiScalar_t *s, diopiDtype_t dtype,
+                     double if_null);
+/* ref_scalar_as for the dtype of `t` (a handle whose dtype cannot be read
+ * leaves the value as ref_scalar gives it; the op's checks report it). */
+double ref_scalar_for(const diopiScalar_t *s, diopiConstTensorHandle_t t,
+                      double if_null);
 
 /* The element offset of row-major linear index `i` of `v`. */
 int64_t ref_offset(const ref_view_t *v, int64_t i);
