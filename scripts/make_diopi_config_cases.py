@@ -1603,6 +1603,15 @@ def build_baddbmm(name, p, x, inplace):
     return cases
 
 
+def refuse_wrapping_pos_weight(args):
+    """PyTorch forms pos_weight - 1 in pos_weight's dtype: a uint8 zero
+    wraps to 255, an artifact of its formula rather than the loss."""
+    pw = args.get("pos_weight")
+    if pw is not None and pw.dtype == torch.uint8 and bool((pw == 0).any()):
+        raise Unsupported("a uint8 pos_weight of 0: PyTorch's pos_weight - 1 "
+                          "wraps to 255")
+
+
 def loss_builder(op, fn, attrs, inputs):
     """A loss of (input, target[, weight[, pos_weight]]) with `reduction`
     (and the attributes in attrs: (para name, attribute name, default))."""
@@ -1610,7 +1619,11 @@ def loss_builder(op, fn, attrs, inputs):
         red = p.get("reduction", "mean")
         kw = {k: p.get(k, d) for k, _, d in attrs}
         args = {k: x.get(k) for k in inputs}
-        y = oracle(lambda *v: fn(*v, reduction=red, **kw),
+        refuse_wrapping_pos_weight(args)
+        # Past target by name: binary_cross_entropy_with_logits' fourth
+        # positional parameter is size_average, not pos_weight.
+        y = oracle(lambda u, t, *v: fn(u, t, **dict(zip(inputs[2:], v)),
+                                       reduction=red, **kw),
                    *[args[k] for k in inputs])
 
         def fill(c):
@@ -1630,7 +1643,9 @@ def loss_backward(op, fn, attrs, inputs):
         red = p.get("reduction", "mean")
         kw = {k: p.get(k, d) for k, _, d in attrs}
         args = {k: x.get(k) for k in inputs}
-        y, go, g = grads(lambda **v: fn(*[v[k] for k in inputs],
+        refuse_wrapping_pos_weight(args)
+        y, go, g = grads(lambda **v: fn(v["input"], v["target"],
+                                        **{k: v[k] for k in inputs[2:]},
                                         reduction=red, **kw), args,
                          ("input",))
 
