@@ -4,7 +4,8 @@
  * threshold -1 on uint8 is 255, remainder by -3 on uint8 divides by 253);
  * prod into an integral out casts each element first (1.5 * 1.4 is 1); and
  * group_norm's backward over an empty batch gives zero weight and bias
- * gradients. Expected values are worked out by hand. */
+ * gradients; gather's backward to a 0-dim input adds every index element's
+ * gradient. Expected values are worked out by hand. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -203,6 +204,27 @@ group_norm_backward_of_empty_batch_zeroes_param_grads(void **state) {
   destroy_made(&m);
 }
 
+/* A 0-dim input gathered by an index of 5 zeros: its gradient is the sum
+ * of the 5 gradients (it added only the first before). */
+static void gather_backward_of_a_0dim_input_adds_every_index(void **state) {
+  ops_env_t *e = *state;
+  made_t m = {.e = e};
+  diopiError_t (*backward)(CTX, T, CT, CT, int64_t, CT) = (diopiError_t(*)(
+      CTX, T, CT, CT, int64_t, CT))ops_env_find(e, "diopiGatherBackward");
+  int64_t s5[1] = {5};
+  const float go[5] = {1, 2, 3, 4, 5}, two = 2;
+  const int64_t zeros[5] = {0, 0, 0, 0, 0};
+  float *gi;
+  T tx = make(&m, diopi_dtype_float32, 0, NULL, &two, sizeof two, NULL),
+    tgi = make(&m, diopi_dtype_float32, 0, NULL, NULL, 0, (void **)&gi),
+    tgo = make(&m, diopi_dtype_float32, 1, s5, go, sizeof go, NULL),
+    tidx = make(&m, diopi_dtype_int64, 1, s5, zeros, sizeof zeros, NULL);
+  assert_int_equal(backward(e->ctx, tgi, tgo, tx, 0, tidx), diopiSuccess);
+  synchronize(e);
+  assert_true(*gi == 15.0f);
+  destroy_made(&m);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(addcmul_truncates_value_for_integral_out),
@@ -210,6 +232,7 @@ int main(void) {
       cmocka_unit_test(remainder_scalar_wraps_to_the_out_dtype),
       cmocka_unit_test(prod_into_integral_out_truncates_each_element),
       cmocka_unit_test(group_norm_backward_of_empty_batch_zeroes_param_grads),
+      cmocka_unit_test(gather_backward_of_a_0dim_input_adds_every_index),
   };
   return cmocka_run_group_tests(tests, ops_env_setup, ops_env_teardown);
 }

@@ -196,7 +196,8 @@ static void run(void *args) {
   }
 }
 
-/* `v` cut to `shape` (each dim no larger), keeping its strides. */
+/* `v` cut to `shape` (each dim no larger), keeping its strides; dims past
+ * v's own (a 0-dim v iterated over an index's dims) have stride 0. */
 static ref_view_t cut(const ref_view_t *v, const int64_t *shape, int ndim) {
   ref_view_t c = *v;
   c.ndim = ndim;
@@ -204,6 +205,8 @@ static ref_view_t cut(const ref_view_t *v, const int64_t *shape, int ndim) {
   for (int d = 0; d < ndim; d++) {
     c.shape[d] = shape[d];
     c.numel *= shape[d];
+    if (d >= v->ndim)
+      c.strides[d] = 0;
   }
   return c;
 }
@@ -355,9 +358,11 @@ REF_EXPORT diopiError_t diopiGatherBackward(CTX, T grad_input, CT grad_output,
     err = ref_expect_no_partial_overlap(op, "grad_output", &t.out, &t.src);
   if (err)
     return err;
+  /* A 0-dim input was gathered once per index element (PyTorch): each adds
+   * its gradient into the one value. */
   int64_t iter[REF_MAX_DIMS];
   memcpy(iter, t.index.shape, sizeof iter);
-  return launch(ctx, op, &t, iter, t.out.ndim);
+  return launch(ctx, op, &t, iter, t.out.ndim ? t.out.ndim : t.index.ndim);
 }
 
 /* t->dim from `dim` (against out) and t->index from `index`, which must
