@@ -15,19 +15,18 @@
 #   hosts.sh agent HOST CMD..  Open MPI's rsh agent (plm_rsh_agent): like ssh,
 #                              runs the words of CMD as one shell command
 #   hosts.sh link DIR I up|down        the link of host I
-#   hosts.sh netem DIR I ARGS..|off    tc netem on host I's link
-#   hosts.sh impair DIR I PER_MILLE RATE   without netem: host I's link drops
-#                              PER_MILLE of every 1000 packets it carries, each
-#                              way (xdp_drop.c, an XDP program on both ends),
-#                              and sends at most RATE (tc tbf, "200mbit")
+#   hosts.sh impair DIR I PER_MILLE RATE   host I's link drops PER_MILLE of
+#                              every 1000 packets at random and sends at most
+#                              RATE ("200mbit"): tc netem (with a 1 ms delay)
+#                              where the kernel has it, else an XDP program
+#                              on both ends (xdp_drop.c) and tc tbf
 #   hosts.sh retransmitted DIR I   TCP segments host I sent again (its
 #                              namespace's TcpRetransSegs): what loss costs
 #
 # Names are unique per run (prefix from the pid and time), so parallel test
 # runs never collide. Exits 77 (CTest's skip code) when namespaces cannot be
-# made here (not root, no iproute2/unshare), netem where the kernel lacks
-# it, and impair where clang cannot build the XDP program or ip cannot attach
-# it.
+# made here (not root, no iproute2/unshare), and impair where the kernel
+# has no netem and clang cannot build the XDP program or ip cannot attach it.
 set -eu
 SUBNET=10.77.0
 
@@ -88,6 +87,9 @@ host_name() { echo "$(cat "$1/prefix")h$2"; }
 impair() {
   dir=$1 i=$2 per_mille=$3 rate=$4
   h=$(host_name "$dir" "$i") sw="$(cat "$dir/prefix")sw"
+  loss="$((per_mille / 10)).$((per_mille % 10))%"
+  ip netns exec "$h" tc qdisc replace dev eth0 root netem delay 1ms \
+    loss "$loss" rate "$rate" 2>/dev/null && return 0
   obj="$dir/xdp_drop_$per_mille.o"
   if [ ! -f "$obj" ]; then
     command -v clang >/dev/null || skip "no clang to build the XDP program"
@@ -129,20 +131,10 @@ agent)
     "$h" "$*"
   ;;
 link) ip -n "$(host_name "$2" "$3")" link set eth0 "$4" ;;
-netem)
-  dir=$2 h=$(host_name "$2" "$3")
-  shift 3
-  if [ "$1" = off ]; then
-    ip netns exec "$h" tc qdisc del dev eth0 root 2>/dev/null || true
-  else
-    ip netns exec "$h" tc qdisc replace dev eth0 root netem "$@" 2>"$dir/tc.err" ||
-      skip "tc netem unavailable (kernel without sch_netem?): $(cat "$dir/tc.err")"
-  fi
-  ;;
 impair) impair "$2" "$3" "$4" "$5" ;;
 retransmitted) retransmitted "$2" "$3" ;;
 *)
-  echo "usage: $0 create DIR N | destroy DIR | enter HOST CMD.. | agent HOST CMD.. | link DIR I up|down | netem DIR I ARGS..|off | impair DIR I PER_MILLE RATE | retransmitted DIR I" >&2
+  echo "usage: $0 create DIR N | destroy DIR | enter HOST CMD.. | agent HOST CMD.. | link DIR I up|down | impair DIR I PER_MILLE RATE | retransmitted DIR I" >&2
   exit 2
   ;;
 esac

@@ -2,7 +2,7 @@
 # Runs an MPI program on H hosts x K ranks made by hosts.sh, and removes the
 # hosts afterwards whatever happens (exit, failure, signal):
 #
-#   mpirun_on_hosts.sh H K [-t SECONDS] [-f FAULT_SCRIPT] [-n NETEM]
+#   mpirun_on_hosts.sh H K [-t SECONDS] [-f FAULT_SCRIPT]
 #                      [-i "PER_MILLE RATE"] [-p] [-l] PROGRAM [ARGS..]
 #
 # mpirun runs on host 0 (its own namespace: Open MPI's daemons on the other
@@ -16,12 +16,10 @@
 # FAULT_SCRIPT, if given, runs beside mpirun (in the machine's namespace) with
 # HOSTS_DIR and HOSTS_SH set, to cut links or kill ranks while the program
 # runs.
-# NETEM (say "delay 2ms loss 1%") is put on every host's link before mpirun
-# starts (tc netem).
-# -i impairs every host's link without netem (hosts.sh impair: random loss
-# of PER_MILLE in 1000 packets each way, sending capped at RATE); the run
-# then prints how many TCP segments the hosts sent again, and fails if none
-# (the loss did not act).
+# -i impairs every host's link before mpirun starts (hosts.sh impair: random
+# loss of PER_MILLE in 1000 packets, sending capped at RATE, netem's 1 ms
+# delay where the kernel has netem); the run then prints how many TCP
+# segments the hosts sent again, and fails if none (the loss did not act).
 # With -l PROGRAM is not an MPI program but a launcher that runs mpirun itself
 # (`backplane bench comm --transport mpi`): it runs on host 0, and every
 # mpirun it starts finds the hosts, the rsh agent and the TCP settings in its
@@ -37,13 +35,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 hosts="$here/hosts.sh"
 nhosts=$1 per_host=$2
 shift 2
-limit=120 fault="" passes="" netem="" impair="" launcher=""
+limit=120 fault="" passes="" impair="" launcher=""
 while :; do
   case "${1:-}" in
   -t) limit=$2; shift 2 ;;
   -f) fault=$2; shift 2 ;;
   -p) passes=1; shift ;;
-  -n) netem=$2; shift 2 ;;
   -i) impair=$2; shift 2 ;;
   -l) launcher=1; shift ;;
   *) break ;;
@@ -63,14 +60,6 @@ while [ "$i" -lt "$nhosts" ]; do
   echo "${prefix}h$i slots=$per_host" >>"$dir/hostfile"
   i=$((i + 1))
 done
-if [ -n "$netem" ]; then
-  i=0
-  while [ "$i" -lt "$nhosts" ]; do
-    # shellcheck disable=SC2086 # netem's words
-    "$hosts" netem "$dir" "$i" $netem
-    i=$((i + 1))
-  done
-fi
 if [ -n "$impair" ]; then
   i=0
   while [ "$i" -lt "$nhosts" ]; do
