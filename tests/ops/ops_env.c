@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -48,4 +49,25 @@ diopiTensorHandle_t ops_env_tensor(ops_env_t *e, diopiDtype_t dtype,
       BP_OK);
   assert_int_equal(diopiGetTensorData(t, data), diopiSuccess);
   return t;
+}
+
+diopiTensorHandle_t ops_made_tensor(ops_made_t *m, diopiDtype_t dtype,
+                                    size_t ndim, const int64_t *shape,
+                                    const void *bytes, size_t size,
+                                    void **data) {
+  assert_true(m->n < OPS_MADE_MAX);
+  void *p;
+  diopiTensorHandle_t t = ops_env_tensor(m->e, dtype, ndim, shape, &p);
+  if (bytes)
+    memcpy(p, bytes, size);
+  if (data)
+    *data = p;
+  m->t[m->n++] = t;
+  return t;
+}
+
+void ops_made_destroy(ops_made_t *m) {
+  for (int i = 0; i < m->n; i++)
+    bp_ops_tensor_destroy(m->t[i]);
+  m->n = 0;
 }

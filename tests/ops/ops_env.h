@@ -26,4 +26,22 @@ diopiTensorHandle_t ops_env_tensor(ops_env_t *e, diopiDtype_t dtype,
                                    size_t ndim, const int64_t *shape,
                                    void **data);
 
+enum { OPS_MADE_MAX = 16 };
+
+/* The tensors one test made, destroyed together at its end
+ * (ops_made_destroy). */
+typedef struct ops_made {
+  ops_env_t *e;
+  diopiTensorHandle_t t[OPS_MADE_MAX];
+  int n;
+} ops_made_t;
+
+/* ops_env_tensor kept in `m`, holding the `size` bytes at `bytes` (NULL:
+ * left unset). */
+diopiTensorHandle_t ops_made_tensor(ops_made_t *m, diopiDtype_t dtype,
+                                    size_t ndim, const int64_t *shape,
+                                    const void *bytes, size_t size,
+                                    void **data);
+void ops_made_destroy(ops_made_t *m);
+
 #endif /* BACKPLANE_TESTS_OPS_ENV_H_ */

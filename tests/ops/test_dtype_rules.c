@@ -25,39 +25,6 @@ typedef diopiConstTensorHandle_t CT;
 typedef diopiContextHandle_t CTX;
 typedef const diopiScalar_t *S;
 
-enum { MAX_MADE = 8 };
-
-/* Tensors a test made, destroyed at its end. */
-typedef struct made {
-  ops_env_t *e;
-  T t[MAX_MADE];
-  int n;
-} made_t;
-
-/* A contiguous 1- or 2-d tensor of `dtype` holding `bytes` (NULL: unset);
- * *data (may be NULL) receives its storage. */
-static T make(made_t *m, diopiDtype_t dtype, size_t ndim, const int64_t *shape,
-              const void *bytes, size_t size, void **data) {
-  T t;
-  void *p;
-  assert_true(m->n < MAX_MADE);
-  assert_int_equal(
-      bp_ops_tensor_create(m->e->device, m->e->stream, dtype, ndim, shape, &t),
-      BP_OK);
-  assert_int_equal(diopiGetTensorData(t, &p), diopiSuccess);
-  if (bytes)
-    memcpy(p, bytes, size);
-  if (data)
-    *data = p;
-  m->t[m->n++] = t;
-  return t;
-}
-
-static void destroy_made(made_t *m) {
-  for (int i = 0; i < m->n; i++)
-    bp_ops_tensor_destroy(m->t[i]);
-}
-
 static void synchronize(ops_env_t *e) {
   assert_int_equal(bp_stream_synchronize(e->stream), BP_OK);
 }
@@ -76,16 +43,16 @@ static diopiScalar_t float_scalar(double v) {
 /* input + value * t1 * t2 on int16 with value 2.5 (as 2) and 0.5 (as 0). */
 static void addcmul_truncates_value_for_integral_out(void **state) {
   ops_env_t *e = *state;
-  made_t m = {.e = e};
+  ops_made_t m = {.e = e};
   diopiError_t (*addcmul)(CTX, T, CT, CT, CT, S) =
       (diopiError_t(*)(CTX, T, CT, CT, CT, S))ops_env_find(e, "diopiAddcmul");
   int64_t s3[1] = {3};
   const int16_t x[3] = {2, 5, -3}, a[3] = {-3, 100, 7}, b[3] = {5, 3, 2};
   int16_t *y;
-  T tx = make(&m, diopi_dtype_int16, 1, s3, x, sizeof x, NULL),
-    ta = make(&m, diopi_dtype_int16, 1, s3, a, sizeof a, NULL),
-    tb = make(&m, diopi_dtype_int16, 1, s3, b, sizeof b, NULL),
-    ty = make(&m, diopi_dtype_int16, 1, s3, NULL, 0, (void **)&y);
+  T tx = ops_made_tensor(&m, diopi_dtype_int16, 1, s3, x, sizeof x, NULL),
+    ta = ops_made_tensor(&m, diopi_dtype_int16, 1, s3, a, sizeof a, NULL),
+    tb = ops_made_tensor(&m, diopi_dtype_int16, 1, s3, b, sizeof b, NULL),
+    ty = ops_made_tensor(&m, diopi_dtype_int16, 1, s3, NULL, 0, (void **)&y);
   diopiScalar_t two_and_a_half = float_scalar(2.5), half = float_scalar(0.5);
   assert_int_equal(addcmul(e->ctx, ty, tx, ta, tb, &two_and_a_half),
                    diopiSuccess);
@@ -98,14 +65,14 @@ static void addcmul_truncates_value_for_integral_out(void **state) {
   assert_int_equal(y[0], 2); /* not 2 - 7.5 */
   assert_int_equal(y[1], 5);
   assert_int_equal(y[2], -3);
-  destroy_made(&m);
+  ops_made_destroy(&m);
 }
 
 /* threshold -1 on uint8 is 255: nothing exceeds it, every element becomes
  * value; threshold 200 on int8 is -56. */
 static void threshold_wraps_to_the_input_dtype(void **state) {
   ops_env_t *e = *state;
-  made_t m = {.e = e};
+  ops_made_t m = {.e = e};
   diopiError_t (*threshold)(CTX, T, CT, S, S) =
       (diopiError_t(*)(CTX, T, CT, S, S))ops_env_find(e, "diopiThreshold");
   int64_t s4[1] = {4};
@@ -113,10 +80,10 @@ static void threshold_wraps_to_the_input_dtype(void **state) {
   const int8_t xi[4] = {-100, -56, 0, 100};
   uint8_t *yu;
   int8_t *yi;
-  T txu = make(&m, diopi_dtype_uint8, 1, s4, xu, sizeof xu, NULL),
-    tyu = make(&m, diopi_dtype_uint8, 1, s4, NULL, 0, (void **)&yu),
-    txi = make(&m, diopi_dtype_int8, 1, s4, xi, sizeof xi, NULL),
-    tyi = make(&m, diopi_dtype_int8, 1, s4, NULL, 0, (void **)&yi);
+  T txu = ops_made_tensor(&m, diopi_dtype_uint8, 1, s4, xu, sizeof xu, NULL),
+    tyu = ops_made_tensor(&m, diopi_dtype_uint8, 1, s4, NULL, 0, (void **)&yu),
+    txi = ops_made_tensor(&m, diopi_dtype_int8, 1, s4, xi, sizeof xi, NULL),
+    tyi = ops_made_tensor(&m, diopi_dtype_int8, 1, s4, NULL, 0, (void **)&yi);
   diopiScalar_t minus_one = int_scalar(-1), two_hundred = int_scalar(200),
                 five = int_scalar(5), seven = int_scalar(7);
   assert_int_equal(threshold(e->ctx, tyu, txu, &minus_one, &five),
@@ -130,47 +97,47 @@ static void threshold_wraps_to_the_input_dtype(void **state) {
   assert_int_equal(yi[1], 7); /* -56 is not above -56 */
   assert_int_equal(yi[2], 0);
   assert_int_equal(yi[3], 100);
-  destroy_made(&m);
+  ops_made_destroy(&m);
 }
 
 /* x % -3 on uint8 divides by 253. */
 static void remainder_scalar_wraps_to_the_out_dtype(void **state) {
   ops_env_t *e = *state;
-  made_t m = {.e = e};
+  ops_made_t m = {.e = e};
   diopiError_t (*remainder)(CTX, T, CT, S) =
       (diopiError_t(*)(CTX, T, CT, S))ops_env_find(e, "diopiRemainderScalar");
   int64_t s6[1] = {6};
   const uint8_t x[6] = {0, 2, 252, 253, 254, 255};
   const uint8_t want[6] = {0, 2, 252, 0, 1, 2};
   uint8_t *y;
-  T tx = make(&m, diopi_dtype_uint8, 1, s6, x, sizeof x, NULL),
-    ty = make(&m, diopi_dtype_uint8, 1, s6, NULL, 0, (void **)&y);
+  T tx = ops_made_tensor(&m, diopi_dtype_uint8, 1, s6, x, sizeof x, NULL),
+    ty = ops_made_tensor(&m, diopi_dtype_uint8, 1, s6, NULL, 0, (void **)&y);
   diopiScalar_t minus_three = int_scalar(-3);
   assert_int_equal(remainder(e->ctx, ty, tx, &minus_three), diopiSuccess);
   synchronize(e);
   for (int i = 0; i < 6; i++)
     assert_int_equal(y[i], want[i]);
-  destroy_made(&m);
+  ops_made_destroy(&m);
 }
 
 /* float32 rows into int16: each element truncated before the product. */
 static void prod_into_integral_out_truncates_each_element(void **state) {
   ops_env_t *e = *state;
-  made_t m = {.e = e};
+  ops_made_t m = {.e = e};
   diopiError_t (*prod)(CTX, T, CT, const int64_t *) =
       (diopiError_t(*)(CTX, T, CT, const int64_t *))ops_env_find(e,
                                                                  "diopiProd");
   int64_t s32[2] = {3, 2}, s3[1] = {3}, dim = 1;
   const float x[6] = {1.5f, 1.4f, -2.7f, 3.0f, 0.4f, 9.0f};
   int16_t *y;
-  T tx = make(&m, diopi_dtype_float32, 2, s32, x, sizeof x, NULL),
-    ty = make(&m, diopi_dtype_int16, 1, s3, NULL, 0, (void **)&y);
+  T tx = ops_made_tensor(&m, diopi_dtype_float32, 2, s32, x, sizeof x, NULL),
+    ty = ops_made_tensor(&m, diopi_dtype_int16, 1, s3, NULL, 0, (void **)&y);
   assert_int_equal(prod(e->ctx, ty, tx, &dim), diopiSuccess);
   synchronize(e);
   assert_int_equal(y[0], 1);  /* 1 * 1, not 2.1 */
   assert_int_equal(y[1], -6); /* -2 * 3, not -8.1 */
   assert_int_equal(y[2], 0);  /* 0 * 9, not 3.6 */
-  destroy_made(&m);
+  ops_made_destroy(&m);
 }
 
 /* input (0, 4), 2 groups: the weight and bias gradients sum over no
@@ -178,21 +145,24 @@ static void prod_into_integral_out_truncates_each_element(void **state) {
 static void
 group_norm_backward_of_empty_batch_zeroes_param_grads(void **state) {
   ops_env_t *e = *state;
-  made_t m = {.e = e};
+  ops_made_t m = {.e = e};
   diopiError_t (*backward)(CTX, T, T, T, CT, CT, CT, CT, CT, int64_t) =
       (diopiError_t(*)(CTX, T, T, T, CT, CT, CT, CT, CT, int64_t))ops_env_find(
           e, "diopiGroupNormBackward");
   int64_t s04[2] = {0, 4}, s02[2] = {0, 2}, s4[1] = {4};
   const float ones[4] = {1, 1, 1, 1}, nans[4] = {NAN, NAN, NAN, NAN};
   float *gw, *gb;
-  T tx = make(&m, diopi_dtype_float32, 2, s04, NULL, 0, NULL),
-    tdy = make(&m, diopi_dtype_float32, 2, s04, NULL, 0, NULL),
-    tdx = make(&m, diopi_dtype_float32, 2, s04, NULL, 0, NULL),
-    tmean = make(&m, diopi_dtype_float32, 2, s02, NULL, 0, NULL),
-    trstd = make(&m, diopi_dtype_float32, 2, s02, NULL, 0, NULL),
-    tw = make(&m, diopi_dtype_float32, 1, s4, ones, sizeof ones, NULL),
-    tgw = make(&m, diopi_dtype_float32, 1, s4, nans, sizeof nans, (void **)&gw),
-    tgb = make(&m, diopi_dtype_float32, 1, s4, nans, sizeof nans, (void **)&gb);
+  T tx = ops_made_tensor(&m, diopi_dtype_float32, 2, s04, NULL, 0, NULL),
+    tdy = ops_made_tensor(&m, diopi_dtype_float32, 2, s04, NULL, 0, NULL),
+    tdx = ops_made_tensor(&m, diopi_dtype_float32, 2, s04, NULL, 0, NULL),
+    tmean = ops_made_tensor(&m, diopi_dtype_float32, 2, s02, NULL, 0, NULL),
+    trstd = ops_made_tensor(&m, diopi_dtype_float32, 2, s02, NULL, 0, NULL),
+    tw = ops_made_tensor(&m, diopi_dtype_float32, 1, s4, ones, sizeof ones,
+                         NULL),
+    tgw = ops_made_tensor(&m, diopi_dtype_float32, 1, s4, nans, sizeof nans,
+                          (void **)&gw),
+    tgb = ops_made_tensor(&m, diopi_dtype_float32, 1, s4, nans, sizeof nans,
+                          (void **)&gb);
   assert_int_equal(
       backward(e->ctx, tdx, tgw, tgb, tdy, tx, tw, tmean, trstd, 2),
       diopiSuccess);
@@ -201,28 +171,31 @@ group_norm_backward_of_empty_batch_zeroes_param_grads(void **state) {
     assert_true(gw[c] == 0.0f);
     assert_true(gb[c] == 0.0f);
   }
-  destroy_made(&m);
+  ops_made_destroy(&m);
 }
 
 /* A 0-dim input gathered by an index of 5 zeros: its gradient is the sum
  * of the 5 gradients (it added only the first before). */
 static void gather_backward_of_a_0dim_input_adds_every_index(void **state) {
   ops_env_t *e = *state;
-  made_t m = {.e = e};
+  ops_made_t m = {.e = e};
   diopiError_t (*backward)(CTX, T, CT, CT, int64_t, CT) = (diopiError_t(*)(
       CTX, T, CT, CT, int64_t, CT))ops_env_find(e, "diopiGatherBackward");
   int64_t s5[1] = {5};
   const float go[5] = {1, 2, 3, 4, 5}, two = 2;
   const int64_t zeros[5] = {0, 0, 0, 0, 0};
   float *gi;
-  T tx = make(&m, diopi_dtype_float32, 0, NULL, &two, sizeof two, NULL),
-    tgi = make(&m, diopi_dtype_float32, 0, NULL, NULL, 0, (void **)&gi),
-    tgo = make(&m, diopi_dtype_float32, 1, s5, go, sizeof go, NULL),
-    tidx = make(&m, diopi_dtype_int64, 1, s5, zeros, sizeof zeros, NULL);
+  T tx = ops_made_tensor(&m, diopi_dtype_float32, 0, NULL, &two, sizeof two,
+                         NULL),
+    tgi = ops_made_tensor(&m, diopi_dtype_float32, 0, NULL, NULL, 0,
+                          (void **)&gi),
+    tgo = ops_made_tensor(&m, diopi_dtype_float32, 1, s5, go, sizeof go, NULL),
+    tidx = ops_made_tensor(&m, diopi_dtype_int64, 1, s5, zeros, sizeof zeros,
+                           NULL);
   assert_int_equal(backward(e->ctx, tgi, tgo, tx, 0, tidx), diopiSuccess);
   synchronize(e);
   assert_true(*gi == 15.0f);
-  destroy_made(&m);
+  ops_made_destroy(&m);
 }
 
 int main(void) {

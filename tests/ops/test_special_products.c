@@ -30,39 +30,15 @@ typedef const char *(*last_error_t)(void);
 #define F64 diopi_dtype_float64
 #define PI2 (M_PI * M_PI)
 
-enum { MAX_MADE = 8 };
-
-/* Tensors a test made, destroyed at its end. */
-typedef struct made {
-  ops_env_t *e;
-  T t[MAX_MADE];
-  int n;
-} made_t;
-
-/* A contiguous device tensor holding `values` (NULL: left unset). */
-static T make(made_t *m, diopiDtype_t dtype, size_t ndim, const int64_t *shape,
-              const double *values, double **data) {
-  T t;
-  void *p;
-  assert_true(m->n < MAX_MADE);
-  assert_int_equal(
-      bp_ops_tensor_create(m->e->device, m->e->stream, dtype, ndim, shape, &t),
-      BP_OK);
-  assert_int_equal(diopiGetTensorData(t, &p), diopiSuccess);
+/* A contiguous float64-sized tensor kept in `m`, holding `values` (NULL:
+ * left unset). */
+static T make(ops_made_t *m, diopiDtype_t dtype, size_t ndim,
+              const int64_t *shape, const double *values, double **data) {
   int64_t numel = 1;
   for (size_t d = 0; d < ndim; d++)
     numel *= shape[d];
-  if (values)
-    memcpy(p, values, (size_t)numel * sizeof(double));
-  if (data)
-    *data = p;
-  m->t[m->n++] = t;
-  return t;
-}
-
-static void destroy_made(made_t *m) {
-  for (int i = 0; i < m->n; i++)
-    bp_ops_tensor_destroy(m->t[i]);
+  return ops_made_tensor(m, dtype, ndim, shape, values,
+                         (size_t)numel * sizeof(double), (void **)data);
 }
 
 static const char *last(ops_env_t *e) {
@@ -79,7 +55,7 @@ static void synchronize(ops_env_t *e) {
  * arguments, +inf (odd n) and -inf (even n) at the poles, NaN for NaN. */
 static void polygamma_matches_closed_forms_and_poles(void **state) {
   ops_env_t *e = *state;
-  made_t m = {.e = e};
+  ops_made_t m = {.e = e};
   diopiError_t (*polygamma)(CTX, T, CT, int64_t) =
       (diopiError_t(*)(CTX, T, CT, int64_t))ops_env_find(e, "diopiPolygamma");
   const double zeta3 = 1.2020569031595942;
@@ -116,7 +92,7 @@ static void polygamma_matches_closed_forms_and_poles(void **state) {
   assert_int_equal(digamma_backward(e->ctx, t2, tg, tx), diopiSuccess);
   synchronize(e);
   assert_float_equal(y2[0], PI2 / 3, 1e-12);
-  destroy_made(&m);
+  ops_made_destroy(&m);
 }
 
 /* xlogy: 0 where x is 0 unless y is NaN, NaN for a NaN x, a row broadcast
@@ -124,7 +100,7 @@ static void polygamma_matches_closed_forms_and_poles(void **state) {
  * gradient over the dims its operand was broadcast along. */
 static void xlogy_broadcasts_and_keeps_pytorchs_zeros(void **state) {
   ops_env_t *e = *state;
-  made_t m = {.e = e};
+  ops_made_t m = {.e = e};
   diopiError_t (*xlogy)(CTX, T, CT, CT) =
       (diopiError_t(*)(CTX, T, CT, CT))ops_env_find(e, "diopiXlogy");
   diopiError_t (*xlogy_scalar_self)(CTX, T, S, CT) =
@@ -167,7 +143,7 @@ static void xlogy_broadcasts_and_keeps_pytorchs_zeros(void **state) {
   double *sx_out;
   assert_int_equal(diopiGetTensorData(sx, (void **)&sx_out), diopiSuccess);
   assert_true(sx_out[0] == 0 && isnan(sx_out[1]) && isnan(sx_out[2]));
-  destroy_made(&m);
+  ops_made_destroy(&m);
 }
 
 /* addmv: [[1, 2], [3, 4]] @ [1, 1] = [3, 7], times alpha 2, plus beta 0.5
@@ -175,7 +151,7 @@ static void xlogy_broadcasts_and_keeps_pytorchs_zeros(void **state) {
  * two 1x2 @ 2x1 products. */
 static void add_product_ops_scale_and_sum(void **state) {
   ops_env_t *e = *state;
-  made_t m = {.e = e};
+  ops_made_t m = {.e = e};
   diopiError_t (*addmv)(CTX, T, CT, CT, CT, S, S) =
       (diopiError_t(*)(CTX, T, CT, CT, CT, S, S))ops_env_find(e, "diopiAddmv");
   diopiError_t (*addbmm)(CTX, T, CT, CT, CT, S, S) =
@@ -203,7 +179,7 @@ static void add_product_ops_scale_and_sum(void **state) {
   assert_int_equal(addbmm(e->ctx, ts, tc, tb1, tb2, NULL, &two), diopiSuccess);
   synchronize(e);
   assert_true(sum[0] == 10 + 2 * 70);
-  destroy_made(&m);
+  ops_made_destroy(&m);
 }
 
 /* addmv's backward with mat [[1, 2], [3, 4]], vec [1, 1], grad [1, 2],
@@ -214,7 +190,7 @@ static void add_product_ops_scale_and_sum(void **state) {
  * batch1[b]^T grad. */
 static void add_product_backwards_sum_to_their_operands(void **state) {
   ops_env_t *e = *state;
-  made_t m = {.e = e};
+  ops_made_t m = {.e = e};
   diopiError_t (*addmv_backward)(CTX, T, T, T, CT, CT, CT, S, S) =
       (diopiError_t(*)(CTX, T, T, T, CT, CT, CT, S, S))ops_env_find(
           e, "diopiAddmvBackward");
@@ -245,9 +221,9 @@ static void add_product_backwards_sum_to_their_operands(void **state) {
       diopiErrorOccurred);
   assert_string_equal(last(e), "diopiAddmvBackward: grad_mat: expected shape "
                                "[2, 2], got [2]");
-  destroy_made(&m);
+  ops_made_destroy(&m);
 
-  made_t n = {.e = e};
+  ops_made_t n = {.e = e};
   T tb1 = make(&n, F64, 3, s212, b1, NULL),
     tb2 = make(&n, F64, 3, s221, ones, NULL),
     tgo = make(&n, F64, 2, s11, three, NULL),
@@ -261,12 +237,12 @@ static void add_product_backwards_sum_to_their_operands(void **state) {
     assert_true(g1[i] == 6);         /* 2 * 3 * 1 */
     assert_true(g2[i] == 6 * b1[i]); /* 2 * batch1 * 3 */
   }
-  destroy_made(&n);
+  ops_made_destroy(&n);
 }
 
 static void bad_arguments_name_op_argument_and_values(void **state) {
   ops_env_t *e = *state;
-  made_t m = {.e = e};
+  ops_made_t m = {.e = e};
   int64_t s23[2] = {2, 3}, s3[1] = {3}, s2[1] = {2}, s232[3] = {2, 3, 2},
           s323[3] = {3, 2, 3};
   T a = make(&m, F64, 2, s23, NULL, NULL),
@@ -333,7 +309,7 @@ static void bad_arguments_name_op_argument_and_values(void **state) {
                                "each, got 2 and 3");
   synchronize(e);
   bp_ops_tensor_destroy(ints);
-  destroy_made(&m);
+  ops_made_destroy(&m);
 }
 
 int main(void) {
