@@ -42,10 +42,16 @@ def step_rate(device, batches, reps):
 
 def small_add_us(device, reps, n=2000):
     """Paddle's CPU place computes on the calling thread: its add is done
-    when it returns; the bridge's is enqueued, then synchronized."""
+    when it returns; a custom device's is enqueued on the place's current
+    stream, then that stream is synchronized (paddle.device.Stream's
+    synchronize: the stream the add went to, without
+    paddle.device.synchronize's per-call parsing of the device name)."""
     paddle.set_device(device)
     a = paddle.to_tensor(np.ones(1, np.float32))
-    sync = (lambda: None) if device == "cpu" else paddle.device.synchronize
+    if device == "cpu":
+        sync = lambda: None  # noqa: E731
+    else:
+        sync = paddle.device.current_stream().synchronize
     times = []
     for rep in range(reps + 1):
         start = time.perf_counter()
