@@ -3008,7 +3008,8 @@ BREADTH += (volumes_3d,)
 def conv3d_paths():
     """conv3d's paths through the im2col + GEMM engine it shares with conv2d:
     runs of output depth slices (an image wider than one GEMM), float64 and
-    float16, strided inputs, an empty batch; under a seed of their own."""
+    float16, strided inputs, an empty batch, a planar 3x3 one (Winograd);
+    under a seed of their own."""
     saved = torch.get_rng_state()
     torch.manual_seed(304)
     for tag, shape, cout, k, stride, pad, dil, groups, bias, dt, make in (
@@ -3022,7 +3023,9 @@ def conv3d_paths():
              (1, 2, 1), (0, 1, 2), (2, 1, 2), 1, False, torch.float32,
              noncontig),
             ("f32/empty_batch", (0, 2, 3, 4, 5), 2, (1, 2, 2), 1, 0, 1, 1,
-             True, torch.float32, randn)):
+             True, torch.float32, randn),
+            ("f32/planar_winograd", (2, 8, 1, 6, 6), 8, (1, 3, 3), 1,
+             (0, 1, 1), 1, 1, True, torch.float32, randn)):
         def triple(v):
             return list(v) if isinstance(v, tuple) else [v] * 3
 
