@@ -1,14 +1,83 @@
 /* stack (each input copied into its slice of out along a new dim), split
  * (each slice of input along a dim copied into its out), expand (input
  * broadcast into out) and meshgrid (input i broadcast along dim i of
- * every out): strided copies. */
+ * every out): strided copies. A stack of contiguous tensors into a
+ * contiguous out of their dtype is one task of block copies. */
 #include <stdio.h>
 #include <string.h>
 
 #include <diopi/functions.h>
 
 #include "ref_elementwise.h"
+#include "ref_enqueue.h"
 #include "ref_error.h"
+#include "ref_pool.h"
+#include "ref_scratch.h"
+
+/* out as (outer, count, block) elements: block `block` of out's row o is
+ * input k's block o. */
+typedef struct stack_blocks {
+  char *out;
+  const char **ins;            /* count data pointers, in scratch */
+  int64_t count, block, total; /* total: out's elements */
+  size_t elem;
+} stack_blocks_t;
+
+/* out's elements [begin, end), block by block. */
+static void copy_blocks(void *context, int64_t begin, int64_t end) {
+  const stack_blocks_t *s = context;
+  while (begin < end) {
+    int64_t q = begin / s->block, at = begin % s->block;
+    int64_t n = s->block - at < end - begin ? s->block - at : end - begin;
+    const char *from = s->ins[q % s->count] +
+                       (q / s->count * s->block + at) * (int64_t)s->elem;
+    memcpy(s->out + begin * (int64_t)s->elem, from, (size_t)n * s->elem);
+    begin += n;
+  }
+}
+
+static void run_blocks(void *args) {
+  stack_blocks_t *s = args;
+  ref_parallel_for(s->total, 1 << 15, copy_blocks, s);
+}
+
+/* Whether stack's inputs and out all hold contiguous elements of one
+ * dtype. */
+static bool plain_blocks(diopiContextHandle_t ctx, const char *op,
+                         const ref_view_t *out, diopiConstTensorHandle_t *ins,
+                         int64_t count) {
+  if (!ref_contiguous(out))
+    return false;
+  for (int64_t k = 0; k < count; k++) {
+    ref_view_t v;
+    if (ref_view(ctx, op, "tensors", ins[k], &v) || v.dtype != out->dtype ||
+        !ref_contiguous(&v))
+      return false;
+  }
+  return true;
+}
+
+/* Enqueues stack's block copies (the inputs checked already). */
+static diopiError_t enqueue_blocks(diopiContextHandle_t ctx, const char *op,
+                                   const ref_view_t *out,
+                                   diopiConstTensorHandle_t *ins, int64_t count,
+                                   int d) {
+  stack_blocks_t s = {.out = out->data,
+                      .count = count,
+                      .block = 1,
+                      .total = out->numel,
+                      .elem = ref_dtype_size(out->dtype)};
+  for (int i = d + 1; i < out->ndim; i++)
+    s.block *= out->shape[i];
+  diopiError_t err =
+      ref_scratch(ctx, op, (size_t)count * sizeof *s.ins, (void **)&s.ins);
+  for (int64_t k = 0; !err && k < count; k++) {
+    ref_view_t v;
+    err = ref_view(ctx, op, "tensors", ins[k], &v);
+    s.ins[k] = v.data;
+  }
+  return err ? err : ref_enqueue(ctx, op, run_blocks, &s, sizeof s);
+}
 
 REF_EXPORT diopiError_t diopiStack(diopiContextHandle_t ctx,
                                    diopiTensorHandle_t out,
@@ -58,6 +127,10 @@ REF_EXPORT diopiError_t diopiStack(diopiContextHandle_t ctx,
         (err = ref_expect_no_partial_overlap(op, name, &o, &ew.in[0])))
       return err;
   }
+  if (o.numel == 0)
+    return diopiSuccess;
+  if (plain_blocks(ctx, op, &o, tensors, numTensors))
+    return enqueue_blocks(ctx, op, &o, tensors, numTensors, d);
   for (int64_t k = 0; k < numTensors; k++) {
     ref_view(ctx, op, "tensors", tensors[k], &ew.in[0]);
     if ((err = ref_ew_enqueue(ctx, op, &ew)))
