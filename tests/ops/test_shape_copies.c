@@ -1,6 +1,7 @@
 /* Copies that split into the pool's ranges, against plain loops written
- * here: stack's block copies (contiguous inputs, along a middle dim, out
- * large enough that ranges start inside blocks), and the remapping copy's
+ * here: stack's and expand's block copies (contiguous inputs, stack along
+ * a middle dim, expand of an input with leading 1s; outs large enough that
+ * ranges start inside blocks), and the remapping copy's
  * rows for pad (constant, edges of one element) and roll (a one-element
  * wrap), whose short edge runs are copied without memcpy. */
 #include <setjmp.h>
@@ -63,6 +64,26 @@ static void stack_along_a_middle_dim_copies_every_block(void **state) {
   ops_made_destroy(&m);
 }
 
+static void expand_repeats_the_input_in_every_block(void **state) {
+  ops_env_t *e = *state;
+  ops_made_t m = {.e = e};
+  enum { N = 3000, REPEATS = 101 };
+  const int64_t in_shape[3] = {1, 1, N}, out_shape[3] = {REPEATS, 1, N};
+  float *in, *out;
+  T t_in = counting(&m, 3, in_shape, 0.5f, &in);
+  T t_out = ops_made_tensor(&m, diopi_dtype_float32, 3, out_shape, NULL, 0,
+                            (void **)&out);
+  __typeof__(&diopiExpand) expand = ops_env_find(e, "diopiExpand");
+  assert_int_equal(expand(e->ctx, t_out, t_in), diopiSuccess);
+  synchronize(e);
+  for (int64_t r = 0; r < REPEATS; r++)
+    for (int64_t j = 0; j < N; j++)
+      if (out[r * N + j] != in[j])
+        fail_msg("out[%lld][0][%lld]: %g, expected %g", (long long)r,
+                 (long long)j, (double)out[r * N + j], (double)in[j]);
+  ops_made_destroy(&m);
+}
+
 static void pad_constant_and_roll_rows_match_plain_loops(void **state) {
   ops_env_t *e = *state;
   ops_made_t m = {.e = e};
@@ -109,6 +130,7 @@ static void pad_constant_and_roll_rows_match_plain_loops(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(stack_along_a_middle_dim_copies_every_block),
+      cmocka_unit_test(expand_repeats_the_input_in_every_block),
       cmocka_unit_test(pad_constant_and_roll_rows_match_plain_loops),
   };
   return cmocka_run_group_tests(tests, ops_env_setup, ops_env_teardown);
