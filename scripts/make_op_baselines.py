@@ -363,7 +363,8 @@ def convolution_cases(dims, tag, x, w, b, y, grad_output, attrs, **kw):
     cases'; kw the cases' dtype and tolerances."""
     name, op = f"conv{dims}d", f"diopiConvolution{dims}d"
     c = Case(f"{name}/{tag}", op, **kw).output("out", y.detach())
-    c.input("input", x.detach()).input("weight", w.detach())
+    # x and w as they are: a strided view's detach() would lose its base.
+    c.input("input", x).input("weight", w)
     if b is not None:
         c.input("bias", b.detach())
     for attr in attrs:
@@ -373,8 +374,8 @@ def convolution_cases(dims, tag, x, w, b, y, grad_output, attrs, **kw):
     bw.output("grad_input", x.grad).output("grad_weight", w.grad)
     if b is not None:
         bw.output("grad_bias", b.grad)
-    bw.input("grad_output", grad_output).input("input", x.detach())
-    bw.input("weight", w.detach())
+    bw.input("grad_output", grad_output).input("input", x)
+    bw.input("weight", w)
     bw.attr("bias_sizes", [] if b is None else [w.shape[0]])
     for attr in attrs:
         bw.attr(*attr)
@@ -3002,6 +3003,50 @@ def volumes_3d():
 
 
 BREADTH += (volumes_3d,)
+
+
+def conv3d_paths():
+    """conv3d's paths through the im2col + GEMM engine it shares with conv2d:
+    runs of output depth slices (an image wider than one GEMM), float64 and
+    float16, strided inputs, an empty batch, a planar 3x3 one (Winograd);
+    under a seed of their own."""
+    saved = torch.get_rng_state()
+    torch.manual_seed(304)
+    for tag, shape, cout, k, stride, pad, dil, groups, bias, dt, make in (
+            ("f32/depth_runs", (1, 1, 13, 20, 20), 2, (3, 3, 3), (2, 1, 1),
+             1, 1, 1, True, torch.float32, randn),
+            ("f64/groups3_padded", (2, 6, 4, 5, 6), 3, (2, 3, 3), 1,
+             (1, 1, 0), 1, 3, True, torch.float64, randn),
+            ("f16/k2", (2, 2, 3, 4, 5), 4, (2, 2, 2), 1, 0, 1, 1, True,
+             torch.float16, randn),
+            ("f32/noncontig_dilated", (2, 3, 5, 6, 7), 2, (2, 3, 2),
+             (1, 2, 1), (0, 1, 2), (2, 1, 2), 1, False, torch.float32,
+             noncontig),
+            ("f32/empty_batch", (0, 2, 3, 4, 5), 2, (1, 2, 2), 1, 0, 1, 1,
+             True, torch.float32, randn),
+            ("f32/planar_winograd", (2, 8, 1, 6, 6), 8, (1, 3, 3), 1,
+             (0, 1, 1), 1, 1, True, torch.float32, randn)):
+        def triple(v):
+            return list(v) if isinstance(v, tuple) else [v] * 3
+
+        x = make(shape, dt).requires_grad_()
+        w = make((cout, shape[1] // groups) + k, dt).requires_grad_()
+        b = randn((cout,), dt).requires_grad_() if bias else None
+        # PyTorch's CPU conv3d has no float16 kernel: float16 inputs,
+        # results computed in float32 and rounded.
+        up = (lambda t: t.float()) if dt == torch.float16 else (lambda t: t)
+        y = F.conv3d(up(x), up(w), None if b is None else up(b), stride, pad,
+                     dil, groups)
+        go = randn(y.shape, dt)
+        y.backward(up(go))
+        attrs = [("stride", triple(stride)), ("padding", triple(pad)),
+                 ("dilation", triple(dil)), ("groups", groups)]
+        convolution_cases(3, tag, x, w, b, y.to(dt), go, attrs, dtype=dt,
+                          atol=1e-4, rtol=1e-4)
+    torch.set_rng_state(saved)
+
+
+BREADTH += (conv3d_paths,)
 
 
 def columns():

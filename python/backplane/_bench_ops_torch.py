@@ -176,6 +176,14 @@ OPS = {
     "gather_backward": lambda i, o: o[0].zero_().scatter_add_(-1, i[2], i[0]),
     "index_select_backward": lambda i, o: o[0].zero_().index_add_(0, i[1],
                                                                   i[0]),
+    "conv3d_k511": lambda i, o: F.conv3d(i[0], i[1], i[2], (2, 1, 1),
+                                         (1, 0, 1), (2, 1, 1), 2),
+    "conv3d_k133": lambda i, o: F.conv3d(i[0], i[1], i[2], 3, 0, 1, 2),
+    "conv3d_k111": lambda i, o: F.conv3d(i[0], i[1], i[2], 1, (1, 0, 1),
+                                         (2, 1, 1), 1),
+    "conv3d_backward_k133": lambda i, o: torch.ops.aten.convolution_backward(
+        i[2], i[0], i[1], [64], [3] * 3, [0] * 3, [1] * 3, False, [0] * 3, 2,
+        [True] * 3),
     "conv_transpose2d": lambda i, o: F.conv_transpose2d(
         i[0], i[1], stride=2, padding=1, output_padding=1),
     "baddbmm": lambda i, o: torch.baddbmm(i[0], i[1], i[2], out=o[0]),

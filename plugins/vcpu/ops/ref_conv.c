@@ -1,16 +1,21 @@
-/* conv2d and its backward as im2col + float32 GEMM (OpenBLAS, which uses
- * the pool's thread count). Images go in batches: the columns of `batch`
+/* conv2d, conv3d and their backwards as im2col + float32 GEMM (OpenBLAS,
+ * which uses the pool's thread count). A conv2d is a conv3d of depth 1
+ * (one input plane, a kernel of depth 1): one engine serves both, over
+ * (N, C, D, H, W) volumes, with the column rows (c, kd, kh, kw) and the
+ * columns (od, oh, ow). Images go in batches: the columns of `batch`
  * images side by side make one GEMM wide enough to keep both cores busy,
- * while the column buffer stays about COLUMNS_PER_GEMM wide (cache-sized).
- * Per batch and group: out = W . col(x); grad_weight += grad_out . col(x)^T;
- * grad_input = col2im(W^T . grad_out). im2col, col2im and the moves between
- * the GEMM's (C_out, batch * H*W) layout and NCHW are split across the
- * worker pool. Every operand is staged as contiguous float32 in scratch
- * taken on the caller's thread (or used in place when it already is), so
- * any float dtype and stride works. 3x3 stride-1 convolutions (see
- * ref_winograd_applies) run their forward and grad_input as Winograd
- * F(4x4, 3x3) instead (ref_winograd.h). Anything float64 takes a double
- * path instead: per image and group, im2col in double and cblas_dgemm. */
+ * while the column buffer stays about COLUMNS_PER_GEMM wide (cache-sized);
+ * an image wider than that goes in runs of whole output depth slices.
+ * Per batch (or run) and group: out = W . col(x); grad_weight += grad_out .
+ * col(x)^T; grad_input = col2im(W^T . grad_out). im2col, col2im and the
+ * moves between the GEMM's (C_out, batch * P) layout and NC(D)HW are split
+ * across the worker pool. Every operand is staged as contiguous float32 in
+ * scratch taken on the caller's thread (or used in place when it already
+ * is), so any float dtype and stride works. Planar 3x3 stride-1
+ * convolutions (see ref_winograd_applies) run their forward and grad_input
+ * as Winograd F(4x4, 3x3) instead (ref_winograd.h). Anything float64 takes
+ * a double path instead: per image, group and output depth slice, im2col in
+ * double and cblas_dgemm. */
 #include <cblas.h>
 #include <string.h>
 
@@ -23,6 +28,7 @@
 #include "ref_pool.h"
 #include "ref_scratch.h"
 #include "ref_tensor.h"
+#include "ref_volume.h"
 #include "ref_window.h"
 #include "ref_winograd.h"
 
@@ -31,30 +37,37 @@
  * (OpenBLAS on 64 x 576 x N: N = 1568 runs at 1.2x the speed of 6272). */
 enum { COLUMNS_PER_GEMM = 2048 };
 
+/* Sizes per spatial dim: depth (1 for conv2d, with a kernel of depth 1,
+ * stride and dilation 1 and no padding), then height and width. */
 typedef struct conv_geometry {
-  int64_t n, cin, h, w, cout, kh, kw, oh, ow, groups;
-  int64_t stride[2], pad[2], dil[2];
-  int64_t cg, og, k, p; /* per group: C_in, C_out, K = cg*kh*kw; p = oh*ow */
+  int64_t n, cin, d, h, w, cout, kd, kh, kw, od, oh, ow, groups;
+  int64_t stride_d, pad_d, dil_d;
+  int64_t stride[2], pad[2], dil[2]; /* height, width */
+  int64_t cg, og, k, p; /* per group: C_in, C_out, K = cg*kd*kh*kw; P */
+  int64_t slice;        /* oh*ow: one output depth slice; P = od * slice */
   int64_t batch;        /* images per GEMM */
+  int64_t depths;       /* output depth slices per GEMM: od when batch > 1 */
 } conv_geometry_t;
 
 typedef struct conv_task {
   conv_geometry_t g;
+  int dims; /* 2 or 3 */
   ref_view_t input, weight, bias, out, grad_output, grad_input, grad_weight,
       grad_bias;
   bool has_bias, has_grad_input, has_grad_weight, has_grad_bias;
   float *x, *wt, *col, *y; /* staged: input, weight, col, out/grad_output */
   float *gx, *gw;          /* backward: grad_input, grad_weight */
-  float *wide;             /* (og, batch * p): the GEMM's side of y */
+  float *wide;             /* (og, batch * P): the GEMM's side of y */
   float *winograd;         /* forward or grad_input by Winograd: its scratch */
   double *f64;             /* float64: the double path's scratch (f64_*) */
 } conv_task_t;
 
-/* One parallel step over one batch (images n0 .. n0 + nb) of one group. */
+/* One parallel step over one batch (images n0 .. n0 + nb) of one group,
+ * output depth slices d0 .. d0 + nd of each (all of them when nb > 1). */
 typedef struct conv_step {
   const conv_task_t *t;
-  int64_t n0, nb, group;
-  float *wide; /* the (og, nb * p) matrix: t->wide, or y's own when nb is 1 */
+  int64_t n0, nb, group, d0, nd;
+  float *wide; /* the (og, nb * P) matrix: t->wide, or y's own when nb is 1 */
 } conv_step_t;
 
 /* Contiguous float32 copies of a view (src) into dst, and back. */
@@ -86,25 +99,41 @@ static void inside(int64_t size, int64_t out_size, int64_t stride,
   *lo = a < *hi ? a : *hi;
 }
 
-/* The (c, i, j) of column-buffer row r: channel, kernel row, kernel col. */
-static void row_tap(const conv_geometry_t *g, int64_t r, int64_t *c, int64_t *i,
-                    int64_t *j) {
-  *c = r / (g->kh * g->kw);
+/* The (c, a, i, j) of column-buffer row r: channel, kernel depth, row and
+ * column. */
+static void row_tap(const conv_geometry_t *g, int64_t r, int64_t *c, int64_t *a,
+                    int64_t *i, int64_t *j) {
+  *c = r / (g->kd * g->kh * g->kw);
+  *a = r / (g->kh * g->kw) % g->kd;
   *i = r / g->kw % g->kh;
   *j = r % g->kw;
 }
 
-/* Image n's plane of channel c of the step's group in x (NCHW). */
-static int64_t plane_of(const conv_step_t *s, int64_t n, int64_t c) {
-  const conv_geometry_t *g = &s->t->g;
-  return ((s->n0 + n) * g->cin + s->group * g->cg + c) * g->h * g->w;
+/* The input depth that kernel depth a of output depth slice od reads. */
+static int64_t depth_tap(const conv_geometry_t *g, int64_t od, int64_t a) {
+  return od * g->stride_d - g->pad_d + a * g->dil_d;
 }
 
-/* Row r of col(x) for image b when stride is 1 and the output is as wide
- * as the input: the taps of consecutive output rows are consecutive input
- * rows, so the plane shifted by one offset is one copy; then the rows above
- * and below the input and the wrapped columns [0, lo) and [hi, ow) are
- * zeroed (strided stores, no call per output row). */
+/* Image n's volume of channel c of the step's group in x (NCDHW). */
+static int64_t volume_of(const conv_step_t *s, int64_t n, int64_t c) {
+  const conv_geometry_t *g = &s->t->g;
+  return ((s->n0 + n) * g->cin + s->group * g->cg + c) * g->d * g->h * g->w;
+}
+
+/* The step's columns per image, and in all. */
+static int64_t step_columns(const conv_step_t *s) {
+  return s->nd * s->t->g.slice;
+}
+static int64_t step_width(const conv_step_t *s) {
+  return s->nb * step_columns(s);
+}
+
+/* Row (i, j) of one output depth slice's col(x) from one input plane when
+ * stride is 1 and the output is as wide as the input: the taps of
+ * consecutive output rows are consecutive input rows, so the plane shifted
+ * by one offset is one copy; then the rows above and below the input and
+ * the wrapped columns [0, lo) and [hi, ow) are zeroed (strided stores, no
+ * call per output row). */
 static void im2col_shifted(const conv_geometry_t *g, const float *plane,
                            float *dst, int64_t i, int64_t j, int64_t lo,
                            int64_t hi) {
@@ -117,7 +146,7 @@ static void im2col_shifted(const conv_geometry_t *g, const float *plane,
   qb = qb > qa ? qb : qa;
   memset(dst, 0, (size_t)qa * sizeof *dst);
   memcpy(dst + qa, plane + qa + shift, (size_t)(qb - qa) * sizeof *dst);
-  memset(dst + qb, 0, (size_t)(g->p - qb) * sizeof *dst);
+  memset(dst + qb, 0, (size_t)(g->slice - qb) * sizeof *dst);
   for (int64_t ox = 0; ox < lo; ox++)
     for (int64_t oy = ylo; oy < yhi; oy++)
       dst[oy * g->ow + ox] = 0.0f;
@@ -126,72 +155,96 @@ static void im2col_shifted(const conv_geometry_t *g, const float *plane,
       dst[oy * g->ow + ox] = 0.0f;
 }
 
-/* Rows [begin, end) of col(x): row (c, i, j), column b * p + oy * ow + ox
- * holds x[b][c][oy*s - pad + i*dil][ox*s - pad + j*dil], 0 outside. */
+/* Row (i, j) of one output depth slice's col(x) from one input plane:
+ * dst[oy * ow + ox] = plane[oy*s - pad + i*dil][ox*s - pad + j*dil], 0
+ * outside; [lo, hi) the output columns inside the plane. */
+static void im2col_plane(const conv_geometry_t *g, const float *plane,
+                         float *dst, int64_t i, int64_t j, int64_t lo,
+                         int64_t hi) {
+  int64_t sx = g->stride[1], off_x = g->pad[1] - j * g->dil[1];
+  if (g->stride[0] == 1 && sx == 1 && g->ow == g->w) {
+    im2col_shifted(g, plane, dst, i, j, lo, hi);
+    return;
+  }
+  for (int64_t oy = 0; oy < g->oh; oy++, dst += g->ow) {
+    int64_t y = oy * g->stride[0] - g->pad[0] + i * g->dil[0];
+    if (y < 0 || y >= g->h) {
+      memset(dst, 0, (size_t)g->ow * sizeof *dst);
+      continue;
+    }
+    const float *src = plane + y * g->w + lo * sx - off_x;
+    memset(dst, 0, (size_t)lo * sizeof *dst);
+    if (sx == 1)
+      memcpy(dst + lo, src, (size_t)(hi - lo) * sizeof *dst);
+    else
+      for (int64_t ox = lo; ox < hi; ox++)
+        dst[ox] = src[(ox - lo) * sx];
+    memset(dst + hi, 0, (size_t)(g->ow - hi) * sizeof *dst);
+  }
+}
+
+/* Rows [begin, end) of the step's col(x): row (c, a, i, j), column
+ * (b, od - d0, oy, ox) holds x[b][c][od*s - pad + a*dil][oy*s - pad +
+ * i*dil][ox*s - pad + j*dil], 0 outside. */
 static void im2col_rows(void *context, int64_t begin, int64_t end) {
   const conv_step_t *s = context;
   const conv_geometry_t *g = &s->t->g;
-  int64_t ld = s->nb * g->p, sx = g->stride[1];
-  bool shifted = g->stride[0] == 1 && sx == 1 && g->ow == g->w;
+  int64_t cols = step_columns(s), ld = step_width(s);
   for (int64_t r = begin; r < end; r++) {
-    int64_t c, i, j, lo, hi;
-    row_tap(g, r, &c, &i, &j);
-    int64_t off_x = g->pad[1] - j * g->dil[1];
-    inside(g->w, g->ow, sx, off_x, &lo, &hi);
+    int64_t c, a, i, j, lo, hi;
+    row_tap(g, r, &c, &a, &i, &j);
+    inside(g->w, g->ow, g->stride[1], g->pad[1] - j * g->dil[1], &lo, &hi);
     for (int64_t b = 0; b < s->nb; b++) {
-      const float *plane = s->t->x + plane_of(s, b, c);
-      float *dst = s->t->col + r * ld + b * g->p;
-      if (shifted) {
-        im2col_shifted(g, plane, dst, i, j, lo, hi);
-        continue;
-      }
-      for (int64_t oy = 0; oy < g->oh; oy++, dst += g->ow) {
-        int64_t y = oy * g->stride[0] - g->pad[0] + i * g->dil[0];
-        if (y < 0 || y >= g->h) {
-          memset(dst, 0, (size_t)g->ow * sizeof *dst);
-          continue;
-        }
-        const float *src = plane + y * g->w + lo * sx - off_x;
-        memset(dst, 0, (size_t)lo * sizeof *dst);
-        if (sx == 1)
-          memcpy(dst + lo, src, (size_t)(hi - lo) * sizeof *dst);
+      const float *volume = s->t->x + volume_of(s, b, c);
+      float *dst = s->t->col + r * ld + b * cols;
+      for (int64_t od = s->d0; od < s->d0 + s->nd; od++, dst += g->slice) {
+        int64_t z = depth_tap(g, od, a);
+        if (z < 0 || z >= g->d)
+          memset(dst, 0, (size_t)g->slice * sizeof *dst);
         else
-          for (int64_t ox = lo; ox < hi; ox++)
-            dst[ox] = src[(ox - lo) * sx];
-        memset(dst + hi, 0, (size_t)(g->ow - hi) * sizeof *dst);
+          im2col_plane(g, volume + z * g->h * g->w, dst, i, j, lo, hi);
       }
     }
   }
 }
 
 /* The adjoint of im2col_rows: adds col into gx, input channels
- * [begin, end) of the group (each touches only its own planes). */
+ * [begin, end) of the group (each touches only its own volumes). */
 static void col2im_channels(void *context, int64_t begin, int64_t end) {
   const conv_step_t *s = context;
   const conv_geometry_t *g = &s->t->g;
-  int64_t ld = s->nb * g->p, sx = g->stride[1], taps = g->kh * g->kw;
+  int64_t cols = step_columns(s), ld = step_width(s), sx = g->stride[1];
+  int64_t taps = g->kd * g->kh * g->kw;
   for (int64_t c = begin; c < end; c++)
     for (int64_t b = 0; b < s->nb; b++) {
-      float *plane = s->t->gx + plane_of(s, b, c);
+      float *volume = s->t->gx + volume_of(s, b, c);
       for (int64_t r = c * taps; r < (c + 1) * taps; r++) {
-        int64_t cc, i, j, lo, hi;
-        row_tap(g, r, &cc, &i, &j);
+        int64_t cc, a, i, j, lo, hi;
+        row_tap(g, r, &cc, &a, &i, &j);
         int64_t off_x = g->pad[1] - j * g->dil[1];
         inside(g->w, g->ow, sx, off_x, &lo, &hi);
-        const float *src = s->t->col + r * ld + b * g->p;
-        for (int64_t oy = 0; oy < g->oh; oy++, src += g->ow) {
-          int64_t y = oy * g->stride[0] - g->pad[0] + i * g->dil[0];
-          if (y < 0 || y >= g->h)
+        const float *src = s->t->col + r * ld + b * cols;
+        for (int64_t od = s->d0; od < s->d0 + s->nd; od++) {
+          int64_t z = depth_tap(g, od, a);
+          if (z < 0 || z >= g->d) {
+            src += g->slice;
             continue;
-          float *dst = plane + y * g->w + lo * sx - off_x;
-          for (int64_t ox = lo; ox < hi; ox++)
-            dst[(ox - lo) * sx] += src[ox];
+          }
+          float *plane = volume + z * g->h * g->w;
+          for (int64_t oy = 0; oy < g->oh; oy++, src += g->ow) {
+            int64_t y = oy * g->stride[0] - g->pad[0] + i * g->dil[0];
+            if (y < 0 || y >= g->h)
+              continue;
+            float *dst = plane + y * g->w + lo * sx - off_x;
+            for (int64_t ox = lo; ox < hi; ox++)
+              dst[(ox - lo) * sx] += src[ox];
+          }
         }
       }
     }
 }
 
-/* Rows (b, o) [begin, end) between y (NCHW) and the step's wide matrix:
+/* Rows (b, o) [begin, end) between y (NCDHW) and the step's wide matrix:
  * forward, wide row o's block b to y plus the bias; backward (gather), y
  * to wide. A row already in place is only biased. */
 static void scatter_rows(void *context, int64_t begin, int64_t end) {
@@ -222,19 +275,41 @@ static void gather_rows(void *context, int64_t begin, int64_t end) {
   }
 }
 
-/* The step for images [n0, n0 + nb) of `group`: its wide matrix is y's own
- * rows for one image, else the task's wide buffer. */
+/* The step for images [n0, n0 + nb) of `group`, all output depth slices:
+ * its wide matrix is y's own rows for one image, else the task's wide
+ * buffer. */
 static conv_step_t step_of(const conv_task_t *t, int64_t group, int64_t n0,
                            int64_t nb) {
   const conv_geometry_t *g = &t->g;
   float *own = t->y + (n0 * g->cout + group * g->og) * g->p;
-  return (conv_step_t){t, n0, nb, group, nb == 1 ? own : t->wide};
+  return (conv_step_t){t, n0, nb, group, 0, g->od, nb == 1 ? own : t->wide};
+}
+
+/* The step's runs: output depth slices [d0, d0 + nd) in turns of
+ * g->depths (one run of all of them when nb > 1). */
+static conv_step_t run_of(conv_step_t s, int64_t d0) {
+  const conv_geometry_t *g = &s.t->g;
+  int64_t left = g->od - d0;
+  s.d0 = d0;
+  s.nd = s.nb > 1 || left < g->depths ? left : g->depths;
+  return s;
+}
+
+/* The run's part of the wide matrix: its first column and row stride. */
+static float *run_wide(const conv_step_t *r, int64_t *ld) {
+  *ld = r->nb > 1 ? step_width(r) : r->t->g.p;
+  return r->wide + r->d0 * r->t->g.slice;
+}
+
+/* Whether the convolution is a 2-d one: one input plane, read once. */
+static bool planar(const conv_geometry_t *g) {
+  return g->d == 1 && g->kd == 1 && g->pad_d == 0;
 }
 
 /* The forward as a Winograd convolution, when it applies. */
 static bool winograd_forward_applies(const conv_geometry_t *g) {
-  return ref_winograd_applies(g->cin, g->cout, g->kh, g->kw, g->stride, g->dil,
-                              g->groups);
+  return planar(g) && ref_winograd_applies(g->cin, g->cout, g->kh, g->kw,
+                                           g->stride, g->dil, g->groups);
 }
 static ref_winograd_t winograd_forward_of(const conv_task_t *t) {
   const conv_geometry_t *g = &t->g;
@@ -257,7 +332,8 @@ static ref_winograd_t winograd_forward_of(const conv_task_t *t) {
  * weight transposed and turned by 180 degrees, padded by 2 - pad (so that
  * its output is the input's size; a 3x3 stride-1 kernel pads at most 2). */
 static bool winograd_input_grad_applies(const conv_geometry_t *g) {
-  return ref_winograd_applies(g->cout, g->cin, g->kh, g->kw, g->stride, g->dil,
+  return planar(g) &&
+         ref_winograd_applies(g->cout, g->cin, g->kh, g->kw, g->stride, g->dil,
                               g->groups) &&
          g->pad[0] <= 2 && g->pad[1] <= 2;
 }
@@ -301,11 +377,15 @@ static void run_forward(void *args) {
     for (int64_t n0 = 0; n0 < g->n; n0 += g->batch) {
       int64_t nb = g->n - n0 < g->batch ? g->n - n0 : g->batch;
       conv_step_t s = step_of(t, gr, n0, nb);
-      int64_t width = nb * g->p;
-      ref_parallel_for(g->k, grain(width), im2col_rows, &s);
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g->og,
-                  (int)width, (int)g->k, 1.0f, t->wt + gr * g->og * g->k,
-                  (int)g->k, t->col, (int)width, 0.0f, s.wide, (int)width);
+      for (int64_t d0 = 0; d0 < g->od; d0 += s.nd) {
+        s = run_of(s, d0);
+        int64_t width = step_width(&s), ld;
+        float *wide = run_wide(&s, &ld);
+        ref_parallel_for(g->k, grain(width), im2col_rows, &s);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g->og,
+                    (int)width, (int)g->k, 1.0f, t->wt + gr * g->og * g->k,
+                    (int)g->k, t->col, (int)width, 0.0f, wide, (int)ld);
+      }
       if (nb > 1 || t->has_bias)
         ref_parallel_for(nb * g->og, grain(g->p), scatter_rows, &s);
     }
@@ -332,21 +412,26 @@ static void run_backward(void *args) {
     for (int64_t n0 = 0; n0 < g->n; n0 += g->batch) {
       int64_t nb = g->n - n0 < g->batch ? g->n - n0 : g->batch;
       conv_step_t s = step_of(t, gr, n0, nb);
-      int64_t width = nb * g->p;
       if (nb > 1)
         ref_parallel_for(nb * g->og, grain(g->p), gather_rows, &s);
-      if (t->has_grad_weight) {
-        ref_parallel_for(g->k, grain(width), im2col_rows, &s);
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g->og,
-                    (int)g->k, (int)width, 1.0f, s.wide, (int)width, t->col,
-                    (int)width, 1.0f, t->gw + gr * g->og * g->k, (int)g->k);
-      }
-      if (col_grad_input) {
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)g->k,
-                    (int)width, (int)g->og, 1.0f, t->wt + gr * g->og * g->k,
-                    (int)g->k, s.wide, (int)width, 0.0f, t->col, (int)width);
-        ref_parallel_for(g->cg, grain(nb * g->kh * g->kw * g->p),
-                         col2im_channels, &s);
+      for (int64_t d0 = 0; d0 < g->od; d0 += s.nd) {
+        s = run_of(s, d0);
+        int64_t width = step_width(&s), ld;
+        float *wide = run_wide(&s, &ld);
+        if (t->has_grad_weight) {
+          ref_parallel_for(g->k, grain(width), im2col_rows, &s);
+          cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g->og,
+                      (int)g->k, (int)width, 1.0f, wide, (int)ld, t->col,
+                      (int)width, 1.0f, t->gw + gr * g->og * g->k, (int)g->k);
+        }
+        if (col_grad_input) {
+          cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)g->k,
+                      (int)width, (int)g->og, 1.0f, t->wt + gr * g->og * g->k,
+                      (int)g->k, wide, (int)ld, 0.0f, t->col, (int)width);
+          ref_parallel_for(g->cg,
+                           grain(nb * g->kd * g->kh * g->kw * step_columns(&s)),
+                           col2im_channels, &s);
+        }
       }
     }
   if (t->has_grad_input)
@@ -362,14 +447,14 @@ static void run_backward(void *args) {
     }
 }
 
-/* The double path's scratch, one block: weight (C_out, K), col (K, p),
- * y (og, p), and for the backward grad_col (K, p), grad_weight (C_out, K),
- * grad_input (the input's elements). */
+/* The double path's scratch, one block: weight (C_out, K), col (K, slice),
+ * y (og, slice), and for the backward grad_col (K, slice), grad_weight
+ * (C_out, K), grad_input (the input's elements). */
 static size_t f64_doubles(const conv_geometry_t *g, bool backward,
                           int64_t input_numel) {
-  int64_t n = g->cout * g->k + g->k * g->p + g->og * g->p;
+  int64_t n = g->cout * g->k + g->k * g->slice + g->og * g->slice;
   if (backward)
-    n += g->k * g->p + g->cout * g->k + input_numel;
+    n += g->k * g->slice + g->cout * g->k + input_numel;
   return (size_t)n;
 }
 
@@ -380,93 +465,100 @@ static bool any_f64(const conv_task_t *t) {
          (t->grad_output.numel && t->grad_output.dtype == diopi_dtype_float64);
 }
 
-/* col (K, p) of image n, group gr, in double. */
-static void im2col_f64(const conv_task_t *t, int64_t n, int64_t gr,
+/* The input index output pixel (oy, ox) of column-buffer row r reads in
+ * output depth slice od of image n, group gr; -1 outside the input. */
+static int64_t tap_at(const conv_geometry_t *g, int64_t n, int64_t gr,
+                      int64_t od, int64_t r, int64_t oy, int64_t ox) {
+  int64_t c, a, i, j;
+  row_tap(g, r, &c, &a, &i, &j);
+  int64_t z = depth_tap(g, od, a);
+  int64_t y = oy * g->stride[0] - g->pad[0] + i * g->dil[0];
+  int64_t x = ox * g->stride[1] - g->pad[1] + j * g->dil[1];
+  if (z < 0 || z >= g->d || y < 0 || y >= g->h || x < 0 || x >= g->w)
+    return -1;
+  return (((n * g->cin + gr * g->cg + c) * g->d + z) * g->h + y) * g->w + x;
+}
+
+/* col (K, slice) of output depth slice od of image n, group gr, in
+ * double. */
+static void im2col_f64(const conv_task_t *t, int64_t n, int64_t gr, int64_t od,
                        double *col) {
   const conv_geometry_t *g = &t->g;
-  for (int64_t c = 0; c < g->cg; c++)
-    for (int64_t ky = 0; ky < g->kh; ky++)
-      for (int64_t kx = 0; kx < g->kw; kx++) {
-        double *row = col + ((c * g->kh + ky) * g->kw + kx) * g->p;
-        int64_t plane = (n * g->cin + gr * g->cg + c) * g->h;
-        for (int64_t oy = 0; oy < g->oh; oy++)
-          for (int64_t ox = 0; ox < g->ow; ox++) {
-            int64_t y = oy * g->stride[0] - g->pad[0] + ky * g->dil[0];
-            int64_t x = ox * g->stride[1] - g->pad[1] + kx * g->dil[1];
-            bool inside = y >= 0 && y < g->h && x >= 0 && x < g->w;
-            row[oy * g->ow + ox] =
-                inside ? ref_get(&t->input, (plane + y) * g->w + x) : 0.0;
-          }
+  for (int64_t r = 0; r < g->k; r++)
+    for (int64_t oy = 0; oy < g->oh; oy++)
+      for (int64_t ox = 0; ox < g->ow; ox++) {
+        int64_t at = tap_at(g, n, gr, od, r, oy, ox);
+        col[r * g->slice + oy * g->ow + ox] =
+            at < 0 ? 0.0 : ref_get(&t->input, at);
       }
 }
 
-/* grad_input += col2im of grad_col (K, p) of image n, group gr. */
-static void col2im_f64(const conv_task_t *t, int64_t n, int64_t gr,
+/* grad_input += col2im of grad_col (K, slice) of output depth slice od of
+ * image n, group gr. */
+static void col2im_f64(const conv_task_t *t, int64_t n, int64_t gr, int64_t od,
                        const double *gcol, double *gx) {
   const conv_geometry_t *g = &t->g;
-  for (int64_t c = 0; c < g->cg; c++)
-    for (int64_t ky = 0; ky < g->kh; ky++)
-      for (int64_t kx = 0; kx < g->kw; kx++) {
-        const double *row = gcol + ((c * g->kh + ky) * g->kw + kx) * g->p;
-        int64_t plane = (n * g->cin + gr * g->cg + c) * g->h;
-        for (int64_t oy = 0; oy < g->oh; oy++)
-          for (int64_t ox = 0; ox < g->ow; ox++) {
-            int64_t y = oy * g->stride[0] - g->pad[0] + ky * g->dil[0];
-            int64_t x = ox * g->stride[1] - g->pad[1] + kx * g->dil[1];
-            if (y >= 0 && y < g->h && x >= 0 && x < g->w)
-              gx[(plane + y) * g->w + x] += row[oy * g->ow + ox];
-          }
+  for (int64_t r = 0; r < g->k; r++)
+    for (int64_t oy = 0; oy < g->oh; oy++)
+      for (int64_t ox = 0; ox < g->ow; ox++) {
+        int64_t at = tap_at(g, n, gr, od, r, oy, ox);
+        if (at >= 0)
+          gx[at] += gcol[r * g->slice + oy * g->ow + ox];
       }
 }
 
 static void run_forward_f64(void *args) {
   conv_task_t *t = args;
   const conv_geometry_t *g = &t->g;
-  double *w = t->f64, *col = w + g->cout * g->k, *y = col + g->k * g->p;
+  double *w = t->f64, *col = w + g->cout * g->k, *y = col + g->k * g->slice;
   for (int64_t i = 0; i < t->weight.numel; i++)
     w[i] = ref_get(&t->weight, i);
   for (int64_t n = 0; n < g->n; n++)
-    for (int64_t gr = 0; gr < g->groups; gr++) {
-      im2col_f64(t, n, gr, col);
-      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g->og,
-                  (int)g->p, (int)g->k, 1.0, w + gr * g->og * g->k, (int)g->k,
-                  col, (int)g->p, 0.0, y, (int)g->p);
-      for (int64_t o = 0; o < g->og; o++) {
-        int64_t oc = gr * g->og + o;
-        double b = t->has_bias ? ref_get(&t->bias, oc) : 0.0;
-        for (int64_t p = 0; p < g->p; p++)
-          ref_set(&t->out, (n * g->cout + oc) * g->p + p, y[o * g->p + p] + b);
+    for (int64_t gr = 0; gr < g->groups; gr++)
+      for (int64_t od = 0; od < g->od; od++) {
+        im2col_f64(t, n, gr, od, col);
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g->og,
+                    (int)g->slice, (int)g->k, 1.0, w + gr * g->og * g->k,
+                    (int)g->k, col, (int)g->slice, 0.0, y, (int)g->slice);
+        for (int64_t o = 0; o < g->og; o++) {
+          int64_t oc = gr * g->og + o;
+          double b = t->has_bias ? ref_get(&t->bias, oc) : 0.0;
+          int64_t first = (n * g->cout + oc) * g->p + od * g->slice;
+          for (int64_t q = 0; q < g->slice; q++)
+            ref_set(&t->out, first + q, y[o * g->slice + q] + b);
+        }
       }
-    }
 }
 
 static void run_backward_f64(void *args) {
   conv_task_t *t = args;
   const conv_geometry_t *g = &t->g;
-  double *w = t->f64, *col = w + g->cout * g->k, *y = col + g->k * g->p;
-  double *gcol = y + g->og * g->p, *gw = gcol + g->k * g->p;
+  double *w = t->f64, *col = w + g->cout * g->k, *y = col + g->k * g->slice;
+  double *gcol = y + g->og * g->slice, *gw = gcol + g->k * g->slice;
   double *gx = gw + g->cout * g->k;
   for (int64_t i = 0; i < t->weight.numel; i++)
     w[i] = ref_get(&t->weight, i);
   memset(gw, 0, (size_t)(g->cout * g->k) * sizeof *gw);
   memset(gx, 0, (size_t)t->input.numel * sizeof *gx);
   for (int64_t n = 0; n < g->n; n++)
-    for (int64_t gr = 0; gr < g->groups; gr++) {
-      for (int64_t o = 0; o < g->og; o++)
-        for (int64_t p = 0; p < g->p; p++)
-          y[o * g->p + p] = ref_get(&t->grad_output,
-                                    (n * g->cout + gr * g->og + o) * g->p + p);
-      im2col_f64(t, n, gr, col);
-      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g->og,
-                  (int)g->k, (int)g->p, 1.0, y, (int)g->p, col, (int)g->p, 1.0,
-                  gw + gr * g->og * g->k, (int)g->k);
-      if (!t->has_grad_input)
-        continue;
-      cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)g->k, (int)g->p,
-                  (int)g->og, 1.0, w + gr * g->og * g->k, (int)g->k, y,
-                  (int)g->p, 0.0, gcol, (int)g->p);
-      col2im_f64(t, n, gr, gcol, gx);
-    }
+    for (int64_t gr = 0; gr < g->groups; gr++)
+      for (int64_t od = 0; od < g->od; od++) {
+        for (int64_t o = 0; o < g->og; o++) {
+          int64_t first = (n * g->cout + gr * g->og + o) * g->p + od * g->slice;
+          for (int64_t q = 0; q < g->slice; q++)
+            y[o * g->slice + q] = ref_get(&t->grad_output, first + q);
+        }
+        im2col_f64(t, n, gr, od, col);
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g->og,
+                    (int)g->k, (int)g->slice, 1.0, y, (int)g->slice, col,
+                    (int)g->slice, 1.0, gw + gr * g->og * g->k, (int)g->k);
+        if (!t->has_grad_input)
+          continue;
+        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)g->k,
+                    (int)g->slice, (int)g->og, 1.0, w + gr * g->og * g->k,
+                    (int)g->k, y, (int)g->slice, 0.0, gcol, (int)g->slice);
+        col2im_f64(t, n, gr, od, gcol, gx);
+      }
   for (int64_t i = 0; t->has_grad_input && i < t->input.numel; i++)
     ref_set(&t->grad_input, i, gx[i]);
   for (int64_t i = 0; t->has_grad_weight && i < t->weight.numel; i++)
@@ -500,56 +592,103 @@ static diopiError_t pair(const char *op, const char *arg, diopiSize_t s,
   return ref_window_pair(op, arg, s, min, min, out);
 }
 
-/* Geometry from input and weight; checks the output (or grad_output)
- * shape it implies. */
+/* Stride, padding and dilation per spatial dim, depth first: conv2d's
+ * pairs (depth: stride 1, no padding, dilation 1), conv3d's triples. */
+static diopiError_t window_attrs(const char *op, const conv_task_t *t,
+                                 diopiSize_t stride, diopiSize_t padding,
+                                 diopiSize_t dilation, int64_t st[3],
+                                 int64_t pad[3], int64_t dil[3]) {
+  if (t->dims == 3)
+    return ref_window_attrs3(op, t->input.dtype, stride, padding, dilation, 1,
+                             st, pad, dil);
+  diopiError_t err;
+  st[0] = dil[0] = 1;
+  pad[0] = 0;
+  if ((err = pair(op, "stride", stride, 1, st + 1)) ||
+      (err = pair(op, "padding", padding, 0, pad + 1)) ||
+      (err = pair(op, "dilation", dilation, 1, dil + 1)))
+    return err;
+  return diopiSuccess;
+}
+
+/* The output size along one spatial dim, or -1 when the kernel's reach
+ * exceeds the padded input. */
+static int64_t out_size(int64_t size, int64_t k, int64_t stride, int64_t pad,
+                        int64_t dil) {
+  int64_t span = size + 2 * pad - dil * (k - 1) - 1;
+  return span < 0 ? -1 : span / stride + 1;
+}
+
+/* Geometry from input and weight (t->dims spatial dims); checks the output
+ * (or grad_output) shape it implies. */
 static diopiError_t geometry(const char *op, conv_task_t *t,
                              const ref_view_t *out, const char *out_name,
                              diopiSize_t stride, diopiSize_t padding,
                              diopiSize_t dilation, int64_t groups) {
   conv_geometry_t *g = &t->g;
+  int ndim = t->dims + 2;
+  bool planar_dims = t->dims == 2;
   diopiError_t err = diopiSuccess;
-  if (t->input.ndim != 4)
-    return ref_fail(op, "input: %d dims, expected (N, C, H, W)", t->input.ndim);
-  if (t->weight.ndim != 4)
-    return ref_fail(op,
-                    "weight: %d dims, expected (C_out, C_in/groups, kH, "
-                    "kW)",
-                    t->weight.ndim);
-  if ((err = pair(op, "stride", stride, 1, g->stride)) ||
-      (err = pair(op, "padding", padding, 0, g->pad)) ||
-      (err = pair(op, "dilation", dilation, 1, g->dil)))
+  if (t->input.ndim != ndim)
+    return ref_fail(op, "input: %d dims, expected %s", t->input.ndim,
+                    planar_dims ? "(N, C, H, W)" : "(N, C, D, H, W)");
+  if (t->weight.ndim != ndim)
+    return ref_fail(op, "weight: %d dims, expected %s", t->weight.ndim,
+                    planar_dims ? "(C_out, C_in/groups, kH, kW)"
+                                : "(C_out, C_in/groups, kD, kH, kW)");
+  int64_t st[3], pad[3], dil[3], size[3] = {1, 1, 1}, k[3] = {1, 1, 1};
+  if ((err = window_attrs(op, t, stride, padding, dilation, st, pad, dil)))
     return err;
+  for (int i = 3 - t->dims; i < 3; i++) {
+    size[i] = t->input.shape[i + ndim - 3];
+    k[i] = t->weight.shape[i + ndim - 3];
+  }
   g->n = t->input.shape[0];
   g->cin = t->input.shape[1];
-  g->h = t->input.shape[2];
-  g->w = t->input.shape[3];
   g->cout = t->weight.shape[0];
-  g->kh = t->weight.shape[2];
-  g->kw = t->weight.shape[3];
   g->groups = groups;
   if (groups < 1 || g->cin % groups || g->cout % groups)
     return ref_fail(op,
                     "groups: %lld does not divide C_in %lld and C_out "
                     "%lld",
                     (long long)groups, (long long)g->cin, (long long)g->cout);
-  int64_t want_w[4] = {g->cout, g->cin / groups, g->kh, g->kw};
-  if ((err = ref_expect_shape(op, "weight", &t->weight, want_w, 4)))
+  int64_t want_w[5] = {g->cout, g->cin / groups, k[0], k[1], k[2]};
+  if (planar_dims)
+    memmove(want_w + 2, want_w + 3, 2 * sizeof *want_w);
+  if ((err = ref_expect_shape(op, "weight", &t->weight, want_w, ndim)))
     return err;
-  g->oh =
-      (g->h + 2 * g->pad[0] - g->dil[0] * (g->kh - 1) - 1) / g->stride[0] + 1;
-  g->ow =
-      (g->w + 2 * g->pad[1] - g->dil[1] * (g->kw - 1) - 1) / g->stride[1] + 1;
-  if (g->oh < 1 || g->ow < 1)
-    return ref_fail(op, "input: %lldx%lld is smaller than the kernel",
-                    (long long)g->h, (long long)g->w);
+  int64_t osize[3];
+  for (int i = 0; i < 3; i++) {
+    osize[i] = out_size(size[i], k[i], st[i], pad[i], dil[i]);
+    if (osize[i] < 1)
+      return ref_fail(op,
+                      "input: %lld in dim %d is smaller than the kernel's "
+                      "reach %lld (padding %lld)",
+                      (long long)size[i], i + ndim - 3,
+                      (long long)(dil[i] * (k[i] - 1) + 1), (long long)pad[i]);
+  }
+  g->d = size[0], g->h = size[1], g->w = size[2];
+  g->kd = k[0], g->kh = k[1], g->kw = k[2];
+  g->od = osize[0], g->oh = osize[1], g->ow = osize[2];
+  g->stride_d = st[0], g->pad_d = pad[0], g->dil_d = dil[0];
+  for (int i = 0; i < 2; i++) {
+    g->stride[i] = st[1 + i];
+    g->pad[i] = pad[1 + i];
+    g->dil[i] = dil[1 + i];
+  }
   g->cg = g->cin / groups;
   g->og = g->cout / groups;
-  g->k = g->cg * g->kh * g->kw;
-  g->p = g->oh * g->ow;
+  g->k = g->cg * g->kd * g->kh * g->kw;
+  g->slice = g->oh * g->ow;
+  g->p = g->od * g->slice;
   g->batch = COLUMNS_PER_GEMM / g->p;
   g->batch = g->batch < 1 ? 1 : g->batch > g->n ? g->n : g->batch;
-  int64_t want_o[4] = {g->n, g->cout, g->oh, g->ow};
-  if ((err = ref_expect_shape(op, out_name, out, want_o, 4)))
+  g->depths = g->batch > 1 ? g->od : COLUMNS_PER_GEMM / g->slice;
+  g->depths = g->depths < 1 ? 1 : g->depths > g->od ? g->od : g->depths;
+  int64_t want_o[5] = {g->n, g->cout, g->od, g->oh, g->ow};
+  if (planar_dims)
+    memmove(want_o + 2, want_o + 3, 2 * sizeof *want_o);
+  if ((err = ref_expect_shape(op, out_name, out, want_o, ndim)))
     return err;
   if (t->has_bias &&
       (err = ref_expect_shape(op, "bias", &t->bias, &g->cout, 1)))
@@ -568,12 +707,12 @@ static diopiError_t stage(diopiContextHandle_t ctx, const char *op,
   return ref_scratch(ctx, op, (size_t)v->numel * sizeof(float), (void **)out);
 }
 
-/* The column buffer (K, batch * p) and, for batches of more than one image,
- * the wide matrix (og, batch * p). */
+/* The column buffer (K, batch * depths * slice) and, for batches of more
+ * than one image, the wide matrix (og, batch * P). */
 static diopiError_t batch_scratch(diopiContextHandle_t ctx, const char *op,
                                   conv_task_t *t) {
   const conv_geometry_t *g = &t->g;
-  size_t width = (size_t)(g->batch * g->p);
+  size_t width = (size_t)(g->batch * g->depths * g->slice);
   diopiError_t err = ref_scratch(ctx, op, (size_t)g->k * width * sizeof(float),
                                  (void **)&t->col);
   if (!err && g->batch > 1)
@@ -582,14 +721,17 @@ static diopiError_t batch_scratch(diopiContextHandle_t ctx, const char *op,
   return err;
 }
 
-REF_EXPORT diopiError_t diopiConvolution2d(
-    diopiContextHandle_t ctx, diopiTensorHandle_t out,
-    diopiConstTensorHandle_t input, diopiConstTensorHandle_t weight,
-    diopiConstTensorHandle_t bias, diopiSize_t stride, diopiSize_t padding,
-    diopiSize_t dilation, int64_t groups) {
-  const char *op = "diopiConvolution2d";
+/* convolution{dims}d: checks the arguments and enqueues the forward. */
+static diopiError_t convolution(diopiContextHandle_t ctx, const char *op,
+                                int dims, diopiTensorHandle_t out,
+                                diopiConstTensorHandle_t input,
+                                diopiConstTensorHandle_t weight,
+                                diopiConstTensorHandle_t bias,
+                                diopiSize_t stride, diopiSize_t padding,
+                                diopiSize_t dilation, int64_t groups) {
   conv_task_t t;
   memset(&t, 0, sizeof t);
+  t.dims = dims;
   diopiError_t err = ref_view(ctx, op, "out", out, &t.out);
   if (!err)
     err = ref_view(ctx, op, "input", input, &t.input);
@@ -628,17 +770,18 @@ static diopiError_t zero_grads(diopiContextHandle_t ctx, const char *op,
   return err;
 }
 
-REF_EXPORT diopiError_t diopiConvolution2dBackward(
-    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
-    diopiTensorHandle_t grad_weight, diopiTensorHandle_t grad_bias,
-    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
-    diopiConstTensorHandle_t weight, diopiSize_t *bias_sizes,
+/* convolution{dims}d's backward: checks the arguments and enqueues it.
+ * bias_sizes is not needed: grad_bias's own shape says it. */
+static diopiError_t convolution_backward(
+    diopiContextHandle_t ctx, const char *op, int dims,
+    diopiTensorHandle_t grad_input, diopiTensorHandle_t grad_weight,
+    diopiTensorHandle_t grad_bias, diopiConstTensorHandle_t grad_output,
+    diopiConstTensorHandle_t input, diopiConstTensorHandle_t weight,
     diopiSize_t stride, diopiSize_t padding, diopiSize_t dilation,
     int64_t groups) {
-  const char *op = "diopiConvolution2dBackward";
-  (void)bias_sizes; /* grad_bias's own shape says it */
   conv_task_t t;
   memset(&t, 0, sizeof t);
+  t.dims = dims;
   diopiError_t err =
       ref_view(ctx, op, "grad_output", grad_output, &t.grad_output);
   if (!err)
@@ -658,10 +801,11 @@ REF_EXPORT diopiError_t diopiConvolution2dBackward(
     err = geometry(op, &t, &t.grad_output, "grad_output", stride, padding,
                    dilation, groups);
   if (!err && t.has_grad_input)
-    err = ref_expect_shape(op, "grad_input", &t.grad_input, t.input.shape, 4);
+    err = ref_expect_shape(op, "grad_input", &t.grad_input, t.input.shape,
+                           dims + 2);
   if (!err && t.has_grad_weight)
-    err =
-        ref_expect_shape(op, "grad_weight", &t.grad_weight, t.weight.shape, 4);
+    err = ref_expect_shape(op, "grad_weight", &t.grad_weight, t.weight.shape,
+                           dims + 2);
   if (!err && t.has_grad_bias)
     err = ref_expect_shape(op, "grad_bias", &t.grad_bias, &t.g.cout, 1);
   if (err)
@@ -685,4 +829,48 @@ REF_EXPORT diopiError_t diopiConvolution2dBackward(
       (err = winograd_scratch(ctx, op, &t, winograd_input_grad_of(&t))))
     return err;
   return ref_enqueue(ctx, op, run_backward, &t, sizeof t);
+}
+
+REF_EXPORT diopiError_t diopiConvolution2d(
+    diopiContextHandle_t ctx, diopiTensorHandle_t out,
+    diopiConstTensorHandle_t input, diopiConstTensorHandle_t weight,
+    diopiConstTensorHandle_t bias, diopiSize_t stride, diopiSize_t padding,
+    diopiSize_t dilation, int64_t groups) {
+  return convolution(ctx, "diopiConvolution2d", 2, out, input, weight, bias,
+                     stride, padding, dilation, groups);
+}
+
+REF_EXPORT diopiError_t diopiConvolution2dBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiTensorHandle_t grad_weight, diopiTensorHandle_t grad_bias,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiConstTensorHandle_t weight, diopiSize_t *bias_sizes,
+    diopiSize_t stride, diopiSize_t padding, diopiSize_t dilation,
+    int64_t groups) {
+  (void)bias_sizes;
+  return convolution_backward(ctx, "diopiConvolution2dBackward", 2, grad_input,
+                              grad_weight, grad_bias, grad_output, input,
+                              weight, stride, padding, dilation, groups);
+}
+
+REF_EXPORT diopiError_t diopiConvolution3d(
+    diopiContextHandle_t ctx, diopiTensorHandle_t out,
+    diopiConstTensorHandle_t input, diopiConstTensorHandle_t weight,
+    diopiConstTensorHandle_t bias, diopiSize_t stride, diopiSize_t padding,
+    diopiSize_t dilation, int64_t groups) {
+  return convolution(ctx, "diopiConvolution3d", 3, out, input, weight, bias,
+                     stride, padding, dilation, groups);
+}
+
+REF_EXPORT diopiError_t diopiConvolution3dBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiTensorHandle_t grad_weight, diopiTensorHandle_t grad_bias,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiConstTensorHandle_t weight, diopiSize_t *bias_sizes,
+    diopiSize_t stride, diopiSize_t padding, diopiSize_t dilation,
+    int64_t groups) {
+  (void)bias_sizes;
+  return convolution_backward(ctx, "diopiConvolution3dBackward", 3, grad_input,
+                              grad_weight, grad_bias, grad_output, input,
+                              weight, stride, padding, dilation, groups);
 }

@@ -123,48 +123,74 @@ static void fill_elements(char *dst, const char *fill, int64_t n, size_t elem) {
 #undef FILL
 }
 
+/* What every row of one range shares: element sizes, the fill's bytes in
+ * out's dtype, whether bytes copy as they are. */
+typedef struct row_kit {
+  const ref_remap_t *r;
+  size_t in_elem, out_elem;
+  bool same_dtype;
+  char fill[8];
+} row_kit_t;
+
+static row_kit_t kit_of(const ref_remap_t *r) {
+  row_kit_t k = {.r = r,
+                 .in_elem = ref_dtype_size(r->in.dtype),
+                 .out_elem = ref_dtype_size(r->out.dtype),
+                 .same_dtype = r->in.dtype == r->out.dtype};
+  ref_store(k.fill, r->out.dtype, r->fill);
+  return k;
+}
+
+/* [to, to + bytes) = [from, ...): short runs (a pad's or roll's edge)
+ * without a call. */
+static inline void copy_run(char *to, const char *from, size_t bytes) {
+  if (bytes > 32) {
+    memcpy(to, from, bytes);
+    return;
+  }
+  for (size_t b = 0; b < bytes; b++)
+    to[b] = from[b];
+}
+
 /* dst[j * ds] = src[map[j] * ss] for j < n, or the fill where map[j] < 0
  * (everywhere for a NULL map): same dtypes copy their bytes (unit strides:
  * through the row's runs), others convert through double. */
-static void gather_row(const ref_remap_t *r, char *dst, int64_t ds,
+static void gather_row(const row_kit_t *k, char *dst, int64_t ds,
                        const char *src, int64_t ss, const int64_t *map,
                        const run_t *runs, int64_t nruns, int64_t n) {
-  if (r->in.dtype != r->out.dtype) {
-    size_t in_elem = ref_dtype_size(r->in.dtype),
-           out_elem = ref_dtype_size(r->out.dtype);
+  const ref_remap_t *r = k->r;
+  if (!k->same_dtype) {
     for (int64_t j = 0; j < n; j++)
       ref_store(
-          dst + j * ds * (int64_t)out_elem, r->out.dtype,
+          dst + j * ds * (int64_t)k->out_elem, r->out.dtype,
           !map || map[j] < 0
               ? r->fill
-              : ref_load(src + map[j] * ss * (int64_t)in_elem, r->in.dtype));
+              : ref_load(src + map[j] * ss * (int64_t)k->in_elem, r->in.dtype));
     return;
   }
-  char fill[8];
-  ref_store(fill, r->out.dtype, r->fill);
-  size_t elem = ref_dtype_size(r->out.dtype);
+  size_t elem = k->out_elem;
   if (map && ds == 1 && ss == 1) {
-    for (int64_t k = 0; k < nruns; k++) {
-      const run_t *run = &runs[k];
+    for (int64_t i = 0; i < nruns; i++) {
+      const run_t *run = &runs[i];
       char *to = dst + run->at * (int64_t)elem;
       const char *from = src + run->from * (int64_t)elem;
       if (run->kind == RUN_FILL)
-        fill_elements(to, fill, run->n, elem);
+        fill_elements(to, k->fill, run->n, elem);
       else if (run->kind == RUN_COPY)
-        memcpy(to, from, (size_t)run->n * elem);
+        copy_run(to, from, (size_t)run->n * elem);
       else
         copy_reversed(to, from, run->n, elem);
     }
     return;
   }
   if (!map && ds == 1) {
-    fill_elements(dst, fill, n, elem);
+    fill_elements(dst, k->fill, n, elem);
     return;
   }
 #define GATHER(type)                                                           \
   {                                                                            \
     type f;                                                                    \
-    memcpy(&f, fill, sizeof f);                                                \
+    memcpy(&f, k->fill, sizeof f);                                             \
     type *d = (type *)dst;                                                     \
     const type *s = (const type *)src;                                         \
     if (!map)                                                                  \
@@ -211,22 +237,21 @@ static void run_range(void *context, int64_t begin, int64_t end) {
     run_flat(r, begin, end);
     return;
   }
+  row_kit_t kit = kit_of(r);
   int inner = r->out.ndim - 1;
   int64_t row = r->out.shape[inner], in_row = r->in.shape[inner];
-  size_t in_elem = ref_dtype_size(r->in.dtype),
-         out_elem = ref_dtype_size(r->out.dtype);
   int64_t map[COLUMNS], mapped_from = -1, mapped_n = 0, nruns = 0;
   run_t runs[COLUMNS];
   int64_t idx[REF_MAX_DIMS];
   dim_part_t part[REF_MAX_DIMS];
-  int64_t rest = begin / row;
+  int64_t rest = begin / row, col = begin % row;
   for (int d = inner; d-- > 0;) {
     idx[d] = rest % r->out.shape[d];
     rest /= r->out.shape[d];
     set_dim(r, d, idx[d], part);
   }
   for (int64_t o = begin; o < end;) {
-    int64_t col = o % row, offset = 0, out_offset = 0;
+    int64_t offset = 0, out_offset = 0;
     bool inside = true;
     for (int d = 0; d < inner; d++) {
       inside = inside && !part[d].outside;
@@ -242,19 +267,23 @@ static void run_range(void *context, int64_t begin, int64_t end) {
       mapped_from = col;
       mapped_n = n;
     }
-    gather_row(r,
+    gather_row(&kit,
                r->out.data + (out_offset + col * r->out.strides[inner]) *
-                                 (int64_t)out_elem,
-               r->out.strides[inner], r->in.data + offset * (int64_t)in_elem,
-               r->in.strides[inner], inside ? map : NULL, runs, nruns, n);
+                                 (int64_t)kit.out_elem,
+               r->out.strides[inner],
+               r->in.data + offset * (int64_t)kit.in_elem, r->in.strides[inner],
+               inside ? map : NULL, runs, nruns, n);
     o += n;
-    if (col + n == row) /* the next row: advance the outer dims */
+    col += n;
+    if (col == row) { /* the next row: advance the outer dims */
+      col = 0;
       for (int d = inner; d-- > 0;) {
         idx[d] = idx[d] + 1 < r->out.shape[d] ? idx[d] + 1 : 0;
         set_dim(r, d, idx[d], part);
         if (idx[d] != 0)
           break;
       }
+    }
   }
 }
 

@@ -1,14 +1,76 @@
 /* stack (each input copied into its slice of out along a new dim), split
  * (each slice of input along a dim copied into its out), expand (input
  * broadcast into out) and meshgrid (input i broadcast along dim i of
- * every out): strided copies. */
+ * every out): strided copies. A stack of contiguous tensors into a
+ * contiguous out of their dtype is one task of block copies. */
 #include <stdio.h>
 #include <string.h>
 
 #include <diopi/functions.h>
 
 #include "ref_elementwise.h"
+#include "ref_enqueue.h"
 #include "ref_error.h"
+#include "ref_pool.h"
+#include "ref_scratch.h"
+
+/* out as blocks of `block` elements: block q is block (q / count) * step
+ * of input q % count (stack: step 1; a broadcast: one input, step 0). */
+typedef struct block_copies {
+  char *out;
+  const char **ins;                  /* count data pointers, in scratch */
+  int64_t count, block, step, total; /* total: out's elements */
+  size_t elem;
+} block_copies_t;
+
+/* out's elements [begin, end), block by block. */
+static void copy_blocks(void *context, int64_t begin, int64_t end) {
+  const block_copies_t *s = context;
+  while (begin < end) {
+    int64_t q = begin / s->block, at = begin % s->block;
+    int64_t n = s->block - at < end - begin ? s->block - at : end - begin;
+    const char *from =
+        s->ins[q % s->count] +
+        (q / s->count * s->step * s->block + at) * (int64_t)s->elem;
+    memcpy(s->out + begin * (int64_t)s->elem, from, (size_t)n * s->elem);
+    begin += n;
+  }
+}
+
+static void run_blocks(void *args) {
+  block_copies_t *s = args;
+  ref_parallel_for(s->total, 1 << 15, copy_blocks, s);
+}
+
+/* Enqueues s's block copies from the views of `ins` (checked already). */
+static diopiError_t enqueue_blocks(diopiContextHandle_t ctx, const char *op,
+                                   block_copies_t *s,
+                                   diopiConstTensorHandle_t *ins) {
+  diopiError_t err =
+      ref_scratch(ctx, op, (size_t)s->count * sizeof *s->ins, (void **)&s->ins);
+  for (int64_t k = 0; !err && k < s->count; k++) {
+    ref_view_t v;
+    err = ref_view(ctx, op, "tensors", ins[k], &v);
+    s->ins[k] = v.data;
+  }
+  return err ? err : ref_enqueue(ctx, op, run_blocks, s, sizeof *s);
+}
+
+/* Whether stack's inputs and out all hold contiguous elements of one
+ * dtype. */
+static bool plain_blocks(diopiContextHandle_t ctx, const char *op,
+                         const ref_view_t *out, diopiConstTensorHandle_t *ins,
+                         int64_t count) {
+  if (!ref_contiguous(out))
+    return false;
+  for (int64_t k = 0; k < count; k++) {
+    ref_view_t v;
+    if (ref_view(ctx, op, "tensors", ins[k], &v) || v.dtype != out->dtype ||
+        !ref_contiguous(&v))
+      return false;
+  }
+  return true;
+}
 
 REF_EXPORT diopiError_t diopiStack(diopiContextHandle_t ctx,
                                    diopiTensorHandle_t out,
@@ -58,6 +120,19 @@ REF_EXPORT diopiError_t diopiStack(diopiContextHandle_t ctx,
         (err = ref_expect_no_partial_overlap(op, name, &o, &ew.in[0])))
       return err;
   }
+  if (o.numel == 0)
+    return diopiSuccess;
+  if (plain_blocks(ctx, op, &o, tensors, numTensors)) {
+    block_copies_t s = {.out = o.data,
+                        .count = numTensors,
+                        .block = 1,
+                        .step = 1,
+                        .total = o.numel,
+                        .elem = ref_dtype_size(o.dtype)};
+    for (int i = d + 1; i < o.ndim; i++)
+      s.block *= o.shape[i];
+    return enqueue_blocks(ctx, op, &s, tensors);
+  }
   for (int64_t k = 0; k < numTensors; k++) {
     ref_view(ctx, op, "tensors", tensors[k], &ew.in[0]);
     if ((err = ref_ew_enqueue(ctx, op, &ew)))
@@ -67,16 +142,48 @@ REF_EXPORT diopiError_t diopiStack(diopiContextHandle_t ctx,
   return diopiSuccess;
 }
 
+/* Whether out (contiguous) repeats all of input (contiguous, out's dtype,
+ * out's trailing dims once its leading 1s are dropped) along out's leading
+ * dims. */
+static bool repeats_whole_input(const ref_view_t *out, const ref_view_t *in) {
+  if (in->dtype != out->dtype || in->ndim > out->ndim || !ref_contiguous(out) ||
+      !ref_contiguous(in))
+    return false;
+  int lead = 0;
+  while (lead < in->ndim && in->shape[lead] == 1)
+    lead++;
+  for (int i = lead; i < in->ndim; i++)
+    if (in->shape[i] != out->shape[out->ndim - in->ndim + i])
+      return false;
+  return true;
+}
+
 REF_EXPORT diopiError_t diopiExpand(diopiContextHandle_t ctx,
                                     diopiTensorHandle_t out,
                                     diopiConstTensorHandle_t input) {
+  const char *op = "diopiExpand";
+  ref_view_t o, in;
+  if (!ref_view(ctx, op, "out", out, &o) &&
+      !ref_view(ctx, op, "input", input, &in) && repeats_whole_input(&o, &in) &&
+      !ref_expect_no_partial_overlap(op, "input", &o, &in) &&
+      o.data != in.data) {
+    if (o.numel == 0)
+      return diopiSuccess;
+    block_copies_t s = {.out = o.data,
+                        .count = 1,
+                        .block = in.numel,
+                        .step = 0,
+                        .total = o.numel,
+                        .elem = ref_dtype_size(o.dtype)};
+    return enqueue_blocks(ctx, op, &s, &input);
+  }
   ref_ew_t ew;
   memset(&ew, 0, sizeof ew);
   ew.nin = 1;
   ew.fn = ref_copy_fn;
   ew.f32 = ref_copy_f32;
   static const char *const names[1] = {"input"};
-  return ref_ew_launch(ctx, "diopiExpand", &ew, out, &input, names);
+  return ref_ew_launch(ctx, op, &ew, out, &input, names);
 }
 
 /* outs[k] receives input's slice [sum(sizes[0, k)), + sizes[k]) along dim;

@@ -274,6 +274,33 @@ static diopiError_t conv2d(const ops_call_t *c) {
                                              NULL, SIZE(1, 1), SIZE(1, 1),
                                              SIZE(1, 1), 1);
 }
+/* conv3d with the attributes of DIOPI's conv3d configurations: kernel
+ * 5x1x1 (stride (2, 1, 1), padding (1, 0, 1), dilation (2, 1, 1), 2
+ * groups), 1x3x3 (stride 3, 2 groups), 1x1x1 (padding (1, 0, 1),
+ * dilation (2, 1, 1)); out = op(input, weight, bias). */
+static diopiError_t conv3d_k511(const ops_call_t *c) {
+  return FN(T, CT, CT, CT, Z, Z, Z, int64_t)(c->ctx, c->t[3], IN(0), IN(1),
+                                             IN(2), SIZE(2, 1, 1),
+                                             SIZE(1, 0, 1), SIZE(2, 1, 1), 2);
+}
+static diopiError_t conv3d_k133(const ops_call_t *c) {
+  return FN(T, CT, CT, CT, Z, Z, Z, int64_t)(c->ctx, c->t[3], IN(0), IN(1),
+                                             IN(2), SIZE(3, 3, 3),
+                                             SIZE(0, 0, 0), SIZE(1, 1, 1), 2);
+}
+static diopiError_t conv3d_k111(const ops_call_t *c) {
+  return FN(T, CT, CT, CT, Z, Z, Z, int64_t)(c->ctx, c->t[3], IN(0), IN(1),
+                                             IN(2), SIZE(1, 1, 1),
+                                             SIZE(1, 0, 1), SIZE(2, 1, 1), 1);
+}
+/* conv3d_k133's backward: (grad_input, grad_weight, grad_bias) from
+ * (input, weight, grad_output). */
+static diopiError_t conv3d_backward_k133(const ops_call_t *c) {
+  Z bias_sizes = SIZE(64);
+  return FN(T, T, T, CT, CT, CT, Z *, Z, Z, Z, int64_t)(
+      c->ctx, c->t[3], c->t[4], c->t[5], IN(2), IN(0), IN(1), &bias_sizes,
+      SIZE(3, 3, 3), SIZE(0, 0, 0), SIZE(1, 1, 1), 2);
+}
 static diopiError_t conv_transpose(const ops_call_t *c) {
   return FN(T, CT, CT, CT, Z, Z, Z, int64_t, Z)(c->ctx, c->t[2], IN(0), IN(1),
                                                 NULL, SIZE(2, 2), SIZE(1, 1),
@@ -574,6 +601,17 @@ static const case_row_t ROWS[] = {
     /* nn */
     {"conv_transpose2d", "diopiConvTranspose2d", conv_transpose, 2,
      "f:8,64,28,28 f:64,32,3,3 f:8,32,56,56", VS_NONE},
+    {"conv3d_k511", "diopiConvolution3d", conv3d_k511, 3,
+     "f:1,16,32,56,56 f:16,8,5,1,1 f:16 f:1,16,13,56,58", VS_NONE},
+    {"conv3d_k133", "diopiConvolution3d", conv3d_k133, 3,
+     "f:1,128,4,56,56 f:64,64,1,3,3 f:64 f:1,64,2,18,18", VS_NONE},
+    {"conv3d_k111", "diopiConvolution3d", conv3d_k111, 3,
+     "f:1,256,4,56,56 f:64,256,1,1,1 f:64 f:1,64,6,56,58", VS_NONE},
+    {"conv3d_backward_k133", "diopiConvolution3dBackward", conv3d_backward_k133,
+     3,
+     "f:1,128,4,56,56 f:64,64,1,3,3 f:1,64,2,18,18 f:1,128,4,56,56 "
+     "f:64,64,1,3,3 f:64",
+     VS_NONE},
     {"baddbmm", "diopiBaddbmm", baddbmm, 3,
      "f:16,128,128 f:16,128,64 f:16,64,128 f:16,128,128", VS_NONE},
     {"linear", "diopiLinear", ternary, 3,
