@@ -139,20 +139,22 @@ static double div_scalar_fn(const double *in, const double *p) {
   double two[2] = {in[0], p[2]};
   return div_fn(two, p);
 }
-static void add_scalar_f32(float *out, const float *const *in, int64_t n,
-                           const double *p) {
+REF_ISA_BODY void add_scalar_f32_body(float *out, const float *const *in,
+                                      int64_t n, const double *p) {
   const float *a = in[0];
   float v = (float)(p[0] * p[2]);
   for (int64_t i = 0; i < n; i++)
     out[i] = a[i] + v;
 }
-static void mul_scalar_f32(float *out, const float *const *in, int64_t n,
-                           const double *p) {
+REF_F32_EW(add_scalar_f32)
+REF_ISA_BODY void mul_scalar_f32_body(float *out, const float *const *in,
+                                      int64_t n, const double *p) {
   const float *a = in[0];
   float v = (float)p[2];
   for (int64_t i = 0; i < n; i++)
     out[i] = a[i] * v;
 }
+REF_F32_EW(mul_scalar_f32)
 
 static diopiError_t launch_scalar(diopiContextHandle_t ctx, const char *op,
                                   arith_t kind, diopiConstTensorHandle_t out,
