@@ -1119,6 +1119,61 @@ static void rms_norm_rows_match_a_plain_loop(void **state) {
   bp_ops_tensor_destroy(ti);
 }
 
+/* add (alpha 2.5), sub, mul and floor-div of float32 rows by a value per row
+ * ([R, C] by [R, 1]: the splat loops), on a small shape (vector tails) and on
+ * one the pool cuts mid-row, and with the per-row value first (the buffered
+ * loops): every element as one float operation of a plain loop gives it. */
+static void arith_by_a_value_per_row_matches_a_plain_loop(void **state) {
+  ops_env_t *e = *state;
+  typedef diopiError_t (*alpha_fn)(CTX, T, CT, CT, const diopiScalar_t *);
+  typedef diopiError_t (*div_fn)(CTX, T, CT, CT, diopiRoundMode_t);
+  alpha_fn add = (alpha_fn)ops_env_find(e, "diopiAdd");
+  alpha_fn sub = (alpha_fn)ops_env_find(e, "diopiSub");
+  diopiError_t (*mul)(CTX, T, CT, CT) =
+      (diopiError_t(*)(CTX, T, CT, CT))ops_env_find(e, "diopiMul");
+  div_fn div = (div_fn)ops_env_find(e, "diopiDiv");
+  const int64_t sizes[2][2] = {{5, 37}, {3, 20011}};
+  for (int s = 0; s < 2; s++) {
+    int64_t rows = sizes[s][0], cols = sizes[s][1];
+    int64_t shape[2] = {rows, cols}, per_row[2] = {rows, 1};
+    float *x, *v, *y;
+    T tx = ops_env_tensor(e, diopi_dtype_float32, 2, shape, (void **)&x);
+    T tv = ops_env_tensor(e, diopi_dtype_float32, 2, per_row, (void **)&v);
+    T ty = ops_env_tensor(e, diopi_dtype_float32, 2, shape, (void **)&y);
+    fill_values(x, rows * cols, 101);
+    for (int64_t r = 0; r < rows; r++)
+      v[r] = 0.75f + 0.5f * (float)r; /* no zero divisor */
+    diopiScalar_t alpha = {.stype = diopi_dtype_float64, .fval = 2.5};
+    for (int op = 0; op < 5; op++) {
+      diopiError_t err =
+          op == 0   ? add(e->ctx, ty, tx, tv, &alpha)
+          : op == 1 ? sub(e->ctx, ty, tx, tv, NULL)
+          : op == 2 ? mul(e->ctx, ty, tx, tv)
+          : op == 3 ? div(e->ctx, ty, tx, tv, RoundModeFloor)
+                    : add(e->ctx, ty, tv, tx, &alpha); /* value first */
+      assert_int_equal(err, diopiSuccess);
+      sync_ok(e);
+      for (int64_t k = 0; k < rows * cols; k++) {
+        float a = x[k], b = v[k / cols];
+        float want = op == 0   ? a + 2.5f * b
+                     : op == 1 ? a - b
+                     : op == 2 ? a * b
+                     : op == 3 ? floorf(a / b)
+                               : b + 2.5f * a;
+        if (y[k] != want) {
+          print_error("op %d, %lld x %lld, element %lld: got %.9g, want %.9g\n",
+                      op, (long long)rows, (long long)cols, (long long)k,
+                      (double)y[k], (double)want);
+          fail();
+        }
+      }
+    }
+    bp_ops_tensor_destroy(tx);
+    bp_ops_tensor_destroy(tv);
+    bp_ops_tensor_destroy(ty);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(
@@ -1178,6 +1233,9 @@ int main(void) {
                                       ops_env_setup, ops_env_teardown),
       cmocka_unit_test_setup_teardown(rms_norm_rows_match_a_plain_loop,
                                       ops_env_setup, ops_env_teardown),
+      cmocka_unit_test_setup_teardown(
+          arith_by_a_value_per_row_matches_a_plain_loop, ops_env_setup,
+          ops_env_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
