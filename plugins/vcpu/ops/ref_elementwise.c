@@ -36,6 +36,25 @@ static void cursor_seek(const ref_ew_t *ew, row_cursor_t *c, int64_t i) {
   }
 }
 
+/* Moves the cursor from a position in a row to the start of the next row:
+ * the outer indices counted on with carries, no divisions. */
+static void cursor_next_row(const ref_ew_t *ew, row_cursor_t *c) {
+  const ref_view_t *out = &ew->out;
+  int inner = out->ndim - 1;
+  for (int k = 0; k <= ew->nin; k++)
+    c->off[k] -= c->idx[inner] * tensor(ew, k)->strides[inner];
+  c->idx[inner] = 0;
+  for (int d = inner - 1; d >= 0; d--) {
+    for (int k = 0; k <= ew->nin; k++)
+      c->off[k] += tensor(ew, k)->strides[d];
+    if (++c->idx[d] < out->shape[d])
+      return;
+    for (int k = 0; k <= ew->nin; k++)
+      c->off[k] -= out->shape[d] * tensor(ew, k)->strides[d];
+    c->idx[d] = 0;
+  }
+}
+
 /* Block loads and stores, the dtype switch outside the loop. */
 static void load_f32(const ref_view_t *v, int64_t off, int64_t stride,
                      int64_t n, float *buf) {
@@ -326,8 +345,8 @@ static void run_range(void *context, int64_t begin, int64_t end) {
   f32_blocks_t f32;
   for (int k = 0; k < REF_EW_MAX_IN; k++)
     f32.repeated_off[k] = -1;
-  for (int64_t i = begin; i < end;) {
-    cursor_seek(ew, &c, i);
+  cursor_seek(ew, &c, begin);
+  for (int64_t i = begin; i < end; cursor_next_row(ew, &c)) {
     int64_t len = row - c.idx[inner];
     len = len < end - i ? len : end - i;
     for (int64_t s = 0; s < len;) {
