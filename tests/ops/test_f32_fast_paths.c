@@ -1119,6 +1119,128 @@ static void rms_norm_rows_match_a_plain_loop(void **state) {
   bp_ops_tensor_destroy(ti);
 }
 
+/* add (alpha 2.5), sub, mul and floor-div of float32 rows by a value per row
+ * ([R, C] by [R, 1]: the splat loops), on a small shape (vector tails) and on
+ * one the pool cuts mid-row, and with the per-row value first (the buffered
+ * loops): every element as one float operation of a plain loop gives it. */
+static void arith_by_a_value_per_row_matches_a_plain_loop(void **state) {
+  ops_env_t *e = *state;
+  typedef diopiError_t (*alpha_fn)(CTX, T, CT, CT, const diopiScalar_t *);
+  typedef diopiError_t (*div_fn)(CTX, T, CT, CT, diopiRoundMode_t);
+  alpha_fn add = (alpha_fn)ops_env_find(e, "diopiAdd");
+  alpha_fn sub = (alpha_fn)ops_env_find(e, "diopiSub");
+  diopiError_t (*mul)(CTX, T, CT, CT) =
+      (diopiError_t(*)(CTX, T, CT, CT))ops_env_find(e, "diopiMul");
+  div_fn div = (div_fn)ops_env_find(e, "diopiDiv");
+  const int64_t sizes[2][2] = {{5, 37}, {3, 20011}};
+  for (int s = 0; s < 2; s++) {
+    int64_t rows = sizes[s][0], cols = sizes[s][1];
+    int64_t shape[2] = {rows, cols}, per_row[2] = {rows, 1};
+    float *x, *v, *y;
+    T tx = ops_env_tensor(e, diopi_dtype_float32, 2, shape, (void **)&x);
+    T tv = ops_env_tensor(e, diopi_dtype_float32, 2, per_row, (void **)&v);
+    T ty = ops_env_tensor(e, diopi_dtype_float32, 2, shape, (void **)&y);
+    fill_values(x, rows * cols, 101);
+    for (int64_t r = 0; r < rows; r++)
+      v[r] = 0.75f + 0.5f * (float)r; /* no zero divisor */
+    diopiScalar_t alpha = {.stype = diopi_dtype_float64, .fval = 2.5};
+    for (int op = 0; op < 5; op++) {
+      diopiError_t err =
+          op == 0   ? add(e->ctx, ty, tx, tv, &alpha)
+          : op == 1 ? sub(e->ctx, ty, tx, tv, NULL)
+          : op == 2 ? mul(e->ctx, ty, tx, tv)
+          : op == 3 ? div(e->ctx, ty, tx, tv, RoundModeFloor)
+                    : add(e->ctx, ty, tv, tx, &alpha); /* value first */
+      assert_int_equal(err, diopiSuccess);
+      sync_ok(e);
+      for (int64_t k = 0; k < rows * cols; k++) {
+        float a = x[k], b = v[k / cols];
+        float want = op == 0   ? a + 2.5f * b
+                     : op == 1 ? a - b
+                     : op == 2 ? a * b
+                     : op == 3 ? floorf(a / b)
+                               : b + 2.5f * a;
+        if (y[k] != want) {
+          print_error("op %d, %lld x %lld, element %lld: got %.9g, want %.9g\n",
+                      op, (long long)rows, (long long)cols, (long long)k,
+                      (double)y[k], (double)want);
+          fail();
+        }
+      }
+    }
+    bp_ops_tensor_destroy(tx);
+    bp_ops_tensor_destroy(tv);
+    bp_ops_tensor_destroy(ty);
+  }
+}
+
+/* The draw of dropout's element i (ref_dropout.c's contract): splitmix64 of
+ * seed and offset + i, its top 53 bits as a double in [0, 1). */
+static double dropout_draw(uint64_t seed, uint64_t counter) {
+  uint64_t z = seed * 0x9e3779b97f4a7c15ull + counter + 0x632be59bd9b4e019ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  z ^= z >> 31;
+  return (double)(z >> 11) * 0x1.0p-53;
+}
+
+/* dropout of a contiguous float32 tensor the pool cuts into chunks, with a
+ * bool mask (the float32 loop) and with a uint8 one (the generic loop), for
+ * p = 0.3, 0 and 1 and not training: element i is kept, scaled by 1 / (1 - p)
+ * and rounded once, exactly when its draw is at least p. */
+static void
+dropout_of_float32_keeps_exactly_the_draws_at_least_p(void **state) {
+  ops_env_t *e = *state;
+  enum { N = 3 * 20011 };
+  int64_t shape[1] = {N};
+  float *x, *y, *y8;
+  bool *mask;
+  uint8_t *mask8;
+  T tx = ops_env_tensor(e, diopi_dtype_float32, 1, shape, (void **)&x);
+  T ty = ops_env_tensor(e, diopi_dtype_float32, 1, shape, (void **)&y);
+  T ty8 = ops_env_tensor(e, diopi_dtype_float32, 1, shape, (void **)&y8);
+  T tm = ops_env_tensor(e, diopi_dtype_bool, 1, shape, (void **)&mask);
+  T tm8 = ops_env_tensor(e, diopi_dtype_uint8, 1, shape, (void **)&mask8);
+  fill_values(x, N, 111);
+  typedef diopiError_t (*dropout_fn)(CTX, T, T, CT, double, bool,
+                                     diopiGeneratorHandle_t);
+  dropout_fn dropout = (dropout_fn)ops_env_find(e, "diopiDropout");
+  const double ps[4] = {0.3, 0.0, 1.0, 0.3};
+  for (int c = 0; c < 4; c++) {
+    bool train = c < 3;
+    diopiGeneratorHandle_t g;
+    assert_int_equal(bp_ops_generator_create(42, &g), BP_OK);
+    assert_int_equal(diopiGeneratorSetSeedAndOffset(g, 42, 1000), diopiSuccess);
+    assert_int_equal(dropout(e->ctx, ty, tm, tx, ps[c], train, g),
+                     diopiSuccess);
+    assert_int_equal(diopiGeneratorSetSeedAndOffset(g, 42, 1000), diopiSuccess);
+    assert_int_equal(dropout(e->ctx, ty8, tm8, tx, ps[c], train, g),
+                     diopiSuccess);
+    sync_ok(e);
+    double scale = !train ? 1.0 : ps[c] < 1 ? 1.0 / (1.0 - ps[c]) : 0.0;
+    int64_t kept = 0;
+    for (int64_t i = 0; i < N; i++) {
+      bool keep = !train || dropout_draw(42, 1000 + (uint64_t)i) >= ps[c];
+      float want = keep ? (float)((double)x[i] * scale) : 0.0f;
+      if (y[i] != want || mask[i] != keep || y8[i] != want ||
+          mask8[i] != keep) {
+        print_error("case %d, element %lld: got %.9g (mask %d) and %.9g "
+                    "(mask %d), want %.9g (mask %d)\n",
+                    c, (long long)i, (double)y[i], (int)mask[i], (double)y8[i],
+                    (int)mask8[i], (double)want, (int)keep);
+        fail();
+      }
+      kept += keep;
+    }
+    if (c == 0) /* about 70 % kept */
+      assert_true(kept > N * 6 / 10 && kept < N * 8 / 10);
+    bp_ops_generator_destroy(g);
+  }
+  T made[5] = {tx, ty, ty8, tm, tm8};
+  for (int k = 0; k < 5; k++)
+    bp_ops_tensor_destroy(made[k]);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(
@@ -1178,6 +1300,12 @@ int main(void) {
                                       ops_env_setup, ops_env_teardown),
       cmocka_unit_test_setup_teardown(rms_norm_rows_match_a_plain_loop,
                                       ops_env_setup, ops_env_teardown),
+      cmocka_unit_test_setup_teardown(
+          arith_by_a_value_per_row_matches_a_plain_loop, ops_env_setup,
+          ops_env_teardown),
+      cmocka_unit_test_setup_teardown(
+          dropout_of_float32_keeps_exactly_the_draws_at_least_p, ops_env_setup,
+          ops_env_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -70,6 +70,39 @@ REF_ISA_DISPATCH_VOID(static, div_f32,
                        const double *p),
                       (out, in, n, p))
 
+/* The splat loops: other (in[1]) is one value for the n elements. */
+REF_ISA_BODY void add_splat_f32_body(float *out, const float *const *in,
+                                     int64_t n, const double *p) {
+  const float *a = in[0];
+  float b = (float)p[0] * in[1][0]; /* alpha * other, as add_f32 rounds it */
+  for (int64_t i = 0; i < n; i++)
+    out[i] = a[i] + b;
+}
+REF_F32_EW(add_splat_f32)
+REF_ISA_BODY void mul_splat_f32_body(float *out, const float *const *in,
+                                     int64_t n, const double *p) {
+  (void)p;
+  const float *a = in[0];
+  float b = in[1][0];
+  for (int64_t i = 0; i < n; i++)
+    out[i] = a[i] * b;
+}
+REF_F32_EW(mul_splat_f32)
+REF_ISA_BODY void div_splat_f32_body(float *out, const float *const *in,
+                                     int64_t n, const double *p) {
+  const float *a = in[0];
+  float b = in[1][0];
+  for (int64_t i = 0; i < n; i++)
+    out[i] = a[i] / b;
+  if (p[1] == RoundModeTrunc)
+    for (int64_t i = 0; i < n; i++)
+      out[i] = truncf(out[i]);
+  else if (p[1] == RoundModeFloor)
+    for (int64_t i = 0; i < n; i++)
+      out[i] = floorf(out[i]);
+}
+REF_F32_EW(div_splat_f32)
+
 /* The integer forms (wrapping, as the dtype does): params[0] alpha, [1] the
  * scalar operand. */
 static int64_t add_int(const int64_t *in, const int64_t *p) {
@@ -120,6 +153,9 @@ static diopiError_t launch(diopiContextHandle_t ctx, const char *op,
   ew.nin = 2;
   ew.fn = kind == ADD ? add_fn : kind == MUL ? mul_fn : div_fn;
   ew.f32 = kind == ADD ? add_f32 : kind == MUL ? mul_f32 : div_f32;
+  ew.f32_splat = kind == ADD   ? add_splat_f32
+                 : kind == MUL ? mul_splat_f32
+                               : div_splat_f32;
   set_alpha(&ew, kind, alpha, sign, kind == ADD ? add_int : mul_int);
   ew.params[1] = mode;
   diopiConstTensorHandle_t in[2] = {input, other};
@@ -139,20 +175,22 @@ static double div_scalar_fn(const double *in, const double *p) {
   double two[2] = {in[0], p[2]};
   return div_fn(two, p);
 }
-static void add_scalar_f32(float *out, const float *const *in, int64_t n,
-                           const double *p) {
+REF_ISA_BODY void add_scalar_f32_body(float *out, const float *const *in,
+                                      int64_t n, const double *p) {
   const float *a = in[0];
   float v = (float)(p[0] * p[2]);
   for (int64_t i = 0; i < n; i++)
     out[i] = a[i] + v;
 }
-static void mul_scalar_f32(float *out, const float *const *in, int64_t n,
-                           const double *p) {
+REF_F32_EW(add_scalar_f32)
+REF_ISA_BODY void mul_scalar_f32_body(float *out, const float *const *in,
+                                      int64_t n, const double *p) {
   const float *a = in[0];
   float v = (float)p[2];
   for (int64_t i = 0; i < n; i++)
     out[i] = a[i] * v;
 }
+REF_F32_EW(mul_scalar_f32)
 
 static diopiError_t launch_scalar(diopiContextHandle_t ctx, const char *op,
                                   arith_t kind, diopiConstTensorHandle_t out,

@@ -36,6 +36,25 @@ static void cursor_seek(const ref_ew_t *ew, row_cursor_t *c, int64_t i) {
   }
 }
 
+/* Moves the cursor from a position in a row to the start of the next row:
+ * the outer indices counted on with carries, no divisions. */
+static void cursor_next_row(const ref_ew_t *ew, row_cursor_t *c) {
+  const ref_view_t *out = &ew->out;
+  int inner = out->ndim - 1;
+  for (int k = 0; k <= ew->nin; k++)
+    c->off[k] -= c->idx[inner] * tensor(ew, k)->strides[inner];
+  c->idx[inner] = 0;
+  for (int d = inner - 1; d >= 0; d--) {
+    for (int k = 0; k <= ew->nin; k++)
+      c->off[k] += tensor(ew, k)->strides[d];
+    if (++c->idx[d] < out->shape[d])
+      return;
+    for (int k = 0; k <= ew->nin; k++)
+      c->off[k] -= out->shape[d] * tensor(ew, k)->strides[d];
+    c->idx[d] = 0;
+  }
+}
+
 /* Block loads and stores, the dtype switch outside the loop. */
 static void load_f32(const ref_view_t *v, int64_t off, int64_t stride,
                      int64_t n, float *buf) {
@@ -162,7 +181,13 @@ static void store_int(const ref_view_t *v, int64_t off, int64_t stride,
   }
 }
 
-typedef enum mode { MODE_BITS, MODE_F32, MODE_DOUBLE, MODE_INT } mode_t_;
+typedef enum mode {
+  MODE_BITS,
+  MODE_F32,
+  MODE_F32_SPLAT, /* MODE_F32 through the op's splat loop, rows in place */
+  MODE_DOUBLE,
+  MODE_INT
+} mode_t_;
 
 /* The float mode's buffers, kept across the blocks of a range: an input
  * broadcast along the innermost dim (stride 0) fills its buffer with one
@@ -184,6 +209,11 @@ static void run_block(const ref_ew_t *ew, mode_t_ mode, const int64_t *off,
     for (int k = 0; k < ew->nin; k++)
       in[k] = ew->in[k].data + off[k + 1] * elem;
     ew->bits(ew->out.data + off[0] * elem, in, n, ew->out.dtype, ew->params);
+  } else if (mode == MODE_F32_SPLAT) { /* the last input's stride is 0 */
+    const float *in[REF_EW_MAX_IN];
+    for (int k = 0; k < ew->nin; k++)
+      in[k] = (const float *)ew->in[k].data + off[k + 1];
+    ew->f32_splat((float *)ew->out.data + off[0], in, n, ew->params);
   } else if (mode == MODE_F32) {
     const float *in[REF_EW_MAX_IN];
     for (int k = 0; k < ew->nin; k++) {
@@ -269,9 +299,25 @@ static bool bits_path(const ref_ew_t *ew) {
   return true;
 }
 
+/* The op has a splat loop, every tensor is float32, the last input is
+ * broadcast along the innermost dim and the others are unit-stride there. */
+static bool splat_path(const ref_ew_t *ew) {
+  if (!ew->f32_splat || ew->nin == 0)
+    return false;
+  int inner = ew->out.ndim - 1;
+  for (int k = 0; k <= ew->nin; k++) {
+    const ref_view_t *v = tensor(ew, k);
+    if (v->dtype != diopi_dtype_float32 ||
+        v->strides[inner] != (k == ew->nin ? 0 : 1))
+      return false;
+  }
+  return true;
+}
+
 static mode_t_ choose_mode(const ref_ew_t *ew) {
   return bits_path(ew)    ? MODE_BITS
          : integral(ew)   ? MODE_INT
+         : splat_path(ew) ? MODE_F32_SPLAT
          : float_path(ew) ? MODE_F32
                           : MODE_DOUBLE;
 }
@@ -291,15 +337,16 @@ static bool all_direct(const ref_ew_t *ew) {
 static void run_range(void *context, int64_t begin, int64_t end) {
   const ref_ew_t *ew = context;
   mode_t_ mode = choose_mode(ew);
-  bool direct = mode == MODE_BITS || (mode == MODE_F32 && all_direct(ew));
+  bool direct = mode == MODE_BITS || mode == MODE_F32_SPLAT ||
+                (mode == MODE_F32 && all_direct(ew));
   int inner = ew->out.ndim - 1;
   int64_t row = ew->out.shape[inner];
   row_cursor_t c;
   f32_blocks_t f32;
   for (int k = 0; k < REF_EW_MAX_IN; k++)
     f32.repeated_off[k] = -1;
-  for (int64_t i = begin; i < end;) {
-    cursor_seek(ew, &c, i);
+  cursor_seek(ew, &c, begin);
+  for (int64_t i = begin; i < end; cursor_next_row(ew, &c)) {
     int64_t len = row - c.idx[inner];
     len = len < end - i ? len : end - i;
     for (int64_t s = 0; s < len;) {

@@ -6,7 +6,10 @@
  * contiguous with out's shape, the op's float loop runs instead, split
  * across the worker pool; when every tensor has out's integral (or bool)
  * dtype and is unit-stride along the innermost dim, the op's bits loop
- * (exact, on the stored elements) runs before either. */
+ * (exact, on the stored elements) runs before either. A float32 last input
+ * that holds one value per row (broadcast along the innermost dim, every other
+ * tensor float32 and unit-stride there) goes to the op's splat loop when it
+ * has one, which reads that value once instead of a buffer filled with it. */
 #ifndef BACKPLANE_REF_OPS_ELEMENTWISE_H_
 #define BACKPLANE_REF_OPS_ELEMENTWISE_H_
 
@@ -44,7 +47,10 @@ typedef struct ref_ew {
   ref_view_t out;
   ref_view_t in[REF_EW_MAX_IN];
   ref_ew_fn_t fn;
-  ref_ew_f32_fn_t f32;    /* NULL: no fast path */
+  ref_ew_f32_fn_t f32; /* NULL: no fast path */
+  /* f32 with in[nin - 1] pointing to one value, the same for all n elements
+   * (NULL: none; see above). */
+  ref_ew_f32_fn_t f32_splat;
   ref_ew_int_fn_t int_fn; /* NULL: integral tensors go through fn */
   ref_ew_bits_fn_t bits;  /* NULL: none (see above) */
   double params[4];

@@ -2,6 +2,7 @@
  * linspace's second half counted back from end: PyTorch's order, so both
  * ends are exact), zeros and ones. */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include <diopi/functions.h>
@@ -19,11 +20,19 @@ typedef struct ramp_task {
 } ramp_task_t;
 
 /* out[i] = origin + step * (i - at) for i in [begin, end): the values of
- * the loop below, without its branch, vectorized. */
+ * the loop below, without its branch, vectorized. The index goes through
+ * int32 (base + j, exact in double): AVX2 has no int64-to-double
+ * conversion, which left that build converting one element at a time. */
 REF_ISA_BODY void ramp_f32_body(float *out, int64_t begin, int64_t end,
                                 double origin, double step, int64_t at) {
-  for (int64_t i = begin; i < end; i++)
-    out[i] = (float)(origin + step * (double)(i - at));
+  for (int64_t from = begin; from < end;) {
+    int32_t count = end - from < INT32_MAX ? (int32_t)(end - from) : INT32_MAX;
+    double base = (double)(from - at);
+    float *o = out + from;
+    for (int32_t j = 0; j < count; j++)
+      o[j] = (float)(origin + step * (base + (double)j));
+    from += count;
+  }
 }
 REF_ISA_DISPATCH_VOID(static, ramp_f32,
                       (float *out, int64_t begin, int64_t end, double origin,
