@@ -5,10 +5,12 @@
  * prod into an integral out casts each element first (1.5 * 1.4 is 1); and
  * group_norm's backward over an empty batch gives zero weight and bias
  * gradients; gather's backward to a 0-dim input adds every index element's
- * gradient. Expected values are worked out by hand. */
+ * gradient; sign of bool is bool; float16 embedding gradients are summed
+ * wider and rounded once. Expected values are worked out by hand. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -198,6 +200,60 @@ static void gather_backward_of_a_0dim_input_adds_every_index(void **state) {
   ops_made_destroy(&m);
 }
 
+/* sign and sgn of bool are bool (PyTorch: true stays true), into a bool
+ * out. */
+static void sign_of_bool_into_bool(void **state) {
+  ops_env_t *e = *state;
+  ops_made_t m = {.e = e};
+  const char *names[2] = {"diopiSign", "diopiSgn"};
+  int64_t s3[1] = {3};
+  const bool x[3] = {true, false, true};
+  for (int k = 0; k < 2; k++) {
+    diopiError_t (*sign)(CTX, T, CT) =
+        (diopiError_t(*)(CTX, T, CT))ops_env_find(e, names[k]);
+    bool *y;
+    T tx = ops_made_tensor(&m, diopi_dtype_bool, 1, s3, x, sizeof x, NULL),
+      ty = ops_made_tensor(&m, diopi_dtype_bool, 1, s3, NULL, 0, (void **)&y);
+    assert_int_equal(sign(e->ctx, ty, tx), diopiSuccess);
+    synchronize(e);
+    assert_true(y[0] && !y[1] && y[2]);
+  }
+  ops_made_destroy(&m);
+}
+
+/* float16 gradients of ones at 86 positions of row 1, scaled by frequency:
+ * row 1's gradient is 86 * (1/86) = 1 exactly, accumulated wider than
+ * float16 and rounded once (adding float16(1/86) in float16 gives 1.005);
+ * rows 0 and 2 are 0. */
+static void embedding_backward_of_float16_rounds_once(void **state) {
+  ops_env_t *e = *state;
+  ops_made_t m = {.e = e};
+  diopiError_t (*backward)(CTX, T, CT, CT, int64_t, int64_t, bool, bool) =
+      (diopiError_t(*)(CTX, T, CT, CT, int64_t, int64_t, bool,
+                       bool))ops_env_find(e, "diopiEmbeddingBackward");
+  enum { N = 86 };
+  int64_t s_idx[1] = {N}, s_grad[2] = {N, 2}, s_out[2] = {3, 2};
+  int64_t rows[N];
+  uint16_t ones[2 * N], *out;
+  for (int i = 0; i < N; i++)
+    rows[i] = 1;
+  for (int i = 0; i < 2 * N; i++)
+    ones[i] = 0x3C00; /* float16 1.0 */
+  T ti = ops_made_tensor(&m, diopi_dtype_int64, 1, s_idx, rows, sizeof rows,
+                         NULL),
+    tg = ops_made_tensor(&m, diopi_dtype_float16, 2, s_grad, ones, sizeof ones,
+                         NULL),
+    tout = ops_made_tensor(&m, diopi_dtype_float16, 2, s_out, NULL, 0,
+                           (void **)&out);
+  assert_int_equal(backward(e->ctx, tout, tg, ti, 3, -1, true, false),
+                   diopiSuccess);
+  synchronize(e);
+  const uint16_t want[6] = {0, 0, 0x3C00, 0x3C00, 0, 0};
+  for (int i = 0; i < 6; i++)
+    assert_int_equal(out[i], want[i]);
+  ops_made_destroy(&m);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(addcmul_truncates_value_for_integral_out),
@@ -206,6 +262,8 @@ int main(void) {
       cmocka_unit_test(prod_into_integral_out_truncates_each_element),
       cmocka_unit_test(group_norm_backward_of_empty_batch_zeroes_param_grads),
       cmocka_unit_test(gather_backward_of_a_0dim_input_adds_every_index),
+      cmocka_unit_test(sign_of_bool_into_bool),
+      cmocka_unit_test(embedding_backward_of_float16_rounds_once),
   };
   return cmocka_run_group_tests(tests, ops_env_setup, ops_env_teardown);
 }

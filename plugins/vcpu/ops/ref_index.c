@@ -9,6 +9,7 @@
 
 #include "ref_enqueue.h"
 #include "ref_error.h"
+#include "ref_index_args.h"
 #include "ref_pool.h"
 #include "ref_scratch.h"
 #include "ref_tensor.h"
@@ -19,18 +20,12 @@ typedef struct index_task {
   int64_t outer, inner, span; /* out = outer x index-length x inner */
   int64_t padding_idx;
   bool scale_grad_byfreq;
-  int64_t *counts;            /* embedding backward with scale_grad_byfreq */
+  /* embedding backward: row r's index positions are order[first[r],
+   * first[r + 1]) (scratch: span + 1, then index.numel, int64s) */
+  int64_t *first, *order;
   const char *op, *index_arg; /* for the range check's message */
   int64_t bound;              /* every index in [0, bound) */
 } index_task_t;
-
-static diopiError_t expect_index(const char *op, const char *arg,
-                                 const ref_view_t *v) {
-  if (v->dtype == diopi_dtype_int32 || v->dtype == diopi_dtype_int64)
-    return diopiSuccess;
-  return ref_fail(op, "%s: dtype %d, expected int32 or int64", arg,
-                  (int)v->dtype);
-}
 
 static diopiError_t check_indices(const void *args) {
   const index_task_t *t = args;
@@ -118,7 +113,7 @@ REF_EXPORT diopiError_t diopiIndexSelect(diopiContextHandle_t ctx,
   if (!err)
     err = ref_view(ctx, op, "index", index, &t.index);
   if (!err)
-    err = expect_index(op, "index", &t.index);
+    err = ref_expect_index(op, "index", &t.index);
   if (!err && t.index.ndim > 1)
     err = ref_fail(op, "index: %d dims, expected 0 or 1", t.index.ndim);
   if (!err)
@@ -159,7 +154,7 @@ REF_EXPORT diopiError_t diopiEmbedding(diopiContextHandle_t ctx,
   if (!err)
     err = ref_view(ctx, op, "indices", indices, &t.index);
   if (!err)
-    err = expect_index(op, "indices", &t.index);
+    err = ref_expect_index(op, "indices", &t.index);
   if (!err && sparse)
     err = ref_fail(op, "sparse: sparse gradients are not supported");
   if (!err && t.input.ndim != 2)
@@ -182,33 +177,49 @@ REF_EXPORT diopiError_t diopiEmbedding(diopiContextHandle_t ctx,
   return enqueue_in_range(ctx, op, &t, "indices", t.span, run_select);
 }
 
-/* out (num_weights, dim) = sum of grad rows per index; padding_idx rows
- * get nothing; scale_grad_byfreq divides by the index's count. */
+enum { GRAD_BLOCK = 256 }; /* columns one row's sums hold at once */
+
+/* out rows [begin, end): each the sum of its index positions' grad rows,
+ * in double, rounded once (16-bit gradients would lose the small terms
+ * one at a time); times 1 / count with scale_grad_byfreq; padding_idx's
+ * row and unnamed rows 0. */
+static void embedding_grad_rows(void *context, int64_t begin, int64_t end) {
+  const index_task_t *t = context;
+  for (int64_t r = begin; r < end; r++) {
+    int64_t lo = t->first[r], hi = r == t->padding_idx ? lo : t->first[r + 1];
+    double scale =
+        t->scale_grad_byfreq && hi > lo ? 1.0 / (double)(hi - lo) : 1.0;
+    for (int64_t s0 = 0; s0 < t->inner; s0 += GRAD_BLOCK) {
+      int64_t w = t->inner - s0 < GRAD_BLOCK ? t->inner - s0 : GRAD_BLOCK;
+      double sum[GRAD_BLOCK] = {0};
+      for (int64_t j = lo; j < hi; j++) {
+        int64_t at = t->order[j] * t->inner + s0;
+        for (int64_t s = 0; s < w; s++)
+          sum[s] += ref_get(&t->grad, at + s);
+      }
+      for (int64_t s = 0; s < w; s++)
+        ref_set(&t->out, r * t->inner + s0 + s, sum[s] * scale);
+    }
+  }
+}
+
+/* out (num_weights, dim): the index positions sorted by row (counting
+ * sort, in order within a row), then each row summed on its own. */
 static void run_embedding_backward(void *args) {
   index_task_t *t = args;
-  int64_t n = t->index.numel;
-  for (int64_t i = 0; i < t->out.numel; i++)
-    ref_set(&t->out, i, 0.0);
-  if (t->counts) {
-    memset(t->counts, 0, (size_t)t->span * sizeof *t->counts);
-    for (int64_t k = 0; k < n; k++) {
-      int64_t row = (int64_t)ref_get(&t->index, k);
-      if (row >= 0 && row < t->span)
-        t->counts[row]++;
-    }
-  }
-  for (int64_t k = 0; k < n; k++) {
-    int64_t row = (int64_t)ref_get(&t->index, k);
-    if (row < 0 || row >= t->span || row == t->padding_idx)
-      continue;
-    double scale = t->counts ? 1.0 / (double)t->counts[row] : 1.0;
-    for (int64_t s = 0; s < t->inner; s++) {
-      int64_t o = row * t->inner + s;
-      ref_set(&t->out, o,
-              ref_get(&t->out, o) +
-                  scale * ref_get(&t->grad, k * t->inner + s));
-    }
-  }
+  int64_t n = t->index.numel, rows = t->span;
+  memset(t->first, 0, (size_t)(rows + 1) * sizeof *t->first);
+  for (int64_t k = 0; k < n; k++) /* row r's count into first[r + 1] */
+    t->first[index_at(&t->index, k) + 1]++;
+  for (int64_t r = 1; r <= rows; r++)
+    t->first[r] += t->first[r - 1];
+  for (int64_t k = 0; k < n; k++) /* first[r] advances to row r's end */
+    t->order[t->first[index_at(&t->index, k)]++] = k;
+  for (int64_t r = rows; r > 0; r--)
+    t->first[r] = t->first[r - 1];
+  t->first[0] = 0;
+  ref_parallel_for(rows, (1 << 14) / (t->inner + 1) + 1, embedding_grad_rows,
+                   t);
 }
 
 REF_EXPORT diopiError_t diopiEmbeddingBackward(
@@ -227,7 +238,7 @@ REF_EXPORT diopiError_t diopiEmbeddingBackward(
   if (!err)
     err = ref_view(ctx, op, "indices", indices, &t.index);
   if (!err)
-    err = expect_index(op, "indices", &t.index);
+    err = ref_expect_index(op, "indices", &t.index);
   if (!err && sparse)
     err = ref_fail(op, "sparse: sparse gradients are not supported");
   if (!err && t.out.ndim != 2)
@@ -247,10 +258,11 @@ REF_EXPORT diopiError_t diopiEmbeddingBackward(
     return err;
   t.span = num_weights;
   t.inner = t.out.shape[1];
-  if (scale_grad_byfreq &&
-      (err = ref_scratch(ctx, op, (size_t)num_weights * sizeof(int64_t),
-                         (void **)&t.counts)))
+  if ((err = ref_scratch(
+           ctx, op, (size_t)(num_weights + 1 + t.index.numel) * sizeof(int64_t),
+           (void **)&t.first)))
     return err;
+  t.order = t.first + num_weights + 1;
   return enqueue_in_range(ctx, op, &t, "indices", num_weights,
                           run_embedding_backward);
 }
@@ -349,14 +361,6 @@ static void run_gather(void *args) {
   ref_parallel_for(t->out.numel, 1 << 14, gather_range, t);
 }
 
-static void as_1d(ref_view_t *v) {
-  if (v->ndim)
-    return;
-  v->ndim = 1;
-  v->shape[0] = 1;
-  v->strides[0] = 1;
-}
-
 REF_EXPORT diopiError_t diopiGather(diopiContextHandle_t ctx,
                                     diopiTensorHandle_t out,
                                     diopiConstTensorHandle_t input, int64_t dim,
@@ -370,16 +374,18 @@ REF_EXPORT diopiError_t diopiGather(diopiContextHandle_t ctx,
   if (!err)
     err = ref_view(ctx, op, "index", index, &t.index);
   if (!err)
-    err = expect_index(op, "index", &t.index);
+    err = ref_expect_index(op, "index", &t.index);
   if (!err)
     err = ref_dim(op, "dim", dim, t.input.ndim, &t.dim);
   if (!err)
     err = ref_expect_shape(op, "out", &t.out, t.index.shape, t.index.ndim);
+  if (!err && t.index.numel == 0) /* PyTorch checks an empty index no more */
+    return ref_expect_dtype(op, "out", &t.out, t.input.dtype);
   if (!err && t.input.ndim <= 1 && t.index.ndim <= 1) {
     /* As torch.gather: a 0-d input or index is 1-d of one element. */
-    as_1d(&t.input);
-    as_1d(&t.index);
-    as_1d(&t.out);
+    ref_as_1d(&t.input);
+    ref_as_1d(&t.index);
+    ref_as_1d(&t.out);
   }
   if (!err && t.index.ndim != t.input.ndim)
     err = ref_fail(op, "index: %d dims, input has %d", t.index.ndim,

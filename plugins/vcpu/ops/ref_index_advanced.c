@@ -2,12 +2,15 @@
  * the broadcast index positions b) and its backward, and index_put (+ in
  * place, accumulate or not: out = input, then out[...] = values or +=). The
  * index tensors are one run of adjacent dims (NULL entries before or after it
- * keep those dims whole), integer (negative counts from the end) or a single
- * bool mask over the leading dims, whose k-th true position takes (gives)
- * values' k-th slice. index with a mask sizes its output by the data: it waits
- * for the stream and counts. One serial task, so accumulation is deterministic;
- * an index out of range (device data, read by the task) writes (reads) nothing.
- */
+ * keep those dims whole), integer (negative counts from the end) or bool
+ * masks, each over as many dims as it has. A lone mask over the leading dims
+ * gives (takes) values' k-th slice at its k-th true position; any other mask
+ * stands for its true positions' coordinates, one integer index per dim
+ * (PyTorch's nonzero), which the task writes first. index with a mask sizes
+ * its output by the data, and a mask beside other indices needs its count:
+ * the op waits for the stream and counts. One serial task, so accumulation is
+ * deterministic; an index out of range (device data, read by the task) writes
+ * (reads) nothing. */
 #include <stdio.h>
 #include <string.h>
 
@@ -17,8 +20,18 @@
 #include "ref_error.h"
 #include "ref_f32.h"
 #include "ref_index_args.h"
+#include "ref_scratch.h"
 #include "ref_settle.h"
 #include "ref_tensor.h"
+
+/* A mask beside other indices: the coordinates of its `count` true
+ * positions, (count, mask.ndim) int64 in row-major order, written into
+ * scratch by the task. */
+typedef struct mask_coords {
+  ref_view_t mask;
+  int64_t *coords;
+  int64_t count;
+} mask_coords_t;
 
 /* out: the indexed tensor (index: its input); values: the iteration's
  * values (index: its result). */
@@ -29,7 +42,24 @@ typedef struct index_put_task {
   bool copy, accumulate, mask, read; /* read: index, values = out[...] */
   int first, run; /* the indexed dims: [first, first + run) */
   int64_t b_numel, post_numel;
+  mask_coords_t coords[REF_MAX_DIMS]; /* the masks behind index views */
+  int masks;
 } index_put_task_t;
+
+static void write_coords(const mask_coords_t *m) {
+  int nd = m->mask.ndim;
+  int64_t k = 0;
+  for (int64_t i = 0; i < m->mask.numel && k < m->count; i++) {
+    if (ref_get(&m->mask, i) == 0)
+      continue;
+    int64_t rest = i; /* coordinates, last dim fastest */
+    for (int d = nd; d-- > 0;) {
+      m->coords[k * nd + d] = rest % m->mask.shape[d];
+      rest /= m->mask.shape[d];
+    }
+    k++;
+  }
+}
 
 /* Element `offset` of out and element p of values: the one into the
  * other. */
@@ -60,6 +90,8 @@ static void move_f32_row(const index_put_task_t *t, int64_t offset, int64_t p,
 
 static void run(void *args) {
   const index_put_task_t *t = args;
+  for (int j = 0; j < t->masks; j++)
+    write_coords(&t->coords[j]);
   if (t->copy && t->input.dtype == t->out.dtype && ref_contiguous(&t->out) &&
       ref_contiguous(&t->input))
     memcpy(t->out.data, t->input.data,
@@ -130,9 +162,40 @@ static diopiError_t index_shape(const char *op, const ref_view_t *index, int n,
   return diopiSuccess;
 }
 
-/* Views indices[0, count) into t (out must be viewed): one run of
- * adjacent dims, integer tensors or a single bool mask over the leading
- * dims. */
+/* A mask beside other indices (the stream settled): its true positions
+ * counted, and index views over the coordinates the task will write, one
+ * per dim the mask covers, appended to t->index. */
+static diopiError_t expand_mask(diopiContextHandle_t ctx, const char *op,
+                                index_put_task_t *t, const char *arg,
+                                const ref_view_t *mask) {
+  if (mask->ndim == 0)
+    return ref_fail(op, "%s: a 0-dim mask beside other indices", arg);
+  mask_coords_t *m = &t->coords[t->masks++];
+  m->mask = *mask;
+  m->count = 0;
+  for (int64_t i = 0; i < mask->numel; i++)
+    m->count += ref_get(mask, i) != 0;
+  diopiError_t err =
+      ref_scratch(ctx, op, (size_t)(m->count * mask->ndim) * sizeof(int64_t),
+                  (void **)&m->coords);
+  for (int d = 0; !err && d < mask->ndim; d++) {
+    ref_view_t *v = &t->index[t->run++];
+    memset(v, 0, sizeof *v);
+    v->data = (char *)(m->coords + d);
+    v->dtype = diopi_dtype_int64;
+    v->ndim = 1;
+    v->numel = v->shape[0] = m->count;
+    v->strides[0] = mask->ndim;
+  }
+  return err;
+}
+
+/* Views indices[0, count) into t (out must be viewed). The non-NULL
+ * entries are adjacent and index one run of dims from t->first (a NULL
+ * before them keeps one dim whole): an integer tensor one dim, a bool (or
+ * uint8) mask as many as it has, each of the input's size there. A lone
+ * mask over the leading dims stays a mask (t->mask); other masks are
+ * expanded into coordinates, after waiting for the stream. */
 static diopiError_t parse_indices(diopiContextHandle_t ctx, const char *op,
                                   index_put_task_t *t,
                                   const diopiConstTensorHandle_t *indices,
@@ -140,37 +203,57 @@ static diopiError_t parse_indices(diopiContextHandle_t ctx, const char *op,
   if (count < 1 || count > t->out.ndim || !indices)
     return ref_fail(op, "indices: %lld given for %d dims", (long long)count,
                     t->out.ndim);
+  ref_view_t given[REF_MAX_DIMS];
+  bool mask[REF_MAX_DIMS];
+  char names[REF_MAX_DIMS][32];
+  int n = 0, dim = 0, masks = 0;
   t->first = -1;
   for (int64_t j = 0; j < count; j++) {
-    if (!indices[j])
+    if (!indices[j]) {
+      dim++;
       continue;
-    if (t->first >= 0 && t->first + t->run != j)
+    }
+    if (n && !indices[j - 1])
       return ref_fail(op,
                       "indices: the index tensors must be adjacent "
                       "(index %lld follows a gap)",
                       (long long)j);
     if (t->first < 0)
-      t->first = (int)j;
-    char name[32];
-    snprintf(name, sizeof name, "indices[%lld]", (long long)j);
-    diopiError_t err = ref_view(ctx, op, name, indices[j], &t->index[t->run]);
+      t->first = dim;
+    snprintf(names[n], sizeof names[n], "indices[%lld]", (long long)j);
+    diopiError_t err = ref_view(ctx, op, names[n], indices[j], &given[n]);
     if (err)
       return err;
-    t->mask = t->index[t->run].dtype == diopi_dtype_bool ||
-              t->index[t->run].dtype == diopi_dtype_uint8;
-    if (!t->mask && (err = ref_expect_index(op, name, &t->index[t->run])))
+    mask[n] = given[n].dtype == diopi_dtype_bool ||
+              given[n].dtype == diopi_dtype_uint8;
+    if (!mask[n] && (err = ref_expect_index(op, names[n], &given[n])))
       return err;
-    t->run++;
+    int dims = mask[n] ? given[n].ndim : 1;
+    if (dim + dims > t->out.ndim)
+      return ref_fail(op, "%s: indexes past input's %d dims", names[n],
+                      t->out.ndim);
+    if (mask[n] && (err = ref_expect_shape(op, names[n], &given[n],
+                                           t->out.shape + dim, dims)))
+      return err;
+    masks += mask[n];
+    dim += dims;
+    n++;
   }
   if (t->first < 0)
     return ref_fail(op, "indices: all %lld are NULL", (long long)count);
-  if (t->mask && (t->run != 1 || t->first != 0))
-    return ref_fail(op, "indices: a bool mask must be the only index, over "
-                        "the leading dims");
-  if (t->mask)
-    return ref_expect_shape(op, "indices[0]", &t->index[0], t->out.shape,
-                            t->index[0].ndim);
-  return diopiSuccess;
+  if (n == 1 && masks == 1 && t->first == 0) { /* a lone leading mask */
+    t->mask = true;
+    t->index[0] = given[0];
+    t->run = 1;
+    return diopiSuccess;
+  }
+  diopiError_t err = masks ? ref_settle(ctx, op) : diopiSuccess;
+  for (int g = 0; !err && g < n; g++)
+    if (mask[g])
+      err = expand_mask(ctx, op, t, names[g], &given[g]);
+    else
+      t->index[t->run++] = given[g];
+  return err;
 }
 
 /* The iteration shape (before ++ b ++ after) into iter/n, with b the

@@ -89,7 +89,8 @@ static void forward_row(const norm_task_t *t, int64_t r) {
     mean += x;
     sq += x * x;
   }
-  mean = t->rms ? 0 : mean / n;
+  /* An empty group's mean is 0 and its variance 0/0, NaN (PyTorch). */
+  mean = t->rms || t->count == 0 ? 0 : mean / n;
   if (!t->rms) { /* two passes: the variance about the mean */
     sq = 0;
     for (int64_t k = 0; k < t->count; k++) {
@@ -138,7 +139,7 @@ static void forward_row_f32(const norm_task_t *t, int64_t r) {
   const float *w = t->has_weight ? (const float *)t->weight.data : NULL,
               *b = t->has_bias ? (const float *)t->bias.data : NULL;
   double n = (double)t->count;
-  double mean = t->rms ? 0 : ref_f32_sum(x, t->count) / n;
+  double mean = t->rms || t->count == 0 ? 0 : ref_f32_sum(x, t->count) / n;
   double sq = ref_f32_sum_sq_dev(x, t->count, (float)mean);
   double rstd = 1.0 / sqrt(sq / n + t->eps);
   float m = (float)mean, s = (float)rstd;
@@ -199,7 +200,8 @@ static void backward_row(const norm_task_t *t, int64_t r) {
 }
 
 /* grad_weight[c] = sum dy xhat, grad_bias[c] = sum dy over the elements of
- * weight index c in every row. */
+ * weight index c in every row; each row's part of grad_weight is scaled by
+ * its rstd once, so an empty group's NaN rstd makes it NaN (PyTorch). */
 static void param_grads(const norm_task_t *t, int64_t c) {
   double gw = 0, gb = 0;
   for (int64_t r = 0; r < t->rows; r++) {
@@ -216,12 +218,13 @@ static void param_grads(const norm_task_t *t, int64_t c) {
       first = c;
       last = c + 1;
     }
+    double row_gw = 0;
     for (int64_t k = first; k < last; k++) {
       double d = ref_load_at(&t->dy.outer, offset_of(&t->dy, r, k));
-      gw +=
-          d * (ref_load_at(&t->x.outer, offset_of(&t->x, r, k)) - mean) * rstd;
+      row_gw += d * (ref_load_at(&t->x.outer, offset_of(&t->x, r, k)) - mean);
       gb += d;
     }
+    gw += row_gw * rstd;
   }
   if (t->has_grad_w)
     ref_set(&t->grad_w, c, gw);
@@ -266,9 +269,10 @@ static diopiError_t optional_vector(diopiContextHandle_t ctx, const char *op,
 }
 
 /* A backward over no rows still runs: grad_weight and grad_bias are sums
- * over an empty batch, zeros. */
+ * over an empty batch, zeros. A forward over empty rows writes their
+ * statistics. */
 static diopiError_t enqueue(CTX, const char *op, norm_task_t *t) {
-  if (!t->backward && (t->rows == 0 || t->count == 0))
+  if (!t->backward && t->rows == 0)
     return diopiSuccess;
   return ref_enqueue(ctx, op, run, t, sizeof *t);
 }

@@ -222,7 +222,7 @@ static diopiError_t launch(CTX, const char *op, pool_task_t *t,
     t->oh = t->out_planes.h;
     t->ow = t->out_planes.w;
   }
-  if (t->oh < 1 || t->ow < 1)
+  if (!t->adaptive && (t->oh < 1 || t->ow < 1))
     return ref_fail(op, "%s: %lldx%lld gives no window", in_name,
                     (long long)t->in_planes.h, (long long)t->in_planes.w);
   int64_t shape[REF_MAX_DIMS];
@@ -249,7 +249,7 @@ static diopiError_t launch(CTX, const char *op, pool_task_t *t,
 
 /* A fixed window: kernel (required), stride (empty: the kernel), padding
  * at most half the kernel, dilation (empty: 1; max only), divisor_override
- * > 0 if given (average only). */
+ * nonzero if given (average only; negative divides by it, as PyTorch). */
 static diopiError_t fixed_setup(diopiContextHandle_t ctx, const char *op,
                                 pool_task_t *t, CT input,
                                 diopiSize_t kernel_size, diopiSize_t stride,
@@ -264,9 +264,8 @@ static diopiError_t fixed_setup(diopiContextHandle_t ctx, const char *op,
   if (!err)
     err = ref_pool_window2(op, kernel_size, stride, padding, dilation, t->k,
                            t->stride, t->pad, t->dil);
-  if (!err && divisor_override && *divisor_override <= 0)
-    err = ref_fail(op, "divisor_override: expected > 0, got %lld",
-                   (long long)*divisor_override);
+  if (!err && divisor_override && *divisor_override == 0)
+    err = ref_fail(op, "divisor_override: expected nonzero, got 0");
   if (err)
     return err;
   if (t->one_d) { /* the lifted dim: one row, no stride, no padding */
@@ -364,8 +363,8 @@ static diopiError_t adaptive(CTX, const char *op, bool max, bool one_d, CT out,
   t.adaptive = true;
   t.max = max;
   int64_t size[2];
-  diopiError_t err =
-      ref_window_pair(op, "output_size", output_size, 1, 0, size);
+  diopiError_t err = /* 0: an empty output, as PyTorch */
+      ref_window_pair(op, "output_size", output_size, 0, 0, size);
   if (!err && output_size.len == 0)
     err = ref_fail(op, "output_size: expected %s, got none",
                    one_d ? "1 value" : "1 or 2 values");

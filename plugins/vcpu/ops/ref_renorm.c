@@ -2,7 +2,10 @@
  * indices name, whose p-norm exceeds max_norm, scaled to max_norm, as
  * embedding's max_norm does) and clip_grad_norm (every gradient scaled by
  * max_norm / (total norm + 1e-6) when below 1; the total norm returned to
- * the host, so the op waits for the stream before computing it). */
+ * the host, so the op waits for the stream before computing it). Norms of
+ * every order p as torch.norm's: inf the largest |x|, -inf the least, 0
+ * the nonzero count, any other p (negative too) (sum |x|^p)^(1/p); an
+ * empty tensor's norm is 0. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,12 +20,18 @@
 #include "ref_settle.h"
 #include "ref_tensor.h"
 
-/* The p-norm of |values| folded one at a time: sum of |x|^p, or the max
- * for inf (p = 0: the nonzero count). */
+/* The p-norm of |values| folded one at a time from norm_start(p): sum of
+ * |x|^p (a 0 to a negative power is inf, so the norm 0), the max for inf,
+ * the min for -inf (p = 0: the nonzero count). NaN wins either extreme. */
+static double norm_start(double p) {
+  return p == -INFINITY ? INFINITY : 0;
+}
 static double norm_add(double acc, double x, double p) {
   x = fabs(x);
-  if (isinf(p))
+  if (p == INFINITY)
     return x > acc || isnan(x) ? x : acc;
+  if (p == -INFINITY)
+    return x < acc || isnan(x) ? x : acc;
   return p == 0   ? acc + (x != 0)
          : p == 1 ? acc + x
          : p == 2 ? acc + x * x
@@ -48,7 +57,7 @@ static void run_renorm(void *args) {
     int64_t r = (int64_t)ref_get(&t->indices, k);
     if (r < 0 || r >= rows)
       continue;
-    double acc = 0;
+    double acc = norm_start(t->p);
     for (int64_t c = 0; c < cols; c++)
       acc = norm_add(acc, ref_get(&t->weight, r * cols + c), t->p);
     double norm = norm_finish(acc, t->p);
@@ -81,8 +90,8 @@ REF_EXPORT diopiError_t diopiEmbeddingRenorm_(diopiContextHandle_t ctx,
     err = ref_expect_index(op, "indices", &t.indices);
   if (!err && !(max_norm >= 0))
     err = ref_fail(op, "max_norm: expected >= 0, got %g", max_norm);
-  if (!err && !(norm_type >= 0))
-    err = ref_fail(op, "norm_type: expected >= 0, got %g", norm_type);
+  if (!err && isnan(norm_type))
+    err = ref_fail(op, "norm_type: expected a number, got nan");
   if (err || t.indices.numel == 0 || t.weight.numel == 0)
     return err;
   return ref_enqueue(ctx, op, run_renorm, &t, sizeof t);
@@ -132,12 +141,12 @@ static void norm_parts(void *context, int64_t begin, int64_t end) {
   for (int64_t part = begin; part < end; part++) {
     int64_t lo = n * part / NORM_PARTS, hi = n * (part + 1) / NORM_PARTS;
     const float *x = (const float *)t->grad.data + lo;
-    double acc = 0;
+    double acc = norm_start(t->p);
     if (ref_f32_contiguous(&t->grad) && t->p == 2)
       acc = ref_f32_sum_sq_dev(x, hi - lo, 0.0f);
     else if (ref_f32_contiguous(&t->grad) && t->p == 1)
       acc = ref_f32_abs_sum(x, hi - lo);
-    else if (ref_f32_contiguous(&t->grad) && isinf(t->p) && hi > lo)
+    else if (ref_f32_contiguous(&t->grad) && t->p == INFINITY && hi > lo)
       acc = ref_f32_abs_max(x, hi - lo);
     else
       for (int64_t k = lo; k < hi; k++)
@@ -148,10 +157,12 @@ static void norm_parts(void *context, int64_t begin, int64_t end) {
 
 /* The p-norm of one gradient, split across the worker pool. */
 static double grad_norm(const ref_view_t *grad, double p) {
+  if (grad->numel == 0)
+    return 0;
   norm_task_t t = {.grad = *grad, .p = p};
   ref_parallel_for(NORM_PARTS, grad->numel >= (1 << 16) ? 1 : NORM_PARTS,
                    norm_parts, &t);
-  double acc = 0;
+  double acc = norm_start(p);
   for (int part = 0; part < NORM_PARTS; part++)
     acc = isinf(p) ? norm_add(acc, t.parts[part], p) : acc + t.parts[part];
   return norm_finish(acc, p);
@@ -168,8 +179,8 @@ REF_EXPORT diopiError_t diopiClipGradNorm(diopiContextHandle_t ctx, double *out,
   if (num_grads < 0 || (num_grads && !grads))
     return ref_fail(op, "grads: expected %lld tensors, got a NULL list",
                     (long long)num_grads);
-  if (!(norm_type >= 0))
-    return ref_fail(op, "norm_type: expected >= 0, got %g", norm_type);
+  if (isnan(norm_type))
+    return ref_fail(op, "norm_type: expected a number, got nan");
   char name[32];
   for (int64_t i = 0; i < num_grads; i++) { /* every gradient viewable */
     ref_view_t v;
@@ -181,22 +192,24 @@ REF_EXPORT diopiError_t diopiClipGradNorm(diopiContextHandle_t ctx, double *out,
   diopiError_t err = ref_settle(ctx, op);
   if (err)
     return err;
-  /* The total: the norm of the per-tensor norms (inf: their max). */
-  double acc = 0;
+  /* The total: the norm of the per-tensor norms (inf: their max); 0 for
+   * no gradients. */
+  double acc = norm_start(norm_type);
   for (int64_t i = 0; i < num_grads; i++) {
     ref_view_t v;
     ref_view(ctx, op, "grads", grads[i], &v);
     acc = norm_add(acc, grad_norm(&v, norm_type), norm_type);
   }
-  double total = norm_finish(acc, norm_type);
+  double total = num_grads ? norm_finish(acc, norm_type) : 0;
   *out = total;
   if (error_if_nonfinite && !isfinite(total))
     return ref_fail(op,
                     "grads: the total norm of order %g is %g "
                     "(error_if_nonfinite)",
                     norm_type, total);
+  /* min(scale, 1) multiplies every gradient (PyTorch): NaN too. */
   double scale = max_norm / (total + 1e-6);
-  for (int64_t i = 0; scale < 1 && i < num_grads; i++) {
+  for (int64_t i = 0; (scale < 1 || isnan(scale)) && i < num_grads; i++) {
     scale_task_t t = {.scale = scale};
     ref_view(ctx, op, "grads", grads[i], &t.grad);
     if (t.grad.numel && (err = ref_enqueue(ctx, op, run_scale, &t, sizeof t)))

@@ -197,7 +197,7 @@ static void run(void *args) {
 }
 
 /* `v` cut to `shape` (each dim no larger), keeping its strides; dims past
- * v's own (a 0-dim v iterated over an index's dims) have stride 0. */
+ * v's own (an empty index's iteration) have stride 0. */
 static ref_view_t cut(const ref_view_t *v, const int64_t *shape, int ndim) {
   ref_view_t c = *v;
   c.ndim = ndim;
@@ -243,6 +243,12 @@ static diopiError_t launch(CTX, const char *op, scatter_task_t *t,
   return ref_enqueue(ctx, op, run, t, sizeof *t);
 }
 
+/* launch for an empty index: out only started (input's copy or zeros). */
+static diopiError_t launch_empty(CTX, const char *op, scatter_task_t *t) {
+  int64_t none[REF_MAX_DIMS] = {0};
+  return launch(ctx, op, t, none, t->out.ndim ? t->out.ndim : 1);
+}
+
 static diopiError_t parse_reduce(const char *op, const char *reduce,
                                  reduce_t *out) {
   if (!reduce || !*reduce || !strcmp(reduce, "none"))
@@ -282,17 +288,24 @@ static diopiError_t scatter(CTX, const char *op, CT out, CT input, int64_t dim,
     err = ref_fail(op, "value: scalar is NULL");
   if (!err && src)
     err = ref_view(ctx, op, "src", src, &t.src);
-  if (!err && t.index.ndim != (t.out.ndim ? t.out.ndim : 1) &&
-      !(t.out.ndim == 0 && t.index.ndim == 0))
-    err = ref_fail(op, "index: %d dims, expected %d (input's)", t.index.ndim,
-                   t.out.ndim);
-  if (!err && src)
-    err = covers(op, "src", &t.src, t.index.shape, t.index.ndim, -1);
-  if (!err && t.out.ndim)
-    err = covers(op, "out", &t.out, t.index.shape, t.index.ndim, t.dim);
   if (!err && t.start != AS_IS)
     err = ref_expect_no_partial_overlap(op, "input", &t.out, &t.input);
   if (err)
+    return err;
+  /* PyTorch checks an empty index no further: out is input. */
+  if (t.index.numel == 0)
+    return launch_empty(ctx, op, &t);
+  ref_as_1d(&t.out);
+  ref_as_1d(&t.input);
+  ref_as_1d(&t.index);
+  if (src)
+    ref_as_1d(&t.src);
+  if (t.index.ndim != t.out.ndim)
+    return ref_fail(op, "index: %d dims, expected %d (input's)", t.index.ndim,
+                    t.out.ndim);
+  if ((src &&
+       (err = covers(op, "src", &t.src, t.index.shape, t.index.ndim, -1))) ||
+      (err = covers(op, "out", &t.out, t.index.shape, t.index.ndim, t.dim)))
     return err;
   int64_t iter[REF_MAX_DIMS];
   memcpy(iter, t.index.shape, sizeof iter);
@@ -352,17 +365,23 @@ REF_EXPORT diopiError_t diopiGatherBackward(CTX, T grad_input, CT grad_output,
   if (!err)
     err = ref_expect_shape(op, "grad_output", &t.src, t.index.shape,
                            t.index.ndim);
-  if (!err && t.out.ndim)
-    err = covers(op, "grad_input", &t.out, t.index.shape, t.index.ndim, t.dim);
   if (!err)
     err = ref_expect_no_partial_overlap(op, "grad_output", &t.out, &t.src);
   if (err)
     return err;
-  /* A 0-dim input was gathered once per index element (PyTorch): each adds
-   * its gradient into the one value. */
+  if (t.index.numel == 0) /* nothing was gathered: zeros */
+    return launch_empty(ctx, op, &t);
+  /* A 0-dim input or index is 1-d of one element; a 0-dim input was so
+   * gathered once per index element, each adding its gradient. */
+  ref_as_1d(&t.out);
+  ref_as_1d(&t.index);
+  ref_as_1d(&t.src);
+  if ((err = covers(op, "grad_input", &t.out, t.index.shape, t.index.ndim,
+                    t.dim)))
+    return err;
   int64_t iter[REF_MAX_DIMS];
   memcpy(iter, t.index.shape, sizeof iter);
-  return launch(ctx, op, &t, iter, t.out.ndim ? t.out.ndim : t.index.ndim);
+  return launch(ctx, op, &t, iter, t.out.ndim);
 }
 
 /* t->dim from `dim` (against out) and t->index from `index`, which must

@@ -1,7 +1,7 @@
 /* where and masked_fill: an element taken from one of two sources by a
  * condition (bool or uint8). out = condition ? input : other;
  * masked_fill: out = mask ? value : input, with value a scalar or a 0-dim
- * tensor and mask broadcast to input. */
+ * tensor; out has input and mask's broadcast shape. */
 #include <string.h>
 
 #include <diopi/functions.h>
@@ -75,17 +75,12 @@ REF_EXPORT diopiError_t diopiWhere(CTX, T out, CT condition, CT input,
                      REF_OUT_ANY);
 }
 
-/* out must have input's shape: the mask broadcasts to input, not past it. */
+/* out has the broadcast shape of input and mask, as PyTorch's out-of-place
+ * masked_fill; in place (out is input) the mask broadcasts to input. */
 static diopiError_t masked_fill(CTX, const char *op, CT out, CT input, CT mask,
                                 CT value, const diopiScalar_t *scalar) {
-  ref_view_t o, in, v;
+  ref_view_t v;
   diopiError_t err = expect_mask(ctx, op, "mask", mask);
-  if (!err)
-    err = ref_view(ctx, op, "out", out, &o);
-  if (!err)
-    err = ref_view(ctx, op, "input", input, &in);
-  if (!err)
-    err = ref_expect_shape(op, "out", &o, in.shape, in.ndim);
   if (!err && value) {
     err = ref_view(ctx, op, "value", value, &v);
     if (!err && v.ndim != 0)

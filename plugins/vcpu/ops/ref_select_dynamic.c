@@ -37,6 +37,7 @@ typedef struct dynamic_task {
   dynamic_kind_t kind;
   ref_view_t out, input, mask; /* input and mask broadcast to one shape */
   ref_view_t grad; /* backward: grad_output; masked_scatter: source */
+  ref_view_t own;  /* backward: grad_input (out is it broadcast) */
   int64_t n;       /* positions scanned */
   /* The contiguous scan: the tested tensor's data and its test; each
    * chunk's selected count, then its first slot in out. */
@@ -199,13 +200,18 @@ static void run(void *args) {
     return;
   }
   int64_t k = 0;
+  for (int64_t i = 0; t->kind == MASKED_BACKWARD && i < t->own.numel; i++)
+    ref_set(&t->own, i, 0);
   for (int64_t i = 0; i < t->n; i++) {
     bool selected = t->kind == NONZERO ? ref_get(&t->input, i) != 0
                                        : ref_get(&t->mask, i) != 0;
     if (t->kind == MASKED_BACKWARD || t->kind == MASKED_SCATTER) {
       selected = selected && k < t->grad.numel; /* a short source stops */
-      double other = t->kind == MASKED_SCATTER ? ref_get(&t->input, i) : 0;
-      ref_set(&t->out, i, selected ? ref_get(&t->grad, k) : other);
+      if (t->kind == MASKED_SCATTER)
+        ref_set(&t->out, i,
+                selected ? ref_get(&t->grad, k) : ref_get(&t->input, i));
+      else if (selected) /* summed where the input was broadcast */
+        ref_set(&t->out, i, ref_get(&t->out, i) + ref_get(&t->grad, k));
       k += selected;
       continue;
     }
@@ -319,8 +325,10 @@ REF_EXPORT diopiError_t diopiNonzero(diopiContextHandle_t ctx,
   return err;
 }
 
-/* grad_input (input and mask's broadcast shape): grad_output's k-th
- * element at the k-th selected position, 0 elsewhere. */
+/* grad_input (input's shape): grad_output's k-th element at the k-th
+ * selected position of input and mask's broadcast shape, 0 elsewhere, and
+ * summed onto the input's element where the mask broadcast it (PyTorch's
+ * gradient reduced to the input's shape). */
 REF_EXPORT diopiError_t diopiMaskedSelectBackward(
     diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
     diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
@@ -332,23 +340,26 @@ REF_EXPORT diopiError_t diopiMaskedSelectBackward(
   ref_view_t in;
   diopiError_t err = ref_view(ctx, op, "input", input, &in);
   if (!err)
+    err = ref_view(ctx, op, "grad_input", grad_input, &t.own);
+  if (!err)
+    err = ref_expect_shape(op, "grad_input", &t.own, in.shape, in.ndim);
+  if (!err)
     err = ref_view(ctx, op, "mask", mask, &t.mask);
   if (!err)
     err = broadcast_pair(op, &in, &t.mask);
+  t.out = t.own;
   if (!err)
-    err = ref_view(ctx, op, "grad_input", grad_input, &t.out);
-  if (!err)
-    err = ref_expect_shape(op, "grad_input", &t.out, in.shape, in.ndim);
+    err = ref_broadcast_to(op, "grad_input", &t.out, in.shape, in.ndim);
   if (!err)
     err = ref_view(ctx, op, "grad_output", grad_output, &t.grad);
   if (!err && t.grad.ndim != 1)
     err = ref_fail(op, "grad_output: expected 1 dim, got %d", t.grad.ndim);
   if (!err)
-    err = ref_expect_no_partial_overlap(op, "grad_output", &t.out, &t.grad);
+    err = ref_expect_no_partial_overlap(op, "grad_output", &t.own, &t.grad);
   if (err)
     return err;
   t.n = in.numel;
-  return t.n ? ref_enqueue(ctx, op, run, &t, sizeof t) : diopiSuccess;
+  return t.own.numel ? ref_enqueue(ctx, op, run, &t, sizeof t) : diopiSuccess;
 }
 
 REF_EXPORT diopiError_t diopiMaskedScatter(diopiContextHandle_t ctx,

@@ -1,7 +1,7 @@
 /* Elementwise math of one tensor: exp, expm1, log, log2, log10, log1p,
  * sqrt, rsqrt, erf, erfinv, sin, cos, tan, asin, acos, atan, sinh, cosh,
- * asinh, acosh, atanh, reciprocal (floating results), and neg, abs, sign,
- * sgn, floor, ceil (any numeric dtype),
+ * asinh, acosh, atanh, reciprocal (floating results), neg, abs, floor,
+ * ceil (any numeric dtype), and sign, sgn (bool too),
  * each with its in-place form where DIOPI has one. Every op is one
  * expression, written once for both the double path and the float32 loop
  * (tgmath picks the float or double function by the argument's type). */
@@ -191,7 +191,8 @@ REF_EXPORT_UNARY(Acos, acos, REF_OUT_FLOATING)
 REF_EXPORT_UNARY(Asinh, asinh, REF_OUT_FLOATING)
 REF_EXPORT_UNARY(Acosh, acosh, REF_OUT_FLOATING)
 REF_EXPORT_UNARY(Atanh, atanh, REF_OUT_FLOATING)
-REF_EXPORT_UNARY(Sgn, sign, REF_OUT_NUMERIC) /* sgn of a real is its sign */
+/* sgn of a real is its sign; of bool, bool (PyTorch: true stays true). */
+REF_EXPORT_UNARY(Sgn, sign, REF_OUT_ANY)
 REF_EXPORT_UNARY(Sin, sin, REF_OUT_FLOATING)
 REF_EXPORT_UNARY(Cos, cos, REF_OUT_FLOATING)
 REF_EXPORT_UNARY(Tan, tan, REF_OUT_FLOATING)
@@ -204,8 +205,7 @@ REF_EXPORT_UNARY(Abs, abs, REF_OUT_NUMERIC)
 REF_EXPORT_UNARY(Floor, floor, REF_OUT_NUMERIC)
 REF_EXPORT_UNARY(Ceil, ceil, REF_OUT_NUMERIC)
 
-/* sign has no in-place form in DIOPI. */
+/* sign has no in-place form in DIOPI; bool into bool as sgn. */
 REF_EXPORT diopiError_t diopiSign(CTX, T out, CT input) {
-  return unary(ctx, "diopiSign", out, input, sign_fn, sign_f32,
-               REF_OUT_NUMERIC);
+  return unary(ctx, "diopiSign", out, input, sign_fn, sign_f32, REF_OUT_ANY);
 }

@@ -1,0 +1,155 @@
+/* Arguments at the edge of their range that PyTorch accepts and DIOPI's
+ * configured cases pass: an adaptive max pooling to an output of 0 x 0,
+ * avg_pool2d's negative divisor_override (the window's sum divided by it;
+ * only 0 is refused), and group_norm over groups with no elements (mean 0,
+ * inverse deviation NaN from a variance of 0/0, and so a NaN weight
+ * gradient, while the bias gradient sums nothing). Expected values are
+ * worked out by hand. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "backplane/backplane.h"
+#include "backplane/diopi/functions.h"
+#include "backplane/ops.h"
+#include "ops_env.h"
+
+typedef diopiTensorHandle_t T;
+typedef diopiConstTensorHandle_t CT;
+typedef diopiContextHandle_t CTX;
+
+static void synchronize(ops_env_t *e) {
+  assert_int_equal(bp_stream_synchronize(e->stream), BP_OK);
+}
+
+/* (1, 2, 3, 3) pooled to (1, 2, 0, 0): an empty output and indices; the
+ * backward of nothing is a zero gradient. */
+static void adaptive_max_pool2d_to_an_empty_output(void **state) {
+  ops_env_t *e = *state;
+  ops_made_t m = {.e = e};
+  diopiError_t (*pool)(CTX, T, T, CT, diopiSize_t) =
+      (diopiError_t(*)(CTX, T, T, CT, diopiSize_t))ops_env_find(
+          e, "diopiAdaptiveMaxPool2dWithIndices");
+  diopiError_t (*backward)(CTX, T, CT, CT, CT) = (diopiError_t(*)(
+      CTX, T, CT, CT, CT))ops_env_find(e, "diopiAdaptiveMaxPool2dBackward");
+  int64_t s_in[4] = {1, 2, 3, 3}, s_out[4] = {1, 2, 0, 0}, zero[2] = {0, 0};
+  float garbage[18], *gi;
+  for (int i = 0; i < 18; i++)
+    garbage[i] = 7;
+  T tin = ops_made_tensor(&m, diopi_dtype_float32, 4, s_in, garbage,
+                          sizeof garbage, NULL),
+    tout = ops_made_tensor(&m, diopi_dtype_float32, 4, s_out, NULL, 0, NULL),
+    tidx = ops_made_tensor(&m, diopi_dtype_int64, 4, s_out, NULL, 0, NULL),
+    tgi = ops_made_tensor(&m, diopi_dtype_float32, 4, s_in, garbage,
+                          sizeof garbage, (void **)&gi);
+  diopiSize_t output_size = {zero, 2};
+  assert_int_equal(pool(e->ctx, tout, tidx, tin, output_size), diopiSuccess);
+  assert_int_equal(backward(e->ctx, tgi, tout, tin, tidx), diopiSuccess);
+  synchronize(e);
+  for (int i = 0; i < 18; i++)
+    assert_true(gi[i] == 0.0f);
+  ops_made_destroy(&m);
+}
+
+/* 0..15 as (1, 1, 4, 4), 2 x 2 windows, divisor_override -3: each window's
+ * sum over -3 (10, 18, 42, 50); the backward of ones gives -1/3 to every
+ * input element. A divisor of 0 is refused. */
+static void avg_pool2d_divides_by_a_negative_divisor_override(void **state) {
+  ops_env_t *e = *state;
+  ops_made_t m = {.e = e};
+  diopiError_t (*pool)(CTX, T, CT, diopiSize_t, diopiSize_t, diopiSize_t, bool,
+                       bool, const int64_t *) =
+      (diopiError_t(*)(CTX, T, CT, diopiSize_t, diopiSize_t, diopiSize_t, bool,
+                       bool, const int64_t *))ops_env_find(e, "diopiAvgPool2d");
+  diopiError_t (*backward)(CTX, T, CT, CT, diopiSize_t, diopiSize_t,
+                           diopiSize_t, bool, bool, const int64_t *) =
+      (diopiError_t(*)(
+          CTX, T, CT, CT, diopiSize_t, diopiSize_t, diopiSize_t, bool, bool,
+          const int64_t *))ops_env_find(e, "diopiAvgPool2dBackward");
+  int64_t s_in[4] = {1, 1, 4, 4}, s_out[4] = {1, 1, 2, 2}, two[1] = {2};
+  float x[16], *y, *gi;
+  for (int i = 0; i < 16; i++)
+    x[i] = (float)i;
+  const float ones[4] = {1, 1, 1, 1};
+  T tin = ops_made_tensor(&m, diopi_dtype_float32, 4, s_in, x, sizeof x, NULL),
+    tout = ops_made_tensor(&m, diopi_dtype_float32, 4, s_out, NULL, 0,
+                           (void **)&y),
+    tgo = ops_made_tensor(&m, diopi_dtype_float32, 4, s_out, ones, sizeof ones,
+                          NULL),
+    tgi = ops_made_tensor(&m, diopi_dtype_float32, 4, s_in, NULL, 0,
+                          (void **)&gi);
+  diopiSize_t kernel = {two, 1}, none = {NULL, 0};
+  const int64_t minus_three = -3, zero = 0;
+  assert_int_equal(
+      pool(e->ctx, tout, tin, kernel, none, none, false, true, &minus_three),
+      diopiSuccess);
+  assert_int_equal(backward(e->ctx, tgi, tgo, tin, kernel, none, none, false,
+                            true, &minus_three),
+                   diopiSuccess);
+  synchronize(e);
+  const float want[4] = {10.0f / -3, 18.0f / -3, 42.0f / -3, 50.0f / -3};
+  for (int i = 0; i < 4; i++)
+    assert_true(fabsf(y[i] - want[i]) <= 1e-6f * fabsf(want[i]));
+  for (int i = 0; i < 16; i++)
+    assert_true(fabsf(gi[i] + 1.0f / 3) <= 1e-7f);
+  assert_int_equal(
+      pool(e->ctx, tout, tin, kernel, none, none, false, true, &zero),
+      diopiErrorOccurred);
+  ops_made_destroy(&m);
+}
+
+/* input (2, 4, 0) in 2 groups: every group is empty. save_mean is 0 and
+ * save_invstd 1 / sqrt(0/0 + eps), NaN; the backward's weight gradient
+ * sums (dy (x - mean)) * rstd per image, NaN, its bias gradient sums
+ * nothing, 0. */
+static void group_norm_over_empty_groups(void **state) {
+  ops_env_t *e = *state;
+  ops_made_t m = {.e = e};
+  diopiError_t (*norm)(CTX, T, T, T, CT, CT, CT, int64_t, double) =
+      (diopiError_t(*)(CTX, T, T, T, CT, CT, CT, int64_t, double))ops_env_find(
+          e, "diopiGroupNorm");
+  diopiError_t (*backward)(CTX, T, T, T, CT, CT, CT, CT, CT, int64_t) =
+      (diopiError_t(*)(CTX, T, T, T, CT, CT, CT, CT, CT, int64_t))ops_env_find(
+          e, "diopiGroupNormBackward");
+  int64_t s_in[3] = {2, 4, 0}, s_stat[2] = {2, 2}, s4[1] = {4};
+  const float sevens[4] = {7, 7, 7, 7}, w[4] = {1, 2, 3, 4};
+  float *mean, *rstd, *gw, *gb;
+  T tin = ops_made_tensor(&m, diopi_dtype_float32, 3, s_in, NULL, 0, NULL),
+    tout = ops_made_tensor(&m, diopi_dtype_float32, 3, s_in, NULL, 0, NULL),
+    tmean = ops_made_tensor(&m, diopi_dtype_float32, 2, s_stat, sevens,
+                            sizeof sevens, (void **)&mean),
+    trstd = ops_made_tensor(&m, diopi_dtype_float32, 2, s_stat, sevens,
+                            sizeof sevens, (void **)&rstd),
+    tw = ops_made_tensor(&m, diopi_dtype_float32, 1, s4, w, sizeof w, NULL),
+    tgw = ops_made_tensor(&m, diopi_dtype_float32, 1, s4, sevens, sizeof sevens,
+                          (void **)&gw),
+    tgb = ops_made_tensor(&m, diopi_dtype_float32, 1, s4, sevens, sizeof sevens,
+                          (void **)&gb);
+  assert_int_equal(norm(e->ctx, tout, tmean, trstd, tin, tw, NULL, 2, 1e-5),
+                   diopiSuccess);
+  assert_int_equal(
+      backward(e->ctx, tout, tgw, tgb, tin, tin, tw, tmean, trstd, 2),
+      diopiSuccess);
+  synchronize(e);
+  for (int i = 0; i < 4; i++) {
+    assert_true(mean[i] == 0.0f);
+    assert_true(isnan(rstd[i]));
+    assert_true(isnan(gw[i]));
+    assert_true(gb[i] == 0.0f);
+  }
+  ops_made_destroy(&m);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(adaptive_max_pool2d_to_an_empty_output),
+      cmocka_unit_test(avg_pool2d_divides_by_a_negative_divisor_override),
+      cmocka_unit_test(group_norm_over_empty_groups),
+  };
+  return cmocka_run_group_tests(tests, ops_env_setup, ops_env_teardown);
+}
