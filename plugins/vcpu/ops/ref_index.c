@@ -10,6 +10,7 @@
 #include "ref_enqueue.h"
 #include "ref_error.h"
 #include "ref_index_args.h"
+#include "ref_isa.h"
 #include "ref_pool.h"
 #include "ref_scratch.h"
 #include "ref_tensor.h"
@@ -270,14 +271,20 @@ REF_EXPORT diopiError_t diopiEmbeddingBackward(
 /* out[i] = row[index[i]] for i < n, 4-byte elements along the last dim: an
  * index outside [0, li) (unreachable behind the range check) reads row 0
  * and stores 0, without a branch. */
-static void gather_last(uint32_t *out, const uint32_t *row,
-                        const int64_t *index, int64_t n, int64_t li) {
+REF_ISA_BODY void gather_last_body(uint32_t *out, const uint32_t *row,
+                                   const int64_t *index, int64_t n,
+                                   int64_t li) {
   for (int64_t i = 0; i < n; i++) {
     bool inside = (uint64_t)index[i] < (uint64_t)li;
     uint32_t v = row[inside ? index[i] : 0];
     out[i] = inside ? v : 0;
   }
 }
+/* Built per ISA: AVX2 and AVX-512 turn the loop into hardware gathers. */
+REF_ISA_DISPATCH_VOID(static, gather_last,
+                      (uint32_t * out, const uint32_t *row,
+                       const int64_t *index, int64_t n, int64_t li),
+                      (out, row, index, n, li))
 
 /* gather_range for contiguous tensors of one dtype whose shapes agree
  * off `dim`: element i sits in block i / (lo * inner) of out (lo rows along
