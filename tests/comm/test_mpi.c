@@ -25,7 +25,10 @@
 #include "plugins/vcpu/comm/comm_shm_check.h"
 #include "plugins/vcpu/comm/hybrid.h"
 #include "plugins/vcpu/comm/interface.h"
+#include "plugins/vcpu/comm/ops.h"
 #include "plugins/vcpu/kernel/kernels.h"
+#include "plugins/vcpu/lifetime.h"
+#include "plugins/vcpu/memory.h"
 
 /* Hybrid exactly when ranks are grouped into simulated hosts and the hybrid
  * is not turned off. */
@@ -248,6 +251,55 @@ static void test_collectives_over_4_mib_are_whole(void **state) {
   free(y);
 }
 
+/* Device memory of this rank's virtual device, from the vcpu plugin's own
+ * memfd arena, which the ranks of its host can map. */
+static struct C_Device_st rank_device = {0};
+
+static void *device_alloc(size_t bytes) {
+  void *ptr = NULL;
+  return vcpu_device_memory_allocate(&rank_device, &ptr, bytes) == C_SUCCESS
+             ? ptr
+             : NULL;
+}
+
+static void device_release(void *ptr, size_t bytes) {
+  vcpu_device_memory_deallocate(&rank_device, ptr, bytes);
+}
+
+/* Hybrid: on device memory the stages inside a host go single copy through
+ * the host's mapped arenas, as ranks of one host do without MPI, and every
+ * result stays exact: all_reduce (a reduce and a broadcast inside the host)
+ * and broadcast (one stage) out of place and in place, 6 single-copy calls
+ * (reduce, into a leader's scratch buffer when the root is not a leader,
+ * stays staged; its result is checked too). */
+static void test_host_stages_go_single_copy_on_device_memory(void **state) {
+  comm_mpi_world *w = *state;
+  if (!vcpu_comm_hybrid_in_use(w->comm->world))
+    skip();
+  /* NULL on a rank alone on its host, which only takes part. */
+  C_CCLComm host = vcpu_comm_hybrid_host_comm(w->comm->world);
+  static const vcpu_runners_t runners = {.comm_task = vcpu_comm_run_task};
+  assert_int_equal(vcpu_initialize(&runners), C_SUCCESS);
+  assert_int_equal(vcpu_init_device(&rank_device), C_SUCCESS);
+  static const comm_case_memory device_memory = {device_alloc, device_release};
+  static const comm_case_kind kinds[] = {CASE_ALL_REDUCE, CASE_BROADCAST,
+                                         CASE_REDUCE};
+  uint64_t before = host ? atomic_load(&host->single_copy_calls) : 0;
+  int failures = 0;
+  for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
+    for (int in_place = 0; in_place < 2; in_place++)
+      failures += comm_case_run(
+          &comm_mpi_xccl, w->comm, w->stream, (size_t)comm_mpi_rank,
+          (size_t)comm_mpi_nranks, kinds[k], FLOAT32,
+          kinds[k] == CASE_REDUCE ? MAX : AVG, 100003, in_place,
+          (size_t)comm_mpi_nranks - 1, &device_memory);
+  uint64_t single = host ? atomic_load(&host->single_copy_calls) - before : 6;
+  vcpu_deinit_device(&rank_device);
+  vcpu_finalize();
+  assert_int_equal(failures, 0);
+  assert_int_equal(single, 6);
+}
+
 /* Mismatched calls at one sequence number, each on a communicator of its
  * own (a mismatch poisons it): every rank fails naming the mismatch, small
  * or not, whether the odd rank leads its host or not, and (hybrid) for a
@@ -337,6 +389,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_all_reduce_gives_every_rank_the_same_bits),
       cmocka_unit_test(test_small_all_reduce_never_holds_its_caller),
       cmocka_unit_test(test_collectives_over_4_mib_are_whole),
+      cmocka_unit_test(test_host_stages_go_single_copy_on_device_memory),
       cmocka_unit_test(test_mismatch_is_detected),
       cmocka_unit_test(test_kernel_channels_are_refused),
   };

@@ -6,15 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "comm/arena_map.h"
 #include "comm/create.h"
 #include "comm/failure.h"
 #include "comm/liveness.h"
 #include "comm/meet.h"
 #include "comm/mpi.h"
+#include "comm/ops.h"
 #include "comm/p2p.h"
 #include "comm/relay.h"
 #include "comm/segment.h"
-#include "comm/staged.h"
 #include "reduce/reduce.h"
 
 typedef struct hybrid {
@@ -102,6 +103,7 @@ static int host_start(stage_context *s, const char *stage,
   C_CCLComm host = s->h->host;
   d->seq = atomic_fetch_add(&host->next_seq, 1) + 1;
   d->stage_of = vcpu_comm_stage_of(s->call, false);
+  vcpu_comm_arena_publish(host, d);
   bp_status_t status = vcpu_comm_start_collective(host, d, s->deadline_ns);
   s->host_disagreed = status == BP_ERR_INVALID_ARGUMENT;
   return host_stage_result(s, stage, status);
@@ -110,7 +112,7 @@ static int host_start(stage_context *s, const char *stage,
 static int host_finish(stage_context *s, const char *stage,
                        const vcpu_comm_desc_t *d) {
   return host_stage_result(
-      s, stage, vcpu_comm_staged_collective(s->h->host, d, 2, s->deadline_ns));
+      s, stage, vcpu_comm_collective_data(s->h->host, d, s->deadline_ns));
 }
 
 static int host_stage(stage_context *s, const char *stage, vcpu_comm_desc_t d) {
@@ -393,6 +395,12 @@ static const vcpu_comm_mpi_module_t hybrid_dispatch = {
 
 bool vcpu_comm_hybrid_in_use(const vcpu_comm_world_t *world) {
   return world->mpi == &hybrid_dispatch;
+}
+
+C_CCLComm vcpu_comm_hybrid_host_comm(const vcpu_comm_world_t *world) {
+  return vcpu_comm_hybrid_in_use(world)
+             ? ((const hybrid *)world->mpi_handle)->host
+             : NULL;
 }
 
 /* Reads BACKPLANE_COMM_HYBRID and BACKPLANE_COMM_RANKS_PER_HOST. */

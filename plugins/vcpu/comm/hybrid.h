@@ -48,6 +48,11 @@ bp_status_t vcpu_comm_hybrid_setup(vcpu_comm_world_t *world,
  * diagnostics). */
 bool vcpu_comm_hybrid_in_use(const vcpu_comm_world_t *world);
 
+/* This rank's communicator of its host's shared-memory world in a hybrid
+ * `world`; NULL when the world is not hybrid or the rank is alone on its
+ * host (for tests and diagnostics). */
+C_CCLComm vcpu_comm_hybrid_host_comm(const vcpu_comm_world_t *world);
+
 /* The id of host `host`'s shared-memory world within the world `id` names
  * (its token and secret are mixes of the world's and the host index). */
 void vcpu_comm_hybrid_host_id(const vcpu_comm_unique_id_t *id, size_t host,

@@ -84,8 +84,15 @@ static bp_status_t run_collective(C_CCLComm comm, const vcpu_comm_desc_t *desc,
     return vcpu_comm_small_all_reduce(comm, desc, deadline);
   vcpu_comm_arena_publish(comm, desc);
   bp_status_t status = vcpu_comm_start_collective(comm, desc, deadline);
-  if (status != BP_OK)
-    return status;
+  return status == BP_OK ? vcpu_comm_collective_data(comm, desc, deadline)
+                         : status;
+}
+
+bp_status_t vcpu_comm_collective_data(C_CCLComm comm,
+                                      const vcpu_comm_desc_t *desc,
+                                      uint64_t deadline) {
+  vcpu_comm_world_t *world = comm->world;
+  bp_status_t status = BP_OK;
   vcpu_comm_desc_t stack_peers[MAX_STACK_PEERS];
   vcpu_comm_desc_t *peers = comm->nranks <= MAX_STACK_PEERS
                                 ? stack_peers
