@@ -8,11 +8,11 @@
 
 #include "comm/arena_map.h"
 #include "comm/create.h"
+#include "comm/data.h"
 #include "comm/failure.h"
 #include "comm/liveness.h"
 #include "comm/meet.h"
 #include "comm/mpi.h"
-#include "comm/ops.h"
 #include "comm/p2p.h"
 #include "comm/relay.h"
 #include "comm/segment.h"

@@ -21,16 +21,6 @@
  * (device.h, given at initialize by plugin.c); it frees a batch. */
 void vcpu_comm_run_task(const vcpu_comm_task_t *task);
 
-/* The data of a collective of a shared-memory world after its ranks met
- * and agreed (vcpu_comm_arena_publish, then vcpu_comm_start_collective):
- * single copy through the ranks' buffers when the world's ranks are
- * threads, or through mapped device arenas when every rank's buffers are
- * in one and the call is large; else staged through the world segment. On
- * the rank's stream worker; the hybrid's host stages call it too. */
-bp_status_t vcpu_comm_collective_data(C_CCLComm comm,
-                                      const vcpu_comm_desc_t *desc,
-                                      uint64_t deadline);
-
 /* A collective (kind < VCPU_COMM_SEND). `desc->seq` is assigned here. */
 bp_status_t vcpu_comm_call_collective(C_CCLComm comm, vcpu_comm_desc_t desc,
                                       C_Stream stream);
