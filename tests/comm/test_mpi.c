@@ -251,9 +251,10 @@ static void test_collectives_over_4_mib_are_whole(void **state) {
   free(y);
 }
 
-/* Device memory of this rank's virtual device, from the vcpu plugin's own
- * memfd arena, which the ranks of its host can map. */
-static struct C_Device_st rank_device = {0};
+/* Device memory of this rank's virtual device 1, from the vcpu plugin's own
+ * memfd arena, which the ranks of its host can map (device 1: the group's
+ * stream lives on device 0, whose streams vcpu_deinit_device would end). */
+static struct C_Device_st rank_device = {.id = 1};
 
 static void *device_alloc(size_t bytes) {
   void *ptr = NULL;
