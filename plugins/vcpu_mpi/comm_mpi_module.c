@@ -338,6 +338,7 @@ static void call_to_words(const vcpu_comm_desc_t *d, uint64_t *words) {
   words[2] = (uint64_t)d->dtype;
   words[3] = (uint64_t)d->op;
   words[4] = d->peer;
+  words[5] = d->stage_of;
 }
 
 static vcpu_comm_desc_t call_from_words(const uint64_t *words) {
@@ -345,7 +346,8 @@ static vcpu_comm_desc_t call_from_words(const uint64_t *words) {
                             .count = (size_t)words[1],
                             .dtype = (C_DataType)words[2],
                             .op = (C_CCLReduceOp)words[3],
-                            .peer = (size_t)words[4]};
+                            .peer = (size_t)words[4],
+                            .stage_of = words[5]};
 }
 
 /* The call check: every rank's call at this sequence number, all-gathered
@@ -373,8 +375,8 @@ static int compare_calls(mpi_world *world, const vcpu_comm_desc_t *d,
     vcpu_comm_describe_call(&theirs, b, sizeof b);
     return fail(BP_ERR_INVALID_ARGUMENT, error, capacity,
                 "mismatched collectives at sequence %" PRIu64
-                ": rank %zu called %s but rank %zu called %s",
-                d->seq, world->rank, a, r, b);
+                ": %s %zu called %s but %s %zu called %s",
+                d->seq, world->member, world->rank, a, world->member, r, b);
   }
   return BP_OK;
 }
@@ -387,15 +389,6 @@ static int check_finish(mpi_world *world, const vcpu_comm_desc_t *d,
                         aborted, call_name(d), error, capacity);
   status = name_the_missing(world, status, d->seq, error, capacity);
   return status == BP_OK ? compare_calls(world, d, error, capacity) : status;
-}
-
-/* The check alone, before any data moves (the hybrid's stages need it). */
-static int check(void *handle, const vcpu_comm_desc_t *d, uint64_t deadline_ns,
-                 const atomic_bool *aborted, char *error, size_t capacity) {
-  mpi_world *world = handle;
-  MPI_Request request = check_start(world, d);
-  return check_finish(world, d, &request, deadline_ns, aborted, error,
-                      capacity);
 }
 
 /* reduce_scatter: in place (recv inside send) is not MPI's IN_PLACE layout,
@@ -1037,8 +1030,6 @@ static const vcpu_comm_mpi_module_t module = {
     .destroy = destroy,
     .collective = collective,
     .p2p = p2p,
-    .check = check,
-    .run = run,
     .hosts = hosts,
     .quick = quick,
     .start = start,

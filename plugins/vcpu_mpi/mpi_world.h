@@ -16,8 +16,9 @@
 
 #include "comm/comm.h"
 
-/* A call as the call check exchanges it: kind, count, dtype, op, peer. */
-enum { CALL_WORDS = 5 };
+/* A call as the call check exchanges it: kind, count, dtype, op, peer and
+ * (a stage of the hybrid's) the whole call. */
+enum { CALL_WORDS = 6 };
 
 /* What a wait is for, in messages: `label` (a string that lives as long as
  * the process: "all_reduce", "send/recv") and, for a call of a world, its

@@ -25,7 +25,10 @@
 #include "plugins/vcpu/comm/comm_shm_check.h"
 #include "plugins/vcpu/comm/hybrid.h"
 #include "plugins/vcpu/comm/interface.h"
+#include "plugins/vcpu/comm/ops.h"
 #include "plugins/vcpu/kernel/kernels.h"
+#include "plugins/vcpu/lifetime.h"
+#include "plugins/vcpu/memory.h"
 
 /* Hybrid exactly when ranks are grouped into simulated hosts and the hybrid
  * is not turned off. */
@@ -248,23 +251,119 @@ static void test_collectives_over_4_mib_are_whole(void **state) {
   free(y);
 }
 
-/* Rank 0 asks for max where the others ask for sum: every rank sees it. The
- * communicator is poisoned afterwards, so this test runs last. */
-static void test_mismatch_is_detected(void **state) {
+/* Device memory of this rank's virtual device 1, from the vcpu plugin's own
+ * memfd arena, which the ranks of its host can map (device 1: the group's
+ * stream lives on device 0, whose streams vcpu_deinit_device would end). */
+static struct C_Device_st rank_device = {.id = 1};
+
+static void *device_alloc(size_t bytes) {
+  void *ptr = NULL;
+  return vcpu_device_memory_allocate(&rank_device, &ptr, bytes) == C_SUCCESS
+             ? ptr
+             : NULL;
+}
+
+static void device_release(void *ptr, size_t bytes) {
+  vcpu_device_memory_deallocate(&rank_device, ptr, bytes);
+}
+
+/* Hybrid: on device memory the stages inside a host go single copy through
+ * the host's mapped arenas, as ranks of one host do without MPI, and every
+ * result stays exact: all_reduce (a reduce and a broadcast inside the host)
+ * and broadcast (one stage) out of place and in place, 6 single-copy calls
+ * (reduce, into a leader's scratch buffer when the root is not a leader,
+ * stays staged; its result is checked too). */
+static void test_host_stages_go_single_copy_on_device_memory(void **state) {
   comm_mpi_world *w = *state;
-  float x[3] = {1, 2, 3};
-  assert_int_equal(comm_mpi_xccl.xccl_all_reduce(
-                       x, x, 3, FLOAT32, comm_mpi_rank == 0 ? MAX : SUM,
-                       w->comm, test_stream_handle(w->stream)),
-                   C_SUCCESS);
-  char message[512];
-  assert_int_equal(settle(w->comm, w->stream, message),
-                   BP_COMM_EXT_INVALID_USAGE);
-  /* Each side named with what it called. */
-  if (strstr(message, "mismatched collectives") == NULL ||
-      strstr(message, "all_reduce(count=3, float32, max)") == NULL ||
-      strstr(message, "all_reduce(count=3, float32, sum)") == NULL)
-    fail_msg("rank %d: %s", comm_mpi_rank, message);
+  if (!vcpu_comm_hybrid_in_use(w->comm->world))
+    skip();
+  /* NULL on a rank alone on its host, which only takes part. */
+  C_CCLComm host = vcpu_comm_hybrid_host_comm(w->comm->world);
+  static const vcpu_runners_t runners = {.comm_task = vcpu_comm_run_task};
+  assert_int_equal(vcpu_initialize(&runners), C_SUCCESS);
+  assert_int_equal(vcpu_init_device(&rank_device), C_SUCCESS);
+  static const comm_case_memory device_memory = {device_alloc, device_release};
+  static const comm_case_kind kinds[] = {CASE_ALL_REDUCE, CASE_BROADCAST,
+                                         CASE_REDUCE};
+  uint64_t before = host ? atomic_load(&host->single_copy_calls) : 0;
+  int failures = 0;
+  for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
+    for (int in_place = 0; in_place < 2; in_place++)
+      failures += comm_case_run(
+          &comm_mpi_xccl, w->comm, w->stream, (size_t)comm_mpi_rank,
+          (size_t)comm_mpi_nranks, kinds[k], FLOAT32,
+          kinds[k] == CASE_REDUCE ? MAX : AVG, 100003, in_place,
+          (size_t)comm_mpi_nranks - 1, &device_memory);
+  uint64_t single = host ? atomic_load(&host->single_copy_calls) - before : 6;
+  vcpu_deinit_device(&rank_device);
+  vcpu_finalize();
+  assert_int_equal(failures, 0);
+  assert_int_equal(single, 6);
+}
+
+/* Mismatched calls at one sequence number, each on a communicator of its
+ * own (a mismatch poisons it): every rank fails naming the mismatch, small
+ * or not, whether the odd rank leads its host or not, and (hybrid) for a
+ * broadcast whose root differs on a host that only receives. There the calls
+ * are checked without a message of their own (plugins/vcpu/comm/hybrid.h):
+ * the host's ranks at their first meeting, the leaders beside their data,
+ * and a leader whose host disagreed still tells the other hosts. */
+static void test_mismatch_is_detected(void **state) {
+  (void)state;
+  const int last = comm_mpi_nranks - 1;
+  const struct {
+    const char *what;
+    int odd_rank;
+    bool broadcast;
+    size_t count;
+  } cases[] = {
+      {"rank 0 asks for max", 0, false, 3},
+      {"the last rank asks for max", last, false, 3},
+      {"rank 0 asks for max, 32 KiB", 0, false, 8192},
+      {"the last rank asks for max, 32 KiB", last, false, 8192},
+      {"the last rank's broadcast has root 1", last, true, 3},
+  };
+  float *x = calloc(8192, sizeof *x);
+  assert_non_null(x);
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    vcpu_comm_unique_id_t id;
+    C_CCLComm comm = comm_mpi_join(&id);
+    /* Over flat MPI the ranks whose broadcast waits for the other root
+     * learn of the mismatch only at their deadline. */
+    if (cases[i].broadcast && !vcpu_comm_hybrid_in_use(comm->world)) {
+      comm_mpi_xccl.xccl_destroy_comm(comm);
+      continue;
+    }
+    test_stream *stream = test_stream_create();
+    bool odd = comm_mpi_rank == cases[i].odd_rank;
+    C_Stream s = test_stream_handle(stream);
+    C_Status posted =
+        cases[i].broadcast
+            ? comm_mpi_xccl.xccl_broadcast(x, cases[i].count, FLOAT32,
+                                           odd ? 1 : 0, comm, s)
+            : comm_mpi_xccl.xccl_all_reduce(x, x, cases[i].count, FLOAT32,
+                                            odd ? MAX : SUM, comm, s);
+    assert_int_equal(posted, C_SUCCESS);
+    char message[512];
+    int32_t settled = settle(comm, stream, message);
+    test_stream_destroy(stream);
+    comm_mpi_xccl.xccl_destroy_comm(comm);
+    if (settled != BP_COMM_EXT_INVALID_USAGE ||
+        strstr(message, "mismatched collectives") == NULL)
+      fail_msg("rank %d, %s: status %d: %s", comm_mpi_rank, cases[i].what,
+               (int)settled, message);
+    /* Rank 0's own call and the others' named beside each other. */
+    if (i == 0 &&
+        (strstr(message, "all_reduce(count=3, float32, max)") == NULL ||
+         strstr(message, "all_reduce(count=3, float32, sum)") == NULL))
+      fail_msg("rank %d: %s", comm_mpi_rank, message);
+    /* A host's ranks may fail while another host's are still joining
+     * their host world (its name goes once they all joined). */
+    MPI_Barrier(MPI_COMM_WORLD);
+    assert_int_equal(
+        comm_test_count_world_segments(&id, (size_t)comm_mpi_nranks), 0);
+  }
+  free(x);
 }
 
 /* Kernel channels (kernel_ext.h) map peers' device memory through this
@@ -291,6 +390,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_all_reduce_gives_every_rank_the_same_bits),
       cmocka_unit_test(test_small_all_reduce_never_holds_its_caller),
       cmocka_unit_test(test_collectives_over_4_mib_are_whole),
+      cmocka_unit_test(test_host_stages_go_single_copy_on_device_memory),
       cmocka_unit_test(test_mismatch_is_detected),
       cmocka_unit_test(test_kernel_channels_are_refused),
   };

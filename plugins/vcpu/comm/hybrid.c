@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "comm/arena_map.h"
 #include "comm/create.h"
+#include "comm/data.h"
 #include "comm/failure.h"
 #include "comm/liveness.h"
 #include "comm/meet.h"
@@ -14,7 +16,6 @@
 #include "comm/p2p.h"
 #include "comm/relay.h"
 #include "comm/segment.h"
-#include "comm/staged.h"
 #include "reduce/reduce.h"
 
 typedef struct hybrid {
@@ -40,6 +41,9 @@ typedef struct stage_context {
   /* This rank's own call over MPI failed (not aborted): its message names
    * what it met there. */
   bool failed_over_mpi;
+  /* The ranks of this host called different collectives: this rank's
+   * message names them. */
+  bool host_disagreed;
 } stage_context;
 
 static uint64_t mix(uint64_t z) {
@@ -89,14 +93,31 @@ static int host_stage_result(stage_context *s, const char *stage,
 }
 
 /* One collective of this host's shared-memory world, run here and now (the
- * caller is the rank's stream worker), numbered in that world's sequence. */
-static int host_stage(stage_context *s, const char *stage, vcpu_comm_desc_t d) {
+ * caller is the rank's stream worker), numbered in that world's sequence,
+ * in two halves: host_start publishes it and meets the host's ranks, which
+ * compares their calls (each stage carries the whole call, so this checks
+ * that the host's ranks made the same call; no message is added);
+ * host_finish moves the data. */
+static int host_start(stage_context *s, const char *stage,
+                      vcpu_comm_desc_t *d) {
   C_CCLComm host = s->h->host;
-  d.seq = atomic_fetch_add(&host->next_seq, 1) + 1;
-  bp_status_t status = vcpu_comm_start_collective(host, &d, s->deadline_ns);
-  if (status == BP_OK)
-    status = vcpu_comm_staged_collective(host, &d, 2, s->deadline_ns);
+  d->seq = atomic_fetch_add(&host->next_seq, 1) + 1;
+  d->stage_of = vcpu_comm_stage_of(s->call, false);
+  vcpu_comm_arena_publish(host, d);
+  bp_status_t status = vcpu_comm_start_collective(host, d, s->deadline_ns);
+  s->host_disagreed = status == BP_ERR_INVALID_ARGUMENT;
   return host_stage_result(s, stage, status);
+}
+
+static int host_finish(stage_context *s, const char *stage,
+                       const vcpu_comm_desc_t *d) {
+  return host_stage_result(
+      s, stage, vcpu_comm_collective_data(s->h->host, d, s->deadline_ns));
+}
+
+static int host_stage(stage_context *s, const char *stage, vcpu_comm_desc_t d) {
+  int status = host_start(s, stage, &d);
+  return status == BP_OK ? host_finish(s, stage, &d) : status;
 }
 
 /* A send (VCPU_COMM_SEND) or receive of `buffer` to or from host rank `peer`.
@@ -140,7 +161,10 @@ static int back_from_mpi(stage_context *s, int status, const char *failure) {
   return status;
 }
 
-/* One collective among the host leaders over MPI, in place on `buffer`. */
+/* One collective among the host leaders over MPI, in place on `buffer`.
+ * The leaders' calls are checked beside the data (comm/mpi.h's
+ * `collective`); each carries its whole call, and after its host's ranks
+ * disagreed a leader's matches no other, so every host learns of it. */
 static int leaders_stage(stage_context *s, const char *stage,
                          vcpu_comm_kind_t kind, void *buffer, C_CCLReduceOp op,
                          size_t root_host) {
@@ -149,10 +173,11 @@ static int leaders_stage(stage_context *s, const char *stage,
   d.send = d.recv = buffer;
   d.op = op;
   d.peer = root_host;
+  d.stage_of = vcpu_comm_stage_of(s->call, s->host_disagreed);
   away_over_mpi(s);
   char detail[400];
-  int status = s->h->mpi->run(s->h->leaders, &d, s->deadline_ns, s->aborted,
-                              detail, sizeof detail);
+  int status = s->h->mpi->collective(s->h->leaders, &d, s->deadline_ns,
+                                     s->aborted, detail, sizeof detail);
   /* The detail names other hosts with their world ranks. */
   char failure[448] = "";
   if (status != BP_OK)
@@ -161,6 +186,24 @@ static int leaders_stage(stage_context *s, const char *stage,
     return BP_OK;
   snprintf(s->error, s->capacity, "%s sequence %" PRIu64 ": %s",
            vcpu_comm_kind_name(s->call->kind), s->call->seq, failure);
+  return status;
+}
+
+/* The leaders' stage of a call: when this host's ranks disagreed, its
+ * leader still takes its place there (the other hosts' leaders wait for
+ * it), so that they fail with the mismatch too, and keeps its own message.
+ * Returns `status` (the host's failure) then, else the stage's. */
+static int between_hosts(stage_context *s, int status, const char *stage,
+                         vcpu_comm_kind_t kind, void *buffer, C_CCLReduceOp op,
+                         size_t root_host) {
+  if (s->h->leaders == NULL || (status != BP_OK && !s->host_disagreed))
+    return status;
+  if (status == BP_OK)
+    return leaders_stage(s, stage, kind, buffer, op, root_host);
+  char own[512];
+  snprintf(own, sizeof own, "%s", s->error);
+  leaders_stage(s, stage, kind, buffer, op, root_host);
+  snprintf(s->error, s->capacity, "%s", own);
   return status;
 }
 
@@ -209,9 +252,8 @@ static int all_reduce(stage_context *s) {
   } else {
     vcpu_comm_copy(d->recv, d->send, d->count * vcpu_comm_dtype_size(d->dtype));
   }
-  if (status == BP_OK && h->leaders != NULL)
-    status = leaders_stage(s, "the all_reduce between hosts",
-                           VCPU_COMM_ALL_REDUCE, d->recv, summed(d->op), 0);
+  status = between_hosts(s, status, "the all_reduce between hosts",
+                         VCPU_COMM_ALL_REDUCE, d->recv, summed(d->op), 0);
   if (status == BP_OK && h->host != NULL) {
     host_call.kind = VCPU_COMM_BROADCAST;
     host_call.send = d->recv;
@@ -223,7 +265,8 @@ static int all_reduce(stage_context *s) {
 }
 
 /* The root's host spreads the data inside itself first when the root is not
- * its leader; then the leaders broadcast; then every other host spreads. */
+ * its leader; then the leaders broadcast; then every other host spreads
+ * (its ranks meet, checking their calls, before the leaders' stage). */
 static int broadcast(stage_context *s) {
   hybrid *h = s->h;
   const vcpu_comm_desc_t *d = s->call;
@@ -234,14 +277,14 @@ static int broadcast(stage_context *s) {
   if (h->host != NULL && spread_first) {
     host_call.peer = root_local;
     status = host_stage(s, "the broadcast inside the root's host", host_call);
-  }
-  if (status == BP_OK && h->leaders != NULL)
-    status = leaders_stage(s, "the broadcast between hosts",
-                           VCPU_COMM_BROADCAST, d->recv, d->op, root_host);
-  if (status == BP_OK && h->host != NULL && !spread_first) {
+  } else if (h->host != NULL) {
     host_call.peer = 0;
-    status = host_stage(s, "the broadcast inside the host", host_call);
+    status = host_start(s, "the broadcast inside the host", &host_call);
   }
+  status = between_hosts(s, status, "the broadcast between hosts",
+                         VCPU_COMM_BROADCAST, d->recv, d->op, root_host);
+  if (status == BP_OK && h->host != NULL && !spread_first)
+    status = host_finish(s, "the broadcast inside the host", &host_call);
   return status;
 }
 
@@ -270,12 +313,12 @@ static int reduce(stage_context *s) {
   } else {
     vcpu_comm_copy(partial, d->send, bytes);
   }
-  bool mpi_gave_up = false;
-  if (status == BP_OK && h->leaders != NULL) {
-    status = leaders_stage(s, "the reduce between hosts", VCPU_COMM_REDUCE,
-                           partial, summed(d->op), root_host);
-    mpi_gave_up = status != BP_OK;
-  }
+  bool host_ok = status == BP_OK;
+  status = between_hosts(s, status, "the reduce between hosts",
+                         VCPU_COMM_REDUCE, partial, summed(d->op), root_host);
+  /* MPI may still write into a buffer of a stage it gave up. */
+  bool mpi_gave_up =
+      h->leaders != NULL && (host_ok ? status != BP_OK : s->host_disagreed);
   if (status == BP_OK && h->host_of[h->rank] == root_host && root_local != 0) {
     if (leader)
       status = host_p2p_stage(s, "the send from the host's leader to the root",
@@ -298,26 +341,22 @@ static int hybrid_collective(void *handle, const vcpu_comm_desc_t *d,
   if (d->kind == VCPU_COMM_ALL_GATHER || d->kind == VCPU_COMM_REDUCE_SCATTER)
     return h->mpi->collective(h->everyone, d, deadline_ns, aborted, error,
                               capacity);
-  stage_context s = {h, d, deadline_ns, aborted, error, capacity, false};
-  away_over_mpi(&s);
-  int status = back_from_mpi(
-      &s, h->mpi->check(h->everyone, d, deadline_ns, aborted, error, capacity),
-      error);
-  if (status == BP_OK) {
-    switch (d->kind) {
-    case VCPU_COMM_ALL_REDUCE:
-      status = all_reduce(&s);
-      break;
-    case VCPU_COMM_BROADCAST:
-      status = broadcast(&s);
-      break;
-    default:
-      status = reduce(&s);
-      break;
-    }
+  stage_context s = {h, d, deadline_ns, aborted, error, capacity, false, false};
+  int status;
+  switch (d->kind) {
+  case VCPU_COMM_ALL_REDUCE:
+    status = all_reduce(&s);
+    break;
+  case VCPU_COMM_BROADCAST:
+    status = broadcast(&s);
+    break;
+  default:
+    status = reduce(&s);
+    break;
   }
-  return status == BP_OK || s.failed_over_mpi ? status
-                                              : relayed_failure(&s, status);
+  return status == BP_OK || s.failed_over_mpi || s.host_disagreed
+             ? status
+             : relayed_failure(&s, status);
 }
 
 static int hybrid_p2p(void *handle, const vcpu_comm_desc_t *ops, size_t n,
@@ -356,6 +395,12 @@ static const vcpu_comm_mpi_module_t hybrid_dispatch = {
 
 bool vcpu_comm_hybrid_in_use(const vcpu_comm_world_t *world) {
   return world->mpi == &hybrid_dispatch;
+}
+
+C_CCLComm vcpu_comm_hybrid_host_comm(const vcpu_comm_world_t *world) {
+  return vcpu_comm_hybrid_in_use(world)
+             ? ((const hybrid *)world->mpi_handle)->host
+             : NULL;
 }
 
 /* Reads BACKPLANE_COMM_HYBRID and BACKPLANE_COMM_RANKS_PER_HOST. */

@@ -8,11 +8,18 @@
  * over shared memory, then MPI among the leaders, then broadcast (or, for a
  * reduce whose root is not a leader, one send) inside the host. all_gather,
  * reduce_scatter, send, recv and all_to_all stay on MPI among every rank.
- * Every call is first checked across all ranks over MPI, so every rank sees
- * a mismatch; every stage keeps the call's deadline; a host's ranks share
- * the abort flag of their shared-memory world, so an abort stops the caller's
- * host at once and the other hosts at the deadline. A rank whose own MPI
- * stage fails (the check, or the leaders' call between hosts) relays its
+ * The ranks' calls are checked without a message of their own: each stage
+ * carries the whole call (vcpu_comm_desc_t.stage_of), the host's ranks
+ * compare theirs at the host stage's first meeting (before the leaders'
+ * stage, also for a broadcast's hosts that receive), the leaders beside
+ * their MPI data, and a leader whose host disagreed still joins the leaders
+ * marked so, so every rank sees a mismatch of these three collectives (one
+ * of them against all_gather, reduce_scatter or send/recv, which never
+ * meet, ends at the deadline). Every stage keeps the call's deadline; a
+ * host's ranks share the abort flag of their shared-memory world, so an
+ * abort stops the caller's host at once and the other hosts at the
+ * deadline. A rank whose own MPI stage (the leaders' call between hosts)
+ * fails relays its
  * failure to the other ranks of its host (comm/relay.h), which report it in
  * place of the wait inside the host it left them in: every rank names the
  * ranks or hosts that were lost, with their world ranks.
@@ -40,6 +47,11 @@ bp_status_t vcpu_comm_hybrid_setup(vcpu_comm_world_t *world,
 /* Whether `world` dispatches through the hybrid (for tests and
  * diagnostics). */
 bool vcpu_comm_hybrid_in_use(const vcpu_comm_world_t *world);
+
+/* This rank's communicator of its host's shared-memory world in a hybrid
+ * `world`; NULL when the world is not hybrid or the rank is alone on its
+ * host (for tests and diagnostics). */
+C_CCLComm vcpu_comm_hybrid_host_comm(const vcpu_comm_world_t *world);
 
 /* The id of host `host`'s shared-memory world within the world `id` names
  * (its token and secret are mixes of the world's and the host index). */

@@ -15,7 +15,7 @@
  * that call may still be written if the missing rank shows up later.
  *
  * A world over several hosts some of which hold several ranks is hybrid
- * (comm/hybrid.h): it uses `hosts`, `check` and `run` to talk MPI between
+ * (comm/hybrid.h): it uses `hosts` and `collective` to talk MPI between
  * hosts, shared memory inside them. */
 #ifndef BACKPLANE_VCPU_COMM_MPI_H_
 #define BACKPLANE_VCPU_COMM_MPI_H_
@@ -45,19 +45,13 @@ typedef struct vcpu_comm_mpi_module {
   int (*p2p)(void *handle, const vcpu_comm_desc_t *ops, size_t n,
              uint64_t deadline_ns, const atomic_bool *aborted, char *error,
              size_t capacity);
-  /* `collective` in two halves: `check` only compares the call across the
-   * ranks (BP_ERR_INVALID_ARGUMENT "mismatched collectives ..."), `run` only
-   * moves the data (the caller has checked). */
-  int (*check)(void *handle, const vcpu_comm_desc_t *desc, uint64_t deadline_ns,
-               const atomic_bool *aborted, char *error, size_t capacity);
-  int (*run)(void *handle, const vcpu_comm_desc_t *desc, uint64_t deadline_ns,
-             const atomic_bool *aborted, char *error, size_t capacity);
   /* Groups the world's ranks by host: by processor name, or with
    * ranks_per_host K > 0 rank r is on host r / K (testing on one machine).
    * Fills host_of[nranks] with host indices numbered by each host's lowest
    * rank (its leader). When there are several hosts and this rank leads its
    * host, *out_leaders is a world of the leaders (rank = host index) for
-   * `run` and `destroy`; else NULL. Every rank of the world calls it. */
+   * `collective` and `destroy`; else NULL. Every rank of the world calls
+   * it. */
   int (*hosts)(void *handle, size_t ranks_per_host, uint64_t deadline_ns,
                size_t *host_of, void **out_leaders, char *error,
                size_t capacity);

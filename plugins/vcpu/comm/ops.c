@@ -8,14 +8,13 @@
 #include "base/park.h"
 #include "comm/arena_map.h"
 #include "comm/caller.h"
+#include "comm/data.h"
 #include "comm/failure.h"
 #include "comm/host.h"
 #include "comm/meet.h"
 #include "comm/mpi.h"
 #include "comm/p2p.h"
 #include "comm/small.h"
-#include "comm/staged.h"
-#include "comm/threads.h"
 #include "reduce/reduce.h"
 
 /* A group's calls for one (communicator, stream) pair, run as one task. */
@@ -42,27 +41,6 @@ static void batch_free(vcpu_comm_batch_t *batch) {
   free(batch);
 }
 
-/* Worlds across processes share device buffers (single copy) only for calls
- * this large: it costs one more meeting to agree on it. */
-enum { SINGLE_COPY_MIN_BYTES = 64 * 1024, MAX_STACK_PEERS = 16 };
-
-/* Whether every rank could map every peer's arena for this call: each
- * publishes its answer, then they meet at `step`. */
-static bp_status_t agree_on_single_copy(C_CCLComm comm,
-                                        const vcpu_comm_desc_t *desc,
-                                        vcpu_comm_desc_t *peers, unsigned step,
-                                        uint64_t deadline, bool *out_agreed) {
-  vcpu_comm_world_t *world = comm->world;
-  if (vcpu_comm_arena_translate(comm, desc->seq, peers))
-    atomic_store(&world->slots[comm->rank].mapped_seq, desc->seq);
-  bp_status_t status = vcpu_comm_meet(comm, desc, step, deadline);
-  bool agreed = true;
-  for (size_t r = 0; r < comm->nranks; r++)
-    agreed = agreed && atomic_load(&world->slots[r].mapped_seq) == desc->seq;
-  *out_agreed = agreed;
-  return status;
-}
-
 /* Small all_reduce: one meeting through the world's input areas
  * (comm/small.h). Otherwise, ranks all in this process: single copy through
  * the published buffers. Across processes: single copy through mapped device
@@ -84,36 +62,8 @@ static bp_status_t run_collective(C_CCLComm comm, const vcpu_comm_desc_t *desc,
     return vcpu_comm_small_all_reduce(comm, desc, deadline);
   vcpu_comm_arena_publish(comm, desc);
   bp_status_t status = vcpu_comm_start_collective(comm, desc, deadline);
-  if (status != BP_OK)
-    return status;
-  vcpu_comm_desc_t stack_peers[MAX_STACK_PEERS];
-  vcpu_comm_desc_t *peers = comm->nranks <= MAX_STACK_PEERS
-                                ? stack_peers
-                                : malloc(comm->nranks * sizeof *peers);
-  if (peers == NULL)
-    return vcpu_comm_fail(comm, BP_ERR_OUT_OF_MEMORY,
-                          "%s rank %zu: out of memory", comm->name, comm->rank);
-  size_t bytes = desc->count * vcpu_comm_dtype_size(desc->dtype);
-  if (vcpu_comm_world_is_local(world)) {
-    for (size_t r = 0; r < comm->nranks; r++)
-      peers[r] = *vcpu_comm_published_call(world, r, desc->seq);
-    status = vcpu_comm_threads_collective(comm, desc, peers, 2, deadline);
-  } else if (bytes >= SINGLE_COPY_MIN_BYTES &&
-             vcpu_comm_arena_everyone_published(world)) {
-    bool agreed = false;
-    status = agree_on_single_copy(comm, desc, peers, 2, deadline, &agreed);
-    if (status == BP_OK && agreed) {
-      atomic_fetch_add(&comm->single_copy_calls, 1);
-      status = vcpu_comm_threads_collective(comm, desc, peers, 3, deadline);
-    } else if (status == BP_OK) {
-      status = vcpu_comm_staged_collective(comm, desc, 3, deadline);
-    }
-  } else {
-    status = vcpu_comm_staged_collective(comm, desc, 2, deadline);
-  }
-  if (peers != stack_peers)
-    free(peers);
-  return status;
+  return status == BP_OK ? vcpu_comm_collective_data(comm, desc, deadline)
+                         : status;
 }
 
 static void run_p2p(C_CCLComm comm, const vcpu_comm_desc_t *ops, size_t n,

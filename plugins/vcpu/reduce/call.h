@@ -32,15 +32,29 @@ typedef struct vcpu_comm_desc {
   C_CCLReduceOp op;
   size_t peer;
   uint64_t seq; /* collective sequence, or the p2p message number per pair */
+  /* A stage of the hybrid transport (comm/hybrid.c): the whole call it is
+   * part of, vcpu_comm_stage_of(); 0 for a call of its own. Ranks agree on
+   * a stage only when they agree on the whole call, so checking a stage
+   * checks the call. */
+  uint64_t stage_of;
 } vcpu_comm_desc_t;
+
+/* `whole`'s kind, op and root packed for vcpu_comm_desc_t.stage_of (its
+ * count and type are the stage's own); with `disagreed`, a call of a rank
+ * whose own stage found ranks that called something else, which then
+ * matches no other rank's. */
+uint64_t vcpu_comm_stage_of(const vcpu_comm_desc_t *whole, bool disagreed);
 
 /* "all_reduce", "broadcast", ... */
 const char *vcpu_comm_kind_name(vcpu_comm_kind_t kind);
 
 /* Whether two ranks' calls at one sequence number are the same collective:
- * kind, count and type, and the op or root where the kind has one. */
+ * kind, count and type, the op or root where the kind has one, and the
+ * whole call of a stage. */
 bool vcpu_comm_same_call(const vcpu_comm_desc_t *a, const vcpu_comm_desc_t *b);
-/* "all_reduce(count=4, float32, sum)", "broadcast(count=8, int32, root=1)". */
+/* "all_reduce(count=4, float32, sum)", "broadcast(count=8, int32, root=1)";
+ * a stage is described as its whole call ("..., on a host that disagreed"
+ * after a disagreement). */
 void vcpu_comm_describe_call(const vcpu_comm_desc_t *d, char *out,
                              size_t capacity);
 

@@ -1,8 +1,10 @@
 /* comm: collectives over the plugin's communicators (backplane/comm.h),
  * nccl-tests style: size, count, type, redop, then time, algbw, busbw and
  * #wrong out of place and in place; with, in the same run, Open MPI's
- * MPI_Allreduce on the same sizes (bin/backplane_mpi_allreduce under mpirun)
- * and the percentage of the memory-bandwidth model of
+ * MPI_Allreduce on the same sizes (bin/backplane_mpi_allreduce under mpirun
+ * beside ranks as threads or shm processes; ranks under mpirun call it
+ * themselves between their own calls, bench_mpi_baseline.h) and the
+ * percentage of the memory-bandwidth model of
  * reference/collectives_alloc.md §3: 2-thread memcpy read+write bandwidth B
  * over (3n-1), the single-copy ceiling, which both transports reach from
  * 64 KiB up (processes map each other's device arenas; below that they stage
@@ -35,6 +37,7 @@
 #include "bench_comm_mpi.h"
 #include "bench_comm_ranks.h"
 #include "bench_memcpy.h"
+#include "bench_mpi_baseline.h"
 #include "cli/cli_format.h"
 #include "cli/cli_output.h"
 #include "cli/cli_timing.h"
@@ -56,6 +59,12 @@ typedef struct comm_bench {
   bp_comm_t *comms[BENCH_COMM_MAX_RANKS];
   float *send[BENCH_COMM_MAX_RANKS], *recv[BENCH_COMM_MAX_RANKS];
   size_t capacity; /* bytes of each send and recv buffer */
+  /* A rank under mpirun: Open MPI's MPI_Allreduce in this process, timed
+   * between the plugin's calls on the same buffers; and under --hosts a
+   * second communicator with every rank over MPI (BACKPLANE_COMM_HYBRID=0)
+   * beside the hybrid one in comms[0]. NULL otherwise. */
+  const bench_mpi_baseline_t *mpi;
+  bp_comm_t *flat;
 } comm_bench_t;
 
 /* One timing row, nccl-tests' columns plus the baselines. */
@@ -63,8 +72,9 @@ typedef struct row {
   size_t bytes;
   double us[2]; /* out of place, in place */
   size_t wrong[2];
-  double mpi_us[2]; /* 0 when there is no baseline */
-  double model_gbs; /* B / (3n - 1) just before the row was timed */
+  double mpi_us[2];  /* 0 when there is no baseline */
+  double flat_us[2]; /* --hosts: every rank over MPI; else 0 */
+  double model_gbs;  /* B / (3n - 1) just before the row was timed */
 } row_t;
 
 /* How the table and the records name the transport. */
@@ -126,12 +136,13 @@ static void counts_of(bench_comm_op_t op, size_t n, size_t bytes, size_t *send,
     *recv = total / n;
 }
 
-static bp_status_t call(comm_bench_t *b, size_t local, size_t bytes,
-                        int in_place) {
+/* One collective of local rank `local` on `comm`, its communicator or its
+ * flat one. */
+static bp_status_t call(comm_bench_t *b, size_t local, bp_comm_t *comm,
+                        size_t bytes, int in_place) {
   size_t r = b->my_rank + local, send_count, recv_count;
   counts_of(b->op, b->n, bytes, &send_count, &recv_count);
   float *send = b->send[local], *recv = b->recv[local];
-  bp_comm_t *comm = b->comms[local];
   bp_stream_t *stream = b->streams[local];
   switch (b->op) {
   case BENCH_COMM_ALL_REDUCE:
@@ -153,11 +164,12 @@ static bp_status_t call(comm_bench_t *b, size_t local, size_t bytes,
   }
 }
 
-static bp_status_t sync_all(comm_bench_t *b) {
+/* Waits for the local ranks' calls on `comms` (one per local rank). */
+static bp_status_t sync_all(comm_bench_t *b, bp_comm_t *const *comms) {
   for (size_t l = 0; l < b->local; l++) {
     bp_status_t status = bp_stream_synchronize(b->streams[l]);
     if (status == BP_OK)
-      status = bp_comm_async_error(b->comms[l]);
+      status = bp_comm_async_error(comms[l]);
     if (status != BP_OK)
       return bench_error(b->ctx, "collective", status);
   }
@@ -173,22 +185,23 @@ static bp_status_t time_op(comm_bench_t *b, size_t bytes, int in_place,
   uint64_t start = 0;
   for (size_t i = 0; i < iters + warmup && status == BP_OK; i++) {
     if (i == warmup) {
-      status = sync_all(b);
+      status = sync_all(b, b->comms);
       start = cli_now_ns();
     }
     for (size_t l = 0; l < b->local && status == BP_OK; l++)
-      status = call(b, l, bytes, in_place);
+      status = call(b, l, b->comms[l], bytes, in_place);
   }
   if (status == BP_OK)
-    status = sync_all(b);
+    status = sync_all(b, b->comms);
   *out_us = (double)(cli_now_ns() - start) / 1e3 / (double)iters;
   return status;
 }
 
-/* Fills every local rank's input with rank + 1, runs once, and counts the
- * wrong elements of this process's results (nccl-tests' #wrong). */
-static bp_status_t count_wrong(comm_bench_t *b, size_t bytes, int in_place,
-                               size_t *out_wrong) {
+/* Fills every local rank's input with rank + 1, runs once on `comms`, and
+ * counts the wrong elements of this process's results (nccl-tests'
+ * #wrong). */
+static bp_status_t count_wrong(comm_bench_t *b, bp_comm_t *const *comms,
+                               size_t bytes, int in_place, size_t *out_wrong) {
   size_t send_count, recv_count;
   counts_of(b->op, b->n, bytes, &send_count, &recv_count);
   size_t host_count = send_count > recv_count ? send_count : recv_count;
@@ -211,9 +224,9 @@ static bp_status_t count_wrong(comm_bench_t *b, size_t bytes, int in_place,
         bp_copy(b->devices[l], dst, NULL, host, input * sizeof *host, NULL);
   }
   for (size_t l = 0; l < b->local && status == BP_OK; l++)
-    status = call(b, l, bytes, in_place);
+    status = call(b, l, comms[l], bytes, in_place);
   if (status == BP_OK)
-    status = sync_all(b);
+    status = sync_all(b, comms);
   size_t wrong = 0;
   double sum = (double)(b->n * (b->n + 1) / 2);
   for (size_t l = 0; l < b->local && status == BP_OK; l++) {
@@ -470,6 +483,42 @@ static bp_status_t place_this_process(comm_bench_t *b) {
   return BP_OK;
 }
 
+/* A rank under mpirun, once its communicator is made: Open MPI's
+ * MPI_Allreduce in this process and, under --hosts, the flat communicator
+ * (every rank over MPI), with an id rank 0 makes and broadcasts. */
+static bp_status_t open_mpi_contenders(comm_bench_t *b) {
+  b->mpi = bench_comm_mpi_baseline();
+  if (b->mpi == NULL)
+    return BP_ERR_NOT_FOUND; /* the loader said why */
+  if (b->ctx->comm.hosts == 0)
+    return BP_OK;
+  unsigned char id[BENCH_COMM_ID_BYTES_MAX] = {0};
+  size_t id_size = 0;
+  bp_status_t status =
+      b->my_rank == 0
+          ? make_unique_id(b, b->devices[0], id, sizeof id, &id_size)
+          : bp_comm_unique_id_size(b->devices[0], &id_size);
+  if (status == BP_OK &&
+      (id_size > sizeof id || b->mpi->broadcast(id, id_size, 0) != 0))
+    status = bench_error(b->ctx, "broadcasting the flat communicator's id",
+                         BP_ERR_INTERNAL);
+  if (status != BP_OK)
+    return status;
+  const char *hybrid = getenv("BACKPLANE_COMM_HYBRID");
+  char *saved = hybrid ? strdup(hybrid) : NULL;
+  setenv("BACKPLANE_COMM_HYBRID", "0", 1);
+  status =
+      bp_comm_init_rank(b->devices[0], b->n, id, id_size, b->my_rank, &b->flat);
+  if (saved)
+    setenv("BACKPLANE_COMM_HYBRID", saved, 1);
+  else
+    unsetenv("BACKPLANE_COMM_HYBRID");
+  free(saved);
+  return status == BP_OK
+             ? BP_OK
+             : bench_error(b->ctx, "bp_comm_init_rank (flat)", status);
+}
+
 /* Devices, streams, buffers and communicators of the ranks this process
  * drives. */
 static bp_status_t open_ranks(comm_bench_t *b, size_t max_bytes) {
@@ -513,8 +562,9 @@ static bp_status_t open_ranks(comm_bench_t *b, size_t max_bytes) {
   }
   status = bp_comm_init_rank(b->devices[0], b->n, id, id_size, b->my_rank,
                              &b->comms[0]);
-  return status == BP_OK ? BP_OK
-                         : bench_error(ctx, "bp_comm_init_rank", status);
+  if (status != BP_OK)
+    return bench_error(ctx, "bp_comm_init_rank", status);
+  return b->transport == BENCH_COMM_MPI ? open_mpi_contenders(b) : BP_OK;
 }
 
 static bp_status_t close_ranks(comm_bench_t *b) {
@@ -523,6 +573,8 @@ static bp_status_t close_ranks(comm_bench_t *b) {
     if (b->streams[l])
       bp_stream_synchronize(b->streams[l]);
     bp_comm_destroy(b->comms[l]);
+    if (l == 0 && b->flat)
+      bp_comm_destroy(b->flat);
     if (b->send[l])
       bp_device_free(b->devices[l], b->send[l]);
     if (b->recv[l])
@@ -546,10 +598,10 @@ static double lower(double kept, double candidate) {
   return kept == 0 || (candidate > 0 && candidate < kept) ? candidate : kept;
 }
 
-/* Times one size (out of place, then in place) `repetitions` times, keeping
- * the best, and checks its results once. Rank 0 runs Open MPI's baseline
- * after each repetition unless the ranks are under mpirun (their launcher
- * runs it afterwards), also keeping the best. */
+/* Ranks as threads or shm processes: times one size (out of place, then in
+ * place) `repetitions` times, keeping the best, and checks its results once.
+ * Rank 0 runs Open MPI's baseline after each repetition, also keeping the
+ * best. (Ranks under mpirun: time_row_beside_mpi.) */
 static bp_status_t time_row(comm_bench_t *b, row_t *row, int repetitions) {
   int baseline =
       b->my_rank == 0 && b->transport != BENCH_COMM_MPI && !b->ctx->quick;
@@ -560,7 +612,8 @@ static bp_status_t time_row(comm_bench_t *b, row_t *row, int repetitions) {
       status = time_op(b, row->bytes, in_place, &us);
       row->us[in_place] = lower(row->us[in_place], us);
       if (status == BP_OK && rep == 0)
-        status = count_wrong(b, row->bytes, in_place, &row->wrong[in_place]);
+        status = count_wrong(b, b->comms, row->bytes, in_place,
+                             &row->wrong[in_place]);
     }
     if (status != BP_OK || !baseline)
       continue;
@@ -568,6 +621,128 @@ static bp_status_t time_row(comm_bench_t *b, row_t *row, int repetitions) {
     mpi_baseline(b, &mpi, 1);
     for (int p = 0; p < 2; p++)
       row->mpi_us[p] = lower(row->mpi_us[p], mpi.mpi_us[p]);
+  }
+  return status;
+}
+
+/* What a timing under mpirun runs: the plugin's collective on the rank's
+ * communicator, on its flat one (--hosts), or Open MPI's MPI_Allreduce. */
+typedef enum contender {
+  CONTENDER_PLUGIN,
+  CONTENDER_FLAT,
+  CONTENDER_MPI,
+  CONTENDER_COUNT
+} contender_t;
+
+enum { MAX_ROUNDS = 9 };
+
+/* Rounds per size under mpirun (each times every contender once), and
+ * calls per contender in a round. */
+static size_t rounds_beside_mpi(const bench_ctx_t *ctx, size_t bytes) {
+  if (ctx->quick)
+    return 1;
+  return bytes >= (64u << 20) ? 3 : bytes >= (1u << 20) ? 5 : 7;
+}
+
+static size_t iterations_beside_mpi(const bench_ctx_t *ctx, size_t bytes) {
+  if (ctx->quick)
+    return 2;
+  return bytes >= (64u << 20) ? 2 : bytes >= (1u << 20) ? 10 : 500;
+}
+
+/* One call of `who` on the rank's own buffers. */
+static bp_status_t contend(comm_bench_t *b, contender_t who, size_t bytes,
+                           int in_place) {
+  if (who != CONTENDER_MPI)
+    return call(b, 0, who == CONTENDER_FLAT ? b->flat : b->comms[0], bytes,
+                in_place);
+  float *send = b->send[0];
+  return b->mpi->all_reduce(send, in_place ? send : b->recv[0],
+                            bytes / sizeof(float)) == 0
+             ? BP_OK
+             : bench_error(b->ctx, "MPI_Allreduce", BP_ERR_INTERNAL);
+}
+
+/* Waits for `who`'s calls to end (MPI_Allreduce returns once done). */
+static bp_status_t settle(comm_bench_t *b, contender_t who) {
+  if (who == CONTENDER_MPI)
+    return BP_OK;
+  return sync_all(b, who == CONTENDER_FLAT ? &b->flat : b->comms);
+}
+
+/* Microseconds per call of `who`, the slowest rank's: `iters` calls back to
+ * back, after a tenth of that (at least one) as warm-up and a barrier. */
+static bp_status_t time_contender(comm_bench_t *b, contender_t who,
+                                  size_t bytes, int in_place, size_t iters,
+                                  double *out_us) {
+  size_t warmup = iters / 10 > 1 ? iters / 10 : 1;
+  bp_status_t status = BP_OK;
+  for (size_t i = 0; i < warmup && status == BP_OK; i++)
+    status = contend(b, who, bytes, in_place);
+  if (status == BP_OK)
+    status = settle(b, who);
+  if (status == BP_OK && b->mpi->barrier() != 0)
+    status = bench_error(b->ctx, "MPI_Barrier", BP_ERR_INTERNAL);
+  uint64_t start = cli_now_ns();
+  for (size_t i = 0; i < iters && status == BP_OK; i++)
+    status = contend(b, who, bytes, in_place);
+  if (status == BP_OK)
+    status = settle(b, who);
+  double mine = (double)(cli_now_ns() - start) / 1e3 / (double)iters;
+  if (status == BP_OK)
+    *out_us = b->mpi->largest(mine);
+  return status;
+}
+
+static double median(double *values, size_t count) {
+  for (size_t i = 1; i < count; i++)
+    for (size_t j = i; j > 0 && values[j - 1] > values[j]; j--) {
+      double kept = values[j];
+      values[j] = values[j - 1];
+      values[j - 1] = kept;
+    }
+  return count % 2 ? values[count / 2]
+                   : (values[count / 2 - 1] + values[count / 2]) / 2;
+}
+
+/* A size under mpirun: its results checked on each communicator, then
+ * rounds that each time every contender, out of place then in place, the
+ * order turning by one each round, so that all see the machine in the same
+ * states (a shared VM changes speed from one minute to the next); the
+ * median of each. */
+static bp_status_t time_row_beside_mpi(comm_bench_t *b, row_t *row) {
+  contender_t who[CONTENDER_COUNT];
+  size_t contenders = 0;
+  who[contenders++] = CONTENDER_PLUGIN;
+  if (b->flat)
+    who[contenders++] = CONTENDER_FLAT;
+  if (b->op == BENCH_COMM_ALL_REDUCE)
+    who[contenders++] = CONTENDER_MPI;
+  bp_status_t status = BP_OK;
+  for (int in_place = 0; in_place < 2 && status == BP_OK; in_place++) {
+    size_t flat_wrong = 0;
+    status =
+        count_wrong(b, b->comms, row->bytes, in_place, &row->wrong[in_place]);
+    if (status == BP_OK && b->flat)
+      status = count_wrong(b, &b->flat, row->bytes, in_place, &flat_wrong);
+    row->wrong[in_place] += flat_wrong;
+  }
+  size_t rounds = rounds_beside_mpi(b->ctx, row->bytes);
+  size_t iters = iterations_beside_mpi(b->ctx, row->bytes);
+  double us[CONTENDER_COUNT][2][MAX_ROUNDS] = {{{0}}};
+  for (size_t round = 0; round < rounds && status == BP_OK; round++)
+    for (size_t k = 0; k < contenders && status == BP_OK; k++) {
+      contender_t c = who[(round + k) % contenders];
+      for (int in_place = 0; in_place < 2 && status == BP_OK; in_place++)
+        status = time_contender(b, c, row->bytes, in_place, iters,
+                                &us[c][in_place][round]);
+    }
+  for (int p = 0; p < 2 && status == BP_OK; p++) {
+    row->us[p] = median(us[CONTENDER_PLUGIN][p], rounds);
+    row->flat_us[p] = b->flat ? median(us[CONTENDER_FLAT][p], rounds) : 0;
+    row->mpi_us[p] = b->op == BENCH_COMM_ALL_REDUCE
+                         ? median(us[CONTENDER_MPI][p], rounds)
+                         : 0;
   }
   return status;
 }
@@ -596,7 +771,9 @@ static bp_status_t measure(comm_bench_t *b, const size_t *sizes, size_t count,
       rows[i].model_gbs =
           model_probe_bandwidth(&probe) / (3.0 * (double)b->n - 1.0);
     int repetitions = b->ctx->quick || sizes[i] >= (1u << 20) ? 1 : 3;
-    status = time_row(b, &rows[i], repetitions);
+    status = b->transport == BENCH_COMM_MPI
+                 ? time_row_beside_mpi(b, &rows[i])
+                 : time_row(b, &rows[i], repetitions);
   }
   model_probe_close(&probe);
   bp_status_t closed = close_ranks(b);
@@ -604,13 +781,17 @@ static bp_status_t measure(comm_bench_t *b, const size_t *sizes, size_t count,
 }
 
 /* The rows as rank 0 of an mpi world hands them to its launcher: one line
- * "bytes us us wrong wrong model" per size. */
+ * "bytes us us wrong wrong model mpi_us mpi_us flat_us flat_us" per size. */
 static int write_rows(FILE *out, const row_t *rows, size_t count) {
   int failed = out == NULL;
-  for (size_t i = 0; i < count && !failed; i++)
-    failed = fprintf(out, "%zu %.17g %.17g %zu %zu %.17g\n", rows[i].bytes,
-                     rows[i].us[0], rows[i].us[1], rows[i].wrong[0],
-                     rows[i].wrong[1], rows[i].model_gbs) < 0;
+  for (size_t i = 0; i < count && !failed; i++) {
+    const row_t *r = &rows[i];
+    failed =
+        fprintf(out, "%zu %.17g %.17g %zu %zu %.17g %.17g %.17g %.17g %.17g\n",
+                r->bytes, r->us[0], r->us[1], r->wrong[0], r->wrong[1],
+                r->model_gbs, r->mpi_us[0], r->mpi_us[1], r->flat_us[0],
+                r->flat_us[1]) < 0;
+  }
   if (out != NULL && fclose(out) != 0)
     failed = 1;
   return failed;
@@ -629,11 +810,12 @@ static bp_status_t measure_under_mpirun(comm_bench_t *b, row_t *rows,
   if (status != BP_OK)
     return status;
   size_t read = 0;
-  while (read < count &&
-         fscanf(in, "%zu %lf %lf %zu %zu %lf", &rows[read].bytes,
-                &rows[read].us[0], &rows[read].us[1], &rows[read].wrong[0],
-                &rows[read].wrong[1], &rows[read].model_gbs) == 6)
-    read++;
+  for (row_t *r = rows; read < count; r = &rows[++read])
+    if (fscanf(in, "%zu %lf %lf %zu %zu %lf %lf %lf %lf %lf", &r->bytes,
+               &r->us[0], &r->us[1], &r->wrong[0], &r->wrong[1], &r->model_gbs,
+               &r->mpi_us[0], &r->mpi_us[1], &r->flat_us[0],
+               &r->flat_us[1]) != 10)
+      break;
   fclose(in);
   if (read == count)
     return BP_OK;
@@ -670,11 +852,10 @@ static void link_probe(double *out_latency_us, double *out_gbs) {
 }
 
 /* The inner run of --hosts (bench_comm_hosts.h), inside host 0: the link,
- * the sizes with the hybrid, then with every rank over MPI, then Open MPI's
- * MPI_Allreduce, all written to `out`. */
+ * then one mpirun whose ranks time the hybrid, every rank over MPI and Open
+ * MPI's MPI_Allreduce in turn at each size, all written to `out`. */
 static bp_status_t measure_on_hosts(comm_bench_t *b, row_t *rows, size_t count,
                                     FILE *out) {
-  row_t flat[MAX_SIZES] = {{0}};
   double latency_us = 0, gbs = 0;
   /* The hosts share this machine's cores while each hostfile entry claims
    * its own: Open MPI's blocking calls would spin without ever yielding. */
@@ -682,18 +863,13 @@ static bp_status_t measure_on_hosts(comm_bench_t *b, row_t *rows, size_t count,
   link_probe(&latency_us, &gbs);
   setenv("BACKPLANE_COMM_HYBRID", "1", 1);
   bp_status_t status = measure_under_mpirun(b, rows, count);
-  setenv("BACKPLANE_COMM_HYBRID", "0", 1);
-  if (status == BP_OK)
-    status = measure_under_mpirun(b, flat, count);
-  if (status == BP_OK)
-    mpi_baseline(b, rows, count);
   int failed = fprintf(out, "link %.17g %.17g\n", latency_us, gbs) < 0;
   for (size_t i = 0; i < count && status == BP_OK && !failed; i++)
-    failed = fprintf(out, "%zu %.17g %.17g %.17g %.17g %.17g %.17g %zu\n",
-                     rows[i].bytes, rows[i].us[0], rows[i].us[1], flat[i].us[0],
-                     flat[i].us[1], rows[i].mpi_us[0], rows[i].mpi_us[1],
-                     rows[i].wrong[0] + rows[i].wrong[1] + flat[i].wrong[0] +
-                         flat[i].wrong[1]) < 0;
+    failed =
+        fprintf(out, "%zu %.17g %.17g %.17g %.17g %.17g %.17g %zu\n",
+                rows[i].bytes, rows[i].us[0], rows[i].us[1], rows[i].flat_us[0],
+                rows[i].flat_us[1], rows[i].mpi_us[0], rows[i].mpi_us[1],
+                rows[i].wrong[0] + rows[i].wrong[1]) < 0;
   if (fclose(out) != 0 || failed) {
     fprintf(stderr, "backplane bench comm: cannot write the results of the "
                     "run across hosts\n");
@@ -754,8 +930,6 @@ bp_status_t bench_comm(bench_ctx_t *ctx) {
     wrong += rows[i].wrong[0] + rows[i].wrong[1];
   if (wrong != 0)
     fprintf(stderr, "backplane bench comm: %zu wrong elements\n", wrong);
-  if (launcher && !ctx->quick)
-    mpi_baseline(&b, rows, count);
   if (!ctx->json)
     print_table(&b, rows, count);
   record_rows(&b, rows, count);

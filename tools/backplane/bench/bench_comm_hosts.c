@@ -98,10 +98,7 @@ static bp_status_t run_inner(const bench_ctx_t *ctx, FILE **out_results,
   snprintf(hosts, sizeof hosts, "%zu", ctx->comm.hosts);
   snprintf(per_host, sizeof per_host, "%zu", ctx->comm.ranks / ctx->comm.hosts);
   char *argv[96] = {"sh", HARNESS, hosts, per_host, "-t", "3600", "-l", self};
-  size_t used = bench_comm_rank_args(ctx, argv, 8, sizeof argv / sizeof *argv);
-  argv[used++] = "--hosts";
-  argv[used++] = hosts;
-  argv[used] = NULL;
+  bench_comm_rank_args(ctx, argv, 8, sizeof argv / sizeof *argv);
   setenv(OUT_VARIABLE, results, 1);
   int code = run_logged(argv, log);
   unsetenv(OUT_VARIABLE);

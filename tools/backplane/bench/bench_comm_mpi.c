@@ -1,5 +1,6 @@
 #include "bench_comm_mpi.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "bench_comm_ranks.h"
+#include "cli/cli_paths.h"
 
 extern char **environ;
 
@@ -36,6 +38,27 @@ bp_status_t bench_comm_mpi_rank(const bench_ctx_t *ctx, size_t *out_rank) {
     return usage_failure("the mpirun world does not have --ranks processes");
   *out_rank = strtoull(rank, NULL, 10);
   return BP_OK;
+}
+
+const bench_mpi_baseline_t *bench_comm_mpi_baseline(void) {
+  static const bench_mpi_baseline_t *loaded;
+  if (loaded != NULL)
+    return loaded;
+  char path[PATH_MAX];
+  cli_path_beside_binary(BENCH_MPI_BASELINE_FILE, path, sizeof path);
+  void *module = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  void *symbol = module ? dlsym(module, BENCH_MPI_BASELINE_SYMBOL) : NULL;
+  bench_mpi_baseline_fn_t entry = NULL;
+  memcpy(&entry, &symbol, sizeof entry);
+  loaded = entry ? entry() : NULL;
+  if (loaded == NULL)
+    fprintf(stderr,
+            "backplane bench comm: no MPI_Allreduce baseline in the ranks: "
+            "%s\n",
+            module == NULL  ? dlerror()
+            : entry == NULL ? "the module lacks " BENCH_MPI_BASELINE_SYMBOL
+                            : "MPI lacks MPI_THREAD_MULTIPLE");
+  return loaded;
 }
 
 FILE *bench_comm_mpi_rows_output(void) {

@@ -6,7 +6,8 @@
  * options and the id in the ranks' environment, and reads what rank 0
  * measured from a file it names in BACKPLANE_BENCH_COMM_ROWS (so rank 0 runs
  * on the launching host, as mpirun places it by default). Nothing here links
- * MPI: mpirun is a program, and MPI lives in the plugin's module.
+ * MPI: mpirun is a program, and MPI lives in the plugin's module and in the
+ * bench's baseline module (bench_mpi_baseline.h), opened by the ranks.
  * Not thread-safe (it changes the environment): the bench's thread only. */
 #ifndef BACKPLANE_CLI_BENCH_COMM_MPI_H_
 #define BACKPLANE_CLI_BENCH_COMM_MPI_H_
@@ -14,6 +15,7 @@
 #include <stdio.h>
 
 #include "bench.h"
+#include "bench_mpi_baseline.h"
 
 /* Whether this process is a rank under mpirun. */
 int bench_comm_mpi_is_rank(void);
@@ -27,6 +29,12 @@ bp_status_t bench_comm_mpi_rank(const bench_ctx_t *ctx, size_t *out_rank);
 /* Rank 0: the rows file its launcher named, opened for writing; NULL (errno
  * set) if it cannot be opened. The caller closes it. */
 FILE *bench_comm_mpi_rows_output(void);
+
+/* Rank: Open MPI's MPI_Allreduce and its helpers in this process, from
+ * lib/backplane/libbackplane_bench_mpi.so beside the binary (loaded once);
+ * NULL, saying why on stderr, when it cannot be loaded or MPI lacks
+ * MPI_THREAD_MULTIPLE. */
+const bench_mpi_baseline_t *bench_comm_mpi_baseline(void);
 
 /* Launcher: runs mpirun on this bench with ctx->comm.ranks ranks and the
  * `id_size` bytes of `id` in their environment, and waits for it. On success

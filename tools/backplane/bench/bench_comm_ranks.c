@@ -6,12 +6,13 @@
 
 size_t bench_comm_rank_args(const bench_ctx_t *ctx, char **argv, size_t at,
                             size_t capacity) {
-  static char cmdline[8192], ranks[24];
+  static char cmdline[8192], ranks[24], hosts[24];
   FILE *file = fopen("/proc/self/cmdline", "r");
   size_t length = file ? fread(cmdline, 1, sizeof cmdline - 1, file) : 0;
   if (file)
     fclose(file);
   snprintf(ranks, sizeof ranks, "%zu", ctx->comm.ranks);
+  snprintf(hosts, sizeof hosts, "%zu", ctx->comm.hosts);
   const char *fixed[] = {"bench",
                          "comm",
                          "--plugin",
@@ -22,10 +23,12 @@ size_t bench_comm_rank_args(const bench_ctx_t *ctx, char **argv, size_t at,
                          ranks,
                          "--transport",
                          bench_comm_transport_name(ctx->comm.transport),
-                         ctx->quick ? "--quick" : NULL};
-  for (size_t i = 0;
-       i < sizeof fixed / sizeof *fixed && fixed[i] && at + 1 < capacity; i++)
-    argv[at++] = (char *)fixed[i];
+                         ctx->quick ? "--quick" : NULL,
+                         ctx->comm.hosts ? "--hosts" : NULL,
+                         ctx->comm.hosts ? hosts : NULL};
+  for (size_t i = 0; i < sizeof fixed / sizeof *fixed && at + 1 < capacity; i++)
+    if (fixed[i] != NULL)
+      argv[at++] = (char *)fixed[i];
   /* --plugin-path DIR or --plugin-path=DIR, as this process was given them */
   for (size_t word = 0; word < length && at + 2 < capacity;
        word += strlen(cmdline + word) + 1) {

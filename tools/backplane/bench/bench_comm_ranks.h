@@ -14,10 +14,11 @@ enum { BENCH_COMM_ID_BYTES_MAX = 1024 };
 #define BENCH_COMM_ID_VARIABLE "BACKPLANE_BENCH_COMM_ID"
 
 /* Writes `backplane bench comm` with this run's plugin, --plugin-path words,
- * --op, --ranks, --transport and --quick into argv[at..], NULL-terminated
- * within `capacity` slots. argv[0..at) are the caller's (the program, or a
- * launcher and its options). The strings point into static storage that the
- * next call overwrites. Returns the number of words, not counting the NULL. */
+ * --op, --ranks, --transport, --quick and --hosts (when set) into argv[at..],
+ * NULL-terminated within `capacity` slots. argv[0..at) are the caller's (the
+ * program, or a launcher and its options). The strings point into static
+ * storage that the next call overwrites. Returns the number of words, not
+ * counting the NULL. */
 size_t bench_comm_rank_args(const bench_ctx_t *ctx, char **argv, size_t at,
                             size_t capacity);
 
