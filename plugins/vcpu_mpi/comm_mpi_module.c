@@ -6,6 +6,7 @@
 #include <mpi.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include "reduce/reduce.h"
 
 static pthread_once_t types_once = PTHREAD_ONCE_INIT;
+static pthread_once_t sigpipe_once = PTHREAD_ONCE_INIT;
 /* Some world gave a request up: MPI_Finalize could wait for it forever. */
 static atomic_bool gave_up;
 static MPI_Datatype f16_type, bf16_type;
@@ -257,6 +259,21 @@ static void open_roll_call(mpi_world *world, uint64_t deadline_ns) {
   mpi_watchdog_leave();
 }
 
+/* A peer's death must come back from MPI as a failed call, never end this
+ * process: Open MPI 4.1's TCP transport writes to its peers with writev,
+ * and a write to a socket the dead peer's host already reset raises
+ * SIGPIPE, whose default action ends the process without a word (a hybrid
+ * host leader so died mid-call now and then when a host was killed, and its
+ * host's ranks met a lost leader instead of the lost host). So once per
+ * process SIGPIPE is ignored, and such a write fails with EPIPE, which the
+ * transport reports, unless the program installed its own handler. */
+static void ignore_sigpipe(void) {
+  struct sigaction current;
+  if (sigaction(SIGPIPE, NULL, &current) == 0 &&
+      !(current.sa_flags & SA_SIGINFO) && current.sa_handler == SIG_DFL)
+    signal(SIGPIPE, SIG_IGN);
+}
+
 static int create(uint64_t secret, size_t nranks, size_t rank,
                   uint64_t deadline_ns, void **out_handle, char *error,
                   size_t capacity) {
@@ -271,6 +288,7 @@ static int create(uint64_t secret, size_t nranks, size_t rank,
     return fail(BP_ERR_UNSUPPORTED, error, capacity,
                 "MPI was initialized without MPI_THREAD_MULTIPLE");
   pthread_once(&types_once, create_types);
+  pthread_once(&sigpipe_once, ignore_sigpipe);
   mpi_watchdog_start();
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   MPI_Comm_rank(MPI_COMM_WORLD, &me);

@@ -9,6 +9,7 @@
  * transport (plugins/vcpu/comm/hybrid.h), rank r on simulated host r / K, and
  * the test checks that the world is hybrid; in both modes no shared-memory
  * segment of the world or of its hosts may outlive the communicator. */
+#include <errno.h>
 #include <mpi.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -381,6 +384,22 @@ static void test_kernel_channels_are_refused(void **state) {
     fail_msg("rank %d: %s", comm_mpi_rank, vk_last_error());
 }
 
+/* A write to a peer whose end is gone (Open MPI's TCP transport writing to
+ * a host that died) fails with EPIPE instead of ending the process by
+ * SIGPIPE, so the rank can report the lost peer (comm.multihost_kill_host_*:
+ * a host leader died silently mid-call). */
+static void test_a_write_to_a_lost_peer_fails_not_the_process(void **state) {
+  (void)state;
+  int ends[2];
+  assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, ends), 0);
+  close(ends[1]);
+  char byte = 1;
+  errno = 0;
+  assert_int_equal(write(ends[0], &byte, 1), -1);
+  assert_int_equal(errno, EPIPE);
+  close(ends[0]);
+}
+
 int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_transport),
@@ -393,6 +412,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_host_stages_go_single_copy_on_device_memory),
       cmocka_unit_test(test_mismatch_is_detected),
       cmocka_unit_test(test_kernel_channels_are_refused),
+      cmocka_unit_test(test_a_write_to_a_lost_peer_fails_not_the_process),
   };
   return comm_mpi_fixture_main(argc, argv, tests, sizeof tests / sizeof *tests,
                                true);
