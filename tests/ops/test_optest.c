@@ -227,6 +227,69 @@ static void list_attribute_past_the_cap_is_refused_by_name(void **state) {
   scratch_remove(&s);
 }
 
+/* Case `name` with one float32 input [2] "x": its two values, or (ref_case
+ * >= 0) a reference to case ref_case's tensor 0 storage. */
+static void put_ref_case(FILE *f, const char *name, int ref_case) {
+  double tolerance = 0;
+  uint64_t zero = 0, bytes = 8;
+  int64_t shape = 2, stride = 1, offset = 0;
+  put_text(f, name);
+  put_text(f, "diopiNoSuchOp");
+  fwrite(&tolerance, sizeof tolerance, 1, f);
+  fwrite(&tolerance, sizeof tolerance, 1, f);
+  fwrite(&zero, sizeof zero, 1, f);
+  fwrite(&zero, sizeof zero, 1, f);
+  put_u32(f, 1);
+  put_text(f, "x");
+  fputc(ref_case >= 0 ? 0x40 : 0, f); /* an input, its storage shared */
+  fputc(9, f);                        /* float32 */
+  fputc(1, f);
+  fwrite(&shape, sizeof shape, 1, f);
+  fwrite(&stride, sizeof stride, 1, f);
+  fwrite(&offset, sizeof offset, 1, f);
+  fwrite(&bytes, sizeof bytes, 1, f);
+  if (ref_case >= 0) {
+    put_u32(f, (uint32_t)ref_case);
+    put_u16(f, 0); /* tensor */
+    put_u16(f, 0); /* its storage */
+  } else {
+    float values[2] = {1.5f, -2.0f};
+    fwrite(values, sizeof values, 1, f);
+  }
+  put_u32(f, 0); /* attributes */
+}
+
+/* A data field stored as a reference to an earlier case's (an in-place
+ * case repeating its out-of-place case's input) is read; one naming a case
+ * not read before is refused, saying what it names. */
+static void data_reference_is_read_and_a_dangling_one_refused(void **state) {
+  (void)state;
+  scratch_t s;
+  char args[256], text[4096];
+  int total;
+  for (int dangling = 0; dangling < 2; dangling++) {
+    scratch_make(&s);
+    FILE *f = scratch_open(&s, "refs.bin");
+    fwrite("BPOPS001", 1, 8, f);
+    put_u32(f, 2);
+    put_ref_case(f, "refs/first", -1);
+    put_ref_case(f, "refs/second", dangling ? 2 : 0);
+    assert_int_equal(fclose(f), 0);
+    snprintf(args, sizeof args, "--data %s", s.dir);
+    int code = run_text(args, &total, text, sizeof text);
+    if (dangling) {
+      assert_int_not_equal(code, 0);
+      assert_non_null(strstr(text, "case refs/second: a data reference to "
+                                   "case 2 tensor 0 field 0, which holds no "
+                                   "stored data"));
+    } else {
+      assert_int_equal(code, 0);
+      assert_int_equal(total, 2);
+    }
+    scratch_remove(&s);
+  }
+}
+
 /* A case the directory's KNOWN_FAILURES.txt lists: XFAIL (with the reason)
  * when it fails, the run passing; XPASS when it passes, the run failing. */
 static void listed_known_failure_is_xfail_and_a_pass_of_it_xpass(void **state) {
@@ -284,6 +347,7 @@ int main(void) {
       cmocka_unit_test(missing_op_is_noimpl),
       cmocka_unit_test(every_case_file_of_a_directory_is_read),
       cmocka_unit_test(list_attribute_past_the_cap_is_refused_by_name),
+      cmocka_unit_test(data_reference_is_read_and_a_dangling_one_refused),
       cmocka_unit_test(listed_known_failure_is_xfail_and_a_pass_of_it_xpass),
       cmocka_unit_test(known_failure_without_a_reason_is_refused),
   };
