@@ -8,7 +8,7 @@ BACKPLANE = $(BUILD)/bin/backplane
 # it); a user's build only warns. CMAKE_FLAGS may still override.
 WERROR = -DBP_WERROR=$(if $(CI),ON,OFF)
 
-.PHONY: all deps configure build run test test-peer install test-asan test-tsan format clean
+.PHONY: all deps configure build run test test-diopi-large test-peer install test-asan test-tsan format clean
 
 all: build
 
@@ -31,7 +31,12 @@ run: build
 # (under investigation); a failure that repeats still fails, and the first
 # one stays in the log.
 test: build
-	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) --repeat until-pass:2 -LE peer
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) --repeat until-pass:2 -LE 'peer|diopi_large'
+
+# DIOPI's large configured shapes (label diopi_large, minutes long:
+# docs/plugin-guide.md, "Test on DIOPI's own configurations").
+test-diopi-large: build
+	ctest --test-dir $(BUILD) --output-on-failure -L diopi_large
 
 # Other projects' test suites run against ours (label "peer", minutes long):
 # PaddleCustomDevice's op tests from BP_PADDLE_CUSTOM_DEVICE_DIR (docs/paddle.md).

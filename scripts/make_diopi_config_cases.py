@@ -25,22 +25,28 @@ other entry's cases as they were.
 Only DIOPI's configuration is read (from the checkout named by
 BP_DIOPI_SOURCE_DIR); none of its code is copied here. The DIOPI config
 names this script knows how to call are in BUILDERS (and BACKWARDS); an op
-the reference
-library does not export (checked with ctypes against --lib) is skipped and
-listed. A case whose tensors exceed MAX_CASE_BYTES (DIOPI's largest shapes
-hold hundreds of megabytes) is stored as seeds and samples instead (see
-"large cases" below; named .../large); one that is still over
+the reference library does not export (checked with ctypes against --lib)
+is skipped and listed. A case whose tensors exceed MAX_CASE_BYTES (DIOPI's
+largest shapes hold hundreds of megabytes) is stored as seeds and samples
+instead (see "large cases" below; named .../large); one that is still over
 LARGE_CASE_BYTES, or whose result PyTorch leaves unspecified (ties in an
 index result, repeated scatter targets), is listed with its reason in
 SKIPPED.txt.
+
+The set is kept small: integral inputs, and every input of a case past
+SEED_MIN_BYTES, are stored as their seed (make_inputs); the cases of one
+config op share a file, where a data field equal to an earlier one is
+stored as a reference (CaseFile); a case repeating an earlier one
+(StoredCase.signature) is stored once and counted in SKIPPED.txt.
 """
 import argparse
+import ctypes
 import gzip
-import zlib
+import multiprocessing
 import os
 import struct
 import sys
-import ctypes
+import zlib
 
 import numpy as np
 import torch
@@ -173,12 +179,21 @@ def expand(entry):
     return cases
 
 
-def make_inputs(ins, rng, seeded=None):
-    """The case's inputs: drawn from rng, or (a large case) from seeded."""
-    def draw(k, shape):
-        if seeded is not None:
-            return seeded.tensor(k, a["gen_fn"], shape, a["dtype"],
-                                 a["stride"], a["no_contiguous"])
+def make_inputs(ins, rng, seeded, how):
+    """The case's inputs, drawn as `how` says: "large", every one from
+    `seeded` (stored as its seed); "seeded", every one that has a seeded
+    form; "integral", the integral and bool ones (their values need no more
+    than the generator's range); "plain", none: the others come from rng
+    (continuous values: no ties)."""
+    def draw(k, a, shape):
+        if how in ("large", "seeded") or (
+                how == "integral" and not a["dtype"].is_floating_point):
+            try:
+                return seeded.tensor(k, a["gen_fn"], shape, a["dtype"],
+                                     a["stride"], a["no_contiguous"])
+            except Unsupported:
+                if how == "large":
+                    raise
         return place(generate(a["gen_fn"], shape, a["dtype"], rng),
                      a["stride"], a["no_contiguous"])
     out = {}
@@ -194,9 +209,9 @@ def make_inputs(ins, rng, seeded=None):
             else:
                 low, high = a["count_range"] or (1, 5)
                 shapes = [tuple(a["shape"])] * int(rng.integers(low, high))
-            out[name] = [draw(16 * k + j, s) for j, s in enumerate(shapes)]
+            out[name] = [draw(16 * k + j, a, s) for j, s in enumerate(shapes)]
         else:
-            out[name] = draw(16 * k, tuple(a["shape"]))
+            out[name] = draw(16 * k, a, tuple(a["shape"]))
     return out
 
 
@@ -212,6 +227,12 @@ def make_inputs(ins, rng, seeded=None):
 SAMPLE_COUNT = 128
 SAMPLE_MIN_BYTES = 4096
 LARGE_CASE_BYTES = 96 * 1024
+# Inputs past SEED_MIN_BYTES are drawn by seed in every case (the stored
+# set stays small: random floats do not compress), except for the ops whose
+# cases are dropped when their input holds ties (the seeded values are
+# multiples of 1/128): those draw continuous values up to MAX_CASE_BYTES.
+SEED_MIN_BYTES = 1024
+TIES_MATTER = {"min", "max", "argmax", "argmin", "topk", "sort"}
 GENS = {"randn": 0, "randn_int": 0, "rand": 1, "positive": 2, "mask": 3,
         "randint": 4, "zeros": 5, "empty": 5, "ones": 5}
 _U = np.uint64
@@ -302,43 +323,56 @@ class Seeded:
 
 
 class StoredCase(base.Case):
-    """A case whose large tensors are stored as seeds and samples."""
+    """A case as stored: inputs drawn by seed stored as their seed, the
+    outputs of a large case as samples, and any data field equal to an
+    earlier one of its file as a reference to it (CaseFile)."""
 
-    seeded = None
+    seeded = None  # the Seeded its inputs were drawn from, if any
+    large = False  # outputs sampled, named .../large
 
-    def pack(self):
-        if self.seeded is None:
-            return super().pack()
-        out = [base.s(self.name), base.s(self.op),
-               struct.pack("<ddQQI", self.atol, self.rtol, int(self.flops),
-                           int(self.bytes), len(self.tensors))]
-        for role, kind, t, storage, expected in self.tensors:
+    def signature(self, config):
+        """What makes two cases the same test: the op, tolerances, every
+        tensor's role, kind, dtype, shape and layout, the attributes, and
+        `config` (how the entry draws each input, its para values)."""
+        meta = []
+        for role, kind, t, storage, _ in self.tensors:
+            layout = (tuple(t.stride()), t.storage_offset(),
+                      storage.numel() if storage is not None else -1) \
+                if kind == 0 else ()
+            meta.append((role, kind, t.dtype, tuple(t.shape)) + layout)
+        attrs = tuple((k, tuple(v) if isinstance(v, list) else v)
+                      for k, v in self.attrs if k != "seed")
+        return (self.op, self.atol, self.rtol, tuple(meta), attrs, config)
+
+    def pack(self, into):
+        """The case's record; `into` is the CaseFile it joins."""
+        out = self.head()
+        for k, (role, kind, t, storage, expected) in enumerate(self.tensors):
             shape = list(t.shape)
             flags = 0
-            spec = self.seeded.spec_of(t) if kind != 1 else None
+            spec = self.seeded.spec_of(t) if self.seeded and kind != 1 \
+                else None
             if kind == 2 and spec is not None and not (
                     t.is_contiguous() and t.storage_offset() == 0 and
                     (t._base is None or t._base.numel() == t.numel())):
                 spec = None
-            if kind == 0:
-                stride, offset = list(t.stride()), t.storage_offset()
-                if t._base is None:
-                    offset = 0
-            else:
-                stride, offset = list(torch.empty(shape).stride()), 0
+            stride, offset = base.layout(kind, t)
             if spec is not None:
                 flags |= 0x10
                 data = struct.pack("<QIiid", *spec)
             else:
                 data = base.raw(storage) if storage is not None else b""
+                data, shared = into.share(data, k, 0)
+                flags |= 0x40 if shared else 0
             e = b""
-            if kind:
-                if expected is not None and expected.numel() * \
+            if kind and expected is not None:
+                if self.large and expected.numel() * \
                         expected.element_size() > SAMPLE_MIN_BYTES:
                     flags |= 0x20
                     e = sample(self.name + "/" + role, expected)
-                elif expected is not None:
-                    e = base.raw(expected)
+                else:
+                    e, shared = into.share(base.raw(expected), k, 1)
+                    flags |= 0x80 if shared else 0
             out.append(base.s(role) + struct.pack(
                 "<BBB", kind | flags, base.DTYPES[t.dtype], len(shape)))
             out.append(struct.pack("<%dq" % len(shape), *shape))
@@ -346,23 +380,52 @@ class StoredCase(base.Case):
             out.append(struct.pack("<qQ", offset, len(data)) + data)
             if kind:
                 out.append(struct.pack("<Q", len(e)) + e)
-        out.append(struct.pack("<I", len(self.attrs)))
-        return b"".join(out) + attrs_blob(self.attrs)
+        return b"".join(out) + base.attrs_blob(self.attrs)
 
 
-def attrs_blob(attrs):
-    out = []
-    for name, v in attrs:
-        if isinstance(v, (bool, int)):
-            out.append(base.s(name) + struct.pack("<Bq", 0, int(v)))
-        elif isinstance(v, float):
-            out.append(base.s(name) + struct.pack("<Bd", 1, v))
-        elif isinstance(v, str):
-            out.append(base.s(name) + struct.pack("<B", 3) + base.s(v))
+SHARED_MIN_BYTES = 64
+
+
+class CaseFile:
+    """The cases of one file. A data field (a tensor's storage or expected
+    values) of SHARED_MIN_BYTES or more that equals an earlier one of the
+    file is stored as a reference to it (kind bit 0x40 for the storage, 0x80
+    for the expected values: u32 case, u16 tensor, u16 field (0 storage, 1
+    expected), the index of the case in the file and of the tensor in the
+    case): an in-place case repeats its out-of-place case's input and
+    result, a backward case its forward's inputs and saved outputs."""
+
+    def __init__(self):
+        self.cases, self.seen, self.fresh = [], {}, []
+
+    def share(self, data, tensor, field):
+        """(bytes to store, whether they are a reference) for `data`, a
+        field of the case being packed: references name earlier cases or
+        fields packed before in this one."""
+        if len(data) < SHARED_MIN_BYTES:
+            return data, False
+        first = self.seen.get(data)
+        if first is not None:
+            return struct.pack("<IHH", *first), True
+        self.seen[data] = (len(self.cases), tensor, field)
+        self.fresh.append(data)
+        return data, False
+
+    def add(self, case, limit):
+        """Appends the case's record unless it exceeds `limit` bytes;
+        returns the record's size."""
+        self.fresh = []
+        packed = case.pack(self)
+        if len(packed) > limit:
+            for data in self.fresh:
+                del self.seen[data]
         else:
-            out.append(base.s(name) + struct.pack("<BI", 2, len(v)) +
-                       struct.pack("<%dq" % len(v), *v))
-    return b"".join(out)
+            self.cases.append(packed)
+        return len(packed)
+
+    def blob(self):
+        return b"BPOPS001" + struct.pack("<I", len(self.cases)) + b"".join(
+            self.cases)
 
 
 def sample(key, expected):
@@ -462,6 +525,25 @@ def add_attrs(c, attrs):
     return c
 
 
+def optional_inputs(c, **tensors):
+    """The inputs given (in order), leaving out the absent (None) ones."""
+    for role, t in tensors.items():
+        if t is not None:
+            c.input(role, t)
+    return c
+
+
+def affine_grads(c, g, go, t, w, b):
+    """A backward's gradients of input and of the weight and bias it has
+    (an affine normalization's, a convolution's), then its grad_output and
+    input."""
+    c.output("grad_input", g["input"])
+    for role, v in (("weight", w), ("bias", b)):
+        if v is not None:
+            c.output("grad_" + role, g[role])
+    return c.input("grad_output", go).input("input", t)
+
+
 def softmax_like(op, torch_fn):
     def build(name, p, x, inplace):
         t, dim = x["input"], p.get("dim", -1)
@@ -493,40 +575,58 @@ def build_addmm(name, p, x, inplace):
 def build_linear(name, p, x, inplace):
     i, w, b = x["input"], x["weight"], x.get("bias")
     y = oracle(F.linear, i, w, b)
+    return [("diopiLinear", conv_forward_fill(y, i, w, b, []))]
 
+
+def conv2d_args(p, i):
+    """stride, padding, dilation, groups of a conv2d entry (4-d input)."""
+    if i.dim() != 4:
+        raise Unsupported("conv2d input not 4-d")
+    return (pair(p.get("stride", 1)), pair(p.get("padding", 0)),
+            pair(p.get("dilation", 1)), p.get("groups", 1))
+
+
+def conv_forward_fill(y, i, w, b, attrs):
+    """A convolution's case: out, input, weight, bias if any, attrs."""
+    return lambda c: add_attrs(optional_inputs(
+        c.output("out", y), input=i, weight=w, bias=b), attrs)
+
+
+def conv_backward_fill(g, go, i, w, b, attrs):
+    """A convolution backward's case: the gradients, grad_output, input,
+    weight, bias_sizes ([] without a bias), attrs."""
     def fill(c):
-        c.output("out", y).input("input", i).input("weight", w)
-        return c.input("bias", b) if b is not None else c
-    return [("diopiLinear", fill)]
+        affine_grads(c, g, go, i, w, b).input("weight", w)
+        return add_attrs(c, [("bias_sizes", list(b.shape) if b is not None
+                              else [])] + attrs)
+    return fill
 
 
 def build_conv2d(name, p, x, inplace):
     i, w, b = x["input"], x["weight"], x.get("bias")
-    if i.dim() != 4:
-        raise Unsupported("conv2d input not 4-d")
-    st, pad = pair(p.get("stride", 1)), pair(p.get("padding", 0))
-    dil, groups = pair(p.get("dilation", 1)), p.get("groups", 1)
+    st, pad, dil, groups = conv2d_args(p, i)
     y = oracle(lambda u, v, z: F.conv2d(u, v, z, st, pad, dil, groups), i, w, b)
+    return [("diopiConvolution2d", conv_forward_fill(
+        y, i, w, b, [("stride", st), ("padding", pad), ("dilation", dil),
+                     ("groups", groups)]))]
 
-    def fill(c):
-        c.output("out", y).input("input", i).input("weight", w)
-        if b is not None:
-            c.input("bias", b)
-        return c.attr("stride", st).attr("padding", pad).attr(
-            "dilation", dil).attr("groups", groups)
-    return [("diopiConvolution2d", fill)]
+
+def max_pool_args(p):
+    """kernel_size, stride, padding, dilation, ceil_mode of a max_pool2d
+    entry, as its case's attributes."""
+    k = pair(p["kernel_size"])
+    return [("kernel_size", k), ("stride", pair(p.get("stride") or k)),
+            ("padding", pair(p.get("padding", 0))),
+            ("dilation", pair(p.get("dilation", 1))),
+            ("ceil_mode", bool(p.get("ceil_mode", False)))]
 
 
 def build_max_pool2d(name, p, x, inplace):
     t = x["input"]
-    k = pair(p["kernel_size"])
-    st = pair(p.get("stride") or k)
-    pad, dil = pair(p.get("padding", 0)), pair(p.get("dilation", 1))
-    ceil = bool(p.get("ceil_mode", False))
+    attrs = max_pool_args(p)
+    k, st, pad, dil, ceil = (v for _, v in attrs)
     y, idx = oracle(lambda u: F.max_pool2d(u, k, st, pad, dil, ceil_mode=ceil,
                                            return_indices=True), t)
-    attrs = [("kernel_size", k), ("stride", st), ("padding", pad),
-             ("dilation", dil), ("ceil_mode", ceil)]
     if p.get("return_indices"):
         return [("diopiMaxPool2dWithIndices", lambda c: add_attrs(
             c.output("out", y).output("indices", idx).input("input", t),
@@ -554,11 +654,8 @@ def build_layer_norm(name, p, x, inplace):
     def fill(c):
         c.output("out", y).output("save_mean", mean.float().reshape(outer))
         c.output("save_invstd", rstd.float().reshape(outer)).input("input", t)
-        if w is not None:
-            c.input("weight", w)
-        if b is not None:
-            c.input("bias", b)
-        return c.attr("normalized_shape", norm).attr("eps", float(eps))
+        return optional_inputs(c, weight=w, bias=b).attr(
+            "normalized_shape", norm).attr("eps", float(eps))
     if t.dtype == torch.float64:
         fill_f64 = fill
 
@@ -625,18 +722,25 @@ def build_gelu(name, p, x, inplace):
 REDUCTION = {"none": 0, "mean": 1, "sum": 2}
 
 
-def build_nll_loss(name, p, x, inplace):
+def nll_loss_fill(p, x, with_total):
+    """An nll_loss case: out (and PyTorch's total weight with_total),
+    input, target, weight if any, reduction, ignore_index."""
     i, t, w = x["input"], x["target"], x.get("weight")
     red, ignore = p.get("reduction", "mean"), p.get("ignore_index", -100)
     y = oracle(lambda u, v: F.nll_loss(u, t, v, ignore_index=ignore,
                                        reduction=red), i, w)
 
     def fill(c):
-        c.output("out", y).input("input", i).input("target", t)
-        if w is not None:
-            c.input("weight", w)
+        c.output("out", y)
+        if with_total:
+            c.output("totalWeight", total_weight(t, w, ignore, red, i.dtype))
+        optional_inputs(c, input=i, target=t, weight=w)
         return c.attr("reduction", REDUCTION[red]).attr("ignore_index", ignore)
-    return [("diopiNLLLoss", fill)]
+    return fill
+
+
+def build_nll_loss(name, p, x, inplace):
+    return [("diopiNLLLoss", nll_loss_fill(p, x, False))]
 
 
 def total_weight(t, w, ignore, red, dtype):
@@ -649,19 +753,7 @@ def total_weight(t, w, ignore, red, dtype):
 
 
 def build_nll_loss_v2(name, p, x, inplace):
-    i, t, w = x["input"], x["target"], x.get("weight")
-    red, ignore = p.get("reduction", "mean"), p.get("ignore_index", -100)
-    y = oracle(lambda u, v: F.nll_loss(u, t, v, ignore_index=ignore,
-                                       reduction=red), i, w)
-    total = total_weight(t, w, ignore, red, i.dtype)
-
-    def fill(c):
-        c.output("out", y).output("totalWeight", total).input("input", i)
-        c.input("target", t)
-        if w is not None:
-            c.input("weight", w)
-        return c.attr("reduction", REDUCTION[red]).attr("ignore_index", ignore)
-    return [("diopiNLLLossV2", fill)]
+    return [("diopiNLLLossV2", nll_loss_fill(p, x, True))]
 
 
 def build_dropout2d(name, p, x, inplace):
@@ -1244,6 +1336,14 @@ def backward_gather(name, p, x, wanted):
         .attr("dim", dim).input("index", index))]
 
 
+def out_or_inplace(c, kind, t, y):
+    """The case's result y: as out of input t ("out"), or t updated in
+    place."""
+    if kind == "out":
+        return c.output("out", y).input("input", t)
+    return c.inplace("input", t.contiguous(), y)
+
+
 def build_scatter(name, p, x, inplace):
     t, index, src = x["input"], x["index"], x.get("src")
     dim, reduce = p["dim"], p.get("reduce")
@@ -1257,10 +1357,7 @@ def build_scatter(name, p, x, inplace):
         op, extra = "diopiScatter", (lambda c: c.input("src", src))
 
     def fill(c, kind):
-        if kind == "out":
-            c.output("out", y).input("input", t)
-        else:
-            c.inplace("input", t.contiguous(), y)
+        out_or_inplace(c, kind, t, y)
         extra(c.input("index", index).attr("dim", dim))
         return c.attr("reduce", reduce) if reduce else c
     if reduce is None and src is not None and \
@@ -1296,11 +1393,7 @@ def build_index_put(name, p, x, inplace):
             if repeated_index(t, conv) else None
 
     def fill(c, kind):
-        if kind == "out":
-            c.output("out", y).input("input", t)
-        else:
-            c.inplace("input", t.contiguous(), y)
-        c.input("values", values)
+        out_or_inplace(c, kind, t, y).input("values", values)
         for k, i in enumerate(indices):
             c.input(f"indices.{k}", i)
         return c.attr("indices_counts", len(indices)).attr("accumulate", acc)
@@ -1348,15 +1441,12 @@ def pooling_args(p, n=2):
     return k, st, pad
 
 
-def build_avg_pool2d(name, p, x, inplace):
-    t = x["input"]
+def avg_pool_args(p):
+    """kernel_size, stride, padding, ceil_mode, count_include_pad and
+    divisor_override (None when absent) of an avg_pool2d entry."""
     k, st, pad = pooling_args(p)
-    ceil, cip = bool(p.get("ceil_mode", False)), bool(
-        p.get("count_include_pad", True))
-    div = p.get("divisor_override")
-    y = oracle(lambda u: F.avg_pool2d(u, k, st, pad, ceil, cip, div), t)
-    return [("diopiAvgPool2d", lambda c: avg_pool_attrs(
-        c.output("out", y).input("input", t), k, st, pad, ceil, cip, div))]
+    return (k, st, pad, bool(p.get("ceil_mode", False)),
+            bool(p.get("count_include_pad", True)), p.get("divisor_override"))
 
 
 def avg_pool_attrs(c, k, st, pad, ceil, cip, div):
@@ -1365,17 +1455,20 @@ def avg_pool_attrs(c, k, st, pad, ceil, cip, div):
     return c.attr("divisor_override", div) if div is not None else c
 
 
+def build_avg_pool2d(name, p, x, inplace):
+    t, args = x["input"], avg_pool_args(p)
+    y = oracle(lambda u: F.avg_pool2d(u, *args), t)
+    return [("diopiAvgPool2d", lambda c: avg_pool_attrs(
+        c.output("out", y).input("input", t), *args))]
+
+
 def backward_avg_pool2d(name, p, x, wanted):
-    t = x["input"]
-    k, st, pad = pooling_args(p)
-    ceil, cip = bool(p.get("ceil_mode", False)), bool(
-        p.get("count_include_pad", True))
-    div = p.get("divisor_override")
-    y, go, g = grads(lambda input: F.avg_pool2d(input, k, st, pad, ceil, cip,
-                                                div), {"input": t}, ("input",))
+    t, args = x["input"], avg_pool_args(p)
+    y, go, g = grads(lambda input: F.avg_pool2d(input, *args), {"input": t},
+                     ("input",))
     return [("diopiAvgPool2dBackward", lambda c: avg_pool_attrs(
         c.output("grad_input", g["input"]).input("grad_output", go)
-        .input("input", t), k, st, pad, ceil, cip, div))]
+        .input("input", t), *args))]
 
 
 def build_adaptive_max_pool2d(name, p, x, inplace):
@@ -1413,15 +1506,10 @@ def build_conv_transpose2d(name, p, x, inplace):
     st, pad, opad, groups, dil = conv_t_args(p)
     y = oracle(lambda u, v, z: F.conv_transpose2d(u, v, z, st, pad, opad,
                                                   groups, dil), i, w, b)
-
-    def fill(c):
-        c.output("out", y).input("input", i).input("weight", w)
-        if b is not None:
-            c.input("bias", b)
-        return c.attr("stride", st).attr("padding", pad).attr(
-            "output_padding", opad).attr("groups", groups).attr(
-            "dilation", dil)
-    return [("diopiConvTranspose2d", fill)]
+    return [("diopiConvTranspose2d", conv_forward_fill(
+        y, i, w, b, [("stride", st), ("padding", pad),
+                     ("output_padding", opad), ("groups", groups),
+                     ("dilation", dil)]))]
 
 
 def backward_conv_transpose2d(name, p, x, wanted):
@@ -1430,17 +1518,9 @@ def backward_conv_transpose2d(name, p, x, wanted):
     y, go, g = grads(lambda input, weight, bias: F.conv_transpose2d(
         input, weight, bias, st, pad, opad, groups, dil),
         {"input": i, "weight": w, "bias": b}, ("input", "weight", "bias"))
-
-    def fill(c):
-        c.output("grad_input", g["input"]).output("grad_weight", g["weight"])
-        if b is not None:
-            c.output("grad_bias", g["bias"])
-        c.input("grad_output", go).input("input", i).input("weight", w)
-        return add_attrs(c, [("bias_sizes", list(b.shape) if b is not None
-                              else []), ("stride", st), ("padding", pad),
-                             ("dilation", dil), ("output_padding", opad),
-                             ("groups", groups)])
-    return [("diopiConvTranspose2dBackward", fill)]
+    return [("diopiConvTranspose2dBackward", conv_backward_fill(
+        g, go, i, w, b, [("stride", st), ("padding", pad), ("dilation", dil),
+                         ("output_padding", opad), ("groups", groups)]))]
 
 
 def interpolate_args(p, t):
@@ -1498,11 +1578,8 @@ def build_group_norm(name, p, x, inplace):
     def fill(c):
         c.output("out", y).output("save_mean", mean.to(stats))
         c.output("save_invstd", rstd.to(stats)).input("input", t)
-        if w is not None:
-            c.input("weight", w)
-        if b is not None:
-            c.input("bias", b)
-        return c.attr("num_groups", groups).attr("eps", float(eps))
+        return optional_inputs(c, weight=w, bias=b).attr(
+            "num_groups", groups).attr("eps", float(eps))
     return [("diopiGroupNorm", fill)]
 
 
@@ -1517,16 +1594,9 @@ def backward_group_norm(name, p, x, wanted):
     mean, rstd = (v.to(stats) for v in y[1:])
 
     def fill(c):
-        c.output("grad_input", g["input"])
-        if w is not None:
-            c.output("grad_weight", g["weight"])
-        if b is not None:
-            c.output("grad_bias", g["bias"])
-        c.input("grad_output", go).input("input", t)
-        if w is not None:
-            c.input("weight", w)
-        return c.input("mean", mean).input("rstd", rstd).attr(
-            "num_groups", groups)
+        affine_grads(c, g, go, t, w, b)
+        return optional_inputs(c, weight=w).input("mean", mean).input(
+            "rstd", rstd).attr("num_groups", groups)
     return [("diopiGroupNormBackward", fill)]
 
 
@@ -1552,11 +1622,8 @@ def build_rms_norm(name, p, x, inplace):
 
     def fill(c):
         c.output("out", y).output("inv_rms", inv).input("input", t)
-        if w is not None:
-            c.input("weight", w)
-        if b is not None:
-            c.input("bias", b)
-        return c.attr("normalized_shape", shape).attr("eps", float(eps))
+        return optional_inputs(c, weight=w, bias=b).attr(
+            "normalized_shape", shape).attr("eps", float(eps))
     return [("diopiRMSNorm", fill)]
 
 
@@ -1571,16 +1638,7 @@ def backward_rms_norm(name, p, x, wanted):
                                [1] * len(shape))
 
     def fill(c):
-        c.output("grad_input", g["input"])
-        if w is not None:
-            c.output("grad_weight", g["weight"])
-        if b is not None:
-            c.output("grad_bias", g["bias"])
-        c.input("grad_output", go).input("input", t)
-        if w is not None:
-            c.input("weight", w)
-        if b is not None:
-            c.input("bias", b)
+        optional_inputs(affine_grads(c, g, go, t, w, b), weight=w, bias=b)
         return c.input("inv_rms", inv).attr("normalized_shape", shape).attr(
             "eps", float(eps))
     return [("diopiRMSNormBackward", fill)]
@@ -1612,69 +1670,68 @@ def refuse_wrapping_pos_weight(args):
                           "wraps to 255")
 
 
+def loss_args(p, x, attrs, inputs):
+    """A loss entry's case: (reduction, attribute values, inputs, fill):
+    fill adds the inputs present, the attributes and the reduction."""
+    red = p.get("reduction", "mean")
+    kw = {k: p.get(k, d) for k, _, d in attrs}
+    args = {k: x.get(k) for k in inputs}
+    refuse_wrapping_pos_weight(args)
+
+    def fill(c):
+        optional_inputs(c, **args)
+        for k, a, d in attrs:
+            c.attr(a, float(kw[k]))
+        return c.attr("reduction", REDUCTION[red])
+    return red, kw, args, fill
+
+
 def loss_builder(op, fn, attrs, inputs):
     """A loss of (input, target[, weight[, pos_weight]]) with `reduction`
     (and the attributes in attrs: (para name, attribute name, default))."""
     def build(name, p, x, inplace):
-        red = p.get("reduction", "mean")
-        kw = {k: p.get(k, d) for k, _, d in attrs}
-        args = {k: x.get(k) for k in inputs}
-        refuse_wrapping_pos_weight(args)
+        red, kw, args, fill = loss_args(p, x, attrs, inputs)
         # Past target by name: binary_cross_entropy_with_logits' fourth
         # positional parameter is size_average, not pos_weight.
         y = oracle(lambda u, t, *v: fn(u, t, **dict(zip(inputs[2:], v)),
                                        reduction=red, **kw),
                    *[args[k] for k in inputs])
-
-        def fill(c):
-            c.output("out", y)
-            for k in inputs:
-                if args[k] is not None:
-                    c.input(k, args[k])
-            for k, a, d in attrs:
-                c.attr(a, float(kw[k]))
-            return c.attr("reduction", REDUCTION[red])
-        return [(op, fill)]
+        return [(op, lambda c: fill(c.output("out", y)))]
     return build
 
 
 def loss_backward(op, fn, attrs, inputs):
     def build(name, p, x, wanted):
-        red = p.get("reduction", "mean")
-        kw = {k: p.get(k, d) for k, _, d in attrs}
-        args = {k: x.get(k) for k in inputs}
-        refuse_wrapping_pos_weight(args)
+        red, kw, args, fill = loss_args(p, x, attrs, inputs)
         y, go, g = grads(lambda **v: fn(v["input"], v["target"],
                                         **{k: v[k] for k in inputs[2:]},
                                         reduction=red, **kw), args,
                          ("input",))
-
-        def fill(c):
-            c.output("grad_input", g["input"]).input("grad_output", go)
-            for k in inputs:
-                if args[k] is not None:
-                    c.input(k, args[k])
-            for k, a, d in attrs:
-                c.attr(a, float(kw[k]))
-            return c.attr("reduction", REDUCTION[red])
-        return [(op, fill)]
+        return [(op, lambda c: fill(c.output("grad_input", g["input"])
+                                    .input("grad_output", go)))]
     return build
+
+
+def padding_index(p, w):
+    """An embedding entry's padding_idx, counted from the front, or None."""
+    pad = p.get("padding_idx")
+    return pad + w.shape[0] if pad is not None and pad < 0 else pad
 
 
 def build_embedding(name, p, x, inplace):
     idx, w = x["input"], x["weight"]
-    pad = p.get("padding_idx")
-    if pad is not None and pad < 0:
-        pad += w.shape[0]
+    pad = padding_index(p, w)
     max_norm = p.get("max_norm")
     cases = []
     weight = w
     if max_norm is not None:
-        renormed = w.clone()
+        # 16-bit weights renormed in float32 and rounded, like the oracle.
+        lifted = w.float() if w.dtype in (torch.float16, torch.bfloat16) \
+            else w.clone()
         with torch.no_grad():
-            F.embedding(idx.long(), renormed if renormed.dtype != torch.float16
-                        else renormed, max_norm=max_norm,
+            F.embedding(idx.long(), lifted, max_norm=max_norm,
                         norm_type=p.get("norm_type", 2.0))
+        renormed = lifted.to(w.dtype)
         cases.append(("diopiEmbeddingRenorm_", lambda c: c.inplace(
             "inout", w.contiguous(), renormed).input("indices", idx)
             .attr("max_norm", float(max_norm))
@@ -1692,9 +1749,7 @@ def build_embedding(name, p, x, inplace):
 
 def backward_embedding(name, p, x, wanted):
     idx, w = x["input"], x["weight"]
-    pad = p.get("padding_idx")
-    if pad is not None and pad < 0:
-        pad += w.shape[0]
+    pad = padding_index(p, w)
     freq = bool(p.get("scale_grad_by_freq", False))
     y, go, g = grads(lambda weight: F.embedding(
         idx.long(), weight, padding_idx=pad, scale_grad_by_freq=freq),
@@ -1863,22 +1918,16 @@ def random_case(rule, op, role, like, attrs):
     return [(op, fill)]
 
 
-def build_uniform(name, p, x, inplace):
-    t = x["input"]
-    if t.numel() < 64:
-        raise Unsupported("too few draws to judge a distribution")
-    return random_case("uniform", "diopiUniformInp", "inout", t,
-                       [("from", float(p.get("start", 0))),
-                        ("to", float(p.get("end", 1)))])
-
-
-def build_normal_(name, p, x, inplace):
-    t = x["input"]
-    if t.numel() < 64:
-        raise Unsupported("too few draws to judge a distribution")
-    return random_case("normal", "diopiNormalInp", "inout", t,
-                       [("mean", float(p.get("mean", 0))),
-                        ("std", float(p.get("std", 1)))])
+def random_fill(rule, op, attrs):
+    """An in-place random fill (uniform_, normal_) judged by `rule`; attrs:
+    (attribute, para name, default)."""
+    def build(name, p, x, inplace):
+        t = x["input"]
+        if t.numel() < 64:
+            raise Unsupported("too few draws to judge a distribution")
+        return random_case(rule, op, "inout", t,
+                           [(a, float(p.get(k, d))) for a, k, d in attrs])
+    return build
 
 
 def build_randperm(name, p, x, inplace):
@@ -1989,14 +2038,19 @@ BUILDERS.update({
     "adam": build_adam, "adamw": build_adam, "sgd": build_sgd,
     "rmsprop": build_rmsprop, "adadelta": build_adadelta,
     "clip_grad_norm_": build_clip_grad_norm,
-    "uniform": build_uniform, "normal_": build_normal_,
+    "uniform": random_fill("uniform", "diopiUniformInp",
+                           (("from", "start", 0), ("to", "end", 1))),
+    "normal_": random_fill("normal", "diopiNormalInp",
+                           (("mean", "mean", 0), ("std", "std", 1))),
     "randperm": build_randperm, "dropout": build_dropout,
 })
 BACKWARD_MORE = {
     "hardtanh": backward_activation("diopiHardtanhBackward", F.hardtanh,
                                     ("min_val", "max_val")),
-    "threshold": backward_activation("diopiThresholdBackward", F.threshold,
-                                     ("threshold",)),
+    # F.threshold takes the replacement value too; the gradient ignores it.
+    "threshold": backward_activation(
+        "diopiThresholdBackward", lambda u, th: F.threshold(u, th, 0.0),
+        ("threshold",)),
     "hardswish": backward_activation("diopiHardswishBackward", F.hardswish,
                                      ()),
     "leaky_relu": backward_activation("diopiLeakyReluBackward", F.leaky_relu,
@@ -2091,36 +2145,22 @@ def backward_softmax(op, torch_fn):
 
 def backward_conv2d(name, p, x, wanted):
     i, w, b = x["input"], x["weight"], x.get("bias")
-    if i.dim() != 4:
-        raise Unsupported("conv2d input not 4-d")
-    st, pad = pair(p.get("stride", 1)), pair(p.get("padding", 0))
-    dil, groups = pair(p.get("dilation", 1)), p.get("groups", 1)
+    st, pad, dil, groups = conv2d_args(p, i)
     y, go, g = grads(lambda input, weight, bias: F.conv2d(
         input, weight, bias, st, pad, dil, groups),
         {"input": i, "weight": w, "bias": b}, ("input", "weight", "bias"))
-
-    def fill(c):
-        c.output("grad_input", g["input"]).output("grad_weight", g["weight"])
-        if b is not None:
-            c.output("grad_bias", g["bias"])
-        c.input("grad_output", go).input("input", i).input("weight", w)
-        return add_attrs(c, [("bias_sizes", list(b.shape) if b is not None
-                              else []), ("stride", st), ("padding", pad),
-                             ("dilation", dil), ("groups", groups)])
-    return [("diopiConvolution2dBackward", fill)]
+    return [("diopiConvolution2dBackward", conv_backward_fill(
+        g, go, i, w, b, [("stride", st), ("padding", pad), ("dilation", dil),
+                         ("groups", groups)]))]
 
 
 def backward_max_pool2d(name, p, x, wanted):
     t = x["input"]
-    k = pair(p["kernel_size"])
-    st = pair(p.get("stride") or k)
-    pad, dil = pair(p.get("padding", 0)), pair(p.get("dilation", 1))
-    ceil = bool(p.get("ceil_mode", False))
+    attrs = max_pool_args(p)
+    k, st, pad, dil, ceil = (v for _, v in attrs)
     y, go, g = grads(lambda input: F.max_pool2d(
         input, k, st, pad, dil, ceil_mode=ceil, return_indices=True),
         {"input": t}, wanted)
-    attrs = [("kernel_size", k), ("stride", st), ("padding", pad),
-             ("dilation", dil), ("ceil_mode", ceil)]
     return [("diopiMaxPool2dBackward", lambda c: add_attrs(
         c.output("grad_input", g["input"]).input("grad_output", go)
         .input("input", t).input("indices", y[1]), attrs))]
@@ -2147,16 +2187,7 @@ def backward_layer_norm(name, p, x, wanted):
     mean, rstd = (v.to(stats).reshape(outer) for v in y[1:])
 
     def fill(c):
-        c.output("grad_input", g["input"])
-        if w is not None:
-            c.output("grad_weight", g["weight"])
-        if b is not None:
-            c.output("grad_bias", g["bias"])
-        c.input("grad_output", go).input("input", t)
-        if w is not None:
-            c.input("weight", w)
-        if b is not None:
-            c.input("bias", b)
+        optional_inputs(affine_grads(c, g, go, t, w, b), weight=w, bias=b)
         c.input("mean", mean).input("rstd", rstd)
         return c.attr("normalized_shape", norm)
     return [("diopiLayerNormBackward", fill)]
@@ -2197,9 +2228,7 @@ def backward_nll_loss(name, p, x, wanted):
 
     def fill(c):
         c.output("grad_input", g["input"]).input("grad_output", go)
-        c.input("input", i).input("target", t)
-        if w is not None:
-            c.input("weight", w)
+        optional_inputs(c, input=i, target=t, weight=w)
         return c.attr("reduction", REDUCTION[red]).attr("ignore_index", ignore)
     return [("diopiNLLLossBackward", fill)]
 
@@ -2239,7 +2268,12 @@ BACKWARDS.update(BACKWARD_MORE)
 
 # ---------------------------------------------------------------- driver
 
-def tolerances(entry, dtype):
+def tolerances(entry, ins, dtype):
+    """The entry's tolerances for a case: the 16-bit ones when its first
+    floating-point input is 16-bit (an embedding's indices come first: its
+    weight decides), else when `dtype`, the case's, is."""
+    dtype = next((a["dtype"] for a in ins.values()
+                  if a["dtype"].is_floating_point), dtype)
     half = dtype in (torch.float16, torch.bfloat16)
     get = (lambda k: entry.get(k, DEFAULT_TOL[k]))
     return (get("atol_half"), get("rtol_half")) if half else (
@@ -2261,6 +2295,86 @@ def exported(lib_path):
     return lambda fn: hasattr(lib, fn)
 
 
+def make_cases(configs, has, max_case_bytes, name):
+    """The stored cases of config op `name` (every entry naming it): its
+    file's records, and the cases not stored: {tag: why} skipped, the ops
+    `has` lacks, {tag: [(repeat, first)]} repeats. Each config op's cases
+    depend on it alone, so they can be made in any order, in parallel."""
+    torch.set_num_threads(1)
+    build = BUILDERS[name]
+    cases, skipped, missing, repeats, first_of = CaseFile(), {}, set(), {}, {}
+    for key, entry in configs.items():
+        if name not in entry["name"]:
+            continue
+        rng = np.random.default_rng([25, zlib.crc32(f"{key}/{name}"
+                                                    .encode())])
+        try:
+            expanded = expand(entry)
+        except Unsupported as e:
+            skipped[f"{name}/{key}"] = str(e)
+            continue
+        for n, (tdt, p, ins) in enumerate(expanded):
+            tag = f"{name}/{key}/{n}/{SHORT[tdt]}"
+            wanted = tuple(k for k, a in ins.items() if a["requires_grad"])
+            size = input_bytes(ins)
+            hows = ["large"] if size > max_case_bytes else ["seeded"] if (
+                size > SEED_MIN_BYTES and name not in TIES_MATTER) else []
+            # A case PyTorch refuses with seeded values (an integer divisor
+            # of 0) is drawn again the plain way.
+            for how in hows + ["integral", "plain"]:
+                seeded = Seeded(zlib.crc32(tag.encode()))
+                try:
+                    x = make_inputs(ins, rng, seeded, how)
+                    made = build(name, p, x, entry.get("is_inplace", False))
+                    if wanted and name in BACKWARDS:
+                        made += BACKWARDS[name](name, p, x, wanted)
+                    break
+                except Unsupported as e:
+                    made, why = None, str(e)
+                except (RuntimeError, ValueError, TypeError,
+                        IndexError) as e:
+                    made = None
+                    why = "PyTorch refuses: " + str(e).split("\n")[0]
+                if how == "large":
+                    break
+            if made is None:
+                skipped[tag] = why
+                continue
+            for op, fill in made:
+                if not has(op):
+                    missing.add(op)
+                    continue
+                atol, rtol = tolerances(entry, ins, tdt)
+                c = fill(StoredCase(f"diopi/{tag}/{op[5:]}", op, tdt))
+                c.atol, c.rtol, c.seeded = atol, rtol, seeded
+                sig = c.signature(repr((sorted(p.items()), [
+                    (k, a["gen_fn"], a["value"]) for k, a in ins.items()])))
+                if sig in first_of:
+                    repeats.setdefault(f"{name}/{key}", []).append(
+                        (c.name, first_of[sig]))
+                    continue
+                c.large = sum(t.numel() * t.element_size() for _, _, t, _, _
+                              in c.tensors) > max_case_bytes
+                if c.large:
+                    c.name += "/large"
+                size = cases.add(c, LARGE_CASE_BYTES)
+                if size > LARGE_CASE_BYTES:
+                    skipped[f"{tag}/{op[5:]}"] = (
+                        f"{size} bytes even seeded and sampled (inputs made "
+                        "from PyTorch's results are stored whole)")
+                    continue
+                first_of[sig] = c.name
+    return name, cases.blob() if cases.cases else None, len(cases.cases), \
+        skipped, missing, repeats
+
+
+WORK = None  # make_cases' first arguments, for the worker processes
+
+
+def make_cases_of(name):
+    return make_cases(*WORK, name)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--lib", default=os.path.join(
@@ -2272,79 +2386,46 @@ def main():
     ap.add_argument("--only", nargs="*", default=None, metavar="NAME",
                     help="only these config op names (with another --out: "
                     "the stored set is every op's)")
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="worker processes (the files are the same)")
     opts = ap.parse_args()
     source = os.environ.get("BP_DIOPI_SOURCE_DIR")
     if not source:
         sys.exit("BP_DIOPI_SOURCE_DIR must name a DIOPI checkout")
     configs = load_configs(source)
     has = exported(opts.lib)
-    files, skipped, unknown, missing = {}, {}, set(), set()
-    for key, entry in configs.items():
-        for name in entry["name"]:
-            if opts.only is not None and name not in opts.only:
-                continue
-            build = BUILDERS.get(name)
-            if not build:
-                unknown.add(name)
-                continue
-            rng = np.random.default_rng([25, zlib.crc32(f"{key}/{name}"
-                                                        .encode())])
-            try:
-                expanded = expand(entry)
-            except Unsupported as e:
-                skipped[f"{name}/{key}"] = str(e)
-                continue
-            for n, (tdt, p, ins) in enumerate(expanded):
-                tag = f"{name}/{key}/{n}/{SHORT[tdt]}"
-                wanted = tuple(k for k, a in ins.items() if a["requires_grad"])
-                try:
-                    seeded = Seeded(zlib.crc32(tag.encode())) if \
-                        input_bytes(ins) > opts.max_case_bytes else None
-                    x = make_inputs(ins, rng, seeded)
-                    made = build(name, p, x, entry.get("is_inplace", False))
-                    if wanted and name in BACKWARDS:
-                        made += BACKWARDS[name](name, p, x, wanted)
-                except Unsupported as e:
-                    skipped[tag] = str(e)
-                    continue
-                except (RuntimeError, ValueError, TypeError, IndexError) as e:
-                    skipped[tag] = "PyTorch refuses: " + str(e).split("\n")[0]
-                    continue
-                for op, fill in made:
-                    if not has(op):
-                        missing.add(op)
-                        continue
-                    atol, rtol = tolerances(entry, tdt)
-                    c = fill(StoredCase(f"diopi/{tag}/{op[5:]}", op, tdt))
-                    c.atol, c.rtol = atol, rtol
-                    size = sum(t.numel() * t.element_size()
-                               for _, _, t, _, _ in c.tensors)
-                    if size > opts.max_case_bytes:
-                        c.seeded = seeded or Seeded(0)
-                        c.name += "/large"
-                    packed = c.pack()
-                    if len(packed) > LARGE_CASE_BYTES:
-                        skipped[f"{tag}/{op[5:]}"] = (
-                            f"{len(packed)} bytes even seeded and sampled "
-                            "(inputs made from PyTorch's results are "
-                            "stored whole)")
-                        continue
-                    files.setdefault(op[5:], []).append(packed)
+    names = sorted({n for e in configs.values() for n in e["name"]
+                    if opts.only is None or n in opts.only})
+    unknown = {n for n in names if n not in BUILDERS}
+    global WORK
+    WORK = (configs, has, opts.max_case_bytes)
+    todo = [n for n in names if n in BUILDERS]
+    if opts.jobs > 1:  # forked: the workers inherit WORK
+        with multiprocessing.get_context("fork").Pool(opts.jobs) as pool:
+            made = pool.map(make_cases_of, todo, chunksize=1)
+    else:
+        made = [make_cases_of(n) for n in todo]
+    skipped, missing, repeats = {}, set(), {}
     os.makedirs(opts.out, exist_ok=True)
     for old in os.listdir(opts.out):
         if old.endswith(".bin.gz"):
             os.remove(os.path.join(opts.out, old))
-    total = 0
-    for family, cases in sorted(files.items()):
-        blob = b"BPOPS001" + struct.pack("<I", len(cases)) + b"".join(
-            cases)
+    total = stored = 0
+    for name, blob, count, s, m, r in made:
+        skipped.update(s)
+        missing |= m
+        repeats.update(r)
+        if blob is None:
+            continue
         packed = gzip.compress(blob, 9, mtime=0)
-        with open(os.path.join(opts.out, family + ".bin.gz"), "wb") as f:
+        with open(os.path.join(opts.out, name + ".bin.gz"), "wb") as f:
             f.write(packed)
         total += len(packed)
-        print(f"{family:24s} {len(cases):4d} cases {len(packed):8d} bytes")
-    print(f"total {sum(map(len, files.values()))} cases, {total} bytes "
-          f"compressed; {len(skipped)} configured cases not stored",
+        stored += count
+        print(f"{name:24s} {count:4d} cases {len(packed):8d} bytes")
+    print(f"total {stored} cases, {total} bytes compressed; "
+          f"{len(skipped)} configured cases not stored, "
+          f"{sum(map(len, repeats.values()))} repeats of a stored case",
           file=sys.stderr)
     with open(os.path.join(opts.out, "SKIPPED.txt"), "w") as f:
         f.write("# Configured cases not stored, and why (generated by "
@@ -2355,6 +2436,11 @@ def main():
             f.write(f"config op {name}: no builder in the generator\n")
         for tag, why in sorted(skipped.items()):
             f.write(f"case {tag}: {why}\n")
+        for entry, cases in sorted(repeats.items()):
+            f.write(f"entry {entry}: {len(cases)} cases repeat a stored "
+                    f"case's op, shapes, dtypes, layout, attributes and "
+                    f"input draws (first: {cases[0][0]} repeats "
+                    f"{cases[0][1]})\n")
 
 
 if __name__ == "__main__":

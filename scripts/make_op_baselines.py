@@ -86,18 +86,17 @@ class Case:
         self.attrs.append((name, value))
         return self
 
+    def head(self):
+        """The record's fields before its tensors."""
+        return [s(self.name), s(self.op),
+                struct.pack("<ddQQI", self.atol, self.rtol, int(self.flops),
+                            int(self.bytes), len(self.tensors))]
+
     def pack(self):
-        out = [s(self.name), s(self.op),
-               struct.pack("<ddQQI", self.atol, self.rtol, int(self.flops),
-                           int(self.bytes), len(self.tensors))]
+        out = self.head()
         for role, kind, t, storage, expected in self.tensors:
             shape = list(t.shape)
-            if kind == 0:
-                stride, offset = list(t.stride()), t.storage_offset()
-                if t._base is None:
-                    offset = 0
-            else:
-                stride, offset = list(torch.empty(shape).stride()), 0
+            stride, offset = layout(kind, t)
             out.append(s(role) + struct.pack("<BBB", kind, DTYPES[t.dtype],
                                              len(shape)))
             out.append(struct.pack("<%dq" % len(shape), *shape))
@@ -107,18 +106,31 @@ class Case:
             if kind:
                 e = raw(expected) if expected is not None else b""
                 out.append(struct.pack("<Q", len(e)) + e)
-        out.append(struct.pack("<I", len(self.attrs)))
-        for name, v in self.attrs:
-            if isinstance(v, bool) or isinstance(v, int):
-                out.append(s(name) + struct.pack("<Bq", 0, int(v)))
-            elif isinstance(v, float):
-                out.append(s(name) + struct.pack("<Bd", 1, v))
-            elif isinstance(v, str):
-                out.append(s(name) + struct.pack("<B", 3) + s(v))
-            else:
-                out.append(s(name) + struct.pack("<BI", 2, len(v)) +
-                           struct.pack("<%dq" % len(v), *v))
-        return b"".join(out)
+        return b"".join(out) + attrs_blob(self.attrs)
+
+
+def layout(kind, t):
+    """A tensor's stored strides and storage offset: an input's own (offset
+    0 for a tensor that is not a view), an output's contiguous ones."""
+    if kind != 0:
+        return list(torch.empty(list(t.shape)).stride()), 0
+    return list(t.stride()), t.storage_offset() if t._base is not None else 0
+
+
+def attrs_blob(attrs):
+    """The attribute count and records of a case."""
+    out = [struct.pack("<I", len(attrs))]
+    for name, v in attrs:
+        if isinstance(v, (bool, int)):
+            out.append(s(name) + struct.pack("<Bq", 0, int(v)))
+        elif isinstance(v, float):
+            out.append(s(name) + struct.pack("<Bd", 1, v))
+        elif isinstance(v, str):
+            out.append(s(name) + struct.pack("<B", 3) + s(v))
+        else:
+            out.append(s(name) + struct.pack("<BI", 2, len(v)) +
+                       struct.pack("<%dq" % len(v), *v))
+    return b"".join(out)
 
 
 def randn(shape, dtype=torch.float32):

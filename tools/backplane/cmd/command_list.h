@@ -74,19 +74,23 @@ BP_COMMAND(
     "required\n" BP_HELP_PLUGIN_PATH)
 BP_COMMAND(
     optest,
-    "[--ops LIB.so] [--device D] [--filter TEXT] [--data DIR] "
-    "[--quick] [--json]",
-    "DIOPI op library vs PyTorch baselines: PASS/FAIL/NOIMPL/SKIP, timed",
+    "[--ops LIB.so] [--device D] [--filter TEXT] [--exclude TEXT] "
+    "[--data DIR] [--quick] [--json]",
+    "DIOPI op library vs PyTorch baselines: PASS/FAIL/XFAIL/XPASS/NOIMPL/SKIP, "
+    "timed",
     "  --ops LIB.so        the op library; default: the one the device's "
     "plugin names (backplane info), else the reference library\n"
     "  --device D          the device, TYPE:N; default: vcpu:0 (a library "
     "with its own device: that one)\n"
     "  --filter TEXT       only cases whose name or op contains TEXT; "
     "default: every case\n"
-    "  --data DIR          the cases and PyTorch's results; default: the "
-    "source tree's tests/data/ops\n"
-    "  --quick             one timed repetition; default: the median of "
-    "5\n" BP_HELP_JSON BP_HELP_PLUGIN_PATH)
+    "  --exclude TEXT      not the cases whose name contains TEXT; default: "
+    "none left out\n"
+    "  --data DIR          the cases and PyTorch's results (and its "
+    "KNOWN_FAILURES.txt: XFAIL, XPASS); default: the source tree's "
+    "tests/data/ops\n"
+    "  --quick             time the checked call only; default: the median "
+    "of 5 more\n" BP_HELP_JSON BP_HELP_PLUGIN_PATH)
 BP_COMMAND(
     target, "[--device D] [--json] [TARGET]",
     "a canonical target: parsed from TARGET, or a device's",

@@ -2,6 +2,7 @@
 #include "optest_cases.h"
 
 #include <dirent.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +11,23 @@
 typedef struct reader {
   const unsigned char *p, *end;
   int bad;
+  char why[160]; /* what was refused; empty for a cut or garbled file */
+  /* The file's cases up to the current one (its tensors not yet read are
+   * zeroed): what a data field stored as a reference may name. */
+  const optest_case_t *earlier;
+  size_t earlier_count;
 } reader_t;
+
+/* Marks the file refused for the reason given (the first one kept). */
+static void refuse(reader_t *r, const char *format, ...) {
+  if (!r->bad) {
+    va_list args;
+    va_start(args, format);
+    vsnprintf(r->why, sizeof r->why, format, args);
+    va_end(args);
+  }
+  r->bad = 1;
+}
 
 static int take(reader_t *r, void *out, size_t n) {
   if (r->bad || (size_t)(r->end - r->p) < n) {
@@ -97,6 +114,47 @@ static void take_sample(reader_t *r, optest_tensor_t *t) {
   memmove(t->expected, t->expected + 32, t->expected_bytes);
 }
 
+/* A data field stored as a reference (u32 case, u16 tensor, u16 field: 0
+ * the storage, 1 the expected values, of a case of the file: an earlier
+ * one, or a field read before in the current one): replaced by a copy of
+ * the bytes it names. */
+static void take_reference(reader_t *r, unsigned char **data, size_t *bytes) {
+  uint32_t which_case;
+  uint16_t which_tensor, field;
+  if (*bytes != 8) {
+    refuse(r, "a data reference of %zu bytes, expected 8", *bytes);
+    return;
+  }
+  memcpy(&which_case, *data, 4);
+  memcpy(&which_tensor, *data + 4, 2);
+  memcpy(&field, *data + 6, 2);
+  const optest_case_t *c =
+      which_case < r->earlier_count ? &r->earlier[which_case] : NULL;
+  const optest_tensor_t *t =
+      c && which_tensor < c->tensor_count ? &c->tensors[which_tensor] : NULL;
+  const unsigned char *from = !t           ? NULL
+                              : field == 0 ? t->storage
+                              : field == 1 ? t->expected
+                                           : NULL;
+  size_t size = !from ? 0 : field == 0 ? t->storage_bytes : t->expected_bytes;
+  if (!from || from == *data || (field == 1 && t->sampled)) {
+    refuse(r,
+           "a data reference to case %u tensor %u field %u, which holds "
+           "no stored data",
+           which_case, which_tensor, field);
+    return;
+  }
+  unsigned char *copy = malloc(size ? size : 1);
+  if (!copy) {
+    refuse(r, "out of memory");
+    return;
+  }
+  memcpy(copy, from, size);
+  free(*data);
+  *data = copy;
+  *bytes = size;
+}
+
 static void read_tensor(reader_t *r, optest_tensor_t *t) {
   uint8_t head[3] = {0};
   t->role = take_string(r);
@@ -104,10 +162,19 @@ static void read_tensor(reader_t *r, optest_tensor_t *t) {
   t->kind = (optest_kind_t)(head[0] & 0x0f);
   t->seeded = (head[0] & 0x10) != 0;
   t->sampled = (head[0] & 0x20) != 0;
+  bool storage_shared = (head[0] & 0x40) != 0;
+  bool expected_shared = (head[0] & 0x80) != 0;
   t->dtype = (diopiDtype_t)head[1];
   t->ndim = head[2];
   if (t->ndim > BP_OPS_MAX_DIMS) {
-    r->bad = 1;
+    refuse(r, "tensor '%s' has %d dims, at most %d are read", t->role, t->ndim,
+           BP_OPS_MAX_DIMS);
+    return;
+  }
+  if ((t->seeded && storage_shared) || (t->sampled && expected_shared) ||
+      (t->kind == OPTEST_INPUT && expected_shared)) {
+    refuse(r, "tensor '%s' has kind byte 0x%02x, a contradiction", t->role,
+           head[0]);
     return;
   }
   take(r, t->shape, sizeof(int64_t) * (size_t)t->ndim);
@@ -116,6 +183,10 @@ static void read_tensor(reader_t *r, optest_tensor_t *t) {
   t->storage = take_bytes(r, &t->storage_bytes);
   if (t->kind != OPTEST_INPUT)
     t->expected = take_bytes(r, &t->expected_bytes);
+  if (!r->bad && storage_shared)
+    take_reference(r, &t->storage, &t->storage_bytes);
+  if (!r->bad && expected_shared)
+    take_reference(r, &t->expected, &t->expected_bytes);
   if (!r->bad && t->seeded)
     take_seed(r, t);
   if (!r->bad && t->sampled)
@@ -134,8 +205,9 @@ static void read_attr(reader_t *r, optest_attr_t *a) {
   } else if (type == OPTEST_LIST) {
     uint32_t n = 0;
     take(r, &n, sizeof n);
-    if (n > BP_OPS_MAX_DIMS) {
-      r->bad = 1;
+    if (n > OPTEST_MAX_LIST) {
+      refuse(r, "attribute '%s' lists %u values, at most %d are read", a->name,
+             n, OPTEST_MAX_LIST);
       return;
     }
     a->list = calloc(n + 1, sizeof *a->list);
@@ -158,8 +230,10 @@ static int read_case(reader_t *r, optest_case_t *c) {
   take(r, &c->flops, sizeof c->flops);
   take(r, &c->bytes, sizeof c->bytes);
   take(r, &count, sizeof count);
-  if (count > 16)
+  if (count > OPTEST_MAX_TENSORS) {
+    refuse(r, "%u tensors, at most %d are read", count, OPTEST_MAX_TENSORS);
     return -1;
+  }
   c->tensors = calloc(count + 1, sizeof *c->tensors);
   if (!c->tensors)
     return -1;
@@ -167,8 +241,10 @@ static int read_case(reader_t *r, optest_case_t *c) {
   for (uint32_t i = 0; i < count && !r->bad; i++)
     read_tensor(r, &c->tensors[i]);
   take(r, &count, sizeof count);
-  if (count > 16)
+  if (count > OPTEST_MAX_ATTRS) {
+    refuse(r, "%u attributes, at most %d are read", count, OPTEST_MAX_ATTRS);
     return -1;
+  }
   c->attrs = calloc(count + 1, sizeof *c->attrs);
   if (!c->attrs)
     return -1;
@@ -215,7 +291,7 @@ static int load_file(const char *path, optest_suite_t *suite) {
     fprintf(stderr, "backplane optest: cannot read %s\n", path);
     return -1;
   }
-  reader_t r = {data, data + size, 0};
+  reader_t r = {.p = data, .end = data + size};
   char magic[8];
   uint32_t count = 0;
   take(&r, magic, sizeof magic);
@@ -228,14 +304,20 @@ static int load_file(const char *path, optest_suite_t *suite) {
     failed = 1;
   else
     suite->cases = grown;
+  r.earlier = grown ? &suite->cases[suite->count] : NULL;
   for (uint32_t i = 0; i < count && !failed; i++) {
     optest_case_t *c = &suite->cases[suite->count];
     memset(c, 0, sizeof *c);
     suite->count++;
+    r.earlier_count = i + 1;
     failed = read_case(&r, c) != 0;
   }
   free(data);
-  if (failed)
+  const char *name = suite->count ? suite->cases[suite->count - 1].name : NULL;
+  if (failed && r.why[0])
+    fprintf(stderr, "backplane optest: %s: case %s: %s\n", path,
+            name ? name : "?", r.why);
+  else if (failed)
     fprintf(stderr, "backplane optest: %s is not a case file (or is cut)\n",
             path);
   return failed ? -1 : 0;
@@ -253,18 +335,31 @@ int optest_suite_load(const char *dir, optest_suite_t *out) {
             dir);
     return -1;
   }
-  char *names[256];
-  size_t n = 0;
+  char **names = NULL;
+  size_t n = 0, capacity = 0;
+  int failed = 0;
   struct dirent *e;
-  while ((e = readdir(d)) && n < 256) {
+  while (!failed && (e = readdir(d))) {
     size_t len = strlen(e->d_name);
-    if ((len > 4 && !strcmp(e->d_name + len - 4, ".bin")) ||
-        (len > 7 && !strcmp(e->d_name + len - 7, ".bin.gz")))
-      names[n++] = strdup(e->d_name);
+    if (!(len > 4 && !strcmp(e->d_name + len - 4, ".bin")) &&
+        !(len > 7 && !strcmp(e->d_name + len - 7, ".bin.gz")))
+      continue;
+    if (n == capacity) {
+      capacity = capacity ? 2 * capacity : 64;
+      char **grown = realloc(names, capacity * sizeof *names);
+      if (!grown) {
+        failed = 1;
+        break;
+      }
+      names = grown;
+    }
+    names[n++] = strdup(e->d_name);
   }
   closedir(d);
-  qsort(names, n, sizeof *names, by_name);
-  int failed = 0;
+  if (failed)
+    fprintf(stderr, "backplane optest: out of memory listing %s\n", dir);
+  if (n)
+    qsort(names, n, sizeof *names, by_name);
   for (size_t i = 0; i < n; i++) {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, names[i]);
@@ -272,6 +367,7 @@ int optest_suite_load(const char *dir, optest_suite_t *out) {
       failed = 1;
     free(names[i]);
   }
+  free(names);
   if (failed)
     optest_suite_release(out);
   return failed ? -1 : 0;

@@ -12,6 +12,15 @@
 #include "backplane/ops.h"
 #include "optest_seeded.h"
 
+/* What a case may hold: tensors, attributes, values in a list attribute (a
+ * pad list names two per dimension). A file beyond them is refused, saying
+ * which case and what. */
+enum {
+  OPTEST_MAX_TENSORS = 16,
+  OPTEST_MAX_ATTRS = 16,
+  OPTEST_MAX_LIST = 2 * BP_OPS_MAX_DIMS,
+};
+
 typedef enum optest_kind {
   OPTEST_INPUT = 0,
   OPTEST_OUTPUT = 1,
