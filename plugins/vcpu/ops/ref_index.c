@@ -280,11 +280,31 @@ REF_ISA_BODY void gather_last_body(uint32_t *out, const uint32_t *row,
     out[i] = inside ? v : 0;
   }
 }
-/* Built per ISA: AVX2 and AVX-512 turn the loop into hardware gathers. */
-REF_ISA_DISPATCH_VOID(static, gather_last,
-                      (uint32_t * out, const uint32_t *row,
-                       const int64_t *index, int64_t n, int64_t li),
-                      (out, row, index, n, li))
+#ifdef REF_ISA_MULTIVERSION
+/* AVX2's hardware gathers, on AVX-512 CPUs too: their 16-lane gathers ran
+ * slower than the SSE2 loop in `backplane bench ops` (AMD EPYC). */
+REF_TARGET_AVX2 static void gather_last_avx2(uint32_t *out, const uint32_t *row,
+                                             const int64_t *index, int64_t n,
+                                             int64_t li) {
+  gather_last_body(out, row, index, n, li);
+}
+static void gather_last_sse2(uint32_t *out, const uint32_t *row,
+                             const int64_t *index, int64_t n, int64_t li) {
+  gather_last_body(out, row, index, n, li);
+}
+static void gather_last(uint32_t *out, const uint32_t *row,
+                        const int64_t *index, int64_t n, int64_t li) {
+  if (ref_isa() >= REF_ISA_AVX2)
+    gather_last_avx2(out, row, index, n, li);
+  else
+    gather_last_sse2(out, row, index, n, li);
+}
+#else
+static void gather_last(uint32_t *out, const uint32_t *row,
+                        const int64_t *index, int64_t n, int64_t li) {
+  gather_last_body(out, row, index, n, li);
+}
+#endif
 
 /* gather_range for contiguous tensors of one dtype whose shapes agree
  * off `dim`: element i sits in block i / (lo * inner) of out (lo rows along
