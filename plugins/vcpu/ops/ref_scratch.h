@@ -2,7 +2,11 @@
  * out of memory is the op's error, never the worker's: it comes from the
  * context (diopiRequireBuffer, the device's caching allocator) and lives
  * until the context is cleared, which happens in stream order after the
- * task. vcpu device memory is host-addressable, so tasks use it directly. */
+ * task. vcpu device memory is host-addressable, so tasks use it directly.
+ * Only the op's tasks may write it, never the op at enqueue time: a
+ * framework that clears its context when the op returns (the Paddle bridge)
+ * frees the scratch in stream order, and the next op's scratch may be the
+ * same memory while this op's task has yet to run. */
 #ifndef BACKPLANE_REF_OPS_SCRATCH_H_
 #define BACKPLANE_REF_OPS_SCRATCH_H_
 

@@ -4,6 +4,7 @@
  * every out): strided copies. A stack of contiguous tensors into a
  * contiguous out of their dtype is one task of block copies. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <diopi/functions.h>
@@ -12,15 +13,14 @@
 #include "ref_enqueue.h"
 #include "ref_error.h"
 #include "ref_pool.h"
-#include "ref_scratch.h"
 
 /* out as blocks of `block` elements: block q is block (q / count) * step
  * of input q % count (stack: step 1; a broadcast: one input, step 0). */
 typedef struct block_copies {
   char *out;
-  const char **ins;                  /* count data pointers, in scratch */
   int64_t count, block, step, total; /* total: out's elements */
   size_t elem;
+  const char *ins[]; /* count data pointers */
 } block_copies_t;
 
 /* out's elements [begin, end), block by block. */
@@ -42,18 +42,28 @@ static void run_blocks(void *args) {
   ref_parallel_for(s->total, 1 << 15, copy_blocks, s);
 }
 
-/* Enqueues s's block copies from the views of `ins` (checked already). */
+/* Enqueues the block copies `shape` describes from the views of `ins`
+ * (checked already). The task's argument block carries the input pointers
+ * itself: scratch is not host-writable at enqueue time (ref_scratch.h). */
 static diopiError_t enqueue_blocks(diopiContextHandle_t ctx, const char *op,
-                                   block_copies_t *s,
+                                   const block_copies_t *shape,
                                    diopiConstTensorHandle_t *ins) {
-  diopiError_t err =
-      ref_scratch(ctx, op, (size_t)s->count * sizeof *s->ins, (void **)&s->ins);
+  size_t size = sizeof *shape + (size_t)shape->count * sizeof *shape->ins;
+  block_copies_t *s = malloc(size);
+  if (!s)
+    return ref_fail(op, "out of host memory for %lld input pointers",
+                    (long long)shape->count);
+  *s = *shape;
+  diopiError_t err = diopiSuccess;
   for (int64_t k = 0; !err && k < s->count; k++) {
     ref_view_t v;
     err = ref_view(ctx, op, "tensors", ins[k], &v);
     s->ins[k] = v.data;
   }
-  return err ? err : ref_enqueue(ctx, op, run_blocks, s, sizeof *s);
+  if (!err)
+    err = ref_enqueue(ctx, op, run_blocks, s, size);
+  free(s);
+  return err;
 }
 
 /* Whether stack's inputs and out all hold contiguous elements of one
