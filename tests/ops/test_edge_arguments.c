@@ -3,8 +3,9 @@
  * avg_pool2d's negative divisor_override (the window's sum divided by it;
  * only 0 is refused), and group_norm over groups with no elements (mean 0,
  * inverse deviation NaN from a variance of 0/0, and so a NaN weight
- * gradient, while the bias gradient sums nothing). Expected values are
- * worked out by hand. */
+ * gradient, while the bias gradient sums nothing), and negative pads (a
+ * crop) in every pad mode. Expected values are worked out by hand or taken
+ * from PyTorch 1.13. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -145,11 +146,51 @@ static void group_norm_over_empty_groups(void **state) {
   ops_made_destroy(&m);
 }
 
+/* 0..4 as (1, 1, 5) padded with a negative pad (a crop) on one side, as
+ * PyTorch 1.13's F.pad takes it: reflect and replicate index the whole dim,
+ * circular crops first and wraps within what is left. Expected values from
+ * torch.nn.functional.pad. */
+static void pad_crops_with_negative_pads_in_every_mode(void **state) {
+  ops_env_t *e = *state;
+  diopiError_t (*pad)(CTX, T, CT, diopiSize_t, const char *, const double *) =
+      (diopiError_t(*)(CTX, T, CT, diopiSize_t, const char *,
+                       const double *))ops_env_find(e, "diopiPad");
+  static const struct {
+    const char *mode;
+    int64_t pads[2];
+    int64_t n;
+    float expected[7];
+  } cases[] = {
+      {"reflect", {-1, 3}, 7, {1, 2, 3, 4, 3, 2, 1}},
+      {"replicate", {-2, 1}, 4, {2, 3, 4, 4}},
+      {"circular", {-1, 3}, 7, {1, 2, 3, 4, 1, 2, 3}},
+      {"circular", {2, -1}, 6, {2, 3, 0, 1, 2, 3}},
+  };
+  const float x[5] = {0, 1, 2, 3, 4};
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    ops_made_t m = {.e = e};
+    int64_t s_in[3] = {1, 1, 5}, s_out[3] = {1, 1, cases[c].n};
+    float *y;
+    T tin =
+          ops_made_tensor(&m, diopi_dtype_float32, 3, s_in, x, sizeof x, NULL),
+      tout = ops_made_tensor(&m, diopi_dtype_float32, 3, s_out, NULL, 0,
+                             (void **)&y);
+    diopiSize_t pads = {cases[c].pads, 2};
+    assert_int_equal(pad(e->ctx, tout, tin, pads, cases[c].mode, NULL),
+                     diopiSuccess);
+    synchronize(e);
+    for (int64_t i = 0; i < cases[c].n; i++)
+      assert_true(y[i] == cases[c].expected[i]);
+    ops_made_destroy(&m);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(adaptive_max_pool2d_to_an_empty_output),
       cmocka_unit_test(avg_pool2d_divides_by_a_negative_divisor_override),
       cmocka_unit_test(group_norm_over_empty_groups),
+      cmocka_unit_test(pad_crops_with_negative_pads_in_every_mode),
   };
   return cmocka_run_group_tests(tests, ops_env_setup, ops_env_teardown);
 }
