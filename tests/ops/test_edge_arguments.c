@@ -1,11 +1,11 @@
 /* Arguments at the edge of their range that PyTorch accepts and DIOPI's
  * configured cases pass: an adaptive max pooling to an output of 0 x 0,
  * avg_pool2d's negative divisor_override (the window's sum divided by it;
- * only 0 is refused), and group_norm over groups with no elements (mean 0,
+ * only 0 is refused), group_norm over groups with no elements (mean 0,
  * inverse deviation NaN from a variance of 0/0, and so a NaN weight
- * gradient, while the bias gradient sums nothing), and negative pads (a
- * crop) in every pad mode. Expected values are worked out by hand or taken
- * from PyTorch 1.13. */
+ * gradient, while the bias gradient sums nothing), negative pads (a crop)
+ * in every pad mode, and hardswish's gradient at its kinks. Expected values
+ * are worked out by hand or taken from PyTorch 1.13. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -185,12 +185,53 @@ static void pad_crops_with_negative_pads_in_every_mode(void **state) {
   }
 }
 
+/* hardswish's gradient at its kinks x = -3 and x = 3, as PyTorch 1.13's
+ * CPU kernel gives it for all but a tensor's scalar tail
+ * (torch.ops.aten.hardswish_backward of ones over (-3, 3, 0, -4) x 16):
+ * -0.5 at -3, 1 at 3, in float32 and float64. */
+static void hardswish_backward_at_its_kinks(void **state) {
+  ops_env_t *e = *state;
+  diopiError_t (*backward)(CTX, T, CT, CT) =
+      (diopiError_t(*)(CTX, T, CT, CT))ops_env_find(e,
+                                                    "diopiHardswishBackward");
+  const double x[4] = {-3, 3, 0, -4}, expected[4] = {-0.5, 1, 0.5, 0};
+  const diopiDtype_t dtypes[2] = {diopi_dtype_float32, diopi_dtype_float64};
+  for (int k = 0; k < 2; k++) {
+    ops_made_t m = {.e = e};
+    int64_t shape[1] = {64};
+    float xf[64], onesf[64];
+    double xd[64], onesd[64];
+    for (int i = 0; i < 64; i++) {
+      xf[i] = (float)x[i % 4];
+      xd[i] = x[i % 4];
+      onesf[i] = 1;
+      onesd[i] = 1;
+    }
+    bool f32 = dtypes[k] == diopi_dtype_float32;
+    size_t bytes = f32 ? sizeof xf : sizeof xd;
+    void *gi;
+    T tx = ops_made_tensor(&m, dtypes[k], 1, shape, f32 ? (void *)xf : xd,
+                           bytes, NULL),
+      tgo = ops_made_tensor(&m, dtypes[k], 1, shape,
+                            f32 ? (void *)onesf : onesd, bytes, NULL),
+      tgi = ops_made_tensor(&m, dtypes[k], 1, shape, NULL, 0, &gi);
+    assert_int_equal(backward(e->ctx, tgi, tgo, tx), diopiSuccess);
+    synchronize(e);
+    for (int i = 0; i < 64; i++) {
+      double got = f32 ? ((float *)gi)[i] : ((double *)gi)[i];
+      assert_true(got == expected[i % 4]);
+    }
+    ops_made_destroy(&m);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(adaptive_max_pool2d_to_an_empty_output),
       cmocka_unit_test(avg_pool2d_divides_by_a_negative_divisor_override),
       cmocka_unit_test(group_norm_over_empty_groups),
       cmocka_unit_test(pad_crops_with_negative_pads_in_every_mode),
+      cmocka_unit_test(hardswish_backward_at_its_kinks),
   };
   return cmocka_run_group_tests(tests, ops_env_setup, ops_env_teardown);
 }
