@@ -3,9 +3,10 @@
  * avg_pool2d's negative divisor_override (the window's sum divided by it;
  * only 0 is refused), group_norm over groups with no elements (mean 0,
  * inverse deviation NaN from a variance of 0/0, and so a NaN weight
- * gradient, while the bias gradient sums nothing), negative pads (a crop)
- * in every pad mode, and hardswish's gradient at its kinks. Expected values
- * are worked out by hand or taken from PyTorch 1.13. */
+ * gradient, while the bias gradient sums nothing), group_norm's float16
+ * backward from float16 statistics, negative pads (a crop) in every pad
+ * mode, and hardswish's gradient at its kinks. Expected values are worked
+ * out by hand or taken from PyTorch 1.13. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -146,6 +147,51 @@ static void group_norm_over_empty_groups(void **state) {
   ops_made_destroy(&m);
 }
 
+/* float16 group_norm backward of (1, 2, 2) [[1000, 1001], [1001, 1001]]
+ * in 1 group, weight and grad_output ones, from the float16 forward's
+ * statistics: mean 1001 (1000.75 rounded), rstd 2.30859375. PyTorch 1.13
+ * (float32, rounded once) gives grad_input 0, grad_weight -1.1543 and
+ * 1.1543, grad_bias 2: the exact mean, not the rounded one, centres x.
+ * Values as float16 bits. */
+static void
+group_norm_backward_in_float16_from_rounded_statistics(void **state) {
+  ops_env_t *e = *state;
+  ops_made_t m = {.e = e};
+  diopiError_t (*backward)(CTX, T, T, T, CT, CT, CT, CT, CT, int64_t) =
+      (diopiError_t(*)(CTX, T, T, T, CT, CT, CT, CT, CT, int64_t))ops_env_find(
+          e, "diopiGroupNormBackward");
+  int64_t s_in[3] = {1, 2, 2}, s_stat[2] = {1, 1}, s2[1] = {2};
+  const uint16_t x[4] = {0x63d0, 0x63d2, 0x63d2, 0x63d2},
+                 ones[4] = {0x3c00, 0x3c00, 0x3c00, 0x3c00}, mean[1] = {0x63d2},
+                 rstd[1] = {0x409e};
+  uint16_t *gi, *gw, *gb;
+  T tx = ops_made_tensor(&m, diopi_dtype_float16, 3, s_in, x, sizeof x, NULL),
+    tgo = ops_made_tensor(&m, diopi_dtype_float16, 3, s_in, ones, sizeof ones,
+                          NULL),
+    tw = ops_made_tensor(&m, diopi_dtype_float16, 1, s2, ones, 4, NULL),
+    tmean = ops_made_tensor(&m, diopi_dtype_float16, 2, s_stat, mean,
+                            sizeof mean, NULL),
+    trstd = ops_made_tensor(&m, diopi_dtype_float16, 2, s_stat, rstd,
+                            sizeof rstd, NULL),
+    tgi = ops_made_tensor(&m, diopi_dtype_float16, 3, s_in, NULL, 0,
+                          (void **)&gi),
+    tgw =
+        ops_made_tensor(&m, diopi_dtype_float16, 1, s2, NULL, 0, (void **)&gw),
+    tgb =
+        ops_made_tensor(&m, diopi_dtype_float16, 1, s2, NULL, 0, (void **)&gb);
+  assert_int_equal(
+      backward(e->ctx, tgi, tgw, tgb, tgo, tx, tw, tmean, trstd, 1),
+      diopiSuccess);
+  synchronize(e);
+  for (int i = 0; i < 4; i++)
+    assert_true(gi[i] == 0 || gi[i] == 0x8000); /* +-0 */
+  assert_int_equal(gw[0], 0xbc9e);
+  assert_int_equal(gw[1], 0x3c9e);
+  assert_int_equal(gb[0], 0x4000);
+  assert_int_equal(gb[1], 0x4000);
+  ops_made_destroy(&m);
+}
+
 /* 0..4 as (1, 1, 5) padded with a negative pad (a crop) on one side, as
  * PyTorch 1.13's F.pad takes it: reflect and replicate index the whole dim,
  * circular crops first and wraps within what is left. Expected values from
@@ -230,6 +276,7 @@ int main(void) {
       cmocka_unit_test(adaptive_max_pool2d_to_an_empty_output),
       cmocka_unit_test(avg_pool2d_divides_by_a_negative_divisor_override),
       cmocka_unit_test(group_norm_over_empty_groups),
+      cmocka_unit_test(group_norm_backward_in_float16_from_rounded_statistics),
       cmocka_unit_test(pad_crops_with_negative_pads_in_every_mode),
       cmocka_unit_test(hardswish_backward_at_its_kinks),
   };
