@@ -4,8 +4,9 @@
  * only 0 is refused), group_norm over groups with no elements (mean 0,
  * inverse deviation NaN from a variance of 0/0, and so a NaN weight
  * gradient, while the bias gradient sums nothing), group_norm's float16
- * backward from float16 statistics, negative pads (a crop) in every pad
- * mode, and hardswish's gradient at its kinks. Expected values are worked
+ * backward from float16 statistics, layer_norm's float32 parameter
+ * gradients summed as PyTorch sums them, negative pads (a crop) in every
+ * pad mode, and hardswish's gradient at its kinks. Expected values are worked
  * out by hand or taken from PyTorch 1.13. */
 #include <math.h>
 #include <setjmp.h>
@@ -192,6 +193,49 @@ group_norm_backward_in_float16_from_rounded_statistics(void **state) {
   ops_made_destroy(&m);
 }
 
+/* float32 layer_norm backward over (3, 4) rows [1, -1, 1, -1], mean 0,
+ * rstd 1, weight ones, grad_output ones but 2^24 at (0, 0): PyTorch 1.13
+ * sums grad_weight and grad_bias down the rows in float32, so column 0's
+ * 2^24 + 1 + 1 is 2^24 (each 1 lost to rounding), not 2^24 + 2. Expected
+ * values from torch.ops.aten.native_layer_norm_backward. */
+static void
+layer_norm_backward_sums_parameter_gradients_in_float32(void **state) {
+  ops_env_t *e = *state;
+  ops_made_t m = {.e = e};
+  diopiError_t (*backward)(CTX, T, T, T, CT, CT, CT, CT, CT, CT, diopiSize_t) =
+      (diopiError_t(*)(CTX, T, T, T, CT, CT, CT, CT, CT, CT,
+                       diopiSize_t))ops_env_find(e, "diopiLayerNormBackward");
+  int64_t s_in[2] = {3, 4}, s_stat[2] = {3, 1}, s4[1] = {4}, row[1] = {4};
+  const float x[12] = {1, -1, 1, -1, 1, -1, 1, -1, 1, -1, 1, -1},
+              g[12] = {16777216, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+              ones[4] = {1, 1, 1, 1}, zeros[3] = {0, 0, 0};
+  const float want_gw[4] = {16777216, -3, 3, -3},
+              want_gb[4] = {16777216, 3, 3, 3};
+  float *gw, *gb;
+  T tx = ops_made_tensor(&m, diopi_dtype_float32, 2, s_in, x, sizeof x, NULL),
+    tg = ops_made_tensor(&m, diopi_dtype_float32, 2, s_in, g, sizeof g, NULL),
+    tw = ops_made_tensor(&m, diopi_dtype_float32, 1, s4, ones, sizeof ones,
+                         NULL),
+    tmean = ops_made_tensor(&m, diopi_dtype_float32, 2, s_stat, zeros,
+                            sizeof zeros, NULL),
+    trstd = ops_made_tensor(&m, diopi_dtype_float32, 2, s_stat, ones, 12, NULL),
+    tgi = ops_made_tensor(&m, diopi_dtype_float32, 2, s_in, NULL, 0, NULL),
+    tgw =
+        ops_made_tensor(&m, diopi_dtype_float32, 1, s4, NULL, 0, (void **)&gw),
+    tgb =
+        ops_made_tensor(&m, diopi_dtype_float32, 1, s4, NULL, 0, (void **)&gb);
+  diopiSize_t normalized_shape = {row, 1};
+  assert_int_equal(backward(e->ctx, tgi, tgw, tgb, tg, tx, tw, NULL, tmean,
+                            trstd, normalized_shape),
+                   diopiSuccess);
+  synchronize(e);
+  for (int i = 0; i < 4; i++) {
+    assert_true(gw[i] == want_gw[i]);
+    assert_true(gb[i] == want_gb[i]);
+  }
+  ops_made_destroy(&m);
+}
+
 /* 0..4 as (1, 1, 5) padded with a negative pad (a crop) on one side, as
  * PyTorch 1.13's F.pad takes it: reflect and replicate index the whole dim,
  * circular crops first and wraps within what is left. Expected values from
@@ -277,6 +321,7 @@ int main(void) {
       cmocka_unit_test(avg_pool2d_divides_by_a_negative_divisor_override),
       cmocka_unit_test(group_norm_over_empty_groups),
       cmocka_unit_test(group_norm_backward_in_float16_from_rounded_statistics),
+      cmocka_unit_test(layer_norm_backward_sums_parameter_gradients_in_float32),
       cmocka_unit_test(pad_crops_with_negative_pads_in_every_mode),
       cmocka_unit_test(hardswish_backward_at_its_kinks),
   };
