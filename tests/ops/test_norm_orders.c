@@ -1,8 +1,9 @@
 /* Norm orders below 0 in clip_grad_norm and embedding_renorm_, as
  * PyTorch's torch.norm defines them and DIOPI's configured cases use them:
  * p < 0 is (sum |x|^p)^(1/p) (a zero element makes it 0), -inf the least
- * |x|, and an empty tensor's norm is 0 for every order. Expected values are
- * worked out by hand (and agree with PyTorch 1.13 to float32 rounding). */
+ * |x|, and an empty tensor's norm is 0 for every order; the backward of
+ * inf and -inf. Expected values are worked out by hand (and agree with
+ * PyTorch 1.13 to float32 rounding). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -155,6 +156,45 @@ static void embedding_renorm_of_order_minus_inf(void **state) {
   ops_made_destroy(&m);
 }
 
+/* diopiNormBackward of p = inf and -inf over dim 1 of
+ * [[1, -3, 3, 2], [0.5, -1, 0.25, 1]]: the gradient splits evenly among the
+ * elements whose |x| is the norm, sign(x) each (PyTorch 1.13's
+ * torch.norm(x, p, dim=1).backward(ones)). */
+static void
+norm_backward_of_the_infinity_norms_splits_among_ties(void **state) {
+  ops_env_t *e = *state;
+  diopiError_t (*backward)(CTX, T, CT, CT, CT, diopiSize_t,
+                           const diopiScalar_t *) =
+      (diopiError_t(*)(CTX, T, CT, CT, CT, diopiSize_t, const diopiScalar_t *))
+          ops_env_find(e, "diopiNormBackward");
+  static const struct {
+    double p, norm[2], expected[8];
+  } cases[] = {
+      {INFINITY, {3, 1}, {0, -0.5, 0.5, 0, 0, -0.5, 0, 0.5}},
+      {-INFINITY, {1, 0.25}, {1, 0, 0, 0, 0, 0, 1, 0}},
+  };
+  const double x[8] = {1, -3, 3, 2, 0.5, -1, 0.25, 1}, ones[2] = {1, 1};
+  int64_t s24[2] = {2, 4}, s2[1] = {2}, one[1] = {1};
+  for (int c = 0; c < 2; c++) {
+    ops_made_t m = {.e = e};
+    double *gi;
+    T tx = ops_made_tensor(&m, diopi_dtype_float64, 2, s24, x, sizeof x, NULL),
+      tgo = ops_made_tensor(&m, diopi_dtype_float64, 1, s2, ones, sizeof ones,
+                            NULL),
+      tn = ops_made_tensor(&m, diopi_dtype_float64, 1, s2, cases[c].norm,
+                           sizeof cases[c].norm, NULL),
+      tgi = ops_made_tensor(&m, diopi_dtype_float64, 2, s24, NULL, 0,
+                            (void **)&gi);
+    diopiScalar_t p = {.stype = diopi_dtype_float64, .fval = cases[c].p};
+    diopiSize_t dim = {one, 1};
+    assert_int_equal(backward(e->ctx, tgi, tgo, tx, tn, dim, &p), diopiSuccess);
+    synchronize(e);
+    for (int i = 0; i < 8; i++)
+      assert_true(gi[i] == cases[c].expected[i]);
+    ops_made_destroy(&m);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(
@@ -163,6 +203,7 @@ int main(void) {
       cmocka_unit_test(clip_grad_norm_counts_an_empty_gradient_as_0),
       cmocka_unit_test(embedding_renorm_of_a_negative_order),
       cmocka_unit_test(embedding_renorm_of_order_minus_inf),
+      cmocka_unit_test(norm_backward_of_the_infinity_norms_splits_among_ties),
   };
   return cmocka_run_group_tests(tests, ops_env_setup, ops_env_teardown);
 }

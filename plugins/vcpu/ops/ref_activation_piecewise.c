@@ -53,10 +53,13 @@ REF_ISA_BODY void hardswish_f32_body(float *out, const float *const *in,
   }
 }
 REF_F32_EW(hardswish_f32)
+/* The gradient at the kinks is PyTorch 1.13's vectorized CPU kernel's, the
+ * one nearly every element of a tensor takes: g * (x/3 + 1/2) at -3
+ * (-g/2), g at 3 (its scalar tail alone gives 3g/2 there). */
 static double hardswish_grad_fn(const double *in, const double *p) {
   (void)p;
   double g = in[0], x = in[1];
-  return x < -3 ? 0 : x <= 3 ? g * (x / 3 + 0.5) : g;
+  return x < -3 ? 0 : x < 3 ? g * (x / 3 + 0.5) : g;
 }
 
 /* threshold: p[0] threshold, p[1] value. */

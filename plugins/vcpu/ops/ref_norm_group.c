@@ -11,6 +11,7 @@
 #include "ref_error.h"
 #include "ref_f32.h"
 #include "ref_pool.h"
+#include "ref_scratch.h"
 #include "ref_tensor.h"
 #include "ref_view_more.h"
 
@@ -68,6 +69,12 @@ typedef struct norm_task {
   ref_view_t weight, bias;   /* per channel (group) or per element (rms) */
   ref_view_t stat_a, stat_b; /* group: mean, rstd (N, G); rms: inv_rms */
   ref_view_t grad_w, grad_b; /* backward, optional */
+  /* group_norm's backward from a mean rounded to a 16-bit float: each
+   * row's mean recomputed from x in double (scratch, one per row), as
+   * PyTorch's 16-bit results are its float32 ones rounded once. A mean off
+   * by a 16-bit ulp leaves xhat's mean away from 0, and gradients that
+   * cancel to 0 off by far more than the 16-bit tolerance. */
+  double *exact_means;
   bool has_weight, has_bias, has_grad_w, has_grad_b;
   int64_t rows, count, channels, per_group, spatial;
   double eps;
@@ -173,10 +180,27 @@ static bool rows_f32(const norm_task_t *t) {
   return t->rms || t->spatial > 0;
 }
 
+/* Row r's mean for the backward: the given one, or the one recomputed
+ * (group_norm_means) where the given is rounded to a 16-bit float. */
+static double backward_mean(const norm_task_t *t, int64_t r) {
+  if (t->rms)
+    return 0;
+  return t->exact_means ? t->exact_means[r] : ref_get(&t->stat_a, r);
+}
+static void means_range(void *context, int64_t begin, int64_t end) {
+  const norm_task_t *t = context;
+  for (int64_t r = begin; r < end; r++) {
+    double sum = 0;
+    for (int64_t k = 0; k < t->count; k++)
+      sum += ref_load_at(&t->x.outer, offset_of(&t->x, r, k));
+    t->exact_means[r] = sum / (double)t->count;
+  }
+}
+
 /* dx = rstd (dxhat - mean(dxhat) - xhat mean(dxhat xhat)), dxhat = dy w;
  * rms_norm has no mean term (xhat = x rstd). */
 static void backward_row(const norm_task_t *t, int64_t r) {
-  double mean = t->rms ? 0 : ref_get(&t->stat_a, r);
+  double mean = backward_mean(t, r);
   double rstd = ref_get(t->rms ? &t->stat_a : &t->stat_b, r);
   double s1 = 0, s2 = 0, n = (double)t->count;
   for (int64_t k = 0; k < t->count; k++) {
@@ -205,7 +229,7 @@ static void backward_row(const norm_task_t *t, int64_t r) {
 static void param_grads(const norm_task_t *t, int64_t c) {
   double gw = 0, gb = 0;
   for (int64_t r = 0; r < t->rows; r++) {
-    double mean = t->rms ? 0 : ref_get(&t->stat_a, r);
+    double mean = backward_mean(t, r);
     double rstd = ref_get(t->rms ? &t->stat_a : &t->stat_b, r);
     int64_t first = 0, last = t->count; /* the row's elements of c */
     if (!t->rms) {
@@ -252,6 +276,8 @@ static void params_range(void *context, int64_t begin, int64_t end) {
 static void run(void *args) {
   norm_task_t *t = args;
   int64_t grain = (1 << 14) / (t->count ? t->count : 1) + 1;
+  if (t->exact_means)
+    ref_parallel_for(t->rows, grain, means_range, t);
   ref_parallel_for(t->rows, grain, rows_range, t);
   if (t->backward && (t->has_grad_w || t->has_grad_b))
     ref_parallel_for(t->rms ? t->count : t->channels, 1, params_range, t);
@@ -369,6 +395,10 @@ REF_EXPORT diopiError_t diopiGroupNormBackward(CTX, T grad_input, T grad_weight,
   if (!err)
     err = optional_vector(ctx, op, "grad_bias", grad_bias, &t.grad_b,
                           &t.has_grad_b, &t.channels, 1);
+  if (!err && (t.stat_a.dtype == diopi_dtype_float16 ||
+               t.stat_a.dtype == diopi_dtype_bfloat16))
+    err = ref_scratch(ctx, op, (size_t)t.rows * sizeof(double),
+                      (void **)&t.exact_means);
   return err ? err : enqueue(ctx, op, &t);
 }
 

@@ -12,6 +12,7 @@
 #include "ref_ew_call.h"
 #include "ref_f32.h"
 #include "ref_fold.h"
+#include "ref_scratch.h"
 
 #define CTX diopiContextHandle_t ctx
 #define T diopiTensorHandle_t
@@ -263,6 +264,35 @@ static double norm_grad_fn(const double *in, const double *p) {
          pow(norm, order - 1);
 }
 
+/* The infinity norms' backward, as PyTorch 1.13 takes it: the gradient
+ * splits evenly among the elements whose |x| is the norm (or NaN), sign(x)
+ * each. in = {grad_output / that count, self, norm}. */
+static bool attains(double x, double norm) {
+  return fabs(x) == norm || isnan(x);
+}
+static double norm_inf_grad_fn(const double *in, const double *p) {
+  (void)p;
+  double x = in[1];
+  if (!attains(x, in[2]))
+    return 0;
+  return in[0] * (isnan(x) ? x : (double)((x > 0) - (x < 0)));
+}
+/* in = {self, norm}. */
+static double attains_fn(const double *in, const double *p) {
+  (void)p;
+  return attains(in[0], in[1]);
+}
+static void count_step(ref_fold_state_t *s, double v, int64_t r,
+                       const double *p) {
+  (void)r;
+  (void)p;
+  s->a += v;
+}
+static double quotient_fn(const double *in, const double *p) {
+  (void)p;
+  return in[0] / in[1];
+}
+
 /* `v` (an output of the reduction, dims kept or dropped) as a view of
  * shape `shape` with the reduced dims broadcast. */
 static diopiError_t spread(const char *op, const char *arg, ref_view_t *v,
@@ -281,15 +311,59 @@ static diopiError_t spread(const char *op, const char *arg, ref_view_t *v,
   return ref_broadcast_to(op, arg, v, shape, ndim);
 }
 
+/* For the infinity norms: *grad_output (dims kept or dropped) becomes a
+ * scratch view, dims kept, of each output's share, grad_output over the
+ * count of self's elements that attain the norm. f marks the reduced dims
+ * (its other fields are overwritten); the folds run in stream order. */
+static diopiError_t share_among_ties(CTX, const char *op, ref_fold_t *f,
+                                     ref_view_t *grad_output,
+                                     const ref_view_t *self,
+                                     const ref_view_t *norm) {
+  f->nin = 2;
+  f->in[0] = *self;
+  f->in[1] = *norm;
+  f->map = attains_fn;
+  f->step = count_step;
+  f->finish = value_of;
+  ref_view_t *count = &f->out;
+  count->dtype = diopi_dtype_float64;
+  count->ndim = self->ndim;
+  count->numel = 1;
+  for (int d = count->ndim; d-- > 0;) {
+    count->shape[d] = f->reduced[d] ? 1 : self->shape[d];
+    count->strides[d] = count->numel;
+    count->numel *= count->shape[d];
+  }
+  diopiError_t err =
+      spread(op, "norm", &f->in[1], f->reduced, self->shape, self->ndim);
+  if (!err)
+    err = ref_scratch(ctx, op, (size_t)count->numel * sizeof(double),
+                      (void **)&count->data);
+  if (!err)
+    err = ref_fold_launch(ctx, op, f);
+  ref_ew_t share;
+  memset(&share, 0, sizeof share);
+  share.nin = 2;
+  share.fn = quotient_fn;
+  share.out = *count;
+  share.in[0] = *grad_output;
+  share.in[1] = *count;
+  if (!err)
+    err = spread(op, "grad_output", &share.in[0], f->reduced, count->shape,
+                 count->ndim);
+  if (!err)
+    err = ref_ew_enqueue(ctx, op, &share);
+  if (!err)
+    *grad_output = *count;
+  return err;
+}
+
 REF_EXPORT diopiError_t diopiNormBackward(CTX, T grad_input, CT grad_output,
                                           CT self, CT norm, diopiSize_t dim,
                                           S p) {
   const char *op = "diopiNormBackward";
   double order = ref_scalar(p, 2);
-  if (isinf(order))
-    return ref_fail(op, "p: the backward of the infinity norms is not "
-                        "implemented");
-  ref_fold_t f; /* for its dim marking only */
+  ref_fold_t f; /* its dim marking; for inf and -inf, the tie count */
   memset(&f, 0, sizeof f);
   ref_ew_t ew;
   memset(&ew, 0, sizeof ew);
@@ -309,6 +383,10 @@ REF_EXPORT diopiError_t diopiNormBackward(CTX, T grad_input, CT grad_output,
   f.in[0] = ew.in[1];
   if (!err)
     err = ref_fold_dims(op, "dim", &f, dim.data, dim.len);
+  if (!err && isinf(order)) {
+    ew.fn = norm_inf_grad_fn;
+    err = share_among_ties(ctx, op, &f, &ew.in[0], &ew.in[1], &ew.in[2]);
+  }
   if (!err)
     err = spread(op, "grad_output", &ew.in[0], f.reduced, ew.out.shape,
                  ew.out.ndim);

@@ -106,9 +106,39 @@ REF_EXPORT diopiError_t diopiRepeat(CTX, T out, CT input,
   return err ? err : ref_remap_enqueue(ctx, op, &r);
 }
 
-/* pad: pairs (before, after) from the last dim backwards. constant may
- * crop (negative pads); reflect needs pads below the dim's size, circular
- * at most its size, replicate a nonempty dim. */
+/* Narrows dim d of v to [from, from + len). */
+static void narrow_view(ref_view_t *v, int d, int64_t from, int64_t len) {
+  v->data += from * v->strides[d] * (int64_t)ref_dtype_size(v->dtype);
+  v->numel = v->shape[d] ? v->numel / v->shape[d] * len : 0;
+  v->shape[d] = len;
+}
+
+/* Whether (before, after) fits `map` on a dim of size n, as PyTorch takes
+ * it: a negative pad crops in every mode; reflect needs pads below n,
+ * replicate a nonempty dim, circular pads at most the cropped size (it
+ * wraps within what the crop leaves). */
+static bool pad_fits(ref_axis_map_t map, int64_t before, int64_t after,
+                     int64_t n) {
+  if (n + before + after < 0)
+    return false;
+  switch (map) {
+  case REF_AXIS_REFLECT:
+    return before < n && after < n;
+  case REF_AXIS_CLAMP:
+    return n > 0;
+  case REF_AXIS_ROLL: {
+    int64_t kept = n + (before < 0 ? before : 0) + (after < 0 ? after : 0);
+    return kept >= 0 && before <= kept && after <= kept;
+  }
+  default:
+    return true;
+  }
+}
+
+/* pad: pairs (before, after) from the last dim backwards; a negative pad
+ * crops, in every mode. Reflect and replicate index the whole dim (a crop
+ * shifts the map); circular crops first and wraps within what is left, as
+ * PyTorch 1.13 does. */
 REF_EXPORT diopiError_t diopiPad(CTX, T out, CT input, diopiSize_t pad,
                                  const char *mode, const double *value) {
   const char *op = "diopiPad";
@@ -140,21 +170,21 @@ REF_EXPORT diopiError_t diopiPad(CTX, T out, CT input, diopiSize_t pad,
     int d = r.in.ndim - 1 - (int)k;
     int64_t before = pad.data[2 * k], after = pad.data[2 * k + 1];
     int64_t n = r.in.shape[d];
-    bool fits = map == REF_AXIS_SHIFT ? true
-                : map == REF_AXIS_REFLECT
-                    ? before >= 0 && after >= 0 && before < n && after < n
-                : map == REF_AXIS_ROLL
-                    ? before >= 0 && after >= 0 && before <= n && after <= n
-                    : before >= 0 && after >= 0 && n > 0;
-    if (!fits)
+    if (!pad_fits(map, before, after, n))
       return ref_fail(op,
                       "pad: (%lld, %lld) does not fit mode '%s' on dim %d "
                       "of size %lld",
-                      (long long)before, (long long)after, mode, d,
-                      (long long)n);
+                      (long long)before, (long long)after,
+                      mode ? mode : "constant", d, (long long)n);
     shape[d] = n + before + after;
     r.maps[d] = map;
     r.amounts[d] = before;
+    if (map == REF_AXIS_ROLL && (before < 0 || after < 0)) {
+      int64_t crop_before = before < 0 ? -before : 0;
+      int64_t crop_after = after < 0 ? -after : 0;
+      narrow_view(&r.in, d, crop_before, n - crop_before - crop_after);
+      r.amounts[d] = before < 0 ? 0 : before;
+    }
   }
   err = ref_expect_shape(op, "out", &r.out, shape, r.in.ndim);
   return err ? err : ref_remap_enqueue(ctx, op, &r);
