@@ -81,6 +81,12 @@ class Unsupported(Exception):
 
 # ---------------------------------------------------------------- inputs
 
+def as_shape(shape):
+    """A config's shape; `(1)` in a config is the int 1, which numpy's
+    size arguments (and so DIOPI's generators) take as the 1-d shape (1,)."""
+    return (shape,) if isinstance(shape, int) else shape
+
+
 def generate(gen_fn, shape, dtype, rng):
     """Values as DIOPI's Genfunc makes them (numpy), for a torch dtype."""
     spec = gen_fn if isinstance(gen_fn, dict) else {"fn": gen_fn}
@@ -164,7 +170,7 @@ def expand(entry):
             for a in args:
                 strides = a.get("stride")
                 ins[a["ins"]] = dict(
-                    shape=a["shape"][j] if "shape" in a else None,
+                    shape=as_shape(a["shape"][j]) if "shape" in a else None,
                     dtype=NP_TO_TORCH[np.dtype(dtype_of(a, i)).type],
                     gen_fn=a.get("gen_fn", "Genfunc.randn"),
                     stride=strides[j] if strides and j < len(strides)
@@ -1387,10 +1393,9 @@ def build_index_put(name, p, x, inplace):
                if x.get(k) is not None]
     conv = [i if i.dtype == torch.bool else i.long() for i in indices]
     y = t.index_put(tuple(conv), values, acc)
-    if not acc:
+    if not acc and repeated_index(t, conv):
         raise Unsupported("index_put without accumulate: which repeated "
-                          "write wins is not specified") \
-            if repeated_index(t, conv) else None
+                          "write wins is not specified")
 
     def fill(c, kind):
         out_or_inplace(c, kind, t, y).input("values", values)
