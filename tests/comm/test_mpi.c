@@ -254,21 +254,10 @@ static void test_collectives_over_4_mib_are_whole(void **state) {
   free(y);
 }
 
-/* Device memory of this rank's virtual device 1, from the vcpu plugin's own
- * memfd arena, which the ranks of its host can map (device 1: the group's
- * stream lives on device 0, whose streams vcpu_deinit_device would end). */
+/* This rank's virtual device 1, whose memory holds the cases' buffers
+ * (device 1: the group's stream lives on device 0, whose streams
+ * vcpu_deinit_device would end). */
 static struct C_Device_st rank_device = {.id = 1};
-
-static void *device_alloc(size_t bytes) {
-  void *ptr = NULL;
-  return vcpu_device_memory_allocate(&rank_device, &ptr, bytes) == C_SUCCESS
-             ? ptr
-             : NULL;
-}
-
-static void device_release(void *ptr, size_t bytes) {
-  vcpu_device_memory_deallocate(&rank_device, ptr, bytes);
-}
 
 /* Hybrid: on device memory the stages inside a host go single copy through
  * the host's mapped arenas, as ranks of one host do without MPI, and every
@@ -285,7 +274,6 @@ static void test_host_stages_go_single_copy_on_device_memory(void **state) {
   static const vcpu_runners_t runners = {.comm_task = vcpu_comm_run_task};
   assert_int_equal(vcpu_initialize(&runners), C_SUCCESS);
   assert_int_equal(vcpu_init_device(&rank_device), C_SUCCESS);
-  static const comm_case_memory device_memory = {device_alloc, device_release};
   static const comm_case_kind kinds[] = {CASE_ALL_REDUCE, CASE_BROADCAST,
                                          CASE_REDUCE};
   uint64_t before = host ? atomic_load(&host->single_copy_calls) : 0;
@@ -296,7 +284,7 @@ static void test_host_stages_go_single_copy_on_device_memory(void **state) {
           &comm_mpi_xccl, w->comm, w->stream, (size_t)comm_mpi_rank,
           (size_t)comm_mpi_nranks, kinds[k], FLOAT32,
           kinds[k] == CASE_REDUCE ? MAX : AVG, 100003, in_place,
-          (size_t)comm_mpi_nranks - 1, &device_memory);
+          (size_t)comm_mpi_nranks - 1, &rank_device);
   uint64_t single = host ? atomic_load(&host->single_copy_calls) - before : 6;
   vcpu_deinit_device(&rank_device);
   vcpu_finalize();

@@ -5,6 +5,7 @@
 
 #include "comm_reference.h"
 #include "plugins/vcpu/comm/interface.h"
+#include "plugins/vcpu/memory.h"
 
 int32_t settle(C_CCLComm comm, test_stream *stream, char message[512]) {
   test_stream_synchronize(stream);
@@ -27,16 +28,30 @@ const C_DataType comm_case_dtypes[COMM_CASE_DTYPES] = {
 const C_CCLReduceOp comm_case_ops[COMM_CASE_OPS] = {SUM, AVG, MAX, MIN,
                                                     PRODUCT};
 
+static void *case_alloc(struct C_Device_st *device, size_t bytes) {
+  if (!device)
+    return malloc(bytes);
+  void *ptr = NULL;
+  return vcpu_device_memory_allocate(device, &ptr, bytes) == C_SUCCESS ? ptr
+                                                                       : NULL;
+}
+
+static void case_release(struct C_Device_st *device, void *ptr, size_t bytes) {
+  if (device)
+    vcpu_device_memory_deallocate(device, ptr, bytes);
+  else
+    free(ptr);
+}
+
 int comm_case_run(const C_DeviceInterface *xccl, C_CCLComm comm,
                   test_stream *stream, size_t me, size_t n, comm_case_kind k,
                   C_DataType t, C_CCLReduceOp op, size_t count, bool in_place,
-                  size_t root, const comm_case_memory *memory) {
+                  size_t root, struct C_Device_st *device) {
   size_t es = ref_dtype_size(t);
   size_t send_elems = k == CASE_REDUCE_SCATTER ? n * count : count;
   size_t recv_elems = k == CASE_ALL_GATHER ? n * count : count;
-  void *(*alloc)(size_t) = memory ? memory->alloc : malloc;
-  char *send_mem = alloc(send_elems * es + 8);
-  char *recv_mem = alloc(recv_elems * es + 8);
+  char *send_mem = case_alloc(device, send_elems * es + 8);
+  char *recv_mem = case_alloc(device, recv_elems * es + 8);
   char *send = send_mem, *recv = in_place ? send_mem : recv_mem;
   if (k == CASE_ALL_GATHER && in_place) {
     send = recv_mem + me * count * es;
@@ -99,12 +114,7 @@ int comm_case_run(const C_DeviceInterface *xccl, C_CCLComm comm,
   if (called != C_SUCCESS || (failures && message[0] != '\0'))
     fprintf(stderr, "rank %zu: %s\n", me,
             called != C_SUCCESS ? vcpu_comm_last_error() : message);
-  if (memory) {
-    memory->release(send_mem, send_elems * es + 8);
-    memory->release(recv_mem, recv_elems * es + 8);
-  } else {
-    free(send_mem);
-    free(recv_mem);
-  }
+  case_release(device, send_mem, send_elems * es + 8);
+  case_release(device, recv_mem, recv_elems * es + 8);
   return failures;
 }

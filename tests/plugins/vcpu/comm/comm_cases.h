@@ -24,18 +24,14 @@ enum { COMM_CASE_DTYPES = 12, COMM_CASE_OPS = 5 };
 extern const C_DataType comm_case_dtypes[COMM_CASE_DTYPES];
 extern const C_CCLReduceOp comm_case_ops[COMM_CASE_OPS];
 
-/* Where a case's buffers come from (host-addressable memory). */
-typedef struct comm_case_memory {
-  void *(*alloc)(size_t bytes);
-  void (*release)(void *ptr, size_t bytes);
-} comm_case_memory;
-
-/* 0 if this rank's result is right, 1 otherwise. `memory` NULL: malloc. */
+/* 0 if this rank's result is right, 1 otherwise. Buffers come from
+ * `device`'s memory (an initialized vcpu device: the plugin's memfd arena,
+ * which the ranks of its host can map), or from malloc when it is NULL. */
 int comm_case_run(const C_DeviceInterface *xccl, C_CCLComm comm,
                   test_stream *stream, size_t rank, size_t nranks,
                   comm_case_kind kind, C_DataType dtype, C_CCLReduceOp op,
                   size_t count, bool in_place, size_t root,
-                  const comm_case_memory *memory);
+                  struct C_Device_st *device);
 
 /* Drains the stream; the communicator's async status, message copied. */
 int32_t settle(C_CCLComm comm, test_stream *stream, char message[512]);

@@ -174,20 +174,8 @@ static void test_every_collective(void **state) {
     run_world(n, every_collective);
 }
 
-/* Device memory of the rank's virtual device, from the vcpu plugin's own
- * memfd arena, so peers can map it. */
+/* The rank's virtual device, whose memory holds the cases' buffers. */
 static struct C_Device_st rank_device = {0};
-
-static void *device_alloc(size_t bytes) {
-  void *ptr = NULL;
-  return vcpu_device_memory_allocate(&rank_device, &ptr, bytes) == C_SUCCESS
-             ? ptr
-             : NULL;
-}
-
-static void device_release(void *ptr, size_t bytes) {
-  vcpu_device_memory_deallocate(&rank_device, ptr, bytes);
-}
 
 /* Every collective on device memory, large enough for the single-copy path
  * through the peers' mapped arenas; then checks that path was taken. */
@@ -196,14 +184,13 @@ static int single_copy_collectives(rank_env *env) {
   if (vcpu_initialize(&runners) != C_SUCCESS ||
       vcpu_init_device(&rank_device) != C_SUCCESS || join_patiently(env) != 0)
     return 1;
-  static const comm_case_memory device_memory = {device_alloc, device_release};
   int failures = 0;
   for (int k = CASE_ALL_REDUCE; k <= CASE_REDUCE_SCATTER; k++)
     for (int in_place = 0; in_place < 2; in_place++)
       failures += comm_case_run(&xccl, env->comm, env->stream, env->rank,
                                 env->n, (comm_case_kind)k, FLOAT32,
                                 k == CASE_REDUCE ? MAX : AVG, 100003, in_place,
-                                env->n - 1, &device_memory);
+                                env->n - 1, &rank_device);
   uint64_t single = atomic_load(&env->comm->single_copy_calls);
   if (single != 10) {
     fprintf(stderr, "rank %zu: %llu of 10 collectives went single-copy\n",
