@@ -88,7 +88,9 @@ def main():
         sys.argv[3]), int(sys.argv[4])
     model_name = sys.argv[5] if len(sys.argv) > 5 else "mlp"
     port = 29500 + os.getpid() % 1000
-    ctx = mp.get_context("spawn")
+    # fork: the ranks share this process's torch import (a spawned rank
+    # would import torch again, seconds each); nothing here started threads.
+    ctx = mp.get_context("fork")
     result = ctx.Queue()
     procs = [ctx.Process(target=worker,
                          args=(r, ranks, path, batch, epochs, port, result,
