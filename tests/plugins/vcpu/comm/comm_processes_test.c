@@ -13,6 +13,7 @@
  * BACKPLANE_COMM_TIMEOUT_MS=1000 for the failure tests (the correctness tests'
  * ranks raise it, see join_patiently). */
 #include <inttypes.h>
+#include <poll.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -122,6 +123,32 @@ static int exit_code(pid_t pid) {
   assert_int_equal(waitpid(pid, &status, 0), pid);
   forget_child(pid);
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* Reads the `size` bytes rank process `writer` sends the test through `fd`.
+ * Fails the test, naming the process, when it ends before writing them:
+ * siblings forked later hold the pipe's write end too, so a plain read would
+ * wait for them instead of seeing end-of-file. */
+static void read_from_rank(pid_t writer, int fd, void *buffer, size_t size) {
+  size_t got = 0;
+  while (got < size) {
+    struct pollfd ready = {.fd = fd, .events = POLLIN};
+    if (poll(&ready, 1, 100) > 0) {
+      ssize_t n = read(fd, (char *)buffer + got, size - got);
+      if (n <= 0)
+        fail_msg("rank process %d: its pipe closed after %zu of %zu bytes",
+                 (int)writer, got, size);
+      got += (size_t)n;
+      continue;
+    }
+    siginfo_t ended = {0};
+    if (waitid(P_PID, (id_t)writer, &ended, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+        ended.si_pid == writer && poll(&ready, 1, 0) == 0)
+      fail_msg("rank process %d ended (%s %d) before writing to the test",
+               (int)writer,
+               ended.si_code == CLD_EXITED ? "exit code" : "signal",
+               ended.si_status);
+  }
 }
 
 static void expect_no_segment(const C_CCLRootId *id) {
@@ -378,13 +405,13 @@ static void peer_killed_mid_all_reduce(size_t n) {
                     (rank_env){r, n, &id, NULL, NULL, to[r][0], from[r][1]});
   }
   char byte;
-  assert_int_equal(read(from_victim[0], &byte, 1), 1);
+  read_from_rank(victim_pid, from_victim[0], &byte, 1);
   for (size_t r = 0; r + 1 < n; r++)
-    assert_int_equal(read(from[r][0], &byte, 1), 1);
+    read_from_rank(pids[r], from[r][0], &byte, 1);
   for (size_t r = 0; r + 1 < n; r++)
     assert_int_equal(write(to[r][1], &byte, 1), 1);
   for (size_t r = 0; r + 1 < n; r++)
-    assert_int_equal(read(from[r][0], &byte, 1), 1);
+    read_from_rank(pids[r], from[r][0], &byte, 1);
   uint64_t killed_ns = monotonic_ns();
   assert_int_equal(kill(victim_pid, SIGKILL), 0);
   char named[64];
@@ -392,7 +419,7 @@ static void peer_killed_mid_all_reduce(size_t n) {
            (int)victim_pid);
   for (size_t r = 0; r + 1 < n; r++) {
     survivor_report report;
-    assert_int_equal(read(from[r][0], &report, sizeof report), sizeof report);
+    read_from_rank(pids[r], from[r][0], &report, sizeof report);
     double ms = (double)(report.detected_ns - killed_ns) / 1e6;
     printf("%zu processes: rank %zu saw rank %zu's death after %.2f ms\n", n, r,
            n - 1, ms);
@@ -453,7 +480,7 @@ static void test_live_but_hung_peer_times_out(void **state) {
   pid_t peer = spawn(joins_then_sleeps,
                      (rank_env){1, 2, &id, NULL, NULL, -1, from_peer[1]});
   char byte;
-  assert_int_equal(read(from_peer[0], &byte, 1), 1);
+  read_from_rank(peer, from_peer[0], &byte, 1);
   assert_int_equal(write(to_waiter[1], &byte, 1), 1);
   assert_int_equal(exit_code(waiter), 0);
   assert_int_equal(kill(peer, SIGKILL), 0);
@@ -522,7 +549,7 @@ static void test_wrong_secret_is_refused(void **state) {
   pid_t host = spawn(
       host_rank, (rank_env){0, 2, &id, NULL, NULL, to_host[0], from_host[1]});
   char byte;
-  assert_int_equal(read(from_host[0], &byte, 1), 1);
+  read_from_rank(host, from_host[0], &byte, 1);
   pid_t forger_pid =
       spawn(forger, (rank_env){1, 2, &forged_id, NULL, NULL, -1, -1});
   assert_int_equal(exit_code(forger_pid), 0);
@@ -564,10 +591,10 @@ static void test_peer_killed_before_all_joined(void **state) {
       spawn(joins_then_waits,
             (rank_env){0, 3, &id, NULL, NULL, to_waiter[0], from_waiter[1]});
   char byte;
-  assert_int_equal(read(from_waiter[0], &byte, 1), 1);
+  read_from_rank(waiter, from_waiter[0], &byte, 1);
   pid_t victim_pid = spawn(
       joins_then_sleeps, (rank_env){1, 3, &id, NULL, NULL, -1, from_victim[1]});
-  assert_int_equal(read(from_victim[0], &byte, 1), 1);
+  read_from_rank(victim_pid, from_victim[0], &byte, 1);
   assert_int_equal(kill(victim_pid, SIGKILL), 0);
   assert_int_equal(exit_code(victim_pid), 128 + SIGKILL);
   assert_int_equal(write(to_waiter[1], &byte, 1), 1);
@@ -600,7 +627,7 @@ static void test_creator_killed_while_alone(void **state) {
   pid_t creator = spawn(joins_then_sleeps,
                         (rank_env){0, 2, &id, NULL, NULL, -1, from_creator[1]});
   char byte;
-  assert_int_equal(read(from_creator[0], &byte, 1), 1);
+  read_from_rank(creator, from_creator[0], &byte, 1);
   assert_int_equal(kill(creator, SIGKILL), 0);
   assert_int_equal(exit_code(creator), 128 + SIGKILL);
   size_t orphans = comm_test_count_segments(&id);
