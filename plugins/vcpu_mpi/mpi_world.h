@@ -77,6 +77,9 @@ typedef struct mpi_world {
    * allocated on first use; and the call in progress. */
   unsigned char *small_out, *small_in;
   mpi_small_call small;
+  /* A larger all-reduce's data from a partner, before it is reduced
+   * (comm_mpi_module.c), allocated on first use. */
+  void *scratch;
   /* A roll call's question and answers (nranks entries), kept with the
    * world because a question sent to a dead rank may never complete. */
   uint64_t roll_question;
