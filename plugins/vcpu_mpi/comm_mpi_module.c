@@ -569,16 +569,23 @@ static size_t pack(mpi_world *world, size_t first, size_t end) {
   return block;
 }
 
-/* Posts the messages of the call's current step: the call words and the
- * partial result go as two messages (same tag, so they arrive in order),
- * each within Open MPI's eager limit where the data is (a 4 KiB result
- * behind the words took a rendezvous round trip more). */
+/* Each step's message is the call words followed by the partial result,
+ * sent as one message of at most SMALL_FIRST_BYTES, the rest (if any) as a
+ * second: below Open MPI's shared-memory eager limit (4 KiB with its
+ * header), every message but a 16 KiB one's second goes without a
+ * rendezvous round trip (2 ranks, one host: 1 KiB in one message 0.41-0.52
+ * us against 0.53-0.77 as words and data apart; 4 KiB as 4032 + 112 bytes
+ * 0.92-1.15 us against 1.4-1.6 as 48 + 4096). A first message of exactly
+ * SMALL_FIRST_BYTES says that a second one follows. */
+enum { SMALL_FIRST_BYTES = 4096 - 64 };
+
+/* Posts the messages of the call's current step. */
 static void small_post(mpi_world *world, const small_plan *plan) {
   mpi_small_call *c = &world->small;
   const vcpu_comm_desc_t *d = &c->call;
   size_t n = world->nranks, me = world->rank;
-  int bytes = (int)(d->count * vcpu_comm_dtype_size(d->dtype));
-  int tag = SMALL_TAG_BASE + (int)(d->seq % 30000u);
+  size_t bytes = d->count * vcpu_comm_dtype_size(d->dtype);
+  int tag = SMALL_TAG_BASE + (int)(d->seq % 16000u);
   size_t from = 0, to = 0, words = 0;
   bool receives = true, sends = true;
   switch (step_kind(plan, c->step, c->steps)) {
@@ -604,39 +611,72 @@ static void small_post(mpi_world *world, const small_plan *plan) {
   }
   }
   c->nrequests = 0;
+  c->received = 0;
+  c->second = false;
   MPI_Request *r = c->requests;
-  if (receives) {
-    MPI_Irecv(world->small_in, (int)call_bytes(n), MPI_BYTE, (int)from, tag,
+  if (receives)
+    MPI_Irecv(world->small_in, SMALL_FIRST_BYTES, MPI_BYTE, (int)from, tag,
               world->comm, &r[c->nrequests++]);
-    MPI_Irecv(world->small_in + call_bytes(n), SMALL_ALL_REDUCE_MAX_BYTES,
-              MPI_BYTE, (int)from, tag, world->comm, &r[c->nrequests++]);
-  }
-  if (sends) {
-    MPI_Isend(world->small_out, (int)words, MPI_BYTE, (int)to, tag, world->comm,
-              &r[c->nrequests++]);
-    MPI_Isend(d->recv, bytes, MPI_BYTE, (int)to, tag, world->comm,
-              &r[c->nrequests++]);
-  }
+  if (!sends)
+    return;
+  /* The words then the data, in small_out up to the first message's end
+   * (all of it when the words alone fill the first message). */
+  size_t total = words + bytes;
+  size_t packed = total < SMALL_FIRST_BYTES || words > SMALL_FIRST_BYTES
+                      ? total
+                      : SMALL_FIRST_BYTES;
+  memcpy(world->small_out + words, d->recv, packed - words);
+  size_t first = total < SMALL_FIRST_BYTES ? total : SMALL_FIRST_BYTES;
+  MPI_Isend(world->small_out, (int)first, MPI_BYTE, (int)to, tag, world->comm,
+            &r[c->nrequests++]);
+  if (total < SMALL_FIRST_BYTES)
+    return;
+  const unsigned char *rest =
+      packed == total ? world->small_out + first
+                      : (const unsigned char *)d->recv + (first - words);
+  MPI_Isend(rest, (int)(total - first), MPI_BYTE, (int)to, tag, world->comm,
+            &r[c->nrequests++]);
 }
 
-/* Takes in the received call words of world ranks [first, end) (statuses:
- * the words' receive, then the data's) and, when every call so far agrees
- * and the data came whole, returns the received data (else NULL). */
+/* After the step's first message came whole: posts the receive of its
+ * second one. */
+static void small_post_second(mpi_world *world, const small_plan *plan) {
+  mpi_small_call *c = &world->small;
+  size_t me = world->rank, from = 0;
+  switch (step_kind(plan, c->step, c->steps)) {
+  case STEP_HAND_IN_AND_BACK:
+    from = me + 1;
+    break;
+  case STEP_TAKE_IN:
+    from = me - 1;
+    break;
+  default:
+    from = survivor_rank(plan, plan->survivor ^ group_at(plan, c->step));
+    break;
+  }
+  int tag = SMALL_TAG_BASE + (int)(c->call.seq % 16000u);
+  size_t room = call_bytes(world->nranks) + SMALL_ALL_REDUCE_MAX_BYTES -
+                SMALL_FIRST_BYTES;
+  MPI_Irecv(world->small_in + SMALL_FIRST_BYTES, (int)room, MPI_BYTE, (int)from,
+            tag, world->comm, &c->requests[c->nrequests++]);
+  c->second = true;
+}
+
+/* Takes in the received call words of world ranks [first, end) (the first
+ * bytes of small_in) and, when every call so far agrees and the data after
+ * them came whole, returns the received data (else NULL). */
 static const void *take_calls(mpi_world *world, size_t first, size_t end,
-                              MPI_Status *statuses, size_t partner, char *error,
-                              size_t capacity, int *status) {
+                              size_t partner, char *error, size_t capacity,
+                              int *status) {
   mpi_small_call *c = &world->small;
   size_t block = call_bytes(end - first);
   size_t bytes = c->call.count * vcpu_comm_dtype_size(c->call.dtype);
-  int words = 0, data = 0;
-  MPI_Get_count(&statuses[0], MPI_BYTE, &words);
-  MPI_Get_count(&statuses[1], MPI_BYTE, &data);
-  if ((size_t)words != block) {
-    *status =
-        fail(BP_ERR_INVALID_ARGUMENT, error, capacity,
-             "%s sequence %" PRIu64
-             ": rank %zu sent %d bytes, not a call of this size",
-             vcpu_comm_kind_name(c->call.kind), c->call.seq, partner, words);
+  if ((size_t)c->received < block) {
+    *status = fail(BP_ERR_INVALID_ARGUMENT, error, capacity,
+                   "%s sequence %" PRIu64
+                   ": rank %zu sent %d bytes, not a call of this size",
+                   vcpu_comm_kind_name(c->call.kind), c->call.seq, partner,
+                   c->received);
     return NULL;
   }
   memcpy(world->calls + first * CALL_WORDS, world->small_in, block);
@@ -644,9 +684,8 @@ static const void *take_calls(mpi_world *world, size_t first, size_t end,
     vcpu_comm_desc_t theirs = call_from_words(world->calls + r * CALL_WORDS);
     c->agreed = c->agreed && vcpu_comm_same_call(&c->call, &theirs);
   }
-  bool whole = (size_t)data == bytes && bytes != 0;
-  return c->agreed && whole ? world->small_in + call_bytes(world->nranks)
-                            : NULL;
+  bool whole = (size_t)c->received - block == bytes && bytes != 0;
+  return c->agreed && whole ? world->small_in + block : NULL;
 }
 
 /* Combines `in` from `partner` into the partial result, the lower ranks'
@@ -660,22 +699,21 @@ static void combine(mpi_small_call *c, const void *in, size_t partner,
 }
 
 /* Takes in what the current step received. */
-static int small_receive(mpi_world *world, const small_plan *plan,
-                         MPI_Status *statuses, char *error, size_t capacity) {
+static int small_receive(mpi_world *world, const small_plan *plan, char *error,
+                         size_t capacity) {
   mpi_small_call *c = &world->small;
   size_t me = world->rank, n = world->nranks;
   int status = BP_OK;
   const void *in = NULL;
   switch (step_kind(plan, c->step, c->steps)) {
   case STEP_HAND_IN_AND_BACK:
-    in = take_calls(world, 0, n, statuses, me + 1, error, capacity, &status);
+    in = take_calls(world, 0, n, me + 1, error, capacity, &status);
     if (in != NULL)
       memcpy(c->call.recv, in,
              c->call.count * vcpu_comm_dtype_size(c->call.dtype));
     break;
   case STEP_TAKE_IN:
-    in = take_calls(world, me - 1, me, statuses, me - 1, error, capacity,
-                    &status);
+    in = take_calls(world, me - 1, me, me - 1, error, capacity, &status);
     if (in != NULL)
       combine(c, in, me - 1, me);
     break;
@@ -686,7 +724,7 @@ static int small_receive(mpi_world *world, const small_plan *plan,
     size_t theirs = (plan->survivor ^ group) & ~(group - 1);
     size_t partner = survivor_rank(plan, plan->survivor ^ group);
     in = take_calls(world, cover(plan, theirs), cover(plan, theirs + group),
-                    statuses, partner, error, capacity, &status);
+                    partner, error, capacity, &status);
     if (in != NULL)
       combine(c, in, partner, me);
     break;
@@ -707,14 +745,30 @@ static int small_progress(mpi_world *world, uint64_t until_ns,
     if (!c->posted)
       small_post(world, &plan);
     c->posted = true;
+    /* First the first message alone (the receive, if the step has one, is
+     * the first request), which says whether a second one follows: its
+     * receive must be posted before the sends are waited for, since a
+     * second message over the eager limit is sent only once it is. */
+    bool receives = step_kind(&plan, c->step, c->steps) != STEP_HAND_BACK;
+    bool first = receives && !c->second && c->requests[0] != MPI_REQUEST_NULL;
     MPI_Status statuses[4];
+    int waited = first ? 1 : c->nrequests;
     status =
-        wait_until(world, c->requests, c->nrequests, statuses, c->deadline_ns,
+        wait_until(world, c->requests, waited, statuses, c->deadline_ns,
                    until_ns, aborted, call_name(&c->call), error, capacity);
     if (status == BP_ERR_NOT_READY)
       return status;
+    if (status == BP_OK && (first || c->second)) {
+      int got = 0;
+      MPI_Get_count(&statuses[first ? 0 : c->nrequests - 1], MPI_BYTE, &got);
+      c->received += got;
+      if (first && got == SMALL_FIRST_BYTES)
+        small_post_second(world, &plan);
+      if (first)
+        continue;
+    }
     if (status == BP_OK)
-      status = small_receive(world, &plan, statuses, error, capacity);
+      status = small_receive(world, &plan, error, capacity);
     c->step++;
     c->posted = false;
   }
@@ -729,18 +783,24 @@ static int small_progress(mpi_world *world, uint64_t until_ns,
   return BP_OK;
 }
 
+/* Allocates small_out and small_in (each the call words of every rank and
+ * the largest small all-reduce) on first use; false if out of memory. */
+static bool small_buffers(mpi_world *world) {
+  size_t bytes = call_bytes(world->nranks) + SMALL_ALL_REDUCE_MAX_BYTES;
+  if (world->small_out == NULL)
+    world->small_out = malloc(bytes);
+  if (world->small_in == NULL)
+    world->small_in = malloc(bytes);
+  return world->small_out != NULL && world->small_in != NULL;
+}
+
 /* Starts a small all-reduce on the world and goes on with it until it ends
  * or `until_ns` passes (BP_ERR_NOT_READY). */
 static int small_start(mpi_world *world, const vcpu_comm_desc_t *d,
                        uint64_t deadline_ns, uint64_t until_ns,
                        const atomic_bool *aborted, char *error,
                        size_t capacity) {
-  size_t words = call_bytes(world->nranks);
-  if (world->small_out == NULL)
-    world->small_out = malloc(words);
-  if (world->small_in == NULL)
-    world->small_in = malloc(words + SMALL_ALL_REDUCE_MAX_BYTES);
-  if (world->small_out == NULL || world->small_in == NULL)
+  if (!small_buffers(world))
     return fail(BP_ERR_OUT_OF_MEMORY, error, capacity, "out of memory");
   world->at_seq = d->seq;
   small_plan plan = plan_of(world);
@@ -1015,15 +1075,9 @@ static int halving_piece(halving_call *h) {
 static int halving_all_reduce(mpi_world *world, const vcpu_comm_desc_t *d,
                               uint64_t deadline_ns, const atomic_bool *aborted,
                               char *error, size_t capacity) {
-  size_t words = call_bytes(world->nranks);
-  if (world->small_out == NULL)
-    world->small_out = malloc(words);
-  if (world->small_in == NULL)
-    world->small_in = malloc(words + SMALL_ALL_REDUCE_MAX_BYTES);
   if (world->scratch == NULL)
     world->scratch = malloc(HALVING_PIECE_BYTES);
-  if (world->small_out == NULL || world->small_in == NULL ||
-      world->scratch == NULL)
+  if (!small_buffers(world) || world->scratch == NULL)
     return fail(BP_ERR_OUT_OF_MEMORY, error, capacity, "out of memory");
   world->at_seq = d->seq;
   call_to_words(d, world->calls + world->rank * CALL_WORDS);

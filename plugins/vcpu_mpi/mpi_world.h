@@ -46,8 +46,12 @@ typedef struct mpi_small_call {
   uint64_t deadline_ns;
   unsigned step, steps;
   bool posted, agreed, pending;
+  /* The step's second message is on its way; the bytes received so far. */
+  bool second;
+  int received;
   int nrequests;
-  MPI_Request requests[4]; /* receives (words, data), then sends */
+  /* The receive, then the sends, then the second message's receive. */
+  MPI_Request requests[4];
 } mpi_small_call;
 
 typedef struct mpi_world {
