@@ -222,10 +222,11 @@ static void test_small_all_reduce_never_holds_its_caller(void **state) {
     assert_int_equal(x[i], i * n);
 }
 
-/* All-reduce, broadcast and reduce over 4 MiB go to Open MPI as several
- * collectives of at most 4 MiB each (a 64 MiB one overflowed a stream
- * worker's stack inside libnbc): every element, on both sides of each cut,
- * still holds its own result. Integer values keep the sums exact. Flat MPI
+/* All-reduce over 4 MiB goes in pieces of at most 4 MiB (its scratch
+ * buffer's size), broadcast and reduce to Open MPI as several collectives of
+ * at most 4 MiB each (a 64 MiB one overflowed a stream worker's stack inside
+ * libnbc): every element, on both sides of each cut, still holds its own
+ * result. Integer values keep the sums exact. Flat MPI
  * only: the hybrid's leaders run the same code between hosts, and moving
  * 4 MiB through its host segments as well costs CTest 10-20 s. */
 static void test_collectives_over_4_mib_are_whole(void **state) {
