@@ -207,6 +207,7 @@ static void world_free(mpi_world *world) {
   free(world->small_out);
   free(world->small_in);
   free(world->scratch);
+  free(world->near);
   free(world->host_of);
   free(world);
 }
@@ -275,6 +276,35 @@ static void ignore_sigpipe(void) {
     signal(SIGPIPE, SIG_IGN);
 }
 
+/* Which ranks of `world` run on this rank's host, by processor name (as the
+ * hybrid groups them): world->near, nranks entries. A small all-reduce cuts
+ * its messages to those ranks at the shared-memory eager limit, and sends
+ * them whole to the others. */
+static int find_near(mpi_world *world, uint64_t deadline_ns, char *error,
+                     size_t capacity) {
+  size_t n = world->nranks, key_bytes = MPI_MAX_PROCESSOR_NAME;
+  char *keys = calloc(n + 1, key_bytes);
+  world->near = calloc(n, sizeof *world->near);
+  if (keys == NULL || world->near == NULL) {
+    free(keys);
+    return fail(BP_ERR_OUT_OF_MEMORY, error, capacity, "out of memory");
+  }
+  char *mine = keys + n * key_bytes;
+  int length = 0;
+  MPI_Get_processor_name(mine, &length);
+  MPI_Request request;
+  MPI_Iallgather(mine, (int)key_bytes, MPI_CHAR, keys, (int)key_bytes, MPI_CHAR,
+                 world->comm, &request);
+  int status =
+      wait_all(world, &request, 1, MPI_STATUSES_IGNORE, deadline_ns, NULL,
+               named("finding the ranks of this host"), error, capacity);
+  for (size_t r = 0; r < n && status == BP_OK; r++)
+    world->near[r] = strncmp(keys + r * key_bytes, mine, key_bytes) == 0;
+  if (!world->abandoned)
+    free(keys); /* a request given up may still write into it */
+  return status;
+}
+
 static int create(uint64_t secret, size_t nranks, size_t rank,
                   uint64_t deadline_ns, void **out_handle, char *error,
                   size_t capacity) {
@@ -338,6 +368,8 @@ static int create(uint64_t secret, size_t nranks, size_t rank,
   if (status == BP_OK && !same)
     status = fail(BP_ERR_INVALID_ARGUMENT, error, capacity,
                   "the ranks presented different secrets: refused");
+  if (status == BP_OK)
+    status = find_near(world, deadline_ns, error, capacity);
   if (status != BP_OK) {
     world_free(world);
     return status;
@@ -569,15 +601,24 @@ static size_t pack(mpi_world *world, size_t first, size_t end) {
   return block;
 }
 
-/* Each step's message is the call words followed by the partial result,
- * sent as one message of at most SMALL_FIRST_BYTES, the rest (if any) as a
- * second: below Open MPI's shared-memory eager limit (4 KiB with its
- * header), every message but a 16 KiB one's second goes without a
- * rendezvous round trip (2 ranks, one host: 1 KiB in one message 0.41-0.52
- * us against 0.53-0.77 as words and data apart; 4 KiB as 4032 + 112 bytes
- * 0.92-1.15 us against 1.4-1.6 as 48 + 4096). A first message of exactly
- * SMALL_FIRST_BYTES says that a second one follows. */
+/* Each step's message is the call words followed by the partial result.
+ * To a rank on this host it goes as one message of at most
+ * SMALL_FIRST_BYTES, the rest (if any) as a second: below Open MPI's
+ * shared-memory eager limit (4 KiB with its header), every message but a
+ * 16 KiB one's second goes without a rendezvous round trip (2 ranks, one
+ * host: 1 KiB in one message 0.41-0.52 us against 0.53-0.77 as words and
+ * data apart; 4 KiB as 4032 + 112 bytes 0.92-1.15 us against 1.4-1.6 as
+ * 48 + 4096). To another host (TCP, whose eager limit is 64 KiB) it goes
+ * whole: each message costs a round of the link. A first message of
+ * exactly the limit says that a second one follows. */
 enum { SMALL_FIRST_BYTES = 4096 - 64 };
+
+/* The most bytes of a step's first message between this rank and `peer`. */
+static size_t small_first_limit(const mpi_world *world, size_t peer) {
+  if (world->near[peer])
+    return SMALL_FIRST_BYTES;
+  return call_bytes(world->nranks) + SMALL_ALL_REDUCE_MAX_BYTES;
+}
 
 /* Posts the messages of the call's current step. */
 static void small_post(mpi_world *world, const small_plan *plan) {
@@ -615,21 +656,20 @@ static void small_post(mpi_world *world, const small_plan *plan) {
   c->second = false;
   MPI_Request *r = c->requests;
   if (receives)
-    MPI_Irecv(world->small_in, SMALL_FIRST_BYTES, MPI_BYTE, (int)from, tag,
-              world->comm, &r[c->nrequests++]);
+    MPI_Irecv(world->small_in, (int)small_first_limit(world, from), MPI_BYTE,
+              (int)from, tag, world->comm, &r[c->nrequests++]);
   if (!sends)
     return;
+  size_t limit = small_first_limit(world, to);
   /* The words then the data, in small_out up to the first message's end
    * (all of it when the words alone fill the first message). */
   size_t total = words + bytes;
-  size_t packed = total < SMALL_FIRST_BYTES || words > SMALL_FIRST_BYTES
-                      ? total
-                      : SMALL_FIRST_BYTES;
+  size_t packed = total < limit || words > limit ? total : limit;
   memcpy(world->small_out + words, d->recv, packed - words);
-  size_t first = total < SMALL_FIRST_BYTES ? total : SMALL_FIRST_BYTES;
+  size_t first = total < limit ? total : limit;
   MPI_Isend(world->small_out, (int)first, MPI_BYTE, (int)to, tag, world->comm,
             &r[c->nrequests++]);
-  if (total < SMALL_FIRST_BYTES)
+  if (total < limit)
     return;
   const unsigned char *rest =
       packed == total ? world->small_out + first
@@ -638,27 +678,29 @@ static void small_post(mpi_world *world, const small_plan *plan) {
             &r[c->nrequests++]);
 }
 
-/* After the step's first message came whole: posts the receive of its
+/* The rank the current step receives from (a step that receives). */
+static size_t small_source(const mpi_world *world, const small_plan *plan) {
+  const mpi_small_call *c = &world->small;
+  switch (step_kind(plan, c->step, c->steps)) {
+  case STEP_HAND_IN_AND_BACK:
+    return world->rank + 1;
+  case STEP_TAKE_IN:
+    return world->rank - 1;
+  default:
+    return survivor_rank(plan, plan->survivor ^ group_at(plan, c->step));
+  }
+}
+
+/* After the step's first message came full: posts the receive of its
  * second one. */
 static void small_post_second(mpi_world *world, const small_plan *plan) {
   mpi_small_call *c = &world->small;
-  size_t me = world->rank, from = 0;
-  switch (step_kind(plan, c->step, c->steps)) {
-  case STEP_HAND_IN_AND_BACK:
-    from = me + 1;
-    break;
-  case STEP_TAKE_IN:
-    from = me - 1;
-    break;
-  default:
-    from = survivor_rank(plan, plan->survivor ^ group_at(plan, c->step));
-    break;
-  }
+  size_t from = small_source(world, plan);
+  size_t limit = small_first_limit(world, from);
   int tag = SMALL_TAG_BASE + (int)(c->call.seq % 16000u);
-  size_t room = call_bytes(world->nranks) + SMALL_ALL_REDUCE_MAX_BYTES -
-                SMALL_FIRST_BYTES;
-  MPI_Irecv(world->small_in + SMALL_FIRST_BYTES, (int)room, MPI_BYTE, (int)from,
-            tag, world->comm, &c->requests[c->nrequests++]);
+  size_t room = call_bytes(world->nranks) + SMALL_ALL_REDUCE_MAX_BYTES - limit;
+  MPI_Irecv(world->small_in + limit, (int)room, MPI_BYTE, (int)from, tag,
+            world->comm, &c->requests[c->nrequests++]);
   c->second = true;
 }
 
@@ -762,7 +804,8 @@ static int small_progress(mpi_world *world, uint64_t until_ns,
       int got = 0;
       MPI_Get_count(&statuses[first ? 0 : c->nrequests - 1], MPI_BYTE, &got);
       c->received += got;
-      if (first && got == SMALL_FIRST_BYTES)
+      if (first &&
+          (size_t)got == small_first_limit(world, small_source(world, &plan)))
         small_post_second(world, &plan);
       if (first)
         continue;
@@ -1338,7 +1381,10 @@ static int sub_world(mpi_world *world, const int *members, size_t n,
   sub->host_of = hosts_copy;
   sub->world_nranks = world->nranks;
   sub->calls = calloc((n + 1) * CALL_WORDS, sizeof *sub->calls);
-  if (sub->calls == NULL) {
+  sub->near = calloc(n, sizeof *sub->near);
+  for (size_t i = 0; sub->near != NULL && i < n; i++)
+    sub->near[i] = world->near[members[i]];
+  if (sub->calls == NULL || sub->near == NULL) {
     world_free(sub);
     return fail(BP_ERR_OUT_OF_MEMORY, error, capacity, "out of memory");
   }

@@ -84,6 +84,8 @@ typedef struct mpi_world {
   /* A larger all-reduce's data from a partner, before it is reduced
    * (comm_mpi_module.c), allocated on first use. */
   void *scratch;
+  /* Whether each rank runs on this rank's host (nranks entries). */
+  bool *near;
   /* A roll call's question and answers (nranks entries), kept with the
    * world because a question sent to a dead rank may never complete. */
   uint64_t roll_question;
