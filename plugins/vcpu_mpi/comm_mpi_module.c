@@ -864,7 +864,8 @@ static int small_start(mpi_world *world, const vcpu_comm_desc_t *d,
  * ranks its ring is the same exchange), over point-to-point messages polled
  * like the small one's. Open MPI's MPI_Iallreduce, which keeps deadlines and
  * aborts too, took about 1.5x the blocking call's time at 64 KiB - 1 MiB:
- * below four ranks libnbc reduces into one rank and broadcasts back.
+ * below four ranks, below 64 KiB and in place, libnbc reduces into one rank
+ * and broadcasts back.
  *
  * In pieces of at most HALVING_PIECE_BYTES (the scratch buffer's size). The
  * ranks pair up as in the small plan (the handing rank sends its piece to
