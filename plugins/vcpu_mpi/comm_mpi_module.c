@@ -206,6 +206,8 @@ static void world_free(mpi_world *world) {
   free(world->calls);
   free(world->small_out);
   free(world->small_in);
+  free(world->scratch);
+  free(world->near);
   free(world->host_of);
   free(world);
 }
@@ -274,6 +276,35 @@ static void ignore_sigpipe(void) {
     signal(SIGPIPE, SIG_IGN);
 }
 
+/* Which ranks of `world` run on this rank's host, by processor name (as the
+ * hybrid groups them): world->near, nranks entries. A small all-reduce cuts
+ * its messages to those ranks at the shared-memory eager limit, and sends
+ * them whole to the others. */
+static int find_near(mpi_world *world, uint64_t deadline_ns, char *error,
+                     size_t capacity) {
+  size_t n = world->nranks, key_bytes = MPI_MAX_PROCESSOR_NAME;
+  char *keys = calloc(n + 1, key_bytes);
+  world->near = calloc(n, sizeof *world->near);
+  if (keys == NULL || world->near == NULL) {
+    free(keys);
+    return fail(BP_ERR_OUT_OF_MEMORY, error, capacity, "out of memory");
+  }
+  char *mine = keys + n * key_bytes;
+  int length = 0;
+  MPI_Get_processor_name(mine, &length);
+  MPI_Request request;
+  MPI_Iallgather(mine, (int)key_bytes, MPI_CHAR, keys, (int)key_bytes, MPI_CHAR,
+                 world->comm, &request);
+  int status =
+      wait_all(world, &request, 1, MPI_STATUSES_IGNORE, deadline_ns, NULL,
+               named("finding the ranks of this host"), error, capacity);
+  for (size_t r = 0; r < n && status == BP_OK; r++)
+    world->near[r] = strncmp(keys + r * key_bytes, mine, key_bytes) == 0;
+  if (!world->abandoned)
+    free(keys); /* a request given up may still write into it */
+  return status;
+}
+
 static int create(uint64_t secret, size_t nranks, size_t rank,
                   uint64_t deadline_ns, void **out_handle, char *error,
                   size_t capacity) {
@@ -337,6 +368,8 @@ static int create(uint64_t secret, size_t nranks, size_t rank,
   if (status == BP_OK && !same)
     status = fail(BP_ERR_INVALID_ARGUMENT, error, capacity,
                   "the ranks presented different secrets: refused");
+  if (status == BP_OK)
+    status = find_near(world, deadline_ns, error, capacity);
   if (status != BP_OK) {
     world_free(world);
     return status;
@@ -438,16 +471,15 @@ static int reduce_scatter(mpi_world *world, const vcpu_comm_desc_t *d,
 /* The most bytes one nonblocking collective carries: Open MPI's libnbc
  * progresses a schedule's rounds by recursion, and a 64 MiB reduce between
  * two hosts (thousands of segments) overflowed the stream worker's 8 MiB
- * stack inside one MPI_Testall. Larger all-reduces, broadcasts and reduces
- * go as consecutive collectives of at most this size. */
+ * stack inside one MPI_Testall. Larger broadcasts and reduces go as
+ * consecutive collectives of at most this size. */
 enum { COLLECTIVE_CHUNK_BYTES = 4 << 20 };
 
-/* Posts one all-reduce, broadcast or reduce of `count` elements from element
- * `first` and waits for it. */
-static int rooted_or_all_reduce(mpi_world *world, const vcpu_comm_desc_t *d,
-                                size_t first, int count, uint64_t deadline_ns,
-                                const atomic_bool *aborted, char *error,
-                                size_t capacity) {
+/* Posts one broadcast or reduce of `count` elements from element `first`
+ * and waits for it. */
+static int rooted(mpi_world *world, const vcpu_comm_desc_t *d, size_t first,
+                  int count, uint64_t deadline_ns, const atomic_bool *aborted,
+                  char *error, size_t capacity) {
   size_t offset = first * vcpu_comm_dtype_size(d->dtype);
   MPI_Datatype type = mpi_type(d->dtype);
   MPI_Op op = mpi_op(d->dtype, d->op);
@@ -456,18 +488,12 @@ static int rooted_or_all_reduce(mpi_world *world, const vcpu_comm_desc_t *d,
   void *recv = (char *)d->recv + offset;
   int root = (int)d->peer;
   MPI_Request request = MPI_REQUEST_NULL;
-  switch (d->kind) {
-  case VCPU_COMM_ALL_REDUCE:
-    MPI_Iallreduce(send, recv, count, type, op, world->comm, &request);
-    break;
-  case VCPU_COMM_BROADCAST:
+  if (d->kind == VCPU_COMM_BROADCAST) {
     MPI_Ibcast(recv, count, type, root, world->comm, &request);
-    break;
-  default:                      /* VCPU_COMM_REDUCE */
+  } else {
     if (world->rank != d->peer) /* MPI_IN_PLACE is for the root only */
       send = (const char *)d->send + offset;
     MPI_Ireduce(send, recv, count, type, op, root, world->comm, &request);
-    break;
   }
   return wait_all(world, &request, 1, MPI_STATUSES_IGNORE, deadline_ns, aborted,
                   call_name(d), error, capacity);
@@ -575,16 +601,32 @@ static size_t pack(mpi_world *world, size_t first, size_t end) {
   return block;
 }
 
-/* Posts the messages of the call's current step: the call words and the
- * partial result go as two messages (same tag, so they arrive in order),
- * each within Open MPI's eager limit where the data is (a 4 KiB result
- * behind the words took a rendezvous round trip more). */
+/* Each step's message is the call words followed by the partial result.
+ * To a rank on this host it goes as one message of at most
+ * SMALL_FIRST_BYTES, the rest (if any) as a second: below Open MPI's
+ * shared-memory eager limit (4 KiB with its header), every message but a
+ * 16 KiB one's second goes without a rendezvous round trip (2 ranks, one
+ * host: 1 KiB in one message 0.41-0.52 us against 0.53-0.77 as words and
+ * data apart; 4 KiB as 4032 + 112 bytes 0.92-1.15 us against 1.4-1.6 as
+ * 48 + 4096). To another host (TCP, whose eager limit is 64 KiB) it goes
+ * whole: each message costs a round of the link. A first message of
+ * exactly the limit says that a second one follows. */
+enum { SMALL_FIRST_BYTES = 4096 - 64 };
+
+/* The most bytes of a step's first message between this rank and `peer`. */
+static size_t small_first_limit(const mpi_world *world, size_t peer) {
+  if (world->near[peer])
+    return SMALL_FIRST_BYTES;
+  return call_bytes(world->nranks) + SMALL_ALL_REDUCE_MAX_BYTES;
+}
+
+/* Posts the messages of the call's current step. */
 static void small_post(mpi_world *world, const small_plan *plan) {
   mpi_small_call *c = &world->small;
   const vcpu_comm_desc_t *d = &c->call;
   size_t n = world->nranks, me = world->rank;
-  int bytes = (int)(d->count * vcpu_comm_dtype_size(d->dtype));
-  int tag = SMALL_TAG_BASE + (int)(d->seq % 30000u);
+  size_t bytes = d->count * vcpu_comm_dtype_size(d->dtype);
+  int tag = SMALL_TAG_BASE + (int)(d->seq % 16000u);
   size_t from = 0, to = 0, words = 0;
   bool receives = true, sends = true;
   switch (step_kind(plan, c->step, c->steps)) {
@@ -610,39 +652,73 @@ static void small_post(mpi_world *world, const small_plan *plan) {
   }
   }
   c->nrequests = 0;
+  c->received = 0;
+  c->second = false;
   MPI_Request *r = c->requests;
-  if (receives) {
-    MPI_Irecv(world->small_in, (int)call_bytes(n), MPI_BYTE, (int)from, tag,
-              world->comm, &r[c->nrequests++]);
-    MPI_Irecv(world->small_in + call_bytes(n), SMALL_ALL_REDUCE_MAX_BYTES,
-              MPI_BYTE, (int)from, tag, world->comm, &r[c->nrequests++]);
-  }
-  if (sends) {
-    MPI_Isend(world->small_out, (int)words, MPI_BYTE, (int)to, tag, world->comm,
-              &r[c->nrequests++]);
-    MPI_Isend(d->recv, bytes, MPI_BYTE, (int)to, tag, world->comm,
-              &r[c->nrequests++]);
+  if (receives)
+    MPI_Irecv(world->small_in, (int)small_first_limit(world, from), MPI_BYTE,
+              (int)from, tag, world->comm, &r[c->nrequests++]);
+  if (!sends)
+    return;
+  size_t limit = small_first_limit(world, to);
+  /* The words then the data, in small_out up to the first message's end
+   * (all of it when the words alone fill the first message). */
+  size_t total = words + bytes;
+  size_t packed = total < limit || words > limit ? total : limit;
+  memcpy(world->small_out + words, d->recv, packed - words);
+  size_t first = total < limit ? total : limit;
+  MPI_Isend(world->small_out, (int)first, MPI_BYTE, (int)to, tag, world->comm,
+            &r[c->nrequests++]);
+  if (total < limit)
+    return;
+  const unsigned char *rest =
+      packed == total ? world->small_out + first
+                      : (const unsigned char *)d->recv + (first - words);
+  MPI_Isend(rest, (int)(total - first), MPI_BYTE, (int)to, tag, world->comm,
+            &r[c->nrequests++]);
+}
+
+/* The rank the current step receives from (a step that receives). */
+static size_t small_source(const mpi_world *world, const small_plan *plan) {
+  const mpi_small_call *c = &world->small;
+  switch (step_kind(plan, c->step, c->steps)) {
+  case STEP_HAND_IN_AND_BACK:
+    return world->rank + 1;
+  case STEP_TAKE_IN:
+    return world->rank - 1;
+  default:
+    return survivor_rank(plan, plan->survivor ^ group_at(plan, c->step));
   }
 }
 
-/* Takes in the received call words of world ranks [first, end) (statuses:
- * the words' receive, then the data's) and, when every call so far agrees
- * and the data came whole, returns the received data (else NULL). */
+/* After the step's first message came full: posts the receive of its
+ * second one. */
+static void small_post_second(mpi_world *world, const small_plan *plan) {
+  mpi_small_call *c = &world->small;
+  size_t from = small_source(world, plan);
+  size_t limit = small_first_limit(world, from);
+  int tag = SMALL_TAG_BASE + (int)(c->call.seq % 16000u);
+  size_t room = call_bytes(world->nranks) + SMALL_ALL_REDUCE_MAX_BYTES - limit;
+  MPI_Irecv(world->small_in + limit, (int)room, MPI_BYTE, (int)from, tag,
+            world->comm, &c->requests[c->nrequests++]);
+  c->second = true;
+}
+
+/* Takes in the received call words of world ranks [first, end) (the first
+ * bytes of small_in) and, when every call so far agrees and the data after
+ * them came whole, returns the received data (else NULL). */
 static const void *take_calls(mpi_world *world, size_t first, size_t end,
-                              MPI_Status *statuses, size_t partner, char *error,
-                              size_t capacity, int *status) {
+                              size_t partner, char *error, size_t capacity,
+                              int *status) {
   mpi_small_call *c = &world->small;
   size_t block = call_bytes(end - first);
   size_t bytes = c->call.count * vcpu_comm_dtype_size(c->call.dtype);
-  int words = 0, data = 0;
-  MPI_Get_count(&statuses[0], MPI_BYTE, &words);
-  MPI_Get_count(&statuses[1], MPI_BYTE, &data);
-  if ((size_t)words != block) {
-    *status =
-        fail(BP_ERR_INVALID_ARGUMENT, error, capacity,
-             "%s sequence %" PRIu64
-             ": rank %zu sent %d bytes, not a call of this size",
-             vcpu_comm_kind_name(c->call.kind), c->call.seq, partner, words);
+  if ((size_t)c->received < block) {
+    *status = fail(BP_ERR_INVALID_ARGUMENT, error, capacity,
+                   "%s sequence %" PRIu64
+                   ": rank %zu sent %d bytes, not a call of this size",
+                   vcpu_comm_kind_name(c->call.kind), c->call.seq, partner,
+                   c->received);
     return NULL;
   }
   memcpy(world->calls + first * CALL_WORDS, world->small_in, block);
@@ -650,9 +726,8 @@ static const void *take_calls(mpi_world *world, size_t first, size_t end,
     vcpu_comm_desc_t theirs = call_from_words(world->calls + r * CALL_WORDS);
     c->agreed = c->agreed && vcpu_comm_same_call(&c->call, &theirs);
   }
-  bool whole = (size_t)data == bytes && bytes != 0;
-  return c->agreed && whole ? world->small_in + call_bytes(world->nranks)
-                            : NULL;
+  bool whole = (size_t)c->received - block == bytes && bytes != 0;
+  return c->agreed && whole ? world->small_in + block : NULL;
 }
 
 /* Combines `in` from `partner` into the partial result, the lower ranks'
@@ -666,22 +741,21 @@ static void combine(mpi_small_call *c, const void *in, size_t partner,
 }
 
 /* Takes in what the current step received. */
-static int small_receive(mpi_world *world, const small_plan *plan,
-                         MPI_Status *statuses, char *error, size_t capacity) {
+static int small_receive(mpi_world *world, const small_plan *plan, char *error,
+                         size_t capacity) {
   mpi_small_call *c = &world->small;
   size_t me = world->rank, n = world->nranks;
   int status = BP_OK;
   const void *in = NULL;
   switch (step_kind(plan, c->step, c->steps)) {
   case STEP_HAND_IN_AND_BACK:
-    in = take_calls(world, 0, n, statuses, me + 1, error, capacity, &status);
+    in = take_calls(world, 0, n, me + 1, error, capacity, &status);
     if (in != NULL)
       memcpy(c->call.recv, in,
              c->call.count * vcpu_comm_dtype_size(c->call.dtype));
     break;
   case STEP_TAKE_IN:
-    in = take_calls(world, me - 1, me, statuses, me - 1, error, capacity,
-                    &status);
+    in = take_calls(world, me - 1, me, me - 1, error, capacity, &status);
     if (in != NULL)
       combine(c, in, me - 1, me);
     break;
@@ -692,7 +766,7 @@ static int small_receive(mpi_world *world, const small_plan *plan,
     size_t theirs = (plan->survivor ^ group) & ~(group - 1);
     size_t partner = survivor_rank(plan, plan->survivor ^ group);
     in = take_calls(world, cover(plan, theirs), cover(plan, theirs + group),
-                    statuses, partner, error, capacity, &status);
+                    partner, error, capacity, &status);
     if (in != NULL)
       combine(c, in, partner, me);
     break;
@@ -713,14 +787,31 @@ static int small_progress(mpi_world *world, uint64_t until_ns,
     if (!c->posted)
       small_post(world, &plan);
     c->posted = true;
+    /* First the first message alone (the receive, if the step has one, is
+     * the first request), which says whether a second one follows: its
+     * receive must be posted before the sends are waited for, since a
+     * second message over the eager limit is sent only once it is. */
+    bool receives = step_kind(&plan, c->step, c->steps) != STEP_HAND_BACK;
+    bool first = receives && !c->second && c->requests[0] != MPI_REQUEST_NULL;
     MPI_Status statuses[4];
+    int waited = first ? 1 : c->nrequests;
     status =
-        wait_until(world, c->requests, c->nrequests, statuses, c->deadline_ns,
+        wait_until(world, c->requests, waited, statuses, c->deadline_ns,
                    until_ns, aborted, call_name(&c->call), error, capacity);
     if (status == BP_ERR_NOT_READY)
       return status;
+    if (status == BP_OK && (first || c->second)) {
+      int got = 0;
+      MPI_Get_count(&statuses[first ? 0 : c->nrequests - 1], MPI_BYTE, &got);
+      c->received += got;
+      if (first &&
+          (size_t)got == small_first_limit(world, small_source(world, &plan)))
+        small_post_second(world, &plan);
+      if (first)
+        continue;
+    }
     if (status == BP_OK)
-      status = small_receive(world, &plan, statuses, error, capacity);
+      status = small_receive(world, &plan, error, capacity);
     c->step++;
     c->posted = false;
   }
@@ -735,18 +826,24 @@ static int small_progress(mpi_world *world, uint64_t until_ns,
   return BP_OK;
 }
 
+/* Allocates small_out and small_in (each the call words of every rank and
+ * the largest small all-reduce) on first use; false if out of memory. */
+static bool small_buffers(mpi_world *world) {
+  size_t bytes = call_bytes(world->nranks) + SMALL_ALL_REDUCE_MAX_BYTES;
+  if (world->small_out == NULL)
+    world->small_out = malloc(bytes);
+  if (world->small_in == NULL)
+    world->small_in = malloc(bytes);
+  return world->small_out != NULL && world->small_in != NULL;
+}
+
 /* Starts a small all-reduce on the world and goes on with it until it ends
  * or `until_ns` passes (BP_ERR_NOT_READY). */
 static int small_start(mpi_world *world, const vcpu_comm_desc_t *d,
                        uint64_t deadline_ns, uint64_t until_ns,
                        const atomic_bool *aborted, char *error,
                        size_t capacity) {
-  size_t words = call_bytes(world->nranks);
-  if (world->small_out == NULL)
-    world->small_out = malloc(words);
-  if (world->small_in == NULL)
-    world->small_in = malloc(words + SMALL_ALL_REDUCE_MAX_BYTES);
-  if (world->small_out == NULL || world->small_in == NULL)
+  if (!small_buffers(world))
     return fail(BP_ERR_OUT_OF_MEMORY, error, capacity, "out of memory");
   world->at_seq = d->seq;
   small_plan plan = plan_of(world);
@@ -762,12 +859,309 @@ static int small_start(mpi_world *world, const vcpu_comm_desc_t *d,
   return small_progress(world, until_ns, aborted, error, capacity);
 }
 
+/* All-reduces over SMALL_ALL_REDUCE_MAX_BYTES: Rabenseifner's algorithm,
+ * which Open MPI's tuned MPI_Allreduce picks for these sizes (with two
+ * ranks its ring is the same exchange), over point-to-point messages polled
+ * like the small one's. Open MPI's MPI_Iallreduce, which keeps deadlines and
+ * aborts too, took about 1.5x the blocking call's time at 64 KiB - 1 MiB:
+ * below four ranks, below 64 KiB and in place, libnbc reduces into one rank
+ * and broadcasts back.
+ *
+ * In pieces of at most HALVING_PIECE_BYTES (the scratch buffer's size). The
+ * ranks pair up as in the small plan (the handing rank sends its piece to
+ * its helper and gets the result back at the end); the survivors
+ * reduce-scatter by recursive halving (at step k survivor i keeps the half
+ * of its span that bit k of i selects, sends the other half to survivor
+ * i ^ 2^k and reduces what that one sent into its own), then all-gather by
+ * recursive doubling in the reverse order. The first piece's messages up to
+ * the end of the reduce-scatter carry the call words as the small one's do,
+ * so then every survivor, and after the hand-back every rank, holds every
+ * rank's call; ranks that disagree stop there and name the mismatch. Data
+ * from a partner lands in the scratch buffer until the calls are known to
+ * agree (a partner that called another count cannot overflow it), in place
+ * afterwards. Each element is reduced by one rank and copied to the others,
+ * so every rank ends with the same bits. Its messages use tags of their own:
+ * a small all-reduce on one rank against a larger one on another meets no
+ * message and ends at the deadline. */
+enum { HALVING_PIECE_BYTES = 4 << 20, HALVING_TAG_BASE = 16001 };
+
+/* One exchange of a large all-reduce: receives from `from` (call words into
+ * small_in when words_in, then at most in_capacity data bytes into `in`)
+ * and sends to `to` (words_out bytes of small_out, then out_bytes of `out`);
+ * MPI_PROC_NULL on a side means nothing there. */
+typedef struct halving_exchange {
+  int from, to;
+  bool words_in;
+  size_t words_out;
+  void *in;
+  size_t in_capacity;
+  const void *out;
+  size_t out_bytes;
+} halving_exchange;
+
+/* A large all-reduce in progress: the call, its piece, and what this rank
+ * learnt of the others' calls. */
+typedef struct halving_call {
+  mpi_world *world;
+  const vcpu_comm_desc_t *call;
+  uint64_t deadline_ns;
+  const atomic_bool *aborted;
+  small_plan plan;
+  int tag;
+  size_t piece;       /* element offset of the piece */
+  size_t count;       /* elements in the piece */
+  const char *source; /* this rank's input for the piece (send, then recv) */
+  bool first;         /* the first piece: its messages carry the calls */
+  bool agreed;
+  char *error;
+  size_t capacity;
+} halving_call;
+
+static size_t element_bytes(const halving_call *h) {
+  return vcpu_comm_dtype_size(h->call->dtype);
+}
+
+static char *piece_at(const halving_call *h, size_t element) {
+  return (char *)h->call->recv + (h->piece + element) * element_bytes(h);
+}
+
+/* Runs one exchange; *received: the data bytes that came. */
+static int halving_run(halving_call *h, const halving_exchange *x,
+                       int *received) {
+  mpi_world *world = h->world;
+  MPI_Request requests[4];
+  MPI_Status statuses[4];
+  int n = 0, data = -1;
+  if (x->words_in)
+    MPI_Irecv(world->small_in, (int)call_bytes(world->nranks), MPI_BYTE,
+              x->from, h->tag, world->comm, &requests[n++]);
+  data = n;
+  MPI_Irecv(x->in, (int)x->in_capacity, MPI_BYTE, x->from, h->tag, world->comm,
+            &requests[n++]);
+  if (x->words_out != 0)
+    MPI_Isend(world->small_out, (int)x->words_out, MPI_BYTE, x->to, h->tag,
+              world->comm, &requests[n++]);
+  MPI_Isend(x->out, (int)x->out_bytes, MPI_BYTE, x->to, h->tag, world->comm,
+            &requests[n++]);
+  int status = wait_all(world, requests, n, statuses, h->deadline_ns,
+                        h->aborted, call_name(h->call), h->error, h->capacity);
+  *received = 0;
+  if (status == BP_OK)
+    MPI_Get_count(&statuses[data], MPI_BYTE, received);
+  return status;
+}
+
+/* Takes in the call words of world ranks [first, end) that the last
+ * exchange received from `partner` (statuses are gone: their size is
+ * checked by what they hold). */
+static int halving_take_calls(halving_call *h, size_t first, size_t end) {
+  mpi_world *world = h->world;
+  memcpy(world->calls + first * CALL_WORDS, world->small_in,
+         call_bytes(end - first));
+  for (size_t r = first; r < end; r++) {
+    vcpu_comm_desc_t theirs = call_from_words(world->calls + r * CALL_WORDS);
+    h->agreed = h->agreed && vcpu_comm_same_call(h->call, &theirs);
+  }
+  return BP_OK;
+}
+
+/* Data that did not come whole from ranks that agree on the call. */
+static int halving_short(halving_call *h, size_t partner, int received,
+                         size_t expected) {
+  return fail(BP_ERR_INTERNAL, h->error, h->capacity,
+              "%s sequence %" PRIu64 ": %d bytes came from %s %zu, not %zu",
+              vcpu_comm_kind_name(h->call->kind), h->call->seq, received,
+              h->world->member, partner, expected);
+}
+
+/* Reduces `in` (from `partner`) and this rank's input over `count`
+ * elements from `element` of the piece into the result, the lower rank's
+ * part first. */
+static void halving_combine(halving_call *h, const void *in, size_t partner,
+                            size_t element, size_t count) {
+  size_t me = h->world->rank;
+  const char *mine = h->source + element * element_bytes(h);
+  C_CCLReduceOp op = h->call->op == AVG ? SUM : h->call->op;
+  const void *srcs[2] = {partner < me ? in : mine, partner < me ? mine : in};
+  vcpu_comm_reduce(piece_at(h, element), srcs, 2, count, h->call->dtype, op, 1);
+}
+
+/* The survivors' part of a piece: reduce-scatter by recursive halving, then
+ * (when the calls agree) all-gather by recursive doubling. */
+static int halving_survive(halving_call *h) {
+  mpi_world *world = h->world;
+  const small_plan *plan = &h->plan;
+  size_t es = element_bytes(h);
+  size_t first[64], count[64]; /* this rank's span before step k */
+  unsigned steps = 0;
+  first[0] = 0;
+  count[0] = h->count;
+  for (size_t group = 1; group < plan->p; group *= 2, steps++) {
+    size_t lower = count[steps] / 2;
+    bool upper = (plan->survivor & group) != 0;
+    size_t keep_first = first[steps] + (upper ? lower : 0);
+    size_t keep = upper ? count[steps] - lower : lower;
+    size_t give_first = first[steps] + (upper ? 0 : lower);
+    size_t give = count[steps] - keep;
+    size_t partner = survivor_rank(plan, plan->survivor ^ group);
+    size_t mine = plan->survivor & ~(group - 1);
+    size_t theirs = (plan->survivor ^ group) & ~(group - 1);
+    halving_exchange x = {.from = (int)partner,
+                          .to = (int)partner,
+                          .words_in = h->first,
+                          .words_out = h->first
+                                           ? pack(world, cover(plan, mine),
+                                                  cover(plan, mine + group))
+                                           : 0,
+                          .in = world->scratch,
+                          .in_capacity = HALVING_PIECE_BYTES,
+                          .out = h->source + give_first * es,
+                          .out_bytes = give * es};
+    int received = 0;
+    int status = halving_run(h, &x, &received);
+    if (status == BP_OK && h->first)
+      status = halving_take_calls(h, cover(plan, theirs),
+                                  cover(plan, theirs + group));
+    if (status == BP_OK && h->agreed && (size_t)received != keep * es)
+      status = halving_short(h, partner, received, keep * es);
+    if (status != BP_OK)
+      return status;
+    if (h->agreed)
+      halving_combine(h, world->scratch, partner, keep_first, keep);
+    first[steps + 1] = keep_first;
+    count[steps + 1] = keep;
+    h->source = piece_at(h, 0); /* the result holds this rank's part now */
+  }
+  if (!h->agreed)
+    return BP_OK;
+  if (steps == 0 && h->source != piece_at(h, 0)) /* one survivor */
+    memcpy(piece_at(h, 0), h->source, h->count * es);
+  for (unsigned k = steps; k-- > 0;) {
+    size_t group = (size_t)1 << k;
+    size_t partner = survivor_rank(plan, plan->survivor ^ group);
+    /* The partner holds the rest of the span of step k. */
+    size_t theirs_first =
+        first[k + 1] == first[k] ? first[k] + count[k + 1] : first[k];
+    size_t theirs = count[k] - count[k + 1];
+    halving_exchange x = {.from = (int)partner,
+                          .to = (int)partner,
+                          .in = piece_at(h, theirs_first),
+                          .in_capacity = theirs * es,
+                          .out = piece_at(h, first[k + 1]),
+                          .out_bytes = count[k + 1] * es};
+    int received = 0;
+    int status = halving_run(h, &x, &received);
+    if (status == BP_OK && (size_t)received != theirs * es)
+      status = halving_short(h, partner, received, theirs * es);
+    if (status != BP_OK)
+      return status;
+  }
+  return BP_OK;
+}
+
+/* One piece: the pairs' hand-in, the survivors' part, the hand-back. */
+static int halving_piece(halving_call *h) {
+  mpi_world *world = h->world;
+  const small_plan *plan = &h->plan;
+  size_t es = element_bytes(h), me = world->rank, n = world->nranks;
+  size_t bytes = h->count * es;
+  int received = 0, status = BP_OK;
+  if (plan->handing) {
+    halving_exchange in = {.from = MPI_PROC_NULL,
+                           .to = (int)me + 1,
+                           .words_out = h->first ? pack(world, me, me + 1) : 0,
+                           .out = h->source,
+                           .out_bytes = bytes};
+    status = halving_run(h, &in, &received);
+    halving_exchange back = {.from = (int)me + 1,
+                             .to = MPI_PROC_NULL,
+                             .words_in = h->first,
+                             .in = piece_at(h, 0),
+                             .in_capacity = bytes};
+    if (status == BP_OK)
+      status = halving_run(h, &back, &received);
+    if (status == BP_OK && h->first)
+      status = halving_take_calls(h, 0, n);
+    if (status == BP_OK && h->agreed && (size_t)received != bytes)
+      status = halving_short(h, me + 1, received, bytes);
+    return status;
+  }
+  if (plan->helper) {
+    halving_exchange in = {.from = (int)me - 1,
+                           .to = MPI_PROC_NULL,
+                           .words_in = h->first,
+                           .in = world->scratch,
+                           .in_capacity = HALVING_PIECE_BYTES};
+    status = halving_run(h, &in, &received);
+    if (status == BP_OK && h->first)
+      status = halving_take_calls(h, me - 1, me);
+    if (status == BP_OK && h->agreed && (size_t)received != bytes)
+      status = halving_short(h, me - 1, received, bytes);
+    if (status == BP_OK && h->agreed) {
+      halving_combine(h, world->scratch, me - 1, 0, h->count);
+      h->source = piece_at(h, 0);
+    }
+  }
+  if (status == BP_OK)
+    status = halving_survive(h);
+  if (status == BP_OK && plan->helper) {
+    /* Ranks that disagree get the calls alone. */
+    halving_exchange back = {.from = MPI_PROC_NULL,
+                             .to = (int)me - 1,
+                             .words_out = h->first ? pack(world, 0, n) : 0,
+                             .out = piece_at(h, 0),
+                             .out_bytes = h->agreed ? bytes : 0};
+    status = halving_run(h, &back, &received);
+  }
+  return status;
+}
+
+static int halving_all_reduce(mpi_world *world, const vcpu_comm_desc_t *d,
+                              uint64_t deadline_ns, const atomic_bool *aborted,
+                              char *error, size_t capacity) {
+  if (world->scratch == NULL)
+    world->scratch = malloc(HALVING_PIECE_BYTES);
+  if (!small_buffers(world) || world->scratch == NULL)
+    return fail(BP_ERR_OUT_OF_MEMORY, error, capacity, "out of memory");
+  world->at_seq = d->seq;
+  call_to_words(d, world->calls + world->rank * CALL_WORDS);
+  size_t es = vcpu_comm_dtype_size(d->dtype);
+  size_t per_piece = HALVING_PIECE_BYTES / es;
+  halving_call h = {.world = world,
+                    .call = d,
+                    .deadline_ns = deadline_ns,
+                    .aborted = aborted,
+                    .plan = plan_of(world),
+                    .tag = HALVING_TAG_BASE + (int)(d->seq % 16000u),
+                    .first = true,
+                    .agreed = true,
+                    .error = error,
+                    .capacity = capacity};
+  int status = BP_OK;
+  for (size_t piece = 0; status == BP_OK && (piece == 0 || piece < d->count);
+       piece += per_piece) {
+    h.piece = piece;
+    h.count = d->count - piece < per_piece ? d->count - piece : per_piece;
+    h.source = (const char *)d->send + piece * es;
+    status = halving_piece(&h);
+    if (!h.agreed)
+      break;
+    h.first = false;
+  }
+  if (status != BP_OK)
+    return name_the_missing(world, status, d->seq, error, capacity);
+  if (!h.agreed)
+    return compare_calls(world, d, error, capacity);
+  if (d->op == AVG)
+    vcpu_comm_reduce(d->recv, (const void *const[]){d->recv}, 1, d->count,
+                     d->dtype, AVG, world->nranks);
+  return BP_OK;
+}
+
+/* Every collective but all_reduce. */
 static int run(void *handle, const vcpu_comm_desc_t *d, uint64_t deadline_ns,
                const atomic_bool *aborted, char *error, size_t capacity) {
   mpi_world *world = handle;
-  if (small_all_reduce_fits(d))
-    return small_start(world, d, deadline_ns, UINT64_MAX, aborted, error,
-                       capacity);
   world->at_seq = d->seq;
   if (d->count > (size_t)INT32_MAX)
     return fail(BP_ERR_INVALID_ARGUMENT, error, capacity,
@@ -775,15 +1169,14 @@ static int run(void *handle, const vcpu_comm_desc_t *d, uint64_t deadline_ns,
                 vcpu_comm_kind_name(d->kind), d->seq, d->count);
   int status = BP_OK;
   switch (d->kind) {
-  case VCPU_COMM_ALL_REDUCE:
   case VCPU_COMM_BROADCAST:
   case VCPU_COMM_REDUCE: {
     size_t chunk = COLLECTIVE_CHUNK_BYTES / vcpu_comm_dtype_size(d->dtype);
     size_t first = 0;
     do {
       size_t count = d->count - first < chunk ? d->count - first : chunk;
-      status = rooted_or_all_reduce(world, d, first, (int)count, deadline_ns,
-                                    aborted, error, capacity);
+      status = rooted(world, d, first, (int)count, deadline_ns, aborted, error,
+                      capacity);
       first += count;
     } while (status == BP_OK && first < d->count);
     break;
@@ -806,8 +1199,7 @@ static int run(void *handle, const vcpu_comm_desc_t *d, uint64_t deadline_ns,
     break;
   }
   status = name_the_missing(world, status, d->seq, error, capacity);
-  bool has_result = d->kind == VCPU_COMM_ALL_REDUCE ||
-                    d->kind == VCPU_COMM_REDUCE_SCATTER ||
+  bool has_result = d->kind == VCPU_COMM_REDUCE_SCATTER ||
                     (d->kind == VCPU_COMM_REDUCE && world->rank == d->peer);
   if (status == BP_OK && d->op == AVG && has_result)
     vcpu_comm_reduce(d->recv, (const void *const[]){d->recv}, 1, d->count,
@@ -829,6 +1221,8 @@ static int collective(void *handle, const vcpu_comm_desc_t *d,
   if (small_all_reduce_fits(d))
     return small_start(world, d, deadline_ns, UINT64_MAX, aborted, error,
                        capacity);
+  if (d->kind == VCPU_COMM_ALL_REDUCE)
+    return halving_all_reduce(world, d, deadline_ns, aborted, error, capacity);
   MPI_Request request = check_start(world, d);
   int status = run(handle, d, deadline_ns, aborted, error, capacity);
   if (status == BP_OK)
@@ -988,7 +1382,10 @@ static int sub_world(mpi_world *world, const int *members, size_t n,
   sub->host_of = hosts_copy;
   sub->world_nranks = world->nranks;
   sub->calls = calloc((n + 1) * CALL_WORDS, sizeof *sub->calls);
-  if (sub->calls == NULL) {
+  sub->near = calloc(n, sizeof *sub->near);
+  for (size_t i = 0; sub->near != NULL && i < n; i++)
+    sub->near[i] = world->near[members[i]];
+  if (sub->calls == NULL || sub->near == NULL) {
     world_free(sub);
     return fail(BP_ERR_OUT_OF_MEMORY, error, capacity, "out of memory");
   }

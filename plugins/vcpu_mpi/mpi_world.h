@@ -46,8 +46,12 @@ typedef struct mpi_small_call {
   uint64_t deadline_ns;
   unsigned step, steps;
   bool posted, agreed, pending;
+  /* The step's second message is on its way; the bytes received so far. */
+  bool second;
+  int received;
   int nrequests;
-  MPI_Request requests[4]; /* receives (words, data), then sends */
+  /* The receive, then the sends, then the second message's receive. */
+  MPI_Request requests[4];
 } mpi_small_call;
 
 typedef struct mpi_world {
@@ -77,6 +81,11 @@ typedef struct mpi_world {
    * allocated on first use; and the call in progress. */
   unsigned char *small_out, *small_in;
   mpi_small_call small;
+  /* A larger all-reduce's data from a partner, before it is reduced
+   * (comm_mpi_module.c), allocated on first use. */
+  void *scratch;
+  /* Whether each rank runs on this rank's host (nranks entries). */
+  bool *near;
   /* A roll call's question and answers (nranks entries), kept with the
    * world because a question sent to a dead rank may never complete. */
   uint64_t roll_question;

@@ -174,6 +174,27 @@ static void test_all_reduce_gives_every_rank_the_same_bits(void **state) {
   }
 }
 
+/* A small all-reduce's step sends the call words of the ranks its sender
+ * stands for (48 bytes each) and the data as one message of at most 4032
+ * bytes and the rest as a second (plugins/vcpu_mpi/comm_mpi_module.c,
+ * SMALL_FIRST_BYTES; a first message of exactly that size announces a
+ * second, then maybe empty): int8 sums whose words and data come to one
+ * byte under, exactly at and one over that size, for every number of ranks
+ * a message can stand for, are exact. */
+static void test_small_all_reduce_across_its_first_message_end(void **state) {
+  comm_mpi_world *w = *state;
+  const size_t first_message = 4032, words = 48;
+  int failures = 0;
+  for (size_t ranks = 1; ranks <= (size_t)comm_mpi_nranks; ranks++)
+    for (size_t total = first_message - 1; total <= first_message + 1; total++)
+      for (int in_place = 0; in_place < 2; in_place++)
+        failures += comm_case_run(
+            &comm_mpi_xccl, w->comm, w->stream, (size_t)comm_mpi_rank,
+            (size_t)comm_mpi_nranks, CASE_ALL_REDUCE, INT8, SUM,
+            total - ranks * words, in_place, 0, NULL);
+  assert_int_equal(failures, 0);
+}
+
 /* A small all-reduce runs on its caller's thread when the stream is idle
  * (plugins/vcpu/comm/caller.h), but never keeps its caller waiting for its
  * peers: here the other ranks make their call only after rank 0 told them,
@@ -201,10 +222,11 @@ static void test_small_all_reduce_never_holds_its_caller(void **state) {
     assert_int_equal(x[i], i * n);
 }
 
-/* All-reduce, broadcast and reduce over 4 MiB go to Open MPI as several
- * collectives of at most 4 MiB each (a 64 MiB one overflowed a stream
- * worker's stack inside libnbc): every element, on both sides of each cut,
- * still holds its own result. Integer values keep the sums exact. Flat MPI
+/* All-reduce over 4 MiB goes in pieces of at most 4 MiB (its scratch
+ * buffer's size), broadcast and reduce to Open MPI as several collectives of
+ * at most 4 MiB each (a 64 MiB one overflowed a stream worker's stack inside
+ * libnbc): every element, on both sides of each cut, still holds its own
+ * result. Integer values keep the sums exact. Flat MPI
  * only: the hybrid's leaders run the same code between hosts, and moving
  * 4 MiB through its host segments as well costs CTest 10-20 s. */
 static void test_collectives_over_4_mib_are_whole(void **state) {
@@ -306,15 +328,20 @@ static void test_mismatch_is_detected(void **state) {
     const char *what;
     int odd_rank;
     bool broadcast;
-    size_t count;
+    size_t count, odd_count;
+    C_CCLReduceOp odd_op;
   } cases[] = {
-      {"rank 0 asks for max", 0, false, 3},
-      {"the last rank asks for max", last, false, 3},
-      {"rank 0 asks for max, 32 KiB", 0, false, 8192},
-      {"the last rank asks for max, 32 KiB", last, false, 8192},
-      {"the last rank's broadcast has root 1", last, true, 3},
+      {"rank 0 asks for max", 0, false, 3, 3, MAX},
+      {"the last rank asks for max", last, false, 3, 3, MAX},
+      {"rank 0 asks for max, 32 KiB", 0, false, 8192, 8192, MAX},
+      {"the last rank asks for max, 32 KiB", last, false, 8192, 8192, MAX},
+      /* Larger all-reduces take what a partner sends into a buffer of
+       * their own until the calls are known to agree. */
+      {"rank 0 sends one more, 32 KiB", 0, false, 8192, 8193, SUM},
+      {"the last rank sends 3 KiB less, 32 KiB", last, false, 8192, 7424, SUM},
+      {"the last rank's broadcast has root 1", last, true, 3, 3, SUM},
   };
-  float *x = calloc(8192, sizeof *x);
+  float *x = calloc(8193, sizeof *x);
   assert_non_null(x);
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     vcpu_comm_unique_id_t id;
@@ -332,8 +359,9 @@ static void test_mismatch_is_detected(void **state) {
         cases[i].broadcast
             ? comm_mpi_xccl.xccl_broadcast(x, cases[i].count, FLOAT32,
                                            odd ? 1 : 0, comm, s)
-            : comm_mpi_xccl.xccl_all_reduce(x, x, cases[i].count, FLOAT32,
-                                            odd ? MAX : SUM, comm, s);
+            : comm_mpi_xccl.xccl_all_reduce(
+                  x, x, odd ? cases[i].odd_count : cases[i].count, FLOAT32,
+                  odd ? cases[i].odd_op : SUM, comm, s);
     assert_int_equal(posted, C_SUCCESS);
     char message[512];
     int32_t settled = settle(comm, stream, message);
@@ -395,6 +423,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_every_collective),
       cmocka_unit_test(test_ring_and_all_to_all),
       cmocka_unit_test(test_all_reduce_gives_every_rank_the_same_bits),
+      cmocka_unit_test(test_small_all_reduce_across_its_first_message_end),
       cmocka_unit_test(test_small_all_reduce_never_holds_its_caller),
       cmocka_unit_test(test_collectives_over_4_mib_are_whole),
       cmocka_unit_test(test_host_stages_go_single_copy_on_device_memory),

@@ -6,10 +6,10 @@
  * One rank under mpirun, BACKPLANE_COMM_TRANSPORT=mpi. This program's own
  * MPI_Testall (exported, so it stands in for Open MPI's in the module)
  * passes through to PMPI_Testall until `wedged` is set, and then never
- * returns. A first all_reduce must be exact; the second, started wedged,
- * must never return: mpi_wedged_check.cmake passes only when the process
- * ended with the watchdog's status and message, within the deadline plus
- * the watchdog's grace and a loaded machine's slack. */
+ * returns. A first broadcast must leave the data whole; the second, started
+ * wedged, must never return: mpi_wedged_check.cmake passes only when the
+ * process ended with the watchdog's status and message, within the deadline
+ * plus the watchdog's grace and a loaded machine's slack. */
 #include <mpi.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -24,8 +24,9 @@
 
 #include "comm/comm_mpi_fixture.h"
 
-/* 32 KiB: over the point-to-point path's 16 KiB, which one rank completes
- * without calling MPI, so the all_reduce polls Open MPI's collective. */
+/* A broadcast polls Open MPI's collective even with one rank (an
+ * all_reduce of one rank, point to point, sends nothing and polls
+ * nothing). */
 enum { COUNT = 8192 };
 
 static atomic_bool wedged;
@@ -37,7 +38,7 @@ int MPI_Testall(int count, MPI_Request requests[], int *flag,
   return PMPI_Testall(count, requests, flag, statuses);
 }
 
-static void test_wedged_all_reduce_ends_the_process(void **state) {
+static void test_wedged_broadcast_ends_the_process(void **state) {
   (void)state;
   vcpu_comm_unique_id_t id;
   C_CCLComm comm = comm_mpi_join(&id);
@@ -46,22 +47,20 @@ static void test_wedged_all_reduce_ends_the_process(void **state) {
   for (size_t i = 0; i < COUNT; i++)
     data[i] = (float)i;
   char message[512];
-  assert_int_equal(comm_mpi_xccl.xccl_all_reduce(data, data, COUNT, FLOAT32,
-                                                 SUM, comm,
-                                                 test_stream_handle(stream)),
+  assert_int_equal(comm_mpi_xccl.xccl_broadcast(data, COUNT, FLOAT32, 0, comm,
+                                                test_stream_handle(stream)),
                    C_SUCCESS);
   assert_int_equal(settle(comm, stream, message), BP_COMM_EXT_OK);
   for (size_t i = 0; i < COUNT; i++)
-    assert_true(data[i] == (float)i); /* one rank: the sum is the input */
+    assert_true(data[i] == (float)i); /* one rank: the root's own data */
 
   atomic_store(&wedged, true);
   fprintf(stderr, "wedging MPI_Testall\n");
-  assert_int_equal(comm_mpi_xccl.xccl_all_reduce(data, data, COUNT, FLOAT32,
-                                                 SUM, comm,
-                                                 test_stream_handle(stream)),
+  assert_int_equal(comm_mpi_xccl.xccl_broadcast(data, COUNT, FLOAT32, 0, comm,
+                                                test_stream_handle(stream)),
                    C_SUCCESS);
   settle(comm, stream, message);
-  fail_msg("the wedged all_reduce returned: %s", message);
+  fail_msg("the wedged broadcast returned: %s", message);
 }
 
 int main(int argc, char **argv) {
@@ -71,7 +70,7 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &comm_mpi_nranks);
   vcpu_comm_fill_interface(&comm_mpi_xccl);
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_wedged_all_reduce_ends_the_process),
+      cmocka_unit_test(test_wedged_broadcast_ends_the_process),
   };
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
   printf("rank %d: %s\n", comm_mpi_rank, failed == 0 ? "PASS" : "FAIL");

@@ -61,10 +61,11 @@ static size_t max_bytes(void) {
   return text ? (size_t)strtoull(text, NULL, 10) : (size_t)1 << 20;
 }
 
-/* Every collective at 1 B, 3 B, odd sizes around the transports' thresholds
- * (16 KiB small all-reduce, 64 KiB staging) and powers of four up to the
- * maximum, in place and out of place: int8 and float32 sums at every size,
- * float64 max at the odd ones. */
+/* Every collective at 1 B, 3 B, 4 and 16 KiB (a small all-reduce's message
+ * goes whole across hosts, cut at 4032 bytes inside one), odd sizes around
+ * the transports' thresholds (16 KiB small all-reduce, 64 KiB staging) and
+ * powers of four up to the maximum, in place and out of place: int8 and
+ * float32 sums at every size, float64 max at the odd ones. */
 static void test_every_collective_at_every_size(void **state) {
   comm_mpi_world *w = *state;
   static const struct {
@@ -77,6 +78,8 @@ static void test_every_collective_at_every_size(void **state) {
   size_t sizes[32], n = 0;
   sizes[n++] = 1;
   sizes[n++] = 3;
+  sizes[n++] = 4 * 1024;
+  sizes[n++] = 16 * 1024;
   sizes[n++] = 16 * 1024 + 8;
   sizes[n++] = 64 * 1024 + 24;
   for (size_t s = 256 * 1024; s <= max_bytes(); s *= 4)
