@@ -2,11 +2,12 @@
  * into panels of two vectors of a group's output channels (zero past the
  * group's last), tap-major, so that a step over the taps loads two whole
  * vectors; each tap's input offset from its window's origin is in a table.
- * A tile is 6 positions of one output row: per tap it broadcasts the 6
- * input values (a stride apart) and adds their products into 12
- * accumulators, in tap order, the bias added last. A row shorter than a
- * tile repeats its last position and stores only the positions it has.
- * One build per ISA with its own vector width (16, 8 or 4 floats). */
+ * The panels are written in parallel, tap by tap. A tile is 6 positions of one
+ * output row: per tap it broadcasts the 6 input values (a stride apart) and
+ * adds their products into 12 accumulators, in tap order, the bias added last.
+ * A row shorter than a tile repeats its last position and stores only the
+ * positions it has. One build per ISA with its own vector width (16, 8 or 4
+ * floats). */
 #include "ref_conv_direct.h"
 
 #include "ref_isa.h"
@@ -61,9 +62,9 @@ typedef struct run {
   const float *bias;      /* [group][panel][channel] */
 } run_t;
 
-/* Fills the tap offsets, the weight panels and the bias panels. */
-static void pack(const ref_conv_direct_t *c, const layout_t *l,
-                 int64_t *offsets, float *weights, float *bias) {
+/* The tap offsets and the bias panels. */
+static void pack_offsets_and_bias(const ref_conv_direct_t *c, const layout_t *l,
+                                  int64_t *offsets, float *bias) {
   int64_t plane = c->h * c->w, volume = c->d * plane;
   for (int64_t t = 0; t < l->k; t++) {
     int64_t j = t % c->kw, i = t / c->kw % c->kh,
@@ -72,16 +73,35 @@ static void pack(const ref_conv_direct_t *c, const layout_t *l,
                  j * c->dil[2];
   }
   for (int64_t g = 0; g < c->groups; g++)
-    for (int64_t p = 0; p < l->panels; p++) {
-      float *panel = weights + (g * l->panels + p) * l->k * l->width;
-      float *b = bias + (g * l->panels + p) * l->width;
+    for (int64_t p = 0; p < l->panels; p++)
       for (int64_t lane = 0; lane < l->width; lane++) {
         int64_t oc = p * l->width + lane;
-        const float *w = c->weight + (g * l->og + oc) * l->k;
-        for (int64_t t = 0; t < l->k; t++)
-          panel[t * l->width + lane] = oc < l->og ? w[t] : 0.0f;
-        b[lane] = oc < l->og && c->bias ? c->bias[g * l->og + oc] : 0.0f;
+        bias[(g * l->panels + p) * l->width + lane] =
+            oc < l->og && c->bias ? c->bias[g * l->og + oc] : 0.0f;
       }
+}
+
+typedef struct packing {
+  const ref_conv_direct_t *c;
+  const layout_t *l;
+  float *weights;
+} packing_t;
+
+/* Taps [begin, end) of every weight panel, written in order (a ref_range_fn_t).
+ */
+static void pack_weights(void *context, int64_t begin, int64_t end) {
+  const packing_t *w = context;
+  const ref_conv_direct_t *c = w->c;
+  const layout_t *l = w->l;
+  for (int64_t g = 0; g < c->groups; g++)
+    for (int64_t p = 0; p < l->panels; p++) {
+      float *panel = w->weights + (g * l->panels + p) * l->k * l->width;
+      for (int64_t t = begin; t < end; t++)
+        for (int64_t lane = 0; lane < l->width; lane++) {
+          int64_t oc = p * l->width + lane;
+          panel[t * l->width + lane] =
+              oc < l->og ? c->weight[(g * l->og + oc) * l->k + t] : 0.0f;
+        }
     }
 }
 
@@ -166,7 +186,12 @@ void ref_conv_direct_forward(const ref_conv_direct_t *c, void *scratch) {
   int64_t *offsets = scratch;
   float *weights = (float *)(offsets + r.l.k);
   float *bias = weights + c->groups * r.l.panels * r.l.k * r.l.width;
-  pack(c, &r.l, offsets, weights, bias);
+  pack_offsets_and_bias(c, &r.l, offsets, bias);
+  packing_t packing = {c, &r.l, weights};
+  /* a tap is groups x panels x width floats: a few hundred make a chunk */
+  ref_parallel_for(r.l.k,
+                   (1 << 14) / (c->groups * r.l.panels * r.l.width + 1) + 1,
+                   pack_weights, &packing);
   r.offsets = offsets;
   r.weights = weights;
   r.bias = bias;
