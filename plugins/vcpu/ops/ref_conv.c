@@ -21,10 +21,13 @@
 
 #include <diopi/functions.h>
 
+#include "ref_conv_direct.h"
 #include "ref_elementwise.h"
 #include "ref_enqueue.h"
 #include "ref_error.h"
 #include "ref_f32.h"
+#include "ref_gemm_tiles.h"
+#include "ref_isa.h"
 #include "ref_pool.h"
 #include "ref_scratch.h"
 #include "ref_tensor.h"
@@ -59,6 +62,8 @@ typedef struct conv_task {
   float *gx, *gw;          /* backward: grad_input, grad_weight */
   float *wide;             /* (og, batch * P): the GEMM's side of y */
   float *winograd;         /* forward or grad_input by Winograd: its scratch */
+  void *direct;            /* forward by ref_conv_direct.h: its scratch */
+  float *b;                /* the direct forward's bias, staged */
   double *f64;             /* float64: the double path's scratch (f64_*) */
 } conv_task_t;
 
@@ -155,6 +160,51 @@ static void im2col_shifted(const conv_geometry_t *g, const float *plane,
       dst[oy * g->ow + ox] = 0.0f;
 }
 
+/* One tap's rows of a column buffer from one input plane (h x w): row
+ * oy, column ox holds plane[first_y + oy * step_y][first_x + (ox - lo) *
+ * step_x] for ox in [lo, hi) and a row inside the plane, 0 elsewhere. */
+typedef struct ref_im2col_rows {
+  int64_t h, w, rows, cols, first_y, step_y, first_x, step_x, lo, hi;
+} ref_im2col_rows_t;
+
+/* dst[k] = src[k * step] for k < n: the usual strides as constants, so
+ * that the loads vectorise (as loads of whole runs and permutes). */
+static inline void strided_copy(float *dst, const float *src, int64_t n,
+                                int64_t step) {
+  if (step == 2)
+    for (int64_t k = 0; k < n; k++)
+      dst[k] = src[2 * k];
+  else if (step == 3)
+    for (int64_t k = 0; k < n; k++)
+      dst[k] = src[3 * k];
+  else if (step == 4)
+    for (int64_t k = 0; k < n; k++)
+      dst[k] = src[4 * k];
+  else
+    for (int64_t k = 0; k < n; k++)
+      dst[k] = src[k * step];
+}
+
+REF_ISA_BODY void im2col_strided_body(const float *plane, float *dst,
+                                      const ref_im2col_rows_t *r) {
+  for (int64_t oy = 0; oy < r->rows; oy++, dst += r->cols) {
+    int64_t y = r->first_y + oy * r->step_y;
+    bool inside = y >= 0 && y < r->h;
+    for (int64_t ox = 0; ox < (inside ? r->lo : r->cols); ox++)
+      dst[ox] = 0.0f;
+    if (!inside)
+      continue;
+    strided_copy(dst + r->lo, plane + y * r->w + r->first_x, r->hi - r->lo,
+                 r->step_x);
+    for (int64_t ox = r->hi; ox < r->cols; ox++)
+      dst[ox] = 0.0f;
+  }
+}
+REF_ISA_DISPATCH_VOID(static, im2col_strided,
+                      (const float *plane, float *dst,
+                       const ref_im2col_rows_t *r),
+                      (plane, dst, r))
+
 /* Row (i, j) of one output depth slice's col(x) from one input plane:
  * dst[oy * ow + ox] = plane[oy*s - pad + i*dil][ox*s - pad + j*dil], 0
  * outside; [lo, hi) the output columns inside the plane. */
@@ -166,6 +216,22 @@ static void im2col_plane(const conv_geometry_t *g, const float *plane,
     im2col_shifted(g, plane, dst, i, j, lo, hi);
     return;
   }
+  if (sx != 1) {
+    im2col_strided(plane, dst,
+                   &(ref_im2col_rows_t){
+                       .h = g->h,
+                       .w = g->w,
+                       .rows = g->oh,
+                       .cols = g->ow,
+                       .first_y = i * g->dil[0] - g->pad[0],
+                       .step_y = g->stride[0],
+                       .first_x = lo * sx - off_x,
+                       .step_x = sx,
+                       .lo = lo,
+                       .hi = hi,
+                   });
+    return;
+  }
   for (int64_t oy = 0; oy < g->oh; oy++, dst += g->ow) {
     int64_t y = oy * g->stride[0] - g->pad[0] + i * g->dil[0];
     if (y < 0 || y >= g->h) {
@@ -174,11 +240,7 @@ static void im2col_plane(const conv_geometry_t *g, const float *plane,
     }
     const float *src = plane + y * g->w + lo * sx - off_x;
     memset(dst, 0, (size_t)lo * sizeof *dst);
-    if (sx == 1)
-      memcpy(dst + lo, src, (size_t)(hi - lo) * sizeof *dst);
-    else
-      for (int64_t ox = lo; ox < hi; ox++)
-        dst[ox] = src[(ox - lo) * sx];
+    memcpy(dst + lo, src, (size_t)(hi - lo) * sizeof *dst);
     memset(dst + hi, 0, (size_t)(g->ow - hi) * sizeof *dst);
   }
 }
@@ -354,6 +416,52 @@ static ref_winograd_t winograd_input_grad_of(const conv_task_t *t) {
                           .y = t->gx};
 }
 
+/* The forward as a direct convolution (ref_conv_direct.h): no padding,
+ * and strided or grouped, where the column buffer costs as much as the
+ * product (a stride-1 ungrouped one stays on OpenBLAS's larger GEMM). */
+static bool direct_forward_applies(const conv_geometry_t *g) {
+  return g->pad_d == 0 && g->pad[0] == 0 && g->pad[1] == 0 &&
+         (g->groups > 1 || g->stride_d > 1 || g->stride[0] > 1 ||
+          g->stride[1] > 1);
+}
+static ref_conv_direct_t direct_of(const conv_task_t *t) {
+  const conv_geometry_t *g = &t->g;
+  return (ref_conv_direct_t){
+      .n = g->n,
+      .cin = g->cin,
+      .d = g->d,
+      .h = g->h,
+      .w = g->w,
+      .cout = g->cout,
+      .groups = g->groups,
+      .kd = g->kd,
+      .kh = g->kh,
+      .kw = g->kw,
+      .od = g->od,
+      .oh = g->oh,
+      .ow = g->ow,
+      .stride = {g->stride_d, g->stride[0], g->stride[1]},
+      .dil = {g->dil_d, g->dil[0], g->dil[1]},
+      .x = t->x,
+      .weight = t->wt,
+      .bias = t->has_bias ? t->b : NULL,
+      .y = t->y};
+}
+
+static diopiError_t stage(diopiContextHandle_t ctx, const char *op,
+                          const ref_view_t *v, bool in_place_ok, float **out);
+
+/* The direct forward's scratch and staged bias. */
+static diopiError_t direct_scratch(diopiContextHandle_t ctx, const char *op,
+                                   conv_task_t *t) {
+  ref_conv_direct_t c = direct_of(t);
+  diopiError_t err =
+      ref_scratch(ctx, op, ref_conv_direct_scratch_bytes(&c), &t->direct);
+  if (!err && t->has_bias)
+    err = stage(ctx, op, &t->bias, true, &t->b);
+  return err;
+}
+
 /* The scratch of the Winograd convolution w into t->winograd. */
 static diopiError_t winograd_scratch(diopiContextHandle_t ctx, const char *op,
                                      conv_task_t *t, ref_winograd_t w) {
@@ -367,6 +475,14 @@ static void run_forward(void *args) {
   const conv_geometry_t *g = &t->g;
   to_f32(&t->input, t->x);
   to_f32(&t->weight, t->wt);
+  if (t->direct) {
+    if (t->has_bias)
+      to_f32(&t->bias, t->b);
+    ref_conv_direct_t c = direct_of(t);
+    ref_conv_direct_forward(&c, t->direct);
+    from_f32(&t->out, t->y);
+    return;
+  }
   if (t->winograd) {
     ref_winograd_t w = winograd_forward_of(t);
     ref_winograd_forward(&w, t->winograd);
@@ -382,9 +498,13 @@ static void run_forward(void *args) {
         int64_t width = step_width(&s), ld;
         float *wide = run_wide(&s, &ld);
         ref_parallel_for(g->k, grain(width), im2col_rows, &s);
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g->og,
-                    (int)width, (int)g->k, 1.0f, t->wt + gr * g->og * g->k,
-                    (int)g->k, t->col, (int)width, 0.0f, wide, (int)ld);
+        if (g->groups > 1) /* one group's product: too small to split well */
+          ref_gemm_tiles(g->og, width, g->k, t->wt + gr * g->og * g->k, g->k,
+                         t->col, width, wide, ld);
+        else
+          cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g->og,
+                      (int)width, (int)g->k, 1.0f, t->wt + gr * g->og * g->k,
+                      (int)g->k, t->col, (int)width, 0.0f, wide, (int)ld);
       }
       if (nb > 1 || t->has_bias)
         ref_parallel_for(nb * g->og, grain(g->p), scatter_rows, &s);
@@ -753,7 +873,8 @@ static diopiError_t convolution(diopiContextHandle_t ctx, const char *op,
     return err;
   err = winograd_forward_applies(&t.g)
             ? winograd_scratch(ctx, op, &t, winograd_forward_of(&t))
-            : batch_scratch(ctx, op, &t);
+        : direct_forward_applies(&t.g) ? direct_scratch(ctx, op, &t)
+                                       : batch_scratch(ctx, op, &t);
   if (err)
     return err;
   return ref_enqueue(ctx, op, run_forward, &t, sizeof t);

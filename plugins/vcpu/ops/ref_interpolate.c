@@ -11,6 +11,7 @@
 
 #include "ref_enqueue.h"
 #include "ref_error.h"
+#include "ref_isa.h"
 #include "ref_pool.h"
 #include "ref_tensor.h"
 #include "ref_view_more.h"
@@ -107,6 +108,34 @@ static void plane(const interp_task_t *t, int64_t p) {
   }
 }
 
+/* Doubles n floats: out[2 * i] = out[2 * i + 1] = in[i]. */
+REF_ISA_BODY void double_row_body(float *out, const float *in, int64_t n) {
+  for (int64_t i = 0; i < n; i++) {
+    out[2 * i] = in[i];
+    out[2 * i + 1] = in[i];
+  }
+}
+REF_ISA_DISPATCH_VOID(static, double_row,
+                      (float *out, const float *in, int64_t n), (out, in, n))
+
+/* One nearest output row of `width` (stride lx) from input row `row`
+ * (stride sx, in_w long; cols: the scaled source offsets, in pairs): a copy
+ * of `same`, the previous output row, when that one has the same source
+ * row and rows are contiguous; each input doubled when the width doubles;
+ * else gathered. */
+static void nearest_row(float *out, int64_t lx, const float *row, int64_t sx,
+                        const int64_t *cols, int64_t width, int64_t in_w,
+                        const float *same) {
+  if (lx == 1 && same) {
+    memcpy(out, same, (size_t)width * sizeof *out);
+  } else if (lx == 1 && sx == 1 && width == 2 * in_w) {
+    double_row(out, row, in_w);
+  } else {
+    for (int64_t ox = 0; ox < width; ox++)
+      out[ox * lx] = row[cols[2 * ox]];
+  }
+}
+
 /* The 2-d float32 forward of plane p: each output row blends two input
  * rows with per-column sources and weights computed once (nearest: weight
  * 0 on the second source). */
@@ -125,6 +154,7 @@ static void plane_2d_f32(const interp_task_t *t, int64_t p, int64_t *cols,
     cols[2 * ox + 1] *= sx;
     col_w[ox] = (float)w1;
   }
+  int64_t source_row = -1;
   for (int64_t oy = 0; oy < t->out_size[0]; oy++) {
     int64_t y0, y1;
     double wy;
@@ -133,8 +163,9 @@ static void plane_2d_f32(const interp_task_t *t, int64_t p, int64_t *cols,
     float *out = large + oy * ly;
     float b = (float)wy, a = 1.0f - b;
     if (!t->linear) {
-      for (int64_t ox = 0; ox < width; ox++)
-        out[ox * lx] = r0[cols[2 * ox]];
+      nearest_row(out, lx, r0, sx, cols, width, t->in_size[1],
+                  oy > 0 && source_row == y0 ? out - ly : NULL);
+      source_row = y0;
       continue;
     }
     for (int64_t ox = 0; ox < width; ox++) {

@@ -11,6 +11,7 @@
 #include "ref_enqueue.h"
 #include "ref_error.h"
 #include "ref_pool.h"
+#include "ref_pool_f32.h"
 #include "ref_view_more.h"
 #include "ref_window.h"
 
@@ -183,10 +184,59 @@ static void backward(const pool_task_t *t, int64_t plane) {
     }
 }
 
+/* Whether the forward runs on ref_pool_f32.h's kernels: float32 rows of
+ * unit stride (int64 indices too), an average over fixed windows or an
+ * adaptive maximum over rows they take. */
+static bool plane_kernels_apply(const pool_task_t *t) {
+  if (t->backward || t->in.dtype != diopi_dtype_float32 ||
+      t->out.dtype != diopi_dtype_float32 || t->in_planes.stride_w != 1 ||
+      t->out_planes.stride_w != 1)
+    return false;
+  if (t->has_indices &&
+      (t->indices.dtype != diopi_dtype_int64 || t->index_planes.stride_w != 1))
+    return false;
+  return t->adaptive ? t->max && t->in_planes.w <= REF_POOL_F32_MAX_W : !t->max;
+}
+
+/* Planes [begin, end) on ref_pool_f32.h's kernels. */
+static void run_planes_f32(const pool_task_t *t, int64_t begin, int64_t end) {
+  const ref_planes_t *ip = &t->in_planes, *op = &t->out_planes;
+  ref_pool_plane_t p = {.h = ip->h,
+                        .w = ip->w,
+                        .in_row = ip->stride_h,
+                        .oh = t->oh,
+                        .ow = t->ow,
+                        .out_row = op->stride_h,
+                        .index_row =
+                            t->has_indices ? t->index_planes.stride_h : 0,
+                        .k = {t->k[0], t->k[1]},
+                        .stride = {t->stride[0], t->stride[1]},
+                        .pad = {t->pad[0], t->pad[1]},
+                        .include_pad = t->include_pad,
+                        .divisor = t->divisor};
+  for (int64_t plane = begin; plane < end; plane++) {
+    const float *in = (const float *)t->in.data + ref_offset(&ip->outer, plane);
+    float *out = (float *)t->out.data + ref_offset(&op->outer, plane);
+    if (!t->adaptive) {
+      ref_avg_pool_plane_f32(&p, in, out);
+      continue;
+    }
+    int64_t *indices = t->has_indices
+                           ? (int64_t *)t->indices.data +
+                                 ref_offset(&t->index_planes.outer, plane)
+                           : NULL;
+    ref_adaptive_max_plane_f32(&p, in, out, indices);
+  }
+}
+
 static void run_range(void *context, int64_t begin, int64_t end) {
   const pool_task_t *t = context;
   bool f32 =
       t->in.dtype == diopi_dtype_float32 && t->out.dtype == diopi_dtype_float32;
+  if (plane_kernels_apply(t)) {
+    run_planes_f32(t, begin, end);
+    return;
+  }
   for (int64_t plane = begin; plane < end; plane++) {
     if (t->backward)
       backward(t, plane);
