@@ -2,7 +2,8 @@
  * diopiProdDims); norm and linalg vector_norm over dims (p = 0, 1, 2,
  * inf, -inf or any other) and its backward; std over dims with a
  * correction (Welford's running mean and M2). Built on the fold engine:
- * accumulation in double. */
+ * accumulation in double (prod of float32 rows: pairs of elements
+ * multiplied in float first, see prod_pairs_body). */
 #include <math.h>
 #include <string.h>
 
