@@ -674,7 +674,7 @@ static void random_fast_paths_draw_what_the_loops_draw(void **state) {
   bp_ops_tensor_destroy(tp);
 }
 
-/* prod over float32 rows of odd length (the sixteen lanes and the tail)
+/* prod over float32 rows of odd length (the pairs and the tail)
  * and over a strided dim (the generic steps) against a double product. */
 static void prod_of_float32_rows_matches_a_plain_product(void **state) {
   ops_env_t *e = *state;

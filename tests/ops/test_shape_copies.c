@@ -1,7 +1,8 @@
 /* Copies that split into the pool's ranges, against plain loops written
- * here: stack's and expand's block copies (contiguous inputs, stack along
- * a middle dim, expand of an input with leading 1s; outs large enough that
- * ranges start inside blocks), and the remapping copy's
+ * here: stack's, expand's and split's block copies (contiguous inputs, stack
+ * and split along a middle dim, split along the first, expand of an input
+ * with leading 1s; outs large enough that ranges start inside blocks), and
+ * the remapping copy's
  * rows for pad (constant, edges of one element) and roll (a one-element
  * wrap), whose short edge runs are copied without memcpy. */
 #include <setjmp.h>
@@ -61,6 +62,59 @@ static void stack_along_a_middle_dim_copies_every_block(void **state) {
                    (long long)o, (long long)k, (long long)j,
                    (double)out[(o * COUNT + k) * block + j],
                    (double)in[k][o * block + j]);
+  ops_made_destroy(&m);
+}
+
+/* Split along dim 1 into three outs (one empty), each of OUTER runs,
+ * and along dim 0 (one run each). */
+static void split_copies_every_run_into_its_out(void **state) {
+  ops_env_t *e = *state;
+  ops_made_t m = {.e = e};
+  enum { OUTER = 3, ROWS = 5000, COLS = 7, FIRST = 1234 };
+  const int64_t in_shape[3] = {OUTER, ROWS, COLS},
+                shapes[3][3] = {{OUTER, FIRST, COLS},
+                                {OUTER, 0, COLS},
+                                {OUTER, ROWS - FIRST, COLS}},
+                sizes[3] = {FIRST, 0, ROWS - FIRST},
+                rows_sizes[2] = {1, OUTER - 1};
+  float *in, *out[3];
+  T t_in = counting(&m, 3, in_shape, 0.5f, &in), t_out[3];
+  for (int k = 0; k < 3; k++)
+    t_out[k] = ops_made_tensor(&m, diopi_dtype_float32, 3, shapes[k], NULL, 0,
+                               (void **)&out[k]);
+  __typeof__(&diopiSplitWithSizes) split =
+      ops_env_find(e, "diopiSplitWithSizes");
+  assert_int_equal(split(e->ctx, t_out, 3, t_in, (diopiSize_t){sizes, 3}, 1),
+                   diopiSuccess);
+  synchronize(e);
+  for (int64_t o = 0; o < OUTER; o++)
+    for (int64_t r = 0; r < ROWS; r++)
+      for (int64_t c = 0; c < COLS; c++) {
+        int k = r < FIRST ? 0 : 2;
+        int64_t at = (o * sizes[k] + r - (k ? FIRST : 0)) * COLS + c;
+        float want = in[(o * ROWS + r) * COLS + c];
+        if (out[k][at] != want)
+          fail_msg("out %d (%lld, %lld, %lld): %g, expected %g", k,
+                   (long long)o, (long long)r, (long long)c, (double)out[k][at],
+                   (double)want);
+      }
+  const int64_t first_shape[3] = {1, ROWS, COLS},
+                rest_shape[3] = {OUTER - 1, ROWS, COLS};
+  T rows_out[2] = {ops_made_tensor(&m, diopi_dtype_float32, 3, first_shape,
+                                   NULL, 0, (void **)&out[0]),
+                   ops_made_tensor(&m, diopi_dtype_float32, 3, rest_shape, NULL,
+                                   0, (void **)&out[1])};
+  assert_int_equal(
+      split(e->ctx, rows_out, 2, t_in, (diopiSize_t){rows_sizes, 2}, 0),
+      diopiSuccess);
+  synchronize(e);
+  const int64_t plane = ROWS * COLS;
+  for (int64_t i = 0; i < OUTER * plane; i++) {
+    float got = i < plane ? out[0][i] : out[1][i - plane];
+    if (got != in[i])
+      fail_msg("split along dim 0, element %lld: %g, expected %g", (long long)i,
+               (double)got, (double)in[i]);
+  }
   ops_made_destroy(&m);
 }
 
@@ -130,6 +184,7 @@ static void pad_constant_and_roll_rows_match_plain_loops(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(stack_along_a_middle_dim_copies_every_block),
+      cmocka_unit_test(split_copies_every_run_into_its_out),
       cmocka_unit_test(expand_repeats_the_input_in_every_block),
       cmocka_unit_test(pad_constant_and_roll_rows_match_plain_loops),
   };

@@ -68,11 +68,47 @@ const char *ref_isa_name(ref_isa_t isa);
     else                                                                       \
       name##_sse2 args;                                                        \
   }
+/* As REF_ISA_DISPATCH, the AVX-512 build from its own body, NAME_wide_body:
+ * for a loop whose best shape differs there (one 512-bit accumulator, where
+ * the narrower builds need several in flight). */
+#define REF_ISA_DISPATCH_WIDE(storage, ret, name, params, args)                \
+  REF_TARGET_AVX512 static ret name##_wide params {                            \
+    return name##_wide_body args;                                              \
+  }                                                                            \
+  REF_TARGET_AVX2 static ret name##_avx2 params {                              \
+    return name##_body args;                                                   \
+  }                                                                            \
+  static ret name##_sse2 params {                                              \
+    return name##_body args;                                                   \
+  }                                                                            \
+  storage ret name params {                                                    \
+    ref_isa_t isa = ref_isa();                                                 \
+    return isa == REF_ISA_AVX512 ? name##_wide args                            \
+           : isa == REF_ISA_AVX2 ? name##_avx2 args                            \
+                                 : name##_sse2 args;                           \
+  }
+/* As REF_ISA_DISPATCH, AVX-512 machines taking the AVX2 build: for a loop
+ * that runs faster with several 256-bit accumulators side by side than
+ * with 512-bit ones. */
+#define REF_ISA_DISPATCH_256(storage, ret, name, params, args)                 \
+  REF_TARGET_AVX2 static ret name##_avx2 params {                              \
+    return name##_body args;                                                   \
+  }                                                                            \
+  static ret name##_sse2 params {                                              \
+    return name##_body args;                                                   \
+  }                                                                            \
+  storage ret name params {                                                    \
+    return ref_isa() >= REF_ISA_AVX2 ? name##_avx2 args : name##_sse2 args;    \
+  }
 #else
 #define REF_ISA_DISPATCH(storage, ret, name, params, args)                     \
   storage ret name params {                                                    \
     return name##_body args;                                                   \
   }
+#define REF_ISA_DISPATCH_WIDE(storage, ret, name, params, args)                \
+  REF_ISA_DISPATCH(storage, ret, name, params, args)
+#define REF_ISA_DISPATCH_256(storage, ret, name, params, args)                 \
+  REF_ISA_DISPATCH(storage, ret, name, params, args)
 #define REF_ISA_DISPATCH_VOID(storage, name, params, args)                     \
   storage void name params {                                                   \
     name##_body args;                                                          \

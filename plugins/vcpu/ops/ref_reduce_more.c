@@ -2,7 +2,8 @@
  * diopiProdDims); norm and linalg vector_norm over dims (p = 0, 1, 2,
  * inf, -inf or any other) and its backward; std over dims with a
  * correction (Welford's running mean and M2). Built on the fold engine:
- * accumulation in double. */
+ * accumulation in double (prod of float32 rows: pairs of elements
+ * multiplied in float first, see prod_pairs_body). */
 #include <math.h>
 #include <string.h>
 
@@ -102,30 +103,29 @@ static double std_finish(const ref_fold_state_t *s, int64_t count,
 /* The float32 runs (ref_fold_t's f32_run) of prod, norm (orders 1, 2 and
  * +-inf; others through the steps) and std: sums in double over float SIMD
  * blocks, std in two passes. */
-/* prod in sixteen double lanes (independent chains the SIMD units run side
- * by side), folded at the end. */
-REF_ISA_BODY double prod_lanes_body(const float *x, int64_t n) {
-  double lanes[16];
-  for (int j = 0; j < 16; j++)
-    lanes[j] = 1;
-  int64_t k = 0;
-  for (; k + 16 <= n; k += 16)
-    for (int j = 0; j < 16; j++)
-      lanes[j] *= x[k + j];
-  double prod = 1;
-  for (int j = 0; j < 16; j++)
-    prod *= lanes[j];
-  for (; k < n; k++)
+/* prod of float32: each pair of elements multiplied in float (PyTorch
+ * multiplies all of them in float), the pairs' products in double: two
+ * accumulators over the four quarters of x side by side, then the rest. */
+REF_ISA_BODY double prod_pairs_body(const float *restrict x, int64_t n) {
+  int64_t q = n / 4;
+  double p0 = 1, p1 = 1;
+#pragma omp simd reduction(* : p0, p1)
+  for (int64_t k = 0; k < q; k++) {
+    p0 *= x[k] * x[q + k];
+    p1 *= x[2 * q + k] * x[3 * q + k];
+  }
+  double prod = p0 * p1;
+  for (int64_t k = 4 * q; k < n; k++)
     prod *= x[k];
   return prod;
 }
-REF_ISA_DISPATCH(static, double, prod_lanes, (const float *x, int64_t n),
-                 (x, n))
+REF_ISA_DISPATCH(static, double, prod_pairs,
+                 (const float *restrict x, int64_t n), (x, n))
 static double prod_f32(const float *x, int64_t n, int64_t *index,
                        const double *p) {
   (void)index;
   (void)p;
-  return prod_lanes(x, n);
+  return prod_pairs(x, n);
 }
 REF_ISA_BODY double abs_sum_body(const float *x, int64_t n) {
   double total = 0;

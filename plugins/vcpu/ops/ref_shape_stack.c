@@ -2,7 +2,8 @@
  * (each slice of input along a dim copied into its out), expand (input
  * broadcast into out) and meshgrid (input i broadcast along dim i of
  * every out): strided copies. A stack of contiguous tensors into a
- * contiguous out of their dtype is one task of block copies. */
+ * contiguous out of their dtype is one task of block copies, as is a split
+ * of a contiguous input into contiguous outs of its dtype. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -196,6 +197,89 @@ REF_EXPORT diopiError_t diopiExpand(diopiContextHandle_t ctx,
   return ref_ew_launch(ctx, op, &ew, out, &input, names);
 }
 
+/* A split of a contiguous input into contiguous outs of its dtype: input
+ * is `outer` rows of `row` elements, and out k takes run[k] elements of each
+ * row, from column offset[k] (the runs side by side, in order, filling a
+ * row). */
+typedef struct split_copies {
+  const char *in;
+  int64_t outer, row, count;
+  size_t elem;
+  struct split_out {
+    char *data;
+    int64_t run, offset;
+  } outs[]; /* count */
+} split_copies_t;
+
+/* Input elements [begin, end), in input order: each piece of a row that one
+ * out takes is one copy. */
+static void copy_split(void *context, int64_t begin, int64_t end) {
+  const split_copies_t *s = context;
+  int64_t k = 0;
+  while (begin < end) {
+    int64_t r = begin / s->row, c = begin % s->row;
+    while (c >= s->outs[k].offset + s->outs[k].run ||
+           c < s->outs[k].offset) /* the out whose run holds column c */
+      k = (k + 1) % s->count;
+    const struct split_out *o = &s->outs[k];
+    int64_t at = c - o->offset;
+    int64_t n = o->run - at < end - begin ? o->run - at : end - begin;
+    char *to = o->data + (r * o->run + at) * (int64_t)s->elem;
+    const char *from = s->in + begin * (int64_t)s->elem;
+    if (to != from) /* an out that is its own slice of input: in place */
+      memcpy(to, from, (size_t)n * s->elem);
+    begin += n;
+  }
+}
+
+static void run_split(void *args) {
+  split_copies_t *s = args;
+  ref_parallel_for(s->outer * s->row, 1 << 15, copy_split, s);
+}
+
+/* Enqueues the split of `in` along dim d into outs (checked already) as
+ * one task, if in and every out are contiguous of in's dtype and in is not
+ * empty; false if not (the caller copies each out), true with *err set
+ * otherwise. The task's argument block carries the outs' pointers itself
+ * (scratch is not host-writable at enqueue time, ref_scratch.h). */
+static bool enqueue_split(diopiContextHandle_t ctx, const char *op,
+                          const ref_view_t *in, int d,
+                          diopiTensorHandle_t *outs, const diopiSize_t sizes,
+                          diopiError_t *err) {
+  if (!ref_contiguous(in))
+    return false;
+  size_t size =
+      sizeof(split_copies_t) + (size_t)sizes.len * sizeof(struct split_out);
+  split_copies_t *s = malloc(size);
+  if (!s) {
+    *err = ref_fail(op, "out of host memory for %lld output pointers",
+                    (long long)sizes.len);
+    return true;
+  }
+  *s = (split_copies_t){.in = in->data,
+                        .outer = 1,
+                        .row = in->numel,
+                        .count = sizes.len,
+                        .elem = ref_dtype_size(in->dtype)};
+  for (int i = 0; i < d; i++)
+    s->outer *= in->shape[i];
+  s->row = s->outer ? in->numel / s->outer : 0;
+  int64_t inner = in->shape[d] ? s->row / in->shape[d] : 0, offset = 0;
+  bool plain = s->row > 0;
+  for (int64_t k = 0; plain && k < sizes.len; k++) {
+    ref_view_t o;
+    ref_view(ctx, op, "outs", outs[k], &o);
+    s->outs[k] = (struct split_out){
+        .data = o.data, .run = sizes.data[k] * inner, .offset = offset};
+    offset += s->outs[k].run;
+    plain = o.dtype == in->dtype && (o.numel == 0 || ref_contiguous(&o));
+  }
+  if (plain)
+    *err = ref_enqueue(ctx, op, run_split, s, size);
+  free(s);
+  return plain;
+}
+
 /* outs[k] receives input's slice [sum(sizes[0, k)), + sizes[k]) along dim;
  * the sizes must add up to input's length there. */
 REF_EXPORT diopiError_t diopiSplitWithSizes(
@@ -232,6 +316,8 @@ REF_EXPORT diopiError_t diopiSplitWithSizes(
   ew.f32 = ref_copy_f32;
   char name[32];
   for (int pass = 0; pass < 2; pass++) { /* check all, then enqueue all */
+    if (pass == 1 && enqueue_split(ctx, op, &in, d, outs, splitSizes, &err))
+      return err;
     ew.in[0] = in;
     for (int64_t k = 0; k < num_outs; k++) {
       ew.in[0].shape[d] = splitSizes.data[k];
