@@ -214,7 +214,8 @@ def make_inputs(ins, rng, seeded, how):
                 shapes = [tuple(s) for s in a["shape"]]
             else:
                 low, high = a["count_range"] or (1, 5)
-                shapes = [tuple(a["shape"])] * int(rng.integers(low, high))
+                count = int(rng.integers(low, high)) if high > low else low
+                shapes = [tuple(a["shape"])] * count
             out[name] = [draw(16 * k + j, a, s) for j, s in enumerate(shapes)]
         else:
             out[name] = draw(16 * k, a, tuple(a["shape"]))
@@ -1908,6 +1909,13 @@ def build_clip_grad_norm(name, p, x, inplace):
     return [("diopiClipGradNorm", fill)]
 
 
+def judged_by(rule, c, attrs):
+    """c as a random op's case: its attributes, the case's seed, `rule`."""
+    for k, v in attrs:
+        c.attr(k, v)
+    return c.attr("seed", 25).attr("judge", rule)
+
+
 def random_case(rule, op, role, like, attrs):
     """A random op judged by rule (DIOPI-TEST checks these by their
     properties too: no reference output exists for another library's
@@ -1917,19 +1925,16 @@ def random_case(rule, op, role, like, attrs):
             c.tensors.append((role, 2, like, like.contiguous(), None))
         else:
             c.unjudged(role, like)
-        for k, v in attrs:
-            c.attr(k, v)
-        return c.attr("seed", 25).attr("judge", rule)
+        return judged_by(rule, c, attrs)
     return [(op, fill)]
 
 
 def random_fill(rule, op, attrs):
     """An in-place random fill (uniform_, normal_) judged by `rule`; attrs:
-    (attribute, para name, default)."""
+    (attribute, para name, default). The rule judges the spread of 64
+    draws or more, the range and the mean of any number."""
     def build(name, p, x, inplace):
         t = x["input"]
-        if t.numel() < 64:
-            raise Unsupported("too few draws to judge a distribution")
         return random_case(rule, op, "inout", t,
                            [(a, float(p.get(k, d))) for a, k, d in attrs])
     return build
@@ -2271,6 +2276,362 @@ BACKWARDS = {
 
 BACKWARDS.update(BACKWARD_MORE)
 
+# ---------------------------------------------------------------- remaining
+# The builders of the config ops issue 25 names last: vector_norm, the
+# fused multi-tensor adamw, the random ops judged by rule (bernoulli,
+# normal, multinomial, random), the creation and fill forms (zeros, ones,
+# zero_), argsort, and the indexing forms (index, index_fill, select,
+# slice, masked_scatter).
+
+def build_vector_norm(name, p, x, inplace):
+    t, dims, order = x["input"], dims_of(p.get("dim")), p.get("ord", 2)
+    keep = bool(p.get("keepdim", False))
+    if p.get("dtype") is not None:
+        raise Unsupported("vector_norm's dtype form")
+    y = oracle(lambda u: torch.linalg.vector_norm(u, order, dims or None,
+                                                  keep), t)
+    return [("diopiLinalgVecNorm", lambda c: c.output("out", y)
+             .input("input", t).attr("ord", float(order)).attr("dim", dims)
+             .attr("keepdim", keep))]
+
+
+def lifted(t):
+    """t in float32 if it is a 16-bit float, else t itself (a copy)."""
+    return t.float() if t.dtype in (torch.float16, torch.bfloat16) \
+        else t.clone()
+
+
+def build_fused_adamw(name, p, x, inplace):
+    """One adamw step of each tensor of the lists, its step count read from
+    its state_steps tensor (already advanced, as torch._fused_adamw_ takes
+    it): torch.optim.AdamW from step - 1, 16-bit floats in float32."""
+    params, grads = x["params"], x["grads"]
+    m, v, vmax, steps = (x["exp_avgs"], x["exp_avg_sqs"],
+                         x["max_exp_avg_sqs"], x["state_steps"])
+    ams, maximize = bool(p.get("amsgrad", False)), bool(p.get("maximize",
+                                                              False))
+    kw = dict(lr=p.get("lr", 1e-3), betas=(p.get("beta1", 0.9),
+                                           p.get("beta2", 0.999)),
+              eps=p.get("eps", 1e-8), weight_decay=p.get("weight_decay", 1e-2),
+              amsgrad=ams, maximize=maximize)
+    n = len(params)
+    if not all(len(lst) == n for lst in (grads, m, v, steps)) or \
+            (ams and len(vmax) != n):
+        raise Unsupported("tensor lists of different lengths")
+    results = []
+    for k in range(n):
+        state = {"step": torch.tensor(float(steps[k].item()) - 1),
+                 "exp_avg": lifted(m[k]), "exp_avg_sq": lifted(v[k])}
+        if ams:
+            state["max_exp_avg_sq"] = lifted(vmax[k])
+        y = optimizer_step(torch.optim.AdamW, (lifted(params[k]),
+                                               lifted(grads[k])), state, **kw)
+        dt = params[k].dtype
+        results.append((y.to(dt), state["exp_avg"].to(dt),
+                        state["exp_avg_sq"].to(dt),
+                        state["max_exp_avg_sq"].to(dt) if ams else None))
+
+    def fill(c):
+        for k, (y, mm, vv, vm) in enumerate(results):
+            c.inplace(f"params.{k}", params[k].contiguous(), y)
+            c.input(f"grads.{k}", grads[k])
+            c.inplace(f"exp_avgs.{k}", m[k].contiguous(), mm)
+            c.inplace(f"exp_avg_sqs.{k}", v[k].contiguous(), vv)
+            if ams:
+                c.inplace(f"max_exp_avg_sqs.{k}", vmax[k].contiguous(), vm)
+            c.input(f"state_steps.{k}", steps[k])
+        return c.attr("lr", float(kw["lr"])).attr(
+            "beta1", float(kw["betas"][0])).attr(
+            "beta2", float(kw["betas"][1])).attr("eps", float(kw["eps"])).attr(
+            "weight_decay", float(kw["weight_decay"])).attr(
+            "amsgrad", ams).attr("maximize", maximize)
+    return [("diopiFusedAdamW", fill)]
+
+
+def mean_probability(t):
+    return float(t.double().mean()) if t.numel() else 0.5
+
+
+def build_bernoulli(name, p, x, inplace):
+    """bernoulli(input) draws 1 with probability input (DIOPI: Bernoulli,
+    in place BernoulliInp), bernoulli(input, p) with probability p
+    (BernoulliScalar into input's shape and dtype); judged by rule: every
+    value 0 or 1, their mean within 5 standard errors of the mean
+    probability."""
+    t, prob = x["input"], p.get("p")
+    if prob is not None:
+        lifted(t).bernoulli_(float(prob))  # PyTorch takes it
+        return [("diopiBernoulliScalar", lambda c: judged_by(
+            "bernoulli", c.unjudged("out", torch.empty_like(t)),
+            [("p", float(prob))]))]
+    torch.bernoulli(lifted(t))
+    mean = mean_probability(t)
+    cases = [("diopiBernoulli", lambda c: judged_by(
+        "bernoulli", c.unjudged("out", torch.empty_like(t)).input("input", t),
+        [("p", mean)]))]
+    if inplace:
+        cases += random_case("bernoulli", "diopiBernoulliInp", "inout",
+                             t.contiguous(), [("p", mean)])
+    return cases
+
+
+def build_normal(name, p, x, inplace):
+    """normal with scalar parameters into a tensor of `size` (Normal), a
+    tensor mean (NormalTensorScalar), a tensor std (NormalScalarTensor) or
+    both (NormalTensor, broadcast); judged by rule: the draws standardized
+    by their element's mean and std have mean 0 and std 1."""
+    mean, std = x.get("mean"), x.get("std")
+    if mean is None and std is None:
+        m, s = float(p["mean"]), float(p["std"])
+        out = torch.empty(tuple(p["size"]))
+        torch.normal(m, s, size=tuple(p["size"]))  # PyTorch takes it
+        return random_case("normal", "diopiNormal", "out", out,
+                           [("mean", m), ("std", s)])
+    if std is None:
+        s = float(p["std"])
+        out = torch.normal(lifted(mean), s).to(mean.dtype)
+        return [("diopiNormalTensorScalar", lambda c: judged_by(
+            "normal", c.unjudged("out", torch.empty_like(out))
+            .input("mean", mean), [("std", s)]))]
+    if mean is None:
+        m = float(p["mean"])
+        out = torch.normal(m, lifted(std)).to(std.dtype)
+        return [("diopiNormalScalarTensor", lambda c: judged_by(
+            "normal", c.unjudged("out", torch.empty_like(out))
+            .input("std", std), [("mean", m)]))]
+    out = torch.normal(lifted(mean), lifted(std))
+    dt = torch.promote_types(mean.dtype, std.dtype)
+    return [("diopiNormalTensor", lambda c: judged_by(
+        "normal", c.unjudged("out", torch.empty(out.shape, dtype=dt))
+        .input("mean", mean).input("std", std), []))]
+
+
+def build_multinomial(name, p, x, inplace):
+    """Samples of each row's categories by weight; judged by rule: every
+    sample a category of positive weight, none twice in a row without
+    replacement, and with replacement the drawn categories' mean weight
+    share near its expectation."""
+    t, n, rep = x["input"], p["num_samples"], bool(p["replacement"])
+    y = torch.multinomial(lifted(t), n, rep)  # PyTorch takes it
+    return [("diopiMultinomial", lambda c: judged_by(
+        "multinomial", c.unjudged("out", torch.empty_like(y))
+        .input("input", t), [("num_samples", n), ("replacement", rep)]))]
+
+
+def random_upper(dtype):
+    """random_'s exclusive upper bound when `to` is absent: PyTorch draws
+    up to the dtype's largest value, for a float the largest integer up to
+    which every integer is exact (2^digits)."""
+    if dtype == torch.bool:
+        return 2
+    if dtype.is_floating_point:
+        return 2 ** {torch.float16: 11, torch.bfloat16: 8, torch.float32: 24,
+                     torch.float64: 53}[dtype] + 1
+    return torch.iinfo(dtype).max + 1
+
+
+def build_random(name, p, x, inplace):
+    """random_(from, to): integers in [from, to), `to` absent: up to the
+    dtype's bound (random_upper); judged by rule: every value an integer of
+    the range, their mean within 5 standard errors of the range's."""
+    t, low, high = x["input"], p.get("start", 0), p.get("end")
+    probe = t.clone()
+    probe.random_(low, high)  # PyTorch takes it (high None: the bound)
+    attrs = [("from", int(low))] + ([("to", int(high))] if high is not None
+                                    else [])
+    bound = float(high if high is not None else random_upper(t.dtype))
+    return random_case("integers", "diopiRandomInp", "inout", t.contiguous(),
+                       attrs + [("high", bound)])
+
+
+def build_constant(op, torch_fn):
+    """zeros/ones: a tensor of the entry's size and dtype (a creation op:
+    x holds only the case's dtype)."""
+    def build(name, p, x, inplace):
+        size = list(as_shape(p["size"]))
+        y = torch_fn(size, dtype=x["dtype"])
+        return [(op, lambda c: c.output("out", y).attr("size", size))]
+    return build
+
+
+def build_zero_inp(name, p, x, inplace):
+    t = x["input"]
+    return [("diopiZeroInp", lambda c: c.inplace("input", t.contiguous(),
+                                                 torch.zeros_like(t)))]
+
+
+def build_argsort(name, p, x, inplace):
+    t, dim = x["input"], p["dim"]
+    desc, stable = bool(p.get("descending", False)), bool(p.get("stable",
+                                                                False))
+    if not stable and has_ties_along(t, dim):
+        raise Unsupported("ties in an unstable sort: the order of equal "
+                          "keys is not specified")
+    u = t.float() if t.dtype == torch.float16 else t
+    y = torch.sort(u, stable=stable, dim=dim, descending=desc).indices
+    return [("diopiArgsort", lambda c: c.output("out", y).input("input", t)
+             .attr("stable", stable).attr("dim", dim)
+             .attr("descending", desc))]
+
+
+def index_args(t, parts):
+    """DIOPI's index arguments (None: every element of a dimension; a run
+    of them stands for as many dimensions as the others leave, as an
+    Ellipsis does; trailing ones take nothing) as PyTorch's index tuple
+    and as the C list: the index tensors, None where a dimension is
+    whole."""
+    while parts and parts[-1] is None:
+        parts = parts[:-1]
+    taken = sum(i.dim() if i.dtype in (torch.bool, torch.uint8) else 1
+                for i in parts if i is not None)
+    if taken > t.dim():
+        raise Unsupported("more indexed dimensions than the input has")
+    key, listed, spread = [], [], False
+    for i in parts:
+        if i is not None:
+            key.append(i if i.dtype in (torch.bool, torch.uint8)
+                       else i.long())
+            listed.append(i)
+        elif not spread:
+            key.append(Ellipsis)
+            listed += [None] * (t.dim() - taken)
+            spread = True
+    return tuple(key), listed
+
+
+def index_inputs(c, listed):
+    """The index list's tensors "indices.k", its count and the positions of
+    the absent ones (null_indices)."""
+    nulls = [k for k, i in enumerate(listed) if i is None]
+    for k, i in enumerate(listed):
+        if i is not None:
+            c.input(f"indices.{k}", i)
+    c.attr("indices_counts", len(listed))
+    return c.attr("null_indices", nulls) if nulls else c
+
+
+def index_parts(x):
+    return [x.get(k) for k in sorted(x) if k.startswith("idx")]
+
+
+def build_index(name, p, x, inplace):
+    t = x["input"]
+    key, listed = index_args(t, index_parts(x))
+    y = t[key]
+    return [("diopiIndex", lambda c: index_inputs(
+        c.output("out", y).input("input", t), listed))]
+
+
+def backward_index(name, p, x, wanted):
+    t = x["input"]
+    key, listed = index_args(t, index_parts(x))
+    y, go, g = grads(lambda input: input[key], {"input": t}, ("input",))
+    return [("diopiIndexBackward", lambda c: index_inputs(
+        c.output("grad_input", g["input"])
+        .input("zeros_like_input", torch.zeros_like(t)), listed)
+        .input("grad_output", go))]
+
+
+def build_index_fill(name, p, x, inplace):
+    t, index, dim, v = x["input"], x["index"], p["dim"], x.get("value")
+    value = p.get("value") if v is None else v
+    if isinstance(value, bool):
+        value = int(value)
+    y = t.index_fill(dim, index.long(), value)
+    if v is None:
+        op, extra = "diopiIndexFillScalar", (lambda c: c.attr("value", value))
+    else:
+        op, extra = "diopiIndexFill", (lambda c: c.input("value", v))
+
+    def fill(c, kind):
+        out_or_inplace(c, kind, t, y).attr("dim", dim).input("index", index)
+        return extra(c)
+    cases = [(op, lambda c: fill(c, "out"))]
+    if inplace:
+        cases.append((op.replace("Fill", "FillInp"), lambda c: fill(c, "inp")))
+    return cases
+
+
+def build_select(name, p, x, inplace):
+    t, dim, index = x["input"], p["dim"], p["index"]
+    y = torch.select(t, dim, index).contiguous()
+    return [("diopiSelect", lambda c: c.output("out", y).input("input", t)
+             .attr("dim", dim).attr("index", index))]
+
+
+def backward_select(name, p, x, wanted):
+    t, dim, index = x["input"], p["dim"], p["index"]
+    y, go, g = grads(lambda input: torch.select(input, dim, index),
+                     {"input": t}, ("input",))
+    return [("diopiSelectBackward", lambda c: c.output(
+        "grad_input", g["input"]).input("grad_output", go)
+        .attr("input_sizes", list(t.shape)).attr("dim", dim)
+        .attr("index", index))]
+
+
+def slice_args(p):
+    """dim, start, end, step of a slice_op entry (its index a slice), as
+    DIOPI passes them: negative bounds count from the end."""
+    s = p["index"]
+    return p["dim"], s.start or 0, s.stop, s.step or 1
+
+
+def slice_key(t, dim, start, end, step):
+    return (slice(None),) * (dim % t.dim()) + (slice(start, end, step),)
+
+
+def build_slice(name, p, x, inplace):
+    t = x["input"]
+    dim, start, end, step = slice_args(p)
+    y = t[slice_key(t, dim, start, end, step)].contiguous()
+    return [("diopiSlice", lambda c: c.output("out", y).input("input", t)
+             .attr("dim", dim).attr("start", start).attr("end", end)
+             .attr("step", step))]
+
+
+def backward_slice(name, p, x, wanted):
+    t = x["input"]
+    dim, start, end, step = slice_args(p)
+    key = slice_key(t, dim, start, end, step)
+    y, go, g = grads(lambda input: input[key], {"input": t}, ("input",))
+    return [("diopiSliceBackward", lambda c: c.output(
+        "grad_input", g["input"]).input("grad_output", go)
+        .attr("input_sizes", list(t.shape)).attr("dim", dim)
+        .attr("start", start).attr("end", end).attr("step", step))]
+
+
+def build_masked_scatter(name, p, x, inplace):
+    t, mask, src = x["input"], x["mask"], x["source"]
+    y = t.masked_scatter(mask.bool(), src)
+    return [("diopiMaskedScatter", lambda c: c.output("out", y)
+             .input("input", t).input("mask", mask).input("source", src))]
+
+
+BUILDERS.update({
+    "vector_norm": build_vector_norm,
+    "fused_adamw": build_fused_adamw,
+    "bernoulli": build_bernoulli,
+    "normal": build_normal,
+    "multinomial": build_multinomial,
+    "random": build_random,
+    "zeros": build_constant("diopiZeros", torch.zeros),
+    "ones": build_constant("diopiOnes", torch.ones),
+    "zero_": build_zero_inp,
+    "argsort": build_argsort,
+    "index": build_index,
+    "index_fill": build_index_fill,
+    "select": build_select,
+    "slice_op": build_slice,
+    "masked_scatter": build_masked_scatter,
+})
+BACKWARDS.update({
+    "index": backward_index,
+    "select": backward_select,
+    "slice_op": backward_slice,
+})
+TIES_MATTER.add("argsort")
+
+
 # ---------------------------------------------------------------- driver
 
 def tolerances(entry, ins, dtype):
@@ -2329,7 +2690,9 @@ def make_cases(configs, has, max_case_bytes, name):
             for how in hows + ["integral", "plain"]:
                 seeded = Seeded(zlib.crc32(tag.encode()))
                 try:
-                    x = make_inputs(ins, rng, seeded, how)
+                    # a creation op's only input is its dtype
+                    x = make_inputs(ins, rng, seeded, how) if ins else {
+                        "dtype": tdt}
                     made = build(name, p, x, entry.get("is_inplace", False))
                     if wanted and name in BACKWARDS:
                         made += BACKWARDS[name](name, p, x, wanted)
