@@ -241,7 +241,7 @@ LARGE_CASE_BYTES = 96 * 1024
 SEED_MIN_BYTES = 1024
 TIES_MATTER = {"min", "max", "argmax", "argmin", "topk", "sort"}
 GENS = {"randn": 0, "randn_int": 0, "rand": 1, "positive": 2, "mask": 3,
-        "randint": 4, "zeros": 5, "empty": 5, "ones": 5}
+        "randint": 4, "zeros": 5, "empty": 5, "ones": 5, "uniform": 6}
 _U = np.uint64
 
 
@@ -270,6 +270,9 @@ def seeded_values(spec, n, dtype):
         v = (z & _U(1)).astype(np.float64)
     elif gen == 4:
         v = (low + (z % _U(high - low)).astype(np.int64)).astype(np.float64)
+    elif gen == 6:
+        u = b[0] / 256.0 if half else (b[0] * 256.0 + b[1]) / 65536.0
+        v = low + (high - low) * u
     else:
         v = np.full(n, float(value))
     t = torch.from_numpy(np.asarray(v, dtype=np.float64))
@@ -277,6 +280,8 @@ def seeded_values(spec, n, dtype):
         return t != 0
     if not dtype.is_floating_point:
         return t.trunc().to(torch.int64).to(dtype)
+    if gen == 6 and not bool((t.to(dtype).double() == t).all()):
+        raise Unsupported(f"uniform({low}, {high}) is not exact in {dtype}")
     return t.to(dtype)
 
 
@@ -286,7 +291,10 @@ def seed_spec(gen_fn, dtype, seed):
     if fn not in GENS:
         raise Unsupported(f"gen_fn {fn} has no seeded form")
     low, high = spec.get("low", 0), spec.get("high", 10)
-    if dtype == torch.uint8:
+    if fn == "uniform" and not (low == int(low) and high == int(high)):
+        raise Unsupported(f"gen_fn uniform({low}, {high}) of fractional "
+                          "bounds has no seeded form")
+    if dtype == torch.uint8 and fn != "uniform":
         low = 0
     value = {"ones": 1.0}.get(fn, 0.0)
     return (seed, GENS[fn], int(low), int(high), value)
