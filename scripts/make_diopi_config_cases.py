@@ -3020,7 +3020,8 @@ def backward_unfold(name, p, x, wanted):
     t, dim, size, step = x["input"], p["dimension"], p["size"], p["step"]
     if not t.is_floating_point():
         return []
-    y, go, g = grads(lambda input: input.unfold(dim, size, step),
+    # contiguous: a grad_output of ones is then stored as a constant
+    y, go, g = grads(lambda input: input.unfold(dim, size, step).contiguous(),
                      {"input": t}, ("input",))
     return [("diopiUnfoldBackward", lambda c: c.output(
         "grad_input", g["input"]).input("grad_output", go)
