@@ -2825,8 +2825,9 @@ def build_batch_norm_backward_elemt(name, p, x, inplace):
 def cross_entropy_args(p):
     smooth = float(p.get("label_smoothing", 0.0))
     if smooth < 0:
-        raise Unsupported(f"label_smoothing {smooth}: PyTorch documents [0, 1] "
-                          "(1.13 checks only <= 1 and computes it anyway)")
+        raise Unsupported(f"label_smoothing {smooth}: PyTorch documents "
+                          "[0, 1] (1.13 checks only <= 1 and computes it "
+                          "anyway)")
     return p.get("reduction", "mean"), p.get("ignore_index", -100), smooth
 
 
@@ -2876,7 +2877,8 @@ def conv3d_args(p):
 def build_conv3d(name, p, x, inplace):
     i, w, b = x["input"], x["weight"], x.get("bias")
     st, pad, dil, groups = conv3d_args(p)
-    y = oracle(lambda u, v, z: F.conv3d(u, v, z, st, pad, dil, groups), i, w, b)
+    y = oracle(lambda u, v, z: F.conv3d(u, v, z, st, pad, dil, groups), i, w,
+               b)
     return [("diopiConvolution3d", conv_forward_fill(
         y, i, w, b, [("stride", st), ("padding", pad), ("dilation", dil),
                      ("groups", groups)]))]
@@ -3100,12 +3102,11 @@ def build_meshgrid(name, p, x, inplace):
 
 
 def build_equal(name, p, x, inplace):
+    """torch.equal: the same shape and every element equal (of two dtypes:
+    by value)."""
     a, b = x["input"], x["other"]
-    y = torch.tensor(torch.equal(a, b.to(a.dtype)) if a.shape == b.shape
-                     else False)
-    if a.dtype != b.dtype:
-        y = torch.tensor(a.shape == b.shape and bool(
-            (a.double() == b.double()).all()))
+    y = torch.tensor(a.shape == b.shape and bool(
+        (a.double() == b.double()).all()))
     return [("diopiEqual", lambda c: c.output("out", y).input("input", a)
              .input("other", b))]
 
