@@ -67,6 +67,27 @@ static void op_writing_its_input_is_caught(void **state) {
   assert_int_equal(fails, 1);
 }
 
+/* Random ops are judged by rule: draws that keep to their range but not to
+ * their distribution fail it (the reference library's pass: the test
+ * above). */
+static void random_draws_off_their_distribution_are_caught(void **state) {
+  (void)state;
+  static const char *const kCases[] = {
+      "random/random/2/f32/RandomInp",          /* [3, 2^24]: all 3 */
+      "multinomial/multinomial/11/f32/",        /* weights ignored */
+      "normal/normal_tensor/9/f32/NormalTensor" /* std ignored */
+  };
+  for (size_t i = 0; i < sizeof kCases / sizeof kCases[0]; i++) {
+    char args[512];
+    int fails;
+    snprintf(args, sizeof args,
+             "--ops %s --data %s --exclude /large --filter %s", BROKEN_RANDOM,
+             BP_DIOPI_CASES, kCases[i]);
+    assert_int_equal(run(args, "FAIL", &fails), 1);
+    assert_int_equal(fails, 1);
+  }
+}
+
 static void missing_op_is_noimpl(void **state) {
   (void)state;
   int noimpl;
@@ -344,6 +365,7 @@ int main(void) {
       cmocka_unit_test(off_by_one_add_is_caught),
       cmocka_unit_test(wrong_stride_copy_is_caught),
       cmocka_unit_test(op_writing_its_input_is_caught),
+      cmocka_unit_test(random_draws_off_their_distribution_are_caught),
       cmocka_unit_test(missing_op_is_noimpl),
       cmocka_unit_test(every_case_file_of_a_directory_is_read),
       cmocka_unit_test(list_attribute_past_the_cap_is_refused_by_name),

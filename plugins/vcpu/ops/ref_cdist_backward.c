@@ -9,6 +9,7 @@
 
 #include <diopi/functions.h>
 
+#include "ref_cdist.h"
 #include "ref_enqueue.h"
 #include "ref_error.h"
 #include "ref_pool.h"
@@ -16,6 +17,7 @@
 
 typedef struct cdist_grad_task {
   ref_view_t grad_input, grad_output, x1, x2, dist;
+  ref_cdist_batch_t batch; /* grad_output's and dist's batch dims */
   int64_t p_rows, r_rows, m;
   double p;
   bool f32; /* differences rounded to float32, as the distances were */
@@ -40,19 +42,25 @@ static double slope(double p, double diff, double dist) {
   return sign(diff) * pow(fabs(diff), p - 1) / pow(dist, p - 1);
 }
 
-/* grad_input elements [begin, end) of [B, P, M]. */
+/* grad_input elements [begin, end) of input1's [B1, P, M]: each sums over
+ * the broadcast batches b that read its batch b1. */
 static void grad_range(void *context, int64_t begin, int64_t end) {
   const cdist_grad_task_t *t = context;
   for (int64_t o = begin; o < end; o++) {
-    int64_t c = o % t->m, i = o / t->m % t->p_rows, b = o / t->m / t->p_rows;
+    int64_t c = o % t->m, i = o / t->m % t->p_rows, b1 = o / t->m / t->p_rows;
     double x = ref_get(&t->x1, o), acc = 0;
-    for (int64_t j = 0; j < t->r_rows; j++) {
-      int64_t pair = (b * t->p_rows + i) * t->r_rows + j;
-      double diff = x - ref_get(&t->x2, (b * t->r_rows + j) * t->m + c);
-      if (t->f32) /* p = inf compares |diff| with the distance exactly */
-        diff = (float)diff;
-      acc += ref_get(&t->grad_output, pair) *
-             slope(t->p, diff, ref_get(&t->dist, pair));
+    for (int64_t b = 0; b < t->batch.count; b++) {
+      if (ref_cdist_batch_of(&t->batch, &t->x1, b) != b1)
+        continue;
+      int64_t b2 = ref_cdist_batch_of(&t->batch, &t->x2, b);
+      for (int64_t j = 0; j < t->r_rows; j++) {
+        int64_t pair = (b * t->p_rows + i) * t->r_rows + j;
+        double diff = x - ref_get(&t->x2, (b2 * t->r_rows + j) * t->m + c);
+        if (t->f32) /* p = inf compares |diff| with the distance exactly */
+          diff = (float)diff;
+        acc += ref_get(&t->grad_output, pair) *
+               slope(t->p, diff, ref_get(&t->dist, pair));
+      }
     }
     ref_set(&t->grad_input, o, acc);
   }
@@ -64,8 +72,9 @@ static void run(void *args) {
                    grad_range, t);
 }
 
-/* input1 [..., P, M], input2 [..., R, M] with equal batch dims; grad_output
- * and cdist [..., P, R]; grad_input input1's shape. */
+/* input1 [..., P, M], input2 [..., R, M], their batch dims broadcast
+ * (ref_cdist.h); grad_output and cdist [broadcast batch, P, R]; grad_input
+ * input1's shape. */
 REF_EXPORT diopiError_t diopiCdistBackward(
     diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
     diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input1,
@@ -83,26 +92,30 @@ REF_EXPORT diopiError_t diopiCdistBackward(
   if (err)
     return err;
   t.f32 = t.x1.dtype == diopi_dtype_float32;
-  int nd = t.x1.ndim;
-  if (nd < 2 || t.x2.ndim != nd)
+  if (t.x1.ndim < 2 || t.x2.ndim < 2)
     return ref_fail(op,
-                    "input1, input2: expected [..., rows, features] of one "
-                    "ndim, got %d and %d dims",
-                    nd, t.x2.ndim);
+                    "input1, input2: expected [..., rows, features], got %d "
+                    "and %d dims",
+                    t.x1.ndim, t.x2.ndim);
   if (!(p >= 0))
     return ref_fail(op, "p: expected >= 0, got %g", p);
-  int64_t shape[REF_MAX_DIMS], x2_shape[REF_MAX_DIMS];
-  memcpy(shape, t.x1.shape, sizeof shape);
-  memcpy(x2_shape, t.x1.shape, sizeof x2_shape);
-  t.p_rows = t.x1.shape[nd - 2];
-  t.r_rows = t.x2.shape[nd - 2];
-  t.m = t.x1.shape[nd - 1];
-  x2_shape[nd - 2] = t.r_rows;
+  if ((err = ref_cdist_batch(op, &t.x1, &t.x2, &t.batch)))
+    return err;
+  int nd = t.batch.ndim + 2;
+  int64_t shape[REF_MAX_DIMS];
+  memcpy(shape, t.batch.shape, sizeof shape);
+  t.p_rows = t.x1.shape[t.x1.ndim - 2];
+  t.r_rows = t.x2.shape[t.x2.ndim - 2];
+  t.m = t.x1.shape[t.x1.ndim - 1];
+  shape[nd - 2] = t.p_rows;
   shape[nd - 1] = t.r_rows;
-  if ((err = ref_expect_shape(op, "input2", &t.x2, x2_shape, nd)) ||
-      (err = ref_expect_shape(op, "grad_output", &t.grad_output, shape, nd)) ||
+  if (t.x2.shape[t.x2.ndim - 1] != t.m)
+    return ref_fail(op, "input2: %lld features, input1 has %lld",
+                    (long long)t.x2.shape[t.x2.ndim - 1], (long long)t.m);
+  if ((err = ref_expect_shape(op, "grad_output", &t.grad_output, shape, nd)) ||
       (err = ref_expect_shape(op, "cdist", &t.dist, shape, nd)) ||
-      (err = ref_expect_shape(op, "grad_input", &t.grad_input, t.x1.shape, nd)))
+      (err = ref_expect_shape(op, "grad_input", &t.grad_input, t.x1.shape,
+                              t.x1.ndim)))
     return err;
   return t.grad_input.numel ? ref_enqueue(ctx, op, run, &t, sizeof t)
                             : diopiSuccess;

@@ -1,9 +1,9 @@
 /* Random fills from the context's generator: uniform_ in [from, to),
- * random_ (integers in [from, to)), normal (in place or into out; mean and
- * standard deviation scalars or tensors broadcast to out), bernoulli (1
- * with probability p: a scalar, or per element from a tensor, in place or
- * not), and dropout in place (the library's dropout with out = input). Element
- * i of a call takes draw i (normal: draws 2i and 2i + 1) of the call's
+ * random_ (integers in [from, to), exact in int64), normal (in place or into
+ * out; mean and standard deviation scalars or tensors broadcast to out),
+ * bernoulli (1 with probability p: a scalar, or per element from a tensor, in
+ * place or not), and dropout in place (the library's dropout with out = input).
+ * Element i of a call takes draw i (normal: draws 2i and 2i + 1) of the call's
  * reservation, so the result does not depend on how the pool splits the work.
  */
 #include <math.h>
@@ -25,8 +25,9 @@ typedef struct random_task {
   ref_view_t out, prob; /* prob: bernoulli's probabilities, if has_prob */
   ref_view_t mean, std; /* normal's tensors, if has_mean / has_std */
   bool has_prob, has_mean, has_std;
-  double a, b; /* uniform, integers: from, to; normal: mean, std;
-                  bernoulli: p */
+  double a, b; /* uniform: from, to; normal: mean, std; bernoulli: p */
+  int64_t low; /* integers: [low, low + span), span 0: all 2^64 values */
+  uint64_t span;
   uint64_t seed, offset;
 } random_task_t;
 
@@ -75,6 +76,28 @@ static void run_f32(const random_task_t *t, int64_t begin, int64_t end) {
   }
 }
 
+/* The high 64 bits of a * b: a uniform a scaled to [0, b) without the
+ * bias of a modulo (Lemire), in 32-bit halves. */
+static uint64_t mul_high(uint64_t a, uint64_t b) {
+  uint64_t a_lo = a & 0xffffffffu, a_hi = a >> 32;
+  uint64_t b_lo = b & 0xffffffffu, b_hi = b >> 32;
+  uint64_t hi_lo = a_hi * b_lo;
+  uint64_t cross = ((a_lo * b_lo) >> 32) + (hi_lo & 0xffffffffu) + a_lo * b_hi;
+  return a_hi * b_hi + (hi_lo >> 32) + (cross >> 32);
+}
+
+/* Integer draw k: exact in int64 for integral out (PyTorch's int64
+ * random_ spans up to 2^63 - 1), at most 2^53 in magnitude for floats. */
+static void draw_integer(const random_task_t *t, int64_t i, uint64_t k) {
+  uint64_t bits = ref_rng_bits(t->seed, k);
+  uint64_t r = t->span ? mul_high(bits, t->span) : bits;
+  int64_t v = (int64_t)((uint64_t)t->low + r);
+  if (ref_is_integral(t->out.dtype))
+    ref_set_int(&t->out, i, v);
+  else
+    ref_set(&t->out, i, (double)v);
+}
+
 static void run_range(void *context, int64_t begin, int64_t end) {
   const random_task_t *t = context;
   if (t->kind != INTEGERS && !t->has_mean && !t->has_std && !t->has_prob &&
@@ -88,7 +111,8 @@ static void run_range(void *context, int64_t begin, int64_t end) {
     if (t->kind == UNIFORM) {
       v = t->a + (t->b - t->a) * ref_rng_uniform(t->seed, k);
     } else if (t->kind == INTEGERS) {
-      v = t->a + floor((t->b - t->a) * ref_rng_uniform(t->seed, k));
+      draw_integer(t, i, k);
+      continue;
     } else if (t->kind == NORMAL) {
       double mean = t->has_mean ? ref_get(&t->mean, i) : t->a;
       double std = t->has_std ? ref_get(&t->std, i) : t->b;
@@ -114,9 +138,6 @@ static diopiError_t launch(diopiContextHandle_t ctx, const char *op,
   diopiError_t err = ref_view(ctx, op, arg, out, &t->out);
   if (!err && (t->kind == UNIFORM || t->kind == NORMAL))
     err = ref_expect_kind(op, arg, &t->out, REF_OUT_FLOATING);
-  if (!err && t->kind == INTEGERS && !(t->a < t->b))
-    err =
-        ref_fail(op, "from, to: expected from < to, got %g and %g", t->a, t->b);
   if (!err && t->has_mean)
     err = ref_broadcast_to(op, "mean", &t->mean, t->out.shape, t->out.ndim);
   if (!err && t->has_std)
@@ -254,49 +275,69 @@ REF_EXPORT diopiError_t diopiNormalTensor(diopiContextHandle_t ctx,
                         generator);
 }
 
-/* Integers in [from, to); to NULL: up to the largest integer out's dtype
- * holds exactly (2^53 at most). */
+/* Integers in [from, to); to NULL: up to the largest value out's dtype
+ * holds (a float's: the largest integer below which all are exact, 2^digits),
+ * as PyTorch's random_. */
 REF_EXPORT diopiError_t diopiRandomInp(diopiContextHandle_t ctx,
                                        diopiTensorHandle_t inout, int64_t from,
                                        const int64_t *to,
                                        diopiGeneratorHandle_t generator) {
   const char *op = "diopiRandomInp";
+  random_task_t t;
+  memset(&t, 0, sizeof t);
+  t.kind = INTEGERS;
+  t.low = from;
   ref_view_t v;
   diopiError_t err = ref_view(ctx, op, "inout", inout, &v);
   if (err)
     return err;
-  double top;
-  switch (v.dtype) {
-  case diopi_dtype_bool:
-    top = 2;
-    break;
-  case diopi_dtype_int8:
-    top = 128;
-    break;
-  case diopi_dtype_uint8:
-    top = 256;
-    break;
-  case diopi_dtype_int16:
-    top = 32768;
-    break;
-  case diopi_dtype_int32:
-    top = 2147483648.0;
-    break;
-  case diopi_dtype_float16:
-    top = 2049;
-    break;
-  case diopi_dtype_bfloat16:
-    top = 257;
-    break;
-  case diopi_dtype_float32:
-    top = 16777217;
-    break;
-  default:
-    top = 9007199254740993.0;
-    break;
+  int64_t last; /* the largest value drawn */
+  if (to) {
+    if (*to <= from)
+      return ref_fail(op, "from, to: expected from < to, got %lld and %lld",
+                      (long long)from, (long long)*to);
+    last = *to - 1;
+  } else {
+    switch (v.dtype) {
+    case diopi_dtype_bool:
+      last = 1;
+      break;
+    case diopi_dtype_int8:
+      last = INT8_MAX;
+      break;
+    case diopi_dtype_uint8:
+      last = UINT8_MAX;
+      break;
+    case diopi_dtype_int16:
+      last = INT16_MAX;
+      break;
+    case diopi_dtype_int32:
+      last = INT32_MAX;
+      break;
+    case diopi_dtype_int64:
+      last = INT64_MAX;
+      break;
+    case diopi_dtype_float16:
+      last = 2048;
+      break;
+    case diopi_dtype_bfloat16:
+      last = 256;
+      break;
+    case diopi_dtype_float32:
+      last = 16777216;
+      break;
+    default:
+      last = INT64_C(9007199254740992);
+      break;
+    }
+    if (last < from)
+      return ref_fail(op,
+                      "from: expected at most %lld (inout's largest), "
+                      "got %lld",
+                      (long long)last, (long long)from);
   }
-  return fill(ctx, op, "inout", INTEGERS, inout, (double)from,
-              to ? (double)*to : top, generator);
+  t.span = (uint64_t)last - (uint64_t)from + 1; /* 0: every int64 */
+  return launch(ctx, op, "inout", &t, inout, generator);
 }
 
 REF_EXPORT diopiError_t diopiDropoutInp(diopiContextHandle_t ctx,

@@ -7,7 +7,8 @@
  * with its dim coordinate replaced by the index. Serial within each block
  * of the dims before dim (contiguous float32 runs blocks in parallel), so
  * repeated indices accumulate deterministically; an index out of range
- * (device data, read by the task) writes nothing. */
+ * (device data, read by the task) writes nothing, except that index_fill,
+ * as PyTorch's, counts a negative index from the end. */
 #include <string.h>
 
 #include <diopi/functions.h>
@@ -33,6 +34,7 @@ typedef struct scatter_task {
   ref_view_t index, src, out_at;
   ref_view_t value_tensor; /* index_fill's 0-dim value, if has_value_tensor */
   bool has_src, index_1d, has_value_tensor;
+  bool wraps; /* index_fill: a negative index counts from the end */
   start_t start;
   reduce_t reduce;
   double value;
@@ -183,6 +185,8 @@ static void run(void *args) {
     int64_t c = p / t->inner % extent;
     int64_t at =
         (int64_t)(t->index_1d ? ref_get(&t->index, c) : ref_get(&t->index, p));
+    if (at < 0 && t->wraps)
+      at += len;
     if (at < 0 || at >= len)
       continue;
     char *dst = t->out.data +
@@ -444,6 +448,7 @@ static diopiError_t index_fill(CTX, const char *op, CT out, CT input,
   memset(&t, 0, sizeof t);
   t.start = out == input ? AS_IS : FROM_INPUT;
   t.index_1d = true;
+  t.wraps = true;
   t.value = ref_scalar(value, 0);
   diopiError_t err = ref_view(ctx, op, "out", out, &t.out);
   if (!err)

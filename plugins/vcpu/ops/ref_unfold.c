@@ -1,12 +1,14 @@
 /* unfold (windows of `size` elements every `step` along a dim, as a new
  * last dim: a strided copy) and its backward (each window's gradient added
  * back; windows may overlap, so one serial task), and cdist (p-norm
- * distances between the rows of two batched matrices). */
+ * distances between the rows of two batched matrices, batch dims
+ * broadcast). */
 #include <math.h>
 #include <string.h>
 
 #include <diopi/functions.h>
 
+#include "ref_cdist.h"
 #include "ref_elementwise.h"
 #include "ref_enqueue.h"
 #include "ref_error.h"
@@ -121,8 +123,9 @@ REF_EXPORT diopiError_t diopiUnfoldBackward(
 }
 
 typedef struct cdist_task {
-  ref_view_t out, x1, x2; /* [B, P, M], [B, R, M], out [B, P, R] */
-  int64_t batch, p_rows, r_rows, m;
+  ref_view_t out, x1, x2;  /* [B1, P, M], [B2, R, M], out [B, P, R] */
+  ref_cdist_batch_t batch; /* B: B1 and B2 broadcast */
+  int64_t p_rows, r_rows, m;
   double p;
 } cdist_task_t;
 
@@ -131,10 +134,12 @@ static void cdist_range(void *context, int64_t begin, int64_t end) {
   for (int64_t o = begin; o < end; o++) {
     int64_t j = o % t->r_rows, i = o / t->r_rows % t->p_rows,
             b = o / t->r_rows / t->p_rows;
+    int64_t b1 = ref_cdist_batch_of(&t->batch, &t->x1, b),
+            b2 = ref_cdist_batch_of(&t->batch, &t->x2, b);
     double acc = 0;
     for (int64_t c = 0; c < t->m; c++) {
-      double diff = fabs(ref_get(&t->x1, (b * t->p_rows + i) * t->m + c) -
-                         ref_get(&t->x2, (b * t->r_rows + j) * t->m + c));
+      double diff = fabs(ref_get(&t->x1, (b1 * t->p_rows + i) * t->m + c) -
+                         ref_get(&t->x2, (b2 * t->r_rows + j) * t->m + c));
       acc = isinf(t->p) ? (diff > acc ? diff : acc)
             : t->p == 0 ? acc + (diff != 0)
             : t->p == 1 ? acc + diff
@@ -152,8 +157,9 @@ static void run_cdist(void *args) {
   ref_parallel_for(t->out.numel, (1 << 14) / (t->m + 1) + 1, cdist_range, t);
 }
 
-/* x1 [..., P, M], x2 [..., R, M] with equal batch dims; compute_mode (the
- * matrix-product shortcut) makes no difference here. */
+/* x1 [..., P, M], x2 [..., R, M], their batch dims broadcast
+ * (ref_cdist.h); compute_mode (the matrix-product shortcut) makes no
+ * difference here. */
 REF_EXPORT diopiError_t diopiCdist(diopiContextHandle_t ctx,
                                    diopiTensorHandle_t out,
                                    diopiConstTensorHandle_t input1,
@@ -169,31 +175,26 @@ REF_EXPORT diopiError_t diopiCdist(diopiContextHandle_t ctx,
     err = ref_view(ctx, op, "input1", input1, &t.x1);
   if (!err)
     err = ref_view(ctx, op, "input2", input2, &t.x2);
-  if (!err && (t.x1.ndim < 2 || t.x2.ndim != t.x1.ndim))
+  if (!err && (t.x1.ndim < 2 || t.x2.ndim < 2))
     err = ref_fail(op,
-                   "input1, input2: expected [..., rows, features] of "
-                   "one ndim, got %d and %d dims",
+                   "input1, input2: expected [..., rows, features], got %d "
+                   "and %d dims",
                    t.x1.ndim, t.x2.ndim);
   if (!err && !(p >= 0))
     err = ref_fail(op, "p: expected >= 0, got %g", p);
+  if (!err)
+    err = ref_cdist_batch(op, &t.x1, &t.x2, &t.batch);
   if (err)
     return err;
-  int nd = t.x1.ndim;
+  int nd = t.batch.ndim + 2;
   int64_t shape[REF_MAX_DIMS];
-  t.batch = 1;
-  for (int d = 0; d < nd - 2; d++) {
-    if (t.x1.shape[d] != t.x2.shape[d])
-      return ref_fail(op, "input2: batch dim %d is %lld, input1's %lld", d,
-                      (long long)t.x2.shape[d], (long long)t.x1.shape[d]);
-    shape[d] = t.x1.shape[d];
-    t.batch *= shape[d];
-  }
-  t.p_rows = t.x1.shape[nd - 2];
-  t.r_rows = t.x2.shape[nd - 2];
-  t.m = t.x1.shape[nd - 1];
-  if (t.x2.shape[nd - 1] != t.m)
+  memcpy(shape, t.batch.shape, sizeof shape);
+  t.p_rows = t.x1.shape[t.x1.ndim - 2];
+  t.r_rows = t.x2.shape[t.x2.ndim - 2];
+  t.m = t.x1.shape[t.x1.ndim - 1];
+  if (t.x2.shape[t.x2.ndim - 1] != t.m)
     return ref_fail(op, "input2: %lld features, input1 has %lld",
-                    (long long)t.x2.shape[nd - 1], (long long)t.m);
+                    (long long)t.x2.shape[t.x2.ndim - 1], (long long)t.m);
   shape[nd - 2] = t.p_rows;
   shape[nd - 1] = t.r_rows;
   if ((err = ref_expect_shape(op, "out", &t.out, shape, nd)))

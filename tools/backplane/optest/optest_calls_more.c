@@ -546,6 +546,9 @@ CALL(index_fill_scalar,
      return ((diopiError_t(*)(CTX, T, CT, int64_t, CT, S))fn)(
          ctx, tensor(a, "out"), tensor(a, "input"), integer(a, "dim"),
          tensor(a, "index"), maybe_scalar(a, "value", &s0));)
+CALL(index_fill_inp, return ((diopiError_t(*)(CTX, T, int64_t, CT, CT))fn)(
+                         ctx, tensor(a, "input"), integer(a, "dim"),
+                         tensor(a, "index"), tensor(a, "value"));)
 CALL(index_fill_inp_scalar,
      return ((diopiError_t(*)(CTX, T, int64_t, CT, S))fn)(
          ctx, tensor(a, "input"), integer(a, "dim"), tensor(a, "index"),
@@ -905,6 +908,7 @@ static const struct {
     {"diopiIndexFill", call_index_fill},
     {"diopiIndexFillScalar", call_index_fill_scalar},
     {"diopiIndexFillInpScalar", call_index_fill_inp_scalar},
+    {"diopiIndexFillInp", call_index_fill_inp},
     {"diopiSortBackward", call_sort_backward},
     {"diopiArgsort", call_argsort},
     {"diopiLinalgVecNorm", call_linalg_vec_norm},

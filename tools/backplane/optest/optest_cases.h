@@ -16,7 +16,7 @@
  * pad list names two per dimension). A file beyond them is refused, saying
  * which case and what. */
 enum {
-  OPTEST_MAX_TENSORS = 16,
+  OPTEST_MAX_TENSORS = 32, /* a fused optimizer step: six lists of 3+ */
   OPTEST_MAX_ATTRS = 16,
   OPTEST_MAX_LIST = 2 * BP_OPS_MAX_DIMS,
 };

@@ -177,28 +177,51 @@ static int judge_dropout(const optest_case_t *c,
   return 0;
 }
 
+/* Element `i` of an output shaped like `out` read from input `t` (its
+ * storage `data`), broadcast to out's shape as PyTorch aligns shapes: from
+ * the last dimension, a dimension of size 1 repeating. */
+static double broadcast_load(const optest_tensor_t *t,
+                             const unsigned char *data,
+                             const optest_tensor_t *out, size_t i) {
+  int64_t at = t->offset;
+  for (int d = out->ndim - 1, k = t->ndim - 1; d >= 0; d--, k--) {
+    int64_t coord = (int64_t)(i % (size_t)out->shape[d]);
+    i /= (size_t)out->shape[d];
+    if (k >= 0 && t->shape[k] != 1)
+      at += coord * t->stride[k];
+  }
+  return load(t->dtype, data, (size_t)at);
+}
+
 /* Random fills: the output's mean and standard deviation near those of the
  * distribution (uniform: every value also within [from, to]). A result
- * nearer than 5 standard errors of the mean passes. */
+ * nearer than 5 standard errors of the mean passes; the spread is judged
+ * from 64 draws on (fewer say too little of it). A normal whose mean or
+ * standard deviation is an input tensor ("mean", "std", broadcast to out)
+ * is judged by its draws standardized by their own element's parameters
+ * (those whose deviation is 0 must equal their mean). */
 static int judge_distribution(const optest_case_t *c,
                               const unsigned char *const *got, bool uniform,
                               char *detail, size_t size) {
   int out = role_index(c, "inout");
   if (out < 0)
     out = role_index(c, "out");
+  int mean_in = uniform ? -1 : role_index(c, "mean"),
+      std_in = uniform ? -1 : role_index(c, "std");
   const optest_attr_t *a = optest_attr(c, uniform ? "from" : "mean"),
                       *b = optest_attr(c, uniform ? "to" : "std");
-  if (out < 0 || !a || !b) {
+  if (out < 0 || (!a && mean_in < 0) || (!b && std_in < 0)) {
     snprintf(detail, size,
              "distribution rule: the case lacks its tensor or "
              "its parameters");
     return -1;
   }
   const optest_tensor_t *t = &c->tensors[out];
-  double pa = a->type == OPTEST_FLOAT ? a->f : (double)a->i;
-  double pb = b->type == OPTEST_FLOAT ? b->f : (double)b->i;
-  double mean = uniform ? (pa + pb) / 2 : pa;
-  double sd = uniform ? (pb - pa) / sqrt(12.0) : pb;
+  double pa = !a ? 0 : a->type == OPTEST_FLOAT ? a->f : (double)a->i;
+  double pb = !b ? 1 : b->type == OPTEST_FLOAT ? b->f : (double)b->i;
+  bool standardize = mean_in >= 0 || std_in >= 0;
+  double mean = standardize ? 0 : uniform ? (pa + pb) / 2 : pa;
+  double sd = standardize ? 1 : uniform ? (pb - pa) / sqrt(12.0) : pb;
   /* A draw stored in a narrow float rounds to its nearest value, which may
    * lie past a bound by up to half a unit in the last place. */
   double half_ulp = t->dtype == diopi_dtype_float16    ? 0x1p-11
@@ -206,7 +229,7 @@ static int judge_distribution(const optest_case_t *c,
                     : t->dtype == diopi_dtype_float32  ? 0x1p-24
                                                        : 0;
   double slack = half_ulp * fmax(fabs(pa), fabs(pb));
-  size_t n = 1;
+  size_t n = 1, drawn = 0;
   for (int d = 0; d < t->ndim; d++)
     n *= (size_t)t->shape[d];
   double sum = 0, sum_sq = 0;
@@ -217,13 +240,31 @@ static int judge_distribution(const optest_case_t *c,
                pb);
       return -1;
     }
+    if (standardize) {
+      double m = mean_in < 0
+                     ? pa
+                     : broadcast_load(&c->tensors[mean_in], got[mean_in], t, i);
+      double s = std_in < 0
+                     ? pb
+                     : broadcast_load(&c->tensors[std_in], got[std_in], t, i);
+      if (s == 0 && !(fabs(x - m) <= c->atol + c->rtol * fabs(m))) {
+        snprintf(detail, size,
+                 "value at %zu: %.6g, expected its mean %.6g (std 0)", i, x, m);
+        return -1;
+      }
+      if (s == 0)
+        continue;
+      x = (x - m) / s;
+    }
     sum += x;
     sum_sq += x * x;
+    drawn++;
   }
-  double m = n ? sum / (double)n : mean;
-  double s = n ? sqrt(fmax(sum_sq / (double)n - m * m, 0)) : sd;
-  double margin = 5 * sd / sqrt(n ? (double)n : 1.0) + c->atol;
-  if (fabs(m - mean) > margin || fabs(s - sd) > 0.1 * sd + c->atol) {
+  double m = drawn ? sum / (double)drawn : mean;
+  double s = drawn ? sqrt(fmax(sum_sq / (double)drawn - m * m, 0)) : sd;
+  double margin = 5 * sd / sqrt(drawn ? (double)drawn : 1.0) + c->atol;
+  if (fabs(m - mean) > margin ||
+      (drawn >= 64 && fabs(s - sd) > 0.1 * sd + c->atol)) {
     snprintf(detail, size,
              "mean %.5g and std %.5g, expected %.5g +- %.3g and %.5g +- %.3g",
              m, s, mean, margin, sd, 0.1 * sd + c->atol);
@@ -244,17 +285,20 @@ static int judged(const optest_case_t *c, size_t *n) {
 }
 
 /* Bernoulli draws: every value 0 or 1, the mean within 5 standard errors
- * of the attribute p (the mean probability). */
+ * of the attribute p (the mean probability; with probabilities varying by
+ * element the margin only widens). */
 static int judge_bernoulli(const optest_case_t *c,
                            const unsigned char *const *got, char *detail,
                            size_t size) {
   size_t n;
   int out = judged(c, &n);
   const optest_attr_t *pa = optest_attr(c, "p");
-  if (out < 0 || !pa || !n) {
+  if (out < 0 || !pa) {
     snprintf(detail, size, "bernoulli rule: the case lacks its tensor or p");
     return -1;
   }
+  if (n == 0)
+    return 0; /* nothing drawn */
   double p = pa->type == OPTEST_FLOAT ? pa->f : (double)pa->i, ones = 0;
   for (size_t i = 0; i < n; i++) {
     double x = load(c->tensors[out].dtype, got[out], i);
@@ -296,7 +340,11 @@ static int judge_permutation(const optest_case_t *c,
 }
 
 /* Multinomial samples: categories in range whose weight is positive, no
- * category twice in a row without replacement. */
+ * category twice in a row without replacement. With replacement the draws
+ * are independent, and the summed weight shares q(x) = w(x) / (row's total
+ * weight) of the drawn categories lie within 5 standard deviations of their
+ * expectation (per draw: mean sum q^2, variance sum q^3 - (sum q^2)^2):
+ * a sampler that ignored the weights' sizes would miss it. */
 static int judge_multinomial(const optest_case_t *c,
                              const unsigned char *const *got, char *detail,
                              size_t size) {
@@ -329,6 +377,70 @@ static int judge_multinomial(const optest_case_t *c,
       return -1;
     }
   }
+  double share = 0, expected = 0, variance = 0;
+  for (size_t row = 0; rep->i && samples && row < n / samples; row++) {
+    size_t first = row * categories;
+    double total = 0, q2 = 0, q3 = 0;
+    for (size_t k = 0; k < categories; k++)
+      total += load(it->dtype, weights, first + k);
+    for (size_t k = 0; k < categories; k++) {
+      double q = load(it->dtype, weights, first + k) / total;
+      q2 += q * q;
+      q3 += q * q * q;
+    }
+    for (size_t j = row * samples; j < (row + 1) * samples; j++)
+      share += load(it->dtype, weights,
+                    first + (size_t)load(ot->dtype, got[out], j)) /
+               total;
+    expected += (double)samples * q2;
+    variance += (double)samples * fmax(q3 - q2 * q2, 0);
+  }
+  if (fabs(share - expected) > 5 * sqrt(variance) + 1e-9 * (double)n) {
+    snprintf(detail, size,
+             "drawn weight shares sum to %.6g, expected %.6g +- %.3g", share,
+             expected, 5 * sqrt(variance));
+    return -1;
+  }
+  return 0;
+}
+
+/* Integers drawn from [from, high) (random_: "high" the exclusive bound
+ * whether given as "to" or the dtype's): every value an integer of the
+ * range, their mean within 5 standard errors of the range's. */
+static int judge_integers(const optest_case_t *c,
+                          const unsigned char *const *got, char *detail,
+                          size_t size) {
+  size_t n;
+  int out = judged(c, &n);
+  const optest_attr_t *fa = optest_attr(c, "from"),
+                      *ha = optest_attr(c, "high");
+  if (out < 0 || !fa || !ha) {
+    snprintf(detail, size,
+             "integers rule: the case lacks its tensor, from "
+             "or high");
+    return -1;
+  }
+  double low = fa->type == OPTEST_FLOAT ? fa->f : (double)fa->i;
+  double high = ha->type == OPTEST_FLOAT ? ha->f : (double)ha->i;
+  double sum = 0;
+  for (size_t i = 0; i < n; i++) {
+    double x = load(c->tensors[out].dtype, got[out], i);
+    if (!(x >= low && x <= high - 1 && x == floor(x))) {
+      snprintf(detail, size,
+               "value at %zu: %.17g is no integer of [%.17g, %.17g)", i, x, low,
+               high);
+      return -1;
+    }
+    sum += x;
+  }
+  double span = high - low;
+  double mean = low + (span - 1) / 2, sd = sqrt((span * span - 1) / 12);
+  double margin = 5 * sd / sqrt(n ? (double)n : 1.0) + 1e-12 * fabs(mean);
+  if (n && fabs(sum / (double)n - mean) > margin) {
+    snprintf(detail, size, "mean %.6g, expected %.6g +- %.3g", sum / (double)n,
+             mean, margin);
+    return -1;
+  }
   return 0;
 }
 
@@ -343,6 +455,8 @@ int optest_judge_rule(const optest_case_t *c, const unsigned char *const *got,
     return judge_permutation(c, got, detail, size);
   if (rule && rule->type == OPTEST_STRING && !strcmp(rule->s, "multinomial"))
     return judge_multinomial(c, got, detail, size);
+  if (rule && rule->type == OPTEST_STRING && !strcmp(rule->s, "integers"))
+    return judge_integers(c, got, detail, size);
   if (rule && rule->type == OPTEST_STRING &&
       (!strcmp(rule->s, "uniform") || !strcmp(rule->s, "normal")))
     return judge_distribution(c, got, !strcmp(rule->s, "uniform"), detail,

@@ -31,6 +31,9 @@ static double draw(const optest_seed_t *s, diopiDtype_t dtype, uint64_t z,
   }
   case OPTEST_GEN_UNIFORM:
     return half ? b0 / 256.0 : (b0 * 256.0 + b1) / 65536.0;
+  case OPTEST_GEN_RANGE:
+    return s->low + ((double)s->high - s->low) *
+                        (half ? b0 / 256.0 : (b0 * 256.0 + b1) / 65536.0);
   case OPTEST_GEN_MASK:
     return (double)(z & 1);
   case OPTEST_GEN_INTEGERS:

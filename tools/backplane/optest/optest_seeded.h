@@ -20,6 +20,8 @@
  *   MASK      z & 1
  *   INTEGERS  low + z mod (high - low)
  *   CONSTANT  value
+ *   RANGE     low + (high - low) * UNIFORM (DIOPI's uniform(low, high); the
+ *             script stores only those exact in their dtype)
  * Integer dtypes take the value truncated toward zero (wrapping to the
  * dtype's width), bool its being nonzero. Every float value is exact in its
  * dtype. */
@@ -30,6 +32,7 @@ typedef enum optest_gen {
   OPTEST_GEN_MASK = 3,
   OPTEST_GEN_INTEGERS = 4,
   OPTEST_GEN_CONSTANT = 5,
+  OPTEST_GEN_RANGE = 6,
 } optest_gen_t;
 
 /* A seeded tensor: 28 bytes in the file (seed u64, gen u32, low i32,
