@@ -286,10 +286,11 @@ static inline size_t BP_DataTypeSize(C_DataType dtype) {
 typedef enum BP_ExtensionType {
   BP_EXTENSION_DEVICE_ATTRIBUTES = 1,
   BP_EXTENSION_EVENT_TIMING = 2,
-  BP_EXTENSION_COMM = 3,        /* BP_CommExtension, in comm_ext.h */
-  BP_EXTENSION_KERNELS = 4,     /* BP_KernelExtension, in kernel_ext.h */
-  BP_EXTENSION_TARGET_KIND = 5, /* BP_TargetKindExtension, target_ext.h */
-  BP_EXTENSION_OPS_LIBRARY = 6, /* BP_OpsLibraryExtension, below */
+  BP_EXTENSION_COMM = 3,          /* BP_CommExtension, in comm_ext.h */
+  BP_EXTENSION_KERNELS = 4,       /* BP_KernelExtension, in kernel_ext.h */
+  BP_EXTENSION_TARGET_KIND = 5,   /* BP_TargetKindExtension, target_ext.h */
+  BP_EXTENSION_OPS_LIBRARY = 6,   /* BP_OpsLibraryExtension, below */
+  BP_EXTENSION_STREAM_INLINE = 7, /* BP_StreamInlineExtension, below */
 } BP_ExtensionType;
 
 typedef struct BP_ExtensionBase {
@@ -376,6 +377,23 @@ typedef struct BP_OpsLibraryExtension {
   C_Status (*native_stream)(const C_Device device, C_Stream stream,
                             void **out_native);
 } BP_OpsLibraryExtension;
+
+/* Host callbacks run on the calling thread while a stream is idle, for
+ * callers that allow it (bp_stream_add_inline_callback): no hand-off to the
+ * stream's thread and none back to a waiting caller. run_callback_if_idle,
+ * when every command enqueued on `stream` has completed, runs
+ * callback(device, stream, user_data, &status) on the calling thread in the
+ * stream's next place and returns C_SUCCESS once it returned: commands
+ * enqueued meanwhile run after it, and query_stream / synchronize_stream see
+ * it pending until then. C_FAILED, with nothing run, while a command is
+ * pending or running, or whenever the plugin prefers its own thread (the
+ * host then calls stream_add_callback); C_ERROR for a stream that is not the
+ * device's. Thread-safe. */
+typedef struct BP_StreamInlineExtension {
+  BP_ExtensionBase base; /* type = BP_EXTENSION_STREAM_INLINE */
+  C_Status (*run_callback_if_idle)(const C_Device device, C_Stream stream,
+                                   C_Callback callback, void *user_data);
+} BP_StreamInlineExtension;
 
 /* A C-stable trace record (no C++ types). Plugins pass a pointer to one as
  * the `event` of profiler_add_runtime_trace_event / _device_trace_event; the

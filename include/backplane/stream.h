@@ -122,6 +122,23 @@ BP_API bp_status_t bp_stream_add_labeled_callback(bp_stream_t *stream,
                                                   bp_host_fn_t fn,
                                                   void *user_data,
                                                   const char *label);
+/* As bp_stream_add_labeled_callback, except that while nothing is pending
+ * on `stream` the callback may run on the calling thread, before this
+ * returns, instead of on a runtime thread: no hand-off to that thread and
+ * none back to a caller that synchronizes, which on vcpu is most of a short
+ * op's cost. It still runs in stream order (work other threads enqueue
+ * meanwhile runs after it; synchronize and query see it pending), as a
+ * callback (the same waits are refused inside it), in the same trace slice.
+ * For host work that any thread may run and that needs nothing the caller
+ * holds (an op library's kernels): a callback that takes a lock its
+ * enqueuer holds, or waits for it, deadlocks. Plugins without the ability
+ * (BP_StreamInlineExtension), every plugin while a layer wraps its callbacks
+ * (validation, trace, fault), and vcpu under BACKPLANE_VCPU_JITTER_US
+ * enqueue it as bp_stream_add_labeled_callback does. */
+BP_API bp_status_t bp_stream_add_inline_callback(bp_stream_t *stream,
+                                                 bp_host_fn_t fn,
+                                                 void *user_data,
+                                                 const char *label);
 
 BP_API bp_status_t bp_event_create(bp_device_t *device, bp_event_t **out_event);
 /* NULL is a no-op. */

@@ -41,10 +41,17 @@ static const BP_KernelExtension g_kernels = {
     .last_error = vk_last_error,
 };
 
+static const BP_StreamInlineExtension g_stream_inline = {
+    .base = {.struct_size = sizeof(BP_StreamInlineExtension),
+             .type = BP_EXTENSION_STREAM_INLINE,
+             .next = &g_kernels.base},
+    .run_callback_if_idle = vcpu_stream_run_callback_if_idle,
+};
+
 static const BP_EventTimingExtension g_event_timing = {
     .base = {.struct_size = sizeof(BP_EventTimingExtension),
              .type = BP_EXTENSION_EVENT_TIMING,
-             .next = &g_kernels.base},
+             .next = &g_stream_inline.base},
     .event_elapsed_time = vcpu_event_elapsed_time,
 };
 

@@ -389,6 +389,25 @@ C_Status vcpu_stream_add_callback(const C_Device device, C_Stream stream,
   return C_SUCCESS;
 }
 
+C_Status vcpu_stream_run_callback_if_idle(const C_Device device,
+                                          C_Stream stream, C_Callback callback,
+                                          void *user_data) {
+  if (!vcpu_stream_of(vcpu_device_get(device), stream) || !callback)
+    return C_ERROR;
+  uint64_t place;
+  if (!vcpu_stream_claim_idle(stream, 0, &place))
+    return C_FAILED;
+  vcpu_command command = {.kind = VCPU_COMMAND_CALLBACK,
+                          .callback = {callback, user_data, device}};
+  uint64_t traced_at = vcpu_trace_begin();
+  C_Status status = C_SUCCESS;
+  callback(device, stream, user_data, &status);
+  if (traced_at) /* a callback's report reads no slot */
+    vcpu_trace_command(stream->device->id, stream, &command, NULL, traced_at);
+  vcpu_queue_complete_claimed(&stream->queue, place);
+  return C_SUCCESS;
+}
+
 C_Status vcpu_stream_enqueue_comm(C_Stream stream,
                                   const vcpu_comm_task_t *task) {
   if (!vcpu_stream_device(stream) || !task)

@@ -1,6 +1,7 @@
 /* Streams: each stream is a worker thread draining a FIFO of commands
- * (queue.h). Nothing enqueued runs on the caller's thread; commands of one
- * stream run one after another in enqueue order; streams run concurrently.
+ * (queue.h). Nothing enqueued runs on the caller's thread (the one exception
+ * is asked for: vcpu_stream_run_callback_if_idle); commands of one stream run
+ * one after another in enqueue order; streams run concurrently.
  *
  * ABI semantics:
  *  - query_stream: C_SUCCESS when every enqueued command has run, C_FAILED
@@ -32,6 +33,17 @@ C_Status vcpu_destroy_stream(const C_Device device, C_Stream stream);
 C_Status vcpu_query_stream(const C_Device device, C_Stream stream);
 C_Status vcpu_stream_add_callback(const C_Device device, C_Stream stream,
                                   C_Callback callback, void *user_data);
+/* The stream_inline extension (device_ext.h): when every command enqueued
+ * on `stream` has run, runs the callback on the calling thread in the
+ * stream's next place (vcpu_stream_claim_idle) and returns C_SUCCESS once it
+ * returned, reporting it to the profiler as the worker would. C_FAILED,
+ * nothing run, while a command is pending or running and under jitter (every
+ * command then goes through the worker, whose delays flush out missing
+ * synchronization); C_ERROR if `stream` is not `device`'s or `callback` is
+ * NULL. */
+C_Status vcpu_stream_run_callback_if_idle(const C_Device device,
+                                          C_Stream stream, C_Callback callback,
+                                          void *user_data);
 C_Status vcpu_synchronize_stream(const C_Device device, C_Stream stream);
 C_Status vcpu_synchronize_device(const C_Device device);
 

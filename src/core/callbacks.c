@@ -2,10 +2,13 @@
  * closure (core/callback_closures.h); the trampoline runs the caller's
  * function and gives the closure back,
  * so the plugin must call it exactly once (or not at all when
- * stream_add_callback fails). While the function runs, the thread is marked
- * as inside a callback of its stream, and the waits that would wait for the
- * callback itself are refused (bp_check_wait_*: core/stream_internal.h). A
- * slice of the trace when traced (core/observer.h). */
+ * stream_add_callback fails). An inline callback is first offered to the
+ * plugin's stream_inline extension, which runs it on the calling thread if
+ * the stream is idle, or declines, and then it is enqueued as usual. While the
+ * function runs, the thread is marked as inside a callback of its stream, and
+ * the waits that would wait for the callback itself are refused
+ * (bp_check_wait_*: core/stream_internal.h). A slice of the trace when traced
+ * (core/observer.h). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,18 +122,38 @@ bp_status_t bp_check_wait_event(const char *function, bp_event_t *event) {
   return BP_OK;
 }
 
-BP_API_BODY bp_status_t stream_add_callback(bp_stream_t *stream,
+/* Runs `closure` on this thread through the plugin's stream_inline
+ * extension when the stream is idle (C_SUCCESS), else C_FAILED (enqueue it)
+ * or the extension's C_ERROR. Only while the plugin's own
+ * stream_add_callback is what the core calls: with a layer wrapping it (or a
+ * fallback in its place) every callback takes that path, so the layers see
+ * them all. */
+static C_Status run_if_idle(bp_device_t *device, bp_stream_t *stream,
+                            callback_closure_t *closure) {
+  const bp_plugin_t *plugin = device->plugin;
+  const BP_StreamInlineExtension *inline_ext = plugin->extensions.stream_inline;
+  if (!inline_ext || plugin->dispatch.stream_add_callback !=
+                         plugin->native.stream_add_callback)
+    return C_FAILED;
+  return inline_ext->run_callback_if_idle(&device->c_device, stream->native,
+                                          callback_trampoline, closure);
+}
+
+/* `function`: the public entry point, for messages. */
+BP_API_BODY bp_status_t stream_add_callback(const char *function,
+                                            bp_stream_t *stream,
                                             bp_host_fn_t fn, void *user_data,
-                                            const char *label) {
+                                            const char *label,
+                                            bool may_run_inline) {
   if (!stream || !fn)
-    return bp_error(BP_ERR_INVALID_ARGUMENT,
-                    "bp_stream_add_callback: stream or fn is NULL");
-  bp_status_t checked = bp_stream_check("bp_stream_add_callback", stream);
+    return bp_error(BP_ERR_INVALID_ARGUMENT, "%s: stream or fn is NULL",
+                    function);
+  bp_status_t checked = bp_stream_check(function, stream);
   if (checked != BP_OK)
     return checked;
   if (!stream->native) {
     /* One queue: once it has drained, "in stream order" is now. */
-    bp_status_t status = bp_stream_drain("bp_stream_add_callback", stream);
+    bp_status_t status = bp_stream_drain(function, stream);
     if (status == BP_OK)
       fn(user_data);
     return status;
@@ -141,8 +164,7 @@ BP_API_BODY bp_status_t stream_add_callback(bp_stream_t *stream,
     return status;
   callback_closure_t *closure = bp_callback_closure_take(sizeof *closure);
   if (!closure)
-    return bp_error(BP_ERR_OUT_OF_MEMORY,
-                    "bp_stream_add_callback on %s: out of memory",
+    return bp_error(BP_ERR_OUT_OF_MEMORY, "%s on %s: out of memory", function,
                     device->name);
   *closure = (callback_closure_t){
       .fn = fn,
@@ -151,8 +173,11 @@ BP_API_BODY bp_status_t stream_add_callback(bp_stream_t *stream,
       .ticket = atomic_fetch_add(&stream->submitted, 1) + 1,
       .label = label,
   };
-  C_Status result = device->plugin->dispatch.stream_add_callback(
-      &device->c_device, stream->native, callback_trampoline, closure);
+  C_Status result =
+      may_run_inline ? run_if_idle(device, stream, closure) : C_FAILED;
+  if (result == C_FAILED)
+    result = device->plugin->dispatch.stream_add_callback(
+        &device->c_device, stream->native, callback_trampoline, closure);
   if (!BP_C_OK(result)) {
     bp_callback_closure_give(closure);
     return bp_plugin_call_error(device, "stream_add_callback", result);
@@ -161,27 +186,45 @@ BP_API_BODY bp_status_t stream_add_callback(bp_stream_t *stream,
 }
 
 static __attribute__((noinline, cold)) bp_status_t
-traced_stream_add_callback(bp_stream_t *stream, bp_host_fn_t fn,
-                           void *user_data, const char *label) {
+traced_stream_add_callback(const char *function, bp_stream_t *stream,
+                           bp_host_fn_t fn, void *user_data, const char *label,
+                           bool may_run_inline) {
   BP_TRACE_CALL(stream->device, "bp_stream_add_callback",
-                stream_add_callback(stream, fn, user_data, label),
+                stream_add_callback(function, stream, fn, user_data, label,
+                                    may_run_inline),
                 ",\"stream\":\"%p\"", (void *)stream);
+}
+
+BP_API_BODY bp_status_t add_callback(const char *function, bp_stream_t *stream,
+                                     bp_host_fn_t fn, void *user_data,
+                                     const char *label, bool may_run_inline) {
+  if (stream == BP_STREAM_ACTIVE)
+    return bp_stream_active_refused(function);
+  if (stream != NULL && BP_OBSERVED(stream->device))
+    return traced_stream_add_callback(function, stream, fn, user_data, label,
+                                      may_run_inline);
+  return stream_add_callback(function, stream, fn, user_data, label,
+                             may_run_inline);
 }
 
 BP_API bp_status_t bp_stream_add_labeled_callback(bp_stream_t *stream,
                                                   bp_host_fn_t fn,
                                                   void *user_data,
                                                   const char *label) {
-  if (stream == BP_STREAM_ACTIVE)
-    return bp_stream_active_refused("bp_stream_add_labeled_callback");
-  if (stream != NULL && BP_OBSERVED(stream->device))
-    return traced_stream_add_callback(stream, fn, user_data, label);
-  return stream_add_callback(stream, fn, user_data, label);
+  return add_callback("bp_stream_add_labeled_callback", stream, fn, user_data,
+                      label, false);
+}
+
+BP_API bp_status_t bp_stream_add_inline_callback(bp_stream_t *stream,
+                                                 bp_host_fn_t fn,
+                                                 void *user_data,
+                                                 const char *label) {
+  return add_callback("bp_stream_add_inline_callback", stream, fn, user_data,
+                      label, true);
 }
 
 BP_API bp_status_t bp_stream_add_callback(bp_stream_t *stream, bp_host_fn_t fn,
                                           void *user_data) {
-  if (stream == BP_STREAM_ACTIVE)
-    return bp_stream_active_refused("bp_stream_add_callback");
-  return bp_stream_add_labeled_callback(stream, fn, user_data, NULL);
+  return add_callback("bp_stream_add_callback", stream, fn, user_data, NULL,
+                      false);
 }

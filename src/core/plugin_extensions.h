@@ -45,7 +45,10 @@
     bp_target_kind_extension_hooks)                                            \
   X(ops_library, BP_EXTENSION_OPS_LIBRARY, BP_OpsLibraryExtension,             \
     native_stream, e->path != NULL && e->native_stream != NULL,                \
-    bp_ops_library_extension_hooks)
+    bp_ops_library_extension_hooks)                                            \
+  X(stream_inline, BP_EXTENSION_STREAM_INLINE, BP_StreamInlineExtension,       \
+    run_callback_if_idle, e->run_callback_if_idle != NULL,                     \
+    bp_extension_no_hooks)
 
 #define BP_PLUGIN_EXTENSIONS_MAX 64
 

@@ -267,6 +267,10 @@ static bp_status_t add_labeled_callback(context_t *c, bp_stream_t *resolved) {
   (void)c, (void)resolved;
   return bp_stream_add_labeled_callback(A, never_runs, NULL, "label");
 }
+static bp_status_t add_inline_callback(context_t *c, bp_stream_t *resolved) {
+  (void)c, (void)resolved;
+  return bp_stream_add_inline_callback(A, never_runs, NULL, "label");
+}
 static bp_status_t ops_native_stream(context_t *c, bp_stream_t *resolved) {
   (void)c, (void)resolved;
   void *native = NULL;
@@ -326,6 +330,7 @@ static const entry_t table[] = {
     {"bp_stream_sync_from_to", REFUSES, sync_to_active},
     {"bp_stream_add_callback", REFUSES, add_callback},
     {"bp_stream_add_labeled_callback", REFUSES, add_labeled_callback},
+    {"bp_stream_add_inline_callback", REFUSES, add_inline_callback},
     {"bp_stream_device", GIVES_NULL, stream_device},
     {"bp_stream_c_handle", GIVES_NULL, stream_c_handle},
     {"bp_event_record", RESOLVES, event_record},

@@ -1,5 +1,6 @@
 /* The profiler API on vcpu: Paddle's call order, vcpu's own device records
- * (copies with size and direction, callbacks, event records and waits), the
+ * (copies with size and direction, callbacks, also those run on the caller's
+ * thread, event records and waits), the
  * Chrome trace export, a profile beside a traced runtime keeping only its
  * own streams, and plugins without profiler functions skipped. */
 #include <jansson.h>
@@ -173,6 +174,47 @@ static void test_profile_keeps_its_own_streams(void **state) {
   json_decref(root);
 }
 
+static void count_run(void *ran) {
+  atomic_fetch_add((atomic_int *)ran, 1);
+}
+
+/* A callback vcpu ran on the caller's thread (idle stream) is reported as
+ * the worker would report it: one slice, named by its label. */
+static void test_inline_callback_keeps_its_label(void **state) {
+  (void)state;
+  bp_layer_options_t none = fixture_layer_options("", "");
+  bp_runtime_t *runtime = fixture_layered_runtime(BP_VCPU_PLUGIN, &none);
+  bp_device_t *device;
+  bp_stream_t *stream;
+  assert_int_equal(bp_device_at(runtime, 0, &device), BP_OK);
+  assert_int_equal(bp_stream_create(device, &stream), BP_OK);
+  bp_profile_t *profile = NULL;
+  assert_int_equal(bp_profile_create(runtime, &profile), BP_OK);
+  assert_int_equal(bp_profile_start(profile), BP_OK);
+  atomic_int ran = 0;
+  assert_int_equal(
+      bp_stream_add_inline_callback(stream, count_run, &ran, "inline_op"),
+      BP_OK);
+  assert_int_equal(atomic_load(&ran), 1); /* it ran here, before returning */
+  assert_int_equal(bp_stream_synchronize(stream), BP_OK);
+  assert_int_equal(bp_profile_stop(profile), BP_OK);
+  char path[] = "/tmp/bp-profile-XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+  assert_int_equal(bp_profile_export_chrome(profile, path), BP_OK);
+  json_t *root = json_load_file(path, 0, NULL);
+  unlink(path);
+  assert_non_null(root);
+  json_t *events = json_object_get(root, "traceEvents");
+  assert_int_equal(count_events(events, "inline_op", NULL, 0), 1);
+  assert_int_equal(count_events(events, "callback", NULL, 0), 0);
+  json_decref(root);
+  bp_profile_destroy(profile);
+  assert_int_equal(bp_stream_destroy(stream), BP_OK);
+  bp_runtime_destroy(runtime);
+}
+
 static void test_plugin_without_profiler_is_skipped(void **state) {
   (void)state;
   bp_runtime_options_t options = {.struct_size = sizeof options,
@@ -208,6 +250,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_vcpu_reports_its_stream_commands),
       cmocka_unit_test(test_profile_keeps_its_own_streams),
+      cmocka_unit_test(test_inline_callback_keeps_its_label),
       cmocka_unit_test(test_plugin_without_profiler_is_skipped),
       cmocka_unit_test(test_bad_arguments),
   };

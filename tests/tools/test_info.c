@@ -211,7 +211,8 @@ static void test_info_lists_every_extension(void **state) {
   json_t *vcpu = find_by(plugins, "device_type", "vcpu");
   assert_non_null(vcpu);
   join_names(json_object_get(vcpu, "extensions"), names, sizeof names);
-  assert_string_equal(names, "device_attributes event_timing comm kernels");
+  assert_string_equal(
+      names, "device_attributes event_timing comm kernels stream_inline");
   json_decref(root);
   tool_run_release(&run);
 
@@ -219,9 +220,9 @@ static void test_info_lists_every_extension(void **state) {
       tool_run((const char *[]){"info", NULL}, BP_EXTENSIONS_PLUGIN, &run), 0);
   assert_int_equal(run.exit_code, 0);
   assert_non_null(strstr(run.out, "extensions (2)   comm target_kind\n"));
-  assert_non_null(
-      strstr(run.out,
-             "extensions (4)   device_attributes event_timing comm kernels\n"));
+  assert_non_null(strstr(
+      run.out, "extensions (5)   device_attributes event_timing comm kernels "
+               "stream_inline\n"));
   tool_run_release(&run);
 }
 

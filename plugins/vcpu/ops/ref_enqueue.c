@@ -40,8 +40,9 @@ diopiError_t ref_enqueue_checked(diopiContextHandle_t ctx, const char *op,
   task->check = check;
   task->stream = stream;
   memcpy(task->args, args, size);
-  /* The op names its work in traces: a literal, as every op name is. */
-  if (bp_stream_add_labeled_callback(stream, run_task, task, op) != BP_OK) {
+  /* The op names its work in traces: a literal, as every op name is. On an
+   * idle stream the task runs here and now (no hand-off either way). */
+  if (bp_stream_add_inline_callback(stream, run_task, task, op) != BP_OK) {
     free(task);
     return ref_fail(op, "enqueue failed: %s", bp_last_error());
   }

@@ -1,9 +1,14 @@
 /* How a reference op reaches its stream: the one place that knows. An op
  * validates its arguments on the caller's thread, packs everything its work
  * needs into an argument block (by value: tensor handles may die as soon as
- * the op returns), and enqueues a task; the task runs on the stream's worker
- * in stream order, never on the caller's thread, and the op never waits for
- * its stream. */
+ * the op returns), and enqueues a task; the task runs in stream order and
+ * the op never waits for its stream. Where the task runs is the plugin's
+ * choice (bp_stream_add_inline_callback): on an idle vcpu stream, on the
+ * caller's thread before the op returns (a stream worker's hand-off, and
+ * the one back to a caller that synchronizes, cost about as much as a short
+ * op), else on the stream's worker. Either way it runs as a host callback of
+ * the stream: a task must not wait for its own stream, nor for anything its
+ * op's caller holds. */
 #ifndef BACKPLANE_REF_OPS_ENQUEUE_H_
 #define BACKPLANE_REF_OPS_ENQUEUE_H_
 

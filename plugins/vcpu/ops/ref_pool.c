@@ -26,7 +26,8 @@
  * worker on the dispatcher's CPU for good, and every job then runs at one
  * thread's speed. A worker that finds itself on a CPU already running the
  * job moves off it (its affinity narrowed to the other CPUs for a moment,
- * then restored). */
+ * then restored); a real-time caller, never time-sliced, yields once after a
+ * job nobody joined so that such a worker gets to run and move. */
 #include "ref_pool.h"
 
 #include <pthread.h>
@@ -210,6 +211,22 @@ static void *worker(void *arg) {
   return NULL;
 }
 
+/* After a job no worker joined: a caller under a real-time policy (a
+ * benchmark under `chrt`) is never time-sliced, so a worker the scheduler
+ * put on its CPU would wait there for good now that ops run on their
+ * caller's thread, which no longer sleeps between them. A yield lets that
+ * worker run once; it sees this job's CPU and moves off (move_off). Under
+ * the ordinary policies the scheduler's balancing does that, and a yield
+ * would only hand the CPU to other processes: none then. */
+static void let_a_stuck_worker_move(void) {
+  if (atomic_load_explicit(&pool.cpus, memory_order_relaxed) !=
+      cpu_bit(sched_getcpu()))
+    return; /* a worker joined */
+  int policy = sched_getscheduler(0);
+  if (policy == SCHED_FIFO || policy == SCHED_RR)
+    sched_yield();
+}
+
 static int allowed_cpus(void) {
   cpu_set_t set;
   if (sched_getaffinity(0, sizeof set, &set) == 0)
@@ -277,6 +294,7 @@ void ref_parallel_for(int64_t n, int64_t grain, ref_range_fn_t fn,
   pthread_mutex_unlock(&pool.lock);
   run_chunks(0);
   atomic_fetch_and_explicit(&pool.job, ~JOB_OPEN, memory_order_acq_rel);
+  let_a_stuck_worker_move();
   if (!spin_until(nobody_inside, 0)) {
     pthread_mutex_lock(&pool.lock);
     while (!nobody_inside(0))

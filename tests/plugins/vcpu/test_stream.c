@@ -1,11 +1,14 @@
 /* vcpu plugin: streams. Work runs on the stream's worker, never on the
- * caller; callbacks run exactly once and in order; query/synchronize see the
- * truth; destroy drains; synchronize_device covers every stream. Also run
- * with BACKPLANE_VCPU_JITTER_US set (vcpu.stream_jitter). */
+ * caller, unless the caller asks to run a callback itself on an idle stream
+ * (the stream_inline extension); callbacks run exactly once and in order;
+ * query/synchronize see the truth; destroy drains; synchronize_device covers
+ * every stream. Also run with BACKPLANE_VCPU_JITTER_US set
+ * (vcpu.stream_jitter). */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -264,6 +267,84 @@ static void test_many_producers_one_stream(void **state) {
                    C_SUCCESS);
 }
 
+/* What the inline callback of the next test sees and leaves behind. */
+typedef struct inline_run {
+  C_Stream stream;
+  atomic_int runs;
+  pthread_t thread;
+  C_Status query_inside;
+  atomic_int finished;
+  atomic_int later_runs, later_saw_finished;
+} inline_run;
+
+static void later_command(C_Device device, C_Stream stream, void *user_data,
+                          C_Status *status) {
+  (void)device, (void)stream, (void)status;
+  inline_run *run = user_data;
+  atomic_store(&run->later_saw_finished, atomic_load(&run->finished));
+  atomic_fetch_add(&run->later_runs, 1);
+}
+
+static void inline_callback(C_Device device, C_Stream stream, void *user_data,
+                            C_Status *status) {
+  inline_run *run = user_data;
+  assert_true(status && *status == C_SUCCESS);
+  assert_ptr_equal(stream, run->stream);
+  run->thread = pthread_self();
+  /* Work enqueued now waits behind this callback's place. */
+  assert_int_equal(
+      vcpu.table.stream_add_callback(device, stream, later_command, run),
+      C_SUCCESS);
+  run->query_inside = vcpu.table.query_stream(device, stream);
+  atomic_fetch_add(&run->runs, 1);
+  atomic_store(&run->finished, 1);
+}
+
+/* run_callback_if_idle runs the callback on the caller while the stream is
+ * idle, in the stream's order, and declines while work is pending; under
+ * jitter it always declines (every command goes through the worker). */
+static void test_run_if_idle_runs_on_the_caller_in_order(void **state) {
+  (void)state;
+  bool jitter = getenv("BACKPLANE_VCPU_JITTER_US") != NULL;
+  C_Device d0 = vcpu_dev(0);
+  C_Stream stream = create_stream(0);
+  inline_run run = {.stream = stream};
+  C_Status ran = vcpu.stream_inline->run_callback_if_idle(
+      d0, stream, inline_callback, &run);
+  assert_int_equal(ran, jitter ? C_FAILED : C_SUCCESS);
+  assert_int_equal(atomic_load(&run.runs), jitter ? 0 : 1);
+  if (!jitter) {
+    assert_true(pthread_equal(run.thread, pthread_self()));
+    assert_int_equal(run.query_inside, C_FAILED); /* itself pending */
+  }
+  assert_int_equal(vcpu.table.synchronize_stream(d0, stream), C_SUCCESS);
+  assert_int_equal(atomic_load(&run.later_runs), jitter ? 0 : 1);
+  assert_int_equal(atomic_load(&run.later_saw_finished), jitter ? 0 : 1);
+
+  /* Pending work: declined, nothing run. */
+  vcpu_gate gate = {0};
+  assert_int_equal(
+      vcpu.table.stream_add_callback(d0, stream, vcpu_gate_callback, &gate),
+      C_SUCCESS);
+  inline_run behind = {.stream = stream};
+  assert_int_equal(vcpu.stream_inline->run_callback_if_idle(
+                       d0, stream, inline_callback, &behind),
+                   C_FAILED);
+  vcpu_gate_open(&gate);
+  assert_int_equal(vcpu.table.synchronize_stream(d0, stream), C_SUCCESS);
+  assert_int_equal(atomic_load(&behind.runs), 0);
+
+  /* Another device's stream, or no callback: C_ERROR. */
+  assert_int_equal(vcpu.stream_inline->run_callback_if_idle(
+                       vcpu_dev(1), stream, inline_callback, &behind),
+                   C_ERROR);
+  assert_int_equal(
+      vcpu.stream_inline->run_callback_if_idle(d0, stream, NULL, &behind),
+      C_ERROR);
+  assert_int_equal(atomic_load(&behind.runs), 0);
+  assert_int_equal(vcpu.table.destroy_stream(d0, stream), C_SUCCESS);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_callbacks_run_once_in_order_off_the_caller),
@@ -272,6 +353,7 @@ int main(void) {
       cmocka_unit_test(test_synchronize_device_waits_for_every_stream),
       cmocka_unit_test(test_streams_run_concurrently),
       cmocka_unit_test(test_many_producers_one_stream),
+      cmocka_unit_test(test_run_if_idle_runs_on_the_caller_in_order),
   };
   return cmocka_run_group_tests_name("vcpu streams", tests, vcpu_setup,
                                      vcpu_teardown);

@@ -42,9 +42,12 @@ void vcpu_open(void) {
       vcpu.attributes = (const BP_DeviceAttributesExtension *)ext;
     else if (ext->type == BP_EXTENSION_EVENT_TIMING)
       vcpu.timing = (const BP_EventTimingExtension *)ext;
+    else if (ext->type == BP_EXTENSION_STREAM_INLINE)
+      vcpu.stream_inline = (const BP_StreamInlineExtension *)ext;
   }
   assert_non_null(vcpu.attributes);
   assert_non_null(vcpu.timing);
+  assert_non_null(vcpu.stream_inline);
 }
 
 void vcpu_close(void) {

@@ -16,6 +16,7 @@ typedef struct vcpu_plugin {
   C_DeviceInterface table;
   const BP_DeviceAttributesExtension *attributes;
   const BP_EventTimingExtension *timing;
+  const BP_StreamInlineExtension *stream_inline;
 } vcpu_plugin;
 
 /* The loaded plugin (opened by vcpu_open, not yet initialised). */
