@@ -232,6 +232,60 @@ index_put_and_index_take_a_mask_after_an_integer_index(void **state) {
   ops_made_destroy(&m);
 }
 
+/* input (2, 3, 4) holding 0..23, indices [[1, 0], NULL, [3, 1]]: a whole
+ * dim between the index tensors, so (as in PyTorch) the broadcast index dim
+ * comes first: out[b][k] = input[i0[b]][k][i2[b]], shape (2, 3). index_put
+ * writes the same positions. */
+static void
+index_with_a_whole_dim_between_indices_puts_them_first(void **state) {
+  ops_env_t *e = *state;
+  ops_made_t m = {.e = e};
+  diopiError_t (*index_put)(CTX, T, CT, CT, CT *, int64_t, bool) =
+      (diopiError_t(*)(CTX, T, CT, CT, CT *, int64_t, bool))ops_env_find(
+          e, "diopiIndexPut");
+  diopiError_t (*index)(CTX, T *, CT, CT *, int64_t) =
+      (diopiError_t(*)(CTX, T *, CT, CT *, int64_t))ops_env_find(e,
+                                                                 "diopiIndex");
+  int64_t s234[3] = {2, 3, 4}, s2[1] = {2}, s23[2] = {2, 3};
+  float x[24];
+  for (int i = 0; i < 24; i++)
+    x[i] = (float)i;
+  const int64_t i0[2] = {1, 0}, i2[2] = {3, 1};
+  T tx = ops_made_tensor(&m, diopi_dtype_float32, 3, s234, x, sizeof x, NULL),
+    t0 = ops_made_tensor(&m, diopi_dtype_int64, 1, s2, i0, sizeof i0, NULL),
+    t2 = ops_made_tensor(&m, diopi_dtype_int64, 1, s2, i2, sizeof i2, NULL);
+  CT indices[3] = {t0, NULL, t2};
+  T read = NULL;
+  assert_int_equal(index(e->ctx, &read, tx, indices, 3), diopiSuccess);
+  synchronize(e);
+  diopiSize_t shape;
+  assert_int_equal(diopiGetTensorShape(read, &shape), diopiSuccess);
+  assert_int_equal(shape.len, 2);
+  assert_int_equal(shape.data[0], 2);
+  assert_int_equal(shape.data[1], 3);
+  void *data;
+  assert_int_equal(diopiGetTensorData(read, &data), diopiSuccess);
+  const float want[6] = {15, 19, 23, 1, 5, 9};
+  assert_floats(data, want, 6);
+
+  const float values[6] = {-1, -2, -3, -4, -5, -6};
+  float *y;
+  T tv = ops_made_tensor(&m, diopi_dtype_float32, 2, s23, values, sizeof values,
+                         NULL),
+    ty =
+        ops_made_tensor(&m, diopi_dtype_float32, 3, s234, NULL, 0, (void **)&y);
+  assert_int_equal(index_put(e->ctx, ty, tx, tv, indices, 3, false),
+                   diopiSuccess);
+  synchronize(e);
+  float put[24];
+  memcpy(put, x, sizeof put);
+  for (int b = 0; b < 2; b++)
+    for (int k = 0; k < 3; k++)
+      put[i0[b] * 12 + k * 4 + i2[b]] = values[b * 3 + k];
+  assert_floats(y, put, 24);
+  ops_made_destroy(&m);
+}
+
 /* input (3,), mask (2, 3) = [[1, 0, 1], [1, 1, 0]]: the selection of the
  * broadcast input takes (0, 0), (0, 2), (1, 0), (1, 1); their gradients
  * [1, 2, 3, 4] sum back onto the input's elements: [1 + 3, 4, 2]. */
@@ -292,6 +346,7 @@ int main(void) {
       cmocka_unit_test(scatter_of_a_0dim_index_into_a_1d_input),
       cmocka_unit_test(index_put_takes_two_masks_side_by_side),
       cmocka_unit_test(index_put_and_index_take_a_mask_after_an_integer_index),
+      cmocka_unit_test(index_with_a_whole_dim_between_indices_puts_them_first),
       cmocka_unit_test(masked_select_backward_sums_where_the_mask_broadcast),
       cmocka_unit_test(masked_fill_out_has_the_broadcast_shape),
   };

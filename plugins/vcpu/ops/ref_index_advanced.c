@@ -1,8 +1,11 @@
 /* Advanced indexing: index (out = input[..., i0[b], i1[b], ..., ...] over
  * the broadcast index positions b) and its backward, and index_put (+ in
  * place, accumulate or not: out = input, then out[...] = values or +=). The
- * index tensors are one run of adjacent dims (NULL entries before or after it
- * keep those dims whole), integer (negative counts from the end) or bool
+ * index tensors cover one run of adjacent dims (NULL entries before or after
+ * it keep those dims whole) or, as in PyTorch, dims with whole ones between
+ * them, whose broadcast index dims then come first in the iteration (the
+ * indexed tensor is viewed with its indexed dims moved to the front),
+ * integer (negative counts from the end) or bool
  * masks, each over as many dims as it has. A lone mask over the leading dims
  * gives (takes) values' k-th slice at its k-th true position; any other mask
  * stands for its true positions' coordinates, one integer index per dim
@@ -190,12 +193,34 @@ static diopiError_t expand_mask(diopiContextHandle_t ctx, const char *op,
   return err;
 }
 
-/* Views indices[0, count) into t (out must be viewed). The non-NULL
- * entries are adjacent and index one run of dims from t->first (a NULL
- * before them keeps one dim whole): an integer tensor one dim, a bool (or
- * uint8) mask as many as it has, each of the input's size there. A lone
- * mask over the leading dims stays a mask (t->mask); other masks are
- * expanded into coordinates, after waiting for the stream. */
+/* Moves the dims `indexed[0, n)` (in order) of v to the front, the others
+ * following in order. */
+static void move_to_front(ref_view_t *v, const int *indexed, int n) {
+  ref_view_t moved = *v;
+  bool taken[REF_MAX_DIMS] = {false};
+  int d = 0;
+  for (int j = 0; j < n; j++, d++) {
+    moved.shape[d] = v->shape[indexed[j]];
+    moved.strides[d] = v->strides[indexed[j]];
+    taken[indexed[j]] = true;
+  }
+  for (int k = 0; k < v->ndim; k++)
+    if (!taken[k]) {
+      moved.shape[d] = v->shape[k];
+      moved.strides[d++] = v->strides[k];
+    }
+  *v = moved;
+}
+
+/* Views indices[0, count) into t (out, and input when copied, must be
+ * viewed). Each non-NULL entry indexes the next dims (a NULL one keeps one
+ * dim whole): an integer tensor one dim, a bool (or uint8) mask as many as
+ * it has, each of the input's size there. Adjacent entries index one run of
+ * dims from t->first; entries with a whole dim between them have their dims
+ * moved to the front of out (and input), so t->first is 0 and the broadcast
+ * index dims lead the iteration, as PyTorch orders them. A lone mask over
+ * the leading dims stays a mask (t->mask); other masks are expanded into
+ * coordinates, after waiting for the stream. */
 static diopiError_t parse_indices(diopiContextHandle_t ctx, const char *op,
                                   index_put_task_t *t,
                                   const diopiConstTensorHandle_t *indices,
@@ -206,18 +231,15 @@ static diopiError_t parse_indices(diopiContextHandle_t ctx, const char *op,
   ref_view_t given[REF_MAX_DIMS];
   bool mask[REF_MAX_DIMS];
   char names[REF_MAX_DIMS][32];
-  int n = 0, dim = 0, masks = 0;
+  int n = 0, dim = 0, masks = 0, indexed[REF_MAX_DIMS], nindexed = 0;
+  bool gap = false;
   t->first = -1;
   for (int64_t j = 0; j < count; j++) {
     if (!indices[j]) {
       dim++;
       continue;
     }
-    if (n && !indices[j - 1])
-      return ref_fail(op,
-                      "indices: the index tensors must be adjacent "
-                      "(index %lld follows a gap)",
-                      (long long)j);
+    gap = gap || (n && !indices[j - 1]);
     if (t->first < 0)
       t->first = dim;
     snprintf(names[n], sizeof names[n], "indices[%lld]", (long long)j);
@@ -236,11 +258,18 @@ static diopiError_t parse_indices(diopiContextHandle_t ctx, const char *op,
                                            t->out.shape + dim, dims)))
       return err;
     masks += mask[n];
-    dim += dims;
+    for (int k = 0; k < dims; k++)
+      indexed[nindexed++] = dim++;
     n++;
   }
   if (t->first < 0)
     return ref_fail(op, "indices: all %lld are NULL", (long long)count);
+  if (gap) {
+    move_to_front(&t->out, indexed, nindexed);
+    if (t->copy)
+      move_to_front(&t->input, indexed, nindexed);
+    t->first = 0;
+  }
   if (n == 1 && masks == 1 && t->first == 0) { /* a lone leading mask */
     t->mask = true;
     t->index[0] = given[0];
