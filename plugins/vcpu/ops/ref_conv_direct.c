@@ -12,15 +12,9 @@
 
 #include "ref_isa.h"
 #include "ref_pool.h"
+#include "ref_vector_types.h"
 
 enum { TILE = 6 };
-
-typedef float vf16 __attribute__((vector_size(64)));
-typedef float vf16u __attribute__((vector_size(64), aligned(4)));
-typedef float vf8 __attribute__((vector_size(32)));
-typedef float vf8u __attribute__((vector_size(32), aligned(4)));
-typedef float vf4 __attribute__((vector_size(16)));
-typedef float vf4u __attribute__((vector_size(16), aligned(4)));
 
 /* Output channels per panel: two vectors of ref_isa()'s width. */
 static int64_t panel_width(void) {

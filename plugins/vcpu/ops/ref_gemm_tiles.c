@@ -10,18 +10,12 @@
 
 #include "ref_isa.h"
 #include "ref_pool.h"
+#include "ref_vector_types.h"
 
 enum {
   TILE_ROWS = 4,
   BLOCK_COLUMNS = 64 /* a multiple of every ISA's tile width */
 };
-
-typedef float vf16 __attribute__((vector_size(64)));
-typedef float vf16u __attribute__((vector_size(64), aligned(4)));
-typedef float vf8 __attribute__((vector_size(32)));
-typedef float vf8u __attribute__((vector_size(32), aligned(4)));
-typedef float vf4 __attribute__((vector_size(16)));
-typedef float vf4u __attribute__((vector_size(16), aligned(4)));
 
 /* C's rows [i0, m) and columns [j0, j1): plain loops (they vectorise
  * along the row). */
