@@ -400,8 +400,7 @@ C_Status vcpu_stream_run_callback_if_idle(const C_Device device,
   vcpu_command command = {.kind = VCPU_COMMAND_CALLBACK,
                           .callback = {callback, user_data, device}};
   uint64_t traced_at = vcpu_trace_begin();
-  C_Status status = C_SUCCESS;
-  callback(device, stream, user_data, &status);
+  run_command(stream, &stream->device->runners, &command);
   if (traced_at) /* a callback's report reads no slot */
     vcpu_trace_command(stream->device->id, stream, &command, NULL, traced_at);
   vcpu_queue_complete_claimed(&stream->queue, place);

@@ -51,4 +51,35 @@ static inline int64_t ref_cdist_batch_of(const ref_cdist_batch_t *batch,
   return index;
 }
 
+/* Checks cdist's inputs for `op` (x1 [..., P, M] and x2 [..., R, M], both of
+ * 2 dims or more, with broadcasting batch dims; p >= 0) and writes the
+ * broadcast batch into *batch and the result's shape [batch..., P, R] into
+ * out_shape (REF_MAX_DIMS entries), its dim count into *out_ndim. */
+static inline diopiError_t ref_cdist_shape(const char *op, const ref_view_t *x1,
+                                           const ref_view_t *x2, double p,
+                                           ref_cdist_batch_t *batch,
+                                           int64_t *out_shape, int *out_ndim) {
+  if (x1->ndim < 2 || x2->ndim < 2)
+    return ref_fail(op,
+                    "input1, input2: expected [..., rows, features], got %d "
+                    "and %d dims",
+                    x1->ndim, x2->ndim);
+  if (!(p >= 0))
+    return ref_fail(op, "p: expected >= 0, got %g", p);
+  diopiError_t err = ref_cdist_batch(op, x1, x2, batch);
+  if (err)
+    return err;
+  int64_t m = x1->shape[x1->ndim - 1];
+  if (x2->shape[x2->ndim - 1] != m)
+    return ref_fail(op, "input2: %lld features, input1 has %lld",
+                    (long long)x2->shape[x2->ndim - 1], (long long)m);
+  int nd = batch->ndim + 2;
+  for (int d = 0; d < batch->ndim; d++)
+    out_shape[d] = batch->shape[d];
+  out_shape[nd - 2] = x1->shape[x1->ndim - 2];
+  out_shape[nd - 1] = x2->shape[x2->ndim - 2];
+  *out_ndim = nd;
+  return diopiSuccess;
+}
+
 #endif /* BACKPLANE_REF_OPS_CDIST_H_ */

@@ -92,26 +92,13 @@ REF_EXPORT diopiError_t diopiCdistBackward(
   if (err)
     return err;
   t.f32 = t.x1.dtype == diopi_dtype_float32;
-  if (t.x1.ndim < 2 || t.x2.ndim < 2)
-    return ref_fail(op,
-                    "input1, input2: expected [..., rows, features], got %d "
-                    "and %d dims",
-                    t.x1.ndim, t.x2.ndim);
-  if (!(p >= 0))
-    return ref_fail(op, "p: expected >= 0, got %g", p);
-  if ((err = ref_cdist_batch(op, &t.x1, &t.x2, &t.batch)))
-    return err;
-  int nd = t.batch.ndim + 2;
+  int nd = 0;
   int64_t shape[REF_MAX_DIMS];
-  memcpy(shape, t.batch.shape, sizeof shape);
+  if ((err = ref_cdist_shape(op, &t.x1, &t.x2, p, &t.batch, shape, &nd)))
+    return err;
   t.p_rows = t.x1.shape[t.x1.ndim - 2];
   t.r_rows = t.x2.shape[t.x2.ndim - 2];
   t.m = t.x1.shape[t.x1.ndim - 1];
-  shape[nd - 2] = t.p_rows;
-  shape[nd - 1] = t.r_rows;
-  if (t.x2.shape[t.x2.ndim - 1] != t.m)
-    return ref_fail(op, "input2: %lld features, input1 has %lld",
-                    (long long)t.x2.shape[t.x2.ndim - 1], (long long)t.m);
   if ((err = ref_expect_shape(op, "grad_output", &t.grad_output, shape, nd)) ||
       (err = ref_expect_shape(op, "cdist", &t.dist, shape, nd)) ||
       (err = ref_expect_shape(op, "grad_input", &t.grad_input, t.x1.shape,

@@ -175,28 +175,15 @@ REF_EXPORT diopiError_t diopiCdist(diopiContextHandle_t ctx,
     err = ref_view(ctx, op, "input1", input1, &t.x1);
   if (!err)
     err = ref_view(ctx, op, "input2", input2, &t.x2);
-  if (!err && (t.x1.ndim < 2 || t.x2.ndim < 2))
-    err = ref_fail(op,
-                   "input1, input2: expected [..., rows, features], got %d "
-                   "and %d dims",
-                   t.x1.ndim, t.x2.ndim);
-  if (!err && !(p >= 0))
-    err = ref_fail(op, "p: expected >= 0, got %g", p);
+  int nd = 0;
+  int64_t shape[REF_MAX_DIMS];
   if (!err)
-    err = ref_cdist_batch(op, &t.x1, &t.x2, &t.batch);
+    err = ref_cdist_shape(op, &t.x1, &t.x2, p, &t.batch, shape, &nd);
   if (err)
     return err;
-  int nd = t.batch.ndim + 2;
-  int64_t shape[REF_MAX_DIMS];
-  memcpy(shape, t.batch.shape, sizeof shape);
   t.p_rows = t.x1.shape[t.x1.ndim - 2];
   t.r_rows = t.x2.shape[t.x2.ndim - 2];
   t.m = t.x1.shape[t.x1.ndim - 1];
-  if (t.x2.shape[t.x2.ndim - 1] != t.m)
-    return ref_fail(op, "input2: %lld features, input1 has %lld",
-                    (long long)t.x2.shape[t.x2.ndim - 1], (long long)t.m);
-  shape[nd - 2] = t.p_rows;
-  shape[nd - 1] = t.r_rows;
   if ((err = ref_expect_shape(op, "out", &t.out, shape, nd)))
     return err;
   return t.out.numel ? ref_enqueue(ctx, op, run_cdist, &t, sizeof t)
