@@ -185,11 +185,13 @@ BP_API_BODY bp_status_t stream_add_callback(const char *function,
   return BP_OK;
 }
 
+/* `function` names the entry point, and the trace slice: a string literal
+ * (the trace keeps the pointer). */
 static __attribute__((noinline, cold)) bp_status_t
 traced_stream_add_callback(const char *function, bp_stream_t *stream,
                            bp_host_fn_t fn, void *user_data, const char *label,
                            bool may_run_inline) {
-  BP_TRACE_CALL(stream->device, "bp_stream_add_callback",
+  BP_TRACE_CALL(stream->device, function,
                 stream_add_callback(function, stream, fn, user_data, label,
                                     may_run_inline),
                 ",\"stream\":\"%p\"", (void *)stream);

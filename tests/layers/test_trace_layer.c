@@ -440,6 +440,44 @@ static void test_allocator_calls_are_slices(void **state) {
   json_decref(root);
 }
 
+static void count_run(void *ran) {
+  ++*(int *)ran;
+}
+
+/* The three ways to add a host function to a stream, one each. */
+static void add_callbacks(bp_runtime_t *runtime) {
+  bp_device_t *device;
+  bp_stream_t *stream;
+  int ran = 0;
+  assert_int_equal(bp_device_at(runtime, 0, &device), BP_OK);
+  assert_int_equal(bp_stream_create(device, &stream), BP_OK);
+  assert_int_equal(bp_stream_add_callback(stream, count_run, &ran), BP_OK);
+  assert_int_equal(
+      bp_stream_add_labeled_callback(stream, count_run, &ran, "labeled"),
+      BP_OK);
+  assert_int_equal(
+      bp_stream_add_inline_callback(stream, count_run, &ran, "inline"), BP_OK);
+  assert_int_equal(bp_stream_synchronize(stream), BP_OK);
+  assert_int_equal(ran, 3);
+  assert_int_equal(bp_stream_destroy(stream), BP_OK);
+}
+
+/* Each callback entry point is a slice under its own name. */
+static void test_callback_calls_are_named_by_their_entry_point(void **state) {
+  (void)state;
+  json_t *root = traced(add_callbacks);
+  static const char *const calls[] = {"bp_stream_add_callback",
+                                      "bp_stream_add_labeled_callback",
+                                      "bp_stream_add_inline_callback"};
+  for (size_t i = 0; i < sizeof calls / sizeof *calls; i++) {
+    assert_int_equal(trace_count(root, "X", calls[i], NULL, 0), 1);
+    json_t *args = json_object_get(trace_slice(root, calls[i], 0), "args");
+    assert_arg_string(args, "result", "BP_OK");
+    assert_non_null(json_string_value(json_object_get(args, "stream")));
+  }
+  json_decref(root);
+}
+
 /* One runtime's share of the two-runtime test: two streams on the devices
  * of ordinals `ordinals`, each given `rounds` host->device copies of
  * `bytes` (a size only this runtime uses). */
@@ -544,6 +582,7 @@ int main(void) {
       cmocka_unit_test(test_ranges_are_nested_slices),
       cmocka_unit_test(test_cached_alloc_is_a_slice),
       cmocka_unit_test(test_allocator_calls_are_slices),
+      cmocka_unit_test(test_callback_calls_are_named_by_their_entry_point),
       cmocka_unit_test(test_two_runtimes_each_see_their_timeline),
       cmocka_unit_test(test_unwritable_file_is_reported_not_fatal),
   };
