@@ -249,6 +249,32 @@ static void pageable_copies_return_while_the_stream_is_held(void **state) {
   free(back);
 }
 
+/* A synchronous copy from ordinary memory of several megabytes lands whole,
+ * from an odd address and of an odd length, and is complete when the call
+ * returns. */
+static void pageable_synchronous_copies_land_whole(void **state) {
+  gpu_t *g = *state;
+  enum { N = (10 << 20) + 5 };
+  unsigned char *buffer = malloc(N + 1), *back = malloc(N);
+  void *d = NULL;
+  assert_non_null(buffer);
+  assert_non_null(back);
+  unsigned char *src = buffer + 1;
+  assert_int_equal(bp_device_malloc(g->device, N, &d), BP_OK);
+  for (size_t i = 0; i < N; ++i)
+    src[i] = (unsigned char)(i * 151 + 11);
+  memset(back, 0, N);
+  assert_int_equal(bp_copy(g->device, d, NULL, src, N, NULL), BP_OK);
+  memset(src, 0, N); /* complete: the device keeps the bytes */
+  assert_int_equal(bp_copy(NULL, back, g->device, d, N, NULL), BP_OK);
+  for (size_t i = 0; i < N; ++i)
+    if (back[i] != (unsigned char)(i * 151 + 11))
+      fail_msg("byte %zu: %u", i, back[i]);
+  assert_int_equal(bp_device_free(g->device, d), BP_OK);
+  free(buffer);
+  free(back);
+}
+
 static void count_call(void *user_data) {
   ++*(int *)user_data;
 }
@@ -697,6 +723,7 @@ int main(void) {
       cmocka_unit_test(copies_round_trip_in_every_direction),
       cmocka_unit_test(nccl_runs_a_single_rank_communicator),
       cmocka_unit_test(pageable_copies_return_while_the_stream_is_held),
+      cmocka_unit_test(pageable_synchronous_copies_land_whole),
       cmocka_unit_test(events_time_and_callbacks_run),
       cmocka_unit_test(source_kernels_run_with_blocks_as_the_grid),
       cmocka_unit_test(kernels_report_codes_through_a_status_word),

@@ -28,6 +28,7 @@ enum { CUDA_H2D = 1, CUDA_D2H = 2, CUDA_HOST_ALLOC_PORTABLE = 1 };
   X(cudaStreamCreate, (cuda_handle *))                                         \
   X(cudaStreamDestroy, (cuda_handle))                                          \
   X(cudaStreamSynchronize, (cuda_handle))                                      \
+  X(cudaMemcpy, (void *, const void *, size_t, int))                           \
   X(cudaMemcpyAsync, (void *, const void *, size_t, int, cuda_handle))
 #define BENCH_DRIVER_FUNCTIONS(X)                                              \
   X(cuModuleLoadData, (cuda_handle *, const void *))                           \
@@ -139,47 +140,51 @@ static bench_cuda_t *cuda_open(bench_ctx_t *ctx, bool driver, bool cublas) {
 
 enum { COPY_BYTES = 64 << 20, COPY_REPS = 21, LAUNCH_REPS = 2001 };
 
-/* One direction of the copy rows: the plugin and cudaMemcpyAsync,
- * interleaved, each + synchronize. */
+/* One direction of the copy rows: the plugin and CUDA called directly,
+ * interleaved. With a stream, pinned `host` memory on both sides,
+ * cudaMemcpyAsync + synchronize; without one, ordinary (pageable) `host`
+ * memory, synchronous copies against cudaMemcpy. */
 static bp_status_t copy_row(bench_cuda_t *cu, bp_stream_t *stream,
-                            void *device_buffer, void *pinned, size_t bytes,
+                            void *device_buffer, void *host, size_t bytes,
                             bool to_device) {
   bench_ctx_t *ctx = cu->ctx;
   size_t reps = bench_reps(ctx, COPY_REPS);
   double ours[COPY_REPS + 1], direct[COPY_REPS + 1];
+  void *dst = to_device ? device_buffer : host;
+  const void *src = to_device ? host : device_buffer;
+  int kind = to_device ? CUDA_H2D : CUDA_D2H;
   bp_status_t status = BP_OK;
   for (size_t r = 0; r <= reps && status == BP_OK; r++) { /* 0: warm-up */
     uint64_t start = cli_now_ns();
-    status =
-        to_device
-            ? bp_copy(ctx->device, device_buffer, NULL, pinned, bytes, stream)
-            : bp_copy(NULL, pinned, ctx->device, device_buffer, bytes, stream);
-    if (status == BP_OK)
+    status = bp_copy(to_device ? ctx->device : NULL, dst,
+                     to_device ? NULL : ctx->device, src, bytes, stream);
+    if (status == BP_OK && stream)
       status = bp_stream_synchronize(stream);
     ours[r] = (double)bytes / (double)(cli_now_ns() - start);
     start = cli_now_ns();
-    if (cu->cudaMemcpyAsync(to_device ? device_buffer : pinned,
-                            to_device ? pinned : device_buffer, bytes,
-                            to_device ? CUDA_H2D : CUDA_D2H, cu->stream) ||
-        cu->cudaStreamSynchronize(cu->stream))
+    if (stream ? cu->cudaMemcpyAsync(dst, src, bytes, kind, cu->stream) ||
+                     cu->cudaStreamSynchronize(cu->stream)
+               : cu->cudaMemcpy(dst, src, bytes, kind))
       status = BP_ERR_PLUGIN;
     direct[r] = (double)bytes / (double)(cli_now_ns() - start);
   }
   if (status != BP_OK)
-    return bench_error(ctx, "copies against cudaMemcpyAsync", status);
+    return bench_error(ctx, "copies against CUDA", status);
   char name[64];
-  snprintf(name, sizeof name, "%s %zu MiB pinned stream",
-           to_device ? "h2d" : "d2h", bytes >> 20);
-  bench_record(ctx, &(bench_result_t){
-                        .bench_case = name,
-                        .value = cli_median(ours + 1, reps),
-                        .unit = "GB/s",
-                        .baseline = "cudaMemcpyAsync + cudaStreamSynchronize",
-                        .baseline_value = cli_median(direct + 1, reps),
-                        .budget = BENCH_BUDGET_MIN_RATIO,
-                        .limit = 0.95,
-                        .budget_text = ">= 95% of CUDA",
-                    });
+  snprintf(name, sizeof name, "%s %zu MiB %s", to_device ? "h2d" : "d2h",
+           bytes >> 20, stream ? "pinned stream" : "pageable sync");
+  bench_record(
+      ctx, &(bench_result_t){
+               .bench_case = name,
+               .value = cli_median(ours + 1, reps),
+               .unit = "GB/s",
+               .baseline = stream ? "cudaMemcpyAsync + cudaStreamSynchronize"
+                                  : "cudaMemcpy",
+               .baseline_value = cli_median(direct + 1, reps),
+               .budget = BENCH_BUDGET_MIN_RATIO,
+               .limit = 0.95,
+               .budget_text = ">= 95% of CUDA",
+           });
   return BP_OK;
 }
 
@@ -190,19 +195,23 @@ bp_status_t bench_cuda_copy(bench_ctx_t *ctx) {
   size_t bytes = ctx->quick ? (size_t)1 << 20 : (size_t)COPY_BYTES;
   bp_stream_t *stream = NULL;
   void *device_buffer = NULL, *pinned = NULL;
-  bp_status_t status = bp_stream_create(ctx->device, &stream);
+  unsigned char *pageable = malloc(bytes);
+  bp_status_t status =
+      pageable ? bp_stream_create(ctx->device, &stream) : BP_ERR_OUT_OF_MEMORY;
   if (status == BP_OK)
     status = bp_device_malloc(ctx->device, bytes, &device_buffer);
   if (status == BP_OK)
     status = bp_host_malloc(ctx->device, bytes, &pinned);
   if (status == BP_OK) {
     memset(pinned, 0x5a, bytes);
-    status = copy_row(cu, stream, device_buffer, pinned, bytes, true);
-  }
-  if (status == BP_OK)
-    status = copy_row(cu, stream, device_buffer, pinned, bytes, false);
-  else
+    memset(pageable, 0x5a, bytes); /* pre-faulted */
+  } else {
     bench_error(ctx, "setting up the CUDA copy rows", status);
+  }
+  for (int row = 0; row < 4 && status == BP_OK; row++)
+    status = copy_row(cu, row < 2 ? stream : NULL, device_buffer,
+                      row < 2 ? pinned : (void *)pageable, bytes, row % 2 == 0);
+  free(pageable);
   bp_host_free(ctx->device, pinned);
   bp_device_free(ctx->device, device_buffer);
   bp_stream_destroy(stream);
