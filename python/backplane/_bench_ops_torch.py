@@ -2,13 +2,15 @@
 CPU with the same thread count, in the same run. Run by the bench
 (tools/backplane/bench/bench_ops.c, with BACKPLANE_PYTHON) by path, so the
 baseline process never imports the backplane package:
-    python .../backplane/_bench_ops_torch.py THREADS REPS < cases
+    python .../backplane/_bench_ops_torch.py THREADS REPS [--no-isa] < cases
 where each line of `cases` is "NAME OP NINPUTS SPEC..." (the tensors, inputs
-first, as tools/backplane/bench/bench_ops_cases.h describes their specs). Prints one line per case: "NAME MEDIAN_SECONDS". Exits 3 if
-torch cannot be imported (the bench then reports no PyTorch baseline).
+first, as tools/backplane/bench/bench_ops_cases.h describes their specs).
+Prints one line per case: "NAME SECONDS..." (REPS timings, after a
+warm-up), and PyTorch's instruction sets on stderr unless --no-isa (the
+bench runs the script once per round). Exits 3 if torch cannot be imported
+(the bench then reports no PyTorch baseline).
 """
 import os
-import statistics
 import sys
 import time
 
@@ -271,7 +273,8 @@ def describe_isa():
 def main():
     threads, reps = int(sys.argv[1]), int(sys.argv[2])
     torch.set_num_threads(threads)
-    describe_isa()
+    if "--no-isa" not in sys.argv[3:]:
+        describe_isa()
     for line in sys.stdin:
         fields = line.split()
         if not fields:
@@ -288,7 +291,7 @@ def main():
             start = time.perf_counter()
             run()
             times.append(time.perf_counter() - start)
-        print(f"{name} {statistics.median(times):.9f}", flush=True)
+        print(name, " ".join(f"{t:.9f}" for t in times), flush=True)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
 /* ops: the reference op library (libbackplane_ops_ref.so) on the bench's
  * device, each case (bench_ops_cases.c: the original GEMM, elementwise, row
  * and convolution rows, then a row per op family of issue 25) timed as call
- * + stream synchronize (median of repetitions), against baselines measured
- * in the same run: GEMM against OpenBLAS cblas_sgemm called directly on the
+ * + stream synchronize (the median of 9 repetitions, 3 in each of 3 rounds
+ * that alternate with PyTorch's), against baselines measured in the same
+ * run: GEMM against OpenBLAS cblas_sgemm called directly on the
  * same buffers (budget >= 90 %), the 8 Mi-element elementwise rows against
  * two-thread memcpy bandwidth (>= 70 %), and every case against PyTorch on
  * the CPU with the same thread count, when the bench's interpreter
@@ -36,7 +37,7 @@
 #include "cli/cli_paths.h"
 #include "cli/cli_timing.h"
 
-enum { FULL_REPS = 9 };
+enum { FULL_REPS = 9, ROUNDS = 3 };
 
 typedef struct ops_bench {
   bench_ctx_t *ctx;
@@ -169,40 +170,56 @@ static void record(bench_ctx_t *ctx, const op_case_t *c, double value,
                     });
 }
 
-/* Measures the case and its baseline, interleaved; *ours = median s. */
-static bp_status_t measure(ops_bench_t *b, const op_case_t *c, double *ours) {
+/* A case's samples over the rounds, in seconds: of its op and of its
+ * GEMM/memcpy baseline (0 without one), `reps` of each; of PyTorch's op,
+ * `torch_reps`. */
+typedef struct case_samples {
+  double op_s[FULL_REPS], base_s[FULL_REPS], torch_s[FULL_REPS];
+  size_t reps, torch_reps;
+  bool failed;
+} case_samples_t;
+
+/* Adds `reps` samples of the case and its baseline, interleaved, to `x`. */
+static bp_status_t measure(ops_bench_t *b, const op_case_t *c, size_t reps,
+                           case_samples_t *x) {
   staged_case_t s;
   bp_status_t status = stage(b, c, &s);
   if (status != BP_OK) {
     unstage(&s);
     return bench_error(b->ctx, c->name, status);
   }
-  size_t reps = bench_reps(b->ctx, FULL_REPS);
-  double op_s[FULL_REPS], base_s[FULL_REPS];
   if (time_op(b, &s) < 0) { /* warm-up */
     unstage(&s);
     return BP_ERR_PLUGIN;
   }
-  for (size_t r = 0; r < reps; r++) {
-    if ((op_s[r] = time_op(b, &s)) < 0) {
+  for (size_t r = 0; r < reps && x->reps < FULL_REPS; r++, x->reps++) {
+    if ((x->op_s[x->reps] = time_op(b, &s)) < 0) {
       unstage(&s);
       return BP_ERR_PLUGIN;
     }
-    base_s[r] = c->vs != VS_NONE ? time_baseline(b, &s) : 0;
+    x->base_s[x->reps] = c->vs != VS_NONE ? time_baseline(b, &s) : 0;
   }
   unstage(&s);
-  *ours = cli_median(op_s, reps);
+  return BP_OK;
+}
+
+/* Records the case's GEMM or memcpy row, if it has one; *ours = the
+ * median seconds of its op. */
+static void record_baseline_row(ops_bench_t *b, const op_case_t *c,
+                                case_samples_t *x, double *ours) {
+  *ours = cli_median(x->op_s, x->reps);
   if (c->vs == VS_SGEMM)
     record(b->ctx, c, rate(c, c->bytes, *ours), "OpenBLAS cblas_sgemm",
-           rate(c, c->bytes, cli_median(base_s, reps)), 0.9, ">= 90% of sgemm");
+           rate(c, c->bytes, cli_median(x->base_s, x->reps)), 0.9,
+           ">= 90% of sgemm");
   else if (c->vs == VS_MEMCPY) {
     /* memcpy moves 2 x the tensor: one read, one write. */
     double copied = 2.0 * (double)ops_numel(c, 0) * sizeof(float);
     record(b->ctx, c, rate(c, c->bytes, *ours),
            b->threads < 2 ? "memcpy 1 thread" : "memcpy 2 threads",
-           rate(c, copied, cli_median(base_s, reps)), 0.7, ">= 70% of memcpy");
+           rate(c, copied, cli_median(x->base_s, x->reps)), 0.7,
+           ">= 70% of memcpy");
   }
-  return BP_OK;
 }
 
 /* The environment that gives PyTorch's process the cap of ours: "" when
@@ -252,10 +269,12 @@ static void print_isa(const ops_bench_t *b) {
           model, ours, cap ? cap : "native", openblas_get_corename());
 }
 
-/* Runs the PyTorch script over `cases`; fills torch_s (seconds, 0 where
- * missing). Returns 0, or -1 (saying why) if PyTorch is not available. */
+/* Runs the PyTorch script over `cases`, `reps` timings each, adding them
+ * to samples[i].torch_s (none where PyTorch lacks the case); `round` 0
+ * prints PyTorch's instruction sets. Returns 0, or -1 (saying why) if
+ * PyTorch is not available. */
 static int time_torch(ops_bench_t *b, const op_case_t *cases, int n,
-                      double *torch_s) {
+                      size_t reps, size_t round, case_samples_t *samples) {
   char script[PATH_MAX];
   const char *python = bench_python_interpreter();
   if (!bench_python_script("_bench_ops_torch.py", script, sizeof script)) {
@@ -282,20 +301,30 @@ static int time_torch(ops_bench_t *b, const op_case_t *cases, int n,
   fclose(in);
   char command[3 * PATH_MAX], env[160];
   torch_isa_env(env, sizeof env);
-  snprintf(command, sizeof command, "%s'%s' '%s' %d %zu < %s",
-           env[0] ? env + 1 : "", python, script, b->threads,
-           bench_reps(b->ctx, FULL_REPS), input_path);
+  snprintf(command, sizeof command, "%s'%s' '%s' %d %zu%s < %s",
+           env[0] ? env + 1 : "", python, script, b->threads, reps,
+           round ? " --no-isa" : "", input_path);
   FILE *out = popen(command, "r");
   int found = 0;
-  char line[256], name[64];
-  double seconds;
-  while (out && fgets(line, sizeof line, out))
-    if (sscanf(line, "%63s %lf", name, &seconds) == 2)
-      for (int i = 0; i < n; i++)
-        if (!strcmp(name, cases[i].name)) {
-          torch_s[i] = seconds;
-          found++;
+  char line[512], name[64];
+  int used;
+  while (out && fgets(line, sizeof line, out)) {
+    if (sscanf(line, "%63s%n", name, &used) != 1)
+      continue;
+    for (int i = 0; i < n; i++)
+      if (!strcmp(name, cases[i].name)) {
+        case_samples_t *x = &samples[i];
+        const char *at = line + used;
+        double seconds;
+        int width;
+        while (x->torch_reps < FULL_REPS &&
+               sscanf(at, "%lf%n", &seconds, &width) == 1) {
+          x->torch_s[x->torch_reps++] = seconds;
+          at += width;
         }
+        found++;
+      }
+  }
   int status = out ? pclose(out) : -1;
   unlink(input_path);
   if (status == 0 && found)
@@ -342,29 +371,46 @@ bp_status_t bench_ops(bench_ctx_t *ctx) {
   }
   print_isa(&b);
   static op_case_t cases[OPS_MAX_CASES];
-  double ours[OPS_MAX_CASES] = {0}, torch_s[OPS_MAX_CASES] = {0};
+  static case_samples_t samples[OPS_MAX_CASES];
+  memset(samples, 0, sizeof samples);
   int n = ops_make_cases(ctx, cases), failed = 0;
   if (n < 0) {
     status = bench_error(ctx, "the case table", BP_ERR_INTERNAL);
     goto done;
   }
-  for (int i = 0; i < n; i++) /* a failing case is reported; the rest run */
-    if (measure(&b, &cases[i], &ours[i]) != BP_OK) {
-      ours[i] = 0;
-      failed++;
-    }
+  /* Rounds: every case of ours, then PyTorch's, and again, so that both
+   * sides sample the same stretches of the run (a machine whose load
+   * drifts moves both). A failing case is reported; the rest run. */
+  size_t rounds = ctx->quick ? 1 : ROUNDS;
+  size_t reps = bench_reps(ctx, FULL_REPS) / rounds;
+  bool torch = true;
+  for (size_t round = 0; round < rounds; round++) {
+    for (int i = 0; i < n; i++)
+      if (!samples[i].failed &&
+          measure(&b, &cases[i], reps, &samples[i]) != BP_OK) {
+        samples[i].failed = true;
+        failed++;
+      }
+    /* none: rows without a baseline */
+    torch = torch && time_torch(&b, cases, n, reps, round, samples) == 0;
+  }
   char baseline[48];
   snprintf(baseline, sizeof baseline, "PyTorch CPU %d thread%s", b.threads,
            b.threads == 1 ? "" : "s");
-  time_torch(&b, cases, n, torch_s); /* none: rows without a baseline */
-  for (int i = 0; i < n; i++)
-    if (torch_s[i] > 0 && ours[i] > 0) {
+  for (int i = 0; i < n; i++) {
+    case_samples_t *x = &samples[i];
+    if (x->failed)
+      continue;
+    double ours;
+    record_baseline_row(&b, &cases[i], x, &ours);
+    if (x->torch_reps) {
       char text[24];
       snprintf(text, sizeof text, ">= %.1fx PyTorch", cases[i].at_least);
-      record(ctx, &cases[i], rate(&cases[i], cases[i].bytes, ours[i]), baseline,
-             rate(&cases[i], cases[i].bytes, torch_s[i]), cases[i].at_least,
-             text);
+      double theirs = cli_median(x->torch_s, x->torch_reps);
+      record(ctx, &cases[i], rate(&cases[i], cases[i].bytes, ours), baseline,
+             rate(&cases[i], cases[i].bytes, theirs), cases[i].at_least, text);
     }
+  }
   if (failed)
     status = BP_ERR_PLUGIN;
 done:
