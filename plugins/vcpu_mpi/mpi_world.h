@@ -37,7 +37,7 @@ static inline void mpi_wait_name_format(mpi_wait_name name, char *out,
     snprintf(out, capacity, "%s", name.label);
 }
 
-/* The small all-reduce a world is in (comm_mpi_module.c), kept with the
+/* The small all-reduce a world is in (mpi_all_reduce_small.c), kept with the
  * world so that it can stop on one thread and go on on another: the call,
  * its deadline, the step of this rank's plan it is at, and that step's
  * requests once posted. */
@@ -76,13 +76,13 @@ typedef struct mpi_world {
    * into later. */
   uint64_t check_mine[2], check_highest[2];
   uint64_t *calls;
-  /* The small all-reduce's messages (comm_mpi_module.c): the call words
+  /* The small all-reduce's messages (mpi_all_reduce_small.c): the call words
    * this rank sends, and the words and data it receives, at one step,
    * allocated on first use; and the call in progress. */
   unsigned char *small_out, *small_in;
   mpi_small_call small;
   /* A larger all-reduce's data from a partner, before it is reduced
-   * (comm_mpi_module.c), allocated on first use. */
+   * (mpi_all_reduce_large.c), allocated on first use. */
   void *scratch;
   /* Whether each rank runs on this rank's host (nranks entries). */
   bool *near;

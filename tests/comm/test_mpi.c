@@ -176,7 +176,7 @@ static void test_all_reduce_gives_every_rank_the_same_bits(void **state) {
 
 /* A small all-reduce's step sends the call words of the ranks its sender
  * stands for (48 bytes each) and the data as one message of at most 4032
- * bytes and the rest as a second (plugins/vcpu_mpi/comm_mpi_module.c,
+ * bytes and the rest as a second (plugins/vcpu_mpi/mpi_all_reduce_small.c,
  * SMALL_FIRST_BYTES; a first message of exactly that size announces a
  * second, then maybe empty): int8 sums whose words and data come to one
  * byte under, exactly at and one over that size, for every number of ranks
