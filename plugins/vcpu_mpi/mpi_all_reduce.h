@@ -40,6 +40,18 @@ int mpi_small_all_reduce_resume(mpi_world *world, uint64_t until_ns,
                                 const atomic_bool *aborted, char *error,
                                 size_t capacity);
 
+/* The call check of every other collective: the small all-reduce's
+ * exchange with the call words alone, so that whatever two ranks called at
+ * one sequence number, each learns the other's call from the messages it
+ * waits for (an all_reduce up to MPI_SMALL_ALL_REDUCE_MAX_BYTES against a
+ * broadcast, say). _start posts its first step; _finish goes on to its
+ * end: BP_OK when every rank made the same call, else the mismatch named
+ * (BP_ERR_INVALID_ARGUMENT), or a timeout naming the missing ranks. */
+int mpi_call_check_start(mpi_world *world, const vcpu_comm_desc_t *d,
+                         uint64_t deadline_ns, char *error, size_t capacity);
+int mpi_call_check_finish(mpi_world *world, const atomic_bool *aborted,
+                          char *error, size_t capacity);
+
 /* An all-reduce of any size over MPI_SMALL_ALL_REDUCE_MAX_BYTES, to its
  * end. */
 int mpi_large_all_reduce(mpi_world *world, const vcpu_comm_desc_t *d,

@@ -73,12 +73,21 @@ static size_t small_first_limit(const mpi_world *world, size_t peer) {
   return mpi_call_bytes(world->nranks) + MPI_SMALL_ALL_REDUCE_MAX_BYTES;
 }
 
-/* Posts the messages of the call's current step. */
+/* The data bytes a step's message carries: a small all-reduce's partial
+ * result; none for the call check of another collective. */
+static size_t data_bytes(const vcpu_comm_desc_t *d) {
+  return d->kind == VCPU_COMM_ALL_REDUCE
+             ? d->count * vcpu_comm_dtype_size(d->dtype)
+             : 0;
+}
+
+/* Posts the messages of the call's current step: the sends first (they are
+ * what the partner waits for), then the receive, as requests[0]. */
 static void small_post(mpi_world *world, const mpi_plan *plan) {
   mpi_small_call *c = &world->small;
   const vcpu_comm_desc_t *d = &c->call;
   size_t n = world->nranks, me = world->rank;
-  size_t bytes = d->count * vcpu_comm_dtype_size(d->dtype);
+  size_t bytes = data_bytes(d);
   int tag = SMALL_TAG_BASE + (int)(d->seq % 16000u);
   size_t from = 0, to = 0, words = 0;
   bool receives = true, sends = true;
@@ -105,31 +114,34 @@ static void small_post(mpi_world *world, const mpi_plan *plan) {
     break;
   }
   }
-  c->nrequests = 0;
   c->received = 0;
   c->second = false;
+  c->nsends = 0;
+  c->nrequests = receives ? 1 : 0;
   MPI_Request *r = c->requests;
+  if (sends) {
+    size_t limit = small_first_limit(world, to);
+    /* The words then the data, in small_out up to the first message's end
+     * (all of it when the words alone fill the first message). */
+    size_t total = words + bytes;
+    size_t packed = total < limit || words > limit ? total : limit;
+    memcpy(world->small_out + words, c->partial, packed - words);
+    size_t first = total < limit ? total : limit;
+    MPI_Isend(world->small_out, (int)first, MPI_BYTE, (int)to, tag, world->comm,
+              &r[c->nrequests++]);
+    c->nsends++;
+    if (total >= limit) {
+      const unsigned char *rest =
+          packed == total ? world->small_out + first
+                          : (const unsigned char *)c->partial + (first - words);
+      MPI_Isend(rest, (int)(total - first), MPI_BYTE, (int)to, tag, world->comm,
+                &r[c->nrequests++]);
+      c->nsends++;
+    }
+  }
   if (receives)
     MPI_Irecv(world->small_in, (int)small_first_limit(world, from), MPI_BYTE,
-              (int)from, tag, world->comm, &r[c->nrequests++]);
-  if (!sends)
-    return;
-  size_t limit = small_first_limit(world, to);
-  /* The words then the data, in small_out up to the first message's end
-   * (all of it when the words alone fill the first message). */
-  size_t total = words + bytes;
-  size_t packed = total < limit || words > limit ? total : limit;
-  memcpy(world->small_out + words, d->recv, packed - words);
-  size_t first = total < limit ? total : limit;
-  MPI_Isend(world->small_out, (int)first, MPI_BYTE, (int)to, tag, world->comm,
-            &r[c->nrequests++]);
-  if (total < limit)
-    return;
-  const unsigned char *rest =
-      packed == total ? world->small_out + first
-                      : (const unsigned char *)d->recv + (first - words);
-  MPI_Isend(rest, (int)(total - first), MPI_BYTE, (int)to, tag, world->comm,
-            &r[c->nrequests++]);
+              (int)from, tag, world->comm, &r[0]);
 }
 
 /* The rank the current step receives from (a step that receives). */
@@ -167,7 +179,7 @@ static const void *take_calls(mpi_world *world, size_t first, size_t end,
                               int *status) {
   mpi_small_call *c = &world->small;
   size_t block = mpi_call_bytes(end - first);
-  size_t bytes = c->call.count * vcpu_comm_dtype_size(c->call.dtype);
+  size_t bytes = data_bytes(&c->call);
   if ((size_t)c->received < block) {
     *status = mpi_fail(BP_ERR_INVALID_ARGUMENT, error, capacity,
                        "%s sequence %" PRIu64
@@ -191,9 +203,10 @@ static const void *take_calls(mpi_world *world, size_t first, size_t end,
 static void combine(mpi_small_call *c, const void *in, size_t partner,
                     size_t me) {
   C_CCLReduceOp op = c->call.op == AVG ? SUM : c->call.op;
-  const void *srcs[2] = {partner < me ? in : c->call.recv,
-                         partner < me ? c->call.recv : in};
+  const void *srcs[2] = {partner < me ? in : c->partial,
+                         partner < me ? c->partial : in};
   vcpu_comm_reduce(c->call.recv, srcs, 2, c->call.count, c->call.dtype, op, 1);
+  c->partial = c->call.recv;
 }
 
 /* Takes in what the current step received. */
@@ -206,9 +219,10 @@ static int small_receive(mpi_world *world, const mpi_plan *plan, char *error,
   switch (step_kind(plan, c->step, c->steps)) {
   case STEP_HAND_IN_AND_BACK:
     in = take_calls(world, 0, n, me + 1, error, capacity, &status);
-    if (in != NULL)
-      memcpy(c->call.recv, in,
-             c->call.count * vcpu_comm_dtype_size(c->call.dtype));
+    if (in != NULL) {
+      memcpy(c->call.recv, in, data_bytes(&c->call));
+      c->partial = c->call.recv;
+    }
     break;
   case STEP_TAKE_IN:
     in = take_calls(world, me - 1, me, me - 1, error, capacity, &status);
@@ -244,14 +258,17 @@ static int small_progress(mpi_world *world, uint64_t until_ns,
     if (!c->posted)
       small_post(world, &plan);
     c->posted = true;
-    /* First the first message alone (the receive, if the step has one, is
-     * the first request), which says whether a second one follows: its
-     * receive must be posted before the sends are waited for, since a
-     * second message over the eager limit is sent only once it is. */
+    /* The first message says whether a second one follows. When this
+     * rank sends two, their second goes over the eager limit, and is sent
+     * only once the partner posted its receive: so the partner's second
+     * receive must be posted before they are waited for, and the first
+     * message is waited for alone. One send (eager) needs nothing of the
+     * partner: all are waited for at once. MPI_Testall leaves every request
+     * as it was until all are done. */
     bool receives = step_kind(&plan, c->step, c->steps) != STEP_HAND_BACK;
     bool first = receives && !c->second && c->requests[0] != MPI_REQUEST_NULL;
     MPI_Status statuses[4];
-    int waited = first ? 1 : c->nrequests;
+    int waited = first && c->nsends > 1 ? 1 : c->nrequests;
     status = mpi_wait_until(world, c->requests, waited, statuses,
                             c->deadline_ns, until_ns, aborted,
                             mpi_call_name(&c->call), error, capacity);
@@ -261,10 +278,11 @@ static int small_progress(mpi_world *world, uint64_t until_ns,
       int got = 0;
       MPI_Get_count(&statuses[first ? 0 : c->nrequests - 1], MPI_BYTE, &got);
       c->received += got;
-      if (first &&
-          (size_t)got == small_first_limit(world, small_source(world, &plan)))
+      bool full =
+          (size_t)got == small_first_limit(world, small_source(world, &plan));
+      if (first && full)
         small_post_second(world, &plan);
-      if (first)
+      if (first && (full || waited == 1))
         continue;
     }
     if (status == BP_OK)
@@ -277,6 +295,10 @@ static int small_progress(mpi_world *world, uint64_t until_ns,
     return mpi_name_the_missing(world, status, c->call.seq, error, capacity);
   if (!c->agreed)
     return mpi_compare_calls(world, &c->call, error, capacity);
+  if (c->call.kind != VCPU_COMM_ALL_REDUCE)
+    return BP_OK;
+  if (c->partial != c->call.recv) /* one rank: no step wrote the result */
+    memcpy(c->call.recv, c->partial, data_bytes(&c->call));
   if (c->call.op == AVG)
     vcpu_comm_reduce(c->call.recv, (const void *const[]){c->call.recv}, 1,
                      c->call.count, c->call.dtype, AVG, world->nranks);
@@ -292,23 +314,27 @@ bool mpi_all_reduce_buffers(mpi_world *world) {
   return world->small_out != NULL && world->small_in != NULL;
 }
 
+/* Makes `d` the world's call exchange, at its first step. */
+static void begin(mpi_world *world, const vcpu_comm_desc_t *d,
+                  uint64_t deadline_ns) {
+  world->at_seq = d->seq;
+  mpi_plan plan = mpi_plan_of(world);
+  world->small = (mpi_small_call){.call = *d,
+                                  .deadline_ns = deadline_ns,
+                                  .partial = d->send,
+                                  .steps = steps_of(&plan),
+                                  .agreed = true,
+                                  .pending = true};
+  mpi_call_to_words(d, world->calls + world->rank * CALL_WORDS);
+}
+
 int mpi_small_all_reduce_start(mpi_world *world, const vcpu_comm_desc_t *d,
                                uint64_t deadline_ns, uint64_t until_ns,
                                const atomic_bool *aborted, char *error,
                                size_t capacity) {
   if (!mpi_all_reduce_buffers(world))
     return mpi_fail(BP_ERR_OUT_OF_MEMORY, error, capacity, "out of memory");
-  world->at_seq = d->seq;
-  mpi_plan plan = mpi_plan_of(world);
-  world->small = (mpi_small_call){.call = *d,
-                                  .deadline_ns = deadline_ns,
-                                  .steps = steps_of(&plan),
-                                  .agreed = true,
-                                  .pending = true};
-  mpi_call_to_words(d, world->calls + world->rank * CALL_WORDS);
-  size_t bytes = d->count * vcpu_comm_dtype_size(d->dtype);
-  if (d->send != d->recv && bytes)
-    memcpy(d->recv, d->send, bytes);
+  begin(world, d, deadline_ns);
   return small_progress(world, until_ns, aborted, error, capacity);
 }
 int mpi_small_all_reduce_resume(mpi_world *world, uint64_t until_ns,
@@ -318,4 +344,24 @@ int mpi_small_all_reduce_resume(mpi_world *world, uint64_t until_ns,
     return mpi_fail(BP_ERR_INTERNAL, error, capacity,
                     "no call of this world to go on with");
   return small_progress(world, until_ns, aborted, error, capacity);
+}
+
+int mpi_call_check_start(mpi_world *world, const vcpu_comm_desc_t *d,
+                         uint64_t deadline_ns, char *error, size_t capacity) {
+  if (!mpi_all_reduce_buffers(world))
+    return mpi_fail(BP_ERR_OUT_OF_MEMORY, error, capacity, "out of memory");
+  begin(world, d, deadline_ns);
+  if (world->small.steps == 0) {
+    world->small.pending = false;
+    return BP_OK;
+  }
+  mpi_plan plan = mpi_plan_of(world);
+  small_post(world, &plan);
+  world->small.posted = true;
+  return BP_OK;
+}
+
+int mpi_call_check_finish(mpi_world *world, const atomic_bool *aborted,
+                          char *error, size_t capacity) {
+  return small_progress(world, UINT64_MAX, aborted, error, capacity);
 }

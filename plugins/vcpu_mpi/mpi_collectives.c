@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpi_call_words.h"
+#include "mpi_all_reduce.h"
 #include "mpi_wait.h"
 #include "reduce/reduce.h"
 
@@ -92,57 +92,6 @@ static MPI_Op mpi_op_of(C_DataType dtype, C_CCLReduceOp op) {
   }
 }
 
-/* The call check: every rank's call at this sequence number, all-gathered
- * into world->calls. check_start posts it; check_finish waits for it and
- * names a rank that called something else, with what it called. */
-static MPI_Request check_start(mpi_world *world, const vcpu_comm_desc_t *d) {
-  world->at_seq = d->seq;
-  uint64_t *mine = world->calls + world->nranks * CALL_WORDS;
-  mpi_call_to_words(d, mine);
-  MPI_Request request = MPI_REQUEST_NULL;
-  MPI_Iallgather(mine, CALL_WORDS, MPI_UINT64_T, world->calls, CALL_WORDS,
-                 MPI_UINT64_T, world->comm, &request);
-  return request;
-}
-
-static int check_finish(mpi_world *world, const vcpu_comm_desc_t *d,
-                        MPI_Request *request, uint64_t deadline_ns,
-                        const atomic_bool *aborted, char *error,
-                        size_t capacity) {
-  int status = mpi_wait_all(world, request, 1, MPI_STATUSES_IGNORE, deadline_ns,
-                            aborted, mpi_call_name(d), error, capacity);
-  status = mpi_name_the_missing(world, status, d->seq, error, capacity);
-  return status == BP_OK ? mpi_compare_calls(world, d, error, capacity)
-                         : status;
-}
-
-/* reduce_scatter: in place (recv inside send) is not MPI's IN_PLACE layout,
- * so it reduces into a scratch buffer and copies, reading the input whole
- * first. */
-static int reduce_scatter(mpi_world *world, const vcpu_comm_desc_t *d,
-                          uint64_t deadline_ns, const atomic_bool *aborted,
-                          char *error, size_t capacity) {
-  size_t bytes = d->count * vcpu_comm_dtype_size(d->dtype);
-  void *out = d->recv;
-  if ((const char *)d->send + world->rank * bytes == d->recv && bytes)
-    out = malloc(bytes);
-  if (out == NULL)
-    return mpi_fail(BP_ERR_OUT_OF_MEMORY, error, capacity, "out of memory");
-  MPI_Request request;
-  MPI_Ireduce_scatter_block(d->send, out, (int)d->count, mpi_type_of(d->dtype),
-                            mpi_op_of(d->dtype, d->op), world->comm, &request);
-  int status =
-      mpi_wait_all(world, &request, 1, MPI_STATUSES_IGNORE, deadline_ns,
-                   aborted, mpi_call_name(d), error, capacity);
-  if (out != d->recv) {
-    if (status == BP_OK)
-      memcpy(d->recv, out, bytes);
-    if (status == BP_OK || !world->abandoned)
-      free(out); /* an abandoned request may still write into it */
-  }
-  return status;
-}
-
 /* The most bytes one nonblocking collective carries: Open MPI's libnbc
  * progresses a schedule's rounds by recursion, and a 64 MiB reduce between
  * two hosts (thousands of segments) overflowed the stream worker's 8 MiB
@@ -150,70 +99,147 @@ static int reduce_scatter(mpi_world *world, const vcpu_comm_desc_t *d,
  * consecutive collectives of at most this size. */
 enum { COLLECTIVE_CHUNK_BYTES = 4 << 20 };
 
-/* Posts one broadcast or reduce of `count` elements from element `first`
- * and waits for it. */
-static int rooted(mpi_world *world, const vcpu_comm_desc_t *d, size_t first,
-                  int count, uint64_t deadline_ns, const atomic_bool *aborted,
-                  char *error, size_t capacity) {
-  size_t offset = first * vcpu_comm_dtype_size(d->dtype);
+/* One nonblocking collective of a call's data in flight: its request, the
+ * element after the part it moves, and the buffer an in-place
+ * reduce_scatter reduces into (its layout is not MPI's IN_PLACE one) before
+ * the copy to the result. */
+typedef struct data_part {
+  MPI_Request request;
+  size_t next;
+  void *scratch;
+} data_part;
+
+/* Posts the collective that moves `d`'s data from element `first`: a
+ * broadcast or reduce of at most COLLECTIVE_CHUNK_BYTES, the others whole.
+ * Returns MPI's code, or -1 out of memory. */
+static int post_mpi_part(mpi_world *world, const vcpu_comm_desc_t *d,
+                         size_t first, data_part *part) {
+  size_t es = vcpu_comm_dtype_size(d->dtype), offset = first * es;
   MPI_Datatype type = mpi_type_of(d->dtype);
   MPI_Op op = mpi_op_of(d->dtype, d->op);
-  const void *send =
-      d->send == d->recv ? MPI_IN_PLACE : (const char *)d->send + offset;
-  void *recv = (char *)d->recv + offset;
-  int root = (int)d->peer;
-  MPI_Request request = MPI_REQUEST_NULL;
-  if (d->kind == VCPU_COMM_BROADCAST) {
-    MPI_Ibcast(recv, count, type, root, world->comm, &request);
-  } else {
-    if (world->rank != d->peer) /* MPI_IN_PLACE is for the root only */
-      send = (const char *)d->send + offset;
-    MPI_Ireduce(send, recv, count, type, op, root, world->comm, &request);
+  part->request = MPI_REQUEST_NULL;
+  part->next = d->count;
+  switch (d->kind) {
+  case VCPU_COMM_BROADCAST:
+  case VCPU_COMM_REDUCE: {
+    size_t chunk = COLLECTIVE_CHUNK_BYTES / es;
+    int count = (int)(d->count - first < chunk ? d->count - first : chunk);
+    part->next = first + (size_t)count;
+    void *recv = (char *)d->recv + offset;
+    int root = (int)d->peer;
+    if (d->kind == VCPU_COMM_BROADCAST)
+      return MPI_Ibcast(recv, count, type, root, world->comm, &part->request);
+    /* MPI_IN_PLACE is for the root only */
+    const void *send = d->send == d->recv && world->rank == d->peer
+                           ? MPI_IN_PLACE
+                           : (const char *)d->send + offset;
+    return MPI_Ireduce(send, recv, count, type, op, root, world->comm,
+                       &part->request);
   }
-  return mpi_wait_all(world, &request, 1, MPI_STATUSES_IGNORE, deadline_ns,
-                      aborted, mpi_call_name(d), error, capacity);
+  case VCPU_COMM_ALL_GATHER: {
+    size_t bytes = d->count * es;
+    const void *send = (const char *)d->recv + world->rank * bytes == d->send
+                           ? MPI_IN_PLACE
+                           : d->send;
+    return MPI_Iallgather(send, (int)d->count, type, d->recv, (int)d->count,
+                          type, world->comm, &part->request);
+  }
+  default: {
+    size_t bytes = d->count * es;
+    void *out = d->recv;
+    if ((const char *)d->send + world->rank * bytes == d->recv && bytes)
+      out = part->scratch = malloc(bytes);
+    if (out == NULL)
+      return -1;
+    return MPI_Ireduce_scatter_block(d->send, out, (int)d->count, type, op,
+                                     world->comm, &part->request);
+  }
+  }
 }
 
-/* Every collective but all_reduce. */
-static int run(mpi_world *world, const vcpu_comm_desc_t *d,
-               uint64_t deadline_ns, const atomic_bool *aborted, char *error,
-               size_t capacity) {
+/* post_mpi_part with a bp_status_t, and a message when it fails. */
+static int post_part(mpi_world *world, const vcpu_comm_desc_t *d, size_t first,
+                     data_part *part, char *error, size_t capacity) {
+  int rc = post_mpi_part(world, d, first, part);
+  if (rc == MPI_SUCCESS)
+    return BP_OK;
+  if (rc < 0)
+    return mpi_fail(BP_ERR_OUT_OF_MEMORY, error, capacity, "out of memory");
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(rc, text, &length);
+  return mpi_fail(BP_ERR_PLUGIN, error, capacity,
+                  "%s sequence %" PRIu64 ": MPI failed: %s",
+                  vcpu_comm_kind_name(d->kind), d->seq, text);
+}
+
+/* Waits for the part posted and copies an in-place reduce_scatter's
+ * result. */
+static int finish_part(mpi_world *world, const vcpu_comm_desc_t *d,
+                       data_part *part, uint64_t deadline_ns,
+                       const atomic_bool *aborted, char *error,
+                       size_t capacity) {
+  int status =
+      mpi_wait_all(world, &part->request, 1, MPI_STATUSES_IGNORE, deadline_ns,
+                   aborted, mpi_call_name(d), error, capacity);
+  if (part->scratch != NULL && status == BP_OK)
+    memcpy(d->recv, part->scratch, d->count * vcpu_comm_dtype_size(d->dtype));
+  if (part->scratch != NULL && (status == BP_OK || !world->abandoned))
+    free(part->scratch); /* an abandoned request may still write into it */
+  part->scratch = NULL;
+  return status;
+}
+
+/* The part posted is not waited for (the calls disagree, or the check
+ * failed): given up unless it is done. */
+static void drop_part(mpi_world *world, data_part *part) {
+  int done = 1;
+  if (part->request != MPI_REQUEST_NULL &&
+      MPI_Test(&part->request, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+    done = 0;
+  if (!done) {
+    mpi_give_up(world); /* MPI cannot cancel a collective */
+    return;
+  }
+  free(part->scratch);
+}
+
+/* The call check travels beside the data: the call exchange
+ * (mpi_call_check_start) is posted with the data's first collective and
+ * completed first, so agreeing ranks pay no extra round of messages, and
+ * ranks that disagree (whatever each called, an all_reduce included) learn
+ * it from the exchange and give the data's collective up instead of
+ * waiting for it: MPI never matches a collective to another rank's
+ * different one safely, and one another rank never posts never ends. */
+int mpi_rooted_or_gathering(mpi_world *world, const vcpu_comm_desc_t *d,
+                            uint64_t deadline_ns, const atomic_bool *aborted,
+                            char *error, size_t capacity) {
   world->at_seq = d->seq;
   if (d->count > (size_t)INT32_MAX)
     return mpi_fail(BP_ERR_INVALID_ARGUMENT, error, capacity,
                     "%s sequence %" PRIu64
                     ": count %zu exceeds MPI's int counts",
                     vcpu_comm_kind_name(d->kind), d->seq, d->count);
-  int status = BP_OK;
-  switch (d->kind) {
-  case VCPU_COMM_BROADCAST:
-  case VCPU_COMM_REDUCE: {
-    size_t chunk = COLLECTIVE_CHUNK_BYTES / vcpu_comm_dtype_size(d->dtype);
-    size_t first = 0;
-    do {
-      size_t count = d->count - first < chunk ? d->count - first : chunk;
-      status = rooted(world, d, first, (int)count, deadline_ns, aborted, error,
-                      capacity);
-      first += count;
-    } while (status == BP_OK && first < d->count);
-    break;
+  int status = mpi_call_check_start(world, d, deadline_ns, error, capacity);
+  if (status != BP_OK)
+    return status;
+  data_part part = {MPI_REQUEST_NULL, 0, NULL};
+  char refused[256] = "";
+  int posted = post_part(world, d, 0, &part, refused, sizeof refused);
+  status = mpi_call_check_finish(world, aborted, error, capacity);
+  if (status != BP_OK || posted != BP_OK) {
+    drop_part(world, &part);
+    return status != BP_OK ? status
+                           : mpi_fail(posted, error, capacity, "%s", refused);
   }
-  case VCPU_COMM_ALL_GATHER: {
-    size_t bytes = d->count * vcpu_comm_dtype_size(d->dtype);
-    const void *send = (const char *)d->recv + world->rank * bytes == d->send
-                           ? MPI_IN_PLACE
-                           : d->send;
-    MPI_Datatype type = mpi_type_of(d->dtype);
-    MPI_Request request = MPI_REQUEST_NULL;
-    MPI_Iallgather(send, (int)d->count, type, d->recv, (int)d->count, type,
-                   world->comm, &request);
-    status = mpi_wait_all(world, &request, 1, MPI_STATUSES_IGNORE, deadline_ns,
-                          aborted, mpi_call_name(d), error, capacity);
-    break;
-  }
-  default:
-    status = reduce_scatter(world, d, deadline_ns, aborted, error, capacity);
-    break;
+  for (;;) {
+    status =
+        finish_part(world, d, &part, deadline_ns, aborted, error, capacity);
+    if (status != BP_OK || part.next >= d->count)
+      break;
+    status = post_part(world, d, part.next, &part, error, capacity);
+    if (status != BP_OK)
+      return status;
   }
   status = mpi_name_the_missing(world, status, d->seq, error, capacity);
   bool has_result = d->kind == VCPU_COMM_REDUCE_SCATTER ||
@@ -221,38 +247,5 @@ static int run(mpi_world *world, const vcpu_comm_desc_t *d,
   if (status == BP_OK && d->op == AVG && has_result)
     vcpu_comm_reduce(d->recv, (const void *const[]){d->recv}, 1, d->count,
                      d->dtype, AVG, world->nranks);
-  return status;
-}
-
-/* The check travels beside the data instead of before it: both are posted
- * at once, so agreeing ranks pay no extra round of messages (the small
- * all-reduce carries it in its own messages). Ranks that disagree may run
- * mismatched MPI collectives; MPI never writes past a posted buffer (a
- * longer message is a truncation error), so the data call ends in garbage,
- * an MPI error or the deadline, and the check, which completes regardless,
- * then reports the mismatch in its place. */
-int mpi_rooted_or_gathering(mpi_world *world, const vcpu_comm_desc_t *d,
-                            uint64_t deadline_ns, const atomic_bool *aborted,
-                            char *error, size_t capacity) {
-  MPI_Request request = check_start(world, d);
-  int status = run(world, d, deadline_ns, aborted, error, capacity);
-  if (status == BP_OK)
-    return check_finish(world, d, &request, deadline_ns, aborted, error,
-                        capacity);
-  /* The data failed: past the deadline (or aborted) the check gets one
-   * look, after an MPI error (a truncation, say) it gets the deadline. */
-  char checked[512] = "";
-  int done = 0;
-  if (status == BP_ERR_PLUGIN)
-    done = check_finish(world, d, &request, deadline_ns, aborted, checked,
-                        sizeof checked) != BP_ERR_TIMEOUT;
-  else if (MPI_Test(&request, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && done)
-    mpi_compare_calls(world, d, checked, sizeof checked);
-  if (!done)
-    mpi_give_up(world);
-  if (done && strstr(checked, "mismatched collectives") != NULL) {
-    snprintf(error, capacity, "%s", checked);
-    return BP_ERR_INVALID_ARGUMENT;
-  }
   return status;
 }

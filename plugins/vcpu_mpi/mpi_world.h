@@ -37,20 +37,24 @@ static inline void mpi_wait_name_format(mpi_wait_name name, char *out,
     snprintf(out, capacity, "%s", name.label);
 }
 
-/* The small all-reduce a world is in (mpi_all_reduce_small.c), kept with the
- * world so that it can stop on one thread and go on on another: the call,
- * its deadline, the step of this rank's plan it is at, and that step's
- * requests once posted. */
+/* The call exchange a world is in (mpi_all_reduce_small.c: a small
+ * all-reduce, or the call check of another collective), kept with the world
+ * so that it can stop on one thread and go on on another: the call, its
+ * deadline, the step of this rank's plan it is at, and that step's requests
+ * once posted. */
 typedef struct mpi_small_call {
   vcpu_comm_desc_t call;
   uint64_t deadline_ns;
+  /* This rank's partial result: its input until a step wrote call.recv. */
+  const void *partial;
   unsigned step, steps;
   bool posted, agreed, pending;
   /* The step's second message is on its way; the bytes received so far. */
   bool second;
   int received;
-  int nrequests;
-  /* The receive, then the sends, then the second message's receive. */
+  int nrequests, nsends;
+  /* The receive (if the step has one), then the sends, then the second
+   * message's receive. */
   MPI_Request requests[4];
 } mpi_small_call;
 
