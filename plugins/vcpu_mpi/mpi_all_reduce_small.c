@@ -6,7 +6,9 @@
  * first, and the ops commute, so every rank computes the same bits. Ranks
  * that disagree keep exchanging (without combining) so that all of them can
  * name the mismatch; a call that is small on one rank and not on another
- * meets nothing and ends at the deadline.
+ * meets nothing and ends at the deadline. The other collectives run the
+ * same exchange with the words alone as their call check
+ * (mpi_call_check_start), so a small all-reduce and any of them meet.
  *
  * The call lives in world->small, so that one thread can start it and
  * another finish it (mpi_small_all_reduce_start, _resume). */
