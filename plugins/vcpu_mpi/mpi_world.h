@@ -37,20 +37,24 @@ static inline void mpi_wait_name_format(mpi_wait_name name, char *out,
     snprintf(out, capacity, "%s", name.label);
 }
 
-/* The small all-reduce a world is in (comm_mpi_module.c), kept with the
- * world so that it can stop on one thread and go on on another: the call,
- * its deadline, the step of this rank's plan it is at, and that step's
- * requests once posted. */
+/* The call exchange a world is in (mpi_all_reduce_small.c: a small
+ * all-reduce, or the call check of another collective), kept with the world
+ * so that it can stop on one thread and go on on another: the call, its
+ * deadline, the step of this rank's plan it is at, and that step's requests
+ * once posted. */
 typedef struct mpi_small_call {
   vcpu_comm_desc_t call;
   uint64_t deadline_ns;
+  /* This rank's partial result: its input until a step wrote call.recv. */
+  const void *partial;
   unsigned step, steps;
   bool posted, agreed, pending;
   /* The step's second message is on its way; the bytes received so far. */
   bool second;
   int received;
-  int nrequests;
-  /* The receive, then the sends, then the second message's receive. */
+  int nrequests, nsends;
+  /* The receive (if the step has one), then the sends, then the second
+   * message's receive. */
   MPI_Request requests[4];
 } mpi_small_call;
 
@@ -76,13 +80,13 @@ typedef struct mpi_world {
    * into later. */
   uint64_t check_mine[2], check_highest[2];
   uint64_t *calls;
-  /* The small all-reduce's messages (comm_mpi_module.c): the call words
+  /* The small all-reduce's messages (mpi_all_reduce_small.c): the call words
    * this rank sends, and the words and data it receives, at one step,
    * allocated on first use; and the call in progress. */
   unsigned char *small_out, *small_in;
   mpi_small_call small;
   /* A larger all-reduce's data from a partner, before it is reduced
-   * (comm_mpi_module.c), allocated on first use. */
+   * (mpi_all_reduce_large.c), allocated on first use. */
   void *scratch;
   /* Whether each rank runs on this rank's host (nranks entries). */
   bool *near;

@@ -176,7 +176,7 @@ static void test_all_reduce_gives_every_rank_the_same_bits(void **state) {
 
 /* A small all-reduce's step sends the call words of the ranks its sender
  * stands for (48 bytes each) and the data as one message of at most 4032
- * bytes and the rest as a second (plugins/vcpu_mpi/comm_mpi_module.c,
+ * bytes and the rest as a second (plugins/vcpu_mpi/mpi_all_reduce_small.c,
  * SMALL_FIRST_BYTES; a first message of exactly that size announces a
  * second, then maybe empty): int8 sums whose words and data come to one
  * byte under, exactly at and one over that size, for every number of ranks
@@ -316,52 +316,55 @@ static void test_host_stages_go_single_copy_on_device_memory(void **state) {
 
 /* Mismatched calls at one sequence number, each on a communicator of its
  * own (a mismatch poisons it): every rank fails naming the mismatch, small
- * or not, whether the odd rank leads its host or not, and (hybrid) for a
- * broadcast whose root differs on a host that only receives. There the calls
- * are checked without a message of their own (plugins/vcpu/comm/hybrid.h):
- * the host's ranks at their first meeting, the leaders beside their data,
- * and a leader whose host disagreed still tells the other hosts. */
+ * or not, whether the odd rank leads its host or not, for a broadcast whose
+ * root differs, and for a broadcast against an all_reduce (over MPI each
+ * collective's first message carries the call, so neither side waits for
+ * the other's data until the deadline). Under the hybrid the calls are
+ * checked without a message of their own (plugins/vcpu/comm/hybrid.h): the
+ * host's ranks at their first meeting, the leaders beside their data, and a
+ * leader whose host disagreed still tells the other hosts. */
 static void test_mismatch_is_detected(void **state) {
   (void)state;
   const int last = comm_mpi_nranks - 1;
   const struct {
     const char *what;
     int odd_rank;
-    bool broadcast;
+    bool broadcast, odd_broadcast;
     size_t count, odd_count;
     C_CCLReduceOp odd_op;
   } cases[] = {
-      {"rank 0 asks for max", 0, false, 3, 3, MAX},
-      {"the last rank asks for max", last, false, 3, 3, MAX},
-      {"rank 0 asks for max, 32 KiB", 0, false, 8192, 8192, MAX},
-      {"the last rank asks for max, 32 KiB", last, false, 8192, 8192, MAX},
+      {"rank 0 asks for max", 0, false, false, 3, 3, MAX},
+      {"the last rank asks for max", last, false, false, 3, 3, MAX},
+      {"rank 0 asks for max, 32 KiB", 0, false, false, 8192, 8192, MAX},
+      {"the last rank asks for max, 32 KiB", last, false, false, 8192, 8192,
+       MAX},
       /* Larger all-reduces take what a partner sends into a buffer of
        * their own until the calls are known to agree. */
-      {"rank 0 sends one more, 32 KiB", 0, false, 8192, 8193, SUM},
-      {"the last rank sends 3 KiB less, 32 KiB", last, false, 8192, 7424, SUM},
-      {"the last rank's broadcast has root 1", last, true, 3, 3, SUM},
+      {"rank 0 sends one more, 32 KiB", 0, false, false, 8192, 8193, SUM},
+      {"the last rank sends 3 KiB less, 32 KiB", last, false, false, 8192, 7424,
+       SUM},
+      {"the last rank's broadcast has root 1", last, true, true, 3, 3, SUM},
+      {"rank 0 broadcasts, the others all_reduce", 0, false, true, 3, 3, SUM},
+      {"the last rank broadcasts, the others all_reduce", last, false, true,
+       1000, 1000, SUM},
   };
   float *x = calloc(8193, sizeof *x);
   assert_non_null(x);
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     vcpu_comm_unique_id_t id;
     C_CCLComm comm = comm_mpi_join(&id);
-    /* Over flat MPI the ranks whose broadcast waits for the other root
-     * learn of the mismatch only at their deadline. */
-    if (cases[i].broadcast && !vcpu_comm_hybrid_in_use(comm->world)) {
-      comm_mpi_xccl.xccl_destroy_comm(comm);
-      continue;
-    }
+    bool hybrid = vcpu_comm_hybrid_in_use(comm->world);
     test_stream *stream = test_stream_create();
     bool odd = comm_mpi_rank == cases[i].odd_rank;
+    bool broadcast = odd ? cases[i].odd_broadcast : cases[i].broadcast;
     C_Stream s = test_stream_handle(stream);
-    C_Status posted =
-        cases[i].broadcast
-            ? comm_mpi_xccl.xccl_broadcast(x, cases[i].count, FLOAT32,
-                                           odd ? 1 : 0, comm, s)
-            : comm_mpi_xccl.xccl_all_reduce(
-                  x, x, odd ? cases[i].odd_count : cases[i].count, FLOAT32,
-                  odd ? cases[i].odd_op : SUM, comm, s);
+    C_Status posted = broadcast
+                          ? comm_mpi_xccl.xccl_broadcast(
+                                x, cases[i].count, FLOAT32,
+                                odd && cases[i].broadcast ? 1 : 0, comm, s)
+                          : comm_mpi_xccl.xccl_all_reduce(
+                                x, x, odd ? cases[i].odd_count : cases[i].count,
+                                FLOAT32, odd ? cases[i].odd_op : SUM, comm, s);
     assert_int_equal(posted, C_SUCCESS);
     char message[512];
     int32_t settled = settle(comm, stream, message);
@@ -373,9 +376,15 @@ static void test_mismatch_is_detected(void **state) {
                (int)settled, message);
     /* Rank 0's own call and the others' named beside each other. */
     if (i == 0 &&
-        (strstr(message, "all_reduce(count=3, float32, max)") == NULL ||
-         strstr(message, "all_reduce(count=3, float32, sum)") == NULL))
+        (strstr(message, "all_reduce(count=3, float32, sum)") == NULL ||
+         strstr(message, "all_reduce(count=3, float32, max)") == NULL))
       fail_msg("rank %d: %s", comm_mpi_rank, message);
+    /* Over MPI every rank names both calls; under the hybrid a host
+     * whose ranks agree learns only that another host's disagreed. */
+    if (cases[i].odd_broadcast != cases[i].broadcast && !hybrid &&
+        (strstr(message, "broadcast(") == NULL ||
+         strstr(message, "all_reduce(") == NULL))
+      fail_msg("rank %d, %s: %s", comm_mpi_rank, cases[i].what, message);
     /* A host's ranks may fail while another host's are still joining
      * their host world (its name goes once they all joined). */
     MPI_Barrier(MPI_COMM_WORLD);

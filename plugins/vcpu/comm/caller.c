@@ -32,7 +32,8 @@ bool vcpu_comm_run_on_caller(C_CCLComm comm, const vcpu_comm_desc_t *desc,
     return false;
   }
   atomic_fetch_add_explicit(&comm->tasks_submitted, 1, memory_order_relaxed);
-  char error[512] = "";
+  char error[512];
+  error[0] = '\0'; /* not cleared whole: this runs once per small call */
   uint64_t now = vcpu_now_ns();
   int status = mpi->start(world->mpi_handle, desc, now + comm->timeout_ns,
                           now + VCPU_COMM_CALLER_TURN_NS, world->aborted, error,
