@@ -61,8 +61,8 @@ typedef struct picture {
   size_t slices; /* in the window */
   bool merge;    /* more slices than MERGE_ABOVE: merge sub-pixel ones */
   size_t merged; /* of those, not drawn: under a pixel beside another */
-  legend_entry_t legend[LEGEND_MAX];
-  size_t legend_count;
+  legend_entry_t *legend; /* every name in the window, longest first */
+  size_t legend_count;    /* drawn: at most LEGEND_MAX */
 } picture_t;
 
 static const char *text(json_t *event, const char *key) {
@@ -396,11 +396,11 @@ static int by_time(const void *a, const void *b) {
   return x > y ? -1 : x < y;
 }
 
-/* The names of the slices in the window, longest total time first (at most
- * LEGEND_MAX; the rest are summed into none); whether there are so many
- * slices that sub-pixel ones are merged. */
-static void collect_legend(picture_t *p, json_t *events) {
-  size_t i, in_window = 0;
+/* The names of the slices in the window, longest total time first (the
+ * legend draws the first LEGEND_MAX); whether there are so many slices that
+ * sub-pixel ones are merged. -1 when out of memory. */
+static int collect_legend(picture_t *p, json_t *events) {
+  size_t i, in_window = 0, names = 0, capacity = 0;
   json_t *e;
   json_array_foreach(events, i, e) {
     if (strcmp(text(e, "ph"), "X") != 0)
@@ -412,16 +412,25 @@ static void collect_legend(picture_t *p, json_t *events) {
     double us = (end > p->t1 ? p->t1 : end) - (start < p->t0 ? p->t0 : start);
     const char *name = text(e, "name");
     size_t k = 0;
-    while (k < p->legend_count && strcmp(p->legend[k].name, name) != 0)
+    while (k < names && strcmp(p->legend[k].name, name) != 0)
       k++;
-    if (k == p->legend_count) {
-      if (k == LEGEND_MAX)
-        continue;
-      p->legend[p->legend_count++] = (legend_entry_t){name, 0};
+    if (k == names) {
+      if (names == capacity) {
+        capacity = capacity ? 2 * capacity : LEGEND_MAX;
+        legend_entry_t *grown =
+            realloc(p->legend, capacity * sizeof *p->legend);
+        if (!grown)
+          return -1;
+        p->legend = grown;
+      }
+      p->legend[names++] = (legend_entry_t){name, 0};
     }
     p->legend[k].us += us;
   }
-  qsort(p->legend, p->legend_count, sizeof *p->legend, by_time);
+  if (names)
+    qsort(p->legend, names, sizeof *p->legend, by_time);
+  p->legend_count = names < LEGEND_MAX ? names : LEGEND_MAX;
+  return 0;
 }
 
 static double legend_height(const picture_t *p) {
@@ -473,7 +482,12 @@ int trace_svg_write_window(json_t *root, FILE *out, double from_ms,
     free(p.rows);
     return -1;
   }
-  collect_legend(&p, events);
+  if (collect_legend(&p, events) != 0) {
+    snprintf(error, error_size, "out of memory");
+    free(p.legend);
+    free(p.rows);
+    return -1;
+  }
   double height =
       TOP + (double)p.row_count * ROW_HEIGHT + BOTTOM + legend_height(&p);
   fprintf(out,
@@ -499,6 +513,7 @@ int trace_svg_write_window(json_t *root, FILE *out, double from_ms,
   draw_flows(&p, events);
   draw_legend(&p);
   fputs("</svg>\n", out);
+  free(p.legend);
   free(p.rows);
   if ((from_ms > 0 || to_ms >= 0) && p.slices == 0) {
     snprintf(error, error_size, "no slice in the window %g to %g ms", from_ms,
