@@ -7,7 +7,11 @@
 #include "ref_error.h"
 #include "ref_pool.h"
 
+/* i mod n in [0, n); no division for i already there (every row of a roll
+ * asks for its outer dims' indices). */
 static int64_t wrap(int64_t i, int64_t n) {
+  if (i >= 0 && i < n)
+    return i;
   int64_t m = i % n;
   return m < 0 ? m + n : m;
 }
@@ -287,8 +291,53 @@ static void run_range(void *context, int64_t begin, int64_t end) {
   }
 }
 
+/* The length of the rows a roll moves as a whole range, 0 if it is not
+ * such a roll: out and in contiguous of one dtype, rolled along the last
+ * dim only (the other dims by whole turns), or flattened (one row). */
+static int64_t rolled_row(const ref_remap_t *r) {
+  if (r->in.dtype != r->out.dtype || !ref_contiguous(&r->in) ||
+      !ref_contiguous(&r->out))
+    return 0;
+  if (r->flat)
+    return r->in.numel;
+  for (int d = 0; d < r->out.ndim; d++)
+    if (r->maps[d] != REF_AXIS_ROLL || r->in.shape[d] != r->out.shape[d] ||
+        (d + 1 < r->out.ndim && wrap(r->amounts[d], r->in.shape[d]) != 0))
+      return 0;
+  return r->out.ndim ? r->out.shape[r->out.ndim - 1] : 0;
+}
+
+/* Rows [begin, end) of such a roll by `shift` (in [0, row)): one copy of
+ * the range moved by the shift, after which each row's first `shift`
+ * elements (the previous row's tail) are put right: row-by-row copies of
+ * each row's two runs (520-byte rows) ran at a third of one copy's speed. */
+typedef struct rolled_rows {
+  const ref_remap_t *r;
+  int64_t row, shift;
+} rolled_rows_t;
+
+static void roll_rows(void *context, int64_t begin, int64_t end) {
+  const rolled_rows_t *rr = context;
+  int64_t elem = (int64_t)ref_dtype_size(rr->r->out.dtype);
+  int64_t row_bytes = rr->row * elem, shift_bytes = rr->shift * elem;
+  char *out = rr->r->out.data + begin * row_bytes;
+  const char *in = rr->r->in.data + begin * row_bytes;
+  memcpy(out + shift_bytes, in,
+         (size_t)((end - begin) * row_bytes - shift_bytes));
+  for (int64_t k = 0; k < end - begin; k++)
+    memcpy(out + k * row_bytes, in + (k + 1) * row_bytes - shift_bytes,
+           (size_t)shift_bytes);
+}
+
 static void run(void *args) {
   ref_remap_t *r = args;
+  int64_t row = rolled_row(r);
+  if (row > 0) {
+    int64_t amount = r->flat ? r->flat_shift : r->amounts[r->out.ndim - 1];
+    rolled_rows_t rr = {r, row, wrap(amount, row)};
+    ref_parallel_for(r->out.numel / row, (1 << 15) / row + 1, roll_rows, &rr);
+    return;
+  }
   ref_parallel_for(r->out.numel, 1 << 15, run_range, r);
 }
 

@@ -71,19 +71,55 @@ static void start_range(const scatter_task_t *t, int64_t begin, int64_t end) {
       ref_set(&t->out, i, t->start == FROM_ZERO ? 0 : ref_get(&t->input, i));
 }
 
+/* x (op) v in float32: the double of the generic path rounded once gives
+ * the same float for + and *. */
+static inline __attribute__((always_inline)) float combine(float x, float v,
+                                                           reduce_t reduce) {
+  return reduce == ADD ? x + v : reduce == MULTIPLY ? x * v : v;
+}
+
+/* scatter_last's loop for one `reduce` (a constant once inlined): four
+ * elements' indices and values are loaded before their four stores (the
+ * stores' addresses come from loads; ahead of them, the next loads wait
+ * less), and an index outside [0, len) stores to a sink, not out, without
+ * a branch. The stores keep index order, so repeated indices combine in
+ * order. */
+static inline __attribute__((always_inline)) void
+scatter_last_as(float *out, const float *src, const int64_t *index,
+                int64_t extent, int64_t len, reduce_t reduce) {
+  float sink = 0;
+  int64_t c = 0;
+  for (; c + 4 <= extent; c += 4) {
+    float v0 = src[c], v1 = src[c + 1], v2 = src[c + 2], v3 = src[c + 3];
+    uint64_t i0 = (uint64_t)index[c], i1 = (uint64_t)index[c + 1],
+             i2 = (uint64_t)index[c + 2], i3 = (uint64_t)index[c + 3];
+    float *d0 = i0 < (uint64_t)len ? out + i0 : &sink;
+    float *d1 = i1 < (uint64_t)len ? out + i1 : &sink;
+    float *d2 = i2 < (uint64_t)len ? out + i2 : &sink;
+    float *d3 = i3 < (uint64_t)len ? out + i3 : &sink;
+    *d0 = combine(*d0, v0, reduce);
+    *d1 = combine(*d1, v1, reduce);
+    *d2 = combine(*d2, v2, reduce);
+    *d3 = combine(*d3, v3, reduce);
+  }
+  for (; c < extent; c++) {
+    uint64_t at = (uint64_t)index[c];
+    float *d = at < (uint64_t)len ? out + at : &sink;
+    *d = combine(*d, src[c], reduce);
+  }
+}
+
 /* One block's scatter along the last dim (inner 1): out[index[c]] (op)=
- * src[c] for c < extent, in order. float32 arithmetic: the double of the
- * generic path rounded once gives the same float for + and *. */
+ * src[c] for c < extent, in order; an index outside [0, len) writes
+ * nothing. */
 static void scatter_last(const scatter_task_t *t, float *out, const float *src,
                          const int64_t *index, int64_t extent, int64_t len) {
-  for (int64_t c = 0; c < extent; c++) {
-    int64_t at = index[c];
-    if ((uint64_t)at >= (uint64_t)len)
-      continue;
-    out[at] = t->reduce == ADD        ? out[at] + src[c]
-              : t->reduce == MULTIPLY ? out[at] * src[c]
-                                      : src[c];
-  }
+  if (t->reduce == ADD)
+    scatter_last_as(out, src, index, extent, len, ADD);
+  else if (t->reduce == MULTIPLY)
+    scatter_last_as(out, src, index, extent, len, MULTIPLY);
+  else
+    scatter_last_as(out, src, index, extent, len, REPLACE);
 }
 
 /* dst[i] (op)= src[i] for i < n, a whole slice of one index_1d row: float

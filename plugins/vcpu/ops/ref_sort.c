@@ -1,7 +1,9 @@
 /* sort, argsort and topk along a dim: each line's (value, position) pairs
  * sorted in double, NaN above every number (last ascending, first descending,
  * as PyTorch), equal values in their original order (so every sort is stable).
- * topk of a few from a long line keeps only the first k while it reads.
+ * topk of a few from a long line keeps only the first k while it reads
+ * (float32: as 64-bit words of sort key and position, screened a block of
+ * keys at a time).
  * Lines split across the worker pool; the pairs live in scratch from the
  * context. */
 #include <math.h>
@@ -13,6 +15,7 @@
 
 #include "ref_enqueue.h"
 #include "ref_error.h"
+#include "ref_isa.h"
 #include "ref_pool.h"
 #include "ref_scratch.h"
 #include "ref_tensor.h"
@@ -71,13 +74,8 @@ static void select_first_k(const sort_task_t *t, int64_t base, pair_t *p) {
   int (*order)(const void *, const void *) =
       t->descending ? descending : ascending;
   int64_t step = step_of(&t->input, t->dim), count = 0;
-  const float *f32 = t->input.dtype == diopi_dtype_float32
-                         ? (const float *)t->input.data + base
-                         : NULL;
   for (int64_t i = 0; i < t->n; i++) {
-    pair_t c = {f32 ? (double)f32[i * step]
-                    : ref_load_at(&t->input, base + i * step),
-                i};
+    pair_t c = {ref_load_at(&t->input, base + i * step), i};
     if (count == t->k && !beats(c.value, p[count - 1].value, t->descending))
       continue;
     int64_t j = count < t->k ? count++ : count - 1;
@@ -90,7 +88,7 @@ static void select_first_k(const sort_task_t *t, int64_t base, pair_t *p) {
 /* The sort key of a float32: its bits mapped so that unsigned order is
  * the ascending order of the comparators above (-0 as +0, every NaN last),
  * inverted for descending. */
-static uint32_t sort_key(float v, bool descending) {
+static inline uint32_t sort_key(float v, bool descending) {
   uint32_t bits;
   memcpy(&bits, &v, sizeof bits);
   bits = v == 0 ? 0 : bits;
@@ -137,6 +135,79 @@ static const uint32_t *radix_order(const float *x, int64_t step, int64_t n,
   return order;
 }
 
+enum { TOPK_BLOCK = 16 }; /* keys a float32 topk screens at once */
+
+/* The first k (1 <= k <= n <= INT32_MAX) of a float32 line x (elements
+ * `step` apart) into top[0, k): each element as its sort key above its
+ * position, one 64-bit word whose unsigned order is the comparators' (ties
+ * by position), so a candidate enters when its word is below the k-th's.
+ * The keys (room for n in `keys`) come first, in one vector pass; then a
+ * block of keys none of which reaches the k-th's key is skipped whole,
+ * which is most blocks of a long line. Built per ISA. */
+REF_ISA_BODY void first_k_f32_body(const float *x, int64_t step, int64_t n,
+                                   int64_t k, bool descending, uint32_t *keys,
+                                   uint64_t *top) {
+  if (step == 1)
+    for (int64_t i = 0; i < n; i++)
+      keys[i] = sort_key(x[i], descending);
+  else
+    for (int64_t i = 0; i < n; i++)
+      keys[i] = sort_key(x[i * step], descending);
+  int64_t count = 0;
+  uint64_t worst = UINT64_MAX; /* anything enters until k are in */
+  for (int64_t i0 = 0; i0 < n; i0 += TOPK_BLOCK) {
+    int64_t m = n - i0 < TOPK_BLOCK ? n - i0 : TOPK_BLOCK;
+    uint32_t bound = (uint32_t)(worst >> 32);
+    int hit = 0;
+    if (m == TOPK_BLOCK)
+      for (int64_t j = 0; j < TOPK_BLOCK; j++)
+        hit |= keys[i0 + j] <= bound;
+    else
+      hit = 1;
+    if (!hit)
+      continue;
+    for (int64_t j = i0; j < i0 + m; j++) {
+      uint64_t c = (uint64_t)keys[j] << 32 | (uint64_t)j;
+      if (c >= worst)
+        continue;
+      int64_t at = count < k ? count++ : k - 1;
+      for (; at > 0 && top[at - 1] > c; at--)
+        top[at] = top[at - 1];
+      top[at] = c;
+      if (count == k)
+        worst = top[k - 1];
+    }
+  }
+}
+REF_ISA_DISPATCH_VOID(static, first_k_f32,
+                      (const float *x, int64_t step, int64_t n, int64_t k,
+                       bool descending, uint32_t *keys, uint64_t *top),
+                      (x, step, n, k, descending, keys, top))
+
+/* A float32 line's first k through first_k_f32 (its top words, then its
+ * keys, in the line's n pairs of scratch), stored. */
+static void topk_line_f32(const sort_task_t *t, int64_t l, int64_t base) {
+  int64_t step = step_of(&t->input, t->dim);
+  const float *x = (const float *)t->input.data + base;
+  uint64_t *top = (uint64_t *)(t->pairs + l * t->n);
+  first_k_f32(x, step, t->n, t->k, t->descending, (uint32_t *)(top + t->k),
+              top);
+  int64_t vb = ref_offset(&t->values_lines, l);
+  int64_t ib = ref_offset(&t->indices_lines, l);
+  int64_t vs = step_of(&t->values, t->dim), is = step_of(&t->indices, t->dim);
+  for (int64_t i = 0; i < t->k; i++) {
+    int64_t at = (int64_t)(top[i] & UINT32_MAX);
+    if (t->has_values && t->values.dtype == diopi_dtype_float32)
+      ((float *)t->values.data)[vb + i * vs] = x[at * step];
+    else if (t->has_values)
+      ref_store_at(&t->values, vb + i * vs, x[at * step]);
+    if (t->indices.dtype == diopi_dtype_int64)
+      ((int64_t *)t->indices.data)[ib + i * is] = at;
+    else
+      ref_store_at(&t->indices, ib + i * is, (double)at);
+  }
+}
+
 /* Sorts a float32 line through radix_order and stores its first k. */
 static void sort_line_f32(const sort_task_t *t, int64_t l, int64_t base) {
   int64_t step = step_of(&t->input, t->dim);
@@ -170,8 +241,12 @@ static void run_range(void *context, int64_t begin, int64_t end) {
     pair_t *p = t->pairs + l * t->n;
     int64_t base = ref_offset(&t->input_lines, l);
     bool few = t->k >= 1 && t->k * 16 <= t->n;
-    if (!few && t->input.dtype == diopi_dtype_float32 && t->n <= INT32_MAX) {
-      sort_line_f32(t, l, base);
+    bool f32 = t->input.dtype == diopi_dtype_float32 && t->n <= INT32_MAX;
+    if (f32) {
+      if (few)
+        topk_line_f32(t, l, base);
+      else
+        sort_line_f32(t, l, base);
       continue;
     }
     if (few) { /* a few of a long line */

@@ -2,6 +2,7 @@
 #include "ref_tensor.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -9,6 +10,7 @@
 #include "backplane/ops.h"
 #include "ref_error.h"
 #include "ref_isa.h"
+#include "ref_pool.h"
 
 size_t ref_dtype_size(diopiDtype_t d) {
   switch (d) {
@@ -467,6 +469,22 @@ REF_ISA_DISPATCH(static, bool, indices_below,
                  (const void *data, bool wide, int64_t n, int64_t bound),
                  (data, wide, n, bound))
 
+/* indices_below over the pool: each range flags `outside` if it holds an
+ * index outside [0, bound). */
+typedef struct indices_check {
+  const char *data;
+  bool wide;
+  int64_t bound;
+  atomic_bool outside;
+} indices_check_t;
+
+static void check_range(void *context, int64_t begin, int64_t end) {
+  indices_check_t *c = context;
+  int64_t elem = c->wide ? 8 : 4;
+  if (!indices_below(c->data + begin * elem, c->wide, end - begin, c->bound))
+    atomic_store_explicit(&c->outside, true, memory_order_relaxed);
+}
+
 diopiError_t ref_expect_indices_below(const char *op, const char *arg,
                                       const ref_view_t *v, int64_t bound,
                                       bool has_ignore, int64_t ignore) {
@@ -474,9 +492,14 @@ diopiError_t ref_expect_indices_below(const char *op, const char *arg,
    * directly: ref_get_int walks the strides of every element. */
   bool direct = ref_contiguous(v) && (v->dtype == diopi_dtype_int64 ||
                                       v->dtype == diopi_dtype_int32);
-  if (direct && bound >= 0 &&
-      indices_below(v->data, v->dtype == diopi_dtype_int64, v->numel, bound))
-    return diopiSuccess; /* else the loop finds the first one outside */
+  if (direct && bound >= 0) {
+    indices_check_t check = {
+        .data = v->data, .wide = v->dtype == diopi_dtype_int64, .bound = bound};
+    atomic_init(&check.outside, false);
+    ref_parallel_for(v->numel, 1 << 16, check_range, &check);
+    if (!atomic_load_explicit(&check.outside, memory_order_relaxed))
+      return diopiSuccess; /* else the loop finds the first one outside */
+  }
   for (int64_t i = 0; i < v->numel; i++) {
     int64_t x = !direct                         ? ref_get_int(v, i)
                 : v->dtype == diopi_dtype_int64 ? ((const int64_t *)v->data)[i]

@@ -127,7 +127,8 @@ diopiError_t ref_expect_no_partial_overlap(const char *op, const char *arg,
 /* Fails unless every value of the integral view `v` is in [0, bound) (or
  * equals `ignore` when `has_ignore`), naming the first that is not. Reads
  * the data: call it where the stream has produced it (a check of
- * ref_enqueue_checked, on the stream's worker). */
+ * ref_enqueue_checked, on the stream's worker). A long contiguous view is
+ * scanned across the worker pool. */
 diopiError_t ref_expect_indices_below(const char *op, const char *arg,
                                       const ref_view_t *v, int64_t bound,
                                       bool has_ignore, int64_t ignore);
