@@ -3271,7 +3271,7 @@ BACKWARDS["flash_attention"] = backward_flash_attention
 # ---------------------------------------------------------------- breadth
 # The config ops beyond issue 25's list that real models ask for:
 # instance_norm, normalize, DIOPI's mode-switched pools, conv_transpose3d,
-# grid_sample and rotary_emb.
+# grid_sample, rotary_emb and unique.
 
 def build_instance_norm(name, p, x, inplace):
     t, w, b, eps = x["input"], x.get("weight"), x.get("bias"), p["eps"]
@@ -3450,11 +3450,37 @@ def build_rotary_emb(name, p, x, inplace):
         .attr("interleaved", inter))]
 
 
+def build_unique(name, p, x, inplace):
+    """unique: the library sorts whether sorted is asked or not (PyTorch
+    leaves an unsorted unique's order unspecified), so the oracle is the
+    sorted one; the inverse is given as an output tensor, the counts
+    returned. 16-bit floats are computed in float32 (exact)."""
+    t, dim = x["input"], p.get("dim")
+    inverse, counts = bool(p.get("return_inverse")), bool(
+        p.get("return_counts"))
+    half = t.dtype in (torch.float16, torch.bfloat16)  # PyTorch has none
+    y, inv, cnt = torch.unique(t.float() if half else t, sorted=True,
+                               return_inverse=True, return_counts=True,
+                               dim=dim)
+    y = y.to(t.dtype)
+
+    def fill(c):
+        c.output("out", y)
+        if counts:
+            c.output("counts", cnt)
+        if inverse:
+            c.output("indices", inv)
+        c.input("input", t).attr("sorted", bool(p.get("sorted", True)))
+        return c.attr("dim", dim) if dim is not None else c
+    return [("diopiUnique", fill)]
+
+
 BUILDERS.update({"instance_norm": build_instance_norm,
                  "normalize": build_normalize,
                  "conv_transpose3d": build_conv_transpose3d,
                  "grid_sample": build_grid_sample,
-                 "rotary_emb": build_rotary_emb})
+                 "rotary_emb": build_rotary_emb,
+                 "unique": build_unique})
 BACKWARDS.update({"instance_norm": backward_instance_norm,
                   "normalize": backward_normalize,
                   "conv_transpose3d": backward_conv_transpose3d})
@@ -3505,7 +3531,6 @@ NOT_BUILT = {
     "spmm": ("diopiSpMM", "a sparse matrix product"),
     "ctc_loss": ("diopiCTCLoss", "the connectionist temporal loss"),
     "layer_normGB": ("diopiLayerNormGB", "layer_norm of another layout"),
-    "unique": ("diopiUnique", "the distinct elements, a data-sized result"),
 }
 
 

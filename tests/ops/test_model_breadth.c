@@ -1,12 +1,12 @@
 /* The ops beyond issue 25's first list that DIOPI's configurations name
  * (instance_norm, normalize, 3-d adaptive pooling, the mode-switched
- * pools, conv_transpose3d, grid sampling, rotary embedding), where their
- * configured cases do not reach: strided views, absent scale and bias, the
- * infinity norm's ties, a norm below eps, a NaN in a max window,
- * output_padding, padding modes and rounding, in place, and the argument
- * checks (each naming the op, the
- * argument, what was expected and what was given). Expected values are
- * worked out by hand (and agree with PyTorch 1.13). */
+ * pools, conv_transpose3d, grid sampling, rotary embedding, unique), where
+ * their configured cases do not reach: strided views, absent scale and bias,
+ * the infinity norm's ties, a norm below eps, a NaN in a max window,
+ * output_padding, padding modes and rounding, in place, a data-sized
+ * result, and the argument checks (each naming the op, the argument, what
+ * was expected and what was given). Expected values are worked out by hand
+ * (and agree with PyTorch 1.13). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -446,6 +446,45 @@ static void rotary_embedding_turns_each_pair_in_place(void **state) {
   ops_made_destroy(&m);
 }
 
+typedef diopiError_t (*unique_fn)(CTX, T *, CT, const int64_t *, bool, bool, T,
+                                  T *);
+
+/* [3, 1, 3, 2] unsorted-asked: out [1, 2, 3] (sorted all the same), the
+ * inverse [2, 0, 2, 1], the counts [1, 1, 2]; return_counts without a
+ * place for them is refused. */
+static void unique_sizes_its_result_by_the_data(void **state) {
+  ops_env_t *e = *state;
+  ops_made_t m = {.e = e};
+  unique_fn unique = (unique_fn)ops_env_find(e, "diopiUnique");
+  const int32_t x[4] = {3, 1, 3, 2};
+  int64_t s4[1] = {4};
+  int64_t *inverse;
+  T in = ops_made_tensor(&m, diopi_dtype_int32, 1, s4, x, sizeof x, NULL),
+    inv = ops_made_tensor(&m, diopi_dtype_int64, 1, s4, NULL, 0,
+                          (void **)&inverse);
+  T out = NULL, counts = NULL;
+  assert_int_equal(unique(e->ctx, &out, in, NULL, false, true, inv, &counts),
+                   diopiSuccess);
+  synchronize(e);
+  const void *y, *n;
+  int64_t numel = 0;
+  assert_int_equal(diopiGetTensorNumel(out, &numel), diopiSuccess);
+  assert_int_equal(numel, 3);
+  assert_int_equal(diopiGetTensorDataConst(out, &y), diopiSuccess);
+  assert_int_equal(diopiGetTensorDataConst(counts, &n), diopiSuccess);
+  const int32_t want[3] = {1, 2, 3};
+  const int64_t want_counts[3] = {1, 1, 2}, want_inverse[4] = {2, 0, 2, 1};
+  assert_memory_equal(y, want, sizeof want);
+  assert_memory_equal(n, want_counts, sizeof want_counts);
+  assert_memory_equal(inverse, want_inverse, sizeof want_inverse);
+  assert_int_equal(unique(e->ctx, &out, in, NULL, true, true, NULL, NULL),
+                   diopiErrorOccurred);
+  const char *why[] = {"diopiUnique", "counts", "NULL"};
+  assert_error_names(e, why, 3);
+  bp_ops_context_clear(e->ctx);
+  ops_made_destroy(&m);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(instance_norm_reads_and_writes_strided_rows),
@@ -459,6 +498,7 @@ int main(void) {
       cmocka_unit_test(conv_transpose3d_spreads_each_input_over_its_taps),
       cmocka_unit_test(grid_sampler_pads_and_rounds_as_pytorch),
       cmocka_unit_test(rotary_embedding_turns_each_pair_in_place),
+      cmocka_unit_test(unique_sizes_its_result_by_the_data),
   };
   return cmocka_run_group_tests(tests, ops_env_setup, ops_env_teardown);
 }

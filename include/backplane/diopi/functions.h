@@ -2011,6 +2011,20 @@ DIOPI_API diopiError_t diopiRotaryEmbedding(diopiContextHandle_t ctx,
                                             diopiConstTensorHandle_t sin,
                                             const bool conj,
                                             const bool interleaved);
+/* The distinct elements of input (dim NULL: a 1-d result), or its
+ * distinct slices along *dim (ref_unique.c), ascending (lexicographic),
+ * sorted or not (an unsorted unique's order is unspecified); out (and
+ * counts, int64, with return_counts) are required from the context, sized
+ * by the data: the op waits for the context's stream. indices (NULL: not
+ * wanted), int64 of input's shape (dim NULL) or of *dim's length, gets each
+ * element's (slice's) position in out. */
+DIOPI_API diopiError_t diopiUnique(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t *out,
+                                   diopiConstTensorHandle_t input,
+                                   const int64_t *dim, bool sorted,
+                                   bool return_counts,
+                                   diopiTensorHandle_t indices,
+                                   diopiTensorHandle_t *counts);
 
 #if defined(__cplusplus)
 }

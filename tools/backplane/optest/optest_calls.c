@@ -405,6 +405,23 @@ CALL(rotary_embedding,
          ctx, tensor(a, "out"), tensor(a, "input"), tensor(a, "cos"),
          tensor(a, "sin"), integer(a, "conj") != 0,
          integer(a, "interleaved") != 0);)
+/* unique allocates out (and counts) from the context: once the stream has
+ * run, they are copied into the case's "out" and "counts" to be judged;
+ * "dim" absent gives NULL, "indices" (the inverse) is the case's own. */
+static diopiError_t call_unique(void *fn, CTX ctx, const optest_args_t *a) {
+  T result = NULL, counts = NULL, want_counts = tensor(a, "counts");
+  int64_t dim = integer(a, "dim");
+  diopiError_t err =
+      ((diopiError_t(*)(CTX, T *, CT, const int64_t *, bool, bool, T, T *))fn)(
+          ctx, &result, tensor(a, "input"),
+          optest_attr(a->c, "dim") ? &dim : NULL, integer(a, "sorted") != 0,
+          want_counts != NULL, tensor(a, "indices"), &counts);
+  if (!err)
+    err = optest_result_into(ctx, result, tensor(a, "out"));
+  if (!err && want_counts)
+    err = optest_result_into(ctx, counts, want_counts);
+  return err;
+}
 
 static const struct {
   const char *op;
@@ -636,6 +653,7 @@ static const struct {
     {"diopiGridSampler", call_grid_sampler},
     {"diopiGridSamplerBackward", call_grid_sampler_backward},
     {"diopiRotaryEmbedding", call_rotary_embedding},
+    {"diopiUnique", call_unique},
 };
 
 /* Ops called with another op's arguments (its caller lives elsewhere). */
