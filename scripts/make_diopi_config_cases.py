@@ -3267,6 +3267,227 @@ BUILDERS["flash_attention"] = build_flash_attention
 BACKWARDS["flash_attention"] = backward_flash_attention
 
 
+
+# ---------------------------------------------------------------- breadth
+# The config ops beyond issue 25's list that real models ask for:
+# instance_norm, normalize, DIOPI's mode-switched pools, conv_transpose3d,
+# grid_sample, rotary_emb and unique.
+
+def build_instance_norm(name, p, x, inplace):
+    t, w, b, eps = x["input"], x.get("weight"), x.get("bias"), p["eps"]
+    y = oracle(lambda u, v, z: F.instance_norm(u, weight=v, bias=z, eps=eps),
+               t, w, b)
+    return [("diopiInstanceNorm", lambda c: optional_inputs(
+        c.output("out", y).input("input", t), weight=w, bias=b)
+        .attr("axis", 2).attr("eps", float(eps)))]
+
+
+def backward_instance_norm(name, p, x, wanted):
+    t, w, b, eps = x["input"], x.get("weight"), x.get("bias"), p["eps"]
+    y, go, g = grads(lambda input, weight, bias: F.instance_norm(
+        input, weight=weight, bias=bias, eps=eps),
+        {"input": t, "weight": w, "bias": b}, ("input", "weight", "bias"))
+    return [("diopiInstanceNormBackward", lambda c: optional_inputs(
+        affine_grads(c, g, go, t, w, b), weight=w, bias=b)
+        .attr("axis", 2).attr("eps", float(eps)))]
+
+
+def normalize_attrs(p):
+    return [("p", float(p.get("p", 2))), ("dim", p.get("dim", 1)),
+            ("eps", float(p.get("eps", 1e-12)))]
+
+
+def build_normalize(name, p, x, inplace):
+    t, attrs = x["input"], normalize_attrs(p)
+    kw = {k: v for k, v in attrs}
+    y = oracle(lambda u: F.normalize(u, **kw), t)
+    return [("diopiNormalize", lambda c: add_attrs(
+        c.output("out", y).input("input", t), attrs))]
+
+
+def backward_normalize(name, p, x, wanted):
+    t, attrs = x["input"], normalize_attrs(p)
+    kw = {k: v for k, v in attrs}
+    y, go, g = grads(lambda input: F.normalize(input, **kw), {"input": t},
+                     ("input",))
+    return [("diopiNormalizeBackward", lambda c: add_attrs(
+        c.output("grad_input", g["input"]).input("grad_output", go)
+        .input("input", t), attrs))]
+
+
+POOL_FNS = {1: POOL_FN[1], 3: POOL_FN[3],
+            2: (F.avg_pool2d, F.max_pool2d, F.adaptive_avg_pool2d,
+                F.adaptive_max_pool2d)}
+
+
+def mode_pool(n):
+    """diopiPool{n}d: DIOPI's pool switched by mode ("max"/"avg") and
+    adaptive; the attributes as the config gives them (a stride of None:
+    none, the kernel size), PyTorch's pool of that mode the oracle."""
+    op = f"diopiPool{n}d"
+
+    def args(p):
+        st = p.get("stride")
+        attrs = [("mode", p["mode"]),
+                 ("kernel_size", tuple_of(p["kernel_size"], n)),
+                 ("stride", tuple_of(st, n) if st is not None else []),
+                 ("padding", tuple_of(p.get("padding", 0), n)),
+                 ("dilation", tuple_of(p.get("dilation", 1), n)),
+                 ("ceil_mode", bool(p.get("ceil_mode", False))),
+                 ("exclusive", not p.get("count_include_pad", True)),
+                 ("adaptive", bool(p.get("adaptive", False)))]
+        return attrs, {k: v for k, v in attrs}
+
+    def call(u, a, size):
+        avg, mx, aavg, amax = POOL_FNS[n]
+        k, st = a["kernel_size"], a["stride"] or a["kernel_size"]
+        if a["adaptive"]:
+            return aavg(u, size) if a["mode"] == "avg" else amax(u, size, True)
+        if a["mode"] == "avg":
+            return avg(u, k, st, a["padding"], a["ceil_mode"],
+                       not a["exclusive"])
+        return mx(u, k, st, a["padding"], a["dilation"], a["ceil_mode"],
+                  True)
+
+    def build(name, p, x, inplace):
+        t, (attrs, a) = x["input"], args(p)
+        size = tuple_of(p.get("output_size", 0), n)
+        y = oracle(lambda u: call(u, a, size), t)
+        y = y[0] if isinstance(y, tuple) else y
+        return [(op, lambda c: add_attrs(
+            c.output("out", y).input("input", t), attrs)
+            .attr("output_size", size))]
+
+    def backward(name, p, x, wanted):
+        t, (attrs, a) = x["input"], args(p)
+        size = tuple_of(p.get("output_size", 0), n)
+        y, go, g = grads(lambda input: call(input, a, size), {"input": t},
+                         ("input",))
+
+        def fill(c):
+            c.output("grad_input", g["input"]).input("grad_output", go)
+            c.input("input", t)
+            if a["mode"] == "max":
+                c.input("indices", y[1])
+            return add_attrs(c, attrs)
+        return [(op + "Backward", fill)]
+    return build, backward
+
+
+def conv_t3d_args(p):
+    return (tuple_of(p.get("stride", 1), 3), tuple_of(p.get("padding", 0), 3),
+            tuple_of(p.get("output_padding", 0), 3), p.get("groups", 1),
+            tuple_of(p.get("dilation", 1), 3))
+
+
+def build_conv_transpose3d(name, p, x, inplace):
+    i, w, b = x["input"], x["weight"], x.get("bias")
+    st, pad, opad, groups, dil = conv_t3d_args(p)
+    y = oracle(lambda u, v, z: F.conv_transpose3d(u, v, z, st, pad, opad,
+                                                  groups, dil), i, w, b)
+    return [("diopiConvTranspose3d", conv_forward_fill(
+        y, i, w, b, [("stride", st), ("padding", pad),
+                     ("output_padding", opad), ("groups", groups),
+                     ("dilation", dil)]))]
+
+
+def backward_conv_transpose3d(name, p, x, wanted):
+    i, w, b = x["input"], x["weight"], x.get("bias")
+    st, pad, opad, groups, dil = conv_t3d_args(p)
+    y, go, g = grads(lambda input, weight, bias: F.conv_transpose3d(
+        input, weight, bias, st, pad, opad, groups, dil),
+        {"input": i, "weight": w, "bias": b}, ("input", "weight", "bias"))
+    return [("diopiConvTranspose3dBackward", conv_backward_fill(
+        g, go, i, w, b, [("stride", st), ("padding", pad), ("dilation", dil),
+                         ("output_padding", opad), ("groups", groups)]))]
+
+
+GRID_SAMPLERS = (("zeros", False), ("border", True), ("reflection", False))
+
+
+def build_grid_sample(name, p, x, inplace):
+    """DIOPI's diopiGridSample (zeros padding, align_corners false), and
+    the extension diopiGridSampler in each padding mode, with its backward
+    (DIOPI has none): the same inputs, PyTorch the oracle."""
+    t, grid, mode = x["input"], x["grid"], p["mode"]
+    y = oracle(lambda u, g: F.grid_sample(u, g, mode=mode,
+                                          align_corners=False), t, grid)
+    cases = [("diopiGridSample", lambda c: c.output("out", y).input(
+        "input", t).input("grid", grid).attr("mode", mode))]
+    for padding, align in GRID_SAMPLERS:
+        attrs = [("mode", mode), ("padding_mode", padding),
+                 ("align_corners", align)]
+        kw = dict(mode=mode, padding_mode=padding, align_corners=align)
+        ys = oracle(lambda u, g: F.grid_sample(u, g, **kw), t, grid)
+        _, go, g = grads(lambda input, grid: F.grid_sample(input, grid, **kw),
+                         {"input": t, "grid": grid}, ("input", "grid"))
+        cases.append(("diopiGridSampler", lambda c, ys=ys, attrs=attrs:
+                      add_attrs(c.output("out", ys).input("input", t)
+                                .input("grid", grid), attrs)))
+        cases.append(("diopiGridSamplerBackward",
+                      lambda c, g=g, go=go, attrs=attrs: add_attrs(
+                          c.output("grad_input", g["input"])
+                          .output("grad_grid", g["grid"])
+                          .input("grad_output", go).input("input", t)
+                          .input("grid", grid), attrs)))
+    return cases
+
+
+def rotary_ref(u, cos, sin, conj, interleaved):
+    a, b = (u[..., 0::2], u[..., 1::2]) if interleaved else u.chunk(2, -1)
+    s = -sin if conj else sin
+    ra, rb = a * cos - b * s, a * s + b * cos
+    return torch.stack((ra, rb), -1).flatten(-2) if interleaved else \
+        torch.cat((ra, rb), -1)
+
+
+def build_rotary_emb(name, p, x, inplace):
+    t, cos, sin = x["input"], x["cos"], x["sin"]
+    conj, inter = bool(p["conj"]), bool(p["interleaved"])
+    y = oracle(lambda u, c, s: rotary_ref(u, c, s, conj, inter), t, cos, sin)
+    return [("diopiRotaryEmbedding", lambda c: c.output("out", y).input(
+        "input", t).input("cos", cos).input("sin", sin).attr("conj", conj)
+        .attr("interleaved", inter))]
+
+
+def build_unique(name, p, x, inplace):
+    """unique: the library sorts whether sorted is asked or not (PyTorch
+    leaves an unsorted unique's order unspecified), so the oracle is the
+    sorted one; the inverse is given as an output tensor, the counts
+    returned. 16-bit floats are computed in float32 (exact)."""
+    t, dim = x["input"], p.get("dim")
+    inverse, counts = bool(p.get("return_inverse")), bool(
+        p.get("return_counts"))
+    half = t.dtype in (torch.float16, torch.bfloat16)  # PyTorch has none
+    y, inv, cnt = torch.unique(t.float() if half else t, sorted=True,
+                               return_inverse=True, return_counts=True,
+                               dim=dim)
+    y = y.to(t.dtype)
+
+    def fill(c):
+        c.output("out", y)
+        if counts:
+            c.output("counts", cnt)
+        if inverse:
+            c.output("indices", inv)
+        c.input("input", t).attr("sorted", bool(p.get("sorted", True)))
+        return c.attr("dim", dim) if dim is not None else c
+    return [("diopiUnique", fill)]
+
+
+BUILDERS.update({"instance_norm": build_instance_norm,
+                 "normalize": build_normalize,
+                 "conv_transpose3d": build_conv_transpose3d,
+                 "grid_sample": build_grid_sample,
+                 "rotary_emb": build_rotary_emb,
+                 "unique": build_unique})
+BACKWARDS.update({"instance_norm": backward_instance_norm,
+                  "normalize": backward_normalize,
+                  "conv_transpose3d": backward_conv_transpose3d})
+for _n in (1, 2, 3):
+    BUILDERS[f"pool{_n}d"], BACKWARDS[f"pool{_n}d"] = mode_pool(_n)
+
+
 # ---------------------------------------------------------------- unbuilt
 # The config ops with no builder: the DIOPI function each would call, and
 # what it is. None of them is exported by the reference library nor named
@@ -3291,7 +3512,6 @@ NOT_BUILT = {
     "destindex_copy_kv": ("diopiDestIndexCopyKV", _LLM),
     "paged_attention": ("diopiPagedAttention", _LLM),
     "prompt_flash_attention": ("diopiPromptFlashAttention", _LLM),
-    "rotary_emb": ("diopiRotaryEmbedding", _LLM),
     "rotary_emb_v2": ("diopiRotaryEmbeddingV2", _LLM),
     "customized_flash_attention": ("diopiCustomizedFlashAttention",
                                    _ATTENTION),
@@ -3305,21 +3525,12 @@ NOT_BUILT = {
     "nms": ("diopiNms", _DETECTION),
     "roi_align": ("diopiRoiAlign", _DETECTION),
     "sigmoid_focal_loss": ("diopiSigmoidFocalLoss", _DETECTION),
-    "grid_sample": ("diopiGridSample", "sampling an input at a grid"),
     "cholesky_ex": ("diopiCholesky", _LINALG),
     "linalgqr": ("diopiLinalgQR", _LINALG),
     "triangular_solve": ("diopiTriangularSolve", _LINALG),
     "spmm": ("diopiSpMM", "a sparse matrix product"),
-    "conv_transpose3d": ("diopiConvTranspose3d",
-                         "the 3-d transposed convolution"),
     "ctc_loss": ("diopiCTCLoss", "the connectionist temporal loss"),
-    "instance_norm": ("diopiInstanceNorm", "instance normalization"),
     "layer_normGB": ("diopiLayerNormGB", "layer_norm of another layout"),
-    "normalize": ("diopiNormalize", "Lp normalization along a dim"),
-    "pool1d": ("diopiPool1d", "DIOPI's mode-switched pool"),
-    "pool2d": ("diopiPool2d", "DIOPI's mode-switched pool"),
-    "pool3d": ("diopiPool3d", "DIOPI's mode-switched pool"),
-    "unique": ("diopiUnique", "the distinct elements, a data-sized result"),
 }
 
 

@@ -38,6 +38,8 @@ HOST_OUTPUTS = {"double *": "float", "bool *": "bool"}
 # a scalar pointer the op only reads.
 SAME_KIND = {"const diopiSize_t": "diopiSize_t",
              "const diopiConstTensorHandle_t": "diopiConstTensorHandle_t",
+             "const int64_t": "int64_t", "const double": "double",
+             "const float": "float", "const bool": "bool",
              "diopiScalar_t *": "const diopiScalar_t *"}
 # The Python type each kind takes, for the stubs and docstrings.
 PYTHON_TYPES = {

@@ -1851,6 +1851,180 @@ DIOPI_API diopiError_t diopiAddbmmBackward(
     diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t batch1,
     diopiConstTensorHandle_t batch2, const diopiScalar_t *beta,
     const diopiScalar_t *alpha);
+/* Instance normalization (ref_norm_instance.c): each (image, channel) row
+ * of an (N, C, spatial...) input normalized by its own mean and biased
+ * variance, then scaled and shifted per channel (scale, bias optional), as
+ * PyTorch's instance_norm with input statistics. axis: 1 (the channel dim)
+ * or 2 (the first normalized dim), both that layout. The backward
+ * recomputes the statistics; NULL gradients are not wanted. */
+DIOPI_API diopiError_t diopiInstanceNorm(diopiContextHandle_t ctx,
+                                         diopiTensorHandle_t output,
+                                         diopiConstTensorHandle_t input,
+                                         const int64_t axis,
+                                         diopiConstTensorHandle_t scale,
+                                         diopiConstTensorHandle_t bias,
+                                         const double eps);
+DIOPI_API diopiError_t diopiInstanceNormBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiTensorHandle_t grad_scale, diopiTensorHandle_t grad_bias,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiConstTensorHandle_t scale, diopiConstTensorHandle_t bias,
+    const int64_t axis, const double eps);
+/* Lp normalization along axis (ref_normalize.c): input / max(its p-norm
+ * along axis, eps), PyTorch's F.normalize; p > 0 or infinity. */
+DIOPI_API diopiError_t diopiNormalize(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t output,
+                                      diopiConstTensorHandle_t input,
+                                      const float p, const int64_t axis,
+                                      const double eps);
+DIOPI_API diopiError_t diopiNormalizeBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    const float p, const int64_t axis, const double eps);
+/* 3-d adaptive pooling over (N, C, D, H, W) or (C, D, H, W)
+ * (ref_adaptive_pool3d.c), as the 2-d forms: output_size 1 or 3 values;
+ * max indices are flat d * H * W + h * W + w within each volume. */
+DIOPI_API diopiError_t diopiAdaptiveAvgPool3d(diopiContextHandle_t ctx,
+                                              diopiTensorHandle_t out,
+                                              diopiConstTensorHandle_t input,
+                                              diopiSize_t output_size);
+DIOPI_API diopiError_t diopiAdaptiveAvgPool3dBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiAdaptiveMaxPool3d(diopiContextHandle_t ctx,
+                                              diopiTensorHandle_t out,
+                                              diopiConstTensorHandle_t input,
+                                              diopiSize_t output_size);
+DIOPI_API diopiError_t diopiAdaptiveMaxPool3dWithIndices(
+    diopiContextHandle_t ctx, diopiTensorHandle_t out,
+    diopiTensorHandle_t indices, diopiConstTensorHandle_t input,
+    diopiSize_t output_size);
+DIOPI_API diopiError_t diopiAdaptiveMaxPool3dBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiConstTensorHandle_t indices);
+/* DIOPI's mode-switched pools (ref_pool_modes.c): mode "max" or "avg";
+ * adaptive pools to output_size, else windows of ksize, stride, padding,
+ * dilation (max only; avg needs 1s) and ceil_mode; exclusive: the average
+ * counts only the input, not the padding. Each calls the pool of its
+ * dims and mode (diopiMaxPool2d, diopiAdaptiveAvgPool3d, ...); a max
+ * backward needs the forward's indices. */
+DIOPI_API diopiError_t diopiPool1d(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t out,
+                                   diopiConstTensorHandle_t input,
+                                   const char *mode, diopiSize_t ksize,
+                                   diopiSize_t stride, diopiSize_t padding,
+                                   diopiSize_t dilation, const bool ceil_mode,
+                                   const bool exclusive, const bool adaptive,
+                                   diopiSize_t output_size);
+DIOPI_API diopiError_t diopiPool1dBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    const char *mode, diopiSize_t ksize, diopiSize_t stride,
+    diopiSize_t padding, diopiSize_t dilation, const bool ceil_mode,
+    const bool exclusive, const bool adaptive,
+    diopiConstTensorHandle_t indices);
+DIOPI_API diopiError_t diopiPool2d(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t out,
+                                   diopiConstTensorHandle_t input,
+                                   const char *mode, diopiSize_t ksize,
+                                   diopiSize_t stride, diopiSize_t padding,
+                                   diopiSize_t dilation, const bool ceil_mode,
+                                   const bool exclusive, const bool adaptive,
+                                   diopiSize_t output_size);
+DIOPI_API diopiError_t diopiPool2dBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    const char *mode, diopiSize_t ksize, diopiSize_t stride,
+    diopiSize_t padding, diopiSize_t dilation, const bool ceil_mode,
+    const bool exclusive, const bool adaptive,
+    diopiConstTensorHandle_t indices);
+DIOPI_API diopiError_t diopiPool3d(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t out,
+                                   diopiConstTensorHandle_t input,
+                                   const char *mode, diopiSize_t ksize,
+                                   diopiSize_t stride, diopiSize_t padding,
+                                   diopiSize_t dilation, const bool ceil_mode,
+                                   const bool exclusive, const bool adaptive,
+                                   diopiSize_t output_size);
+DIOPI_API diopiError_t diopiPool3dBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    const char *mode, diopiSize_t ksize, diopiSize_t stride,
+    diopiSize_t padding, diopiSize_t dilation, const bool ceil_mode,
+    const bool exclusive, const bool adaptive,
+    diopiConstTensorHandle_t indices);
+/* The 3-d transposed convolution (ref_transposed_conv3d.c): input
+ * (N, Cin, D, H, W), weight (Cin, Cout / groups, kD, kH, kW), out
+ * (N, Cout, (I - 1) stride - 2 padding + dilation (k - 1) + output_padding
+ * + 1 per dim), bias (Cout) optional; computed as the 3-d convolution's
+ * input gradient. The backward's NULL gradients are not wanted;
+ * bias_sizes is ignored (grad_bias, when given, wants the bias's). */
+DIOPI_API diopiError_t diopiConvTranspose3d(
+    diopiContextHandle_t ctx, diopiTensorHandle_t out,
+    diopiConstTensorHandle_t input, diopiConstTensorHandle_t weight,
+    diopiConstTensorHandle_t bias, diopiSize_t stride, diopiSize_t padding,
+    diopiSize_t output_padding, int64_t groups, diopiSize_t dilation);
+DIOPI_API diopiError_t diopiConvTranspose3dBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiTensorHandle_t grad_weight, diopiTensorHandle_t grad_bias,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiConstTensorHandle_t weight, diopiSize_t *bias_sizes,
+    diopiSize_t stride, diopiSize_t padding, diopiSize_t dilation,
+    diopiSize_t output_padding, int64_t groups);
+/* Grid sampling (ref_grid_sample.c): input (N, C, H, W) at grid
+ * (N, Ho, Wo, 2), or (N, C, D, H, W) at (N, Do, Ho, Wo, 3), the grid's
+ * last dim (x, y[, z]) in [-1, 1], x along W; mode "bilinear" (trilinear
+ * in 3-d) or "nearest" (halves to even in 2-d, away from zero in 3-d, as
+ * PyTorch's kernels). diopiGridSample is DIOPI's, with
+ * PyTorch's defaults: zeros padding, align_corners false. The extension
+ * pair diopiGridSampler / diopiGridSamplerBackward takes PyTorch's
+ * padding_mode ("zeros", "border", "reflection") and align_corners, and
+ * the backward's NULL gradients are not wanted (grad_grid of "nearest" is
+ * 0). */
+DIOPI_API diopiError_t diopiGridSample(diopiContextHandle_t ctx,
+                                       diopiTensorHandle_t out,
+                                       diopiConstTensorHandle_t input,
+                                       diopiConstTensorHandle_t grid,
+                                       const char *mode);
+DIOPI_API diopiError_t diopiGridSampler(diopiContextHandle_t ctx,
+                                        diopiTensorHandle_t out,
+                                        diopiConstTensorHandle_t input,
+                                        diopiConstTensorHandle_t grid,
+                                        const char *mode,
+                                        const char *padding_mode,
+                                        bool align_corners);
+DIOPI_API diopiError_t diopiGridSamplerBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiTensorHandle_t grad_grid, diopiConstTensorHandle_t grad_output,
+    diopiConstTensorHandle_t input, diopiConstTensorHandle_t grid,
+    const char *mode, const char *padding_mode, bool align_corners);
+/* Rotary position embedding (ref_rotary.c; DIOPI's functions_ext.h): each
+ * pair (a, b) of x's last dim D becomes (a cos - b sin, a sin + b cos),
+ * conj turning the other way (the backward); the pairs are the halves
+ * (k, k + D / 2), or (interleaved) neighbours (2k, 2k + 1); cos and sin
+ * (..., D / 2) broadcast to x's leading dims; out may be x. */
+DIOPI_API diopiError_t diopiRotaryEmbedding(diopiContextHandle_t ctx,
+                                            diopiTensorHandle_t out,
+                                            diopiConstTensorHandle_t x,
+                                            diopiConstTensorHandle_t cos,
+                                            diopiConstTensorHandle_t sin,
+                                            const bool conj,
+                                            const bool interleaved);
+/* The distinct elements of input (dim NULL: a 1-d result), or its
+ * distinct slices along *dim (ref_unique.c), ascending (lexicographic),
+ * sorted or not (an unsorted unique's order is unspecified); out (and
+ * counts, int64, with return_counts) are required from the context, sized
+ * by the data: the op waits for the context's stream. indices (NULL: not
+ * wanted), int64 of input's shape (dim NULL) or of *dim's length, gets each
+ * element's (slice's) position in out. */
+DIOPI_API diopiError_t diopiUnique(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t *out,
+                                   diopiConstTensorHandle_t input,
+                                   const int64_t *dim, bool sorted,
+                                   bool return_counts,
+                                   diopiTensorHandle_t indices,
+                                   diopiTensorHandle_t *counts);
 
 #if defined(__cplusplus)
 }
