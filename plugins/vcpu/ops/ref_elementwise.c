@@ -5,6 +5,7 @@
 
 #include "ref_enqueue.h"
 #include "ref_pool.h"
+#include "ref_stream.h"
 
 enum { GRAIN = 1 << 15, BLOCK = 512 };
 
@@ -334,8 +335,39 @@ static bool all_direct(const ref_ew_t *ew) {
   return true;
 }
 
+/* A run of the engine: the op, and whether its float32 rows stream their
+ * stores (ref_stream.h). */
+typedef struct ew_run {
+  const ref_ew_t *ew;
+  bool stream;
+} ew_run_t;
+
+/* n elements of a run whose every tensor is float32 and unit-stride, its
+ * stores streamed: a copy streams its input; other ops compute BLOCK
+ * elements at a time into `buf` (cache-resident), which then streams out. */
+static void run_streamed(const ref_ew_t *ew, const int64_t *off, int64_t n,
+                         float *buf) {
+  float *out = (float *)ew->out.data + off[0];
+  const float *in[REF_EW_MAX_IN];
+  for (int k = 0; k < ew->nin; k++)
+    in[k] = (const float *)ew->in[k].data + off[k + 1];
+  if (ew->f32 == ref_copy_f32) {
+    ref_stream_store(out, in[0], n);
+    return;
+  }
+  for (int64_t s = 0; s < n; s += BLOCK) {
+    int64_t m = n - s < BLOCK ? n - s : BLOCK;
+    const float *at[REF_EW_MAX_IN];
+    for (int k = 0; k < ew->nin; k++)
+      at[k] = in[k] + s;
+    ew->f32(buf, at, m, ew->params);
+    ref_stream_store(out + s, buf, m);
+  }
+}
+
 static void run_range(void *context, int64_t begin, int64_t end) {
-  const ref_ew_t *ew = context;
+  const ew_run_t *run = context;
+  const ref_ew_t *ew = run->ew;
   mode_t_ mode = choose_mode(ew);
   bool direct = mode == MODE_BITS || mode == MODE_F32_SPLAT ||
                 (mode == MODE_F32 && all_direct(ew));
@@ -349,6 +381,11 @@ static void run_range(void *context, int64_t begin, int64_t end) {
   for (int64_t i = begin; i < end; cursor_next_row(ew, &c)) {
     int64_t len = row - c.idx[inner];
     len = len < end - i ? len : end - i;
+    if (run->stream) {
+      run_streamed(ew, c.off, len, f32.buf[0]);
+      i += len;
+      continue;
+    }
     for (int64_t s = 0; s < len;) {
       int64_t n = direct ? len : (len - s < BLOCK ? len - s : BLOCK);
       int64_t off[REF_EW_MAX_IN + 1];
@@ -359,6 +396,8 @@ static void run_range(void *context, int64_t begin, int64_t end) {
     }
     i += len;
   }
+  if (run->stream)
+    ref_stream_fence();
 }
 
 /* Merges dims d and d + 1 wherever every tensor walks them as one, and drops
@@ -399,10 +438,18 @@ static void coalesce(ref_ew_t *ew) {
   }
 }
 
+/* Whether the run streams its stores: a float32 op on unit-stride rows
+ * whose output is at least ref_stream_min_bytes(). */
+static bool streams(const ref_ew_t *ew) {
+  return choose_mode(ew) == MODE_F32 && all_direct(ew) &&
+         (size_t)ew->out.numel * sizeof(float) >= ref_stream_min_bytes();
+}
+
 static void run(void *args) {
   ref_ew_t *ew = args;
   coalesce(ew);
-  ref_parallel_for(ew->out.numel, GRAIN, run_range, ew);
+  ew_run_t r = {.ew = ew, .stream = streams(ew)};
+  ref_parallel_for(ew->out.numel, GRAIN, run_range, &r);
 }
 
 diopiError_t ref_ew_launch(diopiContextHandle_t ctx, const char *op,
