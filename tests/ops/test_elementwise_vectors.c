@@ -1,11 +1,12 @@
 /* The elementwise engine's vector paths against plain loops written here:
- * float32 ops whose outputs stream their stores (CTest sets
+ * float32 copies whose outputs stream their stores (CTest sets
  * BACKPLANE_OPS_STREAM_BYTES to 4096, so outputs of 1024 floats and more
- * stream) at odd lengths, into misaligned and in-place outputs, beside
- * strided and short ones that do not stream; the vectorized float32
- * digamma against a double series; and the bits loops of logical and
- * bitwise ops on bool, uint8 and int32 views at odd lengths and misaligned
- * starts. CTest runs it once per instruction set (BACKPLANE_OPS_ISA). */
+ * stream) and the arithmetic beside them, at odd lengths, into misaligned
+ * and in-place outputs, beside strided and short ones that do not stream;
+ * the vectorized float32 digamma against a double series; and the bits
+ * loops of logical and bitwise ops on bool, uint8 and int32 views at odd
+ * lengths and misaligned starts. CTest runs it once per instruction set
+ * (BACKPLANE_OPS_ISA). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -181,7 +182,7 @@ static void check_float_op(ops_env_t *e, float_op_t op, int64_t n,
   ops_made_destroy(&m);
 }
 
-static void streamed_float_outputs_equal_plain_loops(void **state) {
+static void float_outputs_equal_plain_loops(void **state) {
   for (float_op_t op = ADD; op <= COPY; op++) {
     check_float_op(*state, op, LONG, 0, 1, false);     /* aligned */
     check_float_op(*state, op, LONG, 1, 1, false);     /* misaligned */
@@ -327,7 +328,7 @@ static void bits_loops_equal_plain_loops(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(streamed_float_outputs_equal_plain_loops),
+      cmocka_unit_test(float_outputs_equal_plain_loops),
       cmocka_unit_test(float32_digamma_follows_the_series),
       cmocka_unit_test(bits_loops_equal_plain_loops),
   };

@@ -335,35 +335,12 @@ static bool all_direct(const ref_ew_t *ew) {
   return true;
 }
 
-/* A run of the engine: the op, and whether its float32 rows stream their
- * stores (ref_stream.h). */
+/* A run of the engine: the op, and whether it is a float32 copy whose rows
+ * stream their stores (ref_stream.h). */
 typedef struct ew_run {
   const ref_ew_t *ew;
   bool stream;
 } ew_run_t;
-
-/* n elements of a run whose every tensor is float32 and unit-stride, its
- * stores streamed: a copy streams its input; other ops compute BLOCK
- * elements at a time into `buf` (cache-resident), which then streams out. */
-static void run_streamed(const ref_ew_t *ew, const int64_t *off, int64_t n,
-                         float *buf) {
-  float *out = (float *)ew->out.data + off[0];
-  const float *in[REF_EW_MAX_IN];
-  for (int k = 0; k < ew->nin; k++)
-    in[k] = (const float *)ew->in[k].data + off[k + 1];
-  if (ew->f32 == ref_copy_f32) {
-    ref_stream_store(out, in[0], n);
-    return;
-  }
-  for (int64_t s = 0; s < n; s += BLOCK) {
-    int64_t m = n - s < BLOCK ? n - s : BLOCK;
-    const float *at[REF_EW_MAX_IN];
-    for (int k = 0; k < ew->nin; k++)
-      at[k] = in[k] + s;
-    ew->f32(buf, at, m, ew->params);
-    ref_stream_store(out + s, buf, m);
-  }
-}
 
 static void run_range(void *context, int64_t begin, int64_t end) {
   const ew_run_t *run = context;
@@ -381,8 +358,9 @@ static void run_range(void *context, int64_t begin, int64_t end) {
   for (int64_t i = begin; i < end; cursor_next_row(ew, &c)) {
     int64_t len = row - c.idx[inner];
     len = len < end - i ? len : end - i;
-    if (run->stream) {
-      run_streamed(ew, c.off, len, f32.buf[0]);
+    if (run->stream) { /* every tensor unit-stride float32 */
+      ref_stream_store((float *)ew->out.data + c.off[0],
+                       (const float *)ew->in[0].data + c.off[1], len);
       i += len;
       continue;
     }
@@ -438,10 +416,13 @@ static void coalesce(ref_ew_t *ew) {
   }
 }
 
-/* Whether the run streams its stores: a float32 op on unit-stride rows
- * whose output is at least ref_stream_min_bytes(). */
+/* Whether the run streams its stores: a float32 copy of unit-stride rows
+ * whose output is at least ref_stream_min_bytes(). Only the copy: ops that
+ * compute went slower through a cache-resident block streamed out than
+ * with ordinary stores (measured on AMD EPYC, docs/performance.md). */
 static bool streams(const ref_ew_t *ew) {
-  return choose_mode(ew) == MODE_F32 && all_direct(ew) &&
+  return ew->f32 == ref_copy_f32 && choose_mode(ew) == MODE_F32 &&
+         all_direct(ew) &&
          (size_t)ew->out.numel * sizeof(float) >= ref_stream_min_bytes();
 }
 

@@ -10,9 +10,8 @@
  * that holds one value per row (broadcast along the innermost dim, every other
  * tensor float32 and unit-stride there) goes to the op's splat loop when it
  * has one, which reads that value once instead of a buffer filled with it.
- * A float32 output of unit-stride rows at least ref_stream_min_bytes() long
- * streams its stores (ref_stream.h): the float loop writes a cache-resident
- * block, which then streams out; a copy streams its input directly. */
+ * A float32 copy (ref_copy_f32) of unit-stride rows whose output is at
+ * least ref_stream_min_bytes() streams its stores (ref_stream.h). */
 #ifndef BACKPLANE_REF_OPS_ELEMENTWISE_H_
 #define BACKPLANE_REF_OPS_ELEMENTWISE_H_
 

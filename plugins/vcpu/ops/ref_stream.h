@@ -2,8 +2,8 @@
  * last-level cache. An ordinary store first reads the line it writes (write
  * allocate): an op writing far more than the cache holds moves each output
  * line twice. A streaming store writes the line without reading it, and
- * without keeping it cached; the elementwise engine uses them for float32
- * outputs of at least ref_stream_min_bytes(). */
+ * without keeping it cached; the elementwise engine's float32 copies
+ * (copy, cast) use them for outputs of at least ref_stream_min_bytes(). */
 #ifndef BACKPLANE_REF_OPS_STREAM_H_
 #define BACKPLANE_REF_OPS_STREAM_H_
 
