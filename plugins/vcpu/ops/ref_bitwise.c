@@ -33,8 +33,8 @@ static double not_fn(const double *in, const double *p) {
 }
 
 /* The bits loops: tensors of one dtype, each element's bits in place. */
-static void tensor_bits(void *out, const void *const *in, int64_t n,
-                        diopiDtype_t dtype, const double *p) {
+REF_ISA_BODY void tensor_bits_body(void *out, const void *const *in, int64_t n,
+                                   diopiDtype_t dtype, const double *p) {
   bitwise_t kind = (bitwise_t)p[0];
 #define AND_OR(type)                                                           \
   {                                                                            \
@@ -50,8 +50,9 @@ static void tensor_bits(void *out, const void *const *in, int64_t n,
   REF_EW_BY_WIDTH(dtype, AND_OR)
 #undef AND_OR
 }
-static void not_bits(void *out, const void *const *in, int64_t n,
-                     diopiDtype_t dtype, const double *p) {
+REF_EW_BITS(tensor_bits)
+REF_ISA_BODY void not_bits_body(void *out, const void *const *in, int64_t n,
+                                diopiDtype_t dtype, const double *p) {
   (void)p;
   if (dtype == diopi_dtype_bool) {
     const uint8_t *a = in[0];
@@ -68,6 +69,7 @@ static void not_bits(void *out, const void *const *in, int64_t n,
   REF_EW_BY_WIDTH(dtype, NOT)
 #undef NOT
 }
+REF_EW_BITS(not_bits)
 
 /* Bitwise ops take integers and bools only. */
 static diopiError_t expect_integral(diopiContextHandle_t ctx, const char *op,

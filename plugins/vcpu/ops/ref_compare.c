@@ -115,8 +115,8 @@ REF_ISA_BODY void not_f32_body(float *out, const float *const *in, int64_t n,
 REF_F32_EW(not_f32)
 
 /* Logical and, or, not on tensors of one integral or bool dtype. */
-static void logical_bits(void *out, const void *const *in, int64_t n,
-                         diopiDtype_t dtype, const double *p) {
+REF_ISA_BODY void logical_bits_body(void *out, const void *const *in, int64_t n,
+                                    diopiDtype_t dtype, const double *p) {
   compare_t kind = (compare_t)p[0];
 #define LOGICAL(type)                                                          \
   {                                                                            \
@@ -132,8 +132,9 @@ static void logical_bits(void *out, const void *const *in, int64_t n,
   REF_EW_BY_WIDTH(dtype, LOGICAL)
 #undef LOGICAL
 }
-static void not_bits(void *out, const void *const *in, int64_t n,
-                     diopiDtype_t dtype, const double *p) {
+REF_EW_BITS(logical_bits)
+REF_ISA_BODY void not_bits_body(void *out, const void *const *in, int64_t n,
+                                diopiDtype_t dtype, const double *p) {
   (void)p;
 #define NOT(type)                                                              \
   {                                                                            \
@@ -144,6 +145,7 @@ static void not_bits(void *out, const void *const *in, int64_t n,
   REF_EW_BY_WIDTH(dtype, NOT)
 #undef NOT
 }
+REF_EW_BITS(not_bits)
 
 static diopiError_t tensors(CTX, const char *op, CT out, CT input, CT other,
                             compare_t kind) {

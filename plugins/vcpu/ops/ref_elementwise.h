@@ -9,10 +9,13 @@
  * (exact, on the stored elements) runs before either. A float32 last input
  * that holds one value per row (broadcast along the innermost dim, every other
  * tensor float32 and unit-stride there) goes to the op's splat loop when it
- * has one, which reads that value once instead of a buffer filled with it. */
+ * has one, which reads that value once instead of a buffer filled with it.
+ * A float32 copy (ref_copy_f32) of unit-stride rows whose output is at
+ * least ref_stream_min_bytes() streams its stores (ref_stream.h). */
 #ifndef BACKPLANE_REF_OPS_ELEMENTWISE_H_
 #define BACKPLANE_REF_OPS_ELEMENTWISE_H_
 
+#include "ref_isa.h"
 #include "ref_tensor.h"
 
 enum { REF_EW_MAX_IN = 3 };
@@ -24,6 +27,15 @@ typedef int64_t (*ref_ew_int_fn_t)(const int64_t *in, const int64_t *params);
 /* n elements of `dtype` (integral or bool: every tensor's) in place. */
 typedef void (*ref_ew_bits_fn_t)(void *out, const void *const *in, int64_t n,
                                  diopiDtype_t dtype, const double *params);
+
+/* Defines `static void name(out, in, n, dtype, p)`, a bits loop
+ * (ref_ew_bits_fn_t), from name_body written with REF_ISA_BODY: one build
+ * per ISA, dispatched on ref_isa(). */
+#define REF_EW_BITS(name)                                                      \
+  REF_ISA_DISPATCH_VOID(static, name,                                          \
+                        (void *out, const void *const *in, int64_t n,          \
+                         diopiDtype_t dtype, const double *p),                 \
+                        (out, in, n, dtype, p))
 
 /* Runs LOOP(type) with the unsigned type of dtype's width, for bits loops
  * whose result does not depend on signedness. */

@@ -1,0 +1,30 @@
+/* Streaming (non-temporal) stores for outputs too large to stay in the
+ * last-level cache. An ordinary store first reads the line it writes (write
+ * allocate): an op writing far more than the cache holds moves each output
+ * line twice. A streaming store writes the line without reading it, and
+ * without keeping it cached; the elementwise engine's float32 copies
+ * (copy, cast) use them for outputs of at least ref_stream_min_bytes(). */
+#ifndef BACKPLANE_REF_OPS_STREAM_H_
+#define BACKPLANE_REF_OPS_STREAM_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The output size from which ops stream their stores: the environment
+ * variable BACKPLANE_OPS_STREAM_BYTES when set to a positive count, else
+ * the last-level cache's size (Linux's sysfs cache description; 32 MiB when
+ * it cannot be read). Read once per process; thread-safe. */
+size_t ref_stream_min_bytes(void);
+
+/* dst[0, n) = src[0, n) through streaming stores (ordinary ones for the
+ * few elements before dst's first vector-aligned address and after its
+ * last). dst and src do not overlap, or dst == src. The stores are weakly
+ * ordered: the thread calls ref_stream_fence() before another thread may
+ * read dst. Thread-safe. */
+void ref_stream_store(float *dst, const float *src, int64_t n);
+
+/* Orders the calling thread's streaming stores before its later stores
+ * (and the release that publishes its work). */
+void ref_stream_fence(void);
+
+#endif /* BACKPLANE_REF_OPS_STREAM_H_ */
