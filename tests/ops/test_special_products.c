@@ -182,6 +182,48 @@ static void add_product_ops_scale_and_sum(void **state) {
   ops_made_destroy(&m);
 }
 
+/* baddbmm in float32 (its product starts from beta * input in the GEMM's
+ * own C): batch1 [[1, 2], [3, 4]] and 2 x that, batch2 [[1, 0, 1], [0, 1,
+ * 1]]: products [[1, 2, 3], [3, 4, 7]] and 2 x those. A broadcast [3]
+ * input [10, 20, 30] with beta 0.5 and alpha 2; in place on a full input
+ * (beta 1); beta 0 ignores a NaN input. */
+static void baddbmm_starts_from_scaled_input(void **state) {
+  ops_env_t *e = *state;
+  ops_made_t m = {.e = e};
+  diopiError_t (*baddbmm)(CTX, T, CT, CT, CT, double, double) =
+      ops_env_find(e, "diopiBaddbmm");
+  diopiError_t (*baddbmm_inp)(CTX, T, CT, CT, double, double) =
+      ops_env_find(e, "diopiBaddbmmInp");
+  int64_t s3[1] = {3}, s222[3] = {2, 2, 2}, s223[3] = {2, 2, 3};
+  const float row[3] = {10, 20, 30}, nan3[3] = {NAN, NAN, NAN},
+              b1[8] = {1, 2, 3, 4, 2, 4, 6, 8},
+              b2[12] = {1, 0, 1, 0, 1, 1, 1, 0, 1, 0, 1, 1},
+              ones[12] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+  const float product[12] = {1, 2, 3, 3, 4, 7, 2, 4, 6, 6, 8, 14};
+  float *out, *acc;
+  T in = ops_made_tensor(&m, diopi_dtype_float32, 1, s3, row, sizeof row, NULL);
+  T nan =
+      ops_made_tensor(&m, diopi_dtype_float32, 1, s3, nan3, sizeof nan3, NULL);
+  T t1 = ops_made_tensor(&m, diopi_dtype_float32, 3, s222, b1, sizeof b1, NULL);
+  T t2 = ops_made_tensor(&m, diopi_dtype_float32, 3, s223, b2, sizeof b2, NULL);
+  T to =
+      ops_made_tensor(&m, diopi_dtype_float32, 3, s223, NULL, 0, (void **)&out);
+  T ta = ops_made_tensor(&m, diopi_dtype_float32, 3, s223, ones, sizeof ones,
+                         (void **)&acc);
+  assert_int_equal(baddbmm(e->ctx, to, in, t1, t2, 0.5, 2), diopiSuccess);
+  assert_int_equal(baddbmm_inp(e->ctx, ta, t1, t2, 1, 1), diopiSuccess);
+  synchronize(e);
+  for (int i = 0; i < 12; i++) {
+    assert_true(out[i] == 0.5f * row[i % 3] + 2 * product[i]);
+    assert_true(acc[i] == 1 + product[i]);
+  }
+  assert_int_equal(baddbmm(e->ctx, to, nan, t1, t2, 0, 1), diopiSuccess);
+  synchronize(e);
+  for (int i = 0; i < 12; i++)
+    assert_true(out[i] == product[i]);
+  ops_made_destroy(&m);
+}
+
 /* addmv's backward with mat [[1, 2], [3, 4]], vec [1, 1], grad [1, 2],
  * beta 0.5, alpha 2 and a [1] input: grad_input 0.5 * (1 + 2), grad_mat
  * 2 * grad vec^T, grad_vec 2 * mat^T grad = [14, 20]; addbmm's with
@@ -317,6 +359,7 @@ int main(void) {
       cmocka_unit_test(polygamma_matches_closed_forms_and_poles),
       cmocka_unit_test(xlogy_broadcasts_and_keeps_pytorchs_zeros),
       cmocka_unit_test(add_product_ops_scale_and_sum),
+      cmocka_unit_test(baddbmm_starts_from_scaled_input),
       cmocka_unit_test(add_product_backwards_sum_to_their_operands),
       cmocka_unit_test(bad_arguments_name_op_argument_and_values),
   };

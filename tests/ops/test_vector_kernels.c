@@ -4,7 +4,8 @@
  * counted, a divisor given and ceil_mode; adaptive_max_pool2d's first
  * maximum in row-major order (ties across rows and columns, -0 before +0)
  * and last NaN; nearest upsampling by 2 and by other factors; and the
- * direct convolution (unpadded, strided, grouped, dilated, 3-d), the tiled
+ * direct convolution (unpadded, strided, grouped, dilated, 3-d), the
+ * pointwise one (1x1x1 kernels, padded or in place), the tiled
  * GEMM of grouped convolutions and the strided im2col of the backward,
  * within float rounding of a double loop. CTest runs it once per
  * instruction set (BACKPLANE_OPS_ISA). */
@@ -454,6 +455,107 @@ static void strided_and_grouped_convolutions_match_a_plain_loop(void **state) {
     check_conv(*state, &cases[i]);
 }
 
+/* 1x1(x1) kernels at stride 1, each image wide enough for a GEMM of its
+ * own (the pointwise path): padded in depth and width with dilation
+ * (conv3d_k111's), unpadded with bias and groups (the product in place),
+ * two images, padded in height with groups and no bias. */
+static void pointwise_convolutions_match_a_plain_loop(void **state) {
+  static const conv_case_t cases[] = {
+      {.n = 1,
+       .cin = 5,
+       .d = 3,
+       .h = 4,
+       .w = 7,
+       .cout = 6,
+       .groups = 1,
+       .kd = 1,
+       .kh = 1,
+       .kw = 1,
+       .stride = {1, 1, 1},
+       .pad = {1, 0, 1},
+       .dil = {2, 1, 1},
+       .three_d = true,
+       .bias = true,
+       .backward = true},
+      {.n = 1,
+       .cin = 6,
+       .d = 1,
+       .h = 5,
+       .w = 9,
+       .cout = 9,
+       .groups = 3,
+       .kd = 1,
+       .kh = 1,
+       .kw = 1,
+       .stride = {1, 1, 1},
+       .pad = {0},
+       .dil = {1, 1, 1},
+       .bias = true},
+      {.n = 2,
+       .cin = 3,
+       .d = 1,
+       .h = 40,
+       .w = 41,
+       .cout = 4,
+       .groups = 1,
+       .kd = 1,
+       .kh = 1,
+       .kw = 1,
+       .stride = {1, 1, 1},
+       .pad = {0},
+       .dil = {1, 1, 1}},
+      {.n = 2,
+       .cin = 4,
+       .d = 2,
+       .h = 20,
+       .w = 30,
+       .cout = 6,
+       .groups = 2,
+       .kd = 1,
+       .kh = 1,
+       .kw = 1,
+       .stride = {1, 1, 1},
+       .pad = {0, 1, 0},
+       .dil = {1, 1, 1},
+       .three_d = true},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    check_conv(*state, &cases[i]);
+}
+
+/* A 1x1 convolution written into its own input (out is input): every
+ * output pixel from the input's values before the call. */
+static void pointwise_convolution_into_its_input(void **state) {
+  ops_env_t *e = *state;
+  ops_made_t m = {.e = e};
+  int64_t shape[4] = {1, 3, 30, 40}, w_shape[4] = {3, 3, 1, 1};
+  enum { PLANE = 30 * 40 };
+  float *x, *wt, before[3 * PLANE];
+  T in =
+      ops_made_tensor(&m, diopi_dtype_float32, 4, shape, NULL, 0, (void **)&x);
+  T weight = ops_made_tensor(&m, diopi_dtype_float32, 4, w_shape, NULL, 0,
+                             (void **)&wt);
+  fill(x, 3 * PLANE, 21);
+  fill(wt, 9, 23);
+  memcpy(before, x, sizeof before);
+  int64_t one[2] = {1, 1}, zero[2] = {0, 0};
+  __typeof__(&diopiConvolution2d) conv = ops_env_find(e, "diopiConvolution2d");
+  assert_int_equal(conv(e->ctx, in, in, weight, NULL, sizes(one, 2),
+                        sizes(zero, 2), sizes(one, 2), 1),
+                   diopiSuccess);
+  sync_ok(e);
+  for (int64_t o = 0; o < 3; o++)
+    for (int64_t p = 0; p < PLANE; p++) {
+      double sum = 0;
+      for (int64_t c = 0; c < 3; c++)
+        sum += (double)wt[o * 3 + c] * before[c * PLANE + p];
+      if (fabs(x[o * PLANE + p] - sum) > 1e-5 * 4)
+        fail_msg("out (%lld, %lld): %.7g, expected %.7g", (long long)o,
+                 (long long)p, x[o * PLANE + p], sum);
+    }
+  ops_made_destroy(&m);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(avg_pool2d_rows_sum_in_pytorchs_order,
@@ -466,6 +568,10 @@ int main(void) {
       cmocka_unit_test_setup_teardown(
           strided_and_grouped_convolutions_match_a_plain_loop, ops_env_setup,
           ops_env_teardown),
+      cmocka_unit_test_setup_teardown(pointwise_convolutions_match_a_plain_loop,
+                                      ops_env_setup, ops_env_teardown),
+      cmocka_unit_test_setup_teardown(pointwise_convolution_into_its_input,
+                                      ops_env_setup, ops_env_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

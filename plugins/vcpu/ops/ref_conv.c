@@ -22,6 +22,7 @@
 #include <diopi/functions.h>
 
 #include "ref_conv_direct.h"
+#include "ref_conv_pointwise.h"
 #include "ref_elementwise.h"
 #include "ref_enqueue.h"
 #include "ref_error.h"
@@ -58,13 +59,15 @@ typedef struct conv_task {
   ref_view_t input, weight, bias, out, grad_output, grad_input, grad_weight,
       grad_bias;
   bool has_bias, has_grad_input, has_grad_weight, has_grad_bias;
-  float *x, *wt, *col, *y; /* staged: input, weight, col, out/grad_output */
-  float *gx, *gw;          /* backward: grad_input, grad_weight */
-  float *wide;             /* (og, batch * P): the GEMM's side of y */
-  float *winograd;         /* forward or grad_input by Winograd: its scratch */
-  void *direct;            /* forward by ref_conv_direct.h: its scratch */
-  float *b;                /* the direct forward's bias, staged */
-  double *f64;             /* float64: the double path's scratch (f64_*) */
+  float *x, *wt, *col, *y;  /* staged: input, weight, col, out/grad_output */
+  float *gx, *gw;           /* backward: grad_input, grad_weight */
+  float *wide;              /* (og, batch * P): the GEMM's side of y */
+  float *winograd;          /* forward or grad_input by Winograd: its scratch */
+  void *direct;             /* forward by ref_conv_direct.h: its scratch */
+  bool pointwise;           /* forward by ref_conv_pointwise.h */
+  float *pointwise_product; /* its scratch: one group's product */
+  float *b;                 /* the direct or pointwise forward's bias, staged */
+  double *f64;              /* float64: the double path's scratch (f64_*) */
 } conv_task_t;
 
 /* One parallel step over one batch (images n0 .. n0 + nb) of one group,
@@ -451,12 +454,54 @@ static ref_conv_direct_t direct_of(const conv_task_t *t) {
 static diopiError_t stage(diopiContextHandle_t ctx, const char *op,
                           const ref_view_t *v, bool in_place_ok, float **out);
 
+/* The forward as a pointwise convolution (ref_conv_pointwise.h): a 1x1x1
+ * kernel at stride 1, on images wide enough for a GEMM each (smaller ones
+ * go side by side through the column buffer), out not being input itself
+ * (the GEMM reads input in place). */
+static bool pointwise_forward_applies(const conv_task_t *t) {
+  const conv_geometry_t *g = &t->g;
+  return g->batch == 1 && t->x != t->y &&
+         ref_conv_pointwise_applies(
+             (int64_t[3]){g->kd, g->kh, g->kw},
+             (int64_t[3]){g->stride_d, g->stride[0], g->stride[1]});
+}
+static ref_conv_pointwise_t pointwise_of(const conv_task_t *t) {
+  const conv_geometry_t *g = &t->g;
+  return (ref_conv_pointwise_t){.n = g->n,
+                                .cin = g->cin,
+                                .d = g->d,
+                                .h = g->h,
+                                .w = g->w,
+                                .cout = g->cout,
+                                .groups = g->groups,
+                                .pad = {g->pad_d, g->pad[0], g->pad[1]},
+                                .x = t->x,
+                                .weight = t->wt,
+                                .bias = t->has_bias ? t->b : NULL,
+                                .y = t->y};
+}
+
 /* The direct forward's scratch and staged bias. */
 static diopiError_t direct_scratch(diopiContextHandle_t ctx, const char *op,
                                    conv_task_t *t) {
   ref_conv_direct_t c = direct_of(t);
   diopiError_t err =
       ref_scratch(ctx, op, ref_conv_direct_scratch_bytes(&c), &t->direct);
+  if (!err && t->has_bias)
+    err = stage(ctx, op, &t->bias, true, &t->b);
+  return err;
+}
+
+/* The pointwise forward's scratch and staged bias. */
+static diopiError_t pointwise_scratch(diopiContextHandle_t ctx, const char *op,
+                                      conv_task_t *t) {
+  ref_conv_pointwise_t c = pointwise_of(t);
+  int64_t floats = ref_conv_pointwise_scratch_floats(&c);
+  diopiError_t err = diopiSuccess;
+  t->pointwise = true;
+  if (floats)
+    err = ref_scratch(ctx, op, (size_t)floats * sizeof(float),
+                      (void **)&t->pointwise_product);
   if (!err && t->has_bias)
     err = stage(ctx, op, &t->bias, true, &t->b);
   return err;
@@ -480,6 +525,14 @@ static void run_forward(void *args) {
       to_f32(&t->bias, t->b);
     ref_conv_direct_t c = direct_of(t);
     ref_conv_direct_forward(&c, t->direct);
+    from_f32(&t->out, t->y);
+    return;
+  }
+  if (t->pointwise) {
+    if (t->has_bias)
+      to_f32(&t->bias, t->b);
+    ref_conv_pointwise_t c = pointwise_of(t);
+    ref_conv_pointwise_forward(&c, t->pointwise_product);
     from_f32(&t->out, t->y);
     return;
   }
@@ -873,8 +926,9 @@ static diopiError_t convolution(diopiContextHandle_t ctx, const char *op,
     return err;
   err = winograd_forward_applies(&t.g)
             ? winograd_scratch(ctx, op, &t, winograd_forward_of(&t))
-        : direct_forward_applies(&t.g) ? direct_scratch(ctx, op, &t)
-                                       : batch_scratch(ctx, op, &t);
+        : pointwise_forward_applies(&t) ? pointwise_scratch(ctx, op, &t)
+        : direct_forward_applies(&t.g)  ? direct_scratch(ctx, op, &t)
+                                        : batch_scratch(ctx, op, &t);
   if (err)
     return err;
   return ref_enqueue(ctx, op, run_forward, &t, sizeof t);

@@ -10,6 +10,7 @@
 
 #include "ref_enqueue.h"
 #include "ref_error.h"
+#include "ref_gemm.h"
 #include "ref_pool.h"
 #include "ref_scratch.h"
 #include "ref_sum_to.h"
@@ -144,18 +145,27 @@ static const float *operand(const mat_t *m, int64_t offset, float *copy,
   return copy;
 }
 
-/* C's rows = beta * a float32 row vector broadcast over them (a Linear's
- * bias): the fast form of the init loop. False when init is not one. */
-static bool bias_rows(const gemm_task_t *g, float *c, int64_t ldc) {
+/* C = beta * init for product b when init is float32 with unit column
+ * stride (a Linear's broadcast bias row, baddbmm's input): row by row.
+ * False when init is not such a view. */
+static bool init_rows(const gemm_task_t *g, int64_t b, float *c, int64_t ldc) {
   const ref_view_t *v = &g->init;
-  if (v->dtype != diopi_dtype_float32 || v->ndim != 2 || v->strides[0] != 0 ||
-      v->strides[1] != 1 || g->batch != 1)
+  int last = v->ndim - 1;
+  if (v->dtype != diopi_dtype_float32 || v->ndim < 2 || v->ndim > 3 ||
+      v->strides[last] != 1 || (v->ndim == 2 && g->batch != 1))
     return false;
-  const float *row = (const float *)v->data;
+  const float *first = (const float *)v->data;
+  if (v->ndim == 3)
+    first += b * v->strides[0];
   float beta = (float)g->beta;
-  for (int64_t r = 0; r < g->c.rows; r++)
-    for (int64_t j = 0; j < g->c.cols; j++)
-      c[r * ldc + j] = beta * row[j];
+  for (int64_t r = 0; r < g->c.rows; r++) {
+    const float *row = first + r * v->strides[last - 1];
+    if (beta == 1.0f)
+      memmove(c + r * ldc, row, (size_t)g->c.cols * sizeof *c);
+    else
+      for (int64_t j = 0; j < g->c.cols; j++)
+        c[r * ldc + j] = beta * row[j];
+  }
   return true;
 }
 
@@ -177,7 +187,7 @@ static void run_gemm(void *args) {
     float *c = direct ? (float *)cbase : cbuf;
     int64_t ldc = direct ? g->c.rs : n;
     float beta = 0.0f;
-    if (g->has_init && bias_rows(g, c, ldc)) {
+    if (g->has_init && init_rows(g, b, c, ldc)) {
       beta = 1.0f;
     } else if (g->has_init) {
       beta = 1.0f;
@@ -306,6 +316,34 @@ REF_EXPORT diopiError_t diopiBmm(CTX, T out, CT input, CT mat2) {
   diopiError_t err =
       product(ctx, "diopiBmm", out, input, "input", mat2, "mat2", true, &g);
   return err ? err : enqueue_gemm(ctx, "diopiBmm", &g);
+}
+
+diopiError_t ref_gemm_baddbmm(diopiContextHandle_t ctx, const char *op,
+                              diopiConstTensorHandle_t out,
+                              diopiConstTensorHandle_t input,
+                              diopiConstTensorHandle_t batch1,
+                              diopiConstTensorHandle_t batch2, double beta,
+                              double alpha) {
+  gemm_task_t g;
+  ref_view_t o;
+  diopiError_t err =
+      product(ctx, op, out, batch1, "batch1", batch2, "batch2", true, &g);
+  if (!err)
+    err = ref_view(ctx, op, "input", input, &g.init);
+  if (!err)
+    err = ref_view(ctx, op, "out", out, &o);
+  if (!err)
+    err = ref_expect_no_partial_overlap(op, "input", &o, &g.init);
+  if (!err) {
+    int64_t shape[3] = {g.batch, g.c.rows, g.c.cols};
+    err = ref_broadcast_to(op, "input", &g.init, shape, 3);
+  }
+  if (err)
+    return err;
+  g.beta = beta;
+  g.alpha = alpha;
+  g.has_init = beta != 0; /* beta 0 ignores input, NaN and Inf too */
+  return enqueue_gemm(ctx, op, &g);
 }
 
 /* matmul as torch.matmul: a 1-D operand is a vector (a row on the left, a
