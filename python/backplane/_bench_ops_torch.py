@@ -5,14 +5,15 @@ baseline process never imports the backplane package:
     python .../backplane/_bench_ops_torch.py THREADS REPS [--no-isa] < cases
 where each line of `cases` is "NAME OP NINPUTS SPEC..." (the tensors, inputs
 first, as tools/backplane/bench/bench_ops_cases.h describes their specs).
-Prints one line per case: "NAME SECONDS..." (REPS timings, after a
-warm-up), and PyTorch's instruction sets on stderr unless --no-isa (the
+Prints one line per case: "NAME SECONDS..." (REPS timings, after 20 ms of
+warm-up calls), and PyTorch's instruction sets on stderr unless --no-isa (the
 bench runs the script once per round). Exits 3 if torch cannot be imported
 (the bench then reports no PyTorch baseline).
 """
 import os
 import sys
 import time
+import warnings
 
 try:
     import torch
@@ -259,6 +260,16 @@ def make(op, nin, specs):
     return lambda: fn(i, o)
 
 
+def warm_up(run):
+    """Calls `run` for at least 20 ms (at most 200 times), as the bench warms
+    its own side up: PyTorch's threads may have slept since its last op."""
+    start = time.perf_counter()
+    for _ in range(200):
+        run()
+        if time.perf_counter() - start >= 0.02:
+            break
+
+
 def describe_isa():
     """PyTorch's instruction sets, for the bench's log (stderr): ATen's
     kernels as PyTorch reports them, oneDNN's and OpenBLAS's caps."""
@@ -271,6 +282,9 @@ def describe_isa():
 
 
 def main():
+    # PyTorch's notes on deprecated defaults (kl_div's 'mean') would repeat
+    # in every round: the cases are fixed, the notes are not news.
+    warnings.simplefilter("ignore", UserWarning)
     threads, reps = int(sys.argv[1]), int(sys.argv[2])
     torch.set_num_threads(threads)
     if "--no-isa" not in sys.argv[3:]:
@@ -282,7 +296,7 @@ def main():
         name, op, nin = fields[0], fields[1], int(fields[2])
         try:
             run = make(op, nin, fields[3:])
-            run()  # warm-up
+            warm_up(run)
         except (RuntimeError, TypeError, ValueError) as error:
             print(f"bench ops: PyTorch: {name}: {error}", file=sys.stderr)
             continue

@@ -37,7 +37,8 @@
 #include "cli/cli_paths.h"
 #include "cli/cli_timing.h"
 
-enum { FULL_REPS = 9, ROUNDS = 3 };
+enum { FULL_REPS = 9, ROUNDS = 3, WARM_UP_CALLS = 200 };
+#define WARM_UP_NS 20000000u /* 20 ms */
 
 typedef struct ops_bench {
   bench_ctx_t *ctx;
@@ -188,9 +189,17 @@ static bp_status_t measure(ops_bench_t *b, const op_case_t *c, size_t reps,
     unstage(&s);
     return bench_error(b->ctx, c->name, status);
   }
-  if (time_op(b, &s) < 0) { /* warm-up */
-    unstage(&s);
-    return BP_ERR_PLUGIN;
+  /* Warm-up: at least WARM_UP_NS of calls (up to WARM_UP_CALLS), so that
+   * the first timed call does not pay for threads (the pool's, OpenBLAS's)
+   * that went to sleep while the other side ran. */
+  uint64_t warm = 0;
+  for (int k = 0; k < WARM_UP_CALLS && warm < WARM_UP_NS; k++) {
+    double seconds = time_op(b, &s);
+    if (seconds < 0) {
+      unstage(&s);
+      return BP_ERR_PLUGIN;
+    }
+    warm += (uint64_t)(seconds * 1e9);
   }
   for (size_t r = 0; r < reps && x->reps < FULL_REPS; r++, x->reps++) {
     if ((x->op_s[x->reps] = time_op(b, &s)) < 0) {
