@@ -8,6 +8,7 @@
 #include "ref_elementwise.h"
 #include "ref_error.h"
 #include "ref_f32.h"
+#include "ref_stream.h"
 #include "ref_tensor.h"
 
 typedef enum arith { ADD, MUL, DIV } arith_t;
@@ -158,6 +159,10 @@ static diopiError_t launch(diopiContextHandle_t ctx, const char *op,
                                : div_splat_f32;
   set_alpha(&ew, kind, alpha, sign, kind == ADD ? add_int : mul_int);
   ew.params[1] = mode;
+  ew.f32_stream = kind == ADD             ? ref_stream_add_f32
+                  : kind == MUL           ? ref_stream_mul_f32
+                  : mode == RoundModeNone ? ref_stream_div_f32
+                                          : NULL;
   diopiConstTensorHandle_t in[2] = {input, other};
   static const char *const names[2] = {"input", "other"};
   return ref_ew_launch(ctx, op, &ew, out, in, names);

@@ -335,11 +335,11 @@ static bool all_direct(const ref_ew_t *ew) {
   return true;
 }
 
-/* A run of the engine: the op, and whether it is a float32 copy whose rows
- * stream their stores (ref_stream.h). */
+/* A run of the engine: the op, and the loop through which its rows stream
+ * their stores (ref_stream.h), or NULL. */
 typedef struct ew_run {
   const ref_ew_t *ew;
-  bool stream;
+  ref_ew_f32_fn_t stream;
 } ew_run_t;
 
 static void run_range(void *context, int64_t begin, int64_t end) {
@@ -359,8 +359,10 @@ static void run_range(void *context, int64_t begin, int64_t end) {
     int64_t len = row - c.idx[inner];
     len = len < end - i ? len : end - i;
     if (run->stream) { /* every tensor unit-stride float32 */
-      ref_stream_store((float *)ew->out.data + c.off[0],
-                       (const float *)ew->in[0].data + c.off[1], len);
+      const float *in[REF_EW_MAX_IN];
+      for (int k = 0; k < ew->nin; k++)
+        in[k] = (const float *)ew->in[k].data + c.off[k + 1];
+      run->stream((float *)ew->out.data + c.off[0], in, len, ew->params);
       i += len;
       continue;
     }
@@ -416,20 +418,35 @@ static void coalesce(ref_ew_t *ew) {
   }
 }
 
-/* Whether the run streams its stores: a float32 copy of unit-stride rows
- * whose output is at least ref_stream_min_bytes(). Only the copy: ops that
- * compute went slower through a cache-resident block streamed out than
- * with ordinary stores (measured on AMD EPYC, docs/performance.md). */
-static bool streams(const ref_ew_t *ew) {
-  return ew->f32 == ref_copy_f32 && choose_mode(ew) == MODE_F32 &&
-         all_direct(ew) &&
-         (size_t)ew->out.numel * sizeof(float) >= ref_stream_min_bytes();
+static void stream_copy(float *out, const float *const *in, int64_t n,
+                        const double *params) {
+  (void)params;
+  ref_stream_store(out, in[0], n);
+}
+
+/* The loop through which the run streams its stores, or NULL: a float32
+ * copy, or an op with an f32_stream loop, over unit-stride rows of inputs
+ * as large as the output (none broadcast), whose output is at least
+ * ref_stream_min_bytes(). Ops without one compute: through a cache-resident
+ * block streamed out they went slower than with ordinary stores (measured
+ * on AMD EPYC, docs/performance.md); the binary loops store as they
+ * compute. */
+static ref_ew_f32_fn_t stream_loop(const ref_ew_t *ew) {
+  ref_ew_f32_fn_t loop = ew->f32 == ref_copy_f32 ? stream_copy : ew->f32_stream;
+  if (!loop || choose_mode(ew) != MODE_F32 || !all_direct(ew) ||
+      (size_t)ew->out.numel * sizeof(float) < ref_stream_min_bytes())
+    return NULL;
+  for (int k = 0; k < ew->nin; k++)
+    for (int d = 0; d < ew->out.ndim; d++)
+      if (ew->out.shape[d] > 1 && ew->in[k].strides[d] == 0)
+        return NULL; /* broadcast */
+  return loop;
 }
 
 static void run(void *args) {
   ref_ew_t *ew = args;
   coalesce(ew);
-  ew_run_t r = {.ew = ew, .stream = streams(ew)};
+  ew_run_t r = {.ew = ew, .stream = stream_loop(ew)};
   ref_parallel_for(ew->out.numel, GRAIN, run_range, &r);
 }
 

@@ -10,8 +10,9 @@
  * that holds one value per row (broadcast along the innermost dim, every other
  * tensor float32 and unit-stride there) goes to the op's splat loop when it
  * has one, which reads that value once instead of a buffer filled with it.
- * A float32 copy (ref_copy_f32) of unit-stride rows whose output is at
- * least ref_stream_min_bytes() streams its stores (ref_stream.h). */
+ * A float32 copy (ref_copy_f32), or an op with an f32_stream loop, of
+ * unit-stride rows (no broadcast) whose output is at least
+ * ref_stream_min_bytes() streams its stores (ref_stream.h). */
 #ifndef BACKPLANE_REF_OPS_ELEMENTWISE_H_
 #define BACKPLANE_REF_OPS_ELEMENTWISE_H_
 
@@ -63,6 +64,9 @@ typedef struct ref_ew {
   /* f32 with in[nin - 1] pointing to one value, the same for all n elements
    * (NULL: none; see above). */
   ref_ew_f32_fn_t f32_splat;
+  /* f32 through streaming stores, for outputs beyond the last-level cache
+   * (NULL: none; see above). */
+  ref_ew_f32_fn_t f32_stream;
   ref_ew_int_fn_t int_fn; /* NULL: integral tensors go through fn */
   ref_ew_bits_fn_t bits;  /* NULL: none (see above) */
   double params[4];

@@ -111,6 +111,76 @@ static void store_sse2(float *dst, const float *src, int64_t n) {
   tail(dst, src, k, n);
 }
 
+typedef enum binary { ADD, MUL, DIV } binary_t;
+
+/* One element of a binary op, as the engine's float32 loops compute it. */
+static inline float binary_one(binary_t op, float a, float b, float alpha) {
+  return op == ADD ? a + alpha * b : op == MUL ? a * b : a / b;
+}
+
+/* The binary op's loop for one vector width: ordinary stores up to out's
+ * first aligned address and after its last full vector, streaming ones
+ * between. VEC, LOAD, SET1, ADD_, MUL_, DIV_, STREAM name the ISA's type
+ * and intrinsics. */
+#define STREAM_BINARY(name, target, VEC, WIDTH, LOAD, SET1, ADD_, MUL_, DIV_,  \
+                      STREAM)                                                  \
+  target static inline __attribute__((always_inline)) void name(               \
+      binary_t op, float *out, const float *a, const float *b, float alpha,    \
+      int64_t n) {                                                             \
+    int64_t k = (int64_t)(((WIDTH * 4 - ((uintptr_t)out & (WIDTH * 4 - 1))) &  \
+                           (WIDTH * 4 - 1)) /                                  \
+                          sizeof(float));                                      \
+    k = k < n ? k : n;                                                         \
+    for (int64_t i = 0; i < k; i++)                                            \
+      out[i] = binary_one(op, a[i], b[i], alpha);                              \
+    VEC va = SET1(alpha);                                                      \
+    for (; k + WIDTH <= n; k += WIDTH) {                                       \
+      VEC x = LOAD(a + k), y = LOAD(b + k);                                    \
+      STREAM(out + k, op == ADD   ? ADD_(x, MUL_(va, y))                       \
+                      : op == MUL ? MUL_(x, y)                                 \
+                                  : DIV_(x, y));                               \
+    }                                                                          \
+    for (; k < n; k++)                                                         \
+      out[k] = binary_one(op, a[k], b[k], alpha);                              \
+  }
+STREAM_BINARY(binary_avx512, REF_TARGET_AVX512, __m512, 16, _mm512_loadu_ps,
+              _mm512_set1_ps, _mm512_add_ps, _mm512_mul_ps, _mm512_div_ps,
+              _mm512_stream_ps)
+STREAM_BINARY(binary_avx2, REF_TARGET_AVX2, __m256, 8, _mm256_loadu_ps,
+              _mm256_set1_ps, _mm256_add_ps, _mm256_mul_ps, _mm256_div_ps,
+              _mm256_stream_ps)
+STREAM_BINARY(binary_sse2, , __m128, 4, _mm_loadu_ps, _mm_set1_ps, _mm_add_ps,
+              _mm_mul_ps, _mm_div_ps, _mm_stream_ps)
+
+/* One build per ISA and op, so that each loop is compiled for its op. */
+#define STREAM_BINARY_OP(fn, op)                                               \
+  REF_TARGET_AVX512 static void fn##_avx512(                                   \
+      float *out, const float *a, const float *b, float alpha, int64_t n) {    \
+    binary_avx512(op, out, a, b, alpha, n);                                    \
+  }                                                                            \
+  REF_TARGET_AVX2 static void fn##_avx2(                                       \
+      float *out, const float *a, const float *b, float alpha, int64_t n) {    \
+    binary_avx2(op, out, a, b, alpha, n);                                      \
+  }                                                                            \
+  static void fn##_sse2(float *out, const float *a, const float *b,            \
+                        float alpha, int64_t n) {                              \
+    binary_sse2(op, out, a, b, alpha, n);                                      \
+  }                                                                            \
+  void ref_stream_##fn##_f32(float *out, const float *const *in, int64_t n,    \
+                             const double *params) {                           \
+    float alpha = (float)params[0];                                            \
+    ref_isa_t isa = ref_isa();                                                 \
+    if (isa == REF_ISA_AVX512)                                                 \
+      fn##_avx512(out, in[0], in[1], alpha, n);                                \
+    else if (isa == REF_ISA_AVX2)                                              \
+      fn##_avx2(out, in[0], in[1], alpha, n);                                  \
+    else                                                                       \
+      fn##_sse2(out, in[0], in[1], alpha, n);                                  \
+  }
+STREAM_BINARY_OP(add, ADD)
+STREAM_BINARY_OP(mul, MUL)
+STREAM_BINARY_OP(div, DIV)
+
 void ref_stream_store(float *dst, const float *src, int64_t n) {
   ref_isa_t isa = ref_isa();
   if (isa == REF_ISA_AVX512)
@@ -125,6 +195,26 @@ void ref_stream_fence(void) {
   _mm_sfence();
 }
 #else
+static void binary_plain(int op, float *out, const float *const *in, int64_t n,
+                         float alpha) {
+  for (int64_t i = 0; i < n; i++)
+    out[i] = op == 0   ? in[0][i] + alpha * in[1][i]
+             : op == 1 ? in[0][i] * in[1][i]
+                       : in[0][i] / in[1][i];
+}
+void ref_stream_add_f32(float *out, const float *const *in, int64_t n,
+                        const double *params) {
+  binary_plain(0, out, in, n, (float)params[0]);
+}
+void ref_stream_mul_f32(float *out, const float *const *in, int64_t n,
+                        const double *params) {
+  binary_plain(1, out, in, n, (float)params[0]);
+}
+void ref_stream_div_f32(float *out, const float *const *in, int64_t n,
+                        const double *params) {
+  binary_plain(2, out, in, n, (float)params[0]);
+}
+
 void ref_stream_store(float *dst, const float *src, int64_t n) {
   if (dst != src)
     memmove(dst, src, (size_t)n * sizeof(float));

@@ -3,7 +3,8 @@
  * allocate): an op writing far more than the cache holds moves each output
  * line twice. A streaming store writes the line without reading it, and
  * without keeping it cached; the elementwise engine's float32 copies
- * (copy, cast) use them for outputs of at least ref_stream_min_bytes(). */
+ * (copy, cast) and add, sub, mul, div use them for outputs of at least
+ * ref_stream_min_bytes(). */
 #ifndef BACKPLANE_REF_OPS_STREAM_H_
 #define BACKPLANE_REF_OPS_STREAM_H_
 
@@ -22,6 +23,18 @@ size_t ref_stream_min_bytes(void);
  * ordered: the thread calls ref_stream_fence() before another thread may
  * read dst. Thread-safe. */
 void ref_stream_store(float *dst, const float *src, int64_t n);
+
+/* The float32 binary ops of the elementwise engine through streaming
+ * stores, with its f32 signature: out[i] = in[0][i] OP in[1][i] for i in
+ * [0, n). add: in[0] + params[0] * in[1] (no fused multiply-add, as the
+ * engine's own loop rounds it); div: params[1] must be no rounding mode.
+ * Same ordering rule as ref_stream_store. Thread-safe. */
+void ref_stream_add_f32(float *out, const float *const *in, int64_t n,
+                        const double *params);
+void ref_stream_mul_f32(float *out, const float *const *in, int64_t n,
+                        const double *params);
+void ref_stream_div_f32(float *out, const float *const *in, int64_t n,
+                        const double *params);
 
 /* Orders the calling thread's streaming stores before its later stores
  * (and the release that publishes its work). */

@@ -90,7 +90,8 @@ static const env_variable_t variables[] = {
      "the most its hot float32 loops use: native, avx512, avx2, sse2"},
     {"BACKPLANE_OPS_STREAM_BYTES", "<the last-level cache's size>",
      "reference op library",
-     "the float32 copy output size (bytes) from which stores stream"},
+     "the float32 copy/add/sub/mul/div output size (bytes) from which "
+     "stores stream"},
     /* Framework bridges. */
     {"BACKPLANE_PADDLE_DEBUG", "0", "Paddle bridge",
      "1: print each failed Backplane call of the bridge on stderr"},
