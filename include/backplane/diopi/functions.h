@@ -1987,13 +1987,10 @@ DIOPI_API diopiError_t diopiGridSample(diopiContextHandle_t ctx,
                                        diopiConstTensorHandle_t input,
                                        diopiConstTensorHandle_t grid,
                                        const char *mode);
-DIOPI_API diopiError_t diopiGridSampler(diopiContextHandle_t ctx,
-                                        diopiTensorHandle_t out,
-                                        diopiConstTensorHandle_t input,
-                                        diopiConstTensorHandle_t grid,
-                                        const char *mode,
-                                        const char *padding_mode,
-                                        bool align_corners);
+DIOPI_API diopiError_t diopiGridSampler(
+    diopiContextHandle_t ctx, diopiTensorHandle_t out,
+    diopiConstTensorHandle_t input, diopiConstTensorHandle_t grid,
+    const char *mode, const char *padding_mode, bool align_corners);
 DIOPI_API diopiError_t diopiGridSamplerBackward(
     diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
     diopiTensorHandle_t grad_grid, diopiConstTensorHandle_t grad_output,
@@ -2004,13 +2001,10 @@ DIOPI_API diopiError_t diopiGridSamplerBackward(
  * conj turning the other way (the backward); the pairs are the halves
  * (k, k + D / 2), or (interleaved) neighbours (2k, 2k + 1); cos and sin
  * (..., D / 2) broadcast to x's leading dims; out may be x. */
-DIOPI_API diopiError_t diopiRotaryEmbedding(diopiContextHandle_t ctx,
-                                            diopiTensorHandle_t out,
-                                            diopiConstTensorHandle_t x,
-                                            diopiConstTensorHandle_t cos,
-                                            diopiConstTensorHandle_t sin,
-                                            const bool conj,
-                                            const bool interleaved);
+DIOPI_API diopiError_t diopiRotaryEmbedding(
+    diopiContextHandle_t ctx, diopiTensorHandle_t out,
+    diopiConstTensorHandle_t x, diopiConstTensorHandle_t cos,
+    diopiConstTensorHandle_t sin, const bool conj, const bool interleaved);
 /* The distinct elements of input (dim NULL: a 1-d result), or its
  * distinct slices along *dim (ref_unique.c), ascending (lexicographic),
  * sorted or not (an unsorted unique's order is unspecified); out (and

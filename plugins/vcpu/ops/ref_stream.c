@@ -73,6 +73,13 @@ size_t ref_stream_min_bytes(void) {
   return v;
 }
 
+typedef enum binary { ADD, MUL, DIV } binary_t;
+
+/* One element of a binary op, as the engine's float32 loops compute it. */
+static inline float binary_one(binary_t op, float a, float b, float alpha) {
+  return op == ADD ? a + alpha * b : op == MUL ? a * b : a / b;
+}
+
 #ifdef REF_ISA_MULTIVERSION
 /* Ordinary stores up to dst's first `align`-byte boundary; returns how
  * many elements they took. */
@@ -109,13 +116,6 @@ static void store_sse2(float *dst, const float *src, int64_t n) {
   for (; k + 4 <= n; k += 4)
     _mm_stream_ps(dst + k, _mm_loadu_ps(src + k));
   tail(dst, src, k, n);
-}
-
-typedef enum binary { ADD, MUL, DIV } binary_t;
-
-/* One element of a binary op, as the engine's float32 loops compute it. */
-static inline float binary_one(binary_t op, float a, float b, float alpha) {
-  return op == ADD ? a + alpha * b : op == MUL ? a * b : a / b;
 }
 
 /* The binary op's loop for one vector width: ordinary stores up to out's
@@ -195,24 +195,22 @@ void ref_stream_fence(void) {
   _mm_sfence();
 }
 #else
-static void binary_plain(int op, float *out, const float *const *in, int64_t n,
-                         float alpha) {
+static void binary_plain(binary_t op, float *out, const float *const *in,
+                         int64_t n, float alpha) {
   for (int64_t i = 0; i < n; i++)
-    out[i] = op == 0   ? in[0][i] + alpha * in[1][i]
-             : op == 1 ? in[0][i] * in[1][i]
-                       : in[0][i] / in[1][i];
+    out[i] = binary_one(op, in[0][i], in[1][i], alpha);
 }
 void ref_stream_add_f32(float *out, const float *const *in, int64_t n,
                         const double *params) {
-  binary_plain(0, out, in, n, (float)params[0]);
+  binary_plain(ADD, out, in, n, (float)params[0]);
 }
 void ref_stream_mul_f32(float *out, const float *const *in, int64_t n,
                         const double *params) {
-  binary_plain(1, out, in, n, (float)params[0]);
+  binary_plain(MUL, out, in, n, (float)params[0]);
 }
 void ref_stream_div_f32(float *out, const float *const *in, int64_t n,
                         const double *params) {
-  binary_plain(2, out, in, n, (float)params[0]);
+  binary_plain(DIV, out, in, n, (float)params[0]);
 }
 
 void ref_stream_store(float *dst, const float *src, int64_t n) {

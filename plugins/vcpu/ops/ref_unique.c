@@ -1,8 +1,9 @@
 /* unique (DIOPI's diopiUnique): the distinct elements of the input (dim
  * NULL), or its distinct slices along *dim, in ascending lexicographic
  * order (a slice's elements read as PyTorch reads them: the input with dims
- * 0 and *dim swapped), as PyTorch's torch.unique; sorted or not, the result is sorted
- * (the order of an unsorted unique is unspecified). Optional: the inverse
+ * 0 and *dim swapped), as PyTorch's torch.unique; sorted or not, the result is
+ * sorted (the order of an unsorted unique is unspecified). Optional: the
+ * inverse
  * (`indices`, int64, the input's shape, or dim's length: each element's or
  * slice's position in the result) and the counts (return_counts, int64).
  * The result's size depends on the data: the op waits for the context's
