@@ -27,14 +27,15 @@ static pthread_once_t sigpipe_once = PTHREAD_ONCE_INIT;
  * still be written by MPI, which cannot cancel a collective, and its
  * communicator stays too, because Open MPI keeps progressing a given-up
  * nonblocking collective (once a cut link comes back, say) and crashes in
- * it if its communicator was freed. */
+ * it if its communicator was freed. A world whose calls disagreed keeps its
+ * communicator alone (mpi_world.h). */
 static void world_free(mpi_world *world) {
   mpi_roll_call_close(world);
   if (world->abandoned) {
     mpi_give_up(world);
     return;
   }
-  if (world->comm != MPI_COMM_NULL)
+  if (world->comm != MPI_COMM_NULL && !world->disagreed)
     MPI_Comm_free(&world->comm);
   free(world->calls);
   free(world->small_out);

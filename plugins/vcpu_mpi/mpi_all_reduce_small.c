@@ -183,6 +183,7 @@ static const void *take_calls(mpi_world *world, size_t first, size_t end,
   size_t block = mpi_call_bytes(end - first);
   size_t bytes = data_bytes(&c->call);
   if ((size_t)c->received < block) {
+    world->disagreed = true;
     *status = mpi_fail(BP_ERR_INVALID_ARGUMENT, error, capacity,
                        "%s sequence %" PRIu64
                        ": rank %zu sent %d bytes, not a call of this size",

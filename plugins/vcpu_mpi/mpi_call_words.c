@@ -36,6 +36,7 @@ int mpi_compare_calls(mpi_world *world, const vcpu_comm_desc_t *d, char *error,
         mpi_call_from_words(world->calls + r * CALL_WORDS);
     if (vcpu_comm_same_call(d, &theirs))
       continue;
+    world->disagreed = true;
     char a[128], b[128];
     vcpu_comm_describe_call(d, a, sizeof a);
     vcpu_comm_describe_call(&theirs, b, sizeof b);

@@ -24,7 +24,8 @@ static inline size_t mpi_call_bytes(size_t ranks) {
 size_t mpi_call_words_pack(mpi_world *world, size_t first, size_t end);
 
 /* Names (in `error`, BP_ERR_INVALID_ARGUMENT) a rank whose call in
- * world->calls differs from `d`, with what each called; BP_OK if none. */
+ * world->calls differs from `d`, with what each called, and marks the world
+ * disagreed; BP_OK if none. */
 int mpi_compare_calls(mpi_world *world, const vcpu_comm_desc_t *d, char *error,
                       size_t capacity);
 

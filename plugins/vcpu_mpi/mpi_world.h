@@ -97,6 +97,13 @@ typedef struct mpi_world {
   /* A request of this world was given up (deadline or abort): its buffers
    * must outlive the world, so destroy() keeps the struct. */
   bool abandoned;
+  /* The ranks' calls disagreed (a mismatch): peers may have sent messages
+   * that no receive of this rank will match. Open MPI hands a message for a
+   * freed communicator to the next one given the same context id, where its
+   * old sequence number stalls every later message from that peer (a
+   * broadcast root's data held up the next all-reduce's second message
+   * until its deadline), so destroy() keeps the communicator. */
+  bool disagreed;
 } mpi_world;
 
 /* Nanoseconds on CLOCK_MONOTONIC: the clock of the module's deadlines. */
