@@ -4,6 +4,7 @@
  * that survive SIGKILL and refuse corruption) and bad input. */
 #include <dirent.h>
 #include <jansson.h>
+#include <limits.h>
 #include <math.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -592,7 +593,8 @@ static void test_killed_rank_stops_the_run(void **state) {
 
 /* Two processes started with RANK and WORLD_SIZE in their environment (as
  * torchrun or another launcher starts them), without --processes, join
- * one world and train. */
+ * one world and train, and leave no id file behind: a later job of the same
+ * name (mpirun recycles job ids with its pid) must not read this one's. */
 static void test_ranks_from_a_launcher_join(void **state) {
   (void)state;
   char out[] = "/tmp/bp-train-launched-XXXXXX", job[64];
@@ -623,6 +625,12 @@ static void test_ranks_from_a_launcher_join(void **state) {
   assert_non_null(strstr(text, "test accuracy"));
   free(text);
   unlink(out);
+  const char *tmp = getenv("TMPDIR");
+  char id_file[PATH_MAX];
+  snprintf(id_file, sizeof id_file, "%s/backplane-train-%s.id",
+           tmp && *tmp ? tmp : "/tmp", job);
+  if (access(id_file, F_OK) == 0)
+    fail_msg("%s is left behind", id_file);
 }
 
 /* `--processes 2` with checkpoints: a run whose rank process 1 is killed

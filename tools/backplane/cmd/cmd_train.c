@@ -363,7 +363,7 @@ done:
   train_summary_release(&summary);
   train_session_destroy(session);
   /* A rank that failed was named on stderr by the world's watch. */
-  if (world->kind == TRAIN_WORLD_SPAWNER && train_world_join(world, code != 0))
+  if (train_world_join(world, code != 0))
     code = 1;
   bp_runtime_destroy(runtime); /* writes the trace */
   if (traced && code == 0 && a->svg && draw_svg(a))

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
 #include <spawn.h>
@@ -100,17 +101,30 @@ static size_t from_hex(const char *text, unsigned char *out, size_t cap) {
 }
 
 /* The file rank 0 of a world another launcher made leaves its id in, named
- * after the job (BACKPLANE_TRAIN_JOB, else the launcher's job id). */
+ * after the job (BACKPLANE_TRAIN_JOB, else the launcher's job id) and, under
+ * Open MPI 4, after the mpirun that started it (OMPI_MCA_orte_hnp_uri, the
+ * same in every rank, with the ports mpirun listens on): Open MPI numbers
+ * jobs from mpirun's pid, so a later mpirun given a recycled pid has the
+ * same job id, and its rank 1 could read an id a killed job's rank 0 left
+ * (and wait for a world no one else joins). */
 static void mpi_id_path(char *out, size_t size) {
   static const char *const jobs[] = {"BACKPLANE_TRAIN_JOB", "PMIX_NAMESPACE",
                                      "OMPI_MCA_orte_ess_jobid",
                                      "TORCHELASTIC_RUN_ID", "MASTER_PORT"};
+  size_t named = 0;
   const char *job = NULL;
-  for (size_t i = 0; !job && i < sizeof jobs / sizeof jobs[0]; i++)
-    job = getenv(jobs[i]);
+  while (!job && named < sizeof jobs / sizeof jobs[0])
+    job = getenv(jobs[named++]);
+  const char *launch = named > 1 ? getenv("OMPI_MCA_orte_hnp_uri") : NULL;
+  uint64_t hash = 14695981039346656037u; /* FNV-1a */
+  for (const char *c = launch; c && *c; c++)
+    hash = (hash ^ (unsigned char)*c) * 1099511628211u;
   const char *tmp = getenv("TMPDIR");
-  snprintf(out, size, "%s/backplane-train-%s.id", tmp && *tmp ? tmp : "/tmp",
-           job ? job : "mpirun");
+  int n = snprintf(out, size, "%s/backplane-train-%s",
+                   tmp && *tmp ? tmp : "/tmp", job ? job : "mpirun");
+  if (n > 0 && (size_t)n < size)
+    snprintf(out + n, size - (size_t)n, launch ? "-%016" PRIx64 ".id" : ".id",
+             hash);
 }
 
 static bp_status_t make_id(train_world_t *world, bp_device_t *device) {

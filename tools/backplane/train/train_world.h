@@ -54,9 +54,12 @@ bp_status_t train_world_exchange_id(train_world_t *world, bp_device_t *device);
  * command's words after argv[0]), their stdout discarded, and starts
  * watching them. */
 bp_status_t train_world_spawn(train_world_t *world, char *const *argv);
-/* Waits for the spawned ranks (kills them first when `failed`) and stops
- * the watcher. 0 when every one exited with 0, else 1 (the watcher already
- * said which one failed). */
+/* Ends this process's part of the world. A spawner waits for its ranks
+ * (kills them first when `failed`) and stops the watcher; rank 0 of an
+ * mpirun or launcher world removes its id file (the run's collectives met
+ * every rank, so each one read it; a failed run's file would only mislead a
+ * later job of the same name). 0 when every spawned rank exited with 0,
+ * else 1 (the watcher already said which one failed). */
 int train_world_join(train_world_t *world, int failed);
 
 #endif /* BACKPLANE_TRAIN_WORLD_H_ */
