@@ -40,6 +40,8 @@ static void test_usage_errors_exit_2(void **state) {
   EXPECT_EXIT(2, "memory", "--svg");
   EXPECT_EXIT(2, "trace");
   EXPECT_EXIT(2, "optest", "--ops");
+  /* A filter that keeps no case is a mistyped op, not 0 of 0 passing. */
+  EXPECT_EXIT(2, "optest", "--quick", "--filter", "no-such-op");
   EXPECT_EXIT(2, "target", "--device");
   EXPECT_EXIT(2, "target", "vcpu", "--device", "0");
   EXPECT_EXIT(2, "build", "kernels.json");

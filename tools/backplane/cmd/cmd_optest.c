@@ -352,16 +352,30 @@ static size_t cases_of(const op_summary_t *s) {
   return s->pass + s->fail + s->xfail + s->xpass + s->noimpl + s->skip;
 }
 
+/* Whether --filter and --exclude keep case `c`. */
+static bool selected(const optest_case_t *c, const optest_request_t *req) {
+  return (!req->filter || strstr(c->name, req->filter) ||
+          strstr(c->op, req->filter)) &&
+         !(req->exclude && strstr(c->name, req->exclude));
+}
+
+/* How many cases --filter and --exclude keep. */
+static size_t count_selected(const optest_suite_t *suite,
+                             const optest_request_t *req) {
+  size_t n = 0;
+  for (size_t i = 0; i < suite->count; i++)
+    n += selected(&suite->cases[i], req);
+  return n;
+}
+
 static int run_suite(run_env_t *env, const optest_suite_t *suite,
                      const optest_request_t *req, int json) {
-  const char *filter = req->filter, *exclude = req->exclude;
   op_summary_t *ops = calloc(suite->count + 1, sizeof *ops);
   json_t *cases = json ? json_array() : NULL;
   size_t n_ops = 0, failed = 0;
   for (size_t i = 0; i < suite->count; i++) {
     const optest_case_t *c = &suite->cases[i];
-    if ((filter && !strstr(c->name, filter) && !strstr(c->op, filter)) ||
-        (exclude && strstr(c->name, exclude)))
+    if (!selected(c, req))
       continue;
     case_result_t r;
     run_case(env, c, &r);
@@ -478,6 +492,20 @@ int cmd_optest(int argc, char **argv) {
   const char *data = req.data ? req.data : default_data;
   if (optest_suite_load(data, &suite) || optest_known_load(data, &env.known))
     goto done;
+  /* A filter that keeps nothing is a mistyped op, not a pass. */
+  if (count_selected(&suite, &req) == 0) {
+    fprintf(
+        stderr,
+        "backplane optest: none of the %zu cases in %s is left by%s%s%s%s%s%s "
+        "(--filter matches a case's name or op, e.g. 'add' or "
+        "'diopi/conv2d/')\n",
+        suite.count, data, req.filter ? " --filter '" : "",
+        req.filter ? req.filter : "", req.filter ? "'" : "",
+        req.exclude ? " --exclude '" : "", req.exclude ? req.exclude : "",
+        req.exclude ? "'" : "");
+    code = 2;
+    goto done;
+  }
   /* A DIOPI-IMPL library brings its own device: the adapter, loaded in
    * process beside the plugin files, and the default device. */
   bp_in_process_plugin_t adapter;
