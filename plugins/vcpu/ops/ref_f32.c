@@ -3,7 +3,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "ref_vector_types.h"
+#ifdef REF_ISA_MULTIVERSION
+#include <immintrin.h>
+#endif
 
 bool ref_f32_contiguous(const ref_view_t *v) {
   return v->dtype == diopi_dtype_float32 && ref_contiguous(v);
@@ -338,7 +340,7 @@ REF_ISA_BODY void ref_f32_sigmoid_stream_body(float *y, const float *x,
       line[j] = sigmoid_one(x[k + j]);
 #ifdef REF_ISA_MULTIVERSION
     for (int j = 0; j < 16; j += 4)
-      __builtin_ia32_movntps(y + k + j, *(const vf4 *)(line + j));
+      _mm_stream_ps(y + k + j, _mm_load_ps(line + j));
 #else
     memcpy(y + k, line, sizeof line);
 #endif
