@@ -3,7 +3,9 @@
  * stream their stores (CTest sets BACKPLANE_OPS_STREAM_BYTES to 4096, so
  * outputs of 1024 floats and more stream) and the ops beside them, at odd
  * lengths, into misaligned and in-place outputs, beside strided and short ones
- * that do not stream; the vectorized float32 digamma against a double series;
+ * that do not stream; gelu and sigmoid (its output streaming too) against
+ * libm with NaN, infinities, signed zeros and large arguments; the vectorized
+ * float32 digamma against a double series;
  * and the bits loops of logical and bitwise ops on bool, uint8 and int32 views
  * at odd lengths and misaligned starts. CTest runs it once per instruction set
  * (BACKPLANE_OPS_ISA). */
@@ -248,6 +250,97 @@ static void float32_digamma_follows_the_series(void **state) {
   bp_ops_tensor_destroy(ty);
 }
 
+/* gelu (exact) and sigmoid in double, from libm: gelu as x erfc(-x /
+ * sqrt 2) / 2, which keeps its precision where 1 + erf(x / sqrt 2)
+ * cancels. */
+static double gelu_want(double x) {
+  return 0.5 * x * erfc(-x * M_SQRT1_2);
+}
+static double sigmoid_want(double x) {
+  return 1.0 / (1.0 + exp(-x));
+}
+
+/* gelu's bound (ref_f32.h: 6e-7 relative at x >= 0, 2.5e-7 absolute
+ * below) and sigmoid's (float rounding of the exp; -inf and arguments below
+ * -87.3 give under 1e-38, not 0); NaN, inf and the sign of zero exactly. */
+static bool close_to(bool gelu, float x, float got, double want) {
+  if (isnan(want) || isinf(want))
+    return isnan(want) ? isnan(got) : got == (float)want;
+  if (want == 0 && gelu && !isnan(x))
+    return got == 0.0f && signbit(got) == signbit(x);
+  double tol = gelu ? (x >= 0 ? 6e-7 * fabs(want) : 2.5e-7) + 1e-30
+                    : 3e-7 * want + 1e-37;
+  return fabs(got - want) <= tol;
+}
+
+/* gelu or sigmoid of a view of n elements at offset 1 of x into out at
+ * out_offset, out_stride apart (in place: over x's view), the inputs spread
+ * over [-12, 12] with NaN, +-inf, +-0, +-1e30, +-20, +-88.5, +-100 and
+ * 1e-30 at every 61st element. */
+static void check_activation(ops_env_t *e, bool gelu, int64_t n,
+                             int64_t out_offset, int64_t out_stride,
+                             bool in_place) {
+  static const float special[] = {NAN,    INFINITY, -INFINITY, 0.0f,   -0.0f,
+                                  1e30f,  -1e30f,   20.0f,     -20.0f, 88.5f,
+                                  -88.5f, 100.0f,   -100.0f,   1e-30f};
+  enum { SPECIALS = sizeof special / sizeof *special };
+  ops_made_t m = {.e = e};
+  int64_t span = 1 + n * 2 + 8;
+  float *x, *o;
+  ops_made_tensor(&m, diopi_dtype_float32, 1, &span, NULL, 0, (void **)&x);
+  ops_made_tensor(&m, diopi_dtype_float32, 1, &span, NULL, 0, (void **)&o);
+  for (int64_t i = 0; i < span; i++) {
+    x[i] = -12.0f + 24.0f * (float)((i * 7919) % 1000) / 999.0f;
+    if (i % 61 == 7)
+      x[i] = special[(i / 61) % SPECIALS];
+    o[i] = 1234.5f;
+  }
+  float in[LONG];
+  memcpy(in, x + 1, sizeof(float) * (size_t)n);
+  T tx = view(e, x, 1, n, 1);
+  T tout =
+      in_place ? view(e, x, 1, n, 1) : view(e, o, out_offset, n, out_stride);
+  diopiError_t err =
+      gelu ? ((__typeof__(&diopiGelu))ops_env_find(e, "diopiGelu"))(
+                 e->ctx, tout, tx, "none")
+           : ((__typeof__(&diopiSigmoid))ops_env_find(e, "diopiSigmoid"))(
+                 e->ctx, tout, tx);
+  assert_int_equal(err, diopiSuccess);
+  assert_int_equal(bp_stream_synchronize(e->stream), BP_OK);
+  const float *got = in_place ? x + 1 : o + out_offset;
+  int64_t step = in_place ? 1 : out_stride;
+  for (int64_t i = 0; i < n; i++) {
+    double want = gelu ? gelu_want(in[i]) : sigmoid_want(in[i]);
+    if (!close_to(gelu, in[i], got[i * step], want))
+      fail_msg("%s(%.9g) = %.9g, expected %.9g (n %lld, offset %lld, stride "
+               "%lld%s)",
+               gelu ? "gelu" : "sigmoid", in[i], got[i * step], want,
+               (long long)n, (long long)out_offset, (long long)out_stride,
+               in_place ? ", in place" : "");
+  }
+  for (int64_t i = 0; !in_place && i < span; i++) {
+    bool inside = i >= out_offset && i < out_offset + n * out_stride &&
+                  (i - out_offset) % out_stride == 0;
+    if (!inside && o[i] != 1234.5f)
+      fail_msg("float %lld outside the output view written", (long long)i);
+  }
+  bp_ops_tensor_destroy(tx);
+  bp_ops_tensor_destroy(tout);
+  ops_made_destroy(&m);
+}
+
+/* The fused gelu loop and sigmoid's (its streaming one from 1024 floats)
+ * at odd lengths, aligned, misaligned, in place, short and strided. */
+static void gelu_and_sigmoid_follow_libm(void **state) {
+  for (int gelu = 0; gelu < 2; gelu++) {
+    check_activation(*state, gelu, LONG, 0, 1, false);
+    check_activation(*state, gelu, LONG, 1, 1, false);
+    check_activation(*state, gelu, LONG, 0, 1, true);
+    check_activation(*state, gelu, SHORT, 1, 1, false);
+    check_activation(*state, gelu, LONG / 2, 1, 2, false);
+  }
+}
+
 /* Bytes pseudo-random: bools 0 or 1, other dtypes any bits. */
 static void fill_bytes(uint8_t *p, int64_t n, uint32_t seed, bool boolean) {
   for (int64_t i = 0; i < n; i++) {
@@ -330,6 +423,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(float_outputs_equal_plain_loops),
       cmocka_unit_test(float32_digamma_follows_the_series),
+      cmocka_unit_test(gelu_and_sigmoid_follow_libm),
       cmocka_unit_test(bits_loops_equal_plain_loops),
   };
   return cmocka_run_group_tests(tests, ops_env_setup, ops_env_teardown);

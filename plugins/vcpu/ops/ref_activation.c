@@ -11,17 +11,26 @@
 
 typedef diopiConstTensorHandle_t CT;
 
-static diopiError_t unary(diopiContextHandle_t ctx, const char *op, CT out,
-                          CT input, ref_ew_fn_t fn, ref_ew_f32_fn_t f32,
-                          double param) {
+/* out = fn(input); f32_stream: the float32 loop through streaming stores
+ * for outputs beyond the last-level cache (NULL: none). */
+static diopiError_t unary_streamed(diopiContextHandle_t ctx, const char *op,
+                                   CT out, CT input, ref_ew_fn_t fn,
+                                   ref_ew_f32_fn_t f32,
+                                   ref_ew_f32_fn_t f32_stream, double param) {
   ref_ew_t ew;
   memset(&ew, 0, sizeof ew);
   ew.nin = 1;
   ew.fn = fn;
   ew.f32 = f32;
+  ew.f32_stream = f32_stream;
   ew.params[0] = param;
   static const char *const names[1] = {"input"};
   return ref_ew_launch(ctx, op, &ew, out, &input, names);
+}
+static diopiError_t unary(diopiContextHandle_t ctx, const char *op, CT out,
+                          CT input, ref_ew_fn_t fn, ref_ew_f32_fn_t f32,
+                          double param) {
+  return unary_streamed(ctx, op, out, input, fn, f32, NULL, param);
 }
 
 /* grad_input = fn(grad_output, x) where x is the forward input or output. */
@@ -103,11 +112,17 @@ static double silu_grad_fn(const double *v, const double *p) {
 }
 
 /* The float32 loops: sigmoid and tanh through the library's vectorizable
- * ones; the gradients are products. */
+ * ones (sigmoid's large outputs through its streaming loop); the gradients
+ * are products. */
 static void sigmoid_f32(float *out, const float *const *in, int64_t n,
                         const double *p) {
   (void)p;
   ref_f32_sigmoid(out, in[0], n);
+}
+static void sigmoid_stream_f32(float *out, const float *const *in, int64_t n,
+                               const double *p) {
+  (void)p;
+  ref_f32_sigmoid_stream(out, in[0], n);
 }
 static void tanh_f32(float *out, const float *const *in, int64_t n,
                      const double *p) {
@@ -219,11 +234,12 @@ REF_EXPORT diopiError_t diopiThresholdBackward(CTX, T grad_input,
                   ref_scalar(threshold, 0));
 }
 REF_EXPORT diopiError_t diopiSigmoid(CTX, T out, CT input) {
-  return unary(ctx, "diopiSigmoid", out, input, sigmoid_fn, sigmoid_f32, 0);
+  return unary_streamed(ctx, "diopiSigmoid", out, input, sigmoid_fn,
+                        sigmoid_f32, sigmoid_stream_f32, 0);
 }
 REF_EXPORT diopiError_t diopiSigmoidInp(CTX, T input) {
-  return unary(ctx, "diopiSigmoidInp", input, input, sigmoid_fn, sigmoid_f32,
-               0);
+  return unary_streamed(ctx, "diopiSigmoidInp", input, input, sigmoid_fn,
+                        sigmoid_f32, sigmoid_stream_f32, 0);
 }
 REF_EXPORT diopiError_t diopiSigmoidBackward(CTX, T grad_input, CT grad_output,
                                              CT output) {

@@ -429,8 +429,8 @@ static void stream_copy(float *out, const float *const *in, int64_t n,
  * as large as the output (none broadcast), whose output is at least
  * ref_stream_min_bytes(). Ops without one compute: through a cache-resident
  * block streamed out they went slower than with ordinary stores (measured
- * on AMD EPYC, docs/performance.md); the binary loops store as they
- * compute. */
+ * on AMD EPYC, docs/performance.md); the binary loops and sigmoid's store
+ * as they compute. */
 static ref_ew_f32_fn_t stream_loop(const ref_ew_t *ew) {
   ref_ew_f32_fn_t loop = ew->f32 == ref_copy_f32 ? stream_copy : ew->f32_stream;
   if (!loop || choose_mode(ew) != MODE_F32 || !all_direct(ew) ||

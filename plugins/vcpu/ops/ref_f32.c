@@ -3,6 +3,10 @@
 #include <math.h>
 #include <string.h>
 
+#ifdef REF_ISA_MULTIVERSION
+#include <immintrin.h>
+#endif
+
 bool ref_f32_contiguous(const ref_view_t *v) {
   return v->dtype == diopi_dtype_float32 && ref_contiguous(v);
 }
@@ -229,10 +233,8 @@ REF_ISA_DISPATCH_WIDE(, float, ref_f32_best,
  * single-precision minimax coefficients), 2^m built in the exponent bits.
  * Adding 1.5 * 2^23 rounds v / ln 2 to an integer held in the low bits.
  * Inlined into the loops so that they vectorize whole. */
-static inline __attribute__((always_inline)) float exp_one(float v) {
-  const float round_magic = 12582912.0f, lo = -87.3f, hi = 88.3f;
-  float c = v < lo ? lo : v;
-  c = c > hi ? hi : c;
+static inline __attribute__((always_inline)) float exp_clamped(float c) {
+  const float round_magic = 12582912.0f;
   float t = c * 1.44269504f + round_magic;
   float m = t - round_magic;
   float r = c - m * 0.693359375f + m * 2.12194440e-4f;
@@ -248,7 +250,18 @@ static inline __attribute__((always_inline)) float exp_one(float v) {
   scale_bits = (bits - 0x4B400000u + 127u) << 23;
   float scale;
   memcpy(&scale, &scale_bits, sizeof scale);
-  return v < lo ? 0.0f : p * scale;
+  return p * scale;
+}
+static inline __attribute__((always_inline)) float exp_one(float v) {
+  const float lo = -87.3f, hi = 88.3f;
+  float c = v < lo ? lo : v;
+  c = c > hi ? hi : c;
+  return v < lo ? 0.0f : exp_clamped(c);
+}
+/* exp_one of an argument known to be <= 0 (or NaN): no upper clamp. */
+static inline __attribute__((always_inline)) float exp_nonpositive(float v) {
+  const float lo = -87.3f;
+  return v < lo ? 0.0f : exp_clamped(v < lo ? lo : v);
 }
 
 REF_ISA_BODY void ref_f32_exp_body(float *y, const float *x, int64_t n,
@@ -298,12 +311,45 @@ REF_ISA_BODY void ref_f32_log_body(float *y, const float *x, int64_t n) {
 REF_ISA_DISPATCH_VOID(, ref_f32_log, (float *y, const float *x, int64_t n),
                       (y, x, n))
 
+static inline __attribute__((always_inline)) float sigmoid_one(float v) {
+  return 1.0f / (1.0f + exp_one(-v));
+}
 REF_ISA_BODY void ref_f32_sigmoid_body(float *y, const float *x, int64_t n) {
   for (int64_t k = 0; k < n; k++)
-    y[k] = 1.0f / (1.0f + exp_one(-x[k]));
+    y[k] = sigmoid_one(x[k]);
 }
 REF_ISA_DISPATCH_VOID(, ref_f32_sigmoid, (float *y, const float *x, int64_t n),
                       (y, x, n))
+
+/* A line (16 floats) at a time: computed into registers (the constant-length
+ * loop vectorizes whole), stored on x86-64 with SSE's movntps, which every
+ * build has (the four stores fill one line, so the line is written once and
+ * never read); elsewhere with ordinary stores. Ordinary stores before y's
+ * first 64-byte boundary and after its last full line. */
+REF_ISA_BODY void ref_f32_sigmoid_stream_body(float *y, const float *x,
+                                              int64_t n) {
+  int64_t k =
+      (int64_t)((64 - ((uintptr_t)y & 63)) & 63) / (int64_t)sizeof(float);
+  k = (uintptr_t)y % sizeof(float) ? n : k; /* not float-aligned: no lines */
+  k = k < n ? k : n;
+  for (int64_t i = 0; i < k; i++)
+    y[i] = sigmoid_one(x[i]);
+  for (; k + 16 <= n; k += 16) {
+    float line[16] __attribute__((aligned(64)));
+    for (int j = 0; j < 16; j++)
+      line[j] = sigmoid_one(x[k + j]);
+#ifdef REF_ISA_MULTIVERSION
+    for (int j = 0; j < 16; j += 4)
+      _mm_stream_ps(y + k + j, _mm_load_ps(line + j));
+#else
+    memcpy(y + k, line, sizeof line);
+#endif
+  }
+  for (; k < n; k++)
+    y[k] = sigmoid_one(x[k]);
+}
+REF_ISA_DISPATCH_VOID(, ref_f32_sigmoid_stream,
+                      (float *y, const float *x, int64_t n), (y, x, n))
 
 /* tanh(x) = sign(x) (1 - 2 / (exp(2|x|) + 1)) for |x| >= 0.5; below, an
  * odd polynomial (Taylor to x^13, error < 5e-8 there). */
@@ -398,11 +444,27 @@ REF_ISA_BODY void ref_f32_erf_body(float *y, const float *x, int64_t n) {
 REF_ISA_DISPATCH_VOID(, ref_f32_erf, (float *y, const float *x, int64_t n),
                       (y, x, n))
 
+/* gelu(x) = x Phi(x), Phi(x) = 1 - h for x >= 0 and h for x < 0, with
+ * h = erfc(|x| / sqrt 2) / 2 by Abramowitz and Stegun's 7.1.26 (as erf_one's
+ * tail, but at every |x|: h enters Phi without the cancellation of 1 + erf
+ * and needs no series near 0, where Phi is about 1/2). The 1 / sqrt 2 and
+ * the 1/2 are folded into the constants: t = 1 / (1 + p |x| / sqrt 2), the
+ * polynomial's coefficients halved. One division, one exp, a degree-5
+ * polynomial per element. */
+static inline __attribute__((always_inline)) float gelu_one(float v) {
+  float t = 1.0f / (1.0f + 0.2316418883f * fabsf(v));
+  float p = 0.5307027145f;
+  p = p * t - 0.7265760135f;
+  p = p * t + 0.7107068705f;
+  p = p * t - 0.142248368f;
+  p = p * t + 0.127414796f;
+  float h = p * t * exp_nonpositive(v * v * -0.5f);
+  return v * (v < 0 ? h : 1.0f - h);
+}
+
 REF_ISA_BODY void ref_f32_gelu_body(float *y, const float *x, int64_t n) {
-  for (int64_t k = 0; k < n; k++) {
-    float v = x[k];
-    y[k] = 0.5f * v * (1.0f + erf_one(v * 0.70710678f));
-  }
+  for (int64_t k = 0; k < n; k++)
+    y[k] = gelu_one(x[k]);
 }
 REF_ISA_DISPATCH_VOID(, ref_f32_gelu, (float *y, const float *x, int64_t n),
                       (y, x, n))

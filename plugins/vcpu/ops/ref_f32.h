@@ -85,11 +85,17 @@ void ref_f32_log(float *y, const float *x, int64_t n);
  * Abramowitz and Stegun's 7.1.26 (1.5e-7) on the vectorizable exp: within
  * 3e-7 absolute of erf; +-1 at +-inf, NaN for NaN. y may be x. */
 void ref_f32_erf(float *y, const float *x, int64_t n);
-/* y[k] = x[k] / 2 (1 + erf(x[k] / sqrt(2))) (exact gelu) through the same
- * erf, fused into one pass. y may be x. */
+/* y[k] = x[k] / 2 (1 + erf(x[k] / sqrt(2))) (exact gelu): x Phi(x) with
+ * Phi's tail by Abramowitz and Stegun's 7.1.26 on the vectorizable exp:
+ * within 6e-7 relative for x >= 0, 2.5e-7 absolute below; inf at inf, NaN
+ * at -inf (-inf times 0, as the formula gives) and for NaN. y may be x. */
 void ref_f32_gelu(float *y, const float *x, int64_t n);
 /* y[k] = 1 / (1 + exp(-x[k])), through the vectorizable exp. y may be x. */
 void ref_f32_sigmoid(float *y, const float *x, int64_t n);
+/* ref_f32_sigmoid through streaming stores (ref_stream.h) from y's first
+ * 64-byte boundary to its last: the caller calls ref_stream_fence() before
+ * another thread reads y. */
+void ref_f32_sigmoid_stream(float *y, const float *x, int64_t n);
 /* y[k] = tanh(x[k]), vectorizable: within 4e-7 absolute of tanhf. */
 void ref_f32_tanh(float *y, const float *x, int64_t n);
 

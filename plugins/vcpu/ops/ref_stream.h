@@ -3,8 +3,8 @@
  * allocate): an op writing far more than the cache holds moves each output
  * line twice. A streaming store writes the line without reading it, and
  * without keeping it cached; the elementwise engine's float32 copies
- * (copy, cast) and add, sub, mul, div use them for outputs of at least
- * ref_stream_min_bytes(). */
+ * (copy, cast), add, sub, mul, div and sigmoid (ref_f32_sigmoid_stream)
+ * use them for outputs of at least ref_stream_min_bytes(). */
 #ifndef BACKPLANE_REF_OPS_STREAM_H_
 #define BACKPLANE_REF_OPS_STREAM_H_
 
