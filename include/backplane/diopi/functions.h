@@ -1976,26 +1976,14 @@ DIOPI_API diopiError_t diopiConvTranspose3dBackward(
  * (N, Ho, Wo, 2), or (N, C, D, H, W) at (N, Do, Ho, Wo, 3), the grid's
  * last dim (x, y[, z]) in [-1, 1], x along W; mode "bilinear" (trilinear
  * in 3-d) or "nearest" (halves to even in 2-d, away from zero in 3-d, as
- * PyTorch's kernels). diopiGridSample is DIOPI's, with
- * PyTorch's defaults: zeros padding, align_corners false. The extension
- * pair diopiGridSampler / diopiGridSamplerBackward takes PyTorch's
- * padding_mode ("zeros", "border", "reflection") and align_corners, and
- * the backward's NULL gradients are not wanted (grad_grid of "nearest" is
- * 0). */
+ * PyTorch's kernels), with PyTorch's defaults: zeros padding, align_corners
+ * false (other paddings, and the backward: diopiGridSampler in
+ * functions_backplane.h). */
 DIOPI_API diopiError_t diopiGridSample(diopiContextHandle_t ctx,
                                        diopiTensorHandle_t out,
                                        diopiConstTensorHandle_t input,
                                        diopiConstTensorHandle_t grid,
                                        const char *mode);
-DIOPI_API diopiError_t diopiGridSampler(
-    diopiContextHandle_t ctx, diopiTensorHandle_t out,
-    diopiConstTensorHandle_t input, diopiConstTensorHandle_t grid,
-    const char *mode, const char *padding_mode, bool align_corners);
-DIOPI_API diopiError_t diopiGridSamplerBackward(
-    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
-    diopiTensorHandle_t grad_grid, diopiConstTensorHandle_t grad_output,
-    diopiConstTensorHandle_t input, diopiConstTensorHandle_t grid,
-    const char *mode, const char *padding_mode, bool align_corners);
 /* Rotary position embedding (ref_rotary.c; DIOPI's functions_ext.h): each
  * pair (a, b) of x's last dim D becomes (a cos - b sin, a sin + b cos),
  * conj turning the other way (the backward); the pairs are the halves
@@ -2005,6 +1993,17 @@ DIOPI_API diopiError_t diopiRotaryEmbedding(
     diopiContextHandle_t ctx, diopiTensorHandle_t out,
     diopiConstTensorHandle_t x, diopiConstTensorHandle_t cos,
     diopiConstTensorHandle_t sin, const bool conj, const bool interleaved);
+/* DIOPI's second form (ref_rotary.c; DIOPI's functions_ext.h), lightllm's:
+ * query and key, in place, each (..., heads x dim) seen as (..., heads,
+ * dim), become x cos + rotate_half(x) sin, rotate_half(x) = (-x[D/2:],
+ * x[:D/2]); cos and sin (..., dim) broadcast to each (DIOPI's tests: query,
+ * key (tokens, heads x dim), cos, sin (tokens, 1, dim)). */
+DIOPI_API diopiError_t diopiRotaryEmbeddingV2(diopiContextHandle_t ctx,
+                                              diopiTensorHandle_t query,
+                                              diopiTensorHandle_t key,
+                                              diopiConstTensorHandle_t cos,
+                                              diopiConstTensorHandle_t sin,
+                                              int64_t dim);
 /* The distinct elements of input (dim NULL: a 1-d result), or its
  * distinct slices along *dim (ref_unique.c), ascending (lexicographic),
  * sorted or not (an unsorted unique's order is unspecified); out (and
