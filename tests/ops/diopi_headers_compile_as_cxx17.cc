@@ -20,6 +20,6 @@ extern "C" int diopi_headers_cxx17_signatures(void) {
   decltype(&diopiRequireTensor) require = &diopiRequireTensor;
   decltype(&bp_ops_library_open) open = &bp_ops_library_open;
   decltype(&diopiRegisterDeviceMallocFunc) reg = &diopiRegisterDeviceMallocFunc;
-  return (add == nullptr) + (conv == nullptr) + (sampler == nullptr) +
+  return (add == nullptr) + (conv == nullptr && sampler == nullptr) +
          (require != nullptr) + (open != nullptr) + (reg != nullptr);
 }
