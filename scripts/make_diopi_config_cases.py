@@ -3271,7 +3271,7 @@ BACKWARDS["flash_attention"] = backward_flash_attention
 # ---------------------------------------------------------------- breadth
 # The config ops beyond issue 25's list that real models ask for:
 # instance_norm, normalize, DIOPI's mode-switched pools, conv_transpose3d,
-# grid_sample, rotary_emb and unique.
+# grid_sample, rotary_emb (and its second form) and unique.
 
 def build_instance_norm(name, p, x, inplace):
     t, w, b, eps = x["input"], x.get("weight"), x.get("bias"), p["eps"]
@@ -3450,6 +3450,24 @@ def build_rotary_emb(name, p, x, inplace):
         .attr("interleaved", inter))]
 
 
+def rotate_half_ref(u, cos, sin, dim):
+    """lightllm's no-pad rotary embedding: u (..., heads x dim) seen as
+    (..., heads, dim) becomes u cos + rotate_half(u) sin."""
+    v = u.reshape(*u.shape[:-1], -1, dim)
+    a, b = v.chunk(2, -1)
+    return (v * cos + torch.cat((-b, a), -1) * sin).reshape(u.shape)
+
+
+def build_rotary_emb_v2(name, p, x, inplace):
+    """DIOPI's diopiRotaryEmbeddingV2: query and key turned in place."""
+    q, k, cos, sin, dim = x["query"], x["key"], x["cos"], x["sin"], p["dim"]
+    turn = (lambda u, c, s: rotate_half_ref(u, c, s, dim))
+    yq, yk = oracle(turn, q, cos, sin), oracle(turn, k, cos, sin)
+    return [("diopiRotaryEmbeddingV2", lambda c: c.inplace(
+        "query", q.contiguous(), yq).inplace("key", k.contiguous(), yk)
+        .input("cos", cos).input("sin", sin).attr("dim", int(dim)))]
+
+
 def build_unique(name, p, x, inplace):
     """unique: the library sorts whether sorted is asked or not (PyTorch
     leaves an unsorted unique's order unspecified), so the oracle is the
@@ -3480,6 +3498,7 @@ BUILDERS.update({"instance_norm": build_instance_norm,
                  "conv_transpose3d": build_conv_transpose3d,
                  "grid_sample": build_grid_sample,
                  "rotary_emb": build_rotary_emb,
+                 "rotary_emb_v2": build_rotary_emb_v2,
                  "unique": build_unique})
 BACKWARDS.update({"instance_norm": backward_instance_norm,
                   "normalize": backward_normalize,
@@ -3512,7 +3531,6 @@ NOT_BUILT = {
     "destindex_copy_kv": ("diopiDestIndexCopyKV", _LLM),
     "paged_attention": ("diopiPagedAttention", _LLM),
     "prompt_flash_attention": ("diopiPromptFlashAttention", _LLM),
-    "rotary_emb_v2": ("diopiRotaryEmbeddingV2", _LLM),
     "customized_flash_attention": ("diopiCustomizedFlashAttention",
                                    _ATTENTION),
     "customized_flash_attention_varlen": (

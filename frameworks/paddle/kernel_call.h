@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "backplane/diopi/functions.h"
+#include "backplane/diopi/functions_backplane.h"
 #include "bridge.h"
 #include "paddle/phi/capi/all.h"
 
@@ -105,7 +106,8 @@ private:
   size_t ntensors_;
 };
 
-/* The op library's `name`, typed as functions.h declares it, looked up on
+/* The op library's `name`, typed as functions.h (or functions_backplane.h)
+ * declares it, looked up on
  * first use (a thread-safe function-local static); raises when the library
  * lacks it. */
 #define DIOPI(call, name)                                                      \

@@ -6,8 +6,9 @@
 
 Names are the DIOPI names (``diopiAdd``) or their snake_case form without
 the prefix (``add``, ``add_inp_scalar``, ``nll_loss``, ``adamw``): one
-function per op of backplane/diopi/functions.h, generated at build time with
-the op's signature, docstring and type stub (ops.pyi). Elementwise ops with
+function per op of backplane/diopi/functions.h and functions_backplane.h,
+generated at build time with the op's signature, docstring and type stub
+(ops.pyi). Elementwise ops with
 one output ``out`` also have an out-of-place form that allocates it:
 ``ops.add(a, b)`` returns a new tensor. An op that creates its output
 itself (``diopiTensorHandle_t *out``: ``masked_select``, ``nonzero``,

@@ -3,6 +3,7 @@
 #include "backplane/diopi/diopi_register.h"
 #include "backplane/diopi/diopirt.h"
 #include "backplane/diopi/functions.h"
+#include "backplane/diopi/functions_backplane.h"
 #include "backplane/ops.h"
 
 static_assert(DIOPI_VERSION == 1000, "DIOPI 1.0");
@@ -15,9 +16,10 @@ static_assert(sizeof(diopiScalar_t) == 16, "dtype + union");
 extern "C" int diopi_headers_cxx17_signatures(void) {
   decltype(&diopiAdd) add = nullptr;
   decltype(&diopiConvolution2dBackward) conv = nullptr;
+  decltype(&diopiGridSamplerBackward) sampler = nullptr;
   decltype(&diopiRequireTensor) require = &diopiRequireTensor;
   decltype(&bp_ops_library_open) open = &bp_ops_library_open;
   decltype(&diopiRegisterDeviceMallocFunc) reg = &diopiRegisterDeviceMallocFunc;
-  return (add == nullptr) + (conv == nullptr) + (require != nullptr) +
-         (open != nullptr) + (reg != nullptr);
+  return (add == nullptr) + (conv == nullptr && sampler == nullptr) +
+         (require != nullptr) + (open != nullptr) + (reg != nullptr);
 }

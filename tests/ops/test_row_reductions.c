@@ -17,6 +17,7 @@
 
 #include "backplane/backplane.h"
 #include "backplane/diopi/functions.h"
+#include "backplane/diopi/functions_backplane.h"
 #include "backplane/ops.h"
 #include "ops_env.h"
 

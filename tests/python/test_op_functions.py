@@ -12,9 +12,11 @@ import pytest
 import backplane
 from backplane import ops
 
-# Ops of backplane/diopi/functions.h (the header generates the functions).
+# Ops of backplane/diopi/functions.h and of Backplane's own
+# functions_backplane.h (the headers generate the functions).
 SOME_OPS = {"add": "diopiAdd", "relu": "diopiRelu", "linear": "diopiLinear",
-            "nll_loss": "diopiNLLLoss", "adamw": "diopiAdamW"}
+            "nll_loss": "diopiNLLLoss", "adamw": "diopiAdamW",
+            "grid_sampler": "diopiGridSampler"}
 
 
 def test_every_op_is_a_function_listed_by_dir():

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "backplane/diopi/functions.h"
+#include "backplane/diopi/functions_backplane.h"
 #include "bridge.h"
 
 namespace torch_backplane {

@@ -10,7 +10,10 @@
  * tensors may be NULL. diopiCopyInp takes src before dest.
  *
  * This header declares the DIOPI 1.0 ops Backplane's reference library and
- * conformance runner know; their signatures are DIOPI's, unchanged. */
+ * conformance runner know (and those of DIOPI's extension header,
+ * functions_ext.h, they know: flash attention, rms_norm, rotary embedding);
+ * their signatures are DIOPI's, unchanged. Backplane's own ops, those DIOPI
+ * declares no function for, are in functions_backplane.h. */
 #ifndef BACKPLANE_DIOPI_FUNCTIONS_H_
 #define BACKPLANE_DIOPI_FUNCTIONS_H_
 
@@ -1617,240 +1620,6 @@ DIOPI_API diopiError_t diopiCol2Im(diopiContextHandle_t ctx,
                                    diopiSize_t dilation, diopiSize_t padding,
                                    diopiSize_t stride);
 
-/* More elementwise math and activations (ref_extra_unary.c). */
-DIOPI_API diopiError_t diopiRound(diopiContextHandle_t ctx,
-                                  diopiTensorHandle_t out,
-                                  diopiConstTensorHandle_t input);
-DIOPI_API diopiError_t diopiRoundInp(diopiContextHandle_t ctx,
-                                     diopiTensorHandle_t input);
-DIOPI_API diopiError_t diopiTrunc(diopiContextHandle_t ctx,
-                                  diopiTensorHandle_t out,
-                                  diopiConstTensorHandle_t input);
-DIOPI_API diopiError_t diopiTruncInp(diopiContextHandle_t ctx,
-                                     diopiTensorHandle_t input);
-DIOPI_API diopiError_t diopiFrac(diopiContextHandle_t ctx,
-                                 diopiTensorHandle_t out,
-                                 diopiConstTensorHandle_t input);
-DIOPI_API diopiError_t diopiFracInp(diopiContextHandle_t ctx,
-                                    diopiTensorHandle_t input);
-DIOPI_API diopiError_t diopiLgamma(diopiContextHandle_t ctx,
-                                   diopiTensorHandle_t out,
-                                   diopiConstTensorHandle_t input);
-DIOPI_API diopiError_t diopiLgammaInp(diopiContextHandle_t ctx,
-                                      diopiTensorHandle_t input);
-DIOPI_API diopiError_t diopiErfc(diopiContextHandle_t ctx,
-                                 diopiTensorHandle_t out,
-                                 diopiConstTensorHandle_t input);
-DIOPI_API diopiError_t diopiErfcInp(diopiContextHandle_t ctx,
-                                    diopiTensorHandle_t input);
-DIOPI_API diopiError_t diopiSquare(diopiContextHandle_t ctx,
-                                   diopiTensorHandle_t out,
-                                   diopiConstTensorHandle_t input);
-DIOPI_API diopiError_t diopiSquareInp(diopiContextHandle_t ctx,
-                                      diopiTensorHandle_t input);
-DIOPI_API diopiError_t diopiMish(diopiContextHandle_t ctx,
-                                 diopiTensorHandle_t out,
-                                 diopiConstTensorHandle_t input);
-DIOPI_API diopiError_t diopiMishInp(diopiContextHandle_t ctx,
-                                    diopiTensorHandle_t input);
-DIOPI_API diopiError_t diopiHardsigmoid(diopiContextHandle_t ctx,
-                                        diopiTensorHandle_t out,
-                                        diopiConstTensorHandle_t input);
-DIOPI_API diopiError_t diopiHardsigmoidInp(diopiContextHandle_t ctx,
-                                           diopiTensorHandle_t input);
-DIOPI_API diopiError_t diopiIsInf(diopiContextHandle_t ctx,
-                                  diopiTensorHandle_t out,
-                                  diopiConstTensorHandle_t input);
-DIOPI_API diopiError_t diopiMishBackward(diopiContextHandle_t ctx,
-                                         diopiTensorHandle_t grad_input,
-                                         diopiConstTensorHandle_t grad_output,
-                                         diopiConstTensorHandle_t input);
-DIOPI_API diopiError_t diopiHardsigmoidBackward(
-    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
-    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input);
-DIOPI_API diopiError_t diopiElu(diopiContextHandle_t ctx,
-                                diopiTensorHandle_t out,
-                                diopiConstTensorHandle_t input,
-                                const diopiScalar_t *alpha,
-                                const diopiScalar_t *scale,
-                                const diopiScalar_t *input_scale);
-DIOPI_API diopiError_t diopiEluInp(diopiContextHandle_t ctx,
-                                   diopiTensorHandle_t input,
-                                   const diopiScalar_t *alpha,
-                                   const diopiScalar_t *scale,
-                                   const diopiScalar_t *input_scale);
-DIOPI_API diopiError_t diopiEluBackward(
-    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
-    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
-    const diopiScalar_t *alpha, const diopiScalar_t *scale,
-    const diopiScalar_t *input_scale, bool input_is_result);
-DIOPI_API diopiError_t diopiSoftplus(diopiContextHandle_t ctx,
-                                     diopiTensorHandle_t out,
-                                     diopiConstTensorHandle_t input,
-                                     const diopiScalar_t *beta,
-                                     const diopiScalar_t *threshold);
-DIOPI_API diopiError_t diopiSoftplusBackward(
-    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
-    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
-    const diopiScalar_t *beta, const diopiScalar_t *threshold);
-
-/* Extension ops: Backplane's own, for what DIOPI 1.0 declares no function
- * of (PyTorch's var, logsumexp, kl_div, Adagrad, eye, digamma, polygamma,
- * xlogy, addmv, addbmm), in DIOPI's conventions. var and its backward take a
- * correction (NULL: 1, PyTorch's unbiased=True; 0: unbiased=False) and the dims
- * to reduce (none: all); out's shape says whether reduced dims are kept.
- * kl_div's reduction mean averages over every element. adagrad takes the step
- * being taken (>= 1) for its learning-rate decay. */
-
-/* Extension reductions: var, logsumexp (ref_reduce_var_lse.c). */
-DIOPI_API diopiError_t diopiVar(diopiContextHandle_t ctx,
-                                diopiTensorHandle_t out,
-                                diopiConstTensorHandle_t input, diopiSize_t dim,
-                                const diopiScalar_t *correction);
-DIOPI_API diopiError_t diopiVarBackward(diopiContextHandle_t ctx,
-                                        diopiTensorHandle_t grad_input,
-                                        diopiConstTensorHandle_t grad_output,
-                                        diopiConstTensorHandle_t input,
-                                        diopiSize_t dim,
-                                        const diopiScalar_t *correction);
-DIOPI_API diopiError_t diopiLogsumexp(diopiContextHandle_t ctx,
-                                      diopiTensorHandle_t out,
-                                      diopiConstTensorHandle_t input,
-                                      diopiSize_t dim);
-DIOPI_API diopiError_t diopiLogsumexpBackward(
-    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
-    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
-    diopiConstTensorHandle_t result, diopiSize_t dim);
-/* Extension loss: kl_div (ref_loss_kl_div.c). */
-DIOPI_API diopiError_t diopiKLDivLoss(diopiContextHandle_t ctx,
-                                      diopiTensorHandle_t out,
-                                      diopiConstTensorHandle_t input,
-                                      diopiConstTensorHandle_t target,
-                                      diopiReduction_t reduction,
-                                      bool log_target);
-DIOPI_API diopiError_t diopiKLDivLossBackward(
-    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
-    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
-    diopiConstTensorHandle_t target, diopiReduction_t reduction,
-    bool log_target);
-/* Extension optimizer: adagrad (ref_optim_adagrad.c). */
-DIOPI_API diopiError_t diopiAdagrad(diopiContextHandle_t ctx,
-                                    diopiTensorHandle_t param,
-                                    diopiConstTensorHandle_t grad,
-                                    diopiTensorHandle_t state_sum, float lr,
-                                    float lr_decay, float weight_decay,
-                                    float eps, int64_t step);
-/* Extension factory: eye (ref_eye.c). */
-DIOPI_API diopiError_t diopiEye(diopiContextHandle_t ctx,
-                                diopiTensorHandle_t out, int64_t n, int64_t m);
-/* Extension elementwise math: digamma (ref_digamma.c). */
-DIOPI_API diopiError_t diopiDigamma(diopiContextHandle_t ctx,
-                                    diopiTensorHandle_t out,
-                                    diopiConstTensorHandle_t input);
-DIOPI_API diopiError_t diopiDigammaInp(diopiContextHandle_t ctx,
-                                       diopiTensorHandle_t input);
-/* Extension reduction: amin, diopiAmax's counterpart (ref_reduce_minmax.c):
- * the minimum over `dim` (every dim when empty); out's shape gives keepdim. */
-DIOPI_API diopiError_t diopiAmin(diopiContextHandle_t ctx,
-                                 diopiTensorHandle_t out,
-                                 diopiConstTensorHandle_t self, diopiSize_t dim,
-                                 bool keepdim);
-/* Extension reduction: prod over several dims, diopiProd's counterpart
- * (ref_reduce_more.c): the product over `dim` (every dim when empty); out's
- * shape gives keepdim. */
-DIOPI_API diopiError_t diopiProdDims(diopiContextHandle_t ctx,
-                                     diopiTensorHandle_t out,
-                                     diopiConstTensorHandle_t input,
-                                     diopiSize_t dim);
-/* Extension elementwise math: polygamma, the n-th derivative of digamma
- * (n >= 0; 0 is diopiDigamma), and the backwards of digamma and polygamma,
- * grad_output * polygamma(n + 1, input) (ref_polygamma.c). */
-DIOPI_API diopiError_t diopiPolygamma(diopiContextHandle_t ctx,
-                                      diopiTensorHandle_t out,
-                                      diopiConstTensorHandle_t input,
-                                      int64_t n);
-DIOPI_API diopiError_t diopiPolygammaInp(diopiContextHandle_t ctx,
-                                         diopiTensorHandle_t input, int64_t n);
-DIOPI_API diopiError_t
-diopiPolygammaBackward(diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
-                       diopiConstTensorHandle_t grad_output,
-                       diopiConstTensorHandle_t input, int64_t n);
-DIOPI_API diopiError_t diopiDigammaBackward(
-    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
-    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input);
-/* Extension elementwise math: xlogy, input * log(other) and 0 where input
- * is 0 (a NaN other still gives NaN), broadcasting; the scalar forms take
- * other (Scalar) or input (ScalarSelf) as a number. The backward's
- * gradients (either may be NULL: not wanted) have input's and other's
- * shapes (ref_xlogy.c). */
-DIOPI_API diopiError_t diopiXlogy(diopiContextHandle_t ctx,
-                                  diopiTensorHandle_t out,
-                                  diopiConstTensorHandle_t input,
-                                  diopiConstTensorHandle_t other);
-DIOPI_API diopiError_t diopiXlogyInp(diopiContextHandle_t ctx,
-                                     diopiTensorHandle_t input,
-                                     diopiConstTensorHandle_t other);
-DIOPI_API diopiError_t diopiXlogyScalar(diopiContextHandle_t ctx,
-                                        diopiTensorHandle_t out,
-                                        diopiConstTensorHandle_t input,
-                                        const diopiScalar_t *other);
-DIOPI_API diopiError_t diopiXlogyScalarInp(diopiContextHandle_t ctx,
-                                           diopiTensorHandle_t input,
-                                           const diopiScalar_t *other);
-DIOPI_API diopiError_t diopiXlogyScalarSelf(diopiContextHandle_t ctx,
-                                            diopiTensorHandle_t out,
-                                            const diopiScalar_t *input,
-                                            diopiConstTensorHandle_t other);
-DIOPI_API diopiError_t diopiXlogyBackward(diopiContextHandle_t ctx,
-                                          diopiTensorHandle_t grad_input,
-                                          diopiTensorHandle_t grad_other,
-                                          diopiConstTensorHandle_t grad_output,
-                                          diopiConstTensorHandle_t input,
-                                          diopiConstTensorHandle_t other);
-/* Extension matrix products with an addend, as diopiAddmm (NULL beta or
- * alpha: 1; beta 0 ignores input): addmv, beta * input + alpha * mat @ vec
- * (ref_addmv.c), and addbmm, beta * input + alpha * the sum over b of
- * batch1[b] @ batch2[b] (ref_addbmm.c); input broadcasts to out. Their
- * backwards take the gradients wanted (NULL: not wanted), each of its
- * operand's shape (grad_input: input's, which broadcast to out). */
-DIOPI_API diopiError_t diopiAddmv(diopiContextHandle_t ctx,
-                                  diopiTensorHandle_t out,
-                                  diopiConstTensorHandle_t input,
-                                  diopiConstTensorHandle_t mat,
-                                  diopiConstTensorHandle_t vec,
-                                  const diopiScalar_t *beta,
-                                  const diopiScalar_t *alpha);
-DIOPI_API diopiError_t diopiAddmvInp(diopiContextHandle_t ctx,
-                                     diopiTensorHandle_t input,
-                                     diopiConstTensorHandle_t mat,
-                                     diopiConstTensorHandle_t vec,
-                                     const diopiScalar_t *beta,
-                                     const diopiScalar_t *alpha);
-DIOPI_API diopiError_t
-diopiAddmvBackward(diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
-                   diopiTensorHandle_t grad_mat, diopiTensorHandle_t grad_vec,
-                   diopiConstTensorHandle_t grad_output,
-                   diopiConstTensorHandle_t mat, diopiConstTensorHandle_t vec,
-                   const diopiScalar_t *beta, const diopiScalar_t *alpha);
-DIOPI_API diopiError_t diopiAddbmm(diopiContextHandle_t ctx,
-                                   diopiTensorHandle_t out,
-                                   diopiConstTensorHandle_t input,
-                                   diopiConstTensorHandle_t batch1,
-                                   diopiConstTensorHandle_t batch2,
-                                   const diopiScalar_t *beta,
-                                   const diopiScalar_t *alpha);
-DIOPI_API diopiError_t diopiAddbmmInp(diopiContextHandle_t ctx,
-                                      diopiTensorHandle_t input,
-                                      diopiConstTensorHandle_t batch1,
-                                      diopiConstTensorHandle_t batch2,
-                                      const diopiScalar_t *beta,
-                                      const diopiScalar_t *alpha);
-DIOPI_API diopiError_t diopiAddbmmBackward(
-    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
-    diopiTensorHandle_t grad_batch1, diopiTensorHandle_t grad_batch2,
-    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t batch1,
-    diopiConstTensorHandle_t batch2, const diopiScalar_t *beta,
-    const diopiScalar_t *alpha);
 /* Instance normalization (ref_norm_instance.c): each (image, channel) row
  * of an (N, C, spatial...) input normalized by its own mean and biased
  * variance, then scaled and shifted per channel (scale, bias optional), as
@@ -1976,26 +1745,14 @@ DIOPI_API diopiError_t diopiConvTranspose3dBackward(
  * (N, Ho, Wo, 2), or (N, C, D, H, W) at (N, Do, Ho, Wo, 3), the grid's
  * last dim (x, y[, z]) in [-1, 1], x along W; mode "bilinear" (trilinear
  * in 3-d) or "nearest" (halves to even in 2-d, away from zero in 3-d, as
- * PyTorch's kernels). diopiGridSample is DIOPI's, with
- * PyTorch's defaults: zeros padding, align_corners false. The extension
- * pair diopiGridSampler / diopiGridSamplerBackward takes PyTorch's
- * padding_mode ("zeros", "border", "reflection") and align_corners, and
- * the backward's NULL gradients are not wanted (grad_grid of "nearest" is
- * 0). */
+ * PyTorch's kernels), with PyTorch's defaults: zeros padding, align_corners
+ * false (other paddings, and the backward: diopiGridSampler in
+ * functions_backplane.h). */
 DIOPI_API diopiError_t diopiGridSample(diopiContextHandle_t ctx,
                                        diopiTensorHandle_t out,
                                        diopiConstTensorHandle_t input,
                                        diopiConstTensorHandle_t grid,
                                        const char *mode);
-DIOPI_API diopiError_t diopiGridSampler(
-    diopiContextHandle_t ctx, diopiTensorHandle_t out,
-    diopiConstTensorHandle_t input, diopiConstTensorHandle_t grid,
-    const char *mode, const char *padding_mode, bool align_corners);
-DIOPI_API diopiError_t diopiGridSamplerBackward(
-    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
-    diopiTensorHandle_t grad_grid, diopiConstTensorHandle_t grad_output,
-    diopiConstTensorHandle_t input, diopiConstTensorHandle_t grid,
-    const char *mode, const char *padding_mode, bool align_corners);
 /* Rotary position embedding (ref_rotary.c; DIOPI's functions_ext.h): each
  * pair (a, b) of x's last dim D becomes (a cos - b sin, a sin + b cos),
  * conj turning the other way (the backward); the pairs are the halves
@@ -2005,6 +1762,17 @@ DIOPI_API diopiError_t diopiRotaryEmbedding(
     diopiContextHandle_t ctx, diopiTensorHandle_t out,
     diopiConstTensorHandle_t x, diopiConstTensorHandle_t cos,
     diopiConstTensorHandle_t sin, const bool conj, const bool interleaved);
+/* DIOPI's second form (ref_rotary.c; DIOPI's functions_ext.h), lightllm's:
+ * query and key, in place, each (..., heads x dim) seen as (..., heads,
+ * dim), become x cos + rotate_half(x) sin, rotate_half(x) = (-x[D/2:],
+ * x[:D/2]); cos and sin (..., dim) broadcast to each (DIOPI's tests: query,
+ * key (tokens, heads x dim), cos, sin (tokens, 1, dim)). */
+DIOPI_API diopiError_t diopiRotaryEmbeddingV2(diopiContextHandle_t ctx,
+                                              diopiTensorHandle_t query,
+                                              diopiTensorHandle_t key,
+                                              diopiConstTensorHandle_t cos,
+                                              diopiConstTensorHandle_t sin,
+                                              int64_t dim);
 /* The distinct elements of input (dim NULL: a 1-d result), or its
  * distinct slices along *dim (ref_unique.c), ascending (lexicographic),
  * sorted or not (an unsorted unique's order is unspecified); out (and

@@ -5,6 +5,7 @@
  * products go through diopiBmm and diopiSum into context tensors, then one
  * elementwise pass. */
 #include <diopi/functions.h>
+#include <diopi/functions_backplane.h>
 
 #include "ref_add_product.h"
 #include "ref_error.h"

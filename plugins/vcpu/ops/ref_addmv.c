@@ -4,6 +4,7 @@
  * included, as PyTorch). Floating dtypes, any strides: the product goes
  * through diopiMatmul into a context tensor, then one elementwise pass. */
 #include <diopi/functions.h>
+#include <diopi/functions_backplane.h>
 
 #include "ref_add_product.h"
 #include "ref_error.h"

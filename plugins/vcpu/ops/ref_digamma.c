@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <diopi/functions.h>
+#include <diopi/functions_backplane.h>
 
 #include "ref_ew_call.h"
 #include "ref_f32.h"

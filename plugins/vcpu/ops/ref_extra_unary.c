@@ -9,6 +9,7 @@
 #include <tgmath.h>
 
 #include <diopi/functions.h>
+#include <diopi/functions_backplane.h>
 
 #include "ref_error.h"
 #include "ref_ew_call.h"

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include <diopi/functions.h>
+#include <diopi/functions_backplane.h>
 
 #include "ref_enqueue.h"
 #include "ref_error.h"

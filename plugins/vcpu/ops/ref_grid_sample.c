@@ -1,6 +1,7 @@
 /* grid_sample: DIOPI's diopiGridSample (mode "bilinear" or "nearest";
  * PyTorch's defaults otherwise: zeros padding, align_corners false) and the
- * extension pair diopiGridSampler / diopiGridSamplerBackward, which take
+ * Backplane's pair diopiGridSampler / diopiGridSamplerBackward
+ * (functions_backplane.h), which take
  * PyTorch's padding_mode ("zeros", "border", "reflection") and
  * align_corners, as torch.nn.functional.grid_sample computes them. Input
  * (N, C, H, W) with grid (N, Ho, Wo, 2), or (N, C, D, H, W) with grid
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include <diopi/functions.h>
+#include <diopi/functions_backplane.h>
 
 #include "ref_enqueue.h"
 #include "ref_error.h"

@@ -7,6 +7,7 @@
 #include <math.h>
 
 #include <diopi/functions.h>
+#include <diopi/functions_backplane.h>
 
 #include "ref_f32.h"
 #include "ref_loss_pointwise.h"

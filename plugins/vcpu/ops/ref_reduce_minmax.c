@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include <diopi/functions.h>
+#include <diopi/functions_backplane.h>
 
 #include "ref_error.h"
 #include "ref_f32.h"

@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include <diopi/functions.h>
+#include <diopi/functions_backplane.h>
 
 #include "ref_error.h"
 #include "ref_ew_call.h"

@@ -405,6 +405,10 @@ CALL(rotary_embedding,
          ctx, tensor(a, "out"), tensor(a, "input"), tensor(a, "cos"),
          tensor(a, "sin"), integer(a, "conj") != 0,
          integer(a, "interleaved") != 0);)
+CALL(rotary_embedding_v2,
+     return ((diopiError_t(*)(CTX, T, T, CT, CT, int64_t))fn)(
+         ctx, tensor(a, "query"), tensor(a, "key"), tensor(a, "cos"),
+         tensor(a, "sin"), integer(a, "dim"));)
 /* unique allocates out (and counts) from the context: once the stream has
  * run, they are copied into the case's "out" and "counts" to be judged;
  * "dim" absent gives NULL, "indices" (the inverse) is the case's own. */
@@ -653,6 +657,7 @@ static const struct {
     {"diopiGridSampler", call_grid_sampler},
     {"diopiGridSamplerBackward", call_grid_sampler_backward},
     {"diopiRotaryEmbedding", call_rotary_embedding},
+    {"diopiRotaryEmbeddingV2", call_rotary_embedding_v2},
     {"diopiUnique", call_unique},
 };
 
