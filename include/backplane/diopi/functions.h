@@ -13,7 +13,9 @@
  * conformance runner know (and those of DIOPI's extension header,
  * functions_ext.h, they know: flash attention, rms_norm, rotary embedding);
  * their signatures are DIOPI's, unchanged. Backplane's own ops, those DIOPI
- * declares no function for, are in functions_backplane.h. */
+ * declares no function for, are in functions_backplane.h, which this header
+ * includes last (they were declared here before; code written then still
+ * compiles). */
 #ifndef BACKPLANE_DIOPI_FUNCTIONS_H_
 #define BACKPLANE_DIOPI_FUNCTIONS_H_
 
@@ -1791,5 +1793,7 @@ DIOPI_API diopiError_t diopiUnique(diopiContextHandle_t ctx,
 #if defined(__cplusplus)
 }
 #endif
+
+#include "functions_backplane.h"
 
 #endif /* BACKPLANE_DIOPI_FUNCTIONS_H_ */
