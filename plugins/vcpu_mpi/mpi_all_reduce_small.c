@@ -9,6 +9,8 @@
  * meets nothing and ends at the deadline. The other collectives run the
  * same exchange with the words alone as their call check
  * (mpi_call_check_start), so a small all-reduce and any of them meet.
+ * A step's message to a rank of this host goes through the world's mailbox
+ * when it has one (mpi_mailbox.h), else over MPI.
  *
  * The call lives in world->small, so that one thread can start it and
  * another finish it (mpi_small_all_reduce_start, _resume). */
