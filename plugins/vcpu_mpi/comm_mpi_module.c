@@ -16,6 +16,7 @@
 #include "comm/mpi.h"
 #include "mpi_all_reduce.h"
 #include "mpi_collectives.h"
+#include "mpi_mailbox.h"
 #include "mpi_roll_call.h"
 #include "mpi_wait.h"
 #include "mpi_watchdog.h"
@@ -37,6 +38,7 @@ static void world_free(mpi_world *world) {
   }
   if (world->comm != MPI_COMM_NULL && !world->disagreed)
     MPI_Comm_free(&world->comm);
+  mpi_mailbox_close(world);
   free(world->calls);
   free(world->small_out);
   free(world->small_in);
@@ -99,9 +101,10 @@ static void ignore_sigpipe(void) {
 }
 
 /* Which ranks of `world` run on this rank's host, by processor name (as the
- * hybrid groups them): world->near, nranks entries. A small all-reduce cuts
- * its messages to those ranks at the shared-memory eager limit, and sends
- * them whole to the others. */
+ * hybrid groups them): world->near, nranks entries. A small all-reduce's
+ * messages to those ranks go through the host's mailbox (mpi_mailbox.h), or
+ * without one are cut at the shared-memory eager limit; to the others they
+ * go whole. */
 static int find_near(mpi_world *world, uint64_t deadline_ns, char *error,
                      size_t capacity) {
   size_t n = world->nranks, key_bytes = MPI_MAX_PROCESSOR_NAME;
@@ -127,7 +130,7 @@ static int find_near(mpi_world *world, uint64_t deadline_ns, char *error,
   return status;
 }
 
-static int create(uint64_t secret, size_t nranks, size_t rank,
+static int create(uint64_t secret, uint64_t token, size_t nranks, size_t rank,
                   uint64_t deadline_ns, void **out_handle, char *error,
                   size_t capacity) {
   int initialized = 0, provided = 0, size = 0, me = 0;
@@ -193,6 +196,8 @@ static int create(uint64_t secret, size_t nranks, size_t rank,
                       "the ranks presented different secrets: refused");
   if (status == BP_OK)
     status = find_near(world, deadline_ns, error, capacity);
+  if (status == BP_OK)
+    status = mpi_mailbox_open(world, token, deadline_ns, error, capacity);
   if (status != BP_OK) {
     world_free(world);
     return status;

@@ -3,7 +3,9 @@
  * (libnbc) take 1.6-3.5x the time of its blocking MPI_Allreduce at 1-4 KiB
  * and about 1.5x at 64 KiB - 1 MiB, and a blocking call keeps no deadline
  * or abort. So the ranks run what Open MPI's tuned MPI_Allreduce picks, over
- * MPI_Isend/MPI_Irecv polled like every wait of the module (mpi_wait.h):
+ * MPI_Isend/MPI_Irecv (or, up to MPI_SMALL_ALL_REDUCE_MAX_BYTES between
+ * ranks of one host, the world's mailbox: mpi_mailbox.h) polled like every
+ * wait of the module (mpi_wait.h):
  * recursive doubling up to MPI_SMALL_ALL_REDUCE_MAX_BYTES, Rabenseifner's
  * algorithm above (mpi_exchange_plan.h says who exchanges with whom). The
  * call check rides in the data's own messages, so every rank ends with

@@ -162,7 +162,8 @@ static int halving_survive(halving_call *h) {
         .words_in = h->first,
         .words_out =
             h->first ? mpi_call_words_pack(world, mpi_plan_cover(plan, mine),
-                                           mpi_plan_cover(plan, mine + group))
+                                           mpi_plan_cover(plan, mine + group),
+                                           world->small_out)
                      : 0,
         .in = world->scratch,
         .in_capacity = HALVING_PIECE_BYTES,
@@ -221,7 +222,9 @@ static int halving_piece(halving_call *h) {
     halving_exchange in = {
         .from = MPI_PROC_NULL,
         .to = (int)me + 1,
-        .words_out = h->first ? mpi_call_words_pack(world, me, me + 1) : 0,
+        .words_out =
+            h->first ? mpi_call_words_pack(world, me, me + 1, world->small_out)
+                     : 0,
         .out = h->source,
         .out_bytes = bytes};
     status = halving_run(h, &in, &received);
@@ -261,7 +264,8 @@ static int halving_piece(halving_call *h) {
     halving_exchange back = {
         .from = MPI_PROC_NULL,
         .to = (int)me - 1,
-        .words_out = h->first ? mpi_call_words_pack(world, 0, n) : 0,
+        .words_out =
+            h->first ? mpi_call_words_pack(world, 0, n, world->small_out) : 0,
         .out = piece_at(h, 0),
         .out_bytes = h->agreed ? bytes : 0};
     status = halving_run(h, &back, &received);

@@ -9,6 +9,8 @@
  * meets nothing and ends at the deadline. The other collectives run the
  * same exchange with the words alone as their call check
  * (mpi_call_check_start), so a small all-reduce and any of them meet.
+ * A step's message to a rank of this host goes through the world's mailbox
+ * when it has one (mpi_mailbox.h), else over MPI.
  *
  * The call lives in world->small, so that one thread can start it and
  * another finish it (mpi_small_all_reduce_start, _resume). */
@@ -18,6 +20,7 @@
 #include "mpi_all_reduce.h"
 #include "mpi_call_words.h"
 #include "mpi_exchange_plan.h"
+#include "mpi_mailbox.h"
 #include "mpi_wait.h"
 #include "reduce/reduce.h"
 
@@ -83,87 +86,105 @@ static size_t data_bytes(const vcpu_comm_desc_t *d) {
              : 0;
 }
 
-/* Posts the messages of the call's current step: the sends first (they are
- * what the partner waits for), then the receive, as requests[0]. */
-static void small_post(mpi_world *world, const mpi_plan *plan) {
-  mpi_small_call *c = &world->small;
-  const vcpu_comm_desc_t *d = &c->call;
-  size_t n = world->nranks, me = world->rank;
-  size_t bytes = data_bytes(d);
-  int tag = SMALL_TAG_BASE + (int)(d->seq % 16000u);
-  size_t from = 0, to = 0, words = 0;
-  bool receives = true, sends = true;
-  switch (step_kind(plan, c->step, c->steps)) {
-  case STEP_HAND_IN_AND_BACK:
-    from = to = me + 1;
-    words = mpi_call_words_pack(world, me, me + 1);
-    break;
-  case STEP_TAKE_IN:
-    from = me - 1;
-    sends = false;
-    break;
-  case STEP_HAND_BACK:
-    to = me - 1;
-    receives = false;
-    words = mpi_call_words_pack(world, 0, n);
-    break;
-  case STEP_DOUBLE: {
-    size_t group = group_at(plan, c->step);
-    size_t mine = plan->survivor & ~(group - 1);
-    from = to = mpi_plan_rank(plan, plan->survivor ^ group);
-    words = mpi_call_words_pack(world, mpi_plan_cover(plan, mine),
-                                mpi_plan_cover(plan, mine + group));
-    break;
-  }
-  }
-  c->received = 0;
-  c->second = false;
-  c->nsends = 0;
-  c->nrequests = receives ? 1 : 0;
-  MPI_Request *r = c->requests;
-  if (sends) {
-    size_t limit = small_first_limit(world, to);
-    /* The words then the data, in small_out up to the first message's end
-     * (all of it when the words alone fill the first message). */
-    size_t total = words + bytes;
-    size_t packed = total < limit || words > limit ? total : limit;
-    memcpy(world->small_out + words, c->partial, packed - words);
-    size_t first = total < limit ? total : limit;
-    MPI_Isend(world->small_out, (int)first, MPI_BYTE, (int)to, tag, world->comm,
-              &r[c->nrequests++]);
-    c->nsends++;
-    if (total >= limit) {
-      const unsigned char *rest =
-          packed == total ? world->small_out + first
-                          : (const unsigned char *)c->partial + (first - words);
-      MPI_Isend(rest, (int)(total - first), MPI_BYTE, (int)to, tag, world->comm,
-                &r[c->nrequests++]);
-      c->nsends++;
-    }
-  }
-  if (receives)
-    MPI_Irecv(world->small_in, (int)small_first_limit(world, from), MPI_BYTE,
-              (int)from, tag, world->comm, &r[0]);
-}
-
-/* The rank the current step receives from (a step that receives). */
-static size_t small_source(const mpi_world *world, const mpi_plan *plan) {
+/* The rank the current step exchanges with: the step sends to it, receives
+ * from it, or both. */
+static size_t step_partner(const mpi_world *world, const mpi_plan *plan) {
   const mpi_small_call *c = &world->small;
   switch (step_kind(plan, c->step, c->steps)) {
   case STEP_HAND_IN_AND_BACK:
     return world->rank + 1;
   case STEP_TAKE_IN:
+  case STEP_HAND_BACK:
     return world->rank - 1;
   default:
     return mpi_plan_rank(plan, plan->survivor ^ group_at(plan, c->step));
   }
 }
 
+/* Sends the words then the data over MPI, from small_out up to the first
+ * message's end (all of it when the words alone fill the first message). */
+static void small_send(mpi_world *world, size_t to, size_t words, int tag) {
+  mpi_small_call *c = &world->small;
+  size_t bytes = data_bytes(&c->call);
+  size_t limit = small_first_limit(world, to);
+  size_t total = words + bytes;
+  size_t packed = total < limit || words > limit ? total : limit;
+  memcpy(world->small_out + words, c->partial, packed - words);
+  size_t first = total < limit ? total : limit;
+  MPI_Request *r = c->requests;
+  MPI_Isend(world->small_out, (int)first, MPI_BYTE, (int)to, tag, world->comm,
+            &r[c->nrequests++]);
+  c->nsends++;
+  if (total >= limit) {
+    const unsigned char *rest =
+        packed == total ? world->small_out + first
+                        : (const unsigned char *)c->partial + (first - words);
+    MPI_Isend(rest, (int)(total - first), MPI_BYTE, (int)to, tag, world->comm,
+              &r[c->nrequests++]);
+    c->nsends++;
+  }
+}
+
+/* Posts the messages of the call's current step. Through the mailbox: the
+ * message is written into the partner's slot, and the receive is the wait
+ * for the partner's. Over MPI: the sends first (they are what the partner
+ * waits for), then the receive, as requests[0]. */
+static void small_post(mpi_world *world, const mpi_plan *plan) {
+  mpi_small_call *c = &world->small;
+  size_t n = world->nranks, me = world->rank;
+  size_t partner = step_partner(world, plan);
+  size_t first = 0, end = 0;
+  bool receives = true, sends = true;
+  switch (step_kind(plan, c->step, c->steps)) {
+  case STEP_HAND_IN_AND_BACK:
+    first = me, end = me + 1;
+    break;
+  case STEP_TAKE_IN:
+    sends = false;
+    break;
+  case STEP_HAND_BACK:
+    receives = false;
+    first = 0, end = n;
+    break;
+  case STEP_DOUBLE: {
+    size_t group = group_at(plan, c->step);
+    size_t mine = plan->survivor & ~(group - 1);
+    first = mpi_plan_cover(plan, mine);
+    end = mpi_plan_cover(plan, mine + group);
+    break;
+  }
+  }
+  c->received = 0;
+  c->second = false;
+  c->nsends = 0;
+  if (mpi_mailbox_reaches(world, partner)) {
+    c->nrequests = 0;
+    if (sends) {
+      mpi_mailbox_slot *slot =
+          mpi_mailbox_slot_of(world, me, partner, c->call.seq);
+      size_t words = mpi_call_words_pack(world, first, end, slot->message);
+      size_t bytes = data_bytes(&c->call);
+      if (bytes != 0)
+        memcpy(slot->message + words, c->partial, bytes);
+      mpi_mailbox_post(slot, words + bytes, c->call.seq);
+    }
+    return;
+  }
+  int tag = SMALL_TAG_BASE + (int)(c->call.seq % 16000u);
+  c->nrequests = receives ? 1 : 0;
+  if (sends)
+    small_send(world, partner,
+               mpi_call_words_pack(world, first, end, world->small_out), tag);
+  if (receives)
+    MPI_Irecv(world->small_in, (int)small_first_limit(world, partner), MPI_BYTE,
+              (int)partner, tag, world->comm, &c->requests[0]);
+}
+
 /* After the step's first message came full: posts the receive of its
  * second one. */
 static void small_post_second(mpi_world *world, const mpi_plan *plan) {
   mpi_small_call *c = &world->small;
-  size_t from = small_source(world, plan);
+  size_t from = step_partner(world, plan);
   size_t limit = small_first_limit(world, from);
   int tag = SMALL_TAG_BASE + (int)(c->call.seq % 16000u);
   size_t room =
@@ -174,11 +195,11 @@ static void small_post_second(mpi_world *world, const mpi_plan *plan) {
 }
 
 /* Takes in the received call words of world ranks [first, end) (the first
- * bytes of small_in) and, when every call so far agrees and the data after
+ * bytes of `message`) and, when every call so far agrees and the data after
  * them came whole, returns the received data (else NULL). */
-static const void *take_calls(mpi_world *world, size_t first, size_t end,
-                              size_t partner, char *error, size_t capacity,
-                              int *status) {
+static const void *take_calls(mpi_world *world, const unsigned char *message,
+                              size_t first, size_t end, size_t partner,
+                              char *error, size_t capacity, int *status) {
   mpi_small_call *c = &world->small;
   size_t block = mpi_call_bytes(end - first);
   size_t bytes = data_bytes(&c->call);
@@ -191,14 +212,14 @@ static const void *take_calls(mpi_world *world, size_t first, size_t end,
                        c->received);
     return NULL;
   }
-  memcpy(world->calls + first * CALL_WORDS, world->small_in, block);
+  memcpy(world->calls + first * CALL_WORDS, message, block);
   for (size_t r = first; r < end; r++) {
     vcpu_comm_desc_t theirs =
         mpi_call_from_words(world->calls + r * CALL_WORDS);
     c->agreed = c->agreed && vcpu_comm_same_call(&c->call, &theirs);
   }
   bool whole = (size_t)c->received - block == bytes && bytes != 0;
-  return c->agreed && whole ? world->small_in + block : NULL;
+  return c->agreed && whole ? message + block : NULL;
 }
 
 /* Combines `in` from `partner` into the partial result, the lower ranks'
@@ -212,8 +233,10 @@ static void combine(mpi_small_call *c, const void *in, size_t partner,
   c->partial = c->call.recv;
 }
 
-/* Takes in what the current step received. */
-static int small_receive(mpi_world *world, const mpi_plan *plan, char *error,
+/* Takes in the message the current step received (in small_in, or in a
+ * mailbox slot). */
+static int small_receive(mpi_world *world, const mpi_plan *plan,
+                         const unsigned char *message, char *error,
                          size_t capacity) {
   mpi_small_call *c = &world->small;
   size_t me = world->rank, n = world->nranks;
@@ -221,14 +244,15 @@ static int small_receive(mpi_world *world, const mpi_plan *plan, char *error,
   const void *in = NULL;
   switch (step_kind(plan, c->step, c->steps)) {
   case STEP_HAND_IN_AND_BACK:
-    in = take_calls(world, 0, n, me + 1, error, capacity, &status);
+    in = take_calls(world, message, 0, n, me + 1, error, capacity, &status);
     if (in != NULL) {
       memcpy(c->call.recv, in, data_bytes(&c->call));
       c->partial = c->call.recv;
     }
     break;
   case STEP_TAKE_IN:
-    in = take_calls(world, me - 1, me, me - 1, error, capacity, &status);
+    in = take_calls(world, message, me - 1, me, me - 1, error, capacity,
+                    &status);
     if (in != NULL)
       combine(c, in, me - 1, me);
     break;
@@ -238,13 +262,69 @@ static int small_receive(mpi_world *world, const mpi_plan *plan, char *error,
     size_t group = group_at(plan, c->step);
     size_t theirs = (plan->survivor ^ group) & ~(group - 1);
     size_t partner = mpi_plan_rank(plan, plan->survivor ^ group);
-    in = take_calls(world, mpi_plan_cover(plan, theirs),
+    in = take_calls(world, message, mpi_plan_cover(plan, theirs),
                     mpi_plan_cover(plan, theirs + group), partner, error,
                     capacity, &status);
     if (in != NULL)
       combine(c, in, partner, me);
     break;
   }
+  }
+  return status;
+}
+
+/* Waits for the current step's MPI messages to end, the received one whole
+ * in small_in. The first message says whether a second one follows. When
+ * this rank sends two, their second goes over the eager limit, and is sent
+ * only once the partner posted its receive: so the partner's second receive
+ * must be posted before they are waited for, and the first message is
+ * waited for alone. One send (eager) needs nothing of the partner: all are
+ * waited for at once. MPI_Testall leaves every request as it was until all
+ * are done. */
+static int small_wait_mpi(mpi_world *world, const mpi_plan *plan,
+                          uint64_t until_ns, const atomic_bool *aborted,
+                          char *error, size_t capacity) {
+  mpi_small_call *c = &world->small;
+  bool receives = step_kind(plan, c->step, c->steps) != STEP_HAND_BACK;
+  for (;;) {
+    bool first = receives && !c->second && c->requests[0] != MPI_REQUEST_NULL;
+    MPI_Status statuses[4];
+    int waited = first && c->nsends > 1 ? 1 : c->nrequests;
+    int status = mpi_wait_until(world, c->requests, waited, statuses,
+                                c->deadline_ns, until_ns, aborted,
+                                mpi_call_name(&c->call), error, capacity);
+    if (status != BP_OK || !(first || c->second))
+      return status;
+    int got = 0;
+    MPI_Get_count(&statuses[first ? 0 : c->nrequests - 1], MPI_BYTE, &got);
+    c->received += got;
+    bool full =
+        (size_t)got == small_first_limit(world, step_partner(world, plan));
+    if (first && full)
+      small_post_second(world, plan);
+    if (!(first && (full || waited == 1)))
+      return BP_OK;
+  }
+}
+
+/* Waits for the current step's message in this rank's mailbox slot (none
+ * for a step that only sends: its message was handed on when posted); the
+ * message's place in *message. */
+static int small_wait_mailbox(mpi_world *world, const mpi_plan *plan,
+                              uint64_t until_ns, const atomic_bool *aborted,
+                              const unsigned char **message, char *error,
+                              size_t capacity) {
+  mpi_small_call *c = &world->small;
+  if (step_kind(plan, c->step, c->steps) == STEP_HAND_BACK)
+    return BP_OK;
+  mpi_mailbox_slot *slot = mpi_mailbox_slot_of(world, step_partner(world, plan),
+                                               world->rank, c->call.seq);
+  int status = mpi_wait_for_word(world, &slot->seq, c->call.seq, c->deadline_ns,
+                                 until_ns, aborted, mpi_call_name(&c->call),
+                                 error, capacity);
+  if (status == BP_OK) {
+    c->received = (int)slot->bytes;
+    *message = slot->message;
   }
   return status;
 }
@@ -261,35 +341,16 @@ static int small_progress(mpi_world *world, uint64_t until_ns,
     if (!c->posted)
       small_post(world, &plan);
     c->posted = true;
-    /* The first message says whether a second one follows. When this
-     * rank sends two, their second goes over the eager limit, and is sent
-     * only once the partner posted its receive: so the partner's second
-     * receive must be posted before they are waited for, and the first
-     * message is waited for alone. One send (eager) needs nothing of the
-     * partner: all are waited for at once. MPI_Testall leaves every request
-     * as it was until all are done. */
-    bool receives = step_kind(&plan, c->step, c->steps) != STEP_HAND_BACK;
-    bool first = receives && !c->second && c->requests[0] != MPI_REQUEST_NULL;
-    MPI_Status statuses[4];
-    int waited = first && c->nsends > 1 ? 1 : c->nrequests;
-    status = mpi_wait_until(world, c->requests, waited, statuses,
-                            c->deadline_ns, until_ns, aborted,
-                            mpi_call_name(&c->call), error, capacity);
+    const unsigned char *message = world->small_in;
+    if (mpi_mailbox_reaches(world, step_partner(world, &plan)))
+      status = small_wait_mailbox(world, &plan, until_ns, aborted, &message,
+                                  error, capacity);
+    else
+      status = small_wait_mpi(world, &plan, until_ns, aborted, error, capacity);
     if (status == BP_ERR_NOT_READY)
       return status;
-    if (status == BP_OK && (first || c->second)) {
-      int got = 0;
-      MPI_Get_count(&statuses[first ? 0 : c->nrequests - 1], MPI_BYTE, &got);
-      c->received += got;
-      bool full =
-          (size_t)got == small_first_limit(world, small_source(world, &plan));
-      if (first && full)
-        small_post_second(world, &plan);
-      if (first && (full || waited == 1))
-        continue;
-    }
     if (status == BP_OK)
-      status = small_receive(world, &plan, error, capacity);
+      status = small_receive(world, &plan, message, error, capacity);
     c->step++;
     c->posted = false;
   }

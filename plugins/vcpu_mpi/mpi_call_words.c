@@ -23,9 +23,10 @@ vcpu_comm_desc_t mpi_call_from_words(const uint64_t *words) {
                             .stage_of = words[5]};
 }
 
-size_t mpi_call_words_pack(mpi_world *world, size_t first, size_t end) {
+size_t mpi_call_words_pack(const mpi_world *world, size_t first, size_t end,
+                           void *out) {
   size_t block = mpi_call_bytes(end - first);
-  memcpy(world->small_out, world->calls + first * CALL_WORDS, block);
+  memcpy(out, world->calls + first * CALL_WORDS, block);
   return block;
 }
 

@@ -19,9 +19,10 @@ static inline size_t mpi_call_bytes(size_t ranks) {
   return ranks * CALL_WORDS * sizeof(uint64_t);
 }
 
-/* Copies the words of world ranks [first, end) from world->calls into
- * world->small_out (mpi_all_reduce.h's buffers); returns their bytes. */
-size_t mpi_call_words_pack(mpi_world *world, size_t first, size_t end);
+/* Copies the words of world ranks [first, end) from world->calls to `out`
+ * (world->small_out, or a mailbox slot); returns their bytes. */
+size_t mpi_call_words_pack(const mpi_world *world, size_t first, size_t end,
+                           void *out);
 
 /* Names (in `error`, BP_ERR_INVALID_ARGUMENT) a rank whose call in
  * world->calls differs from `d`, with what each called, and marks the world

@@ -33,14 +33,33 @@ bool mpi_any_request_given_up(void) {
  * yields the CPU (mpirun may oversubscribe). */
 enum { POLLS_PER_CLOCK_READ = 16, POLLS_PER_YIELD = 64 };
 
-static int poll_until(mpi_world *world, MPI_Request *requests, int n,
-                      MPI_Status *statuses, uint64_t deadline_ns,
-                      uint64_t until_ns, const atomic_bool *aborted,
-                      mpi_wait_name what, char *error, size_t capacity) {
+/* What a wait polls: MPI requests, or a word of shared memory. */
+typedef struct poll_target {
+  MPI_Request *requests;
+  int n;
+  MPI_Status *statuses;
+  const _Atomic uint64_t *word;
+  uint64_t value;
+} poll_target;
+
+/* Whether the target is done; an MPI error code in *rc. */
+static bool poll_done(const poll_target *t, int *rc) {
+  if (t->word != NULL)
+    return atomic_load_explicit(t->word, memory_order_acquire) == t->value;
+  int done = 0;
+  *rc = MPI_Testall(t->n, t->requests, &done, t->statuses);
+  return done != 0;
+}
+
+static int poll_until(mpi_world *world, const poll_target *target,
+                      uint64_t deadline_ns, uint64_t until_ns,
+                      const atomic_bool *aborted, mpi_wait_name what,
+                      char *error, size_t capacity) {
   char name[96];
   for (unsigned round = 1;; round++) {
-    int done = 0;
-    int rc = MPI_Testall(n, requests, &done, statuses);
+    int rc = MPI_SUCCESS;
+    if (poll_done(target, &rc))
+      return BP_OK;
     if (rc != MPI_SUCCESS) {
       char text[MPI_MAX_ERROR_STRING];
       int length = 0;
@@ -49,8 +68,6 @@ static int poll_until(mpi_world *world, MPI_Request *requests, int n,
       return mpi_fail(BP_ERR_PLUGIN, error, capacity, "%s: MPI failed: %s",
                       name, text);
     }
-    if (done)
-      return BP_OK;
     if (round % POLLS_PER_YIELD == 0) {
       mpi_roll_call_answer(world);
       sched_yield();
@@ -71,15 +88,33 @@ static int poll_until(mpi_world *world, MPI_Request *requests, int n,
   }
 }
 
+static int watched_poll(mpi_world *world, const poll_target *target,
+                        uint64_t deadline_ns, uint64_t until_ns,
+                        const atomic_bool *aborted, mpi_wait_name what,
+                        char *error, size_t capacity) {
+  mpi_watchdog_enter(what, deadline_ns);
+  int status = poll_until(world, target, deadline_ns, until_ns, aborted, what,
+                          error, capacity);
+  mpi_watchdog_leave();
+  return status;
+}
+
 int mpi_wait_until(mpi_world *world, MPI_Request *requests, int n,
                    MPI_Status *statuses, uint64_t deadline_ns,
                    uint64_t until_ns, const atomic_bool *aborted,
                    mpi_wait_name what, char *error, size_t capacity) {
-  mpi_watchdog_enter(what, deadline_ns);
-  int status = poll_until(world, requests, n, statuses, deadline_ns, until_ns,
-                          aborted, what, error, capacity);
-  mpi_watchdog_leave();
-  return status;
+  poll_target target = {.requests = requests, .n = n, .statuses = statuses};
+  return watched_poll(world, &target, deadline_ns, until_ns, aborted, what,
+                      error, capacity);
+}
+
+int mpi_wait_for_word(mpi_world *world, const _Atomic uint64_t *word,
+                      uint64_t value, uint64_t deadline_ns, uint64_t until_ns,
+                      const atomic_bool *aborted, mpi_wait_name what,
+                      char *error, size_t capacity) {
+  poll_target target = {.word = word, .value = value};
+  return watched_poll(world, &target, deadline_ns, until_ns, aborted, what,
+                      error, capacity);
 }
 
 int mpi_wait_all(mpi_world *world, MPI_Request *requests, int n,

@@ -32,6 +32,13 @@ int mpi_wait_until(mpi_world *world, MPI_Request *requests, int n,
                    uint64_t until_ns, const atomic_bool *aborted,
                    mpi_wait_name what, char *error, size_t capacity);
 
+/* mpi_wait_until for a word of shared memory (mpi_mailbox.h) to hold
+ * `value` (read with acquire ordering) instead of requests to complete. */
+int mpi_wait_for_word(mpi_world *world, const _Atomic uint64_t *word,
+                      uint64_t value, uint64_t deadline_ns, uint64_t until_ns,
+                      const atomic_bool *aborted, mpi_wait_name what,
+                      char *error, size_t capacity);
+
 /* mpi_wait_until to the end: completion, the deadline or an abort. */
 int mpi_wait_all(mpi_world *world, MPI_Request *requests, int n,
                  MPI_Status *statuses, uint64_t deadline_ns,

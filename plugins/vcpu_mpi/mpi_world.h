@@ -90,6 +90,9 @@ typedef struct mpi_world {
   void *scratch;
   /* Whether each rank runs on this rank's host (nranks entries). */
   bool *near;
+  /* The small exchange's shared memory with this host's other ranks
+   * (mpi_mailbox.h), or NULL. */
+  struct mpi_mailbox *mailbox;
   /* A roll call's question and answers (nranks entries), kept with the
    * world because a question sent to a dead rank may never complete. */
   uint64_t roll_question;

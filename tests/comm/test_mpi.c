@@ -222,6 +222,43 @@ static void test_small_all_reduce_never_holds_its_caller(void **state) {
     assert_int_equal(x[i], i * n);
 }
 
+/* Small calls queued back to back, never waited for between them: a rank
+ * may run one call ahead of another. Between ranks of one host their
+ * messages go through two mailbox slots per pair, by the sequence number's
+ * parity (plugins/vcpu_mpi/mpi_mailbox.h), which must never overwrite a
+ * message not yet read: every all-reduce (each of its own values) and every
+ * broadcast between them (whose call check takes the same slots) ends
+ * exact. */
+static void test_back_to_back_small_calls_stay_exact(void **state) {
+  comm_mpi_world *w = *state;
+  enum { CALLS = 48, COUNT = 256 };
+  int32_t(*x)[COUNT] = malloc(CALLS * sizeof *x);
+  C_Stream s = test_stream_handle(w->stream);
+  for (int c = 0; c < CALLS; c++) {
+    for (int i = 0; i < COUNT; i++)
+      x[c][i] = c % 3 == 2 ? (comm_mpi_rank == 0 ? c * 1000 + i : -1)
+                           : c * 1000 + i + comm_mpi_rank;
+    C_Status posted =
+        c % 3 == 2
+            ? comm_mpi_xccl.xccl_broadcast(x[c], COUNT, INT32, 0, w->comm, s)
+            : comm_mpi_xccl.xccl_all_reduce(x[c], x[c], COUNT, INT32, SUM,
+                                            w->comm, s);
+    assert_int_equal(posted, C_SUCCESS);
+  }
+  char message[512];
+  if (settle(w->comm, w->stream, message) != 0)
+    fail_msg("rank %d: %s", comm_mpi_rank, message);
+  int n = comm_mpi_nranks, wrong = 0;
+  for (int c = 0; c < CALLS; c++)
+    for (int i = 0; i < COUNT; i++) {
+      int32_t expected =
+          c % 3 == 2 ? c * 1000 + i : n * (c * 1000 + i) + n * (n - 1) / 2;
+      wrong += x[c][i] != expected;
+    }
+  free(x);
+  assert_int_equal(wrong, 0);
+}
+
 /* All-reduce over 4 MiB goes in pieces of at most 4 MiB (its scratch
  * buffer's size), broadcast and reduce to Open MPI as several collectives of
  * at most 4 MiB each (a 64 MiB one overflowed a stream worker's stack inside
@@ -439,6 +476,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_all_reduce_gives_every_rank_the_same_bits),
       cmocka_unit_test(test_small_all_reduce_across_its_first_message_end),
       cmocka_unit_test(test_small_all_reduce_never_holds_its_caller),
+      cmocka_unit_test(test_back_to_back_small_calls_stay_exact),
       cmocka_unit_test(test_collectives_over_4_mib_are_whole),
       cmocka_unit_test(test_host_stages_go_single_copy_on_device_memory),
       cmocka_unit_test(test_mismatch_is_detected),

@@ -31,8 +31,10 @@
 
 typedef struct vcpu_comm_mpi_module {
   /* A world of nranks over MPI_COMM_WORLD (duplicated); checks that every
-   * rank presented the same secret and nranks. *out_handle on success. */
-  int (*create)(uint64_t secret, size_t nranks, size_t rank,
+   * rank presented the same secret and nranks. `token` (the id's world
+   * token) names the world's shared memory on each host. *out_handle on
+   * success. */
+  int (*create)(uint64_t secret, uint64_t token, size_t nranks, size_t rank,
                 uint64_t deadline_ns, void **out_handle, char *error,
                 size_t capacity);
   void (*destroy)(void *handle);

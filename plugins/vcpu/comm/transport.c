@@ -22,8 +22,9 @@ static bp_status_t mpi_world_create(const vcpu_comm_unique_id_t *id,
     return vcpu_comm_reject(BP_ERR_OUT_OF_MEMORY,
                             "xccl_comm_init_rank: out of memory");
   char error[512] = "";
-  int status = mpi->create(id->secret, nranks, rank, deadline_ns,
-                           &world->mpi_handle, error, sizeof error);
+  int status =
+      mpi->create(id->secret, id->world_token, nranks, rank, deadline_ns,
+                  &world->mpi_handle, error, sizeof error);
   if (status != BP_OK) {
     free(world);
     return vcpu_comm_reject((bp_status_t)status, "xccl_comm_init_rank: %s",

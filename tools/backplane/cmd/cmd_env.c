@@ -67,6 +67,9 @@ static const env_variable_t variables[] = {
      "mpi, or auto: shared memory unless the id was made on another host"},
     {"BACKPLANE_COMM_HYBRID", "1", "vcpu collectives",
      "0: MPI for every rank, no shared memory within a host"},
+    {"BACKPLANE_COMM_MPI_MAILBOX", "1", "vcpu collectives",
+     "0: small messages between ranks of one host over MPI, not the mpi "
+     "transport's shared-memory mailbox"},
     {"BACKPLANE_COMM_RANKS_PER_HOST", "<the real hosts>", "vcpu collectives",
      "K: rank r counts as on host r / K (to try the hybrid on one host)"},
     {"BACKPLANE_COMM_SHM_SLOT_BYTES", "4194304", "vcpu collectives",
