@@ -35,6 +35,9 @@ REF_ISA_BODY void add_f32_body(float *out, const float *const *in, int64_t n,
   if (alpha == 1.0f)
     for (int64_t i = 0; i < n; i++)
       out[i] = a[i] + b[i];
+  else if (alpha == -1.0f) /* sub: a - b is a + (-1) b, bit for bit */
+    for (int64_t i = 0; i < n; i++)
+      out[i] = a[i] - b[i];
   else
     for (int64_t i = 0; i < n; i++)
       out[i] = a[i] + alpha * b[i];
