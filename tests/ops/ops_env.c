@@ -40,6 +40,15 @@ void *ops_env_find(ops_env_t *e, const char *name) {
   return fn;
 }
 
+void ops_env_expect_error_names(ops_env_t *e, const char *const *parts, int n) {
+  const char *(*last)(void) =
+      (const char *(*)(void))ops_env_find(e, "diopiGetLastErrorString");
+  const char *text = last();
+  for (int i = 0; i < n; i++)
+    if (!strstr(text, parts[i]))
+      fail_msg("\"%s\" lacks \"%s\"", text, parts[i]);
+}
+
 diopiTensorHandle_t ops_env_tensor(ops_env_t *e, diopiDtype_t dtype,
                                    size_t ndim, const int64_t *shape,
                                    void **data) {

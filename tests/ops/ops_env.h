@@ -20,6 +20,9 @@ int ops_env_setup(void **state);
 int ops_env_teardown(void **state);
 /* The library's function `name`; fails the test when it has none. */
 void *ops_env_find(ops_env_t *e, const char *name);
+/* Fails the test unless the library's last error text
+ * (diopiGetLastErrorString) holds each of the `n` strings of `parts`. */
+void ops_env_expect_error_names(ops_env_t *e, const char *const *parts, int n);
 /* A contiguous tensor on the env's device and its (host-addressable) data
  * in *data; fails the test when it cannot be made. */
 diopiTensorHandle_t ops_env_tensor(ops_env_t *e, diopiDtype_t dtype,

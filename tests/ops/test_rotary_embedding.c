@@ -30,15 +30,6 @@ static void synchronize(ops_env_t *e) {
   assert_int_equal(bp_stream_synchronize(e->stream), BP_OK);
 }
 
-static void assert_error_names(ops_env_t *e, const char *const *parts, int n) {
-  const char *(*last)(void) =
-      (const char *(*)(void))ops_env_find(e, "diopiGetLastErrorString");
-  const char *text = last();
-  for (int i = 0; i < n; i++)
-    if (!strstr(text, parts[i]))
-      fail_msg("\"%s\" lacks \"%s\"", text, parts[i]);
-}
-
 /* One head: out = x cos + rotate_half(x) sin. */
 static void rotate_half_reference(const float *x, const float *cos,
                                   const float *sin, float *out) {
@@ -254,7 +245,7 @@ static void rotary_v2_checks_name_the_argument(void **state) {
     assert_int_equal(
         rotary(e->ctx, bad[i].query, bad[i].key, bad[i].cos, s, bad[i].dim),
         diopiErrorOccurred);
-    assert_error_names(e, bad[i].why, 4);
+    ops_env_expect_error_names(e, bad[i].why, 4);
   }
   synchronize(e);
   assert_memory_equal(qd, query_x, sizeof query_x);
