@@ -1515,34 +1515,6 @@ def backward_adaptive_max_pool2d(name, p, x, wanted):
         .input("indices", y[1]))]
 
 
-def conv_t_args(p):
-    return (pair(p.get("stride", 1)), pair(p.get("padding", 0)),
-            pair(p.get("output_padding", 0)), p.get("groups", 1),
-            pair(p.get("dilation", 1)))
-
-
-def build_conv_transpose2d(name, p, x, inplace):
-    i, w, b = x["input"], x["weight"], x.get("bias")
-    st, pad, opad, groups, dil = conv_t_args(p)
-    y = oracle(lambda u, v, z: F.conv_transpose2d(u, v, z, st, pad, opad,
-                                                  groups, dil), i, w, b)
-    return [("diopiConvTranspose2d", conv_forward_fill(
-        y, i, w, b, [("stride", st), ("padding", pad),
-                     ("output_padding", opad), ("groups", groups),
-                     ("dilation", dil)]))]
-
-
-def backward_conv_transpose2d(name, p, x, wanted):
-    i, w, b = x["input"], x["weight"], x.get("bias")
-    st, pad, opad, groups, dil = conv_t_args(p)
-    y, go, g = grads(lambda input, weight, bias: F.conv_transpose2d(
-        input, weight, bias, st, pad, opad, groups, dil),
-        {"input": i, "weight": w, "bias": b}, ("input", "weight", "bias"))
-    return [("diopiConvTranspose2dBackward", conv_backward_fill(
-        g, go, i, w, b, [("stride", st), ("padding", pad), ("dilation", dil),
-                         ("output_padding", opad), ("groups", groups)]))]
-
-
 def interpolate_args(p, t):
     mode = p.get("mode", "nearest")
     size, scale = p.get("size"), p.get("scale_factor")
@@ -2043,7 +2015,6 @@ BUILDERS.update({
     "masked_select": build_masked_select, "nonzero": build_nonzero,
     "avg_pool2d": build_avg_pool2d,
     "adaptive_max_pool2d": build_adaptive_max_pool2d,
-    "conv_transpose2d": build_conv_transpose2d,
     "interpolate": build_interpolate,
     "group_norm": build_group_norm, "rms_norm": build_rms_norm,
     "baddbmm": build_baddbmm,
@@ -2084,7 +2055,6 @@ BACKWARD_MORE = {
     "gather": backward_gather, "masked_select": backward_masked_select,
     "avg_pool2d": backward_avg_pool2d,
     "adaptive_max_pool2d": backward_adaptive_max_pool2d,
-    "conv_transpose2d": backward_conv_transpose2d,
     "interpolate": backward_interpolate,
     "group_norm": backward_group_norm, "rms_norm": backward_rms_norm,
     "mse_loss": loss_backward("diopiMSELossBackward", F.mse_loss, (),
@@ -3374,32 +3344,38 @@ def mode_pool(n):
     return build, backward
 
 
-def conv_t3d_args(p):
-    return (tuple_of(p.get("stride", 1), 3), tuple_of(p.get("padding", 0), 3),
-            tuple_of(p.get("output_padding", 0), 3), p.get("groups", 1),
-            tuple_of(p.get("dilation", 1), 3))
+def conv_transpose(n):
+    """The forward and backward builders of conv_transpose{n}d."""
+    conv = getattr(F, f"conv_transpose{n}d")
+    op = f"diopiConvTranspose{n}d"
 
+    def args(p):
+        return (tuple_of(p.get("stride", 1), n),
+                tuple_of(p.get("padding", 0), n),
+                tuple_of(p.get("output_padding", 0), n), p.get("groups", 1),
+                tuple_of(p.get("dilation", 1), n))
 
-def build_conv_transpose3d(name, p, x, inplace):
-    i, w, b = x["input"], x["weight"], x.get("bias")
-    st, pad, opad, groups, dil = conv_t3d_args(p)
-    y = oracle(lambda u, v, z: F.conv_transpose3d(u, v, z, st, pad, opad,
-                                                  groups, dil), i, w, b)
-    return [("diopiConvTranspose3d", conv_forward_fill(
-        y, i, w, b, [("stride", st), ("padding", pad),
-                     ("output_padding", opad), ("groups", groups),
-                     ("dilation", dil)]))]
+    def build(name, p, x, inplace):
+        i, w, b = x["input"], x["weight"], x.get("bias")
+        st, pad, opad, groups, dil = args(p)
+        y = oracle(lambda u, v, z: conv(u, v, z, st, pad, opad, groups, dil),
+                   i, w, b)
+        return [(op, conv_forward_fill(
+            y, i, w, b, [("stride", st), ("padding", pad),
+                         ("output_padding", opad), ("groups", groups),
+                         ("dilation", dil)]))]
 
-
-def backward_conv_transpose3d(name, p, x, wanted):
-    i, w, b = x["input"], x["weight"], x.get("bias")
-    st, pad, opad, groups, dil = conv_t3d_args(p)
-    y, go, g = grads(lambda input, weight, bias: F.conv_transpose3d(
-        input, weight, bias, st, pad, opad, groups, dil),
-        {"input": i, "weight": w, "bias": b}, ("input", "weight", "bias"))
-    return [("diopiConvTranspose3dBackward", conv_backward_fill(
-        g, go, i, w, b, [("stride", st), ("padding", pad), ("dilation", dil),
-                         ("output_padding", opad), ("groups", groups)]))]
+    def backward(name, p, x, wanted):
+        i, w, b = x["input"], x["weight"], x.get("bias")
+        st, pad, opad, groups, dil = args(p)
+        y, go, g = grads(lambda input, weight, bias: conv(
+            input, weight, bias, st, pad, opad, groups, dil),
+            {"input": i, "weight": w, "bias": b}, ("input", "weight", "bias"))
+        return [(op + "Backward", conv_backward_fill(
+            g, go, i, w, b, [("stride", st), ("padding", pad),
+                             ("dilation", dil), ("output_padding", opad),
+                             ("groups", groups)]))]
+    return build, backward
 
 
 GRID_SAMPLERS = (("zeros", False), ("border", True), ("reflection", False))
@@ -3495,16 +3471,17 @@ def build_unique(name, p, x, inplace):
 
 BUILDERS.update({"instance_norm": build_instance_norm,
                  "normalize": build_normalize,
-                 "conv_transpose3d": build_conv_transpose3d,
                  "grid_sample": build_grid_sample,
                  "rotary_emb": build_rotary_emb,
                  "rotary_emb_v2": build_rotary_emb_v2,
                  "unique": build_unique})
 BACKWARDS.update({"instance_norm": backward_instance_norm,
-                  "normalize": backward_normalize,
-                  "conv_transpose3d": backward_conv_transpose3d})
+                  "normalize": backward_normalize})
 for _n in (1, 2, 3):
     BUILDERS[f"pool{_n}d"], BACKWARDS[f"pool{_n}d"] = mode_pool(_n)
+for _n in (2, 3):
+    BUILDERS[f"conv_transpose{_n}d"], BACKWARDS[f"conv_transpose{_n}d"] = \
+        conv_transpose(_n)
 
 
 # ---------------------------------------------------------------- unbuilt
