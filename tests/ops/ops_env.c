@@ -75,6 +75,17 @@ diopiTensorHandle_t ops_made_tensor(ops_made_t *m, diopiDtype_t dtype,
   return t;
 }
 
+diopiTensorHandle_t ops_made_view(ops_made_t *m, void *data, diopiDtype_t dtype,
+                                  size_t ndim, const int64_t *shape,
+                                  const int64_t *strides) {
+  assert_true(m->n < OPS_MADE_MAX);
+  diopiTensorHandle_t t;
+  assert_int_equal(
+      bp_ops_tensor_wrap(m->e->device, data, dtype, ndim, shape, strides, &t),
+      BP_OK);
+  return m->t[m->n++] = t;
+}
+
 void ops_made_destroy(ops_made_t *m) {
   for (int i = 0; i < m->n; i++)
     bp_ops_tensor_destroy(m->t[i]);

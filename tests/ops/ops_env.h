@@ -45,6 +45,11 @@ diopiTensorHandle_t ops_made_tensor(ops_made_t *m, diopiDtype_t dtype,
                                     size_t ndim, const int64_t *shape,
                                     const void *bytes, size_t size,
                                     void **data);
+/* A view of `shape` and `strides` (elements) over `data`, device memory of
+ * the env's device that the caller keeps alive, kept in `m`. */
+diopiTensorHandle_t ops_made_view(ops_made_t *m, void *data, diopiDtype_t dtype,
+                                  size_t ndim, const int64_t *shape,
+                                  const int64_t *strides);
 void ops_made_destroy(ops_made_t *m);
 
 #endif /* BACKPLANE_TESTS_OPS_ENV_H_ */

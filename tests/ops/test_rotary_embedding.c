@@ -133,17 +133,6 @@ static void rotary_v2_turns_query_and_key_in_place(void **state) {
   }
 }
 
-/* A float32 view of `shape` and `strides` over `data`, device memory. */
-static T strided(ops_made_t *m, void *data, size_t ndim, const int64_t *shape,
-                 const int64_t *strides) {
-  T t;
-  assert_true(m->n < OPS_MADE_MAX);
-  assert_int_equal(bp_ops_tensor_wrap(m->e->device, data, diopi_dtype_float32,
-                                      ndim, shape, strides, &t),
-                   BP_OK);
-  return m->t[m->n++] = t;
-}
-
 /* Two tokens of packed (query | key) rows, 2 heads each: query is columns
  * [0, 8) of a (2, 16) storage, key columns [8, 16), each (2, 8) with row
  * stride 16; cos and sin are (2, 1, DIM) views of (DIM, 2) storage (the
@@ -171,10 +160,12 @@ static void rotary_v2_reads_any_strides(void **state) {
                   (void **)&sd);
   int64_t shape[2] = {2, 8}, strides[2] = {16, 1};
   int64_t angle_shape[3] = {2, 1, DIM}, angle_strides[3] = {1, 1, 2};
-  T query = strided(&m, pd, 2, shape, strides),
-    key = strided(&m, pd + 8, 2, shape, strides),
-    c = strided(&m, cd, 3, angle_shape, angle_strides),
-    s = strided(&m, sd, 3, angle_shape, angle_strides);
+  T query = ops_made_view(&m, pd, diopi_dtype_float32, 2, shape, strides),
+    key = ops_made_view(&m, pd + 8, diopi_dtype_float32, 2, shape, strides),
+    c = ops_made_view(&m, cd, diopi_dtype_float32, 3, angle_shape,
+                      angle_strides),
+    s = ops_made_view(&m, sd, diopi_dtype_float32, 3, angle_shape,
+                      angle_strides);
   assert_int_equal(rotary(e->ctx, query, key, c, s, DIM), diopiSuccess);
   synchronize(e);
   for (int r = 0; r < 2; r++) {

@@ -119,8 +119,10 @@ diopiError_t ref_expect_dtype(const char *op, const char *arg,
  * dims), or fails naming the shapes. */
 diopiError_t ref_broadcast_to(const char *op, const char *arg, ref_view_t *v,
                               const int64_t *shape, int ndim);
-/* Fails if `out` overlaps `in` without being the very same view (an op that
- * writes its inputs while reading them). */
+/* Fails if `out` and `in` share memory without being the very same view (an
+ * op that would write its inputs while reading them), where that is known:
+ * both dense, broadcast dims aside. Strided views whose extents meet pass,
+ * as in PyTorch: they may interleave without sharing an element. */
 diopiError_t ref_expect_no_partial_overlap(const char *op, const char *arg,
                                            const ref_view_t *out,
                                            const ref_view_t *in);
