@@ -1,12 +1,14 @@
 """Peer checks for the kernels beyond a LeNet's: pointwise math, comparisons,
 logical and bitwise ops, where, addcmul/addcdiv, lerp, pow, clamp, more
 activations (elu, softplus, mish, hardsigmoid), rounding and special
-functions, reductions, indexing, transposed convolution, group norm, losses,
+functions, reductions, indexing, recurrent layers (RNN, LSTM, GRU), transposed
+convolution, group norm, losses,
 pooling, upsampling, random fills and the optimizers' foreach paths. Each is
 compared with PyTorch's CPU on random shapes, contiguous and non-contiguous,
 forward and (where differentiable) backward. Runs with
 BACKPLANE_TORCH_FALLBACKS=error (set by CTest): an op that is not the
 bridge's own kernel fails instead of passing on the CPU."""
+import copy
 import unittest
 
 from torch_support import DEVICE, torch, torch_backplane
@@ -522,6 +524,25 @@ class NnPeerTest(PeerTest):
                     output_padding=out_pad, groups=groups),
                 randn(2, 4, 5, 4), randn(4, 6 // groups, 3, 3), randn(6),
                 rtol=1e-4, atol=1e-4)
+
+    def test_recurrent_layers(self):
+        """The fused RNN cells decompose into ops on column blocks of one
+        gate buffer (GRU: an in-place mul of one block by its neighbour):
+        outputs and the gradients of input and weights match the CPU's."""
+        for cell in (torch.nn.RNN, torch.nn.LSTM, torch.nn.GRU):
+            cpu = cell(4, 6, num_layers=2, batch_first=True)
+            dev = copy.deepcopy(cpu).to(DEVICE)
+            x = randn(3, 5, 4)
+            x_cpu = x.clone().requires_grad_()
+            x_dev = x.to(DEVICE).requires_grad_()
+            out_cpu, out_dev = cpu(x_cpu)[0], dev(x_dev)[0]
+            self.same(out_dev, out_cpu, rtol=1e-4, atol=1e-5)
+            weight = torch.randn(out_cpu.shape)
+            (out_cpu * weight).sum().backward()
+            (out_dev * weight.to(DEVICE)).sum().backward()
+            self.same(x_dev.grad, x_cpu.grad, rtol=1e-4, atol=1e-5)
+            for c, d in zip(cpu.parameters(), dev.parameters()):
+                self.same(d.grad, c.grad, rtol=1e-4, atol=1e-5)
 
     def test_3d_convolution_and_pooling(self):
         for stride, padding, dilation, groups in ((1, 1, 1, 1),
