@@ -1,9 +1,9 @@
 """Peer checks for the kernels beyond a LeNet's: pointwise math, comparisons,
 logical and bitwise ops, where, addcmul/addcdiv, lerp, pow, clamp, more
 activations (elu, softplus, mish, hardsigmoid), rounding and special
-functions, reductions, indexing, recurrent layers (RNN, LSTM, GRU), transposed
-convolution, group norm, losses,
-pooling, upsampling, random fills and the optimizers' foreach paths. Each is
+functions, reductions, indexing, recurrent layers (RNN, LSTM, GRU),
+transposed convolution, group norm, losses, pooling, upsampling, random
+fills and the optimizers' foreach paths. Each is
 compared with PyTorch's CPU on random shapes, contiguous and non-contiguous,
 forward and (where differentiable) backward. Runs with
 BACKPLANE_TORCH_FALLBACKS=error (set by CTest): an op that is not the
