@@ -1,6 +1,7 @@
-// The nn layers beyond a LeNet's: group norm, the regression and binary
-// losses, average and adaptive pooling, nearest and bilinear upsampling,
-// forward and backward, each one DIOPI call on the device's current stream.
+// The nn layers beyond a LeNet's: group norm, the regression (MSE, smooth
+// L1, Huber) and binary losses, average and adaptive pooling, nearest and
+// bilinear upsampling, forward and backward, each one DIOPI call on the
+// device's current stream.
 #include <torch/library.h>
 
 #include <tuple>
@@ -126,6 +127,29 @@ at::Tensor smooth_l1_loss_backward(const at::Tensor &grad_output,
   DiopiTensor g(gi), go(grad_output), x(self), t(target);
   BP_CALL(diopiSmoothL1LossBackward, ctx, g, go, x, t,
           diopi_reduction(reduction), beta);
+  return gi;
+}
+
+// Huber loss is delta times smooth L1 with beta = delta, and so is its
+// gradient.
+at::Tensor huber_loss(const at::Tensor &self, const at::Tensor &target,
+                      int64_t reduction, double delta) {
+  at::Tensor out = smooth_l1_loss(self, target, reduction, delta);
+  OpContext ctx(self);
+  DiopiTensor o(out);
+  diopiScalar_t scale = diopi_scalar(delta);
+  BP_CALL(diopiMulInpScalar, ctx, o, &scale);
+  return out;
+}
+at::Tensor huber_loss_backward(const at::Tensor &grad_output,
+                               const at::Tensor &self, const at::Tensor &target,
+                               int64_t reduction, double delta) {
+  at::Tensor gi =
+      smooth_l1_loss_backward(grad_output, self, target, reduction, delta);
+  OpContext ctx(self);
+  DiopiTensor g(gi);
+  diopiScalar_t scale = diopi_scalar(delta);
+  BP_CALL(diopiMulInpScalar, ctx, g, &scale);
   return gi;
 }
 
@@ -266,6 +290,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("binary_cross_entropy_backward", bce_backward);
   m.impl("smooth_l1_loss", smooth_l1_loss);
   m.impl("smooth_l1_loss_backward", smooth_l1_loss_backward);
+  m.impl("huber_loss", huber_loss);
+  m.impl("huber_loss_backward", huber_loss_backward);
   m.impl("avg_pool2d", avg_pool<2>);
   m.impl("avg_pool2d_backward", avg_pool_backward<2>);
   m.impl("_adaptive_avg_pool2d", adaptive_avg_pool2d);

@@ -2,10 +2,11 @@
 logical and bitwise ops, where, addcmul/addcdiv, lerp, pow, clamp, more
 activations (elu, softplus, mish, hardsigmoid), rounding and special
 functions, reductions, indexing, recurrent layers (RNN, LSTM, GRU),
-transposed convolution, group norm, losses, pooling, upsampling, random
-fills and the optimizers' foreach paths. Each is
-compared with PyTorch's CPU on random shapes, contiguous and non-contiguous,
-forward and (where differentiable) backward. Runs with
+transposed convolution, group norm, losses, reflection and replication
+padding, PReLU and GLU, pooling, upsampling, random fills and the
+optimizers' foreach paths. Each is compared with PyTorch's CPU on random
+shapes, contiguous and non-contiguous, forward and (where differentiable)
+backward. Runs with
 BACKPLANE_TORCH_FALLBACKS=error (set by CTest): an op that is not the
 bridge's own kernel fails instead of passing on the CPU."""
 import copy
@@ -543,6 +544,34 @@ class NnPeerTest(PeerTest):
             self.same(x_dev.grad, x_cpu.grad, rtol=1e-4, atol=1e-5)
             for c, d in zip(cpu.parameters(), dev.parameters()):
                 self.same(d.grad, c.grad, rtol=1e-4, atol=1e-5)
+
+    def test_reflection_and_replication_padding(self):
+        for mode in ("reflect", "replicate"):
+            for shape, pad in (((2, 3, 7), (2, 3)), ((3, 6, 5), (2, 2, 1, 1)),
+                               ((2, 3, 6, 5), (1, 2, 3, 0)),
+                               ((1, 2, 4, 5, 6), (1, 2, 0, 3, 2, 1)),
+                               ((2, 3, 7), (-1, 2))):
+                for x in views(randn(*shape)):
+                    self.forward_backward(
+                        lambda t: F.pad(t, pad, mode=mode), x)
+        with self.assertRaisesRegex(RuntimeError, "diopiPad"):
+            F.pad(randn(2, 3, 4).to(DEVICE), (4, 4), mode="reflect")
+
+    def test_prelu_glu_and_huber_loss(self):
+        for shape, slopes in (((2, 3, 4, 5), 3), ((2, 3, 4), 1), ((5, 3), 3),
+                              ((6,), 1)):
+            self.forward_backward(F.prelu, randn(*shape),
+                                  torch.rand(slopes) * 0.5)
+        for x in views(randn(4, 6, 8)):
+            for dim in (0, 1, -1):
+                self.forward_backward(lambda t: F.glu(t, dim), x)
+        with self.assertRaisesRegex(RuntimeError, "even size"):
+            F.glu(randn(3, 5).to(DEVICE))
+        for reduction in ("mean", "sum", "none"):
+            self.forward_backward(
+                lambda a, b: F.huber_loss(a, b, reduction=reduction,
+                                          delta=0.7),
+                randn(4, 5), randn(4, 5))
 
     def test_3d_convolution_and_pooling(self):
         for stride, padding, dilation, groups in ((1, 1, 1, 1),
