@@ -1,5 +1,6 @@
 /* batch_norm and batch_norm_grad (NCHW or NC): diopiBatchNorm(Backward);
- * layer_norm and layer_norm_grad: diopiLayerNorm(Backward).
+ * layer_norm and layer_norm_grad: diopiLayerNorm(Backward); group_norm and
+ * group_norm_grad (NCHW): diopiGroupNorm(Backward).
  * Paddle's batch_norm momentum keeps that share of the running statistics;
  * DIOPI's (PyTorch's) momentum is the share of the new batch: 1 - Paddle's.
  * Paddle's saved_variance is the inverse standard deviation, as DIOPI's
@@ -83,6 +84,34 @@ void BatchNormGradKernel(
              "diopiBatchNormBackward");
 }
 
+/* variance = 1 / invstd^2 - epsilon, in place. */
+static void variance_from_invstd(KernelCall &call, diopiTensorHandle_t var,
+                                 double epsilon) {
+  diopiScalar_t minus_eps = kernel_scalar(-epsilon), one = kernel_scalar(1.0);
+  call.check(DIOPI(call, diopiMulInp)(call.diopi(), var, var), "diopiMulInp");
+  call.check(DIOPI(call, diopiReciprocalInp)(call.diopi(), var),
+             "diopiReciprocalInp");
+  call.check(
+      DIOPI(call, diopiAddInpScalar)(call.diopi(), var, &minus_eps, &one),
+      "diopiAddInpScalar");
+}
+
+/* Scratch invstd = rsqrt(variance + epsilon), of variance's shape. */
+static diopiTensorHandle_t invstd_from_variance(KernelCall &call,
+                                                PD_Tensor *variance,
+                                                double epsilon) {
+  int64_t shape[BP_OPS_MAX_DIMS];
+  int ndim = kernel_dims(variance, shape);
+  diopiTensorHandle_t invstd =
+      call.temp(kernel_diopi_dtype(kernel_dtype(variance)), ndim, shape);
+  diopiScalar_t eps = kernel_scalar(epsilon), one = kernel_scalar(1.0);
+  call.check(DIOPI(call, diopiAddScalar)(call.diopi(), invstd,
+                                         call.wrap(variance), &eps, &one),
+             "diopiAddScalar");
+  call.check(DIOPI(call, diopiRsqrtInp)(call.diopi(), invstd), "diopiRsqrtInp");
+  return invstd;
+}
+
 /* Paddle normalizes over the dims from begin_norm_axis on; its scale and
  * bias hold one element per normalized element (flattened), mean and
  * variance one per row. DIOPI saves the inverse standard deviation where
@@ -131,14 +160,7 @@ void LayerNormKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
           call.wrap(pd(x)), per_element(call, pd(scale), false, n, shape),
           per_element(call, pd(bias), false, n, shape), normalized, epsilon),
       "diopiLayerNorm");
-  diopiScalar_t minus_eps = kernel_scalar(-(double)epsilon);
-  diopiScalar_t one = kernel_scalar(1.0);
-  call.check(DIOPI(call, diopiMulInp)(call.diopi(), var, var), "diopiMulInp");
-  call.check(DIOPI(call, diopiReciprocalInp)(call.diopi(), var),
-             "diopiReciprocalInp");
-  call.check(
-      DIOPI(call, diopiAddInpScalar)(call.diopi(), var, &minus_eps, &one),
-      "diopiAddInpScalar");
+  variance_from_invstd(call, var, epsilon);
 }
 
 template <typename T>
@@ -154,17 +176,11 @@ void LayerNormGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
   /* bias is Paddle's no-need-buffer input here (dims, no memory), and
    * the gradient does not depend on it. */
   KernelCall call(dev_ctx, "layer_norm_grad");
-  int64_t shape[BP_OPS_MAX_DIMS], rows = kernel_numel(pd(mean));
+  int64_t shape[BP_OPS_MAX_DIMS];
   int n = normalized_shape(call, pd(x), begin_norm_axis, shape);
   diopiSize_t normalized = {shape, n};
   diopiTensorHandle_t invstd =
-      call.temp(kernel_diopi_dtype(kernel_dtype(pd(variance))), 1, &rows);
-  diopiScalar_t eps = kernel_scalar((double)epsilon), one = kernel_scalar(1.0);
-  call.check(DIOPI(call, diopiAddScalar)(call.diopi(), invstd,
-                                         call.wrap(pd(variance), 1, &rows),
-                                         &eps, &one),
-             "diopiAddScalar");
-  call.check(DIOPI(call, diopiRsqrtInp)(call.diopi(), invstd), "diopiRsqrtInp");
+      invstd_from_variance(call, pd(variance), (double)epsilon);
   call.check(DIOPI(call, diopiLayerNormBackward)(
                  call.diopi(), call.alloc(pd(x_grad)),
                  per_element(call, pd(scale_grad), true, n, shape),
@@ -173,6 +189,105 @@ void LayerNormGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
                  per_element(call, pd(scale), false, n, shape), NULL,
                  call.wrap(pd(mean)), invstd, normalized),
              "diopiLayerNormBackward");
+}
+
+/* group_norm takes channels first at any rank (NCL, NCHW, NCDHW). */
+static void check_channels_first(KernelCall &call, const std::string &layout) {
+  if (layout.compare(0, 2, "NC") != 0 && layout != "AnyLayout")
+    call.fail("data_layout %s: only channels first (NCL, NCHW, NCDHW) is "
+              "supported",
+              layout.c_str());
+}
+
+/* Paddle's mean and variance of group_norm are [N, groups]; DIOPI's
+ * statistics are the same values, invstd for variance. */
+template <typename T>
+void GroupNormKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
+                     const paddle::optional<phi::DenseTensor> &scale,
+                     const paddle::optional<phi::DenseTensor> &bias,
+                     double epsilon, int groups, const std::string &data_layout,
+                     phi::DenseTensor *y, phi::DenseTensor *mean,
+                     phi::DenseTensor *variance) {
+  KernelCall call(dev_ctx, "group_norm", kernel_dtype_of<T>());
+  check_channels_first(call, data_layout);
+  diopiTensorHandle_t var = call.alloc(pd(variance));
+  call.check(DIOPI(call, diopiGroupNorm)(
+                 call.diopi(), call.alloc(pd(y)), call.alloc(pd(mean)), var,
+                 call.wrap(pd(x)), call.wrap(pd(scale)), call.wrap(pd(bias)),
+                 groups, epsilon),
+             "diopiGroupNorm");
+  variance_from_invstd(call, var, epsilon);
+}
+
+/* d_bias = dy summed over all but the channel dim; d_scale = (dy * xhat)
+ * summed so, xhat = (x - mean) * invstd with x viewed as [N, groups, M]
+ * and the statistics as [N, groups, 1]. Composed here rather than taken
+ * from diopiGroupNormBackward, whose grad_weight and grad_bias disagree
+ * with PyTorch's in the reference op library (the lead has the
+ * reproducer). */
+static void group_norm_parameter_grads(KernelCall &call, PD_Tensor *x,
+                                       PD_Tensor *d_y, PD_Tensor *mean,
+                                       diopiTensorHandle_t invstd, int groups,
+                                       PD_Tensor *d_scale, PD_Tensor *d_bias) {
+  if (d_scale == NULL && d_bias == NULL)
+    return;
+  int64_t shape[BP_OPS_MAX_DIMS];
+  int ndim = kernel_dims(x, shape);
+  int64_t n = shape[0], c = ndim > 1 ? shape[1] : 1, numel = kernel_numel(x);
+  int64_t channels[3] = {n, c, n && c ? numel / (n * c) : 0};
+  int64_t grouped[3] = {n, groups, n && groups ? numel / (n * groups) : 0};
+  int64_t stats[3] = {n, groups, 1}, dims_data[2] = {0, 2};
+  diopiSize_t dims = {dims_data, 2};
+  if (d_bias)
+    call.check(DIOPI(call, diopiSum)(call.diopi(), call.alloc(d_bias),
+                                     call.wrap(d_y, 3, channels), dims),
+               "diopiSum");
+  if (d_scale == NULL)
+    return;
+  diopiDtype_t dtype = kernel_diopi_dtype(kernel_dtype(x));
+  diopiTensorHandle_t xhat = call.temp(dtype, 3, grouped);
+  diopiScalar_t one = kernel_scalar(1.0);
+  call.check(DIOPI(call, diopiSub)(call.diopi(), xhat, call.wrap(x, 3, grouped),
+                                   call.wrap(mean, 3, stats), &one),
+             "diopiSub");
+  void *data = NULL;
+  diopiGetTensorData(invstd, &data);
+  call.check(DIOPI(call, diopiMulInp)(
+                 call.diopi(), xhat,
+                 call.wrap_data(data, kernel_diopi_dtype(kernel_dtype(mean)), 3,
+                                stats, NULL)),
+             "diopiMulInp");
+  call.check(DIOPI(call, diopiMulInp)(call.diopi(), xhat,
+                                      call.wrap(d_y, 3, grouped)),
+             "diopiMulInp");
+  diopiGetTensorData(xhat, &data);
+  call.check(DIOPI(call, diopiSum)(call.diopi(), call.alloc(d_scale),
+                                   call.wrap_data(data, dtype, 3, channels,
+                                                  NULL),
+                                   dims),
+             "diopiSum");
+}
+
+template <typename T>
+void GroupNormGradKernel(
+    const phi::Context &dev_ctx, const phi::DenseTensor &x,
+    const paddle::optional<phi::DenseTensor> &scale,
+    const paddle::optional<phi::DenseTensor> &bias, const phi::DenseTensor &y,
+    const phi::DenseTensor &mean, const phi::DenseTensor &variance,
+    const phi::DenseTensor &d_y, double epsilon, int groups,
+    const std::string &data_layout, phi::DenseTensor *d_x,
+    phi::DenseTensor *d_scale, phi::DenseTensor *d_bias) {
+  KernelCall call(dev_ctx, "group_norm_grad", kernel_dtype_of<T>());
+  check_channels_first(call, data_layout);
+  diopiTensorHandle_t invstd =
+      invstd_from_variance(call, pd(variance), epsilon);
+  call.check(DIOPI(call, diopiGroupNormBackward)(
+                 call.diopi(), call.alloc(pd(d_x)), NULL, NULL,
+                 call.wrap(pd(d_y)), call.wrap(pd(x)), call.wrap(pd(scale)),
+                 call.wrap(pd(mean)), invstd, groups),
+             "diopiGroupNormBackward");
+  group_norm_parameter_grads(call, pd(x), pd(d_y), pd(mean), invstd, groups,
+                             pd(d_scale), pd(d_bias));
 }
 
 } // namespace bridge
@@ -185,3 +300,7 @@ PD_BUILD_PHI_KERNEL(batch_norm, backplane, ALL_LAYOUT, bridge::BatchNormKernel,
                     float) {}
 PD_BUILD_PHI_KERNEL(batch_norm_grad, backplane, ALL_LAYOUT,
                     bridge::BatchNormGradKernel, float) {}
+PD_BUILD_PHI_KERNEL(group_norm, backplane, ALL_LAYOUT, bridge::GroupNormKernel,
+                    float, double) {}
+PD_BUILD_PHI_KERNEL(group_norm_grad, backplane, ALL_LAYOUT,
+                    bridge::GroupNormGradKernel, float, double) {}
