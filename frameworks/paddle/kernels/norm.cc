@@ -281,13 +281,14 @@ void GroupNormGradKernel(
   check_channels_first(call, data_layout);
   diopiTensorHandle_t invstd =
       invstd_from_variance(call, pd(variance), epsilon);
-  call.check(DIOPI(call, diopiGroupNormBackward)(
-                 call.diopi(), call.alloc(pd(d_x)), NULL, NULL,
-                 call.wrap(pd(d_y)), call.wrap(pd(x)), call.wrap(pd(scale)),
-                 call.wrap(pd(mean)), invstd, groups),
-             "diopiGroupNormBackward");
   group_norm_parameter_grads(call, pd(x), pd(d_y), pd(mean), invstd, groups,
                              pd(d_scale), pd(d_bias));
+  if (d_x)
+    call.check(DIOPI(call, diopiGroupNormBackward)(
+                   call.diopi(), call.alloc(pd(d_x)), NULL, NULL,
+                   call.wrap(pd(d_y)), call.wrap(pd(x)), call.wrap(pd(scale)),
+                   call.wrap(pd(mean)), invstd, groups),
+               "diopiGroupNormBackward");
 }
 
 } // namespace bridge
