@@ -14,8 +14,7 @@ BRIDGE_UNARY(HardSwishKernel, "hardswish", diopiHardswish)
 
 /* swish_grad(x, dout) and hardswish_grad(x, dout): op(dx, dout, x). */
 BRIDGE_UNARY_GRAD(SwishGradKernel, "swish_grad", diopiSiluBackward)
-BRIDGE_UNARY_GRAD(HardSwishGradKernel, "hardswish_grad",
-                  diopiHardswishBackward)
+BRIDGE_UNARY_GRAD(HardSwishGradKernel, "hardswish_grad", diopiHardswishBackward)
 
 template <typename T>
 void SiluGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
@@ -23,9 +22,9 @@ void SiluGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
                     phi::DenseTensor *dx) {
   KernelCall call(dev_ctx, "silu_grad", kernel_dtype_of<T>());
   diopiTensorHandle_t in = call.wrap(pd(x)), g = call.wrap(pd(dout));
-  call.check(DIOPI(call, diopiSiluBackward)(call.diopi(), call.alloc(pd(dx)),
-                                            g, in),
-             "diopiSiluBackward");
+  call.check(
+      DIOPI(call, diopiSiluBackward)(call.diopi(), call.alloc(pd(dx)), g, in),
+      "diopiSiluBackward");
 }
 
 template <typename T>
@@ -109,9 +108,9 @@ void HardSigmoidGradKernel(const phi::Context &dev_ctx,
              "diopiLtScalar");
   call.check(DIOPI(call, diopiLogicalAndInp)(call.diopi(), inside, below_one),
              "diopiLogicalAndInp");
-  call.check(DIOPI(call, diopiMul)(call.diopi(), o, call.wrap(pd(dout)),
-                                   inside),
-             "diopiMul");
+  call.check(
+      DIOPI(call, diopiMul)(call.diopi(), o, call.wrap(pd(dout)), inside),
+      "diopiMul");
   call.check(DIOPI(call, diopiMulInpScalar)(call.diopi(), o, &s),
              "diopiMulInpScalar");
 }
@@ -147,9 +146,9 @@ void SoftplusKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
   KernelCall call(dev_ctx, "softplus", kernel_dtype_of<T>());
   diopiScalar_t b = kernel_scalar(beta), t = kernel_scalar(threshold);
   diopiTensorHandle_t in = call.wrap(pd(x));
-  call.check(DIOPI(call, diopiSoftplus)(call.diopi(), call.alloc(pd(out)), in,
-                                        &b, &t),
-             "diopiSoftplus");
+  call.check(
+      DIOPI(call, diopiSoftplus)(call.diopi(), call.alloc(pd(out)), in, &b, &t),
+      "diopiSoftplus");
 }
 
 template <typename T>
@@ -159,9 +158,8 @@ void SoftplusGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
   KernelCall call(dev_ctx, "softplus_grad", kernel_dtype_of<T>());
   diopiScalar_t b = kernel_scalar(beta), t = kernel_scalar(threshold);
   diopiTensorHandle_t in = call.wrap(pd(x)), g = call.wrap(pd(dout));
-  call.check(DIOPI(call, diopiSoftplusBackward)(call.diopi(),
-                                                call.alloc(pd(dx)), g, in, &b,
-                                                &t),
+  call.check(DIOPI(call, diopiSoftplusBackward)(
+                 call.diopi(), call.alloc(pd(dx)), g, in, &b, &t),
              "diopiSoftplusBackward");
 }
 

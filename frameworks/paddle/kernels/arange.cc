@@ -18,9 +18,9 @@ static double read_value(KernelCall &call, PD_Tensor *t, const char *name) {
               (long long)kernel_numel(t));
   T value;
   PD_Status status = C_SUCCESS;
-  bp_status_t st = bp_copy(NULL, &value, call.device(),
-                           PD_TensorGetDataPointer(t, &status), sizeof(T),
-                           bp_ops_context_stream(call.diopi()));
+  bp_status_t st =
+      bp_copy(NULL, &value, call.device(), PD_TensorGetDataPointer(t, &status),
+              sizeof(T), bp_ops_context_stream(call.diopi()));
   if (st != BP_OK)
     call.fail("reading %s: %s", name, bp_last_error());
   if constexpr (std::is_arithmetic<T>::value)

@@ -113,15 +113,12 @@ void Conv2dGradKernel(
 
 /* depthwise_conv2d: conv2d with its attributes in another order. */
 template <typename T>
-void DepthwiseConv2dKernel(const phi::Context &dev_ctx,
-                           const phi::DenseTensor &input,
-                           const phi::DenseTensor &filter,
-                           const std::vector<int> &strides,
-                           const std::vector<int> &paddings,
-                           const std::string &padding_algorithm, int groups,
-                           const std::vector<int> &dilations,
-                           const std::string &data_format,
-                           phi::DenseTensor *out) {
+void DepthwiseConv2dKernel(
+    const phi::Context &dev_ctx, const phi::DenseTensor &input,
+    const phi::DenseTensor &filter, const std::vector<int> &strides,
+    const std::vector<int> &paddings, const std::string &padding_algorithm,
+    int groups, const std::vector<int> &dilations,
+    const std::string &data_format, phi::DenseTensor *out) {
   KernelCall call(dev_ctx, "depthwise_conv2d");
   conv_args a = conv_arguments(call, strides, paddings, padding_algorithm,
                                dilations, data_format);
@@ -146,9 +143,9 @@ void DepthwiseConv2dGradKernel(
 /* conv2d_transpose's output_padding: what out's size (`out`, [N, C, H,
  * W]) adds to (in - 1) * stride - 2 * padding + dilation * (k - 1) + 1;
  * fails unless 0 <= it < max(stride, dilation), as DIOPI requires. */
-static void output_padding_of(KernelCall &call, PD_Tensor *x,
-                              PD_Tensor *filter, PD_Tensor *out,
-                              const conv_args &a, int64_t *output_padding) {
+static void output_padding_of(KernelCall &call, PD_Tensor *x, PD_Tensor *filter,
+                              PD_Tensor *out, const conv_args &a,
+                              int64_t *output_padding) {
   int64_t in[BP_OPS_MAX_DIMS], k[BP_OPS_MAX_DIMS], o[BP_OPS_MAX_DIMS];
   if (kernel_dims(x, in) != 4 || kernel_dims(filter, k) != 4 ||
       kernel_dims(out, o) != 4)
@@ -181,10 +178,9 @@ void Conv2dTransposeKernel(
   diopiSize_t stride = {a.stride, 2}, padding = {a.padding, 2},
               dilation = {a.dilation, 2}, out_pad = {op, 2};
   diopiTensorHandle_t in = call.wrap(pd(x)), w = call.wrap(pd(filter));
-  call.check(DIOPI(call, diopiConvTranspose2d)(call.diopi(),
-                                               call.alloc(pd(out)), in, w,
-                                               NULL, stride, padding, out_pad,
-                                               groups, dilation),
+  call.check(DIOPI(call, diopiConvTranspose2d)(
+                 call.diopi(), call.alloc(pd(out)), in, w, NULL, stride,
+                 padding, out_pad, groups, dilation),
              "diopiConvTranspose2d");
 }
 

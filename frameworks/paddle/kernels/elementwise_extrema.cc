@@ -37,9 +37,9 @@ static void extremum_grad(KernelCall &call, PD_Tensor *a, PD_Tensor *b,
   diopiTensorHandle_t part = call.temp(dtype, ndim, shape);
   diopiTensorHandle_t g = call.wrap(dout);
   diopiScalar_t one = kernel_scalar(1.0), half = kernel_scalar(0.5);
-  call.check(DIOPI(call, diopiSub)(call.diopi(), w, call.wrap(a), call.wrap(b),
-                                   &one),
-             "diopiSub");
+  call.check(
+      DIOPI(call, diopiSub)(call.diopi(), w, call.wrap(a), call.wrap(b), &one),
+      "diopiSub");
   call.check(DIOPI(call, diopiSign)(call.diopi(), w, w), "diopiSign");
   call.check(DIOPI(call, diopiAddInpScalar)(call.diopi(), w, &one, &one),
              "diopiAddInpScalar");

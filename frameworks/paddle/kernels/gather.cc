@@ -31,16 +31,14 @@ void EmbeddingKernel(const phi::Context &dev_ctx, const phi::DenseTensor &ids,
     call.fail("ids: %d dims, at most %d", ndim, (int)BP_OPS_MAX_DIMS - 1);
   shape[ndim] = 1;
   diopiTensorHandle_t mask = call.temp(diopi_dtype_bool, ndim + 1, shape);
-  diopiScalar_t pad = kernel_scalar((double)padding_idx), zero =
-                                                              kernel_scalar(
-                                                                  0.0);
-  call.check(DIOPI(call, diopiEqScalar)(call.diopi(), mask,
-                                        call.wrap(pd(ids), ndim + 1, shape),
-                                        &pad),
+  diopiScalar_t pad = kernel_scalar((double)padding_idx),
+                zero = kernel_scalar(0.0);
+  call.check(DIOPI(call, diopiEqScalar)(
+                 call.diopi(), mask, call.wrap(pd(ids), ndim + 1, shape), &pad),
              "diopiEqScalar");
-  call.check(DIOPI(call, diopiMaskedFillInpScalar)(call.diopi(), o, mask,
-                                                   &zero),
-             "diopiMaskedFillInpScalar");
+  call.check(
+      DIOPI(call, diopiMaskedFillInpScalar)(call.diopi(), o, mask, &zero),
+      "diopiMaskedFillInpScalar");
 }
 
 /* weight_grad = out_grad's rows summed into the rows ids name, none into
@@ -85,9 +83,9 @@ static void index_select(KernelCall &call, PD_Tensor *x, PD_Tensor *index,
     shape[axis] = 1;
     o = call.wrap(out, ndim, shape);
   }
-  call.check(DIOPI(call, diopiIndexSelect)(call.diopi(), o, call.wrap(x), axis,
-                                           idx),
-             "diopiIndexSelect");
+  call.check(
+      DIOPI(call, diopiIndexSelect)(call.diopi(), o, call.wrap(x), axis, idx),
+      "diopiIndexSelect");
 }
 
 /* x_grad = zeros of x's shape with out_grad's slices added at index. */

@@ -50,15 +50,15 @@ static void interp_arguments(
 
 #define INTERP_KERNEL(Kernel, name)                                            \
   template <typename T>                                                        \
-  void Kernel(                                                                 \
-      const phi::Context &dev_ctx, const phi::DenseTensor &x,                  \
-      const paddle::optional<phi::DenseTensor> &out_size,                      \
-      const paddle::optional<std::vector<const phi::DenseTensor *>>            \
-          &size_tensor,                                                        \
-      const paddle::optional<phi::DenseTensor> &scale_tensor,                  \
-      const std::string &data_layout, int out_d, int out_h, int out_w,         \
-      const std::vector<double> &scale, const std::string &interp_method,      \
-      bool align_corners, int align_mode, phi::DenseTensor *output) {          \
+  void Kernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,          \
+              const paddle::optional<phi::DenseTensor> &out_size,              \
+              const paddle::optional<std::vector<const phi::DenseTensor *>>    \
+                  &size_tensor,                                                \
+              const paddle::optional<phi::DenseTensor> &scale_tensor,          \
+              const std::string &data_layout, int out_d, int out_h, int out_w, \
+              const std::vector<double> &scale,                                \
+              const std::string &interp_method, bool align_corners,            \
+              int align_mode, phi::DenseTensor *output) {                      \
     KernelCall call(dev_ctx, name, kernel_dtype_of<T>());                      \
     int64_t hw[2];                                                             \
     interp_arguments(call, pd(x), pd(output), out_size, size_tensor,           \
@@ -71,23 +71,22 @@ static void interp_arguments(
                                                   align_corners, "bilinear"),  \
                  "diopiUpsampleLinear");                                       \
     else                                                                       \
-      call.check(                                                              \
-          DIOPI(call, diopiUpsampleNearest)(call.diopi(), o, in, size),        \
-          "diopiUpsampleNearest");                                             \
+      call.check(DIOPI(call, diopiUpsampleNearest)(call.diopi(), o, in, size), \
+                 "diopiUpsampleNearest");                                      \
   }
 
 #define INTERP_GRAD_KERNEL(Kernel, name)                                       \
   template <typename T>                                                        \
-  void Kernel(                                                                 \
-      const phi::Context &dev_ctx, const phi::DenseTensor &x,                  \
-      const paddle::optional<phi::DenseTensor> &out_size,                      \
-      const paddle::optional<std::vector<const phi::DenseTensor *>>            \
-          &size_tensor,                                                        \
-      const paddle::optional<phi::DenseTensor> &scale_tensor,                  \
-      const phi::DenseTensor &out_grad, const std::string &data_layout,        \
-      int out_d, int out_h, int out_w, const std::vector<double> &scale,       \
-      const std::string &interp_method, bool align_corners, int align_mode,    \
-      phi::DenseTensor *x_grad) {                                              \
+  void Kernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,          \
+              const paddle::optional<phi::DenseTensor> &out_size,              \
+              const paddle::optional<std::vector<const phi::DenseTensor *>>    \
+                  &size_tensor,                                                \
+              const paddle::optional<phi::DenseTensor> &scale_tensor,          \
+              const phi::DenseTensor &out_grad,                                \
+              const std::string &data_layout, int out_d, int out_h, int out_w, \
+              const std::vector<double> &scale,                                \
+              const std::string &interp_method, bool align_corners,            \
+              int align_mode, phi::DenseTensor *x_grad) {                      \
     KernelCall call(dev_ctx, name, kernel_dtype_of<T>());                      \
     int64_t hw[2], in[BP_OPS_MAX_DIMS];                                        \
     interp_arguments(call, pd(x), pd(out_grad), out_size, size_tensor,         \
@@ -97,10 +96,10 @@ static void interp_arguments(
     diopiTensorHandle_t g = call.wrap(pd(out_grad)),                           \
                         dx = call.alloc(pd(x_grad));                           \
     if (interp_method == "bilinear")                                           \
-      call.check(DIOPI(call, diopiUpsampleLinearBackward)(                     \
-                     call.diopi(), dx, g, size, in_size, align_corners,        \
-                     "bilinear"),                                              \
-                 "diopiUpsampleLinearBackward");                               \
+      call.check(                                                              \
+          DIOPI(call, diopiUpsampleLinearBackward)(                            \
+              call.diopi(), dx, g, size, in_size, align_corners, "bilinear"),  \
+          "diopiUpsampleLinearBackward");                                      \
     else                                                                       \
       call.check(DIOPI(call, diopiUpsampleNearestBackward)(call.diopi(), dx,   \
                                                            g, size, in_size),  \

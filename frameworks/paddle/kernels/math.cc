@@ -139,8 +139,9 @@ void RoundKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
               phi::DenseTensor *dx) {                                          \
     KernelCall call(dev_ctx, name, kernel_dtype_of<T>());                      \
     diopiScalar_t zero = kernel_scalar(0.0);                                   \
-    call.check(DIOPI(call, diopiFill)(call.diopi(), call.alloc(pd(dx)), &zero),\
-               "diopiFill");                                                   \
+    call.check(                                                                \
+        DIOPI(call, diopiFill)(call.diopi(), call.alloc(pd(dx)), &zero),       \
+        "diopiFill");                                                          \
   }
 
 ZERO_GRAD(FloorGradKernel, "floor_grad")
@@ -249,8 +250,8 @@ PD_BUILD_PHI_KERNEL(log, backplane, ALL_LAYOUT, bridge::LogKernel,
                     BRIDGE_FLOAT_DTYPES) {}
 PD_BUILD_PHI_KERNEL(log_grad, backplane, ALL_LAYOUT, bridge::LogGradKernel,
                     BRIDGE_FLOAT_DTYPES) {}
-PD_BUILD_PHI_KERNEL(reciprocal, backplane, ALL_LAYOUT,
-                    bridge::ReciprocalKernel, BRIDGE_FLOAT_DTYPES) {}
+PD_BUILD_PHI_KERNEL(reciprocal, backplane, ALL_LAYOUT, bridge::ReciprocalKernel,
+                    BRIDGE_FLOAT_DTYPES) {}
 PD_BUILD_PHI_KERNEL(reciprocal_grad, backplane, ALL_LAYOUT,
                     bridge::ReciprocalGradKernel, BRIDGE_FLOAT_DTYPES) {}
 PD_BUILD_PHI_KERNEL(sin, backplane, ALL_LAYOUT, bridge::SinKernel,

@@ -97,9 +97,8 @@ static void variance_from_invstd(KernelCall &call, diopiTensorHandle_t var,
 }
 
 /* Scratch invstd = rsqrt(variance + epsilon), of variance's shape. */
-static diopiTensorHandle_t invstd_from_variance(KernelCall &call,
-                                                PD_Tensor *variance,
-                                                double epsilon) {
+static diopiTensorHandle_t
+invstd_from_variance(KernelCall &call, PD_Tensor *variance, double epsilon) {
   int64_t shape[BP_OPS_MAX_DIMS];
   int ndim = kernel_dims(variance, shape);
   diopiTensorHandle_t invstd =
@@ -211,10 +210,10 @@ void GroupNormKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
   KernelCall call(dev_ctx, "group_norm", kernel_dtype_of<T>());
   check_channels_first(call, data_layout);
   diopiTensorHandle_t var = call.alloc(pd(variance));
-  call.check(DIOPI(call, diopiGroupNorm)(
-                 call.diopi(), call.alloc(pd(y)), call.alloc(pd(mean)), var,
-                 call.wrap(pd(x)), call.wrap(pd(scale)), call.wrap(pd(bias)),
-                 groups, epsilon),
+  call.check(DIOPI(call, diopiGroupNorm)(call.diopi(), call.alloc(pd(y)),
+                                         call.alloc(pd(mean)), var,
+                                         call.wrap(pd(x)), call.wrap(pd(scale)),
+                                         call.wrap(pd(bias)), groups, epsilon),
              "diopiGroupNorm");
   variance_from_invstd(call, var, epsilon);
 }
@@ -223,8 +222,7 @@ void GroupNormKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
  * summed so, xhat = (x - mean) * invstd with x viewed as [N, groups, M]
  * and the statistics as [N, groups, 1]. Composed here rather than taken
  * from diopiGroupNormBackward, whose grad_weight and grad_bias disagree
- * with PyTorch's in the reference op library (the lead has the
- * reproducer). */
+ * with PyTorch's in the reference op library. */
 static void group_norm_parameter_grads(KernelCall &call, PD_Tensor *x,
                                        PD_Tensor *d_y, PD_Tensor *mean,
                                        diopiTensorHandle_t invstd, int groups,
@@ -257,26 +255,27 @@ static void group_norm_parameter_grads(KernelCall &call, PD_Tensor *x,
                  call.wrap_data(data, kernel_diopi_dtype(kernel_dtype(mean)), 3,
                                 stats, NULL)),
              "diopiMulInp");
-  call.check(DIOPI(call, diopiMulInp)(call.diopi(), xhat,
-                                      call.wrap(d_y, 3, grouped)),
-             "diopiMulInp");
+  call.check(
+      DIOPI(call, diopiMulInp)(call.diopi(), xhat, call.wrap(d_y, 3, grouped)),
+      "diopiMulInp");
   diopiGetTensorData(xhat, &data);
-  call.check(DIOPI(call, diopiSum)(call.diopi(), call.alloc(d_scale),
-                                   call.wrap_data(data, dtype, 3, channels,
-                                                  NULL),
-                                   dims),
+  call.check(DIOPI(call, diopiSum)(
+                 call.diopi(), call.alloc(d_scale),
+                 call.wrap_data(data, dtype, 3, channels, NULL), dims),
              "diopiSum");
 }
 
 template <typename T>
-void GroupNormGradKernel(
-    const phi::Context &dev_ctx, const phi::DenseTensor &x,
-    const paddle::optional<phi::DenseTensor> &scale,
-    const paddle::optional<phi::DenseTensor> &bias, const phi::DenseTensor &y,
-    const phi::DenseTensor &mean, const phi::DenseTensor &variance,
-    const phi::DenseTensor &d_y, double epsilon, int groups,
-    const std::string &data_layout, phi::DenseTensor *d_x,
-    phi::DenseTensor *d_scale, phi::DenseTensor *d_bias) {
+void GroupNormGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
+                         const paddle::optional<phi::DenseTensor> &scale,
+                         const paddle::optional<phi::DenseTensor> &bias,
+                         const phi::DenseTensor &y,
+                         const phi::DenseTensor &mean,
+                         const phi::DenseTensor &variance,
+                         const phi::DenseTensor &d_y, double epsilon,
+                         int groups, const std::string &data_layout,
+                         phi::DenseTensor *d_x, phi::DenseTensor *d_scale,
+                         phi::DenseTensor *d_bias) {
   KernelCall call(dev_ctx, "group_norm_grad", kernel_dtype_of<T>());
   check_channels_first(call, data_layout);
   diopiTensorHandle_t invstd =

@@ -34,8 +34,9 @@ struct CustomKernelImpl<Return (*)(DevCtx, Args...), kernel_fn>::
     OptionalTensorList arg;
     if (count > 0)
       arg = std::vector<const DenseTensor *>(count, nullptr);
-    CustomKernelCallHelper<Tail...>::template Compute<
-        dev_ctx_idx, in_idx + 1, attr_idx, out_idx>(ctx, pargs..., arg);
+    CustomKernelCallHelper<Tail...>::template Compute<dev_ctx_idx, in_idx + 1,
+                                                      attr_idx, out_idx>(
+        ctx, pargs..., arg);
   }
   template <int idx, typename... PreviousArgs>
   static void VariadicCompute(const std::tuple<DevCtx, Args &...> &ctx,

@@ -60,22 +60,22 @@ void Pad3dGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
   /* numbers[i] = i, seen with x's shape; source = it padded (border:
    * numel). */
   diopiTensorHandle_t numbers = call.temp(diopi_dtype_int64, 1, &numel);
-  diopiTensorHandle_t source = call.temp(diopi_dtype_int64, out_ndim, out_shape);
+  diopiTensorHandle_t source =
+      call.temp(diopi_dtype_int64, out_ndim, out_shape);
   diopiScalar_t zero = kernel_scalar(0.0), end = kernel_scalar((double)numel),
                 one = kernel_scalar(1.0);
   if (numel > 0)
-    call.check(DIOPI(call, diopiArange)(call.diopi(), numbers, &zero, &end,
-                                        &one),
-               "diopiArange");
+    call.check(
+        DIOPI(call, diopiArange)(call.diopi(), numbers, &zero, &end, &one),
+        "diopiArange");
   void *data = NULL;
   diopiGetTensorData(numbers, &data);
   diopiSize_t pad = {a.pads, 6};
   double border = (double)numel;
-  call.check(DIOPI(call, diopiPad)(
-                 call.diopi(), source,
-                 call.wrap_data(data, diopi_dtype_int64, a.ndim, a.x_shape,
-                                NULL),
-                 pad, mode.c_str(), &border),
+  call.check(DIOPI(call, diopiPad)(call.diopi(), source,
+                                   call.wrap_data(data, diopi_dtype_int64,
+                                                  a.ndim, a.x_shape, NULL),
+                                   pad, mode.c_str(), &border),
              "diopiPad");
   /* sums[source[j]] += out_grad[j] over the flattened tensors. */
   diopiTensorHandle_t sums =
@@ -84,10 +84,9 @@ void Pad3dGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
   diopiGetTensorData(source, &data);
   diopiConstTensorHandle_t index =
       call.wrap_data(data, diopi_dtype_int64, 1, &out_numel, NULL);
-  call.check(DIOPI(call, diopiIndexPutInp)(call.diopi(), sums,
-                                           call.wrap(pd(out_grad), 1,
-                                                     &out_numel),
-                                           &index, 1, true),
+  call.check(DIOPI(call, diopiIndexPutInp)(
+                 call.diopi(), sums, call.wrap(pd(out_grad), 1, &out_numel),
+                 &index, 1, true),
              "diopiIndexPutInp");
   diopiGetTensorData(sums, &data);
   call.alloc(pd(x_grad));

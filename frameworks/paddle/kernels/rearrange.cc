@@ -133,9 +133,9 @@ void TileKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
   int ndim = tile_shapes(call, pd(x), repeat_times, repeats, shape);
   diopiSize_t size = {repeats, ndim};
   diopiTensorHandle_t in = call.wrap(pd(x), ndim, shape);
-  call.check(DIOPI(call, diopiRepeat)(call.diopi(), call.alloc(pd(out)), in,
-                                      size),
-             "diopiRepeat");
+  call.check(
+      DIOPI(call, diopiRepeat)(call.diopi(), call.alloc(pd(out)), in, size),
+      "diopiRepeat");
 }
 
 template <typename T>
@@ -158,11 +158,10 @@ void TileGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
   }
   diopiSize_t dims = {sum, ndim};
   call.alloc(pd(x_grad));
-  call.check(DIOPI(call, diopiSum)(call.diopi(),
-                                   call.wrap(pd(x_grad), 2 * ndim, kept),
-                                   call.wrap(pd(out_grad), 2 * ndim, tiled),
-                                   dims),
-             "diopiSum");
+  call.check(
+      DIOPI(call, diopiSum)(call.diopi(), call.wrap(pd(x_grad), 2 * ndim, kept),
+                            call.wrap(pd(out_grad), 2 * ndim, tiled), dims),
+      "diopiSum");
 }
 
 } // namespace bridge

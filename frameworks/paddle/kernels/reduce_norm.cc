@@ -11,8 +11,8 @@ namespace bridge {
 
 /* The dims p_norm reduces: every dim (asvector), or `axis`; into `dims`,
  * returns the count. */
-static int p_norm_dims(KernelCall &call, PD_Tensor *x, int axis,
-                       bool asvector, int64_t *dims) {
+static int p_norm_dims(KernelCall &call, PD_Tensor *x, int axis, bool asvector,
+                       int64_t *dims) {
   int64_t shape[BP_OPS_MAX_DIMS];
   int ndim = kernel_dims(x, shape);
   if (asvector || ndim == 0) {

@@ -56,7 +56,8 @@ void ArgsortGradKernel(const phi::Context &dev_ctx,
                        const phi::DenseTensor &indices,
                        const phi::DenseTensor &input,
                        const phi::DenseTensor &out_grad, int axis,
-                       bool descending, bool stable, phi::DenseTensor *in_grad) {
+                       bool descending, bool stable,
+                       phi::DenseTensor *in_grad) {
   KernelCall call(dev_ctx, "argsort_grad", kernel_dtype_of<T>());
   put_back(call, pd(input), pd(indices), pd(out_grad), axis, pd(in_grad));
 }
