@@ -197,6 +197,24 @@ class Kernels(unittest.TestCase):
         np.testing.assert_allclose(got.numpy(), dx.reshape(x.shape),
                                    rtol=1e-4, atol=1e-5)
 
+    def test_pointwise_losses(self):
+        x, p = r(5, 4), rng.uniform(0.1, 0.9, (5, 4)).astype(np.float32)
+        # The label is made on the device the case runs on.
+        cases = (lambda t, q: F.binary_cross_entropy_with_logits(t, q),
+                 lambda t, q: F.binary_cross_entropy_with_logits(
+                     t, q, reduction="none"),
+                 lambda t, q: F.binary_cross_entropy(F.sigmoid(t), q),
+                 lambda t, q: F.smooth_l1_loss(t * 3, q, delta=0.5),
+                 lambda t, q: F.smooth_l1_loss(t * 3, q, reduction="none",
+                                               delta=2.0),
+                 lambda t, q: F.kl_div(t, q, reduction="none"),
+                 lambda t, q: F.kl_div(t, q, reduction="batchmean"),
+                 lambda t, q: F.kl_div(t, q, reduction="mean"),
+                 lambda t, q: F.kl_div(t, q.log(), reduction="sum",
+                                       log_target=True))
+        for fn in cases:
+            self.same(lambda t: fn(t, paddle.to_tensor(p)), x)
+
     def test_float64_and_half_precision(self):
         x = r(4, 6)
         for fn in (F.silu, F.hardswish, lambda t: paddle.logsumexp(t, 1),
@@ -226,6 +244,9 @@ class Kernels(unittest.TestCase):
                      lambda t: F.group_norm(t, 2, data_format="NHWC"), y)
         self.refused("p_norm", "porder 0",
                      lambda t: paddle.linalg.norm(t, p=0, axis=1), y)
+        self.refused("sigmoid_cross_entropy_with_logits", "pos_weight",
+                     lambda t: F.binary_cross_entropy_with_logits(
+                         t, t, pos_weight=paddle.ones([4])), y)
 
 
 class TinyTransformer(nn.Layer):
