@@ -72,6 +72,16 @@ class Kernels(unittest.TestCase):
         self.same(lambda t: F.one_hot(t, 5), rng.randint(0, 5, (4, 3)),
                   grad=False)
 
+    def test_scatter_and_index_sample(self):
+        x = r(5, 3)
+        for index, overwrite in (([1, 3], True), ([1, 3, 1], True),
+                                 ([1, 3, 1], False)):
+            self.same(lambda t, u: paddle.scatter(
+                t, paddle.to_tensor(index), u, overwrite=overwrite), x,
+                r(len(index), 3))
+        self.same(lambda t: paddle.index_sample(
+            t, paddle.to_tensor([[0, 4], [1, 1], [3, 2]])), r(3, 5))
+
     def test_activations(self):
         x = r(50) * 4
         for fn in (F.silu, F.swish, F.hardswish, F.hardsigmoid, F.relu6,
