@@ -1,6 +1,10 @@
 /* batch_norm and batch_norm_grad (NCHW or NC): diopiBatchNorm(Backward);
  * layer_norm and layer_norm_grad: diopiLayerNorm(Backward); group_norm and
- * group_norm_grad (NCHW): diopiGroupNorm(Backward).
+ * group_norm_grad (NCHW): diopiGroupNorm(Backward); instance_norm and
+ * instance_norm_grad: diopiInstanceNorm(Backward), the saved statistics
+ * (per image and channel: the mean and the inverse standard deviation, as
+ * Paddle saves them) by diopiMean, diopiVar, diopiAddInpScalar and
+ * diopiRsqrtInp.
  * Paddle's batch_norm momentum keeps that share of the running statistics;
  * DIOPI's (PyTorch's) momentum is the share of the new batch: 1 - Paddle's.
  * Paddle's saved_variance is the inverse standard deviation, as DIOPI's
@@ -290,6 +294,62 @@ void GroupNormGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
                "diopiGroupNormBackward");
 }
 
+template <typename T>
+void InstanceNormKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
+                        const paddle::optional<phi::DenseTensor> &scale,
+                        const paddle::optional<phi::DenseTensor> &bias,
+                        float epsilon, phi::DenseTensor *y,
+                        phi::DenseTensor *saved_mean,
+                        phi::DenseTensor *saved_variance) {
+  KernelCall call(dev_ctx, "instance_norm", kernel_dtype_of<T>());
+  diopiTensorHandle_t in = call.wrap(pd(x));
+  call.check(DIOPI(call, diopiInstanceNorm)(call.diopi(), call.alloc(pd(y)), in,
+                                            1, call.wrap(pd(scale)),
+                                            call.wrap(pd(bias)), epsilon),
+             "diopiInstanceNorm");
+  if (saved_mean == NULL && saved_variance == NULL)
+    return;
+  int64_t shape[BP_OPS_MAX_DIMS];
+  kernel_dims(pd(x), shape);
+  int64_t rows = shape[0] * shape[1];
+  int64_t planes[2] = {rows, rows ? kernel_numel(pd(x)) / rows : 0};
+  int64_t spatial = 1;
+  diopiSize_t dim = {&spatial, 1};
+  diopiTensorHandle_t flat = call.wrap(pd(x), 2, planes);
+  if (saved_mean)
+    call.check(DIOPI(call, diopiMean)(call.diopi(), call.alloc(pd(saved_mean)),
+                                      flat, dim),
+               "diopiMean");
+  if (saved_variance) {
+    diopiTensorHandle_t var = call.alloc(pd(saved_variance));
+    diopiScalar_t none = kernel_scalar(0.0), eps = kernel_scalar(epsilon),
+                  one = kernel_scalar(1.0);
+    call.check(DIOPI(call, diopiVar)(call.diopi(), var, flat, dim, &none),
+               "diopiVar");
+    call.check(DIOPI(call, diopiAddInpScalar)(call.diopi(), var, &eps, &one),
+               "diopiAddInpScalar");
+    call.check(DIOPI(call, diopiRsqrtInp)(call.diopi(), var), "diopiRsqrtInp");
+  }
+}
+
+/* The op library recomputes the statistics from x. */
+template <typename T>
+void InstanceNormGradKernel(
+    const phi::Context &dev_ctx, const phi::DenseTensor &x,
+    const paddle::optional<phi::DenseTensor> &scale,
+    const paddle::optional<phi::DenseTensor> &bias,
+    const phi::DenseTensor &saved_mean, const phi::DenseTensor &saved_variance,
+    const phi::DenseTensor &y_grad, float epsilon, phi::DenseTensor *x_grad,
+    phi::DenseTensor *scale_grad, phi::DenseTensor *bias_grad) {
+  KernelCall call(dev_ctx, "instance_norm_grad", kernel_dtype_of<T>());
+  call.check(DIOPI(call, diopiInstanceNormBackward)(
+                 call.diopi(), call.alloc(pd(x_grad)),
+                 call.alloc(pd(scale_grad)), call.alloc(pd(bias_grad)),
+                 call.wrap(pd(y_grad)), call.wrap(pd(x)), call.wrap(pd(scale)),
+                 NULL, 1, epsilon),
+             "diopiInstanceNormBackward");
+}
+
 } // namespace bridge
 
 PD_BUILD_PHI_KERNEL(layer_norm, backplane, ALL_LAYOUT, bridge::LayerNormKernel,
@@ -304,3 +364,7 @@ PD_BUILD_PHI_KERNEL(group_norm, backplane, ALL_LAYOUT, bridge::GroupNormKernel,
                     float, double) {}
 PD_BUILD_PHI_KERNEL(group_norm_grad, backplane, ALL_LAYOUT,
                     bridge::GroupNormGradKernel, float, double) {}
+PD_BUILD_PHI_KERNEL(instance_norm, backplane, ALL_LAYOUT,
+                    bridge::InstanceNormKernel, float, double) {}
+PD_BUILD_PHI_KERNEL(instance_norm_grad, backplane, ALL_LAYOUT,
+                    bridge::InstanceNormGradKernel, float, double) {}

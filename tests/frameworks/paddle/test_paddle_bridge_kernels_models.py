@@ -189,6 +189,11 @@ class Kernels(unittest.TestCase):
         self.same(lambda t, w, b: F.group_norm(t, 3, weight=w, bias=b), x,
                   r(6), r(6), rtol=1e-4, atol=1e-4)
 
+    def test_instance_norm(self):
+        self.same(lambda t, w, b: F.instance_norm(t, weight=w, bias=b),
+                  r(2, 3, 4, 5), r(3), r(3), rtol=1e-4, atol=1e-4)
+        self.same(F.instance_norm, r(2, 3, 6), rtol=1e-4, atol=1e-4)
+
     def test_group_norm_without_scale(self):
         # Against the formula: Paddle 3.3.1's CPU group_norm_grad without a
         # scale is not dx = invstd (g - mean(g) - xhat mean(g xhat)).
@@ -308,13 +313,15 @@ class TinyMobileNet(nn.Layer):
         return self.head(h)
 
 
-def train(device, make, weights, inputs, labels, steps=3):
-    """`steps` SGD steps of make() (its parameters set to `weights`) on
-    `device`; the losses."""
+def train(device, make, weights, inputs, labels, steps=3,
+          optimizer=lambda params: paddle.optimizer.Momentum(
+              0.1, 0.9, parameters=params)):
+    """`steps` optimizer steps of make() (its parameters set to `weights`)
+    on `device`; the losses."""
     paddle.set_device(device)
     model = make()
     model.set_state_dict({k: paddle.to_tensor(v) for k, v in weights.items()})
-    opt = paddle.optimizer.Momentum(0.1, 0.9, parameters=model.parameters())
+    opt = optimizer(model.parameters())
     x, y = paddle.to_tensor(inputs), paddle.to_tensor(labels)
     losses = []
     for _ in range(steps):
@@ -329,12 +336,12 @@ def train(device, make, weights, inputs, labels, steps=3):
 
 
 class Models(unittest.TestCase):
-    def same_training(self, make, inputs, labels):
+    def same_training(self, make, inputs, labels, **kw):
         paddle.set_device("cpu")
         paddle.seed(0)
         weights = {k: v.numpy() for k, v in make().state_dict().items()}
-        want = train("cpu", make, weights, inputs, labels)
-        got = train("backplane:0", make, weights, inputs, labels)
+        want = train("cpu", make, weights, inputs, labels, **kw)
+        got = train("backplane:0", make, weights, inputs, labels, **kw)
         self.assertGreater(want[0], want[-1])  # it learns
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
 
@@ -345,6 +352,15 @@ class Models(unittest.TestCase):
     def test_tiny_mobilenet_trains_as_on_cpu(self):
         self.same_training(TinyMobileNet, r(4, 3, 8, 8),
                            rng.randint(0, 5, (4,)))
+
+    def test_adagrad_and_rmsprop_step_as_on_cpu(self):
+        for make in (lambda p: paddle.optimizer.Adagrad(0.05, parameters=p),
+                     lambda p: paddle.optimizer.RMSProp(
+                         0.01, momentum=0.5, parameters=p),
+                     lambda p: paddle.optimizer.RMSProp(
+                         0.01, centered=True, parameters=p)):
+            self.same_training(TinyMobileNet, r(4, 3, 8, 8),
+                               rng.randint(0, 5, (4,)), optimizer=make)
 
 
 if __name__ == "__main__":
