@@ -8,7 +8,8 @@
  * Paddle's reduction; batchmean: the sum over the batch size), huber_loss
  * (delta * diopiSmoothL1Loss with beta delta; residual = label - input;
  * the gradient clamp(residual, -delta, delta) * dout, negated for
- * input). */
+ * input); label_smooth ((1 - epsilon) * label + epsilon * prior_dist, or
+ * epsilon / classes without one: diopiMulScalar, diopiAddInp(Scalar)). */
 #include "kernel_call.h"
 
 namespace bridge {
@@ -224,6 +225,45 @@ void HuberLossGradKernel(const phi::Context &dev_ctx,
   }
 }
 
+template <typename T>
+void LabelSmoothKernel(const phi::Context &dev_ctx,
+                       const phi::DenseTensor &label,
+                       const paddle::optional<phi::DenseTensor> &prior_dist,
+                       float epsilon, phi::DenseTensor *out) {
+  KernelCall call(dev_ctx, "label_smooth", kernel_dtype_of<T>());
+  int64_t shape[BP_OPS_MAX_DIMS];
+  int ndim = kernel_dims(pd(label), shape);
+  if (ndim == 0 || shape[ndim - 1] == 0)
+    call.fail("label: expected classes in its last dim");
+  diopiTensorHandle_t o = call.alloc(pd(out));
+  diopiScalar_t keep = kernel_scalar(1.0 - (double)epsilon),
+                eps = kernel_scalar(epsilon), one = kernel_scalar(1.0);
+  call.check(
+      DIOPI(call, diopiMulScalar)(call.diopi(), o, call.wrap(pd(label)), &keep),
+      "diopiMulScalar");
+  if (prior_dist) {
+    call.check(DIOPI(call, diopiAddInp)(call.diopi(), o,
+                                        call.wrap(pd(prior_dist)), &eps),
+               "diopiAddInp");
+  } else {
+    diopiScalar_t share = kernel_scalar((double)epsilon / shape[ndim - 1]);
+    call.check(DIOPI(call, diopiAddInpScalar)(call.diopi(), o, &share, &one),
+               "diopiAddInpScalar");
+  }
+}
+
+template <typename T>
+void LabelSmoothGradKernel(const phi::Context &dev_ctx,
+                           const phi::DenseTensor &out_grad, float epsilon,
+                           phi::DenseTensor *label_grad) {
+  KernelCall call(dev_ctx, "label_smooth_grad", kernel_dtype_of<T>());
+  diopiScalar_t keep = kernel_scalar(1.0 - (double)epsilon);
+  call.check(DIOPI(call, diopiMulScalar)(call.diopi(),
+                                         call.alloc(pd(label_grad)),
+                                         call.wrap(pd(out_grad)), &keep),
+             "diopiMulScalar");
+}
+
 } // namespace bridge
 
 PD_BUILD_PHI_KERNEL(sigmoid_cross_entropy_with_logits, backplane, ALL_LAYOUT,
@@ -244,3 +284,7 @@ PD_BUILD_PHI_KERNEL(huber_loss, backplane, ALL_LAYOUT, bridge::HuberLossKernel,
                     BRIDGE_FLOAT_DTYPES) {}
 PD_BUILD_PHI_KERNEL(huber_loss_grad, backplane, ALL_LAYOUT,
                     bridge::HuberLossGradKernel, BRIDGE_FLOAT_DTYPES) {}
+PD_BUILD_PHI_KERNEL(label_smooth, backplane, ALL_LAYOUT,
+                    bridge::LabelSmoothKernel, BRIDGE_FLOAT_DTYPES) {}
+PD_BUILD_PHI_KERNEL(label_smooth_grad, backplane, ALL_LAYOUT,
+                    bridge::LabelSmoothGradKernel, BRIDGE_FLOAT_DTYPES) {}

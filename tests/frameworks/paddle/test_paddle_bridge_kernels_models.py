@@ -229,6 +229,13 @@ class Kernels(unittest.TestCase):
                                        log_target=True))
         for fn in cases:
             self.same(lambda t: fn(t, paddle.to_tensor(p)), x)
+        # label_smooth, uniform and with a prior, through cross_entropy too.
+        self.same(lambda t: F.label_smooth(F.softmax(t), epsilon=0.2), x)
+        self.same(lambda t: F.label_smooth(
+            F.softmax(t), paddle.to_tensor(p[:1] / p[:1].sum()), 0.1), x)
+        self.same(lambda t: F.cross_entropy(t, paddle.to_tensor([0, 1, 2, 3,
+                                                                 0]),
+                                            label_smoothing=0.1), x)
 
     def test_float64_and_half_precision(self):
         x = r(4, 6)
