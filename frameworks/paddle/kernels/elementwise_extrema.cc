@@ -46,10 +46,10 @@ static void extremum_grad(KernelCall &call, PD_Tensor *a, PD_Tensor *b,
   call.check(DIOPI(call, diopiMulInpScalar)(call.diopi(), w, &half),
              "diopiMulInpScalar");
   call.check(DIOPI(call, diopiMul)(call.diopi(), part, g, w), "diopiMul");
-  kernel_sum_to(call, dx, part, ndim, shape, 1.0);
-  if (dy == NULL)
-    return;
+  /* w = dout - part: every read of dout before a gradient is written (one
+   * may share its memory). */
   call.check(DIOPI(call, diopiSub)(call.diopi(), w, g, part, &one), "diopiSub");
+  kernel_sum_to(call, dx, part, ndim, shape, 1.0);
   kernel_sum_to(call, dy, w, ndim, shape, 1.0);
 }
 

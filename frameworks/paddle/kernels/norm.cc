@@ -1,6 +1,6 @@
 /* batch_norm and batch_norm_grad (NCHW or NC): diopiBatchNorm(Backward);
  * layer_norm and layer_norm_grad: diopiLayerNorm(Backward); group_norm and
- * group_norm_grad (NCHW): diopiGroupNorm(Backward); instance_norm and
+ * group_norm_grad (channels first): diopiGroupNorm(Backward); instance_norm and
  * instance_norm_grad: diopiInstanceNorm(Backward), the saved statistics
  * (per image and channel: the mean and the inverse standard deviation, as
  * Paddle saves them) by diopiMean, diopiVar, diopiAddInpScalar and
@@ -222,53 +222,6 @@ void GroupNormKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
   variance_from_invstd(call, var, epsilon);
 }
 
-/* d_bias = dy summed over all but the channel dim; d_scale = (dy * xhat)
- * summed so, xhat = (x - mean) * invstd with x viewed as [N, groups, M]
- * and the statistics as [N, groups, 1]. Composed here rather than taken
- * from diopiGroupNormBackward, whose grad_weight and grad_bias disagree
- * with PyTorch's in the reference op library. */
-static void group_norm_parameter_grads(KernelCall &call, PD_Tensor *x,
-                                       PD_Tensor *d_y, PD_Tensor *mean,
-                                       diopiTensorHandle_t invstd, int groups,
-                                       PD_Tensor *d_scale, PD_Tensor *d_bias) {
-  if (d_scale == NULL && d_bias == NULL)
-    return;
-  int64_t shape[BP_OPS_MAX_DIMS];
-  int ndim = kernel_dims(x, shape);
-  int64_t n = shape[0], c = ndim > 1 ? shape[1] : 1, numel = kernel_numel(x);
-  int64_t channels[3] = {n, c, n && c ? numel / (n * c) : 0};
-  int64_t grouped[3] = {n, groups, n && groups ? numel / (n * groups) : 0};
-  int64_t stats[3] = {n, groups, 1}, dims_data[2] = {0, 2};
-  diopiSize_t dims = {dims_data, 2};
-  if (d_bias)
-    call.check(DIOPI(call, diopiSum)(call.diopi(), call.alloc(d_bias),
-                                     call.wrap(d_y, 3, channels), dims),
-               "diopiSum");
-  if (d_scale == NULL)
-    return;
-  diopiDtype_t dtype = kernel_diopi_dtype(kernel_dtype(x));
-  diopiTensorHandle_t xhat = call.temp(dtype, 3, grouped);
-  diopiScalar_t one = kernel_scalar(1.0);
-  call.check(DIOPI(call, diopiSub)(call.diopi(), xhat, call.wrap(x, 3, grouped),
-                                   call.wrap(mean, 3, stats), &one),
-             "diopiSub");
-  void *data = NULL;
-  diopiGetTensorData(invstd, &data);
-  call.check(DIOPI(call, diopiMulInp)(
-                 call.diopi(), xhat,
-                 call.wrap_data(data, kernel_diopi_dtype(kernel_dtype(mean)), 3,
-                                stats, NULL)),
-             "diopiMulInp");
-  call.check(
-      DIOPI(call, diopiMulInp)(call.diopi(), xhat, call.wrap(d_y, 3, grouped)),
-      "diopiMulInp");
-  diopiGetTensorData(xhat, &data);
-  call.check(DIOPI(call, diopiSum)(
-                 call.diopi(), call.alloc(d_scale),
-                 call.wrap_data(data, dtype, 3, channels, NULL), dims),
-             "diopiSum");
-}
-
 template <typename T>
 void GroupNormGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
                          const paddle::optional<phi::DenseTensor> &scale,
@@ -284,14 +237,27 @@ void GroupNormGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
   check_channels_first(call, data_layout);
   diopiTensorHandle_t invstd =
       invstd_from_variance(call, pd(variance), epsilon);
-  group_norm_parameter_grads(call, pd(x), pd(d_y), pd(mean), invstd, groups,
-                             pd(d_scale), pd(d_bias));
-  if (d_x)
-    call.check(DIOPI(call, diopiGroupNormBackward)(
-                   call.diopi(), call.alloc(pd(d_x)), NULL, NULL,
-                   call.wrap(pd(d_y)), call.wrap(pd(x)), call.wrap(pd(scale)),
-                   call.wrap(pd(mean)), invstd, groups),
-               "diopiGroupNormBackward");
+  /* Paddle computes group_norm's x gradient in place of y's (d_x shares
+   * d_y's memory): the op writes scratch then, as it must not write the
+   * gradient it still reads. */
+  PD_Status status = C_SUCCESS;
+  diopiTensorHandle_t dx = call.alloc(pd(d_x));
+  bool in_place = d_x == NULL || PD_TensorGetDataPointer(pd(d_x), &status) ==
+                                     PD_TensorGetDataPointer(pd(d_y), &status);
+  diopiTensorHandle_t target = dx;
+  if (in_place) {
+    int64_t shape[BP_OPS_MAX_DIMS];
+    int ndim = kernel_dims(pd(x), shape);
+    target = call.temp(kernel_diopi_dtype(kernel_dtype(pd(x))), ndim, shape);
+  }
+  call.check(DIOPI(call, diopiGroupNormBackward)(
+                 call.diopi(), target, call.alloc(pd(d_scale)),
+                 call.alloc(pd(d_bias)), call.wrap(pd(d_y)), call.wrap(pd(x)),
+                 call.wrap(pd(scale)), call.wrap(pd(mean)), invstd, groups),
+             "diopiGroupNormBackward");
+  if (in_place && dx)
+    call.check(DIOPI(call, diopiCopyInp)(call.diopi(), target, dx),
+               "diopiCopyInp");
 }
 
 template <typename T>

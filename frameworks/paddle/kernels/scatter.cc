@@ -61,15 +61,16 @@ void ScatterGradKernel(const phi::Context &dev_ctx,
   KernelCall call(dev_ctx, "scatter_grad", kernel_dtype_of<T>());
   diopiConstTensorHandle_t idx = row_index(call, pd(index));
   diopiTensorHandle_t g = call.wrap(pd(out_grad));
+  /* updates_grad first: x_grad may share out_grad's memory. */
+  if (updates_grad)
+    call.check(DIOPI(call, diopiIndexSelect)(
+                   call.diopi(), call.alloc(pd(updates_grad)), g, 0, idx),
+               "diopiIndexSelect");
   if (x_grad) {
     diopiTensorHandle_t dx = call.alloc(pd(x_grad));
     call.check(DIOPI(call, diopiCopyInp)(call.diopi(), g, dx), "diopiCopyInp");
     zero_rows(call, dx, idx, pd(updates));
   }
-  if (updates_grad)
-    call.check(DIOPI(call, diopiIndexSelect)(
-                   call.diopi(), call.alloc(pd(updates_grad)), g, 0, idx),
-               "diopiIndexSelect");
 }
 
 template <typename T>
