@@ -292,11 +292,13 @@ void kernel_sum_to(KernelCall &call, PD_Tensor *dst,
       reduced[nreduced++] = d;
   }
   diopiTensorHandle_t out = call.alloc(dst);
+  /* dst seen with src's rank: the same elements (a [] dst of a [1] src,
+   * too). */
+  diopiTensorHandle_t kept_view = call.wrap(dst, src_ndim, kept);
   if (nreduced == 0) {
-    call.check(DIOPI(call, diopiCopyInp)(call.diopi(), src, out),
+    call.check(DIOPI(call, diopiCopyInp)(call.diopi(), src, kept_view),
                "diopiCopyInp");
   } else {
-    diopiTensorHandle_t kept_view = call.wrap(dst, src_ndim, kept);
     diopiSize_t dims = {reduced, nreduced};
     call.check(DIOPI(call, diopiSum)(call.diopi(), kept_view, src, dims),
                "diopiSum");

@@ -1,7 +1,8 @@
-/* abs, exp, sqrt, square, pow (tensor ** number), clip and their gradients:
- * diopiAbs/Exp/Sqrt/Square/Pow/ClampScalar forward; a gradient is dout
- * times (or over) one factor and a constant: for clip, whether x lies in
- * [min, max] (Paddle passes the gradient at the bounds too). */
+/* abs, exp, sqrt, rsqrt, square, pow (tensor ** number), log, reciprocal,
+ * sin, cos, floor, round, clip and their gradients: the DIOPI op of each
+ * forward; a gradient is dout times (or over) one factor and a constant
+ * (for clip, whether x lies in [min, max]: Paddle passes the gradient at
+ * the bounds too); floor's and round's are zero. */
 #include "unary.h"
 
 namespace bridge {
@@ -10,6 +11,12 @@ BRIDGE_UNARY(AbsKernel, "abs", diopiAbs)
 BRIDGE_UNARY(ExpKernel, "exp", diopiExp)
 BRIDGE_UNARY(SqrtKernel, "sqrt", diopiSqrt)
 BRIDGE_UNARY(SquareKernel, "square", diopiSquare)
+BRIDGE_UNARY(RsqrtKernel, "rsqrt", diopiRsqrt)
+BRIDGE_UNARY(LogKernel, "log", diopiLog)
+BRIDGE_UNARY(ReciprocalKernel, "reciprocal", diopiReciprocal)
+BRIDGE_UNARY(SinKernel, "sin", diopiSin)
+BRIDGE_UNARY(CosKernel, "cos", diopiCos)
+BRIDGE_UNARY(FloorKernel, "floor", diopiFloor)
 
 /* exp_grad(out, dout): dx = dout * out. */
 BRIDGE_UNARY_GRAD(ExpGradKernel, "exp_grad", diopiMul)
@@ -65,6 +72,80 @@ void SquareGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
   KernelCall call(dev_ctx, "square_grad", kernel_dtype_of<T>());
   scaled_grad(call, pd(dout), call.wrap(pd(x)), false, 2.0, pd(dx));
 }
+
+/* dx = dout / x. */
+template <typename T>
+void LogGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
+                   const phi::DenseTensor &dout, phi::DenseTensor *dx) {
+  KernelCall call(dev_ctx, "log_grad", kernel_dtype_of<T>());
+  scaled_grad(call, pd(dout), call.wrap(pd(x)), true, 1.0, pd(dx));
+}
+
+/* dx = scale * dout * op(saved): sin's gradient cos(x), cos's -sin(x),
+ * reciprocal's -out^2, rsqrt's -out^3 / 2. */
+enum factor_op { COS_OF, SIN_OF, SQUARE_OF, CUBE_OF };
+
+static void factor_grad(KernelCall &call, PD_Tensor *saved, PD_Tensor *dout,
+                        enum factor_op op, double scale, PD_Tensor *dx) {
+  diopiTensorHandle_t f = temp_like(call, saved), in = call.wrap(saved);
+  diopiScalar_t three = kernel_scalar(3.0);
+  switch (op) {
+  case COS_OF:
+    call.check(DIOPI(call, diopiCos)(call.diopi(), f, in), "diopiCos");
+    break;
+  case SIN_OF:
+    call.check(DIOPI(call, diopiSin)(call.diopi(), f, in), "diopiSin");
+    break;
+  case SQUARE_OF:
+    call.check(DIOPI(call, diopiSquare)(call.diopi(), f, in), "diopiSquare");
+    break;
+  case CUBE_OF:
+    call.check(DIOPI(call, diopiPow)(call.diopi(), f, in, &three), "diopiPow");
+    break;
+  }
+  scaled_grad(call, dout, f, false, scale, dx);
+}
+
+#define FACTOR_GRAD(Kernel, name, op, scale)                                   \
+  template <typename T>                                                        \
+  void Kernel(const phi::Context &dev_ctx, const phi::DenseTensor &saved,      \
+              const phi::DenseTensor &dout, phi::DenseTensor *dx) {            \
+    KernelCall call(dev_ctx, name, kernel_dtype_of<T>());                      \
+    factor_grad(call, pd(saved), pd(dout), op, scale, pd(dx));                 \
+  }
+
+FACTOR_GRAD(SinGradKernel, "sin_grad", COS_OF, 1.0)
+FACTOR_GRAD(CosGradKernel, "cos_grad", SIN_OF, -1.0)
+FACTOR_GRAD(ReciprocalGradKernel, "reciprocal_grad", SQUARE_OF, -1.0)
+FACTOR_GRAD(RsqrtGradKernel, "rsqrt_grad", CUBE_OF, -0.5)
+
+/* Paddle's round to `decimals` places; only whole numbers (decimals 0),
+ * ties to even as Paddle's CPU kernel rounds them. */
+template <typename T>
+void RoundKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
+                 const int decimals, phi::DenseTensor *out) {
+  KernelCall call(dev_ctx, "round", kernel_dtype_of<T>());
+  if (decimals != 0)
+    call.fail("decimals %d: only 0 (whole numbers) is supported", decimals);
+  diopiTensorHandle_t in = call.wrap(pd(x));
+  call.check(DIOPI(call, diopiRound)(call.diopi(), call.alloc(pd(out)), in),
+             "diopiRound");
+}
+
+/* floor_grad and round_grad: dx = 0. */
+#define ZERO_GRAD(Kernel, name)                                                \
+  template <typename T>                                                        \
+  void Kernel(const phi::Context &dev_ctx, const phi::DenseTensor &dout,       \
+              phi::DenseTensor *dx) {                                          \
+    KernelCall call(dev_ctx, name, kernel_dtype_of<T>());                      \
+    diopiScalar_t zero = kernel_scalar(0.0);                                   \
+    call.check(                                                                \
+        DIOPI(call, diopiFill)(call.diopi(), call.alloc(pd(dx)), &zero),       \
+        "diopiFill");                                                          \
+  }
+
+ZERO_GRAD(FloorGradKernel, "floor_grad")
+ZERO_GRAD(RoundGradKernel, "round_grad")
 
 template <typename T>
 void PowKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
@@ -160,4 +241,32 @@ PD_BUILD_PHI_KERNEL(pow_grad, backplane, ALL_LAYOUT, bridge::PowGradKernel,
 PD_BUILD_PHI_KERNEL(clip, backplane, ALL_LAYOUT, bridge::ClipKernel,
                     BRIDGE_FLOAT_DTYPES, int32_t, int64_t) {}
 PD_BUILD_PHI_KERNEL(clip_grad, backplane, ALL_LAYOUT, bridge::ClipGradKernel,
+                    BRIDGE_FLOAT_DTYPES) {}
+PD_BUILD_PHI_KERNEL(rsqrt, backplane, ALL_LAYOUT, bridge::RsqrtKernel,
+                    BRIDGE_FLOAT_DTYPES) {}
+PD_BUILD_PHI_KERNEL(rsqrt_grad, backplane, ALL_LAYOUT, bridge::RsqrtGradKernel,
+                    BRIDGE_FLOAT_DTYPES) {}
+PD_BUILD_PHI_KERNEL(log, backplane, ALL_LAYOUT, bridge::LogKernel,
+                    BRIDGE_FLOAT_DTYPES) {}
+PD_BUILD_PHI_KERNEL(log_grad, backplane, ALL_LAYOUT, bridge::LogGradKernel,
+                    BRIDGE_FLOAT_DTYPES) {}
+PD_BUILD_PHI_KERNEL(reciprocal, backplane, ALL_LAYOUT, bridge::ReciprocalKernel,
+                    BRIDGE_FLOAT_DTYPES) {}
+PD_BUILD_PHI_KERNEL(reciprocal_grad, backplane, ALL_LAYOUT,
+                    bridge::ReciprocalGradKernel, BRIDGE_FLOAT_DTYPES) {}
+PD_BUILD_PHI_KERNEL(sin, backplane, ALL_LAYOUT, bridge::SinKernel,
+                    BRIDGE_FLOAT_DTYPES) {}
+PD_BUILD_PHI_KERNEL(sin_grad, backplane, ALL_LAYOUT, bridge::SinGradKernel,
+                    BRIDGE_FLOAT_DTYPES) {}
+PD_BUILD_PHI_KERNEL(cos, backplane, ALL_LAYOUT, bridge::CosKernel,
+                    BRIDGE_FLOAT_DTYPES) {}
+PD_BUILD_PHI_KERNEL(cos_grad, backplane, ALL_LAYOUT, bridge::CosGradKernel,
+                    BRIDGE_FLOAT_DTYPES) {}
+PD_BUILD_PHI_KERNEL(floor, backplane, ALL_LAYOUT, bridge::FloorKernel,
+                    BRIDGE_FLOAT_DTYPES) {}
+PD_BUILD_PHI_KERNEL(floor_grad, backplane, ALL_LAYOUT, bridge::FloorGradKernel,
+                    BRIDGE_FLOAT_DTYPES) {}
+PD_BUILD_PHI_KERNEL(round, backplane, ALL_LAYOUT, bridge::RoundKernel,
+                    BRIDGE_FLOAT_DTYPES) {}
+PD_BUILD_PHI_KERNEL(round_grad, backplane, ALL_LAYOUT, bridge::RoundGradKernel,
                     BRIDGE_FLOAT_DTYPES) {}

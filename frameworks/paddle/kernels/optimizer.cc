@@ -1,6 +1,8 @@
 /* sgd and momentum, in place on the parameter, with the learning rate as
  * Paddle keeps it: a one-element device tensor, so no step waits for the
- * device. */
+ * device (rmsprop too, composed of elementwise ops); adam, adamw and
+ * adagrad, whose DIOPI ops take the rate as a number, read it back (one
+ * wait per parameter and step). */
 
 #include <math.h>
 
@@ -105,15 +107,13 @@ PD_BUILD_PHI_KERNEL(momentum, backplane, ALL_LAYOUT, bridge::MomentumKernel,
 
 namespace bridge {
 
-/* The learning rate and beta1's power, one float32 each on the device, read
- * together: both copies queued on the kernel's stream, then one wait. */
-static void read_rate_and_power(KernelCall &call, PD_Tensor *lr, PD_Tensor *b1p,
-                                float *rate, float *power) {
-  PD_Tensor *from[2] = {lr, b1p};
-  float *to[2] = {rate, power};
+/* `n` one-element float32 device tensors (a learning rate, beta1's power)
+ * read together: every copy queued on the kernel's stream, then one wait. */
+static void read_scalars(KernelCall &call, PD_Tensor *const *from, float **to,
+                         int n) {
   bp_stream_t *stream = bp_ops_context_stream(call.diopi());
   PD_Status status = C_SUCCESS;
-  for (int i = 0; i < 2; i++) {
+  for (int i = 0; i < n; i++) {
     if (kernel_numel(from[i]) != 1 ||
         kernel_dtype(from[i]) != PD_DataType::FLOAT32)
       call.fail("a learning rate or beta power must be one float32");
@@ -157,7 +157,9 @@ static void adam_step(KernelCall &call, bool decoupled, float weight_decay,
     call.fail("amsgrad is not supported");
   double b1 = beta1.to<double>(), b2 = beta2.to<double>();
   float rate = 0, power = 0;
-  read_rate_and_power(call, lr, b1p, &rate, &power);
+  PD_Tensor *from[2] = {lr, b1p};
+  float *to[2] = {&rate, &power};
+  read_scalars(call, from, to, 2);
   if (!(b1 > 0 && b1 < 1) || !(power > 0 && power < 1))
     call.fail("beta1 %g and its power %g give no step", b1, (double)power);
   int64_t step = llround(log((double)power) / log(b1));
@@ -242,7 +244,105 @@ void AdamwKernel(
             pd(beta2_pow_out));
 }
 
+/* Adagrad as DIOPI's (PyTorch's) step 1 with no decay, which is Paddle's:
+ * moment += grad^2; param -= lr * grad / (sqrt(moment) + epsilon). The
+ * learning rate is read from the device. */
+template <typename T>
+void AdagradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &param,
+                   const phi::DenseTensor &grad, const phi::DenseTensor &moment,
+                   const phi::DenseTensor &learning_rate,
+                   const paddle::optional<phi::DenseTensor> &master_param,
+                   float epsilon, bool multi_precision,
+                   phi::DenseTensor *param_out, phi::DenseTensor *moment_out,
+                   phi::DenseTensor *master_param_outs) {
+  KernelCall call(dev_ctx, "adagrad");
+  reject_multi_precision(call, multi_precision, pd(master_param));
+  float rate = 0;
+  PD_Tensor *from[1] = {pd(learning_rate)};
+  float *to[1] = {&rate};
+  read_scalars(call, from, to, 1);
+  diopiTensorHandle_t p = in_place(call, pd(param), pd(param_out));
+  diopiTensorHandle_t sum = in_place(call, pd(moment), pd(moment_out));
+  call.check(DIOPI(call, diopiAdagrad)(call.diopi(), p, call.wrap(pd(grad)),
+                                       sum, rate, 0.0f, 0.0f, epsilon, 1),
+             "diopiAdagrad");
+}
+
+/* RMSProp as Paddle defines it (epsilon inside the square root and the
+ * learning rate inside the momentum, unlike diopiRmsprop's PyTorch form),
+ * composed of elementwise ops with the rate broadcast from the device:
+ *   ms  = decay * ms + (1 - decay) * g^2
+ *   mg  = decay * mg + (1 - decay) * g            (centered)
+ *   mom = momentum * mom + lr * g / sqrt(ms [- mg^2] + epsilon)
+ *   param -= mom */
+template <typename T>
+void RmspropKernel(const phi::Context &dev_ctx, const phi::DenseTensor &param,
+                   const phi::DenseTensor &mean_square,
+                   const phi::DenseTensor &grad, const phi::DenseTensor &moment,
+                   const phi::DenseTensor &learning_rate,
+                   const paddle::optional<phi::DenseTensor> &mean_grad,
+                   const paddle::optional<phi::DenseTensor> &master_param,
+                   float epsilon, float decay, float momentum, bool centered,
+                   bool multi_precision, phi::DenseTensor *param_out,
+                   phi::DenseTensor *moment_out,
+                   phi::DenseTensor *mean_square_out,
+                   phi::DenseTensor *mean_grad_out,
+                   phi::DenseTensor *master_param_outs) {
+  KernelCall call(dev_ctx, "rmsprop", kernel_dtype_of<T>());
+  reject_multi_precision(call, multi_precision, pd(master_param));
+  if (centered && (!mean_grad || mean_grad_out == NULL))
+    call.fail("centered: mean_grad and its output are required");
+  int64_t shape[BP_OPS_MAX_DIMS], one = 1;
+  int ndim = kernel_dims(pd(grad), shape);
+  diopiDtype_t dtype = kernel_diopi_dtype(kernel_dtype(pd(grad)));
+  diopiTensorHandle_t g = call.wrap(pd(grad));
+  diopiTensorHandle_t step = call.temp(dtype, ndim, shape);
+  diopiScalar_t keep = kernel_scalar(decay), add = kernel_scalar(1.0 - decay),
+                eps = kernel_scalar(epsilon), mu = kernel_scalar(momentum),
+                unit = kernel_scalar(1.0);
+  diopiTensorHandle_t ms = in_place(call, pd(mean_square), pd(mean_square_out));
+  call.check(DIOPI(call, diopiMul)(call.diopi(), step, g, g), "diopiMul");
+  call.check(DIOPI(call, diopiMulInpScalar)(call.diopi(), ms, &keep),
+             "diopiMulInpScalar");
+  call.check(DIOPI(call, diopiAddInp)(call.diopi(), ms, step, &add),
+             "diopiAddInp");
+  /* step = the denominator's square: ms, less mg^2 when centered. */
+  call.check(DIOPI(call, diopiCopyInp)(call.diopi(), ms, step), "diopiCopyInp");
+  if (centered) {
+    diopiTensorHandle_t mg = in_place(call, pd(mean_grad), pd(mean_grad_out));
+    diopiTensorHandle_t square = call.temp(dtype, ndim, shape);
+    call.check(DIOPI(call, diopiMulInpScalar)(call.diopi(), mg, &keep),
+               "diopiMulInpScalar");
+    call.check(DIOPI(call, diopiAddInp)(call.diopi(), mg, g, &add),
+               "diopiAddInp");
+    call.check(DIOPI(call, diopiMul)(call.diopi(), square, mg, mg), "diopiMul");
+    call.check(DIOPI(call, diopiSubInp)(call.diopi(), step, square, &unit),
+               "diopiSubInp");
+  }
+  call.check(DIOPI(call, diopiAddInpScalar)(call.diopi(), step, &eps, &unit),
+             "diopiAddInpScalar");
+  call.check(DIOPI(call, diopiSqrtInp)(call.diopi(), step), "diopiSqrtInp");
+  /* step = lr * g / step */
+  call.check(DIOPI(call, diopiDiv)(call.diopi(), step, g, step, RoundModeNone),
+             "diopiDiv");
+  call.check(DIOPI(call, diopiMulInp)(call.diopi(), step,
+                                      call.wrap(pd(learning_rate), 1, &one)),
+             "diopiMulInp");
+  diopiTensorHandle_t mom = in_place(call, pd(moment), pd(moment_out));
+  call.check(DIOPI(call, diopiMulInpScalar)(call.diopi(), mom, &mu),
+             "diopiMulInpScalar");
+  call.check(DIOPI(call, diopiAddInp)(call.diopi(), mom, step, &unit),
+             "diopiAddInp");
+  diopiTensorHandle_t p = in_place(call, pd(param), pd(param_out));
+  call.check(DIOPI(call, diopiSubInp)(call.diopi(), p, mom, &unit),
+             "diopiSubInp");
+}
+
 } // namespace bridge
 
 PD_BUILD_PHI_KERNEL(adam, backplane, ALL_LAYOUT, bridge::AdamKernel, float) {}
 PD_BUILD_PHI_KERNEL(adamw, backplane, ALL_LAYOUT, bridge::AdamwKernel, float) {}
+PD_BUILD_PHI_KERNEL(adagrad, backplane, ALL_LAYOUT, bridge::AdagradKernel,
+                    float) {}
+PD_BUILD_PHI_KERNEL(rmsprop, backplane, ALL_LAYOUT, bridge::RmspropKernel,
+                    float, double) {}
