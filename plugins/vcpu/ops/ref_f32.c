@@ -87,26 +87,6 @@ REF_ISA_DISPATCH(, double, ref_f32_dot,
                  (const float *restrict a, const float *restrict b, int64_t n),
                  (a, b, n))
 
-/* Eight running maxima (x > m ? x : m is exactly a SIMD max, so the lanes
- * vectorize without a reassociating reduction), then the tail. */
-REF_ISA_BODY float ref_f32_max_body(const float *restrict x, int64_t n) {
-  float lanes[8];
-  for (int j = 0; j < 8; j++)
-    lanes[j] = -INFINITY;
-  int64_t k = 0;
-  for (; k + 8 <= n; k += 8)
-    for (int j = 0; j < 8; j++)
-      lanes[j] = x[k + j] > lanes[j] ? x[k + j] : lanes[j];
-  float m = -INFINITY;
-  for (int j = 0; j < 8; j++)
-    m = lanes[j] > m ? lanes[j] : m;
-  for (; k < n; k++)
-    m = x[k] > m ? x[k] : m;
-  return m;
-}
-REF_ISA_DISPATCH(, float, ref_f32_max, (const float *restrict x, int64_t n),
-                 (x, n))
-
 /* exp(v) = 2^m exp(r), m = round(v / ln 2), r = v - m ln 2 in
  * [-ln 2 / 2, ln 2 / 2]: a degree-7 polynomial for exp(r) (the classic
  * single-precision minimax coefficients), 2^m built in the exponent bits.

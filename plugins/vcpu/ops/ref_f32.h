@@ -57,7 +57,7 @@ enum { REF_F32_BLOCK = 256 };
 bool ref_f32_contiguous(const ref_view_t *v);
 
 /* sum(x[k]) over n elements (ref_f32_rows.c, as are ref_f32_prod,
- * ref_f32_best and ref_f32_abs_extreme). */
+ * ref_f32_max, ref_f32_best and ref_f32_abs_extreme). */
 double ref_f32_sum(const float *x, int64_t n);
 /* prod(x[k]): pairs of elements multiplied in float (PyTorch multiplies
  * every element in float), the pairs' products in double; 1 for n = 0. */

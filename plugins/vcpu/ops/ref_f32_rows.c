@@ -1,5 +1,5 @@
 /* The float32 row folds: sum, product, the extreme (max or min, of x or of
- * |x|) and its position.
+ * |x|; NaNs skipped or winning) and its position.
  *
  * On x86-64 the AVX2 builds (taken by AVX-512 machines too, except for the
  * product) are written with intrinsics: four accumulators over consecutive
@@ -243,6 +243,12 @@ REF_ISA_BODY int64_t first_position_body(const float *x, int64_t n, float m,
 }
 REF_ISA_DISPATCH(static, int64_t, first_position,
                  (const float *x, int64_t n, float m, int nan), (x, n, m, nan))
+
+float ref_f32_max(const float *x, int64_t n) {
+  float m;
+  extreme(x, n, 0, 0, &m);
+  return m;
+}
 
 float ref_f32_best(const float *x, int64_t n, int sign, int64_t *index) {
   float m;
