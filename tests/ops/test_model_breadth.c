@@ -123,6 +123,42 @@ static void instance_norm_backward_recomputes_the_statistics(void **state) {
   ops_made_destroy(&m);
 }
 
+/* Two channels of contiguous float32 rows (the backward's float32 loops):
+ * channel 0 as above (scale 2); channel 1 the same row with grad_output
+ * [0, 0, 1] and scale 3: xhat = sqrt(1.5) [-1, 0, 1], grad_input =
+ * 3 rstd (dy - 1/3 - xhat sqrt(1.5) / 3) = sqrt(1.5) [1/2, -1, 1/2],
+ * grad_scale = sqrt(1.5), grad_bias = 1. */
+static void instance_norm_backward_takes_each_channels_scale(void **state) {
+  ops_env_t *e = *state;
+  ops_made_t m = {.e = e};
+  instance_norm_backward_fn backward =
+      (instance_norm_backward_fn)ops_env_find(e, "diopiInstanceNormBackward");
+  const float x[6] = {0, 1, 2, 0, 1, 2}, dy[6] = {1, 0, 0, 0, 0, 1},
+              w[2] = {2, 3}, b[2] = {0.5f, -1};
+  int64_t shape[3] = {1, 2, 3}, s2[1] = {2};
+  float *gi, *gw, *gb;
+  T in = ops_made_tensor(&m, F32, 3, shape, x, sizeof x, NULL),
+    go = ops_made_tensor(&m, F32, 3, shape, dy, sizeof dy, NULL),
+    grad_in = ops_made_tensor(&m, F32, 3, shape, NULL, 0, (void **)&gi),
+    scale = ops_made_tensor(&m, F32, 1, s2, w, sizeof w, NULL),
+    bias = ops_made_tensor(&m, F32, 1, s2, b, sizeof b, NULL),
+    grad_w = ops_made_tensor(&m, F32, 1, s2, NULL, 0, (void **)&gw),
+    grad_b = ops_made_tensor(&m, F32, 1, s2, NULL, 0, (void **)&gb);
+  assert_int_equal(
+      backward(e->ctx, grad_in, grad_w, grad_b, go, in, scale, bias, 1, 0),
+      diopiSuccess);
+  synchronize(e);
+  double s6 = sqrt(6.0), a = sqrt(1.5);
+  const double want[6] = {s6 / 6, -s6 / 3, s6 / 6, a / 2, -a, a / 2};
+  for (int i = 0; i < 6; i++)
+    assert_near(gi[i], want[i]);
+  assert_near(gw[0], -a);
+  assert_near(gw[1], a);
+  assert_near(gb[0], 1);
+  assert_near(gb[1], 1);
+  ops_made_destroy(&m);
+}
+
 static void instance_norm_checks_name_the_argument(void **state) {
   ops_env_t *e = *state;
   ops_made_t m = {.e = e};
@@ -480,6 +516,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(instance_norm_reads_and_writes_strided_rows),
       cmocka_unit_test(instance_norm_backward_recomputes_the_statistics),
+      cmocka_unit_test(instance_norm_backward_takes_each_channels_scale),
       cmocka_unit_test(instance_norm_checks_name_the_argument),
       cmocka_unit_test(normalize_shares_the_infinity_norm_gradient_among_ties),
       cmocka_unit_test(normalize_below_eps_divides_by_eps),

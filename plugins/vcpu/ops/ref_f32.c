@@ -14,44 +14,6 @@ bool ref_f32_contiguous(const ref_view_t *v) {
 /* Each function sums one block in float (the compiler's SIMD lanes, allowed
  * to reassociate by the simd reduction) and adds the block to a double. */
 
-/* One accumulator per block. */
-REF_ISA_BODY double sum_blocks(const float *restrict x, int64_t n) {
-  double total = 0;
-  for (int64_t b = 0; b < n; b += REF_F32_BLOCK) {
-    int64_t e = n - b < REF_F32_BLOCK ? n : b + REF_F32_BLOCK;
-    float s = 0;
-#pragma omp simd reduction(+ : s)
-    for (int64_t k = b; k < e; k++)
-      s += x[k];
-    total += s;
-  }
-  return total;
-}
-/* One accumulator waits on its adds' latency: the four quarters of x
- * (multiples of 64 elements) are summed side by side, a block of each at a
- * time, then the rest (under 256 elements). Fastest in 256-bit vectors,
- * AVX-512 machines included (REF_ISA_DISPATCH_256; on AMD Zen 4, ahead of
- * one and of four 512-bit accumulators). */
-REF_ISA_BODY double ref_f32_sum_body(const float *restrict x, int64_t n) {
-  int64_t q = n / 256 * 64;
-  double total = 0;
-  for (int64_t b = 0; b < q; b += REF_F32_BLOCK) {
-    int64_t e = q - b < REF_F32_BLOCK ? q : b + REF_F32_BLOCK;
-    float s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-#pragma omp simd reduction(+ : s0, s1, s2, s3)
-    for (int64_t k = b; k < e; k++) {
-      s0 += x[k];
-      s1 += x[q + k];
-      s2 += x[2 * q + k];
-      s3 += x[3 * q + k];
-    }
-    total += ((double)s0 + s1) + ((double)s2 + s3);
-  }
-  return total + sum_blocks(x + 4 * q, n - 4 * q);
-}
-REF_ISA_DISPATCH_256(, double, ref_f32_sum,
-                     (const float *restrict x, int64_t n), (x, n))
-
 REF_ISA_BODY double ref_f32_sum_sq_dev_body(const float *restrict x, int64_t n,
                                             float center) {
   double total = 0;
@@ -124,109 +86,6 @@ REF_ISA_BODY double ref_f32_dot_body(const float *restrict a,
 REF_ISA_DISPATCH(, double, ref_f32_dot,
                  (const float *restrict a, const float *restrict b, int64_t n),
                  (a, b, n))
-
-/* Eight running maxima (x > m ? x : m is exactly a SIMD max, so the lanes
- * vectorize without a reassociating reduction), then the tail. */
-REF_ISA_BODY float ref_f32_max_body(const float *restrict x, int64_t n) {
-  float lanes[8];
-  for (int j = 0; j < 8; j++)
-    lanes[j] = -INFINITY;
-  int64_t k = 0;
-  for (; k + 8 <= n; k += 8)
-    for (int j = 0; j < 8; j++)
-      lanes[j] = x[k + j] > lanes[j] ? x[k + j] : lanes[j];
-  float m = -INFINITY;
-  for (int j = 0; j < 8; j++)
-    m = lanes[j] > m ? lanes[j] : m;
-  for (; k < n; k++)
-    m = x[k] > m ? x[k] : m;
-  return m;
-}
-REF_ISA_DISPATCH(, float, ref_f32_max, (const float *restrict x, int64_t n),
-                 (x, n))
-
-/* The extreme of s * x[0, n) into *m (a NaN compares false and is skipped;
- * -INFINITY for n = 0) and whether x holds a NaN, in one pass. The AVX-512
- * build's: one accumulator. */
-REF_ISA_BODY int extreme_one_run(const float *x, int64_t n, float s, float *m) {
-  float best = -INFINITY;
-  int nan = 0;
-#pragma omp simd reduction(max : best) reduction(| : nan)
-  for (int64_t k = 0; k < n; k++) {
-    float v = s * x[k];
-    best = v > best ? v : best;
-    nan |= x[k] != x[k];
-  }
-  *m = best;
-  return nan;
-}
-/* The narrower builds': the four quarters of x side by side (see
- * ref_f32_sum_body), then the rest. */
-REF_ISA_BODY int extreme_four_runs(const float *x, int64_t n, float s,
-                                   float *m) {
-  int64_t q = n / 4;
-  float m0 = -INFINITY, m1 = -INFINITY, m2 = -INFINITY, m3 = -INFINITY;
-  int nan = 0;
-#pragma omp simd reduction(max : m0, m1, m2, m3) reduction(| : nan)
-  for (int64_t k = 0; k < q; k++) {
-    float a = x[k], b = x[q + k], c = x[2 * q + k], d = x[3 * q + k];
-    m0 = s * a > m0 ? s * a : m0;
-    m1 = s * b > m1 ? s * b : m1;
-    m2 = s * c > m2 ? s * c : m2;
-    m3 = s * d > m3 ? s * d : m3;
-    nan |= (a != a) | (b != b) | (c != c) | (d != d);
-  }
-  float rest;
-  nan |= extreme_one_run(x + 4 * q, n - 4 * q, s, &rest);
-  m0 = m1 > m0 ? m1 : m0;
-  m2 = m3 > m2 ? m3 : m2;
-  m0 = m2 > m0 ? m2 : m0;
-  *m = rest > m0 ? rest : m0;
-  return nan;
-}
-
-/* The first k with x[k] a NaN (nan) or s * x[k] == m (there is one): a
- * vectorized test of each run of 64 elements, then the run that holds it
- * element by element. */
-REF_ISA_BODY int64_t first_position(const float *x, int64_t n, float s, float m,
-                                    int nan) {
-  float target = nan ? NAN : m; /* a NaN target: only NaNs match */
-  for (int64_t b = 0; b < n; b += 64) {
-    int64_t e = n - b < 64 ? n : b + 64;
-    int hit = 0;
-#pragma omp simd reduction(| : hit)
-    for (int64_t k = b; k < e; k++)
-      hit |= (x[k] != x[k]) | (s * x[k] == target);
-    for (int64_t k = b; hit && k < e; k++)
-      if (x[k] != x[k] || s * x[k] == target)
-        return k;
-  }
-  return n - 1;
-}
-
-/* The extreme and a NaN test in one vectorizable pass; then, for the index,
- * the first position of the NaN or of the extreme. */
-REF_ISA_BODY float ref_f32_best_wide_body(const float *x, int64_t n, int sign,
-                                          int64_t *index) {
-  float s = sign > 0 ? 1.0f : -1.0f, m;
-  int nan = extreme_one_run(x, n, s, &m);
-  if (!index)
-    return nan ? NAN : s * m;
-  *index = first_position(x, n, s, m, nan);
-  return x[*index];
-}
-REF_ISA_BODY float ref_f32_best_body(const float *x, int64_t n, int sign,
-                                     int64_t *index) {
-  float s = sign > 0 ? 1.0f : -1.0f, m;
-  int nan = extreme_four_runs(x, n, s, &m);
-  if (!index)
-    return nan ? NAN : s * m;
-  *index = first_position(x, n, s, m, nan);
-  return x[*index];
-}
-REF_ISA_DISPATCH_WIDE(, float, ref_f32_best,
-                      (const float *x, int64_t n, int sign, int64_t *index),
-                      (x, n, sign, index))
 
 /* exp(v) = 2^m exp(r), m = round(v / ln 2), r = v - m ln 2 in
  * [-ln 2 / 2, ln 2 / 2]: a degree-7 polynomial for exp(r) (the classic
@@ -311,8 +170,18 @@ REF_ISA_BODY void ref_f32_log_body(float *y, const float *x, int64_t n) {
 REF_ISA_DISPATCH_VOID(, ref_f32_log, (float *y, const float *x, int64_t n),
                       (y, x, n))
 
+/* 1 / (1 + exp(-v)) with exp's argument clamped to [-87.3, 88.3] and no
+ * select for exp's underflow: below -87.3 (v above 87.3) the clamped exp
+ * is under 2^-126 and 1 + it rounds to 1, the sigmoid's value. The clamps
+ * are written `a > b ? a : b` (a NaN v stays NaN), which are single
+ * max/min instructions; the selects of exp_one cost the AVX2 loop about a
+ * fifth of its time. */
 static inline __attribute__((always_inline)) float sigmoid_one(float v) {
-  return 1.0f / (1.0f + exp_one(-v));
+  const float lo = -87.3f, hi = 88.3f;
+  float c = -v;
+  c = lo > c ? lo : c;
+  c = hi < c ? hi : c;
+  return 1.0f / (1.0f + exp_clamped(c));
 }
 REF_ISA_BODY void ref_f32_sigmoid_body(float *y, const float *x, int64_t n) {
   for (int64_t k = 0; k < n; k++)

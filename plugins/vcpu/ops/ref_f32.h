@@ -56,8 +56,12 @@ enum { REF_F32_BLOCK = 256 };
 /* float32 and contiguous (row-major, any size-1 strides). */
 bool ref_f32_contiguous(const ref_view_t *v);
 
-/* sum(x[k]) over n elements. */
+/* sum(x[k]) over n elements (ref_f32_rows.c, as are ref_f32_prod,
+ * ref_f32_max, ref_f32_best and ref_f32_abs_extreme). */
 double ref_f32_sum(const float *x, int64_t n);
+/* prod(x[k]): pairs of elements multiplied in float (PyTorch multiplies
+ * every element in float), the pairs' products in double; 1 for n = 0. */
+double ref_f32_prod(const float *x, int64_t n);
 /* sum((x[k] - center)^2). */
 double ref_f32_sum_sq_dev(const float *x, int64_t n, float center);
 /* sum(|x[k]|). */
@@ -73,6 +77,9 @@ float ref_f32_max(const float *x, int64_t n);
  * its position into *index (NULL: not wanted; a zero's sign may then be
  * either's). */
 float ref_f32_best(const float *x, int64_t n, int sign, int64_t *index);
+/* The max (sign > 0) or min (sign < 0) of |x[k]| over n >= 1 elements, NaN
+ * if any x[k] is NaN. */
+float ref_f32_abs_extreme(const float *x, int64_t n, int sign);
 /* y[k] = exp(x[k] - shift), vectorizable: within 1e-7 relative of exp for
  * arguments in [-87.3, 88.3]; 0 below, 88.3's value above, NaN for NaN.
  * y may be x. */

@@ -5,6 +5,7 @@
 
 #include "ref_enqueue.h"
 #include "ref_error.h"
+#include "ref_f32.h"
 #include "ref_pool.h"
 #include "ref_view_more.h"
 
@@ -15,7 +16,12 @@ typedef struct fold_task {
   ref_fold_t f;
   ref_view_t kept[REF_EW_MAX_IN], folded[REF_EW_MAX_IN];
   int64_t count;
-  bool run_f32;     /* f.f32_run takes each output's unit-stride run */
+  bool run_f32; /* f.f32_run takes each output's unit-stride run */
+  /* With run_f32: output o's run starts at in[0] + o * run_stride when the
+   * kept dims collapse to one (by_stride; else ref_offset); out_f32: out is
+   * contiguous float32, written directly. */
+  int64_t run_stride;
+  bool by_stride, out_f32;
   bool run_nonzero; /* f.nonzero_run likewise */
   /* A few long runs: each cut into `slices` parts, run in parallel into
    * parts[output * slices + slice], then merged in order. */
@@ -47,6 +53,25 @@ static bool unit_run(const ref_view_t *folded) {
   return true;
 }
 
+/* Whether v's dims collapse to one: every element of v, in order, one
+ * *stride apart (0 for a single element). */
+static bool single_stride(const ref_view_t *v, int64_t *stride) {
+  bool found = false;
+  int64_t expected = 0;
+  *stride = 0;
+  for (int d = v->ndim; d-- > 0;) {
+    if (v->shape[d] == 1)
+      continue;
+    if (!found)
+      *stride = v->strides[d];
+    else if (v->strides[d] != expected)
+      return false;
+    found = true;
+    expected = v->strides[d] * v->shape[d];
+  }
+  return true;
+}
+
 /* The nonzero bytes of x[0, n). */
 static int64_t count_nonzero(const uint8_t *x, int64_t n) {
   int64_t count = 0;
@@ -68,13 +93,17 @@ static void run_range(void *context, int64_t begin, int64_t end) {
     return;
   }
   if (t->run_f32) {
+    const float *in = (const float *)f->in[0].data;
     for (int64_t o = begin; o < end; o++) {
       const float *x =
-          (const float *)f->in[0].data + ref_offset(&t->kept[0], o);
+          in + (t->by_stride ? o * t->run_stride : ref_offset(&t->kept[0], o));
       int64_t index = 0;
-      ref_set(
-          &f->out, o,
-          f->f32_run(x, t->count, f->has_indices ? &index : NULL, f->params));
+      double v =
+          f->f32_run(x, t->count, f->has_indices ? &index : NULL, f->params);
+      if (t->out_f32)
+        ((float *)f->out.data)[o] = (float)v;
+      else
+        ref_set(&f->out, o, v);
       if (f->has_indices)
         ref_set(&f->indices, o, (double)index);
     }
@@ -195,6 +224,8 @@ diopiError_t ref_fold_launch(diopiContextHandle_t ctx, const char *op,
     split(&f->in[k], f->reduced, &t.kept[k], &t.folded[k]);
   bool one_run = f->nin == 1 && !f->map && count > 0 && unit_run(&t.folded[0]);
   t.run_f32 = f->f32_run && one_run && f->in[0].dtype == diopi_dtype_float32;
+  t.by_stride = single_stride(&t.kept[0], &t.run_stride);
+  t.out_f32 = ref_f32_contiguous(&f->out);
   t.run_nonzero = f->nonzero_run && one_run && !f->has_indices &&
                   (f->in[0].dtype == diopi_dtype_bool ||
                    f->in[0].dtype == diopi_dtype_uint8);

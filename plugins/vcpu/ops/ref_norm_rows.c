@@ -168,6 +168,33 @@ static bool rows_f32(const task_t *t) {
   return t->rms || t->spatial > 0;
 }
 
+/* Whether the backward's float32 loops take the task: x, dy and (when
+ * wanted) grad_input float32 with contiguous rows, group or instance norm
+ * (rms_norm keeps the generic loops). */
+static bool backward_f32(const task_t *t) {
+  return !t->rms && t->spatial > 0 && ref_f32_contiguous(&t->x.inner) &&
+         ref_f32_contiguous(&t->dy.inner) &&
+         (!t->has_y || ref_f32_contiguous(&t->y.inner));
+}
+
+/* Row r of float32 rows that are contiguous. */
+static float *row_f32(const ref_norm_rows_t *rows, int64_t r) {
+  return (float *)rows->outer.data + ref_offset(&rows->outer, r);
+}
+
+/* sum(dy) and sum(dy (x - mean)) over n elements, in double. */
+static void dy_sums_f32(const float *dy, const float *x, int64_t n, double mean,
+                        double *sum_dy, double *sum_dyx) {
+  double a = 0, b = 0;
+#pragma omp simd reduction(+ : a, b)
+  for (int64_t k = 0; k < n; k++) {
+    a += dy[k];
+    b += dy[k] * ((double)x[k] - mean);
+  }
+  *sum_dy = a;
+  *sum_dyx = b;
+}
+
 /* Row r's statistics for the backward: recomputed, else saved. */
 static double backward_mean(const task_t *t, int64_t r) {
   if (t->rms)
@@ -182,8 +209,21 @@ static double backward_rstd(const task_t *t, int64_t r) {
 
 static void statistics_range(void *context, int64_t begin, int64_t end) {
   const task_t *t = context;
-  for (int64_t r = begin; r < end; r++)
-    row_statistics(t, r, &t->means[r], t->rstds ? &t->rstds[r] : NULL);
+  bool f32 = backward_f32(t);
+  for (int64_t r = begin; r < end; r++) {
+    if (!f32) {
+      row_statistics(t, r, &t->means[r], t->rstds ? &t->rstds[r] : NULL);
+      continue;
+    }
+    /* as forward_row_f32 computes them */
+    const float *x = row_f32(&t->x, r);
+    double n = (double)t->count;
+    t->means[r] = ref_f32_sum(x, t->count) / n;
+    if (t->rstds)
+      t->rstds[r] =
+          1.0 / sqrt(ref_f32_sum_sq_dev(x, t->count, (float)t->means[r]) / n +
+                     t->eps);
+  }
 }
 
 /* dx = rstd (dxhat - mean(dxhat) - xhat mean(dxhat xhat)), dxhat = dy w;
@@ -209,6 +249,34 @@ static void backward_row(const task_t *t, int64_t r) {
   }
 }
 
+/* backward_row for backward_f32's tasks: per channel run (a weight
+ * index's spatial extent), the sums in double, then the gradient. */
+static void backward_row_f32(const task_t *t, int64_t r) {
+  double mean = backward_mean(t, r), rstd = backward_rstd(t, r);
+  const float *x = row_f32(&t->x, r), *dy = row_f32(&t->dy, r);
+  float *gi = row_f32(&t->y, r);
+  double s1 = 0, s2 = 0, n = (double)t->count;
+  int64_t run = t->spatial;
+  for (int64_t k0 = 0; k0 < t->count; k0 += run) {
+    double w =
+        t->has_weight ? ref_get(&t->weight, weight_index(t, r, k0)) : 1.0;
+    double a, b;
+    dy_sums_f32(dy + k0, x + k0, run, mean, &a, &b);
+    s1 += w * a;
+    s2 += w * b * rstd;
+  }
+  double c1 = s1 / n, c2 = s2 / n;
+  for (int64_t k0 = 0; k0 < t->count; k0 += run) {
+    double w =
+        t->has_weight ? ref_get(&t->weight, weight_index(t, r, k0)) : 1.0;
+#pragma omp simd
+    for (int64_t k = k0; k < k0 + run; k++) {
+      double xhat = ((double)x[k] - mean) * rstd;
+      gi[k] = (float)(rstd * (w * dy[k] - c1 - xhat * c2));
+    }
+  }
+}
+
 /* grad_weight[c] = sum dy xhat, grad_bias[c] = sum dy over the elements of
  * weight index c in every row; each row's part of grad_weight is scaled by
  * its rstd once, so an empty group's NaN rstd makes it NaN (PyTorch). */
@@ -223,8 +291,17 @@ static void param_grads(const task_t *t, int64_t c) {
     step = groups_of(t);
   }
   double gw = 0, gb = 0;
+  bool f32 = backward_f32(t);
   for (int64_t r = r0; r < t->rows; r += step) {
     double mean = backward_mean(t, r), row_gw = 0;
+    if (f32) {
+      double a;
+      dy_sums_f32(row_f32(&t->dy, r) + first, row_f32(&t->x, r) + first, run,
+                  mean, &a, &row_gw);
+      gb += a;
+      gw += row_gw * backward_rstd(t, r);
+      continue;
+    }
     for (int64_t k = first; k < first + run; k++) {
       double d = load(&t->dy, r, k);
       row_gw += d * (load(&t->x, r, k) - mean);
@@ -240,9 +317,11 @@ static void param_grads(const task_t *t, int64_t c) {
 
 static void rows_range(void *context, int64_t begin, int64_t end) {
   const task_t *t = context;
-  bool f32 = !t->backward && rows_f32(t);
+  bool f32 = t->backward ? backward_f32(t) : rows_f32(t);
   for (int64_t r = begin; r < end; r++) {
-    if (f32)
+    if (f32 && t->backward)
+      backward_row_f32(t, r);
+    else if (f32)
       forward_row_f32(t, r);
     else if (t->backward)
       backward_row(t, r);

@@ -1,7 +1,9 @@
 /* The engine group_norm, instance_norm and rms_norm share (ref_norm_rows.c):
  * a tensor read as rows, each normalized by statistics of its own elements,
  * then scaled and shifted per weight index, forward and backward, in double
- * over any strides (float32 rows contiguous in x and y take a vector path).
+ * over any strides (float32 rows contiguous in x and y take a vector path;
+ * in the backward of group_norm and instance_norm, float32 rows contiguous
+ * in x, grad_output and grad_input).
  *
  * group_norm's rows are (image, group) of an (N, C, spatial...) tensor, a
  * row's elements the group's channels x spatial; instance_norm is

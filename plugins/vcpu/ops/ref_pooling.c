@@ -248,26 +248,52 @@ static int64_t end_of(int64_t o, int64_t in, int64_t out) {
   return ((o + 1) * in + out - 1) / out;
 }
 
+/* Planes' width up to which avg_forward_f32 keeps a row of column sums. */
+enum { AVG_ROW_MAX = 4096 };
+
+/* Contiguous float32 planes: per output row, its window's input rows summed
+ * column by column in double (a pass over each row that vectorizes), then
+ * each output's columns of those sums. A 2x32x130x130 input pooled to 7x7
+ * took 464 us summing window by window, one double add after another. */
+static void avg_forward_f32(const pool_task_t *t, int64_t begin, int64_t end) {
+  const float *in = (const float *)t->input.data;
+  double cols[AVG_ROW_MAX];
+  for (int64_t pl = begin; pl < end; pl++)
+    for (int64_t oy = 0; oy < t->oh; oy++) {
+      int64_t y0 = start_of(oy, t->h, t->oh), y1 = end_of(oy, t->h, t->oh);
+      for (int64_t x = 0; x < t->w; x++)
+        cols[x] = 0;
+      for (int64_t y = y0; y < y1; y++) {
+        const float *row = in + (pl * t->h + y) * t->w;
+        for (int64_t x = 0; x < t->w; x++)
+          cols[x] += row[x];
+      }
+      for (int64_t ox = 0; ox < t->ow; ox++) {
+        int64_t x0 = start_of(ox, t->w, t->ow), x1 = end_of(ox, t->w, t->ow);
+        double sum = 0;
+        for (int64_t x = x0; x < x1; x++)
+          sum += cols[x];
+        ref_set(&t->out, (pl * t->oh + oy) * t->ow + ox,
+                sum / (double)((y1 - y0) * (x1 - x0)));
+      }
+    }
+}
+
 static void avg_forward(void *context, int64_t begin, int64_t end) {
   const pool_task_t *t = context;
-  const float *f32 =
-      ref_f32_contiguous(&t->input) ? (const float *)t->input.data : NULL;
+  if (ref_f32_contiguous(&t->input) && t->w <= AVG_ROW_MAX) {
+    avg_forward_f32(t, begin, end);
+    return;
+  }
   for (int64_t pl = begin; pl < end; pl++)
     for (int64_t oy = 0; oy < t->oh; oy++)
       for (int64_t ox = 0; ox < t->ow; ox++) {
         int64_t y0 = start_of(oy, t->h, t->oh), y1 = end_of(oy, t->h, t->oh);
         int64_t x0 = start_of(ox, t->w, t->ow), x1 = end_of(ox, t->w, t->ow);
         double sum = 0;
-        if (f32) /* the same sum in the same order, read directly */
-          for (int64_t y = y0; y < y1; y++) {
-            const float *row = f32 + (pl * t->h + y) * t->w;
-            for (int64_t x = x0; x < x1; x++)
-              sum += row[x];
-          }
-        else
-          for (int64_t y = y0; y < y1; y++)
-            for (int64_t x = x0; x < x1; x++)
-              sum += ref_get(&t->input, (pl * t->h + y) * t->w + x);
+        for (int64_t y = y0; y < y1; y++)
+          for (int64_t x = x0; x < x1; x++)
+            sum += ref_get(&t->input, (pl * t->h + y) * t->w + x);
         ref_set(&t->out, (pl * t->oh + oy) * t->ow + ox,
                 sum / (double)((y1 - y0) * (x1 - x0)));
       }

@@ -3,7 +3,7 @@
  * inf, -inf or any other) and its backward; std over dims with a
  * correction (Welford's running mean and M2). Built on the fold engine:
  * accumulation in double (prod of float32 rows: pairs of elements
- * multiplied in float first, see prod_pairs_body). */
+ * multiplied in float first, see ref_f32_prod). */
 #include <math.h>
 #include <string.h>
 
@@ -104,29 +104,11 @@ static double std_finish(const ref_fold_state_t *s, int64_t count,
 /* The float32 runs (ref_fold_t's f32_run) of prod, norm (orders 1, 2 and
  * +-inf; others through the steps) and std: sums in double over float SIMD
  * blocks, std in two passes. */
-/* prod of float32: each pair of elements multiplied in float (PyTorch
- * multiplies all of them in float), the pairs' products in double: two
- * accumulators over the four quarters of x side by side, then the rest. */
-REF_ISA_BODY double prod_pairs_body(const float *restrict x, int64_t n) {
-  int64_t q = n / 4;
-  double p0 = 1, p1 = 1;
-#pragma omp simd reduction(* : p0, p1)
-  for (int64_t k = 0; k < q; k++) {
-    p0 *= x[k] * x[q + k];
-    p1 *= x[2 * q + k] * x[3 * q + k];
-  }
-  double prod = p0 * p1;
-  for (int64_t k = 4 * q; k < n; k++)
-    prod *= x[k];
-  return prod;
-}
-REF_ISA_DISPATCH(static, double, prod_pairs,
-                 (const float *restrict x, int64_t n), (x, n))
 static double prod_f32(const float *x, int64_t n, int64_t *index,
                        const double *p) {
   (void)index;
   (void)p;
-  return prod_pairs(x, n);
+  return ref_f32_prod(x, n);
 }
 REF_ISA_BODY double abs_sum_body(const float *x, int64_t n) {
   double total = 0;
@@ -148,12 +130,8 @@ static double norm_f32(const float *x, int64_t n, int64_t *index,
     return abs_sum(x, n);
   if (order == 2)
     return sqrt(ref_f32_sum_sq_dev(x, n, 0.0f));
-  /* +-inf: the extreme |x|, a NaN winning */
-  ref_fold_state_t s = {0, 0, 0, 0};
-  for (int64_t k = 0; k < n; k++)
-    norm_step(&s, x[k], k, p);
-  (void)index;
-  return norm_finish(&s, n, p);
+  (void)index; /* +-inf: the extreme |x|, a NaN winning */
+  return ref_f32_abs_extreme(x, n, order > 0 ? 1 : -1);
 }
 static double std_f32(const float *x, int64_t n, int64_t *index,
                       const double *p) {
