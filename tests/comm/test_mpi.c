@@ -384,6 +384,17 @@ static void test_mismatch_is_detected(void **state) {
       {"rank 0 broadcasts, the others all_reduce", 0, false, true, 3, 3, SUM},
       {"the last rank broadcasts, the others all_reduce", last, false, true,
        1000, 1000, SUM},
+      /* An all-reduce over 16 KiB runs the others' call check beside its
+       * own messages: against any other call it names the mismatch
+       * instead of waiting for data that never comes. */
+      {"the last rank broadcasts 32 KiB, the others all_reduce 32 KiB", last,
+       false, true, 8192, 8192, SUM},
+      {"rank 0 broadcasts 32 KiB, the others all_reduce 32 KiB", 0, false, true,
+       8192, 8192, SUM},
+      {"the last rank all_reduces 3 KiB, the others 32 KiB", last, false, false,
+       8192, 768, SUM},
+      {"rank 0 all_reduces 32 KiB, the others 3 KiB", 0, false, false, 768,
+       8192, SUM},
   };
   float *x = calloc(8193, sizeof *x);
   assert_non_null(x);
