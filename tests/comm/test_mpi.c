@@ -28,6 +28,7 @@
 #include "plugins/vcpu/comm/comm_shm_check.h"
 #include "plugins/vcpu/comm/hybrid.h"
 #include "plugins/vcpu/comm/interface.h"
+#include "plugins/vcpu/comm/mpi.h"
 #include "plugins/vcpu/comm/ops.h"
 #include "plugins/vcpu/kernel/kernels.h"
 #include "plugins/vcpu/lifetime.h"
@@ -220,6 +221,21 @@ static void test_small_all_reduce_never_holds_its_caller(void **state) {
   assert_int_equal(x[0], n * (n - 1) / 2);
   for (int i = 1; i < 5; i++)
     assert_int_equal(x[i], i * n);
+}
+
+/* Ranks of one host (simulated hosts included: their processor names
+ * agree) may run a small all-reduce on the caller's thread; a world over
+ * several hosts may not (tests/comm/netns/test_multihost.c). The hybrid's
+ * world has no `quick`. */
+static void test_small_calls_on_one_host_may_run_on_the_caller(void **state) {
+  comm_mpi_world *w = *state;
+  const vcpu_comm_world_t *world = w->comm->world;
+  vcpu_comm_desc_t one_kib = {
+      .kind = VCPU_COMM_ALL_REDUCE, .count = 256, .dtype = FLOAT32, .op = SUM};
+  assert_non_null(world->mpi);
+  assert_int_equal(world->mpi->quick != NULL &&
+                       world->mpi->quick(world->mpi_handle, &one_kib),
+                   !vcpu_comm_hybrid_in_use(world));
 }
 
 /* Small calls queued back to back, never waited for between them: a rank
@@ -487,6 +503,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_all_reduce_gives_every_rank_the_same_bits),
       cmocka_unit_test(test_small_all_reduce_across_its_first_message_end),
       cmocka_unit_test(test_small_all_reduce_never_holds_its_caller),
+      cmocka_unit_test(test_small_calls_on_one_host_may_run_on_the_caller),
       cmocka_unit_test(test_back_to_back_small_calls_stay_exact),
       cmocka_unit_test(test_collectives_over_4_mib_are_whole),
       cmocka_unit_test(test_host_stages_go_single_copy_on_device_memory),
