@@ -123,8 +123,10 @@ static int find_near(mpi_world *world, uint64_t deadline_ns, char *error,
   int status = mpi_wait_all(
       world, &request, 1, MPI_STATUSES_IGNORE, deadline_ns, NULL,
       mpi_named("finding the ranks of this host"), error, capacity);
-  for (size_t r = 0; r < n && status == BP_OK; r++)
+  for (size_t r = 0; r < n && status == BP_OK; r++) {
     world->near[r] = strncmp(keys + r * key_bytes, mine, key_bytes) == 0;
+    world->spans_hosts = world->spans_hosts || !world->near[r];
+  }
   if (!world->abandoned)
     free(keys); /* a request given up may still write into it */
   return status;
@@ -226,9 +228,16 @@ static int collective(void *handle, const vcpu_comm_desc_t *d,
                                  capacity);
 }
 
+/* A small all-reduce of ranks on one host (about a microsecond) runs on its
+ * caller's thread. Across hosts each call waits for a round of the link
+ * (10 us and more) and outlasted the caller's turn: it was handed to the
+ * stream worker mid-call, and the next call's wait for it kept a second
+ * thread per rank busy (0.76-0.91x MPI_Allreduce at 1 KiB over 2 hosts,
+ * against 1.02-1.13 with every call on the worker: docs/performance.md).
+ * Such worlds enqueue every call. */
 static bool quick(void *handle, const vcpu_comm_desc_t *d) {
-  (void)handle;
-  return mpi_small_all_reduce_fits(d);
+  const mpi_world *world = handle;
+  return !world->spans_hosts && mpi_small_all_reduce_fits(d);
 }
 
 static int start(void *handle, const vcpu_comm_desc_t *d, uint64_t deadline_ns,
@@ -360,8 +369,10 @@ static int sub_world(mpi_world *world, const int *members, size_t n,
   sub->world_nranks = world->nranks;
   sub->calls = calloc((n + 1) * CALL_WORDS, sizeof *sub->calls);
   sub->near = calloc(n, sizeof *sub->near);
-  for (size_t i = 0; sub->near != NULL && i < n; i++)
+  for (size_t i = 0; sub->near != NULL && i < n; i++) {
     sub->near[i] = world->near[members[i]];
+    sub->spans_hosts = sub->spans_hosts || !sub->near[i];
+  }
   if (sub->calls == NULL || sub->near == NULL) {
     world_free(sub);
     return mpi_fail(BP_ERR_OUT_OF_MEMORY, error, capacity, "out of memory");

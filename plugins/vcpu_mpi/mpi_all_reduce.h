@@ -54,6 +54,17 @@ int mpi_call_check_start(mpi_world *world, const vcpu_comm_desc_t *d,
 int mpi_call_check_finish(mpi_world *world, const atomic_bool *aborted,
                           char *error, size_t capacity);
 
+/* Ends the call check's current step alone (none once all ended), or
+ * returns BP_ERR_NOT_READY, still in it, once `until_ns` passes: an
+ * all-reduce over MPI_SMALL_ALL_REDUCE_MAX_BYTES runs the check's steps
+ * one by one beside its first piece's exchanges, which meet the same
+ * partners in the same order. BP_OK (world->small.agreed and world->calls
+ * then hold what this rank learnt so far), or a failure as in mpi_wait.h
+ * (the check is then over: start another). */
+int mpi_call_check_step(mpi_world *world, uint64_t until_ns,
+                        const atomic_bool *aborted, char *error,
+                        size_t capacity);
+
 /* An all-reduce of any size over MPI_SMALL_ALL_REDUCE_MAX_BYTES, to its
  * end. */
 int mpi_large_all_reduce(mpi_world *world, const vcpu_comm_desc_t *d,

@@ -12,16 +12,20 @@
  * reduce-scatter by recursive halving (at step k survivor i keeps the half
  * of its span that bit k of i selects, sends the other half to survivor
  * i ^ 2^k and reduces what that one sent into its own), then all-gather by
- * recursive doubling in the reverse order. The first piece's messages up to
- * the end of the reduce-scatter carry the call words as the small one's do,
- * so then every survivor, and after the hand-back every rank, holds every
- * rank's call; ranks that disagree stop there and name the mismatch. Data
- * from a partner lands in the scratch buffer until the calls are known to
- * agree (a partner that called another count cannot overflow it), in place
- * afterwards. Each element is reduced by one rank and copied to the others,
- * so every rank ends with the same bits. Its messages use tags of their own:
- * a small all-reduce on one rank against a larger one on another meets no
- * message and ends at the deadline. */
+ * recursive doubling in the reverse order. Up to the end of its
+ * reduce-scatter the first piece runs the call check of every other
+ * collective (mpi_call_check_step) beside its exchanges, which meet the
+ * same partners in the same order: each exchange's partner sends the call
+ * words of the ranks it stands for in the check's own message (through the
+ * host's mailbox or over MPI), so then every survivor, and after the
+ * hand-back every rank, holds every rank's call, whatever each called (a
+ * broadcast, a small all-reduce); ranks that disagree stop there and name
+ * the mismatch. Data from a partner lands in the scratch buffer until the
+ * calls are known to agree (a partner that called another count cannot
+ * overflow it), in place afterwards; an exchange with a partner that called
+ * anything but a larger all-reduce (which sends no data) is given up once
+ * its words say so. Each element is reduced by one rank and copied to the
+ * others, so every rank ends with the same bits. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,14 +37,20 @@
 
 enum { HALVING_PIECE_BYTES = 4 << 20, HALVING_TAG_BASE = 16001 };
 
-/* One exchange of a large all-reduce: receives from `from` (call words into
- * small_in when words_in, then at most in_capacity data bytes into `in`)
- * and sends to `to` (words_out bytes of small_out, then out_bytes of `out`);
- * MPI_PROC_NULL on a side means nothing there. */
+/* How long a wait for a step of the call check goes before it tests the
+ * exchange's own requests again: a send over the eager limit moves only
+ * while its sender calls into MPI, and the check's words may come through
+ * the mailbox, which polls no MPI (the handing rank's words come only once
+ * its helper has received all of its data). */
+enum { CHECK_SLICE_NS = 2000 };
+
+/* One exchange of a large all-reduce: receives from `from` (at most
+ * in_capacity bytes into `in`) and sends to `to` (out_bytes of `out`);
+ * MPI_PROC_NULL on a side means nothing there. `checked`: a step of the
+ * call check goes with it (the first piece's, mpi_call_check_step). */
 typedef struct halving_exchange {
   int from, to;
-  bool words_in;
-  size_t words_out;
+  bool checked;
   void *in;
   size_t in_capacity;
   const void *out;
@@ -73,46 +83,74 @@ static char *piece_at(const halving_call *h, size_t element) {
   return (char *)h->call->recv + (h->piece + element) * element_bytes(h);
 }
 
-/* Runs one exchange; *received: the data bytes that came. */
+/* Whether world rank `rank` called an all-reduce of this file (whose
+ * exchanges send and receive data), by the words the call check brought. */
+static bool exchanges_data(const mpi_world *world, size_t rank) {
+  vcpu_comm_desc_t theirs =
+      mpi_call_from_words(world->calls + rank * CALL_WORDS);
+  return theirs.kind == VCPU_COMM_ALL_REDUCE &&
+         !mpi_small_all_reduce_fits(&theirs);
+}
+
+/* Leaves requests that no partner will match (it called another
+ * collective): given up unless done, as MPI cannot cancel a send. */
+static void halving_drop(mpi_world *world, MPI_Request *requests, int n) {
+  int done = 0;
+  if (MPI_Testall(n, requests, &done, MPI_STATUSES_IGNORE) != MPI_SUCCESS ||
+      !done)
+    mpi_give_up(world);
+}
+
+/* Ends the exchange's step of the call check, testing the exchange's own
+ * requests between slices of the wait (*done, with their statuses, once
+ * they completed). */
+static int halving_check(halving_call *h, MPI_Request *requests,
+                         MPI_Status *statuses, bool *done) {
+  for (;;) {
+    int status = mpi_call_check_step(h->world, mpi_now_ns() + CHECK_SLICE_NS,
+                                     h->aborted, h->error, h->capacity);
+    if (status != BP_ERR_NOT_READY)
+      return status;
+    int completed = 1;
+    if (!*done)
+      MPI_Testall(2, requests, &completed, statuses);
+    *done = completed != 0;
+  }
+}
+
+/* Runs one exchange, with its step of the call check when `checked`;
+ * *received: the data bytes that came, or -1 when the partner called
+ * another collective and the data was given up. */
 static int halving_run(halving_call *h, const halving_exchange *x,
                        int *received) {
   mpi_world *world = h->world;
-  MPI_Request requests[4];
-  MPI_Status statuses[4];
-  int n = 0, data = -1;
-  if (x->words_in)
-    MPI_Irecv(world->small_in, (int)mpi_call_bytes(world->nranks), MPI_BYTE,
-              x->from, h->tag, world->comm, &requests[n++]);
-  data = n;
+  MPI_Request requests[2];
+  MPI_Status statuses[2];
   MPI_Irecv(x->in, (int)x->in_capacity, MPI_BYTE, x->from, h->tag, world->comm,
-            &requests[n++]);
-  if (x->words_out != 0)
-    MPI_Isend(world->small_out, (int)x->words_out, MPI_BYTE, x->to, h->tag,
-              world->comm, &requests[n++]);
+            &requests[0]);
   MPI_Isend(x->out, (int)x->out_bytes, MPI_BYTE, x->to, h->tag, world->comm,
-            &requests[n++]);
-  int status =
-      mpi_wait_all(world, requests, n, statuses, h->deadline_ns, h->aborted,
-                   mpi_call_name(h->call), h->error, h->capacity);
+            &requests[1]);
   *received = 0;
-  if (status == BP_OK)
-    MPI_Get_count(&statuses[data], MPI_BYTE, received);
-  return status;
-}
-
-/* Takes in the call words of world ranks [first, end) that the last
- * exchange received from `partner` (statuses are gone: their size is
- * checked by what they hold). */
-static int halving_take_calls(halving_call *h, size_t first, size_t end) {
-  mpi_world *world = h->world;
-  memcpy(world->calls + first * CALL_WORDS, world->small_in,
-         mpi_call_bytes(end - first));
-  for (size_t r = first; r < end; r++) {
-    vcpu_comm_desc_t theirs =
-        mpi_call_from_words(world->calls + r * CALL_WORDS);
-    h->agreed = h->agreed && vcpu_comm_same_call(h->call, &theirs);
+  bool done = false;
+  int status = BP_OK;
+  if (x->checked) {
+    status = halving_check(h, requests, statuses, &done);
+    h->agreed = world->small.agreed;
+    size_t partner = (size_t)(x->from != MPI_PROC_NULL ? x->from : x->to);
+    if (status != BP_OK || (!h->agreed && !exchanges_data(world, partner))) {
+      if (!done)
+        halving_drop(world, requests, 2);
+      *received = -1;
+      return status;
+    }
   }
-  return BP_OK;
+  if (!done)
+    status =
+        mpi_wait_all(world, requests, 2, statuses, h->deadline_ns, h->aborted,
+                     mpi_call_name(h->call), h->error, h->capacity);
+  if (status == BP_OK)
+    MPI_Get_count(&statuses[0], MPI_BYTE, received);
+  return status;
 }
 
 /* Data that did not come whole from ranks that agree on the call. */
@@ -154,26 +192,15 @@ static int halving_survive(halving_call *h) {
     size_t give_first = first[steps] + (upper ? 0 : lower);
     size_t give = count[steps] - keep;
     size_t partner = mpi_plan_rank(plan, plan->survivor ^ group);
-    size_t mine = plan->survivor & ~(group - 1);
-    size_t theirs = (plan->survivor ^ group) & ~(group - 1);
-    halving_exchange x = {
-        .from = (int)partner,
-        .to = (int)partner,
-        .words_in = h->first,
-        .words_out =
-            h->first ? mpi_call_words_pack(world, mpi_plan_cover(plan, mine),
-                                           mpi_plan_cover(plan, mine + group),
-                                           world->small_out)
-                     : 0,
-        .in = world->scratch,
-        .in_capacity = HALVING_PIECE_BYTES,
-        .out = h->source + give_first * es,
-        .out_bytes = give * es};
+    halving_exchange x = {.from = (int)partner,
+                          .to = (int)partner,
+                          .checked = h->first,
+                          .in = world->scratch,
+                          .in_capacity = HALVING_PIECE_BYTES,
+                          .out = h->source + give_first * es,
+                          .out_bytes = give * es};
     int received = 0;
     int status = halving_run(h, &x, &received);
-    if (status == BP_OK && h->first)
-      status = halving_take_calls(h, mpi_plan_cover(plan, theirs),
-                                  mpi_plan_cover(plan, theirs + group));
     if (status == BP_OK && h->agreed && (size_t)received != keep * es)
       status = halving_short(h, partner, received, keep * es);
     if (status != BP_OK)
@@ -211,32 +238,29 @@ static int halving_survive(halving_call *h) {
   return BP_OK;
 }
 
-/* One piece: the pairs' hand-in, the survivors' part, the hand-back. */
+/* One piece: the pairs' hand-in, the survivors' part, the hand-back. The
+ * handing rank's step of the call check goes with its hand-in, though its
+ * message (every rank's call) comes with the hand-back: a helper that
+ * called another collective never takes the hand-in. */
 static int halving_piece(halving_call *h) {
   mpi_world *world = h->world;
   const mpi_plan *plan = &h->plan;
-  size_t es = element_bytes(h), me = world->rank, n = world->nranks;
+  size_t es = element_bytes(h), me = world->rank;
   size_t bytes = h->count * es;
   int received = 0, status = BP_OK;
   if (plan->handing) {
-    halving_exchange in = {
-        .from = MPI_PROC_NULL,
-        .to = (int)me + 1,
-        .words_out =
-            h->first ? mpi_call_words_pack(world, me, me + 1, world->small_out)
-                     : 0,
-        .out = h->source,
-        .out_bytes = bytes};
+    halving_exchange in = {.from = MPI_PROC_NULL,
+                           .to = (int)me + 1,
+                           .checked = h->first,
+                           .out = h->source,
+                           .out_bytes = bytes};
     status = halving_run(h, &in, &received);
     halving_exchange back = {.from = (int)me + 1,
                              .to = MPI_PROC_NULL,
-                             .words_in = h->first,
                              .in = piece_at(h, 0),
                              .in_capacity = bytes};
-    if (status == BP_OK)
+    if (status == BP_OK && received >= 0) /* not given up */
       status = halving_run(h, &back, &received);
-    if (status == BP_OK && h->first)
-      status = halving_take_calls(h, 0, n);
     if (status == BP_OK && h->agreed && (size_t)received != bytes)
       status = halving_short(h, me + 1, received, bytes);
     return status;
@@ -244,12 +268,10 @@ static int halving_piece(halving_call *h) {
   if (plan->helper) {
     halving_exchange in = {.from = (int)me - 1,
                            .to = MPI_PROC_NULL,
-                           .words_in = h->first,
+                           .checked = h->first,
                            .in = world->scratch,
                            .in_capacity = HALVING_PIECE_BYTES};
     status = halving_run(h, &in, &received);
-    if (status == BP_OK && h->first)
-      status = halving_take_calls(h, me - 1, me);
     if (status == BP_OK && h->agreed && (size_t)received != bytes)
       status = halving_short(h, me - 1, received, bytes);
     if (status == BP_OK && h->agreed) {
@@ -261,13 +283,11 @@ static int halving_piece(halving_call *h) {
     status = halving_survive(h);
   if (status == BP_OK && plan->helper) {
     /* Ranks that disagree get the calls alone. */
-    halving_exchange back = {
-        .from = MPI_PROC_NULL,
-        .to = (int)me - 1,
-        .words_out =
-            h->first ? mpi_call_words_pack(world, 0, n, world->small_out) : 0,
-        .out = piece_at(h, 0),
-        .out_bytes = h->agreed ? bytes : 0};
+    halving_exchange back = {.from = MPI_PROC_NULL,
+                             .to = (int)me - 1,
+                             .checked = h->first,
+                             .out = piece_at(h, 0),
+                             .out_bytes = h->agreed ? bytes : 0};
     status = halving_run(h, &back, &received);
   }
   return status;
@@ -280,8 +300,9 @@ int mpi_large_all_reduce(mpi_world *world, const vcpu_comm_desc_t *d,
     world->scratch = malloc(HALVING_PIECE_BYTES);
   if (!mpi_all_reduce_buffers(world) || world->scratch == NULL)
     return mpi_fail(BP_ERR_OUT_OF_MEMORY, error, capacity, "out of memory");
-  world->at_seq = d->seq;
-  mpi_call_to_words(d, world->calls + world->rank * CALL_WORDS);
+  int status = mpi_call_check_start(world, d, deadline_ns, error, capacity);
+  if (status != BP_OK)
+    return status;
   size_t es = vcpu_comm_dtype_size(d->dtype);
   size_t per_piece = HALVING_PIECE_BYTES / es;
   halving_call h = {.world = world,
@@ -294,7 +315,6 @@ int mpi_large_all_reduce(mpi_world *world, const vcpu_comm_desc_t *d,
                     .agreed = true,
                     .error = error,
                     .capacity = capacity};
-  int status = BP_OK;
   for (size_t piece = 0; status == BP_OK && (piece == 0 || piece < d->count);
        piece += per_piece) {
     h.piece = piece;
@@ -307,8 +327,11 @@ int mpi_large_all_reduce(mpi_world *world, const vcpu_comm_desc_t *d,
   }
   if (status != BP_OK)
     return mpi_name_the_missing(world, status, d->seq, error, capacity);
-  if (!h.agreed)
-    return mpi_compare_calls(world, d, error, capacity);
+  /* Every step of the check ran with the first piece: this names a
+   * mismatch. */
+  status = mpi_call_check_finish(world, aborted, error, capacity);
+  if (status != BP_OK)
+    return status;
   if (d->op == AVG)
     vcpu_comm_reduce(d->recv, (const void *const[]){d->recv}, 1, d->count,
                      d->dtype, AVG, world->nranks);

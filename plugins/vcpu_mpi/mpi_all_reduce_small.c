@@ -5,10 +5,10 @@
  * helpers hand all of them back). Each step combines the lower ranks' part
  * first, and the ops commute, so every rank computes the same bits. Ranks
  * that disagree keep exchanging (without combining) so that all of them can
- * name the mismatch; a call that is small on one rank and not on another
- * meets nothing and ends at the deadline. The other collectives run the
- * same exchange with the words alone as their call check
- * (mpi_call_check_start), so a small all-reduce and any of them meet.
+ * name the mismatch. The other collectives run the same exchange with the
+ * words alone as their call check (mpi_call_check_start), a larger
+ * all-reduce step by step beside its own messages (mpi_call_check_step),
+ * so whatever two ranks call at one sequence number, they meet.
  * A step's message to a rank of this host goes through the world's mailbox
  * when it has one (mpi_mailbox.h), else over MPI.
  *
@@ -79,9 +79,10 @@ static size_t small_first_limit(const mpi_world *world, size_t peer) {
 }
 
 /* The data bytes a step's message carries: a small all-reduce's partial
- * result; none for the call check of another collective. */
+ * result; none for the call check of another collective (a larger
+ * all-reduce's included). */
 static size_t data_bytes(const vcpu_comm_desc_t *d) {
-  return d->kind == VCPU_COMM_ALL_REDUCE
+  return mpi_small_all_reduce_fits(d)
              ? d->count * vcpu_comm_dtype_size(d->dtype)
              : 0;
 }
@@ -329,6 +330,32 @@ static int small_wait_mailbox(mpi_world *world, const mpi_plan *plan,
   return status;
 }
 
+/* Ends the call's current step (posting it first if need be) and moves to
+ * the next, or returns BP_ERR_NOT_READY, still in it, once `until_ns`
+ * passes. */
+static int small_step(mpi_world *world, const mpi_plan *plan, uint64_t until_ns,
+                      const atomic_bool *aborted, char *error,
+                      size_t capacity) {
+  mpi_small_call *c = &world->small;
+  if (!c->posted)
+    small_post(world, plan);
+  c->posted = true;
+  const unsigned char *message = world->small_in;
+  int status;
+  if (mpi_mailbox_reaches(world, step_partner(world, plan)))
+    status = small_wait_mailbox(world, plan, until_ns, aborted, &message, error,
+                                capacity);
+  else
+    status = small_wait_mpi(world, plan, until_ns, aborted, error, capacity);
+  if (status == BP_ERR_NOT_READY)
+    return status;
+  if (status == BP_OK)
+    status = small_receive(world, plan, message, error, capacity);
+  c->step++;
+  c->posted = false;
+  return status;
+}
+
 /* Goes on with the world's small all-reduce until it ends, or until
  * `until_ns` passes first (BP_ERR_NOT_READY: call again to go on). */
 static int small_progress(mpi_world *world, uint64_t until_ns,
@@ -338,28 +365,16 @@ static int small_progress(mpi_world *world, uint64_t until_ns,
   mpi_plan plan = mpi_plan_of(world);
   int status = BP_OK;
   while (status == BP_OK && c->step < c->steps) {
-    if (!c->posted)
-      small_post(world, &plan);
-    c->posted = true;
-    const unsigned char *message = world->small_in;
-    if (mpi_mailbox_reaches(world, step_partner(world, &plan)))
-      status = small_wait_mailbox(world, &plan, until_ns, aborted, &message,
-                                  error, capacity);
-    else
-      status = small_wait_mpi(world, &plan, until_ns, aborted, error, capacity);
+    status = small_step(world, &plan, until_ns, aborted, error, capacity);
     if (status == BP_ERR_NOT_READY)
       return status;
-    if (status == BP_OK)
-      status = small_receive(world, &plan, message, error, capacity);
-    c->step++;
-    c->posted = false;
   }
   c->pending = false;
   if (status != BP_OK)
     return mpi_name_the_missing(world, status, c->call.seq, error, capacity);
   if (!c->agreed)
     return mpi_compare_calls(world, &c->call, error, capacity);
-  if (c->call.kind != VCPU_COMM_ALL_REDUCE)
+  if (!mpi_small_all_reduce_fits(&c->call))
     return BP_OK;
   if (c->partial != c->call.recv) /* one rank: no step wrote the result */
     memcpy(c->call.recv, c->partial, data_bytes(&c->call));
@@ -423,6 +438,16 @@ int mpi_call_check_start(mpi_world *world, const vcpu_comm_desc_t *d,
   small_post(world, &plan);
   world->small.posted = true;
   return BP_OK;
+}
+
+int mpi_call_check_step(mpi_world *world, uint64_t until_ns,
+                        const atomic_bool *aborted, char *error,
+                        size_t capacity) {
+  mpi_small_call *c = &world->small;
+  if (c->step >= c->steps)
+    return BP_OK;
+  mpi_plan plan = mpi_plan_of(world);
+  return small_step(world, &plan, until_ns, aborted, error, capacity);
 }
 
 int mpi_call_check_finish(mpi_world *world, const atomic_bool *aborted,

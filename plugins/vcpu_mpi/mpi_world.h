@@ -88,8 +88,10 @@ typedef struct mpi_world {
   /* A larger all-reduce's data from a partner, before it is reduced
    * (mpi_all_reduce_large.c), allocated on first use. */
   void *scratch;
-  /* Whether each rank runs on this rank's host (nranks entries). */
+  /* Whether each rank runs on this rank's host (nranks entries), and
+   * whether any does not. */
   bool *near;
+  bool spans_hosts;
   /* The small exchange's shared memory with this host's other ranks
    * (mpi_mailbox.h), or NULL. */
   struct mpi_mailbox *mailbox;

@@ -28,6 +28,7 @@
 #include "plugins/vcpu/comm/comm_shm_check.h"
 #include "plugins/vcpu/comm/hybrid.h"
 #include "plugins/vcpu/comm/interface.h"
+#include "plugins/vcpu/comm/mpi.h"
 #include "plugins/vcpu/comm/ops.h"
 #include "plugins/vcpu/kernel/kernels.h"
 #include "plugins/vcpu/lifetime.h"
@@ -222,6 +223,21 @@ static void test_small_all_reduce_never_holds_its_caller(void **state) {
     assert_int_equal(x[i], i * n);
 }
 
+/* Ranks of one host (simulated hosts included: their processor names
+ * agree) may run a small all-reduce on the caller's thread; a world over
+ * several hosts may not (tests/comm/netns/test_multihost.c). The hybrid's
+ * world has no `quick`. */
+static void test_small_calls_on_one_host_may_run_on_the_caller(void **state) {
+  comm_mpi_world *w = *state;
+  const vcpu_comm_world_t *world = w->comm->world;
+  vcpu_comm_desc_t one_kib = {
+      .kind = VCPU_COMM_ALL_REDUCE, .count = 256, .dtype = FLOAT32, .op = SUM};
+  assert_non_null(world->mpi);
+  assert_int_equal(world->mpi->quick != NULL &&
+                       world->mpi->quick(world->mpi_handle, &one_kib),
+                   !vcpu_comm_hybrid_in_use(world));
+}
+
 /* Small calls queued back to back, never waited for between them: a rank
  * may run one call ahead of another. Between ranks of one host their
  * messages go through two mailbox slots per pair, by the sequence number's
@@ -384,6 +400,17 @@ static void test_mismatch_is_detected(void **state) {
       {"rank 0 broadcasts, the others all_reduce", 0, false, true, 3, 3, SUM},
       {"the last rank broadcasts, the others all_reduce", last, false, true,
        1000, 1000, SUM},
+      /* An all-reduce over 16 KiB runs the others' call check beside its
+       * own messages: against any other call it names the mismatch
+       * instead of waiting for data that never comes. */
+      {"the last rank broadcasts 32 KiB, the others all_reduce 32 KiB", last,
+       false, true, 8192, 8192, SUM},
+      {"rank 0 broadcasts 32 KiB, the others all_reduce 32 KiB", 0, false, true,
+       8192, 8192, SUM},
+      {"the last rank all_reduces 3 KiB, the others 32 KiB", last, false, false,
+       8192, 768, SUM},
+      {"rank 0 all_reduces 32 KiB, the others 3 KiB", 0, false, false, 768,
+       8192, SUM},
   };
   float *x = calloc(8193, sizeof *x);
   assert_non_null(x);
@@ -476,6 +503,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_all_reduce_gives_every_rank_the_same_bits),
       cmocka_unit_test(test_small_all_reduce_across_its_first_message_end),
       cmocka_unit_test(test_small_all_reduce_never_holds_its_caller),
+      cmocka_unit_test(test_small_calls_on_one_host_may_run_on_the_caller),
       cmocka_unit_test(test_back_to_back_small_calls_stay_exact),
       cmocka_unit_test(test_collectives_over_4_mib_are_whole),
       cmocka_unit_test(test_host_stages_go_single_copy_on_device_memory),

@@ -17,7 +17,8 @@
  * budget (30 µs) for them, so that a call that had to be handed on does not
  * send every later one of a busy loop through the worker. Only worlds whose
  * module can stop and resume a call (plain MPI worlds: comm/mpi.h's
- * `start`) and calls it accepts (`quick`) run so. */
+ * `start`) and calls it accepts (`quick`: small all_reduces of ranks on one
+ * host, whose calls take about as long as the hand-off) run so. */
 #ifndef BACKPLANE_VCPU_COMM_CALLER_H_
 #define BACKPLANE_VCPU_COMM_CALLER_H_
 

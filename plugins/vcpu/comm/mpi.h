@@ -58,11 +58,11 @@ typedef struct vcpu_comm_mpi_module {
                size_t *host_of, void **out_leaders, char *error,
                size_t capacity);
   /* `collective` in steps, for a call that `quick` accepts (a small
-   * all_reduce): `start` begins it and goes on until it ends or `until_ns`
-   * passes; then BP_ERR_NOT_READY means the world holds the call half done,
-   * and `resume`, on any one thread (the hand-over ordering the threads'
-   * accesses), finishes it by its deadline before any other call of the
-   * world. NULL in a world that cannot (the hybrid's). */
+   * all_reduce of ranks on one host): `start` begins it and goes on until it
+   * ends or `until_ns` passes; then BP_ERR_NOT_READY means the world holds the
+   * call half done, and `resume`, on any one thread (the hand-over ordering the
+   * threads' accesses), finishes it by its deadline before any other call of
+   * the world. NULL in a world that cannot (the hybrid's). */
   bool (*quick)(void *handle, const vcpu_comm_desc_t *desc);
   int (*start)(void *handle, const vcpu_comm_desc_t *desc, uint64_t deadline_ns,
                uint64_t until_ns, const atomic_bool *aborted, char *error,
