@@ -20,13 +20,13 @@
  * microseconds, as much as an op on a few megabytes, and ops come back to
  * back): busily for SPIN_BUSY_NS, then yielding the CPU between polls, so
  * that a waiter sharing a CPU with the thread it waits for lets that one run.
- * The busy part covers the gap between two back-to-back ops: a worker that
- * yields there, on a machine running other processes, hands its CPU to one
- * of them for a whole time slice (Linux's scheduler runs the others first),
- * misses the next jobs and leaves them to the caller alone. (With 2 us of
- * busy polling, a 2x32x130x130 sub on 2 CPUs beside another process's work
- * took 186 us in the median and 80 us at best; with 50 us, 85 and 78. An
- * OpenMP runtime's workers likewise poll busily for a while.)
+ * The busy part is short: 50 us, which kept a worker through the gap
+ * between two back-to-back ops on a machine running other processes (a
+ * 2x32x130x130 sub beside another process's work: 186 -> 85 us in the
+ * median), made the quiet machine's `bench ops` slower (a 2x128x3072 gather
+ * 37-44 against 50-61 GB/s, alternating; 164 of 167 rows met natively
+ * against 166 with 2 us), the spinning worker holding a CPU the caller and
+ * the stream worker wanted (docs/performance.md).
  *
  * Spreading: with more runnable threads than CPUs (a stream worker calling
  * the op, its waiting caller, the pool's workers), the scheduler may leave a
@@ -47,7 +47,7 @@
 
 /* How long a waiter polls before it sleeps, and how much of that busily. */
 #define SPIN_NS 100000u
-#define SPIN_BUSY_NS 50000u
+#define SPIN_BUSY_NS 2000u
 
 enum { CHUNKS_PER_THREAD = 4 };
 
