@@ -1,5 +1,5 @@
 /* relu, gelu, sigmoid, tanh, softmax and their gradients. */
-#include "unary.h"
+#include "single_op.h"
 
 namespace bridge {
 

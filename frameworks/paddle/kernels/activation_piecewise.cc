@@ -4,7 +4,7 @@
  * their Backward); hardsigmoid with Paddle's slope and offset is
  * clamp(x * slope + offset, 0, 1) (diopiMulScalar, diopiAddInpScalar,
  * diopiClampInpScalar), its gradient slope where 0 < out < 1. */
-#include "unary.h"
+#include "single_op.h"
 
 namespace bridge {
 

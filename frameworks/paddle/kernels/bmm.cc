@@ -1,18 +1,11 @@
 /* bmm (x [b, m, k] times y [b, k, n]) and its gradient: diopiBmm on the
  * operands, and on a transposed operand as a strided view (no copy) for
  * dx = dout y^T and dy = x^T dout. */
-#include "kernel_call.h"
+#include "single_op.h"
 
 namespace bridge {
 
-template <typename T>
-void BmmKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
-               const phi::DenseTensor &y, phi::DenseTensor *out) {
-  KernelCall call(dev_ctx, "bmm", kernel_dtype_of<T>());
-  diopiTensorHandle_t a = call.wrap(pd(x)), b = call.wrap(pd(y));
-  call.check(DIOPI(call, diopiBmm)(call.diopi(), call.alloc(pd(out)), a, b),
-             "diopiBmm");
-}
+BRIDGE_BINARY(BmmKernel, "bmm", diopiBmm)
 
 /* `t` [b, r, c] as its transpose [b, c, r], a view of the same memory. */
 static diopiTensorHandle_t transposed(KernelCall &call, PD_Tensor *t) {

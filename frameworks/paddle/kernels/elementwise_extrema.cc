@@ -3,27 +3,12 @@
  * dout goes to the larger (smaller) operand and is split in halves on a
  * tie (diopiSub, diopiSign, diopiAddInpScalar, diopiMulInpScalar, diopiMul,
  * then kernel_sum_to over broadcast dims). */
-#include "kernel_call.h"
+#include "single_op.h"
 
 namespace bridge {
 
-template <typename T>
-void MaximumKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
-                   const phi::DenseTensor &y, phi::DenseTensor *out) {
-  KernelCall call(dev_ctx, "maximum", kernel_dtype_of<T>());
-  diopiTensorHandle_t a = call.wrap(pd(x)), b = call.wrap(pd(y));
-  call.check(DIOPI(call, diopiMaximum)(call.diopi(), call.alloc(pd(out)), a, b),
-             "diopiMaximum");
-}
-
-template <typename T>
-void MinimumKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
-                   const phi::DenseTensor &y, phi::DenseTensor *out) {
-  KernelCall call(dev_ctx, "minimum", kernel_dtype_of<T>());
-  diopiTensorHandle_t a = call.wrap(pd(x)), b = call.wrap(pd(y));
-  call.check(DIOPI(call, diopiMinimum)(call.diopi(), call.alloc(pd(out)), a, b),
-             "diopiMinimum");
-}
+BRIDGE_BINARY(MaximumKernel, "maximum", diopiMaximum)
+BRIDGE_BINARY(MinimumKernel, "minimum", diopiMinimum)
 
 /* dx = sum_to(dout * w), dy = sum_to(dout - dout * w) with w = (sign(a -
  * b) + 1) / 2: maximum's gradients for a = x, b = y; minimum's for a = y,

@@ -2,56 +2,15 @@
  * dtype, nonzero is true) and isnan, isinf, isfinite: diopiLogicalAnd/Or/
  * Not, diopiIsNan/IsInf (isfinite: neither, by diopiLogicalOrInp and
  * diopiLogicalNotInp). Every output is bool. */
-#include "kernel_call.h"
+#include "single_op.h"
 
 namespace bridge {
 
-template <typename T>
-void LogicalAndKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
-                      const phi::DenseTensor &y, phi::DenseTensor *out) {
-  KernelCall call(dev_ctx, "logical_and");
-  diopiTensorHandle_t a = call.wrap(pd(x)), b = call.wrap(pd(y));
-  call.check(
-      DIOPI(call, diopiLogicalAnd)(call.diopi(), call.alloc(pd(out)), a, b),
-      "diopiLogicalAnd");
-}
-
-template <typename T>
-void LogicalOrKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
-                     const phi::DenseTensor &y, phi::DenseTensor *out) {
-  KernelCall call(dev_ctx, "logical_or");
-  diopiTensorHandle_t a = call.wrap(pd(x)), b = call.wrap(pd(y));
-  call.check(
-      DIOPI(call, diopiLogicalOr)(call.diopi(), call.alloc(pd(out)), a, b),
-      "diopiLogicalOr");
-}
-
-template <typename T>
-void LogicalNotKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
-                      phi::DenseTensor *out) {
-  KernelCall call(dev_ctx, "logical_not");
-  diopiTensorHandle_t a = call.wrap(pd(x));
-  call.check(DIOPI(call, diopiLogicalNot)(call.diopi(), call.alloc(pd(out)), a),
-             "diopiLogicalNot");
-}
-
-template <typename T>
-void IsnanKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
-                 phi::DenseTensor *out) {
-  KernelCall call(dev_ctx, "isnan");
-  diopiTensorHandle_t a = call.wrap(pd(x));
-  call.check(DIOPI(call, diopiIsNan)(call.diopi(), call.alloc(pd(out)), a),
-             "diopiIsNan");
-}
-
-template <typename T>
-void IsinfKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
-                 phi::DenseTensor *out) {
-  KernelCall call(dev_ctx, "isinf");
-  diopiTensorHandle_t a = call.wrap(pd(x));
-  call.check(DIOPI(call, diopiIsInf)(call.diopi(), call.alloc(pd(out)), a),
-             "diopiIsInf");
-}
+BRIDGE_BINARY_BOOL(LogicalAndKernel, "logical_and", diopiLogicalAnd)
+BRIDGE_BINARY_BOOL(LogicalOrKernel, "logical_or", diopiLogicalOr)
+BRIDGE_UNARY_BOOL(LogicalNotKernel, "logical_not", diopiLogicalNot)
+BRIDGE_UNARY_BOOL(IsnanKernel, "isnan", diopiIsNan)
+BRIDGE_UNARY_BOOL(IsinfKernel, "isinf", diopiIsInf)
 
 /* out = not (isnan(x) or isinf(x)). */
 template <typename T>

@@ -3,7 +3,7 @@
  * forward; a gradient is dout times (or over) one factor and a constant
  * (for clip, whether x lies in [min, max]: Paddle passes the gradient at
  * the bounds too); floor's and round's are zero. */
-#include "unary.h"
+#include "single_op.h"
 
 namespace bridge {
 

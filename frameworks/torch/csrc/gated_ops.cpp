@@ -12,17 +12,19 @@
 namespace torch_backplane {
 namespace {
 
-at::Tensor like(const at::Tensor &t) {
-  return new_tensor(t, t.sizes(), t.scalar_type());
+// The dim PReLU's weight runs along, as PyTorch's prelu takes it: -1 for
+// one slope, else dim 1 (dim 0 of a 1-d input).
+int64_t prelu_channel(const at::Tensor &self, const at::Tensor &weight) {
+  if (weight.numel() == 1)
+    return -1;
+  return self.dim() >= 2 ? 1 : 0;
 }
 
-// PReLU's weight seen so that it broadcasts over self: one slope, or one
-// per channel (dim 1; dim 0 of a 1-d input), as PyTorch's prelu takes it.
+// PReLU's weight seen so that it broadcasts over self.
 at::Tensor prelu_slopes(const at::Tensor &self, const at::Tensor &weight) {
-  int64_t n = weight.numel();
-  if (n == 1)
+  int64_t n = weight.numel(), channel = prelu_channel(self, weight);
+  if (channel < 0)
     return weight.view(c10::IntArrayRef{}); // not view({}): a dtype
-  int64_t channel = self.dim() >= 2 ? 1 : 0;
   TORCH_CHECK(weight.dim() == 1 && self.dim() > 0 && self.size(channel) == n,
               "prelu: weight of ", n, " values for an input of shape ",
               self.sizes(), " (its channels: dim ", channel, ")");
@@ -42,7 +44,7 @@ at::Tensor positive(const OpContext &ctx, const at::Tensor &x) {
 
 at::Tensor prelu(const at::Tensor &self, const at::Tensor &weight) {
   at::Tensor slopes = prelu_slopes(self, weight);
-  at::Tensor out = like(self), scaled = like(self);
+  at::Tensor out = new_like(self), scaled = new_like(self);
   OpContext ctx(self);
   at::Tensor mask = positive(ctx, self);
   DiopiTensor o(out), s(scaled), x(self), w(slopes), m(mask);
@@ -57,28 +59,26 @@ std::tuple<at::Tensor, at::Tensor> prelu_backward(const at::Tensor &grad_output,
                                                   const at::Tensor &self,
                                                   const at::Tensor &weight) {
   at::Tensor slopes = prelu_slopes(self, weight);
-  at::Tensor grad_self = like(self), grad_weight = like(weight);
-  at::Tensor scaled = like(self), masked = like(self), zero_t = like(self);
+  at::Tensor grad_self = new_like(self), grad_weight = new_like(weight);
+  at::Tensor scaled = new_like(self);
   OpContext ctx(self);
   at::Tensor mask = positive(ctx, self);
   DiopiTensor gs(grad_self), g(grad_output), x(self), w(slopes), m(mask),
-      s(scaled), mk(masked), z(zero_t);
+      s(scaled);
   diopiScalar_t zero = diopi_scalar(0);
   BP_CALL(diopiMul, ctx, s, g, w);
   BP_CALL(diopiWhere, ctx, gs, m, g, s);
   BP_CALL(diopiMul, ctx, s, g, x);
-  BP_CALL(diopiFill, ctx, z, &zero);
-  BP_CALL(diopiWhere, ctx, mk, m, z, s);
-  std::vector<int64_t> dims;
-  int64_t channel = weight.numel() == 1 ? -1 : self.dim() >= 2 ? 1 : 0;
+  BP_CALL(diopiMaskedFillInpScalar, ctx, s, m, &zero);
+  int64_t channel = prelu_channel(self, weight);
+  std::vector<int64_t> dims, summed; // summed: the weight's shape, (C) or ()
   for (int64_t d = 0; d < self.dim(); d++)
     if (d != channel)
       dims.push_back(d);
-  std::vector<int64_t> summed; // the weight's shape: (C) or ()
   if (channel >= 0)
     summed.push_back(weight.numel());
   DiopiTensor gw(grad_weight.view(summed));
-  BP_CALL(diopiSum, ctx, gw, mk, diopi_size(dims));
+  BP_CALL(diopiSum, ctx, gw, s, diopi_size(dims));
   return {grad_self, grad_weight};
 }
 
@@ -94,7 +94,7 @@ std::tuple<at::Tensor, at::Tensor> glu_halves(const at::Tensor &self,
 
 at::Tensor glu(const at::Tensor &self, int64_t dim) {
   auto [value, gate] = glu_halves(self, dim);
-  at::Tensor out = like(value), sig = like(gate);
+  at::Tensor out = new_like(value), sig = new_like(gate);
   OpContext ctx(self);
   DiopiTensor o(out), s(sig), v(value), gt(gate);
   BP_CALL(diopiSigmoid, ctx, s, gt);
@@ -106,9 +106,9 @@ at::Tensor glu(const at::Tensor &self, int64_t dim) {
 at::Tensor glu_backward(const at::Tensor &grad_output, const at::Tensor &self,
                         int64_t dim) {
   auto [value, gate] = glu_halves(self, dim);
-  at::Tensor grad_input = like(self);
+  at::Tensor grad_input = new_like(self);
   int64_t half = value.size(dim);
-  at::Tensor sig = like(gate), product = like(gate);
+  at::Tensor sig = new_like(gate), product = new_like(gate);
   OpContext ctx(self);
   DiopiTensor s(sig), p(product), g(grad_output), v(value), gt(gate),
       gv(grad_input.narrow(dim, 0, half)),

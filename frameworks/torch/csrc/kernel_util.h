@@ -17,6 +17,11 @@ inline at::Tensor new_tensor(const at::Tensor &like, c10::IntArrayRef shape,
   return at::empty(shape, like.options().dtype(type));
 }
 
+// An uninitialized tensor of `t`'s shape, dtype and device.
+inline at::Tensor new_like(const at::Tensor &t) {
+  return new_tensor(t, t.sizes(), t.scalar_type());
+}
+
 // An `out=` argument made `shape` (PyTorch resizes outs of the wrong size).
 inline at::Tensor &shaped_out(at::Tensor &out, c10::IntArrayRef shape) {
   if (!out.sizes().equals(shape))

@@ -15,10 +15,6 @@ namespace {
 
 using Triple = std::tuple<at::Tensor, at::Tensor, at::Tensor>;
 
-at::Tensor like(const at::Tensor &t) {
-  return new_tensor(t, t.sizes(), t.scalar_type());
-}
-
 at::Tensor optional_tensor(const c10::optional<at::Tensor> &t) {
   return t.has_value() ? *t : at::Tensor();
 }
@@ -26,7 +22,7 @@ at::Tensor optional_tensor(const c10::optional<at::Tensor> &t) {
 // A loss's result: one value, or one per element with reduction none.
 at::Tensor loss_result(const at::Tensor &self, int64_t reduction) {
   if (reduction == 0)
-    return like(self);
+    return new_like(self);
   return new_tensor(self, {}, self.scalar_type());
 }
 
@@ -39,7 +35,7 @@ Triple group_norm(const at::Tensor &input,
                   const c10::optional<at::Tensor> &bias, c10::SymInt n,
                   c10::SymInt /*c*/, c10::SymInt /*hxw*/, int64_t group,
                   double eps) {
-  at::Tensor out = like(input);
+  at::Tensor out = new_like(input);
   int64_t batch = n.expect_int();
   at::Tensor mean = new_tensor(input, {batch, group}, input.scalar_type());
   at::Tensor rstd = new_tensor(input, {batch, group}, input.scalar_type());
@@ -57,7 +53,7 @@ Triple group_norm_backward(const at::Tensor &grad_out, const at::Tensor &input,
                            c10::SymInt /*hxw*/, int64_t group,
                            std::array<bool, 3> mask) {
   int64_t channels = c.expect_int();
-  at::Tensor gi = mask[0] ? like(input) : at::Tensor();
+  at::Tensor gi = mask[0] ? new_like(input) : at::Tensor();
   at::Tensor gw = mask[1] ? new_tensor(input, {channels}, input.scalar_type())
                           : at::Tensor();
   at::Tensor gb = mask[2] ? new_tensor(input, {channels}, input.scalar_type())
@@ -81,7 +77,7 @@ at::Tensor mse_loss(const at::Tensor &self, const at::Tensor &target,
 at::Tensor mse_loss_backward(const at::Tensor &grad_output,
                              const at::Tensor &self, const at::Tensor &target,
                              int64_t reduction) {
-  at::Tensor gi = like(self);
+  at::Tensor gi = new_like(self);
   OpContext ctx(self);
   DiopiTensor g(gi), go(grad_output), x(self), t(target);
   BP_CALL(diopiMSELossBackward, ctx, g, go, x, t, diopi_reduction(reduction));
@@ -101,7 +97,7 @@ at::Tensor bce_backward(const at::Tensor &grad_output, const at::Tensor &self,
                         const at::Tensor &target,
                         const c10::optional<at::Tensor> &weight,
                         int64_t reduction) {
-  at::Tensor gi = like(self);
+  at::Tensor gi = new_like(self);
   at::Tensor w = optional_tensor(weight);
   OpContext ctx(self);
   DiopiTensor g(gi), go(grad_output), x(self), t(target), wt(w);
@@ -122,7 +118,7 @@ at::Tensor smooth_l1_loss_backward(const at::Tensor &grad_output,
                                    const at::Tensor &self,
                                    const at::Tensor &target, int64_t reduction,
                                    double beta) {
-  at::Tensor gi = like(self);
+  at::Tensor gi = new_like(self);
   OpContext ctx(self);
   DiopiTensor g(gi), go(grad_output), x(self), t(target);
   BP_CALL(diopiSmoothL1LossBackward, ctx, g, go, x, t,
@@ -206,7 +202,7 @@ at::Tensor adaptive_avg_pool2d(const at::Tensor &self,
 
 at::Tensor adaptive_avg_pool2d_backward(const at::Tensor &grad_output,
                                         const at::Tensor &self) {
-  at::Tensor gi = like(self);
+  at::Tensor gi = new_like(self);
   OpContext ctx(self);
   DiopiTensor g(gi), go(grad_output), x(self);
   BP_CALL(diopiAdaptiveAvgPool2dBackward, ctx, g, go, x);
@@ -231,7 +227,7 @@ adaptive_max_pool2d(const at::Tensor &self, c10::IntArrayRef output_size) {
 at::Tensor adaptive_max_pool2d_backward(const at::Tensor &grad_output,
                                         const at::Tensor &self,
                                         const at::Tensor &indices) {
-  at::Tensor gi = like(self);
+  at::Tensor gi = new_like(self);
   OpContext ctx(self);
   DiopiTensor g(gi), go(grad_output), x(self), i(indices);
   BP_CALL(diopiAdaptiveMaxPool2dBackward, ctx, g, go, x, i);

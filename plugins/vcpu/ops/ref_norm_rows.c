@@ -131,17 +131,30 @@ REF_ISA_DISPATCH_VOID(static, normalize_row,
                        const float *w, const float *b),
                       (y, x, n, m, s, w, b))
 
+/* Row r of float32 rows that are contiguous. */
+static float *row_f32(const ref_norm_rows_t *rows, int64_t r) {
+  return (float *)rows->outer.data + ref_offset(&rows->outer, r);
+}
+
+/* row_statistics of a contiguous float32 row x: sums in double over float
+ * SIMD blocks. */
+static void row_statistics_f32(const task_t *t, const float *x, double *mean,
+                               double *rstd) {
+  double n = (double)t->count;
+  *mean = t->rms || t->count == 0 ? 0 : ref_f32_sum(x, t->count) / n;
+  *rstd =
+      1.0 / sqrt(ref_f32_sum_sq_dev(x, t->count, (float)*mean) / n + t->eps);
+}
+
 /* forward_row for float32 rows contiguous in x and y (weight and bias, when
- * given, float32 and contiguous): sums in double over float SIMD blocks. */
+ * given, float32 and contiguous). */
 static void forward_row_f32(const task_t *t, int64_t r) {
-  const float *x = (const float *)t->x.outer.data + ref_offset(&t->x.outer, r);
-  float *y = (float *)t->y.outer.data + ref_offset(&t->y.outer, r);
+  const float *x = row_f32(&t->x, r);
+  float *y = row_f32(&t->y, r);
   const float *w = t->has_weight ? (const float *)t->weight.data : NULL,
               *b = t->has_bias ? (const float *)t->bias.data : NULL;
-  double n = (double)t->count;
-  double mean = t->rms || t->count == 0 ? 0 : ref_f32_sum(x, t->count) / n;
-  double sq = ref_f32_sum_sq_dev(x, t->count, (float)mean);
-  double rstd = 1.0 / sqrt(sq / n + t->eps);
+  double mean, rstd;
+  row_statistics_f32(t, x, &mean, &rstd);
   float m = (float)mean, s = (float)rstd;
   /* runs of elements sharing a weight index: a channel's spatial extent
    * (group_norm) or single elements (rms_norm) */
@@ -177,11 +190,6 @@ static bool backward_f32(const task_t *t) {
          (!t->has_y || ref_f32_contiguous(&t->y.inner));
 }
 
-/* Row r of float32 rows that are contiguous. */
-static float *row_f32(const ref_norm_rows_t *rows, int64_t r) {
-  return (float *)rows->outer.data + ref_offset(&rows->outer, r);
-}
-
 /* sum(dy) and sum(dy (x - mean)) over n elements, in double. */
 static void dy_sums_f32(const float *dy, const float *x, int64_t n, double mean,
                         double *sum_dy, double *sum_dyx) {
@@ -215,14 +223,10 @@ static void statistics_range(void *context, int64_t begin, int64_t end) {
       row_statistics(t, r, &t->means[r], t->rstds ? &t->rstds[r] : NULL);
       continue;
     }
-    /* as forward_row_f32 computes them */
-    const float *x = row_f32(&t->x, r);
-    double n = (double)t->count;
-    t->means[r] = ref_f32_sum(x, t->count) / n;
+    double rstd; /* as forward_row_f32 computes them */
+    row_statistics_f32(t, row_f32(&t->x, r), &t->means[r], &rstd);
     if (t->rstds)
-      t->rstds[r] =
-          1.0 / sqrt(ref_f32_sum_sq_dev(x, t->count, (float)t->means[r]) / n +
-                     t->eps);
+      t->rstds[r] = rstd;
   }
 }
 

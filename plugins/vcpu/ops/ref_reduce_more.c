@@ -110,24 +110,11 @@ static double prod_f32(const float *x, int64_t n, int64_t *index,
   (void)p;
   return ref_f32_prod(x, n);
 }
-REF_ISA_BODY double abs_sum_body(const float *x, int64_t n) {
-  double total = 0;
-  for (int64_t b = 0; b < n; b += REF_F32_BLOCK) {
-    int64_t e = n - b < REF_F32_BLOCK ? n : b + REF_F32_BLOCK;
-    float sum = 0;
-#pragma omp simd reduction(+ : sum)
-    for (int64_t k = b; k < e; k++)
-      sum += fabsf(x[k]);
-    total += sum;
-  }
-  return total;
-}
-REF_ISA_DISPATCH(static, double, abs_sum, (const float *x, int64_t n), (x, n))
 static double norm_f32(const float *x, int64_t n, int64_t *index,
                        const double *p) {
   double order = p[0];
   if (order == 1)
-    return abs_sum(x, n);
+    return ref_f32_abs_sum(x, n);
   if (order == 2)
     return sqrt(ref_f32_sum_sq_dev(x, n, 0.0f));
   (void)index; /* +-inf: the extreme |x|, a NaN winning */
