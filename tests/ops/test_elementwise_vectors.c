@@ -1,11 +1,11 @@
 /* The elementwise engine's vector paths against plain loops written here:
- * float32 copies, add, sub (alpha folded in), mul and div whose outputs
- * stream their stores (CTest sets BACKPLANE_OPS_STREAM_BYTES to 4096, so
- * outputs of 1024 floats and more stream) and the ops beside them, at odd
- * lengths, into misaligned and in-place outputs, beside strided and short ones
- * that do not stream; gelu and sigmoid (its output streaming too) against
- * libm with NaN, infinities, signed zeros and large arguments; the vectorized
- * float32 digamma against a double series;
+ * float32 copies, add, sub (alpha folded in), mul, div, relu and clamp
+ * (NaN inputs among theirs) whose outputs stream their stores (CTest sets
+ * BACKPLANE_OPS_STREAM_BYTES to 4096, so outputs of 1024 floats and more
+ * stream) and the ops beside them, at odd lengths, into misaligned and in-place
+ * outputs, beside strided and short ones that do not stream; gelu and sigmoid
+ * (its output streaming too) against libm with NaN, infinities, signed zeros
+ * and large arguments; the vectorized float32 digamma against a double series;
  * and the bits loops of logical and bitwise ops on bool, uint8 and int32 views
  * at odd lengths and misaligned starts. CTest runs it once per instruction set
  * (BACKPLANE_OPS_ISA). */
@@ -149,6 +149,9 @@ static void check_float_op(ops_env_t *e, float_op_t op, int64_t n,
   ops_made_tensor(&m, diopi_dtype_float32, 1, &span, NULL, 0, (void **)&o);
   fill(a, span, 11);
   fill(b, span, 23);
+  if (op == RELU || op == CLAMP) /* NaN passes through both */
+    for (int64_t i = 5; i < span; i += 89)
+      a[i] = NAN;
   for (int64_t i = 0; i < span; i++) {
     if (b[i] == 0.0f)
       b[i] = 0.75f; /* no division by zero */
