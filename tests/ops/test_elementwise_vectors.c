@@ -5,10 +5,12 @@
  * stream) and the ops beside them, at odd lengths, into misaligned and in-place
  * outputs, beside strided and short ones that do not stream; gelu and sigmoid
  * (its output streaming too) against libm with NaN, infinities, signed zeros
- * and large arguments; the vectorized float32 digamma against a double series;
- * and the bits loops of logical and bitwise ops on bool, uint8 and int32 views
- * at odd lengths and misaligned starts. CTest runs it once per instruction set
+ * and large arguments; exp over float32's whole range; silu and hardswish
+ * far below zero; the vectorized float32 digamma against a double series; and
+ * the bits loops of logical and bitwise ops on bool, uint8 and int32 views at
+ * odd lengths and misaligned starts. CTest runs it once per instruction set
  * (BACKPLANE_OPS_ISA). */
+#include <float.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -345,6 +347,96 @@ static void gelu_and_sigmoid_follow_libm(void **state) {
   }
 }
 
+/* float32 exp over the type's whole range against libm's double exp:
+ * within 2 ulp where the result is normal (1.5e-7 relative), within one
+ * subnormal step (2^-149) plus 2 ulp of the value below that, infinity
+ * from ln(FLT_MAX) = 88.7228391 up, exact 0 far below, NaN for NaN. The
+ * arguments sweep [-110, 95] unevenly, with the boundaries and specials
+ * among them, at an odd length and offset 1. */
+static void exp_covers_the_whole_float_range(void **state) {
+  ops_env_t *e = *state;
+  static const float special[] = {NAN,     INFINITY,    -INFINITY,  0.0f,
+                                  -0.0f,   88.7228f,    88.72284f,  88.7229f,
+                                  89.0f,   100.0f,      -87.33654f, -87.4f,
+                                  -100.0f, -103.27893f, -103.9721f, -103.98f,
+                                  -104.5f, -150.0f,     1e-30f,     -1e-30f};
+  enum { N = LONG, SPECIALS = sizeof special / sizeof *special };
+  ops_made_t m = {.e = e};
+  int64_t span = N + 1;
+  float *x, *y;
+  ops_made_tensor(&m, diopi_dtype_float32, 1, &span, NULL, 0, (void **)&x);
+  ops_made_tensor(&m, diopi_dtype_float32, 1, &span, NULL, 0, (void **)&y);
+  for (int64_t i = 0; i < span; i++)
+    x[i] = -110.0f + 205.0f * (float)((i * 7919) % N) / (float)N;
+  for (int i = 0; i < SPECIALS; i++)
+    x[1 + i * 97] = special[i];
+  T tx = view(e, x, 1, N, 1), ty = view(e, y, 1, N, 1);
+  assert_int_equal(
+      ((__typeof__(&diopiExp))ops_env_find(e, "diopiExp"))(e->ctx, ty, tx),
+      diopiSuccess);
+  assert_int_equal(bp_stream_synchronize(e->stream), BP_OK);
+  for (int64_t i = 1; i <= N; i++) {
+    double want = exp((double)x[i]);
+    float got = y[i];
+    bool ok;
+    if (isnan(want))
+      ok = isnan(got);
+    else if (want > FLT_MAX)
+      ok = isinf(got) && got > 0;
+    else if (want < FLT_MIN)
+      ok = fabs(got - want) <= 0x1p-149 + 2.4e-7 * want;
+    else
+      ok = fabs(got - want) <= 2.4e-7 * want;
+    if (!ok)
+      fail_msg("exp(%.9g) = %.9g, expected %.9g", x[i], got, want);
+  }
+  bp_ops_tensor_destroy(tx);
+  bp_ops_tensor_destroy(ty);
+  ops_made_destroy(&m);
+}
+
+/* Far below zero, silu (float32) and hardswish (float64) are x times a
+ * factor that reaches 0, computed as PyTorch writes them: -0 for finite x,
+ * NaN for -inf (-inf * 0). */
+static void silu_and_hardswish_far_below_zero(void **state) {
+  ops_env_t *e = *state;
+  static const float xs[] = {-3.4e38f, -1e30f, -1e20f, -200.0f, -INFINITY};
+  enum { N = sizeof xs / sizeof *xs };
+  int64_t n = N;
+  float *x, *y;
+  T tx = ops_env_tensor(e, diopi_dtype_float32, 1, &n, (void **)&x);
+  T ty = ops_env_tensor(e, diopi_dtype_float32, 1, &n, (void **)&y);
+  memcpy(x, xs, sizeof xs);
+  assert_int_equal(
+      ((__typeof__(&diopiSilu))ops_env_find(e, "diopiSilu"))(e->ctx, ty, tx),
+      diopiSuccess);
+  assert_int_equal(bp_stream_synchronize(e->stream), BP_OK);
+  for (int i = 0; i < N; i++)
+    if (isinf(xs[i]) ? !isnan(y[i]) : y[i] != 0.0f || !signbit(y[i]))
+      fail_msg("silu(%g) = %g, expected %s", xs[i], y[i],
+               isinf(xs[i]) ? "nan" : "-0");
+  static const double ds[] = {-INFINITY, -1e300, -4.0, -3.0, 3.0, 5.0};
+  enum { M = sizeof ds / sizeof *ds };
+  static const double want[] = {NAN, -0.0, -0.0, -0.0, 3.0, 5.0};
+  int64_t m = M;
+  double *dx, *dy;
+  T tdx = ops_env_tensor(e, diopi_dtype_float64, 1, &m, (void **)&dx);
+  T tdy = ops_env_tensor(e, diopi_dtype_float64, 1, &m, (void **)&dy);
+  memcpy(dx, ds, sizeof ds);
+  assert_int_equal(((__typeof__(&diopiHardswish))ops_env_find(
+                       e, "diopiHardswish"))(e->ctx, tdy, tdx),
+                   diopiSuccess);
+  assert_int_equal(bp_stream_synchronize(e->stream), BP_OK);
+  for (int i = 0; i < M; i++)
+    if (isnan(want[i]) ? !isnan(dy[i])
+                       : dy[i] != want[i] || signbit(dy[i]) != signbit(want[i]))
+      fail_msg("hardswish(%g) = %g, expected %g", ds[i], dy[i], want[i]);
+  bp_ops_tensor_destroy(tx);
+  bp_ops_tensor_destroy(ty);
+  bp_ops_tensor_destroy(tdx);
+  bp_ops_tensor_destroy(tdy);
+}
+
 /* Bytes pseudo-random: bools 0 or 1, other dtypes any bits. */
 static void fill_bytes(uint8_t *p, int64_t n, uint32_t seed, bool boolean) {
   for (int64_t i = 0; i < n; i++) {
@@ -428,6 +520,8 @@ int main(void) {
       cmocka_unit_test(float_outputs_equal_plain_loops),
       cmocka_unit_test(float32_digamma_follows_the_series),
       cmocka_unit_test(gelu_and_sigmoid_follow_libm),
+      cmocka_unit_test(exp_covers_the_whole_float_range),
+      cmocka_unit_test(silu_and_hardswish_far_below_zero),
       cmocka_unit_test(bits_loops_equal_plain_loops),
   };
   return cmocka_run_group_tests(tests, ops_env_setup, ops_env_teardown);

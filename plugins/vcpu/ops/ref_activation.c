@@ -137,7 +137,9 @@ static void tanh_f32(float *out, const float *const *in, int64_t n,
   (void)p;
   ref_f32_tanh(out, in[0], n);
 }
-/* silu = x * sigmoid(x), in blocks through the sigmoid loop. */
+/* silu = x * sigmoid(x), in blocks through the sigmoid loop. Below -88.3
+ * that loop's sigmoid stays at about 4.5e-39 (ref_f32.c), so x * 0 is
+ * taken there instead: -0, and NaN at -inf, as PyTorch gives. */
 static void silu_f32(float *out, const float *const *in, int64_t n,
                      const double *p) {
   (void)p;
@@ -145,8 +147,10 @@ static void silu_f32(float *out, const float *const *in, int64_t n,
   for (int64_t b = 0; b < n; b += 256) {
     int64_t m = n - b < 256 ? n - b : 256;
     ref_f32_sigmoid(s, in[0] + b, m);
-    for (int64_t i = 0; i < m; i++)
-      out[b + i] = in[0][b + i] * s[i];
+    for (int64_t i = 0; i < m; i++) {
+      float x = in[0][b + i];
+      out[b + i] = x * (x < -88.3f ? 0.0f : s[i]);
+    }
   }
 }
 REF_ISA_BODY void sigmoid_grad_f32_body(float *out, const float *const *in,

@@ -36,11 +36,13 @@ static double hardtanh_grad_fn(const double *in, const double *p) {
   return in[1] <= p[0] || in[1] >= p[1] ? 0 : in[0];
 }
 
-/* hardswish: x * relu6(x + 3) / 6. */
+/* hardswish: x * relu6(x + 3) / 6, computed as written (as PyTorch does):
+ * -0 below -3, NaN at -inf. */
 static double hardswish_fn(const double *in, const double *p) {
   (void)p;
-  double x = in[0];
-  return x <= -3 ? 0 : x >= 3 ? x : x * (x + 3) / 6;
+  double x = in[0], r = x + 3;
+  r = r < 0 ? 0 : r > 6 ? 6 : r;
+  return x * r / 6;
 }
 REF_ISA_BODY void hardswish_f32_body(float *out, const float *const *in,
                                      int64_t n, const double *p) {

@@ -89,14 +89,15 @@ REF_ISA_DISPATCH(, double, ref_f32_dot,
 
 /* exp(v) = 2^m exp(r), m = round(v / ln 2), r = v - m ln 2 in
  * [-ln 2 / 2, ln 2 / 2]: a degree-7 polynomial for exp(r) (the classic
- * single-precision minimax coefficients), 2^m built in the exponent bits.
- * Adding 1.5 * 2^23 rounds v / ln 2 to an integer held in the low bits.
- * Inlined into the loops so that they vectorize whole. */
-static inline __attribute__((always_inline)) float exp_clamped(float c) {
+ * single-precision minimax coefficients) returned, m in *m. Adding
+ * 1.5 * 2^23 rounds v / ln 2 to an integer held in the low bits. Inlined
+ * into the loops so that they vectorize whole. */
+static inline __attribute__((always_inline)) float exp_reduced(float c,
+                                                               int32_t *m) {
   const float round_magic = 12582912.0f;
   float t = c * 1.44269504f + round_magic;
-  float m = t - round_magic;
-  float r = c - m * 0.693359375f + m * 2.12194440e-4f;
+  float mf = t - round_magic;
+  float r = c - mf * 0.693359375f + mf * 2.12194440e-4f;
   float p = 1.9875691500e-4f;
   p = p * r + 1.3981999507e-3f;
   p = p * r + 8.3334519073e-3f;
@@ -104,18 +105,43 @@ static inline __attribute__((always_inline)) float exp_clamped(float c) {
   p = p * r + 1.6666665459e-1f;
   p = p * r + 5.0000001201e-1f;
   p = p * r * r + r + 1.0f;
-  uint32_t bits, scale_bits;
+  uint32_t bits;
   memcpy(&bits, &t, sizeof bits);
-  scale_bits = (bits - 0x4B400000u + 127u) << 23;
+  *m = (int32_t)(bits - 0x4B400000u);
+  return p;
+}
+/* 2^m for m in [-126, 127], built in the exponent bits. */
+static inline __attribute__((always_inline)) float pow2_normal(int32_t m) {
+  uint32_t bits = (uint32_t)(m + 127) << 23;
   float scale;
-  memcpy(&scale, &scale_bits, sizeof scale);
-  return p * scale;
+  memcpy(&scale, &bits, sizeof scale);
+  return scale;
+}
+/* exp(c) for c in [-87.3, 88.3], where 2^m is a normal float. */
+static inline __attribute__((always_inline)) float exp_clamped(float c) {
+  int32_t m;
+  float p = exp_reduced(c, &m);
+  return p * pow2_normal(m);
 }
 static inline __attribute__((always_inline)) float exp_one(float v) {
   const float lo = -87.3f, hi = 88.3f;
   float c = v < lo ? lo : v;
   c = c > hi ? hi : c;
   return v < lo ? 0.0f : exp_clamped(c);
+}
+/* exp over float32's whole range, as exp() itself must give it: infinity
+ * from ln(FLT_MAX) up, subnormal results down to about -103.97, then 0.
+ * 2^m is applied as two normal factors, 2^(m >> 1) then the rest: the
+ * first product is exact, the second rounds once (into the subnormals, or
+ * to infinity). */
+static inline __attribute__((always_inline)) float exp_full(float v) {
+  const float lo = -104.0f, hi = 89.0f;
+  float c = v < lo ? lo : v;
+  c = c > hi ? hi : c;
+  int32_t m;
+  float p = exp_reduced(c, &m);
+  int32_t half = m >> 1;
+  return p * pow2_normal(half) * pow2_normal(m - half);
 }
 /* exp_one of an argument known to be <= 0 (or NaN): no upper clamp. */
 static inline __attribute__((always_inline)) float exp_nonpositive(float v) {
@@ -126,7 +152,7 @@ static inline __attribute__((always_inline)) float exp_nonpositive(float v) {
 REF_ISA_BODY void ref_f32_exp_body(float *y, const float *x, int64_t n,
                                    float shift) {
   for (int64_t k = 0; k < n; k++)
-    y[k] = exp_one(x[k] - shift);
+    y[k] = exp_full(x[k] - shift);
 }
 REF_ISA_DISPATCH_VOID(, ref_f32_exp,
                       (float *y, const float *x, int64_t n, float shift),
