@@ -6,7 +6,11 @@
  * group_norm's backward over an empty batch gives zero weight and bias
  * gradients; gather's backward to a 0-dim input adds every index element's
  * gradient; sign of bool is bool; float16 embedding gradients are summed
- * wider and rounded once. Expected values are worked out by hand. */
+ * wider and rounded once; a floating scalar or 0-dim operand converts to
+ * the op's result type first (float16 compares with 0.3 as float16's 0.3,
+ * bfloat16's threshold_backward with bfloat16's), an integral tensor meets a
+ * floating scalar in float32. Expected values are worked out by hand (the
+ * float16 and bfloat16 bit patterns as numpy rounds them). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -254,6 +258,146 @@ static void embedding_backward_of_float16_rounds_once(void **state) {
   ops_made_destroy(&m);
 }
 
+static T half_tensor(ops_made_t *m, diopiDtype_t dtype, const uint16_t *bits,
+                     int64_t n, uint16_t **data) {
+  return ops_made_tensor(m, dtype, 1, &n, bits, bits ? sizeof *bits * n : 0,
+                         (void **)data);
+}
+
+/* A float16 tensor against the scalar 0.3 meets float16's 0.3
+ * (0x34CD = 0.300048828125): equal to it, not above it, as PyTorch
+ * compares; 0x34CC (0.2998046875) is below both. */
+static void float16_compares_with_the_scalar_as_float16(void **state) {
+  ops_env_t *e = *state;
+  ops_made_t m = {.e = e};
+  static const uint16_t x[2] = {0x34CD, 0x34CC};
+  T tx = half_tensor(&m, diopi_dtype_float16, x, 2, NULL);
+  int64_t two = 2;
+  bool *y;
+  T ty = ops_made_tensor(&m, diopi_dtype_bool, 1, &two, NULL, 0, (void **)&y);
+  diopiScalar_t point3 = float_scalar(0.3);
+  static const char *const names[3] = {"diopiGtScalar", "diopiEqScalar",
+                                       "diopiGeScalar"};
+  static const bool want[3][2] = {{false, false}, {true, false}, {true, false}};
+  for (int i = 0; i < 3; i++) {
+    diopiError_t (*cmp)(CTX, T, CT, S) =
+        (diopiError_t(*)(CTX, T, CT, S))ops_env_find(e, names[i]);
+    assert_int_equal(cmp(e->ctx, ty, tx, &point3), diopiSuccess);
+    synchronize(e);
+    for (int k = 0; k < 2; k++)
+      if (y[k] != want[i][k])
+        fail_msg("%s(0x%04X, 0.3) = %d, expected %d", names[i], x[k], y[k],
+                 want[i][k]);
+  }
+  ops_made_destroy(&m);
+}
+
+/* float16 x - 0.1 where x is float16's 0.1 (0x2E66) is 0; 0x34CC * 0.1 is
+ * 0x34CC * 0x2E66 = 0.029973..., float16 0x27AC (with 0.1 itself it would
+ * round to 0x27AD). */
+static void float16_arithmetic_takes_the_scalar_as_float16(void **state) {
+  ops_env_t *e = *state;
+  ops_made_t m = {.e = e};
+  static const uint16_t x[2] = {0x2E66, 0x34CC};
+  uint16_t *y;
+  T tx = half_tensor(&m, diopi_dtype_float16, x, 2, NULL),
+    ty = half_tensor(&m, diopi_dtype_float16, NULL, 2, &y);
+  diopiScalar_t point1 = float_scalar(0.1), one = float_scalar(1);
+  diopiError_t (*sub)(CTX, T, CT, S, S) =
+      (diopiError_t(*)(CTX, T, CT, S, S))ops_env_find(e, "diopiSubScalar");
+  diopiError_t (*mul)(CTX, T, CT, S) =
+      (diopiError_t(*)(CTX, T, CT, S))ops_env_find(e, "diopiMulScalar");
+  assert_int_equal(sub(e->ctx, ty, tx, &point1, &one), diopiSuccess);
+  synchronize(e);
+  assert_int_equal(y[0], 0x0000);
+  assert_int_equal(mul(e->ctx, ty, tx, &point1), diopiSuccess);
+  synchronize(e);
+  assert_int_equal(y[1], 0x27AC);
+  ops_made_destroy(&m);
+}
+
+/* A float64 0-dim tensor operand converts to the other tensor's dtype
+ * first (torch.result_type): 0.1 - float32(0.1) is 0 (not -1.49e-9), and a
+ * float16 0x34CD equals 0.3. */
+static void a_0dim_operand_converts_to_the_result_type(void **state) {
+  ops_env_t *e = *state;
+  ops_made_t m = {.e = e};
+  double point1 = 0.1, point3 = 0.3;
+  float x32 = 0.1f, *y32;
+  int64_t one = 1;
+  T t01 = ops_made_tensor(&m, diopi_dtype_float64, 0, NULL, &point1,
+                          sizeof point1, NULL),
+    t03 = ops_made_tensor(&m, diopi_dtype_float64, 0, NULL, &point3,
+                          sizeof point3, NULL),
+    tx32 = ops_made_tensor(&m, diopi_dtype_float32, 1, &one, &x32, sizeof x32,
+                           NULL),
+    ty32 = ops_made_tensor(&m, diopi_dtype_float32, 1, &one, NULL, 0,
+                           (void **)&y32);
+  static const uint16_t x16[1] = {0x34CD};
+  T tx16 = half_tensor(&m, diopi_dtype_float16, x16, 1, NULL);
+  bool *eq;
+  T teq = ops_made_tensor(&m, diopi_dtype_bool, 1, &one, NULL, 0, (void **)&eq);
+  diopiScalar_t alpha = float_scalar(1);
+  diopiError_t (*sub)(CTX, T, CT, CT, S) =
+      (diopiError_t(*)(CTX, T, CT, CT, S))ops_env_find(e, "diopiSub");
+  diopiError_t (*equal)(CTX, T, CT, CT) =
+      (diopiError_t(*)(CTX, T, CT, CT))ops_env_find(e, "diopiEq");
+  assert_int_equal(sub(e->ctx, ty32, t01, tx32, &alpha), diopiSuccess);
+  assert_int_equal(equal(e->ctx, teq, tx16, t03), diopiSuccess);
+  synchronize(e);
+  assert_true(y32[0] == 0.0f);
+  assert_true(eq[0]);
+  ops_made_destroy(&m);
+}
+
+/* threshold_backward's threshold as the input's dtype holds it: bfloat16
+ * 0.3 is 0x3E9A (0.30078125), so an input of exactly that is not above it
+ * and passes no gradient. */
+static void
+bfloat16_threshold_backward_takes_its_threshold_as_bfloat16(void **state) {
+  ops_env_t *e = *state;
+  ops_made_t m = {.e = e};
+  static const uint16_t g[2] = {0x3F80, 0x3F80}, x[2] = {0x3E9A, 0x3E9B};
+  uint16_t *y;
+  T tg = half_tensor(&m, diopi_dtype_bfloat16, g, 2, NULL),
+    tx = half_tensor(&m, diopi_dtype_bfloat16, x, 2, NULL),
+    ty = half_tensor(&m, diopi_dtype_bfloat16, NULL, 2, &y);
+  diopiScalar_t point3 = float_scalar(0.3);
+  diopiError_t (*backward)(CTX, T, CT, CT, S) = (diopiError_t(*)(
+      CTX, T, CT, CT, S))ops_env_find(e, "diopiThresholdBackward");
+  assert_int_equal(backward(e->ctx, ty, tg, tx, &point3), diopiSuccess);
+  synchronize(e);
+  assert_int_equal(y[0], 0x0000);
+  assert_int_equal(y[1], 0x3F80);
+  ops_made_destroy(&m);
+}
+
+/* An integral tensor against a floating scalar computes in float32 (the
+ * scalar is not truncated): 2 == 2.5 is false, 3 > 2.5 true. */
+static void integral_tensor_against_a_floating_scalar(void **state) {
+  ops_env_t *e = *state;
+  ops_made_t m = {.e = e};
+  const int32_t x[2] = {2, 3};
+  int64_t two = 2;
+  bool *y;
+  T tx = ops_made_tensor(&m, diopi_dtype_int32, 1, &two, x, sizeof x, NULL),
+    ty = ops_made_tensor(&m, diopi_dtype_bool, 1, &two, NULL, 0, (void **)&y);
+  diopiScalar_t v = float_scalar(2.5);
+  diopiError_t (*eq)(CTX, T, CT, S) =
+      (diopiError_t(*)(CTX, T, CT, S))ops_env_find(e, "diopiEqScalar");
+  diopiError_t (*gt)(CTX, T, CT, S) =
+      (diopiError_t(*)(CTX, T, CT, S))ops_env_find(e, "diopiGtScalar");
+  assert_int_equal(eq(e->ctx, ty, tx, &v), diopiSuccess);
+  synchronize(e);
+  assert_false(y[0]);
+  assert_false(y[1]);
+  assert_int_equal(gt(e->ctx, ty, tx, &v), diopiSuccess);
+  synchronize(e);
+  assert_false(y[0]);
+  assert_true(y[1]);
+  ops_made_destroy(&m);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(addcmul_truncates_value_for_integral_out),
@@ -264,6 +408,12 @@ int main(void) {
       cmocka_unit_test(gather_backward_of_a_0dim_input_adds_every_index),
       cmocka_unit_test(sign_of_bool_into_bool),
       cmocka_unit_test(embedding_backward_of_float16_rounds_once),
+      cmocka_unit_test(float16_compares_with_the_scalar_as_float16),
+      cmocka_unit_test(float16_arithmetic_takes_the_scalar_as_float16),
+      cmocka_unit_test(a_0dim_operand_converts_to_the_result_type),
+      cmocka_unit_test(
+          bfloat16_threshold_backward_takes_its_threshold_as_bfloat16),
+      cmocka_unit_test(integral_tensor_against_a_floating_scalar),
   };
   return cmocka_run_group_tests(tests, ops_env_setup, ops_env_teardown);
 }

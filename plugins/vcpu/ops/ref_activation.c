@@ -245,7 +245,7 @@ REF_EXPORT diopiError_t diopiThresholdBackward(CTX, T grad_input,
     return ref_fail("diopiThresholdBackward", "threshold: scalar is NULL");
   return backward(ctx, "diopiThresholdBackward", grad_input, grad_output, input,
                   "input", threshold_grad_fn, threshold_grad_f32,
-                  ref_scalar(threshold, 0));
+                  ref_scalar_for(threshold, input, 0));
 }
 REF_EXPORT diopiError_t diopiSigmoid(CTX, T out, CT input) {
   return unary_streamed(ctx, "diopiSigmoid", out, input, sigmoid_fn,

@@ -223,7 +223,7 @@ static diopiError_t launch_scalar(diopiContextHandle_t ctx, const char *op,
   if (!ref_scalar_is_integral(other))
     ew.int_fn = NULL;
   ew.params[1] = mode;
-  ew.params[2] = ref_scalar(other, 0);
+  ew.params[2] = ref_scalar_operand_for(other, input, 0);
   ew.int_params[1] = ref_scalar_int(other, 0);
   static const char *const names[1] = {"input"};
   return ref_ew_launch(ctx, op, &ew, out, &input, names);

@@ -164,7 +164,7 @@ static diopiError_t scalar(CTX, const char *op, CT out, CT input, S other,
   if (!other)
     return ref_fail(op, "other: scalar is NULL");
   static const char *const names[1] = {"input"};
-  double params[4] = {kind, ref_scalar(other, 0)};
+  double params[4] = {kind, ref_scalar_operand_for(other, input, 0)};
   return ref_ew_call(ctx, op, out, 1, &input, names, scalar_fn, scalar_f32,
                      params, REF_OUT_ANY);
 }

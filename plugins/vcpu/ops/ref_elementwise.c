@@ -5,6 +5,7 @@
 
 #include "ref_enqueue.h"
 #include "ref_pool.h"
+#include "ref_promote.h"
 #include "ref_stream.h"
 
 enum { GRAIN = 1 << 15, BLOCK = 512 };
@@ -239,9 +240,13 @@ static void run_block(const ref_ew_t *ew, mode_t_ mode, const int64_t *off,
       store_f32(&ew->out, off[0], out_stride, n, out);
   } else if (mode == MODE_DOUBLE) {
     double buf[REF_EW_MAX_IN + 1][BLOCK], values[REF_EW_MAX_IN];
-    for (int k = 0; k < ew->nin; k++)
+    for (int k = 0; k < ew->nin; k++) {
       load_double(&ew->in[k], off[k + 1], ew->in[k].strides[inner], n,
                   buf[k + 1]);
+      if (ew->round_inputs && ew->in[k].dtype != ew->compute)
+        for (int64_t j = 0; j < n; j++)
+          buf[k + 1][j] = ref_round_to(ew->compute, buf[k + 1][j]);
+    }
     for (int64_t j = 0; j < n; j++) {
       for (int k = 0; k < ew->nin; k++)
         values[k] = buf[k + 1][j];
@@ -455,11 +460,20 @@ diopiError_t ref_ew_launch(diopiContextHandle_t ctx, const char *op,
                            const diopiConstTensorHandle_t *in,
                            const char *const *in_names) {
   diopiError_t err = ref_view(ctx, op, "out", out, &ew->out);
-  for (int k = 0; !err && k < ew->nin; k++) {
+  for (int k = 0; !err && k < ew->nin; k++)
     err = ref_view(ctx, op, in_names[k], in[k], &ew->in[k]);
-    if (!err)
-      err =
-          ref_expect_no_partial_overlap(op, in_names[k], &ew->out, &ew->in[k]);
+  if (err)
+    return err;
+  /* Inputs of other dtypes convert to the op's result type first, as
+   * PyTorch's do (a float64 0-dim operand of a float16 op rounds to
+   * float16); decided on the shapes as given, before the broadcast. */
+  ew->compute = ref_result_type(ew->in, ew->nin);
+  for (int k = 0; k < ew->nin; k++)
+    ew->round_inputs =
+        ew->round_inputs ||
+        (ew->in[k].dtype != ew->compute && ref_is_narrow_floating(ew->compute));
+  for (int k = 0; !err && k < ew->nin; k++) {
+    err = ref_expect_no_partial_overlap(op, in_names[k], &ew->out, &ew->in[k]);
     if (!err)
       err = ref_broadcast_to(op, in_names[k], &ew->in[k], ew->out.shape,
                              ew->out.ndim);

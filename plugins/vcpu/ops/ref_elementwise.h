@@ -71,6 +71,12 @@ typedef struct ref_ew {
   ref_ew_bits_fn_t bits;  /* NULL: none (see above) */
   double params[4];
   int64_t int_params[2];
+  /* Set by ref_ew_launch: the inputs' result type (ref_promote.h), and
+   * whether some input converts to it, a float16, bfloat16 or float32,
+   * before the double loop computes (ops that fill their own views leave
+   * both zero: their inputs are taken as they are). */
+  diopiDtype_t compute;
+  bool round_inputs;
 } ref_ew_t;
 
 /* Views out and the inputs, checks that each input broadcasts to out and

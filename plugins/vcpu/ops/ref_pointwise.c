@@ -147,8 +147,14 @@ static diopiError_t addc(CTX, const char *op, CT out, CT input, CT tensor1,
     return err;
   CT in[3] = {input, tensor1, tensor2};
   static const char *const names[3] = {"input", "tensor1", "tensor2"};
-  /* An integral out takes value as its dtype holds it (0.5 adds nothing). */
-  double params[4] = {ref_scalar_for(value, out, 1)};
+  /* value as out's dtype holds it (an integral one: 0.5 adds nothing),
+   * except bfloat16, whose PyTorch 1.13 CPU kernel takes it as a float. */
+  diopiDtype_t out_dtype = diopi_dtype_float64;
+  if (out)
+    diopiGetTensorDtype(out, &out_dtype);
+  double params[4] = {out_dtype == diopi_dtype_bfloat16
+                          ? ref_scalar(value, 1)
+                          : ref_scalar_for(value, out, 1)};
   return ref_ew_call(
       ctx, op, out, 3, in, names, divide ? addcdiv_fn : addcmul_fn,
       divide ? addcdiv_f32 : addcmul_f32, params, REF_OUT_NUMERIC);

@@ -340,13 +340,44 @@ bool ref_scalar_is_integral(const diopiScalar_t *s) {
   return !s || !ref_is_floating(s->stype);
 }
 
+bool ref_is_narrow_floating(diopiDtype_t dtype) {
+  return dtype == diopi_dtype_float16 || dtype == diopi_dtype_bfloat16 ||
+         dtype == diopi_dtype_float32;
+}
+
+double ref_round_to(diopiDtype_t dtype, double value) {
+  if (dtype == diopi_dtype_float32)
+    return (double)(float)value;
+  if (!ref_is_narrow_floating(dtype))
+    return value;
+  char held[8]; /* ref_store's switch reads as any dtype's width */
+  ref_store(held, dtype, value);
+  return ref_load(held, dtype);
+}
+
 double ref_scalar_as(const diopiScalar_t *s, diopiDtype_t dtype,
                      double if_null) {
-  if (!s || !ref_is_integral(dtype))
-    return ref_scalar(s, if_null);
+  if (!s)
+    return if_null;
   char held[8] = {0};
-  ref_store_int(held, dtype, ref_scalar_int(s, 0));
-  return (double)ref_load_int(held, dtype);
+  if (ref_is_integral(dtype)) {
+    ref_store_int(held, dtype, ref_scalar_int(s, 0));
+    return (double)ref_load_int(held, dtype);
+  }
+  return ref_round_to(dtype, ref_scalar(s, if_null));
+}
+
+/* The dtype PyTorch computes an op of a tensor of `tensor_dtype` and the
+ * scalar operand `s` in (its result_type). */
+static diopiDtype_t scalar_operand_dtype(const diopiScalar_t *s,
+                                         diopiDtype_t tensor_dtype) {
+  if (!s || ref_is_floating(tensor_dtype))
+    return tensor_dtype;
+  if (!ref_scalar_is_integral(s))
+    return diopi_dtype_float32; /* PyTorch's default dtype */
+  if (tensor_dtype == diopi_dtype_bool && s->stype != diopi_dtype_bool)
+    return diopi_dtype_int64;
+  return tensor_dtype;
 }
 
 double ref_scalar_for(const diopiScalar_t *s, diopiConstTensorHandle_t t,
@@ -355,6 +386,14 @@ double ref_scalar_for(const diopiScalar_t *s, diopiConstTensorHandle_t t,
   if (!t || diopiGetTensorDtype(t, &dtype) != diopiSuccess)
     return ref_scalar(s, if_null);
   return ref_scalar_as(s, dtype, if_null);
+}
+
+double ref_scalar_operand_for(const diopiScalar_t *s,
+                              diopiConstTensorHandle_t t, double if_null) {
+  diopiDtype_t dtype = diopi_dtype_float64;
+  if (!t || diopiGetTensorDtype(t, &dtype) != diopiSuccess)
+    return ref_scalar(s, if_null);
+  return ref_scalar_as(s, scalar_operand_dtype(s, dtype), if_null);
 }
 
 void ref_copy_element(const ref_view_t *dst, int64_t i, const ref_view_t *src,

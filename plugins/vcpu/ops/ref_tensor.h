@@ -62,6 +62,11 @@ const char *ref_shape_text(const int64_t *shape, int ndim, char *buf,
 
 double ref_load(const char *p, diopiDtype_t dtype);
 void ref_store(char *p, diopiDtype_t dtype, double value);
+/* Whether dtype is float16, bfloat16 or float32 (ref_round_to rounds). */
+bool ref_is_narrow_floating(diopiDtype_t dtype);
+/* value as `dtype` holds it, rounded to nearest for float16, bfloat16 and
+ * float32; any other dtype leaves it. */
+double ref_round_to(diopiDtype_t dtype, double value);
 double ref_scalar(const diopiScalar_t *s, double if_null);
 /* Integral dtypes only: loads widen to int64 (uint64 keeps its bits), stores
  * narrow as C conversions do (bool: value != 0). */
@@ -72,13 +77,22 @@ int64_t ref_scalar_int(const diopiScalar_t *s, int64_t if_null);
 bool ref_scalar_is_integral(const diopiScalar_t *s);
 /* A scalar as PyTorch converts it to a tensor's dtype before computing with
  * it: an integral dtype truncates, then wraps to its width (-1 is 255 as
- * uint8); a floating dtype keeps the value. */
+ * uint8); float16, bfloat16 and float32 round to nearest (0.1 is
+ * 0.0999755859375 as float16); float64 keeps the value. */
 double ref_scalar_as(const diopiScalar_t *s, diopiDtype_t dtype,
                      double if_null);
 /* ref_scalar_as for the dtype of `t` (a handle whose dtype cannot be read
  * leaves the value as ref_scalar gives it; the op's checks report it). */
 double ref_scalar_for(const diopiScalar_t *s, diopiConstTensorHandle_t t,
                       double if_null);
+/* A scalar operand of an op with the tensor `t`, as PyTorch converts it
+ * before computing (what `t > 0.3` compares float16 elements with): to
+ * the dtype of the op's computation, which is t's unless the scalar's kind
+ * is higher (float32, the default dtype, for a floating scalar with an
+ * integral or bool tensor; int64 for an integral one with a bool tensor),
+ * as ref_scalar_as converts. */
+double ref_scalar_operand_for(const diopiScalar_t *s,
+                              diopiConstTensorHandle_t t, double if_null);
 
 /* The element offset of row-major linear index `i` of `v`. */
 int64_t ref_offset(const ref_view_t *v, int64_t i);
