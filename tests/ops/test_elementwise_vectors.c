@@ -1,11 +1,11 @@
 /* The elementwise engine's vector paths against plain loops written here:
- * float32 copies, add, sub (alpha folded in), mul, div, relu and clamp
- * (NaN inputs among theirs) whose outputs stream their stores (CTest sets
- * BACKPLANE_OPS_STREAM_BYTES to 4096, so outputs of 1024 floats and more
- * stream) and the ops beside them, at odd lengths, into misaligned and in-place
- * outputs, beside strided and short ones that do not stream; gelu and sigmoid
- * (its output streaming too) against libm with NaN, infinities, signed zeros
- * and large arguments; exp over float32's whole range; silu and hardswish
+ * float32 copies, add, sub (alpha folded in), mul and div whose outputs
+ * stream their stores (CTest sets BACKPLANE_OPS_STREAM_BYTES to 4096, so
+ * outputs of 1024 floats and more stream) and the ops beside them (relu and
+ * clamp with NaN among their inputs), at odd lengths, into misaligned and
+ * in-place outputs, beside strided and short ones that do not stream; gelu and
+ * sigmoid (its output streaming too) against libm with NaN, infinities, signed
+ * zeros and large arguments; exp over float32's whole range; silu and hardswish
  * far below zero; the vectorized float32 digamma against a double series; and
  * the bits loops of logical and bitwise ops on bool, uint8 and int32 views at
  * odd lengths and misaligned starts. CTest runs it once per instruction set

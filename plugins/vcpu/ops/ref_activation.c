@@ -8,7 +8,6 @@
 #include "ref_elementwise.h"
 #include "ref_error.h"
 #include "ref_f32.h"
-#include "ref_stream.h"
 
 typedef diopiConstTensorHandle_t CT;
 
@@ -66,13 +65,6 @@ REF_ISA_DISPATCH_VOID(static, relu_f32,
                       (float *out, const float *const *in, int64_t n,
                        const double *p),
                       (out, in, n, p))
-/* relu's loop through streaming stores: clamp to [0, +inf]. */
-static void relu_stream_f32(float *out, const float *const *in, int64_t n,
-                            const double *p) {
-  (void)p;
-  static const double bounds[2] = {0.0, INFINITY};
-  ref_stream_clamp_f32(out, in, n, bounds);
-}
 static double threshold_grad_fn(const double *v, const double *p) {
   return v[1] > p[0] ? v[0] : 0;
 }
@@ -231,12 +223,10 @@ static diopiError_t gelu_mode(const char *op, const char *approximate,
 #define T diopiTensorHandle_t
 
 REF_EXPORT diopiError_t diopiRelu(CTX, T out, CT input) {
-  return unary_streamed(ctx, "diopiRelu", out, input, relu_fn, relu_f32,
-                        relu_stream_f32, 0);
+  return unary(ctx, "diopiRelu", out, input, relu_fn, relu_f32, 0);
 }
 REF_EXPORT diopiError_t diopiReluInp(CTX, T input) {
-  return unary_streamed(ctx, "diopiReluInp", input, input, relu_fn, relu_f32,
-                        relu_stream_f32, 0);
+  return unary(ctx, "diopiReluInp", input, input, relu_fn, relu_f32, 0);
 }
 REF_EXPORT diopiError_t diopiThresholdBackward(CTX, T grad_input,
                                                CT grad_output, CT input,

@@ -10,7 +10,6 @@
 #include "ref_error.h"
 #include "ref_ew_call.h"
 #include "ref_f32.h"
-#include "ref_stream.h"
 
 #define CTX diopiContextHandle_t ctx
 #define T diopiTensorHandle_t
@@ -63,16 +62,10 @@ REF_F32_EW(tensor_f32)
 
 diopiError_t ref_clamp_scalars(CTX, const char *op, CT out, CT input, double lo,
                                double hi) {
-  ref_ew_t ew;
-  memset(&ew, 0, sizeof ew);
-  ew.nin = 1;
-  ew.fn = scalar_fn;
-  ew.f32 = scalar_f32;
-  ew.f32_stream = ref_stream_clamp_f32;
-  ew.params[0] = lo;
-  ew.params[1] = hi;
+  double params[4] = {lo, hi};
   static const char *const names[1] = {"input"};
-  return ref_ew_call_with(ctx, op, &ew, out, &input, names, REF_OUT_NUMERIC);
+  return ref_ew_call(ctx, op, out, 1, &input, names, scalar_fn, scalar_f32,
+                     params, REF_OUT_NUMERIC);
 }
 
 static diopiError_t by_scalars(CTX, const char *op, CT out, CT input, S min,

@@ -80,12 +80,6 @@ static inline float binary_one(binary_t op, float a, float b, float alpha) {
   return op == ADD ? a + alpha * b : op == MUL ? a * b : a / b;
 }
 
-/* One element of clamp, as the engine's float32 loop computes it. */
-static inline float clamp_one(float x, float lo, float hi) {
-  float v = x < lo ? lo : x;
-  return v > hi ? hi : v;
-}
-
 #ifdef REF_ISA_MULTIVERSION
 /* Ordinary stores up to dst's first `align`-byte boundary; returns how
  * many elements they took. */
@@ -187,44 +181,6 @@ STREAM_BINARY_OP(add, ADD)
 STREAM_BINARY_OP(mul, MUL)
 STREAM_BINARY_OP(div, DIV)
 
-/* clamp's loop for one vector width, as the engine's float32 loop computes
- * it (x < lo ? lo : x, then v > hi ? hi : v): MAX_(lo, x) and MIN_(hi, v)
- * return their second operand when either is NaN, so a NaN input (or
- * bound) gives what the comparisons give. */
-#define STREAM_CLAMP(name, target, VEC, WIDTH, LOAD, SET1, MAX_, MIN_, STREAM) \
-  target static void name(float *out, const float *x, float lo, float hi,      \
-                          int64_t n) {                                         \
-    int64_t k = (int64_t)(((WIDTH * 4 - ((uintptr_t)out & (WIDTH * 4 - 1))) &  \
-                           (WIDTH * 4 - 1)) /                                  \
-                          sizeof(float));                                      \
-    k = k < n ? k : n;                                                         \
-    for (int64_t i = 0; i < k; i++)                                            \
-      out[i] = clamp_one(x[i], lo, hi);                                        \
-    VEC vlo = SET1(lo), vhi = SET1(hi);                                        \
-    for (; k + WIDTH <= n; k += WIDTH)                                         \
-      STREAM(out + k, MIN_(vhi, MAX_(vlo, LOAD(x + k))));                      \
-    for (; k < n; k++)                                                         \
-      out[k] = clamp_one(x[k], lo, hi);                                        \
-  }
-STREAM_CLAMP(clamp_avx512, REF_TARGET_AVX512, __m512, 16, _mm512_loadu_ps,
-             _mm512_set1_ps, _mm512_max_ps, _mm512_min_ps, _mm512_stream_ps)
-STREAM_CLAMP(clamp_avx2, REF_TARGET_AVX2, __m256, 8, _mm256_loadu_ps,
-             _mm256_set1_ps, _mm256_max_ps, _mm256_min_ps, _mm256_stream_ps)
-STREAM_CLAMP(clamp_sse2, , __m128, 4, _mm_loadu_ps, _mm_set1_ps, _mm_max_ps,
-             _mm_min_ps, _mm_stream_ps)
-
-void ref_stream_clamp_f32(float *out, const float *const *in, int64_t n,
-                          const double *params) {
-  float lo = (float)params[0], hi = (float)params[1];
-  ref_isa_t isa = ref_isa();
-  if (isa == REF_ISA_AVX512)
-    clamp_avx512(out, in[0], lo, hi, n);
-  else if (isa == REF_ISA_AVX2)
-    clamp_avx2(out, in[0], lo, hi, n);
-  else
-    clamp_sse2(out, in[0], lo, hi, n);
-}
-
 void ref_stream_store(float *dst, const float *src, int64_t n) {
   ref_isa_t isa = ref_isa();
   if (isa == REF_ISA_AVX512)
@@ -255,13 +211,6 @@ void ref_stream_mul_f32(float *out, const float *const *in, int64_t n,
 void ref_stream_div_f32(float *out, const float *const *in, int64_t n,
                         const double *params) {
   binary_plain(DIV, out, in, n, (float)params[0]);
-}
-
-void ref_stream_clamp_f32(float *out, const float *const *in, int64_t n,
-                          const double *params) {
-  float lo = (float)params[0], hi = (float)params[1];
-  for (int64_t i = 0; i < n; i++)
-    out[i] = clamp_one(in[0][i], lo, hi);
 }
 
 void ref_stream_store(float *dst, const float *src, int64_t n) {

@@ -3,8 +3,7 @@
  * allocate): an op writing far more than the cache holds moves each output
  * line twice. A streaming store writes the line without reading it, and
  * without keeping it cached; the elementwise engine's float32 copies
- * (copy, cast), add, sub, mul, div, clamp, relu and sigmoid
- * (ref_f32_sigmoid_stream)
+ * (copy, cast), add, sub, mul, div and sigmoid (ref_f32_sigmoid_stream)
  * use them for outputs of at least ref_stream_min_bytes(). */
 #ifndef BACKPLANE_REF_OPS_STREAM_H_
 #define BACKPLANE_REF_OPS_STREAM_H_
@@ -36,13 +35,6 @@ void ref_stream_mul_f32(float *out, const float *const *in, int64_t n,
                         const double *params);
 void ref_stream_div_f32(float *out, const float *const *in, int64_t n,
                         const double *params);
-
-/* clamp with scalar bounds through streaming stores, with the engine's f32
- * signature: out[i] = min(max(in[0][i], params[0]), params[1]) as the
- * engine's loop computes it (a NaN input stays NaN; relu is lo 0, hi
- * +inf). Same ordering rule as ref_stream_store. Thread-safe. */
-void ref_stream_clamp_f32(float *out, const float *const *in, int64_t n,
-                          const double *params);
 
 /* Orders the calling thread's streaming stores before its later stores
  * (and the release that publishes its work). */
