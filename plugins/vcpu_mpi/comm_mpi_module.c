@@ -328,11 +328,11 @@ static void host_key(size_t rank, size_t ranks_per_host, char *out) {
     MPI_Get_processor_name(out, &length);
 }
 
-/* The world of the host leaders `members` (ascending world ranks, this rank
- * among them; host_of: the host of each rank of `world`); blocks until every
- * member called it. */
+/* The world of `members` (world ranks, one per host in host order, this
+ * rank among them; host_of: the host of each rank of `world`), made with
+ * `tag` (one per place on a host); blocks until every member called it. */
 static int sub_world(mpi_world *world, const int *members, size_t n,
-                     const size_t *host_of, uint64_t deadline_ns,
+                     const size_t *host_of, int tag, uint64_t deadline_ns,
                      void **out_handle, char *error, size_t capacity) {
   mpi_world *sub = calloc(1, sizeof *sub);
   size_t *hosts_copy = calloc(world->nranks, sizeof *hosts_copy);
@@ -346,9 +346,9 @@ static int sub_world(mpi_world *world, const int *members, size_t n,
   MPI_Comm_group(world->comm, &all);
   MPI_Group_incl(all, (int)n, members, &group);
   /* MPI has no nonblocking form of this: watched until the deadline. */
-  mpi_watchdog_enter(mpi_named("making the host leaders' communicator"),
+  mpi_watchdog_enter(mpi_named("making the communicator between hosts"),
                      deadline_ns);
-  int rc = MPI_Comm_create_group(world->comm, group, 1, &sub->comm);
+  int rc = MPI_Comm_create_group(world->comm, group, tag, &sub->comm);
   mpi_watchdog_leave();
   MPI_Group_free(&group);
   MPI_Group_free(&all);
@@ -356,7 +356,7 @@ static int sub_world(mpi_world *world, const int *members, size_t n,
     free(sub);
     free(hosts_copy);
     return mpi_fail(BP_ERR_PLUGIN, error, capacity,
-                    "MPI_Comm_create_group failed for the host leaders");
+                    "MPI_Comm_create_group failed between hosts");
   }
   MPI_Comm_set_errhandler(sub->comm, MPI_ERRORS_RETURN);
   int me = 0;
@@ -383,10 +383,10 @@ static int sub_world(mpi_world *world, const int *members, size_t n,
 }
 
 static int hosts(void *handle, size_t ranks_per_host, uint64_t deadline_ns,
-                 size_t *host_of, void **out_leaders, char *error,
+                 size_t *host_of, void **out_rail, char *error,
                  size_t capacity) {
   mpi_world *world = handle;
-  *out_leaders = NULL;
+  *out_rail = NULL;
   size_t n = world->nranks, key_bytes = MPI_MAX_PROCESSOR_NAME;
   char *keys = calloc(n + 1, key_bytes);
   int *leaders = calloc(n, sizeof *leaders);
@@ -420,9 +420,32 @@ static int hosts(void *handle, size_t ranks_per_host, uint64_t deadline_ns,
       leaders[nhosts++] = (int)r;
     host_of[r] = h;
   }
-  if (nhosts > 1 && leaders[host_of[world->rank]] == (int)world->rank)
-    status = sub_world(world, leaders, nhosts, host_of, deadline_ns,
-                       out_leaders, error, capacity);
+  /* This rank's place on its host, and whether every host holds as many
+   * ranks as its own (then every place has a rail). */
+  size_t place = 0, on_mine = 0;
+  size_t *on_host = calloc(nhosts ? nhosts : 1, sizeof *on_host);
+  int *rail = calloc(nhosts ? nhosts : 1, sizeof *rail);
+  if (on_host == NULL || rail == NULL)
+    status = mpi_fail(BP_ERR_OUT_OF_MEMORY, error, capacity, "out of memory");
+  for (size_t r = 0; status == BP_OK && r < n; r++) {
+    if (r == world->rank)
+      place = on_host[host_of[r]];
+    on_host[host_of[r]]++;
+  }
+  on_mine = status == BP_OK ? on_host[host_of[world->rank]] : 0;
+  bool even = true;
+  for (size_t h = 0; status == BP_OK && h < nhosts; h++)
+    even = even && on_host[h] == on_mine;
+  if (status == BP_OK && nhosts > 1 && (place == 0 || even)) {
+    memset(on_host, 0, nhosts * sizeof *on_host);
+    for (size_t r = 0; r < n; r++)
+      if (on_host[host_of[r]]++ == place)
+        rail[host_of[r]] = (int)r;
+    status = sub_world(world, rail, nhosts, host_of, 1 + (int)place,
+                       deadline_ns, out_rail, error, capacity);
+  }
+  free(on_host);
+  free(rail);
   free(keys);
   free(leaders);
   return status;

@@ -135,7 +135,8 @@ static void test_ring_and_all_to_all(void **state) {
  * rank gets the same bits, and they are one of the sums the order allows. */
 static void test_all_reduce_gives_every_rank_the_same_bits(void **state) {
   comm_mpi_world *w = *state;
-  static const size_t counts[] = {1, 4096, 4097}; /* 16 KiB and just over */
+  /* 16 KiB and just over; 1 MiB (on rails under the hybrid) */
+  static const size_t counts[] = {1, 4096, 4097, 262144};
   for (size_t c = 0; c < sizeof counts / sizeof *counts; c++) {
     size_t count = counts[c];
     float *x = malloc(count * sizeof *x);
@@ -367,6 +368,43 @@ static void test_host_stages_go_single_copy_on_device_memory(void **state) {
   assert_int_equal(single, 6);
 }
 
+/* Hybrid with every host holding as many ranks: an all_reduce of at least
+ * 1 MiB whose count the ranks per host divide runs on rails (a
+ * reduce_scatter inside each host, each slice's all_reduce among the ranks
+ * at its place over MPI, an all_gather); one element more goes through the
+ * host leaders. Both exact, in place and not, sum and average, on host
+ * memory and on device memory (single copy inside the host). */
+static void test_large_all_reduce_on_rails_and_through_leaders(void **state) {
+  comm_mpi_world *w = *state;
+  if (!vcpu_comm_hybrid_in_use(w->comm->world))
+    skip();
+  bool even = comm_mpi_nranks % 2 == 0; /* 2 ranks on every host */
+  static const vcpu_runners_t runners = {.comm_task = vcpu_comm_run_task};
+  assert_int_equal(vcpu_initialize(&runners), C_SUCCESS);
+  assert_int_equal(vcpu_init_device(&rank_device), C_SUCCESS);
+  int failures = 0;
+  static const size_t counts[] = {262144, 262145}; /* 1 MiB of float32 */
+  for (size_t c = 0; c < 2; c++) {
+    vcpu_comm_desc_t d = {.kind = VCPU_COMM_ALL_REDUCE,
+                          .count = counts[c],
+                          .dtype = FLOAT32,
+                          .op = SUM};
+    assert_int_equal(vcpu_comm_hybrid_on_rails(w->comm->world, &d),
+                     even && c == 0);
+    for (int in_place = 0; in_place < 2; in_place++)
+      for (int on_device = 0; on_device < 2; on_device++)
+        for (int avg = 0; avg < 2; avg++)
+          failures += comm_case_run(
+              &comm_mpi_xccl, w->comm, w->stream, (size_t)comm_mpi_rank,
+              (size_t)comm_mpi_nranks, CASE_ALL_REDUCE, FLOAT32,
+              avg ? AVG : SUM, counts[c], in_place, 0,
+              on_device ? &rank_device : NULL);
+  }
+  vcpu_deinit_device(&rank_device);
+  vcpu_finalize();
+  assert_int_equal(failures, 0);
+}
+
 /* Mismatched calls at one sequence number, each on a communicator of its
  * own (a mismatch poisons it): every rank fails naming the mismatch, small
  * or not, whether the odd rank leads its host or not, for a broadcast whose
@@ -411,8 +449,15 @@ static void test_mismatch_is_detected(void **state) {
        8192, 768, SUM},
       {"rank 0 all_reduces 32 KiB, the others 3 KiB", 0, false, false, 768,
        8192, SUM},
+      /* Under the hybrid a 1 MiB all_reduce runs on rails (every rank over
+       * MPI): the others learn of the last host's disagreement from their
+       * leaders, who stop their host's ranks and relay the mismatch. */
+      {"the last rank broadcasts 1 MiB, the others all_reduce 1 MiB", last,
+       false, true, 262144, 262144, SUM},
+      {"rank 0 broadcasts 1 MiB, the others all_reduce 1 MiB", 0, false, true,
+       262144, 262144, SUM},
   };
-  float *x = calloc(8193, sizeof *x);
+  float *x = calloc(262144, sizeof *x);
   assert_non_null(x);
   /* The first failure, reported once every rank has passed every case's
    * barrier: a rank leaving at its failure would hold the others there. */
@@ -507,6 +552,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_back_to_back_small_calls_stay_exact),
       cmocka_unit_test(test_collectives_over_4_mib_are_whole),
       cmocka_unit_test(test_host_stages_go_single_copy_on_device_memory),
+      cmocka_unit_test(test_large_all_reduce_on_rails_and_through_leaders),
       cmocka_unit_test(test_mismatch_is_detected),
       cmocka_unit_test(test_kernel_channels_are_refused),
       cmocka_unit_test(test_a_write_to_a_lost_peer_fails_not_the_process),

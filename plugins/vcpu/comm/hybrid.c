@@ -21,10 +21,14 @@
 typedef struct hybrid {
   const vcpu_comm_mpi_module_t *mpi;
   void *everyone; /* the module's world of every rank */
-  void *leaders;  /* the module's world of the host leaders, on leaders of a
-                     world of several hosts; NULL elsewhere */
+  /* The module's world of the ranks at this rank's place on every host
+   * (rank = host index): the host leaders' on a leader; on the others only
+   * when every host holds as many ranks (`even`); NULL elsewhere. */
+  void *rail;
   C_CCLComm host; /* this host's shared-memory world; NULL if alone on it */
   size_t rank, nranks;
+  size_t per_host;      /* ranks on this rank's host */
+  bool even;            /* every host holds per_host ranks */
   size_t *host_of;      /* nranks: the host of each world rank */
   size_t *local_of;     /* nranks: each world rank's rank within its host */
   char host_ranks[160]; /* "host 1 = world ranks 2,3", for messages */
@@ -161,23 +165,25 @@ static int back_from_mpi(stage_context *s, int status, const char *failure) {
   return status;
 }
 
-/* One collective among the host leaders over MPI, in place on `buffer`.
- * The leaders' calls are checked beside the data (comm/mpi.h's
- * `collective`); each carries its whole call, and after its host's ranks
- * disagreed a leader's matches no other, so every host learns of it. */
-static int leaders_stage(stage_context *s, const char *stage,
-                         vcpu_comm_kind_t kind, void *buffer, C_CCLReduceOp op,
-                         size_t root_host) {
+/* One collective of this rank's rail over MPI (the leaders', or on rails
+ * every rank's), in place on `count` elements at `buffer`. The calls are
+ * checked beside the data (comm/mpi.h's `collective`); each carries its
+ * whole call, and after its host's ranks disagreed a leader's matches no
+ * other, so every host learns of it. */
+static int rail_stage(stage_context *s, const char *stage,
+                      vcpu_comm_kind_t kind, void *buffer, size_t count,
+                      C_CCLReduceOp op, size_t root_host) {
   vcpu_comm_desc_t d = *s->call;
   d.kind = kind;
   d.send = d.recv = buffer;
+  d.count = count;
   d.op = op;
   d.peer = root_host;
   d.stage_of = vcpu_comm_stage_of(s->call, s->host_disagreed);
   away_over_mpi(s);
   char detail[400];
-  int status = s->h->mpi->collective(s->h->leaders, &d, s->deadline_ns,
-                                     s->aborted, detail, sizeof detail);
+  int status = s->h->mpi->collective(s->h->rail, &d, s->deadline_ns, s->aborted,
+                                     detail, sizeof detail);
   /* The detail names other hosts with their world ranks. */
   char failure[448] = "";
   if (status != BP_OK)
@@ -189,20 +195,25 @@ static int leaders_stage(stage_context *s, const char *stage,
   return status;
 }
 
-/* The leaders' stage of a call: when this host's ranks disagreed, its
- * leader still takes its place there (the other hosts' leaders wait for
- * it), so that they fail with the mismatch too, and keeps its own message.
- * Returns `status` (the host's failure) then, else the stage's. */
+/* The stage between hosts of a call, of `count` elements at `buffer`: the
+ * leaders', or with `every_place` every rank's on its rail. When this host's
+ * ranks disagreed, its leader still takes its place among the leaders (the
+ * other hosts' leaders wait for it), so that they fail with the mismatch
+ * too, and keeps its own message. Returns `status` (the host's failure)
+ * then, else the stage's. */
 static int between_hosts(stage_context *s, int status, const char *stage,
-                         vcpu_comm_kind_t kind, void *buffer, C_CCLReduceOp op,
-                         size_t root_host) {
-  if (s->h->leaders == NULL || (status != BP_OK && !s->host_disagreed))
+                         vcpu_comm_kind_t kind, void *buffer, size_t count,
+                         C_CCLReduceOp op, size_t root_host, bool every_place) {
+  bool takes_part = s->h->rail != NULL && (every_place || is_leader(s->h));
+  if (!takes_part || (status != BP_OK && !s->host_disagreed))
     return status;
   if (status == BP_OK)
-    return leaders_stage(s, stage, kind, buffer, op, root_host);
+    return rail_stage(s, stage, kind, buffer, count, op, root_host);
+  if (!is_leader(s->h))
+    return status;
   char own[512];
   snprintf(own, sizeof own, "%s", s->error);
-  leaders_stage(s, stage, kind, buffer, op, root_host);
+  rail_stage(s, stage, kind, buffer, count, op, root_host);
   snprintf(s->error, s->capacity, "%s", own);
   return status;
 }
@@ -239,9 +250,54 @@ static void finish_average(const stage_context *s, void *result) {
                      s->call->dtype, AVG, s->h->nranks);
 }
 
+/* Rails: an all_reduce of at least RAIL_MIN_BYTES, in a world whose hosts
+ * all hold the same number L of ranks, whose count L divides, runs on every
+ * rank at once: a reduce_scatter inside the host (the rank at place i keeps
+ * slice i), an all_reduce of slice i among the ranks at place i of every
+ * host (its rail, over MPI), an all_gather inside the host. Each host sends
+ * what it sends through its leader, over L connections at once instead of
+ * one, and the shared-memory stages split their work over the host's ranks
+ * instead of leaving it to the leader. The choice depends on the call
+ * alone, so every rank makes the same. */
+enum { RAIL_MIN_BYTES = 1 << 20 };
+
+static bool on_rails(const hybrid *h, const vcpu_comm_desc_t *d) {
+  return h->even && h->host != NULL && h->rail != NULL &&
+         d->count % h->per_host == 0 &&
+         d->count * vcpu_comm_dtype_size(d->dtype) >= RAIL_MIN_BYTES;
+}
+
+static int all_reduce_on_rails(stage_context *s) {
+  hybrid *h = s->h;
+  const vcpu_comm_desc_t *d = s->call;
+  size_t slice = d->count / h->per_host;
+  char *mine = (char *)d->recv +
+               h->local_of[h->rank] * slice * vcpu_comm_dtype_size(d->dtype);
+  vcpu_comm_desc_t host_call = *d;
+  host_call.kind = VCPU_COMM_REDUCE_SCATTER;
+  host_call.op = summed(d->op);
+  host_call.count = slice;
+  host_call.recv = mine;
+  int status = host_stage(s, "the reduce_scatter inside the host", host_call);
+  status =
+      between_hosts(s, status, "the all_reduce between hosts",
+                    VCPU_COMM_ALL_REDUCE, mine, slice, summed(d->op), 0, true);
+  if (status == BP_OK) {
+    host_call.kind = VCPU_COMM_ALL_GATHER;
+    host_call.send = mine;
+    host_call.recv = d->recv;
+    status = host_stage(s, "the all_gather inside the host", host_call);
+  }
+  if (status == BP_OK)
+    finish_average(s, d->recv);
+  return status;
+}
+
 static int all_reduce(stage_context *s) {
   hybrid *h = s->h;
   const vcpu_comm_desc_t *d = s->call;
+  if (on_rails(h, d))
+    return all_reduce_on_rails(s);
   int status = BP_OK;
   vcpu_comm_desc_t host_call = *d;
   host_call.op = summed(d->op);
@@ -253,7 +309,8 @@ static int all_reduce(stage_context *s) {
     vcpu_comm_copy(d->recv, d->send, d->count * vcpu_comm_dtype_size(d->dtype));
   }
   status = between_hosts(s, status, "the all_reduce between hosts",
-                         VCPU_COMM_ALL_REDUCE, d->recv, summed(d->op), 0);
+                         VCPU_COMM_ALL_REDUCE, d->recv, d->count, summed(d->op),
+                         0, false);
   if (status == BP_OK && h->host != NULL) {
     host_call.kind = VCPU_COMM_BROADCAST;
     host_call.send = d->recv;
@@ -282,7 +339,8 @@ static int broadcast(stage_context *s) {
     status = host_start(s, "the broadcast inside the host", &host_call);
   }
   status = between_hosts(s, status, "the broadcast between hosts",
-                         VCPU_COMM_BROADCAST, d->recv, d->op, root_host);
+                         VCPU_COMM_BROADCAST, d->recv, d->count, d->op,
+                         root_host, false);
   if (status == BP_OK && h->host != NULL && !spread_first)
     status = host_finish(s, "the broadcast inside the host", &host_call);
   return status;
@@ -314,11 +372,12 @@ static int reduce(stage_context *s) {
     vcpu_comm_copy(partial, d->send, bytes);
   }
   bool host_ok = status == BP_OK;
-  status = between_hosts(s, status, "the reduce between hosts",
-                         VCPU_COMM_REDUCE, partial, summed(d->op), root_host);
+  status =
+      between_hosts(s, status, "the reduce between hosts", VCPU_COMM_REDUCE,
+                    partial, d->count, summed(d->op), root_host, false);
   /* MPI may still write into a buffer of a stage it gave up. */
-  bool mpi_gave_up =
-      h->leaders != NULL && (host_ok ? status != BP_OK : s->host_disagreed);
+  bool mpi_gave_up = leader && h->rail != NULL &&
+                     (host_ok ? status != BP_OK : s->host_disagreed);
   if (status == BP_OK && h->host_of[h->rank] == root_host && root_local != 0) {
     if (leader)
       status = host_p2p_stage(s, "the send from the host's leader to the root",
@@ -372,8 +431,8 @@ static int hybrid_p2p(void *handle, const vcpu_comm_desc_t *ops, size_t n,
 static void hybrid_free(hybrid *h, bool with_everyone) {
   if (h->host != NULL)
     vcpu_comm_destroy(h->host);
-  if (h->leaders != NULL)
-    h->mpi->destroy(h->leaders);
+  if (h->rail != NULL)
+    h->mpi->destroy(h->rail);
   if (with_everyone)
     h->mpi->destroy(h->everyone);
   free(h->host_of);
@@ -401,6 +460,12 @@ C_CCLComm vcpu_comm_hybrid_host_comm(const vcpu_comm_world_t *world) {
   return vcpu_comm_hybrid_in_use(world)
              ? ((const hybrid *)world->mpi_handle)->host
              : NULL;
+}
+
+bool vcpu_comm_hybrid_on_rails(const vcpu_comm_world_t *world,
+                               const vcpu_comm_desc_t *desc) {
+  return vcpu_comm_hybrid_in_use(world) && desc->kind == VCPU_COMM_ALL_REDUCE &&
+         on_rails((const hybrid *)world->mpi_handle, desc);
 }
 
 /* Reads BACKPLANE_COMM_HYBRID and BACKPLANE_COMM_RANKS_PER_HOST. */
@@ -528,7 +593,7 @@ bp_status_t vcpu_comm_hybrid_setup(vcpu_comm_world_t *world,
   h->nranks = world->nranks;
   char error[512] = "";
   int grouped = h->mpi->hosts(h->everyone, per_host, deadline_ns, h->host_of,
-                              &h->leaders, error, sizeof error);
+                              &h->rail, error, sizeof error);
   if (grouped != BP_OK) {
     hybrid_free(h, false);
     return vcpu_comm_reject((bp_status_t)grouped, "xccl_comm_init_rank: %s",
@@ -536,6 +601,9 @@ bp_status_t vcpu_comm_hybrid_setup(vcpu_comm_world_t *world,
   }
   size_t hosts = 0, largest = 0;
   describe_hosts(h, &hosts, &largest);
+  for (size_t r = 0; r < h->nranks; r++)
+    h->per_host += h->host_of[r] == h->host_of[rank];
+  h->even = hosts * largest == h->nranks;
   if (hosts < 2 || largest < 2) { /* one host, or one rank per host */
     hybrid_free(h, false);
     return BP_OK;

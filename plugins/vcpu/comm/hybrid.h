@@ -53,6 +53,12 @@ bool vcpu_comm_hybrid_in_use(const vcpu_comm_world_t *world);
  * host (for tests and diagnostics). */
 C_CCLComm vcpu_comm_hybrid_host_comm(const vcpu_comm_world_t *world);
 
+/* Whether the hybrid `world` runs the all_reduce `desc` on rails (every
+ * rank over MPI at once, hybrid.c) rather than through the host leaders
+ * (for tests and diagnostics). */
+bool vcpu_comm_hybrid_on_rails(const vcpu_comm_world_t *world,
+                               const vcpu_comm_desc_t *desc);
+
 /* The id of host `host`'s shared-memory world within the world `id` names
  * (its token and secret are mixes of the world's and the host index). */
 void vcpu_comm_hybrid_host_id(const vcpu_comm_unique_id_t *id, size_t host,

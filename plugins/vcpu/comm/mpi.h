@@ -50,13 +50,13 @@ typedef struct vcpu_comm_mpi_module {
   /* Groups the world's ranks by host: by processor name, or with
    * ranks_per_host K > 0 rank r is on host r / K (testing on one machine).
    * Fills host_of[nranks] with host indices numbered by each host's lowest
-   * rank (its leader). When there are several hosts and this rank leads its
-   * host, *out_leaders is a world of the leaders (rank = host index) for
-   * `collective` and `destroy`; else NULL. Every rank of the world calls
-   * it. */
+   * rank (its leader). When there are several hosts, *out_rail is a world of
+   * the ranks at this rank's place on their hosts (the k-th rank of each
+   * host; rank = host index) for `collective` and `destroy`: the leaders'
+   * world on a leader; on the others only when every host holds as many
+   * ranks; else NULL. Every rank of the world calls it. */
   int (*hosts)(void *handle, size_t ranks_per_host, uint64_t deadline_ns,
-               size_t *host_of, void **out_leaders, char *error,
-               size_t capacity);
+               size_t *host_of, void **out_rail, char *error, size_t capacity);
   /* `collective` in steps, for a call that `quick` accepts (a small
    * all_reduce of ranks on one host): `start` begins it and goes on until it
    * ends or `until_ns` passes; then BP_ERR_NOT_READY means the world holds the
