@@ -6,7 +6,10 @@
  *
  * all_reduce, reduce and broadcast are hierarchical: reduce inside the host
  * over shared memory, then MPI among the leaders, then broadcast (or, for a
- * reduce whose root is not a leader, one send) inside the host. all_gather,
+ * reduce whose root is not a leader, one send) inside the host. When every
+ * host holds as many ranks, a large all_reduce runs on rails instead
+ * (hybrid.c): reduce_scatter inside the host, each slice's all_reduce among
+ * the ranks at one place on every host, all_gather inside the host. all_gather,
  * reduce_scatter, send, recv and all_to_all stay on MPI among every rank.
  * The ranks' calls are checked without a message of their own: each stage
  * carries the whole call (vcpu_comm_desc_t.stage_of), the host's ranks
@@ -18,9 +21,9 @@
  * meet, ends at the deadline). Every stage keeps the call's deadline; a
  * host's ranks share the abort flag of their shared-memory world, so an
  * abort stops the caller's host at once and the other hosts at the
- * deadline. A rank whose own MPI stage (the leaders' call between hosts)
- * fails relays its
- * failure to the other ranks of its host (comm/relay.h), which report it in
+ * deadline. A rank whose own MPI stage (the leaders' call between hosts, or
+ * its rail's) fails relays its failure to the other ranks of its host
+ * (comm/relay.h), stopping those still away over MPI, which report it in
  * place of the wait inside the host it left them in: every rank names the
  * ranks or hosts that were lost, with their world ranks.
  *
