@@ -3,12 +3,12 @@
  * 1 ulp of the correctly rounded float like libm's powf. The SSE2 build
  * calls powf: two lanes without FMA ran at 0.6x its speed.
  *
- * A lane is fast when x is normal, positive and finite and y log2 x lies in
- * (-1022, 127.99): every finite result short of the top of float's range,
- * subnormal and zero results included (double holds 2^t there; the
- * conversion to float rounds it once). Every other lane (x <= 0, subnormal,
- * inf or NaN, y inf or NaN, overflow) gets powf's own answer, C's special
- * cases and all, from a scalar pass over the chunks that hold such lanes. */
+ * A lane is fast when x is normal, positive and finite and |y log2 x| <
+ * 1022: double holds 2^(y log2 x) there, and its one rounding to float
+ * gives overflow to infinity, subnormal results and underflow to zero.
+ * Every other lane (x <= 0, subnormal, inf or NaN; y inf or NaN; |y log2 x|
+ * >= 1022) gets powf's own answer, C's special cases and all, from a scalar
+ * pass over the chunks that hold such lanes. */
 #include "ref_pow_f32.h"
 
 #include <math.h>
@@ -61,7 +61,7 @@ static inline __attribute__((always_inline)) float pow_lane(float x, float y) {
   scale_bits = (n_bits + 1023u) << 52;
   double scale;
   memcpy(&scale, &scale_bits, sizeof scale);
-  bool fast = x >= 0x1p-126f && x < INFINITY && t > -1022.0 && t < 127.99;
+  bool fast = x >= 0x1p-126f && x < INFINITY && fabs(t) < 1022.0;
   return fast ? (float)(q * scale) : NAN;
 }
 
