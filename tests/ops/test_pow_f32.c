@@ -6,7 +6,8 @@
  * chunk; a sweep of random and edge inputs (near 1 with large exponents,
  * huge and tiny, subnormal, negative with integer exponents, results at the
  * ends of float's range, any bits) within 1 ulp of double-precision pow
- * rounded to float; broadcast, strided and in-place operands. CTest runs
+ * rounded to float; negative bases to odd and even integer powers;
+ * broadcast, strided and in-place operands. CTest runs
  * this program under each BACKPLANE_OPS_ISA cap (ops.pow_f32_avx2,
  * ops.pow_f32_sse2), so every build of the loops answers alike. */
 #include <math.h>
@@ -347,6 +348,37 @@ static void sweep_with_a_scalar_is_within_one_ulp(void **state) {
   ops_made_destroy(&m);
 }
 
+/* tensor ** scalar over negative bases (and positive ones among them) for
+ * odd and even integer exponents: |x|^y, its sign from y's parity. */
+static void negative_bases_to_integer_powers(void **state) {
+  ops_env_t *e = *state;
+  ops_made_t m = {.e = e};
+  enum { N = 777 };
+  const int64_t shape[1] = {N};
+  float *x, *out;
+  T tx =
+      ops_made_tensor(&m, diopi_dtype_float32, 1, shape, NULL, 0, (void **)&x);
+  T to = ops_made_tensor(&m, diopi_dtype_float32, 1, shape, NULL, 0,
+                         (void **)&out);
+  uint32_t seed = 777u;
+  for (int k = 0; k < N; k++)
+    x[k] = k % 3 == 0   ? -(float)(1 + next_bits(&seed) % 50)
+           : k % 3 == 1 ? uniform(&seed, -4.0f, -0.25f)
+                        : uniform(&seed, 0.25f, 4.0f);
+  pow_exponent_fn fn = (pow_exponent_fn)ops_env_find(e, "diopiPow");
+  const float exponents[] = {-7.0f,       -3.0f, -2.0f, -1.0f, 1.0f,
+                             3.0f,        4.0f,  5.0f,  31.0f, 64.0f,
+                             16777215.0f, 1e10f, -1e10f};
+  for (size_t j = 0; j < sizeof exponents / sizeof *exponents; j++) {
+    diopiScalar_t exponent = scalar(exponents[j]);
+    assert_int_equal(fn(e->ctx, to, tx, &exponent), diopiSuccess);
+    synchronize(e);
+    for (int k = 0; k < N; k++)
+      expect_within_one_ulp(out[k], x[k], exponents[j]);
+  }
+  ops_made_destroy(&m);
+}
+
 enum { ROWS = 6, COLS = 301 }; /* rows longer than a vector, odd tails */
 
 /* x viewed transposed (strides 1, ROWS) ** y broadcast from one row, and
@@ -440,6 +472,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(sweep_of_two_tensors_is_within_one_ulp,
                                       ops_env_setup, ops_env_teardown),
       cmocka_unit_test_setup_teardown(sweep_with_a_scalar_is_within_one_ulp,
+                                      ops_env_setup, ops_env_teardown),
+      cmocka_unit_test_setup_teardown(negative_bases_to_integer_powers,
                                       ops_env_setup, ops_env_teardown),
       cmocka_unit_test_setup_teardown(broadcast_and_strided_operands,
                                       ops_env_setup, ops_env_teardown),
