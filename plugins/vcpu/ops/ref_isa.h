@@ -10,6 +10,8 @@
 #ifndef BACKPLANE_REF_OPS_ISA_H_
 #define BACKPLANE_REF_OPS_ISA_H_
 
+#include <stdbool.h> /* REF_ISA_DISPATCH_VOID_FMA's constants */
+
 typedef enum ref_isa {
   REF_ISA_SSE2 = 0,
   REF_ISA_AVX2 = 1, /* with FMA (x86-64-v3) */

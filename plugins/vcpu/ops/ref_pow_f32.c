@@ -22,14 +22,15 @@
  * in place, x must outlive the vector pass for the fix-up. */
 enum { CHUNK = 256 };
 
-/* x^y for a fast lane (above), NaN for any other: the fix-up's sign.
- * With `negative_x` (a constant once inlined) a negative x with an integer y
- * is fast too: |x|^y, negated for an odd y; without, it is not, and the
- * loop spends nothing on y's integer tests. log2 |x| = e + log2 m,
- * |x| = m 2^e with m in [sqrt(1/2), sqrt(2)) (from x's
- * bits less sqrt(1/2)'s: e in the exponent field, which an arithmetic shift
- * keeps signed), log m = 2 atanh(s), s = (m - 1) / (m + 1), |s| <= 0.172:
- * the series to s^15 (relative error 2^-44). 2^t = 2^n 2^f with n
+/* x^y for a fast lane (above), NaN for any other: the fix-up's sign. With
+ * `negative_x` (a constant once inlined) a negative x with an integer y is
+ * fast too: |x|^y, negated for an odd y; without, it is not, and the loop
+ * spends nothing on y's integer tests.
+ *
+ * log2 |x| = e + log2 m, |x| = m 2^e with m in [sqrt(1/2), sqrt(2)) (from
+ * x's bits less sqrt(1/2)'s: e in the exponent field, which an arithmetic
+ * shift keeps signed); log m = 2 atanh(s), s = (m - 1) / (m + 1), |s| <=
+ * 0.172: the series to s^15 (relative error 2^-44). 2^t = 2^n 2^f with n
  * the integer nearest t (adding 1.5 * 2^52 rounds t to it and leaves it in
  * the low bits), f in [-1/2, 1/2]: exp(f ln 2) by its Taylor series to
  * degree 10 (relative error 2^-42); 2^n built in the exponent bits. */
