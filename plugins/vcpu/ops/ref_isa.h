@@ -10,6 +10,8 @@
 #ifndef BACKPLANE_REF_OPS_ISA_H_
 #define BACKPLANE_REF_OPS_ISA_H_
 
+#include <stdbool.h> /* REF_ISA_DISPATCH_VOID_FMA's constants */
+
 typedef enum ref_isa {
   REF_ISA_SSE2 = 0,
   REF_ISA_AVX2 = 1, /* with FMA (x86-64-v3) */
@@ -32,6 +34,8 @@ const char *ref_isa_name(ref_isa_t isa);
  * REF_ISA_DISPATCH_VOID for a void loop) defines NAME with those
  * parameters: one build of the body per ISA, the call going to ref_isa()'s. */
 #define REF_ISA_BODY static inline __attribute__((always_inline))
+/* (a, b) -> a, b: an argument list without its parentheses. */
+#define REF_ISA_UNPAREN(...) __VA_ARGS__
 #ifdef REF_ISA_MULTIVERSION
 #define REF_ISA_DISPATCH(storage, ret, name, params, args)                     \
   REF_TARGET_AVX512 static ret name##_avx512 params {                          \
@@ -58,6 +62,29 @@ const char *ref_isa_name(ref_isa_t isa);
   }                                                                            \
   static void name##_sse2 params {                                             \
     name##_body args;                                                          \
+  }                                                                            \
+  storage void name params {                                                   \
+    ref_isa_t isa = ref_isa();                                                 \
+    if (isa == REF_ISA_AVX512)                                                 \
+      name##_avx512 args;                                                      \
+    else if (isa == REF_ISA_AVX2)                                              \
+      name##_avx2 args;                                                        \
+    else                                                                       \
+      name##_sse2 args;                                                        \
+  }
+/* As REF_ISA_DISPATCH_VOID, the body taking one more argument, a constant:
+ * true in the AVX-512 and AVX2 builds, false in the SSE2 one (and where
+ * there is one build); for a loop whose vector form pays only with FMA and
+ * vectors of 4 doubles or more. */
+#define REF_ISA_DISPATCH_VOID_FMA(storage, name, params, args)                 \
+  REF_TARGET_AVX512 static void name##_avx512 params {                         \
+    name##_body(REF_ISA_UNPAREN args, true);                                   \
+  }                                                                            \
+  REF_TARGET_AVX2 static void name##_avx2 params {                             \
+    name##_body(REF_ISA_UNPAREN args, true);                                   \
+  }                                                                            \
+  static void name##_sse2 params {                                             \
+    name##_body(REF_ISA_UNPAREN args, false);                                  \
   }                                                                            \
   storage void name params {                                                   \
     ref_isa_t isa = ref_isa();                                                 \
@@ -112,6 +139,10 @@ const char *ref_isa_name(ref_isa_t isa);
 #define REF_ISA_DISPATCH_VOID(storage, name, params, args)                     \
   storage void name params {                                                   \
     name##_body args;                                                          \
+  }
+#define REF_ISA_DISPATCH_VOID_FMA(storage, name, params, args)                 \
+  storage void name params {                                                   \
+    name##_body(REF_ISA_UNPAREN args, false);                                  \
   }
 #endif
 

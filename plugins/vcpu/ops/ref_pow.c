@@ -8,7 +8,7 @@
 
 #include "ref_error.h"
 #include "ref_ew_call.h"
-#include "ref_f32.h"
+#include "ref_pow_f32.h"
 
 #define CTX diopiContextHandle_t ctx
 #define T diopiTensorHandle_t
@@ -23,30 +23,6 @@ static double pow_tensors_fn(const double *in, const double *p) {
 static double pow_exponent_fn(const double *in, const double *p) {
   return pow(in[0], p[0]);
 }
-REF_ISA_BODY void pow_exponent_f32_body(float *out, const float *const *in,
-                                        int64_t n, const double *p) {
-  const float *x = in[0];
-  float e = (float)p[0];
-  if (e == 2.0f) {
-    for (int64_t i = 0; i < n; i++)
-      out[i] = x[i] * x[i];
-  } else if (e == 0.5f) {
-    for (int64_t i = 0; i < n; i++)
-      out[i] = sqrtf(x[i]);
-  } else {
-    for (int64_t i = 0; i < n; i++)
-      out[i] = powf(x[i], e);
-  }
-}
-REF_F32_EW(pow_exponent_f32)
-REF_ISA_BODY void pow_tensors_f32_body(float *out, const float *const *in,
-                                       int64_t n, const double *p) {
-  (void)p;
-  const float *x = in[0], *y = in[1];
-  for (int64_t i = 0; i < n; i++)
-    out[i] = powf(x[i], y[i]);
-}
-REF_F32_EW(pow_tensors_f32)
 /* p[0]: the scalar base. */
 static double pow_base_fn(const double *in, const double *p) {
   return pow(p[0], in[0]);
@@ -67,7 +43,7 @@ static diopiError_t by_exponent(CTX, const char *op, CT out, CT input,
   double params[4] = {e};
   static const char *const names[1] = {"input"};
   return ref_ew_call(ctx, op, out, 1, &input, names, pow_exponent_fn,
-                     pow_exponent_f32, params, REF_OUT_NUMERIC);
+                     ref_pow_f32_exponent, params, REF_OUT_NUMERIC);
 }
 
 static diopiError_t by_tensors(CTX, const char *op, CT out, CT input,
@@ -75,7 +51,7 @@ static diopiError_t by_tensors(CTX, const char *op, CT out, CT input,
   CT in[2] = {input, exponent};
   static const char *const names[2] = {"input", "exponent"};
   return ref_ew_call(ctx, op, out, 2, in, names, pow_tensors_fn,
-                     pow_tensors_f32, NULL, REF_OUT_NUMERIC);
+                     ref_pow_f32_tensors, NULL, REF_OUT_NUMERIC);
 }
 
 REF_EXPORT diopiError_t diopiPow(CTX, T out, CT input, S exponent) {
@@ -96,6 +72,6 @@ REF_EXPORT diopiError_t diopiPowScalar(CTX, T out, S input, CT exponent) {
     return ref_fail(op, "input: scalar is NULL");
   double params[4] = {ref_scalar(input, 0)};
   static const char *const names[1] = {"exponent"};
-  return ref_ew_call(ctx, op, out, 1, &exponent, names, pow_base_fn, NULL,
-                     params, REF_OUT_NUMERIC);
+  return ref_ew_call(ctx, op, out, 1, &exponent, names, pow_base_fn,
+                     ref_pow_f32_base, params, REF_OUT_NUMERIC);
 }
