@@ -207,6 +207,43 @@ DIOPI_API diopiError_t diopiXlogyBackward(diopiContextHandle_t ctx,
                                           diopiConstTensorHandle_t grad_output,
                                           diopiConstTensorHandle_t input,
                                           diopiConstTensorHandle_t other);
+/* Extension elementwise math of two tensors, broadcasting, as PyTorch's:
+ * atan2, the angle of the point (other, input) in [-pi, pi], and hypot,
+ * sqrt(input^2 + other^2) without overflow (+inf where either is infinite,
+ * even beside a NaN); out is floating (ref_atan2_hypot.c). */
+DIOPI_API diopiError_t diopiAtan2(diopiContextHandle_t ctx,
+                                  diopiTensorHandle_t out,
+                                  diopiConstTensorHandle_t input,
+                                  diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiAtan2Inp(diopiContextHandle_t ctx,
+                                     diopiTensorHandle_t input,
+                                     diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiHypot(diopiContextHandle_t ctx,
+                                  diopiTensorHandle_t out,
+                                  diopiConstTensorHandle_t input,
+                                  diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiHypotInp(diopiContextHandle_t ctx,
+                                     diopiTensorHandle_t input,
+                                     diopiConstTensorHandle_t other);
+/* Extension elementwise math: fmod, the remainder of truncated division
+ * (the dividend's sign; diopiRemainder* is Python's modulo), of input by a
+ * tensor (broadcasting) or a scalar; integral tensors compute exactly, and
+ * an integral division by zero gives 0 where PyTorch raises, a floating one
+ * NaN (ref_fmod.c). */
+DIOPI_API diopiError_t diopiFmod(diopiContextHandle_t ctx,
+                                 diopiTensorHandle_t out,
+                                 diopiConstTensorHandle_t input,
+                                 diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiFmodInp(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t input,
+                                    diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiFmodScalar(diopiContextHandle_t ctx,
+                                       diopiTensorHandle_t out,
+                                       diopiConstTensorHandle_t input,
+                                       const diopiScalar_t *other);
+DIOPI_API diopiError_t diopiFmodScalarInp(diopiContextHandle_t ctx,
+                                          diopiTensorHandle_t input,
+                                          const diopiScalar_t *other);
 /* Extension matrix products with an addend, as diopiAddmm (NULL beta or
  * alpha: 1; beta 0 ignores input): addmv, beta * input + alpha * mat @ vec
  * (ref_addmv.c), and addbmm, beta * input + alpha * the sum over b of
