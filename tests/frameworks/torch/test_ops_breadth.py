@@ -250,6 +250,110 @@ class PointwisePeerTest(PeerTest):
                 lambda a, b: F.kl_div(a, b, reduction=reduction), logp,
                 positive_target)
 
+    def test_atan2_hypot_forms_and_backward(self):
+        for a in views(randn(3, 4)):
+            for b in (randn(3, 4), randn(4), torch.tensor(0.5)):
+                with self.subTest(contiguous=a.is_contiguous(),
+                                  b=tuple(b.shape)):
+                    self.forward_backward(torch.atan2, a, b)
+                    self.forward_backward(torch.hypot, a, b)
+            b = positive(4) - 1
+            d = a.to(DEVICE)
+            d.atan2_(b.to(DEVICE))
+            self.same(d, a.clone().atan2_(b))
+            d.hypot_(b.to(DEVICE))
+            self.same(d, a.clone().atan2_(b).hypot_(b))
+            out = torch.empty(0, device=DEVICE)
+            torch.hypot(a.to(DEVICE), b.to(DEVICE), out=out)
+            self.same(out, torch.hypot(a, b))
+            torch.atan2(a.to(DEVICE), b.to(DEVICE), out=out)
+            self.same(out, torch.atan2(a, b))
+        zeros = torch.tensor([0.0, -0.0, 0.0, -0.0, 1.0, float("inf")])
+        other = torch.tensor([1.0, 1.0, -1.0, -1.0, 0.0, float("nan")])
+        for fn in (torch.atan2, torch.hypot):
+            torch.testing.assert_close(  # signed zeros, inf beside NaN
+                fn(zeros.to(DEVICE), other.to(DEVICE)).cpu(),
+                fn(zeros, other), equal_nan=True)
+        i = torch.arange(-3, 3)
+        self.same(torch.atan2(i.to(DEVICE), i.flip(0).to(DEVICE)),
+                  torch.atan2(i, i.flip(0)))
+        for dtype in (torch.float64, torch.bfloat16):
+            a, b = randn(5, dtype=dtype), randn(5, dtype=dtype)
+            self.same(torch.atan2(a.to(DEVICE), b.to(DEVICE)),
+                      torch.atan2(a, b))
+            self.same(torch.hypot(a.to(DEVICE), b.to(DEVICE)),
+                      torch.hypot(a, b))
+
+    def test_fmod_forms_integers_and_backward(self):
+        for a in views(randn(3, 4) * 5):
+            for b in (positive(3, 4) * 2, -positive(4), torch.tensor(1.5)):
+                with self.subTest(contiguous=a.is_contiguous(),
+                                  b=tuple(b.shape)):
+                    self.forward_backward(torch.fmod, a, b)
+            self.forward_backward(lambda t: torch.fmod(t, -1.25), a)
+            d = a.to(DEVICE)
+            d.fmod_(0.75)
+            self.same(d, a.clone().fmod_(0.75))
+            d.fmod_(torch.tensor([2.0, -3.0, 0.5, 1.0]).to(DEVICE))
+            self.same(d, a.clone().fmod_(0.75).fmod_(
+                torch.tensor([2.0, -3.0, 0.5, 1.0])))
+            out = torch.empty(0, device=DEVICE)
+            torch.fmod(a.to(DEVICE), 2, out=out)
+            self.same(out, torch.fmod(a, 2))
+        x = torch.tensor([5.5, -5.5, 1.0, float("inf"), -2.0])
+        y = torch.tensor([2.0, 2.0, 0.0, 2.0, float("inf")])
+        torch.testing.assert_close(torch.fmod(x.to(DEVICE), y.to(DEVICE)).cpu(),
+                                   torch.fmod(x, y), equal_nan=True)
+        i = torch.arange(-9, 9)
+        j = torch.tensor([4, -4, 3, -3, 7, -1] * 3)
+        for dtype in (torch.int64, torch.int32, torch.int8, torch.uint8):
+            a, b = i.to(dtype) if dtype != torch.uint8 else i.abs(), j
+            b = b.to(dtype) if dtype != torch.uint8 else b.abs().to(dtype)
+            with self.subTest(dtype=dtype):
+                self.same(torch.fmod(a.to(DEVICE), b.to(DEVICE)),
+                          torch.fmod(a, b))
+                self.same(torch.fmod(a.to(DEVICE), 3), torch.fmod(a, 3))
+                self.same(torch.fmod(a.to(DEVICE), 2.5), torch.fmod(a, 2.5))
+        big = torch.tensor([2 ** 62 + 5, -(2 ** 62) - 5])
+        self.same(torch.fmod(big.to(DEVICE), 7), torch.fmod(big, 7))
+        self.same(torch.fmod(torch.tensor([-128], dtype=torch.int8)
+                             .to(DEVICE), -1),
+                  torch.fmod(torch.tensor([-128], dtype=torch.int8), -1))
+        # An integral fmod by zero raises, as PyTorch's CPU.
+        for zero in (0, torch.tensor([1, 0]).to(DEVICE)):
+            with self.assertRaisesRegex(RuntimeError, "ZeroDivisionError"):
+                torch.fmod(torch.tensor([4, 5]).to(DEVICE), zero)
+        with self.assertRaisesRegex(RuntimeError, "ZeroDivisionError"):
+            torch.div(torch.tensor([4, 5]).to(DEVICE),
+                      torch.tensor([1, 0]).to(DEVICE), rounding_mode="trunc")
+
+    def test_div_rounding_modes(self):
+        for a in views(randn(3, 4) * 5):
+            b = randn(4)
+            for mode in ("trunc", "floor"):
+                with self.subTest(mode=mode, contiguous=a.is_contiguous()):
+                    self.same(torch.div(a.to(DEVICE), b.to(DEVICE),
+                                        rounding_mode=mode),
+                              torch.div(a, b, rounding_mode=mode))
+                    self.same(torch.div(a.to(DEVICE), -1.5, rounding_mode=mode),
+                              torch.div(a, -1.5, rounding_mode=mode))
+                    d = a.to(DEVICE)
+                    d.div_(b.to(DEVICE), rounding_mode=mode)
+                    self.same(d, a.clone().div_(b, rounding_mode=mode))
+                    out = torch.empty(0, device=DEVICE)
+                    torch.div(a.to(DEVICE), b.to(DEVICE), rounding_mode=mode,
+                              out=out)
+                    self.same(out, torch.div(a, b, rounding_mode=mode))
+        i, j = torch.arange(-7, 8), torch.tensor([2, -3, 4, -5, 6] * 3)
+        for mode in ("trunc", "floor"):
+            self.same(torch.div(i.to(DEVICE), j.to(DEVICE), rounding_mode=mode),
+                      torch.div(i, j, rounding_mode=mode))
+        # remainder's backward divides with floor: it runs on the device too.
+        self.forward_backward(torch.remainder, randn(3, 4) * 5,
+                              positive(4) * 2)
+        with self.assertRaisesRegex(RuntimeError, "rounding_mode"):
+            torch.div(i.to(DEVICE), j.to(DEVICE), rounding_mode="round")
+
     def test_smooth_activations_forward_and_backward(self):
         for x in views(randn(4, 6) * 4):
             for fn in (F.elu, lambda t: F.elu(t, 0.5), F.selu, F.celu,
