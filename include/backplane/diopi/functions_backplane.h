@@ -244,6 +244,35 @@ DIOPI_API diopiError_t diopiFmodScalar(diopiContextHandle_t ctx,
 DIOPI_API diopiError_t diopiFmodScalarInp(diopiContextHandle_t ctx,
                                           diopiTensorHandle_t input,
                                           const diopiScalar_t *other);
+/* Extension order statistics along dim, values and indices with input's
+ * shape less dim (or keeping it as 1), as PyTorch's CPU gives them, ties
+ * included: median, the first NaN of a line holding one, else the lower
+ * middle element in the order by value then position; kthvalue, the k-th
+ * smallest (1-based; NaN above every number) where PyTorch's quickselect
+ * leaves it; diopiMedianAll, the median value of every element (NaN for
+ * none) (ref_order_statistics.c). cummax and cummin: the running best and
+ * where it is, a later equal element or any NaN taking over
+ * (ref_cummax.c). */
+DIOPI_API diopiError_t diopiMedian(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t values,
+                                   diopiTensorHandle_t indices,
+                                   diopiConstTensorHandle_t input, int64_t dim);
+DIOPI_API diopiError_t diopiMedianAll(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t out,
+                                      diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiKthvalue(diopiContextHandle_t ctx,
+                                     diopiTensorHandle_t values,
+                                     diopiTensorHandle_t indices,
+                                     diopiConstTensorHandle_t input, int64_t k,
+                                     int64_t dim);
+DIOPI_API diopiError_t diopiCummax(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t values,
+                                   diopiTensorHandle_t indices,
+                                   diopiConstTensorHandle_t input, int64_t dim);
+DIOPI_API diopiError_t diopiCummin(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t values,
+                                   diopiTensorHandle_t indices,
+                                   diopiConstTensorHandle_t input, int64_t dim);
 /* Extension matrix products with an addend, as diopiAddmm (NULL beta or
  * alpha: 1; beta 0 ignores input): addmv, beta * input + alpha * mat @ vec
  * (ref_addmv.c), and addbmm, beta * input + alpha * the sum over b of
