@@ -1,14 +1,16 @@
 // Reductions (max/min, amax, argmin, any/all, cumsum, vector norms, topk,
 // sort) and indexing (index_select, gather, scatter, advanced indexing and
-// index_put_, masked_fill_/masked_select, nonzero, embedding's backward,
-// flip/roll/tril/triu, arange, eye), each one DIOPI call on the device's
-// current stream. Ops whose result size depends on the data (index with a mask,
-// masked_select, nonzero) wait for the stream, as on CUDA.
+// index_put_, masked_fill_/masked_select, nonzero, unique, embedding's
+// backward, flip/roll/tril/triu, arange, eye), each one DIOPI call on the
+// device's current stream. Ops whose result size depends on the data (index
+// with a mask, masked_select, nonzero, unique) wait for the stream, as on
+// CUDA.
 #include <ATen/ops/empty.h>
 #include <ATen/ops/mean.h>
 #include <torch/library.h>
 
 #include <cmath>
+#include <memory>
 #include <tuple>
 #include <vector>
 
@@ -469,6 +471,45 @@ at::Tensor nonzero(const at::Tensor &self) {
   return adopt_result(ctx, self, result);
 }
 
+// torch.unique (_unique2: every element; unique_dim: slices along dim) as
+// the library's, which always sorts: sorted=False gets the sorted result,
+// one of the orders PyTorch leaves unspecified. The inverse (self's shape,
+// or dim's length) and counts are empty unless asked for, as PyTorch's.
+// Sized by the data: waits for the stream.
+std::tuple<at::Tensor, at::Tensor, at::Tensor> unique_of(const at::Tensor &self,
+                                                         const int64_t *dim,
+                                                         bool return_inverse,
+                                                         bool return_counts) {
+  std::vector<int64_t> inverse_shape{0};
+  if (return_inverse)
+    inverse_shape =
+        dim ? std::vector<int64_t>{self.size(*dim)} : self.sizes().vec();
+  at::Tensor inverse = new_tensor(self, inverse_shape, at::kLong);
+  OpContext ctx(self);
+  DiopiTensor x(self);
+  std::unique_ptr<DiopiTensor> inv;
+  if (return_inverse)
+    inv = std::make_unique<DiopiTensor>(inverse);
+  diopiTensorHandle_t out = nullptr, counts = nullptr;
+  BP_CALL(diopiUnique, ctx, &out, x, dim, true, return_counts,
+          inv ? static_cast<diopiTensorHandle_t>(*inv) : nullptr, &counts);
+  at::Tensor counted = return_counts ? adopt_result(ctx, self, counts)
+                                     : new_tensor(self, {0}, at::kLong);
+  return {adopt_result(ctx, self, out), inverse, counted};
+}
+std::tuple<at::Tensor, at::Tensor, at::Tensor> unique2(const at::Tensor &self,
+                                                       bool /*sorted*/,
+                                                       bool return_inverse,
+                                                       bool return_counts) {
+  return unique_of(self, nullptr, return_inverse, return_counts);
+}
+std::tuple<at::Tensor, at::Tensor, at::Tensor>
+unique_dim(const at::Tensor &self, int64_t dim, bool /*sorted*/,
+           bool return_inverse, bool return_counts) {
+  int64_t d = wrap_dim(dim, self.dim());
+  return unique_of(self, &d, return_inverse, return_counts);
+}
+
 at::Tensor embedding_dense_backward(const at::Tensor &grad_output,
                                     const at::Tensor &indices,
                                     c10::SymInt num_weights,
@@ -606,6 +647,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("masked_fill_.Tensor", masked_fill_tensor_);
   m.impl("masked_select", masked_select);
   m.impl("nonzero", nonzero);
+  m.impl("_unique2", unique2);
+  m.impl("unique_dim", unique_dim);
   m.impl("embedding_dense_backward", embedding_dense_backward);
   m.impl("flip", flip);
   m.impl("roll", roll);

@@ -447,6 +447,95 @@ class ReductionPeerTest(PeerTest):
         self.forward_backward(lambda t: t.sort(1)[0], randn(3, 5))
 
 
+    def test_median_kthvalue_ties_nans_and_backward(self):
+        # Few distinct values: ties everywhere, so the indices are PyTorch's
+        # tie rules, not chance.
+        ties = torch.randint(0, 4, (6, 9)).float()
+        ties[1, 3] = ties[4, 0] = ties[4, 7] = float("nan")
+        for x in views(ties) + [ties.t()]:
+            for dim in (0, 1, -1):
+                for keepdim in (False, True):
+                    with self.subTest(dim=dim, keepdim=keepdim,
+                                      contiguous=x.is_contiguous()):
+                        self.same_pair(torch.median(x.to(DEVICE), dim, keepdim),
+                                       torch.median(x, dim, keepdim))
+                        for k in (1, 3, x.shape[dim]):
+                            self.same_pair(
+                                torch.kthvalue(x.to(DEVICE), k, dim, keepdim),
+                                torch.kthvalue(x, k, dim, keepdim))
+        for x in (ties, ties[0], torch.arange(10.0), torch.tensor(2.5)):
+            torch.testing.assert_close(torch.median(x.to(DEVICE)).cpu(),
+                                       torch.median(x), equal_nan=True)
+        i = torch.randint(-5, 5, (4, 7))
+        self.same(torch.median(i.to(DEVICE)), torch.median(i))
+        self.same_pair(torch.median(i.to(DEVICE), 1), torch.median(i, 1))
+        self.same_pair(torch.kthvalue(i.to(DEVICE), 5), torch.kthvalue(i, 5))
+        values = torch.empty(0, device=DEVICE)
+        indices = torch.empty(0, dtype=torch.long, device=DEVICE)
+        torch.median(ties.to(DEVICE), 0, out=(values, indices))
+        self.same_pair((values, indices), torch.median(ties, 0))
+        torch.kthvalue(ties.to(DEVICE), 2, 1, True, out=(values, indices))
+        self.same_pair((values, indices), torch.kthvalue(ties, 2, 1, True))
+        x = randn(5, 8)  # distinct values: each gradient is well defined
+        for v in views(x):
+            self.forward_backward(lambda t: torch.median(t, 1).values, v)
+            self.forward_backward(lambda t: torch.kthvalue(t, 3, 0).values, v)
+            self.forward_backward(torch.median, v)
+
+    def test_cummax_cummin_ties_nans_and_backward(self):
+        ties = torch.randint(0, 3, (5, 8)).float()
+        ties[2, 4] = ties[3, 0] = float("nan")
+        for x in views(ties) + [ties.t()]:
+            for dim in (0, 1, -1):
+                for fn in (torch.cummax, torch.cummin):
+                    with self.subTest(op=fn.__name__, dim=dim,
+                                      contiguous=x.is_contiguous()):
+                        self.same_pair(fn(x.to(DEVICE), dim), fn(x, dim))
+        i = torch.randint(-3, 3, (3, 6))
+        self.same_pair(torch.cummax(i.to(DEVICE), 1), torch.cummax(i, 1))
+        self.same_pair(torch.cummin(torch.tensor(1.5).to(DEVICE), 0),
+                       torch.cummin(torch.tensor(1.5), 0))
+        for v in views(randn(4, 6)):
+            self.forward_backward(lambda t: torch.cummax(t, 1).values, v)
+            self.forward_backward(lambda t: torch.cummin(t, 0).values, v)
+
+    def test_unique_sorted_inverse_counts_and_dims(self):
+        x = torch.randint(-3, 4, (5, 6))
+        for t in views(x) + [x.float(), x > 0, torch.tensor([], dtype=torch.long)]:
+            for inverse in (False, True):
+                for counts in (False, True):
+                    with self.subTest(dtype=t.dtype, inverse=inverse,
+                                      counts=counts):
+                        ours = torch.unique(t.to(DEVICE), return_inverse=inverse,
+                                            return_counts=counts)
+                        cpu = torch.unique(t, return_inverse=inverse,
+                                           return_counts=counts)
+                        for o, c in zip(ours if isinstance(ours, tuple)
+                                        else (ours,),
+                                        cpu if isinstance(cpu, tuple)
+                                        else (cpu,)):
+                            self.same(o, c)
+        # sorted=False: PyTorch leaves the order unspecified (its CPU's is a
+        # hash set's); ours is sorted, the same set.
+        self.same(torch.unique(x.to(DEVICE), sorted=False),
+                  torch.unique(x, sorted=False).sort().values)
+        rows = torch.tensor([[1, 2], [0, 5], [1, 2], [0, 4]])
+        for dim in (0, 1, -1):
+            ours = torch.unique(rows.to(DEVICE), dim=dim, return_inverse=True,
+                                return_counts=True)
+            for o, c in zip(ours, torch.unique(rows, dim=dim,
+                                               return_inverse=True,
+                                               return_counts=True)):
+                self.same(o, c)
+
+    def same_pair(self, ours, cpu):
+        """(values, indices) equal, NaN where PyTorch's is."""
+        self.assertEqual(ours[0].device, torch.device(DEVICE))
+        self.assertEqual(ours[0].shape, cpu[0].shape)
+        torch.testing.assert_close(ours[0].cpu(), cpu[0], equal_nan=True)
+        self.assertTrue(torch.equal(ours[1].cpu(), cpu[1]))
+
+
 class IndexingPeerTest(PeerTest):
     def test_index_select_gather_scatter(self):
         for x in views(randn(5, 6)):
