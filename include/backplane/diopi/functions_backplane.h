@@ -273,6 +273,24 @@ DIOPI_API diopiError_t diopiCummin(diopiContextHandle_t ctx,
                                    diopiTensorHandle_t values,
                                    diopiTensorHandle_t indices,
                                    diopiConstTensorHandle_t input, int64_t dim);
+/* Extension loss: multi_margin_loss, the multi-class hinge loss, as
+ * PyTorch's: per sample, the sum over classes j other than the target y of
+ * weight[y] * max(0, margin - input[y] + input[j])^p / C (weight NULL: 1;
+ * p 1 or 2); input [N, C] or [C], target N class indices in at most one
+ * dim; reduction none gives target's shape. The backward gives grad_input
+ * of input's shape (ref_loss_multi_margin.c). */
+DIOPI_API diopiError_t diopiMultiMarginLoss(diopiContextHandle_t ctx,
+                                            diopiTensorHandle_t out,
+                                            diopiConstTensorHandle_t input,
+                                            diopiConstTensorHandle_t target,
+                                            diopiConstTensorHandle_t weight,
+                                            int64_t p, double margin,
+                                            diopiReduction_t reduction);
+DIOPI_API diopiError_t diopiMultiMarginLossBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiConstTensorHandle_t target, diopiConstTensorHandle_t weight, int64_t p,
+    double margin, diopiReduction_t reduction);
 /* Extension matrix products with an addend, as diopiAddmm (NULL beta or
  * alpha: 1; beta 0 ignores input): addmv, beta * input + alpha * mat @ vec
  * (ref_addmv.c), and addbmm, beta * input + alpha * the sum over b of

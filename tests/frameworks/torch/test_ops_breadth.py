@@ -823,6 +823,27 @@ class NnPeerTest(PeerTest):
             lambda a: F.binary_cross_entropy_with_logits(a, t.to(a.device)),
             x, rtol=1e-4, atol=1e-5)
 
+    def test_multi_margin_loss(self):
+        target = torch.tensor([0, 3, 2, 4, 3, 1])
+        w = torch.rand(5) + 0.5
+        for x in views(randn(6, 5)):
+            for reduction in ("mean", "sum", "none"):
+                for p, margin in ((1, 1.0), (2, 0.7)):
+                    for weight in (None, w):
+                        with self.subTest(reduction=reduction, p=p,
+                                          weighted=weight is not None,
+                                          contiguous=x.is_contiguous()):
+                            self.forward_backward(
+                                lambda a: F.multi_margin_loss(
+                                    a, target.to(a.device), p, margin,
+                                    None if weight is None
+                                    else weight.to(a.device),
+                                    reduction=reduction), x)
+        for t in (torch.tensor(2), torch.tensor([2])):  # one sample
+            self.forward_backward(
+                lambda a: F.multi_margin_loss(a, t.to(a.device),
+                                              reduction="none"), randn(5))
+
     def test_pooling(self):
         x = randn(2, 3, 9, 8)
         for kernel, stride, padding, ceil, include in (
