@@ -1,10 +1,10 @@
 // Reductions (max/min, amax, argmin, any/all, cumsum, vector norms, topk,
 // sort) and indexing (index_select, gather, scatter, advanced indexing and
 // index_put_, masked_fill_/masked_select, nonzero, unique, embedding's
-// backward, flip/roll/tril/triu, arange, eye), each one DIOPI call on the
-// device's current stream. Ops whose result size depends on the data (index
-// with a mask, masked_select, nonzero, unique) wait for the stream, as on
-// CUDA.
+// backward, embedding_bag (+ backward), flip/roll/tril/triu, arange, eye), each
+// one DIOPI call on the device's current stream. Ops whose result size depends
+// on the data (index with a mask, masked_select, nonzero, unique) wait for the
+// stream, as on CUDA.
 #include <ATen/ops/empty.h>
 #include <ATen/ops/mean.h>
 #include <torch/library.h>
@@ -510,6 +510,49 @@ unique_dim(const at::Tensor &self, int64_t dim, bool /*sorted*/,
   return unique_of(self, &d, return_inverse, return_counts);
 }
 
+// _embedding_bag (and its forward-only twin): out, then offset2bag,
+// bag_size and max_indices (max mode; else empty), which the backward reads.
+std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor>
+embedding_bag(const at::Tensor &weight, const at::Tensor &indices,
+              const at::Tensor &offsets, bool /*scale_grad_by_freq*/,
+              int64_t mode, bool /*sparse*/,
+              const c10::optional<at::Tensor> &per_sample_weights,
+              bool include_last_offset, int64_t padding_idx) {
+  int64_t bags = offsets.numel() - (include_last_offset ? 1 : 0);
+  at::Tensor out =
+      new_tensor(weight, {bags, weight.size(1)}, weight.scalar_type());
+  at::Tensor offset2bag = new_tensor(weight, {indices.numel()}, at::kLong);
+  at::Tensor bag_size = new_tensor(weight, {bags}, at::kLong);
+  at::Tensor max_indices = new_tensor(
+      weight, mode == 2 ? out.sizes() : c10::IntArrayRef{0}, at::kLong);
+  at::Tensor psw = per_sample_weights.value_or(at::Tensor());
+  OpContext ctx(weight);
+  DiopiTensor o(out), o2b(offset2bag), bs(bag_size), mi(max_indices), w(weight),
+      i(indices), off(offsets), p(psw);
+  BP_CALL(diopiEmbeddingBag, ctx, o, o2b, bs,
+          mode == 2 ? static_cast<diopiTensorHandle_t>(mi) : nullptr, w, i, off,
+          mode, p, include_last_offset, padding_idx);
+  return {out, offset2bag, bag_size, max_indices};
+}
+
+at::Tensor embedding_bag_dense_backward(
+    const at::Tensor &grad, const at::Tensor &indices,
+    const at::Tensor &offset2bag, const at::Tensor &bag_size,
+    const at::Tensor &maximum_indices, int64_t num_weights,
+    bool scale_grad_by_freq, int64_t mode,
+    const c10::optional<at::Tensor> &per_sample_weights, int64_t padding_idx) {
+  at::Tensor grad_weight =
+      new_tensor(grad, {num_weights, grad.size(1)}, grad.scalar_type());
+  at::Tensor psw = per_sample_weights.value_or(at::Tensor());
+  OpContext ctx(grad);
+  DiopiTensor gw(grad_weight), g(grad), i(indices), o2b(offset2bag),
+      bs(bag_size), mi(maximum_indices), p(psw);
+  BP_CALL(diopiEmbeddingBagBackward, ctx, gw, g, i, o2b, bs,
+          mode == 2 ? static_cast<diopiConstTensorHandle_t>(mi) : nullptr, mode,
+          p, scale_grad_by_freq, padding_idx);
+  return grad_weight;
+}
+
 at::Tensor embedding_dense_backward(const at::Tensor &grad_output,
                                     const at::Tensor &indices,
                                     c10::SymInt num_weights,
@@ -650,6 +693,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_unique2", unique2);
   m.impl("unique_dim", unique_dim);
   m.impl("embedding_dense_backward", embedding_dense_backward);
+  m.impl("_embedding_bag", embedding_bag);
+  m.impl("_embedding_bag_forward_only", embedding_bag);
+  m.impl("_embedding_bag_dense_backward", embedding_bag_dense_backward);
   m.impl("flip", flip);
   m.impl("roll", roll);
   m.impl("tril", tril);

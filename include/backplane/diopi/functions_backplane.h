@@ -291,6 +291,30 @@ DIOPI_API diopiError_t diopiMultiMarginLossBackward(
     diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
     diopiConstTensorHandle_t target, diopiConstTensorHandle_t weight, int64_t p,
     double margin, diopiReduction_t reduction);
+/* Extension op: embedding_bag, as PyTorch's _embedding_bag: bag b reduces
+ * the rows weight[indices[i]], i in [offsets[b], offsets[b + 1]) (the last
+ * bag ending at indices' end; include_last_offset: offsets holds that end
+ * too), indices equal to padding_idx (-1: none) skipped; mode 0 sums (rows
+ * times per_sample_weights, NULL: 1), 1 averages, 2 takes the elementwise
+ * max (the first of equal values); an empty bag gives 0. Beside out [B, D]:
+ * offset2bag [L], bag_size [B] and, mode 2, max_indices [B, D] (weight
+ * rows), which the backward reads: grad_weight [rows, D] gathers
+ * grad_output back, divided by bag_size for mean and by each row's count
+ * among indices with scale_grad_by_freq (ref_embedding_bag.c). */
+DIOPI_API diopiError_t diopiEmbeddingBag(
+    diopiContextHandle_t ctx, diopiTensorHandle_t out,
+    diopiTensorHandle_t offset2bag, diopiTensorHandle_t bag_size,
+    diopiTensorHandle_t max_indices, diopiConstTensorHandle_t weight,
+    diopiConstTensorHandle_t indices, diopiConstTensorHandle_t offsets,
+    int64_t mode, diopiConstTensorHandle_t per_sample_weights,
+    bool include_last_offset, int64_t padding_idx);
+DIOPI_API diopiError_t diopiEmbeddingBagBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_weight,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t indices,
+    diopiConstTensorHandle_t offset2bag, diopiConstTensorHandle_t bag_size,
+    diopiConstTensorHandle_t max_indices, int64_t mode,
+    diopiConstTensorHandle_t per_sample_weights, bool scale_grad_by_freq,
+    int64_t padding_idx);
 /* Extension matrix products with an addend, as diopiAddmm (NULL beta or
  * alpha: 1; beta 0 ignores input): addmv, beta * input + alpha * mat @ vec
  * (ref_addmv.c), and addbmm, beta * input + alpha * the sum over b of

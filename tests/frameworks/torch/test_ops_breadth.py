@@ -592,6 +592,46 @@ class IndexingPeerTest(PeerTest):
         self.forward_backward(lambda w: F.embedding(ids.to(w.device), w,
                                                     padding_idx=4), weight)
 
+    def test_embedding_bag_modes_offsets_and_backward(self):
+        ids = torch.tensor([1, 4, 4, 9, 0, 1, 7, 4])
+        offsets = torch.tensor([0, 3, 3, 5])
+        psw = torch.rand(8) + 0.5
+        for weight in views(randn(10, 4)):
+            for mode in ("sum", "mean", "max"):
+                for padding_idx in (None, 4):
+                    for last in (False, True):
+                        off = torch.cat([offsets, torch.tensor([8])]) \
+                            if last else offsets
+                        with self.subTest(mode=mode, padding_idx=padding_idx,
+                                          include_last_offset=last,
+                                          contiguous=weight.is_contiguous()):
+                            self.forward_backward(
+                                lambda w: F.embedding_bag(
+                                    ids.to(w.device), w, off.to(w.device),
+                                    mode=mode, padding_idx=padding_idx,
+                                    include_last_offset=last), weight)
+            self.forward_backward(  # per-sample weights (sum only)
+                lambda w: F.embedding_bag(ids.to(w.device), w,
+                                          offsets.to(w.device), mode="sum",
+                                          per_sample_weights=psw.to(w.device)),
+                weight)
+            # 2-d input: fixed-size bags. With scale_grad_by_freq torch
+            # 1.13's CPU divides by the wrong index's count (pytorch issue
+            # 190063): the peer is embedding's, which divides each row's
+            # gradient by its own count, as CUDA's embedding_bag does.
+            self.forward_backward(
+                lambda w: F.embedding_bag(ids.view(2, 4).to(w.device), w,
+                                          mode="mean",
+                                          scale_grad_by_freq=True)
+                if w.device.type != "cpu" else
+                F.embedding(ids.view(2, 4), w, scale_grad_by_freq=True)
+                .mean(1), weight)
+        with torch.no_grad():  # _embedding_bag_forward_only
+            weight = randn(10, 4)
+            self.same(F.embedding_bag(ids.to(DEVICE), weight.to(DEVICE),
+                                      offsets.to(DEVICE), mode="max"),
+                      F.embedding_bag(ids, weight, offsets, mode="max"))
+
     def test_flip_roll_triangles_arange(self):
         for x in views(randn(4, 5)):
             self.forward_backward(lambda t: t.flip(1), x)
