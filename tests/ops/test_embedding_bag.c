@@ -3,7 +3,8 @@
  * 0 2 | (empty) | 1 3 3 in three bags; sum (with per-sample weights), mean,
  * max (the first of equal rows; 0 and row 0 for the empty bag), padding_idx,
  * include_last_offset, the gradients each mode gives back (scale_grad_by_freq
- * too), and bad arguments named with op, argument, expected and actual. */
+ * too) and per_sample_weights' gradient, and bad arguments named with op,
+ * argument, expected and actual. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -26,6 +27,7 @@ typedef diopiError_t (*bag_t)(CTX, T, T, T, T, CT, CT, CT, int64_t, CT, bool,
                               int64_t);
 typedef diopiError_t (*bag_backward_t)(CTX, T, CT, CT, CT, CT, CT, int64_t, CT,
                                        bool, int64_t);
+typedef diopiError_t (*psw_backward_t)(CTX, T, CT, CT, CT, CT, int64_t);
 typedef const char *(*last_error_t)(void);
 
 #define F64 diopi_dtype_float64
@@ -138,6 +140,22 @@ static void bags_reduce_and_give_gradients_back(void **state) {
       diopiSuccess);
   synchronize(e);
   expect(gw, (const double[]){0, 0, 0, 0, 1, 2, 5, 6}, 8);
+
+  /* per_sample_weights' gradient: each index's bag row of grad dotted with
+   * its weight row ([1 2].[1 2], [1 2].[5 6], [5 6].[3 4], [5 6].[7 8]
+   * twice); 0 for padding_idx 3. */
+  psw_backward_t psw_backward = (psw_backward_t)ops_env_find(
+      e, "diopiEmbeddingBagPerSampleWeightsBackward");
+  double *gp;
+  T tgp = make(&m, F64, 1, s5, NULL, &gp);
+  assert_int_equal(psw_backward(e->ctx, tgp, tg, tw, ti, to2b, -1),
+                   diopiSuccess);
+  synchronize(e);
+  expect(gp, (const double[]){5, 17, 39, 83, 83}, 5);
+  assert_int_equal(psw_backward(e->ctx, tgp, tg, tw, ti, to2b, 3),
+                   diopiSuccess);
+  synchronize(e);
+  expect(gp, (const double[]){5, 17, 39, 0, 0}, 5);
   ops_made_destroy(&m);
 }
 

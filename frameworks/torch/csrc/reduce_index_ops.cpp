@@ -553,6 +553,23 @@ at::Tensor embedding_bag_dense_backward(
   return grad_weight;
 }
 
+// The gradient of per_sample_weights (mode sum; offsets are read through
+// offset2bag, which the forward always fills).
+at::Tensor embedding_bag_per_sample_weights_backward(
+    const at::Tensor &grad, const at::Tensor &weight, const at::Tensor &indices,
+    const at::Tensor & /*offsets*/, const at::Tensor &offset2bag, int64_t mode,
+    int64_t padding_idx) {
+  TORCH_CHECK(mode == 0,
+              "embedding_bag_backward: per_sample_weights only supported for "
+              "mode='sum'");
+  at::Tensor out = new_tensor(grad, {indices.numel()}, grad.scalar_type());
+  OpContext ctx(grad);
+  DiopiTensor o(out), g(grad), w(weight), i(indices), o2b(offset2bag);
+  BP_CALL(diopiEmbeddingBagPerSampleWeightsBackward, ctx, o, g, w, i, o2b,
+          padding_idx);
+  return out;
+}
+
 at::Tensor embedding_dense_backward(const at::Tensor &grad_output,
                                     const at::Tensor &indices,
                                     c10::SymInt num_weights,
@@ -696,6 +713,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_embedding_bag", embedding_bag);
   m.impl("_embedding_bag_forward_only", embedding_bag);
   m.impl("_embedding_bag_dense_backward", embedding_bag_dense_backward);
+  m.impl("_embedding_bag_per_sample_weights_backward",
+         embedding_bag_per_sample_weights_backward);
   m.impl("flip", flip);
   m.impl("roll", roll);
   m.impl("tril", tril);

@@ -300,7 +300,9 @@ DIOPI_API diopiError_t diopiMultiMarginLossBackward(
  * offset2bag [L], bag_size [B] and, mode 2, max_indices [B, D] (weight
  * rows), which the backward reads: grad_weight [rows, D] gathers
  * grad_output back, divided by bag_size for mean and by each row's count
- * among indices with scale_grad_by_freq (ref_embedding_bag.c). */
+ * among indices with scale_grad_by_freq; grad_per_sample_weights [L] is
+ * each index's grad_output row (its bag's) dotted with its weight row, 0 for
+ * padding_idx (ref_embedding_bag.c). */
 DIOPI_API diopiError_t diopiEmbeddingBag(
     diopiContextHandle_t ctx, diopiTensorHandle_t out,
     diopiTensorHandle_t offset2bag, diopiTensorHandle_t bag_size,
@@ -314,6 +316,11 @@ DIOPI_API diopiError_t diopiEmbeddingBagBackward(
     diopiConstTensorHandle_t offset2bag, diopiConstTensorHandle_t bag_size,
     diopiConstTensorHandle_t max_indices, int64_t mode,
     diopiConstTensorHandle_t per_sample_weights, bool scale_grad_by_freq,
+    int64_t padding_idx);
+DIOPI_API diopiError_t diopiEmbeddingBagPerSampleWeightsBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_per_sample_weights,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t weight,
+    diopiConstTensorHandle_t indices, diopiConstTensorHandle_t offset2bag,
     int64_t padding_idx);
 /* Extension matrix products with an addend, as diopiAddmm (NULL beta or
  * alpha: 1; beta 0 ignores input): addmv, beta * input + alpha * mat @ vec

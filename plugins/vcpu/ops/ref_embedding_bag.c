@@ -8,7 +8,9 @@
  * out [B, D] it writes what the backward reads: offset2bag [L] (each
  * index's bag), bag_size [B] (the rows each bag reduced) and, for max,
  * max_indices [B, D] (the weight row each maximum came from; 0 in an empty
- * bag, as PyTorch's). Index and offset values are checked on the stream.
+ * bag, as PyTorch's). The gradient of per_sample_weights is, for index i,
+ * grad_output[offset2bag[i]] . weight[indices[i]] (0 for padding_idx).
+ * Index and offset values are checked on the stream.
  * Any floating dtypes and strides; computed in double, one task. */
 #include <math.h>
 #include <string.h>
@@ -28,8 +30,9 @@ typedef struct bag_task {
   const char *op;
   ref_view_t out, offset2bag, bag_size, max_indices; /* forward outputs */
   ref_view_t grad_weight, grad;                      /* backward */
+  ref_view_t grad_psw; /* with psw_backward: grad_weight unused */
   ref_view_t weight, indices, offsets, psw;
-  bool has_psw, has_max_indices, backward, scale_grad_by_freq;
+  bool has_psw, has_max_indices, backward, psw_backward, scale_grad_by_freq;
   int64_t mode, padding_idx, rows, dim, bags, length;
   int64_t *counts; /* backward with scale_grad_by_freq: rows of scratch */
 } bag_task_t;
@@ -113,9 +116,23 @@ static void run_backward(const bag_task_t *t) {
   }
 }
 
+static void run_psw_backward(const bag_task_t *t) {
+  for (int64_t i = 0; i < t->length; i++) {
+    int64_t row = ref_get_int(&t->indices, i),
+            b = ref_get_int(&t->offset2bag, i);
+    double dot = 0;
+    for (int64_t d = 0; row != t->padding_idx && d < t->dim; d++)
+      dot += ref_get(&t->grad, b * t->dim + d) *
+             ref_get(&t->weight, row * t->dim + d);
+    ref_set(&t->grad_psw, i, dot);
+  }
+}
+
 static void run(void *args) {
   const bag_task_t *t = args;
-  if (t->backward)
+  if (t->psw_backward)
+    run_psw_backward(t);
+  else if (t->backward)
     run_backward(t);
   else
     run_forward(t);
@@ -271,5 +288,49 @@ REF_EXPORT diopiError_t diopiEmbeddingBagBackward(
       (err = ref_scratch(ctx, op, (size_t)t.rows * sizeof(int64_t),
                          (void **)&t.counts)))
     return err;
+  return ref_enqueue_checked(ctx, op, check_values, run, &t, sizeof t);
+}
+
+REF_EXPORT diopiError_t diopiEmbeddingBagPerSampleWeightsBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_per_sample_weights,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t weight,
+    diopiConstTensorHandle_t indices, diopiConstTensorHandle_t offset2bag,
+    int64_t padding_idx) {
+  const char *op = "diopiEmbeddingBagPerSampleWeightsBackward";
+  bag_task_t t;
+  memset(&t, 0, sizeof t);
+  t.op = op;
+  t.backward = t.psw_backward = true;
+  t.padding_idx = padding_idx;
+  ref_arg_t args[] = {
+      {"grad_per_sample_weights", grad_per_sample_weights, &t.grad_psw, NULL},
+      {"grad_output", grad_output, &t.grad, NULL},
+      {"weight", weight, &t.weight, NULL},
+      {"indices", indices, &t.indices, NULL},
+      {"offset2bag", offset2bag, &t.offset2bag, NULL},
+  };
+  diopiError_t err = ref_views(ctx, op, args, REF_COUNT(args));
+  if (!err)
+    err = check_common(op, &t);
+  if (err)
+    return err;
+  if (t.weight.ndim != 2 || t.grad.ndim != 2)
+    return ref_fail(op,
+                    "weight, grad_output: expected 2 dims each, got %d "
+                    "and %d",
+                    t.weight.ndim, t.grad.ndim);
+  t.rows = t.weight.shape[0];
+  t.dim = t.weight.shape[1];
+  t.bags = t.grad.shape[0];
+  int64_t grad_shape[2] = {t.bags, t.dim};
+  if ((err = ref_expect_shape(op, "grad_output", &t.grad, grad_shape, 2)) ||
+      (err = ref_expect_shape(op, "grad_per_sample_weights", &t.grad_psw,
+                              &t.length, 1)) ||
+      (err = ref_expect_kind(op, "grad_per_sample_weights", &t.grad_psw,
+                             REF_OUT_FLOATING)) ||
+      (err = ref_expect_shape(op, "offset2bag", &t.offset2bag, &t.length, 1)))
+    return err;
+  if (t.length == 0)
+    return diopiSuccess;
   return ref_enqueue_checked(ctx, op, check_values, run, &t, sizeof t);
 }

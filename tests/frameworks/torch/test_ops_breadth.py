@@ -610,11 +610,14 @@ class IndexingPeerTest(PeerTest):
                                     ids.to(w.device), w, off.to(w.device),
                                     mode=mode, padding_idx=padding_idx,
                                     include_last_offset=last), weight)
-            self.forward_backward(  # per-sample weights (sum only)
-                lambda w: F.embedding_bag(ids.to(w.device), w,
-                                          offsets.to(w.device), mode="sum",
-                                          per_sample_weights=psw.to(w.device)),
-                weight)
+            for padding_idx in (None, 4):  # per-sample weights (sum only)
+                self.forward_backward(
+                    lambda w, p: F.embedding_bag(ids.to(w.device), w,
+                                                 offsets.to(w.device),
+                                                 mode="sum",
+                                                 per_sample_weights=p,
+                                                 padding_idx=padding_idx),
+                    weight, psw)
             # 2-d input: fixed-size bags. With scale_grad_by_freq torch
             # 1.13's CPU divides by the wrong index's count (pytorch issue
             # 190063): the peer is embedding's, which divides each row's
