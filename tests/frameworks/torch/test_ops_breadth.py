@@ -501,12 +501,14 @@ class ReductionPeerTest(PeerTest):
 
     def test_unique_sorted_inverse_counts_and_dims(self):
         x = torch.randint(-3, 4, (5, 6))
-        for t in views(x) + [x.float(), x > 0, torch.tensor([], dtype=torch.long)]:
+        empty = torch.tensor([], dtype=torch.long)
+        for t in views(x) + [x.float(), x > 0, empty]:
             for inverse in (False, True):
                 for counts in (False, True):
                     with self.subTest(dtype=t.dtype, inverse=inverse,
                                       counts=counts):
-                        ours = torch.unique(t.to(DEVICE), return_inverse=inverse,
+                        ours = torch.unique(t.to(DEVICE),
+                                            return_inverse=inverse,
                                             return_counts=counts)
                         cpu = torch.unique(t, return_inverse=inverse,
                                            return_counts=counts)
