@@ -1,6 +1,6 @@
-/* The extension ops median, kthvalue (ref_order_statistics.c) and cummax,
- * cummin (ref_cummax.c) as a caller meets them: values and indices worked
- * out by hand, the indices among ties being the ones PyTorch 1.13's CPU
+/* The extension ops median, nanmedian, kthvalue (ref_order_statistics.c) and
+ * cummax, cummin (ref_cummax.c) as a caller meets them: values and indices
+ * worked out by hand, the indices among ties being the ones PyTorch 1.13's CPU
  * returns for the same lines (median: the lower middle in the order by
  * value then position; kthvalue: where its quickselect leaves the k-th;
  * cummax/cummin: a later equal element takes over), NaNs as PyTorch's,
@@ -115,6 +115,45 @@ static void median_takes_the_lower_middle_by_value_then_position(void **state) {
   assert_true(isnan(*all));
   assert_int_equal(median_all(e->ctx, tall, make(&m, F64, 1, s0, NULL, NULL)),
                    diopiSuccess);
+  synchronize(e);
+  assert_true(isnan(*all));
+  ops_made_destroy(&m);
+}
+
+/* nanmedian: the median of a line's numbers (1 NaN 2 NaN: the 1 at 0); a
+ * line of NaNs alone gives the NaN std::nth_element leaves first, worked by
+ * hand: of 4, the middle (2) to the front and pair (1, 3) swapped: 2 3 0 1;
+ * of 7, the middle (3) to the front and pairs (1, 6), (2, 5), (3, 4)
+ * swapped: 3 6 5 4 0 2 1, cut at 4; of those, the middle (5) to the front
+ * and pair (1, 3) swapped: 5 4 3 6. Over everything: the value alone. */
+static void nanmedian_skips_nans_and_orders_all_nan_lines(void **state) {
+  ops_env_t *e = *state;
+  ops_made_t m = {.e = e};
+  by_dim_t nanmedian = (by_dim_t)ops_env_find(e, "diopiNanmedian");
+  median_all_t nanmedian_all =
+      (median_all_t)ops_env_find(e, "diopiNanmedianAll");
+  int64_t s4[1] = {4}, s7[1] = {7};
+  const double mixed[4] = {1, NAN, 2, NAN},
+               nans[7] = {NAN, NAN, NAN, NAN, NAN, NAN, NAN};
+  double *v, *all;
+  int64_t *i;
+  T tm = make(&m, F64, 1, s4, mixed, NULL),
+    t4 = make(&m, F64, 1, s4, nans, NULL),
+    t7 = make(&m, F64, 1, s7, nans, NULL),
+    tv = make(&m, F64, 0, NULL, NULL, &v),
+    ti = make(&m, I64, 0, NULL, NULL, &i),
+    tall = make(&m, F64, 0, NULL, NULL, &all);
+  assert_int_equal(nanmedian(e->ctx, tv, ti, tm, 0), diopiSuccess);
+  synchronize(e);
+  assert_true(*v == 1 && *i == 0);
+  assert_int_equal(nanmedian(e->ctx, tv, ti, t4, 0), diopiSuccess);
+  synchronize(e);
+  assert_true(isnan(*v) && *i == 2);
+  assert_int_equal(nanmedian(e->ctx, tv, ti, t7, 0), diopiSuccess);
+  assert_int_equal(nanmedian_all(e->ctx, tall, tm), diopiSuccess);
+  synchronize(e);
+  assert_true(isnan(*v) && *i == 5 && *all == 1);
+  assert_int_equal(nanmedian_all(e->ctx, tall, t7), diopiSuccess);
   synchronize(e);
   assert_true(isnan(*all));
   ops_made_destroy(&m);
@@ -238,6 +277,7 @@ static void bad_arguments_name_op_argument_and_values(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(median_takes_the_lower_middle_by_value_then_position),
+      cmocka_unit_test(nanmedian_skips_nans_and_orders_all_nan_lines),
       cmocka_unit_test(kthvalue_leaves_ties_where_pytorchs_quickselect_does),
       cmocka_unit_test(cummax_cummin_move_to_equal_values_and_nans),
       cmocka_unit_test(bad_arguments_name_op_argument_and_values),

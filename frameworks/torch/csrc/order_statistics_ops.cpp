@@ -1,5 +1,5 @@
-// Order statistics: median (over everything, or along a dim with indices),
-// kthvalue and cummax/cummin (torch 1.13 reaches these through
+// Order statistics: median and nanmedian (over everything, or along a dim
+// with indices), kthvalue and cummax/cummin (torch 1.13 reaches these through
 // _cummax_helper and _cummin_helper), each one DIOPI call on the device's
 // current stream with PyTorch's CPU rules for ties and NaNs (the op
 // library's). Their backwards are PyTorch's compositions (scatter,
@@ -22,6 +22,13 @@ at::Tensor median_all(const at::Tensor &self) {
   BP_CALL(diopiMedianAll, ctx, o, x);
   return out;
 }
+at::Tensor nanmedian_all(const at::Tensor &self) {
+  at::Tensor out = new_tensor(self, {}, self.scalar_type());
+  OpContext ctx(self);
+  DiopiTensor o(out), x(self);
+  BP_CALL(diopiNanmedianAll, ctx, o, x);
+  return out;
+}
 
 // The `out=` values and indices of a selection along dim, shaped for
 // keepdim; dim made non-negative.
@@ -40,6 +47,15 @@ PairRef median_out(const at::Tensor &self, int64_t dim, bool keepdim,
   OpContext ctx(self);
   DiopiTensor v(values), i(indices), x(self);
   BP_CALL(diopiMedian, ctx, v, i, x, d);
+  return {values, indices};
+}
+
+PairRef nanmedian_out(const at::Tensor &self, int64_t dim, bool keepdim,
+                      at::Tensor &values, at::Tensor &indices) {
+  int64_t d = shape_outs(self, dim, keepdim, values, indices);
+  OpContext ctx(self);
+  DiopiTensor v(values), i(indices), x(self);
+  BP_CALL(diopiNanmedian, ctx, v, i, x, d);
   return {values, indices};
 }
 
@@ -71,6 +87,8 @@ void cummin_helper(const at::Tensor &self, at::Tensor &values,
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("median", median_all);
   m.impl("median.dim_values", median_out);
+  m.impl("nanmedian", nanmedian_all);
+  m.impl("nanmedian.dim_values", nanmedian_out);
   m.impl("kthvalue.values", kthvalue_out);
   m.impl("_cummax_helper", cummax_helper);
   m.impl("_cummin_helper", cummin_helper);

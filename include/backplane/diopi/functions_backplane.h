@@ -247,10 +247,12 @@ DIOPI_API diopiError_t diopiFmodScalarInp(diopiContextHandle_t ctx,
 /* Extension order statistics along dim, values and indices with input's
  * shape less dim (or keeping it as 1), as PyTorch's CPU gives them, ties
  * included: median, the first NaN of a line holding one, else the lower
- * middle element in the order by value then position; kthvalue, the k-th
- * smallest (1-based; NaN above every number) where PyTorch's quickselect
- * leaves it; diopiMedianAll, the median value of every element (NaN for
- * none) (ref_order_statistics.c). cummax and cummin: the running best and
+ * middle element in the order by value then position; nanmedian, the same
+ * among the line's numbers (a line of NaNs alone: the NaN libstdc++'s
+ * nth_element leaves first, as PyTorch's); kthvalue, the k-th smallest
+ * (1-based; NaN above every number) where PyTorch's quickselect leaves it;
+ * the All forms, the value over every element (NaN for none)
+ * (ref_order_statistics.c). cummax and cummin: the running best and
  * where it is, a later equal element or any NaN taking over
  * (ref_cummax.c). */
 DIOPI_API diopiError_t diopiMedian(diopiContextHandle_t ctx,
@@ -260,6 +262,14 @@ DIOPI_API diopiError_t diopiMedian(diopiContextHandle_t ctx,
 DIOPI_API diopiError_t diopiMedianAll(diopiContextHandle_t ctx,
                                       diopiTensorHandle_t out,
                                       diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiNanmedian(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t values,
+                                      diopiTensorHandle_t indices,
+                                      diopiConstTensorHandle_t input,
+                                      int64_t dim);
+DIOPI_API diopiError_t diopiNanmedianAll(diopiContextHandle_t ctx,
+                                         diopiTensorHandle_t out,
+                                         diopiConstTensorHandle_t input);
 DIOPI_API diopiError_t diopiKthvalue(diopiContextHandle_t ctx,
                                      diopiTensorHandle_t values,
                                      diopiTensorHandle_t indices,

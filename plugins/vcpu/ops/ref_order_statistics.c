@@ -3,10 +3,14 @@
  * - median: a line holding a NaN gives its first NaN; else the element of
  *   rank (n - 1) / 2 (the lower of the two middle ones) in the order by
  *   value, then position;
+ * - nanmedian: the same among a line's numbers; a line of NaNs alone gives
+ *   the NaN that libstdc++'s std::nth_element (PyTorch's) leaves first when
+ *   no element compares less than another (first_of_equals);
  * - kthvalue: the k-th smallest (NaN above every number) as PyTorch's
  *   quickselect (quick_select_template: median-of-three pivot, Hoare
  *   partition) leaves it, which is what decides the index among ties;
- * - median over everything: the value alone (NaN for a NaN or no element).
+ * - (nan)median over everything: the value alone (NaN for a NaN, no number
+ *   or no element).
  * values and indices have input's shape with dim dropped or kept as 1
  * (keepdim). Any dtypes (compared in double: integers exact to 2^53) and
  * strides; lines split across the worker pool, each copied into scratch. */
@@ -31,7 +35,7 @@ typedef struct pair {
   int64_t position;
 } pair_t;
 
-typedef enum statistic { MEDIAN, KTH } statistic_t;
+typedef enum statistic { MEDIAN, NANMEDIAN, KTH } statistic_t;
 
 typedef struct order_task {
   ref_view_t in, values, indices;
@@ -104,17 +108,40 @@ static void quick_select(pair_t *p, int64_t n, int64_t k) {
   }
 }
 
+/* What libstdc++'s std::nth_element(p, p, p + n) leaves at p[0] when no
+ * element compares less than another, step for step: its introselect
+ * moves the middle element first, partitions the rest by swapping pairs
+ * from both ends inward, keeps the left part, and leaves 3 or fewer
+ * elements as they are. */
+static pair_t first_of_equals(pair_t *p, int64_t n) {
+  int64_t last = n;
+  while (last > 3) {
+    swap(p, 0, last / 2);
+    int64_t f = 1, l = last;
+    for (l--; f < l; l--, f++)
+      swap(p, f, l);
+    last = f;
+  }
+  return p[0];
+}
+
 /* The chosen pair of a line copied into p[0, n), n >= 1. */
 static pair_t select_line(const order_task_t *t, pair_t *p) {
   if (t->statistic == KTH) {
     quick_select(p, t->n, t->k);
     return p[t->k];
   }
-  for (int64_t i = 0; i < t->n; i++)
-    if (isnan(p[i].value))
+  int64_t numbers = 0;
+  for (int64_t i = 0; i < t->n; i++) {
+    if (isnan(p[i].value) && t->statistic == MEDIAN)
       return p[i];
-  qsort(p, (size_t)t->n, sizeof *p, by_value_then_position);
-  return p[(t->n - 1) / 2];
+    if (!isnan(p[i].value))
+      p[numbers++] = p[i]; /* numbers <= i: p[i] is read first */
+  }
+  if (numbers == 0)
+    return first_of_equals(p, t->n);
+  qsort(p, (size_t)numbers, sizeof *p, by_value_then_position);
+  return p[(numbers - 1) / 2];
 }
 
 static void run_range(void *context, int64_t begin, int64_t end) {
@@ -239,6 +266,24 @@ REF_EXPORT diopiError_t diopiMedianAll(diopiContextHandle_t ctx,
   memset(&t, 0, sizeof t);
   t.statistic = MEDIAN;
   return launch(ctx, "diopiMedianAll", &t, out, NULL, input, NULL, NULL);
+}
+REF_EXPORT diopiError_t diopiNanmedian(diopiContextHandle_t ctx,
+                                       diopiTensorHandle_t values,
+                                       diopiTensorHandle_t indices,
+                                       diopiConstTensorHandle_t input,
+                                       int64_t dim) {
+  order_task_t t;
+  memset(&t, 0, sizeof t);
+  t.statistic = NANMEDIAN;
+  return launch(ctx, "diopiNanmedian", &t, values, indices, input, &dim, NULL);
+}
+REF_EXPORT diopiError_t diopiNanmedianAll(diopiContextHandle_t ctx,
+                                          diopiTensorHandle_t out,
+                                          diopiConstTensorHandle_t input) {
+  order_task_t t;
+  memset(&t, 0, sizeof t);
+  t.statistic = NANMEDIAN;
+  return launch(ctx, "diopiNanmedianAll", &t, out, NULL, input, NULL, NULL);
 }
 REF_EXPORT diopiError_t diopiKthvalue(diopiContextHandle_t ctx,
                                       diopiTensorHandle_t values,

@@ -464,8 +464,24 @@ class ReductionPeerTest(PeerTest):
                                 torch.kthvalue(x.to(DEVICE), k, dim, keepdim),
                                 torch.kthvalue(x, k, dim, keepdim))
         for x in (ties, ties[0], torch.arange(10.0), torch.tensor(2.5)):
-            torch.testing.assert_close(torch.median(x.to(DEVICE)).cpu(),
-                                       torch.median(x), equal_nan=True)
+            for fn in (torch.median, torch.nanmedian):
+                torch.testing.assert_close(fn(x.to(DEVICE)).cpu(), fn(x),
+                                           equal_nan=True)
+        # nanmedian: lines with some NaNs, and lines of NaNs alone, whose
+        # index is where the CPU's std::nth_element leaves it.
+        nans = torch.randint(0, 3, (40, 33)).float()
+        nans[torch.rand(40, 33) < 0.3] = float("nan")
+        for n in range(1, 41):
+            nans[n - 1, :n] = float("nan")
+        for x in (nans, nans.t()):
+            for dim in (0, 1):
+                for keepdim in (False, True):
+                    self.same_pair(
+                        torch.nanmedian(x.to(DEVICE), dim, keepdim),
+                        torch.nanmedian(x, dim, keepdim))
+        torch.testing.assert_close(
+            torch.nanmedian(nans[:5, :5].to(DEVICE)).cpu(),
+            torch.nanmedian(nans[:5, :5]), equal_nan=True)
         i = torch.randint(-5, 5, (4, 7))
         self.same(torch.median(i.to(DEVICE)), torch.median(i))
         self.same_pair(torch.median(i.to(DEVICE), 1), torch.median(i, 1))
@@ -481,6 +497,7 @@ class ReductionPeerTest(PeerTest):
             self.forward_backward(lambda t: torch.median(t, 1).values, v)
             self.forward_backward(lambda t: torch.kthvalue(t, 3, 0).values, v)
             self.forward_backward(torch.median, v)
+            self.forward_backward(lambda t: torch.nanmedian(t, 0).values, v)
 
     def test_cummax_cummin_ties_nans_and_backward(self):
         ties = torch.randint(0, 3, (5, 8)).float()
