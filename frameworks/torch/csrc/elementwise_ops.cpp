@@ -1,12 +1,13 @@
 // Elementwise kernels: add/sub/mul/div (tensor and scalar forms,
-// broadcasting, in place) and the activations with their backward, each
-// one DIOPI call on the device's current stream.
+// broadcasting, in place; div with a rounding mode too) and the activations
+// with their backward, each one DIOPI call on the device's current stream.
 #include <ATen/ExpandUtils.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/result_type.h>
 #include <c10/core/ScalarType.h>
 #include <torch/library.h>
 
+#include "kernel_util.h"
 #include "unary_kernels.h"
 
 namespace torch_backplane {
@@ -14,17 +15,20 @@ namespace {
 
 enum class Binary { kAdd, kSub, kMul, kDiv };
 
-at::ScalarType result_dtype(Binary op, const at::Tensor &a,
-                            const at::Tensor &b) {
+// div rounds its quotient with `mode` (RoundModeNone: a true quotient).
+at::ScalarType result_dtype(Binary op, const at::Tensor &a, const at::Tensor &b,
+                            diopiRoundMode_t mode = RoundModeNone) {
   at::ScalarType type = at::result_type(a, b);
-  if (op == Binary::kDiv && c10::isIntegralType(type, /*includeBool=*/true))
+  if (op == Binary::kDiv && mode == RoundModeNone &&
+      c10::isIntegralType(type, /*includeBool=*/true))
     type = c10::typeMetaToScalarType(c10::get_default_dtype());
   return type;
 }
 
 // out = a <op> alpha * b (out may be a: the in-place forms).
 void run_binary(Binary op, const at::Tensor &out, const at::Tensor &a,
-                const at::Tensor &b, const c10::Scalar &alpha) {
+                const at::Tensor &b, const c10::Scalar &alpha,
+                diopiRoundMode_t mode = RoundModeNone) {
   if (out.numel() == 0)
     return;
   at::Tensor lhs = a.device().is_cpu() ? a.to(out.device()) : a;
@@ -49,8 +53,8 @@ void run_binary(Binary op, const at::Tensor &out, const at::Tensor &a,
       return BP_CALL(diopiMulScalar, ctx, o, x, &s);
     case Binary::kDiv:
       if (in_place)
-        return BP_CALL(diopiDivInpScalar, ctx, o, &s, RoundModeNone);
-      return BP_CALL(diopiDivScalar, ctx, o, x, &s, RoundModeNone);
+        return BP_CALL(diopiDivInpScalar, ctx, o, &s, mode);
+      return BP_CALL(diopiDivScalar, ctx, o, x, &s, mode);
     }
   }
   TORCH_CHECK(b.device() == out.device(),
@@ -73,35 +77,38 @@ void run_binary(Binary op, const at::Tensor &out, const at::Tensor &a,
     return BP_CALL(diopiMul, ctx, o, x, y);
   case Binary::kDiv:
     if (in_place)
-      return BP_CALL(diopiDivInp, ctx, o, y, RoundModeNone);
-    return BP_CALL(diopiDiv, ctx, o, x, y, RoundModeNone);
+      return BP_CALL(diopiDivInp, ctx, o, y, mode);
+    return BP_CALL(diopiDiv, ctx, o, x, y, mode);
   }
 }
 
 at::Tensor binary(Binary op, const at::Tensor &a, const at::Tensor &b,
-                  const c10::Scalar &alpha) {
+                  const c10::Scalar &alpha,
+                  diopiRoundMode_t mode = RoundModeNone) {
   const at::Tensor &on = a.device().is_cpu() ? b : a;
   at::Tensor out = at::empty(at::infer_size(a.sizes(), b.sizes()),
-                             on.options().dtype(result_dtype(op, a, b)));
-  run_binary(op, out, a, b, alpha);
+                             on.options().dtype(result_dtype(op, a, b, mode)));
+  run_binary(op, out, a, b, alpha, mode);
   return out;
 }
 
 at::Tensor &binary_(Binary op, at::Tensor &self, const at::Tensor &b,
-                    const c10::Scalar &alpha) {
-  TORCH_CHECK(c10::canCast(result_dtype(op, self, b), self.scalar_type()),
-              "result type ", result_dtype(op, self, b),
+                    const c10::Scalar &alpha,
+                    diopiRoundMode_t mode = RoundModeNone) {
+  at::ScalarType type = result_dtype(op, self, b, mode);
+  TORCH_CHECK(c10::canCast(type, self.scalar_type()), "result type ", type,
               " can't be cast to the desired output type ", self.scalar_type());
-  run_binary(op, self, self, b, alpha);
+  run_binary(op, self, self, b, alpha, mode);
   return self;
 }
 
 at::Tensor &binary_out(Binary op, const at::Tensor &a, const at::Tensor &b,
-                       const c10::Scalar &alpha, at::Tensor &out) {
+                       const c10::Scalar &alpha, at::Tensor &out,
+                       diopiRoundMode_t mode = RoundModeNone) {
   auto shape = at::infer_size(a.sizes(), b.sizes());
   if (!out.sizes().equals(shape))
     out.resize_(shape);
-  run_binary(op, out, a, b, alpha);
+  run_binary(op, out, a, b, alpha, mode);
   return out;
 }
 
@@ -145,6 +152,33 @@ at::Tensor &mul_out(const at::Tensor &a, const at::Tensor &b, at::Tensor &out) {
 }
 at::Tensor &div_out(const at::Tensor &a, const at::Tensor &b, at::Tensor &out) {
   return binary_out(Binary::kDiv, a, b, 1, out);
+}
+
+// div's rounding_mode (None, "trunc", "floor") as the library's; an
+// integral quotient by zero raises, as PyTorch's.
+diopiRoundMode_t round_mode(const c10::optional<c10::string_view> &mode,
+                            const at::Tensor &a, const at::Tensor &b) {
+  if (!mode.has_value())
+    return RoundModeNone;
+  TORCH_CHECK(*mode == "trunc" || *mode == "floor",
+              "div expected rounding_mode to be one of None, 'trunc', or "
+              "'floor' but found '",
+              *mode, "'");
+  check_integral_divisor(at::result_type(a, b), b);
+  return *mode == "trunc" ? RoundModeTrunc : RoundModeFloor;
+}
+at::Tensor div_mode(const at::Tensor &a, const at::Tensor &b,
+                    c10::optional<c10::string_view> mode) {
+  return binary(Binary::kDiv, a, b, 1, round_mode(mode, a, b));
+}
+at::Tensor &div_mode_(at::Tensor &a, const at::Tensor &b,
+                      c10::optional<c10::string_view> mode) {
+  return binary_(Binary::kDiv, a, b, 1, round_mode(mode, a, b));
+}
+at::Tensor &div_mode_out(const at::Tensor &a, const at::Tensor &b,
+                         c10::optional<c10::string_view> mode,
+                         at::Tensor &out) {
+  return binary_out(Binary::kDiv, a, b, 1, out, round_mode(mode, a, b));
 }
 
 // ---- Activations --------------------------------------------------------
@@ -215,6 +249,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("mul_.Tensor", mul_);
   m.impl("div.Tensor", div);
   m.impl("div_.Tensor", div_);
+  m.impl("div.Tensor_mode", div_mode);
+  m.impl("div_.Tensor_mode", div_mode_);
+  m.impl("div.out_mode", div_mode_out);
   m.impl("relu", relu);
   m.impl("relu_", relu_);
   m.impl("sigmoid", sigmoid);

@@ -1,8 +1,19 @@
 #include "kernel_util.h"
 
+#include <ATen/ops/any.h>
+#include <ATen/ops/eq.h>
+
 #include <algorithm>
 
 namespace torch_backplane {
+
+void check_integral_divisor(at::ScalarType type, const at::Tensor &divisor) {
+  if (!c10::isIntegralType(type, /*includeBool=*/false))
+    return;
+  bool zero = is_host_scalar(divisor) ? divisor.item().toDouble() == 0
+                                      : at::eq(divisor, 0).any().item<bool>();
+  TORCH_CHECK(!zero, "ZeroDivisionError");
+}
 
 std::vector<int64_t> reduced_dims(const at::Tensor &self,
                                   at::OptionalIntArrayRef dim) {

@@ -50,6 +50,12 @@ inline at::ScalarType floating_type(at::ScalarType type) {
   return type;
 }
 
+// Raises PyTorch's "ZeroDivisionError" (a RuntimeError) when an op computed
+// in the integral dtype `type` divides by a zero of `divisor` (the op
+// library gives 0 there); a device divisor is read back, so the call waits
+// for the stream.
+void check_integral_divisor(at::ScalarType type, const at::Tensor &divisor);
+
 // `dim` made non-negative for a tensor of `ndim` dims.
 inline int64_t wrap_dim(int64_t dim, int64_t ndim) {
   return c10::maybe_wrap_dim(dim, ndim);

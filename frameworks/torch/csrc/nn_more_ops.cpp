@@ -1,7 +1,7 @@
 // The nn layers beyond a LeNet's: group norm, the regression (MSE, smooth
-// L1, Huber) and binary losses, average and adaptive pooling, nearest and
-// bilinear upsampling, forward and backward, each one DIOPI call on the
-// device's current stream.
+// L1, Huber), binary and multi-class margin losses, average and adaptive
+// pooling, nearest and bilinear upsampling, forward and backward, each one
+// DIOPI call on the device's current stream.
 #include <torch/library.h>
 
 #include <tuple>
@@ -81,6 +81,35 @@ at::Tensor mse_loss_backward(const at::Tensor &grad_output,
   OpContext ctx(self);
   DiopiTensor g(gi), go(grad_output), x(self), t(target);
   BP_CALL(diopiMSELossBackward, ctx, g, go, x, t, diopi_reduction(reduction));
+  return gi;
+}
+
+// multi_margin_loss: one loss per sample (target's shape) with reduction
+// none.
+at::Tensor multi_margin_loss(const at::Tensor &self, const at::Tensor &target,
+                             const c10::Scalar &p, const c10::Scalar &margin,
+                             const c10::optional<at::Tensor> &weight,
+                             int64_t reduction) {
+  at::Tensor out = reduction == 0
+                       ? new_tensor(self, target.sizes(), self.scalar_type())
+                       : new_tensor(self, {}, self.scalar_type());
+  at::Tensor w = optional_tensor(weight);
+  OpContext ctx(self);
+  DiopiTensor o(out), x(self), t(target), wt(w);
+  BP_CALL(diopiMultiMarginLoss, ctx, o, x, t, wt, p.toLong(), margin.toDouble(),
+          diopi_reduction(reduction));
+  return out;
+}
+at::Tensor multi_margin_loss_backward(
+    const at::Tensor &grad_output, const at::Tensor &self,
+    const at::Tensor &target, const c10::Scalar &p, const c10::Scalar &margin,
+    const c10::optional<at::Tensor> &weight, int64_t reduction) {
+  at::Tensor gi = new_like(self);
+  at::Tensor w = optional_tensor(weight);
+  OpContext ctx(self);
+  DiopiTensor g(gi), go(grad_output), x(self), t(target), wt(w);
+  BP_CALL(diopiMultiMarginLossBackward, ctx, g, go, x, t, wt, p.toLong(),
+          margin.toDouble(), diopi_reduction(reduction));
   return gi;
 }
 
@@ -284,6 +313,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("mse_loss_backward", mse_loss_backward);
   m.impl("binary_cross_entropy", bce);
   m.impl("binary_cross_entropy_backward", bce_backward);
+  m.impl("multi_margin_loss", multi_margin_loss);
+  m.impl("multi_margin_loss_backward", multi_margin_loss_backward);
   m.impl("smooth_l1_loss", smooth_l1_loss);
   m.impl("smooth_l1_loss_backward", smooth_l1_loss_backward);
   m.impl("huber_loss", huber_loss);

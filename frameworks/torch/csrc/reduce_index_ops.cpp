@@ -1,14 +1,16 @@
 // Reductions (max/min, amax, argmin, any/all, cumsum, vector norms, topk,
 // sort) and indexing (index_select, gather, scatter, advanced indexing and
-// index_put_, masked_fill_/masked_select, nonzero, embedding's backward,
-// flip/roll/tril/triu, arange, eye), each one DIOPI call on the device's
-// current stream. Ops whose result size depends on the data (index with a mask,
-// masked_select, nonzero) wait for the stream, as on CUDA.
+// index_put_, masked_fill_/masked_select, nonzero, unique, embedding's
+// backward, embedding_bag (+ backward), flip/roll/tril/triu, arange, eye), each
+// one DIOPI call on the device's current stream. Ops whose result size depends
+// on the data (index with a mask, masked_select, nonzero, unique) wait for the
+// stream, as on CUDA.
 #include <ATen/ops/empty.h>
 #include <ATen/ops/mean.h>
 #include <torch/library.h>
 
 #include <cmath>
+#include <memory>
 #include <tuple>
 #include <vector>
 
@@ -469,6 +471,105 @@ at::Tensor nonzero(const at::Tensor &self) {
   return adopt_result(ctx, self, result);
 }
 
+// torch.unique (_unique2: every element; unique_dim: slices along dim) as
+// the library's, which always sorts: sorted=False gets the sorted result,
+// one of the orders PyTorch leaves unspecified. The inverse (self's shape,
+// or dim's length) and counts are empty unless asked for, as PyTorch's.
+// Sized by the data: waits for the stream.
+std::tuple<at::Tensor, at::Tensor, at::Tensor> unique_of(const at::Tensor &self,
+                                                         const int64_t *dim,
+                                                         bool return_inverse,
+                                                         bool return_counts) {
+  std::vector<int64_t> inverse_shape{0};
+  if (return_inverse)
+    inverse_shape =
+        dim ? std::vector<int64_t>{self.size(*dim)} : self.sizes().vec();
+  at::Tensor inverse = new_tensor(self, inverse_shape, at::kLong);
+  OpContext ctx(self);
+  DiopiTensor x(self);
+  std::unique_ptr<DiopiTensor> inv;
+  if (return_inverse)
+    inv = std::make_unique<DiopiTensor>(inverse);
+  diopiTensorHandle_t out = nullptr, counts = nullptr;
+  BP_CALL(diopiUnique, ctx, &out, x, dim, true, return_counts,
+          inv ? static_cast<diopiTensorHandle_t>(*inv) : nullptr, &counts);
+  at::Tensor counted = return_counts ? adopt_result(ctx, self, counts)
+                                     : new_tensor(self, {0}, at::kLong);
+  return {adopt_result(ctx, self, out), inverse, counted};
+}
+std::tuple<at::Tensor, at::Tensor, at::Tensor> unique2(const at::Tensor &self,
+                                                       bool /*sorted*/,
+                                                       bool return_inverse,
+                                                       bool return_counts) {
+  return unique_of(self, nullptr, return_inverse, return_counts);
+}
+std::tuple<at::Tensor, at::Tensor, at::Tensor>
+unique_dim(const at::Tensor &self, int64_t dim, bool /*sorted*/,
+           bool return_inverse, bool return_counts) {
+  int64_t d = wrap_dim(dim, self.dim());
+  return unique_of(self, &d, return_inverse, return_counts);
+}
+
+// _embedding_bag (and its forward-only twin): out, then offset2bag,
+// bag_size and max_indices (max mode; else empty), which the backward reads.
+std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor>
+embedding_bag(const at::Tensor &weight, const at::Tensor &indices,
+              const at::Tensor &offsets, bool /*scale_grad_by_freq*/,
+              int64_t mode, bool /*sparse*/,
+              const c10::optional<at::Tensor> &per_sample_weights,
+              bool include_last_offset, int64_t padding_idx) {
+  int64_t bags = offsets.numel() - (include_last_offset ? 1 : 0);
+  at::Tensor out =
+      new_tensor(weight, {bags, weight.size(1)}, weight.scalar_type());
+  at::Tensor offset2bag = new_tensor(weight, {indices.numel()}, at::kLong);
+  at::Tensor bag_size = new_tensor(weight, {bags}, at::kLong);
+  at::Tensor max_indices = new_tensor(
+      weight, mode == 2 ? out.sizes() : c10::IntArrayRef{0}, at::kLong);
+  at::Tensor psw = per_sample_weights.value_or(at::Tensor());
+  OpContext ctx(weight);
+  DiopiTensor o(out), o2b(offset2bag), bs(bag_size), mi(max_indices), w(weight),
+      i(indices), off(offsets), p(psw);
+  BP_CALL(diopiEmbeddingBag, ctx, o, o2b, bs,
+          mode == 2 ? static_cast<diopiTensorHandle_t>(mi) : nullptr, w, i, off,
+          mode, p, include_last_offset, padding_idx);
+  return {out, offset2bag, bag_size, max_indices};
+}
+
+at::Tensor embedding_bag_dense_backward(
+    const at::Tensor &grad, const at::Tensor &indices,
+    const at::Tensor &offset2bag, const at::Tensor &bag_size,
+    const at::Tensor &maximum_indices, int64_t num_weights,
+    bool scale_grad_by_freq, int64_t mode,
+    const c10::optional<at::Tensor> &per_sample_weights, int64_t padding_idx) {
+  at::Tensor grad_weight =
+      new_tensor(grad, {num_weights, grad.size(1)}, grad.scalar_type());
+  at::Tensor psw = per_sample_weights.value_or(at::Tensor());
+  OpContext ctx(grad);
+  DiopiTensor gw(grad_weight), g(grad), i(indices), o2b(offset2bag),
+      bs(bag_size), mi(maximum_indices), p(psw);
+  BP_CALL(diopiEmbeddingBagBackward, ctx, gw, g, i, o2b, bs,
+          mode == 2 ? static_cast<diopiConstTensorHandle_t>(mi) : nullptr, mode,
+          p, scale_grad_by_freq, padding_idx);
+  return grad_weight;
+}
+
+// The gradient of per_sample_weights (mode sum; offsets are read through
+// offset2bag, which the forward always fills).
+at::Tensor embedding_bag_per_sample_weights_backward(
+    const at::Tensor &grad, const at::Tensor &weight, const at::Tensor &indices,
+    const at::Tensor & /*offsets*/, const at::Tensor &offset2bag, int64_t mode,
+    int64_t padding_idx) {
+  TORCH_CHECK(mode == 0,
+              "embedding_bag_backward: per_sample_weights only supported for "
+              "mode='sum'");
+  at::Tensor out = new_tensor(grad, {indices.numel()}, grad.scalar_type());
+  OpContext ctx(grad);
+  DiopiTensor o(out), g(grad), w(weight), i(indices), o2b(offset2bag);
+  BP_CALL(diopiEmbeddingBagPerSampleWeightsBackward, ctx, o, g, w, i, o2b,
+          padding_idx);
+  return out;
+}
+
 at::Tensor embedding_dense_backward(const at::Tensor &grad_output,
                                     const at::Tensor &indices,
                                     c10::SymInt num_weights,
@@ -606,7 +707,14 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("masked_fill_.Tensor", masked_fill_tensor_);
   m.impl("masked_select", masked_select);
   m.impl("nonzero", nonzero);
+  m.impl("_unique2", unique2);
+  m.impl("unique_dim", unique_dim);
   m.impl("embedding_dense_backward", embedding_dense_backward);
+  m.impl("_embedding_bag", embedding_bag);
+  m.impl("_embedding_bag_forward_only", embedding_bag);
+  m.impl("_embedding_bag_dense_backward", embedding_bag_dense_backward);
+  m.impl("_embedding_bag_per_sample_weights_backward",
+         embedding_bag_per_sample_weights_backward);
   m.impl("flip", flip);
   m.impl("roll", roll);
   m.impl("tril", tril);

@@ -207,6 +207,131 @@ DIOPI_API diopiError_t diopiXlogyBackward(diopiContextHandle_t ctx,
                                           diopiConstTensorHandle_t grad_output,
                                           diopiConstTensorHandle_t input,
                                           diopiConstTensorHandle_t other);
+/* Extension elementwise math of two tensors, broadcasting, as PyTorch's:
+ * atan2, the angle of the point (other, input) in [-pi, pi], and hypot,
+ * sqrt(input^2 + other^2) without overflow (+inf where either is infinite,
+ * even beside a NaN); out is floating (ref_atan2_hypot.c). */
+DIOPI_API diopiError_t diopiAtan2(diopiContextHandle_t ctx,
+                                  diopiTensorHandle_t out,
+                                  diopiConstTensorHandle_t input,
+                                  diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiAtan2Inp(diopiContextHandle_t ctx,
+                                     diopiTensorHandle_t input,
+                                     diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiHypot(diopiContextHandle_t ctx,
+                                  diopiTensorHandle_t out,
+                                  diopiConstTensorHandle_t input,
+                                  diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiHypotInp(diopiContextHandle_t ctx,
+                                     diopiTensorHandle_t input,
+                                     diopiConstTensorHandle_t other);
+/* Extension elementwise math: fmod, the remainder of truncated division
+ * (the dividend's sign; diopiRemainder* is Python's modulo), of input by a
+ * tensor (broadcasting) or a scalar; integral tensors compute exactly, and
+ * an integral division by zero gives 0 where PyTorch raises, a floating one
+ * NaN (ref_fmod.c). */
+DIOPI_API diopiError_t diopiFmod(diopiContextHandle_t ctx,
+                                 diopiTensorHandle_t out,
+                                 diopiConstTensorHandle_t input,
+                                 diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiFmodInp(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t input,
+                                    diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiFmodScalar(diopiContextHandle_t ctx,
+                                       diopiTensorHandle_t out,
+                                       diopiConstTensorHandle_t input,
+                                       const diopiScalar_t *other);
+DIOPI_API diopiError_t diopiFmodScalarInp(diopiContextHandle_t ctx,
+                                          diopiTensorHandle_t input,
+                                          const diopiScalar_t *other);
+/* Extension order statistics along dim, values and indices with input's
+ * shape less dim (or keeping it as 1), as PyTorch's CPU gives them, ties
+ * included: median, the first NaN of a line holding one, else the lower
+ * middle element in the order by value then position; nanmedian, the same
+ * among the line's numbers (a line of NaNs alone: the NaN libstdc++'s
+ * nth_element leaves first, as PyTorch's); kthvalue, the k-th smallest
+ * (1-based; NaN above every number) where PyTorch's quickselect leaves it;
+ * the All forms, the value over every element (NaN for none)
+ * (ref_order_statistics.c). cummax and cummin: the running best and
+ * where it is, a later equal element or any NaN taking over
+ * (ref_cummax.c). */
+DIOPI_API diopiError_t diopiMedian(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t values,
+                                   diopiTensorHandle_t indices,
+                                   diopiConstTensorHandle_t input, int64_t dim);
+DIOPI_API diopiError_t diopiMedianAll(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t out,
+                                      diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiNanmedian(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t values,
+                                      diopiTensorHandle_t indices,
+                                      diopiConstTensorHandle_t input,
+                                      int64_t dim);
+DIOPI_API diopiError_t diopiNanmedianAll(diopiContextHandle_t ctx,
+                                         diopiTensorHandle_t out,
+                                         diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiKthvalue(diopiContextHandle_t ctx,
+                                     diopiTensorHandle_t values,
+                                     diopiTensorHandle_t indices,
+                                     diopiConstTensorHandle_t input, int64_t k,
+                                     int64_t dim);
+DIOPI_API diopiError_t diopiCummax(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t values,
+                                   diopiTensorHandle_t indices,
+                                   diopiConstTensorHandle_t input, int64_t dim);
+DIOPI_API diopiError_t diopiCummin(diopiContextHandle_t ctx,
+                                   diopiTensorHandle_t values,
+                                   diopiTensorHandle_t indices,
+                                   diopiConstTensorHandle_t input, int64_t dim);
+/* Extension loss: multi_margin_loss, the multi-class hinge loss, as
+ * PyTorch's: per sample, the sum over classes j other than the target y of
+ * weight[y] * max(0, margin - input[y] + input[j])^p / C (weight NULL: 1;
+ * p 1 or 2); input [N, C] or [C], target N class indices in at most one
+ * dim; reduction none gives target's shape. The backward gives grad_input
+ * of input's shape (ref_loss_multi_margin.c). */
+DIOPI_API diopiError_t diopiMultiMarginLoss(diopiContextHandle_t ctx,
+                                            diopiTensorHandle_t out,
+                                            diopiConstTensorHandle_t input,
+                                            diopiConstTensorHandle_t target,
+                                            diopiConstTensorHandle_t weight,
+                                            int64_t p, double margin,
+                                            diopiReduction_t reduction);
+DIOPI_API diopiError_t diopiMultiMarginLossBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input,
+    diopiConstTensorHandle_t target, diopiConstTensorHandle_t weight, int64_t p,
+    double margin, diopiReduction_t reduction);
+/* Extension op: embedding_bag, as PyTorch's _embedding_bag: bag b reduces
+ * the rows weight[indices[i]], i in [offsets[b], offsets[b + 1]) (the last
+ * bag ending at indices' end; include_last_offset: offsets holds that end
+ * too), indices equal to padding_idx (-1: none) skipped; mode 0 sums (rows
+ * times per_sample_weights, NULL: 1), 1 averages, 2 takes the elementwise
+ * max (the first of equal values); an empty bag gives 0. Beside out [B, D]:
+ * offset2bag [L], bag_size [B] and, mode 2, max_indices [B, D] (weight
+ * rows), which the backward reads: grad_weight [rows, D] gathers
+ * grad_output back, divided by bag_size for mean and by each row's count
+ * among indices with scale_grad_by_freq; grad_per_sample_weights [L] is
+ * each index's grad_output row (its bag's) dotted with its weight row, 0 for
+ * padding_idx (ref_embedding_bag.c). */
+DIOPI_API diopiError_t diopiEmbeddingBag(
+    diopiContextHandle_t ctx, diopiTensorHandle_t out,
+    diopiTensorHandle_t offset2bag, diopiTensorHandle_t bag_size,
+    diopiTensorHandle_t max_indices, diopiConstTensorHandle_t weight,
+    diopiConstTensorHandle_t indices, diopiConstTensorHandle_t offsets,
+    int64_t mode, diopiConstTensorHandle_t per_sample_weights,
+    bool include_last_offset, int64_t padding_idx);
+DIOPI_API diopiError_t diopiEmbeddingBagBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_weight,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t indices,
+    diopiConstTensorHandle_t offset2bag, diopiConstTensorHandle_t bag_size,
+    diopiConstTensorHandle_t max_indices, int64_t mode,
+    diopiConstTensorHandle_t per_sample_weights, bool scale_grad_by_freq,
+    int64_t padding_idx);
+DIOPI_API diopiError_t diopiEmbeddingBagPerSampleWeightsBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_per_sample_weights,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t weight,
+    diopiConstTensorHandle_t indices, diopiConstTensorHandle_t offset2bag,
+    int64_t padding_idx);
 /* Extension matrix products with an addend, as diopiAddmm (NULL beta or
  * alpha: 1; beta 0 ignores input): addmv, beta * input + alpha * mat @ vec
  * (ref_addmv.c), and addbmm, beta * input + alpha * the sum over b of

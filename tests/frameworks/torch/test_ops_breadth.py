@@ -250,6 +250,110 @@ class PointwisePeerTest(PeerTest):
                 lambda a, b: F.kl_div(a, b, reduction=reduction), logp,
                 positive_target)
 
+    def test_atan2_hypot_forms_and_backward(self):
+        for a in views(randn(3, 4)):
+            for b in (randn(3, 4), randn(4), torch.tensor(0.5)):
+                with self.subTest(contiguous=a.is_contiguous(),
+                                  b=tuple(b.shape)):
+                    self.forward_backward(torch.atan2, a, b)
+                    self.forward_backward(torch.hypot, a, b)
+            b = positive(4) - 1
+            d = a.to(DEVICE)
+            d.atan2_(b.to(DEVICE))
+            self.same(d, a.clone().atan2_(b))
+            d.hypot_(b.to(DEVICE))
+            self.same(d, a.clone().atan2_(b).hypot_(b))
+            out = torch.empty(0, device=DEVICE)
+            torch.hypot(a.to(DEVICE), b.to(DEVICE), out=out)
+            self.same(out, torch.hypot(a, b))
+            torch.atan2(a.to(DEVICE), b.to(DEVICE), out=out)
+            self.same(out, torch.atan2(a, b))
+        zeros = torch.tensor([0.0, -0.0, 0.0, -0.0, 1.0, float("inf")])
+        other = torch.tensor([1.0, 1.0, -1.0, -1.0, 0.0, float("nan")])
+        for fn in (torch.atan2, torch.hypot):
+            torch.testing.assert_close(  # signed zeros, inf beside NaN
+                fn(zeros.to(DEVICE), other.to(DEVICE)).cpu(),
+                fn(zeros, other), equal_nan=True)
+        i = torch.arange(-3, 3)
+        self.same(torch.atan2(i.to(DEVICE), i.flip(0).to(DEVICE)),
+                  torch.atan2(i, i.flip(0)))
+        for dtype in (torch.float64, torch.bfloat16):
+            a, b = randn(5, dtype=dtype), randn(5, dtype=dtype)
+            self.same(torch.atan2(a.to(DEVICE), b.to(DEVICE)),
+                      torch.atan2(a, b))
+            self.same(torch.hypot(a.to(DEVICE), b.to(DEVICE)),
+                      torch.hypot(a, b))
+
+    def test_fmod_forms_integers_and_backward(self):
+        for a in views(randn(3, 4) * 5):
+            for b in (positive(3, 4) * 2, -positive(4), torch.tensor(1.5)):
+                with self.subTest(contiguous=a.is_contiguous(),
+                                  b=tuple(b.shape)):
+                    self.forward_backward(torch.fmod, a, b)
+            self.forward_backward(lambda t: torch.fmod(t, -1.25), a)
+            d = a.to(DEVICE)
+            d.fmod_(0.75)
+            self.same(d, a.clone().fmod_(0.75))
+            d.fmod_(torch.tensor([2.0, -3.0, 0.5, 1.0]).to(DEVICE))
+            self.same(d, a.clone().fmod_(0.75).fmod_(
+                torch.tensor([2.0, -3.0, 0.5, 1.0])))
+            out = torch.empty(0, device=DEVICE)
+            torch.fmod(a.to(DEVICE), 2, out=out)
+            self.same(out, torch.fmod(a, 2))
+        x = torch.tensor([5.5, -5.5, 1.0, float("inf"), -2.0])
+        y = torch.tensor([2.0, 2.0, 0.0, 2.0, float("inf")])
+        torch.testing.assert_close(torch.fmod(x.to(DEVICE), y.to(DEVICE)).cpu(),
+                                   torch.fmod(x, y), equal_nan=True)
+        i = torch.arange(-9, 9)
+        j = torch.tensor([4, -4, 3, -3, 7, -1] * 3)
+        for dtype in (torch.int64, torch.int32, torch.int8, torch.uint8):
+            a, b = i.to(dtype) if dtype != torch.uint8 else i.abs(), j
+            b = b.to(dtype) if dtype != torch.uint8 else b.abs().to(dtype)
+            with self.subTest(dtype=dtype):
+                self.same(torch.fmod(a.to(DEVICE), b.to(DEVICE)),
+                          torch.fmod(a, b))
+                self.same(torch.fmod(a.to(DEVICE), 3), torch.fmod(a, 3))
+                self.same(torch.fmod(a.to(DEVICE), 2.5), torch.fmod(a, 2.5))
+        big = torch.tensor([2 ** 62 + 5, -(2 ** 62) - 5])
+        self.same(torch.fmod(big.to(DEVICE), 7), torch.fmod(big, 7))
+        self.same(torch.fmod(torch.tensor([-128], dtype=torch.int8)
+                             .to(DEVICE), -1),
+                  torch.fmod(torch.tensor([-128], dtype=torch.int8), -1))
+        # An integral fmod by zero raises, as PyTorch's CPU.
+        for zero in (0, torch.tensor([1, 0]).to(DEVICE)):
+            with self.assertRaisesRegex(RuntimeError, "ZeroDivisionError"):
+                torch.fmod(torch.tensor([4, 5]).to(DEVICE), zero)
+        with self.assertRaisesRegex(RuntimeError, "ZeroDivisionError"):
+            torch.div(torch.tensor([4, 5]).to(DEVICE),
+                      torch.tensor([1, 0]).to(DEVICE), rounding_mode="trunc")
+
+    def test_div_rounding_modes(self):
+        for a in views(randn(3, 4) * 5):
+            b = randn(4)
+            for mode in ("trunc", "floor"):
+                with self.subTest(mode=mode, contiguous=a.is_contiguous()):
+                    self.same(torch.div(a.to(DEVICE), b.to(DEVICE),
+                                        rounding_mode=mode),
+                              torch.div(a, b, rounding_mode=mode))
+                    self.same(torch.div(a.to(DEVICE), -1.5, rounding_mode=mode),
+                              torch.div(a, -1.5, rounding_mode=mode))
+                    d = a.to(DEVICE)
+                    d.div_(b.to(DEVICE), rounding_mode=mode)
+                    self.same(d, a.clone().div_(b, rounding_mode=mode))
+                    out = torch.empty(0, device=DEVICE)
+                    torch.div(a.to(DEVICE), b.to(DEVICE), rounding_mode=mode,
+                              out=out)
+                    self.same(out, torch.div(a, b, rounding_mode=mode))
+        i, j = torch.arange(-7, 8), torch.tensor([2, -3, 4, -5, 6] * 3)
+        for mode in ("trunc", "floor"):
+            self.same(torch.div(i.to(DEVICE), j.to(DEVICE), rounding_mode=mode),
+                      torch.div(i, j, rounding_mode=mode))
+        # remainder's backward divides with floor: it runs on the device too.
+        self.forward_backward(torch.remainder, randn(3, 4) * 5,
+                              positive(4) * 2)
+        with self.assertRaisesRegex(RuntimeError, "rounding_mode"):
+            torch.div(i.to(DEVICE), j.to(DEVICE), rounding_mode="round")
+
     def test_smooth_activations_forward_and_backward(self):
         for x in views(randn(4, 6) * 4):
             for fn in (F.elu, lambda t: F.elu(t, 0.5), F.selu, F.celu,
@@ -343,6 +447,114 @@ class ReductionPeerTest(PeerTest):
         self.forward_backward(lambda t: t.sort(1)[0], randn(3, 5))
 
 
+    def test_median_kthvalue_ties_nans_and_backward(self):
+        # Few distinct values: ties everywhere, so the indices are PyTorch's
+        # tie rules, not chance.
+        ties = torch.randint(0, 4, (6, 9)).float()
+        ties[1, 3] = ties[4, 0] = ties[4, 7] = float("nan")
+        for x in views(ties) + [ties.t()]:
+            for dim in (0, 1, -1):
+                for keepdim in (False, True):
+                    with self.subTest(dim=dim, keepdim=keepdim,
+                                      contiguous=x.is_contiguous()):
+                        self.same_pair(torch.median(x.to(DEVICE), dim, keepdim),
+                                       torch.median(x, dim, keepdim))
+                        for k in (1, 3, x.shape[dim]):
+                            self.same_pair(
+                                torch.kthvalue(x.to(DEVICE), k, dim, keepdim),
+                                torch.kthvalue(x, k, dim, keepdim))
+        for x in (ties, ties[0], torch.arange(10.0), torch.tensor(2.5)):
+            for fn in (torch.median, torch.nanmedian):
+                torch.testing.assert_close(fn(x.to(DEVICE)).cpu(), fn(x),
+                                           equal_nan=True)
+        # nanmedian: lines with some NaNs, and lines of NaNs alone, whose
+        # index is where the CPU's std::nth_element leaves it.
+        nans = torch.randint(0, 3, (40, 33)).float()
+        nans[torch.rand(40, 33) < 0.3] = float("nan")
+        for n in range(1, 41):
+            nans[n - 1, :n] = float("nan")
+        for x in (nans, nans.t()):
+            for dim in (0, 1):
+                for keepdim in (False, True):
+                    self.same_pair(
+                        torch.nanmedian(x.to(DEVICE), dim, keepdim),
+                        torch.nanmedian(x, dim, keepdim))
+        torch.testing.assert_close(
+            torch.nanmedian(nans[:5, :5].to(DEVICE)).cpu(),
+            torch.nanmedian(nans[:5, :5]), equal_nan=True)
+        i = torch.randint(-5, 5, (4, 7))
+        self.same(torch.median(i.to(DEVICE)), torch.median(i))
+        self.same_pair(torch.median(i.to(DEVICE), 1), torch.median(i, 1))
+        self.same_pair(torch.kthvalue(i.to(DEVICE), 5), torch.kthvalue(i, 5))
+        values = torch.empty(0, device=DEVICE)
+        indices = torch.empty(0, dtype=torch.long, device=DEVICE)
+        torch.median(ties.to(DEVICE), 0, out=(values, indices))
+        self.same_pair((values, indices), torch.median(ties, 0))
+        torch.kthvalue(ties.to(DEVICE), 2, 1, True, out=(values, indices))
+        self.same_pair((values, indices), torch.kthvalue(ties, 2, 1, True))
+        x = randn(5, 8)  # distinct values: each gradient is well defined
+        for v in views(x):
+            self.forward_backward(lambda t: torch.median(t, 1).values, v)
+            self.forward_backward(lambda t: torch.kthvalue(t, 3, 0).values, v)
+            self.forward_backward(torch.median, v)
+            self.forward_backward(lambda t: torch.nanmedian(t, 0).values, v)
+
+    def test_cummax_cummin_ties_nans_and_backward(self):
+        ties = torch.randint(0, 3, (5, 8)).float()
+        ties[2, 4] = ties[3, 0] = float("nan")
+        for x in views(ties) + [ties.t()]:
+            for dim in (0, 1, -1):
+                for fn in (torch.cummax, torch.cummin):
+                    with self.subTest(op=fn.__name__, dim=dim,
+                                      contiguous=x.is_contiguous()):
+                        self.same_pair(fn(x.to(DEVICE), dim), fn(x, dim))
+        i = torch.randint(-3, 3, (3, 6))
+        self.same_pair(torch.cummax(i.to(DEVICE), 1), torch.cummax(i, 1))
+        self.same_pair(torch.cummin(torch.tensor(1.5).to(DEVICE), 0),
+                       torch.cummin(torch.tensor(1.5), 0))
+        for v in views(randn(4, 6)):
+            self.forward_backward(lambda t: torch.cummax(t, 1).values, v)
+            self.forward_backward(lambda t: torch.cummin(t, 0).values, v)
+
+    def test_unique_sorted_inverse_counts_and_dims(self):
+        x = torch.randint(-3, 4, (5, 6))
+        empty = torch.tensor([], dtype=torch.long)
+        for t in views(x) + [x.float(), x > 0, empty]:
+            for inverse in (False, True):
+                for counts in (False, True):
+                    with self.subTest(dtype=t.dtype, inverse=inverse,
+                                      counts=counts):
+                        ours = torch.unique(t.to(DEVICE),
+                                            return_inverse=inverse,
+                                            return_counts=counts)
+                        cpu = torch.unique(t, return_inverse=inverse,
+                                           return_counts=counts)
+                        for o, c in zip(ours if isinstance(ours, tuple)
+                                        else (ours,),
+                                        cpu if isinstance(cpu, tuple)
+                                        else (cpu,)):
+                            self.same(o, c)
+        # sorted=False: PyTorch leaves the order unspecified (its CPU's is a
+        # hash set's); ours is sorted, the same set.
+        self.same(torch.unique(x.to(DEVICE), sorted=False),
+                  torch.unique(x, sorted=False).sort().values)
+        rows = torch.tensor([[1, 2], [0, 5], [1, 2], [0, 4]])
+        for dim in (0, 1, -1):
+            ours = torch.unique(rows.to(DEVICE), dim=dim, return_inverse=True,
+                                return_counts=True)
+            for o, c in zip(ours, torch.unique(rows, dim=dim,
+                                               return_inverse=True,
+                                               return_counts=True)):
+                self.same(o, c)
+
+    def same_pair(self, ours, cpu):
+        """(values, indices) equal, NaN where PyTorch's is."""
+        self.assertEqual(ours[0].device, torch.device(DEVICE))
+        self.assertEqual(ours[0].shape, cpu[0].shape)
+        torch.testing.assert_close(ours[0].cpu(), cpu[0], equal_nan=True)
+        self.assertTrue(torch.equal(ours[1].cpu(), cpu[1]))
+
+
 class IndexingPeerTest(PeerTest):
     def test_index_select_gather_scatter(self):
         for x in views(randn(5, 6)):
@@ -398,6 +610,49 @@ class IndexingPeerTest(PeerTest):
                               weight)
         self.forward_backward(lambda w: F.embedding(ids.to(w.device), w,
                                                     padding_idx=4), weight)
+
+    def test_embedding_bag_modes_offsets_and_backward(self):
+        ids = torch.tensor([1, 4, 4, 9, 0, 1, 7, 4])
+        offsets = torch.tensor([0, 3, 3, 5])
+        psw = torch.rand(8) + 0.5
+        for weight in views(randn(10, 4)):
+            for mode in ("sum", "mean", "max"):
+                for padding_idx in (None, 4):
+                    for last in (False, True):
+                        off = torch.cat([offsets, torch.tensor([8])]) \
+                            if last else offsets
+                        with self.subTest(mode=mode, padding_idx=padding_idx,
+                                          include_last_offset=last,
+                                          contiguous=weight.is_contiguous()):
+                            self.forward_backward(
+                                lambda w: F.embedding_bag(
+                                    ids.to(w.device), w, off.to(w.device),
+                                    mode=mode, padding_idx=padding_idx,
+                                    include_last_offset=last), weight)
+            for padding_idx in (None, 4):  # per-sample weights (sum only)
+                self.forward_backward(
+                    lambda w, p: F.embedding_bag(ids.to(w.device), w,
+                                                 offsets.to(w.device),
+                                                 mode="sum",
+                                                 per_sample_weights=p,
+                                                 padding_idx=padding_idx),
+                    weight, psw)
+            # 2-d input: fixed-size bags. With scale_grad_by_freq torch
+            # 1.13's CPU divides by the wrong index's count (pytorch issue
+            # 190063): the peer is embedding's, which divides each row's
+            # gradient by its own count, as CUDA's embedding_bag does.
+            self.forward_backward(
+                lambda w: F.embedding_bag(ids.view(2, 4).to(w.device), w,
+                                          mode="mean",
+                                          scale_grad_by_freq=True)
+                if w.device.type != "cpu" else
+                F.embedding(ids.view(2, 4), w, scale_grad_by_freq=True)
+                .mean(1), weight)
+        with torch.no_grad():  # _embedding_bag_forward_only
+            weight = randn(10, 4)
+            self.same(F.embedding_bag(ids.to(DEVICE), weight.to(DEVICE),
+                                      offsets.to(DEVICE), mode="max"),
+                      F.embedding_bag(ids, weight, offsets, mode="max"))
 
     def test_flip_roll_triangles_arange(self):
         for x in views(randn(4, 5)):
@@ -629,6 +884,27 @@ class NnPeerTest(PeerTest):
         self.forward_backward(
             lambda a: F.binary_cross_entropy_with_logits(a, t.to(a.device)),
             x, rtol=1e-4, atol=1e-5)
+
+    def test_multi_margin_loss(self):
+        target = torch.tensor([0, 3, 2, 4, 3, 1])
+        w = torch.rand(5) + 0.5
+        for x in views(randn(6, 5)):
+            for reduction in ("mean", "sum", "none"):
+                for p, margin in ((1, 1.0), (2, 0.7)):
+                    for weight in (None, w):
+                        with self.subTest(reduction=reduction, p=p,
+                                          weighted=weight is not None,
+                                          contiguous=x.is_contiguous()):
+                            self.forward_backward(
+                                lambda a: F.multi_margin_loss(
+                                    a, target.to(a.device), p, margin,
+                                    None if weight is None
+                                    else weight.to(a.device),
+                                    reduction=reduction), x)
+        for t in (torch.tensor(2), torch.tensor([2])):  # one sample
+            self.forward_backward(
+                lambda a: F.multi_margin_loss(a, t.to(a.device),
+                                              reduction="none"), randn(5))
 
     def test_pooling(self):
         x = randn(2, 3, 9, 8)
