@@ -59,6 +59,10 @@ static double extremum_fn(const double *in, const double *p) {
     return NAN;
   return p[0] > 0 ? (a > b ? a : b) : (a < b ? a : b);
 }
+static int64_t extremum_int(const int64_t *in, const int64_t *p) {
+  int64_t a = in[0], b = in[1];
+  return p[0] > 0 ? (a > b ? a : b) : (a < b ? a : b);
+}
 REF_ISA_BODY void extremum_f32_body(float *out, const float *const *in,
                                     int64_t n, const double *p) {
   const float *a = in[0], *b = in[1];
@@ -183,9 +187,13 @@ static diopiError_t extremum(CTX, const char *op, CT out, CT input, CT other,
                              double sign) {
   CT in[2] = {input, other};
   static const char *const names[2] = {"input", "other"};
-  double params[4] = {sign};
-  return ref_ew_call(ctx, op, out, 2, in, names, extremum_fn, extremum_f32,
-                     params, REF_OUT_ANY);
+  ref_ew_t ew = {.nin = 2,
+                 .fn = extremum_fn,
+                 .f32 = extremum_f32,
+                 .int_fn = extremum_int,
+                 .params = {sign},
+                 .int_params = {(int64_t)sign}};
+  return ref_ew_call_with(ctx, op, &ew, out, in, names, REF_OUT_ANY);
 }
 REF_EXPORT diopiError_t diopiMaximum(CTX, T out, CT input, CT other) {
   return extremum(ctx, "diopiMaximum", out, input, other, 1);
