@@ -3,11 +3,12 @@
  * mantissa) loses the low bits and turns INT64_MAX into 2^63: negation and
  * abs wrap (abs(INT64_MIN) is INT64_MIN), rounding ops leave integers,
  * square wraps as the dtype's multiplication, comparisons, maximum,
- * minimum, where, bitwise ops between different integer dtypes, remainder
- * and clamp (its scalar bounds as the tensor's dtype holds them: uint8's
- * -3 is 253) compute in int64, sum, cumsum and prod wrap in int64, and the
- * min/max reductions and sort/topk order int64 exactly. Expected values are
- * worked by hand (wrapped products and remainders with Python's integers). */
+ * minimum, where, bitwise ops between different integer dtypes, remainder,
+ * division rounded to trunc or floor and clamp (its scalar bounds as the
+ * tensor's dtype holds them: uint8's -3 is 253) compute in int64, sum, cumsum
+ * and prod wrap in int64, and the min/max reductions and sort/topk order int64
+ * exactly. Expected values are worked by hand (wrapped products and remainders
+ * with Python's integers). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -263,6 +264,50 @@ static void remainder_is_exact(void **state) {
   ops_made_destroy(&m);
 }
 
+/* div rounding to trunc and floor in int64: (INT64_MIN + 1) / 2 is
+ * -4611686018427387903 truncated, -4611686018427387904 floored (Python's
+ * //); INT64_MAX / -2 likewise; uint8 floor-divides by the scalar -3 as
+ * 253. */
+static void rounded_division_is_exact(void **state) {
+  ops_env_t *e = *state;
+  ops_made_t m = {.e = e};
+  diopiError_t (*div)(CTX, T, CT, CT, diopiRoundMode_t) = (diopiError_t(*)(
+      CTX, T, CT, CT, diopiRoundMode_t))ops_env_find(e, "diopiDiv");
+  diopiError_t (*div_scalar)(CTX, T, CT, S, diopiRoundMode_t) =
+      (diopiError_t(*)(CTX, T, CT, S, diopiRoundMode_t))ops_env_find(
+          e, "diopiDivScalar");
+  const int64_t a[3] = {INT64_MIN + 1, INT64_MAX, INT64_MAX};
+  const int64_t b[3] = {2, 3, -2};
+  const uint8_t x[2] = {200, 255};
+  int64_t *y, n2 = 2;
+  uint8_t *y8;
+  T ta = int64s(&m, 3, a, NULL), tb = int64s(&m, 3, b, NULL),
+    ty = int64s(&m, 3, NULL, &y),
+    tx = ops_made_tensor(&m, diopi_dtype_uint8, 1, &n2, x, sizeof x, NULL),
+    ty8 = ops_made_tensor(&m, diopi_dtype_uint8, 1, &n2, NULL, 0, (void **)&y8);
+  assert_int_equal(div(e->ctx, ty, ta, tb, RoundModeTrunc), diopiSuccess);
+  synchronize(e);
+  expect_int64s(y,
+                (const int64_t[3]){INT64_C(-4611686018427387903),
+                                   INT64_C(3074457345618258602),
+                                   INT64_C(-4611686018427387903)},
+                3);
+  assert_int_equal(div(e->ctx, ty, ta, tb, RoundModeFloor), diopiSuccess);
+  synchronize(e);
+  expect_int64s(y,
+                (const int64_t[3]){INT64_C(-4611686018427387904),
+                                   INT64_C(3074457345618258602),
+                                   INT64_C(-4611686018427387904)},
+                3);
+  diopiScalar_t minus_three = int_scalar(-3);
+  assert_int_equal(div_scalar(e->ctx, ty8, tx, &minus_three, RoundModeFloor),
+                   diopiSuccess);
+  synchronize(e);
+  assert_int_equal(y8[0], 0);
+  assert_int_equal(y8[1], 1);
+  ops_made_destroy(&m);
+}
+
 /* uint8 clamp(min -3, max 50) is clamp(253, 50): every element 50; int64
  * clamp_max by INT64_MAX - 1 (a tensor) lowers INT64_MAX only, and by the
  * scalar likewise. */
@@ -400,6 +445,7 @@ int main(void) {
       cmocka_unit_test(comparisons_are_exact),
       cmocka_unit_test(picks_and_bitwise_keep_every_bit),
       cmocka_unit_test(remainder_is_exact),
+      cmocka_unit_test(rounded_division_is_exact),
       cmocka_unit_test(clamp_bounds_as_the_dtype_holds_them),
       cmocka_unit_test(sums_and_products_wrap),
       cmocka_unit_test(extremes_tell_neighbours_apart),
