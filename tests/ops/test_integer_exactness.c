@@ -6,9 +6,10 @@
  * minimum, where, bitwise ops between different integer dtypes, remainder,
  * division rounded to trunc or floor and clamp (its scalar bounds as the
  * tensor's dtype holds them: uint8's -3 is 253) compute in int64, sum, cumsum
- * and prod wrap in int64, and the min/max reductions and sort/topk order int64
- * exactly. Expected values are worked by hand (wrapped products and remainders
- * with Python's integers). */
+ * and prod wrap in int64, the min/max reductions and sort/topk order int64
+ * exactly, and relu, addcmul, index_put and scatter keep every bit. Expected
+ * values are worked by hand (wrapped products and remainders with Python's
+ * integers). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -437,6 +438,50 @@ static void sort_and_topk_order_int64_exactly(void **state) {
   ops_made_destroy(&m);
 }
 
+/* relu, addcmul (value 1), index_put (accumulating at a repeated index)
+ * and scatter with reduce "add" of int64 keep every bit and wrap:
+ * INT64_MAX + 1 * 1 * 1 is INT64_MIN. */
+static void relu_addcmul_and_scatters_keep_every_bit(void **state) {
+  ops_env_t *e = *state;
+  ops_made_t m = {.e = e};
+  unary_t relu = (unary_t)ops_env_find(e, "diopiRelu");
+  diopiError_t (*addcmul)(CTX, T, CT, CT, CT, S) =
+      (diopiError_t(*)(CTX, T, CT, CT, CT, S))ops_env_find(e, "diopiAddcmul");
+  diopiError_t (*index_put)(CTX, T, CT, CT, CT *, int64_t, bool) =
+      (diopiError_t(*)(CTX, T, CT, CT, CT *, int64_t, bool))ops_env_find(
+          e, "diopiIndexPut");
+  diopiError_t (*scatter)(CTX, T, CT, int64_t, CT, CT, const char *) =
+      (diopiError_t(*)(CTX, T, CT, int64_t, CT, CT, const char *))ops_env_find(
+          e, "diopiScatter");
+  const int64_t x[4] = {INT64_MAX, INT64_MAX - 1, INT64_MIN, -1};
+  const int64_t base[2] = {INT64_MAX - 2, INT64_MAX}, ones[2] = {1, 1};
+  const int64_t at_zero[2] = {0, 0}, at_each[2] = {0, 1};
+  const int64_t src[2] = {1, INT64_MIN};
+  int64_t *y, *y2;
+  T tx = int64s(&m, 4, x, NULL), ty = int64s(&m, 4, NULL, &y),
+    tbase = int64s(&m, 2, base, NULL), tones = int64s(&m, 2, ones, NULL),
+    tzero = int64s(&m, 2, at_zero, NULL), teach = int64s(&m, 2, at_each, NULL),
+    tsrc = int64s(&m, 2, src, NULL), ty2 = int64s(&m, 2, NULL, &y2);
+  assert_int_equal(relu(e->ctx, ty, tx), diopiSuccess);
+  synchronize(e);
+  expect_int64s(y, (const int64_t[4]){INT64_MAX, INT64_MAX - 1, 0, 0}, 4);
+  diopiScalar_t one = int_scalar(1);
+  assert_int_equal(addcmul(e->ctx, ty2, tbase, tones, tones, &one),
+                   diopiSuccess);
+  synchronize(e);
+  expect_int64s(y2, (const int64_t[2]){INT64_MAX - 1, INT64_MIN}, 2);
+  CT indices[1] = {tzero};
+  assert_int_equal(index_put(e->ctx, ty2, tbase, tones, indices, 1, true),
+                   diopiSuccess);
+  synchronize(e);
+  expect_int64s(y2, (const int64_t[2]){INT64_MAX, INT64_MAX}, 2);
+  assert_int_equal(scatter(e->ctx, ty2, tbase, 0, tsrc, teach, "add"),
+                   diopiSuccess);
+  synchronize(e);
+  expect_int64s(y2, (const int64_t[2]){INT64_MAX - 1, -1}, 2);
+  ops_made_destroy(&m);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(neg_and_abs_wrap),
@@ -450,6 +495,7 @@ int main(void) {
       cmocka_unit_test(sums_and_products_wrap),
       cmocka_unit_test(extremes_tell_neighbours_apart),
       cmocka_unit_test(sort_and_topk_order_int64_exactly),
+      cmocka_unit_test(relu_addcmul_and_scatters_keep_every_bit),
   };
   return cmocka_run_group_tests(tests, ops_env_setup, ops_env_teardown);
 }

@@ -40,6 +40,12 @@ REF_ISA_BODY void addcmul_f32_body(float *out, const float *const *in,
     out[i] = a[i] + v * b[i] * c[i];
 }
 REF_F32_EW(addcmul_f32)
+/* addcmul of integers into an integral out, wrapping: p[0] the value as
+ * out's dtype holds it. */
+static int64_t addcmul_int(const int64_t *in, const int64_t *p) {
+  return (int64_t)((uint64_t)in[0] +
+                   (uint64_t)p[0] * (uint64_t)in[1] * (uint64_t)in[2]);
+}
 static double addcdiv_fn(const double *in, const double *p) {
   return in[0] + p[0] * in[1] / in[2];
 }
@@ -156,12 +162,16 @@ static diopiError_t addc(CTX, const char *op, CT out, CT input, CT tensor1,
   diopiDtype_t out_dtype = diopi_dtype_float64;
   if (out)
     diopiGetTensorDtype(out, &out_dtype);
-  double params[4] = {out_dtype == diopi_dtype_bfloat16
-                          ? ref_scalar(value, 1)
-                          : ref_scalar_for(value, out, 1)};
-  return ref_ew_call(
-      ctx, op, out, 3, in, names, divide ? addcdiv_fn : addcmul_fn,
-      divide ? addcdiv_f32 : addcmul_f32, params, REF_OUT_NUMERIC);
+  ref_ew_t ew = {.nin = 3,
+                 .fn = divide ? addcdiv_fn : addcmul_fn,
+                 .f32 = divide ? addcdiv_f32 : addcmul_f32,
+                 .int_fn = divide ? NULL : addcmul_int,
+                 .params = {out_dtype == diopi_dtype_bfloat16
+                                ? ref_scalar(value, 1)
+                                : ref_scalar_for(value, out, 1)}};
+  if (ref_is_integral(out_dtype))
+    ew.int_params[0] = ref_int_as(out_dtype, ref_scalar_int(value, 1));
+  return ref_ew_call_with(ctx, op, &ew, out, in, names, REF_OUT_NUMERIC);
 }
 
 REF_EXPORT diopiError_t diopiAddcmul(CTX, T out, CT input, CT tensor1,
