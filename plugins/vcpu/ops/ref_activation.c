@@ -54,6 +54,10 @@ static double relu_fn(const double *x, const double *p) {
   (void)p;
   return x[0] < 0 ? 0 : x[0];
 }
+static int64_t relu_int(const int64_t *x, const int64_t *p) {
+  (void)p;
+  return x[0] < 0 ? 0 : x[0];
+}
 REF_ISA_BODY void relu_f32_body(float *out, const float *const *in, int64_t n,
                                 const double *p) {
   (void)p;
@@ -222,11 +226,17 @@ static diopiError_t gelu_mode(const char *op, const char *approximate,
 #define CTX diopiContextHandle_t ctx
 #define T diopiTensorHandle_t
 
+/* relu of an integral tensor in int64 (INT64_MAX stays). */
+static diopiError_t relu(CTX, const char *op, CT out, CT input) {
+  ref_ew_t ew = {.nin = 1, .fn = relu_fn, .f32 = relu_f32, .int_fn = relu_int};
+  static const char *const names[1] = {"input"};
+  return ref_ew_launch(ctx, op, &ew, out, &input, names);
+}
 REF_EXPORT diopiError_t diopiRelu(CTX, T out, CT input) {
-  return unary(ctx, "diopiRelu", out, input, relu_fn, relu_f32, 0);
+  return relu(ctx, "diopiRelu", out, input);
 }
 REF_EXPORT diopiError_t diopiReluInp(CTX, T input) {
-  return unary(ctx, "diopiReluInp", input, input, relu_fn, relu_f32, 0);
+  return relu(ctx, "diopiReluInp", input, input);
 }
 REF_EXPORT diopiError_t diopiThresholdBackward(CTX, T grad_input,
                                                CT grad_output, CT input,

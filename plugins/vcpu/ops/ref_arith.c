@@ -123,6 +123,24 @@ static int64_t mul_scalar_int(const int64_t *in, const int64_t *p) {
   return (int64_t)((uint64_t)in[0] * (uint64_t)p[1]);
 }
 
+/* a / b rounded by `mode` (trunc or floor) in int64: INT64_MIN / -1 wraps
+ * to INT64_MIN, a division by zero gives 0 (PyTorch raises). */
+static int64_t rounded_quotient(int64_t a, int64_t b, int64_t mode) {
+  if (b == 0)
+    return 0;
+  if (b == -1)
+    return (int64_t)(0 - (uint64_t)a);
+  int64_t q = a / b;
+  return mode == RoundModeFloor && a % b != 0 && (a < 0) != (b < 0) ? q - 1 : q;
+}
+/* params[0] the rounding mode, [1] the scalar operand. */
+static int64_t div_int(const int64_t *in, const int64_t *p) {
+  return rounded_quotient(in[0], in[1], p[0]);
+}
+static int64_t div_scalar_int(const int64_t *in, const int64_t *p) {
+  return rounded_quotient(in[0], p[1], p[0]);
+}
+
 static diopiError_t check_mode(const char *op, diopiRoundMode_t mode) {
   if (mode >= RoundModeNone && mode < RoundModeEND)
     return diopiSuccess;
@@ -132,12 +150,16 @@ static diopiError_t check_mode(const char *op, diopiRoundMode_t mode) {
                   (int)mode);
 }
 
-/* alpha (NULL: 1) times `sign` (-1 for sub); div has no integer form (its
- * result is a true quotient or rounded from one). */
+/* alpha (NULL: 1) times `sign` (-1 for sub); div's integer form is its
+ * rounded quotients' (a true quotient is floating), int_params[0] the
+ * mode. */
 static void set_alpha(ref_ew_t *ew, arith_t kind, const diopiScalar_t *alpha,
-                      int sign, ref_ew_int_fn_t int_fn) {
+                      int sign, diopiRoundMode_t mode, ref_ew_int_fn_t int_fn) {
   ew->params[0] = sign * ref_scalar(alpha, 1);
-  if (kind != DIV && ref_scalar_is_integral(alpha)) {
+  if (kind == DIV && mode != RoundModeNone) {
+    ew->int_fn = int_fn;
+    ew->int_params[0] = mode;
+  } else if (kind != DIV && ref_scalar_is_integral(alpha)) {
     ew->int_fn = int_fn;
     ew->int_params[0] = sign * ref_scalar_int(alpha, 1);
   }
@@ -160,7 +182,10 @@ static diopiError_t launch(diopiContextHandle_t ctx, const char *op,
   ew.f32_splat = kind == ADD   ? add_splat_f32
                  : kind == MUL ? mul_splat_f32
                                : div_splat_f32;
-  set_alpha(&ew, kind, alpha, sign, kind == ADD ? add_int : mul_int);
+  set_alpha(&ew, kind, alpha, sign, mode,
+            kind == ADD   ? add_int
+            : kind == MUL ? mul_int
+                          : div_int);
   ew.params[1] = mode;
   ew.f32_stream = kind == ADD             ? ref_stream_add_f32
                   : kind == MUL           ? ref_stream_mul_f32
@@ -218,13 +243,15 @@ static diopiError_t launch_scalar(diopiContextHandle_t ctx, const char *op,
           : kind == MUL ? mul_scalar_fn
                         : div_scalar_fn;
   ew.f32 = kind == ADD ? add_scalar_f32 : kind == MUL ? mul_scalar_f32 : NULL;
-  set_alpha(&ew, kind, alpha, sign,
-            kind == ADD ? add_scalar_int : mul_scalar_int);
+  set_alpha(&ew, kind, alpha, sign, mode,
+            kind == ADD   ? add_scalar_int
+            : kind == MUL ? mul_scalar_int
+                          : div_scalar_int);
   if (!ref_scalar_is_integral(other))
     ew.int_fn = NULL;
   ew.params[1] = mode;
   ew.params[2] = ref_scalar_operand_for(other, input, 0);
-  ew.int_params[1] = ref_scalar_int(other, 0);
+  ew.int_params[1] = ref_scalar_int_operand_for(other, input, 0);
   static const char *const names[1] = {"input"};
   return ref_ew_launch(ctx, op, &ew, out, &input, names);
 }

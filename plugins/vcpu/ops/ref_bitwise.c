@@ -1,6 +1,6 @@
 /* Bitwise and, or, not of integer or bool tensors (tensor or scalar other,
- * in place or not), on 64-bit integers: exact for values within 2^53 (the
- * engine carries values as doubles). On bool, not is logical. */
+ * in place or not), exact on 64-bit integers (the engine's integer loop;
+ * tensors of one dtype bit for bit in place). On bool, not is logical. */
 #include <stdint.h>
 #include <string.h>
 
@@ -16,20 +16,19 @@
 
 typedef enum bitwise { AND, OR } bitwise_t;
 
-static double apply(bitwise_t kind, double a, double b) {
-  int64_t x = (int64_t)a, y = (int64_t)b;
-  return (double)(kind == AND ? x & y : x | y);
+static int64_t apply(bitwise_t kind, int64_t a, int64_t b) {
+  return kind == AND ? a & b : a | b;
 }
 /* p[0] the operation, p[1] the scalar other. */
-static double tensor_fn(const double *in, const double *p) {
+static int64_t tensor_int(const int64_t *in, const int64_t *p) {
   return apply((bitwise_t)p[0], in[0], in[1]);
 }
-static double scalar_fn(const double *in, const double *p) {
+static int64_t scalar_int(const int64_t *in, const int64_t *p) {
   return apply((bitwise_t)p[0], in[0], p[1]);
 }
 /* p[0]: 1 when out is bool (logical not). */
-static double not_fn(const double *in, const double *p) {
-  return p[0] != 0 ? in[0] == 0 : (double)~(int64_t)in[0];
+static int64_t not_int(const int64_t *in, const int64_t *p) {
+  return p[0] != 0 ? in[0] == 0 : ~in[0];
 }
 
 /* The bits loops: tensors of one dtype, each element's bits in place. */
@@ -93,8 +92,11 @@ static diopiError_t tensors(CTX, const char *op, CT out, CT input, CT other,
     return err;
   CT in[2] = {input, other};
   static const char *const names[2] = {"input", "other"};
-  ref_ew_t ew = {
-      .nin = 2, .fn = tensor_fn, .bits = tensor_bits, .params = {kind}};
+  ref_ew_t ew = {.nin = 2,
+                 .int_fn = tensor_int,
+                 .bits = tensor_bits,
+                 .params = {kind},
+                 .int_params = {kind}};
   return ref_ew_call_with(ctx, op, &ew, out, in, names, REF_OUT_ANY);
 }
 
@@ -111,9 +113,9 @@ static diopiError_t scalar(CTX, const char *op, CT out, CT input, S other,
   if (err)
     return err;
   static const char *const names[1] = {"input"};
-  double params[4] = {kind, (double)other->ival};
-  return ref_ew_call(ctx, op, out, 1, &input, names, scalar_fn, NULL, params,
-                     REF_OUT_ANY);
+  ref_ew_t ew = {
+      .nin = 1, .int_fn = scalar_int, .int_params = {kind, other->ival}};
+  return ref_ew_call_with(ctx, op, &ew, out, &input, names, REF_OUT_ANY);
 }
 
 static diopiError_t not_op(CTX, const char *op, CT out, CT input) {
@@ -127,9 +129,9 @@ static diopiError_t not_op(CTX, const char *op, CT out, CT input) {
     return err;
   static const char *const names[1] = {"input"};
   ref_ew_t ew = {.nin = 1,
-                 .fn = not_fn,
+                 .int_fn = not_int,
                  .bits = not_bits,
-                 .params = {o.dtype == diopi_dtype_bool}};
+                 .int_params = {o.dtype == diopi_dtype_bool}};
   return ref_ew_call_with(ctx, op, &ew, out, &input, names, REF_OUT_ANY);
 }
 

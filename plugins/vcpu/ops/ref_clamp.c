@@ -2,6 +2,7 @@
  * in place or not. out = min(max(input, min), max); a NaN input stays NaN,
  * a missing bound does not apply. */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include <diopi/functions.h>
@@ -36,6 +37,22 @@ REF_ISA_BODY void scalar_f32_body(float *out, const float *const *in, int64_t n,
 }
 REF_F32_EW(scalar_f32)
 
+/* The integer forms: scalar bounds p[0] lo, p[1] hi (INT64_MIN, INT64_MAX
+ * when absent); tensor bounds as tensor_fn's, p[0], p[1] whether given. */
+static int64_t clamp_int(int64_t x, int64_t lo, int64_t hi) {
+  x = x < lo ? lo : x;
+  return x > hi ? hi : x;
+}
+static int64_t scalar_int(const int64_t *in, const int64_t *p) {
+  return clamp_int(in[0], p[0], p[1]);
+}
+static int64_t tensor_int(const int64_t *in, const int64_t *p) {
+  int k = 1;
+  int64_t lo = p[0] != 0 ? in[k++] : INT64_MIN;
+  int64_t hi = p[1] != 0 ? in[k] : INT64_MAX;
+  return clamp_int(in[0], lo, hi);
+}
+
 /* Tensor bounds: in = {input, lo?, hi?}; p[0], p[1]: whether lo, hi are
  * given. */
 static double tensor_fn(const double *in, const double *p) {
@@ -60,20 +77,35 @@ REF_ISA_BODY void tensor_f32_body(float *out, const float *const *in, int64_t n,
 }
 REF_F32_EW(tensor_f32)
 
-diopiError_t ref_clamp_scalars(CTX, const char *op, CT out, CT input, double lo,
-                               double hi) {
-  double params[4] = {lo, hi};
+static diopiError_t launch_scalars(CTX, const char *op, CT out, CT input,
+                                   ref_ew_t *ew) {
   static const char *const names[1] = {"input"};
-  return ref_ew_call(ctx, op, out, 1, &input, names, scalar_fn, scalar_f32,
-                     params, REF_OUT_NUMERIC);
+  ew->nin = 1;
+  ew->fn = scalar_fn;
+  ew->f32 = scalar_f32;
+  return ref_ew_call_with(ctx, op, ew, out, &input, names, REF_OUT_NUMERIC);
 }
 
+diopiError_t ref_clamp_scalars(CTX, const char *op, CT out, CT input, double lo,
+                               double hi) {
+  ref_ew_t ew = {.params = {lo, hi}};
+  return launch_scalars(ctx, op, out, input, &ew);
+}
+
+/* Integral bounds of an integral tensor convert to its dtype first, as
+ * PyTorch's do (uint8: min -3 is 253), and clamp in int64. */
 static diopiError_t by_scalars(CTX, const char *op, CT out, CT input, S min,
                                S max) {
   if (!min && !max)
     return ref_fail(op, "min, max: at least one bound is required");
-  return ref_clamp_scalars(ctx, op, out, input, ref_scalar(min, -INFINITY),
-                           ref_scalar(max, INFINITY));
+  ref_ew_t ew = {
+      .params = {ref_scalar(min, -INFINITY), ref_scalar(max, INFINITY)}};
+  if (ref_scalar_is_integral(min) && ref_scalar_is_integral(max)) {
+    ew.int_fn = scalar_int;
+    ew.int_params[0] = ref_scalar_int_operand_for(min, input, INT64_MIN);
+    ew.int_params[1] = ref_scalar_int_operand_for(max, input, INT64_MAX);
+  }
+  return launch_scalars(ctx, op, out, input, &ew);
 }
 
 static diopiError_t by_tensors(CTX, const char *op, CT out, CT input, CT min,
@@ -91,9 +123,13 @@ static diopiError_t by_tensors(CTX, const char *op, CT out, CT input, CT min,
     names[n] = "max";
     in[n++] = max;
   }
-  double params[4] = {min != NULL, max != NULL};
-  return ref_ew_call(ctx, op, out, n, in, names, tensor_fn, tensor_f32, params,
-                     REF_OUT_NUMERIC);
+  ref_ew_t ew = {.nin = n,
+                 .fn = tensor_fn,
+                 .f32 = tensor_f32,
+                 .int_fn = tensor_int,
+                 .params = {min != NULL, max != NULL},
+                 .int_params = {min != NULL, max != NULL}};
+  return ref_ew_call_with(ctx, op, &ew, out, in, names, REF_OUT_NUMERIC);
 }
 
 REF_EXPORT diopiError_t diopiClampScalar(CTX, T out, CT input, S min, S max) {

@@ -47,6 +47,34 @@ static double tensor_fn(const double *in, const double *p) {
 static double scalar_fn(const double *in, const double *p) {
   return compare((compare_t)p[0], in[0], p[1]);
 }
+/* The integer forms (exact beyond 2^53): int_params as params. */
+static bool compare_int(compare_t kind, int64_t a, int64_t b) {
+  switch (kind) {
+  case EQ:
+    return a == b;
+  case NE:
+    return a != b;
+  case LT:
+    return a < b;
+  case LE:
+    return a <= b;
+  case GT:
+    return a > b;
+  case GE:
+    return a >= b;
+  case AND:
+    return a != 0 && b != 0;
+  case OR:
+    return a != 0 || b != 0;
+  }
+  return false;
+}
+static int64_t tensor_int(const int64_t *in, const int64_t *p) {
+  return compare_int((compare_t)p[0], in[0], in[1]);
+}
+static int64_t scalar_int(const int64_t *in, const int64_t *p) {
+  return compare_int((compare_t)p[0], in[0], p[1]);
+}
 static double not_fn(const double *in, const double *p) {
   (void)p;
   return in[0] == 0;
@@ -154,8 +182,10 @@ static diopiError_t tensors(CTX, const char *op, CT out, CT input, CT other,
   ref_ew_t ew = {.nin = 2,
                  .fn = tensor_fn,
                  .f32 = tensor_f32,
+                 .int_fn = tensor_int,
                  .bits = kind == AND || kind == OR ? logical_bits : NULL,
-                 .params = {kind}};
+                 .params = {kind},
+                 .int_params = {kind}};
   return ref_ew_call_with(ctx, op, &ew, out, in, names, REF_OUT_ANY);
 }
 
@@ -164,9 +194,14 @@ static diopiError_t scalar(CTX, const char *op, CT out, CT input, S other,
   if (!other)
     return ref_fail(op, "other: scalar is NULL");
   static const char *const names[1] = {"input"};
-  double params[4] = {kind, ref_scalar_operand_for(other, input, 0)};
-  return ref_ew_call(ctx, op, out, 1, &input, names, scalar_fn, scalar_f32,
-                     params, REF_OUT_ANY);
+  ref_ew_t ew = {
+      .nin = 1,
+      .fn = scalar_fn,
+      .f32 = scalar_f32,
+      .int_fn = ref_scalar_is_integral(other) ? scalar_int : NULL,
+      .params = {kind, ref_scalar_operand_for(other, input, 0)},
+      .int_params = {kind, ref_scalar_int_operand_for(other, input, 0)}};
+  return ref_ew_call_with(ctx, op, &ew, out, &input, names, REF_OUT_ANY);
 }
 
 /* diopiName, diopiNameInp, diopiNameScalar and diopiNameInpScalar. */
@@ -232,8 +267,10 @@ REF_EXPORT diopiError_t diopiEqual(CTX, bool *out, CT input, CT other) {
     same = a.shape[d] == b.shape[d];
   if (same && (err = ref_settle(ctx, op)))
     return err;
+  bool exact = ref_is_integral(a.dtype) && ref_is_integral(b.dtype);
   for (int64_t i = 0; same && i < a.numel; i++)
-    same = ref_get(&a, i) == ref_get(&b, i);
+    same = exact ? ref_get_int(&a, i) == ref_get_int(&b, i)
+                 : ref_get(&a, i) == ref_get(&b, i);
   *out = same;
   return diopiSuccess;
 }

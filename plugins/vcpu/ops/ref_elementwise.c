@@ -255,8 +255,12 @@ static void run_block(const ref_ew_t *ew, mode_t_ mode, const int64_t *off,
     store_double(&ew->out, off[0], out_stride, n, buf[0]);
   } else {
     int64_t buf[REF_EW_MAX_IN + 1][BLOCK], values[REF_EW_MAX_IN];
-    for (int k = 0; k < ew->nin; k++)
+    for (int k = 0; k < ew->nin; k++) {
       load_int(&ew->in[k], off[k + 1], ew->in[k].strides[inner], n, buf[k + 1]);
+      if (ew->wrap_inputs && ew->in[k].dtype != ew->compute)
+        for (int64_t j = 0; j < n; j++)
+          buf[k + 1][j] = ref_int_as(ew->compute, buf[k + 1][j]);
+    }
     for (int64_t j = 0; j < n; j++) {
       for (int k = 0; k < ew->nin; k++)
         values[k] = buf[k + 1][j];
@@ -320,11 +324,13 @@ static bool splat_path(const ref_ew_t *ew) {
   return true;
 }
 
+/* A bool out of inputs that float holds exactly takes the float loop before
+ * the integer one (both exact). */
 static mode_t_ choose_mode(const ref_ew_t *ew) {
   return bits_path(ew)    ? MODE_BITS
-         : integral(ew)   ? MODE_INT
          : splat_path(ew) ? MODE_F32_SPLAT
          : float_path(ew) ? MODE_F32
+         : integral(ew)   ? MODE_INT
                           : MODE_DOUBLE;
 }
 
@@ -468,10 +474,14 @@ diopiError_t ref_ew_launch(diopiContextHandle_t ctx, const char *op,
    * PyTorch's do (a float64 0-dim operand of a float16 op rounds to
    * float16); decided on the shapes as given, before the broadcast. */
   ew->compute = ref_result_type(ew->in, ew->nin);
-  for (int k = 0; k < ew->nin; k++)
+  for (int k = 0; k < ew->nin; k++) {
+    bool converts = ew->in[k].dtype != ew->compute;
     ew->round_inputs =
-        ew->round_inputs ||
-        (ew->in[k].dtype != ew->compute && ref_is_narrow_floating(ew->compute));
+        ew->round_inputs || (converts && ref_is_narrow_floating(ew->compute));
+    ew->wrap_inputs =
+        ew->wrap_inputs || (converts && ref_is_integral(ew->compute) &&
+                            ew->compute != diopi_dtype_bool);
+  }
   for (int k = 0; !err && k < ew->nin; k++) {
     err = ref_expect_no_partial_overlap(op, in_names[k], &ew->out, &ew->in[k]);
     if (!err)

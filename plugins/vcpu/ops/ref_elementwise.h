@@ -2,7 +2,8 @@
  * inputs broadcast to it, any dtypes (computed in double; float16 and
  * bfloat16 round once, at the store), any strides. When out and every input
  * are integral and the op has an integer form, that runs instead, in int64
- * (exact, wrapping as the dtype does). When every tensor is float32 and
+ * (exact, wrapping as the dtype does; a bool out of inputs float holds
+ * exactly takes the float loop first). When every tensor is float32 and
  * contiguous with out's shape, the op's float loop runs instead, split
  * across the worker pool; when every tensor has out's integral (or bool)
  * dtype and is unit-stride along the innermost dim, the op's bits loop
@@ -73,10 +74,12 @@ typedef struct ref_ew {
   int64_t int_params[2];
   /* Set by ref_ew_launch: the inputs' result type (ref_promote.h), and
    * whether some input converts to it, a float16, bfloat16 or float32,
-   * before the double loop computes (ops that fill their own views leave
-   * both zero: their inputs are taken as they are). */
+   * before the double loop computes, or an integer dtype (wrapping: a 0-dim
+   * int64 300 meets a uint8 tensor as 44) before the integer one (ops that
+   * fill their own views leave all three zero: their inputs are taken as
+   * they are). */
   diopiDtype_t compute;
-  bool round_inputs;
+  bool round_inputs, wrap_inputs;
 } ref_ew_t;
 
 /* Views out and the inputs, checks that each input broadcasts to out and

@@ -81,11 +81,28 @@ static double softplus_grad_fn(const double *in, const double *p) {
   return x * p[0] > p[1] ? g : g * z / (z + 1);
 }
 
+/* square of an integer wraps as the dtype's multiplication does; round and
+ * trunc of an integer are the integer (ref_copy_int). */
+static int64_t square_int(const int64_t *in, const int64_t *p) {
+  (void)p;
+  return (int64_t)((uint64_t)in[0] * (uint64_t)in[0]);
+}
+
+/* int_fn: the op's integer form (NULL: none). */
+static diopiError_t forward_exact(CTX, const char *op, CT out, CT input,
+                                  ref_ew_fn_t fn, ref_ew_f32_fn_t f32,
+                                  ref_ew_int_fn_t int_fn, const double *params,
+                                  ref_out_kind_t kind) {
+  static const char *const names[1] = {"input"};
+  ref_ew_t ew = {.nin = 1, .fn = fn, .f32 = f32, .int_fn = int_fn};
+  if (params)
+    memcpy(ew.params, params, sizeof ew.params);
+  return ref_ew_call_with(ctx, op, &ew, out, &input, names, kind);
+}
 static diopiError_t forward(CTX, const char *op, CT out, CT input,
                             ref_ew_fn_t fn, ref_ew_f32_fn_t f32,
                             const double *params, ref_out_kind_t kind) {
-  static const char *const names[1] = {"input"};
-  return ref_ew_call(ctx, op, out, 1, &input, names, fn, f32, params, kind);
+  return forward_exact(ctx, op, out, input, fn, f32, NULL, params, kind);
 }
 /* grad_input = fn(grad_output, input). */
 static diopiError_t backward(CTX, const char *op, CT grad_input, CT grad_output,
@@ -96,25 +113,25 @@ static diopiError_t backward(CTX, const char *op, CT grad_input, CT grad_output,
                      REF_OUT_FLOATING);
 }
 
-/* diopiName(out, input) and diopiNameInp(input). */
-#define REF_EXPORT_EXTRA_UNARY(Name, name, kind)                               \
+/* diopiName(out, input) and diopiNameInp(input); int_fn as forward_exact's. */
+#define REF_EXPORT_EXTRA_UNARY(Name, name, int_fn, kind)                       \
   REF_EXPORT diopiError_t diopi##Name(CTX, T out, CT input) {                  \
-    return forward(ctx, "diopi" #Name, out, input, name##_fn, name##_f32,      \
-                   NULL, kind);                                                \
+    return forward_exact(ctx, "diopi" #Name, out, input, name##_fn,            \
+                         name##_f32, int_fn, NULL, kind);                      \
   }                                                                            \
   REF_EXPORT diopiError_t diopi##Name##Inp(CTX, T input) {                     \
-    return forward(ctx, "diopi" #Name "Inp", input, input, name##_fn,          \
-                   name##_f32, NULL, kind);                                    \
+    return forward_exact(ctx, "diopi" #Name "Inp", input, input, name##_fn,    \
+                         name##_f32, int_fn, NULL, kind);                      \
   }
 
-REF_EXPORT_EXTRA_UNARY(Round, round, REF_OUT_NUMERIC)
-REF_EXPORT_EXTRA_UNARY(Trunc, trunc, REF_OUT_NUMERIC)
-REF_EXPORT_EXTRA_UNARY(Frac, frac, REF_OUT_FLOATING)
-REF_EXPORT_EXTRA_UNARY(Lgamma, lgamma, REF_OUT_FLOATING)
-REF_EXPORT_EXTRA_UNARY(Erfc, erfc, REF_OUT_FLOATING)
-REF_EXPORT_EXTRA_UNARY(Square, square, REF_OUT_NUMERIC)
-REF_EXPORT_EXTRA_UNARY(Mish, mish, REF_OUT_FLOATING)
-REF_EXPORT_EXTRA_UNARY(Hardsigmoid, hardsigmoid, REF_OUT_FLOATING)
+REF_EXPORT_EXTRA_UNARY(Round, round, ref_copy_int, REF_OUT_NUMERIC)
+REF_EXPORT_EXTRA_UNARY(Trunc, trunc, ref_copy_int, REF_OUT_NUMERIC)
+REF_EXPORT_EXTRA_UNARY(Frac, frac, NULL, REF_OUT_FLOATING)
+REF_EXPORT_EXTRA_UNARY(Lgamma, lgamma, NULL, REF_OUT_FLOATING)
+REF_EXPORT_EXTRA_UNARY(Erfc, erfc, NULL, REF_OUT_FLOATING)
+REF_EXPORT_EXTRA_UNARY(Square, square, square_int, REF_OUT_NUMERIC)
+REF_EXPORT_EXTRA_UNARY(Mish, mish, NULL, REF_OUT_FLOATING)
+REF_EXPORT_EXTRA_UNARY(Hardsigmoid, hardsigmoid, NULL, REF_OUT_FLOATING)
 
 /* isinf has no in-place form: its result is bool. */
 REF_EXPORT diopiError_t diopiIsInf(CTX, T out, CT input) {

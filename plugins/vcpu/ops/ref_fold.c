@@ -23,6 +23,7 @@ typedef struct fold_task {
   int64_t run_stride;
   bool by_stride, out_f32;
   bool run_nonzero; /* f.nonzero_run likewise */
+  bool run_int;     /* f.int_step folds each output */
   /* A few long runs: each cut into `slices` parts, run in parallel into
    * parts[output * slices + slice], then merged in order. */
   int64_t slices;
@@ -109,12 +110,30 @@ static void run_range(void *context, int64_t begin, int64_t end) {
     }
     return;
   }
+  if (t->run_int) {
+    for (int64_t o = begin; o < end; o++) {
+      int64_t base = ref_offset(&t->kept[0], o);
+      size_t elem = ref_dtype_size(f->in[0].dtype);
+      ref_fold_state_t s = {.ia = f->int_init};
+      for (int64_t r = 0; r < t->count; r++) {
+        int64_t at = base + ref_offset(&t->folded[0], r);
+        f->int_step(
+            &s,
+            ref_load_int(f->in[0].data + at * (int64_t)elem, f->in[0].dtype), r,
+            f->params);
+      }
+      ref_set_int(&f->out, o, f->int_finish(&s));
+      if (f->has_indices)
+        ref_set_int(&f->indices, o, s.index);
+    }
+    return;
+  }
   int64_t base[REF_EW_MAX_IN];
   double values[REF_EW_MAX_IN];
   for (int64_t o = begin; o < end; o++) {
     for (int k = 0; k < f->nin; k++)
       base[k] = ref_offset(&t->kept[k], o);
-    ref_fold_state_t s = {f->init, 0, 0, 0};
+    ref_fold_state_t s = {.a = f->init};
     for (int64_t r = 0; r < t->count; r++) {
       for (int k = 0; k < f->nin; k++)
         values[k] =
@@ -229,6 +248,8 @@ diopiError_t ref_fold_launch(diopiContextHandle_t ctx, const char *op,
   t.run_nonzero = f->nonzero_run && one_run && !f->has_indices &&
                   (f->in[0].dtype == diopi_dtype_bool ||
                    f->in[0].dtype == diopi_dtype_uint8);
+  t.run_int = f->int_step && f->nin == 1 && !f->map &&
+              ref_is_integral(f->in[0].dtype) && ref_is_integral(f->out.dtype);
   /* Fewer outputs than threads, each long enough to share (2^15 elements a
    * part at least). */
   int64_t threads = ref_pool_threads();

@@ -1,7 +1,8 @@
 /* The reduction engine: each output element folds the elements of the
  * reduced dims of a mapped input, value = map(in[0][i], in[1][i], ...)
  * (in[0] alone when map is NULL), through an op's step and finish functions
- * on a small state. Any dtypes (values in double), any strides, outputs
+ * on a small state. Any dtypes (values in double; an op's integer form in
+ * int64), any strides, outputs
  * split across the worker pool. The caller's out shape says whether reduced
  * dims are kept (as 1) or dropped. Used by the reductions and losses that
  * today's sum/mean path does not cover (min/max families, prod, any/all,
@@ -16,6 +17,7 @@
 typedef struct ref_fold_state {
   double a, b;
   int64_t index, n;
+  int64_t ia; /* the integer fold's value */
 } ref_fold_state_t;
 
 /* Folds value v, at position r of the reduced elements (the index along the
@@ -25,6 +27,10 @@ typedef void (*ref_fold_step_t)(ref_fold_state_t *s, double v, int64_t r,
 /* The output value of a state after `count` elements. */
 typedef double (*ref_fold_finish_t)(const ref_fold_state_t *s, int64_t count,
                                     const double *params);
+/* The integer fold's: v an integral element, exact in int64. */
+typedef void (*ref_fold_int_step_t)(ref_fold_state_t *s, int64_t v, int64_t r,
+                                    const double *params);
+typedef int64_t (*ref_fold_int_finish_t)(const ref_fold_state_t *s);
 
 /* Welford's step of variance-like folds (var, std): the running mean in a,
  * the sum of squared deviations (M2) in b, the count in n. */
@@ -55,6 +61,12 @@ typedef struct ref_fold {
   /* Likewise for one bool or uint8 input: an output's value from the count
    * of nonzero values among its n reduced ones. */
   double (*nonzero_run)(int64_t nonzero, int64_t n);
+  /* Optional, for one integral (or bool) input without map into an integral
+   * out: the fold in int64 instead (exact beyond 2^53, wrapping as the
+   * dtype does), from the state's ia = int_init. */
+  ref_fold_int_step_t int_step;
+  ref_fold_int_finish_t int_finish;
+  int64_t int_init;
 } ref_fold_t;
 
 /* Marks the dims of `dims` (negative ones counted from the end; n = 0 or

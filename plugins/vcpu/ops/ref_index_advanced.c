@@ -65,11 +65,26 @@ static void write_coords(const mask_coords_t *m) {
 }
 
 /* Element `offset` of out and element p of values: the one into the
- * other. */
+ * other (between integral dtypes exact in int64, accumulating wrapped). */
 static void move(const index_put_task_t *t, int64_t offset, int64_t p) {
   char *at = t->out.data + offset * (int64_t)ref_dtype_size(t->out.dtype);
+  bool exact =
+      ref_is_integral(t->out.dtype) && ref_is_integral(t->values.dtype);
+  if (t->read && exact) {
+    ref_set_int(&t->values, p, ref_load_int(at, t->out.dtype));
+    return;
+  }
   if (t->read) {
     ref_set(&t->values, p, ref_load(at, t->out.dtype));
+    return;
+  }
+  if (exact) {
+    int64_t v = ref_get_int(&t->values, p);
+    ref_store_int(
+        at, t->out.dtype,
+        t->accumulate
+            ? (int64_t)((uint64_t)ref_load_int(at, t->out.dtype) + (uint64_t)v)
+            : v);
     return;
   }
   double v = ref_get(&t->values, p);
@@ -101,7 +116,7 @@ static void run(void *args) {
            (size_t)t->out.numel * ref_dtype_size(t->out.dtype));
   else if (t->copy)
     for (int64_t i = 0; i < t->out.numel; i++)
-      ref_set(&t->out, i, ref_get(&t->input, i));
+      ref_copy_element(&t->out, i, &t->input, i);
   /* rows of post elements are contiguous on both sides */
   bool f32_rows = ref_f32_contiguous(&t->out) && ref_f32_contiguous(&t->values);
   if (t->mask) { /* values: (K or 1) x post */

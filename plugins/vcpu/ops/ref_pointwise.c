@@ -40,6 +40,12 @@ REF_ISA_BODY void addcmul_f32_body(float *out, const float *const *in,
     out[i] = a[i] + v * b[i] * c[i];
 }
 REF_F32_EW(addcmul_f32)
+/* addcmul of integers into an integral out, wrapping: p[0] the value as
+ * out's dtype holds it. */
+static int64_t addcmul_int(const int64_t *in, const int64_t *p) {
+  return (int64_t)((uint64_t)in[0] +
+                   (uint64_t)p[0] * (uint64_t)in[1] * (uint64_t)in[2]);
+}
 static double addcdiv_fn(const double *in, const double *p) {
   return in[0] + p[0] * in[1] / in[2];
 }
@@ -57,6 +63,10 @@ static double extremum_fn(const double *in, const double *p) {
   double a = in[0], b = in[1];
   if (isnan(a) || isnan(b))
     return NAN;
+  return p[0] > 0 ? (a > b ? a : b) : (a < b ? a : b);
+}
+static int64_t extremum_int(const int64_t *in, const int64_t *p) {
+  int64_t a = in[0], b = in[1];
   return p[0] > 0 ? (a > b ? a : b) : (a < b ? a : b);
 }
 REF_ISA_BODY void extremum_f32_body(float *out, const float *const *in,
@@ -152,12 +162,16 @@ static diopiError_t addc(CTX, const char *op, CT out, CT input, CT tensor1,
   diopiDtype_t out_dtype = diopi_dtype_float64;
   if (out)
     diopiGetTensorDtype(out, &out_dtype);
-  double params[4] = {out_dtype == diopi_dtype_bfloat16
-                          ? ref_scalar(value, 1)
-                          : ref_scalar_for(value, out, 1)};
-  return ref_ew_call(
-      ctx, op, out, 3, in, names, divide ? addcdiv_fn : addcmul_fn,
-      divide ? addcdiv_f32 : addcmul_f32, params, REF_OUT_NUMERIC);
+  ref_ew_t ew = {.nin = 3,
+                 .fn = divide ? addcdiv_fn : addcmul_fn,
+                 .f32 = divide ? addcdiv_f32 : addcmul_f32,
+                 .int_fn = divide ? NULL : addcmul_int,
+                 .params = {out_dtype == diopi_dtype_bfloat16
+                                ? ref_scalar(value, 1)
+                                : ref_scalar_for(value, out, 1)}};
+  if (ref_is_integral(out_dtype))
+    ew.int_params[0] = ref_int_as(out_dtype, ref_scalar_int(value, 1));
+  return ref_ew_call_with(ctx, op, &ew, out, in, names, REF_OUT_NUMERIC);
 }
 
 REF_EXPORT diopiError_t diopiAddcmul(CTX, T out, CT input, CT tensor1,
@@ -183,9 +197,13 @@ static diopiError_t extremum(CTX, const char *op, CT out, CT input, CT other,
                              double sign) {
   CT in[2] = {input, other};
   static const char *const names[2] = {"input", "other"};
-  double params[4] = {sign};
-  return ref_ew_call(ctx, op, out, 2, in, names, extremum_fn, extremum_f32,
-                     params, REF_OUT_ANY);
+  ref_ew_t ew = {.nin = 2,
+                 .fn = extremum_fn,
+                 .f32 = extremum_f32,
+                 .int_fn = extremum_int,
+                 .params = {sign},
+                 .int_params = {(int64_t)sign}};
+  return ref_ew_call_with(ctx, op, &ew, out, in, names, REF_OUT_ANY);
 }
 REF_EXPORT diopiError_t diopiMaximum(CTX, T out, CT input, CT other) {
   return extremum(ctx, "diopiMaximum", out, input, other, 1);

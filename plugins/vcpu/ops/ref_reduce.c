@@ -1,5 +1,6 @@
 /* sum and mean over a set of dims (empty: all), max with indices and argmax
- * over one dim (argmax: or over everything). Accumulation in double. The
+ * over one dim (argmax: or over everything). Accumulation in double, in
+ * int64 for integral input and out (max and argmax: integral input). The
  * caller's out shape says whether reduced dims are kept (as 1) or dropped.
  * sum and mean of contiguous float32 over one run of adjacent dims
  * (outer x length x inner) take a fast path split across the worker pool:
@@ -201,6 +202,17 @@ static void run_int_max(const reduce_task_t *t) {
   }
 }
 
+/* sum of integral input into an integral out, in int64 wrapping as
+ * PyTorch's (exact beyond 2^53). acc holds int64 here. */
+static void run_int_sum(const reduce_task_t *t) {
+  uint64_t *acc = (uint64_t *)t->acc;
+  memset(acc, 0, (size_t)t->out_numel * sizeof *acc);
+  for (int64_t i = 0; i < t->input.numel; i++)
+    acc[out_index(t, i)] += (uint64_t)ref_get_int(&t->input, i);
+  for (int64_t o = 0; o < t->out_numel; o++)
+    ref_set_int(&t->out, o, (int64_t)acc[o]);
+}
+
 /* max and argmax of contiguous float32 rows: one output per row. */
 static void row_best_f32(void *context, int64_t begin, int64_t end) {
   const reduce_task_t *t = context;
@@ -247,6 +259,11 @@ static void run(void *args) {
   memset(seen, 0, (size_t)t->out_numel * sizeof *seen);
   if (t->kind != SUM && t->kind != MEAN && ref_is_integral(t->input.dtype)) {
     run_int_max(t);
+    return;
+  }
+  if (t->kind == SUM && ref_is_integral(t->input.dtype) &&
+      ref_is_integral(t->out.dtype)) {
+    run_int_sum(t);
     return;
   }
   for (int64_t i = 0; i < t->input.numel; i++) {

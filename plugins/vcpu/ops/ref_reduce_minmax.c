@@ -49,6 +49,21 @@ static double best_index_f32(const float *x, int64_t n, int64_t *index,
   return (double)at;
 }
 
+/* The integer fold (exact beyond 2^53): the first of equal values wins. */
+static void best_step_int(ref_fold_state_t *s, int64_t v, int64_t r,
+                          const double *p) {
+  if (s->n++ == 0 || (p[0] > 0 ? v > s->ia : v < s->ia)) {
+    s->ia = v;
+    s->index = r;
+  }
+}
+static int64_t best_value_int(const ref_fold_state_t *s) {
+  return s->ia;
+}
+static int64_t best_index_int(const ref_fold_state_t *s) {
+  return s->index;
+}
+
 /* The better of two parts' values, a NaN (the first part's first). */
 static double best_merge(double first, double second, const double *p) {
   if (isnan(first) || isnan(second))
@@ -69,6 +84,8 @@ static diopiError_t best(CTX, const char *op, double sign, CT out,
   f.finish = want_index ? best_index : best_value;
   f.f32_run = want_index ? best_index_f32 : best_value_f32;
   f.f32_merge = want_index ? NULL : best_merge;
+  f.int_step = best_step_int;
+  f.int_finish = want_index ? best_index_int : best_value_int;
   f.params[0] = sign;
   f.nonempty = true;
   diopiError_t err = ref_view(ctx, op, out_name, out, &f.out);

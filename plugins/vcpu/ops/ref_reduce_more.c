@@ -3,7 +3,8 @@
  * inf, -inf or any other) and its backward; std over dims with a
  * correction (Welford's running mean and M2). Built on the fold engine:
  * accumulation in double (prod of float32 rows: pairs of elements
- * multiplied in float first, see ref_f32_prod). */
+ * multiplied in float first, see ref_f32_prod; of integers into an integral
+ * out, in int64). */
 #include <math.h>
 #include <string.h>
 
@@ -41,6 +42,17 @@ static void prod_truncated_step(ref_fold_state_t *s, double v, int64_t r,
   (void)r;
   (void)p;
   s->a *= trunc(v);
+}
+/* prod of integral input into an integral out: in int64, wrapping as
+ * PyTorch's (from ia = 1). */
+static void prod_step_int(ref_fold_state_t *s, int64_t v, int64_t r,
+                          const double *p) {
+  (void)r;
+  (void)p;
+  s->ia = (int64_t)((uint64_t)s->ia * (uint64_t)v);
+}
+static int64_t prod_value_int(const ref_fold_state_t *s) {
+  return s->ia;
 }
 static bool prod_truncates(CT out, CT input) {
   diopiDtype_t out_dtype, in_dtype;
@@ -137,17 +149,21 @@ static double all_of(int64_t nonzero, int64_t n) {
   return nonzero == n;
 }
 
-/* A fold of input into out over `dims` (NULL or empty: all); f32_run and
- * nonzero_run may be NULL. */
+/* A fold of input into out over `dims` (NULL or empty: all); f32_run,
+ * nonzero_run and int_step (prod's integer form, with ia from 1) may be
+ * NULL. */
 static diopiError_t
 fold(CTX, const char *op, CT out, CT input, const int64_t *dims, int64_t ndims,
      ref_fold_step_t step, ref_fold_finish_t finish,
      double (*f32_run)(const float *, int64_t, int64_t *, const double *),
-     double (*nonzero_run)(int64_t, int64_t), double init, double param,
-     ref_out_kind_t kind) {
+     double (*nonzero_run)(int64_t, int64_t), ref_fold_int_step_t int_step,
+     double init, double param, ref_out_kind_t kind) {
   ref_fold_t f;
   memset(&f, 0, sizeof f);
   f.nin = 1;
+  f.int_step = int_step;
+  f.int_finish = prod_value_int;
+  f.int_init = 1;
   f.f32_run = f32_run;
   f.nonzero_run = nonzero_run;
   f.step = step;
@@ -174,7 +190,8 @@ REF_EXPORT diopiError_t diopiProd(CTX, T out, CT input, const int64_t *dim) {
   bool truncates = prod_truncates(out, input);
   return fold(ctx, "diopiProd", out, input, dim, dim ? 1 : 0,
               truncates ? prod_truncated_step : prod_step, value_of,
-              truncates ? NULL : prod_f32, NULL, 1, 0, REF_OUT_ANY);
+              truncates ? NULL : prod_f32, NULL, prod_step_int, 1, 0,
+              REF_OUT_ANY);
 }
 /* Extension: prod over several dims (every dim when dim is empty); out's
  * shape says whether they are kept. */
@@ -182,19 +199,20 @@ REF_EXPORT diopiError_t diopiProdDims(CTX, T out, CT input, diopiSize_t dim) {
   bool truncates = prod_truncates(out, input);
   return fold(ctx, "diopiProdDims", out, input, dim.data, dim.len,
               truncates ? prod_truncated_step : prod_step, value_of,
-              truncates ? NULL : prod_f32, NULL, 1, 0, REF_OUT_ANY);
+              truncates ? NULL : prod_f32, NULL, prod_step_int, 1, 0,
+              REF_OUT_ANY);
 }
 REF_EXPORT diopiError_t diopiAny(CTX, T out, CT input, const int64_t *dim) {
   return fold(ctx, "diopiAny", out, input, dim, dim ? 1 : 0, any_step, value_of,
-              NULL, any_of, 0, 0, REF_OUT_ANY);
+              NULL, any_of, NULL, 0, 0, REF_OUT_ANY);
 }
 REF_EXPORT diopiError_t diopiAll(CTX, T out, CT input, const int64_t *dim) {
   return fold(ctx, "diopiAll", out, input, dim, dim ? 1 : 0, all_step, value_of,
-              NULL, all_of, 1, 0, REF_OUT_ANY);
+              NULL, all_of, NULL, 1, 0, REF_OUT_ANY);
 }
 REF_EXPORT diopiError_t diopiNorm(CTX, T out, CT input, S p, diopiSize_t dim) {
   return fold(ctx, "diopiNorm", out, input, dim.data, dim.len, norm_step,
-              norm_finish, norm_f32_for(ref_scalar(p, 2)), NULL, 0,
+              norm_finish, norm_f32_for(ref_scalar(p, 2)), NULL, NULL, 0,
               ref_scalar(p, 2), REF_OUT_FLOATING);
 }
 /* keepdim: out's shape says it. */
@@ -203,14 +221,14 @@ REF_EXPORT diopiError_t diopiLinalgVecNorm(CTX, T out, CT input,
                                            bool keepdim) {
   (void)keepdim;
   return fold(ctx, "diopiLinalgVecNorm", out, input, dim.data, dim.len,
-              norm_step, norm_finish, norm_f32_for(ref_scalar(ord, 2)), NULL, 0,
-              ref_scalar(ord, 2), REF_OUT_FLOATING);
+              norm_step, norm_finish, norm_f32_for(ref_scalar(ord, 2)), NULL,
+              NULL, 0, ref_scalar(ord, 2), REF_OUT_FLOATING);
 }
 /* correction NULL: 1 (Bessel's). */
 REF_EXPORT diopiError_t diopiStd(CTX, T out, CT input, diopiSize_t dim,
                                  S correction) {
   return fold(ctx, "diopiStd", out, input, dim.data, dim.len,
-              ref_fold_welford_step, std_finish, std_f32, NULL, 0,
+              ref_fold_welford_step, std_finish, std_f32, NULL, NULL, 0,
               ref_scalar(correction, 1), REF_OUT_FLOATING);
 }
 

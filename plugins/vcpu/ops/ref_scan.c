@@ -1,6 +1,7 @@
 /* cumsum along a dim and its backward (the reverse cumulative sum of
- * grad_output): each line along the dim scanned in double, lines split
- * across the worker pool; any dtypes and strides. */
+ * grad_output): each line along the dim scanned in double (in int64,
+ * wrapping, for integral input and out), lines split across the worker
+ * pool; any dtypes and strides. */
 #include <string.h>
 
 #include <diopi/functions.h>
@@ -37,6 +38,17 @@ static void run_range(void *context, int64_t begin, int64_t end) {
       for (int64_t k = 0, i = first; k < n; k++, i += step) {
         sum += x[i * in_step];
         y[i * out_step] = (float)sum;
+      }
+      continue;
+    }
+    if (ref_is_integral(t->in.dtype) && ref_is_integral(t->out.dtype)) {
+      uint64_t total = 0; /* wraps as PyTorch's int64 sum */
+      for (int64_t k = 0; k < n; k++) {
+        int64_t i = t->reverse ? n - 1 - k : k;
+        total += (uint64_t)ref_load_int(in + i * in_step * (int64_t)in_elem,
+                                        t->in.dtype);
+        ref_store_int(out + i * out_step * (int64_t)out_elem, t->out.dtype,
+                      (int64_t)total);
       }
       continue;
     }

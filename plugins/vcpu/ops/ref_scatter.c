@@ -38,6 +38,8 @@ typedef struct scatter_task {
   start_t start;
   reduce_t reduce;
   double value;
+  int64_t int_value; /* value when value_integral (exact) */
+  bool value_integral;
   int dim;
   int64_t inner;  /* iteration elements after dim */
   int64_t slices; /* the float32 path: column slices of each block */
@@ -67,8 +69,12 @@ static void start_range(const scatter_task_t *t, int64_t begin, int64_t end) {
     memcpy(at, t->input.data + begin * (int64_t)elem,
            (size_t)(end - begin) * elem);
   else if (t->start != AS_IS)
-    for (int64_t i = begin; i < end; i++)
-      ref_set(&t->out, i, t->start == FROM_ZERO ? 0 : ref_get(&t->input, i));
+    for (int64_t i = begin; i < end; i++) {
+      if (t->start == FROM_ZERO)
+        ref_set(&t->out, i, 0);
+      else
+        ref_copy_element(&t->out, i, &t->input, i);
+    }
 }
 
 /* x (op) v in float32: the double of the generic path rounded once gives
@@ -213,6 +219,14 @@ static void run(void *args) {
   start_range(t, 0, t->out.numel);
   size_t elem = ref_dtype_size(t->out.dtype);
   double value = t->has_value_tensor ? ref_get(&t->value_tensor, 0) : t->value;
+  /* Integers into an integral out: exact in int64, wrapping. */
+  bool exact = ref_is_integral(t->out.dtype) &&
+               (t->has_src            ? ref_is_integral(t->src.dtype)
+                : t->has_value_tensor ? ref_is_integral(t->value_tensor.dtype)
+                                      : t->value_integral);
+  int64_t int_value = t->has_value_tensor && exact
+                          ? ref_get_int(&t->value_tensor, 0)
+                          : t->int_value;
   bool scalar = t->out.ndim == 0;
   int64_t len = scalar ? 1 : t->out.shape[t->dim];
   int64_t step = scalar ? 0 : t->out.strides[t->dim];
@@ -227,6 +241,16 @@ static void run(void *args) {
       continue;
     char *dst = t->out.data +
                 (ref_offset(&t->out_at, p) + (at - c) * step) * (int64_t)elem;
+    if (exact) {
+      int64_t iv = t->has_src ? ref_get_int(&t->src, p) : int_value;
+      if (t->reduce != REPLACE) {
+        uint64_t old = (uint64_t)ref_load_int(dst, t->out.dtype);
+        iv = (int64_t)(t->reduce == ADD ? old + (uint64_t)iv
+                                        : old * (uint64_t)iv);
+      }
+      ref_store_int(dst, t->out.dtype, iv);
+      continue;
+    }
     double v = t->has_src ? ref_get(&t->src, p) : value;
     if (t->reduce != REPLACE) {
       double old = ref_load(dst, t->out.dtype);
@@ -311,6 +335,8 @@ static diopiError_t scatter(CTX, const char *op, CT out, CT input, int64_t dim,
   t.start = out == input ? AS_IS : FROM_INPUT;
   t.has_src = src != NULL;
   t.value = ref_scalar(value, 0);
+  t.int_value = ref_scalar_int(value, 0);
+  t.value_integral = ref_scalar_is_integral(value);
   diopiError_t err = parse_reduce(op, reduce, &t.reduce);
   if (!err)
     err = ref_view(ctx, op, "out", out, &t.out);
@@ -486,6 +512,8 @@ static diopiError_t index_fill(CTX, const char *op, CT out, CT input,
   t.index_1d = true;
   t.wraps = true;
   t.value = ref_scalar(value, 0);
+  t.int_value = ref_scalar_int(value, 0);
+  t.value_integral = ref_scalar_is_integral(value);
   diopiError_t err = ref_view(ctx, op, "out", out, &t.out);
   if (!err)
     err = ref_view(ctx, op, "input", input, &t.input);

@@ -28,6 +28,19 @@ static double fill_scalar_fn(const double *in, const double *p) {
   return in[1] != 0 ? p[0] : in[0];
 }
 
+/* The integer forms, likewise (exact beyond 2^53). */
+static int64_t where_int(const int64_t *in, const int64_t *p) {
+  (void)p;
+  return in[0] != 0 ? in[1] : in[2];
+}
+static int64_t fill_tensor_int(const int64_t *in, const int64_t *p) {
+  (void)p;
+  return in[1] != 0 ? in[2] : in[0];
+}
+static int64_t fill_scalar_int(const int64_t *in, const int64_t *p) {
+  return in[1] != 0 ? p[0] : in[0];
+}
+
 /* The float32 loops (the condition and mask read as 0 or 1). */
 REF_ISA_BODY void where_f32_body(float *out, const float *const *in, int64_t n,
                                  const double *p) {
@@ -71,8 +84,9 @@ REF_EXPORT diopiError_t diopiWhere(CTX, T out, CT condition, CT input,
     return err;
   CT in[3] = {condition, input, other};
   static const char *const names[3] = {"condition", "input", "other"};
-  return ref_ew_call(ctx, op, out, 3, in, names, where_fn, where_f32, NULL,
-                     REF_OUT_ANY);
+  ref_ew_t ew = {
+      .nin = 3, .fn = where_fn, .f32 = where_f32, .int_fn = where_int};
+  return ref_ew_call_with(ctx, op, &ew, out, in, names, REF_OUT_ANY);
 }
 
 /* out has the broadcast shape of input and mask, as PyTorch's out-of-place
@@ -92,12 +106,19 @@ static diopiError_t masked_fill(CTX, const char *op, CT out, CT input, CT mask,
     return err;
   CT ins[3] = {input, mask, value};
   static const char *const names[3] = {"input", "mask", "value"};
-  if (value)
-    return ref_ew_call(ctx, op, out, 3, ins, names, fill_tensor_fn,
-                       fill_tensor_f32, NULL, REF_OUT_ANY);
-  double params[4] = {ref_scalar(scalar, 0)};
-  return ref_ew_call(ctx, op, out, 2, ins, names, fill_scalar_fn,
-                     fill_scalar_f32, params, REF_OUT_ANY);
+  ref_ew_t ew = {.nin = 3,
+                 .fn = fill_tensor_fn,
+                 .f32 = fill_tensor_f32,
+                 .int_fn = fill_tensor_int};
+  if (!value) /* an integral scalar fills an integral out exactly */
+    ew = (ref_ew_t){.nin = 2,
+                    .fn = fill_scalar_fn,
+                    .f32 = fill_scalar_f32,
+                    .int_fn =
+                        ref_scalar_is_integral(scalar) ? fill_scalar_int : NULL,
+                    .params = {ref_scalar(scalar, 0)},
+                    .int_params = {ref_scalar_int(scalar, 0)}};
+  return ref_ew_call_with(ctx, op, &ew, out, ins, names, REF_OUT_ANY);
 }
 
 REF_EXPORT diopiError_t diopiMaskedFill(CTX, T out, CT input, CT mask,

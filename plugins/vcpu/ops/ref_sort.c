@@ -1,12 +1,12 @@
-/* sort, argsort and topk along a dim: each line's (value, position) pairs
- * sorted in double, NaN above every number (last ascending, first descending,
- * as PyTorch), equal values in their original order (so every sort is stable).
+/* sort, argsort and topk along a dim: each line's (sort key, position) pairs
+ * sorted, integers exactly, NaN above every number (last ascending, first
+ * descending, as PyTorch), equal values in their original order (so every
+ * sort is stable).
  * topk of a few from a long line keeps only the first k while it reads
  * (float32: as 64-bit words of sort key and position, screened a block of
  * keys at a time).
  * Lines split across the worker pool; the pairs live in scratch from the
  * context. */
-#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,8 +21,9 @@
 #include "ref_tensor.h"
 #include "ref_view_more.h"
 
+/* An element's sort key (key_of) and its position along the line. */
 typedef struct pair {
-  double value;
+  uint64_t key;
   int64_t position;
 } pair_t;
 
@@ -36,24 +37,31 @@ typedef struct sort_task {
   pair_t *pairs;               /* scratch: n per line */
 } sort_task_t;
 
-/* Ascending, NaN last, ties by position. */
-static int ascending(const void *a, const void *b) {
-  const pair_t *x = a, *y = b;
-  bool xn = isnan(x->value), yn = isnan(y->value);
-  if (xn != yn)
-    return xn ? 1 : -1;
-  if (!xn && x->value != y->value)
-    return x->value < y->value ? -1 : 1;
-  return (x->position > y->position) - (x->position < y->position);
+/* The sort key of the element `offset` elements into v: unsigned order is
+ * the sort order (integers exactly, in int64; floating values as doubles,
+ * -0 as +0, every NaN last ascending and first descending), inverted for
+ * descending. */
+static uint64_t key_of(const ref_view_t *v, int64_t offset, bool descending) {
+  uint64_t key;
+  if (ref_is_integral(v->dtype)) {
+    const char *p = v->data + offset * (int64_t)ref_dtype_size(v->dtype);
+    key = (uint64_t)ref_load_int(p, v->dtype) ^ (UINT64_C(1) << 63);
+  } else {
+    double x = ref_load_at(v, offset);
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    bits = x == 0 ? 0 : bits;
+    key = bits >> 63 ? ~bits : bits | UINT64_C(1) << 63;
+    key = x != x ? UINT64_MAX : key;
+  }
+  return descending ? ~key : key;
 }
-/* Descending, NaN first, ties by position. */
-static int descending(const void *a, const void *b) {
+
+/* Sort order: by key, ties by position (so every sort is stable). */
+static int by_key(const void *a, const void *b) {
   const pair_t *x = a, *y = b;
-  bool xn = isnan(x->value), yn = isnan(y->value);
-  if (xn != yn)
-    return xn ? -1 : 1;
-  if (!xn && x->value != y->value)
-    return x->value > y->value ? -1 : 1;
+  if (x->key != y->key)
+    return x->key < y->key ? -1 : 1;
   return (x->position > y->position) - (x->position < y->position);
 }
 
@@ -61,32 +69,38 @@ static int64_t step_of(const ref_view_t *v, int d) {
   return v->ndim ? v->strides[d] : 0;
 }
 
-/* Whether value x at a later position than y sorts before y. */
-static inline bool beats(double x, double y, bool descending) {
-  return descending ? x > y || (isnan(x) && !isnan(y))
-                    : x < y || (!isnan(x) && isnan(y));
-}
-
 /* The line's first k pairs in sort order into p[0, k), k >= 1: each pair
- * that beats the k-th so far is inserted in order. A later pair never beats
- * an equal earlier one, so the result is the sorted line's first k. */
+ * whose key is below the k-th's so far is inserted in order. A later pair
+ * never beats an equal earlier one, so the result is the sorted line's
+ * first k. */
 static void select_first_k(const sort_task_t *t, int64_t base, pair_t *p) {
-  int (*order)(const void *, const void *) =
-      t->descending ? descending : ascending;
   int64_t step = step_of(&t->input, t->dim), count = 0;
   for (int64_t i = 0; i < t->n; i++) {
-    pair_t c = {ref_load_at(&t->input, base + i * step), i};
-    if (count == t->k && !beats(c.value, p[count - 1].value, t->descending))
+    pair_t c = {key_of(&t->input, base + i * step, t->descending), i};
+    if (count == t->k && c.key >= p[count - 1].key)
       continue;
     int64_t j = count < t->k ? count++ : count - 1;
-    for (; j > 0 && order(&c, &p[j - 1]) < 0; j--)
+    for (; j > 0 && by_key(&c, &p[j - 1]) < 0; j--)
       p[j] = p[j - 1];
     p[j] = c;
   }
 }
 
+/* dst's element `to` = src's element `from` (offsets in elements): exact
+ * between integral dtypes. */
+static void copy_at(const ref_view_t *dst, int64_t to, const ref_view_t *src,
+                    int64_t from) {
+  if (ref_is_integral(dst->dtype) && ref_is_integral(src->dtype))
+    ref_store_int(
+        dst->data + to * (int64_t)ref_dtype_size(dst->dtype), dst->dtype,
+        ref_load_int(src->data + from * (int64_t)ref_dtype_size(src->dtype),
+                     src->dtype));
+  else
+    ref_store_at(dst, to, ref_load_at(src, from));
+}
+
 /* The sort key of a float32: its bits mapped so that unsigned order is
- * the ascending order of the comparators above (-0 as +0, every NaN last),
+ * the ascending order of key_of (-0 as +0, every NaN last),
  * inverted for descending. */
 static inline uint32_t sort_key(float v, bool descending) {
   uint32_t bits;
@@ -98,7 +112,7 @@ static inline uint32_t sort_key(float v, bool descending) {
 }
 
 /* A float32 line's positions in sort order: an LSD radix sort of its keys,
- * a byte a pass (stable, so ties keep their positions, as the comparators
+ * a byte a pass (stable, so ties keep their positions, as by_key
  * order them), passes whose byte is one value skipped. `room` holds 4 n
  * 32-bit words; returns where the order ends up. */
 static const uint32_t *radix_order(const float *x, int64_t step, int64_t n,
@@ -139,7 +153,7 @@ enum { TOPK_BLOCK = 16 }; /* keys a float32 topk screens at once */
 
 /* The first k (1 <= k <= n <= INT32_MAX) of a float32 line x (elements
  * `step` apart) into top[0, k): each element as its sort key above its
- * position, one 64-bit word whose unsigned order is the comparators' (ties
+ * position, one 64-bit word whose unsigned order is by_key's (ties
  * by position), so a candidate enters when its word is below the k-th's.
  * The keys (room for n in `keys`) come first, in one vector pass; then a
  * block of keys none of which reaches the k-th's key is skipped whole,
@@ -249,19 +263,20 @@ static void run_range(void *context, int64_t begin, int64_t end) {
         sort_line_f32(t, l, base);
       continue;
     }
+    int64_t step = step_of(&t->input, t->dim);
     if (few) { /* a few of a long line */
       select_first_k(t, base, p);
     } else {
       for (int64_t i = 0; i < t->n; i++)
-        p[i] = (pair_t){
-            ref_load_at(&t->input, base + i * step_of(&t->input, t->dim)), i};
-      qsort(p, (size_t)t->n, sizeof *p, t->descending ? descending : ascending);
+        p[i] = (pair_t){key_of(&t->input, base + i * step, t->descending), i};
+      qsort(p, (size_t)t->n, sizeof *p, by_key);
     }
     int64_t vb = ref_offset(&t->values_lines, l);
     int64_t ib = ref_offset(&t->indices_lines, l);
     for (int64_t i = 0; i < t->k; i++) {
-      ref_store_at(&t->values, vb + i * step_of(&t->values, t->dim),
-                   p[i].value);
+      if (t->has_values)
+        copy_at(&t->values, vb + i * step_of(&t->values, t->dim), &t->input,
+                base + p[i].position * step);
       ref_store_at(&t->indices, ib + i * step_of(&t->indices, t->dim),
                    (double)p[i].position);
     }

@@ -355,15 +355,18 @@ double ref_round_to(diopiDtype_t dtype, double value) {
   return ref_load(held, dtype);
 }
 
+int64_t ref_int_as(diopiDtype_t dtype, int64_t value) {
+  char held[8] = {0};
+  ref_store_int(held, dtype, value);
+  return ref_load_int(held, dtype);
+}
+
 double ref_scalar_as(const diopiScalar_t *s, diopiDtype_t dtype,
                      double if_null) {
   if (!s)
     return if_null;
-  char held[8] = {0};
-  if (ref_is_integral(dtype)) {
-    ref_store_int(held, dtype, ref_scalar_int(s, 0));
-    return (double)ref_load_int(held, dtype);
-  }
+  if (ref_is_integral(dtype))
+    return (double)ref_int_as(dtype, ref_scalar_int(s, 0));
   return ref_round_to(dtype, ref_scalar(s, if_null));
 }
 
@@ -394,6 +397,19 @@ double ref_scalar_operand_for(const diopiScalar_t *s,
   if (!t || diopiGetTensorDtype(t, &dtype) != diopiSuccess)
     return ref_scalar(s, if_null);
   return ref_scalar_as(s, scalar_operand_dtype(s, dtype), if_null);
+}
+
+int64_t ref_scalar_int_operand_for(const diopiScalar_t *s,
+                                   diopiConstTensorHandle_t t,
+                                   int64_t if_null) {
+  diopiDtype_t dtype = diopi_dtype_int64;
+  if (!s)
+    return if_null;
+  if (!t || diopiGetTensorDtype(t, &dtype) != diopiSuccess)
+    return ref_scalar_int(s, if_null);
+  dtype = scalar_operand_dtype(s, dtype);
+  return ref_is_integral(dtype) ? ref_int_as(dtype, ref_scalar_int(s, 0))
+                                : ref_scalar_int(s, 0);
 }
 
 void ref_copy_element(const ref_view_t *dst, int64_t i, const ref_view_t *src,

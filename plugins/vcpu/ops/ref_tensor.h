@@ -72,6 +72,8 @@ double ref_scalar(const diopiScalar_t *s, double if_null);
  * narrow as C conversions do (bool: value != 0). */
 int64_t ref_load_int(const char *p, diopiDtype_t dtype);
 void ref_store_int(char *p, diopiDtype_t dtype, int64_t value);
+/* value as the integral dtype holds it (300 is 44 as uint8, -1 is 255). */
+int64_t ref_int_as(diopiDtype_t dtype, int64_t value);
 /* A scalar as int64 (a float one truncated), and whether it is integral. */
 int64_t ref_scalar_int(const diopiScalar_t *s, int64_t if_null);
 bool ref_scalar_is_integral(const diopiScalar_t *s);
@@ -93,6 +95,11 @@ double ref_scalar_for(const diopiScalar_t *s, diopiConstTensorHandle_t t,
  * as ref_scalar_as converts. */
 double ref_scalar_operand_for(const diopiScalar_t *s,
                               diopiConstTensorHandle_t t, double if_null);
+/* ref_scalar_operand_for in int64, exact beyond 2^53, for an integral
+ * scalar with an integral or bool tensor `t` (whose op then computes in an
+ * integral dtype). */
+int64_t ref_scalar_int_operand_for(const diopiScalar_t *s,
+                                   diopiConstTensorHandle_t t, int64_t if_null);
 
 /* The element offset of row-major linear index `i` of `v`. */
 int64_t ref_offset(const ref_view_t *v, int64_t i);

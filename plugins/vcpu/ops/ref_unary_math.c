@@ -160,52 +160,72 @@ static void log1p_f32(float *out, const float *const *in, int64_t n,
   }
 }
 
-static diopiError_t unary(CTX, const char *op, CT out, CT input, ref_ew_fn_t fn,
-                          ref_ew_f32_fn_t f32, ref_out_kind_t kind) {
-  static const char *const names[1] = {"input"};
-  return ref_ew_call(ctx, op, out, 1, &input, names, fn, f32, NULL, kind);
+/* The integer forms (exact in int64, wrapping as the dtype does: the
+ * negation and abs of INT64_MIN are INT64_MIN, as PyTorch's); floor and
+ * ceil of an integer are the integer (ref_copy_int). */
+static int64_t neg_int(const int64_t *in, const int64_t *p) {
+  (void)p;
+  return (int64_t)(0 - (uint64_t)in[0]);
+}
+static int64_t abs_int(const int64_t *in, const int64_t *p) {
+  return in[0] < 0 ? neg_int(in, p) : in[0];
+}
+static int64_t sign_int(const int64_t *in, const int64_t *p) {
+  (void)p;
+  return (in[0] > 0) - (in[0] < 0);
 }
 
-/* diopiName(out, input) and diopiNameInp(input). */
-#define REF_EXPORT_UNARY(Name, name, kind)                                     \
+static diopiError_t unary(CTX, const char *op, CT out, CT input, ref_ew_fn_t fn,
+                          ref_ew_f32_fn_t f32, ref_ew_int_fn_t int_fn,
+                          ref_out_kind_t kind) {
+  static const char *const names[1] = {"input"};
+  ref_ew_t ew = {.nin = 1, .fn = fn, .f32 = f32, .int_fn = int_fn};
+  return ref_ew_call_with(ctx, op, &ew, out, &input, names, kind);
+}
+
+/* diopiName(out, input) and diopiNameInp(input); int_fn: the integer form
+ * (NULL: none, the result is floating). */
+#define REF_EXPORT_UNARY(Name, name, int_fn, kind)                             \
   REF_EXPORT diopiError_t diopi##Name(CTX, T out, CT input) {                  \
-    return unary(ctx, "diopi" #Name, out, input, name##_fn, name##_f32, kind); \
+    return unary(ctx, "diopi" #Name, out, input, name##_fn, name##_f32,        \
+                 int_fn, kind);                                                \
   }                                                                            \
   REF_EXPORT diopiError_t diopi##Name##Inp(CTX, T input) {                     \
     return unary(ctx, "diopi" #Name "Inp", input, input, name##_fn,            \
-                 name##_f32, kind);                                            \
+                 name##_f32, int_fn, kind);                                    \
   }
 
-REF_EXPORT_UNARY(Exp, exp, REF_OUT_FLOATING)
-REF_EXPORT_UNARY(Expm1, expm1, REF_OUT_FLOATING)
-REF_EXPORT_UNARY(Log, log, REF_OUT_FLOATING)
-REF_EXPORT_UNARY(Log2, log2, REF_OUT_FLOATING)
-REF_EXPORT_UNARY(Log10, log10, REF_OUT_FLOATING)
-REF_EXPORT_UNARY(Log1p, log1p, REF_OUT_FLOATING)
-REF_EXPORT_UNARY(Sqrt, sqrt, REF_OUT_FLOATING)
-REF_EXPORT_UNARY(Rsqrt, rsqrt, REF_OUT_FLOATING)
-REF_EXPORT_UNARY(Erf, erf, REF_OUT_FLOATING)
-REF_EXPORT_UNARY(Erfinv, erfinv, REF_OUT_FLOATING)
-REF_EXPORT_UNARY(Asin, asin, REF_OUT_FLOATING)
-REF_EXPORT_UNARY(Acos, acos, REF_OUT_FLOATING)
-REF_EXPORT_UNARY(Asinh, asinh, REF_OUT_FLOATING)
-REF_EXPORT_UNARY(Acosh, acosh, REF_OUT_FLOATING)
-REF_EXPORT_UNARY(Atanh, atanh, REF_OUT_FLOATING)
+REF_EXPORT_UNARY(Exp, exp, NULL, REF_OUT_FLOATING)
+REF_EXPORT_UNARY(Expm1, expm1, NULL, REF_OUT_FLOATING)
+REF_EXPORT_UNARY(Log, log, NULL, REF_OUT_FLOATING)
+REF_EXPORT_UNARY(Log2, log2, NULL, REF_OUT_FLOATING)
+REF_EXPORT_UNARY(Log10, log10, NULL, REF_OUT_FLOATING)
+REF_EXPORT_UNARY(Log1p, log1p, NULL, REF_OUT_FLOATING)
+REF_EXPORT_UNARY(Sqrt, sqrt, NULL, REF_OUT_FLOATING)
+REF_EXPORT_UNARY(Rsqrt, rsqrt, NULL, REF_OUT_FLOATING)
+REF_EXPORT_UNARY(Erf, erf, NULL, REF_OUT_FLOATING)
+REF_EXPORT_UNARY(Erfinv, erfinv, NULL, REF_OUT_FLOATING)
+REF_EXPORT_UNARY(Asin, asin, NULL, REF_OUT_FLOATING)
+REF_EXPORT_UNARY(Acos, acos, NULL, REF_OUT_FLOATING)
+REF_EXPORT_UNARY(Asinh, asinh, NULL, REF_OUT_FLOATING)
+REF_EXPORT_UNARY(Acosh, acosh, NULL, REF_OUT_FLOATING)
+REF_EXPORT_UNARY(Atanh, atanh, NULL, REF_OUT_FLOATING)
 /* sgn of a real is its sign; of bool, bool (PyTorch: true stays true). */
-REF_EXPORT_UNARY(Sgn, sign, REF_OUT_ANY)
-REF_EXPORT_UNARY(Sin, sin, REF_OUT_FLOATING)
-REF_EXPORT_UNARY(Cos, cos, REF_OUT_FLOATING)
-REF_EXPORT_UNARY(Tan, tan, REF_OUT_FLOATING)
-REF_EXPORT_UNARY(Atan, atan, REF_OUT_FLOATING)
-REF_EXPORT_UNARY(Sinh, sinh, REF_OUT_FLOATING)
-REF_EXPORT_UNARY(Cosh, cosh, REF_OUT_FLOATING)
-REF_EXPORT_UNARY(Reciprocal, reciprocal, REF_OUT_FLOATING)
-REF_EXPORT_UNARY(Neg, neg, REF_OUT_NUMERIC)
-REF_EXPORT_UNARY(Abs, abs, REF_OUT_NUMERIC)
-REF_EXPORT_UNARY(Floor, floor, REF_OUT_NUMERIC)
-REF_EXPORT_UNARY(Ceil, ceil, REF_OUT_NUMERIC)
+REF_EXPORT_UNARY(Sgn, sign, sign_int, REF_OUT_ANY)
+REF_EXPORT_UNARY(Sin, sin, NULL, REF_OUT_FLOATING)
+REF_EXPORT_UNARY(Cos, cos, NULL, REF_OUT_FLOATING)
+REF_EXPORT_UNARY(Tan, tan, NULL, REF_OUT_FLOATING)
+REF_EXPORT_UNARY(Atan, atan, NULL, REF_OUT_FLOATING)
+REF_EXPORT_UNARY(Sinh, sinh, NULL, REF_OUT_FLOATING)
+REF_EXPORT_UNARY(Cosh, cosh, NULL, REF_OUT_FLOATING)
+REF_EXPORT_UNARY(Reciprocal, reciprocal, NULL, REF_OUT_FLOATING)
+REF_EXPORT_UNARY(Neg, neg, neg_int, REF_OUT_NUMERIC)
+REF_EXPORT_UNARY(Abs, abs, abs_int, REF_OUT_NUMERIC)
+REF_EXPORT_UNARY(Floor, floor, ref_copy_int, REF_OUT_NUMERIC)
+REF_EXPORT_UNARY(Ceil, ceil, ref_copy_int, REF_OUT_NUMERIC)
 
 /* sign has no in-place form in DIOPI; bool into bool as sgn. */
 REF_EXPORT diopiError_t diopiSign(CTX, T out, CT input) {
-  return unary(ctx, "diopiSign", out, input, sign_fn, sign_f32, REF_OUT_ANY);
+  return unary(ctx, "diopiSign", out, input, sign_fn, sign_f32, sign_int,
+               REF_OUT_ANY);
 }
