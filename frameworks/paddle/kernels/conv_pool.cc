@@ -5,27 +5,9 @@
  * diopiMaxPool2d(WithIndices/Backward),
  * diopiAvgPool2d(Backward) (exclusive: padding not counted) and
  * diopiAdaptiveAvgPool2d(Backward) for global or adaptive average pooling. */
-#include "kernel_call.h"
+#include "conv_padding.h"
 
 namespace bridge {
-
-/* Paddle's paddings are [h, w] or [top, bottom, left, right]; DIOPI pads
- * each side alike. */
-template <typename I>
-static void symmetric_padding(KernelCall &call, const std::vector<I> &pads,
-                              int64_t *out) {
-  if (pads.size() == 2) {
-    out[0] = pads[0];
-    out[1] = pads[1];
-  } else if (pads.size() == 4 && pads[0] == pads[1] && pads[2] == pads[3]) {
-    out[0] = pads[0];
-    out[1] = pads[2];
-  } else {
-    call.fail("paddings of %zu values: only symmetric [h, w] padding is "
-              "supported",
-              pads.size());
-  }
-}
 
 static void check_layout(KernelCall &call, const std::string &format,
                          const std::string &padding_algorithm) {
@@ -54,7 +36,7 @@ static conv_args conv_arguments(KernelCall &call,
     a.stride[i] = strides[i];
     a.dilation[i] = dilations[i];
   }
-  symmetric_padding(call, paddings, a.padding);
+  symmetric_padding(call, paddings, 2, a.padding);
   return a;
 }
 
@@ -243,7 +225,7 @@ static pool_args pool_arguments(KernelCall &call, PD_Tensor *x,
     a.dilation[i] = 1;
   }
   if (!a.adaptive_avg)
-    symmetric_padding(call, paddings, a.padding);
+    symmetric_padding(call, paddings, 2, a.padding);
   return a;
 }
 

@@ -440,6 +440,61 @@ class Kernels(unittest.TestCase):
         self.assertFalse(np.array_equal(masks[0], masks[2]))
         self.assertEqual(F.dropout(x, 1.0).numpy().max(), 0)
 
+    def test_pooling_with_index_and_conv3d(self):
+        F = paddle.nn.functional
+        x = rng.randn(2, 3, 7, 7).astype(np.float32)
+        for i in range(2):  # max_pool2d_with_index's mask and gradient
+            self.same(lambda a: F.max_pool2d(a, 3, 2, 1,
+                                             return_mask=True)[i], x,
+                      grad=i == 0)
+        self.same(lambda a: F.max_pool2d(a, 2, ceil_mode=True,
+                                         return_mask=True)[0], x)
+        for size in (3, (2, 4), 1):
+            for i in range(2):
+                self.same(lambda a: F.adaptive_max_pool2d(
+                    a, size, return_mask=True)[i], x, grad=i == 0)
+        v = rng.randn(2, 2, 5, 4, 6).astype(np.float32)
+        w = rng.randn(3, 2, 3, 2, 3).astype(np.float32)
+        self.same(lambda a, b: F.conv3d(a, b, padding=1, stride=(1, 2, 1)),
+                  v, w, rtol=1e-4, atol=1e-5)
+        self.same(lambda a, b: F.conv3d(a, b[:, :1], dilation=(1, 1, 2),
+                                        groups=2), v,
+                  rng.randn(4, 2, 2, 2, 2).astype(np.float32), rtol=1e-4,
+                  atol=1e-5)
+
+    def test_smooth_activations_and_prelu(self):
+        F = paddle.nn.functional
+        x = rng.randn(2, 3, 4, 5).astype(np.float32) * 3
+        for fn in (F.mish, F.selu, F.celu, lambda t: F.celu(t, 0.4),
+                   lambda t: F.selu(t, 1.2, 1.5)):
+            self.same(fn, x)
+        for alpha in (rng.rand(1), rng.rand(3)):
+            self.same(F.prelu, x, alpha.astype(np.float32))
+        self.same(lambda t, a: paddle._C_ops.prelu(t, a, "NCHW", "element"),
+                  x, rng.rand(1, 3, 4, 5).astype(np.float32))
+        self.same(lambda t, a: F.prelu(t, a, data_format="NHWC"), x,
+                  rng.rand(5).astype(np.float32))
+
+    def test_division_sign_erf_lerp(self):
+        x = rng.randn(4, 5).astype(np.float32) * 4
+        y = rng.uniform(0.5, 2, (5,)).astype(np.float32)
+        y[::2] *= -1
+        self.same(paddle.remainder, x, y)
+        self.same(paddle.floor_divide, x, y, grad=False)
+        a = rng.randint(-20, 20, (4, 5)).astype(np.int64)
+        b = rng.randint(1, 6, (4, 5)).astype(np.int64) * \
+            rng.choice([-1, 1], (4, 5))
+        for fn in (paddle.remainder, paddle.floor_divide):
+            self.same(fn, a, b, grad=False)
+        x[0, :2] = 0
+        self.same(paddle.sign, x, grad=False)
+        self.same(paddle.sign, a, grad=False)
+        self.same(paddle.erf, x / 4)
+        z = rng.randn(3, 1, 5).astype(np.float32)
+        self.same(lambda s, t: paddle.lerp(s, t, 0.3), x, z)
+        w = rng.rand(4, 1).astype(np.float32)  # a weight tensor
+        self.same(lambda s, t: paddle.lerp(s, t, paddle.to_tensor(w)), x, z)
+
 
 if __name__ == "__main__":
     unittest.main()
