@@ -250,6 +250,16 @@ int kernel_kept_shape(KernelCall &call, PD_Tensor *x, const int64_t *dims,
   return ndim;
 }
 
+diopiTensorHandle_t kernel_zeros_like(KernelCall &call, PD_Tensor *t) {
+  int64_t shape[BP_OPS_MAX_DIMS];
+  int ndim = kernel_dims(t, shape);
+  diopiTensorHandle_t z =
+      call.temp(kernel_diopi_dtype(kernel_dtype(t)), ndim, shape);
+  diopiScalar_t zero = kernel_scalar(0.0);
+  call.check(DIOPI(call, diopiFill)(call.diopi(), z, &zero), "diopiFill");
+  return z;
+}
+
 diopiGeneratorHandle_t kernel_generator(KernelCall &call, int seed) {
   uint64_t s = (uint64_t)seed;
   if (s == 0) {

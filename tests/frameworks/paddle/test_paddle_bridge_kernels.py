@@ -495,6 +495,47 @@ class Kernels(unittest.TestCase):
         w = rng.rand(4, 1).astype(np.float32)  # a weight tensor
         self.same(lambda s, t: paddle.lerp(s, t, paddle.to_tensor(w)), x, z)
 
+    def test_along_axis_and_nd_indexing(self):
+        x = rng.randn(4, 5, 3).astype(np.float32)
+        idx = rng.randint(0, 5, (4, 2, 3)).astype(np.int64)
+        idx[0, :, 0] = 1  # a repeated index: its gradients add up
+        for dtype in (np.int64, np.int32):
+            self.same(lambda t: paddle.take_along_axis(
+                t, paddle.to_tensor(idx.astype(dtype)), 1), x)
+        last = rng.randint(0, 3, (4, 1, 2)).astype(np.int64)  # broadcast
+        self.same(lambda t: paddle.take_along_axis(
+            t, paddle.to_tensor(last), -1), x)
+        rows = rng.permutation(5)[:2].reshape(1, 2, 1).repeat(4, 0).repeat(
+            3, 2).astype(np.int64)  # distinct within each line
+        v = rng.randn(4, 2, 3).astype(np.float32)
+        for reduce in ("assign", "add", "mul"):
+            self.same(lambda t, u: paddle.put_along_axis(
+                t, paddle.to_tensor(rows), u, 1, reduce), x, v,
+                grad=reduce != "mul")
+        self.same(lambda t: paddle.put_along_axis(
+            t, paddle.to_tensor(rows), 2.5, 1), x)
+        at = np.array([2, 0, 2], np.int64)
+        self.same(lambda t, u: paddle.index_add(t, paddle.to_tensor(at), 1,
+                                                u), x,
+                  rng.randn(4, 3, 3).astype(np.float32))
+        self.same(lambda t, u: paddle.index_add(t, paddle.to_tensor(at), -1,
+                                                u), x,
+                  rng.randn(4, 5, 3).astype(np.float32))
+        self.same(lambda t: paddle.index_add(
+            t, paddle.to_tensor([1, 1], dtype="int32"), 0,
+            paddle.ones([2, 5, 3])), x)
+        for index in ([[1, 2], [0, 4], [1, 2]], [[3]], [[[0, 1, 2]], [[3, 4, 0]]],
+                      [2, 1]):
+            i = paddle.to_tensor(np.array(index, np.int64))
+            self.same(lambda t: paddle.gather_nd(t, i), x)
+            shape = list(i.shape[:-1]) + list(x.shape[i.shape[-1]:])
+            self.same(lambda t, u: paddle.scatter_nd_add(t, i, u), x,
+                      rng.randn(*shape).astype(np.float32))
+        n = rng.randint(-9, 9, (4, 5)).astype(np.int64)
+        self.same(lambda t: paddle.gather_nd(
+            t, paddle.to_tensor([[1, 2], [3, 0]], dtype="int32")), n,
+            grad=False)
+
 
 if __name__ == "__main__":
     unittest.main()
