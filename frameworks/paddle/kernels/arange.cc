@@ -1,7 +1,9 @@
-/* arange_tensor: start, end and step are one-element tensors (Paddle
- * moves them to the device), read back on Paddle's stream to size the
- * output as Paddle does (integers: ceil(|end - start| / |step|) in integer
- * arithmetic; floats: ceil(|(end - start) / step|)), then diopiArange. */
+/* arange_tensor and linspace: their bounds and step or count are
+ * one-element tensors (Paddle moves them to the device), read back on
+ * Paddle's stream to size the output. arange's count as Paddle's
+ * (integers: ceil(|end - start| / |step|) in integer arithmetic; floats:
+ * ceil(|(end - start) / step|)), then diopiArange; linspace's count is its
+ * `number` (diopiLinspace: from both ends, as Paddle's CPU). */
 #include <math.h>
 
 #include <type_traits>
@@ -27,6 +29,22 @@ static double read_value(KernelCall &call, PD_Tensor *t, const char *name) {
     return static_cast<double>(value);
   else /* float16, bfloat16 */
     return static_cast<double>(static_cast<float>(value));
+}
+
+/* The one element of `t` of any real dtype, waited for. */
+static double read_number(KernelCall &call, PD_Tensor *t, const char *name) {
+  switch (kernel_dtype(t)) {
+  case PD_DataType::FLOAT32:
+    return read_value<float>(call, t, name);
+  case PD_DataType::FLOAT64:
+    return read_value<double>(call, t, name);
+  case PD_DataType::INT32:
+    return read_value<int32_t>(call, t, name);
+  case PD_DataType::INT64:
+    return read_value<int64_t>(call, t, name);
+  default:
+    call.fail("%s: expected float32, float64, int32 or int64", name);
+  }
 }
 
 template <typename T>
@@ -58,8 +76,28 @@ void ArangeTensorKernel(const phi::Context &dev_ctx,
              "diopiArange");
 }
 
+template <typename T>
+void LinspaceKernel(const phi::Context &dev_ctx, const phi::DenseTensor &start,
+                    const phi::DenseTensor &stop,
+                    const phi::DenseTensor &number, phi::DataType dtype,
+                    phi::DenseTensor *out) {
+  KernelCall call(dev_ctx, "linspace", kernel_dtype_of<T>());
+  double from = read_number(call, pd(start), "start");
+  double to = read_number(call, pd(stop), "stop");
+  double count = read_number(call, pd(number), "number");
+  if (count <= 0)
+    call.fail("number %g: expected a count above 0", count);
+  int64_t steps = (int64_t)count;
+  diopiScalar_t a = kernel_scalar(from), b = kernel_scalar(to);
+  call.check(DIOPI(call, diopiLinspace)(
+                 call.diopi(), call.alloc(pd(out), 1, &steps), &a, &b, steps),
+             "diopiLinspace");
+}
+
 } // namespace bridge
 
 PD_BUILD_PHI_KERNEL(arange_tensor, backplane, ALL_LAYOUT,
                     bridge::ArangeTensorKernel, BRIDGE_FLOAT_DTYPES, int32_t,
                     int64_t) {}
+PD_BUILD_PHI_KERNEL(linspace, backplane, ALL_LAYOUT, bridge::LinspaceKernel,
+                    BRIDGE_FLOAT_DTYPES, int32_t, int64_t) {}

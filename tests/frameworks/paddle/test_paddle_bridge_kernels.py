@@ -536,6 +536,59 @@ class Kernels(unittest.TestCase):
             t, paddle.to_tensor([[1, 2], [3, 0]], dtype="int32")), n,
             grad=False)
 
+    def test_cumprod_diagonals_and_creation(self):
+        x = rng.uniform(0.5, 1.5, (3, 9, 4)).astype(np.float32)
+        x[0, 1, 0] = -1.25
+        for dim in (1, -1, 0):
+            self.same(lambda t: paddle.cumprod(t, dim), x)
+        for exclusive, reverse in ((True, False), (False, True),
+                                   (True, True)):
+            self.same(lambda t: paddle._C_ops.cumprod(t, 1, exclusive,
+                                                      reverse), x)
+        self.same(lambda t: paddle.cumprod(t, 0),
+                  rng.randint(-3, 4, (6, 2)).astype(np.int64), grad=False)
+        m = rng.randn(4, 5).astype(np.float32)
+        v = rng.randn(3).astype(np.float32)
+        for offset in (0, 2, -1, 7):
+            self.same(lambda t: paddle.diag(t, offset), m)
+            self.same(lambda t: paddle.trace(t, offset), m)
+            self.same(lambda t: paddle.diag(t, offset, padding_value=0.5), v)
+        cube = rng.randn(3, 4, 5).astype(np.float32)
+        self.same(lambda t: paddle.trace(t, 1, 0, 2), cube)
+        self.same(lambda t: paddle.trace(t, -1, 2, 1), cube)
+        paddle.set_device("backplane:0")
+        for rows, cols, dtype in ((3, None, "float32"), (2, 4, "int64"),
+                                  (4, 2, "float64")):
+            np.testing.assert_array_equal(
+                paddle.eye(rows, cols, dtype).numpy(),
+                np.eye(rows, cols, dtype=dtype))
+        for start, stop, num in ((0, 1, 5), (-2.5, 4, 8), (3, 3, 1)):
+            np.testing.assert_allclose(
+                paddle.linspace(start, stop, num).numpy(),
+                np.linspace(start, stop, num, dtype=np.float32), rtol=1e-6,
+                atol=1e-6)
+        np.testing.assert_array_equal(
+            paddle.linspace(0, 10, 6, dtype="int64").numpy(),
+            [0, 2, 4, 6, 8, 10])
+
+    def test_rearrangements_and_unfold(self):
+        F = paddle.nn.functional
+        x = rng.randn(2, 3, 4).astype(np.float32)
+        for repeats, axis in ((2, 0), (3, -1), (1, 1)):
+            self.same(lambda t: paddle.repeat_interleave(t, repeats, axis), x)
+        self.same(lambda t: paddle.repeat_interleave(t, 2), x)
+        self.same(lambda t: paddle.repeat_interleave(t, 2, 1),
+                  rng.randint(-5, 5, (2, 3)).astype(np.int64), grad=False)
+        img = rng.randn(2, 8, 3, 2).astype(np.float32)
+        self.same(lambda t: F.pixel_shuffle(t, 2) * paddle.arange(
+            96, dtype="float32").reshape([2, 2, 6, 4]), img)
+        self.same(lambda t: F.pixel_shuffle(t, 2, "NHWC"),
+                  rng.randn(2, 3, 2, 8).astype(np.float32))
+        img = rng.randn(2, 3, 6, 5).astype(np.float32)
+        self.same(lambda t: F.unfold(t, 2) * 2, img)
+        self.same(lambda t: F.unfold(t, [3, 2], strides=2, paddings=1,
+                                     dilations=[1, 2]), img)
+
 
 if __name__ == "__main__":
     unittest.main()
