@@ -589,6 +589,39 @@ class Kernels(unittest.TestCase):
         self.same(lambda t: F.unfold(t, [3, 2], strides=2, paddings=1,
                                      dilations=[1, 2]), img)
 
+    def test_random_draws(self):
+        # Statistics of the device's draws, and paddle.seed repeating them.
+        paddle.set_device("backplane:0")
+        draws = {}
+        for attempt in range(2):
+            paddle.seed(7)
+            r = paddle.randint(-3, 5, [4000]).numpy()
+            p = paddle.randperm(50).numpy()
+            probs = paddle.to_tensor(np.array([0.1, 0.6, 0.3], np.float32))
+            b = paddle.bernoulli(paddle.full([4000], 0.25)).numpy()
+            m = paddle.multinomial(probs, 4000, replacement=True).numpy()
+            w = paddle.multinomial(paddle.stack([probs, probs[::-1]]), 3)
+            draws[attempt] = (r, p, b, m, w.numpy())
+        r, p, b, m, w = draws[0]
+        self.assertEqual(r.dtype, np.int64)
+        self.assertEqual((r.min(), r.max()), (-3, 4))
+        self.assertAlmostEqual(float(r.mean()), 0.5, delta=0.15)
+        np.testing.assert_array_equal(np.sort(p), np.arange(50))
+        self.assertFalse(np.array_equal(p, np.arange(50)))
+        self.assertEqual(set(np.unique(b)), {0.0, 1.0})
+        self.assertAlmostEqual(float(b.mean()), 0.25, delta=0.03)
+        self.assertEqual(m.dtype, np.int64)
+        np.testing.assert_allclose(np.bincount(m, minlength=3) / 4000,
+                                   [0.1, 0.6, 0.3], atol=0.03)
+        for row in w:  # without replacement: each category once
+            np.testing.assert_array_equal(np.sort(row), [0, 1, 2])
+        for a, c in zip(draws[0], draws[1]):
+            np.testing.assert_array_equal(a, c)
+        self.assertEqual(paddle.randperm(6, "float32").numpy().dtype,
+                         np.float32)
+        self.assertEqual(paddle.randint(0, 2, [3], "int32").numpy().dtype,
+                         np.int32)
+
 
 if __name__ == "__main__":
     unittest.main()
