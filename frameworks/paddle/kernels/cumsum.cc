@@ -9,26 +9,9 @@
  * Hillis-Steele scan) on x flipped first when reverse (diopiFlip); its
  * gradient is Paddle's formula for x without zeros, the sum of dout * out
  * run the other way, over x (a zero in x gives inf or NaN there). */
-#include "kernel_call.h"
+#include "axis_cut.h"
 
 namespace bridge {
-
-/* A view of contiguous data of dtype T shaped `shape` whose dim `d` is cut
- * to `len` elements from `first`. */
-template <typename T>
-static diopiTensorHandle_t cut(KernelCall &call, void *data, int ndim,
-                               const int64_t *shape, int d, int64_t first,
-                               int64_t len) {
-  int64_t part[BP_OPS_MAX_DIMS], strides[BP_OPS_MAX_DIMS], stride = 1;
-  for (int k = ndim - 1; k >= 0; k--) {
-    part[k] = k == d ? len : shape[k];
-    strides[k] = stride;
-    stride *= shape[k];
-  }
-  return call.wrap_data((T *)data + first * strides[d],
-                        kernel_diopi_dtype(kernel_dtype_of<T>()), ndim, part,
-                        strides);
-}
 
 /* out = the cumulative sum of x along `axis` (x as one dim when flatten or
  * 0-D), from the end when reverse, each element's own term left out when

@@ -622,6 +622,49 @@ class Kernels(unittest.TestCase):
         self.assertEqual(paddle.randint(0, 2, [3], "int32").numpy().dtype,
                          np.int32)
 
+    def test_products_distances_and_searches(self):
+        F = paddle.nn.functional
+        a = rng.randn(4, 3, 2).astype(np.float32)
+        b = rng.randn(4, 3, 2).astype(np.float32)
+        self.same(paddle.cross, a, b)  # the first dim of size 3
+        self.same(lambda s, t: paddle.cross(s, t, 1), a, b)
+        self.same(lambda s, t: paddle.cross(s, t, -1), a.reshape(8, 3),
+                  b.reshape(8, 3))
+        self.same(paddle.kron, rng.randn(2, 3).astype(np.float32),
+                  rng.randn(4, 2).astype(np.float32))
+        self.same(paddle.kron, rng.randn(3).astype(np.float32),
+                  rng.randn(2, 2, 2).astype(np.float32))
+        for p in (2.0, 1.0, 3.0, float("inf")):
+            self.same(lambda s, t: paddle.dist(s, t, p), a, b[:1], rtol=1e-4)
+        seq = np.sort(rng.randn(3, 6).astype(np.float32), axis=1)
+        val = rng.randn(3, 4).astype(np.float32)
+        val[0, 0] = seq[0, 2]  # a value in the sequence: left and right differ
+        for right in (False, True):
+            for out_int32 in (False, True):
+                self.same(lambda s, v: paddle.searchsorted(
+                    s, v, out_int32=out_int32, right=right), seq, val,
+                    grad=False)
+        self.same(lambda s, v: paddle.bucketize(v, s[0], right=True), seq,
+                  val, grad=False)
+        x = rng.randn(3, 5, 4).astype(np.float32)
+        for k, axis, keepdim in ((2, 1, False), (1, -1, True), (3, 0, False)):
+            for i in range(2):
+                self.same(lambda t: paddle.kthvalue(t, k, axis, keepdim)[i],
+                          x, grad=i == 0)
+        m = (rng.rand(3, 4) > 0.5) & (rng.rand(3, 4) > 0.2)
+        self.same(paddle.nonzero, m, grad=False)
+        self.same(lambda t: paddle.nonzero(t, as_tuple=True)[1],
+                  (x > 0.5).astype(np.float32), grad=False)
+        self.same(paddle.nonzero, np.zeros((2, 3), np.int64), grad=False)
+        img = rng.randn(2, 3, 5, 4).astype(np.float32)
+        grid = rng.uniform(-1.1, 1.1, (2, 3, 6, 2)).astype(np.float32)
+        for mode, padding, corners in (("bilinear", "zeros", True),
+                                       ("bilinear", "border", False),
+                                       ("nearest", "reflection", False)):
+            self.same(lambda t, g: F.grid_sample(t, g, mode, padding,
+                                                 corners), img, grid,
+                      rtol=1e-4, atol=1e-5)
+
 
 if __name__ == "__main__":
     unittest.main()
