@@ -665,6 +665,17 @@ class Kernels(unittest.TestCase):
                                                  corners), img, grid,
                       rtol=1e-4, atol=1e-5)
 
+    def test_median(self):
+        x = rng.randn(3, 4, 5).astype(np.float32)  # no ties
+        for mode in ("avg", "min"):
+            for axis, keepdim in ((None, False), (1, False), (-1, True),
+                                  (0, False)):
+                for i in range(2):
+                    self.same(lambda t: paddle._C_ops.median(
+                        t, [] if axis is None else [axis], keepdim,
+                        mode)[i], x, grad=i == 0)
+        self.same(lambda t: paddle.median(t, 1), x)
+
 
 if __name__ == "__main__":
     unittest.main()
