@@ -454,6 +454,13 @@ class Kernels(unittest.TestCase):
                 self.same(lambda a: F.adaptive_max_pool2d(
                     a, size, return_mask=True)[i], x, grad=i == 0)
         v = rng.randn(2, 2, 5, 4, 6).astype(np.float32)
+        self.same(lambda a: F.max_pool3d(a, 2, 2), v)
+        self.same(lambda a: F.max_pool3d(a, 3, 2, 1, ceil_mode=True), v)
+        for exclusive in (True, False):
+            self.same(lambda a: F.avg_pool3d(a, 3, (1, 2, 2), 1,
+                                             exclusive=exclusive), v)
+        self.same(lambda a: F.adaptive_avg_pool3d(a, (2, 3, 2)), v)
+        self.same(lambda a: F.local_response_norm(a[:, :, 0], 3), v)
         w = rng.randn(3, 2, 3, 2, 3).astype(np.float32)
         self.same(lambda a, b: F.conv3d(a, b, padding=1, stride=(1, 2, 1)),
                   v, w, rtol=1e-4, atol=1e-5)
