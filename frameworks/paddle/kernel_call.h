@@ -142,6 +142,11 @@ int kernel_int_array(const phi::IntArray &array, int64_t *out);
 int kernel_kept_shape(KernelCall &call, PD_Tensor *x, const int64_t *dims,
                       int ndims, bool reduce_all, int64_t *kept);
 
+/* The first element of `t` (any real dtype) read back on the call's
+ * stream, after the work queued before it: the host waits. */
+double kernel_read_scalar(KernelCall &call, diopiConstTensorHandle_t t,
+                          const char *name);
+
 /* Scratch of `t`'s shape and dtype filled with zeros (also for a
  * no-need-buffer input of a gradient kernel, which has dims but no memory). */
 diopiTensorHandle_t kernel_zeros_like(KernelCall &call, PD_Tensor *t);

@@ -12,39 +12,12 @@
 
 namespace bridge {
 
-/* The one element of `t` (a T on the device), waited for. */
-template <typename T>
-static double read_value(KernelCall &call, PD_Tensor *t, const char *name) {
+/* The one element of `t` (on the device), waited for. */
+static double read_number(KernelCall &call, PD_Tensor *t, const char *name) {
   if (kernel_numel(t) != 1)
     call.fail("%s: expected one element, got %lld", name,
               (long long)kernel_numel(t));
-  T value;
-  PD_Status status = C_SUCCESS;
-  bp_status_t st =
-      bp_copy(NULL, &value, call.device(), PD_TensorGetDataPointer(t, &status),
-              sizeof(T), bp_ops_context_stream(call.diopi()));
-  if (st != BP_OK)
-    call.fail("reading %s: %s", name, bp_last_error());
-  if constexpr (std::is_arithmetic<T>::value)
-    return static_cast<double>(value);
-  else /* float16, bfloat16 */
-    return static_cast<double>(static_cast<float>(value));
-}
-
-/* The one element of `t` of any real dtype, waited for. */
-static double read_number(KernelCall &call, PD_Tensor *t, const char *name) {
-  switch (kernel_dtype(t)) {
-  case PD_DataType::FLOAT32:
-    return read_value<float>(call, t, name);
-  case PD_DataType::FLOAT64:
-    return read_value<double>(call, t, name);
-  case PD_DataType::INT32:
-    return read_value<int32_t>(call, t, name);
-  case PD_DataType::INT64:
-    return read_value<int64_t>(call, t, name);
-  default:
-    call.fail("%s: expected float32, float64, int32 or int64", name);
-  }
+  return kernel_read_scalar(call, call.wrap(t), name);
 }
 
 template <typename T>
@@ -53,9 +26,9 @@ void ArangeTensorKernel(const phi::Context &dev_ctx,
                         const phi::DenseTensor &end,
                         const phi::DenseTensor &step, phi::DenseTensor *out) {
   KernelCall call(dev_ctx, "arange_tensor", kernel_dtype_of<T>());
-  double from = read_value<T>(call, pd(start), "start");
-  double to = read_value<T>(call, pd(end), "end");
-  double by = read_value<T>(call, pd(step), "step");
+  double from = read_number(call, pd(start), "start");
+  double to = read_number(call, pd(end), "end");
+  double by = read_number(call, pd(step), "step");
   if (by == 0 || (from < to && by < 0) || (from > to && by > 0))
     call.fail("step %g: expected nonzero, with the sign of end - start (start "
               "%g, end %g)",

@@ -683,6 +683,27 @@ class Kernels(unittest.TestCase):
                         mode)[i], x, grad=i == 0)
         self.same(lambda t: paddle.median(t, 1), x)
 
+    def test_histogram_and_bincount(self):
+        x = rng.randn(50).astype(np.float32)
+        x[:3] = [x.max(), 0.5, -0.25]  # the largest twice; bin edges
+        for bins, lo, hi in ((4, 0, 0), (5, -1, 1), (3, 0.5, 0.5),
+                             (7, -0.25, 0.5)):
+            self.same(lambda t: paddle.histogram(t, bins, lo, hi), x,
+                      grad=False)
+        w = rng.rand(50).astype(np.float32)
+        self.same(lambda t, u: paddle.histogram(t, 6, -2, 2, weight=u), x, w,
+                  grad=False)
+        self.same(lambda t: paddle.histogram(t, 6, -2, 2, density=True), x,
+                  grad=False, rtol=1e-5)
+        n = rng.randint(0, 7, (40,)).astype(np.int64)
+        for minlength in (0, 3, 12):
+            self.same(lambda t: paddle.bincount(t, minlength=minlength), n,
+                      grad=False)
+        self.same(lambda t, u: paddle.bincount(t, u), n,
+                  rng.rand(40).astype(np.float32), grad=False)
+        self.same(lambda t: paddle.bincount(t), n.astype(np.int32),
+                  grad=False)
+
 
 if __name__ == "__main__":
     unittest.main()
