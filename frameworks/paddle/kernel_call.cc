@@ -312,6 +312,18 @@ double kernel_read_scalar(KernelCall &call, diopiConstTensorHandle_t t,
   }
 }
 
+void kernel_copy_sized(KernelCall &call, diopiConstTensorHandle_t result,
+                       PD_Tensor *out, PD_DataType dtype) {
+  diopiSize_t size;
+  diopiGetTensorShape(result, &size);
+  diopiTensorHandle_t o = call.alloc(out, (int)size.len, size.data, dtype);
+  for (int64_t d = 0; d < size.len; d++)
+    if (size.data[d] == 0)
+      return;
+  call.check(DIOPI(call, diopiCastDtype)(call.diopi(), o, result),
+             "diopiCastDtype");
+}
+
 diopiTensorHandle_t kernel_zeros_like(KernelCall &call, PD_Tensor *t) {
   int64_t shape[BP_OPS_MAX_DIMS];
   int ndim = kernel_dims(t, shape);

@@ -147,19 +147,6 @@ void IndexSelectGradKernel(const phi::Context &dev_ctx,
   index_select_grad(call, pd(x), pd(index), pd(out_grad), dim, pd(x_grad));
 }
 
-/* out = `result`, whose shape the op library chose. */
-static void copy_sized(KernelCall &call, diopiConstTensorHandle_t result,
-                       PD_Tensor *out, PD_DataType dtype) {
-  diopiSize_t size;
-  diopiGetTensorShape(result, &size);
-  diopiTensorHandle_t o = call.alloc(out, (int)size.len, size.data, dtype);
-  for (int64_t d = 0; d < size.len; d++)
-    if (size.data[d] == 0)
-      return;
-  call.check(DIOPI(call, diopiCopyInp)(call.diopi(), result, o),
-             "diopiCopyInp");
-}
-
 /* out = x's elements where mask (broadcast against x) holds, in order. */
 template <typename T>
 void MaskedSelectKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
@@ -170,7 +157,7 @@ void MaskedSelectKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
                                             call.wrap(pd(x)),
                                             call.wrap(pd(mask))),
              "diopiMaskedSelect");
-  copy_sized(call, selected, pd(out), PD_DataType::UNDEFINED);
+  kernel_copy_sized(call, selected, pd(out), PD_DataType::UNDEFINED);
 }
 
 /* out = the int64 coordinates [count, rank] of condition's nonzeros. */
@@ -182,7 +169,7 @@ void NonzeroKernel(const phi::Context &dev_ctx,
   call.check(
       DIOPI(call, diopiNonzero)(call.diopi(), &found, call.wrap(pd(condition))),
       "diopiNonzero");
-  copy_sized(call, found, pd(out), PD_DataType::INT64);
+  kernel_copy_sized(call, found, pd(out), PD_DataType::INT64);
 }
 
 template <typename T>

@@ -704,6 +704,23 @@ class Kernels(unittest.TestCase):
         self.same(lambda t: paddle.bincount(t), n.astype(np.int32),
                   grad=False)
 
+    def test_unique(self):
+        x = rng.randint(-3, 4, (4, 5)).astype(np.int64)
+        f = (x / 2).astype(np.float32)
+        for i in range(4):  # out, first occurrences, inverse, counts
+            self.same(lambda t: paddle.unique(t, True, True, True)[i], x,
+                      grad=False)
+            self.same(lambda t: paddle.unique(t, True, True, True,
+                                              dtype="int32")[i], f,
+                      grad=False)
+        rows = np.array([[1, 2], [0, 5], [1, 2], [0, 1]], np.int64)
+        for axis in (0, 1):
+            for i in range(4):
+                self.same(lambda t: paddle.unique(t, True, True, True,
+                                                  axis=axis)[i], rows,
+                          grad=False)
+        self.same(paddle.unique, f, grad=False)
+
 
 if __name__ == "__main__":
     unittest.main()
