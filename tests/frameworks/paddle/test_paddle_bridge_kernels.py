@@ -721,6 +721,17 @@ class Kernels(unittest.TestCase):
                           grad=False)
         self.same(paddle.unique, f, grad=False)
 
+    def test_mode(self):
+        # The most frequent value (the smallest of equally frequent ones)
+        # and its last index, as on Paddle's CPU.
+        x = rng.randint(0, 4, (3, 7, 5)).astype(np.float32)
+        for axis, keepdim in ((1, False), (-1, True), (0, False)):
+            for i in range(2):
+                self.same(lambda t: paddle.mode(t, axis, keepdim)[i], x,
+                          grad=i == 0)
+        self.same(lambda t: paddle.mode(t)[1],
+                  rng.randint(-2, 2, (4, 6)).astype(np.int64), grad=False)
+
 
 if __name__ == "__main__":
     unittest.main()
