@@ -584,6 +584,12 @@ class Kernels(unittest.TestCase):
         for repeats, axis in ((2, 0), (3, -1), (1, 1)):
             self.same(lambda t: paddle.repeat_interleave(t, repeats, axis), x)
         self.same(lambda t: paddle.repeat_interleave(t, 2), x)
+        for reps, axis in (([2, 0, 3], 1), ([1, 4], 0), ([0, 1, 2, 1], -1)):
+            self.same(lambda t: paddle.repeat_interleave(
+                t, paddle.to_tensor(np.array(reps, np.int64)), axis), x)
+        self.same(lambda t: paddle.repeat_interleave(
+            t, paddle.to_tensor(np.array([1, 2, 1], np.int32)), 1),
+            rng.randint(-5, 5, (2, 3)).astype(np.int64), grad=False)
         self.same(lambda t: paddle.repeat_interleave(t, 2, 1),
                   rng.randint(-5, 5, (2, 3)).astype(np.int64), grad=False)
         img = rng.randn(2, 8, 3, 2).astype(np.float32)
