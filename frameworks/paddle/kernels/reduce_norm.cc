@@ -29,9 +29,11 @@ static int p_norm_dims(KernelCall &call, PD_Tensor *x, int axis, bool asvector,
 
 /* Paddle's porder 0 counts nonzeros; DIOPI's norm orders are p > 0 and
  * +-inf. */
-static diopiScalar_t p_norm_order(KernelCall &call, float porder) {
+static diopiScalar_t p_norm_order(KernelCall &call, float porder,
+                                  const char *name) {
   if (!(porder > 0) && !isinf(porder))
-    call.fail("porder %g: only p > 0 and +-inf are supported", (double)porder);
+    call.fail("%s %g: only p > 0 and +-inf are supported", name,
+              (double)porder);
   return kernel_scalar((double)porder);
 }
 
@@ -40,7 +42,7 @@ void PNormKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
                  float porder, int axis, float epsilon, bool keepdim,
                  bool asvector, phi::DenseTensor *out) {
   KernelCall call(dev_ctx, "p_norm", kernel_dtype_of<T>());
-  diopiScalar_t p = p_norm_order(call, porder);
+  diopiScalar_t p = p_norm_order(call, porder, "porder");
   int64_t dims[BP_OPS_MAX_DIMS];
   diopiSize_t dim = {dims, p_norm_dims(call, pd(x), axis, asvector, dims)};
   diopiTensorHandle_t in = call.wrap(pd(x));
@@ -56,7 +58,7 @@ void PNormGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
                      float epsilon, bool keepdim, bool asvector,
                      phi::DenseTensor *x_grad) {
   KernelCall call(dev_ctx, "p_norm_grad", kernel_dtype_of<T>());
-  diopiScalar_t p = p_norm_order(call, porder);
+  diopiScalar_t p = p_norm_order(call, porder, "porder");
   int64_t dims[BP_OPS_MAX_DIMS], kept[BP_OPS_MAX_DIMS];
   int ndims = p_norm_dims(call, pd(x), axis, asvector, dims);
   int ndim = kernel_kept_shape(call, pd(x), dims, ndims, ndims == 0, kept);
@@ -96,7 +98,7 @@ template <typename T>
 void DistKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
                 const phi::DenseTensor &y, float p, phi::DenseTensor *out) {
   KernelCall call(dev_ctx, "dist", kernel_dtype_of<T>());
-  diopiScalar_t order = p_norm_order(call, p);
+  diopiScalar_t order = p_norm_order(call, p, "p");
   int64_t shape[BP_OPS_MAX_DIMS], dims[BP_OPS_MAX_DIMS];
   int ndim;
   diopiTensorHandle_t z = difference(call, pd(x), pd(y), shape, &ndim);
@@ -114,7 +116,7 @@ void DistGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
                     const phi::DenseTensor &out_grad, float p,
                     phi::DenseTensor *x_grad, phi::DenseTensor *y_grad) {
   KernelCall call(dev_ctx, "dist_grad", kernel_dtype_of<T>());
-  diopiScalar_t order = p_norm_order(call, p);
+  diopiScalar_t order = p_norm_order(call, p, "p");
   int64_t shape[BP_OPS_MAX_DIMS], dims[BP_OPS_MAX_DIMS], ones[BP_OPS_MAX_DIMS];
   int ndim;
   diopiTensorHandle_t z = difference(call, pd(x), pd(y), shape, &ndim);
