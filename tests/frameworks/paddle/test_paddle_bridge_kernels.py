@@ -738,6 +738,19 @@ class Kernels(unittest.TestCase):
         self.same(lambda t: paddle.mode(t)[1],
                   rng.randint(-2, 2, (4, 6)).astype(np.int64), grad=False)
 
+    def test_einsum(self):
+        a = rng.randn(3, 4).astype(np.float32)
+        b = rng.randn(4, 5).astype(np.float32)
+        c = rng.randn(2, 3, 4).astype(np.float32)
+        d = rng.randn(2, 4, 5).astype(np.float32)
+        for eq, xs in (("ij,jk->ik", (a, b)), ("ij,jk", (a, b)),
+                       ("ij->ji", (a,)), ("ij->", (a,)), ("ij->j", (a,)),
+                       ("bij,bjk->bik", (c, d)), ("bij,bjk->kib", (c, d)),
+                       ("ij,kl->ijkl", (a, b)), ("i,i->", (a[0], a[1])),
+                       ("bij,jk->bk", (c, b))):
+            self.same(lambda *t: paddle.einsum(eq, *t), *xs, rtol=1e-4,
+                      atol=1e-5)
+
 
 if __name__ == "__main__":
     unittest.main()

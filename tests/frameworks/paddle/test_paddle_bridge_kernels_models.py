@@ -283,6 +283,8 @@ class Kernels(unittest.TestCase):
         self.refused("unfold", "paddings [1, 0, 0, 0]",
                      lambda t: F.unfold(t, 2, paddings=[1, 0, 0, 0]), y)
         self.refused("dist", "p 0", lambda t: paddle.dist(t, t * 2, 0), y)
+        self.refused("einsum", "repeats within a term",
+                     lambda t: paddle.einsum("ii->i", t[0, 0, :4]), y)
         self.refused("pool3d", "data_format NDHWC",
                      lambda t: F.avg_pool3d(t.unsqueeze(0), 2,
                                             data_format="NDHWC"), y)
