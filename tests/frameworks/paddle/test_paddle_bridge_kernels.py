@@ -751,6 +751,55 @@ class Kernels(unittest.TestCase):
             self.same(lambda *t: paddle.einsum(eq, *t), *xs, rtol=1e-4,
                       atol=1e-5)
 
+    def test_newer_kernels_in_their_other_dtypes(self):
+        # float64, float16 and bfloat16 on the bridge against Paddle's CPU in
+        # float32 (and int32 where registered), forward.
+        F = paddle.nn.functional
+        x = rng.randn(2, 3, 4, 5).astype(np.float32)
+        y = rng.randn(2, 3, 4, 5).astype(np.float32)
+        idx = rng.randint(0, 3, (2, 3, 4, 5)).astype(np.int64)
+        at = [[0, 1], [1, 2]]
+        cases = (
+            lambda a, b: F.mish(a) + F.selu(b) + F.celu(a),
+            lambda a, b: F.prelu(a, paddle.full([3], 0.2, a.dtype)),
+            lambda a, b: paddle.remainder(a, b.abs() + 0.5) +
+            paddle.floor_divide(a, b.abs() + 0.5) + paddle.sign(a),
+            lambda a, b: paddle.erf(a) + paddle.lerp(a, b, 0.3),
+            lambda a, b: paddle.take_along_axis(a, paddle.to_tensor(idx), 1),
+            lambda a, b: paddle.put_along_axis(
+                a, paddle.to_tensor(idx[:, :1]), b[:, :1], 1, "add"),
+            lambda a, b: paddle.index_add(a, paddle.to_tensor([0, 2]), 1,
+                                          b[:, :2]),
+            lambda a, b: paddle.scatter_nd_add(
+                a, paddle.to_tensor(at), b[:2, 0]) * 2 +
+            paddle.gather_nd(a, paddle.to_tensor(at)).sum(),
+            lambda a, b: paddle.cumprod(a * 0.5 + 1, 3),
+            lambda a, b: paddle.diag(a[0, 0]).sum() + paddle.trace(a[0, 0]),
+            lambda a, b: paddle.repeat_interleave(a, 2, 1),
+            lambda a, b: F.pixel_shuffle(a.reshape([2, 12, 1, 5]), 2),
+            lambda a, b: F.unfold(a, 2),
+            lambda a, b: paddle.cross(a, b, 1),
+            lambda a, b: paddle.kron(a[0, 0], b[0, 0]),
+            lambda a, b: paddle.dist(a, b) + paddle.median(a, 3).sum() +
+            paddle.kthvalue(a, 2, 3)[0].sum(),
+            lambda a, b: paddle.einsum("bcij,bckj->bcik", a, b))
+        for dtype, tol in (("float64", 1e-5), ("float16", 3e-2),
+                           ("bfloat16", 2e-1)):
+            for fn in cases:
+                want = run("cpu", fn, [x, y], False)[0]
+                got = run("backplane:0", lambda a, b: fn(
+                    a.astype(dtype), b.astype(dtype)).astype("float32"),
+                    [x, y], False)[0]
+                np.testing.assert_allclose(got, want, rtol=tol, atol=tol * 4,
+                                           err_msg=dtype)
+        n = rng.randint(-5, 5, (2, 3, 4)).astype(np.int32)
+        for fn in (lambda t: paddle.take_along_axis(
+                       t, paddle.to_tensor(idx[:, :, :, 0]), 1),
+                   lambda t: paddle.cumprod(t, 2), lambda t: paddle.kron(
+                       t[0], t[1]), lambda t: paddle.unique(t),
+                   lambda t: paddle.cross(t, paddle.roll(t, 1, 2), 1)):
+            self.same(fn, n, grad=False)
+
 
 if __name__ == "__main__":
     unittest.main()
