@@ -250,6 +250,90 @@ int kernel_kept_shape(KernelCall &call, PD_Tensor *x, const int64_t *dims,
   return ndim;
 }
 
+double kernel_read_scalar(KernelCall &call, diopiConstTensorHandle_t t,
+                          const char *name) {
+  diopiDtype_t dtype = diopi_dtype_unsupported;
+  const void *data = NULL;
+  diopiGetTensorDtype(t, &dtype);
+  diopiGetTensorDataConst(t, &data);
+  size_t size = 0;
+  switch (dtype) {
+  case diopi_dtype_float64:
+  case diopi_dtype_int64:
+    size = 8;
+    break;
+  case diopi_dtype_float32:
+  case diopi_dtype_int32:
+    size = 4;
+    break;
+  case diopi_dtype_float16:
+  case diopi_dtype_bfloat16:
+    size = 2;
+    break;
+  default:
+    call.fail("%s: expected a floating or int32/int64 dtype, got %d", name,
+              (int)dtype);
+  }
+  unsigned char bytes[8];
+  if (bp_copy(NULL, bytes, call.device(), data, size,
+              bp_ops_context_stream(call.diopi())) != BP_OK)
+    call.fail("reading %s: %s", name, bp_last_error());
+  switch (dtype) {
+  case diopi_dtype_float64: {
+    double v;
+    memcpy(&v, bytes, sizeof v);
+    return v;
+  }
+  case diopi_dtype_int64: {
+    int64_t v;
+    memcpy(&v, bytes, sizeof v);
+    return (double)v;
+  }
+  case diopi_dtype_float32: {
+    float v;
+    memcpy(&v, bytes, sizeof v);
+    return v;
+  }
+  case diopi_dtype_int32: {
+    int32_t v;
+    memcpy(&v, bytes, sizeof v);
+    return v;
+  }
+  case diopi_dtype_float16: {
+    phi::dtype::float16 v;
+    memcpy(&v, bytes, sizeof v);
+    return (double)static_cast<float>(v);
+  }
+  default: { /* bfloat16 */
+    phi::dtype::bfloat16 v;
+    memcpy(&v, bytes, sizeof v);
+    return (double)static_cast<float>(v);
+  }
+  }
+}
+
+void kernel_copy_sized(KernelCall &call, diopiConstTensorHandle_t result,
+                       PD_Tensor *out, PD_DataType dtype) {
+  diopiSize_t size;
+  diopiGetTensorShape(result, &size);
+  diopiTensorHandle_t o = call.alloc(out, (int)size.len, size.data, dtype);
+  for (int64_t d = 0; d < size.len; d++)
+    if (size.data[d] == 0)
+      return;
+  call.check(DIOPI(call, diopiCastDtype)(call.diopi(), o, result),
+             "diopiCastDtype");
+}
+
+diopiTensorHandle_t kernel_zeros_like(KernelCall &call, PD_Tensor *t) {
+  int64_t shape[BP_OPS_MAX_DIMS];
+  int ndim = kernel_dims(t, shape);
+  diopiTensorHandle_t z =
+      call.temp(kernel_diopi_dtype(kernel_dtype(t)), ndim, shape);
+  diopiScalar_t zero = kernel_scalar(0.0);
+  call.check(DIOPI(call, diopiFill)(call.diopi(), z, &zero), "diopiFill");
+  return z;
+}
+
 diopiGeneratorHandle_t kernel_generator(KernelCall &call, int seed) {
   uint64_t s = (uint64_t)seed;
   if (s == 0) {

@@ -142,6 +142,21 @@ int kernel_int_array(const phi::IntArray &array, int64_t *out);
 int kernel_kept_shape(KernelCall &call, PD_Tensor *x, const int64_t *dims,
                       int ndims, bool reduce_all, int64_t *kept);
 
+/* The first element of `t` (any real dtype) read back on the call's
+ * stream, after the work queued before it: the host waits. */
+double kernel_read_scalar(KernelCall &call, diopiConstTensorHandle_t t,
+                          const char *name);
+
+/* Allocates `out` with the shape that the op library chose for `result`
+ * (an op that sizes its own output) and `dtype` (UNDEFINED: as alloc
+ * takes it), and copies result there, converting its dtype. */
+void kernel_copy_sized(KernelCall &call, diopiConstTensorHandle_t result,
+                       PD_Tensor *out, PD_DataType dtype);
+
+/* Scratch of `t`'s shape and dtype filled with zeros (also for a
+ * no-need-buffer input of a gradient kernel, which has dims but no memory). */
+diopiTensorHandle_t kernel_zeros_like(KernelCall &call, PD_Tensor *t);
+
 /* A generator for one random kernel: Paddle's seed attribute when nonzero,
  * else seeded by the next number of the device context's generator (so
  * paddle.seed holds). The caller destroys it (bp_ops_generator_destroy). */

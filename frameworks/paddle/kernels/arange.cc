@@ -1,7 +1,9 @@
-/* arange_tensor: start, end and step are one-element tensors (Paddle
- * moves them to the device), read back on Paddle's stream to size the
- * output as Paddle does (integers: ceil(|end - start| / |step|) in integer
- * arithmetic; floats: ceil(|(end - start) / step|)), then diopiArange. */
+/* arange_tensor and linspace: their bounds and step or count are
+ * one-element tensors (Paddle moves them to the device), read back on
+ * Paddle's stream to size the output. arange's count as Paddle's
+ * (integers: ceil(|end - start| / |step|) in integer arithmetic; floats:
+ * ceil(|(end - start) / step|)), then diopiArange; linspace's count is its
+ * `number` (diopiLinspace: from both ends, as Paddle's CPU). */
 #include <math.h>
 
 #include <type_traits>
@@ -10,23 +12,12 @@
 
 namespace bridge {
 
-/* The one element of `t` (a T on the device), waited for. */
-template <typename T>
-static double read_value(KernelCall &call, PD_Tensor *t, const char *name) {
+/* The one element of `t` (on the device), waited for. */
+static double read_number(KernelCall &call, PD_Tensor *t, const char *name) {
   if (kernel_numel(t) != 1)
     call.fail("%s: expected one element, got %lld", name,
               (long long)kernel_numel(t));
-  T value;
-  PD_Status status = C_SUCCESS;
-  bp_status_t st =
-      bp_copy(NULL, &value, call.device(), PD_TensorGetDataPointer(t, &status),
-              sizeof(T), bp_ops_context_stream(call.diopi()));
-  if (st != BP_OK)
-    call.fail("reading %s: %s", name, bp_last_error());
-  if constexpr (std::is_arithmetic<T>::value)
-    return static_cast<double>(value);
-  else /* float16, bfloat16 */
-    return static_cast<double>(static_cast<float>(value));
+  return kernel_read_scalar(call, call.wrap(t), name);
 }
 
 template <typename T>
@@ -35,9 +26,9 @@ void ArangeTensorKernel(const phi::Context &dev_ctx,
                         const phi::DenseTensor &end,
                         const phi::DenseTensor &step, phi::DenseTensor *out) {
   KernelCall call(dev_ctx, "arange_tensor", kernel_dtype_of<T>());
-  double from = read_value<T>(call, pd(start), "start");
-  double to = read_value<T>(call, pd(end), "end");
-  double by = read_value<T>(call, pd(step), "step");
+  double from = read_number(call, pd(start), "start");
+  double to = read_number(call, pd(end), "end");
+  double by = read_number(call, pd(step), "step");
   if (by == 0 || (from < to && by < 0) || (from > to && by > 0))
     call.fail("step %g: expected nonzero, with the sign of end - start (start "
               "%g, end %g)",
@@ -58,8 +49,28 @@ void ArangeTensorKernel(const phi::Context &dev_ctx,
              "diopiArange");
 }
 
+template <typename T>
+void LinspaceKernel(const phi::Context &dev_ctx, const phi::DenseTensor &start,
+                    const phi::DenseTensor &stop,
+                    const phi::DenseTensor &number, phi::DataType dtype,
+                    phi::DenseTensor *out) {
+  KernelCall call(dev_ctx, "linspace", kernel_dtype_of<T>());
+  double from = read_number(call, pd(start), "start");
+  double to = read_number(call, pd(stop), "stop");
+  double count = read_number(call, pd(number), "number");
+  if (count <= 0)
+    call.fail("number %g: expected a count above 0", count);
+  int64_t steps = (int64_t)count;
+  diopiScalar_t a = kernel_scalar(from), b = kernel_scalar(to);
+  call.check(DIOPI(call, diopiLinspace)(
+                 call.diopi(), call.alloc(pd(out), 1, &steps), &a, &b, steps),
+             "diopiLinspace");
+}
+
 } // namespace bridge
 
 PD_BUILD_PHI_KERNEL(arange_tensor, backplane, ALL_LAYOUT,
                     bridge::ArangeTensorKernel, BRIDGE_FLOAT_DTYPES, int32_t,
                     int64_t) {}
+PD_BUILD_PHI_KERNEL(linspace, backplane, ALL_LAYOUT, bridge::LinspaceKernel,
+                    BRIDGE_FLOAT_DTYPES, int32_t, int64_t) {}

@@ -1,8 +1,9 @@
 /* Reads by index and their gradients: embedding (diopiEmbedding; rows of
  * padding_idx zeroed by diopiMaskedFillInpScalar, as Paddle's forward does),
  * gather and index_select along one axis (diopiIndexSelect/Backward, a 0-D
- * index dropping the axis), masked_select (diopiMaskedSelect, whose output
- * the op library sizes; then copied into Paddle's) and one_hot
+ * index dropping the axis), masked_select and nonzero (diopiMaskedSelect,
+ * diopiNonzero: the op library sizes their outputs; then copied into
+ * Paddle's) and one_hot
  * (diopiOneHot into Paddle's float32 output). */
 #include "kernel_call.h"
 
@@ -156,13 +157,19 @@ void MaskedSelectKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
                                             call.wrap(pd(x)),
                                             call.wrap(pd(mask))),
              "diopiMaskedSelect");
-  diopiSize_t size;
-  diopiGetTensorShape(selected, &size);
-  diopiTensorHandle_t o = call.alloc(pd(out), (int)size.len, size.data);
-  if (size.len == 1 && size.data[0] == 0)
-    return;
-  call.check(DIOPI(call, diopiCopyInp)(call.diopi(), selected, o),
-             "diopiCopyInp");
+  kernel_copy_sized(call, selected, pd(out), PD_DataType::UNDEFINED);
+}
+
+/* out = the int64 coordinates [count, rank] of condition's nonzeros. */
+template <typename T>
+void NonzeroKernel(const phi::Context &dev_ctx,
+                   const phi::DenseTensor &condition, phi::DenseTensor *out) {
+  KernelCall call(dev_ctx, "nonzero");
+  diopiTensorHandle_t found = NULL;
+  call.check(
+      DIOPI(call, diopiNonzero)(call.diopi(), &found, call.wrap(pd(condition))),
+      "diopiNonzero");
+  kernel_copy_sized(call, found, pd(out), PD_DataType::INT64);
 }
 
 template <typename T>
@@ -225,3 +232,5 @@ PD_BUILD_PHI_KERNEL(masked_select_grad, backplane, ALL_LAYOUT,
                     bridge::MaskedSelectGradKernel, BRIDGE_FLOAT_DTYPES) {}
 PD_BUILD_PHI_KERNEL(one_hot, backplane, ALL_LAYOUT, bridge::OneHotKernel,
                     int32_t, int64_t) {}
+PD_BUILD_PHI_KERNEL(nonzero, backplane, ALL_LAYOUT, bridge::NonzeroKernel,
+                    BRIDGE_ANY_DTYPE) {}

@@ -1,8 +1,8 @@
 /* abs, exp, sqrt, rsqrt, square, pow (tensor ** number), log, reciprocal,
- * sin, cos, floor, round, clip and their gradients: the DIOPI op of each
- * forward; a gradient is dout times (or over) one factor and a constant
- * (for clip, whether x lies in [min, max]: Paddle passes the gradient at
- * the bounds too); floor's and round's are zero. */
+ * sin, cos, erf, floor, round, clip and their gradients, and sign: the
+ * DIOPI op of each forward; a gradient is dout times (or over) one factor
+ * and a constant (for clip, whether x lies in [min, max]: Paddle passes the
+ * gradient at the bounds too); floor's and round's are zero. */
 #include "single_op.h"
 
 namespace bridge {
@@ -17,6 +17,8 @@ BRIDGE_UNARY(ReciprocalKernel, "reciprocal", diopiReciprocal)
 BRIDGE_UNARY(SinKernel, "sin", diopiSin)
 BRIDGE_UNARY(CosKernel, "cos", diopiCos)
 BRIDGE_UNARY(FloorKernel, "floor", diopiFloor)
+BRIDGE_UNARY(ErfKernel, "erf", diopiErf)
+BRIDGE_UNARY(SignKernel, "sign", diopiSign)
 
 /* exp_grad(out, dout): dx = dout * out. */
 BRIDGE_UNARY_GRAD(ExpGradKernel, "exp_grad", diopiMul)
@@ -82,8 +84,8 @@ void LogGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
 }
 
 /* dx = scale * dout * op(saved): sin's gradient cos(x), cos's -sin(x),
- * reciprocal's -out^2, rsqrt's -out^3 / 2. */
-enum factor_op { COS_OF, SIN_OF, SQUARE_OF, CUBE_OF };
+ * reciprocal's -out^2, rsqrt's -out^3 / 2, erf's exp(-x^2) 2 / sqrt(pi). */
+enum factor_op { COS_OF, SIN_OF, SQUARE_OF, CUBE_OF, GAUSSIAN_OF };
 
 static void factor_grad(KernelCall &call, PD_Tensor *saved, PD_Tensor *dout,
                         enum factor_op op, double scale, PD_Tensor *dx) {
@@ -102,6 +104,11 @@ static void factor_grad(KernelCall &call, PD_Tensor *saved, PD_Tensor *dout,
   case CUBE_OF:
     call.check(DIOPI(call, diopiPow)(call.diopi(), f, in, &three), "diopiPow");
     break;
+  case GAUSSIAN_OF:
+    call.check(DIOPI(call, diopiSquare)(call.diopi(), f, in), "diopiSquare");
+    call.check(DIOPI(call, diopiNegInp)(call.diopi(), f), "diopiNegInp");
+    call.check(DIOPI(call, diopiExpInp)(call.diopi(), f), "diopiExpInp");
+    break;
   }
   scaled_grad(call, dout, f, false, scale, dx);
 }
@@ -118,6 +125,7 @@ FACTOR_GRAD(SinGradKernel, "sin_grad", COS_OF, 1.0)
 FACTOR_GRAD(CosGradKernel, "cos_grad", SIN_OF, -1.0)
 FACTOR_GRAD(ReciprocalGradKernel, "reciprocal_grad", SQUARE_OF, -1.0)
 FACTOR_GRAD(RsqrtGradKernel, "rsqrt_grad", CUBE_OF, -0.5)
+FACTOR_GRAD(ErfGradKernel, "erf_grad", GAUSSIAN_OF, 1.1283791670955126)
 
 /* Paddle's round to `decimals` places; only whole numbers (decimals 0),
  * ties to even as Paddle's CPU kernel rounds them. */
@@ -270,3 +278,9 @@ PD_BUILD_PHI_KERNEL(round, backplane, ALL_LAYOUT, bridge::RoundKernel,
                     BRIDGE_FLOAT_DTYPES) {}
 PD_BUILD_PHI_KERNEL(round_grad, backplane, ALL_LAYOUT, bridge::RoundGradKernel,
                     BRIDGE_FLOAT_DTYPES) {}
+PD_BUILD_PHI_KERNEL(erf, backplane, ALL_LAYOUT, bridge::ErfKernel,
+                    BRIDGE_FLOAT_DTYPES) {}
+PD_BUILD_PHI_KERNEL(erf_grad, backplane, ALL_LAYOUT, bridge::ErfGradKernel,
+                    BRIDGE_FLOAT_DTYPES) {}
+PD_BUILD_PHI_KERNEL(sign, backplane, ALL_LAYOUT, bridge::SignKernel,
+                    BRIDGE_FLOAT_DTYPES, int32_t, int64_t) {}

@@ -1,8 +1,9 @@
 /* Reductions with a closed-form gradient: p_norm (diopiNorm, gradient
- * diopiNormBackward), squared_l2_norm (the global-norm clip's: diopiSquare
- * then diopiSum; gradient 2 x dout) and logsumexp (diopiLogsumexp,
- * gradient diopiLogsumexpBackward). Gradients see out and out_grad with
- * the reduced dims kept as ones. */
+ * diopiNormBackward), dist (p_norm of x - y broadcast, over every element;
+ * gradients summed back to x's and y's shapes), squared_l2_norm (the
+ * global-norm clip's: diopiSquare then diopiSum; gradient 2 x dout) and
+ * logsumexp (diopiLogsumexp, gradient diopiLogsumexpBackward). Gradients see
+ * out and out_grad with the reduced dims kept as ones. */
 #include <math.h>
 
 #include "kernel_call.h"
@@ -28,9 +29,11 @@ static int p_norm_dims(KernelCall &call, PD_Tensor *x, int axis, bool asvector,
 
 /* Paddle's porder 0 counts nonzeros; DIOPI's norm orders are p > 0 and
  * +-inf. */
-static diopiScalar_t p_norm_order(KernelCall &call, float porder) {
+static diopiScalar_t p_norm_order(KernelCall &call, float porder,
+                                  const char *name) {
   if (!(porder > 0) && !isinf(porder))
-    call.fail("porder %g: only p > 0 and +-inf are supported", (double)porder);
+    call.fail("%s %g: only p > 0 and +-inf are supported", name,
+              (double)porder);
   return kernel_scalar((double)porder);
 }
 
@@ -39,7 +42,7 @@ void PNormKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
                  float porder, int axis, float epsilon, bool keepdim,
                  bool asvector, phi::DenseTensor *out) {
   KernelCall call(dev_ctx, "p_norm", kernel_dtype_of<T>());
-  diopiScalar_t p = p_norm_order(call, porder);
+  diopiScalar_t p = p_norm_order(call, porder, "porder");
   int64_t dims[BP_OPS_MAX_DIMS];
   diopiSize_t dim = {dims, p_norm_dims(call, pd(x), axis, asvector, dims)};
   diopiTensorHandle_t in = call.wrap(pd(x));
@@ -55,7 +58,7 @@ void PNormGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
                      float epsilon, bool keepdim, bool asvector,
                      phi::DenseTensor *x_grad) {
   KernelCall call(dev_ctx, "p_norm_grad", kernel_dtype_of<T>());
-  diopiScalar_t p = p_norm_order(call, porder);
+  diopiScalar_t p = p_norm_order(call, porder, "porder");
   int64_t dims[BP_OPS_MAX_DIMS], kept[BP_OPS_MAX_DIMS];
   int ndims = p_norm_dims(call, pd(x), axis, asvector, dims);
   int ndim = kernel_kept_shape(call, pd(x), dims, ndims, ndims == 0, kept);
@@ -65,6 +68,71 @@ void PNormGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
                  call.wrap(pd(out_grad), ndim, kept), call.wrap(pd(x)),
                  call.wrap(pd(out), ndim, kept), dim, &p),
              "diopiNormBackward");
+}
+
+/* x - y (numpy broadcasting) as scratch; its dims into `shape`, rank into
+ * *ndim. */
+static diopiTensorHandle_t difference(KernelCall &call, PD_Tensor *x,
+                                      PD_Tensor *y, int64_t *shape, int *ndim) {
+  int64_t xs[BP_OPS_MAX_DIMS], ys[BP_OPS_MAX_DIMS];
+  int xn = kernel_dims(x, xs), yn = kernel_dims(y, ys);
+  *ndim = xn > yn ? xn : yn;
+  for (int d = 0; d < *ndim; d++) {
+    int64_t a = d < *ndim - xn ? 1 : xs[d - (*ndim - xn)];
+    int64_t b = d < *ndim - yn ? 1 : ys[d - (*ndim - yn)];
+    if (a != b && a != 1 && b != 1)
+      call.fail("x and y do not broadcast at dim %d (%lld, %lld)", d,
+                (long long)a, (long long)b);
+    shape[d] = a == 1 ? b : a;
+  }
+  diopiTensorHandle_t z =
+      call.temp(kernel_diopi_dtype(kernel_dtype(x)), *ndim, shape);
+  diopiScalar_t one = kernel_scalar(1.0);
+  call.check(
+      DIOPI(call, diopiSub)(call.diopi(), z, call.wrap(x), call.wrap(y), &one),
+      "diopiSub");
+  return z;
+}
+
+template <typename T>
+void DistKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
+                const phi::DenseTensor &y, float p, phi::DenseTensor *out) {
+  KernelCall call(dev_ctx, "dist", kernel_dtype_of<T>());
+  diopiScalar_t order = p_norm_order(call, p, "p");
+  int64_t shape[BP_OPS_MAX_DIMS], dims[BP_OPS_MAX_DIMS];
+  int ndim;
+  diopiTensorHandle_t z = difference(call, pd(x), pd(y), shape, &ndim);
+  for (int d = 0; d < ndim; d++)
+    dims[d] = d;
+  diopiSize_t dim = {dims, ndim};
+  call.check(
+      DIOPI(call, diopiNorm)(call.diopi(), call.alloc(pd(out)), z, &order, dim),
+      "diopiNorm");
+}
+
+template <typename T>
+void DistGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
+                    const phi::DenseTensor &y, const phi::DenseTensor &out,
+                    const phi::DenseTensor &out_grad, float p,
+                    phi::DenseTensor *x_grad, phi::DenseTensor *y_grad) {
+  KernelCall call(dev_ctx, "dist_grad", kernel_dtype_of<T>());
+  diopiScalar_t order = p_norm_order(call, p, "p");
+  int64_t shape[BP_OPS_MAX_DIMS], dims[BP_OPS_MAX_DIMS], ones[BP_OPS_MAX_DIMS];
+  int ndim;
+  diopiTensorHandle_t z = difference(call, pd(x), pd(y), shape, &ndim);
+  for (int d = 0; d < ndim; d++) {
+    dims[d] = d;
+    ones[d] = 1;
+  }
+  diopiSize_t dim = {dims, ndim};
+  diopiTensorHandle_t grad =
+      call.temp(kernel_diopi_dtype(kernel_dtype(pd(x))), ndim, shape);
+  call.check(DIOPI(call, diopiNormBackward)(
+                 call.diopi(), grad, call.wrap(pd(out_grad), ndim, ones), z,
+                 call.wrap(pd(out), ndim, ones), dim, &order),
+             "diopiNormBackward");
+  kernel_sum_to(call, pd(x_grad), grad, ndim, shape, 1.0);
+  kernel_sum_to(call, pd(y_grad), grad, ndim, shape, -1.0);
 }
 
 /* out = the sum of x's squares (one element). */
@@ -164,3 +232,7 @@ PD_BUILD_PHI_KERNEL(logsumexp, backplane, ALL_LAYOUT, bridge::LogsumexpKernel,
                     BRIDGE_FLOAT_DTYPES) {}
 PD_BUILD_PHI_KERNEL(logsumexp_grad, backplane, ALL_LAYOUT,
                     bridge::LogsumexpGradKernel, BRIDGE_FLOAT_DTYPES) {}
+PD_BUILD_PHI_KERNEL(dist, backplane, ALL_LAYOUT, bridge::DistKernel,
+                    BRIDGE_FLOAT_DTYPES) {}
+PD_BUILD_PHI_KERNEL(dist_grad, backplane, ALL_LAYOUT, bridge::DistGradKernel,
+                    BRIDGE_FLOAT_DTYPES) {}

@@ -9,17 +9,6 @@
 
 namespace bridge {
 
-/* Scratch of `t`'s shape and dtype filled with zeros. */
-static diopiTensorHandle_t zeros_like(KernelCall &call, PD_Tensor *t) {
-  int64_t shape[BP_OPS_MAX_DIMS];
-  int ndim = kernel_dims(t, shape);
-  diopiTensorHandle_t z =
-      call.temp(kernel_diopi_dtype(kernel_dtype(t)), ndim, shape);
-  diopiScalar_t zero = kernel_scalar(0.0);
-  call.check(DIOPI(call, diopiFill)(call.diopi(), z, &zero), "diopiFill");
-  return z;
-}
-
 /* index as a 1-D list of rows (a 0-D index is one row). */
 static diopiConstTensorHandle_t row_index(KernelCall &call, PD_Tensor *index) {
   int64_t count = kernel_numel(index);
@@ -29,8 +18,9 @@ static diopiConstTensorHandle_t row_index(KernelCall &call, PD_Tensor *index) {
 /* t[index] = 0 for t of rows (dim 0); `rows` shapes the zeros. */
 static void zero_rows(KernelCall &call, diopiTensorHandle_t t,
                       diopiConstTensorHandle_t index, PD_Tensor *rows) {
-  call.check(DIOPI(call, diopiIndexPutInp)(
-                 call.diopi(), t, zeros_like(call, rows), &index, 1, false),
+  call.check(DIOPI(call, diopiIndexPutInp)(call.diopi(), t,
+                                           kernel_zeros_like(call, rows),
+                                           &index, 1, false),
              "diopiIndexPutInp");
 }
 
@@ -94,7 +84,7 @@ void IndexSampleGradKernel(const phi::Context &dev_ctx,
   KernelCall call(dev_ctx, "index_sample_grad", kernel_dtype_of<T>());
   call.check(DIOPI(call, diopiGatherBackward)(
                  call.diopi(), call.alloc(pd(x_grad)), call.wrap(pd(out_grad)),
-                 zeros_like(call, pd(x)), 1, call.wrap(pd(index))),
+                 kernel_zeros_like(call, pd(x)), 1, call.wrap(pd(index))),
              "diopiGatherBackward");
 }
 

@@ -1,5 +1,5 @@
-"""A phi kernel the bridge lacks (kron, the Kronecker product, a rarely used
-op it has no plan to register): with Paddle's CPU fallback off it
+"""A phi kernel the bridge lacks (heaviside, the step function, a rarely
+used op it has no plan to register): with Paddle's CPU fallback off it
 fails with an error naming the kernel and the device; with the fallback on
 it runs on Paddle's CPU, and under BACKPLANE_PADDLE_FALLBACKS=1 the bridge
 prints each such call with its count and a summary at exit. A static graph
@@ -17,7 +17,7 @@ import paddle
 # A small training step through the ops that used to fall back to Paddle's
 # CPU (split, stack, max, abs, clip, dropout, where, log_softmax + nll_loss,
 # sqrt, square, pow, exp, cumsum, an Assign initializer, slice
-# assignments with positive and negative steps, and their gradients): run before the counted krons, it must
+# assignments with positive and negative steps, and their gradients): run before the counted heavisides, it must
 # add no fallback.
 TRAINING_STEP = """
 import numpy as np, paddle
@@ -56,12 +56,12 @@ print("training step ok")
 SCRIPT = """
 import numpy as np, paddle
 paddle.set_device("backplane:0")
-x = paddle.to_tensor(np.arange(3, dtype=np.float32))
-w = paddle.to_tensor(np.array([1, 10], dtype=np.float32))
+x = paddle.to_tensor(np.array([-1, 0, 2], dtype=np.float32))
+w = paddle.to_tensor(np.array([5, 6, 7], dtype=np.float32))
 for _ in range(3):
-    y = paddle.kron(x, w)
-np.testing.assert_array_equal(y.numpy(), [0, 0, 1, 10, 2, 20])
-print("kron ok")
+    y = paddle.heaviside(x, w)
+np.testing.assert_array_equal(y.numpy(), [0, 6, 1])
+print("heaviside ok")
 """
 
 STATIC_SCRIPT = """
@@ -70,14 +70,14 @@ paddle.enable_static()
 main = paddle.static.Program()
 with paddle.static.program_guard(main):
     x = paddle.static.data("x", [3], "float32")
-    w = paddle.static.data("w", [2], "float32")
-    y = paddle.kron(x, w)
+    w = paddle.static.data("w", [3], "float32")
+    y = paddle.heaviside(x, w)
 exe = paddle.static.Executor(paddle.CustomPlace("backplane", 0))
-out, = exe.run(main, feed={"x": np.arange(3, dtype=np.float32),
-                           "w": np.array([1, 10], dtype=np.float32)},
+out, = exe.run(main, feed={"x": np.array([-1, 0, 2], dtype=np.float32),
+                           "w": np.array([5, 6, 7], dtype=np.float32)},
                fetch_list=[y])
-np.testing.assert_array_equal(out, [0, 0, 1, 10, 2, 20])
-print("kron ok")
+np.testing.assert_array_equal(out, [0, 6, 1])
+print("heaviside ok")
 """
 
 
@@ -95,9 +95,9 @@ class Fallbacks(unittest.TestCase):
         paddle.set_device("backplane:0")
         x = paddle.to_tensor(np.arange(3, dtype=np.float32))
         with self.assertRaises(Exception) as caught:
-            paddle.kron(x, x)
+            paddle.heaviside(x, x)
         text = str(caught.exception)
-        self.assertIn("`kron`", text)
+        self.assertIn("`heaviside`", text)
         self.assertIn("backplane", text)
         self.assertIn("float32", text)
 
@@ -106,36 +106,38 @@ class Fallbacks(unittest.TestCase):
                                 BACKPLANE_PADDLE_FALLBACKS="1")
         self.assertEqual(out.returncode, 0, out.stderr[-2000:])
         self.assertIn("training step ok", out.stdout)
-        self.assertIn("kron ok", out.stdout)
+        self.assertIn("heaviside ok", out.stdout)
         lines = [line for line in out.stderr.splitlines()
                  if line.startswith("backplane paddle bridge: fallback")]
         self.assertEqual(lines, [
-            "backplane paddle bridge: fallback 1: kron (float32) ran on "
+            "backplane paddle bridge: fallback 1: heaviside (float32) ran on "
             "Paddle's CPU (1 time)",
-            "backplane paddle bridge: fallback 2: kron (float32) ran on "
+            "backplane paddle bridge: fallback 2: heaviside (float32) ran on "
             "Paddle's CPU (2 times)",
-            "backplane paddle bridge: fallback 3: kron (float32) ran on "
+            "backplane paddle bridge: fallback 3: heaviside (float32) ran on "
             "Paddle's CPU (3 times)"])
         self.assertIn("backplane paddle bridge: 3 fallbacks to Paddle's CPU: "
-                      "kron (float32) 3", out.stderr)
+                      "heaviside (float32) 3", out.stderr)
 
     def test_a_static_graph_fallback_is_counted(self):
         # The legacy-IR executor (FLAGS_enable_pir_api=0, the executor of
-        # Paddle's OpTest) ignores FLAGS_enable_api_kernel_fallback.
+        # Paddle's OpTest) ignores FLAGS_enable_api_kernel_fallback; it
+        # names the operator (elementwise_heaviside), not the phi kernel.
         out = run_with_fallback(STATIC_SCRIPT, BACKPLANE_PADDLE_FALLBACKS="1",
                                 FLAGS_enable_api_kernel_fallback="0",
                                 FLAGS_enable_pir_api="0")
         self.assertEqual(out.returncode, 0, out.stderr[-2000:])
-        self.assertIn("kron ok", out.stdout)
-        self.assertIn("backplane paddle bridge: fallback 1: kron (float32) "
-                      "ran on Paddle's CPU (1 time)", out.stderr)
+        self.assertIn("heaviside ok", out.stdout)
+        self.assertIn("backplane paddle bridge: fallback 1: "
+                      "elementwise_heaviside (float32) ran on Paddle's CPU "
+                      "(1 time)", out.stderr)
         self.assertIn("backplane paddle bridge: 1 fallback to Paddle's CPU: "
-                      "kron (float32) 1", out.stderr)
+                      "elementwise_heaviside (float32) 1", out.stderr)
 
     def test_fallbacks_are_silent_without_the_variable(self):
         out = run_with_fallback()
         self.assertEqual(out.returncode, 0, out.stderr[-2000:])
-        self.assertIn("kron ok", out.stdout)
+        self.assertIn("heaviside ok", out.stdout)
         self.assertNotIn("backplane paddle bridge", out.stderr)
 
     def test_a_log_level_that_hides_them_is_reported(self):

@@ -440,6 +440,366 @@ class Kernels(unittest.TestCase):
         self.assertFalse(np.array_equal(masks[0], masks[2]))
         self.assertEqual(F.dropout(x, 1.0).numpy().max(), 0)
 
+    def test_pooling_with_index_and_conv3d(self):
+        F = paddle.nn.functional
+        x = rng.randn(2, 3, 7, 7).astype(np.float32)
+        for i in range(2):  # max_pool2d_with_index's mask and gradient
+            self.same(lambda a: F.max_pool2d(a, 3, 2, 1,
+                                             return_mask=True)[i], x,
+                      grad=i == 0)
+        self.same(lambda a: F.max_pool2d(a, 2, ceil_mode=True,
+                                         return_mask=True)[0], x)
+        for size in (3, (2, 4), 1):
+            for i in range(2):
+                self.same(lambda a: F.adaptive_max_pool2d(
+                    a, size, return_mask=True)[i], x, grad=i == 0)
+        v = rng.randn(2, 2, 5, 4, 6).astype(np.float32)
+        self.same(lambda a: F.max_pool3d(a, 2, 2), v)
+        self.same(lambda a: F.max_pool3d(a, 3, 2, 1, ceil_mode=True), v)
+        for exclusive in (True, False):
+            self.same(lambda a: F.avg_pool3d(a, 3, (1, 2, 2), 1,
+                                             exclusive=exclusive), v)
+        self.same(lambda a: F.adaptive_avg_pool3d(a, (2, 3, 2)), v)
+        self.same(lambda a: F.local_response_norm(a[:, :, 0], 3), v)
+        w = rng.randn(3, 2, 3, 2, 3).astype(np.float32)
+        self.same(lambda a, b: F.conv3d(a, b, padding=1, stride=(1, 2, 1)),
+                  v, w, rtol=1e-4, atol=1e-5)
+        self.same(lambda a, b: F.conv3d(a, b[:, :1], dilation=(1, 1, 2),
+                                        groups=2), v,
+                  rng.randn(4, 2, 2, 2, 2).astype(np.float32), rtol=1e-4,
+                  atol=1e-5)
+
+    def test_smooth_activations_and_prelu(self):
+        F = paddle.nn.functional
+        x = rng.randn(2, 3, 4, 5).astype(np.float32) * 3
+        for fn in (F.mish, F.selu, F.celu, lambda t: F.celu(t, 0.4),
+                   lambda t: F.selu(t, 1.2, 1.5)):
+            self.same(fn, x)
+        for alpha in (rng.rand(1), rng.rand(3)):
+            self.same(F.prelu, x, alpha.astype(np.float32))
+        self.same(lambda t, a: paddle._C_ops.prelu(t, a, "NCHW", "element"),
+                  x, rng.rand(1, 3, 4, 5).astype(np.float32))
+        self.same(lambda t, a: F.prelu(t, a, data_format="NHWC"), x,
+                  rng.rand(5).astype(np.float32))
+
+    def test_division_sign_erf_lerp(self):
+        x = rng.randn(4, 5).astype(np.float32) * 4
+        y = rng.uniform(0.5, 2, (5,)).astype(np.float32)
+        y[::2] *= -1
+        self.same(paddle.remainder, x, y)
+        self.same(paddle.floor_divide, x, y, grad=False)
+        a = rng.randint(-20, 20, (4, 5)).astype(np.int64)
+        b = rng.randint(1, 6, (4, 5)).astype(np.int64) * \
+            rng.choice([-1, 1], (4, 5))
+        for fn in (paddle.remainder, paddle.floor_divide):
+            self.same(fn, a, b, grad=False)
+        x[0, :2] = 0
+        self.same(paddle.sign, x, grad=False)
+        self.same(paddle.sign, a, grad=False)
+        self.same(paddle.erf, x / 4)
+        z = rng.randn(3, 1, 5).astype(np.float32)
+        self.same(lambda s, t: paddle.lerp(s, t, 0.3), x, z)
+        w = rng.rand(4, 1).astype(np.float32)  # a weight tensor
+        self.same(lambda s, t: paddle.lerp(s, t, paddle.to_tensor(w)), x, z)
+
+    def test_along_axis_and_nd_indexing(self):
+        x = rng.randn(4, 5, 3).astype(np.float32)
+        idx = rng.randint(0, 5, (4, 2, 3)).astype(np.int64)
+        idx[0, :, 0] = 1  # a repeated index: its gradients add up
+        for dtype in (np.int64, np.int32):
+            self.same(lambda t: paddle.take_along_axis(
+                t, paddle.to_tensor(idx.astype(dtype)), 1), x)
+        last = rng.randint(0, 3, (4, 1, 2)).astype(np.int64)  # broadcast
+        self.same(lambda t: paddle.take_along_axis(
+            t, paddle.to_tensor(last), -1), x)
+        rows = rng.permutation(5)[:2].reshape(1, 2, 1).repeat(4, 0).repeat(
+            3, 2).astype(np.int64)  # distinct within each line
+        v = rng.randn(4, 2, 3).astype(np.float32)
+        for reduce in ("assign", "add", "mul"):
+            self.same(lambda t, u: paddle.put_along_axis(
+                t, paddle.to_tensor(rows), u, 1, reduce), x, v,
+                grad=reduce != "mul")
+        self.same(lambda t: paddle.put_along_axis(
+            t, paddle.to_tensor(rows), 2.5, 1), x)
+        at = np.array([2, 0, 2], np.int64)
+        self.same(lambda t, u: paddle.index_add(t, paddle.to_tensor(at), 1,
+                                                u), x,
+                  rng.randn(4, 3, 3).astype(np.float32))
+        self.same(lambda t, u: paddle.index_add(t, paddle.to_tensor(at), -1,
+                                                u), x,
+                  rng.randn(4, 5, 3).astype(np.float32))
+        self.same(lambda t: paddle.index_add(
+            t, paddle.to_tensor([1, 1], dtype="int32"), 0,
+            paddle.ones([2, 5, 3])), x)
+        for index in ([[1, 2], [0, 4], [1, 2]], [[3]], [[[0, 1, 2]], [[3, 4, 0]]],
+                      [2, 1]):
+            i = paddle.to_tensor(np.array(index, np.int64))
+            self.same(lambda t: paddle.gather_nd(t, i), x)
+            shape = list(i.shape[:-1]) + list(x.shape[i.shape[-1]:])
+            self.same(lambda t, u: paddle.scatter_nd_add(t, i, u), x,
+                      rng.randn(*shape).astype(np.float32))
+        n = rng.randint(-9, 9, (4, 5)).astype(np.int64)
+        self.same(lambda t: paddle.gather_nd(
+            t, paddle.to_tensor([[1, 2], [3, 0]], dtype="int32")), n,
+            grad=False)
+
+    def test_cumprod_diagonals_and_creation(self):
+        x = rng.uniform(0.5, 1.5, (3, 9, 4)).astype(np.float32)
+        x[0, 1, 0] = -1.25
+        for dim in (1, -1, 0):
+            self.same(lambda t: paddle.cumprod(t, dim), x)
+        for exclusive, reverse in ((True, False), (False, True),
+                                   (True, True)):
+            self.same(lambda t: paddle._C_ops.cumprod(t, 1, exclusive,
+                                                      reverse), x)
+        self.same(lambda t: paddle.cumprod(t, 0),
+                  rng.randint(-3, 4, (6, 2)).astype(np.int64), grad=False)
+        m = rng.randn(4, 5).astype(np.float32)
+        v = rng.randn(3).astype(np.float32)
+        for offset in (0, 2, -1, 7):
+            self.same(lambda t: paddle.diag(t, offset), m)
+            self.same(lambda t: paddle.trace(t, offset), m)
+            self.same(lambda t: paddle.diag(t, offset, padding_value=0.5), v)
+        cube = rng.randn(3, 4, 5).astype(np.float32)
+        self.same(lambda t: paddle.trace(t, 1, 0, 2), cube)
+        self.same(lambda t: paddle.trace(t, -1, 2, 1), cube)
+        paddle.set_device("backplane:0")
+        for rows, cols, dtype in ((3, None, "float32"), (2, 4, "int64"),
+                                  (4, 2, "float64")):
+            np.testing.assert_array_equal(
+                paddle.eye(rows, cols, dtype).numpy(),
+                np.eye(rows, cols, dtype=dtype))
+        for start, stop, num in ((0, 1, 5), (-2.5, 4, 8), (3, 3, 1)):
+            np.testing.assert_allclose(
+                paddle.linspace(start, stop, num).numpy(),
+                np.linspace(start, stop, num, dtype=np.float32), rtol=1e-6,
+                atol=1e-6)
+        np.testing.assert_array_equal(
+            paddle.linspace(0, 10, 6, dtype="int64").numpy(),
+            [0, 2, 4, 6, 8, 10])
+
+    def test_rearrangements_and_unfold(self):
+        F = paddle.nn.functional
+        x = rng.randn(2, 3, 4).astype(np.float32)
+        for repeats, axis in ((2, 0), (3, -1), (1, 1)):
+            self.same(lambda t: paddle.repeat_interleave(t, repeats, axis), x)
+        self.same(lambda t: paddle.repeat_interleave(t, 2), x)
+        for reps, axis in (([2, 0, 3], 1), ([1, 4], 0), ([0, 1, 2, 1], -1)):
+            self.same(lambda t: paddle.repeat_interleave(
+                t, paddle.to_tensor(np.array(reps, np.int64)), axis), x)
+        self.same(lambda t: paddle.repeat_interleave(
+            t, paddle.to_tensor(np.array([1, 2, 1], np.int32)), 1),
+            rng.randint(-5, 5, (2, 3)).astype(np.int64), grad=False)
+        self.same(lambda t: paddle.repeat_interleave(t, 2, 1),
+                  rng.randint(-5, 5, (2, 3)).astype(np.int64), grad=False)
+        img = rng.randn(2, 8, 3, 2).astype(np.float32)
+        self.same(lambda t: F.pixel_shuffle(t, 2) * paddle.arange(
+            96, dtype="float32").reshape([2, 2, 6, 4]), img)
+        self.same(lambda t: F.pixel_shuffle(t, 2, "NHWC"),
+                  rng.randn(2, 3, 2, 8).astype(np.float32))
+        img = rng.randn(2, 3, 6, 5).astype(np.float32)
+        self.same(lambda t: F.unfold(t, 2) * 2, img)
+        self.same(lambda t: F.unfold(t, [3, 2], strides=2, paddings=1,
+                                     dilations=[1, 2]), img)
+
+    def test_random_draws(self):
+        # Statistics of the device's draws, and paddle.seed repeating them.
+        paddle.set_device("backplane:0")
+        draws = {}
+        for attempt in range(2):
+            paddle.seed(7)
+            r = paddle.randint(-3, 5, [4000]).numpy()
+            p = paddle.randperm(50).numpy()
+            probs = paddle.to_tensor(np.array([0.1, 0.6, 0.3], np.float32))
+            b = paddle.bernoulli(paddle.full([4000], 0.25)).numpy()
+            m = paddle.multinomial(probs, 4000, replacement=True).numpy()
+            w = paddle.multinomial(paddle.stack([probs, probs[::-1]]), 3)
+            draws[attempt] = (r, p, b, m, w.numpy())
+        r, p, b, m, w = draws[0]
+        self.assertEqual(r.dtype, np.int64)
+        self.assertEqual((r.min(), r.max()), (-3, 4))
+        self.assertAlmostEqual(float(r.mean()), 0.5, delta=0.15)
+        np.testing.assert_array_equal(np.sort(p), np.arange(50))
+        self.assertFalse(np.array_equal(p, np.arange(50)))
+        self.assertEqual(set(np.unique(b)), {0.0, 1.0})
+        self.assertAlmostEqual(float(b.mean()), 0.25, delta=0.03)
+        self.assertEqual(m.dtype, np.int64)
+        np.testing.assert_allclose(np.bincount(m, minlength=3) / 4000,
+                                   [0.1, 0.6, 0.3], atol=0.03)
+        for row in w:  # without replacement: each category once
+            np.testing.assert_array_equal(np.sort(row), [0, 1, 2])
+        for a, c in zip(draws[0], draws[1]):
+            np.testing.assert_array_equal(a, c)
+        self.assertEqual(paddle.randperm(6, "float32").numpy().dtype,
+                         np.float32)
+        self.assertEqual(paddle.randint(0, 2, [3], "int32").numpy().dtype,
+                         np.int32)
+
+    def test_products_distances_and_searches(self):
+        F = paddle.nn.functional
+        a = rng.randn(4, 3, 2).astype(np.float32)
+        b = rng.randn(4, 3, 2).astype(np.float32)
+        self.same(paddle.cross, a, b)  # the first dim of size 3
+        self.same(lambda s, t: paddle.cross(s, t, 1), a, b)
+        self.same(lambda s, t: paddle.cross(s, t, -1), a.reshape(8, 3),
+                  b.reshape(8, 3))
+        self.same(paddle.kron, rng.randn(2, 3).astype(np.float32),
+                  rng.randn(4, 2).astype(np.float32))
+        self.same(paddle.kron, rng.randn(3).astype(np.float32),
+                  rng.randn(2, 2, 2).astype(np.float32))
+        for p in (2.0, 1.0, 3.0, float("inf")):
+            self.same(lambda s, t: paddle.dist(s, t, p), a, b[:1], rtol=1e-4)
+        seq = np.sort(rng.randn(3, 6).astype(np.float32), axis=1)
+        val = rng.randn(3, 4).astype(np.float32)
+        val[0, 0] = seq[0, 2]  # a value in the sequence: left and right differ
+        for right in (False, True):
+            for out_int32 in (False, True):
+                self.same(lambda s, v: paddle.searchsorted(
+                    s, v, out_int32=out_int32, right=right), seq, val,
+                    grad=False)
+        self.same(lambda s, v: paddle.bucketize(v, s[0], right=True), seq,
+                  val, grad=False)
+        x = rng.randn(3, 5, 4).astype(np.float32)
+        for k, axis, keepdim in ((2, 1, False), (1, -1, True), (3, 0, False)):
+            for i in range(2):
+                self.same(lambda t: paddle.kthvalue(t, k, axis, keepdim)[i],
+                          x, grad=i == 0)
+        m = (rng.rand(3, 4) > 0.5) & (rng.rand(3, 4) > 0.2)
+        self.same(paddle.nonzero, m, grad=False)
+        self.same(lambda t: paddle.nonzero(t, as_tuple=True)[1],
+                  (x > 0.5).astype(np.float32), grad=False)
+        self.same(paddle.nonzero, np.zeros((2, 3), np.int64), grad=False)
+        img = rng.randn(2, 3, 5, 4).astype(np.float32)
+        grid = rng.uniform(-1.1, 1.1, (2, 3, 6, 2)).astype(np.float32)
+        for mode, padding, corners in (("bilinear", "zeros", True),
+                                       ("bilinear", "border", False),
+                                       ("nearest", "reflection", False)):
+            self.same(lambda t, g: F.grid_sample(t, g, mode, padding,
+                                                 corners), img, grid,
+                      rtol=1e-4, atol=1e-5)
+
+    def test_median(self):
+        x = rng.randn(3, 4, 5).astype(np.float32)  # no ties
+        for mode in ("avg", "min"):
+            for axis, keepdim in ((None, False), (1, False), (-1, True),
+                                  (0, False)):
+                for i in range(2):
+                    self.same(lambda t: paddle._C_ops.median(
+                        t, [] if axis is None else [axis], keepdim,
+                        mode)[i], x, grad=i == 0)
+        self.same(lambda t: paddle.median(t, 1), x)
+
+    def test_histogram_and_bincount(self):
+        x = rng.randn(50).astype(np.float32)
+        x[:3] = [x.max(), 0.5, -0.25]  # the largest twice; bin edges
+        for bins, lo, hi in ((4, 0, 0), (5, -1, 1), (3, 0.5, 0.5),
+                             (7, -0.25, 0.5)):
+            self.same(lambda t: paddle.histogram(t, bins, lo, hi), x,
+                      grad=False)
+        w = rng.rand(50).astype(np.float32)
+        self.same(lambda t, u: paddle.histogram(t, 6, -2, 2, weight=u), x, w,
+                  grad=False)
+        self.same(lambda t: paddle.histogram(t, 6, -2, 2, density=True), x,
+                  grad=False, rtol=1e-5)
+        n = rng.randint(0, 7, (40,)).astype(np.int64)
+        for minlength in (0, 3, 12):
+            self.same(lambda t: paddle.bincount(t, minlength=minlength), n,
+                      grad=False)
+        self.same(lambda t, u: paddle.bincount(t, u), n,
+                  rng.rand(40).astype(np.float32), grad=False)
+        self.same(lambda t: paddle.bincount(t), n.astype(np.int32),
+                  grad=False)
+
+    def test_unique(self):
+        x = rng.randint(-3, 4, (4, 5)).astype(np.int64)
+        f = (x / 2).astype(np.float32)
+        for i in range(4):  # out, first occurrences, inverse, counts
+            self.same(lambda t: paddle.unique(t, True, True, True)[i], x,
+                      grad=False)
+            self.same(lambda t: paddle.unique(t, True, True, True,
+                                              dtype="int32")[i], f,
+                      grad=False)
+        rows = np.array([[1, 2], [0, 5], [1, 2], [0, 1]], np.int64)
+        for axis in (0, 1):
+            for i in range(4):
+                self.same(lambda t: paddle.unique(t, True, True, True,
+                                                  axis=axis)[i], rows,
+                          grad=False)
+        self.same(paddle.unique, f, grad=False)
+
+    def test_mode(self):
+        # The most frequent value (the smallest of equally frequent ones)
+        # and its last index, as on Paddle's CPU.
+        x = rng.randint(0, 4, (3, 7, 5)).astype(np.float32)
+        for axis, keepdim in ((1, False), (-1, True), (0, False)):
+            for i in range(2):
+                self.same(lambda t: paddle.mode(t, axis, keepdim)[i], x,
+                          grad=i == 0)
+        self.same(lambda t: paddle.mode(t)[1],
+                  rng.randint(-2, 2, (4, 6)).astype(np.int64), grad=False)
+
+    def test_einsum(self):
+        a = rng.randn(3, 4).astype(np.float32)
+        b = rng.randn(4, 5).astype(np.float32)
+        c = rng.randn(2, 3, 4).astype(np.float32)
+        d = rng.randn(2, 4, 5).astype(np.float32)
+        for eq, xs in (("ij,jk->ik", (a, b)), ("ij,jk", (a, b)),
+                       ("ij->ji", (a,)), ("ij->", (a,)), ("ij->j", (a,)),
+                       ("bij,bjk->bik", (c, d)), ("bij,bjk->kib", (c, d)),
+                       ("ij,kl->ijkl", (a, b)), ("i,i->", (a[0], a[1])),
+                       ("bij,jk->bk", (c, b))):
+            self.same(lambda *t: paddle.einsum(eq, *t), *xs, rtol=1e-4,
+                      atol=1e-5)
+
+    def test_newer_kernels_in_their_other_dtypes(self):
+        # float64, float16 and bfloat16 on the bridge against Paddle's CPU in
+        # float32 (and int32 where registered), forward.
+        F = paddle.nn.functional
+        x = rng.randn(2, 3, 4, 5).astype(np.float32)
+        y = rng.randn(2, 3, 4, 5).astype(np.float32)
+        idx = rng.randint(0, 3, (2, 3, 4, 5)).astype(np.int64)
+        at = [[0, 1], [1, 2]]
+        cases = (
+            lambda a, b: F.mish(a) + F.selu(b) + F.celu(a),
+            lambda a, b: F.prelu(a, paddle.full([3], 0.2, a.dtype)),
+            lambda a, b: paddle.remainder(a, b.abs() + 0.5) +
+            paddle.floor_divide(a, b.abs() + 0.5) + paddle.sign(a),
+            lambda a, b: paddle.erf(a) + paddle.lerp(a, b, 0.3),
+            lambda a, b: paddle.take_along_axis(a, paddle.to_tensor(idx), 1),
+            lambda a, b: paddle.put_along_axis(
+                a, paddle.to_tensor(idx[:, :1]), b[:, :1], 1, "add"),
+            lambda a, b: paddle.index_add(a, paddle.to_tensor([0, 2]), 1,
+                                          b[:, :2]),
+            lambda a, b: paddle.scatter_nd_add(
+                a, paddle.to_tensor(at), b[:2, 0]) * 2 +
+            paddle.gather_nd(a, paddle.to_tensor(at)).sum(),
+            lambda a, b: paddle.cumprod(a * 0.5 + 1, 3),
+            lambda a, b: paddle.diag(a[0, 0]).sum() + paddle.trace(a[0, 0]),
+            lambda a, b: paddle.repeat_interleave(a, 2, 1),
+            lambda a, b: F.pixel_shuffle(a.reshape([2, 12, 1, 5]), 2),
+            lambda a, b: F.unfold(a, 2),
+            lambda a, b: paddle.cross(a, b, 1),
+            lambda a, b: paddle.kron(a[0, 0], b[0, 0]),
+            lambda a, b: paddle.dist(a, b) + paddle.median(a, 3).sum() +
+            paddle.kthvalue(a, 2, 3)[0].sum(),
+            lambda a, b: paddle.einsum("bcij,bckj->bcik", a, b))
+        for dtype, tol in (("float64", 1e-5), ("float16", 3e-2),
+                           ("bfloat16", 2e-1)):
+            for fn in cases:
+                want = run("cpu", fn, [x, y], False)[0]
+                got = run("backplane:0", lambda a, b: fn(
+                    a.astype(dtype), b.astype(dtype)).astype("float32"),
+                    [x, y], False)[0]
+                np.testing.assert_allclose(got, want, rtol=tol, atol=tol * 4,
+                                           err_msg=dtype)
+        n = rng.randint(-5, 5, (2, 3, 4)).astype(np.int32)
+        for fn in (lambda t: paddle.take_along_axis(
+                       t, paddle.to_tensor(idx[:, :, :, 0]), 1),
+                   lambda t: paddle.cumprod(t, 2), lambda t: paddle.kron(
+                       t[0], t[1]), lambda t: paddle.unique(t),
+                   lambda t: paddle.cross(t, paddle.roll(t, 1, 2), 1)):
+            self.same(fn, n, grad=False)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -274,6 +274,23 @@ class Kernels(unittest.TestCase):
         self.refused("sigmoid_cross_entropy_with_logits", "pos_weight",
                      lambda t: F.binary_cross_entropy_with_logits(
                          t, t, pos_weight=paddle.ones([4])), y)
+        self.refused("mish", "threshold 10",
+                     lambda t: paddle._C_ops.mish(t, 10.0), y)
+        self.refused("put_along_axis", "include_self false",
+                     lambda t: paddle.put_along_axis(
+                         t, paddle.zeros([1, 2, 1, 4], "int64"), t[:, :, :1],
+                         2, "add", include_self=False), y)
+        self.refused("unfold", "paddings [1, 0, 0, 0]",
+                     lambda t: F.unfold(t, 2, paddings=[1, 0, 0, 0]), y)
+        self.refused("dist", "p 0", lambda t: paddle.dist(t, t * 2, 0), y)
+        self.refused("einsum", "repeats within a term",
+                     lambda t: paddle.einsum("ii->i", t[0, 0, :4]), y)
+        self.refused("pool3d", "data_format NDHWC",
+                     lambda t: F.avg_pool3d(t.unsqueeze(0), 2,
+                                            data_format="NDHWC"), y)
+        self.refused("conv3d", "paddings: dim 0 pads 1 before and 0 after",
+                     lambda t: F.conv3d(t.unsqueeze(0), paddle.ones(
+                         [1, 1, 1, 1, 1]), padding=[1, 0, 0, 0, 0, 0]), y)
 
 
 class TinyTransformer(nn.Layer):

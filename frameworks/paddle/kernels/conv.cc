@@ -1,31 +1,10 @@
-/* conv2d, depthwise_conv2d, conv2d_transpose, pool2d and their gradients,
- * NCHW, explicit padding: diopiConvolution2d(Backward),
+/* conv2d, depthwise_conv2d, conv2d_transpose and their gradients, NCHW,
+ * explicit padding: diopiConvolution2d(Backward),
  * diopiConvTranspose2d(Backward) (output_padding from out's size, which
- * Paddle's InferMeta set from output_size or output_padding),
- * diopiMaxPool2d(WithIndices/Backward),
- * diopiAvgPool2d(Backward) (exclusive: padding not counted) and
- * diopiAdaptiveAvgPool2d(Backward) for global or adaptive average pooling. */
-#include "kernel_call.h"
+ * Paddle's InferMeta set from output_size or output_padding). */
+#include "conv_padding.h"
 
 namespace bridge {
-
-/* Paddle's paddings are [h, w] or [top, bottom, left, right]; DIOPI pads
- * each side alike. */
-template <typename I>
-static void symmetric_padding(KernelCall &call, const std::vector<I> &pads,
-                              int64_t *out) {
-  if (pads.size() == 2) {
-    out[0] = pads[0];
-    out[1] = pads[1];
-  } else if (pads.size() == 4 && pads[0] == pads[1] && pads[2] == pads[3]) {
-    out[0] = pads[0];
-    out[1] = pads[2];
-  } else {
-    call.fail("paddings of %zu values: only symmetric [h, w] padding is "
-              "supported",
-              pads.size());
-  }
-}
 
 static void check_layout(KernelCall &call, const std::string &format,
                          const std::string &padding_algorithm) {
@@ -54,7 +33,7 @@ static conv_args conv_arguments(KernelCall &call,
     a.stride[i] = strides[i];
     a.dilation[i] = dilations[i];
   }
-  symmetric_padding(call, paddings, a.padding);
+  symmetric_padding(call, paddings, 2, a.padding);
   return a;
 }
 
@@ -208,125 +187,6 @@ void Conv2dTransposeGradKernel(
              "diopiConvTranspose2dBackward");
 }
 
-struct pool_args {
-  bool max, adaptive_avg, count_include_pad;
-  int64_t kernel[2], stride[2], padding[2], dilation[2];
-};
-
-static pool_args pool_arguments(KernelCall &call, PD_Tensor *x,
-                                const phi::IntArray &kernel_size,
-                                const std::vector<int64_t> &strides,
-                                const std::vector<int64_t> &paddings,
-                                bool exclusive, const std::string &data_format,
-                                const std::string &pooling_type,
-                                bool global_pooling, bool adaptive,
-                                const std::string &padding_algorithm) {
-  check_layout(call, data_format, padding_algorithm);
-  pool_args a;
-  a.max = pooling_type == "max";
-  a.adaptive_avg = pooling_type == "avg" && (global_pooling || adaptive);
-  a.count_include_pad = !exclusive;
-  if (!a.max && pooling_type != "avg")
-    call.fail("%s pooling: only max and avg are supported",
-              pooling_type.c_str());
-  if (a.max && (global_pooling || adaptive))
-    call.fail("global or adaptive max pooling is not supported");
-  int64_t shape[BP_OPS_MAX_DIMS];
-  kernel_dims(x, shape);
-  if (kernel_int_array(kernel_size, a.kernel) != 2 || strides.size() != 2)
-    call.fail("kernel_size and strides must have 2 values");
-  if (global_pooling) {
-    a.kernel[0] = a.kernel[1] = 1;
-  }
-  for (int i = 0; i < 2; i++) {
-    a.stride[i] = strides[i];
-    a.dilation[i] = 1;
-  }
-  if (!a.adaptive_avg)
-    symmetric_padding(call, paddings, a.padding);
-  return a;
-}
-
-template <typename T>
-void Pool2dKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
-                  const phi::IntArray &kernel_size,
-                  const std::vector<int64_t> &strides,
-                  const std::vector<int64_t> &paddings, bool ceil_mode,
-                  bool exclusive, const std::string &data_format,
-                  const std::string &pooling_type, bool global_pooling,
-                  bool adaptive, const std::string &padding_algorithm,
-                  phi::DenseTensor *out) {
-  KernelCall call(dev_ctx, "pool2d");
-  pool_args a = pool_arguments(call, pd(x), kernel_size, strides, paddings,
-                               exclusive, data_format, pooling_type,
-                               global_pooling, adaptive, padding_algorithm);
-  diopiTensorHandle_t in = call.wrap(pd(x)), o = call.alloc(pd(out));
-  if (a.max) {
-    diopiSize_t k = {a.kernel, 2}, s = {a.stride, 2}, p = {a.padding, 2},
-                d = {a.dilation, 2};
-    call.check(
-        DIOPI(call, diopiMaxPool2d)(call.diopi(), o, in, k, s, p, d, ceil_mode),
-        "diopiMaxPool2d");
-  } else if (!a.adaptive_avg) {
-    diopiSize_t k = {a.kernel, 2}, s = {a.stride, 2}, p = {a.padding, 2};
-    call.check(DIOPI(call, diopiAvgPool2d)(call.diopi(), o, in, k, s, p,
-                                           ceil_mode, a.count_include_pad,
-                                           NULL),
-               "diopiAvgPool2d");
-  } else {
-    int64_t shape[BP_OPS_MAX_DIMS];
-    kernel_dims(pd(out), shape);
-    diopiSize_t size = {shape + 2, 2};
-    call.check(DIOPI(call, diopiAdaptiveAvgPool2d)(call.diopi(), o, in, size),
-               "diopiAdaptiveAvgPool2d");
-  }
-}
-
-/* Max pooling's gradient routes through the arg-max indices, recomputed
- * here from x (Paddle keeps none). */
-template <typename T>
-void Pool2dGradKernel(const phi::Context &dev_ctx, const phi::DenseTensor &x,
-                      const phi::DenseTensor &out, const phi::DenseTensor &dout,
-                      const phi::IntArray &kernel_size,
-                      const std::vector<int64_t> &strides,
-                      const std::vector<int64_t> &paddings, bool ceil_mode,
-                      bool exclusive, const std::string &data_format,
-                      const std::string &pooling_type, bool global_pooling,
-                      bool adaptive, const std::string &padding_algorithm,
-                      phi::DenseTensor *dx) {
-  KernelCall call(dev_ctx, "pool2d_grad");
-  pool_args a = pool_arguments(call, pd(x), kernel_size, strides, paddings,
-                               exclusive, data_format, pooling_type,
-                               global_pooling, adaptive, padding_algorithm);
-  diopiTensorHandle_t in = call.wrap(pd(x)), g = call.wrap(pd(dout));
-  diopiTensorHandle_t grad = call.alloc(pd(dx));
-  if (a.max) {
-    int64_t shape[BP_OPS_MAX_DIMS];
-    int ndim = kernel_dims(pd(out), shape);
-    diopiTensorHandle_t values =
-        call.temp(kernel_diopi_dtype(kernel_dtype(pd(out))), ndim, shape);
-    diopiTensorHandle_t indices = call.temp(diopi_dtype_int64, ndim, shape);
-    diopiSize_t k = {a.kernel, 2}, s = {a.stride, 2}, p = {a.padding, 2},
-                d = {a.dilation, 2};
-    call.check(DIOPI(call, diopiMaxPool2dWithIndices)(
-                   call.diopi(), values, indices, in, k, s, p, d, ceil_mode),
-               "diopiMaxPool2dWithIndices");
-    call.check(DIOPI(call, diopiMaxPool2dBackward)(call.diopi(), grad, g, in, k,
-                                                   s, p, d, ceil_mode, indices),
-               "diopiMaxPool2dBackward");
-  } else if (!a.adaptive_avg) {
-    diopiSize_t k = {a.kernel, 2}, s = {a.stride, 2}, p = {a.padding, 2};
-    call.check(DIOPI(call, diopiAvgPool2dBackward)(call.diopi(), grad, g, in, k,
-                                                   s, p, ceil_mode,
-                                                   a.count_include_pad, NULL),
-               "diopiAvgPool2dBackward");
-  } else {
-    call.check(
-        DIOPI(call, diopiAdaptiveAvgPool2dBackward)(call.diopi(), grad, g, in),
-        "diopiAdaptiveAvgPool2dBackward");
-  }
-}
-
 } // namespace bridge
 
 PD_BUILD_PHI_KERNEL(conv2d, backplane, ALL_LAYOUT, bridge::Conv2dKernel,
@@ -341,7 +201,3 @@ PD_BUILD_PHI_KERNEL(conv2d_transpose, backplane, ALL_LAYOUT,
                     bridge::Conv2dTransposeKernel, BRIDGE_FLOAT_DTYPES) {}
 PD_BUILD_PHI_KERNEL(conv2d_transpose_grad, backplane, ALL_LAYOUT,
                     bridge::Conv2dTransposeGradKernel, BRIDGE_FLOAT_DTYPES) {}
-PD_BUILD_PHI_KERNEL(pool2d, backplane, ALL_LAYOUT, bridge::Pool2dKernel,
-                    float) {}
-PD_BUILD_PHI_KERNEL(pool2d_grad, backplane, ALL_LAYOUT,
-                    bridge::Pool2dGradKernel, float) {}
