@@ -482,7 +482,7 @@ class Kernels(unittest.TestCase):
         self.same(lambda t, a: F.prelu(t, a, data_format="NHWC"), x,
                   rng.rand(5).astype(np.float32))
 
-    def test_division_sign_erf_lerp(self):
+    def test_division_sign_erf_lerp_atan2(self):
         x = rng.randn(4, 5).astype(np.float32) * 4
         y = rng.uniform(0.5, 2, (5,)).astype(np.float32)
         y[::2] *= -1
@@ -501,6 +501,9 @@ class Kernels(unittest.TestCase):
         self.same(lambda s, t: paddle.lerp(s, t, 0.3), x, z)
         w = rng.rand(4, 1).astype(np.float32)  # a weight tensor
         self.same(lambda s, t: paddle.lerp(s, t, paddle.to_tensor(w)), x, z)
+        u = rng.randn(4, 5).astype(np.float32)
+        u[1, :2] = 0  # atan2(+-x, 0), every quadrant below
+        self.same(paddle.atan2, x, u)
 
     def test_along_axis_and_nd_indexing(self):
         x = rng.randn(4, 5, 3).astype(np.float32)
