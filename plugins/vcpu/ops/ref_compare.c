@@ -18,25 +18,30 @@
 
 typedef enum compare { EQ, NE, LT, LE, GT, GE, AND, OR } compare_t;
 
-static double compare(compare_t kind, double a, double b) {
-  switch (kind) {
-  case EQ:
-    return a == b;
-  case NE:
-    return a != b;
-  case LT:
-    return a < b;
-  case LE:
-    return a <= b;
-  case GT:
-    return a > b;
-  case GE:
-    return a >= b;
-  case AND:
-    return a != 0 && b != 0;
-  case OR:
-    return a != 0 || b != 0;
+/* Returns comparison `kind` of a and b: one switch for the double and the
+ * integer forms. */
+#define RETURN_COMPARED(kind, a, b)                                            \
+  switch (kind) {                                                              \
+  case EQ:                                                                     \
+    return (a) == (b);                                                         \
+  case NE:                                                                     \
+    return (a) != (b);                                                         \
+  case LT:                                                                     \
+    return (a) < (b);                                                          \
+  case LE:                                                                     \
+    return (a) <= (b);                                                         \
+  case GT:                                                                     \
+    return (a) > (b);                                                          \
+  case GE:                                                                     \
+    return (a) >= (b);                                                         \
+  case AND:                                                                    \
+    return (a) != 0 && (b) != 0;                                               \
+  case OR:                                                                     \
+    return (a) != 0 || (b) != 0;                                               \
   }
+
+static double compare(compare_t kind, double a, double b) {
+  RETURN_COMPARED(kind, a, b)
   return 0;
 }
 
@@ -49,24 +54,7 @@ static double scalar_fn(const double *in, const double *p) {
 }
 /* The integer forms (exact beyond 2^53): int_params as params. */
 static bool compare_int(compare_t kind, int64_t a, int64_t b) {
-  switch (kind) {
-  case EQ:
-    return a == b;
-  case NE:
-    return a != b;
-  case LT:
-    return a < b;
-  case LE:
-    return a <= b;
-  case GT:
-    return a > b;
-  case GE:
-    return a >= b;
-  case AND:
-    return a != 0 && b != 0;
-  case OR:
-    return a != 0 || b != 0;
-  }
+  RETURN_COMPARED(kind, a, b)
   return false;
 }
 static int64_t tensor_int(const int64_t *in, const int64_t *p) {
