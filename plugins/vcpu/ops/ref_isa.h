@@ -53,6 +53,18 @@ const char *ref_isa_name(ref_isa_t isa);
            : isa == REF_ISA_AVX2 ? name##_avx2 args                            \
                                  : name##_sse2 args;                           \
   }
+/* `storage void name params`, calling name_avx512, name_avx2 or name_sse2
+ * by ref_isa(). */
+#define REF_ISA_SELECT_VOID(storage, name, params, args)                       \
+  storage void name params {                                                   \
+    ref_isa_t isa = ref_isa();                                                 \
+    if (isa == REF_ISA_AVX512)                                                 \
+      name##_avx512 args;                                                      \
+    else if (isa == REF_ISA_AVX2)                                              \
+      name##_avx2 args;                                                        \
+    else                                                                       \
+      name##_sse2 args;                                                        \
+  }
 #define REF_ISA_DISPATCH_VOID(storage, name, params, args)                     \
   REF_TARGET_AVX512 static void name##_avx512 params {                         \
     name##_body args;                                                          \
@@ -63,15 +75,7 @@ const char *ref_isa_name(ref_isa_t isa);
   static void name##_sse2 params {                                             \
     name##_body args;                                                          \
   }                                                                            \
-  storage void name params {                                                   \
-    ref_isa_t isa = ref_isa();                                                 \
-    if (isa == REF_ISA_AVX512)                                                 \
-      name##_avx512 args;                                                      \
-    else if (isa == REF_ISA_AVX2)                                              \
-      name##_avx2 args;                                                        \
-    else                                                                       \
-      name##_sse2 args;                                                        \
-  }
+  REF_ISA_SELECT_VOID(storage, name, params, args)
 /* As REF_ISA_DISPATCH_VOID, the body taking one more argument, a constant:
  * true in the AVX-512 and AVX2 builds, false in the SSE2 one (and where
  * there is one build); for a loop whose vector form pays only with FMA and
@@ -86,15 +90,7 @@ const char *ref_isa_name(ref_isa_t isa);
   static void name##_sse2 params {                                             \
     name##_body(REF_ISA_UNPAREN args, false);                                  \
   }                                                                            \
-  storage void name params {                                                   \
-    ref_isa_t isa = ref_isa();                                                 \
-    if (isa == REF_ISA_AVX512)                                                 \
-      name##_avx512 args;                                                      \
-    else if (isa == REF_ISA_AVX2)                                              \
-      name##_avx2 args;                                                        \
-    else                                                                       \
-      name##_sse2 args;                                                        \
-  }
+  REF_ISA_SELECT_VOID(storage, name, params, args)
 /* As REF_ISA_DISPATCH, the AVX-512 build from its own body, NAME_wide_body:
  * for a loop whose best shape differs there (one 512-bit accumulator, where
  * the narrower builds need several in flight). */
