@@ -6,39 +6,21 @@
 
 namespace bridge {
 
-static void check_layout(KernelCall &call, const std::string &format,
-                         const std::string &padding_algorithm) {
-  if (format != "NCHW" && format != "AnyLayout")
-    call.fail("data_format %s: only NCHW is supported", format.c_str());
-  if (padding_algorithm != "EXPLICIT")
-    call.fail("padding_algorithm %s: only EXPLICIT is supported",
-              padding_algorithm.c_str());
-}
+using conv2d_args = conv_args<2>;
 
-struct conv_args {
-  int64_t stride[2], padding[2], dilation[2];
-};
-
-static conv_args conv_arguments(KernelCall &call,
-                                const std::vector<int> &strides,
-                                const std::vector<int> &paddings,
-                                const std::string &padding_algorithm,
-                                const std::vector<int> &dilations,
-                                const std::string &data_format) {
-  check_layout(call, data_format, padding_algorithm);
-  if (strides.size() != 2 || dilations.size() != 2)
-    call.fail("strides and dilations must have 2 values");
-  conv_args a;
-  for (int i = 0; i < 2; i++) {
-    a.stride[i] = strides[i];
-    a.dilation[i] = dilations[i];
-  }
-  symmetric_padding(call, paddings, 2, a.padding);
-  return a;
+/* conv_arguments over 2 dims, NCHW. */
+static conv2d_args conv2d_arguments(KernelCall &call,
+                                    const std::vector<int> &strides,
+                                    const std::vector<int> &paddings,
+                                    const std::string &padding_algorithm,
+                                    const std::vector<int> &dilations,
+                                    const std::string &data_format) {
+  return conv_arguments<2>(call, strides, paddings, padding_algorithm,
+                           dilations, data_format, "NCHW");
 }
 
 static void conv2d(KernelCall &call, PD_Tensor *input, PD_Tensor *filter,
-                   const conv_args &a, int groups, PD_Tensor *out) {
+                   const conv2d_args &a, int groups, PD_Tensor *out) {
   diopiTensorHandle_t x = call.wrap(input), w = call.wrap(filter);
   diopiSize_t stride = {a.stride, 2}, padding = {a.padding, 2},
               dilation = {a.dilation, 2};
@@ -49,7 +31,7 @@ static void conv2d(KernelCall &call, PD_Tensor *input, PD_Tensor *filter,
 }
 
 static void conv2d_grad(KernelCall &call, PD_Tensor *input, PD_Tensor *filter,
-                        PD_Tensor *out_grad, const conv_args &a, int groups,
+                        PD_Tensor *out_grad, const conv2d_args &a, int groups,
                         PD_Tensor *input_grad, PD_Tensor *filter_grad) {
   diopiTensorHandle_t x = call.wrap(input), w = call.wrap(filter);
   diopiTensorHandle_t g = call.wrap(out_grad);
@@ -70,8 +52,8 @@ void Conv2dKernel(const phi::Context &dev_ctx, const phi::DenseTensor &input,
                   const std::vector<int> &dilations, int groups,
                   const std::string &data_format, phi::DenseTensor *out) {
   KernelCall call(dev_ctx, "conv2d");
-  conv_args a = conv_arguments(call, strides, paddings, padding_algorithm,
-                               dilations, data_format);
+  conv2d_args a = conv2d_arguments(call, strides, paddings, padding_algorithm,
+                                   dilations, data_format);
   conv2d(call, pd(input), pd(filter), a, groups, pd(out));
 }
 
@@ -84,8 +66,8 @@ void Conv2dGradKernel(
     int groups, const std::string &data_format, phi::DenseTensor *input_grad,
     phi::DenseTensor *filter_grad) {
   KernelCall call(dev_ctx, "conv2d_grad");
-  conv_args a = conv_arguments(call, strides, paddings, padding_algorithm,
-                               dilations, data_format);
+  conv2d_args a = conv2d_arguments(call, strides, paddings, padding_algorithm,
+                                   dilations, data_format);
   conv2d_grad(call, pd(input), pd(filter), pd(out_grad), a, groups,
               pd(input_grad), pd(filter_grad));
 }
@@ -99,8 +81,8 @@ void DepthwiseConv2dKernel(
     int groups, const std::vector<int> &dilations,
     const std::string &data_format, phi::DenseTensor *out) {
   KernelCall call(dev_ctx, "depthwise_conv2d");
-  conv_args a = conv_arguments(call, strides, paddings, padding_algorithm,
-                               dilations, data_format);
+  conv2d_args a = conv2d_arguments(call, strides, paddings, padding_algorithm,
+                                   dilations, data_format);
   conv2d(call, pd(input), pd(filter), a, groups, pd(out));
 }
 
@@ -113,8 +95,8 @@ void DepthwiseConv2dGradKernel(
     const std::vector<int> &dilations, const std::string &data_format,
     phi::DenseTensor *input_grad, phi::DenseTensor *filter_grad) {
   KernelCall call(dev_ctx, "depthwise_conv2d_grad");
-  conv_args a = conv_arguments(call, strides, paddings, padding_algorithm,
-                               dilations, data_format);
+  conv2d_args a = conv2d_arguments(call, strides, paddings, padding_algorithm,
+                                   dilations, data_format);
   conv2d_grad(call, pd(input), pd(filter), pd(out_grad), a, groups,
               pd(input_grad), pd(filter_grad));
 }
@@ -123,7 +105,7 @@ void DepthwiseConv2dGradKernel(
  * W]) adds to (in - 1) * stride - 2 * padding + dilation * (k - 1) + 1;
  * fails unless 0 <= it < max(stride, dilation), as DIOPI requires. */
 static void output_padding_of(KernelCall &call, PD_Tensor *x, PD_Tensor *filter,
-                              PD_Tensor *out, const conv_args &a,
+                              PD_Tensor *out, const conv2d_args &a,
                               int64_t *output_padding) {
   int64_t in[BP_OPS_MAX_DIMS], k[BP_OPS_MAX_DIMS], o[BP_OPS_MAX_DIMS];
   if (kernel_dims(x, in) != 4 || kernel_dims(filter, k) != 4 ||
@@ -150,8 +132,8 @@ void Conv2dTransposeKernel(
     int groups, const std::vector<int> &dilations,
     const std::string &data_format, phi::DenseTensor *out) {
   KernelCall call(dev_ctx, "conv2d_transpose", kernel_dtype_of<T>());
-  conv_args a = conv_arguments(call, strides, paddings, padding_algorithm,
-                               dilations, data_format);
+  conv2d_args a = conv2d_arguments(call, strides, paddings, padding_algorithm,
+                                   dilations, data_format);
   int64_t op[2];
   output_padding_of(call, pd(x), pd(filter), pd(out), a, op);
   diopiSize_t stride = {a.stride, 2}, padding = {a.padding, 2},
@@ -173,8 +155,8 @@ void Conv2dTransposeGradKernel(
     const std::vector<int> &dilations, const std::string &data_format,
     phi::DenseTensor *dx, phi::DenseTensor *dfilter) {
   KernelCall call(dev_ctx, "conv2d_transpose_grad", kernel_dtype_of<T>());
-  conv_args a = conv_arguments(call, strides, paddings, padding_algorithm,
-                               dilations, data_format);
+  conv2d_args a = conv2d_arguments(call, strides, paddings, padding_algorithm,
+                                   dilations, data_format);
   int64_t op[2];
   output_padding_of(call, pd(x), pd(filter), pd(dout), a, op);
   diopiSize_t stride = {a.stride, 2}, padding = {a.padding, 2},

@@ -4,30 +4,17 @@
 
 namespace bridge {
 
-struct conv3d_args {
-  int64_t stride[3], padding[3], dilation[3];
-};
+using conv3d_args = conv_args<3>;
 
+/* conv_arguments over 3 dims, NCDHW. */
 static conv3d_args conv3d_arguments(KernelCall &call,
                                     const std::vector<int> &strides,
                                     const std::vector<int> &paddings,
                                     const std::string &padding_algorithm,
                                     const std::vector<int> &dilations,
                                     const std::string &data_format) {
-  if (data_format != "NCDHW" && data_format != "AnyLayout")
-    call.fail("data_format %s: only NCDHW is supported", data_format.c_str());
-  if (padding_algorithm != "EXPLICIT")
-    call.fail("padding_algorithm %s: only EXPLICIT is supported",
-              padding_algorithm.c_str());
-  if (strides.size() != 3 || dilations.size() != 3)
-    call.fail("strides and dilations must have 3 values");
-  conv3d_args a;
-  for (int d = 0; d < 3; d++) {
-    a.stride[d] = strides[d];
-    a.dilation[d] = dilations[d];
-  }
-  symmetric_padding(call, paddings, 3, a.padding);
-  return a;
+  return conv_arguments<3>(call, strides, paddings, padding_algorithm,
+                           dilations, data_format, "NCDHW");
 }
 
 template <typename T>
