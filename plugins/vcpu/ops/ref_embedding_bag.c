@@ -231,6 +231,20 @@ REF_EXPORT diopiError_t diopiEmbeddingBag(
   return ref_enqueue_checked(ctx, op, check_values, run, &t, sizeof t);
 }
 
+/* A backward's (rows, dim) table `table` (named `name`) and grad_output's
+ * (bags, dim): both 2-D, agreeing on dim; sets t's rows, dim and bags. */
+static diopiError_t grad_shapes(const char *op, bag_task_t *t,
+                                const ref_view_t *table, const char *name) {
+  if (table->ndim != 2 || t->grad.ndim != 2)
+    return ref_fail(op, "%s, grad_output: expected 2 dims each, got %d and %d",
+                    name, table->ndim, t->grad.ndim);
+  t->rows = table->shape[0];
+  t->dim = table->shape[1];
+  t->bags = t->grad.shape[0];
+  int64_t grad_shape[2] = {t->bags, t->dim};
+  return ref_expect_shape(op, "grad_output", &t->grad, grad_shape, 2);
+}
+
 REF_EXPORT diopiError_t diopiEmbeddingBagBackward(
     diopiContextHandle_t ctx, diopiTensorHandle_t grad_weight,
     diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t indices,
@@ -260,17 +274,10 @@ REF_EXPORT diopiError_t diopiEmbeddingBagBackward(
     err = check_common(op, &t);
   if (err)
     return err;
-  if (t.grad_weight.ndim != 2 || t.grad.ndim != 2)
-    return ref_fail(op,
-                    "grad_weight, grad_output: expected 2 dims each, got "
-                    "%d and %d",
-                    t.grad_weight.ndim, t.grad.ndim);
-  t.rows = t.grad_weight.shape[0];
-  t.dim = t.grad_weight.shape[1];
-  t.bags = t.grad.shape[0];
+  if ((err = grad_shapes(op, &t, &t.grad_weight, "grad_weight")))
+    return err;
   int64_t grad_shape[2] = {t.bags, t.dim};
-  if ((err = ref_expect_shape(op, "grad_output", &t.grad, grad_shape, 2)) ||
-      (err = ref_expect_kind(op, "grad_weight", &t.grad_weight,
+  if ((err = ref_expect_kind(op, "grad_weight", &t.grad_weight,
                              REF_OUT_FLOATING)) ||
       (err = ref_expect_shape(op, "offset2bag", &t.offset2bag, &t.length, 1)) ||
       (err = ref_expect_shape(op, "bag_size", &t.bag_size, &t.bags, 1)))
@@ -314,16 +321,7 @@ REF_EXPORT diopiError_t diopiEmbeddingBagPerSampleWeightsBackward(
     err = check_common(op, &t);
   if (err)
     return err;
-  if (t.weight.ndim != 2 || t.grad.ndim != 2)
-    return ref_fail(op,
-                    "weight, grad_output: expected 2 dims each, got %d "
-                    "and %d",
-                    t.weight.ndim, t.grad.ndim);
-  t.rows = t.weight.shape[0];
-  t.dim = t.weight.shape[1];
-  t.bags = t.grad.shape[0];
-  int64_t grad_shape[2] = {t.bags, t.dim};
-  if ((err = ref_expect_shape(op, "grad_output", &t.grad, grad_shape, 2)) ||
+  if ((err = grad_shapes(op, &t, &t.weight, "weight")) ||
       (err = ref_expect_shape(op, "grad_per_sample_weights", &t.grad_psw,
                               &t.length, 1)) ||
       (err = ref_expect_kind(op, "grad_per_sample_weights", &t.grad_psw,
