@@ -1122,7 +1122,8 @@ static void rms_norm_rows_match_a_plain_loop(void **state) {
 /* add (alpha 2.5), sub, mul and floor-div of float32 rows by a value per row
  * ([R, C] by [R, 1]: the splat loops), on a small shape (vector tails) and on
  * one the pool cuts mid-row, and with the per-row value first (the buffered
- * loops): every element as one float operation of a plain loop gives it. */
+ * loops): every element as one float operation of a plain loop gives it (a
+ * floor-div as the floor of the quotient, taken in double). */
 static void arith_by_a_value_per_row_matches_a_plain_loop(void **state) {
   ops_env_t *e = *state;
   typedef diopiError_t (*alpha_fn)(CTX, T, CT, CT, const diopiScalar_t *);
@@ -1158,7 +1159,7 @@ static void arith_by_a_value_per_row_matches_a_plain_loop(void **state) {
         float want = op == 0   ? a + 2.5f * b
                      : op == 1 ? a - b
                      : op == 2 ? a * b
-                     : op == 3 ? floorf(a / b)
+                     : op == 3 ? (float)floor((double)a / (double)b)
                                : b + 2.5f * a;
         if (y[k] != want) {
           print_error("op %d, %lld x %lld, element %lld: got %.9g, want %.9g\n",
@@ -1172,6 +1173,71 @@ static void arith_by_a_value_per_row_matches_a_plain_loop(void **state) {
     bp_ops_tensor_destroy(tv);
     bp_ops_tensor_destroy(ty);
   }
+}
+
+/* Floor division as Python and PyTorch define it for floats, the floor of
+ * the exact quotient, in float32 (tensor and per-row value forms) and
+ * float64: 1 // 0.1 is 9 (1 / 0.1f rounds to 10), 0.3 // 0.1 is 2 in float64
+ * (0.29999... / 0.10000...) and 3 in float32 (0.3f / 0.1f is 3.00000007), +-inf
+ * // 3 is NaN, -5 // inf is -1, 0 // -3 is -0, 7 // 0 is inf, -7 // -2 is 3.
+ * Worked by hand. */
+static void floor_division_takes_the_exact_quotient(void **state) {
+  ops_env_t *e = *state;
+  typedef diopiError_t (*div_fn)(CTX, T, CT, CT, diopiRoundMode_t);
+  div_fn div = (div_fn)ops_env_find(e, "diopiDiv");
+  enum { N = 7 };
+  static const double as[N] = {1.0, 0.3, INFINITY, -INFINITY, -5.0, 0.0, 7.0};
+  static const double bs[N] = {0.1, 0.1, 3.0, 3.0, INFINITY, -3.0, 0.0};
+  double want[N] = {9.0, 2.0, NAN, NAN, -1.0, -0.0, INFINITY};
+  for (int dtype = 0; dtype < 2; dtype++) {
+    bool f32 = dtype == 0;
+    diopiDtype_t dt = f32 ? diopi_dtype_float32 : diopi_dtype_float64;
+    want[1] = f32 ? 3.0 : 2.0;
+    int64_t n = N;
+    void *x, *y, *o;
+    T tx = ops_env_tensor(e, dt, 1, &n, &x),
+      ty = ops_env_tensor(e, dt, 1, &n, &y),
+      to = ops_env_tensor(e, dt, 1, &n, &o);
+    for (int i = 0; i < N; i++) {
+      if (f32) {
+        ((float *)x)[i] = (float)as[i];
+        ((float *)y)[i] = (float)bs[i];
+      } else {
+        ((double *)x)[i] = as[i];
+        ((double *)y)[i] = bs[i];
+      }
+    }
+    assert_int_equal(div(e->ctx, to, tx, ty, RoundModeFloor), diopiSuccess);
+    sync_ok(e);
+    for (int i = 0; i < N; i++) {
+      double got = f32 ? ((float *)o)[i] : ((double *)o)[i];
+      bool ok = isnan(want[i])
+                    ? isnan(got)
+                    : got == want[i] && signbit(got) == signbit(want[i]);
+      if (!ok)
+        fail_msg("%s %g // %g = %g, expected %g", f32 ? "float32" : "float64",
+                 as[i], bs[i], got, want[i]);
+    }
+    bp_ops_tensor_destroy(tx);
+    bp_ops_tensor_destroy(ty);
+    bp_ops_tensor_destroy(to);
+  }
+  /* 1 // 0.1 through the per-row loop: [1, 1] by [[0.1]] */
+  int64_t row[2] = {1, 3}, col[2] = {1, 1};
+  float *x, *v, *y;
+  T tx = ops_env_tensor(e, diopi_dtype_float32, 2, row, (void **)&x);
+  T tv = ops_env_tensor(e, diopi_dtype_float32, 2, col, (void **)&v);
+  T ty = ops_env_tensor(e, diopi_dtype_float32, 2, row, (void **)&y);
+  x[0] = 1.0f, x[1] = 0.3f, x[2] = -1.0f;
+  v[0] = 0.1f;
+  assert_int_equal(div(e->ctx, ty, tx, tv, RoundModeFloor), diopiSuccess);
+  sync_ok(e);
+  assert_true(y[0] == 9.0f);
+  assert_true(y[1] == 3.0f);
+  assert_true(y[2] == -10.0f); /* -1 / 0.1f is -9.99999985 */
+  bp_ops_tensor_destroy(tx);
+  bp_ops_tensor_destroy(tv);
+  bp_ops_tensor_destroy(ty);
 }
 
 /* The draw of dropout's element i (ref_dropout.c's contract): splitmix64 of
@@ -1303,6 +1369,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(
           arith_by_a_value_per_row_matches_a_plain_loop, ops_env_setup,
           ops_env_teardown),
+      cmocka_unit_test_setup_teardown(floor_division_takes_the_exact_quotient,
+                                      ops_env_setup, ops_env_teardown),
       cmocka_unit_test_setup_teardown(
           dropout_of_float32_keeps_exactly_the_draws_at_least_p, ops_env_setup,
           ops_env_teardown),

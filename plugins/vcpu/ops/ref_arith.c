@@ -21,11 +21,32 @@ static double mul_fn(const double *in, const double *p) {
   (void)p;
   return in[0] * in[1];
 }
+/* a // b as PyTorch (and Python) define it for floats: the floor of the
+ * exact quotient, from a - fmod(a, b), which is exact, so 1 // 0.1 is 9
+ * where floor(1 / 0.1) is 10; +-inf // b is NaN; by 0 it is a / b. One body
+ * for float and double. */
+#define DIV_FLOOR_BODY(FMOD, FLOOR)                                            \
+  if (b == 0)                                                                  \
+    return a / b;                                                              \
+  __typeof__(a) mod = FMOD(a, b), div = (a - mod) / b;                         \
+  if (mod != 0 && (b < 0) != (mod < 0))                                        \
+    div -= 1;                                                                  \
+  if (div == 0)                                                                \
+    return copysign(0, a / b);                                                 \
+  __typeof__(a) low = FLOOR(div);                                              \
+  return div - low > 0.5f ? low + 1 : low;
+static inline double div_floor(double a, double b) {
+  DIV_FLOOR_BODY(fmod, floor)
+}
+static inline float div_floor_f32(float a, float b) {
+  DIV_FLOOR_BODY(fmodf, floorf)
+}
+
 static double div_fn(const double *in, const double *p) {
+  if (p[1] == RoundModeFloor)
+    return div_floor(in[0], in[1]);
   double q = in[0] / in[1];
-  return p[1] == RoundModeTrunc   ? trunc(q)
-         : p[1] == RoundModeFloor ? floor(q)
-                                  : q;
+  return p[1] == RoundModeTrunc ? trunc(q) : q;
 }
 
 REF_ISA_BODY void add_f32_body(float *out, const float *const *in, int64_t n,
@@ -60,14 +81,16 @@ REF_ISA_DISPATCH_VOID(static, mul_f32,
 REF_ISA_BODY void div_f32_body(float *out, const float *const *in, int64_t n,
                                const double *p) {
   const float *a = in[0], *b = in[1];
+  if (p[1] == RoundModeFloor) {
+    for (int64_t i = 0; i < n; i++)
+      out[i] = div_floor_f32(a[i], b[i]);
+    return;
+  }
   for (int64_t i = 0; i < n; i++)
     out[i] = a[i] / b[i];
   if (p[1] == RoundModeTrunc)
     for (int64_t i = 0; i < n; i++)
       out[i] = truncf(out[i]);
-  else if (p[1] == RoundModeFloor)
-    for (int64_t i = 0; i < n; i++)
-      out[i] = floorf(out[i]);
 }
 REF_ISA_DISPATCH_VOID(static, div_f32,
                       (float *out, const float *const *in, int64_t n,
@@ -96,14 +119,16 @@ REF_ISA_BODY void div_splat_f32_body(float *out, const float *const *in,
                                      int64_t n, const double *p) {
   const float *a = in[0];
   float b = in[1][0];
+  if (p[1] == RoundModeFloor) {
+    for (int64_t i = 0; i < n; i++)
+      out[i] = div_floor_f32(a[i], b);
+    return;
+  }
   for (int64_t i = 0; i < n; i++)
     out[i] = a[i] / b;
   if (p[1] == RoundModeTrunc)
     for (int64_t i = 0; i < n; i++)
       out[i] = truncf(out[i]);
-  else if (p[1] == RoundModeFloor)
-    for (int64_t i = 0; i < n; i++)
-      out[i] = floorf(out[i]);
 }
 REF_F32_EW(div_splat_f32)
 
