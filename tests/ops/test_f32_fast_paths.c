@@ -1240,6 +1240,53 @@ static void floor_division_takes_the_exact_quotient(void **state) {
   bp_ops_tensor_destroy(ty);
 }
 
+/* logsumexp over rows as PyTorch gives it: NaN wherever a row holds a NaN,
+ * even beside +inf; +-inf where the largest element is infinite and no NaN
+ * is there; log(e + e^2) for [1, 2]. float32 rows (the fast loop) and
+ * float64 (the generic fold). */
+static void logsumexp_of_rows_with_nan_and_infinities(void **state) {
+  ops_env_t *e = *state;
+  diopiError_t (*lse)(CTX, T, CT, diopiSize_t) =
+      (diopiError_t(*)(CTX, T, CT, diopiSize_t))ops_env_find(e,
+                                                             "diopiLogsumexp");
+  enum { ROWS = 5, COLS = 3 };
+  static const double rows[ROWS][COLS] = {{NAN, INFINITY, 1.0},
+                                          {INFINITY, 1.0, 2.0},
+                                          {-INFINITY, NAN, -INFINITY},
+                                          {-INFINITY, -INFINITY, -INFINITY},
+                                          {1.0, 2.0, -INFINITY}};
+  const double want[ROWS] = {NAN, INFINITY, NAN, -INFINITY,
+                             log(exp(1.0) + exp(2.0))};
+  for (int dtype = 0; dtype < 2; dtype++) {
+    bool f32 = dtype == 0;
+    diopiDtype_t dt = f32 ? diopi_dtype_float32 : diopi_dtype_float64;
+    int64_t shape[2] = {ROWS, COLS}, out_shape[1] = {ROWS}, dim = 1;
+    void *x, *y;
+    T tx = ops_env_tensor(e, dt, 2, shape, &x);
+    T ty = ops_env_tensor(e, dt, 1, out_shape, &y);
+    for (int r = 0; r < ROWS; r++)
+      for (int c = 0; c < COLS; c++) {
+        if (f32)
+          ((float *)x)[r * COLS + c] = (float)rows[r][c];
+        else
+          ((double *)x)[r * COLS + c] = rows[r][c];
+      }
+    assert_int_equal(lse(e->ctx, ty, tx, (diopiSize_t){&dim, 1}), diopiSuccess);
+    sync_ok(e);
+    for (int r = 0; r < ROWS; r++) {
+      double got = f32 ? ((float *)y)[r] : ((double *)y)[r];
+      bool ok = isnan(want[r])   ? isnan(got)
+                : isinf(want[r]) ? got == want[r]
+                                 : fabs(got - want[r]) < 1e-6;
+      if (!ok)
+        fail_msg("%s row %d: logsumexp %g, expected %g",
+                 f32 ? "float32" : "float64", r, got, want[r]);
+    }
+    bp_ops_tensor_destroy(tx);
+    bp_ops_tensor_destroy(ty);
+  }
+}
+
 /* The draw of dropout's element i (ref_dropout.c's contract): splitmix64 of
  * seed and offset + i, its top 53 bits as a double in [0, 1). */
 static double dropout_draw(uint64_t seed, uint64_t counter) {
@@ -1370,6 +1417,8 @@ int main(void) {
           arith_by_a_value_per_row_matches_a_plain_loop, ops_env_setup,
           ops_env_teardown),
       cmocka_unit_test_setup_teardown(floor_division_takes_the_exact_quotient,
+                                      ops_env_setup, ops_env_teardown),
+      cmocka_unit_test_setup_teardown(logsumexp_of_rows_with_nan_and_infinities,
                                       ops_env_setup, ops_env_teardown),
       cmocka_unit_test_setup_teardown(
           dropout_of_float32_keeps_exactly_the_draws_at_least_p, ops_env_setup,

@@ -77,8 +77,12 @@ static double lse_f32(const float *x, int64_t n, int64_t *index,
   (void)index;
   (void)p;
   float m = ref_f32_max(x, n); /* NaNs skipped: they reach the sum */
-  if (isinf(m))
+  if (isinf(m)) {              /* the result, unless a NaN is there too */
+    for (int64_t i = 0; i < n; i++)
+      if (isnan(x[i]))
+        return NAN;
     return m;
+  }
   float block[REF_F32_BLOCK];
   double sum = 0;
   for (int64_t b = 0; b < n; b += REF_F32_BLOCK) {
