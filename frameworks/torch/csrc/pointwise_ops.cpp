@@ -5,6 +5,7 @@
 // in-place and `out=` forms PyTorch dispatches separately; broadcasting and
 // strides are the op library's.
 #include <ATen/ExpandUtils.h>
+#include <ATen/native/TypeProperties.h>
 #include <ATen/ops/result_type.h>
 #include <torch/library.h>
 
@@ -122,6 +123,8 @@ BP_BINARY_FAMILY(gt, Gt, at::kBool)
 BP_BINARY_FAMILY(ge, Ge, at::kBool)
 BP_BINARY_FAMILY(bitwise_and, BitwiseAnd, at::result_type(a, b))
 BP_BINARY_FAMILY(bitwise_or, BitwiseOr, at::result_type(a, b))
+BP_BINARY_FAMILY(bitwise_xor, BitwiseXor, at::result_type(a, b))
+BP_BINARY_FAMILY(copysign, Copysign, floating_type(at::result_type(a, b)))
 
 const BinaryOp logical_and_op = {
     "diopiLogicalAnd", BP_DIOPI_LATER(diopiLogicalAnd), nullptr, nullptr};
@@ -131,6 +134,10 @@ const BinaryOp maximum_op = {"diopiMaximum", BP_DIOPI_LATER(diopiMaximum),
                              nullptr, nullptr};
 const BinaryOp minimum_op = {"diopiMinimum", BP_DIOPI_LATER(diopiMinimum),
                              nullptr, nullptr};
+const BinaryOp fmax_op = {"diopiFmax", BP_DIOPI_LATER(diopiFmax), nullptr,
+                          nullptr};
+const BinaryOp fmin_op = {"diopiFmin", BP_DIOPI_LATER(diopiFmin), nullptr,
+                          nullptr};
 const BinaryOp pow_op = {"diopiPowTensor", BP_DIOPI_LATER(diopiPowTensor),
                          "diopiPow", BP_DIOPI_LATER(diopiPow)};
 const BinaryOp remainder_op = {
@@ -171,6 +178,21 @@ at::Tensor minimum(const at::Tensor &a, const at::Tensor &b) {
 at::Tensor &minimum_out(const at::Tensor &a, const at::Tensor &b,
                         at::Tensor &out) {
   return binary_out(minimum_op, a, b, out);
+}
+
+at::Tensor fmax(const at::Tensor &a, const at::Tensor &b) {
+  return binary(fmax_op, a, b, at::result_type(a, b));
+}
+at::Tensor &fmax_out(const at::Tensor &a, const at::Tensor &b,
+                     at::Tensor &out) {
+  return binary_out(fmax_op, a, b, out);
+}
+at::Tensor fmin(const at::Tensor &a, const at::Tensor &b) {
+  return binary(fmin_op, a, b, at::result_type(a, b));
+}
+at::Tensor &fmin_out(const at::Tensor &a, const at::Tensor &b,
+                     at::Tensor &out) {
+  return binary_out(fmin_op, a, b, out);
 }
 
 at::Tensor remainder_tensor(const at::Tensor &a, const at::Tensor &b) {
@@ -363,10 +385,30 @@ void run_clamp(const at::Tensor &out, const at::Tensor &self,
           max ? &hi : nullptr);
 }
 
+// PyTorch's clamp dtype: a floating input keeps its own, any other is
+// promoted with the bounds (a bool result has no clamp).
+at::ScalarType clamp_type(at::ScalarType type) {
+  TORCH_CHECK(type != at::kBool, "\"clamp_cpu\" not implemented for 'Bool'");
+  return type;
+}
+at::ScalarType clamp_type(const at::Tensor &s,
+                          const c10::optional<c10::Scalar> &min,
+                          const c10::optional<c10::Scalar> &max) {
+  if (c10::isFloatingType(s.scalar_type()))
+    return s.scalar_type();
+  at::native::ResultTypeState state = {};
+  state = at::native::update_result_type_state(s, state);
+  if (min)
+    state = at::native::update_result_type_state(*min, state);
+  if (max)
+    state = at::native::update_result_type_state(*max, state);
+  return clamp_type(at::native::result_type(state));
+}
+
 at::Tensor clamp_scalar(const at::Tensor &s,
                         const c10::optional<c10::Scalar> &min,
                         const c10::optional<c10::Scalar> &max) {
-  at::Tensor out = new_tensor(s, s.sizes(), s.scalar_type());
+  at::Tensor out = new_tensor(s, s.sizes(), clamp_type(s, min, max));
   run_clamp(out, s, min, max);
   return out;
 }
@@ -406,7 +448,13 @@ at::Tensor clamp_tensor(const at::Tensor &s,
     shape = at::infer_size(shape, lo.sizes());
   if (hi.defined())
     shape = at::infer_size(shape, hi.sizes());
-  at::Tensor out = new_tensor(s, shape, s.scalar_type());
+  at::native::ResultTypeState state = {};
+  for (const at::Tensor *t :
+       std::initializer_list<const at::Tensor *>{&s, &lo, &hi})
+    if (t->defined())
+      state = at::native::update_result_type_state(*t, state);
+  at::Tensor out =
+      new_tensor(s, shape, clamp_type(at::native::result_type(state)));
   if (out.numel() == 0)
     return out;
   OpContext ctx(out);
@@ -520,6 +568,17 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   BP_BINARY_FAMILY_REGISTER(m, ge);
   BP_BINARY_FAMILY_REGISTER(m, bitwise_and);
   BP_BINARY_FAMILY_REGISTER(m, bitwise_or);
+  BP_BINARY_FAMILY_REGISTER(m, bitwise_xor);
+  m.impl("copysign.Tensor", copysign_tensor);
+  m.impl("copysign.Scalar", copysign_scalar);
+  m.impl("copysign_.Tensor", copysign_tensor_);
+  m.impl("copysign_.Scalar", copysign_scalar_);
+  m.impl("copysign.out", copysign_tensor_out);
+  m.impl("copysign.Scalar_out", copysign_scalar_out);
+  m.impl("fmax", fmax);
+  m.impl("fmax.out", fmax_out);
+  m.impl("fmin", fmin);
+  m.impl("fmin.out", fmin_out);
   m.impl("logical_and", logical_and);
   m.impl("logical_and_", logical_and_);
   m.impl("logical_and.out", logical_and_out);

@@ -64,14 +64,35 @@ Pair min_dim(const at::Tensor &self, int64_t dim, bool keepdim) {
   return extreme_dim(false, self, dim, keepdim);
 }
 
-at::Tensor amax(const at::Tensor &self, c10::IntArrayRef dim, bool keepdim) {
+// amax/amin over `dim` (none: every dim) into out, resized to the result.
+at::Tensor &extreme_dims_out(bool max, const at::Tensor &self,
+                             c10::IntArrayRef dim, bool keepdim,
+                             at::Tensor &out) {
   auto dims = reduced_dims(self, dim);
-  at::Tensor out =
-      new_tensor(self, reduced_shape(self, dims, keepdim), self.scalar_type());
+  shaped_out(out, reduced_shape(self, dims, keepdim));
   OpContext ctx(self);
   DiopiTensor o(out), x(self);
-  BP_CALL(diopiAmax, ctx, o, x, diopi_size(dims), keepdim);
+  if (max)
+    BP_CALL(diopiAmax, ctx, o, x, diopi_size(dims), keepdim);
+  else
+    BP_CALL(diopiAmin, ctx, o, x, diopi_size(dims), keepdim);
   return out;
+}
+at::Tensor amax(const at::Tensor &self, c10::IntArrayRef dim, bool keepdim) {
+  at::Tensor out = new_tensor(self, {}, self.scalar_type());
+  return extreme_dims_out(true, self, dim, keepdim, out);
+}
+at::Tensor amin(const at::Tensor &self, c10::IntArrayRef dim, bool keepdim) {
+  at::Tensor out = new_tensor(self, {}, self.scalar_type());
+  return extreme_dims_out(false, self, dim, keepdim, out);
+}
+at::Tensor &amax_out(const at::Tensor &self, c10::IntArrayRef dim, bool keepdim,
+                     at::Tensor &out) {
+  return extreme_dims_out(true, self, dim, keepdim, out);
+}
+at::Tensor &amin_out(const at::Tensor &self, c10::IntArrayRef dim, bool keepdim,
+                     at::Tensor &out) {
+  return extreme_dims_out(false, self, dim, keepdim, out);
 }
 
 at::Tensor argmin(const at::Tensor &self, c10::optional<int64_t> dim,
@@ -91,13 +112,15 @@ at::Tensor argmin(const at::Tensor &self, c10::optional<int64_t> dim,
   return out;
 }
 
-// any/all over everything (dim null) or one dim; bool results.
+// any/all over everything (dim null) or one dim; bool results, uint8 for a
+// uint8 input (as PyTorch 1.13 gives).
 at::Tensor any_all(bool any, const at::Tensor &self, const int64_t *dim,
                    bool keepdim) {
   std::vector<int64_t> shape;
   if (dim)
     shape = reduced_shape(self, {*dim}, keepdim);
-  at::Tensor out = new_tensor(self, shape, at::kBool);
+  at::Tensor out = new_tensor(
+      self, shape, self.scalar_type() == at::kByte ? at::kByte : at::kBool);
   OpContext ctx(self);
   DiopiTensor o(out), x(self);
   if (any)
@@ -672,6 +695,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("max.dim", max_dim);
   m.impl("min.dim", min_dim);
   m.impl("amax", amax);
+  m.impl("amax.out", amax_out);
+  m.impl("amin", amin);
+  m.impl("amin.out", amin_out);
   m.impl("argmin", argmin);
   m.impl("any", any);
   m.impl("all", all);

@@ -244,6 +244,50 @@ DIOPI_API diopiError_t diopiFmodScalar(diopiContextHandle_t ctx,
 DIOPI_API diopiError_t diopiFmodScalarInp(diopiContextHandle_t ctx,
                                           diopiTensorHandle_t input,
                                           const diopiScalar_t *other);
+/* Extension elementwise math: copysign, input's magnitude with other's sign
+ * (a tensor, broadcasting, or a scalar; the sign bit of -0.0 and of a NaN
+ * counts, as C's copysign), out floating (ref_copysign.c); fmax and fmin,
+ * C's NaN-ignoring max and min of two tensors (NaN only where both are),
+ * integral tensors exact in int64 (ref_fmax_fmin.c). */
+DIOPI_API diopiError_t diopiCopysign(diopiContextHandle_t ctx,
+                                     diopiTensorHandle_t out,
+                                     diopiConstTensorHandle_t input,
+                                     diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiCopysignInp(diopiContextHandle_t ctx,
+                                        diopiTensorHandle_t input,
+                                        diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiCopysignScalar(diopiContextHandle_t ctx,
+                                           diopiTensorHandle_t out,
+                                           diopiConstTensorHandle_t input,
+                                           const diopiScalar_t *other);
+DIOPI_API diopiError_t diopiCopysignInpScalar(diopiContextHandle_t ctx,
+                                              diopiTensorHandle_t input,
+                                              const diopiScalar_t *other);
+DIOPI_API diopiError_t diopiFmax(diopiContextHandle_t ctx,
+                                 diopiTensorHandle_t out,
+                                 diopiConstTensorHandle_t input,
+                                 diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiFmin(diopiContextHandle_t ctx,
+                                 diopiTensorHandle_t out,
+                                 diopiConstTensorHandle_t input,
+                                 diopiConstTensorHandle_t other);
+/* Extension bitwise xor of integer or bool tensors (a tensor other,
+ * broadcasting, or an integer scalar), in place or not, exact in int64 as
+ * diopiBitwiseAnd/Or (ref_bitwise.c). */
+DIOPI_API diopiError_t diopiBitwiseXor(diopiContextHandle_t ctx,
+                                       diopiTensorHandle_t out,
+                                       diopiConstTensorHandle_t input,
+                                       diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiBitwiseXorInp(diopiContextHandle_t ctx,
+                                          diopiTensorHandle_t input,
+                                          diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiBitwiseXorScalar(diopiContextHandle_t ctx,
+                                             diopiTensorHandle_t out,
+                                             diopiConstTensorHandle_t input,
+                                             const diopiScalar_t *other);
+DIOPI_API diopiError_t diopiBitwiseXorInpScalar(diopiContextHandle_t ctx,
+                                                diopiTensorHandle_t input,
+                                                const diopiScalar_t *other);
 /* Extension order statistics along dim, values and indices with input's
  * shape less dim (or keeping it as 1), as PyTorch's CPU gives them, ties
  * included: median, the first NaN of a line holding one, else the lower
