@@ -1,4 +1,5 @@
-// Reductions (max/min, amax, argmin, any/all, cumsum, vector norms, topk,
+// Reductions (max/min, amax/amin, argmin, any/all, cumsum/cumprod, nansum
+// and count_nonzero (composed of nan_to_num, ne and sum), vector norms, topk,
 // sort) and indexing (index_select, gather, scatter, advanced indexing and
 // index_put_, masked_fill_/masked_select, nonzero, unique, embedding's
 // backward, embedding_bag (+ backward), flip/roll/tril/triu, arange, eye), each
@@ -7,9 +8,13 @@
 // stream, as on CUDA.
 #include <ATen/ops/empty.h>
 #include <ATen/ops/mean.h>
+#include <ATen/ops/nan_to_num.h>
+#include <ATen/ops/ne.h>
+#include <ATen/ops/sum.h>
 #include <torch/library.h>
 
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <tuple>
 #include <vector>
@@ -208,19 +213,65 @@ std_mean_correction(const at::Tensor &self, at::OptionalIntArrayRef dim,
           at::mean(self, dim.value_or(c10::IntArrayRef{}), keepdim)};
 }
 
-at::Tensor cumsum(const at::Tensor &self, int64_t dim,
-                  c10::optional<at::ScalarType> dtype) {
-  at::ScalarType type = dtype.value_or(
-      c10::isIntegralType(self.scalar_type(), true) ? at::kLong
-                                                    : self.scalar_type());
-  at::Tensor out = new_tensor(self, self.sizes(), type);
+// cumsum or cumprod along dim into out (resized to self's shape); an
+// integral input gives int64 unless `dtype` says otherwise.
+at::ScalarType scan_type(const at::Tensor &self,
+                         c10::optional<at::ScalarType> dtype) {
+  return dtype.value_or(c10::isIntegralType(self.scalar_type(), true)
+                            ? at::kLong
+                            : self.scalar_type());
+}
+at::Tensor &scan_out(bool product, const at::Tensor &self, int64_t dim,
+                     at::Tensor &out) {
+  shaped_out(out, self.sizes());
   if (out.numel() == 0)
     return out;
   OpContext ctx(self);
   DiopiTensor o(out), x(self);
-  BP_CALL(diopiCumsum, ctx, o, x,
-          wrap_dim(dim, std::max<int64_t>(self.dim(), 1)));
+  int64_t d = wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
+  if (product)
+    BP_CALL(diopiCumprod, ctx, o, x, d);
+  else
+    BP_CALL(diopiCumsum, ctx, o, x, d);
   return out;
+}
+at::Tensor cumsum(const at::Tensor &self, int64_t dim,
+                  c10::optional<at::ScalarType> dtype) {
+  at::Tensor out = new_tensor(self, self.sizes(), scan_type(self, dtype));
+  return scan_out(false, self, dim, out);
+}
+at::Tensor cumprod(const at::Tensor &self, int64_t dim,
+                   c10::optional<at::ScalarType> dtype) {
+  at::Tensor out = new_tensor(self, self.sizes(), scan_type(self, dtype));
+  return scan_out(true, self, dim, out);
+}
+at::Tensor &cumprod_out(const at::Tensor &self, int64_t dim,
+                        c10::optional<at::ScalarType> dtype, at::Tensor &out) {
+  (void)dtype; // out's dtype is the result's
+  return scan_out(true, self, dim, out);
+}
+
+// nansum: sum with each NaN as 0 (the sum of nan_to_num keeping the
+// infinities: exact, one more pass); integral tensors hold no NaN.
+at::Tensor nan_as_zero(const at::Tensor &self) {
+  if (!c10::isFloatingType(self.scalar_type()))
+    return self;
+  double inf = std::numeric_limits<double>::infinity();
+  return at::nan_to_num(self, 0.0, inf, -inf);
+}
+at::Tensor nansum(const at::Tensor &self, at::OptionalIntArrayRef dim,
+                  bool keepdim, c10::optional<at::ScalarType> dtype) {
+  return at::sum(nan_as_zero(self), dim, keepdim, dtype);
+}
+at::Tensor &nansum_out(const at::Tensor &self, at::OptionalIntArrayRef dim,
+                       bool keepdim, c10::optional<at::ScalarType> dtype,
+                       at::Tensor &out) {
+  return at::sum_out(out, nan_as_zero(self), dim, keepdim, dtype);
+}
+
+// count_nonzero: the sum (int64) of self != 0 over `dim` (none: all).
+at::Tensor count_nonzero(const at::Tensor &self, c10::IntArrayRef dim) {
+  return at::sum(at::ne(self, 0), dim, false, at::kLong);
 }
 
 at::Tensor linalg_vector_norm(const at::Tensor &self, const c10::Scalar &ord,
@@ -704,6 +755,11 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("any.dim", any_dim);
   m.impl("all.dim", all_dim);
   m.impl("cumsum", cumsum);
+  m.impl("cumprod", cumprod);
+  m.impl("cumprod.out", cumprod_out);
+  m.impl("nansum", nansum);
+  m.impl("nansum.out", nansum_out);
+  m.impl("count_nonzero.dim_IntList", count_nonzero);
   m.impl("prod", prod);
   m.impl("prod.dim_int", prod_dim);
   m.impl("std.correction", std_correction);

@@ -149,6 +149,37 @@ DIOPI_API diopiError_t diopiDigamma(diopiContextHandle_t ctx,
                                     diopiConstTensorHandle_t input);
 DIOPI_API diopiError_t diopiDigammaInp(diopiContextHandle_t ctx,
                                        diopiTensorHandle_t input);
+/* Extension elementwise ops of one tensor (ref_extra_unary.c): log_sigmoid,
+ * min(x, 0) - log1p(exp(-|x|)) as PyTorch's CPU, and its backward
+ * (grad_input from grad_output and the forward's input); nan_to_num, NaN,
+ * +inf and -inf replaced by the three scalars (PyTorch's defaults, 0 and
+ * the out dtype's largest and lowest, are the caller's), an integral input
+ * copied. */
+DIOPI_API diopiError_t diopiLogSigmoid(diopiContextHandle_t ctx,
+                                       diopiTensorHandle_t out,
+                                       diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiLogSigmoidInp(diopiContextHandle_t ctx,
+                                          diopiTensorHandle_t input);
+DIOPI_API diopiError_t diopiLogSigmoidBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiNanToNum(diopiContextHandle_t ctx,
+                                     diopiTensorHandle_t out,
+                                     diopiConstTensorHandle_t input,
+                                     const diopiScalar_t *nan,
+                                     const diopiScalar_t *posinf,
+                                     const diopiScalar_t *neginf);
+DIOPI_API diopiError_t diopiNanToNumInp(diopiContextHandle_t ctx,
+                                        diopiTensorHandle_t input,
+                                        const diopiScalar_t *nan,
+                                        const diopiScalar_t *posinf,
+                                        const diopiScalar_t *neginf);
+/* Extension scan: cumprod along dim, diopiCumsum's counterpart (ref_scan.c):
+ * products in double, integral input and out in int64, wrapping. */
+DIOPI_API diopiError_t diopiCumprod(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t out,
+                                    diopiConstTensorHandle_t input,
+                                    int64_t dim);
 /* Extension reduction: amin, diopiAmax's counterpart (ref_reduce_minmax.c):
  * the minimum over `dim` (every dim when empty); out's shape gives keepdim. */
 DIOPI_API diopiError_t diopiAmin(diopiContextHandle_t ctx,
