@@ -414,6 +414,9 @@ at::Tensor clamp_scalar(const at::Tensor &s,
 }
 at::Tensor &clamp_scalar_(at::Tensor &s, const c10::optional<c10::Scalar> &min,
                           const c10::optional<c10::Scalar> &max) {
+  at::ScalarType type = clamp_type(s, min, max);
+  TORCH_CHECK(type == s.scalar_type(), "result type ", type,
+              " can't be cast to the desired output type ", s.scalar_type());
   run_clamp(s, s, min, max);
   return s;
 }
@@ -436,30 +439,65 @@ at::Tensor &clamp_max_(at::Tensor &s, const c10::Scalar &max) {
   return clamp_scalar_(s, c10::nullopt, max);
 }
 
+// Tensor bounds (either may be absent; a CPU one is copied over), broadcast
+// with self: the result's shape.
+struct ClampBounds {
+  at::Tensor lo, hi;
+  std::vector<int64_t> shape;
+};
+ClampBounds clamp_bounds(const at::Tensor &s,
+                         const c10::optional<at::Tensor> &min,
+                         const c10::optional<at::Tensor> &max) {
+  TORCH_CHECK(min.has_value() || max.has_value(),
+              "torch.clamp: At least one of 'min' or 'max' must not be None");
+  ClampBounds b;
+  b.lo = min ? on_device(*min, s.device()) : at::Tensor();
+  b.hi = max ? on_device(*max, s.device()) : at::Tensor();
+  b.shape.assign(s.sizes().begin(), s.sizes().end());
+  if (b.lo.defined())
+    b.shape = at::infer_size(b.shape, b.lo.sizes());
+  if (b.hi.defined())
+    b.shape = at::infer_size(b.shape, b.hi.sizes());
+  return b;
+}
+void run_clamp_tensor(const at::Tensor &out, const at::Tensor &s,
+                      const ClampBounds &b) {
+  if (out.numel() == 0)
+    return;
+  OpContext ctx(out);
+  DiopiTensor o(out), x(s), lt(b.lo), ht(b.hi);
+  BP_CALL(diopiClamp, ctx, o, x, lt, ht);
+}
+
 at::Tensor clamp_tensor(const at::Tensor &s,
                         const c10::optional<at::Tensor> &min,
                         const c10::optional<at::Tensor> &max) {
-  TORCH_CHECK(min.has_value() || max.has_value(),
-              "torch.clamp: At least one of 'min' or 'max' must not be None");
-  at::Tensor lo = min ? on_device(*min, s.device()) : at::Tensor();
-  at::Tensor hi = max ? on_device(*max, s.device()) : at::Tensor();
-  std::vector<int64_t> shape(s.sizes().begin(), s.sizes().end());
-  if (lo.defined())
-    shape = at::infer_size(shape, lo.sizes());
-  if (hi.defined())
-    shape = at::infer_size(shape, hi.sizes());
+  ClampBounds b = clamp_bounds(s, min, max);
   at::native::ResultTypeState state = {};
   for (const at::Tensor *t :
-       std::initializer_list<const at::Tensor *>{&s, &lo, &hi})
+       std::initializer_list<const at::Tensor *>{&s, &b.lo, &b.hi})
     if (t->defined())
       state = at::native::update_result_type_state(*t, state);
   at::Tensor out =
-      new_tensor(s, shape, clamp_type(at::native::result_type(state)));
-  if (out.numel() == 0)
-    return out;
-  OpContext ctx(out);
-  DiopiTensor o(out), x(s), lt(lo), ht(hi);
-  BP_CALL(diopiClamp, ctx, o, x, lt, ht);
+      new_tensor(s, b.shape, clamp_type(at::native::result_type(state)));
+  run_clamp_tensor(out, s, b);
+  return out;
+}
+// In place and out= keep the dtype they have, as PyTorch's casts.
+at::Tensor &clamp_tensor_(at::Tensor &s, const c10::optional<at::Tensor> &min,
+                          const c10::optional<at::Tensor> &max) {
+  ClampBounds b = clamp_bounds(s, min, max);
+  TORCH_CHECK(s.sizes().equals(b.shape), "output with shape ", s.sizes(),
+              " doesn't match the broadcast shape ", b.shape);
+  run_clamp_tensor(s, s, b);
+  return s;
+}
+at::Tensor &clamp_tensor_out(const at::Tensor &s,
+                             const c10::optional<at::Tensor> &min,
+                             const c10::optional<at::Tensor> &max,
+                             at::Tensor &out) {
+  ClampBounds b = clamp_bounds(s, min, max);
+  run_clamp_tensor(shaped_out(out, b.shape), s, b);
   return out;
 }
 
@@ -613,6 +651,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("clamp_", clamp_scalar_);
   m.impl("clamp.out", clamp_out);
   m.impl("clamp.Tensor", clamp_tensor);
+  m.impl("clamp_.Tensor", clamp_tensor_);
+  m.impl("clamp.Tensor_out", clamp_tensor_out);
   m.impl("clamp_min", clamp_min);
   m.impl("clamp_min_", clamp_min_);
   m.impl("clamp_max", clamp_max);

@@ -1,11 +1,11 @@
 // Reductions (max/min, amax/amin, argmin, any/all, cumsum/cumprod, nansum
 // and count_nonzero (composed of nan_to_num, ne and sum), vector norms, topk,
 // sort) and indexing (index_select, gather, scatter, advanced indexing and
-// index_put_, masked_fill_/masked_select, nonzero, unique, embedding's
-// backward, embedding_bag (+ backward), flip/roll/tril/triu, arange, eye), each
-// one DIOPI call on the device's current stream. Ops whose result size depends
-// on the data (index with a mask, masked_select, nonzero, unique) wait for the
-// stream, as on CUDA.
+// index_put_, masked_fill_/masked_scatter_/masked_select, nonzero, unique,
+// embedding's backward, embedding_bag (+ backward), flip/roll/tril/triu,
+// arange, eye), each one DIOPI call on the device's current stream. Ops whose
+// result size depends on the data (index with a mask, masked_select, nonzero,
+// unique) wait for the stream, as on CUDA.
 #include <ATen/ops/empty.h>
 #include <ATen/ops/mean.h>
 #include <ATen/ops/nan_to_num.h>
@@ -528,6 +528,23 @@ at::Tensor &masked_fill_tensor_(at::Tensor &self, const at::Tensor &mask,
   return masked_fill_scalar_(self, mask, value.item());
 }
 
+// self's elements where mask (broadcast) holds replaced by source's, in
+// order; a short source leaves the rest (PyTorch's CPU raises there).
+at::Tensor &masked_scatter_(at::Tensor &self, const at::Tensor &mask,
+                            const at::Tensor &source) {
+  TORCH_CHECK(self.scalar_type() == source.scalar_type(),
+              "masked_scatter: expected self and source to have same dtypes "
+              "but got",
+              self.scalar_type(), " and ", source.scalar_type());
+  if (self.numel() == 0)
+    return self;
+  at::Tensor m = on_device(mask, self.device());
+  OpContext ctx(self);
+  DiopiTensor x(self), mt(m), src(source);
+  BP_CALL(diopiMaskedScatter, ctx, x, x, mt, src);
+  return self;
+}
+
 at::Tensor masked_select(const at::Tensor &self, const at::Tensor &mask) {
   at::Tensor m = on_device(mask, self.device());
   OpContext ctx(self);
@@ -786,6 +803,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("index_add_", index_add_);
   m.impl("index_add", index_add);
   m.impl("masked_fill_.Scalar", masked_fill_scalar_);
+  m.impl("masked_scatter_", masked_scatter_);
   m.impl("masked_fill_.Tensor", masked_fill_tensor_);
   m.impl("masked_select", masked_select);
   m.impl("nonzero", nonzero);
