@@ -1,6 +1,7 @@
 // Elementwise kernels: add/sub/mul/div (tensor and scalar forms,
-// broadcasting, in place; div with a rounding mode too) and the activations
-// with their backward, each one DIOPI call on the device's current stream.
+// broadcasting, in place; div with a rounding mode too, so floor_divide) and
+// the activations (relu, sigmoid, tanh, gelu, threshold) with their
+// backward, each one DIOPI call on the device's current stream.
 #include <ATen/ExpandUtils.h>
 #include <ATen/ScalarOps.h>
 #include <ATen/ops/empty.h>
@@ -214,12 +215,14 @@ at::Tensor sigmoid(const at::Tensor &s) {
   return unary("diopiSigmoid", BP_DIOPI(diopiSigmoid), s, true);
 }
 at::Tensor &sigmoid_(at::Tensor &s) {
+  check_floating_in_place(s);
   return unary_("diopiSigmoidInp", BP_DIOPI(diopiSigmoidInp), s);
 }
 at::Tensor tanh(const at::Tensor &s) {
   return unary("diopiTanh", BP_DIOPI(diopiTanh), s, true);
 }
 at::Tensor &tanh_(at::Tensor &s) {
+  check_floating_in_place(s);
   return unary_("diopiTanhInp", BP_DIOPI(diopiTanhInp), s);
 }
 

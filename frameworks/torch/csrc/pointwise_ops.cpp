@@ -1,9 +1,9 @@
 // Pointwise kernels beyond add/sub/mul/div: unary math, comparisons and
-// logical ops, where, addcmul/addcdiv, lerp, pow, clamp, maximum/minimum and
-// the activations leaky_relu, silu, hardtanh, hardswish with their backward.
-// Each is one DIOPI call on the device's current stream, in the functional,
-// in-place and `out=` forms PyTorch dispatches separately; broadcasting and
-// strides are the op library's.
+// logical ops, bitwise xor, copysign, where, addcmul/addcdiv, lerp, pow,
+// clamp, maximum/minimum, fmax/fmin and the activations leaky_relu, silu,
+// hardtanh, hardswish with their backward. Each is one DIOPI call on the
+// device's current stream, in the functional, in-place and `out=` forms PyTorch
+// dispatches separately; broadcasting and strides are the op library's.
 #include <ATen/ExpandUtils.h>
 #include <ATen/native/TypeProperties.h>
 #include <ATen/ops/result_type.h>
@@ -385,12 +385,13 @@ void run_clamp(const at::Tensor &out, const at::Tensor &self,
           max ? &hi : nullptr);
 }
 
-// PyTorch's clamp dtype: a floating input keeps its own, any other is
-// promoted with the bounds (a bool result has no clamp).
+// PyTorch's clamp dtype, the promoted one: a bool result has no clamp.
 at::ScalarType clamp_type(at::ScalarType type) {
   TORCH_CHECK(type != at::kBool, "\"clamp_cpu\" not implemented for 'Bool'");
   return type;
 }
+// With number bounds a floating input keeps its dtype; any other is
+// promoted with the numbers.
 at::ScalarType clamp_type(const at::Tensor &s,
                           const c10::optional<c10::Scalar> &min,
                           const c10::optional<c10::Scalar> &max) {

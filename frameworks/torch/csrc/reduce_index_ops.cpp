@@ -534,7 +534,7 @@ at::Tensor &masked_scatter_(at::Tensor &self, const at::Tensor &mask,
                             const at::Tensor &source) {
   TORCH_CHECK(self.scalar_type() == source.scalar_type(),
               "masked_scatter: expected self and source to have same dtypes "
-              "but got",
+              "but got ",
               self.scalar_type(), " and ", source.scalar_type());
   if (self.numel() == 0)
     return self;

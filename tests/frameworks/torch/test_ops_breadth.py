@@ -389,6 +389,10 @@ class PointwisePeerTest(PeerTest):
                         self.assertEqual(ours.dtype, torch.float32)
                         torch.testing.assert_close(ours.cpu(), cpu, rtol=1e-5,
                                                    atol=1e-5, equal_nan=True)
+        for fn in ("sigmoid_", "tanh_", "exp_", "sqrt_"):
+            with self.subTest(op=fn), \
+                    self.assertRaisesRegex(RuntimeError, "can't be cast"):
+                getattr(ints.to(DEVICE), fn)()
 
     def test_clamp_promotes_with_its_bounds(self):
         u = torch.tensor([1, 200, 3, 90], dtype=torch.uint8)
