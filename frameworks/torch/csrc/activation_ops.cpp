@@ -1,10 +1,14 @@
 // Elementwise kernels of the op library's ref_extra_unary.c family: lgamma,
 // digamma (lgamma's backward), erfc, round, trunc, frac, hardsigmoid, mish,
-// elu and softplus with the backwards autograd calls (round, trunc and frac
+// elu, softplus and log_sigmoid with the backwards autograd calls, and
+// nan_to_num (round, trunc and frac
 // have zero gradients; digamma's backward is polygamma(1, x), in
 // special_ops.cpp). Each is one DIOPI call on the device's current stream;
 // strides are the library's.
+#include <ATen/Dispatch.h>
 #include <torch/library.h>
+
+#include <limits>
 
 #include "kernel_util.h"
 #include "unary_kernels.h"
@@ -75,6 +79,67 @@ at::Tensor softplus_backward(const at::Tensor &grad_output,
                         beta, threshold);
 }
 
+// log_sigmoid's buffer is empty, as PyTorch's CPU leaves it.
+std::tuple<at::Tensor, at::Tensor> log_sigmoid_forward(const at::Tensor &s) {
+  return {unary("diopiLogSigmoid", BP_DIOPI(diopiLogSigmoid), s, false),
+          new_tensor(s, {0}, s.scalar_type())};
+}
+std::tuple<at::Tensor &, at::Tensor &>
+log_sigmoid_forward_out(const at::Tensor &s, at::Tensor &out,
+                        at::Tensor &buffer) {
+  unary_out("diopiLogSigmoid", BP_DIOPI(diopiLogSigmoid), s, out);
+  return {out, buffer};
+}
+at::Tensor log_sigmoid_backward(const at::Tensor &grad_output,
+                                const at::Tensor &self,
+                                const at::Tensor &buffer) {
+  (void)buffer;
+  return unary_backward("diopiLogSigmoidBackward",
+                        BP_DIOPI(diopiLogSigmoidBackward), grad_output, self);
+}
+
+// nan_to_num's replacements, PyTorch's defaults for those not given: 0 for
+// NaN, the largest and lowest finite values of `type` for the infinities.
+struct NanToNum {
+  c10::Scalar nan, posinf, neginf;
+};
+NanToNum replacements(at::ScalarType type, c10::optional<double> nan,
+                      c10::optional<double> posinf,
+                      c10::optional<double> neginf) {
+  NanToNum r{nan.value_or(0.0), 0.0, 0.0};
+  if (!c10::isFloatingType(type))
+    return r; // an integral tensor is copied
+  AT_DISPATCH_FLOATING_TYPES_AND2(
+      at::kHalf, at::kBFloat16, type, "nan_to_num", [&] {
+        r.posinf = posinf.value_or(
+            static_cast<double>(std::numeric_limits<scalar_t>::max()));
+        r.neginf = neginf.value_or(
+            static_cast<double>(std::numeric_limits<scalar_t>::lowest()));
+      });
+  return r;
+}
+at::Tensor nan_to_num(const at::Tensor &s, c10::optional<double> nan,
+                      c10::optional<double> posinf,
+                      c10::optional<double> neginf) {
+  NanToNum r = replacements(s.scalar_type(), nan, posinf, neginf);
+  return unary("diopiNanToNum", BP_DIOPI(diopiNanToNum), s, false, r.nan,
+               r.posinf, r.neginf);
+}
+at::Tensor &nan_to_num_(at::Tensor &s, c10::optional<double> nan,
+                        c10::optional<double> posinf,
+                        c10::optional<double> neginf) {
+  NanToNum r = replacements(s.scalar_type(), nan, posinf, neginf);
+  return unary_("diopiNanToNumInp", BP_DIOPI(diopiNanToNumInp), s, r.nan,
+                r.posinf, r.neginf);
+}
+at::Tensor &nan_to_num_out(const at::Tensor &s, c10::optional<double> nan,
+                           c10::optional<double> posinf,
+                           c10::optional<double> neginf, at::Tensor &out) {
+  NanToNum r = replacements(out.scalar_type(), nan, posinf, neginf);
+  return unary_out("diopiNanToNum", BP_DIOPI(diopiNanToNum), s, out, r.nan,
+                   r.posinf, r.neginf);
+}
+
 } // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -95,6 +160,12 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("softplus", softplus);
   m.impl("softplus.out", softplus_out);
   m.impl("softplus_backward", softplus_backward);
+  m.impl("log_sigmoid_forward", log_sigmoid_forward);
+  m.impl("log_sigmoid_forward.output", log_sigmoid_forward_out);
+  m.impl("log_sigmoid_backward", log_sigmoid_backward);
+  m.impl("nan_to_num", nan_to_num);
+  m.impl("nan_to_num_", nan_to_num_);
+  m.impl("nan_to_num.out", nan_to_num_out);
 }
 
 } // namespace torch_backplane

@@ -1,7 +1,9 @@
 // Elementwise kernels: add/sub/mul/div (tensor and scalar forms,
-// broadcasting, in place; div with a rounding mode too) and the activations
-// with their backward, each one DIOPI call on the device's current stream.
+// broadcasting, in place; div with a rounding mode too, so floor_divide) and
+// the activations (relu, sigmoid, tanh, gelu, threshold) with their
+// backward, each one DIOPI call on the device's current stream.
 #include <ATen/ExpandUtils.h>
+#include <ATen/ScalarOps.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/result_type.h>
 #include <c10/core/ScalarType.h>
@@ -181,6 +183,26 @@ at::Tensor &div_mode_out(const at::Tensor &a, const at::Tensor &b,
   return binary_out(Binary::kDiv, a, b, 1, out, round_mode(mode, a, b));
 }
 
+// floor_divide: div with rounding_mode "floor" (PyTorch 1.13's); a number
+// other is a wrapped scalar, promoting as one.
+const c10::optional<c10::string_view> kFloor = c10::string_view("floor");
+at::Tensor floor_divide(const at::Tensor &a, const at::Tensor &b) {
+  return div_mode(a, b, kFloor);
+}
+at::Tensor floor_divide_scalar(const at::Tensor &a, const c10::Scalar &b) {
+  return div_mode(a, at::native::wrapped_scalar_tensor(b), kFloor);
+}
+at::Tensor &floor_divide_(at::Tensor &a, const at::Tensor &b) {
+  return div_mode_(a, b, kFloor);
+}
+at::Tensor &floor_divide_scalar_(at::Tensor &a, const c10::Scalar &b) {
+  return div_mode_(a, at::native::wrapped_scalar_tensor(b), kFloor);
+}
+at::Tensor &floor_divide_out(const at::Tensor &a, const at::Tensor &b,
+                             at::Tensor &out) {
+  return div_mode_out(a, b, kFloor, out);
+}
+
 // ---- Activations --------------------------------------------------------
 
 at::Tensor relu(const at::Tensor &s) {
@@ -190,21 +212,39 @@ at::Tensor &relu_(at::Tensor &s) {
   return unary_("diopiReluInp", BP_DIOPI(diopiReluInp), s);
 }
 at::Tensor sigmoid(const at::Tensor &s) {
-  return unary("diopiSigmoid", BP_DIOPI(diopiSigmoid), s, false);
+  return unary("diopiSigmoid", BP_DIOPI(diopiSigmoid), s, true);
 }
 at::Tensor &sigmoid_(at::Tensor &s) {
+  check_floating_in_place(s);
   return unary_("diopiSigmoidInp", BP_DIOPI(diopiSigmoidInp), s);
 }
 at::Tensor tanh(const at::Tensor &s) {
-  return unary("diopiTanh", BP_DIOPI(diopiTanh), s, false);
+  return unary("diopiTanh", BP_DIOPI(diopiTanh), s, true);
 }
 at::Tensor &tanh_(at::Tensor &s) {
+  check_floating_in_place(s);
   return unary_("diopiTanhInp", BP_DIOPI(diopiTanhInp), s);
 }
 
 at::Tensor gelu(const at::Tensor &self, c10::string_view approximate) {
   std::string mode(approximate);
   return unary("diopiGelu", BP_DIOPI(diopiGelu), self, false, mode.c_str());
+}
+
+at::Tensor threshold(const at::Tensor &s, const c10::Scalar &threshold,
+                     const c10::Scalar &value) {
+  return unary("diopiThreshold", BP_DIOPI(diopiThreshold), s, false, threshold,
+               value);
+}
+at::Tensor &threshold_(at::Tensor &s, const c10::Scalar &threshold,
+                       const c10::Scalar &value) {
+  return unary_("diopiThresholdInp", BP_DIOPI(diopiThresholdInp), s, threshold,
+                value);
+}
+at::Tensor &threshold_out(const at::Tensor &s, const c10::Scalar &threshold,
+                          const c10::Scalar &value, at::Tensor &out) {
+  return unary_out("diopiThreshold", BP_DIOPI(diopiThreshold), s, out,
+                   threshold, value);
 }
 
 at::Tensor threshold_backward(const at::Tensor &grad_output,
@@ -252,6 +292,11 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("div.Tensor_mode", div_mode);
   m.impl("div_.Tensor_mode", div_mode_);
   m.impl("div.out_mode", div_mode_out);
+  m.impl("floor_divide", floor_divide);
+  m.impl("floor_divide.Scalar", floor_divide_scalar);
+  m.impl("floor_divide_.Tensor", floor_divide_);
+  m.impl("floor_divide_.Scalar", floor_divide_scalar_);
+  m.impl("floor_divide.out", floor_divide_out);
   m.impl("relu", relu);
   m.impl("relu_", relu_);
   m.impl("sigmoid", sigmoid);
@@ -259,6 +304,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("tanh", tanh);
   m.impl("tanh_", tanh_);
   m.impl("gelu", gelu);
+  m.impl("threshold", threshold);
+  m.impl("threshold_", threshold_);
+  m.impl("threshold.out", threshold_out);
   m.impl("threshold_backward", threshold_backward);
   m.impl("sigmoid_backward", sigmoid_backward);
   m.impl("tanh_backward", tanh_backward);

@@ -1,10 +1,11 @@
 // Pointwise kernels beyond add/sub/mul/div: unary math, comparisons and
-// logical ops, where, addcmul/addcdiv, lerp, pow, clamp, maximum/minimum and
-// the activations leaky_relu, silu, hardtanh, hardswish with their backward.
-// Each is one DIOPI call on the device's current stream, in the functional,
-// in-place and `out=` forms PyTorch dispatches separately; broadcasting and
-// strides are the op library's.
+// logical ops, bitwise xor, copysign, where, addcmul/addcdiv, lerp, pow,
+// clamp, maximum/minimum, fmax/fmin and the activations leaky_relu, silu,
+// hardtanh, hardswish with their backward. Each is one DIOPI call on the
+// device's current stream, in the functional, in-place and `out=` forms PyTorch
+// dispatches separately; broadcasting and strides are the op library's.
 #include <ATen/ExpandUtils.h>
+#include <ATen/native/TypeProperties.h>
 #include <ATen/ops/result_type.h>
 #include <torch/library.h>
 
@@ -122,6 +123,8 @@ BP_BINARY_FAMILY(gt, Gt, at::kBool)
 BP_BINARY_FAMILY(ge, Ge, at::kBool)
 BP_BINARY_FAMILY(bitwise_and, BitwiseAnd, at::result_type(a, b))
 BP_BINARY_FAMILY(bitwise_or, BitwiseOr, at::result_type(a, b))
+BP_BINARY_FAMILY(bitwise_xor, BitwiseXor, at::result_type(a, b))
+BP_BINARY_FAMILY(copysign, Copysign, floating_type(at::result_type(a, b)))
 
 const BinaryOp logical_and_op = {
     "diopiLogicalAnd", BP_DIOPI_LATER(diopiLogicalAnd), nullptr, nullptr};
@@ -131,6 +134,10 @@ const BinaryOp maximum_op = {"diopiMaximum", BP_DIOPI_LATER(diopiMaximum),
                              nullptr, nullptr};
 const BinaryOp minimum_op = {"diopiMinimum", BP_DIOPI_LATER(diopiMinimum),
                              nullptr, nullptr};
+const BinaryOp fmax_op = {"diopiFmax", BP_DIOPI_LATER(diopiFmax), nullptr,
+                          nullptr};
+const BinaryOp fmin_op = {"diopiFmin", BP_DIOPI_LATER(diopiFmin), nullptr,
+                          nullptr};
 const BinaryOp pow_op = {"diopiPowTensor", BP_DIOPI_LATER(diopiPowTensor),
                          "diopiPow", BP_DIOPI_LATER(diopiPow)};
 const BinaryOp remainder_op = {
@@ -171,6 +178,21 @@ at::Tensor minimum(const at::Tensor &a, const at::Tensor &b) {
 at::Tensor &minimum_out(const at::Tensor &a, const at::Tensor &b,
                         at::Tensor &out) {
   return binary_out(minimum_op, a, b, out);
+}
+
+at::Tensor fmax(const at::Tensor &a, const at::Tensor &b) {
+  return binary(fmax_op, a, b, at::result_type(a, b));
+}
+at::Tensor &fmax_out(const at::Tensor &a, const at::Tensor &b,
+                     at::Tensor &out) {
+  return binary_out(fmax_op, a, b, out);
+}
+at::Tensor fmin(const at::Tensor &a, const at::Tensor &b) {
+  return binary(fmin_op, a, b, at::result_type(a, b));
+}
+at::Tensor &fmin_out(const at::Tensor &a, const at::Tensor &b,
+                     at::Tensor &out) {
+  return binary_out(fmin_op, a, b, out);
 }
 
 at::Tensor remainder_tensor(const at::Tensor &a, const at::Tensor &b) {
@@ -363,15 +385,39 @@ void run_clamp(const at::Tensor &out, const at::Tensor &self,
           max ? &hi : nullptr);
 }
 
+// PyTorch's clamp dtype, the promoted one: a bool result has no clamp.
+at::ScalarType clamp_type(at::ScalarType type) {
+  TORCH_CHECK(type != at::kBool, "\"clamp_cpu\" not implemented for 'Bool'");
+  return type;
+}
+// With number bounds a floating input keeps its dtype; any other is
+// promoted with the numbers.
+at::ScalarType clamp_type(const at::Tensor &s,
+                          const c10::optional<c10::Scalar> &min,
+                          const c10::optional<c10::Scalar> &max) {
+  if (c10::isFloatingType(s.scalar_type()))
+    return s.scalar_type();
+  at::native::ResultTypeState state = {};
+  state = at::native::update_result_type_state(s, state);
+  if (min)
+    state = at::native::update_result_type_state(*min, state);
+  if (max)
+    state = at::native::update_result_type_state(*max, state);
+  return clamp_type(at::native::result_type(state));
+}
+
 at::Tensor clamp_scalar(const at::Tensor &s,
                         const c10::optional<c10::Scalar> &min,
                         const c10::optional<c10::Scalar> &max) {
-  at::Tensor out = new_tensor(s, s.sizes(), s.scalar_type());
+  at::Tensor out = new_tensor(s, s.sizes(), clamp_type(s, min, max));
   run_clamp(out, s, min, max);
   return out;
 }
 at::Tensor &clamp_scalar_(at::Tensor &s, const c10::optional<c10::Scalar> &min,
                           const c10::optional<c10::Scalar> &max) {
+  at::ScalarType type = clamp_type(s, min, max);
+  TORCH_CHECK(type == s.scalar_type(), "result type ", type,
+              " can't be cast to the desired output type ", s.scalar_type());
   run_clamp(s, s, min, max);
   return s;
 }
@@ -394,24 +440,65 @@ at::Tensor &clamp_max_(at::Tensor &s, const c10::Scalar &max) {
   return clamp_scalar_(s, c10::nullopt, max);
 }
 
+// Tensor bounds (either may be absent; a CPU one is copied over), broadcast
+// with self: the result's shape.
+struct ClampBounds {
+  at::Tensor lo, hi;
+  std::vector<int64_t> shape;
+};
+ClampBounds clamp_bounds(const at::Tensor &s,
+                         const c10::optional<at::Tensor> &min,
+                         const c10::optional<at::Tensor> &max) {
+  TORCH_CHECK(min.has_value() || max.has_value(),
+              "torch.clamp: At least one of 'min' or 'max' must not be None");
+  ClampBounds b;
+  b.lo = min ? on_device(*min, s.device()) : at::Tensor();
+  b.hi = max ? on_device(*max, s.device()) : at::Tensor();
+  b.shape.assign(s.sizes().begin(), s.sizes().end());
+  if (b.lo.defined())
+    b.shape = at::infer_size(b.shape, b.lo.sizes());
+  if (b.hi.defined())
+    b.shape = at::infer_size(b.shape, b.hi.sizes());
+  return b;
+}
+void run_clamp_tensor(const at::Tensor &out, const at::Tensor &s,
+                      const ClampBounds &b) {
+  if (out.numel() == 0)
+    return;
+  OpContext ctx(out);
+  DiopiTensor o(out), x(s), lt(b.lo), ht(b.hi);
+  BP_CALL(diopiClamp, ctx, o, x, lt, ht);
+}
+
 at::Tensor clamp_tensor(const at::Tensor &s,
                         const c10::optional<at::Tensor> &min,
                         const c10::optional<at::Tensor> &max) {
-  TORCH_CHECK(min.has_value() || max.has_value(),
-              "torch.clamp: At least one of 'min' or 'max' must not be None");
-  at::Tensor lo = min ? on_device(*min, s.device()) : at::Tensor();
-  at::Tensor hi = max ? on_device(*max, s.device()) : at::Tensor();
-  std::vector<int64_t> shape(s.sizes().begin(), s.sizes().end());
-  if (lo.defined())
-    shape = at::infer_size(shape, lo.sizes());
-  if (hi.defined())
-    shape = at::infer_size(shape, hi.sizes());
-  at::Tensor out = new_tensor(s, shape, s.scalar_type());
-  if (out.numel() == 0)
-    return out;
-  OpContext ctx(out);
-  DiopiTensor o(out), x(s), lt(lo), ht(hi);
-  BP_CALL(diopiClamp, ctx, o, x, lt, ht);
+  ClampBounds b = clamp_bounds(s, min, max);
+  at::native::ResultTypeState state = {};
+  for (const at::Tensor *t :
+       std::initializer_list<const at::Tensor *>{&s, &b.lo, &b.hi})
+    if (t->defined())
+      state = at::native::update_result_type_state(*t, state);
+  at::Tensor out =
+      new_tensor(s, b.shape, clamp_type(at::native::result_type(state)));
+  run_clamp_tensor(out, s, b);
+  return out;
+}
+// In place and out= keep the dtype they have, as PyTorch's casts.
+at::Tensor &clamp_tensor_(at::Tensor &s, const c10::optional<at::Tensor> &min,
+                          const c10::optional<at::Tensor> &max) {
+  ClampBounds b = clamp_bounds(s, min, max);
+  TORCH_CHECK(s.sizes().equals(b.shape), "output with shape ", s.sizes(),
+              " doesn't match the broadcast shape ", b.shape);
+  run_clamp_tensor(s, s, b);
+  return s;
+}
+at::Tensor &clamp_tensor_out(const at::Tensor &s,
+                             const c10::optional<at::Tensor> &min,
+                             const c10::optional<at::Tensor> &max,
+                             at::Tensor &out) {
+  ClampBounds b = clamp_bounds(s, min, max);
+  run_clamp_tensor(shaped_out(out, b.shape), s, b);
   return out;
 }
 
@@ -520,6 +607,17 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   BP_BINARY_FAMILY_REGISTER(m, ge);
   BP_BINARY_FAMILY_REGISTER(m, bitwise_and);
   BP_BINARY_FAMILY_REGISTER(m, bitwise_or);
+  BP_BINARY_FAMILY_REGISTER(m, bitwise_xor);
+  m.impl("copysign.Tensor", copysign_tensor);
+  m.impl("copysign.Scalar", copysign_scalar);
+  m.impl("copysign_.Tensor", copysign_tensor_);
+  m.impl("copysign_.Scalar", copysign_scalar_);
+  m.impl("copysign.out", copysign_tensor_out);
+  m.impl("copysign.Scalar_out", copysign_scalar_out);
+  m.impl("fmax", fmax);
+  m.impl("fmax.out", fmax_out);
+  m.impl("fmin", fmin);
+  m.impl("fmin.out", fmin_out);
   m.impl("logical_and", logical_and);
   m.impl("logical_and_", logical_and_);
   m.impl("logical_and.out", logical_and_out);
@@ -554,6 +652,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("clamp_", clamp_scalar_);
   m.impl("clamp.out", clamp_out);
   m.impl("clamp.Tensor", clamp_tensor);
+  m.impl("clamp_.Tensor", clamp_tensor_);
+  m.impl("clamp.Tensor_out", clamp_tensor_out);
   m.impl("clamp_min", clamp_min);
   m.impl("clamp_min_", clamp_min_);
   m.impl("clamp_max", clamp_max);

@@ -1,15 +1,20 @@
-// Reductions (max/min, amax, argmin, any/all, cumsum, vector norms, topk,
+// Reductions (max/min, amax/amin, argmin, any/all, cumsum/cumprod, nansum
+// and count_nonzero (composed of nan_to_num, ne and sum), vector norms, topk,
 // sort) and indexing (index_select, gather, scatter, advanced indexing and
-// index_put_, masked_fill_/masked_select, nonzero, unique, embedding's
-// backward, embedding_bag (+ backward), flip/roll/tril/triu, arange, eye), each
-// one DIOPI call on the device's current stream. Ops whose result size depends
-// on the data (index with a mask, masked_select, nonzero, unique) wait for the
-// stream, as on CUDA.
+// index_put_, masked_fill_/masked_scatter_/masked_select, nonzero, unique,
+// embedding's backward, embedding_bag (+ backward), flip/roll/tril/triu,
+// arange, eye), each one DIOPI call on the device's current stream. Ops whose
+// result size depends on the data (index with a mask, masked_select, nonzero,
+// unique) wait for the stream, as on CUDA.
 #include <ATen/ops/empty.h>
 #include <ATen/ops/mean.h>
+#include <ATen/ops/nan_to_num.h>
+#include <ATen/ops/ne.h>
+#include <ATen/ops/sum.h>
 #include <torch/library.h>
 
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <tuple>
 #include <vector>
@@ -64,14 +69,35 @@ Pair min_dim(const at::Tensor &self, int64_t dim, bool keepdim) {
   return extreme_dim(false, self, dim, keepdim);
 }
 
-at::Tensor amax(const at::Tensor &self, c10::IntArrayRef dim, bool keepdim) {
+// amax/amin over `dim` (none: every dim) into out, resized to the result.
+at::Tensor &extreme_dims_out(bool max, const at::Tensor &self,
+                             c10::IntArrayRef dim, bool keepdim,
+                             at::Tensor &out) {
   auto dims = reduced_dims(self, dim);
-  at::Tensor out =
-      new_tensor(self, reduced_shape(self, dims, keepdim), self.scalar_type());
+  shaped_out(out, reduced_shape(self, dims, keepdim));
   OpContext ctx(self);
   DiopiTensor o(out), x(self);
-  BP_CALL(diopiAmax, ctx, o, x, diopi_size(dims), keepdim);
+  if (max)
+    BP_CALL(diopiAmax, ctx, o, x, diopi_size(dims), keepdim);
+  else
+    BP_CALL(diopiAmin, ctx, o, x, diopi_size(dims), keepdim);
   return out;
+}
+at::Tensor amax(const at::Tensor &self, c10::IntArrayRef dim, bool keepdim) {
+  at::Tensor out = new_tensor(self, {}, self.scalar_type());
+  return extreme_dims_out(true, self, dim, keepdim, out);
+}
+at::Tensor amin(const at::Tensor &self, c10::IntArrayRef dim, bool keepdim) {
+  at::Tensor out = new_tensor(self, {}, self.scalar_type());
+  return extreme_dims_out(false, self, dim, keepdim, out);
+}
+at::Tensor &amax_out(const at::Tensor &self, c10::IntArrayRef dim, bool keepdim,
+                     at::Tensor &out) {
+  return extreme_dims_out(true, self, dim, keepdim, out);
+}
+at::Tensor &amin_out(const at::Tensor &self, c10::IntArrayRef dim, bool keepdim,
+                     at::Tensor &out) {
+  return extreme_dims_out(false, self, dim, keepdim, out);
 }
 
 at::Tensor argmin(const at::Tensor &self, c10::optional<int64_t> dim,
@@ -91,13 +117,15 @@ at::Tensor argmin(const at::Tensor &self, c10::optional<int64_t> dim,
   return out;
 }
 
-// any/all over everything (dim null) or one dim; bool results.
+// any/all over everything (dim null) or one dim; bool results, uint8 for a
+// uint8 input (as PyTorch 1.13 gives).
 at::Tensor any_all(bool any, const at::Tensor &self, const int64_t *dim,
                    bool keepdim) {
   std::vector<int64_t> shape;
   if (dim)
     shape = reduced_shape(self, {*dim}, keepdim);
-  at::Tensor out = new_tensor(self, shape, at::kBool);
+  at::Tensor out = new_tensor(
+      self, shape, self.scalar_type() == at::kByte ? at::kByte : at::kBool);
   OpContext ctx(self);
   DiopiTensor o(out), x(self);
   if (any)
@@ -185,19 +213,65 @@ std_mean_correction(const at::Tensor &self, at::OptionalIntArrayRef dim,
           at::mean(self, dim.value_or(c10::IntArrayRef{}), keepdim)};
 }
 
-at::Tensor cumsum(const at::Tensor &self, int64_t dim,
-                  c10::optional<at::ScalarType> dtype) {
-  at::ScalarType type = dtype.value_or(
-      c10::isIntegralType(self.scalar_type(), true) ? at::kLong
-                                                    : self.scalar_type());
-  at::Tensor out = new_tensor(self, self.sizes(), type);
+// cumsum or cumprod along dim into out (resized to self's shape); an
+// integral input gives int64 unless `dtype` says otherwise.
+at::ScalarType scan_type(const at::Tensor &self,
+                         c10::optional<at::ScalarType> dtype) {
+  return dtype.value_or(c10::isIntegralType(self.scalar_type(), true)
+                            ? at::kLong
+                            : self.scalar_type());
+}
+at::Tensor &scan_out(bool product, const at::Tensor &self, int64_t dim,
+                     at::Tensor &out) {
+  shaped_out(out, self.sizes());
   if (out.numel() == 0)
     return out;
   OpContext ctx(self);
   DiopiTensor o(out), x(self);
-  BP_CALL(diopiCumsum, ctx, o, x,
-          wrap_dim(dim, std::max<int64_t>(self.dim(), 1)));
+  int64_t d = wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
+  if (product)
+    BP_CALL(diopiCumprod, ctx, o, x, d);
+  else
+    BP_CALL(diopiCumsum, ctx, o, x, d);
   return out;
+}
+at::Tensor cumsum(const at::Tensor &self, int64_t dim,
+                  c10::optional<at::ScalarType> dtype) {
+  at::Tensor out = new_tensor(self, self.sizes(), scan_type(self, dtype));
+  return scan_out(false, self, dim, out);
+}
+at::Tensor cumprod(const at::Tensor &self, int64_t dim,
+                   c10::optional<at::ScalarType> dtype) {
+  at::Tensor out = new_tensor(self, self.sizes(), scan_type(self, dtype));
+  return scan_out(true, self, dim, out);
+}
+at::Tensor &cumprod_out(const at::Tensor &self, int64_t dim,
+                        c10::optional<at::ScalarType> dtype, at::Tensor &out) {
+  (void)dtype; // out's dtype is the result's
+  return scan_out(true, self, dim, out);
+}
+
+// nansum: sum with each NaN as 0 (the sum of nan_to_num keeping the
+// infinities: exact, one more pass); integral tensors hold no NaN.
+at::Tensor nan_as_zero(const at::Tensor &self) {
+  if (!c10::isFloatingType(self.scalar_type()))
+    return self;
+  double inf = std::numeric_limits<double>::infinity();
+  return at::nan_to_num(self, 0.0, inf, -inf);
+}
+at::Tensor nansum(const at::Tensor &self, at::OptionalIntArrayRef dim,
+                  bool keepdim, c10::optional<at::ScalarType> dtype) {
+  return at::sum(nan_as_zero(self), dim, keepdim, dtype);
+}
+at::Tensor &nansum_out(const at::Tensor &self, at::OptionalIntArrayRef dim,
+                       bool keepdim, c10::optional<at::ScalarType> dtype,
+                       at::Tensor &out) {
+  return at::sum_out(out, nan_as_zero(self), dim, keepdim, dtype);
+}
+
+// count_nonzero: the sum (int64) of self != 0 over `dim` (none: all).
+at::Tensor count_nonzero(const at::Tensor &self, c10::IntArrayRef dim) {
+  return at::sum(at::ne(self, 0), dim, false, at::kLong);
 }
 
 at::Tensor linalg_vector_norm(const at::Tensor &self, const c10::Scalar &ord,
@@ -454,6 +528,23 @@ at::Tensor &masked_fill_tensor_(at::Tensor &self, const at::Tensor &mask,
   return masked_fill_scalar_(self, mask, value.item());
 }
 
+// self's elements where mask (broadcast) holds replaced by source's, in
+// order; a short source leaves the rest (PyTorch's CPU raises there).
+at::Tensor &masked_scatter_(at::Tensor &self, const at::Tensor &mask,
+                            const at::Tensor &source) {
+  TORCH_CHECK(self.scalar_type() == source.scalar_type(),
+              "masked_scatter: expected self and source to have same dtypes "
+              "but got ",
+              self.scalar_type(), " and ", source.scalar_type());
+  if (self.numel() == 0)
+    return self;
+  at::Tensor m = on_device(mask, self.device());
+  OpContext ctx(self);
+  DiopiTensor x(self), mt(m), src(source);
+  BP_CALL(diopiMaskedScatter, ctx, x, x, mt, src);
+  return self;
+}
+
 at::Tensor masked_select(const at::Tensor &self, const at::Tensor &mask) {
   at::Tensor m = on_device(mask, self.device());
   OpContext ctx(self);
@@ -672,12 +763,20 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("max.dim", max_dim);
   m.impl("min.dim", min_dim);
   m.impl("amax", amax);
+  m.impl("amax.out", amax_out);
+  m.impl("amin", amin);
+  m.impl("amin.out", amin_out);
   m.impl("argmin", argmin);
   m.impl("any", any);
   m.impl("all", all);
   m.impl("any.dim", any_dim);
   m.impl("all.dim", all_dim);
   m.impl("cumsum", cumsum);
+  m.impl("cumprod", cumprod);
+  m.impl("cumprod.out", cumprod_out);
+  m.impl("nansum", nansum);
+  m.impl("nansum.out", nansum_out);
+  m.impl("count_nonzero.dim_IntList", count_nonzero);
   m.impl("prod", prod);
   m.impl("prod.dim_int", prod_dim);
   m.impl("std.correction", std_correction);
@@ -704,6 +803,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("index_add_", index_add_);
   m.impl("index_add", index_add);
   m.impl("masked_fill_.Scalar", masked_fill_scalar_);
+  m.impl("masked_scatter_", masked_scatter_);
   m.impl("masked_fill_.Tensor", masked_fill_tensor_);
   m.impl("masked_select", masked_select);
   m.impl("nonzero", nonzero);

@@ -53,6 +53,14 @@ at::Tensor unary(const char *name, Fn fn, const at::Tensor &self, bool floating,
   return out;
 }
 
+// A floating op in place: an integral self cannot hold its result (PyTorch's
+// error).
+inline void check_floating_in_place(const at::Tensor &self) {
+  at::ScalarType type = floating_type(self.scalar_type());
+  TORCH_CHECK(type == self.scalar_type(), "result type ", type,
+              " can't be cast to the desired output type ", self.scalar_type());
+}
+
 // In place through the op's Inp form, fn(ctx, self, attrs...).
 template <typename Fn, typename... Attrs>
 at::Tensor &unary_(const char *name, Fn fn, at::Tensor &self,
@@ -98,6 +106,8 @@ at::Tensor unary_backward(const char *name, Fn fn,
     return unary("diopi" #DIOPI, BP_DIOPI(diopi##DIOPI), s, FLOATING);         \
   }                                                                            \
   at::Tensor &NAME##_inplace(at::Tensor &s) {                                  \
+    if (FLOATING)                                                              \
+      check_floating_in_place(s);                                              \
     return unary_("diopi" #DIOPI "Inp", BP_DIOPI(diopi##DIOPI##Inp), s);       \
   }                                                                            \
   at::Tensor &NAME##_out(const at::Tensor &s, at::Tensor &out) {               \

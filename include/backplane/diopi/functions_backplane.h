@@ -149,6 +149,37 @@ DIOPI_API diopiError_t diopiDigamma(diopiContextHandle_t ctx,
                                     diopiConstTensorHandle_t input);
 DIOPI_API diopiError_t diopiDigammaInp(diopiContextHandle_t ctx,
                                        diopiTensorHandle_t input);
+/* Extension elementwise ops of one tensor (ref_extra_unary.c): log_sigmoid,
+ * min(x, 0) - log1p(exp(-|x|)) as PyTorch's CPU, and its backward
+ * (grad_input from grad_output and the forward's input); nan_to_num, NaN,
+ * +inf and -inf replaced by the three scalars (PyTorch's defaults, 0 and
+ * the out dtype's largest and lowest, are the caller's), an integral input
+ * copied. */
+DIOPI_API diopiError_t diopiLogSigmoid(diopiContextHandle_t ctx,
+                                       diopiTensorHandle_t out,
+                                       diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiLogSigmoidInp(diopiContextHandle_t ctx,
+                                          diopiTensorHandle_t input);
+DIOPI_API diopiError_t diopiLogSigmoidBackward(
+    diopiContextHandle_t ctx, diopiTensorHandle_t grad_input,
+    diopiConstTensorHandle_t grad_output, diopiConstTensorHandle_t input);
+DIOPI_API diopiError_t diopiNanToNum(diopiContextHandle_t ctx,
+                                     diopiTensorHandle_t out,
+                                     diopiConstTensorHandle_t input,
+                                     const diopiScalar_t *nan,
+                                     const diopiScalar_t *posinf,
+                                     const diopiScalar_t *neginf);
+DIOPI_API diopiError_t diopiNanToNumInp(diopiContextHandle_t ctx,
+                                        diopiTensorHandle_t input,
+                                        const diopiScalar_t *nan,
+                                        const diopiScalar_t *posinf,
+                                        const diopiScalar_t *neginf);
+/* Extension scan: cumprod along dim, diopiCumsum's counterpart (ref_scan.c):
+ * products in double, integral input and out in int64, wrapping. */
+DIOPI_API diopiError_t diopiCumprod(diopiContextHandle_t ctx,
+                                    diopiTensorHandle_t out,
+                                    diopiConstTensorHandle_t input,
+                                    int64_t dim);
 /* Extension reduction: amin, diopiAmax's counterpart (ref_reduce_minmax.c):
  * the minimum over `dim` (every dim when empty); out's shape gives keepdim. */
 DIOPI_API diopiError_t diopiAmin(diopiContextHandle_t ctx,
@@ -244,6 +275,50 @@ DIOPI_API diopiError_t diopiFmodScalar(diopiContextHandle_t ctx,
 DIOPI_API diopiError_t diopiFmodScalarInp(diopiContextHandle_t ctx,
                                           diopiTensorHandle_t input,
                                           const diopiScalar_t *other);
+/* Extension elementwise math: copysign, input's magnitude with other's sign
+ * (a tensor, broadcasting, or a scalar; the sign bit of -0.0 and of a NaN
+ * counts, as C's copysign), out floating (ref_copysign.c); fmax and fmin,
+ * C's NaN-ignoring max and min of two tensors (NaN only where both are),
+ * integral tensors exact in int64 (ref_fmax_fmin.c). */
+DIOPI_API diopiError_t diopiCopysign(diopiContextHandle_t ctx,
+                                     diopiTensorHandle_t out,
+                                     diopiConstTensorHandle_t input,
+                                     diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiCopysignInp(diopiContextHandle_t ctx,
+                                        diopiTensorHandle_t input,
+                                        diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiCopysignScalar(diopiContextHandle_t ctx,
+                                           diopiTensorHandle_t out,
+                                           diopiConstTensorHandle_t input,
+                                           const diopiScalar_t *other);
+DIOPI_API diopiError_t diopiCopysignInpScalar(diopiContextHandle_t ctx,
+                                              diopiTensorHandle_t input,
+                                              const diopiScalar_t *other);
+DIOPI_API diopiError_t diopiFmax(diopiContextHandle_t ctx,
+                                 diopiTensorHandle_t out,
+                                 diopiConstTensorHandle_t input,
+                                 diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiFmin(diopiContextHandle_t ctx,
+                                 diopiTensorHandle_t out,
+                                 diopiConstTensorHandle_t input,
+                                 diopiConstTensorHandle_t other);
+/* Extension bitwise xor of integer or bool tensors (a tensor other,
+ * broadcasting, or an integer scalar), in place or not, exact in int64 as
+ * diopiBitwiseAnd/Or (ref_bitwise.c). */
+DIOPI_API diopiError_t diopiBitwiseXor(diopiContextHandle_t ctx,
+                                       diopiTensorHandle_t out,
+                                       diopiConstTensorHandle_t input,
+                                       diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiBitwiseXorInp(diopiContextHandle_t ctx,
+                                          diopiTensorHandle_t input,
+                                          diopiConstTensorHandle_t other);
+DIOPI_API diopiError_t diopiBitwiseXorScalar(diopiContextHandle_t ctx,
+                                             diopiTensorHandle_t out,
+                                             diopiConstTensorHandle_t input,
+                                             const diopiScalar_t *other);
+DIOPI_API diopiError_t diopiBitwiseXorInpScalar(diopiContextHandle_t ctx,
+                                                diopiTensorHandle_t input,
+                                                const diopiScalar_t *other);
 /* Extension order statistics along dim, values and indices with input's
  * shape less dim (or keeping it as 1), as PyTorch's CPU gives them, ties
  * included: median, the first NaN of a line holding one, else the lower

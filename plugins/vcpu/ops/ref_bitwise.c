@@ -1,10 +1,12 @@
-/* Bitwise and, or, not of integer or bool tensors (tensor or scalar other,
- * in place or not), exact on 64-bit integers (the engine's integer loop;
- * tensors of one dtype bit for bit in place). On bool, not is logical. */
+/* Bitwise and, or, xor (an extension), not of integer or bool tensors (tensor
+ * or scalar other, in place or not), exact on 64-bit integers (the engine's
+ * integer loop; tensors of one dtype bit for bit in place). On bool, not is
+ * logical. */
 #include <stdint.h>
 #include <string.h>
 
 #include <diopi/functions.h>
+#include <diopi/functions_backplane.h>
 
 #include "ref_error.h"
 #include "ref_ew_call.h"
@@ -14,10 +16,10 @@
 #define CT diopiConstTensorHandle_t
 #define S const diopiScalar_t *
 
-typedef enum bitwise { AND, OR } bitwise_t;
+typedef enum bitwise { AND, OR, XOR } bitwise_t;
 
 static int64_t apply(bitwise_t kind, int64_t a, int64_t b) {
-  return kind == AND ? a & b : a | b;
+  return kind == AND ? a & b : kind == OR ? a | b : a ^ b;
 }
 /* p[0] the operation, p[1] the scalar other. */
 static int64_t tensor_int(const int64_t *in, const int64_t *p) {
@@ -42,9 +44,12 @@ REF_ISA_BODY void tensor_bits_body(void *out, const void *const *in, int64_t n,
     if (kind == AND)                                                           \
       for (int64_t k = 0; k < n; k++)                                          \
         o[k] = a[k] & b[k];                                                    \
-    else                                                                       \
+    else if (kind == OR)                                                       \
       for (int64_t k = 0; k < n; k++)                                          \
         o[k] = a[k] | b[k];                                                    \
+    else                                                                       \
+      for (int64_t k = 0; k < n; k++)                                          \
+        o[k] = a[k] ^ b[k];                                                    \
   }
   REF_EW_BY_WIDTH(dtype, AND_OR)
 #undef AND_OR
@@ -157,6 +162,7 @@ static diopiError_t not_op(CTX, const char *op, CT out, CT input) {
 
 REF_EXPORT_BITWISE(And, AND)
 REF_EXPORT_BITWISE(Or, OR)
+REF_EXPORT_BITWISE(Xor, XOR)
 
 REF_EXPORT diopiError_t diopiBitwiseNot(CTX, T out, CT input) {
   return not_op(ctx, "diopiBitwiseNot", out, input);

@@ -1,10 +1,10 @@
 /* More elementwise ops of one tensor and their backwards: round (half to
  * even), trunc, frac, lgamma, erfc, square, isinf, mish, elu, softplus,
- * hardsigmoid (PyTorch's definitions; the gradient at a kink is the one
- * PyTorch takes). Inputs broadcast to out; any strides. Where DIOPI 1.0 has
- * no prototype (round, trunc, frac, lgamma, erfc, square, mish), the ops
- * follow its conventions; elu's backward takes input_is_result as
- * diopiLeakyReluBackward does. */
+ * hardsigmoid, log_sigmoid and nan_to_num (PyTorch's definitions; the gradient
+ * at a kink is the one PyTorch takes). Inputs broadcast to out; any strides.
+ * Where DIOPI 1.0 has no prototype (round, trunc, frac, lgamma, erfc, square,
+ * mish, log_sigmoid, nan_to_num), the ops follow its conventions; elu's
+ * backward takes input_is_result as diopiLeakyReluBackward does. */
 #include <string.h>
 #include <tgmath.h>
 
@@ -45,6 +45,11 @@ REF_UNARY(hardsigmoid, x <= -3 ? 0 : x >= 3 ? 1 : x / 6 + 0.5)
 REF_UNARY(elu, x > 0 ? p[1] * x : p[1] * p[0] * (exp(x * p[2]) - 1))
 /* softplus: p = {beta, threshold}; linear where beta * x > threshold. */
 REF_UNARY(softplus, x *p[0] > p[1] ? x : log1p(exp(x * p[0])) / p[0])
+/* log_sigmoid: log(1 / (1 + exp(-x))) as PyTorch's CPU computes it, without
+ * overflow either side: min(x, 0) - log1p(exp(-|x|)). */
+REF_UNARY(log_sigmoid, (x < 0 ? x : 0) - log1p(exp(-fabs(x))))
+/* nan_to_num: p = {nan, posinf, neginf}, what replaces each. */
+REF_UNARY(nan_to_num, isnan(x) ? p[0] : isinf(x) ? (x > 0 ? p[1] : p[2]) : x)
 
 static double lgamma_fn(const double *in, const double *p) {
   (void)p;
@@ -75,6 +80,12 @@ static double elu_grad_fn(const double *in, const double *p) {
   if (p[3] != 0) /* v is the result */
     return v <= 0 ? g * p[2] * (v + p[1] * p[0]) : g * p[1];
   return v <= 0 ? g * p[2] * p[1] * p[0] * exp(v * p[2]) : g * p[1];
+}
+/* PyTorch's CPU log_sigmoid_backward. */
+static double log_sigmoid_grad_fn(const double *in, const double *p) {
+  (void)p;
+  double g = in[0], x = in[1], z = exp(-fabs(x));
+  return x < 0 ? g * (1 - z / (1 + z)) : g * z / (1 + z);
 }
 static double softplus_grad_fn(const double *in, const double *p) {
   double g = in[0], x = in[1], z = exp(x * p[0]);
@@ -132,6 +143,7 @@ REF_EXPORT_EXTRA_UNARY(Erfc, erfc, NULL, REF_OUT_FLOATING)
 REF_EXPORT_EXTRA_UNARY(Square, square, square_int, REF_OUT_NUMERIC)
 REF_EXPORT_EXTRA_UNARY(Mish, mish, NULL, REF_OUT_FLOATING)
 REF_EXPORT_EXTRA_UNARY(Hardsigmoid, hardsigmoid, NULL, REF_OUT_FLOATING)
+REF_EXPORT_EXTRA_UNARY(LogSigmoid, log_sigmoid, NULL, REF_OUT_FLOATING)
 
 /* isinf has no in-place form: its result is bool. */
 REF_EXPORT diopiError_t diopiIsInf(CTX, T out, CT input) {
@@ -148,6 +160,12 @@ REF_EXPORT diopiError_t diopiHardsigmoidBackward(CTX, T grad_input,
                                                  CT grad_output, CT input) {
   return backward(ctx, "diopiHardsigmoidBackward", grad_input, grad_output,
                   input, hardsigmoid_grad_fn, NULL);
+}
+
+REF_EXPORT diopiError_t diopiLogSigmoidBackward(CTX, T grad_input,
+                                                CT grad_output, CT input) {
+  return backward(ctx, "diopiLogSigmoidBackward", grad_input, grad_output,
+                  input, log_sigmoid_grad_fn, NULL);
 }
 
 /* The non-NULL scalars `names[i]` of `op` into p[i]. */
@@ -219,4 +237,24 @@ REF_EXPORT diopiError_t diopiSoftplusBackward(CTX, T grad_input, CT grad_output,
   return err ? err
              : backward(ctx, op, grad_input, grad_output, input,
                         softplus_grad_fn, p);
+}
+
+/* An integral input is copied (it holds no NaN or infinity). */
+static const char *const nan_to_num_names[3] = {"nan", "posinf", "neginf"};
+static diopiError_t nan_to_num(CTX, const char *op, CT out, CT input, S nan,
+                               S posinf, S neginf) {
+  double p[4] = {0};
+  S v[3] = {nan, posinf, neginf};
+  diopiError_t err = scalars(op, 3, nan_to_num_names, v, p);
+  return err ? err
+             : forward_exact(ctx, op, out, input, nan_to_num_fn, nan_to_num_f32,
+                             ref_copy_int, p, REF_OUT_ANY);
+}
+REF_EXPORT diopiError_t diopiNanToNum(CTX, T out, CT input, S nan, S posinf,
+                                      S neginf) {
+  return nan_to_num(ctx, "diopiNanToNum", out, input, nan, posinf, neginf);
+}
+REF_EXPORT diopiError_t diopiNanToNumInp(CTX, T input, S nan, S posinf,
+                                         S neginf) {
+  return nan_to_num(ctx, "diopiNanToNumInp", input, input, nan, posinf, neginf);
 }

@@ -369,6 +369,215 @@ class PointwisePeerTest(PeerTest):
                 fn(d)
                 self.same(d, fn(x.clone()), 1e-4, 1e-5)
 
+    def test_float_unary_ops_of_integral_inputs_give_float32(self):
+        """Every floating unary op the bridge registers, of an integral or
+        bool tensor, gives float32 computed from the integer values."""
+        fns = (torch.exp, torch.expm1, torch.log, torch.log2, torch.log10,
+               torch.log1p, torch.sqrt, torch.rsqrt, torch.erf, torch.erfc,
+               torch.erfinv, torch.sin, torch.cos, torch.tan, torch.asin,
+               torch.acos, torch.atan, torch.sinh, torch.cosh, torch.asinh,
+               torch.acosh, torch.atanh, torch.reciprocal, torch.sigmoid,
+               torch.tanh, torch.lgamma, torch.digamma)
+        ints = torch.tensor([[-3, -1, 0], [1, 2, 7]])
+        for dtype in (torch.int64, torch.int32, torch.uint8, torch.bool):
+            x = ints.abs().to(dtype) if dtype == torch.uint8 else ints.to(dtype)
+            for t in views(x):
+                for fn in fns:
+                    with self.subTest(op=fn.__name__, dtype=dtype,
+                                      contiguous=t.is_contiguous()):
+                        ours, cpu = fn(t.to(DEVICE)), fn(t)
+                        self.assertEqual(ours.dtype, torch.float32)
+                        torch.testing.assert_close(ours.cpu(), cpu, rtol=1e-5,
+                                                   atol=1e-5, equal_nan=True)
+        for fn in ("sigmoid_", "tanh_", "exp_", "sqrt_"):
+            with self.subTest(op=fn), \
+                    self.assertRaisesRegex(RuntimeError, "can't be cast"):
+                getattr(ints.to(DEVICE), fn)()
+
+    def test_clamp_promotes_with_its_bounds(self):
+        u = torch.tensor([1, 200, 3, 90], dtype=torch.uint8)
+        for t in views(u):
+            lo, hi = torch.tensor([3]), torch.tensor([100])
+            with self.subTest(contiguous=t.is_contiguous()):
+                self.same(torch.clamp(t.to(DEVICE), lo.to(DEVICE),
+                                      hi.to(DEVICE)), torch.clamp(t, lo, hi))
+                self.same(torch.clamp(t.to(DEVICE), 3, 100),
+                          torch.clamp(t, 3, 100))
+                self.same(torch.clamp(t.to(DEVICE), 2.5),
+                          torch.clamp(t, 2.5))
+                self.same(torch.clamp(t.to(DEVICE), max=torch.tensor(50.0)),
+                          torch.clamp(t, max=torch.tensor(50.0)))
+                d = t.to(DEVICE)
+                d.clamp_(lo.to(DEVICE))
+                self.same(d, t.clone().clamp_(lo))
+        b = torch.tensor([True, False, True])
+        self.same(torch.clamp(b.to(DEVICE), 0, 1), torch.clamp(b, 0, 1))
+        self.same(torch.clamp(b.to(DEVICE), torch.tensor([0]).to(DEVICE)),
+                  torch.clamp(b, torch.tensor([0])))
+        with self.assertRaisesRegex(RuntimeError, "Bool"):
+            torch.clamp(b.to(DEVICE), torch.tensor([False]).to(DEVICE))
+        with self.assertRaisesRegex(RuntimeError, "can't be cast"):
+            torch.tensor([1, 2]).to(DEVICE).clamp_(0.5)
+        x = randn(3, 4)
+        self.same(torch.clamp(x.to(DEVICE), torch.tensor(0.5,
+                                                         dtype=torch.float64)),
+                  torch.clamp(x, torch.tensor(0.5, dtype=torch.float64)))
+
+    def test_floor_divide_forms(self):
+        for a in views(randn(3, 4) * 5):
+            b = randn(4)
+            with self.subTest(contiguous=a.is_contiguous()):
+                self.same(torch.floor_divide(a.to(DEVICE), b.to(DEVICE)),
+                          torch.floor_divide(a, b))
+                self.same(torch.floor_divide(a.to(DEVICE), -1.5),
+                          torch.floor_divide(a, -1.5))
+                self.same(a.to(DEVICE) // 0.7, a // 0.7)
+                d = a.to(DEVICE)
+                d.floor_divide_(b.to(DEVICE)).floor_divide_(2)
+                self.same(d, a.clone().floor_divide_(b).floor_divide_(2))
+                out = torch.empty(0, device=DEVICE)
+                torch.floor_divide(a.to(DEVICE), b.to(DEVICE), out=out)
+                self.same(out, torch.floor_divide(a, b))
+        i, j = torch.arange(-7, 8), torch.tensor([2, -3, 4, -5, 6] * 3)
+        self.same(torch.floor_divide(i.to(DEVICE), j.to(DEVICE)),
+                  torch.floor_divide(i, j))
+        self.same(i.to(DEVICE) // 3, i // 3)
+        u = torch.tensor([7, 200, 9], dtype=torch.uint8)
+        self.same(u.to(DEVICE) // 2, u // 2)
+        with self.assertRaisesRegex(RuntimeError, "ZeroDivisionError"):
+            torch.floor_divide(i.to(DEVICE), 0)
+
+    def test_threshold_forms_and_backward(self):
+        for x in views(randn(4, 5)):
+            with self.subTest(contiguous=x.is_contiguous()):
+                self.forward_backward(lambda t: F.threshold(t, 0.1, 20.0), x)
+                self.forward_backward(
+                    lambda t: torch.threshold(t * 1.0, -0.5, -3.0), x)
+                d = x.to(DEVICE)
+                F.threshold(d, 0.2, -1.0, inplace=True)
+                self.same(d, F.threshold(x, 0.2, -1.0))
+                out = torch.empty(0, device=DEVICE)
+                torch.threshold(x.to(DEVICE), 0.0, 5.0, out=out)
+                self.same(out, torch.threshold(x, 0.0, 5.0))
+        i = torch.arange(-4, 5)
+        self.same(F.threshold(i.to(DEVICE), 1, 9), F.threshold(i, 1, 9))
+
+    def test_bitwise_xor_forms(self):
+        big = 2 ** 60 + 1
+        for dtype in (torch.int64, torch.int32, torch.int8, torch.uint8,
+                      torch.bool):
+            a = torch.randint(0, 2 if dtype == torch.bool else 100, (3, 4))
+            b = torch.randint(0, 2 if dtype == torch.bool else 100, (4,))
+            a, b = a.to(dtype), b.to(dtype)
+            s = True if dtype == torch.bool else 5
+            for t in views(a):
+                with self.subTest(dtype=dtype, contiguous=t.is_contiguous()):
+                    self.same(torch.bitwise_xor(t.to(DEVICE), b.to(DEVICE)),
+                              torch.bitwise_xor(t, b))
+                    self.same(t.to(DEVICE) ^ s, t ^ s)
+                    d = t.to(DEVICE)
+                    d ^= b.to(DEVICE)
+                    d.bitwise_xor_(s)
+                    self.same(d, (t ^ b) ^ s)
+                    out = torch.empty(0, dtype=dtype, device=DEVICE)
+                    torch.bitwise_xor(t.to(DEVICE), b.to(DEVICE), out=out)
+                    self.same(out, torch.bitwise_xor(t, b))
+                    torch.bitwise_xor(t.to(DEVICE), s, out=out)
+                    self.same(out, torch.bitwise_xor(t, s))
+        x = torch.tensor([big, -big, -1])
+        self.same(x.to(DEVICE) ^ torch.tensor([1, big, big]).to(DEVICE),
+                  x ^ torch.tensor([1, big, big]))
+        self.same(torch.tensor([1, 2], dtype=torch.uint8).to(DEVICE)
+                  ^ torch.tensor([3, 4]).to(DEVICE),
+                  torch.tensor([1, 2], dtype=torch.uint8)
+                  ^ torch.tensor([3, 4]))
+
+    def test_copysign_forms_signs_and_backward(self):
+        for a in views(randn(3, 4) * 3):
+            for b in (randn(3, 4), randn(4), torch.tensor(-0.0)):
+                with self.subTest(contiguous=a.is_contiguous(),
+                                  b=tuple(b.shape)):
+                    self.forward_backward(torch.copysign, a, b)
+            self.forward_backward(lambda t: torch.copysign(t, -0.0), a)
+            d = a.to(DEVICE)
+            d.copysign_(-1).copysign_(torch.tensor([1.0, -0.0, 0.0, -2.0])
+                                       .to(DEVICE))
+            self.same(d, a.clone().copysign_(-1).copysign_(
+                torch.tensor([1.0, -0.0, 0.0, -2.0])))
+            out = torch.empty(0, device=DEVICE)
+            torch.copysign(a.to(DEVICE), -2.0, out=out)
+            self.same(out, torch.copysign(a, -2.0))
+        nan = float("nan")
+        x = torch.tensor([1.0, 2.0, 0.0, nan, float("inf"), -3.0])
+        y = torch.tensor([-0.0, -nan, -1.0, -1.0, -0.0, nan])
+        ours, cpu = torch.copysign(x.to(DEVICE), y.to(DEVICE)).cpu(), \
+            torch.copysign(x, y)
+        torch.testing.assert_close(ours, cpu, equal_nan=True)
+        self.assertEqual(torch.signbit(ours).tolist(),
+                         torch.signbit(cpu).tolist())
+        i = torch.tensor([3, -4, 0])
+        self.same(torch.copysign(i.to(DEVICE), -1), torch.copysign(i, -1))
+        self.same(torch.copysign(i.to(DEVICE), torch.tensor([-1, 1, -1])
+                                 .to(DEVICE)),
+                  torch.copysign(i, torch.tensor([-1, 1, -1])))
+
+    def test_fmax_fmin_ignore_nan_forms_and_backward(self):
+        nan = float("nan")
+        a = torch.tensor([[1.0, nan, nan, -2.0], [0.5, 3.0, nan, -1.0]])
+        b = torch.tensor([nan, -2.0, nan, 5.0])
+        for t in views(a):
+            for fn in (torch.fmax, torch.fmin):
+                with self.subTest(op=fn.__name__,
+                                  contiguous=t.is_contiguous()):
+                    torch.testing.assert_close(
+                        fn(t.to(DEVICE), b.to(DEVICE)).cpu(), fn(t, b),
+                        equal_nan=True)
+                    out = torch.empty(0, device=DEVICE)
+                    fn(t.to(DEVICE), b.to(DEVICE), out=out)
+                    torch.testing.assert_close(out.cpu(), fn(t, b),
+                                               equal_nan=True)
+        for x in views(randn(3, 4)):
+            self.forward_backward(torch.fmax, x, randn(4))
+            self.forward_backward(torch.fmin, x, randn(3, 4))
+        i, j = torch.tensor([2 ** 60 + 1, -5, 7]), torch.tensor([2 ** 60, 3, 7])
+        self.same(torch.fmax(i.to(DEVICE), j.to(DEVICE)), torch.fmax(i, j))
+        self.same(torch.fmin(i.to(DEVICE), j.to(DEVICE)), torch.fmin(i, j))
+
+    def test_nan_to_num_defaults_forms(self):
+        nan, inf = float("nan"), float("inf")
+        x = torch.tensor([[nan, inf, -inf, 1.5], [-0.5, nan, 3.0, -inf]])
+        for dtype in (torch.float32, torch.float64, torch.float16):
+            for t in views(x.to(dtype)):
+                with self.subTest(dtype=dtype, contiguous=t.is_contiguous()):
+                    self.same(torch.nan_to_num(t.to(DEVICE)),
+                              torch.nan_to_num(t))
+                    self.same(torch.nan_to_num(t.to(DEVICE), 1.0, 2.0, -3.0),
+                              torch.nan_to_num(t, 1.0, 2.0, -3.0))
+                    self.same(torch.nan_to_num(t.to(DEVICE), posinf=9.0),
+                              torch.nan_to_num(t, posinf=9.0))
+                    d = t.to(DEVICE)
+                    d.nan_to_num_(neginf=-1.0)
+                    self.same(d, t.clone().nan_to_num_(neginf=-1.0))
+                    out = torch.empty(0, dtype=dtype, device=DEVICE)
+                    torch.nan_to_num(t.to(DEVICE), nan=4.0, out=out)
+                    self.same(out, torch.nan_to_num(t, nan=4.0))
+        self.forward_backward(torch.nan_to_num, randn(3, 4))
+        i = torch.tensor([-(2 ** 62), 0, 2 ** 62])
+        self.same(torch.nan_to_num(i.to(DEVICE)), torch.nan_to_num(i))
+
+    def test_log_sigmoid_forward_and_backward(self):
+        for x in views(randn(4, 6) * 10):
+            with self.subTest(contiguous=x.is_contiguous()):
+                self.forward_backward(F.logsigmoid, x, rtol=1e-5, atol=1e-6)
+                out = torch.empty(0, device=DEVICE)
+                torch._C._nn.log_sigmoid(x.to(DEVICE), out=out)
+                self.same(out, F.logsigmoid(x))
+        extremes = torch.tensor([-200.0, -30.0, 0.0, 30.0, 200.0])
+        self.forward_backward(F.logsigmoid, extremes)
+        self.forward_backward(F.logsigmoid, extremes.double())
+        self.forward_backward(lambda t: torch.nn.LogSigmoid()(t), randn(5))
+
+
 class ReductionPeerTest(PeerTest):
     def test_max_min_amax_argmin(self):
         for x in views(randn(3, 4, 5)):
@@ -404,6 +613,86 @@ class ReductionPeerTest(PeerTest):
                                   atol=1e-5)
         i = torch.arange(10)
         self.same(torch.cumsum(i.to(DEVICE), 0), torch.cumsum(i, 0))
+
+    def test_amin_forms_and_amax_out(self):
+        for x in views(randn(3, 4, 5)):
+            d = x.to(DEVICE)
+            with self.subTest(contiguous=x.is_contiguous()):
+                self.same(d.amin(), x.amin())
+                self.same(d.amin((0, 2)), x.amin((0, 2)))
+                self.same(d.amin(-1, keepdim=True), x.amin(-1, keepdim=True))
+                for fn in (torch.amin, torch.amax):
+                    out = torch.empty(0, device=DEVICE)
+                    fn(d, 1, out=out)
+                    self.same(out, fn(x, 1))
+                    fn(d, (0, 1), True, out=out)
+                    self.same(out, fn(x, (0, 1), True))
+        i = torch.tensor([[2 ** 60 + 1, -3], [2 ** 60, 9]])
+        self.same(i.to(DEVICE).amin(0), i.amin(0))
+        self.forward_backward(lambda t: t.amin(0), randn(4, 5))
+        ties = torch.tensor([[1.0, 1.0, 2.0], [0.0, 3.0, 0.0]])
+        self.forward_backward(lambda t: t.amin(1), ties)
+
+    def test_any_all_of_uint8_give_uint8(self):
+        u = torch.tensor([[0, 3, 0], [0, 0, 0]], dtype=torch.uint8)
+        for t in views(u):
+            d = t.to(DEVICE)
+            with self.subTest(contiguous=t.is_contiguous()):
+                self.same(d.any(), t.any())
+                self.same(d.all(), t.all())
+                self.same(d.any(1), t.any(1))
+                self.same(d.all(0, keepdim=True), t.all(0, keepdim=True))
+        i = torch.tensor([[0, 3], [1, 2]])
+        self.same(i.to(DEVICE).any(0), i.any(0))
+        self.same(i.to(DEVICE).all(), i.all())
+
+    def test_cumprod_forms_integers_and_backward(self):
+        for x in views(randn(3, 6)):
+            with self.subTest(contiguous=x.is_contiguous()):
+                self.forward_backward(lambda t: torch.cumprod(t, 1), x,
+                                      rtol=1e-4, atol=1e-5)
+                self.forward_backward(lambda t: torch.cumprod(t, 0), x)
+                out = torch.empty(0, device=DEVICE)
+                torch.cumprod(x.to(DEVICE), -1, out=out)
+                self.same(out, torch.cumprod(x, -1), 1e-4, 1e-5)
+                self.same(torch.cumprod(x.to(DEVICE), 1, dtype=torch.float64),
+                          torch.cumprod(x, 1, dtype=torch.float64))
+        zeros = torch.tensor([[2.0, 0.0, 3.0, 0.5], [0.0, 0.0, 1.5, -2.0]])
+        self.forward_backward(lambda t: torch.cumprod(t, 1), zeros)
+        i = torch.tensor([3, 2 ** 40, -(2 ** 30), 7, 5])
+        self.same(torch.cumprod(i.to(DEVICE), 0), torch.cumprod(i, 0))
+        u = torch.tensor([200, 3, 2], dtype=torch.uint8)
+        self.same(torch.cumprod(u.to(DEVICE), 0), torch.cumprod(u, 0))
+        self.same(torch.cumprod(u.to(DEVICE), 0, dtype=torch.uint8),
+                  torch.cumprod(u, 0, dtype=torch.uint8))
+
+    def test_nansum_and_count_nonzero(self):
+        nan = float("nan")
+        x = torch.tensor([[1.0, nan, 2.5, -1.0], [nan, nan, 4.0, float("inf")],
+                          [0.0, 3.0, -2.0, 1.0]])
+        for t in views(x):
+            d = t.to(DEVICE)
+            with self.subTest(contiguous=t.is_contiguous()):
+                self.same(d.nansum(), t.nansum())
+                self.same(d.nansum(1), t.nansum(1))
+                self.same(d.nansum((0, 1), keepdim=True),
+                          t.nansum((0, 1), keepdim=True))
+                self.same(d.nansum(0, dtype=torch.float64),
+                          t.nansum(0, dtype=torch.float64))
+                out = torch.empty(0, device=DEVICE)
+                torch.nansum(d, 0, out=out)
+                self.same(out, torch.nansum(t, 0))
+                self.same(torch.count_nonzero(d), torch.count_nonzero(t))
+                self.same(torch.count_nonzero(d, 1), torch.count_nonzero(t, 1))
+                self.same(torch.count_nonzero(d, (0, 1)),
+                          torch.count_nonzero(t, (0, 1)))
+        self.forward_backward(lambda t: t.nansum(1), x)
+        i = torch.tensor([[2 ** 60, 0, 3], [0, 0, -1]])
+        self.same(i.to(DEVICE).nansum(), i.nansum())
+        self.same(torch.count_nonzero(i.to(DEVICE), 0),
+                  torch.count_nonzero(i, 0))
+        b = torch.tensor([True, False, True])
+        self.same(torch.count_nonzero(b.to(DEVICE)), torch.count_nonzero(b))
 
     def test_prod_std_var_logsumexp(self):
         for x in views(positive(3, 5)):

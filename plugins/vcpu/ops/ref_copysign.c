@@ -1,0 +1,93 @@
+/* copysign, input's magnitude with other's sign (C's copysign: the sign bit
+ * of a -0.0 or a NaN counts), other a tensor (broadcast) or a scalar, as
+ * torch.copysign; out is floating, an integral input converted. */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <diopi/functions.h>
+#include <diopi/functions_backplane.h>
+
+#include "ref_error.h"
+#include "ref_ew_call.h"
+#include "ref_f32.h"
+
+/* in = {input, other}. */
+static double copysign_fn(const double *in, const double *p) {
+  (void)p;
+  return copysign(in[0], in[1]);
+}
+/* in = {input}; p[0] = other. */
+static double copysign_scalar_fn(const double *in, const double *p) {
+  return copysign(in[0], p[0]);
+}
+
+REF_ISA_BODY void copysign_f32_body(float *out, const float *const *in,
+                                    int64_t n, const double *p) {
+  (void)p;
+  const float *a = in[0], *b = in[1];
+  for (int64_t i = 0; i < n; i++)
+    out[i] = copysignf(a[i], b[i]);
+}
+REF_F32_EW(copysign_f32)
+REF_ISA_BODY void copysign_scalar_f32_body(float *out, const float *const *in,
+                                           int64_t n, const double *p) {
+  const float *a = in[0];
+  float b = (float)p[0];
+  for (int64_t i = 0; i < n; i++)
+    out[i] = copysignf(a[i], b);
+}
+REF_F32_EW(copysign_scalar_f32)
+
+static diopiError_t copysign_tensor(diopiContextHandle_t ctx, const char *op,
+                                    diopiConstTensorHandle_t out,
+                                    diopiConstTensorHandle_t input,
+                                    diopiConstTensorHandle_t other) {
+  static const char *const names[2] = {"input", "other"};
+  ref_ew_t ew;
+  memset(&ew, 0, sizeof ew);
+  ew.nin = 2;
+  ew.fn = copysign_fn;
+  ew.f32 = copysign_f32;
+  diopiConstTensorHandle_t in[2] = {input, other};
+  return ref_ew_call_with(ctx, op, &ew, out, in, names, REF_OUT_FLOATING);
+}
+
+static diopiError_t copysign_scalar(diopiContextHandle_t ctx, const char *op,
+                                    diopiConstTensorHandle_t out,
+                                    diopiConstTensorHandle_t input,
+                                    const diopiScalar_t *other) {
+  if (!other)
+    return ref_fail(op, "other: expected a scalar, got NULL");
+  static const char *const names[1] = {"input"};
+  ref_ew_t ew;
+  memset(&ew, 0, sizeof ew);
+  ew.nin = 1;
+  ew.fn = copysign_scalar_fn;
+  ew.f32 = copysign_scalar_f32;
+  ew.params[0] = ref_scalar(other, 0);
+  return ref_ew_call_with(ctx, op, &ew, out, &input, names, REF_OUT_FLOATING);
+}
+
+REF_EXPORT diopiError_t diopiCopysign(diopiContextHandle_t ctx,
+                                      diopiTensorHandle_t out,
+                                      diopiConstTensorHandle_t input,
+                                      diopiConstTensorHandle_t other) {
+  return copysign_tensor(ctx, "diopiCopysign", out, input, other);
+}
+REF_EXPORT diopiError_t diopiCopysignInp(diopiContextHandle_t ctx,
+                                         diopiTensorHandle_t input,
+                                         diopiConstTensorHandle_t other) {
+  return copysign_tensor(ctx, "diopiCopysignInp", input, input, other);
+}
+REF_EXPORT diopiError_t diopiCopysignScalar(diopiContextHandle_t ctx,
+                                            diopiTensorHandle_t out,
+                                            diopiConstTensorHandle_t input,
+                                            const diopiScalar_t *other) {
+  return copysign_scalar(ctx, "diopiCopysignScalar", out, input, other);
+}
+REF_EXPORT diopiError_t diopiCopysignInpScalar(diopiContextHandle_t ctx,
+                                               diopiTensorHandle_t input,
+                                               const diopiScalar_t *other) {
+  return copysign_scalar(ctx, "diopiCopysignInpScalar", input, input, other);
+}
