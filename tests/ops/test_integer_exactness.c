@@ -2,7 +2,7 @@
  * extremes of the integer dtypes, where a computation in double (53-bit
  * mantissa) loses the low bits and turns INT64_MAX into 2^63: negation and
  * abs wrap (abs(INT64_MIN) is INT64_MIN), rounding ops leave integers,
- * square wraps as the dtype's multiplication, comparisons, maximum,
+ * square and pow wrap as the dtype's multiplication, comparisons, maximum,
  * minimum, where, bitwise ops between different integer dtypes, remainder,
  * division rounded to trunc or floor and clamp (its scalar bounds as the
  * tensor's dtype holds them: uint8's -3 is 253) compute in int64, sum, cumsum
@@ -140,6 +140,57 @@ static void square_wraps(void **state) {
   assert_int_equal(y32[1], -2147479015);
   assert_int_equal(y8[0], -112);
   assert_int_equal(y8[1], 0);
+  ops_made_destroy(&m);
+}
+
+/* pow of integers as PyTorch's powi: by squaring, wrapping in the dtype
+ * (3 ** 40 in int64, 10 ** 10 in int32, 3 ** 5 in int8); a negative tensor
+ * exponent gives 1 for 1, +-1 for -1, 0 for any other base; the scalar
+ * forms (tensor ** 41 of -3, 7 ** tensor of 30) wrap alike. */
+static void pow_wraps(void **state) {
+  ops_env_t *e = *state;
+  ops_made_t m = {.e = e};
+  binary_t pow_t = (binary_t)ops_env_find(e, "diopiPowTensor");
+  with_scalar_t pow_s = (with_scalar_t)ops_env_find(e, "diopiPow");
+  diopiError_t (*pow_base)(CTX, T, S, CT) =
+      (diopiError_t(*)(CTX, T, S, CT))ops_env_find(e, "diopiPowScalar");
+  const int64_t a[7] = {3, 2, 1, -1, -1, 5, 0};
+  const int64_t b[7] = {40, -1, -5, -3, -4, 0, 0};
+  const int64_t want[7] = {INT64_C(-6289078614652622815), 0, 1, -1, 1, 1, 1};
+  int64_t *y;
+  T ta = int64s(&m, 7, a, NULL), tb = int64s(&m, 7, b, NULL),
+    ty = int64s(&m, 7, NULL, &y);
+  assert_int_equal(pow_t(e->ctx, ty, ta, tb), diopiSuccess);
+  synchronize(e);
+  expect_int64s(y, want, 7);
+  const int64_t base[1] = {-3}, exponent[1] = {30};
+  int64_t *y1;
+  T tbase = int64s(&m, 1, base, NULL), texp = int64s(&m, 1, exponent, NULL),
+    ty1 = int64s(&m, 1, NULL, &y1);
+  diopiScalar_t forty_one = int_scalar(41), seven = int_scalar(7);
+  assert_int_equal(pow_s(e->ctx, ty1, tbase, &forty_one), diopiSuccess);
+  synchronize(e);
+  assert_true(y1[0] == INT64_C(420491770248316829));
+  assert_int_equal(pow_base(e->ctx, ty1, &seven, texp), diopiSuccess);
+  synchronize(e);
+  assert_true(y1[0] == INT64_C(1576789505350337489));
+  int64_t n1 = 1;
+  const int32_t ten[1] = {10};
+  const int8_t three[1] = {3};
+  int32_t *y32;
+  int8_t *y8;
+  T t32 = ops_made_tensor(&m, diopi_dtype_int32, 1, &n1, ten, sizeof ten, NULL),
+    ty32 =
+        ops_made_tensor(&m, diopi_dtype_int32, 1, &n1, NULL, 0, (void **)&y32),
+    t8 = ops_made_tensor(&m, diopi_dtype_int8, 1, &n1, three, sizeof three,
+                         NULL),
+    ty8 = ops_made_tensor(&m, diopi_dtype_int8, 1, &n1, NULL, 0, (void **)&y8);
+  diopiScalar_t ten_s = int_scalar(10), five = int_scalar(5);
+  assert_int_equal(pow_s(e->ctx, ty32, t32, &ten_s), diopiSuccess);
+  assert_int_equal(pow_s(e->ctx, ty8, t8, &five), diopiSuccess);
+  synchronize(e);
+  assert_int_equal(y32[0], 1410065408);
+  assert_int_equal(y8[0], -13);
   ops_made_destroy(&m);
 }
 
@@ -487,6 +538,7 @@ int main(void) {
       cmocka_unit_test(neg_and_abs_wrap),
       cmocka_unit_test(rounding_ops_leave_integers),
       cmocka_unit_test(square_wraps),
+      cmocka_unit_test(pow_wraps),
       cmocka_unit_test(comparisons_are_exact),
       cmocka_unit_test(picks_and_bitwise_keep_every_bit),
       cmocka_unit_test(remainder_is_exact),
