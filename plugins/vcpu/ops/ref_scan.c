@@ -37,10 +37,16 @@ static void run_range(void *context, int64_t begin, int64_t end) {
       const float *x = (const float *)in;
       float *y = (float *)out;
       int64_t first = t->reverse ? n - 1 : 0, step = t->reverse ? -1 : 1;
-      for (int64_t k = 0, i = first; k < n; k++, i += step) {
-        acc = t->product ? acc * x[i * in_step] : acc + x[i * in_step];
-        y[i * out_step] = (float)acc;
-      }
+      if (t->product) /* one loop each: a select would join the chain */
+        for (int64_t k = 0, i = first; k < n; k++, i += step) {
+          acc *= x[i * in_step];
+          y[i * out_step] = (float)acc;
+        }
+      else
+        for (int64_t k = 0, i = first; k < n; k++, i += step) {
+          acc += x[i * in_step];
+          y[i * out_step] = (float)acc;
+        }
       continue;
     }
     if (ref_is_integral(t->in.dtype) && ref_is_integral(t->out.dtype)) {
