@@ -3,7 +3,6 @@
  * torch.copysign; out is floating, an integral input converted. */
 #include <math.h>
 #include <stdint.h>
-#include <string.h>
 
 #include <diopi/functions.h>
 #include <diopi/functions_backplane.h>
@@ -44,13 +43,9 @@ static diopiError_t copysign_tensor(diopiContextHandle_t ctx, const char *op,
                                     diopiConstTensorHandle_t input,
                                     diopiConstTensorHandle_t other) {
   static const char *const names[2] = {"input", "other"};
-  ref_ew_t ew;
-  memset(&ew, 0, sizeof ew);
-  ew.nin = 2;
-  ew.fn = copysign_fn;
-  ew.f32 = copysign_f32;
   diopiConstTensorHandle_t in[2] = {input, other};
-  return ref_ew_call_with(ctx, op, &ew, out, in, names, REF_OUT_FLOATING);
+  return ref_ew_call(ctx, op, out, 2, in, names, copysign_fn, copysign_f32,
+                     NULL, REF_OUT_FLOATING);
 }
 
 static diopiError_t copysign_scalar(diopiContextHandle_t ctx, const char *op,
@@ -60,13 +55,9 @@ static diopiError_t copysign_scalar(diopiContextHandle_t ctx, const char *op,
   if (!other)
     return ref_fail(op, "other: expected a scalar, got NULL");
   static const char *const names[1] = {"input"};
-  ref_ew_t ew;
-  memset(&ew, 0, sizeof ew);
-  ew.nin = 1;
-  ew.fn = copysign_scalar_fn;
-  ew.f32 = copysign_scalar_f32;
-  ew.params[0] = ref_scalar(other, 0);
-  return ref_ew_call_with(ctx, op, &ew, out, &input, names, REF_OUT_FLOATING);
+  double params[4] = {ref_scalar(other, 0)};
+  return ref_ew_call(ctx, op, out, 1, &input, names, copysign_scalar_fn,
+                     copysign_scalar_f32, params, REF_OUT_FLOATING);
 }
 
 REF_EXPORT diopiError_t diopiCopysign(diopiContextHandle_t ctx,
