@@ -47,19 +47,27 @@ at::Tensor min_all(const at::Tensor &self) {
   return extreme_all(false, self);
 }
 
-Pair extreme_dim(bool max, const at::Tensor &self, int64_t dim, bool keepdim) {
+// max/min over `dim` with their indices into values and indices, resized to
+// the result (PyTorch resizes outs of the wrong size).
+void extreme_dim_out(bool max, const at::Tensor &self, int64_t dim,
+                     bool keepdim, at::Tensor &values, at::Tensor &indices) {
   int64_t d = wrap_dim(dim, self.dim());
   auto shape = reduced_shape(self, {d}, keepdim);
-  at::Tensor values = new_tensor(self, shape, self.scalar_type());
-  at::Tensor indices = new_tensor(self, shape, at::kLong);
+  shaped_out(values, shape);
+  shaped_out(indices, shape);
   if (values.numel() == 0)
-    return {values, indices};
+    return;
   OpContext ctx(self);
   DiopiTensor v(values), i(indices), x(self);
   if (max)
     BP_CALL(diopiMax, ctx, v, i, x, d);
   else
     BP_CALL(diopiMin, ctx, v, i, x, d);
+}
+Pair extreme_dim(bool max, const at::Tensor &self, int64_t dim, bool keepdim) {
+  at::Tensor values = new_tensor(self, {}, self.scalar_type());
+  at::Tensor indices = new_tensor(self, {}, at::kLong);
+  extreme_dim_out(max, self, dim, keepdim, values, indices);
   return {values, indices};
 }
 Pair max_dim(const at::Tensor &self, int64_t dim, bool keepdim) {
@@ -67,6 +75,20 @@ Pair max_dim(const at::Tensor &self, int64_t dim, bool keepdim) {
 }
 Pair min_dim(const at::Tensor &self, int64_t dim, bool keepdim) {
   return extreme_dim(false, self, dim, keepdim);
+}
+std::tuple<at::Tensor &, at::Tensor &> max_dim_out(const at::Tensor &self,
+                                                   int64_t dim, bool keepdim,
+                                                   at::Tensor &values,
+                                                   at::Tensor &indices) {
+  extreme_dim_out(true, self, dim, keepdim, values, indices);
+  return {values, indices};
+}
+std::tuple<at::Tensor &, at::Tensor &> min_dim_out(const at::Tensor &self,
+                                                   int64_t dim, bool keepdim,
+                                                   at::Tensor &values,
+                                                   at::Tensor &indices) {
+  extreme_dim_out(false, self, dim, keepdim, values, indices);
+  return {values, indices};
 }
 
 // amax/amin over `dim` (none: every dim) into out, resized to the result.
@@ -762,6 +784,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("min", min_all);
   m.impl("max.dim", max_dim);
   m.impl("min.dim", min_dim);
+  m.impl("max.dim_max", max_dim_out);
+  m.impl("min.dim_min", min_dim_out);
   m.impl("amax", amax);
   m.impl("amax.out", amax_out);
   m.impl("amin", amin);

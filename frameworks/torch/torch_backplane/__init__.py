@@ -19,6 +19,7 @@ import torch
 
 from . import _native
 from . import serialization  # noqa: F401 (torch.save/load of devices)
+from . import legacy_new  # noqa: F401 (Tensor.new on devices)
 from .device import (current_device, device_count, get_device_name,
                      is_available, set_device, synchronize)
 from . import generators

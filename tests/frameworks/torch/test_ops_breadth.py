@@ -1383,6 +1383,16 @@ class OptimizerPeerTest(PeerTest):
                                                 weight_decay=0.01, foreach=f),
             "rmsprop": lambda p, f: torch.optim.RMSprop(p, lr=0.01,
                                                         foreach=f),
+            # foreach Adamax calls exp_inf.new() and torch.max(..., out=)
+            "adamax": lambda p, f: torch.optim.Adamax(p, lr=0.01, foreach=f),
+            "rmsprop_centered": lambda p, f: torch.optim.RMSprop(
+                p, lr=0.01, momentum=0.5, centered=True, foreach=f),
+            "adagrad": lambda p, f: torch.optim.Adagrad(
+                p, lr=0.1, lr_decay=0.01, weight_decay=0.1, foreach=f),
+            "nadam": lambda p, f: torch.optim.NAdam(p, lr=0.01, foreach=f),
+            "radam": lambda p, f: torch.optim.RAdam(p, lr=0.01, foreach=f),
+            "adadelta": lambda p, f: torch.optim.Adadelta(p, lr=1.0,
+                                                          foreach=f),
         }
         for name, make in makes.items():
             for foreach in (False, True):
@@ -1392,6 +1402,41 @@ class OptimizerPeerTest(PeerTest):
                     for o, c in zip(ours, cpu):
                         torch.testing.assert_close(o, c, rtol=1e-4,
                                                    atol=1e-5)
+
+
+class LegacyConstructorTest(PeerTest):
+    """Tensor.new, which torch 1.13 refuses for privateuseone tensors
+    itself: torch_backplane gives it its legacy meanings there."""
+
+    def test_tensor_new_keeps_dtype_and_device(self):
+        x = torch.ones(2, 3, dtype=torch.float64, device=DEVICE)
+        cases = {
+            "empty": (x.new(), (0,)),
+            "sizes": (x.new(2, 5), (2, 5)),
+            "size object": (x.new(torch.Size([4])), (4,)),
+        }
+        for name, (t, shape) in cases.items():
+            with self.subTest(case=name):
+                self.assertEqual(tuple(t.shape), shape)
+                self.assertEqual(t.dtype, torch.float64)
+                self.assertEqual(t.device, x.device)
+        data = x.new([1.5, -2.0])
+        self.assertEqual(data.cpu().tolist(), [1.5, -2.0])
+        self.assertEqual(data.dtype, torch.float64)
+        self.assertIs(x.new(x), x)
+        self.assertEqual(x.new().long().dtype, torch.int64)
+        self.assertEqual(torch.ones(2).new(3).shape, (3,))  # the CPU's own
+
+    def test_max_and_min_by_dim_into_outs(self):
+        x = randn(4, 6)
+        for fn in (torch.max, torch.min):
+            with self.subTest(fn=fn.__name__):
+                values = torch.empty(0, device=DEVICE)
+                indices = torch.empty(0, dtype=torch.long, device=DEVICE)
+                fn(x.to(DEVICE), 1, keepdim=True, out=(values, indices))
+                want = fn(x, 1, keepdim=True)
+                torch.testing.assert_close(values.cpu(), want.values)
+                torch.testing.assert_close(indices.cpu(), want.indices)
 
 
 if __name__ == "__main__":
