@@ -8,17 +8,6 @@ namespace bridge {
 
 using conv2d_args = conv_args<2>;
 
-/* conv_arguments over 2 dims, NCHW. */
-static conv2d_args conv2d_arguments(KernelCall &call,
-                                    const std::vector<int> &strides,
-                                    const std::vector<int> &paddings,
-                                    const std::string &padding_algorithm,
-                                    const std::vector<int> &dilations,
-                                    const std::string &data_format) {
-  return conv_arguments<2>(call, strides, paddings, padding_algorithm,
-                           dilations, data_format, "NCHW");
-}
-
 static void conv2d(KernelCall &call, PD_Tensor *input, PD_Tensor *filter,
                    const conv2d_args &a, int groups, PD_Tensor *out) {
   diopiTensorHandle_t x = call.wrap(input), w = call.wrap(filter);
@@ -52,8 +41,8 @@ void Conv2dKernel(const phi::Context &dev_ctx, const phi::DenseTensor &input,
                   const std::vector<int> &dilations, int groups,
                   const std::string &data_format, phi::DenseTensor *out) {
   KernelCall call(dev_ctx, "conv2d");
-  conv2d_args a = conv2d_arguments(call, strides, paddings, padding_algorithm,
-                                   dilations, data_format);
+  conv2d_args a = conv_arguments<2>(call, strides, paddings, padding_algorithm,
+                                    dilations, data_format);
   conv2d(call, pd(input), pd(filter), a, groups, pd(out));
 }
 
@@ -66,8 +55,8 @@ void Conv2dGradKernel(
     int groups, const std::string &data_format, phi::DenseTensor *input_grad,
     phi::DenseTensor *filter_grad) {
   KernelCall call(dev_ctx, "conv2d_grad");
-  conv2d_args a = conv2d_arguments(call, strides, paddings, padding_algorithm,
-                                   dilations, data_format);
+  conv2d_args a = conv_arguments<2>(call, strides, paddings, padding_algorithm,
+                                    dilations, data_format);
   conv2d_grad(call, pd(input), pd(filter), pd(out_grad), a, groups,
               pd(input_grad), pd(filter_grad));
 }
@@ -81,8 +70,8 @@ void DepthwiseConv2dKernel(
     int groups, const std::vector<int> &dilations,
     const std::string &data_format, phi::DenseTensor *out) {
   KernelCall call(dev_ctx, "depthwise_conv2d");
-  conv2d_args a = conv2d_arguments(call, strides, paddings, padding_algorithm,
-                                   dilations, data_format);
+  conv2d_args a = conv_arguments<2>(call, strides, paddings, padding_algorithm,
+                                    dilations, data_format);
   conv2d(call, pd(input), pd(filter), a, groups, pd(out));
 }
 
@@ -95,8 +84,8 @@ void DepthwiseConv2dGradKernel(
     const std::vector<int> &dilations, const std::string &data_format,
     phi::DenseTensor *input_grad, phi::DenseTensor *filter_grad) {
   KernelCall call(dev_ctx, "depthwise_conv2d_grad");
-  conv2d_args a = conv2d_arguments(call, strides, paddings, padding_algorithm,
-                                   dilations, data_format);
+  conv2d_args a = conv_arguments<2>(call, strides, paddings, padding_algorithm,
+                                    dilations, data_format);
   conv2d_grad(call, pd(input), pd(filter), pd(out_grad), a, groups,
               pd(input_grad), pd(filter_grad));
 }
@@ -132,8 +121,8 @@ void Conv2dTransposeKernel(
     int groups, const std::vector<int> &dilations,
     const std::string &data_format, phi::DenseTensor *out) {
   KernelCall call(dev_ctx, "conv2d_transpose", kernel_dtype_of<T>());
-  conv2d_args a = conv2d_arguments(call, strides, paddings, padding_algorithm,
-                                   dilations, data_format);
+  conv2d_args a = conv_arguments<2>(call, strides, paddings, padding_algorithm,
+                                    dilations, data_format);
   int64_t op[2];
   output_padding_of(call, pd(x), pd(filter), pd(out), a, op);
   diopiSize_t stride = {a.stride, 2}, padding = {a.padding, 2},
@@ -155,8 +144,8 @@ void Conv2dTransposeGradKernel(
     const std::vector<int> &dilations, const std::string &data_format,
     phi::DenseTensor *dx, phi::DenseTensor *dfilter) {
   KernelCall call(dev_ctx, "conv2d_transpose_grad", kernel_dtype_of<T>());
-  conv2d_args a = conv2d_arguments(call, strides, paddings, padding_algorithm,
-                                   dilations, data_format);
+  conv2d_args a = conv_arguments<2>(call, strides, paddings, padding_algorithm,
+                                    dilations, data_format);
   int64_t op[2];
   output_padding_of(call, pd(x), pd(filter), pd(dout), a, op);
   diopiSize_t stride = {a.stride, 2}, padding = {a.padding, 2},

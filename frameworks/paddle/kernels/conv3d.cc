@@ -6,17 +6,6 @@ namespace bridge {
 
 using conv3d_args = conv_args<3>;
 
-/* conv_arguments over 3 dims, NCDHW. */
-static conv3d_args conv3d_arguments(KernelCall &call,
-                                    const std::vector<int> &strides,
-                                    const std::vector<int> &paddings,
-                                    const std::string &padding_algorithm,
-                                    const std::vector<int> &dilations,
-                                    const std::string &data_format) {
-  return conv_arguments<3>(call, strides, paddings, padding_algorithm,
-                           dilations, data_format, "NCDHW");
-}
-
 template <typename T>
 void Conv3dKernel(const phi::Context &dev_ctx, const phi::DenseTensor &input,
                   const phi::DenseTensor &filter,
@@ -26,8 +15,8 @@ void Conv3dKernel(const phi::Context &dev_ctx, const phi::DenseTensor &input,
                   const std::vector<int> &dilations,
                   const std::string &data_format, phi::DenseTensor *out) {
   KernelCall call(dev_ctx, "conv3d", kernel_dtype_of<T>());
-  conv3d_args a = conv3d_arguments(call, strides, paddings, padding_algorithm,
-                                   dilations, data_format);
+  conv3d_args a = conv_arguments<3>(call, strides, paddings, padding_algorithm,
+                                    dilations, data_format);
   diopiSize_t stride = {a.stride, 3}, padding = {a.padding, 3},
               dilation = {a.dilation, 3};
   diopiTensorHandle_t x = call.wrap(pd(input)), w = call.wrap(pd(filter));
@@ -46,8 +35,8 @@ void Conv3dGradKernel(
     const std::vector<int> &dilations, const std::string &data_format,
     phi::DenseTensor *input_grad, phi::DenseTensor *filter_grad) {
   KernelCall call(dev_ctx, "conv3d_grad", kernel_dtype_of<T>());
-  conv3d_args a = conv3d_arguments(call, strides, paddings, padding_algorithm,
-                                   dilations, data_format);
+  conv3d_args a = conv_arguments<3>(call, strides, paddings, padding_algorithm,
+                                    dilations, data_format);
   diopiSize_t stride = {a.stride, 3}, padding = {a.padding, 3},
               dilation = {a.dilation, 3};
   diopiTensorHandle_t x = call.wrap(pd(input)), w = call.wrap(pd(filter));

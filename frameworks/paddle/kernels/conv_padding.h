@@ -33,15 +33,17 @@ template <int N> struct conv_args {
   int64_t stride[N], padding[N], dilation[N];
 };
 
-/* Checks a convolution's layout (`layout`, e.g. "NCHW", or AnyLayout) and
- * padding algorithm (EXPLICIT only) and takes its N-dim arguments. */
+/* Checks a convolution's layout (channels first: NCHW for 2 dims, NCDHW for
+ * 3, or AnyLayout) and padding algorithm (EXPLICIT only) and takes its N-dim
+ * arguments. */
 template <int N>
-static inline conv_args<N>
-conv_arguments(KernelCall &call, const std::vector<int> &strides,
-               const std::vector<int> &paddings,
-               const std::string &padding_algorithm,
-               const std::vector<int> &dilations,
-               const std::string &data_format, const char *layout) {
+static inline conv_args<N> conv_arguments(KernelCall &call,
+                                          const std::vector<int> &strides,
+                                          const std::vector<int> &paddings,
+                                          const std::string &padding_algorithm,
+                                          const std::vector<int> &dilations,
+                                          const std::string &data_format) {
+  const char *layout = N == 2 ? "NCHW" : "NCDHW";
   if (data_format != layout && data_format != "AnyLayout")
     call.fail("data_format %s: only %s is supported", data_format.c_str(),
               layout);

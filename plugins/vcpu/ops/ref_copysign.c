@@ -21,22 +21,7 @@ static double copysign_scalar_fn(const double *in, const double *p) {
   return copysign(in[0], p[0]);
 }
 
-REF_ISA_BODY void copysign_f32_body(float *out, const float *const *in,
-                                    int64_t n, const double *p) {
-  (void)p;
-  const float *a = in[0], *b = in[1];
-  for (int64_t i = 0; i < n; i++)
-    out[i] = copysignf(a[i], b[i]);
-}
-REF_F32_EW(copysign_f32)
-REF_ISA_BODY void copysign_scalar_f32_body(float *out, const float *const *in,
-                                           int64_t n, const double *p) {
-  const float *a = in[0];
-  float b = (float)p[0];
-  for (int64_t i = 0; i < n; i++)
-    out[i] = copysignf(a[i], b);
-}
-REF_F32_EW(copysign_scalar_f32)
+REF_BINARY_F32(copysign, copysignf)
 
 static diopiError_t copysign_tensor(diopiContextHandle_t ctx, const char *op,
                                     diopiConstTensorHandle_t out,

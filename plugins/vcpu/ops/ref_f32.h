@@ -53,6 +53,27 @@ enum { REF_F32_BLOCK = 256 };
   }                                                                            \
   REF_F32_EW(name##_f32)
 
+/* name_f32 (out = fn(in[0], in[1])) and name_scalar_f32 (out = fn(in[0],
+ * p[0] as float)), the float32 loops of a binary op with a tensor or a
+ * scalar other, from the float function `fn` (copysignf, fmodf). */
+#define REF_BINARY_F32(name, fn)                                               \
+  REF_ISA_BODY void name##_f32_body(float *out, const float *const *in,        \
+                                    int64_t n, const double *p) {              \
+    (void)p;                                                                   \
+    const float *a = in[0], *b = in[1];                                        \
+    for (int64_t i = 0; i < n; i++)                                            \
+      out[i] = fn(a[i], b[i]);                                                 \
+  }                                                                            \
+  REF_F32_EW(name##_f32)                                                       \
+  REF_ISA_BODY void name##_scalar_f32_body(float *out, const float *const *in, \
+                                           int64_t n, const double *p) {       \
+    const float *a = in[0];                                                    \
+    float b = (float)p[0];                                                     \
+    for (int64_t i = 0; i < n; i++)                                            \
+      out[i] = fn(a[i], b);                                                    \
+  }                                                                            \
+  REF_F32_EW(name##_scalar_f32)
+
 /* float32 and contiguous (row-major, any size-1 strides). */
 bool ref_f32_contiguous(const ref_view_t *v);
 

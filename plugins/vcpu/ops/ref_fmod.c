@@ -37,22 +37,7 @@ static int64_t fmod_scalar_int(const int64_t *in, const int64_t *p) {
   return fmod_int_of(in[0], p[0]);
 }
 
-REF_ISA_BODY void fmod_f32_body(float *out, const float *const *in, int64_t n,
-                                const double *p) {
-  (void)p;
-  const float *a = in[0], *b = in[1];
-  for (int64_t i = 0; i < n; i++)
-    out[i] = fmodf(a[i], b[i]);
-}
-REF_F32_EW(fmod_f32)
-REF_ISA_BODY void fmod_scalar_f32_body(float *out, const float *const *in,
-                                       int64_t n, const double *p) {
-  const float *a = in[0];
-  float b = (float)p[0];
-  for (int64_t i = 0; i < n; i++)
-    out[i] = fmodf(a[i], b);
-}
-REF_F32_EW(fmod_scalar_f32)
+REF_BINARY_F32(fmod, fmodf)
 
 static diopiError_t fmod_tensor(diopiContextHandle_t ctx, const char *op,
                                 diopiConstTensorHandle_t out,

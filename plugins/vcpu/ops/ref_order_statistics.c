@@ -212,12 +212,15 @@ static diopiError_t dim_lines(const char *op, order_task_t *t, int d,
   return diopiSuccess;
 }
 
-/* dim NULL: every element as one line, values alone (none: NaN). */
-static diopiError_t launch(diopiContextHandle_t ctx, const char *op,
-                           order_task_t *t, diopiConstTensorHandle_t values,
-                           diopiConstTensorHandle_t indices,
-                           diopiConstTensorHandle_t input, const int64_t *dim,
-                           const int64_t *k) {
+/* `statistic` of input's lines; dim NULL: every element as one line,
+ * values alone (none: NaN). */
+static diopiError_t
+launch(diopiContextHandle_t ctx, const char *op, statistic_t statistic,
+       diopiConstTensorHandle_t values, diopiConstTensorHandle_t indices,
+       diopiConstTensorHandle_t input, const int64_t *dim, const int64_t *k) {
+  order_task_t task, *t = &task;
+  memset(t, 0, sizeof *t);
+  t->statistic = statistic;
   int d = 0;
   diopiError_t err = ref_view(ctx, op, "values", values, &t->values);
   if (!err && dim)
@@ -254,44 +257,31 @@ REF_EXPORT diopiError_t diopiMedian(diopiContextHandle_t ctx,
                                     diopiTensorHandle_t indices,
                                     diopiConstTensorHandle_t input,
                                     int64_t dim) {
-  order_task_t t;
-  memset(&t, 0, sizeof t);
-  t.statistic = MEDIAN;
-  return launch(ctx, "diopiMedian", &t, values, indices, input, &dim, NULL);
+  return launch(ctx, "diopiMedian", MEDIAN, values, indices, input, &dim, NULL);
 }
 REF_EXPORT diopiError_t diopiMedianAll(diopiContextHandle_t ctx,
                                        diopiTensorHandle_t out,
                                        diopiConstTensorHandle_t input) {
-  order_task_t t;
-  memset(&t, 0, sizeof t);
-  t.statistic = MEDIAN;
-  return launch(ctx, "diopiMedianAll", &t, out, NULL, input, NULL, NULL);
+  return launch(ctx, "diopiMedianAll", MEDIAN, out, NULL, input, NULL, NULL);
 }
 REF_EXPORT diopiError_t diopiNanmedian(diopiContextHandle_t ctx,
                                        diopiTensorHandle_t values,
                                        diopiTensorHandle_t indices,
                                        diopiConstTensorHandle_t input,
                                        int64_t dim) {
-  order_task_t t;
-  memset(&t, 0, sizeof t);
-  t.statistic = NANMEDIAN;
-  return launch(ctx, "diopiNanmedian", &t, values, indices, input, &dim, NULL);
+  return launch(ctx, "diopiNanmedian", NANMEDIAN, values, indices, input, &dim,
+                NULL);
 }
 REF_EXPORT diopiError_t diopiNanmedianAll(diopiContextHandle_t ctx,
                                           diopiTensorHandle_t out,
                                           diopiConstTensorHandle_t input) {
-  order_task_t t;
-  memset(&t, 0, sizeof t);
-  t.statistic = NANMEDIAN;
-  return launch(ctx, "diopiNanmedianAll", &t, out, NULL, input, NULL, NULL);
+  return launch(ctx, "diopiNanmedianAll", NANMEDIAN, out, NULL, input, NULL,
+                NULL);
 }
 REF_EXPORT diopiError_t diopiKthvalue(diopiContextHandle_t ctx,
                                       diopiTensorHandle_t values,
                                       diopiTensorHandle_t indices,
                                       diopiConstTensorHandle_t input, int64_t k,
                                       int64_t dim) {
-  order_task_t t;
-  memset(&t, 0, sizeof t);
-  t.statistic = KTH;
-  return launch(ctx, "diopiKthvalue", &t, values, indices, input, &dim, &k);
+  return launch(ctx, "diopiKthvalue", KTH, values, indices, input, &dim, &k);
 }
